@@ -165,8 +165,9 @@ func canonicalOrSelf(s string) string {
 }
 
 // Validate reports the first reason DynamoDB would reject v as an
-// attribute value: no type, NULL false, a bad number, an empty or
-// duplicated set, nesting deeper than 32. Empty strings and binaries are
+// attribute value, in DynamoDB Local's words (its duplicate-set messages
+// differ by set type; we keep them as they are): no type, NULL false, a
+// bad number, an empty or duplicated set, nesting deeper than 32. Empty strings and binaries are
 // allowed here: DynamoDB forbids them only in key attributes, which the
 // engine checks.
 func Validate(v types.AttributeValue) error {
@@ -209,7 +210,10 @@ func validate(v types.AttributeValue, depth int) error {
 		if len(v.Value) == 0 {
 			return &Error{Message: "One or more parameter values were invalid: An string set  may not be empty"}
 		}
-		return checkDuplicates(v.Value, func(s string) string { return s }, func(s string) string { return s })
+		if hasDuplicates(v.Value, func(s string) string { return s }) {
+			return &Error{Message: "One or more parameter values were invalid: Input collection [" + strings.Join(v.Value, ", ") + "] contains duplicates"}
+		}
+		return nil
 	case *types.AttributeValueMemberNS:
 		if len(v.Value) == 0 {
 			return &Error{Message: "One or more parameter values were invalid: An number set  may not be empty"}
@@ -219,32 +223,34 @@ func validate(v types.AttributeValue, depth int) error {
 				return err
 			}
 		}
-		return checkDuplicates(v.Value, canonicalOrSelf, func(s string) string { return s })
+		if hasDuplicates(v.Value, canonicalOrSelf) {
+			return &Error{Message: "Input collection contains duplicates"}
+		}
+		return nil
 	case *types.AttributeValueMemberBS:
 		if len(v.Value) == 0 {
 			return &Error{Message: "One or more parameter values were invalid: Binary sets should not be empty"}
 		}
-		return checkDuplicates(v.Value, func(b []byte) string { return string(b) }, func(b []byte) string { return string(b) })
+		if hasDuplicates(v.Value, func(b []byte) string { return string(b) }) {
+			return &Error{Message: "One or more parameter values were invalid: Input collection of type BS contains duplicates."}
+		}
+		return nil
 	}
 	return &Error{Message: "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"}
 }
 
 var errDepth = &Error{Message: "Nesting Levels have exceeded supported limits"}
 
-func checkDuplicates[T any](set []T, key func(T) string, show func(T) string) error {
+func hasDuplicates[T any](set []T, key func(T) string) bool {
 	seen := make(map[string]struct{}, len(set))
 	for _, x := range set {
 		k := key(x)
 		if _, dup := seen[k]; dup {
-			parts := make([]string, len(set))
-			for i, y := range set {
-				parts[i] = show(y)
-			}
-			return &Error{Message: "One or more parameter values were invalid: Input collection [" + strings.Join(parts, ", ") + "] contains duplicates."}
+			return true
 		}
 		seen[k] = struct{}{}
 	}
-	return nil
+	return false
 }
 
 // ValidateItem validates every attribute of an item.

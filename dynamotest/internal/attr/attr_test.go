@@ -211,10 +211,9 @@ func TestAddNumbersFailsWhereDynamoDBFails(t *testing.T) {
 	}{
 		{"9e125", "9e125", false, msgOverflow},
 		{"9e125", "-9e125", true, msgOverflow},
-		// DynamoDB does not round: 1e50+1 needs 51 digits and fails, with
-		// the overflow message DynamoDB uses for it.
-		{"1e50", "1", false, msgOverflow},
-		{"1e50", "1", true, msgOverflow},
+		// DynamoDB does not round: 1e50+1 needs 51 digits and fails.
+		{"1e50", "1", false, msgPrecision},
+		{"1e50", "1", true, msgPrecision},
 		{"abc", "1", false, msgNotNumber},
 		{"1", "1e200", false, msgOverflow},
 	}
@@ -258,10 +257,10 @@ func TestValidateRejectsWhatDynamoDBRejects(t *testing.T) {
 		{&types.AttributeValueMemberSS{}, "An string set  may not be empty"},
 		{&types.AttributeValueMemberNS{Value: []string{}}, "An number set  may not be empty"},
 		{&types.AttributeValueMemberBS{}, "Binary sets should not be empty"},
-		{&types.AttributeValueMemberSS{Value: []string{"a", "b", "a"}}, "Input collection [a, b, a] contains duplicates."},
-		{&types.AttributeValueMemberNS{Value: []string{"1", "1.0"}}, "Input collection [1, 1.0] contains duplicates."},
+		{&types.AttributeValueMemberSS{Value: []string{"a", "b", "a"}}, "One or more parameter values were invalid: Input collection [a, b, a] contains duplicates"},
+		{&types.AttributeValueMemberNS{Value: []string{"1", "1.0"}}, "Input collection contains duplicates"},
 		{&types.AttributeValueMemberNS{Value: []string{"1", "x"}}, msgNotNumber},
-		{&types.AttributeValueMemberBS{Value: [][]byte{{1}, {1}}}, "contains duplicates"},
+		{&types.AttributeValueMemberBS{Value: [][]byte{{1}, {1}}}, "Input collection of type BS contains duplicates."},
 		{&types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberSS{}}}, "may not be empty"},
 		{&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"a": n("--1")}}, msgNotNumber},
 		{deep, "Nesting Levels have exceeded supported limits"},
