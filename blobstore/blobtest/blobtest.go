@@ -284,20 +284,24 @@ func testDelete(t *testing.T, s blobstore.Store) {
 }
 
 func testList(t *testing.T, s blobstore.Store) {
-	// '-' sorts before '/', so a store that walks directories depth-first
-	// would list a/b/c before a/b-c.
-	all := []string{"a/b/c", "a/b-c", "a/b", "a/ba", "a0", "b/x", "a/b/d/e"}
+	// '-' and '.' sort before '/', so a store that walks directories
+	// depth-first would list a/b/c before a/b-c. No key is also a prefix
+	// directory of another ("k" and "k/x"): a directory store cannot hold both.
+	all := []string{"a/b/c", "a/b-c", "a/b.txt", "a/b/d/e", "a/ba", "a0", "b/x"}
 	for i, k := range all {
 		put(t, s, k, bytes.Repeat([]byte("z"), i+1), blobstore.WithContentType("text/plain"))
 	}
+	under := []string{"a/b-c", "a/b.txt", "a/b/c", "a/b/d/e", "a/ba"}
 	want := map[string][]string{
-		"":      {"a/b", "a/b-c", "a/b/c", "a/b/d/e", "a/ba", "a0", "b/x"},
-		"a/":    {"a/b", "a/b-c", "a/b/c", "a/b/d/e", "a/ba"},
-		"a/b":   {"a/b", "a/b-c", "a/b/c", "a/b/d/e", "a/ba"},
+		"":      append(append([]string{}, under...), "a0", "b/x"),
+		"a/":    under,
+		"a/b":   under,
 		"a/b/":  {"a/b/c", "a/b/d/e"},
-		"a":     {"a/b", "a/b-c", "a/b/c", "a/b/d/e", "a/ba", "a0"},
+		"a":     append(append([]string{}, under...), "a0"),
 		"c":     nil,
 		"a/b/c": {"a/b/c"},
+		"a/b/d": {"a/b/d/e"},
+		"a/b.":  {"a/b.txt"},
 	}
 	for prefix, w := range want {
 		got := keys(t, s, prefix)
@@ -309,7 +313,7 @@ func testList(t *testing.T, s blobstore.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if info.Key != "b/x" || info.Size != 6 || info.ETag == "" || info.LastModified.IsZero() {
+		if info.Key != "b/x" || info.Size != 7 || info.ETag == "" || info.LastModified.IsZero() {
 			t.Errorf("listed %+v, want key, size, ETag and LastModified", info)
 		}
 		if info.ContentType != "" || info.Metadata != nil {
