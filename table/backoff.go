@@ -1,0 +1,42 @@
+package table
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+)
+
+// delay is the wait before retry n (counting from 0): full jitter over an
+// exponentially growing window, as AWS recommends for DynamoDB retries, so
+// many clients retrying at once spread out instead of colliding again.
+func (b Backoff) delay(n int) time.Duration {
+	window := b.Initial
+	for i := 0; i < n && window < b.Max; i++ {
+		window *= 2
+	}
+	window = min(window, b.Max)
+	if window <= 0 {
+		return 0
+	}
+	return rand.N(window)
+}
+
+// sleep waits the delay for retry n or until ctx ends, returning ctx.Err()
+// in that case.
+func (b Backoff) sleep(ctx context.Context, n int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d := b.delay(n)
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,223 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// DynamoDB's per-request batch limits.
+const (
+	maxBatchWrite = 25
+	maxBatchGet   = 100
+)
+
+// BatchWrite puts and deletes items in requests of 25, retrying whatever
+// DynamoDB leaves unprocessed, and throttled requests, with exponential
+// backoff and full jitter until everything is written or ctx ends. In that
+// case the error wraps ctx.Err() and says how many items were not written;
+// no item is dropped silently.
+//
+// Every put and delete is checked before anything is sent. A key may appear
+// only once per call: DynamoDB rejects a batch naming one key twice, and
+// across requests the order of retried writes is not defined.
+// BatchWrite is not atomic; use WriteTx for all-or-nothing writes.
+func (t *Table) BatchWrite(ctx context.Context, puts []any, deletes []Key) error {
+	reqs := make([]types.WriteRequest, 0, len(puts)+len(deletes))
+	seen := make(map[string]string, len(puts)+len(deletes))
+	dup := func(field string, k Key) error {
+		id := t.identity(k)
+		if first, ok := seen[id]; ok {
+			return inputErr(field, k.String(), "same key as "+first+": a key may appear once per batch")
+		}
+		seen[id] = field
+		return nil
+	}
+	for i, p := range puts {
+		field := fmt.Sprintf("puts[%d]", i)
+		item, err := Marshal(p)
+		if err != nil {
+			return refield(err, field)
+		}
+		if err := t.checkItem(field, item); err != nil {
+			return err
+		}
+		if err := dup(field, t.keyOf(item)); err != nil {
+			return err
+		}
+		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})
+	}
+	for i, k := range deletes {
+		field := fmt.Sprintf("deletes[%d]", i)
+		if err := t.checkKey(field, k); err != nil {
+			return err
+		}
+		if err := dup(field, k); err != nil {
+			return err
+		}
+		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k}})
+	}
+	return t.batchWrite(ctx, reqs)
+}
+
+func (t *Table) batchWrite(ctx context.Context, pending []types.WriteRequest) error {
+	total := len(pending)
+	stop := func(err error) error {
+		return &Error{Op: "batch write", Table: t.Name(),
+			Cause: fmt.Errorf("%d of %d items not written: %w", len(pending), total, err)}
+	}
+	retry := 0
+	for len(pending) > 0 {
+		if err := ctx.Err(); err != nil {
+			return stop(err)
+		}
+		n := min(maxBatchWrite, len(pending))
+		out, err := t.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
+			RequestItems: map[string][]types.WriteRequest{t.Name(): pending[:n]},
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return stop(ctx.Err())
+			}
+			werr := wrapError("batch write", t.Name(), "", err)
+			if !isThrottle(werr) {
+				return &Error{Op: "batch write", Table: t.Name(), Err: sentinelFor(err),
+					Cause: fmt.Errorf("%d of %d items not written: %w", len(pending), total, err)}
+			}
+			if err := t.opts.Backoff.sleep(ctx, retry); err != nil {
+				return stop(err)
+			}
+			retry++
+			continue
+		}
+		left := out.UnprocessedItems[t.Name()]
+		// Unprocessed items go first into the next request, ahead of items
+		// not yet sent.
+		next := make([]types.WriteRequest, 0, len(left)+len(pending)-n)
+		next = append(next, left...)
+		pending = append(next, pending[n:]...)
+		if len(left) == 0 {
+			retry = 0
+			continue
+		}
+		if err := t.opts.Backoff.sleep(ctx, retry); err != nil {
+			return stop(err)
+		}
+		retry++
+	}
+	return nil
+}
+
+// refield renames the field of an *InputError from Marshal ("item") to the
+// caller's argument ("puts[3]").
+func refield(err error, field string) error {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		c := *ie
+		c.Field = field
+		return &c
+	}
+	return err
+}
+
+// BatchGet reads the items with keys in requests of 100, retrying
+// unprocessed keys and throttled requests with backoff until done or ctx
+// ends. Results are in the order of keys; keys with no item are skipped.
+// A key given twice is an *InputError (DynamoDB rejects duplicates).
+func BatchGet[T any](ctx context.Context, t *Table, keys []Key, opts ...func(*GetOptions)) ([]T, error) {
+	ids := make([]string, len(keys))
+	seen := make(map[string]int, len(keys))
+	for i, k := range keys {
+		field := fmt.Sprintf("keys[%d]", i)
+		if err := t.checkKey(field, k); err != nil {
+			return nil, err
+		}
+		ids[i] = t.identity(k)
+		if first, ok := seen[ids[i]]; ok {
+			return nil, inputErr(field, k.String(), fmt.Sprintf("same key as keys[%d]: a key may appear once per batch", first))
+		}
+		seen[ids[i]] = i
+	}
+	o := getOptions(opts)
+	base := types.KeysAndAttributes{ConsistentRead: aws.Bool(o.Consistent)}
+	if o.Projection != nil {
+		p, err := withKeys(*o.Projection, t.keyAttrs())
+		if err != nil {
+			return nil, err
+		}
+		e, err := buildExpr("options.Projection", expression.NewBuilder().WithProjection(p))
+		if err != nil {
+			return nil, err
+		}
+		base.ProjectionExpression = e.Projection()
+		base.ExpressionAttributeNames = e.Names()
+	}
+	pending := make([]map[string]types.AttributeValue, len(keys))
+	for i, k := range keys {
+		pending[i] = k
+	}
+	found := make(map[string]Item, len(keys))
+	stop := func(err error) error {
+		return &Error{Op: "batch get", Table: t.Name(),
+			Cause: fmt.Errorf("%d of %d keys not read: %w", len(pending), len(keys), err)}
+	}
+	retry := 0
+	for len(pending) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, stop(err)
+		}
+		n := min(maxBatchGet, len(pending))
+		ka := base
+		ka.Keys = pending[:n]
+		out, err := t.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
+			RequestItems: map[string]types.KeysAndAttributes{t.Name(): ka},
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, stop(ctx.Err())
+			}
+			if !isThrottle(wrapError("batch get", t.Name(), "", err)) {
+				return nil, &Error{Op: "batch get", Table: t.Name(), Err: sentinelFor(err),
+					Cause: fmt.Errorf("%d of %d keys not read: %w", len(pending), len(keys), err)}
+			}
+			if err := t.opts.Backoff.sleep(ctx, retry); err != nil {
+				return nil, stop(err)
+			}
+			retry++
+			continue
+		}
+		for _, item := range out.Responses[t.Name()] {
+			found[t.identity(t.keyOf(item))] = item
+		}
+		left := out.UnprocessedKeys[t.Name()].Keys
+		next := make([]map[string]types.AttributeValue, 0, len(left)+len(pending)-n)
+		next = append(next, left...)
+		pending = append(next, pending[n:]...)
+		if len(left) == 0 {
+			retry = 0
+			continue
+		}
+		if err := t.opts.Backoff.sleep(ctx, retry); err != nil {
+			return nil, stop(err)
+		}
+		retry++
+	}
+	results := make([]T, 0, len(found))
+	for _, id := range ids {
+		item, ok := found[id]
+		if !ok {
+			continue
+		}
+		var v T
+		if err := Unmarshal(item, &v); err != nil {
+			return nil, err
+		}
+		results = append(results, v)
+	}
+	return results, nil
+}

@@ -1,0 +1,53 @@
+// Package table is what every tablekit store needs from DynamoDB, written
+// once: typed reads and writes, conditions, queries with opaque cursors,
+// batches that never drop an item, transactions whose errors say which
+// action failed, and errors that map to sentinels.
+//
+// # Tables and schemas
+//
+// A Schema declares a table's keys, global secondary indexes, TTL attribute
+// and the access patterns it serves. Schema.EnsureTable creates the table
+// (on-demand billing), waits until it is ACTIVE and enables TTL; it accepts
+// an existing table with the same keys. New binds a Schema to an API — a
+// *dynamodb.Client, or dynamotest's in-memory fake — and returns a *Table.
+//
+// # Items
+//
+// Items are Go structs marshaled with the SDK's attributevalue package
+// (field tag `dynamodbav`), or raw Item maps. Before any request, tablekit
+// checks what DynamoDB would reject: a nil or empty key, a missing or
+// mistyped key attribute, an empty string key, an item over 400 KB
+// (ItemSize follows DynamoDB's size rules). Those are *InputError values,
+// and nothing is sent.
+//
+// # Conditions
+//
+// Put, Update and Delete take options: If(condition) with a condition built
+// with feature/dynamodb/expression, IfNotExists (a create: ErrAlreadyExists
+// when the item is there), IfExists (ErrNotFound when it is not),
+// ReturnOld/ReturnNew and ItemOnConditionFailure. Every failure is an
+// *Error whose Err is the sentinel and whose Cause is the SDK's error, so
+// errors.Is(err, table.ErrConditionFailed) and errors.As(err,
+// &*types.ConditionalCheckFailedException) both work.
+//
+// # Queries and cursors
+//
+// QueryPage returns one Page of at most Query.Limit items and the cursor of
+// the next; Next is "" exactly when nothing follows, because tablekit reads
+// one item ahead. QueryAll is an iter.Seq2 over every item. Cursors are
+// base64url, carry the last item's key, and are bound by an HMAC to the
+// table, index, partition value, sort condition and direction: a cursor
+// that was altered or comes from another query fails with ErrInvalidCursor
+// before anything is read. Set Options.CursorKey to a secret when cursors
+// reach untrusted clients.
+//
+// # Batches and transactions
+//
+// BatchWrite and BatchGet split work into DynamoDB's 25 and 100 item
+// requests and retry unprocessed items and throttling with exponential
+// backoff and full jitter until done or until the context ends. WriteTx
+// collects up to 100 actions, one per item, and Run retries conflicts and
+// throttling under a single ClientRequestToken so a retry cannot apply
+// twice; a cancellation becomes a *TxError with one TxReason per failed
+// action (its index, kind, key, DynamoDB's code and message).
+package table

@@ -1,0 +1,397 @@
+package table
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Query reads the items of one partition of the table or of an index, in
+// sort key order.
+type Query struct {
+	Index      string // "" for the table
+	Partition  any    // the partition key value (of the index, when Index is set)
+	Sort       SortCondition
+	Filter     *expression.ConditionBuilder // applied after reading: it saves bandwidth, not capacity
+	Descending bool
+	// Limit is the page size for QueryPage (0: what one DynamoDB request
+	// returns, up to 1 MB) and the per-request limit for QueryAll.
+	Limit      int32
+	Consistent bool // not available on global secondary indexes
+	// Projection limits the attributes read; the key attributes are always
+	// read too, since cursors are built from them.
+	Projection *expression.ProjectionBuilder
+}
+
+type sortOp int
+
+const (
+	sortNone sortOp = iota
+	sortEQ
+	sortBeginsWith
+	sortBetween
+	sortLT
+	sortLE
+	sortGT
+	sortGE
+)
+
+var sortOpNames = [...]string{"", "=", "begins_with", "between", "<", "<=", ">", ">="}
+
+// SortCondition restricts the sort key of a Query. The zero value reads the
+// whole partition.
+type SortCondition struct {
+	op     sortOp
+	values []any
+}
+
+// IsSet reports whether the condition restricts anything.
+func (c SortCondition) IsSet() bool { return c.op != sortNone }
+
+func SortEquals(v any) SortCondition             { return SortCondition{sortEQ, []any{v}} }
+func SortBeginsWith(prefix string) SortCondition { return SortCondition{sortBeginsWith, []any{prefix}} }
+func SortBetween(lo, hi any) SortCondition       { return SortCondition{sortBetween, []any{lo, hi}} }
+func SortLess(v any) SortCondition               { return SortCondition{sortLT, []any{v}} }
+func SortLessOrEqual(v any) SortCondition        { return SortCondition{sortLE, []any{v}} }
+func SortGreater(v any) SortCondition            { return SortCondition{sortGT, []any{v}} }
+func SortGreaterOrEqual(v any) SortCondition     { return SortCondition{sortGE, []any{v}} }
+
+// Page is one page of results and the cursor of the next one; Next is ""
+// exactly when nothing follows.
+type Page[T any] struct {
+	Items []T
+	Next  string
+}
+
+// readPlan is a validated Query or Scan: the request without paging fields,
+// what its cursors are bound to, and how to send it.
+type readPlan struct {
+	op     string
+	cursor cursorSpec
+	limit  int
+	filter bool
+	fetch  func(ctx context.Context, start Item, limit int32) (items []Item, last Item, err error)
+}
+
+// indexKeys returns the partition and sort key of the table or of index
+// name, and the attributes of an ExclusiveStartKey there.
+func (t *Table) indexKeys(field, name string) (pk, sk Attribute, startKey []Attribute, err error) {
+	startKey = t.keyAttrs()
+	if name == "" {
+		return t.schema.PartitionKey, t.schema.SortKey, startKey, nil
+	}
+	ix, ok := t.schema.Index(name)
+	if !ok {
+		return pk, sk, nil, inputErr(field, name, fmt.Sprintf("no index of that name in %s's schema", t.Name()))
+	}
+	for _, a := range []Attribute{ix.PartitionKey, ix.SortKey} {
+		if a.Name != "" && a.Name != t.schema.PartitionKey.Name && a.Name != t.schema.SortKey.Name {
+			startKey = append(startKey, a)
+		}
+	}
+	return ix.PartitionKey, ix.SortKey, startKey, nil
+}
+
+// keyValue marshals v as a value of key attribute a.
+func keyValue(field string, a Attribute, v any) (types.AttributeValue, error) {
+	av, ok := v.(types.AttributeValue)
+	if !ok {
+		var err error
+		if av, err = attributevalue.Marshal(v); err != nil {
+			return nil, inputErr(field, fmt.Sprintf("%v", v), "cannot marshal: "+err.Error())
+		}
+	}
+	if err := checkKeyValue(field, a, av); err != nil {
+		return nil, err
+	}
+	return av, nil
+}
+
+// withKeys adds the key attributes to a projection unless they are in it:
+// cursors and batch results are keyed by them, and DynamoDB rejects an
+// attribute named twice ("Two document paths overlap").
+func withKeys(p expression.ProjectionBuilder, attrs []Attribute) (expression.ProjectionBuilder, error) {
+	e, err := expression.NewBuilder().WithProjection(p).Build()
+	if err != nil {
+		return p, inputErr("options.Projection", "", err.Error())
+	}
+	have := map[string]bool{}
+	names := e.Names()
+	for _, path := range strings.Split(aws.ToString(e.Projection()), ",") {
+		if n, ok := names[strings.TrimSpace(path)]; ok {
+			have[n] = true
+		}
+	}
+	for _, a := range attrs {
+		if !have[a.Name] {
+			p = p.AddNames(expression.Name(a.Name))
+		}
+	}
+	return p, nil
+}
+
+func (t *Table) planQuery(q Query) (*readPlan, error) {
+	if q.Limit < 0 {
+		return nil, inputErr("query.Limit", fmt.Sprint(q.Limit), "must not be negative")
+	}
+	pk, sk, startKey, err := t.indexKeys("query.Index", q.Index)
+	if err != nil {
+		return nil, err
+	}
+	if q.Consistent && q.Index != "" {
+		return nil, inputErr("query.Consistent", "true", "global secondary indexes support only eventually consistent reads")
+	}
+	if q.Partition == nil {
+		return nil, inputErr("query.Partition", "", "partition key value is nil")
+	}
+	pv, err := keyValue("query.Partition", pk, q.Partition)
+	if err != nil {
+		return nil, err
+	}
+	kc := expression.Key(pk.Name).Equal(expression.Value(pv))
+	binding := fmt.Sprintf("query\x00%s\x00%s\x00%s\x00", t.Name(), q.Index, canonical(pv))
+	if q.Sort.IsSet() {
+		if sk.Name == "" {
+			return nil, inputErr("query.Sort", sortOpNames[q.Sort.op], "the table or index has no sort key")
+		}
+		vals := make([]types.AttributeValue, len(q.Sort.values))
+		for i, v := range q.Sort.values {
+			if q.Sort.op == sortBeginsWith {
+				// The expression package builds begins_with with a string
+				// operand only, so tablekit supports it on S sort keys.
+				if sk.Type != types.ScalarAttributeTypeS {
+					return nil, inputErr("query.Sort", fmt.Sprintf("%q", v), "begins_with needs a string sort key")
+				}
+				if s, _ := v.(string); s == "" {
+					return nil, inputErr("query.Sort", `""`, "begins_with prefix is empty")
+				}
+			}
+			if vals[i], err = keyValue("query.Sort", sk, v); err != nil {
+				return nil, err
+			}
+		}
+		key := expression.Key(sk.Name)
+		var sc expression.KeyConditionBuilder
+		switch q.Sort.op {
+		case sortEQ:
+			sc = key.Equal(expression.Value(vals[0]))
+		case sortBeginsWith:
+			sc = key.BeginsWith(vals[0].(*types.AttributeValueMemberS).Value)
+		case sortBetween:
+			sc = key.Between(expression.Value(vals[0]), expression.Value(vals[1]))
+		case sortLT:
+			sc = key.LessThan(expression.Value(vals[0]))
+		case sortLE:
+			sc = key.LessThanEqual(expression.Value(vals[0]))
+		case sortGT:
+			sc = key.GreaterThan(expression.Value(vals[0]))
+		case sortGE:
+			sc = key.GreaterThanEqual(expression.Value(vals[0]))
+		}
+		kc = kc.And(sc)
+		binding += sortOpNames[q.Sort.op]
+		for _, v := range vals {
+			binding += "\x00" + canonical(v)
+		}
+	}
+	binding += fmt.Sprintf("\x00desc=%t", q.Descending)
+
+	b := expression.NewBuilder().WithKeyCondition(kc)
+	if q.Filter != nil {
+		b = b.WithFilter(*q.Filter)
+	}
+	if q.Projection != nil {
+		p, err := withKeys(*q.Projection, startKey)
+		if err != nil {
+			return nil, err
+		}
+		b = b.WithProjection(p)
+	}
+	e, err := buildExpr("query", b)
+	if err != nil {
+		return nil, err
+	}
+	base := dynamodb.QueryInput{
+		TableName:                 aws.String(t.Name()),
+		KeyConditionExpression:    e.KeyCondition(),
+		FilterExpression:          e.Filter(),
+		ProjectionExpression:      e.Projection(),
+		ExpressionAttributeNames:  e.Names(),
+		ExpressionAttributeValues: e.Values(),
+		ScanIndexForward:          aws.Bool(!q.Descending),
+	}
+	if q.Index != "" {
+		base.IndexName = aws.String(q.Index)
+	}
+	if q.Consistent {
+		base.ConsistentRead = aws.Bool(true)
+	}
+	return &readPlan{
+		op:     "query",
+		cursor: cursorSpec{binding: binding, attrs: startKey},
+		limit:  int(q.Limit),
+		filter: q.Filter != nil,
+		fetch: func(ctx context.Context, start Item, limit int32) ([]Item, Item, error) {
+			in := base
+			in.ExclusiveStartKey = start
+			if limit > 0 {
+				in.Limit = aws.Int32(limit)
+			}
+			out, err := t.db.Query(ctx, &in)
+			if err != nil {
+				return nil, nil, wrapError("query", t.Name(), "", err)
+			}
+			return out.Items, out.LastEvaluatedKey, nil
+		},
+	}, nil
+}
+
+// QueryPage reads one page of q, starting after cursor ("" for the first
+// page). The page holds at most q.Limit items (all of one DynamoDB response
+// when q.Limit is 0) and Next is "" exactly when no item follows: tablekit
+// reads one item ahead, and keeps reading while a filter leaves a page
+// short, instead of handing out a cursor that leads to an empty page.
+//
+// T is a struct to unmarshal into, or Item for the raw items. A cursor from
+// another query, or an altered one, fails with ErrInvalidCursor before
+// anything is read.
+func QueryPage[T any](ctx context.Context, t *Table, q Query, cursor string) (Page[T], error) {
+	p, err := t.planQuery(q)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	return readPage[T](ctx, t, p, cursor)
+}
+
+// QueryAll returns an iterator over every item of q, reading page after
+// page (q.Limit items per request when set). It stops at the first error,
+// which it yields with the zero T.
+func QueryAll[T any](ctx context.Context, t *Table, q Query) iter.Seq2[T, error] {
+	p, err := t.planQuery(q)
+	return readAll[T](ctx, p, err)
+}
+
+func readPage[T any](ctx context.Context, t *Table, p *readPlan, cursor string) (Page[T], error) {
+	var start Item
+	if cursor != "" {
+		var err error
+		if start, err = t.decodeCursor(p.cursor, cursor); err != nil {
+			return Page[T]{}, err
+		}
+	}
+	items, more, err := p.collect(ctx, start)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	page := Page[T]{Items: make([]T, 0, len(items))}
+	for _, it := range items {
+		var v T
+		if err := Unmarshal(it, &v); err != nil {
+			return Page[T]{}, err
+		}
+		page.Items = append(page.Items, v)
+	}
+	if more {
+		if page.Next, err = t.encodeCursor(p.cursor, items[len(items)-1]); err != nil {
+			return Page[T]{}, err
+		}
+	}
+	return page, nil
+}
+
+// collect reads the items of one page from start and reports whether more
+// items follow.
+func (p *readPlan) collect(ctx context.Context, start Item) (items []Item, more bool, err error) {
+	esk := start
+	if p.limit > 0 {
+		for {
+			// One more than the page needs: if it comes back, more follows.
+			got, last, err := p.fetch(ctx, esk, int32(p.limit-len(items)+1))
+			if err != nil {
+				return nil, false, err
+			}
+			items = append(items, got...)
+			if len(items) > p.limit {
+				return items[:p.limit], true, nil
+			}
+			if len(last) == 0 {
+				return items, false, nil
+			}
+			esk = last
+		}
+	}
+	for {
+		got, last, err := p.fetch(ctx, esk, 0)
+		if err != nil {
+			return nil, false, err
+		}
+		items = append(items, got...)
+		if len(last) == 0 {
+			return items, false, nil
+		}
+		esk = last
+		if len(items) > 0 {
+			break
+		}
+	}
+	// DynamoDB returns LastEvaluatedKey whenever it stopped at 1 MB, even if
+	// nothing follows: look ahead for one item. Without a filter one item
+	// is enough; with one, read whole pages so a selective filter does not
+	// cost a request per item.
+	peek := int32(1)
+	if p.filter {
+		peek = 0
+	}
+	for {
+		got, last, err := p.fetch(ctx, esk, peek)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(got) > 0 {
+			return items, true, nil
+		}
+		if len(last) == 0 {
+			return items, false, nil
+		}
+		esk = last
+	}
+}
+
+func readAll[T any](ctx context.Context, p *readPlan, planErr error) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		if planErr != nil {
+			yield(zero, planErr)
+			return
+		}
+		var esk Item
+		for {
+			items, last, err := p.fetch(ctx, esk, int32(p.limit))
+			if err != nil {
+				yield(zero, err)
+				return
+			}
+			for _, it := range items {
+				var v T
+				if err := Unmarshal(it, &v); err != nil {
+					yield(zero, err)
+					return
+				}
+				if !yield(v, nil) {
+					return
+				}
+			}
+			if len(last) == 0 {
+				return
+			}
+			esk = last
+		}
+	}
+}

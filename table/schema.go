@@ -1,0 +1,391 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Attribute is a key attribute: its name and scalar type (S, N or B).
+type Attribute struct {
+	Name string
+	Type types.ScalarAttributeType
+}
+
+// Index is a global secondary index. SortKey.Name == "" means the index has
+// no sort key; Projection "" means ALL.
+type Index struct {
+	Name             string
+	PartitionKey     Attribute
+	SortKey          Attribute
+	Projection       types.ProjectionType
+	NonKeyAttributes []string // for Projection INCLUDE
+}
+
+// Operation names a DynamoDB operation an access pattern uses.
+type Operation string
+
+const (
+	OpGetItem            Operation = "GetItem"
+	OpPutItem            Operation = "PutItem"
+	OpUpdateItem         Operation = "UpdateItem"
+	OpDeleteItem         Operation = "DeleteItem"
+	OpQuery              Operation = "Query"
+	OpScan               Operation = "Scan"
+	OpBatchGetItem       Operation = "BatchGetItem"
+	OpBatchWriteItem     Operation = "BatchWriteItem"
+	OpTransactGetItems   Operation = "TransactGetItems"
+	OpTransactWriteItems Operation = "TransactWriteItems"
+)
+
+func (o Operation) valid() bool {
+	switch o {
+	case OpGetItem, OpPutItem, OpUpdateItem, OpDeleteItem, OpQuery, OpScan,
+		OpBatchGetItem, OpBatchWriteItem, OpTransactGetItems, OpTransactWriteItems:
+		return true
+	}
+	return false
+}
+
+// AccessPattern documents one way a service reads or writes the table, with
+// the numbers capacity planning needs (package datamodel turns them into
+// capacity, cost and hot-partition estimates).
+type AccessPattern struct {
+	Name            string
+	Description     string
+	Operation       Operation
+	Index           string // "" for the table itself
+	KeyCondition    string // e.g. "PK = JOURNEY#{id} AND begins_with(SK, STAGE#)"
+	ItemSize        int    // typical item size in bytes
+	ItemsPerRequest int
+	RatePerSecond   float64
+	Consistent      bool
+	Transactional   bool
+}
+
+// Schema describes a table: its keys, global secondary indexes, TTL
+// attribute and the access patterns it serves.
+type Schema struct {
+	Name           string
+	PartitionKey   Attribute
+	SortKey        Attribute // Name == "" for a table without a sort key
+	Indexes        []Index
+	TTLAttribute   string
+	AccessPatterns []AccessPattern
+}
+
+// WithName returns a copy of s for a table with another name, as services
+// do per environment ("photoeditor-dev-jobs", "photoeditor-prod-jobs").
+func (s Schema) WithName(name string) Schema {
+	s.Name = name
+	s.Indexes = append([]Index(nil), s.Indexes...)
+	s.AccessPatterns = append([]AccessPattern(nil), s.AccessPatterns...)
+	return s
+}
+
+// Index returns the index called name.
+func (s Schema) Index(name string) (Index, bool) {
+	for _, ix := range s.Indexes {
+		if ix.Name == name {
+			return ix, true
+		}
+	}
+	return Index{}, false
+}
+
+// Validate checks the schema the way CreateTable would, and more: names are
+// set, key types are S, N or B, one attribute never has two types, index
+// names are unique, projections are well formed, access patterns name real
+// indexes and operations.
+func (s Schema) Validate() error {
+	// DynamoDB table names: 3 to 255 of [a-zA-Z0-9_.-].
+	if len(s.Name) < 3 || len(s.Name) > 255 || !validName(s.Name) {
+		return inputErr("schema.Name", fmt.Sprintf("%q", s.Name), "table names are 3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.'")
+	}
+	attrTypes := map[string]types.ScalarAttributeType{}
+	check := func(field string, a Attribute, required bool) error {
+		if a.Name == "" {
+			if required || a.Type != "" {
+				return inputErr(field+".Name", `""`, "key attribute name is empty")
+			}
+			return nil
+		}
+		switch a.Type {
+		case "S", "N", "B":
+		default:
+			return inputErr(field+".Type", fmt.Sprintf("%q", a.Type), "key attribute type must be S, N or B")
+		}
+		if t, ok := attrTypes[a.Name]; ok && t != a.Type {
+			return inputErr(field, a.Name, fmt.Sprintf("attribute declared as both %s and %s", t, a.Type))
+		}
+		attrTypes[a.Name] = a.Type
+		return nil
+	}
+	if err := check("schema.PartitionKey", s.PartitionKey, true); err != nil {
+		return err
+	}
+	if err := check("schema.SortKey", s.SortKey, false); err != nil {
+		return err
+	}
+	if s.SortKey.Name != "" && s.SortKey.Name == s.PartitionKey.Name {
+		return inputErr("schema.SortKey", s.SortKey.Name, "sort key must differ from the partition key")
+	}
+	seen := map[string]bool{}
+	for i, ix := range s.Indexes {
+		field := fmt.Sprintf("schema.Indexes[%d]", i)
+		if len(ix.Name) < 3 || len(ix.Name) > 255 || !validName(ix.Name) {
+			return inputErr(field+".Name", fmt.Sprintf("%q", ix.Name), "index names are 3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.'")
+		}
+		if seen[ix.Name] {
+			return inputErr(field+".Name", ix.Name, "duplicate index name")
+		}
+		seen[ix.Name] = true
+		if err := check(field+".PartitionKey", ix.PartitionKey, true); err != nil {
+			return err
+		}
+		if err := check(field+".SortKey", ix.SortKey, false); err != nil {
+			return err
+		}
+		switch ix.Projection {
+		case "", types.ProjectionTypeAll, types.ProjectionTypeKeysOnly:
+			if len(ix.NonKeyAttributes) > 0 {
+				return inputErr(field+".NonKeyAttributes", fmt.Sprint(ix.NonKeyAttributes), "only an INCLUDE projection lists non-key attributes")
+			}
+		case types.ProjectionTypeInclude:
+			if len(ix.NonKeyAttributes) == 0 {
+				return inputErr(field+".NonKeyAttributes", "[]", "an INCLUDE projection needs at least one attribute")
+			}
+		default:
+			return inputErr(field+".Projection", string(ix.Projection), "projection must be ALL, KEYS_ONLY or INCLUDE")
+		}
+	}
+	if s.TTLAttribute != "" {
+		if _, isKey := attrTypes[s.TTLAttribute]; isKey {
+			return inputErr("schema.TTLAttribute", s.TTLAttribute, "the TTL attribute cannot be a key attribute")
+		}
+	}
+	for i, ap := range s.AccessPatterns {
+		field := fmt.Sprintf("schema.AccessPatterns[%d]", i)
+		if ap.Name == "" {
+			return inputErr(field+".Name", `""`, "access pattern needs a name")
+		}
+		if !ap.Operation.valid() {
+			return inputErr(field+".Operation", string(ap.Operation), "unknown operation")
+		}
+		if ap.Index != "" && !seen[ap.Index] {
+			return inputErr(field+".Index", ap.Index, "no such index in the schema")
+		}
+	}
+	return nil
+}
+
+func validName(s string) bool {
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// CreateTableInput is the CreateTable request for the schema: on-demand
+// (PAY_PER_REQUEST) billing, so no capacity has to be planned up front.
+func (s Schema) CreateTableInput() *dynamodb.CreateTableInput {
+	var defs []types.AttributeDefinition
+	defined := map[string]bool{}
+	define := func(a Attribute) {
+		if a.Name != "" && !defined[a.Name] {
+			defined[a.Name] = true
+			defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(a.Name), AttributeType: a.Type})
+		}
+	}
+	keySchema := func(pk, sk Attribute) []types.KeySchemaElement {
+		define(pk)
+		ks := []types.KeySchemaElement{{AttributeName: aws.String(pk.Name), KeyType: types.KeyTypeHash}}
+		if sk.Name != "" {
+			define(sk)
+			ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(sk.Name), KeyType: types.KeyTypeRange})
+		}
+		return ks
+	}
+	in := &dynamodb.CreateTableInput{
+		TableName:   aws.String(s.Name),
+		BillingMode: types.BillingModePayPerRequest,
+		KeySchema:   keySchema(s.PartitionKey, s.SortKey),
+	}
+	for _, ix := range s.Indexes {
+		p := ix.Projection
+		if p == "" {
+			p = types.ProjectionTypeAll
+		}
+		proj := &types.Projection{ProjectionType: p}
+		if p == types.ProjectionTypeInclude {
+			proj.NonKeyAttributes = append([]string(nil), ix.NonKeyAttributes...)
+		}
+		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
+			IndexName:  aws.String(ix.Name),
+			KeySchema:  keySchema(ix.PartitionKey, ix.SortKey),
+			Projection: proj,
+		})
+	}
+	in.AttributeDefinitions = defs
+	return in
+}
+
+// Create creates the table, waits until it and its indexes are ACTIVE and
+// enables TTL on TTLAttribute. A table that already exists is
+// ErrAlreadyExists (use EnsureTable to accept it).
+func (s Schema) Create(ctx context.Context, db API) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	if _, err := db.CreateTable(ctx, s.CreateTableInput()); err != nil {
+		return wrapError("create table", s.Name, "", err)
+	}
+	return s.finish(ctx, db)
+}
+
+// finish waits for ACTIVE and turns TTL on.
+func (s Schema) finish(ctx context.Context, db API) error {
+	if _, err := waitActive(ctx, db, s.Name); err != nil {
+		return err
+	}
+	if s.TTLAttribute == "" {
+		return nil
+	}
+	ttl, err := db.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(s.Name)})
+	if err != nil {
+		return wrapError("describe time to live", s.Name, "", err)
+	}
+	if d := ttl.TimeToLiveDescription; d != nil && deref(d.AttributeName) == s.TTLAttribute &&
+		(d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
+		return nil
+	}
+	_, err = db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName: aws.String(s.Name),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{
+			AttributeName: aws.String(s.TTLAttribute),
+			Enabled:       aws.Bool(true),
+		},
+	})
+	return wrapError("update time to live", s.Name, "", err)
+}
+
+// EnsureTable creates the table if it is missing and otherwise checks that
+// the existing one has the schema's keys and indexes (ErrSchemaMismatch if
+// not), waits for it to be ACTIVE and makes sure TTL is enabled. It is what a
+// service calls at start-up.
+func (s Schema) EnsureTable(ctx context.Context, db API) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.Name)})
+	if err != nil {
+		if !errors.Is(wrapError("", "", "", err), ErrTableNotFound) {
+			return wrapError("describe table", s.Name, "", err)
+		}
+		err = s.Create(ctx, db)
+		if !errors.Is(err, ErrAlreadyExists) {
+			return err
+		}
+		// Someone else created it between our DescribeTable and CreateTable.
+		if out, err = db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.Name)}); err != nil {
+			return wrapError("describe table", s.Name, "", err)
+		}
+	}
+	if err := s.matches(out.Table); err != nil {
+		return err
+	}
+	return s.finish(ctx, db)
+}
+
+// matches compares the keys of an existing table (and its indexes) with s.
+func (s Schema) matches(d *types.TableDescription) error {
+	if d == nil {
+		return &Error{Op: "ensure table", Table: s.Name, Err: ErrSchemaMismatch, Cause: errors.New("DescribeTable returned no table")}
+	}
+	attrTypes := map[string]types.ScalarAttributeType{}
+	for _, a := range d.AttributeDefinitions {
+		attrTypes[deref(a.AttributeName)] = a.AttributeType
+	}
+	mismatch := func(format string, args ...any) error {
+		return &Error{Op: "ensure table", Table: s.Name, Err: ErrSchemaMismatch, Cause: fmt.Errorf(format, args...)}
+	}
+	keysMatch := func(what string, ks []types.KeySchemaElement, pk, sk Attribute) error {
+		want := fmt.Sprintf("%s %s", pk.Name, pk.Type)
+		if sk.Name != "" {
+			want += fmt.Sprintf(", %s %s", sk.Name, sk.Type)
+		}
+		got := ""
+		for i, k := range ks {
+			if i > 0 {
+				got += ", "
+			}
+			got += fmt.Sprintf("%s %s", deref(k.AttributeName), attrTypes[deref(k.AttributeName)])
+		}
+		if got != want {
+			return mismatch("%s has keys (%s), schema wants (%s)", what, got, want)
+		}
+		return nil
+	}
+	if err := keysMatch("table", d.KeySchema, s.PartitionKey, s.SortKey); err != nil {
+		return err
+	}
+	for _, ix := range s.Indexes {
+		var found *types.GlobalSecondaryIndexDescription
+		for i := range d.GlobalSecondaryIndexes {
+			if deref(d.GlobalSecondaryIndexes[i].IndexName) == ix.Name {
+				found = &d.GlobalSecondaryIndexes[i]
+			}
+		}
+		if found == nil {
+			return mismatch("index %s is missing", ix.Name)
+		}
+		if err := keysMatch("index "+ix.Name, found.KeySchema, ix.PartitionKey, ix.SortKey); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitActive polls DescribeTable until the table and all its indexes are
+// ACTIVE, backing off from 50 ms to 2 s between polls, until ctx ends.
+func waitActive(ctx context.Context, db API, name string) (*types.TableDescription, error) {
+	delay := 50 * time.Millisecond
+	for {
+		out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil && !errors.Is(wrapError("", "", "", err), ErrTableNotFound) {
+			return nil, wrapError("describe table", name, "", err)
+		}
+		// Right after CreateTable an eventually consistent DescribeTable may
+		// still say ResourceNotFound; keep polling.
+		if err == nil && out.Table != nil && active(out.Table) {
+			return out.Table, nil
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, &Error{Op: "wait for table", Table: name, Cause: fmt.Errorf("table not active: %w", ctx.Err())}
+		case <-t.C:
+		}
+		delay = min(delay*2, 2*time.Second)
+	}
+}
+
+func active(d *types.TableDescription) bool {
+	if d.TableStatus != types.TableStatusActive {
+		return false
+	}
+	for _, ix := range d.GlobalSecondaryIndexes {
+		if ix.IndexStatus != types.IndexStatusActive {
+			return false
+		}
+	}
+	return true
+}
