@@ -1,0 +1,129 @@
+package table
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"testing"
+)
+
+// pagedThings stores 10 items in partition "A" and 10 in "B", all on GSI1
+// partition "G", and returns a table that counts calls.
+func pagedThings(t *testing.T, opts ...func(*Options)) (*Table, *calls, *memDB) {
+	t.Helper()
+	db := newMemDB()
+	for _, p := range []string{"A", "B"} {
+		for i := range 10 {
+			item, err := Marshal(thing{PK: p, SK: fmt.Sprintf("S#%02d", i), GSI1PK: "G", GSI1SK: p + fmt.Sprint(i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.put(item)
+		}
+	}
+	c := newCalls(db)
+	return New(c, thingsSchema, opts...), c, db
+}
+
+// firstCursor returns the cursor after the first page of 3 of partition A.
+func firstCursor(t *testing.T, tbl *Table) string {
+	t.Helper()
+	p, err := QueryPage[thing](context.Background(), tbl, Query{Partition: "A", Limit: 3}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Next == "" {
+		t.Fatal("first page has no cursor")
+	}
+	return p.Next
+}
+
+func TestQueryPageRejectsAlteredOrForeignCursorsWithoutReading(t *testing.T) {
+	tbl, c, _ := pagedThings(t)
+	ctx := context.Background()
+	cursor := firstCursor(t, tbl)
+	raw, _ := base64.RawURLEncoding.DecodeString(cursor)
+
+	flip := func(i int) string {
+		b := append([]byte(nil), raw...)
+		b[i] ^= 0x01
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	// Swap the key inside the cursor for another item's, keeping the MAC.
+	forged := append(append([]byte(nil), raw[:1+cursorMACLen]...), []byte(`{"pk":["S","A"],"sk":["S","S#07"]}`)...)
+
+	other := New(tbl.DB(), thingsSchema.WithName("Other"))
+	otherCursor := firstCursor(t, other)
+	rekeyed := New(tbl.DB(), thingsSchema, func(o *Options) { o.CursorKey = []byte("another secret") })
+
+	cases := []struct {
+		name   string
+		tbl    *Table
+		q      Query
+		cursor string
+	}{
+		{"payload byte flipped", tbl, Query{Partition: "A", Limit: 3}, flip(len(raw) - 3)},
+		{"MAC byte flipped", tbl, Query{Partition: "A", Limit: 3}, flip(3)},
+		{"version changed", tbl, Query{Partition: "A", Limit: 3}, flip(0)},
+		{"key swapped", tbl, Query{Partition: "A", Limit: 3}, base64.RawURLEncoding.EncodeToString(forged)},
+		{"truncated", tbl, Query{Partition: "A", Limit: 3}, cursor[:len(cursor)/2]},
+		{"not base64", tbl, Query{Partition: "A", Limit: 3}, "!!!not a cursor!!!"},
+		{"empty JSON", tbl, Query{Partition: "A", Limit: 3}, base64.RawURLEncoding.EncodeToString([]byte("{}"))},
+		{"other partition", tbl, Query{Partition: "B", Limit: 3}, cursor},
+		{"other index", tbl, Query{Index: "GSI1", Partition: "A", Limit: 3}, cursor},
+		{"other direction", tbl, Query{Partition: "A", Limit: 3, Descending: true}, cursor},
+		{"other sort condition", tbl, Query{Partition: "A", Limit: 3, Sort: SortBeginsWith("S#")}, cursor},
+		{"other table", tbl, Query{Partition: "A", Limit: 3}, otherCursor},
+		{"other cursor key", rekeyed, Query{Partition: "A", Limit: 3}, cursor},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := c.count("Query")
+			page, err := QueryPage[thing](ctx, tc.tbl, tc.q, tc.cursor)
+			if !errors.Is(err, ErrInvalidCursor) {
+				t.Fatalf("err = %v, want ErrInvalidCursor", err)
+			}
+			if len(page.Items) != 0 || page.Next != "" {
+				t.Fatalf("page = %+v, want no items and no cursor", page)
+			}
+			if n := c.count("Query") - before; n != 0 {
+				t.Fatalf("%d Query calls made with an invalid cursor, want 0", n)
+			}
+		})
+	}
+}
+
+func TestScanPageRejectsCursorFromAnotherSegment(t *testing.T) {
+	tbl, c, _ := pagedThings(t)
+	ctx := context.Background()
+	p, err := ScanPage[thing](ctx, tbl, Scan{Limit: 2, Segment: 0, TotalSegments: 2}, "")
+	if err != nil || p.Next == "" {
+		t.Fatalf("first page: %+v, %v", p, err)
+	}
+	before := c.count("Scan")
+	if _, err := ScanPage[thing](ctx, tbl, Scan{Limit: 2, Segment: 1, TotalSegments: 2}, p.Next); !errors.Is(err, ErrInvalidCursor) {
+		t.Fatalf("err = %v, want ErrInvalidCursor", err)
+	}
+	if _, err := QueryPage[thing](ctx, tbl, Query{Partition: "A"}, p.Next); !errors.Is(err, ErrInvalidCursor) {
+		t.Fatalf("scan cursor accepted by a query: err = %v", err)
+	}
+	if c.count("Scan") != before || c.count("Query") != 0 {
+		t.Fatal("a request was sent with an invalid cursor")
+	}
+}
+
+func TestCursorWorksAcrossTableValuesWithTheSameKey(t *testing.T) {
+	// Two Table values for one table and CursorKey (two service instances
+	// behind a load balancer) accept each other's cursors.
+	tbl, _, db := pagedThings(t, func(o *Options) { o.CursorKey = []byte("shared") })
+	cursor := firstCursor(t, tbl)
+	twin := New(db, thingsSchema, func(o *Options) { o.CursorKey = []byte("shared") })
+	p, err := QueryPage[thing](context.Background(), twin, Query{Partition: "A", Limit: 3}, cursor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Items) != 3 || p.Items[0].SK != "S#03" {
+		t.Fatalf("page = %+v, want S#03..S#05", p.Items)
+	}
+}
