@@ -1,0 +1,134 @@
+package dynamotest
+
+import (
+	"context"
+	"sort"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+const (
+	maxBatchGetKeys = 100
+	// maxBatchGetBytes is DynamoDB's limit on one BatchGetItem response;
+	// keys beyond it come back in UnprocessedKeys.
+	maxBatchGetBytes = 16 * 1024 * 1024
+)
+
+// BatchGetItem reads up to 100 items from one or more tables. Each key is
+// read and costed like a GetItem. Keys past the 16 MB response limit, and
+// the fraction an UnprocessedFraction fault asks for, come back in
+// UnprocessedKeys.
+func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	tableNames := make([]string, 0, len(in.RequestItems))
+	for name := range in.RequestItems {
+		tableNames = append(tableNames, name)
+	}
+	sort.Strings(tableNames)
+	faults, err := db.stats.begin("BatchGetItem", tableNames...)
+	if err != nil {
+		return nil, err
+	}
+	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	if len(in.RequestItems) == 0 {
+		return nil, constraint("{}", "requestItems", "Member must have length greater than or equal to 1")
+	}
+	total := 0
+	for _, name := range tableNames {
+		total += len(in.RequestItems[name].Keys)
+	}
+	if total > maxBatchGetKeys {
+		return nil, validationf("Too many items requested for the BatchGetItem call")
+	}
+
+	type tableRead struct {
+		t          *dbTable
+		req        types.KeysAndAttributes
+		proj       *readProj
+		consistent bool
+	}
+	reads := make([]tableRead, 0, len(tableNames))
+	for _, name := range tableNames {
+		req := in.RequestItems[name]
+		if err := checkName("requestItems.key", name); err != nil {
+			return nil, err
+		}
+		t := db.table(name)
+		if t == nil {
+			return nil, resourceNotFound()
+		}
+		if len(req.Keys) == 0 {
+			return nil, constraint("[]", "requestItems."+name+".member.keys", "Member must have length greater than or equal to 1")
+		}
+		seen := make(map[string]bool, len(req.Keys))
+		for _, k := range req.Keys {
+			if err := t.checkKey(k); err != nil {
+				return nil, err
+			}
+			id := t.itemID(k)
+			if seen[id] {
+				return nil, validationf("Provided list of item keys contains duplicates")
+			}
+			seen[id] = true
+		}
+		proj, err := readProjection(req.ExpressionAttributeNames, req.ProjectionExpression, req.AttributesToGet)
+		if err != nil {
+			return nil, err
+		}
+		reads = append(reads, tableRead{t: t, req: req, proj: proj, consistent: aws.ToBool(req.ConsistentRead)})
+	}
+
+	out := &dynamodb.BatchGetItemOutput{
+		Responses:       make(map[string][]map[string]types.AttributeValue, len(reads)),
+		UnprocessedKeys: map[string]types.KeysAndAttributes{},
+	}
+	var usages []*usage
+	bytes := 0
+	for _, r := range reads {
+		keys := r.req.Keys
+		skip := db.stats.leaveUnprocessed(faults, r.t.name, len(keys))
+		process := keys[:len(keys)-skip]
+		var unprocessed []map[string]types.AttributeValue
+		if skip > 0 {
+			unprocessed = append(unprocessed, keys[len(keys)-skip:]...)
+		}
+		u := &usage{table: r.t.name}
+		items := make([]map[string]types.AttributeValue, 0, len(process))
+		r.t.mu.RLock()
+		if r.t.deleted {
+			r.t.mu.RUnlock()
+			return nil, resourceNotFound()
+		}
+		for i, k := range process {
+			if bytes >= maxBatchGetBytes {
+				unprocessed = append(append([]map[string]types.AttributeValue(nil), process[i:]...), unprocessed...)
+				break
+			}
+			_, id, probe := r.t.keyOf(k)
+			size := 0
+			if e := r.t.items.Get(id, probe); e != nil {
+				items = append(items, r.proj.apply(e.Item))
+				size = e.Size
+				bytes += size
+			}
+			u.read += readUnits(size, r.consistent)
+		}
+		r.t.mu.RUnlock()
+		out.Responses[r.t.name] = items
+		if len(unprocessed) > 0 {
+			ka := r.req
+			ka.Keys = make([]map[string]types.AttributeValue, len(unprocessed))
+			for i, k := range unprocessed {
+				ka.Keys[i] = copyItem(k)
+			}
+			out.UnprocessedKeys[r.t.name] = ka
+		}
+		usages = append(usages, u)
+	}
+	db.record(usages...)
+	out.ConsumedCapacity = consumedList(in.ReturnConsumedCapacity, usages)
+	return out, nil
+}

@@ -1,0 +1,121 @@
+package dynamotest
+
+import (
+	"context"
+	"sort"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+const maxBatchWrites = 25
+
+// BatchWriteItem puts and deletes up to 25 items in one or more tables.
+// Each write is atomic on its own, not with the others, as in DynamoDB; the
+// fraction an UnprocessedFraction fault asks for comes back in
+// UnprocessedItems, untouched.
+func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	tableNames := make([]string, 0, len(in.RequestItems))
+	for name := range in.RequestItems {
+		tableNames = append(tableNames, name)
+	}
+	sort.Strings(tableNames)
+	faults, err := db.stats.begin("BatchWriteItem", tableNames...)
+	if err != nil {
+		return nil, err
+	}
+	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	if len(in.RequestItems) == 0 {
+		return nil, constraint("{}", "requestItems", "Member must have length greater than or equal to 1")
+	}
+	total := 0
+	for _, name := range tableNames {
+		n := len(in.RequestItems[name])
+		if n == 0 {
+			return nil, constraint("[]", "requestItems", "Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]")
+		}
+		total += n
+	}
+	if total > maxBatchWrites {
+		return nil, constraint("{...}", "requestItems", "Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]")
+	}
+
+	type tableWrites struct {
+		t   *dbTable
+		ops []*writeOp
+		req []types.WriteRequest
+	}
+	groups := make([]tableWrites, 0, len(tableNames))
+	for _, name := range tableNames {
+		t := db.table(name)
+		if t == nil {
+			return nil, resourceNotFound()
+		}
+		reqs := in.RequestItems[name]
+		g := tableWrites{t: t, req: reqs}
+		seen := make(map[string]bool, len(reqs))
+		for _, r := range reqs {
+			var w *writeOp
+			var err error
+			switch {
+			case r.PutRequest != nil && r.DeleteRequest != nil, r.PutRequest == nil && r.DeleteRequest == nil:
+				return nil, validationf("One or more parameter values were invalid: a WriteRequest must contain exactly one of PutRequest or DeleteRequest")
+			case r.PutRequest != nil:
+				w, err = t.putOp(r.PutRequest.Item, nil, nil, nil)
+			default:
+				w, err = t.keyOp(writeDelete, r.DeleteRequest.Key, nil, nil, nil, nil)
+			}
+			if err != nil {
+				return nil, err
+			}
+			id := t.itemID(w.key)
+			if seen[id] {
+				return nil, validationf("Provided list of item keys contains duplicates")
+			}
+			seen[id] = true
+			g.ops = append(g.ops, w)
+		}
+		groups = append(groups, g)
+	}
+
+	out := &dynamodb.BatchWriteItemOutput{UnprocessedItems: map[string][]types.WriteRequest{}}
+	var usages []*usage
+	for _, g := range groups {
+		skip := db.stats.leaveUnprocessed(faults, g.t.name, len(g.ops))
+		u := &usage{table: g.t.name}
+		g.t.mu.Lock()
+		if g.t.deleted {
+			g.t.mu.Unlock()
+			return nil, resourceNotFound()
+		}
+		for _, w := range g.ops[:len(g.ops)-skip] {
+			o, _ := w.evaluate() // no condition, no update: cannot fail
+			w.apply(o, u)
+		}
+		g.t.mu.Unlock()
+		if skip > 0 {
+			left := make([]types.WriteRequest, 0, skip)
+			for _, r := range g.req[len(g.req)-skip:] {
+				left = append(left, copyWriteRequest(r))
+			}
+			out.UnprocessedItems[g.t.name] = left
+		}
+		usages = append(usages, u)
+	}
+	db.record(usages...)
+	out.ConsumedCapacity = consumedList(in.ReturnConsumedCapacity, usages)
+	return out, nil
+}
+
+func copyWriteRequest(r types.WriteRequest) types.WriteRequest {
+	var c types.WriteRequest
+	if r.PutRequest != nil {
+		c.PutRequest = &types.PutRequest{Item: copyItem(r.PutRequest.Item)}
+	}
+	if r.DeleteRequest != nil {
+		c.DeleteRequest = &types.DeleteRequest{Key: copyItem(r.DeleteRequest.Key)}
+	}
+	return c
+}

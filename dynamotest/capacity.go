@@ -1,0 +1,171 @@
+package dynamotest
+
+import (
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Capacity is the capacity a table and its indexes consumed, in DynamoDB's
+// read and write units.
+type Capacity struct {
+	ReadUnits, WriteUnits float64
+}
+
+// Consumed returns the capacity consumed on the named table and its
+// indexes since New or ResetConsumed, by DynamoDB's rules: the figures an
+// on-demand bill or a provisioned table's metrics would show. It counts
+// every call, whether or not the caller asked for ReturnConsumedCapacity.
+func (db *DB) Consumed(tableName string) Capacity {
+	db.stats.mu.Lock()
+	defer db.stats.mu.Unlock()
+	if c := db.stats.consumed[tableName]; c != nil {
+		return *c
+	}
+	return Capacity{}
+}
+
+// ResetConsumed sets every table's consumed capacity to zero.
+func (db *DB) ResetConsumed() {
+	db.stats.mu.Lock()
+	defer db.stats.mu.Unlock()
+	clear(db.stats.consumed)
+}
+
+const (
+	readUnitBytes  = 4 * 1024
+	writeUnitBytes = 1024
+)
+
+// readUnits is what reading size bytes costs: 4 KB units, rounded up, at
+// least one; half for an eventually consistent read. Query and Scan pass the
+// sum of the items they read, so rounding happens once per request, while
+// GetItem and each BatchGetItem key round on their own.
+func readUnits(size int, consistent bool) float64 {
+	u := float64(max(1, (size+readUnitBytes-1)/readUnitBytes))
+	if !consistent {
+		u /= 2
+	}
+	return u
+}
+
+// writeUnits is what writing an item of size bytes costs: 1 KB units,
+// rounded up, at least one.
+func writeUnits(size int) float64 {
+	return float64(max(1, (size+writeUnitBytes-1)/writeUnitBytes))
+}
+
+// usage accumulates one request's consumption on one table.
+type usage struct {
+	table       string
+	read, write float64
+	indexes     map[string]*Capacity
+}
+
+func (u *usage) index(name string) *Capacity {
+	if u.indexes == nil {
+		u.indexes = make(map[string]*Capacity)
+	}
+	c := u.indexes[name]
+	if c == nil {
+		c = &Capacity{}
+		u.indexes[name] = c
+	}
+	return c
+}
+
+func (u *usage) scale(f float64) {
+	u.read *= f
+	u.write *= f
+	for _, c := range u.indexes {
+		c.ReadUnits *= f
+		c.WriteUnits *= f
+	}
+}
+
+func (u *usage) total() Capacity {
+	c := Capacity{ReadUnits: u.read, WriteUnits: u.write}
+	for _, ic := range u.indexes {
+		c.ReadUnits += ic.ReadUnits
+		c.WriteUnits += ic.WriteUnits
+	}
+	return c
+}
+
+// record adds the request's consumption to the running totals.
+func (db *DB) record(us ...*usage) {
+	db.stats.mu.Lock()
+	defer db.stats.mu.Unlock()
+	for _, u := range us {
+		if u == nil || u.table == "" {
+			continue
+		}
+		t := u.total()
+		c := db.stats.consumed[u.table]
+		if c == nil {
+			c = &Capacity{}
+			db.stats.consumed[u.table] = c
+		}
+		c.ReadUnits += t.ReadUnits
+		c.WriteUnits += t.WriteUnits
+	}
+}
+
+func capacityOf(c Capacity) *types.Capacity {
+	out := &types.Capacity{CapacityUnits: aws.Float64(c.ReadUnits + c.WriteUnits)}
+	if c.ReadUnits > 0 {
+		out.ReadCapacityUnits = aws.Float64(c.ReadUnits)
+	}
+	if c.WriteUnits > 0 {
+		out.WriteCapacityUnits = aws.Float64(c.WriteUnits)
+	}
+	return out
+}
+
+// consumedCapacity renders u as the output's ConsumedCapacity for mode, or
+// nil when the caller did not ask (NONE or unset).
+func (u *usage) consumedCapacity(mode types.ReturnConsumedCapacity) *types.ConsumedCapacity {
+	if u == nil || (mode != types.ReturnConsumedCapacityTotal && mode != types.ReturnConsumedCapacityIndexes) {
+		return nil
+	}
+	t := u.total()
+	out := &types.ConsumedCapacity{
+		TableName:     aws.String(u.table),
+		CapacityUnits: aws.Float64(t.ReadUnits + t.WriteUnits),
+	}
+	if t.ReadUnits > 0 {
+		out.ReadCapacityUnits = aws.Float64(t.ReadUnits)
+	}
+	if t.WriteUnits > 0 {
+		out.WriteCapacityUnits = aws.Float64(t.WriteUnits)
+	}
+	if mode == types.ReturnConsumedCapacityIndexes {
+		out.Table = capacityOf(Capacity{ReadUnits: u.read, WriteUnits: u.write})
+		if len(u.indexes) > 0 {
+			out.GlobalSecondaryIndexes = make(map[string]types.Capacity, len(u.indexes))
+			for name, c := range u.indexes {
+				out.GlobalSecondaryIndexes[name] = *capacityOf(*c)
+			}
+		}
+	}
+	return out
+}
+
+// consumedList renders several tables' usage, for batches and transactions.
+func consumedList(mode types.ReturnConsumedCapacity, us []*usage) []types.ConsumedCapacity {
+	var out []types.ConsumedCapacity
+	for _, u := range us {
+		if c := u.consumedCapacity(mode); c != nil {
+			out = append(out, *c)
+		}
+	}
+	return out
+}
+
+// validConsumedMode checks ReturnConsumedCapacity.
+func validConsumedMode(mode types.ReturnConsumedCapacity) error {
+	switch mode {
+	case "", types.ReturnConsumedCapacityNone, types.ReturnConsumedCapacityTotal, types.ReturnConsumedCapacityIndexes:
+		return nil
+	}
+	return constraint(string(mode), "returnConsumedCapacity", "Member must satisfy enum value set: [INDEXES, TOTAL, NONE]")
+}

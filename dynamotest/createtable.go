@@ -1,0 +1,325 @@
+package dynamotest
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/store"
+)
+
+// DynamoDB's naming rule for tables and indexes.
+var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
+
+const maxGSIs = 20
+
+func checkName(field, name string) error {
+	switch {
+	case len(name) < 3:
+		return constraint(name, field, "Member must have length greater than or equal to 3")
+	case len(name) > 255:
+		return constraint(name, field, "Member must have length less than or equal to 255")
+	case !namePattern.MatchString(name):
+		return constraint(name, field, "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
+	}
+	return nil
+}
+
+// CreateTable creates a table, ACTIVE at once (DynamoDB takes a few seconds
+// in CREATING; waiters see ACTIVE on their first call here).
+func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	name := aws.ToString(in.TableName)
+	if _, err := db.stats.begin("CreateTable", name); err != nil {
+		return nil, err
+	}
+	t, err := db.newTable(in)
+	if err != nil {
+		return nil, err
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	old := *db.tables.Load()
+	if _, exists := old[name]; exists {
+		return nil, &types.ResourceInUseException{Message: aws.String("Table already exists: " + name)}
+	}
+	next := make(map[string]*dbTable, len(old)+1)
+	for k, v := range old {
+		next[k] = v
+	}
+	next[name] = t
+	db.tables.Store(&next)
+	return &dynamodb.CreateTableOutput{TableDescription: t.describe()}, nil
+}
+
+// newTable validates a CreateTable request and builds the empty table.
+func (db *DB) newTable(in *dynamodb.CreateTableInput) (*dbTable, error) {
+	name := aws.ToString(in.TableName)
+	if err := checkName("tableName", name); err != nil {
+		return nil, err
+	}
+	if len(in.LocalSecondaryIndexes) > 0 {
+		return nil, validationf("dynamotest: local secondary indexes are not supported")
+	}
+	defs := make(map[string]types.ScalarAttributeType, len(in.AttributeDefinitions))
+	for _, d := range in.AttributeDefinitions {
+		n := aws.ToString(d.AttributeName)
+		switch d.AttributeType {
+		case types.ScalarAttributeTypeS, types.ScalarAttributeTypeN, types.ScalarAttributeTypeB:
+		default:
+			return nil, constraint(string(d.AttributeType), "attributeDefinitions.member.attributeType", "Member must satisfy enum value set: [B, N, S]")
+		}
+		if _, dup := defs[n]; dup {
+			return nil, invalidParam("Cannot have two attributes with the same name. Attribute name: %s", n)
+		}
+		defs[n] = d.AttributeType
+	}
+	used := map[string]bool{}
+	pk, sk, err := keyAttrs("", in.KeySchema, defs, used)
+	if err != nil {
+		return nil, err
+	}
+
+	billing := in.BillingMode
+	if billing == "" {
+		billing = types.BillingModeProvisioned
+	}
+	var throughput *types.ProvisionedThroughput
+	switch billing {
+	case types.BillingModePayPerRequest:
+		if in.ProvisionedThroughput != nil {
+			return nil, invalidParam("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+		}
+	case types.BillingModeProvisioned:
+		if err := checkThroughput(in.ProvisionedThroughput); err != nil {
+			return nil, err
+		}
+		throughput = in.ProvisionedThroughput
+	default:
+		return nil, constraint(string(billing), "billingMode", "Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]")
+	}
+
+	now := db.now()
+	t := &dbTable{
+		name:       name,
+		arn:        "arn:aws:dynamodb:us-east-1:000000000000:table/" + name,
+		id:         fmt.Sprintf("%08x-0000-4000-8000-%012x", store.Hash(name)>>32, now.UnixNano()&0xffffffffffff),
+		created:    now,
+		billing:    billing,
+		throughput: throughput,
+		attrDefs:   append([]types.AttributeDefinition(nil), in.AttributeDefinitions...),
+		keySchema:  append([]types.KeySchemaElement(nil), in.KeySchema...),
+		pk:         pk,
+		sk:         sk,
+		items:      store.New(compareKeys),
+	}
+
+	if len(in.GlobalSecondaryIndexes) > maxGSIs {
+		return nil, validationf("One or more parameter values were invalid: GlobalSecondaryIndex count exceeds the per-table limit of %d", maxGSIs)
+	}
+	for _, g := range in.GlobalSecondaryIndexes {
+		ix, err := newIndex(t, g, defs, used, billing)
+		if err != nil {
+			return nil, err
+		}
+		if t.index(ix.name) != nil {
+			return nil, invalidParam("Duplicate index name: %s", ix.name)
+		}
+		t.indexes = append(t.indexes, ix)
+	}
+
+	for n := range defs {
+		if !used[n] {
+			return nil, invalidParam("Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions")
+		}
+	}
+	return t, nil
+}
+
+func checkThroughput(p *types.ProvisionedThroughput) error {
+	if p == nil || p.ReadCapacityUnits == nil || p.WriteCapacityUnits == nil {
+		return invalidParam("ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+	}
+	if *p.ReadCapacityUnits < 1 || *p.WriteCapacityUnits < 1 {
+		return constraint(fmt.Sprint(*p.ReadCapacityUnits), "provisionedThroughput.readCapacityUnits", "Member must have value greater than or equal to 1")
+	}
+	return nil
+}
+
+// keyAttrs checks a key schema (HASH, then optionally RANGE, each defined
+// in AttributeDefinitions) and marks its attributes used.
+func keyAttrs(index string, ks []types.KeySchemaElement, defs map[string]types.ScalarAttributeType, used map[string]bool) (pk, sk keyAttr, err error) {
+	where := ""
+	if index != "" {
+		where = " for index " + index
+	}
+	switch {
+	case len(ks) == 0:
+		return pk, sk, constraint("[]", "keySchema", "Member must have length greater than or equal to 1")
+	case len(ks) > 2:
+		return pk, sk, constraint(showKeySchema(ks), "keySchema", "Member must have length less than or equal to 2")
+	}
+	if ks[0].KeyType != types.KeyTypeHash {
+		return pk, sk, validationf("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+	}
+	if len(ks) == 2 {
+		if ks[1].KeyType != types.KeyTypeRange {
+			return pk, sk, validationf("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+		}
+		if aws.ToString(ks[0].AttributeName) == aws.ToString(ks[1].AttributeName) {
+			return pk, sk, validationf("Both the Hash Key and the Range Key element in the KeySchema have the same name")
+		}
+	}
+	for i, e := range ks {
+		n := aws.ToString(e.AttributeName)
+		typ, ok := defs[n]
+		if !ok {
+			return pk, sk, invalidParam("Some index key attributes are not defined in AttributeDefinitions. Keys: [%s], AttributeDefinitions: [%s]%s", keyNames(ks), names(defs), where)
+		}
+		used[n] = true
+		if i == 0 {
+			pk = keyAttr{name: n, typ: typ}
+		} else {
+			sk = keyAttr{name: n, typ: typ}
+		}
+	}
+	return pk, sk, nil
+}
+
+func keyNames(ks []types.KeySchemaElement) string {
+	var out []string
+	for _, e := range ks {
+		out = append(out, aws.ToString(e.AttributeName))
+	}
+	return strings.Join(out, ", ")
+}
+
+func showKeySchema(ks []types.KeySchemaElement) string {
+	var out []string
+	for _, e := range ks {
+		out = append(out, fmt.Sprintf("KeySchemaElement(attributeName=%s, keyType=%s)", aws.ToString(e.AttributeName), e.KeyType))
+	}
+	return "[" + strings.Join(out, ", ") + "]"
+}
+
+func newIndex(t *dbTable, g types.GlobalSecondaryIndex, defs map[string]types.ScalarAttributeType, used map[string]bool, billing types.BillingMode) (*dbIndex, error) {
+	name := aws.ToString(g.IndexName)
+	if err := checkName("globalSecondaryIndexes.member.indexName", name); err != nil {
+		return nil, err
+	}
+	pk, sk, err := keyAttrs(name, g.KeySchema, defs, used)
+	if err != nil {
+		return nil, err
+	}
+	ix := &dbIndex{
+		name:      name,
+		arn:       t.arn + "/index/" + name,
+		pk:        pk,
+		sk:        sk,
+		keySchema: append([]types.KeySchemaElement(nil), g.KeySchema...),
+		items:     store.New(compareKeys),
+	}
+	if g.Projection == nil {
+		return nil, constraint("null", "globalSecondaryIndexes.member.projection", "Member must not be null")
+	}
+	ix.projection = types.Projection{ProjectionType: g.Projection.ProjectionType}
+	switch g.Projection.ProjectionType {
+	case types.ProjectionTypeAll, types.ProjectionTypeKeysOnly:
+		if len(g.Projection.NonKeyAttributes) > 0 {
+			return nil, invalidParam("ProjectionType is %s, but NonKeyAttributes is specified", g.Projection.ProjectionType)
+		}
+	case types.ProjectionTypeInclude:
+		if len(g.Projection.NonKeyAttributes) == 0 {
+			return nil, invalidParam("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
+		}
+		ix.projection.NonKeyAttributes = append([]string(nil), g.Projection.NonKeyAttributes...)
+	default:
+		return nil, invalidParam("Unknown ProjectionType: %s", g.Projection.ProjectionType)
+	}
+	if g.Projection.ProjectionType != types.ProjectionTypeAll {
+		ix.keep = map[string]bool{t.pk.name: true, pk.name: true}
+		if t.sk.name != "" {
+			ix.keep[t.sk.name] = true
+		}
+		if sk.name != "" {
+			ix.keep[sk.name] = true
+		}
+		for _, n := range ix.projection.NonKeyAttributes {
+			ix.keep[n] = true
+		}
+	}
+	switch billing {
+	case types.BillingModePayPerRequest:
+		if g.ProvisionedThroughput != nil {
+			return nil, invalidParam("One or more parameter values were invalid: ProvisionedThroughput should not be specified for index: %s when BillingMode is PAY_PER_REQUEST", name)
+		}
+	default:
+		if err := checkThroughput(g.ProvisionedThroughput); err != nil {
+			return nil, err
+		}
+		ix.throughput = g.ProvisionedThroughput
+	}
+	return ix, nil
+}
+
+// describe renders the table's description. The caller holds no lock; the
+// counts are read under a read lock.
+func (t *dbTable) describe() *types.TableDescription {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.describeLocked(types.TableStatusActive)
+}
+
+func (t *dbTable) describeLocked(status types.TableStatus) *types.TableDescription {
+	d := &types.TableDescription{
+		TableName:            aws.String(t.name),
+		TableArn:             aws.String(t.arn),
+		TableId:              aws.String(t.id),
+		TableStatus:          status,
+		CreationDateTime:     aws.Time(t.created),
+		AttributeDefinitions: append([]types.AttributeDefinition(nil), t.attrDefs...),
+		KeySchema:            append([]types.KeySchemaElement(nil), t.keySchema...),
+		ItemCount:            aws.Int64(int64(t.items.Len())),
+		TableSizeBytes:       aws.Int64(t.items.Bytes()),
+		ProvisionedThroughput: describeThroughput(t.throughput),
+		BillingModeSummary: &types.BillingModeSummary{
+			BillingMode: t.billing,
+		},
+		DeletionProtectionEnabled: aws.Bool(false),
+	}
+	if t.billing == types.BillingModePayPerRequest {
+		d.BillingModeSummary.LastUpdateToPayPerRequestDateTime = aws.Time(t.created)
+	}
+	for _, ix := range t.indexes {
+		p := ix.projection
+		p.NonKeyAttributes = append([]string(nil), p.NonKeyAttributes...)
+		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
+			IndexName:             aws.String(ix.name),
+			IndexArn:              aws.String(ix.arn),
+			IndexStatus:           types.IndexStatusActive,
+			KeySchema:             append([]types.KeySchemaElement(nil), ix.keySchema...),
+			Projection:            &p,
+			ItemCount:             aws.Int64(int64(ix.items.Len())),
+			IndexSizeBytes:        aws.Int64(ix.items.Bytes()),
+			ProvisionedThroughput: describeThroughput(ix.throughput),
+		})
+	}
+	return d
+}
+
+func describeThroughput(p *types.ProvisionedThroughput) *types.ProvisionedThroughputDescription {
+	d := &types.ProvisionedThroughputDescription{
+		ReadCapacityUnits:      aws.Int64(0),
+		WriteCapacityUnits:     aws.Int64(0),
+		NumberOfDecreasesToday: aws.Int64(0),
+	}
+	if p != nil {
+		d.ReadCapacityUnits = aws.Int64(aws.ToInt64(p.ReadCapacityUnits))
+		d.WriteCapacityUnits = aws.Int64(aws.ToInt64(p.WriteCapacityUnits))
+	}
+	return d
+}

@@ -1,0 +1,144 @@
+package dynamotest
+
+import (
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// Options configure a DB.
+type Options struct {
+	// Clock is the fake's time source; nil means the wall clock. Advance and
+	// SetTime move the fake's time relative to it. TTL expiry, table creation
+	// times and transaction idempotency windows all read this time.
+	Clock func() time.Time
+}
+
+// DB is an in-memory DynamoDB. It satisfies table.API, so a store built on
+// tablekit runs against it unchanged. The zero value is not usable; call New.
+// A DB is safe for concurrent use, and each operation is atomic.
+type DB struct {
+	clock func() time.Time
+
+	// tables is replaced, never modified, under mu: readers load it without
+	// locking, which keeps the table lookup off the hot path's lock.
+	tables atomic.Pointer[map[string]*dbTable]
+	mu     sync.Mutex // serialises CreateTable, DeleteTable and clock moves
+
+	offset atomic.Int64 // nanoseconds added to clock by Advance and SetTime
+
+	stats stats
+
+	tokensMu sync.Mutex
+	tokens   map[string]*txToken
+}
+
+var _ table.API = (*DB)(nil)
+
+// New returns an empty in-memory DynamoDB.
+func New(opts ...func(*Options)) *DB {
+	var o Options
+	for _, fn := range opts {
+		fn(&o)
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	db := &DB{clock: o.Clock, tokens: make(map[string]*txToken)}
+	empty := map[string]*dbTable{}
+	db.tables.Store(&empty)
+	db.stats.init()
+	return db
+}
+
+// now is the fake's current time.
+func (db *DB) now() time.Time {
+	return db.clock().Add(time.Duration(db.offset.Load()))
+}
+
+// Now returns the fake's current time: its clock plus every Advance.
+func (db *DB) Now() time.Time { return db.now() }
+
+// Advance moves the fake's clock forward by d and then deletes every item
+// whose TTL has passed, as DynamoDB's background sweeper would. Until the
+// clock moves, expired items stay visible, as they do in DynamoDB until the
+// sweeper reaches them.
+func (db *DB) Advance(d time.Duration) {
+	db.mu.Lock()
+	db.offset.Add(int64(d))
+	db.mu.Unlock()
+	db.sweepExpired()
+}
+
+// SetTime sets the fake's clock to t and then deletes every item whose TTL
+// has passed.
+func (db *DB) SetTime(t time.Time) {
+	db.mu.Lock()
+	db.offset.Store(int64(t.Sub(db.clock())))
+	db.mu.Unlock()
+	db.sweepExpired()
+}
+
+// table returns the named table or nil.
+func (db *DB) table(name string) *dbTable {
+	return (*db.tables.Load())[name]
+}
+
+// tableNames returns every table's name in order.
+func (db *DB) tableNames() []string {
+	m := *db.tables.Load()
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// lockTables write-locks every named table in name order, so two
+// transactions over the same tables can never deadlock. It returns the
+// tables by name and the function that unlocks them. A missing table is
+// absent from the map.
+func (db *DB) lockTables(names []string, write bool) (map[string]*dbTable, func()) {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	tables := make(map[string]*dbTable, len(sorted))
+	var locked []*dbTable
+	for i, n := range sorted {
+		if i > 0 && sorted[i-1] == n {
+			continue
+		}
+		t := db.table(n)
+		if t == nil {
+			continue
+		}
+		if write {
+			t.mu.Lock()
+		} else {
+			t.mu.RLock()
+		}
+		if t.deleted {
+			// DeleteTable won the race: the table is gone.
+			if write {
+				t.mu.Unlock()
+			} else {
+				t.mu.RUnlock()
+			}
+			continue
+		}
+		tables[n] = t
+		locked = append(locked, t)
+	}
+	return tables, func() {
+		for i := len(locked) - 1; i >= 0; i-- {
+			if write {
+				locked[i].mu.Unlock()
+			} else {
+				locked[i].mu.RUnlock()
+			}
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package dynamotest
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// DeleteItem deletes an item by its key, if its ConditionExpression holds.
+// Deleting a missing item succeeds and costs one write unit, as in DynamoDB.
+func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	name := aws.ToString(in.TableName)
+	if _, err := db.stats.begin("DeleteItem", name); err != nil {
+		return nil, err
+	}
+	t := db.table(name)
+	if t == nil {
+		return nil, resourceNotFound()
+	}
+	switch in.ReturnValues {
+	case "", types.ReturnValueNone, types.ReturnValueAllOld:
+	default:
+		return nil, validationf("ReturnValues can only be ALL_OLD or NONE")
+	}
+	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	if err := checkOnFailureMode(in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+	if err := legacyWrite(in.Expected, in.ConditionalOperator); err != nil {
+		return nil, err
+	}
+	w, err := t.keyOp(writeDelete, in.Key, in.ConditionExpression, nil, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	if err != nil {
+		return nil, err
+	}
+
+	u := &usage{table: name}
+	t.mu.Lock()
+	if t.deleted {
+		t.mu.Unlock()
+		return nil, resourceNotFound()
+	}
+	o, err := w.evaluate()
+	if err == nil && !o.failed {
+		w.apply(o, u)
+	}
+	t.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if o.failed {
+		u.write = failedCost(o)
+		db.record(u)
+		return nil, conditionFailed(returnedOnFailure(in.ReturnValuesOnConditionCheckFailure, o))
+	}
+	db.record(u)
+	return &dynamodb.DeleteItemOutput{
+		Attributes:       returnValues(in.ReturnValues, o, nil),
+		ConsumedCapacity: u.consumedCapacity(in.ReturnConsumedCapacity),
+	}, nil
+}
+
+// keyOp validates and compiles a write addressed by key: an update, a
+// delete or a condition check.
+func (t *dbTable) keyOp(kind writeKind, key map[string]types.AttributeValue, cond, upd *string, names map[string]string, values map[string]types.AttributeValue) (*writeOp, error) {
+	if err := t.checkKey(key); err != nil {
+		return nil, err
+	}
+	w := &writeOp{t: t, kind: kind, key: ownKey(key)}
+	if cond == nil && upd == nil && names == nil && values == nil {
+		return w, nil
+	}
+	x, err := newExprs(names, values)
+	if err != nil {
+		return nil, err
+	}
+	if w.upd, err = x.update(upd); err != nil {
+		return nil, err
+	}
+	if w.cond, err = x.condition(cond); err != nil {
+		return nil, err
+	}
+	if err := x.done(); err != nil {
+		return nil, err
+	}
+	for _, n := range w.upd.names() {
+		if t.isKeyAttr(n) {
+			return nil, invalidParam("Cannot update attribute %s. This attribute is part of the key", n)
+		}
+	}
+	return w, nil
+}

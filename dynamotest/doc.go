@@ -1,0 +1,34 @@
+// Package dynamotest is an in-memory DynamoDB for tests and local
+// development. New returns a *DB that satisfies table.API, the subset of
+// *dynamodb.Client tablekit uses, so code written against the real client
+// runs against it unchanged:
+//
+//	db := dynamotest.New()
+//	store := journey.NewStore(db, blobs)
+//
+// It behaves like DynamoDB where tests can notice: numbers sort as numbers
+// and strings and binaries by bytes; items are limited to 400 KB as
+// DynamoDB measures them; a Query or Scan page stops at 1 MB or Limit and
+// returns a LastEvaluatedKey (carrying the index keys when reading an
+// index); global secondary indexes are sparse, projected (ALL, KEYS_ONLY,
+// INCLUDE) and kept in step with every write; batches hold at most 25
+// writes or 100 keys, transactions 100 actions on distinct items, with
+// cancellation reasons per action and ClientRequestToken idempotency; TTL
+// deletes expired items when the fake's clock moves; errors are the SDK's
+// own types (*types.ConditionalCheckFailedException,
+// *types.TransactionCanceledException, *types.ResourceNotFoundException, and
+// a *smithy.GenericAPIError with code ValidationException) with DynamoDB's
+// messages.
+//
+// Storage is a tree per partition, so GetItem and Query cost O(log n +
+// items returned) however large the table grows. Each operation is atomic
+// and a DB is safe for concurrent use. Items returned are copies the caller
+// may modify.
+//
+// Beyond DynamoDB Local, a DB reports the capacity each call consumed by
+// DynamoDB's rules (ReturnConsumedCapacity TOTAL or INDEXES, and running
+// totals per table from Consumed), counts calls per operation and table
+// (Calls, CallsFor), and injects faults (Inject with Throttle, FailNth or
+// UnprocessedFraction) so that retry paths can be tested. Its clock is
+// injectable (Options.Clock) and movable (Advance, SetTime).
+package dynamotest

@@ -1,0 +1,171 @@
+//go:build dynamotest_expr
+
+package dynamotest
+
+import (
+	"errors"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/attr"
+	"github.com/tablekit/tablekit/dynamotest/internal/expr"
+)
+
+// Every condition, update, projection, filter and key condition the fake
+// evaluates goes through this file: one request's placeholders are bound
+// once (newExprs), each expression is compiled by internal/expr, and
+// expr's errors become ValidationExceptions with DynamoDB's wording.
+
+type exprs struct {
+	env    *expr.Env
+	names  map[string]string
+	values map[string]types.AttributeValue
+	used   bool
+}
+
+// newExprs binds a request's ExpressionAttributeNames and Values. The
+// values are validated and copied with numbers in canonical form, so an
+// update that stores one stores the fake's own copy.
+func newExprs(names map[string]string, values map[string]types.AttributeValue) (*exprs, error) {
+	own, err := ownValues(values)
+	if err != nil {
+		return nil, err
+	}
+	return &exprs{env: expr.NewEnv(names, own), names: names, values: own}, nil
+}
+
+func exprError(err error) error {
+	var ee *expr.Error
+	if errors.As(err, &ee) {
+		return validationf("%s", ee.Message)
+	}
+	var ae *attr.Error
+	if errors.As(err, &ae) {
+		return validationf("%s", ae.Message)
+	}
+	return validationf("%s", err.Error())
+}
+
+// done reports placeholders that no expression used, as DynamoDB does.
+func (x *exprs) done() error {
+	if !x.used {
+		return unusedWithoutExpressions(x.names, x.values)
+	}
+	if err := x.env.CheckUnused(); err != nil {
+		return exprError(err)
+	}
+	return nil
+}
+
+type condition struct{ c *expr.Condition }
+
+// condition compiles a ConditionExpression or FilterExpression; nil s
+// gives a nil condition, which every item satisfies.
+func (x *exprs) condition(s *string) (*condition, error) {
+	if s == nil {
+		return nil, nil
+	}
+	x.used = true
+	c, err := x.env.Condition(*s)
+	if err != nil {
+		return nil, exprError(err)
+	}
+	return &condition{c}, nil
+}
+
+func (c *condition) eval(item map[string]types.AttributeValue) (bool, error) {
+	if c == nil {
+		return true, nil
+	}
+	ok, err := c.c.Eval(item)
+	if err != nil {
+		return false, exprError(err)
+	}
+	return ok, nil
+}
+
+type update struct{ u *expr.Update }
+
+func (x *exprs) update(s *string) (*update, error) {
+	if s == nil {
+		return nil, nil
+	}
+	x.used = true
+	u, err := x.env.Update(*s)
+	if err != nil {
+		return nil, exprError(err)
+	}
+	return &update{u}, nil
+}
+
+// apply returns the updated item as a new map; item is untouched.
+func (u *update) apply(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	if u == nil {
+		return item, nil
+	}
+	out, err := u.u.Apply(item)
+	if err != nil {
+		return nil, exprError(err)
+	}
+	return out, nil
+}
+
+// names lists the top-level attributes the update sets or removes.
+func (u *update) names() []string {
+	if u == nil {
+		return nil
+	}
+	return u.u.TopLevelNames()
+}
+
+type projection struct{ p *expr.Projection }
+
+func (x *exprs) projection(s *string) (*projection, error) {
+	if s == nil {
+		return nil, nil
+	}
+	x.used = true
+	p, err := x.env.Projection(*s)
+	if err != nil {
+		return nil, exprError(err)
+	}
+	return &projection{p}, nil
+}
+
+// apply returns the projected attributes of a stored item as the caller's
+// own copy; a nil projection copies the whole item.
+func (p *projection) apply(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	if p == nil {
+		return attr.CopyItem(item)
+	}
+	return attr.CopyItem(p.p.Apply(item))
+}
+
+func (x *exprs) keyCondition(s string, hashKey, rangeKey string) (*keyCond, error) {
+	x.used = true
+	kc, err := x.env.KeyCondition(s, hashKey, rangeKey)
+	if err != nil {
+		return nil, exprError(err)
+	}
+	out := &keyCond{hashName: hashKey, rangeName: rangeKey, hash: kc.Hash}
+	if kc.Range != nil {
+		out.values = kc.Range.Values
+		switch kc.Range.Op {
+		case expr.EQ:
+			out.op = rangeEQ
+		case expr.LT:
+			out.op = rangeLT
+		case expr.LE:
+			out.op = rangeLE
+		case expr.GT:
+			out.op = rangeGT
+		case expr.GE:
+			out.op = rangeGE
+		case expr.Between:
+			out.op = rangeBetween
+		case expr.BeginsWith:
+			out.op = rangeBeginsWith
+		}
+	}
+	return out, nil
+}

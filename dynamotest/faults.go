@@ -1,0 +1,221 @@
+package dynamotest
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+)
+
+// Fault makes the fake fail calls on purpose, so that a caller's retry and
+// backoff paths run in tests. Build one with Throttle, FailNth or
+// UnprocessedFraction, or fill in the fields; hand it to (*DB).Inject.
+type Fault struct {
+	// Op is the operation's name as in DynamoDB's API ("GetItem",
+	// "BatchWriteItem"); "" matches every operation.
+	Op string
+	// Table restricts the fault to calls touching this table; "" matches
+	// any. For batch operations it also restricts Unprocessed to this
+	// table's items.
+	Table string
+	// Nth is the first matching call (counted from Inject, starting at 1)
+	// that the fault hits; 0 means the next one.
+	Nth int
+	// Times is how many matching calls the fault hits from the Nth on;
+	// 0 means every one until ClearFaults.
+	Times int
+	// Err is returned instead of performing the call. Nil with Unprocessed
+	// zero means throttling (ProvisionedThroughputExceededException).
+	Err error
+	// Unprocessed, between 0 and 1, makes BatchGetItem and BatchWriteItem
+	// succeed but hand back this fraction of their items as UnprocessedKeys
+	// or UnprocessedItems (the last items of the request), as DynamoDB does
+	// under load. Over many calls exactly this fraction is left, and a call
+	// with a fraction below 1 always makes progress over a retry loop.
+	Unprocessed float64
+}
+
+// Throttle makes the next times calls of op fail with
+// *types.ProvisionedThroughputExceededException, as DynamoDB does when a
+// table or partition is over its capacity. times < 1 throttles every call
+// until ClearFaults.
+func Throttle(op string, times int) Fault {
+	if times < 1 {
+		times = 0
+	}
+	return Fault{Op: op, Times: times, Err: throttled()}
+}
+
+// FailNth makes the nth call of op from now on (1 = the next) fail with err,
+// once.
+func FailNth(op string, n int, err error) Fault {
+	return Fault{Op: op, Nth: n, Times: 1, Err: err}
+}
+
+// UnprocessedFraction makes every BatchGetItem or BatchWriteItem call (op)
+// leave fraction of its items unprocessed until ClearFaults.
+func UnprocessedFraction(op string, fraction float64) Fault {
+	return Fault{Op: op, Unprocessed: fraction}
+}
+
+type faultState struct {
+	Fault
+	seen, fired int
+	carry       float64 // fractional unprocessed items owed to later calls
+}
+
+func (f *faultState) matches(op string, tables []string) bool {
+	if f.Op != "" && f.Op != op {
+		return false
+	}
+	if f.Unprocessed > 0 && op != "BatchGetItem" && op != "BatchWriteItem" {
+		return false
+	}
+	if f.Table == "" {
+		return true
+	}
+	for _, t := range tables {
+		if t == f.Table {
+			return true
+		}
+	}
+	return false
+}
+
+// hit counts a matching call and reports whether the fault applies to it.
+func (f *faultState) hit() bool {
+	f.seen++
+	if f.seen < max(f.Nth, 1) {
+		return false
+	}
+	if f.Times > 0 && f.fired >= f.Times {
+		return false
+	}
+	f.fired++
+	return true
+}
+
+// stats holds the call counters, consumed capacity totals and injected
+// faults. Its lock is never held while a table lock is being acquired.
+type stats struct {
+	mu          sync.Mutex
+	calls       map[string]int
+	callsTable  map[[2]string]int
+	consumed    map[string]*Capacity
+	faults      []*faultState
+	faultsArmed atomic.Bool
+}
+
+func (s *stats) init() {
+	s.calls = make(map[string]int)
+	s.callsTable = make(map[[2]string]int)
+	s.consumed = make(map[string]*Capacity)
+}
+
+// begin counts a call of op touching tables and decides which faults hit
+// it: the error to fail it with, and the unprocessed-item faults that apply.
+func (s *stats) begin(op string, tables ...string) (unprocessed []*faultState, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls[op]++
+	for i, t := range tables {
+		if dup(tables[:i], t) {
+			continue
+		}
+		s.callsTable[[2]string{op, t}]++
+	}
+	if !s.faultsArmed.Load() {
+		return nil, nil
+	}
+	for _, f := range s.faults {
+		if !f.matches(op, tables) || !f.hit() {
+			continue
+		}
+		if f.Unprocessed > 0 {
+			unprocessed = append(unprocessed, f)
+			continue
+		}
+		if err == nil {
+			err = f.Err
+			if err == nil {
+				err = throttled()
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return unprocessed, nil
+}
+
+func dup(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// leaveUnprocessed returns how many of n items of tableName the faults
+// leave unprocessed in this call.
+func (s *stats) leaveUnprocessed(faults []*faultState, tableName string, n int) int {
+	if len(faults) == 0 || n == 0 {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := 0
+	for _, f := range faults {
+		if f.Table != "" && f.Table != tableName {
+			continue
+		}
+		frac := math.Min(f.Unprocessed, 1)
+		f.carry += float64(n) * frac
+		owed := int(math.Floor(f.carry + 1e-9))
+		f.carry -= float64(owed)
+		k = max(k, owed)
+	}
+	return min(k, n)
+}
+
+// Inject arms a fault. Faults stay armed until they have hit Times calls
+// or ClearFaults is called; several faults may be armed at once, and the
+// first armed error fault that hits a call decides its error.
+func (db *DB) Inject(f Fault) {
+	db.stats.mu.Lock()
+	defer db.stats.mu.Unlock()
+	db.stats.faults = append(db.stats.faults, &faultState{Fault: f})
+	db.stats.faultsArmed.Store(true)
+}
+
+// ClearFaults disarms every injected fault.
+func (db *DB) ClearFaults() {
+	db.stats.mu.Lock()
+	defer db.stats.mu.Unlock()
+	db.stats.faults = nil
+	db.stats.faultsArmed.Store(false)
+}
+
+// Calls returns how many times op ("GetItem", "Query", ...) was called,
+// successful or not, since New or ResetCalls.
+func (db *DB) Calls(op string) int {
+	db.stats.mu.Lock()
+	defer db.stats.mu.Unlock()
+	return db.stats.calls[op]
+}
+
+// CallsFor returns how many calls of op touched the named table. A batch or
+// transaction over several tables counts once for each.
+func (db *DB) CallsFor(op, tableName string) int {
+	db.stats.mu.Lock()
+	defer db.stats.mu.Unlock()
+	return db.stats.callsTable[[2]string{op, tableName}]
+}
+
+// ResetCalls sets every call counter to zero.
+func (db *DB) ResetCalls() {
+	db.stats.mu.Lock()
+	defer db.stats.mu.Unlock()
+	clear(db.stats.calls)
+	clear(db.stats.callsTable)
+}

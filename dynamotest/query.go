@@ -1,0 +1,162 @@
+package dynamotest
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/store"
+)
+
+// Query reads one partition of a table or index, in sort key order, from
+// the start of the key condition's range or just after ExclusiveStartKey.
+// It costs O(log n + items read): the tree is entered at the range's edge
+// and left at the first entry outside it.
+func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	name := aws.ToString(in.TableName)
+	if _, err := db.stats.begin("Query", name); err != nil {
+		return nil, err
+	}
+	t := db.table(name)
+	if t == nil {
+		return nil, resourceNotFound()
+	}
+	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	limit, err := checkLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	var ix *dbIndex
+	hash, rng := t.pk, t.sk
+	if in.IndexName != nil {
+		if ix = t.index(*in.IndexName); ix == nil {
+			return nil, validationf("The table does not have the specified index: %s", *in.IndexName)
+		}
+		if aws.ToBool(in.ConsistentRead) {
+			return nil, validationf("Consistent reads are not supported on global secondary indexes")
+		}
+		hash, rng = ix.pk, ix.sk
+	}
+	if err := checkSelect(in.Select, ix, in.ProjectionExpression != nil, in.AttributesToGet != nil); err != nil {
+		return nil, err
+	}
+	if len(in.QueryFilter) > 0 || in.ConditionalOperator != "" {
+		return nil, validationf("dynamotest: QueryFilter and ConditionalOperator are not supported; use FilterExpression")
+	}
+	switch {
+	case in.KeyConditionExpression != nil && in.KeyConditions != nil:
+		return nil, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {KeyConditions} Expression parameters: {KeyConditionExpression}")
+	case in.KeyConditionExpression == nil && in.KeyConditions == nil:
+		return nil, validationf("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+	case in.AttributesToGet != nil && (in.ProjectionExpression != nil || in.KeyConditionExpression != nil || in.FilterExpression != nil):
+		return nil, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {KeyConditionExpression}")
+	}
+
+	x, err := newExprs(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	if err != nil {
+		return nil, err
+	}
+	var kc *keyCond
+	if in.KeyConditionExpression != nil {
+		kc, err = x.keyCondition(*in.KeyConditionExpression, hash.name, rng.name)
+	} else {
+		kc, err = legacyKeyConditions(in.KeyConditions, hash.name, rng.name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := kc.check(hash, rng); err != nil {
+		return nil, err
+	}
+	filter, err := x.condition(in.FilterExpression)
+	if err != nil {
+		return nil, err
+	}
+	sel := selection{count: in.Select == "COUNT"}
+	if in.AttributesToGet != nil {
+		sel.proj = &readProj{attrs: in.AttributesToGet}
+	} else if in.ProjectionExpression != nil {
+		p, err := x.projection(in.ProjectionExpression)
+		if err != nil {
+			return nil, err
+		}
+		sel.proj = &readProj{p: p}
+	}
+	if err := x.done(); err != nil {
+		return nil, err
+	}
+	start, err := t.checkStartKey(in.ExclusiveStartKey, ix)
+	if err != nil {
+		return nil, err
+	}
+	if start != nil {
+		if compareKeys(start.pk, kc.hash) != 0 {
+			return nil, validationf("The provided starting key is outside query boundaries based on provided conditions")
+		}
+		if !kc.matches(start.probe.Sort) {
+			return nil, validationf("The provided starting key does not match the range key predicate")
+		}
+	}
+	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
+	consistent := aws.ToBool(in.ConsistentRead)
+
+	p := &page{limit: limit}
+	t.mu.RLock()
+	if t.deleted {
+		t.mu.RUnlock()
+		return nil, resourceNotFound()
+	}
+	col := t.items
+	if ix != nil {
+		col = ix.items
+	}
+	if part := col.Partition(keyString(kc.hash)); part != nil {
+		walkRange(col, part, kc, start, forward, p)
+	}
+	t.mu.RUnlock()
+
+	items, count, err := finish(p, filter, sel)
+	if err != nil {
+		return nil, err
+	}
+	out := &dynamodb.QueryOutput{Items: items, Count: int32(count), ScannedCount: int32(len(p.entries))}
+	if p.full {
+		out.LastEvaluatedKey = t.lastKey(p.entries[len(p.entries)-1], ix)
+	}
+	u := &usage{table: name}
+	units := readUnits(p.bytes, consistent)
+	if ix != nil {
+		u.index(ix.name).ReadUnits = units
+	} else {
+		u.read = units
+	}
+	db.record(u)
+	out.ConsumedCapacity = u.consumedCapacity(in.ReturnConsumedCapacity)
+	return out, nil
+}
+
+// walkRange feeds p the partition's entries inside the key condition's
+// range, in the requested direction, starting after start when given.
+func walkRange(col *store.Collection, part *store.Partition, kc *keyCond, start *startKey, forward bool, p *page) {
+	from := kc.start(forward)
+	if start != nil {
+		from = start.probe
+	}
+	visit := func(e *store.Entry) bool {
+		if start != nil && col.Compare(e, start.probe) == 0 {
+			return true // ExclusiveStartKey itself is not returned
+		}
+		if !kc.matches(e.Sort) {
+			return false
+		}
+		return p.add(e)
+	}
+	if forward {
+		part.Ascend(from, visit)
+	} else {
+		part.Descend(from, visit)
+	}
+}

@@ -1,0 +1,191 @@
+package dynamotest
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/store"
+)
+
+// maxPageBytes is DynamoDB's limit on the data one Query or Scan reads
+// before it stops and returns a LastEvaluatedKey.
+const maxPageBytes = 1024 * 1024
+
+// page collects the entries one Query or Scan evaluates. It runs under the
+// table's read lock and does nothing but collect: filtering and copying
+// happen after the lock is released (stored items are immutable).
+type page struct {
+	limit   int // 0: no Limit
+	entries []*store.Entry
+	bytes   int
+	full    bool // stopped by Limit or the 1 MB limit
+}
+
+// add takes one more entry and reports whether the page can take another.
+func (p *page) add(e *store.Entry) bool {
+	p.entries = append(p.entries, e)
+	p.bytes += e.Size
+	if (p.limit > 0 && len(p.entries) >= p.limit) || p.bytes >= maxPageBytes {
+		p.full = true
+		return false
+	}
+	return true
+}
+
+// selection is a read's Select with its projection.
+type selection struct {
+	count bool
+	proj  *readProj
+}
+
+// checkSelect applies DynamoDB's rules on Select, ProjectionExpression and
+// AttributesToGet.
+func checkSelect(sel types.Select, ix *dbIndex, hasProjection bool, hasAttributesToGet bool) error {
+	what := "ProjectionExpression"
+	if hasAttributesToGet {
+		what = "AttributesToGet"
+	}
+	proj := hasProjection || hasAttributesToGet
+	switch sel {
+	case "":
+	case types.SelectAllAttributes:
+		if proj {
+			return validationf("Cannot specify the %s when choosing to get ALL_ATTRIBUTES", what)
+		}
+		if ix != nil && ix.keep != nil {
+			return invalidParam("Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", ix.name)
+		}
+	case types.SelectAllProjectedAttributes:
+		if proj {
+			return validationf("Cannot specify the %s when choosing to get ALL_PROJECTED_ATTRIBUTES", what)
+		}
+		if ix == nil {
+			return validationf("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
+		}
+	case types.SelectCount:
+		if proj {
+			return validationf("Cannot specify the %s when choosing to get only the Count", what)
+		}
+	case types.SelectSpecificAttributes:
+		if !proj {
+			return validationf("Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
+		}
+	default:
+		return constraint(string(sel), "select", "Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]")
+	}
+	return nil
+}
+
+func checkLimit(limit *int32) (int, error) {
+	if limit == nil {
+		return 0, nil
+	}
+	if *limit < 1 {
+		return 0, constraint(fmt.Sprint(*limit), "limit", "Member must have value greater than or equal to 1")
+	}
+	return int(*limit), nil
+}
+
+// startKey is a validated ExclusiveStartKey: its partition and the probe at
+// the entry it names.
+type startKey struct {
+	pk    types.AttributeValue
+	id    string
+	probe *store.Entry
+}
+
+var errStartKey = validationf("The provided starting key is invalid: The provided key element does not match the schema")
+
+// checkStartKey validates an ExclusiveStartKey: the table's key attributes,
+// plus the index's when reading an index, of their declared types.
+func (t *dbTable) checkStartKey(esk map[string]types.AttributeValue, ix *dbIndex) (*startKey, error) {
+	if esk == nil {
+		return nil, nil
+	}
+	want := []keyAttr{t.pk}
+	if t.sk.name != "" {
+		want = append(want, t.sk)
+	}
+	if ix != nil {
+		for _, k := range []keyAttr{ix.pk, ix.sk} {
+			if k.name != "" && !t.isKeyAttr(k.name) {
+				want = append(want, k)
+			}
+		}
+	}
+	if len(esk) != len(want) {
+		return nil, validationf("The provided starting key is invalid")
+	}
+	for _, k := range want {
+		v, ok := esk[k.name]
+		if !ok {
+			return nil, validationf("The provided starting key is invalid")
+		}
+		if !hasType(v, k.typ) {
+			return nil, errStartKey
+		}
+		if err := checkKeyValue(k.name, v, k.typ, k == t.sk); err != nil {
+			return nil, validationf("The provided starting key is invalid: %s", errorMessage(err))
+		}
+	}
+	own := ownKey(esk)
+	s := &startKey{}
+	if ix == nil {
+		var probe *store.Entry
+		s.pk, s.id, probe = t.keyOf(own)
+		s.probe = probe
+		return s, nil
+	}
+	s.pk = own[ix.pk.name]
+	s.id, s.probe = t.indexProbe(ix, own)
+	return s, nil
+}
+
+// indexProbe is the position in ix of the item with key attributes key.
+func (t *dbTable) indexProbe(ix *dbIndex, key map[string]types.AttributeValue) (string, *store.Entry) {
+	e := &store.Entry{TablePK: key[t.pk.name]}
+	if t.sk.name != "" {
+		e.TableSK = key[t.sk.name]
+	}
+	if ix.sk.name != "" {
+		e.Sort = key[ix.sk.name]
+	}
+	return keyString(key[ix.pk.name]), e
+}
+
+// lastKey is the LastEvaluatedKey for an entry: the table's key attributes,
+// and the index's when reading an index.
+func (t *dbTable) lastKey(e *store.Entry, ix *dbIndex) map[string]types.AttributeValue {
+	k := t.keyItem(e.Item)
+	if ix != nil {
+		k[ix.pk.name] = copyValue(e.Item[ix.pk.name])
+		if ix.sk.name != "" {
+			k[ix.sk.name] = copyValue(e.Item[ix.sk.name])
+		}
+	}
+	return k
+}
+
+// finish filters and projects a page's entries outside the lock and fills
+// in the counts: ScannedCount counts every entry read, Count those the
+// filter kept.
+func finish(p *page, filter *condition, sel selection) (items []map[string]types.AttributeValue, count int, err error) {
+	if !sel.count {
+		items = make([]map[string]types.AttributeValue, 0, len(p.entries))
+	}
+	for _, e := range p.entries {
+		ok, err := filter.eval(e.Item)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !ok {
+			continue
+		}
+		count++
+		if !sel.count {
+			items = append(items, sel.proj.apply(e.Item))
+		}
+	}
+	return items, count, nil
+}

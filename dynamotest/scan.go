@@ -1,0 +1,168 @@
+package dynamotest
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/store"
+)
+
+const maxTotalSegments = 1000000
+
+// Scan reads a whole table or index, partition by partition in hash order,
+// as DynamoDB does. A parallel scan's segment is a contiguous range of
+// partition hashes, so segments never overlap and together cover every
+// item.
+func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	name := aws.ToString(in.TableName)
+	if _, err := db.stats.begin("Scan", name); err != nil {
+		return nil, err
+	}
+	t := db.table(name)
+	if t == nil {
+		return nil, resourceNotFound()
+	}
+	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	limit, err := checkLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	segment, total, err := checkSegments(in.Segment, in.TotalSegments)
+	if err != nil {
+		return nil, err
+	}
+	var ix *dbIndex
+	if in.IndexName != nil {
+		if ix = t.index(*in.IndexName); ix == nil {
+			return nil, validationf("The table does not have the specified index: %s", *in.IndexName)
+		}
+		if aws.ToBool(in.ConsistentRead) {
+			return nil, validationf("Consistent reads are not supported on global secondary indexes")
+		}
+	}
+	if err := checkSelect(in.Select, ix, in.ProjectionExpression != nil, in.AttributesToGet != nil); err != nil {
+		return nil, err
+	}
+	if len(in.ScanFilter) > 0 || in.ConditionalOperator != "" {
+		return nil, validationf("dynamotest: ScanFilter and ConditionalOperator are not supported; use FilterExpression")
+	}
+	if in.AttributesToGet != nil && (in.ProjectionExpression != nil || in.FilterExpression != nil) {
+		return nil, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")
+	}
+	x, err := newExprs(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := x.condition(in.FilterExpression)
+	if err != nil {
+		return nil, err
+	}
+	sel := selection{count: in.Select == "COUNT"}
+	if in.AttributesToGet != nil {
+		sel.proj = &readProj{attrs: in.AttributesToGet}
+	} else if in.ProjectionExpression != nil {
+		p, err := x.projection(in.ProjectionExpression)
+		if err != nil {
+			return nil, err
+		}
+		sel.proj = &readProj{p: p}
+	}
+	if err := x.done(); err != nil {
+		return nil, err
+	}
+	start, err := t.checkStartKey(in.ExclusiveStartKey, ix)
+	if err != nil {
+		return nil, err
+	}
+	if start != nil && total > 1 && store.Segment(store.Hash(start.id), total) != segment {
+		return nil, validationf("The provided starting key is invalid: The provided Exclusive start key does not map to the provided Segment")
+	}
+	consistent := aws.ToBool(in.ConsistentRead)
+
+	p := &page{limit: limit}
+	t.mu.RLock()
+	if t.deleted {
+		t.mu.RUnlock()
+		return nil, resourceNotFound()
+	}
+	col := t.items
+	if ix != nil {
+		col = ix.items
+	}
+	scanSegment(col, segment, total, start, p)
+	t.mu.RUnlock()
+
+	items, count, err := finish(p, filter, sel)
+	if err != nil {
+		return nil, err
+	}
+	out := &dynamodb.ScanOutput{Items: items, Count: int32(count), ScannedCount: int32(len(p.entries))}
+	if p.full {
+		out.LastEvaluatedKey = t.lastKey(p.entries[len(p.entries)-1], ix)
+	}
+	u := &usage{table: name}
+	units := readUnits(p.bytes, consistent)
+	if ix != nil {
+		u.index(ix.name).ReadUnits = units
+	} else {
+		u.read = units
+	}
+	db.record(u)
+	out.ConsumedCapacity = u.consumedCapacity(in.ReturnConsumedCapacity)
+	return out, nil
+}
+
+func checkSegments(segment, total *int32) (int, int, error) {
+	switch {
+	case segment == nil && total == nil:
+		return 0, 1, nil
+	case segment == nil:
+		return 0, 0, validationf("The Segment parameter is required but was not present in the request when parameter TotalSegments is present")
+	case total == nil:
+		return 0, 0, validationf("The TotalSegments parameter is required but was not present in the request when Segment parameter is present")
+	case *total < 1:
+		return 0, 0, constraint(fmt.Sprint(*total), "totalSegments", "Member must have value greater than or equal to 1")
+	case *total > maxTotalSegments:
+		return 0, 0, constraint(fmt.Sprint(*total), "totalSegments", "Member must have value less than or equal to 1000000")
+	case *segment < 0:
+		return 0, 0, constraint(fmt.Sprint(*segment), "segment", "Member must have value greater than or equal to 0")
+	case *segment >= *total:
+		return 0, 0, validationf("The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: %d is not less than TotalSegments: %d", *segment, *total)
+	}
+	return int(*segment), int(*total), nil
+}
+
+// scanSegment feeds p the entries of one segment in scan order, starting
+// just after start when given.
+func scanSegment(col *store.Collection, segment, total int, start *startKey, p *page) {
+	fromHash, fromID := store.SegmentStart(segment, total), ""
+	if start != nil {
+		fromHash, fromID = store.Hash(start.id), start.id
+	}
+	col.AscendPartitions(fromHash, fromID, func(part *store.Partition) bool {
+		if total > 1 && store.Segment(part.Hash(), total) != segment {
+			return false
+		}
+		more := true
+		if start != nil && part.ID() == start.id {
+			part.Ascend(start.probe, func(e *store.Entry) bool {
+				if col.Compare(e, start.probe) == 0 {
+					return true
+				}
+				more = p.add(e)
+				return more
+			})
+		} else {
+			part.Ascend(nil, func(e *store.Entry) bool {
+				more = p.add(e)
+				return more
+			})
+		}
+		return more
+	})
+}

@@ -1,0 +1,358 @@
+package dynamotest
+
+import (
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/tidwall/btree"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/attr"
+	"github.com/tablekit/tablekit/dynamotest/internal/store"
+	"github.com/tablekit/tablekit/table"
+)
+
+// keyAttr is one key attribute of a table or index.
+type keyAttr struct {
+	name string
+	typ  types.ScalarAttributeType
+}
+
+// dbTable is one table: its description, its items and its indexes. mu
+// guards everything below it; a write operation holds it exclusively for
+// its whole read-check-write, which is what makes each operation atomic.
+type dbTable struct {
+	name    string
+	arn     string
+	id      string
+	created time.Time
+	billing types.BillingMode
+	// throughput is kept only to describe the table; the fake does not
+	// throttle by it (inject a Throttle fault instead).
+	throughput *types.ProvisionedThroughput
+	attrDefs   []types.AttributeDefinition
+	keySchema  []types.KeySchemaElement
+	pk, sk     keyAttr // sk.name == "" when the table has no sort key
+
+	mu      sync.RWMutex
+	deleted bool
+	items   *store.Collection
+	indexes []*dbIndex // in creation order
+
+	ttlAttr    string
+	ttlEnabled bool
+	// expiries orders items by their TTL so that a clock move deletes the
+	// expired ones in O(expired · log n), not by scanning the table.
+	expiries *btree.BTreeG[expiry]
+}
+
+// dbIndex is a global secondary index. Its entries share the base item map
+// when it projects ALL attributes; otherwise each entry holds the projected
+// map, built at write.
+type dbIndex struct {
+	name       string
+	arn        string
+	pk, sk     keyAttr
+	keySchema  []types.KeySchemaElement
+	projection types.Projection
+	// keep lists the attributes a KEYS_ONLY or INCLUDE index stores; nil for
+	// ALL.
+	keep       map[string]bool
+	throughput *types.ProvisionedThroughput
+	items      *store.Collection
+}
+
+// expiry is one item's place in the TTL order.
+type expiry struct {
+	at   int64 // epoch seconds
+	id   string
+	sort types.AttributeValue
+}
+
+// compareKeys orders key values for the trees: numbers numerically, strings
+// and binaries by bytes. Values of different types cannot meet in one tree
+// (key types are checked on every write), but the order stays total anyway.
+func compareKeys(a, b types.AttributeValue) int {
+	if c, ok := attr.Compare(a, b); ok {
+		return c
+	}
+	ta, tb := attr.TypeOf(a), attr.TypeOf(b)
+	switch {
+	case ta < tb:
+		return -1
+	case ta > tb:
+		return 1
+	}
+	return 0
+}
+
+func newExpiries() *btree.BTreeG[expiry] {
+	return btree.NewBTreeGOptions(func(a, b expiry) bool {
+		if a.at != b.at {
+			return a.at < b.at
+		}
+		if a.id != b.id {
+			return a.id < b.id
+		}
+		switch {
+		case a.sort == nil:
+			return b.sort != nil
+		case b.sort == nil:
+			return false
+		}
+		return compareKeys(a.sort, b.sort) < 0
+	}, btree.Options{NoLocks: true})
+}
+
+// keyOf extracts the table key of a stored or validated item.
+func (t *dbTable) keyOf(item map[string]types.AttributeValue) (pk types.AttributeValue, id string, probe *store.Entry) {
+	pk = item[t.pk.name]
+	probe = &store.Entry{}
+	if t.sk.name != "" {
+		probe.Sort = item[t.sk.name]
+	}
+	return pk, attr.KeyString(pk), probe
+}
+
+// isKeyAttr reports whether name is one of the table's key attributes.
+func (t *dbTable) isKeyAttr(name string) bool {
+	return name == t.pk.name || (t.sk.name != "" && name == t.sk.name)
+}
+
+func (t *dbTable) index(name string) *dbIndex {
+	for _, ix := range t.indexes {
+		if ix.name == name {
+			return ix
+		}
+	}
+	return nil
+}
+
+// indexEntry returns item's entry in ix, or nil when the item lacks one of
+// the index's key attributes or holds it with another type (the index is
+// sparse: such items are simply absent).
+func (t *dbTable) indexEntry(ix *dbIndex, item map[string]types.AttributeValue, size int) (pkID string, e *store.Entry) {
+	ipk, ok := item[ix.pk.name]
+	if !ok || !hasType(ipk, ix.pk.typ) {
+		return "", nil
+	}
+	e = &store.Entry{TablePK: item[t.pk.name]}
+	if t.sk.name != "" {
+		e.TableSK = item[t.sk.name]
+	}
+	if ix.sk.name != "" {
+		isk, ok := item[ix.sk.name]
+		if !ok || !hasType(isk, ix.sk.typ) {
+			return "", nil
+		}
+		e.Sort = isk
+	}
+	if ix.keep == nil {
+		e.Item, e.Size = item, size
+	} else {
+		p := make(map[string]types.AttributeValue, len(ix.keep))
+		for name := range ix.keep {
+			if v, ok := item[name]; ok {
+				p[name] = v
+			}
+		}
+		e.Item, e.Size = p, table.ItemSize(p)
+	}
+	return attr.KeyString(ipk), e
+}
+
+func hasType(v types.AttributeValue, typ types.ScalarAttributeType) bool {
+	switch v.(type) {
+	case *types.AttributeValueMemberS:
+		return typ == types.ScalarAttributeTypeS
+	case *types.AttributeValueMemberN:
+		return typ == types.ScalarAttributeTypeN
+	case *types.AttributeValueMemberB:
+		return typ == types.ScalarAttributeTypeB
+	}
+	return false
+}
+
+// ttlOf returns the item's expiry in epoch seconds, if it has one DynamoDB
+// honours: a number attribute (a string or any other type is ignored).
+func (t *dbTable) ttlOf(item map[string]types.AttributeValue) (int64, bool) {
+	if !t.ttlEnabled || t.ttlAttr == "" {
+		return 0, false
+	}
+	n, ok := item[t.ttlAttr].(*types.AttributeValueMemberN)
+	if !ok {
+		return 0, false
+	}
+	f, ok := attr.NumberFloat(n.Value)
+	if !ok || f < 0 || f > 1<<62 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// put stores item (already validated, normalised and owned by the fake)
+// and keeps every index and the TTL order in step. It returns the entry it
+// replaced, or nil, and adds index write costs to u.
+func (t *dbTable) put(item map[string]types.AttributeValue, size int, u *usage) (old *store.Entry) {
+	pk, id, e := t.keyOf(item)
+	e.Item, e.Size = item, size
+	old = t.items.Put(pk, id, e)
+	var oldItem map[string]types.AttributeValue
+	var oldSize int
+	if old != nil {
+		oldItem, oldSize = old.Item, old.Size
+	}
+	t.reindex(id, e.Sort, oldItem, oldSize, item, size, u)
+	return old
+}
+
+// remove deletes the item with item's key, keeping indexes and the TTL order
+// in step, and returns the removed entry or nil.
+func (t *dbTable) remove(key map[string]types.AttributeValue, u *usage) *store.Entry {
+	_, id, probe := t.keyOf(key)
+	old := t.items.Delete(id, probe)
+	if old == nil {
+		return nil
+	}
+	t.reindex(id, probe.Sort, old.Item, old.Size, nil, 0, u)
+	return old
+}
+
+// reindex moves an item from its old to its new state in every index and
+// in the TTL order. Index writes cost by DynamoDB's rules: one write when
+// the item enters or leaves the index or a projected attribute changes, two
+// when the index key changes (a delete and a put), none when the index
+// does not see the change.
+func (t *dbTable) reindex(id string, sort types.AttributeValue, oldItem map[string]types.AttributeValue, oldSize int,
+	newItem map[string]types.AttributeValue, newSize int, u *usage) {
+	for _, ix := range t.indexes {
+		var oldID, newID string
+		var oldE, newE *store.Entry
+		if oldItem != nil {
+			oldID, oldE = t.indexEntry(ix, oldItem, oldSize)
+		}
+		if newItem != nil {
+			newID, newE = t.indexEntry(ix, newItem, newSize)
+		}
+		switch {
+		case oldE == nil && newE == nil:
+			continue
+		case oldE != nil && newE != nil && oldID == newID && ix.items.Compare(oldE, newE) == 0:
+			if sameProjection(ix, oldItem, newItem) {
+				// Still replace the entry: it must point at the new item.
+				ix.items.Put(newItem[ix.pk.name], newID, newE)
+				continue
+			}
+			ix.items.Put(newItem[ix.pk.name], newID, newE)
+			if u != nil {
+				u.index(ix.name).WriteUnits += writeUnits(newE.Size)
+			}
+			continue
+		}
+		if oldE != nil {
+			ix.items.Delete(oldID, oldE)
+			if u != nil {
+				u.index(ix.name).WriteUnits += writeUnits(oldE.Size)
+			}
+		}
+		if newE != nil {
+			ix.items.Put(newItem[ix.pk.name], newID, newE)
+			if u != nil {
+				u.index(ix.name).WriteUnits += writeUnits(newE.Size)
+			}
+		}
+	}
+	if t.expiries == nil {
+		return
+	}
+	if oldItem != nil {
+		if at, ok := t.ttlOf(oldItem); ok {
+			t.expiries.Delete(expiry{at: at, id: id, sort: sort})
+		}
+	}
+	if newItem != nil {
+		if at, ok := t.ttlOf(newItem); ok {
+			t.expiries.Set(expiry{at: at, id: id, sort: sort})
+		}
+	}
+}
+
+// sameProjection reports whether the attributes ix stores are equal in
+// both versions of an item.
+func sameProjection(ix *dbIndex, a, b map[string]types.AttributeValue) bool {
+	if ix.keep == nil {
+		if len(a) != len(b) {
+			return false
+		}
+		for name, av := range a {
+			bv, ok := b[name]
+			if !ok || !attr.Equal(av, bv) {
+				return false
+			}
+		}
+		return true
+	}
+	for name := range ix.keep {
+		av, aok := a[name]
+		bv, bok := b[name]
+		if aok != bok || (aok && !attr.Equal(av, bv)) {
+			return false
+		}
+	}
+	return true
+}
+
+// rebuildExpiries recomputes the TTL order after TTL is enabled or its
+// attribute changes.
+func (t *dbTable) rebuildExpiries() {
+	if !t.ttlEnabled {
+		t.expiries = nil
+		return
+	}
+	t.expiries = newExpiries()
+	t.items.AscendPartitions(0, "", func(p *store.Partition) bool {
+		p.Ascend(nil, func(e *store.Entry) bool {
+			if at, ok := t.ttlOf(e.Item); ok {
+				t.expiries.Set(expiry{at: at, id: p.ID(), sort: e.Sort})
+			}
+			return true
+		})
+		return true
+	})
+}
+
+// sweepExpired deletes, in every table with TTL enabled, the items whose
+// expiry is at or before the fake's current time. As in DynamoDB, items
+// that expired more than five years ago are left alone: DynamoDB treats
+// such values as not being TTL timestamps.
+func (db *DB) sweepExpired() {
+	now := db.now().Unix()
+	oldest := now - 5*365*24*3600
+	for _, name := range db.tableNames() {
+		t := db.table(name)
+		if t == nil {
+			continue
+		}
+		t.mu.Lock()
+		if !t.deleted && t.expiries != nil {
+			var due []expiry
+			t.expiries.Scan(func(x expiry) bool {
+				if x.at > now {
+					return false
+				}
+				due = append(due, x)
+				return true
+			})
+			for _, x := range due {
+				if x.at < oldest {
+					continue
+				}
+				old := t.items.Get(x.id, &store.Entry{Sort: x.sort})
+				if old != nil {
+					t.remove(old.Item, nil)
+				}
+			}
+		}
+		t.mu.Unlock()
+	}
+}

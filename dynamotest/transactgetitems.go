@@ -1,0 +1,93 @@
+package dynamotest
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// TransactGetItems reads up to 100 distinct items, from one or more tables,
+// as one consistent snapshot: every table involved is read-locked for the
+// whole call. Each read costs twice a strongly consistent read.
+func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
+	tableNames := make([]string, 0, 4)
+	for _, it := range in.TransactItems {
+		if it.Get != nil {
+			tableNames = append(tableNames, aws.ToString(it.Get.TableName))
+		}
+	}
+	if _, err := db.stats.begin("TransactGetItems", tableNames...); err != nil {
+		return nil, err
+	}
+	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	switch n := len(in.TransactItems); {
+	case n == 0:
+		return nil, constraint("[]", "transactItems", "Member must have length greater than or equal to 1")
+	case n > maxTxActions:
+		return nil, constraint(fmt.Sprintf("[%d items]", n), "transactItems", "Member must have length less than or equal to 100")
+	}
+	type get struct {
+		t    *dbTable
+		key  map[string]types.AttributeValue
+		proj *readProj
+	}
+	gets := make([]get, len(in.TransactItems))
+	seen := make(map[string]bool, len(in.TransactItems))
+	for i, it := range in.TransactItems {
+		if it.Get == nil {
+			return nil, constraint("null", "transactItems.member.get", "Member must not be null")
+		}
+		t := db.table(aws.ToString(it.Get.TableName))
+		if t == nil {
+			return nil, resourceNotFound()
+		}
+		if err := t.checkKey(it.Get.Key); err != nil {
+			return nil, err
+		}
+		id := t.itemID(it.Get.Key)
+		if seen[id] {
+			return nil, validationf("Transaction request cannot include multiple operations on one item")
+		}
+		seen[id] = true
+		proj, err := readProjection(it.Get.ExpressionAttributeNames, it.Get.ProjectionExpression, nil)
+		if err != nil {
+			return nil, err
+		}
+		gets[i] = get{t: t, key: it.Get.Key, proj: proj}
+	}
+
+	tables, unlock := db.lockTables(tableNames, false)
+	for _, g := range gets {
+		if tables[g.t.name] != g.t {
+			unlock()
+			return nil, resourceNotFound()
+		}
+	}
+	out := &dynamodb.TransactGetItemsOutput{Responses: make([]types.ItemResponse, len(gets))}
+	byTable := map[string]*usage{}
+	var usages []*usage
+	for i, g := range gets {
+		_, id, probe := g.t.keyOf(g.key)
+		size := 0
+		if e := g.t.items.Get(id, probe); e != nil {
+			out.Responses[i].Item = g.proj.apply(e.Item)
+			size = e.Size
+		}
+		u := byTable[g.t.name]
+		if u == nil {
+			u = &usage{table: g.t.name}
+			byTable[g.t.name] = u
+			usages = append(usages, u)
+		}
+		u.read += 2 * readUnits(size, true)
+	}
+	unlock()
+	db.record(usages...)
+	out.ConsumedCapacity = consumedList(in.ReturnConsumedCapacity, usages)
+	return out, nil
+}

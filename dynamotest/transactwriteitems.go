@@ -1,0 +1,211 @@
+package dynamotest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+const (
+	maxTxActions = 100
+	// tokenWindow is how long DynamoDB remembers a ClientRequestToken: a
+	// replay inside it returns the first call's result and changes nothing.
+	tokenWindow = 10 * time.Minute
+)
+
+// txToken remembers a successful TransactWriteItems call by its
+// ClientRequestToken.
+type txToken struct {
+	sum [32]byte
+	at  time.Time
+	out *dynamodb.TransactWriteItemsOutput
+}
+
+// TransactWriteItems applies up to 100 writes and condition checks, on
+// distinct items in one or more tables, all or none. When any condition
+// fails it changes nothing and returns *types.TransactionCanceledException
+// with one reason per action, in order. A ClientRequestToken makes the call
+// idempotent for ten minutes of the fake's clock.
+func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	tableNames := make([]string, 0, 4)
+	for _, it := range in.TransactItems {
+		tableNames = append(tableNames, txTable(it))
+	}
+	if _, err := db.stats.begin("TransactWriteItems", tableNames...); err != nil {
+		return nil, err
+	}
+	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	switch n := len(in.TransactItems); {
+	case n == 0:
+		return nil, constraint("[]", "transactItems", "Member must have length greater than or equal to 1")
+	case n > maxTxActions:
+		return nil, constraint(fmt.Sprintf("[%d items]", n), "transactItems", "Member must have length less than or equal to 100")
+	}
+	token := aws.ToString(in.ClientRequestToken)
+	if in.ClientRequestToken != nil && (len(token) < 1 || len(token) > 36) {
+		return nil, constraint(token, "clientRequestToken", "Member must have length less than or equal to 36")
+	}
+
+	ops := make([]*writeOp, len(in.TransactItems))
+	onFailure := make([]types.ReturnValuesOnConditionCheckFailure, len(in.TransactItems))
+	seen := make(map[string]bool, len(in.TransactItems))
+	for i, it := range in.TransactItems {
+		w, mode, err := db.txOp(it)
+		if err != nil {
+			return nil, err
+		}
+		id := w.t.itemID(w.key)
+		if seen[id] {
+			return nil, validationf("Transaction request cannot include multiple operations on one item")
+		}
+		seen[id] = true
+		ops[i], onFailure[i] = w, mode
+	}
+
+	if token != "" {
+		// Held across the transaction so that two calls with one token
+		// cannot both apply.
+		db.tokensMu.Lock()
+		defer db.tokensMu.Unlock()
+		now := db.now()
+		for k, tok := range db.tokens {
+			if now.Sub(tok.at) >= tokenWindow {
+				delete(db.tokens, k)
+			}
+		}
+		if tok := db.tokens[token]; tok != nil {
+			if tok.sum != fingerprint(in) {
+				return nil, &types.IdempotentParameterMismatchException{Message: aws.String("The request uses the same client token as a previous, but non-identical request.")}
+			}
+			return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: tok.out.ConsumedCapacity}, nil
+		}
+	}
+
+	tables, unlock := db.lockTables(tableNames, true)
+	for _, w := range ops {
+		if tables[w.t.name] != w.t {
+			unlock()
+			return nil, resourceNotFound()
+		}
+	}
+	outcomes := make([]outcome, len(ops))
+	reasons := make([]types.CancellationReason, len(ops))
+	canceled := false
+	for i, w := range ops {
+		o, err := w.evaluate()
+		outcomes[i] = o
+		switch {
+		case err != nil:
+			canceled = true
+			reasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(errorMessage(err))}
+		case o.failed:
+			canceled = true
+			reasons[i] = types.CancellationReason{
+				Code:    aws.String("ConditionalCheckFailed"),
+				Message: aws.String("The conditional request failed"),
+				Item:    returnedOnFailure(onFailure[i], o),
+			}
+		default:
+			reasons[i] = types.CancellationReason{Code: aws.String("None")}
+		}
+	}
+	if canceled {
+		unlock()
+		return nil, txCanceled(reasons)
+	}
+	byTable := map[string]*usage{}
+	var usages []*usage
+	for i, w := range ops {
+		u := byTable[w.t.name]
+		if u == nil {
+			u = &usage{table: w.t.name}
+			byTable[w.t.name] = u
+			usages = append(usages, u)
+		}
+		w.apply(outcomes[i], u)
+	}
+	unlock()
+	// Transactional writes cost twice the units of plain writes.
+	for _, u := range usages {
+		u.scale(2)
+	}
+	db.record(usages...)
+	out := &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, usages)}
+	if token != "" {
+		db.tokens[token] = &txToken{sum: fingerprint(in), at: db.now(), out: out}
+	}
+	return out, nil
+}
+
+// txTable is the table an action names.
+func txTable(it types.TransactWriteItem) string {
+	switch {
+	case it.Put != nil:
+		return aws.ToString(it.Put.TableName)
+	case it.Update != nil:
+		return aws.ToString(it.Update.TableName)
+	case it.Delete != nil:
+		return aws.ToString(it.Delete.TableName)
+	case it.ConditionCheck != nil:
+		return aws.ToString(it.ConditionCheck.TableName)
+	}
+	return ""
+}
+
+// txOp validates and compiles one action of a transaction.
+func (db *DB) txOp(it types.TransactWriteItem) (*writeOp, types.ReturnValuesOnConditionCheckFailure, error) {
+	n := 0
+	for _, set := range []bool{it.Put != nil, it.Update != nil, it.Delete != nil, it.ConditionCheck != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, "", validationf("TransactItems can only contain one of Check, Put, Update or Delete")
+	}
+	name := txTable(it)
+	t := db.table(name)
+	if t == nil {
+		return nil, "", resourceNotFound()
+	}
+	var w *writeOp
+	var mode types.ReturnValuesOnConditionCheckFailure
+	var err error
+	switch {
+	case it.Put != nil:
+		p := it.Put
+		mode = p.ReturnValuesOnConditionCheckFailure
+		w, err = t.putOp(p.Item, p.ConditionExpression, p.ExpressionAttributeNames, p.ExpressionAttributeValues)
+	case it.Update != nil:
+		u := it.Update
+		mode = u.ReturnValuesOnConditionCheckFailure
+		if u.UpdateExpression == nil {
+			return nil, "", constraint("null", "transactItems.member.update.updateExpression", "Member must not be null")
+		}
+		w, err = t.keyOp(writeUpdate, u.Key, u.ConditionExpression, u.UpdateExpression, u.ExpressionAttributeNames, u.ExpressionAttributeValues)
+	case it.Delete != nil:
+		d := it.Delete
+		mode = d.ReturnValuesOnConditionCheckFailure
+		w, err = t.keyOp(writeDelete, d.Key, d.ConditionExpression, nil, d.ExpressionAttributeNames, d.ExpressionAttributeValues)
+	default:
+		c := it.ConditionCheck
+		mode = c.ReturnValuesOnConditionCheckFailure
+		if c.ConditionExpression == nil {
+			return nil, "", constraint("null", "transactItems.member.conditionCheck.conditionExpression", "Member must not be null")
+		}
+		w, err = t.keyOp(writeCheck, c.Key, c.ConditionExpression, nil, c.ExpressionAttributeNames, c.ExpressionAttributeValues)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if err := checkOnFailureMode(mode); err != nil {
+		return nil, "", err
+	}
+	return w, mode, nil
+}

@@ -1,0 +1,69 @@
+package dynamotest
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// UpdateItem applies an UpdateExpression to an item, creating it from its
+// key when missing, if its ConditionExpression holds. Key attributes cannot
+// be updated.
+func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	name := aws.ToString(in.TableName)
+	if _, err := db.stats.begin("UpdateItem", name); err != nil {
+		return nil, err
+	}
+	t := db.table(name)
+	if t == nil {
+		return nil, resourceNotFound()
+	}
+	switch in.ReturnValues {
+	case "", types.ReturnValueNone, types.ReturnValueAllOld, types.ReturnValueUpdatedOld, types.ReturnValueAllNew, types.ReturnValueUpdatedNew:
+	default:
+		return nil, constraint(string(in.ReturnValues), "returnValues", "Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]")
+	}
+	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	if err := checkOnFailureMode(in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+	if err := legacyWrite(in.Expected, in.ConditionalOperator); err != nil {
+		return nil, err
+	}
+	if len(in.AttributeUpdates) > 0 {
+		return nil, validationf("dynamotest: AttributeUpdates is not supported; use UpdateExpression")
+	}
+	w, err := t.keyOp(writeUpdate, in.Key, in.ConditionExpression, in.UpdateExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	if err != nil {
+		return nil, err
+	}
+
+	u := &usage{table: name}
+	t.mu.Lock()
+	if t.deleted {
+		t.mu.Unlock()
+		return nil, resourceNotFound()
+	}
+	o, err := w.evaluate()
+	if err == nil && !o.failed {
+		w.apply(o, u)
+	}
+	t.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if o.failed {
+		u.write = failedCost(o)
+		db.record(u)
+		return nil, conditionFailed(returnedOnFailure(in.ReturnValuesOnConditionCheckFailure, o))
+	}
+	db.record(u)
+	return &dynamodb.UpdateItemOutput{
+		Attributes:       returnValues(in.ReturnValues, o, w.upd.names()),
+		ConsumedCapacity: u.consumedCapacity(in.ReturnConsumedCapacity),
+	}, nil
+}

@@ -1,0 +1,177 @@
+package dynamotest
+
+import (
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/store"
+	"github.com/tablekit/tablekit/table"
+)
+
+// noItem stands for a missing item when a condition is evaluated: every
+// attribute is absent. Never modified.
+var noItem = map[string]types.AttributeValue{}
+
+type writeKind int
+
+const (
+	writePut writeKind = iota
+	writeUpdate
+	writeDelete
+	writeCheck
+)
+
+// writeOp is one single-item write, validated and compiled before any lock
+// is taken: PutItem, UpdateItem, DeleteItem, or one action of a
+// transaction (a ConditionCheck writes nothing).
+type writeOp struct {
+	t    *dbTable
+	kind writeKind
+	key  map[string]types.AttributeValue // the fake's own copy
+	item map[string]types.AttributeValue // put: the fake's own copy
+	size int                             // put: the item's size
+	cond *condition
+	upd  *update
+}
+
+// current returns the stored entry the write applies to, or nil.
+func (w *writeOp) current() *store.Entry {
+	_, id, probe := w.t.keyOf(w.key)
+	return w.t.items.Get(id, probe)
+}
+
+// outcome is what applying the write would do. failed means the condition
+// did not hold; err is a ValidationException that depends on the stored
+// item (an update that cannot apply to it, or makes it too large).
+type outcome struct {
+	old     *store.Entry
+	newItem map[string]types.AttributeValue // nil: the item is deleted (or untouched, for a check)
+	newSize int
+	failed  bool
+}
+
+// evaluate decides the write against the stored item without changing
+// anything. The caller holds the table's write lock.
+func (w *writeOp) evaluate() (outcome, error) {
+	o := outcome{old: w.current()}
+	cur := noItem
+	if o.old != nil {
+		cur = o.old.Item
+	}
+	ok, err := w.cond.eval(cur)
+	if err != nil {
+		return o, err
+	}
+	if !ok {
+		o.failed = true
+		return o, nil
+	}
+	switch w.kind {
+	case writePut:
+		o.newItem, o.newSize = w.item, w.size
+	case writeUpdate:
+		base := cur
+		if o.old == nil {
+			base = w.key
+		}
+		next, err := w.upd.apply(base)
+		if err != nil {
+			return o, err
+		}
+		if o.old != nil && w.upd == nil {
+			o.newItem, o.newSize = o.old.Item, o.old.Size
+			break
+		}
+		if err := w.t.checkIndexKeys(next); err != nil {
+			return o, err
+		}
+		o.newSize = table.ItemSize(next)
+		if o.newSize > table.MaxItemSize {
+			return o, validationf("Item size to update has exceeded the maximum allowed size")
+		}
+		o.newItem = next
+	}
+	return o, nil
+}
+
+// apply carries out an evaluated write and adds its cost to u: the larger
+// of the item's old and new sizes in 1 KB units, plus its index writes.
+func (w *writeOp) apply(o outcome, u *usage) {
+	oldSize := 0
+	if o.old != nil {
+		oldSize = o.old.Size
+	}
+	switch w.kind {
+	case writePut, writeUpdate:
+		w.t.put(o.newItem, o.newSize, u)
+		u.write += writeUnits(max(oldSize, o.newSize))
+	case writeDelete:
+		if o.old != nil {
+			w.t.remove(w.key, u)
+		}
+		u.write += writeUnits(oldSize)
+	case writeCheck:
+		u.write += writeUnits(oldSize)
+	}
+}
+
+// failedCost is what a write whose condition failed still costs: the
+// stored item's size in write units, or one.
+func failedCost(o outcome) float64 {
+	if o.old == nil {
+		return writeUnits(0)
+	}
+	return writeUnits(o.old.Size)
+}
+
+// returnOld renders ALL_OLD for a failed condition or a write's output.
+func returnedOnFailure(mode types.ReturnValuesOnConditionCheckFailure, o outcome) map[string]types.AttributeValue {
+	if mode != types.ReturnValuesOnConditionCheckFailureAllOld || o.old == nil {
+		return nil
+	}
+	return copyItem(o.old.Item)
+}
+
+func checkOnFailureMode(mode types.ReturnValuesOnConditionCheckFailure) error {
+	switch mode {
+	case "", types.ReturnValuesOnConditionCheckFailureNone, types.ReturnValuesOnConditionCheckFailureAllOld:
+		return nil
+	}
+	return constraint(string(mode), "returnValuesOnConditionCheckFailure", "Member must satisfy enum value set: [ALL_OLD, NONE]")
+}
+
+// returnValues renders a write's ReturnValues.
+func returnValues(mode types.ReturnValue, o outcome, updated []string) map[string]types.AttributeValue {
+	var oldItem map[string]types.AttributeValue
+	if o.old != nil {
+		oldItem = o.old.Item
+	}
+	switch mode {
+	case types.ReturnValueAllOld:
+		if oldItem == nil {
+			return nil
+		}
+		return copyItem(oldItem)
+	case types.ReturnValueAllNew:
+		return copyItem(o.newItem)
+	case types.ReturnValueUpdatedOld:
+		return pick(oldItem, updated)
+	case types.ReturnValueUpdatedNew:
+		return pick(o.newItem, updated)
+	}
+	return nil
+}
+
+// pick copies the named top-level attributes present in item; nil when
+// none is.
+func pick(item map[string]types.AttributeValue, attrs []string) map[string]types.AttributeValue {
+	var out map[string]types.AttributeValue
+	for _, n := range attrs {
+		if v, ok := item[n]; ok {
+			if out == nil {
+				out = make(map[string]types.AttributeValue, len(attrs))
+			}
+			out[n] = copyValue(v)
+		}
+	}
+	return out
+}
