@@ -276,15 +276,15 @@ func (t *dbTable) describe() *types.TableDescription {
 
 func (t *dbTable) describeLocked(status types.TableStatus) *types.TableDescription {
 	d := &types.TableDescription{
-		TableName:            aws.String(t.name),
-		TableArn:             aws.String(t.arn),
-		TableId:              aws.String(t.id),
-		TableStatus:          status,
-		CreationDateTime:     aws.Time(t.created),
-		AttributeDefinitions: append([]types.AttributeDefinition(nil), t.attrDefs...),
-		KeySchema:            append([]types.KeySchemaElement(nil), t.keySchema...),
-		ItemCount:            aws.Int64(int64(t.items.Len())),
-		TableSizeBytes:       aws.Int64(t.items.Bytes()),
+		TableName:             aws.String(t.name),
+		TableArn:              aws.String(t.arn),
+		TableId:               aws.String(t.id),
+		TableStatus:           status,
+		CreationDateTime:      aws.Time(t.created),
+		AttributeDefinitions:  append([]types.AttributeDefinition(nil), t.attrDefs...),
+		KeySchema:             append([]types.KeySchemaElement(nil), t.keySchema...),
+		ItemCount:             aws.Int64(int64(t.items.Len())),
+		TableSizeBytes:        aws.Int64(t.items.Bytes()),
 		ProvisionedThroughput: describeThroughput(t.throughput),
 		BillingModeSummary: &types.BillingModeSummary{
 			BillingMode: t.billing,
