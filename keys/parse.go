@@ -213,7 +213,7 @@ func (t *Template) scan(key string, vals []parsed) mismatch {
 				if end < 0 {
 					return mismatch{endsEarly, i + 1, pos + len(rest)}
 				}
-			} else if !delimFree(rest, t.delim) {
+			} else if !t.delimFree(rest) {
 				return mismatch{lastHoldsDelim, i, pos}
 			}
 			text = rest[:end]

@@ -61,6 +61,7 @@ type Template struct {
 	names    []string // placeholder names, in order
 	fixedLen int      // bytes of literals, delimiters and fixed-width parts
 	strings  int      // number of string placeholders
+	overlaps []int    // see delimOverlaps
 }
 
 // Partition parses a pattern for a partition key (at most 2048 bytes).
@@ -114,7 +115,7 @@ func newTemplate(pattern string, maxLen int, keyKind string, opts []func(*Option
 	case !utf8.ValidString(pattern):
 		return bad("", "the pattern is not valid UTF-8")
 	}
-	t := &Template{pattern: pattern, delim: d, maxLen: maxLen, keyKind: keyKind}
+	t := &Template{pattern: pattern, delim: d, maxLen: maxLen, keyKind: keyKind, overlaps: delimOverlaps(d)}
 	seen := map[string]bool{}
 	for _, text := range splitOutsideBraces(pattern, d) {
 		if text == "" {
@@ -123,7 +124,7 @@ func newTemplate(pattern string, maxLen int, keyKind string, opts []func(*Option
 		if !strings.ContainsAny(text, "{}") {
 			// A literal that runs into the delimiter ("A#" + "##") would
 			// let the delimiter match one byte early on parse.
-			if !delimFree(text, d) {
+			if !t.delimFree(text) {
 				return bad("", "literal "+strconv.Quote(text)+" runs into the delimiter "+strconv.Quote(d))
 			}
 			t.segments = append(t.segments, segment{kind: literalSegment, text: text})
@@ -168,22 +169,23 @@ func newTemplate(pattern string, maxLen int, keyKind string, opts []func(*Option
 // delimiter ":" (seed 004) "{at:time}" is one segment.
 func splitOutsideBraces(pattern, d string) []string {
 	var out []string
-	depth, start := 0, 0
-	for i := 0; i < len(pattern); {
-		switch {
-		case pattern[i] == '{':
-			depth++
-		case pattern[i] == '}':
-			depth--
-		case depth == 0 && strings.HasPrefix(pattern[i:], d):
-			out = append(out, pattern[start:i])
-			i += len(d)
-			start = i
-			continue
+	depth, start, pos := 0, 0, 0
+	for {
+		j := strings.Index(pattern[pos:], d)
+		if j < 0 {
+			return append(out, pattern[start:])
 		}
-		i++
+		j += pos
+		// The delimiter holds no braces, so counting those between
+		// occurrences tracks the depth.
+		depth += strings.Count(pattern[pos:j], "{") - strings.Count(pattern[pos:j], "}")
+		if depth == 0 {
+			out = append(out, pattern[start:j])
+			start, pos = j+len(d), j+len(d)
+		} else {
+			pos = j + 1
+		}
 	}
-	return append(out, pattern[start:])
 }
 
 // parsePlaceholder parses the inside of {name}, {name:0Nd} or {name:time}.
@@ -229,20 +231,46 @@ func validName(s string) bool {
 	return true
 }
 
-// delimFree reports whether v can stand before a delimiter without making
-// it ambiguous: d occurs in v+d first at len(v). For a one-byte delimiter
-// that just means v does not contain it; a longer one must also not start
-// inside v ("a#" before "##" reads as "a" then "###").
-func delimFree(v, d string) bool {
-	if strings.Contains(v, d) {
+// delimFree reports whether v can stand before the delimiter without
+// making it ambiguous: the delimiter occurs in v+delimiter first at len(v).
+// For a one-byte delimiter that just means v does not hold it; a longer one
+// must also not start inside v ("a:" before "::" reads as "a" then ":::").
+func (t *Template) delimFree(v string) bool {
+	if strings.Contains(v, t.delim) {
 		return false
 	}
-	for k := 1; k < len(d) && k <= len(v); k++ {
-		if v[len(v)-k:] == d[:k] && d[:len(d)-k] == d[k:] {
+	for _, k := range t.overlaps {
+		if k <= len(v) && v[len(v)-k:] == t.delim[:k] {
 			return false
 		}
 	}
 	return true
+}
+
+// delimOverlaps returns each k in 1..len(d)-1 where d could start k bytes
+// before the end of a value and still be followed by a whole d: those where
+// d[k:] == d[:len(d)-k], i.e. len(d)-k is a border of d. Computed once with
+// the KMP prefix function, so a long delimiter costs linear time.
+func delimOverlaps(d string) []int {
+	if len(d) < 2 {
+		return nil
+	}
+	pi := make([]int, len(d))
+	for i := 1; i < len(d); i++ {
+		j := pi[i-1]
+		for j > 0 && d[i] != d[j] {
+			j = pi[j-1]
+		}
+		if d[i] == d[j] {
+			j++
+		}
+		pi[i] = j
+	}
+	var out []int
+	for b := pi[len(d)-1]; b > 0; b = pi[b-1] {
+		out = append(out, len(d)-b)
+	}
+	return out
 }
 
 // Pattern returns the pattern the template was declared with.
@@ -399,7 +427,7 @@ func (t *Template) check(values []any, parts []part) (int, error) {
 				return 0, t.partError(seg, s, ErrEmpty, "empty string; a key part needs at least one byte")
 			case !utf8.ValidString(s):
 				return 0, t.partError(seg, s, ErrInvalidUTF8, quoteShort(s)+" is not valid UTF-8")
-			case !delimFree(s, t.delim):
+			case !t.delimFree(s):
 				return 0, t.partError(seg, s, ErrDelimiter, quoteShort(s)+" holds the delimiter "+strconv.Quote(t.delim))
 			}
 			p.s = s

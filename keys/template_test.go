@@ -464,3 +464,33 @@ func TestBuildAllocatesOnlyTheKey(t *testing.T) {
 		t.Errorf("Match allocates %v times, want 0", allocs)
 	}
 }
+
+// delimFree must agree with its definition, the first occurrence of the
+// delimiter in value+delimiter is at len(value), for every value and
+// delimiter over a small alphabet (where overlaps are common).
+func TestDelimFreeMatchesDefinition(t *testing.T) {
+	var all []string
+	var gen func(prefix string, n int)
+	gen = func(prefix string, n int) {
+		all = append(all, prefix)
+		if n == 0 {
+			return
+		}
+		for _, c := range []string{"a", "b", ":"} {
+			gen(prefix+c, n-1)
+		}
+	}
+	gen("", 5)
+	for _, d := range all {
+		if d == "" {
+			continue
+		}
+		tm := &Template{delim: d, overlaps: delimOverlaps(d)}
+		for _, v := range all {
+			want := strings.Index(v+d, d) == len(v)
+			if got := tm.delimFree(v); got != want {
+				t.Fatalf("delimFree(%q) with delimiter %q = %v, want %v", v, d, got, want)
+			}
+		}
+	}
+}
