@@ -372,3 +372,20 @@ func FuzzCanonicalNumber(f *testing.F) {
 		}
 	})
 }
+
+func TestCompareIntNumber(t *testing.T) {
+	tests := []struct {
+		n    int
+		s    string
+		want int
+	}{
+		{0, "0", 0}, {0, "0.0", 0}, {5, "5", 0}, {5, "5.0", 0}, {10, "1e1", 0},
+		{5, "6", -1}, {5, "4.99", 1}, {-3, "-3", 0}, {-3, "-2", -1}, {100, "99.9999", 1},
+		{0, "-0.1", 1}, {0, "0.1", -1},
+	}
+	for _, tt := range tests {
+		if got := CompareIntNumber(tt.n, tt.s); got != tt.want {
+			t.Errorf("CompareIntNumber(%d, %q) = %d; want %d", tt.n, tt.s, got, tt.want)
+		}
+	}
+}

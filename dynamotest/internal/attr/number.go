@@ -334,3 +334,30 @@ func NumberFloat(s string) (float64, bool) {
 	f, err := strconv.ParseFloat(s, 64)
 	return f, err == nil
 }
+
+// CompareIntNumber orders the integer n against the number text s without
+// allocating; size(...) results meet numbers this way. Text that is not a
+// number orders after every integer.
+func CompareIntNumber(n int, s string) int {
+	var nbuf [24]byte
+	var sbuf [48]byte
+	txt := strconv.AppendInt(nbuf[:0], int64(n), 10)
+	var d decimal
+	if len(txt) > 0 && txt[0] == '-' {
+		d.neg = true
+		txt = txt[1:]
+	}
+	d.exp = len(txt)
+	for len(txt) > 0 && txt[len(txt)-1] == '0' {
+		txt = txt[:len(txt)-1]
+	}
+	d.digits = txt
+	if len(txt) == 0 {
+		d = decimal{}
+	}
+	e, ok := parseDecimal(s, sbuf[:0])
+	if !ok {
+		return -1
+	}
+	return d.cmp(e)
+}

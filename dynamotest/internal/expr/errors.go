@@ -1,0 +1,212 @@
+package expr
+
+import (
+	"encoding/base64"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Error is an expression DynamoDB would reject. Message is DynamoDB's
+// wording, including its prefix ("Invalid ConditionExpression: ...") where
+// DynamoDB gives one; the engine returns it in a ValidationException.
+type Error struct {
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Expression kinds, as DynamoDB names them in "Invalid <kind>: ..." messages.
+const (
+	kindCondition  = "ConditionExpression"
+	kindFilter     = "FilterExpression"
+	kindKey        = "KeyConditionExpression"
+	kindUpdate     = "UpdateExpression"
+	kindProjection = "ProjectionExpression"
+)
+
+// Messages DynamoDB (Local) gives when an update meets the item.
+const (
+	msgMissingAttr  = "The provided expression refers to an attribute that does not exist in the item"
+	msgBadOperand   = "An operand in the update expression has an incorrect data type"
+	msgInvalidPath  = "The document path provided in the update expression is invalid for update"
+	maxExprSize     = 4096 // bytes per expression
+	maxPathDepth    = 32
+	maxInOperands   = 100
+	maxListIndex    = 1<<31 - 1
+	validTypeNames  = "{N,BS,L,B,NULL,M,S,SS,NS,BOOL}"
+	redundantParens = "The expression has redundant parentheses;"
+)
+
+// pathString renders a document path as DynamoDB does in messages:
+// [a, b, [1]].
+func pathString(p path) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, e := range p {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if e.isIndex {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(e.index))
+			b.WriteByte(']')
+		} else {
+			b.WriteString(e.name)
+		}
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// shortType is the type name DynamoDB uses in "operand type: N" messages.
+func shortType(v types.AttributeValue) string {
+	switch v.(type) {
+	case *types.AttributeValueMemberS:
+		return "S"
+	case *types.AttributeValueMemberN:
+		return "N"
+	case *types.AttributeValueMemberB:
+		return "B"
+	case *types.AttributeValueMemberBOOL:
+		return "BOOL"
+	case *types.AttributeValueMemberNULL:
+		return "NULL"
+	case *types.AttributeValueMemberM:
+		return "M"
+	case *types.AttributeValueMemberL:
+		return "L"
+	case *types.AttributeValueMemberSS:
+		return "SS"
+	case *types.AttributeValueMemberNS:
+		return "NS"
+	case *types.AttributeValueMemberBS:
+		return "BS"
+	}
+	return "UNKNOWN"
+}
+
+// longType is the type name DynamoDB uses in ADD and DELETE messages
+// ("operand type: STRING").
+func longType(v types.AttributeValue) string {
+	switch v.(type) {
+	case *types.AttributeValueMemberS:
+		return "STRING"
+	case *types.AttributeValueMemberN:
+		return "NUMBER"
+	case *types.AttributeValueMemberB:
+		return "BINARY"
+	case *types.AttributeValueMemberBOOL:
+		return "BOOLEAN"
+	case *types.AttributeValueMemberNULL:
+		return "NULL"
+	case *types.AttributeValueMemberM:
+		return "MAP"
+	case *types.AttributeValueMemberL:
+		return "LIST"
+	case *types.AttributeValueMemberSS:
+		return "STRING_SET"
+	case *types.AttributeValueMemberNS:
+		return "NUMBER_SET"
+	case *types.AttributeValueMemberBS:
+		return "BINARY_SET"
+	}
+	return "UNKNOWN"
+}
+
+// avString renders a value as DynamoDB does in BETWEEN messages:
+// "AttributeValue: {N:1}".
+func avString(v types.AttributeValue) string {
+	var b strings.Builder
+	b.WriteString("AttributeValue: {")
+	writeAV(&b, v)
+	b.WriteByte('}')
+	return b.String()
+}
+
+func writeAV(b *strings.Builder, v types.AttributeValue) {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		b.WriteString("S:" + v.Value)
+	case *types.AttributeValueMemberN:
+		b.WriteString("N:" + v.Value)
+	case *types.AttributeValueMemberB:
+		b.WriteString("B:" + base64.StdEncoding.EncodeToString(v.Value))
+	case *types.AttributeValueMemberBOOL:
+		b.WriteString("BOOL:" + strconv.FormatBool(v.Value))
+	case *types.AttributeValueMemberNULL:
+		b.WriteString("NULL:" + strconv.FormatBool(v.Value))
+	case *types.AttributeValueMemberSS:
+		b.WriteString("SS:[" + strings.Join(v.Value, ", ") + "]")
+	case *types.AttributeValueMemberNS:
+		b.WriteString("NS:[" + strings.Join(v.Value, ", ") + "]")
+	case *types.AttributeValueMemberBS:
+		parts := make([]string, len(v.Value))
+		for i, x := range v.Value {
+			parts[i] = base64.StdEncoding.EncodeToString(x)
+		}
+		b.WriteString("BS:[" + strings.Join(parts, ", ") + "]")
+	case *types.AttributeValueMemberL:
+		b.WriteString("L:[")
+		for i, e := range v.Value {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('{')
+			writeAV(b, e)
+			b.WriteByte('}')
+		}
+		b.WriteByte(']')
+	case *types.AttributeValueMemberM:
+		keys := make([]string, 0, len(v.Value))
+		for k := range v.Value {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString("M:{")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(k + "={")
+			writeAV(b, v.Value[k])
+			b.WriteByte('}')
+		}
+		b.WriteByte('}')
+	}
+}
+
+// javaSetOrder orders placeholder names the way DynamoDB, a Java service,
+// lists them in "unused in expressions: keys: {#c, #b}": the iteration
+// order of a java.util.HashSet, which follows String.hashCode. Names in
+// one bucket keep lexical order (Java keeps insertion order, which a Go
+// map cannot tell us).
+func javaSetOrder(keys []string) {
+	capacity := 16
+	for float64(len(keys)) > 0.75*float64(capacity) {
+		capacity *= 2
+	}
+	bucket := func(s string) int {
+		var h int32
+		for _, r := range s {
+			if r >= 0x10000 {
+				r -= 0x10000
+				h = 31*h + int32(0xD800+(r>>10))
+				h = 31*h + int32(0xDC00+(r&0x3FF))
+				continue
+			}
+			h = 31*h + int32(r)
+		}
+		u := uint32(h)
+		return int((u ^ u>>16) & uint32(capacity-1))
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		bi, bj := bucket(keys[i]), bucket(keys[j])
+		if bi != bj {
+			return bi < bj
+		}
+		return keys[i] < keys[j]
+	})
+}

@@ -1,0 +1,332 @@
+package expr
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// pathElem is one step of a document path: a map key or a list index.
+type pathElem struct {
+	name    string
+	index   int
+	isIndex bool
+}
+
+// path is a resolved document path; its first element is always a name.
+type path []pathElem
+
+func (p path) equal(q path) bool {
+	if len(p) != len(q) {
+		return false
+	}
+	for i := range p {
+		if p[i] != q[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// get walks the item without copying or allocating.
+func (p path) get(item map[string]types.AttributeValue) (types.AttributeValue, bool) {
+	v, ok := item[p[0].name]
+	if !ok {
+		return nil, false
+	}
+	for _, e := range p[1:] {
+		if e.isIndex {
+			l, isL := v.(*types.AttributeValueMemberL)
+			if !isL || e.index >= len(l.Value) {
+				return nil, false
+			}
+			v = l.Value[e.index]
+		} else {
+			m, isM := v.(*types.AttributeValueMemberM)
+			if !isM {
+				return nil, false
+			}
+			if v, ok = m.Value[e.name]; !ok {
+				return nil, false
+			}
+		}
+	}
+	return v, true
+}
+
+type operandKind uint8
+
+const (
+	opPath  operandKind = iota
+	opValue             // an ExpressionAttributeValues placeholder
+	opCall              // a function call, checked by the caller for where it may appear
+)
+
+// operand is a path, a value or a function call.
+type operand struct {
+	kind operandKind
+	path path
+	val  types.AttributeValue
+	fn   string
+	args []*operand
+	tok  int // index of the operand's first token, for messages
+}
+
+// parser is a recursive-descent parser over the token slice. Errors
+// unwind with panic(bailout) to the entry point, which turns them into
+// *Error; nothing else panics.
+type parser struct {
+	src  string
+	toks []token
+	pos  int
+	env  *Env
+	kind string
+}
+
+type bailout struct{ err *Error }
+
+func newParser(env *Env, kind, src string) *parser {
+	return &parser{src: src, toks: lex(src), env: env, kind: kind}
+}
+
+// run parses with fn, converting a bailout into an error.
+func (p *parser) run(fn func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			b, ok := r.(bailout)
+			if !ok {
+				panic(r)
+			}
+			err = b.err
+		}
+	}()
+	fn()
+	return nil
+}
+
+// precheck applies the checks DynamoDB makes before parsing: valid
+// placeholder maps, a non-empty expression, the 4 KB size limit.
+func precheck(env *Env, kind, src string) error {
+	if err := env.CheckInputs(); err != nil {
+		return err
+	}
+	if strings.TrimSpace(src) == "" {
+		return &Error{Message: "Invalid " + kind + ": The expression can not be empty;"}
+	}
+	if len(src) > maxExprSize {
+		return &Error{Message: "Invalid " + kind + ": Expression size has exceeded the maximum allowed size; expression size: " + strconv.Itoa(len(src))}
+	}
+	return nil
+}
+
+// fail stops parsing with "Invalid <kind>: msg".
+func (p *parser) fail(msg string) {
+	panic(bailout{&Error{Message: "Invalid " + p.kind + ": " + msg}})
+}
+
+// failPlain stops parsing with msg as it stands (key-condition messages
+// carry no prefix).
+func (p *parser) failPlain(msg string) {
+	panic(bailout{&Error{Message: msg}})
+}
+
+// syntaxError reports the token at i the way DynamoDB does: the token and
+// the text from the token before it to the token after it.
+func (p *parser) syntaxError(i int) {
+	t := p.toks[i]
+	text := "<EOF>"
+	if t.kind != tEOF {
+		text = p.src[t.start:t.end]
+	}
+	start, end := t.start, t.end
+	if i > 0 {
+		start = p.toks[i-1].start
+	}
+	if i+1 < len(p.toks) && p.toks[i+1].kind != tEOF {
+		end = p.toks[i+1].end
+	}
+	p.fail(`Syntax error; token: "` + text + `", near: "` + p.src[start:end] + `"`)
+}
+
+func (p *parser) peek() token { return p.toks[p.pos] }
+
+func (p *parser) peekKind() tokKind { return p.toks[p.pos].kind }
+
+func (p *parser) text(t token) string { return p.src[t.start:t.end] }
+
+// peekKeyword reports whether the next token is the keyword kw.
+func (p *parser) peekKeyword(kw string) bool {
+	t := p.peek()
+	return t.kind == tIdent && keyword(p.text(t), kw)
+}
+
+func (p *parser) next() token {
+	t := p.toks[p.pos]
+	if t.kind != tEOF {
+		p.pos++
+	}
+	return t
+}
+
+func (p *parser) expect(k tokKind) token {
+	if p.peekKind() != k {
+		p.syntaxError(p.pos)
+	}
+	return p.next()
+}
+
+func (p *parser) expectEOF() {
+	if p.peekKind() != tEOF {
+		p.syntaxError(p.pos)
+	}
+}
+
+// parsePath parses a document path: a name or #placeholder, then any
+// number of ".name", ".#placeholder" and "[index]".
+func (p *parser) parsePath() path {
+	var pa path
+	pa = append(pa, pathElem{name: p.parseName()})
+	for {
+		switch p.peekKind() {
+		case tDot:
+			p.next()
+			pa = append(pa, pathElem{name: p.parseName()})
+		case tLBrack:
+			p.next()
+			t := p.peek()
+			if t.kind != tNumber {
+				p.syntaxError(p.pos)
+			}
+			p.next()
+			digits := p.text(t)
+			n, err := strconv.Atoi(digits)
+			if err != nil || n > maxListIndex {
+				p.fail("List index is not within the allowable range; index: [" + digits + "]")
+			}
+			p.expect(tRBrack)
+			pa = append(pa, pathElem{index: n, isIndex: true})
+		default:
+			if len(pa) > maxPathDepth {
+				p.fail("The document path has too many nesting levels; nesting levels: " + strconv.Itoa(len(pa)))
+			}
+			return pa
+		}
+	}
+}
+
+// parseName parses one name in a path: a bare name (not a keyword, not a
+// reserved word) or a #placeholder that must be defined.
+func (p *parser) parseName() string {
+	t := p.peek()
+	switch t.kind {
+	case tIdent:
+		s := p.text(t)
+		if isKeyword(s) {
+			p.syntaxError(p.pos)
+		}
+		if _, bad := reserved[strings.ToLower(s)]; bad {
+			p.fail("Attribute name is a reserved keyword; reserved keyword: " + s)
+		}
+		p.next()
+		return s
+	case tName:
+		s := p.text(t)
+		name, ok := p.env.name(s)
+		if !ok {
+			p.fail("An expression attribute name used in the document path is not defined; attribute name: " + s)
+		}
+		p.next()
+		return name
+	}
+	p.syntaxError(p.pos)
+	return ""
+}
+
+// parseOperand parses a path, a :value, or a function call with operand
+// arguments (calls nest; where each function may appear is checked by
+// the caller).
+func (p *parser) parseOperand() *operand {
+	start := p.pos
+	t := p.peek()
+	switch t.kind {
+	case tValue:
+		s := p.text(t)
+		v, ok := p.env.value(s)
+		if !ok {
+			p.fail("An expression attribute value used in expression is not defined; attribute value: " + s)
+		}
+		p.next()
+		return &operand{kind: opValue, val: v, tok: start}
+	case tIdent:
+		if p.toks[p.pos+1].kind == tLParen && !isKeyword(p.text(t)) {
+			name := p.text(t)
+			p.next()
+			p.next()
+			var args []*operand
+			if p.peekKind() != tRParen {
+				for {
+					args = append(args, p.parseOperand())
+					if p.peekKind() != tComma {
+						break
+					}
+					p.next()
+				}
+			}
+			p.expect(tRParen)
+			return &operand{kind: opCall, fn: name, args: args, tok: start}
+		}
+		return &operand{kind: opPath, path: p.parsePath(), tok: start}
+	case tName:
+		return &operand{kind: opPath, path: p.parsePath(), tok: start}
+	}
+	p.syntaxError(p.pos)
+	return nil
+}
+
+// Function names; they are case-sensitive, unlike keywords.
+const (
+	fnAttributeExists    = "attribute_exists"
+	fnAttributeNotExists = "attribute_not_exists"
+	fnAttributeType      = "attribute_type"
+	fnBeginsWith         = "begins_with"
+	fnContains           = "contains"
+	fnSize               = "size"
+	fnIfNotExists        = "if_not_exists"
+	fnListAppend         = "list_append"
+)
+
+func knownFunction(name string) bool {
+	switch name {
+	case fnAttributeExists, fnAttributeNotExists, fnAttributeType, fnBeginsWith,
+		fnContains, fnSize, fnIfNotExists, fnListAppend:
+		return true
+	}
+	return false
+}
+
+// checkArity reports DynamoDB's message for a call with the wrong number
+// of operands.
+func (p *parser) checkArity(o *operand, want int) {
+	if len(o.args) != want {
+		p.fail("Incorrect number of operands for operator or function; operator or function: " + o.fn + ", number of operands: " + strconv.Itoa(len(o.args)))
+	}
+}
+
+func (p *parser) operandTypeError(op string, v types.AttributeValue) {
+	p.fail("Incorrect operand type for operator or function; operator or function: " + op + ", operand type: " + shortType(v))
+}
+
+// checkDistinct rejects "x = x" and the like: DynamoDB requires the first
+// operand of a comparison or function to differ from the others when both
+// are paths.
+func (p *parser) checkDistinct(op string, args []*operand) {
+	if len(args) == 0 || args[0].kind != opPath {
+		return
+	}
+	for _, a := range args[1:] {
+		if a.kind == opPath && a.path.equal(args[0].path) {
+			p.fail("The first operand must be distinct from the remaining operands for this operator or function; operator: " + op + ", first operand: " + pathString(args[0].path))
+		}
+	}
+}

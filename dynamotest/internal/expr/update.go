@@ -1,0 +1,629 @@
+package expr
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/attr"
+)
+
+type actionKind uint8
+
+const (
+	aSet actionKind = iota
+	aRemove
+	aAdd
+	aDelete
+)
+
+var clauseNames = [...]string{aSet: "SET", aRemove: "REMOVE", aAdd: "ADD", aDelete: "DELETE"}
+
+// action is one SET, REMOVE, ADD or DELETE of an update expression.
+type action struct {
+	kind  actionKind
+	path  path
+	left  *operand // SET's value, or its left side of + / -; ADD and DELETE's value
+	op    tokKind  // tPlus, tMinus, or tEOF for none
+	right *operand
+}
+
+// Update is a parsed UpdateExpression.
+type Update struct {
+	sets, removes, adds, deletes []*action
+	topLevel                     []string
+}
+
+// Update parses an UpdateExpression: up to one each of the SET, REMOVE,
+// ADD and DELETE clauses, in any order, whose paths may not overlap.
+func (e *Env) Update(s string) (*Update, error) {
+	if err := precheck(e, kindUpdate, s); err != nil {
+		return nil, err
+	}
+	p := newParser(e, kindUpdate, s)
+	var u *Update
+	if err := p.run(func() { u = p.parseUpdate() }); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+func (p *parser) parseUpdate() *Update {
+	u := &Update{}
+	var all []*action
+	var seen [4]bool
+	for p.peekKind() != tEOF {
+		t := p.peek()
+		kind := actionKind(255)
+		if t.kind == tIdent {
+			for k, name := range clauseNames {
+				if keyword(p.text(t), name) {
+					kind = actionKind(k)
+				}
+			}
+		}
+		if kind == 255 {
+			p.syntaxError(p.pos)
+		}
+		if seen[kind] {
+			p.fail(`The "` + clauseNames[kind] + `" section can only be used once in an update expression;`)
+		}
+		seen[kind] = true
+		p.next()
+		for {
+			a := p.parseAction(kind)
+			all = append(all, a)
+			switch kind {
+			case aSet:
+				u.sets = append(u.sets, a)
+			case aRemove:
+				u.removes = append(u.removes, a)
+			case aAdd:
+				u.adds = append(u.adds, a)
+			case aDelete:
+				u.deletes = append(u.deletes, a)
+			}
+			if p.peekKind() != tComma {
+				break
+			}
+			p.next()
+		}
+	}
+	p.checkOverlap(all)
+	seenName := map[string]bool{}
+	for _, a := range all {
+		if n := a.path[0].name; !seenName[n] {
+			seenName[n] = true
+			u.topLevel = append(u.topLevel, n)
+		}
+	}
+	// SET applies in element order, so that "SET a[84] = :x, a[37] = :y"
+	// appends :y before :x, as DynamoDB documents; REMOVE takes list
+	// elements from the highest index down, so every index names an
+	// element of the list as it was.
+	sort.SliceStable(u.sets, func(i, j int) bool { return comparePaths(u.sets[i].path, u.sets[j].path, false) < 0 })
+	sort.SliceStable(u.removes, func(i, j int) bool { return comparePaths(u.removes[i].path, u.removes[j].path, true) < 0 })
+	return u
+}
+
+func comparePaths(a, b path, indexDesc bool) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, y := a[i], b[i]
+		switch {
+		case x.isIndex && y.isIndex:
+			if x.index != y.index {
+				c := 1
+				if x.index < y.index {
+					c = -1
+				}
+				if indexDesc {
+					c = -c
+				}
+				return c
+			}
+		case x.isIndex != y.isIndex:
+			if x.isIndex {
+				return 1
+			}
+			return -1
+		case x.name != y.name:
+			return strings.Compare(x.name, y.name)
+		}
+	}
+	return len(a) - len(b)
+}
+
+func (p *parser) parseAction(kind actionKind) *action {
+	a := &action{kind: kind, op: tEOF}
+	switch p.peekKind() {
+	case tIdent, tName:
+	default:
+		p.syntaxError(p.pos)
+	}
+	a.path = p.parsePath()
+	switch kind {
+	case aSet:
+		p.expect(tEq)
+		a.left = p.parseUpdateOperand(false)
+		if k := p.peekKind(); k == tPlus || k == tMinus {
+			p.next()
+			a.op = k
+			a.right = p.parseUpdateOperand(false)
+			name := "+"
+			if k == tMinus {
+				name = "-"
+			}
+			for _, o := range []*operand{a.left, a.right} {
+				if o.kind == opValue {
+					if _, isN := o.val.(*types.AttributeValueMemberN); !isN {
+						p.operandTypeError(name, o.val)
+					}
+				}
+			}
+		}
+	case aAdd, aDelete:
+		t := p.peek()
+		if t.kind != tValue {
+			p.syntaxError(p.pos)
+		}
+		a.left = p.parseOperand()
+		ok := false
+		switch a.left.val.(type) {
+		case *types.AttributeValueMemberSS, *types.AttributeValueMemberNS, *types.AttributeValueMemberBS:
+			ok = true
+		case *types.AttributeValueMemberN:
+			ok = kind == aAdd
+		}
+		if !ok {
+			typeSet := "ALLOWED_FOR_ADD_OPERAND"
+			if kind == aDelete {
+				typeSet = "ALLOWED_FOR_DELETE_OPERAND"
+			}
+			p.fail("Incorrect operand type for operator or function; operator: " + clauseNames[kind] + ", operand type: " + longType(a.left.val) + ", typeSet: " + typeSet)
+		}
+	}
+	return a
+}
+
+// parseUpdateOperand parses a SET operand and checks its functions:
+// if_not_exists(path, operand) and list_append(operand, operand);
+// list_append may not be nested in another call.
+func (p *parser) parseUpdateOperand(nested bool) *operand {
+	o := p.parseOperand()
+	p.checkUpdateCall(o, nested)
+	return o
+}
+
+func (p *parser) checkUpdateCall(o *operand, nested bool) {
+	if o.kind != opCall {
+		return
+	}
+	if !knownFunction(o.fn) {
+		p.fail("Invalid function name; function: " + o.fn)
+	}
+	switch o.fn {
+	case fnIfNotExists:
+		p.checkArity(o, 2)
+		if o.args[0].kind != opPath {
+			p.fail("Operator or function requires a document path; operator or function: " + o.fn)
+		}
+		p.checkUpdateCall(o.args[1], true)
+	case fnListAppend:
+		if nested {
+			p.fail("The function is not allowed to be used this way in an expression; function: " + o.fn)
+		}
+		p.checkArity(o, 2)
+		for _, a := range o.args {
+			p.checkUpdateCall(a, true)
+			if a.kind == opValue {
+				if _, isL := a.val.(*types.AttributeValueMemberL); !isL {
+					p.operandTypeError(o.fn, a.val)
+				}
+			}
+		}
+	default:
+		p.fail("The function is not allowed in an update expression; function: " + o.fn)
+	}
+}
+
+// checkOverlap rejects two actions on one path or on a path and its
+// ancestor ("overlap"), and on a.b and a[1] ("conflict").
+func (p *parser) checkOverlap(actions []*action) {
+	paths := make([]path, len(actions))
+	for i, a := range actions {
+		paths[i] = a.path
+	}
+	p.checkPaths(paths)
+}
+
+func (p *parser) checkPaths(paths []path) {
+	for i := range paths {
+		for j := i + 1; j < len(paths); j++ {
+			a, b := paths[i], paths[j]
+			shared := true
+			for k := 0; k < len(a) && k < len(b); k++ {
+				x, y := a[k], b[k]
+				if x == y {
+					continue
+				}
+				if x.isIndex != y.isIndex {
+					p.fail("Two document paths conflict with each other; must remove or rewrite one of these paths; path one: " + pathString(a) + ", path two: " + pathString(b))
+				}
+				shared = false
+				break
+			}
+			if shared {
+				p.fail("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: " + pathString(a) + ", path two: " + pathString(b))
+			}
+		}
+	}
+}
+
+// TopLevelNames lists the top-level attributes the update writes, in the
+// order the expression names them, for the engine's key-attribute check
+// and for ReturnValues UPDATED_OLD / UPDATED_NEW.
+func (u *Update) TopLevelNames() []string {
+	return append([]string(nil), u.topLevel...)
+}
+
+// Apply returns the item after the update. item is not modified: the
+// result shares unchanged values with it and has fresh copies of every
+// map and list on a changed path, so treat both as immutable. A nil item
+// is an item that does not exist yet. As in DynamoDB, every value on the
+// right of SET is read from the item as it was before the update.
+func (u *Update) Apply(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	setValues := make([]types.AttributeValue, len(u.sets))
+	for i, a := range u.sets {
+		v, err := a.evalSet(item)
+		if err != nil {
+			return nil, err
+		}
+		setValues[i] = v
+	}
+	w := &writer{out: make(map[string]types.AttributeValue, len(item)+len(u.sets)+len(u.adds)), exists: item != nil, fresh: map[any]bool{}}
+	for k, v := range item {
+		w.out[k] = v
+	}
+	for i, a := range u.sets {
+		if err := w.set(a.path, setValues[i]); err != nil {
+			return nil, err
+		}
+	}
+	for _, a := range u.adds {
+		if err := w.add(a.path, attr.Copy(a.left.val)); err != nil {
+			return nil, err
+		}
+	}
+	for _, a := range u.deletes {
+		if err := w.delete(a.path, a.left.val); err != nil {
+			return nil, err
+		}
+	}
+	for _, a := range u.removes {
+		if err := w.remove(a.path); err != nil {
+			return nil, err
+		}
+	}
+	return w.out, nil
+}
+
+func (a *action) evalSet(item map[string]types.AttributeValue) (types.AttributeValue, error) {
+	left, err := evalUpdateOperand(a.left, item)
+	if err != nil || a.op == tEOF {
+		return left, err
+	}
+	right, err := evalUpdateOperand(a.right, item)
+	if err != nil {
+		return nil, err
+	}
+	ln, lok := left.(*types.AttributeValueMemberN)
+	rn, rok := right.(*types.AttributeValueMemberN)
+	if !lok || !rok {
+		return nil, &Error{Message: msgBadOperand}
+	}
+	var sum string
+	if a.op == tPlus {
+		sum, err = attr.AddNumbers(ln.Value, rn.Value)
+	} else {
+		sum, err = attr.SubtractNumbers(ln.Value, rn.Value)
+	}
+	if err != nil {
+		return nil, &Error{Message: err.Error()}
+	}
+	return &types.AttributeValueMemberN{Value: sum}, nil
+}
+
+func evalUpdateOperand(o *operand, item map[string]types.AttributeValue) (types.AttributeValue, error) {
+	switch o.kind {
+	case opPath:
+		v, ok := o.path.get(item)
+		if !ok {
+			return nil, &Error{Message: msgMissingAttr}
+		}
+		return v, nil
+	case opValue:
+		return attr.Copy(o.val), nil
+	}
+	switch o.fn {
+	case fnIfNotExists:
+		if v, ok := o.args[0].path.get(item); ok {
+			return v, nil
+		}
+		return evalUpdateOperand(o.args[1], item)
+	case fnListAppend:
+		a, err := evalUpdateOperand(o.args[0], item)
+		if err != nil {
+			return nil, err
+		}
+		b, err := evalUpdateOperand(o.args[1], item)
+		if err != nil {
+			return nil, err
+		}
+		al, aok := a.(*types.AttributeValueMemberL)
+		bl, bok := b.(*types.AttributeValueMemberL)
+		if !aok || !bok {
+			return nil, &Error{Message: msgBadOperand}
+		}
+		joined := make([]types.AttributeValue, 0, len(al.Value)+len(bl.Value))
+		joined = append(append(joined, al.Value...), bl.Value...)
+		return &types.AttributeValueMemberL{Value: joined}, nil
+	}
+	return nil, &Error{Message: "Invalid function name; function: " + o.fn}
+}
+
+// writer applies changes to a copy of an item, copying each map and list
+// on a changed path once (fresh records the copies it owns).
+type writer struct {
+	out    map[string]types.AttributeValue
+	exists bool
+	fresh  map[any]bool
+}
+
+var errInvalidPath = &Error{Message: msgInvalidPath}
+
+// container returns a copy, owned by the writer, of the map or list at p,
+// relinked into the item; ok is false when p is missing or a scalar.
+func (w *writer) container(p path) (types.AttributeValue, bool) {
+	cur, ok := w.out[p[0].name]
+	if !ok {
+		return nil, false
+	}
+	cur = w.own(cur)
+	if cur == nil {
+		return nil, false
+	}
+	w.out[p[0].name] = cur
+	for _, e := range p[1:] {
+		var child types.AttributeValue
+		switch c := cur.(type) {
+		case *types.AttributeValueMemberM:
+			if e.isIndex {
+				return nil, false
+			}
+			if child, ok = c.Value[e.name]; !ok {
+				return nil, false
+			}
+			if child = w.own(child); child == nil {
+				return nil, false
+			}
+			c.Value[e.name] = child
+		case *types.AttributeValueMemberL:
+			if !e.isIndex || e.index >= len(c.Value) {
+				return nil, false
+			}
+			if child = w.own(c.Value[e.index]); child == nil {
+				return nil, false
+			}
+			c.Value[e.index] = child
+		}
+		cur = child
+	}
+	return cur, true
+}
+
+// own returns v itself when the writer already copied it, a shallow copy
+// of a map or list otherwise, and nil for any other type.
+func (w *writer) own(v types.AttributeValue) types.AttributeValue {
+	if w.fresh[v] {
+		return v
+	}
+	var c types.AttributeValue
+	switch v := v.(type) {
+	case *types.AttributeValueMemberM:
+		m := make(map[string]types.AttributeValue, len(v.Value)+1)
+		for k, x := range v.Value {
+			m[k] = x
+		}
+		c = &types.AttributeValueMemberM{Value: m}
+	case *types.AttributeValueMemberL:
+		c = &types.AttributeValueMemberL{Value: append([]types.AttributeValue(nil), v.Value...)}
+	default:
+		return nil
+	}
+	w.fresh[c] = true
+	return c
+}
+
+func (w *writer) set(p path, v types.AttributeValue) error {
+	if len(p) == 1 {
+		w.out[p[0].name] = v
+		return nil
+	}
+	parent, ok := w.container(p[:len(p)-1])
+	if !ok {
+		return errInvalidPath
+	}
+	last := p[len(p)-1]
+	switch c := parent.(type) {
+	case *types.AttributeValueMemberM:
+		if last.isIndex {
+			return errInvalidPath
+		}
+		c.Value[last.name] = v
+	case *types.AttributeValueMemberL:
+		if !last.isIndex {
+			return errInvalidPath
+		}
+		if last.index < len(c.Value) {
+			c.Value[last.index] = v
+		} else {
+			// Past the end, SET appends (DynamoDB does not pad lists).
+			c.Value = append(c.Value, v)
+		}
+	}
+	return nil
+}
+
+func (w *writer) remove(p path) error {
+	if len(p) == 1 {
+		delete(w.out, p[0].name)
+		return nil
+	}
+	parent, ok := w.container(p[:len(p)-1])
+	if !ok {
+		if !w.exists {
+			// DynamoDB ignores REMOVE of any path on an item that does
+			// not exist yet.
+			return nil
+		}
+		return errInvalidPath
+	}
+	last := p[len(p)-1]
+	switch c := parent.(type) {
+	case *types.AttributeValueMemberM:
+		if last.isIndex {
+			return errInvalidPath
+		}
+		delete(c.Value, last.name)
+	case *types.AttributeValueMemberL:
+		if !last.isIndex {
+			return errInvalidPath
+		}
+		if last.index < len(c.Value) {
+			c.Value = append(c.Value[:last.index], c.Value[last.index+1:]...)
+		}
+	}
+	return nil
+}
+
+func (w *writer) get(p path) (types.AttributeValue, bool) { return p.get(w.out) }
+
+// add applies ADD: numbers are summed (a missing attribute counts as 0)
+// and sets are joined (a missing attribute as the empty set).
+func (w *writer) add(p path, v types.AttributeValue) error {
+	cur, ok := w.get(p)
+	if !ok {
+		return w.set(p, v)
+	}
+	var next types.AttributeValue
+	switch c := cur.(type) {
+	case *types.AttributeValueMemberN:
+		n, isN := v.(*types.AttributeValueMemberN)
+		if !isN {
+			return &Error{Message: msgBadOperand}
+		}
+		sum, err := attr.AddNumbers(c.Value, n.Value)
+		if err != nil {
+			return &Error{Message: err.Error()}
+		}
+		next = &types.AttributeValueMemberN{Value: sum}
+	case *types.AttributeValueMemberSS:
+		s, isSS := v.(*types.AttributeValueMemberSS)
+		if !isSS {
+			return &Error{Message: msgBadOperand}
+		}
+		next = &types.AttributeValueMemberSS{Value: union(c.Value, s.Value, func(x string) string { return x })}
+	case *types.AttributeValueMemberNS:
+		s, isNS := v.(*types.AttributeValueMemberNS)
+		if !isNS {
+			return &Error{Message: msgBadOperand}
+		}
+		next = &types.AttributeValueMemberNS{Value: union(c.Value, s.Value, numberKey)}
+	case *types.AttributeValueMemberBS:
+		s, isBS := v.(*types.AttributeValueMemberBS)
+		if !isBS {
+			return &Error{Message: msgBadOperand}
+		}
+		next = &types.AttributeValueMemberBS{Value: union(c.Value, s.Value, func(x []byte) string { return string(x) })}
+	default:
+		return &Error{Message: msgBadOperand}
+	}
+	return w.set(p, next)
+}
+
+// delete applies DELETE: removes members from a set; a set left empty is
+// removed, as DynamoDB cannot store empty sets.
+func (w *writer) delete(p path, v types.AttributeValue) error {
+	cur, ok := w.get(p)
+	if !ok {
+		return nil
+	}
+	var next types.AttributeValue
+	var n int
+	switch c := cur.(type) {
+	case *types.AttributeValueMemberSS:
+		s, isSS := v.(*types.AttributeValueMemberSS)
+		if !isSS {
+			return &Error{Message: msgBadOperand}
+		}
+		rest := difference(c.Value, s.Value, func(x string) string { return x })
+		next, n = &types.AttributeValueMemberSS{Value: rest}, len(rest)
+	case *types.AttributeValueMemberNS:
+		s, isNS := v.(*types.AttributeValueMemberNS)
+		if !isNS {
+			return &Error{Message: msgBadOperand}
+		}
+		rest := difference(c.Value, s.Value, numberKey)
+		next, n = &types.AttributeValueMemberNS{Value: rest}, len(rest)
+	case *types.AttributeValueMemberBS:
+		s, isBS := v.(*types.AttributeValueMemberBS)
+		if !isBS {
+			return &Error{Message: msgBadOperand}
+		}
+		rest := difference(c.Value, s.Value, func(x []byte) string { return string(x) })
+		next, n = &types.AttributeValueMemberBS{Value: rest}, len(rest)
+	default:
+		return &Error{Message: msgBadOperand}
+	}
+	if n == 0 {
+		return w.remove(p)
+	}
+	return w.set(p, next)
+}
+
+func numberKey(s string) string {
+	if c, err := attr.CanonicalNumber(s); err == nil {
+		return c
+	}
+	return s
+}
+
+func union[T any](a, b []T, key func(T) string) []T {
+	out := append(make([]T, 0, len(a)+len(b)), a...)
+	seen := make(map[string]bool, len(a)+len(b))
+	for _, x := range a {
+		seen[key(x)] = true
+	}
+	for _, x := range b {
+		if k := key(x); !seen[k] {
+			seen[k] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func difference[T any](a, b []T, key func(T) string) []T {
+	drop := make(map[string]bool, len(b))
+	for _, x := range b {
+		drop[key(x)] = true
+	}
+	out := make([]T, 0, len(a))
+	for _, x := range a {
+		if !drop[key(x)] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
