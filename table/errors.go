@@ -320,7 +320,7 @@ func sentinelFor(err error) error {
 		case "ValidationException":
 			// DynamoDB says "Item size has exceeded the maximum allowed size"
 			// (and "...to update" for UpdateItem) when an item passes 400 KB.
-			if strings.Contains(api.ErrorMessage(), "size has exceeded") {
+			if strings.Contains(api.ErrorMessage(), "has exceeded the maximum allowed size") {
 				return ErrItemTooLarge
 			}
 			return ErrValidation
