@@ -54,8 +54,23 @@
 //
 // Parse accepts exactly the keys Build can write. Anything else fails with
 // ErrMismatch, so Parse never returns wrong values for a key of another
-// entity.
+// entity. Parts.Values gives the parsed values back in Build's order, and
+// Parts.String the text of any part as it stands in the key ("01").
 //
-// Templates are immutable and safe for concurrent use. Build allocates only
-// the key it returns.
+// # Delimiters
+//
+// Literals, integers and times have a known width, so only string parts end
+// at a delimiter. That lets a time part sit in a template delimited by ":"
+// (seed 004) even though the timestamp holds colons. A delimiter of more than
+// one byte works too; a string part that would run into it ("a:" before
+// "::") is refused like one that holds it.
+//
+// # Values Build refuses
+//
+// The zero time.Time is refused with ErrEmpty, like an empty string: a key
+// stamped 0001-01-01T00:00:00.000000Z is a forgotten assignment, not a
+// moment. Integers above math.MaxInt are refused with ErrOverflow, so
+// Parts.Int can always return what Build took. Values of the wrong kind
+// (a string for an int part, a *time.Time, a fmt.Stringer such as a ulid.ULID) fail with
+// ErrType rather than being converted.
 package keys

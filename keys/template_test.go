@@ -2,6 +2,7 @@ package keys
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -491,6 +492,39 @@ func TestDelimFreeMatchesDefinition(t *testing.T) {
 			if got := tm.delimFree(v); got != want {
 				t.Fatalf("delimFree(%q) with delimiter %q = %v, want %v", v, d, got, want)
 			}
+		}
+	}
+}
+
+// Templates are package-level values shared by every request a service
+// handles; run with -race this fails if Build, Prefix or Parse write to one.
+func TestTemplateConcurrentUse(t *testing.T) {
+	at := mustTime("2025-11-01T20:30:15.234567Z")
+	done := make(chan error)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			for i := 0; i < 200; i++ {
+				k, err := jobSK.Build(g, "raw_analysis", i, at)
+				if err != nil {
+					done <- err
+					return
+				}
+				if _, err := jobSK.Prefix(g, "raw_analysis"); err != nil {
+					done <- err
+					return
+				}
+				p, err := jobSK.Parse(k)
+				if err != nil || p.Int("execution") != i || p.Int("order") != g {
+					done <- fmt.Errorf("Parse(%q) = %v, %v", k, p.Values(), err)
+					return
+				}
+			}
+			done <- nil
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
 		}
 	}
 }
