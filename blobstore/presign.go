@@ -147,9 +147,16 @@ func (s *urlSigner) serve(store Store, now time.Time, w http.ResponseWriter, r *
 	}
 	ctx := r.Context()
 	if method == http.MethodPut {
-		if ct := r.Header.Get("Content-Type"); ct != "" && ct != o.ContentType {
+		// As on S3, the signed headers must be sent exactly as signed.
+		if ct := r.Header.Get("Content-Type"); ct != o.ContentType {
 			http.Error(w, fmt.Sprintf("Content-Type %q is not the signed %q", ct, o.ContentType), http.StatusForbidden)
 			return
+		}
+		for k, v := range o.Metadata {
+			if got := r.Header.Get(metaHeaderPrefix + k); got != v {
+				http.Error(w, fmt.Sprintf("header %s%s %q is not the signed %q", metaHeaderPrefix, k, got, v), http.StatusForbidden)
+				return
+			}
 		}
 		opts := []func(*PutOptions){WithContentType(o.ContentType), WithMetadata(o.Metadata)}
 		if r.ContentLength > 0 {
@@ -177,7 +184,7 @@ func (s *urlSigner) serve(store Store, now time.Time, w http.ResponseWriter, r *
 	h.Set("ETag", info.ETag)
 	h.Set("Last-Modified", info.LastModified.UTC().Format(http.TimeFormat))
 	for k, v := range info.Metadata {
-		h.Set("X-Amz-Meta-"+k, v)
+		h.Set(metaHeaderPrefix+k, v)
 	}
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"net/http"
 	"strings"
 	"time"
 )
@@ -34,8 +35,10 @@ type Store interface {
 	// with plain HTTP until expires has passed.
 	PresignGet(ctx context.Context, key string, expires time.Duration) (string, error)
 	// PresignPut returns a URL that lets anyone holding it PUT the object
-	// with plain HTTP until expires has passed. When opts set a
-	// ContentType, the request must send that Content-Type header.
+	// with plain HTTP until expires has passed. The content type and
+	// metadata are signed into the URL: the request must carry exactly the
+	// headers PutHeaders(opts...) returns (Content-Type, X-Amz-Meta-*), as
+	// S3 refuses a presigned PUT whose signed headers differ.
 	PresignPut(ctx context.Context, key string, expires time.Duration, opts ...func(*PutOptions)) (string, error)
 }
 
@@ -129,6 +132,26 @@ func (r *Range) clamp(size int64) (start, end int64, err error) {
 	}
 	return r.Offset, end, nil
 }
+
+// PutHeaders returns the headers a client must send with the URL
+// PresignPut(ctx, key, expires, opts...) returned: Content-Type (the
+// DefaultContentType when opts set none) and one X-Amz-Meta-<name> per
+// metadata entry.
+func PutHeaders(opts ...func(*PutOptions)) (http.Header, error) {
+	o, err := putOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	h := http.Header{}
+	h.Set("Content-Type", o.ContentType)
+	for k, v := range o.Metadata {
+		h.Set(metaHeaderPrefix+k, v)
+	}
+	return h, nil
+}
+
+// metaHeaderPrefix is how S3 carries user metadata over HTTP.
+const metaHeaderPrefix = "X-Amz-Meta-"
 
 // MaxPresignExpiry is the longest a presigned URL may live: SigV4 presigned
 // URLs are valid for at most seven days, and every store applies the same

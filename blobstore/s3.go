@@ -1,0 +1,375 @@
+package blobstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/aws-sdk-go-v2/feature/s3/manager"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
+)
+
+// S3 is a Store in one S3 bucket. It works with AWS and with S3-compatible
+// servers (s3rver, gofakes3, MinIO) reached through the client's endpoint.
+//
+// Put streams the body through the SDK's upload manager: a body of up to
+// one part (S3Options.PartSize, 5 MiB by default) is a single PutObject,
+// a larger one a multipart upload whose parts go up concurrently and which
+// is aborted if anything fails, so a failed Put leaves no object and no
+// parts behind.
+type S3 struct {
+	client   *s3.Client
+	bucket   string
+	opts     S3Options
+	uploader *manager.Uploader
+	presign  *s3.PresignClient
+}
+
+// S3Options configure an S3 store.
+type S3Options struct {
+	// PathStyle addresses the bucket as https://host/bucket/key instead of
+	// https://bucket.host/key. S3-compatible servers (s3rver) need it.
+	PathStyle bool
+	// PartSize is the multipart part size; S3's minimum, 5 MiB, when zero.
+	PartSize int64
+	// Concurrency is how many parts upload at once; 5 when zero.
+	Concurrency int
+	// ClientOptions apply to every request this store makes, after
+	// PathStyle. Use them to turn off flexible checksums for servers that
+	// predate them (aws.RequestChecksumCalculationWhenRequired).
+	ClientOptions []func(*s3.Options)
+	// ListPageSize is the MaxKeys of each ListObjectsV2 request; S3's
+	// default (1000) when zero.
+	ListPageSize int32
+	// Clock is the signing time of presigned URLs; time.Now when nil.
+	// Tests set it in the past to get an already-expired URL.
+	Clock func() time.Time
+}
+
+var _ Store = (*S3)(nil)
+
+// NewS3 returns a Store for bucket, which must exist.
+func NewS3(client *s3.Client, bucket string, opts ...func(*S3Options)) *S3 {
+	var o S3Options
+	for _, fn := range opts {
+		fn(&o)
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.PartSize <= 0 {
+		o.PartSize = manager.MinUploadPartSize
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = manager.DefaultUploadConcurrency
+	}
+	s := &S3{client: client, bucket: bucket, opts: o}
+	clientOpts := s.clientOptions()
+	s.uploader = manager.NewUploader(client, func(u *manager.Uploader) {
+		u.PartSize = o.PartSize
+		u.Concurrency = o.Concurrency
+		u.LeavePartsOnError = false
+		u.ClientOptions = append(u.ClientOptions, clientOpts...)
+	})
+	// Client options go on each presign call, not here: NewPresignClient
+	// with ClientOptions rebuilds the client, which writes to state shared
+	// with the caller's client (a data race when stores are made
+	// concurrently from one client).
+	s.presign = s3.NewPresignClient(client, func(po *s3.PresignOptions) {
+		po.Presigner = clockPresigner{v4.NewSigner(), o.Clock}
+	})
+	return s
+}
+
+func (s *S3) presignOptions(expires time.Duration) func(*s3.PresignOptions) {
+	return func(po *s3.PresignOptions) {
+		po.Expires = expires
+		po.ClientOptions = append(po.ClientOptions, s.clientOptions()...)
+		// A presigned URL is signed before its body exists, so it cannot
+		// carry a body checksum; asking for one makes the URL unusable.
+		po.ClientOptions = append(po.ClientOptions, func(so *s3.Options) {
+			so.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+		})
+	}
+}
+
+// Bucket returns the bucket's name.
+func (s *S3) Bucket() string { return s.bucket }
+
+func (s *S3) clientOptions() []func(*s3.Options) {
+	var fns []func(*s3.Options)
+	if s.opts.PathStyle {
+		fns = append(fns, func(o *s3.Options) { o.UsePathStyle = true })
+	}
+	return append(fns, s.opts.ClientOptions...)
+}
+
+// clockPresigner signs at S3Options.Clock's time instead of the SDK's.
+type clockPresigner struct {
+	inner *v4.Signer
+	now   func() time.Time
+}
+
+func (c clockPresigner) PresignHTTP(ctx context.Context, creds aws.Credentials, r *http.Request, payloadHash, service, region string, _ time.Time, optFns ...func(*v4.SignerOptions)) (string, http.Header, error) {
+	return c.inner.PresignHTTP(ctx, creds, r, payloadHash, service, region, c.now(), optFns...)
+}
+
+// s3Error maps S3's errors to the package's sentinels, keeping the SDK's
+// error reachable with errors.As.
+func (s *S3) s3Error(op, key string, err error) error {
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		switch apiErr.ErrorCode() {
+		case "NoSuchKey", "NotFound":
+			// HeadObject has no body, so a missing key arrives as a bare
+			// 404 that the SDK names NotFound.
+			return fmt.Errorf("%w: %q in bucket %q: %w", ErrNotFound, key, s.bucket, err)
+		case "InvalidRange":
+			return fmt.Errorf("%w: %q: %w", ErrInvalidRange, key, err)
+		}
+	}
+	return fmt.Errorf("blobstore: s3 %s %q in bucket %q: %w", op, key, s.bucket, err)
+}
+
+// Put uploads body, in parts when it is larger than one part.
+func (s *S3) Put(ctx context.Context, key string, body io.Reader, opts ...func(*PutOptions)) error {
+	if err := ValidateKey(key); err != nil {
+		return err
+	}
+	o, err := putOptions(opts)
+	if err != nil {
+		return err
+	}
+	if body == nil {
+		return fmt.Errorf("blobstore: put %q: nil body", key)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	in := &s3.PutObjectInput{
+		Bucket:      aws.String(s.bucket),
+		Key:         aws.String(key),
+		Body:        body,
+		ContentType: aws.String(o.ContentType),
+		Metadata:    o.Metadata,
+	}
+	if o.Size > 0 {
+		in.Body = &exactReader{r: body, want: o.Size}
+	}
+	if _, err := s.uploader.Upload(ctx, in); err != nil {
+		if errors.Is(err, ErrSizeMismatch) {
+			return fmt.Errorf("blobstore: put %q: %w", key, ErrSizeMismatch)
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return fmt.Errorf("blobstore: put %q: %w", key, cerr)
+		}
+		return s.s3Error("put", key, err)
+	}
+	return nil
+}
+
+// Get streams the object, or the range asked for.
+func (s *S3) Get(ctx context.Context, key string, opts ...func(*GetOptions)) (io.ReadCloser, Info, error) {
+	var o GetOptions
+	for _, fn := range opts {
+		fn(&o)
+	}
+	if err := ValidateKey(key); err != nil {
+		return nil, Info{}, err
+	}
+	if o.Range != nil {
+		if err := o.Range.validate(); err != nil {
+			return nil, Info{}, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, Info{}, err
+	}
+	in := &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}
+	if r := o.Range; r != nil {
+		if r.Length > 0 {
+			in.Range = aws.String(fmt.Sprintf("bytes=%d-%d", r.Offset, r.Offset+r.Length-1))
+		} else {
+			in.Range = aws.String(fmt.Sprintf("bytes=%d-", r.Offset))
+		}
+	}
+	out, err := s.client.GetObject(ctx, in, s.clientOptions()...)
+	if err != nil {
+		err = s.s3Error("get", key, err)
+		if o.Range != nil && errors.Is(err, ErrInvalidRange) {
+			// S3 refuses a range that starts at the end of the object
+			// (416), where Memory and Dir return an empty body; the end is
+			// a valid place to start reading, so treat it as one.
+			info, herr := s.Head(ctx, key)
+			if herr != nil {
+				return nil, Info{}, herr
+			}
+			if o.Range.Offset == info.Size {
+				return io.NopCloser(strings.NewReader("")), info, nil
+			}
+		}
+		return nil, Info{}, err
+	}
+	info := Info{
+		Key:          key,
+		Size:         aws.ToInt64(out.ContentLength),
+		ContentType:  aws.ToString(out.ContentType),
+		Metadata:     lowerKeys(out.Metadata),
+		ETag:         aws.ToString(out.ETag),
+		LastModified: aws.ToTime(out.LastModified),
+	}
+	if total, ok := contentRangeTotal(aws.ToString(out.ContentRange)); ok {
+		info.Size = total
+	}
+	return out.Body, info, nil
+}
+
+// contentRangeTotal reads the object size from "bytes 0-9/20".
+func contentRangeTotal(cr string) (int64, bool) {
+	i := strings.LastIndexByte(cr, '/')
+	if i < 0 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(cr[i+1:], 10, 64)
+	return n, err == nil
+}
+
+func lowerKeys(md map[string]string) map[string]string {
+	if len(md) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(md))
+	for k, v := range md {
+		out[strings.ToLower(k)] = v
+	}
+	return out
+}
+
+// Head returns the object's Info.
+func (s *S3) Head(ctx context.Context, key string) (Info, error) {
+	if err := ValidateKey(key); err != nil {
+		return Info{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Info{}, err
+	}
+	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}, s.clientOptions()...)
+	if err != nil {
+		return Info{}, s.s3Error("head", key, err)
+	}
+	return Info{
+		Key:          key,
+		Size:         aws.ToInt64(out.ContentLength),
+		ContentType:  aws.ToString(out.ContentType),
+		Metadata:     lowerKeys(out.Metadata),
+		ETag:         aws.ToString(out.ETag),
+		LastModified: aws.ToTime(out.LastModified),
+	}, nil
+}
+
+// Delete removes the object; S3 reports success for a missing key too.
+func (s *S3) Delete(ctx context.Context, key string) error {
+	if err := ValidateKey(key); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}, s.clientOptions()...)
+	if err != nil {
+		err = s.s3Error("delete", key, err)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+// List pages through ListObjectsV2; S3 returns keys in UTF-8 byte order,
+// which is Go's string order.
+func (s *S3) List(ctx context.Context, prefix string) iter.Seq2[Info, error] {
+	return func(yield func(Info, error) bool) {
+		if err := validatePrefix(prefix); err != nil {
+			yield(Info{}, err)
+			return
+		}
+		in := &s3.ListObjectsV2Input{Bucket: aws.String(s.bucket)}
+		if s.opts.ListPageSize > 0 {
+			in.MaxKeys = aws.Int32(s.opts.ListPageSize)
+		}
+		if prefix != "" {
+			in.Prefix = aws.String(prefix)
+		}
+		pages := s3.NewListObjectsV2Paginator(s.client, in)
+		for pages.HasMorePages() {
+			page, err := pages.NextPage(ctx, s.clientOptions()...)
+			if err != nil {
+				yield(Info{}, s.s3Error("list", prefix, err))
+				return
+			}
+			for _, obj := range page.Contents {
+				info := Info{
+					Key:          aws.ToString(obj.Key),
+					Size:         aws.ToInt64(obj.Size),
+					ETag:         aws.ToString(obj.ETag),
+					LastModified: aws.ToTime(obj.LastModified),
+				}
+				if !yield(info, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// PresignGet returns a SigV4 query-signed GET URL.
+func (s *S3) PresignGet(ctx context.Context, key string, expires time.Duration) (string, error) {
+	if err := ValidateKey(key); err != nil {
+		return "", err
+	}
+	if err := validateExpiry(expires); err != nil {
+		return "", err
+	}
+	req, err := s.presign.PresignGetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)},
+		s.presignOptions(expires))
+	if err != nil {
+		return "", s.s3Error("presign get", key, err)
+	}
+	return req.URL, nil
+}
+
+// PresignPut returns a SigV4 query-signed PUT URL. The content type is a
+// signed header: the uploader must send exactly that Content-Type. Metadata
+// travels in the URL's signed query.
+func (s *S3) PresignPut(ctx context.Context, key string, expires time.Duration, opts ...func(*PutOptions)) (string, error) {
+	if err := ValidateKey(key); err != nil {
+		return "", err
+	}
+	if err := validateExpiry(expires); err != nil {
+		return "", err
+	}
+	o, err := putOptions(opts)
+	if err != nil {
+		return "", err
+	}
+	req, err := s.presign.PresignPutObject(ctx, &s3.PutObjectInput{
+		Bucket:      aws.String(s.bucket),
+		Key:         aws.String(key),
+		ContentType: aws.String(o.ContentType),
+		Metadata:    o.Metadata,
+	}, s.presignOptions(expires))
+	if err != nil {
+		return "", s.s3Error("presign put", key, err)
+	}
+	return req.URL, nil
+}
