@@ -1,0 +1,347 @@
+package wire
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/schemas"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+	"github.com/aws/smithy-go/transport/http/protocol/awsjson"
+)
+
+// The oracle for every test here is the SDK's own protocol implementation:
+// what it serializes, Unmarshal must read back as the same value, and what
+// Marshal writes, the SDK must deserialize into the same value. Checking
+// against our own encoder alone would only prove the codec agrees with
+// itself.
+
+var protocol = awsjson.New10(schemas.DynamoDB_20120810)
+
+// operation describes one of the 16 operations of table.API.
+type operation struct {
+	name   string
+	schema *smithy.OperationSchema
+	input  reflect.Type // e.g. dynamodb.GetItemInput
+	output reflect.Type
+}
+
+func op[In, Out any](name string, o, in, out *smithy.Schema) operation {
+	return operation{name, smithy.NewOperationSchema(o, in, out), reflect.TypeFor[In](), reflect.TypeFor[Out]()}
+}
+
+var operations = []operation{
+	op[dynamodb.CreateTableInput, dynamodb.CreateTableOutput]("CreateTable", schemas.CreateTable, schemas.CreateTableInput, schemas.CreateTableOutput),
+	op[dynamodb.DeleteTableInput, dynamodb.DeleteTableOutput]("DeleteTable", schemas.DeleteTable, schemas.DeleteTableInput, schemas.DeleteTableOutput),
+	op[dynamodb.DescribeTableInput, dynamodb.DescribeTableOutput]("DescribeTable", schemas.DescribeTable, schemas.DescribeTableInput, schemas.DescribeTableOutput),
+	op[dynamodb.ListTablesInput, dynamodb.ListTablesOutput]("ListTables", schemas.ListTables, schemas.ListTablesInput, schemas.ListTablesOutput),
+	op[dynamodb.UpdateTimeToLiveInput, dynamodb.UpdateTimeToLiveOutput]("UpdateTimeToLive", schemas.UpdateTimeToLive, schemas.UpdateTimeToLiveInput, schemas.UpdateTimeToLiveOutput),
+	op[dynamodb.DescribeTimeToLiveInput, dynamodb.DescribeTimeToLiveOutput]("DescribeTimeToLive", schemas.DescribeTimeToLive, schemas.DescribeTimeToLiveInput, schemas.DescribeTimeToLiveOutput),
+	op[dynamodb.GetItemInput, dynamodb.GetItemOutput]("GetItem", schemas.GetItem, schemas.GetItemInput, schemas.GetItemOutput),
+	op[dynamodb.PutItemInput, dynamodb.PutItemOutput]("PutItem", schemas.PutItem, schemas.PutItemInput, schemas.PutItemOutput),
+	op[dynamodb.UpdateItemInput, dynamodb.UpdateItemOutput]("UpdateItem", schemas.UpdateItem, schemas.UpdateItemInput, schemas.UpdateItemOutput),
+	op[dynamodb.DeleteItemInput, dynamodb.DeleteItemOutput]("DeleteItem", schemas.DeleteItem, schemas.DeleteItemInput, schemas.DeleteItemOutput),
+	op[dynamodb.QueryInput, dynamodb.QueryOutput]("Query", schemas.Query, schemas.QueryInput, schemas.QueryOutput),
+	op[dynamodb.ScanInput, dynamodb.ScanOutput]("Scan", schemas.Scan, schemas.ScanInput, schemas.ScanOutput),
+	op[dynamodb.BatchGetItemInput, dynamodb.BatchGetItemOutput]("BatchGetItem", schemas.BatchGetItem, schemas.BatchGetItemInput, schemas.BatchGetItemOutput),
+	op[dynamodb.BatchWriteItemInput, dynamodb.BatchWriteItemOutput]("BatchWriteItem", schemas.BatchWriteItem, schemas.BatchWriteItemInput, schemas.BatchWriteItemOutput),
+	op[dynamodb.TransactGetItemsInput, dynamodb.TransactGetItemsOutput]("TransactGetItems", schemas.TransactGetItems, schemas.TransactGetItemsInput, schemas.TransactGetItemsOutput),
+	op[dynamodb.TransactWriteItemsInput, dynamodb.TransactWriteItemsOutput]("TransactWriteItems", schemas.TransactWriteItems, schemas.TransactWriteItemsInput, schemas.TransactWriteItemsOutput),
+}
+
+// sdkRequestBody is the body the SDK client sends for in.
+func sdkRequestBody(t testing.TB, o operation, in any) []byte {
+	t.Helper()
+	req := smithyhttp.NewStackRequest().(*smithyhttp.Request)
+	if err := protocol.SerializeRequest(context.Background(), o.schema, in.(smithy.Serializable), req); err != nil {
+		t.Fatalf("SDK serialize %s: %v", o.name, err)
+	}
+	body, err := io.ReadAll(req.GetStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// sdkResponse decodes an HTTP response the way the SDK client does: into a
+// new output on success, into the rebuilt error otherwise.
+func sdkResponse(o operation, status int, body []byte) (any, error) {
+	out := reflect.New(o.output).Interface()
+	resp := &smithyhttp.Response{Response: &http.Response{
+		StatusCode: status,
+		Header:     http.Header{},
+		Body:       io.NopCloser(bytes.NewReader(body)),
+	}}
+	err := protocol.DeserializeResponse(context.Background(), o.schema, dynamodb.TypeRegistry, resp, out.(smithy.Deserializable))
+	return out, err
+}
+
+// sample fills every exported field reachable from v with a non-zero value,
+// so a member the codec drops or renames shows up as a difference.
+func sample(v reflect.Value, name string) {
+	switch v.Type() {
+	case metadataType:
+		return
+	case attributeValueType:
+		v.Set(reflect.ValueOf(sampleAttributeValue(2)))
+		return
+	case timeType:
+		// DynamoDB's timestamps have millisecond precision.
+		v.Set(reflect.ValueOf(time.UnixMilli(1795321456658).UTC()))
+		return
+	case bytesType:
+		v.SetBytes([]byte("\x00\xffbytes of " + name))
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(name + " \"é\"\n\t\\ \u2028 😀")
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int32, reflect.Int64, reflect.Int:
+		v.SetInt(int64(len(name)) * 1_000_003)
+	case reflect.Float64:
+		v.SetFloat(float64(len(name)) + 0.5)
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		sample(p.Elem(), name)
+		v.Set(p)
+	case reflect.Slice:
+		s := reflect.MakeSlice(v.Type(), 2, 2)
+		sample(s.Index(0), name+"[0]")
+		sample(s.Index(1), name+"[1]")
+		v.Set(s)
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		for _, k := range []string{name + "-a", name + "-b"} {
+			e := reflect.New(v.Type().Elem()).Elem()
+			sample(e, k)
+			m.SetMapIndex(reflect.ValueOf(k).Convert(v.Type().Key()), e)
+		}
+		v.Set(m)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			if f.IsExported() && f.Name != "ErrorCodeOverride" {
+				sample(v.Field(i), f.Name)
+			}
+		}
+	default:
+		panic("sample: unhandled " + v.Type().String())
+	}
+}
+
+// sampleAttributeValue is a map holding every AttributeValue type, nested
+// depth levels deep, with values that test the edges: numbers beyond float64
+// precision, empty strings, binary with zero bytes, escapes and non-BMP runes.
+func sampleAttributeValue(depth int) types.AttributeValue {
+	m := map[string]types.AttributeValue{
+		"S":        &types.AttributeValueMemberS{Value: "text \"quoted\" \\ é 😀 \x01"},
+		"empty":    &types.AttributeValueMemberS{Value: ""},
+		"N":        &types.AttributeValueMemberN{Value: "-12345678901234567890123456789012345678e-10"},
+		"B":        &types.AttributeValueMemberB{Value: []byte{0, 1, 2, 0xfe, 0xff}},
+		"BOOL":     &types.AttributeValueMemberBOOL{Value: true},
+		"false":    &types.AttributeValueMemberBOOL{Value: false},
+		"NULL":     &types.AttributeValueMemberNULL{Value: true},
+		"SS":       &types.AttributeValueMemberSS{Value: []string{"a", "b"}},
+		"NS":       &types.AttributeValueMemberNS{Value: []string{"1", "2.5"}},
+		"BS":       &types.AttributeValueMemberBS{Value: [][]byte{{1}, {2, 3}}},
+		"emptyM":   &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
+		"emptyL":   &types.AttributeValueMemberL{Value: []types.AttributeValue{}},
+		"key.with": &types.AttributeValueMemberS{Value: "dots and \u0000 in names"},
+	}
+	if depth > 0 {
+		m["M"] = sampleAttributeValue(depth - 1)
+		m["L"] = &types.AttributeValueMemberL{Value: []types.AttributeValue{
+			&types.AttributeValueMemberN{Value: "0"},
+			sampleAttributeValue(depth - 1),
+		}}
+	}
+	return &types.AttributeValueMemberM{Value: m}
+}
+
+func sampled(t reflect.Type) any {
+	p := reflect.New(t)
+	sample(p.Elem(), t.Name())
+	return p.Interface()
+}
+
+func TestEveryOperationTypeIsSupported(t *testing.T) {
+	for _, o := range operations {
+		for _, typ := range []reflect.Type{o.input, o.output} {
+			if u := unsupportedTypes(typ); len(u) > 0 {
+				t.Errorf("%s reaches types the codec cannot carry: %v", typ, u)
+			}
+		}
+	}
+}
+
+func TestUnmarshalReadsWhatTheSDKClientSends(t *testing.T) {
+	for _, o := range operations {
+		t.Run(o.name, func(t *testing.T) {
+			want := sampled(o.input)
+			body := sdkRequestBody(t, o, want)
+			got := reflect.New(o.input).Interface()
+			if err := Unmarshal(body, got); err != nil {
+				t.Fatalf("Unmarshal(%s): %v", body, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("Unmarshal of the SDK's %s request differs:\ngot  %s\nwant %s", o.name, Marshal(got), Marshal(want))
+			}
+		})
+	}
+}
+
+func TestSDKClientReadsWhatMarshalWrites(t *testing.T) {
+	for _, o := range operations {
+		t.Run(o.name, func(t *testing.T) {
+			want := sampled(o.output)
+			body := Marshal(want)
+			if !json.Valid(body) {
+				t.Fatalf("Marshal wrote invalid JSON: %s", body)
+			}
+			got, err := sdkResponse(o, 200, body)
+			if err != nil {
+				t.Fatalf("SDK deserialize: %v\nbody %s", err, body)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("the SDK read %s back differently:\ngot  %s\nwant %s", o.name, Marshal(got), body)
+			}
+		})
+	}
+}
+
+func TestRoundTripInputsAndOutputs(t *testing.T) {
+	for _, o := range operations {
+		for _, typ := range []reflect.Type{o.input, o.output} {
+			want := sampled(typ)
+			got := reflect.New(typ).Interface()
+			if err := Unmarshal(Marshal(want), got); err != nil {
+				t.Fatalf("%s: %v", typ, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s does not survive Marshal then Unmarshal:\ngot  %s\nwant %s", typ, Marshal(got), Marshal(want))
+			}
+		}
+	}
+}
+
+// Empty collections must stay empty rather than vanish or become null: a
+// Query that matched nothing answers "Items":[], and an empty map or list
+// attribute is a value DynamoDB stores.
+func TestEmptyCollectionsSurvive(t *testing.T) {
+	o := operations[10] // Query
+	want := &dynamodb.QueryOutput{
+		Items: []map[string]types.AttributeValue{{
+			"m": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
+			"l": &types.AttributeValueMemberL{Value: []types.AttributeValue{}},
+			"s": &types.AttributeValueMemberS{Value: ""},
+			"b": &types.AttributeValueMemberB{Value: []byte{}},
+		}},
+	}
+	body := Marshal(want)
+	got, err := sdkResponse(o, 200, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %s, want %s", Marshal(got), body)
+	}
+
+	empty := Marshal(&dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{}})
+	if string(empty) != `{"Count":0,"Items":[],"ScannedCount":0}` {
+		t.Errorf("a Query that matched nothing encodes as %s", empty)
+	}
+}
+
+func TestMarshalWritesDynamoDBTimestamps(t *testing.T) {
+	for _, tc := range []struct {
+		t    time.Time
+		want string
+	}{
+		{time.UnixMilli(1795321456658), "1795321456.658"},
+		{time.Unix(1795321456, 0), "1795321456"},
+		{time.UnixMilli(1795321456050), "1795321456.050"},
+		{time.UnixMilli(-1500), "-1.500"},
+	} {
+		out := &dynamodb.DescribeTableOutput{Table: &types.TableDescription{CreationDateTime: aws.Time(tc.t)}}
+		want := `{"Table":{"CreationDateTime":` + tc.want + `}}`
+		if got := string(Marshal(out)); got != want {
+			t.Errorf("Marshal(%v) = %s, want %s", tc.t, got, want)
+		}
+		var back dynamodb.DescribeTableOutput
+		if err := Unmarshal([]byte(want), &back); err != nil {
+			t.Fatal(err)
+		}
+		if got := *back.Table.CreationDateTime; !got.Equal(tc.t) {
+			t.Errorf("Unmarshal(%s) = %v, want %v", tc.want, got, tc.t)
+		}
+	}
+}
+
+// Every exception the engine can return must reach the client as the same Go
+// value, members included: the Item of a failed condition, the reasons of a
+// cancelled transaction.
+func TestSDKClientRebuildsEveryException(t *testing.T) {
+	var modelled []error
+	for id, entry := range dynamodb.TypeRegistry.Entries {
+		v := entry.New()
+		if _, ok := v.(smithy.APIError); !ok || !strings.HasPrefix(id, "com.amazonaws.dynamodb#") {
+			continue
+		}
+		p := reflect.ValueOf(v)
+		sample(p.Elem(), p.Elem().Type().Name())
+		modelled = append(modelled, v.(error))
+	}
+	if len(modelled) < 20 {
+		t.Fatalf("found only %d modelled exceptions", len(modelled))
+	}
+	for _, want := range modelled {
+		var apiErr smithy.APIError
+		errors.As(want, &apiErr)
+		body := AppendError(nil, apiErr)
+		if !json.Valid(body) {
+			t.Fatalf("%T: invalid JSON %s", want, body)
+		}
+		_, got := sdkResponse(operations[6], 400, body)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%T came back as %#v\nbody %s", want, got, body)
+		}
+	}
+}
+
+func TestValidationExceptionReachesTheClientAsGenericAPIError(t *testing.T) {
+	sent := &smithy.GenericAPIError{Code: "ValidationException", Message: "One or more parameter values were invalid: \"x\"", Fault: smithy.FaultClient}
+	body := AppendError(nil, sent)
+	want := `{"__type":"com.amazon.coral.validate#ValidationException","message":"One or more parameter values were invalid: \"x\""}`
+	if string(body) != want {
+		t.Errorf("body = %s, want %s", body, want)
+	}
+	_, err := sdkResponse(operations[6], 400, body)
+	var got *smithy.GenericAPIError
+	if !errors.As(err, &got) || got.Code != sent.Code || got.Message != sent.Message {
+		t.Errorf("client got %#v, want code %q message %q", err, sent.Code, sent.Message)
+	}
+}
+
+func TestTransactionCanceledUsesTheModelledMessageMember(t *testing.T) {
+	body := AppendError(nil, &types.TransactionCanceledException{Message: aws.String("m")})
+	if !bytes.Contains(body, []byte(`"Message":"m"`)) {
+		t.Errorf("body %s lacks the modelled \"Message\" member", body)
+	}
+	body = AppendError(nil, &types.ConditionalCheckFailedException{Message: aws.String("m")})
+	if !bytes.Contains(body, []byte(`"message":"m"`)) {
+		t.Errorf("body %s lacks the modelled \"message\" member", body)
+	}
+}

@@ -1,0 +1,138 @@
+package wire
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+func TestUnmarshalRejectsBodiesThatDoNotFitTheShape(t *testing.T) {
+	for _, body := range []string{
+		``,
+		`{`,
+		`{bad`,
+		`{"TableName":"t",}`,
+		`{"TableName":"t"} {}`,
+		`[]`,
+		`{"TableName":1}`,
+		`{"Limit":"10"}`,
+		`{"Limit":1.5}`,
+		`{"Limit":1e3}`,
+		`{"Limit":3000000000}`,
+		`{"Limit":-}`,
+		`{"Limit":01}`,
+		`{"ConsistentRead":"true"}`,
+		`{"ConsistentRead":tru}`,
+		`{"ExpressionAttributeValues":[]}`,
+		`{"ExpressionAttributeValues":{":v":"x"}}`,
+		`{"ExpressionAttributeValues":{":v":{"S":1}}}`,
+		`{"ExpressionAttributeValues":{":v":{"B":"!!"}}}`,
+		`{"ExpressionAttributeValues":{":v":{"L":{}}}}`,
+		`{"ExpressionAttributeValues":{":v":{"SS":[1]}}}`,
+		`{"TableName":"bad \x01 control"}`,
+		`{"TableName":"bad \xff utf-8"}`,
+		`{"TableName":"bad escape \q"}`,
+		`{"TableName":"bad escape \u12"}`,
+		`{"Unknown":{"nested":[1,2,{"x":tru}]}}`,
+		`{"Unknown":"bad escape \x"}`,
+		strings.Repeat(`{"M":`, 600),
+	} {
+		var in dynamodb.QueryInput
+		err := Unmarshal([]byte(body), &in)
+		var de *DecodeError
+		if !errors.As(err, &de) {
+			t.Errorf("Unmarshal(%.40q) = %v, want a *DecodeError", body, err)
+		}
+	}
+}
+
+func TestUnmarshalRejectsAttributeValuesWithoutExactlyOneType(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"Item":{"pk":{}}}`:                        "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes",
+		`{"Item":{"pk":{"X":"a"}}}`:                 "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes",
+		`{"Item":{"pk":{"S":null}}}`:                "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes",
+		`{"Item":{"pk":{"S":"a","N":"1"}}}`:         "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes",
+		`{"Item":{"m":{"M":{"x":{"L":[{}]}}}}}`:     "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes",
+		`{"Item":{"pk":{"BOOL":true,"NULL":true}}}`: "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes",
+	} {
+		var in dynamodb.PutItemInput
+		err := Unmarshal([]byte(body), &in)
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Message != want {
+			t.Errorf("Unmarshal(%s) = %v, want ValidationError %q", body, err, want)
+		}
+	}
+}
+
+func TestUnmarshalSkipsUnknownMembersAndNulls(t *testing.T) {
+	body := `{
+		"TableName": "jobs",
+		"NewMemberFromAFutureSDK": {"a": [1, "two", {"three": null}], "b": -1.5e-3},
+		"Limit": null,
+		"ExpressionAttributeValues": {":v": {"S": "x", "Extra": 1}, ":gone": null}
+	}`
+	var got dynamodb.QueryInput
+	if err := Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := dynamodb.QueryInput{
+		TableName:                 aws.String("jobs"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberS{Value: "x"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %s, want %s", Marshal(&got), Marshal(&want))
+	}
+}
+
+func TestUnmarshalResolvesEscapes(t *testing.T) {
+	body := `{"TableName":"a\u00e9\ud83d\ude00\"\\\/\b\f\n\r\t\ud800x","Key":{"k\u0021":{"S":"\u2028"}}}`
+	var got dynamodb.GetItemInput
+	if err := Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := "aé😀\"\\/\b\f\n\r\t\ufffdx"; *got.TableName != want {
+		t.Errorf("TableName = %q, want %q", *got.TableName, want)
+	}
+	if v, ok := got.Key["k!"].(*types.AttributeValueMemberS); !ok || v.Value != "\u2028" {
+		t.Errorf("Key = %#v", got.Key)
+	}
+}
+
+func TestMarshalKeepsStringsValidJSON(t *testing.T) {
+	got := string(Marshal(&dynamodb.GetItemInput{TableName: aws.String("a\x00\x1f\"\\\xff<>&é")}))
+	want := `{"TableName":"a\u0000\u001f\"\\\ufffd<>&é"}`
+	if got != want {
+		t.Errorf("Marshal = %s, want %s", got, want)
+	}
+}
+
+// FuzzUnmarshal feeds arbitrary bodies to the decoder of an operation's
+// input: it must never panic, and whatever it accepts must survive Marshal
+// and Unmarshal unchanged.
+func FuzzUnmarshal(f *testing.F) {
+	for i, o := range operations {
+		f.Add(uint8(i), sdkRequestBody(f, o, sampled(o.input)))
+	}
+	f.Add(uint8(7), []byte(`{"Item":{"a":{"M":{"b":{"L":[{"N":"1"},{"NULL":true}]}}}}}`))
+	f.Add(uint8(6), []byte(`{"Key":{"k":{"B":"AAEC"}},"ProjectionExpression":"a\u00e9"}`))
+	f.Add(uint8(10), []byte(`{"Limit":-2147483648,"ExclusiveStartKey":{"k":{"SS":["a"]}}}`))
+	f.Fuzz(func(t *testing.T, op uint8, body []byte) {
+		o := operations[int(op)%len(operations)]
+		in := reflect.New(o.input).Interface()
+		if err := Unmarshal(body, in); err != nil {
+			return
+		}
+		again := reflect.New(o.input).Interface()
+		if err := Unmarshal(Marshal(in), again); err != nil {
+			t.Fatalf("%s: re-decoding %s: %v", o.name, Marshal(in), err)
+		}
+		if !reflect.DeepEqual(in, again) {
+			t.Fatalf("%s: %s changed on a round trip to %s", o.name, Marshal(in), Marshal(again))
+		}
+	})
+}
