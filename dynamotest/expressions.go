@@ -1,5 +1,3 @@
-//go:build dynamotest_expr
-
 package dynamotest
 
 import (
@@ -59,6 +57,28 @@ func (x *exprs) done() error {
 
 type condition struct{ c *expr.Condition }
 
+// filter compiles a FilterExpression (nil when s is nil). keys are the key
+// attributes of the table or index a Query reads, which a filter may not
+// name; nil for a Scan, whose filter may.
+func (x *exprs) filter(s *string, keys ...string) (*condition, error) {
+	if s == nil {
+		return nil, nil
+	}
+	x.used = true
+	c, err := x.env.Filter(*s)
+	if err != nil {
+		return nil, exprError(err)
+	}
+	for _, n := range c.TopLevelNames() {
+		for _, k := range keys {
+			if k != "" && n == k {
+				return nil, validationf("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", k)
+			}
+		}
+	}
+	return &condition{c}, nil
+}
+
 // condition compiles a ConditionExpression or FilterExpression; nil s
 // gives a nil condition, which every item satisfies.
 func (x *exprs) condition(s *string) (*condition, error) {
@@ -98,7 +118,8 @@ func (x *exprs) update(s *string) (*update, error) {
 	return &update{u}, nil
 }
 
-// apply returns the updated item as a new map; item is untouched.
+// apply returns the updated item as a new map; item is untouched. A nil
+// item is one that does not exist yet.
 func (u *update) apply(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	if u == nil {
 		return item, nil

@@ -32,16 +32,12 @@ type keyCond struct {
 	values              []types.AttributeValue
 }
 
-// ownValues validates ExpressionAttributeValues and copies them with
-// numbers in canonical form.
+// ownValues copies ExpressionAttributeValues with numbers in canonical
+// form, so that an update storing one stores the fake's own copy. The
+// values are validated where they are parsed (internal/expr).
 func ownValues(values map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	if values == nil {
 		return nil, nil
-	}
-	for name, v := range values {
-		if err := attr.Validate(v); err != nil {
-			return nil, validationf("ExpressionAttributeValues contains invalid value: %s for key %s", err.Error(), name)
-		}
 	}
 	own := attr.CopyItem(values)
 	normalizeItem(own)

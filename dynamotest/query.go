@@ -71,7 +71,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 	if err := kc.check(hash, rng); err != nil {
 		return nil, err
 	}
-	filter, err := x.condition(in.FilterExpression)
+	filter, err := x.filter(in.FilterExpression, hash.name, rng.name)
 	if err != nil {
 		return nil, err
 	}

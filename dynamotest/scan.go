@@ -58,7 +58,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynam
 	if err != nil {
 		return nil, err
 	}
-	filter, err := x.condition(in.FilterExpression)
+	filter, err := x.filter(in.FilterExpression)
 	if err != nil {
 		return nil, err
 	}

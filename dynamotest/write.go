@@ -69,17 +69,29 @@ func (w *writeOp) evaluate() (outcome, error) {
 	case writePut:
 		o.newItem, o.newSize = w.item, w.size
 	case writeUpdate:
-		base := cur
-		if o.old == nil {
-			base = w.key
+		if w.upd == nil {
+			// UpdateItem without an UpdateExpression leaves an existing
+			// item alone and creates a missing one from its key.
+			if o.old != nil {
+				o.newItem, o.newSize = o.old.Item, o.old.Size
+			} else {
+				o.newItem, o.newSize = w.key, table.ItemSize(w.key)
+			}
+			break
+		}
+		var base map[string]types.AttributeValue
+		if o.old != nil {
+			base = o.old.Item
 		}
 		next, err := w.upd.apply(base)
 		if err != nil {
 			return o, err
 		}
-		if o.old != nil && w.upd == nil {
-			o.newItem, o.newSize = o.old.Item, o.old.Size
-			break
+		if o.old == nil {
+			// A new item starts as its key (apply returned a fresh map).
+			for k, v := range w.key {
+				next[k] = v
+			}
 		}
 		if err := w.t.checkIndexKeys(next); err != nil {
 			return o, err
