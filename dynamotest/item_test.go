@@ -13,8 +13,8 @@ func TestPutThenGetReturnsTheItem(t *testing.T) {
 	db := newDB(t, simple)
 	put(t, db, "simple", item{
 		"pk": S("a"), "sk": S("b"), "n": N("42"), "bin": B("\x00\x01"),
-		"m": &types.AttributeValueMemberM{Value: item{"x": &types.AttributeValueMemberL{Value: []types.AttributeValue{S("y"), &types.AttributeValueMemberBOOL{Value: true}}}}},
-		"ss": &types.AttributeValueMemberSS{Value: []string{"p", "q"}},
+		"m":   &types.AttributeValueMemberM{Value: item{"x": &types.AttributeValueMemberL{Value: []types.AttributeValue{S("y"), &types.AttributeValueMemberBOOL{Value: true}}}}},
+		"ss":  &types.AttributeValueMemberSS{Value: []string{"p", "q"}},
 		"nul": &types.AttributeValueMemberNULL{Value: true},
 	})
 	got := get(t, db, "simple", item{"pk": S("a"), "sk": S("b")})
