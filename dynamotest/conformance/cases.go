@@ -1,0 +1,12 @@
+package conformance
+
+// Cases returns every conformance case, in a fixed order.
+func Cases() []Case {
+	var all []Case
+	for _, group := range [][]Case{
+		expressionCases(),
+	} {
+		all = append(all, group...)
+	}
+	return all
+}

@@ -1,0 +1,25 @@
+// Package conformance is a table-driven suite that pins down how DynamoDB
+// behaves, so that any implementation of table.API can be checked against
+// it: the real service, Amazon's DynamoDB Local, and dynamotest's in-memory
+// fake both in process and over HTTP.
+//
+// Each [Case] is data plus a small closure: the table it needs (a [Schema]),
+// the items it starts with, the SDK calls it makes and what they must give
+// back — the items and their order, whether a LastEvaluatedKey follows, the
+// error's Go type and code, ReturnValues, CancellationReasons, and what the
+// table holds afterwards. A write that fails must change nothing, and every
+// failing write case checks that.
+//
+// DynamoDB Local is the reference the cases were developed against. A case
+// that cannot run on some backend says why ([Case.Skip], [Case.Needs]) and is
+// skipped there with that reason; a case that fails on the fake is a bug in
+// the fake.
+//
+// Running it:
+//
+//	func TestConformance(t *testing.T) {
+//		t.Run("inprocess", func(t *testing.T) {
+//			conformance.Run(t, func(*testing.T) table.API { return dynamotest.New() })
+//		})
+//	}
+package conformance
