@@ -339,7 +339,7 @@ func (t *Template) Build(values ...any) (string, error) {
 // key (with every value given it is Build's result); begins_with on it
 // also matches longer values in the last part, so query such a key with
 // equality. A pattern that starts with a placeholder has the prefix "" for
-// no values, which DynamoDB does not accept in begins_with.
+// no values: it matches every key, so leave the sort condition out instead.
 func (t *Template) Prefix(values ...any) (string, error) {
 	if len(values) > len(t.slots) {
 		return "", t.arityError(len(values), "Prefix takes at most")
@@ -427,8 +427,11 @@ func (t *Template) check(values []any, parts []part) (int, error) {
 				return 0, t.partError(seg, s, ErrEmpty, "empty string; a key part needs at least one byte")
 			case !utf8.ValidString(s):
 				return 0, t.partError(seg, s, ErrInvalidUTF8, quoteShort(s)+" is not valid UTF-8")
-			case !t.delimFree(s):
+			case strings.Contains(s, t.delim):
 				return 0, t.partError(seg, s, ErrDelimiter, quoteShort(s)+" holds the delimiter "+strconv.Quote(t.delim))
+			case !t.delimFree(s):
+				return 0, t.partError(seg, s, ErrDelimiter, quoteShort(s)+" runs into the delimiter "+strconv.Quote(t.delim)+
+					" that follows it")
 			}
 			p.s = s
 			n += len(s) - 1
@@ -444,9 +447,14 @@ func (t *Template) check(values []any, parts []part) (int, error) {
 				return 0, t.partError(seg, "-"+strconv.FormatUint(u, 10), ErrNegative,
 					"-"+strconv.FormatUint(u, 10)+" is negative; only non-negative integers sort as zero-padded text")
 			}
-			if u > math.MaxInt || digits(u) > seg.width {
+			if digits(u) > seg.width {
 				s := strconv.FormatUint(u, 10)
 				return 0, t.partError(seg, s, ErrOverflow, s+" does not fit width "+strconv.Itoa(seg.width))
+			}
+			if u > math.MaxInt {
+				// Parts.Int could not give it back.
+				s := strconv.FormatUint(u, 10)
+				return 0, t.partError(seg, s, ErrOverflow, s+" is larger than the largest int")
 			}
 			p.n = u
 		case timeSegment:

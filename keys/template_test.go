@@ -101,6 +101,7 @@ func TestBuildRejectsBadParts(t *testing.T) {
 		{"negative order", stageSK, []any{-1, "s"}, ErrNegative, "order", "-1"},
 		{"min int", stageSK, []any{math.MinInt64, "s"}, ErrNegative, "order", "-9223372036854775808"},
 		{"uint64 beyond int", MustSort("{n:019d}"), []any{uint64(math.MaxUint64)}, ErrOverflow, "n", "18446744073709551615"},
+		{"19 digits beyond int", MustSort("{n:019d}"), []any{uint64(math.MaxInt64) + 1}, ErrOverflow, "n", "9223372036854775808"},
 		{"string for int", stageSK, []any{"01", "s"}, ErrType, "order", "01"},
 		{"int for string", stageSK, []any{1, 2}, ErrType, "stageId", "2"},
 		{"float for int", stageSK, []any{1.0, "s"}, ErrType, "order", "1"},
@@ -318,8 +319,12 @@ func TestMultiByteDelimiterValueCannotRunIntoDelimiter(t *testing.T) {
 	tm := MustSort("R::{a}::{b}", WithDelimiter("::"))
 	// "x:" followed by "::" reads as "x" then ":::", so it is refused.
 	for _, v := range []string{"x:", "x::y", "::"} {
-		if k, err := tm.Build(v, "b"); !errors.Is(err, ErrDelimiter) {
+		k, err := tm.Build(v, "b")
+		if !errors.Is(err, ErrDelimiter) {
 			t.Errorf("Build(%q) = %q, %v; want ErrDelimiter", v, k, err)
+		}
+		if v == "x:" && (err == nil || !strings.Contains(err.Error(), "runs into the delimiter")) {
+			t.Errorf("error for %q = %v, want it to say the value runs into the delimiter", v, err)
 		}
 	}
 	for _, v := range []string{":x", "x:y", "x"} {

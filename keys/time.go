@@ -55,32 +55,21 @@ func appendTime(b []byte, t time.Time) ([]byte, bool) {
 		return b, false
 	}
 	hour, min, sec := t.Clock()
-	b = appendDigits(b, year, 4)
-	b = append(b, '-')
-	b = appendDigits(b, int(month), 2)
-	b = append(b, '-')
-	b = appendDigits(b, day, 2)
-	b = append(b, 'T')
-	b = appendDigits(b, hour, 2)
-	b = append(b, ':')
-	b = appendDigits(b, min, 2)
-	b = append(b, ':')
-	b = appendDigits(b, sec, 2)
-	b = append(b, '.')
-	b = appendDigits(b, t.Nanosecond()/1000, 6)
-	b = append(b, 'Z')
-	return b, true
-}
-
-// appendDigits appends the non-negative n zero-padded to width digits; n
-// must fit.
-func appendDigits(b []byte, n, width int) []byte {
-	var d [20]byte
-	for i := width - 1; i >= 0; i-- {
-		d[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return append(b, d[:width]...)
+	micro := t.Nanosecond() / 1000
+	var d [timeLen]byte
+	copy(d[:], TimeLayout) // the separators
+	put2 := func(at, n int) { d[at], d[at+1] = byte('0'+n/10), byte('0'+n%10) }
+	put2(0, year/100)
+	put2(2, year%100)
+	put2(5, int(month))
+	put2(8, day)
+	put2(11, hour)
+	put2(14, min)
+	put2(17, sec)
+	put2(20, micro/10000)
+	put2(22, micro/100%100)
+	put2(24, micro%100)
+	return append(b, d[:]...), true
 }
 
 // parseTime is ParseTime without the error value, for Match.

@@ -2,6 +2,7 @@ package keys
 
 import (
 	"errors"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -84,6 +85,26 @@ func TestParseTimeRejectsOtherForms(t *testing.T) {
 	} {
 		if tm, err := ParseTime(s); !errors.Is(err, ErrMismatch) {
 			t.Errorf("ParseTime(%q) = %v, %v; want ErrMismatch", s, tm, err)
+		}
+	}
+}
+
+// FormatTime writes digits by hand (so Build does not allocate); it must
+// agree with time.Format everywhere in the years it accepts, and ParseTime
+// must read every such string back.
+func TestFormatTimeAgreesWithTimeFormat(t *testing.T) {
+	lo := time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	hi := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC).UnixMicro()
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		tm := time.UnixMicro(lo + r.Int64N(hi-lo+1))
+		got, want := FormatTime(tm), tm.UTC().Format(TimeLayout)
+		if got != want {
+			t.Fatalf("FormatTime(%v) = %q, time.Format gives %q", tm, got, want)
+		}
+		back, err := ParseTime(got)
+		if err != nil || !back.Equal(tm) {
+			t.Fatalf("ParseTime(%q) = %v, %v; want %v", got, back, err, tm)
 		}
 	}
 }
