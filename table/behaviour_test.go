@@ -93,6 +93,7 @@ func runBehaviour(t *testing.T, be backend) {
 		{"GetTxReadsSnapshot", testGetTx},
 		{"EnsureTableAcceptsMatchingAndRejectsOtherKeys", testEnsureTable},
 		{"ItemTooLargeIsRejected", testItemTooLarge},
+		{"ItemSizeMatchesServiceAtLimit", testItemSizeMatchesServiceAtLimit},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, be) })
@@ -689,13 +690,65 @@ func testItemTooLarge(t *testing.T, be backend) {
 	if err := tbl.Put(ctx, item); !errors.Is(err, table.ErrItemTooLarge) || !errors.Is(err, table.ErrInvalidInput) {
 		t.Fatalf("err = %v, want ErrItemTooLarge before sending", err)
 	}
-	// Just under the limit is accepted by DynamoDB too: our size rules are
-	// not stricter than the service's.
-	item["body"] = &types.AttributeValueMemberB{Value: make([]byte, table.MaxItemSize-table.ItemSize(item)+table.MaxItemSize-10)}
-	if size := table.ItemSize(item); size > table.MaxItemSize {
-		t.Fatalf("test item is %d bytes", size)
+	// At the boundary our count agrees with the service: an item of exactly
+	// 400 KB by ItemSize is stored, one byte more is refused by DynamoDB
+	// itself (sent raw, past tablekit's check) as ErrItemTooLarge.
+	item["body"] = &types.AttributeValueMemberB{Value: make([]byte, table.MaxItemSize-(2+1+2+3+4))}
+	if size := table.ItemSize(item); size != table.MaxItemSize {
+		t.Fatalf("test item is %d bytes, want %d", size, table.MaxItemSize)
 	}
 	if err := tbl.Put(ctx, item); err != nil {
-		t.Fatalf("item of %d bytes rejected: %v", table.ItemSize(item), err)
+		t.Fatalf("item of exactly %d bytes rejected: %v", table.MaxItemSize, err)
+	}
+	item["body"] = &types.AttributeValueMemberB{Value: make([]byte, table.MaxItemSize-(2+1+2+3+4)+1)}
+	_, err := tbl.DB().PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tbl.Name()), Item: item})
+	if err := table.WrapError("put", err); !errors.Is(err, table.ErrItemTooLarge) {
+		t.Fatalf("DynamoDB on an item of %d bytes: %v, want ErrItemTooLarge", table.ItemSize(item), err)
+	}
+}
+
+// testItemSizeMatchesServiceAtLimit puts, for each kind of value, an item of
+// exactly MaxItemSize by ItemSize (must be stored) and one a byte larger
+// (must be refused by the service itself, sent past tablekit's check).
+func testItemSizeMatchesServiceAtLimit(t *testing.T, be backend) {
+	tbl := newJobs(t, be)
+	ctx := context.Background()
+	values := map[string]types.AttributeValue{
+		"string":     &types.AttributeValueMemberS{Value: "héllo"},
+		"number":     &types.AttributeValueMemberN{Value: "12345"},
+		"negative":   &types.AttributeValueMemberN{Value: "-12345"},
+		"fraction":   &types.AttributeValueMemberN{Value: "1.5"},
+		"small":      &types.AttributeValueMemberN{Value: "0.012"},
+		"zero":       &types.AttributeValueMemberN{Value: "0"},
+		"trailing":   &types.AttributeValueMemberN{Value: "1000000"},
+		"38 digits":  &types.AttributeValueMemberN{Value: "12345678901234567890123456789012345678"},
+		"bool":       &types.AttributeValueMemberBOOL{Value: true},
+		"null":       &types.AttributeValueMemberNULL{Value: true},
+		"empty map":  &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
+		"map":        &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"ab": &types.AttributeValueMemberS{Value: "xyz"}, "n": &types.AttributeValueMemberN{Value: "-1.5"}}},
+		"list":       &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberS{Value: "ab"}, &types.AttributeValueMemberL{}}},
+		"string set": &types.AttributeValueMemberSS{Value: []string{"a", "bcd"}},
+		"number set": &types.AttributeValueMemberNS{Value: []string{"1", "-12.5"}},
+		"binary set": &types.AttributeValueMemberBS{Value: [][]byte{{1}, {2, 3}}},
+	}
+	for name, v := range values {
+		item := table.Item{
+			"PK": &types.AttributeValueMemberS{Value: "SIZE"},
+			"SK": &types.AttributeValueMemberS{Value: name},
+			"v":  v,
+			"b":  &types.AttributeValueMemberB{},
+		}
+		pad := table.MaxItemSize - table.ItemSize(item)
+		for _, extra := range []int{0, 1} {
+			item["b"] = &types.AttributeValueMemberB{Value: make([]byte, pad+extra)}
+			_, err := tbl.DB().PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tbl.Name()), Item: item})
+			err = table.WrapError("put", err)
+			switch {
+			case extra == 0 && err != nil:
+				t.Errorf("%s: item of exactly %d bytes by ItemSize refused: %v", name, table.ItemSize(item), err)
+			case extra == 1 && !errors.Is(err, table.ErrItemTooLarge):
+				t.Errorf("%s: item of %d bytes by ItemSize: %v, want ErrItemTooLarge", name, table.ItemSize(item), err)
+			}
+		}
 	}
 }
