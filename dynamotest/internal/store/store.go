@@ -287,14 +287,21 @@ func (c *Collection) AscendPartitions(hash uint64, id string, fn func(*Partition
 	c.order.Ascend(&Partition{hash: hash, id: id}, fn)
 }
 
-// Hash places a partition key identity in scan order (64-bit FNV-1a): fixed
-// across runs so scans are reproducible.
+// Hash places a partition key identity in scan order: 64-bit FNV-1a with a
+// final avalanche (MurmurHash3's fmix64), so that similar keys ("p1",
+// "p2") spread over the whole range and over every scan segment. It is
+// fixed across runs, so scans are reproducible.
 func Hash(id string) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(id); i++ {
 		h ^= uint64(id[i])
 		h *= 1099511628211
 	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
 	return h
 }
 
