@@ -110,6 +110,7 @@ func (p *parser) parseOr() *cond {
 	left := p.parseAnd()
 	for p.peekKeyword("OR") {
 		t := p.pos
+		p.countOp()
 		p.next()
 		right := p.parseAnd()
 		left = &cond{kind: cOr, left: left, right: right, tok: t}
@@ -121,6 +122,7 @@ func (p *parser) parseAnd() *cond {
 	left := p.parseNot()
 	for p.peekKeyword("AND") {
 		t := p.pos
+		p.countOp()
 		p.next()
 		right := p.parseNot()
 		left = &cond{kind: cAnd, left: left, right: right, tok: t}
@@ -131,6 +133,7 @@ func (p *parser) parseAnd() *cond {
 func (p *parser) parseNot() *cond {
 	if p.peekKeyword("NOT") {
 		t := p.pos
+		p.countOp()
 		p.next()
 		return &cond{kind: cNot, left: p.parseNot(), tok: t}
 	}
@@ -186,6 +189,9 @@ func (p *parser) parenthesizedOperand() bool {
 func (p *parser) parseCondOperand() *operand {
 	if p.peekKind() == tLParen {
 		p.next()
+		if p.peekKind() == tLParen {
+			p.fail(redundantParens)
+		}
 		o := p.parseCondOperand()
 		p.expect(tRParen)
 		return o
@@ -272,6 +278,7 @@ func (p *parser) finishComparison(left *operand, start int) *cond {
 	t := p.peek()
 	switch t.kind {
 	case tEq, tNe, tLt, tLe, tGt, tGe:
+		p.countOp()
 		p.next()
 		right := p.parseCondOperand()
 		c := &cond{kind: cCompare, op: t.kind, args: []*operand{left, right}, tok: start}
@@ -287,6 +294,7 @@ func (p *parser) finishComparison(left *operand, start int) *cond {
 		return c
 	}
 	if p.peekKeyword("BETWEEN") {
+		p.countOp()
 		p.next()
 		lo := p.parseCondOperand()
 		if !p.peekKeyword("AND") {
@@ -312,6 +320,7 @@ func (p *parser) finishComparison(left *operand, start int) *cond {
 		return c
 	}
 	if p.peekKeyword("IN") {
+		p.countOp()
 		p.next()
 		p.expect(tLParen)
 		args := []*operand{left}

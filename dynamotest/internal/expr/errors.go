@@ -35,6 +35,7 @@ const (
 	maxExprSize     = 4096 // bytes per expression
 	maxPathDepth    = 32
 	maxInOperands   = 100
+	maxOperators    = 300
 	maxListIndex    = 1<<31 - 1
 	validTypeNames  = "{N,BS,L,B,NULL,M,S,SS,NS,BOOL}"
 	redundantParens = "The expression has redundant parentheses;"

@@ -82,6 +82,7 @@ type parser struct {
 	pos  int
 	env  *Env
 	kind string
+	ops  int // operators and functions seen, against DynamoDB's limit of 300
 }
 
 type bailout struct{ err *Error }
@@ -111,13 +112,22 @@ func precheck(env *Env, kind, src string) error {
 	if err := env.CheckInputs(); err != nil {
 		return err
 	}
-	if strings.TrimSpace(src) == "" {
+	if src == "" {
 		return &Error{Message: "Invalid " + kind + ": The expression can not be empty;"}
 	}
 	if len(src) > maxExprSize {
 		return &Error{Message: "Invalid " + kind + ": Expression size has exceeded the maximum allowed size; expression size: " + strconv.Itoa(len(src))}
 	}
 	return nil
+}
+
+// countOp counts one operator or function call: DynamoDB allows 300 in
+// an expression and stops at the first one over.
+func (p *parser) countOp() {
+	p.ops++
+	if p.ops > maxOperators {
+		p.fail("The expression contains too many operators; operator count: " + strconv.Itoa(p.ops))
+	}
 }
 
 // fail stops parsing with "Invalid <kind>: msg".
@@ -142,6 +152,8 @@ func (p *parser) syntaxError(i int) {
 	start, end := t.start, t.end
 	if i > 0 {
 		start = p.toks[i-1].start
+	} else if t.kind == tEOF {
+		start = 0 // only blanks: DynamoDB quotes them
 	}
 	if i+1 < len(p.toks) && p.toks[i+1].kind != tEOF {
 		end = p.toks[i+1].end
@@ -261,6 +273,7 @@ func (p *parser) parseOperand() *operand {
 	case tIdent:
 		if p.toks[p.pos+1].kind == tLParen && !isKeyword(p.text(t)) {
 			name := p.text(t)
+			p.countOp()
 			p.next()
 			p.next()
 			var args []*operand

@@ -147,6 +147,7 @@ func (p *parser) parseAction(kind actionKind) *action {
 		p.expect(tEq)
 		a.left = p.parseUpdateOperand(false)
 		if k := p.peekKind(); k == tPlus || k == tMinus {
+			p.countOp()
 			p.next()
 			a.op = k
 			a.right = p.parseUpdateOperand(false)
