@@ -1,0 +1,152 @@
+package dynamotest_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest"
+)
+
+func keysFor(n int) []item {
+	var keys []item
+	for i := 0; i < n; i++ {
+		keys = append(keys, item{"pk": S("p"), "n": N(fmt.Sprint(i))})
+	}
+	return keys
+}
+
+func TestBatchGetReturnsFoundItemsFromSeveralTables(t *testing.T) {
+	db := newDB(t, numbered, simple)
+	fill(t, db, "numbered", "p", 5, 1)
+	put(t, db, "simple", item{"pk": S("a"), "sk": S("b")})
+	out, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+		"numbered": {Keys: append(keysFor(5), item{"pk": S("p"), "n": N("99")}), ProjectionExpression: aws.String("n")},
+		"simple":   {Keys: []item{{"pk": S("a"), "sk": S("b")}}, ConsistentRead: aws.Bool(true)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Responses["numbered"]) != 5 || len(out.Responses["simple"]) != 1 || len(out.UnprocessedKeys) != 0 {
+		t.Fatalf("responses %v unprocessed %v", out.Responses, out.UnprocessedKeys)
+	}
+	if len(out.Responses["numbered"][0]) != 1 {
+		t.Errorf("projection ignored: %v", out.Responses["numbered"][0])
+	}
+}
+
+func TestBatchLimits(t *testing.T) {
+	db := newDB(t, numbered)
+	_, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"numbered": {Keys: keysFor(101)}}})
+	wantValidation(t, err, "Too many items requested for the BatchGetItem call")
+	dup := append(keysFor(2), keysFor(1)...)
+	_, err = db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"numbered": {Keys: dup}}})
+	wantValidation(t, err, "Provided list of item keys contains duplicates")
+
+	var writes []types.WriteRequest
+	for _, k := range keysFor(26) {
+		writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: k}})
+	}
+	_, err = db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"numbered": writes}})
+	wantValidation(t, err, "")
+	writes = writes[:2]
+	writes = append(writes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keysFor(1)[0]}})
+	_, err = db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"numbered": writes}})
+	wantValidation(t, err, "Provided list of item keys contains duplicates")
+	// One bad item rejects the whole batch before anything is written.
+	writes = []types.WriteRequest{{PutRequest: &types.PutRequest{Item: keysFor(1)[0]}}, {PutRequest: &types.PutRequest{Item: item{"pk": S("p")}}}}
+	_, err = db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"numbered": writes}})
+	wantValidation(t, err, "One or more parameter values were invalid: Missing the key n in the item")
+	if it := get(t, db, "numbered", keysFor(1)[0]); it != nil {
+		t.Errorf("rejected batch wrote %v", it)
+	}
+}
+
+func TestBatchWritePutsAndDeletes(t *testing.T) {
+	db := newDB(t, numbered)
+	fill(t, db, "numbered", "p", 3, 1)
+	out, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"numbered": {
+		{DeleteRequest: &types.DeleteRequest{Key: item{"pk": S("p"), "n": N("0")}}},
+		{PutRequest: &types.PutRequest{Item: item{"pk": S("p"), "n": N("7"), "v": S("new")}}},
+	}}})
+	if err != nil || len(out.UnprocessedItems) != 0 {
+		t.Fatalf("%v %v", out, err)
+	}
+	if get(t, db, "numbered", item{"pk": S("p"), "n": N("0")}) != nil || get(t, db, "numbered", item{"pk": S("p"), "n": N("7")}) == nil {
+		t.Error("batch write not applied")
+	}
+}
+
+// batchWriteUntilDone retries UnprocessedItems as a client would and
+// returns the number of calls it took.
+func batchWriteUntilDone(t *testing.T, db *dynamotest.DB, req map[string][]types.WriteRequest) int {
+	calls := 0
+	for len(req) > 0 {
+		calls++
+		out, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: req})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req = out.UnprocessedItems
+		if calls > 100 {
+			t.Fatal("no progress")
+		}
+	}
+	return calls
+}
+
+func TestUnprocessedFractionLeavesItemsForRetry(t *testing.T) {
+	db := newDB(t, numbered)
+	db.Inject(dynamotest.UnprocessedFraction("BatchWriteItem", 0.5))
+	var writes []types.WriteRequest
+	for _, k := range keysFor(20) {
+		writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: k}})
+	}
+	out, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"numbered": writes}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(out.UnprocessedItems["numbered"]); n != 10 {
+		t.Fatalf("%d unprocessed, want 10", n)
+	}
+	// The unprocessed ones were not written; the others were.
+	if get(t, db, "numbered", keysFor(20)[19]) != nil || get(t, db, "numbered", keysFor(1)[0]) == nil {
+		t.Error("unprocessed items were written, or processed ones were not")
+	}
+	calls := batchWriteUntilDone(t, db, out.UnprocessedItems)
+	if calls < 2 {
+		t.Errorf("retries took %d calls", calls)
+	}
+	scan, _ := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("numbered")})
+	if scan.Count != 20 {
+		t.Errorf("%d items after retries, want 20", scan.Count)
+	}
+
+	db.Inject(dynamotest.UnprocessedFraction("BatchGetItem", 1))
+	got, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"numbered": {Keys: keysFor(4), ConsistentRead: aws.Bool(true)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Responses["numbered"]) != 0 || len(got.UnprocessedKeys["numbered"].Keys) != 4 || !aws.ToBool(got.UnprocessedKeys["numbered"].ConsistentRead) {
+		t.Errorf("responses %v unprocessed %+v", got.Responses, got.UnprocessedKeys)
+	}
+	db.ClearFaults()
+	got, err = db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"numbered": {Keys: keysFor(4)}}})
+	if err != nil || len(got.Responses["numbered"]) != 4 {
+		t.Errorf("after ClearFaults: %v %v", got.Responses, err)
+	}
+}
+
+func TestBatchThrottledEntirely(t *testing.T) {
+	db := newDB(t, numbered)
+	db.Inject(dynamotest.Throttle("BatchGetItem", 1))
+	_, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"numbered": {Keys: keysFor(1)}}})
+	var pte *types.ProvisionedThroughputExceededException
+	if !errors.As(err, &pte) {
+		t.Fatalf("want ProvisionedThroughputExceededException, got %v", err)
+	}
+}

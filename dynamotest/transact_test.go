@@ -1,0 +1,149 @@
+package dynamotest_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest"
+)
+
+func TestTransactionAppliesAllWrites(t *testing.T) {
+	db := newDB(t, simple, numbered)
+	put(t, db, "simple", item{"pk": S("acct"), "sk": S("a"), "balance": N("10")})
+	put(t, db, "simple", item{"pk": S("acct"), "sk": S("gone")})
+	_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Update: &types.Update{TableName: aws.String("simple"), Key: item{"pk": S("acct"), "sk": S("a")},
+			UpdateExpression: aws.String("SET balance = balance - :v"), ConditionExpression: aws.String("balance >= :v"),
+			ExpressionAttributeValues: item{":v": N("4")}}},
+		{Put: &types.Put{TableName: aws.String("numbered"), Item: item{"pk": S("log"), "n": N("1")}}},
+		{Delete: &types.Delete{TableName: aws.String("simple"), Key: item{"pk": S("acct"), "sk": S("gone")}}},
+		{ConditionCheck: &types.ConditionCheck{TableName: aws.String("simple"), Key: item{"pk": S("acct"), "sk": S("other")},
+			ConditionExpression: aws.String("attribute_not_exists(pk)")}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if num(t, get(t, db, "simple", item{"pk": S("acct"), "sk": S("a")}), "balance") != "6" ||
+		get(t, db, "numbered", item{"pk": S("log"), "n": N("1")}) == nil ||
+		get(t, db, "simple", item{"pk": S("acct"), "sk": S("gone")}) != nil {
+		t.Error("transaction not fully applied")
+	}
+}
+
+func TestTransactionCanceledChangesNothing(t *testing.T) {
+	db := newDB(t, simple)
+	put(t, db, "simple", item{"pk": S("a"), "sk": S("1"), "v": N("1")})
+	_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String("simple"), Item: item{"pk": S("a"), "sk": S("2")}}},
+		{Update: &types.Update{TableName: aws.String("simple"), Key: item{"pk": S("a"), "sk": S("1")},
+			UpdateExpression: aws.String("SET v = :two"), ConditionExpression: aws.String("v = :zero"),
+			ExpressionAttributeValues:           item{":two": N("2"), ":zero": N("0")},
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}},
+		{Update: &types.Update{TableName: aws.String("simple"), Key: item{"pk": S("a"), "sk": S("3")},
+			UpdateExpression: aws.String("SET v = v + :one"), ExpressionAttributeValues: item{":one": N("1")}}},
+	}})
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		t.Fatalf("want TransactionCanceledException, got %v", err)
+	}
+	if len(tce.CancellationReasons) != 3 {
+		t.Fatalf("reasons %+v", tce.CancellationReasons)
+	}
+	codes := strings.Join([]string{aws.ToString(tce.CancellationReasons[0].Code), aws.ToString(tce.CancellationReasons[1].Code), aws.ToString(tce.CancellationReasons[2].Code)}, " ")
+	if codes != "None ConditionalCheckFailed ValidationError" {
+		t.Errorf("codes %s", codes)
+	}
+	if num(t, tce.CancellationReasons[1].Item, "v") != "1" {
+		t.Errorf("failed action's item %v", tce.CancellationReasons[1].Item)
+	}
+	if aws.ToString(tce.Message) != "Transaction cancelled, please refer cancellation reasons for specific reasons [None, ConditionalCheckFailed, ValidationError]" {
+		t.Errorf("message %q", aws.ToString(tce.Message))
+	}
+	if get(t, db, "simple", item{"pk": S("a"), "sk": S("2")}) != nil {
+		t.Error("canceled transaction wrote its put")
+	}
+}
+
+func TestTransactionRejects(t *testing.T) {
+	db := newDB(t, simple)
+	key := item{"pk": S("a"), "sk": S("1")}
+	_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String("simple"), Item: key}},
+		{Delete: &types.Delete{TableName: aws.String("simple"), Key: key}},
+	}})
+	wantValidation(t, err, "Transaction request cannot include multiple operations on one item")
+
+	var many []types.TransactWriteItem
+	for i := 0; i < 101; i++ {
+		many = append(many, types.TransactWriteItem{Put: &types.Put{TableName: aws.String("simple"), Item: item{"pk": S("a"), "sk": S(fmt.Sprint(i))}}})
+	}
+	_, err = db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: many})
+	wantValidation(t, err, "")
+	_, err = db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: many[:100]})
+	if err != nil {
+		t.Errorf("100 actions: %v", err)
+	}
+
+	_, err = db.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
+		{Get: &types.Get{TableName: aws.String("simple"), Key: key}},
+		{Get: &types.Get{TableName: aws.String("simple"), Key: key}},
+	}})
+	wantValidation(t, err, "Transaction request cannot include multiple operations on one item")
+}
+
+func TestTransactGetItemsReadsInOrder(t *testing.T) {
+	db := newDB(t, simple)
+	put(t, db, "simple", item{"pk": S("a"), "sk": S("1"), "v": S("one")})
+	out, err := db.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
+		{Get: &types.Get{TableName: aws.String("simple"), Key: item{"pk": S("a"), "sk": S("missing")}}},
+		{Get: &types.Get{TableName: aws.String("simple"), Key: item{"pk": S("a"), "sk": S("1")}, ProjectionExpression: aws.String("v")}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Responses[0].Item != nil || len(out.Responses[1].Item) != 1 || str(t, out.Responses[1].Item, "v") != "one" {
+		t.Errorf("responses %+v", out.Responses)
+	}
+}
+
+func TestClientRequestTokenMakesTransactionIdempotent(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return start } })
+	if _, err := db.CreateTable(ctx, simple.input()); err != nil {
+		t.Fatal(err)
+	}
+	put(t, db, "simple", item{"pk": S("c"), "sk": S("1"), "n": N("0")})
+	incr := func(token string, by string) error {
+		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(token),
+			TransactItems: []types.TransactWriteItem{{Update: &types.Update{TableName: aws.String("simple"),
+				Key: item{"pk": S("c"), "sk": S("1")}, UpdateExpression: aws.String("ADD n :v"), ExpressionAttributeValues: item{":v": N(by)}}}}})
+		return err
+	}
+	for i := 0; i < 3; i++ {
+		if err := incr("tok-1", "1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := num(t, get(t, db, "simple", item{"pk": S("c"), "sk": S("1")}), "n"); n != "1" {
+		t.Fatalf("replayed token applied again: n = %s", n)
+	}
+	var mismatch *types.IdempotentParameterMismatchException
+	if err := incr("tok-1", "2"); !errors.As(err, &mismatch) {
+		t.Fatalf("want IdempotentParameterMismatchException, got %v", err)
+	}
+	// Ten minutes later the token is forgotten.
+	db.Advance(10 * time.Minute)
+	if err := incr("tok-1", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if n := num(t, get(t, db, "simple", item{"pk": S("c"), "sk": S("1")}), "n"); n != "2" {
+		t.Errorf("n = %s after the window, want 2", n)
+	}
+}
