@@ -5,6 +5,9 @@ func Cases() []Case {
 	var all []Case
 	for _, group := range [][]Case{
 		expressionCases(),
+		queryCases(),
+		scanCases(),
+		gsiCases(),
 	} {
 		all = append(all, group...)
 	}
