@@ -8,6 +8,13 @@ import (
 	"unicode/utf8"
 )
 
+// Run the fuzzers one at a time, for example
+//
+//	go test -run XXX -fuzz '^FuzzBuildParse$' -fuzztime 30s -fuzzminimizetime 2s -parallel 1 ./keys
+//
+// (the default minimize time of 60s can spend a whole short run shrinking
+// one new input).
+
 // fuzzShapes are key shapes covering every segment kind in every position;
 // the fuzzers join them with a fuzzed delimiter.
 var fuzzShapes = [][]string{
