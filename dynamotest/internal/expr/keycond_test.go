@@ -1,0 +1,177 @@
+package expr
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+type keyCase struct {
+	expr   string
+	values string
+	names  string
+	want   string // "ok <description>" or the exact error message
+}
+
+// describeKey renders a key condition as "ok p=S:a c<N:5".
+func describeKey(kc *KeyCondition) string {
+	var b strings.Builder
+	b.WriteString("ok p=" + shortType(kc.Hash) + ":" + scalarText(kc.Hash))
+	if r := kc.Range; r != nil {
+		b.WriteString(" c" + r.Op.String())
+		for i, v := range r.Values {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(shortType(v) + ":" + scalarText(v))
+		}
+	}
+	return b.String()
+}
+
+func scalarText(v types.AttributeValue) string {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return v.Value
+	case *types.AttributeValueMemberN:
+		return v.Value
+	}
+	return "?"
+}
+
+func runKeyCases(t *testing.T, cases []keyCase) {
+	t.Helper()
+	dumpCases(t, "key", cases)
+	for _, tc := range cases {
+		env := NewEnv(names(t, tc.names), item(t, tc.values))
+		kc, err := env.KeyCondition(tc.expr, "p", "c")
+		if err == nil {
+			err = env.CheckUnused()
+		}
+		got := ""
+		if err != nil {
+			got = errMessage(t, err)
+		} else {
+			got = describeKey(kc)
+		}
+		if got != tc.want {
+			t.Errorf("%s\n got: %s\nwant: %s", tc.expr, got, tc.want)
+		}
+	}
+}
+
+const (
+	vp   = `{":p":{"S":"a"}}`
+	vpc  = `{":p":{"S":"a"},":c":{"N":"1"}}`
+	vpcd = `{":p":{"S":"a"},":c":{"N":"1"},":d":{"N":"2"}}`
+)
+
+func TestKeyConditionAccepted(t *testing.T) {
+	runKeyCases(t, []keyCase{
+		{"p = :p", vp, "", "ok p=S:a"},
+		{" p  =   :p ", vp, "", "ok p=S:a"},
+		{":p = p", vp, "", "ok p=S:a"},
+		{"#k = :p", vp, `{"#k":"p"}`, "ok p=S:a"},
+		{"p = :p AND c = :c", vpc, "", "ok p=S:a c=N:1"},
+		{"c = :c AND p = :p", vpc, "", "ok p=S:a c=N:1"},
+		{"p = :p AND c < :c", vpc, "", "ok p=S:a c<N:1"},
+		{"p = :p AND c <= :c", vpc, "", "ok p=S:a c<=N:1"},
+		{"p = :p AND c > :c", vpc, "", "ok p=S:a c>N:1"},
+		{"p = :p AND c >= :c", vpc, "", "ok p=S:a c>=N:1"},
+		{"p = :p AND :c < c", vpc, "", "ok p=S:a c>N:1"},
+		{"p = :p AND :c >= c", vpc, "", "ok p=S:a c<=N:1"},
+		{"p = :p AND c BETWEEN :c AND :d", vpcd, "", "ok p=S:a cBETWEENN:1,N:2"},
+		{"p=:p AnD c BeTwEeN :c aNd :d", vpcd, "", "ok p=S:a cBETWEENN:1,N:2"},
+		{"((c = :c) AND (p = :p))", vpc, "", "ok p=S:a c=N:1"},
+	})
+}
+
+func TestKeyConditionRejected(t *testing.T) {
+	runKeyCases(t, []keyCase{
+		{"p = :p AND p = :p", vp, "", "KeyConditionExpressions must only contain one condition per key"},
+		{"p = :p AND c >= :c AND c <= :d", vpcd, "", "KeyConditionExpressions must only contain one condition per key"},
+		{"p = :p AND (c = :c AND c = :c)", vpc, "", "KeyConditionExpressions must only contain one condition per key"},
+		{"p < :p", vp, "", "Query key condition not supported"},
+		{"c = :c", `{":c":{"N":"1"}}`, "", "Query condition missed key schema element"},
+		{"p = :p AND x = :c", vpc, "", "Query condition missed key schema element"},
+		{"p = :p AND begins_with(c, :c)", vpc, "", "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N"},
+		{"p = :p AND dog(c, :c)", vpc, "", "Invalid KeyConditionExpression: Invalid function name; function: dog"},
+		{"p = :p AND attribute_exists(c)", vp, "", "Invalid operator used in KeyConditionExpression: attribute_exists"},
+		{"p = :p AND c <> :c", vpc, "", "Invalid operator used in KeyConditionExpression: <>"},
+		{"p = :p AND c IN (:c)", vpc, "", "Invalid operator used in KeyConditionExpression: IN"},
+		{"c = :c OR p = :p", vpc, "", "Invalid operator used in KeyConditionExpression: OR"},
+		{"NOT c = :c AND p = :p", vpc, "", "Invalid operator used in KeyConditionExpression: NOT"},
+		{"((c=:c) AND ((p=:p)))", vpc, "", "Invalid KeyConditionExpression: The expression has redundant parentheses;"},
+		{"p = :p AND c != :c", vpc, "", `Invalid KeyConditionExpression: Syntax error; token: "!", near: "c !="`},
+		{"", vp, "", "Invalid KeyConditionExpression: The expression can not be empty;"},
+		{"p = :p AND c = c", vp, "", "Invalid KeyConditionExpression: The first operand must be distinct from the remaining operands for this operator or function; operator: =, first operand: [c]"},
+		{"p = p", "", "", "Invalid KeyConditionExpression: The first operand must be distinct from the remaining operands for this operator or function; operator: =, first operand: [p]"},
+		{"p = :p AND c BETWEEN :d AND :c", vpcd, "", "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:2}, upper bound operand: AttributeValue: {N:1}"},
+		{"p = :p AND size(c) = :c", vpc, "", "KeyConditionExpressions cannot contain nested operations"},
+		{"p = :p AND c.d = :c", vpc, "", "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: c"},
+		{"p = :p AND c[0] = :c", vpc, "", "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: c"},
+		{"p = :p", vpc, "", "Value provided in ExpressionAttributeValues unused in expressions: keys: {:c}"},
+		{"p = :q", vp, "", "Invalid KeyConditionExpression: An expression attribute value used in expression is not defined; attribute value: :q"},
+	})
+}
+
+func TestKeyConditionBeginsWithOnStringKey(t *testing.T) {
+	env := NewEnv(nil, item(t, `{":p":{"S":"a"},":pre":{"S":"STAGE#"}}`))
+	kc, err := env.KeyCondition("p = :p AND begins_with(c, :pre)", "p", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kc.Range == nil || kc.Range.Op != BeginsWith {
+		t.Fatalf("range = %+v", kc.Range)
+	}
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	for v, want := range map[string]bool{"STAGE#01": true, "STAGE#": true, "STAGE": false, "META": false} {
+		if got := kc.Range.Match(s(v)); got != want {
+			t.Errorf("Match(%q) = %v", v, got)
+		}
+	}
+}
+
+func TestKeyConditionWithoutSortKey(t *testing.T) {
+	env := NewEnv(nil, item(t, vpc))
+	_, err := env.KeyCondition("p = :p AND c = :c", "p", "")
+	if got := errMessage(t, err); got != "Query condition missed key schema element" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestRangeConditionMatchOrdersNumbersNumerically(t *testing.T) {
+	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+	tests := []struct {
+		op   RangeOp
+		vals []string
+		v    string
+		want bool
+	}{
+		{EQ, []string{"10"}, "10.0", true},
+		{LT, []string{"10"}, "9", true},
+		{LT, []string{"10"}, "10", false},
+		{LE, []string{"10"}, "10", true},
+		{GT, []string{"9"}, "10", true}, // as text "10" < "9"
+		{GE, []string{"10"}, "9", false},
+		{Between, []string{"2", "10"}, "9", true},
+		{Between, []string{"2", "10"}, "11", false},
+		{Between, []string{"-1", "1"}, "-0.5", true},
+		{BeginsWith, []string{"1"}, "10", false}, // numbers have no prefix
+	}
+	for _, tt := range tests {
+		var vals []types.AttributeValue
+		for _, s := range tt.vals {
+			vals = append(vals, n(s))
+		}
+		r := &RangeCondition{Op: tt.op, Values: vals}
+		if got := r.Match(n(tt.v)); got != tt.want {
+			t.Errorf("%v %v on %s = %v", tt.op, tt.vals, tt.v, got)
+		}
+	}
+	r := &RangeCondition{Op: EQ, Values: []types.AttributeValue{n("1")}}
+	if r.Match(&types.AttributeValueMemberS{Value: "1"}) {
+		t.Error("a string key matched a number condition")
+	}
+}
