@@ -284,10 +284,10 @@ func runTx(ctx context.Context, t *Table, op string, send func(context.Context) 
 		if err == nil {
 			return nil
 		}
-		if ctx.Err() != nil {
-			return &Error{Op: op, Table: t.Name(), Cause: err}
-		}
 		werr := wrapError(op, t.Name(), "", err)
+		if ctx.Err() != nil {
+			return &Error{Op: op, Table: t.Name(), Cause: fmt.Errorf("%w; last attempt: %w", ctx.Err(), werr)}
+		}
 		var txe *TxError
 		retry := isThrottle(werr) || errors.Is(werr, ErrTransactionConflict)
 		if errors.As(werr, &txe) {

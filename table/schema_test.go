@@ -1,0 +1,240 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+)
+
+func TestSchemaValidateRejectsWhatCreateTableWould(t *testing.T) {
+	s := func(f func(*Schema)) Schema {
+		c := thingsSchema.WithName("Things")
+		f(&c)
+		return c
+	}
+	cases := map[string]Schema{
+		"empty name":               s(func(c *Schema) { c.Name = "" }),
+		"short name":               s(func(c *Schema) { c.Name = "ab" }),
+		"name with space":          s(func(c *Schema) { c.Name = "my table" }),
+		"no partition key":         s(func(c *Schema) { c.PartitionKey = Attribute{} }),
+		"bad key type":             s(func(c *Schema) { c.PartitionKey.Type = "BOOL" }),
+		"sort key without name":    s(func(c *Schema) { c.SortKey = Attribute{Type: "S"} }),
+		"sort key same as pk":      s(func(c *Schema) { c.SortKey = c.PartitionKey }),
+		"attribute two types":      s(func(c *Schema) { c.Indexes[0].PartitionKey = Attribute{Name: "sk", Type: "N"} }),
+		"duplicate index":          s(func(c *Schema) { c.Indexes = append(c.Indexes, c.Indexes[0]) }),
+		"index without name":       s(func(c *Schema) { c.Indexes[0].Name = "" }),
+		"index without pk":         s(func(c *Schema) { c.Indexes[0].PartitionKey = Attribute{} }),
+		"bad projection":           s(func(c *Schema) { c.Indexes[0].Projection = "SOME" }),
+		"include without attrs":    s(func(c *Schema) { c.Indexes[0].Projection = types.ProjectionTypeInclude }),
+		"non-key attrs on ALL":     s(func(c *Schema) { c.Indexes[0].NonKeyAttributes = []string{"x"} }),
+		"TTL on a key":             s(func(c *Schema) { c.TTLAttribute = "sk" }),
+		"pattern without name":     s(func(c *Schema) { c.AccessPatterns = []AccessPattern{{Operation: OpQuery}} }),
+		"pattern on unknown index": s(func(c *Schema) { c.AccessPatterns = []AccessPattern{{Name: "p", Operation: OpQuery, Index: "GSI9"}} }),
+		"pattern unknown op":       s(func(c *Schema) { c.AccessPatterns = []AccessPattern{{Name: "p", Operation: "Select"}} }),
+	}
+	for name, sc := range cases {
+		t.Run(name, func(t *testing.T) {
+			mustInputError(t, sc.Validate())
+			c := newCalls(nil)
+			mustInputError(t, sc.Create(context.Background(), c))
+			mustInputError(t, sc.EnsureTable(context.Background(), c))
+			if c.total() != 0 {
+				t.Fatalf("%d calls for an invalid schema", c.total())
+			}
+		})
+	}
+	if err := thingsSchema.Validate(); err != nil {
+		t.Fatalf("valid schema rejected: %v", err)
+	}
+}
+
+func TestCreateTableInputIsOnDemandWithIndexesAndProjections(t *testing.T) {
+	s := thingsSchema.WithName("Jobs")
+	s.Indexes = append(s.Indexes,
+		Index{Name: "ByStatus", PartitionKey: Attribute{Name: "status", Type: "S"}, SortKey: Attribute{Name: "sk", Type: "S"},
+			Projection: types.ProjectionTypeInclude, NonKeyAttributes: []string{"name"}},
+		Index{Name: "ByNumber", PartitionKey: Attribute{Name: "n", Type: "N"}, Projection: types.ProjectionTypeKeysOnly})
+	in := s.CreateTableInput()
+	if aws.ToString(in.TableName) != "Jobs" || in.BillingMode != types.BillingModePayPerRequest {
+		t.Fatalf("name %v, billing %v", aws.ToString(in.TableName), in.BillingMode)
+	}
+	defs := map[string]types.ScalarAttributeType{}
+	for _, d := range in.AttributeDefinitions {
+		if _, dup := defs[*d.AttributeName]; dup {
+			t.Fatalf("attribute %s defined twice", *d.AttributeName)
+		}
+		defs[*d.AttributeName] = d.AttributeType
+	}
+	want := map[string]types.ScalarAttributeType{"pk": "S", "sk": "S", "gsi1pk": "S", "gsi1sk": "S", "status": "S", "n": "N"}
+	if len(defs) != len(want) {
+		t.Fatalf("definitions %v, want %v", defs, want)
+	}
+	for k, v := range want {
+		if defs[k] != v {
+			t.Fatalf("definitions %v, want %v", defs, want)
+		}
+	}
+	if len(in.GlobalSecondaryIndexes) != 3 {
+		t.Fatalf("%d GSIs", len(in.GlobalSecondaryIndexes))
+	}
+	gsi := map[string]types.GlobalSecondaryIndex{}
+	for _, g := range in.GlobalSecondaryIndexes {
+		gsi[*g.IndexName] = g
+	}
+	if gsi["GSI1"].Projection.ProjectionType != types.ProjectionTypeAll {
+		t.Errorf("default projection = %v, want ALL", gsi["GSI1"].Projection.ProjectionType)
+	}
+	if p := gsi["ByStatus"].Projection; p.ProjectionType != types.ProjectionTypeInclude || len(p.NonKeyAttributes) != 1 {
+		t.Errorf("INCLUDE projection = %+v", p)
+	}
+	if k := gsi["ByNumber"].KeySchema; len(k) != 1 || k[0].KeyType != types.KeyTypeHash {
+		t.Errorf("hash-only index key schema = %+v", k)
+	}
+}
+
+// tableLifecycle is a control-plane double: CreateTable starts a table in
+// CREATING, which becomes ACTIVE after activeAfter DescribeTable calls;
+// ResourceInUse on a second create.
+type tableLifecycle struct {
+	API
+	mu          sync.Mutex
+	created     *dynamodb.CreateTableInput
+	describes   int
+	activeAfter int
+	ttl         *types.TimeToLiveSpecification
+	onDescribe  func()
+}
+
+func (d *tableLifecycle) CreateTable(_ context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.created != nil {
+		return nil, &types.ResourceInUseException{Message: strPtr("Table already exists: " + *in.TableName)}
+	}
+	d.created = in
+	return &dynamodb.CreateTableOutput{}, nil
+}
+
+func (d *tableLifecycle) DescribeTable(_ context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.onDescribe != nil {
+		d.onDescribe()
+	}
+	if d.created == nil {
+		return nil, &types.ResourceNotFoundException{Message: strPtr("Requested resource not found")}
+	}
+	d.describes++
+	status, ixStatus := types.TableStatusCreating, types.IndexStatusCreating
+	if d.describes > d.activeAfter {
+		status = types.TableStatusActive
+	}
+	if d.describes > d.activeAfter+1 {
+		ixStatus = types.IndexStatusActive
+	}
+	desc := &types.TableDescription{TableName: d.created.TableName, TableStatus: status,
+		KeySchema: d.created.KeySchema, AttributeDefinitions: d.created.AttributeDefinitions}
+	for _, g := range d.created.GlobalSecondaryIndexes {
+		desc.GlobalSecondaryIndexes = append(desc.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
+			IndexName: g.IndexName, KeySchema: g.KeySchema, IndexStatus: ixStatus})
+	}
+	return &dynamodb.DescribeTableOutput{Table: desc}, nil
+}
+
+func (d *tableLifecycle) DescribeTimeToLive(context.Context, *dynamodb.DescribeTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := &dynamodb.DescribeTimeToLiveOutput{TimeToLiveDescription: &types.TimeToLiveDescription{TimeToLiveStatus: types.TimeToLiveStatusDisabled}}
+	if d.ttl != nil {
+		out.TimeToLiveDescription = &types.TimeToLiveDescription{AttributeName: d.ttl.AttributeName, TimeToLiveStatus: types.TimeToLiveStatusEnabled}
+	}
+	return out, nil
+}
+
+func (d *tableLifecycle) UpdateTimeToLive(_ context.Context, in *dynamodb.UpdateTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ttl != nil {
+		return nil, &smithy.GenericAPIError{Code: "ValidationException", Message: "TimeToLive is already enabled"}
+	}
+	d.ttl = in.TimeToLiveSpecification
+	return &dynamodb.UpdateTimeToLiveOutput{}, nil
+}
+
+func TestCreateWaitsUntilTableAndIndexesAreActiveThenEnablesTTL(t *testing.T) {
+	db := &tableLifecycle{activeAfter: 3}
+	c := newCalls(db)
+	if err := thingsSchema.Create(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if db.describes < 5 {
+		t.Fatalf("%d DescribeTable calls: Create returned before the index was ACTIVE", db.describes)
+	}
+	if db.ttl == nil || aws.ToString(db.ttl.AttributeName) != "expiresAt" || !aws.ToBool(db.ttl.Enabled) {
+		t.Fatalf("TTL = %+v, want enabled on expiresAt", db.ttl)
+	}
+	// EnsureTable on the existing table: no second create, no second TTL update.
+	if err := thingsSchema.EnsureTable(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if c.count("CreateTable") != 1 || c.count("UpdateTimeToLive") != 1 {
+		t.Fatalf("calls: %v", c.n)
+	}
+	if err := thingsSchema.Create(context.Background(), c); !errors.Is(err, ErrAlreadyExists) {
+		t.Fatalf("second Create = %v, want ErrAlreadyExists", err)
+	}
+}
+
+func TestCreateStopsWaitingWhenContextEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	db := &tableLifecycle{activeAfter: 1 << 30}
+	db.onDescribe = func() {
+		if db.describes == 2 {
+			cancel()
+		}
+	}
+	err := thingsSchema.Create(ctx, db)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if db.describes > 3 {
+		t.Fatalf("%d DescribeTable calls after the context ended", db.describes)
+	}
+}
+
+func TestEnsureTableRejectsExistingTableWithOtherKeys(t *testing.T) {
+	db := &tableLifecycle{}
+	if err := thingsSchema.Create(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	other := thingsSchema.WithName("Things")
+	other.SortKey = Attribute{Name: "sk", Type: "N"}
+	err := other.EnsureTable(context.Background(), db)
+	if !errors.Is(err, ErrSchemaMismatch) || !strings.Contains(err.Error(), "sk N") {
+		t.Fatalf("err = %v, want ErrSchemaMismatch describing the keys", err)
+	}
+	noSort := thingsSchema.WithName("Things")
+	noSort.SortKey = Attribute{}
+	if err := noSort.EnsureTable(context.Background(), db); !errors.Is(err, ErrSchemaMismatch) {
+		t.Fatalf("err = %v, want ErrSchemaMismatch", err)
+	}
+}
+
+func TestWithNameCopiesWithoutSharingSlices(t *testing.T) {
+	a := thingsSchema.WithName("photoeditor-dev-jobs")
+	a.Indexes[0].Name = "Changed"
+	if thingsSchema.Indexes[0].Name != "GSI1" {
+		t.Fatal("WithName shares the Indexes slice with the original")
+	}
+	if a.Name != "photoeditor-dev-jobs" || thingsSchema.Name != "Things" {
+		t.Fatal("names wrong")
+	}
+}
