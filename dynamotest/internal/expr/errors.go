@@ -181,9 +181,9 @@ func writeAV(b *strings.Builder, v types.AttributeValue) {
 
 // javaSetOrder orders placeholder names the way DynamoDB, a Java service,
 // lists them in "unused in expressions: keys: {#c, #b}": the iteration
-// order of a java.util.HashSet, which follows String.hashCode. Names in
-// one bucket keep lexical order (Java keeps insertion order, which a Go
-// map cannot tell us).
+// order of a java.util.HashSet, which follows String.hashCode. Within a
+// bucket Java keeps insertion order, which a Go map cannot tell us; we
+// put shorter names first, then lexical order.
 func javaSetOrder(keys []string) {
 	capacity := 16
 	for float64(len(keys)) > 0.75*float64(capacity) {
@@ -207,6 +207,9 @@ func javaSetOrder(keys []string) {
 		bi, bj := bucket(keys[i]), bucket(keys[j])
 		if bi != bj {
 			return bi < bj
+		}
+		if len(keys[i]) != len(keys[j]) {
+			return len(keys[i]) < len(keys[j])
 		}
 		return keys[i] < keys[j]
 	})

@@ -282,7 +282,7 @@ func (u *Update) Apply(item map[string]types.AttributeValue) (map[string]types.A
 		}
 		setValues[i] = v
 	}
-	w := &writer{out: make(map[string]types.AttributeValue, len(item)+len(u.sets)+len(u.adds)), exists: item != nil, fresh: map[any]bool{}}
+	w := &writer{out: make(map[string]types.AttributeValue, len(item)+len(u.sets)+len(u.adds)), fresh: map[any]bool{}}
 	for k, v := range item {
 		w.out[k] = v
 	}
@@ -376,9 +376,8 @@ func evalUpdateOperand(o *operand, item map[string]types.AttributeValue) (types.
 // writer applies changes to a copy of an item, copying each map and list
 // on a changed path once (fresh records the copies it owns).
 type writer struct {
-	out    map[string]types.AttributeValue
-	exists bool
-	fresh  map[any]bool
+	out   map[string]types.AttributeValue
+	fresh map[any]bool
 }
 
 var errInvalidPath = &Error{Message: msgInvalidPath}
@@ -481,13 +480,11 @@ func (w *writer) remove(p path) error {
 		delete(w.out, p[0].name)
 		return nil
 	}
+	// DynamoDB Local rejects REMOVE a.b when a is missing even on an item
+	// that does not exist yet; the service is said to ignore it there. We
+	// follow Local, the reference our conformance suite runs against.
 	parent, ok := w.container(p[:len(p)-1])
 	if !ok {
-		if !w.exists {
-			// DynamoDB ignores REMOVE of any path on an item that does
-			// not exist yet.
-			return nil
-		}
 		return errInvalidPath
 	}
 	last := p[len(p)-1]
@@ -558,6 +555,12 @@ func (w *writer) add(p path, v types.AttributeValue) error {
 func (w *writer) delete(p path, v types.AttributeValue) error {
 	cur, ok := w.get(p)
 	if !ok {
+		// Nothing to delete from, but the path must lead somewhere.
+		if len(p) > 1 {
+			if _, ok := w.container(p[:len(p)-1]); !ok {
+				return errInvalidPath
+			}
+		}
 		return nil
 	}
 	var next types.AttributeValue

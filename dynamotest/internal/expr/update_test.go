@@ -153,6 +153,12 @@ func TestUpdateNestedPaths(t *testing.T) {
 		{`{"a":{"S":"hello"}}`, "SET b[0] = :v", v1, "", msgInvalidPath},
 		{`{"a":{"S":"hello"}}`, "REMOVE a[0]", "", "", msgInvalidPath},
 		{"", "SET c.c = :v", v1, "", msgInvalidPath},
+		{"", "REMOVE x.y", "", "", msgInvalidPath},
+		{"", "REMOVE x[0]", "", "", msgInvalidPath},
+		{"", "ADD a.b :v", v1, "", msgInvalidPath},
+		{`{"q":{"N":"1"}}`, "DELETE a.b :v", `{":v":{"SS":["a"]}}`, "", msgInvalidPath},
+		{`{"a":{"M":{}}}`, "DELETE a.b :v", `{":v":{"SS":["a"]}}`, "", `{"a":{"M":{}}}`},
+		{`{"a":{"L":[]}}`, "SET a[0] = :v", v1, "", `{"a":{"L":[{"N":"1"}]}}`},
 		{"", "SET b[0] = :v", v1, "", msgInvalidPath},
 	})
 }
@@ -239,6 +245,10 @@ func TestUpdateSyntaxAndPlaceholderErrors(t *testing.T) {
 		{"", "SET a = :v", `{":v":{"N":"1"},":w":{"N":"2"}}`, "", "Value provided in ExpressionAttributeValues unused in expressions: keys: {:w}"},
 		{"", "SET #a = :v", v1, `{"#a":"a","#b":"b"}`, "Value provided in ExpressionAttributeNames unused in expressions: keys: {#b}"},
 		{"", "SET #one = #two", "", `{"#one":"c","#two":"a","#three":"z"}`, "Value provided in ExpressionAttributeNames unused in expressions: keys: {#three}"},
+		{"", "SET #a = :v, #b = :w", `{":v":{"N":"1"},":w":{"N":"1"},":x":{"N":"1"},":y":{"N":"1"}}`, `{"#a":"a","#b":"b","#c":"c","#d":"d"}`,
+			"Value provided in ExpressionAttributeNames unused in expressions: keys: {#c, #d}"},
+		{"", "SET a = :v", `{":v":{"N":"1"},":b":{"N":"1"},":c":{"N":"1"},":d":{"N":"1"},":e":{"N":"1"},":aa":{"N":"1"},":ab":{"N":"1"},":ba":{"N":"1"}}`, "",
+			"Value provided in ExpressionAttributeValues unused in expressions: keys: {:b, :c, :ba, :d, :aa, :e, :ab}"},
 		{"", "SET a = :v", `{":v":{"N":"1"},":zz":{"SS":[]}}`, "", "ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: An string set  may not be empty for key :zz"},
 		{"", "SET a = :v", `{":v":{"N":"dog"}}`, "", "ExpressionAttributeValues contains invalid value: A value provided cannot be converted into a number for key :v"},
 		{"", "SET a = :v", `{"v":{"N":"1"}}`, "", `ExpressionAttributeValues contains invalid key: Syntax error; key: "v"`},
