@@ -1,0 +1,173 @@
+// Package exampleenv connects tablekit's example programs to a DynamoDB and
+// a blob store, the same way for every example, as DESIGN.md describes:
+//
+//   - By default: dynamotest's in-memory fake and an in-memory blob store.
+//     No AWS account, no setup.
+//   - TABLEKIT_DYNAMODB_ENDPOINT (e.g. DynamoDB Local) and
+//     TABLEKIT_S3_ENDPOINT (e.g. s3rver): those endpoints instead, each
+//     independently. S3 uses path-style addressing. Credentials and region
+//     come from the standard AWS chain; where the chain has none, the local
+//     emulators' own are used (any key for DynamoDB Local, S3RVER/S3RVER
+//     for s3rver), and the region defaults to us-east-1.
+//   - -aws: the default AWS configuration chain for both (credentials,
+//     region, AWS_ENDPOINT_URL_*), ignoring the TABLEKIT variables.
+//
+// The bucket is created when missing; tables are the example's to create
+// (table.Schema.EnsureTable), since only the example knows its schema.
+//
+// A typical main:
+//
+//	useAWS := flag.Bool("aws", false, exampleenv.AWSFlagUsage)
+//	flag.Parse()
+//	env, err := exampleenv.Open(ctx, exampleenv.Config{AWS: *useAWS, Bucket: "tablekit-examples"})
+//	...
+//	fmt.Println("using", env)
+//	store := jobs.NewStore(env.DB, env.Blobs)
+package exampleenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/table"
+)
+
+// The environment variables naming local endpoints.
+const (
+	DynamoDBEndpointVar = "TABLEKIT_DYNAMODB_ENDPOINT"
+	S3EndpointVar       = "TABLEKIT_S3_ENDPOINT"
+)
+
+// AWSFlagUsage is the usage text of the conventional -aws flag.
+const AWSFlagUsage = "use the default AWS configuration chain instead of the in-memory fake or the TABLEKIT_*_ENDPOINT emulators"
+
+// Config says where an example runs.
+type Config struct {
+	// AWS uses the default AWS configuration chain for DynamoDB and S3.
+	AWS bool
+	// Bucket is the S3 bucket for blobs, created when missing. Unused with
+	// the in-memory blob store.
+	Bucket string
+}
+
+// Env is what an example talks to.
+type Env struct {
+	DB    table.API
+	Blobs blobstore.Store
+	// Fake is the in-memory DynamoDB when DB is one (nil otherwise), so an
+	// example can move its clock.
+	Fake *dynamotest.DB
+	// DynamoDBWhere and S3Where say where each service is, for printing.
+	DynamoDBWhere, S3Where string
+}
+
+// String describes the environment: "DynamoDB: in-memory fake; blobs: in-memory".
+func (e *Env) String() string {
+	return "DynamoDB: " + e.DynamoDBWhere + "; blobs: " + e.S3Where
+}
+
+// Open connects to the services cfg and the environment select.
+func Open(ctx context.Context, cfg Config) (*Env, error) {
+	env := &Env{}
+	if cfg.AWS {
+		awsCfg, err := config.LoadDefaultConfig(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("exampleenv: load AWS configuration: %w", err)
+		}
+		env.DB, env.DynamoDBWhere = dynamodb.NewFromConfig(awsCfg), "AWS ("+awsCfg.Region+")"
+		blobs, err := openS3(ctx, s3.NewFromConfig(awsCfg), cfg.Bucket, false)
+		if err != nil {
+			return nil, err
+		}
+		env.Blobs, env.S3Where = blobs, "s3://"+cfg.Bucket
+		return env, nil
+	}
+
+	if ep := os.Getenv(DynamoDBEndpointVar); ep != "" {
+		awsCfg, err := localConfig(ctx, "tablekit", "tablekit")
+		if err != nil {
+			return nil, err
+		}
+		env.DB = dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(ep) })
+		env.DynamoDBWhere = ep
+	} else {
+		env.Fake = dynamotest.New()
+		env.DB, env.DynamoDBWhere = env.Fake, "in-memory fake"
+	}
+
+	if ep := os.Getenv(S3EndpointVar); ep != "" {
+		awsCfg, err := localConfig(ctx, "S3RVER", "S3RVER")
+		if err != nil {
+			return nil, err
+		}
+		client := s3.NewFromConfig(awsCfg, func(o *s3.Options) {
+			o.BaseEndpoint = aws.String(ep)
+			o.UsePathStyle = true
+			// Local S3 servers such as s3rver predate flexible checksums
+			// and cannot read the SDK's default aws-chunked bodies.
+			o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+			o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+		})
+		blobs, err := openS3(ctx, client, cfg.Bucket, true)
+		if err != nil {
+			return nil, err
+		}
+		env.Blobs, env.S3Where = blobs, ep+"/"+cfg.Bucket
+	} else {
+		env.Blobs, env.S3Where = blobstore.NewMemory(), "in-memory"
+	}
+	return env, nil
+}
+
+// localConfig is the standard chain with the emulator's credentials and
+// us-east-1 filling in what the chain lacks.
+func localConfig(ctx context.Context, key, secret string) (aws.Config, error) {
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("exampleenv: load AWS configuration: %w", err)
+	}
+	if cfg.Region == "" {
+		cfg.Region = "us-east-1"
+	}
+	if cfg.Credentials == nil {
+		cfg.Credentials = credentials.NewStaticCredentialsProvider(key, secret, "")
+	} else if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
+		cfg.Credentials = credentials.NewStaticCredentialsProvider(key, secret, "")
+	}
+	return cfg, nil
+}
+
+// openS3 returns the bucket's store, creating the bucket when it is missing.
+func openS3(ctx context.Context, client *s3.Client, bucket string, pathStyle bool) (*blobstore.S3, error) {
+	if bucket == "" {
+		return nil, errors.New("exampleenv: no bucket name")
+	}
+	if _, err := client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		var nf *types.NotFound
+		if !errors.As(err, &nf) {
+			return nil, fmt.Errorf("exampleenv: bucket %s: %w", bucket, err)
+		}
+		in := &s3.CreateBucketInput{Bucket: aws.String(bucket)}
+		// Outside us-east-1 S3 wants the region named again.
+		if r := client.Options().Region; r != "" && r != "us-east-1" {
+			in.CreateBucketConfiguration = &types.CreateBucketConfiguration{LocationConstraint: types.BucketLocationConstraint(r)}
+		}
+		_, err := client.CreateBucket(ctx, in)
+		var owned *types.BucketAlreadyOwnedByYou
+		if err != nil && !errors.As(err, &owned) {
+			return nil, fmt.Errorf("exampleenv: create bucket %s: %w", bucket, err)
+		}
+	}
+	return blobstore.NewS3(client, bucket, func(o *blobstore.S3Options) { o.PathStyle = pathStyle }), nil
+}

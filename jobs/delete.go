@@ -1,0 +1,34 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// Delete removes the job with id before its TTL would. A missing or already
+// expired job is ErrNotFound, as it is for Get. Results the job had
+// offloaded to the blob store stay there until [Store.RemoveOrphans] finds
+// them unreferenced.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	if s.err != nil {
+		return s.err
+	}
+	if err := checkID(id); err != nil {
+		return err
+	}
+	now := s.now()
+	cond := expression.AttributeExists(expression.Name(attrJobID)).And(s.alive(now))
+	err := s.t.Delete(ctx, s.t.Key(id), table.If(cond))
+	if err != nil {
+		if errors.Is(err, table.ErrConditionFailed) {
+			return notFound(id, err)
+		}
+		return fmt.Errorf("jobs: delete job %q: %w", id, err)
+	}
+	return nil
+}

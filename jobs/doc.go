@@ -1,0 +1,96 @@
+// Package jobs stores the photo editor's processing jobs (seed 001): the
+// table photoeditor-{env}-jobs, its two indexes, TTL, and the guarded status
+// machine workers use to move a job from upload to result.
+//
+// # Layout
+//
+// Items follow the seed exactly, so tables and services built from the seed
+// work unchanged: partition key jobId (S, a ULID), userId, status,
+// createdAt and updatedAt (Unix milliseconds), fileSize, fileType,
+// originalFileName, s3TempKey, s3FinalKey, provider, processingStartedAt,
+// processingCompletedAt, analysisResult, editResult, error {code, message,
+// stack, retryCount}, correlationId, traceId and ttl (Unix seconds). The
+// global secondary indexes userId-createdAt-index and status-createdAt-index
+// (createdAt N, projection ALL) serve a user's history and the admin's
+// status view, both newest first. [Schema] declares all of it, with the
+// seed's access patterns, and creates the table.
+//
+// # Status machine
+//
+//	QUEUED ──> PROCESSING ──> EDITING ──> COMPLETED
+//	   ^                         │
+//	   └──── Replay ── FAILED <──┘
+//
+// Each move ([Store.StartProcessing], [Store.StartEditing], [Store.Complete],
+// [Store.Fail], [Store.Replay]) is one conditional UpdateItem on the status
+// the move starts from, the seed's idempotency rule: of fifty workers that
+// receive the same queue message, one moves the job and forty-nine get a
+// [*TransitionError] (errors.Is ErrInvalidTransition) naming the status the
+// job was found in. That status comes from the item DynamoDB returns with
+// the refused write (ReturnValuesOnConditionCheckFailure), not from a second
+// read. A refused move changes nothing; a missing job is [ErrNotFound].
+//
+// Where the seed is silent, this package chooses:
+//
+//   - Only the seed's arrows are moves. FAILED is reached from EDITING only
+//     (a worker failing while PROCESSING first moves to EDITING or leaves
+//     the job for the queue's redelivery); COMPLETED is final.
+//   - "FAILED (DLQ): Manual replay" is the move FAILED → QUEUED, which
+//     increments error.retryCount, keeps the last error's code and message
+//     for the record, and removes the processing times of the failed attempt.
+//   - StartProcessing sets processingStartedAt; Complete and Fail set
+//     processingCompletedAt (a failure completes the processing too). Every
+//     move sets updatedAt. Complete copies the edit result's s3Key into
+//     s3FinalKey.
+//   - The analysis result is stored when the job enters EDITING (analysis
+//     precedes the edit call), the edit result when it completes.
+//   - Fail keeps error.retryCount from earlier replays. For a job that has
+//     failed before this costs a second conditional write; see [Store.Fail].
+//
+// # Expiry
+//
+// ttl is createdAt plus [Options.TTL] (90 days by default, as the seed
+// says). DynamoDB deletes expired items up to days late; until then they
+// would still be read. Get compares ttl with the store's clock, the lists
+// filter on it, and moves and Delete require it, so an expired job is gone
+// for this package the second its ttl passes (ErrNotFound), whatever the
+// background deletion does. The clock is [Options.Clock], so tests share it
+// with dynamotest's fake.
+//
+// # Large results
+//
+// Analysis results can be large (label lists, descriptions). Those that
+// could push an item past [Options.OffloadThreshold] are written to the blob
+// store first, through blobstore's Offloader, the one hybrid-storage
+// mechanism every tablekit package uses; the item keeps a pointer and every
+// read follows it. How the threshold is kept without reading the item first
+// is explained in offload.go.
+//
+// # Migrations
+//
+// The seed's migration playbook ("add as optional, handle null on read,
+// backfill; rename by dual write; remove by ignoring, then backfill") needs
+// two things from the code:
+//
+// Reading items written before a field existed. Every attribute may be
+// absent and reads as its zero value, with these rules: a missing updatedAt
+// reads as createdAt; a missing error.retryCount as 0; a missing ttl as "never
+// expires" (ExpiresAt zero); missing labels as an empty list; a missing
+// status keeps the item out of status-createdAt-index and fails every move
+// with a [*TransitionError] whose Current is "". Attributes the package
+// does not know are kept in [Job.Extra], so renamed or newer fields survive
+// a read and can be migrated.
+//
+// Backfilling. [Store.Backfill] walks the table with table.ParallelScan in
+// N segments, calls a function per job, reports progress, and writes back
+// only the attributes the function changed, on the condition that status
+// and updatedAt are still what the scan saw, so a backfill never overwrites
+// a concurrent status move.
+//
+// # Input
+//
+// Every call checks its input before sending anything: empty or oversized
+// ids, negative sizes, unknown statuses, formats and likelihoods, confidences
+// outside [0, 1] return a *table.InputError (errors.Is
+// table.ErrInvalidInput) naming the field and value.
+package jobs

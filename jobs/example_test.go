@@ -1,0 +1,112 @@
+package jobs_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/jobs"
+)
+
+// exampleStore is a store on a fresh in-memory fake with the table created.
+func exampleStore() (*jobs.Store, *dynamotest.DB) {
+	db := dynamotest.New()
+	store := jobs.NewStore(db, blobstore.NewMemory())
+	if err := store.Table().Schema().Create(context.Background(), db); err != nil {
+		panic(err)
+	}
+	return store, db
+}
+
+func Example() {
+	ctx := context.Background()
+	store, _ := exampleStore()
+
+	// The upload handler creates the job.
+	job, err := store.Create(ctx, jobs.CreateInput{
+		UserID:   "user-12345",
+		FileSize: 3_145_728,
+		FileType: "image/jpeg",
+		Provider: "gemini",
+	})
+	if err != nil {
+		panic(err)
+	}
+
+	// A worker takes it through the seed's states.
+	store.StartProcessing(ctx, job.ID)
+	store.StartEditing(ctx, job.ID, &jobs.AnalysisResult{Labels: []jobs.Label{{Name: "cat", Confidence: 0.98}}})
+	job, err = store.Complete(ctx, job.ID, jobs.EditResult{
+		S3Key: "final/user-12345/cat.webp", Width: 1024, Height: 768, Format: jobs.FormatWebP, Size: 201_114,
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(job.Status, job.S3FinalKey, job.AnalysisResult.Labels[0].Name)
+	// Output: COMPLETED final/user-12345/cat.webp cat
+}
+
+func ExampleStore_ListByUser() {
+	ctx := context.Background()
+	store, _ := exampleStore()
+	for range 3 {
+		store.Create(ctx, jobs.CreateInput{UserID: "user-12345", FileType: "image/png", Provider: "stub"})
+	}
+	// Page through the user's history, newest first, two at a time.
+	cursor, pages := "", 0
+	for {
+		page, err := store.ListByUser(ctx, "user-12345", cursor, jobs.Limit(2))
+		if err != nil {
+			panic(err)
+		}
+		pages++
+		fmt.Println("page", pages, "has", len(page.Items), "jobs")
+		if page.Next == "" {
+			break
+		}
+		cursor = page.Next
+	}
+	// Output:
+	// page 1 has 2 jobs
+	// page 2 has 1 jobs
+}
+
+func ExampleStore_JobsByStatus() {
+	ctx := context.Background()
+	store, _ := exampleStore()
+	job, _ := store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/png", Provider: "stub"})
+	store.StartProcessing(ctx, job.ID)
+	store.StartEditing(ctx, job.ID, nil)
+	store.Fail(ctx, job.ID, jobs.JobError{Code: "PROVIDER_ERROR", Message: "500 from provider"})
+
+	// The admin's failed list, every page.
+	for j, err := range store.JobsByStatus(ctx, jobs.StatusFailed) {
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(j.UserID, j.Error.Code)
+	}
+	// Output: user-1 PROVIDER_ERROR
+}
+
+func ExampleStore_Backfill() {
+	ctx := context.Background()
+	store, _ := exampleStore()
+	for range 5 {
+		store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/png", Provider: "stub"})
+	}
+	// Migration "adding a field": jobs created before correlation ids get one.
+	progress, err := store.Backfill(ctx, func(j *jobs.Job) (bool, error) {
+		if j.CorrelationID != "" {
+			return false, nil
+		}
+		j.CorrelationID = "backfill-" + j.ID[:4]
+		return true, nil
+	}, jobs.Segments(2))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(progress.Scanned, "scanned,", progress.Changed, "changed")
+	// Output: 5 scanned, 5 changed
+}

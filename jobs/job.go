@@ -1,0 +1,356 @@
+package jobs
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// Job is one photo-editing job: the seed's JobItem. Timestamps are time.Time
+// here and Unix milliseconds in the table (ttl: Unix seconds), so a Job
+// written by this package is readable by every other service that built its
+// code from the seed, and the other way round.
+//
+// Optional attributes the seed marks with "?" are stored only when set; a
+// zero value here means "absent" in the table. See the package
+// documentation for the defaults used when reading items written before an
+// attribute existed.
+type Job struct {
+	ID     string // jobId: the partition key, a ULID for jobs created here
+	UserID string // userId: partition key of userId-createdAt-index
+	Status Status // status: partition key of status-createdAt-index
+
+	CreatedAt time.Time // createdAt (Unix ms): sort key of both indexes
+	UpdatedAt time.Time // updatedAt (Unix ms): set by every write
+
+	FileSize         int64  // fileSize: bytes
+	FileType         string // fileType: MIME type, e.g. "image/jpeg"
+	OriginalFileName string // originalFileName, optional
+
+	S3TempKey  string // s3TempKey: key in the temp bucket, optional
+	S3FinalKey string // s3FinalKey: key in the final bucket once completed, optional
+
+	Provider              string    // provider: "gemini", "seedream", "stub", ...
+	ProcessingStartedAt   time.Time // processingStartedAt (Unix ms): set by QUEUED → PROCESSING
+	ProcessingCompletedAt time.Time // processingCompletedAt (Unix ms): set by → COMPLETED and → FAILED
+
+	AnalysisResult *AnalysisResult // analysisResult: set by PROCESSING → EDITING
+	EditResult     *EditResult     // editResult: set by EDITING → COMPLETED
+	Error          *JobError       // error: set by EDITING → FAILED, kept across replays
+
+	CorrelationID string // correlationId, optional
+	TraceID       string // traceId: X-Ray trace id, optional
+
+	// ExpiresAt is the ttl attribute (Unix seconds): once it has passed the
+	// job is gone for every read of this package, even before DynamoDB's
+	// background process deletes it. Zero means the item has no ttl and
+	// never expires.
+	ExpiresAt time.Time
+
+	// Extra holds the item's attributes this package does not know: ones
+	// written by newer code, or an old name kept during a rename (the
+	// seed's migration playbook). They are kept as read, and Backfill
+	// writes back whatever a migration leaves in (or removes from) it.
+	Extra map[string]types.AttributeValue
+}
+
+// Status is a job's place in the seed's state machine (JobStatus).
+type Status string
+
+// The seed's JobStatus values, stored as these strings.
+const (
+	StatusQueued     Status = "QUEUED"     // created, waiting for a worker
+	StatusProcessing Status = "PROCESSING" // a worker is fetching the upload from S3
+	StatusEditing    Status = "EDITING"    // the provider call is in progress
+	StatusCompleted  Status = "COMPLETED"  // processed successfully
+	StatusFailed     Status = "FAILED"     // failed after retries; may be replayed
+)
+
+// Statuses lists every status in the order of the state machine.
+func Statuses() []Status {
+	return []Status{StatusQueued, StatusProcessing, StatusEditing, StatusCompleted, StatusFailed}
+}
+
+// Valid reports whether s is one of the seed's five statuses.
+func (s Status) Valid() bool {
+	switch s {
+	case StatusQueued, StatusProcessing, StatusEditing, StatusCompleted, StatusFailed:
+		return true
+	}
+	return false
+}
+
+// AnalysisResult is the provider's analysis of the photo (the seed's
+// AnalysisResult), stored as a map under analysisResult.
+type AnalysisResult struct {
+	Labels      []Label     `dynamodbav:"labels"`
+	Description string      `dynamodbav:"description,omitempty"`
+	SafeSearch  *SafeSearch `dynamodbav:"safeSearch,omitempty"`
+}
+
+// Label is one thing the provider recognised, with its confidence in [0, 1].
+type Label struct {
+	Name       string  `dynamodbav:"name"`
+	Confidence float64 `dynamodbav:"confidence"`
+}
+
+// SafeSearch is the provider's content rating.
+type SafeSearch struct {
+	Adult    Likelihood `dynamodbav:"adult"`
+	Violence Likelihood `dynamodbav:"violence"`
+}
+
+// Likelihood is a SafeSearch rating.
+type Likelihood string
+
+// The seed's SafeSearch ratings.
+const (
+	VeryUnlikely Likelihood = "VERY_UNLIKELY"
+	Unlikely     Likelihood = "UNLIKELY"
+	Possible     Likelihood = "POSSIBLE"
+	Likely       Likelihood = "LIKELY"
+	VeryLikely   Likelihood = "VERY_LIKELY"
+)
+
+// Valid reports whether l is one of the seed's five ratings.
+func (l Likelihood) Valid() bool {
+	switch l {
+	case VeryUnlikely, Unlikely, Possible, Likely, VeryLikely:
+		return true
+	}
+	return false
+}
+
+// EditResult describes the edited image in the final bucket (the seed's
+// EditResult), stored as a map under editResult.
+type EditResult struct {
+	S3Key  string      `dynamodbav:"s3Key"`
+	Width  int         `dynamodbav:"width"`
+	Height int         `dynamodbav:"height"`
+	Format ImageFormat `dynamodbav:"format"`
+	Size   int64       `dynamodbav:"size"`
+}
+
+// ImageFormat is the format of the edited image.
+type ImageFormat string
+
+// The seed's edit formats.
+const (
+	FormatJPEG ImageFormat = "jpeg"
+	FormatPNG  ImageFormat = "png"
+	FormatWebP ImageFormat = "webp"
+)
+
+// Valid reports whether f is one of the seed's three formats.
+func (f ImageFormat) Valid() bool {
+	switch f {
+	case FormatJPEG, FormatPNG, FormatWebP:
+		return true
+	}
+	return false
+}
+
+// JobError records why a job failed (the seed's error map). RetryCount is
+// the number of replays so far: Fail keeps it, Replay increments it.
+type JobError struct {
+	Code       string `dynamodbav:"code"`            // e.g. "PROVIDER_TIMEOUT"
+	Message    string `dynamodbav:"message"`         // human-readable
+	Stack      string `dynamodbav:"stack,omitempty"` // dev/staging only, per the seed
+	RetryCount int    `dynamodbav:"retryCount"`
+}
+
+// Attribute names, exactly as the seed spells them.
+const (
+	attrJobID                 = "jobId"
+	attrUserID                = "userId"
+	attrStatus                = "status"
+	attrCreatedAt             = "createdAt"
+	attrUpdatedAt             = "updatedAt"
+	attrFileSize              = "fileSize"
+	attrFileType              = "fileType"
+	attrOriginalFileName      = "originalFileName"
+	attrS3TempKey             = "s3TempKey"
+	attrS3FinalKey            = "s3FinalKey"
+	attrProvider              = "provider"
+	attrProcessingStartedAt   = "processingStartedAt"
+	attrProcessingCompletedAt = "processingCompletedAt"
+	attrAnalysisResult        = "analysisResult"
+	attrEditResult            = "editResult"
+	attrError                 = "error"
+	attrCorrelationID         = "correlationId"
+	attrTraceID               = "traceId"
+	attrTTL                   = "ttl"
+)
+
+// record is a Job as stored: the seed's layout with numbers for times.
+type record struct {
+	JobID                 string          `dynamodbav:"jobId"`
+	UserID                string          `dynamodbav:"userId"`
+	Status                Status          `dynamodbav:"status"`
+	CreatedAt             int64           `dynamodbav:"createdAt"`
+	UpdatedAt             int64           `dynamodbav:"updatedAt"`
+	FileSize              int64           `dynamodbav:"fileSize"`
+	FileType              string          `dynamodbav:"fileType"`
+	OriginalFileName      string          `dynamodbav:"originalFileName,omitempty"`
+	S3TempKey             string          `dynamodbav:"s3TempKey,omitempty"`
+	S3FinalKey            string          `dynamodbav:"s3FinalKey,omitempty"`
+	Provider              string          `dynamodbav:"provider"`
+	ProcessingStartedAt   int64           `dynamodbav:"processingStartedAt,omitempty"`
+	ProcessingCompletedAt int64           `dynamodbav:"processingCompletedAt,omitempty"`
+	AnalysisResult        *AnalysisResult `dynamodbav:"analysisResult,omitempty"`
+	EditResult            *EditResult     `dynamodbav:"editResult,omitempty"`
+	Error                 *JobError       `dynamodbav:"error,omitempty"`
+	CorrelationID         string          `dynamodbav:"correlationId,omitempty"`
+	TraceID               string          `dynamodbav:"traceId,omitempty"`
+	TTL                   int64           `dynamodbav:"ttl,omitempty"`
+}
+
+var knownAttrs = map[string]bool{
+	attrJobID: true, attrUserID: true, attrStatus: true, attrCreatedAt: true, attrUpdatedAt: true,
+	attrFileSize: true, attrFileType: true, attrOriginalFileName: true, attrS3TempKey: true,
+	attrS3FinalKey: true, attrProvider: true, attrProcessingStartedAt: true,
+	attrProcessingCompletedAt: true, attrAnalysisResult: true, attrEditResult: true, attrError: true,
+	attrCorrelationID: true, attrTraceID: true, attrTTL: true,
+}
+
+// unixMilli and fromUnixMilli keep zero times absent rather than 1970.
+func unixMilli(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func fromUnixMilli(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+func unixSeconds(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
+}
+
+func fromUnixSeconds(s int64) time.Time {
+	if s == 0 {
+		return time.Time{}
+	}
+	return time.Unix(s, 0).UTC()
+}
+
+// toItem is the stored form of j, Extra included.
+func (j *Job) toItem() (table.Item, error) {
+	r := record{
+		JobID:                 j.ID,
+		UserID:                j.UserID,
+		Status:                j.Status,
+		CreatedAt:             unixMilli(j.CreatedAt),
+		UpdatedAt:             unixMilli(j.UpdatedAt),
+		FileSize:              j.FileSize,
+		FileType:              j.FileType,
+		OriginalFileName:      j.OriginalFileName,
+		S3TempKey:             j.S3TempKey,
+		S3FinalKey:            j.S3FinalKey,
+		Provider:              j.Provider,
+		ProcessingStartedAt:   unixMilli(j.ProcessingStartedAt),
+		ProcessingCompletedAt: unixMilli(j.ProcessingCompletedAt),
+		AnalysisResult:        normalizeAnalysis(j.AnalysisResult),
+		EditResult:            j.EditResult,
+		Error:                 j.Error,
+		CorrelationID:         j.CorrelationID,
+		TraceID:               j.TraceID,
+		TTL:                   unixSeconds(j.ExpiresAt),
+	}
+	item, err := attributevalue.MarshalMap(r)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: marshal job %q: %w", j.ID, err)
+	}
+	for name, v := range j.Extra {
+		if knownAttrs[name] {
+			return nil, &table.InputError{Field: "Extra", Value: name, Reason: "is an attribute Job already has a field for"}
+		}
+		item[name] = v
+	}
+	return item, nil
+}
+
+// normalizeAnalysis stores labels as an empty list rather than NULL: the
+// seed's labels array is required.
+func normalizeAnalysis(a *AnalysisResult) *AnalysisResult {
+	if a == nil || a.Labels != nil {
+		return a
+	}
+	c := *a
+	c.Labels = []Label{}
+	return &c
+}
+
+// jobFromItem reads a stored item, applying the defaults documented in the
+// package doc for attributes an older writer did not set.
+func jobFromItem(item table.Item) (*Job, error) {
+	var r record
+	if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+		id := ""
+		if v, ok := item[attrJobID].(*types.AttributeValueMemberS); ok {
+			id = v.Value
+		}
+		return nil, fmt.Errorf("jobs: read job %q: %w", id, err)
+	}
+	j := &Job{
+		ID:                    r.JobID,
+		UserID:                r.UserID,
+		Status:                r.Status,
+		CreatedAt:             fromUnixMilli(r.CreatedAt),
+		UpdatedAt:             fromUnixMilli(r.UpdatedAt),
+		FileSize:              r.FileSize,
+		FileType:              r.FileType,
+		OriginalFileName:      r.OriginalFileName,
+		S3TempKey:             r.S3TempKey,
+		S3FinalKey:            r.S3FinalKey,
+		Provider:              r.Provider,
+		ProcessingStartedAt:   fromUnixMilli(r.ProcessingStartedAt),
+		ProcessingCompletedAt: fromUnixMilli(r.ProcessingCompletedAt),
+		AnalysisResult:        r.AnalysisResult,
+		EditResult:            r.EditResult,
+		Error:                 r.Error,
+		CorrelationID:         r.CorrelationID,
+		TraceID:               r.TraceID,
+		ExpiresAt:             fromUnixSeconds(r.TTL),
+	}
+	// An item written before updatedAt existed was last updated, as far as
+	// anyone can tell, when it was created.
+	if j.UpdatedAt.IsZero() {
+		j.UpdatedAt = j.CreatedAt
+	}
+	for name, v := range item {
+		if !knownAttrs[name] {
+			if j.Extra == nil {
+				j.Extra = make(map[string]types.AttributeValue)
+			}
+			j.Extra[name] = v
+		}
+	}
+	return j, nil
+}
+
+// expired reports whether an item's ttl has passed at now. DynamoDB treats
+// an item as expired once its ttl is less than the current epoch second;
+// reads here drop it from that second on (ttl <= now), the same boundary
+// AWS's documented read filter uses.
+func expired(ttl time.Time, now time.Time) bool {
+	return !ttl.IsZero() && ttl.Unix() <= now.Unix()
+}
+
+// validFraction reports whether f is a confidence in [0, 1].
+func validFraction(f float64) bool {
+	return !math.IsNaN(f) && f >= 0 && f <= 1
+}

@@ -1,0 +1,161 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// Default page sizes: the seed's queries ask for 20 of a user's jobs and 100
+// of a status.
+const (
+	DefaultUserPageSize   = 20
+	DefaultStatusPageSize = 100
+)
+
+// ListOptions configure ListByUser, ListByStatus and their walkers.
+type ListOptions struct {
+	// Limit is the most jobs one page holds. Zero means the default for
+	// the list (20 for a user, 100 for a status); at most 1000.
+	Limit int
+	// CreatedAfter and CreatedBefore, when set, bound createdAt
+	// (exclusive). They are a key condition on the index's sort key, so
+	// only the jobs returned are read.
+	CreatedAfter, CreatedBefore time.Time
+}
+
+// Limit sets ListOptions.Limit.
+func Limit(n int) func(*ListOptions) { return func(o *ListOptions) { o.Limit = n } }
+
+const maxPageSize = 1000
+
+// ListByUser returns one page of userID's jobs, newest first (the seed's
+// userId-createdAt-index query with ScanIndexForward false). Pass "" as
+// cursor for the first page and Page.Next for the following ones; Next is
+// "" after the last page. A cursor from another user or another list is
+// rejected with table.ErrInvalidCursor before anything is read.
+//
+// Expired jobs are left out by a filter on ttl with the store's clock.
+// DynamoDB applies Limit before a filter, so table.QueryPage reads on until
+// the page is full or the partition ends: pages are full, but expired items
+// waiting for deletion still cost reads.
+func (s *Store) ListByUser(ctx context.Context, userID, cursor string, opts ...func(*ListOptions)) (table.Page[Job], error) {
+	if err := checkUserID(userID); err != nil {
+		return table.Page[Job]{}, err
+	}
+	return s.listPage(ctx, IndexUserCreatedAt, userID, DefaultUserPageSize, cursor, opts)
+}
+
+// ListByStatus returns one page of the jobs in status, newest first: the
+// admin view on status-createdAt-index ("all FAILED jobs"). Paging and
+// expiry work as for ListByUser.
+func (s *Store) ListByStatus(ctx context.Context, status Status, cursor string, opts ...func(*ListOptions)) (table.Page[Job], error) {
+	if err := checkStatus("status", status); err != nil {
+		return table.Page[Job]{}, err
+	}
+	return s.listPage(ctx, IndexStatusCreatedAt, string(status), DefaultStatusPageSize, cursor, opts)
+}
+
+// UserJobs walks every page of ListByUser, newest first. It stops at the
+// first error, which it yields.
+func (s *Store) UserJobs(ctx context.Context, userID string, opts ...func(*ListOptions)) iter.Seq2[Job, error] {
+	return s.walk(ctx, func(cursor string) (table.Page[Job], error) {
+		return s.ListByUser(ctx, userID, cursor, opts...)
+	})
+}
+
+// JobsByStatus walks every page of ListByStatus, newest first.
+func (s *Store) JobsByStatus(ctx context.Context, status Status, opts ...func(*ListOptions)) iter.Seq2[Job, error] {
+	return s.walk(ctx, func(cursor string) (table.Page[Job], error) {
+		return s.ListByStatus(ctx, status, cursor, opts...)
+	})
+}
+
+func (s *Store) walk(ctx context.Context, page func(cursor string) (table.Page[Job], error)) iter.Seq2[Job, error] {
+	return func(yield func(Job, error) bool) {
+		cursor := ""
+		for {
+			p, err := page(cursor)
+			if err != nil {
+				yield(Job{}, err)
+				return
+			}
+			for _, j := range p.Items {
+				if !yield(j, nil) {
+					return
+				}
+			}
+			if p.Next == "" {
+				return
+			}
+			cursor = p.Next
+		}
+	}
+}
+
+func (s *Store) listPage(ctx context.Context, index, partition string, defaultLimit int, cursor string, opts []func(*ListOptions)) (table.Page[Job], error) {
+	if s.err != nil {
+		return table.Page[Job]{}, s.err
+	}
+	o := ListOptions{}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.Limit < 0 || o.Limit > maxPageSize {
+		return table.Page[Job]{}, inputError("Limit", o.Limit, fmt.Sprintf("must be between 0 and %d", maxPageSize))
+	}
+	if o.Limit == 0 {
+		o.Limit = defaultLimit
+	}
+	sortCond, err := createdRange(o.CreatedAfter, o.CreatedBefore)
+	if err != nil {
+		return table.Page[Job]{}, err
+	}
+	ttl := expression.Name(attrTTL)
+	filter := expression.AttributeNotExists(ttl).Or(ttl.GreaterThan(expression.Value(s.now().Unix())))
+	q := table.Query{
+		Index:      index,
+		Partition:  partition,
+		Sort:       sortCond,
+		Filter:     &filter,
+		Descending: true,
+		Limit:      int32(o.Limit),
+	}
+	raw, err := table.QueryPage[table.Item](ctx, s.t, q, cursor)
+	if err != nil {
+		return table.Page[Job]{}, fmt.Errorf("jobs: list %s %q: %w", index, partition, err)
+	}
+	page := table.Page[Job]{Items: make([]Job, 0, len(raw.Items)), Next: raw.Next}
+	for _, item := range raw.Items {
+		j, err := s.jobFromStored(ctx, item)
+		if err != nil {
+			return table.Page[Job]{}, err
+		}
+		page.Items = append(page.Items, *j)
+	}
+	return page, nil
+}
+
+// createdRange turns the createdAt bounds into a sort key condition on the
+// index (exclusive bounds, Unix ms).
+func createdRange(after, before time.Time) (table.SortCondition, error) {
+	switch {
+	case after.IsZero() && before.IsZero():
+		return table.SortCondition{}, nil
+	case before.IsZero():
+		return table.SortGreater(after.UnixMilli()), nil
+	case after.IsZero():
+		return table.SortLess(before.UnixMilli()), nil
+	}
+	lo, hi := after.UnixMilli()+1, before.UnixMilli()-1
+	if lo > hi {
+		return table.SortCondition{}, inputError("CreatedAfter/CreatedBefore",
+			fmt.Sprintf("%s/%s", after.Format(time.RFC3339Nano), before.Format(time.RFC3339Nano)), "leave no time between them")
+	}
+	return table.SortBetween(lo, hi), nil
+}

@@ -1,0 +1,123 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// Offloading: a status move writes one result with a single UpdateItem and
+// no prior read, so it cannot see how big the stored job already is. The
+// store therefore splits the threshold in two. Every attribute except
+// analysisResult has a bounded size (validate.go caps each string; the
+// error map is capped too), and all of them together fit in itemReserve.
+// analysisResult (a provider's label list and description, unbounded) may
+// take the rest inline, budget = threshold − itemReserve; a larger one goes
+// to the blob store through blobstore's Offloader, and the item keeps the
+// Offloader's pointer. The job item therefore stays under the threshold
+// without a read, at the price of offloading an analysis that would just
+// have fitted next to a small job.
+//
+// Backfill does see the whole item, so it offloads against the full
+// threshold instead.
+const (
+	// itemReserve covers the bounded attributes at their maximum sizes:
+	// two 2048-byte keys (jobId, userId), seven 1024-byte strings, the
+	// numbers and names (~13 KB with the edit result), and the error map
+	// with a 16 KB stack (~19 KB).
+	itemReserve = 32 * 1024
+	// minOffloadThreshold leaves analysisResult at least 8 KB inline.
+	minOffloadThreshold = itemReserve + 8*1024
+)
+
+func attributeBudget(threshold int) int {
+	return threshold - itemReserve
+}
+
+// offloadAttr returns the value to store for attribute name of job id: av
+// itself when it fits the per-attribute budget, else the Offloader's
+// pointer after writing av to the blob store (S3 first, DynamoDB second, so
+// an item never points at a missing object).
+func (s *Store) offloadAttr(ctx context.Context, id, name string, av types.AttributeValue) (types.AttributeValue, error) {
+	item := table.Item{name: av}
+	if table.ItemSize(item) <= s.budget {
+		return av, nil
+	}
+	if s.offload == nil {
+		return nil, &table.InputError{Field: name, Value: id,
+			Reason: fmt.Sprintf("is %d bytes, over the %d bytes a job keeps inline, and the store has no blob store to offload it to",
+				table.ItemSize(item), s.budget), Err: table.ErrItemTooLarge}
+	}
+	out, err := s.offload.Offload(ctx, s.objectKey(id), item)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: offload %s of job %q: %w", name, id, err)
+	}
+	return out[name], nil
+}
+
+// offloadItem keeps a whole item under the threshold (Backfill).
+func (s *Store) offloadItem(ctx context.Context, id string, item table.Item) (table.Item, error) {
+	if table.ItemSize(item) <= s.opts.OffloadThreshold {
+		return item, nil
+	}
+	if s.full == nil {
+		return nil, &table.InputError{Field: "item", Value: id,
+			Reason: fmt.Sprintf("is %d bytes, over the %d byte threshold, and the store has no blob store to offload to",
+				table.ItemSize(item), s.opts.OffloadThreshold), Err: table.ErrItemTooLarge}
+	}
+	out, err := s.full.Offload(ctx, s.objectKey(id), item)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: offload job %q: %w", id, err)
+	}
+	return out, nil
+}
+
+// objectKey is the job's part of its objects' keys; the Offloader appends
+// the attribute name and the content's SHA-256, so a write that fails its
+// condition, or a later write of the same attribute, never replaces an
+// object a stored item still points to.
+func (s *Store) objectKey(id string) string {
+	return id
+}
+
+// RemoveOrphans deletes the blob objects no job points at any more: results
+// of deleted or expired jobs, results replaced by a backfill, and objects
+// written for a move whose conditional write was refused. It scans the
+// whole table, so run it as occasional maintenance. Objects younger than
+// blobstore's OrphanMinAge are left alone, since a move in flight writes
+// its object before its item. It returns the deleted keys.
+func (s *Store) RemoveOrphans(ctx context.Context) ([]string, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if s.offload == nil {
+		return nil, nil
+	}
+	removed, err := s.offload.RemoveOrphans(ctx, s.t, "")
+	if err != nil {
+		return removed, fmt.Errorf("jobs: remove orphans: %w", err)
+	}
+	return removed, nil
+}
+
+// restore follows offload pointers.
+func (s *Store) restore(ctx context.Context, item table.Item) (table.Item, error) {
+	if s.offload == nil {
+		return item, nil
+	}
+	out, err := s.offload.Restore(ctx, item)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: restore offloaded attributes of job %s: %w", idOf(item), err)
+	}
+	return out, nil
+}
+
+func idOf(item table.Item) string {
+	if v, ok := item[attrJobID].(*types.AttributeValueMemberS); ok {
+		return fmt.Sprintf("%q", v.Value)
+	}
+	return "(no jobId)"
+}

@@ -1,0 +1,116 @@
+package jobs
+
+import (
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// The seed's two global secondary indexes, both projecting ALL.
+const (
+	// IndexUserCreatedAt is GSI1, "User Job History": userId, createdAt.
+	IndexUserCreatedAt = "userId-createdAt-index"
+	// IndexStatusCreatedAt is GSI2, "Status-Based Queries (Admin)": status, createdAt.
+	IndexStatusCreatedAt = "status-createdAt-index"
+)
+
+// TableName is the seed's table name for env: photoeditor-{env}-jobs.
+func TableName(env string) string {
+	return "photoeditor-" + env + "-jobs"
+}
+
+// Typical sizes and rates for the access patterns, from the seed's
+// capacity plan: about 100k jobs a month in production (0.04 jobs/s on
+// average); the rates below assume a peak ten times the average, and a
+// client polling its job about ten times while it runs. A job item is about
+// 1 KB with its analysis result (ids, keys, file metadata, a dozen labels).
+const (
+	typicalJobSize = 1024
+	peakCreates    = 0.4  // jobs created per second at peak
+	peakPolls      = 4    // GetItem per second: ~10 polls per job
+	peakMoves      = 1.2  // three status moves per job
+	peakUserLists  = 0.4  // one history view per upload
+	peakAdminLists = 0.01 // an admin checking the failed list a few times an hour
+	peakDeletes    = 0.04 // users deleting a job now and then
+)
+
+// Schema is the seed's table for env: jobId (S) partition key, no sort key,
+// TTL on ttl, and the two indexes keyed on createdAt (N, Unix ms). Its
+// access patterns are the seed's table of them, with the typical item size
+// and rates datamodel uses for capacity and cost.
+func Schema(env string) table.Schema {
+	createdAt := table.Attribute{Name: attrCreatedAt, Type: types.ScalarAttributeTypeN}
+	return table.Schema{
+		Name:         TableName(env),
+		PartitionKey: table.Attribute{Name: attrJobID, Type: types.ScalarAttributeTypeS},
+		Indexes: []table.Index{
+			{
+				Name:         IndexUserCreatedAt,
+				PartitionKey: table.Attribute{Name: attrUserID, Type: types.ScalarAttributeTypeS},
+				SortKey:      createdAt,
+				Projection:   types.ProjectionTypeAll,
+			},
+			{
+				Name:         IndexStatusCreatedAt,
+				PartitionKey: table.Attribute{Name: attrStatus, Type: types.ScalarAttributeTypeS},
+				SortKey:      createdAt,
+				Projection:   types.ProjectionTypeAll,
+			},
+		},
+		TTLAttribute: attrTTL,
+		AccessPatterns: []table.AccessPattern{
+			{
+				Name:          "Create job",
+				Description:   "Store a new QUEUED job; attribute_not_exists(jobId) so an id is never reused.",
+				Operation:     table.OpPutItem,
+				KeyCondition:  "jobId = :jobId",
+				ItemSize:      typicalJobSize,
+				RatePerSecond: peakCreates,
+			},
+			{
+				Name:          "Get job by ID",
+				Description:   "A client polling its job's status.",
+				Operation:     table.OpGetItem,
+				KeyCondition:  "jobId = :jobId",
+				ItemSize:      typicalJobSize,
+				RatePerSecond: peakPolls,
+			},
+			{
+				Name:            "List user jobs",
+				Description:     "A user's job history, newest first (ScanIndexForward false), 20 a page.",
+				Operation:       table.OpQuery,
+				Index:           IndexUserCreatedAt,
+				KeyCondition:    "userId = :userId",
+				ItemSize:        typicalJobSize,
+				ItemsPerRequest: 20,
+				RatePerSecond:   peakUserLists,
+			},
+			{
+				Name:            "List failed jobs",
+				Description:     "The admin view: jobs by status (FAILED), newest first, 100 a page.",
+				Operation:       table.OpQuery,
+				Index:           IndexStatusCreatedAt,
+				KeyCondition:    "status = :status",
+				ItemSize:        typicalJobSize,
+				ItemsPerRequest: 100,
+				RatePerSecond:   peakAdminLists,
+			},
+			{
+				Name:          "Update job status",
+				Description:   "One status move, conditional on the expected current status.",
+				Operation:     table.OpUpdateItem,
+				KeyCondition:  "jobId = :jobId",
+				ItemSize:      typicalJobSize,
+				RatePerSecond: peakMoves,
+			},
+			{
+				Name:          "Delete job",
+				Description:   "Remove a job before its TTL.",
+				Operation:     table.OpDeleteItem,
+				KeyCondition:  "jobId = :jobId",
+				ItemSize:      typicalJobSize,
+				RatePerSecond: peakDeletes,
+			},
+		},
+	}
+}
