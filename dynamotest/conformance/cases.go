@@ -8,6 +8,10 @@ func Cases() []Case {
 		queryCases(),
 		scanCases(),
 		gsiCases(),
+		putCases(),
+		getCases(),
+		deleteCases(),
+		updateCases(),
 	} {
 		all = append(all, group...)
 	}
