@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -374,5 +375,16 @@ func TestBatchGetRejectsBadKeysBeforeSending(t *testing.T) {
 				t.Fatalf("%d calls sent for bad input", calls.total())
 			}
 		})
+	}
+}
+
+func BenchmarkBatchWrite1000HalfUnprocessed(b *testing.B) {
+	items := things(1000)
+	for b.Loop() {
+		db := &halfUnprocessed{memDB: newMemDB()}
+		tbl := New(db, thingsSchema, func(o *Options) { o.Backoff = Backoff{Initial: time.Nanosecond, Max: time.Nanosecond} })
+		if err := tbl.BatchWrite(context.Background(), items, nil); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

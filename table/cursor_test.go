@@ -127,3 +127,18 @@ func TestCursorWorksAcrossTableValuesWithTheSameKey(t *testing.T) {
 		t.Fatalf("page = %+v, want S#03..S#05", p.Items)
 	}
 }
+
+func BenchmarkCursorRoundTrip(b *testing.B) {
+	tbl := New(nil, thingsSchema)
+	spec := cursorSpec{binding: "query\x00Things\x00\x00S:A\x00", attrs: tbl.keyAttrs()}
+	item, _ := Marshal(thing{PK: "JOURNEY#01HZX3", SK: "STAGE#03#transform"})
+	for b.Loop() {
+		c, err := tbl.encodeCursor(spec, item)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tbl.decodeCursor(spec, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

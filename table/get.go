@@ -24,7 +24,11 @@ func (t *Table) Get(ctx context.Context, key Key, out any, opts ...func(*GetOpti
 		ConsistentRead: aws.Bool(o.Consistent),
 	}
 	if o.Projection != nil {
-		e, err := buildExpr("options.Projection", expression.NewBuilder().WithProjection(*o.Projection))
+		p, err := withKeys(*o.Projection, t.keyAttrs())
+		if err != nil {
+			return err
+		}
+		e, err := buildExpr("options.Projection", expression.NewBuilder().WithProjection(p))
 		if err != nil {
 			return err
 		}

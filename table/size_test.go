@@ -89,3 +89,16 @@ func TestItemSizeAtTheLimit(t *testing.T) {
 		t.Fatalf("ItemSize = %d, want over %d", got, MaxItemSize)
 	}
 }
+
+func BenchmarkItemSize(b *testing.B) {
+	item := Item{
+		"PK":     &types.AttributeValueMemberS{Value: "JOURNEY#01HZX3"},
+		"SK":     &types.AttributeValueMemberS{Value: "STAGE#03#transform"},
+		"count":  &types.AttributeValueMemberN{Value: "-12345.678"},
+		"tags":   &types.AttributeValueMemberSS{Value: []string{"a", "b", "c"}},
+		"config": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"retries": &types.AttributeValueMemberN{Value: "3"}, "name": &types.AttributeValueMemberS{Value: "x"}}},
+	}
+	for b.Loop() {
+		ItemSize(item)
+	}
+}

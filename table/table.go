@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"math/big"
 	"sort"
 	"strings"
 	"time"
@@ -237,12 +238,22 @@ func (t *Table) keyOf(item Item) Key {
 
 // itemIdentity is a comparable identity of an item's table key, for
 // duplicate detection (the same key twice in one batch or transaction).
+// Numbers are compared by value, as DynamoDB does: "1" and "1.0" are one key.
 func (t *Table) identity(k Key) string {
 	var b strings.Builder
 	for _, a := range t.keyAttrs() {
-		b.WriteString(typeName(k[a.Name]))
+		v := k[a.Name]
+		b.WriteString(typeName(v))
 		b.WriteByte(':')
-		b.WriteString(formatValue(k[a.Name]))
+		if n, ok := v.(*types.AttributeValueMemberN); ok {
+			if r, ok := new(big.Rat).SetString(n.Value); ok {
+				b.WriteString(r.RatString())
+			} else {
+				b.WriteString(n.Value)
+			}
+		} else {
+			b.WriteString(formatValue(v))
+		}
 		b.WriteByte(0)
 	}
 	return b.String()

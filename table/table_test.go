@@ -56,3 +56,21 @@ func TestCursorKeyIsCopied(t *testing.T) {
 		t.Fatal("the table shares the caller's CursorKey slice")
 	}
 }
+
+func TestIdentityComparesNumbersByValue(t *testing.T) {
+	tbl := New(nil, Schema{Name: "Counters", PartitionKey: Attribute{Name: "id", Type: "N"}})
+	a := Key{"id": &types.AttributeValueMemberN{Value: "1"}}
+	b := Key{"id": &types.AttributeValueMemberN{Value: "1.00"}}
+	c := Key{"id": &types.AttributeValueMemberN{Value: "10E-1"}}
+	d := Key{"id": &types.AttributeValueMemberN{Value: "2"}}
+	if tbl.identity(a) != tbl.identity(b) || tbl.identity(a) != tbl.identity(c) {
+		t.Fatal("1, 1.00 and 10E-1 are one key in DynamoDB")
+	}
+	if tbl.identity(a) == tbl.identity(d) {
+		t.Fatal("1 and 2 collide")
+	}
+	s := New(nil, thingsSchema)
+	if s.identity(s.Key("a", "1")) == s.identity(Key{"pk": &types.AttributeValueMemberS{Value: "a"}, "sk": &types.AttributeValueMemberN{Value: "1"}}) {
+		t.Fatal("S 1 and N 1 collide")
+	}
+}
