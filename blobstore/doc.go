@@ -1,15 +1,62 @@
-// Package blobstore stores large bodies (logs, reports, pipeline input and
-// output files) beside the DynamoDB records that describe them.
+// Package blobstore stores large bodies (job logs, reports, pipeline input
+// and output files) beside the DynamoDB records that describe them, and
+// splits records that are too large for DynamoDB between the two.
 //
-// A Store is a flat namespace of objects addressed by string keys: Put,
-// Get (whole or a byte range), Head, Delete, List by prefix, and presigned
-// GET and PUT URLs. Three implementations share one contract, checked by
-// the conformance suite in blobstore/blobtest:
+// # Stores
 //
-//   - Memory: in memory, for tests and throwaway runs.
-//   - Dir: a local directory, the default for running the examples on disk.
-//   - S3: Amazon S3 or anything that speaks its API (s3rver, gofakes3).
+// A Store is a flat namespace of objects addressed by string keys: Put
+// (with content type and metadata), Get (streaming, whole or a byte
+// range), Head, Delete, List by prefix as an iterator, and presigned GET
+// and PUT URLs. Three implementations share one contract, which the
+// conformance suite in blobstore/blobtest checks for each of them:
 //
-// Every store refuses a bad key before any I/O with a *KeyError wrapping
-// ErrInvalidKey, and reports a missing object as ErrNotFound.
+//   - S3 (NewS3): Amazon S3 or any server that speaks its API (s3rver,
+//     MinIO, gofakes3). Large bodies go up as multipart uploads through the
+//     SDK's upload manager; presigned URLs are SigV4 URLs from
+//     s3.NewPresignClient.
+//   - Memory (NewMemory): in memory, for tests and throwaway runs.
+//   - Dir (NewDir): a local directory, the default for running the examples
+//     on disk; objects are plain files, written atomically.
+//
+// Open picks one from a URL (mem://, file:///dir, s3://bucket?region=...),
+// so a service switches backends by configuration, not code.
+//
+// What the implementations agree on:
+//
+//   - Keys are non-empty valid UTF-8 of at most 1024 bytes (S3's rules),
+//     checked before any I/O; a bad key is a *KeyError wrapping
+//     ErrInvalidKey. Dir adds the rules a file path needs: no "..", no
+//     leading "/", no backslash or NUL, and not both "a" and "a/b". Keys
+//     that are valid on Dir are valid everywhere.
+//   - A missing object is ErrNotFound from Get and Head; Delete of a missing
+//     object succeeds.
+//   - Put replaces an object atomically; a Put that fails (a broken body, a
+//     canceled context, a body that does not match PutOptions.Size) leaves
+//     the previous object, or none.
+//   - List yields keys in byte order with size, ETag and modification time;
+//     content type and metadata come from Head (S3 does not list them).
+//   - Metadata keys are lower-cased, metadata is printable ASCII within
+//     S3's 2 KB, and an empty content type is stored as
+//     application/octet-stream.
+//   - Presigned URLs live at most seven days (SigV4's limit, applied
+//     everywhere). A presigned PUT must send the headers PutHeaders gives
+//     (content type and metadata are signed). Memory and Dir have no HTTP
+//     address of their own: they sign URLs once EnablePresign has told them
+//     where their ServeHTTP is mounted, and return ErrUnsupported before.
+//
+// # Hybrid storage
+//
+// DynamoDB refuses items over 400 KB and charges reads per 4 KB, so seeds
+// 000 and 004 keep logs, reports and files in S3 and only their location
+// in DynamoDB. Offloader does this once for every package: given an item
+// and a threshold (100 KB by default), it moves the largest attributes to
+// the store under keys derived from the item and their content, and leaves
+// a small pointer map in each one's place (its layout is documented on
+// Offloader). Restore follows the pointers and checks each object's
+// SHA-256, so a record reads back identical, whatever the attribute's type.
+//
+// Offloader.Put writes the objects first and the item second, so an item
+// never points at a missing object. If the item's write fails, the objects
+// stay behind as orphans: Orphans lists the objects no item points at and
+// RemoveOrphans deletes them.
 package blobstore

@@ -65,9 +65,10 @@ const DefaultContentType = "application/octet-stream"
 type PutOptions struct {
 	// ContentType defaults to DefaultContentType.
 	ContentType string
-	// Metadata is stored with the object. Keys are lower-cased; keys and
-	// values must be printable ASCII and together at most MaxMetadataSize
-	// bytes, S3's limit on user metadata.
+	// Metadata is stored with the object. Keys are lower-cased and may
+	// hold letters, digits and '-'; values must be printable ASCII; keys
+	// and values together at most MaxMetadataSize bytes, S3's limit on
+	// user metadata. (S3 sends metadata as HTTP headers, hence the rules.)
 	Metadata map[string]string
 	// Size, when positive, is the exact length of the body. S3 uses it to
 	// choose between a single PUT and a multipart upload without buffering;
@@ -205,7 +206,7 @@ func normalizeMetadata(md map[string]string) (map[string]string, error) {
 	for k, v := range md {
 		lk := strings.ToLower(k)
 		if lk == "" || !headerToken(lk) {
-			return nil, fmt.Errorf("%w: key %q must be letters, digits, '-' or '_'", ErrInvalidMetadata, k)
+			return nil, fmt.Errorf("%w: key %q must be letters, digits and '-'", ErrInvalidMetadata, k)
 		}
 		if !printableASCII(v) {
 			return nil, fmt.Errorf("%w: value of %q must be printable ASCII", ErrInvalidMetadata, k)
@@ -225,7 +226,9 @@ func normalizeMetadata(md map[string]string) (map[string]string, error) {
 func headerToken(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+		// No '_': proxies such as nginx drop header names containing it
+		// by default, which would lose metadata on presigned uploads.
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
 			return false
 		}
 	}

@@ -223,15 +223,15 @@ func testDefaultContentType(t *testing.T, s blobstore.Store) {
 }
 
 func testMetadata(t *testing.T, s blobstore.Store) {
-	md := map[string]string{"Owner": "Ana", "x_trace": "a b c"}
+	md := map[string]string{"Owner": "Ana", "X-Trace": "a b c"}
 	put(t, s, "m", []byte("x"), blobstore.WithMetadata(md))
 	md["Owner"] = "changed after Put"
 	info, err := s.Head(ctx, "m")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Metadata["owner"] != "Ana" || info.Metadata["x_trace"] != "a b c" || len(info.Metadata) != 2 {
-		t.Fatalf("metadata = %v, want owner=Ana x_trace=a b c", info.Metadata)
+	if info.Metadata["owner"] != "Ana" || info.Metadata["x-trace"] != "a b c" || len(info.Metadata) != 2 {
+		t.Fatalf("metadata = %v, want owner=Ana x-trace=a b c", info.Metadata)
 	}
 	info.Metadata["owner"] = "changed by reader"
 	again, _ := s.Head(ctx, "m")
@@ -244,6 +244,7 @@ func testInvalidMetadata(t *testing.T, s blobstore.Store) {
 	bad := []map[string]string{
 		{"": "v"},
 		{"has space": "v"},
+		{"under_score": "v"},
 		{"k": "line\nbreak"},
 		{"k": "naïve"},
 		{"k": strings.Repeat("v", blobstore.MaxMetadataSize)},
