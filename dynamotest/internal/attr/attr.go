@@ -184,8 +184,7 @@ func validate(v types.AttributeValue, depth int) error {
 		}
 		return nil
 	case *types.AttributeValueMemberN:
-		_, err := CanonicalNumber(v.Value)
-		return err
+		return ValidNumber(v.Value)
 	case *types.AttributeValueMemberL:
 		if depth >= MaxDepth {
 			return errDepth
@@ -219,7 +218,7 @@ func validate(v types.AttributeValue, depth int) error {
 			return &Error{Message: "One or more parameter values were invalid: An number set  may not be empty"}
 		}
 		for _, n := range v.Value {
-			if _, err := CanonicalNumber(n); err != nil {
+			if err := ValidNumber(n); err != nil {
 				return err
 			}
 		}

@@ -227,6 +227,17 @@ func CanonicalNumber(s string) (string, error) {
 	return d.String(), nil
 }
 
+// ValidNumber checks s against DynamoDB's number rules without building
+// its canonical text.
+func ValidNumber(s string) error {
+	var buf [48]byte
+	d, ok := parseDecimal(s, buf[:0])
+	if !ok {
+		return &Error{Message: msgNotNumber}
+	}
+	return d.check()
+}
+
 // CompareNumbers orders two number strings numerically. Strings that are
 // not numbers order before all numbers and among themselves as text, so
 // the order stays total even for unvalidated input.

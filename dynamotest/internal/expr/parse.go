@@ -83,6 +83,17 @@ type parser struct {
 	env  *Env
 	kind string
 	ops  int // operators and functions seen, against DynamoDB's limit of 300
+	slab []operand
+}
+
+// newOperand hands out operands from a small slab: one allocation for
+// several, since a typical expression has a handful.
+func (p *parser) newOperand(o operand) *operand {
+	if len(p.slab) == cap(p.slab) {
+		p.slab = make([]operand, 0, 8)
+	}
+	p.slab = append(p.slab, o)
+	return &p.slab[len(p.slab)-1]
 }
 
 type bailout struct{ err *Error }
@@ -197,8 +208,8 @@ func (p *parser) expectEOF() {
 // parsePath parses a document path: a name or #placeholder, then any
 // number of ".name", ".#placeholder" and "[index]".
 func (p *parser) parsePath() path {
-	var pa path
-	pa = append(pa, pathElem{name: p.parseName()})
+	pa := make(path, 1, 2)
+	pa[0] = pathElem{name: p.parseName()}
 	for {
 		switch p.peekKind() {
 		case tDot:
@@ -269,7 +280,7 @@ func (p *parser) parseOperand() *operand {
 			p.fail("An expression attribute value used in expression is not defined; attribute value: " + s)
 		}
 		p.next()
-		return &operand{kind: opValue, val: v, tok: start}
+		return p.newOperand(operand{kind: opValue, val: v, tok: start})
 	case tIdent:
 		if p.toks[p.pos+1].kind == tLParen && !isKeyword(p.text(t)) {
 			name := p.text(t)
@@ -287,11 +298,11 @@ func (p *parser) parseOperand() *operand {
 				}
 			}
 			p.expect(tRParen)
-			return &operand{kind: opCall, fn: name, args: args, tok: start}
+			return p.newOperand(operand{kind: opCall, fn: name, args: args, tok: start})
 		}
-		return &operand{kind: opPath, path: p.parsePath(), tok: start}
+		return p.newOperand(operand{kind: opPath, path: p.parsePath(), tok: start})
 	case tName:
-		return &operand{kind: opPath, path: p.parsePath(), tok: start}
+		return p.newOperand(operand{kind: opPath, path: p.parsePath(), tok: start})
 	}
 	p.syntaxError(p.pos)
 	return nil
