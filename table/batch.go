@@ -20,8 +20,8 @@ const (
 // BatchWrite puts and deletes items in requests of 25, retrying whatever
 // DynamoDB leaves unprocessed, and throttled requests, with exponential
 // backoff and full jitter until everything is written or ctx ends. In that
-// case the error wraps ctx.Err() and says how many items were not written;
-// no item is dropped silently.
+// case the error, an *Error, wraps ctx.Err(), says how many items were not
+// written and lists their keys in Unprocessed; no item is dropped silently.
 //
 // Every put and delete is checked before anything is sent. A key may appear
 // only once per call: DynamoDB rejects a batch naming one key twice, and
@@ -67,14 +67,22 @@ func (t *Table) BatchWrite(ctx context.Context, puts []any, deletes []Key) error
 
 func (t *Table) batchWrite(ctx context.Context, pending []types.WriteRequest) error {
 	total := len(pending)
-	stop := func(err error) error {
-		return &Error{Op: "batch write", Table: t.Name(),
+	stop := func(sentinel, err error) error {
+		left := make([]Key, len(pending))
+		for i, r := range pending {
+			if r.PutRequest != nil {
+				left[i] = t.keyOf(r.PutRequest.Item)
+			} else {
+				left[i] = r.DeleteRequest.Key
+			}
+		}
+		return &Error{Op: "batch write", Table: t.Name(), Err: sentinel, Unprocessed: left,
 			Cause: fmt.Errorf("%d of %d items not written: %w", len(pending), total, err)}
 	}
 	retry := 0
 	for len(pending) > 0 {
 		if err := ctx.Err(); err != nil {
-			return stop(err)
+			return stop(nil, err)
 		}
 		n := min(maxBatchWrite, len(pending))
 		out, err := t.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
@@ -82,15 +90,13 @@ func (t *Table) batchWrite(ctx context.Context, pending []types.WriteRequest) er
 		})
 		if err != nil {
 			if ctx.Err() != nil {
-				return stop(ctx.Err())
+				return stop(nil, ctx.Err())
 			}
-			werr := wrapError("batch write", t.Name(), "", err)
-			if !isThrottle(werr) {
-				return &Error{Op: "batch write", Table: t.Name(), Err: sentinelFor(err),
-					Cause: fmt.Errorf("%d of %d items not written: %w", len(pending), total, err)}
+			if sentinel := sentinelFor(err); sentinel != ErrThrottled {
+				return stop(sentinel, err)
 			}
 			if err := t.opts.Backoff.sleep(ctx, retry); err != nil {
-				return stop(err)
+				return stop(nil, err)
 			}
 			retry++
 			continue
@@ -106,7 +112,7 @@ func (t *Table) batchWrite(ctx context.Context, pending []types.WriteRequest) er
 			continue
 		}
 		if err := t.opts.Backoff.sleep(ctx, retry); err != nil {
-			return stop(err)
+			return stop(nil, err)
 		}
 		retry++
 	}
@@ -162,14 +168,18 @@ func BatchGet[T any](ctx context.Context, t *Table, keys []Key, opts ...func(*Ge
 		pending[i] = k
 	}
 	found := make(map[string]Item, len(keys))
-	stop := func(err error) error {
-		return &Error{Op: "batch get", Table: t.Name(),
+	stop := func(sentinel, err error) error {
+		left := make([]Key, len(pending))
+		for i, k := range pending {
+			left[i] = k
+		}
+		return &Error{Op: "batch get", Table: t.Name(), Err: sentinel, Unprocessed: left,
 			Cause: fmt.Errorf("%d of %d keys not read: %w", len(pending), len(keys), err)}
 	}
 	retry := 0
 	for len(pending) > 0 {
 		if err := ctx.Err(); err != nil {
-			return nil, stop(err)
+			return nil, stop(nil, err)
 		}
 		n := min(maxBatchGet, len(pending))
 		ka := base
@@ -179,14 +189,13 @@ func BatchGet[T any](ctx context.Context, t *Table, keys []Key, opts ...func(*Ge
 		})
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, stop(ctx.Err())
+				return nil, stop(nil, ctx.Err())
 			}
-			if !isThrottle(wrapError("batch get", t.Name(), "", err)) {
-				return nil, &Error{Op: "batch get", Table: t.Name(), Err: sentinelFor(err),
-					Cause: fmt.Errorf("%d of %d keys not read: %w", len(pending), len(keys), err)}
+			if sentinel := sentinelFor(err); sentinel != ErrThrottled {
+				return nil, stop(sentinel, err)
 			}
 			if err := t.opts.Backoff.sleep(ctx, retry); err != nil {
-				return nil, stop(err)
+				return nil, stop(nil, err)
 			}
 			retry++
 			continue
@@ -203,7 +212,7 @@ func BatchGet[T any](ctx context.Context, t *Table, keys []Key, opts ...func(*Ge
 			continue
 		}
 		if err := t.opts.Backoff.sleep(ctx, retry); err != nil {
-			return nil, stop(err)
+			return nil, stop(nil, err)
 		}
 		retry++
 	}

@@ -182,6 +182,10 @@ func TestBatchWriteStopsWhenContextIsCanceled(t *testing.T) {
 			if want := "40 of 40 items not written"; !strings.Contains(err.Error(), want) {
 				t.Errorf("error %q does not say %q", err, want)
 			}
+			var te *Error
+			if !errors.As(err, &te) || len(te.Unprocessed) != 40 {
+				t.Fatalf("Unprocessed lists %d keys, want 40", len(te.Unprocessed))
+			}
 		})
 	}
 }
@@ -268,6 +272,54 @@ func TestBatchWriteReportsUnwrittenItemsOnFailure(t *testing.T) {
 	}
 	if want := "30 of 30 items not written"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not say %q", err, want)
+	}
+	var te *Error
+	if !errors.As(err, &te) || len(te.Unprocessed) != 30 {
+		t.Fatalf("Unprocessed lists %d keys, want 30", len(te.Unprocessed))
+	}
+}
+
+// cancelAfter cancels the context after n BatchWriteItem calls.
+type cancelAfter struct {
+	*halfUnprocessed
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	out, err := c.halfUnprocessed.BatchWriteItem(ctx, in, o...)
+	if c.writeCalls == c.n {
+		c.cancel()
+	}
+	return out, err
+}
+
+func TestBatchWriteCanceledMidwayAccountsForEveryItem(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	db := &cancelAfter{halfUnprocessed: &halfUnprocessed{memDB: newMemDB()}, n: 10, cancel: cancel}
+	tbl := New(db, thingsSchema, fastBackoff)
+	all := things(500)
+	err := tbl.BatchWrite(ctx, all, nil)
+	var te *Error
+	if !errors.Is(err, context.Canceled) || !errors.As(err, &te) {
+		t.Fatalf("err = %v, want *Error wrapping context.Canceled", err)
+	}
+	// Every item is either stored or listed as unprocessed, never both.
+	unprocessed := map[string]bool{}
+	for _, k := range te.Unprocessed {
+		unprocessed[memID(k)] = true
+	}
+	for i, v := range all {
+		item, _ := Marshal(v)
+		var got Item
+		stored := tbl.Get(context.Background(), tbl.keyOf(item), &got) == nil
+		if stored == unprocessed[memID(item)] {
+			t.Fatalf("item %d: stored %t, listed unprocessed %t", i, stored, !stored)
+		}
+	}
+	if db.len()+len(te.Unprocessed) != 500 || db.len() == 0 {
+		t.Fatalf("%d stored + %d unprocessed, want 500 with some stored", db.len(), len(te.Unprocessed))
 	}
 }
 

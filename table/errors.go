@@ -60,6 +60,10 @@ type Error struct {
 	Item  Item
 	Err   error // a sentinel such as ErrConditionFailed; nil when none fits
 	Cause error // the SDK's error
+	// Unprocessed holds, for a batch that stopped early (its context ended
+	// or DynamoDB failed it), the keys of the items not yet written or
+	// read, so nothing is lost without the caller knowing which.
+	Unprocessed []Key
 }
 
 func (e *Error) Error() string {
