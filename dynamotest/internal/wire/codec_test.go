@@ -19,6 +19,8 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/aws/smithy-go/transport/http/protocol/awsjson"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/wire/wiretest"
 )
 
 // The oracle for every test here is the SDK's own protocol implementation:
@@ -87,96 +89,6 @@ func sdkResponse(o operation, status int, body []byte) (any, error) {
 	return out, err
 }
 
-// sample fills every exported field reachable from v with a non-zero value,
-// so a member the codec drops or renames shows up as a difference.
-func sample(v reflect.Value, name string) {
-	switch v.Type() {
-	case metadataType:
-		return
-	case attributeValueType:
-		v.Set(reflect.ValueOf(sampleAttributeValue(2)))
-		return
-	case timeType:
-		// DynamoDB's timestamps have millisecond precision.
-		v.Set(reflect.ValueOf(time.UnixMilli(1795321456658).UTC()))
-		return
-	case bytesType:
-		v.SetBytes([]byte("\x00\xffbytes of " + name))
-		return
-	}
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString(name + " \"é\"\n\t\\ \u2028 😀")
-	case reflect.Bool:
-		v.SetBool(true)
-	case reflect.Int32, reflect.Int64, reflect.Int:
-		v.SetInt(int64(len(name)) * 1_000_003)
-	case reflect.Float64:
-		v.SetFloat(float64(len(name)) + 0.5)
-	case reflect.Pointer:
-		p := reflect.New(v.Type().Elem())
-		sample(p.Elem(), name)
-		v.Set(p)
-	case reflect.Slice:
-		s := reflect.MakeSlice(v.Type(), 2, 2)
-		sample(s.Index(0), name+"[0]")
-		sample(s.Index(1), name+"[1]")
-		v.Set(s)
-	case reflect.Map:
-		m := reflect.MakeMap(v.Type())
-		for _, k := range []string{name + "-a", name + "-b"} {
-			e := reflect.New(v.Type().Elem()).Elem()
-			sample(e, k)
-			m.SetMapIndex(reflect.ValueOf(k).Convert(v.Type().Key()), e)
-		}
-		v.Set(m)
-	case reflect.Struct:
-		for i := range v.NumField() {
-			f := v.Type().Field(i)
-			if f.IsExported() && f.Name != "ErrorCodeOverride" {
-				sample(v.Field(i), f.Name)
-			}
-		}
-	default:
-		panic("sample: unhandled " + v.Type().String())
-	}
-}
-
-// sampleAttributeValue is a map holding every AttributeValue type, nested
-// depth levels deep, with values that test the edges: numbers beyond float64
-// precision, empty strings, binary with zero bytes, escapes and non-BMP runes.
-func sampleAttributeValue(depth int) types.AttributeValue {
-	m := map[string]types.AttributeValue{
-		"S":        &types.AttributeValueMemberS{Value: "text \"quoted\" \\ é 😀 \x01"},
-		"empty":    &types.AttributeValueMemberS{Value: ""},
-		"N":        &types.AttributeValueMemberN{Value: "-12345678901234567890123456789012345678e-10"},
-		"B":        &types.AttributeValueMemberB{Value: []byte{0, 1, 2, 0xfe, 0xff}},
-		"BOOL":     &types.AttributeValueMemberBOOL{Value: true},
-		"false":    &types.AttributeValueMemberBOOL{Value: false},
-		"NULL":     &types.AttributeValueMemberNULL{Value: true},
-		"SS":       &types.AttributeValueMemberSS{Value: []string{"a", "b"}},
-		"NS":       &types.AttributeValueMemberNS{Value: []string{"1", "2.5"}},
-		"BS":       &types.AttributeValueMemberBS{Value: [][]byte{{1}, {2, 3}}},
-		"emptyM":   &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
-		"emptyL":   &types.AttributeValueMemberL{Value: []types.AttributeValue{}},
-		"key.with": &types.AttributeValueMemberS{Value: "dots and \u0000 in names"},
-	}
-	if depth > 0 {
-		m["M"] = sampleAttributeValue(depth - 1)
-		m["L"] = &types.AttributeValueMemberL{Value: []types.AttributeValue{
-			&types.AttributeValueMemberN{Value: "0"},
-			sampleAttributeValue(depth - 1),
-		}}
-	}
-	return &types.AttributeValueMemberM{Value: m}
-}
-
-func sampled(t reflect.Type) any {
-	p := reflect.New(t)
-	sample(p.Elem(), t.Name())
-	return p.Interface()
-}
-
 func TestEveryOperationTypeIsSupported(t *testing.T) {
 	for _, o := range operations {
 		for _, typ := range []reflect.Type{o.input, o.output} {
@@ -190,7 +102,7 @@ func TestEveryOperationTypeIsSupported(t *testing.T) {
 func TestUnmarshalReadsWhatTheSDKClientSends(t *testing.T) {
 	for _, o := range operations {
 		t.Run(o.name, func(t *testing.T) {
-			want := sampled(o.input)
+			want := wiretest.Sampled(o.input)
 			body := sdkRequestBody(t, o, want)
 			got := reflect.New(o.input).Interface()
 			if err := Unmarshal(body, got); err != nil {
@@ -206,7 +118,7 @@ func TestUnmarshalReadsWhatTheSDKClientSends(t *testing.T) {
 func TestSDKClientReadsWhatMarshalWrites(t *testing.T) {
 	for _, o := range operations {
 		t.Run(o.name, func(t *testing.T) {
-			want := sampled(o.output)
+			want := wiretest.Sampled(o.output)
 			body := Marshal(want)
 			if !json.Valid(body) {
 				t.Fatalf("Marshal wrote invalid JSON: %s", body)
@@ -225,7 +137,7 @@ func TestSDKClientReadsWhatMarshalWrites(t *testing.T) {
 func TestRoundTripInputsAndOutputs(t *testing.T) {
 	for _, o := range operations {
 		for _, typ := range []reflect.Type{o.input, o.output} {
-			want := sampled(typ)
+			want := wiretest.Sampled(typ)
 			got := reflect.New(typ).Interface()
 			if err := Unmarshal(Marshal(want), got); err != nil {
 				t.Fatalf("%s: %v", typ, err)
@@ -300,8 +212,7 @@ func TestSDKClientRebuildsEveryException(t *testing.T) {
 		if _, ok := v.(smithy.APIError); !ok || !strings.HasPrefix(id, "com.amazonaws.dynamodb#") {
 			continue
 		}
-		p := reflect.ValueOf(v)
-		sample(p.Elem(), p.Elem().Type().Name())
+		wiretest.Sample(v)
 		modelled = append(modelled, v.(error))
 	}
 	if len(modelled) < 20 {

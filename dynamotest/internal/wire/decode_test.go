@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/wire/wiretest"
 )
 
 func TestUnmarshalRejectsBodiesThatDoNotFitTheShape(t *testing.T) {
@@ -116,7 +118,7 @@ func TestMarshalKeepsStringsValidJSON(t *testing.T) {
 // and Unmarshal unchanged.
 func FuzzUnmarshal(f *testing.F) {
 	for i, o := range operations {
-		f.Add(uint8(i), sdkRequestBody(f, o, sampled(o.input)))
+		f.Add(uint8(i), sdkRequestBody(f, o, wiretest.Sampled(o.input)))
 	}
 	f.Add(uint8(7), []byte(`{"Item":{"a":{"M":{"b":{"L":[{"N":"1"},{"NULL":true}]}}}}}`))
 	f.Add(uint8(6), []byte(`{"Key":{"k":{"B":"AAEC"}},"ProjectionExpression":"a\u00e9"}`))

@@ -1,0 +1,327 @@
+package dynamotest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/wire"
+	"github.com/tablekit/tablekit/table"
+)
+
+// targetPrefix is the X-Amz-Target prefix of every DynamoDB operation: the
+// service's shape name and API version.
+const targetPrefix = "DynamoDB_20120810."
+
+// maxRequestBody bounds a request body. DynamoDB's largest requests, a
+// BatchWriteItem or TransactWriteItems at their limits, stay under 16 MB.
+const maxRequestBody = 16 << 20
+
+// NewHandler returns an http.Handler that serves DynamoDB's JSON 1.0
+// protocol over api, so an unmodified SDK client (any language's) whose
+// endpoint is the handler's URL talks to api as it would to DynamoDB.
+//
+// The handler serves POST / with X-Amz-Target "DynamoDB_20120810.<Op>" for
+// the sixteen operations of table.API; it only translates, and api does the
+// work: a *DB, a real *dynamodb.Client (the handler is then a proxy), or a
+// wrapper of either. Errors travel as DynamoDB sends them, a JSON body whose
+// "__type" names the exception, so the client rebuilds the same Go error:
+// a *types.ConditionalCheckFailedException with its Item, a
+// *types.TransactionCanceledException with its CancellationReasons, a
+// ValidationException as a smithy.APIError. An error that is not an API
+// error, and a panic in api, answer InternalServerError with its text.
+// Every response carries the X-Amz-Crc32 checksum the Go SDK verifies and
+// an x-amzn-RequestId. GET / answers 200, as DynamoDB's health check does.
+//
+// Requests are not authenticated: any credentials are accepted.
+func NewHandler(api table.API) http.Handler {
+	var id [20]byte
+	_, _ = rand.Read(id[:]) // never fails; see crypto/rand.Read
+	return &protocolHandler{
+		api:       api,
+		ops:       wireOperations(),
+		requestID: base32.StdEncoding.EncodeToString(id[:]),
+	}
+}
+
+type protocolHandler struct {
+	api table.API
+	ops map[string]wireOperation
+
+	// Request IDs are unique per response: a random prefix per handler and
+	// a sequence number.
+	requestID string
+	requests  atomic.Uint64
+
+	buffers sync.Pool // *exchangeBuffers
+}
+
+// exchangeBuffers hold one request's body and its response, reused across
+// requests so a steady load allocates neither.
+type exchangeBuffers struct {
+	in, out []byte
+}
+
+// wireOperation decodes a request body, calls the operation and appends the
+// encoded output to out.
+type wireOperation func(ctx context.Context, api table.API, body, out []byte) ([]byte, error)
+
+func serve[In, Out any](call func(table.API, context.Context, *In, ...func(*dynamodb.Options)) (*Out, error)) wireOperation {
+	return func(ctx context.Context, api table.API, body, out []byte) ([]byte, error) {
+		in := new(In)
+		if err := wire.Unmarshal(body, in); err != nil {
+			return nil, err
+		}
+		res, err := call(api, ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return wire.Append(out, res), nil
+	}
+}
+
+func wireOperations() map[string]wireOperation {
+	return map[string]wireOperation{
+		"CreateTable":        serve(table.API.CreateTable),
+		"DeleteTable":        serve(table.API.DeleteTable),
+		"DescribeTable":      serve(table.API.DescribeTable),
+		"ListTables":         serve(table.API.ListTables),
+		"UpdateTimeToLive":   serve(table.API.UpdateTimeToLive),
+		"DescribeTimeToLive": serve(table.API.DescribeTimeToLive),
+		"GetItem":            serve(table.API.GetItem),
+		"PutItem":            serve(table.API.PutItem),
+		"UpdateItem":         serve(table.API.UpdateItem),
+		"DeleteItem":         serve(table.API.DeleteItem),
+		"Query":              serve(table.API.Query),
+		"Scan":               serve(table.API.Scan),
+		"BatchGetItem":       serve(table.API.BatchGetItem),
+		"BatchWriteItem":     serve(table.API.BatchWriteItem),
+		"TransactGetItems":   serve(table.API.TransactGetItems),
+		"TransactWriteItems": serve(table.API.TransactWriteItems),
+	}
+}
+
+func (h *protocolHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodPost:
+	case http.MethodGet, http.MethodHead:
+		if r.URL.Path == "/" {
+			w.Header().Set("Content-Type", "text/plain")
+			io.WriteString(w, "healthy: dynamodb.us-east-1.amazonaws.com ")
+			return
+		}
+		http.NotFound(w, r)
+		return
+	default:
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+
+	bufs, _ := h.buffers.Get().(*exchangeBuffers)
+	if bufs == nil {
+		bufs = &exchangeBuffers{}
+	}
+	defer func() {
+		// A rare huge exchange (a 16 MB batch) is not worth keeping.
+		if cap(bufs.in) > 1<<20 || cap(bufs.out) > 1<<20 {
+			return
+		}
+		h.buffers.Put(bufs)
+	}()
+
+	status := http.StatusOK
+	body, err := h.exchange(r, bufs)
+	if err != nil {
+		status, body = errorResponse(err, bufs.out[:0])
+	}
+	bufs.out = body
+
+	header := w.Header()
+	header["Content-Type"] = []string{"application/x-amz-json-1.0"}
+	header["Content-Length"] = []string{strconv.Itoa(len(body))}
+	header["X-Amz-Crc32"] = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}
+	header["x-amzn-RequestId"] = []string{h.nextRequestID()}
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// exchange reads the request, runs its operation and returns the encoded
+// output, in bufs.out's storage.
+func (h *protocolHandler) exchange(r *http.Request, bufs *exchangeBuffers) (out []byte, err error) {
+	name, ok := strings.CutPrefix(r.Header.Get("X-Amz-Target"), targetPrefix)
+	op := h.ops[name]
+	if !ok || op == nil {
+		return nil, &smithy.GenericAPIError{Code: "UnknownOperationException", Message: "An unknown operation was requested."}
+	}
+	body, err := readBody(r, bufs.in[:0])
+	bufs.in = body
+	if err != nil {
+		return nil, err
+	}
+	if len(body) == 0 {
+		// The SDKs send {} for an operation without parameters; an empty
+		// body from curl means the same.
+		body = append(body, "{}"...)
+	}
+
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			err = &types.InternalServerError{Message: aws.String(fmt.Sprintf("dynamotest: %s panicked: %v\n%s", name, p, debug.Stack()))}
+		}
+	}()
+	return op(r.Context(), h.api, body, bufs.out[:0])
+}
+
+// errTooLarge answers a body beyond maxRequestBody.
+var errTooLarge = &smithy.GenericAPIError{Code: "SerializationException", Message: "Request body exceeds 16 MB"}
+
+// readBody appends the request body to buf.
+func readBody(r *http.Request, buf []byte) ([]byte, error) {
+	if r.ContentLength > maxRequestBody {
+		return buf, errTooLarge
+	}
+	if n := int(r.ContentLength); n > 0 && cap(buf) < n {
+		buf = make([]byte, 0, n)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if len(buf) > maxRequestBody {
+			return buf, errTooLarge
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, &smithy.GenericAPIError{Code: "SerializationException", Message: "reading request body: " + err.Error()}
+		}
+	}
+}
+
+// errorResponse returns the status and body of DynamoDB's answer to err.
+func errorResponse(err error, buf []byte) (int, []byte) {
+	var (
+		decodeErr     *wire.DecodeError
+		validationErr *wire.ValidationError
+		apiErr        smithy.APIError
+	)
+	switch {
+	case errors.As(err, &decodeErr):
+		apiErr = &smithy.GenericAPIError{Code: "SerializationException", Message: decodeErr.Error()}
+	case errors.As(err, &validationErr):
+		apiErr = &smithy.GenericAPIError{Code: "ValidationException", Message: validationErr.Message}
+	case errors.As(err, &apiErr):
+	default:
+		apiErr = &types.InternalServerError{Message: aws.String(err.Error())}
+	}
+	return errorStatus(apiErr), wire.AppendError(buf, apiErr)
+}
+
+// errorStatus is the HTTP status DynamoDB answers an error with: 500 for
+// its own failures, 503 when it is unavailable, 400 for everything the
+// caller can fix or retry, throttling included. The Go SDK decides what to
+// retry from the error code, other SDKs partly from the status.
+func errorStatus(err smithy.APIError) int {
+	switch err.ErrorCode() {
+	case "ServiceUnavailable":
+		return http.StatusServiceUnavailable
+	case "InternalServerError", "InternalFailure":
+		return http.StatusInternalServerError
+	case "SerializationException":
+		if err == errTooLarge {
+			return http.StatusRequestEntityTooLarge
+		}
+	}
+	if err.ErrorFault() == smithy.FaultServer {
+		return http.StatusInternalServerError
+	}
+	return http.StatusBadRequest
+}
+
+func (h *protocolHandler) nextRequestID() string {
+	var b [64]byte
+	id := append(b[:0], h.requestID...)
+	id = strconv.AppendUint(id, h.requests.Add(1), 10)
+	return string(id)
+}
+
+// newClient returns an SDK client for the DynamoDB endpoint at url, set up
+// for tests: static credentials, region us-east-1 and no retries, so that a
+// fault injected into the fake reaches the caller exactly as it does in
+// process (the table package retries throttling itself, with backoff) and a
+// retry quota never runs dry in a test that throttles on purpose.
+func newClient(url string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	transport := &http.Transport{
+		// The endpoint is local: never through a proxy, and enough idle
+		// connections for a test's goroutines to each keep one.
+		Proxy:               nil,
+		MaxIdleConns:        256,
+		MaxIdleConnsPerHost: 256,
+		IdleConnTimeout:     90 * time.Second,
+	}
+	return dynamodb.New(dynamodb.Options{
+		BaseEndpoint: aws.String(url),
+		Region:       "us-east-1",
+		Credentials:  credentials.NewStaticCredentialsProvider("dynamotest", "dynamotest", ""),
+		Retryer:      aws.NopRetryer{},
+		HTTPClient:   &http.Client{Transport: memoryBody{transport}},
+	}, optFns...)
+}
+
+// memoryBody hands the transport a copy of the request body.
+//
+// The SDK closes its request body as soon as the response headers arrive.
+// Against a server as fast as a local fake, that can happen while the
+// transport's writer goroutine is still finishing the request; its last read
+// then fails and the transport closes the connection under the response
+// being read, and the call fails with "use of closed network connection"
+// (aws-sdk-go-v2 issues 1825 and 2737). A body the SDK does not own cannot be
+// closed under the transport. It also lets the transport send headers and
+// body in one write.
+type memoryBody struct {
+	next http.RoundTripper
+}
+
+func (t memoryBody) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return t.next.RoundTrip(req)
+	}
+	body, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	copied := new(http.Request)
+	*copied = *req
+	copied.Body = io.NopCloser(bytes.NewReader(body))
+	copied.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	copied.ContentLength = int64(len(body))
+	return t.next.RoundTrip(copied)
+}

@@ -1,0 +1,391 @@
+package dynamotest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/wire/wiretest"
+	"github.com/tablekit/tablekit/table"
+)
+
+// apiDouble is a table.API that records the input of each call and answers
+// with a canned output, error or panic, so the handler's translation is
+// tested apart from any engine.
+type apiDouble struct {
+	mu      sync.Mutex
+	inputs  map[string]any // operation -> last input
+	outputs map[string]any // operation -> output to return
+	err     error
+	panics  any
+	// respond, when set, computes the answer instead.
+	respond func(op string, in any) (any, error)
+}
+
+var _ table.API = (*apiDouble)(nil)
+
+func answer[Out any](d *apiDouble, op string, in any) (*Out, error) {
+	d.mu.Lock()
+	if d.inputs == nil {
+		d.inputs = map[string]any{}
+	}
+	d.inputs[op] = in
+	out, err, p, respond := d.outputs[op], d.err, d.panics, d.respond
+	d.mu.Unlock()
+	if p != nil {
+		panic(p)
+	}
+	if respond != nil {
+		out, err = respond(op, in)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return new(Out), nil
+	}
+	return out.(*Out), nil
+}
+
+func (d *apiDouble) CreateTable(_ context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	return answer[dynamodb.CreateTableOutput](d, "CreateTable", in)
+}
+func (d *apiDouble) DeleteTable(_ context.Context, in *dynamodb.DeleteTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
+	return answer[dynamodb.DeleteTableOutput](d, "DeleteTable", in)
+}
+func (d *apiDouble) DescribeTable(_ context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	return answer[dynamodb.DescribeTableOutput](d, "DescribeTable", in)
+}
+func (d *apiDouble) ListTables(_ context.Context, in *dynamodb.ListTablesInput, _ ...func(*dynamodb.Options)) (*dynamodb.ListTablesOutput, error) {
+	return answer[dynamodb.ListTablesOutput](d, "ListTables", in)
+}
+func (d *apiDouble) UpdateTimeToLive(_ context.Context, in *dynamodb.UpdateTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	return answer[dynamodb.UpdateTimeToLiveOutput](d, "UpdateTimeToLive", in)
+}
+func (d *apiDouble) DescribeTimeToLive(_ context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
+	return answer[dynamodb.DescribeTimeToLiveOutput](d, "DescribeTimeToLive", in)
+}
+func (d *apiDouble) GetItem(_ context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return answer[dynamodb.GetItemOutput](d, "GetItem", in)
+}
+func (d *apiDouble) PutItem(_ context.Context, in *dynamodb.PutItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	return answer[dynamodb.PutItemOutput](d, "PutItem", in)
+}
+func (d *apiDouble) UpdateItem(_ context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	return answer[dynamodb.UpdateItemOutput](d, "UpdateItem", in)
+}
+func (d *apiDouble) DeleteItem(_ context.Context, in *dynamodb.DeleteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	return answer[dynamodb.DeleteItemOutput](d, "DeleteItem", in)
+}
+func (d *apiDouble) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	return answer[dynamodb.QueryOutput](d, "Query", in)
+}
+func (d *apiDouble) Scan(_ context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	return answer[dynamodb.ScanOutput](d, "Scan", in)
+}
+func (d *apiDouble) BatchGetItem(_ context.Context, in *dynamodb.BatchGetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	return answer[dynamodb.BatchGetItemOutput](d, "BatchGetItem", in)
+}
+func (d *apiDouble) BatchWriteItem(_ context.Context, in *dynamodb.BatchWriteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	return answer[dynamodb.BatchWriteItemOutput](d, "BatchWriteItem", in)
+}
+func (d *apiDouble) TransactGetItems(_ context.Context, in *dynamodb.TransactGetItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
+	return answer[dynamodb.TransactGetItemsOutput](d, "TransactGetItems", in)
+}
+func (d *apiDouble) TransactWriteItems(_ context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	return answer[dynamodb.TransactWriteItemsOutput](d, "TransactWriteItems", in)
+}
+
+// getJob is a valid GetItem request, for tests about what comes back.
+var getJob = &dynamodb.GetItemInput{
+	TableName: aws.String("jobs"),
+	Key:       map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "JOB#1"}},
+}
+
+// serveDouble serves d over HTTP and returns a client for it.
+func serveDouble(t *testing.T, d *apiDouble) (*dynamodb.Client, string) {
+	t.Helper()
+	ts := httptest.NewServer(NewHandler(d))
+	t.Cleanup(ts.Close)
+	return newClient(ts.URL), ts.URL
+}
+
+var operationNames = []string{
+	"CreateTable", "DeleteTable", "DescribeTable", "ListTables", "UpdateTimeToLive", "DescribeTimeToLive",
+	"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
+	"BatchGetItem", "BatchWriteItem", "TransactGetItems", "TransactWriteItems",
+}
+
+// call invokes the client's method op with in through reflection.
+func call(ctx context.Context, client *dynamodb.Client, op string, in any) (any, error) {
+	res := reflect.ValueOf(client).MethodByName(op).Call([]reflect.Value{reflect.ValueOf(ctx), reflect.ValueOf(in)})
+	err, _ := res[1].Interface().(error)
+	return res[0].Interface(), err
+}
+
+// withoutMetadata clears an output's ResultMetadata, which the client fills
+// in and the engine never sees.
+func withoutMetadata(out any) any {
+	v := reflect.ValueOf(out).Elem()
+	v.FieldByName("ResultMetadata").Set(reflect.ValueOf(middleware.Metadata{}))
+	return out
+}
+
+func TestHandlerCarriesEveryOperationBothWays(t *testing.T) {
+	d := &apiDouble{outputs: map[string]any{}}
+	client, _ := serveDouble(t, d)
+	clientType := reflect.TypeOf(client)
+	for _, op := range operationNames {
+		t.Run(op, func(t *testing.T) {
+			m, _ := clientType.MethodByName(op)
+			in := wiretest.Sampled(m.Type.In(2).Elem())
+			want := wiretest.Sampled(m.Type.Out(0).Elem())
+			d.mu.Lock()
+			d.outputs[op] = want
+			d.mu.Unlock()
+
+			got, err := call(context.Background(), client, op, in)
+			if err != nil {
+				t.Fatalf("%s: %v", op, err)
+			}
+			d.mu.Lock()
+			received := d.inputs[op]
+			d.mu.Unlock()
+			if !reflect.DeepEqual(received, in) {
+				t.Errorf("the engine received a different %s input:\ngot  %+v\nwant %+v", op, received, in)
+			}
+			if !reflect.DeepEqual(withoutMetadata(got), want) {
+				t.Errorf("the client received a different %s output:\ngot  %+v\nwant %+v", op, got, want)
+			}
+		})
+	}
+}
+
+func TestHandlerErrorsReachTheClientAsTheSameGoType(t *testing.T) {
+	item := map[string]types.AttributeValue{
+		"pk":     &types.AttributeValueMemberS{Value: "JOB#1"},
+		"status": &types.AttributeValueMemberS{Value: "RUNNING"},
+		"n":      &types.AttributeValueMemberN{Value: "3"},
+	}
+	for _, want := range []error{
+		&types.ConditionalCheckFailedException{Message: aws.String("The conditional request failed"), Item: item},
+		&types.ConditionalCheckFailedException{Message: aws.String("The conditional request failed")},
+		&types.TransactionCanceledException{
+			Message: aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [None, ConditionalCheckFailed]"),
+			CancellationReasons: []types.CancellationReason{
+				{Code: aws.String("None")},
+				{Code: aws.String("ConditionalCheckFailed"), Message: aws.String("The conditional request failed"), Item: item},
+			},
+		},
+		&types.ResourceNotFoundException{Message: aws.String("Requested resource not found: Table: jobs not found")},
+		&types.ProvisionedThroughputExceededException{Message: aws.String("The level of configured provisioned throughput for the table was exceeded."),
+			ThrottlingReasons: []types.ThrottlingReason{{Reason: aws.String("TableReadProvisionedThroughputExceeded"), Resource: aws.String("arn:aws:dynamodb:us-east-1:000000000000:table/jobs")}}},
+		&types.ThrottlingException{Message: aws.String("Rate exceeded"),
+			ThrottlingReasons: []types.ThrottlingReason{{Reason: aws.String("r"), Resource: aws.String("x")}}},
+		&types.RequestLimitExceeded{Message: aws.String("Throughput exceeds the current throughput limit for your account.")},
+		&types.TransactionConflictException{Message: aws.String("Transaction is ongoing for the item")},
+		&types.TransactionInProgressException{Message: aws.String("in progress")},
+		&types.IdempotentParameterMismatchException{Message: aws.String("mismatch")},
+		&types.ItemCollectionSizeLimitExceededException{Message: aws.String("too big")},
+		&types.ResourceInUseException{Message: aws.String("Table already exists: jobs")},
+		&types.LimitExceededException{Message: aws.String("limit")},
+		&types.InternalServerError{Message: aws.String("boom")},
+	} {
+		t.Run(fmt.Sprintf("%T", want), func(t *testing.T) {
+			// The engine may wrap its errors; the handler must find the
+			// API error inside.
+			client, _ := serveDouble(t, &apiDouble{err: fmt.Errorf("engine: %w", want)})
+			_, err := client.GetItem(context.Background(), getJob)
+			got := reflect.New(reflect.TypeOf(want))
+			if !errors.As(err, got.Interface()) {
+				t.Fatalf("client error %v (%T) is not a %T", err, err, want)
+			}
+			if !reflect.DeepEqual(got.Elem().Interface(), want) {
+				t.Errorf("client rebuilt %+v, want %+v", got.Elem().Interface(), want)
+			}
+		})
+	}
+}
+
+func TestHandlerValidationExceptionReachesTheClientAsAPIError(t *testing.T) {
+	want := &smithy.GenericAPIError{Code: "ValidationException", Message: "One or more parameter values were invalid: Missing the key pk in the item", Fault: smithy.FaultClient}
+	client, _ := serveDouble(t, &apiDouble{err: want})
+	_, err := client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String("jobs"), Item: getJob.Key})
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) || apiErr.ErrorCode() != want.Code || apiErr.ErrorMessage() != want.Message {
+		t.Fatalf("client got %v, want API error %s: %s", err, want.Code, want.Message)
+	}
+}
+
+func TestHandlerAnswersGoErrorsAndPanicsWithInternalServerError(t *testing.T) {
+	for name, d := range map[string]*apiDouble{
+		"error": {err: errors.New("disk on fire")},
+		"panic": {panics: "disk on fire"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			client, _ := serveDouble(t, d)
+			_, err := client.GetItem(context.Background(), getJob)
+			var ise *types.InternalServerError
+			if !errors.As(err, &ise) || !strings.Contains(ise.ErrorMessage(), "disk on fire") {
+				t.Fatalf("client got %v, want InternalServerError naming the cause", err)
+			}
+		})
+	}
+}
+
+// post sends body to url as operation op and returns the response and its body.
+func post(t *testing.T, url, op, body string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	if op != "" {
+		req.Header.Set("X-Amz-Target", op)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+func TestHandlerAnswersBadRequestsAsDynamoDBDoes(t *testing.T) {
+	_, url := serveDouble(t, &apiDouble{})
+	for _, tc := range []struct {
+		name, target, body string
+		status             int
+		wantType, wantText string
+	}{
+		{"unknown operation", "DynamoDB_20120810.ExecuteStatement", `{}`, 400,
+			"com.amazon.coral.service#UnknownOperationException", "An unknown operation was requested."},
+		{"other service", "S3.GetObject", `{}`, 400, "com.amazon.coral.service#UnknownOperationException", ""},
+		{"no target", "", `{}`, 400, "com.amazon.coral.service#UnknownOperationException", ""},
+		{"not JSON", "DynamoDB_20120810.GetItem", `{"TableName":`, 400, "com.amazon.coral.service#SerializationException", ""},
+		{"wrong JSON type", "DynamoDB_20120810.Query", `{"Limit":"ten"}`, 400, "com.amazon.coral.service#SerializationException", "expected number"},
+		{"attribute value with two types", "DynamoDB_20120810.PutItem", `{"TableName":"jobs","Item":{"pk":{"S":"a","N":"1"}}}`, 400,
+			"com.amazon.coral.validate#ValidationException", "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"},
+		{"empty attribute value", "DynamoDB_20120810.GetItem", `{"TableName":"jobs","Key":{"pk":{}}}`, 400,
+			"com.amazon.coral.validate#ValidationException", "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := post(t, url, tc.target, tc.body)
+			if resp.StatusCode != tc.status {
+				t.Errorf("status %d, want %d", resp.StatusCode, tc.status)
+			}
+			if !strings.Contains(body, `"__type":"`+tc.wantType+`"`) || !strings.Contains(body, tc.wantText) {
+				t.Errorf("body %s, want __type %s and %q", body, tc.wantType, tc.wantText)
+			}
+		})
+	}
+}
+
+func TestHandlerStatusCodesFollowTheErrorsFault(t *testing.T) {
+	for _, tc := range []struct {
+		err    error
+		status int
+	}{
+		{&types.ConditionalCheckFailedException{}, 400},
+		{&types.ProvisionedThroughputExceededException{}, 400},
+		{&smithy.GenericAPIError{Code: "ValidationException"}, 400},
+		{&types.InternalServerError{}, 500},
+		{errors.New("unexpected"), 500},
+	} {
+		_, url := serveDouble(t, &apiDouble{err: tc.err})
+		resp, body := post(t, url, "DynamoDB_20120810.GetItem", `{"TableName":"jobs"}`)
+		if resp.StatusCode != tc.status {
+			t.Errorf("%T: status %d, want %d (%s)", tc.err, resp.StatusCode, tc.status, body)
+		}
+	}
+}
+
+func TestHandlerResponsesCarryChecksumAndRequestID(t *testing.T) {
+	_, url := serveDouble(t, &apiDouble{err: &types.ResourceNotFoundException{Message: aws.String("gone")}})
+	seen := map[string]bool{}
+	for _, target := range []string{"DynamoDB_20120810.GetItem", "DynamoDB_20120810.Nope", "DynamoDB_20120810.Query"} {
+		resp, body := post(t, url, target, `{}`)
+		if got, want := resp.Header.Get("X-Amz-Crc32"), strconv.FormatUint(uint64(crc32.ChecksumIEEE([]byte(body))), 10); got != want {
+			t.Errorf("%s: X-Amz-Crc32 %q, want %q", target, got, want)
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != "application/x-amz-json-1.0" {
+			t.Errorf("%s: Content-Type %q", target, ct)
+		}
+		id := resp.Header.Get("X-Amzn-Requestid")
+		if id == "" || seen[id] {
+			t.Errorf("%s: request id %q is missing or repeated", target, id)
+		}
+		seen[id] = true
+	}
+}
+
+func TestHandlerAnswersHealthChecks(t *testing.T) {
+	_, url := serveDouble(t, &apiDouble{})
+	resp, err := http.Get(url + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET / answered %d", resp.StatusCode)
+	}
+}
+
+// Concurrent requests share the handler's pooled buffers; each must still
+// get its own answer.
+func TestHandlerConcurrentRequestsGetTheirOwnAnswers(t *testing.T) {
+	d := &apiDouble{respond: func(op string, in any) (any, error) {
+		key := in.(*dynamodb.GetItemInput).Key
+		return &dynamodb.GetItemOutput{Item: map[string]types.AttributeValue{
+			"echo": key["pk"],
+			"pad":  &types.AttributeValueMemberS{Value: strings.Repeat("x", 1000)},
+		}}, nil
+	}}
+	client, _ := serveDouble(t, d)
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := range 16 {
+		wg.Go(func() {
+			for i := range 40 {
+				want := fmt.Sprintf("g%d-i%d", g, i)
+				out, err := client.GetItem(context.Background(), &dynamodb.GetItemInput{
+					TableName: aws.String("jobs"),
+					Key:       map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: want}},
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if got := out.Item["echo"].(*types.AttributeValueMemberS).Value; got != want {
+					errs <- fmt.Errorf("asked for %s, got %s", want, got)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
