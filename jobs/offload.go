@@ -2,6 +2,8 @@ package jobs
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -79,9 +81,20 @@ func (s *Store) offloadItem(ctx context.Context, id string, item table.Item) (ta
 // the attribute name and the content's SHA-256, so a write that fails its
 // condition, or a later write of the same attribute, never replaces an
 // object a stored item still points to.
+//
+// Ids are at most 2048 bytes but S3 keys at most 1024, so a long id is
+// replaced by its SHA-256.
 func (s *Store) objectKey(id string) string {
+	if len(id) > maxPlainObjectID {
+		sum := sha256.Sum256([]byte(id))
+		return "sha256-" + hex.EncodeToString(sum[:])
+	}
 	return id
 }
+
+// maxPlainObjectID leaves room in S3's 1024-byte keys for the prefix, the
+// attribute name and the content hash the Offloader appends.
+const maxPlainObjectID = 512
 
 // RemoveOrphans deletes the blob objects no job points at any more: results
 // of deleted or expired jobs, results replaced by a backfill, and objects

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/table"
@@ -101,5 +103,54 @@ func TestLargeAnalysisWithoutBlobStoreIsRefusedBeforeWriting(t *testing.T) {
 	got, _ := store.Get(ctx, job.ID, jobs.Consistent())
 	if got.Status != jobs.StatusProcessing {
 		t.Fatalf("status %s after a refused move, want PROCESSING", got.Status)
+	}
+}
+
+func TestBackfillOffloadsAResultThatGrewPastTheThreshold(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	job := f.create(t, "u1")
+	moved(t)(f.store.StartProcessing(ctx, job.ID))
+	moved(t)(f.store.StartEditing(ctx, job.ID, analysis))
+	big := bigAnalysis(150 * 1024)
+	prog, err := f.store.Backfill(ctx, func(j *jobs.Job) (bool, error) {
+		j.AnalysisResult = big // a migration re-running analysis with a richer model
+		return true, nil
+	})
+	if err != nil || prog.Changed != 1 {
+		t.Fatalf("backfill: %+v, %v", prog, err)
+	}
+	raw := f.getRaw(t, job.ID)
+	if _, ok := blobstore.PointerOf(raw["analysisResult"]); !ok || table.ItemSize(raw) > jobs.DefaultOffloadThreshold {
+		t.Fatalf("after the backfill the item is %d bytes and analysisResult is not a pointer", table.ItemSize(raw))
+	}
+	got, err := f.store.Get(ctx, job.ID)
+	if err != nil || got.AnalysisResult.Description != big.Description {
+		t.Fatalf("Get after the backfill: %v", err)
+	}
+}
+
+func TestRemoveOrphansDeletesResultsOfDeletedJobs(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	keep, gone := f.create(t, "u1"), f.create(t, "u1")
+	for _, j := range []*jobs.Job{keep, gone} {
+		moved(t)(f.store.StartProcessing(ctx, j.ID))
+		moved(t)(f.store.StartEditing(ctx, j.ID, bigAnalysis(150*1024)))
+	}
+	if err := f.store.Delete(ctx, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Young objects may belong to a move in flight: left alone.
+	if removed, err := f.store.RemoveOrphans(ctx); err != nil || len(removed) != 0 {
+		t.Fatalf("RemoveOrphans right away removed %v (%v), want nothing", removed, err)
+	}
+	f.db.Advance(time.Hour)
+	removed, err := f.store.RemoveOrphans(ctx)
+	if err != nil || len(removed) != 1 || !strings.Contains(removed[0], gone.ID) {
+		t.Fatalf("RemoveOrphans removed %v (%v), want the deleted job's analysis", removed, err)
+	}
+	if got, err := f.store.Get(ctx, keep.ID); err != nil || len(got.AnalysisResult.Labels) == 0 {
+		t.Fatalf("the kept job lost its analysis: %v", err)
 	}
 }

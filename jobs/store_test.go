@@ -27,7 +27,7 @@ type fixture struct {
 func newFixture(t testing.TB, opts ...func(*jobs.Options)) *fixture {
 	t.Helper()
 	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return epoch } })
-	blobs := blobstore.NewMemory()
+	blobs := blobstore.NewMemory(func(o *blobstore.MemoryOptions) { o.Clock = db.Now })
 	all := append([]func(*jobs.Options){func(o *jobs.Options) {
 		o.Env = "test"
 		o.Clock = db.Now

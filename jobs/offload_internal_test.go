@@ -1,0 +1,123 @@
+package jobs
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/table"
+)
+
+// analysisOfSize returns an analysis whose attribute analysisResult is
+// exactly n bytes as table.ItemSize counts it.
+func analysisOfSize(t *testing.T, n int) *AnalysisResult {
+	t.Helper()
+	a := &AnalysisResult{Labels: []Label{{Name: "x", Confidence: 0.5}}, Description: "d"}
+	av, err := attributevalue.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := table.ItemSize(table.Item{attrAnalysisResult: av})
+	a.Description = strings.Repeat("d", 1+n-base)
+	av, _ = attributevalue.Marshal(a)
+	if got := table.ItemSize(table.Item{attrAnalysisResult: av}); got != n {
+		t.Fatalf("analysis is %d bytes, want %d", got, n)
+	}
+	return a
+}
+
+// The store promises to keep a job under the threshold without reading it
+// first: every other attribute at its largest plus an analysis exactly at
+// the inline budget must still fit, and one byte more must be offloaded.
+func TestJobAtMaximumSizesStaysUnderThreshold(t *testing.T) {
+	ctx := context.Background()
+	db := dynamotest.New()
+	blobs := blobstore.NewMemory()
+	ids := []string{strings.Repeat("j", maxIDLen), strings.Repeat("k", maxIDLen)}
+	store := NewStore(db, blobs, func(o *Options) {
+		o.NewID = func(time.Time) string { id := ids[0]; ids = ids[1:]; return id }
+	})
+	if err := store.Table().Schema().Create(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	max := func(prefix string, n int) string { return prefix + strings.Repeat("x", n-len(prefix)) }
+	job, err := store.Create(ctx, CreateInput{
+		UserID: max("", maxUserIDLen), FileSize: 1 << 40, FileType: max("image/", maxFieldLen),
+		OriginalFileName: max("", maxFieldLen), S3TempKey: max("", maxS3KeyLen), Provider: max("", maxFieldLen),
+		CorrelationID: max("", maxFieldLen), TraceID: max("", maxFieldLen),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := func(step string) {
+		t.Helper()
+		var item table.Item
+		if err := store.Table().Get(ctx, store.Table().Key(job.ID), &item, table.Consistent()); err != nil {
+			t.Fatal(err)
+		}
+		if n := table.ItemSize(item); n > DefaultOffloadThreshold {
+			t.Fatalf("after %s the item is %d bytes, over the %d threshold", step, n, DefaultOffloadThreshold)
+		}
+	}
+	bigError := JobError{Code: max("", maxCodeLen), Message: max("", maxMessageLen), Stack: max("", maxStackLen)}
+	for range 2 { // the second round has error.retryCount set
+		must(t)(store.StartProcessing(ctx, job.ID))
+		must(t)(store.StartEditing(ctx, job.ID, analysisOfSize(t, store.budget)))
+		size("StartEditing at the budget")
+		must(t)(store.Fail(ctx, job.ID, bigError))
+		size("Fail with the largest error")
+		must(t)(store.Replay(ctx, job.ID))
+	}
+	must(t)(store.StartProcessing(ctx, job.ID))
+	must(t)(store.StartEditing(ctx, job.ID, analysisOfSize(t, store.budget)))
+	must(t)(store.Complete(ctx, job.ID, EditResult{S3Key: max("", maxS3KeyLen), Width: 1 << 30, Height: 1 << 30, Format: FormatJPEG, Size: 1 << 40}))
+	size("Complete with the largest edit result")
+	for _, err := range blobs.List(ctx, "") {
+		t.Fatalf("an analysis at the budget was offloaded (%v)", err)
+	}
+
+	// One byte over the budget goes to the blob store, under a key S3
+	// accepts although the id is 2048 bytes long.
+	other, err := store.Create(ctx, CreateInput{UserID: "u", FileType: "image/png", Provider: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t)(store.StartProcessing(ctx, other.ID))
+	over := analysisOfSize(t, store.budget+1)
+	must(t)(store.StartEditing(ctx, other.ID, over))
+	objects := 0
+	for info, err := range blobs.List(ctx, "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(info.Key) > blobstore.MaxKeyLength {
+			t.Fatalf("object key of %d bytes", len(info.Key))
+		}
+		objects++
+	}
+	if objects != 1 {
+		t.Fatalf("%d objects after an analysis one byte over the budget, want 1", objects)
+	}
+	got, err := store.Get(ctx, other.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.AnalysisResult.Description != over.Description {
+		t.Fatal("the offloaded analysis did not read back")
+	}
+}
+
+func must(t *testing.T) func(*Job, error) *Job {
+	return func(j *Job, err error) *Job {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+}
