@@ -9,7 +9,7 @@ import (
 // the expected outcomes and messages are what it returned.
 const condItem = `{"p":{"S":"a"},"c":{"N":"1"},"x":{"N":"5"},"s":{"S":"héllo"},"b":{"B":"AQID"},
 	"l":{"L":[{"N":"1"},{"S":"two"},{"N":"3"}]},"m":{"M":{"k":{"S":"v"}}},"ss":{"SS":["a","b"]},
-	"ns":{"NS":["1","2"]},"t":{"BOOL":true},"n":{"NULL":true}}`
+	"ns":{"NS":["1","2"]},"t":{"BOOL":true},"n":{"NULL":true},"u":{"S":"a😀"},"e":{"S":""}}`
 
 type condCase struct {
 	item   string
@@ -155,6 +155,11 @@ func TestConditionFunctions(t *testing.T) {
 		{"", "contains(x, :v)", `{":v":{"N":"5"}}`, "", "false"},
 		{"", "contains(zz, :v)", `{":v":{"N":"5"}}`, "", "false"},
 		{"", "size(s) = :v", `{":v":{"N":"5"}}`, "", "true"}, // characters, not bytes
+		{"", "size(u) = :v", `{":v":{"N":"3"}}`, "", "true"}, // UTF-16 units, as Java counts
+		{"", "size(e) = :v", `{":v":{"N":"0"}}`, "", "true"},
+		{"", "begins_with(e, :v)", `{":v":{"S":""}}`, "", "true"},
+		{"", "contains(u, :v)", `{":v":{"S":""}}`, "", "true"},
+		{"", "x IN (:v)", `{":v":{"N":"0.5e1"}}`, "", "true"},
 		{"", "size(b) = :v", `{":v":{"N":"3"}}`, "", "true"},
 		{"", "size(l) = :v", `{":v":{"N":"3"}}`, "", "true"},
 		{"", "size(m) = :v", `{":v":{"N":"1"}}`, "", "true"},
