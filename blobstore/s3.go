@@ -254,7 +254,9 @@ func lowerKeys(md map[string]string) map[string]string {
 	return out
 }
 
-// Head returns the object's Info.
+// Head returns the object's Info. A HEAD response has no body, so a
+// missing bucket is a bare 404 too and also reads as ErrNotFound here;
+// Get and List tell the two apart.
 func (s *S3) Head(ctx context.Context, key string) (Info, error) {
 	if err := ValidateKey(key); err != nil {
 		return Info{}, err

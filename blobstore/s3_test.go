@@ -37,7 +37,7 @@ type fakeS3 struct {
 	seenOnce sync.Once
 }
 
-func newFakeS3(t *testing.T) *fakeS3 {
+func newFakeS3(t testing.TB) *fakeS3 {
 	t.Helper()
 	backend := s3mem.New()
 	faker := gofakes3.New(replacingBackend{backend}, gofakes3.WithLogger(gofakes3.DiscardLog()))
@@ -76,7 +76,7 @@ func (b replacingBackend) PutObject(bucket, key string, meta map[string]string, 
 }
 
 // store returns an S3 store on a new, empty bucket.
-func (f *fakeS3) store(t *testing.T, opts ...func(*blobstore.S3Options)) *blobstore.S3 {
+func (f *fakeS3) store(t testing.TB, opts ...func(*blobstore.S3Options)) *blobstore.S3 {
 	t.Helper()
 	name := fmt.Sprintf("bucket-%d", f.buckets.Add(1))
 	if err := f.backend.CreateBucket(name); err != nil {
@@ -193,12 +193,9 @@ func (b brokenReader) Read([]byte) (int, error) {
 func TestS3MissingBucketIsNotErrNotFound(t *testing.T) {
 	f := newFakeS3(t)
 	s := blobstore.NewS3(f.client, "no-such-bucket")
-	_, err := s.Head(t.Context(), "k")
-	if err == nil || errors.Is(err, blobstore.ErrNotFound) {
-		// Head has no body, so both are a bare 404 on the wire; Get tells them apart.
-		t.Logf("Head on a missing bucket: %v", err)
-	}
-	_, _, err = s.Get(t.Context(), "k")
+	// Get has an error body naming NoSuchBucket; Head cannot tell the two
+	// 404s apart (documented on S3.Head).
+	_, _, err := s.Get(t.Context(), "k")
 	if err == nil || errors.Is(err, blobstore.ErrNotFound) {
 		t.Fatalf("Get on a missing bucket = %v, want an error that is not ErrNotFound", err)
 	}
