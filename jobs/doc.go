@@ -64,7 +64,9 @@
 // store first, through blobstore's Offloader, the one hybrid-storage
 // mechanism every tablekit package uses; the item keeps a pointer and every
 // read follows it. How the threshold is kept without reading the item first
-// is explained in offload.go.
+// is explained in offload.go. Objects are never overwritten (their keys
+// carry a content hash), so a refused move or a deleted job leaves objects
+// nothing points at; [Store.RemoveOrphans] deletes them.
 //
 // # Migrations
 //

@@ -2,7 +2,9 @@ package jobs_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
@@ -109,4 +111,28 @@ func ExampleStore_Backfill() {
 	}
 	fmt.Println(progress.Scanned, "scanned,", progress.Changed, "changed")
 	// Output: 5 scanned, 5 changed
+}
+
+func ExampleStore_Get() {
+	ctx := context.Background()
+	db := dynamotest.New()
+	// The store reads the fake's clock, so moving it expires jobs for both.
+	store := jobs.NewStore(db, nil, func(o *jobs.Options) {
+		o.TTL = time.Hour
+		o.Clock = db.Now
+	})
+	if err := store.Table().Schema().Create(ctx, db); err != nil {
+		panic(err)
+	}
+	job, _ := store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/png", Provider: "stub"})
+
+	got, err := store.Get(ctx, job.ID)
+	fmt.Println(got.Status, err)
+
+	db.Advance(2 * time.Hour)
+	_, err = store.Get(ctx, job.ID)
+	fmt.Println(errors.Is(err, jobs.ErrNotFound))
+	// Output:
+	// QUEUED <nil>
+	// true
 }

@@ -171,6 +171,12 @@ func TestListRejectsBadInputBeforeAnyRequest(t *testing.T) {
 			_, err := f.store.ListByUser(ctx, "u1", "", func(o *jobs.ListOptions) { o.CreatedAfter, o.CreatedBefore = epoch, epoch })
 			return err
 		}},
+		{"walker with unknown status", "status", func() error {
+			for _, err := range f.store.JobsByStatus(ctx, "RUNNING") {
+				return err
+			}
+			return nil
+		}},
 		{"walker with empty user", "userId", func() error {
 			for _, err := range f.store.UserJobs(ctx, "") {
 				return err

@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -72,5 +73,13 @@ func TestSchemaCreatesTableWithTTL(t *testing.T) {
 	}
 	if len(desc.Table.GlobalSecondaryIndexes) != 2 {
 		t.Fatalf("created table has %d GSIs, want 2", len(desc.Table.GlobalSecondaryIndexes))
+	}
+}
+
+func TestSchemaWithBadEnvFailsValidation(t *testing.T) {
+	for _, env := range []string{"my env", "prod/eu", "ümlaut"} {
+		if err := jobs.Schema(env).Validate(); !errors.Is(err, table.ErrInvalidInput) {
+			t.Errorf("Schema(%q).Validate() = %v, want ErrInvalidInput", env, err)
+		}
 	}
 }
