@@ -346,6 +346,27 @@ func TestTypeOf(t *testing.T) {
 	}
 }
 
+func TestCompareNumbersFastPathAgreesWithDecimal(t *testing.T) {
+	vals := []string{"0", "-0", "00", "1", "-1", "9", "10", "-10", "99", "100", "-100", "1.0", "-1.0", "12345678901234567890123456789012345678", "-5", "5e0"}
+	for _, a := range vals {
+		for _, b := range vals {
+			var abuf, bbuf [48]byte
+			da, _ := parseDecimal(a, abuf[:0])
+			db, _ := parseDecimal(b, bbuf[:0])
+			if got, want := CompareNumbers(a, b), da.cmp(db); got != want {
+				t.Errorf("CompareNumbers(%q, %q) = %d; want %d", a, b, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkCompareIntegers(b *testing.B) {
+	x, y := n("1700000000"), n("1700000001")
+	for b.Loop() {
+		Compare(x, y)
+	}
+}
+
 func BenchmarkCompareNumbers(b *testing.B) {
 	x, y := n("12345.6789"), n("12345.679")
 	for b.Loop() {
@@ -388,4 +409,22 @@ func TestCompareIntNumber(t *testing.T) {
 			t.Errorf("CompareIntNumber(%d, %q) = %d; want %d", tt.n, tt.s, got, tt.want)
 		}
 	}
+}
+
+func FuzzCompareNumbers(f *testing.F) {
+	f.Add("10", "9")
+	f.Add("-0", "0")
+	f.Add("1.50", "1.5")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		ab, ba := CompareNumbers(a, b), CompareNumbers(b, a)
+		if ab != -ba {
+			t.Fatalf("CompareNumbers(%q, %q) = %d but reversed %d", a, b, ab, ba)
+		}
+		var abuf, bbuf [48]byte
+		da, aok := parseDecimal(a, abuf[:0])
+		db, bok := parseDecimal(b, bbuf[:0])
+		if aok && bok && ab != da.cmp(db) {
+			t.Fatalf("CompareNumbers(%q, %q) = %d; decimal order %d", a, b, ab, da.cmp(db))
+		}
+	})
 }

@@ -242,6 +242,9 @@ func ValidNumber(s string) error {
 // not numbers order before all numbers and among themselves as text, so
 // the order stays total even for unvalidated input.
 func CompareNumbers(a, b string) int {
+	if c, ok := compareIntegers(a, b); ok {
+		return c
+	}
 	var abuf, bbuf [48]byte
 	da, aok := parseDecimal(a, abuf[:0])
 	db, bok := parseDecimal(b, bbuf[:0])
@@ -254,6 +257,55 @@ func CompareNumbers(a, b string) int {
 		return -1
 	}
 	return strings.Compare(a, b)
+}
+
+// compareIntegers is CompareNumbers' fast path for the common sort key: two
+// integers in plain form ("-12", "0", "345"; no leading zeros, sign or
+// point). ok is false for anything else.
+func compareIntegers(a, b string) (int, bool) {
+	an, aok := plainInteger(a)
+	bn, bok := plainInteger(b)
+	if !aok || !bok {
+		return 0, false
+	}
+	if an != bn {
+		if an {
+			return -1, true
+		}
+		return 1, true
+	}
+	c := 0
+	switch {
+	case len(a) != len(b):
+		c = -1
+		if len(a) > len(b) {
+			c = 1
+		}
+	default:
+		c = strings.Compare(a, b)
+	}
+	if an {
+		c = -c
+	}
+	return c, true
+}
+
+// plainInteger reports whether s is an integer without leading zeros (a
+// lone "0" allowed, "-0" not) and whether it is negative.
+func plainInteger(s string) (neg, ok bool) {
+	if len(s) > 0 && s[0] == '-' {
+		neg = true
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > MaxDigits+maxExp || (s[0] == '0' && (len(s) > 1 || neg)) {
+		return false, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false, false
+		}
+	}
+	return neg, true
 }
 
 // AddNumbers returns a+b exactly, or DynamoDB's error when the sum cannot
