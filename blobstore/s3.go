@@ -26,6 +26,12 @@ import (
 // a larger one a multipart upload whose parts go up concurrently and which
 // is aborted if anything fails, so a failed Put leaves no object and no
 // parts behind.
+//
+// The client's settings are used as given, apart from PathStyle and
+// ClientOptions. Servers that predate S3's flexible checksums (s3rver)
+// need a client built with RequestChecksumCalculation and
+// ResponseChecksumValidation set to "when required"; Open does that
+// whenever the URL names an endpoint.
 type S3 struct {
 	client   *s3.Client
 	bucket   string

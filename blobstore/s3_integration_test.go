@@ -1,10 +1,13 @@
 package blobstore_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"iter"
 	"net/http"
+	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -152,5 +155,32 @@ func TestS3IntegrationExpiredPresignedURLIsRefused(t *testing.T) {
 	defer rc.Close()
 	if b, _ := io.ReadAll(rc); string(b) != `{"ok":true}` {
 		t.Fatalf("expired PUT URL changed the object to %q", b)
+	}
+}
+
+func TestS3IntegrationOpenByURLWithEndpoint(t *testing.T) {
+	endpoint := testenv.S3Endpoint(t)
+	bucket := testenv.Bucket(t, "open")
+	t.Setenv("AWS_ACCESS_KEY_ID", testenv.S3AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", testenv.S3SecretKey)
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	st, err := blobstore.Open(t.Context(), "s3://"+bucket+"?endpoint="+url.QueryEscape(endpoint))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Over one part, so the multipart path runs with Open's client settings.
+	body := bytes.Repeat([]byte("0123456789abcdef"), (6<<20)/16)
+	if err := st.Put(t.Context(), "opened/6mb", bytes.NewReader(body)); err != nil {
+		t.Fatal(err)
+	}
+	rc, _, err := st.Get(t.Context(), "opened/6mb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	got, err := io.ReadAll(rc)
+	if err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("6 MB through Open's store: %d bytes back, %v", len(got), err)
 	}
 }
