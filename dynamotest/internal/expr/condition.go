@@ -31,7 +31,6 @@ type cond struct {
 	left, right *cond   // cAnd, cOr; cNot uses left
 	args        []*operand
 	paren       bool // written in parentheses
-	tok         int  // first token, for messages
 }
 
 // Condition is a parsed ConditionExpression or FilterExpression.
@@ -68,6 +67,8 @@ func (e *Env) parseCondition(kind, s string) (*Condition, error) {
 // Eval reports whether item satisfies the condition. A nil item is an
 // item that does not exist: every attribute is missing. Eval reads the
 // item without copying it and does not allocate for the common forms.
+// Everything DynamoDB rejects is found when the expression is parsed, so
+// the error is always nil; it is there for the engine's contract.
 func (c *Condition) Eval(item map[string]types.AttributeValue) (bool, error) {
 	return c.root.eval(item), nil
 }
@@ -109,11 +110,10 @@ func (c *Condition) TopLevelNames() []string {
 func (p *parser) parseOr() *cond {
 	left := p.parseAnd()
 	for p.peekKeyword("OR") {
-		t := p.pos
 		p.countOp()
 		p.next()
 		right := p.parseAnd()
-		left = &cond{kind: cOr, left: left, right: right, tok: t}
+		left = &cond{kind: cOr, left: left, right: right}
 	}
 	return left
 }
@@ -121,21 +121,19 @@ func (p *parser) parseOr() *cond {
 func (p *parser) parseAnd() *cond {
 	left := p.parseNot()
 	for p.peekKeyword("AND") {
-		t := p.pos
 		p.countOp()
 		p.next()
 		right := p.parseNot()
-		left = &cond{kind: cAnd, left: left, right: right, tok: t}
+		left = &cond{kind: cAnd, left: left, right: right}
 	}
 	return left
 }
 
 func (p *parser) parseNot() *cond {
 	if p.peekKeyword("NOT") {
-		t := p.pos
 		p.countOp()
 		p.next()
-		return &cond{kind: cNot, left: p.parseNot(), tok: t}
+		return &cond{kind: cNot, left: p.parseNot()}
 	}
 	return p.parsePrimary()
 }
@@ -252,7 +250,6 @@ func scalarType(t string) bool { return t == "S" || t == "N" || t == "B" }
 var opNames = map[tokKind]string{tEq: "=", tNe: "<>", tLt: "<", tLe: "<=", tGt: ">", tGe: ">="}
 
 func (p *parser) parseComparison() *cond {
-	start := p.pos
 	// A boolean function call stands alone.
 	if t := p.peek(); t.kind == tIdent && p.toks[p.pos+1].kind == tLParen && !isKeyword(p.text(t)) {
 		o := p.parseOperand()
@@ -260,10 +257,10 @@ func (p *parser) parseComparison() *cond {
 			return p.boolFunction(o)
 		}
 		p.checkCallOperand(o)
-		return p.finishComparison(o, start)
+		return p.finishComparison(o)
 	}
 	left := p.parseCondOperand()
-	return p.finishComparison(left, start)
+	return p.finishComparison(left)
 }
 
 func (p *parser) atComparator() bool {
@@ -274,14 +271,14 @@ func (p *parser) atComparator() bool {
 	return p.peekKeyword("BETWEEN") || p.peekKeyword("IN")
 }
 
-func (p *parser) finishComparison(left *operand, start int) *cond {
+func (p *parser) finishComparison(left *operand) *cond {
 	t := p.peek()
 	switch t.kind {
 	case tEq, tNe, tLt, tLe, tGt, tGe:
 		p.countOp()
 		p.next()
 		right := p.parseCondOperand()
-		c := &cond{kind: cCompare, op: t.kind, args: []*operand{left, right}, tok: start}
+		c := &cond{kind: cCompare, op: t.kind, args: []*operand{left, right}}
 		name := opNames[t.kind]
 		if t.kind != tEq && t.kind != tNe {
 			for _, a := range c.args {
@@ -302,7 +299,7 @@ func (p *parser) finishComparison(left *operand, start int) *cond {
 		}
 		p.next()
 		hi := p.parseCondOperand()
-		c := &cond{kind: cBetween, args: []*operand{left, lo, hi}, tok: start}
+		c := &cond{kind: cBetween, args: []*operand{left, lo, hi}}
 		for _, a := range c.args {
 			if lt := literalType(a); lt != "" && !scalarType(lt) {
 				p.operandTypeError("BETWEEN", a.val)
@@ -336,7 +333,7 @@ func (p *parser) finishComparison(left *operand, start int) *cond {
 			p.fail("The IN operator is provided with too many operands; number of operands: " + strconv.Itoa(n))
 		}
 		p.checkDistinct("IN", args)
-		return &cond{kind: cIn, args: args, tok: start}
+		return &cond{kind: cIn, args: args}
 	}
 	p.syntaxError(p.pos)
 	return nil
@@ -390,7 +387,7 @@ func (p *parser) boolFunction(o *operand) *cond {
 		}
 		p.checkDistinct(o.fn, o.args)
 	}
-	return &cond{kind: cFunc, fn: o.fn, args: o.args, tok: o.tok}
+	return &cond{kind: cFunc, fn: o.fn, args: o.args}
 }
 
 func attrTypeName(s string) string {

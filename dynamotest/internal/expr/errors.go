@@ -29,14 +29,22 @@ const (
 
 // Messages DynamoDB (Local) gives when an update meets the item.
 const (
-	msgMissingAttr  = "The provided expression refers to an attribute that does not exist in the item"
-	msgBadOperand   = "An operand in the update expression has an incorrect data type"
-	msgInvalidPath  = "The document path provided in the update expression is invalid for update"
-	maxExprSize     = 4096 // bytes per expression
-	maxPathDepth    = 32
-	maxInOperands   = 100
-	maxOperators    = 300
-	maxListIndex    = 1<<31 - 1
+	msgMissingAttr = "The provided expression refers to an attribute that does not exist in the item"
+	msgBadOperand  = "An operand in the update expression has an incorrect data type"
+	msgInvalidPath = "The document path provided in the update expression is invalid for update"
+)
+
+// DynamoDB's limits on expressions
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html#limits-expression-parameters).
+const (
+	maxExprSize   = 4096 // bytes in one expression
+	maxPathDepth  = 32   // elements of a document path
+	maxInOperands = 100  // values after IN
+	maxOperators  = 300  // operators and functions in one expression
+	maxListIndex  = 1<<31 - 1
+)
+
+const (
 	validTypeNames  = "{N,BS,L,B,NULL,M,S,SS,NS,BOOL}"
 	redundantParens = "The expression has redundant parentheses;"
 )

@@ -70,7 +70,6 @@ type operand struct {
 	val  types.AttributeValue
 	fn   string
 	args []*operand
-	tok  int // index of the operand's first token, for messages
 }
 
 // parser is a recursive-descent parser over the token slice. Errors
@@ -270,7 +269,6 @@ func (p *parser) parseName() string {
 // arguments (calls nest; where each function may appear is checked by
 // the caller).
 func (p *parser) parseOperand() *operand {
-	start := p.pos
 	t := p.peek()
 	switch t.kind {
 	case tValue:
@@ -280,7 +278,7 @@ func (p *parser) parseOperand() *operand {
 			p.fail("An expression attribute value used in expression is not defined; attribute value: " + s)
 		}
 		p.next()
-		return p.newOperand(operand{kind: opValue, val: v, tok: start})
+		return p.newOperand(operand{kind: opValue, val: v})
 	case tIdent:
 		if p.toks[p.pos+1].kind == tLParen && !isKeyword(p.text(t)) {
 			name := p.text(t)
@@ -298,11 +296,11 @@ func (p *parser) parseOperand() *operand {
 				}
 			}
 			p.expect(tRParen)
-			return p.newOperand(operand{kind: opCall, fn: name, args: args, tok: start})
+			return p.newOperand(operand{kind: opCall, fn: name, args: args})
 		}
-		return p.newOperand(operand{kind: opPath, path: p.parsePath(), tok: start})
+		return p.newOperand(operand{kind: opPath, path: p.parsePath()})
 	case tName:
-		return p.newOperand(operand{kind: opPath, path: p.parsePath(), tok: start})
+		return p.newOperand(operand{kind: opPath, path: p.parsePath()})
 	}
 	p.syntaxError(p.pos)
 	return nil

@@ -9,8 +9,7 @@ import (
 // Projection is a parsed ProjectionExpression, kept as a tree of the
 // requested paths.
 type Projection struct {
-	root  *projNode
-	paths []path
+	root *projNode
 }
 
 // projNode is one step of the requested paths. A leaf takes the whole
@@ -61,7 +60,7 @@ func (e *Env) Projection(s string) (*Projection, error) {
 		n.leaf = true
 	}
 	root.finish()
-	return &Projection{root: root, paths: paths}, nil
+	return &Projection{root: root}, nil
 }
 
 func (n *projNode) child(e pathElem) *projNode {
