@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -116,9 +117,10 @@ func (s *Store) RemoveOrphans(ctx context.Context) ([]string, error) {
 	return removed, nil
 }
 
-// restore follows offload pointers.
+// restore follows offload pointers. Most jobs have none, and are returned
+// as they are, without the copy Restore makes.
 func (s *Store) restore(ctx context.Context, item table.Item) (table.Item, error) {
-	if s.offload == nil {
+	if s.offload == nil || !hasPointer(item) {
 		return item, nil
 	}
 	out, err := s.offload.Restore(ctx, item)
@@ -126,6 +128,15 @@ func (s *Store) restore(ctx context.Context, item table.Item) (table.Item, error
 		return nil, fmt.Errorf("jobs: restore offloaded attributes of job %s: %w", idOf(item), err)
 	}
 	return out, nil
+}
+
+func hasPointer(item table.Item) bool {
+	for _, v := range item {
+		if _, ok := blobstore.PointerOf(v); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func idOf(item table.Item) string {
