@@ -272,20 +272,18 @@ func (h *protocolHandler) nextRequestID() string {
 	return string(id)
 }
 
-// newClient returns an SDK client for the DynamoDB endpoint at url, set up
-// for tests: static credentials, region us-east-1 and no retries, so that a
-// fault injected into the fake reaches the caller exactly as it does in
+// newClient returns an SDK client for the DynamoDB endpoint at url with a
+// connection pool of its own; see newClientWith.
+func newClient(url string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	return newClientWith(url, newTransport(), optFns...)
+}
+
+// newClientWith returns an SDK client for the DynamoDB endpoint at url, set
+// up for tests: static credentials, region us-east-1 and no retries, so that
+// a fault injected into the fake reaches the caller exactly as it does in
 // process (the table package retries throttling itself, with backoff) and a
 // retry quota never runs dry in a test that throttles on purpose.
-func newClient(url string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
-	transport := &http.Transport{
-		// The endpoint is local: never through a proxy, and enough idle
-		// connections for a test's goroutines to each keep one.
-		Proxy:               nil,
-		MaxIdleConns:        256,
-		MaxIdleConnsPerHost: 256,
-		IdleConnTimeout:     90 * time.Second,
-	}
+func newClientWith(url string, transport http.RoundTripper, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
 		BaseEndpoint: aws.String(url),
 		Region:       "us-east-1",
@@ -293,6 +291,18 @@ func newClient(url string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 		Retryer:      aws.NopRetryer{},
 		HTTPClient:   &http.Client{Transport: memoryBody{transport}},
 	}, optFns...)
+}
+
+// newTransport returns a transport for a local endpoint: never through a
+// proxy, and enough idle connections for a test's goroutines to keep one
+// each.
+func newTransport() *http.Transport {
+	return &http.Transport{
+		Proxy:               nil,
+		MaxIdleConns:        256,
+		MaxIdleConnsPerHost: 256,
+		IdleConnTimeout:     90 * time.Second,
+	}
 }
 
 // memoryBody hands the transport a copy of the request body.

@@ -1,0 +1,275 @@
+package dynamotest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+)
+
+func sv(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+func nv(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
+
+// jobsTable is a table with a composite key and one GSI.
+func jobsTable(name string) *dynamodb.CreateTableInput {
+	return &dynamodb.CreateTableInput{
+		TableName:   aws.String(name),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("status"), AttributeType: types.ScalarAttributeTypeS},
+		},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
+		},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
+			IndexName:  aws.String("byStatus"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("status"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}},
+	}
+}
+
+func newServer(t *testing.T, opts ...func(*Options)) (*Server, *dynamodb.Client) {
+	t.Helper()
+	srv := NewServer(opts...)
+	t.Cleanup(srv.Close)
+	client := srv.Client()
+	if _, err := client.CreateTable(context.Background(), jobsTable("jobs")); err != nil {
+		t.Fatal(err)
+	}
+	return srv, client
+}
+
+func TestServerClientWritesWhatTheDBReads(t *testing.T) {
+	ctx := context.Background()
+	srv, client := newServer(t)
+	item := map[string]types.AttributeValue{
+		"pk": sv("JOB#1"), "sk": sv("META"), "status": sv("QUEUED"), "n": nv("10"),
+		"b": &types.AttributeValueMemberB{Value: []byte{0, 1, 2}},
+		"m": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"l": &types.AttributeValueMemberL{Value: []types.AttributeValue{nv("1"), sv("x")}}}},
+	}
+	if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("jobs"), Item: item}); err != nil {
+		t.Fatal(err)
+	}
+	key := map[string]types.AttributeValue{"pk": sv("JOB#1"), "sk": sv("META")}
+	inProcess, err := srv.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(inProcess.Item, item) {
+		t.Errorf("DB holds %v, client wrote %v", inProcess.Item, item)
+	}
+	overHTTP, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(overHTTP.Item, item) {
+		t.Errorf("client read %v, wrote %v", overHTTP.Item, item)
+	}
+	if got := srv.DB.Calls("PutItem"); got != 1 {
+		t.Errorf("DB counted %d PutItem calls, want 1", got)
+	}
+}
+
+// The same requests in process and over HTTP must give the same answers,
+// errors included: the server adds nothing and loses nothing.
+func TestServerAnswersAsTheDBDoesInProcess(t *testing.T) {
+	ctx := context.Background()
+	clock := func() time.Time { return time.Date(2026, 11, 1, 20, 30, 0, 0, time.UTC) }
+	inProcess := New(func(o *Options) { o.Clock = clock })
+	srv := NewServer(func(o *Options) { o.Clock = clock })
+	t.Cleanup(srv.Close)
+	overHTTP := srv.Client()
+
+	steps := []struct {
+		op string
+		in any
+	}{
+		{"CreateTable", jobsTable("jobs")},
+		{"PutItem", &dynamodb.PutItemInput{TableName: aws.String("jobs"), Item: map[string]types.AttributeValue{"pk": sv("J1"), "sk": sv("META"), "status": sv("QUEUED"), "v": nv("1")}}},
+		{"PutItem", &dynamodb.PutItemInput{TableName: aws.String("jobs"), Item: map[string]types.AttributeValue{"pk": sv("J1"), "sk": sv("STAGE#01"), "status": sv("RUNNING")}, ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes}},
+		{"UpdateItem", &dynamodb.UpdateItemInput{TableName: aws.String("jobs"), Key: map[string]types.AttributeValue{"pk": sv("J1"), "sk": sv("META")},
+			UpdateExpression: aws.String("SET #s = :new ADD v :one"), ConditionExpression: aws.String("#s = :old"),
+			ExpressionAttributeNames:  map[string]string{"#s": "status"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":new": sv("RUNNING"), ":old": sv("QUEUED"), ":one": nv("1")},
+			ReturnValues:              types.ReturnValueAllNew}},
+		{"UpdateItem", &dynamodb.UpdateItemInput{TableName: aws.String("jobs"), Key: map[string]types.AttributeValue{"pk": sv("J1"), "sk": sv("META")},
+			UpdateExpression: aws.String("SET #s = :new"), ConditionExpression: aws.String("#s = :old"),
+			ExpressionAttributeNames:            map[string]string{"#s": "status"},
+			ExpressionAttributeValues:           map[string]types.AttributeValue{":new": sv("DONE"), ":old": sv("QUEUED")},
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}},
+		{"Query", &dynamodb.QueryInput{TableName: aws.String("jobs"), KeyConditionExpression: aws.String("pk = :p AND begins_with(sk, :s)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":p": sv("J1"), ":s": sv("STAGE#")}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}},
+		{"Query", &dynamodb.QueryInput{TableName: aws.String("jobs"), IndexName: aws.String("byStatus"), KeyConditionExpression: aws.String("#s = :s"),
+			ExpressionAttributeNames: map[string]string{"#s": "status"}, ExpressionAttributeValues: map[string]types.AttributeValue{":s": sv("RUNNING")}}},
+		{"Query", &dynamodb.QueryInput{TableName: aws.String("jobs"), KeyConditionExpression: aws.String("pk = :p"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":p": sv("J1"), ":unused": sv("x")}}},
+		{"TransactWriteItems", &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+			{Put: &types.Put{TableName: aws.String("jobs"), Item: map[string]types.AttributeValue{"pk": sv("J2"), "sk": sv("META")}}},
+			{ConditionCheck: &types.ConditionCheck{TableName: aws.String("jobs"), Key: map[string]types.AttributeValue{"pk": sv("J1"), "sk": sv("META")},
+				ConditionExpression: aws.String("attribute_not_exists(pk)"), ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}},
+		}}},
+		{"GetItem", &dynamodb.GetItemInput{TableName: aws.String("missing"), Key: map[string]types.AttributeValue{"pk": sv("J1"), "sk": sv("META")}}},
+		{"DescribeTable", &dynamodb.DescribeTableInput{TableName: aws.String("jobs")}},
+		{"ListTables", &dynamodb.ListTablesInput{}},
+		{"Scan", &dynamodb.ScanInput{TableName: aws.String("jobs"), Segment: aws.Int32(0), TotalSegments: aws.Int32(2)}},
+	}
+	errorSteps := 0
+	for i, step := range steps {
+		want, wantErr := callAPI(ctx, inProcess, step.op, step.in)
+		got, gotErr := call(ctx, overHTTP, step.op, step.in)
+		name := fmt.Sprintf("step %d %s", i, step.op)
+		if (wantErr == nil) != (gotErr == nil) {
+			t.Fatalf("%s: in process err %v, over HTTP err %v", name, wantErr, gotErr)
+		}
+		if wantErr != nil {
+			errorSteps++
+			sameError(t, name, gotErr, wantErr)
+			continue
+		}
+		if !reflect.DeepEqual(withoutMetadata(got), withoutMetadata(want)) {
+			t.Errorf("%s: over HTTP %+v\nin process %+v", name, got, want)
+		}
+	}
+	// A failed condition, an unused placeholder, a cancelled transaction
+	// and a missing table.
+	if errorSteps != 4 {
+		t.Errorf("%d steps failed, want 4: the scenario no longer tests the errors it means to", errorSteps)
+	}
+}
+
+// callAPI invokes a table.API method by name.
+func callAPI(ctx context.Context, db *DB, op string, in any) (any, error) {
+	res := reflect.ValueOf(db).MethodByName(op).Call([]reflect.Value{reflect.ValueOf(ctx), reflect.ValueOf(in)})
+	err, _ := res[1].Interface().(error)
+	return res[0].Interface(), err
+}
+
+// sameError checks that got, from the client, is the error want the DB
+// returned in process: the same Go type with the same members, or for a
+// ValidationException the same code and message.
+func sameError(t *testing.T, name string, got, want error) {
+	t.Helper()
+	var wantAPI smithy.APIError
+	if !errors.As(want, &wantAPI) {
+		t.Fatalf("%s: the DB returned a non-API error %v", name, want)
+	}
+	if generic, ok := wantAPI.(*smithy.GenericAPIError); ok {
+		var gotAPI smithy.APIError
+		if !errors.As(got, &gotAPI) || gotAPI.ErrorCode() != generic.Code || gotAPI.ErrorMessage() != generic.Message {
+			t.Errorf("%s: client got %v, want %s: %s", name, got, generic.Code, generic.Message)
+		}
+		return
+	}
+	target := reflect.New(reflect.TypeOf(wantAPI))
+	if !errors.As(got, target.Interface()) {
+		t.Fatalf("%s: client got %v (%T), want %T", name, got, got, wantAPI)
+	}
+	if !reflect.DeepEqual(target.Elem().Interface(), wantAPI) {
+		t.Errorf("%s: client got %+v, want %+v", name, target.Elem().Interface(), wantAPI)
+	}
+}
+
+func TestServerInjectedFaultsReachTheClientUnretried(t *testing.T) {
+	ctx := context.Background()
+	srv, client := newServer(t)
+	srv.DB.Inject(Throttle("GetItem", 2))
+	key := map[string]types.AttributeValue{"pk": sv("J1"), "sk": sv("META")}
+	for i := range 2 {
+		_, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: key})
+		var throttled *types.ProvisionedThroughputExceededException
+		if !errors.As(err, &throttled) {
+			t.Fatalf("call %d: got %v, want ProvisionedThroughputExceededException", i+1, err)
+		}
+	}
+	if _, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: key}); err != nil {
+		t.Fatalf("third call: %v", err)
+	}
+	// Each client call is one DB call: the client does not retry behind
+	// the test's back.
+	if got := srv.DB.Calls("GetItem"); got != 3 {
+		t.Errorf("DB saw %d GetItem calls, want 3", got)
+	}
+}
+
+func TestServerUsesTheDBClock(t *testing.T) {
+	created := time.Date(2026, 11, 1, 20, 30, 0, 0, time.UTC)
+	srv := NewServer(func(o *Options) { o.Clock = func() time.Time { return created } })
+	t.Cleanup(srv.Close)
+	out, err := srv.Client().CreateTable(context.Background(), jobsTable("jobs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := aws.ToTime(out.TableDescription.CreationDateTime); !got.Equal(created) {
+		t.Errorf("CreationDateTime %v, want the DB clock's %v", got, created)
+	}
+}
+
+func TestServerCloseStopsServingAndKeepsTheDB(t *testing.T) {
+	ctx := context.Background()
+	srv, client := newServer(t)
+	srv.Close()
+	if _, err := client.ListTables(ctx, &dynamodb.ListTablesInput{}); err == nil {
+		t.Error("ListTables succeeded after Close")
+	}
+	out, err := srv.DB.ListTables(ctx, &dynamodb.ListTablesInput{})
+	if err != nil || len(out.TableNames) != 1 {
+		t.Errorf("DB after Close: %v, %v", out, err)
+	}
+}
+
+func TestUnstartedServerStartsOnItsListener(t *testing.T) {
+	srv := NewUnstartedServer()
+	if srv.URL != "" {
+		t.Errorf("URL %q before Start", srv.URL)
+	}
+	srv.Config.ReadHeaderTimeout = time.Minute
+	srv.Start()
+	t.Cleanup(srv.Close)
+	if srv.URL != "http://"+srv.Listener.Addr().String() {
+		t.Errorf("URL %q, listener %s", srv.URL, srv.Listener.Addr())
+	}
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("health check answered %d", resp.StatusCode)
+	}
+}
+
+func ExampleNewServer() {
+	srv := NewServer()
+	defer srv.Close()
+
+	ctx := context.Background()
+	client := srv.Client() // or any client with BaseEndpoint: aws.String(srv.URL)
+	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("jobs"),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	_, err = client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           aws.String("jobs"),
+		Item:                map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "job-1"}},
+		ConditionExpression: aws.String("attribute_not_exists(id)"),
+	})
+	fmt.Println(err, srv.DB.Calls("PutItem"))
+	// Output: <nil> 1
+}
