@@ -6,7 +6,9 @@
 //	}
 //
 // newStore must return an empty store each time it is called; the suite
-// calls it once per subtest, and subtests run in parallel.
+// calls it once per subtest, and subtests run in parallel. The suite uses
+// only keys every store accepts (no key is also a "directory" of another),
+// and skips the presign round trip when the store returns ErrUnsupported.
 package blobtest
 
 import (
