@@ -172,3 +172,42 @@ func TestIntegrationBackfillNeverOverwritesAConcurrentStatusMove(t *testing.T) {
 		t.Fatalf("progress %+v, job %+v", prog, got)
 	}
 }
+
+func TestIntegrationLargeAnalysisOffloadedToS3(t *testing.T) {
+	s3client := testenv.S3(t)
+	bucket := testenv.Bucket(t, "jobs")
+	blobs := blobstore.NewS3(s3client, bucket, func(o *blobstore.S3Options) { o.PathStyle = true })
+	client := testenv.DynamoDB(t)
+	name := testenv.TableName(t, "jobs")
+	store := jobs.NewStore(client, blobs, func(o *jobs.Options) { o.TableName = name })
+	ctx := context.Background()
+	if err := store.Table().Schema().Create(ctx, client); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+
+	job, err := store.Create(ctx, upload("u1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved(t)(store.StartProcessing(ctx, job.ID))
+	big := bigAnalysis(200 * 1024)
+	moved(t)(store.StartEditing(ctx, job.ID, big))
+	got, err := store.Get(ctx, job.ID, jobs.Consistent())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.AnalysisResult.Labels) != len(big.Labels) || got.AnalysisResult.Description != big.Description {
+		t.Fatal("the analysis did not come back whole from S3")
+	}
+	objects := 0
+	for _, err := range blobs.List(ctx, "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		objects++
+	}
+	if objects != 1 {
+		t.Fatalf("%d objects in the bucket, want 1", objects)
+	}
+}
