@@ -184,7 +184,9 @@ func TestIntegrationLargeAnalysisOffloadedToS3(t *testing.T) {
 	if err := store.Table().Schema().Create(ctx, client); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+	t.Cleanup(func() {
+		client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
 
 	job, err := store.Create(ctx, upload("u1"))
 	if err != nil {
