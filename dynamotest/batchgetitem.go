@@ -26,7 +26,7 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		tableNames = append(tableNames, name)
 	}
 	sort.Strings(tableNames)
-	faults, err := db.stats.begin("BatchGetItem", tableNames...)
+	faults, err := db.stats.begin(opBatchGetItem, tableNames...)
 	if err != nil {
 		return nil, err
 	}
@@ -107,9 +107,9 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 				unprocessed = append(append([]map[string]types.AttributeValue(nil), process[i:]...), unprocessed...)
 				break
 			}
-			_, id, probe := r.t.keyOf(k)
+			_, id, pos := r.t.keyOf(k)
 			size := 0
-			if e := r.t.items.Get(id, probe); e != nil {
+			if e := r.t.items.Get(id, pos); e != nil {
 				items = append(items, r.proj.apply(e.Item))
 				size = e.Size
 				bytes += size

@@ -20,7 +20,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 		tableNames = append(tableNames, name)
 	}
 	sort.Strings(tableNames)
-	faults, err := db.stats.begin("BatchWriteItem", tableNames...)
+	faults, err := db.stats.begin(opBatchWriteItem, tableNames...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package dynamotest
 
 import (
+	"math"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -16,19 +18,23 @@ type Capacity struct {
 // on-demand bill or a provisioned table's metrics would show. It counts
 // every call, whether or not the caller asked for ReturnConsumedCapacity.
 func (db *DB) Consumed(tableName string) Capacity {
-	db.stats.mu.Lock()
-	defer db.stats.mu.Unlock()
-	if c := db.stats.consumed[tableName]; c != nil {
-		return *c
+	ts, ok := db.stats.tables.Load(tableName)
+	if !ok {
+		return Capacity{}
 	}
-	return Capacity{}
+	return Capacity{
+		ReadUnits:  float64(ts.(*tableStats).readHalf.Load()) / 2,
+		WriteUnits: float64(ts.(*tableStats).writeHalf.Load()) / 2,
+	}
 }
 
 // ResetConsumed sets every table's consumed capacity to zero.
 func (db *DB) ResetConsumed() {
-	db.stats.mu.Lock()
-	defer db.stats.mu.Unlock()
-	clear(db.stats.consumed)
+	db.stats.tables.Range(func(_, ts any) bool {
+		ts.(*tableStats).readHalf.Store(0)
+		ts.(*tableStats).writeHalf.Store(0)
+		return true
+	})
 }
 
 const (
@@ -93,20 +99,14 @@ func (u *usage) total() Capacity {
 
 // record adds the request's consumption to the running totals.
 func (db *DB) record(us ...*usage) {
-	db.stats.mu.Lock()
-	defer db.stats.mu.Unlock()
 	for _, u := range us {
 		if u == nil || u.table == "" {
 			continue
 		}
 		t := u.total()
-		c := db.stats.consumed[u.table]
-		if c == nil {
-			c = &Capacity{}
-			db.stats.consumed[u.table] = c
-		}
-		c.ReadUnits += t.ReadUnits
-		c.WriteUnits += t.WriteUnits
+		ts := db.stats.table(u.table)
+		ts.readHalf.Add(int64(math.Round(t.ReadUnits * 2)))
+		ts.writeHalf.Add(int64(math.Round(t.WriteUnits * 2)))
 	}
 }
 

@@ -34,7 +34,7 @@ func checkName(field, name string) error {
 // in CREATING; waiters see ACTIVE on their first call here).
 func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin("CreateTable", name); err != nil {
+	if _, err := db.stats.begin(opCreateTable, name); err != nil {
 		return nil, err
 	}
 	t, err := db.newTable(in)
@@ -115,7 +115,7 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*dbTable, error) {
 		keySchema:  append([]types.KeySchemaElement(nil), in.KeySchema...),
 		pk:         pk,
 		sk:         sk,
-		items:      store.New(compareKeys),
+		items:      store.New(),
 	}
 
 	if len(in.GlobalSecondaryIndexes) > maxGSIs {
@@ -221,7 +221,7 @@ func newIndex(t *dbTable, g types.GlobalSecondaryIndex, defs map[string]types.Sc
 		pk:        pk,
 		sk:        sk,
 		keySchema: append([]types.KeySchemaElement(nil), g.KeySchema...),
-		items:     store.New(compareKeys),
+		items:     store.New(),
 	}
 	if g.Projection == nil {
 		return nil, constraint("null", "globalSecondaryIndexes.member.projection", "Member must not be null")

@@ -12,7 +12,7 @@ import (
 // Deleting a missing item succeeds and costs one write unit, as in DynamoDB.
 func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin("DeleteItem", name); err != nil {
+	if _, err := db.stats.begin(opDeleteItem, name); err != nil {
 		return nil, err
 	}
 	t := db.table(name)

@@ -13,7 +13,7 @@ import (
 // later call.
 func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin("DeleteTable", name); err != nil {
+	if _, err := db.stats.begin(opDeleteTable, name); err != nil {
 		return nil, err
 	}
 	db.mu.Lock()
@@ -43,7 +43,7 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ 
 // sizes (DynamoDB refreshes those about every six hours).
 func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin("DescribeTable", name); err != nil {
+	if _, err := db.stats.begin(opDescribeTable, name); err != nil {
 		return nil, err
 	}
 	t := db.table(name)

@@ -94,40 +94,91 @@ func (f *faultState) hit() bool {
 	return true
 }
 
+// The operations the fake counts, in table.API's order.
+var opNames = [...]string{
+	"CreateTable", "DeleteTable", "DescribeTable", "ListTables", "UpdateTimeToLive", "DescribeTimeToLive",
+	"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
+	"BatchGetItem", "BatchWriteItem", "TransactGetItems", "TransactWriteItems",
+}
+
+type op int
+
+const (
+	opCreateTable op = iota
+	opDeleteTable
+	opDescribeTable
+	opListTables
+	opUpdateTimeToLive
+	opDescribeTimeToLive
+	opGetItem
+	opPutItem
+	opUpdateItem
+	opDeleteItem
+	opQuery
+	opScan
+	opBatchGetItem
+	opBatchWriteItem
+	opTransactGetItems
+	opTransactWriteItems
+	numOps
+)
+
+func (o op) String() string { return opNames[o] }
+
+func opIndex(name string) (op, bool) {
+	for i, n := range opNames {
+		if n == name {
+			return op(i), true
+		}
+	}
+	return 0, false
+}
+
+// tableStats counts one table name's calls and consumed capacity, across
+// deletes and re-creates. Capacity is kept in half units: every amount
+// DynamoDB charges is a multiple of 0.5, so the sums stay exact.
+type tableStats struct {
+	calls               [numOps]atomic.Int64
+	readHalf, writeHalf atomic.Int64
+}
+
 // stats holds the call counters, consumed capacity totals and injected
-// faults. Its lock is never held while a table lock is being acquired.
+// faults. Counters are atomics so that the hot path takes no lock; the
+// mutex guards the faults, which are checked only while some are armed.
 type stats struct {
+	calls       [numOps]atomic.Int64
+	tables      sync.Map // table name -> *tableStats
 	mu          sync.Mutex
-	calls       map[string]int
-	callsTable  map[[2]string]int
-	consumed    map[string]*Capacity
 	faults      []*faultState
 	faultsArmed atomic.Bool
 }
 
-func (s *stats) init() {
-	s.calls = make(map[string]int)
-	s.callsTable = make(map[[2]string]int)
-	s.consumed = make(map[string]*Capacity)
+func (s *stats) init() {}
+
+func (s *stats) table(name string) *tableStats {
+	if ts, ok := s.tables.Load(name); ok {
+		return ts.(*tableStats)
+	}
+	ts, _ := s.tables.LoadOrStore(name, &tableStats{})
+	return ts.(*tableStats)
 }
 
-// begin counts a call of op touching tables and decides which faults hit
+// begin counts a call of o touching tables and decides which faults hit
 // it: the error to fail it with, and the unprocessed-item faults that apply.
-func (s *stats) begin(op string, tables ...string) (unprocessed []*faultState, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls[op]++
+func (s *stats) begin(o op, tables ...string) (unprocessed []*faultState, err error) {
+	s.calls[o].Add(1)
 	for i, t := range tables {
-		if dup(tables[:i], t) {
-			continue
+		if !dup(tables[:i], t) {
+			s.table(t).calls[o].Add(1)
 		}
-		s.callsTable[[2]string{op, t}]++
 	}
 	if !s.faultsArmed.Load() {
 		return nil, nil
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, f := range s.faults {
-		if !f.matches(op, tables) || !f.hit() {
+		if !f.matches(o.String(), tables) || !f.hit() {
 			continue
 		}
 		if f.Unprocessed > 0 {
@@ -199,23 +250,36 @@ func (db *DB) ClearFaults() {
 // Calls returns how many times op ("GetItem", "Query", ...) was called,
 // successful or not, since New or ResetCalls.
 func (db *DB) Calls(op string) int {
-	db.stats.mu.Lock()
-	defer db.stats.mu.Unlock()
-	return db.stats.calls[op]
+	o, ok := opIndex(op)
+	if !ok {
+		return 0
+	}
+	return int(db.stats.calls[o].Load())
 }
 
 // CallsFor returns how many calls of op touched the named table. A batch or
 // transaction over several tables counts once for each.
 func (db *DB) CallsFor(op, tableName string) int {
-	db.stats.mu.Lock()
-	defer db.stats.mu.Unlock()
-	return db.stats.callsTable[[2]string{op, tableName}]
+	o, ok := opIndex(op)
+	if !ok {
+		return 0
+	}
+	ts, ok := db.stats.tables.Load(tableName)
+	if !ok {
+		return 0
+	}
+	return int(ts.(*tableStats).calls[o].Load())
 }
 
 // ResetCalls sets every call counter to zero.
 func (db *DB) ResetCalls() {
-	db.stats.mu.Lock()
-	defer db.stats.mu.Unlock()
-	clear(db.stats.calls)
-	clear(db.stats.callsTable)
+	for i := range db.stats.calls {
+		db.stats.calls[i].Store(0)
+	}
+	db.stats.tables.Range(func(_, ts any) bool {
+		for i := range ts.(*tableStats).calls {
+			ts.(*tableStats).calls[i].Store(0)
+		}
+		return true
+	})
 }

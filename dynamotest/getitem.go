@@ -11,7 +11,7 @@ import (
 // GetItem reads one item by its full key in O(log n) of its partition.
 func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin("GetItem", name); err != nil {
+	if _, err := db.stats.begin(opGetItem, name); err != nil {
 		return nil, err
 	}
 	t := db.table(name)
@@ -29,14 +29,14 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(
 		return nil, err
 	}
 	consistent := aws.ToBool(in.ConsistentRead)
-	_, id, probe := t.keyOf(in.Key)
+	_, id, pos := t.keyOf(in.Key)
 
 	t.mu.RLock()
 	if t.deleted {
 		t.mu.RUnlock()
 		return nil, resourceNotFound()
 	}
-	e := t.items.Get(id, probe)
+	e := t.items.Get(id, pos)
 	t.mu.RUnlock()
 
 	// Stored items are immutable, so the copy can be made outside the lock.

@@ -171,35 +171,35 @@ func (kc *keyCond) matches(v types.AttributeValue) bool {
 	return false
 }
 
-// start is where a walk over the range begins: the probe to Ascend or
-// Descend from, or nil for the partition's first (last) entry.
-func (kc *keyCond) start(forward bool) *store.Entry {
+// start is where a walk over the range begins: the position to Ascend or
+// Descend from, "" for the partition's first (last) entry.
+func (kc *keyCond) start(forward bool) string {
 	if kc.op == rangeNone {
-		return nil
+		return ""
 	}
 	v := kc.values[0]
 	if forward {
 		switch kc.op {
 		case rangeEQ, rangeGE, rangeBetween, rangeBeginsWith:
-			return &store.Entry{Sort: v, Bias: -1}
+			return store.Before(v)
 		case rangeGT:
-			return &store.Entry{Sort: v, Bias: 1}
+			return store.After(v)
 		}
-		return nil // LT, LE: from the first entry
+		return "" // LT, LE: from the first entry
 	}
 	switch kc.op {
 	case rangeEQ, rangeLE:
-		return &store.Entry{Sort: v, Bias: 1}
+		return store.After(v)
 	case rangeLT:
-		return &store.Entry{Sort: v, Bias: -1}
+		return store.Before(v)
 	case rangeBetween:
-		return &store.Entry{Sort: kc.values[1], Bias: 1}
+		return store.After(kc.values[1])
 	case rangeBeginsWith:
 		if next := prefixEnd(v); next != nil {
-			return &store.Entry{Sort: next, Bias: -1}
+			return store.Before(next)
 		}
 	}
-	return nil // GT, GE, or a prefix of only 0xff bytes: from the last entry
+	return "" // GT, GE, or a prefix of only 0xff bytes: from the last entry
 }
 
 // prefixEnd is the smallest value greater than every value beginning with

@@ -12,7 +12,7 @@ import (
 // ConditionExpression holds.
 func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin("PutItem", name); err != nil {
+	if _, err := db.stats.begin(opPutItem, name); err != nil {
 		return nil, err
 	}
 	t := db.table(name)

@@ -15,7 +15,7 @@ import (
 // and left at the first entry outside it.
 func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin("Query", name); err != nil {
+	if _, err := db.stats.begin(opQuery, name); err != nil {
 		return nil, err
 	}
 	t := db.table(name)
@@ -96,7 +96,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 		if compareKeys(start.pk, kc.hash) != 0 {
 			return nil, validationf("The provided starting key is outside query boundaries based on provided conditions")
 		}
-		if !kc.matches(start.probe.Sort) {
+		if !kc.matches(start.sort) {
 			return nil, validationf("The provided starting key does not match the range key predicate")
 		}
 	}
@@ -114,7 +114,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 		col = ix.items
 	}
 	if part := col.Partition(keyString(kc.hash)); part != nil {
-		walkRange(col, part, kc, start, forward, p)
+		walkRange(part, kc, start, forward, p)
 	}
 	t.mu.RUnlock()
 
@@ -140,13 +140,13 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 
 // walkRange feeds p the partition's entries inside the key condition's
 // range, in the requested direction, starting after start when given.
-func walkRange(col *store.Collection, part *store.Partition, kc *keyCond, start *startKey, forward bool, p *page) {
+func walkRange(part *store.Partition, kc *keyCond, start *startKey, forward bool, p *page) {
 	from := kc.start(forward)
 	if start != nil {
-		from = start.probe
+		from = start.pos
 	}
 	visit := func(e *store.Entry) bool {
-		if start != nil && col.Compare(e, start.probe) == 0 {
+		if start != nil && e.Key == start.pos {
 			return true // ExclusiveStartKey itself is not returned
 		}
 		if !kc.matches(e.Sort) {

@@ -87,12 +87,14 @@ func checkLimit(limit *int32) (int, error) {
 	return int(*limit), nil
 }
 
-// startKey is a validated ExclusiveStartKey: its partition and the probe at
-// the entry it names.
+// startKey is a validated ExclusiveStartKey: its partition, the position
+// of the entry it names there, and the sort key value (the index's, when
+// reading an index) for the range check.
 type startKey struct {
-	pk    types.AttributeValue
-	id    string
-	probe *store.Entry
+	pk   types.AttributeValue
+	id   string
+	pos  string
+	sort types.AttributeValue
 }
 
 var errStartKey = validationf("The provided starting key is invalid: The provided key element does not match the schema")
@@ -132,26 +134,23 @@ func (t *dbTable) checkStartKey(esk map[string]types.AttributeValue, ix *dbIndex
 	own := ownKey(esk)
 	s := &startKey{}
 	if ix == nil {
-		var probe *store.Entry
-		s.pk, s.id, probe = t.keyOf(own)
-		s.probe = probe
+		s.pk, s.id, s.pos = t.keyOf(own)
+		if t.sk.name != "" {
+			s.sort = own[t.sk.name]
+		}
 		return s, nil
 	}
 	s.pk = own[ix.pk.name]
-	s.id, s.probe = t.indexProbe(ix, own)
-	return s, nil
-}
-
-// indexProbe is the position in ix of the item with key attributes key.
-func (t *dbTable) indexProbe(ix *dbIndex, key map[string]types.AttributeValue) (string, *store.Entry) {
-	e := &store.Entry{TablePK: key[t.pk.name]}
+	s.id = keyString(s.pk)
+	var tsk types.AttributeValue
 	if t.sk.name != "" {
-		e.TableSK = key[t.sk.name]
+		tsk = own[t.sk.name]
 	}
 	if ix.sk.name != "" {
-		e.Sort = key[ix.sk.name]
+		s.sort = own[ix.sk.name]
 	}
-	return keyString(key[ix.pk.name]), e
+	s.pos = store.Key(s.sort, own[t.pk.name], tsk)
+	return s, nil
 }
 
 // lastKey is the LastEvaluatedKey for an entry: the table's key attributes,

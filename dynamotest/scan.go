@@ -18,7 +18,7 @@ const maxTotalSegments = 1000000
 // item.
 func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin("Scan", name); err != nil {
+	if _, err := db.stats.begin(opScan, name); err != nil {
 		return nil, err
 	}
 	t := db.table(name)
@@ -150,15 +150,15 @@ func scanSegment(col *store.Collection, segment, total int, start *startKey, p *
 		}
 		more := true
 		if start != nil && part.ID() == start.id {
-			part.Ascend(start.probe, func(e *store.Entry) bool {
-				if col.Compare(e, start.probe) == 0 {
+			part.Ascend(start.pos, func(e *store.Entry) bool {
+				if e.Key == start.pos {
 					return true
 				}
 				more = p.add(e)
 				return more
 			})
 		} else {
-			part.Ascend(nil, func(e *store.Entry) bool {
+			part.Ascend("", func(e *store.Entry) bool {
 				more = p.add(e)
 				return more
 			})

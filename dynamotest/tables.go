@@ -64,9 +64,9 @@ type dbIndex struct {
 
 // expiry is one item's place in the TTL order.
 type expiry struct {
-	at   int64 // epoch seconds
-	id   string
-	sort types.AttributeValue
+	at  int64  // epoch seconds
+	id  string // partition
+	key string // position in the partition
 }
 
 // compareKeys orders key values for the trees: numbers numerically, strings
@@ -94,24 +94,18 @@ func newExpiries() *btree.BTreeG[expiry] {
 		if a.id != b.id {
 			return a.id < b.id
 		}
-		switch {
-		case a.sort == nil:
-			return b.sort != nil
-		case b.sort == nil:
-			return false
-		}
-		return compareKeys(a.sort, b.sort) < 0
+		return a.key < b.key
 	}, btree.Options{NoLocks: true})
 }
 
-// keyOf extracts the table key of a stored or validated item.
-func (t *dbTable) keyOf(item map[string]types.AttributeValue) (pk types.AttributeValue, id string, probe *store.Entry) {
+// keyOf locates an item (or a key) in the table: its partition key, the
+// partition's identity and the position in the partition.
+func (t *dbTable) keyOf(item map[string]types.AttributeValue) (pk types.AttributeValue, id, key string) {
 	pk = item[t.pk.name]
-	probe = &store.Entry{}
 	if t.sk.name != "" {
-		probe.Sort = item[t.sk.name]
+		key = store.Key(item[t.sk.name], nil, nil)
 	}
-	return pk, attr.KeyString(pk), probe
+	return pk, attr.KeyString(pk), key
 }
 
 // isKeyAttr reports whether name is one of the table's key attributes.
@@ -147,6 +141,7 @@ func (t *dbTable) indexEntry(ix *dbIndex, item map[string]types.AttributeValue, 
 		}
 		e.Sort = isk
 	}
+	e.Key = store.Key(e.Sort, e.TablePK, e.TableSK)
 	if ix.keep == nil {
 		e.Item, e.Size = item, size
 	} else {
@@ -194,27 +189,30 @@ func (t *dbTable) ttlOf(item map[string]types.AttributeValue) (int64, bool) {
 // and keeps every index and the TTL order in step. It returns the entry it
 // replaced, or nil, and adds index write costs to u.
 func (t *dbTable) put(item map[string]types.AttributeValue, size int, u *usage) (old *store.Entry) {
-	pk, id, e := t.keyOf(item)
-	e.Item, e.Size = item, size
+	pk, id, key := t.keyOf(item)
+	e := &store.Entry{Item: item, Size: size, Key: key}
+	if t.sk.name != "" {
+		e.Sort = item[t.sk.name]
+	}
 	old = t.items.Put(pk, id, e)
 	var oldItem map[string]types.AttributeValue
 	var oldSize int
 	if old != nil {
 		oldItem, oldSize = old.Item, old.Size
 	}
-	t.reindex(id, e.Sort, oldItem, oldSize, item, size, u)
+	t.reindex(id, key, oldItem, oldSize, item, size, u)
 	return old
 }
 
 // remove deletes the item with item's key, keeping indexes and the TTL order
 // in step, and returns the removed entry or nil.
 func (t *dbTable) remove(key map[string]types.AttributeValue, u *usage) *store.Entry {
-	_, id, probe := t.keyOf(key)
-	old := t.items.Delete(id, probe)
+	_, id, pos := t.keyOf(key)
+	old := t.items.Delete(id, pos)
 	if old == nil {
 		return nil
 	}
-	t.reindex(id, probe.Sort, old.Item, old.Size, nil, 0, u)
+	t.reindex(id, pos, old.Item, old.Size, nil, 0, u)
 	return old
 }
 
@@ -223,7 +221,7 @@ func (t *dbTable) remove(key map[string]types.AttributeValue, u *usage) *store.E
 // the item enters or leaves the index or a projected attribute changes, two
 // when the index key changes (a delete and a put), none when the index
 // does not see the change.
-func (t *dbTable) reindex(id string, sort types.AttributeValue, oldItem map[string]types.AttributeValue, oldSize int,
+func (t *dbTable) reindex(id, pos string, oldItem map[string]types.AttributeValue, oldSize int,
 	newItem map[string]types.AttributeValue, newSize int, u *usage) {
 	for _, ix := range t.indexes {
 		var oldID, newID string
@@ -237,7 +235,7 @@ func (t *dbTable) reindex(id string, sort types.AttributeValue, oldItem map[stri
 		switch {
 		case oldE == nil && newE == nil:
 			continue
-		case oldE != nil && newE != nil && oldID == newID && ix.items.Compare(oldE, newE) == 0:
+		case oldE != nil && newE != nil && oldID == newID && oldE.Key == newE.Key:
 			if sameProjection(ix, oldItem, newItem) {
 				// Still replace the entry: it must point at the new item.
 				ix.items.Put(newItem[ix.pk.name], newID, newE)
@@ -250,7 +248,7 @@ func (t *dbTable) reindex(id string, sort types.AttributeValue, oldItem map[stri
 			continue
 		}
 		if oldE != nil {
-			ix.items.Delete(oldID, oldE)
+			ix.items.Delete(oldID, oldE.Key)
 			if u != nil {
 				u.index(ix.name).WriteUnits += writeUnits(oldE.Size)
 			}
@@ -267,12 +265,12 @@ func (t *dbTable) reindex(id string, sort types.AttributeValue, oldItem map[stri
 	}
 	if oldItem != nil {
 		if at, ok := t.ttlOf(oldItem); ok {
-			t.expiries.Delete(expiry{at: at, id: id, sort: sort})
+			t.expiries.Delete(expiry{at: at, id: id, key: pos})
 		}
 	}
 	if newItem != nil {
 		if at, ok := t.ttlOf(newItem); ok {
-			t.expiries.Set(expiry{at: at, id: id, sort: sort})
+			t.expiries.Set(expiry{at: at, id: id, key: pos})
 		}
 	}
 }
@@ -311,9 +309,9 @@ func (t *dbTable) rebuildExpiries() {
 	}
 	t.expiries = newExpiries()
 	t.items.AscendPartitions(0, "", func(p *store.Partition) bool {
-		p.Ascend(nil, func(e *store.Entry) bool {
+		p.Ascend("", func(e *store.Entry) bool {
 			if at, ok := t.ttlOf(e.Item); ok {
-				t.expiries.Set(expiry{at: at, id: p.ID(), sort: e.Sort})
+				t.expiries.Set(expiry{at: at, id: p.ID(), key: e.Key})
 			}
 			return true
 		})
@@ -347,7 +345,7 @@ func (db *DB) sweepExpired() {
 				if x.at < oldest {
 					continue
 				}
-				old := t.items.Get(x.id, &store.Entry{Sort: x.sort})
+				old := t.items.Get(x.id, x.key)
 				if old != nil {
 					t.remove(old.Item, nil)
 				}

@@ -19,7 +19,7 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 			tableNames = append(tableNames, aws.ToString(it.Get.TableName))
 		}
 	}
-	if _, err := db.stats.begin("TransactGetItems", tableNames...); err != nil {
+	if _, err := db.stats.begin(opTransactGetItems, tableNames...); err != nil {
 		return nil, err
 	}
 	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
@@ -72,9 +72,9 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 	byTable := map[string]*usage{}
 	var usages []*usage
 	for i, g := range gets {
-		_, id, probe := g.t.keyOf(g.key)
+		_, id, pos := g.t.keyOf(g.key)
 		size := 0
-		if e := g.t.items.Get(id, probe); e != nil {
+		if e := g.t.items.Get(id, pos); e != nil {
 			out.Responses[i].Item = g.proj.apply(e.Item)
 			size = e.Size
 		}

@@ -13,7 +13,7 @@ import (
 // the clock next moves (Advance, SetTime).
 func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin("UpdateTimeToLive", name); err != nil {
+	if _, err := db.stats.begin(opUpdateTimeToLive, name); err != nil {
 		return nil, err
 	}
 	spec := in.TimeToLiveSpecification
@@ -57,7 +57,7 @@ func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiv
 // attribute.
 func (db *DB) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin("DescribeTimeToLive", name); err != nil {
+	if _, err := db.stats.begin(opDescribeTimeToLive, name); err != nil {
 		return nil, err
 	}
 	t := db.table(name)

@@ -13,7 +13,7 @@ import (
 // be updated.
 func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin("UpdateItem", name); err != nil {
+	if _, err := db.stats.begin(opUpdateItem, name); err != nil {
 		return nil, err
 	}
 	t := db.table(name)

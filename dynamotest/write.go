@@ -35,8 +35,8 @@ type writeOp struct {
 
 // current returns the stored entry the write applies to, or nil.
 func (w *writeOp) current() *store.Entry {
-	_, id, probe := w.t.keyOf(w.key)
-	return w.t.items.Get(id, probe)
+	_, id, pos := w.t.keyOf(w.key)
+	return w.t.items.Get(id, pos)
 }
 
 // outcome is what applying the write would do. failed means the condition

@@ -12,6 +12,11 @@ func Cases() []Case {
 		getCases(),
 		deleteCases(),
 		updateCases(),
+		batchCases(),
+		txCases(),
+		tableCases(),
+		typeCases(),
+		limitCases(),
 	} {
 		all = append(all, group...)
 	}

@@ -161,6 +161,16 @@ func (c *C) UniqueTableName(base string) string {
 	return name + "-" + hex.EncodeToString(b[:])
 }
 
+// Token returns a fresh ClientRequestToken (32 random hex digits), so
+// reruns against a long-lived DynamoDB never reuse one.
+func (c *C) Token() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b[:])
+}
+
 // CreateTable creates a table of shape s with a fresh name, waits until it
 // is active, and deletes it when the case ends.
 func (c *C) CreateTable(s Schema) string {

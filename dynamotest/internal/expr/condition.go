@@ -154,30 +154,57 @@ func (p *parser) parsePrimary() *cond {
 
 // parenthesizedOperand reports whether the "(" at the current position
 // encloses an operand ("(x) = :v", valid in DynamoDB) rather than a
-// condition: it does when a comparator follows the matching ")". Deciding
-// by lookahead keeps parsing linear.
+// condition: it does when a comparator follows the matching ")", or when
+// the parentheses hold neither a comparison, nor a logical operator, nor
+// a call of a boolean function. Deciding by lookahead keeps parsing
+// linear.
 func (p *parser) parenthesizedOperand() bool {
 	depth := 0
+	condition := false
 	for i := p.pos; i < len(p.toks); i++ {
-		switch p.toks[i].kind {
+		t := p.toks[i]
+		switch t.kind {
 		case tLParen:
 			depth++
 		case tRParen:
 			depth--
 			if depth == 0 {
-				next := p.toks[i+1]
-				switch next.kind {
-				case tEq, tNe, tLt, tLe, tGt, tGe:
+				if p.startsComparison(i + 1) {
 					return true
-				case tIdent:
-					t := p.text(next)
-					return keyword(t, "BETWEEN") || keyword(t, "IN")
 				}
-				return false
+				return !condition
+			}
+		case tEq, tNe, tLt, tLe, tGt, tGe:
+			if depth == 1 {
+				condition = true
+			}
+		case tIdent:
+			if depth != 1 {
+				break
+			}
+			s := p.text(t)
+			if keyword(s, "AND") || keyword(s, "OR") || keyword(s, "NOT") || keyword(s, "BETWEEN") || keyword(s, "IN") {
+				condition = true
+			} else if p.toks[i+1].kind == tLParen && s != fnSize {
+				condition = true
 			}
 		case tEOF:
 			return false
 		}
+	}
+	return false
+}
+
+// startsComparison reports whether the token at i continues an operand
+// into a comparison.
+func (p *parser) startsComparison(i int) bool {
+	t := p.toks[i]
+	switch t.kind {
+	case tEq, tNe, tLt, tLe, tGt, tGe:
+		return true
+	case tIdent:
+		s := p.text(t)
+		return keyword(s, "BETWEEN") || keyword(s, "IN")
 	}
 	return false
 }
@@ -356,9 +383,7 @@ func (p *parser) boolFunction(o *operand) *cond {
 		}
 	case fnAttributeType:
 		p.checkArity(o, 2)
-		if o.args[0].kind != opPath {
-			p.fail("Operator or function requires a document path; operator or function: " + o.fn)
-		}
+		p.checkDistinct(o.fn, o.args)
 		t := o.args[1]
 		switch {
 		case t.kind == opPath:
@@ -568,12 +593,12 @@ func (c *cond) evalFunc(item map[string]types.AttributeValue) bool {
 		_, ok := c.args[0].path.get(item)
 		return !ok
 	case fnAttributeType:
-		v, ok := c.args[0].path.get(item)
-		if !ok {
+		r := c.args[0].eval(item)
+		if !r.ok {
 			return false
 		}
 		t, isS := c.args[1].val.(*types.AttributeValueMemberS)
-		return isS && attr.TypeOf(v) == t.Value
+		return isS && attr.TypeOf(r.materialize()) == t.Value
 	case fnBeginsWith:
 		a, b := c.args[0].eval(item), c.args[1].eval(item)
 		if !a.ok || !b.ok {

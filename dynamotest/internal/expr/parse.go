@@ -285,15 +285,14 @@ func (p *parser) parseOperand() *operand {
 			p.countOp()
 			p.next()
 			p.next()
+			// A call has at least one argument: "f()" is a syntax error.
 			var args []*operand
-			if p.peekKind() != tRParen {
-				for {
-					args = append(args, p.parseOperand())
-					if p.peekKind() != tComma {
-						break
-					}
-					p.next()
+			for {
+				args = append(args, p.parseArgument())
+				if p.peekKind() != tComma {
+					break
 				}
+				p.next()
 			}
 			p.expect(tRParen)
 			return p.newOperand(operand{kind: opCall, fn: name, args: args})
@@ -304,6 +303,21 @@ func (p *parser) parseOperand() *operand {
 	}
 	p.syntaxError(p.pos)
 	return nil
+}
+
+// parseArgument parses a function argument. Condition grammars allow it
+// in parentheses ("attribute_exists((x))"); the update grammar does not.
+func (p *parser) parseArgument() *operand {
+	if p.kind == kindUpdate || p.peekKind() != tLParen {
+		return p.parseOperand()
+	}
+	p.next()
+	if p.peekKind() == tLParen {
+		p.fail(redundantParens)
+	}
+	o := p.parseOperand()
+	p.expect(tRParen)
+	return o
 }
 
 // Function names; they are case-sensitive, unlike keywords.

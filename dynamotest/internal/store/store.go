@@ -6,7 +6,11 @@
 // A Collection serves both a table and each of its global secondary indexes.
 // In a table an entry's position is its sort key; in an index it is the
 // index sort key followed by the table's partition and sort key, which makes
-// every index entry unique even when many items share one index key.
+// every index entry unique even when many items share one index key. The
+// position is encoded once, at write, as a byte string whose plain byte
+// order is DynamoDB's order (see key.go), so the trees compare strings held
+// inline in their nodes and a lookup touches one cache line per level
+// rather than chasing interface values.
 //
 // Entries are immutable once inserted: a write replaces the entry, so a
 // reader holding an entry (or an index holding the same item map) never sees
@@ -22,27 +26,29 @@ import (
 // entry holding it is inserted.
 type Item = map[string]types.AttributeValue
 
-// Compare orders two key values of one type: numbers numerically, strings
-// and binaries by bytes. The collection's owner supplies it.
-type Compare func(a, b types.AttributeValue) int
-
 // Entry is one item in a collection.
 type Entry struct {
 	Item Item
 	// Size is the item's size by DynamoDB's rules, computed once at write.
 	Size int
+	// Key is the entry's position in its partition: Key(Sort, TablePK,
+	// TableSK).
+	Key string
 	// Sort is the table's sort key, or the index's sort key; nil when the
 	// table or index has none.
 	Sort types.AttributeValue
 	// TablePK and TableSK are set in index entries only: the base item's key,
 	// so that entries with equal index keys stay distinct and ordered.
 	TablePK, TableSK types.AttributeValue
-	// Bias, in probes only, places the probe just before (-1) or just after
-	// (+1) every entry whose Sort equals the probe's, so a range can start
-	// or stop exactly at a sort key value even in an index, where many
-	// entries share it.
-	Bias int8
 }
+
+// slot is a tree element: the position inline, for cheap comparisons.
+type slot struct {
+	key string
+	e   *Entry
+}
+
+func slotLess(a, b slot) bool { return a.key < b.key }
 
 // Partition is the set of entries sharing one partition key value.
 type Partition struct {
@@ -55,8 +61,12 @@ type Partition struct {
 	// key, most partitions of a sparse index) keeps it here and allocates
 	// no tree.
 	one  *Entry
-	tree *btree.BTreeG[*Entry]
-	c    *Collection
+	tree *btree.BTreeG[slot]
+	// byKey finds an entry by exact position in O(1) when the partition
+	// holds a tree: GetItem, every write and every Scan resume are point
+	// lookups, and a hash probe costs a cache miss or two where a tree
+	// descent over scattered keys costs one per comparison.
+	byKey map[string]*Entry
 }
 
 // Collection is a table's or an index's entries grouped by partition.
@@ -65,18 +75,18 @@ type Collection struct {
 	// order sorts partitions by (hash of id, id): Scan walks it, and a scan
 	// segment is a contiguous range of hashes as in DynamoDB.
 	order *btree.BTreeG[*Partition]
-	cmp   Compare
-	less  func(a, b *Entry) bool
 	count int
 	bytes int64
 }
 
-// New returns an empty collection ordering key values with cmp.
-func New(cmp Compare) *Collection {
-	c := &Collection{parts: make(map[string]*Partition), cmp: cmp}
-	c.less = func(a, b *Entry) bool { return c.compareEntries(a, b) < 0 }
-	c.order = btree.NewBTreeGOptions(partitionLess, btree.Options{NoLocks: true, Degree: 32})
-	return c
+var treeOptions = btree.Options{NoLocks: true, Degree: 32}
+
+// New returns an empty collection.
+func New() *Collection {
+	return &Collection{
+		parts: make(map[string]*Partition),
+		order: btree.NewBTreeGOptions(partitionLess, treeOptions),
+	}
 }
 
 func partitionLess(a, b *Partition) bool {
@@ -84,37 +94,6 @@ func partitionLess(a, b *Partition) bool {
 		return a.hash < b.hash
 	}
 	return a.id < b.id
-}
-
-func (c *Collection) compareValues(a, b types.AttributeValue) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return -1
-	case b == nil:
-		return 1
-	}
-	return c.cmp(a, b)
-}
-
-func (c *Collection) compareEntries(a, b *Entry) int {
-	if r := c.compareValues(a.Sort, b.Sort); r != 0 {
-		return r
-	}
-	if a.Bias != b.Bias {
-		if a.Bias < b.Bias {
-			return -1
-		}
-		return 1
-	}
-	if a.TablePK == nil && b.TablePK == nil {
-		return 0
-	}
-	if r := c.compareValues(a.TablePK, b.TablePK); r != 0 {
-		return r
-	}
-	return c.compareValues(a.TableSK, b.TableSK)
 }
 
 // Len is the number of entries in the collection.
@@ -129,21 +108,22 @@ func (c *Collection) Partitions() int { return len(c.parts) }
 // Partition returns the partition whose key has identity id, or nil.
 func (c *Collection) Partition(id string) *Partition { return c.parts[id] }
 
-// Get returns the entry at probe's position in partition id, or nil.
-func (c *Collection) Get(id string, probe *Entry) *Entry {
+// Get returns the entry at position key in partition id, or nil.
+func (c *Collection) Get(id, key string) *Entry {
 	p := c.parts[id]
 	if p == nil {
 		return nil
 	}
-	return p.get(probe)
+	return p.get(key)
 }
 
 // Put inserts e into the partition with key pk (identity id), replacing the
-// entry at the same position, which it returns.
+// entry at the same position, which it returns. e.Key must be set:
+// Key(e.Sort, e.TablePK, e.TableSK).
 func (c *Collection) Put(pk types.AttributeValue, id string, e *Entry) (old *Entry) {
 	p := c.parts[id]
 	if p == nil {
-		p = &Partition{Key: pk, id: id, hash: Hash(id), one: e, c: c}
+		p = &Partition{Key: pk, id: id, hash: Hash(id), one: e}
 		c.parts[id] = p
 		c.order.Set(p)
 		c.count++
@@ -160,14 +140,14 @@ func (c *Collection) Put(pk types.AttributeValue, id string, e *Entry) (old *Ent
 	return old
 }
 
-// Delete removes the entry at probe's position in partition id and returns
-// it, or nil when there was none.
-func (c *Collection) Delete(id string, probe *Entry) *Entry {
+// Delete removes the entry at position key in partition id and returns it,
+// or nil when there was none.
+func (c *Collection) Delete(id, key string) *Entry {
 	p := c.parts[id]
 	if p == nil {
 		return nil
 	}
-	old := p.delete(probe)
+	old := p.delete(key)
 	if old == nil {
 		return nil
 	}
@@ -197,12 +177,11 @@ func (p *Partition) ID() string { return p.id }
 // Hash is the partition's position in scan order.
 func (p *Partition) Hash() uint64 { return p.hash }
 
-func (p *Partition) get(probe *Entry) *Entry {
+func (p *Partition) get(key string) *Entry {
 	if p.tree != nil {
-		e, _ := p.tree.Get(probe)
-		return e
+		return p.byKey[key]
 	}
-	if p.one != nil && p.c.compareEntries(p.one, probe) == 0 {
+	if p.one != nil && p.one.Key == key {
 		return p.one
 	}
 	return nil
@@ -214,71 +193,78 @@ func (p *Partition) set(e *Entry) (old *Entry) {
 			p.one = e
 			return nil
 		}
-		if p.c.compareEntries(p.one, e) == 0 {
+		if p.one.Key == e.Key {
 			old, p.one = p.one, e
 			return old
 		}
-		p.tree = btree.NewBTreeGOptions(p.c.less, btree.Options{NoLocks: true, Degree: 32})
-		p.tree.Set(p.one)
+		p.tree = btree.NewBTreeGOptions(slotLess, treeOptions)
+		p.tree.Set(slot{key: p.one.Key, e: p.one})
+		p.byKey = map[string]*Entry{p.one.Key: p.one}
 		p.one = nil
 	}
-	old, _ = p.tree.Set(e)
+	if old = p.byKey[e.Key]; old != nil {
+		// Same position: swap the entry in place, keeping the key string
+		// the tree already holds.
+		p.tree.Set(slot{key: old.Key, e: e})
+		e.Key = old.Key
+	} else {
+		p.tree.Set(slot{key: e.Key, e: e})
+	}
+	p.byKey[e.Key] = e
 	return old
 }
 
-func (p *Partition) delete(probe *Entry) *Entry {
+func (p *Partition) delete(key string) *Entry {
 	if p.tree == nil {
-		if p.one != nil && p.c.compareEntries(p.one, probe) == 0 {
+		if p.one != nil && p.one.Key == key {
 			old := p.one
 			p.one = nil
 			return old
 		}
 		return nil
 	}
-	old, _ := p.tree.Delete(probe)
+	old := p.byKey[key]
+	if old == nil {
+		return nil
+	}
+	p.tree.Delete(slot{key: key})
+	delete(p.byKey, key)
 	if p.tree.Len() == 1 {
-		p.one, _ = p.tree.Min()
-		p.tree = nil
+		last, _ := p.tree.Min()
+		p.one, p.tree, p.byKey = last.e, nil, nil
 	}
 	return old
 }
 
 // Ascend calls fn for the partition's entries in order, starting at the
-// first entry at or after from (every entry when from is nil), until fn
-// returns false.
-func (p *Partition) Ascend(from *Entry, fn func(*Entry) bool) {
+// first entry whose position is at or after from ("" is before every
+// entry), until fn returns false.
+func (p *Partition) Ascend(from string, fn func(*Entry) bool) {
 	if p.tree == nil {
-		if p.one != nil && (from == nil || p.c.compareEntries(p.one, from) >= 0) {
+		if p.one != nil && p.one.Key >= from {
 			fn(p.one)
 		}
 		return
 	}
-	if from == nil {
-		p.tree.Scan(fn)
-		return
-	}
-	p.tree.Ascend(from, fn)
+	p.tree.Ascend(slot{key: from}, func(s slot) bool { return fn(s.e) })
 }
 
 // Descend calls fn for the partition's entries in reverse order, starting
-// at the last entry at or before from (every entry when from is nil), until
-// fn returns false.
-func (p *Partition) Descend(from *Entry, fn func(*Entry) bool) {
+// at the last entry whose position is at or before from, or at the very
+// last entry when from is "", until fn returns false.
+func (p *Partition) Descend(from string, fn func(*Entry) bool) {
 	if p.tree == nil {
-		if p.one != nil && (from == nil || p.c.compareEntries(p.one, from) <= 0) {
+		if p.one != nil && (from == "" || p.one.Key <= from) {
 			fn(p.one)
 		}
 		return
 	}
-	if from == nil {
-		p.tree.Reverse(fn)
+	if from == "" {
+		p.tree.Reverse(func(s slot) bool { return fn(s.e) })
 		return
 	}
-	p.tree.Descend(from, fn)
+	p.tree.Descend(slot{key: from}, func(s slot) bool { return fn(s.e) })
 }
-
-// Compare orders two entries of this collection.
-func (c *Collection) Compare(a, b *Entry) int { return c.compareEntries(a, b) }
 
 // AscendPartitions calls fn for the partitions in scan order, starting at
 // the first whose (hash, id) is at or after (hash, id), until fn returns
