@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/table"
 )
@@ -320,4 +321,32 @@ func ExampleStore_Replay() {
 	}
 	fmt.Println(job.Status, job.Error.Code, job.Error.RetryCount)
 	// Output: QUEUED PROVIDER_TIMEOUT 1
+}
+
+// The same race through the fake's HTTP server and an unmodified
+// *dynamodb.Client: the refused writes' items must survive the wire.
+func TestClaimFiftyWorkersOneWinsOverHTTP(t *testing.T) {
+	srv := dynamotest.NewServer()
+	t.Cleanup(srv.Close)
+	client := srv.Client()
+	store := jobs.NewStore(client, nil)
+	ctx := context.Background()
+	if err := store.Table().Schema().Create(ctx, client); err != nil {
+		t.Fatal(err)
+	}
+	job, err := store.Create(ctx, upload("u1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raceToProcess(t, store, job.ID)
+	if _, err := store.StartEditing(ctx, job.ID, analysis); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Fail(ctx, job.ID, jobs.JobError{Code: "C", Message: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	replayed, err := store.Replay(ctx, job.ID)
+	if err != nil || replayed.Error.RetryCount != 1 {
+		t.Fatalf("Replay over HTTP: %+v, %v", replayed, err)
+	}
 }
