@@ -15,6 +15,10 @@ var (
 	// ErrInvalidTransition: a status move was asked of a job that is not in
 	// the move's starting status. Returned as a *TransitionError.
 	ErrInvalidTransition = errors.New("jobs: invalid status transition")
+
+	// ErrNoBlobStore: a job's result was offloaded to a blob store, and
+	// the Store was made without one (NewStore with a nil blobstore.Store).
+	ErrNoBlobStore = errors.New("jobs: no blob store")
 )
 
 // TransitionError reports a status move that did not happen because the job

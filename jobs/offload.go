@@ -120,8 +120,13 @@ func (s *Store) RemoveOrphans(ctx context.Context) ([]string, error) {
 // restore follows offload pointers. Most jobs have none, and are returned
 // as they are, without the copy Restore makes.
 func (s *Store) restore(ctx context.Context, item table.Item) (table.Item, error) {
-	if s.offload == nil || !hasPointer(item) {
+	if !hasPointer(item) {
 		return item, nil
+	}
+	if s.offload == nil {
+		// Reading the pointer as the result would give an empty one.
+		return nil, fmt.Errorf("jobs: job %s has results in a blob store, and the store was made without one: %w",
+			idOf(item), ErrNoBlobStore)
 	}
 	out, err := s.offload.Restore(ctx, item)
 	if err != nil {

@@ -154,3 +154,18 @@ func TestRemoveOrphansDeletesResultsOfDeletedJobs(t *testing.T) {
 		t.Fatalf("the kept job lost its analysis: %v", err)
 	}
 }
+
+func TestReadingOffloadedResultWithoutBlobStoreFails(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	job := f.create(t, "u1")
+	moved(t)(f.store.StartProcessing(ctx, job.ID))
+	moved(t)(f.store.StartEditing(ctx, job.ID, bigAnalysis(150*1024)))
+	blind := jobs.NewStore(f.db, nil, func(o *jobs.Options) { o.Env = "test"; o.Clock = f.db.Now })
+	if _, err := blind.Get(ctx, job.ID); !errors.Is(err, jobs.ErrNoBlobStore) {
+		t.Fatalf("Get without the blob store: %v, want ErrNoBlobStore rather than an empty analysis", err)
+	}
+	if _, err := blind.ListByUser(ctx, "u1", ""); !errors.Is(err, jobs.ErrNoBlobStore) {
+		t.Fatalf("ListByUser without the blob store: %v, want ErrNoBlobStore", err)
+	}
+}

@@ -73,7 +73,8 @@ type Store struct {
 // NewStore returns a Store for the jobs table on db, offloading large
 // results to blobs. blobs may be nil: a result that would need offloading
 // is then refused with an error wrapping table.ErrItemTooLarge before any
-// request.
+// request, and reading a job whose results another store offloaded fails
+// with ErrNoBlobStore.
 //
 // NewStore does not call DynamoDB; create the table with
 // Schema(env).EnsureTable or the store's Table().Schema().
