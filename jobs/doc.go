@@ -77,7 +77,7 @@
 // Reading items written before a field existed. Every attribute may be
 // absent and reads as its zero value, with these rules: a missing updatedAt
 // reads as createdAt; a missing error.retryCount as 0; a missing ttl as "never
-// expires" (ExpiresAt zero); missing labels as an empty list; a missing
+// expires" (ExpiresAt zero); missing labels as none (a nil slice); a missing
 // status keeps the item out of status-createdAt-index and fails every move
 // with a [*TransitionError] whose Current is "". Attributes the package
 // does not know are kept in [Job.Extra], so renamed or newer fields survive
