@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -78,7 +77,7 @@ func (t *Table) decodeCursor(spec cursorSpec, cursor string) (Item, error) {
 		}
 		return &InputError{Field: "cursor", Value: fmt.Sprintf("%q", shown), Reason: reason, Err: ErrInvalidCursor}
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(cursor, "="))
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(cursor)
 	if err != nil {
 		return nil, bad("not base64url")
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -69,6 +70,8 @@ func TestQueryPageRejectsAlteredOrForeignCursorsWithoutReading(t *testing.T) {
 		{"key swapped", tbl, Query{Partition: "A", Limit: 3}, base64.RawURLEncoding.EncodeToString(forged)},
 		{"truncated", tbl, Query{Partition: "A", Limit: 3}, cursor[:len(cursor)/2]},
 		{"not base64", tbl, Query{Partition: "A", Limit: 3}, "!!!not a cursor!!!"},
+		{"padded", tbl, Query{Partition: "A", Limit: 3}, cursor + "=="},
+		{"last character's spare bits set", tbl, Query{Partition: "A", Limit: 3}, spareBits(cursor)},
 		{"empty JSON", tbl, Query{Partition: "A", Limit: 3}, base64.RawURLEncoding.EncodeToString([]byte("{}"))},
 		{"other partition", tbl, Query{Partition: "B", Limit: 3}, cursor},
 		{"other index", tbl, Query{Index: "GSI1", Partition: "A", Limit: 3}, cursor},
@@ -141,4 +144,42 @@ func BenchmarkCursorRoundTrip(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzDecodeCursor: no input panics, and nothing but a cursor the table
+// issued for the same query is accepted.
+func FuzzDecodeCursor(f *testing.F) {
+	tbl := New(nil, thingsSchema)
+	spec := cursorSpec{binding: "query\x00Things\x00\x00S:A\x00", attrs: tbl.keyAttrs()}
+	item, _ := Marshal(thing{PK: "A", SK: "S#01"})
+	good, _ := tbl.encodeCursor(spec, item)
+	f.Add(good)
+	f.Add("")
+	f.Add("AQ")
+	f.Add(good[:len(good)-1])
+	f.Fuzz(func(t *testing.T, cursor string) {
+		key, err := tbl.decodeCursor(spec, cursor)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidCursor) {
+				t.Fatalf("error %v is not ErrInvalidCursor", err)
+			}
+			return
+		}
+		again, err := tbl.encodeCursor(spec, key)
+		if err != nil || again != cursor {
+			t.Fatalf("accepted %q, which the table never issued (re-encodes to %q)", cursor, again)
+		}
+	})
+}
+
+// spareBits changes the unused low bits of the last base64 character, which
+// a lenient decoder ignores: the result decodes to the same bytes but is not
+// the cursor the table issued.
+func spareBits(c string) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	if len(c)%4 == 0 {
+		return c + "A" // no spare bits: any extra character is an alteration
+	}
+	i := strings.IndexByte(alphabet, c[len(c)-1])
+	return c[:len(c)-1] + string(alphabet[i^1])
 }

@@ -55,13 +55,30 @@ type SortCondition struct {
 // IsSet reports whether the condition restricts anything.
 func (c SortCondition) IsSet() bool { return c.op != sortNone }
 
-func SortEquals(v any) SortCondition             { return SortCondition{sortEQ, []any{v}} }
-func SortBeginsWith(prefix string) SortCondition { return SortCondition{sortBeginsWith, []any{prefix}} }
-func SortBetween(lo, hi any) SortCondition       { return SortCondition{sortBetween, []any{lo, hi}} }
-func SortLess(v any) SortCondition               { return SortCondition{sortLT, []any{v}} }
-func SortLessOrEqual(v any) SortCondition        { return SortCondition{sortLE, []any{v}} }
-func SortGreater(v any) SortCondition            { return SortCondition{sortGT, []any{v}} }
-func SortGreaterOrEqual(v any) SortCondition     { return SortCondition{sortGE, []any{v}} }
+// SortEquals selects the item whose sort key is v.
+func SortEquals(v any) SortCondition { return SortCondition{sortEQ, []any{v}} }
+
+// SortBeginsWith selects sort keys starting with prefix (string sort keys
+// only). Build prefixes with keys.Template.Prefix so that they end at a
+// delimiter and never match a longer value ("RULE#raw#" not "RULE#raw").
+func SortBeginsWith(prefix string) SortCondition {
+	return SortCondition{sortBeginsWith, []any{prefix}}
+}
+
+// SortBetween selects sort keys from lo to hi, both included.
+func SortBetween(lo, hi any) SortCondition { return SortCondition{sortBetween, []any{lo, hi}} }
+
+// SortLess selects sort keys below v.
+func SortLess(v any) SortCondition { return SortCondition{sortLT, []any{v}} }
+
+// SortLessOrEqual selects sort keys up to v.
+func SortLessOrEqual(v any) SortCondition { return SortCondition{sortLE, []any{v}} }
+
+// SortGreater selects sort keys above v.
+func SortGreater(v any) SortCondition { return SortCondition{sortGT, []any{v}} }
+
+// SortGreaterOrEqual selects sort keys from v up.
+func SortGreaterOrEqual(v any) SortCondition { return SortCondition{sortGE, []any{v}} }
 
 // Page is one page of results and the cursor of the next one; Next is ""
 // exactly when nothing follows.
