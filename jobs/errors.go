@@ -38,7 +38,11 @@ type TransitionError struct {
 }
 
 func (e *TransitionError) Error() string {
-	return fmt.Sprintf("jobs: job %q is %s, cannot move %s → %s", e.JobID, e.Current, e.From, e.To)
+	current := "is " + string(e.Current)
+	if e.Current == "" {
+		current = "has no status"
+	}
+	return fmt.Sprintf("jobs: job %q %s, cannot move %s → %s", e.JobID, current, e.From, e.To)
 }
 
 // Unwrap gives ErrInvalidTransition and the table error, so both

@@ -147,6 +147,9 @@ func TestMoveFromWrongStatusIsTypedAndChangesNothing(t *testing.T) {
 		if te.Current != jobs.StatusQueued || te.JobID != job.ID {
 			t.Fatalf("%s: %+v, want Current QUEUED", name, te)
 		}
+		if want := fmt.Sprintf("jobs: job %q is QUEUED, cannot move %s → %s", job.ID, te.From, te.To); err.Error() != want {
+			t.Fatalf("%s: message %q, want %q", name, err, want)
+		}
 	}
 	got, err := f.store.Get(ctx, job.ID, jobs.Consistent())
 	if err != nil {
