@@ -27,8 +27,9 @@
 // when the item is there), IfExists (ErrNotFound when it is not),
 // ReturnOld/ReturnNew and ItemOnConditionFailure. Every failure is an
 // *Error whose Err is the sentinel and whose Cause is the SDK's error, so
-// errors.Is(err, table.ErrConditionFailed) and errors.As(err,
-// &*types.ConditionalCheckFailedException) both work.
+// errors.Is(err, table.ErrConditionFailed) works and errors.As still
+// reaches the SDK's *types.ConditionalCheckFailedException. WrapError
+// applies the same mapping to errors of calls a store makes directly.
 //
 // # Queries and cursors
 //
@@ -38,14 +39,18 @@
 // base64url, carry the last item's key, and are bound by an HMAC to the
 // table, index, partition value, sort condition and direction: a cursor
 // that was altered or comes from another query fails with ErrInvalidCursor
-// before anything is read. Set Options.CursorKey to a secret when cursors
-// reach untrusted clients.
+// before anything is read. The default HMAC key is derived from the table
+// name, which catches mistakes but not forgery: set Options.CursorKey to a
+// secret when cursors reach untrusted clients.
 //
 // # Batches and transactions
 //
 // BatchWrite and BatchGet split work into DynamoDB's 25 and 100 item
 // requests and retry unprocessed items and throttling with exponential
-// backoff and full jitter until done or until the context ends. WriteTx
+// backoff and full jitter (Options.Backoff) until done or until the context
+// ends; an early stop is an *Error that wraps the context's error and lists
+// the keys not yet done in Unprocessed. A key may appear once per call.
+// WriteTx
 // collects up to 100 actions, one per item, and Run retries conflicts and
 // throttling under a single ClientRequestToken so a retry cannot apply
 // twice; a cancellation becomes a *TxError with one TxReason per failed
