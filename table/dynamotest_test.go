@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/table"
 )
@@ -162,4 +164,19 @@ func TestFakeTransactionRetriesThrottlingUnderOneToken(t *testing.T) {
 	if err := tbl.Get(ctx, tbl.Key("U", "J"), &j); err != nil || j.Status != "queued" {
 		t.Fatalf("%+v, %v", j, err)
 	}
+}
+
+// The fake's HTTP server speaks DynamoDB's protocol: the suite's
+// cornerstone cases hold over the wire through the real SDK client too.
+func TestFakeOverHTTPWithRealClient(t *testing.T) {
+	srv := dynamotest.NewServer()
+	defer srv.Close()
+	var client table.API = srv.Client()
+	if _, ok := client.(*dynamodb.Client); !ok {
+		t.Fatal("Server.Client is not a *dynamodb.Client")
+	}
+	var n atomic.Int64
+	runBehaviour(t, func(t *testing.T) (table.API, string) {
+		return client, fmt.Sprintf("http-%d", n.Add(1))
+	})
 }
