@@ -58,6 +58,7 @@ func (e *Env) parseCondition(kind, s string) (*Condition, error) {
 	if err := p.run(func() {
 		root = p.parseOr()
 		p.expectEOF()
+		p.flush()
 	}); err != nil {
 		return nil, err
 	}
@@ -156,43 +157,68 @@ func (p *parser) parsePrimary() *cond {
 // encloses an operand ("(x) = :v", valid in DynamoDB) rather than a
 // condition: it does when a comparator follows the matching ")", or when
 // the parentheses hold neither a comparison, nor a logical operator, nor
-// a call of a boolean function. Deciding by lookahead keeps parsing
-// linear.
+// a call of a boolean function.
 func (p *parser) parenthesizedOperand() bool {
-	depth := 0
-	condition := false
-	for i := p.pos; i < len(p.toks); i++ {
-		t := p.toks[i]
+	if p.parens == nil {
+		p.scanParens()
+	}
+	info := p.parens[p.pos]
+	if info.close < 0 {
+		return false
+	}
+	return p.startsComparison(info.close+1) || !info.condition
+}
+
+// parenInfo describes a "(" token: where its ")" is (-1 if nowhere) and
+// whether what it directly encloses reads as a condition.
+type parenInfo struct {
+	close     int
+	condition bool
+}
+
+// scanParens matches every parenthesis in one pass, so that deciding what
+// each "(" encloses stays linear however deeply they nest.
+func (p *parser) scanParens() {
+	p.parens = make(map[int]parenInfo)
+	var open []int
+	for i, t := range p.toks {
 		switch t.kind {
 		case tLParen:
-			depth++
+			p.parens[i] = parenInfo{close: -1}
+			open = append(open, i)
+			continue
 		case tRParen:
-			depth--
-			if depth == 0 {
-				if p.startsComparison(i + 1) {
-					return true
-				}
-				return !condition
+			if len(open) > 0 {
+				o := open[len(open)-1]
+				open = open[:len(open)-1]
+				info := p.parens[o]
+				info.close = i
+				p.parens[o] = info
 			}
+			continue
+		}
+		if len(open) == 0 {
+			continue
+		}
+		cond := false
+		switch t.kind {
 		case tEq, tNe, tLt, tLe, tGt, tGe:
-			if depth == 1 {
-				condition = true
-			}
+			cond = true
 		case tIdent:
-			if depth != 1 {
-				break
-			}
 			s := p.text(t)
 			if keyword(s, "AND") || keyword(s, "OR") || keyword(s, "NOT") || keyword(s, "BETWEEN") || keyword(s, "IN") {
-				condition = true
+				cond = true
 			} else if p.toks[i+1].kind == tLParen && s != fnSize {
-				condition = true
+				cond = true
 			}
-		case tEOF:
-			return false
+		}
+		if cond {
+			o := open[len(open)-1]
+			info := p.parens[o]
+			info.condition = true
+			p.parens[o] = info
 		}
 	}
-	return false
 }
 
 // startsComparison reports whether the token at i continues an operand
@@ -233,20 +259,23 @@ func (p *parser) checkCallOperand(o *operand) {
 		return
 	}
 	if !knownFunction(o.fn) {
-		p.fail("Invalid function name; function: " + o.fn)
+		p.later(phaseNames, "Invalid function name; function: "+o.fn)
+		return
 	}
 	switch o.fn {
 	case fnIfNotExists, fnListAppend:
-		p.fail("The function is not allowed in a condition expression; function: " + o.fn)
+		p.later(phaseNames, "The function is not allowed in a condition expression; function: "+o.fn)
 	case fnSize:
-		p.checkArity(o, 1)
+		if !p.checkArity(o, 1) {
+			return
+		}
 		a := o.args[0]
 		p.checkCallOperand(a)
 		if t := literalType(a); t != "" && !sizeable(t) {
-			p.fail("Incorrect operand type for operator or function; operator or function: size, operand type: " + t)
+			p.later(phaseChecks, "Incorrect operand type for operator or function; operator or function: size, operand type: "+t)
 		}
 	default:
-		p.fail("The function is not allowed to be used this way in an expression; function: " + o.fn)
+		p.later(phaseNames, "The function is not allowed to be used this way in an expression; function: "+o.fn)
 	}
 }
 
@@ -334,10 +363,9 @@ func (p *parser) finishComparison(left *operand) *cond {
 		}
 		if lo.kind == opValue && hi.kind == opValue {
 			if shortType(lo.val) != shortType(hi.val) {
-				p.fail("The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: " + avString(lo.val) + ", upper bound operand: " + avString(hi.val))
-			}
-			if cmp, ok := attr.Compare(lo.val, hi.val); ok && cmp > 0 {
-				p.fail("The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: " + avString(lo.val) + ", upper bound operand: " + avString(hi.val))
+				p.later(phaseChecks, "The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: "+avString(lo.val)+", upper bound operand: "+avString(hi.val))
+			} else if cmp, ok := attr.Compare(lo.val, hi.val); ok && cmp > 0 {
+				p.later(phaseChecks, "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: "+avString(lo.val)+", upper bound operand: "+avString(hi.val))
 			}
 		}
 		p.checkDistinct("BETWEEN", c.args)
@@ -357,7 +385,7 @@ func (p *parser) finishComparison(left *operand) *cond {
 		}
 		p.expect(tRParen)
 		if n := len(args) - 1; n > maxInOperands {
-			p.fail("The IN operator is provided with too many operands; number of operands: " + strconv.Itoa(n))
+			p.later(phaseChecks, "The IN operator is provided with too many operands; number of operands: "+strconv.Itoa(n))
 		}
 		p.checkDistinct("IN", args)
 		return &cond{kind: cIn, args: args}
@@ -368,42 +396,54 @@ func (p *parser) finishComparison(left *operand) *cond {
 
 // boolFunction validates a function call standing as a condition.
 func (p *parser) boolFunction(o *operand) *cond {
+	c := &cond{kind: cFunc, fn: o.fn, args: o.args}
 	if !knownFunction(o.fn) {
-		p.fail("Invalid function name; function: " + o.fn)
+		p.later(phaseNames, "Invalid function name; function: "+o.fn)
+		return c
 	}
 	switch o.fn {
 	case fnIfNotExists, fnListAppend:
-		p.fail("The function is not allowed in a condition expression; function: " + o.fn)
+		p.later(phaseNames, "The function is not allowed in a condition expression; function: "+o.fn)
 	case fnSize:
-		p.fail("The function is not allowed to be used this way in an expression; function: " + o.fn)
+		p.later(phaseNames, "The function is not allowed to be used this way in an expression; function: "+o.fn)
 	case fnAttributeExists, fnAttributeNotExists:
-		p.checkArity(o, 1)
-		if o.args[0].kind != opPath {
-			p.fail("Operator or function requires a document path; operator or function: " + o.fn)
-		}
-	case fnAttributeType:
-		p.checkArity(o, 2)
-		p.checkDistinct(o.fn, o.args)
-		t := o.args[1]
-		switch {
-		case t.kind == opPath:
-			p.fail("Incorrect operand type for operator or function; operator or function: attribute_type, operand type: {B,NULL,INT,DOUBLE,FS,DOUBLESET,S,INTSET,L,DICT,N,HDS,FLOAT,DECIMAL,SS,BOOL,BS,HD,NS,M,DECIMALSET}")
-		case t.kind == opValue:
-			s, ok := t.val.(*types.AttributeValueMemberS)
-			if !ok {
-				p.operandTypeError(o.fn, t.val)
-			}
-			if attrTypeName(s.Value) == "" {
-				p.fail("Invalid attribute type name found; type: " + s.Value + ", valid types: " + validTypeNames)
-			}
-		default:
-			p.checkCallOperand(t)
-			p.fail("Incorrect operand type for operator or function; operator or function: attribute_type, operand type: N")
-		}
-	case fnBeginsWith, fnContains:
-		p.checkArity(o, 2)
 		for _, a := range o.args {
 			p.checkCallOperand(a)
+		}
+		if !p.checkArity(o, 1) {
+			break
+		}
+		if o.args[0].kind != opPath {
+			p.later(phaseChecks, "Operator or function requires a document path; operator or function: "+o.fn)
+		}
+	case fnAttributeType:
+		for _, a := range o.args {
+			p.checkCallOperand(a)
+		}
+		if !p.checkArity(o, 2) {
+			break
+		}
+		p.checkDistinct(o.fn, o.args)
+		switch t := o.args[1]; t.kind {
+		case opPath:
+			p.later(phaseChecks, "Incorrect operand type for operator or function; operator or function: attribute_type, operand type: {B,NULL,INT,DOUBLE,FS,DOUBLESET,S,INTSET,L,DICT,N,HDS,FLOAT,DECIMAL,SS,BOOL,BS,HD,NS,M,DECIMALSET}")
+		case opValue:
+			if s, ok := t.val.(*types.AttributeValueMemberS); !ok {
+				p.operandTypeError(o.fn, t.val)
+			} else if attrTypeName(s.Value) == "" {
+				p.later(phaseChecks, "Invalid attribute type name found; type: "+s.Value+", valid types: "+validTypeNames)
+			}
+		default:
+			p.later(phaseChecks, "Incorrect operand type for operator or function; operator or function: attribute_type, operand type: N")
+		}
+	case fnBeginsWith, fnContains:
+		for _, a := range o.args {
+			p.checkCallOperand(a)
+		}
+		if !p.checkArity(o, 2) {
+			break
+		}
+		for _, a := range o.args {
 			if o.fn == fnBeginsWith && a.kind == opValue {
 				if lt := shortType(a.val); lt != "S" && lt != "B" {
 					p.operandTypeError(o.fn, a.val)
@@ -412,7 +452,7 @@ func (p *parser) boolFunction(o *operand) *cond {
 		}
 		p.checkDistinct(o.fn, o.args)
 	}
-	return &cond{kind: cFunc, fn: o.fn, args: o.args}
+	return c
 }
 
 func attrTypeName(s string) string {

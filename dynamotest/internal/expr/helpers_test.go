@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -199,9 +200,12 @@ func dumpCases(t testing.TB, kind string, cases any) {
 	v := reflect.ValueOf(cases)
 	for i := 0; i < v.Len(); i++ {
 		c := v.Index(i)
-		row := map[string]any{"kind": kind, "test": t.Name()}
+		row := map[string]any{"test": t.Name()}
 		for j := 0; j < c.NumField(); j++ {
-			row[c.Type().Field(j).Name] = c.Field(j).String()
+			row[strings.ToLower(c.Type().Field(j).Name)] = c.Field(j).String()
+		}
+		if _, ok := row["kind"]; !ok {
+			row["kind"] = kind
 		}
 		b, _ := json.Marshal(row)
 		f.Write(append(b, '\n'))

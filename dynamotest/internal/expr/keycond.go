@@ -117,6 +117,7 @@ func (e *Env) KeyCondition(s, hashKey, rangeKey string) (*KeyCondition, error) {
 	err := p.run(func() {
 		root := p.parseOr()
 		p.expectEOF()
+		p.flush()
 		kc = p.keyCondition(root, hashKey, rangeKey)
 	})
 	if err != nil {
@@ -212,20 +213,20 @@ func (p *parser) keyPart(n *cond) (string, RangeOp, []types.AttributeValue) {
 			reversed := map[RangeOp]RangeOp{EQ: EQ, LT: GT, LE: GE, GT: LT, GE: LE}[op]
 			return keyPath(b), reversed, []types.AttributeValue{a.val}
 		case a.kind == opPath:
-			p.fail("Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition")
+			p.failPlain("Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition")
 		default:
-			p.fail("Invalid condition in KeyConditionExpression: No key attribute specified")
+			p.failPlain("Invalid condition in KeyConditionExpression: No key attribute specified")
 		}
 	case cBetween:
 		x, lo, hi := n.args[0], n.args[1], n.args[2]
 		if x.kind != opPath || lo.kind != opValue || hi.kind != opValue {
-			p.fail("Invalid condition in KeyConditionExpression: BETWEEN requires a key attribute and two values")
+			p.failPlain("Invalid condition in KeyConditionExpression: BETWEEN requires a key attribute and two values")
 		}
 		return keyPath(x), Between, []types.AttributeValue{lo.val, hi.val}
 	case cFunc: // begins_with
 		x, prefix := n.args[0], n.args[1]
 		if x.kind != opPath || prefix.kind != opValue {
-			p.fail("Invalid condition in KeyConditionExpression: begins_with requires a key attribute and a value")
+			p.failPlain("Invalid condition in KeyConditionExpression: begins_with requires a key attribute and a value")
 		}
 		return keyPath(x), BeginsWith, []types.AttributeValue{prefix.val}
 	}

@@ -83,6 +83,44 @@ type parser struct {
 	kind string
 	ops  int // operators and functions seen, against DynamoDB's limit of 300
 	slab []operand
+	// parens describes each "(" by token index, computed on first need.
+	parens map[int]parenInfo
+	// pending holds the first semantic error of each phase. DynamoDB
+	// (Local, probed pairwise) reports syntax errors first; then, in
+	// expression order, reserved words, unknown functions, functions in
+	// the wrong place and list indexes out of range; then a repeated
+	// update clause; then undefined placeholders, which in conditions
+	// share the last phase; then everything else. The parser records
+	// errors as it goes and flush reports them in that order once the
+	// whole expression has parsed.
+	pending [4]*Error
+}
+
+// Phases of semantic errors, in the order DynamoDB reports them.
+const (
+	phaseNames        = iota // reserved words, function names and placement, list index range
+	phaseClauses             // a repeated SET, REMOVE, ADD or DELETE
+	phasePlaceholders        // undefined placeholders (in updates and projections)
+	phaseChecks              // arity, operand types, distinct operands, limits, overlapping paths
+)
+
+// later records a semantic error to report once parsing is done.
+func (p *parser) later(phase int, msg string) {
+	if phase == phasePlaceholders && (p.kind == kindCondition || p.kind == kindFilter || p.kind == kindKey) {
+		phase = phaseChecks
+	}
+	if p.pending[phase] == nil {
+		p.pending[phase] = &Error{Message: "Invalid " + p.kind + ": " + msg}
+	}
+}
+
+// flush reports the first recorded semantic error, by phase.
+func (p *parser) flush() {
+	for _, e := range p.pending {
+		if e != nil {
+			panic(bailout{e})
+		}
+	}
 }
 
 // newOperand hands out operands from a small slab: one allocation for
@@ -135,8 +173,8 @@ func precheck(env *Env, kind, src string) error {
 // an expression and stops at the first one over.
 func (p *parser) countOp() {
 	p.ops++
-	if p.ops > maxOperators {
-		p.fail("The expression contains too many operators; operator count: " + strconv.Itoa(p.ops))
+	if p.ops == maxOperators+1 {
+		p.later(phaseChecks, "The expression contains too many operators; operator count: "+strconv.Itoa(p.ops))
 	}
 }
 
@@ -224,13 +262,14 @@ func (p *parser) parsePath() path {
 			digits := p.text(t)
 			n, err := strconv.Atoi(digits)
 			if err != nil || n > maxListIndex {
-				p.fail("List index is not within the allowable range; index: [" + digits + "]")
+				p.later(phaseNames, "List index is not within the allowable range; index: ["+digits+"]")
+				n = 0
 			}
 			p.expect(tRBrack)
 			pa = append(pa, pathElem{index: n, isIndex: true})
 		default:
 			if len(pa) > maxPathDepth {
-				p.fail("The document path has too many nesting levels; nesting levels: " + strconv.Itoa(len(pa)))
+				p.later(phaseChecks, "The document path has too many nesting levels; nesting levels: "+strconv.Itoa(len(pa)))
 			}
 			return pa
 		}
@@ -248,7 +287,7 @@ func (p *parser) parseName() string {
 			p.syntaxError(p.pos)
 		}
 		if _, bad := reserved[strings.ToLower(s)]; bad {
-			p.fail("Attribute name is a reserved keyword; reserved keyword: " + s)
+			p.later(phaseNames, "Attribute name is a reserved keyword; reserved keyword: "+s)
 		}
 		p.next()
 		return s
@@ -256,7 +295,8 @@ func (p *parser) parseName() string {
 		s := p.text(t)
 		name, ok := p.env.name(s)
 		if !ok {
-			p.fail("An expression attribute name used in the document path is not defined; attribute name: " + s)
+			p.later(phasePlaceholders, "An expression attribute name used in the document path is not defined; attribute name: "+s)
+			name = s
 		}
 		p.next()
 		return name
@@ -275,7 +315,7 @@ func (p *parser) parseOperand() *operand {
 		s := p.text(t)
 		v, ok := p.env.value(s)
 		if !ok {
-			p.fail("An expression attribute value used in expression is not defined; attribute value: " + s)
+			p.later(phasePlaceholders, "An expression attribute value used in expression is not defined; attribute value: "+s)
 		}
 		p.next()
 		return p.newOperand(operand{kind: opValue, val: v})
@@ -305,10 +345,10 @@ func (p *parser) parseOperand() *operand {
 	return nil
 }
 
-// parseArgument parses a function argument. Condition grammars allow it
-// in parentheses ("attribute_exists((x))"); the update grammar does not.
+// parseArgument parses a function argument, which may be in parentheses
+// ("attribute_exists((x))", "if_not_exists((a), :v)").
 func (p *parser) parseArgument() *operand {
-	if p.kind == kindUpdate || p.peekKind() != tLParen {
+	if p.peekKind() != tLParen {
 		return p.parseOperand()
 	}
 	p.next()
@@ -341,16 +381,18 @@ func knownFunction(name string) bool {
 	return false
 }
 
-// checkArity reports DynamoDB's message for a call with the wrong number
-// of operands.
-func (p *parser) checkArity(o *operand, want int) {
+// checkArity records DynamoDB's message for a call with the wrong number
+// of operands and reports whether the count was right.
+func (p *parser) checkArity(o *operand, want int) bool {
 	if len(o.args) != want {
-		p.fail("Incorrect number of operands for operator or function; operator or function: " + o.fn + ", number of operands: " + strconv.Itoa(len(o.args)))
+		p.later(phaseChecks, "Incorrect number of operands for operator or function; operator or function: "+o.fn+", number of operands: "+strconv.Itoa(len(o.args)))
+		return false
 	}
+	return true
 }
 
 func (p *parser) operandTypeError(op string, v types.AttributeValue) {
-	p.fail("Incorrect operand type for operator or function; operator or function: " + op + ", operand type: " + shortType(v))
+	p.later(phaseChecks, "Incorrect operand type for operator or function; operator or function: "+op+", operand type: "+shortType(v))
 }
 
 // checkDistinct rejects "x = x" and the like: DynamoDB requires the first
@@ -362,7 +404,8 @@ func (p *parser) checkDistinct(op string, args []*operand) {
 	}
 	for _, a := range args[1:] {
 		if a.kind == opPath && a.path.equal(args[0].path) {
-			p.fail("The first operand must be distinct from the remaining operands for this operator or function; operator: " + op + ", first operand: " + pathString(args[0].path))
+			p.later(phaseChecks, "The first operand must be distinct from the remaining operands for this operator or function; operator: "+op+", first operand: "+pathString(args[0].path))
+			return
 		}
 	}
 }

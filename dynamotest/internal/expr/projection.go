@@ -47,6 +47,7 @@ func (e *Env) Projection(s string) (*Projection, error) {
 		}
 		p.expectEOF()
 		p.checkPaths(paths)
+		p.flush()
 	})
 	if err != nil {
 		return nil, err

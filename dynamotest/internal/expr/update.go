@@ -43,7 +43,10 @@ func (e *Env) Update(s string) (*Update, error) {
 	}
 	p := newParser(e, kindUpdate, s)
 	var u *Update
-	if err := p.run(func() { u = p.parseUpdate() }); err != nil {
+	if err := p.run(func() {
+		u = p.parseUpdate()
+		p.flush()
+	}); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -67,7 +70,7 @@ func (p *parser) parseUpdate() *Update {
 			p.syntaxError(p.pos)
 		}
 		if seen[kind] {
-			p.fail(`The "` + clauseNames[kind] + `" section can only be used once in an update expression;`)
+			p.later(phaseClauses, `The "`+clauseNames[kind]+`" section can only be used once in an update expression;`)
 		}
 		seen[kind] = true
 		p.next()
@@ -181,7 +184,7 @@ func (p *parser) parseAction(kind actionKind) *action {
 			if kind == aDelete {
 				typeSet = "ALLOWED_FOR_DELETE_OPERAND"
 			}
-			p.fail("Incorrect operand type for operator or function; operator: " + clauseNames[kind] + ", operand type: " + longType(a.left.val) + ", typeSet: " + typeSet)
+			p.later(phaseChecks, "Incorrect operand type for operator or function; operator: "+clauseNames[kind]+", operand type: "+longType(a.left.val)+", typeSet: "+typeSet)
 		}
 	}
 	return a
@@ -191,7 +194,7 @@ func (p *parser) parseAction(kind actionKind) *action {
 // if_not_exists(path, operand) and list_append(operand, operand);
 // list_append may not be nested in another call.
 func (p *parser) parseUpdateOperand(nested bool) *operand {
-	o := p.parseOperand()
+	o := p.parseArgument() // "SET a = (:v)" is valid
 	p.checkUpdateCall(o, nested)
 	return o
 }
@@ -201,22 +204,31 @@ func (p *parser) checkUpdateCall(o *operand, nested bool) {
 		return
 	}
 	if !knownFunction(o.fn) {
-		p.fail("Invalid function name; function: " + o.fn)
+		p.later(phaseNames, "Invalid function name; function: "+o.fn)
+		return
 	}
 	switch o.fn {
 	case fnIfNotExists:
-		p.checkArity(o, 2)
-		if o.args[0].kind != opPath {
-			p.fail("Operator or function requires a document path; operator or function: " + o.fn)
+		for _, a := range o.args[1:] {
+			p.checkUpdateCall(a, true)
 		}
-		p.checkUpdateCall(o.args[1], true)
+		if !p.checkArity(o, 2) {
+			return
+		}
+		if o.args[0].kind != opPath {
+			p.later(phaseChecks, "Operator or function requires a document path; operator or function: "+o.fn)
+		}
 	case fnListAppend:
 		if nested {
-			p.fail("The function is not allowed to be used this way in an expression; function: " + o.fn)
+			p.later(phaseNames, "The function is not allowed to be used this way in an expression; function: "+o.fn)
 		}
-		p.checkArity(o, 2)
 		for _, a := range o.args {
 			p.checkUpdateCall(a, true)
+		}
+		if !p.checkArity(o, 2) {
+			return
+		}
+		for _, a := range o.args {
 			if a.kind == opValue {
 				if _, isL := a.val.(*types.AttributeValueMemberL); !isL {
 					p.operandTypeError(o.fn, a.val)
@@ -224,7 +236,7 @@ func (p *parser) checkUpdateCall(o *operand, nested bool) {
 			}
 		}
 	default:
-		p.fail("The function is not allowed in an update expression; function: " + o.fn)
+		p.later(phaseNames, "The function is not allowed in an update expression; function: "+o.fn)
 	}
 }
 
@@ -249,13 +261,15 @@ func (p *parser) checkPaths(paths []path) {
 					continue
 				}
 				if x.isIndex != y.isIndex {
-					p.fail("Two document paths conflict with each other; must remove or rewrite one of these paths; path one: " + pathString(a) + ", path two: " + pathString(b))
+					p.later(phaseChecks, "Two document paths conflict with each other; must remove or rewrite one of these paths; path one: "+pathString(a)+", path two: "+pathString(b))
+					return
 				}
 				shared = false
 				break
 			}
 			if shared {
-				p.fail("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: " + pathString(a) + ", path two: " + pathString(b))
+				p.later(phaseChecks, "Two document paths overlap with each other; must remove or rewrite one of these paths; path one: "+pathString(a)+", path two: "+pathString(b))
+				return
 			}
 		}
 	}

@@ -6,8 +6,14 @@ The expected messages in expr's tests were taken from DynamoDB Local; this
 script is how they were checked and how to re-check them after a change:
 
     java -Djava.library.path=<lib>/DynamoDBLocal_lib -jar <lib>/DynamoDBLocal.jar -inMemory -port 8124 &
-    EXPR_DUMP_CASES=/tmp/cases.jsonl go test ./dynamotest/internal/expr/
+    EXPR_DUMP_CASES=/tmp/cases.jsonl go test -count=1 ./dynamotest/internal/expr/
     python3 dynamotest/internal/expr/testdata/replay_ddblocal.py /tmp/cases.jsonl
+    python3 dynamotest/internal/expr/testdata/replay_ddblocal.py dynamotest/internal/expr/testdata/ddblocal_cases.jsonl
+
+ddblocal_cases.jsonl holds further cases (mostly malformed expressions and
+pairs of errors, to pin down which one DynamoDB reports first) with the
+outcome DynamoDB Local gave; TestCasesConfirmedByDynamoDBLocal checks the
+fake against them.
 
 Needs boto3. Uses tables "tbl" (p S, c N) and "rtt" (kp S) on
 http://localhost:8124 (DDBL_ENDPOINT overrides), creating them if missing.
@@ -118,6 +124,6 @@ for line in open(sys.argv[1]):
         if c['want'].startswith('ok') and got == 'ok': got = c['want']
     if got != c['want']:
         bad += 1
-        print('MISMATCH', c['test'], repr(c['expr'][:200]), '\n   fake :', c['want'][:300], '\n   local:', str(got)[:300])
+        print('MISMATCH', c.get('test', c['kind']), repr(c['expr'][:200]), '\n   fake :', c['want'][:300], '\n   local:', str(got)[:300])
 print('checked; mismatches:', bad)
 sys.exit(1 if bad else 0)
