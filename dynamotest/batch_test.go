@@ -150,3 +150,21 @@ func TestBatchThrottledEntirely(t *testing.T) {
 		t.Fatalf("want ProvisionedThroughputExceededException, got %v", err)
 	}
 }
+
+func TestBatchGetStopsBeforeSixteenMegabytes(t *testing.T) {
+	db := newDB(t, simple)
+	var keys []item
+	for i := 0; i < 50; i++ {
+		it := sized(fmt.Sprintf("%02d", i), 390*1024)
+		put(t, db, "simple", it)
+		keys = append(keys, item{"pk": it["pk"], "sk": it["sk"]})
+	}
+	out, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"simple": {Keys: keys}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, left := len(out.Responses["simple"]), len(out.UnprocessedKeys["simple"].Keys)
+	if got != 42 || left != 8 {
+		t.Errorf("%d items returned, %d unprocessed; want 42 (16 MB of 390 KB items) and 8", got, left)
+	}
+}

@@ -103,13 +103,14 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 			return nil, resourceNotFound()
 		}
 		for i, k := range process {
-			if bytes >= maxBatchGetBytes {
+			_, id, pos := r.t.keyOf(k)
+			e := r.t.items.Get(id, pos)
+			if e != nil && bytes+e.Size > maxBatchGetBytes {
 				unprocessed = append(append([]map[string]types.AttributeValue(nil), process[i:]...), unprocessed...)
 				break
 			}
-			_, id, pos := r.t.keyOf(k)
 			size := 0
-			if e := r.t.items.Get(id, pos); e != nil {
+			if e != nil {
 				items = append(items, r.proj.apply(e.Item))
 				size = e.Size
 				bytes += size

@@ -67,10 +67,25 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ..
 // keyOp validates and compiles a write addressed by key: an update, a
 // delete or a condition check.
 func (t *dbTable) keyOp(kind writeKind, key map[string]types.AttributeValue, cond, upd *string, names map[string]string, values map[string]types.AttributeValue) (*writeOp, error) {
-	if err := t.checkKey(key); err != nil {
+	w, err := t.txKeyOp(kind, key, cond, upd, names, values)
+	if err != nil {
 		return nil, err
 	}
+	if w.invalid != nil {
+		return nil, w.invalid
+	}
+	return w, nil
+}
+
+// txKeyOp is keyOp for a transaction, where DynamoDB reports a key that
+// does not match the schema, or an update of a key attribute, as the
+// action's ValidationError cancellation reason rather than failing the
+// request: such errors are left in w.invalid.
+func (t *dbTable) txKeyOp(kind writeKind, key map[string]types.AttributeValue, cond, upd *string, names map[string]string, values map[string]types.AttributeValue) (*writeOp, error) {
 	w := &writeOp{t: t, kind: kind, key: ownKey(key)}
+	if err := t.checkKey(key); err != nil {
+		w.invalid = err
+	}
 	if cond == nil && upd == nil && names == nil && values == nil {
 		return w, nil
 	}
@@ -88,8 +103,8 @@ func (t *dbTable) keyOp(kind writeKind, key map[string]types.AttributeValue, con
 		return nil, err
 	}
 	for _, n := range w.upd.names() {
-		if t.isKeyAttr(n) {
-			return nil, invalidParam("Cannot update attribute %s. This attribute is part of the key", n)
+		if t.isKeyAttr(n) && w.invalid == nil {
+			w.invalid = invalidParam("Cannot update attribute %s. This attribute is part of the key", n)
 		}
 	}
 	return w, nil

@@ -153,6 +153,9 @@ func (x *exprs) projection(s *string) (*projection, error) {
 	return &projection{p}, nil
 }
 
+// names lists the top-level attributes the projection reads.
+func (p *projection) names() []string { return p.p.TopLevelNames() }
+
 // apply returns the projected attributes of a stored item as the caller's
 // own copy; a nil projection copies the whole item.
 func (p *projection) apply(item map[string]types.AttributeValue) map[string]types.AttributeValue {

@@ -167,3 +167,11 @@ func TestScanIndexReturnsIndexedItemsOnly(t *testing.T) {
 		t.Errorf("index scan %v", out.Items)
 	}
 }
+
+func TestProjectionOfUnprojectedAttributeIsRejected(t *testing.T) {
+	db := newDB(t, jobs)
+	_, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("jobs"), IndexName: aws.String("include"),
+		KeyConditionExpression: aws.String("#s = :s"), ProjectionExpression: aws.String("#o, body"),
+		ExpressionAttributeNames: map[string]string{"#s": "status", "#o": "owner"}, ExpressionAttributeValues: item{":s": S("queued")}})
+	wantValidation(t, err, "One or more parameter values were invalid: Global secondary index include does not project [body]")
+}

@@ -228,3 +228,10 @@ func TestBinaryKeysCompareByBytes(t *testing.T) {
 		t.Errorf("order %q", order)
 	}
 }
+
+func TestAttributeNameLimit(t *testing.T) {
+	db := newDB(t, simple)
+	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("simple"),
+		Item: item{"pk": S("a"), "sk": S("b"), strings.Repeat("n", 65536): S("v")}})
+	wantValidation(t, err, "One or more parameter values were invalid: Attribute name exceeds the maximum size of 65535 bytes")
+}

@@ -15,6 +15,8 @@ import (
 const (
 	maxPartitionKeyBytes = 2048
 	maxSortKeyBytes      = 1024
+	// Attribute names are limited to 64 KB (less one byte).
+	maxAttributeNameBytes = 65535
 )
 
 var errKeySchema = validationf("The provided key element does not match the schema")
@@ -130,6 +132,9 @@ func (t *dbTable) checkItem(item map[string]types.AttributeValue) (int, error) {
 	for name, v := range item {
 		if name == "" {
 			return 0, invalidParam("An AttributeValue may not contain an empty string")
+		}
+		if len(name) > maxAttributeNameBytes {
+			return 0, invalidParam("Attribute name exceeds the maximum size of 65535 bytes")
 		}
 		if err := attr.Validate(v); err != nil {
 			return 0, attrError(err)

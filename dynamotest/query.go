@@ -88,6 +88,9 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 	if err := x.done(); err != nil {
 		return nil, err
 	}
+	if err := checkProjected(ix, sel); err != nil {
+		return nil, err
+	}
 	start, err := t.checkStartKey(in.ExclusiveStartKey, ix)
 	if err != nil {
 		return nil, err

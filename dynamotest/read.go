@@ -2,6 +2,7 @@ package dynamotest
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -73,6 +74,29 @@ func checkSelect(sel types.Select, ix *dbIndex, hasProjection bool, hasAttribute
 		}
 	default:
 		return constraint(string(sel), "select", "Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]")
+	}
+	return nil
+}
+
+// checkProjected refuses a projection of attributes that a KEYS_ONLY or
+// INCLUDE index does not store: DynamoDB cannot fetch them from the table
+// for a global secondary index.
+func checkProjected(ix *dbIndex, sel selection) error {
+	if ix == nil || ix.keep == nil || sel.proj == nil {
+		return nil
+	}
+	requested := sel.proj.attrs
+	if sel.proj.p != nil {
+		requested = sel.proj.p.names()
+	}
+	var missing []string
+	for _, n := range requested {
+		if !ix.keep[n] {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		return invalidParam("Global secondary index %s does not project [%s]", ix.name, strings.Join(missing, ", "))
 	}
 	return nil
 }

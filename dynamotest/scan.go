@@ -75,6 +75,9 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynam
 	if err := x.done(); err != nil {
 		return nil, err
 	}
+	if err := checkProjected(ix, sel); err != nil {
+		return nil, err
+	}
 	start, err := t.checkStartKey(in.ExclusiveStartKey, ix)
 	if err != nil {
 		return nil, err

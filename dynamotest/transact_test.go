@@ -147,3 +147,41 @@ func TestClientRequestTokenMakesTransactionIdempotent(t *testing.T) {
 		t.Errorf("n = %s after the window, want 2", n)
 	}
 }
+
+func TestTransactionItemErrorsAreCancellationReasons(t *testing.T) {
+	db := newDB(t, simple)
+	put(t, db, "simple", item{"pk": S("a"), "sk": S("1")})
+	// Updating a key attribute cancels with a ValidationError reason.
+	_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String("simple"), Item: item{"pk": S("a"), "sk": S("2")}}},
+		{Update: &types.Update{TableName: aws.String("simple"), Key: item{"pk": S("a"), "sk": S("1")},
+			UpdateExpression: aws.String("SET sk = :s"), ExpressionAttributeValues: item{":s": S("3")}}},
+	}})
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) || aws.ToString(tce.CancellationReasons[1].Code) != "ValidationError" ||
+		aws.ToString(tce.CancellationReasons[0].Code) != "None" {
+		t.Fatalf("want a ValidationError reason, got %v", err)
+	}
+	if get(t, db, "simple", item{"pk": S("a"), "sk": S("2")}) != nil {
+		t.Error("canceled transaction wrote its put")
+	}
+	// So does a TransactGetItems key that does not match the schema.
+	_, err = db.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
+		{Get: &types.Get{TableName: aws.String("simple"), Key: item{"pk": S("a")}}}}})
+	if !errors.As(err, &tce) || aws.ToString(tce.CancellationReasons[0].Code) != "ValidationError" {
+		t.Fatalf("want a ValidationError reason, got %v", err)
+	}
+}
+
+func TestTransactionOverFourMegabytesIsRejected(t *testing.T) {
+	db := newDB(t, simple)
+	var actions []types.TransactWriteItem
+	for i := 0; i < 11; i++ {
+		actions = append(actions, types.TransactWriteItem{Put: &types.Put{TableName: aws.String("simple"), Item: sized(fmt.Sprint(i), 390*1024)}})
+	}
+	_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions})
+	wantValidation(t, err, "Transaction request cannot be larger than 4 MB")
+	if _, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions[:10]}); err != nil {
+		t.Errorf("3.9 MB transaction: %v", err)
+	}
+}

@@ -32,9 +32,10 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 		return nil, constraint(fmt.Sprintf("[%d items]", n), "transactItems", "Member must have length less than or equal to 100")
 	}
 	type get struct {
-		t    *dbTable
-		key  map[string]types.AttributeValue
-		proj *readProj
+		t       *dbTable
+		key     map[string]types.AttributeValue
+		proj    *readProj
+		invalid error
 	}
 	gets := make([]get, len(in.TransactItems))
 	seen := make(map[string]bool, len(in.TransactItems))
@@ -46,9 +47,9 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 		if t == nil {
 			return nil, resourceNotFound()
 		}
-		if err := t.checkKey(it.Get.Key); err != nil {
-			return nil, err
-		}
+		// As in TransactWriteItems, a key that does not match the schema
+		// cancels the transaction with a ValidationError reason.
+		invalid := t.checkKey(it.Get.Key)
 		id := t.itemID(it.Get.Key)
 		if seen[id] {
 			return nil, validationf("Transaction request cannot include multiple operations on one item")
@@ -58,7 +59,19 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 		if err != nil {
 			return nil, err
 		}
-		gets[i] = get{t: t, key: it.Get.Key, proj: proj}
+		gets[i] = get{t: t, key: it.Get.Key, proj: proj, invalid: invalid}
+	}
+	reasons := make([]types.CancellationReason, len(gets))
+	canceled := false
+	for i, g := range gets {
+		reasons[i].Code = aws.String("None")
+		if g.invalid != nil {
+			canceled = true
+			reasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(errorMessage(g.invalid))}
+		}
+	}
+	if canceled {
+		return nil, txCanceled(reasons)
 	}
 
 	tables, unlock := db.lockTables(tableNames, false)

@@ -12,6 +12,8 @@ import (
 
 const (
 	maxTxActions = 100
+	// maxTxBytes is DynamoDB's limit on the items one transaction writes.
+	maxTxBytes = 4 * 1024 * 1024
 	// tokenWindow is how long DynamoDB remembers a ClientRequestToken: a
 	// replay inside it returns the first call's result and changes nothing.
 	tokenWindow = 10 * time.Minute
@@ -53,6 +55,7 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	}
 
 	ops := make([]*writeOp, len(in.TransactItems))
+	size := 0
 	onFailure := make([]types.ReturnValuesOnConditionCheckFailure, len(in.TransactItems))
 	seen := make(map[string]bool, len(in.TransactItems))
 	for i, it := range in.TransactItems {
@@ -66,6 +69,10 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		}
 		seen[id] = true
 		ops[i], onFailure[i] = w, mode
+		size += w.size
+	}
+	if size > maxTxBytes {
+		return nil, validationf("Transaction request cannot be larger than 4 MB")
 	}
 
 	if token != "" {
@@ -188,18 +195,18 @@ func (db *DB) txOp(it types.TransactWriteItem) (*writeOp, types.ReturnValuesOnCo
 		if u.UpdateExpression == nil {
 			return nil, "", constraint("null", "transactItems.member.update.updateExpression", "Member must not be null")
 		}
-		w, err = t.keyOp(writeUpdate, u.Key, u.ConditionExpression, u.UpdateExpression, u.ExpressionAttributeNames, u.ExpressionAttributeValues)
+		w, err = t.txKeyOp(writeUpdate, u.Key, u.ConditionExpression, u.UpdateExpression, u.ExpressionAttributeNames, u.ExpressionAttributeValues)
 	case it.Delete != nil:
 		d := it.Delete
 		mode = d.ReturnValuesOnConditionCheckFailure
-		w, err = t.keyOp(writeDelete, d.Key, d.ConditionExpression, nil, d.ExpressionAttributeNames, d.ExpressionAttributeValues)
+		w, err = t.txKeyOp(writeDelete, d.Key, d.ConditionExpression, nil, d.ExpressionAttributeNames, d.ExpressionAttributeValues)
 	default:
 		c := it.ConditionCheck
 		mode = c.ReturnValuesOnConditionCheckFailure
 		if c.ConditionExpression == nil {
 			return nil, "", constraint("null", "transactItems.member.conditionCheck.conditionExpression", "Member must not be null")
 		}
-		w, err = t.keyOp(writeCheck, c.Key, c.ConditionExpression, nil, c.ExpressionAttributeNames, c.ExpressionAttributeValues)
+		w, err = t.txKeyOp(writeCheck, c.Key, c.ConditionExpression, nil, c.ExpressionAttributeNames, c.ExpressionAttributeValues)
 	}
 	if err != nil {
 		return nil, "", err

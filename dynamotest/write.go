@@ -31,6 +31,9 @@ type writeOp struct {
 	size int                             // put: the item's size
 	cond *condition
 	upd  *update
+	// invalid, in a transaction, is a validation error DynamoDB reports as
+	// this action's cancellation reason.
+	invalid error
 }
 
 // current returns the stored entry the write applies to, or nil.
@@ -52,6 +55,9 @@ type outcome struct {
 // evaluate decides the write against the stored item without changing
 // anything. The caller holds the table's write lock.
 func (w *writeOp) evaluate() (outcome, error) {
+	if w.invalid != nil {
+		return outcome{}, w.invalid
+	}
 	o := outcome{old: w.current()}
 	cur := noItem
 	if o.old != nil {
