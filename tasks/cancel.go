@@ -1,0 +1,72 @@
+package tasks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Cancel withdraws a PENDING task with reason (at most 4096 bytes): it
+// becomes CANCELLED, leaves GSI1 and gets a CANCELLED event. A task in any
+// other status is refused with a *StateError (ErrInvalidState) and left
+// alone; a task being processed is its worker's to finish or fail.
+//
+// Cancel reads META (strongly consistent) for the event count, then writes
+// in one transaction conditioned on status PENDING and that count; a
+// claim that gets there first makes it a *StateError naming PROCESSING.
+func (s *Store) Cancel(ctx context.Context, taskID, reason string) error {
+	if err := s.check(checkTaskID(taskID)); err != nil {
+		return err
+	}
+	if err := checkReason(reason); err != nil {
+		return err
+	}
+	t, err := s.Get(ctx, taskID)
+	if err != nil {
+		return err
+	}
+	if t.Status != StatusPending {
+		return &StateError{TaskID: taskID, Op: "cancel", Status: t.Status, Want: StatusPending}
+	}
+	now := s.now()
+	ev, err := newEvent(taskID, t.Events+1, EventCancelled, StatusCancelled, t.Attempt, "", reason, now)
+	if err != nil {
+		return err
+	}
+	cond := expression.Name(attrStatus).Equal(expression.Value(StatusPending)).
+		And(expression.Name(attrEvents).Equal(expression.Value(t.Events)))
+	update := expression.Set(expression.Name(attrStatus), expression.Value(StatusCancelled)).
+		Set(expression.Name(attrLastError), expression.Value(reason)).
+		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
+		Remove(expression.Name(attrGSI1PK)).
+		Remove(expression.Name(attrGSI1SK)).
+		Add(expression.Name(attrEvents), expression.Value(1))
+	err = s.t.WriteTx().
+		Update(s.metaKey(taskID), update, table.If(cond), table.ItemOnConditionFailure()).
+		Create(ev).
+		Run(ctx)
+	if err == nil {
+		return nil
+	}
+	var txe *table.TxError
+	if errors.As(err, &txe) {
+		for _, r := range txe.Reasons {
+			if r.Index == 0 && r.Code == "ConditionalCheckFailed" {
+				if r.Item == nil {
+					return notFound(taskID, err)
+				}
+				var m metaItem
+				if uerr := table.Unmarshal(r.Item, &m); uerr != nil {
+					return fmt.Errorf("tasks: cancel %q: %w", taskID, uerr)
+				}
+				return &StateError{TaskID: taskID, Op: "cancel", Status: m.Status, Want: StatusPending, Cause: err}
+			}
+		}
+	}
+	return fmt.Errorf("tasks: cancel %q: %w", taskID, err)
+}

@@ -1,0 +1,188 @@
+package tasks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Claim gives workerID the oldest task it can get, under a lease of
+// Options.LeaseDuration, or ErrNoTask when there is none.
+//
+// Per shard (one, unless Options.Shards says otherwise; each worker starts
+// at its own shard), Claim first looks for PROCESSING tasks whose lease has
+// expired (a key condition on LEASE#<expiry> in GSI1), so a crashed
+// worker's tasks are retried before newer work, and takes them over
+// directly; then it reads the ClaimBatch oldest PENDING tasks. It tries the
+// candidates one transaction at a time: the META update, conditioned on the
+// status, attempt and event count it read, the next event (attribute_not_
+// exists) and the WORKER item. A worker that loses a race to another moves
+// on to the next candidate. Workers start at different candidates of the
+// batch (an offset from their id), so twenty workers do not all race for
+// the single oldest task; order is oldest first within that spread, which
+// is as much order as concurrent consumers can observe anyway.
+//
+// An expired task whose attempts are used up is not handed out: Claim
+// moves it to DEAD (with its LEASE_EXPIRED event) and goes on.
+func (s *Store) Claim(ctx context.Context, workerID string) (*Claim, error) {
+	if err := s.check(checkWorkerID(workerID)); err != nil {
+		return nil, err
+	}
+	for _, shard := range s.shardOrder(workerID) {
+		now := s.now()
+		expired, err := s.expiredPage(ctx, shard, now, int32(s.opts.ClaimBatch))
+		if err != nil {
+			return nil, err
+		}
+		if c, err := s.tryCandidates(ctx, workerID, expired, now, true); c != nil || err != nil {
+			return c, err
+		}
+		q := table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusPending, shard), Limit: int32(s.opts.ClaimBatch)}
+		page, err := table.QueryPage[metaItem](ctx, s.t, q, "")
+		if err != nil {
+			return nil, fmt.Errorf("tasks: claim: pending tasks: %w", err)
+		}
+		if c, err := s.tryCandidates(ctx, workerID, page.Items, now, false); c != nil || err != nil {
+			return c, err
+		}
+	}
+	return nil, ErrNoTask
+}
+
+// expiredPage reads up to limit PROCESSING tasks of shard whose lease
+// expired at or before now, oldest lease first.
+func (s *Store) expiredPage(ctx context.Context, shard int, now time.Time, limit int32) ([]metaItem, error) {
+	q := table.Query{
+		Index: IndexGSI1, Partition: s.statusPartition(StatusProcessing, shard),
+		Sort: table.SortLessOrEqual(mustBuild(leaseSK, now)), Limit: limit,
+	}
+	page, err := table.QueryPage[metaItem](ctx, s.t, q, "")
+	if err != nil {
+		return nil, fmt.Errorf("tasks: expired leases: %w", err)
+	}
+	return page.Items, nil
+}
+
+func (s *Store) tryCandidates(ctx context.Context, workerID string, cands []metaItem, now time.Time, expired bool) (*Claim, error) {
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	start := int(hash32(workerID) % uint32(len(cands)))
+	for i := range cands {
+		m := &cands[(start+i)%len(cands)]
+		if expired && m.Attempt >= s.opts.MaxAttempts {
+			if _, err := s.expire(ctx, m, now); err != nil && !lostRace(err) {
+				return nil, err
+			}
+			continue
+		}
+		c, err := s.claim(ctx, workerID, m, now, expired)
+		if lostRace(err) {
+			continue
+		}
+		return c, err
+	}
+	return nil, nil
+}
+
+// lostRace reports whether a transaction was refused because another
+// worker changed one of its items first.
+func lostRace(err error) bool {
+	return errors.Is(err, table.ErrTransactionCanceled) &&
+		(errors.Is(err, table.ErrConditionFailed) || errors.Is(err, table.ErrTransactionConflict))
+}
+
+// claim moves the task m describes to PROCESSING under workerID, in one
+// transaction conditioned on m still being what was read. With takeover, m
+// is a PROCESSING task whose lease expired: the transaction also writes its
+// LEASE_EXPIRED event and deletes the old owner's WORKER item.
+func (s *Store) claim(ctx context.Context, workerID string, m *metaItem, now time.Time, takeover bool) (*Claim, error) {
+	id := m.TaskID
+	if err := checkTaskID(id); err != nil {
+		return nil, fmt.Errorf("tasks: claim: stored task id: %w", err)
+	}
+	attempt := m.Attempt + 1
+	expires := now.Add(s.opts.LeaseDuration)
+	var evs []*eventItem
+	seq := m.Events
+	if takeover {
+		seq++
+		ev, err := newEvent(id, seq, EventLeaseExpired, StatusPending, m.Attempt, m.Owner, expiredMessage(m), now)
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, ev)
+	}
+	seq++
+	ev, err := newEvent(id, seq, EventProcessing, StatusProcessing, attempt, workerID, "", now)
+	if err != nil {
+		return nil, err
+	}
+	evs = append(evs, ev)
+
+	update := expression.Set(expression.Name(attrStatus), expression.Value(StatusProcessing)).
+		Set(expression.Name(attrOwner), expression.Value(workerID)).
+		Set(expression.Name(attrLeaseExpiresAt), expression.Value(keys.FormatTime(expires))).
+		Set(expression.Name(attrGSI1PK), expression.Value(s.statusPartition(StatusProcessing, s.shardOf(id)))).
+		Set(expression.Name(attrGSI1SK), expression.Value(mustBuild(leaseSK, expires))).
+		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
+		Add(expression.Name(attrAttempt), expression.Value(1)).
+		Add(expression.Name(attrEvents), expression.Value(len(evs)))
+	if takeover {
+		update = update.Set(expression.Name(attrLastError), expression.Value(expiredMessage(m)))
+	}
+	tx := s.t.WriteTx().Update(s.metaKey(id), update, table.If(unchanged(m)))
+	for _, ev := range evs {
+		tx.Create(ev)
+	}
+	claim := &claimItem{
+		PK: mustBuild(workerPK, workerID), SK: mustBuild(taskSK, id), Type: typeClaim,
+		TaskID: id, Worker: workerID, Attempt: attempt, ClaimedAt: keys.FormatTime(now),
+	}
+	switch {
+	case takeover && m.Owner == workerID:
+		tx.Put(claim) // the worker's own expired claim item, replaced
+	case takeover && m.Owner != "" && checkWorkerID(m.Owner) == nil:
+		tx.Delete(s.claimKey(m.Owner, id))
+		tx.Create(claim)
+	default:
+		tx.Create(claim)
+	}
+	if err := tx.Run(ctx); err != nil {
+		return nil, fmt.Errorf("tasks: claim %q for %q: %w", id, workerID, err)
+	}
+	t, err := m.task()
+	if err != nil {
+		return nil, err
+	}
+	t.Status, t.Owner, t.LeaseExpiresAt, t.UpdatedAt = StatusProcessing, workerID, expires, now
+	t.Attempt, t.Events = attempt, seq
+	if takeover {
+		t.LastError = expiredMessage(m)
+	}
+	return &Claim{Task: *t, Lease: Lease{TaskID: id, Worker: workerID, Attempt: attempt, Seq: seq, ExpiresAt: expires}}, nil
+}
+
+// unchanged is the condition that META is still as m read it: same status,
+// attempt and event count, and for a PROCESSING task the same owner and
+// lease expiry (a heartbeat moves it, so a live worker keeps its task).
+func unchanged(m *metaItem) expression.ConditionBuilder {
+	c := expression.Name(attrStatus).Equal(expression.Value(m.Status)).
+		And(expression.Name(attrAttempt).Equal(expression.Value(m.Attempt))).
+		And(expression.Name(attrEvents).Equal(expression.Value(m.Events)))
+	if m.Status == StatusProcessing {
+		c = c.And(expression.Name(attrOwner).Equal(expression.Value(m.Owner))).
+			And(expression.Name(attrLeaseExpiresAt).Equal(expression.Value(m.LeaseExpiresAt)))
+	}
+	return c
+}
+
+func expiredMessage(m *metaItem) string {
+	return fmt.Sprintf("lease of worker %s (attempt %d) expired at %s", m.Owner, m.Attempt, m.LeaseExpiresAt)
+}

@@ -1,0 +1,130 @@
+package tasks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Complete finishes the task held under lease: COMPLETED, with result
+// stored on the task (at most MaxResultSize bytes; nil stores none). One
+// transaction updates META (conditioned on the lease), writes the
+// COMPLETED event and deletes the WORKER item. A worker that lost the task
+// gets a *LeaseLostError and nothing is written.
+func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) error {
+	if err := s.check(checkLease(lease)); err != nil {
+		return err
+	}
+	if len(result) > MaxResultSize {
+		return inputError("result", fmt.Sprintf("%d bytes", len(result)), fmt.Sprintf("is over MaxResultSize (%d bytes)", MaxResultSize))
+	}
+	now := s.now()
+	ev, err := newEvent(lease.TaskID, lease.Seq+1, EventCompleted, StatusCompleted, lease.Attempt, lease.Worker, "", now)
+	if err != nil {
+		return err
+	}
+	// COMPLETED tasks leave GSI1: removing the entry costs one index write,
+	// moving it to a STATUS#COMPLETED partition would cost two and make that
+	// partition the hottest of all.
+	update := expression.Set(expression.Name(attrStatus), expression.Value(StatusCompleted)).
+		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
+		Remove(expression.Name(attrOwner)).
+		Remove(expression.Name(attrLeaseExpiresAt)).
+		Remove(expression.Name(attrGSI1PK)).
+		Remove(expression.Name(attrGSI1SK)).
+		Add(expression.Name(attrEvents), expression.Value(1))
+	if len(result) > 0 {
+		update = update.Set(expression.Name(attrResult), expression.Value(result))
+	}
+	return s.finish(ctx, lease, update, ev, "complete")
+}
+
+// Fail gives the task held under lease back with reason (at most 4096
+// bytes): PENDING again, for another claim, while attempts remain
+// (Options.MaxAttempts), DEAD after the last one. It returns the status the
+// task moved to. The write is one transaction like Complete's, with a
+// FAILED or DEAD event, and refused the same way for a lost lease.
+//
+// A retried task keeps its place in the pending order (GSI1SK
+// CREATED#<createdAt>), so it is retried before newer work.
+func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (Status, error) {
+	if err := s.check(checkLease(lease)); err != nil {
+		return "", err
+	}
+	if err := checkReason(reason); err != nil {
+		return "", err
+	}
+	to, typ := StatusPending, EventFailed
+	if lease.Attempt >= s.opts.MaxAttempts {
+		to, typ = StatusDead, EventDead
+	}
+	now := s.now()
+	ev, err := newEvent(lease.TaskID, lease.Seq+1, typ, to, lease.Attempt, lease.Worker, reason, now)
+	if err != nil {
+		return "", err
+	}
+	created, err := s.createdSortKey(ctx, lease)
+	if err != nil {
+		return "", err
+	}
+	update := expression.Set(expression.Name(attrStatus), expression.Value(to)).
+		Set(expression.Name(attrGSI1PK), expression.Value(s.statusPartition(to, s.shardOf(lease.TaskID)))).
+		Set(expression.Name(attrGSI1SK), expression.Value(created)).
+		Set(expression.Name(attrLastError), expression.Value(reason)).
+		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
+		Remove(expression.Name(attrOwner)).
+		Remove(expression.Name(attrLeaseExpiresAt)).
+		Add(expression.Name(attrEvents), expression.Value(1))
+	if err := s.finish(ctx, lease, update, ev, "fail"); err != nil {
+		return "", err
+	}
+	return to, nil
+}
+
+// finish runs the transaction that ends a lease: update META under the
+// lease's condition, write the event, delete the WORKER item.
+func (s *Store) finish(ctx context.Context, lease Lease, update expression.UpdateBuilder, ev *eventItem, op string) error {
+	cond := held(lease).And(expression.Name(attrEvents).Equal(expression.Value(lease.Seq)))
+	err := s.t.WriteTx().
+		Update(s.metaKey(lease.TaskID), update, table.If(cond), table.ItemOnConditionFailure()).
+		Create(ev).
+		Delete(s.claimKey(lease.Worker, lease.TaskID)).
+		Run(ctx)
+	if err == nil {
+		return nil
+	}
+	var txe *table.TxError
+	if errors.As(err, &txe) {
+		for _, r := range txe.Reasons {
+			if r.Index == 0 && r.Code == "ConditionalCheckFailed" {
+				return s.leaseLost(lease, r.Item, err)
+			}
+		}
+	}
+	return fmt.Errorf("tasks: %s %q: %w", op, lease.TaskID, err)
+}
+
+// createdSortKey is the GSI1SK a failed task returns to the index under,
+// CREATED#<createdAt>. An update expression cannot build it from createdAt
+// (it has no string concatenation), so Fail reads it: one strongly
+// consistent GetItem of one attribute, on the failure path only.
+func (s *Store) createdSortKey(ctx context.Context, lease Lease) (string, error) {
+	var m metaItem
+	err := s.t.Get(ctx, s.metaKey(lease.TaskID), &m, table.Consistent(), table.Project(attrCreatedAt))
+	if errors.Is(err, table.ErrNotFound) {
+		return "", notFound(lease.TaskID, err)
+	}
+	if err != nil {
+		return "", fmt.Errorf("tasks: fail %q: %w", lease.TaskID, err)
+	}
+	created, err := keys.ParseTime(m.CreatedAt)
+	if err != nil {
+		return "", fmt.Errorf("tasks: task %q: stored createdAt %q: %w", lease.TaskID, m.CreatedAt, err)
+	}
+	return mustBuild(createdSK, created), nil
+}

@@ -1,0 +1,110 @@
+package tasks
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/table"
+)
+
+// EventType says what happened to a task.
+type EventType string
+
+// The seed names its events after the status they lead to (SUBMITTED,
+// PROCESSING, COMPLETED); the others follow the same rule where a status
+// exists, and say what happened where it does not.
+const (
+	EventSubmitted    EventType = "SUBMITTED"     // Submit: now PENDING
+	EventProcessing   EventType = "PROCESSING"    // Claim: now PROCESSING under a new lease
+	EventCompleted    EventType = "COMPLETED"     // Complete
+	EventFailed       EventType = "FAILED"        // Fail with attempts left: PENDING again
+	EventLeaseExpired EventType = "LEASE_EXPIRED" // the owner's lease ran out: PENDING again, or DEAD
+	EventDead         EventType = "DEAD"          // Fail with no attempts left
+	EventCancelled    EventType = "CANCELLED"     // Cancel
+)
+
+// Event is one entry of a task's history.
+type Event struct {
+	TaskID  string
+	Seq     int // 1, 2, ...: gap-free, in the order the changes happened
+	Type    EventType
+	Status  Status // the task's status after the event
+	Attempt int    // the attempt the event belongs to (0 before the first claim)
+	Worker  string // the worker that caused it, when one did
+	Message string // Fail's reason, the expired lease's owner
+	At      time.Time
+}
+
+// Event items, the seed's rows 2-4:
+//
+//	PK TASK#t-123   SK EVENT#0001   (SUBMITTED)
+//	PK TASK#t-123   SK EVENT#0002   (PROCESSING)
+//
+// Four digits, as the seed writes them: a task has at most 9999 events. A
+// change that would write event 10000 fails with keys.ErrOverflow before any
+// request, rather than writing EVENT#10000, which sorts between EVENT#1000
+// and EVENT#1001. With three events per attempt, that is ~3,300 attempts.
+var eventSK = keys.MustSort("EVENT#{seq:04d}")
+
+// MaxEvents is the most events one task's history holds.
+const MaxEvents = 9999
+
+type eventItem struct {
+	PK      string    `dynamodbav:"PK"`
+	SK      string    `dynamodbav:"SK"`
+	Type    string    `dynamodbav:"type"`
+	TaskID  string    `dynamodbav:"taskId"`
+	Seq     int       `dynamodbav:"seq"`
+	Event   EventType `dynamodbav:"event"`
+	Status  Status    `dynamodbav:"status"`
+	Attempt int       `dynamodbav:"attempt"`
+	Worker  string    `dynamodbav:"worker,omitempty"`
+	Message string    `dynamodbav:"message,omitempty"`
+	At      string    `dynamodbav:"at"`
+}
+
+// newEvent builds the item of event seq of task id. An overflowing seq is
+// an error wrapping keys.ErrOverflow.
+func newEvent(id string, seq int, typ EventType, status Status, attempt int, worker, message string, at time.Time) (*eventItem, error) {
+	sk, err := eventSK.Build(seq)
+	if err != nil {
+		return nil, fmt.Errorf("tasks: task %q: event %d: history is full (%d events): %w", id, seq, MaxEvents, err)
+	}
+	return &eventItem{
+		PK: mustBuild(taskPK, id), SK: sk, Type: typeEvent, TaskID: id, Seq: seq,
+		Event: typ, Status: status, Attempt: attempt, Worker: worker, Message: message,
+		At: keys.FormatTime(at),
+	}, nil
+}
+
+// History returns the task's events in order, oldest first: the seed's
+// "PK=TASK#id, SK begins_with EVENT#" query, strongly consistent so it shows
+// every change that has returned. A task without events does not exist:
+// ErrNotFound.
+func (s *Store) History(ctx context.Context, taskID string) ([]Event, error) {
+	if err := s.check(checkTaskID(taskID)); err != nil {
+		return nil, err
+	}
+	prefix, _ := eventSK.Prefix()
+	q := table.Query{Partition: mustBuild(taskPK, taskID), Sort: table.SortBeginsWith(prefix), Consistent: true}
+	var events []Event
+	for it, err := range table.QueryAll[eventItem](ctx, s.t, q) {
+		if err != nil {
+			return nil, fmt.Errorf("tasks: history of %q: %w", taskID, err)
+		}
+		at, err := parseTime("at", it.At)
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, Event{
+			TaskID: it.TaskID, Seq: it.Seq, Type: it.Event, Status: it.Status,
+			Attempt: it.Attempt, Worker: it.Worker, Message: it.Message, At: at,
+		})
+	}
+	if len(events) == 0 {
+		return nil, notFound(taskID, nil)
+	}
+	return events, nil
+}

@@ -1,0 +1,165 @@
+package tasks
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Status is where a task stands.
+//
+//	            Claim              Complete
+//	PENDING ───────────> PROCESSING ───────> COMPLETED
+//	 │   ^                  │    │
+//	 │   └── Fail (retry) ──┘    │ Fail, attempts used up
+//	 │   └── lease expired ──┘   └────────────────────> DEAD
+//	 └── Cancel ──> CANCELLED
+type Status string
+
+const (
+	StatusPending    Status = "PENDING"
+	StatusProcessing Status = "PROCESSING"
+	StatusCompleted  Status = "COMPLETED"
+	StatusDead       Status = "DEAD"
+	StatusCancelled  Status = "CANCELLED"
+)
+
+// Task is one unit of work and where it stands.
+type Task struct {
+	ID             string
+	Status         Status
+	Payload        []byte
+	IdempotencyKey string // "" when submitted without one
+	// Attempt counts the claims so far: 0 while a new task waits, 1 during
+	// its first processing. It is also the lease's fencing token.
+	Attempt int
+	// Events is the number of events in the task's history; the last one
+	// is EVENT#{Events:04d}.
+	Events int
+	// Owner and LeaseExpiresAt are set while the task is PROCESSING.
+	Owner          string
+	LeaseExpiresAt time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	// LastError is the reason given by the last Fail or lease expiry.
+	LastError string
+	// Result is what Complete stored.
+	Result []byte
+}
+
+// Task metadata, the seed's first row:
+//
+//	PK TASK#t-123   SK META   GSI1PK STATUS#PENDING   GSI1SK CREATED#2026-09-23T10:00:00Z
+//
+// GSI1 holds a task while it is PENDING (CREATED#<createdAt>, oldest first),
+// PROCESSING (LEASE#<lease expiry>, so expired leases are a key condition)
+// and DEAD (CREATED#<createdAt>, the dead letters). COMPLETED and CANCELLED
+// tasks leave the index: nothing lists them, and a sparse index costs no
+// write for them after they leave. With Options.Shards > 1 the PENDING and
+// PROCESSING partitions are STATUS#PENDING#<n> and STATUS#PROCESSING#<n>.
+var (
+	taskPK    = keys.MustPartition("TASK#{taskId}")
+	metaSK    = keys.MustSort("META")
+	createdSK = keys.MustSort("CREATED#{createdAt:time}")
+	leaseSK   = keys.MustSort("LEASE#{expiresAt:time}")
+)
+
+// Attribute names. The key attributes are the seed's.
+const (
+	attrPK             = "PK"
+	attrSK             = "SK"
+	attrGSI1PK         = "GSI1PK"
+	attrGSI1SK         = "GSI1SK"
+	attrType           = "type"
+	attrTaskID         = "taskId"
+	attrStatus         = "status"
+	attrPayload        = "payload"
+	attrIdemKey        = "idempotencyKey"
+	attrAttempt        = "attempt"
+	attrEvents         = "events"
+	attrOwner          = "owner"
+	attrLeaseExpiresAt = "leaseExpiresAt"
+	attrCreatedAt      = "createdAt"
+	attrUpdatedAt      = "updatedAt"
+	attrLastError      = "lastError"
+	attrResult         = "result"
+)
+
+// Item types, in attribute "type", so a scan of the single table can tell
+// the entities apart without parsing keys.
+const (
+	typeTask        = "TASK"
+	typeEvent       = "EVENT"
+	typeIdempotency = "IDEMPOTENCY"
+	typeClaim       = "CLAIM"
+)
+
+// metaItem is the stored form of a task. Times are keys.FormatTime text,
+// the same fixed-width UTC form the index keys use.
+type metaItem struct {
+	PK             string `dynamodbav:"PK"`
+	SK             string `dynamodbav:"SK"`
+	GSI1PK         string `dynamodbav:"GSI1PK,omitempty"`
+	GSI1SK         string `dynamodbav:"GSI1SK,omitempty"`
+	Type           string `dynamodbav:"type"`
+	TaskID         string `dynamodbav:"taskId"`
+	Status         Status `dynamodbav:"status"`
+	Payload        []byte `dynamodbav:"payload,omitempty"`
+	IdempotencyKey string `dynamodbav:"idempotencyKey,omitempty"`
+	Attempt        int    `dynamodbav:"attempt"`
+	Events         int    `dynamodbav:"events"`
+	Owner          string `dynamodbav:"owner,omitempty"`
+	LeaseExpiresAt string `dynamodbav:"leaseExpiresAt,omitempty"`
+	CreatedAt      string `dynamodbav:"createdAt"`
+	UpdatedAt      string `dynamodbav:"updatedAt"`
+	LastError      string `dynamodbav:"lastError,omitempty"`
+	Result         []byte `dynamodbav:"result,omitempty"`
+}
+
+func (m *metaItem) task() (*Task, error) {
+	t := &Task{
+		ID: m.TaskID, Status: m.Status, Payload: m.Payload, IdempotencyKey: m.IdempotencyKey,
+		Attempt: m.Attempt, Events: m.Events, Owner: m.Owner, LastError: m.LastError, Result: m.Result,
+	}
+	var err error
+	if t.CreatedAt, err = parseTime("createdAt", m.CreatedAt); err != nil {
+		return nil, err
+	}
+	if t.UpdatedAt, err = parseTime("updatedAt", m.UpdatedAt); err != nil {
+		return nil, err
+	}
+	if m.LeaseExpiresAt != "" {
+		if t.LeaseExpiresAt, err = parseTime("leaseExpiresAt", m.LeaseExpiresAt); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+func parseTime(name, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := keys.ParseTime(s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("tasks: stored %s %q: %w", name, s, err)
+	}
+	return t, nil
+}
+
+// metaKey is the key of a task's META item. The id has been checked.
+func (s *Store) metaKey(id string) table.Key {
+	return s.t.Key(mustBuild(taskPK, id), mustBuild(metaSK))
+}
+
+// mustBuild builds a key from values the caller has already checked with
+// the same template (checkTaskID and friends), so it cannot fail.
+func mustBuild(t *keys.Template, values ...any) string {
+	k, err := t.Build(values...)
+	if err != nil {
+		panic(fmt.Sprintf("tasks: key %s from checked values: %v", t.Pattern(), err))
+	}
+	return k
+}

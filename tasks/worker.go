@@ -1,0 +1,73 @@
+package tasks
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/table"
+)
+
+// A worker's current claims, the seed's last row:
+//
+//	PK WORKER#w-abc   SK TASK#t-123   (current claim)
+//
+// Written in the claim's transaction, deleted in the transaction that ends
+// it (Complete, Fail, or the takeover of an expired lease), so the items
+// under WORKER#<id> are exactly the tasks the worker holds or held until
+// its lease expired and nobody has taken them yet.
+var workerPK = keys.MustPartition("WORKER#{workerId}")
+
+type claimItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	Type      string `dynamodbav:"type"`
+	TaskID    string `dynamodbav:"taskId"`
+	Worker    string `dynamodbav:"worker"`
+	Attempt   int    `dynamodbav:"attempt"`
+	ClaimedAt string `dynamodbav:"claimedAt"`
+}
+
+// Lease is a worker's right to process a task, from Claim. Pass it to
+// Heartbeat, Complete and Fail. The attempt number is the fencing token:
+// a takeover of the task increments it, so writes under an older lease are
+// refused (ErrLeaseLost) whatever the clocks say.
+type Lease struct {
+	TaskID  string
+	Worker  string
+	Attempt int
+	// Seq is the sequence number of the claim's PROCESSING event. While the
+	// lease is held only its worker writes events, so the next is Seq+1.
+	Seq       int
+	ExpiresAt time.Time
+}
+
+// Claim is a claimed task and the lease on it.
+type Claim struct {
+	Task  Task
+	Lease Lease
+}
+
+func (s *Store) claimKey(workerID, taskID string) table.Key {
+	return s.t.Key(mustBuild(workerPK, workerID), mustBuild(taskSK, taskID))
+}
+
+// WorkerTasks returns the ids of the tasks whose claim items are under
+// WORKER#<workerID>: the tasks it holds. A restarted worker can resume them
+// (if their leases are still its own) or leave them to expire.
+func (s *Store) WorkerTasks(ctx context.Context, workerID string) ([]string, error) {
+	if err := s.check(checkWorkerID(workerID)); err != nil {
+		return nil, err
+	}
+	prefix, _ := taskSK.Prefix()
+	q := table.Query{Partition: mustBuild(workerPK, workerID), Sort: table.SortBeginsWith(prefix), Consistent: true}
+	var ids []string
+	for it, err := range table.QueryAll[claimItem](ctx, s.t, q) {
+		if err != nil {
+			return nil, fmt.Errorf("tasks: claims of worker %q: %w", workerID, err)
+		}
+		ids = append(ids, it.TaskID)
+	}
+	return ids, nil
+}
