@@ -15,7 +15,9 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
-// MaxDepth is DynamoDB's limit on nesting lists and maps inside an item.
+// MaxDepth is DynamoDB's limit on nesting lists and maps inside an item;
+// the item itself counts as one level, so an attribute value may nest 31
+// lists and maps (DynamoDB Local: 31 accepted, 32 rejected).
 const MaxDepth = 32
 
 // Type names as DynamoDB spells them in attribute_type and in messages.
@@ -171,10 +173,20 @@ func canonicalOrSelf(s string) string {
 // allowed here: DynamoDB forbids them only in key attributes, which the
 // engine checks.
 func Validate(v types.AttributeValue) error {
-	return validate(v, 0)
+	return validate(v, 0, MaxDepth-1)
 }
 
-func validate(v types.AttributeValue, depth int) error {
+// ValidateValue is Validate for an ExpressionAttributeValues entry, which
+// stands alone rather than inside an item: DynamoDB allows it one more
+// level of nesting. Whether the item it ends up in is too deep is checked
+// when it is stored.
+func ValidateValue(v types.AttributeValue) error {
+	return validate(v, 0, MaxDepth)
+}
+
+// validate checks v, found inside depth lists and maps, allowing at most
+// limit of them around any value.
+func validate(v types.AttributeValue, depth, limit int) error {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS, *types.AttributeValueMemberB, *types.AttributeValueMemberBOOL:
 		return nil
@@ -186,21 +198,21 @@ func validate(v types.AttributeValue, depth int) error {
 	case *types.AttributeValueMemberN:
 		return ValidNumber(v.Value)
 	case *types.AttributeValueMemberL:
-		if depth >= MaxDepth {
+		if depth >= limit {
 			return errDepth
 		}
 		for _, e := range v.Value {
-			if err := validate(e, depth+1); err != nil {
+			if err := validate(e, depth+1, limit); err != nil {
 				return err
 			}
 		}
 		return nil
 	case *types.AttributeValueMemberM:
-		if depth >= MaxDepth {
+		if depth >= limit {
 			return errDepth
 		}
 		for _, e := range v.Value {
-			if err := validate(e, depth+1); err != nil {
+			if err := validate(e, depth+1, limit); err != nil {
 				return err
 			}
 		}
@@ -238,7 +250,7 @@ func validate(v types.AttributeValue, depth int) error {
 	return &Error{Message: "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"}
 }
 
-var errDepth = &Error{Message: "Nesting Levels have exceeded supported limits"}
+var errDepth = &Error{Message: "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"}
 
 func hasDuplicates[T any](set []T, key func(T) string) bool {
 	seen := make(map[string]struct{}, len(set))
@@ -250,6 +262,28 @@ func hasDuplicates[T any](set []T, key func(T) string) bool {
 		seen[k] = struct{}{}
 	}
 	return false
+}
+
+// Depth returns how many lists and maps nest inside v, v included.
+func Depth(v types.AttributeValue) int {
+	max := 0
+	switch v := v.(type) {
+	case *types.AttributeValueMemberL:
+		for _, e := range v.Value {
+			if d := Depth(e); d > max {
+				max = d
+			}
+		}
+	case *types.AttributeValueMemberM:
+		for _, e := range v.Value {
+			if d := Depth(e); d > max {
+				max = d
+			}
+		}
+	default:
+		return 0
+	}
+	return max + 1
 }
 
 // ValidateItem validates every attribute of an item.

@@ -231,12 +231,14 @@ func TestAddNumbersFailsWhereDynamoDBFails(t *testing.T) {
 }
 
 func TestValidateRejectsWhatDynamoDBRejects(t *testing.T) {
+	// DynamoDB Local accepts an attribute nesting 31 lists or maps and
+	// rejects 32: the item is a level too.
 	deep := types.AttributeValue(s("x"))
-	for i := 0; i < 33; i++ {
+	for i := 0; i < 32; i++ {
 		deep = &types.AttributeValueMemberL{Value: []types.AttributeValue{deep}}
 	}
 	okDeep := types.AttributeValue(s("x"))
-	for i := 0; i < 32; i++ {
+	for i := 0; i < 31; i++ {
 		okDeep = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"a": okDeep}}
 	}
 	tests := []struct {
@@ -279,6 +281,26 @@ func TestValidateRejectsWhatDynamoDBRejects(t *testing.T) {
 		if !errors.As(err, &ae) || !strings.Contains(ae.Message, tt.msg) {
 			t.Errorf("case %d: err = %v; want %q", i, err, tt.msg)
 		}
+	}
+}
+
+func TestValidateValueAllowsOneMoreLevel(t *testing.T) {
+	v := types.AttributeValue(s("x"))
+	for i := 0; i < 32; i++ {
+		v = &types.AttributeValueMemberL{Value: []types.AttributeValue{v}}
+	}
+	if Depth(v) != 32 {
+		t.Fatalf("Depth = %d", Depth(v))
+	}
+	if err := ValidateValue(v); err != nil {
+		t.Fatalf("32 levels as a value: %v", err)
+	}
+	if err := Validate(v); err == nil {
+		t.Fatal("32 levels in an item attribute accepted")
+	}
+	v = &types.AttributeValueMemberL{Value: []types.AttributeValue{v}}
+	if err := ValidateValue(v); err == nil {
+		t.Fatal("33 levels as a value accepted")
 	}
 }
 

@@ -63,7 +63,7 @@ func (e *Env) checkInputs() error {
 		if !validPlaceholder(k, ':') {
 			return &Error{Message: `ExpressionAttributeValues contains invalid key: Syntax error; key: "` + k + `"`}
 		}
-		if err := attr.Validate(e.values[k]); err != nil {
+		if err := attr.ValidateValue(e.values[k]); err != nil {
 			return &Error{Message: "ExpressionAttributeValues contains invalid value: " + err.Error() + " for key " + k}
 		}
 	}

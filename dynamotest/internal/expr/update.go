@@ -294,6 +294,10 @@ func (u *Update) Apply(item map[string]types.AttributeValue) (map[string]types.A
 		if err != nil {
 			return nil, err
 		}
+		// An attribute may nest 31 lists and maps (the item is one more).
+		if len(a.path)-1+attr.Depth(v) > attr.MaxDepth-1 {
+			return nil, &Error{Message: "Nesting Levels have exceeded supported limits"}
+		}
 		setValues[i] = v
 	}
 	w := &writer{out: make(map[string]types.AttributeValue, len(item)+len(u.sets)+len(u.adds)), fresh: map[any]bool{}}

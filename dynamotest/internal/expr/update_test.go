@@ -63,8 +63,18 @@ func TestUpdateSet(t *testing.T) {
 		{`{"a":{"S":"hi"}}`, "SET c = z", "", "", msgMissingAttr},
 		{"", "SET c = z", "", "", msgMissingAttr},
 		{"", "SET a = :v", `{":v":{"L":[]}}`, "", `{"a":{"L":[]}}`},
+		{"", "SET a = :v", `{":v":` + nestedList(31) + `}`, "", `{"a":` + nestedList(31) + `}`},
+		{"", "SET a = :v", `{":v":` + nestedList(32) + `}`, "", "Nesting Levels have exceeded supported limits"},
+		{`{"m":{"M":{}}}`, "SET m.x = :v", `{":v":` + nestedList(30) + `}`, "", `{"m":{"M":{"x":` + nestedList(30) + `}}}`},
+		{`{"m":{"M":{}}}`, "SET m.x = :v", `{":v":` + nestedList(31) + `}`, "", "Nesting Levels have exceeded supported limits"},
+		{"", "SET a = :v", `{":v":` + nestedList(33) + `}`, "", "ExpressionAttributeValues contains invalid value: Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit for key :v"},
 		{"", "SET d = :a, e = :b, f = :c", `{":a":{"M":{}},":b":{"S":""},":c":{"B":""}}`, "", `{"d":{"M":{}},"e":{"S":""},"f":{"B":""}}`},
 	})
+}
+
+// nestedList is DynamoDB JSON for n lists nested around a string.
+func nestedList(n int) string {
+	return strings.Repeat(`{"L":[`, n) + `{"S":"x"}` + strings.Repeat(`]}`, n)
 }
 
 func TestUpdateArithmetic(t *testing.T) {
