@@ -21,6 +21,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/tablekit/tablekit/dynamotest/internal/wire/wiretest"
+	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -387,5 +388,86 @@ func TestHandlerConcurrentRequestsGetTheirOwnAnswers(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// The handler in front of a real *dynamodb.Client is a proxy: every answer
+// DynamoDB Local gives, successes and errors, must reach a client through
+// the proxy as the same Go value it gives a client talking to it directly.
+func TestHandlerProxyToDynamoDBLocalAnswersAsDynamoDBLocalDoes(t *testing.T) {
+	endpoint := testenv.DynamoDBEndpoint(t)
+	ctx := context.Background()
+	direct := newClient(endpoint)
+	proxy := httptest.NewServer(NewHandler(direct))
+	t.Cleanup(proxy.Close)
+	viaProxy := newClient(proxy.URL)
+
+	steps := func(name string) []struct {
+		op string
+		in any
+	} {
+		tn := aws.String(name)
+		key := map[string]types.AttributeValue{"pk": sv("J1"), "sk": sv("META")}
+		return []struct {
+			op string
+			in any
+		}{
+			{"CreateTable", jobsTable(name)},
+			{"PutItem", &dynamodb.PutItemInput{TableName: tn, Item: map[string]types.AttributeValue{
+				"pk": sv("J1"), "sk": sv("META"), "status": sv("QUEUED"), "n": nv("1.50"),
+				"b": &types.AttributeValueMemberB{Value: []byte{0, 255}}, "ss": &types.AttributeValueMemberSS{Value: []string{"a", "b"}},
+				"m": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"l": &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberNULL{Value: true}, &types.AttributeValueMemberBOOL{Value: true}}}}},
+			}}},
+			{"PutItem", &dynamodb.PutItemInput{TableName: tn, Item: map[string]types.AttributeValue{"pk": sv("J1"), "sk": sv("STAGE#01"), "status": sv("RUNNING")}}},
+			{"GetItem", &dynamodb.GetItemInput{TableName: tn, Key: key, ConsistentRead: aws.Bool(true)}},
+			{"UpdateItem", &dynamodb.UpdateItemInput{TableName: tn, Key: key, UpdateExpression: aws.String("SET #s = :new ADD n :one"),
+				ConditionExpression: aws.String("#s = :old"), ExpressionAttributeNames: map[string]string{"#s": "status"},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":new": sv("RUNNING"), ":old": sv("QUEUED"), ":one": nv("1")},
+				ReturnValues:              types.ReturnValueUpdatedNew}},
+			{"UpdateItem", &dynamodb.UpdateItemInput{TableName: tn, Key: key, UpdateExpression: aws.String("SET #s = :new"),
+				ConditionExpression: aws.String("#s = :old"), ExpressionAttributeNames: map[string]string{"#s": "status"},
+				ExpressionAttributeValues:           map[string]types.AttributeValue{":new": sv("DONE"), ":old": sv("QUEUED")},
+				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}},
+			{"Query", &dynamodb.QueryInput{TableName: tn, KeyConditionExpression: aws.String("pk = :p AND begins_with(sk, :s)"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":p": sv("J1"), ":s": sv("STAGE#")}}},
+			{"Query", &dynamodb.QueryInput{TableName: tn, KeyConditionExpression: aws.String("pk = :p"), Limit: aws.Int32(1),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":p": sv("J1")}}},
+			{"Query", &dynamodb.QueryInput{TableName: tn, KeyConditionExpression: aws.String("pk = :p"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":p": sv("J1"), ":unused": sv("x")}}},
+			{"TransactWriteItems", &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+				{Put: &types.Put{TableName: tn, Item: map[string]types.AttributeValue{"pk": sv("J2"), "sk": sv("META")}}},
+				{ConditionCheck: &types.ConditionCheck{TableName: tn, Key: key, ConditionExpression: aws.String("attribute_not_exists(pk)"),
+					ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}},
+			}}},
+			{"DeleteItem", &dynamodb.DeleteItemInput{TableName: tn, Key: key, ReturnValues: types.ReturnValueAllOld}},
+			{"GetItem", &dynamodb.GetItemInput{TableName: aws.String(name + "-missing"), Key: key}},
+			{"DeleteTable", &dynamodb.DeleteTableInput{TableName: tn}},
+		}
+	}
+	want := steps(testenv.TableName(t, "direct"))
+	got := steps(testenv.TableName(t, "proxied"))
+	errorSteps := 0
+	for i := range want {
+		wantOut, wantErr := call(ctx, direct, want[i].op, want[i].in)
+		gotOut, gotErr := call(ctx, viaProxy, got[i].op, got[i].in)
+		name := fmt.Sprintf("step %d %s", i, want[i].op)
+		if (wantErr == nil) != (gotErr == nil) {
+			t.Fatalf("%s: direct err %v, through the proxy err %v", name, wantErr, gotErr)
+		}
+		if wantErr != nil {
+			errorSteps++
+			sameError(t, name, gotErr, wantErr)
+			continue
+		}
+		switch want[i].op {
+		case "CreateTable", "DeleteTable":
+			continue // they name their own table, with its own ARN and time
+		}
+		if !reflect.DeepEqual(withoutMetadata(gotOut), withoutMetadata(wantOut)) {
+			t.Errorf("%s: through the proxy %+v\ndirect %+v", name, gotOut, wantOut)
+		}
+	}
+	if errorSteps != 4 {
+		t.Errorf("%d steps failed, want 4 (condition, unused value, transaction, missing table)", errorSteps)
 	}
 }

@@ -212,6 +212,15 @@ func (d *decoder) rawString() ([]byte, bool, error) {
 	escaped := false
 	ascii := true
 	for d.pos < len(d.data) {
+		if d.pos+8 <= len(d.data) {
+			if x := load8b(d.data[d.pos:]); !special(x) {
+				if x&highBits != 0 {
+					ascii = false
+				}
+				d.pos += 8
+				continue
+			}
+		}
 		c := d.data[d.pos]
 		switch {
 		case c == '"':

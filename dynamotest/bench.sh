@@ -1,0 +1,76 @@
+#!/bin/sh
+# bench.sh runs dynamotest's backend benchmarks and prints one table:
+# GetItem, PutItem of a 1 KB item and a 25-item Query page, in partitions of
+# 1,000 and 100,000 items, through the same SDK client against
+#
+#   in-process      the fake called directly (no client, no HTTP)
+#   fake/HTTP       the fake behind NewHandler
+#   canned          an HTTP server answering canned responses: the floor
+#                   that the SDK client and HTTP cost on their own
+#   DDB Local       DynamoDB Local, when TABLEKIT_DYNAMODB_ENDPOINT is set
+#
+# and then the engine's own in-process benchmarks (one-core throughput,
+# loading). Figures are medians over COUNT runs. Wall time counts waiting for
+# a core on a busy machine; CPU time (client and server, same process) does
+# not, so the fake/canned ratio is given for both. DynamoDB Local runs in its
+# own JVM, so only its wall time means anything.
+#
+# Usage: dynamotest/bench.sh            (BENCHTIME=200ms COUNT=3 by default)
+#        TABLEKIT_DYNAMODB_ENDPOINT=http://127.0.0.1:8125 dynamotest/bench.sh
+set -eu
+cd "$(dirname "$0")/.."
+
+BENCHTIME=${BENCHTIME:-200ms}
+COUNT=${COUNT:-3}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+echo "go test -run '^\$' -bench '^BenchmarkBackends\$' -benchtime $BENCHTIME -count $COUNT ./dynamotest/" >&2
+go test -run '^$' -bench '^BenchmarkBackends$' -benchtime "$BENCHTIME" -count "$COUNT" ./dynamotest/ >"$out"
+
+awk '
+function median(list,    n, a, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 2; i <= n; i++) {
+		t = a[i] + 0
+		for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+	if (n == 0) return ""
+	return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function us(ns) { return ns == "" ? "-" : sprintf("%.1f", ns / 1000) }
+function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2fx", a / b) }
+/^BenchmarkBackends\// {
+	split($1, p, "/")
+	op = p[2]; part = p[3]; be = p[4]
+	sub(/^partition=/, "", part); sub(/^backend=/, "", be); sub(/-[0-9]+$/, "", be)
+	key = op "|" part
+	if (!(key in seen)) { seen[key] = 1; keys[++nkeys] = key }
+	for (i = 3; i < NF; i++) {
+		if ($(i + 1) == "ns/op") wall[key "|" be] = wall[key "|" be] " " $i
+		if ($(i + 1) == "cpu-ns/op") cpu[key "|" be] = cpu[key "|" be] " " $i
+	}
+}
+END {
+	printf "%-8s %9s | %-38s | %-28s | %-16s | %s\n", "", "", "wall µs/op", "CPU µs/op (client+server)", "fake/canned", "fake/HTTP vs"
+	printf "%-8s %9s | %9s %9s %9s %9s | %9s %9s %8s | %7s %8s | %s\n", "op", "partition", "in-proc", "fake/HTTP", "canned", "DDB Local", "in-proc", "fake/HTTP", "canned", "wall", "CPU", "DDB Local"
+	for (k = 1; k <= nkeys; k++) {
+		key = keys[k]; split(key, kp, "|")
+		wi = median(wall[key "|inprocess"]); wf = median(wall[key "|fake-http"])
+		wc = median(wall[key "|canned"]); wl = median(wall[key "|dynamodb-local"])
+		ci = median(cpu[key "|inprocess"]); cf = median(cpu[key "|fake-http"]); cc = median(cpu[key "|canned"])
+		vs = (wl == "" || wf == "") ? "-" : sprintf("%.1fx the ops/s", wl / wf)
+		printf "%-8s %9s | %9s %9s %9s %9s | %9s %9s %8s | %7s %8s | %s\n", kp[1], kp[2], us(wi), us(wf), us(wc), us(wl), us(ci), us(cf), us(cc), ratio(wf, wc), ratio(cf, cc), vs
+	}
+}' "$out"
+
+if ! grep -q 'backend=dynamodb-local.*ns/op' "$out"; then
+	echo "(DynamoDB Local skipped: TABLEKIT_DYNAMODB_ENDPOINT not set)"
+fi
+
+echo
+echo "engine, in process (dynamotest/bench_test.go):" >&2
+echo "go test -run '^\$' -bench '^Benchmark(GetItem|PutItem|QueryPage|Load)\$' -benchtime $BENCHTIME ./dynamotest/" >&2
+go test -run '^$' -bench '^Benchmark(GetItem|PutItem|QueryPage|Load)$' -benchtime "$BENCHTIME" ./dynamotest/ |
+	grep '^Benchmark' | sed 's/  */ /g'
