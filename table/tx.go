@@ -168,6 +168,9 @@ func (tx *WriteTx) Update(key Key, u expression.UpdateBuilder, opts ...func(*Wri
 	if err != nil {
 		return tx.fail(err)
 	}
+	if err := tx.t.checkUpdateTargets(tx.field(), p.update, p.names); err != nil {
+		return tx.fail(err)
+	}
 	return tx.add("Update", key, wc, types.TransactWriteItem{Update: &types.Update{
 		TableName:                           aws.String(tx.t.Name()),
 		Key:                                 key,

@@ -2,6 +2,7 @@ package table
 
 import (
 	"context"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -36,6 +37,9 @@ func (t *Table) Update(ctx context.Context, key Key, update expression.UpdateBui
 	if err != nil {
 		return err
 	}
+	if err := t.checkUpdateTargets("update", e.Update(), e.Names()); err != nil {
+		return err
+	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(t.Name()),
 		Key:                       key,
@@ -61,4 +65,71 @@ func (t *Table) Update(ctx context.Context, key Key, update expression.UpdateBui
 		return decodeReturned(res.Attributes, o.ReturnOld)
 	}
 	return decodeReturned(res.Attributes, o.ReturnNew)
+}
+
+// checkUpdateTargets refuses an update expression that sets, removes, adds
+// to or deletes from a table key attribute: DynamoDB rejects it ("Cannot
+// update attribute pk. This attribute is part of the key"), so the caller
+// hears it before a request is sent. Index key attributes may change.
+func (t *Table) checkUpdateTargets(field string, update *string, names map[string]string) error {
+	if update == nil {
+		return nil
+	}
+	for _, name := range updateTargets(*update, names) {
+		for _, a := range t.keyAttrs() {
+			if name == a.Name {
+				return inputErr(field, name, "an update cannot change a key attribute; put a new item and delete the old one")
+			}
+		}
+	}
+	return nil
+}
+
+// updateTargets lists the top-level attribute names an update expression,
+// as the expression package renders it ("SET #0 = :0, #1.#2 = :1\nREMOVE
+// #3\n"), writes to.
+func updateTargets(update string, names map[string]string) []string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(update), "\n") {
+		clause, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+		for _, action := range splitTopLevel(rest) {
+			target := strings.TrimSpace(action)
+			switch strings.ToUpper(clause) {
+			case "SET":
+				target, _, _ = strings.Cut(target, "=")
+			case "ADD", "DELETE":
+				target, _, _ = strings.Cut(target, " ")
+			}
+			target = strings.TrimSpace(target)
+			if i := strings.IndexAny(target, ".["); i >= 0 {
+				target = target[:i]
+			}
+			if n, ok := names[target]; ok {
+				target = n
+			}
+			out = append(out, target)
+		}
+	}
+	return out
+}
+
+// splitTopLevel splits on commas outside parentheses, so the arguments of
+// list_append(a, b) stay with their action.
+func splitTopLevel(s string) []string {
+	var parts []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(parts, s[start:])
 }

@@ -2,6 +2,7 @@ package table
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -21,7 +22,39 @@ func TestUpdateRejectsBadInputBeforeSending(t *testing.T) {
 	mustInputError(t, tbl.Update(ctx, tbl.Key("a", "b"), set, IfExists(), IfNotExists()))
 	mustInputError(t, tbl.Update(ctx, tbl.Key("a", "b"), set, ReturnNew(b)))
 	mustInputError(t, tbl.Update(ctx, tbl.Key("a", "b"), set, If(expression.ConditionBuilder{})))
+	for _, u := range []expression.UpdateBuilder{
+		expression.Set(expression.Name("pk"), expression.Value("other")),
+		expression.Set(expression.Name("name"), expression.Value("x")).Set(expression.Name("sk"), expression.Value("other")),
+		expression.Set(expression.Name("name"), expression.Value("x")).Remove(expression.Name("sk")),
+		expression.Add(expression.Name("pk"), expression.Value(1)),
+		expression.Set(expression.Name("name"), expression.Value("x")).Set(expression.Name("sk.nested"), expression.Value(1)),
+	} {
+		mustInputError(t, tbl.Update(ctx, tbl.Key("a", "b"), u))
+		mustInputError(t, tbl.WriteTx().Update(tbl.Key("a", "b"), u).Run(ctx))
+	}
 	if c.total() != 0 {
 		t.Fatalf("%d calls sent for bad input", c.total())
+	}
+}
+
+func TestUpdateTargetsAreTheWrittenTopLevelNames(t *testing.T) {
+	u := expression.Set(expression.Name("a.b[2]"), expression.ListAppend(expression.Name("pk"), expression.Value([]int{1}))).
+		Set(expression.Name("c"), expression.Name("sk").Plus(expression.Value(1))).
+		Remove(expression.Name("e")).Remove(expression.Name("f.g")).
+		Add(expression.Name("h"), expression.Value(1)).
+		Delete(expression.Name("i"), expression.Value([]string{"x"})).
+		Set(expression.Name("gsi1pk"), expression.IfNotExists(expression.Name("j"), expression.Value(0)))
+	e, err := expression.NewBuilder().WithUpdate(u).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := updateTargets(*e.Update(), e.Names())
+	slices.Sort(got)
+	if want := []string{"a", "c", "e", "f", "gsi1pk", "h", "i"}; !slices.Equal(got, want) {
+		t.Fatalf("targets = %v, want %v (reading pk or sk on the right is fine)", got, want)
+	}
+	tbl := New(nil, thingsSchema)
+	if err := tbl.checkUpdateTargets("update", e.Update(), e.Names()); err != nil {
+		t.Fatalf("an update that only reads key attributes was refused: %v", err)
 	}
 }
