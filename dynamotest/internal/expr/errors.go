@@ -142,7 +142,9 @@ func writeAV(b *strings.Builder, v types.AttributeValue) {
 	case *types.AttributeValueMemberN:
 		b.WriteString("N:" + v.Value)
 	case *types.AttributeValueMemberB:
-		b.WriteString("B:" + base64.StdEncoding.EncodeToString(v.Value))
+		// DynamoDB Local prints the Java buffer holding the bytes.
+		n := strconv.Itoa(len(v.Value))
+		b.WriteString("B:java.nio.HeapByteBuffer[pos=0 lim=" + n + " cap=" + n + "]")
 	case *types.AttributeValueMemberBOOL:
 		b.WriteString("BOOL:" + strconv.FormatBool(v.Value))
 	case *types.AttributeValueMemberNULL:

@@ -133,6 +133,13 @@ func TestProbe(t *testing.T) {
 	}
 	cases := readProbeCases(t, in)
 	for i := range cases {
+		switch {
+		case cases[i].Item != "":
+		case cases[i].Kind == "condition":
+			cases[i].Item = condItem
+		case cases[i].Kind == "projection":
+			cases[i].Item = projItem
+		}
 		cases[i].Want = outcome(t, cases[i])
 	}
 	dumpCases(t, "probe", cases)
