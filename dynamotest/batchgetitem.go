@@ -103,8 +103,7 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 			return nil, resourceNotFound()
 		}
 		for i, k := range process {
-			_, id, pos := r.t.keyOf(k)
-			e := r.t.items.Get(id, pos)
+			e := r.t.lookup(k)
 			if e != nil && bytes+e.Size > maxBatchGetBytes {
 				unprocessed = append(append([]map[string]types.AttributeValue(nil), process[i:]...), unprocessed...)
 				break

@@ -83,48 +83,63 @@ func measureCPU(b *testing.B) func() {
 	}
 }
 
+var benchPartitions = []struct {
+	pk string
+	n  int
+}{{"SMALL", 1000}, {"LARGE", 100000}}
+
+// BenchmarkGetItem reads random items of one partition.
 func BenchmarkGetItem(b *testing.B) {
 	db := benchDB(b)
-	keys := make([]item, 4096)
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := range keys {
-		keys[i] = item{"pk": S("LARGE"), "sk": S(fmt.Sprintf("ITEM#%06d", r.IntN(100000)))}
-	}
-	in := &dynamodb.GetItemInput{TableName: aws.String("simple")}
-	b.ReportAllocs()
-	i := 0
-	done := measureCPU(b)
-	defer done()
-	for b.Loop() {
-		in.Key = keys[i%len(keys)]
-		i++
-		out, err := db.GetItem(ctx, in)
-		if err != nil || out.Item == nil {
-			b.Fatal(err)
-		}
+	for _, part := range benchPartitions {
+		b.Run(fmt.Sprintf("partition=%d", part.n), func(b *testing.B) {
+			keys := make([]item, 4096)
+			r := rand.New(rand.NewPCG(1, 2))
+			for i := range keys {
+				keys[i] = item{"pk": S(part.pk), "sk": S(fmt.Sprintf("ITEM#%06d", r.IntN(part.n)))}
+			}
+			in := &dynamodb.GetItemInput{TableName: aws.String("simple")}
+			b.ReportAllocs()
+			i := 0
+			done := measureCPU(b)
+			defer done()
+			for b.Loop() {
+				in.Key = keys[i%len(keys)]
+				i++
+				out, err := db.GetItem(ctx, in)
+				if err != nil || out.Item == nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
+// BenchmarkPutItem writes a 1 KB item over random items of one partition
+// (the same content, so the fixture stays as it was).
 func BenchmarkPutItem(b *testing.B) {
 	db := benchDB(b)
-	// One 1 KB item, rewritten under 100,000 keys of its own partition: the
-	// first pass inserts, later passes replace.
-	it := benchItem("PUT", 0)
-	sks := make([]types.AttributeValue, 100000)
-	for i := range sks {
-		sks[i] = S(fmt.Sprintf("ITEM#%06d", i))
-	}
-	in := &dynamodb.PutItemInput{TableName: aws.String("simple"), Item: it}
-	b.ReportAllocs()
-	i := 0
-	done := measureCPU(b)
-	defer done()
-	for b.Loop() {
-		it["sk"] = sks[i%len(sks)]
-		i++
-		if _, err := db.PutItem(ctx, in); err != nil {
-			b.Fatal(err)
-		}
+	for _, part := range benchPartitions {
+		b.Run(fmt.Sprintf("partition=%d", part.n), func(b *testing.B) {
+			it := benchItem(part.pk, 0)
+			sks := make([]types.AttributeValue, 4096)
+			r := rand.New(rand.NewPCG(3, 4))
+			for i := range sks {
+				sks[i] = S(fmt.Sprintf("ITEM#%06d", r.IntN(part.n)))
+			}
+			in := &dynamodb.PutItemInput{TableName: aws.String("simple"), Item: it}
+			b.ReportAllocs()
+			i := 0
+			done := measureCPU(b)
+			defer done()
+			for b.Loop() {
+				it["sk"] = sks[i%len(sks)]
+				i++
+				if _, err := db.PutItem(ctx, in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -133,10 +148,7 @@ func BenchmarkPutItem(b *testing.B) {
 // as a client paging through it does.
 func BenchmarkQueryPage(b *testing.B) {
 	db := benchDB(b)
-	for _, part := range []struct {
-		pk string
-		n  int
-	}{{"SMALL", 1000}, {"LARGE", 100000}} {
+	for _, part := range benchPartitions {
 		b.Run(fmt.Sprintf("partition=%d", part.n), func(b *testing.B) {
 			in := &dynamodb.QueryInput{TableName: aws.String("simple"),
 				KeyConditionExpression:    aws.String("pk = :p AND begins_with(sk, :prefix)"),

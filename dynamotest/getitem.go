@@ -29,14 +29,12 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(
 		return nil, err
 	}
 	consistent := aws.ToBool(in.ConsistentRead)
-	_, id, pos := t.keyOf(in.Key)
-
 	t.mu.RLock()
 	if t.deleted {
 		t.mu.RUnlock()
 		return nil, resourceNotFound()
 	}
-	e := t.items.Get(id, pos)
+	e := t.lookup(in.Key)
 	t.mu.RUnlock()
 
 	// Stored items are immutable, so the copy can be made outside the lock.

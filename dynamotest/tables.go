@@ -108,6 +108,16 @@ func (t *dbTable) keyOf(item map[string]types.AttributeValue) (pk types.Attribut
 	return pk, attr.KeyString(pk), key
 }
 
+// lookup returns the stored entry with the given key attributes, or nil.
+func (t *dbTable) lookup(key map[string]types.AttributeValue) *store.Entry {
+	var buf [128]byte
+	pos := buf[:0]
+	if t.sk.name != "" {
+		pos = store.AppendKey(pos, key[t.sk.name], nil, nil)
+	}
+	return t.items.Lookup(attr.KeyString(key[t.pk.name]), pos)
+}
+
 // isKeyAttr reports whether name is one of the table's key attributes.
 func (t *dbTable) isKeyAttr(name string) bool {
 	return name == t.pk.name || (t.sk.name != "" && name == t.sk.name)

@@ -85,9 +85,8 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 	byTable := map[string]*usage{}
 	var usages []*usage
 	for i, g := range gets {
-		_, id, pos := g.t.keyOf(g.key)
 		size := 0
-		if e := g.t.items.Get(id, pos); e != nil {
+		if e := g.t.lookup(g.key); e != nil {
 			out.Responses[i].Item = g.proj.apply(e.Item)
 			size = e.Size
 		}

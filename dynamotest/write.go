@@ -38,8 +38,7 @@ type writeOp struct {
 
 // current returns the stored entry the write applies to, or nil.
 func (w *writeOp) current() *store.Entry {
-	_, id, pos := w.t.keyOf(w.key)
-	return w.t.items.Get(id, pos)
+	return w.t.lookup(w.key)
 }
 
 // outcome is what applying the write would do. failed means the condition

@@ -27,14 +27,19 @@ func Key(sort, tablePK, tableSK types.AttributeValue) string {
 		return ""
 	}
 	var buf [96]byte
-	b := buf[:0]
+	return string(AppendKey(buf[:0], sort, tablePK, tableSK))
+}
+
+// AppendKey appends Key(sort, tablePK, tableSK) to b, so that a lookup can
+// build the position without allocating (see Collection.Lookup).
+func AppendKey(b []byte, sort, tablePK, tableSK types.AttributeValue) []byte {
 	for _, v := range [3]types.AttributeValue{sort, tablePK, tableSK} {
 		if v != nil {
 			b = appendValue(b, v)
 			b = append(b, 0x00, 0x01)
 		}
 	}
-	return string(b)
+	return b
 }
 
 // Before is a position just before every entry whose first key value is v.

@@ -117,6 +117,21 @@ func (c *Collection) Get(id, key string) *Entry {
 	return p.get(key)
 }
 
+// Lookup is Get with the position as bytes: the map lookups convert it
+// without copying, so a point read allocates nothing here.
+func (c *Collection) Lookup(id string, key []byte) *Entry {
+	p := c.parts[id]
+	switch {
+	case p == nil:
+		return nil
+	case p.tree != nil:
+		return p.byKey[string(key)]
+	case p.one != nil && p.one.Key == string(key):
+		return p.one
+	}
+	return nil
+}
+
 // Put inserts e into the partition with key pk (identity id), replacing the
 // entry at the same position, which it returns. e.Key must be set:
 // Key(e.Sort, e.TablePK, e.TableSK).
