@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/dynamotest"
@@ -179,4 +180,27 @@ func claimItems(t testing.TB, tb *table.Table) []table.Item {
 		out = append(out, it)
 	}
 	return out
+}
+
+// pendingMeta answers GetItem of one task's META with a snapshot taken
+// while it was PENDING.
+type pendingMeta struct {
+	table.API
+	task *tasks.Task
+}
+
+func (p pendingMeta) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	if pk, ok := in.Key["PK"].(*types.AttributeValueMemberS); ok && pk.Value == "TASK#"+p.task.ID {
+		return &dynamodb.GetItemOutput{Item: table.Item{
+			"PK":        &types.AttributeValueMemberS{Value: pk.Value},
+			"SK":        &types.AttributeValueMemberS{Value: "META"},
+			"taskId":    &types.AttributeValueMemberS{Value: p.task.ID},
+			"status":    &types.AttributeValueMemberS{Value: string(p.task.Status)},
+			"attempt":   &types.AttributeValueMemberN{Value: fmt.Sprint(p.task.Attempt)},
+			"events":    &types.AttributeValueMemberN{Value: fmt.Sprint(p.task.Events)},
+			"createdAt": &types.AttributeValueMemberS{Value: p.task.CreatedAt.Format("2006-01-02T15:04:05.000000Z")},
+			"updatedAt": &types.AttributeValueMemberS{Value: p.task.UpdatedAt.Format("2006-01-02T15:04:05.000000Z")},
+		}}, nil
+	}
+	return p.API.GetItem(ctx, in, opts...)
 }
