@@ -1,0 +1,188 @@
+package journey
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// Complete is everything in one journey's partition, typed and grouped.
+type Complete struct {
+	Journey Journey
+	// Stages in execution order.
+	Stages []Stage
+	// Rules in execution order: stage order, then priority critical to
+	// low, then index.
+	Rules []Rule
+	// Jobs by stage order, then execution number.
+	Jobs []Job
+	// Reports are the report catalog entries, by job.
+	Reports []ReportEntry
+	// Logs are the optional log summaries, by job, step and time (empty
+	// with SkipLogSummaries).
+	Logs []LogSummary
+	// Other holds items of entity types this package does not know, so
+	// nothing in the partition goes unseen.
+	Other []table.Item
+}
+
+// Stage returns the stage with the id, or nil.
+func (c *Complete) Stage(stageID string) *Stage {
+	for i := range c.Stages {
+		if c.Stages[i].StageID == stageID {
+			return &c.Stages[i]
+		}
+	}
+	return nil
+}
+
+// StageRules returns the stage's rules in execution order.
+func (c *Complete) StageRules(stageID string) []Rule {
+	var out []Rule
+	for _, r := range c.Rules {
+		if r.StageID == stageID {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// StageJobs returns the stage's executions in execution order.
+func (c *Complete) StageJobs(stageID string) []Job {
+	var out []Job
+	for _, j := range c.Jobs {
+		if j.StageID == stageID {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// LatestJob returns the stage's latest execution, or nil.
+func (c *Complete) LatestJob(stageID string) *Job {
+	jobs := c.StageJobs(stageID)
+	if len(jobs) == 0 {
+		return nil
+	}
+	return &jobs[len(jobs)-1]
+}
+
+// RecentJobs returns up to n jobs, most recently started first.
+func (c *Complete) RecentJobs(n int) []Job {
+	jobs := slices.Clone(c.Jobs)
+	slices.SortStableFunc(jobs, func(a, b Job) int { return b.StartTime.Compare(a.StartTime.Time) })
+	return jobs[:min(n, len(jobs))]
+}
+
+// LoadJourney reads a whole journey in one Query of its partition
+// (PK = JOURNEY#{id}): metadata, stages, rules, jobs, report catalog
+// entries and log summaries, decoded and grouped. The seed's four queries
+// become one round trip, billed once for the sum of the items' sizes
+// rather than per query. Past 1 MB DynamoDB pages the result and
+// LoadJourney reads on until the partition is done. See SkipLogSummaries
+// for journeys with many log summaries.
+func (s *Store) LoadJourney(ctx context.Context, id string, opts ...func(*ReadOptions)) (*Complete, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := checkID("journeyId", id); err != nil {
+		return nil, err
+	}
+	o := readOptions(opts)
+	pk, _ := journeyPK.Build(id)
+	queries := []table.Query{{Partition: pk, Consistent: o.Consistent}}
+	if o.SkipLogSummaries {
+		// "LOG$" is the first string after every "LOG#..." key.
+		queries = []table.Query{
+			{Partition: pk, Sort: table.SortLess("LOG#"), Consistent: o.Consistent},
+			{Partition: pk, Sort: table.SortGreaterOrEqual("LOG$"), Consistent: o.Consistent},
+		}
+	}
+	var items []table.Item
+	for _, q := range queries {
+		for item, err := range table.QueryAll[table.Item](ctx, s.t, q) {
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, item)
+		}
+	}
+	c, err := decodePartition(items)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, notFound(ErrJourneyNotFound, id, nil)
+	}
+	return c, nil
+}
+
+// decodePartition groups a partition's items by entity type; nil when
+// there is no METADATA item.
+func decodePartition(items []table.Item) (*Complete, error) {
+	c := &Complete{}
+	found := false
+	for _, item := range items {
+		sk := stringAttr(item, attrSK)
+		var err error
+		switch stringAttr(item, attrEntityType) {
+		case EntityJourney:
+			var rec record[Journey]
+			if err = table.Unmarshal(item, &rec); err == nil {
+				c.Journey, err = journeyFrom(rec)
+				found = true
+			}
+		case EntityStage:
+			var rec record[Stage]
+			if err = table.Unmarshal(item, &rec); err == nil {
+				var st Stage
+				st, err = stageFrom(rec)
+				c.Stages = append(c.Stages, st)
+			}
+		case EntityRule:
+			var rec record[Rule]
+			if err = table.Unmarshal(item, &rec); err == nil {
+				var r Rule
+				r, err = ruleFrom(rec)
+				c.Rules = append(c.Rules, r)
+			}
+		case EntityJob:
+			var rec record[Job]
+			if err = table.Unmarshal(item, &rec); err == nil {
+				var j Job
+				j, err = jobFrom(rec)
+				c.Jobs = append(c.Jobs, j)
+			}
+		case EntityReport:
+			var rec record[ReportEntry]
+			if err = table.Unmarshal(item, &rec); err == nil {
+				var e ReportEntry
+				e, err = reportFrom(rec)
+				c.Reports = append(c.Reports, e)
+			}
+		case EntityLog:
+			var rec record[LogSummary]
+			if err = table.Unmarshal(item, &rec); err == nil {
+				var l LogSummary
+				l, err = logSummaryFrom(rec)
+				c.Logs = append(c.Logs, l)
+			}
+		default:
+			c.Other = append(c.Other, item)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("journey: decode item %q: %w", sk, err)
+		}
+	}
+	if !found {
+		return nil, nil
+	}
+	order := make(map[string]int, len(c.Stages))
+	for _, st := range c.Stages {
+		order[st.StageID] = st.Order
+	}
+	sortRules(c.Rules, order)
+	return c, nil
+}

@@ -1,0 +1,144 @@
+package journey
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/table"
+)
+
+// clock is a settable test clock shared by the store.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock(t time.Time) *clock { return &clock{t: t} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// ids hands out "PREFIX-1", "PREFIX-2", ... unless told the next id.
+type ids struct {
+	mu   sync.Mutex
+	n    map[string]int
+	next map[string][]string
+}
+
+func newIDs() *ids { return &ids{n: map[string]int{}, next: map[string][]string{}} }
+
+func (g *ids) NewID(prefix string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if q := g.next[prefix]; len(q) > 0 {
+		g.next[prefix] = q[1:]
+		return q[0]
+	}
+	g.n[prefix]++
+	return fmt.Sprintf("%s-%d", prefix, g.n[prefix])
+}
+
+// Queue makes the next ids with prefix be these.
+func (g *ids) Queue(prefix string, idList ...string) {
+	g.mu.Lock()
+	g.next[prefix] = append(g.next[prefix], idList...)
+	g.mu.Unlock()
+}
+
+var t0 = time.Date(2025, 11, 1, 20, 0, 0, 0, time.UTC)
+
+type env struct {
+	db      *dynamotest.DB
+	logs    *blobstore.Memory
+	reports *blobstore.Memory
+	clock   *clock
+	ids     *ids
+	store   *Store
+}
+
+// newEnv is a store on the fake with its table created, in-memory log and
+// report stores, a test clock at 2025-11-01T20:00:00Z and counting ids.
+func newEnv(t testing.TB, opts ...func(*Options)) *env {
+	t.Helper()
+	e := &env{db: dynamotest.New(), logs: blobstore.NewMemory(), reports: blobstore.NewMemory(),
+		clock: newClock(t0), ids: newIDs()}
+	if err := Schema("").Create(context.Background(), e.db); err != nil {
+		t.Fatal(err)
+	}
+	e.store = NewStore(e.db, e.logs, append([]func(*Options){func(o *Options) {
+		o.Reports = e.reports
+		o.Clock = e.clock.Now
+		o.NewID = e.ids.NewID
+		o.Table = []func(*table.Options){func(to *table.Options) {
+			to.Backoff = table.Backoff{Initial: time.Millisecond, Max: 10 * time.Millisecond}
+		}}
+	}}, opts...)...)
+	e.db.ResetCalls()
+	e.db.ResetConsumed()
+	return e
+}
+
+var allOps = []string{"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
+	"BatchGetItem", "BatchWriteItem", "TransactGetItems", "TransactWriteItems"}
+
+// calls is the number of DynamoDB requests of any kind since the last reset.
+func (e *env) calls() int {
+	n := 0
+	for _, op := range allOps {
+		n += e.db.Calls(op)
+	}
+	return n
+}
+
+// objects lists every key in a memory store.
+func objects(t testing.TB, m blobstore.Store) []string {
+	t.Helper()
+	var keys []string
+	for info, err := range m.List(context.Background(), "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, info.Key)
+	}
+	return keys
+}
+
+// newJourney creates the default journey "JRN-T" and returns it.
+func (e *env) newJourney(t testing.TB) *Complete {
+	t.Helper()
+	c, err := e.store.CreateJourney(context.Background(), NewJourney{ID: "JRN-T", Name: "Test journey"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func must[T any](t testing.TB) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}

@@ -1,0 +1,756 @@
+package journey
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Job keys.
+var (
+	// SK "JOB#01#raw_analysis#001#2025-11-01T20:30:00.000000Z": a stage's
+	// executions sort by execution number, so the latest is the last.
+	jobSK = keys.MustSort("JOB#{order:02d}#{stageId}#{execution:03d}#{startedAt:time}")
+	// GSI1PK "JOB#JOB-456", shared with the job's log entries.
+	jobGSI1PK = keys.MustPartition("JOB#{jobId}")
+	// GSI1SK "2025-11-01T20:30:00.000000Z": the job's start.
+	jobGSI1SK = keys.MustSort("{startedAt:time}")
+)
+
+// JobStatus is a job execution's state.
+type JobStatus string
+
+// The seed's job statuses.
+const (
+	JobPending   JobStatus = "pending"
+	JobRunning   JobStatus = "running"
+	JobCompleted JobStatus = "completed"
+	JobFailed    JobStatus = "failed"
+	JobCancelled JobStatus = "cancelled"
+)
+
+// StepStatus is a step's state within a job.
+type StepStatus string
+
+// Step statuses.
+const (
+	StepPending   StepStatus = "pending"
+	StepRunning   StepStatus = "running"
+	StepCompleted StepStatus = "completed"
+	StepFailed    StepStatus = "failed"
+	StepSkipped   StepStatus = "skipped"
+)
+
+func (s StepStatus) valid() bool {
+	switch s {
+	case StepPending, StepRunning, StepCompleted, StepFailed, StepSkipped:
+		return true
+	}
+	return false
+}
+
+// JobConfiguration is the part of the journey's configuration a job runs with.
+type JobConfiguration struct {
+	Timeout               int  `dynamodbav:"timeout" json:"timeout"`
+	RetryAttempts         int  `dynamodbav:"retryAttempts" json:"retryAttempts"`
+	EnableDetailedLogging bool `dynamodbav:"enableDetailedLogging" json:"enableDetailedLogging"`
+}
+
+// JobMetrics are a job's log counts per level; step loggers ADD to them.
+type JobMetrics struct {
+	TotalLogs    int `dynamodbav:"totalLogs" json:"totalLogs"`
+	ErrorCount   int `dynamodbav:"errorCount" json:"errorCount"`
+	WarningCount int `dynamodbav:"warningCount" json:"warningCount"`
+	InfoCount    int `dynamodbav:"infoCount" json:"infoCount"`
+	DebugCount   int `dynamodbav:"debugCount" json:"debugCount"`
+}
+
+// StepExecution is one step's progress within a job.
+type StepExecution struct {
+	StepID    string     `dynamodbav:"stepId" json:"stepId"`
+	Status    StepStatus `dynamodbav:"status" json:"status"`
+	StartTime Time       `dynamodbav:"startTime" json:"startTime"`
+	EndTime   Time       `dynamodbav:"endTime" json:"endTime"`
+	Duration  float64    `dynamodbav:"duration" json:"duration"` // seconds
+}
+
+// S3Config names the buckets of a job's files (the seed's job-start record).
+type S3Config struct {
+	LogsBucket    string `dynamodbav:"logsBucket" json:"logsBucket"`
+	ReportsBucket string `dynamodbav:"reportsBucket" json:"reportsBucket"`
+}
+
+// Job is one execution of a stage (SK JOB#{order}#{stageId}#{execution}#{startedAt}).
+type Job struct {
+	JobID           string             `dynamodbav:"jobId" json:"jobId"`
+	JourneyID       string             `dynamodbav:"journeyId" json:"journeyId"`
+	StageID         string             `dynamodbav:"stageId" json:"stageId"`
+	Status          JobStatus          `dynamodbav:"status" json:"status"`
+	Progress        int                `dynamodbav:"progress" json:"progress"`
+	CurrentStep     string             `dynamodbav:"currentStep" json:"currentStep"`
+	StartTime       Time               `dynamodbav:"startTime" json:"startTime"`
+	EndTime         Time               `dynamodbav:"endTime" json:"endTime"`
+	Duration        float64            `dynamodbav:"duration" json:"duration"` // seconds
+	TriggeredBy     string             `dynamodbav:"triggeredBy" json:"triggeredBy"`
+	ExecutionNumber int                `dynamodbav:"executionNumber" json:"executionNumber"`
+	Configuration   JobConfiguration   `dynamodbav:"configuration" json:"configuration"`
+	Results         map[string]float64 `dynamodbav:"results" json:"results"`
+	Metrics         JobMetrics         `dynamodbav:"metrics" json:"metrics"`
+	ErrorMessage    *string            `dynamodbav:"errorMessage" json:"errorMessage"`
+	Steps           []StepExecution    `dynamodbav:"steps" json:"steps"`
+	S3Config        *S3Config          `dynamodbav:"s3Config,omitempty" json:"s3Config,omitempty"`
+
+	// Order is the stage's order (from the key).
+	Order     int  `dynamodbav:"-" json:"order"`
+	CreatedAt Time `dynamodbav:"-" json:"createdAt"`
+	UpdatedAt Time `dynamodbav:"-" json:"updatedAt"`
+}
+
+// JobRef is what identifies a job's item: its sort key holds the stage's
+// order, the execution number and the start time.
+type JobRef struct {
+	JourneyID string
+	StageID   string
+	Order     int
+	Execution int
+	StartedAt time.Time
+	JobID     string
+}
+
+// Ref returns the job's reference.
+func (j Job) Ref() JobRef {
+	return JobRef{JourneyID: j.JourneyID, StageID: j.StageID, Order: j.Order, Execution: j.ExecutionNumber,
+		StartedAt: j.StartTime.Time, JobID: j.JobID}
+}
+
+func (r JobRef) check() error {
+	if err := checkID("JobRef.JourneyID", r.JourneyID); err != nil {
+		return err
+	}
+	if err := checkID("JobRef.StageID", r.StageID); err != nil {
+		return err
+	}
+	if err := checkID("JobRef.JobID", r.JobID); err != nil {
+		return err
+	}
+	if r.StartedAt.IsZero() {
+		return inputError("JobRef.StartedAt", "zero", "the job's start time is part of its key")
+	}
+	if _, err := jobSK.Build(r.Order, r.StageID, r.Execution, r.StartedAt); err != nil {
+		return inputError("JobRef", fmt.Sprintf("%+v", r), err.Error())
+	}
+	return nil
+}
+
+func (s *Store) jobKey(r JobRef) (table.Key, error) {
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	pk, _ := journeyPK.Build(r.JourneyID)
+	sk, _ := jobSK.Build(r.Order, r.StageID, r.Execution, r.StartedAt)
+	return s.t.Key(pk, sk), nil
+}
+
+func jobRecord(j Job) (record[Job], error) {
+	pk, err := journeyPK.Build(j.JourneyID)
+	if err != nil {
+		return record[Job]{}, inputError("journeyId", j.JourneyID, err.Error())
+	}
+	sk, err := jobSK.Build(j.Order, j.StageID, j.ExecutionNumber, j.StartTime.Time)
+	if err != nil {
+		return record[Job]{}, inputError("job", j.JobID, err.Error())
+	}
+	gpk, err := jobGSI1PK.Build(j.JobID)
+	if err != nil {
+		return record[Job]{}, inputError("jobId", j.JobID, err.Error())
+	}
+	gsk, _ := jobGSI1SK.Build(j.StartTime.Time)
+	return record[Job]{PK: pk, SK: sk, EntityType: EntityJob, GSI1PK: gpk, GSI1SK: gsk,
+		CreatedAt: j.CreatedAt.String(), UpdatedAt: j.UpdatedAt.String(), Data: j}, nil
+}
+
+func jobFrom(rec record[Job]) (Job, error) {
+	j := rec.Data
+	parts, err := jobSK.Parse(rec.SK)
+	if err != nil {
+		return j, err
+	}
+	j.Order = parts.Int("order")
+	if j.JourneyID == "" {
+		j.JourneyID = strings.TrimPrefix(rec.PK, "JOURNEY#")
+	}
+	if j.StageID == "" {
+		j.StageID = parts.String("stageId")
+	}
+	if j.ExecutionNumber == 0 {
+		j.ExecutionNumber = parts.Int("execution")
+	}
+	if j.StartTime.IsZero() {
+		j.StartTime = Time{parts.Time("startedAt")}
+	}
+	if err := j.CreatedAt.parse(rec.CreatedAt); err != nil {
+		return j, err
+	}
+	return j, j.UpdatedAt.parse(rec.UpdatedAt)
+}
+
+// NewJob is what StartJob needs.
+type NewJob struct {
+	JourneyID string
+	StageID   string
+	// JobID is the job's id; a new "JOB-..." id when "".
+	JobID string
+	// TriggeredBy is who started the job ("user" when "").
+	TriggeredBy   string
+	Configuration JobConfiguration
+}
+
+// maxExecution is the largest {execution:03d}.
+const maxExecution = 999
+
+// StartJob creates a running execution of a stage with the stage's next
+// execution number, in one transaction that also marks the stage running,
+// moves the journey to running (it must be pending or running: a paused,
+// cancelled or finished journey gets a *StatusError), makes the job the
+// stage's current job and ADDs 1 to totalJobs.
+//
+// A retry never overwrites an earlier attempt: the job is created with
+// attribute_not_exists, and the stage's lastExecution only moves forward
+// by a conditional write. A caller that loses the race for a number takes
+// the next one.
+func (s *Store) StartJob(ctx context.Context, in NewJob) (*Job, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := checkID("NewJob.JourneyID", in.JourneyID); err != nil {
+		return nil, err
+	}
+	if err := checkID("NewJob.StageID", in.StageID); err != nil {
+		return nil, err
+	}
+	if in.JobID != "" {
+		if err := checkID("NewJob.JobID", in.JobID); err != nil {
+			return nil, err
+		}
+	} else {
+		id, err := s.newID("JOB")
+		if err != nil {
+			return nil, err
+		}
+		in.JobID = id
+	}
+	if in.Configuration.Timeout < 0 || in.Configuration.RetryAttempts < 0 {
+		return nil, inputError("NewJob.Configuration", fmt.Sprintf("%+v", in.Configuration), "must not be negative")
+	}
+	if in.TriggeredBy == "" {
+		in.TriggeredBy = "user"
+	}
+	allowed := []Status{StatusPending, StatusRunning}
+	for attempt := 0; ; attempt++ {
+		st, _, err := s.stage(ctx, in.JourneyID, in.StageID)
+		if err != nil {
+			return nil, err
+		}
+		latest, err := s.latestJob(ctx, in.JourneyID, st.Order, st.StageID)
+		if err != nil {
+			return nil, err
+		}
+		n := st.LastExecution
+		if latest != nil {
+			n = max(n, latest.ExecutionNumber)
+		}
+		n++
+		if n > maxExecution {
+			return nil, inputError("NewJob.StageID", in.StageID, fmt.Sprintf("the stage already has %d executions, the most JOB#...#{execution:03d} holds", maxExecution))
+		}
+		now := s.now()
+		if latest != nil && !now.After(latest.StartTime.Time) {
+			// Keep sort keys and GSI1SK in start order even if clocks
+			// disagree: one microsecond after the previous attempt.
+			now = latest.StartTime.Add(time.Microsecond)
+		}
+		steps := make([]StepExecution, len(st.Steps))
+		for i, d := range st.Steps {
+			steps[i] = StepExecution{StepID: d.StepID, Status: StepPending}
+		}
+		j := Job{JobID: in.JobID, JourneyID: in.JourneyID, StageID: in.StageID, Status: JobRunning,
+			StartTime: Time{now}, TriggeredBy: in.TriggeredBy, ExecutionNumber: n, Configuration: in.Configuration,
+			Results: map[string]float64{}, Steps: steps,
+			S3Config: &S3Config{LogsBucket: s.opts.LogsBucket, ReportsBucket: s.opts.ReportsBucket},
+			Order:    st.Order, CreatedAt: Time{now}, UpdatedAt: Time{now}}
+		rec, err := jobRecord(j)
+		if err != nil {
+			return nil, err
+		}
+		stageKey, _ := s.stageKey(in.JourneyID, st.Order, st.StageID)
+		journeyKey, _ := s.journeyKey(in.JourneyID)
+		counter := expression.Name("Data.lastExecution")
+		ts := expression.Value(stamp(now))
+		err = s.t.WriteTx().
+			Update(stageKey, expression.Set(counter, expression.Value(n)).
+				Set(expression.Name("Data.status"), expression.Value(StageRunning)).
+				Set(expression.Name(attrUpdatedAt), ts),
+				table.IfExists(), table.If(expression.AttributeNotExists(counter).Or(counter.LessThan(expression.Value(n))))).
+			Create(rec).
+			Update(journeyKey, expression.Add(expression.Name("Data.aggregates.totalJobs"), expression.Value(1)).
+				Set(expression.Name("Data.status"), expression.Value(StatusRunning)).
+				Set(expression.Name("Data.currentStageId"), expression.Value(st.StageID)).
+				Set(expression.Name("Data.currentStageIndex"), expression.Value(st.Order-1)).
+				Set(expression.Name("Data.currentJobs."+st.StageID), expression.Value(in.JobID)).
+				Set(expression.Name(attrUpdatedAt), ts),
+				table.IfExists(), table.If(statusIn("Data.status", allowed...)), table.ItemOnConditionFailure()).
+			Run(ctx)
+		if err == nil {
+			return &j, nil
+		}
+		switch failedAction(err) {
+		case 0:
+			if errors.Is(err, table.ErrNotFound) {
+				return nil, notFound(ErrStageNotFound, in.JourneyID+"/"+in.StageID, err)
+			}
+			if attempt+1 < addAttempts {
+				continue
+			}
+		case 1:
+			if errors.Is(err, table.ErrAlreadyExists) && attempt+1 < addAttempts {
+				continue
+			}
+		case 2:
+			return nil, s.journeyTxError(in.JourneyID, "start a job of", allowed, err, 2)
+		}
+		return nil, err
+	}
+}
+
+// journeyTxError is journeyWriteError for the METADATA update at action
+// index i of a canceled transaction.
+func (s *Store) journeyTxError(id, op string, allowed []Status, err error, i int) error {
+	var txe *table.TxError
+	if errors.As(err, &txe) {
+		for _, r := range txe.Reasons {
+			if r.Index != i {
+				continue
+			}
+			if len(r.Item) == 0 {
+				return notFound(ErrJourneyNotFound, id, err)
+			}
+			return &StatusError{Entity: "journey", ID: id, Op: op, Current: dataStatus(r.Item),
+				Allowed: statusStrings(allowed), Cause: err}
+		}
+	}
+	return err
+}
+
+// GetJob reads one job execution.
+func (s *Store) GetJob(ctx context.Context, ref JobRef, opts ...func(*ReadOptions)) (*Job, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	key, err := s.jobKey(ref)
+	if err != nil {
+		return nil, err
+	}
+	var get []func(*table.GetOptions)
+	if readOptions(opts).Consistent {
+		get = append(get, table.Consistent())
+	}
+	var rec record[Job]
+	if err := s.t.Get(ctx, key, &rec, get...); err != nil {
+		if errors.Is(err, table.ErrNotFound) {
+			return nil, notFound(ErrJobNotFound, ref.JobID, err)
+		}
+		return nil, err
+	}
+	j, err := jobFrom(rec)
+	if err != nil {
+		return nil, err
+	}
+	return &j, nil
+}
+
+// FindJob finds a job by its id alone, through GSI1 (GSI1PK JOB#{jobId}).
+// The job's log entries share that GSI1PK, so the query keeps only the
+// JobExecution item; the job's GSI1SK is its start, which precedes its
+// logs, so it normally comes first and the query stops there.
+func (s *Store) FindJob(ctx context.Context, jobID string) (*Job, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := checkID("jobId", jobID); err != nil {
+		return nil, err
+	}
+	gpk, _ := jobGSI1PK.Build(jobID)
+	filter := expression.Name(attrEntityType).Equal(expression.Value(EntityJob))
+	page, err := table.QueryPage[record[Job]](ctx, s.t, table.Query{Index: IndexGSI1, Partition: gpk, Filter: &filter, Limit: 1}, "")
+	if err != nil {
+		return nil, err
+	}
+	if len(page.Items) == 0 {
+		return nil, notFound(ErrJobNotFound, jobID, nil)
+	}
+	j, err := jobFrom(page.Items[0])
+	if err != nil {
+		return nil, err
+	}
+	return &j, nil
+}
+
+// jobsQuery selects the executions of one stage by key condition:
+// begins_with(SK, "JOB#{order}#{stageId}#"). The seed filters on
+// Data.stageId instead, which reads every job of the journey.
+func (s *Store) jobsQuery(journeyID string, order int, stageID string) (table.Query, error) {
+	pk, err := journeyPK.Build(journeyID)
+	if err != nil {
+		return table.Query{}, inputError("journeyId", journeyID, err.Error())
+	}
+	prefix, err := jobSK.Prefix(order, stageID)
+	if err != nil {
+		return table.Query{}, inputError("stage", stageID, err.Error())
+	}
+	return table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix)}, nil
+}
+
+// latestJob is the stage's execution with the highest number (nil when
+// none): one descending, consistent Query with Limit 1.
+func (s *Store) latestJob(ctx context.Context, journeyID string, order int, stageID string) (*Job, error) {
+	q, err := s.jobsQuery(journeyID, order, stageID)
+	if err != nil {
+		return nil, err
+	}
+	q.Descending, q.Limit, q.Consistent = true, 1, true
+	page, err := table.QueryPage[record[Job]](ctx, s.t, q, "")
+	if err != nil || len(page.Items) == 0 {
+		return nil, err
+	}
+	j, err := jobFrom(page.Items[0])
+	if err != nil {
+		return nil, err
+	}
+	return &j, nil
+}
+
+// JobsForStage returns a stage's executions in execution order. It reads
+// the stage list to learn the stage's order, then exactly the stage's
+// jobs.
+func (s *Store) JobsForStage(ctx context.Context, journeyID, stageID string) ([]Job, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := checkID("journeyId", journeyID); err != nil {
+		return nil, err
+	}
+	if err := checkID("stageId", stageID); err != nil {
+		return nil, err
+	}
+	st, _, err := s.stage(ctx, journeyID, stageID)
+	if err != nil {
+		return nil, err
+	}
+	q, err := s.jobsQuery(journeyID, st.Order, stageID)
+	if err != nil {
+		return nil, err
+	}
+	q.Consistent = true
+	var out []Job
+	for rec, err := range table.QueryAll[record[Job]](ctx, s.t, q) {
+		if err != nil {
+			return nil, err
+		}
+		j, err := jobFrom(rec)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+// LatestExecution returns the stage's execution with the highest number,
+// or an error matching ErrJobNotFound when the stage has none.
+func (s *Store) LatestExecution(ctx context.Context, journeyID, stageID string) (*Job, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := checkID("journeyId", journeyID); err != nil {
+		return nil, err
+	}
+	if err := checkID("stageId", stageID); err != nil {
+		return nil, err
+	}
+	st, _, err := s.stage(ctx, journeyID, stageID)
+	if err != nil {
+		return nil, err
+	}
+	j, err := s.latestJob(ctx, journeyID, st.Order, stageID)
+	if err != nil {
+		return nil, err
+	}
+	if j == nil {
+		return nil, notFound(ErrJobNotFound, "no execution of "+journeyID+"/"+stageID, nil)
+	}
+	return j, nil
+}
+
+// jobActive is the condition for changing a job that has not finished.
+var jobActive = []JobStatus{JobPending, JobRunning}
+
+// jobWriteError turns a refused conditional write on a job into
+// ErrJobNotFound or a *StatusError.
+func jobWriteError(ref JobRef, op string, err error, item table.Item) error {
+	if errors.Is(err, table.ErrNotFound) {
+		return notFound(ErrJobNotFound, ref.JobID, err)
+	}
+	if errors.Is(err, table.ErrConditionFailed) {
+		return &StatusError{Entity: "job", ID: ref.JobID, Op: op, Current: dataStatus(item),
+			Allowed: statusStrings(jobActive), Cause: err}
+	}
+	return err
+}
+
+func tableErrorItem(err error) table.Item {
+	var te *table.Error
+	if errors.As(err, &te) {
+		return te.Item
+	}
+	return nil
+}
+
+// UpdateJobProgress records a running job's progress (0-100) and, when
+// step is not "", its current step. Only a pending or running job can
+// move (a *StatusError otherwise).
+func (s *Store) UpdateJobProgress(ctx context.Context, ref JobRef, progress int, step string) (*Job, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	key, err := s.jobKey(ref)
+	if err != nil {
+		return nil, err
+	}
+	if progress < 0 || progress > 100 {
+		return nil, inputError("progress", progress, "must be between 0 and 100")
+	}
+	u := expression.Set(expression.Name("Data.progress"), expression.Value(progress)).
+		Set(expression.Name("Data.status"), expression.Value(JobRunning)).
+		Set(expression.Name(attrUpdatedAt), expression.Value(stamp(s.now())))
+	if step != "" {
+		if err := checkID("step", step); err != nil {
+			return nil, err
+		}
+		u = u.Set(expression.Name("Data.currentStep"), expression.Value(step))
+	}
+	var rec record[Job]
+	err = s.t.Update(ctx, key, u, table.IfExists(), table.If(statusIn("Data.status", jobActive...)),
+		table.ItemOnConditionFailure(), table.ReturnNew(&rec))
+	if err != nil {
+		return nil, jobWriteError(ref, "update progress of", err, tableErrorItem(err))
+	}
+	j, err := jobFrom(rec)
+	return &j, err
+}
+
+// SetStepStatus records a step's status in a running job: running sets
+// its startTime and makes it the current step; completed, failed and
+// skipped set its endTime and duration. A step the stage did not define is
+// appended. The write is conditional on the step list being as read, so a
+// concurrent change of another step is never overwritten.
+func (s *Store) SetStepStatus(ctx context.Context, ref JobRef, stepID string, status StepStatus) (*Job, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	key, err := s.jobKey(ref)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkID("stepId", stepID); err != nil {
+		return nil, err
+	}
+	if !status.valid() {
+		return nil, inputError("status", fmt.Sprintf("%q", status), "must be pending, running, completed, failed or skipped")
+	}
+	for attempt := 0; ; attempt++ {
+		j, err := s.GetJob(ctx, ref, Consistent())
+		if err != nil {
+			return nil, err
+		}
+		if j.Status != JobPending && j.Status != JobRunning {
+			return nil, &StatusError{Entity: "job", ID: ref.JobID, Op: "set a step of", Current: string(j.Status),
+				Allowed: statusStrings(jobActive)}
+		}
+		now := s.now()
+		i := -1
+		for k, st := range j.Steps {
+			if st.StepID == stepID {
+				i = k
+			}
+		}
+		step := StepExecution{StepID: stepID}
+		if i >= 0 {
+			step = j.Steps[i]
+		}
+		step.Status = status
+		switch status {
+		case StepRunning:
+			step.StartTime, step.EndTime, step.Duration = Time{now}, Time{}, 0
+		case StepCompleted, StepFailed, StepSkipped:
+			if step.StartTime.IsZero() {
+				step.StartTime = Time{now}
+			}
+			step.EndTime, step.Duration = Time{now}, elapsed(step.StartTime.Time, now)
+		}
+		ts := expression.Value(stamp(now))
+		var u expression.UpdateBuilder
+		var cond expression.ConditionBuilder
+		steps := expression.Name("Data.steps")
+		if i >= 0 {
+			path := fmt.Sprintf("Data.steps[%d]", i)
+			u = expression.Set(expression.Name(path), expression.Value(step))
+			cond = expression.Name(path + ".stepId").Equal(expression.Value(stepID))
+		} else {
+			u = expression.Set(steps, expression.ListAppend(expression.IfNotExists(steps, expression.Value([]StepExecution{})),
+				expression.Value([]StepExecution{step})))
+			cond = expression.Size(steps).Equal(expression.Value(len(j.Steps))).Or(expression.AttributeNotExists(steps))
+		}
+		if status == StepRunning {
+			u = u.Set(expression.Name("Data.currentStep"), expression.Value(stepID))
+		}
+		u = u.Set(expression.Name(attrUpdatedAt), ts)
+		var rec record[Job]
+		err = s.t.Update(ctx, key, u, table.IfExists(),
+			table.If(statusIn("Data.status", jobActive...).And(cond)), table.ReturnNew(&rec))
+		if err == nil {
+			out, err := jobFrom(rec)
+			return &out, err
+		}
+		if errors.Is(err, table.ErrConditionFailed) && !errors.Is(err, table.ErrNotFound) && attempt+1 < addAttempts {
+			continue // the job changed since we read it; look again
+		}
+		return nil, jobWriteError(ref, "set a step of", err, tableErrorItem(err))
+	}
+}
+
+// Finish is how a job ended.
+type Finish struct {
+	// Status is JobCompleted or JobFailed.
+	Status JobStatus
+	// Results are the job's outcome statistics (recordsProcessed, ...);
+	// left as they are when nil.
+	Results map[string]float64
+	// ErrorMessage says why a job failed.
+	ErrorMessage string
+}
+
+// FinishJob ends a running job, in one transaction: the job's status,
+// endTime, duration and results; its stage's status; and the journey's
+// completedJobs or failedJobs and totalExecutionSeconds by ADD, and, for a
+// completed job, its overallProgress and current stage. Counters by ADD in
+// a transaction that table.WriteTx retries on conflicts mean 100
+// concurrent finishes leave exact totals. A job that already finished is
+// a *StatusError and changes nothing.
+//
+// When the journey's last stage completes, the journey then moves from
+// running to completed (a separate guarded write; a paused or cancelled
+// journey keeps its status).
+func (s *Store) FinishJob(ctx context.Context, ref JobRef, f Finish) (*Job, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	key, err := s.jobKey(ref)
+	if err != nil {
+		return nil, err
+	}
+	if f.Status != JobCompleted && f.Status != JobFailed {
+		return nil, inputError("Finish.Status", fmt.Sprintf("%q", f.Status), "must be completed or failed")
+	}
+	stages, err := s.Stages(ctx, ref.JourneyID, Consistent())
+	if err != nil {
+		return nil, err
+	}
+	var next *Stage
+	found := false
+	for i, st := range stages {
+		if st.StageID == ref.StageID && st.Order == ref.Order {
+			found = true
+			if i+1 < len(stages) {
+				next = &stages[i+1]
+			}
+		}
+	}
+	if !found {
+		return nil, notFound(ErrStageNotFound, ref.JourneyID+"/"+ref.StageID, nil)
+	}
+	now := s.now()
+	if now.Before(ref.StartedAt) {
+		now = ref.StartedAt
+	}
+	duration := elapsed(ref.StartedAt, now)
+	ts := expression.Value(stamp(now))
+	ju := expression.Set(expression.Name("Data.status"), expression.Value(f.Status)).
+		Set(expression.Name("Data.endTime"), expression.Value(Time{now})).
+		Set(expression.Name("Data.duration"), expression.Value(duration)).
+		Set(expression.Name(attrUpdatedAt), ts)
+	if f.Status == JobCompleted {
+		ju = ju.Set(expression.Name("Data.progress"), expression.Value(100))
+	}
+	if f.Results != nil {
+		ju = ju.Set(expression.Name("Data.results"), expression.Value(f.Results))
+	}
+	if f.ErrorMessage != "" {
+		ju = ju.Set(expression.Name("Data.errorMessage"), expression.Value(f.ErrorMessage))
+	}
+	stageStatus, counter := StageCompleted, "Data.aggregates.completedJobs"
+	if f.Status == JobFailed {
+		stageStatus, counter = StageFailed, "Data.aggregates.failedJobs"
+	}
+	agg := expression.Add(expression.Name(counter), expression.Value(1)).
+		Add(expression.Name("Data.aggregates.totalExecutionSeconds"), expression.Value(duration)).
+		Set(expression.Name(attrUpdatedAt), ts)
+	if f.Status == JobCompleted {
+		agg = agg.Set(expression.Name("Data.overallProgress"), expression.Value(progressFor(ref.Order, len(stages))))
+		if next != nil {
+			agg = agg.Set(expression.Name("Data.currentStageId"), expression.Value(next.StageID)).
+				Set(expression.Name("Data.currentStageIndex"), expression.Value(next.Order-1))
+		}
+	}
+	stageKey, _ := s.stageKey(ref.JourneyID, ref.Order, ref.StageID)
+	journeyKey, _ := s.journeyKey(ref.JourneyID)
+	err = s.t.WriteTx().
+		Update(key, ju, table.IfExists(), table.If(statusIn("Data.status", jobActive...)), table.ItemOnConditionFailure()).
+		Update(stageKey, expression.Set(expression.Name("Data.status"), expression.Value(stageStatus)).
+			Set(expression.Name(attrUpdatedAt), ts), table.IfExists()).
+		Update(journeyKey, agg, table.IfExists()).
+		Run(ctx)
+	if err != nil {
+		switch failedAction(err) {
+		case 0:
+			var item table.Item
+			var txe *table.TxError
+			if errors.As(err, &txe) {
+				item = txe.Reasons[0].Item
+			}
+			if len(item) == 0 {
+				return nil, notFound(ErrJobNotFound, ref.JobID, err)
+			}
+			return nil, &StatusError{Entity: "job", ID: ref.JobID, Op: "finish", Current: dataStatus(item),
+				Allowed: statusStrings(jobActive), Cause: err}
+		case 1:
+			return nil, notFound(ErrStageNotFound, ref.JourneyID+"/"+ref.StageID, err)
+		case 2:
+			return nil, notFound(ErrJourneyNotFound, ref.JourneyID, err)
+		}
+		return nil, err
+	}
+	if f.Status == JobCompleted && next == nil {
+		// The last stage is done: running -> completed, guarded.
+		if _, err := s.move(ctx, ref.JourneyID, "complete", StatusCompleted, StatusRunning); err != nil && !errors.Is(err, ErrInvalidStatus) {
+			return nil, err
+		}
+	}
+	return s.GetJob(ctx, ref, Consistent())
+}

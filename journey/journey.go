@@ -1,0 +1,513 @@
+package journey
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Journey metadata keys.
+var (
+	// PK "JOURNEY#JRN-ABC123456789": every item of a journey shares it.
+	journeyPK = keys.MustPartition("JOURNEY#{journeyId}")
+	// GSI1SK "2025-11-01T20:00:00.000000Z": journeys listed by creation.
+	journeysGSI1SK = keys.MustSort("{createdAt:time}")
+)
+
+const (
+	// SK "METADATA": one per journey.
+	metadataSK = "METADATA"
+	// GSI1PK "JOURNEYS": every journey's metadata, for the dashboard.
+	journeysGSI1PK = "JOURNEYS"
+)
+
+// Status is a journey's state.
+type Status string
+
+// The seed's journey statuses.
+const (
+	StatusPending   Status = "pending"
+	StatusRunning   Status = "running"
+	StatusCompleted Status = "completed"
+	StatusFailed    Status = "failed"
+	StatusPaused    Status = "paused"
+	StatusCancelled Status = "cancelled"
+)
+
+// Priority orders journeys and rules. Rules run critical first, then
+// high, medium, low.
+type Priority string
+
+// The seed's priorities.
+const (
+	PriorityLow      Priority = "low"
+	PriorityMedium   Priority = "medium"
+	PriorityHigh     Priority = "high"
+	PriorityCritical Priority = "critical"
+)
+
+// rank is the execution order of a priority: critical 0 ... low 3.
+func (p Priority) rank() int {
+	switch p {
+	case PriorityCritical:
+		return 0
+	case PriorityHigh:
+		return 1
+	case PriorityMedium:
+		return 2
+	case PriorityLow:
+		return 3
+	}
+	return 4
+}
+
+func (p Priority) valid() bool { return p.rank() < 4 }
+
+// Source is where a journey's data comes from.
+type Source struct {
+	Type          string `dynamodbav:"type" json:"type"`
+	SchemaID      string `dynamodbav:"schemaId" json:"schemaId"`
+	SchemaName    string `dynamodbav:"schemaName" json:"schemaName"`
+	SchemaVersion string `dynamodbav:"schemaVersion" json:"schemaVersion"`
+}
+
+// Configuration is a journey's processing configuration.
+type Configuration struct {
+	Timeout               int    `dynamodbav:"timeout" json:"timeout"` // seconds
+	MaxDepth              int    `dynamodbav:"maxDepth" json:"maxDepth"`
+	TMFSpecVersion        string `dynamodbav:"tmfSpecVersion" json:"tmfSpecVersion"`
+	OutputFormat          string `dynamodbav:"outputFormat" json:"outputFormat"`
+	RetryAttempts         int    `dynamodbav:"retryAttempts" json:"retryAttempts"`
+	EnableDetailedLogging bool   `dynamodbav:"enableDetailedLogging" json:"enableDetailedLogging"`
+	ValidateAtEachStage   bool   `dynamodbav:"validateAtEachStage" json:"validateAtEachStage"`
+	SecondBrainEnabled    bool   `dynamodbav:"secondBrainEnabled" json:"secondBrainEnabled"`
+	RuleEngineVersion     string `dynamodbav:"ruleEngineVersion" json:"ruleEngineVersion"`
+}
+
+// Aggregates are a journey's running totals, kept by ADD so concurrent
+// writers never lose a count.
+type Aggregates struct {
+	TotalJobs     int `dynamodbav:"totalJobs" json:"totalJobs"`
+	CompletedJobs int `dynamodbav:"completedJobs" json:"completedJobs"`
+	FailedJobs    int `dynamodbav:"failedJobs" json:"failedJobs"`
+	// TotalExecutionTime is the seed's display form ("125m"). A string
+	// cannot be added to, so the store keeps TotalExecutionSeconds by ADD
+	// and, on read, derives this field from it when it is set.
+	TotalExecutionTime    string  `dynamodbav:"totalExecutionTime" json:"totalExecutionTime"`
+	TotalExecutionSeconds float64 `dynamodbav:"totalExecutionSeconds,omitempty" json:"totalExecutionSeconds,omitempty"`
+	TotalLogs             int     `dynamodbav:"totalLogs" json:"totalLogs"`
+	TotalErrors           int     `dynamodbav:"totalErrors" json:"totalErrors"`
+	TotalWarnings         int     `dynamodbav:"totalWarnings" json:"totalWarnings"`
+	TotalRules            int     `dynamodbav:"totalRules" json:"totalRules"`
+	ActiveRules           int     `dynamodbav:"activeRules" json:"activeRules"`
+}
+
+// formatMinutes is the seed's "125m": whole minutes.
+func formatMinutes(seconds float64) string {
+	return strconv.Itoa(int(math.Floor(seconds/60))) + "m"
+}
+
+// Journey is a transformation journey's metadata (SK METADATA).
+type Journey struct {
+	ID                string            `dynamodbav:"journeyId" json:"journeyId"`
+	Name              string            `dynamodbav:"name" json:"name"`
+	Description       string            `dynamodbav:"description" json:"description"`
+	Status            Status            `dynamodbav:"status" json:"status"`
+	Priority          Priority          `dynamodbav:"priority" json:"priority"`
+	CreatedBy         string            `dynamodbav:"createdBy" json:"createdBy"`
+	ODAComponentType  string            `dynamodbav:"odaComponentType" json:"odaComponentType"`
+	Source            Source            `dynamodbav:"source" json:"source"`
+	Configuration     Configuration     `dynamodbav:"configuration" json:"configuration"`
+	CurrentStageIndex int               `dynamodbav:"currentStageIndex" json:"currentStageIndex"`
+	CurrentStageID    string            `dynamodbav:"currentStageId" json:"currentStageId"`
+	OverallProgress   int               `dynamodbav:"overallProgress" json:"overallProgress"`
+	CurrentJobs       map[string]string `dynamodbav:"currentJobs" json:"currentJobs"` // stage id -> latest job id
+	Aggregates        Aggregates        `dynamodbav:"aggregates" json:"aggregates"`
+
+	// From the item's CreatedAt and UpdatedAt, outside Data.
+	CreatedAt Time `dynamodbav:"-" json:"createdAt"`
+	UpdatedAt Time `dynamodbav:"-" json:"updatedAt"`
+}
+
+// NewJourney is what CreateJourney needs.
+type NewJourney struct {
+	// ID is the journey id; a new "JRN-..." id when "".
+	ID               string
+	Name             string
+	Description      string
+	Priority         Priority // PriorityMedium when ""
+	CreatedBy        string
+	ODAComponentType string
+	Source           Source
+	Configuration    Configuration
+	// Stages are the journey's stages in execution order; DefaultStages()
+	// when nil. Order is taken from the position (1, 2, ...).
+	Stages []Stage
+}
+
+func (s *Store) journeyKey(id string) (table.Key, error) {
+	pk, err := journeyPK.Build(id)
+	if err != nil {
+		return nil, inputError("journeyId", id, err.Error())
+	}
+	return s.t.Key(pk, metadataSK), nil
+}
+
+func (in *NewJourney) check() error {
+	if in.ID != "" {
+		if err := checkID("NewJourney.ID", in.ID); err != nil {
+			return err
+		}
+	}
+	if in.Name == "" {
+		return inputError("NewJourney.Name", `""`, "a journey needs a name")
+	}
+	if in.Priority != "" && !in.Priority.valid() {
+		return inputError("NewJourney.Priority", in.Priority, "must be low, medium, high or critical")
+	}
+	if in.Configuration.Timeout < 0 || in.Configuration.MaxDepth < 0 || in.Configuration.RetryAttempts < 0 {
+		return inputError("NewJourney.Configuration", fmt.Sprintf("%+v", in.Configuration), "timeout, maxDepth and retryAttempts must not be negative")
+	}
+	if len(in.Stages) > 99 {
+		// STAGE#{order:02d}, and one transaction of at most 100 actions.
+		return inputError("NewJourney.Stages", len(in.Stages), "at most 99 stages")
+	}
+	seen := map[string]bool{}
+	for i := range in.Stages {
+		st := &in.Stages[i]
+		field := fmt.Sprintf("NewJourney.Stages[%d]", i)
+		if err := checkID(field+".StageID", st.StageID); err != nil {
+			return err
+		}
+		if seen[st.StageID] {
+			return inputError(field+".StageID", st.StageID, "stage ids must be unique within a journey")
+		}
+		seen[st.StageID] = true
+		for j, step := range st.Steps {
+			if err := checkID(fmt.Sprintf("%s.Steps[%d].StepID", field, j), step.StepID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// CreateJourney writes a journey's metadata and its stages (the default
+// six unless in.Stages says otherwise) in one transaction, each item
+// conditional on not existing: either the whole journey exists afterwards
+// or nothing was written (ErrJourneyExists when the id is taken).
+func (s *Store) CreateJourney(ctx context.Context, in NewJourney) (*Complete, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := in.check(); err != nil {
+		return nil, err
+	}
+	if in.ID == "" {
+		id, err := s.newID("JRN")
+		if err != nil {
+			return nil, err
+		}
+		in.ID = id
+	}
+	if in.Priority == "" {
+		in.Priority = PriorityMedium
+	}
+	stages := in.Stages
+	if stages == nil {
+		stages = DefaultStages()
+	}
+	now := s.now()
+	j := Journey{
+		ID: in.ID, Name: in.Name, Description: in.Description, Status: StatusPending, Priority: in.Priority,
+		CreatedBy: in.CreatedBy, ODAComponentType: in.ODAComponentType, Source: in.Source,
+		Configuration: in.Configuration, CurrentJobs: map[string]string{},
+		Aggregates: Aggregates{TotalExecutionTime: formatMinutes(0)},
+		CreatedAt:  Time{now}, UpdatedAt: Time{now},
+	}
+	if len(stages) > 0 {
+		j.CurrentStageID = stages[0].StageID
+	}
+	c := &Complete{Journey: j}
+	rec, err := journeyRecord(j)
+	if err != nil {
+		return nil, err
+	}
+	tx := s.t.WriteTx().Create(rec)
+	for i, st := range stages {
+		st.JourneyID, st.Order = in.ID, i+1
+		if st.Status == "" {
+			st.Status = StagePending
+		}
+		st.CreatedAt, st.UpdatedAt = Time{now}, Time{now}
+		srec, err := stageRecord(st)
+		if err != nil {
+			return nil, err
+		}
+		tx.Create(srec)
+		c.Stages = append(c.Stages, st)
+	}
+	if err := tx.Run(ctx); err != nil {
+		if errors.Is(err, table.ErrAlreadyExists) {
+			return nil, fmt.Errorf("%w: %q: %w", ErrJourneyExists, in.ID, err)
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+func journeyRecord(j Journey) (record[Journey], error) {
+	pk, err := journeyPK.Build(j.ID)
+	if err != nil {
+		return record[Journey]{}, inputError("journeyId", j.ID, err.Error())
+	}
+	if j.CreatedAt.IsZero() {
+		return record[Journey]{}, inputError("Journey.CreatedAt", "zero", "a journey needs its creation time")
+	}
+	gsk, err := journeysGSI1SK.Build(j.CreatedAt.Time)
+	if err != nil {
+		return record[Journey]{}, inputError("Journey.CreatedAt", j.CreatedAt, err.Error())
+	}
+	if j.CurrentJobs == nil {
+		j.CurrentJobs = map[string]string{}
+	}
+	return record[Journey]{PK: pk, SK: metadataSK, EntityType: EntityJourney, GSI1PK: journeysGSI1PK, GSI1SK: gsk,
+		CreatedAt: j.CreatedAt.String(), UpdatedAt: j.UpdatedAt.String(), Data: j}, nil
+}
+
+func journeyFrom(rec record[Journey]) (Journey, error) {
+	j := rec.Data
+	if err := j.CreatedAt.parse(rec.CreatedAt); err != nil {
+		return j, err
+	}
+	if err := j.UpdatedAt.parse(rec.UpdatedAt); err != nil {
+		return j, err
+	}
+	if j.Aggregates.TotalExecutionSeconds > 0 {
+		j.Aggregates.TotalExecutionTime = formatMinutes(j.Aggregates.TotalExecutionSeconds)
+	}
+	if j.CurrentJobs == nil {
+		j.CurrentJobs = map[string]string{}
+	}
+	return j, nil
+}
+
+// ReadOptions configure reads of the base table.
+type ReadOptions struct {
+	// Consistent asks for strongly consistent reads (twice the read
+	// units): a read right after a write then sees it.
+	Consistent bool
+	// SkipLogSummaries makes LoadJourney leave out the optional LOG#
+	// items. They sort between the jobs and the metadata, so this costs a
+	// second Query (SK < "LOG#", then SK >= "LOG$"), but a partition
+	// holding thousands of summaries is then not read to show a dashboard.
+	SkipLogSummaries bool
+}
+
+// Consistent asks for strongly consistent reads.
+func Consistent() func(*ReadOptions) { return func(o *ReadOptions) { o.Consistent = true } }
+
+// SkipLogSummaries leaves the LOG# items out of LoadJourney.
+func SkipLogSummaries() func(*ReadOptions) { return func(o *ReadOptions) { o.SkipLogSummaries = true } }
+
+func readOptions(opts []func(*ReadOptions)) ReadOptions {
+	var o ReadOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// GetJourney reads a journey's metadata (one GetItem).
+func (s *Store) GetJourney(ctx context.Context, id string, opts ...func(*ReadOptions)) (*Journey, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := checkID("journeyId", id); err != nil {
+		return nil, err
+	}
+	key, err := s.journeyKey(id)
+	if err != nil {
+		return nil, err
+	}
+	var get []func(*table.GetOptions)
+	if readOptions(opts).Consistent {
+		get = append(get, table.Consistent())
+	}
+	var rec record[Journey]
+	if err := s.t.Get(ctx, key, &rec, get...); err != nil {
+		if errors.Is(err, table.ErrNotFound) {
+			return nil, notFound(ErrJourneyNotFound, id, err)
+		}
+		return nil, err
+	}
+	j, err := journeyFrom(rec)
+	if err != nil {
+		return nil, err
+	}
+	return &j, nil
+}
+
+// ListJourneys returns one page of journeys, newest first (GSI1, GSI1PK
+// JOURNEYS, descending), at most limit (0: one DynamoDB page). Pass the
+// page's Next to get the following page; "" starts at the newest.
+func (s *Store) ListJourneys(ctx context.Context, limit int32, cursor string) (table.Page[Journey], error) {
+	if s.err != nil {
+		return table.Page[Journey]{}, s.err
+	}
+	if limit < 0 {
+		return table.Page[Journey]{}, inputError("limit", limit, "must not be negative")
+	}
+	page, err := table.QueryPage[record[Journey]](ctx, s.t, s.journeysQuery(limit), cursor)
+	if err != nil {
+		return table.Page[Journey]{}, err
+	}
+	out := table.Page[Journey]{Items: make([]Journey, 0, len(page.Items)), Next: page.Next}
+	for _, rec := range page.Items {
+		j, err := journeyFrom(rec)
+		if err != nil {
+			return table.Page[Journey]{}, err
+		}
+		out.Items = append(out.Items, j)
+	}
+	return out, nil
+}
+
+// Journeys walks every journey, newest first.
+func (s *Store) Journeys(ctx context.Context) iter.Seq2[Journey, error] {
+	return func(yield func(Journey, error) bool) {
+		if s.err != nil {
+			yield(Journey{}, s.err)
+			return
+		}
+		for rec, err := range table.QueryAll[record[Journey]](ctx, s.t, s.journeysQuery(0)) {
+			if err != nil {
+				yield(Journey{}, err)
+				return
+			}
+			j, err := journeyFrom(rec)
+			if !yield(j, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+func (s *Store) journeysQuery(limit int32) table.Query {
+	return table.Query{Index: IndexGSI1, Partition: journeysGSI1PK, Descending: true, Limit: limit}
+}
+
+// Pause moves a pending or running journey to paused: StartJob then
+// refuses to start its jobs until Resume.
+func (s *Store) Pause(ctx context.Context, id string) (*Journey, error) {
+	return s.move(ctx, id, "pause", StatusPaused, StatusPending, StatusRunning)
+}
+
+// Resume moves a paused journey back to running.
+func (s *Store) Resume(ctx context.Context, id string) (*Journey, error) {
+	return s.move(ctx, id, "resume", StatusRunning, StatusPaused)
+}
+
+// Cancel moves a pending, running or paused journey to cancelled, which is
+// final.
+func (s *Store) Cancel(ctx context.Context, id string) (*Journey, error) {
+	return s.move(ctx, id, "cancel", StatusCancelled, StatusPending, StatusRunning, StatusPaused)
+}
+
+// move is one conditional UpdateItem on the journey's current status. A
+// refused move returns a *StatusError with the status DynamoDB returned
+// along with the refusal.
+func (s *Store) move(ctx context.Context, id, op string, to Status, from ...Status) (*Journey, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := checkID("journeyId", id); err != nil {
+		return nil, err
+	}
+	key, err := s.journeyKey(id)
+	if err != nil {
+		return nil, err
+	}
+	u := expression.Set(expression.Name("Data.status"), expression.Value(to)).
+		Set(expression.Name(attrUpdatedAt), expression.Value(stamp(s.now())))
+	var rec record[Journey]
+	err = s.t.Update(ctx, key, u, table.IfExists(), table.If(statusIn("Data.status", from...)),
+		table.ItemOnConditionFailure(), table.ReturnNew(&rec))
+	if err != nil {
+		return nil, s.journeyWriteError(id, op, from, err)
+	}
+	j, err := journeyFrom(rec)
+	if err != nil {
+		return nil, err
+	}
+	return &j, nil
+}
+
+// journeyWriteError turns a refused conditional write on the METADATA
+// item into ErrJourneyNotFound or a *StatusError.
+func (s *Store) journeyWriteError(id, op string, allowed []Status, err error) error {
+	if errors.Is(err, table.ErrNotFound) {
+		return notFound(ErrJourneyNotFound, id, err)
+	}
+	var te *table.Error
+	if errors.As(err, &te) && errors.Is(err, table.ErrConditionFailed) {
+		return &StatusError{Entity: "journey", ID: id, Op: op, Current: dataStatus(te.Item),
+			Allowed: statusStrings(allowed), Cause: err}
+	}
+	return err
+}
+
+// statusIn is "path IN (from...)".
+func statusIn[S ~string](path string, from ...S) expression.ConditionBuilder {
+	ops := make([]expression.OperandBuilder, len(from))
+	for i, f := range from {
+		ops[i] = expression.Value(string(f))
+	}
+	return expression.Name(path).In(ops[0], ops[1:]...)
+}
+
+func statusStrings[S ~string](ss []S) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = string(s)
+	}
+	return out
+}
+
+// dataStatus reads Data.status from a raw item ("" when absent).
+func dataStatus(item table.Item) string {
+	var rec struct {
+		Data struct {
+			Status string `dynamodbav:"status"`
+		} `dynamodbav:"Data"`
+	}
+	if len(item) == 0 || table.Unmarshal(item, &rec) != nil {
+		return ""
+	}
+	return rec.Data.Status
+}
+
+// progressFor is the journey's overallProgress once the stage of the given
+// order (1-based) of n stages completed: the share of completed stages,
+// since stages run in order.
+func progressFor(order, n int) int {
+	if n <= 0 {
+		return 0
+	}
+	return order * 100 / n
+}
+
+// elapsed is end - start in seconds, at millisecond precision like the
+// seed's durations (125.5).
+func elapsed(start, end time.Time) float64 {
+	return math.Round(end.Sub(start).Seconds()*1000) / 1000
+}

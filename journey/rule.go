@@ -1,0 +1,482 @@
+package journey
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Rule keys.
+var (
+	// SK "RULE#raw_analysis#001#rule-raw_analysis-field_mapping-a1b2c3d4".
+	ruleSK = keys.MustSort("RULE#{stageId}#{index:03d}#{ruleId}")
+	// GSI1PK "JOURNEY#JRN-ABC123456789#RULES".
+	rulesGSI1PK = keys.MustPartition("JOURNEY#{journeyId}#RULES")
+	// GSI1SK "raw_analysis#high#001". Priorities sort alphabetically here
+	// (critical < high < low < medium); see the package doc for why the
+	// store orders rules itself instead.
+	rulesGSI1SK = keys.MustSort("{stageId}#{priority}#{index:03d}")
+)
+
+// RuleStatus enables or disables a rule.
+type RuleStatus string
+
+// The seed's rule statuses.
+const (
+	RuleActive     RuleStatus = "active"
+	RuleInactive   RuleStatus = "inactive"
+	RuleDeprecated RuleStatus = "deprecated"
+)
+
+func (s RuleStatus) valid() bool {
+	return s == RuleActive || s == RuleInactive || s == RuleDeprecated
+}
+
+// RuleType is what a rule guides.
+type RuleType string
+
+// The seed's rule types.
+const (
+	RuleFieldMapping              RuleType = "field_mapping"
+	RuleContextualRecommendations RuleType = "contextual_recommendations"
+	RuleDataInterpretation        RuleType = "data_interpretation"
+	RuleValidation                RuleType = "validation_rules"
+	RuleBusinessLogic             RuleType = "business_logic"
+	RuleComplianceCheck           RuleType = "compliance_check"
+)
+
+func (t RuleType) valid() bool {
+	switch t {
+	case RuleFieldMapping, RuleContextualRecommendations, RuleDataInterpretation,
+		RuleValidation, RuleBusinessLogic, RuleComplianceCheck:
+		return true
+	}
+	return false
+}
+
+// RuleScope is where a rule applies.
+type RuleScope string
+
+// The seed's scopes.
+const (
+	ScopeGlobal  RuleScope = "global"
+	ScopeProject RuleScope = "project"
+	ScopeStage   RuleScope = "stage"
+)
+
+func (s RuleScope) valid() bool { return s == ScopeGlobal || s == ScopeProject || s == ScopeStage }
+
+// RuleMetadata describes a rule's origin.
+type RuleMetadata struct {
+	CreatedBy        string   `dynamodbav:"createdBy" json:"createdBy"`
+	Version          string   `dynamodbav:"version" json:"version"`
+	Tags             []string `dynamodbav:"tags" json:"tags"`
+	ApplicableStages []string `dynamodbav:"applicableStages" json:"applicableStages"`
+	RuleEngine       string   `dynamodbav:"ruleEngine" json:"ruleEngine"`
+}
+
+// Rule is a Second Brain rule (SK RULE#{stageId}#{index:03d}#{ruleId}).
+type Rule struct {
+	RuleID      string       `dynamodbav:"ruleId" json:"ruleId"`
+	JourneyID   string       `dynamodbav:"journeyId" json:"journeyId"`
+	StageID     string       `dynamodbav:"stageId" json:"stageId"`
+	Title       string       `dynamodbav:"title" json:"title"`
+	Description string       `dynamodbav:"description" json:"description"`
+	Type        RuleType     `dynamodbav:"type" json:"type"`
+	Priority    Priority     `dynamodbav:"priority" json:"priority"`
+	Scope       RuleScope    `dynamodbav:"scope" json:"scope"`
+	Status      RuleStatus   `dynamodbav:"status" json:"status"`
+	Context     string       `dynamodbav:"context" json:"context"`
+	Content     string       `dynamodbav:"content" json:"content"`
+	Metadata    RuleMetadata `dynamodbav:"metadata" json:"metadata"`
+
+	// Index is the rule's place among its stage's rules (from the key).
+	Index     int  `dynamodbav:"-" json:"index"`
+	CreatedAt Time `dynamodbav:"-" json:"createdAt"`
+	UpdatedAt Time `dynamodbav:"-" json:"updatedAt"`
+}
+
+// RuleRef is what identifies a rule's item.
+type RuleRef struct {
+	JourneyID, StageID string
+	Index              int
+	RuleID             string
+}
+
+// Ref returns the rule's reference.
+func (r Rule) Ref() RuleRef {
+	return RuleRef{JourneyID: r.JourneyID, StageID: r.StageID, Index: r.Index, RuleID: r.RuleID}
+}
+
+// NewRule is what AddRule needs.
+type NewRule struct {
+	JourneyID string
+	StageID   string
+	// RuleID is the rule's id; "rule-{stageId}-{type}-..." when "".
+	RuleID      string
+	Title       string
+	Description string
+	Type        RuleType
+	Priority    Priority   // PriorityMedium when ""
+	Scope       RuleScope  // ScopeStage when ""
+	Status      RuleStatus // RuleActive when ""
+	Context     string
+	Content     string
+	Metadata    RuleMetadata
+}
+
+func (in *NewRule) check() error {
+	if err := checkID("NewRule.JourneyID", in.JourneyID); err != nil {
+		return err
+	}
+	if err := checkID("NewRule.StageID", in.StageID); err != nil {
+		return err
+	}
+	if in.RuleID != "" {
+		if err := checkID("NewRule.RuleID", in.RuleID); err != nil {
+			return err
+		}
+	}
+	switch {
+	case in.Title == "":
+		return inputError("NewRule.Title", `""`, "a rule needs a title")
+	case !in.Type.valid():
+		return inputError("NewRule.Type", fmt.Sprintf("%q", in.Type), "not one of the seed's rule types")
+	case in.Priority != "" && !in.Priority.valid():
+		return inputError("NewRule.Priority", fmt.Sprintf("%q", in.Priority), "must be low, medium, high or critical")
+	case in.Scope != "" && !in.Scope.valid():
+		return inputError("NewRule.Scope", fmt.Sprintf("%q", in.Scope), "must be global, project or stage")
+	case in.Status != "" && !in.Status.valid():
+		return inputError("NewRule.Status", fmt.Sprintf("%q", in.Status), "must be active, inactive or deprecated")
+	}
+	return nil
+}
+
+func ruleRecord(r Rule) (record[Rule], error) {
+	pk, err := journeyPK.Build(r.JourneyID)
+	if err != nil {
+		return record[Rule]{}, inputError("journeyId", r.JourneyID, err.Error())
+	}
+	sk, err := ruleSK.Build(r.StageID, r.Index, r.RuleID)
+	if err != nil {
+		return record[Rule]{}, inputError("rule", r.RuleID, err.Error())
+	}
+	gpk, _ := rulesGSI1PK.Build(r.JourneyID)
+	gsk, err := rulesGSI1SK.Build(r.StageID, string(r.Priority), r.Index)
+	if err != nil {
+		return record[Rule]{}, inputError("rule", r.RuleID, err.Error())
+	}
+	return record[Rule]{PK: pk, SK: sk, EntityType: EntityRule, GSI1PK: gpk, GSI1SK: gsk,
+		CreatedAt: r.CreatedAt.String(), UpdatedAt: r.UpdatedAt.String(), Data: r}, nil
+}
+
+func ruleFrom(rec record[Rule]) (Rule, error) {
+	r := rec.Data
+	parts, err := ruleSK.Parse(rec.SK)
+	if err != nil {
+		return r, err
+	}
+	r.Index = parts.Int("index")
+	if r.JourneyID == "" {
+		r.JourneyID = strings.TrimPrefix(rec.PK, "JOURNEY#")
+	}
+	if err := r.CreatedAt.parse(rec.CreatedAt); err != nil {
+		return r, err
+	}
+	return r, r.UpdatedAt.parse(rec.UpdatedAt)
+}
+
+// maxRuleIndex is the largest {index:03d}.
+const maxRuleIndex = 999
+
+// addAttempts bounds how often AddRule and StartJob take the next number
+// after losing a race for one.
+const addAttempts = 20
+
+// AddRule adds a rule to a stage with the stage's next index, and adds it
+// to the journey's totalRules (and activeRules when active), in one
+// transaction. Two concurrent AddRule calls never get the same index: the
+// stage's lastRuleIndex moves forward by a conditional write, and the
+// loser takes the next number.
+func (s *Store) AddRule(ctx context.Context, in NewRule) (*Rule, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := in.check(); err != nil {
+		return nil, err
+	}
+	if in.Priority == "" {
+		in.Priority = PriorityMedium
+	}
+	if in.Scope == "" {
+		in.Scope = ScopeStage
+	}
+	if in.Status == "" {
+		in.Status = RuleActive
+	}
+	if in.RuleID == "" {
+		id, err := s.newID("rule-" + in.StageID + "-" + string(in.Type))
+		if err != nil {
+			return nil, err
+		}
+		in.RuleID = id
+	}
+	for attempt := 0; ; attempt++ {
+		st, _, err := s.stage(ctx, in.JourneyID, in.StageID)
+		if err != nil {
+			return nil, err
+		}
+		last, err := s.lastRuleIndex(ctx, in.JourneyID, in.StageID)
+		if err != nil {
+			return nil, err
+		}
+		n := max(last, st.LastRuleIndex) + 1
+		if n > maxRuleIndex {
+			return nil, inputError("NewRule.StageID", in.StageID, fmt.Sprintf("the stage already has rule index %d, the most RULE#{stageId}#{index:03d} holds", maxRuleIndex))
+		}
+		now := s.now()
+		r := Rule{RuleID: in.RuleID, JourneyID: in.JourneyID, StageID: in.StageID, Title: in.Title,
+			Description: in.Description, Type: in.Type, Priority: in.Priority, Scope: in.Scope, Status: in.Status,
+			Context: in.Context, Content: in.Content, Metadata: in.Metadata, Index: n,
+			CreatedAt: Time{now}, UpdatedAt: Time{now}}
+		rec, err := ruleRecord(r)
+		if err != nil {
+			return nil, err
+		}
+		stageKey, _ := s.stageKey(in.JourneyID, st.Order, st.StageID)
+		journeyKey, _ := s.journeyKey(in.JourneyID)
+		counter := expression.Name("Data.lastRuleIndex")
+		aggregates := expression.Add(expression.Name("Data.aggregates.totalRules"), expression.Value(1)).
+			Set(expression.Name(attrUpdatedAt), expression.Value(stamp(now)))
+		if r.Status == RuleActive {
+			aggregates = aggregates.Add(expression.Name("Data.aggregates.activeRules"), expression.Value(1))
+		}
+		err = s.t.WriteTx().
+			Update(stageKey, expression.Set(counter, expression.Value(n)),
+				table.IfExists(), table.If(expression.AttributeNotExists(counter).Or(counter.LessThan(expression.Value(n))))).
+			Create(rec).
+			Update(journeyKey, aggregates, table.IfExists()).
+			Run(ctx)
+		if err == nil {
+			return &r, nil
+		}
+		switch failedAction(err) {
+		case 0: // the stage: gone, or another AddRule took index n
+			if errors.Is(err, table.ErrNotFound) {
+				return nil, notFound(ErrStageNotFound, in.JourneyID+"/"+in.StageID, err)
+			}
+			if attempt+1 < addAttempts {
+				continue
+			}
+		case 1:
+			if errors.Is(err, table.ErrAlreadyExists) && attempt+1 < addAttempts {
+				continue
+			}
+		case 2:
+			return nil, notFound(ErrJourneyNotFound, in.JourneyID, err)
+		}
+		return nil, err
+	}
+}
+
+// failedAction returns the index of the first action a canceled
+// transaction failed on a condition, or -1.
+func failedAction(err error) int {
+	var txe *table.TxError
+	if !errors.As(err, &txe) {
+		return -1
+	}
+	for _, r := range txe.Reasons {
+		if r.Code == "ConditionalCheckFailed" {
+			return r.Index
+		}
+	}
+	return -1
+}
+
+// lastRuleIndex is the index of the stage's last rule by key (0: none),
+// read with one descending Query of Limit 1.
+func (s *Store) lastRuleIndex(ctx context.Context, journeyID, stageID string) (int, error) {
+	pk, _ := journeyPK.Build(journeyID)
+	prefix, err := ruleSK.Prefix(stageID)
+	if err != nil {
+		return 0, inputError("stageId", stageID, err.Error())
+	}
+	page, err := table.QueryPage[record[Rule]](ctx, s.t, table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix),
+		Descending: true, Limit: 1, Consistent: true}, "")
+	if err != nil || len(page.Items) == 0 {
+		return 0, err
+	}
+	parts, err := ruleSK.Parse(page.Items[0].SK)
+	if err != nil {
+		return 0, err
+	}
+	return parts.Int("index"), nil
+}
+
+func (s *Store) ruleKey(ref RuleRef) (table.Key, error) {
+	if err := checkID("RuleRef.JourneyID", ref.JourneyID); err != nil {
+		return nil, err
+	}
+	if err := checkID("RuleRef.StageID", ref.StageID); err != nil {
+		return nil, err
+	}
+	if err := checkID("RuleRef.RuleID", ref.RuleID); err != nil {
+		return nil, err
+	}
+	pk, _ := journeyPK.Build(ref.JourneyID)
+	sk, err := ruleSK.Build(ref.StageID, ref.Index, ref.RuleID)
+	if err != nil {
+		return nil, inputError("RuleRef.Index", ref.Index, err.Error())
+	}
+	return s.t.Key(pk, sk), nil
+}
+
+// GetRule reads one rule.
+func (s *Store) GetRule(ctx context.Context, ref RuleRef, opts ...func(*ReadOptions)) (*Rule, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	key, err := s.ruleKey(ref)
+	if err != nil {
+		return nil, err
+	}
+	var get []func(*table.GetOptions)
+	if readOptions(opts).Consistent {
+		get = append(get, table.Consistent())
+	}
+	var rec record[Rule]
+	if err := s.t.Get(ctx, key, &rec, get...); err != nil {
+		if errors.Is(err, table.ErrNotFound) {
+			return nil, notFound(ErrRuleNotFound, ref.RuleID, err)
+		}
+		return nil, err
+	}
+	r, err := ruleFrom(rec)
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// SetRuleStatus enables, disables or deprecates a rule, and moves the
+// journey's activeRules by ADD in the same transaction when the rule
+// enters or leaves active. The write is conditional on the status read
+// just before, so two concurrent changes cannot both count.
+func (s *Store) SetRuleStatus(ctx context.Context, ref RuleRef, status RuleStatus) (*Rule, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if !status.valid() {
+		return nil, inputError("status", fmt.Sprintf("%q", status), "must be active, inactive or deprecated")
+	}
+	key, err := s.ruleKey(ref)
+	if err != nil {
+		return nil, err
+	}
+	journeyKey, _ := s.journeyKey(ref.JourneyID)
+	for attempt := 0; ; attempt++ {
+		r, err := s.GetRule(ctx, ref, Consistent())
+		if err != nil {
+			return nil, err
+		}
+		if r.Status == status {
+			return r, nil
+		}
+		now := s.now()
+		delta := 0
+		if r.Status == RuleActive {
+			delta = -1
+		} else if status == RuleActive {
+			delta = 1
+		}
+		tx := s.t.WriteTx().Update(key,
+			expression.Set(expression.Name("Data.status"), expression.Value(status)).
+				Set(expression.Name(attrUpdatedAt), expression.Value(stamp(now))),
+			table.If(expression.Name("Data.status").Equal(expression.Value(r.Status))))
+		if delta != 0 {
+			tx.Update(journeyKey, expression.Add(expression.Name("Data.aggregates.activeRules"), expression.Value(delta)).
+				Set(expression.Name(attrUpdatedAt), expression.Value(stamp(now))), table.IfExists())
+		}
+		err = tx.Run(ctx)
+		if err == nil {
+			r.Status, r.UpdatedAt = status, Time{now}
+			return r, nil
+		}
+		switch failedAction(err) {
+		case 0:
+			if attempt+1 < addAttempts {
+				continue // changed since we read it
+			}
+		case 1:
+			return nil, notFound(ErrJourneyNotFound, ref.JourneyID, err)
+		}
+		return nil, err
+	}
+}
+
+// RulesForStage returns a stage's rules in execution order: priority
+// critical, high, medium, low, then index. One Query reads exactly the
+// stage's rules (begins_with(SK, "RULE#{stageId}#")); the priority order is
+// applied in memory because the seed's keys sort priorities alphabetically.
+func (s *Store) RulesForStage(ctx context.Context, journeyID, stageID string, opts ...func(*ReadOptions)) ([]Rule, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := checkID("journeyId", journeyID); err != nil {
+		return nil, err
+	}
+	if err := checkID("stageId", stageID); err != nil {
+		return nil, err
+	}
+	pk, _ := journeyPK.Build(journeyID)
+	prefix, _ := ruleSK.Prefix(stageID)
+	var out []Rule
+	q := table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix), Consistent: readOptions(opts).Consistent}
+	for rec, err := range table.QueryAll[record[Rule]](ctx, s.t, q) {
+		if err != nil {
+			return nil, err
+		}
+		r, err := ruleFrom(rec)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	sortRules(out, nil)
+	return out, nil
+}
+
+// sortRules orders rules by stage (stageOrder, then id for unknown
+// stages), priority rank and index.
+func sortRules(rules []Rule, stageOrder map[string]int) {
+	slices.SortStableFunc(rules, func(a, b Rule) int {
+		if a.StageID != b.StageID {
+			oa, okA := stageOrder[a.StageID]
+			ob, okB := stageOrder[b.StageID]
+			switch {
+			case okA && okB:
+				return oa - ob
+			case okA:
+				return -1
+			case okB:
+				return 1
+			}
+			return strings.Compare(a.StageID, b.StageID)
+		}
+		if d := a.Priority.rank() - b.Priority.rank(); d != 0 {
+			return d
+		}
+		if a.Index != b.Index {
+			return a.Index - b.Index
+		}
+		return strings.Compare(a.RuleID, b.RuleID)
+	})
+}

@@ -1,0 +1,173 @@
+package journey
+
+import (
+	"context"
+	"strings"
+
+	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Stage keys.
+var (
+	// SK "STAGE#01#raw_analysis": stages sort in execution order.
+	stageSK = keys.MustSort("STAGE#{order:02d}#{stageId}")
+	// GSI1PK "JOURNEY#JRN-ABC123456789#STAGES".
+	stagesGSI1PK = keys.MustPartition("JOURNEY#{journeyId}#STAGES")
+	// GSI1SK "01".
+	stagesGSI1SK = keys.MustSort("{order:02d}")
+)
+
+// StageStatus is a stage's state.
+type StageStatus string
+
+// Stage statuses: a stage is running while a job of it runs, and takes the
+// status of its last finished job.
+const (
+	StagePending   StageStatus = "pending"
+	StageRunning   StageStatus = "running"
+	StageCompleted StageStatus = "completed"
+	StageFailed    StageStatus = "failed"
+	StageSkipped   StageStatus = "skipped"
+)
+
+// StepDefinition is one task of a stage.
+type StepDefinition struct {
+	StepID            string `dynamodbav:"stepId" json:"stepId"`
+	Name              string `dynamodbav:"name" json:"name"`
+	Description       string `dynamodbav:"description" json:"description"`
+	AIAssisted        bool   `dynamodbav:"aiAssisted" json:"aiAssisted"`
+	EstimatedDuration string `dynamodbav:"estimatedDuration" json:"estimatedDuration"`
+}
+
+// Stage is a stage definition (SK STAGE#{order:02d}#{stageId}).
+type Stage struct {
+	StageID            string           `dynamodbav:"stageId" json:"stageId"`
+	Name               string           `dynamodbav:"name" json:"name"`
+	Description        string           `dynamodbav:"description" json:"description"`
+	Order              int              `dynamodbav:"order" json:"order"`
+	CanSkip            bool             `dynamodbav:"canSkip" json:"canSkip"`
+	EstimatedDuration  string           `dynamodbav:"estimatedDuration,omitempty" json:"estimatedDuration,omitempty"`
+	Status             StageStatus      `dynamodbav:"status" json:"status"`
+	SecondBrainEnabled bool             `dynamodbav:"secondBrainEnabled" json:"secondBrainEnabled"`
+	RuleTypes          []string         `dynamodbav:"ruleTypes,omitempty" json:"ruleTypes,omitempty"`
+	Steps              []StepDefinition `dynamodbav:"steps,omitempty" json:"steps,omitempty"`
+	// LastExecution and LastRuleIndex are not in the seed: they are the
+	// highest execution number and rule index handed out, which StartJob
+	// and AddRule advance by a conditional write so that two callers can
+	// never take the same number (the job's and rule's sort keys also
+	// hold a timestamp or a rule id, so the key alone would not stop it).
+	LastExecution int `dynamodbav:"lastExecution,omitempty" json:"lastExecution,omitempty"`
+	LastRuleIndex int `dynamodbav:"lastRuleIndex,omitempty" json:"lastRuleIndex,omitempty"`
+
+	JourneyID string `dynamodbav:"-" json:"journeyId"`
+	CreatedAt Time   `dynamodbav:"-" json:"createdAt"`
+	UpdatedAt Time   `dynamodbav:"-" json:"updatedAt"`
+}
+
+// DefaultStages returns the seed's six stages in order. Only raw_analysis
+// has steps and rule types in the seed; the others start without and take
+// whatever step ids their jobs log under.
+func DefaultStages() []Stage {
+	return []Stage{
+		{
+			StageID: "raw_analysis", Name: "Raw Analysis", Description: "Analyze source schema and extract metadata",
+			EstimatedDuration: "30m", SecondBrainEnabled: true, RuleTypes: []string{"field_mapping", "data_interpretation"},
+			Steps: []StepDefinition{
+				{StepID: "schema_extraction", Name: "Schema Extraction", Description: "Extract schema from source database", AIAssisted: true, EstimatedDuration: "10m"},
+				{StepID: "metadata_analysis", Name: "Metadata Analysis", Description: "Analyze table relationships and constraints", AIAssisted: true, EstimatedDuration: "15m"},
+				{StepID: "data_profiling", Name: "Data Profiling", Description: "Profile data patterns and quality", AIAssisted: false, EstimatedDuration: "5m"},
+			},
+		},
+		{StageID: "stripped_schema", Name: "Stripped Schema", Description: "Extract and clean schema structure", SecondBrainEnabled: true},
+		{StageID: "tmf_mapping", Name: "TMF Mapping", Description: "Map to TMF API specifications", SecondBrainEnabled: true},
+		{StageID: "migration_planning", Name: "Migration Planning", Description: "Plan data migration strategy", SecondBrainEnabled: true},
+		{StageID: "data_migration", Name: "Data Migration", Description: "Execute data transformation", SecondBrainEnabled: true},
+		{StageID: "verification_validation", Name: "Verification Validation", Description: "Validate transformed data", SecondBrainEnabled: true},
+	}
+}
+
+func stageRecord(st Stage) (record[Stage], error) {
+	pk, err := journeyPK.Build(st.JourneyID)
+	if err != nil {
+		return record[Stage]{}, inputError("journeyId", st.JourneyID, err.Error())
+	}
+	sk, err := stageSK.Build(st.Order, st.StageID)
+	if err != nil {
+		return record[Stage]{}, inputError("stage", st.StageID, err.Error())
+	}
+	gpk, err := stagesGSI1PK.Build(st.JourneyID)
+	if err != nil {
+		return record[Stage]{}, inputError("journeyId", st.JourneyID, err.Error())
+	}
+	gsk, err := stagesGSI1SK.Build(st.Order)
+	if err != nil {
+		return record[Stage]{}, inputError("stage.Order", st.Order, err.Error())
+	}
+	return record[Stage]{PK: pk, SK: sk, EntityType: EntityStage, GSI1PK: gpk, GSI1SK: gsk,
+		CreatedAt: st.CreatedAt.String(), UpdatedAt: st.UpdatedAt.String(), Data: st}, nil
+}
+
+func stageFrom(rec record[Stage]) (Stage, error) {
+	st := rec.Data
+	st.JourneyID = strings.TrimPrefix(rec.PK, "JOURNEY#")
+	if err := st.CreatedAt.parse(rec.CreatedAt); err != nil {
+		return st, err
+	}
+	return st, st.UpdatedAt.parse(rec.UpdatedAt)
+}
+
+// Stages returns a journey's stages in execution order (one Query,
+// begins_with(SK, "STAGE#")). A journey without stages, or no journey,
+// gives an empty list.
+func (s *Store) Stages(ctx context.Context, journeyID string, opts ...func(*ReadOptions)) ([]Stage, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := checkID("journeyId", journeyID); err != nil {
+		return nil, err
+	}
+	pk, _ := journeyPK.Build(journeyID)
+	prefix, _ := stageSK.Prefix()
+	q := table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix), Consistent: readOptions(opts).Consistent}
+	var out []Stage
+	for rec, err := range table.QueryAll[record[Stage]](ctx, s.t, q) {
+		if err != nil {
+			return nil, err
+		}
+		st, err := stageFrom(rec)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// stage finds a stage by id among the journey's stages, and returns how
+// many stages there are. The stage's sort key holds its order, which
+// callers only know by id, hence the Query.
+func (s *Store) stage(ctx context.Context, journeyID, stageID string) (Stage, int, error) {
+	stages, err := s.Stages(ctx, journeyID, Consistent())
+	if err != nil {
+		return Stage{}, 0, err
+	}
+	for _, st := range stages {
+		if st.StageID == stageID {
+			return st, len(stages), nil
+		}
+	}
+	return Stage{}, len(stages), notFound(ErrStageNotFound, journeyID+"/"+stageID, nil)
+}
+
+func (s *Store) stageKey(journeyID string, order int, stageID string) (table.Key, error) {
+	pk, err := journeyPK.Build(journeyID)
+	if err != nil {
+		return nil, inputError("journeyId", journeyID, err.Error())
+	}
+	sk, err := stageSK.Build(order, stageID)
+	if err != nil {
+		return nil, inputError("stage", stageID, err.Error())
+	}
+	return s.t.Key(pk, sk), nil
+}

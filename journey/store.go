@@ -1,0 +1,166 @@
+package journey
+
+import (
+	"crypto/rand"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/table"
+)
+
+// The seed's buckets, named in the s3Location of log and report entries.
+const (
+	DefaultLogsBucket    = "transformation-journey-logs"
+	DefaultReportsBucket = "transformation-journey-reports"
+)
+
+// DefaultTxAttempts is how often the store sends a transaction that other
+// transactions on the same journey item kept canceling. Every job start
+// and finish of a journey updates its METADATA item, so under a burst of
+// concurrent finishes conflicts are the norm, not the exception.
+const DefaultTxAttempts = 40
+
+// Options configure a Store.
+type Options struct {
+	// TableName is the table (DefaultTableName when "").
+	TableName string
+	// Reports is the store for report files; the logs store passed to
+	// NewStore when nil. The seed keeps them in a bucket of their own.
+	Reports blobstore.Store
+	// Backups is the store Export writes to and Import reads from; the
+	// logs store when nil.
+	Backups blobstore.Store
+	// LogsBucket and ReportsBucket name the buckets in the s3Location
+	// strings of log and report entries (the stores themselves are
+	// already bound to their buckets). Defaults: the seed's
+	// DefaultLogsBucket and DefaultReportsBucket.
+	LogsBucket, ReportsBucket string
+	// Clock stamps CreatedAt, UpdatedAt, job and log times. Default time.Now.
+	Clock func() time.Time
+	// NewID returns a new unique id starting with prefix ("JRN", "JOB",
+	// "LOG", "RPT", "rule-raw_analysis-field_mapping"); it must return
+	// letters, digits, '_' and '-' only. Default: prefix, "-", a ULID.
+	NewID func(prefix string) string
+	// DisableLogSummaries stops step loggers from writing the seed's
+	// optional LOG# items (one write unit per entry); the S3 files and
+	// the per-level counts are written either way.
+	DisableLogSummaries bool
+	// Table configures the underlying table.Table (backoff, cursor key,
+	// transaction attempts: DefaultTxAttempts unless set).
+	Table []func(*table.Options)
+}
+
+// Store reads and writes journeys in the TransformationSystem table and
+// their log and report files in blob stores. It is safe for concurrent use.
+type Store struct {
+	t       *table.Table
+	logs    blobstore.Store
+	reports blobstore.Store
+	backups blobstore.Store
+	opts    Options
+	// err is a configuration error every call returns before any request.
+	err error
+
+	mu      sync.Mutex
+	entropy io.Reader
+}
+
+// NewStore returns a Store on db keeping log files in logs. It sends no
+// request; create the table with Schema(name).EnsureTable.
+func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) *Store {
+	o := Options{}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.TableName == "" {
+		o.TableName = DefaultTableName
+	}
+	if o.Reports == nil {
+		o.Reports = logs
+	}
+	if o.Backups == nil {
+		o.Backups = logs
+	}
+	if o.LogsBucket == "" {
+		o.LogsBucket = DefaultLogsBucket
+	}
+	if o.ReportsBucket == "" {
+		o.ReportsBucket = DefaultReportsBucket
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	s := &Store{logs: logs, reports: o.Reports, backups: o.Backups, entropy: ulid.Monotonic(rand.Reader, 0)}
+	if o.NewID == nil {
+		o.NewID = s.newULID
+	}
+	s.opts = o
+	tableOpts := append([]func(*table.Options){func(to *table.Options) { to.TxAttempts = DefaultTxAttempts }}, o.Table...)
+	schema := Schema(o.TableName)
+	s.t = table.New(db, schema, tableOpts...)
+	switch {
+	case db == nil:
+		s.err = inputError("db", "nil", "NewStore needs a table.API")
+	case logs == nil:
+		s.err = inputError("logs", "nil", "NewStore needs a blob store for log files")
+	default:
+		s.err = schema.Validate()
+	}
+	return s
+}
+
+// newULID is the default NewID: ULIDs from one store sort by creation time.
+func (s *Store) newULID(prefix string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, err := ulid.New(ulid.Timestamp(s.opts.Clock()), s.entropy)
+	if err != nil {
+		id = ulid.MustNew(ulid.Timestamp(s.opts.Clock()), rand.Reader)
+	}
+	return prefix + "-" + id.String()
+}
+
+// newID returns a checked id from Options.NewID.
+func (s *Store) newID(prefix string) (string, error) {
+	id := s.opts.NewID(prefix)
+	if err := checkID("Options.NewID("+prefix+")", id); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// Table is the underlying table, for calls this package does not wrap.
+func (s *Store) Table() *table.Table { return s.t }
+
+// now is the store's clock, at the precision items keep.
+func (s *Store) now() time.Time { return At(s.opts.Clock()).Time }
+
+func stamp(t time.Time) string { return At(t).String() }
+
+// executionPrefix is the object key prefix of one job's files:
+// journeys/{journey_id}/stages/{stage_id}/executions/{job_id}/.
+func executionPrefix(journeyID, stageID, jobID string) string {
+	return fmt.Sprintf("journeys/%s/stages/%s/executions/%s/", journeyID, stageID, jobID)
+}
+
+// logObjectKey is the seed's key of a step's log file.
+func logObjectKey(journeyID, stageID, jobID, stepID string) string {
+	return executionPrefix(journeyID, stageID, jobID) + "logs/" + stepID + ".json"
+}
+
+// reportObjectKey is the seed's key of a step's report file.
+func reportObjectKey(journeyID, stageID, jobID, stepID string) string {
+	return executionPrefix(journeyID, stageID, jobID) + "reports/" + stepID + ".json"
+}
+
+// backupObjectKey is the seed's key of a journey export.
+func backupObjectKey(journeyID string) string {
+	return "journeys/" + journeyID + "/backup.json"
+}
+
+func s3Location(bucket, key string) string { return "s3://" + bucket + "/" + key }
