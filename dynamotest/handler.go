@@ -172,7 +172,10 @@ func (h *protocolHandler) exchange(r *http.Request, bufs *exchangeBuffers) (out 
 	name, ok := strings.CutPrefix(r.Header.Get("X-Amz-Target"), targetPrefix)
 	op := h.ops[name]
 	if !ok || op == nil {
-		return nil, &smithy.GenericAPIError{Code: "UnknownOperationException", Message: "An unknown operation was requested."}
+		// DynamoDB's message, and which operation, since here it may be a
+		// real one that the fake does not serve.
+		return nil, &smithy.GenericAPIError{Code: "UnknownOperationException",
+			Message: fmt.Sprintf("An unknown operation was requested. (dynamotest serves the operations of table.API, not %q)", r.Header.Get("X-Amz-Target"))}
 	}
 	body, err := readBody(r, bufs.in[:0])
 	bufs.in = body

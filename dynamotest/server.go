@@ -85,8 +85,13 @@ func (s *Server) Close() {
 // fault injected with DB.Inject reaches the caller exactly as it does in
 // process, where there is no SDK to retry it. optFns adjust the client's
 // options as for dynamodb.New (a Retryer to test the SDK's own retries,
-// say). Clients from one server share a connection pool.
+// say). Clients from one server share a connection pool. Client panics if
+// the server has not started.
 func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	if s.URL == "" {
+		// An empty BaseEndpoint would send the client to AWS itself.
+		panic("dynamotest: Server.Client called before Start")
+	}
 	s.mu.Lock()
 	if s.transport == nil {
 		s.transport = newTransport()

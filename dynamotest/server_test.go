@@ -250,6 +250,16 @@ func TestUnstartedServerStartsOnItsListener(t *testing.T) {
 	}
 }
 
+func TestServerClientBeforeStartPanicsRatherThanCallAWS(t *testing.T) {
+	srv := NewUnstartedServer()
+	defer func() {
+		if recover() == nil {
+			t.Error("Client before Start returned a client with no endpoint")
+		}
+	}()
+	srv.Client()
+}
+
 func ExampleNewServer() {
 	srv := NewServer()
 	defer srv.Close()
