@@ -89,19 +89,20 @@ type parser struct {
 	// (Local, probed pairwise) reports syntax errors first; then, in
 	// expression order, reserved words, unknown functions, functions in
 	// the wrong place and list indexes out of range; then a repeated
-	// update clause; then undefined placeholders, which in conditions
-	// share the last phase; then everything else. The parser records
-	// errors as it goes and flush reports them in that order once the
-	// whole expression has parsed.
-	pending [4]*Error
+	// update clause; then overlapping paths; then undefined placeholders,
+	// which in conditions share the last phase; then everything else. The
+	// parser records errors as it goes and flush reports them in that
+	// order once the whole expression has parsed.
+	pending [5]*Error
 }
 
 // Phases of semantic errors, in the order DynamoDB reports them.
 const (
 	phaseNames        = iota // reserved words, function names and placement, list index range
 	phaseClauses             // a repeated SET, REMOVE, ADD or DELETE
+	phasePaths               // overlapping or conflicting document paths
 	phasePlaceholders        // undefined placeholders (in updates and projections)
-	phaseChecks              // arity, operand types, distinct operands, limits, overlapping paths
+	phaseChecks              // arity, operand types, distinct operands, limits
 )
 
 // later records a semantic error to report once parsing is done.

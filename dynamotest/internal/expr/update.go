@@ -261,14 +261,14 @@ func (p *parser) checkPaths(paths []path) {
 					continue
 				}
 				if x.isIndex != y.isIndex {
-					p.later(phaseChecks, "Two document paths conflict with each other; must remove or rewrite one of these paths; path one: "+pathString(a)+", path two: "+pathString(b))
+					p.later(phasePaths, "Two document paths conflict with each other; must remove or rewrite one of these paths; path one: "+pathString(a)+", path two: "+pathString(b))
 					return
 				}
 				shared = false
 				break
 			}
 			if shared {
-				p.later(phaseChecks, "Two document paths overlap with each other; must remove or rewrite one of these paths; path one: "+pathString(a)+", path two: "+pathString(b))
+				p.later(phasePaths, "Two document paths overlap with each other; must remove or rewrite one of these paths; path one: "+pathString(a)+", path two: "+pathString(b))
 				return
 			}
 		}
@@ -286,8 +286,31 @@ func (u *Update) TopLevelNames() []string {
 // result shares unchanged values with it and has fresh copies of every
 // map and list on a changed path, so treat both as immutable. A nil item
 // is an item that does not exist yet. As in DynamoDB, every value on the
-// right of SET is read from the item as it was before the update.
+// right of SET is read from the item as it was before the update, and
+// list indexes name elements of the list as it was.
+//
+// When several actions fail, the error reported is the one DynamoDB Local
+// reports: on a new item, any nested path; then REMOVE paths; then ADD and
+// DELETE, in path order; then the values of SET; then SET's paths.
 func (u *Update) Apply(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	if item == nil {
+		for _, list := range [][]*action{u.removes, u.adds, u.deletes, u.sets} {
+			for _, a := range list {
+				if len(a.path) > 1 {
+					return nil, errInvalidPath
+				}
+			}
+		}
+	}
+	for _, a := range u.removes {
+		if !parentExists(item, a.path) {
+			return nil, errInvalidPath
+		}
+	}
+	changes, err := u.setChanges(item)
+	if err != nil {
+		return nil, err
+	}
 	setValues := make([]types.AttributeValue, len(u.sets))
 	for i, a := range u.sets {
 		v, err := a.evalSet(item)
@@ -300,6 +323,7 @@ func (u *Update) Apply(item map[string]types.AttributeValue) (map[string]types.A
 		}
 		setValues[i] = v
 	}
+
 	w := &writer{out: make(map[string]types.AttributeValue, len(item)+len(u.sets)+len(u.adds)), fresh: map[any]bool{}}
 	for k, v := range item {
 		w.out[k] = v
@@ -309,13 +333,14 @@ func (u *Update) Apply(item map[string]types.AttributeValue) (map[string]types.A
 			return nil, err
 		}
 	}
-	for _, a := range u.adds {
-		if err := w.add(a.path, attr.Copy(a.left.val)); err != nil {
-			return nil, err
+	for _, c := range changes {
+		var err error
+		if c.value == nil {
+			err = w.remove(c.path)
+		} else {
+			err = w.set(c.path, c.value)
 		}
-	}
-	for _, a := range u.deletes {
-		if err := w.delete(a.path, a.left.val); err != nil {
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -325,6 +350,70 @@ func (u *Update) Apply(item map[string]types.AttributeValue) (map[string]types.A
 		}
 	}
 	return w.out, nil
+}
+
+// change is the outcome of an ADD or DELETE: the new value at path, or
+// nil to remove it (a set emptied by DELETE).
+type change struct {
+	path  path
+	value types.AttributeValue
+}
+
+// setChanges computes what ADD and DELETE do, in path order, from the item
+// as it was.
+func (u *Update) setChanges(item map[string]types.AttributeValue) ([]change, error) {
+	if len(u.adds)+len(u.deletes) == 0 {
+		return nil, nil
+	}
+	actions := append(append([]*action(nil), u.adds...), u.deletes...)
+	sort.SliceStable(actions, func(i, j int) bool { return comparePaths(actions[i].path, actions[j].path, false) < 0 })
+	var out []change
+	for _, a := range actions {
+		cur, ok := a.path.get(item)
+		if !ok && !parentExists(item, a.path) {
+			return nil, errInvalidPath
+		}
+		var next types.AttributeValue
+		var keep bool
+		var err error
+		if a.kind == aAdd {
+			next, err = addValues(cur, ok, attr.Copy(a.left.val))
+			keep = true
+		} else {
+			if !ok {
+				continue // nothing to delete from
+			}
+			next, keep, err = deleteValues(cur, a.left.val)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !keep {
+			next = nil
+		}
+		out = append(out, change{path: a.path, value: next})
+	}
+	return out, nil
+}
+
+// parentExists reports whether the map or list that would hold the last
+// element of p exists in item with the right type; top-level paths always
+// have one.
+func parentExists(item map[string]types.AttributeValue, p path) bool {
+	if len(p) == 1 {
+		return true
+	}
+	parent, ok := p[:len(p)-1].get(item)
+	if !ok {
+		return false
+	}
+	switch parent.(type) {
+	case *types.AttributeValueMemberM:
+		return !p[len(p)-1].isIndex
+	case *types.AttributeValueMemberL:
+		return p[len(p)-1].isIndex
+	}
+	return false
 }
 
 func (a *action) evalSet(item map[string]types.AttributeValue) (types.AttributeValue, error) {
@@ -371,17 +460,21 @@ func evalUpdateOperand(o *operand, item map[string]types.AttributeValue) (types.
 		}
 		return evalUpdateOperand(o.args[1], item)
 	case fnListAppend:
+		// Each operand is read and checked before the next, as in DynamoDB.
 		a, err := evalUpdateOperand(o.args[0], item)
 		if err != nil {
 			return nil, err
+		}
+		al, ok := a.(*types.AttributeValueMemberL)
+		if !ok {
+			return nil, &Error{Message: msgBadOperand}
 		}
 		b, err := evalUpdateOperand(o.args[1], item)
 		if err != nil {
 			return nil, err
 		}
-		al, aok := a.(*types.AttributeValueMemberL)
-		bl, bok := b.(*types.AttributeValueMemberL)
-		if !aok || !bok {
+		bl, ok := b.(*types.AttributeValueMemberL)
+		if !ok {
 			return nil, &Error{Message: msgBadOperand}
 		}
 		joined := make([]types.AttributeValue, 0, len(al.Value)+len(bl.Value))
@@ -523,95 +616,62 @@ func (w *writer) remove(p path) error {
 	return nil
 }
 
-func (w *writer) get(p path) (types.AttributeValue, bool) { return p.get(w.out) }
-
-// add applies ADD: numbers are summed (a missing attribute counts as 0)
-// and sets are joined (a missing attribute as the empty set).
-func (w *writer) add(p path, v types.AttributeValue) error {
-	cur, ok := w.get(p)
-	if !ok {
-		return w.set(p, v)
+// addValues applies ADD to the current value (present or not): numbers
+// are summed (a missing attribute counts as 0) and sets are joined (a
+// missing attribute as the empty set).
+func addValues(cur types.AttributeValue, present bool, v types.AttributeValue) (types.AttributeValue, error) {
+	if !present {
+		return v, nil
 	}
-	var next types.AttributeValue
 	switch c := cur.(type) {
 	case *types.AttributeValueMemberN:
 		n, isN := v.(*types.AttributeValueMemberN)
 		if !isN {
-			return &Error{Message: msgBadOperand}
+			return nil, &Error{Message: msgBadOperand}
 		}
 		sum, err := attr.AddNumbers(c.Value, n.Value)
 		if err != nil {
-			return &Error{Message: err.Error()}
+			return nil, &Error{Message: err.Error()}
 		}
-		next = &types.AttributeValueMemberN{Value: sum}
+		return &types.AttributeValueMemberN{Value: sum}, nil
 	case *types.AttributeValueMemberSS:
-		s, isSS := v.(*types.AttributeValueMemberSS)
-		if !isSS {
-			return &Error{Message: msgBadOperand}
+		if s, ok := v.(*types.AttributeValueMemberSS); ok {
+			return &types.AttributeValueMemberSS{Value: union(c.Value, s.Value, func(x string) string { return x })}, nil
 		}
-		next = &types.AttributeValueMemberSS{Value: union(c.Value, s.Value, func(x string) string { return x })}
 	case *types.AttributeValueMemberNS:
-		s, isNS := v.(*types.AttributeValueMemberNS)
-		if !isNS {
-			return &Error{Message: msgBadOperand}
+		if s, ok := v.(*types.AttributeValueMemberNS); ok {
+			return &types.AttributeValueMemberNS{Value: union(c.Value, s.Value, numberKey)}, nil
 		}
-		next = &types.AttributeValueMemberNS{Value: union(c.Value, s.Value, numberKey)}
 	case *types.AttributeValueMemberBS:
-		s, isBS := v.(*types.AttributeValueMemberBS)
-		if !isBS {
-			return &Error{Message: msgBadOperand}
+		if s, ok := v.(*types.AttributeValueMemberBS); ok {
+			return &types.AttributeValueMemberBS{Value: union(c.Value, s.Value, func(x []byte) string { return string(x) })}, nil
 		}
-		next = &types.AttributeValueMemberBS{Value: union(c.Value, s.Value, func(x []byte) string { return string(x) })}
-	default:
-		return &Error{Message: msgBadOperand}
 	}
-	return w.set(p, next)
+	return nil, &Error{Message: msgBadOperand}
 }
 
-// delete applies DELETE: removes members from a set; a set left empty is
-// removed, as DynamoDB cannot store empty sets.
-func (w *writer) delete(p path, v types.AttributeValue) error {
-	cur, ok := w.get(p)
-	if !ok {
-		// Nothing to delete from, but the path must lead somewhere.
-		if len(p) > 1 {
-			if _, ok := w.container(p[:len(p)-1]); !ok {
-				return errInvalidPath
-			}
-		}
-		return nil
-	}
-	var next types.AttributeValue
-	var n int
+// deleteValues applies DELETE: removes members from a set; keep is false
+// when no member is left, and then the attribute goes, as DynamoDB cannot
+// store an empty set.
+func deleteValues(cur, v types.AttributeValue) (next types.AttributeValue, keep bool, err error) {
 	switch c := cur.(type) {
 	case *types.AttributeValueMemberSS:
-		s, isSS := v.(*types.AttributeValueMemberSS)
-		if !isSS {
-			return &Error{Message: msgBadOperand}
+		if s, ok := v.(*types.AttributeValueMemberSS); ok {
+			rest := difference(c.Value, s.Value, func(x string) string { return x })
+			return &types.AttributeValueMemberSS{Value: rest}, len(rest) > 0, nil
 		}
-		rest := difference(c.Value, s.Value, func(x string) string { return x })
-		next, n = &types.AttributeValueMemberSS{Value: rest}, len(rest)
 	case *types.AttributeValueMemberNS:
-		s, isNS := v.(*types.AttributeValueMemberNS)
-		if !isNS {
-			return &Error{Message: msgBadOperand}
+		if s, ok := v.(*types.AttributeValueMemberNS); ok {
+			rest := difference(c.Value, s.Value, numberKey)
+			return &types.AttributeValueMemberNS{Value: rest}, len(rest) > 0, nil
 		}
-		rest := difference(c.Value, s.Value, numberKey)
-		next, n = &types.AttributeValueMemberNS{Value: rest}, len(rest)
 	case *types.AttributeValueMemberBS:
-		s, isBS := v.(*types.AttributeValueMemberBS)
-		if !isBS {
-			return &Error{Message: msgBadOperand}
+		if s, ok := v.(*types.AttributeValueMemberBS); ok {
+			rest := difference(c.Value, s.Value, func(x []byte) string { return string(x) })
+			return &types.AttributeValueMemberBS{Value: rest}, len(rest) > 0, nil
 		}
-		rest := difference(c.Value, s.Value, func(x []byte) string { return string(x) })
-		next, n = &types.AttributeValueMemberBS{Value: rest}, len(rest)
-	default:
-		return &Error{Message: msgBadOperand}
 	}
-	if n == 0 {
-		return w.remove(p)
-	}
-	return w.set(p, next)
+	return nil, false, &Error{Message: msgBadOperand}
 }
 
 func numberKey(s string) string {

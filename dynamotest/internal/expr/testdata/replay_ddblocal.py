@@ -10,6 +10,9 @@ script is how they were checked and how to re-check them after a change:
     python3 dynamotest/internal/expr/testdata/replay_ddblocal.py /tmp/cases.jsonl
     python3 dynamotest/internal/expr/testdata/replay_ddblocal.py dynamotest/internal/expr/testdata/ddblocal_cases.jsonl
 
+A second argument names a file to receive the cases DynamoDB Local agrees
+with (how the random cases in ddblocal_cases.jsonl were chosen).
+
 ddblocal_cases.jsonl holds further cases (mostly malformed expressions and
 pairs of errors, to pin down which one DynamoDB reports first) with the
 outcome DynamoDB Local gave; TestCasesConfirmedByDynamoDBLocal checks the
@@ -64,6 +67,7 @@ DEFAULT_ITEMS = {
 }
 run = functools.partial(run, table='rtt')
 bad = 0
+matching = []
 for line in open(sys.argv[1]):
     c = json.loads(line)
     kind = c['kind']
@@ -129,8 +133,14 @@ for line in open(sys.argv[1]):
         r = run('query', table='tbl', **kw)
         got = 'ok' if r.startswith('OK') else r.split(': ', 1)[1]
         if c['want'].startswith('ok') and got == 'ok': got = c['want']
+    if got == c['want']:
+        matching.append(line.rstrip('\n'))
     if got != c['want']:
         bad += 1
         print('MISMATCH', c.get('test', c['kind']), repr(c['expr'][:200]), '\n   fake :', c['want'][:300], '\n   local:', str(got)[:300])
+if len(sys.argv) > 2:
+    # Keep the cases DynamoDB Local agrees with, to add to ddblocal_cases.jsonl.
+    with open(sys.argv[2], 'w') as f:
+        f.write('\n'.join(matching) + '\n')
 print('checked; mismatches:', bad)
 sys.exit(1 if bad else 0)
