@@ -42,11 +42,16 @@ type Entry struct {
 	TablePK, TableSK types.AttributeValue
 }
 
-// slot is a tree element: the position inline, for cheap comparisons.
+// slot is a tree element: the position inline, for cheap comparisons,
+// and the cell holding the entry at that position. The tree and byKey
+// share the cell, so replacing an item (the common write) swaps the cell's
+// entry without descending the tree.
 type slot struct {
 	key string
-	e   *Entry
+	c   *cell
 }
+
+type cell struct{ e *Entry }
 
 func slotLess(a, b slot) bool { return a.key < b.key }
 
@@ -66,7 +71,7 @@ type Partition struct {
 	// holds a tree: GetItem, every write and every Scan resume are point
 	// lookups, and a hash probe costs a cache miss or two where a tree
 	// descent over scattered keys costs one per comparison.
-	byKey map[string]*Entry
+	byKey map[string]*cell
 }
 
 // Collection is a table's or an index's entries grouped by partition.
@@ -125,7 +130,10 @@ func (c *Collection) Lookup(id string, key []byte) *Entry {
 	case p == nil:
 		return nil
 	case p.tree != nil:
-		return p.byKey[string(key)]
+		if c := p.byKey[string(key)]; c != nil {
+			return c.e
+		}
+		return nil
 	case p.one != nil && p.one.Key == string(key):
 		return p.one
 	}
@@ -194,7 +202,10 @@ func (p *Partition) Hash() uint64 { return p.hash }
 
 func (p *Partition) get(key string) *Entry {
 	if p.tree != nil {
-		return p.byKey[key]
+		if c := p.byKey[key]; c != nil {
+			return c.e
+		}
+		return nil
 	}
 	if p.one != nil && p.one.Key == key {
 		return p.one
@@ -213,20 +224,22 @@ func (p *Partition) set(e *Entry) (old *Entry) {
 			return old
 		}
 		p.tree = btree.NewBTreeGOptions(slotLess, treeOptions)
-		p.tree.Set(slot{key: p.one.Key, e: p.one})
-		p.byKey = map[string]*Entry{p.one.Key: p.one}
+		c := &cell{e: p.one}
+		p.tree.Set(slot{key: p.one.Key, c: c})
+		p.byKey = map[string]*cell{p.one.Key: c}
 		p.one = nil
 	}
-	if old = p.byKey[e.Key]; old != nil {
-		// Same position: swap the entry in place, keeping the key string
-		// the tree already holds.
-		p.tree.Set(slot{key: old.Key, e: e})
+	if c := p.byKey[e.Key]; c != nil {
+		// Same position: swap the entry in its cell, keeping the key
+		// string the tree already holds.
+		old, c.e = c.e, e
 		e.Key = old.Key
-	} else {
-		p.tree.Set(slot{key: e.Key, e: e})
+		return old
 	}
-	p.byKey[e.Key] = e
-	return old
+	c := &cell{e: e}
+	p.tree.Set(slot{key: e.Key, c: c})
+	p.byKey[e.Key] = c
+	return nil
 }
 
 func (p *Partition) delete(key string) *Entry {
@@ -238,17 +251,17 @@ func (p *Partition) delete(key string) *Entry {
 		}
 		return nil
 	}
-	old := p.byKey[key]
-	if old == nil {
+	c := p.byKey[key]
+	if c == nil {
 		return nil
 	}
 	p.tree.Delete(slot{key: key})
 	delete(p.byKey, key)
 	if p.tree.Len() == 1 {
 		last, _ := p.tree.Min()
-		p.one, p.tree, p.byKey = last.e, nil, nil
+		p.one, p.tree, p.byKey = last.c.e, nil, nil
 	}
-	return old
+	return c.e
 }
 
 // Ascend calls fn for the partition's entries in order, starting at the
@@ -261,7 +274,7 @@ func (p *Partition) Ascend(from string, fn func(*Entry) bool) {
 		}
 		return
 	}
-	p.tree.Ascend(slot{key: from}, func(s slot) bool { return fn(s.e) })
+	p.tree.Ascend(slot{key: from}, func(s slot) bool { return fn(s.c.e) })
 }
 
 // Descend calls fn for the partition's entries in reverse order, starting
@@ -275,10 +288,10 @@ func (p *Partition) Descend(from string, fn func(*Entry) bool) {
 		return
 	}
 	if from == "" {
-		p.tree.Reverse(func(s slot) bool { return fn(s.e) })
+		p.tree.Reverse(func(s slot) bool { return fn(s.c.e) })
 		return
 	}
-	p.tree.Descend(slot{key: from}, func(s slot) bool { return fn(s.e) })
+	p.tree.Descend(slot{key: from}, func(s slot) bool { return fn(s.c.e) })
 }
 
 // AscendPartitions calls fn for the partitions in scan order, starting at
