@@ -102,8 +102,8 @@ func appendString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if i+8 <= len(s) {
-			if x := load8(s[i:]); x&highBits == 0 && !special(x) {
-				i += 8
+			if n := plainPrefix(s[i:]); n > 0 {
+				i += n
 				continue
 			}
 		}

@@ -20,6 +20,32 @@ func special(x uint64) bool {
 	return ((q-lowBits)&^q|(b-lowBits)&^b|(x-lowBits*0x20)&^x)&highBits != 0
 }
 
+// attention returns a word whose high bits are set where a byte of x needs
+// attention from the encoder: '"', '\\', a control character, or non-ASCII.
+func attention(x uint64) uint64 {
+	q := x ^ (lowBits * '"')
+	b := x ^ (lowBits * '\\')
+	return ((q-lowBits)&^q | (b-lowBits)&^b | (x-lowBits*0x20)&^x | x) & highBits
+}
+
+// plainPrefix returns how many leading bytes of s, in whole words, need no
+// attention from the encoder. Four words are tested at once: the work of
+// each is independent, which lets the processor overlap it.
+func plainPrefix(s string) int {
+	i := 0
+	for ; i+32 <= len(s); i += 32 {
+		if attention(load8(s[i:]))|attention(load8(s[i+8:]))|attention(load8(s[i+16:]))|attention(load8(s[i+24:])) != 0 {
+			break
+		}
+	}
+	for ; i+8 <= len(s); i += 8 {
+		if attention(load8(s[i:])) != 0 {
+			break
+		}
+	}
+	return i
+}
+
 func load8(s string) uint64 {
 	_ = s[7]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |

@@ -1,6 +1,9 @@
 package wire
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // special must find a byte needing attention wherever it sits in the eight,
 // whatever its neighbours are.
@@ -19,9 +22,34 @@ func TestSpecialFindsEveryByteThatNeedsEscaping(t *testing.T) {
 				if got := special(load8b(b)); got != want {
 					t.Fatalf("special(%q) = %v, want %v", b, got, want)
 				}
+				if got := attention(load8b(b)) != 0; got != (want || slices.ContainsFunc(b, func(c byte) bool { return c >= 0x80 })) {
+					t.Fatalf("attention(%q) = %v", b, got)
+				}
 				if load8(string(b)) != load8b(b) {
 					t.Fatalf("load8 and load8b disagree on %q", b)
 				}
+			}
+		}
+	}
+}
+
+func TestPlainPrefixStopsAtTheFirstWordNeedingAttention(t *testing.T) {
+	for n := range 80 {
+		for bad := -1; bad < n; bad++ {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = 'a'
+			}
+			if bad >= 0 {
+				b[bad] = '"'
+			}
+			got := plainPrefix(string(b))
+			want := n / 8 * 8
+			if bad >= 0 {
+				want = bad / 8 * 8
+			}
+			if got != want {
+				t.Fatalf("plainPrefix of %d bytes with a quote at %d = %d, want %d", n, bad, got, want)
 			}
 		}
 	}
