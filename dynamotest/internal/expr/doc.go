@@ -19,8 +19,15 @@
 //	ok, _ := cond.Eval(old)
 //	updated, err := upd.Apply(old)
 //
-// The grammar follows DynamoDB's documentation and, where it is silent,
-// DynamoDB Local: keywords (AND, BETWEEN, SET, ...) are case-insensitive,
+// Where DynamoDB's documentation is silent, DynamoDB Local is the
+// reference: every expected outcome and message in the tests, and the
+// 1,051 cases in testdata/ddblocal_cases.jsonl, were replayed against it
+// with testdata/replay_ddblocal.py. That includes which error wins when an
+// expression has several (syntax first, then names, repeated clauses,
+// overlapping paths, placeholders, the rest), and Local's wording where it
+// differs from the service's.
+//
+// The grammar follows DynamoDB's documentation and DynamoDB Local: keywords (AND, BETWEEN, SET, ...) are case-insensitive,
 // function names are not; names start with a letter; reserved words may
 // not be used bare; precedence from loosest is OR, AND, NOT, then
 // comparisons, BETWEEN, IN and functions.
