@@ -315,11 +315,17 @@ func (s *Store) StartJob(ctx context.Context, in NewJob) (*Job, error) {
 			if errors.Is(err, table.ErrNotFound) {
 				return nil, notFound(ErrStageNotFound, in.JourneyID+"/"+in.StageID, err)
 			}
-			if attempt+1 < addAttempts {
+			if attempt+1 < raceAttempts {
+				if err := lostRace(ctx, attempt); err != nil {
+					return nil, err
+				}
 				continue
 			}
 		case 1:
-			if errors.Is(err, table.ErrAlreadyExists) && attempt+1 < addAttempts {
+			if errors.Is(err, table.ErrAlreadyExists) && attempt+1 < raceAttempts {
+				if err := lostRace(ctx, attempt); err != nil {
+					return nil, err
+				}
 				continue
 			}
 		case 2:
@@ -327,6 +333,20 @@ func (s *Store) StartJob(ctx context.Context, in NewJob) (*Job, error) {
 		}
 		return nil, err
 	}
+}
+
+// reasonItem is the current item a canceled transaction returned for
+// action i (nil when none).
+func reasonItem(err error, i int) table.Item {
+	var txe *table.TxError
+	if errors.As(err, &txe) {
+		for _, r := range txe.Reasons {
+			if r.Index == i {
+				return r.Item
+			}
+		}
+	}
+	return nil
 }
 
 // journeyTxError is journeyWriteError for the METADATA update at action
@@ -388,14 +408,14 @@ func (s *Store) FindJob(ctx context.Context, jobID string) (*Job, error) {
 	}
 	gpk, _ := jobGSI1PK.Build(jobID)
 	filter := expression.Name(attrEntityType).Equal(expression.Value(EntityJob))
-	page, err := table.QueryPage[record[Job]](ctx, s.t, table.Query{Index: IndexGSI1, Partition: gpk, Filter: &filter, Limit: 1}, "")
+	rec, ok, err := first[record[Job]](ctx, s, table.Query{Index: IndexGSI1, Partition: gpk, Filter: &filter, Limit: 1})
 	if err != nil {
 		return nil, err
 	}
-	if len(page.Items) == 0 {
+	if !ok {
 		return nil, notFound(ErrJobNotFound, jobID, nil)
 	}
-	j, err := jobFrom(page.Items[0])
+	j, err := jobFrom(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -425,15 +445,26 @@ func (s *Store) latestJob(ctx context.Context, journeyID string, order int, stag
 		return nil, err
 	}
 	q.Descending, q.Limit, q.Consistent = true, 1, true
-	page, err := table.QueryPage[record[Job]](ctx, s.t, q, "")
-	if err != nil || len(page.Items) == 0 {
+	rec, ok, err := first[record[Job]](ctx, s, q)
+	if err != nil || !ok {
 		return nil, err
 	}
-	j, err := jobFrom(page.Items[0])
+	j, err := jobFrom(rec)
 	if err != nil {
 		return nil, err
 	}
 	return &j, nil
+}
+
+// first returns the first item of q, reading q.Limit items a request and
+// stopping there. (table.QueryPage reads one item more than its limit to
+// know whether a page follows; a "latest" lookup needs no cursor.)
+func first[T any](ctx context.Context, s *Store, q table.Query) (T, bool, error) {
+	for v, err := range table.QueryAll[T](ctx, s.t, q) {
+		return v, err == nil, err
+	}
+	var zero T
+	return zero, false, nil
 }
 
 // JobsForStage returns a stage's executions in execution order. It reads
@@ -628,7 +659,10 @@ func (s *Store) SetStepStatus(ctx context.Context, ref JobRef, stepID string, st
 			out, err := jobFrom(rec)
 			return &out, err
 		}
-		if errors.Is(err, table.ErrConditionFailed) && !errors.Is(err, table.ErrNotFound) && attempt+1 < addAttempts {
+		if errors.Is(err, table.ErrConditionFailed) && !errors.Is(err, table.ErrNotFound) && attempt+1 < raceAttempts {
+			if err := lostRace(ctx, attempt); err != nil {
+				return nil, err
+			}
 			continue // the job changed since we read it; look again
 		}
 		return nil, jobWriteError(ref, "set a step of", err, tableErrorItem(err))
@@ -729,11 +763,7 @@ func (s *Store) FinishJob(ctx context.Context, ref JobRef, f Finish) (*Job, erro
 	if err != nil {
 		switch failedAction(err) {
 		case 0:
-			var item table.Item
-			var txe *table.TxError
-			if errors.As(err, &txe) {
-				item = txe.Reasons[0].Item
-			}
+			item := reasonItem(err, 0)
 			if len(item) == 0 {
 				return nil, notFound(ErrJobNotFound, ref.JobID, err)
 			}

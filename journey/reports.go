@@ -143,6 +143,7 @@ func (s *Store) WriteReport(ctx context.Context, ref JobRef, stepID string, r Re
 	if r.GeneratedAt.IsZero() {
 		r.GeneratedAt = Time{start}
 	}
+	r.GeneratedAt = At(r.GeneratedAt.Time)
 	catalogID, err := s.newID("RPT")
 	if err != nil {
 		return nil, err
@@ -158,7 +159,7 @@ func (s *Store) WriteReport(ctx context.Context, ref JobRef, stepID string, r Re
 	}
 	done := s.now()
 	e := ReportEntry{ReportID: catalogID, JobID: ref.JobID, ReportType: r.ReportType, Title: r.Title,
-		Summary: r.Summary, S3Location: s3Location(s.opts.ReportsBucket, key), GeneratedAt: Time{done},
+		Summary: r.Summary, S3Location: s3Location(s.opts.ReportsBucket, key), GeneratedAt: r.GeneratedAt,
 		Status: "generated", Metrics: ReportMetrics{ContentSize: len(body), GenerationTime: elapsed(start, done),
 			ReportSections: r.sections()},
 		JourneyID: ref.JourneyID, CreatedAt: Time{done}}

@@ -196,10 +196,6 @@ func ruleFrom(rec record[Rule]) (Rule, error) {
 // maxRuleIndex is the largest {index:03d}.
 const maxRuleIndex = 999
 
-// addAttempts bounds how often AddRule and StartJob take the next number
-// after losing a race for one.
-const addAttempts = 20
-
 // AddRule adds a rule to a stage with the stage's next index, and adds it
 // to the journey's totalRules (and activeRules when active), in one
 // transaction. Two concurrent AddRule calls never get the same index: the
@@ -272,11 +268,17 @@ func (s *Store) AddRule(ctx context.Context, in NewRule) (*Rule, error) {
 			if errors.Is(err, table.ErrNotFound) {
 				return nil, notFound(ErrStageNotFound, in.JourneyID+"/"+in.StageID, err)
 			}
-			if attempt+1 < addAttempts {
+			if attempt+1 < raceAttempts {
+				if err := lostRace(ctx, attempt); err != nil {
+					return nil, err
+				}
 				continue
 			}
 		case 1:
-			if errors.Is(err, table.ErrAlreadyExists) && attempt+1 < addAttempts {
+			if errors.Is(err, table.ErrAlreadyExists) && attempt+1 < raceAttempts {
+				if err := lostRace(ctx, attempt); err != nil {
+					return nil, err
+				}
 				continue
 			}
 		case 2:
@@ -309,12 +311,12 @@ func (s *Store) lastRuleIndex(ctx context.Context, journeyID, stageID string) (i
 	if err != nil {
 		return 0, inputError("stageId", stageID, err.Error())
 	}
-	page, err := table.QueryPage[record[Rule]](ctx, s.t, table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix),
-		Descending: true, Limit: 1, Consistent: true}, "")
-	if err != nil || len(page.Items) == 0 {
+	rec, ok, err := first[record[Rule]](ctx, s, table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix),
+		Descending: true, Limit: 1, Consistent: true})
+	if err != nil || !ok {
 		return 0, err
 	}
-	parts, err := ruleSK.Parse(page.Items[0].SK)
+	parts, err := ruleSK.Parse(rec.SK)
 	if err != nil {
 		return 0, err
 	}
@@ -412,7 +414,10 @@ func (s *Store) SetRuleStatus(ctx context.Context, ref RuleRef, status RuleStatu
 		}
 		switch failedAction(err) {
 		case 0:
-			if attempt+1 < addAttempts {
+			if attempt+1 < raceAttempts {
+				if err := lostRace(ctx, attempt); err != nil {
+					return nil, err
+				}
 				continue // changed since we read it
 			}
 		case 1:

@@ -1,9 +1,11 @@
 package journey
 
 import (
+	"context"
 	"crypto/rand"
 	"fmt"
 	"io"
+	mathrand "math/rand/v2"
 	"sync"
 	"time"
 
@@ -164,3 +166,26 @@ func backupObjectKey(journeyID string) string {
 }
 
 func s3Location(bucket, key string) string { return "s3://" + bucket + "/" + key }
+
+// raceAttempts bounds how often AddRule and StartJob take the next number
+// after losing the race for one to another caller.
+const raceAttempts = 50
+
+// lostRace waits before retry n (from 0) of a lost race: full jitter over
+// a window doubling from 2 ms to 250 ms, so that many callers racing for
+// the same stage spread out instead of colliding again. It returns
+// ctx.Err() if ctx ends first.
+func lostRace(ctx context.Context, n int) error {
+	window := 2 * time.Millisecond
+	for i := 0; i < n && window < 250*time.Millisecond; i++ {
+		window *= 2
+	}
+	t := time.NewTimer(mathrand.N(min(window, 250*time.Millisecond)))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

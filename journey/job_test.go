@@ -1,0 +1,275 @@
+package journey
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest"
+)
+
+// recorder is the fake, keeping every Query request.
+type recorder struct {
+	*dynamotest.DB
+	mu      sync.Mutex
+	queries []*dynamodb.QueryInput
+}
+
+func (r *recorder) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	r.mu.Lock()
+	r.queries = append(r.queries, in)
+	r.mu.Unlock()
+	return r.DB.Query(ctx, in, opts...)
+}
+
+func TestStartJobNumbersExecutionsAndKeepsEveryAttempt(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.newJourney(t)
+	var refs []JobRef
+	for i := 1; i <= 3; i++ {
+		e.clock.Advance(time.Minute)
+		j := must[*Job](t)(e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"}))
+		if j.ExecutionNumber != i || j.Status != JobRunning || j.Order != 1 || len(j.Steps) != 3 {
+			t.Fatalf("attempt %d: %+v", i, j)
+		}
+		must[*Job](t)(e.store.FinishJob(ctx, j.Ref(), Finish{Status: JobFailed, ErrorMessage: fmt.Sprintf("attempt %d failed", i)}))
+		refs = append(refs, j.Ref())
+	}
+	jobs := must[[]Job](t)(e.store.JobsForStage(ctx, "JRN-T", "raw_analysis"))
+	if len(jobs) != 3 {
+		t.Fatalf("%d jobs", len(jobs))
+	}
+	for i, j := range jobs {
+		if j.ExecutionNumber != i+1 || j.Status != JobFailed || *j.ErrorMessage != fmt.Sprintf("attempt %d failed", i+1) {
+			t.Errorf("job %d: %+v", i, j)
+		}
+	}
+	latest := must[*Job](t)(e.store.LatestExecution(ctx, "JRN-T", "raw_analysis"))
+	if latest.ExecutionNumber != 3 || latest.JobID != refs[2].JobID {
+		t.Errorf("latest %+v", latest)
+	}
+	jr := must[*Journey](t)(e.store.GetJourney(ctx, "JRN-T"))
+	if jr.Aggregates.TotalJobs != 3 || jr.Aggregates.FailedJobs != 3 || jr.CurrentJobs["raw_analysis"] != refs[2].JobID || jr.Status != StatusRunning {
+		t.Errorf("journey %+v", jr)
+	}
+	if _, err := e.store.LatestExecution(ctx, "JRN-T", "tmf_mapping"); !errors.Is(err, ErrJobNotFound) {
+		t.Errorf("no executions: %v", err)
+	}
+}
+
+// TestConcurrentStartsTakeDistinctNumbers: 20 starts of one stage at once
+// get executions 1..20, none overwritten.
+func TestConcurrentStartsTakeDistinctNumbers(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.newJourney(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for range 20 {
+		wg.Go(func() {
+			_, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "tmf_mapping"})
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	jobs := must[[]Job](t)(e.store.JobsForStage(ctx, "JRN-T", "tmf_mapping"))
+	if len(jobs) != 20 {
+		t.Fatalf("%d jobs", len(jobs))
+	}
+	seen := map[string]bool{}
+	for i, j := range jobs {
+		if j.ExecutionNumber != i+1 || seen[j.JobID] {
+			t.Errorf("job %d: execution %d id %s", i, j.ExecutionNumber, j.JobID)
+		}
+		seen[j.JobID] = true
+	}
+	if jr := must[*Journey](t)(e.store.GetJourney(ctx, "JRN-T")); jr.Aggregates.TotalJobs != 20 {
+		t.Errorf("totalJobs %d", jr.Aggregates.TotalJobs)
+	}
+}
+
+// TestJobsForStageUsesKeyConditionNotFilter: the stage's jobs come from
+// begins_with(SK, "JOB#{order}#{stageId}#") and nothing else is read.
+func TestJobsForStageUsesKeyConditionNotFilter(t *testing.T) {
+	rec := &recorder{DB: dynamotest.New()}
+	ctx := context.Background()
+	if err := Schema("").Create(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(rec, newEnv(t).logs)
+	if _, err := s.CreateJourney(ctx, NewJourney{ID: "JRN-K", Name: "k",
+		Stages: []Stage{{StageID: "raw"}, {StageID: "raw_2"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []string{"raw", "raw_2", "raw", "raw_2", "raw_2"} {
+		must[*Job](t)(s.StartJob(ctx, NewJob{JourneyID: "JRN-K", StageID: st}))
+	}
+	rec.queries = nil
+	jobs := must[[]Job](t)(s.JobsForStage(ctx, "JRN-K", "raw"))
+	if len(jobs) != 2 || jobs[0].StageID != "raw" || jobs[1].StageID != "raw" {
+		t.Fatalf("jobs %+v", jobs)
+	}
+	last := rec.queries[len(rec.queries)-1]
+	if last.FilterExpression != nil {
+		t.Errorf("jobs query filters: %s", aws.ToString(last.FilterExpression))
+	}
+	var prefix string
+	for _, v := range last.ExpressionAttributeValues {
+		if sv, ok := v.(*types.AttributeValueMemberS); ok && strings.HasPrefix(sv.Value, "JOB#") {
+			prefix = sv.Value
+		}
+	}
+	if !strings.Contains(aws.ToString(last.KeyConditionExpression), "begins_with") || prefix != "JOB#01#raw#" {
+		t.Errorf("key condition %s with %q", aws.ToString(last.KeyConditionExpression), prefix)
+	}
+
+	// The latest execution is one descending query with Limit 1.
+	rec.queries = nil
+	j := must[*Job](t)(s.LatestExecution(ctx, "JRN-K", "raw_2"))
+	last = rec.queries[len(rec.queries)-1]
+	if j.ExecutionNumber != 3 || aws.ToBool(last.ScanIndexForward) || aws.ToInt32(last.Limit) != 1 || last.FilterExpression != nil {
+		t.Errorf("latest %d via forward=%v limit=%d", j.ExecutionNumber, aws.ToBool(last.ScanIndexForward), aws.ToInt32(last.Limit))
+	}
+}
+
+// TestConcurrentFinishesLoseNothing: 100 goroutines finishing 100 jobs of
+// one journey at once leave totalJobs, completedJobs and failedJobs exact.
+func TestConcurrentFinishesLoseNothing(t *testing.T) {
+	e := newEnv(t)
+	e.newJourney(t)
+	concurrentFinishes(t, e.store, "JRN-T")
+}
+
+// concurrentFinishes starts 100 jobs over the six stages, finishes them
+// from 100 goroutines at once (every third one failed) and checks the
+// journey's counters.
+func concurrentFinishes(t *testing.T, s *Store, journeyID string) {
+	t.Helper()
+	ctx := context.Background()
+	stages := DefaultStages()
+	refs := make([]JobRef, 100)
+	for i := range refs {
+		j, err := s.StartJob(ctx, NewJob{JourneyID: journeyID, StageID: stages[i%6].StageID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs[i] = j.Ref()
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(refs))
+	start := make(chan struct{})
+	for i, ref := range refs {
+		wg.Go(func() {
+			<-start
+			st := JobCompleted
+			if i%3 == 0 {
+				st = JobFailed
+			}
+			_, errs[i] = s.FinishJob(ctx, ref, Finish{Status: st})
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("finish %d: %v", i, err)
+		}
+	}
+	j, err := s.GetJourney(ctx, journeyID, Consistent())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := j.Aggregates
+	if a.TotalJobs != 100 || a.CompletedJobs != 66 || a.FailedJobs != 34 {
+		t.Fatalf("after 100 concurrent finishes: totalJobs %d, completedJobs %d, failedJobs %d; want 100, 66, 34",
+			a.TotalJobs, a.CompletedJobs, a.FailedJobs)
+	}
+	// Finishing again changes nothing and says why.
+	_, err = s.FinishJob(ctx, refs[1], Finish{Status: JobFailed})
+	var se *StatusError
+	if !errors.As(err, &se) || se.Current != "completed" {
+		t.Fatalf("second finish: %v", err)
+	}
+	if j2, _ := s.GetJourney(ctx, journeyID, Consistent()); j2.Aggregates != a {
+		t.Errorf("a refused finish moved the aggregates: %+v", j2.Aggregates)
+	}
+}
+
+func TestJobProgressAndSteps(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.newJourney(t)
+	j := must[*Job](t)(e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"}))
+	ref := j.Ref()
+	j = must[*Job](t)(e.store.UpdateJobProgress(ctx, ref, 40, "metadata_analysis"))
+	if j.Progress != 40 || j.CurrentStep != "metadata_analysis" {
+		t.Errorf("progress %+v", j)
+	}
+	must[*Job](t)(e.store.SetStepStatus(ctx, ref, "schema_extraction", StepRunning))
+	e.clock.Advance(1500 * time.Millisecond)
+	j = must[*Job](t)(e.store.SetStepStatus(ctx, ref, "schema_extraction", StepCompleted))
+	if st := j.Steps[0]; st.Status != StepCompleted || st.Duration != 1.5 || !st.EndTime.After(st.StartTime.Time) {
+		t.Errorf("step %+v", st)
+	}
+	// A step the stage did not define is appended.
+	j = must[*Job](t)(e.store.SetStepStatus(ctx, ref, "extra_check", StepRunning))
+	if len(j.Steps) != 4 || j.Steps[3].StepID != "extra_check" || j.CurrentStep != "extra_check" {
+		t.Errorf("steps %+v", j.Steps)
+	}
+	// Found by id alone, through GSI1.
+	if f := must[*Job](t)(e.store.FindJob(ctx, ref.JobID)); f.Ref() != ref {
+		t.Errorf("FindJob %+v, want %+v", f.Ref(), ref)
+	}
+	if _, err := e.store.FindJob(ctx, "JOB-NONE"); !errors.Is(err, ErrJobNotFound) {
+		t.Errorf("FindJob missing: %v", err)
+	}
+	must[*Job](t)(e.store.FinishJob(ctx, ref, Finish{Status: JobCompleted}))
+	var se *StatusError
+	if _, err := e.store.UpdateJobProgress(ctx, ref, 50, ""); !errors.As(err, &se) || se.Current != "completed" {
+		t.Errorf("progress after finish: %v", err)
+	}
+	if _, err := e.store.SetStepStatus(ctx, ref, "data_profiling", StepRunning); !errors.As(err, &se) {
+		t.Errorf("step after finish: %v", err)
+	}
+	missing := ref
+	missing.Execution = 9
+	if _, err := e.store.UpdateJobProgress(ctx, missing, 50, ""); !errors.Is(err, ErrJobNotFound) {
+		t.Errorf("progress of a missing job: %v", err)
+	}
+	if _, err := e.store.FinishJob(ctx, missing, Finish{Status: JobCompleted}); !errors.Is(err, ErrJobNotFound) {
+		t.Errorf("finish of a missing job: %v", err)
+	}
+	if _, err := e.store.GetJob(ctx, missing); !errors.Is(err, ErrJobNotFound) {
+		t.Errorf("get of a missing job: %v", err)
+	}
+}
+
+func TestStartJobUnknownStageOrJourney(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.newJourney(t)
+	if _, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "nope"}); !errors.Is(err, ErrStageNotFound) {
+		t.Errorf("unknown stage: %v", err)
+	}
+	if _, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-NONE", StageID: "raw_analysis"}); !errors.Is(err, ErrStageNotFound) {
+		t.Errorf("unknown journey: %v", err)
+	}
+	if _, err := e.store.JobsForStage(ctx, "JRN-T", "nope"); !errors.Is(err, ErrStageNotFound) {
+		t.Errorf("jobs of unknown stage: %v", err)
+	}
+}

@@ -1,0 +1,339 @@
+package journey
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// buildJourney writes the complete journey of the seed's dashboard: 1
+// metadata item, 6 stages, 15 rules and 20 jobs.
+func buildJourney(t testing.TB, e *env, id string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := e.store.CreateJourney(ctx, NewJourney{ID: id, Name: "Product Catalog Migration to TMF620",
+		Description: "Transform legacy product catalog to TMF620 API standard", Priority: PriorityHigh, CreatedBy: "data_team",
+		ODAComponentType: "PRODUCTCATALOG",
+		Configuration:    Configuration{Timeout: 1800, MaxDepth: 5, TMFSpecVersion: "4.0.0", OutputFormat: "json", RetryAttempts: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	stages := DefaultStages()
+	prios := []Priority{PriorityLow, PriorityCritical, PriorityMedium, PriorityHigh}
+	for i := range 15 {
+		if _, err := e.store.AddRule(ctx, NewRule{JourneyID: id, StageID: stages[i%6].StageID,
+			Title: fmt.Sprintf("Rule %d", i), Type: RuleFieldMapping, Priority: prios[i%4],
+			Content: "Map 'sku' field to TMF 'productCode' with format validation"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 20 {
+		e.clock.Advance(time.Second)
+		j, err := e.store.StartJob(ctx, NewJob{JourneyID: id, StageID: stages[i%5].StageID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Advance(90 * time.Second)
+		if _, err := e.store.FinishJob(ctx, j.Ref(), Finish{Status: JobCompleted,
+			Results: map[string]float64{"recordsProcessed": 10000, "recordsSucceeded": 9998}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestLoadJourneyIsOneQuery: the complete journey of 1 + 6 + 15 + 20 items
+// is one Query, and it consumes the read units the items' total size
+// dictates: one unit per 4 KB of the sum, halved for an eventually
+// consistent read.
+func TestLoadJourneyIsOneQuery(t *testing.T) {
+	e := newEnv(t)
+	buildJourney(t, e, "JRN-LOAD")
+	e.db.ResetCalls()
+	e.db.ResetConsumed()
+	c, err := e.store.LoadJourney(context.Background(), "JRN-LOAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := e.db.Consumed(DefaultTableName).ReadUnits
+	if n := e.calls(); n != 1 || e.db.Calls("Query") != 1 {
+		t.Fatalf("LoadJourney made %d requests (%d Query), want exactly 1 Query", n, e.db.Calls("Query"))
+	}
+	if len(c.Stages) != 6 || len(c.Rules) != 15 || len(c.Jobs) != 20 || c.Journey.ID != "JRN-LOAD" {
+		t.Fatalf("loaded %d stages, %d rules, %d jobs", len(c.Stages), len(c.Rules), len(c.Jobs))
+	}
+	// The items' size as DynamoDB counts it.
+	size := 0
+	for item, err := range table.QueryAll[table.Item](context.Background(), e.store.t, table.Query{Partition: "JOURNEY#JRN-LOAD"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += table.ItemSize(item)
+	}
+	want := math.Ceil(float64(size)/4096) / 2
+	t.Logf("complete journey: 42 items, %d bytes, one Query, %.1f RCU eventually consistent (%.0f strongly consistent)", size, got, 2*got)
+	if got != want {
+		t.Errorf("consumed %.1f RCU for %d bytes, want %.1f", got, size, want)
+	}
+
+	// Strongly consistent costs twice as much and is still one request.
+	e.db.ResetCalls()
+	e.db.ResetConsumed()
+	if _, err := e.store.LoadJourney(context.Background(), "JRN-LOAD", Consistent()); err != nil {
+		t.Fatal(err)
+	}
+	if e.calls() != 1 || e.db.Consumed(DefaultTableName).ReadUnits != 2*want {
+		t.Errorf("consistent load: %d requests, %.1f RCU; want 1, %.1f", e.calls(), e.db.Consumed(DefaultTableName).ReadUnits, 2*want)
+	}
+}
+
+// TestLoadJourneyGroupsAndOrders: stages by order, rules by stage then
+// priority critical → low then index, jobs by stage and execution.
+func TestLoadJourneyGroupsAndOrders(t *testing.T) {
+	e := newEnv(t)
+	buildJourney(t, e, "JRN-LOAD")
+	c := must[*Complete](t)(e.store.LoadJourney(context.Background(), "JRN-LOAD"))
+	for i, st := range c.Stages {
+		if st.Order != i+1 || st.JourneyID != "JRN-LOAD" {
+			t.Errorf("stage %d: %+v", i, st)
+		}
+	}
+	order := map[string]int{}
+	for _, st := range c.Stages {
+		order[st.StageID] = st.Order
+	}
+	for i := 1; i < len(c.Rules); i++ {
+		a, b := c.Rules[i-1], c.Rules[i]
+		if order[a.StageID] > order[b.StageID] ||
+			a.StageID == b.StageID && (a.Priority.rank() > b.Priority.rank() || a.Priority == b.Priority && a.Index > b.Index) {
+			t.Errorf("rule %s/%s/%d before %s/%s/%d", a.StageID, a.Priority, a.Index, b.StageID, b.Priority, b.Index)
+		}
+	}
+	jobs := c.StageJobs("raw_analysis")
+	if len(jobs) != 4 || jobs[3].ExecutionNumber != 4 || c.LatestJob("raw_analysis").ExecutionNumber != 4 {
+		t.Errorf("raw_analysis jobs %+v", jobs)
+	}
+	if c.LatestJob("verification_validation") != nil || c.Stage("nope") != nil || len(c.RecentJobs(3)) != 3 {
+		t.Error("helpers of Complete")
+	}
+	if rj := c.RecentJobs(1); rj[0].StartTime.Before(c.Jobs[0].StartTime.Time) {
+		t.Errorf("RecentJobs(1) = %v, not the newest", rj[0].StartTime)
+	}
+	if c.Journey.Aggregates.TotalJobs != 20 || c.Journey.Aggregates.CompletedJobs != 20 || c.Journey.Aggregates.TotalRules != 15 ||
+		c.Journey.Aggregates.TotalExecutionTime != "30m" {
+		t.Errorf("aggregates %+v", c.Journey.Aggregates)
+	}
+}
+
+// TestLoadJourneyPaginatesPastOneMegabyte: a partition larger than one
+// DynamoDB page is read to the end.
+func TestLoadJourneyPaginatesPastOneMegabyte(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.newJourney(t)
+	j := must[*Job](t)(e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"}))
+	l := must[*StepLogger](t)(e.store.StepLogger(j.Ref(), "schema_extraction"))
+	msg := string(make([]byte, 1000))
+	for range 1500 { // 1500 summaries of ~1.3 KB: about 2 MB
+		l.Info(msg, nil)
+	}
+	if err := l.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.db.ResetCalls()
+	c := must[*Complete](t)(e.store.LoadJourney(ctx, "JRN-T"))
+	if len(c.Logs) != 1500 || len(c.Stages) != 6 || len(c.Jobs) != 1 {
+		t.Fatalf("loaded %d logs, %d stages, %d jobs", len(c.Logs), len(c.Stages), len(c.Jobs))
+	}
+	if q := e.db.Calls("Query"); q < 2 {
+		t.Errorf("a 2 MB partition in %d Query calls", q)
+	}
+	// SkipLogSummaries reads around them: two small queries.
+	e.db.ResetCalls()
+	e.db.ResetConsumed()
+	c = must[*Complete](t)(e.store.LoadJourney(ctx, "JRN-T", SkipLogSummaries()))
+	if len(c.Logs) != 0 || len(c.Stages) != 6 || len(c.Jobs) != 1 || e.db.Calls("Query") != 2 {
+		t.Errorf("skipping logs: %d logs, %d stages, %d jobs in %d queries", len(c.Logs), len(c.Stages), len(c.Jobs), e.db.Calls("Query"))
+	}
+	if ru := e.db.Consumed(DefaultTableName).ReadUnits; ru > 2 {
+		t.Errorf("skipping logs read %.1f RCU: the summaries were read", ru)
+	}
+}
+
+func TestCreateJourneyWritesMetadataAndSixStagesAtomically(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	c := e.newJourney(t)
+	if e.db.Calls("TransactWriteItems") != 1 || e.calls() != 1 {
+		t.Errorf("create took %d requests", e.calls())
+	}
+	want := []string{"raw_analysis", "stripped_schema", "tmf_mapping", "migration_planning", "data_migration", "verification_validation"}
+	if len(c.Stages) != 6 {
+		t.Fatalf("%d stages", len(c.Stages))
+	}
+	for i, st := range c.Stages {
+		if st.StageID != want[i] || st.Order != i+1 || st.Status != StagePending {
+			t.Errorf("stage %d = %s order %d %s", i, st.StageID, st.Order, st.Status)
+		}
+	}
+	if len(c.Stages[0].Steps) != 3 || c.Journey.Status != StatusPending || c.Journey.CurrentStageID != "raw_analysis" {
+		t.Errorf("created %+v", c.Journey)
+	}
+	stored := must[[]Stage](t)(e.store.Stages(ctx, "JRN-T"))
+	if len(stored) != 6 || stored[5].StageID != "verification_validation" {
+		t.Errorf("stored stages %v", stored)
+	}
+
+	// The same id again: nothing is written, not even the stages.
+	_, err := e.store.CreateJourney(ctx, NewJourney{ID: "JRN-T", Name: "again", Stages: []Stage{{StageID: "other"}}})
+	if !errors.Is(err, ErrJourneyExists) || !errors.Is(err, table.ErrAlreadyExists) {
+		t.Fatalf("second create: %v", err)
+	}
+	if j := must[*Journey](t)(e.store.GetJourney(ctx, "JRN-T")); j.Name != "Test journey" {
+		t.Errorf("journey overwritten: %q", j.Name)
+	}
+	if st := must[[]Stage](t)(e.store.Stages(ctx, "JRN-T")); len(st) != 6 {
+		t.Errorf("%d stages after the refused create", len(st))
+	}
+}
+
+func TestCreateJourneyCustomStagesAndGeneratedID(t *testing.T) {
+	e := newEnv(t)
+	c, err := e.store.CreateJourney(context.Background(), NewJourney{Name: "custom",
+		Stages: []Stage{{StageID: "a", Name: "A"}, {StageID: "b", Name: "B", CanSkip: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Journey.ID != "JRN-1" || len(c.Stages) != 2 || c.Stages[1].Order != 2 || c.Journey.Priority != PriorityMedium {
+		t.Errorf("created %+v %+v", c.Journey, c.Stages)
+	}
+}
+
+func TestGetJourneyMissingIsNotFound(t *testing.T) {
+	e := newEnv(t)
+	_, err := e.store.GetJourney(context.Background(), "JRN-NONE")
+	if !errors.Is(err, ErrJourneyNotFound) || !errors.Is(err, table.ErrNotFound) {
+		t.Fatalf("got %v", err)
+	}
+	_, err = e.store.LoadJourney(context.Background(), "JRN-NONE")
+	if !errors.Is(err, ErrJourneyNotFound) {
+		t.Fatalf("load: %v", err)
+	}
+}
+
+// TestListJourneysNewestFirstInPages walks 7 journeys three at a time.
+func TestListJourneysNewestFirstInPages(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	for i := range 7 {
+		e.clock.Advance(time.Minute)
+		if _, err := e.store.CreateJourney(ctx, NewJourney{ID: fmt.Sprintf("JRN-%d", i), Name: "j"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	cursor := ""
+	pages := 0
+	for {
+		p, err := e.store.ListJourneys(ctx, 3, cursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, j := range p.Items {
+			got = append(got, j.ID)
+		}
+		if p.Next == "" {
+			break
+		}
+		cursor = p.Next
+	}
+	if fmt.Sprint(got) != "[JRN-6 JRN-5 JRN-4 JRN-3 JRN-2 JRN-1 JRN-0]" || pages != 3 {
+		t.Errorf("pages %d: %v", pages, got)
+	}
+	var all []string
+	for j, err := range e.store.Journeys(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, j.ID)
+	}
+	if fmt.Sprint(all) != fmt.Sprint(got) {
+		t.Errorf("Journeys = %v", all)
+	}
+	if _, err := e.store.ListJourneys(ctx, 3, "garbage"); !errors.Is(err, table.ErrInvalidCursor) {
+		t.Errorf("bad cursor: %v", err)
+	}
+}
+
+// TestStatusMovesAreGuarded: pause, resume and cancel move only from the
+// statuses they start from, and a refusal names the current status.
+func TestStatusMovesAreGuarded(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.newJourney(t)
+	j := must[*Journey](t)(e.store.Pause(ctx, "JRN-T"))
+	if j.Status != StatusPaused {
+		t.Fatalf("paused: %s", j.Status)
+	}
+	_, err := e.store.Pause(ctx, "JRN-T")
+	var se *StatusError
+	if !errors.As(err, &se) || se.Current != "paused" || !errors.Is(err, ErrInvalidStatus) || !errors.Is(err, table.ErrConditionFailed) {
+		t.Fatalf("second pause: %v", err)
+	}
+	// A paused journey starts no job.
+	_, err = e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
+	if !errors.As(err, &se) || se.Current != "paused" {
+		t.Fatalf("start on paused: %v", err)
+	}
+	if jobs := must[[]Job](t)(e.store.JobsForStage(ctx, "JRN-T", "raw_analysis")); len(jobs) != 0 {
+		t.Fatalf("refused start left %d jobs", len(jobs))
+	}
+	if j := must[*Journey](t)(e.store.Resume(ctx, "JRN-T")); j.Status != StatusRunning {
+		t.Fatalf("resumed: %s", j.Status)
+	}
+	if _, err := e.store.Resume(ctx, "JRN-T"); !errors.As(err, &se) || se.Current != "running" {
+		t.Fatalf("resume running: %v", err)
+	}
+	if j := must[*Journey](t)(e.store.Cancel(ctx, "JRN-T")); j.Status != StatusCancelled {
+		t.Fatalf("cancelled: %s", j.Status)
+	}
+	for name, move := range map[string]func(context.Context, string) (*Journey, error){
+		"pause": e.store.Pause, "resume": e.store.Resume, "cancel": e.store.Cancel} {
+		if _, err := move(ctx, "JRN-T"); !errors.As(err, &se) || se.Current != "cancelled" {
+			t.Errorf("%s after cancel: %v", name, err)
+		}
+		if _, err := move(ctx, "JRN-NONE"); !errors.Is(err, ErrJourneyNotFound) {
+			t.Errorf("%s of a missing journey: %v", name, err)
+		}
+	}
+	_, err = e.store.Cancel(ctx, "JRN-T")
+	if got := err.Error(); got != `journey: cannot cancel journey "JRN-T": its status is "cancelled", not "pending" or "running" or "paused"` {
+		t.Errorf("message %q", got)
+	}
+}
+
+// TestLastStageCompletesJourney: completing the last stage's job moves a
+// running journey to completed with progress 100.
+func TestLastStageCompletesJourney(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.newJourney(t)
+	for i, st := range DefaultStages() {
+		j := must[*Job](t)(e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: st.StageID}))
+		e.clock.Advance(time.Minute)
+		must[*Job](t)(e.store.FinishJob(ctx, j.Ref(), Finish{Status: JobCompleted}))
+		jr := must[*Journey](t)(e.store.GetJourney(ctx, "JRN-T"))
+		if want := (i + 1) * 100 / 6; jr.OverallProgress != want {
+			t.Errorf("after stage %d progress %d, want %d", i+1, jr.OverallProgress, want)
+		}
+	}
+	jr := must[*Journey](t)(e.store.GetJourney(ctx, "JRN-T"))
+	if jr.Status != StatusCompleted || jr.OverallProgress != 100 || jr.CurrentStageID != "verification_validation" ||
+		jr.Aggregates.TotalExecutionTime != "6m" {
+		t.Errorf("finished journey %+v", jr)
+	}
+}

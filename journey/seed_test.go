@@ -1,0 +1,402 @@
+package journey
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// seedItem reads one of the seed's item examples from testdata.
+func seedItem(t *testing.T, name string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	readTestJSON(t, name, &m)
+	return m
+}
+
+func readTestJSON(t *testing.T, name string, out any) {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := decodeJSON(b, out); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// storedItem reads the raw item with key pk, sk from the table, as the
+// seed's plain JSON.
+func storedItem(t *testing.T, s *Store, pk, sk string) map[string]any {
+	t.Helper()
+	var item table.Item
+	if err := s.t.Get(context.Background(), s.t.Key(pk, sk), &item, table.Consistent()); err != nil {
+		t.Fatalf("get %s %s: %v", pk, sk, err)
+	}
+	m, err := itemToJSON(item)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// normalize makes JSON values comparable: numbers by value.
+func normalize(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		f, _ := strconv.ParseFloat(v.String(), 64)
+		return f
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = normalize(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = normalize(e)
+		}
+		return out
+	}
+	return v
+}
+
+// diffJSON lists the paths where got and want differ, skipping the paths
+// in ignore ("Data.metrics.contentSize").
+func diffJSON(path string, got, want any, ignore map[string]bool) []string {
+	if ignore[path] {
+		return nil
+	}
+	gm, gok := got.(map[string]any)
+	wm, wok := want.(map[string]any)
+	if gok && wok {
+		var out []string
+		names := map[string]bool{}
+		for k := range gm {
+			names[k] = true
+		}
+		for k := range wm {
+			names[k] = true
+		}
+		for _, k := range sortedKeys(names) {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			g, inG := gm[k]
+			w, inW := wm[k]
+			switch {
+			case ignore[p]:
+			case !inG:
+				out = append(out, fmt.Sprintf("%s: missing, seed has %v", p, w))
+			case !inW:
+				out = append(out, fmt.Sprintf("%s: stored %v, not in the seed", p, g))
+			default:
+				out = append(out, diffJSON(p, g, w, ignore)...)
+			}
+		}
+		return out
+	}
+	gl, gok := got.([]any)
+	wl, wok := want.([]any)
+	if gok && wok && len(gl) == len(wl) {
+		var out []string
+		for i := range gl {
+			out = append(out, diffJSON(fmt.Sprintf("%s[%d]", path, i), gl[i], wl[i], ignore)...)
+		}
+		return out
+	}
+	if !reflect.DeepEqual(normalize(got), normalize(want)) {
+		return []string{fmt.Sprintf("%s: stored %v, seed has %v", path, got, want)}
+	}
+	return nil
+}
+
+func assertSeedItem(t *testing.T, name string, got, want map[string]any, ignore ...string) {
+	t.Helper()
+	ig := map[string]bool{}
+	for _, p := range ignore {
+		ig[p] = true
+	}
+	if d := diffJSON("", got, want, ig); len(d) > 0 {
+		t.Errorf("%s differs from the seed:\n  %s", name, strings.Join(d, "\n  "))
+	}
+}
+
+// TestSeedExamplesRoundTripExactly restores the seed's six example items
+// through the store (ImportBackup) and finds every attribute stored as the
+// seed shows it: PK, SK, GSI1PK, GSI1SK, EntityType, CreatedAt, UpdatedAt
+// and every field of Data. Then the typed reads see the seed's values and
+// Export writes them back unchanged.
+func TestSeedExamplesRoundTripExactly(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	names := []string{"journey.json", "stage.json", "rule.json", "job.json", "log.json", "report.json"}
+	b := Backup{Format: BackupFormat, JourneyID: "JRN-ABC123456789"}
+	for _, n := range names {
+		b.Items = append(b.Items, seedItem(t, n))
+	}
+	doc, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.ImportBackup(ctx, "JRN-ABC123456789", bytes.NewReader(doc)); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		want := seedItem(t, n)
+		got := storedItem(t, e.store, want["PK"].(string), want["SK"].(string))
+		assertSeedItem(t, n, got, want)
+	}
+
+	c, err := e.store.LoadJourney(ctx, "JRN-ABC123456789")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := c.Journey
+	if j.Status != StatusRunning || j.Priority != PriorityHigh || j.CurrentStageIndex != 2 || j.CurrentStageID != "tmf_mapping" ||
+		j.OverallProgress != 45 || j.CurrentJobs["stripped_schema"] != "JOB-457" || j.Aggregates.TotalJobs != 12 ||
+		j.Aggregates.TotalExecutionTime != "125m" || j.Configuration.Timeout != 1800 || !j.CreatedAt.Equal(t0) {
+		t.Errorf("journey read as %+v", j)
+	}
+	if len(c.Stages) != 1 || len(c.Stages[0].Steps) != 3 || c.Stages[0].Steps[1].EstimatedDuration != "15m" {
+		t.Errorf("stages read as %+v", c.Stages)
+	}
+	if len(c.Rules) != 1 || c.Rules[0].Index != 1 || c.Rules[0].Priority != PriorityHigh ||
+		!slices.Equal(c.Rules[0].Metadata.ApplicableStages, []string{"raw_analysis", "tmf_mapping"}) {
+		t.Errorf("rules read as %+v", c.Rules)
+	}
+	if len(c.Jobs) != 1 || c.Jobs[0].Duration != 125.5 || c.Jobs[0].Results["recordsSucceeded"] != 9998 ||
+		c.Jobs[0].ErrorMessage != nil || c.Jobs[0].Steps[1].Duration != 65.5 || c.Jobs[0].Order != 1 {
+		t.Errorf("jobs read as %+v", c.Jobs)
+	}
+	if len(c.Logs) != 1 || c.Logs[0].LogID != "LOG-789" || c.Logs[0].Level != "info" {
+		t.Errorf("logs read as %+v", c.Logs)
+	}
+	if len(c.Reports) != 1 || c.Reports[0].Metrics.ContentSize != 2048 || c.Reports[0].ReportType != ReportPerformance {
+		t.Errorf("reports read as %+v", c.Reports)
+	}
+
+	info, err := e.store.Export(ctx, "JRN-ABC123456789")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Backup
+	rc, _, err := e.logs.Get(ctx, info.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(rc)
+	rc.Close()
+	if err := decodeJSON(body, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Items) != len(names) {
+		t.Fatalf("export holds %d items, want %d", len(back.Items), len(names))
+	}
+	for _, got := range back.Items {
+		for _, n := range names {
+			if want := seedItem(t, n); want["SK"] == got["SK"] {
+				assertSeedItem(t, "exported "+n, got, want)
+			}
+		}
+	}
+}
+
+// TestStoreWritesTheSeedsLayout builds the seed's example through the
+// store's own calls, with the seed's ids and times, and compares each
+// stored item with the seed's JSON. The only differences allowed are the
+// ones the package documents: runtime values the seed shows mid-journey,
+// the stage's lastExecution/lastRuleIndex counters, the job's s3Config and
+// log counts, and report figures that depend on the file written.
+func TestStoreWritesTheSeedsLayout(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	s := e.store
+	at := func(ts string) {
+		v, err := time.Parse(time.RFC3339Nano, ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Set(v)
+	}
+	seedJourney := seedItem(t, "journey.json")
+	var jd Journey
+	if err := table.Unmarshal(must[table.Item](t)(jsonToItem(seedJourney["Data"].(map[string]any))), &jd); err != nil {
+		t.Fatal(err)
+	}
+	at("2025-11-01T20:00:00Z")
+	if _, err := s.CreateJourney(ctx, NewJourney{ID: jd.ID, Name: jd.Name, Description: jd.Description, Priority: jd.Priority,
+		CreatedBy: jd.CreatedBy, ODAComponentType: jd.ODAComponentType, Source: jd.Source, Configuration: jd.Configuration}); err != nil {
+		t.Fatal(err)
+	}
+	pk := "JOURNEY#JRN-ABC123456789"
+	got := storedItem(t, s, pk, "METADATA")
+	// Status, progress, current stage and jobs, aggregates and UpdatedAt
+	// are runtime values; the seed shows them mid-run. Their names must match.
+	assertSeedItem(t, "journey", got, seedJourney, "UpdatedAt", "Data.status", "Data.currentStageIndex",
+		"Data.currentStageId", "Data.overallProgress", "Data.currentJobs", "Data.aggregates")
+	if g, w := sortedKeys(got["Data"].(map[string]any)["aggregates"].(map[string]any)),
+		sortedKeys(seedJourney["Data"].(map[string]any)["aggregates"].(map[string]any)); !slices.Equal(g, w) {
+		t.Errorf("aggregates hold %v, the seed %v", g, w)
+	}
+
+	seedRule := seedItem(t, "rule.json")
+	var rd Rule
+	if err := table.Unmarshal(must[table.Item](t)(jsonToItem(seedRule["Data"].(map[string]any))), &rd); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddRule(ctx, NewRule{JourneyID: rd.JourneyID, StageID: rd.StageID, RuleID: rd.RuleID, Title: rd.Title,
+		Description: rd.Description, Type: rd.Type, Priority: rd.Priority, Scope: rd.Scope, Status: rd.Status,
+		Context: rd.Context, Content: rd.Content, Metadata: rd.Metadata}); err != nil {
+		t.Fatal(err)
+	}
+	assertSeedItem(t, "rule", storedItem(t, s, pk, seedRule["SK"].(string)), seedRule)
+
+	at("2025-11-01T20:30:00Z")
+	job, err := s.StartJob(ctx, NewJob{JourneyID: jd.ID, StageID: "raw_analysis", JobID: "JOB-456",
+		Configuration: JobConfiguration{Timeout: 1800, RetryAttempts: 3, EnableDetailedLogging: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := job.Ref()
+	step := func(ts, id string, st StepStatus) {
+		t.Helper()
+		at(ts)
+		if _, err := s.SetStepStatus(ctx, ref, id, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step("2025-11-01T20:30:00Z", "schema_extraction", StepRunning)
+
+	// The seed's log file: two entries of schema_extraction; the first is
+	// also the seed's LOG# item.
+	var seedFile []map[string]any
+	readTestJSON(t, "log_file.json", &seedFile)
+	e.ids.Queue("LOG", "LOG-789", "LOG-790")
+	logger := must[*StepLogger](t)(s.StepLogger(ref, "schema_extraction", func(o *LoggerOptions) { o.Source = "schema_analyzer" }))
+	for _, entry := range seedFile {
+		at(entry["timestamp"].(string))
+		logger.Info(entry["message"].(string), entry["details"].(map[string]any))
+	}
+	if err := logger.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var file []map[string]any
+	readLogFile := func() {
+		rc, _, err := e.logs.Get(ctx, "journeys/JRN-ABC123456789/stages/raw_analysis/executions/JOB-456/logs/schema_extraction.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rc.Close()
+		b, _ := io.ReadAll(rc)
+		if err := decodeJSON(b, &file); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readLogFile()
+	if len(file) != len(seedFile) {
+		t.Fatalf("log file has %d entries, the seed %d", len(file), len(seedFile))
+	}
+	for i := range file {
+		assertSeedItem(t, fmt.Sprintf("log file entry %d", i), file[i], seedFile[i])
+	}
+	// The LOG# item's details are the whole entry's; the seed's summary
+	// shows a subset of the file's details, which must be among them.
+	seedLog := seedItem(t, "log.json")
+	gotLog := storedItem(t, s, pk, seedLog["SK"].(string))
+	assertSeedItem(t, "log entry", gotLog, seedLog, "Data.details")
+	for k, v := range seedLog["Data"].(map[string]any)["details"].(map[string]any) {
+		if d := diffJSON(k, gotLog["Data"].(map[string]any)["details"].(map[string]any)[k], v, nil); len(d) > 0 {
+			t.Errorf("log entry details: %v", d)
+		}
+	}
+
+	step("2025-11-01T20:30:45Z", "schema_extraction", StepCompleted)
+	step("2025-11-01T20:30:45Z", "metadata_analysis", StepRunning)
+	step("2025-11-01T20:31:50.5Z", "metadata_analysis", StepCompleted)
+	step("2025-11-01T20:31:50.5Z", "data_profiling", StepRunning)
+	step("2025-11-01T20:32:05.5Z", "data_profiling", StepCompleted)
+	if _, err := s.FinishJob(ctx, ref, Finish{Status: JobCompleted, Results: map[string]float64{
+		"recordsProcessed": 10000, "recordsSucceeded": 9998, "recordsFailed": 2, "tablesAnalyzed": 45, "fieldsExtracted": 450,
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	seedJob := seedItem(t, "job.json")
+	gotJob := storedItem(t, s, pk, seedJob["SK"].(string))
+	// metrics count what this test logged (2 entries), not the seed's 145.
+	assertSeedItem(t, "job", gotJob, seedJob, "Data.metrics", "Data.s3Config")
+	if m := gotJob["Data"].(map[string]any)["metrics"].(map[string]any); fmt.Sprintf("%v %v", m["totalLogs"], m["infoCount"]) != "2 2" {
+		t.Errorf("job metrics %v, want the 2 info entries logged", m)
+	}
+
+	seedStage := seedItem(t, "stage.json")
+	// UpdatedAt moved with the job; the counters are the package's.
+	assertSeedItem(t, "stage", storedItem(t, s, pk, seedStage["SK"].(string)), seedStage,
+		"UpdatedAt", "Data.lastExecution", "Data.lastRuleIndex")
+
+	at("2025-11-01T20:35:00Z")
+	e.ids.Queue("RPT", "RPT-ABC")
+	seedReport := seedItem(t, "report.json")
+	sd := seedReport["Data"].(map[string]any)
+	if _, err := s.WriteReport(ctx, ref, "schema_extraction", Report{ReportType: ReportPerformance,
+		Title: sd["title"].(string), Summary: sd["summary"].(string),
+		ExecutionSummary:   map[string]any{"stepId": "schema_extraction"},
+		PerformanceMetrics: map[string]any{"throughput": 0.99}, DetailedResults: map[string]any{"tablesExtracted": 45},
+		Recommendations: []string{"Schema extraction performed well"}}); err != nil {
+		t.Fatal(err)
+	}
+	// contentSize is the size of the file this test wrote and
+	// generationTime the test clock's (standing still).
+	assertSeedItem(t, "report", storedItem(t, s, pk, seedReport["SK"].(string)), seedReport,
+		"Data.metrics.contentSize", "Data.metrics.generationTime")
+
+	// The seed's report file, written as a second report of the step.
+	var seedReportFile map[string]any
+	readTestJSON(t, "report_file.json", &seedReportFile)
+	var rf Report
+	b, _ := json.Marshal(seedReportFile)
+	if err := json.Unmarshal(b, &rf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WriteReport(ctx, ref, "schema_extraction", rf); err != nil {
+		t.Fatal(err)
+	}
+	reports, err := s.JobReports(ctx, ref)
+	if err != nil || len(reports) != 1 {
+		t.Fatalf("JobReports = %v, %v", reports, err)
+	}
+	var gotFile map[string]any
+	b, _ = json.Marshal(reports[0])
+	if err := decodeJSON(b, &gotFile); err != nil {
+		t.Fatal(err)
+	}
+	assertSeedItem(t, "report file", gotFile, seedReportFile)
+
+	// Every key of the six entities, as the seed spells them.
+	c := must[*Complete](t)(s.LoadJourney(ctx, jd.ID))
+	var sks []string
+	for _, item := range []map[string]any{seedJourney, seedStage, seedRule, seedJob, seedLog, seedReport} {
+		sks = append(sks, item["SK"].(string))
+	}
+	sort.Strings(sks)
+	if len(c.Stages) != 6 || len(c.Rules) != 1 || len(c.Jobs) != 1 || len(c.Logs) != 2 || len(c.Reports) != 2 {
+		t.Errorf("partition holds %d stages, %d rules, %d jobs, %d logs, %d reports", len(c.Stages), len(c.Rules), len(c.Jobs), len(c.Logs), len(c.Reports))
+	}
+	for _, sk := range sks {
+		storedItem(t, s, pk, sk) // fails the test if missing
+	}
+}
