@@ -51,7 +51,7 @@ func TestKeyOrderMatchesDynamoDBOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	check := func(gen func() types.AttributeValue) {
 		t.Helper()
-		vals := make([]types.AttributeValue, 400)
+		vals := make([]types.AttributeValue, 150)
 		for i := range vals {
 			vals[i] = gen()
 		}
