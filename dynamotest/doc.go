@@ -31,4 +31,20 @@
 // (Calls, CallsFor), and injects faults (Inject with Throttle, FailNth or
 // UnprocessedFraction) so that retry paths can be tested. Its clock is
 // injectable (Options.Clock) and movable (Advance, SetTime).
+//
+// Where it differs from DynamoDB, on purpose or not yet:
+//   - Tables are ACTIVE at once and DescribeTable counts items live
+//     (DynamoDB refreshes ItemCount about every six hours).
+//   - TTL deletes happen when the clock moves, at once; DynamoDB's sweeper
+//     takes up to a few days. As in DynamoDB, expired items stay readable
+//     until deleted, and TTL values more than five years in the past are
+//     ignored.
+//   - Provisioned throughput is recorded, not enforced: throttling comes
+//     only from injected faults.
+//   - Local secondary indexes, the legacy parameters Expected,
+//     AttributeUpdates, QueryFilter, ScanFilter and ConditionalOperator, and
+//     streams are not supported (a ValidationException says so);
+//     KeyConditions and AttributesToGet are.
+//   - UPDATED_OLD and UPDATED_NEW return whole top-level attributes; for a
+//     nested path DynamoDB returns only the updated fragment.
 package dynamotest
