@@ -41,6 +41,12 @@ const (
 	OpBatchWriteItem     Operation = "BatchWriteItem"
 	OpTransactGetItems   Operation = "TransactGetItems"
 	OpTransactWriteItems Operation = "TransactWriteItems"
+
+	// OpConditionCheck is a ConditionCheck action inside a
+	// TransactWriteItems request. It appears only in AccessPattern.Items
+	// (it is not a request of its own): it costs write units like a write
+	// and needs its own IAM action, dynamodb:ConditionCheckItem.
+	OpConditionCheck Operation = "ConditionCheck"
 )
 
 func (o Operation) valid() bool {
@@ -66,6 +72,60 @@ type AccessPattern struct {
 	RatePerSecond   float64
 	Consistent      bool
 	Transactional   bool
+
+	// The fields below are what package datamodel needs beyond the figures
+	// above to estimate capacity per key value and GSI write amplification
+	// (seed 002: "GSI write amplification", "Hot partitions"). All are
+	// optional; a pattern without them is costed from ItemSize and
+	// ItemsPerRequest alone, as writing no index and hitting many
+	// partitions.
+
+	// Partition is the partition key value the requests hit (on Index when
+	// set, else on the table): a constant such as "JOURNEYS" or
+	// "STATUS#PENDING" when every request hits that one value, or a
+	// template such as "JOURNEY#{journeyId}" when each entity has its own.
+	Partition string
+	// Partitions is how many distinct Partition values the rate spreads
+	// over at once: write shards, or the entities busy at the same time.
+	// 0 means 1 for a constant Partition and "many" for a template.
+	Partitions int
+	// IndexWrites lists, for a write, the GSI entries each written item
+	// costs: one write each, two where the item's index key moves.
+	IndexWrites []IndexWrite
+	// Items details a request whose items differ in size, operation, key
+	// or indexes (a transaction over several entities, a mixed batch).
+	// When set it replaces ItemSize, ItemsPerRequest and IndexWrites.
+	Items []ItemAccess
+}
+
+// IndexWrite is one GSI entry a write touches. DynamoDB charges an index
+// write when an item enters or leaves the index or a projected attribute
+// changes, and two (a delete and a put) when the index key value moves.
+type IndexWrite struct {
+	Index string
+	// Partition is the index partition key value the item lands on (or
+	// leaves, for a delete): a constant or a template, as in
+	// AccessPattern.Partition.
+	Partition string
+	// Move says the write changes the item's key in this index: two index
+	// writes, the delete of the old entry and the put of the new one.
+	Move bool
+	// From is, for a Move, the partition value the item leaves ("" when
+	// the key moves within Partition).
+	From string
+}
+
+// ItemAccess is one kind of item a request reads or writes.
+type ItemAccess struct {
+	// Operation is what the request does to the item: OpGetItem,
+	// OpPutItem, OpUpdateItem, OpDeleteItem or OpConditionCheck ("" means
+	// the pattern's own Operation).
+	Operation Operation
+	Size      int // bytes; for an update the larger of the old and new item
+	Count     int // items of this kind per request; 0 means 1
+	// Partition is the item's partition key value in the table.
+	Partition   string
+	IndexWrites []IndexWrite
 }
 
 // Schema describes a table: its keys, global secondary indexes, TTL
