@@ -1,0 +1,84 @@
+package journey
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tablekit/tablekit/dynamotest"
+)
+
+// TestExportImportRestoresEveryItem: a journey exported from one table and
+// imported into an empty one reads back identical, item for item.
+func TestExportImportRestoresEveryItem(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	buildJourney(t, e, "JRN-B")
+	c := must[*Complete](t)(e.store.LoadJourney(ctx, "JRN-B"))
+	l := must[*StepLogger](t)(e.store.StepLogger(c.Jobs[0].Ref(), "s"))
+	l.Info("kept", map[string]any{"n": 1.5})
+	if err := l.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	must[*ReportEntry](t)(e.store.WriteReport(ctx, c.Jobs[0].Ref(), "s", Report{ReportType: ReportMetricsDashboard, Title: "m"}))
+	before := must[*Complete](t)(e.store.LoadJourney(ctx, "JRN-B"))
+	info := must[*ExportInfo](t)(e.store.Export(ctx, "JRN-B"))
+	if info.Key != "journeys/JRN-B/backup.json" || info.Items != 1+6+15+20+1+1 {
+		t.Fatalf("export %+v", info)
+	}
+
+	// Another table, same backups store.
+	db2 := dynamotest.New()
+	if err := Schema("").Create(ctx, db2); err != nil {
+		t.Fatal(err)
+	}
+	s2 := NewStore(db2, e.logs)
+	if _, err := s2.Import(ctx, "JRN-B"); err != nil {
+		t.Fatal(err)
+	}
+	after := must[*Complete](t)(s2.LoadJourney(ctx, "JRN-B"))
+	if !reflect.DeepEqual(before, after) {
+		t.Errorf("restored journey differs:\nbefore %+v\nafter  %+v", before.Journey, after.Journey)
+	}
+	// Importing over it again is refused unless asked.
+	if _, err := s2.Import(ctx, "JRN-B"); !errors.Is(err, ErrJourneyExists) {
+		t.Errorf("second import: %v", err)
+	}
+	if _, err := s2.Import(ctx, "JRN-B", Overwrite()); err != nil {
+		t.Errorf("overwrite: %v", err)
+	}
+	if _, err := e.store.Export(ctx, "JRN-NONE"); !errors.Is(err, ErrJourneyNotFound) {
+		t.Errorf("export of a missing journey: %v", err)
+	}
+}
+
+// TestImportRejectsForeignItemsBeforeWriting: a backup holding an item of
+// another journey, an unknown key shape or a wrong entity type is refused
+// with ErrInvalidBackup and nothing is written.
+func TestImportRejectsForeignItemsBeforeWriting(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	meta := `{"PK":"JOURNEY#JRN-X","SK":"METADATA","EntityType":"Journey","CreatedAt":"2025-11-01T20:00:00.000000Z","Data":{"journeyId":"JRN-X"}}`
+	cases := map[string]string{
+		"not json":     `{`,
+		"format":       `{"format":"other","journeyId":"JRN-X","items":[` + meta + `]}`,
+		"journey id":   `{"format":"` + BackupFormat + `","journeyId":"JRN-Y","items":[` + meta + `]}`,
+		"foreign PK":   `{"format":"` + BackupFormat + `","journeyId":"JRN-X","items":[` + meta + `,{"PK":"JOURNEY#JRN-Y","SK":"STAGE#01#a","EntityType":"StageDefinition","Data":{}}]}`,
+		"unknown SK":   `{"format":"` + BackupFormat + `","journeyId":"JRN-X","items":[` + meta + `,{"PK":"JOURNEY#JRN-X","SK":"FOO#1","EntityType":"Foo","Data":{}}]}`,
+		"entity type":  `{"format":"` + BackupFormat + `","journeyId":"JRN-X","items":[` + meta + `,{"PK":"JOURNEY#JRN-X","SK":"STAGE#01#a","EntityType":"JobExecution","Data":{}}]}`,
+		"no metadata":  `{"format":"` + BackupFormat + `","journeyId":"JRN-X","items":[]}`,
+		"duplicate SK": `{"format":"` + BackupFormat + `","journeyId":"JRN-X","items":[` + meta + `,` + meta + `]}`,
+	}
+	for name, doc := range cases {
+		e.db.ResetCalls()
+		_, err := e.store.ImportBackup(ctx, "JRN-X", strings.NewReader(doc))
+		if !errors.Is(err, ErrInvalidBackup) {
+			t.Errorf("%s: %v", name, err)
+		}
+		if e.calls() != 0 {
+			t.Errorf("%s: %d requests", name, e.calls())
+		}
+	}
+}

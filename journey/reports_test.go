@@ -1,0 +1,62 @@
+package journey
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// TestWriteReportFileThenCatalog: the report file lands at the seed's key
+// in the reports store (not the logs store), then the catalog item, found
+// by job through GSI1, points at it.
+func TestWriteReportFileThenCatalog(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	ref := startedJob(t, e)
+	for _, step := range []string{"schema_extraction", "metadata_analysis"} {
+		e.clock.Advance(1000)
+		if _, err := e.store.WriteReport(ctx, ref, step, Report{ReportType: ReportSummary, Title: step + " report",
+			Summary: "ok", Recommendations: []string{"none"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys := objects(t, e.reports)
+	want := "journeys/JRN-T/stages/raw_analysis/executions/" + ref.JobID + "/reports/"
+	if len(keys) != 2 || keys[0] != want+"metadata_analysis.json" || len(objects(t, e.logs)) != 0 {
+		t.Fatalf("report objects %v (logs store %v)", keys, objects(t, e.logs))
+	}
+	reports := must[[]Report](t)(e.store.JobReports(ctx, ref))
+	if len(reports) != 2 || reports[1].ReportID != ref.JobID+"_schema_extraction" || reports[1].Recommendations[0] != "none" {
+		t.Errorf("reports %+v", reports)
+	}
+	cat := must[table.Page[ReportEntry]](t)(e.store.ReportCatalog(ctx, ref.JobID, 0, ""))
+	if len(cat.Items) != 2 || cat.Items[0].Title != "schema_extraction report" || cat.Items[0].Status != "generated" ||
+		cat.Items[0].S3Location != "s3://transformation-journey-reports/"+want+"schema_extraction.json" ||
+		cat.Items[0].Metrics.ReportSections != 2 || cat.Items[0].Metrics.ContentSize == 0 {
+		t.Errorf("catalog %+v", cat.Items)
+	}
+	page := must[table.Page[ReportEntry]](t)(e.store.ReportCatalog(ctx, ref.JobID, 1, ""))
+	if len(page.Items) != 1 || page.Next == "" {
+		t.Errorf("first page %+v", page)
+	}
+}
+
+func TestWriteReportWithoutFileWritesNoCatalog(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	ref := startedJob(t, e)
+	down := NewStore(e.db, e.logs, func(o *Options) { o.Reports = failingStore{e.reports} })
+	e.db.ResetCalls()
+	if _, err := down.WriteReport(ctx, ref, "s", Report{ReportType: ReportTimeline, Title: "t"}); err == nil || !strings.Contains(err.Error(), "S3 is down") {
+		t.Fatalf("got %v", err)
+	}
+	if e.calls() != 0 {
+		t.Errorf("%d DynamoDB requests after the file failed", e.calls())
+	}
+	if _, err := e.store.WriteReport(ctx, ref, "s", Report{ReportType: "pdf", Title: "t"}); !errors.Is(err, table.ErrInvalidInput) {
+		t.Errorf("unknown report type: %v", err)
+	}
+}
