@@ -9,11 +9,13 @@
 #                   that the SDK client and HTTP cost on their own
 #   DDB Local       DynamoDB Local, when TABLEKIT_DYNAMODB_ENDPOINT is set
 #
-# and then the engine's own in-process benchmarks (one-core throughput,
-# loading). Figures are medians over COUNT runs. Wall time counts waiting for
-# a core on a busy machine; CPU time (client and server, same process) does
-# not, so the fake/canned ratio is given for both. DynamoDB Local runs in its
-# own JVM, so only its wall time means anything.
+# (medians over COUNT runs; wall time counts waiting for a core on a busy
+# machine, CPU time of client and server in one process does not, so the
+# fake/canned ratio is given for both; DynamoDB Local runs in its own JVM, so
+# only its wall time means anything); then the fake over HTTP against the
+# floor with calls alternated, as median latencies that a machine whose load
+# comes and goes affects alike, next to the server's own CPU per call; and
+# last the engine's in-process benchmarks (one-core throughput, loading).
 #
 # Usage: dynamotest/bench.sh            (BENCHTIME=200ms COUNT=3 by default)
 #        TABLEKIT_DYNAMODB_ENDPOINT=http://127.0.0.1:8125 dynamotest/bench.sh
@@ -68,6 +70,32 @@ END {
 if ! grep -q 'backend=dynamodb-local.*ns/op' "$out"; then
 	echo "(DynamoDB Local skipped: TABLEKIT_DYNAMODB_ENDPOINT not set)"
 fi
+
+echo
+echo "go test -run '^\$' -bench '^Benchmark(FakeVsFloor|HandlerServerSide)\$' -benchtime $BENCHTIME ./dynamotest/" >&2
+go test -run '^$' -bench '^Benchmark(FakeVsFloor|HandlerServerSide)$' -benchtime "$BENCHTIME" ./dynamotest/ >"$out"
+awk '
+/^BenchmarkFakeVsFloor\// {
+	split($1, p, "/"); part = p[3]; sub(/^partition=/, "", part); sub(/-[0-9]+$/, "", part)
+	for (i = 3; i < NF; i++) {
+		if ($(i + 1) == "fake-p50-ns") f = $i
+		if ($(i + 1) == "canned-p50-ns") c = $i
+		if ($(i + 1) == "fake/canned") r = $i
+	}
+	key = p[2] "|" part; fake[key] = f; canned[key] = c; ratio[key] = r; keys[++n] = key
+}
+/^BenchmarkHandlerServerSide\// {
+	split($1, p, "/"); part = p[3]; sub(/^partition=/, "", part); sub(/-[0-9]+$/, "", part)
+	for (i = 3; i < NF; i++) if ($(i + 1) == "cpu-ns/op") server[p[2] "|" part] = $i
+}
+END {
+	print "alternating calls, median latency (BenchmarkFakeVsFloor); server share alone (BenchmarkHandlerServerSide):"
+	printf "%-8s %9s | %12s %12s %11s | %14s\n", "op", "partition", "fake µs p50", "canned µs p50", "fake/canned", "server CPU µs"
+	for (k = 1; k <= n; k++) {
+		split(keys[k], kp, "|")
+		printf "%-8s %9s | %12.1f %12.1f %10.2fx | %14.1f\n", kp[1], kp[2], fake[keys[k]] / 1000, canned[keys[k]] / 1000, ratio[keys[k]], server[keys[k]] / 1000
+	}
+}' "$out"
 
 echo
 echo "engine, in process (dynamotest/bench_test.go):" >&2

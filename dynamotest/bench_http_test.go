@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,14 +53,7 @@ func BenchmarkBackends(b *testing.B) {
 		{"canned", func(*testing.B) table.API { return fx.canned() }},
 		{"dynamodb-local", fx.dynamoDBLocal},
 	}
-	for _, op := range []struct {
-		name string
-		run  func(b *testing.B, api table.API, tableName, pk string, n int)
-	}{
-		{"GetItem", benchGetItem},
-		{"PutItem", benchPutItem},
-		{"Query", benchQueryPage},
-	} {
+	for _, op := range benchOps {
 		for _, part := range benchPartitions {
 			for _, be := range backends {
 				b.Run(fmt.Sprintf("%s/partition=%d/backend=%s", op.name, part.n, be.name), func(b *testing.B) {
@@ -68,9 +62,14 @@ func BenchmarkBackends(b *testing.B) {
 					if be.name == "dynamodb-local" {
 						tableName = benchLocalTableName
 					}
+					call := op.prepare(api, tableName, part.pk, part.n)
 					b.ReportAllocs()
 					start := benchCPU()
-					op.run(b, api, tableName, part.pk, part.n)
+					for b.Loop() {
+						if err := call(); err != nil {
+							b.Fatal(err)
+						}
+					}
 					if d := benchCPU() - start; b.N > 0 {
 						b.ReportMetric(float64(d.Nanoseconds())/float64(b.N), "cpu-ns/op")
 					}
@@ -143,7 +142,21 @@ func benchItems(yield func(map[string]types.AttributeValue) bool) {
 	}
 }
 
-func benchGetItem(b *testing.B, api table.API, tableName, pk string, n int) {
+// A benchCall prepares one operation against api and returns a function
+// that makes one call of it.
+type benchCall func(api table.API, tableName, pk string, n int) func() error
+
+var benchOps = []struct {
+	name    string
+	prepare benchCall
+}{
+	{"GetItem", prepareGetItem},
+	{"PutItem", preparePutItem},
+	{"Query", prepareQueryPage},
+}
+
+// prepareGetItem reads random items of the partition.
+func prepareGetItem(api table.API, tableName, pk string, n int) func() error {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(1, 2))
 	keys := make([]map[string]types.AttributeValue, 1024)
@@ -152,18 +165,20 @@ func benchGetItem(b *testing.B, api table.API, tableName, pk string, n int) {
 	}
 	in := &dynamodb.GetItemInput{TableName: aws.String(tableName)}
 	i := 0
-	for b.Loop() {
+	return func() error {
 		in.Key = keys[i%len(keys)]
 		i++
 		out, err := api.GetItem(ctx, in)
-		if err != nil || out.Item == nil {
-			b.Fatal("GetItem:", err)
+		if err == nil && out.Item == nil {
+			err = fmt.Errorf("GetItem found nothing at %v", in.Key)
 		}
+		return err
 	}
 }
 
-// benchPutItem replaces random items of the partition, so it keeps its size.
-func benchPutItem(b *testing.B, api table.API, tableName, pk string, n int) {
+// preparePutItem replaces random items of the partition, so it keeps its
+// size.
+func preparePutItem(api table.API, tableName, pk string, n int) func() error {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(3, 4))
 	items := make([]map[string]types.AttributeValue, 1024)
@@ -172,25 +187,26 @@ func benchPutItem(b *testing.B, api table.API, tableName, pk string, n int) {
 	}
 	in := &dynamodb.PutItemInput{TableName: aws.String(tableName)}
 	i := 0
-	for b.Loop() {
+	return func() error {
 		in.Item = items[i%len(items)]
 		i++
-		if _, err := api.PutItem(ctx, in); err != nil {
-			b.Fatal("PutItem:", err)
-		}
+		_, err := api.PutItem(ctx, in)
+		return err
 	}
 }
 
-// benchQueryPage reads 25 items with begins_with on the sort key, starting
-// in the middle of the partition, as a client paging through it does.
-func benchQueryPage(b *testing.B, api table.API, tableName, pk string, n int) {
+// prepareQueryPage reads 25 items with begins_with on the sort key,
+// starting in the middle of the partition, as a client paging through it
+// does.
+func prepareQueryPage(api table.API, tableName, pk string, n int) func() error {
 	ctx := context.Background()
 	in := benchQueryInput(tableName, pk, n)
-	for b.Loop() {
+	return func() error {
 		out, err := api.Query(ctx, in)
-		if err != nil || len(out.Items) != 25 {
-			b.Fatal("Query:", err)
+		if err == nil && len(out.Items) != 25 {
+			err = fmt.Errorf("Query returned %d items, want 25", len(out.Items))
 		}
+		return err
 	}
 }
 
@@ -378,6 +394,47 @@ func loadDynamoDBLocal(client *dynamodb.Client) error {
 	}
 	_, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(benchLocalTableName), Item: marker})
 	return err
+}
+
+// BenchmarkFakeVsFloor alternates calls to the fake over HTTP and to the
+// canned floor and reports the median latency of each and their ratio. On a
+// machine whose other load comes and goes, alternating gives both backends
+// the same conditions, and the median ignores the calls that waited for a
+// core; BenchmarkBackends' means and CPU times are at the mercy of both.
+func BenchmarkFakeVsFloor(b *testing.B) {
+	fx := benchFixture(b)
+	for _, op := range benchOps {
+		for _, part := range benchPartitions {
+			b.Run(fmt.Sprintf("%s/partition=%d", op.name, part.n), func(b *testing.B) {
+				calls := []func() error{
+					op.prepare(fx.fakeHTTP(), benchTableName, part.pk, part.n),
+					op.prepare(fx.canned(), benchTableName, part.pk, part.n),
+				}
+				var took [2][]time.Duration
+				for b.Loop() {
+					for k, call := range calls {
+						start := time.Now()
+						if err := call(); err != nil {
+							b.Fatal(err)
+						}
+						took[k] = append(took[k], time.Since(start))
+					}
+				}
+				fake, floor := medianDuration(took[0]), medianDuration(took[1])
+				b.ReportMetric(float64(fake.Nanoseconds()), "fake-p50-ns")
+				b.ReportMetric(float64(floor.Nanoseconds()), "canned-p50-ns")
+				b.ReportMetric(float64(fake)/float64(floor), "fake/canned")
+			})
+		}
+	}
+}
+
+func medianDuration(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	slices.Sort(d)
+	return d[len(d)/2]
 }
 
 // BenchmarkHandlerServerSide measures what the fake over HTTP adds to a
