@@ -1,0 +1,250 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/table"
+)
+
+// An execution is its own partition (seed: pk "PE:<executionId>", sk
+// "PE:P", siKey1 "P:<pipelineId>"), so GSI-1's partition P:<pipelineId>
+// lists a pipeline's executions by pk; only executions carry that siKey1.
+var (
+	// PK "PE:01HF3Q4B2V8M6N0P4R7T9W1X3Y"
+	executionPK = keys.MustPartition("PE:{executionId}", delimiter)
+	// siKey1 "P:01HF3Q0Z8W6T4X1N5R2K7M9C3D" (the pipeline's pk)
+	executionPartition = pipelinePK
+)
+
+// executionSK is every execution's sort key.
+const executionSK = "PE:P"
+
+// ExecutionState is an execution's state attribute.
+type ExecutionState string
+
+// States an execution records; the seed names none, others are stored as
+// given.
+const (
+	ExecutionCreated   ExecutionState = "created"
+	ExecutionRunning   ExecutionState = "running"
+	ExecutionSucceeded ExecutionState = "succeeded"
+	ExecutionFailed    ExecutionState = "failed"
+)
+
+// Execution is one run of a pipeline version.
+type Execution struct {
+	ID         string
+	PipelineID string
+	Version    int
+	State      ExecutionState
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	CreatedBy  string
+	// InputKey is the object key of the execution's copy of its input
+	// (pipelines/{id}/{version}/exections/{executionId}/input.txt), ""
+	// when it was created without one.
+	InputKey string
+}
+
+// ExecutionInput is what CreateExecution records.
+type ExecutionInput struct {
+	// ID of the execution; generated (Options.NewID) when empty.
+	ID         string
+	PipelineID string
+	// Version of the pipeline to run; 0 means the current one.
+	Version   int
+	State     ExecutionState // default ExecutionCreated
+	CreatedBy string
+	// InputKey, when set, is the object key of an input uploaded through
+	// PresignInputUpload for this pipeline version; CreateExecution copies
+	// it next to the execution's output before writing the execution.
+	InputKey string
+}
+
+type executionItem struct {
+	PK        string         `dynamodbav:"pk"`
+	SK        string         `dynamodbav:"sk"`
+	SiKey1    string         `dynamodbav:"siKey1"`
+	Version   int            `dynamodbav:"version"`
+	State     ExecutionState `dynamodbav:"state"`
+	CreatedAt string         `dynamodbav:"createdAt"`
+	UpdatedAt string         `dynamodbav:"updatedAt"`
+	CreatedBy string         `dynamodbav:"createdBy,omitempty"`
+	Input     string         `dynamodbav:"input,omitempty"`
+}
+
+func (it *executionItem) execution() (*Execution, error) {
+	e, err1 := executionPK.Parse(it.PK)
+	p, err2 := executionPartition.Parse(it.SiKey1)
+	created, err3 := time.Parse(timeLayout, it.CreatedAt)
+	updated, err4 := time.Parse(timeLayout, it.UpdatedAt)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return nil, fmt.Errorf("pipeline: execution item %s: %w", it.PK, err)
+	}
+	return &Execution{
+		ID: e.String("executionId"), PipelineID: p.String("pipelineId"), Version: it.Version, State: it.State,
+		CreatedAt: created, UpdatedAt: updated, CreatedBy: it.CreatedBy, InputKey: it.Input,
+	}, nil
+}
+
+// CreateExecution records an execution of a pipeline version. With
+// in.InputKey it first copies that input to the execution's input.txt
+// (files first, then DynamoDB, so no execution points at a missing file).
+// The execution is written in one transaction with a check that the
+// pipeline version exists: a missing one is ErrNotFound and writes nothing
+// to DynamoDB.
+func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (*Execution, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := validateID("in.PipelineID", in.PipelineID); err != nil {
+		return nil, err
+	}
+	if in.Version < 0 || in.Version > maxVersion {
+		return nil, inputError("in.Version", in.Version, fmt.Sprintf("0 (current) or 1 to %d", maxVersion))
+	}
+	now := s.now()
+	if in.ID == "" {
+		in.ID = s.opts.NewID(now)
+	}
+	if err := validateID("in.ID", in.ID); err != nil {
+		return nil, err
+	}
+	if in.State == "" {
+		in.State = ExecutionCreated
+	}
+	if in.InputKey != "" {
+		if err := s.checkInputKey(in.PipelineID, in.Version, in.InputKey); err != nil {
+			return nil, err
+		}
+	}
+	if in.Version == 0 {
+		cur, err := s.Get(ctx, in.PipelineID)
+		if err != nil {
+			return nil, err
+		}
+		in.Version = cur.Version
+		if in.InputKey != "" {
+			if err := s.checkInputKey(in.PipelineID, in.Version, in.InputKey); err != nil {
+				return nil, err
+			}
+		}
+	}
+	e := &Execution{ID: in.ID, PipelineID: in.PipelineID, Version: in.Version, State: in.State,
+		CreatedAt: now, UpdatedAt: now, CreatedBy: in.CreatedBy}
+	if in.InputKey != "" {
+		key, err := s.copyInput(ctx, e, in.InputKey)
+		if err != nil {
+			return nil, err
+		}
+		e.InputKey = key
+	}
+	pk, _ := executionPK.Build(e.ID)
+	si, _ := executionPartition.Build(e.PipelineID)
+	item := executionItem{PK: pk, SK: executionSK, SiKey1: si, Version: e.Version, State: e.State,
+		CreatedAt: now.Format(timeLayout), UpdatedAt: now.Format(timeLayout), CreatedBy: e.CreatedBy, Input: e.InputKey}
+	vpk, vsk, _ := versionKey(e.PipelineID, e.Version)
+	err := s.t.WriteTx().
+		Check(s.t.Key(vpk, vsk), expression.AttributeExists(expression.Name(attrPK))).
+		Create(item).
+		Run(ctx)
+	var txe *table.TxError
+	if errors.As(err, &txe) {
+		for _, r := range txe.Reasons {
+			if r.Index == 0 && r.Code == "ConditionalCheckFailed" {
+				return nil, notFound("pipeline version", fmt.Sprintf("%s@%d", e.PipelineID, e.Version), err)
+			}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: create execution %q: %w", e.ID, err)
+	}
+	return e, nil
+}
+
+// GetExecution returns execution id.
+func (s *Store) GetExecution(ctx context.Context, id string) (*Execution, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := validateID("id", id); err != nil {
+		return nil, err
+	}
+	pk, _ := executionPK.Build(id)
+	var it executionItem
+	if err := s.t.Get(ctx, s.t.Key(pk, executionSK), &it); err != nil {
+		if errors.Is(err, table.ErrNotFound) {
+			return nil, notFound("execution", id, err)
+		}
+		return nil, err
+	}
+	return it.execution()
+}
+
+func executionsQuery(pipelineID string) (table.Query, error) {
+	if err := validateID("pipelineID", pipelineID); err != nil {
+		return table.Query{}, err
+	}
+	si, _ := executionPartition.Build(pipelineID)
+	prefix, _ := executionPK.Prefix()
+	return table.Query{Index: IndexGSI1, Partition: si, Sort: table.SortBeginsWith(prefix)}, nil
+}
+
+// Executions returns one page of at most limit executions of pipeline
+// pipelineID in execution id order (oldest first with the default ULIDs),
+// and the next page's cursor.
+func (s *Store) Executions(ctx context.Context, pipelineID string, limit int, cursor string) (table.Page[*Execution], error) {
+	if s.err != nil {
+		return table.Page[*Execution]{}, s.err
+	}
+	q, err := executionsQuery(pipelineID)
+	if err != nil {
+		return table.Page[*Execution]{}, err
+	}
+	if q, err = pageQuery(q, limit); err != nil {
+		return table.Page[*Execution]{}, err
+	}
+	page, err := table.QueryPage[executionItem](ctx, s.t, q, cursor)
+	if err != nil {
+		return table.Page[*Execution]{}, err
+	}
+	out := table.Page[*Execution]{Items: make([]*Execution, 0, len(page.Items)), Next: page.Next}
+	for i := range page.Items {
+		e, err := page.Items[i].execution()
+		if err != nil {
+			return table.Page[*Execution]{}, err
+		}
+		out.Items = append(out.Items, e)
+	}
+	return out, nil
+}
+
+// AllExecutions iterates over every execution of pipeline pipelineID.
+func (s *Store) AllExecutions(ctx context.Context, pipelineID string) iter.Seq2[*Execution, error] {
+	q, err := executionsQuery(pipelineID)
+	if err == nil {
+		err = s.err
+	}
+	return func(yield func(*Execution, error) bool) {
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		for it, err := range table.QueryAll[executionItem](ctx, s.t, q) {
+			var e *Execution
+			if err == nil {
+				e, err = it.execution()
+			}
+			if !yield(e, err) || err != nil {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,202 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tablekit/tablekit/blobstore"
+)
+
+// Object keys of the seed's S3 layout (under the store's bucket):
+//
+//	pipelines/{pipelineId}/{version}/ingest/{pipelineId}-{version}-{timestamp}.txt
+//	pipelines/{pipelineId}/{version}/exections/{executionId}/input.txt
+//	pipelines/{pipelineId}/{version}/exections/{executionId}/output.txt
+//
+// "exections" is the seed's spelling, kept so the buckets services already
+// fill keep working with this package (see the package doc).
+const (
+	filesRoot         = "pipelines"
+	ingestFolder      = "ingest"
+	executionsFolder  = "exections"
+	inputName         = "input.txt"
+	outputName        = "output.txt"
+	fileContentType   = "text/plain"
+	ingestStampLayout = "20060102T150405.000Z" // no ':' so the name is a plain file name anywhere
+)
+
+func versionPrefix(pipelineID string, version int) string {
+	return filesRoot + "/" + pipelineID + "/" + strconv.Itoa(version) + "/"
+}
+
+// IngestKey is the object key of an input uploaded at t for a pipeline
+// version.
+func IngestKey(pipelineID string, version int, t time.Time) string {
+	return fmt.Sprintf("%s%s/%s-%d-%s.txt", versionPrefix(pipelineID, version), ingestFolder,
+		pipelineID, version, t.UTC().Format(ingestStampLayout))
+}
+
+// ExecutionInputKey is the object key of an execution's copy of its input.
+func ExecutionInputKey(e *Execution) string {
+	return versionPrefix(e.PipelineID, e.Version) + executionsFolder + "/" + e.ID + "/" + inputName
+}
+
+// ExecutionOutputKey is the object key of an execution's output.
+func ExecutionOutputKey(e *Execution) string {
+	return versionPrefix(e.PipelineID, e.Version) + executionsFolder + "/" + e.ID + "/" + outputName
+}
+
+// Upload is a presigned upload: PUT the body to URL with exactly Header
+// (the signed Content-Type) before Expires.
+type Upload struct {
+	Key     string
+	URL     string
+	Header  http.Header
+	Expires time.Time
+}
+
+func (s *Store) filesStore() (blobstore.Store, error) {
+	if s.files == nil {
+		return nil, fmt.Errorf("%w: the pipeline Store was made without a blob store", blobstore.ErrUnsupported)
+	}
+	return s.files, nil
+}
+
+// PresignInputUpload returns a presigned PUT for a new input file of a
+// pipeline version (0: the current one), at the seed's ingest key with the
+// current time in its name. The version must exist (ErrNotFound otherwise).
+func (s *Store) PresignInputUpload(ctx context.Context, pipelineID string, version int) (*Upload, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	files, err := s.filesStore()
+	if err != nil {
+		return nil, err
+	}
+	if err := validateID("pipelineID", pipelineID); err != nil {
+		return nil, err
+	}
+	if version < 0 || version > maxVersion {
+		return nil, inputError("version", version, fmt.Sprintf("0 (current) or 1 to %d", maxVersion))
+	}
+	if version == 0 {
+		cur, err := s.Get(ctx, pipelineID)
+		if err != nil {
+			return nil, err
+		}
+		version = cur.Version
+	} else if _, err := s.GetVersion(ctx, pipelineID, version); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	key := IngestKey(pipelineID, version, now)
+	ct := blobstore.WithContentType(fileContentType)
+	url, err := files.PresignPut(ctx, key, s.opts.PresignExpiry, ct)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: presign upload %s: %w", key, err)
+	}
+	h, err := blobstore.PutHeaders(ct)
+	if err != nil {
+		return nil, err
+	}
+	return &Upload{Key: key, URL: url, Header: h, Expires: now.Add(s.opts.PresignExpiry)}, nil
+}
+
+// checkInputKey accepts only an ingest key of the pipeline version (any
+// version when version is 0), so an execution cannot be pointed at another
+// pipeline's files.
+func (s *Store) checkInputKey(pipelineID string, version int, key string) error {
+	prefix := filesRoot + "/" + pipelineID + "/"
+	if version > 0 {
+		prefix = versionPrefix(pipelineID, version) + ingestFolder + "/"
+	}
+	rest, ok := strings.CutPrefix(key, prefix)
+	if !ok || !strings.HasSuffix(rest, ".txt") || (version > 0 && strings.Contains(rest, "/")) {
+		return inputError("in.InputKey", key, fmt.Sprintf("not an input uploaded for %s (want %s...%s)", pipelineID,
+			versionPrefix(pipelineID, max(version, 1))+ingestFolder+"/", ".txt"))
+	}
+	return nil
+}
+
+// copyInput copies an uploaded input to the execution's input.txt. The
+// blob store has no server-side copy, so it is a Get streamed into a Put.
+func (s *Store) copyInput(ctx context.Context, e *Execution, from string) (string, error) {
+	files, err := s.filesStore()
+	if err != nil {
+		return "", err
+	}
+	body, info, err := files.Get(ctx, from)
+	if err != nil {
+		if errors.Is(err, blobstore.ErrNotFound) {
+			return "", notFound("input file", from, err)
+		}
+		return "", fmt.Errorf("pipeline: read input %s: %w", from, err)
+	}
+	defer body.Close()
+	to := ExecutionInputKey(e)
+	if err := files.Put(ctx, to, body, blobstore.WithContentType(info.ContentType), blobstore.WithSize(info.Size)); err != nil {
+		return "", fmt.Errorf("pipeline: copy input %s to %s: %w", from, to, err)
+	}
+	return to, nil
+}
+
+// PutOutput stores an execution's output file, as the executor does when
+// the run is over.
+func (s *Store) PutOutput(ctx context.Context, executionID string, body io.Reader, size int64) error {
+	if s.err != nil {
+		return s.err
+	}
+	files, err := s.filesStore()
+	if err != nil {
+		return err
+	}
+	if size < 0 {
+		return inputError("size", size, "must not be negative (0: unknown)")
+	}
+	if body == nil {
+		return inputError("body", "nil", "an output needs a body")
+	}
+	e, err := s.GetExecution(ctx, executionID)
+	if err != nil {
+		return err
+	}
+	key := ExecutionOutputKey(e)
+	if err := files.Put(ctx, key, body, blobstore.WithContentType(fileContentType), blobstore.WithSize(size)); err != nil {
+		return fmt.Errorf("pipeline: store output %s: %w", key, err)
+	}
+	return nil
+}
+
+// PresignOutputDownload returns a presigned GET of an execution's output.
+// An execution without an output yet is ErrNotFound.
+func (s *Store) PresignOutputDownload(ctx context.Context, executionID string) (string, error) {
+	if s.err != nil {
+		return "", s.err
+	}
+	files, err := s.filesStore()
+	if err != nil {
+		return "", err
+	}
+	e, err := s.GetExecution(ctx, executionID)
+	if err != nil {
+		return "", err
+	}
+	key := ExecutionOutputKey(e)
+	if _, err := files.Head(ctx, key); err != nil {
+		if errors.Is(err, blobstore.ErrNotFound) {
+			return "", notFound("execution output", key, err)
+		}
+		return "", err
+	}
+	url, err := files.PresignGet(ctx, key, s.opts.PresignExpiry)
+	if err != nil {
+		return "", fmt.Errorf("pipeline: presign download %s: %w", key, err)
+	}
+	return url, nil
+}

@@ -1,0 +1,94 @@
+package pipeline
+
+import (
+	"context"
+	"slices"
+
+	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/table"
+)
+
+// A group membership is an item under the pipeline's pk (seed: sk
+// "G:<groupId>", siKey1 "G:<groupId>"), so GSI-1's partition G:<groupId>
+// holds the group's pipelines sorted by pk, P:<pipelineId>.
+var (
+	// SK "G:/usa/northwest"
+	groupSK = keys.MustSort("G:{groupId}", delimiter)
+	// siKey1 "G:/usa/northwest"
+	groupPartition = keys.MustPartition("G:{groupId}", delimiter)
+)
+
+type groupItem struct {
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	SiKey1 string `dynamodbav:"siKey1"`
+}
+
+func groupItemOf(id, group string) groupItem {
+	pk, _ := pipelinePK.Build(id)
+	sk, _ := groupSK.Build(group)
+	si, _ := groupPartition.Build(group)
+	return groupItem{PK: pk, SK: sk, SiKey1: si}
+}
+
+func groupKey(t *table.Table, id, group string) table.Key {
+	it := groupItemOf(id, group)
+	return t.Key(it.PK, it.SK)
+}
+
+// diffStrings returns the strings of next not in cur and of cur not in next.
+func diffStrings(cur, next []string) (added, removed []string) {
+	for _, g := range next {
+		if !slices.Contains(cur, g) {
+			added = append(added, g)
+		}
+	}
+	for _, g := range cur {
+		if !slices.Contains(next, g) {
+			removed = append(removed, g)
+		}
+	}
+	return added, removed
+}
+
+// ListGroup returns one page of at most limit pipelines of group groupID
+// in pipeline id order (0: what one DynamoDB page holds), and the next
+// page's cursor: the memberships from GSI-1, then the pipelines' current
+// items with one BatchGet.
+func (s *Store) ListGroup(ctx context.Context, groupID string, limit int, cursor string) (table.Page[*Pipeline], error) {
+	if s.err != nil {
+		return table.Page[*Pipeline]{}, s.err
+	}
+	if err := validateID("groupID", groupID); err != nil {
+		return table.Page[*Pipeline]{}, err
+	}
+	part, _ := groupPartition.Build(groupID)
+	q, err := pageQuery(table.Query{Index: IndexGSI1, Partition: part}, limit)
+	if err != nil {
+		return table.Page[*Pipeline]{}, err
+	}
+	members, err := table.QueryPage[groupItem](ctx, s.t, q, cursor)
+	if err != nil {
+		return table.Page[*Pipeline]{}, err
+	}
+	page := table.Page[*Pipeline]{Items: []*Pipeline{}, Next: members.Next}
+	if len(members.Items) == 0 {
+		return page, nil
+	}
+	ks := make([]table.Key, len(members.Items))
+	for i, m := range members.Items {
+		ks[i] = s.t.Key(m.PK, currentSK)
+	}
+	items, err := table.BatchGet[pipelineItem](ctx, s.t, ks)
+	if err != nil {
+		return table.Page[*Pipeline]{}, err
+	}
+	for i := range items {
+		p, err := items[i].pipeline()
+		if err != nil {
+			return table.Page[*Pipeline]{}, err
+		}
+		page.Items = append(page.Items, p)
+	}
+	return page, nil
+}

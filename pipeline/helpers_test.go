@@ -1,0 +1,103 @@
+package pipeline_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/pipeline"
+	"github.com/tablekit/tablekit/table"
+)
+
+// clock is a test clock that moves one millisecond per reading, so records
+// written one after the other have distinct, ordered times.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *clock {
+	return &clock{now: time.Date(2022, 8, 10, 23, 55, 20, 322_000_000, time.UTC)}
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(time.Millisecond)
+	return c.now
+}
+
+// env is a store on the in-memory fake, with an in-memory blob store served
+// over httptest so presigned URLs work.
+type env struct {
+	store *pipeline.Store
+	db    *dynamotest.DB
+	blobs *blobstore.Memory
+	srv   *httptest.Server
+	clock *clock
+}
+
+func newEnv(t testing.TB, opts ...func(*pipeline.Options)) *env {
+	t.Helper()
+	db := dynamotest.New()
+	blobs := blobstore.NewMemory()
+	srv := httptest.NewServer(blobs)
+	t.Cleanup(srv.Close)
+	if err := blobs.EnablePresign(srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	c := newClock()
+	all := append([]func(*pipeline.Options){func(o *pipeline.Options) { o.Clock = c.Now }}, opts...)
+	s := pipeline.NewStore(db, blobs, all...)
+	if err := s.Table().Schema().EnsureTable(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	return &env{store: s, db: db, blobs: blobs, srv: srv, clock: c}
+}
+
+// writeCalls counts the requests that write to DynamoDB.
+func (e *env) writeCalls() int {
+	n := 0
+	for _, op := range []string{"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"} {
+		n += e.db.Calls(op)
+	}
+	return n
+}
+
+// calls counts every item request sent to DynamoDB.
+func (e *env) calls() int {
+	n := e.writeCalls()
+	for _, op := range []string{"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"} {
+		n += e.db.Calls(op)
+	}
+	return n
+}
+
+// snapshot is every item of the table rendered as text, keyed by pk and
+// sk, for "nothing was written" checks.
+func (e *env) snapshot(t testing.TB) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for it, err := range table.ScanAll[map[string]any](context.Background(), e.store.Table(), table.Scan{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[fmt.Sprint(it["pk"], "|", it["sk"])] = fmt.Sprint(it)
+	}
+	return out
+}
+
+func sortedIDs(ps []*pipeline.Pipeline) []string {
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.ID
+	}
+	sort.Strings(ids)
+	return ids
+}

@@ -1,0 +1,391 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/table"
+)
+
+// delimiter is seed 004's key delimiter.
+var delimiter = keys.WithDelimiter(":")
+
+// Keys of a pipeline's current item (seed: pk "P:<pipelineId>",
+// sk "PV:current", siKey1 "P").
+var (
+	// PK "P:01HF3Q0Z8W6T4X1N5R2K7M9C3D"
+	pipelinePK = keys.MustPartition("P:{pipelineId}", delimiter)
+)
+
+const (
+	// currentSK is the sort key of the current item. The seed's table says
+	// PV:latest, its access patterns PV:current; see the package doc.
+	currentSK = "PV:current"
+	// pipelinesPartition is the GSI-1 partition of every current item.
+	pipelinesPartition = "P"
+)
+
+// timeLayout is the seed's createdAt/updatedAt format: ISO-8601 UTC with
+// milliseconds ("2022-08-10T23:55:20.322Z").
+const timeLayout = "2006-01-02T15:04:05.000Z"
+
+// State is a pipeline's state attribute (the seed's example: "enabled").
+type State string
+
+// The states the seed names; others are stored as given.
+const (
+	StateEnabled  State = "enabled"
+	StateDisabled State = "disabled"
+)
+
+// Tag is one {key, value} of a pipeline. A value containing '/' is
+// hierarchical ("usa/northwest/seattle") and matches ListByTags at every
+// level ("usa", "usa/northwest", "usa/northwest/seattle").
+type Tag struct {
+	Key   string `dynamodbav:"key" json:"key"`
+	Value string `dynamodbav:"value" json:"value"`
+}
+
+// Transformer is the seed's transformer object: formulas over parameters.
+type Transformer struct {
+	Transforms []Transform `dynamodbav:"transforms" json:"transforms"`
+	Parameters []Field     `dynamodbav:"parameters" json:"parameters"`
+}
+
+// Transform is one formula and the outputs it produces.
+type Transform struct {
+	Index   int     `dynamodbav:"index" json:"index"`
+	Formula string  `dynamodbav:"formula" json:"formula"`
+	Outputs []Field `dynamodbav:"outputs" json:"outputs"`
+}
+
+// Field is a transformer parameter or output.
+type Field struct {
+	Index       int    `dynamodbav:"index" json:"index"`
+	Key         string `dynamodbav:"key" json:"key"`
+	Label       string `dynamodbav:"label" json:"label"`
+	Description string `dynamodbav:"description" json:"description"`
+	Type        string `dynamodbav:"type" json:"type"`
+}
+
+// Pipeline is a pipeline as of one version: the current one from Get and
+// List, an older one from GetVersion and Versions.
+type Pipeline struct {
+	ID          string
+	Name        string
+	State       State
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	CreatedBy   string
+	UpdatedBy   string
+	Version     int
+	Attributes  map[string]string
+	Tags        []Tag
+	Transformer *Transformer
+	Groups      []string
+}
+
+// Input is what a caller sets on Create and Update. Update replaces every
+// field with what Input holds, as the seed's "update = create a new
+// version" does.
+type Input struct {
+	// ID of a new pipeline; Create generates one (Options.NewID) when
+	// empty. Update ignores it unless it differs from the id updated.
+	ID    string
+	Name  string
+	State State // default StateEnabled
+	// By is the user making the change: createdBy and updatedBy on Create,
+	// updatedBy on Update.
+	By          string
+	Attributes  map[string]string
+	Tags        []Tag
+	Transformer *Transformer
+	Groups      []string
+}
+
+// pipelineItem is the stored layout of the current item and of version
+// items (which carry no siKey1).
+type pipelineItem struct {
+	PK          string            `dynamodbav:"pk"`
+	SK          string            `dynamodbav:"sk"`
+	SiKey1      string            `dynamodbav:"siKey1,omitempty"`
+	Name        string            `dynamodbav:"name"`
+	State       State             `dynamodbav:"state"`
+	CreatedAt   string            `dynamodbav:"createdAt"`
+	UpdatedAt   string            `dynamodbav:"updatedAt"`
+	CreatedBy   string            `dynamodbav:"createdBy,omitempty"`
+	UpdatedBy   string            `dynamodbav:"updatedBy,omitempty"`
+	Version     int               `dynamodbav:"version"`
+	Attributes  map[string]string `dynamodbav:"attributes,omitempty"`
+	Tags        []Tag             `dynamodbav:"tags,omitempty"`
+	Transformer *Transformer      `dynamodbav:"transformer,omitempty"`
+	Groups      []string          `dynamodbav:"groups,omitempty"`
+}
+
+func (it *pipelineItem) pipeline() (*Pipeline, error) {
+	parts, err := pipelinePK.Parse(it.PK)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: item %s/%s: %w", it.PK, it.SK, err)
+	}
+	created, err1 := time.Parse(timeLayout, it.CreatedAt)
+	updated, err2 := time.Parse(timeLayout, it.UpdatedAt)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, fmt.Errorf("pipeline: item %s/%s: %w", it.PK, it.SK, err)
+	}
+	return &Pipeline{
+		ID: parts.String("pipelineId"), Name: it.Name, State: it.State,
+		CreatedAt: created, UpdatedAt: updated, CreatedBy: it.CreatedBy, UpdatedBy: it.UpdatedBy,
+		Version: it.Version, Attributes: it.Attributes, Tags: it.Tags, Transformer: it.Transformer, Groups: it.Groups,
+	}, nil
+}
+
+// itemOf is the current item of p; versionItem is the same record under its
+// version's sort key.
+func itemOf(p *Pipeline) pipelineItem {
+	pk, _ := pipelinePK.Build(p.ID) // the id was validated
+	return pipelineItem{
+		PK: pk, SK: currentSK, SiKey1: pipelinesPartition,
+		Name: p.Name, State: p.State,
+		CreatedAt: p.CreatedAt.UTC().Format(timeLayout), UpdatedAt: p.UpdatedAt.UTC().Format(timeLayout),
+		CreatedBy: p.CreatedBy, UpdatedBy: p.UpdatedBy, Version: p.Version,
+		Attributes: p.Attributes, Tags: p.Tags, Transformer: p.Transformer, Groups: p.Groups,
+	}
+}
+
+func versionItem(p *Pipeline) pipelineItem {
+	it := itemOf(p)
+	it.SK, _ = versionSK.Build(p.Version) // the version was validated
+	it.SiKey1 = ""
+	return it
+}
+
+// Create writes a new pipeline as version 1, in one transaction with its
+// tag items (every level of hierarchical tags), the tag aggregates (ADD 1)
+// and its group memberships. A pipeline with in.ID that exists already
+// fails with an error matching table.ErrAlreadyExists; bad input and more
+// tags than one transaction holds (*TooManyTagsError) fail before any
+// request.
+func (s *Store) Create(ctx context.Context, in Input) (*Pipeline, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	now := s.now()
+	if in.ID == "" {
+		in.ID = s.opts.NewID(now)
+	}
+	p, err := s.newPipeline(in, now)
+	if err != nil {
+		return nil, err
+	}
+	p.CreatedBy, p.Version = in.By, 1
+	entries := tagEntries(p.Tags)
+	if n := 2 + len(p.Groups) + 2*len(entries); n > maxTxActions {
+		return nil, &TooManyTagsError{PipelineID: p.ID, Actions: n, Max: maxTxActions}
+	}
+	tx := s.t.WriteTx().Create(itemOf(p)).Create(versionItem(p))
+	for _, g := range p.Groups {
+		tx = tx.Put(groupItemOf(p.ID, g))
+	}
+	for _, e := range entries {
+		tx = tx.Put(e.item(p.ID))
+		tx = tx.Update(e.aggregateKey(s.t), aggregateAdd(1))
+	}
+	if err := tx.Run(ctx); err != nil {
+		return nil, fmt.Errorf("pipeline: create %q: %w", p.ID, err)
+	}
+	return p, nil
+}
+
+// newPipeline validates in and returns the record it describes at now
+// (version and createdBy left to the caller).
+func (s *Store) newPipeline(in Input, now time.Time) (*Pipeline, error) {
+	if err := validateInput(in); err != nil {
+		return nil, err
+	}
+	if in.State == "" {
+		in.State = StateEnabled
+	}
+	return &Pipeline{
+		ID: in.ID, Name: in.Name, State: in.State,
+		CreatedAt: now, UpdatedAt: now, UpdatedBy: in.By,
+		Attributes: in.Attributes, Tags: slices.Clone(in.Tags), Transformer: in.Transformer,
+		Groups: slices.Clone(in.Groups),
+	}, nil
+}
+
+// maxTxActions is DynamoDB's limit on actions per TransactWriteItems.
+const maxTxActions = 100
+
+// Update writes version+1 of pipeline id from in, based on version: the
+// current item is replaced only if its version is still that one, so of two
+// updates based on the same version one wins and the other gets a
+// *ConflictError (ErrConflict) and writes nothing. In the same transaction
+// the new version item is created, tag items of removed tags are deleted
+// and of new tags written, the aggregates adjusted by ADD -1/+1, and group
+// memberships added and removed. A missing pipeline is ErrNotFound.
+func (s *Store) Update(ctx context.Context, id string, version int, in Input) (*Pipeline, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := validateID("id", id); err != nil {
+		return nil, err
+	}
+	if version < 1 {
+		return nil, inputError("version", version, "versions start at 1")
+	}
+	if in.ID != "" && in.ID != id {
+		return nil, inputError("in.ID", in.ID, fmt.Sprintf("differs from the pipeline updated (%q)", id))
+	}
+	in.ID = id
+	now := s.now()
+	next, err := s.newPipeline(in, now)
+	if err != nil {
+		return nil, err
+	}
+	// The diff of tags and groups is taken against the item the condition
+	// below guards, so it is exactly what the stored index holds.
+	cur, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Version != version {
+		return nil, &ConflictError{PipelineID: id, Expected: version, Current: cur.Version}
+	}
+	next.Version, next.CreatedAt, next.CreatedBy = version+1, cur.CreatedAt, cur.CreatedBy
+	if next.Version > maxVersion {
+		return nil, inputError("version", version, "no version follows it")
+	}
+	added, removed := diffEntries(tagEntries(cur.Tags), tagEntries(next.Tags))
+	joined, left := diffStrings(cur.Groups, next.Groups)
+	if n := 2 + 2*len(added) + 2*len(removed) + len(joined) + len(left); n > maxTxActions {
+		return nil, &TooManyTagsError{PipelineID: id, Actions: n, Max: maxTxActions}
+	}
+	sameVersion := expression.Name("version").Equal(expression.Value(version))
+	tx := s.t.WriteTx().
+		Put(itemOf(next), table.If(sameVersion), table.ItemOnConditionFailure()).
+		Create(versionItem(next))
+	for _, e := range removed {
+		tx = tx.Delete(e.key(s.t, id)).Update(e.aggregateKey(s.t), aggregateAdd(-1))
+	}
+	for _, e := range added {
+		tx = tx.Put(e.item(id)).Update(e.aggregateKey(s.t), aggregateAdd(1))
+	}
+	for _, g := range left {
+		tx = tx.Delete(groupKey(s.t, id, g))
+	}
+	for _, g := range joined {
+		tx = tx.Put(groupItemOf(id, g))
+	}
+	if err := tx.Run(ctx); err != nil {
+		return nil, updateError(id, version, err)
+	}
+	return next, nil
+}
+
+// updateError turns the cancellation of an update's transaction into the
+// conflict it means: the current item's version moved (action 0), or a
+// racing update created version+1 first (action 1).
+func updateError(id string, version int, err error) error {
+	var txe *table.TxError
+	if errors.As(err, &txe) {
+		for _, r := range txe.Reasons {
+			if r.Index > 1 || r.Code != "ConditionalCheckFailed" {
+				continue
+			}
+			ce := &ConflictError{PipelineID: id, Expected: version, Cause: err}
+			var cur pipelineItem
+			if r.Item != nil && table.Unmarshal(r.Item, &cur) == nil {
+				ce.Current = cur.Version
+			}
+			return ce
+		}
+	}
+	return fmt.Errorf("pipeline: update %q: %w", id, err)
+}
+
+// Get returns the current version of pipeline id (a strongly consistent
+// read, so a caller that just wrote sees its write).
+func (s *Store) Get(ctx context.Context, id string) (*Pipeline, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := validateID("id", id); err != nil {
+		return nil, err
+	}
+	pk, _ := pipelinePK.Build(id)
+	var it pipelineItem
+	if err := s.t.Get(ctx, s.t.Key(pk, currentSK), &it, table.Consistent()); err != nil {
+		if errors.Is(err, table.ErrNotFound) {
+			return nil, notFound("pipeline", id, err)
+		}
+		return nil, err
+	}
+	return it.pipeline()
+}
+
+// List returns one page of at most limit pipelines (0: what one DynamoDB
+// page holds) in id order, from GSI-1's partition "P", and the cursor of
+// the next page ("" when none follows).
+func (s *Store) List(ctx context.Context, limit int, cursor string) (table.Page[*Pipeline], error) {
+	if s.err != nil {
+		return table.Page[*Pipeline]{}, s.err
+	}
+	q, err := pageQuery(table.Query{Index: IndexGSI1, Partition: pipelinesPartition}, limit)
+	if err != nil {
+		return table.Page[*Pipeline]{}, err
+	}
+	return pipelinePage(table.QueryPage[pipelineItem](ctx, s.t, q, cursor))
+}
+
+// All iterates over every pipeline in id order.
+func (s *Store) All(ctx context.Context) iter.Seq2[*Pipeline, error] {
+	return pipelineSeq(s.err, table.QueryAll[pipelineItem](ctx, s.t, table.Query{Index: IndexGSI1, Partition: pipelinesPartition}))
+}
+
+func pageQuery(q table.Query, limit int) (table.Query, error) {
+	if limit < 0 || limit > 1<<20 {
+		return q, inputError("limit", limit, "must be between 0 and 1048576")
+	}
+	q.Limit = int32(limit)
+	return q, nil
+}
+
+func pipelinePage(page table.Page[pipelineItem], err error) (table.Page[*Pipeline], error) {
+	if err != nil {
+		return table.Page[*Pipeline]{}, err
+	}
+	out := table.Page[*Pipeline]{Items: make([]*Pipeline, 0, len(page.Items)), Next: page.Next}
+	for i := range page.Items {
+		p, err := page.Items[i].pipeline()
+		if err != nil {
+			return table.Page[*Pipeline]{}, err
+		}
+		out.Items = append(out.Items, p)
+	}
+	return out, nil
+}
+
+func pipelineSeq(planErr error, items iter.Seq2[pipelineItem, error]) iter.Seq2[*Pipeline, error] {
+	return func(yield func(*Pipeline, error) bool) {
+		if planErr != nil {
+			yield(nil, planErr)
+			return
+		}
+		for it, err := range items {
+			var p *Pipeline
+			if err == nil {
+				p, err = it.pipeline()
+			}
+			if !yield(p, err) || err != nil {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package pipeline
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Defaults of Options.
+const (
+	DefaultPresignExpiry  = 15 * time.Minute
+	DefaultMaxConcurrency = 8
+	DefaultTagQueryLimit  = 100
+)
+
+// Options configure a Store.
+type Options struct {
+	// TableName defaults to DefaultTableName.
+	TableName string
+	// Clock gives createdAt, updatedAt and the timestamp of input file
+	// names. Default time.Now.
+	Clock func() time.Time
+	// NewID returns the id of a pipeline or execution created at t.
+	// Default: a ULID, so ids sort by creation time and "list pipelines"
+	// and "list executions" come back oldest first. An id must not contain
+	// ':' (the key delimiter).
+	NewID func(t time.Time) string
+	// PresignExpiry is how long presigned upload and download URLs live.
+	// Default DefaultPresignExpiry; at most blobstore.MaxPresignExpiry.
+	PresignExpiry time.Duration
+	// MaxConcurrency bounds the tag queries ListByTags runs at once.
+	// Default DefaultMaxConcurrency.
+	MaxConcurrency int
+	// TagQueryLimit is how many tag items one query of ListByTags reads.
+	// Default DefaultTagQueryLimit.
+	TagQueryLimit int
+	// CursorKey authenticates ListByTags cursors (HMAC-SHA256). Default: a
+	// key derived from the table name, which catches altered cursors but
+	// not forged ones; set a secret when cursors reach untrusted clients.
+	CursorKey []byte
+	// Table configures the underlying table.Table (backoff, cursor key).
+	Table []func(*table.Options)
+}
+
+// Store reads and writes pipelines, their versions, executions, groups and
+// tags in one table, and their files in a blob store. It is safe for
+// concurrent use.
+type Store struct {
+	t     *table.Table
+	files blobstore.Store
+	opts  Options
+	// err is a configuration error every call returns, so a bad option
+	// fails before any request instead of panicking in NewStore.
+	err error
+
+	mu      sync.Mutex
+	entropy *ulid.MonotonicEntropy
+}
+
+// NewStore returns a Store for the pipeline table on db, keeping input and
+// output files in files. files may be nil for a store that never touches
+// files; the file calls then fail with blobstore.ErrUnsupported.
+//
+// NewStore sends nothing; create the table with
+// Schema(name).EnsureTable or store.Table().Schema().
+func NewStore(db table.API, files blobstore.Store, opts ...func(*Options)) *Store {
+	o := Options{}
+	for _, fn := range opts {
+		fn(&o)
+	}
+	if o.TableName == "" {
+		o.TableName = DefaultTableName
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.PresignExpiry == 0 {
+		o.PresignExpiry = DefaultPresignExpiry
+	}
+	if o.MaxConcurrency == 0 {
+		o.MaxConcurrency = DefaultMaxConcurrency
+	}
+	if o.TagQueryLimit == 0 {
+		o.TagQueryLimit = DefaultTagQueryLimit
+	}
+	if o.CursorKey == nil {
+		sum := sha256.Sum256([]byte("tablekit/pipeline cursor\x00" + o.TableName))
+		o.CursorKey = sum[:]
+	}
+	s := &Store{files: files, entropy: ulid.Monotonic(rand.Reader, 0)}
+	if o.NewID == nil {
+		o.NewID = s.newULID
+	}
+	s.opts = o
+	schema := Schema(o.TableName)
+	s.t = table.New(db, schema, o.Table...)
+	switch {
+	case db == nil:
+		s.err = inputError("db", "nil", "NewStore needs a table.API")
+	case o.PresignExpiry < 0 || o.PresignExpiry > blobstore.MaxPresignExpiry:
+		s.err = inputError("Options.PresignExpiry", o.PresignExpiry, "must be between 0 and 7 days (SigV4's limit)")
+	case o.MaxConcurrency < 0:
+		s.err = inputError("Options.MaxConcurrency", o.MaxConcurrency, "must not be negative")
+	case o.TagQueryLimit < 0:
+		s.err = inputError("Options.TagQueryLimit", o.TagQueryLimit, "must not be negative")
+	default:
+		s.err = schema.Validate()
+	}
+	return s
+}
+
+// newULID is the default NewID; the monotonic reader is not safe for
+// concurrent use, hence the lock.
+func (s *Store) newULID(t time.Time) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, err := ulid.New(ulid.Timestamp(t), s.entropy)
+	if err != nil {
+		id = ulid.MustNew(ulid.Timestamp(t), rand.Reader)
+	}
+	return id.String()
+}
+
+// Table is the underlying table, for calls this package does not wrap.
+func (s *Store) Table() *table.Table { return s.t }
+
+func (s *Store) now() time.Time { return s.opts.Clock().UTC() }

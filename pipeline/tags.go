@@ -1,0 +1,498 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Keys of tag items and tag aggregates.
+//
+// A plain tag source=sap of pipeline 01HF... is one item:
+//
+//	pk "T:source"  sk "T:sap:P:01HF..."
+//
+// A hierarchical tag region=usa/northwest/seattle is one item per level.
+// At level i the item's value is the level's own name, and <parent> is the
+// path of the levels above it, joined by '/' as in the tag; the first level
+// has no parent and shares the plain tag's partition:
+//
+//	pk "T:region"                sk "T:usa:P:01HF..."
+//	pk "T:region#usa"            sk "T:northwest:P:01HF..."
+//	pk "T:region#usa/northwest"  sk "T:seattle:P:01HF..."
+//
+// So "region=usa" finds pipelines tagged usa and usa/anything, and
+// "region=usa/northwest" those tagged usa/northwest and below: a query per
+// tag, and a tag matches at any level. A pipeline has one item per distinct
+// (key, level path): tags usa and usa/northwest share the first level's.
+//
+// Aggregates count the pipelines per (key, level path), so every count is
+// exactly how many pipelines ListByTags finds for that one tag:
+//
+//	pk "TA:region"  sk "TA:usa/northwest"  siKey1 "TD"  count 12
+var (
+	// PK "T:region#usa/northwest" (tagKey is the key, or key#parent)
+	tagPK = keys.MustPartition("T:{tagKey}", delimiter)
+	// SK "T:seattle:P:01HF3Q0Z8W6T4X1N5R2K7M9C3D"
+	tagSK = keys.MustSort("T:{value}:P:{pipelineId}", delimiter)
+	// PK "TA:region"
+	aggregatePK = keys.MustPartition("TA:{key}", delimiter)
+	// SK "TA:usa/northwest"
+	aggregateSK = keys.MustSort("TA:{value}", delimiter)
+)
+
+// aggregatesPartition is the GSI-1 partition of every aggregate. The seed's
+// tables say TD, its "list tags" query says TA; TD is what is stored.
+const aggregatesPartition = "TD"
+
+// tagEntry is one (key, level path) of a pipeline's tags.
+type tagEntry struct {
+	Key, Path string
+}
+
+func (e tagEntry) partition() string {
+	i := strings.LastIndexByte(e.Path, '/')
+	if i < 0 {
+		pk, _ := tagPK.Build(e.Key)
+		return pk
+	}
+	pk, _ := tagPK.Build(e.Key + "#" + e.Path[:i])
+	return pk
+}
+
+func (e tagEntry) level() string { return e.Path[strings.LastIndexByte(e.Path, '/')+1:] }
+
+// prefix is the sort key prefix of the entry's items: T:<level>:P:.
+func (e tagEntry) prefix() string {
+	p, _ := tagSK.Prefix(e.level())
+	return p
+}
+
+type tagItem struct {
+	PK string `dynamodbav:"pk"`
+	SK string `dynamodbav:"sk"`
+}
+
+func (e tagEntry) item(id string) tagItem {
+	sk, _ := tagSK.Build(e.level(), id)
+	return tagItem{PK: e.partition(), SK: sk}
+}
+
+func (e tagEntry) key(t *table.Table, id string) table.Key {
+	it := e.item(id)
+	return t.Key(it.PK, it.SK)
+}
+
+func (e tagEntry) aggregateKey(t *table.Table) table.Key {
+	pk, _ := aggregatePK.Build(e.Key)
+	sk, _ := aggregateSK.Build(e.Path)
+	return t.Key(pk, sk)
+}
+
+// aggregateAdd is the update of a tag aggregate: counts move by ADD, which
+// DynamoDB applies atomically whatever else writes the item, and siKey1 is
+// set each time so an aggregate that ADD creates is in GSI-1 too.
+func aggregateAdd(n int) expression.UpdateBuilder {
+	return expression.Set(expression.Name(attrSiKey1), expression.Value(aggregatesPartition)).
+		Add(expression.Name(attrCount), expression.Value(n))
+}
+
+// tagEntries returns the distinct (key, level path) entries of tags, sorted.
+func tagEntries(tags []Tag) []tagEntry {
+	var out []tagEntry
+	for _, t := range tags {
+		for i := 0; i <= len(t.Value); i++ {
+			if i == len(t.Value) || t.Value[i] == '/' {
+				out = append(out, tagEntry{t.Key, t.Value[:i]})
+			}
+		}
+	}
+	slices.SortFunc(out, compareEntries)
+	return slices.Compact(out)
+}
+
+func compareEntries(a, b tagEntry) int {
+	if c := strings.Compare(a.Key, b.Key); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Path, b.Path)
+}
+
+// diffEntries returns the entries of next not in cur and of cur not in next.
+func diffEntries(cur, next []tagEntry) (added, removed []tagEntry) {
+	for _, e := range next {
+		if _, ok := slices.BinarySearchFunc(cur, e, compareEntries); !ok {
+			added = append(added, e)
+		}
+	}
+	for _, e := range cur {
+		if _, ok := slices.BinarySearchFunc(next, e, compareEntries); !ok {
+			removed = append(removed, e)
+		}
+	}
+	return added, removed
+}
+
+// TagCount is a tag aggregate: how many pipelines carry Key=Value, Value
+// being a hierarchical tag's level path ("usa", "usa/northwest") or a plain
+// value.
+type TagCount struct {
+	Key   string
+	Value string
+	Count int
+}
+
+type aggregateItem struct {
+	PK    string `dynamodbav:"pk"`
+	SK    string `dynamodbav:"sk"`
+	Count int    `dynamodbav:"count"`
+}
+
+func (a aggregateItem) tagCount() (TagCount, error) {
+	k, err := aggregatePK.Parse(a.PK)
+	if err != nil {
+		return TagCount{}, fmt.Errorf("pipeline: aggregate %s/%s: %w", a.PK, a.SK, err)
+	}
+	v, err := aggregateSK.Parse(a.SK)
+	if err != nil {
+		return TagCount{}, fmt.Errorf("pipeline: aggregate %s/%s: %w", a.PK, a.SK, err)
+	}
+	return TagCount{Key: k.String("key"), Value: v.String("value"), Count: a.Count}, nil
+}
+
+// positive hides aggregates whose count dropped to zero. They are kept,
+// not deleted: a delete racing an ADD +1 from another update would lose
+// that pipeline's count, and a zero row costs one small item.
+var positive = expression.Name(attrCount).GreaterThan(expression.Value(0))
+
+// ListTags returns one page of at most limit tag counts of every key, by
+// key (GSI-1 partition TD), and the next page's cursor. Values no pipeline
+// carries any more are left out.
+func (s *Store) ListTags(ctx context.Context, limit int, cursor string) (table.Page[TagCount], error) {
+	if s.err != nil {
+		return table.Page[TagCount]{}, s.err
+	}
+	q, err := pageQuery(table.Query{Index: IndexGSI1, Partition: aggregatesPartition, Filter: &positive}, limit)
+	if err != nil {
+		return table.Page[TagCount]{}, err
+	}
+	return tagCountPage(table.QueryPage[aggregateItem](ctx, s.t, q, cursor))
+}
+
+// ListTagValues returns one page of at most limit values of tag key key with
+// their counts, in value order, and the next page's cursor. Values no
+// pipeline carries any more are left out.
+func (s *Store) ListTagValues(ctx context.Context, key string, limit int, cursor string) (table.Page[TagCount], error) {
+	if s.err != nil {
+		return table.Page[TagCount]{}, s.err
+	}
+	if err := validateTagKey("key", key); err != nil {
+		return table.Page[TagCount]{}, err
+	}
+	pk, _ := aggregatePK.Build(key)
+	prefix, _ := aggregateSK.Prefix()
+	q, err := pageQuery(table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix), Filter: &positive}, limit)
+	if err != nil {
+		return table.Page[TagCount]{}, err
+	}
+	return tagCountPage(table.QueryPage[aggregateItem](ctx, s.t, q, cursor))
+}
+
+func tagCountPage(page table.Page[aggregateItem], err error) (table.Page[TagCount], error) {
+	if err != nil {
+		return table.Page[TagCount]{}, err
+	}
+	out := table.Page[TagCount]{Items: make([]TagCount, 0, len(page.Items)), Next: page.Next}
+	for _, a := range page.Items {
+		tc, err := a.tagCount()
+		if err != nil {
+			return table.Page[TagCount]{}, err
+		}
+		out.Items = append(out.Items, tc)
+	}
+	return out, nil
+}
+
+// DefaultTagsPageSize is ListByTags's page size when limit is 0.
+const DefaultTagsPageSize = 25
+
+// maxTagsPageSize bounds a ListByTags page: its pipelines are read by one
+// BatchGet, which table splits into requests of 100.
+const maxTagsPageSize = 1000
+
+// ListByTags returns one page of at most limit pipelines carrying every tag
+// in tags (AND), in pipeline id order, and the cursor of the next page (""
+// exactly when no further pipeline matches). A tag matches at any level of
+// a hierarchical tag: region=usa matches usa/northwest.
+//
+// As the seed describes, each tag is one query of its tag items (in
+// parallel, at most Options.MaxConcurrency at once); the items come back in
+// pipeline id order, so the intersection is a merge of sorted streams, and
+// a stream that falls behind restarts its query at the id the others have
+// reached instead of reading what lies between. The page's pipelines are
+// then read with one BatchGet. The cursor is bound to the tag set (in any
+// order): used with other tags, or altered, it fails with
+// table.ErrInvalidCursor before anything is read.
+func (s *Store) ListByTags(ctx context.Context, tags []Tag, limit int, cursor string) (table.Page[*Pipeline], error) {
+	if s.err != nil {
+		return table.Page[*Pipeline]{}, s.err
+	}
+	if len(tags) == 0 {
+		return table.Page[*Pipeline]{}, inputError("tags", "[]", "at least one tag is needed")
+	}
+	for i, t := range tags {
+		if err := validateTag(fmt.Sprintf("tags[%d]", i), t); err != nil {
+			return table.Page[*Pipeline]{}, err
+		}
+	}
+	if limit < 0 || limit > maxTagsPageSize {
+		return table.Page[*Pipeline]{}, inputError("limit", limit, fmt.Sprintf("must be between 0 and %d", maxTagsPageSize))
+	}
+	if limit == 0 {
+		limit = DefaultTagsPageSize
+	}
+	wanted := make([]tagEntry, len(tags))
+	for i, t := range tags {
+		wanted[i] = tagEntry{t.Key, t.Value}
+	}
+	slices.SortFunc(wanted, compareEntries)
+	wanted = slices.Compact(wanted)
+	binding := s.tagsBinding(wanted)
+	after := ""
+	if cursor != "" {
+		var err error
+		if after, err = s.decodeTagsCursor(binding, cursor); err != nil {
+			return table.Page[*Pipeline]{}, err
+		}
+	}
+
+	ids, more, err := s.intersect(ctx, wanted, after, limit)
+	if err != nil {
+		return table.Page[*Pipeline]{}, err
+	}
+	page := table.Page[*Pipeline]{Items: make([]*Pipeline, 0, len(ids))}
+	if len(ids) > 0 {
+		ks := make([]table.Key, len(ids))
+		for i, id := range ids {
+			pk, _ := pipelinePK.Build(id)
+			ks[i] = s.t.Key(pk, currentSK)
+		}
+		items, err := table.BatchGet[pipelineItem](ctx, s.t, ks)
+		if err != nil {
+			return table.Page[*Pipeline]{}, err
+		}
+		for i := range items {
+			p, err := items[i].pipeline()
+			if err != nil {
+				return table.Page[*Pipeline]{}, err
+			}
+			page.Items = append(page.Items, p)
+		}
+	}
+	if more {
+		page.Next = s.encodeTagsCursor(binding, ids[len(ids)-1])
+	}
+	return page, nil
+}
+
+// tagStream is one tag's query, read a few items at a time: buf holds ids
+// after pos in ascending order, and done says nothing follows buf.
+type tagStream struct {
+	entry     tagEntry
+	partition string
+	prefix    string
+	buf       []string
+	pos       string // ids up to pos (exclusive bound; "" = none) are behind us
+	done      bool
+}
+
+// fill reads the stream's next ids from lo on: lo itself is skipped when it
+// is pos (already seen), kept when it is a target the other streams reached.
+func (st *tagStream) fill(ctx context.Context, s *Store, lo string) error {
+	// BETWEEN "T:<v>:P:<lo>" and "T:<v>:P;": every item of this level from
+	// lo on, as ';' follows ':' and no item's key has it there.
+	hi := st.prefix[:len(st.prefix)-1] + ";"
+	q := table.Query{Partition: st.partition, Sort: table.SortBetween(st.prefix+lo, hi), Limit: int32(s.opts.TagQueryLimit)}
+	st.buf = st.buf[:0]
+	next := ""
+	for {
+		page, err := table.QueryPage[tagItem](ctx, s.t, q, next)
+		if err != nil {
+			return err
+		}
+		for _, it := range page.Items {
+			if id := strings.TrimPrefix(it.SK, st.prefix); st.pos == "" || id > st.pos {
+				st.buf = append(st.buf, id)
+			}
+		}
+		// A page may hold only pos itself; read on, or the caller would
+		// ask for the same page again.
+		if next = page.Next; next == "" || len(st.buf) > 0 {
+			st.done = next == ""
+			return nil
+		}
+	}
+}
+
+// intersect returns up to limit ids after after that every stream holds,
+// and whether another one follows.
+func (s *Store) intersect(ctx context.Context, wanted []tagEntry, after string, limit int) ([]string, bool, error) {
+	streams := make([]*tagStream, len(wanted))
+	for i, e := range wanted {
+		streams[i] = &tagStream{entry: e, partition: e.partition(), prefix: e.prefix(), pos: after}
+	}
+	var ids []string
+	target := after // no stream needs ids below it
+	for {
+		var empty []*tagStream
+		for _, st := range streams {
+			if len(st.buf) == 0 {
+				if st.done {
+					return ids, false, nil // one tag has no more pipelines
+				}
+				empty = append(empty, st)
+			}
+		}
+		if err := s.fillAll(ctx, empty, target); err != nil {
+			return nil, false, err
+		}
+		for _, st := range streams {
+			if len(st.buf) == 0 && st.done {
+				return ids, false, nil
+			}
+		}
+		for _, st := range streams {
+			if len(st.buf) > 0 && st.buf[0] > target {
+				target = st.buf[0]
+			}
+		}
+		match := true
+		for _, st := range streams {
+			for len(st.buf) > 0 && st.buf[0] < target {
+				st.pos, st.buf = st.buf[0], st.buf[1:]
+			}
+			if len(st.buf) == 0 || st.buf[0] != target {
+				match = false
+			}
+		}
+		if !match {
+			continue
+		}
+		if len(ids) == limit {
+			return ids, true, nil
+		}
+		ids = append(ids, target)
+		for _, st := range streams {
+			st.pos, st.buf = target, st.buf[1:]
+		}
+	}
+}
+
+// fillAll refills streams in parallel, at most Options.MaxConcurrency at a
+// time, each from target on (or from its own position, if further). The
+// first failure cancels the others; every goroutine ends before it returns.
+func (s *Store) fillAll(ctx context.Context, streams []*tagStream, target string) error {
+	from := func(st *tagStream) string {
+		if target > st.pos {
+			return target
+		}
+		return st.pos
+	}
+	if len(streams) == 1 {
+		return streams[0].fill(ctx, s, from(streams[0]))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	limit := s.opts.MaxConcurrency
+	if limit <= 0 {
+		limit = DefaultMaxConcurrency
+	}
+	sem := make(chan struct{}, limit)
+	errs := make([]error, len(streams))
+	var wg sync.WaitGroup
+	for i, st := range streams {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return ctx.Err()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if errs[i] = st.fill(ctx, s, from(st)); errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Cursors of ListByTags: base64url(version | HMAC-SHA256(key, binding |
+// last id)[:16] | last id), the binding naming the table and the tag set.
+const (
+	tagsCursorVersion = 1
+	tagsCursorMACLen  = 16
+)
+
+func (s *Store) tagsBinding(wanted []tagEntry) string {
+	var b strings.Builder
+	b.WriteString("listByTags\x00" + s.t.Name())
+	for _, e := range wanted {
+		b.WriteString("\x00" + e.Key + "\x00" + e.Path)
+	}
+	return b.String()
+}
+
+func (s *Store) tagsMAC(binding, after string) []byte {
+	m := hmac.New(sha256.New, s.opts.CursorKey)
+	m.Write([]byte(binding))
+	m.Write([]byte{0})
+	m.Write([]byte(after))
+	return m.Sum(nil)[:tagsCursorMACLen]
+}
+
+func (s *Store) encodeTagsCursor(binding, after string) string {
+	buf := append([]byte{tagsCursorVersion}, s.tagsMAC(binding, after)...)
+	return base64.RawURLEncoding.EncodeToString(append(buf, after...))
+}
+
+func (s *Store) decodeTagsCursor(binding, cursor string) (string, error) {
+	bad := func(reason string) error {
+		shown := cursor
+		if len(shown) > 40 {
+			shown = shown[:40] + "..."
+		}
+		return &table.InputError{Field: "cursor", Value: fmt.Sprintf("%q", shown), Reason: reason, Err: table.ErrInvalidCursor}
+	}
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(cursor)
+	if err != nil {
+		return "", bad("not base64url")
+	}
+	if len(raw) < 2+tagsCursorMACLen || raw[0] != tagsCursorVersion {
+		return "", bad("not a ListByTags cursor")
+	}
+	mac, after := raw[1:1+tagsCursorMACLen], string(raw[1+tagsCursorMACLen:])
+	if !hmac.Equal(mac, s.tagsMAC(binding, after)) || bytes.ContainsRune([]byte(after), ':') {
+		return "", bad("altered, or from a listing of other tags")
+	}
+	return after, nil
+}
