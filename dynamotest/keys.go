@@ -114,37 +114,68 @@ func ownKey(key map[string]types.AttributeValue) map[string]types.AttributeValue
 	return out
 }
 
-// checkItem validates an item a write would store: key attributes present
+// ownItem validates an item a write would store (key attributes present
 // and well-formed, index key attributes of the index's type when present,
-// every value valid, and the 400 KB limit. It returns the item's size.
-func (t *dbTable) checkItem(item map[string]types.AttributeValue) (int, error) {
+// every value valid, the 400 KB limit) and returns the fake's own copy of
+// it, numbers in canonical form, with its size. Validation, copying and
+// normalising share one pass over the item: PutItem's hot path.
+func (t *dbTable) ownItem(item map[string]types.AttributeValue) (map[string]types.AttributeValue, int, error) {
 	if err := checkKeyValue(t.pk.name, item[t.pk.name], t.pk.typ, false); err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	if t.sk.name != "" {
 		if err := checkKeyValue(t.sk.name, item[t.sk.name], t.sk.typ, true); err != nil {
-			return 0, err
+			return nil, 0, err
 		}
 	}
 	if err := t.checkIndexKeys(item); err != nil {
-		return 0, err
+		return nil, 0, err
 	}
+	// Strings and numbers, most of any item, share one allocation per type
+	// (the slices never grow past their capacity, so pointers stay valid).
+	var ss []types.AttributeValueMemberS
+	var ns []types.AttributeValueMemberN
+	own := make(map[string]types.AttributeValue, len(item))
 	for name, v := range item {
 		if name == "" {
-			return 0, invalidParam("An AttributeValue may not contain an empty string")
+			return nil, 0, invalidParam("An AttributeValue may not contain an empty string")
 		}
 		if len(name) > maxAttributeNameBytes {
-			return 0, invalidParam("Attribute name exceeds the maximum size of 65535 bytes")
+			return nil, 0, invalidParam("Attribute name exceeds the maximum size of 65535 bytes")
 		}
-		if err := attr.Validate(v); err != nil {
-			return 0, attrError(err)
+		switch v := v.(type) {
+		case *types.AttributeValueMemberS:
+			if ss == nil {
+				ss = make([]types.AttributeValueMemberS, 0, len(item))
+			}
+			ss = append(ss, types.AttributeValueMemberS{Value: v.Value})
+			own[name] = &ss[len(ss)-1]
+		case *types.AttributeValueMemberN:
+			c, err := attr.CanonicalNumber(v.Value)
+			if err != nil {
+				return nil, 0, attrError(err)
+			}
+			if ns == nil {
+				ns = make([]types.AttributeValueMemberN, 0, len(item))
+			}
+			ns = append(ns, types.AttributeValueMemberN{Value: c})
+			own[name] = &ns[len(ns)-1]
+		default:
+			if err := attr.Validate(v); err != nil {
+				return nil, 0, attrError(err)
+			}
+			c := attr.Copy(v)
+			if nc := normalize(c); nc != nil {
+				c = nc
+			}
+			own[name] = c
 		}
 	}
-	size := table.ItemSize(item)
+	size := table.ItemSize(own)
 	if size > table.MaxItemSize {
-		return 0, itemTooLarge()
+		return nil, 0, itemTooLarge()
 	}
-	return size, nil
+	return own, size, nil
 }
 
 // checkIndexKeys rejects an item whose index key attributes have another

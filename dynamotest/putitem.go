@@ -67,12 +67,10 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(
 // putOp validates and compiles a put: PutItem, a batch put, or a
 // transaction's Put.
 func (t *dbTable) putOp(item map[string]types.AttributeValue, cond *string, names map[string]string, values map[string]types.AttributeValue) (*writeOp, error) {
-	size, err := t.checkItem(item)
+	own, size, err := t.ownItem(item)
 	if err != nil {
 		return nil, err
 	}
-	own := copyItem(item)
-	normalizeItem(own)
 	w := &writeOp{t: t, kind: writePut, item: own, size: size, key: own}
 	if cond != nil || names != nil || values != nil {
 		x, err := newExprs(names, values)

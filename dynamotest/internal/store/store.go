@@ -40,12 +40,15 @@ type Entry struct {
 	// TablePK and TableSK are set in index entries only: the base item's key,
 	// so that entries with equal index keys stay distinct and ordered.
 	TablePK, TableSK types.AttributeValue
+
+	// cell is the tree's handle on this position, passed from entry to
+	// entry as the item at the position is replaced.
+	cell *cell
 }
 
 // slot is a tree element: the position inline, for cheap comparisons,
-// and the cell holding the entry at that position. The tree and byKey
-// share the cell, so replacing an item (the common write) swaps the cell's
-// entry without descending the tree.
+// and the cell holding the entry at that position. Replacing an item (the
+// common write) swaps the cell's entry without descending the tree.
 type slot struct {
 	key string
 	c   *cell
@@ -71,7 +74,7 @@ type Partition struct {
 	// holds a tree: GetItem, every write and every Scan resume are point
 	// lookups, and a hash probe costs a cache miss or two where a tree
 	// descent over scattered keys costs one per comparison.
-	byKey map[string]*cell
+	byKey map[string]*Entry
 }
 
 // Collection is a table's or an index's entries grouped by partition.
@@ -130,10 +133,7 @@ func (c *Collection) Lookup(id string, key []byte) *Entry {
 	case p == nil:
 		return nil
 	case p.tree != nil:
-		if c := p.byKey[string(key)]; c != nil {
-			return c.e
-		}
-		return nil
+		return p.byKey[string(key)]
 	case p.one != nil && p.one.Key == string(key):
 		return p.one
 	}
@@ -202,10 +202,7 @@ func (p *Partition) Hash() uint64 { return p.hash }
 
 func (p *Partition) get(key string) *Entry {
 	if p.tree != nil {
-		if c := p.byKey[key]; c != nil {
-			return c.e
-		}
-		return nil
+		return p.byKey[key]
 	}
 	if p.one != nil && p.one.Key == key {
 		return p.one
@@ -224,21 +221,22 @@ func (p *Partition) set(e *Entry) (old *Entry) {
 			return old
 		}
 		p.tree = btree.NewBTreeGOptions(slotLess, treeOptions)
-		c := &cell{e: p.one}
-		p.tree.Set(slot{key: p.one.Key, c: c})
-		p.byKey = map[string]*cell{p.one.Key: c}
+		p.one.cell = &cell{e: p.one}
+		p.tree.Set(slot{key: p.one.Key, c: p.one.cell})
+		p.byKey = map[string]*Entry{p.one.Key: p.one}
 		p.one = nil
 	}
-	if c := p.byKey[e.Key]; c != nil {
+	if old = p.byKey[e.Key]; old != nil {
 		// Same position: swap the entry in its cell, keeping the key
 		// string the tree already holds.
-		old, c.e = c.e, e
-		e.Key = old.Key
+		e.Key, e.cell = old.Key, old.cell
+		e.cell.e = e
+		p.byKey[e.Key] = e
 		return old
 	}
-	c := &cell{e: e}
-	p.tree.Set(slot{key: e.Key, c: c})
-	p.byKey[e.Key] = c
+	e.cell = &cell{e: e}
+	p.tree.Set(slot{key: e.Key, c: e.cell})
+	p.byKey[e.Key] = e
 	return nil
 }
 
@@ -251,8 +249,8 @@ func (p *Partition) delete(key string) *Entry {
 		}
 		return nil
 	}
-	c := p.byKey[key]
-	if c == nil {
+	old := p.byKey[key]
+	if old == nil {
 		return nil
 	}
 	p.tree.Delete(slot{key: key})
@@ -261,7 +259,7 @@ func (p *Partition) delete(key string) *Entry {
 		last, _ := p.tree.Min()
 		p.one, p.tree, p.byKey = last.c.e, nil, nil
 	}
-	return c.e
+	return old
 }
 
 // Ascend calls fn for the partition's entries in order, starting at the
