@@ -161,9 +161,7 @@ func (h *protocolHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	header["X-Amz-Crc32"] = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}
 	header["x-amzn-RequestId"] = []string{h.nextRequestID()}
 	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		w.Write(body)
-	}
+	w.Write(body)
 }
 
 // exchange reads the request, runs its operation and returns the encoded
