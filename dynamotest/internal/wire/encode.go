@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -97,15 +98,19 @@ const hexDigits = "0123456789abcdef"
 // appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, so
 // the body is always valid JSON. Unlike encoding/json it leaves <, > and &
 // alone: the body is never embedded in HTML.
+//
+// Quotes and backslashes are found with strings.IndexByte, which the runtime
+// vectorises; the bytes before the next of them are then checked for
+// control characters and non-ASCII eight at a time. Each search starts where
+// the last one ended, so a string full of quotes still costs one pass.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	nextQuote, nextBackslash := indexFrom(s, 0, '"'), indexFrom(s, 0, '\\')
 	start := 0
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) {
-			if n := plainPrefix(s[i:]); n > 0 {
-				i += n
-				continue
-			}
+		i += printablePrefix(s[i:min(nextQuote, nextBackslash)])
+		if i >= len(s) {
+			break
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -115,8 +120,12 @@ func appendString(dst []byte, s string) []byte {
 			}
 			dst = append(dst, s[start:i]...)
 			switch c {
-			case '"', '\\':
+			case '"':
 				dst = append(dst, '\\', c)
+				nextQuote = indexFrom(s, i+1, '"')
+			case '\\':
+				dst = append(dst, '\\', c)
+				nextBackslash = indexFrom(s, i+1, '\\')
 			case '\n':
 				dst = append(dst, '\\', 'n')
 			case '\r':
@@ -142,4 +151,12 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// indexFrom is the index of the first c in s at or after from, or len(s).
+func indexFrom(s string, from int, c byte) int {
+	if i := strings.IndexByte(s[from:], c); i >= 0 {
+		return from + i
+	}
+	return len(s)
 }

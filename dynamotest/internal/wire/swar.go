@@ -20,26 +20,22 @@ func special(x uint64) bool {
 	return ((q-lowBits)&^q|(b-lowBits)&^b|(x-lowBits*0x20)&^x)&highBits != 0
 }
 
-// attention returns a word whose high bits are set where a byte of x needs
-// attention from the encoder: '"', '\\', a control character, or non-ASCII.
-func attention(x uint64) uint64 {
-	q := x ^ (lowBits * '"')
-	b := x ^ (lowBits * '\\')
-	return ((q-lowBits)&^q | (b-lowBits)&^b | (x-lowBits*0x20)&^x | x) & highBits
-}
-
-// plainPrefix returns how many leading bytes of s, in whole words, need no
-// attention from the encoder. Four words are tested at once: the work of
-// each is independent, which lets the processor overlap it.
-func plainPrefix(s string) int {
+// printablePrefix returns how many leading bytes of s, in whole words, are
+// neither control characters nor non-ASCII: (x - 0x20 in each byte) borrows
+// into a byte's high bit exactly when some byte is below 0x20, and x's own
+// high bits mark the non-ASCII bytes. Four words are tested at once, which
+// lets the processor overlap their work.
+func printablePrefix(s string) int {
+	const spaces = lowBits * 0x20
 	i := 0
 	for ; i+32 <= len(s); i += 32 {
-		if attention(load8(s[i:]))|attention(load8(s[i+8:]))|attention(load8(s[i+16:]))|attention(load8(s[i+24:])) != 0 {
+		a, b, c, d := load8(s[i:]), load8(s[i+8:]), load8(s[i+16:]), load8(s[i+24:])
+		if ((a-spaces)|a|(b-spaces)|b|(c-spaces)|c|(d-spaces)|d)&highBits != 0 {
 			break
 		}
 	}
 	for ; i+8 <= len(s); i += 8 {
-		if attention(load8(s[i:])) != 0 {
+		if x := load8(s[i:]); ((x-spaces)|x)&highBits != 0 {
 			break
 		}
 	}

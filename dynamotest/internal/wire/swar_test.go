@@ -1,7 +1,9 @@
 package wire
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -22,8 +24,9 @@ func TestSpecialFindsEveryByteThatNeedsEscaping(t *testing.T) {
 				if got := special(load8b(b)); got != want {
 					t.Fatalf("special(%q) = %v, want %v", b, got, want)
 				}
-				if got := attention(load8b(b)) != 0; got != (want || slices.ContainsFunc(b, func(c byte) bool { return c >= 0x80 })) {
-					t.Fatalf("attention(%q) = %v", b, got)
+				unprintable := slices.ContainsFunc(b, func(c byte) bool { return c < 0x20 || c >= 0x80 })
+				if got := printablePrefix(string(b)) == 0; got != unprintable {
+					t.Fatalf("printablePrefix(%q) = %d, want %v", b, printablePrefix(string(b)), unprintable)
 				}
 				if load8(string(b)) != load8b(b) {
 					t.Fatalf("load8 and load8b disagree on %q", b)
@@ -33,23 +36,38 @@ func TestSpecialFindsEveryByteThatNeedsEscaping(t *testing.T) {
 	}
 }
 
-func TestPlainPrefixStopsAtTheFirstWordNeedingAttention(t *testing.T) {
+func TestPrintablePrefixStopsAtTheFirstWordWithAnUnprintableByte(t *testing.T) {
 	for n := range 80 {
 		for bad := -1; bad < n; bad++ {
-			b := make([]byte, n)
-			for i := range b {
-				b[i] = 'a'
+			for _, c := range []byte{0x00, 0x1f, 0x80, 0xff} {
+				b := []byte(strings.Repeat("a", n))
+				if bad >= 0 {
+					b[bad] = c
+				}
+				want := n / 8 * 8
+				if bad >= 0 {
+					want = bad / 8 * 8
+				}
+				if got := printablePrefix(string(b)); got != want {
+					t.Fatalf("printablePrefix of %d bytes with %#x at %d = %d, want %d", n, c, bad, got, want)
+				}
 			}
-			if bad >= 0 {
-				b[bad] = '"'
-			}
-			got := plainPrefix(string(b))
-			want := n / 8 * 8
-			if bad >= 0 {
-				want = bad / 8 * 8
-			}
-			if got != want {
-				t.Fatalf("plainPrefix of %d bytes with a quote at %d = %d, want %d", n, bad, got, want)
+		}
+	}
+}
+
+func TestAppendStringEscapesWhereverTheByteIs(t *testing.T) {
+	for n := range 70 {
+		for pos := range n {
+			for _, c := range []byte{'"', '\\', '\n', 0x01, 0x7f, 0xff} {
+				b := []byte(strings.Repeat("a", n))
+				b[pos] = c
+				got := appendString(nil, string(b))
+				want, _ := json.Marshal(strings.ToValidUTF8(string(b), "\ufffd"))
+				var back string
+				if err := json.Unmarshal(got, &back); err != nil || back != strings.ToValidUTF8(string(b), "\ufffd") {
+					t.Fatalf("appendString(%q) = %s, which reads back as %q (%v); encoding/json writes %s", b, got, back, err, want)
+				}
 			}
 		}
 	}
