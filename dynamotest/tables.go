@@ -246,13 +246,11 @@ func (t *dbTable) reindex(id, pos string, oldItem map[string]types.AttributeValu
 		case oldE == nil && newE == nil:
 			continue
 		case oldE != nil && newE != nil && oldID == newID && oldE.Key == newE.Key:
-			if sameProjection(ix, oldItem, newItem) {
-				// Still replace the entry: it must point at the new item.
-				ix.items.Put(newItem[ix.pk.name], newID, newE)
-				continue
-			}
+			// Same index key: the entry is replaced either way (it must
+			// point at the new item), but DynamoDB charges an index write
+			// only when an attribute the index stores changed.
 			ix.items.Put(newItem[ix.pk.name], newID, newE)
-			if u != nil {
+			if u != nil && !sameProjection(ix, oldItem, newItem) {
 				u.index(ix.name).WriteUnits += writeUnits(newE.Size)
 			}
 			continue
