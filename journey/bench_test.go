@@ -1,0 +1,65 @@
+package journey
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/table"
+)
+
+// BenchmarkIngestLogs ingests 10,000 log entries of one job step (the
+// seed's figure for one job): the S3 file, the DynamoDB summaries and the
+// per-level counts, with summaries written one PutItem at a time against
+// BatchWriteItem (25 a request). Reported as entries per second, on the
+// fake, or on DynamoDB Local when TABLEKIT_DYNAMODB_ENDPOINT is set
+// (-benchtime=1x there: the sequential case is 10,000 round trips).
+func BenchmarkIngestLogs(b *testing.B) {
+	const entries = 10_000
+	for _, mode := range []string{"sequential", "batched"} {
+		b.Run(mode, func(b *testing.B) {
+			ctx := context.Background()
+			var db table.API
+			name := DefaultTableName
+			if ep := os.Getenv(testenv.DynamoDBEndpointVar); ep != "" {
+				db = testenv.NewDynamoDB(ep)
+				name = testenv.TableName(b, DefaultTableName)
+			} else {
+				db = dynamotest.New()
+			}
+			if err := Schema(name).EnsureTable(ctx, db); err != nil {
+				b.Fatal(err)
+			}
+			s := NewStore(db, blobstore.NewMemory(), func(o *Options) { o.TableName = name })
+			if _, err := s.CreateJourney(ctx, NewJourney{ID: "JRN-BENCH", Name: "bench"}); err != nil {
+				b.Fatal(err)
+			}
+			details := map[string]any{"table": "products", "rows": 1200, "duration_seconds": 0.25}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				job, err := s.StartJob(ctx, NewJob{JourneyID: "JRN-BENCH", StageID: DefaultStages()[i%6].StageID})
+				if err != nil {
+					b.Fatal(err)
+				}
+				l, err := s.StepLogger(job.Ref(), "ingest")
+				if err != nil {
+					b.Fatal(err)
+				}
+				l.sequential = mode == "sequential"
+				b.StartTimer()
+				for n := range entries {
+					l.Info(fmt.Sprintf("Processed batch %d of table products", n), details)
+				}
+				if err := l.Close(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(entries*b.N)/b.Elapsed().Seconds(), "entries/s")
+		})
+	}
+}

@@ -1,0 +1,142 @@
+// Package journey stores the AI Job Engine's transformation journeys
+// (seed 000): one DynamoDB table, TransformationSystem, with one global
+// secondary index, GSI1, holding journeys, their stages, Second Brain
+// rules, job executions, and the catalog of their logs and reports; the
+// logs and reports themselves are files in S3.
+//
+// # Layout
+//
+// Every item has the seed's attributes: PK, SK, EntityType, GSI1PK, GSI1SK,
+// CreatedAt, UpdatedAt (not on log and report entries) and Data, a map
+// with the seed's camelCase fields. Timestamps, in keys and in Data, are
+// UTC with six fractional digits (2025-11-01T20:30:00.000000Z), the form
+// of the seed's JSON examples, so they sort as strings.
+//
+//	entity            SK                                               GSI1PK                    GSI1SK
+//	Journey           METADATA                                         JOURNEYS                  {createdAt}
+//	StageDefinition   STAGE#{order:02d}#{stageId}                      JOURNEY#{id}#STAGES       {order:02d}
+//	SecondBrainRule   RULE#{stageId}#{index:03d}#{ruleId}              JOURNEY#{id}#RULES        {stageId}#{priority}#{index:03d}
+//	JobExecution      JOB#{order:02d}#{stageId}#{execution:03d}#{ts}   JOB#{jobId}               {startedAt}
+//	LogEntry          LOG#{jobId}#{step}#{ts}#{logId}                  JOB#{jobId}               {timestamp}
+//	JobReport         REPORT#{jobId}#{reportType}#{ts}#{reportId}      REPORTS#{jobId}           {generatedAt}
+//
+// All share PK JOURNEY#{journeyId}. Log files are at
+// journeys/{journey_id}/stages/{stage_id}/executions/{job_id}/logs/{step_id}.json
+// in the logs store (bucket transformation-journey-logs), report files
+// at .../reports/{step_id}.json in the reports store
+// (transformation-journey-reports), exports at journeys/{id}/backup.json.
+// [Schema] declares the table with every access pattern of the seed.
+//
+// # Reads
+//
+//   - [Store.GetJourney]: one GetItem.
+//   - [Store.LoadJourney]: the whole journey in one Query of its partition
+//     (the seed's four queries in one round trip, billed once for the
+//     items' total size: a journey with 6 stages, 15 rules and 20 jobs,
+//     27 KB, costs 3.5 read units), typed and grouped into a [Complete].
+//   - [Store.ListJourneys]: GSI1 JOURNEYS, newest first, with cursors.
+//   - [Store.RulesForStage], [Store.JobsForStage], [Store.LatestExecution],
+//     [Store.LogSummaries] (time order or newest first), [Store.ReportCatalog].
+//   - [Store.JobLogs], [Store.StepLogs] and [Store.JobReports] read the
+//     files from the blob stores, the seed's get_job_logs and get_job_reports.
+//
+// # Writes
+//
+// Every change that must not be lost or doubled is a conditional write or
+// a transaction:
+//
+//   - [Store.CreateJourney] writes the metadata and the default six stages
+//     in one transaction, each with attribute_not_exists.
+//   - [Store.StartJob] creates the job, advances the stage's execution
+//     counter and updates the journey (status running, current stage and
+//     job, totalJobs by ADD) in one transaction.
+//   - [Store.FinishJob] updates the job, its stage and the journey's
+//     aggregates and progress in one transaction, counters by ADD; table's
+//     WriteTx retries transactions canceled by conflicts under one
+//     ClientRequestToken, so 100 concurrent finishes leave exact counts.
+//   - [Store.Pause], [Store.Resume] and [Store.Cancel] are conditional on
+//     the status they start from; a refusal is a [*StatusError] naming the
+//     status DynamoDB returned with it.
+//   - [Store.AddRule] and [Store.SetRuleStatus] keep totalRules and
+//     activeRules by ADD in the same transaction as the rule.
+//
+// # Logs and reports
+//
+// A [StepLogger] collects a step's entries in memory, as the seed's
+// base_stage.py does. Flush and Close write the step's log file (a JSON
+// array in the seed's shape) first, then, unless turned off, one LOG#
+// summary item per entry through BatchWriteItem, then add the per-level
+// counts to the job's metrics and the journey's totals in one transaction.
+// [Store.WriteReport] writes the report file, then its REPORT# catalog
+// item. S3 is always written before DynamoDB, so no item points at a
+// missing file. Log and report files are the records' bodies and live only
+// in S3; no journey item carries a large attribute, so nothing needs the
+// blobstore.Offloader.
+//
+// # Where the seed contradicts itself
+//
+// The stored layout is the seed's; where its examples disagree, this
+// package reads them as follows.
+//
+// Jobs of a stage. The seed's dashboard queries GSI1 with
+// GSI1PK = STAGE#{journeyId}#{stageId}, but no item is ever written with
+// such a GSI1PK: jobs carry JOB#{jobId}. Its pattern 5 reads every job of
+// the journey and filters on Data.stageId. The job's sort key already
+// starts with the stage, so [Store.JobsForStage] queries
+// begins_with(SK, "JOB#{order}#{stageId}#") and reads exactly the stage's
+// jobs; the trailing "#" keeps stage raw from matching raw_2. The latest
+// execution is the same query, descending, Limit 1.
+//
+// Jobs and logs under one GSI1PK. The seed gives a job item and its log
+// entries the same GSI1PK, JOB#{jobId}, and says that partition returns
+// "ONLY logs". The layout is kept (services built from the seed find jobs
+// by id there, and so does [Store.FindJob]); [Store.LogSummaries] drops
+// the one job item with a filter on EntityType, which costs reading that
+// single item. Their GSI1SKs have the same shape, so no key condition can
+// separate them.
+//
+// Rule priority. GSI1SK {stageId}#{priority}#{index} sorts priorities
+// alphabetically: critical, high, low, medium. The seed also says rules
+// run by priority. The GSI1 keys are written as the seed says, but
+// [Store.RulesForStage] reads the stage's rules from the table with
+// begins_with(SK, "RULE#{stageId}#") (one Query, exactly those rules) and
+// orders them critical, high, medium, low, then by index in memory; a
+// stage has a handful of rules. [Complete.Rules] are ordered the same way,
+// stage by stage in execution order.
+//
+// Execution numbers and rule indexes. "Failed jobs don't overwrite previous
+// attempts", but the job's key also holds its start time, so two
+// concurrent starts of execution 2 would create two items. The stage item
+// therefore keeps lastExecution and lastRuleIndex (fields the seed does
+// not have; absent ones count as 0 and the latest key is consulted too),
+// advanced by a conditional write in the same transaction as the job or
+// rule. The loser of a race takes the next number.
+//
+// Total execution time. aggregates.totalExecutionTime is a display
+// string ("125m") and cannot be added to. FinishJob ADDs the job's
+// duration to aggregates.totalExecutionSeconds, and reads derive
+// totalExecutionTime from it; items written by others keep their string.
+//
+// Log summaries in the partition. LOG# sorts between JOB# and METADATA,
+// so one Query of the partition reads them too. They are the seed's
+// optional entries: [Options.DisableLogSummaries] turns them off, and
+// [SkipLogSummaries] loads a journey around them in two Queries
+// (SK < "LOG#" and SK >= "LOG$").
+//
+// Levels and ids. Log files write levels upper case ("INFO") and
+// summaries lower case ("info"), as the seed's two examples do. A report
+// file's reportId is "{jobId}_{stepId}" as in the seed's file, its catalog
+// entry's a new "RPT-..." id as in the seed's catalog item. The job item
+// also holds s3Config {logsBucket, reportsBucket}, from the seed's job
+// start record. Progress: overallProgress is the completed stage's share
+// of the stages (stage n of 6 completed: n*100/6), since stages run in
+// order; the last stage's completion moves a running journey to completed.
+//
+// # Input
+//
+// Ids must be 1 to 128 letters, digits, '_' and '-' (every id of the
+// seed is), because they become key parts, object key segments and
+// update expression paths. Bad input of any call returns a
+// *table.InputError (errors.Is table.ErrInvalidInput) naming the field,
+// before any request is sent.
+package journey

@@ -1,0 +1,129 @@
+package journey_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/journey"
+)
+
+// exampleStore is a store on the in-memory fake with a fixed clock and
+// counting ids, so the examples print the same every run.
+func exampleStore() *journey.Store {
+	db := dynamotest.New()
+	if err := journey.Schema("").EnsureTable(context.Background(), db); err != nil {
+		panic(err)
+	}
+	now := time.Date(2025, 11, 1, 20, 0, 0, 0, time.UTC)
+	n := map[string]int{}
+	return journey.NewStore(db, blobstore.NewMemory(), func(o *journey.Options) {
+		o.Clock = func() time.Time { now = now.Add(time.Second); return now }
+		o.NewID = func(prefix string) string { n[prefix]++; return fmt.Sprintf("%s-%d", prefix, n[prefix]) }
+	})
+}
+
+func ExampleStore_CreateJourney() {
+	s := exampleStore()
+	c, err := s.CreateJourney(context.Background(), journey.NewJourney{
+		ID: "JRN-ABC123456789", Name: "Product Catalog Migration to TMF620", Priority: journey.PriorityHigh,
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(c.Journey.ID, c.Journey.Status)
+	for _, st := range c.Stages {
+		fmt.Println(st.Order, st.StageID)
+	}
+	// Output:
+	// JRN-ABC123456789 pending
+	// 1 raw_analysis
+	// 2 stripped_schema
+	// 3 tmf_mapping
+	// 4 migration_planning
+	// 5 data_migration
+	// 6 verification_validation
+}
+
+func ExampleStore_StartJob() {
+	ctx := context.Background()
+	s := exampleStore()
+	if _, err := s.CreateJourney(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"}); err != nil {
+		panic(err)
+	}
+	// The first attempt fails; the retry gets the next execution number.
+	for _, outcome := range []journey.JobStatus{journey.JobFailed, journey.JobCompleted} {
+		job, err := s.StartJob(ctx, journey.NewJob{JourneyID: "JRN-1", StageID: "raw_analysis"})
+		if err != nil {
+			panic(err)
+		}
+		log, err := s.StepLogger(job.Ref(), "schema_extraction")
+		if err != nil {
+			panic(err)
+		}
+		log.Info("Successfully extracted 45 tables from source database", map[string]any{"tables_extracted": 45})
+		if outcome == journey.JobFailed {
+			log.Error("Connection reset", nil)
+		}
+		if err := log.Close(ctx); err != nil {
+			panic(err)
+		}
+		job, err = s.FinishJob(ctx, job.Ref(), journey.Finish{Status: outcome})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(job.JobID, "execution", job.ExecutionNumber, job.Status, "logs", job.Metrics.TotalLogs)
+	}
+	j, _ := s.GetJourney(ctx, "JRN-1")
+	fmt.Printf("jobs %d, completed %d, failed %d, errors %d\n", j.Aggregates.TotalJobs,
+		j.Aggregates.CompletedJobs, j.Aggregates.FailedJobs, j.Aggregates.TotalErrors)
+	// Output:
+	// JOB-1 execution 1 failed logs 2
+	// JOB-2 execution 2 completed logs 1
+	// jobs 2, completed 1, failed 1, errors 1
+}
+
+func ExampleStore_LoadJourney() {
+	ctx := context.Background()
+	s := exampleStore()
+	if _, err := s.CreateJourney(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"}); err != nil {
+		panic(err)
+	}
+	for _, p := range []journey.Priority{journey.PriorityLow, journey.PriorityCritical, journey.PriorityMedium} {
+		if _, err := s.AddRule(ctx, journey.NewRule{JourneyID: "JRN-1", StageID: "tmf_mapping",
+			Title: string(p) + " rule", Type: journey.RuleFieldMapping, Priority: p}); err != nil {
+			panic(err)
+		}
+	}
+	// One Query of the partition.
+	c, err := s.LoadJourney(ctx, "JRN-1")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(c.Stages), "stages,", len(c.Rules), "rules")
+	for _, r := range c.StageRules("tmf_mapping") {
+		fmt.Println(r.Index, r.Title)
+	}
+	// Output:
+	// 6 stages, 3 rules
+	// 2 critical rule
+	// 3 medium rule
+	// 1 low rule
+}
+
+func ExampleStore_Pause() {
+	ctx := context.Background()
+	s := exampleStore()
+	if _, err := s.CreateJourney(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"}); err != nil {
+		panic(err)
+	}
+	if _, err := s.Cancel(ctx, "JRN-1"); err != nil {
+		panic(err)
+	}
+	_, err := s.Pause(ctx, "JRN-1")
+	fmt.Println(err)
+	// Output:
+	// journey: cannot pause journey "JRN-1": its status is "cancelled", not "pending" or "running"
+}

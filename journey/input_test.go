@@ -1,0 +1,190 @@
+package journey
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// TestBadInputFailsBeforeAnyRequest calls every public method with bad
+// input: each returns an error matching table.ErrInvalidInput (a
+// *table.InputError naming the field) and sends nothing to DynamoDB or
+// the blob stores.
+func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	s := e.store
+	good := JobRef{JourneyID: "JRN-T", StageID: "raw_analysis", Order: 1, Execution: 1, StartedAt: t0, JobID: "JOB-1"}
+	with := func(f func(*JobRef)) JobRef { r := good; f(&r); return r }
+	rule := RuleRef{JourneyID: "JRN-T", StageID: "raw_analysis", Index: 1, RuleID: "rule-1"}
+	okRule := NewRule{JourneyID: "JRN-T", StageID: "raw_analysis", Title: "t", Type: RuleFieldMapping}
+	ruleWith := func(f func(*NewRule)) NewRule { r := okRule; f(&r); return r }
+	logger := must[*StepLogger](t)(s.StepLogger(good, "s"))
+	long := strings.Repeat("x", 200)
+
+	calls := map[string]func() error{
+		"CreateJourney bad id":   func() error { _, err := s.CreateJourney(ctx, NewJourney{ID: "JRN#1", Name: "n"}); return err },
+		"CreateJourney no name":  func() error { _, err := s.CreateJourney(ctx, NewJourney{}); return err },
+		"CreateJourney priority": func() error { _, err := s.CreateJourney(ctx, NewJourney{Name: "n", Priority: "urgent"}); return err },
+		"CreateJourney timeout": func() error {
+			_, err := s.CreateJourney(ctx, NewJourney{Name: "n", Configuration: Configuration{Timeout: -1}})
+			return err
+		},
+		"CreateJourney stage id": func() error {
+			_, err := s.CreateJourney(ctx, NewJourney{Name: "n", Stages: []Stage{{StageID: "a.b"}}})
+			return err
+		},
+		"CreateJourney dup stages": func() error {
+			_, err := s.CreateJourney(ctx, NewJourney{Name: "n", Stages: []Stage{{StageID: "a"}, {StageID: "a"}}})
+			return err
+		},
+		"CreateJourney step id": func() error {
+			_, err := s.CreateJourney(ctx, NewJourney{Name: "n", Stages: []Stage{{StageID: "a", Steps: []StepDefinition{{}}}}})
+			return err
+		},
+		"CreateJourney 100 stages": func() error {
+			_, err := s.CreateJourney(ctx, NewJourney{Name: "n", Stages: make([]Stage, 100)})
+			return err
+		},
+		"GetJourney":         func() error { _, err := s.GetJourney(ctx, ""); return err },
+		"GetJourney long id": func() error { _, err := s.GetJourney(ctx, long); return err },
+		"LoadJourney":        func() error { _, err := s.LoadJourney(ctx, "a/b"); return err },
+		"ListJourneys":       func() error { _, err := s.ListJourneys(ctx, -1, ""); return err },
+		"Pause":              func() error { _, err := s.Pause(ctx, "a b"); return err },
+		"Resume":             func() error { _, err := s.Resume(ctx, ""); return err },
+		"Cancel":             func() error { _, err := s.Cancel(ctx, "#"); return err },
+		"Stages":             func() error { _, err := s.Stages(ctx, ""); return err },
+		"AddRule journey":    func() error { _, err := s.AddRule(ctx, ruleWith(func(r *NewRule) { r.JourneyID = "" })); return err },
+		"AddRule stage":      func() error { _, err := s.AddRule(ctx, ruleWith(func(r *NewRule) { r.StageID = "a#b" })); return err },
+		"AddRule id":         func() error { _, err := s.AddRule(ctx, ruleWith(func(r *NewRule) { r.RuleID = "r.1" })); return err },
+		"AddRule title":      func() error { _, err := s.AddRule(ctx, ruleWith(func(r *NewRule) { r.Title = "" })); return err },
+		"AddRule type":       func() error { _, err := s.AddRule(ctx, ruleWith(func(r *NewRule) { r.Type = "magic" })); return err },
+		"AddRule priority": func() error {
+			_, err := s.AddRule(ctx, ruleWith(func(r *NewRule) { r.Priority = "urgent" }))
+			return err
+		},
+		"AddRule scope":        func() error { _, err := s.AddRule(ctx, ruleWith(func(r *NewRule) { r.Scope = "world" })); return err },
+		"AddRule status":       func() error { _, err := s.AddRule(ctx, ruleWith(func(r *NewRule) { r.Status = "on" })); return err },
+		"GetRule":              func() error { _, err := s.GetRule(ctx, RuleRef{JourneyID: "JRN-T", StageID: "s"}); return err },
+		"GetRule index":        func() error { r := rule; r.Index = 1000; _, err := s.GetRule(ctx, r); return err },
+		"SetRuleStatus status": func() error { _, err := s.SetRuleStatus(ctx, rule, "on"); return err },
+		"SetRuleStatus ref":    func() error { _, err := s.SetRuleStatus(ctx, RuleRef{}, RuleActive); return err },
+		"RulesForStage":        func() error { _, err := s.RulesForStage(ctx, "JRN-T", ""); return err },
+		"StartJob journey":     func() error { _, err := s.StartJob(ctx, NewJob{StageID: "raw_analysis"}); return err },
+		"StartJob stage":       func() error { _, err := s.StartJob(ctx, NewJob{JourneyID: "JRN-T"}); return err },
+		"StartJob job id": func() error {
+			_, err := s.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "x", JobID: "J/1"})
+			return err
+		},
+		"StartJob config": func() error {
+			_, err := s.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "x", Configuration: JobConfiguration{RetryAttempts: -1}})
+			return err
+		},
+		"GetJob no start":         func() error { _, err := s.GetJob(ctx, with(func(r *JobRef) { r.StartedAt = time.Time{} })); return err },
+		"GetJob order":            func() error { _, err := s.GetJob(ctx, with(func(r *JobRef) { r.Order = 100 })); return err },
+		"GetJob execution":        func() error { _, err := s.GetJob(ctx, with(func(r *JobRef) { r.Execution = -1 })); return err },
+		"FindJob":                 func() error { _, err := s.FindJob(ctx, ""); return err },
+		"JobsForStage":            func() error { _, err := s.JobsForStage(ctx, "", "raw_analysis"); return err },
+		"LatestExecution":         func() error { _, err := s.LatestExecution(ctx, "JRN-T", "a b"); return err },
+		"UpdateJobProgress range": func() error { _, err := s.UpdateJobProgress(ctx, good, 101, ""); return err },
+		"UpdateJobProgress step":  func() error { _, err := s.UpdateJobProgress(ctx, good, 1, "a.b"); return err },
+		"UpdateJobProgress ref":   func() error { _, err := s.UpdateJobProgress(ctx, JobRef{}, 1, ""); return err },
+		"SetStepStatus status":    func() error { _, err := s.SetStepStatus(ctx, good, "s", "done"); return err },
+		"SetStepStatus step":      func() error { _, err := s.SetStepStatus(ctx, good, "", StepRunning); return err },
+		"FinishJob status":        func() error { _, err := s.FinishJob(ctx, good, Finish{Status: JobRunning}); return err },
+		"FinishJob ref": func() error {
+			_, err := s.FinishJob(ctx, with(func(r *JobRef) { r.JobID = "" }), Finish{Status: JobCompleted})
+			return err
+		},
+		"StepLogger step":    func() error { _, err := s.StepLogger(good, "a/b"); return err },
+		"StepLogger ref":     func() error { _, err := s.StepLogger(with(func(r *JobRef) { r.StageID = "" }), "s"); return err },
+		"Log level":          func() error { return logger.Log("TRACE", "m", nil) },
+		"JobLogs":            func() error { _, err := s.JobLogs(ctx, JobRef{JourneyID: "JRN-T"}); return err },
+		"StepLogs":           func() error { _, err := s.StepLogs(ctx, good, "../x"); return err },
+		"LogSummaries id":    func() error { _, err := s.LogSummaries(ctx, "", LogQuery{}, ""); return err },
+		"LogSummaries limit": func() error { _, err := s.LogSummaries(ctx, "JOB-1", LogQuery{Limit: -1}, ""); return err },
+		"WriteReport type": func() error {
+			_, err := s.WriteReport(ctx, good, "s", Report{ReportType: "pdf", Title: "t"})
+			return err
+		},
+		"WriteReport title": func() error { _, err := s.WriteReport(ctx, good, "s", Report{ReportType: ReportSummary}); return err },
+		"WriteReport step": func() error {
+			_, err := s.WriteReport(ctx, good, "", Report{ReportType: ReportSummary, Title: "t"})
+			return err
+		},
+		"WriteReport unencodable": func() error {
+			_, err := s.WriteReport(ctx, good, "s", Report{ReportType: ReportSummary, Title: "t", DetailedResults: map[string]any{"f": func() {}}})
+			return err
+		},
+		"JobReports":               func() error { _, err := s.JobReports(ctx, JobRef{}); return err },
+		"ReportCatalog id":         func() error { _, err := s.ReportCatalog(ctx, "", 0, ""); return err },
+		"ReportCatalog limit":      func() error { _, err := s.ReportCatalog(ctx, "JOB-1", -5, ""); return err },
+		"Export":                   func() error { _, err := s.Export(ctx, ""); return err },
+		"Import":                   func() error { _, err := s.Import(ctx, "a#b"); return err },
+		"ImportBackup":             func() error { _, err := s.ImportBackup(ctx, "", strings.NewReader("{}")); return err },
+		"SchemaWithRates name":     func() error { _, err := SchemaWithRates("", map[string]float64{"nope": 1}); return err },
+		"SchemaWithRates negative": func() error { _, err := SchemaWithRates("", map[string]float64{PatternFinishJob: -1}); return err },
+		"NewStore nil db":          func() error { _, err := NewStore(nil, e.logs).GetJourney(ctx, "JRN-T"); return err },
+		"NewStore nil logs":        func() error { _, err := NewStore(e.db, nil).LoadJourney(ctx, "JRN-T"); return err },
+		"NewID bad": func() error {
+			_, err := NewStore(e.db, e.logs, func(o *Options) { o.NewID = func(string) string { return "a#b" } }).CreateJourney(ctx, NewJourney{Name: "n"})
+			return err
+		},
+		"Journeys of a broken store": func() error {
+			for _, err := range NewStore(nil, e.logs).Journeys(ctx) {
+				return err
+			}
+			return nil
+		},
+	}
+	e.db.ResetCalls()
+	for name, call := range calls {
+		err := call()
+		var ie *table.InputError
+		if !errors.Is(err, table.ErrInvalidInput) || !errors.As(err, &ie) {
+			t.Errorf("%s: got %v, want a *table.InputError", name, err)
+			continue
+		}
+		if ie.Field == "" || ie.Reason == "" {
+			t.Errorf("%s: %v does not say what was wrong", name, err)
+		}
+	}
+	if n := e.calls(); n != 0 {
+		t.Errorf("bad input sent %d DynamoDB requests", n)
+	}
+	if objs := append(objects(t, e.logs), objects(t, e.reports)...); len(objs) != 0 {
+		t.Errorf("bad input wrote objects %v", objs)
+	}
+}
+
+func TestSchemaDeclaresEveryAccessPattern(t *testing.T) {
+	s := Schema("")
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != DefaultTableName || s.PartitionKey.Name != "PK" || s.SortKey.Name != "SK" ||
+		len(s.Indexes) != 1 || s.Indexes[0].PartitionKey.Name != "GSI1PK" || s.Indexes[0].SortKey.Name != "GSI1SK" {
+		t.Fatalf("schema %+v", s)
+	}
+	if len(s.AccessPatterns) != len(defaultRates) {
+		t.Errorf("%d patterns, %d rates", len(s.AccessPatterns), len(defaultRates))
+	}
+	for _, ap := range s.AccessPatterns {
+		if ap.ItemSize <= 0 || ap.RatePerSecond <= 0 || ap.KeyCondition == "" {
+			t.Errorf("pattern %+v", ap)
+		}
+	}
+	custom := must[table.Schema](t)(SchemaWithRates("Other", map[string]float64{PatternFinishJob: 50}))
+	for _, ap := range custom.AccessPatterns {
+		if ap.Name == PatternFinishJob && ap.RatePerSecond != 50 {
+			t.Errorf("rate not overridden: %+v", ap)
+		}
+	}
+	if custom.Name != "Other" {
+		t.Errorf("name %s", custom.Name)
+	}
+}
