@@ -1,0 +1,277 @@
+// Command journey runs one AI Job Engine transformation journey (seed 000)
+// end to end: it creates a journey with its six default stages and some
+// Second Brain rules, runs a job per stage with step logs and reports, lets
+// the data_migration job fail once and retries it, and prints the final
+// dashboard, the failed job's logs and a backup.
+//
+//	go run ./examples/journey             # in-memory fake, in-memory blobs
+//	TABLEKIT_DYNAMODB_ENDPOINT=http://127.0.0.1:8000 \
+//	TABLEKIT_S3_ENDPOINT=http://127.0.0.1:4568 go run ./examples/journey
+//	go run ./examples/journey -aws        # real AWS, default config chain
+//
+// It creates the table and the two buckets when missing and exits non-zero
+// on any failure or unexpected outcome.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tablekit/tablekit/examples/internal/exampleenv"
+	"github.com/tablekit/tablekit/journey"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "journey example:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	useAWS := flag.Bool("aws", false, exampleenv.AWSFlagUsage)
+	tableName := flag.String("table", journey.DefaultTableName, "DynamoDB table")
+	logsBucket := flag.String("logs-bucket", journey.DefaultLogsBucket, "S3 bucket for log files and backups")
+	reportsBucket := flag.String("reports-bucket", journey.DefaultReportsBucket, "S3 bucket for report files")
+	flag.Parse()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	env, err := exampleenv.Open(ctx, exampleenv.Config{AWS: *useAWS, Bucket: *logsBucket})
+	if err != nil {
+		return err
+	}
+	// A second connection for the reports bucket (the seed keeps reports
+	// apart); only its blob store is used.
+	reportsEnv, err := exampleenv.Open(ctx, exampleenv.Config{AWS: *useAWS, Bucket: *reportsBucket})
+	if err != nil {
+		return err
+	}
+	fmt.Println("using", env, "; reports:", reportsEnv.S3Where)
+	if err := journey.Schema(*tableName).EnsureTable(ctx, env.DB); err != nil {
+		return fmt.Errorf("table: %w", err)
+	}
+	store := journey.NewStore(env.DB, env.Blobs, func(o *journey.Options) {
+		o.TableName = *tableName
+		o.Reports = reportsEnv.Blobs
+		o.LogsBucket, o.ReportsBucket = *logsBucket, *reportsBucket
+	})
+
+	// An id unique to this run, so runs against a long-lived table do not
+	// collide.
+	id := "JRN-" + strings.ReplaceAll(time.Now().UTC().Format("20060102-150405.000"), ".", "-")
+	fmt.Println("\n== create journey", id)
+	created, err := store.CreateJourney(ctx, journey.NewJourney{
+		ID: id, Name: "Product Catalog Migration to TMF620",
+		Description: "Transform legacy product catalog to TMF620 API standard",
+		Priority:    journey.PriorityHigh, CreatedBy: "data_team", ODAComponentType: "PRODUCTCATALOG",
+		Source: journey.Source{Type: "schema-based", SchemaID: "schema-PRODUCTCATALOG-001",
+			SchemaName: "Legacy Product Database", SchemaVersion: "1.0.0"},
+		Configuration: journey.Configuration{Timeout: 1800, MaxDepth: 5, TMFSpecVersion: "4.0.0", OutputFormat: "json",
+			RetryAttempts: 3, EnableDetailedLogging: true, ValidateAtEachStage: true, SecondBrainEnabled: true,
+			RuleEngineVersion: "v1.0"},
+	})
+	if err != nil {
+		return err
+	}
+	for _, st := range created.Stages {
+		fmt.Printf("  stage %d %-24s %d steps\n", st.Order, st.StageID, len(st.Steps))
+	}
+
+	fmt.Println("\n== Second Brain rules")
+	rules := []journey.NewRule{
+		{StageID: "raw_analysis", Title: "Flag free-text price columns", Type: journey.RuleDataInterpretation, Priority: journey.PriorityLow},
+		{StageID: "raw_analysis", Title: "Map Product SKU to TMF Product Code", Type: journey.RuleFieldMapping, Priority: journey.PriorityHigh,
+			Content: "Map 'sku' field to TMF 'productCode' with format validation"},
+		{StageID: "raw_analysis", Title: "Never drop discontinued products", Type: journey.RuleBusinessLogic, Priority: journey.PriorityCritical},
+		{StageID: "raw_analysis", Title: "Prefer ISO 4217 currency codes", Type: journey.RuleDataInterpretation, Priority: journey.PriorityMedium},
+		{StageID: "tmf_mapping", Title: "productOffering.lifecycleStatus from status", Type: journey.RuleFieldMapping, Priority: journey.PriorityHigh},
+		{StageID: "verification_validation", Title: "GDPR: no personal data in descriptions", Type: journey.RuleComplianceCheck, Priority: journey.PriorityCritical},
+	}
+	var added []*journey.Rule
+	for _, r := range rules {
+		r.JourneyID = id
+		rule, err := store.AddRule(ctx, r)
+		if err != nil {
+			return err
+		}
+		added = append(added, rule)
+	}
+	if _, err := store.SetRuleStatus(ctx, added[0].Ref(), journey.RuleInactive); err != nil {
+		return err
+	}
+	stageRules, err := store.RulesForStage(ctx, id, "raw_analysis")
+	if err != nil {
+		return err
+	}
+	fmt.Println("  raw_analysis runs its rules in this order:")
+	for _, r := range stageRules {
+		fmt.Printf("    %-8s #%03d %-10s %s\n", r.Priority, r.Index, r.Status, r.Title)
+	}
+	if stageRules[0].Priority != journey.PriorityCritical || stageRules[len(stageRules)-1].Priority != journey.PriorityLow {
+		return errors.New("rules are not in priority order")
+	}
+
+	var failedJob *journey.Job
+	for _, st := range created.Stages {
+		fmt.Printf("\n== stage %d: %s\n", st.Order, st.StageID)
+		outcome := journey.JobCompleted
+		if st.StageID == "data_migration" {
+			outcome = journey.JobFailed // the first attempt fails; it is retried below
+		}
+		job, err := runJob(ctx, store, id, st, outcome)
+		if err != nil {
+			return err
+		}
+		if outcome == journey.JobFailed {
+			failedJob = job
+			fmt.Println("  retrying", st.StageID)
+			retry, err := runJob(ctx, store, id, st, journey.JobCompleted)
+			if err != nil {
+				return err
+			}
+			if retry.ExecutionNumber != job.ExecutionNumber+1 {
+				return fmt.Errorf("retry got execution %d after %d", retry.ExecutionNumber, job.ExecutionNumber)
+			}
+		}
+	}
+
+	fmt.Println("\n== dashboard")
+	page, err := store.ListJourneys(ctx, 5, "")
+	if err != nil {
+		return err
+	}
+	fmt.Println("  newest journeys:")
+	for _, j := range page.Items {
+		fmt.Printf("    %s %-10s %3d%% %s\n", j.ID, j.Status, j.OverallProgress, j.Name)
+	}
+	c, err := store.LoadJourney(ctx, id, journey.Consistent())
+	if err != nil {
+		return err
+	}
+	j := c.Journey
+	a := j.Aggregates
+	fmt.Printf("  %s: %s, %d%%, %d stages, %d rules (%d active), %d jobs (%d completed, %d failed), %s of execution\n",
+		j.ID, j.Status, j.OverallProgress, len(c.Stages), a.TotalRules, a.ActiveRules, a.TotalJobs, a.CompletedJobs, a.FailedJobs, a.TotalExecutionTime)
+	fmt.Printf("  logs: %d (%d warnings, %d errors); %d log summaries and %d reports in the partition\n",
+		a.TotalLogs, a.TotalWarnings, a.TotalErrors, len(c.Logs), len(c.Reports))
+	for _, st := range c.Stages {
+		latest := c.LatestJob(st.StageID)
+		fmt.Printf("    %d %-24s %-10s latest %s (execution %d, %s, %.1fs)\n", st.Order, st.StageID, st.Status,
+			latest.JobID, latest.ExecutionNumber, latest.Status, latest.Duration)
+	}
+	if j.Status != journey.StatusCompleted || j.OverallProgress != 100 || a.TotalJobs != 7 || a.CompletedJobs != 6 ||
+		a.FailedJobs != 1 || a.TotalRules != 6 || a.ActiveRules != 5 || a.TotalErrors != 1 {
+		return fmt.Errorf("unexpected final journey: %s %d%% %+v", j.Status, j.OverallProgress, a)
+	}
+
+	fmt.Println("\n== the failed job's logs (from S3) and its newest summaries (GSI1)")
+	entries, err := store.JobLogs(ctx, failedJob.Ref())
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		fmt.Printf("    %s %-7s %-10s %s\n", e.Timestamp, e.Level, e.StepID, e.Message)
+	}
+	recent, err := store.LogSummaries(ctx, failedJob.JobID, journey.LogQuery{NewestFirst: true, Limit: 2}, "")
+	if err != nil {
+		return err
+	}
+	for _, s := range recent.Items {
+		fmt.Printf("    newest: %s %s\n", s.Level, s.Message)
+	}
+	if len(recent.Items) != 2 || recent.Items[0].Level != "error" || recent.Next == "" {
+		return fmt.Errorf("unexpected recent logs %+v", recent)
+	}
+	reports, err := store.JobReports(ctx, failedJob.Ref())
+	if err != nil {
+		return err
+	}
+	for _, r := range reports {
+		fmt.Printf("    report %s: %s\n", r.ReportID, r.Summary)
+	}
+
+	fmt.Println("\n== backup")
+	info, err := store.Export(ctx, id)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  %d items, %d bytes at %s/%s\n", info.Items, info.Size, env.S3Where, info.Key)
+	return nil
+}
+
+// runJob runs one execution of a stage: each step logs, reports and moves
+// the job's progress; the job ends with outcome.
+func runJob(ctx context.Context, store *journey.Store, journeyID string, st journey.Stage, outcome journey.JobStatus) (*journey.Job, error) {
+	job, err := store.StartJob(ctx, journey.NewJob{JourneyID: journeyID, StageID: st.StageID,
+		Configuration: journey.JobConfiguration{Timeout: 1800, RetryAttempts: 3, EnableDetailedLogging: true}})
+	if err != nil {
+		return nil, err
+	}
+	ref := job.Ref()
+	fmt.Printf("  %s started, execution %d\n", job.JobID, job.ExecutionNumber)
+	steps := []string{"run"}
+	if len(st.Steps) > 0 {
+		steps = steps[:0]
+		for _, s := range st.Steps {
+			steps = append(steps, s.StepID)
+		}
+	}
+	for i, step := range steps {
+		if _, err := store.SetStepStatus(ctx, ref, step, journey.StepRunning); err != nil {
+			return nil, err
+		}
+		log, err := store.StepLogger(ref, step, func(o *journey.LoggerOptions) { o.Source = st.StageID + "_worker" })
+		if err != nil {
+			return nil, err
+		}
+		log.Debug("step started", map[string]any{"step": step})
+		log.Info("Processing table: products", map[string]any{"rows": 10000})
+		if st.StageID == "raw_analysis" {
+			log.Warning("Missing index on product_id", map[string]any{"table": "products"})
+		}
+		failing := outcome == journey.JobFailed && i == len(steps)-1
+		if failing {
+			log.Error("Target API rejected batch 17: HTTP 503", map[string]any{"batch": 17, "status": 503})
+		}
+		if err := log.Close(ctx); err != nil {
+			return nil, err
+		}
+		report := journey.Report{ReportType: journey.ReportPerformance, Title: step + " report",
+			Summary:            fmt.Sprintf("%s of %s processed 10000 records", step, st.StageID),
+			PerformanceMetrics: map[string]any{"throughput": 220.5, "errorRate": 0.0},
+			Recommendations:    []string{"Consider parallel processing for larger databases"}}
+		if _, err := store.WriteReport(ctx, ref, step, report); err != nil {
+			return nil, err
+		}
+		status := journey.StepCompleted
+		if failing {
+			status = journey.StepFailed
+		}
+		if _, err := store.SetStepStatus(ctx, ref, step, status); err != nil {
+			return nil, err
+		}
+		if !failing {
+			if _, err := store.UpdateJobProgress(ctx, ref, (i+1)*100/len(steps), step); err != nil {
+				return nil, err
+			}
+		}
+	}
+	finish := journey.Finish{Status: outcome, Results: map[string]float64{"recordsProcessed": 10000, "recordsSucceeded": 10000}}
+	if outcome == journey.JobFailed {
+		finish.ErrorMessage = "Target API rejected batch 17: HTTP 503"
+		finish.Results = map[string]float64{"recordsProcessed": 1700, "recordsSucceeded": 1600, "recordsFailed": 100}
+	}
+	job, err = store.FinishJob(ctx, ref, finish)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("  %s %s: %d log entries (%d errors), progress %d%%\n", job.JobID, job.Status, job.Metrics.TotalLogs,
+		job.Metrics.ErrorCount, job.Progress)
+	return job, nil
+}
