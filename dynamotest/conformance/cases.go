@@ -17,6 +17,7 @@ func Cases() []Case {
 		tableCases(),
 		typeCases(),
 		limitCases(),
+		capacityCases(),
 	} {
 		all = append(all, group...)
 	}
