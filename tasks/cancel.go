@@ -34,6 +34,9 @@ func (s *Store) Cancel(ctx context.Context, taskID, reason string) error {
 		return &StateError{TaskID: taskID, Op: "cancel", Status: t.Status, Want: StatusPending}
 	}
 	now := s.now()
+	if t.UpdatedAt.After(now) {
+		now = t.UpdatedAt // event times stay in order across skewed clocks
+	}
 	ev, err := newEvent(taskID, t.Events+1, EventCancelled, StatusCancelled, t.Attempt, "", reason, now)
 	if err != nil {
 		return err

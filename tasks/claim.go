@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -23,10 +24,12 @@ import (
 // candidates one transaction at a time: the META update, conditioned on the
 // status, attempt and event count it read, the next event (attribute_not_
 // exists) and the WORKER item. A worker that loses a race to another moves
-// on to the next candidate. Workers start at different candidates of the
-// batch (an offset from their id), so twenty workers do not all race for
-// the single oldest task; order is oldest first within that spread, which
-// is as much order as concurrent consumers can observe anyway.
+// on to the next candidate. Each claim starts at a random candidate of the
+// batch, so twenty workers do not all race for the single oldest task:
+// order is oldest first within a window of ClaimBatch tasks, which is as
+// much order as concurrent consumers can observe anyway. Set ClaimBatch to
+// about the number of workers per shard; fewer candidates than workers
+// means lost races, each a canceled transaction.
 //
 // An expired task whose attempts are used up is not handed out: Claim
 // moves it to DEAD (with its LEASE_EXPIRED event) and goes on.
@@ -35,12 +38,11 @@ func (s *Store) Claim(ctx context.Context, workerID string) (*Claim, error) {
 		return nil, err
 	}
 	for _, shard := range s.shardOrder(workerID) {
-		now := s.now()
-		expired, err := s.expiredPage(ctx, shard, now, int32(s.opts.ClaimBatch))
+		expired, err := s.expiredPage(ctx, shard, s.now(), int32(s.opts.ClaimBatch))
 		if err != nil {
 			return nil, err
 		}
-		if c, err := s.tryCandidates(ctx, workerID, expired, now, true); c != nil || err != nil {
+		if c, err := s.tryCandidates(ctx, workerID, expired, true); c != nil || err != nil {
 			return c, err
 		}
 		q := table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusPending, shard), Limit: int32(s.opts.ClaimBatch)}
@@ -48,7 +50,7 @@ func (s *Store) Claim(ctx context.Context, workerID string) (*Claim, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tasks: claim: pending tasks: %w", err)
 		}
-		if c, err := s.tryCandidates(ctx, workerID, page.Items, now, false); c != nil || err != nil {
+		if c, err := s.tryCandidates(ctx, workerID, page.Items, false); c != nil || err != nil {
 			return c, err
 		}
 	}
@@ -69,20 +71,20 @@ func (s *Store) expiredPage(ctx context.Context, shard int, now time.Time, limit
 	return page.Items, nil
 }
 
-func (s *Store) tryCandidates(ctx context.Context, workerID string, cands []metaItem, now time.Time, expired bool) (*Claim, error) {
+func (s *Store) tryCandidates(ctx context.Context, workerID string, cands []metaItem, expired bool) (*Claim, error) {
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	start := int(hash32(workerID) % uint32(len(cands)))
+	start := rand.IntN(len(cands))
 	for i := range cands {
 		m := &cands[(start+i)%len(cands)]
 		if expired && m.Attempt >= s.opts.MaxAttempts {
-			if _, err := s.expire(ctx, m, now); err != nil && !lostRace(err) {
+			if _, err := s.expire(ctx, m); err != nil && !lostRace(err) {
 				return nil, err
 			}
 			continue
 		}
-		c, err := s.claim(ctx, workerID, m, now, expired)
+		c, err := s.claim(ctx, workerID, m, expired)
 		if lostRace(err) {
 			continue
 		}
@@ -102,11 +104,12 @@ func lostRace(err error) bool {
 // transaction conditioned on m still being what was read. With takeover, m
 // is a PROCESSING task whose lease expired: the transaction also writes its
 // LEASE_EXPIRED event and deletes the old owner's WORKER item.
-func (s *Store) claim(ctx context.Context, workerID string, m *metaItem, now time.Time, takeover bool) (*Claim, error) {
+func (s *Store) claim(ctx context.Context, workerID string, m *metaItem, takeover bool) (*Claim, error) {
 	id := m.TaskID
 	if err := checkTaskID(id); err != nil {
 		return nil, fmt.Errorf("tasks: claim: stored task id: %w", err)
 	}
+	now := s.notBefore(m.UpdatedAt)
 	attempt := m.Attempt + 1
 	expires := now.Add(s.opts.LeaseDuration)
 	var evs []*eventItem
@@ -185,4 +188,15 @@ func unchanged(m *metaItem) expression.ConditionBuilder {
 
 func expiredMessage(m *metaItem) string {
 	return fmt.Sprintf("lease of worker %s (attempt %d) expired at %s", m.Owner, m.Attempt, m.LeaseExpiresAt)
+}
+
+// notBefore is the store's clock, or the stored time of the task's last
+// change if that is later, so a history's event times never go backwards
+// when workers' clocks disagree a little.
+func (s *Store) notBefore(stored string) time.Time {
+	now := s.now()
+	if t, err := keys.ParseTime(stored); err == nil && t.After(now) {
+		return t
+	}
+	return now
 }

@@ -23,7 +23,7 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) error 
 	if len(result) > MaxResultSize {
 		return inputError("result", fmt.Sprintf("%d bytes", len(result)), fmt.Sprintf("is over MaxResultSize (%d bytes)", MaxResultSize))
 	}
-	now := s.now()
+	now := s.leaseNow(lease)
 	ev, err := newEvent(lease.TaskID, lease.Seq+1, EventCompleted, StatusCompleted, lease.Attempt, lease.Worker, "", now)
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (Status, e
 	if lease.Attempt >= s.opts.MaxAttempts {
 		to, typ = StatusDead, EventDead
 	}
-	now := s.now()
+	now := s.leaseNow(lease)
 	ev, err := newEvent(lease.TaskID, lease.Seq+1, typ, to, lease.Attempt, lease.Worker, reason, now)
 	if err != nil {
 		return "", err

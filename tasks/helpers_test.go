@@ -47,13 +47,21 @@ type fixture struct {
 func newFixture(t testing.TB, opts ...func(*tasks.Options)) *fixture {
 	t.Helper()
 	clock := newClock()
-	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = clock.Now })
-	all := append([]func(*tasks.Options){func(o *tasks.Options) { o.Clock = clock.Now }}, opts...)
+	f := newFixtureOnClock(t, clock.Now, opts...)
+	f.clock = clock
+	return f
+}
+
+// newFixtureOnClock is a store on a fresh fake, both on now.
+func newFixtureOnClock(t testing.TB, now func() time.Time, opts ...func(*tasks.Options)) *fixture {
+	t.Helper()
+	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = now })
+	all := append([]func(*tasks.Options){func(o *tasks.Options) { o.Clock = now }}, opts...)
 	store := tasks.NewStore(db, all...)
 	if err := store.Table().Schema().Create(context.Background(), db); err != nil {
 		t.Fatalf("create table: %v", err)
 	}
-	return &fixture{db: db, clock: clock, store: store}
+	return &fixture{db: db, store: store}
 }
 
 // submit submits a task without an idempotency key, one microsecond after

@@ -34,7 +34,7 @@ func (s *Store) Heartbeat(ctx context.Context, lease Lease) (Lease, error) {
 	if err := s.check(checkLease(lease)); err != nil {
 		return lease, err
 	}
-	now := s.now()
+	now := s.leaseNow(lease)
 	expires := now.Add(s.opts.LeaseDuration)
 	update := expression.Set(expression.Name(attrLeaseExpiresAt), expression.Value(keys.FormatTime(expires))).
 		Set(expression.Name(attrGSI1SK), expression.Value(mustBuild(leaseSK, expires))).
@@ -94,7 +94,7 @@ func (s *Store) ReclaimExpired(ctx context.Context) (int, error) {
 			if err != nil {
 				return moved, fmt.Errorf("tasks: expired leases: %w", err)
 			}
-			_, err := s.expire(ctx, &m, now)
+			_, err := s.expire(ctx, &m)
 			switch {
 			case err == nil:
 				moved++
@@ -108,7 +108,8 @@ func (s *Store) ReclaimExpired(ctx context.Context) (int, error) {
 
 // expire ends the expired lease m describes: the task goes back to PENDING,
 // or to DEAD if that was its last attempt, and returns the new status.
-func (s *Store) expire(ctx context.Context, m *metaItem, now time.Time) (Status, error) {
+func (s *Store) expire(ctx context.Context, m *metaItem) (Status, error) {
+	now := s.notBefore(m.UpdatedAt)
 	id := m.TaskID
 	if err := checkTaskID(id); err != nil {
 		return "", fmt.Errorf("tasks: expire: stored task id: %w", err)
@@ -142,4 +143,15 @@ func (s *Store) expire(ctx context.Context, m *metaItem, now time.Time) (Status,
 		return "", fmt.Errorf("tasks: expire lease on %q: %w", id, err)
 	}
 	return to, nil
+}
+
+// leaseNow is the time of a change made under lease: the store's clock, but
+// never before the claim or heartbeat that set the lease's expiry, so
+// event times stay in order across workers whose clocks disagree a little.
+func (s *Store) leaseNow(lease Lease) time.Time {
+	now := s.now()
+	if since := lease.ExpiresAt.Add(-s.opts.LeaseDuration); since.After(now) {
+		return since.UTC()
+	}
+	return now
 }

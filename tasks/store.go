@@ -17,7 +17,7 @@ const (
 	DefaultTableName     = "tasks"
 	DefaultLeaseDuration = 30 * time.Second
 	DefaultMaxAttempts   = 3
-	DefaultClaimBatch    = 10
+	DefaultClaimBatch    = 25
 	// MaxShards bounds Options.Shards: ListPending and ReclaimExpired send
 	// one query per shard.
 	MaxShards = 100
@@ -52,7 +52,9 @@ type Options struct {
 	// Every store on a table must use the same value.
 	Shards int
 	// ClaimBatch is how many of the oldest candidates Claim reads per
-	// partition before trying them. Default DefaultClaimBatch.
+	// partition before trying them, in random order. Default
+	// DefaultClaimBatch; about the number of concurrent workers per shard
+	// keeps lost races (canceled transactions) rare. At most 100.
 	ClaimBatch int
 	// NewID returns the id of a task submitted without an idempotency key.
 	// Default: a ULID (time-ordered, random). Tasks with a key get an id
