@@ -13,8 +13,10 @@
 //   - -aws: the default AWS configuration chain for both (credentials,
 //     region, AWS_ENDPOINT_URL_*), ignoring the TABLEKIT variables.
 //
-// The bucket is created when missing; tables are the example's to create
-// (table.Schema.EnsureTable), since only the example knows its schema.
+// The bucket is created when missing (Env.Bucket opens more beside it);
+// tables are the example's to create (table.Schema.EnsureTable), since only
+// the example knows its schema. Call Open once per program: each call in
+// memory mode starts its own fake.
 //
 // A typical main:
 //
@@ -72,6 +74,19 @@ type Env struct {
 	Fake *dynamotest.DB
 	// DynamoDBWhere and S3Where say where each service is, for printing.
 	DynamoDBWhere, S3Where string
+
+	s3        *s3.Client // nil when Blobs is in memory
+	pathStyle bool
+}
+
+// Bucket opens another bucket beside Blobs, on the same S3 endpoint (created
+// when missing), or a fresh in-memory store when Blobs is in memory. Use it
+// rather than a second Open, which would also start a second fake DynamoDB.
+func (e *Env) Bucket(ctx context.Context, name string) (blobstore.Store, error) {
+	if e.s3 == nil {
+		return blobstore.NewMemory(), nil
+	}
+	return openS3(ctx, e.s3, name, e.pathStyle)
 }
 
 // String describes the environment: "DynamoDB: in-memory fake; blobs: in-memory".
@@ -88,7 +103,8 @@ func Open(ctx context.Context, cfg Config) (*Env, error) {
 			return nil, fmt.Errorf("exampleenv: load AWS configuration: %w", err)
 		}
 		env.DB, env.DynamoDBWhere = dynamodb.NewFromConfig(awsCfg), "AWS ("+awsCfg.Region+")"
-		blobs, err := openS3(ctx, s3.NewFromConfig(awsCfg), cfg.Bucket, false)
+		env.s3 = s3.NewFromConfig(awsCfg)
+		blobs, err := openS3(ctx, env.s3, cfg.Bucket, false)
 		if err != nil {
 			return nil, err
 		}
@@ -127,6 +143,7 @@ func Open(ctx context.Context, cfg Config) (*Env, error) {
 			o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 			o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 		})
+		env.s3, env.pathStyle = client, true
 		blobs, err := openS3(ctx, client, cfg.Bucket, true)
 		if err != nil {
 			return nil, err

@@ -31,6 +31,13 @@ func TestOpenWithoutEndpointsIsInMemory(t *testing.T) {
 	if got := env.String(); got != "DynamoDB: in-memory fake; blobs: in-memory" {
 		t.Fatalf("String() = %q", got)
 	}
+	other, err := env.Bucket(context.Background(), "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := other.(*blobstore.Memory); !ok || other == env.Blobs {
+		t.Fatalf("Bucket gave %T, want a second in-memory store", other)
+	}
 }
 
 // With both endpoints set, Open talks to them: here the fake's HTTP server
@@ -66,5 +73,21 @@ func TestOpenWithEndpointsCreatesTheBucketAndUsesBoth(t *testing.T) {
 	}
 	if _, err := backend.HeadObject("tablekit-examples", "k"); err != nil {
 		t.Fatalf("the object is not in the bucket on the endpoint: %v", err)
+	}
+
+	// A second bucket on the same endpoint.
+	env, err := exampleenv.Open(ctx, exampleenv.Config{Bucket: "tablekit-examples"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports, err := env.Bucket(ctx, "tablekit-reports")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reports.Put(ctx, "r", strings.NewReader("report")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := backend.HeadObject("tablekit-reports", "r"); err != nil {
+		t.Fatalf("the object is not in the second bucket: %v", err)
 	}
 }
