@@ -63,6 +63,8 @@ type BackfillProgress struct {
 // condition fails, DynamoDB returns the current item with the refusal
 // and fn runs again on it (up to Attempts times).
 //
+// fn changes Extra by assigning or deleting entries, never by editing an
+// attribute value in place (the store compares values to find changes).
 // fn must not change ID or Status (status changes go through the moves);
 // doing so stops the backfill with an error. fn runs concurrently for
 // different jobs. An error from fn stops the backfill and is returned,
