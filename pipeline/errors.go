@@ -81,7 +81,9 @@ func (e *notFoundError) Unwrap() []error {
 	return []error{ErrNotFound, table.ErrNotFound, e.cause}
 }
 
-func notFound(what, id string, cause error) error { return &notFoundError{what: what, id: id, cause: cause} }
+func notFound(what, id string, cause error) error {
+	return &notFoundError{what: what, id: id, cause: cause}
+}
 
 // inputError is the typed error for bad input caught before any request.
 func inputError(field string, value any, reason string) error {

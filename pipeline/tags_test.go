@@ -1,0 +1,404 @@
+package pipeline_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tablekit/tablekit/pipeline"
+	"github.com/tablekit/tablekit/table"
+)
+
+// tagVocabulary: plain keys with a few values each, and a hierarchical
+// region tree three levels deep.
+var (
+	plainTags = map[string][]string{
+		"source": {"sap", "oracle", "csv", "api"},
+		"plant":  {"abc", "def", "ghi", "jkl", "mno"},
+		"env":    {"prod", "dev"},
+	}
+	regionLeaves = []string{
+		"usa/northwest/seattle", "usa/northwest/portland", "usa/southeast/miami", "usa/southeast",
+		"eu/west/paris", "eu/west/dublin", "eu/central/berlin", "eu", "apac/japan/tokyo", "apac/japan",
+	}
+)
+
+func randomTags(r *rand.Rand) []pipeline.Tag {
+	var tags []pipeline.Tag
+	seen := map[pipeline.Tag]bool{}
+	add := func(t pipeline.Tag) {
+		if !seen[t] {
+			seen[t] = true
+			tags = append(tags, t)
+		}
+	}
+	for _, k := range []string{"source", "plant", "env"} {
+		if r.IntN(3) > 0 {
+			vs := plainTags[k]
+			add(pipeline.Tag{Key: k, Value: vs[r.IntN(len(vs))]})
+		}
+	}
+	for range r.IntN(3) {
+		add(pipeline.Tag{Key: "region", Value: regionLeaves[r.IntN(len(regionLeaves))]})
+	}
+	return tags
+}
+
+// randomQueryTag picks a tag to search for: a plain value, or any level of
+// the region tree (so searches hit pipelines tagged deeper down).
+func randomQueryTag(r *rand.Rand) pipeline.Tag {
+	if r.IntN(2) == 0 {
+		keys := []string{"source", "plant", "env"}
+		k := keys[r.IntN(len(keys))]
+		return pipeline.Tag{Key: k, Value: plainTags[k][r.IntN(len(plainTags[k]))]}
+	}
+	leaf := strings.Split(regionLeaves[r.IntN(len(regionLeaves))], "/")
+	return pipeline.Tag{Key: "region", Value: strings.Join(leaf[:1+r.IntN(len(leaf))], "/")}
+}
+
+// matches is the brute-force reading of "p carries tag q at any level".
+func matches(p *pipeline.Pipeline, q pipeline.Tag) bool {
+	for _, t := range p.Tags {
+		if t.Key == q.Key && (t.Value == q.Value || strings.HasPrefix(t.Value, q.Value+"/")) {
+			return true
+		}
+	}
+	return false
+}
+
+func createMany(t testing.TB, e *env, n int, r *rand.Rand) []*pipeline.Pipeline {
+	t.Helper()
+	inputs := make([]pipeline.Input, n)
+	for i := range inputs {
+		inputs[i] = pipeline.Input{ID: fmt.Sprintf("p%05d", r.IntN(1_000_000)*10+i%10), Name: "n", Tags: randomTags(r)}
+	}
+	out := make([]*pipeline.Pipeline, n)
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += 4 {
+				p, err := e.store.Create(context.Background(), inputs[i])
+				if err != nil && errors.Is(err, table.ErrAlreadyExists) {
+					inputs[i].ID += "x"
+					p, err = e.store.Create(context.Background(), inputs[i])
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				out[i] = p
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestListByTagsMatchesBruteForceOnTwoThousandPipelines(t *testing.T) {
+	e := newEnv(t, func(o *pipeline.Options) { o.TagQueryLimit = 40 })
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(4, 2026))
+	all := createMany(t, e, 2000, r)
+	pageSizes := []int{15, 40, 100}
+	nonEmpty, pages := 0, 0
+	for c := range 200 {
+		var q []pipeline.Tag
+		for range 1 + r.IntN(3) {
+			q = append(q, randomQueryTag(r))
+		}
+		var want []string
+		for _, p := range all {
+			ok := true
+			for _, tag := range q {
+				ok = ok && matches(p, tag)
+			}
+			if ok {
+				want = append(want, p.ID)
+			}
+		}
+		slices.Sort(want)
+		limit := pageSizes[c%len(pageSizes)]
+		var got []string
+		cursor := ""
+		for {
+			page, err := e.store.ListByTags(ctx, q, limit, cursor)
+			if err != nil {
+				t.Fatalf("%v: %v", q, err)
+			}
+			pages++
+			if len(page.Items) > limit || (page.Next != "" && len(page.Items) != limit) {
+				t.Fatalf("%v: page of %d with limit %d, next %q", q, len(page.Items), limit, page.Next)
+			}
+			for _, p := range page.Items {
+				got = append(got, p.ID)
+			}
+			if cursor = page.Next; cursor == "" {
+				break
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("combination %d %v (pages of %d): got %d ids, want %d\n got %v\nwant %v", c, q, limit, len(got), len(want), head(got), head(want))
+		}
+		if len(want) > 0 {
+			nonEmpty++
+		}
+	}
+	if nonEmpty < 100 {
+		t.Fatalf("only %d of 200 combinations matched anything: the test does not exercise much", nonEmpty)
+	}
+	t.Logf("200 combinations, %d non-empty, %d pages", nonEmpty, pages)
+}
+
+func head(s []string) []string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+func TestTagAggregatesExactAfterFiftyConcurrentUpdates(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(7, 7))
+	ps := createMany(t, e, 8, r)
+	updates := make([][]pipeline.Tag, 50)
+	for i := range updates {
+		updates[i] = randomTags(r)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, len(updates))
+	conflicts := make(chan int, len(updates))
+	for i, tags := range updates {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := ps[i%len(ps)].ID
+			lost := 0
+			for {
+				cur, err := e.store.Get(ctx, id)
+				if err != nil {
+					errs <- err
+					return
+				}
+				_, err = e.store.Update(ctx, id, cur.Version, pipeline.Input{Name: cur.Name, Tags: tags})
+				if errors.Is(err, pipeline.ErrConflict) {
+					lost++
+					continue
+				}
+				if err != nil {
+					errs <- err
+				}
+				conflicts <- lost
+				return
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	close(conflicts)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	lost := 0
+	for n := range conflicts {
+		lost += n
+	}
+	want := map[string]int{}
+	versions := 0
+	for _, p := range ps {
+		cur, err := e.store.Get(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		versions += cur.Version - 1
+		for _, tag := range allLevels(cur.Tags) {
+			want[tag]++
+		}
+	}
+	if versions != len(updates) {
+		t.Fatalf("%d versions written by %d updates", versions, len(updates))
+	}
+	if got := tagCounts(t, e); !reflect.DeepEqual(got, want) {
+		t.Fatalf("aggregates after concurrent updates:\n got %v\nwant %v", got, want)
+	}
+	// Every visible count is what ListByTags finds for that tag alone.
+	for kv, n := range want {
+		k, v, _ := strings.Cut(kv, "=")
+		page, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: k, Value: v}}, 100, "")
+		if err != nil || len(page.Items) != n {
+			t.Fatalf("ListByTags %s: %d pipelines, aggregate says %d (%v)", kv, len(page.Items), n, err)
+		}
+	}
+	t.Logf("50 updates on %d pipelines, %d lost races retried", len(ps), lost)
+}
+
+// allLevels is the distinct "key=level path" of tags.
+func allLevels(tags []pipeline.Tag) []string {
+	set := map[string]bool{}
+	for _, t := range tags {
+		parts := strings.Split(t.Value, "/")
+		for i := range parts {
+			set[t.Key+"="+strings.Join(parts[:i+1], "/")] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestHierarchicalTagMatchesAtEveryLevel(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	deep, err := e.store.Create(ctx, pipeline.Input{ID: "deep", Name: "n", Tags: []pipeline.Tag{{Key: "region", Value: "usa/northwest/seattle"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.Create(ctx, pipeline.Input{ID: "plain", Name: "n", Tags: []pipeline.Tag{{Key: "region", Value: "usa"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.Create(ctx, pipeline.Input{ID: "sibling", Name: "n", Tags: []pipeline.Tag{{Key: "region", Value: "usa/northwestern"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for v, want := range map[string][]string{
+		"usa":                   {"deep", "plain", "sibling"},
+		"usa/northwest":         {"deep"},
+		"usa/northwest/seattle": {"deep"},
+		"usa/northwestern":      {"sibling"},
+		"northwest":             nil,
+		"usa/northwest/sea":     nil,
+	} {
+		page, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: "region", Value: v}}, 10, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sortedIDs(page.Items); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+			t.Errorf("region=%s: %v, want %v", v, got, want)
+		}
+	}
+	if deep.Tags[0].Value != "usa/northwest/seattle" {
+		t.Fatal(deep.Tags)
+	}
+}
+
+func TestListByTagsCursorIsBoundToTheTagSet(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	for i := range 6 {
+		if _, err := e.store.Create(ctx, pipeline.Input{ID: fmt.Sprint("p", i), Name: "n",
+			Tags: []pipeline.Tag{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ab := []pipeline.Tag{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}}
+	first, err := e.store.ListByTags(ctx, ab, 4, "")
+	if err != nil || len(first.Items) != 4 || first.Next == "" {
+		t.Fatalf("first page %v %v", first, err)
+	}
+	// The same set in another order, or with a tag repeated, continues.
+	ba := []pipeline.Tag{{Key: "b", Value: "2"}, {Key: "a", Value: "1"}, {Key: "b", Value: "2"}}
+	second, err := e.store.ListByTags(ctx, ba, 4, first.Next)
+	if err != nil || !slices.Equal(sortedIDs(second.Items), []string{"p4", "p5"}) || second.Next != "" {
+		t.Fatalf("second page %v %v", sortedIDs(second.Items), err)
+	}
+	e.db.ResetCalls()
+	altered := []byte(first.Next)
+	altered[len(altered)-1] ^= 1
+	for name, c := range map[string]struct {
+		tags   []pipeline.Tag
+		cursor string
+	}{
+		"other tags":     {[]pipeline.Tag{{Key: "a", Value: "1"}}, first.Next},
+		"altered":        {ab, string(altered)},
+		"not base64":     {ab, "!!"},
+		"table cursor":   {ab, "AQ"},
+		"other store":    {ab, pipeline.NewStore(e.db, nil, func(o *pipeline.Options) { o.CursorKey = []byte("k") }).Table().Name()},
+		"truncated":      {ab, first.Next[:10]},
+		"empty-ish junk": {ab, "AAAAAAAAAAAAAAAAAAAAAAAA"},
+	} {
+		_, err := e.store.ListByTags(ctx, c.tags, 4, c.cursor)
+		if !errors.Is(err, table.ErrInvalidCursor) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if n := e.calls(); n != 0 {
+		t.Fatalf("invalid cursors sent %d requests", n)
+	}
+}
+
+func TestZeroCountTagValuesAreHidden(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	p, err := e.store.Create(ctx, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "plant", Value: "abc"}, {Key: "plant", Value: "def"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "plant", Value: "def"}}}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := e.store.ListTagValues(ctx, "plant", 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []pipeline.TagCount{{Key: "plant", Value: "def", Count: 1}}; !reflect.DeepEqual(page.Items, want) {
+		t.Fatalf("values %+v, want %+v", page.Items, want)
+	}
+	var raw map[string]any
+	if err := e.store.Table().Get(ctx, e.store.Table().Key("TA:plant", "TA:abc"), &raw); err != nil || raw["count"] != float64(0) {
+		t.Fatalf("the zero row is kept with count 0: %v %v", raw, err)
+	}
+}
+
+func TestTooManyTagsFailsBeforeAnyRequest(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	var tags []pipeline.Tag
+	for i := range 60 {
+		tags = append(tags, pipeline.Tag{Key: "k", Value: fmt.Sprintf("a/b%d", i)})
+	}
+	// 1 shared level + 60 leaves = 61 entries, each an item and a count.
+	e.db.ResetCalls()
+	_, err := e.store.Create(ctx, pipeline.Input{ID: "big", Name: "n", Tags: tags, Groups: []string{"g"}})
+	var tm *pipeline.TooManyTagsError
+	if !errors.As(err, &tm) || !errors.Is(err, pipeline.ErrTooManyTags) || tm.Actions != 2+1+122 || tm.Max != 100 {
+		t.Fatalf("create: %v", err)
+	}
+	if n := e.calls(); n != 0 {
+		t.Fatalf("sent %d requests", n)
+	}
+	// 49 entries fit exactly: 2 + 98 = 100.
+	p, err := e.store.Create(ctx, pipeline.Input{ID: "fits", Name: "n", Tags: tags[:24]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An update swapping all 25 entries for 25 others needs 2 + 100 writes.
+	other := make([]pipeline.Tag, 24)
+	for i := range other {
+		other[i] = pipeline.Tag{Key: "k", Value: fmt.Sprintf("c/d%d", i)}
+	}
+	before := e.snapshot(t)
+	e.db.ResetCalls()
+	if _, err := e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "n", Tags: other}); !errors.As(err, &tm) || tm.Actions != 102 {
+		t.Fatalf("update: %v", err)
+	}
+	if n := e.writeCalls(); n != 0 {
+		t.Fatalf("sent %d writes", n)
+	}
+	if !reflect.DeepEqual(before, e.snapshot(t)) {
+		t.Fatal("refused update changed the table")
+	}
+}
