@@ -74,3 +74,55 @@ func TestLoadJourneyOnDynamoDBLocal(t *testing.T) {
 		t.Fatalf("log summaries %v, %v", logs, err)
 	}
 }
+
+// TestFilesOnS3rverAndBackupRestore runs a step's log and report through
+// s3rver (TABLEKIT_S3_ENDPOINT) and DynamoDB Local, reads them back, and
+// restores an export into a second table.
+func TestFilesOnS3rverAndBackupRestore(t *testing.T) {
+	client := testenv.S3(t)
+	logs := blobstore.NewS3(client, testenv.Bucket(t, "journey-logs"), func(o *blobstore.S3Options) { o.PathStyle = true })
+	reports := blobstore.NewS3(client, testenv.Bucket(t, "journey-reports"), func(o *blobstore.S3Options) { o.PathStyle = true })
+	s := localStore(t, func(o *Options) { o.Reports = reports })
+	s.logs, s.backups = logs, logs
+	ctx := context.Background()
+	if _, err := s.CreateJourney(ctx, NewJourney{ID: "JRN-S3", Name: "files"}); err != nil {
+		t.Fatal(err)
+	}
+	job, err := s.StartJob(ctx, NewJob{JourneyID: "JRN-S3", StageID: "raw_analysis"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.StepLogger(job.Ref(), "schema_extraction")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		l.Info("entry", map[string]any{"i": i})
+	}
+	if err := l.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WriteReport(ctx, job.Ref(), "schema_extraction", Report{ReportType: ReportPerformance, Title: "perf"}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := s.JobLogs(ctx, job.Ref())
+	if err != nil || len(entries) != 300 {
+		t.Fatalf("JobLogs: %d entries, %v", len(entries), err)
+	}
+	reps, err := s.JobReports(ctx, job.Ref())
+	if err != nil || len(reps) != 1 || reps[0].Title != "perf" {
+		t.Fatalf("JobReports: %+v, %v", reps, err)
+	}
+	if _, err := s.Export(ctx, "JRN-S3"); err != nil {
+		t.Fatal(err)
+	}
+	other := localStore(t)
+	other.backups = logs
+	c, err := other.Import(ctx, "JRN-S3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Logs) != 300 || len(c.Reports) != 1 || len(c.Jobs) != 1 {
+		t.Fatalf("restored %d logs, %d reports, %d jobs", len(c.Logs), len(c.Reports), len(c.Jobs))
+	}
+}

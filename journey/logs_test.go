@@ -67,6 +67,9 @@ func TestStepLoggerWritesFileSummariesAndCounts(t *testing.T) {
 	if fmt.Sprint(levels) != "[DEBUG INFO WARNING ERROR]" || fmt.Sprint(entries[1].Details["rows"]) != "120" {
 		t.Errorf("file holds %v %v", levels, entries[1].Details)
 	}
+	if l.Len() != 4 {
+		t.Errorf("Len %d", l.Len())
+	}
 	if l.Location() != "s3://transformation-journey-logs/journeys/JRN-T/stages/raw_analysis/executions/"+ref.JobID+"/logs/schema_extraction.json" {
 		t.Errorf("location %s", l.Location())
 	}
