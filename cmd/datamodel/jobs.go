@@ -1,0 +1,59 @@
+package main
+
+import (
+	"github.com/tablekit/tablekit/datamodel"
+	"github.com/tablekit/tablekit/jobs"
+)
+
+// jobsModel is seed 001's photo-editor jobs table, for the prod environment.
+func jobsModel() datamodel.Model {
+	return datamodel.Model{
+		Store:           "jobs",
+		Package:         "github.com/tablekit/tablekit/jobs",
+		Schema:          jobs.Schema("prod"),
+		PolicyTableName: "photoeditor-*-jobs",
+		// ~100k jobs a month kept 90 days (TTL) at ~1 KB, each stored
+		// three times (table and two ALL-projection indexes): ~1 GB.
+		Options: []func(*datamodel.Options){datamodel.WithStorageGB(1)},
+		Prose: datamodel.Prose{
+			Philosophy: "One table per bounded context, `photoeditor-{env}-jobs`, one item per job: the job is read and written as a whole (status polling, status moves, the admin view), so it is a single-item aggregate keyed by its ULID. " +
+				"Every status move is one conditional `UpdateItem` on the status it starts from, the seed's idempotency rule for workers that receive a queue message more than once.",
+			Aggregates: "Job (metadata, file facts, analysis and edit results, error record) is one item: >90% of reads want all of it and it is bounded (~1 KB; results that would push it past the offload threshold go to S3 through blobstore's Offloader, leaving a pointer). " +
+				"A user's jobs and the jobs in a status are not item collections of a parent item: the two GSIs serve those lists, because the job id is what clients hold.",
+			Purpose:           "Processing jobs of the photo editor, from upload to result.",
+			AggregateBoundary: "One job per item; no item collections.",
+			PartitionKey:      "a ULID per job: uniformly distributed, the id clients poll with.",
+			SortKey:           "the seed's table has none: every access by id is a GetItem.",
+			BoundedReads:      "lists are GSI queries newest first (`ScanIndexForward=false`) with `Limit` and opaque cursors: 20 a page for users, 100 for the admin view; expired items are filtered on `ttl` until DynamoDB deletes them.",
+			Indexes: map[string]datamodel.IndexProse{
+				jobs.IndexUserCreatedAt: {
+					Purpose:      "a user's job history, newest first (seed 001's GSI1, \"User Job History\").",
+					PartitionKey: "the user id: many users, each with few jobs.",
+					SortKey:      "creation time in Unix milliseconds, so pages come newest first.",
+					Projection:   "the history shows status, file name, thumbnails and results, i.e. most of the item; ALL saves a GetItem per row.",
+					Sparse:       "every job has a user, so the index holds every job",
+				},
+				jobs.IndexStatusCreatedAt: {
+					Purpose:      "the admin's status views (FAILED jobs to replay), newest first (seed 001's GSI2).",
+					PartitionKey: "the status: six values, so low cardinality; acceptable because the admin reads it a few times an hour and writes land there at the job creation rate.",
+					SortKey:      "creation time in Unix milliseconds.",
+					Projection:   "the admin view shows the error record and file facts; ALL avoids a read per row.",
+					Sparse:       "a job without status (written by an older service) stays out",
+				},
+			},
+			TradeOffs: []string{
+				"**Status as a GSI partition key**: low cardinality (QUEUED, PROCESSING, EDITING, COMPLETED, FAILED); every status move moves the item in status-createdAt-index (a delete and a put). At the seed's 100k jobs a month this is far below a partition's 1,000 WCU; a service at 1,000x that volume would shard the status key (seed 002's write sharding).",
+				"**ALL projections** double storage and index write cost, bought to answer both lists without a GetItem per row.",
+				"**TTL** (90 days) garbage-collects jobs; reads filter on `ttl` because DynamoDB deletes expired items up to 48 hours late.",
+			},
+			Integration: "uploaded and edited files live in S3 (`s3TempKey`, `s3FinalKey`); large analysis results are offloaded to the blob store before the DynamoDB write, so no item points at a missing object.",
+		},
+		Items: []datamodel.Sample{
+			{{"jobId", "01JBX7Q2M4T5V6W7X8Y9Z0A1B2"}, {"userId", "user-123"}, {"createdAt", "1730492400000"}, {"status", "QUEUED"}, {"originalFileName", "beach.jpg"}, {"fileSize", "2048576"}, {"ttl", "1738268400"}},
+			{{"jobId", "01JBX7R3N5U6W7X8Y9Z0A1B2C3"}, {"userId", "user-123"}, {"createdAt", "1730492460000"}, {"status", "PROCESSING"}, {"originalFileName", "dog.png"}, {"fileSize", "845120"}, {"ttl", "1738268460"}},
+			{{"jobId", "01JBX7S4P6V7X8Y9Z0A1B2C3D4"}, {"userId", "user-456"}, {"createdAt", "1730492520000"}, {"status", "EDITING"}, {"originalFileName", "mountain.jpg"}, {"fileSize", "3145728"}, {"ttl", "1738268520"}},
+			{{"jobId", "01JBX7T5Q7W8Y9Z0A1B2C3D4E5"}, {"userId", "user-456"}, {"createdAt", "1730492580000"}, {"status", "COMPLETED"}, {"originalFileName", "city.jpg"}, {"fileSize", "1572864"}, {"s3FinalKey", "final/user-456/01JBX7T5.jpg"}, {"ttl", "1738268580"}},
+			{{"jobId", "01JBX7V6R8X9Z0A1B2C3D4E5F6"}, {"userId", "user-789"}, {"createdAt", "1730492640000"}, {"status", "FAILED"}, {"originalFileName", "scan.tiff"}, {"fileSize", "9437184"}, {"error", "{code: PROVIDER_TIMEOUT, retryCount: 1}"}, {"ttl", "1738268640"}},
+		},
+	}
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"github.com/tablekit/tablekit/datamodel"
+	"github.com/tablekit/tablekit/journey"
+)
+
+// journeyModel is seed 000's TransformationSystem table.
+func journeyModel() datamodel.Model {
+	return datamodel.Model{
+		Store:   "journey",
+		Package: "github.com/tablekit/tablekit/journey",
+		Schema:  journey.Schema(""),
+		// ~100 jobs a day, each with its journey share and up to ~10,000
+		// log summaries of ~768 B kept: ~25 GB a year before pruning,
+		// twice with GSI1 ALL.
+		Options: []func(*datamodel.Options){datamodel.WithStorageGB(50)},
+		Prose: datamodel.Prose{
+			Philosophy: "A journey is the unit of work, display and backup: its metadata, six stages, Second Brain rules, job executions and the catalog of logs and reports all share the partition `JOURNEY#{journeyId}`, so the whole journey loads in one Query billed once for the items' total size. " +
+				"Bodies (log files, report files, exports) live in S3; DynamoDB keeps the metadata and the object locations, written after the object.",
+			Aggregates: "Item collection aggregate per journey: entities are read together (the dashboard loads the complete journey) but updated independently (a job's progress, a rule's status), and the collection grows with executions and logs, so each entity is its own item under the journey's partition rather than one large item. " +
+				"Counters that span entities (totalJobs, completedJobs, activeRules) are kept by `ADD` in the same transaction as the entity that changes them.",
+			Purpose:           "Journeys of the AI Job Engine and everything that belongs to one journey.",
+			AggregateBoundary: "the journey: metadata, stages, rules, jobs, log and report catalog entries share `PK`.",
+			PartitionKey:      "`JOURNEY#{journeyId}`: one partition per journey, an identifying relationship (no entity exists without its journey).",
+			SortKey:           "entity type and position: prefixes give each entity its range and order (stages by order, jobs by stage, execution and start time).",
+			SortKeyTaxonomy: []string{
+				"`METADATA`: the journey",
+				"`STAGE#{order:02d}#{stageId}`: stage definitions in execution order",
+				"`RULE#{stageId}#{index:03d}#{ruleId}`: Second Brain rules of a stage",
+				"`JOB#{order:02d}#{stageId}#{execution:03d}#{startedAt}`: job executions, a stage's in execution order",
+				"`LOG#{jobId}#{step}#{timestamp}#{logId}`: optional log summaries",
+				"`REPORT#{jobId}#{reportType}#{timestamp}#{reportId}`: report catalog entries",
+			},
+			BoundedReads: "`begins_with(SK, ...)` on the entity prefix (a stage's jobs: `JOB#{order}#{stageId}#`, never a filter); the latest execution is the same query descending with Limit 1; lists page with opaque cursors.",
+			Indexes: map[string]datamodel.IndexProse{
+				journey.IndexGSI1: {
+					Purpose:      "the journeys dashboard (`JOURNEYS`, newest first), a job's log summaries in time order (`JOB#{jobId}`), a job's reports (`REPORTS#{jobId}`), and the seed's stage and rule listings.",
+					PartitionKey: "`GSI1PK`, overloaded: `JOURNEYS` (one value for every journey: a low-cardinality partition, see the hot-partition analysis), `JOURNEY#{id}#STAGES`, `JOURNEY#{id}#RULES`, `JOB#{jobId}`, `REPORTS#{jobId}`.",
+					SortKey:      "`GSI1SK`: creation time, stage order, rule priority, timestamps; fixed-width UTC microseconds sort as strings.",
+					Projection:   "the dashboard and log views show most attributes; ALL avoids a GetItem per row, paid for by an index write on every item write.",
+					Sparse:       "every entity carries GSI1 keys, so the index holds every item",
+				},
+			},
+			TradeOffs: []string{
+				"**One Query for the whole journey** instead of the seed's four: log summaries sort between `JOB#` and `METADATA`, so they are read too unless turned off or skipped with two range queries.",
+				"**Overloaded GSI1 with ALL projection**: one index serves five listings; every item write costs a second write in GSI1.",
+				"**`JOURNEYS` is one GSI1 partition for all journeys**: fine at the seed's scale (a few journeys created a day, dashboards reading pages of 20); a service creating journeys at hundreds per second would shard it.",
+				"**Jobs and logs share `GSI1PK=JOB#{jobId}`** as the seed writes them; the log listing filters out the one job item.",
+				"**Counters by ADD inside transactions** keep totals exact under 100 concurrent job finishes, at double write cost.",
+			},
+			Integration: "log files, report files and exports are written to S3 first (`transformation-journey-logs`, `transformation-journey-reports`), then the DynamoDB item with their location, so no item points at a missing object.",
+		},
+		Items: []datamodel.Sample{
+			{{"PK", "JOURNEY#j-001"}, {"SK", "METADATA"}, {"GSI1PK", "JOURNEYS"}, {"GSI1SK", "2025-11-01T20:30:00.000000Z"}, {"EntityType", "Journey"}, {"Data", "{name, status: running, aggregates, progress}"}},
+			{{"PK", "JOURNEY#j-001"}, {"SK", "STAGE#01#raw_analysis"}, {"GSI1PK", "JOURNEY#j-001#STAGES"}, {"GSI1SK", "01"}, {"EntityType", "StageDefinition"}, {"Data", "{stageId, order: 1, lastExecution: 2}"}},
+			{{"PK", "JOURNEY#j-001"}, {"SK", "RULE#raw_analysis#001#rule-7"}, {"GSI1PK", "JOURNEY#j-001#RULES"}, {"GSI1SK", "raw_analysis#critical#001"}, {"EntityType", "SecondBrainRule"}, {"Data", "{priority: critical, status: active}"}},
+			{{"PK", "JOURNEY#j-001"}, {"SK", "JOB#01#raw_analysis#002#2025-11-01T20:40:00.000000Z"}, {"GSI1PK", "JOB#job-42"}, {"GSI1SK", "2025-11-01T20:40:00.000000Z"}, {"EntityType", "JobExecution"}, {"Data", "{status: completed, progress: 100}"}},
+			{{"PK", "JOURNEY#j-001"}, {"SK", "LOG#job-42#extract#2025-11-01T20:41:00.000000Z#log-9"}, {"GSI1PK", "JOB#job-42"}, {"GSI1SK", "2025-11-01T20:41:00.000000Z"}, {"EntityType", "LogEntry"}, {"Data", "{level: info, message}"}},
+			{{"PK", "JOURNEY#j-001"}, {"SK", "REPORT#job-42#quality#2025-11-01T20:45:00.000000Z#RPT-3"}, {"GSI1PK", "REPORTS#job-42"}, {"GSI1SK", "2025-11-01T20:45:00.000000Z"}, {"EntityType", "JobReport"}, {"Data", "{reportType: quality, s3Location}"}},
+		},
+	}
+}

@@ -1,0 +1,507 @@
+package datamodel
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// Seed 002's constants: on-demand prices in US dollars, the seconds in its
+// month, and the throughput one partition serves.
+const (
+	PricePerMillionReads  = 0.125     // read request unit (RRU)
+	PricePerMillionWrites = 0.625     // write request unit (WRU)
+	PricePerGBMonth       = 0.25      // storage
+	SecondsPerMonth       = 2_592_000 // 30 days
+	PartitionReadLimit    = 3000      // RCU per second on one partition
+	PartitionWriteLimit   = 1000      // WCU per second on one partition
+)
+
+// DynamoDB's capacity unit sizes.
+const (
+	readUnitBytes  = 4 * 1024 // one strongly consistent read of up to 4 KB
+	writeUnitBytes = 1024     // one write of up to 1 KB
+)
+
+// Prices are on-demand prices in US dollars.
+type Prices struct {
+	ReadPerMillion  float64 // per million read request units
+	WritePerMillion float64 // per million write request units
+	StorageGBMonth  float64 // per GB stored for a month
+}
+
+// Options tune Estimate.
+type Options struct {
+	// Rates replaces the declared RatePerSecond of the patterns it names:
+	// a service's own traffic instead of the store's defaults.
+	Rates map[string]float64
+	// StorageGB is the data the table and its indexes hold, for the
+	// storage line of the monthly cost (0: no storage cost).
+	StorageGB float64
+	// Prices defaults to seed 002's.
+	Prices Prices
+}
+
+// WithRates sets Options.Rates.
+func WithRates(rates map[string]float64) func(*Options) {
+	return func(o *Options) { o.Rates = rates }
+}
+
+// WithStorageGB sets Options.StorageGB.
+func WithStorageGB(gb float64) func(*Options) {
+	return func(o *Options) { o.StorageGB = gb }
+}
+
+// WithPrices sets Options.Prices.
+func WithPrices(p Prices) func(*Options) {
+	return func(o *Options) { o.Prices = p }
+}
+
+// Estimate is the capacity and on-demand cost of a table's declared
+// access patterns.
+type Estimate struct {
+	Table    string
+	Patterns []PatternEstimate // in declaration order
+	// ReadPerSecond and WritePerSecond are the sums over the patterns, in
+	// read and write units (RCU, WCU) per second.
+	ReadPerSecond, WritePerSecond float64
+	// Monthly costs in US dollars: reads, writes, storage and their sum.
+	ReadCost, WriteCost, StorageCost, MonthlyCost float64
+	StorageGB                                     float64
+	// Partitions are the key values on which patterns concentrate their
+	// load (a constant Partition, or a template with Partitions set),
+	// hottest first. Hot ones pass a partition's limits.
+	Partitions []PartitionLoad
+}
+
+// Hot returns the partitions that would pass a partition's limits.
+func (e *Estimate) Hot() []PartitionLoad {
+	var hot []PartitionLoad
+	for _, p := range e.Partitions {
+		if p.Hot() {
+			hot = append(hot, p)
+		}
+	}
+	return hot
+}
+
+// Pattern returns the estimate of the pattern called name.
+func (e *Estimate) Pattern(name string) (PatternEstimate, bool) {
+	for _, p := range e.Patterns {
+		if p.Pattern.Name == name {
+			return p, true
+		}
+	}
+	return PatternEstimate{}, false
+}
+
+// PatternEstimate is one access pattern's cost.
+type PatternEstimate struct {
+	// Pattern is the declaration, with RatePerSecond the rate used.
+	Pattern table.AccessPattern
+	// ReadUnits and WriteUnits are what one request consumes; WriteUnits
+	// is TableWriteUnits plus the index writes.
+	ReadUnits, WriteUnits float64
+	TableWriteUnits       float64
+	IndexWriteUnits       []IndexUnits // by index name
+	// Per second at the pattern's rate, and the monthly on-demand cost.
+	ReadPerSecond, WritePerSecond float64
+	MonthlyCost                   float64
+}
+
+// IndexUnits is the write units one request spends on one GSI.
+type IndexUnits struct {
+	Index string
+	Units float64
+}
+
+// PartitionLoad is the load on one partition key value of the table or
+// of a GSI.
+type PartitionLoad struct {
+	Index     string // "" for the table
+	Partition string // the key value, or a template with its spread
+	// Spread is how many values the load is divided over (1 for a
+	// constant); the figures below are per value.
+	Spread                        int
+	ReadPerSecond, WritePerSecond float64
+	Patterns                      []string // the patterns that load it, sorted
+}
+
+// Hot reports whether the load passes a partition's 3,000 RCU or 1,000
+// WCU per second.
+func (p PartitionLoad) Hot() bool {
+	return p.ReadPerSecond > PartitionReadLimit || p.WritePerSecond > PartitionWriteLimit
+}
+
+// Remedy names the fix for a hot partition: seed 002's write sharding,
+// with the smallest shard count that brings the load under the limits.
+func (p PartitionLoad) Remedy() string {
+	if !p.Hot() {
+		return ""
+	}
+	shards := max(int(math.Ceil(p.WritePerSecond/PartitionWriteLimit)), int(math.Ceil(p.ReadPerSecond/PartitionReadLimit)), 2)
+	where := "the table's partition key"
+	if p.Index != "" {
+		where = p.Index + "'s partition key"
+	}
+	return fmt.Sprintf("write sharding (seed 002): suffix %s with a shard number, %s#{0..%d} (at least %d shards; more for headroom), "+
+		"chosen by hash of the item id, and query every shard and merge the results", where, p.Partition, shards*p.Spread-1, shards*p.Spread)
+}
+
+// Estimate computes the capacity and cost of s's access patterns.
+func EstimateSchema(s table.Schema, opts ...func(*Options)) (*Estimate, error) {
+	o := Options{Prices: Prices{ReadPerMillion: PricePerMillionReads, WritePerMillion: PricePerMillionWrites, StorageGBMonth: PricePerGBMonth}}
+	for _, f := range opts {
+		f(&o)
+	}
+	if err := check(s, o); err != nil {
+		return nil, err
+	}
+	est := &Estimate{Table: s.Name, StorageGB: o.StorageGB}
+	loads := map[[2]string]*PartitionLoad{}
+	for _, ap := range s.AccessPatterns {
+		if r, ok := o.Rates[ap.Name]; ok {
+			ap.RatePerSecond = r
+		}
+		pe, err := estimatePattern(s, ap)
+		if err != nil {
+			return nil, err
+		}
+		pe.ReadPerSecond = pe.ReadUnits * ap.RatePerSecond
+		pe.WritePerSecond = pe.WriteUnits * ap.RatePerSecond
+		pe.MonthlyCost = monthly(pe.ReadPerSecond, o.Prices.ReadPerMillion) + monthly(pe.WritePerSecond, o.Prices.WritePerMillion)
+		est.Patterns = append(est.Patterns, pe)
+		est.ReadPerSecond += pe.ReadPerSecond
+		est.WritePerSecond += pe.WritePerSecond
+		addLoads(s, ap, pe, loads)
+	}
+	est.ReadCost = monthly(est.ReadPerSecond, o.Prices.ReadPerMillion)
+	est.WriteCost = monthly(est.WritePerSecond, o.Prices.WritePerMillion)
+	est.StorageCost = o.StorageGB * o.Prices.StorageGBMonth
+	est.MonthlyCost = est.ReadCost + est.WriteCost + est.StorageCost
+	for _, l := range loads {
+		sort.Strings(l.Patterns)
+		est.Partitions = append(est.Partitions, *l)
+	}
+	sort.Slice(est.Partitions, func(i, j int) bool {
+		a, b := est.Partitions[i], est.Partitions[j]
+		ha := max(a.ReadPerSecond/PartitionReadLimit, a.WritePerSecond/PartitionWriteLimit)
+		hb := max(b.ReadPerSecond/PartitionReadLimit, b.WritePerSecond/PartitionWriteLimit)
+		if ha != hb {
+			return ha > hb
+		}
+		if a.Index != b.Index {
+			return a.Index < b.Index
+		}
+		return a.Partition < b.Partition
+	})
+	return est, nil
+}
+
+// monthly is what units per second cost for seed 002's month.
+func monthly(perSecond, pricePerMillion float64) float64 {
+	return perSecond * SecondsPerMonth / 1e6 * pricePerMillion
+}
+
+// check validates the schema and the options before any arithmetic.
+func check(s table.Schema, o Options) error {
+	if err := s.Validate(); err != nil {
+		return &PatternError{Table: s.Name, Field: "schema", Value: s.Name, Err: fmt.Errorf("%w: %w", ErrInvalidSchema, err)}
+	}
+	names := map[string]bool{}
+	for _, ap := range s.AccessPatterns {
+		if names[ap.Name] {
+			return &PatternError{Table: s.Name, Pattern: ap.Name, Field: "Name", Value: ap.Name, Err: ErrDuplicatePattern}
+		}
+		names[ap.Name] = true
+	}
+	rates := make([]string, 0, len(o.Rates))
+	for n := range o.Rates {
+		rates = append(rates, n)
+	}
+	sort.Strings(rates)
+	for _, n := range rates {
+		if !names[n] {
+			return &PatternError{Table: s.Name, Field: "Rates", Value: fmt.Sprintf("%q", n), Err: ErrUnknownPattern}
+		}
+		if r := o.Rates[n]; r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
+			return &PatternError{Table: s.Name, Pattern: n, Field: "Rates", Value: r, Err: ErrInvalidRate}
+		}
+	}
+	if o.StorageGB < 0 || math.IsNaN(o.StorageGB) {
+		return &PatternError{Table: s.Name, Field: "StorageGB", Value: o.StorageGB, Err: ErrInvalidSize}
+	}
+	return nil
+}
+
+// isRead reports whether op reads.
+func isRead(op table.Operation) bool {
+	switch op {
+	case table.OpGetItem, table.OpQuery, table.OpScan, table.OpBatchGetItem, table.OpTransactGetItems:
+		return true
+	}
+	return false
+}
+
+// itemsOf expands a pattern into the items one request touches.
+func itemsOf(ap table.AccessPattern) []table.ItemAccess {
+	if len(ap.Items) > 0 {
+		return ap.Items
+	}
+	return []table.ItemAccess{{Size: ap.ItemSize, Count: max(ap.ItemsPerRequest, 1), Partition: ap.Partition, IndexWrites: ap.IndexWrites}}
+}
+
+// itemOp is the operation an item of a request undergoes.
+func itemOp(ap table.AccessPattern, it table.ItemAccess) table.Operation {
+	if it.Operation != "" {
+		return it.Operation
+	}
+	switch ap.Operation {
+	case table.OpBatchGetItem, table.OpTransactGetItems, table.OpQuery, table.OpScan:
+		return table.OpGetItem
+	case table.OpBatchWriteItem, table.OpTransactWriteItems:
+		return table.OpPutItem
+	}
+	return ap.Operation
+}
+
+// allowedItemOps lists what an item of a request with operation op may do.
+func allowedItemOps(op table.Operation) []table.Operation {
+	switch op {
+	case table.OpGetItem, table.OpQuery, table.OpScan, table.OpBatchGetItem, table.OpTransactGetItems:
+		return []table.Operation{table.OpGetItem}
+	case table.OpBatchWriteItem:
+		return []table.Operation{table.OpPutItem, table.OpDeleteItem}
+	case table.OpTransactWriteItems:
+		return []table.Operation{table.OpPutItem, table.OpUpdateItem, table.OpDeleteItem, table.OpConditionCheck}
+	}
+	return []table.Operation{op}
+}
+
+func perr(s table.Schema, ap table.AccessPattern, field string, value any, err error) error {
+	return &PatternError{Table: s.Name, Pattern: ap.Name, Field: field, Value: value, Err: err}
+}
+
+// validatePattern checks the fields capacity estimation relies on.
+func validatePattern(s table.Schema, ap table.AccessPattern) error {
+	if ap.Index != "" {
+		if _, ok := s.Index(ap.Index); !ok {
+			return perr(s, ap, "Index", ap.Index, ErrUnknownIndex)
+		}
+		if ap.Consistent {
+			return perr(s, ap, "Consistent", true, ErrConsistentIndex)
+		}
+	}
+	if ap.Index != "" && ap.Operation != table.OpQuery && ap.Operation != table.OpScan {
+		return perr(s, ap, "Index", ap.Index, fmt.Errorf("%w: only Query and Scan read an index, not %s", ErrInvalidOperation, ap.Operation))
+	}
+	if ap.RatePerSecond < 0 || math.IsNaN(ap.RatePerSecond) || math.IsInf(ap.RatePerSecond, 0) {
+		return perr(s, ap, "RatePerSecond", ap.RatePerSecond, ErrInvalidRate)
+	}
+	if ap.Partitions < 0 {
+		return perr(s, ap, "Partitions", ap.Partitions, ErrInvalidPartitions)
+	}
+	if ap.ItemsPerRequest < 0 {
+		return perr(s, ap, "ItemsPerRequest", ap.ItemsPerRequest, ErrInvalidCount)
+	}
+	if len(ap.Items) == 0 && (ap.ItemSize <= 0 || ap.ItemSize > table.MaxItemSize) {
+		return perr(s, ap, "ItemSize", ap.ItemSize, ErrInvalidSize)
+	}
+	read := isRead(ap.Operation)
+	for i, it := range itemsOf(ap) {
+		field := "Items[" + fmt.Sprint(i) + "]"
+		if len(ap.Items) == 0 {
+			field = ""
+		}
+		if len(ap.Items) > 0 && (it.Size <= 0 || it.Size > table.MaxItemSize) {
+			return perr(s, ap, field+".Size", it.Size, ErrInvalidSize)
+		}
+		if it.Count < 0 {
+			return perr(s, ap, field+".Count", it.Count, ErrInvalidCount)
+		}
+		op := itemOp(ap, it)
+		ok := false
+		for _, a := range allowedItemOps(ap.Operation) {
+			ok = ok || a == op
+		}
+		if !ok {
+			return perr(s, ap, field+".Operation", op, fmt.Errorf("%w: not inside %s", ErrInvalidOperation, ap.Operation))
+		}
+		if field == "" {
+			field = "IndexWrites"
+		} else {
+			field += ".IndexWrites"
+		}
+		for j, iw := range it.IndexWrites {
+			if read || op == table.OpConditionCheck {
+				return perr(s, ap, fmt.Sprintf("%s[%d]", field, j), iw.Index, fmt.Errorf("%w: a read or condition check writes no index", ErrInvalidOperation))
+			}
+			if _, ok := s.Index(iw.Index); !ok {
+				return perr(s, ap, fmt.Sprintf("%s[%d].Index", field, j), iw.Index, ErrUnknownIndex)
+			}
+		}
+	}
+	return nil
+}
+
+// readUnits is what reading size bytes costs: 4 KB units rounded up, at
+// least one, half when eventually consistent.
+func readUnits(size int, consistent bool) float64 {
+	u := float64(max(1, (size+readUnitBytes-1)/readUnitBytes))
+	if !consistent {
+		u /= 2
+	}
+	return u
+}
+
+// writeUnits is what writing an item of size bytes costs: 1 KB units
+// rounded up, at least one.
+func writeUnits(size int) float64 {
+	return float64(max(1, (size+writeUnitBytes-1)/writeUnitBytes))
+}
+
+// indexEntryUnits is what one write of an item's entry in ix costs: the
+// item's size for ALL (and, as an upper bound, INCLUDE) projections; a
+// KEYS_ONLY entry holds only keys, which fit one write unit.
+func indexEntryUnits(ix table.Index, size int) float64 {
+	if ix.Projection == types.ProjectionTypeKeysOnly {
+		return 1
+	}
+	return writeUnits(size)
+}
+
+// estimatePattern computes one request's units by DynamoDB's rules (the
+// same ones dynamotest's accounting follows).
+func estimatePattern(s table.Schema, ap table.AccessPattern) (PatternEstimate, error) {
+	if err := validatePattern(s, ap); err != nil {
+		return PatternEstimate{}, err
+	}
+	pe := PatternEstimate{Pattern: ap}
+	items := itemsOf(ap)
+	switch ap.Operation {
+	case table.OpQuery, table.OpScan:
+		// One rounding over the sum of the items read, not per item.
+		total := 0
+		for _, it := range items {
+			total += it.Size * max(it.Count, 1)
+		}
+		pe.ReadUnits = readUnits(total, ap.Consistent)
+	case table.OpGetItem, table.OpBatchGetItem:
+		for _, it := range items {
+			pe.ReadUnits += readUnits(it.Size, ap.Consistent) * float64(max(it.Count, 1))
+		}
+	case table.OpTransactGetItems:
+		// Transactional reads are strongly consistent and cost double.
+		for _, it := range items {
+			pe.ReadUnits += 2 * readUnits(it.Size, true) * float64(max(it.Count, 1))
+		}
+	default:
+		factor := 1.0
+		if ap.Operation == table.OpTransactWriteItems || ap.Transactional {
+			factor = 2 // transactional writes cost double, index writes included
+		}
+		byIndex := map[string]float64{}
+		for _, it := range items {
+			n := float64(max(it.Count, 1))
+			pe.TableWriteUnits += factor * writeUnits(it.Size) * n
+			for _, iw := range it.IndexWrites {
+				ix, _ := s.Index(iw.Index)
+				u := indexEntryUnits(ix, it.Size)
+				if iw.Move {
+					u *= 2
+				}
+				byIndex[iw.Index] += factor * u * n
+			}
+		}
+		pe.WriteUnits = pe.TableWriteUnits
+		for _, ix := range s.Indexes {
+			if u, ok := byIndex[ix.Name]; ok {
+				pe.IndexWriteUnits = append(pe.IndexWriteUnits, IndexUnits{Index: ix.Name, Units: u})
+				pe.WriteUnits += u
+			}
+		}
+	}
+	return pe, nil
+}
+
+// isConstant reports whether a partition value names one key value rather
+// than a template of many.
+func isConstant(p string) bool {
+	return p != "" && !strings.ContainsAny(p, "{}")
+}
+
+// addLoads adds a pattern's load to the key values it concentrates on.
+func addLoads(s table.Schema, ap table.AccessPattern, pe PatternEstimate, loads map[[2]string]*PartitionLoad) {
+	add := func(index, partition string, read, write float64) {
+		spread := ap.Partitions
+		if spread == 0 {
+			if !isConstant(partition) {
+				return // a template over many entities: spread thin
+			}
+			spread = 1
+		}
+		if partition == "" {
+			return
+		}
+		k := [2]string{index, partition}
+		l := loads[k]
+		if l == nil {
+			l = &PartitionLoad{Index: index, Partition: partition, Spread: spread}
+			loads[k] = l
+		}
+		l.ReadPerSecond += read * ap.RatePerSecond / float64(spread)
+		l.WritePerSecond += write * ap.RatePerSecond / float64(spread)
+		if !containsString(l.Patterns, ap.Name) {
+			l.Patterns = append(l.Patterns, ap.Name)
+		}
+	}
+	if isRead(ap.Operation) {
+		if ap.Operation == table.OpQuery || ap.Operation == table.OpScan || len(ap.Items) == 0 {
+			add(ap.Index, ap.Partition, pe.ReadUnits, 0)
+			return
+		}
+		for _, it := range ap.Items {
+			factor := 1.0
+			if ap.Operation == table.OpTransactGetItems {
+				factor = 2
+			}
+			add("", it.Partition, factor*readUnits(it.Size, ap.Consistent || ap.Operation == table.OpTransactGetItems)*float64(max(it.Count, 1)), 0)
+		}
+		return
+	}
+	factor := 1.0
+	if ap.Operation == table.OpTransactWriteItems || ap.Transactional {
+		factor = 2
+	}
+	for _, it := range itemsOf(ap) {
+		n := float64(max(it.Count, 1))
+		add("", it.Partition, 0, factor*writeUnits(it.Size)*n)
+		for _, iw := range it.IndexWrites {
+			ix, _ := s.Index(iw.Index)
+			u := factor * indexEntryUnits(ix, it.Size) * n
+			switch {
+			case iw.Move && iw.From != "" && iw.From != iw.Partition:
+				add(iw.Index, iw.From, 0, u)      // the old entry's delete
+				add(iw.Index, iw.Partition, 0, u) // the new entry's put
+			case iw.Move:
+				add(iw.Index, iw.Partition, 0, 2*u)
+			default:
+				add(iw.Index, iw.Partition, 0, u)
+			}
+		}
+	}
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,70 @@
+package datamodel
+
+import (
+	"github.com/tablekit/tablekit/table"
+)
+
+// Model is what the data-model document of one store is made from: the
+// store's declared schema (keys, GSIs, access patterns with sizes and
+// rates) and the short prose only its authors can write. The prose lives
+// with the model, on the datamodel side (cmd/datamodel keeps one Model
+// per store), so the stores' schemas stay plain declarations; every
+// figure in the document comes from the schema.
+type Model struct {
+	// Store names the store ("journey"): the document's folder under docs/.
+	Store string
+	// Package is the Go import path of the store, for the document's
+	// provenance line.
+	Package string
+	Schema  table.Schema
+	// Estimate options: the service's own rates, the storage size.
+	Options []func(*Options)
+	// PolicyTableName is the table name in the IAM policy's ARNs when it
+	// differs from Schema.Name (a wildcard over environments).
+	PolicyTableName string
+
+	Prose Prose
+	// Items are representative items (5-10), attribute name to the value
+	// shown; the GSI tables are derived from them by the GSIs' keys and
+	// projections, so a sparse index shows only the items it holds.
+	Items []Sample
+}
+
+// Sample is one representative item: attribute names and the values
+// shown, in the order they should appear.
+type Sample [][2]string
+
+// get returns the value of attribute name, and whether the item has it.
+func (s Sample) get(name string) (string, bool) {
+	for _, f := range s {
+		if f[0] == name {
+			return f[1], true
+		}
+	}
+	return "", false
+}
+
+// Prose is the hand-written part of a data-model document, one field per
+// section or bullet of seed 002's dynamodb_data_model.md template.
+// Markdown is allowed; empty fields are left out.
+type Prose struct {
+	Philosophy        string
+	Aggregates        string
+	Purpose           string
+	AggregateBoundary string
+	PartitionKey      string
+	SortKey           string
+	// SortKeyTaxonomy lists the sort key prefixes and what each holds.
+	SortKeyTaxonomy []string
+	BoundedReads    string
+	Indexes         map[string]IndexProse
+	TradeOffs       []string
+	// Integration describes what lives outside DynamoDB (S3 bodies,
+	// streams) and how the two stay consistent.
+	Integration string
+}
+
+// IndexProse is the prose of one GSI's section.
+type IndexProse struct {
+	Purpose, PartitionKey, SortKey, Projection, Sparse string
+}

@@ -1,0 +1,49 @@
+package datamodel_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tablekit/tablekit/datamodel"
+	"github.com/tablekit/tablekit/jobs"
+	"github.com/tablekit/tablekit/journey"
+	"github.com/tablekit/tablekit/pipeline"
+	"github.com/tablekit/tablekit/table"
+	"github.com/tablekit/tablekit/tasks"
+)
+
+// storeSchemas are the four stores' declared schemas, under their default
+// table names.
+func storeSchemas() []table.Schema {
+	return []table.Schema{
+		journey.Schema(""),
+		jobs.Schema("prod"),
+		tasks.Schema(tasks.DefaultTableName),
+		pipeline.Schema(pipeline.DefaultTableName),
+	}
+}
+
+// TestEveryDeclaredPatternMeasuresWithinTenPercentOnTheFake replays each
+// access pattern of the four stores on dynamotest and compares the
+// consumed capacity with the estimate.
+func TestEveryDeclaredPatternMeasuresWithinTenPercentOnTheFake(t *testing.T) {
+	ctx := context.Background()
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-22s %-40s %9s %9s %9s %9s  %s\n", "table", "pattern", "est RCU", "meas RCU", "est WCU", "meas WCU", "ok")
+	for _, s := range storeSchemas() {
+		ms, err := datamodel.Measure(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			ok := m.Within(0.10)
+			fmt.Fprintf(&b, "%-22s %-40s %9.1f %9.1f %9.1f %9.1f  %v\n", s.Name, m.Pattern, m.EstimatedRead, m.MeasuredRead, m.EstimatedWrite, m.MeasuredWrite, ok)
+			if !ok {
+				t.Errorf("%s: %q: measured %.1f RCU %.1f WCU, estimated %.1f RCU %.1f WCU", s.Name, m.Pattern, m.MeasuredRead, m.MeasuredWrite, m.EstimatedRead, m.EstimatedWrite)
+			}
+		}
+	}
+	t.Log(b.String())
+}
