@@ -70,9 +70,12 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 			_, err := s.Create(ctx, with(func(in *pipeline.Input) { in.Attributes = map[string]string{"": "x"} }))
 			return err
 		},
-		"update empty id":      func() error { _, err := s.Update(ctx, "", 1, ok); return err },
-		"update version 0":     func() error { _, err := s.Update(ctx, "p1", 0, ok); return err },
-		"update other id":      func() error { _, err := s.Update(ctx, "p1", 1, with(func(in *pipeline.Input) { in.ID = "p2" })); return err },
+		"update empty id":  func() error { _, err := s.Update(ctx, "", 1, ok); return err },
+		"update version 0": func() error { _, err := s.Update(ctx, "p1", 0, ok); return err },
+		"update other id": func() error {
+			_, err := s.Update(ctx, "p1", 1, with(func(in *pipeline.Input) { in.ID = "p2" }))
+			return err
+		},
 		"update blank name":    func() error { _, err := s.Update(ctx, "p1", 1, pipeline.Input{}); return err },
 		"get empty id":         func() error { _, err := s.Get(ctx, ""); return err },
 		"get id with :":        func() error { _, err := s.Get(ctx, "P:x"); return err },
