@@ -16,8 +16,8 @@ func tasksModel() datamodel.Model {
 		// pruned steady state.
 		Options: []func(*datamodel.Options){datamodel.WithStorageGB(100)},
 		Prose: datamodel.Prose{
-			Philosophy: "A durable task queue on one table: each task is an item collection (`TASK#{taskId}`: its metadata and its event history), the pending and processing sets are GSI1 partitions ordered by creation time and lease expiry, and every state change is a transaction that writes the metadata, appends the event and maintains the worker's claim item, so a task is never claimed twice nor lost.",
-			Aggregates: "Task + events: an item collection (the history is read with the metadata for audits, appended on every move, unbounded in principle). Idempotency keys (`IDEM#{key}`) and worker claims (`WORKER#{workerId}`) are their own partitions: they are looked up by a different id than the task's.",
+			Philosophy:        "A durable task queue on one table: each task is an item collection (`TASK#{taskId}`: its metadata and its event history), the pending and processing sets are GSI1 partitions ordered by creation time and lease expiry, and every state change is a transaction that writes the metadata, appends the event and maintains the worker's claim item, so a task is never claimed twice nor lost.",
+			Aggregates:        "Task + events: an item collection (the history is read with the metadata for audits, appended on every move, unbounded in principle). Idempotency keys (`IDEM#{key}`) and worker claims (`WORKER#{workerId}`) are their own partitions: they are looked up by a different id than the task's.",
 			Purpose:           "Tasks of the queue, their event history, idempotency keys and worker claims.",
 			AggregateBoundary: "a task's metadata and events share `PK=TASK#{taskId}`; idempotency and claims are separate collections.",
 			PartitionKey:      "`TASK#{taskId}`, `IDEM#{key}` or `WORKER#{workerId}`: high cardinality, one value per task, key or worker.",
