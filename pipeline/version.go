@@ -65,7 +65,7 @@ func versionsQuery(id string) (table.Query, error) {
 	pk, _ := pipelinePK.Build(id)
 	first, _ := versionSK.Build(1)
 	last, _ := versionSK.Build(maxVersion)
-	return table.Query{Partition: pk, Sort: table.SortBetween(first, last)}, nil
+	return table.Query{Partition: pk, Sort: table.SortBetween(first, last), Consistent: true}, nil
 }
 
 // Versions returns one page of at most limit versions of pipeline id,

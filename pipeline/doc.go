@@ -1,0 +1,155 @@
+// Package pipeline stores the pipeline module of seed 004: pipelines and
+// their versions, executions, group memberships, tags and tag counts in one
+// DynamoDB table with one overloaded index (GSI-1), and the pipelines'
+// input and output files in a blob store (S3 in production).
+//
+//	store := pipeline.NewStore(db, files)
+//	p, err := store.Create(ctx, pipeline.Input{
+//		Name: "sap:emissions:pipeline", By: "abc@xyz.com",
+//		Tags: []pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa/northwest"}},
+//		Groups: []string{"/usa/northwest"},
+//	})
+//	p, err = store.Update(ctx, p.ID, p.Version, changed)   // *ConflictError if someone was faster
+//	page, err := store.ListByTags(ctx, []pipeline.Tag{{Key: "region", Value: "usa"}}, 25, "")
+//
+// # The table
+//
+// Keys are built with package keys, delimiter ":", and declared once next
+// to the entity they belong to (pipeline.go, version.go, execution.go,
+// group.go, tags.go) with an example beside them:
+//
+//	entity            pk                           sk                        siKey1
+//	pipeline          P:<pipelineId>               PV:current                P
+//	pipeline version  P:<pipelineId>               PV:<version:010d>         (none)
+//	execution         PE:<executionId>             PE:P                      P:<pipelineId>
+//	group membership  P:<pipelineId>               G:<groupId>               G:<groupId>
+//	tag               T:<key>[#<parent>]           T:<value>:P:<pipelineId>  (none)
+//	tag aggregate     TA:<key>                     TA:<value path>           TD
+//
+// GSI-1 is partitioned by siKey1 and sorted by pk, projecting all
+// attributes. Records carry the seed's attributes: name, state,
+// createdAt/updatedAt (ISO-8601 UTC with milliseconds,
+// "2022-08-10T23:55:20.322Z"), createdBy, updatedBy, version, attributes
+// (a map), tags ([{key, value}]), transformer ({transforms, parameters}) and
+// groups. A pipeline's id is read back from its pk; ids and group ids must
+// not contain ':'.
+//
+// # Where the seed contradicts itself, and what this package does
+//
+// PV:latest or PV:current. The seed's table names the current item's sort
+// key PV:latest, its create and get queries PV:current. This package writes
+// and reads PV:current: it is what both access patterns that touch the
+// item say, and the name matches what the item is (the current version, not
+// necessarily the newest write). A table written with PV:latest needs its
+// current items copied once.
+//
+// The versions' GSI-1 keys. The seed's base table gives versions siKey1 P,
+// and its GSI-1 table shows them under siKey1 P:<pipelineId> sorted by
+// PV:<versionNo>. Neither works: GSI-1 sorts on pk, not sk, so all versions
+// of a pipeline would share one sort key value (unordered), and with siKey1
+// P every version would also show up in "list pipelines". Versions
+// therefore carry no siKey1 and stay out of GSI-1; "list versions" is a
+// strongly consistent query of the base table, pk = P:<pipelineId> AND sk
+// BETWEEN PV:0000000001 AND PV:9999999999, which reads versions only (not
+// PV:current, not the G: items under the same pk) in version order.
+// Version numbers are zero-padded to ten digits for that order; the seed
+// shows PV:<versionNo> without saying how it is written.
+//
+// Executions keep the seed's layout exactly: only they carry siKey1
+// P:<pipelineId>, so "list executions" is GSI-1 siKey1 = P:<pipelineId>
+// AND begins_with(pk, "PE:"), in execution id order (creation order with
+// the default ULID ids).
+//
+// TD or TA. The seed's tables store siKey1 TD on aggregates and its "list
+// tags" query asks for TA. TD is what both tables say is stored, and TA is
+// already the aggregates' pk prefix, so this package stores and queries TD.
+//
+// The exections typo. The seed's S3 layout spells the executions folder
+// "exections". It is kept, so buckets that services already fill following
+// the seed keep working with this package: renaming a folder on S3 means
+// copying every object.
+//
+// # Tags
+//
+// A tag whose value contains '/' is hierarchical. Each level is stored as
+// a tag item: the value at level i is the level's own name and <parent> is
+// the path of the levels above it, as written in the tag; the first level
+// has no parent and shares the plain tags' partition T:<key>. For
+// region=usa/northwest/seattle:
+//
+//	T:region                T:usa:P:<id>
+//	T:region#usa            T:northwest:P:<id>
+//	T:region#usa/northwest  T:seattle:P:<id>
+//
+// A query for a tag reads one partition with one key condition, and
+// matches at any level: region=usa finds pipelines tagged usa,
+// usa/northwest and usa/southeast/miami; region=usa/northwest finds
+// usa/northwest and usa/northwest/seattle, not usa/northwestern. A
+// pipeline's tags usa and usa/northwest share their first level's item.
+// Tag keys may not contain ':' or '#', values not ':' nor empty levels.
+//
+// Aggregates count pipelines per key and level path (TA:region /
+// TA:usa/northwest), so each count is exactly what ListByTags returns for
+// that one tag. Counts move only by ADD +1/-1 inside the transaction that
+// adds or removes the tag items, so they stay exact under concurrent
+// updates. A value whose count drops to zero is hidden from ListTags and
+// ListTagValues (a filter on count > 0) but not deleted: deleting it
+// races with another update's ADD +1, which would recreate the item
+// without its siKey1 or lose the count.
+//
+// # Writes
+//
+// Create is one transaction: the current item and version 1 (both
+// conditional on not existing), the tag items, one aggregate ADD per tag
+// level, and the group items. Update reads the current item, then writes
+// one transaction: the current item replaced on condition version = the
+// version the caller read (optimistic locking), the next version's item
+// created, the tag items of removed levels deleted and of new levels
+// written, aggregates adjusted by ADD -1/+1, and group items removed and
+// added. A racing update that won makes the condition fail, the whole
+// transaction is canceled, and the loser gets a *ConflictError
+// (ErrConflict) with nothing written. DynamoDB takes at most 100 actions
+// per transaction, so a call that would need more fails with a
+// *TooManyTagsError before any request: 2 + 2 per tag level + 1 per group
+// on Create, 2 + 2 per tag level added or removed + 1 per group joined or
+// left on Update.
+//
+// Every call checks its input first; bad input is a *table.InputError
+// (errors.Is table.ErrInvalidInput) and nothing is sent.
+//
+// # Listing by tags
+//
+// ListByTags follows the seed: one query per requested tag, run in
+// parallel (Options.MaxConcurrency), each reading its tag items in
+// pipeline id order (the id ends the sort key), intersected by merging the
+// sorted streams. A stream that is behind restarts its query at the id the
+// others reached (sk BETWEEN T:<value>:P:<id> AND T:<value>:P;) instead of
+// paging through what lies between. The intersection is paged in id
+// order; one BatchGet reads the page's current items. Its cursor is opaque
+// like table's: the last id of the page, bound by an HMAC to the table and
+// the tag set, so a cursor altered or used with other tags fails with
+// table.ErrInvalidCursor before anything is read.
+//
+// # Files
+//
+// Objects follow the seed's layout:
+//
+//	pipelines/{pipelineId}/{version}/ingest/{pipelineId}-{version}-{timestamp}.txt
+//	pipelines/{pipelineId}/{version}/exections/{executionId}/input.txt
+//	pipelines/{pipelineId}/{version}/exections/{executionId}/output.txt
+//
+// {timestamp} is UTC with milliseconds and no ':' (20221122T050500.123Z),
+// so ingest names sort by upload time and are valid file names anywhere.
+// PresignInputUpload hands out a presigned PUT for a new input,
+// CreateExecution copies an uploaded input next to the execution's output
+// (the blob store has no server-side copy: a streamed Get and Put) before
+// writing the execution, so no execution points at a missing file;
+// PutOutput stores the output and PresignOutputDownload hands out a
+// presigned GET. With blobstore.Memory or blobstore.Dir, presigned URLs
+// need the store's EnablePresign and its ServeHTTP mounted there.
+//
+// Items stay small (a pipeline with its transformer is a few KB), so
+// nothing is offloaded to the blob store; a pipeline whose transformer
+// would pass DynamoDB's 400 KB is refused by table before any request
+// (table.ErrItemTooLarge).
+package pipeline
