@@ -46,6 +46,7 @@ func Schema(name string) table.Schema {
 		AccessPatterns: []table.AccessPattern{
 			{
 				Name:          "Check idempotency",
+				Partition:     "IDEM#{key}",
 				Description:   "GetItem of the IDEM item before submitting (the task id is derived from the key, so the full key is known).",
 				Operation:     table.OpGetItem,
 				KeyCondition:  "PK = IDEM#{key} AND SK = TASK#{taskId}",
@@ -53,7 +54,14 @@ func Schema(name string) table.Schema {
 				RatePerSecond: planTasksPerSecond,
 			},
 			{
-				Name:            "Submit task",
+				Name:      "Submit task",
+				Partition: "TASK#{taskId}",
+				Items: []table.ItemAccess{
+					{Operation: table.OpPutItem, Size: typicalMetaSize, Partition: "TASK#{taskId}",
+						IndexWrites: []table.IndexWrite{{Index: IndexGSI1, Partition: "STATUS#PENDING"}}},
+					{Operation: table.OpPutItem, Size: typicalEventSize, Partition: "TASK#{taskId}"},
+					{Operation: table.OpPutItem, Size: typicalIdemSize, Partition: "IDEM#{key}"},
+				},
 				Description:     "META (GSI1 STATUS#PENDING / CREATED#time), EVENT#0001 SUBMITTED and the IDEM item, each attribute_not_exists, in one transaction.",
 				Operation:       table.OpTransactWriteItems,
 				KeyCondition:    "PK = TASK#{taskId} AND SK = META; PK = TASK#{taskId} AND SK = EVENT#0001; PK = IDEM#{key} AND SK = TASK#{taskId}",
@@ -64,6 +72,7 @@ func Schema(name string) table.Schema {
 			},
 			{
 				Name:            "Find claim candidates",
+				Partition:       "STATUS#PENDING",
 				Description:     "The oldest pending tasks; with Shards > 1 one query per shard until one has candidates.",
 				Operation:       table.OpQuery,
 				Index:           IndexGSI1,
@@ -74,6 +83,7 @@ func Schema(name string) table.Schema {
 			},
 			{
 				Name:            "Find expired leases",
+				Partition:       "STATUS#PROCESSING",
 				Description:     "PROCESSING tasks whose lease ran out, by key condition on the lease expiry; before every claim and in ReclaimExpired.",
 				Operation:       table.OpQuery,
 				Index:           IndexGSI1,
@@ -83,7 +93,14 @@ func Schema(name string) table.Schema {
 				RatePerSecond:   planTasksPerSecond,
 			},
 			{
-				Name:            "Claim task (atomic)",
+				Name:      "Claim task (atomic)",
+				Partition: "TASK#{taskId}",
+				Items: []table.ItemAccess{
+					{Operation: table.OpUpdateItem, Size: typicalMetaSize, Partition: "TASK#{taskId}",
+						IndexWrites: []table.IndexWrite{{Index: IndexGSI1, Move: true, From: "STATUS#PENDING", Partition: "STATUS#PROCESSING"}}},
+					{Operation: table.OpPutItem, Size: typicalEventSize, Partition: "TASK#{taskId}"},
+					{Operation: table.OpPutItem, Size: typicalClaimSize, Partition: "WORKER#{workerId}"},
+				},
 				Description:     "META update conditioned on status = PENDING and the event count, the PROCESSING event and the WORKER item, in one transaction.",
 				Operation:       table.OpTransactWriteItems,
 				KeyCondition:    "PK = TASK#{taskId} AND SK = META; PK = TASK#{taskId} AND SK = EVENT#{seq}; PK = WORKER#{workerId} AND SK = TASK#{taskId}",
@@ -94,6 +111,8 @@ func Schema(name string) table.Schema {
 			},
 			{
 				Name:          "Heartbeat",
+				Partition:     "TASK#{taskId}",
+				IndexWrites:   []table.IndexWrite{{Index: IndexGSI1, Move: true, Partition: "STATUS#PROCESSING"}},
 				Description:   "Extend a lease: META update conditioned on owner, attempt and PROCESSING; moves GSI1SK LEASE#expiry.",
 				Operation:     table.OpUpdateItem,
 				KeyCondition:  "PK = TASK#{taskId} AND SK = META",
@@ -101,7 +120,15 @@ func Schema(name string) table.Schema {
 				RatePerSecond: planHeartbeats,
 			},
 			{
-				Name:            "Complete or fail task",
+				Name:      "Complete or fail task",
+				Partition: "TASK#{taskId}",
+				Items: []table.ItemAccess{
+					// Completing removes the GSI1 keys: the entry leaves the index.
+					{Operation: table.OpUpdateItem, Size: typicalMetaSize, Partition: "TASK#{taskId}",
+						IndexWrites: []table.IndexWrite{{Index: IndexGSI1, Partition: "STATUS#PROCESSING"}}},
+					{Operation: table.OpPutItem, Size: typicalEventSize, Partition: "TASK#{taskId}"},
+					{Operation: table.OpDeleteItem, Size: typicalClaimSize, Partition: "WORKER#{workerId}"},
+				},
 				Description:     "META update conditioned on the lease, the COMPLETED/FAILED/DEAD event, delete of the WORKER item, in one transaction.",
 				Operation:       table.OpTransactWriteItems,
 				KeyCondition:    "PK = TASK#{taskId} AND SK = META; PK = TASK#{taskId} AND SK = EVENT#{seq}; PK = WORKER#{workerId} AND SK = TASK#{taskId}",
@@ -112,6 +139,7 @@ func Schema(name string) table.Schema {
 			},
 			{
 				Name:          "Get task metadata",
+				Partition:     "TASK#{taskId}",
 				Description:   "GetItem of META, strongly consistent.",
 				Operation:     table.OpGetItem,
 				KeyCondition:  "PK = TASK#{taskId} AND SK = META",
@@ -121,6 +149,7 @@ func Schema(name string) table.Schema {
 			},
 			{
 				Name:            "Get task history",
+				Partition:       "TASK#{taskId}",
 				Description:     "Events in sequence order.",
 				Operation:       table.OpQuery,
 				KeyCondition:    "PK = TASK#{taskId} AND begins_with(SK, EVENT#)",
@@ -131,6 +160,7 @@ func Schema(name string) table.Schema {
 			},
 			{
 				Name:            "List pending tasks",
+				Partition:       "STATUS#PENDING",
 				Description:     "The admin view, oldest first, 100 a page; with Shards > 1 one query per shard, merged.",
 				Operation:       table.OpQuery,
 				Index:           IndexGSI1,
@@ -141,6 +171,7 @@ func Schema(name string) table.Schema {
 			},
 			{
 				Name:            "List worker claims",
+				Partition:       "WORKER#{workerId}",
 				Description:     "The tasks a worker holds.",
 				Operation:       table.OpQuery,
 				KeyCondition:    "PK = WORKER#{workerId} AND begins_with(SK, TASK#)",
