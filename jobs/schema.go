@@ -60,7 +60,12 @@ func Schema(env string) table.Schema {
 		TTLAttribute: attrTTL,
 		AccessPatterns: []table.AccessPattern{
 			{
-				Name:          "Create job",
+				Name:      "Create job",
+				Partition: "{jobId}",
+				IndexWrites: []table.IndexWrite{
+					{Index: IndexUserCreatedAt, Partition: "{userId}"},
+					{Index: IndexStatusCreatedAt, Partition: "QUEUED"},
+				},
 				Description:   "Store a new QUEUED job; attribute_not_exists(jobId) so an id is never reused.",
 				Operation:     table.OpPutItem,
 				KeyCondition:  "jobId = :jobId",
@@ -69,6 +74,7 @@ func Schema(env string) table.Schema {
 			},
 			{
 				Name:          "Get job by ID",
+				Partition:     "{jobId}",
 				Description:   "A client polling its job's status.",
 				Operation:     table.OpGetItem,
 				KeyCondition:  "jobId = :jobId",
@@ -77,6 +83,7 @@ func Schema(env string) table.Schema {
 			},
 			{
 				Name:            "List user jobs",
+				Partition:       "{userId}",
 				Description:     "A user's job history, newest first (ScanIndexForward false), 20 a page.",
 				Operation:       table.OpQuery,
 				Index:           IndexUserCreatedAt,
@@ -87,6 +94,7 @@ func Schema(env string) table.Schema {
 			},
 			{
 				Name:            "List failed jobs",
+				Partition:       "FAILED",
 				Description:     "The admin view: jobs by status (FAILED), newest first, 100 a page.",
 				Operation:       table.OpQuery,
 				Index:           IndexStatusCreatedAt,
@@ -96,7 +104,14 @@ func Schema(env string) table.Schema {
 				RatePerSecond:   peakAdminLists,
 			},
 			{
-				Name:          "Update job status",
+				Name:      "Update job status",
+				Partition: "{jobId}",
+				// The user index sees a projected attribute change (one
+				// write); the status index key moves (a delete and a put).
+				IndexWrites: []table.IndexWrite{
+					{Index: IndexUserCreatedAt, Partition: "{userId}"},
+					{Index: IndexStatusCreatedAt, Move: true, From: "{oldStatus}", Partition: "{newStatus}"},
+				},
 				Description:   "One status move, conditional on the expected current status.",
 				Operation:     table.OpUpdateItem,
 				KeyCondition:  "jobId = :jobId",
@@ -104,7 +119,12 @@ func Schema(env string) table.Schema {
 				RatePerSecond: peakMoves,
 			},
 			{
-				Name:          "Delete job",
+				Name:      "Delete job",
+				Partition: "{jobId}",
+				IndexWrites: []table.IndexWrite{
+					{Index: IndexUserCreatedAt, Partition: "{userId}"},
+					{Index: IndexStatusCreatedAt, Partition: "{status}"},
+				},
 				Description:   "Remove a job before its TTL.",
 				Operation:     table.OpDeleteItem,
 				KeyCondition:  "jobId = :jobId",
