@@ -33,9 +33,9 @@ func localStore(t *testing.T, opts ...func(*tasks.Options)) *tasks.Store {
 
 func TestIntegrationTwentyWorkersTwoThousandTasks(t *testing.T) {
 	// DynamoDB Local has no clock to share; a fast store clock makes a
-	// 30 s lease last 0.1 s so the crashed workers' tasks come back
+	// 30 s lease last 1.5 s so the crashed workers' tasks come back
 	// quickly.
-	store := localStore(t, func(o *tasks.Options) { o.Clock = fastClock(300); o.MaxAttempts = 20 })
+	store := localStore(t, func(o *tasks.Options) { o.Clock = fastClock(20); o.MaxAttempts = 20 })
 	n := 2000
 	if testing.Short() {
 		n = 300
@@ -50,7 +50,7 @@ func TestIntegrationTwentyWorkersTwoThousandTasks(t *testing.T) {
 }
 
 func TestIntegrationShardedQueue(t *testing.T) {
-	store := localStore(t, func(o *tasks.Options) { o.Clock = fastClock(300); o.MaxAttempts = 20; o.Shards = 4 })
+	store := localStore(t, func(o *tasks.Options) { o.Clock = fastClock(20); o.MaxAttempts = 20; o.Shards = 4 })
 	run := runQueue(t, store, 300, 10, 1)
 	checkQueue(t, store, run, 300)
 }

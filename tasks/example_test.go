@@ -1,0 +1,139 @@
+package tasks_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/tasks"
+)
+
+// newExampleStore is a queue on the in-memory fake with a clock the
+// example moves by hand.
+func newExampleStore(opts ...func(*tasks.Options)) (*tasks.Store, *manualClock) {
+	clock := newClock()
+	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = clock.Now })
+	store := tasks.NewStore(db, append([]func(*tasks.Options){func(o *tasks.Options) { o.Clock = clock.Now }}, opts...)...)
+	if err := store.Table().Schema().EnsureTable(context.Background(), db); err != nil {
+		panic(err)
+	}
+	return store, clock
+}
+
+func ExampleStore_Submit() {
+	store, _ := newExampleStore()
+	ctx := context.Background()
+	in := tasks.SubmitInput{IdempotencyKey: "checkout-7f3a", Payload: []byte(`{"order":42}`)}
+	first, created, _ := store.Submit(ctx, in)
+	fmt.Println(first.Status, created)
+	// The client retries after a timeout: same task, nothing written.
+	again, created, _ := store.Submit(ctx, in)
+	fmt.Println(again.ID == first.ID, created)
+	// Another payload under the same key is refused.
+	_, _, err := store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "checkout-7f3a", Payload: []byte(`{"order":43}`)})
+	fmt.Println(errors.Is(err, tasks.ErrIdempotencyMismatch))
+	// Output:
+	// PENDING true
+	// true false
+	// true
+}
+
+func ExampleStore_Claim() {
+	store, clock := newExampleStore()
+	ctx := context.Background()
+	task, _, _ := store.Submit(ctx, tasks.SubmitInput{Payload: []byte("resize photo.jpg")})
+
+	c, err := store.Claim(ctx, "w-abc")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("w-abc got %q, attempt %d, lease until %s\n", c.Task.Payload, c.Lease.Attempt, c.Lease.ExpiresAt.Format(time.TimeOnly))
+	clock.Advance(10 * time.Second)
+	lease, _ := store.Heartbeat(ctx, c.Lease)
+	fmt.Println("extended to", lease.ExpiresAt.Format(time.TimeOnly))
+	if err := store.Complete(ctx, lease, []byte("done")); err != nil {
+		panic(err)
+	}
+	history, _ := store.History(ctx, task.ID)
+	for _, e := range history {
+		fmt.Println(strings.TrimSpace(fmt.Sprintf("EVENT#%04d %s %s", e.Seq, e.Type, e.Worker)))
+	}
+	_, err = store.Claim(ctx, "w-abc")
+	fmt.Println(err)
+	// Output:
+	// w-abc got "resize photo.jpg", attempt 1, lease until 10:00:30
+	// extended to 10:00:40
+	// EVENT#0001 SUBMITTED
+	// EVENT#0002 PROCESSING w-abc
+	// EVENT#0003 COMPLETED w-abc
+	// tasks: no task to claim
+}
+
+// A worker crashes holding a task; once its lease has run out the next
+// claim takes the task over, and the crashed worker's late completion is
+// refused.
+func ExampleLeaseLostError() {
+	store, clock := newExampleStore()
+	ctx := context.Background()
+	store.Submit(ctx, tasks.SubmitInput{Payload: []byte("x")})
+	crashed, _ := store.Claim(ctx, "w-1")
+	clock.Advance(tasks.DefaultLeaseDuration)
+	taker, _ := store.Claim(ctx, "w-2")
+	fmt.Println("w-2 took it over, attempt", taker.Lease.Attempt)
+
+	err := store.Complete(ctx, crashed.Lease, nil)
+	var lost *tasks.LeaseLostError
+	if errors.As(err, &lost) {
+		fmt.Println("w-1 refused; task held by", lost.Owner)
+	}
+	// Output:
+	// w-2 took it over, attempt 2
+	// w-1 refused; task held by w-2
+}
+
+func ExampleStore_ListPending() {
+	store, clock := newExampleStore(func(o *tasks.Options) { o.Shards = 4 })
+	ctx := context.Background()
+	for i := range 5 {
+		clock.Advance(time.Second)
+		store.Submit(ctx, tasks.SubmitInput{Payload: []byte(fmt.Sprint("job ", i))})
+	}
+	// Four shards, one list, oldest first, two to a page.
+	cursor := ""
+	for {
+		page, err := store.ListPending(ctx, cursor, tasks.Limit(2))
+		if err != nil {
+			panic(err)
+		}
+		for _, t := range page.Items {
+			fmt.Printf("%s %s\n", t.CreatedAt.Format(time.TimeOnly), t.Payload)
+		}
+		if page.Next == "" {
+			break
+		}
+		cursor = page.Next
+	}
+	// Output:
+	// 10:00:01 job 0
+	// 10:00:02 job 1
+	// 10:00:03 job 2
+	// 10:00:04 job 3
+	// 10:00:05 job 4
+}
+
+func ExampleStore_Fail() {
+	store, _ := newExampleStore(func(o *tasks.Options) { o.MaxAttempts = 2 })
+	ctx := context.Background()
+	store.Submit(ctx, tasks.SubmitInput{Payload: []byte("flaky")})
+	for range 2 {
+		c, _ := store.Claim(ctx, "w-1")
+		status, _ := store.Fail(ctx, c.Lease, "upstream timeout")
+		fmt.Println("attempt", c.Lease.Attempt, "->", status)
+	}
+	// Output:
+	// attempt 1 -> PENDING
+	// attempt 2 -> DEAD
+}
