@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"sort"
 	"sync"
@@ -100,4 +101,11 @@ func sortedIDs(ps []*pipeline.Pipeline) []string {
 	}
 	sort.Strings(ids)
 	return ids
+}
+
+// newHTTPServer serves h for the test and returns its URL.
+func newHTTPServer(t testing.TB, h http.Handler) string {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }

@@ -1,0 +1,276 @@
+package pipeline_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/pipeline"
+	"github.com/tablekit/tablekit/table"
+)
+
+// localEnv is a store on its own table in DynamoDB Local (skipped when
+// TABLEKIT_DYNAMODB_ENDPOINT is unset), with files on s3rver when
+// TABLEKIT_S3_ENDPOINT is set and in memory otherwise.
+func localEnv(t *testing.T, db func(table.API) table.API) (*pipeline.Store, *dynamodb.Client, blobstore.Store) {
+	t.Helper()
+	client := testenv.DynamoDB(t)
+	name := testenv.TableName(t, "pipelines")
+	var files blobstore.Store
+	if os.Getenv(testenv.S3EndpointVar) != "" {
+		files = blobstore.NewS3(testenv.S3(t), testenv.Bucket(t, "pipelines"), func(o *blobstore.S3Options) { o.PathStyle = true })
+	} else {
+		m := blobstore.NewMemory()
+		srv := newHTTPServer(t, m)
+		if err := m.EnablePresign(srv); err != nil {
+			t.Fatal(err)
+		}
+		files = m
+	}
+	api := table.API(client)
+	if db != nil {
+		api = db(client)
+	}
+	store := pipeline.NewStore(api, files, func(o *pipeline.Options) { o.TableName = name })
+	ctx := context.Background()
+	if err := pipeline.Schema(name).Create(ctx, client); err != nil {
+		t.Fatalf("create table %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
+	return store, client, files
+}
+
+func TestIntegrationCreateUpdateAndListByTags(t *testing.T) {
+	store, _, _ := localEnv(t, nil)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(1, 2))
+	var all []*pipeline.Pipeline
+	for i := range 120 {
+		p, err := store.Create(ctx, pipeline.Input{ID: fmt.Sprintf("p%04d", i), Name: "n", Tags: randomTags(r), Groups: []string{fmt.Sprint("g", i%3)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, p)
+	}
+	// Update a third of them with new tags.
+	for i := 0; i < len(all); i += 3 {
+		p, err := store.Update(ctx, all[i].ID, 1, pipeline.Input{Name: "n2", Tags: randomTags(r), Groups: []string{"g9"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all[i] = p
+	}
+	for c := range 40 {
+		q := []pipeline.Tag{randomQueryTag(r)}
+		if c%2 == 1 {
+			q = append(q, randomQueryTag(r))
+		}
+		var want, got []string
+		for _, p := range all {
+			if matches(p, q[0]) && (len(q) == 1 || matches(p, q[1])) {
+				want = append(want, p.ID)
+			}
+		}
+		cursor := ""
+		for {
+			page, err := store.ListByTags(ctx, q, 9, cursor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, sortedIDs(page.Items)...)
+			if cursor = page.Next; cursor == "" {
+				break
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%v: got %v, want %v", q, got, want)
+		}
+	}
+	wantCounts := map[string]int{}
+	for _, p := range all {
+		for _, kv := range allLevels(p.Tags) {
+			wantCounts[kv]++
+		}
+	}
+	gotCounts := map[string]int{}
+	cursor := ""
+	for {
+		page, err := store.ListTags(ctx, 10, cursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range page.Items {
+			gotCounts[tc.Key+"="+tc.Value] = tc.Count
+		}
+		if cursor = page.Next; cursor == "" {
+			break
+		}
+	}
+	if fmt.Sprint(gotCounts) != fmt.Sprint(wantCounts) {
+		t.Fatalf("aggregates\n got %v\nwant %v", gotCounts, wantCounts)
+	}
+	g9, err := store.ListGroup(ctx, "g9", 100, "")
+	if err != nil || len(g9.Items) != 40 {
+		t.Fatalf("group g9: %d %v", len(g9.Items), err)
+	}
+	vs, err := store.Versions(ctx, all[0].ID, 0, "")
+	if err != nil || len(vs.Items) != 2 {
+		t.Fatalf("versions: %v %v", vs, err)
+	}
+}
+
+func TestIntegrationConcurrentUpdatesKeepCountsExact(t *testing.T) {
+	store, _, _ := localEnv(t, nil)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(3, 4))
+	var ids []string
+	for i := range 4 {
+		p, err := store.Create(ctx, pipeline.Input{ID: fmt.Sprint("c", i), Name: "n", Tags: randomTags(r)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.ID)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for i := range 20 {
+		tags := randomTags(r)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				cur, err := store.Get(ctx, ids[i%len(ids)])
+				if err != nil {
+					errs <- err
+					return
+				}
+				_, err = store.Update(ctx, cur.ID, cur.Version, pipeline.Input{Name: "n", Tags: tags})
+				if errors.Is(err, pipeline.ErrConflict) {
+					continue
+				}
+				if err != nil {
+					errs <- err
+				}
+				return
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	for _, id := range ids {
+		p, err := store.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kv := range allLevels(p.Tags) {
+			want[kv]++
+		}
+	}
+	got := map[string]int{}
+	for _, k := range []string{"source", "plant", "env", "region"} {
+		page, err := store.ListTagValues(ctx, k, 0, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range page.Items {
+			got[tc.Key+"="+tc.Value] = tc.Count
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("aggregates\n got %v\nwant %v", got, want)
+	}
+}
+
+func TestIntegrationLostRaceWritesNothing(t *testing.T) {
+	var race *racingDB
+	store, client, _ := localEnv(t, func(api table.API) table.API {
+		race = &racingDB{API: api}
+		return race
+	})
+	ctx := context.Background()
+	winner := pipeline.NewStore(client, nil, func(o *pipeline.Options) { o.TableName = store.Table().Name() })
+	p, err := winner.Create(ctx, pipeline.Input{ID: "p", Name: "n", Tags: []pipeline.Tag{{Key: "a", Value: "1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var winnerErr error
+	race.before = func() {
+		_, winnerErr = winner.Update(ctx, p.ID, 1, pipeline.Input{Name: "w", Tags: []pipeline.Tag{{Key: "a", Value: "2"}}})
+	}
+	_, err = store.Update(ctx, p.ID, 1, pipeline.Input{Name: "l", Tags: []pipeline.Tag{{Key: "a", Value: "3"}}, Groups: []string{"x"}})
+	if winnerErr != nil {
+		t.Fatal(winnerErr)
+	}
+	var ce *pipeline.ConflictError
+	if !errors.As(err, &ce) || ce.Expected != 1 {
+		t.Fatalf("losing update: %v", err)
+	}
+	t.Logf("conflict as reported by DynamoDB Local: %v (current %d)", err, ce.Current)
+	page, err := winner.ListTagValues(ctx, "a", 0, "")
+	if err != nil || len(page.Items) != 1 || page.Items[0].Value != "2" {
+		t.Fatalf("tag values after the race: %+v %v", page.Items, err)
+	}
+	if _, err := winner.GetVersion(ctx, p.ID, 3); !errors.Is(err, pipeline.ErrNotFound) {
+		t.Fatalf("version 3: %v", err)
+	}
+	if g, err := winner.ListGroup(ctx, "x", 0, ""); err != nil || len(g.Items) != 0 {
+		t.Fatalf("group of the loser: %v %v", g, err)
+	}
+}
+
+func TestIntegrationExecutionFiles(t *testing.T) {
+	store, _, _ := localEnv(t, nil)
+	ctx := context.Background()
+	p, err := store.Create(ctx, pipeline.Input{ID: "p", Name: "n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := store.PresignInputUpload(ctx, p.ID, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upload(t, up, "x,y\n")
+	ex, err := store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: up.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.PutOutput(ctx, ex.ID, strings.NewReader("out"), 3); err != nil {
+		t.Fatal(err)
+	}
+	url, err := store.PresignOutputDownload(ctx, ex.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != "out" {
+		t.Fatalf("download: %s %q", resp.Status, body)
+	}
+	page, err := store.Executions(ctx, p.ID, 0, "")
+	if err != nil || len(page.Items) != 1 || page.Items[0].InputKey != ex.InputKey {
+		t.Fatalf("executions %+v %v", page.Items, err)
+	}
+}
