@@ -278,7 +278,7 @@ func benchFixture(b *testing.B) *backendsFixture {
 func (fx *backendsFixture) fakeHTTP() *dynamodb.Client {
 	fx.httpOnce.Do(func() {
 		srv := httptest.NewServer(NewHandler(fx.db))
-		fx.httpClient = newClient(srv.URL)
+		fx.httpClient = NewClient(srv.URL)
 	})
 	return fx.httpClient
 }
@@ -317,7 +317,7 @@ func (fx *backendsFixture) canned() *dynamodb.Client {
 			h["x-amzn-RequestId"] = []string{"CANNED"}
 			w.Write(body)
 		}))
-		fx.cannedClient = newClient(srv.URL)
+		fx.cannedClient = NewClient(srv.URL)
 	})
 	return fx.cannedClient
 }
@@ -332,7 +332,7 @@ func (fx *backendsFixture) dynamoDBLocal(b *testing.B) table.API {
 		b.Skip("TABLEKIT_DYNAMODB_ENDPOINT not set: no DynamoDB Local to compare with")
 	}
 	fx.localOnce.Do(func() {
-		fx.localClient = newClient(endpoint)
+		fx.localClient = NewClient(endpoint)
 		fx.localErr = loadDynamoDBLocal(fx.localClient)
 	})
 	if fx.localErr != nil {

@@ -273,10 +273,17 @@ func (h *protocolHandler) nextRequestID() string {
 	return string(id)
 }
 
-// newClient returns an SDK client for the DynamoDB endpoint at url with a
-// connection pool of its own; see newClientWith.
-func newClient(url string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
-	return newClientWith(url, newTransport(), optFns...)
+// NewClient returns an SDK client for a DynamoDB endpoint served by a
+// handler from NewHandler (or cmd/dynamotest, or DynamoDB Local), set up as
+// Server.Client sets up its clients: static credentials, region us-east-1,
+// no retries, a connection pool of its own. optFns adjust the options as for
+// dynamodb.New.
+//
+// Prefer it to a default client for local endpoints: it also works around a
+// race in the SDK that makes calls to very fast servers fail now and then
+// with "use of closed network connection" (see memoryBody).
+func NewClient(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	return newClientWith(endpoint, newTransport(), optFns...)
 }
 
 // newClientWith returns an SDK client for the DynamoDB endpoint at url, set

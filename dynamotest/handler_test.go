@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -124,7 +125,7 @@ func serveDouble(t *testing.T, d *apiDouble) (*dynamodb.Client, string) {
 	t.Helper()
 	ts := httptest.NewServer(NewHandler(d))
 	t.Cleanup(ts.Close)
-	return newClient(ts.URL), ts.URL
+	return NewClient(ts.URL), ts.URL
 }
 
 var operationNames = []string{
@@ -398,10 +399,10 @@ func TestHandlerConcurrentRequestsGetTheirOwnAnswers(t *testing.T) {
 func TestHandlerProxyToDynamoDBLocalAnswersAsDynamoDBLocalDoes(t *testing.T) {
 	endpoint := testenv.DynamoDBEndpoint(t)
 	ctx := context.Background()
-	direct := newClient(endpoint)
+	direct := NewClient(endpoint)
 	proxy := httptest.NewServer(NewHandler(direct))
 	t.Cleanup(proxy.Close)
-	viaProxy := newClient(proxy.URL)
+	viaProxy := NewClient(proxy.URL)
 
 	steps := func(name string) []struct {
 		op string
@@ -511,4 +512,35 @@ func FuzzHandler(f *testing.F) {
 			t.Fatalf("%s %q answered %d: %s", name, body, w.Code, w.Body)
 		}
 	})
+}
+
+// A handler serves any table.API: here a DB behind a wrapper that counts
+// the writes a service makes, reached by an ordinary SDK client.
+func ExampleNewHandler() {
+	db := New()
+	writes := &countingWrites{API: db}
+	srv := httptest.NewServer(NewHandler(writes))
+	defer srv.Close()
+
+	ctx := context.Background()
+	client := NewClient(srv.URL)
+	if _, err := client.CreateTable(ctx, jobsTable("jobs")); err != nil {
+		panic(err)
+	}
+	_, err := client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String("jobs"),
+		Item:      map[string]types.AttributeValue{"pk": sv("JOB#1"), "sk": sv("META")},
+	})
+	fmt.Println(err, writes.n.Load())
+	// Output: <nil> 1
+}
+
+type countingWrites struct {
+	table.API
+	n atomic.Int64
+}
+
+func (c *countingWrites) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	c.n.Add(1)
+	return c.API.PutItem(ctx, in, optFns...)
 }
