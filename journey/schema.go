@@ -150,6 +150,65 @@ func SchemaWithRates(name string, rates map[string]float64) (table.Schema, error
 		p(PatternWriteReport, "Report catalog entry after the report file is in S3.", table.OpPutItem, "",
 			"PK = JOURNEY#{journeyId}", sizeReport, 1),
 	}
+	// Partitions, GSI1 writes and transaction contents, for package
+	// datamodel. Every journey item carries GSI1 keys and GSI1 projects ALL,
+	// so every write of an item is also a write of its GSI1 entry; no write
+	// here changes a GSI1 key.
+	jp := "JOURNEY#{journeyId}"
+	gsi := func(gpk string) []table.IndexWrite { return []table.IndexWrite{{Index: IndexGSI1, Partition: gpk}} }
+	item := func(op table.Operation, size int, gpk string) table.ItemAccess {
+		return table.ItemAccess{Operation: op, Size: size, Partition: jp, IndexWrites: gsi(gpk)}
+	}
+	const (
+		gJourneys = "JOURNEYS"
+		gStages   = "JOURNEY#{journeyId}#STAGES"
+		gRules    = "JOURNEY#{journeyId}#RULES"
+		gJob      = "JOB#{jobId}"
+		gReports  = "REPORTS#{jobId}"
+	)
+	details := map[string]table.AccessPattern{
+		PatternGetJourney:      {Partition: jp},
+		PatternLoadJourney:     {Partition: jp},
+		PatternListJourneys:    {Partition: gJourneys},
+		PatternStages:          {Partition: jp},
+		PatternStageRules:      {Partition: jp},
+		PatternStageJobs:       {Partition: jp},
+		PatternLatestExecution: {Partition: jp},
+		PatternJobLogs:         {Partition: gJob},
+		PatternRecentJobLogs:   {Partition: gJob},
+		PatternJobReports:      {Partition: gReports},
+		PatternCreateJourney: {Partition: jp, Items: []table.ItemAccess{
+			item(table.OpPutItem, sizeJourney, gJourneys),
+			{Operation: table.OpPutItem, Size: sizeStage, Count: 6, Partition: jp, IndexWrites: gsi(gStages)},
+		}},
+		PatternAddRule: {Partition: jp, Items: []table.ItemAccess{
+			item(table.OpUpdateItem, sizeStage, gStages),
+			item(table.OpPutItem, sizeRule, gRules),
+			item(table.OpUpdateItem, sizeJourney, gJourneys),
+		}},
+		PatternSetRuleStatus: {Partition: jp, Items: []table.ItemAccess{
+			item(table.OpUpdateItem, sizeRule, gRules),
+			item(table.OpUpdateItem, sizeJourney, gJourneys),
+		}},
+		PatternStartJob: {Partition: jp, Items: []table.ItemAccess{
+			item(table.OpUpdateItem, sizeStage, gStages),
+			item(table.OpPutItem, sizeJob, gJob),
+			item(table.OpUpdateItem, sizeJourney, gJourneys),
+		}},
+		PatternUpdateJobProgress: {Partition: jp, IndexWrites: gsi(gJob)},
+		PatternFinishJob: {Partition: jp, Items: []table.ItemAccess{
+			item(table.OpUpdateItem, sizeJob, gJob),
+			item(table.OpUpdateItem, sizeStage, gStages),
+			item(table.OpUpdateItem, sizeJourney, gJourneys),
+		}},
+		PatternJourneyStatus:     {Partition: jp, IndexWrites: gsi(gJourneys)},
+		PatternWriteLogSummaries: {Partition: jp, IndexWrites: gsi(gJob)},
+		PatternWriteReport:       {Partition: jp, IndexWrites: gsi(gReports)},
+	}
+	for i := range patterns {
+		d := details[patterns[i].Name]
+		patterns[i].Partition, patterns[i].IndexWrites, patterns[i].Items = d.Partition, d.IndexWrites, d.Items
+	}
 	return table.Schema{
 		Name:         name,
 		PartitionKey: s(attrPK),
