@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -282,4 +284,43 @@ func ExampleNewServer() {
 	})
 	fmt.Println(err, srv.DB.Calls("PutItem"))
 	// Output: <nil> 1
+}
+
+// Many clients updating one item at once through the server: every
+// update the server acknowledged is in the item, none twice, and no call
+// fails for a reason of the transport's.
+func TestServerConcurrentUpdatesLoseNothing(t *testing.T) {
+	ctx := context.Background()
+	srv, client := newServer(t)
+	key := map[string]types.AttributeValue{"pk": sv("COUNTER"), "sk": sv("META")}
+	const goroutines, each = 16, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines)
+	for range goroutines {
+		wg.Go(func() {
+			for range each {
+				_, err := client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+					TableName: aws.String("jobs"), Key: key,
+					UpdateExpression:          aws.String("ADD n :one"),
+					ExpressionAttributeValues: map[string]types.AttributeValue{":one": nv("1")},
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	out, err := srv.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Item["n"].(*types.AttributeValueMemberN).Value; got != strconv.Itoa(goroutines*each) {
+		t.Errorf("counter = %s after %d acknowledged updates", got, goroutines*each)
+	}
 }
