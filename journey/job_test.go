@@ -152,13 +152,26 @@ func TestJobsForStageUsesKeyConditionNotFilter(t *testing.T) {
 func TestConcurrentFinishesLoseNothing(t *testing.T) {
 	e := newEnv(t)
 	e.newJourney(t)
-	concurrentFinishes(t, e.store, "JRN-T")
+	concurrentFinishes(t, e.store, "JRN-T", func() {
+		// The fake (like DynamoDB Local) serializes transactions; DynamoDB
+		// cancels concurrent ones on the same item with TransactionConflict.
+		// Make 40 of the finishes' transactions meet such a conflict first:
+		// retried by table.WriteTx, they must still count exactly once.
+		conflict := &types.TransactionCanceledException{Message: aws.String("Transaction cancelled"),
+			CancellationReasons: []types.CancellationReason{{Code: aws.String("None")}, {Code: aws.String("None")},
+				{Code: aws.String("TransactionConflict"), Message: aws.String("Transaction is ongoing for the item")}}}
+		e.db.ResetCalls()
+		e.db.Inject(dynamotest.Fault{Op: "TransactWriteItems", Times: 40, Err: conflict})
+	})
+	if n := e.db.Calls("TransactWriteItems"); n < 140 {
+		t.Errorf("%d transactions sent for 100 finishes with 40 conflicts", n)
+	}
 }
 
 // concurrentFinishes starts 100 jobs over the six stages, finishes them
 // from 100 goroutines at once (every third one failed) and checks the
 // journey's counters.
-func concurrentFinishes(t *testing.T, s *Store, journeyID string) {
+func concurrentFinishes(t *testing.T, s *Store, journeyID string, beforeFinishes ...func()) {
 	t.Helper()
 	ctx := context.Background()
 	stages := DefaultStages()
@@ -169,6 +182,9 @@ func concurrentFinishes(t *testing.T, s *Store, journeyID string) {
 			t.Fatal(err)
 		}
 		refs[i] = j.Ref()
+	}
+	for _, f := range beforeFinishes {
+		f()
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(refs))
