@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/pipeline"
 )
 
@@ -205,13 +206,13 @@ func TestFileCallsWithoutBlobStoreAreUnsupported(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	s := pipeline.NewStore(e.db, nil)
-	if _, err := s.PresignInputUpload(ctx, "p", 1); err == nil {
+	if _, err := s.PresignInputUpload(ctx, "p", 1); !errors.Is(err, blobstore.ErrUnsupported) {
 		t.Fatal("presign without a blob store")
 	}
-	if _, err := s.PresignOutputDownload(ctx, "e"); err == nil {
+	if _, err := s.PresignOutputDownload(ctx, "e"); !errors.Is(err, blobstore.ErrUnsupported) {
 		t.Fatal("download without a blob store")
 	}
-	if err := s.PutOutput(ctx, "e", strings.NewReader("x"), 1); err == nil {
+	if err := s.PutOutput(ctx, "e", strings.NewReader("x"), 1); !errors.Is(err, blobstore.ErrUnsupported) {
 		t.Fatal("output without a blob store")
 	}
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"iter"
 	"slices"
 
 	"github.com/tablekit/tablekit/keys"
@@ -91,4 +92,11 @@ func (s *Store) ListGroup(ctx context.Context, groupID string, limit int, cursor
 		page.Items = append(page.Items, p)
 	}
 	return page, nil
+}
+
+// AllGroup iterates over every pipeline of group groupID, in id order.
+func (s *Store) AllGroup(ctx context.Context, groupID string) iter.Seq2[*Pipeline, error] {
+	return walk(func(cursor string) (table.Page[*Pipeline], error) {
+		return s.ListGroup(ctx, groupID, 0, cursor)
+	})
 }

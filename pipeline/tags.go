@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -495,4 +496,43 @@ func (s *Store) decodeTagsCursor(binding, cursor string) (string, error) {
 		return "", bad("altered, or from a listing of other tags")
 	}
 	return after, nil
+}
+
+// AllByTags iterates over every pipeline carrying all of tags, in id
+// order, reading ListByTags pages of DefaultTagsPageSize.
+func (s *Store) AllByTags(ctx context.Context, tags []Tag) iter.Seq2[*Pipeline, error] {
+	return walk(func(cursor string) (table.Page[*Pipeline], error) {
+		return s.ListByTags(ctx, tags, DefaultTagsPageSize, cursor)
+	})
+}
+
+// AllTags iterates over every tag count with a count above zero, by key.
+func (s *Store) AllTags(ctx context.Context) iter.Seq2[TagCount, error] {
+	return walk(func(cursor string) (table.Page[TagCount], error) {
+		return s.ListTags(ctx, 0, cursor)
+	})
+}
+
+// walk turns a paged listing into an iterator over every item, stopping
+// at the first error.
+func walk[T any](page func(cursor string) (table.Page[T], error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		cursor := ""
+		for {
+			p, err := page(cursor)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, it := range p.Items {
+				if !yield(it, nil) {
+					return
+				}
+			}
+			if cursor = p.Next; cursor == "" {
+				return
+			}
+		}
+	}
 }

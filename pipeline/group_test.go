@@ -1,0 +1,128 @@
+package pipeline_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/pipeline"
+)
+
+func TestListGroupPagesMembersWithTheirCurrentVersion(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	var want []string
+	for i := range 7 {
+		groups := []string{"/usa/northwest"}
+		if i%2 == 1 {
+			groups = []string{"/eu"}
+		}
+		p, err := e.store.Create(ctx, pipeline.Input{ID: fmt.Sprint("p", i), Name: "n", Groups: groups})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			want = append(want, p.ID)
+			if _, err := e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "n2", Groups: groups}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var got []string
+	cursor := ""
+	for {
+		page, err := e.store.ListGroup(ctx, "/usa/northwest", 3, cursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range page.Items {
+			if p.Version != 2 || p.Name != "n2" {
+				t.Fatalf("group listed %s at version %d", p.ID, p.Version)
+			}
+			got = append(got, p.ID)
+		}
+		if cursor = page.Next; cursor == "" {
+			break
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("group members %v, want %v", got, want)
+	}
+	var all []string
+	for p, err := range e.store.AllGroup(ctx, "/eu") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, p.ID)
+	}
+	if !slices.Equal(all, []string{"p1", "p3", "p5"}) {
+		t.Fatalf("AllGroup /eu %v", all)
+	}
+}
+
+func TestIteratorsWalkEveryPage(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	var want []string
+	for i := range pipeline.DefaultTagsPageSize*2 + 3 {
+		p, err := e.store.Create(ctx, pipeline.Input{ID: fmt.Sprintf("p%03d", i), Name: "n",
+			Tags: []pipeline.Tag{{Key: "k", Value: "v"}, {Key: "n", Value: fmt.Sprint(i % 4)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, p.ID)
+	}
+	var got []string
+	for p, err := range e.store.AllByTags(ctx, []pipeline.Tag{{Key: "k", Value: "v"}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p.ID)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("AllByTags gave %d, want %d", len(got), len(want))
+	}
+	counts := map[string]int{}
+	for tc, err := range e.store.AllTags(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts[tc.Key+"="+tc.Value] = tc.Count
+	}
+	if fmt.Sprint(counts) != "map[k=v:53 n=0:14 n=1:13 n=2:13 n=3:13]" {
+		t.Fatalf("AllTags %v", counts)
+	}
+}
+
+func TestListByTagsReportsAFailedTagQuery(t *testing.T) {
+	e := newEnv(t, func(o *pipeline.Options) { o.TagQueryLimit = 2 })
+	ctx := context.Background()
+	for i := range 10 {
+		if _, err := e.store.Create(ctx, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "a", Value: "1"}, {Key: "b", Value: fmt.Sprint(i % 2)}, {Key: "c", Value: "x"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	boom := errors.New("boom")
+	q := []pipeline.Tag{{Key: "a", Value: "1"}, {Key: "b", Value: "0"}, {Key: "c", Value: "x"}}
+	for nth := 1; nth <= 6; nth++ {
+		e.db.ClearFaults()
+		e.db.Inject(dynamotest.FailNth("Query", nth, boom))
+		e.db.ResetCalls()
+		if _, err := e.store.ListByTags(ctx, q, 10, ""); !errors.Is(err, boom) {
+			t.Fatalf("query %d failing: %v", nth, err)
+		}
+	}
+	e.db.ClearFaults()
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := e.store.ListByTags(canceled, q, 10, ""); !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled context: %v", err)
+	}
+	page, err := e.store.ListByTags(ctx, q, 10, "")
+	if err != nil || len(page.Items) != 5 {
+		t.Fatalf("after the faults: %d %v", len(page.Items), err)
+	}
+}
