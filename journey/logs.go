@@ -132,7 +132,7 @@ type StepLogger struct {
 	mu      sync.Mutex
 	entries []LogEntry
 	ids     []string
-	err     error // first error of Log, reported by Flush and Close
+	err     error // first error of Debug/Info/Warning/Error, reported by Flush and Close
 	closed  bool
 
 	flushMu    sync.Mutex // one Flush at a time
@@ -234,11 +234,8 @@ func (l *StepLogger) Flush(ctx context.Context) error {
 	l.mu.Lock()
 	entries, ids, logErr := l.entries[:len(l.entries):len(l.entries)], l.ids[:len(l.ids):len(l.ids)], l.err
 	l.mu.Unlock()
-	if logErr != nil {
-		return logErr
-	}
 	if len(entries) == 0 {
-		return nil
+		return logErr
 	}
 	body, err := json.Marshal(entries)
 	if err != nil {
@@ -260,7 +257,9 @@ func (l *StepLogger) Flush(ctx context.Context) error {
 		}
 		l.counted = len(entries)
 	}
-	return nil
+	// A refused Log (after Close, a bad level) is reported once the
+	// entries that were accepted are safe.
+	return logErr
 }
 
 // Close flushes and stops the logger; later Log calls fail with

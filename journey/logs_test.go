@@ -55,6 +55,10 @@ func TestStepLoggerWritesFileSummariesAndCounts(t *testing.T) {
 	if err := l.Log(LevelInfo, "late", nil); !errors.Is(err, ErrLoggerClosed) {
 		t.Errorf("Log after Close: %v", err)
 	}
+	l.Info("late too", nil) // nothing to return the error to but the next Close
+	if err := l.Close(ctx); !errors.Is(err, ErrLoggerClosed) {
+		t.Errorf("Close after a refused Info: %v", err)
+	}
 
 	entries := must[[]LogEntry](t)(e.store.StepLogs(ctx, ref, "schema_extraction"))
 	var levels []string

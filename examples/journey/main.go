@@ -46,19 +46,18 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	// A second connection for the reports bucket (the seed keeps reports
-	// apart); only its blob store is used.
-	reportsEnv, err := exampleenv.Open(ctx, exampleenv.Config{AWS: *useAWS, Bucket: *reportsBucket})
+	// The seed keeps reports in a bucket of their own.
+	reportStore, err := env.Bucket(ctx, *reportsBucket)
 	if err != nil {
 		return err
 	}
-	fmt.Println("using", env, "; reports:", reportsEnv.S3Where)
+	fmt.Println("using", env, "(logs);", *reportsBucket, "beside it (reports)")
 	if err := journey.Schema(*tableName).EnsureTable(ctx, env.DB); err != nil {
 		return fmt.Errorf("table: %w", err)
 	}
 	store := journey.NewStore(env.DB, env.Blobs, func(o *journey.Options) {
 		o.TableName = *tableName
-		o.Reports = reportsEnv.Blobs
+		o.Reports = reportStore
 		o.LogsBucket, o.ReportsBucket = *logsBucket, *reportsBucket
 	})
 
