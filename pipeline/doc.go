@@ -95,7 +95,10 @@
 // updates. A value whose count drops to zero is hidden from ListTags and
 // ListTagValues (a filter on count > 0) but not deleted: deleting it
 // races with another update's ADD +1, which would recreate the item
-// without its siKey1 or lose the count.
+// without its siKey1 or lose the count. TagKeys lists the keys with one
+// single-item query per key (GSI-1 siKey1 = TD AND pk > TA:<previous key>),
+// ListTagValues the values of one key with their counts (pk = TA:<key>),
+// and ListTags every (key, value, count) by key.
 //
 // # Writes
 //

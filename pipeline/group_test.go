@@ -95,6 +95,21 @@ func TestIteratorsWalkEveryPage(t *testing.T) {
 	if fmt.Sprint(counts) != "map[k=v:53 n=0:14 n=1:13 n=2:13 n=3:13]" {
 		t.Fatalf("AllTags %v", counts)
 	}
+	// A key whose every value dropped to zero is no longer listed.
+	if _, err := e.store.Create(ctx, pipeline.Input{ID: "gone", Name: "n", Tags: []pipeline.Tag{{Key: "b", Value: "x/y"}, {Key: "m", Value: "1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.Update(ctx, "gone", 1, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "m", Value: "1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	e.db.ResetCalls()
+	keys, err := e.store.TagKeys(ctx)
+	if err != nil || !slices.Equal(keys, []string{"k", "m", "n"}) {
+		t.Fatalf("TagKeys %v %v", keys, err)
+	}
+	if q := e.db.Calls("Query"); q > 8 {
+		t.Fatalf("TagKeys sent %d queries for 3 keys (and one gone)", q)
+	}
 }
 
 func TestListByTagsReportsAFailedTagQuery(t *testing.T) {

@@ -191,6 +191,33 @@ func (s *Store) ListTags(ctx context.Context, limit int, cursor string) (table.P
 	return tagCountPage(table.QueryPage[aggregateItem](ctx, s.t, q, cursor))
 }
 
+// TagKeys returns every tag key some pipeline carries, in order. GSI-1
+// sorts the aggregates by pk (TA:<key>), so each key costs one query of one
+// item: the first aggregate with a count above zero past the previous key
+// (pk > TA:<previous key>). The values themselves are not read.
+func (s *Store) TagKeys(ctx context.Context) ([]string, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	var out []string
+	q := table.Query{Index: IndexGSI1, Partition: aggregatesPartition, Filter: &positive, Limit: 1}
+	for {
+		page, err := table.QueryPage[aggregateItem](ctx, s.t, q, "")
+		if err != nil {
+			return nil, err
+		}
+		if len(page.Items) == 0 {
+			return out, nil
+		}
+		tc, err := page.Items[0].tagCount()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tc.Key)
+		q.Sort = table.SortGreater(page.Items[0].PK)
+	}
+}
+
 // ListTagValues returns one page of at most limit values of tag key key with
 // their counts, in value order, and the next page's cursor. Values no
 // pipeline carries any more are left out.
