@@ -92,10 +92,15 @@
 // TA:usa/northwest), so each count is exactly what ListByTags returns for
 // that one tag. Counts move only by ADD +1/-1 inside the transaction that
 // adds or removes the tag items, so they stay exact under concurrent
-// updates. A value whose count drops to zero is hidden from ListTags and
-// ListTagValues (a filter on count > 0) but not deleted: deleting it
-// races with another update's ADD +1, which would recreate the item
-// without its siKey1 or lose the count. TagKeys lists the keys with one
+// updates. A value whose count drops to zero is hidden from ListTags,
+// ListTagValues and TagKeys (a filter on count > 0), not deleted. A
+// transaction holds one action per item and cannot know that its ADD -1
+// reaches zero, so removal would be a second write after it: a delete on
+// condition count = 0, safe against a racing ADD +1 (which either fails
+// the condition or recreates the item with siKey1 and count 1), but one
+// more request per removed tag on every update, whose failure would have to
+// be reported on an update that succeeded. A zero row costs one small item;
+// a value used again counts up from it. TagKeys lists the keys with one
 // single-item query per key (GSI-1 siKey1 = TD AND pk > TA:<previous key>),
 // ListTagValues the values of one key with their counts (pk = TA:<key>),
 // and ListTags every (key, value, count) by key.

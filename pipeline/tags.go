@@ -173,8 +173,8 @@ func (a aggregateItem) tagCount() (TagCount, error) {
 }
 
 // positive hides aggregates whose count dropped to zero. They are kept,
-// not deleted: a delete racing an ADD +1 from another update would lose
-// that pipeline's count, and a zero row costs one small item.
+// not deleted (see the package doc: deleting is one more conditional
+// write per removed tag, after the transaction).
 var positive = expression.Name(attrCount).GreaterThan(expression.Value(0))
 
 // ListTags returns one page of at most limit tag counts of every key, by
