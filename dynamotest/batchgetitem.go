@@ -110,7 +110,7 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 			}
 			size := 0
 			if e != nil {
-				items = append(items, r.proj.apply(e.Item))
+				items = append(items, r.proj.project(e.Item()))
 				size = e.Size
 				bytes += size
 			}

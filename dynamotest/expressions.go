@@ -156,13 +156,13 @@ func (x *exprs) projection(s *string) (*projection, error) {
 // names lists the top-level attributes the projection reads.
 func (p *projection) names() []string { return p.p.TopLevelNames() }
 
-// apply returns the projected attributes of a stored item as the caller's
-// own copy; a nil projection copies the whole item.
+// apply returns the projected attributes of an item the caller owns (the
+// result shares its values).
 func (p *projection) apply(item map[string]types.AttributeValue) map[string]types.AttributeValue {
 	if p == nil {
-		return attr.CopyItem(item)
+		return item
 	}
-	return attr.CopyItem(p.p.Apply(item))
+	return p.p.Apply(item)
 }
 
 func (x *exprs) keyCondition(s string, hashKey, rangeKey string) (*keyCond, error) {

@@ -41,7 +41,7 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(
 	out := &dynamodb.GetItemOutput{}
 	size := 0
 	if e != nil {
-		out.Item = proj.apply(e.Item)
+		out.Item = proj.project(e.Item())
 		size = e.Size
 	}
 	u := &usage{table: name, read: readUnits(size, consistent)}
@@ -86,16 +86,17 @@ type readProj struct {
 	attrs []string
 }
 
-// apply returns the caller's own copy of the projected item.
-func (r *readProj) apply(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+// project returns the projected attributes of item, a freshly decoded map
+// the caller owns (so nothing needs copying).
+func (r *readProj) project(item map[string]types.AttributeValue) map[string]types.AttributeValue {
 	switch {
 	case r == nil:
-		return copyItem(item)
+		return item
 	case r.attrs != nil:
 		out := make(map[string]types.AttributeValue, len(r.attrs))
 		for _, n := range r.attrs {
 			if v, ok := item[n]; ok {
-				out[n] = copyValue(v)
+				out[n] = v
 			}
 		}
 		return out

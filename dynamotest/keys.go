@@ -114,12 +114,13 @@ func ownKey(key map[string]types.AttributeValue) map[string]types.AttributeValue
 	return out
 }
 
-// ownItem validates an item a write would store (key attributes present
+// putItem validates an item a write would store (key attributes present
 // and well-formed, index key attributes of the index's type when present,
-// every value valid, the 400 KB limit) and returns the fake's own copy of
-// it, numbers in canonical form, with its size. Validation, copying and
-// normalising share one pass over the item: PutItem's hot path.
-func (t *dbTable) ownItem(item map[string]types.AttributeValue) (map[string]types.AttributeValue, int, error) {
+// every value valid, the 400 KB limit) and returns it with its size, in
+// canonical form: the caller's own map when its numbers are canonical
+// already (the common case; the fake encodes it at once and keeps no
+// reference to it), otherwise a copy with canonical numbers.
+func (t *dbTable) putItem(item map[string]types.AttributeValue) (map[string]types.AttributeValue, int, error) {
 	if err := checkKeyValue(t.pk.name, item[t.pk.name], t.pk.typ, false); err != nil {
 		return nil, 0, err
 	}
@@ -131,11 +132,7 @@ func (t *dbTable) ownItem(item map[string]types.AttributeValue) (map[string]type
 	if err := t.checkIndexKeys(item); err != nil {
 		return nil, 0, err
 	}
-	// Strings and numbers, most of any item, share one allocation per type
-	// (the slices never grow past their capacity, so pointers stay valid).
-	var ss []types.AttributeValueMemberS
-	var ns []types.AttributeValueMemberN
-	own := make(map[string]types.AttributeValue, len(item))
+	canonical := true
 	for name, v := range item {
 		if name == "" {
 			return nil, 0, invalidParam("An AttributeValue may not contain an empty string")
@@ -144,38 +141,58 @@ func (t *dbTable) ownItem(item map[string]types.AttributeValue) (map[string]type
 			return nil, 0, invalidParam("Attribute name exceeds the maximum size of 65535 bytes")
 		}
 		switch v := v.(type) {
-		case *types.AttributeValueMemberS:
-			if ss == nil {
-				ss = make([]types.AttributeValueMemberS, 0, len(item))
-			}
-			ss = append(ss, types.AttributeValueMemberS{Value: v.Value})
-			own[name] = &ss[len(ss)-1]
+		case *types.AttributeValueMemberS, *types.AttributeValueMemberB, *types.AttributeValueMemberBOOL:
 		case *types.AttributeValueMemberN:
 			c, err := attr.CanonicalNumber(v.Value)
 			if err != nil {
 				return nil, 0, attrError(err)
 			}
-			if ns == nil {
-				ns = make([]types.AttributeValueMemberN, 0, len(item))
-			}
-			ns = append(ns, types.AttributeValueMemberN{Value: c})
-			own[name] = &ns[len(ns)-1]
+			canonical = canonical && c == v.Value
 		default:
 			if err := attr.Validate(v); err != nil {
 				return nil, 0, attrError(err)
 			}
-			c := attr.Copy(v)
-			if nc := normalize(c); nc != nil {
-				c = nc
-			}
-			own[name] = c
+			canonical = canonical && isCanonical(v)
 		}
 	}
-	size := table.ItemSize(own)
+	if !canonical {
+		item = attr.CopyItem(item)
+		normalizeItem(item)
+	}
+	size := table.ItemSize(item)
 	if size > table.MaxItemSize {
 		return nil, 0, itemTooLarge()
 	}
-	return own, size, nil
+	return item, size, nil
+}
+
+// isCanonical reports whether every number in a valid value is in
+// canonical form.
+func isCanonical(v types.AttributeValue) bool {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberN:
+		c, err := attr.CanonicalNumber(v.Value)
+		return err == nil && c == v.Value
+	case *types.AttributeValueMemberNS:
+		for _, s := range v.Value {
+			if c, err := attr.CanonicalNumber(s); err != nil || c != s {
+				return false
+			}
+		}
+	case *types.AttributeValueMemberL:
+		for _, e := range v.Value {
+			if !isCanonical(e) {
+				return false
+			}
+		}
+	case *types.AttributeValueMemberM:
+		for _, e := range v.Value {
+			if !isCanonical(e) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // checkIndexKeys rejects an item whose index key attributes have another

@@ -67,7 +67,7 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(
 // putOp validates and compiles a put: PutItem, a batch put, or a
 // transaction's Put.
 func (t *dbTable) putOp(item map[string]types.AttributeValue, cond *string, names map[string]string, values map[string]types.AttributeValue) (*writeOp, error) {
-	own, size, err := t.ownItem(item)
+	own, size, err := t.putItem(item)
 	if err != nil {
 		return nil, err
 	}

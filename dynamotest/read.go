@@ -180,11 +180,12 @@ func (t *dbTable) checkStartKey(esk map[string]types.AttributeValue, ix *dbIndex
 // lastKey is the LastEvaluatedKey for an entry: the table's key attributes,
 // and the index's when reading an index.
 func (t *dbTable) lastKey(e *store.Entry, ix *dbIndex) map[string]types.AttributeValue {
-	k := t.keyItem(e.Item)
+	item := e.Item()
+	k := t.keyItem(item)
 	if ix != nil {
-		k[ix.pk.name] = copyValue(e.Item[ix.pk.name])
+		k[ix.pk.name] = item[ix.pk.name]
 		if ix.sk.name != "" {
-			k[ix.sk.name] = copyValue(e.Item[ix.sk.name])
+			k[ix.sk.name] = item[ix.sk.name]
 		}
 	}
 	return k
@@ -198,7 +199,8 @@ func finish(p *page, filter *condition, sel selection) (items []map[string]types
 		items = make([]map[string]types.AttributeValue, 0, len(p.entries))
 	}
 	for _, e := range p.entries {
-		ok, err := filter.eval(e.Item)
+		item := e.Item()
+		ok, err := filter.eval(item)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -207,7 +209,7 @@ func finish(p *page, filter *condition, sel selection) (items []map[string]types
 		}
 		count++
 		if !sel.count {
-			items = append(items, sel.proj.apply(e.Item))
+			items = append(items, sel.proj.project(item))
 		}
 	}
 	return items, count, nil

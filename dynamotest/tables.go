@@ -134,26 +134,31 @@ func (t *dbTable) index(name string) *dbIndex {
 
 // indexEntry returns item's entry in ix, or nil when the item lacks one of
 // the index's key attributes or holds it with another type (the index is
-// sparse: such items are simply absent).
-func (t *dbTable) indexEntry(ix *dbIndex, item map[string]types.AttributeValue, size int) (pkID string, e *store.Entry) {
+// sparse: such items are simply absent). data is the item's encoding; an
+// index projecting ALL shares it. encode false leaves a projected entry's
+// Data empty, for an entry that is only looked up or deleted.
+func (t *dbTable) indexEntry(ix *dbIndex, item map[string]types.AttributeValue, data string, size int, encode bool) (pkID string, e *store.Entry) {
 	ipk, ok := item[ix.pk.name]
 	if !ok || !hasType(ipk, ix.pk.typ) {
 		return "", nil
 	}
-	e = &store.Entry{TablePK: item[t.pk.name]}
-	if t.sk.name != "" {
-		e.TableSK = item[t.sk.name]
-	}
+	var isk types.AttributeValue
 	if ix.sk.name != "" {
-		isk, ok := item[ix.sk.name]
-		if !ok || !hasType(isk, ix.sk.typ) {
+		v, ok := item[ix.sk.name]
+		if !ok || !hasType(v, ix.sk.typ) {
 			return "", nil
 		}
-		e.Sort = isk
+		isk = v
 	}
-	e.Key = store.Key(e.Sort, e.TablePK, e.TableSK)
+	e = &store.Entry{}
+	e.Key = store.Key(isk, item[t.pk.name], item[t.sk.name])
+	if encode {
+		// The entry's key values are decoded from the item's encoding, so
+		// they hold on to nothing else.
+		e.Sort, e.TablePK, e.TableSK = store.Attr(data, ix.sk.name), store.Attr(data, t.pk.name), store.Attr(data, t.sk.name)
+	}
 	if ix.keep == nil {
-		e.Item, e.Size = item, size
+		e.Data, e.Size = data, size
 	} else {
 		p := make(map[string]types.AttributeValue, len(ix.keep))
 		for name := range ix.keep {
@@ -161,10 +166,17 @@ func (t *dbTable) indexEntry(ix *dbIndex, item map[string]types.AttributeValue, 
 				p[name] = v
 			}
 		}
-		e.Item, e.Size = p, table.ItemSize(p)
+		e.Size = table.ItemSize(p)
+		if encode {
+			e.Data = store.Encode(p, e.Size)
+		}
 	}
 	return attr.KeyString(ipk), e
 }
+
+// needsOld reports whether a write must decode the item it replaces to keep
+// indexes and the TTL order in step.
+func (t *dbTable) needsOld() bool { return len(t.indexes) > 0 || t.expiries != nil }
 
 func hasType(v types.AttributeValue, typ types.ScalarAttributeType) bool {
 	switch v.(type) {
@@ -195,22 +207,33 @@ func (t *dbTable) ttlOf(item map[string]types.AttributeValue) (int64, bool) {
 	return int64(f), true
 }
 
-// put stores item (already validated, normalised and owned by the fake)
-// and keeps every index and the TTL order in step. It returns the entry it
-// replaced, or nil, and adds index write costs to u.
-func (t *dbTable) put(item map[string]types.AttributeValue, size int, u *usage) (old *store.Entry) {
+// put stores item (already validated and normalised) and keeps every
+// index and the TTL order in step. oldItem, when the caller has decoded it
+// already, is the item being replaced. It returns the entry it replaced, or
+// nil, and adds index write costs to u.
+func (t *dbTable) put(item map[string]types.AttributeValue, size int, oldItem map[string]types.AttributeValue, u *usage) (old *store.Entry) {
 	pk, id, key := t.keyOf(item)
-	e := &store.Entry{Item: item, Size: size, Key: key}
-	if t.sk.name != "" {
-		e.Sort = item[t.sk.name]
+	data := store.Encode(item, size)
+	e := &store.Entry{Data: data, Size: size, Key: key, Sort: store.Attr(data, t.sk.name)}
+	if t.items.Partition(id) == nil {
+		// A new partition keeps its key value: take it from the encoding
+		// rather than the caller's map.
+		pk = store.Attr(data, t.pk.name)
 	}
 	old = t.items.Put(pk, id, e)
-	var oldItem map[string]types.AttributeValue
+	if !t.needsOld() {
+		return old
+	}
 	var oldSize int
 	if old != nil {
-		oldItem, oldSize = old.Item, old.Size
+		oldSize = old.Size
+		if oldItem == nil {
+			oldItem = old.Item()
+		}
+	} else {
+		oldItem = nil
 	}
-	t.reindex(id, key, oldItem, oldSize, item, size, u)
+	t.reindex(id, key, oldItem, oldSize, item, data, size, u)
 	return old
 }
 
@@ -219,10 +242,10 @@ func (t *dbTable) put(item map[string]types.AttributeValue, size int, u *usage) 
 func (t *dbTable) remove(key map[string]types.AttributeValue, u *usage) *store.Entry {
 	_, id, pos := t.keyOf(key)
 	old := t.items.Delete(id, pos)
-	if old == nil {
-		return nil
+	if old == nil || !t.needsOld() {
+		return old
 	}
-	t.reindex(id, pos, old.Item, old.Size, nil, 0, u)
+	t.reindex(id, pos, old.Item(), old.Size, nil, "", 0, u)
 	return old
 }
 
@@ -232,15 +255,15 @@ func (t *dbTable) remove(key map[string]types.AttributeValue, u *usage) *store.E
 // when the index key changes (a delete and a put), none when the index
 // does not see the change.
 func (t *dbTable) reindex(id, pos string, oldItem map[string]types.AttributeValue, oldSize int,
-	newItem map[string]types.AttributeValue, newSize int, u *usage) {
+	newItem map[string]types.AttributeValue, newData string, newSize int, u *usage) {
 	for _, ix := range t.indexes {
 		var oldID, newID string
 		var oldE, newE *store.Entry
 		if oldItem != nil {
-			oldID, oldE = t.indexEntry(ix, oldItem, oldSize)
+			oldID, oldE = t.indexEntry(ix, oldItem, "", oldSize, false)
 		}
 		if newItem != nil {
-			newID, newE = t.indexEntry(ix, newItem, newSize)
+			newID, newE = t.indexEntry(ix, newItem, newData, newSize, true)
 		}
 		switch {
 		case oldE == nil && newE == nil:
@@ -249,7 +272,7 @@ func (t *dbTable) reindex(id, pos string, oldItem map[string]types.AttributeValu
 			// Same index key: the entry is replaced either way (it must
 			// point at the new item), but DynamoDB charges an index write
 			// only when an attribute the index stores changed.
-			ix.items.Put(newItem[ix.pk.name], newID, newE)
+			ix.items.Put(store.Attr(newData, ix.pk.name), newID, newE)
 			if u != nil && !sameProjection(ix, oldItem, newItem) {
 				u.index(ix.name).WriteUnits += writeUnits(newE.Size)
 			}
@@ -262,7 +285,7 @@ func (t *dbTable) reindex(id, pos string, oldItem map[string]types.AttributeValu
 			}
 		}
 		if newE != nil {
-			ix.items.Put(newItem[ix.pk.name], newID, newE)
+			ix.items.Put(store.Attr(newData, ix.pk.name), newID, newE)
 			if u != nil {
 				u.index(ix.name).WriteUnits += writeUnits(newE.Size)
 			}
@@ -318,7 +341,7 @@ func (t *dbTable) rebuildExpiries() {
 	t.expiries = newExpiries()
 	t.items.AscendPartitions(0, "", func(p *store.Partition) bool {
 		p.Ascend("", func(e *store.Entry) bool {
-			if at, ok := t.ttlOf(e.Item); ok {
+			if at, ok := t.ttlOf(e.Item()); ok {
 				t.expiries.Set(expiry{at: at, id: p.ID(), key: e.Key})
 			}
 			return true
@@ -355,7 +378,7 @@ func (db *DB) sweepExpired() {
 				}
 				old := t.items.Get(x.id, x.key)
 				if old != nil {
-					t.remove(old.Item, nil)
+					t.remove(old.Item(), nil)
 				}
 			}
 		}

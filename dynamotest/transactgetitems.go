@@ -87,7 +87,7 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 	for i, g := range gets {
 		size := 0
 		if e := g.t.lookup(g.key); e != nil {
-			out.Responses[i].Item = g.proj.apply(e.Item)
+			out.Responses[i].Item = g.proj.project(e.Item())
 			size = e.Size
 		}
 		u := byTable[g.t.name]

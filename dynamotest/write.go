@@ -46,6 +46,7 @@ func (w *writeOp) current() *store.Entry {
 // item (an update that cannot apply to it, or makes it too large).
 type outcome struct {
 	old     *store.Entry
+	oldItem map[string]types.AttributeValue // old, decoded when the write needed it
 	newItem map[string]types.AttributeValue // nil: the item is deleted (or untouched, for a check)
 	newSize int
 	failed  bool
@@ -59,8 +60,9 @@ func (w *writeOp) evaluate() (outcome, error) {
 	}
 	o := outcome{old: w.current()}
 	cur := noItem
-	if o.old != nil {
-		cur = o.old.Item
+	if o.old != nil && (w.cond != nil || w.kind == writeUpdate || w.t.needsOld()) {
+		o.oldItem = o.old.Item()
+		cur = o.oldItem
 	}
 	ok, err := w.cond.eval(cur)
 	if err != nil {
@@ -78,17 +80,13 @@ func (w *writeOp) evaluate() (outcome, error) {
 			// UpdateItem without an UpdateExpression leaves an existing
 			// item alone and creates a missing one from its key.
 			if o.old != nil {
-				o.newItem, o.newSize = o.old.Item, o.old.Size
+				o.newItem, o.newSize = o.oldItem, o.old.Size
 			} else {
 				o.newItem, o.newSize = w.key, table.ItemSize(w.key)
 			}
 			break
 		}
-		var base map[string]types.AttributeValue
-		if o.old != nil {
-			base = o.old.Item
-		}
-		next, err := w.upd.apply(base)
+		next, err := w.upd.apply(o.oldItem)
 		if err != nil {
 			return o, err
 		}
@@ -119,7 +117,7 @@ func (w *writeOp) apply(o outcome, u *usage) {
 	}
 	switch w.kind {
 	case writePut, writeUpdate:
-		w.t.put(o.newItem, o.newSize, u)
+		w.t.put(o.newItem, o.newSize, o.oldItem, u)
 		u.write += writeUnits(max(oldSize, o.newSize))
 	case writeDelete:
 		if o.old != nil {
@@ -145,7 +143,7 @@ func returnedOnFailure(mode types.ReturnValuesOnConditionCheckFailure, o outcome
 	if mode != types.ReturnValuesOnConditionCheckFailureAllOld || o.old == nil {
 		return nil
 	}
-	return copyItem(o.old.Item)
+	return o.old.Item()
 }
 
 func checkOnFailureMode(mode types.ReturnValuesOnConditionCheckFailure) error {
@@ -159,15 +157,12 @@ func checkOnFailureMode(mode types.ReturnValuesOnConditionCheckFailure) error {
 // returnValues renders a write's ReturnValues.
 func returnValues(mode types.ReturnValue, o outcome, updated []string) map[string]types.AttributeValue {
 	var oldItem map[string]types.AttributeValue
-	if o.old != nil {
-		oldItem = o.old.Item
+	if o.old != nil && (mode == types.ReturnValueAllOld || mode == types.ReturnValueUpdatedOld) {
+		oldItem = o.old.Item() // a fresh copy
 	}
 	switch mode {
 	case types.ReturnValueAllOld:
-		if oldItem == nil {
-			return nil
-		}
-		return copyItem(oldItem)
+		return oldItem
 	case types.ReturnValueAllNew:
 		return copyItem(o.newItem)
 	case types.ReturnValueUpdatedOld:

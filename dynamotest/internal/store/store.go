@@ -28,7 +28,8 @@ type Item = map[string]types.AttributeValue
 
 // Entry is one item in a collection.
 type Entry struct {
-	Item Item
+	// Data is the item, encoded (see codec.go).
+	Data string
 	// Size is the item's size by DynamoDB's rules, computed once at write.
 	Size int
 	// Key is the entry's position in its partition: Key(Sort, TablePK,
@@ -45,6 +46,9 @@ type Entry struct {
 	// entry as the item at the position is replaced.
 	cell *cell
 }
+
+// Item decodes the entry's item into a new map the caller owns.
+func (e *Entry) Item() Item { return Decode(e.Data) }
 
 // slot is a tree element: the position inline, for cheap comparisons,
 // and the cell holding the entry at that position. Replacing an item (the
