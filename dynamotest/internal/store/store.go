@@ -13,8 +13,9 @@
 // rather than chasing interface values.
 //
 // Entries are immutable once inserted: a write replaces the entry, so a
-// reader holding an entry (or an index holding the same item map) never sees
-// it change. The package does no locking; the caller serialises writes.
+// reader holding an entry (or an index sharing the same encoded item) never
+// sees it change and may decode it after releasing its lock. The package
+// does no locking; the caller serialises writes.
 package store
 
 import (
@@ -22,8 +23,7 @@ import (
 	"github.com/tidwall/btree"
 )
 
-// Item is a stored item. Its map and values are never modified after the
-// entry holding it is inserted.
+// Item is an item as the SDK represents it.
 type Item = map[string]types.AttributeValue
 
 // Entry is one item in a collection.
