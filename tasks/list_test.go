@@ -129,6 +129,9 @@ func TestListPendingBadLimit(t *testing.T) {
 		wantInputError(t, err, "Limit")
 		_, err = f.store.ListPending(context.Background(), "", tasks.Limit(1001))
 		wantInputError(t, err, "Limit")
+		for _, err := range f.store.Pending(context.Background(), tasks.Limit(-5)) {
+			wantInputError(t, err, "Limit")
+		}
 	})
 }
 

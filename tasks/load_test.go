@@ -89,7 +89,12 @@ func runQueue(t *testing.T, store *tasks.Store, n, workers, crash int) *queueRun
 					mu.Unlock()
 					return // killed holding the task
 				}
-				lease, err := store.Heartbeat(ctx, c.Lease)
+				// Every fourth task heartbeats before it completes, so
+				// heartbeats race with takeovers too.
+				lease := c.Lease
+				if done%4 == 0 {
+					lease, err = store.Heartbeat(ctx, c.Lease)
+				}
 				if err == nil {
 					err = store.Complete(ctx, lease, []byte("ok"))
 				}
