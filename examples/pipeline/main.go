@@ -43,7 +43,7 @@ func main() {
 
 func run() error {
 	useAWS := flag.Bool("aws", false, exampleenv.AWSFlagUsage)
-	tableName := flag.String("table", "tablekit-example-pipelines", "DynamoDB table")
+	tableName := flag.String("table", pipeline.DefaultTableName, "DynamoDB table")
 	bucket := flag.String("bucket", "tablekit-examples", "S3 bucket for input and output files")
 	flag.Parse()
 
