@@ -48,6 +48,12 @@
 //     histories have no gaps and no duplicates, whoever races. Four digits,
 //     as the seed writes them: the 10,000th event is refused (keys.ErrOverflow)
 //     before anything is sent.
+//   - The seed claims with a single conditional UpdateItem ("atomic without
+//     transactions"). Here a claim is a transaction, because the PROCESSING
+//     event and the WORKER item must appear with it or not at all: a worker
+//     that crashed between two separate writes would leave a history with a
+//     gap, or a task nobody's claim list shows. The price is the doubled
+//     write cost below.
 //   - Event times never go backwards within a history, even when workers'
 //     clocks disagree by a little: a change is dated no earlier than the
 //     change before it.
