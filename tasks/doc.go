@@ -109,12 +109,16 @@
 // Measured with dynamotest's capacity meter (see the package tests), one
 // small task costs 8 WCU to submit (three items, doubled by the transaction,
 // and the GSI1 entry), 10 to claim (three items doubled, the GSI1 entry
-// moving from STATUS#PENDING to STATUS#PROCESSING), 8 to complete (three
-// items doubled, the entry leaving GSI1), and 3 per heartbeat. Seed 003
-// plans 6 (3 + 3), counting neither the transactions, nor the index, nor the
-// WORKER item: at 500 tasks per second the queue needs about 13,000 WCU/s,
-// not 3,000. Claim also reads: the expired-lease query and the candidate
-// query, half a read unit each when they return little.
+// moving from STATUS#PENDING to STATUS#PROCESSING: a delete and a put), 8 to
+// complete (three items doubled, the entry leaving GSI1), and 3 per
+// heartbeat: 26 per task. The fake doubles a transaction's index writes as
+// well as its item writes; should DynamoDB bill those once, a task costs 22.
+// Seed 003 plans 6 (3 + 3), counting neither the transactions, nor the
+// index, nor the WORKER item: at 500 tasks per second the queue needs
+// 11,000 to 13,000 WCU/s, not 3,000. Claim also reads: the expired-lease
+// query and the candidate query, half a read unit each when they return
+// little. A lost claim race is a canceled transaction, which costs writes
+// too; ClaimBatch keeps them rare.
 //
 // # Input
 //
