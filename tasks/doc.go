@@ -117,8 +117,8 @@
 // index, nor the WORKER item: at 500 tasks per second the queue needs
 // 11,000 to 13,000 WCU/s, not 3,000. Claim also reads: the expired-lease
 // query and the candidate query, half a read unit each when they return
-// little. A lost claim race is a canceled transaction, which costs writes
-// too; ClaimBatch keeps them rare.
+// little. A lost claim race is a canceled transaction, a wasted request
+// (which the fake's meter charges nothing); ClaimBatch keeps them rare.
 //
 // # Input
 //
