@@ -15,6 +15,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -24,14 +25,14 @@ import (
 func main() {
 	out := flag.String("out", "docs", "directory to write the documents under")
 	flag.Parse()
-	if err := write(context.Background(), *out, models()); err != nil {
+	if err := write(context.Background(), os.Stdout, *out, models()); err != nil {
 		fmt.Fprintln(os.Stderr, "datamodel:", err)
 		os.Exit(1)
 	}
 }
 
 // write renders every model into dir/<store>/.
-func write(ctx context.Context, dir string, ms []datamodel.Model) error {
+func write(ctx context.Context, log io.Writer, dir string, ms []datamodel.Model) error {
 	for _, m := range ms {
 		doc, err := datamodel.Render(ctx, m)
 		if err != nil {
@@ -51,7 +52,7 @@ func write(ctx context.Context, dir string, ms []datamodel.Model) error {
 		if err := os.WriteFile(filepath.Join(d, "iam-policy.json"), policy.JSON(), 0o644); err != nil {
 			return err
 		}
-		fmt.Printf("wrote %s/{dynamodb_data_model.md,iam-policy.json}\n", d)
+		fmt.Fprintf(log, "wrote %s/{dynamodb_data_model.md,iam-policy.json}\n", d)
 	}
 	return nil
 }

@@ -10,6 +10,8 @@
 //     where the chain has none, the local emulators' own are used (any key
 //     for DynamoDB Local, S3RVER/S3RVER for s3rver), and the region
 //     defaults to us-east-1.
+//   - TABLEKIT_POLICY=<file>: every DynamoDB call is first checked against
+//     that IAM policy (see PolicyVar), whichever DynamoDB is used.
 //   - -aws: the default AWS configuration chain for both (credentials,
 //     region, AWS_ENDPOINT_URL_*), ignoring the TABLEKIT variables.
 //
@@ -43,6 +45,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/table"
 )
@@ -52,6 +55,32 @@ const (
 	DynamoDBEndpointVar = "TABLEKIT_DYNAMODB_ENDPOINT"
 	S3EndpointVar       = "TABLEKIT_S3_ENDPOINT"
 )
+
+// PolicyVar names an IAM policy file (docs/<store>/iam-policy.json, as
+// cmd/datamodel writes it). When set, every DynamoDB call of the example
+// is checked against the policy first (datamodel.Enforce) and one outside
+// it fails with AccessDeniedException: running an example this way shows
+// the store's least-privilege policy is enough for its flows.
+const PolicyVar = "TABLEKIT_POLICY"
+
+// enforcePolicy wraps env.DB in the policy PolicyVar names, if any.
+func enforcePolicy(env *Env) error {
+	path := os.Getenv(PolicyVar)
+	if path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("exampleenv: %s: %w", PolicyVar, err)
+	}
+	policy, err := datamodel.ParsePolicy(data)
+	if err != nil {
+		return fmt.Errorf("exampleenv: %s=%s: %w", PolicyVar, path, err)
+	}
+	env.DB = datamodel.Enforce(env.DB, policy)
+	env.DynamoDBWhere += " (IAM policy " + path + " enforced)"
+	return nil
+}
 
 // AWSFlagUsage is the usage text of the conventional -aws flag.
 const AWSFlagUsage = "use the default AWS configuration chain instead of the in-memory fake or the TABLEKIT_*_ENDPOINT emulators"
@@ -128,6 +157,9 @@ func Open(ctx context.Context, cfg Config) (*Env, error) {
 	} else {
 		env.Fake = dynamotest.New()
 		env.DB, env.DynamoDBWhere = env.Fake, "in-memory fake"
+	}
+	if err := enforcePolicy(env); err != nil {
+		return nil, err
 	}
 
 	if ep := os.Getenv(S3EndpointVar); ep != "" {
