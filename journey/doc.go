@@ -114,8 +114,12 @@
 //
 // Total execution time. aggregates.totalExecutionTime is a display
 // string ("125m") and cannot be added to. FinishJob ADDs the job's
-// duration to aggregates.totalExecutionSeconds, and reads derive
-// totalExecutionTime from it; items written by others keep their string.
+// duration to aggregates.totalExecutionSeconds (a field the seed does not
+// have) in its transaction, then rewrites the string when the minutes
+// changed, conditional on the seconds it read, so the finish that comes
+// last always leaves the right total; reads derive the string from the
+// seconds too. Items written by others without the seconds keep their
+// string.
 //
 // Log summaries in the partition. LOG# sorts between JOB# and METADATA,
 // so one Query of the partition reads them too. They are the seed's

@@ -688,9 +688,11 @@ type Finish struct {
 // concurrent finishes leave exact totals. A job that already finished is
 // a *StatusError and changes nothing.
 //
-// When the journey's last stage completes, the journey then moves from
-// running to completed (a separate guarded write; a paused or cancelled
-// journey keeps its status).
+// After the transaction, the seed's totalExecutionTime string is brought
+// in step with the seconds (a read, and a conditional write when the
+// minutes changed). When the journey's last stage completes, the journey
+// then moves from running to completed (a separate guarded write; a
+// paused or cancelled journey keeps its status).
 func (s *Store) FinishJob(ctx context.Context, ref JobRef, f Finish) (*Job, error) {
 	if s.err != nil {
 		return nil, s.err
@@ -776,6 +778,9 @@ func (s *Store) FinishJob(ctx context.Context, ref JobRef, f Finish) (*Job, erro
 		}
 		return nil, err
 	}
+	if err := s.syncExecutionTime(ctx, ref.JourneyID); err != nil {
+		return nil, err
+	}
 	if f.Status == JobCompleted && next == nil {
 		// The last stage is done: running -> completed, guarded.
 		if _, err := s.move(ctx, ref.JourneyID, "complete", StatusCompleted, StatusRunning); err != nil && !errors.Is(err, ErrInvalidStatus) {
@@ -783,4 +788,40 @@ func (s *Store) FinishJob(ctx context.Context, ref JobRef, f Finish) (*Job, erro
 		}
 	}
 	return s.GetJob(ctx, ref, Consistent())
+}
+
+// syncExecutionTime keeps the seed's display string
+// aggregates.totalExecutionTime in step with totalExecutionSeconds, which
+// FinishJob ADDs to, so services reading the seed's field see the total.
+// It reads the seconds (strongly consistent) and writes the string only
+// when the minutes changed, on the condition that the seconds are still
+// what it read: of concurrent finishers, a stale one's write is refused,
+// and the one that finished last always writes the final total.
+func (s *Store) syncExecutionTime(ctx context.Context, journeyID string) error {
+	key, err := s.journeyKey(journeyID)
+	if err != nil {
+		return err
+	}
+	const secondsPath, textPath = "Data.aggregates.totalExecutionSeconds", "Data.aggregates.totalExecutionTime"
+	var rec struct {
+		Data struct {
+			Aggregates struct {
+				Seconds *float64 `dynamodbav:"totalExecutionSeconds"`
+				Text    string   `dynamodbav:"totalExecutionTime"`
+			} `dynamodbav:"aggregates"`
+		} `dynamodbav:"Data"`
+	}
+	if err := s.t.Get(ctx, key, &rec, table.Consistent(), table.Project(secondsPath, textPath)); err != nil {
+		return err
+	}
+	a := rec.Data.Aggregates
+	if a.Seconds == nil || formatMinutes(*a.Seconds) == a.Text {
+		return nil
+	}
+	err = s.t.Update(ctx, key, expression.Set(expression.Name(textPath), expression.Value(formatMinutes(*a.Seconds))),
+		table.If(expression.Name(secondsPath).Equal(expression.Value(*a.Seconds))))
+	if errors.Is(err, table.ErrConditionFailed) {
+		return nil // a later finish changed the total and writes it
+	}
+	return err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/table"
 )
 
 // recorder is the fake, keeping every Query request.
@@ -162,7 +163,11 @@ func TestConcurrentFinishesLoseNothing(t *testing.T) {
 				{Code: aws.String("TransactionConflict"), Message: aws.String("Transaction is ongoing for the item")}}}
 		e.db.ResetCalls()
 		e.db.Inject(dynamotest.Fault{Op: "TransactWriteItems", Times: 40, Err: conflict})
+		e.clock.Advance(90 * time.Second) // every job ran about 90 s: 150m in all
 	})
+	if a := must[*Journey](t)(e.store.GetJourney(context.Background(), "JRN-T")).Aggregates; a.TotalExecutionTime != "150m" {
+		t.Errorf("totalExecutionTime %s for %.3f s", a.TotalExecutionTime, a.TotalExecutionSeconds)
+	}
 	if n := e.db.Calls("TransactWriteItems"); n < 140 {
 		t.Errorf("%d transactions sent for 100 finishes with 40 conflicts", n)
 	}
@@ -214,6 +219,20 @@ func concurrentFinishes(t *testing.T, s *Store, journeyID string, beforeFinishes
 	if a.TotalJobs != 100 || a.CompletedJobs != 66 || a.FailedJobs != 34 {
 		t.Fatalf("after 100 concurrent finishes: totalJobs %d, completedJobs %d, failedJobs %d; want 100, 66, 34",
 			a.TotalJobs, a.CompletedJobs, a.FailedJobs)
+	}
+	// The stored display string caught up with the last finish.
+	var raw struct {
+		Data struct {
+			Aggregates Aggregates `dynamodbav:"aggregates"`
+		} `dynamodbav:"Data"`
+	}
+	if err := s.t.Get(ctx, s.t.Key("JOURNEY#"+journeyID, "METADATA"), &raw, table.Consistent()); err != nil {
+		t.Fatal(err)
+	}
+	if ra := raw.Data.Aggregates; ra.TotalExecutionTime != formatMinutes(ra.TotalExecutionSeconds) {
+		t.Errorf("stored totalExecutionTime %q for %.3f s", ra.TotalExecutionTime, ra.TotalExecutionSeconds)
+	} else {
+		t.Logf("100 jobs, %.3f s of execution, stored as %q", ra.TotalExecutionSeconds, ra.TotalExecutionTime)
 	}
 	// Finishing again changes nothing and says why.
 	_, err = s.FinishJob(ctx, refs[1], Finish{Status: JobFailed})

@@ -101,7 +101,7 @@ type Aggregates struct {
 	FailedJobs    int `dynamodbav:"failedJobs" json:"failedJobs"`
 	// TotalExecutionTime is the seed's display form ("125m"). A string
 	// cannot be added to, so the store keeps TotalExecutionSeconds by ADD
-	// and, on read, derives this field from it when it is set.
+	// and derives this field from it (see the package doc).
 	TotalExecutionTime    string  `dynamodbav:"totalExecutionTime" json:"totalExecutionTime"`
 	TotalExecutionSeconds float64 `dynamodbav:"totalExecutionSeconds,omitempty" json:"totalExecutionSeconds,omitempty"`
 	TotalLogs             int     `dynamodbav:"totalLogs" json:"totalLogs"`

@@ -331,6 +331,10 @@ func TestLastStageCompletesJourney(t *testing.T) {
 			t.Errorf("after stage %d progress %d, want %d", i+1, jr.OverallProgress, want)
 		}
 	}
+	raw := storedItem(t, e.store, "JOURNEY#JRN-T", "METADATA")
+	if got := raw["Data"].(map[string]any)["aggregates"].(map[string]any)["totalExecutionTime"]; got != "6m" {
+		t.Errorf("stored totalExecutionTime %v, want the 6 minutes of the six jobs", got)
+	}
 	jr := must[*Journey](t)(e.store.GetJourney(ctx, "JRN-T"))
 	if jr.Status != StatusCompleted || jr.OverallProgress != 100 || jr.CurrentStageID != "verification_validation" ||
 		jr.Aggregates.TotalExecutionTime != "6m" {
