@@ -127,6 +127,12 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 		"download bad id":       func() error { _, err := s.PresignOutputDownload(ctx, "a:b"); return err },
 		"all versions bad id":   func() error { return firstErr(s.AllVersions(ctx, "")) },
 		"all executions bad id": func() error { return firstErrE(s.AllExecutions(ctx, "")) },
+		"all group bad id":      func() error { return firstErr(s.AllGroup(ctx, "a:b")) },
+		"all by tags none":      func() error { return firstErr(s.AllByTags(ctx, nil)) },
+		"tags bad cursor":       func() error { _, err := s.ListTags(ctx, 0, "AQID"); return err },
+		"tag values bad cursor": func() error { _, err := s.ListTagValues(ctx, "k", 0, "AQID"); return err },
+		"group bad cursor":      func() error { _, err := s.ListGroup(ctx, "g", 0, "AQID"); return err },
+		"executions bad cursor": func() error { _, err := s.Executions(ctx, "p1", 0, "AQID"); return err },
 	}
 	before := e.snapshot(t)
 	e.db.ResetCalls()
