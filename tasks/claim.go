@@ -24,8 +24,8 @@ import (
 // candidates one transaction at a time: the META update, conditioned on the
 // status, attempt and event count it read, the next event (attribute_not_
 // exists) and the WORKER item. A worker that loses a race to another moves
-// on to the next candidate. Each claim starts at a random candidate of the
-// batch, so twenty workers do not all race for the single oldest task:
+// on to another candidate. Each claim tries the batch in a random order, so
+// twenty workers do not all race for the single oldest task:
 // order is oldest first within a window of ClaimBatch tasks, which is as
 // much order as concurrent consumers can observe anyway. Set ClaimBatch to
 // about the number of workers per shard; fewer candidates than workers
@@ -75,9 +75,10 @@ func (s *Store) tryCandidates(ctx context.Context, workerID string, cands []meta
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	start := rand.IntN(len(cands))
-	for i := range cands {
-		m := &cands[(start+i)%len(cands)]
+	// A random order, not a random start: two workers that collide on one
+	// candidate would otherwise collide again on the next.
+	for _, i := range rand.Perm(len(cands)) {
+		m := &cands[i]
 		if expired && m.Attempt >= s.opts.MaxAttempts {
 			if _, err := s.expire(ctx, m); err != nil && !lostRace(err) {
 				return nil, err

@@ -181,9 +181,9 @@ func TestTwentyWorkersTwoThousandTasksEachCompletedOnce(t *testing.T) {
 			if shards > 1 || testing.Short() {
 				n = 500
 			}
-			// 30 s leases at 300x: a crashed worker's task is free again
-			// after 0.1 s of real time.
-			clock := fastClock(300)
+			// 30 s leases at 100x: a crashed worker's task is free again
+			// after 0.3 s of real time.
+			clock := fastClock(100)
 			f := newFixtureOnClock(t, clock, func(o *tasks.Options) {
 				o.Clock = clock
 				o.Shards = shards
