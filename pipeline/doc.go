@@ -32,7 +32,11 @@
 // "2022-08-10T23:55:20.322Z"), createdBy, updatedBy, version, attributes
 // (a map), tags ([{key, value}]), transformer ({transforms, parameters}) and
 // groups. A pipeline's id is read back from its pk; ids and group ids must
-// not contain ':'.
+// not contain ':'. The seed names no attributes for the other entities;
+// this package stores executions with version, state, createdAt,
+// updatedAt, createdBy and input (the object key of the execution's copy of
+// its input), aggregates with count (a number), and tag and group items
+// with their keys only.
 //
 // # Where the seed contradicts itself, and what this package does
 //
