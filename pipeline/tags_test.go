@@ -315,6 +315,11 @@ func TestListByTagsCursorIsBoundToTheTagSet(t *testing.T) {
 	if err != nil || !slices.Equal(sortedIDs(second.Items), []string{"p4", "p5"}) || second.Next != "" {
 		t.Fatalf("second page %v %v", sortedIDs(second.Items), err)
 	}
+	other := pipeline.NewStore(e.db, nil, func(o *pipeline.Options) { o.CursorKey = []byte("another secret") })
+	otherPage, err := other.ListByTags(ctx, ab, 4, "")
+	if err != nil || otherPage.Next == "" {
+		t.Fatalf("other store: %v", err)
+	}
 	e.db.ResetCalls()
 	altered := []byte(first.Next)
 	altered[len(altered)-1] ^= 1
@@ -326,7 +331,7 @@ func TestListByTagsCursorIsBoundToTheTagSet(t *testing.T) {
 		"altered":        {ab, string(altered)},
 		"not base64":     {ab, "!!"},
 		"table cursor":   {ab, "AQ"},
-		"other store":    {ab, pipeline.NewStore(e.db, nil, func(o *pipeline.Options) { o.CursorKey = []byte("k") }).Table().Name()},
+		"other key":      {ab, otherPage.Next},
 		"truncated":      {ab, first.Next[:10]},
 		"empty-ish junk": {ab, "AAAAAAAAAAAAAAAAAAAAAAAA"},
 	} {
