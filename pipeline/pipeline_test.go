@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -323,5 +324,19 @@ func TestListPagesEveryPipelineOnce(t *testing.T) {
 	}
 	if n != 23 {
 		t.Fatalf("All gave %d", n)
+	}
+}
+
+func TestOversizedPipelineIsRefusedBeforeAnyRequest(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	in := sapInput()
+	in.Transformer.Transforms[0].Formula = strings.Repeat("x", table.MaxItemSize)
+	e.db.ResetCalls()
+	if _, err := e.store.Create(ctx, in); !errors.Is(err, table.ErrItemTooLarge) {
+		t.Fatalf("create of a 400 KB transformer: %v", err)
+	}
+	if n := e.calls(); n != 0 {
+		t.Fatalf("sent %d requests", n)
 	}
 }
