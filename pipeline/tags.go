@@ -347,11 +347,11 @@ type tagStream struct {
 
 // fill reads the stream's next ids from lo on: lo itself is skipped when it
 // is pos (already seen), kept when it is a target the other streams reached.
-func (st *tagStream) fill(ctx context.Context, s *Store, lo string) error {
+func (st *tagStream) fill(ctx context.Context, s *Store, lo string, n int) error {
 	// BETWEEN "T:<v>:P:<lo>" and "T:<v>:P;": every item of this level from
 	// lo on, as ';' follows ':' and no item's key has it there.
 	hi := st.prefix[:len(st.prefix)-1] + ";"
-	q := table.Query{Partition: st.partition, Sort: table.SortBetween(st.prefix+lo, hi), Limit: int32(s.opts.TagQueryLimit)}
+	q := table.Query{Partition: st.partition, Sort: table.SortBetween(st.prefix+lo, hi), Limit: int32(n)}
 	st.buf = st.buf[:0]
 	next := ""
 	for {
@@ -392,7 +392,13 @@ func (s *Store) intersect(ctx context.Context, wanted []tagEntry, after string, 
 				empty = append(empty, st)
 			}
 		}
-		if err := s.fillAll(ctx, empty, target); err != nil {
+		// One tag alone needs only what the page still lacks, plus one
+		// item (the cursor's own id, which fill skips) to know more follow.
+		n := s.opts.TagQueryLimit
+		if len(streams) == 1 {
+			n = min(n, limit-len(ids)+2)
+		}
+		if err := s.fillAll(ctx, empty, target, n); err != nil {
 			return nil, false, err
 		}
 		for _, st := range streams {
@@ -430,7 +436,7 @@ func (s *Store) intersect(ctx context.Context, wanted []tagEntry, after string, 
 // fillAll refills streams in parallel, at most Options.MaxConcurrency at a
 // time, each from target on (or from its own position, if further). The
 // first failure cancels the others; every goroutine ends before it returns.
-func (s *Store) fillAll(ctx context.Context, streams []*tagStream, target string) error {
+func (s *Store) fillAll(ctx context.Context, streams []*tagStream, target string, n int) error {
 	from := func(st *tagStream) string {
 		if target > st.pos {
 			return target
@@ -438,7 +444,7 @@ func (s *Store) fillAll(ctx context.Context, streams []*tagStream, target string
 		return st.pos
 	}
 	if len(streams) == 1 {
-		return streams[0].fill(ctx, s, from(streams[0]))
+		return streams[0].fill(ctx, s, from(streams[0]), n)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -460,7 +466,7 @@ func (s *Store) fillAll(ctx context.Context, streams []*tagStream, target string
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if errs[i] = st.fill(ctx, s, from(st)); errs[i] != nil {
+			if errs[i] = st.fill(ctx, s, from(st), n); errs[i] != nil {
 				cancel()
 			}
 		}()
