@@ -18,6 +18,10 @@ const (
 	DefaultLeaseDuration = 30 * time.Second
 	DefaultMaxAttempts   = 3
 	DefaultClaimBatch    = 25
+	// MaxAttempts bounds Options.MaxAttempts so a history never fills up:
+	// SUBMITTED, then two events per attempt (PROCESSING, and FAILED,
+	// LEASE_EXPIRED, COMPLETED or DEAD) stay within MaxEvents.
+	MaxAttempts = (MaxEvents - 1) / 2
 	// MaxShards bounds Options.Shards: ListPending and ReclaimExpired send
 	// one query per shard.
 	MaxShards = 100
@@ -113,8 +117,8 @@ func NewStore(db table.API, opts ...func(*Options)) *Store {
 		s.err = inputError("db", "nil", "NewStore needs a table.API")
 	case o.LeaseDuration < time.Millisecond:
 		s.err = inputError("Options.LeaseDuration", o.LeaseDuration, "must be at least 1ms")
-	case o.MaxAttempts < 1:
-		s.err = inputError("Options.MaxAttempts", o.MaxAttempts, "must be at least 1")
+	case o.MaxAttempts < 1 || o.MaxAttempts > MaxAttempts:
+		s.err = inputError("Options.MaxAttempts", o.MaxAttempts, fmt.Sprintf("must be between 1 and %d", MaxAttempts))
 	case o.Shards < 1 || o.Shards > MaxShards:
 		s.err = inputError("Options.Shards", o.Shards, fmt.Sprintf("must be between 1 and %d", MaxShards))
 	case o.ClaimBatch < 1 || o.ClaimBatch > 100:

@@ -19,6 +19,7 @@ func TestNewStoreBadOptionsFailEveryCall(t *testing.T) {
 		"table name with a space": func(o *tasks.Options) { o.TableName = "my tasks" },
 		"negative lease":          func(o *tasks.Options) { o.LeaseDuration = -time.Second },
 		"negative attempts":       func(o *tasks.Options) { o.MaxAttempts = -1 },
+		"attempts past a history": func(o *tasks.Options) { o.MaxAttempts = tasks.MaxAttempts + 1 },
 		"too many shards":         func(o *tasks.Options) { o.Shards = tasks.MaxShards + 1 },
 		"negative shards":         func(o *tasks.Options) { o.Shards = -2 },
 		"claim batch over 100":    func(o *tasks.Options) { o.ClaimBatch = 101 },
