@@ -26,6 +26,7 @@ const (
 const (
 	readUnitBytes  = 4 * 1024 // one strongly consistent read of up to 4 KB
 	writeUnitBytes = 1024     // one write of up to 1 KB
+	maxPageBytes   = 1 << 20  // a Query or Scan page stops after 1 MB read
 )
 
 // Prices are on-demand prices in US dollars.
@@ -153,7 +154,12 @@ func (p PartitionLoad) Remedy() string {
 		"chosen by hash of the item id, and query every shard and merge the results", where, p.Partition, shards*p.Spread-1, shards*p.Spread)
 }
 
-// Estimate computes the capacity and cost of s's access patterns.
+// EstimateSchema computes the capacity and on-demand cost of s's access
+// patterns, per request, per second and per month, and the load on every
+// key value the patterns concentrate on. A declaration that cannot be
+// costed (an unknown index, a zero size, a strongly consistent GSI read, a
+// rate for a pattern the schema lacks) is a *PatternError and nothing is
+// estimated.
 func EstimateSchema(s table.Schema, opts ...func(*Options)) (*Estimate, error) {
 	o := Options{Prices: Prices{ReadPerMillion: PricePerMillionReads, WritePerMillion: PricePerMillionWrites, StorageGBMonth: PricePerGBMonth}}
 	for _, f := range opts {
@@ -311,6 +317,15 @@ func validatePattern(s table.Schema, ap table.AccessPattern) error {
 	}
 	if len(ap.Items) == 0 && (ap.ItemSize <= 0 || ap.ItemSize > table.MaxItemSize) {
 		return perr(s, ap, "ItemSize", ap.ItemSize, ErrInvalidSize)
+	}
+	if ap.Operation == table.OpQuery || ap.Operation == table.OpScan {
+		total := 0
+		for _, it := range itemsOf(ap) {
+			total += it.Size * max(it.Count, 1)
+		}
+		if total > maxPageBytes {
+			return perr(s, ap, "ItemsPerRequest", fmt.Sprintf("%d bytes", total), fmt.Errorf("%w: one Query or Scan page reads at most 1 MB; declare the items of one page", ErrInvalidSize))
+		}
 	}
 	read := isRead(ap.Operation)
 	for i, it := range itemsOf(ap) {

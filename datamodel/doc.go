@@ -1,0 +1,71 @@
+// Package datamodel turns a store's declared table.Schema into what seed
+// 002 (the DynamoDB data-modeling guide) asks of every table: capacity and
+// on-demand cost per access pattern, a hot-partition analysis, the
+// dynamodb_data_model.md document, and a least-privilege IAM policy; and it
+// checks its own estimates on dynamotest.
+//
+// # Declaring access patterns
+//
+// Each store declares its access patterns in its Schema (table.AccessPattern):
+// operation, index, key condition, item size, items per request, request
+// rate, consistency. Four optional fields say what capacity estimation
+// needs beyond that:
+//
+//   - Partition: the partition key value the requests hit, a constant
+//     ("STATUS#PENDING", "JOURNEYS") or a template ("TASK#{taskId}").
+//   - Partitions: how many values the rate spreads over when that is
+//     neither one (a constant) nor one per entity (a template): write
+//     shards, or the jobs running at once.
+//   - IndexWrites: the GSI entries each written item costs, with Move for a
+//     write that changes the item's index key (a delete and a put) and the
+//     index partition values written.
+//   - Items: the items of a request whose items differ (a transaction that
+//     creates a task, appends its event and writes an idempotency item),
+//     each with its operation, size, count, partition and index writes.
+//
+// # Estimates
+//
+// EstimateSchema applies DynamoDB's rules, the same ones dynamotest's
+// accounting follows: reads in 4 KB units, half for eventually consistent
+// reads, double for transactional ones, Query and Scan rounding the sum of
+// the items they read; writes in 1 KB units, double in a transaction, plus
+// one write per GSI entry (the item's size for ALL and, as an upper
+// bound, INCLUDE projections; one unit for KEYS_ONLY) and two where the
+// index key moves. Rates come from the declaration; a service substitutes
+// its own with WithRates. Monthly cost uses seed 002's prices (RRU $0.125
+// and WRU $0.625 per million, storage $0.25 per GB-month, 2,592,000
+// seconds a month). The load on every key value that patterns concentrate
+// on is summed over the patterns; a value past 3,000 RCU or 1,000 WCU per
+// second is hot, and PartitionLoad.Remedy names seed 002's write sharding
+// with the smallest shard count that fits.
+//
+// # Documents and policies
+//
+// A Model is a schema plus the prose only a store's authors can write
+// (design philosophy, aggregate decisions, trade-offs) and representative
+// items; Render produces the seed's dynamodb_data_model.md from it, every
+// figure computed, GSI tables derived from the items by each index's keys
+// and projection. The prose lives with the Model rather than in the
+// stores, so a store's Schema stays a plain declaration; cmd/datamodel
+// keeps one Model per tablekit store and writes docs/<store>/.
+//
+// PolicyFor writes the least-privilege IAM policy of a schema: the item
+// actions its patterns use on the table (transactions by their inner
+// actions, as IAM authorizes them), Query or Scan only on the indexes its
+// patterns read, and, in a separate "Setup" statement that a deployment
+// whose tables are made elsewhere drops, CreateTable, DescribeTable and
+// the TTL pair Schema.EnsureTable needs. Enforce wraps a table.API so that
+// every call outside a policy fails with an AccessDeniedException-shaped
+// error before anything is sent: run a store, its tests or its example
+// (exampleenv's TABLEKIT_POLICY) through it to prove the policy is enough.
+//
+// # Checking the estimates
+//
+// Measure replays each declared pattern on a fresh dynamotest fake, with
+// items of the declared sizes and counts carrying the declared index keys,
+// and reports the capacity consumed next to the estimate; Render includes
+// the comparison in the document's validation section. The replay follows
+// the declaration, so it checks the arithmetic against DynamoDB's rules as
+// the fake implements them; whether a declaration matches what a store's
+// code sends is for the store's own tests (and Enforce) to show.
+package datamodel

@@ -1,0 +1,296 @@
+package datamodel_test
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/datamodel"
+	"github.com/tablekit/tablekit/table"
+)
+
+// testSchema is a table with a PK/SK, an ALL GSI and a KEYS_ONLY GSI.
+func testSchema(patterns ...table.AccessPattern) table.Schema {
+	s := func(n string) table.Attribute { return table.Attribute{Name: n, Type: types.ScalarAttributeTypeS} }
+	return table.Schema{
+		Name:         "orders",
+		PartitionKey: s("PK"),
+		SortKey:      s("SK"),
+		Indexes: []table.Index{
+			{Name: "GSI1", PartitionKey: s("GSI1PK"), SortKey: s("GSI1SK")},
+			{Name: "ByStatus", PartitionKey: s("status"), Projection: types.ProjectionTypeKeysOnly},
+		},
+		AccessPatterns: patterns,
+	}
+}
+
+func estimateOne(t *testing.T, ap table.AccessPattern) datamodel.PatternEstimate {
+	t.Helper()
+	est, err := datamodel.EstimateSchema(testSchema(ap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return est.Patterns[0]
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// TestReadUnitsByDynamoDBRules checks read estimates against figures
+// worked out by hand from the 4 KB rule.
+func TestReadUnitsByDynamoDBRules(t *testing.T) {
+	cases := []struct {
+		name string
+		ap   table.AccessPattern
+		want float64
+	}{
+		// 7 KB rounds to two 4 KB units; eventual halves them.
+		{"get 7 KB eventual", table.AccessPattern{Operation: table.OpGetItem, ItemSize: 7 * 1024}, 1},
+		{"get 7 KB strong", table.AccessPattern{Operation: table.OpGetItem, ItemSize: 7 * 1024, Consistent: true}, 2},
+		{"get 100 B eventual", table.AccessPattern{Operation: table.OpGetItem, ItemSize: 100}, 0.5},
+		// A Query rounds the sum: 20 x 7 KB = 140 KB = 35 units, halved.
+		{"query 20 x 7 KB on a GSI", table.AccessPattern{Operation: table.OpQuery, Index: "GSI1", ItemSize: 7 * 1024, ItemsPerRequest: 20}, 17.5},
+		// 3 x 200 B = 600 B: one unit, not three.
+		{"query 3 x 200 B strong", table.AccessPattern{Operation: table.OpQuery, ItemSize: 200, ItemsPerRequest: 3, Consistent: true}, 1},
+		// BatchGetItem rounds each item: 25 x 0.5.
+		{"batch get 25 x 2 KB", table.AccessPattern{Operation: table.OpBatchGetItem, ItemSize: 2048, ItemsPerRequest: 25}, 12.5},
+		// Transactional reads: strong, doubled, per item: 2 x (2 x 2).
+		{"transact get 2 x 5 KB", table.AccessPattern{Operation: table.OpTransactGetItems, ItemSize: 5 * 1024, ItemsPerRequest: 2}, 8},
+		// Mixed sizes in one Query: 4 KB + 2 x 1 KB = 6 KB -> 2 units, halved.
+		{"query mixed items", table.AccessPattern{Operation: table.OpQuery, Items: []table.ItemAccess{{Size: 4096}, {Size: 1024, Count: 2}}}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.ap.Name = c.name
+			pe := estimateOne(t, c.ap)
+			if !near(pe.ReadUnits, c.want) || pe.WriteUnits != 0 {
+				t.Errorf("read %v write %v, want read %v", pe.ReadUnits, pe.WriteUnits, c.want)
+			}
+		})
+	}
+}
+
+// TestWriteUnitsIncludeIndexWritesAndTransactions checks write estimates
+// (1 KB units, index writes, key moves, transactions) against hand figures.
+func TestWriteUnitsIncludeIndexWritesAndTransactions(t *testing.T) {
+	gsi := func(move bool) []table.IndexWrite {
+		return []table.IndexWrite{{Index: "GSI1", Partition: "X", Move: move}}
+	}
+	cases := []struct {
+		name            string
+		ap              table.AccessPattern
+		want, wantTable float64
+		wantIndex       map[string]float64
+	}{
+		{"put 1.5 KB no index", table.AccessPattern{Operation: table.OpPutItem, ItemSize: 1536}, 2, 2, nil},
+		// The GSI1 entry is the whole item (ALL): 2 more.
+		{"put 1.5 KB into GSI1", table.AccessPattern{Operation: table.OpPutItem, ItemSize: 1536, IndexWrites: gsi(false)}, 4, 2, map[string]float64{"GSI1": 2}},
+		// A key move is a delete and a put in the index.
+		{"update 1 KB moving its GSI1 key", table.AccessPattern{Operation: table.OpUpdateItem, ItemSize: 1024, IndexWrites: gsi(true)}, 3, 1, map[string]float64{"GSI1": 2}},
+		// KEYS_ONLY entries hold keys only: one unit whatever the item.
+		{"put 3 KB into a KEYS_ONLY index", table.AccessPattern{Operation: table.OpPutItem, ItemSize: 3072,
+			IndexWrites: []table.IndexWrite{{Index: "ByStatus", Partition: "NEW"}}}, 4, 3, map[string]float64{"ByStatus": 1}},
+		// 25 x (1 + 1) in a batch.
+		{"batch write 25 x 768 B into GSI1", table.AccessPattern{Operation: table.OpBatchWriteItem, ItemSize: 768, ItemsPerRequest: 25, IndexWrites: gsi(false)}, 50, 25, map[string]float64{"GSI1": 25}},
+		// Transactions double everything: (1 + 1 + 1 + 1) x 2.
+		{"transaction of three items", table.AccessPattern{Operation: table.OpTransactWriteItems, Items: []table.ItemAccess{
+			{Operation: table.OpPutItem, Size: 1024, IndexWrites: gsi(false)},
+			{Operation: table.OpPutItem, Size: 200},
+			{Operation: table.OpConditionCheck, Size: 150},
+		}}, 8, 6, map[string]float64{"GSI1": 2}},
+		{"delete 2 KB leaving GSI1", table.AccessPattern{Operation: table.OpDeleteItem, ItemSize: 2048, IndexWrites: gsi(false)}, 4, 2, map[string]float64{"GSI1": 2}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.ap.Name = c.name
+			pe := estimateOne(t, c.ap)
+			if !near(pe.WriteUnits, c.want) || !near(pe.TableWriteUnits, c.wantTable) || pe.ReadUnits != 0 {
+				t.Errorf("write %v (table %v), read %v; want %v (table %v)", pe.WriteUnits, pe.TableWriteUnits, pe.ReadUnits, c.want, c.wantTable)
+			}
+			got := map[string]float64{}
+			for _, iu := range pe.IndexWriteUnits {
+				got[iu.Index] = iu.Units
+			}
+			if len(got) != len(c.wantIndex) {
+				t.Errorf("index writes %v, want %v", got, c.wantIndex)
+			}
+			for ix, u := range c.wantIndex {
+				if !near(got[ix], u) {
+					t.Errorf("index writes %v, want %v", got, c.wantIndex)
+				}
+			}
+		})
+	}
+}
+
+// TestMonthlyCostAtSeed002Prices works a bill out by hand: 100 reads/s of
+// 1 RCU, 10 writes/s of 1 WCU, 10 GB.
+func TestMonthlyCostAtSeed002Prices(t *testing.T) {
+	s := testSchema(
+		table.AccessPattern{Name: "read", Operation: table.OpGetItem, ItemSize: 4096, Consistent: true, RatePerSecond: 100},
+		table.AccessPattern{Name: "write", Operation: table.OpPutItem, ItemSize: 1000, RatePerSecond: 10},
+	)
+	est, err := datamodel.EstimateSchema(s, datamodel.WithStorageGB(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 100 x 2,592,000 / 1e6 x $0.125 = $32.40; 10 x 2.592 x $0.625 = $16.20;
+	// 10 GB x $0.25 = $2.50.
+	if !near(est.ReadPerSecond, 100) || !near(est.WritePerSecond, 10) {
+		t.Errorf("per second: %v RCU %v WCU", est.ReadPerSecond, est.WritePerSecond)
+	}
+	if !near(est.ReadCost, 32.4) || !near(est.WriteCost, 16.2) || !near(est.StorageCost, 2.5) || !near(est.MonthlyCost, 51.1) {
+		t.Errorf("costs: read %v write %v storage %v total %v; want 32.40 16.20 2.50 51.10", est.ReadCost, est.WriteCost, est.StorageCost, est.MonthlyCost)
+	}
+	if p, _ := est.Pattern("read"); !near(p.MonthlyCost, 32.4) {
+		t.Errorf("pattern cost %v, want 32.40", p.MonthlyCost)
+	}
+}
+
+// TestRatesOverrideTheDeclaredDefaults shows a service substituting its
+// own traffic for a store's default rates.
+func TestRatesOverrideTheDeclaredDefaults(t *testing.T) {
+	s := testSchema(table.AccessPattern{Name: "read", Operation: table.OpGetItem, ItemSize: 4096, Consistent: true, RatePerSecond: 100})
+	est, err := datamodel.EstimateSchema(s, datamodel.WithRates(map[string]float64{"read": 5}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := est.Pattern("read"); p.Pattern.RatePerSecond != 5 || !near(p.ReadPerSecond, 5) {
+		t.Errorf("rate %v, %v RCU/s; want 5, 5", p.Pattern.RatePerSecond, p.ReadPerSecond)
+	}
+	if s.AccessPatterns[0].RatePerSecond != 100 {
+		t.Error("the schema's own rate was changed")
+	}
+}
+
+// TestHotPartitionWarnsOnAConstantKeyAndNamesSharding sums the writes that
+// land on one GSI key value from two patterns: 300 puts/s and 300 key moves
+// away from it, 1 KB each, are 600 WCU on STATUS#PENDING, under the limit;
+// 700 puts/s reach it and 701 pass it.
+func TestHotPartitionWarnsOnAConstantKeyAndNamesSharding(t *testing.T) {
+	submit := table.AccessPattern{Name: "submit", Operation: table.OpPutItem, ItemSize: 1024, RatePerSecond: 300,
+		Partition: "TASK#{id}", IndexWrites: []table.IndexWrite{{Index: "GSI1", Partition: "STATUS#PENDING"}}}
+	claim := table.AccessPattern{Name: "claim", Operation: table.OpUpdateItem, ItemSize: 1024, RatePerSecond: 300,
+		Partition: "TASK#{id}", IndexWrites: []table.IndexWrite{{Index: "GSI1", Move: true, From: "STATUS#PENDING", Partition: "STATUS#RUNNING"}}}
+	list := table.AccessPattern{Name: "list", Operation: table.OpQuery, Index: "GSI1", ItemSize: 1024, ItemsPerRequest: 100, RatePerSecond: 10, Partition: "STATUS#PENDING"}
+	est, err := datamodel.EstimateSchema(testSchema(submit, claim, list))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(est.Hot()) != 0 {
+		t.Fatalf("hot at 600 WCU: %+v", est.Hot())
+	}
+	var pending datamodel.PartitionLoad
+	for _, p := range est.Partitions {
+		if p.Index == "GSI1" && p.Partition == "STATUS#PENDING" {
+			pending = p
+		}
+	}
+	// 300 x 1 (put) + 300 x 1 (the move's delete); reads 10 x 12.5.
+	if !near(pending.WritePerSecond, 600) || !near(pending.ReadPerSecond, 125) || strings.Join(pending.Patterns, ",") != "claim,list,submit" {
+		t.Errorf("STATUS#PENDING load %+v, want 600 WCU/s, 125 RCU/s from claim, list, submit", pending)
+	}
+	est, err = datamodel.EstimateSchema(testSchema(submit, claim, list), datamodel.WithRates(map[string]float64{"submit": 700}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hot := est.Hot(); len(hot) != 0 {
+		t.Fatalf("hot at exactly 1,000 WCU/s: %+v", hot)
+	}
+	// 700 + 300 = 1,000 is at the limit, not past it; one more put per
+	// second passes it.
+	est, _ = datamodel.EstimateSchema(testSchema(submit, claim, list), datamodel.WithRates(map[string]float64{"submit": 701}))
+	hot := est.Hot()
+	if len(hot) != 1 || hot[0].Partition != "STATUS#PENDING" || hot[0].Index != "GSI1" {
+		t.Fatalf("hot partitions %+v, want GSI1 STATUS#PENDING", hot)
+	}
+	if r := hot[0].Remedy(); !strings.Contains(r, "write sharding") || !strings.Contains(r, "STATUS#PENDING#{0..1}") {
+		t.Errorf("remedy %q does not name write sharding over 2 shards", r)
+	}
+}
+
+// TestPartitionsSpreadATemplatesLoad divides a template's load over the
+// declared number of busy values.
+func TestPartitionsSpreadATemplatesLoad(t *testing.T) {
+	ap := table.AccessPattern{Name: "log", Operation: table.OpBatchWriteItem, ItemSize: 1024, ItemsPerRequest: 25,
+		RatePerSecond: 200, Partition: "JOB#{jobId}", Partitions: 4}
+	est, err := datamodel.EstimateSchema(testSchema(ap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 200 x 25 = 5,000 WCU/s over 4 jobs: 1,250 each, hot.
+	if len(est.Partitions) != 1 || !near(est.Partitions[0].WritePerSecond, 1250) || !est.Partitions[0].Hot() {
+		t.Fatalf("partitions %+v, want one at 1,250 WCU/s", est.Partitions)
+	}
+	if r := est.Partitions[0].Remedy(); !strings.Contains(r, "{0..7}") {
+		t.Errorf("remedy %q: 4 values each needing 2 shards are 8", r)
+	}
+	ap.Partitions = 0 // a template without a spread is one per entity
+	est, _ = datamodel.EstimateSchema(testSchema(ap))
+	if len(est.Partitions) != 0 {
+		t.Errorf("a per-entity template concentrated: %+v", est.Partitions)
+	}
+}
+
+// TestBadDeclarationsAreTypedErrors: every declaration that cannot be
+// costed names the pattern and field and wraps a sentinel.
+func TestBadDeclarationsAreTypedErrors(t *testing.T) {
+	get := table.AccessPattern{Name: "p", Operation: table.OpGetItem, ItemSize: 100, RatePerSecond: 1}
+	with := func(f func(*table.AccessPattern)) table.Schema {
+		ap := get
+		f(&ap)
+		return testSchema(ap)
+	}
+	cases := []struct {
+		name  string
+		s     table.Schema
+		opts  []func(*datamodel.Options)
+		want  error
+		field string
+	}{
+		{"zero item size", with(func(ap *table.AccessPattern) { ap.ItemSize = 0 }), nil, datamodel.ErrInvalidSize, "ItemSize"},
+		{"item over 400 KB", with(func(ap *table.AccessPattern) { ap.ItemSize = 401 * 1024 }), nil, datamodel.ErrInvalidSize, "ItemSize"},
+		{"zero size in Items", with(func(ap *table.AccessPattern) { ap.Items = []table.ItemAccess{{Size: 0}} }), nil, datamodel.ErrInvalidSize, "Items[0].Size"},
+		{"query page over 1 MB", with(func(ap *table.AccessPattern) {
+			ap.Operation, ap.ItemSize, ap.ItemsPerRequest = table.OpQuery, 400*1024, 3
+		}), nil, datamodel.ErrInvalidSize, "ItemsPerRequest"},
+		{"negative count", with(func(ap *table.AccessPattern) { ap.ItemsPerRequest = -1 }), nil, datamodel.ErrInvalidCount, "ItemsPerRequest"},
+		{"negative rate", with(func(ap *table.AccessPattern) { ap.RatePerSecond = -1 }), nil, datamodel.ErrInvalidRate, "RatePerSecond"},
+		{"negative partitions", with(func(ap *table.AccessPattern) { ap.Partitions = -2 }), nil, datamodel.ErrInvalidPartitions, "Partitions"},
+		{"unknown index written", with(func(ap *table.AccessPattern) {
+			ap.Operation, ap.IndexWrites = table.OpPutItem, []table.IndexWrite{{Index: "GSI9"}}
+		}), nil, datamodel.ErrUnknownIndex, "IndexWrites[0].Index"},
+		{"strong read on a GSI", with(func(ap *table.AccessPattern) { ap.Operation, ap.Index, ap.Consistent = table.OpQuery, "GSI1", true }), nil, datamodel.ErrConsistentIndex, "Consistent"},
+		{"GetItem on an index", with(func(ap *table.AccessPattern) { ap.Index = "GSI1" }), nil, datamodel.ErrInvalidOperation, "Index"},
+		{"a read writing an index", with(func(ap *table.AccessPattern) { ap.IndexWrites = []table.IndexWrite{{Index: "GSI1"}} }), nil, datamodel.ErrInvalidOperation, "IndexWrites[0]"},
+		{"condition check outside a transaction", with(func(ap *table.AccessPattern) {
+			ap.Operation, ap.Items = table.OpBatchWriteItem, []table.ItemAccess{{Operation: table.OpConditionCheck, Size: 10}}
+		}), nil, datamodel.ErrInvalidOperation, "Items[0].Operation"},
+		{"rate for an unknown pattern", testSchema(get), []func(*datamodel.Options){datamodel.WithRates(map[string]float64{"q": 1})}, datamodel.ErrUnknownPattern, "Rates"},
+		{"negative rate override", testSchema(get), []func(*datamodel.Options){datamodel.WithRates(map[string]float64{"p": -3})}, datamodel.ErrInvalidRate, "Rates"},
+		{"duplicate pattern names", testSchema(get, get), nil, datamodel.ErrDuplicatePattern, "Name"},
+		// The table package's own validation: an access pattern on an index
+		// the schema lacks.
+		{"pattern on an unknown index", with(func(ap *table.AccessPattern) { ap.Operation, ap.Index = table.OpQuery, "GSI9" }), nil, datamodel.ErrInvalidSchema, "schema"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			est, err := datamodel.EstimateSchema(c.s, c.opts...)
+			if est != nil || !errors.Is(err, c.want) {
+				t.Fatalf("got %v, %v; want %v", est, err, c.want)
+			}
+			var pe *datamodel.PatternError
+			if !errors.As(err, &pe) || pe.Field != c.field || pe.Table != "orders" {
+				t.Errorf("error %#v, want a *PatternError on field %q of table orders", err, c.field)
+			}
+			if _, err := datamodel.PolicyFor(c.s); err == nil && c.opts == nil {
+				t.Errorf("PolicyFor accepted the declaration")
+			}
+		})
+	}
+	if _, err := datamodel.EstimateSchema(with(func(ap *table.AccessPattern) { ap.Operation, ap.Index = table.OpQuery, "GSI9" })); !errors.Is(err, table.ErrInvalidInput) {
+		t.Errorf("the table package's error is not reachable: %v", err)
+	}
+}

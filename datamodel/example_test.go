@@ -1,0 +1,111 @@
+package datamodel_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/tablekit/tablekit/datamodel"
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/table"
+)
+
+func exampleSchema() table.Schema {
+	s := func(n string) table.Attribute { return table.Attribute{Name: n, Type: types.ScalarAttributeTypeS} }
+	return table.Schema{
+		Name: "queue", PartitionKey: s("PK"), SortKey: s("SK"),
+		Indexes: []table.Index{{Name: "GSI1", PartitionKey: s("GSI1PK"), SortKey: s("GSI1SK")}},
+		AccessPatterns: []table.AccessPattern{
+			{Name: "Submit", Operation: table.OpPutItem, ItemSize: 1024, RatePerSecond: 400, Partition: "TASK#{id}",
+				IndexWrites: []table.IndexWrite{{Index: "GSI1", Partition: "STATUS#PENDING"}}},
+			{Name: "Next pending", Operation: table.OpQuery, Index: "GSI1", ItemSize: 1024, ItemsPerRequest: 10,
+				RatePerSecond: 400, Partition: "STATUS#PENDING"},
+		},
+	}
+}
+
+func ExampleEstimateSchema() {
+	est, err := datamodel.EstimateSchema(exampleSchema(), datamodel.WithRates(map[string]float64{"Submit": 1200}))
+	if err != nil {
+		panic(err)
+	}
+	for _, p := range est.Patterns {
+		fmt.Printf("%s: %.1f RCU + %.1f WCU per request, $%.2f a month\n", p.Pattern.Name, p.ReadUnits, p.WriteUnits, p.MonthlyCost)
+	}
+	for _, h := range est.Hot() {
+		fmt.Printf("hot: %s %s at %.0f WCU/s\n", h.Index, h.Partition, h.WritePerSecond)
+	}
+	// Output:
+	// Submit: 0.0 RCU + 2.0 WCU per request, $3888.00 a month
+	// Next pending: 1.5 RCU + 0.0 WCU per request, $194.40 a month
+	// hot: GSI1 STATUS#PENDING at 1200 WCU/s
+}
+
+func ExamplePolicyFor() {
+	p, err := datamodel.PolicyFor(exampleSchema(), func(o *datamodel.PolicyOptions) { o.NoSetup = true })
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(string(p.JSON()))
+	// Output:
+	// {
+	//   "Version": "2012-10-17",
+	//   "Statement": [
+	//     {
+	//       "Sid": "Items",
+	//       "Effect": "Allow",
+	//       "Action": [
+	//         "dynamodb:PutItem"
+	//       ],
+	//       "Resource": [
+	//         "arn:aws:dynamodb:*:*:table/queue"
+	//       ]
+	//     },
+	//     {
+	//       "Sid": "Indexes",
+	//       "Effect": "Allow",
+	//       "Action": [
+	//         "dynamodb:Query"
+	//       ],
+	//       "Resource": [
+	//         "arn:aws:dynamodb:*:*:table/queue/index/GSI1"
+	//       ]
+	//     }
+	//   ]
+	// }
+}
+
+func ExampleEnforce() {
+	ctx := context.Background()
+	s := exampleSchema()
+	p, _ := datamodel.PolicyFor(s)
+	db := datamodel.Enforce(dynamotest.New(), p)
+	if err := s.EnsureTable(ctx, db); err != nil {
+		panic(err)
+	}
+	_, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("queue")})
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		fmt.Println(api.ErrorCode())
+	}
+	// Output:
+	// AccessDeniedException
+}
+
+func ExampleMeasure() {
+	ms, err := datamodel.Measure(context.Background(), exampleSchema())
+	if err != nil {
+		panic(err)
+	}
+	for _, m := range ms {
+		fmt.Printf("%s: estimated %.1f RCU %.1f WCU, measured %.1f RCU %.1f WCU\n", m.Pattern, m.EstimatedRead, m.EstimatedWrite, m.MeasuredRead, m.MeasuredWrite)
+	}
+	// Output:
+	// Submit: estimated 0.0 RCU 2.0 WCU, measured 0.0 RCU 2.0 WCU
+	// Next pending: estimated 1.5 RCU 0.0 WCU, measured 1.5 RCU 0.0 WCU
+}

@@ -1,0 +1,132 @@
+package datamodel_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tablekit/tablekit/datamodel"
+	"github.com/tablekit/tablekit/table"
+)
+
+func orderModel() datamodel.Model {
+	return datamodel.Model{
+		Store: "orders",
+		Schema: testSchema(
+			table.AccessPattern{Name: "Get order", Operation: table.OpGetItem, ItemSize: 2048, RatePerSecond: 50, Partition: "ORDER#{id}"},
+			table.AccessPattern{Name: "New orders", Description: "oldest | first", Operation: table.OpQuery, Index: "GSI1", ItemSize: 2048, ItemsPerRequest: 25, RatePerSecond: 10, Partition: "NEW"},
+			table.AccessPattern{Name: "Place order", Operation: table.OpPutItem, ItemSize: 2048, RatePerSecond: 600, Partition: "ORDER#{id}",
+				IndexWrites: []table.IndexWrite{{Index: "GSI1", Partition: "NEW"}}},
+			table.AccessPattern{Name: "Ship order", Operation: table.OpUpdateItem, ItemSize: 2048, RatePerSecond: 5, Partition: "ORDER#{id}",
+				IndexWrites: []table.IndexWrite{{Index: "ByStatus", Move: true, Partition: "{status}"}}},
+		),
+		Prose: datamodel.Prose{
+			Philosophy: "Orders by id.",
+			Indexes:    map[string]datamodel.IndexProse{"GSI1": {Purpose: "new orders"}},
+			TradeOffs:  []string{"**Sparse GSI1**: only new orders."},
+		},
+		Items: []datamodel.Sample{
+			{{"PK", "ORDER#1"}, {"SK", "ORDER"}, {"GSI1PK", "NEW"}, {"GSI1SK", "2025-01-01"}, {"total", "12"}},
+			{{"PK", "ORDER#2"}, {"SK", "ORDER"}, {"status", "SHIPPED"}, {"total", "7"}},
+		},
+	}
+}
+
+// sections returns the document's headings in order.
+func sections(doc string) []string {
+	var out []string
+	for _, line := range strings.Split(doc, "\n") {
+		if strings.HasPrefix(line, "#") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// TestRenderFollowsSeed002Template checks the document's structure: the
+// template's sections in its order, one mapping row per pattern, tables
+// with as many cells as headers, GSI tables holding only the items the
+// index would hold, and the hot partition flagged with its remedy.
+func TestRenderFollowsSeed002Template(t *testing.T) {
+	out, err := datamodel.Render(context.Background(), orderModel())
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(out)
+	want := []string{
+		"# DynamoDB Data Model: orders (`orders`)",
+		"## Design Philosophy & Approach",
+		"## Aggregate Design Decisions",
+		"## Table Designs",
+		"### orders Table",
+		"### GSI1 GSI",
+		"### ByStatus GSI",
+		"## Access Pattern Mapping",
+		"### Solved Patterns",
+		"### Capacity and Cost",
+		"## Hot Partition Analysis",
+		"## Trade-offs and Optimizations",
+		"## Validation Results 🔴",
+		"### Estimates Replayed on dynamotest",
+	}
+	if got := sections(doc); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sections:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Every markdown table row has as many cells as its header.
+	cols := 0
+	for i, line := range strings.Split(doc, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			cols = 0
+			continue
+		}
+		n := strings.Count(strings.ReplaceAll(line, `\|`, ""), "|")
+		if cols == 0 {
+			cols = n
+		} else if n != cols {
+			t.Errorf("line %d has %d cell borders, its table %d: %s", i+1, n, cols, line)
+		}
+	}
+	for i, name := range []string{"Get order", "New orders", "Place order", "Ship order"} {
+		if !strings.Contains(doc, fmt.Sprintf("| %d | %s |", i+1, name)) {
+			t.Errorf("no mapping row for #%d %s", i+1, name)
+		}
+	}
+	// GSI1 is sparse: its table shows ORDER#1 only; ByStatus (KEYS_ONLY)
+	// shows ORDER#2 without its non-key attributes.
+	gsi := doc[strings.Index(doc, "- **Capacity Planning**"):strings.Index(doc, "### GSI1 GSI")]
+	if !strings.Contains(gsi, "| NEW | 2025-01-01 | ORDER#1 | ORDER | 12 |") || strings.Contains(gsi, "ORDER#2") {
+		t.Errorf("GSI1 items table:\n%s", gsi)
+	}
+	ks := doc[strings.Index(doc, "### GSI1 GSI"):strings.Index(doc, "### ByStatus GSI")]
+	if !strings.Contains(ks, "| status | PK | SK |\n|---|---|---|\n| SHIPPED | ORDER#2 | ORDER |") {
+		t.Errorf("KEYS_ONLY items table:\n%s", ks)
+	}
+	// 600 puts/s of 2 KB into GSI1 NEW: 1,200 WCU on one key value; 10
+	// queries/s of 25 x 2 KB: 13 units, halved, 65 RCU.
+	if !strings.Contains(doc, "**GSI1** `NEW`: 65 RCU/s, 1,200 WCU/s") || !strings.Contains(doc, "write sharding (seed 002)") {
+		t.Errorf("hot partition NEW not flagged with its remedy:\n%s", doc[strings.Index(doc, "## Hot Partition"):strings.Index(doc, "## Trade-offs")])
+	}
+	if !strings.Contains(doc, "oldest \\| first") {
+		t.Error("a | in a description was not escaped")
+	}
+	if !strings.Contains(doc, "- [ ] Hot partition analysis completed: `NEW` pass") {
+		t.Error("validation does not report the hot partition")
+	}
+	again, _ := datamodel.Render(context.Background(), orderModel())
+	if !bytes.Equal(out, again) {
+		t.Error("two renderings differ")
+	}
+}
+
+// TestRenderRefusesABadSchema: nothing is rendered from a declaration
+// that cannot be costed.
+func TestRenderRefusesABadSchema(t *testing.T) {
+	m := orderModel()
+	m.Schema.AccessPatterns[0].ItemSize = 0
+	if doc, err := datamodel.Render(context.Background(), m); doc != nil || !errors.Is(err, datamodel.ErrInvalidSize) {
+		t.Errorf("got %d bytes, %v; want ErrInvalidSize", len(doc), err)
+	}
+}
