@@ -337,7 +337,6 @@ func (s *Store) ListByTags(ctx context.Context, tags []Tag, limit int, cursor st
 // tagStream is one tag's query, read a few items at a time: buf holds ids
 // after pos in ascending order, and done says nothing follows buf.
 type tagStream struct {
-	entry     tagEntry
 	partition string
 	prefix    string
 	buf       []string
@@ -378,7 +377,7 @@ func (st *tagStream) fill(ctx context.Context, s *Store, lo string, n int) error
 func (s *Store) intersect(ctx context.Context, wanted []tagEntry, after string, limit int) ([]string, bool, error) {
 	streams := make([]*tagStream, len(wanted))
 	for i, e := range wanted {
-		streams[i] = &tagStream{entry: e, partition: e.partition(), prefix: e.prefix(), pos: after}
+		streams[i] = &tagStream{partition: e.partition(), prefix: e.prefix(), pos: after}
 	}
 	var ids []string
 	target := after // no stream needs ids below it
