@@ -249,3 +249,21 @@ func TestHeartbeatOfMissingTaskIsNotFound(t *testing.T) {
 		t.Fatalf("Complete: got %v, want ErrNotFound", err)
 	}
 }
+
+func TestReclaimExpiredOnLastAttemptMakesTaskDead(t *testing.T) {
+	f := newFixture(t, func(o *tasks.Options) { o.MaxAttempts = 1 })
+	task := f.submit(t, "poison")
+	f.claim(t, "w1")
+	f.clock.Advance(time.Minute)
+	if n, err := f.store.ReclaimExpired(context.Background()); err != nil || n != 1 {
+		t.Fatalf("ReclaimExpired = %d, %v; want 1", n, err)
+	}
+	if got := f.get(t, task.ID); got.Status != tasks.StatusDead {
+		t.Fatalf("task %s after its only attempt expired, want DEAD", got.Status)
+	}
+	h := f.history(t, task.ID)
+	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired)
+	if h[2].Status != tasks.StatusDead {
+		t.Fatalf("LEASE_EXPIRED event says %s, want DEAD", h[2].Status)
+	}
+}
