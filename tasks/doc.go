@@ -23,7 +23,8 @@
 //
 //   - GSI1 holds a task while it is PENDING (STATUS#PENDING / CREATED#<created>,
 //     oldest first), PROCESSING (STATUS#PROCESSING / LEASE#<lease expiry>) and
-//     DEAD (STATUS#DEAD / CREATED#<created>, the dead letters). COMPLETED and
+//     DEAD (STATUS#DEAD / CREATED#<created>, the dead letters, listed by
+//     [Store.ListDead]). COMPLETED and
 //     CANCELLED tasks leave the index: nothing lists them, and removing an
 //     entry costs one index write where moving it would cost two and build
 //     the hottest partition of all.

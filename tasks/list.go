@@ -19,7 +19,7 @@ const DefaultPageSize = 100
 
 const maxPageSize = 1000
 
-// ListOptions configure ListPending and Pending.
+// ListOptions configure ListPending, ListDead and their walkers.
 type ListOptions struct {
 	// Limit is the most tasks one page holds: default DefaultPageSize, at
 	// most 1000.
@@ -42,36 +42,70 @@ func Limit(n int) func(*ListOptions) { return func(o *ListOptions) { o.Limit = n
 // index is eventually consistent and the queue moves while it is listed,
 // so a page is a recent view, not a snapshot.
 func (s *Store) ListPending(ctx context.Context, cursor string, opts ...func(*ListOptions)) (table.Page[Task], error) {
+	o, err := s.listOptions(opts)
+	if err != nil {
+		return table.Page[Task]{}, err
+	}
+	if s.opts.Shards == 1 {
+		return s.listPartition(ctx, s.pendingQuery(0, o.Limit), cursor, "pending")
+	}
+	return s.listMerged(ctx, cursor, o.Limit)
+}
+
+// ListDead returns one page of DEAD tasks, the dead letters (GSI1PK =
+// STATUS#DEAD, one partition whatever Options.Shards says: dead tasks are
+// few), oldest first, with their LastError. Paging works as for
+// ListPending.
+func (s *Store) ListDead(ctx context.Context, cursor string, opts ...func(*ListOptions)) (table.Page[Task], error) {
+	o, err := s.listOptions(opts)
+	if err != nil {
+		return table.Page[Task]{}, err
+	}
+	q := table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusDead, 0), Limit: int32(o.Limit)}
+	return s.listPartition(ctx, q, cursor, "dead")
+}
+
+// Dead walks every page of ListDead, oldest first.
+func (s *Store) Dead(ctx context.Context, opts ...func(*ListOptions)) iter.Seq2[Task, error] {
+	return walk(func(cursor string) (table.Page[Task], error) { return s.ListDead(ctx, cursor, opts...) })
+}
+
+func (s *Store) listOptions(opts []func(*ListOptions)) (ListOptions, error) {
 	o := ListOptions{}
 	for _, f := range opts {
 		f(&o)
 	}
 	if err := s.check(nil); err != nil {
-		return table.Page[Task]{}, err
+		return o, err
 	}
 	if o.Limit < 0 || o.Limit > maxPageSize {
-		return table.Page[Task]{}, inputError("Limit", o.Limit, fmt.Sprintf("must be between 0 and %d", maxPageSize))
+		return o, inputError("Limit", o.Limit, fmt.Sprintf("must be between 0 and %d", maxPageSize))
 	}
 	if o.Limit == 0 {
 		o.Limit = DefaultPageSize
 	}
-	if s.opts.Shards == 1 {
-		page, err := table.QueryPage[metaItem](ctx, s.t, s.pendingQuery(0, o.Limit), cursor)
-		if err != nil {
-			return table.Page[Task]{}, fmt.Errorf("tasks: list pending: %w", err)
-		}
-		return tasksPage(page.Items, page.Next)
+	return o, nil
+}
+
+func (s *Store) listPartition(ctx context.Context, q table.Query, cursor, what string) (table.Page[Task], error) {
+	page, err := table.QueryPage[metaItem](ctx, s.t, q, cursor)
+	if err != nil {
+		return table.Page[Task]{}, fmt.Errorf("tasks: list %s: %w", what, err)
 	}
-	return s.listMerged(ctx, cursor, o.Limit)
+	return tasksPage(page.Items, page.Next)
 }
 
 // Pending walks every page of ListPending, oldest first. It stops at the
 // first error, which it yields.
 func (s *Store) Pending(ctx context.Context, opts ...func(*ListOptions)) iter.Seq2[Task, error] {
+	return walk(func(cursor string) (table.Page[Task], error) { return s.ListPending(ctx, cursor, opts...) })
+}
+
+func walk(page func(cursor string) (table.Page[Task], error)) iter.Seq2[Task, error] {
 	return func(yield func(Task, error) bool) {
 		cursor := ""
 		for {
-			p, err := s.ListPending(ctx, cursor, opts...)
+			p, err := page(cursor)
 			if err != nil {
 				yield(Task{}, err)
 				return

@@ -196,3 +196,49 @@ func TestShardedReclaimFindsExpiredLeasesInEveryShard(t *testing.T) {
 		t.Fatalf("%d pending after reclaim, want 12", got)
 	}
 }
+
+func TestListDeadShowsDeadLettersOldestFirst(t *testing.T) {
+	f := newFixture(t, func(o *tasks.Options) { o.MaxAttempts = 1; o.Shards = 3 })
+	ctx := context.Background()
+	var want []string
+	for i := range 4 {
+		want = append(want, f.submit(t, fmt.Sprint(i)).ID)
+	}
+	f.submit(t, "healthy")
+	// Drain the queue: every task but the healthy one fails its only
+	// attempt.
+	for {
+		c, err := f.store.Claim(ctx, "w1")
+		if errors.Is(err, tasks.ErrNoTask) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(c.Task.Payload) == "healthy" {
+			err = f.store.Complete(ctx, c.Lease, nil)
+		} else {
+			_, err = f.store.Fail(ctx, c.Lease, "bad input "+string(c.Task.Payload))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for task, err := range f.store.Dead(ctx, tasks.Limit(3)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task.Status != tasks.StatusDead || task.LastError != "bad input "+string(task.Payload) {
+			t.Fatalf("dead letter %+v", task)
+		}
+		got = append(got, task.ID)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("dead letters %v, want oldest first %v", got, want)
+	}
+	f.noRequests(t, func() {
+		_, err := f.store.ListDead(ctx, "", tasks.Limit(-1))
+		wantInputError(t, err, "Limit")
+	})
+}

@@ -170,6 +170,16 @@ func Schema(name string) table.Schema {
 				RatePerSecond:   planAdminLists,
 			},
 			{
+				Name:            "List dead tasks",
+				Description:     "The dead letters, oldest first, 100 a page; one partition whatever the sharding.",
+				Operation:       table.OpQuery,
+				Index:           IndexGSI1,
+				KeyCondition:    "GSI1PK = STATUS#DEAD",
+				ItemSize:        typicalMetaSize,
+				ItemsPerRequest: DefaultPageSize,
+				RatePerSecond:   planAdminLists,
+			},
+			{
 				Name:            "List worker claims",
 				Partition:       "WORKER#{workerId}",
 				Description:     "The tasks a worker holds.",
