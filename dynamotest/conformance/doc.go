@@ -15,11 +15,18 @@
 // skipped there with that reason; a case that fails on the fake is a bug in
 // the fake.
 //
-// Running it:
+// Running it: each backend gets a subtest named for it, so the log shows
+// where a case ran (TestConformance/inprocess/query/..., /http/...,
+// /dynamodblocal/...). newAPI is called once per case; cases run in
+// parallel, each on tables of its own with unique names.
 //
 //	func TestConformance(t *testing.T) {
-//		t.Run("inprocess", func(t *testing.T) {
-//			conformance.Run(t, func(*testing.T) table.API { return dynamotest.New() })
+//		t.Run(conformance.InProcess, func(t *testing.T) {
+//			conformance.Run(t, func(*testing.T) table.API { return dynamotest.New() },
+//				conformance.WithBackend(conformance.InProcess))
 //		})
 //	}
+//
+// A backend whose API value also has Advance(time.Duration) runs the TTL
+// expiry cases ([NeedsClock]); others skip them with the reason.
 package conformance
