@@ -1,0 +1,175 @@
+package datamodel_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/jobs"
+	"github.com/tablekit/tablekit/journey"
+	"github.com/tablekit/tablekit/pipeline"
+	"github.com/tablekit/tablekit/table"
+	"github.com/tablekit/tablekit/tasks"
+)
+
+func fakeWith(t *testing.T, s table.Schema) *dynamotest.DB {
+	t.Helper()
+	fake := dynamotest.New()
+	if err := s.EnsureTable(context.Background(), fake); err != nil {
+		t.Fatal(err)
+	}
+	return fake
+}
+
+// TestDeclaredWritesMatchTheStoresCalls runs the write patterns of the
+// four stores through the stores' own code and compares the write units
+// the fake charged with the estimate of each declaration for the items
+// the call really wrote (see checkWrite).
+func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
+	ctx := context.Background()
+	var rows []storeRow
+
+	// jobs
+	{
+		s := jobs.Schema("prod")
+		fake := fakeWith(t, s)
+		store := jobs.NewStore(fake, blobstore.NewMemory(), func(o *jobs.Options) { o.Env = "prod" })
+		var jb *jobs.Job
+		rows = append(rows, checkWrite(t, fake, s, "Create job", func() (err error) {
+			jb, err = store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileSize: 1000, FileType: "image/jpeg", Provider: "stub", OriginalFileName: "a.jpg"})
+			return err
+		}))
+		rows = append(rows, checkWrite(t, fake, s, "Update job status", func() error {
+			_, err := store.StartProcessing(ctx, jb.ID)
+			return err
+		}))
+		rows = append(rows, checkWrite(t, fake, s, "Delete job", func() error { return store.Delete(ctx, jb.ID) }))
+	}
+
+	// tasks
+	{
+		s := tasks.Schema(tasks.DefaultTableName)
+		fake := fakeWith(t, s)
+		store := tasks.NewStore(fake)
+		rows = append(rows, checkWrite(t, fake, s, "Submit task", func() error {
+			_, _, err := store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "order-1", Payload: []byte(`{"n":1}`)})
+			return err
+		}))
+		var c *tasks.Claim
+		rows = append(rows, checkWrite(t, fake, s, "Claim task (atomic)", func() (err error) {
+			c, err = store.Claim(ctx, "worker-1")
+			return err
+		}))
+		lease := c.Lease
+		rows = append(rows, checkWrite(t, fake, s, "Heartbeat", func() (err error) {
+			lease, err = store.Heartbeat(ctx, lease)
+			return err
+		}))
+		rows = append(rows, checkWrite(t, fake, s, "Complete or fail task", func() error {
+			return store.Complete(ctx, lease, []byte("ok"))
+		}))
+	}
+
+	// pipeline
+	{
+		s := pipeline.Schema(pipeline.DefaultTableName)
+		fake := fakeWith(t, s)
+		store := pipeline.NewStore(fake, blobstore.NewMemory())
+		in := pipeline.Input{Name: "daily", Tags: []pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa/northwest/seattle"}},
+			Groups: []string{"g1", "g2"}}
+		var p *pipeline.Pipeline
+		rows = append(rows, checkWrite(t, fake, s, "create a new pipeline", func() (err error) {
+			p, err = store.Create(ctx, in)
+			return err
+		}))
+		in.Tags = []pipeline.Tag{{Key: "source", Value: "erp"}, {Key: "region", Value: "usa/northwest/seattle"}}
+		in.Groups = []string{"g1", "g3"}
+		rows = append(rows, checkWrite(t, fake, s, "update an existing pipeline", func() (err error) {
+			p, err = store.Update(ctx, p.ID, p.Version, in)
+			return err
+		}))
+		rows = append(rows, checkWrite(t, fake, s, "create a pipeline execution", func() error {
+			_, err := store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID, Version: p.Version})
+			return err
+		}))
+	}
+
+	// journey
+	{
+		s := journey.Schema("")
+		fake := fakeWith(t, s)
+		store := journey.NewStore(fake, blobstore.NewMemory())
+		rows = append(rows, checkWrite(t, fake, s, journey.PatternCreateJourney, func() error {
+			_, err := store.CreateJourney(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"})
+			return err
+		}))
+		var rule *journey.Rule
+		rows = append(rows, checkWrite(t, fake, s, journey.PatternAddRule, func() (err error) {
+			rule, err = store.AddRule(ctx, journey.NewRule{JourneyID: "JRN-1", StageID: "tmf_mapping", Title: "r", Type: journey.RuleFieldMapping, Priority: journey.PriorityHigh})
+			return err
+		}))
+		rows = append(rows, checkWrite(t, fake, s, journey.PatternSetRuleStatus, func() error {
+			_, err := store.SetRuleStatus(ctx, rule.Ref(), journey.RuleInactive)
+			return err
+		}))
+		var job *journey.Job
+		rows = append(rows, checkWrite(t, fake, s, journey.PatternStartJob, func() (err error) {
+			job, err = store.StartJob(ctx, journey.NewJob{JourneyID: "JRN-1", StageID: "raw_analysis"})
+			return err
+		}))
+		rows = append(rows, checkWrite(t, fake, s, journey.PatternUpdateJobProgress, func() error {
+			_, err := store.UpdateJobProgress(ctx, job.Ref(), 50, "extract")
+			return err
+		}))
+		rows = append(rows, checkWrite(t, fake, s, journey.PatternWriteReport, func() error {
+			_, err := store.WriteReport(ctx, job.Ref(), "extract", journey.Report{ReportType: journey.ReportSummary, Title: "q"})
+			return err
+		}))
+		rows = append(rows, checkWrite(t, fake, s, journey.PatternFinishJob, func() error {
+			_, err := store.FinishJob(ctx, job.Ref(), journey.Finish{Status: journey.JobCompleted})
+			return err
+		}))
+		rows = append(rows, checkWrite(t, fake, s, journey.PatternJourneyStatus, func() error {
+			_, err := store.Pause(ctx, "JRN-1")
+			return err
+		}))
+	}
+	reportRows(t, rows)
+}
+
+// TestStoreCheckCatchesAWrongDeclaration: the same check fails for a
+// declaration that forgets the status index's key move, and for one that
+// declares a write the call does not make.
+func TestStoreCheckCatchesAWrongDeclaration(t *testing.T) {
+	ctx := context.Background()
+	s := jobs.Schema("prod")
+	for i, ap := range s.AccessPatterns {
+		switch ap.Name {
+		case "Update job status":
+			s.AccessPatterns[i].IndexWrites = ap.IndexWrites[:1] // forgets the status index
+		case "Create job":
+			s.AccessPatterns[i].Items = []table.ItemAccess{
+				{Operation: table.OpPutItem, Size: ap.ItemSize, Partition: ap.Partition, IndexWrites: ap.IndexWrites},
+				{Operation: table.OpPutItem, Size: 100, Partition: "USER#{userId}"}, // never written
+			}
+		}
+	}
+	fake := fakeWith(t, s)
+	store := jobs.NewStore(fake, blobstore.NewMemory(), func(o *jobs.Options) { o.Env = "prod" })
+	var jb *jobs.Job
+	create := checkWrite(t, fake, s, "Create job", func() (err error) {
+		jb, err = store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/jpeg", Provider: "stub"})
+		return err
+	})
+	if create.ok() || len(create.problems) != 1 {
+		t.Errorf("a declared write the call does not make passed: %+v", create)
+	}
+	move := checkWrite(t, fake, s, "Update job status", func() error {
+		_, err := store.StartProcessing(ctx, jb.ID)
+		return err
+	})
+	if move.ok() || move.estimated != 2 || move.measured != 4 {
+		t.Errorf("a forgotten index key move passed: %+v", move)
+	}
+}

@@ -1,0 +1,245 @@
+package datamodel_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/tablekit/tablekit/datamodel"
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/table"
+)
+
+// This file checks the declarations against the stores' code: a store
+// call runs on the fake, the items it wrote are found by comparing the
+// table before and after, each is matched to a declared item of the
+// pattern (by partition key template and kind of change), and the write
+// units the fake charged are compared with the estimate for those items'
+// real sizes. An undeclared write, a declared item the call did not
+// write, a missing GSI write or a transaction declared as a plain write
+// all show up as a difference.
+
+type stored struct {
+	pk, sk string
+	size   int
+	body   string
+}
+
+// snapshot reads every item of the table straight from the fake.
+func snapshot(t *testing.T, fake *dynamotest.DB, s table.Schema) map[string]stored {
+	t.Helper()
+	out := map[string]stored{}
+	in := &dynamodb.ScanInput{TableName: aws.String(s.Name)}
+	for {
+		page, err := fake.Scan(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range page.Items {
+			var m map[string]any
+			if err := attributevalue.UnmarshalMap(it, &m); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(m)
+			st := stored{pk: fmt.Sprint(m[s.PartitionKey.Name]), size: table.ItemSize(it), body: string(b)}
+			if s.SortKey.Name != "" {
+				st.sk = fmt.Sprint(m[s.SortKey.Name])
+			}
+			out[st.pk+"\x00"+st.sk] = st
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			return out
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+}
+
+type change struct {
+	stored
+	kind table.Operation // PutItem (new), UpdateItem (changed), DeleteItem (gone)
+}
+
+func diff(before, after map[string]stored) []change {
+	var out []change
+	for k, a := range after {
+		b, ok := before[k]
+		switch {
+		case !ok:
+			out = append(out, change{a, table.OpPutItem})
+		case a.body != b.body:
+			a.size = max(a.size, b.size) // an update costs the larger of the two
+			out = append(out, change{a, table.OpUpdateItem})
+		}
+	}
+	for k, b := range before {
+		if _, ok := after[k]; !ok {
+			out = append(out, change{b, table.OpDeleteItem})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].pk+out[i].sk < out[j].pk+out[j].sk })
+	return out
+}
+
+// templateRE turns a declared partition template ("T:{key}[#{parent}]")
+// into a regular expression: placeholders match anything, [...] is
+// optional.
+func templateRE(tmpl string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(tmpl); i++ {
+		switch c := tmpl[i]; c {
+		case '{':
+			j := strings.IndexByte(tmpl[i:], '}')
+			b.WriteString(".+")
+			i += j
+		case '[':
+			b.WriteString("(?:")
+		case ']':
+			b.WriteString(")?")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
+}
+
+// compatible says whether a change of kind can be a declared op.
+func compatible(op, kind table.Operation) bool {
+	switch op {
+	case table.OpPutItem:
+		return kind == table.OpPutItem || kind == table.OpUpdateItem // a put may replace
+	case table.OpUpdateItem:
+		return kind == table.OpUpdateItem || kind == table.OpPutItem // an update may create (ADD)
+	}
+	return op == kind
+}
+
+type storeRow struct {
+	table, pattern      string
+	estimated, measured float64
+	items               int
+	problems            []string
+}
+
+// checkWrite runs one store call and compares its write units with the
+// pattern's estimate for the items it actually wrote.
+func checkWrite(t *testing.T, fake *dynamotest.DB, s table.Schema, name string, run func() error) storeRow {
+	t.Helper()
+	var ap table.AccessPattern
+	for _, p := range s.AccessPatterns {
+		if p.Name == name {
+			ap = p
+		}
+	}
+	if ap.Name == "" {
+		t.Fatalf("%s: no pattern %q", s.Name, name)
+	}
+	before := snapshot(t, fake, s)
+	fake.ResetConsumed()
+	if err := run(); err != nil {
+		t.Fatalf("%s: %s: %v", s.Name, name, err)
+	}
+	measured := fake.Consumed(s.Name).WriteUnits
+	after := snapshot(t, fake, s)
+	changes := diff(before, after)
+	row := storeRow{table: s.Name, pattern: name, measured: measured, items: len(changes)}
+
+	// Match every declared item to a change.
+	used := make([]bool, len(changes))
+	var items []table.ItemAccess
+	declared := ap.Items
+	if len(declared) == 0 {
+		declared = []table.ItemAccess{{Operation: ap.Operation, Size: ap.ItemSize, Count: max(ap.ItemsPerRequest, 1), Partition: ap.Partition, IndexWrites: ap.IndexWrites}}
+		if ap.Operation == table.OpBatchWriteItem {
+			declared[0].Operation = table.OpPutItem
+		}
+	}
+	for _, it := range declared {
+		re := templateRE(it.Partition)
+		op := it.Operation
+		for range max(it.Count, 1) {
+			if op == table.OpConditionCheck {
+				// Nothing changes; the check costs the checked item's size.
+				// Take the largest item under a matching partition: an upper
+				// bound, exact when that partition's items are alike.
+				size := 0
+				for _, st := range after {
+					if re.MatchString(st.pk) {
+						size = max(size, st.size)
+					}
+				}
+				if size == 0 {
+					row.problems = append(row.problems, fmt.Sprintf("no item on %s to check", it.Partition))
+					continue
+				}
+				items = append(items, table.ItemAccess{Operation: op, Size: size, Partition: it.Partition})
+				continue
+			}
+			found := -1
+			for i, c := range changes {
+				if !used[i] && re.MatchString(c.pk) && compatible(op, c.kind) {
+					found = i
+					break
+				}
+			}
+			if found < 0 {
+				row.problems = append(row.problems, fmt.Sprintf("declared %s on %s not written", op, it.Partition))
+				continue
+			}
+			used[found] = true
+			items = append(items, table.ItemAccess{Operation: op, Size: changes[found].size, Partition: it.Partition, IndexWrites: it.IndexWrites})
+		}
+	}
+	for i, c := range changes {
+		if !used[i] {
+			row.problems = append(row.problems, fmt.Sprintf("undeclared %s of %s %s", c.kind, c.pk, c.sk))
+		}
+	}
+	real := ap
+	real.Items, real.Name = items, "real"
+	if len(items) == 0 {
+		real.Items = nil
+	}
+	if ap.Operation != table.OpTransactWriteItems && ap.Operation != table.OpBatchWriteItem && len(items) == 1 {
+		real.Items = nil
+		real.ItemSize, real.ItemsPerRequest, real.IndexWrites = items[0].Size, 1, items[0].IndexWrites
+	}
+	one := s
+	one.AccessPatterns = []table.AccessPattern{real}
+	if len(real.Items) > 0 || real.ItemSize > 0 {
+		est, err := datamodel.EstimateSchema(one)
+		if err != nil {
+			t.Fatalf("%s: %s: %v", s.Name, name, err)
+		}
+		row.estimated = est.Patterns[0].WriteUnits
+	}
+	return row
+}
+
+func reportRows(t *testing.T, rows []storeRow) {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-22s %-34s %6s %9s %9s  %s\n", "table", "pattern (run through the store)", "items", "est WCU", "meas WCU", "ok")
+	for _, r := range rows {
+		ok := r.ok()
+		fmt.Fprintf(&b, "%-22s %-34s %6d %9.1f %9.1f  %v %s\n", r.table, r.pattern, r.items, r.estimated, r.measured, ok, strings.Join(r.problems, "; "))
+		if !ok {
+			t.Errorf("%s: %q through the store: estimated %.1f WCU, measured %.1f; %s", r.table, r.pattern, r.estimated, r.measured, strings.Join(r.problems, "; "))
+		}
+	}
+	t.Log(b.String())
+}
+
+// ok says the call wrote what the pattern declares, within 10% of its units.
+func (r storeRow) ok() bool {
+	return len(r.problems) == 0 && r.estimated > 0 && (r.measured-r.estimated)/r.estimated <= 0.1 && (r.estimated-r.measured)/r.estimated <= 0.1
+}
