@@ -25,11 +25,11 @@ import (
 // status, attempt and event count it read, the next event (attribute_not_
 // exists) and the WORKER item. A worker that loses a race to another moves
 // on to another candidate. Each claim tries the batch in a random order, so
-// twenty workers do not all race for the single oldest task:
-// order is oldest first within a window of ClaimBatch tasks, which is as
-// much order as concurrent consumers can observe anyway. Set ClaimBatch to
-// about the number of workers per shard; fewer candidates than workers
-// means lost races, each a canceled transaction.
+// twenty workers do not all race for the single oldest task: order is
+// oldest first within a window of ClaimBatch tasks, which is as much order
+// as concurrent consumers can observe anyway. Set ClaimBatch to about the
+// number of workers per shard; fewer candidates than workers means lost
+// races, each a canceled transaction.
 //
 // An expired task whose attempts are used up is not handed out: Claim
 // moves it to DEAD (with its LEASE_EXPIRED event) and goes on.
