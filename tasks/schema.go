@@ -171,6 +171,7 @@ func Schema(name string) table.Schema {
 			},
 			{
 				Name:            "List dead tasks",
+				Partition:       "STATUS#DEAD",
 				Description:     "The dead letters, oldest first, 100 a page; one partition whatever the sharding.",
 				Operation:       table.OpQuery,
 				Index:           IndexGSI1,
