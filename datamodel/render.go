@@ -373,7 +373,7 @@ func describeItems(ap table.AccessPattern) string {
 	var parts []string
 	for _, it := range itemsOf(ap) {
 		n := max(it.Count, 1)
-		s := fmt.Sprintf("%d × %s B", n, num(float64(it.Size)))
+		s := fmt.Sprintf("%s × %s B", num(float64(n)), num(float64(it.Size)))
 		if len(ap.Items) > 0 && it.Operation != "" {
 			s = string(it.Operation) + " " + s
 		}
@@ -443,15 +443,45 @@ func (r *renderer) hot() {
 			r.p(" — %s%% of the write limit, %s%% of the read limit ✅\n", num(math.Round(pl.WritePerSecond/PartitionWriteLimit*1000)/10), num(math.Round(pl.ReadPerSecond/PartitionReadLimit*1000)/10))
 		}
 	}
-	var spread []string
-	for i, pe := range r.est.Patterns {
-		ap := pe.Pattern
-		if ap.Partitions == 0 && ap.Partition != "" && !isConstant(ap.Partition) {
-			spread = append(spread, fmt.Sprintf("#%d `%s`", i+1, cell(ap.Partition)))
+	// Per-entity templates, each with the patterns keyed on it.
+	var values []string
+	refs := map[string][]string{}
+	note := func(index, value string, i int) {
+		if value == "" || isConstant(value) {
+			return
+		}
+		k := code(value)
+		if index != "" {
+			k = index + " " + k
+		}
+		if _, ok := refs[k]; !ok {
+			values = append(values, k)
+		}
+		ref := fmt.Sprintf("#%d", i+1)
+		if !containsString(refs[k], ref) {
+			refs[k] = append(refs[k], ref)
 		}
 	}
-	if len(spread) > 0 {
-		r.p("- Keyed per entity, spread over as many partitions as there are entities ✅: %s\n", strings.Join(spread, ", "))
+	for i, pe := range r.est.Patterns {
+		ap := pe.Pattern
+		if ap.Partitions != 0 {
+			continue
+		}
+		note(ap.Index, ap.Partition, i)
+		for _, it := range ap.Items {
+			note("", it.Partition, i)
+		}
+		for _, it := range itemsOf(ap) {
+			for _, iw := range it.IndexWrites {
+				note(iw.Index, iw.Partition, i)
+			}
+		}
+	}
+	if len(values) > 0 {
+		r.p("- Keyed per entity, so spread over as many partitions as there are entities ✅:\n")
+		for _, v := range values {
+			r.p("  - %s: %s\n", v, strings.Join(refs[v], ", "))
+		}
 	}
 	r.p("\n")
 }
