@@ -517,6 +517,17 @@ func (r *renderer) validation() {
 		}
 	}
 	r.p("- %s Every access pattern declares its operation, key condition, item size, items per request and a request rate\n", box(declared))
+	var unkeyed []string
+	for i, pe := range r.est.Patterns {
+		if pe.Pattern.Partition == "" {
+			unkeyed = append(unkeyed, fmt.Sprintf("#%d %s", i+1, pe.Pattern.Name))
+		}
+	}
+	if len(unkeyed) == 0 {
+		r.p("- [x] Every access pattern names the partition key value it hits, so the hot-partition analysis covers all of them\n")
+	} else {
+		r.p("- [ ] Access patterns that do not name the partition key value they hit (left out of the hot-partition analysis): %s\n", strings.Join(unkeyed, ", "))
+	}
 	var unused []string
 	for _, ix := range r.s.Indexes {
 		used := false

@@ -47,3 +47,15 @@ func TestEveryDeclaredPatternMeasuresWithinTenPercentOnTheFake(t *testing.T) {
 	}
 	t.Log(b.String())
 }
+
+// TestEveryStorePatternNamesItsPartition keeps the hot-partition analysis
+// complete as stores add patterns: each must say which key value it hits.
+func TestEveryStorePatternNamesItsPartition(t *testing.T) {
+	for _, s := range storeSchemas() {
+		for _, ap := range s.AccessPatterns {
+			if ap.Partition == "" {
+				t.Errorf("%s: pattern %q declares no Partition (table.AccessPattern.Partition)", s.Name, ap.Name)
+			}
+		}
+	}
+}

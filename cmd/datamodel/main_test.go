@@ -137,3 +137,22 @@ func tail(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(lines[max(0, len(lines)-8):], "\n")
 }
+
+// TestCommittedDocsAreCurrent compares docs/ with what the stores'
+// schemas generate now, as CI does, so a schema change without a
+// regeneration fails here first.
+func TestCommittedDocsAreCurrent(t *testing.T) {
+	dir := t.TempDir()
+	if err := write(context.Background(), io.Discard, dir, models()); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range models() {
+		for _, f := range []string{"dynamodb_data_model.md", "iam-policy.json"} {
+			want, _ := os.ReadFile(filepath.Join(dir, m.Store, f))
+			got, err := os.ReadFile(filepath.Join("..", "..", "docs", m.Store, f))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("docs/%s/%s is not what the schema generates (%v): run go run ./cmd/datamodel and commit docs/", m.Store, f, err)
+			}
+		}
+	}
+}
