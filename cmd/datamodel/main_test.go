@@ -146,6 +146,12 @@ func TestCommittedDocsAreCurrent(t *testing.T) {
 	if err := write(context.Background(), io.Discard, dir, models()); err != nil {
 		t.Fatal(err)
 	}
+	if want, _ := os.ReadFile(filepath.Join(dir, "README.md")); true {
+		got, err := os.ReadFile(filepath.Join("..", "..", "docs", "README.md"))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("docs/README.md is not what the schemas generate (%v): run go run ./cmd/datamodel and commit docs/", err)
+		}
+	}
 	for _, m := range models() {
 		for _, f := range []string{"dynamodb_data_model.md", "iam-policy.json"} {
 			want, _ := os.ReadFile(filepath.Join(dir, m.Store, f))
