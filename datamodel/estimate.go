@@ -359,6 +359,9 @@ func validatePattern(s table.Schema, ap table.AccessPattern) error {
 			if _, ok := s.Index(iw.Index); !ok {
 				return perr(s, ap, fmt.Sprintf("%s[%d].Index", field, j), iw.Index, ErrUnknownIndex)
 			}
+			if iw.Move && op == table.OpDeleteItem {
+				return perr(s, ap, fmt.Sprintf("%s[%d].Move", field, j), true, fmt.Errorf("%w: a deleted item leaves the index (one write); its key cannot move", ErrInvalidOperation))
+			}
 		}
 	}
 	return nil

@@ -265,6 +265,9 @@ func TestBadDeclarationsAreTypedErrors(t *testing.T) {
 		{"strong read on a GSI", with(func(ap *table.AccessPattern) { ap.Operation, ap.Index, ap.Consistent = table.OpQuery, "GSI1", true }), nil, datamodel.ErrConsistentIndex, "Consistent"},
 		{"GetItem on an index", with(func(ap *table.AccessPattern) { ap.Index = "GSI1" }), nil, datamodel.ErrInvalidOperation, "Index"},
 		{"a read writing an index", with(func(ap *table.AccessPattern) { ap.IndexWrites = []table.IndexWrite{{Index: "GSI1"}} }), nil, datamodel.ErrInvalidOperation, "IndexWrites[0]"},
+		{"key move on a delete", with(func(ap *table.AccessPattern) {
+			ap.Operation, ap.IndexWrites = table.OpDeleteItem, []table.IndexWrite{{Index: "GSI1", Move: true}}
+		}), nil, datamodel.ErrInvalidOperation, "IndexWrites[0].Move"},
 		{"condition check outside a transaction", with(func(ap *table.AccessPattern) {
 			ap.Operation, ap.Items = table.OpBatchWriteItem, []table.ItemAccess{{Operation: table.OpConditionCheck, Size: 10}}
 		}), nil, datamodel.ErrInvalidOperation, "Items[0].Operation"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -108,4 +109,37 @@ func ExampleMeasure() {
 	// Output:
 	// Submit: estimated 0.0 RCU 2.0 WCU, measured 0.0 RCU 2.0 WCU
 	// Next pending: estimated 1.5 RCU 0.0 WCU, measured 1.5 RCU 0.0 WCU
+}
+
+func ExampleRender() {
+	doc, err := datamodel.Render(context.Background(), datamodel.Model{
+		Store:  "queue",
+		Schema: exampleSchema(),
+		Prose:  datamodel.Prose{Philosophy: "One item per task; pending tasks in GSI1, oldest first."},
+		Items: []datamodel.Sample{
+			{{"PK", "TASK#1"}, {"SK", "META"}, {"GSI1PK", "STATUS#PENDING"}, {"GSI1SK", "2025-01-01T00:00:00Z"}},
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, line := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(line, "#") {
+			fmt.Println(line)
+		}
+	}
+	// Output:
+	// # DynamoDB Data Model: queue (`queue`)
+	// ## Design Philosophy & Approach
+	// ## Aggregate Design Decisions
+	// ## Table Designs
+	// ### queue Table
+	// ### GSI1 GSI
+	// ## Access Pattern Mapping
+	// ### Solved Patterns
+	// ### Capacity and Cost
+	// ## Hot Partition Analysis
+	// ## Trade-offs and Optimizations
+	// ## Validation Results 🔴
+	// ### Estimates Replayed on dynamotest
 }
