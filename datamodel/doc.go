@@ -13,9 +13,9 @@
 //
 //   - Partition: the partition key value the requests hit, a constant
 //     ("STATUS#PENDING", "JOURNEYS") or a template ("TASK#{taskId}").
-//   - Partitions: how many values the rate spreads over when that is
-//     neither one (a constant) nor one per entity (a template): write
-//     shards, or the jobs running at once.
+//   - Partitions: how many write shards the pattern's constant key values
+//     are split over (seed 002's write sharding); a service that configures
+//     its own sets it with WithPartitions.
 //   - IndexWrites: the GSI entries each written item costs, with Move for a
 //     write that changes the item's index key (a delete and a put) and the
 //     index partition values written.
@@ -34,8 +34,8 @@
 // index key moves. Rates come from the declaration; a service substitutes
 // its own with WithRates. Monthly cost uses seed 002's prices (RRU $0.125
 // and WRU $0.625 per million, storage $0.25 per GB-month, 2,592,000
-// seconds a month). The load on every key value that patterns concentrate
-// on is summed over the patterns; a value past 3,000 RCU or 1,000 WCU per
+// seconds a month). The load on every constant key value (per shard) is
+// summed over the patterns that touch it, templates being per entity; a value past 3,000 RCU or 1,000 WCU per
 // second is hot, and PartitionLoad.Remedy names seed 002's write sharding
 // with the smallest shard count that fits.
 //

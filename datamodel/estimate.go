@@ -41,6 +41,10 @@ type Options struct {
 	// Rates replaces the declared RatePerSecond of the patterns it names:
 	// a service's own traffic instead of the store's defaults.
 	Rates map[string]float64
+	// Partitions replaces the declared Partitions of the patterns it
+	// names: the write shards a service configured for their constant
+	// keys (tasks' Options.Shards, say).
+	Partitions map[string]int
 	// StorageGB is the data the table and its indexes hold, for the
 	// storage line of the monthly cost (0: no storage cost).
 	StorageGB float64
@@ -51,6 +55,11 @@ type Options struct {
 // WithRates sets Options.Rates.
 func WithRates(rates map[string]float64) func(*Options) {
 	return func(o *Options) { o.Rates = rates }
+}
+
+// WithPartitions sets Options.Partitions.
+func WithPartitions(partitions map[string]int) func(*Options) {
+	return func(o *Options) { o.Partitions = partitions }
 }
 
 // WithStorageGB sets Options.StorageGB.
@@ -121,13 +130,13 @@ type IndexUnits struct {
 	Units float64
 }
 
-// PartitionLoad is the load on one partition key value of the table or
-// of a GSI.
+// PartitionLoad is the load on one constant partition key value of the
+// table or of a GSI (per shard, when the patterns shard it).
 type PartitionLoad struct {
 	Index     string // "" for the table
-	Partition string // the key value, or a template with its spread
-	// Spread is how many values the load is divided over (1 for a
-	// constant); the figures below are per value.
+	Partition string // the key value, before any shard suffix
+	// Spread is how many shards the load is divided over (1 when not
+	// sharded); the figures below are per shard.
 	Spread                        int
 	ReadPerSecond, WritePerSecond float64
 	Patterns                      []string // the patterns that load it, sorted
@@ -173,6 +182,9 @@ func EstimateSchema(s table.Schema, opts ...func(*Options)) (*Estimate, error) {
 	for _, ap := range s.AccessPatterns {
 		if r, ok := o.Rates[ap.Name]; ok {
 			ap.RatePerSecond = r
+		}
+		if n, ok := o.Partitions[ap.Name]; ok {
+			ap.Partitions = n
 		}
 		pe, err := estimatePattern(s, ap)
 		if err != nil {
@@ -237,6 +249,19 @@ func check(s table.Schema, o Options) error {
 		}
 		if r := o.Rates[n]; r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
 			return &PatternError{Table: s.Name, Pattern: n, Field: "Rates", Value: r, Err: ErrInvalidRate}
+		}
+	}
+	parts := make([]string, 0, len(o.Partitions))
+	for n := range o.Partitions {
+		parts = append(parts, n)
+	}
+	sort.Strings(parts)
+	for _, n := range parts {
+		if !names[n] {
+			return &PatternError{Table: s.Name, Field: "Partitions", Value: fmt.Sprintf("%q", n), Err: ErrUnknownPattern}
+		}
+		if o.Partitions[n] < 0 {
+			return &PatternError{Table: s.Name, Pattern: n, Field: "Partitions", Value: o.Partitions[n], Err: ErrInvalidPartitions}
 		}
 	}
 	if o.StorageGB < 0 || math.IsNaN(o.StorageGB) {
@@ -456,16 +481,10 @@ func isConstant(p string) bool {
 // addLoads adds a pattern's load to the key values it concentrates on.
 func addLoads(s table.Schema, ap table.AccessPattern, pe PatternEstimate, loads map[[2]string]*PartitionLoad) {
 	add := func(index, partition string, read, write float64) {
-		spread := ap.Partitions
-		if spread == 0 {
-			if !isConstant(partition) {
-				return // a template over many entities: spread thin
-			}
-			spread = 1
+		if !isConstant(partition) {
+			return // a template over many entities: spread thin
 		}
-		if partition == "" {
-			return
-		}
+		spread := max(ap.Partitions, 1)
 		k := [2]string{index, partition}
 		l := loads[k]
 		if l == nil {

@@ -2,6 +2,7 @@ package datamodel_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/table"
+	"github.com/tablekit/tablekit/tasks"
 )
 
 // testSchema is a table with a PK/SK, an ALL GSI and a KEYS_ONLY GSI.
@@ -211,23 +213,23 @@ func TestHotPartitionWarnsOnAConstantKeyAndNamesSharding(t *testing.T) {
 	}
 }
 
-// TestPartitionsSpreadATemplatesLoad divides a template's load over the
-// declared number of busy values.
-func TestPartitionsSpreadATemplatesLoad(t *testing.T) {
+// TestPartitionsSpreadAShardedKeysLoad divides a constant key's load over
+// its declared shards; templates never concentrate.
+func TestPartitionsSpreadAShardedKeysLoad(t *testing.T) {
 	ap := table.AccessPattern{Name: "log", Operation: table.OpBatchWriteItem, ItemSize: 1024, ItemsPerRequest: 25,
-		RatePerSecond: 200, Partition: "JOB#{jobId}", Partitions: 4}
+		RatePerSecond: 200, Partition: "LOGS", Partitions: 4}
 	est, err := datamodel.EstimateSchema(testSchema(ap))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 200 x 25 = 5,000 WCU/s over 4 jobs: 1,250 each, hot.
+	// 200 x 25 = 5,000 WCU/s over 4 shards: 1,250 each, still hot.
 	if len(est.Partitions) != 1 || !near(est.Partitions[0].WritePerSecond, 1250) || !est.Partitions[0].Hot() {
 		t.Fatalf("partitions %+v, want one at 1,250 WCU/s", est.Partitions)
 	}
 	if r := est.Partitions[0].Remedy(); !strings.Contains(r, "{0..7}") {
-		t.Errorf("remedy %q: 4 values each needing 2 shards are 8", r)
+		t.Errorf("remedy %q: 4 shards each needing 2 are 8", r)
 	}
-	ap.Partitions = 0 // a template without a spread is one per entity
+	ap.Partition = "JOB#{jobId}" // keyed per entity
 	est, _ = datamodel.EstimateSchema(testSchema(ap))
 	if len(est.Partitions) != 0 {
 		t.Errorf("a per-entity template concentrated: %+v", est.Partitions)
@@ -273,6 +275,8 @@ func TestBadDeclarationsAreTypedErrors(t *testing.T) {
 		}), nil, datamodel.ErrInvalidOperation, "Items[0].Operation"},
 		{"rate for an unknown pattern", testSchema(get), []func(*datamodel.Options){datamodel.WithRates(map[string]float64{"q": 1})}, datamodel.ErrUnknownPattern, "Rates"},
 		{"negative rate override", testSchema(get), []func(*datamodel.Options){datamodel.WithRates(map[string]float64{"p": -3})}, datamodel.ErrInvalidRate, "Rates"},
+		{"partitions for an unknown pattern", testSchema(get), []func(*datamodel.Options){datamodel.WithPartitions(map[string]int{"q": 2})}, datamodel.ErrUnknownPattern, "Partitions"},
+		{"negative partitions override", testSchema(get), []func(*datamodel.Options){datamodel.WithPartitions(map[string]int{"p": -1})}, datamodel.ErrInvalidPartitions, "Partitions"},
 		{"duplicate pattern names", testSchema(get, get), nil, datamodel.ErrDuplicatePattern, "Name"},
 		// The table package's own validation: an access pattern on an index
 		// the schema lacks.
@@ -295,5 +299,34 @@ func TestBadDeclarationsAreTypedErrors(t *testing.T) {
 	}
 	if _, err := datamodel.EstimateSchema(with(func(ap *table.AccessPattern) { ap.Operation, ap.Index = table.OpQuery, "GSI9" })); !errors.Is(err, table.ErrInvalidInput) {
 		t.Errorf("the table package's error is not reachable: %v", err)
+	}
+}
+
+// TestShardingTheTasksQueueCoolsItsPartitions: seed 003's 500 tasks/s
+// overload GSI1's STATUS#PENDING and STATUS#PROCESSING on one partition
+// each; spread over 4 shards (tasks Options.Shards = 4) no value passes
+// the limits.
+func TestShardingTheTasksQueueCoolsItsPartitions(t *testing.T) {
+	s := tasks.Schema(tasks.DefaultTableName)
+	est, err := datamodel.EstimateSchema(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(est.Hot()) != 2 {
+		t.Fatalf("hot partitions at one shard: %+v, want STATUS#PENDING and STATUS#PROCESSING", est.Hot())
+	}
+	shards := map[string]int{}
+	for _, ap := range s.AccessPatterns {
+		if strings.HasPrefix(ap.Partition, "STATUS#PENDING") || strings.HasPrefix(ap.Partition, "STATUS#PROCESSING") ||
+			strings.Contains(fmt.Sprint(ap.Items, ap.IndexWrites), "STATUS#P") {
+			shards[ap.Name] = 4
+		}
+	}
+	est, err = datamodel.EstimateSchema(s, datamodel.WithPartitions(shards))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hot := est.Hot(); len(hot) != 0 {
+		t.Errorf("hot partitions at four shards: %+v", hot)
 	}
 }

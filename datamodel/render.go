@@ -423,7 +423,7 @@ func (r *renderer) mapping() {
 
 func (r *renderer) hot() {
 	r.p("## Hot Partition Analysis\n\n")
-	r.p("One partition serves %s RCU and %s WCU per second (seed 002). Key values on which patterns concentrate — a constant partition key, or a template whose traffic is spread over a declared number of values — are summed per value over every pattern that reads or writes them:\n\n", num(PartitionReadLimit), num(PartitionWriteLimit))
+	r.p("One partition serves %s RCU and %s WCU per second (seed 002). Constant partition key values (one value for every request, or a few write shards of it) are summed over every pattern that reads or writes them:\n\n", num(PartitionReadLimit), num(PartitionWriteLimit))
 	if len(r.est.Partitions) == 0 {
 		r.p("- No pattern concentrates on a single key value ✅\n")
 	}
@@ -434,7 +434,7 @@ func (r *renderer) hot() {
 		}
 		spread := ""
 		if pl.Spread > 1 {
-			spread = fmt.Sprintf(" (per value, load spread over %d)", pl.Spread)
+			spread = fmt.Sprintf(" (per shard, %d shards)", pl.Spread)
 		}
 		r.p("- %s `%s`%s: %s RCU/s, %s WCU/s from %s", where, cell(pl.Partition), spread, num(pl.ReadPerSecond), num(pl.WritePerSecond), strings.Join(pl.Patterns, ", "))
 		if pl.Hot() {
@@ -464,9 +464,6 @@ func (r *renderer) hot() {
 	}
 	for i, pe := range r.est.Patterns {
 		ap := pe.Pattern
-		if ap.Partitions != 0 {
-			continue
-		}
 		note(ap.Index, ap.Partition, i)
 		for _, it := range ap.Items {
 			note("", it.Partition, i)

@@ -85,9 +85,10 @@ type AccessPattern struct {
 	// "STATUS#PENDING" when every request hits that one value, or a
 	// template such as "JOURNEY#{journeyId}" when each entity has its own.
 	Partition string
-	// Partitions is how many distinct Partition values the rate spreads
-	// over at once: write shards, or the entities busy at the same time.
-	// 0 means 1 for a constant Partition and "many" for a template.
+	// Partitions is how many shards the pattern's constant key values
+	// (Partition and the index partitions it writes) are split over,
+	// seed 002's write sharding: STATUS#PENDING#0 .. STATUS#PENDING#{N-1}.
+	// 0 means 1. Templates are keyed per entity and never concentrate.
 	Partitions int
 	// IndexWrites lists, for a write, the GSI entries each written item
 	// costs: one write each, two where the item's index key moves.
