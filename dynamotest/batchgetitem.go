@@ -21,6 +21,7 @@ const (
 // the fraction an UnprocessedFraction fault asks for, come back in
 // UnprocessedKeys.
 func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	in = orEmpty(in)
 	tableNames := make([]string, 0, len(in.RequestItems))
 	for name := range in.RequestItems {
 		tableNames = append(tableNames, name)

@@ -15,6 +15,7 @@ const maxBatchWrites = 25
 // fraction an UnprocessedFraction fault asks for comes back in
 // UnprocessedItems, untouched.
 func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	in = orEmpty(in)
 	tableNames := make([]string, 0, len(in.RequestItems))
 	for name := range in.RequestItems {
 		tableNames = append(tableNames, name)

@@ -33,6 +33,7 @@ func checkName(field, name string) error {
 // CreateTable creates a table, ACTIVE at once (DynamoDB takes a few seconds
 // in CREATING; waiters see ACTIVE on their first call here).
 func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(opCreateTable, name); err != nil {
 		return nil, err

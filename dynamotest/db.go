@@ -142,3 +142,13 @@ func (db *DB) lockTables(names []string, write bool) (map[string]*dbTable, func(
 		}
 	}
 }
+
+// orEmpty stands in an empty input for a nil one, as the SDK's client does
+// before it validates, so a nil input fails like a missing table name rather
+// than panicking inside the fake.
+func orEmpty[T any](in *T) *T {
+	if in == nil {
+		return new(T)
+	}
+	return in
+}

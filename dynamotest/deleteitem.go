@@ -11,6 +11,7 @@ import (
 // DeleteItem deletes an item by its key, if its ConditionExpression holds.
 // Deleting a missing item succeeds and costs one write unit, as in DynamoDB.
 func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(opDeleteItem, name); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 // returns says DELETING, as DynamoDB's does, and the table is gone for every
 // later call.
 func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
+	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(opDeleteTable, name); err != nil {
 		return nil, err
@@ -42,6 +43,7 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ 
 // DescribeTable describes a table: always ACTIVE, with live item counts and
 // sizes (DynamoDB refreshes those about every six hours).
 func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(opDescribeTable, name); err != nil {
 		return nil, err

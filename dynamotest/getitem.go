@@ -10,6 +10,7 @@ import (
 
 // GetItem reads one item by its full key in O(log n) of its partition.
 func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(opGetItem, name); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 // ListTables lists table names in order, at most Limit (1 to 100, default
 // 100) per page; LastEvaluatedTableName is set when more may follow.
 func (db *DB) ListTables(ctx context.Context, in *dynamodb.ListTablesInput, _ ...func(*dynamodb.Options)) (*dynamodb.ListTablesOutput, error) {
+	in = orEmpty(in)
 	if _, err := db.stats.begin(opListTables); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 // PutItem stores an item, replacing any item with its key, if its
 // ConditionExpression holds.
 func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(opPutItem, name); err != nil {
 		return nil, err

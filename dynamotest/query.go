@@ -14,6 +14,7 @@ import (
 // It costs O(log n + items read): the tree is entered at the range's edge
 // and left at the first entry outside it.
 func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(opQuery, name); err != nil {
 		return nil, err

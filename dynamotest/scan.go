@@ -17,6 +17,7 @@ const maxTotalSegments = 1000000
 // partition hashes, so segments never overlap and together cover every
 // item.
 func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(opScan, name); err != nil {
 		return nil, err

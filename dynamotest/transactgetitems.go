@@ -13,6 +13,7 @@ import (
 // as one consistent snapshot: every table involved is read-locked for the
 // whole call. Each read costs twice a strongly consistent read.
 func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
+	in = orEmpty(in)
 	tableNames := make([]string, 0, 4)
 	for _, it := range in.TransactItems {
 		if it.Get != nil {

@@ -33,6 +33,7 @@ type txToken struct {
 // with one reason per action, in order. A ClientRequestToken makes the call
 // idempotent for ten minutes of the fake's clock.
 func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	in = orEmpty(in)
 	tableNames := make([]string, 0, 4)
 	for _, it := range in.TransactItems {
 		tableNames = append(tableNames, txTable(it))

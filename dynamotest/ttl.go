@@ -12,6 +12,7 @@ import (
 // at once (DynamoDB takes up to an hour); expired items are deleted when
 // the clock next moves (Advance, SetTime).
 func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(opUpdateTimeToLive, name); err != nil {
 		return nil, err
@@ -56,6 +57,7 @@ func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiv
 // DescribeTimeToLive reports whether TTL is enabled on a table and on which
 // attribute.
 func (db *DB) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
+	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(opDescribeTimeToLive, name); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 // key when missing, if its ConditionExpression holds. Key attributes cannot
 // be updated.
 func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(opUpdateItem, name); err != nil {
 		return nil, err
