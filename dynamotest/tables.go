@@ -366,7 +366,7 @@ func (db *DB) sweepExpired() {
 		if !t.deleted && t.expiries != nil {
 			var due []expiry
 			t.expiries.Scan(func(x expiry) bool {
-				if x.at > now {
+				if x.at >= now { // DynamoDB expires an item once its TTL is less than the current time
 					return false
 				}
 				due = append(due, x)

@@ -96,3 +96,29 @@ func TestUpdateTimeToLiveRejects(t *testing.T) {
 	_, err = db.UpdateTimeToLive(ctx, spec("other", true))
 	wantValidation(t, err, "TimeToLive is active on a different AttributeName: current AttributeName is ttl")
 }
+
+// DynamoDB marks an item expired once its TTL is less than the current time,
+// so an item whose TTL is exactly now is still alive.
+func TestTTLItemExpiringNowIsKeptUntilTheNextSecond(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return now } })
+	if _, err := db.CreateTable(ctx, jobs.input()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("jobs"),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("expires"), Enabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	it := job("edge", "queued", 1)
+	it["expires"] = N(fmt.Sprint(now.Add(time.Minute).Unix()))
+	put(t, db, "jobs", it)
+	key := item{"pk": S("JOB#edge"), "sk": S("META")}
+	db.SetTime(now.Add(time.Minute))
+	if get(t, db, "jobs", key) == nil {
+		t.Fatal("item deleted when its TTL equals the current time")
+	}
+	db.Advance(time.Second)
+	if get(t, db, "jobs", key) != nil {
+		t.Fatal("item kept once its TTL is in the past")
+	}
+}
