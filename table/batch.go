@@ -65,58 +65,78 @@ func (t *Table) BatchWrite(ctx context.Context, puts []any, deletes []Key) error
 	return t.batchWrite(ctx, reqs)
 }
 
-func (t *Table) batchWrite(ctx context.Context, pending []types.WriteRequest) error {
-	total := len(pending)
-	stop := func(sentinel, err error) error {
-		left := make([]Key, len(pending))
-		for i, r := range pending {
-			if r.PutRequest != nil {
-				left[i] = t.keyOf(r.PutRequest.Item)
-			} else {
-				left[i] = r.DeleteRequest.Key
+func (t *Table) batchWrite(ctx context.Context, reqs []types.WriteRequest) error {
+	unsent, sentinel, err := drainBatches(ctx, t.opts.Backoff, reqs, maxBatchWrite,
+		func(batch []types.WriteRequest) ([]types.WriteRequest, error) {
+			out, err := t.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
+				RequestItems: map[string][]types.WriteRequest{t.Name(): batch},
+			})
+			if err != nil {
+				return nil, err
 			}
-		}
-		return &Error{Op: "batch write", Table: t.Name(), Err: sentinel, Unprocessed: left,
-			Cause: fmt.Errorf("%d of %d items not written: %w", len(pending), total, err)}
-	}
-	retry := 0
-	for len(pending) > 0 {
-		if err := ctx.Err(); err != nil {
-			return stop(nil, err)
-		}
-		n := min(maxBatchWrite, len(pending))
-		out, err := t.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
-			RequestItems: map[string][]types.WriteRequest{t.Name(): pending[:n]},
+			return out.UnprocessedItems[t.Name()], nil
 		})
+	if err == nil {
+		return nil
+	}
+	left := make([]Key, len(unsent))
+	for i, r := range unsent {
+		if r.PutRequest != nil {
+			left[i] = t.keyOf(r.PutRequest.Item)
+		} else {
+			left[i] = r.DeleteRequest.Key
+		}
+	}
+	return &Error{Op: "batch write", Table: t.Name(), Err: sentinel, Unprocessed: left,
+		Cause: fmt.Errorf("%d of %d items not written: %w", len(unsent), len(reqs), err)}
+}
+
+// drainBatches sends items in requests of at most size until every one is
+// done, the context ends or a request fails for a reason other than
+// throttling. What a request leaves unprocessed goes first into the next
+// request, ahead of items not yet sent, after a backoff that grows while
+// DynamoDB keeps refusing work and resets once a request is fully taken.
+// Items are never copied more than once each, so a large batch costs time
+// linear in its size. On failure it returns every item not yet done, the
+// sentinel for the failure (nil when the context ended) and the cause.
+func drainBatches[R any](ctx context.Context, backoff Backoff, items []R, size int,
+	send func(batch []R) (unprocessed []R, err error)) (unsent []R, sentinel, err error) {
+	var carry []R // unprocessed by the last request; at most size of them
+	rest := items
+	retry := 0
+	failed := func(sentinel, err error) ([]R, error, error) {
+		return append(carry[:len(carry):len(carry)], rest...), sentinel, err
+	}
+	for len(carry) > 0 || len(rest) > 0 {
+		if err := ctx.Err(); err != nil {
+			return failed(nil, err)
+		}
+		n := max(0, min(size-len(carry), len(rest)))
+		batch := make([]R, 0, len(carry)+n)
+		batch = append(append(batch, carry...), rest[:n]...)
+		left, err := send(batch)
 		if err != nil {
+			carry = batch // none of it is known to be done
+			rest = rest[n:]
 			if ctx.Err() != nil {
-				return stop(nil, ctx.Err())
+				return failed(nil, ctx.Err())
 			}
-			if sentinel := sentinelFor(err); sentinel != ErrThrottled {
-				return stop(sentinel, err)
+			if s := sentinelFor(err); s != ErrThrottled {
+				return failed(s, err)
 			}
-			if err := t.opts.Backoff.sleep(ctx, retry); err != nil {
-				return stop(nil, err)
+		} else {
+			carry, rest = left, rest[n:]
+			if len(left) == 0 {
+				retry = 0
+				continue
 			}
-			retry++
-			continue
 		}
-		left := out.UnprocessedItems[t.Name()]
-		// Unprocessed items go first into the next request, ahead of items
-		// not yet sent.
-		next := make([]types.WriteRequest, 0, len(left)+len(pending)-n)
-		next = append(next, left...)
-		pending = append(next, pending[n:]...)
-		if len(left) == 0 {
-			retry = 0
-			continue
-		}
-		if err := t.opts.Backoff.sleep(ctx, retry); err != nil {
-			return stop(nil, err)
+		if err := backoff.sleep(ctx, retry); err != nil {
+			return failed(nil, err)
 		}
 		retry++
 	}
-	return nil
+	return nil, nil, nil
 }
 
 // refield renames the field of an *InputError from Marshal ("item") to the
@@ -168,53 +188,28 @@ func BatchGet[T any](ctx context.Context, t *Table, keys []Key, opts ...func(*Ge
 		pending[i] = k
 	}
 	found := make(map[string]Item, len(keys))
-	stop := func(sentinel, err error) error {
-		left := make([]Key, len(pending))
-		for i, k := range pending {
+	unsent, sentinel, err := drainBatches(ctx, t.opts.Backoff, pending, maxBatchGet,
+		func(batch []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+			ka := base
+			ka.Keys = batch
+			out, err := t.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
+				RequestItems: map[string]types.KeysAndAttributes{t.Name(): ka},
+			})
+			if err != nil {
+				return nil, err
+			}
+			for _, item := range out.Responses[t.Name()] {
+				found[t.identity(t.keyOf(item))] = item
+			}
+			return out.UnprocessedKeys[t.Name()].Keys, nil
+		})
+	if err != nil {
+		left := make([]Key, len(unsent))
+		for i, k := range unsent {
 			left[i] = k
 		}
-		return &Error{Op: "batch get", Table: t.Name(), Err: sentinel, Unprocessed: left,
-			Cause: fmt.Errorf("%d of %d keys not read: %w", len(pending), len(keys), err)}
-	}
-	retry := 0
-	for len(pending) > 0 {
-		if err := ctx.Err(); err != nil {
-			return nil, stop(nil, err)
-		}
-		n := min(maxBatchGet, len(pending))
-		ka := base
-		ka.Keys = pending[:n]
-		out, err := t.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
-			RequestItems: map[string]types.KeysAndAttributes{t.Name(): ka},
-		})
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, stop(nil, ctx.Err())
-			}
-			if sentinel := sentinelFor(err); sentinel != ErrThrottled {
-				return nil, stop(sentinel, err)
-			}
-			if err := t.opts.Backoff.sleep(ctx, retry); err != nil {
-				return nil, stop(nil, err)
-			}
-			retry++
-			continue
-		}
-		for _, item := range out.Responses[t.Name()] {
-			found[t.identity(t.keyOf(item))] = item
-		}
-		left := out.UnprocessedKeys[t.Name()].Keys
-		next := make([]map[string]types.AttributeValue, 0, len(left)+len(pending)-n)
-		next = append(next, left...)
-		pending = append(next, pending[n:]...)
-		if len(left) == 0 {
-			retry = 0
-			continue
-		}
-		if err := t.opts.Backoff.sleep(ctx, retry); err != nil {
-			return nil, stop(nil, err)
-		}
-		retry++
+		return nil, &Error{Op: "batch get", Table: t.Name(), Err: sentinel, Unprocessed: left,
+			Cause: fmt.Errorf("%d of %d keys not read: %w", len(unsent), len(keys), err)}
 	}
 	results := make([]T, 0, len(found))
 	for _, id := range ids {
