@@ -32,8 +32,7 @@ type DB struct {
 
 	stats stats
 
-	tokensMu sync.Mutex
-	tokens   map[string]*txToken
+	tokens tokenLedger
 }
 
 var _ table.API = (*DB)(nil)
@@ -47,7 +46,7 @@ func New(opts ...func(*Options)) *DB {
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
-	db := &DB{clock: o.Clock, tokens: make(map[string]*txToken)}
+	db := &DB{clock: o.Clock}
 	empty := map[string]*dbTable{}
 	db.tables.Store(&empty)
 	db.stats.init()

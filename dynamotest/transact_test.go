@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -183,5 +184,50 @@ func TestTransactionOverFourMegabytesIsRejected(t *testing.T) {
 	wantValidation(t, err, "Transaction request cannot be larger than 4 MB")
 	if _, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions[:10]}); err != nil {
 		t.Errorf("3.9 MB transaction: %v", err)
+	}
+}
+
+// A canceled call leaves no trace of its token, so the caller's retry with
+// the same token applies once the condition holds; and racing calls with one
+// token apply exactly once, the others replaying it or being told it is in
+// progress (DynamoDB's TransactionInProgressException).
+func TestClientRequestTokenOfCanceledCallCanBeRetriedAndRacesApplyOnce(t *testing.T) {
+	db := newDB(t, simple)
+	key := item{"pk": S("c"), "sk": S("1")}
+	incr := func(token string) error {
+		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(token),
+			TransactItems: []types.TransactWriteItem{{Update: &types.Update{TableName: aws.String("simple"), Key: key,
+				UpdateExpression: aws.String("ADD n :v"), ConditionExpression: aws.String("attribute_exists(pk)"),
+				ExpressionAttributeValues: item{":v": N("1")}}}}})
+		return err
+	}
+	var tce *types.TransactionCanceledException
+	if err := incr("retry-me"); !errors.As(err, &tce) {
+		t.Fatalf("want a cancellation while the item is missing, got %v", err)
+	}
+	put(t, db, "simple", item{"pk": S("c"), "sk": S("1"), "n": N("0")})
+	if err := incr("retry-me"); err != nil {
+		t.Fatalf("retry with the canceled call's token: %v", err)
+	}
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- incr("raced")
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		var busy *types.TransactionInProgressException
+		if err != nil && !errors.As(err, &busy) {
+			t.Errorf("racing call with one token: %v", err)
+		}
+	}
+	if n := num(t, get(t, db, "simple", key), "n"); n != "2" {
+		t.Errorf("n = %s, want 2: the canceled-then-retried call once and the raced token once", n)
 	}
 }

@@ -19,14 +19,6 @@ const (
 	tokenWindow = 10 * time.Minute
 )
 
-// txToken remembers a successful TransactWriteItems call by its
-// ClientRequestToken.
-type txToken struct {
-	sum [32]byte
-	at  time.Time
-	out *dynamodb.TransactWriteItemsOutput
-}
-
 // TransactWriteItems applies up to 100 writes and condition checks, on
 // distinct items in one or more tables, all or none. When any condition
 // fails it changes nothing and returns *types.TransactionCanceledException
@@ -76,23 +68,15 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		return nil, validationf("Transaction request cannot be larger than 4 MB")
 	}
 
+	var finish func(*dynamodb.TransactWriteItemsOutput)
 	if token != "" {
-		// Held across the transaction so that two calls with one token
-		// cannot both apply.
-		db.tokensMu.Lock()
-		defer db.tokensMu.Unlock()
-		now := db.now()
-		for k, tok := range db.tokens {
-			if now.Sub(tok.at) >= tokenWindow {
-				delete(db.tokens, k)
-			}
+		replay, done, err := db.tokens.begin(token, fingerprint(in), db.now())
+		if err != nil || replay != nil {
+			return replay, err
 		}
-		if tok := db.tokens[token]; tok != nil {
-			if tok.sum != fingerprint(in) {
-				return nil, &types.IdempotentParameterMismatchException{Message: aws.String("The request uses the same client token as a previous, but non-identical request.")}
-			}
-			return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: tok.out.ConsumedCapacity}, nil
-		}
+		finish = done
+		// A call that fails leaves no trace of its token, so it can be retried.
+		defer func() { finish(nil) }()
 	}
 
 	tables, unlock := db.lockTables(tableNames, true)
@@ -146,7 +130,9 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	db.record(usages...)
 	out := &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, usages)}
 	if token != "" {
-		db.tokens[token] = &txToken{sum: fingerprint(in), at: db.now(), out: out}
+		done := finish
+		finish = func(*dynamodb.TransactWriteItemsOutput) {}
+		done(out)
 	}
 	return out, nil
 }
