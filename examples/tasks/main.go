@@ -157,7 +157,8 @@ func (q *queue) work(ctx context.Context, worker string, doomed bool) error {
 		if doomed && processed == 2 {
 			killed, kill := context.WithCancel(ctx)
 			go func() { time.Sleep(20 * time.Millisecond); kill() }()
-			q.process(killed, c) // never finishes: the context dies first
+			// Its work would take an hour, so the kill always comes first.
+			q.processFor(killed, c, time.Hour)
 			q.mu.Lock()
 			q.abandoned = c.Task.ID
 			q.mu.Unlock()
@@ -176,8 +177,13 @@ func (q *queue) work(ctx context.Context, worker string, doomed bool) error {
 // lease, then completes it. A lost lease is reported, not an error: another
 // worker has the task.
 func (q *queue) process(ctx context.Context, c *tasks.Claim) error {
+	return q.processFor(ctx, c, time.Duration(20+rand.IntN(100))*time.Millisecond)
+}
+
+// processFor is process with work of a given length.
+func (q *queue) processFor(ctx context.Context, c *tasks.Claim, length time.Duration) error {
 	lease := c.Lease
-	work := time.After(time.Duration(20+rand.IntN(100)) * time.Millisecond)
+	work := time.After(length)
 	beat := time.NewTicker(q.cfg.lease / 3)
 	defer beat.Stop()
 	for {
