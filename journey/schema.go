@@ -72,7 +72,7 @@ var defaultRates = map[string]float64{
 	PatternUpdateJobProgress: 0.5,
 	PatternFinishJob:         0.01,
 	PatternJourneyStatus:     0.001,
-	PatternWriteLogSummaries: 80,
+	PatternWriteLogSummaries: 80.0 / 25, // requests: 80 entries a second, 25 per BatchWriteItem
 	PatternWriteReport:       0.03,
 }
 
