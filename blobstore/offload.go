@@ -332,27 +332,8 @@ func objectBody(v types.AttributeValue) (body []byte, typ, contentType string, e
 }
 
 func avType(v types.AttributeValue) string {
-	switch v.(type) {
-	case *types.AttributeValueMemberS:
-		return "S"
-	case *types.AttributeValueMemberN:
-		return "N"
-	case *types.AttributeValueMemberB:
-		return "B"
-	case *types.AttributeValueMemberBOOL:
-		return "BOOL"
-	case *types.AttributeValueMemberNULL:
-		return "NULL"
-	case *types.AttributeValueMemberM:
-		return "M"
-	case *types.AttributeValueMemberL:
-		return "L"
-	case *types.AttributeValueMemberSS:
-		return "SS"
-	case *types.AttributeValueMemberNS:
-		return "NS"
-	case *types.AttributeValueMemberBS:
-		return "BS"
+	if t := table.TypeOf(v); t != "" {
+		return t
 	}
 	return fmt.Sprintf("%T", v)
 }

@@ -143,3 +143,32 @@ func floorHalf(k int) int {
 	}
 	return k / 2
 }
+
+// TypeOf is DynamoDB's name for v's type ("S", "N", "B", "BOOL", "NULL",
+// "M", "L", "SS", "NS", "BS"), the name error messages and the wire format
+// use; "" for nil or a type the SDK does not define.
+func TypeOf(v types.AttributeValue) string {
+	switch v.(type) {
+	case *types.AttributeValueMemberS:
+		return "S"
+	case *types.AttributeValueMemberN:
+		return "N"
+	case *types.AttributeValueMemberB:
+		return "B"
+	case *types.AttributeValueMemberBOOL:
+		return "BOOL"
+	case *types.AttributeValueMemberNULL:
+		return "NULL"
+	case *types.AttributeValueMemberM:
+		return "M"
+	case *types.AttributeValueMemberL:
+		return "L"
+	case *types.AttributeValueMemberSS:
+		return "SS"
+	case *types.AttributeValueMemberNS:
+		return "NS"
+	case *types.AttributeValueMemberBS:
+		return "BS"
+	}
+	return ""
+}

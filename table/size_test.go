@@ -102,3 +102,19 @@ func BenchmarkItemSize(b *testing.B) {
 		ItemSize(item)
 	}
 }
+
+// Error messages across tablekit name attribute types as DynamoDB does.
+func TestTypeOfNamesEveryAttributeType(t *testing.T) {
+	cases := map[string]types.AttributeValue{
+		"S": &types.AttributeValueMemberS{}, "N": &types.AttributeValueMemberN{}, "B": &types.AttributeValueMemberB{},
+		"BOOL": &types.AttributeValueMemberBOOL{}, "NULL": &types.AttributeValueMemberNULL{},
+		"M": &types.AttributeValueMemberM{}, "L": &types.AttributeValueMemberL{},
+		"SS": &types.AttributeValueMemberSS{}, "NS": &types.AttributeValueMemberNS{}, "BS": &types.AttributeValueMemberBS{},
+		"": nil,
+	}
+	for want, v := range cases {
+		if got := TypeOf(v); got != want {
+			t.Errorf("TypeOf(%T) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -303,27 +303,8 @@ func formatValue(v types.AttributeValue) string {
 }
 
 func typeName(v types.AttributeValue) string {
-	switch v.(type) {
-	case *types.AttributeValueMemberS:
-		return "S"
-	case *types.AttributeValueMemberN:
-		return "N"
-	case *types.AttributeValueMemberB:
-		return "B"
-	case *types.AttributeValueMemberBOOL:
-		return "BOOL"
-	case *types.AttributeValueMemberNULL:
-		return "NULL"
-	case *types.AttributeValueMemberM:
-		return "M"
-	case *types.AttributeValueMemberL:
-		return "L"
-	case *types.AttributeValueMemberSS:
-		return "SS"
-	case *types.AttributeValueMemberNS:
-		return "NS"
-	case *types.AttributeValueMemberBS:
-		return "BS"
+	if t := TypeOf(v); t != "" {
+		return t
 	}
 	return "unknown"
 }

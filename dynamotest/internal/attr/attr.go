@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/table"
 )
 
 // Error is a value DynamoDB would reject; Message is DynamoDB's wording,
@@ -36,29 +38,7 @@ const (
 
 // TypeOf returns DynamoDB's name for v's type, or "" for nil and unknown members.
 func TypeOf(v types.AttributeValue) string {
-	switch v.(type) {
-	case *types.AttributeValueMemberS:
-		return TypeS
-	case *types.AttributeValueMemberN:
-		return TypeN
-	case *types.AttributeValueMemberB:
-		return TypeB
-	case *types.AttributeValueMemberBOOL:
-		return TypeBOOL
-	case *types.AttributeValueMemberNULL:
-		return TypeNULL
-	case *types.AttributeValueMemberM:
-		return TypeM
-	case *types.AttributeValueMemberL:
-		return TypeL
-	case *types.AttributeValueMemberSS:
-		return TypeSS
-	case *types.AttributeValueMemberNS:
-		return TypeNS
-	case *types.AttributeValueMemberBS:
-		return TypeBS
-	}
-	return ""
+	return table.TypeOf(v)
 }
 
 // Compare orders two scalar values of the same type the way DynamoDB's

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/table"
 )
 
 // Error is an expression DynamoDB would reject. Message is DynamoDB's
@@ -72,27 +74,8 @@ func pathString(p path) string {
 
 // shortType is the type name DynamoDB uses in "operand type: N" messages.
 func shortType(v types.AttributeValue) string {
-	switch v.(type) {
-	case *types.AttributeValueMemberS:
-		return "S"
-	case *types.AttributeValueMemberN:
-		return "N"
-	case *types.AttributeValueMemberB:
-		return "B"
-	case *types.AttributeValueMemberBOOL:
-		return "BOOL"
-	case *types.AttributeValueMemberNULL:
-		return "NULL"
-	case *types.AttributeValueMemberM:
-		return "M"
-	case *types.AttributeValueMemberL:
-		return "L"
-	case *types.AttributeValueMemberSS:
-		return "SS"
-	case *types.AttributeValueMemberNS:
-		return "NS"
-	case *types.AttributeValueMemberBS:
-		return "BS"
+	if t := table.TypeOf(v); t != "" {
+		return t
 	}
 	return "UNKNOWN"
 }
