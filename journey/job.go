@@ -377,15 +377,8 @@ func (s *Store) GetJob(ctx context.Context, ref JobRef, opts ...func(*ReadOption
 	if err != nil {
 		return nil, err
 	}
-	var get []func(*table.GetOptions)
-	if readOptions(opts).Consistent {
-		get = append(get, table.Consistent())
-	}
-	var rec record[Job]
-	if err := s.t.Get(ctx, key, &rec, get...); err != nil {
-		if errors.Is(err, table.ErrNotFound) {
-			return nil, notFound(ErrJobNotFound, ref.JobID, err)
-		}
+	rec, err := getRecord[Job](ctx, s, key, opts, ErrJobNotFound, ref.JobID)
+	if err != nil {
 		return nil, err
 	}
 	j, err := jobFrom(rec)

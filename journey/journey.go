@@ -327,6 +327,23 @@ func readOptions(opts []func(*ReadOptions)) ReadOptions {
 	return o
 }
 
+// getRecord reads one item with the caller's read options; a missing item is
+// notFound(sentinel, what), so every Get* call reports absence the same way.
+func getRecord[T any](ctx context.Context, s *Store, key table.Key, opts []func(*ReadOptions), sentinel error, what string) (record[T], error) {
+	var get []func(*table.GetOptions)
+	if readOptions(opts).Consistent {
+		get = append(get, table.Consistent())
+	}
+	var rec record[T]
+	if err := s.t.Get(ctx, key, &rec, get...); err != nil {
+		if errors.Is(err, table.ErrNotFound) {
+			return rec, notFound(sentinel, what, err)
+		}
+		return rec, err
+	}
+	return rec, nil
+}
+
 // GetJourney reads a journey's metadata (one GetItem).
 func (s *Store) GetJourney(ctx context.Context, id string, opts ...func(*ReadOptions)) (*Journey, error) {
 	if s.err != nil {
@@ -339,15 +356,8 @@ func (s *Store) GetJourney(ctx context.Context, id string, opts ...func(*ReadOpt
 	if err != nil {
 		return nil, err
 	}
-	var get []func(*table.GetOptions)
-	if readOptions(opts).Consistent {
-		get = append(get, table.Consistent())
-	}
-	var rec record[Journey]
-	if err := s.t.Get(ctx, key, &rec, get...); err != nil {
-		if errors.Is(err, table.ErrNotFound) {
-			return nil, notFound(ErrJourneyNotFound, id, err)
-		}
+	rec, err := getRecord[Journey](ctx, s, key, opts, ErrJourneyNotFound, id)
+	if err != nil {
 		return nil, err
 	}
 	j, err := journeyFrom(rec)

@@ -350,15 +350,8 @@ func (s *Store) GetRule(ctx context.Context, ref RuleRef, opts ...func(*ReadOpti
 	if err != nil {
 		return nil, err
 	}
-	var get []func(*table.GetOptions)
-	if readOptions(opts).Consistent {
-		get = append(get, table.Consistent())
-	}
-	var rec record[Rule]
-	if err := s.t.Get(ctx, key, &rec, get...); err != nil {
-		if errors.Is(err, table.ErrNotFound) {
-			return nil, notFound(ErrRuleNotFound, ref.RuleID, err)
-		}
+	rec, err := getRecord[Rule](ctx, s, key, opts, ErrRuleNotFound, ref.RuleID)
+	if err != nil {
 		return nil, err
 	}
 	r, err := ruleFrom(rec)
