@@ -76,15 +76,9 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 	if err != nil {
 		return nil, err
 	}
-	sel := selection{count: in.Select == "COUNT"}
-	if in.AttributesToGet != nil {
-		sel.proj = &readProj{attrs: in.AttributesToGet}
-	} else if in.ProjectionExpression != nil {
-		p, err := x.projection(in.ProjectionExpression)
-		if err != nil {
-			return nil, err
-		}
-		sel.proj = &readProj{p: p}
+	sel, err := x.selection(in.Select, in.ProjectionExpression, in.AttributesToGet)
+	if err != nil {
+		return nil, err
 	}
 	if err := x.done(); err != nil {
 		return nil, err

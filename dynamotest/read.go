@@ -40,6 +40,24 @@ type selection struct {
 	proj  *readProj
 }
 
+// selection is what a Query or Scan returns of each item: only the count,
+// the legacy AttributesToGet, a projection parsed within x (whose
+// placeholders the request's other expressions share), or whole items.
+func (x *exprs) selection(sel types.Select, expression *string, attributesToGet []string) (selection, error) {
+	out := selection{count: sel == types.SelectCount}
+	switch {
+	case attributesToGet != nil:
+		out.proj = &readProj{attrs: attributesToGet}
+	case expression != nil:
+		p, err := x.projection(expression)
+		if err != nil {
+			return selection{}, err
+		}
+		out.proj = &readProj{p: p}
+	}
+	return out, nil
+}
+
 // checkSelect applies DynamoDB's rules on Select, ProjectionExpression and
 // AttributesToGet.
 func checkSelect(sel types.Select, ix *dbIndex, hasProjection bool, hasAttributesToGet bool) error {

@@ -63,15 +63,9 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynam
 	if err != nil {
 		return nil, err
 	}
-	sel := selection{count: in.Select == "COUNT"}
-	if in.AttributesToGet != nil {
-		sel.proj = &readProj{attrs: in.AttributesToGet}
-	} else if in.ProjectionExpression != nil {
-		p, err := x.projection(in.ProjectionExpression)
-		if err != nil {
-			return nil, err
-		}
-		sel.proj = &readProj{p: p}
+	sel, err := x.selection(in.Select, in.ProjectionExpression, in.AttributesToGet)
+	if err != nil {
+		return nil, err
 	}
 	if err := x.done(); err != nil {
 		return nil, err
