@@ -39,26 +39,10 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ..
 		return nil, err
 	}
 
-	u := &usage{table: name}
-	t.mu.Lock()
-	if t.deleted {
-		t.mu.Unlock()
-		return nil, resourceNotFound()
-	}
-	o, err := w.evaluate()
-	if err == nil && !o.failed {
-		w.apply(o, u)
-	}
-	t.mu.Unlock()
+	o, u, err := db.commit(w, in.ReturnValuesOnConditionCheckFailure)
 	if err != nil {
 		return nil, err
 	}
-	if o.failed {
-		u.write = failedCost(o)
-		db.record(u)
-		return nil, conditionFailed(returnedOnFailure(in.ReturnValuesOnConditionCheckFailure, o))
-	}
-	db.record(u)
 	return &dynamodb.DeleteItemOutput{
 		Attributes:       returnValues(in.ReturnValues, o, nil),
 		ConsumedCapacity: u.consumedCapacity(in.ReturnConsumedCapacity),

@@ -43,26 +43,10 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ..
 		return nil, err
 	}
 
-	u := &usage{table: name}
-	t.mu.Lock()
-	if t.deleted {
-		t.mu.Unlock()
-		return nil, resourceNotFound()
-	}
-	o, err := w.evaluate()
-	if err == nil && !o.failed {
-		w.apply(o, u)
-	}
-	t.mu.Unlock()
+	o, u, err := db.commit(w, in.ReturnValuesOnConditionCheckFailure)
 	if err != nil {
 		return nil, err
 	}
-	if o.failed {
-		u.write = failedCost(o)
-		db.record(u)
-		return nil, conditionFailed(returnedOnFailure(in.ReturnValuesOnConditionCheckFailure, o))
-	}
-	db.record(u)
 	return &dynamodb.UpdateItemOutput{
 		Attributes:       returnValues(in.ReturnValues, o, w.upd.names()),
 		ConsumedCapacity: u.consumedCapacity(in.ReturnConsumedCapacity),

@@ -187,3 +187,32 @@ func pick(item map[string]types.AttributeValue, attrs []string) map[string]types
 	}
 	return out
 }
+
+// commit applies one PutItem, UpdateItem or DeleteItem atomically on its
+// table and records what it cost. A failed condition changes nothing but
+// still costs its write units, and is a ConditionalCheckFailedException
+// carrying the item when onFailure asks for it.
+func (db *DB) commit(w *writeOp, onFailure types.ReturnValuesOnConditionCheckFailure) (outcome, *usage, error) {
+	t := w.t
+	u := &usage{table: t.name}
+	t.mu.Lock()
+	if t.deleted {
+		t.mu.Unlock()
+		return outcome{}, nil, resourceNotFound()
+	}
+	o, err := w.evaluate()
+	if err == nil && !o.failed {
+		w.apply(o, u)
+	}
+	t.mu.Unlock()
+	if err != nil {
+		return outcome{}, nil, err
+	}
+	if o.failed {
+		u.write = failedCost(o)
+		db.record(u)
+		return outcome{}, nil, conditionFailed(returnedOnFailure(onFailure, o))
+	}
+	db.record(u)
+	return o, u, nil
+}
