@@ -1,15 +1,11 @@
 package jobs
 
 import (
-	"crypto/rand"
 	"fmt"
-	"io"
-	"sync"
 	"time"
 
-	"github.com/oklog/ulid/v2"
-
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -65,9 +61,6 @@ type Store struct {
 	// err is a configuration error reported by every call, so a bad option
 	// fails before any request rather than panicking in NewStore.
 	err error
-
-	mu      sync.Mutex
-	entropy io.Reader
 }
 
 // NewStore returns a Store for the jobs table on db, offloading large
@@ -103,9 +96,8 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) *Stor
 	if o.OffloadPrefix == "" {
 		o.OffloadPrefix = "jobs/" + schema.Name + "/"
 	}
-	s.entropy = ulid.Monotonic(rand.Reader, 0)
 	if o.NewID == nil {
-		o.NewID = s.newULID
+		o.NewID = keys.ULIDs()
 	}
 	s.opts = o
 	s.t = table.New(db, schema, o.Table...)
@@ -138,20 +130,6 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) *Stor
 		s.full = offloader(o.OffloadThreshold)
 	}
 	return s
-}
-
-// newULID is the default NewID. ulid's monotonic reader is not safe for
-// concurrent use, hence the lock; it keeps ids from one millisecond in order.
-// Should the monotonic entropy run out within one millisecond (2^80 random
-// bits make that practically impossible), a plain random ULID stands in.
-func (s *Store) newULID(t time.Time) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id, err := ulid.New(ulid.Timestamp(t), s.entropy)
-	if err != nil {
-		id = ulid.MustNew(ulid.Timestamp(t), rand.Reader)
-	}
-	return id.String()
 }
 
 // Table is the underlying table, for calls this package does not wrap.

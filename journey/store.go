@@ -2,16 +2,12 @@ package journey
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
-	"io"
 	mathrand "math/rand/v2"
-	"sync"
 	"time"
 
-	"github.com/oklog/ulid/v2"
-
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -67,9 +63,6 @@ type Store struct {
 	opts    Options
 	// err is a configuration error every call returns before any request.
 	err error
-
-	mu      sync.Mutex
-	entropy io.Reader
 }
 
 // NewStore returns a Store on db keeping log files in logs. It sends no
@@ -97,9 +90,9 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) *Store
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
-	s := &Store{logs: logs, reports: o.Reports, backups: o.Backups, entropy: ulid.Monotonic(rand.Reader, 0)}
+	s := &Store{logs: logs, reports: o.Reports, backups: o.Backups}
 	if o.NewID == nil {
-		o.NewID = s.newULID
+		o.NewID = defaultNewID(o.Clock)
 	}
 	s.opts = o
 	tableOpts := append([]func(*table.Options){func(to *table.Options) { to.TxAttempts = DefaultTxAttempts }}, o.Table...)
@@ -116,15 +109,11 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) *Store
 	return s
 }
 
-// newULID is the default NewID: ULIDs from one store sort by creation time.
-func (s *Store) newULID(prefix string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id, err := ulid.New(ulid.Timestamp(s.opts.Clock()), s.entropy)
-	if err != nil {
-		id = ulid.MustNew(ulid.Timestamp(s.opts.Clock()), rand.Reader)
-	}
-	return prefix + "-" + id.String()
+// defaultNewID is the default NewID: prefix-ULID, and ULIDs from one store
+// sort by creation time.
+func defaultNewID(clock func() time.Time) func(prefix string) string {
+	next := keys.ULIDs()
+	return func(prefix string) string { return prefix + "-" + next(clock()) }
 }
 
 // newID returns a checked id from Options.NewID.

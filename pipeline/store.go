@@ -1,14 +1,11 @@
 package pipeline
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
-	"sync"
 	"time"
 
-	"github.com/oklog/ulid/v2"
-
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -58,9 +55,6 @@ type Store struct {
 	// err is a configuration error every call returns, so a bad option
 	// fails before any request instead of panicking in NewStore.
 	err error
-
-	mu      sync.Mutex
-	entropy *ulid.MonotonicEntropy
 }
 
 // NewStore returns a Store for the pipeline table on db, keeping input and
@@ -93,9 +87,9 @@ func NewStore(db table.API, files blobstore.Store, opts ...func(*Options)) *Stor
 		sum := sha256.Sum256([]byte("tablekit/pipeline cursor\x00" + o.TableName))
 		o.CursorKey = sum[:]
 	}
-	s := &Store{files: files, entropy: ulid.Monotonic(rand.Reader, 0)}
+	s := &Store{files: files}
 	if o.NewID == nil {
-		o.NewID = s.newULID
+		o.NewID = keys.ULIDs()
 	}
 	s.opts = o
 	schema := Schema(o.TableName)
@@ -113,18 +107,6 @@ func NewStore(db table.API, files blobstore.Store, opts ...func(*Options)) *Stor
 		s.err = schema.Validate()
 	}
 	return s
-}
-
-// newULID is the default NewID; the monotonic reader is not safe for
-// concurrent use, hence the lock.
-func (s *Store) newULID(t time.Time) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id, err := ulid.New(ulid.Timestamp(t), s.entropy)
-	if err != nil {
-		id = ulid.MustNew(ulid.Timestamp(t), rand.Reader)
-	}
-	return id.String()
 }
 
 // Table is the underlying table, for calls this package does not wrap.

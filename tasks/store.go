@@ -1,14 +1,10 @@
 package tasks
 
 import (
-	"crypto/rand"
 	"fmt"
-	"io"
-	"sync"
 	"time"
 
-	"github.com/oklog/ulid/v2"
-
+	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -75,9 +71,6 @@ type Store struct {
 	// err is a configuration error reported by every call, so a bad option
 	// fails before any request rather than panicking in NewStore.
 	err error
-
-	mu      sync.Mutex
-	entropy io.Reader
 }
 
 // NewStore returns the task queue on db. It does not call DynamoDB; create
@@ -105,9 +98,9 @@ func NewStore(db table.API, opts ...func(*Options)) *Store {
 	if o.ClaimBatch == 0 {
 		o.ClaimBatch = DefaultClaimBatch
 	}
-	s := &Store{entropy: ulid.Monotonic(rand.Reader, 0)}
+	s := &Store{}
 	if o.NewID == nil {
-		o.NewID = s.newULID
+		o.NewID = keys.ULIDs()
 	}
 	s.opts = o
 	schema := Schema(o.TableName)
@@ -127,18 +120,6 @@ func NewStore(db table.API, opts ...func(*Options)) *Store {
 		s.err = schema.Validate()
 	}
 	return s
-}
-
-// newULID is the default NewID. ulid's monotonic reader is not safe for
-// concurrent use, hence the lock.
-func (s *Store) newULID(t time.Time) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id, err := ulid.New(ulid.Timestamp(t), s.entropy)
-	if err != nil {
-		id = ulid.MustNew(ulid.Timestamp(t), rand.Reader)
-	}
-	return id.String()
 }
 
 // Table is the underlying table, for calls this package does not wrap.
