@@ -10,45 +10,62 @@ import (
 
 // GetItem reads one item by its full key in O(log n) of its partition.
 func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	out, item, err := db.getItem(in)
+	if err != nil {
+		return nil, err
+	}
+	if item.found() {
+		out.Item = item.item()
+	}
+	return out, nil
+}
+
+// getItem is GetItem with the item left as a readItem, for the HTTP
+// handler; the zero readItem when there is none.
+func (db *DB) getItem(in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, readItem, error) {
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(opGetItem, name); err != nil {
-		return nil, err
+		return nil, readItem{}, err
 	}
 	t := db.table(name)
 	if t == nil {
-		return nil, resourceNotFound()
+		return nil, readItem{}, resourceNotFound()
 	}
 	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
+		return nil, readItem{}, err
 	}
 	if err := t.checkKey(in.Key); err != nil {
-		return nil, err
+		return nil, readItem{}, err
 	}
 	proj, err := readProjection(in.ExpressionAttributeNames, in.ProjectionExpression, in.AttributesToGet)
 	if err != nil {
-		return nil, err
+		return nil, readItem{}, err
 	}
 	consistent := aws.ToBool(in.ConsistentRead)
 	t.mu.RLock()
 	if t.deleted {
 		t.mu.RUnlock()
-		return nil, resourceNotFound()
+		return nil, readItem{}, resourceNotFound()
 	}
 	e := t.lookup(in.Key)
 	t.mu.RUnlock()
 
-	// Stored items are immutable, so the copy can be made outside the lock.
+	// Stored items are immutable, so they can be read outside the lock.
 	out := &dynamodb.GetItemOutput{}
+	var item readItem
 	size := 0
 	if e != nil {
-		out.Item = proj.project(e.Item())
+		item.data = e.Data
+		if proj != nil {
+			item = readItem{attrs: proj.project(e.Item())}
+		}
 		size = e.Size
 	}
 	u := &usage{table: name, read: readUnits(size, consistent)}
 	db.record(u)
 	out.ConsumedCapacity = u.consumedCapacity(in.ReturnConsumedCapacity)
-	return out, nil
+	return out, item, nil
 }
 
 // readProjection compiles a read's ProjectionExpression or its legacy

@@ -14,51 +14,61 @@ import (
 // It costs O(log n + items read): the tree is entered at the range's edge
 // and left at the first entry outside it.
 func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	out, items, err := db.query(in)
+	if err != nil {
+		return nil, err
+	}
+	out.Items = readItems(items)
+	return out, nil
+}
+
+// query is Query with the items left as readItems, for the HTTP handler.
+func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, []readItem, error) {
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(opQuery, name); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t := db.table(name)
 	if t == nil {
-		return nil, resourceNotFound()
+		return nil, nil, resourceNotFound()
 	}
 	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	limit, err := checkLimit(in.Limit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var ix *dbIndex
 	hash, rng := t.pk, t.sk
 	if in.IndexName != nil {
 		if ix = t.index(*in.IndexName); ix == nil {
-			return nil, validationf("The table does not have the specified index: %s", *in.IndexName)
+			return nil, nil, validationf("The table does not have the specified index: %s", *in.IndexName)
 		}
 		if aws.ToBool(in.ConsistentRead) {
-			return nil, validationf("Consistent reads are not supported on global secondary indexes")
+			return nil, nil, validationf("Consistent reads are not supported on global secondary indexes")
 		}
 		hash, rng = ix.pk, ix.sk
 	}
 	if err := checkSelect(in.Select, ix, in.ProjectionExpression != nil, in.AttributesToGet != nil); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(in.QueryFilter) > 0 || in.ConditionalOperator != "" {
-		return nil, validationf("dynamotest: QueryFilter and ConditionalOperator are not supported; use FilterExpression")
+		return nil, nil, validationf("dynamotest: QueryFilter and ConditionalOperator are not supported; use FilterExpression")
 	}
 	switch {
 	case in.KeyConditionExpression != nil && in.KeyConditions != nil:
-		return nil, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {KeyConditions} Expression parameters: {KeyConditionExpression}")
+		return nil, nil, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {KeyConditions} Expression parameters: {KeyConditionExpression}")
 	case in.KeyConditionExpression == nil && in.KeyConditions == nil:
-		return nil, validationf("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+		return nil, nil, validationf("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	case in.AttributesToGet != nil && (in.ProjectionExpression != nil || in.KeyConditionExpression != nil || in.FilterExpression != nil):
-		return nil, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {KeyConditionExpression}")
+		return nil, nil, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {KeyConditionExpression}")
 	}
 
 	x, err := newExprs(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var kc *keyCond
 	if in.KeyConditionExpression != nil {
@@ -67,45 +77,45 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 		kc, err = legacyKeyConditions(in.KeyConditions, hash.name, rng.name)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := kc.check(hash, rng); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	filter, err := x.filter(in.FilterExpression, hash.name, rng.name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sel, err := x.selection(in.Select, in.ProjectionExpression, in.AttributesToGet)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := x.done(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkProjected(ix, sel); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	start, err := t.checkStartKey(in.ExclusiveStartKey, ix)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if start != nil {
 		if compareKeys(start.pk, kc.hash) != 0 {
-			return nil, validationf("The provided starting key is outside query boundaries based on provided conditions")
+			return nil, nil, validationf("The provided starting key is outside query boundaries based on provided conditions")
 		}
 		if !kc.matches(start.sort) {
-			return nil, validationf("The provided starting key does not match the range key predicate")
+			return nil, nil, validationf("The provided starting key does not match the range key predicate")
 		}
 	}
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
 	consistent := aws.ToBool(in.ConsistentRead)
 
-	p := &page{limit: limit}
+	p := newPage(limit)
 	t.mu.RLock()
 	if t.deleted {
 		t.mu.RUnlock()
-		return nil, resourceNotFound()
+		return nil, nil, resourceNotFound()
 	}
 	col := t.items
 	if ix != nil {
@@ -118,9 +128,9 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 
 	items, count, err := finish(p, filter, sel)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := &dynamodb.QueryOutput{Items: items, Count: int32(count), ScannedCount: int32(len(p.entries))}
+	out := &dynamodb.QueryOutput{Count: int32(count), ScannedCount: int32(len(p.entries))}
 	if p.full {
 		out.LastEvaluatedKey = t.lastKey(p.entries[len(p.entries)-1], ix)
 	}
@@ -133,7 +143,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 	}
 	db.record(u)
 	out.ConsumedCapacity = u.consumedCapacity(in.ReturnConsumedCapacity)
-	return out, nil
+	return out, items, nil
 }
 
 // walkRange feeds p the partition's entries inside the key condition's

@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/dynamotest/internal/store"
+	"github.com/tablekit/tablekit/dynamotest/internal/wire"
 )
 
 // maxPageBytes is DynamoDB's limit on the data one Query or Scan reads
@@ -21,6 +22,17 @@ type page struct {
 	entries []*store.Entry
 	bytes   int
 	full    bool // stopped by Limit or the 1 MB limit
+}
+
+// newPage starts a page for a read with the given Limit (0: none).
+func newPage(limit int) *page {
+	p := &page{limit: limit}
+	if limit > 0 {
+		// A Limit is usually a page size; beyond a few hundred the entries
+		// grow as they come.
+		p.entries = make([]*store.Entry, 0, min(limit, 256))
+	}
+	return p
 }
 
 // add takes one more entry and reports whether the page can take another.
@@ -198,12 +210,16 @@ func (t *dbTable) checkStartKey(esk map[string]types.AttributeValue, ix *dbIndex
 // lastKey is the LastEvaluatedKey for an entry: the table's key attributes,
 // and the index's when reading an index.
 func (t *dbTable) lastKey(e *store.Entry, ix *dbIndex) map[string]types.AttributeValue {
-	item := e.Item()
-	k := t.keyItem(item)
+	// Only the key attributes are decoded: Attr builds each value afresh,
+	// so the caller owns them.
+	names := [4]string{t.pk.name, t.sk.name}
 	if ix != nil {
-		k[ix.pk.name] = item[ix.pk.name]
-		if ix.sk.name != "" {
-			k[ix.sk.name] = item[ix.sk.name]
+		names[2], names[3] = ix.pk.name, ix.sk.name
+	}
+	k := make(map[string]types.AttributeValue, 4)
+	for _, name := range names {
+		if name != "" {
+			k[name] = store.Attr(e.Data, name)
 		}
 	}
 	return k
@@ -211,24 +227,73 @@ func (t *dbTable) lastKey(e *store.Entry, ix *dbIndex) map[string]types.Attribut
 
 // finish filters and projects a page's entries outside the lock and fills
 // in the counts: ScannedCount counts every entry read, Count those the
-// filter kept.
-func finish(p *page, filter *condition, sel selection) (items []map[string]types.AttributeValue, count int, err error) {
+// filter kept. items is nil when only the count was asked for.
+func finish(p *page, filter *condition, sel selection) (items []readItem, count int, err error) {
 	if !sel.count {
-		items = make([]map[string]types.AttributeValue, 0, len(p.entries))
+		items = make([]readItem, 0, len(p.entries))
 	}
 	for _, e := range p.entries {
-		item := e.Item()
-		ok, err := filter.eval(item)
-		if err != nil {
-			return nil, 0, err
-		}
-		if !ok {
-			continue
+		r := readItem{data: e.Data}
+		if filter != nil {
+			r.attrs = e.Item()
+			ok, err := filter.eval(r.attrs)
+			if err != nil {
+				return nil, 0, err
+			}
+			if !ok {
+				continue
+			}
 		}
 		count++
-		if !sel.count {
-			items = append(items, sel.proj.project(item))
+		if sel.count {
+			continue
 		}
+		if sel.proj != nil {
+			r = readItem{attrs: sel.proj.project(r.item())}
+		}
+		items = append(items, r)
 	}
 	return items, count, nil
+}
+
+// readItem is one item a read returns. A whole item stays in its stored
+// encoding until the caller wants it: the Go API decodes it into a map, the
+// HTTP handler writes its JSON straight from the encoding. attrs holds the
+// item when it is a projection (data is then empty) or when a filter had to
+// decode it already.
+type readItem struct {
+	data  string
+	attrs map[string]types.AttributeValue
+}
+
+// found reports whether r holds an item: the zero readItem stands for none.
+func (r readItem) found() bool { return r.data != "" || r.attrs != nil }
+
+// item returns the item as a map the caller owns.
+func (r readItem) item() map[string]types.AttributeValue {
+	if r.attrs != nil {
+		return r.attrs
+	}
+	return store.Decode(r.data)
+}
+
+// appendJSON appends the item's JSON to b.
+func (r readItem) appendJSON(b []byte) []byte {
+	if r.data != "" {
+		return store.AppendJSON(b, r.data)
+	}
+	return wire.AppendItem(b, r.attrs)
+}
+
+// readItems returns the items as the Go API does: nil for a count,
+// otherwise one map per item.
+func readItems(items []readItem) []map[string]types.AttributeValue {
+	if items == nil {
+		return nil
+	}
+	out := make([]map[string]types.AttributeValue, len(items))
+	for i, r := range items {
+		out[i] = r.item()
+	}
+	return out
 }

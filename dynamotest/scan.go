@@ -17,76 +17,86 @@ const maxTotalSegments = 1000000
 // partition hashes, so segments never overlap and together cover every
 // item.
 func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	out, items, err := db.scan(in)
+	if err != nil {
+		return nil, err
+	}
+	out.Items = readItems(items)
+	return out, nil
+}
+
+// scan is Scan with the items left as readItems, for the HTTP handler.
+func (db *DB) scan(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, []readItem, error) {
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(opScan, name); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t := db.table(name)
 	if t == nil {
-		return nil, resourceNotFound()
+		return nil, nil, resourceNotFound()
 	}
 	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	limit, err := checkLimit(in.Limit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	segment, total, err := checkSegments(in.Segment, in.TotalSegments)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var ix *dbIndex
 	if in.IndexName != nil {
 		if ix = t.index(*in.IndexName); ix == nil {
-			return nil, validationf("The table does not have the specified index: %s", *in.IndexName)
+			return nil, nil, validationf("The table does not have the specified index: %s", *in.IndexName)
 		}
 		if aws.ToBool(in.ConsistentRead) {
-			return nil, validationf("Consistent reads are not supported on global secondary indexes")
+			return nil, nil, validationf("Consistent reads are not supported on global secondary indexes")
 		}
 	}
 	if err := checkSelect(in.Select, ix, in.ProjectionExpression != nil, in.AttributesToGet != nil); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(in.ScanFilter) > 0 || in.ConditionalOperator != "" {
-		return nil, validationf("dynamotest: ScanFilter and ConditionalOperator are not supported; use FilterExpression")
+		return nil, nil, validationf("dynamotest: ScanFilter and ConditionalOperator are not supported; use FilterExpression")
 	}
 	if in.AttributesToGet != nil && (in.ProjectionExpression != nil || in.FilterExpression != nil) {
-		return nil, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")
+		return nil, nil, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")
 	}
 	x, err := newExprs(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	filter, err := x.filter(in.FilterExpression)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sel, err := x.selection(in.Select, in.ProjectionExpression, in.AttributesToGet)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := x.done(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkProjected(ix, sel); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	start, err := t.checkStartKey(in.ExclusiveStartKey, ix)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if start != nil && total > 1 && store.Segment(store.Hash(start.id), total) != segment {
-		return nil, validationf("The provided starting key is invalid: The provided Exclusive start key does not map to the provided Segment")
+		return nil, nil, validationf("The provided starting key is invalid: The provided Exclusive start key does not map to the provided Segment")
 	}
 	consistent := aws.ToBool(in.ConsistentRead)
 
-	p := &page{limit: limit}
+	p := newPage(limit)
 	t.mu.RLock()
 	if t.deleted {
 		t.mu.RUnlock()
-		return nil, resourceNotFound()
+		return nil, nil, resourceNotFound()
 	}
 	col := t.items
 	if ix != nil {
@@ -97,9 +107,9 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynam
 
 	items, count, err := finish(p, filter, sel)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := &dynamodb.ScanOutput{Items: items, Count: int32(count), ScannedCount: int32(len(p.entries))}
+	out := &dynamodb.ScanOutput{Count: int32(count), ScannedCount: int32(len(p.entries))}
 	if p.full {
 		out.LastEvaluatedKey = t.lastKey(p.entries[len(p.entries)-1], ix)
 	}
@@ -112,7 +122,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynam
 	}
 	db.record(u)
 	out.ConsumedCapacity = u.consumedCapacity(in.ReturnConsumedCapacity)
-	return out, nil
+	return out, items, nil
 }
 
 func checkSegments(segment, total *int32) (int, int, error) {

@@ -126,6 +126,33 @@ func TestServerAnswersAsTheDBDoesInProcess(t *testing.T) {
 		{"DescribeTable", &dynamodb.DescribeTableInput{TableName: aws.String("jobs")}},
 		{"ListTables", &dynamodb.ListTablesInput{}},
 		{"Scan", &dynamodb.ScanInput{TableName: aws.String("jobs"), Segment: aws.Int32(0), TotalSegments: aws.Int32(2)}},
+
+		// Reads of whole items are answered from their stored encoding (see
+		// serveItems); these cover every type, strings that need escaping,
+		// and each way a read can turn items into something else.
+		{"PutItem", &dynamodb.PutItemInput{TableName: aws.String("jobs"), Item: map[string]types.AttributeValue{
+			"pk": sv("J3"), "sk": sv("STAGE#02"), "status": sv("RUNNING"), "note": sv("a \"quoted\" line\nand \\ é 😀 \x01"),
+			"b": &types.AttributeValueMemberB{Value: []byte{0, 0xff}}, "ok": &types.AttributeValueMemberBOOL{Value: true},
+			"none": &types.AttributeValueMemberNULL{Value: true}, "ss": &types.AttributeValueMemberSS{Value: []string{"x", "y\t"}},
+			"ns": &types.AttributeValueMemberNS{Value: []string{"1", "-2.5"}}, "bs": &types.AttributeValueMemberBS{Value: [][]byte{{1}, {2}}},
+			"l": &types.AttributeValueMemberL{Value: []types.AttributeValue{nv("1"), &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"k\"": sv("v")}}}},
+			"m": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}}}}},
+		{"GetItem", &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: map[string]types.AttributeValue{"pk": sv("J3"), "sk": sv("STAGE#02")}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}},
+		{"GetItem", &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: map[string]types.AttributeValue{"pk": sv("J3"), "sk": sv("STAGE#02")}, ProjectionExpression: aws.String("note, l[1]")}},
+		{"GetItem", &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: map[string]types.AttributeValue{"pk": sv("J3"), "sk": sv("absent")}}},
+		{"Query", &dynamodb.QueryInput{TableName: aws.String("jobs"), KeyConditionExpression: aws.String("pk = :p"), FilterExpression: aws.String("attribute_exists(note)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":p": sv("J3")}}},
+		{"Query", &dynamodb.QueryInput{TableName: aws.String("jobs"), KeyConditionExpression: aws.String("pk = :p"), ProjectionExpression: aws.String("ss, m"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":p": sv("J3")}}},
+		{"Query", &dynamodb.QueryInput{TableName: aws.String("jobs"), KeyConditionExpression: aws.String("pk = :p"), Select: types.SelectCount,
+			ExpressionAttributeValues: map[string]types.AttributeValue{":p": sv("J1")}}},
+		{"Query", &dynamodb.QueryInput{TableName: aws.String("jobs"), KeyConditionExpression: aws.String("pk = :p"), Limit: aws.Int32(1),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":p": sv("J1")}}},
+		{"Query", &dynamodb.QueryInput{TableName: aws.String("jobs"), KeyConditionExpression: aws.String("pk = :p"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":p": sv("nobody")}}},
+		{"Scan", &dynamodb.ScanInput{TableName: aws.String("jobs"), IndexName: aws.String("byStatus"), Limit: aws.Int32(2)}},
+		{"Scan", &dynamodb.ScanInput{TableName: aws.String("jobs"), FilterExpression: aws.String("contains(note, :q)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":q": sv("quoted")}, ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes}},
 	}
 	errorSteps := 0
 	for i, step := range steps {

@@ -110,12 +110,12 @@ func (t *dbTable) keyOf(item map[string]types.AttributeValue) (pk types.Attribut
 
 // lookup returns the stored entry with the given key attributes, or nil.
 func (t *dbTable) lookup(key map[string]types.AttributeValue) *store.Entry {
-	var buf [128]byte
-	pos := buf[:0]
+	var idBuf, posBuf [128]byte
+	var pos []byte
 	if t.sk.name != "" {
-		pos = store.AppendKey(pos, key[t.sk.name], nil, nil)
+		pos = store.AppendKey(posBuf[:0], key[t.sk.name], nil, nil)
 	}
-	return t.items.Lookup(attr.KeyString(key[t.pk.name]), pos)
+	return t.items.Lookup(attr.AppendKeyBytes(idBuf[:0], key[t.pk.name]), pos)
 }
 
 // isKeyAttr reports whether name is one of the table's key attributes.

@@ -331,19 +331,21 @@ func CopyItem(item map[string]types.AttributeValue) map[string]types.AttributeVa
 // Compare for that. Other types get a tag only and an invalid number its
 // text, so the function never fails.
 func KeyBytes(v types.AttributeValue) []byte {
+	return AppendKeyBytes(nil, v)
+}
+
+// AppendKeyBytes appends KeyBytes(v) to b, so that a lookup can build the
+// identity in a stack buffer and index a map with it without allocating.
+func AppendKeyBytes(b []byte, v types.AttributeValue) []byte {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
-		b := make([]byte, 0, 1+len(v.Value))
 		return append(append(b, 'S'), v.Value...)
 	case *types.AttributeValueMemberN:
-		c := canonicalOrSelf(v.Value)
-		b := make([]byte, 0, 1+len(c))
-		return append(append(b, 'N'), c...)
+		return append(append(b, 'N'), canonicalOrSelf(v.Value)...)
 	case *types.AttributeValueMemberB:
-		b := make([]byte, 0, 1+len(v.Value))
 		return append(append(b, 'B'), v.Value...)
 	}
-	return []byte("?" + TypeOf(v))
+	return append(append(b, '?'), TypeOf(v)...)
 }
 
 // KeyString is KeyBytes as a string, for use as a map key.

@@ -5,6 +5,8 @@ import (
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/wire"
 )
 
 // Stored items are kept encoded in one immutable string rather than as a
@@ -16,8 +18,9 @@ import (
 // encoding (strings are immutable, so sharing is safe), binaries are copied.
 //
 // Layout: attribute count, count of top-level S values, count of
-// top-level N values (each 4 bytes little-endian; the counts let decoding
-// allocate each kind in one block), then per attribute uvarint name length, name, value. A value
+// top-level N values (the counts let decoding allocate each kind in one
+// block) and flags, each 4 bytes little-endian; then per attribute uvarint
+// name length, name, value. A value
 // is a tag byte and its body: S, N, B a uvarint length and bytes; BOOL and
 // NULL the tag alone; SS, NS, BS a uvarint count and length-prefixed
 // members; L a uvarint count and values; M a uvarint count and
@@ -41,8 +44,13 @@ const (
 // is the item's size by DynamoDB's rules (names plus values), from which the
 // buffer is sized so that encoding allocates once.
 func Encode(item Item, sizeHint int) string {
-	b := make([]byte, headerBytes, headerBytes+sizeHint+6*len(item)+16)
+	e := encoder{b: make([]byte, headerBytes, headerBytes+sizeHint+6*len(item)+16), verbatim: true}
 	nS, nN := 0, 0
+	// Large values go last, so that decoding reads every name and length
+	// from the first cache lines and never touches a large body: it only
+	// takes a substring of it.
+	var deferred [4]string
+	large := deferred[:0]
 	for name, v := range item {
 		switch v.(type) {
 		case *types.AttributeValueMemberS:
@@ -50,85 +58,137 @@ func Encode(item Item, sizeHint int) string {
 		case *types.AttributeValueMemberN:
 			nN++
 		}
-		b = appendString(b, name)
-		b = appendEncoded(b, v)
+		if encodedLarge(v) {
+			large = append(large, name)
+			continue
+		}
+		e.string(name)
+		e.value(v)
 	}
+	for _, name := range large {
+		e.string(name)
+		e.value(item[name])
+	}
+	var flags uint32
+	if e.verbatim {
+		flags |= flagVerbatim
+	}
+	b := e.b
 	binary.LittleEndian.PutUint32(b[0:], uint32(len(item)))
 	binary.LittleEndian.PutUint32(b[4:], uint32(nS))
 	binary.LittleEndian.PutUint32(b[8:], uint32(nN))
+	binary.LittleEndian.PutUint32(b[12:], flags)
 	// The bytes are never written again: hand them over without a copy, as
 	// strings.Builder does.
 	return bytesToString(b)
 }
 
-// headerBytes holds the attribute count and the top-level S and N counts,
-// fixed-width so that Encode fills them in after its single pass.
-const headerBytes = 12
+// headerBytes holds the attribute count, the top-level S and N counts and
+// the flags, fixed-width so that Encode fills them in after its single
+// pass.
+const headerBytes = 16
 
-func (d *decoder) header() (n, nS, nN int) {
-	u32 := func(i int) int {
-		return int(uint32(d.s[i]) | uint32(d.s[i+1])<<8 | uint32(d.s[i+2])<<16 | uint32(d.s[i+3])<<24)
+// flagVerbatim marks an item whose every string (names, S values, members
+// of string sets, at any depth) is written in JSON unchanged: AppendJSON
+// then copies them without looking at their bytes again.
+const flagVerbatim = 1
+
+func (d *decoder) header() (n, nS, nN int, flags uint32) {
+	u32 := func(i int) uint32 {
+		return uint32(d.s[i]) | uint32(d.s[i+1])<<8 | uint32(d.s[i+2])<<16 | uint32(d.s[i+3])<<24
 	}
-	n, nS, nN = u32(0), u32(4), u32(8)
 	d.pos = headerBytes
-	return n, nS, nN
+	return int(u32(0)), int(u32(4)), int(u32(8)), u32(12)
 }
 
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-func appendEncoded(b []byte, v types.AttributeValue) []byte {
+// encodedLarge reports whether v's encoding is long enough to be worth
+// moving behind the other attributes: a scalar of more than a cache line,
+// or any set, list or map.
+func encodedLarge(v types.AttributeValue) bool {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
-		return appendString(append(b, tagS), v.Value)
-	case *types.AttributeValueMemberN:
-		return appendString(append(b, tagN), v.Value)
+		return len(v.Value) > 64
 	case *types.AttributeValueMemberB:
-		b = binary.AppendUvarint(append(b, tagB), uint64(len(v.Value)))
-		return append(b, v.Value...)
+		return len(v.Value) > 64
+	case *types.AttributeValueMemberN, *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		return false
+	}
+	return true
+}
+
+// encoder appends an item's encoding to b, noting whether every string in
+// it is JSON-verbatim. Numbers always are (digits, sign, point, exponent)
+// and binaries travel as base64, so only names and strings are checked.
+type encoder struct {
+	b        []byte
+	verbatim bool
+}
+
+func (e *encoder) string(s string) {
+	e.verbatim = e.verbatim && wire.Verbatim(s)
+	e.bytes(s)
+}
+
+func (e *encoder) bytes(s string) {
+	e.b = binary.AppendUvarint(e.b, uint64(len(s)))
+	e.b = append(e.b, s...)
+}
+
+func (e *encoder) blob(b []byte) {
+	e.b = binary.AppendUvarint(e.b, uint64(len(b)))
+	e.b = append(e.b, b...)
+}
+
+func (e *encoder) tag(t byte, n int) {
+	e.b = binary.AppendUvarint(append(e.b, t), uint64(n))
+}
+
+func (e *encoder) value(v types.AttributeValue) {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		e.b = append(e.b, tagS)
+		e.string(v.Value)
+	case *types.AttributeValueMemberN:
+		e.b = append(e.b, tagN)
+		e.bytes(v.Value)
+	case *types.AttributeValueMemberB:
+		e.b = append(e.b, tagB)
+		e.blob(v.Value)
 	case *types.AttributeValueMemberBOOL:
 		if v.Value {
-			return append(b, tagTrue)
+			e.b = append(e.b, tagTrue)
+		} else {
+			e.b = append(e.b, tagFalse)
 		}
-		return append(b, tagFalse)
-	case *types.AttributeValueMemberNULL:
-		return append(b, tagNull)
 	case *types.AttributeValueMemberSS:
-		b = binary.AppendUvarint(append(b, tagSS), uint64(len(v.Value)))
+		e.tag(tagSS, len(v.Value))
 		for _, s := range v.Value {
-			b = appendString(b, s)
+			e.string(s)
 		}
-		return b
 	case *types.AttributeValueMemberNS:
-		b = binary.AppendUvarint(append(b, tagNS), uint64(len(v.Value)))
+		e.tag(tagNS, len(v.Value))
 		for _, s := range v.Value {
-			b = appendString(b, s)
+			e.bytes(s)
 		}
-		return b
 	case *types.AttributeValueMemberBS:
-		b = binary.AppendUvarint(append(b, tagBS), uint64(len(v.Value)))
+		e.tag(tagBS, len(v.Value))
 		for _, s := range v.Value {
-			b = binary.AppendUvarint(b, uint64(len(s)))
-			b = append(b, s...)
+			e.blob(s)
 		}
-		return b
 	case *types.AttributeValueMemberL:
-		b = binary.AppendUvarint(append(b, tagL), uint64(len(v.Value)))
-		for _, e := range v.Value {
-			b = appendEncoded(b, e)
+		e.tag(tagL, len(v.Value))
+		for _, x := range v.Value {
+			e.value(x)
 		}
-		return b
 	case *types.AttributeValueMemberM:
-		b = binary.AppendUvarint(append(b, tagM), uint64(len(v.Value)))
-		for k, e := range v.Value {
-			b = appendString(b, k)
-			b = appendEncoded(b, e)
+		e.tag(tagM, len(v.Value))
+		for k, x := range v.Value {
+			e.string(k)
+			e.value(x)
 		}
-		return b
+	default: // NULL, and nothing else in a validated item
+		e.b = append(e.b, tagNull)
 	}
-	return append(b, tagNull) // unreachable for validated values
 }
 
 // decoder reads an encoding. Encodings are produced by Encode only, so it
@@ -166,7 +226,7 @@ func Attr(data, name string) types.AttributeValue {
 		return nil
 	}
 	d := decoder{s: data}
-	n, _, _ := d.header()
+	n, _, _, _ := d.header()
 	for i := 0; i < n; i++ {
 		if d.str() == name {
 			return d.value()
@@ -205,7 +265,7 @@ func Decode(data string) Item {
 		return nil
 	}
 	d := decoder{s: data}
-	n, nS, nN := d.header()
+	n, nS, nN, _ := d.header()
 	ss := make([]types.AttributeValueMemberS, nS)
 	ns := make([]types.AttributeValueMemberN, nN)
 	item := make(Item, n)
@@ -285,4 +345,10 @@ func bytesToString(b []byte) string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
+}
+
+// stringBytes returns s's bytes without copying, for a reader that never
+// writes to them (base64's encoder).
+func stringBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }

@@ -129,10 +129,10 @@ func (c *Collection) Get(id, key string) *Entry {
 	return p.get(key)
 }
 
-// Lookup is Get with the position as bytes: the map lookups convert it
-// without copying, so a point read allocates nothing here.
-func (c *Collection) Lookup(id string, key []byte) *Entry {
-	p := c.parts[id]
+// Lookup is Get with the identity and position as bytes: the map lookups
+// convert them without copying, so a point read allocates nothing here.
+func (c *Collection) Lookup(id, key []byte) *Entry {
+	p := c.parts[string(id)]
 	switch {
 	case p == nil:
 		return nil

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Marshal returns the JSON encoding of v, a struct or a pointer to one such
@@ -151,6 +153,41 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// AppendItem appends an item's JSON, {"name":{"S":"..."},...}, to dst.
+func AppendItem(dst []byte, item map[string]types.AttributeValue) []byte {
+	e := encoder{buf: dst}
+	e.item(item)
+	return e.buf
+}
+
+// AppendString appends s as a JSON string, escaped as the encoder escapes
+// every string it writes.
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s) }
+
+// Verbatim reports whether AppendString writes s unchanged between its
+// quotes: s is valid UTF-8 without quotes, backslashes or control
+// characters. A store that checks its strings once, when it writes them,
+// can then answer every read by copying them.
+func Verbatim(s string) bool {
+	ascii := true
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := load8(s[i:])
+		if special(x) {
+			return false
+		}
+		ascii = ascii && x&highBits == 0
+	}
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+		ascii = ascii && c < utf8.RuneSelf
+	}
+	return ascii || utf8.ValidString(s)
 }
 
 // indexFrom is the index of the first c in s at or after from, or len(s).

@@ -72,3 +72,39 @@ func TestAppendStringEscapesWhereverTheByteIs(t *testing.T) {
 		}
 	}
 }
+
+// Verbatim is a promise about AppendString: true exactly when the string is
+// written unchanged between quotes.
+func TestVerbatimIsExactlyWhenAppendStringCopies(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		copied := string(AppendString(nil, s)) == `"`+s+`"`
+		if got := Verbatim(s); got != copied {
+			t.Fatalf("Verbatim(%q) = %v, but AppendString writes %s", s, got, AppendString(nil, s))
+		}
+	}
+	for n := range 20 {
+		for pos := range n {
+			for _, c := range []byte{'"', '\\', '\n', 0x00, 0x1f, ' ', 0x7f, 0x80, 0xc3, 0xff, 'z', '<', '&'} {
+				b := []byte(strings.Repeat("a", n))
+				b[pos] = c
+				check(string(b))
+			}
+		}
+	}
+	for _, s := range []string{"", "héllo wörld, naïve café", "日本語のテキスト", "emoji 🙂 in a longer sentence", "\u2028", "a\xe6\x97", strings.Repeat("é", 40) + "\x80"} {
+		check(s)
+	}
+}
+
+func FuzzVerbatim(f *testing.F) {
+	f.Add("plain text")
+	f.Add("quote \" in the middle")
+	f.Add("\xff\xfe")
+	f.Fuzz(func(t *testing.T, s string) {
+		copied := string(AppendString(nil, s)) == `"`+s+`"`
+		if Verbatim(s) != copied {
+			t.Fatalf("Verbatim(%q) = %v, but AppendString writes %s", s, Verbatim(s), AppendString(nil, s))
+		}
+	})
+}
