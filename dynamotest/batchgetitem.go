@@ -66,7 +66,7 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		}
 		seen := make(map[string]bool, len(req.Keys))
 		for _, k := range req.Keys {
-			if err := t.checkKey(k); err != nil {
+			if _, _, err := t.checkKey(k); err != nil {
 				return nil, err
 			}
 			id := t.itemID(k)

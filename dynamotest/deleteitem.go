@@ -68,7 +68,7 @@ func (t *dbTable) keyOp(kind writeKind, key map[string]types.AttributeValue, con
 // request: such errors are left in w.invalid.
 func (t *dbTable) txKeyOp(kind writeKind, key map[string]types.AttributeValue, cond, upd *string, names map[string]string, values map[string]types.AttributeValue) (*writeOp, error) {
 	w := &writeOp{t: t, kind: kind, key: ownKey(key)}
-	if err := t.checkKey(key); err != nil {
+	if _, _, err := t.checkKey(key); err != nil {
 		w.invalid = err
 	}
 	if cond == nil && upd == nil && names == nil && values == nil {

@@ -6,6 +6,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/store"
 )
 
 // GetItem reads one item by its full key in O(log n) of its partition.
@@ -35,7 +37,8 @@ func (db *DB) getItem(in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, readI
 	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
 		return nil, readItem{}, err
 	}
-	if err := t.checkKey(in.Key); err != nil {
+	pk, sk, err := t.checkKey(in.Key)
+	if err != nil {
 		return nil, readItem{}, err
 	}
 	proj, err := readProjection(in.ExpressionAttributeNames, in.ProjectionExpression, in.AttributesToGet)
@@ -43,24 +46,26 @@ func (db *DB) getItem(in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, readI
 		return nil, readItem{}, err
 	}
 	consistent := aws.ToBool(in.ConsistentRead)
+	var idBuf, posBuf [128]byte
+	id, pos := t.locate(idBuf[:0], posBuf[:0], pk, sk)
 	t.mu.RLock()
 	if t.deleted {
 		t.mu.RUnlock()
 		return nil, readItem{}, resourceNotFound()
 	}
-	e := t.lookup(in.Key)
+	data := t.items.Data(id, pos)
 	t.mu.RUnlock()
 
 	// Stored items are immutable, so they can be read outside the lock.
 	out := &dynamodb.GetItemOutput{}
 	var item readItem
 	size := 0
-	if e != nil {
-		item.data = e.Data
+	if data != "" {
+		item.data = data
 		if proj != nil {
-			item = readItem{attrs: proj.project(e.Item())}
+			item = readItem{attrs: proj.project(store.Decode(data))}
 		}
-		size = e.Size
+		size = store.Size(data)
 	}
 	u := &usage{table: name, read: readUnits(size, consistent)}
 	db.record(u)

@@ -78,32 +78,33 @@ func checkKeyLength(n int, isSort bool) error {
 
 // checkKey validates a Key parameter (GetItem, UpdateItem, DeleteItem, the
 // keys of batches and transactions): exactly the table's key attributes,
-// of their declared types.
-func (t *dbTable) checkKey(key map[string]types.AttributeValue) error {
+// of their declared types. It returns the key's values, sk nil when the
+// table has no sort key.
+func (t *dbTable) checkKey(key map[string]types.AttributeValue) (pk, sk types.AttributeValue, err error) {
 	want := 1
 	if t.sk.name != "" {
 		want = 2
 	}
 	if len(key) != want {
-		return errKeySchema
+		return nil, nil, errKeySchema
 	}
 	pk, ok := key[t.pk.name]
 	if !ok || !hasType(pk, t.pk.typ) {
-		return errKeySchema
+		return nil, nil, errKeySchema
 	}
 	if err := checkKeyValue(t.pk.name, pk, t.pk.typ, false); err != nil {
-		return err
+		return nil, nil, err
 	}
 	if t.sk.name != "" {
-		sk, ok := key[t.sk.name]
+		sk, ok = key[t.sk.name]
 		if !ok || !hasType(sk, t.sk.typ) {
-			return errKeySchema
+			return nil, nil, errKeySchema
 		}
 		if err := checkKeyValue(t.sk.name, sk, t.sk.typ, true); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
-	return nil
+	return pk, sk, nil
 }
 
 // ownKey copies a validated key, numbers in canonical form, so the fake

@@ -111,11 +111,17 @@ func (t *dbTable) keyOf(item map[string]types.AttributeValue) (pk types.Attribut
 // lookup returns the stored entry with the given key attributes, or nil.
 func (t *dbTable) lookup(key map[string]types.AttributeValue) *store.Entry {
 	var idBuf, posBuf [128]byte
-	var pos []byte
+	id, pos := t.locate(idBuf[:0], posBuf[:0], key[t.pk.name], key[t.sk.name])
+	return t.items.Lookup(id, pos)
+}
+
+// locate appends the partition identity of pk and the position of sk (nil
+// when the table has no sort key) to the buffers: where a point read looks.
+func (t *dbTable) locate(idBuf, posBuf []byte, pk, sk types.AttributeValue) (id, pos []byte) {
 	if t.sk.name != "" {
-		pos = store.AppendKey(posBuf[:0], key[t.sk.name], nil, nil)
+		pos = store.AppendKey(posBuf, sk, nil, nil)
 	}
-	return t.items.Lookup(attr.AppendKeyBytes(idBuf[:0], key[t.pk.name]), pos)
+	return attr.AppendKeyBytes(idBuf, pk), pos
 }
 
 // isKeyAttr reports whether name is one of the table's key attributes.
@@ -213,8 +219,9 @@ func (t *dbTable) ttlOf(item map[string]types.AttributeValue) (int64, bool) {
 // nil, and adds index write costs to u.
 func (t *dbTable) put(item map[string]types.AttributeValue, size int, oldItem map[string]types.AttributeValue, u *usage) (old *store.Entry) {
 	pk, id, key := t.keyOf(item)
-	data := store.Encode(item, size)
-	e := &store.Entry{Data: data, Size: size, Key: key, Sort: store.Attr(data, t.sk.name)}
+	e := store.NewEntry(key, item, size)
+	data := e.Data
+	e.Sort = store.Attr(data, t.sk.name)
 	if t.items.Partition(id) == nil {
 		// A new partition keeps its key value: take it from the encoding
 		// rather than the caller's map.

@@ -50,7 +50,7 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 		}
 		// As in TransactWriteItems, a key that does not match the schema
 		// cancels the transaction with a ValidationError reason.
-		invalid := t.checkKey(it.Get.Key)
+		_, _, invalid := t.checkKey(it.Get.Key)
 		id := t.itemID(it.Get.Key)
 		if seen[id] {
 			return nil, validationf("Transaction request cannot include multiple operations on one item")

@@ -19,8 +19,8 @@ import (
 //
 // Layout: attribute count, count of top-level S values, count of
 // top-level N values (the counts let decoding allocate each kind in one
-// block) and flags, each 4 bytes little-endian; then per attribute uvarint
-// name length, name, value. A value
+// block), flags and the item's size, each 4 bytes little-endian; then per
+// attribute uvarint name length, name, value. A value
 // is a tag byte and its body: S, N, B a uvarint length and bytes; BOOL and
 // NULL the tag alone; SS, NS, BS a uvarint count and length-prefixed
 // members; L a uvarint count and values; M a uvarint count and
@@ -40,11 +40,32 @@ const (
 	tagM     = 'M'
 )
 
-// Encode encodes an item. Values must be valid attribute values. sizeHint
-// is the item's size by DynamoDB's rules (names plus values), from which the
-// buffer is sized so that encoding allocates once.
-func Encode(item Item, sizeHint int) string {
-	e := encoder{b: make([]byte, headerBytes, headerBytes+sizeHint+6*len(item)+16), verbatim: true}
+// Encode encodes an item. Values must be valid attribute values. size is
+// the item's size by DynamoDB's rules (names plus values): the encoding
+// keeps it (see Size) and is allocated once, to fit.
+func Encode(item Item, size int) string {
+	return bytesToString(appendEncoding(make([]byte, 0, encodedCap(item, size)), item, size))
+}
+
+// NewEntry encodes item as the entry at position key (see Key); size is as
+// for Encode. The entry's Key and Data share one allocation, key first, so
+// that a point lookup compares the key and finds the item's header in the
+// same cache line.
+func NewEntry(key string, item Item, size int) *Entry {
+	b := make([]byte, 0, len(key)+encodedCap(item, size))
+	b = append(b, key...)
+	all := bytesToString(appendEncoding(b, item, size))
+	return &Entry{Key: all[:len(key)], Data: all[len(key):], Size: size}
+}
+
+func encodedCap(item Item, size int) int { return headerBytes + size + 6*len(item) + 16 }
+
+// appendEncoding appends the encoding of item to b. The bytes it appends
+// are never written again once the caller turns them into a string, as
+// strings.Builder does.
+func appendEncoding(b []byte, item Item, size int) []byte {
+	start := len(b)
+	e := encoder{b: append(b, make([]byte, headerBytes)...), verbatim: true}
 	nS, nN := 0, 0
 	// Large values go last, so that decoding reads every name and length
 	// from the first cache lines and never touches a large body: it only
@@ -73,32 +94,42 @@ func Encode(item Item, sizeHint int) string {
 	if e.verbatim {
 		flags |= flagVerbatim
 	}
-	b := e.b
-	binary.LittleEndian.PutUint32(b[0:], uint32(len(item)))
-	binary.LittleEndian.PutUint32(b[4:], uint32(nS))
-	binary.LittleEndian.PutUint32(b[8:], uint32(nN))
-	binary.LittleEndian.PutUint32(b[12:], flags)
-	// The bytes are never written again: hand them over without a copy, as
-	// strings.Builder does.
-	return bytesToString(b)
+	h := e.b[start:]
+	binary.LittleEndian.PutUint32(h[0:], uint32(len(item)))
+	binary.LittleEndian.PutUint32(h[4:], uint32(nS))
+	binary.LittleEndian.PutUint32(h[8:], uint32(nN))
+	binary.LittleEndian.PutUint32(h[12:], flags)
+	binary.LittleEndian.PutUint32(h[16:], uint32(size))
+	return e.b
 }
 
-// headerBytes holds the attribute count, the top-level S and N counts and
-// the flags, fixed-width so that Encode fills them in after its single
-// pass.
-const headerBytes = 16
+// headerBytes holds the attribute count, the top-level S and N counts, the
+// flags and the item's size, fixed-width so that encoding fills them in
+// after its single pass.
+const headerBytes = 20
 
 // flagVerbatim marks an item whose every string (names, S values, members
 // of string sets, at any depth) is written in JSON unchanged: AppendJSON
 // then copies them without looking at their bytes again.
 const flagVerbatim = 1
 
-func (d *decoder) header() (n, nS, nN int, flags uint32) {
-	u32 := func(i int) uint32 {
-		return uint32(d.s[i]) | uint32(d.s[i+1])<<8 | uint32(d.s[i+2])<<16 | uint32(d.s[i+3])<<24
+// Size is the size by DynamoDB's rules of the encoded item, as given to
+// Encode or NewEntry.
+func Size(data string) int {
+	if data == "" {
+		return 0
 	}
+	d := decoder{s: data}
+	return int(d.u32(16))
+}
+
+func (d *decoder) u32(i int) uint32 {
+	return uint32(d.s[i]) | uint32(d.s[i+1])<<8 | uint32(d.s[i+2])<<16 | uint32(d.s[i+3])<<24
+}
+
+func (d *decoder) header() (n, nS, nN int, flags uint32) {
 	d.pos = headerBytes
-	return int(u32(0)), int(u32(4)), int(u32(8)), u32(12)
+	return int(d.u32(0)), int(d.u32(4)), int(d.u32(8)), d.u32(12)
 }
 
 // encodedLarge reports whether v's encoding is long enough to be worth

@@ -19,6 +19,8 @@
 package store
 
 import (
+	"strings"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/tidwall/btree"
 )
@@ -33,7 +35,8 @@ type Entry struct {
 	// Size is the item's size by DynamoDB's rules, computed once at write.
 	Size int
 	// Key is the entry's position in its partition: Key(Sort, TablePK,
-	// TableSK).
+	// TableSK). An entry made by NewEntry holds it just before Data, in the
+	// same allocation.
 	Key string
 	// Sort is the table's sort key, or the index's sort key; nil when the
 	// table or index has none.
@@ -77,8 +80,18 @@ type Partition struct {
 	// byKey finds an entry by exact position in O(1) when the partition
 	// holds a tree: GetItem, every write and every Scan resume are point
 	// lookups, and a hash probe costs a cache miss or two where a tree
-	// descent over scattered keys costs one per comparison.
-	byKey map[string]*Entry
+	// descent over scattered keys costs one per comparison. Its keys are
+	// the entries' own Key strings, which for an entry made by NewEntry
+	// sit just before its Data, and each value carries Data too: a read
+	// then touches the map's slot and one line of the item, and never the
+	// Entry.
+	byKey map[string]ref
+}
+
+// ref is a byKey value.
+type ref struct {
+	data string // e.Data
+	e    *Entry
 }
 
 // Collection is a table's or an index's entries grouped by partition.
@@ -137,11 +150,27 @@ func (c *Collection) Lookup(id, key []byte) *Entry {
 	case p == nil:
 		return nil
 	case p.tree != nil:
-		return p.byKey[string(key)]
+		return p.byKey[string(key)].e
 	case p.one != nil && p.one.Key == string(key):
 		return p.one
 	}
 	return nil
+}
+
+// Data is Lookup for a reader that wants only the item: its encoding, or
+// "" when there is none. It reads nothing but the index's slot and the
+// item's first cache line.
+func (c *Collection) Data(id, key []byte) string {
+	p := c.parts[string(id)]
+	switch {
+	case p == nil:
+		return ""
+	case p.tree != nil:
+		return p.byKey[string(key)].data
+	case p.one != nil && p.one.Key == string(key):
+		return p.one.Data
+	}
+	return ""
 }
 
 // Put inserts e into the partition with key pk (identity id), replacing the
@@ -206,7 +235,7 @@ func (p *Partition) Hash() uint64 { return p.hash }
 
 func (p *Partition) get(key string) *Entry {
 	if p.tree != nil {
-		return p.byKey[key]
+		return p.byKey[key].e
 	}
 	if p.one != nil && p.one.Key == key {
 		return p.one
@@ -225,23 +254,31 @@ func (p *Partition) set(e *Entry) (old *Entry) {
 			return old
 		}
 		p.tree = btree.NewBTreeGOptions(slotLess, treeOptions)
-		p.one.cell = &cell{e: p.one}
-		p.tree.Set(slot{key: p.one.Key, c: p.one.cell})
-		p.byKey = map[string]*Entry{p.one.Key: p.one}
+		p.byKey = make(map[string]ref)
+		p.insert(p.one)
 		p.one = nil
 	}
-	if old = p.byKey[e.Key]; old != nil {
-		// Same position: swap the entry in its cell, keeping the key
-		// string the tree already holds.
-		e.Key, e.cell = old.Key, old.cell
+	if old = p.byKey[e.Key].e; old != nil {
+		// Same position: swap the entry in its cell, leaving the tree as
+		// it is. Assigning the key replaces the map's key string too, so
+		// nothing keeps the old entry's allocation alive.
+		e.cell = old.cell
 		e.cell.e = e
-		p.byKey[e.Key] = e
+		p.byKey[e.Key] = ref{e.Data, e}
 		return old
 	}
-	e.cell = &cell{e: e}
-	p.tree.Set(slot{key: e.Key, c: e.cell})
-	p.byKey[e.Key] = e
+	p.insert(e)
 	return nil
+}
+
+// insert adds e at a position the tree does not hold yet. The tree keeps
+// its own copy of the position: e.Key may share e's allocation with the
+// item, which must go when the entry is replaced, and the tree's compact
+// copies keep its descents within a few cache lines.
+func (p *Partition) insert(e *Entry) {
+	e.cell = &cell{e: e}
+	p.tree.Set(slot{key: strings.Clone(e.Key), c: e.cell})
+	p.byKey[e.Key] = ref{e.Data, e}
 }
 
 func (p *Partition) delete(key string) *Entry {
@@ -253,7 +290,7 @@ func (p *Partition) delete(key string) *Entry {
 		}
 		return nil
 	}
-	old := p.byKey[key]
+	old := p.byKey[key].e
 	if old == nil {
 		return nil
 	}

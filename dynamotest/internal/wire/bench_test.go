@@ -69,3 +69,15 @@ func BenchmarkUnmarshalQueryInput(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkVerbatim checks a 1 KB string, what a store pays per write of a
+// typical item to answer its reads by copying.
+func BenchmarkVerbatim(b *testing.B) {
+	s := strings.Repeat("abcdefgh", 128)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		if !Verbatim(s) {
+			b.Fatal("not verbatim")
+		}
+	}
+}

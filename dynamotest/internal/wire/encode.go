@@ -171,23 +171,20 @@ func AppendString(dst []byte, s string) []byte { return appendString(dst, s) }
 // characters. A store that checks its strings once, when it writes them,
 // can then answer every read by copying them.
 func Verbatim(s string) bool {
-	ascii := true
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		x := load8(s[i:])
-		if special(x) {
-			return false
-		}
-		ascii = ascii && x&highBits == 0
+	// As in appendString: the runtime's vectorised IndexByte for quotes and
+	// backslashes, then eight bytes at a time for the rest.
+	if strings.IndexByte(s, '"') >= 0 || strings.IndexByte(s, '\\') >= 0 {
+		return false
 	}
-	for ; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == '"' || c == '\\' {
+	i := printablePrefix(s) // all printable ASCII before i
+	ascii := true
+	for _, c := range []byte(s[i:]) {
+		if c < 0x20 {
 			return false
 		}
 		ascii = ascii && c < utf8.RuneSelf
 	}
-	return ascii || utf8.ValidString(s)
+	return ascii || utf8.ValidString(s[i:])
 }
 
 // indexFrom is the index of the first c in s at or after from, or len(s).
