@@ -264,16 +264,6 @@ func normalize(v types.AttributeValue) types.AttributeValue {
 	return nil
 }
 
-// keyItem returns the table key attributes of a stored item.
-func (t *dbTable) keyItem(item map[string]types.AttributeValue) map[string]types.AttributeValue {
-	k := make(map[string]types.AttributeValue, 2)
-	k[t.pk.name] = attr.Copy(item[t.pk.name])
-	if t.sk.name != "" {
-		k[t.sk.name] = attr.Copy(item[t.sk.name])
-	}
-	return k
-}
-
 // itemID identifies an item within a table, for duplicate checks in batches
 // and transactions.
 func (t *dbTable) itemID(key map[string]types.AttributeValue) string {

@@ -188,6 +188,12 @@ func (p *parser) keyCondition(root *cond, hashKey, rangeKey string) *KeyConditio
 	return kc
 }
 
+var (
+	rangeOps = map[tokKind]RangeOp{tEq: EQ, tLt: LT, tLe: LE, tGt: GT, tGe: GE}
+	// reversedOps turns ":v < c" around: "c > :v".
+	reversedOps = map[RangeOp]RangeOp{EQ: EQ, LT: GT, LE: GE, GT: LT, GE: LE}
+)
+
 // keyPart reduces one condition to key name, operator and values,
 // turning ":v < c" into "c > :v".
 func (p *parser) keyPart(n *cond) (string, RangeOp, []types.AttributeValue) {
@@ -205,13 +211,12 @@ func (p *parser) keyPart(n *cond) (string, RangeOp, []types.AttributeValue) {
 	switch n.kind {
 	case cCompare:
 		a, b := n.args[0], n.args[1]
-		op := map[tokKind]RangeOp{tEq: EQ, tLt: LT, tLe: LE, tGt: GT, tGe: GE}[n.op]
+		op := rangeOps[n.op]
 		switch {
 		case a.kind == opPath && b.kind == opValue:
 			return keyPath(a), op, []types.AttributeValue{b.val}
 		case a.kind == opValue && b.kind == opPath:
-			reversed := map[RangeOp]RangeOp{EQ: EQ, LT: GT, LE: GE, GT: LT, GE: LE}[op]
-			return keyPath(b), reversed, []types.AttributeValue{a.val}
+			return keyPath(b), reversedOps[op], []types.AttributeValue{a.val}
 		case a.kind == opPath:
 			p.failPlain("Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition")
 		default:
