@@ -31,17 +31,26 @@ trap 'rm -f "$out"' EXIT
 echo "go test -run '^\$' -bench '^BenchmarkBackends\$' -benchtime $BENCHTIME -count $COUNT ./dynamotest/" >&2
 go test -run '^$' -bench '^BenchmarkBackends$' -benchtime "$BENCHTIME" -count "$COUNT" ./dynamotest/ >"$out"
 
-awk '
-function median(list,    n, a, i, j, t) {
+# Shared by the awk programs below: sorted splits a list of numbers into a,
+# in ascending order, and returns their count; median is their median.
+AWK_STATS='
+function sorted(list, a,    n, i, j, t) {
 	n = split(list, a, " ")
 	for (i = 2; i <= n; i++) {
 		t = a[i] + 0
 		for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
 		a[j + 1] = t
 	}
+	return n
+}
+function median(list,    n, a) {
+	n = sorted(list, a)
 	if (n == 0) return ""
 	return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
+'
+
+awk "$AWK_STATS"'
 function us(ns) { return ns == "" ? "-" : sprintf("%.1f", ns / 1000) }
 function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2fx", a / b) }
 /^BenchmarkBackends\// {
@@ -105,16 +114,7 @@ go test -run '^$' -bench '^Benchmark(GetItem|PutItem|QueryPage|Load)$' -benchtim
 # The speed of a shared machine comes and goes by a third or more between
 # runs, so each benchmark shows its median and its best run: the median is
 # what a test suite sees on a typical day, the best what the code costs.
-awk '
-function sorted(list, a,    n, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 2; i <= n; i++) {
-		t = a[i] + 0
-		for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
-		a[j + 1] = t
-	}
-	return n
-}
+awk "$AWK_STATS"'
 /^Benchmark(GetItem|PutItem|QueryPage|Load)\// {
 	name = $1
 	if (!(name in seen)) { seen[name] = 1; names[++n] = name }
@@ -123,8 +123,8 @@ function sorted(list, a,    n, i, j, t) {
 END {
 	printf "%-40s %14s %14s %12s\n", "benchmark", "median ns/op", "best ns/op", "median op/s"
 	for (k = 1; k <= n; k++) {
-		c = sorted(ns[names[k]], a)
-		med = (c % 2) ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
+		sorted(ns[names[k]], a)
+		med = median(ns[names[k]])
 		printf "%-40s %14.0f %14.0f %12.0f\n", names[k], med, a[1], 1e9 / med
 	}
 }' "$out"
