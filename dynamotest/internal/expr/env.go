@@ -1,7 +1,7 @@
 package expr
 
 import (
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -83,12 +83,17 @@ func validPlaceholder(k string, prefix byte) bool {
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
+	return sortedInto(make([]string, 0, len(m)), m)
+}
+
+// sortedInto appends m's keys to dst, sorted, so that a caller with a
+// small map can keep them in a stack buffer.
+func sortedInto[V any](dst []string, m map[string]V) []string {
 	for k := range m {
-		keys = append(keys, k)
+		dst = append(dst, k)
 	}
-	sort.Strings(keys)
-	return keys
+	slices.Sort(dst)
+	return dst
 }
 
 // CheckUnused reports placeholders that no expression parsed through this

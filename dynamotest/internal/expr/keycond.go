@@ -108,25 +108,36 @@ const (
 // partition key is hashKey and sort key rangeKey ("" when it has none).
 // It is parsed with the condition grammar, as DynamoDB does, and then held
 // to what Query can serve.
+//
+// A Query sends the same few key conditions over and over with other
+// values, so a successful parse is kept as a template (see keyConds) and
+// the next request with the same expression, names and value types only
+// binds its values.
 func (e *Env) KeyCondition(s, hashKey, rangeKey string) (*KeyCondition, error) {
 	if err := precheck(e, kindKey, s); err != nil {
 		return nil, err
 	}
+	cacheKey := keyConds.key(e, s, hashKey, rangeKey)
+	if t := keyConds.get(cacheKey); t != nil {
+		return t.bind(e), nil
+	}
 	p := newParser(e, kindKey, s)
 	var kc *KeyCondition
+	var t *keyTemplate
 	err := p.run(func() {
 		root := p.parseOr()
 		p.expectEOF()
 		p.flush()
-		kc = p.keyCondition(root, hashKey, rangeKey)
+		kc, t = p.keyCondition(root, hashKey, rangeKey)
 	})
 	if err != nil {
 		return nil, err
 	}
+	keyConds.put(cacheKey, t)
 	return kc, nil
 }
 
-func (p *parser) keyCondition(root *cond, hashKey, rangeKey string) *KeyCondition {
+func (p *parser) keyCondition(root *cond, hashKey, rangeKey string) (*KeyCondition, *keyTemplate) {
 	var parts []*cond
 	var collect func(n *cond)
 	collect = func(n *cond) {
@@ -158,8 +169,8 @@ func (p *parser) keyCondition(root *cond, hashKey, rangeKey string) *KeyConditio
 	}
 
 	kc := &KeyCondition{}
+	t := &keyTemplate{names: p.names, values: p.values}
 	var hashCond *cond
-	var hashVal types.AttributeValue
 	for _, n := range parts {
 		name, op, vals := p.keyPart(n)
 		switch {
@@ -171,12 +182,17 @@ func (p *parser) keyCondition(root *cond, hashKey, rangeKey string) *KeyConditio
 			if op != EQ {
 				p.failPlain(msgKeyNotSupported)
 			}
-			hashVal = vals[0]
+			kc.Hash, t.hash = vals[0].val, vals[0].ph
 		case rangeKey != "" && name == rangeKey:
 			if kc.Range != nil {
 				p.failPlain(msgOneConditionPerKey)
 			}
-			kc.Range = &RangeCondition{Op: op, Values: vals}
+			kc.Range = &RangeCondition{Op: op}
+			t.op = op
+			for _, v := range vals {
+				kc.Range.Values = append(kc.Range.Values, v.val)
+				t.rangeValues = append(t.rangeValues, v.ph)
+			}
 		default:
 			p.failPlain(msgMissedKey)
 		}
@@ -184,8 +200,12 @@ func (p *parser) keyCondition(root *cond, hashKey, rangeKey string) *KeyConditio
 	if hashCond == nil {
 		p.failPlain(msgMissedKey)
 	}
-	kc.Hash = hashVal
-	return kc
+	if t.op == Between {
+		// Whether the bounds are in order depends on the values, not only
+		// on their types: such a condition is parsed afresh every time.
+		t = nil
+	}
+	return kc, t
 }
 
 var (
@@ -194,9 +214,9 @@ var (
 	reversedOps = map[RangeOp]RangeOp{EQ: EQ, LT: GT, LE: GE, GT: LT, GE: LE}
 )
 
-// keyPart reduces one condition to key name, operator and values,
+// keyPart reduces one condition to key name, operator and value operands,
 // turning ":v < c" into "c > :v".
-func (p *parser) keyPart(n *cond) (string, RangeOp, []types.AttributeValue) {
+func (p *parser) keyPart(n *cond) (string, RangeOp, []*operand) {
 	for _, a := range n.args {
 		if a.kind == opCall {
 			p.failPlain(msgNestedOperations)
@@ -214,9 +234,9 @@ func (p *parser) keyPart(n *cond) (string, RangeOp, []types.AttributeValue) {
 		op := rangeOps[n.op]
 		switch {
 		case a.kind == opPath && b.kind == opValue:
-			return keyPath(a), op, []types.AttributeValue{b.val}
+			return keyPath(a), op, []*operand{b}
 		case a.kind == opValue && b.kind == opPath:
-			return keyPath(b), reversedOps[op], []types.AttributeValue{a.val}
+			return keyPath(b), reversedOps[op], []*operand{a}
 		case a.kind == opPath:
 			p.failPlain("Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition")
 		default:
@@ -227,13 +247,13 @@ func (p *parser) keyPart(n *cond) (string, RangeOp, []types.AttributeValue) {
 		if x.kind != opPath || lo.kind != opValue || hi.kind != opValue {
 			p.failPlain("Invalid condition in KeyConditionExpression: BETWEEN requires a key attribute and two values")
 		}
-		return keyPath(x), Between, []types.AttributeValue{lo.val, hi.val}
+		return keyPath(x), Between, []*operand{lo, hi}
 	case cFunc: // begins_with
 		x, prefix := n.args[0], n.args[1]
 		if x.kind != opPath || prefix.kind != opValue {
 			p.failPlain("Invalid condition in KeyConditionExpression: begins_with requires a key attribute and a value")
 		}
-		return keyPath(x), BeginsWith, []types.AttributeValue{prefix.val}
+		return keyPath(x), BeginsWith, []*operand{prefix}
 	}
 	p.failPlain(msgKeyNotSupported)
 	return "", 0, nil

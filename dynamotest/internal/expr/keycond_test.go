@@ -44,19 +44,23 @@ func runKeyCases(t *testing.T, cases []keyCase) {
 	t.Helper()
 	dumpCases(t, "key", cases)
 	for _, tc := range cases {
-		env := NewEnv(names(t, tc.names), item(t, tc.values))
-		kc, err := env.KeyCondition(tc.expr, "p", "c")
-		if err == nil {
-			err = env.CheckUnused()
-		}
-		got := ""
-		if err != nil {
-			got = errMessage(t, err)
-		} else {
-			got = describeKey(kc)
-		}
-		if got != tc.want {
-			t.Errorf("%s\n got: %s\nwant: %s", tc.expr, got, tc.want)
+		// Twice: the second parse of an accepted condition comes from the
+		// template cache, and must say exactly what the first said.
+		for _, round := range []string{"parsed", "again"} {
+			env := NewEnv(names(t, tc.names), item(t, tc.values))
+			kc, err := env.KeyCondition(tc.expr, "p", "c")
+			if err == nil {
+				err = env.CheckUnused()
+			}
+			got := ""
+			if err != nil {
+				got = errMessage(t, err)
+			} else {
+				got = describeKey(kc)
+			}
+			if got != tc.want {
+				t.Errorf("%s (%s)\n got: %s\nwant: %s", tc.expr, round, got, tc.want)
+			}
 		}
 	}
 }
@@ -173,5 +177,54 @@ func TestRangeConditionMatchOrdersNumbersNumerically(t *testing.T) {
 	r := &RangeCondition{Op: EQ, Values: []types.AttributeValue{n("1")}}
 	if r.Match(&types.AttributeValueMemberS{Value: "1"}) {
 		t.Error("a string key matched a number condition")
+	}
+}
+
+// A cached key condition binds each request's own values and marks the
+// same placeholders used as a parse does; a change of names or of a
+// value's type is another entry, and BETWEEN is parsed every time.
+func TestKeyConditionCacheBindsEachRequestsValues(t *testing.T) {
+	const expr = "#k = :p AND begins_with(c, :pre)"
+	parse := func(nameMap, values string) (string, error) {
+		env := NewEnv(names(t, nameMap), item(t, values))
+		kc, err := env.KeyCondition(expr, "p", "c")
+		if err == nil {
+			err = env.CheckUnused()
+		}
+		if err != nil {
+			return "", err
+		}
+		return describeKey(kc), nil
+	}
+	for i, want := range []string{"ok p=S:a cbegins_withS:x", "ok p=S:b cbegins_withS:y", "ok p=S:a cbegins_withS:x"} {
+		values := []string{`{":p":{"S":"a"},":pre":{"S":"x"}}`, `{":p":{"S":"b"},":pre":{"S":"y"}}`}[i%2]
+		got, err := parse(`{"#k":"p"}`, values)
+		if err != nil || got != want {
+			t.Fatalf("call %d: %q, %v; want %q", i, got, err, want)
+		}
+	}
+	if _, err := parse(`{"#k":"p"}`, `{":p":{"S":"a"},":pre":{"S":"x"},":extra":{"S":"z"}}`); err == nil || !strings.Contains(err.Error(), "unused in expressions: keys: {:extra}") {
+		t.Errorf("an unused value after a cached parse: %v", err)
+	}
+	if _, err := parse(`{"#k":"p","#other":"q"}`, `{":p":{"S":"a"},":pre":{"S":"x"}}`); err == nil || !strings.Contains(err.Error(), "unused in expressions: keys: {#other}") {
+		t.Errorf("an unused name after a cached parse: %v", err)
+	}
+	if _, err := parse(`{"#k":"c"}`, `{":p":{"S":"a"},":pre":{"S":"x"}}`); err == nil || !strings.Contains(err.Error(), "KeyConditionExpressions must only contain one condition per key") {
+		t.Errorf("#k naming the sort key: %v", err)
+	}
+	if _, err := parse(`{"#k":"p"}`, `{":p":{"S":"a"},":pre":{"N":"1"}}`); err == nil || !strings.Contains(err.Error(), "Incorrect operand type for operator or function; operator or function: begins_with, operand type: N") {
+		t.Errorf("begins_with on a number after the string was cached: %v", err)
+	}
+
+	between := func(lo, hi string) error {
+		env := NewEnv(nil, item(t, `{":p":{"S":"a"},":lo":{"N":"`+lo+`"},":hi":{"N":"`+hi+`"}}`))
+		_, err := env.KeyCondition("p = :p AND c BETWEEN :lo AND :hi", "p", "c")
+		return err
+	}
+	if err := between("1", "2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := between("2", "1"); err == nil || !strings.Contains(err.Error(), "upper bound to be greater than or equal to lower bound") {
+		t.Errorf("BETWEEN 2 AND 1 after BETWEEN 1 AND 2: %v", err)
 	}
 }

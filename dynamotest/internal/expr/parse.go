@@ -68,6 +68,7 @@ type operand struct {
 	kind operandKind
 	path path
 	val  types.AttributeValue
+	ph   string // the :placeholder a value came from
 	fn   string
 	args []*operand
 }
@@ -83,6 +84,9 @@ type parser struct {
 	kind string
 	ops  int // operators and functions seen, against DynamoDB's limit of 300
 	slab []operand
+	// names and values list the placeholders the expression resolved, in
+	// order, repeats included: what a cached key condition marks used.
+	names, values []string
 	// parens describes each "(" by token index, computed on first need.
 	parens map[int]parenInfo
 	// pending holds the first semantic error of each phase. DynamoDB
@@ -295,6 +299,7 @@ func (p *parser) parseName() string {
 	case tName:
 		s := p.text(t)
 		name, ok := p.env.name(s)
+		p.names = append(p.names, s)
 		if !ok {
 			p.later(phasePlaceholders, "An expression attribute name used in the document path is not defined; attribute name: "+s)
 			name = s
@@ -315,11 +320,12 @@ func (p *parser) parseOperand() *operand {
 	case tValue:
 		s := p.text(t)
 		v, ok := p.env.value(s)
+		p.values = append(p.values, s)
 		if !ok {
 			p.later(phasePlaceholders, "An expression attribute value used in expression is not defined; attribute value: "+s)
 		}
 		p.next()
-		return p.newOperand(operand{kind: opValue, val: v})
+		return p.newOperand(operand{kind: opValue, val: v, ph: s})
 	case tIdent:
 		if p.toks[p.pos+1].kind == tLParen && !isKeyword(p.text(t)) {
 			name := p.text(t)
