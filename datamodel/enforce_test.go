@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/jobs"
@@ -247,5 +248,37 @@ func TestEnforceLetsAStoreRunOnItsPolicy(t *testing.T) {
 	}
 	if _, err := store.ListPending(ctx, ""); err != nil {
 		t.Fatalf("list pending: %v", err)
+	}
+}
+
+// TestEnforceLetsJobsBackfillRunOnItsPolicy: the backfill scans the table,
+// so the jobs policy must allow dynamodb:Scan (it once did not, and a
+// service applying it could not migrate its jobs).
+func TestEnforceLetsJobsBackfillRunOnItsPolicy(t *testing.T) {
+	ctx := context.Background()
+	s := jobs.Schema("prod")
+	p, err := datamodel.PolicyFor(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := datamodel.Enforce(dynamotest.New(), p)
+	if err := s.EnsureTable(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	store := jobs.NewStore(db, blobstore.NewMemory(), func(o *jobs.Options) { o.Env = "prod" })
+	for range 3 {
+		if _, err := store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/jpeg", Provider: "stub"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prog, err := store.Backfill(ctx, func(j *jobs.Job) (bool, error) {
+		if j.Extra == nil {
+			j.Extra = map[string]types.AttributeValue{}
+		}
+		j.Extra["schemaVersion"] = &types.AttributeValueMemberN{Value: "2"}
+		return true, nil
+	})
+	if err != nil || prog.Changed != 3 {
+		t.Fatalf("backfill under the jobs policy: %+v, %v", prog, err)
 	}
 }

@@ -32,6 +32,12 @@ const (
 	peakUserLists  = 0.4  // one history view per upload
 	peakAdminLists = 0.01 // an admin checking the failed list a few times an hour
 	peakDeletes    = 0.04 // users deleting a job now and then
+	// Backfill reads the table in 1 MB Scan pages. It runs rarely: the
+	// rate is one full pass a month over the ~300k jobs a 90-day TTL
+	// keeps, 300 pages spread over the month, not the burst a running
+	// backfill makes (4 segments reading a page each as fast as they can).
+	backfillPageItems = 1 << 20 / typicalJobSize
+	backfillPages     = 300.0 / (30 * 24 * 3600)
 )
 
 // Schema is the seed's table for env: jobId (S) partition key, no sort key,
@@ -117,6 +123,17 @@ func Schema(env string) table.Schema {
 				KeyCondition:  "jobId = :jobId",
 				ItemSize:      typicalJobSize,
 				RatePerSecond: peakMoves,
+			},
+			{
+				Name: "Backfill jobs",
+				// A Scan reads every partition in turn: per job, never one
+				// key value.
+				Partition:       "{jobId}",
+				Description:     "The migration playbook's backfill: a parallel Scan of the whole table, 1 MB a page, rarely (one pass a month). Its writes are conditional UpdateItems, as in Update job status.",
+				Operation:       table.OpScan,
+				ItemSize:        typicalJobSize,
+				ItemsPerRequest: backfillPageItems,
+				RatePerSecond:   backfillPages,
 			},
 			{
 				Name:      "Delete job",
