@@ -25,30 +25,17 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 // query is Query with the items left as readItems, for the HTTP handler.
 func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, []readItem, error) {
 	in = orEmpty(in)
-	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin(opQuery, name); err != nil {
-		return nil, nil, err
-	}
-	t := db.table(name)
-	if t == nil {
-		return nil, nil, resourceNotFound()
-	}
-	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
-		return nil, nil, err
-	}
-	limit, err := checkLimit(in.Limit)
+	t, limit, err := db.openRead(opQuery, aws.ToString(in.TableName), in.ReturnConsumedCapacity, in.Limit)
 	if err != nil {
 		return nil, nil, err
 	}
-	var ix *dbIndex
+	consistent := aws.ToBool(in.ConsistentRead)
+	ix, err := t.readIndex(in.IndexName, consistent)
+	if err != nil {
+		return nil, nil, err
+	}
 	hash, rng := t.pk, t.sk
-	if in.IndexName != nil {
-		if ix = t.index(*in.IndexName); ix == nil {
-			return nil, nil, validationf("The table does not have the specified index: %s", *in.IndexName)
-		}
-		if aws.ToBool(in.ConsistentRead) {
-			return nil, nil, validationf("Consistent reads are not supported on global secondary indexes")
-		}
+	if ix != nil {
 		hash, rng = ix.pk, ix.sk
 	}
 	if err := checkSelect(in.Select, ix, in.ProjectionExpression != nil, in.AttributesToGet != nil); err != nil {
@@ -109,41 +96,16 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, []readItem,
 		}
 	}
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
-	consistent := aws.ToBool(in.ConsistentRead)
-
-	p := newPage(limit)
-	t.mu.RLock()
-	if t.deleted {
-		t.mu.RUnlock()
-		return nil, nil, resourceNotFound()
-	}
-	col := t.items
-	if ix != nil {
-		col = ix.items
-	}
-	if part := col.Partition(keyString(kc.hash)); part != nil {
-		walkRange(part, kc, start, forward, p)
-	}
-	t.mu.RUnlock()
-
-	items, count, err := finish(p, filter, sel)
+	res, err := db.readPage(pageRead{t: t, ix: ix, limit: limit, consistent: consistent, filter: filter, sel: sel, mode: in.ReturnConsumedCapacity,
+		fill: func(col *store.Collection, p *page) {
+			if part := col.Partition(keyString(kc.hash)); part != nil {
+				walkRange(part, kc, start, forward, p)
+			}
+		}})
 	if err != nil {
 		return nil, nil, err
 	}
-	out := &dynamodb.QueryOutput{Count: int32(count), ScannedCount: int32(len(p.entries))}
-	if p.full {
-		out.LastEvaluatedKey = t.lastKey(p.entries[len(p.entries)-1], ix)
-	}
-	u := &usage{table: name}
-	units := readUnits(p.bytes, consistent)
-	if ix != nil {
-		u.index(ix.name).ReadUnits = units
-	} else {
-		u.read = units
-	}
-	db.record(u)
-	out.ConsumedCapacity = u.consumedCapacity(in.ReturnConsumedCapacity)
-	return out, items, nil
+	return &dynamodb.QueryOutput{Count: res.count, ScannedCount: res.scanned, LastEvaluatedKey: res.lastKey, ConsumedCapacity: res.consumed}, res.items, nil
 }
 
 // walkRange feeds p the partition's entries inside the key condition's

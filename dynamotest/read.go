@@ -225,6 +225,96 @@ func (t *dbTable) lastKey(e *store.Entry, ix *dbIndex) map[string]types.Attribut
 	return k
 }
 
+// openRead starts a Query or Scan: it counts the call, finds the table and
+// checks ReturnConsumedCapacity and Limit, in DynamoDB's order.
+func (db *DB) openRead(o op, name string, mode types.ReturnConsumedCapacity, limit *int32) (*dbTable, int, error) {
+	if _, err := db.stats.begin(o, name); err != nil {
+		return nil, 0, err
+	}
+	t := db.table(name)
+	if t == nil {
+		return nil, 0, resourceNotFound()
+	}
+	if err := validConsumedMode(mode); err != nil {
+		return nil, 0, err
+	}
+	n, err := checkLimit(limit)
+	return t, n, err
+}
+
+// readIndex returns the index a Query or Scan names, nil for the table.
+// Global secondary indexes serve no consistent reads.
+func (t *dbTable) readIndex(name *string, consistent bool) (*dbIndex, error) {
+	if name == nil {
+		return nil, nil
+	}
+	ix := t.index(*name)
+	if ix == nil {
+		return nil, validationf("The table does not have the specified index: %s", *name)
+	}
+	if consistent {
+		return nil, validationf("Consistent reads are not supported on global secondary indexes")
+	}
+	return ix, nil
+}
+
+// pageRead is the part of a Query or Scan that reads: fill collects the
+// page's entries from the table's or the index's collection under the
+// table's read lock; filtering, projection and the capacity follow outside
+// it.
+type pageRead struct {
+	t          *dbTable
+	ix         *dbIndex
+	limit      int
+	consistent bool
+	filter     *condition
+	sel        selection
+	mode       types.ReturnConsumedCapacity
+	fill       func(col *store.Collection, p *page)
+}
+
+// pageResult is what a Query or Scan output reports of its page.
+type pageResult struct {
+	items          []readItem
+	count, scanned int32
+	lastKey        map[string]types.AttributeValue
+	consumed       *types.ConsumedCapacity
+}
+
+func (db *DB) readPage(r pageRead) (pageResult, error) {
+	p := newPage(r.limit)
+	r.t.mu.RLock()
+	if r.t.deleted {
+		r.t.mu.RUnlock()
+		return pageResult{}, resourceNotFound()
+	}
+	col := r.t.items
+	if r.ix != nil {
+		col = r.ix.items
+	}
+	r.fill(col, p)
+	r.t.mu.RUnlock()
+
+	items, count, err := finish(p, r.filter, r.sel)
+	if err != nil {
+		return pageResult{}, err
+	}
+	res := pageResult{items: items, count: int32(count), scanned: int32(len(p.entries))}
+	if p.full {
+		res.lastKey = r.t.lastKey(p.entries[len(p.entries)-1], r.ix)
+	}
+	u := &usage{table: r.t.name}
+	units := readUnits(p.bytes, r.consistent)
+	if r.ix != nil {
+		u.index(r.ix.name).ReadUnits = units
+	} else {
+		u.read = units
+	}
+	db.record(u)
+	res.consumed = u.consumedCapacity(r.mode)
+	return res, nil
+}
+
 // finish filters and projects a page's entries outside the lock and fills
 // in the counts: ScannedCount counts every entry read, Count those the
 // filter kept. items is nil when only the count was asked for.

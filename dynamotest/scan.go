@@ -28,18 +28,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynam
 // scan is Scan with the items left as readItems, for the HTTP handler.
 func (db *DB) scan(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, []readItem, error) {
 	in = orEmpty(in)
-	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin(opScan, name); err != nil {
-		return nil, nil, err
-	}
-	t := db.table(name)
-	if t == nil {
-		return nil, nil, resourceNotFound()
-	}
-	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
-		return nil, nil, err
-	}
-	limit, err := checkLimit(in.Limit)
+	t, limit, err := db.openRead(opScan, aws.ToString(in.TableName), in.ReturnConsumedCapacity, in.Limit)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -47,14 +36,10 @@ func (db *DB) scan(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, []readItem, er
 	if err != nil {
 		return nil, nil, err
 	}
-	var ix *dbIndex
-	if in.IndexName != nil {
-		if ix = t.index(*in.IndexName); ix == nil {
-			return nil, nil, validationf("The table does not have the specified index: %s", *in.IndexName)
-		}
-		if aws.ToBool(in.ConsistentRead) {
-			return nil, nil, validationf("Consistent reads are not supported on global secondary indexes")
-		}
+	consistent := aws.ToBool(in.ConsistentRead)
+	ix, err := t.readIndex(in.IndexName, consistent)
+	if err != nil {
+		return nil, nil, err
 	}
 	if err := checkSelect(in.Select, ix, in.ProjectionExpression != nil, in.AttributesToGet != nil); err != nil {
 		return nil, nil, err
@@ -90,39 +75,12 @@ func (db *DB) scan(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, []readItem, er
 	if start != nil && total > 1 && store.Segment(store.Hash(start.id), total) != segment {
 		return nil, nil, validationf("The provided starting key is invalid: The provided Exclusive start key does not map to the provided Segment")
 	}
-	consistent := aws.ToBool(in.ConsistentRead)
-
-	p := newPage(limit)
-	t.mu.RLock()
-	if t.deleted {
-		t.mu.RUnlock()
-		return nil, nil, resourceNotFound()
-	}
-	col := t.items
-	if ix != nil {
-		col = ix.items
-	}
-	scanSegment(col, segment, total, start, p)
-	t.mu.RUnlock()
-
-	items, count, err := finish(p, filter, sel)
+	res, err := db.readPage(pageRead{t: t, ix: ix, limit: limit, consistent: consistent, filter: filter, sel: sel, mode: in.ReturnConsumedCapacity,
+		fill: func(col *store.Collection, p *page) { scanSegment(col, segment, total, start, p) }})
 	if err != nil {
 		return nil, nil, err
 	}
-	out := &dynamodb.ScanOutput{Count: int32(count), ScannedCount: int32(len(p.entries))}
-	if p.full {
-		out.LastEvaluatedKey = t.lastKey(p.entries[len(p.entries)-1], ix)
-	}
-	u := &usage{table: name}
-	units := readUnits(p.bytes, consistent)
-	if ix != nil {
-		u.index(ix.name).ReadUnits = units
-	} else {
-		u.read = units
-	}
-	db.record(u)
-	out.ConsumedCapacity = u.consumedCapacity(in.ReturnConsumedCapacity)
-	return out, items, nil
+	return &dynamodb.ScanOutput{Count: res.count, ScannedCount: res.scanned, LastEvaluatedKey: res.lastKey, ConsumedCapacity: res.consumed}, res.items, nil
 }
 
 func checkSegments(segment, total *int32) (int, int, error) {
