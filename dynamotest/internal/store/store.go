@@ -144,33 +144,24 @@ func (c *Collection) Get(id, key string) *Entry {
 
 // Lookup is Get with the identity and position as bytes: the map lookups
 // convert them without copying, so a point read allocates nothing here.
-func (c *Collection) Lookup(id, key []byte) *Entry {
-	p := c.parts[string(id)]
-	switch {
-	case p == nil:
-		return nil
-	case p.tree != nil:
-		return p.byKey[string(key)].e
-	case p.one != nil && p.one.Key == string(key):
-		return p.one
-	}
-	return nil
-}
+func (c *Collection) Lookup(id, key []byte) *Entry { return c.find(id, key).e }
 
 // Data is Lookup for a reader that wants only the item: its encoding, or
 // "" when there is none. It reads nothing but the index's slot and the
 // item's first cache line.
-func (c *Collection) Data(id, key []byte) string {
+func (c *Collection) Data(id, key []byte) string { return c.find(id, key).data }
+
+func (c *Collection) find(id, key []byte) ref {
 	p := c.parts[string(id)]
 	switch {
 	case p == nil:
-		return ""
+		return ref{}
 	case p.tree != nil:
-		return p.byKey[string(key)].data
+		return p.byKey[string(key)]
 	case p.one != nil && p.one.Key == string(key):
-		return p.one.Data
+		return ref{p.one.Data, p.one}
 	}
-	return ""
+	return ref{}
 }
 
 // Put inserts e into the partition with key pk (identity id), replacing the
