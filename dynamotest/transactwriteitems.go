@@ -24,7 +24,7 @@ const (
 // fails it changes nothing and returns *types.TransactionCanceledException
 // with one reason per action, in order. A ClientRequestToken makes the call
 // idempotent for ten minutes of the fake's clock.
-func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (out *dynamodb.TransactWriteItemsOutput, err error) {
 	in = orEmpty(in)
 	tableNames := make([]string, 0, 4)
 	for _, it := range in.TransactItems {
@@ -68,15 +68,14 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		return nil, validationf("Transaction request cannot be larger than 4 MB")
 	}
 
-	var finish func(*dynamodb.TransactWriteItemsOutput)
 	if token != "" {
 		replay, done, err := db.tokens.begin(token, fingerprint(in), db.now())
 		if err != nil || replay != nil {
 			return replay, err
 		}
-		finish = done
-		// A call that fails leaves no trace of its token, so it can be retried.
-		defer func() { finish(nil) }()
+		// The token keeps the output for replays; every failure returns a
+		// nil output, which forgets the token so the call can be retried.
+		defer func() { done(out) }()
 	}
 
 	tables, unlock := db.lockTables(tableNames, true)
@@ -128,13 +127,7 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		u.scale(2)
 	}
 	db.record(usages...)
-	out := &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, usages)}
-	if token != "" {
-		done := finish
-		finish = func(*dynamodb.TransactWriteItemsOutput) {}
-		done(out)
-	}
-	return out, nil
+	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, usages)}, nil
 }
 
 // txTable is the table an action names.
