@@ -2,7 +2,9 @@ package datamodel
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -238,12 +240,7 @@ func check(s table.Schema, o Options) error {
 		}
 		names[ap.Name] = true
 	}
-	rates := make([]string, 0, len(o.Rates))
-	for n := range o.Rates {
-		rates = append(rates, n)
-	}
-	sort.Strings(rates)
-	for _, n := range rates {
+	for _, n := range slices.Sorted(maps.Keys(o.Rates)) {
 		if !names[n] {
 			return &PatternError{Table: s.Name, Field: "Rates", Value: fmt.Sprintf("%q", n), Err: ErrUnknownPattern}
 		}
@@ -251,12 +248,7 @@ func check(s table.Schema, o Options) error {
 			return &PatternError{Table: s.Name, Pattern: n, Field: "Rates", Value: r, Err: ErrInvalidRate}
 		}
 	}
-	parts := make([]string, 0, len(o.Partitions))
-	for n := range o.Partitions {
-		parts = append(parts, n)
-	}
-	sort.Strings(parts)
-	for _, n := range parts {
+	for _, n := range slices.Sorted(maps.Keys(o.Partitions)) {
 		if !names[n] {
 			return &PatternError{Table: s.Name, Field: "Partitions", Value: fmt.Sprintf("%q", n), Err: ErrUnknownPattern}
 		}
@@ -493,7 +485,7 @@ func addLoads(s table.Schema, ap table.AccessPattern, pe PatternEstimate, loads 
 		}
 		l.ReadPerSecond += read * ap.RatePerSecond / float64(spread)
 		l.WritePerSecond += write * ap.RatePerSecond / float64(spread)
-		if !containsString(l.Patterns, ap.Name) {
+		if !slices.Contains(l.Patterns, ap.Name) {
 			l.Patterns = append(l.Patterns, ap.Name)
 		}
 	}
@@ -532,13 +524,4 @@ func addLoads(s table.Schema, ap table.AccessPattern, pe PatternEstimate, loads 
 			}
 		}
 	}
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -154,7 +155,7 @@ func (r *renderer) all() {
 func (r *renderer) keyColumns() []string {
 	var cols []string
 	add := func(n string) {
-		if n != "" && !containsString(cols, n) {
+		if n != "" && !slices.Contains(cols, n) {
 			cols = append(cols, n)
 		}
 	}
@@ -197,7 +198,7 @@ func otherColumns(keys []string, items []Sample) []string {
 	var cols []string
 	for _, it := range items {
 		for _, f := range it {
-			if !containsString(keys, f[0]) && !containsString(cols, f[0]) {
+			if !slices.Contains(keys, f[0]) && !slices.Contains(cols, f[0]) {
 				cols = append(cols, f[0])
 			}
 		}
@@ -297,7 +298,7 @@ func (r *renderer) indexItems(ix table.Index) ([]string, []Sample) {
 		cols = append(cols, ix.SortKey.Name)
 	}
 	for _, n := range []string{r.s.PartitionKey.Name, r.s.SortKey.Name} {
-		if n != "" && !containsString(cols, n) {
+		if n != "" && !slices.Contains(cols, n) {
 			cols = append(cols, n)
 		}
 	}
@@ -305,7 +306,7 @@ func (r *renderer) indexItems(ix table.Index) ([]string, []Sample) {
 	case types.ProjectionTypeKeysOnly:
 	case types.ProjectionTypeInclude:
 		for _, n := range ix.NonKeyAttributes {
-			if !containsString(cols, n) {
+			if !slices.Contains(cols, n) {
 				cols = append(cols, n)
 			}
 		}
@@ -313,7 +314,7 @@ func (r *renderer) indexItems(ix table.Index) ([]string, []Sample) {
 		cols = append(cols, otherColumns(append(r.keyColumns(), cols...), items)...)
 		// Keys of other indexes are ordinary projected attributes here.
 		for _, k := range r.keyColumns() {
-			if !containsString(cols, k) {
+			if !slices.Contains(cols, k) {
 				for _, it := range items {
 					if _, ok := it.get(k); ok {
 						cols = append(cols, k)
@@ -458,7 +459,7 @@ func (r *renderer) hot() {
 			values = append(values, k)
 		}
 		ref := fmt.Sprintf("#%d", i+1)
-		if !containsString(refs[k], ref) {
+		if !slices.Contains(refs[k], ref) {
 			refs[k] = append(refs[k], ref)
 		}
 	}
@@ -559,7 +560,7 @@ func (r *renderer) validation() {
 	var actions []string
 	for _, st := range r.policy.Statement {
 		for _, a := range st.Action {
-			if !containsString(actions, a) {
+			if !slices.Contains(actions, a) {
 				actions = append(actions, a)
 			}
 		}
