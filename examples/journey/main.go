@@ -177,15 +177,26 @@ func run() error {
 	for _, e := range entries {
 		fmt.Printf("    %s %-7s %-10s %s\n", e.Timestamp, e.Level, e.StepID, e.Message)
 	}
-	recent, err := store.LogSummaries(ctx, failedJob.JobID, journey.LogQuery{NewestFirst: true, Limit: 2}, "")
-	if err != nil {
+	// Entries logged within one microsecond carry the same timestamp, and
+	// the check below holds whatever order such ties come back in: the
+	// summaries are newest first by timestamp, and the error (logged last)
+	// carries the newest timestamp.
+	var summaries []journey.LogSummary
+	for cursor := ""; ; {
+		page, err := store.LogSummaries(ctx, failedJob.JobID, journey.LogQuery{NewestFirst: true, Limit: 2}, cursor)
+		if err != nil {
+			return err
+		}
+		summaries = append(summaries, page.Items...)
+		if cursor = page.Next; cursor == "" {
+			break
+		}
+	}
+	for _, s := range summaries {
+		fmt.Printf("    summary: %s %-7s %s\n", s.Timestamp, s.Level, s.Message)
+	}
+	if err := checkNewestFirst(summaries, failedJob.Metrics.TotalLogs); err != nil {
 		return err
-	}
-	for _, s := range recent.Items {
-		fmt.Printf("    newest: %s %s\n", s.Level, s.Message)
-	}
-	if len(recent.Items) != 2 || recent.Items[0].Level != "error" || recent.Next == "" {
-		return fmt.Errorf("unexpected recent logs %+v", recent)
 	}
 	reports, err := store.JobReports(ctx, failedJob.Ref())
 	if err != nil {
@@ -201,6 +212,29 @@ func run() error {
 		return err
 	}
 	fmt.Printf("  %d items, %d bytes at %s/%s\n", info.Items, info.Size, env.S3Where, info.Key)
+	return nil
+}
+
+// checkNewestFirst checks a job's log summaries read newest first: want
+// of them, timestamps never increasing, and an error among those with the
+// newest timestamp. It depends on no order among entries of one instant.
+func checkNewestFirst(summaries []journey.LogSummary, want int) error {
+	if len(summaries) != want || want == 0 {
+		return fmt.Errorf("unexpected recent logs: %d summaries, want %d", len(summaries), want)
+	}
+	newest := summaries[0].Timestamp
+	errorAtNewest := false
+	for i, s := range summaries {
+		if i > 0 && s.Timestamp.After(summaries[i-1].Timestamp.Time) {
+			return fmt.Errorf("unexpected recent logs: %s after %s in newest-first order", s.Timestamp, summaries[i-1].Timestamp)
+		}
+		if s.Timestamp.Equal(newest.Time) && s.Level == "error" {
+			errorAtNewest = true
+		}
+	}
+	if !errorAtNewest {
+		return fmt.Errorf("unexpected recent logs: no error among the newest (%s)", newest)
+	}
 	return nil
 }
 
