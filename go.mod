@@ -33,5 +33,6 @@ require (
 	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/tidwall/btree v1.8.2 // indirect
 	go.shabbyrobe.org/gocovmerge v0.0.0-20230507111327-fa4f82cfbf4d // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/tools v0.8.0 // indirect
 )

@@ -44,6 +44,21 @@
 //     address of their own: they sign URLs once EnablePresign has told them
 //     where their ServeHTTP is mounted, and return ErrUnsupported before.
 //
+// # Keys built from ids
+//
+// A key joined from ids ("pipelines/" + pipelineID + "/" + ...) is not a
+// function of them one-to-one: pipeline "a" with execution "y/1/exections/z"
+// and pipeline "a/1/exections/y" with execution "z" land on one object.
+// KeyTemplate is the one place keys are built from ids: a pattern in the
+// seeds' notation, "pipelines/{pipelineId}/{version}/exections/{executionId}/output.txt",
+// whose literals are written as they stand and whose values are escaped by
+// EscapeSegment ('/', '%', "..", control bytes and non-ASCII become %XX).
+// Distinct ids build distinct keys, Parse reads the ids back, Prefix gives
+// the List prefix of one id's objects, and ids of the characters A-Z a-z
+// 0-9 '_' '-' '.' build exactly the seeds' keys, so existing buckets keep
+// their objects. What cannot be written (an empty id, a segment over 255
+// bytes, a key over 1024) is a *KeyError before any I/O.
+//
 // # Hybrid storage
 //
 // DynamoDB refuses items over 400 KB and charges reads per 4 KB, so seeds
