@@ -30,13 +30,14 @@ func BenchmarkLifecycle(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := f.store.StartProcessing(ctx, j.ID); err != nil {
+		started, err := f.store.StartProcessing(ctx, j.ID)
+		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := f.store.StartEditing(ctx, j.ID, analysis); err != nil {
+		if _, err := f.store.StartEditing(ctx, started.Lease(), analysis); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := f.store.Complete(ctx, j.ID, edit); err != nil {
+		if _, err := f.store.Complete(ctx, started.Lease(), edit); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -18,30 +18,59 @@
 // # Status machine
 //
 //	QUEUED ──> PROCESSING ──> EDITING ──> COMPLETED
-//	   ^                         │
-//	   └──── Replay ── FAILED <──┘
+//	  ^  ^         │   │         │  │
+//	  │  └─Recover─┴───┼─────────┘  │
+//	  │                v            v
+//	  └───── Replay ─ FAILED <──────┘   (Fail, or Recover after the last attempt)
 //
 // Each move ([Store.StartProcessing], [Store.StartEditing], [Store.Complete],
-// [Store.Fail], [Store.Replay]) is one conditional UpdateItem on the status
-// the move starts from, the seed's idempotency rule: of fifty workers that
-// receive the same queue message, one moves the job and forty-nine get a
-// [*TransitionError] (errors.Is ErrInvalidTransition) naming the status the
-// job was found in. That status comes from the item DynamoDB returns with
-// the refused write (ReturnValuesOnConditionCheckFailure), not from a second
-// read. A refused move changes nothing; a missing job is [ErrNotFound].
+// [Store.Fail], [Store.Replay], and [Store.Recover] per job) is one
+// conditional UpdateItem on the status the move starts from, the seed's
+// idempotency rule: of fifty workers that receive the same queue message,
+// one moves the job and forty-nine get a [*TransitionError] (errors.Is
+// ErrInvalidTransition) naming the status the job was found in and carrying
+// the job itself. Both come from the item DynamoDB returns with the refused
+// write (ReturnValuesOnConditionCheckFailure), not from a second read. A
+// refused move changes nothing; a missing job is [ErrNotFound].
+//
+// # Leases and recovery
+//
+// A worker that dies after StartProcessing must not strand its job, so an
+// in-flight job (PROCESSING, EDITING) is held under a lease.
+// StartProcessing increments the job's attempt and sets leaseExpiresAt to
+// now plus [Options.LeaseDuration]; the worker takes [Job.Lease] and passes
+// it to [Store.Heartbeat] (renew), StartEditing (which renews too),
+// Complete and Fail. Those are conditioned on the lease's attempt, so they
+// are refused ([ErrLeaseLost]) once the job was recovered, even if its new
+// attempt is in the same status. [Store.Recover] finds in-flight jobs whose
+// lease expired through status-createdAt-index (cost: the in-flight jobs
+// older than one lease) and moves each, with one UpdateItem conditioned on
+// the status, attempt and lease it read, back to QUEUED, or to FAILED
+// (error code LEASE_EXPIRED) once the job has had [Options.MaxAttempts]
+// attempts. A heartbeat or move that lands between Recover's read and write
+// wins; Recover leaves that job alone.
 //
 // Where the seed is silent, this package chooses:
 //
-//   - Only the seed's arrows are moves. FAILED is reached from EDITING only
-//     (a worker failing while PROCESSING first moves to EDITING or leaves
-//     the job for the queue's redelivery); COMPLETED is final.
+//   - FAILED is reachable from both in-flight statuses: a download or
+//     analysis failure in PROCESSING needs no hop through EDITING. An
+//     expired lease moves an in-flight job back to QUEUED. COMPLETED is
+//     final.
+//   - Leases need three attributes the seed does not have: attempt (N, the
+//     attempt counter that fences a lease; never reset), leaseExpiresAt
+//     (N, Unix ms, present only in flight) and attemptsAtReplay (N, the
+//     attempt counter at the last replay, so a replay grants fresh attempts
+//     without reusing attempt numbers an old lease may still carry). The
+//     seed's error.retryCount keeps its meaning, the number of replays:
+//     recoveries are attempts, not retries of a failed job.
 //   - "FAILED (DLQ): Manual replay" is the move FAILED → QUEUED, which
 //     increments error.retryCount, keeps the last error's code and message
 //     for the record, and removes the processing times of the failed attempt.
 //   - StartProcessing sets processingStartedAt; Complete and Fail set
-//     processingCompletedAt (a failure completes the processing too). Every
-//     move sets updatedAt. Complete copies the edit result's s3Key into
-//     s3FinalKey.
+//     processingCompletedAt (a failure completes the processing too), and
+//     so does Recover when it fails a job. Recover re-queuing a job removes
+//     processingStartedAt. Every move sets updatedAt. Complete copies the
+//     edit result's s3Key into s3FinalKey.
 //   - The analysis result is stored when the job enters EDITING (analysis
 //     precedes the edit call), the edit result when it completes.
 //   - Fail keeps error.retryCount from earlier replays. For a job that has

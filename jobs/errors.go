@@ -16,25 +16,37 @@ var (
 	// the move's starting status. Returned as a *TransitionError.
 	ErrInvalidTransition = errors.New("jobs: invalid status transition")
 
+	// ErrLeaseLost: a worker move or heartbeat was made under a lease whose
+	// attempt is no longer the job's: Recover took the job back after the
+	// lease expired. Returned as a *TransitionError with LeaseLost set.
+	ErrLeaseLost = errors.New("jobs: lease lost")
+
 	// ErrNoBlobStore: a job's result was offloaded to a blob store, and
 	// the Store was made without one (NewStore with a nil blobstore.Store).
 	ErrNoBlobStore = errors.New("jobs: no blob store")
 )
 
-// TransitionError reports a status move that did not happen because the job
-// was not in the status the move starts from: another worker moved it first,
-// or the move is not in the seed's state machine from there. Nothing was
-// written.
+// TransitionError reports a status move (or a heartbeat) that did not
+// happen: the job was not in a status the move starts from (another worker
+// moved it first, or the state machine has no such move from there), or it
+// was, but under another attempt than the caller's lease (the lease was
+// lost to Recover). Nothing was written.
 //
-// Current is read from the item DynamoDB returned with the failed
-// conditional write (ReturnValuesOnConditionCheckFailure = ALL_OLD), so it is
-// the status at the moment the write was refused, not from a second read.
+// Current and Job come from the item DynamoDB returned with the refused
+// conditional write (ReturnValuesOnConditionCheckFailure = ALL_OLD): the job
+// at the moment the write was refused, not from a second read. Job is nil
+// only when its offloaded results could not be read back.
 type TransitionError struct {
 	JobID   string
-	Current Status // the job's status when the write was refused
-	From    Status // the status the move requires
-	To      Status // the status the move would have set
-	Cause   error  // the condition failure from table, when there was one
+	Current Status   // the job's status when the write was refused
+	From    []Status // the statuses the move starts from
+	To      Status   // the status the move would have set; "" for Heartbeat
+	// LeaseLost: the job was in a status the move starts from, but its
+	// attempt was no longer the lease's (Recover moved it, and maybe
+	// another worker started it again).
+	LeaseLost bool
+	Job       *Job  // the job as DynamoDB returned it with the refusal
+	Cause     error // the condition failure from table, when there was one
 }
 
 func (e *TransitionError) Error() string {
@@ -42,17 +54,31 @@ func (e *TransitionError) Error() string {
 	if e.Current == "" {
 		current = "has no status"
 	}
-	return fmt.Sprintf("jobs: job %q %s, cannot move %s → %s", e.JobID, current, e.From, e.To)
+	if e.LeaseLost {
+		attempt := 0
+		if e.Job != nil {
+			attempt = e.Job.Attempt
+		}
+		return fmt.Sprintf("jobs: job %q %s on attempt %d: the caller's lease was lost", e.JobID, current, attempt)
+	}
+	if e.To == "" {
+		return fmt.Sprintf("jobs: job %q %s, cannot renew a lease held in %s", e.JobID, current, joinStatuses(e.From))
+	}
+	return fmt.Sprintf("jobs: job %q %s, cannot move %s → %s", e.JobID, current, joinStatuses(e.From), e.To)
 }
 
-// Unwrap gives ErrInvalidTransition and the table error, so both
-// errors.Is(err, ErrInvalidTransition) and errors.Is(err,
+// Unwrap gives ErrInvalidTransition (or ErrLeaseLost) and the table error,
+// so both errors.Is(err, ErrInvalidTransition) and errors.Is(err,
 // table.ErrConditionFailed) hold.
 func (e *TransitionError) Unwrap() []error {
-	if e.Cause == nil {
-		return []error{ErrInvalidTransition}
+	kind := ErrInvalidTransition
+	if e.LeaseLost {
+		kind = ErrLeaseLost
 	}
-	return []error{ErrInvalidTransition, e.Cause}
+	if e.Cause == nil {
+		return []error{kind}
+	}
+	return []error{kind, e.Cause}
 }
 
 // notFound is the error for a missing or expired job: ErrNotFound and

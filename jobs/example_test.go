@@ -37,9 +37,13 @@ func Example() {
 	}
 
 	// A worker takes it through the seed's states.
-	store.StartProcessing(ctx, job.ID)
-	store.StartEditing(ctx, job.ID, &jobs.AnalysisResult{Labels: []jobs.Label{{Name: "cat", Confidence: 0.98}}})
-	job, err = store.Complete(ctx, job.ID, jobs.EditResult{
+	job, err = store.StartProcessing(ctx, job.ID)
+	if err != nil {
+		panic(err)
+	}
+	lease := job.Lease() // the worker's hold on the job; renew it with Heartbeat
+	store.StartEditing(ctx, lease, &jobs.AnalysisResult{Labels: []jobs.Label{{Name: "cat", Confidence: 0.98}}})
+	job, err = store.Complete(ctx, lease, jobs.EditResult{
 		S3Key: "final/user-12345/cat.webp", Width: 1024, Height: 768, Format: jobs.FormatWebP, Size: 201_114,
 	})
 	if err != nil {
@@ -78,9 +82,8 @@ func ExampleStore_JobsByStatus() {
 	ctx := context.Background()
 	store, _ := exampleStore()
 	job, _ := store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/png", Provider: "stub"})
-	store.StartProcessing(ctx, job.ID)
-	store.StartEditing(ctx, job.ID, nil)
-	store.Fail(ctx, job.ID, jobs.JobError{Code: "PROVIDER_ERROR", Message: "500 from provider"})
+	job, _ = store.StartProcessing(ctx, job.ID)
+	store.Fail(ctx, job.Lease(), jobs.JobError{Code: "PROVIDER_ERROR", Message: "500 from provider"})
 
 	// The admin's failed list, every page.
 	for j, err := range store.JobsByStatus(ctx, jobs.StatusFailed) {

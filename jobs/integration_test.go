@@ -73,9 +73,9 @@ func TestIntegrationLifecycleFailReplayComplete(t *testing.T) {
 	}
 	for attempt := range 2 {
 		moved(t)(store.StartProcessing(ctx, job.ID))
-		moved(t)(store.StartEditing(ctx, job.ID, analysis))
+		moved(t)(store.StartEditing(ctx, leaseOf(t, store, job.ID), analysis))
 		clock.Advance(time.Second)
-		failed := moved(t)(store.Fail(ctx, job.ID, jobs.JobError{Code: "PROVIDER_TIMEOUT", Message: "timeout", Stack: "at x"}))
+		failed := moved(t)(store.Fail(ctx, leaseOf(t, store, job.ID), jobs.JobError{Code: "PROVIDER_TIMEOUT", Message: "timeout", Stack: "at x"}))
 		if failed.Error.RetryCount != attempt {
 			t.Fatalf("failure %d has retryCount %d", attempt+1, failed.Error.RetryCount)
 		}
@@ -85,8 +85,8 @@ func TestIntegrationLifecycleFailReplayComplete(t *testing.T) {
 		}
 	}
 	moved(t)(store.StartProcessing(ctx, job.ID))
-	moved(t)(store.StartEditing(ctx, job.ID, analysis))
-	done := moved(t)(store.Complete(ctx, job.ID, edit))
+	moved(t)(store.StartEditing(ctx, leaseOf(t, store, job.ID), analysis))
+	done := moved(t)(store.Complete(ctx, leaseOf(t, store, job.ID), edit))
 	if done.Status != jobs.StatusCompleted || done.Error.RetryCount != 2 || done.S3FinalKey != edit.S3Key {
 		t.Fatalf("completed job %+v", done)
 	}
@@ -194,7 +194,7 @@ func TestIntegrationLargeAnalysisOffloadedToS3(t *testing.T) {
 	}
 	moved(t)(store.StartProcessing(ctx, job.ID))
 	big := bigAnalysis(200 * 1024)
-	moved(t)(store.StartEditing(ctx, job.ID, big))
+	moved(t)(store.StartEditing(ctx, leaseOf(t, store, job.ID), big))
 	got, err := store.Get(ctx, job.ID, jobs.Consistent())
 	if err != nil {
 		t.Fatal(err)

@@ -21,42 +21,82 @@ import (
 // documentation for the defaults used when reading items written before an
 // attribute existed.
 type Job struct {
-	ID     string // jobId: the partition key, a ULID for jobs created here
-	UserID string // userId: partition key of userId-createdAt-index
-	Status Status // status: partition key of status-createdAt-index
+	ID     string `json:"jobId"`  // jobId: the partition key, a ULID for jobs created here
+	UserID string `json:"userId"` // userId: partition key of userId-createdAt-index
+	Status Status `json:"status"` // status: partition key of status-createdAt-index
 
-	CreatedAt time.Time // createdAt (Unix ms): sort key of both indexes
-	UpdatedAt time.Time // updatedAt (Unix ms): set by every write
+	CreatedAt time.Time `json:"createdAt"` // createdAt (Unix ms): sort key of both indexes
+	UpdatedAt time.Time `json:"updatedAt"` // updatedAt (Unix ms): set by every write
 
-	FileSize         int64  // fileSize: bytes
-	FileType         string // fileType: MIME type, e.g. "image/jpeg"
-	OriginalFileName string // originalFileName, optional
+	FileSize         int64  `json:"fileSize"`                   // fileSize: bytes
+	FileType         string `json:"fileType"`                   // fileType: MIME type, e.g. "image/jpeg"
+	OriginalFileName string `json:"originalFileName,omitempty"` // originalFileName, optional
 
-	S3TempKey  string // s3TempKey: key in the temp bucket, optional
-	S3FinalKey string // s3FinalKey: key in the final bucket once completed, optional
+	S3TempKey  string `json:"s3TempKey,omitempty"`  // s3TempKey: key in the temp bucket, optional
+	S3FinalKey string `json:"s3FinalKey,omitempty"` // s3FinalKey: key in the final bucket once completed, optional
 
-	Provider              string    // provider: "gemini", "seedream", "stub", ...
-	ProcessingStartedAt   time.Time // processingStartedAt (Unix ms): set by QUEUED → PROCESSING
-	ProcessingCompletedAt time.Time // processingCompletedAt (Unix ms): set by → COMPLETED and → FAILED
+	Provider              string    `json:"provider"`                       // provider: "gemini", "seedream", "stub", ...
+	ProcessingStartedAt   time.Time `json:"processingStartedAt,omitzero"`   // processingStartedAt (Unix ms): set by QUEUED → PROCESSING
+	ProcessingCompletedAt time.Time `json:"processingCompletedAt,omitzero"` // processingCompletedAt (Unix ms): set by → COMPLETED and → FAILED
 
-	AnalysisResult *AnalysisResult // analysisResult: set by PROCESSING → EDITING
-	EditResult     *EditResult     // editResult: set by EDITING → COMPLETED
-	Error          *JobError       // error: set by EDITING → FAILED, kept across replays
+	AnalysisResult *AnalysisResult `json:"analysisResult,omitempty"` // analysisResult: set by PROCESSING → EDITING
+	EditResult     *EditResult     `json:"editResult,omitempty"`     // editResult: set by EDITING → COMPLETED
+	Error          *JobError       `json:"error,omitempty"`          // error: set by → FAILED, kept across replays
 
-	CorrelationID string // correlationId, optional
-	TraceID       string // traceId: X-Ray trace id, optional
+	CorrelationID string `json:"correlationId,omitempty"` // correlationId, optional
+	TraceID       string `json:"traceId,omitempty"`       // traceId: X-Ray trace id, optional
 
 	// ExpiresAt is the ttl attribute (Unix seconds): once it has passed the
 	// job is gone for every read of this package, even before DynamoDB's
 	// background process deletes it. Zero means the item has no ttl and
 	// never expires.
-	ExpiresAt time.Time
+	ExpiresAt time.Time `json:"ttl,omitzero"`
+
+	// Attempt is the number of the job's latest processing attempt
+	// (attribute attempt, not in the seed): StartProcessing increments it,
+	// nothing resets it. It fences the worker moves: a worker's Lease
+	// carries the attempt it started, and a move under an older attempt is
+	// refused (ErrLeaseLost). Zero for a job never started.
+	Attempt int `json:"attempt,omitempty"`
+	// AttemptsAtReplay is Attempt when the job was last replayed
+	// (attemptsAtReplay, not in the seed): Recover counts the attempts
+	// since then against Options.MaxAttempts, so a replay grants a fresh
+	// set of attempts without resetting the fencing counter.
+	AttemptsAtReplay int `json:"attemptsAtReplay,omitempty"`
+	// LeaseExpiresAt is when the in-flight job's lease runs out
+	// (leaseExpiresAt, Unix ms, not in the seed): set by StartProcessing,
+	// StartEditing and Heartbeat, removed when the job leaves PROCESSING or
+	// EDITING. Recover moves a job whose lease has passed.
+	LeaseExpiresAt time.Time `json:"leaseExpiresAt,omitzero"`
+	// IdempotencyKey is the key Create was called with, if any
+	// (idempotencyKey, not in the seed).
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
 
 	// Extra holds the item's attributes this package does not know: ones
 	// written by newer code, or an old name kept during a rename (the
 	// seed's migration playbook). They are kept as read, and Backfill
 	// writes back whatever a migration leaves in (or removes from) it.
-	Extra map[string]types.AttributeValue
+	// Raw DynamoDB values, so not part of the JSON form.
+	Extra map[string]types.AttributeValue `json:"-"`
+}
+
+// Lease is a worker's hold on an in-flight job: the attempt it started and
+// when the hold runs out unless renewed. StartProcessing returns the job
+// from which [Job.Lease] takes it; StartEditing, Heartbeat, Complete and
+// Fail take it back, and refuse it (ErrLeaseLost) once the job has moved
+// on to another attempt.
+type Lease struct {
+	JobID     string    `json:"jobId"`
+	Attempt   int       `json:"attempt"`
+	ExpiresAt time.Time `json:"leaseExpiresAt"`
+}
+
+// Lease is the job's current lease: its id, attempt and lease expiry.
+func (j *Job) Lease() Lease {
+	if j == nil {
+		return Lease{}
+	}
+	return Lease{JobID: j.ID, Attempt: j.Attempt, ExpiresAt: j.LeaseExpiresAt}
 }
 
 // Status is a job's place in the seed's state machine (JobStatus).
@@ -88,21 +128,21 @@ func (s Status) Valid() bool {
 // AnalysisResult is the provider's analysis of the photo (the seed's
 // AnalysisResult), stored as a map under analysisResult.
 type AnalysisResult struct {
-	Labels      []Label     `dynamodbav:"labels"`
-	Description string      `dynamodbav:"description,omitempty"`
-	SafeSearch  *SafeSearch `dynamodbav:"safeSearch,omitempty"`
+	Labels      []Label     `dynamodbav:"labels" json:"labels"`
+	Description string      `dynamodbav:"description,omitempty" json:"description,omitempty"`
+	SafeSearch  *SafeSearch `dynamodbav:"safeSearch,omitempty" json:"safeSearch,omitempty"`
 }
 
 // Label is one thing the provider recognised, with its confidence in [0, 1].
 type Label struct {
-	Name       string  `dynamodbav:"name"`
-	Confidence float64 `dynamodbav:"confidence"`
+	Name       string  `dynamodbav:"name" json:"name"`
+	Confidence float64 `dynamodbav:"confidence" json:"confidence"`
 }
 
 // SafeSearch is the provider's content rating.
 type SafeSearch struct {
-	Adult    Likelihood `dynamodbav:"adult"`
-	Violence Likelihood `dynamodbav:"violence"`
+	Adult    Likelihood `dynamodbav:"adult" json:"adult"`
+	Violence Likelihood `dynamodbav:"violence" json:"violence"`
 }
 
 // Likelihood is a SafeSearch rating.
@@ -129,11 +169,11 @@ func (l Likelihood) Valid() bool {
 // EditResult describes the edited image in the final bucket (the seed's
 // EditResult), stored as a map under editResult.
 type EditResult struct {
-	S3Key  string      `dynamodbav:"s3Key"`
-	Width  int         `dynamodbav:"width"`
-	Height int         `dynamodbav:"height"`
-	Format ImageFormat `dynamodbav:"format"`
-	Size   int64       `dynamodbav:"size"`
+	S3Key  string      `dynamodbav:"s3Key" json:"s3Key"`
+	Width  int         `dynamodbav:"width" json:"width"`
+	Height int         `dynamodbav:"height" json:"height"`
+	Format ImageFormat `dynamodbav:"format" json:"format"`
+	Size   int64       `dynamodbav:"size" json:"size"`
 }
 
 // ImageFormat is the format of the edited image.
@@ -158,10 +198,10 @@ func (f ImageFormat) Valid() bool {
 // JobError records why a job failed (the seed's error map). RetryCount is
 // the number of replays so far: Fail keeps it, Replay increments it.
 type JobError struct {
-	Code       string `dynamodbav:"code"`            // e.g. "PROVIDER_TIMEOUT"
-	Message    string `dynamodbav:"message"`         // human-readable
-	Stack      string `dynamodbav:"stack,omitempty"` // dev/staging only, per the seed
-	RetryCount int    `dynamodbav:"retryCount"`
+	Code       string `dynamodbav:"code" json:"code"`                       // e.g. "PROVIDER_TIMEOUT"
+	Message    string `dynamodbav:"message" json:"message"`                 // human-readable
+	Stack      string `dynamodbav:"stack,omitempty" json:"stack,omitempty"` // dev/staging only, per the seed
+	RetryCount int    `dynamodbav:"retryCount" json:"retryCount"`
 }
 
 // Attribute names, exactly as the seed spells them.
@@ -185,6 +225,12 @@ const (
 	attrCorrelationID         = "correlationId"
 	attrTraceID               = "traceId"
 	attrTTL                   = "ttl"
+
+	// Attributes the seed does not have; see the package documentation.
+	attrAttempt          = "attempt"
+	attrAttemptsAtReplay = "attemptsAtReplay"
+	attrLeaseExpiresAt   = "leaseExpiresAt"
+	attrIdempotencyKey   = "idempotencyKey"
 )
 
 // record is a Job as stored: the seed's layout with numbers for times.
@@ -208,6 +254,10 @@ type record struct {
 	CorrelationID         string          `dynamodbav:"correlationId,omitempty"`
 	TraceID               string          `dynamodbav:"traceId,omitempty"`
 	TTL                   int64           `dynamodbav:"ttl,omitempty"`
+	Attempt               int             `dynamodbav:"attempt,omitempty"`
+	AttemptsAtReplay      int             `dynamodbav:"attemptsAtReplay,omitempty"`
+	LeaseExpiresAt        int64           `dynamodbav:"leaseExpiresAt,omitempty"`
+	IdempotencyKey        string          `dynamodbav:"idempotencyKey,omitempty"`
 }
 
 var knownAttrs = map[string]bool{
@@ -216,6 +266,7 @@ var knownAttrs = map[string]bool{
 	attrS3FinalKey: true, attrProvider: true, attrProcessingStartedAt: true,
 	attrProcessingCompletedAt: true, attrAnalysisResult: true, attrEditResult: true, attrError: true,
 	attrCorrelationID: true, attrTraceID: true, attrTTL: true,
+	attrAttempt: true, attrAttemptsAtReplay: true, attrLeaseExpiresAt: true, attrIdempotencyKey: true,
 }
 
 // unixMilli and fromUnixMilli keep zero times absent rather than 1970.
@@ -269,6 +320,10 @@ func (j *Job) toItem() (table.Item, error) {
 		CorrelationID:         j.CorrelationID,
 		TraceID:               j.TraceID,
 		TTL:                   unixSeconds(j.ExpiresAt),
+		Attempt:               j.Attempt,
+		AttemptsAtReplay:      j.AttemptsAtReplay,
+		LeaseExpiresAt:        unixMilli(j.LeaseExpiresAt),
+		IdempotencyKey:        j.IdempotencyKey,
 	}
 	item, err := attributevalue.MarshalMap(r)
 	if err != nil {
@@ -325,6 +380,10 @@ func jobFromItem(item table.Item) (*Job, error) {
 		CorrelationID:         r.CorrelationID,
 		TraceID:               r.TraceID,
 		ExpiresAt:             fromUnixSeconds(r.TTL),
+		Attempt:               r.Attempt,
+		AttemptsAtReplay:      r.AttemptsAtReplay,
+		LeaseExpiresAt:        fromUnixMilli(r.LeaseExpiresAt),
+		IdempotencyKey:        r.IdempotencyKey,
 	}
 	// An item written before updatedAt existed was last updated, as far as
 	// anyone can tell, when it was created.

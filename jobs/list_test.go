@@ -81,8 +81,8 @@ func TestListByStatusIsTheAdminsFailedView(t *testing.T) {
 		f.db.Advance(time.Millisecond)
 		if i%2 == 0 {
 			moved(t)(f.store.StartProcessing(ctx, j.ID))
-			moved(t)(f.store.StartEditing(ctx, j.ID, nil))
-			moved(t)(f.store.Fail(ctx, j.ID, jobs.JobError{Code: "PROVIDER_TIMEOUT", Message: "timeout"}))
+			moved(t)(f.store.StartEditing(ctx, leaseOf(t, f.store, j.ID), nil))
+			moved(t)(f.store.Fail(ctx, leaseOf(t, f.store, j.ID), jobs.JobError{Code: "PROVIDER_TIMEOUT", Message: "timeout"}))
 			failed = append([]string{j.ID}, failed...) // newest first
 		}
 	}

@@ -67,15 +67,15 @@ func TestJobAtMaximumSizesStaysUnderThreshold(t *testing.T) {
 	bigError := JobError{Code: max("", maxCodeLen), Message: max("", maxMessageLen), Stack: max("", maxStackLen)}
 	for range 2 { // the second round has error.retryCount set
 		must(t)(store.StartProcessing(ctx, job.ID))
-		must(t)(store.StartEditing(ctx, job.ID, analysisOfSize(t, store.budget)))
+		must(t)(store.StartEditing(ctx, leaseOf(t, store, job.ID), analysisOfSize(t, store.budget)))
 		size("StartEditing at the budget")
-		must(t)(store.Fail(ctx, job.ID, bigError))
+		must(t)(store.Fail(ctx, leaseOf(t, store, job.ID), bigError))
 		size("Fail with the largest error")
 		must(t)(store.Replay(ctx, job.ID))
 	}
 	must(t)(store.StartProcessing(ctx, job.ID))
-	must(t)(store.StartEditing(ctx, job.ID, analysisOfSize(t, store.budget)))
-	must(t)(store.Complete(ctx, job.ID, EditResult{S3Key: max("", maxS3KeyLen), Width: 1 << 30, Height: 1 << 30, Format: FormatJPEG, Size: 1 << 40}))
+	must(t)(store.StartEditing(ctx, leaseOf(t, store, job.ID), analysisOfSize(t, store.budget)))
+	must(t)(store.Complete(ctx, leaseOf(t, store, job.ID), EditResult{S3Key: max("", maxS3KeyLen), Width: 1 << 30, Height: 1 << 30, Format: FormatJPEG, Size: 1 << 40}))
 	size("Complete with the largest edit result")
 	for _, err := range blobs.List(ctx, "") {
 		t.Fatalf("an analysis at the budget was offloaded (%v)", err)
@@ -89,7 +89,7 @@ func TestJobAtMaximumSizesStaysUnderThreshold(t *testing.T) {
 	}
 	must(t)(store.StartProcessing(ctx, other.ID))
 	over := analysisOfSize(t, store.budget+1)
-	must(t)(store.StartEditing(ctx, other.ID, over))
+	must(t)(store.StartEditing(ctx, leaseOf(t, store, other.ID), over))
 	objects := 0
 	for info, err := range blobs.List(ctx, "") {
 		if err != nil {
@@ -120,4 +120,13 @@ func must(t *testing.T) func(*Job, error) *Job {
 		}
 		return j
 	}
+}
+
+func leaseOf(t testing.TB, store *Store, id string) Lease {
+	t.Helper()
+	j, err := store.Get(context.Background(), id, Consistent())
+	if err != nil {
+		t.Fatalf("Get %s: %v", id, err)
+	}
+	return j.Lease()
 }

@@ -29,7 +29,7 @@ func TestLargeAnalysisGoesToTheBlobStoreAndReadsBack(t *testing.T) {
 	job := f.create(t, "u1")
 	moved(t)(f.store.StartProcessing(ctx, job.ID))
 	big := bigAnalysis(150 * 1024)
-	editing := moved(t)(f.store.StartEditing(ctx, job.ID, big))
+	editing := moved(t)(f.store.StartEditing(ctx, leaseOf(t, f.store, job.ID), big))
 	if len(editing.AnalysisResult.Labels) != len(big.Labels) || editing.AnalysisResult.Description != big.Description {
 		t.Fatal("the move's result does not carry the whole analysis")
 	}
@@ -66,7 +66,7 @@ func TestLargeAnalysisGoesToTheBlobStoreAndReadsBack(t *testing.T) {
 		}
 	}
 	// The job still moves normally with a pointer in it.
-	moved(t)(f.store.Complete(ctx, job.ID, edit))
+	moved(t)(f.store.Complete(ctx, leaseOf(t, f.store, job.ID), edit))
 }
 
 func TestSmallAnalysisStaysInline(t *testing.T) {
@@ -74,7 +74,7 @@ func TestSmallAnalysisStaysInline(t *testing.T) {
 	ctx := context.Background()
 	job := f.create(t, "u1")
 	moved(t)(f.store.StartProcessing(ctx, job.ID))
-	moved(t)(f.store.StartEditing(ctx, job.ID, bigAnalysis(10*1024)))
+	moved(t)(f.store.StartEditing(ctx, leaseOf(t, f.store, job.ID), bigAnalysis(10*1024)))
 	for _, err := range f.blobs.List(ctx, "") {
 		t.Fatalf("a 10 KB analysis was offloaded (%v)", err)
 	}
@@ -93,7 +93,7 @@ func TestLargeAnalysisWithoutBlobStoreIsRefusedBeforeWriting(t *testing.T) {
 	}
 	moved(t)(store.StartProcessing(ctx, job.ID))
 	updates := db.Calls("UpdateItem")
-	_, err = store.StartEditing(ctx, job.ID, bigAnalysis(150*1024))
+	_, err = store.StartEditing(ctx, leaseOf(t, store, job.ID), bigAnalysis(150*1024))
 	if !errors.Is(err, table.ErrItemTooLarge) || !errors.Is(err, table.ErrInvalidInput) {
 		t.Fatalf("got %v, want ErrItemTooLarge", err)
 	}
@@ -111,7 +111,7 @@ func TestBackfillOffloadsAResultThatGrewPastTheThreshold(t *testing.T) {
 	ctx := context.Background()
 	job := f.create(t, "u1")
 	moved(t)(f.store.StartProcessing(ctx, job.ID))
-	moved(t)(f.store.StartEditing(ctx, job.ID, analysis))
+	moved(t)(f.store.StartEditing(ctx, leaseOf(t, f.store, job.ID), analysis))
 	big := bigAnalysis(150 * 1024)
 	prog, err := f.store.Backfill(ctx, func(j *jobs.Job) (bool, error) {
 		j.AnalysisResult = big // a migration re-running analysis with a richer model
@@ -136,7 +136,7 @@ func TestRemoveOrphansDeletesResultsOfDeletedJobs(t *testing.T) {
 	keep, gone := f.create(t, "u1"), f.create(t, "u1")
 	for _, j := range []*jobs.Job{keep, gone} {
 		moved(t)(f.store.StartProcessing(ctx, j.ID))
-		moved(t)(f.store.StartEditing(ctx, j.ID, bigAnalysis(150*1024)))
+		moved(t)(f.store.StartEditing(ctx, leaseOf(t, f.store, j.ID), bigAnalysis(150*1024)))
 	}
 	if err := f.store.Delete(ctx, gone.ID); err != nil {
 		t.Fatal(err)
@@ -160,7 +160,7 @@ func TestReadingOffloadedResultWithoutBlobStoreFails(t *testing.T) {
 	ctx := context.Background()
 	job := f.create(t, "u1")
 	moved(t)(f.store.StartProcessing(ctx, job.ID))
-	moved(t)(f.store.StartEditing(ctx, job.ID, bigAnalysis(150*1024)))
+	moved(t)(f.store.StartEditing(ctx, leaseOf(t, f.store, job.ID), bigAnalysis(150*1024)))
 	blind := jobs.NewStore(f.db, nil, func(o *jobs.Options) { o.Env = "test"; o.Clock = f.db.Now })
 	if _, err := blind.Get(ctx, job.ID); !errors.Is(err, jobs.ErrNoBlobStore) {
 		t.Fatalf("Get without the blob store: %v, want ErrNoBlobStore rather than an empty analysis", err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -13,85 +15,119 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// transitions is the seed's state machine plus the replay the seed's
-// "FAILED (DLQ): Manual replay" calls for.
+// transitions is the seed's state machine, plus the ways out of every
+// state the seed leaves implicit: FAILED from every in-flight status (a
+// worker may fail before the provider call), recovery of an in-flight job
+// whose lease expired (back to QUEUED, or FAILED after its last attempt),
+// and the replay the seed's "FAILED (DLQ): Manual replay" calls for.
 var transitions = map[Status][]Status{
 	StatusQueued:     {StatusProcessing},
-	StatusProcessing: {StatusEditing},
-	StatusEditing:    {StatusCompleted, StatusFailed},
+	StatusProcessing: {StatusEditing, StatusFailed, StatusQueued},
+	StatusEditing:    {StatusCompleted, StatusFailed, StatusQueued},
 	StatusFailed:     {StatusQueued},
 }
 
+// inFlight are the statuses a worker holds a job in, under a lease.
+var inFlight = []Status{StatusProcessing, StatusEditing}
+
+// InFlight reports whether s is a status a worker holds the job in under a
+// lease: PROCESSING or EDITING.
+func (s Status) InFlight() bool { return slices.Contains(inFlight, s) }
+
 // CanMoveTo reports whether the state machine has a move from s to next:
-// QUEUED → PROCESSING → EDITING → COMPLETED, EDITING → FAILED, and the
-// replay FAILED → QUEUED. COMPLETED is final.
+// QUEUED → PROCESSING → EDITING → COMPLETED; PROCESSING or EDITING →
+// FAILED (Fail, or Recover after the last attempt) and → QUEUED (Recover);
+// and the replay FAILED → QUEUED. COMPLETED is final.
 func (s Status) CanMoveTo(next Status) bool {
-	for _, t := range transitions[s] {
-		if t == next {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(transitions[s], next)
 }
 
-// StartProcessing moves a job QUEUED → PROCESSING (a worker picked it up)
-// and sets processingStartedAt. Of any number of workers racing for one
-// job, exactly one succeeds; the others get a *TransitionError.
+// StartProcessing moves a job QUEUED → PROCESSING (a worker picked it up):
+// it sets processingStartedAt, increments attempt and gives the job a lease
+// of Options.LeaseDuration. The worker takes [Job.Lease] from the result,
+// renews it with Heartbeat and passes it to StartEditing, Complete or Fail.
+// Of any number of workers racing for one job, exactly one succeeds; the
+// others get a *TransitionError.
 func (s *Store) StartProcessing(ctx context.Context, id string) (*Job, error) {
-	return s.move(ctx, id, StatusQueued, StatusProcessing, func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
-		return u.Set(expression.Name(attrProcessingStartedAt), expression.Value(now)), nil
-	})
+	attempt := expression.Name(attrAttempt)
+	return s.move(ctx, moveSpec{id: id, from: []Status{StatusQueued}, to: StatusProcessing, renew: true,
+		set: func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
+			return u.Set(expression.Name(attrProcessingStartedAt), expression.Value(now)).
+				Set(attempt, expression.Plus(expression.IfNotExists(attempt, expression.Value(0)), expression.Value(1))), nil
+		}})
 }
 
-// StartEditing moves a job PROCESSING → EDITING (the provider call begins)
-// and stores the provider's analysis, when there is one. An analysis that
-// could push the item past the offload threshold is written to the blob
-// store first and the item keeps a pointer to it; Get and the lists read it
-// back transparently.
-func (s *Store) StartEditing(ctx context.Context, id string, analysis *AnalysisResult) (*Job, error) {
+// StartEditing moves a job PROCESSING → EDITING under lease (the provider
+// call begins), renews the lease and stores the provider's analysis, when
+// there is one. An analysis that could push the item past the offload
+// threshold is written to the blob store first and the item keeps a
+// pointer to it; Get and the lists read it back transparently.
+func (s *Store) StartEditing(ctx context.Context, lease Lease, analysis *AnalysisResult) (*Job, error) {
 	if err := analysis.validate(); err != nil {
 		return nil, err
 	}
-	return s.move(ctx, id, StatusProcessing, StatusEditing, func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
-		if analysis == nil {
-			return u, nil
-		}
-		av, err := attributevalue.Marshal(normalizeAnalysis(analysis))
-		if err != nil {
-			return u, fmt.Errorf("jobs: marshal analysis result: %w", err)
-		}
-		av, err = s.offloadAttr(ctx, id, attrAnalysisResult, av)
-		if err != nil {
-			return u, err
-		}
-		return u.Set(expression.Name(attrAnalysisResult), expression.Value(av)), nil
-	})
+	return s.move(ctx, moveSpec{id: lease.JobID, lease: &lease, from: []Status{StatusProcessing}, to: StatusEditing, renew: true,
+		set: func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
+			if analysis == nil {
+				return u, nil
+			}
+			av, err := attributevalue.Marshal(normalizeAnalysis(analysis))
+			if err != nil {
+				return u, fmt.Errorf("jobs: marshal analysis result: %w", err)
+			}
+			av, err = s.offloadAttr(ctx, lease.JobID, attrAnalysisResult, av)
+			if err != nil {
+				return u, err
+			}
+			return u.Set(expression.Name(attrAnalysisResult), expression.Value(av)), nil
+		}})
 }
 
-// Complete moves a job EDITING → COMPLETED, stores the edit result, sets
-// s3FinalKey to the result's key and processingCompletedAt. An error map
-// left by an earlier failure stays: it records how many replays it took.
-func (s *Store) Complete(ctx context.Context, id string, result EditResult) (*Job, error) {
+// Heartbeat renews lease to Options.LeaseDuration from now and returns the
+// renewed lease. It is one conditional UpdateItem on the job being in
+// flight under lease's attempt; a worker whose job was recovered, or moved
+// on, gets a *TransitionError (ErrLeaseLost) carrying the job as it is.
+// Renew well inside the lease (a third of it is usual).
+//
+// A heartbeat changes leaseExpiresAt and updatedAt, attributes both
+// indexes project: each costs the job's write units plus one write per
+// index (about 3 WCU for a 1 KB job).
+func (s *Store) Heartbeat(ctx context.Context, lease Lease) (Lease, error) {
+	job, err := s.move(ctx, moveSpec{id: lease.JobID, lease: &lease, from: inFlight, renew: true})
+	if err != nil {
+		return lease, err
+	}
+	return job.Lease(), nil
+}
+
+// Complete moves a job EDITING → COMPLETED under lease, stores the edit
+// result, sets s3FinalKey to the result's key and processingCompletedAt,
+// and removes the lease. An error map left by an earlier failure stays: it
+// records how many replays it took.
+func (s *Store) Complete(ctx context.Context, lease Lease, result EditResult) (*Job, error) {
 	if err := result.validate(); err != nil {
 		return nil, err
 	}
-	return s.move(ctx, id, StatusEditing, StatusCompleted, func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
-		av, err := attributevalue.Marshal(result)
-		if err != nil {
-			return u, fmt.Errorf("jobs: marshal edit result: %w", err)
-		}
-		av, err = s.offloadAttr(ctx, id, attrEditResult, av)
-		if err != nil {
-			return u, err
-		}
-		return u.Set(expression.Name(attrEditResult), expression.Value(av)).
-			Set(expression.Name(attrS3FinalKey), expression.Value(result.S3Key)).
-			Set(expression.Name(attrProcessingCompletedAt), expression.Value(now)), nil
-	})
+	return s.move(ctx, moveSpec{id: lease.JobID, lease: &lease, from: []Status{StatusEditing}, to: StatusCompleted,
+		set: func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
+			av, err := attributevalue.Marshal(result)
+			if err != nil {
+				return u, fmt.Errorf("jobs: marshal edit result: %w", err)
+			}
+			av, err = s.offloadAttr(ctx, lease.JobID, attrEditResult, av)
+			if err != nil {
+				return u, err
+			}
+			return u.Set(expression.Name(attrEditResult), expression.Value(av)).
+				Set(expression.Name(attrS3FinalKey), expression.Value(result.S3Key)).
+				Set(expression.Name(attrProcessingCompletedAt), expression.Value(now)).
+				Remove(expression.Name(attrLeaseExpiresAt)), nil
+		}})
 }
 
-// Fail moves a job EDITING → FAILED (the provider failed or retries ran
-// out), records the error and sets processingCompletedAt. failure.RetryCount
+// Fail moves an in-flight job (PROCESSING or EDITING) to FAILED under
+// lease: the provider failed, or the worker gave up. It records the error,
+// sets processingCompletedAt and removes the lease. failure.RetryCount
 // must be 0: the store keeps the count, which only Replay changes.
 //
 // A job failing for the first time takes one conditional write. A job that
@@ -99,117 +135,195 @@ func (s *Store) Complete(ctx context.Context, id string, result EditResult) (*Jo
 // must survive; the first write is then refused (its condition requires no
 // error map), DynamoDB returns the item with the refusal, and a second
 // conditional write updates the map's fields in place. Both writes require
-// EDITING, so neither can overwrite a concurrent move.
-func (s *Store) Fail(ctx context.Context, id string, failure JobError) (*Job, error) {
+// the lease's attempt in flight, so neither can overwrite a concurrent move.
+func (s *Store) Fail(ctx context.Context, lease Lease, failure JobError) (*Job, error) {
 	if err := failure.validate(); err != nil {
 		return nil, err
 	}
-	job, err := s.move(ctx, id, StatusEditing, StatusFailed, func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
-		return u.Set(expression.Name(attrError), expression.Value(failure)).
-			Set(expression.Name(attrProcessingCompletedAt), expression.Value(now)), nil
-	}, expression.AttributeNotExists(expression.Name(attrError)))
+	spec := moveSpec{id: lease.JobID, lease: &lease, from: inFlight, to: StatusFailed,
+		set: func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
+			return u.Set(expression.Name(attrError), expression.Value(failure)).
+				Set(expression.Name(attrProcessingCompletedAt), expression.Value(now)).
+				Remove(expression.Name(attrLeaseExpiresAt)), nil
+		},
+		extra: expression.AttributeNotExists(expression.Name(attrError)),
+	}
+	job, err := s.move(ctx, spec)
 	var te *TransitionError
-	if !errors.As(err, &te) || te.Current != StatusEditing {
+	if !errors.As(err, &te) || te.LeaseLost || !te.Current.InFlight() {
 		return job, err
 	}
-	// The job is EDITING and was refused only for its error map.
-	return s.move(ctx, id, StatusEditing, StatusFailed, func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
+	// The job is in flight under this lease and was refused only for its
+	// error map.
+	spec.set = func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
 		u = u.Set(expression.Name(attrError+".code"), expression.Value(failure.Code)).
 			Set(expression.Name(attrError+".message"), expression.Value(failure.Message)).
-			Set(expression.Name(attrProcessingCompletedAt), expression.Value(now))
+			Set(expression.Name(attrProcessingCompletedAt), expression.Value(now)).
+			Remove(expression.Name(attrLeaseExpiresAt))
 		if failure.Stack != "" {
 			u = u.Set(expression.Name(attrError+".stack"), expression.Value(failure.Stack))
 		} else {
 			u = u.Remove(expression.Name(attrError + ".stack"))
 		}
 		return u, nil
-	}, expression.AttributeExists(expression.Name(attrError)))
+	}
+	spec.extra = expression.AttributeExists(expression.Name(attrError))
+	return s.move(ctx, spec)
 }
 
 // Replay moves a FAILED job back to QUEUED for another attempt and
 // increments error.retryCount. The error's code and message stay as the
 // record of the last failure; processingStartedAt and
 // processingCompletedAt are removed, since they describe the attempt that
-// failed and the next StartProcessing sets them afresh.
+// failed and the next StartProcessing sets them afresh. attemptsAtReplay is
+// set to the attempts so far, so Recover grants the replayed job a fresh
+// Options.MaxAttempts.
 //
 // A FAILED item written before the error map existed gets one, with code
 // "UNKNOWN" and retryCount 1, by a second conditional write (the first is
 // refused because it requires the map).
 func (s *Store) Replay(ctx context.Context, id string) (*Job, error) {
 	retryCount := expression.Name(attrError + ".retryCount")
-	job, err := s.move(ctx, id, StatusFailed, StatusQueued, func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
-		return u.Set(retryCount, expression.Plus(expression.IfNotExists(retryCount, expression.Value(0)), expression.Value(1))).
+	replayed := func(u expression.UpdateBuilder) expression.UpdateBuilder {
+		return u.Set(expression.Name(attrAttemptsAtReplay), expression.IfNotExists(expression.Name(attrAttempt), expression.Value(0))).
 			Remove(expression.Name(attrProcessingStartedAt)).
-			Remove(expression.Name(attrProcessingCompletedAt)), nil
-	}, expression.AttributeExists(expression.Name(attrError)))
+			Remove(expression.Name(attrProcessingCompletedAt))
+	}
+	spec := moveSpec{id: id, from: []Status{StatusFailed}, to: StatusQueued,
+		set: func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
+			return replayed(u.Set(retryCount, expression.Plus(expression.IfNotExists(retryCount, expression.Value(0)), expression.Value(1)))), nil
+		},
+		extra: expression.AttributeExists(expression.Name(attrError)),
+	}
+	job, err := s.move(ctx, spec)
 	var te *TransitionError
 	if !errors.As(err, &te) || te.Current != StatusFailed {
 		return job, err
 	}
-	return s.move(ctx, id, StatusFailed, StatusQueued, func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
-		return u.Set(expression.Name(attrError), expression.Value(JobError{
+	spec.set = func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
+		return replayed(u.Set(expression.Name(attrError), expression.Value(JobError{
 			Code:       UnknownErrorCode,
 			Message:    "the job failed before its error was recorded",
 			RetryCount: 1,
-		})).
-			Remove(expression.Name(attrProcessingStartedAt)).
-			Remove(expression.Name(attrProcessingCompletedAt)), nil
-	}, expression.AttributeNotExists(expression.Name(attrError)))
+		}))), nil
+	}
+	spec.extra = expression.AttributeNotExists(expression.Name(attrError))
+	return s.move(ctx, spec)
 }
 
 // UnknownErrorCode is the error code Replay records for a FAILED job that
 // has no error map (written before the seed added error tracking).
 const UnknownErrorCode = "UNKNOWN"
 
+// moveSpec describes one status move.
+type moveSpec struct {
+	id    string
+	lease *Lease   // the worker's lease; nil for moves not made under one
+	from  []Status // the statuses the move starts from
+	to    Status   // "" keeps the status (Heartbeat)
+	renew bool     // set leaseExpiresAt to now + LeaseDuration
+	set   func(nowMillis int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error)
+	extra expression.ConditionBuilder // a further condition, when valid
+}
+
 // move is every status change: one UpdateItem that sets status and
 // updatedAt plus what set adds, on the condition that the job exists, has
-// not expired, is in status from, and meets extra. When the condition fails
-// DynamoDB returns the item as it was (ReturnValuesOnConditionCheckFailure),
-// which tells a missing or expired job (ErrNotFound) from one in another
-// status (*TransitionError) without a second read.
-func (s *Store) move(ctx context.Context, id string, from, to Status,
-	set func(nowMillis int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error),
-	extra ...expression.ConditionBuilder) (*Job, error) {
+// not expired, is in one of the statuses from, is still under the lease's
+// attempt (moves made under a lease) and meets extra. When the condition
+// fails DynamoDB returns the item as it was
+// (ReturnValuesOnConditionCheckFailure), which tells a missing or expired
+// job (ErrNotFound) from one in another status or attempt
+// (*TransitionError) without a second read.
+func (s *Store) move(ctx context.Context, m moveSpec) (*Job, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	if err := checkID(id); err != nil {
+	if err := checkID(m.id); err != nil {
 		return nil, err
+	}
+	if m.lease != nil && m.lease.Attempt <= 0 {
+		return nil, inputError("lease.Attempt", m.lease.Attempt, "must be positive: take the lease from the job StartProcessing returned")
 	}
 	now := s.now()
 	nowMillis := now.UnixMilli()
-	u := expression.Set(expression.Name(attrStatus), expression.Value(to)).
-		Set(expression.Name(attrUpdatedAt), expression.Value(nowMillis))
-	u, err := set(nowMillis, u)
-	if err != nil {
-		return nil, err
+	u := expression.Set(expression.Name(attrUpdatedAt), expression.Value(nowMillis))
+	if m.to != "" {
+		u = u.Set(expression.Name(attrStatus), expression.Value(m.to))
 	}
-	cond := expression.Name(attrStatus).Equal(expression.Value(from)).And(s.alive(now))
-	for _, c := range extra {
-		cond = cond.And(c)
+	if m.renew {
+		u = u.Set(expression.Name(attrLeaseExpiresAt), expression.Value(now.Add(s.opts.LeaseDuration).UnixMilli()))
+	}
+	if m.set != nil {
+		var err error
+		if u, err = m.set(nowMillis, u); err != nil {
+			return nil, err
+		}
+	}
+	cond := statusIn(m.from).And(s.alive(now))
+	if m.lease != nil {
+		cond = cond.And(expression.Name(attrAttempt).Equal(expression.Value(m.lease.Attempt)))
+	}
+	if m.extra.IsSet() {
+		cond = cond.And(m.extra)
 	}
 	var item table.Item
-	err = s.t.Update(ctx, s.t.Key(id), u, table.If(cond), table.ReturnNew(&item), table.ItemOnConditionFailure())
+	err := s.t.Update(ctx, s.t.Key(m.id), u, table.If(cond), table.ReturnNew(&item), table.ItemOnConditionFailure())
 	if err != nil {
 		if !errors.Is(err, table.ErrConditionFailed) {
-			return nil, fmt.Errorf("jobs: move job %q %s → %s: %w", id, from, to, err)
+			return nil, fmt.Errorf("jobs: move job %q %s → %s: %w", m.id, joinStatuses(m.from), m.to, err)
 		}
 		var te *table.Error
 		var current table.Item
 		if errors.As(err, &te) {
 			current = te.Item
 		}
-		st, ok := current[attrStatus].(*types.AttributeValueMemberS)
 		if len(current) == 0 || itemExpired(current, now) {
-			return nil, notFound(id, err)
+			return nil, notFound(m.id, err)
 		}
-		cur := Status("")
-		if ok {
-			cur = Status(st.Value)
-		}
-		return nil, &TransitionError{JobID: id, Current: cur, From: from, To: to, Cause: err}
+		return nil, s.transitionError(ctx, m, current, err)
 	}
 	return s.jobFromStored(ctx, item)
+}
+
+// transitionError describes a refused move from the item DynamoDB returned
+// with the refusal.
+func (s *Store) transitionError(ctx context.Context, m moveSpec, current table.Item, cause error) *TransitionError {
+	te := &TransitionError{JobID: m.id, From: m.from, To: m.to, Cause: cause}
+	if st, ok := current[attrStatus].(*types.AttributeValueMemberS); ok {
+		te.Current = Status(st.Value)
+	}
+	if job, err := s.jobFromStored(ctx, current); err == nil {
+		te.Job = job
+	}
+	if m.lease != nil && slices.Contains(m.from, te.Current) {
+		var attempt int
+		if n, ok := current[attrAttempt].(*types.AttributeValueMemberN); ok {
+			_, _ = fmt.Sscan(n.Value, &attempt)
+		}
+		te.LeaseLost = attempt != m.lease.Attempt
+	}
+	return te
+}
+
+// statusIn is the condition "status is one of from".
+func statusIn(from []Status) expression.ConditionBuilder {
+	st := expression.Name(attrStatus)
+	if len(from) == 1 {
+		return st.Equal(expression.Value(from[0]))
+	}
+	rest := make([]expression.OperandBuilder, 0, len(from)-1)
+	for _, f := range from[1:] {
+		rest = append(rest, expression.Value(f))
+	}
+	return st.In(expression.Value(from[0]), rest...)
+}
+
+func joinStatuses(sts []Status) string {
+	parts := make([]string, len(sts))
+	for i, st := range sts {
+		parts[i] = string(st)
+	}
+	return strings.Join(parts, "|")
 }
 
 // alive is the condition "not expired at now": DynamoDB may keep an

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -40,7 +42,7 @@ func TestStatusMovesFollowTheSeedAndSetItsTimestamps(t *testing.T) {
 	}
 
 	f.db.Advance(time.Second)
-	editing, err := f.store.StartEditing(ctx, job.ID, analysis)
+	editing, err := f.store.StartEditing(ctx, leaseOf(t, f.store, job.ID), analysis)
 	if err != nil {
 		t.Fatalf("StartEditing: %v", err)
 	}
@@ -49,7 +51,7 @@ func TestStatusMovesFollowTheSeedAndSetItsTimestamps(t *testing.T) {
 	}
 
 	f.db.Advance(time.Second)
-	done, err := f.store.Complete(ctx, job.ID, edit)
+	done, err := f.store.Complete(ctx, leaseOf(t, f.store, job.ID), edit)
 	if err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
@@ -114,7 +116,7 @@ func raceToProcess(t *testing.T, store *jobs.Store, id string) {
 			won++
 		case errors.As(err, &te) && errors.Is(err, jobs.ErrInvalidTransition):
 			lost++
-			if te.JobID != id || te.Current != jobs.StatusProcessing || te.From != jobs.StatusQueued || te.To != jobs.StatusProcessing {
+			if te.JobID != id || te.Current != jobs.StatusProcessing || !slices.Equal(te.From, []jobs.Status{jobs.StatusQueued}) || te.To != jobs.StatusProcessing {
 				t.Errorf("TransitionError %+v, want job %s found PROCESSING on QUEUED → PROCESSING", te, id)
 			}
 		default:
@@ -132,10 +134,12 @@ func TestMoveFromWrongStatusIsTypedAndChangesNothing(t *testing.T) {
 	job := f.create(t, "u1")
 	f.db.Advance(time.Minute)
 
+	// A lease as a worker would hold it, for a job that is not in flight.
+	lease := jobs.Lease{JobID: job.ID, Attempt: 1}
 	moves := map[string]func() (*jobs.Job, error){
-		"StartEditing": func() (*jobs.Job, error) { return f.store.StartEditing(ctx, job.ID, analysis) },
-		"Complete":     func() (*jobs.Job, error) { return f.store.Complete(ctx, job.ID, edit) },
-		"Fail":         func() (*jobs.Job, error) { return f.store.Fail(ctx, job.ID, jobs.JobError{Code: "X", Message: "x"}) },
+		"StartEditing": func() (*jobs.Job, error) { return f.store.StartEditing(ctx, lease, analysis) },
+		"Complete":     func() (*jobs.Job, error) { return f.store.Complete(ctx, lease, edit) },
+		"Fail":         func() (*jobs.Job, error) { return f.store.Fail(ctx, lease, jobs.JobError{Code: "X", Message: "x"}) },
 		"Replay":       func() (*jobs.Job, error) { return f.store.Replay(ctx, job.ID) },
 	}
 	for name, move := range moves {
@@ -147,7 +151,7 @@ func TestMoveFromWrongStatusIsTypedAndChangesNothing(t *testing.T) {
 		if te.Current != jobs.StatusQueued || te.JobID != job.ID {
 			t.Fatalf("%s: %+v, want Current QUEUED", name, te)
 		}
-		if want := fmt.Sprintf("jobs: job %q is QUEUED, cannot move %s → %s", job.ID, te.From, te.To); err.Error() != want {
+		if want := fmt.Sprintf("jobs: job %q is QUEUED, cannot move %s → %s", job.ID, fromText(te.From), te.To); err.Error() != want {
 			t.Fatalf("%s: message %q, want %q", name, err, want)
 		}
 	}
@@ -165,8 +169,8 @@ func TestCompletedIsFinal(t *testing.T) {
 	ctx := context.Background()
 	job := f.create(t, "u1")
 	moved(t)(f.store.StartProcessing(ctx, job.ID))
-	moved(t)(f.store.StartEditing(ctx, job.ID, nil))
-	moved(t)(f.store.Complete(ctx, job.ID, edit))
+	moved(t)(f.store.StartEditing(ctx, leaseOf(t, f.store, job.ID), nil))
+	moved(t)(f.store.Complete(ctx, leaseOf(t, f.store, job.ID), edit))
 	_, err := f.store.Replay(ctx, job.ID)
 	var te *jobs.TransitionError
 	if !errors.As(err, &te) || te.Current != jobs.StatusCompleted {
@@ -196,9 +200,9 @@ func TestFailThenReplayCountsRetriesAndKeepsThemAcrossFailures(t *testing.T) {
 
 	for attempt := range 3 {
 		moved(t)(f.store.StartProcessing(ctx, job.ID))
-		moved(t)(f.store.StartEditing(ctx, job.ID, analysis))
+		moved(t)(f.store.StartEditing(ctx, leaseOf(t, f.store, job.ID), analysis))
 		f.db.Advance(time.Second)
-		failed := moved(t)(f.store.Fail(ctx, job.ID, jobs.JobError{
+		failed := moved(t)(f.store.Fail(ctx, leaseOf(t, f.store, job.ID), jobs.JobError{
 			Code: "PROVIDER_TIMEOUT", Message: fmt.Sprintf("attempt %d timed out", attempt+1), Stack: "stack"}))
 		if failed.Status != jobs.StatusFailed || failed.Error == nil || failed.Error.RetryCount != attempt ||
 			failed.Error.Message != fmt.Sprintf("attempt %d timed out", attempt+1) || !failed.ProcessingCompletedAt.Equal(f.db.Now()) {
@@ -212,8 +216,8 @@ func TestFailThenReplayCountsRetriesAndKeepsThemAcrossFailures(t *testing.T) {
 	}
 	// A failure without a stack must not keep the previous one's.
 	moved(t)(f.store.StartProcessing(ctx, job.ID))
-	moved(t)(f.store.StartEditing(ctx, job.ID, nil))
-	last := moved(t)(f.store.Fail(ctx, job.ID, jobs.JobError{Code: "BAD_IMAGE", Message: "corrupt"}))
+	moved(t)(f.store.StartEditing(ctx, leaseOf(t, f.store, job.ID), nil))
+	last := moved(t)(f.store.Fail(ctx, leaseOf(t, f.store, job.ID), jobs.JobError{Code: "BAD_IMAGE", Message: "corrupt"}))
 	if last.Error.RetryCount != 3 || last.Error.Stack != "" || last.Error.Code != "BAD_IMAGE" {
 		t.Fatalf("fourth failure: %+v", last.Error)
 	}
@@ -237,6 +241,7 @@ func TestMovesRejectBadInputBeforeAnyRequest(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	job := f.create(t, "u1")
+	lease := jobs.Lease{JobID: job.ID, Attempt: 1}
 	cases := []struct {
 		name, field string
 		call        func() error
@@ -244,45 +249,53 @@ func TestMovesRejectBadInputBeforeAnyRequest(t *testing.T) {
 		{"empty id", "jobId", func() error { _, err := f.store.StartProcessing(ctx, ""); return err }},
 		{"invalid UTF-8 id", "jobId", func() error { _, err := f.store.Replay(ctx, "\xff"); return err }},
 		{"confidence above 1", "analysisResult.labels[0].confidence", func() error {
-			_, err := f.store.StartEditing(ctx, job.ID, &jobs.AnalysisResult{Labels: []jobs.Label{{Name: "x", Confidence: 1.5}}})
+			_, err := f.store.StartEditing(ctx, lease, &jobs.AnalysisResult{Labels: []jobs.Label{{Name: "x", Confidence: 1.5}}})
 			return err
 		}},
 		{"empty label", "analysisResult.labels[0].name", func() error {
-			_, err := f.store.StartEditing(ctx, job.ID, &jobs.AnalysisResult{Labels: []jobs.Label{{Confidence: 0.5}}})
+			_, err := f.store.StartEditing(ctx, lease, &jobs.AnalysisResult{Labels: []jobs.Label{{Confidence: 0.5}}})
 			return err
 		}},
 		{"unknown likelihood", "analysisResult.safeSearch.adult", func() error {
-			_, err := f.store.StartEditing(ctx, job.ID, &jobs.AnalysisResult{SafeSearch: &jobs.SafeSearch{Adult: "MAYBE", Violence: jobs.Likely}})
+			_, err := f.store.StartEditing(ctx, lease, &jobs.AnalysisResult{SafeSearch: &jobs.SafeSearch{Adult: "MAYBE", Violence: jobs.Likely}})
 			return err
 		}},
 		{"unknown format", "editResult.format", func() error {
 			e := edit
 			e.Format = "gif"
-			_, err := f.store.Complete(ctx, job.ID, e)
+			_, err := f.store.Complete(ctx, lease, e)
 			return err
 		}},
 		{"zero width", "editResult.width/height", func() error {
 			e := edit
 			e.Width = 0
-			_, err := f.store.Complete(ctx, job.ID, e)
+			_, err := f.store.Complete(ctx, lease, e)
 			return err
 		}},
 		{"negative edit size", "editResult.size", func() error {
 			e := edit
 			e.Size = -1
-			_, err := f.store.Complete(ctx, job.ID, e)
+			_, err := f.store.Complete(ctx, lease, e)
 			return err
 		}},
 		{"no final key", "editResult.s3Key", func() error {
 			e := edit
 			e.S3Key = ""
-			_, err := f.store.Complete(ctx, job.ID, e)
+			_, err := f.store.Complete(ctx, lease, e)
 			return err
 		}},
-		{"no error code", "error.code", func() error { _, err := f.store.Fail(ctx, job.ID, jobs.JobError{Message: "m"}); return err }},
-		{"no error message", "error.message", func() error { _, err := f.store.Fail(ctx, job.ID, jobs.JobError{Code: "C"}); return err }},
+		{"no error code", "error.code", func() error { _, err := f.store.Fail(ctx, lease, jobs.JobError{Message: "m"}); return err }},
+		{"no error message", "error.message", func() error { _, err := f.store.Fail(ctx, lease, jobs.JobError{Code: "C"}); return err }},
+		{"lease of a job never started", "lease.Attempt", func() error {
+			_, err := f.store.Heartbeat(ctx, jobs.Lease{JobID: job.ID})
+			return err
+		}},
+		{"lease without a job id", "jobId", func() error {
+			_, err := f.store.Heartbeat(ctx, jobs.Lease{Attempt: 1})
+			return err
+		}},
 		{"caller-set retry count", "error.retryCount", func() error {
-			_, err := f.store.Fail(ctx, job.ID, jobs.JobError{Code: "C", Message: "m", RetryCount: 2})
+			_, err := f.store.Fail(ctx, lease, jobs.JobError{Code: "C", Message: "m", RetryCount: 2})
 			return err
 		}},
 	}
@@ -314,9 +327,9 @@ func ExampleStore_Replay() {
 	ctx := context.Background()
 	store, _ := exampleStore()
 	job, _ := store.Create(ctx, jobs.CreateInput{UserID: "user-12345", FileType: "image/jpeg", Provider: "seedream"})
-	store.StartProcessing(ctx, job.ID)
-	store.StartEditing(ctx, job.ID, nil)
-	store.Fail(ctx, job.ID, jobs.JobError{Code: "PROVIDER_TIMEOUT", Message: "no answer in 30s"})
+	job, _ = store.StartProcessing(ctx, job.ID)
+	store.StartEditing(ctx, job.Lease(), nil)
+	store.Fail(ctx, job.Lease(), jobs.JobError{Code: "PROVIDER_TIMEOUT", Message: "no answer in 30s"})
 
 	job, err := store.Replay(ctx, job.ID)
 	if err != nil {
@@ -342,14 +355,23 @@ func TestClaimFiftyWorkersOneWinsOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	raceToProcess(t, store, job.ID)
-	if _, err := store.StartEditing(ctx, job.ID, analysis); err != nil {
+	if _, err := store.StartEditing(ctx, leaseOf(t, store, job.ID), analysis); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Fail(ctx, job.ID, jobs.JobError{Code: "C", Message: "m"}); err != nil {
+	if _, err := store.Fail(ctx, leaseOf(t, store, job.ID), jobs.JobError{Code: "C", Message: "m"}); err != nil {
 		t.Fatal(err)
 	}
 	replayed, err := store.Replay(ctx, job.ID)
 	if err != nil || replayed.Error.RetryCount != 1 {
 		t.Fatalf("Replay over HTTP: %+v, %v", replayed, err)
 	}
+}
+
+// fromText is how a TransitionError names the statuses a move starts from.
+func fromText(from []jobs.Status) string {
+	parts := make([]string, len(from))
+	for i, st := range from {
+		parts[i] = string(st)
+	}
+	return strings.Join(parts, "|")
 }

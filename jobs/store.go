@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/tablekit/tablekit/blobstore"
@@ -18,6 +19,16 @@ const DefaultTTL = 90 * 24 * time.Hour
 // a quarter of DynamoDB's 400 KB limit: reads and writes of a job cost at
 // most 25 write units / 13 read units even with a large analysis.
 const DefaultOffloadThreshold = 100 * 1024
+
+// DefaultLeaseDuration is how long a worker holds an in-flight job without
+// a heartbeat. The seed's workers are Lambda functions (at most 15 minutes
+// per invocation) renewing as they go; five minutes lets a dead worker's
+// job be retried soon without taking one from a slow, living one.
+const DefaultLeaseDuration = 5 * time.Minute
+
+// DefaultMaxAttempts is how many processing attempts a job gets before
+// Recover fails it.
+const DefaultMaxAttempts = 3
 
 // Options configure a Store.
 type Options struct {
@@ -44,6 +55,17 @@ type Options struct {
 	// OffloadPrefix is the key prefix of offloaded results in the blob
 	// store. Default "jobs/{table name}/".
 	OffloadPrefix string
+	// LeaseDuration is how long an in-flight job is held for its worker
+	// without a heartbeat before Recover may take it back. Default
+	// DefaultLeaseDuration.
+	LeaseDuration time.Duration
+	// MaxAttempts is how many processing attempts a job gets (since its
+	// creation or last Replay) before Recover fails it instead of
+	// re-queuing it. Default DefaultMaxAttempts.
+	MaxAttempts int
+	// Logger receives the store's structured logs (recoveries, lost
+	// races); nil is silent.
+	Logger *slog.Logger
 	// Table configures the underlying table.Table (backoff, cursor key).
 	Table []func(*table.Options)
 }
@@ -86,6 +108,12 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) *Stor
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
+	if o.LeaseDuration == 0 {
+		o.LeaseDuration = DefaultLeaseDuration
+	}
+	if o.MaxAttempts == 0 {
+		o.MaxAttempts = DefaultMaxAttempts
+	}
 	if o.OffloadThreshold == 0 {
 		o.OffloadThreshold = DefaultOffloadThreshold
 	}
@@ -107,6 +135,10 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) *Stor
 		s.err = inputError("db", "nil", "NewStore needs a table.API")
 	case o.TTL < 0:
 		s.err = inputError("Options.TTL", o.TTL, "must not be negative")
+	case o.LeaseDuration < 0:
+		s.err = inputError("Options.LeaseDuration", o.LeaseDuration, "must not be negative")
+	case o.MaxAttempts < 0:
+		s.err = inputError("Options.MaxAttempts", o.MaxAttempts, "must not be negative")
 	case o.OffloadThreshold < minOffloadThreshold || o.OffloadThreshold > table.MaxItemSize:
 		s.err = inputError("Options.OffloadThreshold", o.OffloadThreshold,
 			fmt.Sprintf("must be between %d and %d bytes", minOffloadThreshold, table.MaxItemSize))

@@ -140,3 +140,14 @@ func ExampleNewStore() {
 	fmt.Println(store.Table().Name(), job.Status, len(job.ID))
 	// Output: photoeditor-staging-jobs QUEUED 26
 }
+
+// leaseOf reads the lease of an in-flight job, as the worker that started
+// it holds it.
+func leaseOf(t testing.TB, store *jobs.Store, id string) jobs.Lease {
+	t.Helper()
+	j, err := store.Get(context.Background(), id, jobs.Consistent())
+	if err != nil {
+		t.Fatalf("Get %s: %v", id, err)
+	}
+	return j.Lease()
+}

@@ -207,20 +207,24 @@ func process(ctx context.Context, store *jobs.Store, p *provider, worker int, id
 	if err != nil {
 		return false, err
 	}
+	// The lease is this worker's hold on the job: every later move carries
+	// it, so a worker that stalls past it and is recovered cannot finish a
+	// job another worker took over.
+	lease := job.Lease()
 	analysis := p.analyze(job)
-	if _, err := store.StartEditing(ctx, id, analysis); err != nil {
+	if _, err := store.StartEditing(ctx, lease, analysis); err != nil {
 		return false, err
 	}
 	result, perr := p.edit(job)
 	if perr != nil {
-		failed, err := store.Fail(ctx, id, jobs.JobError{Code: "PROVIDER_TIMEOUT", Message: perr.Error()})
+		failed, err := store.Fail(ctx, lease, jobs.JobError{Code: "PROVIDER_TIMEOUT", Message: perr.Error()})
 		if err != nil {
 			return false, err
 		}
 		fmt.Printf("worker %d: %-14s FAILED    (%s)\n", worker, failed.OriginalFileName, failed.Error.Message)
 		return false, nil
 	}
-	done, err := store.Complete(ctx, id, result)
+	done, err := store.Complete(ctx, lease, result)
 	if err != nil {
 		return false, err
 	}

@@ -1,0 +1,200 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// LeaseExpiredCode is the error code Recover records on a job it moves to
+// FAILED because its last attempt's lease expired.
+const LeaseExpiredCode = "LEASE_EXPIRED"
+
+// RecoverResult counts what one Recover call did.
+type RecoverResult struct {
+	// Read is how many in-flight jobs with an expired lease the index
+	// returned.
+	Read int
+	// Requeued jobs went back to QUEUED for another attempt.
+	Requeued int
+	// Failed jobs went to FAILED: their last attempt's lease expired.
+	Failed int
+	// Skipped jobs changed between the read and the write (their worker
+	// renewed the lease or moved them, or another Recover was first) and
+	// were left as they are.
+	Skipped int
+}
+
+// Recover finds the in-flight jobs (PROCESSING, EDITING) whose lease has
+// expired, the jobs of workers that died or hung, and moves each with one
+// conditional UpdateItem: back to QUEUED for another attempt, or to FAILED
+// (error code LEASE_EXPIRED, processingCompletedAt set) when the job has
+// used Options.MaxAttempts attempts since it was created or last replayed.
+// Run it periodically, every LeaseDuration or so, from one place or many:
+// concurrent calls are safe.
+//
+// The write is conditioned on what was read: the status, the attempt and
+// the lease expiry. A worker that renewed its lease or moved its job in
+// the meantime wins, and the job is left alone (Skipped); a worker that
+// wakes up after its job was recovered finds every move refused
+// (ErrLeaseLost), so an attempt's work is never recorded twice.
+//
+// Jobs are found through the seed's status-createdAt-index, one query per
+// in-flight status, oldest first. A lease runs from its StartProcessing,
+// which comes after the job's creation, so only jobs created at least
+// LeaseDuration ago can have an expired lease: that bound is the query's
+// key condition, and the lease expiry a filter. The read therefore costs
+// the in-flight jobs older than one lease (a number bounded by the workers
+// there are, as long as they are alive), not the table. A job leased by a
+// store with a shorter LeaseDuration is found once it is LeaseDuration
+// old. In-flight items without a lease (written by code that predates
+// leases) are recovered once their updatedAt is LeaseDuration old.
+func (s *Store) Recover(ctx context.Context) (RecoverResult, error) {
+	var res RecoverResult
+	if s.err != nil {
+		return res, s.err
+	}
+	if ctx == nil {
+		return res, inputError("ctx", "nil", "Recover needs a context")
+	}
+	now := s.now()
+	cutoff := now.Add(-s.opts.LeaseDuration).UnixMilli()
+	lease, updated := expression.Name(attrLeaseExpiresAt), expression.Name(attrUpdatedAt)
+	expired := lease.LessThanEqual(expression.Value(now.UnixMilli())).
+		Or(expression.AttributeNotExists(lease).And(updated.LessThanEqual(expression.Value(cutoff))))
+	filter := expired.And(s.alive(now))
+	for _, st := range inFlight {
+		q := table.Query{
+			Index:     IndexStatusCreatedAt,
+			Partition: string(st),
+			Sort:      table.SortLessOrEqual(cutoff),
+			Filter:    &filter,
+		}
+		for item, err := range table.QueryAll[table.Item](ctx, s.t, q) {
+			if err != nil {
+				return res, fmt.Errorf("jobs: recover: list %s jobs: %w", st, err)
+			}
+			res.Read++
+			to, err := s.recoverItem(ctx, item, now)
+			switch {
+			case errors.Is(err, table.ErrConditionFailed):
+				res.Skipped++
+			case err != nil:
+				return res, err
+			case to == StatusQueued:
+				res.Requeued++
+			default:
+				res.Failed++
+			}
+		}
+	}
+	return res, nil
+}
+
+// leaseState is what Recover reads of an in-flight job, and conditions its
+// write on.
+type leaseState struct {
+	status           Status
+	attempt          int
+	hasAttempt       bool
+	attemptsAtReplay int
+	leaseExpiresAt   int64
+	hasLease         bool
+	updatedAt        int64
+	retryCount       int
+}
+
+func readLeaseState(item table.Item) leaseState {
+	var ls leaseState
+	if v, ok := item[attrStatus].(*types.AttributeValueMemberS); ok {
+		ls.status = Status(v.Value)
+	}
+	num := func(name string) (int64, bool) {
+		v, ok := item[name].(*types.AttributeValueMemberN)
+		if !ok {
+			return 0, false
+		}
+		n, err := strconv.ParseInt(v.Value, 10, 64)
+		return n, err == nil
+	}
+	a, ok := num(attrAttempt)
+	ls.attempt, ls.hasAttempt = int(a), ok
+	b, _ := num(attrAttemptsAtReplay)
+	ls.attemptsAtReplay = int(b)
+	ls.leaseExpiresAt, ls.hasLease = num(attrLeaseExpiresAt)
+	ls.updatedAt, _ = num(attrUpdatedAt)
+	if m, ok := item[attrError].(*types.AttributeValueMemberM); ok {
+		if v, ok := m.Value["retryCount"].(*types.AttributeValueMemberN); ok {
+			n, _ := strconv.Atoi(v.Value)
+			ls.retryCount = n
+		}
+	}
+	return ls
+}
+
+// recoverItem moves one expired in-flight job with one conditional write
+// on the status, attempt and lease it was read with, and returns the status
+// it moved to. A refused write is table.ErrConditionFailed.
+func (s *Store) recoverItem(ctx context.Context, item table.Item, now time.Time) (Status, error) {
+	id := ""
+	if v, ok := item[attrJobID].(*types.AttributeValueMemberS); ok {
+		id = v.Value
+	}
+	ls := readLeaseState(item)
+	attempt, lease, updated := expression.Name(attrAttempt), expression.Name(attrLeaseExpiresAt), expression.Name(attrUpdatedAt)
+	cond := expression.Name(attrStatus).Equal(expression.Value(ls.status)).And(s.alive(now))
+	if ls.hasAttempt {
+		cond = cond.And(attempt.Equal(expression.Value(ls.attempt)))
+	} else {
+		cond = cond.And(expression.AttributeNotExists(attempt))
+	}
+	if ls.hasLease {
+		cond = cond.And(lease.Equal(expression.Value(ls.leaseExpiresAt)))
+	} else {
+		cond = cond.And(expression.AttributeNotExists(lease)).And(updated.Equal(expression.Value(ls.updatedAt)))
+	}
+
+	used := max(ls.attempt-ls.attemptsAtReplay, 1)
+	nowMillis := now.UnixMilli()
+	u := expression.Set(updated, expression.Value(nowMillis)).Remove(lease)
+	to := StatusQueued
+	if used >= s.opts.MaxAttempts {
+		to = StatusFailed
+		u = u.Set(expression.Name(attrError), expression.Value(JobError{
+			Code:       LeaseExpiredCode,
+			Message:    fmt.Sprintf("the worker's lease expired in %s on attempt %d of %d", ls.status, used, s.opts.MaxAttempts),
+			RetryCount: ls.retryCount,
+		})).Set(expression.Name(attrProcessingCompletedAt), expression.Value(nowMillis))
+	} else {
+		u = u.Remove(expression.Name(attrProcessingStartedAt))
+	}
+	u = u.Set(expression.Name(attrStatus), expression.Value(to))
+
+	err := s.t.Update(ctx, s.t.Key(id), u, table.If(cond))
+	log := s.opts.Logger
+	switch {
+	case errors.Is(err, table.ErrConditionFailed):
+		if log != nil {
+			log.LogAttrs(ctx, slog.LevelDebug, "jobs: recover: job changed since it was read; left alone",
+				slog.String("table", s.t.Name()), slog.String("operation", "Recover"), slog.String("key", id),
+				slog.Int("attempt", ls.attempt))
+		}
+		return "", err
+	case err != nil:
+		return "", fmt.Errorf("jobs: recover job %q: %w", id, err)
+	}
+	if log != nil {
+		log.LogAttrs(ctx, slog.LevelInfo, "jobs: recovered job with an expired lease",
+			slog.String("table", s.t.Name()), slog.String("operation", "Recover"), slog.String("key", id),
+			slog.Int("attempt", ls.attempt), slog.String("from", string(ls.status)), slog.String("to", string(to)))
+	}
+	return to, nil
+}
