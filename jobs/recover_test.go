@@ -151,10 +151,8 @@ func TestRenewingWorkerIsNeverRecovered(t *testing.T) {
 	ctx := context.Background()
 	e := fakeLeaseEnv(t)
 	store := e.store(t)
-	job, _, err := createJob(store, "u1")
-	require.NoError(t, err)
-	started, err := store.StartProcessing(ctx, job.ID)
-	require.NoError(t, err)
+	started := startJob(t, store)
+
 	l := started.Lease()
 	for i := range 20 {
 		e.clock.Advance(lease / 3)
@@ -164,6 +162,7 @@ func TestRenewingWorkerIsNeverRecovered(t *testing.T) {
 			require.NoError(t, err)
 			l = editing.Lease()
 		} else {
+			var err error
 			l, err = store.Heartbeat(ctx, l)
 			require.NoError(t, err)
 		}
@@ -324,10 +323,8 @@ func raceHeartbeat(t *testing.T, e leaseEnv) {
 	store := e.store(t, func(o *jobs.Options) {
 		o.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
-	job, _, err := createJob(store, "u1")
-	require.NoError(t, err)
-	started, err := store.StartProcessing(ctx, job.ID)
-	require.NoError(t, err)
+	started := startJob(t, store)
+
 	e.clock.Advance(lease + time.Second)
 
 	var renewed jobs.Lease
@@ -341,7 +338,7 @@ func raceHeartbeat(t *testing.T, e leaseEnv) {
 	assert.Equal(t, jobs.RecoverResult{Read: 1, Skipped: 1}, res)
 	assert.Contains(t, logs.String(), "left alone")
 
-	got, err := store.Get(ctx, job.ID, jobs.Consistent())
+	got, err := store.Get(ctx, started.ID, jobs.Consistent())
 	require.NoError(t, err)
 	assert.Equal(t, jobs.StatusProcessing, got.Status)
 	assert.Equal(t, renewed, got.Lease())
@@ -366,11 +363,9 @@ func TestIntegrationRecoveryRacingCompleteLosesToIt(t *testing.T) {
 func raceComplete(t *testing.T, e leaseEnv) {
 	ctx := context.Background()
 	store := e.store(t)
-	job, _, err := createJob(store, "u1")
-	require.NoError(t, err)
-	started, err := store.StartProcessing(ctx, job.ID)
-	require.NoError(t, err)
-	_, err = store.StartEditing(ctx, started.Lease(), nil)
+	started := startJob(t, store)
+
+	_, err := store.StartEditing(ctx, started.Lease(), nil)
 	require.NoError(t, err)
 	e.clock.Advance(lease + time.Second)
 	e.db.arm(func() {
@@ -380,7 +375,7 @@ func raceComplete(t *testing.T, e leaseEnv) {
 	res, err := store.Recover(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, jobs.RecoverResult{Read: 1, Skipped: 1}, res)
-	got, err := store.Get(ctx, job.ID, jobs.Consistent())
+	got, err := store.Get(ctx, started.ID, jobs.Consistent())
 	require.NoError(t, err)
 	assert.Equal(t, jobs.StatusCompleted, got.Status)
 	assert.Equal(t, 1, got.Attempt)
@@ -390,10 +385,8 @@ func TestRecoveryFirstThenTheWorkerLosesItsLease(t *testing.T) {
 	ctx := context.Background()
 	e := fakeLeaseEnv(t)
 	store := e.store(t)
-	job, _, err := createJob(store, "u1")
-	require.NoError(t, err)
-	started, err := store.StartProcessing(ctx, job.ID)
-	require.NoError(t, err)
+	started := startJob(t, store)
+
 	e.clock.Advance(lease)
 	res, err := store.Recover(ctx)
 	require.NoError(t, err)
@@ -411,7 +404,7 @@ func TestRecoveryFirstThenTheWorkerLosesItsLease(t *testing.T) {
 		require.ErrorAs(t, err, &te, name)
 		assert.Equal(t, jobs.StatusQueued, te.Current, name)
 	}
-	got, err := store.Get(ctx, job.ID, jobs.Consistent())
+	got, err := store.Get(ctx, started.ID, jobs.Consistent())
 	require.NoError(t, err)
 	assert.Equal(t, jobs.StatusQueued, got.Status)
 	assert.Nil(t, got.Error)
@@ -498,4 +491,14 @@ func concurrentRace(t *testing.T, e leaseEnv, n int) {
 func createJob(store *jobs.Store, user string) (*jobs.Job, bool, error) {
 	j, err := store.Create(context.Background(), upload(user))
 	return j, err == nil, err
+}
+
+// startJob creates a job and starts it, as a worker that took it would.
+func startJob(t *testing.T, store *jobs.Store) *jobs.Job {
+	t.Helper()
+	job, _, err := createJob(store, "u1")
+	require.NoError(t, err)
+	started, err := store.StartProcessing(context.Background(), job.ID)
+	require.NoError(t, err)
+	return started
 }
