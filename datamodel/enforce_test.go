@@ -267,7 +267,7 @@ func TestEnforceLetsJobsBackfillRunOnItsPolicy(t *testing.T) {
 	}
 	store := jobs.NewStore(db, blobstore.NewMemory(), func(o *jobs.Options) { o.Env = "prod" })
 	for range 3 {
-		if _, err := store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/jpeg", Provider: "stub"}); err != nil {
+		if _, _, err := store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/jpeg", Provider: "stub"}); err != nil {
 			t.Fatal(err)
 		}
 	}

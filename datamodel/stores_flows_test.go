@@ -37,7 +37,7 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 		store := jobs.NewStore(fake, blobstore.NewMemory(), func(o *jobs.Options) { o.Env = "prod" })
 		var jb *jobs.Job
 		rows = append(rows, checkWrite(t, fake, s, "Create job", func() (err error) {
-			jb, err = store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileSize: 1000, FileType: "image/jpeg", Provider: "stub", OriginalFileName: "a.jpg"})
+			jb, _, err = store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileSize: 1000, FileType: "image/jpeg", Provider: "stub", OriginalFileName: "a.jpg"})
 			return err
 		}))
 		rows = append(rows, checkWrite(t, fake, s, "Update job status", func() error {
@@ -159,7 +159,7 @@ func TestStoreCheckCatchesAWrongDeclaration(t *testing.T) {
 	store := jobs.NewStore(fake, blobstore.NewMemory(), func(o *jobs.Options) { o.Env = "prod" })
 	var jb *jobs.Job
 	create := checkWrite(t, fake, s, "Create job", func() (err error) {
-		jb, err = store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/jpeg", Provider: "stub"})
+		jb, _, err = store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/jpeg", Provider: "stub"})
 		return err
 	})
 	if create.ok() || len(create.problems) != 1 {

@@ -35,7 +35,7 @@ func TestBackfillAddsAFieldWithProgress(t *testing.T) {
 		if i%3 == 0 {
 			in.CorrelationID = "" // written before the field existed
 		}
-		if _, err := f.store.Create(ctx, in); err != nil {
+		if _, _, err := f.store.Create(ctx, in); err != nil {
 			t.Fatal(err)
 		}
 	}

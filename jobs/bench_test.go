@@ -13,7 +13,7 @@ func BenchmarkCreate(b *testing.B) {
 	ctx := context.Background()
 	in := upload("u1")
 	for b.Loop() {
-		if _, err := f.store.Create(ctx, in); err != nil {
+		if _, _, err := f.store.Create(ctx, in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -26,7 +26,7 @@ func BenchmarkLifecycle(b *testing.B) {
 	ctx := context.Background()
 	in := upload("u1")
 	for b.Loop() {
-		j, err := f.store.Create(ctx, in)
+		j, _, err := f.store.Create(ctx, in)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,8 +2,13 @@ package jobs
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base32"
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
 	"github.com/tablekit/tablekit/table"
 )
@@ -19,32 +24,56 @@ type CreateInput struct {
 	Provider         string // required: "gemini", "seedream", "stub", ...
 	CorrelationID    string
 	TraceID          string
+
+	// IdempotencyKey, when set, makes Create idempotent: the same user and
+	// key return the job the first call created (created false), and the
+	// same key with other input fails with ErrIdempotencyMismatch. Keys
+	// are scoped to the user, as an HTTP Idempotency-Key header is to its
+	// client: two users' equal keys name two jobs. The job id is derived
+	// from both (a "k-" id rather than a ULID). At most 256 bytes of UTF-8.
+	IdempotencyKey string
 }
 
-// Create stores a new QUEUED job and returns it. The id is a new ULID (see
-// Options.NewID); the write is conditional on attribute_not_exists(jobId)
-// so an id can never overwrite another job (table.ErrAlreadyExists).
-// createdAt and updatedAt are the store's clock in Unix milliseconds, ttl
-// that time plus Options.TTL in Unix seconds.
-func (s *Store) Create(ctx context.Context, in CreateInput) (*Job, error) {
+// Create stores a new QUEUED job and returns it, with created true. The
+// id is a new ULID (see Options.NewID); the write is conditional on
+// attribute_not_exists(jobId) so an id can never overwrite another job
+// (table.ErrAlreadyExists). createdAt and updatedAt are the store's clock in
+// Unix milliseconds, ttl that time plus Options.TTL in Unix seconds.
+//
+// With an IdempotencyKey, a retried request returns the job the first one
+// created, with created false, and writes nothing. The job id is derived
+// from the user and the key (see CreateInput.IdempotencyKey), so the whole
+// create is still one conditional PutItem: of any number of concurrent or
+// retried calls one writes the item, and the others' writes are refused
+// with the stored job attached (ReturnValuesOnConditionCheckFailure), at no
+// extra read. No step can be left half done by a crash: there is only one.
+// A stored job whose input differs (fileSize, fileType, originalFileName,
+// s3TempKey or provider; correlationId and traceId belong to the request,
+// not the job, and may differ) is an *IdempotencyError
+// (ErrIdempotencyMismatch). A job whose ttl has passed no longer holds its
+// key, so the key creates a new job.
+func (s *Store) Create(ctx context.Context, in CreateInput) (job *Job, created bool, err error) {
 	if s.err != nil {
-		return nil, s.err
+		return nil, false, s.err
 	}
 	if err := in.validate(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	now := s.now()
-	id := s.opts.NewID(now)
-	if err := checkID(id); err != nil {
-		return nil, fmt.Errorf("jobs: Options.NewID: %w", err)
+	id := keyedJobID(in.UserID, in.IdempotencyKey)
+	if id == "" {
+		id = s.opts.NewID(now)
+		if err := checkID(id); err != nil {
+			return nil, false, fmt.Errorf("jobs: Options.NewID: %w", err)
+		}
 	}
-	created := fromUnixMilli(now.UnixMilli())
-	job := &Job{
+	createdAt := fromUnixMilli(now.UnixMilli())
+	job = &Job{
 		ID:               id,
 		UserID:           in.UserID,
 		Status:           StatusQueued,
-		CreatedAt:        created,
-		UpdatedAt:        created,
+		CreatedAt:        createdAt,
+		UpdatedAt:        createdAt,
 		FileSize:         in.FileSize,
 		FileType:         in.FileType,
 		OriginalFileName: in.OriginalFileName,
@@ -52,19 +81,78 @@ func (s *Store) Create(ctx context.Context, in CreateInput) (*Job, error) {
 		Provider:         in.Provider,
 		CorrelationID:    in.CorrelationID,
 		TraceID:          in.TraceID,
+		IdempotencyKey:   in.IdempotencyKey,
 	}
 	if s.opts.TTL > 0 {
 		job.ExpiresAt = fromUnixSeconds(now.Add(s.opts.TTL).Unix())
 	}
 	item, err := job.toItem()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if err := s.t.Put(ctx, item, table.IfNotExists()); err != nil {
-		if errors.Is(err, table.ErrAlreadyExists) {
-			return nil, fmt.Errorf("jobs: create job %q: id already used: %w", id, err)
+	if in.IdempotencyKey == "" {
+		if err := s.t.Put(ctx, item, table.IfNotExists()); err != nil {
+			if errors.Is(err, table.ErrAlreadyExists) {
+				return nil, false, fmt.Errorf("jobs: create job %q: id already used: %w", id, err)
+			}
+			return nil, false, fmt.Errorf("jobs: create job for user %q: %w", in.UserID, err)
 		}
-		return nil, fmt.Errorf("jobs: create job for user %q: %w", in.UserID, err)
+		return job, true, nil
 	}
-	return job, nil
+	// A job whose ttl has passed is gone for this package, and gives its
+	// key back.
+	ttl := expression.Name(attrTTL)
+	free := expression.AttributeNotExists(expression.Name(attrJobID)).
+		Or(expression.AttributeExists(ttl).And(ttl.LessThanEqual(expression.Value(now.Unix()))))
+	err = s.t.Put(ctx, item, table.If(free), table.ItemOnConditionFailure())
+	if err == nil {
+		return job, true, nil
+	}
+	var te *table.Error
+	if !errors.Is(err, table.ErrConditionFailed) || !errors.As(err, &te) || len(te.Item) == 0 {
+		return nil, false, fmt.Errorf("jobs: create job for user %q, idempotency key %q: %w", in.UserID, in.IdempotencyKey, err)
+	}
+	stored, err := s.jobFromStored(ctx, te.Item)
+	if err != nil {
+		return nil, false, err
+	}
+	if field := differentInput(stored, in); field != "" {
+		return nil, false, &IdempotencyError{Key: in.IdempotencyKey, JobID: id, Field: field, Job: stored}
+	}
+	return stored, false, nil
+}
+
+// keyedJobID is the id of the job an idempotency key creates for a user:
+// "k-" and the first 128 bits of SHA-256 over the user id and the key, in
+// lower-case base32 (26 characters, like a ULID, but not one: it carries no
+// time). Both go into the hash with their lengths, so no two (user, key)
+// pairs share an input. "" without a key.
+func keyedJobID(userID, key string) string {
+	if key == "" {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%d:%s%d:%s", len(userID), userID, len(key), key)
+	sum := h.Sum(nil)
+	return "k-" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:16]))
+}
+
+// differentInput names the first input field a stored job has otherwise
+// than in asks, or "".
+func differentInput(j *Job, in CreateInput) string {
+	switch {
+	case j.UserID != in.UserID:
+		return "userId"
+	case j.FileSize != in.FileSize:
+		return "fileSize"
+	case j.FileType != in.FileType:
+		return "fileType"
+	case j.OriginalFileName != in.OriginalFileName:
+		return "originalFileName"
+	case j.S3TempKey != in.S3TempKey:
+		return "s3TempKey"
+	case j.Provider != in.Provider:
+		return "provider"
+	}
+	return ""
 }

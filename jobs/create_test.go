@@ -84,7 +84,7 @@ func TestCreateHonoursTTLAndIDOptions(t *testing.T) {
 		t.Fatalf("job %q expires %v; want job-12345 expiring after 48h", job.ID, job.ExpiresAt)
 	}
 	// The same id again must not overwrite the first job.
-	_, err := f.store.Create(context.Background(), upload("u2"))
+	_, _, err := f.store.Create(context.Background(), upload("u2"))
 	if !errors.Is(err, table.ErrAlreadyExists) {
 		t.Fatalf("second create with a reused id: %v, want ErrAlreadyExists", err)
 	}
@@ -126,7 +126,7 @@ func TestCreateRejectsBadInputBeforeAnyRequest(t *testing.T) {
 			in := upload("u1")
 			c.edit(&in)
 			f.noRequests(t, func() {
-				_, err := f.store.Create(context.Background(), in)
+				_, _, err := f.store.Create(context.Background(), in)
 				wantInputError(t, err, c.field)
 			})
 		})

@@ -73,6 +73,11 @@
 //     edit result's s3Key into s3FinalKey.
 //   - The analysis result is stored when the job enters EDITING (analysis
 //     precedes the edit call), the edit result when it completes.
+//   - Create takes an optional idempotency key, scoped to the user. The job
+//     id is then derived from user and key ("k-" and 26 base32 characters,
+//     not a ULID: a retried request must find the same id), so a keyed
+//     create is still one conditional PutItem, with nothing to strand
+//     between steps; the key is kept in idempotencyKey.
 //   - Fail keeps error.retryCount from earlier replays. For a job that has
 //     failed before this costs a second conditional write; see [Store.Fail].
 //

@@ -21,6 +21,11 @@ var (
 	// lease expired. Returned as a *TransitionError with LeaseLost set.
 	ErrLeaseLost = errors.New("jobs: lease lost")
 
+	// ErrIdempotencyMismatch: Create was called with an idempotency key
+	// that already created a job from other input. Returned as an
+	// *IdempotencyError.
+	ErrIdempotencyMismatch = errors.New("jobs: idempotency key reused with different input")
+
 	// ErrNoBlobStore: a job's result was offloaded to a blob store, and
 	// the Store was made without one (NewStore with a nil blobstore.Store).
 	ErrNoBlobStore = errors.New("jobs: no blob store")
@@ -80,6 +85,23 @@ func (e *TransitionError) Unwrap() []error {
 	}
 	return []error{kind, e.Cause}
 }
+
+// IdempotencyError reports a Create whose idempotency key already created
+// a job from other input. Nothing was written. Job is the stored job, as
+// DynamoDB returned it with the refused write.
+type IdempotencyError struct {
+	Key   string // the idempotency key
+	JobID string // the job the key created
+	Field string // the first input field that differs, e.g. "fileSize"
+	Job   *Job
+}
+
+func (e *IdempotencyError) Error() string {
+	return fmt.Sprintf("jobs: idempotency key %q created job %q with another %s", e.Key, e.JobID, e.Field)
+}
+
+// Unwrap gives ErrIdempotencyMismatch.
+func (e *IdempotencyError) Unwrap() error { return ErrIdempotencyMismatch }
 
 // notFound is the error for a missing or expired job: ErrNotFound and
 // table.ErrNotFound, plus table's error when a request told us.

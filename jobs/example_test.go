@@ -26,7 +26,7 @@ func Example() {
 	store, _ := exampleStore()
 
 	// The upload handler creates the job.
-	job, err := store.Create(ctx, jobs.CreateInput{
+	job, _, err := store.Create(ctx, jobs.CreateInput{
 		UserID:   "user-12345",
 		FileSize: 3_145_728,
 		FileType: "image/jpeg",
@@ -81,7 +81,7 @@ func ExampleStore_ListByUser() {
 func ExampleStore_JobsByStatus() {
 	ctx := context.Background()
 	store, _ := exampleStore()
-	job, _ := store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/png", Provider: "stub"})
+	job, _, _ := store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/png", Provider: "stub"})
 	job, _ = store.StartProcessing(ctx, job.ID)
 	store.Fail(ctx, job.Lease(), jobs.JobError{Code: "PROVIDER_ERROR", Message: "500 from provider"})
 
@@ -127,7 +127,7 @@ func ExampleStore_Get() {
 	if err := store.Table().Schema().Create(ctx, db); err != nil {
 		panic(err)
 	}
-	job, _ := store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/png", Provider: "stub"})
+	job, _, _ := store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/png", Provider: "stub"})
 
 	got, err := store.Get(ctx, job.ID)
 	fmt.Println(got.Status, err)

@@ -53,7 +53,7 @@ func localStore(t *testing.T, opts ...func(*jobs.Options)) (*jobs.Store, *manual
 
 func TestIntegrationClaimFiftyWorkersOneWins(t *testing.T) {
 	store, _ := localStore(t)
-	job, err := store.Create(context.Background(), upload("u1"))
+	job, _, err := store.Create(context.Background(), upload("u1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestIntegrationClaimFiftyWorkersOneWins(t *testing.T) {
 func TestIntegrationLifecycleFailReplayComplete(t *testing.T) {
 	store, clock := localStore(t)
 	ctx := context.Background()
-	job, err := store.Create(ctx, upload("u1"))
+	job, _, err := store.Create(ctx, upload("u1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestIntegrationListPagesNewestFirstAndHidesExpired(t *testing.T) {
 	ctx := context.Background()
 	var ids []string
 	for range 60 {
-		j, err := store.Create(ctx, upload("u1"))
+		j, _, err := store.Create(ctx, upload("u1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +146,7 @@ func TestIntegrationListPagesNewestFirstAndHidesExpired(t *testing.T) {
 func TestIntegrationBackfillNeverOverwritesAConcurrentStatusMove(t *testing.T) {
 	store, _ := localStore(t)
 	ctx := context.Background()
-	job, err := store.Create(ctx, upload("u1"))
+	job, _, err := store.Create(ctx, upload("u1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestIntegrationLargeAnalysisOffloadedToS3(t *testing.T) {
 		client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 	})
 
-	job, err := store.Create(ctx, upload("u1"))
+	job, _, err := store.Create(ctx, upload("u1"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func TestJobAtMaximumSizesStaysUnderThreshold(t *testing.T) {
 		t.Fatal(err)
 	}
 	max := func(prefix string, n int) string { return prefix + strings.Repeat("x", n-len(prefix)) }
-	job, err := store.Create(ctx, CreateInput{
+	job, _, err := store.Create(ctx, CreateInput{
 		UserID: max("", maxUserIDLen), FileSize: 1 << 40, FileType: max("image/", maxFieldLen),
 		OriginalFileName: max("", maxFieldLen), S3TempKey: max("", maxS3KeyLen), Provider: max("", maxFieldLen),
 		CorrelationID: max("", maxFieldLen), TraceID: max("", maxFieldLen),
@@ -83,7 +83,7 @@ func TestJobAtMaximumSizesStaysUnderThreshold(t *testing.T) {
 
 	// One byte over the budget goes to the blob store, under a key S3
 	// accepts although the id is 2048 bytes long.
-	other, err := store.Create(ctx, CreateInput{UserID: "u", FileType: "image/png", Provider: "p"})
+	other, _, err := store.Create(ctx, CreateInput{UserID: "u", FileType: "image/png", Provider: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func TestLargeAnalysisWithoutBlobStoreIsRefusedBeforeWriting(t *testing.T) {
 	if err := store.Table().Schema().Create(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	job, err := store.Create(ctx, upload("u1"))
+	job, _, err := store.Create(ctx, upload("u1"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -489,8 +489,7 @@ func concurrentRace(t *testing.T, e leaseEnv, n int) {
 
 // createJob is Create with the test upload.
 func createJob(store *jobs.Store, user string) (*jobs.Job, bool, error) {
-	j, err := store.Create(context.Background(), upload(user))
-	return j, err == nil, err
+	return store.Create(context.Background(), upload(user))
 }
 
 // startJob creates a job and starts it, as a worker that took it would.

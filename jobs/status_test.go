@@ -309,7 +309,7 @@ func TestMovesRejectBadInputBeforeAnyRequest(t *testing.T) {
 func ExampleStore_StartProcessing() {
 	ctx := context.Background()
 	store, _ := exampleStore()
-	job, _ := store.Create(ctx, jobs.CreateInput{UserID: "user-12345", FileType: "image/jpeg", Provider: "gemini"})
+	job, _, _ := store.Create(ctx, jobs.CreateInput{UserID: "user-12345", FileType: "image/jpeg", Provider: "gemini"})
 
 	// Two workers received the same queue message; the second one loses.
 	if _, err := store.StartProcessing(ctx, job.ID); err != nil {
@@ -326,7 +326,7 @@ func ExampleStore_StartProcessing() {
 func ExampleStore_Replay() {
 	ctx := context.Background()
 	store, _ := exampleStore()
-	job, _ := store.Create(ctx, jobs.CreateInput{UserID: "user-12345", FileType: "image/jpeg", Provider: "seedream"})
+	job, _, _ := store.Create(ctx, jobs.CreateInput{UserID: "user-12345", FileType: "image/jpeg", Provider: "seedream"})
 	job, _ = store.StartProcessing(ctx, job.ID)
 	store.StartEditing(ctx, job.Lease(), nil)
 	store.Fail(ctx, job.Lease(), jobs.JobError{Code: "PROVIDER_TIMEOUT", Message: "no answer in 30s"})
@@ -350,7 +350,7 @@ func TestClaimFiftyWorkersOneWinsOverHTTP(t *testing.T) {
 	if err := store.Table().Schema().Create(ctx, client); err != nil {
 		t.Fatal(err)
 	}
-	job, err := store.Create(ctx, upload("u1"))
+	job, _, err := store.Create(ctx, upload("u1"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func upload(user string) jobs.CreateInput {
 
 func (f *fixture) create(t testing.TB, user string) *jobs.Job {
 	t.Helper()
-	j, err := f.store.Create(context.Background(), upload(user))
+	j, _, err := f.store.Create(context.Background(), upload(user))
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
@@ -101,7 +101,7 @@ func TestNewStoreBadOptionsFailEveryCall(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := jobs.NewStore(db, nil, opt)
-			_, err := s.Create(context.Background(), upload("u1"))
+			_, _, err := s.Create(context.Background(), upload("u1"))
 			if !errors.Is(err, table.ErrInvalidInput) {
 				t.Fatalf("Create with %s: got %v, want ErrInvalidInput", name, err)
 			}
@@ -133,7 +133,7 @@ func ExampleNewStore() {
 	if err := jobs.Schema("staging").EnsureTable(ctx, db); err != nil {
 		panic(err)
 	}
-	job, err := store.Create(ctx, jobs.CreateInput{UserID: "user-12345", FileSize: 1 << 20, FileType: "image/png", Provider: "stub"})
+	job, _, err := store.Create(ctx, jobs.CreateInput{UserID: "user-12345", FileSize: 1 << 20, FileType: "image/png", Provider: "stub"})
 	if err != nil {
 		panic(err)
 	}

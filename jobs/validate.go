@@ -15,13 +15,15 @@ import (
 // offload.go): the store never needs to read a job to know whether a write
 // keeps it under the offload threshold.
 const (
-	maxIDLen      = 2048 // DynamoDB's limit on a partition key value
-	maxUserIDLen  = 2048 // userId is the partition key of userId-createdAt-index
-	maxS3KeyLen   = 1024 // S3's limit on an object key
-	maxFieldLen   = 1024 // fileType, originalFileName, provider, correlationId, traceId
-	maxCodeLen    = 128
-	maxMessageLen = 2 * 1024
-	maxStackLen   = 16 * 1024
+	maxIDLen     = 2048 // DynamoDB's limit on a partition key value
+	maxUserIDLen = 2048 // userId is the partition key of userId-createdAt-index
+	maxS3KeyLen  = 1024 // S3's limit on an object key
+	maxFieldLen  = 1024 // fileType, originalFileName, provider, correlationId, traceId
+	maxCodeLen   = 128
+	// maxIdempotencyKeyLen is generous for a UUID or a client's request id.
+	maxIdempotencyKeyLen = 256
+	maxMessageLen        = 2 * 1024
+	maxStackLen          = 16 * 1024
 )
 
 // checkText requires a valid UTF-8 string of at most max bytes; required
@@ -90,6 +92,7 @@ func (in *CreateInput) validate() error {
 		{"provider", in.Provider, maxFieldLen, true},
 		{"correlationId", in.CorrelationID, maxFieldLen, false},
 		{"traceId", in.TraceID, maxFieldLen, false},
+		{"IdempotencyKey", in.IdempotencyKey, maxIdempotencyKeyLen, false},
 	} {
 		if err := checkText(f.name, f.v, f.max, f.required); err != nil {
 			return err

@@ -78,7 +78,7 @@ func run() (err error) {
 	fmt.Println("\n== uploads")
 	var created []*jobs.Job
 	for _, u := range uploads {
-		job, err := store.Create(ctx, jobs.CreateInput{
+		job, _, err := store.Create(ctx, jobs.CreateInput{
 			UserID: u.user, FileSize: u.size, FileType: u.fileType, OriginalFileName: u.file,
 			S3TempKey: "temp/" + u.user + "/" + u.file, Provider: "gemini",
 		})
