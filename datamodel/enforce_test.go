@@ -221,7 +221,10 @@ func TestEnforceLetsAStoreRunOnItsPolicy(t *testing.T) {
 	if err := tasks.Schema("tasks").EnsureTable(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	store := tasks.NewStore(db)
+	store, err := tasks.NewStore(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	task, _, err := store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "order-1", Payload: []byte(`{"n":1}`)})
 	if err != nil {
 		t.Fatalf("submit: %v", err)

@@ -51,7 +51,10 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 	{
 		s := tasks.Schema(tasks.DefaultTableName)
 		fake := fakeWith(t, s)
-		store := tasks.NewStore(fake)
+		store, err := tasks.NewStore(fake, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		rows = append(rows, checkWrite(t, fake, s, "Submit task", func() error {
 			_, _, err := store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "order-1", Payload: []byte(`{"n":1}`)})
 			return err

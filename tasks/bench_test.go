@@ -43,7 +43,7 @@ func BenchmarkSubmitClaimComplete(b *testing.B) {
 	f.db.ResetConsumed()
 	i := 0
 	for b.Loop() {
-		f.clock.Advance(time.Millisecond)
+		f.db.Advance(time.Millisecond)
 		lifecycle(b, ctx, f.store, i)
 		i++
 	}
@@ -62,9 +62,12 @@ func BenchmarkSubmitClaimCompleteDynamoDBLocal(b *testing.B) {
 	}
 	client := testenv.DynamoDB(b)
 	name := testenv.TableName(b, "tasks-bench")
-	store := tasks.NewStore(client, func(o *tasks.Options) { o.TableName = name })
 	ctx := context.Background()
-	if err := store.Table().Schema().Create(ctx, client); err != nil {
+	store, err := tasks.NewStore(client, nil, tasks.TableName(name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := store.EnsureTable(ctx); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() {

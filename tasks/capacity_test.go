@@ -30,7 +30,7 @@ func TestWriteUnitsPerTaskBesideSeedPlan(t *testing.T) {
 		}
 	})
 	claim := phase(func() { c = f.claim(t, "w-abc") })
-	f.clock.Advance(10 * time.Second)
+	f.db.Advance(10 * time.Second)
 	heartbeat := phase(func() {
 		if _, err := f.store.Heartbeat(ctx, c.Lease); err != nil {
 			t.Fatal(err)

@@ -23,7 +23,7 @@ func TestClaimTakesOldestPendingTask(t *testing.T) {
 		t.Fatalf("claimed %s (%q), want the oldest %s", c.Task.ID, c.Task.Payload, first.ID)
 	}
 	if c.Task.Status != tasks.StatusProcessing || c.Lease.Attempt != 1 || c.Lease.Worker != "w-abc" ||
-		!c.Lease.ExpiresAt.Equal(f.clock.Now().Add(tasks.DefaultLeaseDuration)) {
+		!c.Lease.ExpiresAt.Equal(f.db.Now().Add(tasks.DefaultLeaseDuration)) {
 		t.Fatalf("claim %+v", c)
 	}
 	got := f.get(t, first.ID)
@@ -129,7 +129,7 @@ func TestClaimLoserMovesToNextCandidate(t *testing.T) {
 
 	// Only the taken task in view: the claim's transaction is refused and
 	// there is nothing else to try.
-	onlyStale := tasks.NewStore(frozenPending{f.db, []table.Item{stale}}, func(o *tasks.Options) { o.Clock = f.clock.Now })
+	onlyStale := newStore(t, frozenPending{f.db, []table.Item{stale}}, f.db.Now)
 	txs := f.db.Calls("TransactWriteItems")
 	if _, err := onlyStale.Claim(ctx, "w2"); !errors.Is(err, tasks.ErrNoTask) {
 		t.Fatalf("claim of an already claimed task: %v, want ErrNoTask", err)
@@ -140,7 +140,7 @@ func TestClaimLoserMovesToNextCandidate(t *testing.T) {
 
 	// Both in view: whichever it tries first, the worker ends up with the
 	// other task.
-	both := tasks.NewStore(frozenPending{f.db, []table.Item{stale, otherItem}}, func(o *tasks.Options) { o.Clock = f.clock.Now })
+	both := newStore(t, frozenPending{f.db, []table.Item{stale, otherItem}}, f.db.Now)
 	c, err := both.Claim(ctx, "w2")
 	if err != nil {
 		t.Fatal(err)

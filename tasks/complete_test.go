@@ -157,7 +157,7 @@ func TestCancelRacingClaimIsStateError(t *testing.T) {
 	// A store whose META reads are answered before the claim lands.
 	snapshot := f.get(t, task.ID)
 	f.claim(t, "w1")
-	racing := tasks.NewStore(pendingMeta{f.db, snapshot}, func(o *tasks.Options) { o.Clock = f.clock.Now })
+	racing := newStore(t, pendingMeta{f.db, snapshot}, f.db.Now)
 	err := racing.Cancel(context.Background(), task.ID, "")
 	var se *tasks.StateError
 	if !errors.As(err, &se) || se.Status != tasks.StatusProcessing {

@@ -11,16 +11,19 @@ import (
 	"github.com/tablekit/tablekit/tasks"
 )
 
-// newExampleStore is a queue on the in-memory fake with a clock the
-// example moves by hand.
-func newExampleStore(opts ...func(*tasks.Options)) (*tasks.Store, *manualClock) {
-	clock := newClock()
-	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = clock.Now })
-	store := tasks.NewStore(db, append([]func(*tasks.Options){func(o *tasks.Options) { o.Clock = clock.Now }}, opts...)...)
-	if err := store.Table().Schema().EnsureTable(context.Background(), db); err != nil {
+// newExampleStore is a queue on the in-memory fake, whose clock the
+// example moves with db.Advance.
+func newExampleStore(opts ...func(*tasks.Options)) (*tasks.Store, *dynamotest.DB) {
+	start := time.Date(2026, 9, 23, 10, 0, 0, 0, time.UTC)
+	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return start } })
+	store, err := tasks.NewStore(db, nil, append([]func(*tasks.Options){tasks.Clock(db.Now)}, opts...)...)
+	if err != nil {
 		panic(err)
 	}
-	return store, clock
+	if err := store.EnsureTable(context.Background()); err != nil {
+		panic(err)
+	}
+	return store, db
 }
 
 func ExampleStore_Submit() {

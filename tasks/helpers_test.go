@@ -2,15 +2,15 @@ package tasks_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/table"
@@ -20,77 +20,52 @@ import (
 // epoch is where every test's clock starts.
 var epoch = time.Date(2026, 9, 23, 10, 0, 0, 0, time.UTC)
 
-// manualClock is a clock tests move by hand, shared by the store and the
-// fake.
-type manualClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *manualClock { return &manualClock{now: epoch} }
-
-func (c *manualClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *manualClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 type fixture struct {
 	db    *dynamotest.DB
-	clock *manualClock
 	store *tasks.Store
 }
 
-// newFixture is a store on a fresh fake; the store's clock is a manual
-// clock starting at epoch.
+// newFixture is a store on a fresh fake whose clock stands at epoch and
+// moves only by db.Advance; the store reads the fake's clock.
 func newFixture(t testing.TB, opts ...func(*tasks.Options)) *fixture {
 	t.Helper()
-	clock := newClock()
-	f := newFixtureOnClock(t, clock.Now, opts...)
-	f.clock = clock
+	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return epoch } })
+	f := &fixture{db: db, store: newStore(t, db, db.Now, opts...)}
+	require.NoError(t, f.store.EnsureTable(context.Background()))
 	return f
 }
 
-// newFixtureOnClock is a store on a fresh fake, both on now.
-func newFixtureOnClock(t testing.TB, now func() time.Time, opts ...func(*tasks.Options)) *fixture {
+// newStore is a store on api with the clock now; it does not create the
+// table.
+func newStore(t testing.TB, api table.API, now func() time.Time, opts ...func(*tasks.Options)) *tasks.Store {
 	t.Helper()
-	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = now })
-	all := append([]func(*tasks.Options){func(o *tasks.Options) { o.Clock = now }}, opts...)
-	store := tasks.NewStore(db, all...)
-	if err := store.Table().Schema().Create(context.Background(), db); err != nil {
-		t.Fatalf("create table: %v", err)
-	}
-	return &fixture{db: db, store: store}
+	store, err := tasks.NewStore(api, nil, append([]func(*tasks.Options){tasks.Clock(now)}, opts...)...)
+	require.NoError(t, err)
+	return store
 }
 
 // submit submits a task without an idempotency key, one microsecond after
 // the previous one so that creation order is visible.
 func (f *fixture) submit(t testing.TB, payload string) *tasks.Task {
 	t.Helper()
-	f.clock.Advance(time.Microsecond)
+	f.db.Advance(time.Microsecond)
 	task, created, err := f.store.Submit(context.Background(), tasks.SubmitInput{Payload: []byte(payload)})
-	if err != nil || !created {
-		t.Fatalf("Submit(%q) = %v, created %t", payload, err, created)
-	}
+	require.NoError(t, err, "Submit(%q)", payload)
+	require.True(t, created, "Submit(%q) created nothing", payload)
 	return task
 }
 
 func (f *fixture) claim(t testing.TB, worker string) *tasks.Claim {
 	t.Helper()
 	c, err := f.store.Claim(context.Background(), worker)
-	if err != nil {
-		t.Fatalf("Claim(%q): %v", worker, err)
-	}
+	require.NoError(t, err, "Claim(%q)", worker)
 	return c
 }
 
 func (f *fixture) get(t testing.TB, id string) *tasks.Task {
 	t.Helper()
 	task, err := f.store.Get(context.Background(), id)
-	if err != nil {
-		t.Fatalf("Get(%q): %v", id, err)
-	}
+	require.NoError(t, err, "Get(%q)", id)
 	return task
 }
 
@@ -98,9 +73,8 @@ func (f *fixture) get(t testing.TB, id string) *tasks.Task {
 func (f *fixture) raw(t testing.TB, pk, sk string) table.Item {
 	t.Helper()
 	var it table.Item
-	if err := f.store.Table().Get(context.Background(), f.store.Table().Key(pk, sk), &it, table.Consistent()); err != nil {
-		t.Fatalf("raw item %s/%s: %v", pk, sk, err)
-	}
+	err := f.store.Table().Get(context.Background(), f.store.Table().Key(pk, sk), &it, table.Consistent())
+	require.NoError(t, err, "raw item %s/%s", pk, sk)
 	return it
 }
 
@@ -116,12 +90,9 @@ func str(it table.Item, name string) string {
 func wantInputError(t testing.TB, err error, field string) {
 	t.Helper()
 	var ie *table.InputError
-	if !errors.As(err, &ie) || !errors.Is(err, table.ErrInvalidInput) {
-		t.Fatalf("got %v (%T), want *table.InputError for %s", err, err, field)
-	}
-	if ie.Field != field {
-		t.Fatalf("InputError.Field = %q, want %q (%v)", ie.Field, field, err)
-	}
+	require.ErrorAs(t, err, &ie)
+	require.ErrorIs(t, err, table.ErrInvalidInput)
+	assert.Equal(t, field, ie.Field, "InputError.Field of %v", err)
 }
 
 var allOps = []string{"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
@@ -140,9 +111,7 @@ func (f *fixture) noRequests(t testing.TB, fn func()) {
 	t.Helper()
 	before := f.totalCalls()
 	fn()
-	if after := f.totalCalls(); after != before {
-		t.Fatalf("bad input sent %d requests to DynamoDB", after-before)
-	}
+	assert.Equal(t, before, f.totalCalls(), "bad input sent requests to DynamoDB")
 }
 
 // eventTypes is a history as its event types.
@@ -157,21 +126,17 @@ func eventTypes(events []tasks.Event) []tasks.EventType {
 func (f *fixture) history(t testing.TB, id string) []tasks.Event {
 	t.Helper()
 	h, err := f.store.History(context.Background(), id)
-	if err != nil {
-		t.Fatalf("History(%q): %v", id, err)
-	}
+	require.NoError(t, err, "History(%q)", id)
 	return h
 }
 
+// wantHistory asserts the history's event types and that its sequence
+// numbers run 1, 2, ... without a gap.
 func wantHistory(t testing.TB, events []tasks.Event, want ...tasks.EventType) {
 	t.Helper()
-	if got := eventTypes(events); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("history %v, want %v", got, want)
-	}
+	require.Equal(t, want, eventTypes(events), "history")
 	for i, e := range events {
-		if e.Seq != i+1 {
-			t.Fatalf("event %d has seq %d: history has a gap or is out of order", i, e.Seq)
-		}
+		require.Equal(t, i+1, e.Seq, "event %d: history has a gap or is out of order", i)
 	}
 }
 
@@ -182,9 +147,7 @@ func claimItems(t testing.TB, tb *table.Table) []table.Item {
 	filter := expression.Name("type").Equal(expression.Value("CLAIM"))
 	var out []table.Item
 	for it, err := range table.ScanAll[table.Item](context.Background(), tb, table.Scan{Filter: &filter, Consistent: true}) {
-		if err != nil {
-			t.Fatalf("scan for claim items: %v", err)
-		}
+		require.NoError(t, err, "scan for claim items")
 		out = append(out, it)
 	}
 	return out

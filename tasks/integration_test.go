@@ -10,6 +10,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/tasks"
 )
@@ -20,11 +23,9 @@ func localStore(t *testing.T, opts ...func(*tasks.Options)) *tasks.Store {
 	t.Helper()
 	client := testenv.DynamoDB(t)
 	name := testenv.TableName(t, "tasks")
-	all := append([]func(*tasks.Options){func(o *tasks.Options) { o.TableName = name }}, opts...)
-	store := tasks.NewStore(client, all...)
-	if err := store.Table().Schema().Create(context.Background(), client); err != nil {
-		t.Fatalf("create table %s: %v", name, err)
-	}
+	store, err := tasks.NewStore(client, nil, append([]func(*tasks.Options){tasks.TableName(name)}, opts...)...)
+	require.NoError(t, err)
+	require.NoError(t, store.EnsureTable(context.Background()), "create table %s", name)
 	t.Cleanup(func() {
 		client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 	})
@@ -97,8 +98,10 @@ func TestIntegrationFiftyGoroutinesSameKeyOneTask(t *testing.T) {
 }
 
 func TestIntegrationLeaseLostAfterTakeover(t *testing.T) {
-	clock := newClock()
-	store := localStore(t, func(o *tasks.Options) { o.Clock = clock.Now })
+	// DynamoDB Local keeps no time of its own that tests can move: the
+	// fake serves as the store's clock.
+	clock := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return epoch } })
+	store := localStore(t, tasks.Clock(clock.Now))
 	ctx := context.Background()
 	if _, _, err := store.Submit(ctx, tasks.SubmitInput{Payload: []byte("x")}); err != nil {
 		t.Fatal(err)

@@ -2,12 +2,14 @@ package tasks_test
 
 import (
 	"context"
-	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
@@ -15,97 +17,99 @@ import (
 
 func TestHeartbeatExtendsLeaseAndKeepsTheTask(t *testing.T) {
 	f := newFixture(t)
+	ctx := context.Background()
 	task := f.submit(t, "long job")
 	c := f.claim(t, "w1")
-	f.clock.Advance(20 * time.Second)
-	lease, err := f.store.Heartbeat(context.Background(), c.Lease)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := f.clock.Now().Add(tasks.DefaultLeaseDuration); !lease.ExpiresAt.Equal(want) {
-		t.Fatalf("lease expires %v, want %v", lease.ExpiresAt, want)
-	}
+	f.db.Advance(20 * time.Second)
+	lease, err := f.store.Heartbeat(ctx, c.Lease)
+	require.NoError(t, err)
+	want := f.db.Now().Add(tasks.DefaultLeaseDuration)
+	assert.True(t, lease.ExpiresAt.Equal(want), "lease expires %v, want %v", lease.ExpiresAt, want)
+	stored := f.get(t, task.ID)
+	assert.True(t, stored.LeaseExpiresAt.Equal(want), "stored lease expires %v, want %v", stored.LeaseExpiresAt, want)
+	assert.Equal(t, "w1", stored.Owner)
+	assert.Equal(t, 1, stored.Attempt)
+	meta := f.raw(t, "TASK#"+task.ID, "META")
+	assert.Equal(t, "LEASE#"+want.Format("2006-01-02T15:04:05.000000Z"), str(meta, "GSI1SK"), "the index entry moves with the lease")
+
 	// Past the first expiry, but not the extended one: nobody takes it.
-	f.clock.Advance(20 * time.Second)
-	if _, err := f.store.Claim(context.Background(), "w2"); !errors.Is(err, tasks.ErrNoTask) {
-		t.Fatalf("claim of a heartbeating task: %v, want ErrNoTask", err)
-	}
-	if err := f.store.Complete(context.Background(), lease, nil); err != nil {
-		t.Fatal(err)
-	}
+	f.db.Advance(20 * time.Second)
+	_, err = f.store.Claim(ctx, "w2")
+	require.ErrorIs(t, err, tasks.ErrNoTask, "claim of a heartbeating task")
+	require.NoError(t, f.store.Complete(ctx, lease, nil))
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventCompleted)
 }
 
 func TestExpiredLeaseIsTakenOverByNextClaim(t *testing.T) {
 	f := newFixture(t)
+	ctx := context.Background()
 	task := f.submit(t, "crashy")
 	old := f.claim(t, "w-dead")
-	f.clock.Advance(tasks.DefaultLeaseDuration)
+	f.db.Advance(tasks.DefaultLeaseDuration)
 	c := f.claim(t, "w-alive")
-	if c.Task.ID != task.ID || c.Lease.Attempt != 2 || c.Lease.Seq != 4 {
-		t.Fatalf("takeover claim %+v, want task %s attempt 2 seq 4", c, task.ID)
-	}
+	assert.Equal(t, task.ID, c.Task.ID)
+	assert.Equal(t, 2, c.Lease.Attempt)
+	assert.Equal(t, 4, c.Lease.Seq)
 	h := f.history(t, task.ID)
 	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired, tasks.EventProcessing)
-	if h[2].Worker != "w-dead" || h[2].Attempt != 1 || h[3].Worker != "w-alive" || h[3].Attempt != 2 {
-		t.Fatalf("takeover events %+v", h[2:])
-	}
-	ids, err := f.store.WorkerTasks(context.Background(), "w-dead")
-	if err != nil || len(ids) != 0 {
-		t.Fatalf("the dead worker still has claims %v (%v)", ids, err)
-	}
+	assert.Equal(t, "w-dead", h[2].Worker)
+	assert.Equal(t, 1, h[2].Attempt)
+	assert.Equal(t, "w-alive", h[3].Worker)
+	assert.Equal(t, 2, h[3].Attempt)
+	ids, err := f.store.WorkerTasks(ctx, "w-dead")
+	require.NoError(t, err)
+	assert.Empty(t, ids, "the dead worker still has claims")
 
-	// The old owner comes back: its heartbeat and completion are refused.
-	_, err = f.store.Heartbeat(context.Background(), old.Lease)
+	// The old owner comes back: its heartbeat, completion and failure are
+	// refused, and nothing changes.
+	before := f.get(t, task.ID)
+	_, err = f.store.Heartbeat(ctx, old.Lease)
 	var lost *tasks.LeaseLostError
-	if !errors.As(err, &lost) || !errors.Is(err, tasks.ErrLeaseLost) || lost.Owner != "w-alive" || lost.Attempt != 2 {
-		t.Fatalf("late heartbeat: %v, want *LeaseLostError naming w-alive, attempt 2", err)
-	}
-	err = f.store.Complete(context.Background(), old.Lease, []byte("late"))
-	if !errors.As(err, &lost) || lost.Status != tasks.StatusProcessing || lost.Owner != "w-alive" {
-		t.Fatalf("late completion: %v, want *LeaseLostError", err)
-	}
-	if _, err := f.store.Fail(context.Background(), old.Lease, "late"); !errors.Is(err, tasks.ErrLeaseLost) {
-		t.Fatalf("late failure: %v, want ErrLeaseLost", err)
-	}
-	if err := f.store.Complete(context.Background(), c.Lease, []byte("done")); err != nil {
-		t.Fatal(err)
-	}
+	require.ErrorAs(t, err, &lost, "late heartbeat")
+	assert.ErrorIs(t, err, tasks.ErrLeaseLost)
+	assert.Equal(t, "w-alive", lost.Owner)
+	assert.Equal(t, 2, lost.Attempt)
+	err = f.store.Complete(ctx, old.Lease, []byte("late"))
+	require.ErrorAs(t, err, &lost, "late completion")
+	assert.Equal(t, tasks.StatusProcessing, lost.Status)
+	assert.Equal(t, "w-alive", lost.Owner)
+	_, err = f.store.Fail(ctx, old.Lease, "late")
+	require.ErrorIs(t, err, tasks.ErrLeaseLost, "late failure")
+	assert.Equal(t, before, f.get(t, task.ID), "a refused late call changed the task")
+
+	require.NoError(t, f.store.Complete(ctx, c.Lease, []byte("done")))
 	got := f.get(t, task.ID)
-	if got.Status != tasks.StatusCompleted || string(got.Result) != "done" {
-		t.Fatalf("final task %+v", got)
-	}
+	assert.Equal(t, tasks.StatusCompleted, got.Status)
+	assert.Equal(t, "done", string(got.Result))
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired, tasks.EventProcessing, tasks.EventCompleted)
-	if n := len(claimItems(t, f.store.Table())); n != 0 {
-		t.Fatalf("%d WORKER items left", n)
-	}
+	assert.Empty(t, claimItems(t, f.store.Table()), "WORKER items left")
 }
 
 func TestSameWorkerReclaimsItsOwnExpiredTask(t *testing.T) {
 	f := newFixture(t)
-	f.submit(t, "x")
+	task := f.submit(t, "x")
 	f.claim(t, "w1")
-	f.clock.Advance(time.Minute)
+	f.db.Advance(time.Minute)
 	c := f.claim(t, "w1")
-	if c.Lease.Attempt != 2 {
-		t.Fatalf("attempt %d, want 2", c.Lease.Attempt)
-	}
-	if err := f.store.Complete(context.Background(), c.Lease, nil); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(claimItems(t, f.store.Table())); n != 0 {
-		t.Fatalf("%d WORKER items left", n)
-	}
+	assert.Equal(t, 2, c.Lease.Attempt)
+	require.Len(t, claimItems(t, f.store.Table()), 1, "the worker's claim item is replaced, not doubled")
+	require.NoError(t, f.store.Complete(context.Background(), c.Lease, nil))
+	assert.Empty(t, claimItems(t, f.store.Table()), "WORKER items left")
+	assert.Equal(t, tasks.StatusCompleted, f.get(t, task.ID).Status)
 }
 
 func TestLateCompletionBeforeAnyTakeoverIsAccepted(t *testing.T) {
 	f := newFixture(t)
-	f.submit(t, "slow")
+	task := f.submit(t, "slow")
 	c := f.claim(t, "w1")
-	f.clock.Advance(time.Hour) // expired, but nobody has taken it
-	if err := f.store.Complete(context.Background(), c.Lease, nil); err != nil {
-		t.Fatalf("completion of an expired but untaken lease: %v", err)
-	}
+	f.db.Advance(time.Hour) // expired, but nobody has taken it
+	require.NoError(t, f.store.Complete(context.Background(), c.Lease, []byte("late but first")),
+		"completion of an expired but untaken lease")
+	got := f.get(t, task.ID)
+	assert.Equal(t, tasks.StatusCompleted, got.Status)
+	assert.Equal(t, "late but first", string(got.Result))
+	assert.Equal(t, 1, got.Attempt)
+	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventCompleted)
 }
 
 func TestReclaimExpiredMovesTasksBackToPending(t *testing.T) {
@@ -113,33 +117,28 @@ func TestReclaimExpiredMovesTasksBackToPending(t *testing.T) {
 	ctx := context.Background()
 	expiring := f.submit(t, "a")
 	f.claim(t, "w1")
-	f.clock.Advance(10 * time.Second)
+	f.db.Advance(10 * time.Second)
 	live := f.submit(t, "b")
 	f.claim(t, "w2")
-	f.clock.Advance(tasks.DefaultLeaseDuration - 5*time.Second) // w1's lease is over, w2's is not
+	f.db.Advance(tasks.DefaultLeaseDuration - 5*time.Second) // w1's lease is over, w2's is not
 	n, err := f.store.ReclaimExpired(ctx)
-	if err != nil || n != 1 {
-		t.Fatalf("ReclaimExpired = %d, %v; want 1", n, err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
 	got := f.get(t, expiring.ID)
-	if got.Status != tasks.StatusPending || got.Owner != "" || !strings.Contains(got.LastError, "w1") {
-		t.Fatalf("reclaimed task %+v", got)
-	}
-	if f.get(t, live.ID).Status != tasks.StatusProcessing {
-		t.Fatal("a live lease was reclaimed")
-	}
+	assert.Equal(t, tasks.StatusPending, got.Status)
+	assert.Empty(t, got.Owner)
+	assert.Contains(t, got.LastError, "w1")
+	assert.Equal(t, tasks.StatusProcessing, f.get(t, live.ID).Status, "a live lease was reclaimed")
 	meta := f.raw(t, "TASK#"+expiring.ID, "META")
-	if str(meta, "GSI1PK") != "STATUS#PENDING" || str(meta, "GSI1SK") != "CREATED#"+expiring.CreatedAt.Format("2006-01-02T15:04:05.000000Z") {
-		t.Fatalf("reclaimed task indexed at %s / %s, want its original pending place", str(meta, "GSI1PK"), str(meta, "GSI1SK"))
-	}
+	assert.Equal(t, "STATUS#PENDING", str(meta, "GSI1PK"))
 	wantHistory(t, f.history(t, expiring.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired)
 	page, err := f.store.ListPending(ctx, "")
-	if err != nil || len(page.Items) != 1 || page.Items[0].ID != expiring.ID {
-		t.Fatalf("pending after reclaim: %+v, %v", page, err)
-	}
-	if ids, _ := f.store.WorkerTasks(ctx, "w1"); len(ids) != 0 {
-		t.Fatalf("w1 still holds %v", ids)
-	}
+	require.NoError(t, err)
+	require.Len(t, page.Items, 1)
+	assert.Equal(t, expiring.ID, page.Items[0].ID)
+	ids, err := f.store.WorkerTasks(ctx, "w1")
+	require.NoError(t, err)
+	assert.Empty(t, ids, "w1 still holds tasks")
 }
 
 func TestExpiredLeaseOnLastAttemptMakesTaskDead(t *testing.T) {
@@ -147,25 +146,123 @@ func TestExpiredLeaseOnLastAttemptMakesTaskDead(t *testing.T) {
 	task := f.submit(t, "poison")
 	for _, w := range []string{"w1", "w2"} {
 		f.claim(t, w)
-		f.clock.Advance(time.Minute)
+		f.db.Advance(time.Minute)
 	}
 	// The next claim finds the task expired on its last attempt: it moves
 	// it to DEAD instead of handing it out.
-	if _, err := f.store.Claim(context.Background(), "w3"); !errors.Is(err, tasks.ErrNoTask) {
-		t.Fatalf("claim: %v, want ErrNoTask", err)
-	}
+	_, err := f.store.Claim(context.Background(), "w3")
+	require.ErrorIs(t, err, tasks.ErrNoTask)
 	got := f.get(t, task.ID)
-	if got.Status != tasks.StatusDead || got.Attempt != 2 {
-		t.Fatalf("task %+v, want DEAD after 2 attempts", got)
-	}
+	assert.Equal(t, tasks.StatusDead, got.Status)
+	assert.Equal(t, 2, got.Attempt)
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired,
 		tasks.EventProcessing, tasks.EventLeaseExpired)
-	if str(f.raw(t, "TASK#"+task.ID, "META"), "GSI1PK") != "STATUS#DEAD" {
-		t.Fatal("a dead task is not in STATUS#DEAD")
-	}
-	if n := len(claimItems(t, f.store.Table())); n != 0 {
-		t.Fatalf("%d WORKER items left", n)
-	}
+	assert.Equal(t, "STATUS#DEAD", str(f.raw(t, "TASK#"+task.ID, "META"), "GSI1PK"))
+	assert.Empty(t, claimItems(t, f.store.Table()), "WORKER items left")
+}
+
+// interleave runs hook once, just before the first transaction sent
+// through it: after the call that sends it has read what it will change,
+// before it writes. It is how the race tests below put another worker's
+// write in that gap, every time.
+type interleave struct {
+	table.API
+	once sync.Once
+	hook func()
+}
+
+func (i *interleave) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	i.once.Do(i.hook)
+	return i.API.TransactWriteItems(ctx, in, opts...)
+}
+
+// heartbeatRace sets up the race the claim guard exists for: w1 holds a
+// task whose lease has just run out, and a store built on the returned
+// interleave reads the expired lease, then w1 heartbeats, then that store
+// writes. It returns the task, w1's lease after its heartbeat, and the
+// racing store.
+func heartbeatRace(t *testing.T, f *fixture, opts ...func(*tasks.Options)) (*tasks.Task, *tasks.Lease, *tasks.Store) {
+	t.Helper()
+	task := f.submit(t, "long job")
+	c := f.claim(t, "w1")
+	f.db.Advance(tasks.DefaultLeaseDuration + time.Second)
+	renewed := &tasks.Lease{}
+	race := &interleave{API: f.db, hook: func() {
+		l, err := f.store.Heartbeat(context.Background(), c.Lease)
+		require.NoError(t, err, "w1's heartbeat, before anyone took the task")
+		*renewed = l
+	}}
+	return task, renewed, newStore(t, race, f.db.Now, opts...)
+}
+
+// heartbeatWon asserts that w1's heartbeat won the race: w1 still holds
+// the task on its first attempt under the renewed lease, nothing else was
+// recorded, and w1 can complete it.
+func heartbeatWon(t *testing.T, f *fixture, task *tasks.Task, renewed *tasks.Lease) {
+	t.Helper()
+	got := f.get(t, task.ID)
+	assert.Equal(t, tasks.StatusProcessing, got.Status)
+	assert.Equal(t, "w1", got.Owner, "the heartbeating owner lost its task")
+	assert.Equal(t, 1, got.Attempt)
+	assert.True(t, got.LeaseExpiresAt.Equal(renewed.ExpiresAt), "lease expires %v, want the heartbeat's %v", got.LeaseExpiresAt, renewed.ExpiresAt)
+	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing)
+	ids, err := f.store.WorkerTasks(context.Background(), "w1")
+	require.NoError(t, err)
+	assert.Equal(t, []string{task.ID}, ids)
+	require.NoError(t, f.store.Complete(context.Background(), *renewed, []byte("done")), "w1 completes under its renewed lease")
+	assert.Equal(t, tasks.StatusCompleted, f.get(t, task.ID).Status)
+	assert.Empty(t, claimItems(t, f.store.Table()))
+}
+
+// A takeover that read the expired lease before the owner's heartbeat and
+// writes after it must fail: the claim is conditioned on the lease being
+// as read (owner and expiry), and the heartbeat moved the expiry.
+func TestClaimOfExpiredLeaseLosesToHeartbeatBetweenReadAndWrite(t *testing.T) {
+	f := newFixture(t)
+	task, renewed, racer := heartbeatRace(t, f)
+	_, err := racer.Claim(context.Background(), "w2")
+	require.ErrorIs(t, err, tasks.ErrNoTask, "the stale takeover must lose and find nothing else")
+	heartbeatWon(t, f, task, renewed)
+	ids, err := f.store.WorkerTasks(context.Background(), "w2")
+	require.NoError(t, err)
+	assert.Empty(t, ids, "the stale takeover left a WORKER item")
+}
+
+func TestReclaimExpiredLosesToHeartbeatBetweenReadAndWrite(t *testing.T) {
+	f := newFixture(t)
+	task, renewed, racer := heartbeatRace(t, f)
+	n, err := racer.ReclaimExpired(context.Background())
+	require.NoError(t, err)
+	assert.Zero(t, n, "a heartbeating task was reclaimed")
+	heartbeatWon(t, f, task, renewed)
+}
+
+// On the last attempt an expired lease makes the task DEAD; a heartbeat
+// between the read and that write must keep it alive.
+func TestExpiryOnLastAttemptLosesToHeartbeatBetweenReadAndWrite(t *testing.T) {
+	oneAttempt := func(o *tasks.Options) { o.MaxAttempts = 1 }
+	f := newFixture(t, oneAttempt)
+	task, renewed, racer := heartbeatRace(t, f, oneAttempt)
+	_, err := racer.Claim(context.Background(), "w2")
+	require.ErrorIs(t, err, tasks.ErrNoTask)
+	heartbeatWon(t, f, task, renewed)
+}
+
+// A pending task claimed by another worker between a claim's read and
+// its write: the late claim fails and the first worker keeps the task.
+func TestClaimOfPendingTaskLosesToClaimBetweenReadAndWrite(t *testing.T) {
+	f := newFixture(t)
+	task := f.submit(t, "contended")
+	var first *tasks.Claim
+	race := &interleave{API: f.db, hook: func() { first = f.claim(t, "w1") }}
+	_, err := newStore(t, race, f.db.Now).Claim(context.Background(), "w2")
+	require.ErrorIs(t, err, tasks.ErrNoTask)
+	require.NotNil(t, first)
+	got := f.get(t, task.ID)
+	assert.Equal(t, "w1", got.Owner)
+	assert.Equal(t, 1, got.Attempt)
+	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing)
+	assert.Len(t, claimItems(t, f.store.Table()), 1)
 }
 
 // recordQueries keeps the Query requests sent through it.
@@ -186,27 +283,20 @@ func TestExpiredLeasesAreFoundByKeyConditionNotFilter(t *testing.T) {
 		f.claim(t, "w1")
 	}
 	rec := &recordQueries{API: f.db}
-	store := tasks.NewStore(rec, func(o *tasks.Options) { o.Clock = f.clock.Now })
-	if n, err := store.ReclaimExpired(context.Background()); err != nil || n != 0 {
-		t.Fatalf("ReclaimExpired with live leases = %d, %v", n, err)
-	}
-	if len(rec.queries) != 1 {
-		t.Fatalf("%d queries, want 1", len(rec.queries))
-	}
+	store := newStore(t, rec, f.db.Now)
+	n, err := store.ReclaimExpired(context.Background())
+	require.NoError(t, err)
+	require.Zero(t, n, "ReclaimExpired with live leases")
+	require.Len(t, rec.queries, 1)
 	q := rec.queries[0]
-	if q.FilterExpression != nil || !strings.Contains(*q.KeyConditionExpression, "<=") {
-		t.Fatalf("expired leases read with key condition %q and filter %v; want a range key condition and no filter",
-			*q.KeyConditionExpression, q.FilterExpression)
-	}
+	assert.Nil(t, q.FilterExpression, "expired leases read with a filter")
+	assert.True(t, strings.Contains(*q.KeyConditionExpression, "<="), "key condition %q has no range on the lease expiry", *q.KeyConditionExpression)
 	f.db.ResetConsumed()
-	if _, err := store.ReclaimExpired(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	_, err = store.ReclaimExpired(context.Background())
+	require.NoError(t, err)
 	// Five live leases, nothing read: an empty query costs DynamoDB's
 	// minimum of half a read unit.
-	if got := f.db.Consumed(store.Table().Name()).ReadUnits; got > 0.5 {
-		t.Fatalf("looking for expired leases among 5 live ones read %.1f RCU; the live ones were read", got)
-	}
+	assert.LessOrEqual(t, f.db.Consumed(store.Table().Name()).ReadUnits, 0.5, "the live leases were read")
 }
 
 func TestLeaseCallsBadInputSendsNothing(t *testing.T) {
@@ -239,31 +329,31 @@ func TestLeaseCallsBadInputSendsNothing(t *testing.T) {
 	}
 }
 
-func TestHeartbeatOfMissingTaskIsNotFound(t *testing.T) {
+func TestHeartbeatOfMissingTaskIsNotFoundAndCreatesNothing(t *testing.T) {
 	f := newFixture(t)
-	_, err := f.store.Heartbeat(context.Background(), tasks.Lease{TaskID: "t-none", Worker: "w1", Attempt: 1, Seq: 2})
-	if !errors.Is(err, tasks.ErrNotFound) || !errors.Is(err, table.ErrNotFound) {
-		t.Fatalf("got %v, want ErrNotFound", err)
-	}
-	if err := f.store.Complete(context.Background(), tasks.Lease{TaskID: "t-none", Worker: "w1", Attempt: 1, Seq: 2}, nil); !errors.Is(err, tasks.ErrNotFound) {
-		t.Fatalf("Complete: got %v, want ErrNotFound", err)
-	}
+	ctx := context.Background()
+	lease := tasks.Lease{TaskID: "t-none", Worker: "w1", Attempt: 1, Seq: 2}
+	_, err := f.store.Heartbeat(ctx, lease)
+	assert.ErrorIs(t, err, tasks.ErrNotFound)
+	assert.ErrorIs(t, err, table.ErrNotFound)
+	assert.ErrorIs(t, f.store.Complete(ctx, lease, nil), tasks.ErrNotFound)
+	_, err = f.store.Get(ctx, "t-none")
+	assert.ErrorIs(t, err, tasks.ErrNotFound, "a heartbeat or completion of a missing task created it")
+	_, err = f.store.History(ctx, "t-none")
+	assert.ErrorIs(t, err, tasks.ErrNotFound)
 }
 
 func TestReclaimExpiredOnLastAttemptMakesTaskDead(t *testing.T) {
 	f := newFixture(t, func(o *tasks.Options) { o.MaxAttempts = 1 })
 	task := f.submit(t, "poison")
 	f.claim(t, "w1")
-	f.clock.Advance(time.Minute)
-	if n, err := f.store.ReclaimExpired(context.Background()); err != nil || n != 1 {
-		t.Fatalf("ReclaimExpired = %d, %v; want 1", n, err)
-	}
-	if got := f.get(t, task.ID); got.Status != tasks.StatusDead {
-		t.Fatalf("task %s after its only attempt expired, want DEAD", got.Status)
-	}
+	f.db.Advance(time.Minute)
+	n, err := f.store.ReclaimExpired(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.Equal(t, tasks.StatusDead, f.get(t, task.ID).Status, "a task whose only attempt expired")
 	h := f.history(t, task.ID)
 	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired)
-	if h[2].Status != tasks.StatusDead {
-		t.Fatalf("LEASE_EXPIRED event says %s, want DEAD", h[2].Status)
-	}
+	assert.Equal(t, tasks.StatusDead, h[2].Status, "the LEASE_EXPIRED event's status")
+	assert.Empty(t, claimItems(t, f.store.Table()))
 }

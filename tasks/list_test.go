@@ -90,8 +90,8 @@ func TestListPendingRejectsForeignAndAlteredCursors(t *testing.T) {
 	}
 	// The same table read with another shard count, an altered cursor, and
 	// a cursor of the unsharded list.
-	other := tasks.NewStore(f.db, func(o *tasks.Options) { o.Shards = 2; o.Clock = f.clock.Now })
-	unsharded := tasks.NewStore(f.db, func(o *tasks.Options) { o.Clock = f.clock.Now })
+	other := newStore(t, f.db, f.db.Now, tasks.Shards(2))
+	unsharded := newStore(t, f.db, f.db.Now)
 	for range 2 {
 		if _, _, err := unsharded.Submit(ctx, tasks.SubmitInput{}); err != nil {
 			t.Fatal(err)
@@ -187,7 +187,7 @@ func TestShardedReclaimFindsExpiredLeasesInEveryShard(t *testing.T) {
 		f.submit(t, "x")
 		f.claim(t, "w-crashed")
 	}
-	f.clock.Advance(tasks.DefaultLeaseDuration)
+	f.db.Advance(tasks.DefaultLeaseDuration)
 	n, err := f.store.ReclaimExpired(context.Background())
 	if err != nil || n != 12 {
 		t.Fatalf("ReclaimExpired = %d, %v; want 12", n, err)

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/tasks"
 )
 
@@ -183,12 +186,12 @@ func TestTwentyWorkersTwoThousandTasksEachCompletedOnce(t *testing.T) {
 			}
 			// 30 s leases at 100x: a crashed worker's task is free again
 			// after 0.3 s of real time.
-			clock := fastClock(100)
-			f := newFixtureOnClock(t, clock, func(o *tasks.Options) {
-				o.Clock = clock
+			db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = fastClock(100) })
+			f := &fixture{db: db, store: newStore(t, db, db.Now, func(o *tasks.Options) {
 				o.Shards = shards
 				o.MaxAttempts = 20
-			})
+			})}
+			require.NoError(t, f.store.EnsureTable(context.Background()))
 			run := runQueue(t, f.store, n, 20, 2)
 			t.Logf("%d tasks, 20 workers (2 crashed), %d shards: %v, %.0f tasks/s; %d late completions refused; %d transactions, %d queries",
 				n, shards, run.elapsed.Round(time.Millisecond), float64(n)/run.elapsed.Seconds(), run.leaseLost,

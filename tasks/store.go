@@ -1,15 +1,20 @@
 package tasks
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
+	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
 
 // Defaults of Options.
 const (
+	// DefaultTableName is the table's name unless Options.TableName says
+	// otherwise. Seed 003 names none; "tasks" is the name its diagrams use.
 	DefaultTableName     = "tasks"
 	DefaultLeaseDuration = 30 * time.Second
 	DefaultMaxAttempts   = 3
@@ -39,6 +44,9 @@ type Options struct {
 	// clocks must roughly agree; a lease should be much longer than their
 	// skew.
 	Clock func() time.Time
+	// Logger receives lost races, takeovers of expired leases and retries,
+	// as structured records (table, operation, key, attempt). Nil: silent.
+	Logger *slog.Logger
 	// LeaseDuration is how long a claim lasts without a heartbeat. Default
 	// DefaultLeaseDuration.
 	LeaseDuration time.Duration
@@ -64,21 +72,44 @@ type Options struct {
 	Table []func(*table.Options)
 }
 
+// TableName sets Options.TableName.
+func TableName(name string) func(*Options) { return func(o *Options) { o.TableName = name } }
+
+// Clock sets Options.Clock.
+func Clock(now func() time.Time) func(*Options) { return func(o *Options) { o.Clock = now } }
+
+// Logger sets Options.Logger.
+func Logger(l *slog.Logger) func(*Options) { return func(o *Options) { o.Logger = l } }
+
+// LeaseDuration sets Options.LeaseDuration.
+func LeaseDuration(d time.Duration) func(*Options) { return func(o *Options) { o.LeaseDuration = d } }
+
+// Shards sets Options.Shards.
+func Shards(n int) func(*Options) { return func(o *Options) { o.Shards = n } }
+
 // Store is the task queue on one table. It is safe for concurrent use.
 type Store struct {
 	t    *table.Table
 	opts Options
-	// err is a configuration error reported by every call, so a bad option
-	// fails before any request rather than panicking in NewStore.
-	err error
+	log  *slog.Logger
 }
 
-// NewStore returns the task queue on db. It does not call DynamoDB; create
-// the table with Schema(name).EnsureTable or the store's Table().Schema().
-func NewStore(db table.API, opts ...func(*Options)) *Store {
+// NewStore returns the task queue on db. A nil db or a bad option is a
+// *table.InputError (table.ErrInvalidInput). It does not call DynamoDB;
+// create the table with EnsureTable.
+//
+// tasks needs no blob store, and blobs may be nil: a payload lives on the
+// task's META item (at most MaxPayloadSize), because GSI1 projects it and
+// a claim then takes its work from the index entry it found, with no
+// second read. Keep large inputs in a blob store yourself and submit their
+// key. The parameter keeps every store's constructor one shape.
+func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Store, error) {
+	_ = blobs // see above: tasks keeps payloads in the table
 	o := Options{}
 	for _, f := range opts {
-		f(&o)
+		if f != nil {
+			f(&o)
+		}
 	}
 	if o.TableName == "" {
 		o.TableName = DefaultTableName
@@ -98,42 +129,76 @@ func NewStore(db table.API, opts ...func(*Options)) *Store {
 	if o.ClaimBatch == 0 {
 		o.ClaimBatch = DefaultClaimBatch
 	}
-	s := &Store{}
 	if o.NewID == nil {
 		o.NewID = keys.ULIDs()
 	}
-	s.opts = o
 	schema := Schema(o.TableName)
-	s.t = table.New(db, schema, o.Table...)
 	switch {
 	case db == nil:
-		s.err = inputError("db", "nil", "NewStore needs a table.API")
+		return nil, inputError("db", "nil", "NewStore needs a table.API")
 	case o.LeaseDuration < time.Millisecond:
-		s.err = inputError("Options.LeaseDuration", o.LeaseDuration, "must be at least 1ms")
+		return nil, inputError("Options.LeaseDuration", o.LeaseDuration, "must be at least 1ms")
 	case o.MaxAttempts < 1 || o.MaxAttempts > MaxAttempts:
-		s.err = inputError("Options.MaxAttempts", o.MaxAttempts, fmt.Sprintf("must be between 1 and %d", MaxAttempts))
+		return nil, inputError("Options.MaxAttempts", o.MaxAttempts, fmt.Sprintf("must be between 1 and %d", MaxAttempts))
 	case o.Shards < 1 || o.Shards > MaxShards:
-		s.err = inputError("Options.Shards", o.Shards, fmt.Sprintf("must be between 1 and %d", MaxShards))
+		return nil, inputError("Options.Shards", o.Shards, fmt.Sprintf("must be between 1 and %d", MaxShards))
 	case o.ClaimBatch < 1 || o.ClaimBatch > 100:
-		s.err = inputError("Options.ClaimBatch", o.ClaimBatch, "must be between 1 and 100")
-	default:
-		s.err = schema.Validate()
+		return nil, inputError("Options.ClaimBatch", o.ClaimBatch, "must be between 1 and 100")
 	}
-	return s
+	if err := schema.Validate(); err != nil {
+		return nil, err
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log = log.With("table", o.TableName)
+	return &Store{t: table.New(db, schema, o.Table...), opts: o, log: log}, nil
 }
 
-// Table is the underlying table, for calls this package does not wrap.
-func (s *Store) Table() *table.Table { return s.t }
+// Table is the underlying table, for calls this package does not wrap
+// (nil for a nil Store).
+func (s *Store) Table() *table.Table {
+	if s == nil {
+		return nil
+	}
+	return s.t
+}
+
+// Schema is the schema of the table the store uses:
+// Schema(Options.TableName). A nil Store has the zero Schema.
+func (s *Store) Schema() table.Schema {
+	if s.check(nil) != nil {
+		return table.Schema{}
+	}
+	return s.t.Schema()
+}
+
+// EnsureTable creates the store's table unless it exists with that shape
+// (table.Schema.EnsureTable).
+func (s *Store) EnsureTable(ctx context.Context) error {
+	if err := s.check(nil); err != nil {
+		return err
+	}
+	return s.t.Schema().EnsureTable(ctx, s.t.DB())
+}
 
 // Options returns the store's options with defaults filled in.
 func (s *Store) Options() Options { return s.opts }
 
-func (s *Store) now() time.Time { return s.opts.Clock().UTC() }
+// now is the store's clock at the precision times are stored with
+// (keys.TimeLayout, microseconds), so what a call returns equals what a
+// later read gives back.
+func (s *Store) now() time.Time { return s.opts.Clock().UTC().Truncate(time.Microsecond) }
 
-// check returns the store's configuration error, else err.
+// errNoStore: a method was called on a nil or zero Store, which NewStore
+// never returns.
+var errNoStore = inputError("Store", "nil", "use NewStore")
+
+// check returns an error for a nil or zero store, else err.
 func (s *Store) check(err error) error {
-	if s.err != nil {
-		return s.err
+	if s == nil || s.t == nil {
+		return errNoStore
 	}
 	return err
 }

@@ -2,83 +2,104 @@ package tasks_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
 )
 
-func TestNewStoreBadOptionsFailEveryCall(t *testing.T) {
+func TestNewStoreRefusesBadOptionsWithATypedError(t *testing.T) {
 	db := dynamotest.New()
-	ctx := context.Background()
-	for name, opt := range map[string]func(*tasks.Options){
-		"table name with a space": func(o *tasks.Options) { o.TableName = "my tasks" },
-		"negative lease":          func(o *tasks.Options) { o.LeaseDuration = -time.Second },
-		"negative attempts":       func(o *tasks.Options) { o.MaxAttempts = -1 },
-		"attempts past a history": func(o *tasks.Options) { o.MaxAttempts = tasks.MaxAttempts + 1 },
-		"too many shards":         func(o *tasks.Options) { o.Shards = tasks.MaxShards + 1 },
-		"negative shards":         func(o *tasks.Options) { o.Shards = -2 },
-		"claim batch over 100":    func(o *tasks.Options) { o.ClaimBatch = 101 },
+	for name, c := range map[string]struct {
+		opt   func(*tasks.Options)
+		field string
+	}{
+		"table name with a space": {tasks.TableName("my tasks"), "schema.Name"},
+		"negative lease":          {tasks.LeaseDuration(-time.Second), "Options.LeaseDuration"},
+		"negative attempts":       {func(o *tasks.Options) { o.MaxAttempts = -1 }, "Options.MaxAttempts"},
+		"attempts past a history": {func(o *tasks.Options) { o.MaxAttempts = tasks.MaxAttempts + 1 }, "Options.MaxAttempts"},
+		"too many shards":         {tasks.Shards(tasks.MaxShards + 1), "Options.Shards"},
+		"negative shards":         {tasks.Shards(-2), "Options.Shards"},
+		"claim batch over 100":    {func(o *tasks.Options) { o.ClaimBatch = 101 }, "Options.ClaimBatch"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := tasks.NewStore(db, opt)
-			calls := []func() error{
-				func() error { _, _, err := s.Submit(ctx, tasks.SubmitInput{}); return err },
-				func() error { _, err := s.Claim(ctx, "w1"); return err },
-				func() error { _, err := s.Get(ctx, "t1"); return err },
-				func() error { _, err := s.History(ctx, "t1"); return err },
-				func() error { _, err := s.ListPending(ctx, ""); return err },
-				func() error { _, err := s.ReclaimExpired(ctx); return err },
-				func() error { return s.Cancel(ctx, "t1", "") },
-			}
-			for i, call := range calls {
-				if err := call(); !errors.Is(err, table.ErrInvalidInput) {
-					t.Fatalf("call %d with %s: got %v, want ErrInvalidInput", i, name, err)
-				}
-			}
+			s, err := tasks.NewStore(db, nil, c.opt)
+			assert.Nil(t, s)
+			wantInputError(t, err, c.field)
 		})
 	}
-	if n := db.Calls("TransactWriteItems") + db.Calls("GetItem") + db.Calls("Query"); n != 0 {
-		t.Fatalf("a store with bad options sent %d requests", n)
-	}
-	if _, err := tasks.NewStore(nil).Get(ctx, "t1"); !errors.Is(err, table.ErrInvalidInput) {
-		t.Fatalf("nil db: %v", err)
-	}
+	s, err := tasks.NewStore(nil, nil)
+	assert.Nil(t, s)
+	wantInputError(t, err, "db")
+	assert.Zero(t, db.Calls("CreateTable")+db.Calls("DescribeTable"), "NewStore sent requests")
+}
+
+func TestNilStoreMethodsFailWithoutPanicking(t *testing.T) {
+	var s *tasks.Store
+	ctx := context.Background()
+	_, _, err := s.Submit(ctx, tasks.SubmitInput{})
+	assert.ErrorIs(t, err, table.ErrInvalidInput)
+	_, err = s.Claim(ctx, "w1")
+	assert.ErrorIs(t, err, table.ErrInvalidInput)
+	_, err = s.Get(ctx, "t1")
+	assert.ErrorIs(t, err, table.ErrInvalidInput)
+	_, err = s.ListPending(ctx, "")
+	assert.ErrorIs(t, err, table.ErrInvalidInput)
+	assert.ErrorIs(t, s.EnsureTable(ctx), table.ErrInvalidInput)
+	assert.Zero(t, s.Schema().Name)
+}
+
+func TestStoreEnsureTableCreatesTheTableItUses(t *testing.T) {
+	db := dynamotest.New()
+	ctx := context.Background()
+	store, err := tasks.NewStore(db, nil, tasks.TableName("tasks-prod"))
+	require.NoError(t, err)
+	require.NoError(t, store.EnsureTable(ctx))
+	assert.Equal(t, "tasks-prod", store.Schema().Name)
+	assert.Equal(t, tasks.Schema("tasks-prod").Name, store.Schema().Name)
+	_, _, err = store.Submit(ctx, tasks.SubmitInput{Payload: []byte("x")})
+	require.NoError(t, err, "the store writes the table EnsureTable created")
+	require.NoError(t, store.EnsureTable(ctx), "EnsureTable of an existing table")
+
+	def, err := tasks.NewStore(db, nil)
+	require.NoError(t, err)
+	assert.Equal(t, tasks.DefaultTableName, def.Schema().Name)
 }
 
 func TestSchemaIsValidAndDeclaresTheSeedsPatterns(t *testing.T) {
 	s := tasks.Schema("tasks-prod")
-	if err := s.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Validate())
 	names := map[string]bool{}
 	for _, ap := range s.AccessPatterns {
 		names[ap.Name] = true
-		if ap.RatePerSecond <= 0 || ap.ItemSize <= 0 {
-			t.Errorf("access pattern %q has no rate or size", ap.Name)
-		}
+		assert.Positive(t, ap.RatePerSecond, "access pattern %q has no rate", ap.Name)
+		assert.Positive(t, ap.ItemSize, "access pattern %q has no item size", ap.Name)
 	}
 	for _, want := range []string{"Get task metadata", "Get task history", "List pending tasks", "Check idempotency", "Claim task (atomic)"} {
-		if !names[want] {
-			t.Errorf("the seed's access pattern %q is not declared", want)
-		}
+		assert.True(t, names[want], "the seed's access pattern %q is not declared", want)
 	}
-	if ix, ok := s.Index(tasks.IndexGSI1); !ok || ix.PartitionKey.Name != "GSI1PK" || ix.SortKey.Name != "GSI1SK" {
-		t.Fatalf("GSI1 = %+v", ix)
-	}
+	ix, ok := s.Index(tasks.IndexGSI1)
+	require.True(t, ok)
+	assert.Equal(t, "GSI1PK", ix.PartitionKey.Name)
+	assert.Equal(t, "GSI1SK", ix.SortKey.Name)
 }
 
 func ExampleNewStore() {
 	ctx := context.Background()
 	db := dynamotest.New() // or a *dynamodb.Client
-	if err := tasks.Schema("tasks").EnsureTable(ctx, db); err != nil {
+	store, err := tasks.NewStore(db, nil, tasks.LeaseDuration(time.Minute))
+	if err != nil {
 		panic(err)
 	}
-	store := tasks.NewStore(db, func(o *tasks.Options) { o.LeaseDuration = time.Minute })
+	if err := store.EnsureTable(ctx); err != nil {
+		panic(err)
+	}
 	task, created, err := store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "client-uuid", Payload: []byte("resize photo.jpg")})
 	if err != nil {
 		panic(err)

@@ -182,7 +182,7 @@ func TestSubmitLostRaceReturnsTheWinnersTask(t *testing.T) {
 	}
 	// A second store whose IDEM read misses goes on to the transaction,
 	// which attribute_not_exists refuses.
-	stale := tasks.NewStore(staleReads{f.db}, func(o *tasks.Options) { o.Clock = f.clock.Now })
+	stale := newStore(t, staleReads{f.db}, f.db.Now)
 	writes := f.db.Calls("TransactWriteItems")
 	got, created, err := stale.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "k1", Payload: []byte("p")})
 	if err != nil || created || got.ID != first.ID {

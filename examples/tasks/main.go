@@ -61,12 +61,11 @@ func run() error {
 		return err
 	}
 	fmt.Println("using", env)
-	store := tasks.NewStore(env.DB, func(o *tasks.Options) {
-		o.TableName = *tableName
-		o.LeaseDuration = cfg.lease
-		o.Shards = cfg.shards
-	})
-	if err := store.Table().Schema().EnsureTable(ctx, env.DB); err != nil {
+	store, err := tasks.NewStore(env.DB, nil, tasks.TableName(*tableName), tasks.LeaseDuration(cfg.lease), tasks.Shards(cfg.shards))
+	if err != nil {
+		return err
+	}
+	if err := store.EnsureTable(ctx); err != nil {
 		return fmt.Errorf("table: %w", err)
 	}
 	fmt.Printf("table %s, %d workers, lease %v, %d shard(s)\n", store.Table().Name(), cfg.workers, cfg.lease, cfg.shards)
