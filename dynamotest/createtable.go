@@ -54,6 +54,7 @@ func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, _ 
 	}
 	next[name] = t
 	db.tables.Store(&next)
+	db.streams.add(t.stream)
 	return &dynamodb.CreateTableOutput{TableDescription: t.describe()}, nil
 }
 
@@ -117,6 +118,11 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*dbTable, error) {
 		pk:         pk,
 		sk:         sk,
 		items:      store.New(),
+	}
+	if on, err := checkStreamSpec(in.StreamSpecification); err != nil {
+		return nil, err
+	} else if on {
+		t.stream = newStream(t, in.StreamSpecification.StreamViewType, db.now)
 	}
 
 	if len(in.GlobalSecondaryIndexes) > maxGSIs {
@@ -292,6 +298,7 @@ func (t *dbTable) describeLocked(status types.TableStatus) *types.TableDescripti
 		},
 		DeletionProtectionEnabled: aws.Bool(false),
 	}
+	t.describeStream(d)
 	if t.billing == types.BillingModePayPerRequest {
 		d.BillingModeSummary.LastUpdateToPayPerRequestDateTime = aws.Time(t.created)
 	}

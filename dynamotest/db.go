@@ -33,6 +33,8 @@ type DB struct {
 	stats stats
 
 	tokens tokenLedger
+
+	streams streamRegistry // every table stream, by ARN (see stream.go)
 }
 
 var _ table.API = (*DB)(nil)

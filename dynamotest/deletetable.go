@@ -36,6 +36,7 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ 
 	t.mu.Lock()
 	t.deleted = true
 	desc := t.describeLocked(types.TableStatusDeleting)
+	t.stopStream()
 	t.mu.Unlock()
 	return &dynamodb.DeleteTableOutput{TableDescription: desc}, nil
 }

@@ -25,6 +25,19 @@
 // and a DB is safe for concurrent use. Items returned are copies the caller
 // may modify.
 //
+// Streams: a StreamSpecification on CreateTable or UpdateTable (KEYS_ONLY,
+// NEW_IMAGE, OLD_IMAGE, NEW_AND_OLD_IMAGES) records one record per item
+// change from every write path, in the order the changes were applied, and
+// none for a write that changes nothing (a failed condition, a put of an
+// identical item, a delete of a missing one); TTL deletions carry
+// userIdentity {Type: Service, PrincipalId: dynamodb.amazonaws.com}. A DB
+// serves the DynamoDB Streams API (ListStreams, DescribeStream,
+// GetShardIterator, GetRecords) with *dynamodbstreams.Client's signatures,
+// and NewHandler serves it over HTTP beside DynamoDB's (NewStreamsClient,
+// Server.StreamsClient). On the fake's clock, shards roll over every four
+// hours (a closed parent, an open child), iterators expire after 15
+// minutes and records after 24 hours.
+//
 // Beyond DynamoDB Local, a DB reports the capacity each call consumed by
 // DynamoDB's rules (ReturnConsumedCapacity TOTAL or INDEXES, and running
 // totals per table from Consumed), counts calls per operation and table
@@ -41,10 +54,11 @@
 //     ignored.
 //   - Provisioned throughput is recorded, not enforced: throttling comes
 //     only from injected faults.
-//   - Local secondary indexes, the legacy parameters Expected,
-//     AttributeUpdates, QueryFilter, ScanFilter and ConditionalOperator, and
-//     streams are not supported (a ValidationException says so);
-//     KeyConditions and AttributesToGet are.
+//   - Local secondary indexes and the legacy parameters Expected,
+//     AttributeUpdates, QueryFilter, ScanFilter and ConditionalOperator are
+//     not supported (a ValidationException says so); KeyConditions and
+//     AttributesToGet are.
+//   - UpdateTable changes only StreamSpecification.
 //   - UPDATED_OLD and UPDATED_NEW return whole top-level attributes; for a
 //     nested path DynamoDB returns only the updated fragment.
 package dynamotest

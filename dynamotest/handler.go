@@ -187,6 +187,9 @@ func wireOperations(api table.API) map[string]wireOperation {
 		ops["Query"] = serveItems(db.query)
 		ops["Scan"] = serveItems(db.scan)
 	}
+	for target, op := range streamOperations(api) {
+		ops[target] = op
+	}
 	return ops
 }
 
@@ -239,6 +242,9 @@ func (h *protocolHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // output, in bufs.out's storage.
 func (h *protocolHandler) exchange(r *http.Request, bufs *exchangeBuffers) (out []byte, err error) {
 	name, ok := strings.CutPrefix(r.Header.Get("X-Amz-Target"), targetPrefix)
+	if !ok && strings.HasPrefix(r.Header.Get("X-Amz-Target"), streamsTargetPrefix) {
+		name, ok = r.Header.Get("X-Amz-Target"), true // see streamOperations
+	}
 	op := h.ops[name]
 	if !ok || op == nil {
 		// DynamoDB's message, and which operation, since here it may be a

@@ -44,6 +44,8 @@ type dbTable struct {
 	// expiries orders items by their TTL so that a clock move deletes the
 	// expired ones in O(expired · log n), not by scanning the table.
 	expiries *btree.BTreeG[expiry]
+
+	stream *stream // the enabled stream, or nil (see stream.go)
 }
 
 // dbIndex is a global secondary index. Its entries share the base item map
@@ -385,7 +387,9 @@ func (db *DB) sweepExpired() {
 				}
 				old := t.items.Get(x.id, x.key)
 				if old != nil {
-					t.remove(old.Item(), nil)
+					item := old.Item()
+					t.remove(item, nil)
+					t.recordChange(old, item, true) // DynamoDB's own deletion
 				}
 			}
 		}

@@ -126,7 +126,9 @@ func (w *writeOp) apply(o outcome, u *usage) {
 		u.write += writeUnits(oldSize)
 	case writeCheck:
 		u.write += writeUnits(oldSize)
+		return
 	}
+	w.t.recordChange(o.old, w.key, false)
 }
 
 // failedCost is what a write whose condition failed still costs: the
