@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/tablekit/tablekit/dynamotest/internal/attr"
 	"github.com/tablekit/tablekit/dynamotest/internal/store"
 	"github.com/tablekit/tablekit/table"
 )
@@ -271,17 +270,7 @@ func sameItem(a, b *store.Entry) bool {
 	if a.Size != b.Size {
 		return false
 	}
-	ai, bi := a.Item(), b.Item()
-	if len(ai) != len(bi) {
-		return false
-	}
-	for n, av := range ai {
-		bv, ok := bi[n]
-		if !ok || !attr.Equal(av, bv) {
-			return false
-		}
-	}
-	return true
+	return equalItems(a.Item(), b.Item())
 }
 
 // append adds r to the open shard, rolling the shard over first when it

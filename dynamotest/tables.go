@@ -319,21 +319,26 @@ func (t *dbTable) reindex(id, pos string, oldItem map[string]types.AttributeValu
 // both versions of an item.
 func sameProjection(ix *dbIndex, a, b map[string]types.AttributeValue) bool {
 	if ix.keep == nil {
-		if len(a) != len(b) {
-			return false
-		}
-		for name, av := range a {
-			bv, ok := b[name]
-			if !ok || !attr.Equal(av, bv) {
-				return false
-			}
-		}
-		return true
+		return equalItems(a, b)
 	}
 	for name := range ix.keep {
 		av, aok := a[name]
 		bv, bok := b[name]
 		if aok != bok || (aok && !attr.Equal(av, bv)) {
+			return false
+		}
+	}
+	return true
+}
+
+// equalItems reports whether two items hold the same attributes and values.
+func equalItems(a, b map[string]types.AttributeValue) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, av := range a {
+		bv, ok := b[name]
+		if !ok || !attr.Equal(av, bv) {
 			return false
 		}
 	}
