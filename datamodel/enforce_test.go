@@ -53,7 +53,7 @@ func TestPolicyGrantsOnlyWhatThePatternsUse(t *testing.T) {
 		t.Errorf("Setup statement %+v: the tasks table has no TTL", setup)
 	}
 
-	p, err = datamodel.PolicyFor(jobs.Schema("prod"), func(o *datamodel.PolicyOptions) { o.TableName = "photoeditor-*-jobs" })
+	p, err = datamodel.PolicyFor(jobs.Schema(jobs.TableNameForEnv("prod")), func(o *datamodel.PolicyOptions) { o.TableName = "photoeditor-*-jobs" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestPolicyGrantsOnlyWhatThePatternsUse(t *testing.T) {
 	if len(ix.Resource) != 2 {
 		t.Errorf("jobs Indexes statement %+v, want both indexes", ix)
 	}
-	p, _ = datamodel.PolicyFor(jobs.Schema("prod"), func(o *datamodel.PolicyOptions) { o.NoSetup = true })
+	p, _ = datamodel.PolicyFor(jobs.Schema(jobs.TableNameForEnv("prod")), func(o *datamodel.PolicyOptions) { o.NoSetup = true })
 	if _, ok := statement(p, datamodel.SidSetup); ok {
 		t.Error("NoSetup left the Setup statement in")
 	}
@@ -259,7 +259,7 @@ func TestEnforceLetsAStoreRunOnItsPolicy(t *testing.T) {
 // service applying it could not migrate its jobs).
 func TestEnforceLetsJobsBackfillRunOnItsPolicy(t *testing.T) {
 	ctx := context.Background()
-	s := jobs.Schema("prod")
+	s := jobs.Schema(jobs.TableNameForEnv("prod"))
 	p, err := datamodel.PolicyFor(s)
 	if err != nil {
 		t.Fatal(err)
@@ -268,7 +268,10 @@ func TestEnforceLetsJobsBackfillRunOnItsPolicy(t *testing.T) {
 	if err := s.EnsureTable(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	store := jobs.NewStore(db, blobstore.NewMemory(), func(o *jobs.Options) { o.Env = "prod" })
+	store, err := jobs.NewStore(db, blobstore.NewMemory(), func(o *jobs.Options) { o.TableName = jobs.TableNameForEnv("prod") })
+	if err != nil {
+		t.Fatal(err)
+	}
 	for range 3 {
 		if _, _, err := store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/jpeg", Provider: "stub"}); err != nil {
 			t.Fatal(err)

@@ -32,9 +32,12 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 
 	// jobs
 	{
-		s := jobs.Schema("prod")
+		s := jobs.Schema(jobs.TableNameForEnv("prod"))
 		fake := fakeWith(t, s)
-		store := jobs.NewStore(fake, blobstore.NewMemory(), func(o *jobs.Options) { o.Env = "prod" })
+		store, err := jobs.NewStore(fake, blobstore.NewMemory(), func(o *jobs.Options) { o.TableName = jobs.TableNameForEnv("prod") })
+	if err != nil {
+		t.Fatal(err)
+	}
 		var jb *jobs.Job
 		rows = append(rows, checkWrite(t, fake, s, "Create job", func() (err error) {
 			jb, _, err = store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileSize: 1000, FileType: "image/jpeg", Provider: "stub", OriginalFileName: "a.jpg"})
@@ -146,7 +149,7 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 // declares a write the call does not make.
 func TestStoreCheckCatchesAWrongDeclaration(t *testing.T) {
 	ctx := context.Background()
-	s := jobs.Schema("prod")
+	s := jobs.Schema(jobs.TableNameForEnv("prod"))
 	for i, ap := range s.AccessPatterns {
 		switch ap.Name {
 		case "Update job status":
@@ -159,7 +162,10 @@ func TestStoreCheckCatchesAWrongDeclaration(t *testing.T) {
 		}
 	}
 	fake := fakeWith(t, s)
-	store := jobs.NewStore(fake, blobstore.NewMemory(), func(o *jobs.Options) { o.Env = "prod" })
+	store, err := jobs.NewStore(fake, blobstore.NewMemory(), func(o *jobs.Options) { o.TableName = jobs.TableNameForEnv("prod") })
+	if err != nil {
+		t.Fatal(err)
+	}
 	var jb *jobs.Job
 	create := checkWrite(t, fake, s, "Create job", func() (err error) {
 		jb, _, err = store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/jpeg", Provider: "stub"})

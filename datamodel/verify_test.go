@@ -19,7 +19,7 @@ import (
 func storeSchemas() []table.Schema {
 	return []table.Schema{
 		journey.Schema(""),
-		jobs.Schema("prod"),
+		jobs.Schema(jobs.TableNameForEnv("prod")),
 		tasks.Schema(tasks.DefaultTableName),
 		pipeline.Schema(pipeline.DefaultTableName),
 	}

@@ -71,8 +71,8 @@ type BackfillProgress struct {
 // naming the job. Expired jobs are skipped. Changed results that would push
 // the item past the offload threshold go to the blob store like any other.
 func (s *Store) Backfill(ctx context.Context, fn func(*Job) (changed bool, err error), opts ...func(*BackfillOptions)) (BackfillProgress, error) {
-	if s.err != nil {
-		return BackfillProgress{}, s.err
+	if err := s.check(); err != nil {
+		return BackfillProgress{}, err
 	}
 	if fn == nil {
 		return BackfillProgress{}, inputError("fn", "nil", "Backfill needs a function")

@@ -60,7 +60,7 @@ func TestBackfillAddsAFieldWithProgress(t *testing.T) {
 	if prog.Scanned != 40 || prog.Changed != 14 || prog.Unchanged != 26 || calls.Load() != 40 || last != prog {
 		t.Fatalf("progress %+v after %d callbacks (last %+v); want 40 scanned, 14 changed", prog, calls.Load(), last)
 	}
-	for j, err := range f.store.JobsByStatus(ctx, jobs.StatusQueued) {
+	for j, err := range f.store.ByStatus(ctx, jobs.StatusQueued) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,8 +53,8 @@ type CreateInput struct {
 // (ErrIdempotencyMismatch). A job whose ttl has passed no longer holds its
 // key, so the key creates a new job.
 func (s *Store) Create(ctx context.Context, in CreateInput) (job *Job, created bool, err error) {
-	if s.err != nil {
-		return nil, false, s.err
+	if err := s.check(); err != nil {
+		return nil, false, err
 	}
 	if err := in.validate(); err != nil {
 		return nil, false, err

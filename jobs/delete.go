@@ -15,8 +15,8 @@ import (
 // offloaded to the blob store stay there until [Store.RemoveOrphans] finds
 // them unreferenced.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	if s.err != nil {
-		return s.err
+	if err := s.check(); err != nil {
+		return err
 	}
 	if err := checkID(id); err != nil {
 		return err

@@ -27,8 +27,8 @@ func TestDeleteRemovesTheJob(t *testing.T) {
 func TestDeleteOfExpiredJobIsNotFound(t *testing.T) {
 	f := newFixture(t, func(o *jobs.Options) { o.TTL = time.Minute })
 	job := f.create(t, "u1")
-	late := jobs.NewStore(f.db, f.blobs, func(o *jobs.Options) {
-		o.Env = "test"
+	late := newStore(t, f.db, f.blobs, func(o *jobs.Options) {
+		o.TableName = jobs.TableNameForEnv("test")
 		o.Clock = func() time.Time { return epoch.Add(time.Hour) }
 	})
 	if err := late.Delete(context.Background(), job.ID); !errors.Is(err, jobs.ErrNotFound) {

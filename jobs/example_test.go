@@ -14,8 +14,11 @@ import (
 // exampleStore is a store on a fresh in-memory fake with the table created.
 func exampleStore() (*jobs.Store, *dynamotest.DB) {
 	db := dynamotest.New()
-	store := jobs.NewStore(db, blobstore.NewMemory())
-	if err := store.Table().Schema().Create(context.Background(), db); err != nil {
+	store, err := jobs.NewStore(db, blobstore.NewMemory())
+	if err != nil {
+		panic(err)
+	}
+	if err := store.EnsureTable(context.Background()); err != nil {
 		panic(err)
 	}
 	return store, db
@@ -78,7 +81,7 @@ func ExampleStore_ListByUser() {
 	// page 2 has 1 jobs
 }
 
-func ExampleStore_JobsByStatus() {
+func ExampleStore_ByStatus() {
 	ctx := context.Background()
 	store, _ := exampleStore()
 	job, _, _ := store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/png", Provider: "stub"})
@@ -86,7 +89,7 @@ func ExampleStore_JobsByStatus() {
 	store.Fail(ctx, job.Lease(), jobs.JobError{Code: "PROVIDER_ERROR", Message: "500 from provider"})
 
 	// The admin's failed list, every page.
-	for j, err := range store.JobsByStatus(ctx, jobs.StatusFailed) {
+	for j, err := range store.ByStatus(ctx, jobs.StatusFailed) {
 		if err != nil {
 			panic(err)
 		}
@@ -120,11 +123,11 @@ func ExampleStore_Get() {
 	ctx := context.Background()
 	db := dynamotest.New()
 	// The store reads the fake's clock, so moving it expires jobs for both.
-	store := jobs.NewStore(db, nil, func(o *jobs.Options) {
-		o.TTL = time.Hour
-		o.Clock = db.Now
-	})
-	if err := store.Table().Schema().Create(ctx, db); err != nil {
+	store, err := jobs.NewStore(db, nil, jobs.Clock(db.Now), func(o *jobs.Options) { o.TTL = time.Hour })
+	if err != nil {
+		panic(err)
+	}
+	if err := store.EnsureTable(ctx); err != nil {
 		panic(err)
 	}
 	job, _, _ := store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/png", Provider: "stub"})

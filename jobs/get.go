@@ -25,8 +25,8 @@ func Consistent() func(*GetOptions) { return func(o *GetOptions) { o.Consistent 
 // but that DynamoDB has not deleted yet, is ErrNotFound: GetItem cannot
 // filter, so the expiry is checked here against the store's clock.
 func (s *Store) Get(ctx context.Context, id string, opts ...func(*GetOptions)) (*Job, error) {
-	if s.err != nil {
-		return nil, s.err
+	if err := s.check(); err != nil {
+		return nil, err
 	}
 	if err := checkID(id); err != nil {
 		return nil, err

@@ -41,7 +41,10 @@ func TestExpiredJobIsAbsentFromGetAndListsBeforeTheFakeDeletesIt(t *testing.T) {
 	// 24h after the first job: its ttl has passed. SetTime would sweep, so
 	// the store's clock moves alone and the fake still holds the item.
 	late := epoch.Add(24 * time.Hour)
-	store := jobs.NewStore(f.db, f.blobs, func(o *jobs.Options) { o.Env = "test"; o.Clock = func() time.Time { return late } })
+	store := newStore(t, f.db, f.blobs, func(o *jobs.Options) {
+		o.TableName = jobs.TableNameForEnv("test")
+		o.Clock = func() time.Time { return late }
+	})
 
 	if _, err := f.store.Get(ctx, old.ID); err != nil {
 		t.Fatalf("before the ttl (fake's clock) Get failed: %v", err)

@@ -142,7 +142,7 @@ func TestCreateRetriedAfterALostResponseReturnsTheJobItWrote(t *testing.T) {
 	ctx := context.Background()
 	e := fakeLeaseEnv(t)
 	store := e.store(t)
-	lossy := jobs.NewStore(&lostResponseDB{API: e.db}, nil, func(o *jobs.Options) {
+	lossy := newStore(t, &lostResponseDB{API: e.db}, nil, func(o *jobs.Options) {
 		o.TableName = e.name
 		o.Clock = e.clock.Now
 	})
@@ -166,7 +166,7 @@ func TestCreateWithAKeyWhoseJobExpiredMakesANewJob(t *testing.T) {
 	// The fake's sweeper would delete the item on Advance; DynamoDB may keep
 	// it for days. Move the store's clock alone, as DynamoDB's lag would.
 	later := func() time.Time { return e.clock.Now().Add(time.Hour) }
-	lagging := jobs.NewStore(e.db, nil, func(o *jobs.Options) {
+	lagging := newStore(t, e.db, nil, func(o *jobs.Options) {
 		o.TableName = e.name
 		o.Clock = later
 		o.TTL = time.Hour

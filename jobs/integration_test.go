@@ -40,7 +40,7 @@ func localStore(t *testing.T, opts ...func(*jobs.Options)) (*jobs.Store, *manual
 		o.TableName = name
 		o.Clock = clock.Now
 	}}, opts...)
-	store := jobs.NewStore(client, blobstore.NewMemory(), all...)
+	store := newStore(t, client, blobstore.NewMemory(), all...)
 	ctx := context.Background()
 	if err := store.Table().Schema().Create(ctx, client); err != nil {
 		t.Fatalf("create table %s: %v", name, err)
@@ -179,7 +179,7 @@ func TestIntegrationLargeAnalysisOffloadedToS3(t *testing.T) {
 	blobs := blobstore.NewS3(s3client, bucket, func(o *blobstore.S3Options) { o.PathStyle = true })
 	client := testenv.DynamoDB(t)
 	name := testenv.TableName(t, "jobs")
-	store := jobs.NewStore(client, blobs, func(o *jobs.Options) { o.TableName = name })
+	store := newStore(t, client, blobs, func(o *jobs.Options) { o.TableName = name })
 	ctx := context.Background()
 	if err := store.Table().Schema().Create(ctx, client); err != nil {
 		t.Fatal(err)

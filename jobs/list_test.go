@@ -58,7 +58,7 @@ func TestListThousandJobsOfOneUserInFortyPagesNewestFirst(t *testing.T) {
 
 	// The walker sees the same thousand in the same order.
 	count := 0
-	for j, err := range f.store.UserJobs(ctx, "user-1", jobs.Limit(100)) {
+	for j, err := range f.store.ByUser(ctx, "user-1", jobs.Limit(100)) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestListByStatusIsTheAdminsFailedView(t *testing.T) {
 		t.Fatalf("failed list %v (next %q), want %v", got, page.Next, failed)
 	}
 	queued := 0
-	for _, err := range f.store.JobsByStatus(ctx, jobs.StatusQueued, jobs.Limit(1)) {
+	for _, err := range f.store.ByStatus(ctx, jobs.StatusQueued, jobs.Limit(1)) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,13 +172,13 @@ func TestListRejectsBadInputBeforeAnyRequest(t *testing.T) {
 			return err
 		}},
 		{"walker with unknown status", "status", func() error {
-			for _, err := range f.store.JobsByStatus(ctx, "RUNNING") {
+			for _, err := range f.store.ByStatus(ctx, "RUNNING") {
 				return err
 			}
 			return nil
 		}},
 		{"walker with empty user", "userId", func() error {
-			for _, err := range f.store.UserJobs(ctx, "") {
+			for _, err := range f.store.ByUser(ctx, "") {
 				return err
 			}
 			return nil

@@ -104,8 +104,8 @@ const maxPlainObjectID = 512
 // blobstore's OrphanMinAge are left alone, since a move in flight writes
 // its object before its item. It returns the deleted keys.
 func (s *Store) RemoveOrphans(ctx context.Context) ([]string, error) {
-	if s.err != nil {
-		return nil, s.err
+	if err := s.check(); err != nil {
+		return nil, err
 	}
 	if s.offload == nil {
 		return nil, nil

@@ -39,10 +39,13 @@ func TestJobAtMaximumSizesStaysUnderThreshold(t *testing.T) {
 	db := dynamotest.New()
 	blobs := blobstore.NewMemory()
 	ids := []string{strings.Repeat("j", maxIDLen), strings.Repeat("k", maxIDLen)}
-	store := NewStore(db, blobs, func(o *Options) {
+	store, err := NewStore(db, blobs, func(o *Options) {
 		o.NewID = func(time.Time) string { id := ids[0]; ids = ids[1:]; return id }
 	})
-	if err := store.Table().Schema().Create(ctx, db); err != nil {
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.EnsureTable(ctx); err != nil {
 		t.Fatal(err)
 	}
 	max := func(prefix string, n int) string { return prefix + strings.Repeat("x", n-len(prefix)) }

@@ -83,7 +83,7 @@ func TestSmallAnalysisStaysInline(t *testing.T) {
 func TestLargeAnalysisWithoutBlobStoreIsRefusedBeforeWriting(t *testing.T) {
 	db := dynamotest.New()
 	ctx := context.Background()
-	store := jobs.NewStore(db, nil)
+	store := newStore(t, db, nil)
 	if err := store.Table().Schema().Create(ctx, db); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestReadingOffloadedResultWithoutBlobStoreFails(t *testing.T) {
 	job := f.create(t, "u1")
 	moved(t)(f.store.StartProcessing(ctx, job.ID))
 	moved(t)(f.store.StartEditing(ctx, leaseOf(t, f.store, job.ID), bigAnalysis(150*1024)))
-	blind := jobs.NewStore(f.db, nil, func(o *jobs.Options) { o.Env = "test"; o.Clock = f.db.Now })
+	blind := newStore(t, f.db, nil, func(o *jobs.Options) { o.TableName = jobs.TableNameForEnv("test"); o.Clock = f.db.Now })
 	if _, err := blind.Get(ctx, job.ID); !errors.Is(err, jobs.ErrNoBlobStore) {
 		t.Fatalf("Get without the blob store: %v, want ErrNoBlobStore rather than an empty analysis", err)
 	}

@@ -59,8 +59,8 @@ type RecoverResult struct {
 // leases) are recovered once their updatedAt is LeaseDuration old.
 func (s *Store) Recover(ctx context.Context) (RecoverResult, error) {
 	var res RecoverResult
-	if s.err != nil {
-		return res, s.err
+	if err := s.check(); err != nil {
+		return res, err
 	}
 	if ctx == nil {
 		return res, inputError("ctx", "nil", "Recover needs a context")

@@ -78,7 +78,7 @@ func (e leaseEnv) store(t *testing.T, opts ...func(*jobs.Options)) *jobs.Store {
 		o.Clock = e.clock.Now
 		o.LeaseDuration = lease
 	}}, opts...)
-	store := jobs.NewStore(e.db, blobstore.NewMemory(), all...)
+	store := newStore(t, e.db, blobstore.NewMemory(), all...)
 	require.NoError(t, store.Table().Schema().EnsureTable(context.Background(), e.db))
 	return store
 }

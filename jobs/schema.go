@@ -14,8 +14,12 @@ const (
 	IndexStatusCreatedAt = "status-createdAt-index"
 )
 
-// TableName is the seed's table name for env: photoeditor-{env}-jobs.
-func TableName(env string) string {
+// DefaultTableName is the table a Store uses unless Options.TableName says
+// otherwise: the seed's name in the dev environment.
+const DefaultTableName = "photoeditor-dev-jobs"
+
+// TableNameForEnv is the seed's table name for env: photoeditor-{env}-jobs.
+func TableNameForEnv(env string) string {
 	return "photoeditor-" + env + "-jobs"
 }
 
@@ -36,18 +40,27 @@ const (
 	// rate is one full pass a month over the ~300k jobs a 90-day TTL
 	// keeps, 300 pages spread over the month, not the burst a running
 	// backfill makes (4 segments reading a page each as fast as they can).
+	// Heartbeats: a job is in flight for about half a minute, its worker
+	// renewing every third of a lease (DefaultLeaseDuration / 3, so one
+	// heartbeat per job at most) - say one heartbeat per job.
+	peakHeartbeats = peakCreates
+	// Recover runs about once a minute and reads the few in-flight jobs
+	// older than a lease (a dead worker's): a page of ~10.
+	recoverRuns       = 1.0 / 60
+	recoverItems      = 10
 	backfillPageItems = 1 << 20 / typicalJobSize
 	backfillPages     = 300.0 / (30 * 24 * 3600)
 )
 
-// Schema is the seed's table for env: jobId (S) partition key, no sort key,
+// Schema is the seed's table named tableName (see TableNameForEnv): jobId
+// (S) partition key, no sort key,
 // TTL on ttl, and the two indexes keyed on createdAt (N, Unix ms). Its
 // access patterns are the seed's table of them, with the typical item size
 // and rates datamodel uses for capacity and cost.
-func Schema(env string) table.Schema {
+func Schema(tableName string) table.Schema {
 	createdAt := table.Attribute{Name: attrCreatedAt, Type: types.ScalarAttributeTypeN}
 	return table.Schema{
-		Name:         TableName(env),
+		Name:         tableName,
 		PartitionKey: table.Attribute{Name: attrJobID, Type: types.ScalarAttributeTypeS},
 		Indexes: []table.Index{
 			{
@@ -123,6 +136,32 @@ func Schema(env string) table.Schema {
 				KeyCondition:  "jobId = :jobId",
 				ItemSize:      typicalJobSize,
 				RatePerSecond: peakMoves,
+			},
+			{
+				Name:      "Heartbeat job lease",
+				Partition: "{jobId}",
+				// leaseExpiresAt and updatedAt are projected into both
+				// indexes: one write each, no key moves.
+				IndexWrites: []table.IndexWrite{
+					{Index: IndexUserCreatedAt, Partition: "{userId}"},
+					{Index: IndexStatusCreatedAt, Partition: "{status}"},
+				},
+				Description:   "A worker renews its in-flight job's lease: conditional on status and attempt.",
+				Operation:     table.OpUpdateItem,
+				KeyCondition:  "jobId = :jobId",
+				ItemSize:      typicalJobSize,
+				RatePerSecond: peakHeartbeats,
+			},
+			{
+				Name:            "Recover expired leases",
+				Partition:       "PROCESSING",
+				Description:     "In-flight jobs older than one lease whose lease expired (createdAt <= now - lease, filter on leaseExpiresAt), one query per in-flight status; each is moved by a conditional UpdateItem as in Update job status.",
+				Operation:       table.OpQuery,
+				Index:           IndexStatusCreatedAt,
+				KeyCondition:    "status = :status AND createdAt <= :cutoff",
+				ItemSize:        typicalJobSize,
+				ItemsPerRequest: recoverItems,
+				RatePerSecond:   recoverRuns * 2,
 			},
 			{
 				Name: "Backfill jobs",

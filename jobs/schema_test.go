@@ -15,7 +15,7 @@ import (
 )
 
 func TestSchemaIsTheSeedsTable(t *testing.T) {
-	s := jobs.Schema("prod")
+	s := jobs.Schema(jobs.TableNameForEnv("prod"))
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestSchemaIsTheSeedsTable(t *testing.T) {
 func TestSchemaCreatesTableWithTTL(t *testing.T) {
 	db := dynamotest.New()
 	ctx := context.Background()
-	if err := jobs.Schema("dev").Create(ctx, db); err != nil {
+	if err := jobs.Schema(jobs.TableNameForEnv("dev")).Create(ctx, db); err != nil {
 		t.Fatal(err)
 	}
 	out, err := db.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String("photoeditor-dev-jobs")})

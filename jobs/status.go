@@ -235,8 +235,8 @@ type moveSpec struct {
 // job (ErrNotFound) from one in another status or attempt
 // (*TransitionError) without a second read.
 func (s *Store) move(ctx context.Context, m moveSpec) (*Job, error) {
-	if s.err != nil {
-		return nil, s.err
+	if err := s.check(); err != nil {
+		return nil, err
 	}
 	if err := checkID(m.id); err != nil {
 		return nil, err

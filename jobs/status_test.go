@@ -345,7 +345,7 @@ func TestClaimFiftyWorkersOneWinsOverHTTP(t *testing.T) {
 	srv := dynamotest.NewServer()
 	t.Cleanup(srv.Close)
 	client := srv.Client()
-	store := jobs.NewStore(client, nil)
+	store := newStore(t, client, nil)
 	ctx := context.Background()
 	if err := store.Table().Schema().Create(ctx, client); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,8 @@
 package jobs
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -32,10 +34,9 @@ const DefaultMaxAttempts = 3
 
 // Options configure a Store.
 type Options struct {
-	// Env names the table: photoeditor-{Env}-jobs. Default "dev".
-	Env string
-	// TableName, when set, replaces the name derived from Env (tests give
-	// every run its own table).
+	// TableName is the table's name. Default DefaultTableName
+	// (photoeditor-dev-jobs); TableNameForEnv builds the seed's name for
+	// another environment.
 	TableName string
 	// TTL is how long after creation a job expires. Default DefaultTTL.
 	TTL time.Duration
@@ -80,27 +81,28 @@ type Store struct {
 	// budget is the most one offloadable attribute may take inline; see
 	// offload.go.
 	budget int
-	// err is a configuration error reported by every call, so a bad option
-	// fails before any request rather than panicking in NewStore.
-	err error
 }
 
 // NewStore returns a Store for the jobs table on db, offloading large
-// results to blobs. blobs may be nil: a result that would need offloading
-// is then refused with an error wrapping table.ErrItemTooLarge before any
-// request, and reading a job whose results another store offloaded fails
-// with ErrNoBlobStore.
+// results to blobs. A nil db or a bad option fails here, with a
+// *table.InputError, before any request.
+//
+// blobs may be nil: a result that would need offloading is then refused
+// with an error wrapping table.ErrItemTooLarge before any request, and
+// reading a job whose results another store offloaded fails with
+// ErrNoBlobStore.
 //
 // NewStore does not call DynamoDB; create the table with
-// Schema(env).EnsureTable or the store's Table().Schema().
-func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) *Store {
+// [Store.EnsureTable].
+func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Store, error) {
 	o := Options{}
 	for _, f := range opts {
-		f(&o)
+		if f != nil {
+			f(&o)
+		}
 	}
-	s := &Store{blobs: blobs}
-	if o.Env == "" {
-		o.Env = "dev"
+	if o.TableName == "" {
+		o.TableName = DefaultTableName
 	}
 	if o.TTL == 0 {
 		o.TTL = DefaultTTL
@@ -117,35 +119,34 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) *Stor
 	if o.OffloadThreshold == 0 {
 		o.OffloadThreshold = DefaultOffloadThreshold
 	}
-	schema := Schema(o.Env)
-	if o.TableName != "" {
-		schema = schema.WithName(o.TableName)
-	}
+	schema := Schema(o.TableName)
 	if o.OffloadPrefix == "" {
 		o.OffloadPrefix = "jobs/" + schema.Name + "/"
 	}
 	if o.NewID == nil {
 		o.NewID = keys.ULIDs()
 	}
-	s.opts = o
-	s.t = table.New(db, schema, o.Table...)
-	s.budget = attributeBudget(o.OffloadThreshold)
+	var err error
 	switch {
 	case db == nil:
-		s.err = inputError("db", "nil", "NewStore needs a table.API")
+		err = inputError("db", "nil", "NewStore needs a table.API")
 	case o.TTL < 0:
-		s.err = inputError("Options.TTL", o.TTL, "must not be negative")
+		err = inputError("Options.TTL", o.TTL, "must not be negative")
 	case o.LeaseDuration < 0:
-		s.err = inputError("Options.LeaseDuration", o.LeaseDuration, "must not be negative")
+		err = inputError("Options.LeaseDuration", o.LeaseDuration, "must not be negative")
 	case o.MaxAttempts < 0:
-		s.err = inputError("Options.MaxAttempts", o.MaxAttempts, "must not be negative")
+		err = inputError("Options.MaxAttempts", o.MaxAttempts, "must not be negative")
 	case o.OffloadThreshold < minOffloadThreshold || o.OffloadThreshold > table.MaxItemSize:
-		s.err = inputError("Options.OffloadThreshold", o.OffloadThreshold,
+		err = inputError("Options.OffloadThreshold", o.OffloadThreshold,
 			fmt.Sprintf("must be between %d and %d bytes", minOffloadThreshold, table.MaxItemSize))
 	default:
-		s.err = schema.Validate()
+		err = schema.Validate()
 	}
-	if s.err == nil && blobs != nil {
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{blobs: blobs, opts: o, t: table.New(db, schema, o.Table...), budget: attributeBudget(o.OffloadThreshold)}
+	if blobs != nil {
 		// Keys of the table and both indexes, and ttl, must stay in the
 		// item: DynamoDB indexes and expires by them, and reads filter on
 		// ttl.
@@ -161,7 +162,56 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) *Stor
 		s.offload = offloader(s.budget)
 		s.full = offloader(o.OffloadThreshold)
 	}
-	return s
+	return s, nil
+}
+
+// TableName sets Options.TableName.
+func TableName(name string) func(*Options) { return func(o *Options) { o.TableName = name } }
+
+// Clock sets Options.Clock.
+func Clock(now func() time.Time) func(*Options) { return func(o *Options) { o.Clock = now } }
+
+// Logger sets Options.Logger.
+func Logger(l *slog.Logger) func(*Options) { return func(o *Options) { o.Logger = l } }
+
+// LeaseDuration sets Options.LeaseDuration.
+func LeaseDuration(d time.Duration) func(*Options) { return func(o *Options) { o.LeaseDuration = d } }
+
+// MaxAttempts sets Options.MaxAttempts.
+func MaxAttempts(n int) func(*Options) { return func(o *Options) { o.MaxAttempts = n } }
+
+// Schema is the schema of the table the store uses, for tooling
+// (datamodel, cmd/tablekit).
+func (s *Store) Schema() table.Schema {
+	if s.check() != nil {
+		return table.Schema{}
+	}
+	return s.t.Schema()
+}
+
+// EnsureTable creates the store's table, with its indexes and TTL, unless
+// it exists.
+func (s *Store) EnsureTable(ctx context.Context) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	if ctx == nil {
+		return inputError("ctx", "nil", "EnsureTable needs a context")
+	}
+	return s.t.Schema().EnsureTable(ctx, s.t.DB())
+}
+
+// ErrNoStore: a method was called on a nil or zero Store, not one from
+// NewStore.
+var ErrNoStore = errors.New("jobs: Store not made by NewStore")
+
+// check fails calls on a Store NewStore did not make, rather than
+// panicking.
+func (s *Store) check() error {
+	if s == nil || s.t == nil {
+		return ErrNoStore
+	}
+	return nil
 }
 
 // Table is the underlying table, for calls this package does not wrap.

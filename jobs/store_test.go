@@ -2,10 +2,16 @@ package jobs_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
@@ -29,10 +35,10 @@ func newFixture(t testing.TB, opts ...func(*jobs.Options)) *fixture {
 	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return epoch } })
 	blobs := blobstore.NewMemory(func(o *blobstore.MemoryOptions) { o.Clock = db.Now })
 	all := append([]func(*jobs.Options){func(o *jobs.Options) {
-		o.Env = "test"
+		o.TableName = jobs.TableNameForEnv("test")
 		o.Clock = db.Now
 	}}, opts...)
-	store := jobs.NewStore(db, blobs, all...)
+	store := newStore(t, db, blobs, all...)
 	if err := store.Table().Schema().Create(context.Background(), db); err != nil {
 		t.Fatalf("create table: %v", err)
 	}
@@ -91,53 +97,100 @@ func (f *fixture) totalCalls() int {
 	return n
 }
 
-func TestNewStoreBadOptionsFailEveryCall(t *testing.T) {
+func TestNewStoreRejectsANilDBAndBadOptionsBeforeAnyRequest(t *testing.T) {
 	db := dynamotest.New()
-	for name, opt := range map[string]func(*jobs.Options){
-		"env with a space":    func(o *jobs.Options) { o.Env = "my env" },
-		"negative TTL":        func(o *jobs.Options) { o.TTL = -time.Hour },
-		"threshold too small": func(o *jobs.Options) { o.OffloadThreshold = 1024 },
-		"threshold too large": func(o *jobs.Options) { o.OffloadThreshold = 500 * 1024 },
+	for name, c := range map[string]struct {
+		db  table.API
+		opt func(*jobs.Options)
+	}{
+		"nil db":                {nil, nil},
+		"table name with space": {db, jobs.TableName("my jobs")},
+		"negative TTL":          {db, func(o *jobs.Options) { o.TTL = -time.Hour }},
+		"negative lease":        {db, jobs.LeaseDuration(-time.Second)},
+		"negative max attempts": {db, jobs.MaxAttempts(-1)},
+		"threshold too small":   {db, func(o *jobs.Options) { o.OffloadThreshold = 1024 }},
+		"threshold too large":   {db, func(o *jobs.Options) { o.OffloadThreshold = 500 * 1024 }},
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := jobs.NewStore(db, nil, opt)
-			_, _, err := s.Create(context.Background(), upload("u1"))
-			if !errors.Is(err, table.ErrInvalidInput) {
-				t.Fatalf("Create with %s: got %v, want ErrInvalidInput", name, err)
-			}
-			if _, err := s.Get(context.Background(), "j1"); !errors.Is(err, table.ErrInvalidInput) {
-				t.Fatalf("Get with %s: got %v, want ErrInvalidInput", name, err)
-			}
+			s, err := jobs.NewStore(c.db, nil, c.opt)
+			assert.ErrorIs(t, err, table.ErrInvalidInput)
+			assert.Nil(t, s)
 		})
 	}
-	if db.Calls("PutItem")+db.Calls("GetItem") != 0 {
-		t.Fatal("a store with bad options sent requests")
-	}
+	assert.Zero(t, db.Calls("CreateTable")+db.Calls("DescribeTable"), "NewStore sends no request")
 }
 
-func TestNewStoreNamesTableByEnv(t *testing.T) {
-	s := jobs.NewStore(dynamotest.New(), nil, func(o *jobs.Options) { o.Env = "prod" })
-	if got := s.Table().Name(); got != "photoeditor-prod-jobs" {
-		t.Fatalf("table name %q, want photoeditor-prod-jobs", got)
+func TestNewStoreDefaultsToTheSeedsDevTableAndTakesOneName(t *testing.T) {
+	db := dynamotest.New()
+	s := newStore(t, db, nil)
+	assert.Equal(t, "photoeditor-dev-jobs", s.Schema().Name)
+	assert.Equal(t, jobs.DefaultTableName, s.Table().Name())
+	s = newStore(t, db, nil, jobs.TableName(jobs.TableNameForEnv("prod")))
+	assert.Equal(t, "photoeditor-prod-jobs", s.Schema().Name)
+	assert.Equal(t, jobs.Schema("photoeditor-prod-jobs"), s.Schema())
+}
+
+func TestEnsureTableCreatesTheTableTheStoreUses(t *testing.T) {
+	ctx := context.Background()
+	db := dynamotest.New()
+	s := newStore(t, db, nil, jobs.TableName("jobs-ensure"))
+	require.NoError(t, s.EnsureTable(ctx))
+	require.NoError(t, s.EnsureTable(ctx), "a second call finds the table")
+	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("jobs-ensure")})
+	require.NoError(t, err)
+	assert.Len(t, out.Table.GlobalSecondaryIndexes, 2)
+	_, _, err = s.Create(ctx, upload("u1"))
+	assert.NoError(t, err)
+}
+
+func TestAZeroStoreFailsCleanly(t *testing.T) {
+	ctx := context.Background()
+	var zero jobs.Store
+	var nilStore *jobs.Store
+	_, err := zero.Get(ctx, "j1")
+	assert.ErrorIs(t, err, jobs.ErrNoStore)
+	_, _, err = nilStore.Create(ctx, upload("u1"))
+	assert.ErrorIs(t, err, jobs.ErrNoStore)
+	assert.ErrorIs(t, nilStore.EnsureTable(ctx), jobs.ErrNoStore)
+	_, err = nilStore.Recover(ctx)
+	assert.ErrorIs(t, err, jobs.ErrNoStore)
+	assert.Zero(t, nilStore.Schema().Name)
+}
+
+func TestJobJSONUsesTheSeedsFieldNames(t *testing.T) {
+	f := newFixture(t)
+	job := f.create(t, "u1")
+	data, err := json.Marshal(job)
+	require.NoError(t, err)
+	var fields map[string]any
+	require.NoError(t, json.Unmarshal(data, &fields))
+	for _, name := range []string{"jobId", "userId", "status", "createdAt", "updatedAt", "fileSize", "fileType",
+		"originalFileName", "s3TempKey", "provider", "correlationId", "traceId", "ttl"} {
+		assert.Contains(t, fields, name)
 	}
-	s = jobs.NewStore(dynamotest.New(), nil, func(o *jobs.Options) { o.Env = "prod"; o.TableName = "jobs-test-1" })
-	if got := s.Table().Name(); got != "jobs-test-1" {
-		t.Fatalf("table name %q, want the TableName option", got)
+	for _, name := range []string{"ID", "Extra", "extra", "error", "editResult", "processingStartedAt", "leaseExpiresAt"} {
+		assert.NotContains(t, fields, name, "absent or internal fields stay out")
 	}
+	data, err = json.Marshal(jobs.EditResult{S3Key: "k", Width: 1, Height: 2, Format: jobs.FormatPNG, Size: 3})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"s3Key":"k","width":1,"height":2,"format":"png","size":3}`, string(data))
 }
 
 func ExampleNewStore() {
 	ctx := context.Background()
 	db := dynamotest.New() // or a *dynamodb.Client
-	store := jobs.NewStore(db, blobstore.NewMemory(), func(o *jobs.Options) { o.Env = "staging" })
-	if err := jobs.Schema("staging").EnsureTable(ctx, db); err != nil {
+	store, err := jobs.NewStore(db, blobstore.NewMemory(), jobs.TableName(jobs.TableNameForEnv("staging")))
+	if err != nil {
+		panic(err)
+	}
+	if err := store.EnsureTable(ctx); err != nil {
 		panic(err)
 	}
 	job, _, err := store.Create(ctx, jobs.CreateInput{UserID: "user-12345", FileSize: 1 << 20, FileType: "image/png", Provider: "stub"})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(store.Table().Name(), job.Status, len(job.ID))
+	fmt.Println(store.Schema().Name, job.Status, len(job.ID))
 	// Output: photoeditor-staging-jobs QUEUED 26
 }
 
@@ -150,4 +203,14 @@ func leaseOf(t testing.TB, store *jobs.Store, id string) jobs.Lease {
 		t.Fatalf("Get %s: %v", id, err)
 	}
 	return j.Lease()
+}
+
+// newStore is jobs.NewStore for a test: a configuration error fails it.
+func newStore(t testing.TB, db table.API, blobs blobstore.Store, opts ...func(*jobs.Options)) *jobs.Store {
+	t.Helper()
+	store, err := jobs.NewStore(db, blobs, opts...)
+	if err != nil {
+		t.Fatalf("NewStore: %v", err)
+	}
+	return store
 }

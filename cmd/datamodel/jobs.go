@@ -10,7 +10,7 @@ func jobsModel() datamodel.Model {
 	return datamodel.Model{
 		Store:           "jobs",
 		Package:         "github.com/tablekit/tablekit/jobs",
-		Schema:          jobs.Schema("prod"),
+		Schema:          jobs.Schema(jobs.TableNameForEnv("prod")),
 		PolicyTableName: "photoeditor-*-jobs",
 		// ~100k jobs a month kept 90 days (TTL) at ~1 KB, each stored
 		// three times (table and two ALL-projection indexes): ~1 GB.

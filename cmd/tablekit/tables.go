@@ -43,7 +43,7 @@ func (s *storeFlags) schemaOf(store string) (table.Schema, error) {
 	var sc table.Schema
 	switch store {
 	case "jobs":
-		sc = jobs.Schema(s.env)
+		sc = jobs.Schema(jobs.TableNameForEnv(s.env))
 	case "tasks":
 		sc = tasks.Schema(tasks.DefaultTableName)
 	case "journey":

@@ -57,10 +57,13 @@ func run() (err error) {
 		return err
 	}
 	fmt.Println("using", env)
-	if err := jobs.Schema(*envName).EnsureTable(ctx, env.DB); err != nil {
+	store, err := jobs.NewStore(env.DB, env.Blobs, jobs.TableName(jobs.TableNameForEnv(*envName)))
+	if err != nil {
+		return err
+	}
+	if err := store.EnsureTable(ctx); err != nil {
 		return fmt.Errorf("table: %w", err)
 	}
-	store := jobs.NewStore(env.DB, env.Blobs, func(o *jobs.Options) { o.Env = *envName })
 	fmt.Println("table", store.Table().Name())
 
 	// User ids unique to this run, so runs against a long-lived DynamoDB do
@@ -143,7 +146,7 @@ func run() (err error) {
 	fmt.Println("\n== histories (newest first)")
 	for _, user := range []string{alice, bob} {
 		fmt.Println(user)
-		for j, err := range store.UserJobs(ctx, user, jobs.Limit(2)) {
+		for j, err := range store.ByUser(ctx, user, jobs.Limit(2)) {
 			if err != nil {
 				return err
 			}
@@ -279,7 +282,7 @@ func extension(name string) string {
 
 func printFailed(ctx context.Context, store *jobs.Store) ([]jobs.Job, error) {
 	var failed []jobs.Job
-	for j, err := range store.JobsByStatus(ctx, jobs.StatusFailed) {
+	for j, err := range store.ByStatus(ctx, jobs.StatusFailed) {
 		if err != nil {
 			return nil, err
 		}
