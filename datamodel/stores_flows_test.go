@@ -35,9 +35,9 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 		s := jobs.Schema(jobs.TableNameForEnv("prod"))
 		fake := fakeWith(t, s)
 		store, err := jobs.NewStore(fake, blobstore.NewMemory(), func(o *jobs.Options) { o.TableName = jobs.TableNameForEnv("prod") })
-	if err != nil {
-		t.Fatal(err)
-	}
+		if err != nil {
+			t.Fatal(err)
+		}
 		var jb *jobs.Job
 		rows = append(rows, checkWrite(t, fake, s, "Create job", func() (err error) {
 			jb, _, err = store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileSize: 1000, FileType: "image/jpeg", Provider: "stub", OriginalFileName: "a.jpg"})
