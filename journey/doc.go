@@ -23,8 +23,10 @@
 // All share PK JOURNEY#{journeyId}. Log files are at
 // journeys/{journey_id}/stages/{stage_id}/executions/{job_id}/logs/{step_id}.json
 // in the logs store (bucket transformation-journey-logs), report files
-// at .../reports/{step_id}.json in the reports store
-// (transformation-journey-reports), exports at journeys/{id}/backup.json.
+// at .../reports/{step_id}/{report_id}.json in the reports store
+// (transformation-journey-reports; one object per report, where the seed's
+// .../reports/{step_id}.json let a second report of a step replace the
+// first), exports at journeys/{id}/backup.json.
 // [Schema] declares the table with every access pattern of the seed.
 //
 // # Reads

@@ -115,11 +115,12 @@ func reportFrom(rec record[ReportEntry]) (ReportEntry, error) {
 	return e, e.CreatedAt.parse(rec.CreatedAt)
 }
 
-// WriteReport writes a step's report file to the reports store at the
-// seed's key (.../executions/{job_id}/reports/{step_id}.json), then its
-// catalog item (attribute_not_exists), so the catalog never points at a
-// missing file. Writing a step's report again replaces the file and adds
-// a catalog entry.
+// WriteReport writes a report file to the reports store at
+// .../executions/{job_id}/reports/{step_id}/{report_id}.json, report_id
+// being the catalog entry's new id, then its catalog item
+// (attribute_not_exists), so the catalog never points at a missing file.
+// Every report has its own file and entry: a second report of the same
+// step (another type, or the same again) replaces nothing.
 func (s *Store) WriteReport(ctx context.Context, ref JobRef, stepID string, r Report) (*ReportEntry, error) {
 	if s.err != nil {
 		return nil, s.err
@@ -152,7 +153,7 @@ func (s *Store) WriteReport(ctx context.Context, ref JobRef, stepID string, r Re
 	if err != nil {
 		return nil, inputError("Report", r.ReportID, "cannot encode as JSON: "+err.Error())
 	}
-	key := reportObjectKey(ref.JourneyID, ref.StageID, ref.JobID, stepID)
+	key := reportObjectKey(ref.JourneyID, ref.StageID, ref.JobID, stepID, catalogID)
 	if err := s.reports.Put(ctx, key, bytes.NewReader(body), blobstore.WithContentType("application/json"),
 		blobstore.WithSize(int64(len(body)))); err != nil {
 		return nil, fmt.Errorf("journey: write report file %s: %w", key, err)
@@ -174,7 +175,10 @@ func (s *Store) WriteReport(ctx context.Context, ref JobRef, stepID string, r Re
 }
 
 // JobReports reads every report file of a job from the reports store (the
-// seed's get_job_reports), in step id order.
+// seed's get_job_reports), in object key order: by step id, then by
+// report id, which for ids the store made is the order they were written.
+// Files at the seed's own key (.../reports/{step_id}.json, written by
+// others) are read too.
 func (s *Store) JobReports(ctx context.Context, ref JobRef) ([]Report, error) {
 	if s.err != nil {
 		return nil, s.err

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -25,7 +28,7 @@ func TestWriteReportFileThenCatalog(t *testing.T) {
 	}
 	keys := objects(t, e.reports)
 	want := "journeys/JRN-T/stages/raw_analysis/executions/" + ref.JobID + "/reports/"
-	if len(keys) != 2 || keys[0] != want+"metadata_analysis.json" || len(objects(t, e.logs)) != 0 {
+	if len(keys) != 2 || keys[0] != want+"metadata_analysis/RPT-2.json" || len(objects(t, e.logs)) != 0 {
 		t.Fatalf("report objects %v (logs store %v)", keys, objects(t, e.logs))
 	}
 	reports := must[[]Report](t)(e.store.JobReports(ctx, ref))
@@ -34,7 +37,7 @@ func TestWriteReportFileThenCatalog(t *testing.T) {
 	}
 	cat := must[table.Page[ReportEntry]](t)(e.store.ReportCatalog(ctx, ref.JobID, 0, ""))
 	if len(cat.Items) != 2 || cat.Items[0].Title != "schema_extraction report" || cat.Items[0].Status != "generated" ||
-		cat.Items[0].S3Location != "s3://transformation-journey-reports/"+want+"schema_extraction.json" ||
+		cat.Items[0].S3Location != "s3://transformation-journey-reports/"+want+"schema_extraction/RPT-1.json" ||
 		cat.Items[0].Metrics.ReportSections != 2 || cat.Items[0].Metrics.ContentSize == 0 {
 		t.Errorf("catalog %+v", cat.Items)
 	}
@@ -58,5 +61,36 @@ func TestWriteReportWithoutFileWritesNoCatalog(t *testing.T) {
 	}
 	if _, err := e.store.WriteReport(ctx, ref, "s", Report{ReportType: "pdf", Title: "t"}); !errors.Is(err, table.ErrInvalidInput) {
 		t.Errorf("unknown report type: %v", err)
+	}
+}
+
+// TestTwoReportsOfOneStepAreBothReadable: a second report of the same step
+// (another type) gets its own file; the first file and its catalog entry
+// are untouched (issue 17: one file per step replaced the first report).
+func TestTwoReportsOfOneStepAreBothReadable(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	ref := startedJob(t, e)
+	perf, err := e.store.WriteReport(ctx, ref, "schema_extraction", Report{ReportType: ReportPerformance, Title: "perf", Summary: "fast"})
+	require.NoError(t, err)
+	e.clock.Advance(1000)
+	errs, err := e.store.WriteReport(ctx, ref, "schema_extraction", Report{ReportType: ReportErrorAnalysis, Title: "errors", Summary: "none"})
+	require.NoError(t, err)
+	assert.NotEqual(t, perf.S3Location, errs.S3Location)
+
+	reports, err := e.store.JobReports(ctx, ref)
+	require.NoError(t, err)
+	require.Len(t, reports, 2)
+	assert.Equal(t, "perf", reports[0].Title)
+	assert.Equal(t, "errors", reports[1].Title)
+
+	cat, err := e.store.ReportCatalog(ctx, ref.JobID, 0, "")
+	require.NoError(t, err)
+	require.Len(t, cat.Items, 2)
+	for _, entry := range cat.Items {
+		key := strings.TrimPrefix(entry.S3Location, "s3://"+DefaultReportsBucket+"/")
+		var r Report
+		require.NoError(t, readJSON(ctx, e.reports, key, &r), "catalog entry %s points at a missing file", entry.ReportID)
+		assert.Equal(t, entry.Title, r.Title, "catalog entry %s points at another report's file", entry.ReportID)
 	}
 }

@@ -360,9 +360,16 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	// contentSize is the size of the file this test wrote and
-	// generationTime the test clock's (standing still).
-	assertSeedItem(t, "report", storedItem(t, s, pk, seedReport["SK"].(string)), seedReport,
-		"Data.metrics.contentSize", "Data.metrics.generationTime")
+	// generationTime the test clock's (standing still). The file has a
+	// key of its own under the step (.../reports/{step_id}/{report_id}.json,
+	// not the seed's .../reports/{step_id}.json, which a second report of
+	// the step would replace): see reportObjectKey.
+	gotReport := storedItem(t, s, pk, seedReport["SK"].(string))
+	assertSeedItem(t, "report", gotReport, seedReport,
+		"Data.metrics.contentSize", "Data.metrics.generationTime", "Data.s3Location")
+	if got, want := gotReport["Data"].(map[string]any)["s3Location"], strings.TrimSuffix(sd["s3Location"].(string), ".json")+"/RPT-ABC.json"; got != want {
+		t.Errorf("report s3Location %v, want %v", got, want)
+	}
 
 	// The seed's report file, written as a second report of the step.
 	var seedReportFile map[string]any
@@ -376,11 +383,15 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	reports, err := s.JobReports(ctx, ref)
-	if err != nil || len(reports) != 1 {
+	if err != nil || len(reports) != 2 {
 		t.Fatalf("JobReports = %v, %v", reports, err)
 	}
+	fromSeed := reports[0]
+	if fromSeed.Title != rf.Title {
+		fromSeed = reports[1]
+	}
 	var gotFile map[string]any
-	b, _ = json.Marshal(reports[0])
+	b, _ = json.Marshal(fromSeed)
 	if err := decodeJSON(b, &gotFile); err != nil {
 		t.Fatal(err)
 	}

@@ -144,9 +144,15 @@ func logObjectKey(journeyID, stageID, jobID, stepID string) string {
 	return executionPrefix(journeyID, stageID, jobID) + "logs/" + stepID + ".json"
 }
 
-// reportObjectKey is the seed's key of a step's report file.
-func reportObjectKey(journeyID, stageID, jobID, stepID string) string {
-	return executionPrefix(journeyID, stageID, jobID) + "reports/" + stepID + ".json"
+// reportObjectKey is the key of one report file:
+// .../executions/{job_id}/reports/{step_id}/{report_id}.json. The seed
+// writes .../reports/{step_id}.json, one file a step, so a second report
+// of the step (another type, or a rerun) replaced the first while its
+// catalog entry still pointed there; the catalog id, unique per report,
+// gives each its own object. Ids hold no '/' (checkID), so the key is a
+// one-to-one function of the four ids.
+func reportObjectKey(journeyID, stageID, jobID, stepID, reportID string) string {
+	return executionPrefix(journeyID, stageID, jobID) + "reports/" + stepID + "/" + reportID + ".json"
 }
 
 // backupObjectKey is the seed's key of a journey export.
