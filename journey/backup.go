@@ -7,6 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/table"
@@ -51,6 +55,9 @@ func (s *Store) Export(ctx context.Context, journeyID string) (*ExportInfo, erro
 			return nil, err
 		}
 		if stringAttr(item, attrSK) == metadataSK {
+			if importing(item) {
+				return nil, fmt.Errorf("%w: %q", ErrImportInProgress, journeyID)
+			}
 			found = true
 		}
 		j, err := itemToJSON(item)
@@ -66,7 +73,10 @@ func (s *Store) Export(ctx context.Context, journeyID string) (*ExportInfo, erro
 	if err != nil {
 		return nil, fmt.Errorf("journey: export %s: %w", journeyID, err)
 	}
-	key := backupObjectKey(journeyID)
+	key, err := objectKey(backupObjects, journeyID)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.backups.Put(ctx, key, bytes.NewReader(body), blobstore.WithContentType("application/json"),
 		blobstore.WithSize(int64(len(body)))); err != nil {
 		return nil, fmt.Errorf("journey: write backup %s: %w", key, err)
@@ -76,12 +86,12 @@ func (s *Store) Export(ctx context.Context, journeyID string) (*ExportInfo, erro
 
 // ImportOptions configure Import.
 type ImportOptions struct {
-	// Overwrite replaces the items of a journey that exists. Items in the
-	// table that the backup does not hold are left alone.
+	// Overwrite replaces a journey that exists, as a whole: afterwards its
+	// partition holds exactly the backup's items.
 	Overwrite bool
 }
 
-// Overwrite lets Import replace an existing journey's items.
+// Overwrite lets Import replace an existing journey.
 func Overwrite() func(*ImportOptions) { return func(o *ImportOptions) { o.Overwrite = true } }
 
 // Import restores the journey from journeys/{id}/backup.json in the
@@ -93,7 +103,11 @@ func (s *Store) Import(ctx context.Context, journeyID string, opts ...func(*Impo
 	if err := checkID("journeyId", journeyID); err != nil {
 		return nil, err
 	}
-	rc, _, err := s.backups.Get(ctx, backupObjectKey(journeyID))
+	key, err := objectKey(backupObjects, journeyID)
+	if err != nil {
+		return nil, err
+	}
+	rc, _, err := s.backups.Get(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("journey: read backup of %s: %w", journeyID, err)
 	}
@@ -101,19 +115,59 @@ func (s *Store) Import(ctx context.Context, journeyID string, opts ...func(*Impo
 	return s.ImportBackup(ctx, journeyID, rc, opts...)
 }
 
-// ImportBackup restores a journey from a document Export wrote (or one
-// in the same notation). Every item is checked before anything is sent:
-// it must belong to journeyID's partition and have one of the seed's key
-// shapes, or the import fails with ErrInvalidBackup. Unless Overwrite, a
-// journey that exists is ErrJourneyExists. The metadata item is written
-// last, conditional on not existing, so a journey never appears in
-// ListJourneys half restored.
+// attrImportID, on a METADATA item, marks the journey as being imported:
+// the item is the import's claim, not a journey to read or change.
+const attrImportID = "ImportId"
+
+// notImporting is the condition every write to a journey's METADATA item
+// carries, so no job, rule or log count lands in a partition an import is
+// replacing.
+func notImporting() expression.ConditionBuilder {
+	return expression.AttributeNotExists(expression.Name(attrImportID))
+}
+
+// importing reports whether a raw METADATA item is an import's claim.
+func importing(item table.Item) bool { return stringAttr(item, attrImportID) != "" }
+
+// importTxBytes keeps each of Import's transactions under DynamoDB's 4 MB
+// per transaction, with room for the guard and request overhead.
+const importTxBytes = 3 << 20
+
+// ImportBackup restores a journey from a document Export wrote (or one in
+// the same notation). Every item is checked before anything is sent: it
+// must belong to journeyID's partition and have one of the seed's key
+// shapes, or the import fails with ErrInvalidBackup and nothing is written.
+//
+// A journey has more items than one transaction holds (100), so the import
+// is made all-or-nothing by a claim on the METADATA item:
+//
+//  1. The claim: one PutItem of the backup's metadata without its GSI1 keys
+//     (so ListJourneys does not show it) and with an ImportId attribute.
+//     Unless Overwrite, it is conditional on no journey being there (or
+//     only an unfinished import's claim); otherwise ErrJourneyExists and
+//     nothing was written. CreateJourney after the claim finds the item and
+//     fails; reads of the journey fail with ErrImportInProgress; writes that
+//     touch the metadata (jobs, rules, log counts, status moves) are refused
+//     the same way.
+//  2. The items: the backup's items are put, and every other item of the
+//     partition deleted, in transactions of at most 99 writes and 3 MB,
+//     each with a condition check that the claim is still this import's.
+//  3. The swap: the backup's metadata replaces the claim, conditional on it.
+//
+// A crash or error part way leaves the claim, never a journey that is part
+// backup and part something else; the next Import of the journey (either
+// mode) takes the claim over, completes the restore and removes what the
+// first left. An import whose claim another import took over fails with
+// ErrImportInProgress.
 func (s *Store) ImportBackup(ctx context.Context, journeyID string, r io.Reader, opts ...func(*ImportOptions)) (*Complete, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
 	if err := checkID("journeyId", journeyID); err != nil {
 		return nil, err
+	}
+	if r == nil {
+		return nil, inputError("r", "nil", "ImportBackup needs a reader")
 	}
 	var o ImportOptions
 	for _, f := range opts {
@@ -137,37 +191,97 @@ func (s *Store) ImportBackup(ctx context.Context, journeyID string, r io.Reader,
 	if err != nil {
 		return nil, err
 	}
-	if !o.Overwrite {
-		if _, err := s.GetJourney(ctx, journeyID, Consistent()); err == nil {
-			return nil, fmt.Errorf("%w: %q", ErrJourneyExists, journeyID)
-		} else if !errors.Is(err, ErrJourneyNotFound) {
-			return nil, err
-		}
+	importID, err := s.newID("IMP")
+	if err != nil {
+		return nil, err
 	}
-	puts := make([]any, 0, len(items))
-	for _, it := range items {
-		puts = append(puts, it)
-	}
-	if len(puts) > 0 {
-		if err := s.t.BatchWrite(ctx, puts, nil); err != nil {
-			return nil, err
-		}
-	}
+	metaKey, _ := s.journeyKey(journeyID)
+
+	// 1. The claim.
+	claim := maps.Clone(meta)
+	delete(claim, attrGSI1PK)
+	delete(claim, attrGSI1SK)
+	claim[attrImportID] = &types.AttributeValueMemberS{Value: importID}
 	var put []func(*table.WriteOptions)
 	if !o.Overwrite {
-		put = append(put, table.IfNotExists())
+		put = append(put, table.If(expression.AttributeNotExists(expression.Name(attrPK)).
+			Or(expression.AttributeExists(expression.Name(attrImportID)))))
 	}
-	if err := s.t.Put(ctx, meta, put...); err != nil {
-		if errors.Is(err, table.ErrAlreadyExists) {
+	if err := s.t.Put(ctx, claim, put...); err != nil {
+		if errors.Is(err, table.ErrConditionFailed) {
 			return nil, fmt.Errorf("%w: %q: %w", ErrJourneyExists, journeyID, err)
 		}
 		return nil, err
 	}
-	c, err := decodePartition(append(items, meta))
-	if err != nil {
+	s.log(ctx, "import claimed", "journeyId", journeyID, "importId", importID, "items", len(items)+1)
+
+	// 2. The items: the backup's, and deletes of everything else.
+	keep := make(map[string]bool, len(items))
+	for _, it := range items {
+		keep[stringAttr(it, attrSK)] = true
+	}
+	pk, _ := journeyPK.Build(journeyID)
+	var stale []table.Key
+	keysOnly := expression.NamesList(expression.Name(attrPK), expression.Name(attrSK))
+	q := table.Query{Partition: pk, Consistent: true, Projection: &keysOnly}
+	for item, err := range table.QueryAll[table.Item](ctx, s.t, q) {
+		if err != nil {
+			return nil, err
+		}
+		if sk := stringAttr(item, attrSK); sk != metadataSK && !keep[sk] {
+			stale = append(stale, s.t.Key(pk, sk))
+		}
+	}
+	guard := expression.Name(attrImportID).Equal(expression.Value(importID))
+	var tx *table.WriteTx
+	actions, size := 0, 0
+	flush := func() error {
+		if actions == 0 {
+			return nil
+		}
+		err := tx.Run(ctx)
+		tx, actions, size = nil, 0, 0
+		if failedAction(err) == 0 {
+			return fmt.Errorf("%w: %q: another import took the journey over: %w", ErrImportInProgress, journeyID, err)
+		}
+		return err
+	}
+	add := func(n int, write func(*table.WriteTx)) error {
+		if tx != nil && (actions == 99 || size+n > importTxBytes) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if tx == nil {
+			tx = s.t.WriteTx().Check(metaKey, guard)
+		}
+		write(tx)
+		actions, size = actions+1, size+n
+		return nil
+	}
+	for _, it := range items {
+		if err := add(table.ItemSize(it), func(tx *table.WriteTx) { tx.Put(it) }); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range stale {
+		if err := add(table.ItemSize(table.Item(k)), func(tx *table.WriteTx) { tx.Delete(k) }); err != nil {
+			return nil, err
+		}
+	}
+	if err := flush(); err != nil {
 		return nil, err
 	}
-	return c, nil
+
+	// 3. The swap.
+	if err := s.t.Put(ctx, meta, table.If(guard)); err != nil {
+		if errors.Is(err, table.ErrConditionFailed) {
+			return nil, fmt.Errorf("%w: %q: another import took the journey over: %w", ErrImportInProgress, journeyID, err)
+		}
+		return nil, err
+	}
+	s.log(ctx, "import done", "journeyId", journeyID, "importId", importID, "deleted", len(stale))
+	return decodePartition(append(items, meta))
 }
 
 // backupItems converts and checks a backup's items; the metadata item is

@@ -61,6 +61,16 @@
 //     status DynamoDB returned with it.
 //   - [Store.AddRule] and [Store.SetRuleStatus] keep totalRules and
 //     activeRules by ADD in the same transaction as the rule.
+//   - [Store.Import] restores a backup all or nothing although a journey
+//     has more items than one transaction holds: it first claims the
+//     METADATA item (conditional on no journey being there, unless
+//     Overwrite), writes the items and deletes what the backup does not
+//     hold in transactions guarded by the claim, then swaps the claim for
+//     the backup's metadata. Meanwhile the journey reads as
+//     [ErrImportInProgress], CreateJourney fails and writes that touch the
+//     metadata are refused; an import interrupted half way is completed by
+//     the next Import. A journey is never part backup and part something
+//     else.
 //
 // # Logs and reports
 //
@@ -142,7 +152,9 @@
 //
 // Ids must be 1 to 128 letters, digits, '_' and '-' (every id of the
 // seed is), because they become key parts, object key segments and
-// update expression paths. Bad input of any call returns a
+// update expression paths. Object keys are also built with
+// blobstore.KeyTemplate, which escapes each id into one segment, so every
+// key is a one-to-one function of its ids. Bad input of any call returns a
 // *table.InputError (errors.Is table.ErrInvalidInput) naming the field,
 // before any request is sent.
 package journey

@@ -28,6 +28,11 @@ var (
 	ErrInvalidStatus = errors.New("journey: invalid status for this operation")
 	// ErrLoggerClosed: a StepLogger was used after Close.
 	ErrLoggerClosed = errors.New("journey: step logger closed")
+	// ErrImportInProgress: the journey is being imported (its METADATA item
+	// is an import's claim): reads and writes of it wait for the import to
+	// finish, or for the next Import to complete an interrupted one. Import
+	// also returns it when another import took its claim over.
+	ErrImportInProgress = errors.New("journey: import in progress")
 	// ErrInvalidBackup: Import was given a document that is not a backup of
 	// one journey written by Export.
 	ErrInvalidBackup = errors.New("journey: invalid backup")

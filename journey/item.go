@@ -51,6 +51,9 @@ type record[T any] struct {
 	CreatedAt  string `dynamodbav:"CreatedAt"`
 	UpdatedAt  string `dynamodbav:"UpdatedAt,omitempty"`
 	Data       T      `dynamodbav:"Data"`
+	// ImportID is set only on a METADATA item that is an import's claim
+	// (see ImportBackup).
+	ImportID string `dynamodbav:"ImportId,omitempty"`
 }
 
 // Time is a timestamp stored the seed's way: UTC with six fractional

@@ -305,7 +305,7 @@ func (s *Store) StartJob(ctx context.Context, in NewJob) (*Job, error) {
 				Set(expression.Name("Data.currentStageIndex"), expression.Value(st.Order-1)).
 				Set(expression.Name("Data.currentJobs."+st.StageID), expression.Value(in.JobID)).
 				Set(expression.Name(attrUpdatedAt), ts),
-				table.IfExists(), table.If(statusIn("Data.status", allowed...)), table.ItemOnConditionFailure()).
+				table.IfExists(), table.If(statusIn("Data.status", allowed...).And(notImporting())), table.ItemOnConditionFailure()).
 			Run(ctx)
 		if err == nil {
 			return &j, nil
@@ -349,6 +349,16 @@ func reasonItem(err error, i int) table.Item {
 	return nil
 }
 
+// metadataRefused is the error of a canceled transaction whose action i,
+// a write of the journey's METADATA item conditional on the item existing
+// and no import running, failed: ErrJourneyNotFound or ErrImportInProgress.
+func metadataRefused(journeyID string, err error, i int) error {
+	if importing(reasonItem(err, i)) {
+		return fmt.Errorf("%w: %q: %w", ErrImportInProgress, journeyID, err)
+	}
+	return notFound(ErrJourneyNotFound, journeyID, err)
+}
+
 // journeyTxError is journeyWriteError for the METADATA update at action
 // index i of a canceled transaction.
 func (s *Store) journeyTxError(id, op string, allowed []Status, err error, i int) error {
@@ -360,6 +370,9 @@ func (s *Store) journeyTxError(id, op string, allowed []Status, err error, i int
 			}
 			if len(r.Item) == 0 {
 				return notFound(ErrJourneyNotFound, id, err)
+			}
+			if importing(r.Item) {
+				return fmt.Errorf("%w: %q: %w", ErrImportInProgress, id, err)
 			}
 			return &StatusError{Entity: "journey", ID: id, Op: op, Current: dataStatus(r.Item),
 				Allowed: statusStrings(allowed), Cause: err}
@@ -753,7 +766,7 @@ func (s *Store) FinishJob(ctx context.Context, ref JobRef, f Finish) (*Job, erro
 		Update(key, ju, table.IfExists(), table.If(statusIn("Data.status", jobActive...)), table.ItemOnConditionFailure()).
 		Update(stageKey, expression.Set(expression.Name("Data.status"), expression.Value(stageStatus)).
 			Set(expression.Name(attrUpdatedAt), ts), table.IfExists()).
-		Update(journeyKey, agg, table.IfExists()).
+		Update(journeyKey, agg, table.IfExists(), table.If(notImporting()), table.ItemOnConditionFailure()).
 		Run(ctx)
 	if err != nil {
 		switch failedAction(err) {
@@ -767,7 +780,7 @@ func (s *Store) FinishJob(ctx context.Context, ref JobRef, f Finish) (*Job, erro
 		case 1:
 			return nil, notFound(ErrStageNotFound, ref.JourneyID+"/"+ref.StageID, err)
 		case 2:
-			return nil, notFound(ErrJourneyNotFound, ref.JourneyID, err)
+			return nil, metadataRefused(ref.JourneyID, err, 2)
 		}
 		return nil, err
 	}

@@ -286,6 +286,9 @@ func journeyRecord(j Journey) (record[Journey], error) {
 
 func journeyFrom(rec record[Journey]) (Journey, error) {
 	j := rec.Data
+	if rec.ImportID != "" {
+		return j, fmt.Errorf("%w: %q (import %s)", ErrImportInProgress, j.ID, rec.ImportID)
+	}
 	if err := j.CreatedAt.parse(rec.CreatedAt); err != nil {
 		return j, err
 	}
@@ -450,7 +453,7 @@ func (s *Store) move(ctx context.Context, id, op string, to Status, from ...Stat
 	u := expression.Set(expression.Name("Data.status"), expression.Value(to)).
 		Set(expression.Name(attrUpdatedAt), expression.Value(stamp(s.now())))
 	var rec record[Journey]
-	err = s.t.Update(ctx, key, u, table.IfExists(), table.If(statusIn("Data.status", from...)),
+	err = s.t.Update(ctx, key, u, table.IfExists(), table.If(statusIn("Data.status", from...).And(notImporting())),
 		table.ItemOnConditionFailure(), table.ReturnNew(&rec))
 	if err != nil {
 		return nil, s.journeyWriteError(id, op, from, err)
@@ -470,6 +473,9 @@ func (s *Store) journeyWriteError(id, op string, allowed []Status, err error) er
 	}
 	var te *table.Error
 	if errors.As(err, &te) && errors.Is(err, table.ErrConditionFailed) {
+		if importing(te.Item) {
+			return fmt.Errorf("%w: %q: %w", ErrImportInProgress, id, err)
+		}
 		return &StatusError{Entity: "journey", ID: id, Op: op, Current: dataStatus(te.Item),
 			Allowed: statusStrings(allowed), Cause: err}
 	}

@@ -156,7 +156,10 @@ func (s *Store) StepLogger(ref JobRef, stepID string, opts ...func(*LoggerOption
 	for _, f := range opts {
 		f(&o)
 	}
-	key := logObjectKey(ref.JourneyID, ref.StageID, ref.JobID, stepID)
+	key, err := objectKey(logObjects, ref.JourneyID, ref.StageID, ref.JobID, stepID)
+	if err != nil {
+		return nil, err
+	}
 	return &StepLogger{s: s, ref: ref, step: stepID, source: o.Source, summaries: o.Summaries,
 		key: key, location: s3Location(s.opts.LogsBucket, key)}, nil
 }
@@ -347,12 +350,13 @@ func (l *StepLogger) addCounts(ctx context.Context, entries []LogEntry) error {
 	agg := expression.Set(expression.Name(attrUpdatedAt), ts).Add(expression.Name("Data.aggregates.totalLogs"), expression.Value(n))
 	agg = add(agg, "Data.aggregates.totalWarnings", warning)
 	agg = add(agg, "Data.aggregates.totalErrors", errs)
-	err = l.s.t.WriteTx().Update(jobKey, ju, table.IfExists()).Update(journeyKey, agg, table.IfExists()).Run(ctx)
+	err = l.s.t.WriteTx().Update(jobKey, ju, table.IfExists()).
+		Update(journeyKey, agg, table.IfExists(), table.If(notImporting()), table.ItemOnConditionFailure()).Run(ctx)
 	switch failedAction(err) {
 	case 0:
 		return notFound(ErrJobNotFound, l.ref.JobID, err)
 	case 1:
-		return notFound(ErrJourneyNotFound, l.ref.JourneyID, err)
+		return metadataRefused(l.ref.JourneyID, err, 1)
 	}
 	return err
 }
@@ -379,7 +383,10 @@ func (s *Store) JobLogs(ctx context.Context, ref JobRef) ([]LogEntry, error) {
 		return nil, err
 	}
 	var out []LogEntry
-	prefix := executionPrefix(ref.JourneyID, ref.StageID, ref.JobID) + "logs/"
+	prefix, err := jobFilesPrefix(logObjects, "logs", ref)
+	if err != nil {
+		return nil, err
+	}
 	for info, err := range s.logs.List(ctx, prefix) {
 		if err != nil {
 			return nil, fmt.Errorf("journey: list log files of %s: %w", ref.JobID, err)
@@ -407,7 +414,11 @@ func (s *Store) StepLogs(ctx context.Context, ref JobRef, stepID string) ([]LogE
 		return nil, err
 	}
 	var entries []LogEntry
-	err := readJSON(ctx, s.logs, logObjectKey(ref.JourneyID, ref.StageID, ref.JobID, stepID), &entries)
+	key, err := objectKey(logObjects, ref.JourneyID, ref.StageID, ref.JobID, stepID)
+	if err != nil {
+		return nil, err
+	}
+	err = readJSON(ctx, s.logs, key, &entries)
 	return entries, err
 }
 

@@ -153,7 +153,10 @@ func (s *Store) WriteReport(ctx context.Context, ref JobRef, stepID string, r Re
 	if err != nil {
 		return nil, inputError("Report", r.ReportID, "cannot encode as JSON: "+err.Error())
 	}
-	key := reportObjectKey(ref.JourneyID, ref.StageID, ref.JobID, stepID, catalogID)
+	key, err := objectKey(reportObjects, ref.JourneyID, ref.StageID, ref.JobID, stepID, catalogID)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.reports.Put(ctx, key, bytes.NewReader(body), blobstore.WithContentType("application/json"),
 		blobstore.WithSize(int64(len(body)))); err != nil {
 		return nil, fmt.Errorf("journey: write report file %s: %w", key, err)
@@ -187,7 +190,10 @@ func (s *Store) JobReports(ctx context.Context, ref JobRef) ([]Report, error) {
 		return nil, err
 	}
 	var out []Report
-	prefix := executionPrefix(ref.JourneyID, ref.StageID, ref.JobID) + "reports/"
+	prefix, err := jobFilesPrefix(reportObjects, "reports", ref)
+	if err != nil {
+		return nil, err
+	}
 	for info, err := range s.reports.List(ctx, prefix) {
 		if err != nil {
 			return nil, fmt.Errorf("journey: list report files of %s: %w", ref.JobID, err)

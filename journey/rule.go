@@ -258,7 +258,7 @@ func (s *Store) AddRule(ctx context.Context, in NewRule) (*Rule, error) {
 			Update(stageKey, expression.Set(counter, expression.Value(n)),
 				table.IfExists(), table.If(expression.AttributeNotExists(counter).Or(counter.LessThan(expression.Value(n))))).
 			Create(rec).
-			Update(journeyKey, aggregates, table.IfExists()).
+			Update(journeyKey, aggregates, table.IfExists(), table.If(notImporting()), table.ItemOnConditionFailure()).
 			Run(ctx)
 		if err == nil {
 			return &r, nil
@@ -282,7 +282,7 @@ func (s *Store) AddRule(ctx context.Context, in NewRule) (*Rule, error) {
 				continue
 			}
 		case 2:
-			return nil, notFound(ErrJourneyNotFound, in.JourneyID, err)
+			return nil, metadataRefused(in.JourneyID, err, 2)
 		}
 		return nil, err
 	}
@@ -398,7 +398,12 @@ func (s *Store) SetRuleStatus(ctx context.Context, ref RuleRef, status RuleStatu
 			table.If(expression.Name("Data.status").Equal(expression.Value(r.Status))))
 		if delta != 0 {
 			tx.Update(journeyKey, expression.Add(expression.Name("Data.aggregates.activeRules"), expression.Value(delta)).
-				Set(expression.Name(attrUpdatedAt), expression.Value(stamp(now))), table.IfExists())
+				Set(expression.Name(attrUpdatedAt), expression.Value(stamp(now))),
+				table.IfExists(), table.If(notImporting()), table.ItemOnConditionFailure())
+		} else {
+			// No count moves, but an import replacing the journey still
+			// fences the rule.
+			tx.Check(journeyKey, expression.AttributeExists(expression.Name(attrPK)).And(notImporting()))
 		}
 		err = tx.Run(ctx)
 		if err == nil {
@@ -414,7 +419,7 @@ func (s *Store) SetRuleStatus(ctx context.Context, ref RuleRef, status RuleStatu
 				continue // changed since we read it
 			}
 		case 1:
-			return nil, notFound(ErrJourneyNotFound, ref.JourneyID, err)
+			return nil, metadataRefused(ref.JourneyID, err, 1)
 		}
 		return nil, err
 	}

@@ -363,7 +363,7 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	// generationTime the test clock's (standing still). The file has a
 	// key of its own under the step (.../reports/{step_id}/{report_id}.json,
 	// not the seed's .../reports/{step_id}.json, which a second report of
-	// the step would replace): see reportObjectKey.
+	// the step would replace): see reportObjects.
 	gotReport := storedItem(t, s, pk, seedReport["SK"].(string))
 	assertSeedItem(t, "report", gotReport, seedReport,
 		"Data.metrics.contentSize", "Data.metrics.generationTime", "Data.s3Location")

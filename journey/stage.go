@@ -2,6 +2,7 @@ package journey
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/tablekit/tablekit/keys"
@@ -156,6 +157,11 @@ func (s *Store) stage(ctx context.Context, journeyID, stageID string) (Stage, in
 		if st.StageID == stageID {
 			return st, len(stages), nil
 		}
+	}
+	// Not there: an import in progress may not have written it yet, which
+	// is worth saying (one more read, on this failure path only).
+	if _, err := s.GetJourney(ctx, journeyID, Consistent()); errors.Is(err, ErrImportInProgress) {
+		return Stage{}, len(stages), err
 	}
 	return Stage{}, len(stages), notFound(ErrStageNotFound, journeyID+"/"+stageID, nil)
 }

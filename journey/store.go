@@ -2,7 +2,7 @@ package journey
 
 import (
 	"context"
-	"fmt"
+	"log/slog"
 	mathrand "math/rand/v2"
 	"time"
 
@@ -40,6 +40,9 @@ type Options struct {
 	LogsBucket, ReportsBucket string
 	// Clock stamps CreatedAt, UpdatedAt, job and log times. Default time.Now.
 	Clock func() time.Time
+	// Logger receives structured records of lost races, retries and
+	// imports (table, operation, key, attempt); nil is silent.
+	Logger *slog.Logger
 	// NewID returns a new unique id starting with prefix ("JRN", "JOB",
 	// "LOG", "RPT", "rule-raw_analysis-field_mapping"); it must return
 	// letters, digits, '_' and '-' only. Default: prefix, "-", a ULID.
@@ -125,6 +128,13 @@ func (s *Store) newID(prefix string) (string, error) {
 	return id, nil
 }
 
+// log writes an info record when a logger is set.
+func (s *Store) log(ctx context.Context, msg string, args ...any) {
+	if s.opts.Logger != nil {
+		s.opts.Logger.InfoContext(ctx, "journey: "+msg, append([]any{"table", s.opts.TableName}, args...)...)
+	}
+}
+
 // Table is the underlying table, for calls this package does not wrap.
 func (s *Store) Table() *table.Table { return s.t }
 
@@ -132,33 +142,6 @@ func (s *Store) Table() *table.Table { return s.t }
 func (s *Store) now() time.Time { return At(s.opts.Clock()).Time }
 
 func stamp(t time.Time) string { return At(t).String() }
-
-// executionPrefix is the object key prefix of one job's files:
-// journeys/{journey_id}/stages/{stage_id}/executions/{job_id}/.
-func executionPrefix(journeyID, stageID, jobID string) string {
-	return fmt.Sprintf("journeys/%s/stages/%s/executions/%s/", journeyID, stageID, jobID)
-}
-
-// logObjectKey is the seed's key of a step's log file.
-func logObjectKey(journeyID, stageID, jobID, stepID string) string {
-	return executionPrefix(journeyID, stageID, jobID) + "logs/" + stepID + ".json"
-}
-
-// reportObjectKey is the key of one report file:
-// .../executions/{job_id}/reports/{step_id}/{report_id}.json. The seed
-// writes .../reports/{step_id}.json, one file a step, so a second report
-// of the step (another type, or a rerun) replaced the first while its
-// catalog entry still pointed there; the catalog id, unique per report,
-// gives each its own object. Ids hold no '/' (checkID), so the key is a
-// one-to-one function of the four ids.
-func reportObjectKey(journeyID, stageID, jobID, stepID, reportID string) string {
-	return executionPrefix(journeyID, stageID, jobID) + "reports/" + stepID + "/" + reportID + ".json"
-}
-
-// backupObjectKey is the seed's key of a journey export.
-func backupObjectKey(journeyID string) string {
-	return "journeys/" + journeyID + "/backup.json"
-}
 
 func s3Location(bucket, key string) string { return "s3://" + bucket + "/" + key }
 
