@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -201,4 +203,56 @@ func TestTablesIntegrationAgainstDynamoDBLocal(t *testing.T) {
 	require.Len(t, infos, 1)
 	assert.Equal(t, "ACTIVE", infos[0].Status)
 	assert.Equal(t, "PK", infos[0].PartitionKey)
+}
+
+func TestTasksListShowAndReclaim(t *testing.T) {
+	srv := fakeServer(t)
+	ctx := context.Background()
+	// A worker whose clock is an hour behind claims a task: its lease is
+	// already over by the time the operator looks.
+	behind := func() time.Time { return time.Now().Add(-time.Hour) }
+	store, err := tasks.NewStore(srv.DB, nil, tasks.Clock(behind))
+	require.NoError(t, err)
+	require.NoError(t, store.EnsureTable(ctx))
+	var ids []string
+	for i := range 3 {
+		task, _, err := store.Submit(ctx, tasks.SubmitInput{Payload: []byte(fmt.Sprintf(`{"n":%d}`, i))})
+		require.NoError(t, err)
+		ids = append(ids, task.ID)
+	}
+	claim, err := store.Claim(ctx, "w-1")
+	require.NoError(t, err)
+
+	list := runCLI(t, "tasks", "list", "-endpoint", srv.URL, "-limit", "1", "-output", "json")
+	require.Equal(t, exitOK, list.code, list.stderr)
+	var page pageOut[tasks.Task]
+	require.NoError(t, json.Unmarshal([]byte(list.stdout), &page))
+	require.Len(t, page.Items, 1)
+	require.NotEmpty(t, page.Next)
+	rest := runCLI(t, "tasks", "list", "-endpoint", srv.URL, "-cursor", page.Next, "-output", "json")
+	require.Equal(t, exitOK, rest.code, rest.stderr)
+	var page2 pageOut[tasks.Task]
+	require.NoError(t, json.Unmarshal([]byte(rest.stdout), &page2))
+	assert.Len(t, page2.Items, 1, "three tasks, one claimed: two pending over two pages")
+	assert.Empty(t, page2.Next)
+
+	show := runCLI(t, "tasks", "show", "-endpoint", srv.URL, claim.Task.ID)
+	require.Equal(t, exitOK, show.code, show.stderr)
+	assert.Contains(t, show.stdout, "PROCESSING")
+	assert.Contains(t, show.stdout, "SUBMITTED")
+	missing := runCLI(t, "tasks", "show", "-endpoint", srv.URL, "nosuch")
+	assert.Equal(t, exitNotFound, missing.code)
+
+	refused := runCLI(t, "tasks", "reclaim", "-endpoint", srv.URL)
+	assert.Equal(t, exitNotConfirmed, refused.code)
+	got, err := store.Get(ctx, claim.Task.ID)
+	require.NoError(t, err)
+	assert.Equal(t, tasks.StatusProcessing, got.Status, "an unconfirmed reclaim changes nothing")
+
+	reclaim := runCLI(t, "tasks", "reclaim", "-endpoint", srv.URL, "-yes")
+	require.Equal(t, exitOK, reclaim.code, reclaim.stderr)
+	assert.Contains(t, reclaim.stdout, "reclaimed 1 tasks")
+	got, err = store.Get(ctx, claim.Task.ID)
+	require.NoError(t, err)
+	assert.NotEqual(t, tasks.StatusProcessing, got.Status)
 }

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tablekit/tablekit/table"
+	"github.com/tablekit/tablekit/tasks"
+)
+
+// tasksStore opens the task queue the flags name.
+func tasksStore(ctx context.Context, a *app, sf *storeFlags) (*tasks.Store, error) {
+	c, err := a.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	name := sf.table
+	if name == "" {
+		name = tasks.DefaultTableName
+	}
+	return tasks.NewStore(c.db, nil, tasks.TableName(name))
+}
+
+// tasksSetup registers the table flags (-table; -store is implied) and a
+// page's -limit and -cursor where a command lists.
+func tasksSetup(list bool, fn func(ctx context.Context, a *app, s *tasks.Store, page pageFlags, args []string) error) func(*flag.FlagSet, *app) runner {
+	return func(fs *flag.FlagSet, a *app) runner {
+		sf := storeFlags{store: "tasks"}
+		fs.StringVar(&sf.table, "table", "", "table name (default "+tasks.DefaultTableName+")")
+		var page pageFlags
+		if list {
+			page.register(fs)
+		}
+		return func(ctx context.Context, args []string) error {
+			s, err := tasksStore(ctx, a, &sf)
+			if err != nil {
+				return err
+			}
+			return fn(ctx, a, s, page, args)
+		}
+	}
+}
+
+// pageFlags are a list command's -limit and -cursor.
+type pageFlags struct {
+	limit  int
+	cursor string
+}
+
+func (p *pageFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&p.limit, "limit", 25, "items per page")
+	fs.StringVar(&p.cursor, "cursor", "", "the page to print: the 'next' cursor a previous page printed")
+}
+
+// pageOut is how a page prints as JSON.
+type pageOut[T any] struct {
+	Items []T    `json:"items"`
+	Next  string `json:"next,omitempty"`
+}
+
+func emitPage[T any](a *app, p table.Page[T], row func(w io.Writer, item T)) error {
+	return a.emit(pageOut[T]{Items: p.Items, Next: p.Next}, func(w io.Writer) {
+		for _, item := range p.Items {
+			row(w, item)
+		}
+		if p.Next != "" {
+			fmt.Fprintf(w, "\nnext page: -cursor %s\n", p.Next)
+		}
+	})
+}
+
+func taskRow(w io.Writer, t tasks.Task) {
+	fmt.Fprintf(w, "%s\t%s\tattempt %d\t%s\n", t.ID, t.Status, t.Attempt, t.CreatedAt.Format(time.RFC3339))
+}
+
+func tasksCommands() []*command {
+	return []*command{
+		{
+			name:    "tasks list",
+			summary: "list pending tasks, oldest first, a page at a time",
+			setup: tasksSetup(true, func(ctx context.Context, a *app, s *tasks.Store, page pageFlags, args []string) error {
+				if len(args) > 0 {
+					return usagef("tasks list takes no arguments")
+				}
+				p, err := s.ListPending(ctx, page.cursor, tasks.Limit(page.limit))
+				if err != nil {
+					return err
+				}
+				return emitPage(a, p, taskRow)
+			}),
+		},
+		{
+			name:    "tasks dead",
+			summary: "list dead tasks (the dead letters), a page at a time",
+			setup: tasksSetup(true, func(ctx context.Context, a *app, s *tasks.Store, page pageFlags, args []string) error {
+				if len(args) > 0 {
+					return usagef("tasks dead takes no arguments")
+				}
+				p, err := s.ListDead(ctx, page.cursor, tasks.Limit(page.limit))
+				if err != nil {
+					return err
+				}
+				return emitPage(a, p, taskRow)
+			}),
+		},
+		{
+			name:    "tasks show",
+			args:    "<task id>",
+			summary: "print one task and its event history",
+			setup: tasksSetup(false, func(ctx context.Context, a *app, s *tasks.Store, _ pageFlags, args []string) error {
+				if len(args) != 1 {
+					return usagef("tasks show takes one task id")
+				}
+				t, err := s.Get(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				history, err := s.History(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				out := struct {
+					Task    *tasks.Task   `json:"task"`
+					History []tasks.Event `json:"history"`
+				}{t, history}
+				return a.emit(out, func(w io.Writer) {
+					taskRow(w, *t)
+					for _, e := range history {
+						fmt.Fprintf(w, "  %d\t%s\t%s\n", e.Seq, e.Type, e.At.Format(time.RFC3339Nano))
+					}
+				})
+			}),
+		},
+		{
+			name:    "tasks reclaim",
+			summary: "return tasks whose worker's lease has expired to the queue (or to DEAD after their last attempt)",
+			setup: tasksSetup(false, func(ctx context.Context, a *app, s *tasks.Store, _ pageFlags, args []string) error {
+				if len(args) > 0 {
+					return usagef("tasks reclaim takes no arguments")
+				}
+				n, err := s.ReclaimExpired(ctx)
+				if err != nil {
+					return err
+				}
+				return a.emit(map[string]int{"reclaimed": n}, func(w io.Writer) {
+					fmt.Fprintf(w, "reclaimed %d tasks\n", n)
+				})
+			}),
+			destructive: true,
+		},
+	}
+}
