@@ -40,3 +40,9 @@ func (b Backoff) sleep(ctx context.Context, n int) error {
 		return nil
 	}
 }
+
+// Sleep waits the jittered delay before retry n (counting from 0), or until
+// ctx ends, returning ctx.Err() then. Packages that retry their own calls
+// (a stream consumer re-running a handler) use it, so every retry in
+// tablekit backs off the same way.
+func (b Backoff) Sleep(ctx context.Context, n int) error { return b.sleep(ctx, n) }

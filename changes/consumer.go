@@ -1,0 +1,335 @@
+package changes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/table"
+)
+
+// DefaultLeaseTable is the lease table's name unless LeaseTable says
+// otherwise. One lease table serves every consumer of every table.
+const DefaultLeaseTable = "tablekit-changes"
+
+// StartPosition is where a consumer starts a shard it has no checkpoint
+// for.
+type StartPosition string
+
+const (
+	// TrimHorizon starts at the oldest record the stream keeps: nothing
+	// in the last 24 hours is missed. The default.
+	TrimHorizon StartPosition = "TRIM_HORIZON"
+	// Latest starts after the newest record: only changes made from now on.
+	Latest StartPosition = "LATEST"
+)
+
+// Options configure a Consumer.
+type Options struct {
+	// Name names the consumer group: consumers with one Name share the
+	// stream's shards (each shard to one of them at a time) and its
+	// checkpoints; consumers with different Names each read the whole
+	// stream. Default "default".
+	Name string
+	// LeaseTable is the table holding leases and checkpoints (partition key
+	// pk, sort key sk, both strings); see EnsureTable. Default
+	// DefaultLeaseTable.
+	LeaseTable string
+	// Owner identifies this consumer in its leases. Default: a new ULID,
+	// so two consumers never share one by accident.
+	Owner string
+	// LeaseDuration is how long a lease lasts unless renewed; a crashed
+	// consumer's shards are taken over this long after its last renewal.
+	// Default 30 s.
+	LeaseDuration time.Duration
+	// PollInterval is how long Run waits after a round that found no
+	// records. Default 1 s (DynamoDB allows about 5 GetRecords per second
+	// per shard, shared by every reader).
+	PollInterval time.Duration
+	// BatchSize is the most records one GetRecords returns, and so the
+	// largest batch a handler sees: 1 to 1,000. Default 100.
+	BatchSize int
+	// MaxAttempts bounds the calls of the handler for one batch. Default 5.
+	MaxAttempts int
+	// Backoff paces handler retries. Default 100 ms doubling to 5 s.
+	Backoff table.Backoff
+	// StartAt is where a shard without a checkpoint starts. Default
+	// TrimHorizon.
+	StartAt StartPosition
+	// Select keeps the records whose keys it accepts (the store's items in
+	// a table shared by several kinds); nil keeps all. A skipped record is
+	// still checkpointed.
+	Select func(keys map[string]types.AttributeValue) bool
+	// Decode decodes an image into out, a *T. Default
+	// attributevalue.UnmarshalMap.
+	Decode func(item map[string]types.AttributeValue, out any) error
+	// Clock is the time leases are measured by. Default time.Now; tests
+	// pass the fake's db.Now.
+	Clock func() time.Time
+	// Logger receives retries, lost and taken-over leases and trimmed
+	// checkpoints; nil is silent.
+	Logger *slog.Logger
+}
+
+// Name sets Options.Name.
+func Name(name string) func(*Options) { return func(o *Options) { o.Name = name } }
+
+// LeaseTable sets Options.LeaseTable.
+func LeaseTable(name string) func(*Options) { return func(o *Options) { o.LeaseTable = name } }
+
+// Owner sets Options.Owner.
+func Owner(id string) func(*Options) { return func(o *Options) { o.Owner = id } }
+
+// LeaseDuration sets Options.LeaseDuration.
+func LeaseDuration(d time.Duration) func(*Options) { return func(o *Options) { o.LeaseDuration = d } }
+
+// PollInterval sets Options.PollInterval.
+func PollInterval(d time.Duration) func(*Options) { return func(o *Options) { o.PollInterval = d } }
+
+// BatchSize sets Options.BatchSize.
+func BatchSize(n int) func(*Options) { return func(o *Options) { o.BatchSize = n } }
+
+// MaxAttempts sets Options.MaxAttempts.
+func MaxAttempts(n int) func(*Options) { return func(o *Options) { o.MaxAttempts = n } }
+
+// Backoff sets Options.Backoff.
+func Backoff(b table.Backoff) func(*Options) { return func(o *Options) { o.Backoff = b } }
+
+// StartAt sets Options.StartAt.
+func StartAt(p StartPosition) func(*Options) { return func(o *Options) { o.StartAt = p } }
+
+// Select sets Options.Select.
+func Select(fn func(keys map[string]types.AttributeValue) bool) func(*Options) {
+	return func(o *Options) { o.Select = fn }
+}
+
+// Decode sets Options.Decode.
+func Decode(fn func(item map[string]types.AttributeValue, out any) error) func(*Options) {
+	return func(o *Options) { o.Decode = fn }
+}
+
+// Clock sets Options.Clock.
+func Clock(now func() time.Time) func(*Options) { return func(o *Options) { o.Clock = now } }
+
+// Logger sets Options.Logger.
+func Logger(l *slog.Logger) func(*Options) { return func(o *Options) { o.Logger = l } }
+
+// Event is what happened to an item.
+type Event string
+
+// The stream's event names.
+const (
+	Insert Event = "INSERT" // the item was created
+	Modify Event = "MODIFY" // the item was replaced or updated
+	Remove Event = "REMOVE" // the item was deleted
+)
+
+// Change is one item change, decoded.
+type Change[T any] struct {
+	Event Event
+	// Keys are the item's key attributes.
+	Keys map[string]types.AttributeValue
+	// Old is the item before the change, New after; nil where the item did
+	// not exist or the stream's view does not carry the image (KEYS_ONLY,
+	// NEW_IMAGE for Old, OLD_IMAGE for New).
+	Old, New *T
+	// SequenceNumber orders the changes of one item: a later change has a
+	// larger number (compare as decimal numbers; they can differ in length).
+	SequenceNumber string
+	ShardID        string
+	EventID        string
+	// At is the time of the change, to the second.
+	At time.Time
+	// ByService is true for a deletion by DynamoDB itself: a TTL expiry.
+	ByService bool
+}
+
+// Handler handles a batch of changes, oldest first. It returns nil once
+// every change is handled; an error retries the whole batch.
+type Handler[T any] func(ctx context.Context, batch []Change[T]) error
+
+// Consumer reads one table's stream. Its methods are not for concurrent
+// use: run one Run (or Changes, or Step loop) per Consumer, and more
+// Consumers, in this process or others, to share the work.
+type Consumer[T any] struct {
+	db      table.API
+	streams StreamsAPI
+	table   string
+	opts    Options
+
+	arn       string
+	shards    []shardInfo
+	refreshed time.Time
+	held      map[string]*heldShard
+	finished  map[string]bool
+}
+
+// New returns a Consumer of tableName's stream. db holds the lease table
+// (and describes tableName); streams reads the stream. It calls nothing:
+// the lease table must exist (EnsureTable) before the first Step.
+func New[T any](db table.API, streams StreamsAPI, tableName string, opts ...func(*Options)) (*Consumer[T], error) {
+	if db == nil || streams == nil {
+		return nil, fmt.Errorf("%w: nil db or streams", ErrInvalidInput)
+	}
+	if tableName == "" {
+		return nil, fmt.Errorf("%w: empty table name", ErrInvalidInput)
+	}
+	o := Options{Name: "default", LeaseTable: DefaultLeaseTable, LeaseDuration: 30 * time.Second, PollInterval: time.Second,
+		BatchSize: 100, MaxAttempts: 5, Backoff: table.Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second},
+		StartAt: TrimHorizon, Decode: attributevalue.UnmarshalMap, Clock: time.Now}
+	for _, fn := range opts {
+		if fn != nil {
+			fn(&o)
+		}
+	}
+	switch {
+	case o.Name == "" || len(o.Name) > 1024:
+		return nil, fmt.Errorf("%w: consumer name %q: 1 to 1024 bytes", ErrInvalidInput, o.Name)
+	case o.LeaseTable == "":
+		return nil, fmt.Errorf("%w: empty lease table name", ErrInvalidInput)
+	case o.LeaseDuration <= 0:
+		return nil, fmt.Errorf("%w: lease duration %v", ErrInvalidInput, o.LeaseDuration)
+	case o.PollInterval < 0:
+		return nil, fmt.Errorf("%w: poll interval %v", ErrInvalidInput, o.PollInterval)
+	case o.BatchSize < 1 || o.BatchSize > 1000:
+		return nil, fmt.Errorf("%w: batch size %d: 1 to 1000", ErrInvalidInput, o.BatchSize)
+	case o.MaxAttempts < 1:
+		return nil, fmt.Errorf("%w: max attempts %d", ErrInvalidInput, o.MaxAttempts)
+	case o.StartAt != TrimHorizon && o.StartAt != Latest:
+		return nil, fmt.Errorf("%w: start position %q", ErrInvalidInput, o.StartAt)
+	case o.Decode == nil || o.Clock == nil:
+		return nil, fmt.Errorf("%w: nil Decode or Clock", ErrInvalidInput)
+	}
+	if o.Owner == "" {
+		o.Owner = keys.ULIDs()(time.Now())
+	}
+	return &Consumer[T]{db: db, streams: streams, table: tableName, opts: o,
+		held: map[string]*heldShard{}, finished: map[string]bool{}}, nil
+}
+
+// LeaseSchema is the schema of a lease table called name.
+func LeaseSchema(name string) table.Schema {
+	return table.Schema{
+		Name:         name,
+		PartitionKey: table.Attribute{Name: "pk", Type: types.ScalarAttributeTypeS},
+		SortKey:      table.Attribute{Name: "sk", Type: types.ScalarAttributeTypeS},
+	}
+}
+
+// EnsureTable creates the consumer's lease table if it is missing.
+func (c *Consumer[T]) EnsureTable(ctx context.Context) error {
+	return LeaseSchema(c.opts.LeaseTable).EnsureTable(ctx, c.db)
+}
+
+// Owner is the id this consumer holds leases under.
+func (c *Consumer[T]) Owner() string { return c.opts.Owner }
+
+// Run handles changes until ctx ends (returning nil) or the handler fails
+// a batch MaxAttempts times (returning an error that wraps ErrHandler and
+// the handler's error). It waits PollInterval after a round without
+// records. It releases its leases when it returns, so another consumer can
+// take over at once.
+func (c *Consumer[T]) Run(ctx context.Context, h Handler[T]) error {
+	if h == nil {
+		return fmt.Errorf("%w: nil handler", ErrInvalidInput)
+	}
+	defer c.release(context.WithoutCancel(ctx))
+	for {
+		n, err := c.step(ctx, func(ctx context.Context, batch []Change[T]) (int, error) {
+			if err := h(ctx, batch); err != nil {
+				return 0, err
+			}
+			return len(batch), nil
+		})
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			t := time.NewTimer(c.opts.PollInterval)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil
+			case <-t.C:
+			}
+		}
+	}
+}
+
+// Step runs one round: it takes the shards it can, reads one batch from
+// each shard it holds, hands the batch to h and checkpoints it. It returns
+// the number of records read (handled or skipped by Select). Run is Step in
+// a loop; tests call Step to move one round at a time on the fake's clock.
+func (c *Consumer[T]) Step(ctx context.Context, h Handler[T]) (int, error) {
+	if h == nil {
+		return 0, fmt.Errorf("%w: nil handler", ErrInvalidInput)
+	}
+	return c.step(ctx, func(ctx context.Context, batch []Change[T]) (int, error) {
+		if err := h(ctx, batch); err != nil {
+			return 0, err
+		}
+		return len(batch), nil
+	})
+}
+
+// Close releases the consumer's leases, so another consumer takes its
+// shards at once rather than after LeaseDuration.
+func (c *Consumer[T]) Close(ctx context.Context) error {
+	return c.release(ctx)
+}
+
+// errStop ends Changes when its loop body breaks.
+var errStop = errors.New("changes: iteration stopped")
+
+// Changes yields the stream's changes one at a time until ctx ends or the
+// loop breaks. A change is checkpointed once the loop body has returned for
+// it and asked for the next, so the change the loop breaks on is delivered
+// again to the next consumer. A failure is yielded as an error, and ends
+// the iteration.
+func (c *Consumer[T]) Changes(ctx context.Context) iter.Seq2[Change[T], error] {
+	return func(yield func(Change[T], error) bool) {
+		defer c.release(context.WithoutCancel(ctx))
+		for {
+			n, err := c.step(ctx, func(ctx context.Context, batch []Change[T]) (int, error) {
+				for i, ch := range batch {
+					if !yield(ch, nil) {
+						return i, errStop
+					}
+				}
+				return len(batch), nil
+			})
+			if errors.Is(err, errStop) || ctx.Err() != nil {
+				return
+			}
+			if err != nil {
+				yield(Change[T]{}, err)
+				return
+			}
+			if n == 0 {
+				t := time.NewTimer(c.opts.PollInterval)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return
+				case <-t.C:
+				}
+			}
+		}
+	}
+}
+
+func (c *Consumer[T]) log(msg string, args ...any) {
+	if c.opts.Logger != nil {
+		c.opts.Logger.Warn(msg, append([]any{"table", c.table, "consumer", c.opts.Name, "owner", c.opts.Owner}, args...)...)
+	}
+}

@@ -1,0 +1,508 @@
+package changes_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	streamstypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tablekit/tablekit/changes"
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/table"
+)
+
+var _ changes.StreamsAPI = (*dynamotest.DB)(nil)
+
+// counter is the test's entity: a named counter in a group.
+type counter struct {
+	PK    string `dynamodbav:"pk"`
+	SK    string `dynamodbav:"sk"`
+	Group string `dynamodbav:"group"`
+	N     int    `dynamodbav:"n"`
+}
+
+const source = "counters"
+
+var epoch = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+
+// setup is a fake on a fixed clock with the source table streaming
+// NEW_AND_OLD_IMAGES (turned on by EnableStream) and the lease table.
+func setup(t *testing.T) *dynamotest.DB {
+	t.Helper()
+	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return epoch } })
+	ctx := context.Background()
+	require.NoError(t, table.Schema{Name: source, PartitionKey: table.Attribute{Name: "pk", Type: types.ScalarAttributeTypeS},
+		SortKey: table.Attribute{Name: "sk", Type: types.ScalarAttributeTypeS}}.EnsureTable(ctx, db))
+	arn, err := changes.EnableStream(ctx, db, source, types.StreamViewTypeNewAndOldImages)
+	require.NoError(t, err)
+	again, err := changes.EnableStream(ctx, db, source, types.StreamViewTypeNewAndOldImages)
+	require.NoError(t, err)
+	assert.Equal(t, arn, again, "enabling an enabled stream keeps it")
+	require.NoError(t, changes.LeaseSchema(changes.DefaultLeaseTable).EnsureTable(ctx, db))
+	return db
+}
+
+func consumer(t *testing.T, db *dynamotest.DB, opts ...func(*changes.Options)) *changes.Consumer[counter] {
+	t.Helper()
+	base := []func(*changes.Options){changes.Clock(db.Now), changes.LeaseDuration(30 * time.Second), changes.BatchSize(7),
+		changes.Backoff(table.Backoff{Initial: time.Millisecond, Max: 2 * time.Millisecond}), changes.PollInterval(time.Millisecond)}
+	c, err := changes.New[counter](db, db, source, append(base, opts...)...)
+	require.NoError(t, err)
+	return c
+}
+
+func putCounter(t *testing.T, db *dynamotest.DB, c counter) {
+	t.Helper()
+	item, err := attributevalue.MarshalMap(c)
+	require.NoError(t, err)
+	_, err = db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(source), Item: item})
+	require.NoError(t, err)
+}
+
+func deleteCounter(t *testing.T, db *dynamotest.DB, pk, sk string) {
+	t.Helper()
+	_, err := db.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{TableName: aws.String(source),
+		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}, "sk": &types.AttributeValueMemberS{Value: sk}}})
+	require.NoError(t, err)
+}
+
+// drain steps c until a round reads nothing.
+func drain(t *testing.T, c *changes.Consumer[counter], h changes.Handler[counter]) {
+	t.Helper()
+	for range 1000 {
+		n, err := c.Step(context.Background(), h)
+		require.NoError(t, err)
+		if n == 0 {
+			return
+		}
+	}
+	t.Fatal("the stream never ran dry")
+}
+
+func TestChangesCarryOldAndNewEntitiesDecoded(t *testing.T) {
+	db := setup(t)
+	putCounter(t, db, counter{PK: "g", SK: "a", Group: "g", N: 1})
+	putCounter(t, db, counter{PK: "g", SK: "a", Group: "g", N: 2})
+	deleteCounter(t, db, "g", "a")
+
+	var got []changes.Change[counter]
+	drain(t, consumer(t, db), func(_ context.Context, batch []changes.Change[counter]) error {
+		got = append(got, batch...)
+		return nil
+	})
+	require.Len(t, got, 3)
+	assert.Equal(t, changes.Insert, got[0].Event)
+	assert.Nil(t, got[0].Old)
+	assert.Equal(t, &counter{PK: "g", SK: "a", Group: "g", N: 1}, got[0].New)
+	assert.Equal(t, changes.Modify, got[1].Event)
+	assert.Equal(t, 1, got[1].Old.N)
+	assert.Equal(t, 2, got[1].New.N)
+	assert.Equal(t, changes.Remove, got[2].Event)
+	assert.Equal(t, 2, got[2].Old.N)
+	assert.Nil(t, got[2].New)
+	assert.Equal(t, map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "g"}, "sk": &types.AttributeValueMemberS{Value: "a"}}, got[2].Keys)
+	assert.False(t, got[2].ByService)
+	assert.Equal(t, epoch, got[0].At)
+}
+
+// seqLess compares sequence numbers as the decimal numbers they are.
+func seqLess(a, b string) bool {
+	a, b = strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return a < b
+}
+
+// view is a derived view kept idempotent the way a real one must be: per
+// item, the state of the newest change applied, older or repeated changes
+// ignored. Sums per group are derived from it.
+type view struct {
+	mu      sync.Mutex
+	items   map[string]counter // by pk/sk
+	applied map[string]string  // sequence number applied, by pk/sk
+	handled map[string]int     // times each sequence number was handled
+}
+
+func newView() *view {
+	return &view{items: map[string]counter{}, applied: map[string]string{}, handled: map[string]int{}}
+}
+
+func (v *view) apply(ch changes.Change[counter]) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	id := ch.Keys["pk"].(*types.AttributeValueMemberS).Value + "/" + ch.Keys["sk"].(*types.AttributeValueMemberS).Value
+	v.handled[ch.SequenceNumber]++
+	if last, ok := v.applied[id]; ok && !seqLess(last, ch.SequenceNumber) {
+		return
+	}
+	v.applied[id] = ch.SequenceNumber
+	if ch.New == nil {
+		delete(v.items, id)
+	} else {
+		v.items[id] = *ch.New
+	}
+}
+
+func (v *view) sums() map[string]int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := map[string]int{}
+	for _, c := range v.items {
+		out[c.Group] += c.N
+	}
+	return out
+}
+
+// recount sums the table as it is now.
+func recount(t *testing.T, db *dynamotest.DB) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	res, err := db.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(source)})
+	require.NoError(t, err)
+	for _, item := range res.Items {
+		var c counter
+		require.NoError(t, attributevalue.UnmarshalMap(item, &c))
+		out[c.Group] += c.N
+	}
+	return out
+}
+
+// allSequenceNumbers reads every record of the stream, every shard.
+func allSequenceNumbers(t *testing.T, db *dynamotest.DB) []string {
+	t.Helper()
+	ctx := context.Background()
+	desc, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(source)})
+	require.NoError(t, err)
+	d, err := db.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: desc.Table.LatestStreamArn})
+	require.NoError(t, err)
+	var seqs []string
+	for _, sh := range d.StreamDescription.Shards {
+		it, err := db.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: desc.Table.LatestStreamArn, ShardId: sh.ShardId, ShardIteratorType: streamstypes.ShardIteratorTypeTrimHorizon})
+		require.NoError(t, err)
+		for iter := it.ShardIterator; iter != nil; {
+			out, err := db.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter})
+			require.NoError(t, err)
+			for _, r := range out.Records {
+				seqs = append(seqs, aws.ToString(r.Dynamodb.SequenceNumber))
+			}
+			if len(out.Records) == 0 {
+				break
+			}
+			iter = out.NextShardIterator
+		}
+	}
+	return seqs
+}
+
+// writeRound changes the counters: puts, updates of some, a delete.
+func writeRound(t *testing.T, db *dynamotest.DB, round int) {
+	t.Helper()
+	for i := range 10 {
+		g := fmt.Sprintf("g%d", i%3)
+		putCounter(t, db, counter{PK: g, SK: fmt.Sprintf("c%d", i), Group: g, N: round*10 + i})
+	}
+	deleteCounter(t, db, "g1", fmt.Sprintf("c%d", (round*3)%10))
+}
+
+var errKilled = errors.New("killed")
+
+func TestAConsumerKilledMidBatchIsResumedFromItsCheckpointAndTheViewEqualsARecount(t *testing.T) {
+	db := setup(t)
+	v := newView()
+	writeRound(t, db, 1)
+
+	first := consumer(t, db, changes.MaxAttempts(1))
+	batches := 0
+	for {
+		_, err := first.Step(context.Background(), func(_ context.Context, batch []changes.Change[counter]) error {
+			batches++
+			if batches < 2 {
+				for _, ch := range batch {
+					v.apply(ch)
+				}
+				return nil
+			}
+			// Killed half way through its second batch: the first half is
+			// applied, the checkpoint is not written.
+			require.Greater(t, len(batch), 2)
+			for _, ch := range batch[:len(batch)/2] {
+				v.apply(ch)
+			}
+			return errKilled
+		})
+		if err != nil {
+			require.ErrorIs(t, err, errKilled)
+			require.ErrorIs(t, err, changes.ErrHandler)
+			break
+		}
+	}
+	// The dead consumer is never closed: its lease has to run out.
+	writeRound(t, db, 2)
+
+	var log bytes.Buffer
+	second := consumer(t, db, changes.Logger(slog.New(slog.NewTextHandler(&log, nil))))
+	n, err := second.Step(context.Background(), func(context.Context, []changes.Change[counter]) error {
+		t.Fatal("the shard was handled while another consumer's lease was live")
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Zero(t, n)
+
+	// Past the lease, and past a shard rollover, so the rest is split over
+	// a parent shard and its child.
+	db.Advance(4 * time.Hour)
+	writeRound(t, db, 3)
+	drain(t, second, func(_ context.Context, batch []changes.Change[counter]) error {
+		for _, ch := range batch {
+			v.apply(ch)
+		}
+		return nil
+	})
+	assert.Contains(t, log.String(), "took over an expired lease")
+
+	assert.Equal(t, recount(t, db), v.sums(), "the view equals a full recount")
+	seqs := allSequenceNumbers(t, db)
+	require.NotEmpty(t, seqs)
+	redelivered := 0
+	for _, s := range seqs {
+		assert.GreaterOrEqual(t, v.handled[s], 1, "record %s was skipped", s)
+		if v.handled[s] > 1 {
+			redelivered++
+		}
+	}
+	assert.Equal(t, len(seqs), len(v.handled), "nothing but the stream's records was handled")
+	assert.Positive(t, redelivered, "the killed batch's applied half is delivered again")
+}
+
+func TestAConsumerWhoseLeaseWasTakenStopsHandlingTheShard(t *testing.T) {
+	db := setup(t)
+	writeRound(t, db, 1)
+	var mu sync.Mutex
+	handledBy := map[string][]string{}
+	record := func(owner string) changes.Handler[counter] {
+		return func(_ context.Context, batch []changes.Change[counter]) error {
+			mu.Lock()
+			defer mu.Unlock()
+			handledBy[owner] = append(handledBy[owner], batch[0].SequenceNumber)
+			return nil
+		}
+	}
+	a := consumer(t, db, changes.Owner("a"), changes.BatchSize(2))
+	b := consumer(t, db, changes.Owner("b"), changes.BatchSize(2))
+	_, err := a.Step(context.Background(), record("a"))
+	require.NoError(t, err)
+	n, err := b.Step(context.Background(), record("b"))
+	require.NoError(t, err)
+	assert.Zero(t, n, "b cannot take a's live lease")
+
+	db.Advance(31 * time.Second) // a stalls past its lease; b takes over
+	_, err = b.Step(context.Background(), record("b"))
+	require.NoError(t, err)
+	before := len(handledBy["a"])
+	n, err = a.Step(context.Background(), record("a"))
+	require.NoError(t, err)
+	assert.Zero(t, n, "a finds its lease gone and reads nothing")
+	assert.Len(t, handledBy["a"], before)
+	assert.Len(t, handledBy["b"], 1)
+}
+
+func TestTwoRunningConsumersNeverHoldOneShardAtOnce(t *testing.T) {
+	db := setup(t)
+	for r := range 3 {
+		writeRound(t, db, r)
+	}
+	var mu sync.Mutex
+	holder := map[string]string{} // shard -> owner inside the handler
+	v := newView()
+	overlap := make(chan string, 10)
+	handler := func(owner string) changes.Handler[counter] {
+		return func(_ context.Context, batch []changes.Change[counter]) error {
+			sh := batch[0].ShardID
+			mu.Lock()
+			if other, ok := holder[sh]; ok {
+				overlap <- other + " and " + owner
+			}
+			holder[sh] = owner
+			mu.Unlock()
+			for _, ch := range batch {
+				v.apply(ch)
+			}
+			mu.Lock()
+			delete(holder, sh)
+			mu.Unlock()
+			return nil
+		}
+	}
+	ctxA, stopA := context.WithCancel(context.Background())
+	ctxB, stopB := context.WithCancel(context.Background())
+	defer stopB()
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	wg.Add(2)
+	go func() { defer wg.Done(); errs[0] = consumer(t, db, changes.Owner("a")).Run(ctxA, handler("a")) }()
+	go func() { defer wg.Done(); errs[1] = consumer(t, db, changes.Owner("b")).Run(ctxB, handler("b")) }()
+
+	seqs := allSequenceNumbers(t, db)
+	waitHandled := func(want []string) {
+		t.Helper()
+		for range 10000 {
+			v.mu.Lock()
+			all := true
+			for _, s := range want {
+				if v.handled[s] == 0 {
+					all = false
+					break
+				}
+			}
+			v.mu.Unlock()
+			if all {
+				return
+			}
+			time.Sleep(time.Millisecond) // waiting on goroutines, not on the fake's clock
+		}
+		t.Fatal("changes were not handled")
+	}
+	waitHandled(seqs)
+	stopA() // whoever held the shard, the other one takes it on release
+	writeRound(t, db, 9)
+	waitHandled(allSequenceNumbers(t, db))
+	stopB()
+	wg.Wait()
+	close(overlap)
+	for o := range overlap {
+		t.Errorf("two consumers in one shard's handler: %s", o)
+	}
+	assert.NoError(t, errs[0])
+	assert.NoError(t, errs[1])
+	assert.Equal(t, recount(t, db), v.sums())
+}
+
+func TestChangesIteratorRedeliversTheChangeItBrokeOn(t *testing.T) {
+	db := setup(t)
+	writeRound(t, db, 1)
+	var firstRun []string
+	for ch, err := range consumer(t, db).Changes(context.Background()) {
+		require.NoError(t, err)
+		firstRun = append(firstRun, ch.SequenceNumber)
+		if len(firstRun) == 4 {
+			break
+		}
+	}
+	var next string
+	for ch, err := range consumer(t, db).Changes(context.Background()) {
+		require.NoError(t, err)
+		next = ch.SequenceNumber
+		break
+	}
+	assert.Equal(t, firstRun[3], next, "the change the loop broke on was not checkpointed")
+}
+
+func TestHandlerFailuresAreRetriedWithBackoffAndLogged(t *testing.T) {
+	db := setup(t)
+	writeRound(t, db, 1)
+	var log bytes.Buffer
+	c := consumer(t, db, changes.MaxAttempts(3), changes.Logger(slog.New(slog.NewTextHandler(&log, nil))))
+	calls := 0
+	_, err := c.Step(context.Background(), func(context.Context, []changes.Change[counter]) error {
+		calls++
+		if calls < 3 {
+			return errors.New("flaky")
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 3, calls)
+	assert.Equal(t, 2, strings.Count(log.String(), "retrying"))
+
+	calls = 0
+	_, err = c.Step(context.Background(), func(context.Context, []changes.Change[counter]) error {
+		calls++
+		return errors.New("broken")
+	})
+	assert.ErrorIs(t, err, changes.ErrHandler)
+	assert.Equal(t, 3, calls, "bounded by MaxAttempts")
+}
+
+func TestTTLDeletionsArriveAsTheServicesOwn(t *testing.T) {
+	db := setup(t)
+	_, err := db.UpdateTimeToLive(context.Background(), &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(source),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("ttl"), Enabled: aws.Bool(true)}})
+	require.NoError(t, err)
+	_, err = db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(source), Item: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "x"}, "sk": &types.AttributeValueMemberS{Value: "y"},
+		"ttl": &types.AttributeValueMemberN{Value: fmt.Sprint(epoch.Unix() + 60)}}})
+	require.NoError(t, err)
+	db.Advance(2 * time.Minute)
+	var got []changes.Change[counter]
+	drain(t, consumer(t, db), func(_ context.Context, batch []changes.Change[counter]) error {
+		got = append(got, batch...)
+		return nil
+	})
+	require.Len(t, got, 2)
+	assert.False(t, got[0].ByService)
+	assert.Equal(t, changes.Remove, got[1].Event)
+	assert.True(t, got[1].ByService)
+}
+
+func TestSelectSkipsOtherKindsButCheckpointsPastThem(t *testing.T) {
+	db := setup(t)
+	writeRound(t, db, 1)
+	only := changes.Select(func(keys map[string]types.AttributeValue) bool {
+		return keys["pk"].(*types.AttributeValueMemberS).Value == "g0"
+	})
+	var got int
+	drain(t, consumer(t, db, only), func(_ context.Context, batch []changes.Change[counter]) error {
+		for _, ch := range batch {
+			assert.Equal(t, "g0", ch.New.Group)
+		}
+		got += len(batch)
+		return nil
+	})
+	assert.Equal(t, 4, got)
+	n, err := consumer(t, db, only).Step(context.Background(), func(context.Context, []changes.Change[counter]) error { return nil })
+	require.NoError(t, err)
+	assert.Zero(t, n, "a new consumer starts after the checkpoint")
+}
+
+func TestBadInputFailsWithTypedErrors(t *testing.T) {
+	db := setup(t)
+	for name, build := range map[string]func() error{
+		"nil db":          func() error { _, err := changes.New[counter](nil, db, source); return err },
+		"nil streams":     func() error { _, err := changes.New[counter](db, nil, source); return err },
+		"no table":        func() error { _, err := changes.New[counter](db, db, ""); return err },
+		"empty name":      func() error { _, err := changes.New[counter](db, db, source, changes.Name("")); return err },
+		"batch too large": func() error { _, err := changes.New[counter](db, db, source, changes.BatchSize(1001)); return err },
+		"no attempts":     func() error { _, err := changes.New[counter](db, db, source, changes.MaxAttempts(0)); return err },
+		"bad start":       func() error { _, err := changes.New[counter](db, db, source, changes.StartAt("NOW")); return err },
+		"zero lease":      func() error { _, err := changes.New[counter](db, db, source, changes.LeaseDuration(0)); return err },
+		"nil handler":     func() error { _, err := consumer(t, db).Step(context.Background(), nil); return err },
+		"nil run handler": func() error { return consumer(t, db).Run(context.Background(), nil) },
+		"enable nil db":   func() error { _, err := changes.EnableStream(context.Background(), nil, source, types.StreamViewTypeKeysOnly); return err },
+		"enable bad view": func() error { _, err := changes.EnableStream(context.Background(), db, source, "ALL"); return err },
+	} {
+		assert.ErrorIs(t, build(), changes.ErrInvalidInput, name)
+	}
+	_, err := changes.EnableStream(context.Background(), db, source, types.StreamViewTypeKeysOnly)
+	assert.ErrorIs(t, err, changes.ErrStreamViewMismatch)
+
+	require.NoError(t, table.Schema{Name: "quiet", PartitionKey: table.Attribute{Name: "pk", Type: types.ScalarAttributeTypeS}}.EnsureTable(context.Background(), db))
+	c, err := changes.New[counter](db, db, "quiet")
+	require.NoError(t, err)
+	_, err = c.Step(context.Background(), func(context.Context, []changes.Change[counter]) error { return nil })
+	assert.ErrorIs(t, err, changes.ErrNoStream)
+}

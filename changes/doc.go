@@ -1,0 +1,53 @@
+// Package changes turns a table's DynamoDB Stream into typed change events
+// and delivers them to a handler at least once, with per-shard leases and
+// checkpoints kept in DynamoDB.
+//
+// A Consumer reads the stream of one table. Each change is decoded with
+// attributevalue into the store's entity type, old and new, so a handler
+// sees what it would read from the store:
+//
+//	c, err := changes.New[Job](db, streams, "photoeditor-dev-jobs",
+//		changes.Name("analytics"), changes.LeaseTable("tablekit-changes"))
+//	...
+//	err = c.EnsureTable(ctx) // the lease table
+//	err = c.Run(ctx, func(ctx context.Context, batch []changes.Change[Job]) error {
+//		for _, ch := range batch { ... ch.Old, ch.New ... }
+//		return nil
+//	})
+//
+// or, as an iterator, for ch, err := range c.Changes(ctx) { ... }.
+//
+// streams is a *dynamodbstreams.Client, or the in-memory fake
+// (*dynamotest.DB), which serves the same API.
+//
+// # Delivery
+//
+// A shard is processed by one consumer at a time: the consumer holds a
+// lease on it, an item in the lease table (partition key the consumer's
+// Name, sort key the stream label and shard id) with an owner and an
+// expiry, taken and renewed by conditional writes. A consumer that crashes
+// stops renewing; once its lease has expired another consumer with the
+// same Name takes the shard over. A consumer that finds its lease taken
+// (its renewal or checkpoint refused) drops the shard at once. Leases are
+// kept only while the handler runs well within LeaseDuration; a handler
+// slower than that can overlap with the next holder, so choose the
+// duration accordingly.
+//
+// The checkpoint (the sequence number of the last record handled) is
+// written only after the handler returns nil for a batch, so every change
+// is handled at least once: after a crash, the next holder starts after
+// the last checkpoint and may see the changes of an unfinished batch
+// again. Handlers must therefore be idempotent, for example by recording
+// the sequence number they applied per item and refusing older ones in a
+// condition (see examples/analytics).
+//
+// Changes of one item arrive in the order they were made. Shards are read
+// parent first: a child shard is taken only once its parent is finished
+// (or has aged out of the stream). A handler error is retried with jittered
+// backoff (Options.Backoff) up to MaxAttempts times, each retry logged;
+// then Run returns it and the shard stays at its last checkpoint.
+//
+// Records older than 24 hours leave the stream: a consumer stopped for
+// longer loses them, and says so in its log when it finds its checkpoint
+// trimmed (it restarts the shard at its oldest record).
+package changes
