@@ -87,6 +87,8 @@ func runBehaviour(t *testing.T, be backend, skip ...string) {
 		{"QueryPagesWithFilterNeverEndOnEmptyPage", testQueryPagesWithFilter},
 		{"QueryPagesCoverPartitionExactlyOnce", testQueryPagesCoverPartition},
 		{"QueryIndexWithProjection", testQueryIndexWithProjection},
+		{"QueryTiesPageExactlyOnceInTotalOrder", testQueryTiesPageExactlyOnce},
+		{"QueryTiesResumeInsideRunsUnderEverySortCondition", testQueryTiesUnderSortConditions},
 		{"AlteredOrForeignCursorIsInvalid", testAlteredOrForeignCursor},
 		{"ScanAndParallelScanSeeEveryItem", testScanAndParallelScan},
 		{"BatchWriteThenBatchGetInKeyOrder", testBatchWriteThenBatchGet},

@@ -96,10 +96,16 @@ func (t *Table) decodeCursor(spec cursorSpec, cursor string) (Item, error) {
 	item := Item{}
 	for _, a := range spec.attrs {
 		tv, ok := key[a.Name]
-		if !ok || tv[0] != string(a.Type) {
+		typ := a.Type
+		if typ == "" {
+			// A tie-break attribute that is not a key attribute: its type
+			// comes with the value (and the MAC vouches for it).
+			typ = types.ScalarAttributeType(tv[0])
+		}
+		if !ok || tv[0] != string(typ) {
 			return nil, bad("key does not match the query's key attributes")
 		}
-		switch a.Type {
+		switch typ {
 		case types.ScalarAttributeTypeS:
 			item[a.Name] = &types.AttributeValueMemberS{Value: tv[1]}
 		case types.ScalarAttributeTypeN:
@@ -110,6 +116,8 @@ func (t *Table) decodeCursor(spec cursorSpec, cursor string) (Item, error) {
 				return nil, bad("malformed key")
 			}
 			item[a.Name] = &types.AttributeValueMemberB{Value: b}
+		default:
+			return nil, bad("malformed key")
 		}
 	}
 	return item, nil

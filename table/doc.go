@@ -43,6 +43,13 @@
 // name, which catches mistakes but not forgery: set Options.CursorKey to a
 // secret when cursors reach untrusted clients.
 //
+// Sort keys are unique in a table's partition but not in an index's: ties
+// come back in an order DynamoDB does not define. Query.TieBreak names an
+// attribute unique among ties (the table's sort key, say) and makes the
+// order total — sort key, then tie-break, a descending query being the exact
+// reverse of the ascending one — and its cursors resume inside a run of
+// ties; see Query for the rules and the cost.
+//
 // # Batches and transactions
 //
 // BatchWrite and BatchGet split work into DynamoDB's 25 and 100 item

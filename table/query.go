@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -15,6 +16,49 @@ import (
 
 // Query reads the items of one partition of the table or of an index, in
 // sort key order.
+//
+// # Ties
+//
+// Within a partition of the table, sort keys are unique. Within a partition
+// of a global secondary index they need not be (two log entries written in
+// the same microsecond share GSI1SK), and DynamoDB returns such ties in an
+// order it does not define: DynamoDB Local and the fake may disagree, and a
+// cursor taken inside a run of ties cannot say where in the run it was.
+// Set TieBreak to an attribute every item carries and that is unique among
+// items with the same sort key — the base table's sort key is the usual
+// choice, or an id the item holds — and QueryPage and QueryAll return a
+// total order:
+//
+//   - ascending (the default): sort key ascending, ties by TieBreak ascending;
+//   - Descending: the exact reverse, sort key descending and ties by
+//     TieBreak descending, so "newest first" lists the reverse of "oldest
+//     first", page by page.
+//
+// Values compare as DynamoDB compares them: strings and binaries byte by
+// byte, numbers by value. A cursor carries the sort key and the tie-break
+// value of the page's last item, bound to the query by the same HMAC as any
+// cursor (the tie-break name is part of the binding): the next page starts
+// at that sort key, inclusive, and skips the ties already returned, so
+// every item comes exactly once across pages even when a page ends inside a
+// run of ties.
+//
+// Cost: to order a run of ties tablekit reads the whole run, so a page that
+// touches a run of n ties reads all n (paging a run of n items k at a time
+// reads about n*n/k items). A run longer than MaxTieRun items fails with
+// ErrTooManyTies instead of growing without bound. An item that lacks the
+// attribute, holds a non-scalar value, or shares its value with another
+// item of the run fails the read with ErrBadTieBreak: the order would not be
+// total. The attribute is read even under a Projection.
+//
+// Adopting it in a store:
+//
+//	q := table.Query{Index: "GSI1", Partition: gpk, Descending: newestFirst,
+//		TieBreak: "SK", Limit: int32(limit)}
+//	page, err := table.QueryPage[record](ctx, tbl, q, cursor)
+//
+// and document the list's order as "newest GSI1SK first; ties by SK
+// descending". Cursors from a query without TieBreak (or with another one)
+// fail with ErrInvalidCursor.
 type Query struct {
 	Index      string // "" for the table
 	Partition  any    // the partition key value (of the index, when Index is set)
@@ -28,6 +72,10 @@ type Query struct {
 	// Projection limits the attributes read; the key attributes are always
 	// read too, since cursors are built from them.
 	Projection *expression.ProjectionBuilder
+	// TieBreak names the attribute that orders items with equal sort keys
+	// (see Ties above); "" keeps DynamoDB's order, which is undefined for
+	// ties on an index.
+	TieBreak string
 }
 
 type sortOp int
@@ -95,6 +143,9 @@ type readPlan struct {
 	limit  int
 	filter bool
 	fetch  func(ctx context.Context, start Item, limit int32) (items []Item, last Item, err error)
+	// tie is set when the query names a tie-break attribute: then pages and
+	// iterators order and resume runs of equal sort keys (ties.go).
+	tie *tiePlan
 }
 
 // indexKeys returns the partition and sort key of the table or of index
@@ -154,6 +205,41 @@ func withKeys(p expression.ProjectionBuilder, attrs []Attribute) (expression.Pro
 	return p, nil
 }
 
+// sortCond is a validated SortCondition: its values marshaled as values of
+// the sort key attribute.
+type sortCond struct {
+	op   sortOp
+	vals []types.AttributeValue
+}
+
+// keyCondition is the key condition of a query on partition pv with sort
+// condition c on sort key attribute sk.
+func keyCondition(pk Attribute, pv types.AttributeValue, sk Attribute, c sortCond) expression.KeyConditionBuilder {
+	kc := expression.Key(pk.Name).Equal(expression.Value(pv))
+	if c.op == sortNone {
+		return kc
+	}
+	key := expression.Key(sk.Name)
+	var sc expression.KeyConditionBuilder
+	switch c.op {
+	case sortEQ:
+		sc = key.Equal(expression.Value(c.vals[0]))
+	case sortBeginsWith:
+		sc = key.BeginsWith(c.vals[0].(*types.AttributeValueMemberS).Value)
+	case sortBetween:
+		sc = key.Between(expression.Value(c.vals[0]), expression.Value(c.vals[1]))
+	case sortLT:
+		sc = key.LessThan(expression.Value(c.vals[0]))
+	case sortLE:
+		sc = key.LessThanEqual(expression.Value(c.vals[0]))
+	case sortGT:
+		sc = key.GreaterThan(expression.Value(c.vals[0]))
+	case sortGE:
+		sc = key.GreaterThanEqual(expression.Value(c.vals[0]))
+	}
+	return kc.And(sc)
+}
+
 func (t *Table) planQuery(q Query) (*readPlan, error) {
 	if q.Limit < 0 {
 		return nil, inputErr("query.Limit", fmt.Sprint(q.Limit), "must not be negative")
@@ -172,13 +258,13 @@ func (t *Table) planQuery(q Query) (*readPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	kc := expression.Key(pk.Name).Equal(expression.Value(pv))
 	binding := fmt.Sprintf("query\x00%s\x00%s\x00%s\x00", t.Name(), q.Index, canonical(pv))
+	cond := sortCond{op: q.Sort.op}
 	if q.Sort.IsSet() {
 		if sk.Name == "" {
 			return nil, inputErr("query.Sort", sortOpNames[q.Sort.op], "the table or index has no sort key")
 		}
-		vals := make([]types.AttributeValue, len(q.Sort.values))
+		cond.vals = make([]types.AttributeValue, len(q.Sort.values))
 		for i, v := range q.Sort.values {
 			if q.Sort.op == sortBeginsWith {
 				// The expression package builds begins_with with a string
@@ -190,84 +276,107 @@ func (t *Table) planQuery(q Query) (*readPlan, error) {
 					return nil, inputErr("query.Sort", `""`, "begins_with prefix is empty")
 				}
 			}
-			if vals[i], err = keyValue("query.Sort", sk, v); err != nil {
+			if cond.vals[i], err = keyValue("query.Sort", sk, v); err != nil {
 				return nil, err
 			}
 		}
-		key := expression.Key(sk.Name)
-		var sc expression.KeyConditionBuilder
-		switch q.Sort.op {
-		case sortEQ:
-			sc = key.Equal(expression.Value(vals[0]))
-		case sortBeginsWith:
-			sc = key.BeginsWith(vals[0].(*types.AttributeValueMemberS).Value)
-		case sortBetween:
-			sc = key.Between(expression.Value(vals[0]), expression.Value(vals[1]))
-		case sortLT:
-			sc = key.LessThan(expression.Value(vals[0]))
-		case sortLE:
-			sc = key.LessThanEqual(expression.Value(vals[0]))
-		case sortGT:
-			sc = key.GreaterThan(expression.Value(vals[0]))
-		case sortGE:
-			sc = key.GreaterThanEqual(expression.Value(vals[0]))
-		}
-		kc = kc.And(sc)
 		binding += sortOpNames[q.Sort.op]
-		for _, v := range vals {
+		for _, v := range cond.vals {
 			binding += "\x00" + canonical(v)
 		}
 	}
 	binding += fmt.Sprintf("\x00desc=%t", q.Descending)
 
-	b := expression.NewBuilder().WithKeyCondition(kc)
-	if q.Filter != nil {
-		b = b.WithFilter(*q.Filter)
+	var tieAttr Attribute
+	projected := startKey
+	if q.TieBreak != "" {
+		if tieAttr, err = t.tieBreakAttr(q.TieBreak, sk); err != nil {
+			return nil, err
+		}
+		binding += "\x00tie=" + q.TieBreak
+		projected = append(slices.Clone(startKey), tieAttr)
 	}
+	var projection *expression.ProjectionBuilder
 	if q.Projection != nil {
-		p, err := withKeys(*q.Projection, startKey)
+		p, err := withKeys(*q.Projection, projected)
 		if err != nil {
 			return nil, err
 		}
-		b = b.WithProjection(p)
+		projection = &p
 	}
-	e, err := buildExpr("query", b)
+	// input builds the request for sort condition c: the query's own, or
+	// the narrower one a tie-break cursor resumes with.
+	input := func(c sortCond) (dynamodb.QueryInput, error) {
+		b := expression.NewBuilder().WithKeyCondition(keyCondition(pk, pv, sk, c))
+		if q.Filter != nil {
+			b = b.WithFilter(*q.Filter)
+		}
+		if projection != nil {
+			b = b.WithProjection(*projection)
+		}
+		e, err := buildExpr("query", b)
+		if err != nil {
+			return dynamodb.QueryInput{}, err
+		}
+		in := dynamodb.QueryInput{
+			TableName:                 aws.String(t.Name()),
+			KeyConditionExpression:    e.KeyCondition(),
+			FilterExpression:          e.Filter(),
+			ProjectionExpression:      e.Projection(),
+			ExpressionAttributeNames:  e.Names(),
+			ExpressionAttributeValues: e.Values(),
+			ScanIndexForward:          aws.Bool(!q.Descending),
+		}
+		if q.Index != "" {
+			in.IndexName = aws.String(q.Index)
+		}
+		if q.Consistent {
+			in.ConsistentRead = aws.Bool(true)
+		}
+		return in, nil
+	}
+	base, err := input(cond)
 	if err != nil {
 		return nil, err
 	}
-	base := dynamodb.QueryInput{
-		TableName:                 aws.String(t.Name()),
-		KeyConditionExpression:    e.KeyCondition(),
-		FilterExpression:          e.Filter(),
-		ProjectionExpression:      e.Projection(),
-		ExpressionAttributeNames:  e.Names(),
-		ExpressionAttributeValues: e.Values(),
-		ScanIndexForward:          aws.Bool(!q.Descending),
+	send := func(ctx context.Context, in dynamodb.QueryInput, start Item, limit int32) ([]Item, Item, error) {
+		in.ExclusiveStartKey = start
+		if limit > 0 {
+			in.Limit = aws.Int32(limit)
+		}
+		out, err := t.db.Query(ctx, &in)
+		if err != nil {
+			return nil, nil, wrapError("query", t.Name(), "", err)
+		}
+		return out.Items, out.LastEvaluatedKey, nil
 	}
-	if q.Index != "" {
-		base.IndexName = aws.String(q.Index)
-	}
-	if q.Consistent {
-		base.ConsistentRead = aws.Bool(true)
-	}
-	return &readPlan{
+	p := &readPlan{
 		op:     "query",
 		cursor: cursorSpec{binding: binding, attrs: startKey},
 		limit:  int(q.Limit),
 		filter: q.Filter != nil,
 		fetch: func(ctx context.Context, start Item, limit int32) ([]Item, Item, error) {
-			in := base
-			in.ExclusiveStartKey = start
-			if limit > 0 {
-				in.Limit = aws.Int32(limit)
-			}
-			out, err := t.db.Query(ctx, &in)
-			if err != nil {
-				return nil, nil, wrapError("query", t.Name(), "", err)
-			}
-			return out.Items, out.LastEvaluatedKey, nil
+			return send(ctx, base, start, limit)
 		},
-	}, nil
+	}
+	if q.TieBreak != "" {
+		p.tie = &tiePlan{
+			table:   t.Name(),
+			sortKey: sk,
+			tie:     tieAttr,
+			desc:    q.Descending,
+			cond:    cond,
+			cursor:  cursorSpec{binding: binding, attrs: tieCursorAttrs(sk, tieAttr)},
+			resume: func(ctx context.Context, c sortCond, start Item, limit int32) ([]Item, Item, error) {
+				in, err := input(c)
+				if err != nil {
+					return nil, nil, err
+				}
+				return send(ctx, in, start, limit)
+			},
+		}
+	}
+	return p, nil
 }
 
 // QueryPage reads one page of q, starting after cursor ("" for the first
@@ -284,6 +393,9 @@ func QueryPage[T any](ctx context.Context, t *Table, q Query, cursor string) (Pa
 	if err != nil {
 		return Page[T]{}, err
 	}
+	if p.tie != nil {
+		return readTiedPage[T](ctx, t, p, cursor)
+	}
 	return readPage[T](ctx, t, p, cursor)
 }
 
@@ -292,6 +404,9 @@ func QueryPage[T any](ctx context.Context, t *Table, q Query, cursor string) (Pa
 // which it yields with the zero T.
 func QueryAll[T any](ctx context.Context, t *Table, q Query) iter.Seq2[T, error] {
 	p, err := t.planQuery(q)
+	if err == nil && p.tie != nil {
+		return readTiedAll[T](ctx, p)
+	}
 	return readAll[T](ctx, p, err)
 }
 
@@ -307,6 +422,12 @@ func readPage[T any](ctx context.Context, t *Table, p *readPlan, cursor string) 
 	if err != nil {
 		return Page[T]{}, err
 	}
+	return makePage[T](t, p.cursor, items, more)
+}
+
+// makePage unmarshals a page's items and, when more follow, makes the
+// cursor that resumes after the last one.
+func makePage[T any](t *Table, spec cursorSpec, items []Item, more bool) (Page[T], error) {
 	page := Page[T]{Items: make([]T, 0, len(items))}
 	for _, it := range items {
 		var v T
@@ -316,11 +437,29 @@ func readPage[T any](ctx context.Context, t *Table, p *readPlan, cursor string) 
 		page.Items = append(page.Items, v)
 	}
 	if more {
-		if page.Next, err = t.encodeCursor(p.cursor, items[len(items)-1]); err != nil {
+		var err error
+		if page.Next, err = t.encodeCursor(spec, items[len(items)-1]); err != nil {
 			return Page[T]{}, err
 		}
 	}
 	return page, nil
+}
+
+// yieldItems unmarshals items and yields them in turn; false when the
+// iteration is over (the consumer stopped, or an error was yielded).
+func yieldItems[T any](items []Item, yield func(T, error) bool) bool {
+	for _, it := range items {
+		var v T
+		if err := Unmarshal(it, &v); err != nil {
+			var zero T
+			yield(zero, err)
+			return false
+		}
+		if !yield(v, nil) {
+			return false
+		}
+	}
+	return true
 }
 
 // collect reads the items of one page from start and reports whether more
@@ -395,15 +534,8 @@ func readAll[T any](ctx context.Context, p *readPlan, planErr error) iter.Seq2[T
 				yield(zero, err)
 				return
 			}
-			for _, it := range items {
-				var v T
-				if err := Unmarshal(it, &v); err != nil {
-					yield(zero, err)
-					return
-				}
-				if !yield(v, nil) {
-					return
-				}
+			if !yieldItems(items, yield) {
+				return
 			}
 			if len(last) == 0 {
 				return
