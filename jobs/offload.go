@@ -117,6 +117,25 @@ func (s *Store) RemoveOrphans(ctx context.Context) ([]string, error) {
 	return removed, nil
 }
 
+// Orphans lists, without deleting anything, the blob objects RemoveOrphans
+// would delete, in key order: the dry run an operator looks at first.
+func (s *Store) Orphans(ctx context.Context) ([]string, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if s.offload == nil {
+		return nil, nil
+	}
+	var keys []string
+	for key, err := range s.offload.Orphans(ctx, s.t, "") {
+		if err != nil {
+			return keys, fmt.Errorf("jobs: list orphans: %w", err)
+		}
+		keys = append(keys, key)
+	}
+	return keys, nil
+}
+
 // restore follows offload pointers. Most jobs have none, and are returned
 // as they are, without the copy Restore makes.
 func (s *Store) restore(ctx context.Context, item table.Item) (table.Item, error) {

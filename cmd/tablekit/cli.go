@@ -150,7 +150,8 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 	fs.Usage = func() { a.commandHelp(cmd, fs) }
 	a.global.register(fs)
 	run := cmd.setup(fs, a)
-	if err := fs.Parse(rest); err != nil {
+	positional, err := parseInterspersed(fs, rest)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
@@ -166,7 +167,28 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	return run(ctx, fs.Args())
+	return run(ctx, positional)
+}
+
+// parseInterspersed parses flags wherever they stand among the arguments
+// (`jobs get ID -output json` as well as `jobs get -output json ID`), as
+// operators type them; "--" ends the flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
 }
 
 // lookup finds the command named by the first one or two words.

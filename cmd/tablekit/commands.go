@@ -16,6 +16,7 @@ func commands() []*command {
 	var all []*command
 	all = append(all, tablesCommands()...)
 	all = append(all, inspectCommand())
+	all = append(all, jobsCommands()...)
 	all = append(all, tasksCommands()...)
 	return all
 }

@@ -26,6 +26,19 @@ type conn struct {
 
 func (c *conn) close() {}
 
+// memoryBlobs is the blob store of a -memory run (one for the whole run),
+// and nil otherwise: against real services a store's bucket is named by a
+// flag.
+func (c *conn) memoryBlobs() blobstore.Store {
+	if c.fake == nil {
+		return nil
+	}
+	if c.blobs[""] == nil {
+		c.blobs[""] = blobstore.NewMemory()
+	}
+	return c.blobs[""]
+}
+
 // connect opens DynamoDB (and lazily S3) as the global flags say.
 func (a *app) connect(ctx context.Context) (*conn, error) {
 	if a.conn != nil {

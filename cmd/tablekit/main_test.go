@@ -15,8 +15,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/tasks"
 )
 
@@ -255,4 +257,78 @@ func TestTasksListShowAndReclaim(t *testing.T) {
 	got, err = store.Get(ctx, claim.Task.ID)
 	require.NoError(t, err)
 	assert.NotEqual(t, tasks.StatusProcessing, got.Status)
+}
+
+func TestJobsGetListReplayRecoverAndBackfill(t *testing.T) {
+	srv := fakeServer(t)
+	ctx := context.Background()
+	// The worker's clock is an hour behind, so the lease it takes is over
+	// by the time the operator runs recover.
+	behind := func() time.Time { return time.Now().Add(-time.Hour) }
+	store, err := jobs.NewStore(srv.DB, blobstore.NewMemory(), jobs.Clock(behind))
+	require.NoError(t, err)
+	require.NoError(t, store.EnsureTable(ctx))
+	var ids []string
+	for range 3 {
+		j, _, err := store.Create(ctx, jobs.CreateInput{UserID: "u-1", FileType: "image/jpeg", FileSize: 10, Provider: "stub"})
+		require.NoError(t, err)
+		ids = append(ids, j.ID)
+	}
+	failed, err := store.StartProcessing(ctx, ids[0])
+	require.NoError(t, err)
+	_, err = store.Fail(ctx, failed.Lease(), jobs.JobError{Code: "PROVIDER_TIMEOUT", Message: "no answer"})
+	require.NoError(t, err)
+	_, err = store.StartProcessing(ctx, ids[1]) // its worker dies
+	require.NoError(t, err)
+
+	get := runCLI(t, "jobs", "get", "-endpoint", srv.URL, ids[0], "-output", "json")
+	require.Equal(t, exitOK, get.code, get.stderr)
+	var got jobs.Job
+	require.NoError(t, json.Unmarshal([]byte(get.stdout), &got))
+	assert.Equal(t, jobs.StatusFailed, got.Status)
+	assert.Equal(t, exitNotFound, runCLI(t, "jobs", "get", "-endpoint", srv.URL, "nosuch").code)
+
+	list := runCLI(t, "jobs", "list", "-endpoint", srv.URL, "-user", "u-1", "-output", "json")
+	require.Equal(t, exitOK, list.code, list.stderr)
+	var page pageOut[jobs.Job]
+	require.NoError(t, json.Unmarshal([]byte(list.stdout), &page))
+	assert.Len(t, page.Items, 3)
+	byStatus := runCLI(t, "jobs", "list", "-endpoint", srv.URL, "-status", "queued")
+	require.Equal(t, exitOK, byStatus.code, byStatus.stderr)
+	assert.Contains(t, byStatus.stdout, ids[2])
+	assert.NotContains(t, byStatus.stdout, ids[0])
+	assert.Equal(t, exitUsage, runCLI(t, "jobs", "list", "-endpoint", srv.URL).code, "-user or -status is required")
+
+	replay := runCLI(t, "jobs", "replay", "-endpoint", srv.URL, "-yes", ids[0])
+	require.Equal(t, exitOK, replay.code, replay.stderr)
+	assert.Contains(t, replay.stdout, "QUEUED")
+	again := runCLI(t, "jobs", "replay", "-endpoint", srv.URL, "-yes", ids[0])
+	assert.Equal(t, exitFailed, again.code, "a QUEUED job cannot be replayed")
+
+	recovered := runCLI(t, "jobs", "recover", "-endpoint", srv.URL, "-yes", "-output", "json")
+	require.Equal(t, exitOK, recovered.code, recovered.stderr)
+	var rr jobs.RecoverResult
+	require.NoError(t, json.Unmarshal([]byte(recovered.stdout), &rr))
+	assert.Equal(t, 1, rr.Requeued, "the dead worker's job goes back to the queue")
+	j, err := store.Get(ctx, ids[1], jobs.Consistent())
+	require.NoError(t, err)
+	assert.Equal(t, jobs.StatusQueued, j.Status)
+
+	dry := runCLI(t, "jobs", "backfill", "-endpoint", srv.URL, "-yes", "-set", "tier=free", "-dry-run")
+	require.Equal(t, exitOK, dry.code, dry.stderr)
+	assert.Contains(t, dry.stdout, "would change  3")
+	j, err = store.Get(ctx, ids[2], jobs.Consistent())
+	require.NoError(t, err)
+	assert.NotContains(t, j.Extra, "tier", "a dry run writes nothing")
+	real := runCLI(t, "jobs", "backfill", "-endpoint", srv.URL, "-yes", "-set", "tier=free")
+	require.Equal(t, exitOK, real.code, real.stderr)
+	assert.Contains(t, real.stderr, "backfill: 3", "progress goes to stderr as plain lines off a terminal")
+	j, err = store.Get(ctx, ids[2], jobs.Consistent())
+	require.NoError(t, err)
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "free"}, j.Extra["tier"])
+	assert.Equal(t, exitUsage, runCLI(t, "jobs", "backfill", "-endpoint", srv.URL, "-yes").code, "a backfill needs a step")
+
+	orphans := runCLI(t, "jobs", "orphans", "-endpoint", srv.URL)
+	require.Equal(t, exitOK, orphans.code, orphans.stderr)
+	assert.Contains(t, orphans.stdout, "found 0 orphaned objects")
 }

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/jobs"
+	"github.com/tablekit/tablekit/table"
+)
+
+// jobsFlags name the jobs table (-env or -table) and its blob bucket.
+type jobsFlags struct {
+	env, table, bucket string
+}
+
+func (f *jobsFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.env, "env", "dev", "environment: the table is photoeditor-{env}-jobs")
+	fs.StringVar(&f.table, "table", "", "table name, instead of the one -env names")
+	fs.StringVar(&f.bucket, "bucket", "", "S3 bucket of offloaded results (needed to read or sweep them)")
+}
+
+func (f *jobsFlags) open(ctx context.Context, a *app) (*jobs.Store, error) {
+	c, err := a.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	name := f.table
+	if name == "" {
+		name = jobs.TableNameForEnv(f.env)
+	}
+	blobs := c.memoryBlobs()
+	if f.bucket != "" {
+		if blobs, err = a.bucket(ctx, f.bucket); err != nil {
+			return nil, err
+		}
+	}
+	return jobs.NewStore(c.db, blobs, jobs.TableName(name))
+}
+
+// jobsSetup registers the table flags, and -limit/-cursor for lists.
+func jobsSetup(list bool, extra func(fs *flag.FlagSet), fn func(ctx context.Context, a *app, s *jobs.Store, page pageFlags, args []string) error) func(*flag.FlagSet, *app) runner {
+	return func(fs *flag.FlagSet, a *app) runner {
+		var jf jobsFlags
+		jf.register(fs)
+		var page pageFlags
+		if list {
+			page.register(fs)
+		}
+		if extra != nil {
+			extra(fs)
+		}
+		return func(ctx context.Context, args []string) error {
+			s, err := jf.open(ctx, a)
+			if err != nil {
+				return err
+			}
+			return fn(ctx, a, s, page, args)
+		}
+	}
+}
+
+func jobRow(w io.Writer, j jobs.Job) {
+	fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", j.ID, j.Status, j.UserID, j.CreatedAt.UTC().Format(time.RFC3339))
+}
+
+func oneJob(a *app, j *jobs.Job) error {
+	return a.emit(j, func(w io.Writer) { jobRow(w, *j) })
+}
+
+func jobsCommands() []*command {
+	var user, status string
+	var recoverAll bool
+	var set, rename, remove multiFlag
+	var dryRun, deleteOrphans bool
+	return []*command{
+		{
+			name: "jobs get", args: "<job id>",
+			summary: "print one job",
+			setup: jobsSetup(false, nil, func(ctx context.Context, a *app, s *jobs.Store, _ pageFlags, args []string) error {
+				if len(args) != 1 {
+					return usagef("jobs get takes one job id")
+				}
+				j, err := s.Get(ctx, args[0], jobs.Consistent())
+				if err != nil {
+					return err
+				}
+				return oneJob(a, j)
+			}),
+		},
+		{
+			name:    "jobs list",
+			summary: "list a user's jobs (-user) or the jobs in a status (-status), newest first, a page at a time",
+			setup: jobsSetup(true, func(fs *flag.FlagSet) {
+				fs.StringVar(&user, "user", "", "list this user's jobs")
+				fs.StringVar(&status, "status", "", "list jobs in this status (QUEUED, PROCESSING, EDITING, COMPLETED, FAILED)")
+			}, func(ctx context.Context, a *app, s *jobs.Store, page pageFlags, args []string) error {
+				if len(args) > 0 || (user == "") == (status == "") {
+					return usagef("jobs list takes exactly one of -user and -status, and no arguments")
+				}
+				var p table.Page[jobs.Job]
+				var err error
+				if user != "" {
+					p, err = s.ListByUser(ctx, user, page.cursor, jobs.Limit(page.limit))
+				} else {
+					p, err = s.ListByStatus(ctx, jobs.Status(strings.ToUpper(status)), page.cursor, jobs.Limit(page.limit))
+				}
+				if err != nil {
+					return err
+				}
+				return emitPage(a, p, jobRow)
+			}),
+		},
+		{
+			name: "jobs replay", args: "<job id>",
+			summary:     "move a FAILED job back to QUEUED for another attempt",
+			destructive: true,
+			setup: jobsSetup(false, nil, func(ctx context.Context, a *app, s *jobs.Store, _ pageFlags, args []string) error {
+				if len(args) != 1 {
+					return usagef("jobs replay takes one job id")
+				}
+				j, err := s.Replay(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				return oneJob(a, j)
+			}),
+		},
+		{
+			name:    "jobs recover",
+			summary: "take back in-flight jobs whose worker's lease expired: re-queue them, or fail them after their last attempt",
+			help: `One pass of the store's Recover: it reads the expired PROCESSING and EDITING
+jobs through status-createdAt-index and moves each with one conditional write,
+so it is safe beside live workers and beside another recover. -all repeats
+until a pass finds nothing more.`,
+			destructive: true,
+			setup: jobsSetup(false, func(fs *flag.FlagSet) {
+				fs.BoolVar(&recoverAll, "all", false, "repeat until no expired job is left")
+			}, func(ctx context.Context, a *app, s *jobs.Store, _ pageFlags, args []string) error {
+				if len(args) > 0 {
+					return usagef("jobs recover takes no arguments")
+				}
+				var total jobs.RecoverResult
+				for {
+					r, err := s.Recover(ctx)
+					if err != nil {
+						return err
+					}
+					total.Read += r.Read
+					total.Requeued += r.Requeued
+					total.Failed += r.Failed
+					total.Skipped += r.Skipped
+					if !recoverAll || r.Requeued+r.Failed == 0 {
+						break
+					}
+				}
+				return a.emit(total, func(w io.Writer) {
+					fmt.Fprintf(w, "expired\t%d\nrequeued\t%d\nfailed\t%d\nskipped\t%d (changed while recovering)\n",
+						total.Read, total.Requeued, total.Failed, total.Skipped)
+				})
+			}),
+		},
+		{
+			name:    "jobs backfill",
+			summary: "rewrite every job with a migration step of the seed's playbook: -set a default, -rename, -remove an attribute",
+			help: `Walks the whole table with a parallel scan (Store.Backfill), beside live
+traffic: each write is conditional on the job being as it was read.
+
+  -set name=value     add the attribute where a job lacks it (a string)
+  -rename old=new     copy old into new where new is missing, and remove old
+  -remove name        remove the attribute
+
+Only attributes the jobs package does not know can be named (the ones it knows
+are written by its moves). -dry-run counts what would change and writes nothing.`,
+			destructive: true,
+			setup: jobsSetup(false, func(fs *flag.FlagSet) {
+				fs.Var(&set, "set", "name=value: add where missing (repeatable)")
+				fs.Var(&rename, "rename", "old=new: rename (repeatable)")
+				fs.Var(&remove, "remove", "name: remove (repeatable)")
+				fs.BoolVar(&dryRun, "dry-run", false, "count what would change, write nothing")
+			}, func(ctx context.Context, a *app, s *jobs.Store, _ pageFlags, args []string) error {
+				if len(args) > 0 {
+					return usagef("jobs backfill takes no arguments")
+				}
+				m, err := parseMigration(set, rename, remove)
+				if err != nil {
+					return err
+				}
+				var wouldChange atomic.Int64
+				bar := a.startProgress("backfill")
+				done, err := s.Backfill(ctx, func(j *jobs.Job) (bool, error) {
+					changed := m.apply(j)
+					if changed && dryRun {
+						wouldChange.Add(1)
+						return false, nil
+					}
+					return changed, nil
+				}, jobs.Progress(func(p jobs.BackfillProgress) { bar.Set(p.Scanned, 0) }))
+				bar.Done()
+				if err != nil {
+					return err
+				}
+				out := struct {
+					jobs.BackfillProgress
+					DryRun      bool  `json:"dryRun"`
+					WouldChange int64 `json:"wouldChange,omitempty"`
+				}{done, dryRun, wouldChange.Load()}
+				return a.emit(out, func(w io.Writer) {
+					fmt.Fprintf(w, "scanned\t%d\n", done.Scanned)
+					if dryRun {
+						fmt.Fprintf(w, "would change\t%d (dry run: nothing written)\n", out.WouldChange)
+						return
+					}
+					fmt.Fprintf(w, "changed\t%d\nunchanged\t%d\nskipped\t%d\nconflicts retried\t%d\n", done.Changed, done.Unchanged, done.Skipped, done.Conflicts)
+				})
+			}),
+		},
+		{
+			name:    "jobs orphans",
+			summary: "list offloaded result objects no job points at; -delete removes them",
+			setup: jobsSetup(false, func(fs *flag.FlagSet) {
+				fs.BoolVar(&deleteOrphans, "delete", false, "delete the orphans (asks first, or needs -yes)")
+			}, func(ctx context.Context, a *app, s *jobs.Store, _ pageFlags, args []string) error {
+				if len(args) > 0 {
+					return usagef("jobs orphans takes no arguments")
+				}
+				del := deleteOrphans
+				if del {
+					if err := a.confirm(&command{name: "jobs orphans -delete"}); err != nil {
+						return err
+					}
+				}
+				var keys []string
+				var err error
+				if del {
+					keys, err = s.RemoveOrphans(ctx)
+				} else {
+					keys, err = s.Orphans(ctx)
+				}
+				if err != nil {
+					return err
+				}
+				return a.emit(map[string]any{"deleted": del, "orphans": keys}, func(w io.Writer) {
+					for _, k := range keys {
+						fmt.Fprintln(w, k)
+					}
+					verb := "found"
+					if del {
+						verb = "deleted"
+					}
+					fmt.Fprintf(w, "%s %d orphaned objects\n", verb, len(keys))
+				})
+			}),
+		},
+	}
+}
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// migration is one backfill step of the seed's playbook.
+type migration struct {
+	set    map[string]string
+	rename map[string]string
+	remove []string
+}
+
+func parseMigration(set, rename, remove []string) (*migration, error) {
+	m := &migration{set: map[string]string{}, rename: map[string]string{}, remove: remove}
+	pairs := func(flagName string, in []string, into map[string]string) error {
+		for _, kv := range in {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" || (flagName == "rename" && v == "") {
+				return usagef("-%s %q: want name=value", flagName, kv)
+			}
+			into[k] = v
+		}
+		return nil
+	}
+	if err := pairs("set", set, m.set); err != nil {
+		return nil, err
+	}
+	if err := pairs("rename", rename, m.rename); err != nil {
+		return nil, err
+	}
+	if len(m.set)+len(m.rename)+len(m.remove) == 0 {
+		return nil, usagef("jobs backfill needs at least one -set, -rename or -remove")
+	}
+	return m, nil
+}
+
+// apply changes j.Extra, assigning or deleting entries (never editing a
+// value in place, as Backfill requires), and reports whether it changed.
+func (m *migration) apply(j *jobs.Job) bool {
+	changed := false
+	ensure := func() {
+		if j.Extra == nil {
+			j.Extra = map[string]types.AttributeValue{}
+		}
+	}
+	for name, v := range m.set {
+		if _, ok := j.Extra[name]; !ok {
+			ensure()
+			j.Extra[name] = &types.AttributeValueMemberS{Value: v}
+			changed = true
+		}
+	}
+	for old, nu := range m.rename {
+		v, ok := j.Extra[old]
+		if !ok {
+			continue
+		}
+		if _, exists := j.Extra[nu]; !exists {
+			j.Extra[nu] = v
+		}
+		delete(j.Extra, old)
+		changed = true
+	}
+	for _, name := range m.remove {
+		if _, ok := j.Extra[name]; ok {
+			delete(j.Extra, name)
+			changed = true
+		}
+	}
+	return changed
+}
