@@ -98,7 +98,10 @@
 // store first, through blobstore's Offloader, the one hybrid-storage
 // mechanism every tablekit package uses; the item keeps a pointer and every
 // read follows it. How the threshold is kept without reading the item first
-// is explained in offload.go. Objects are never overwritten (their keys
+// is explained in offload.go. Object keys are a one-to-one function of the
+// job id: the id is escaped with blobstore.EscapeSegment ('/', "..", '%' and
+// non-ASCII bytes are percent-escaped), and an id too long for S3's keys
+// once escaped is replaced by "!sha256-" and its hash. Objects are never overwritten (their keys
 // carry a content hash), so a refused move or a deleted job leaves objects
 // nothing points at; [Store.RemoveOrphans] deletes them.
 //

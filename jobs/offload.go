@@ -83,14 +83,21 @@ func (s *Store) offloadItem(ctx context.Context, id string, item table.Item) (ta
 // condition, or a later write of the same attribute, never replaces an
 // object a stored item still points to.
 //
-// Ids are at most 2048 bytes but S3 keys at most 1024, so a long id is
-// replaced by its SHA-256.
+// It is a one-to-one function of the id, whatever the id holds: the id is
+// escaped with blobstore.EscapeSegment (the one escaping mechanism every
+// store uses), so '/', "..", '%' and non-ASCII bytes cannot make two ids
+// share a key or climb out of the prefix. Ids are at most 2048 bytes and
+// escaping can triple them, but S3 keys hold 1024: an escaped id longer than
+// maxPlainObjectID is replaced by "!sha256-" and its SHA-256. '!' never
+// appears in an escaped id (EscapeSegment escapes it), so the hashed and
+// the escaped forms cannot meet.
 func (s *Store) objectKey(id string) string {
-	if len(id) > maxPlainObjectID {
+	escaped := blobstore.EscapeSegment(id)
+	if len(escaped) > maxPlainObjectID {
 		sum := sha256.Sum256([]byte(id))
-		return "sha256-" + hex.EncodeToString(sum[:])
+		return "!sha256-" + hex.EncodeToString(sum[:])
 	}
-	return id
+	return escaped
 }
 
 // maxPlainObjectID leaves room in S3's 1024-byte keys for the prefix, the
