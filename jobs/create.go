@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base32"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/tablekit/tablekit/observe"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -23,7 +25,10 @@ type CreateInput struct {
 	S3TempKey        string
 	Provider         string // required: "gemini", "seedream", "stub", ...
 	CorrelationID    string
-	TraceID          string
+	// TraceID is the request's X-Ray trace id. When empty, Create takes it
+	// from the OpenTelemetry span ctx carries (observe.XRayTraceID), so a
+	// traced service records it without passing it by hand.
+	TraceID string
 
 	// IdempotencyKey, when set, makes Create idempotent: the same user and
 	// key return the job the first call created (created false), and the
@@ -80,7 +85,7 @@ func (s *Store) Create(ctx context.Context, in CreateInput) (job *Job, created b
 		S3TempKey:        in.S3TempKey,
 		Provider:         in.Provider,
 		CorrelationID:    in.CorrelationID,
-		TraceID:          in.TraceID,
+		TraceID:          cmp.Or(in.TraceID, observe.XRayTraceID(ctx)),
 		IdempotencyKey:   in.IdempotencyKey,
 	}
 	if s.opts.TTL > 0 {

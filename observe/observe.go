@@ -63,6 +63,19 @@ func TraceID(ctx context.Context) string {
 	return sc.TraceID().String()
 }
 
+// XRayTraceID returns the trace id of the span ctx carries in AWS X-Ray's
+// form, "1-{first 8 hex digits}-{other 24}", the form seed 001 keeps in a
+// job's traceId (X-Ray reads OpenTelemetry trace ids this way when they
+// come from its id generator, whose first 8 digits are the start time).
+// It returns "" when ctx carries no span.
+func XRayTraceID(ctx context.Context) string {
+	id := TraceID(ctx)
+	if id == "" {
+		return ""
+	}
+	return "1-" + id[:8] + "-" + id[8:]
+}
+
 // Outcomes, the values of the tablekit.outcome attribute.
 const (
 	OutcomeOK                  = "ok"

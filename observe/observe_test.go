@@ -316,4 +316,8 @@ func TestTraceIDComesFromTheContextsSpan(t *testing.T) {
 	defer span.End()
 	assert.Equal(t, span.SpanContext().TraceID().String(), observe.TraceID(ctx))
 	assert.Len(t, observe.TraceID(ctx), 32)
+
+	id := span.SpanContext().TraceID().String()
+	assert.Equal(t, "1-"+id[:8]+"-"+id[8:], observe.XRayTraceID(ctx))
+	assert.Empty(t, observe.XRayTraceID(context.Background()))
 }
