@@ -492,7 +492,10 @@ func TestBadInputFailsWithTypedErrors(t *testing.T) {
 		"zero lease":      func() error { _, err := changes.New[counter](db, db, source, changes.LeaseDuration(0)); return err },
 		"nil handler":     func() error { _, err := consumer(t, db).Step(context.Background(), nil); return err },
 		"nil run handler": func() error { return consumer(t, db).Run(context.Background(), nil) },
-		"enable nil db":   func() error { _, err := changes.EnableStream(context.Background(), nil, source, types.StreamViewTypeKeysOnly); return err },
+		"enable nil db": func() error {
+			_, err := changes.EnableStream(context.Background(), nil, source, types.StreamViewTypeKeysOnly)
+			return err
+		},
 		"enable bad view": func() error { _, err := changes.EnableStream(context.Background(), db, source, "ALL"); return err },
 	} {
 		assert.ErrorIs(t, build(), changes.ErrInvalidInput, name)
