@@ -46,9 +46,11 @@ const maxPageSize = 1000
 // ListByUser returns one page of userID's jobs, newest createdAt first
 // (the seed's userId-createdAt-index query with ScanIndexForward false), or
 // oldest first with OldestFirst. Jobs created in the same millisecond share
-// the index's sort key; DynamoDB returns such ties in an order it does not
-// document, and this list does not yet break them (the tie-break by jobId
-// waits for table's mechanism, issue 18). Pass "" as
+// the index's sort key, and DynamoDB returns such ties in an order it does
+// not define, so the list breaks them by jobId (table.Query.TieBreak): the
+// total order is createdAt then jobId, ascending for OldestFirst and the
+// exact reverse (newest createdAt first, ties by jobId descending) by
+// default, and a cursor resumes correctly inside a run of ties. Pass "" as
 // cursor for the first page and Page.Next for the following ones; Next is
 // "" after the last page. A cursor from another user or another list is
 // rejected with table.ErrInvalidCursor before anything is read.
@@ -138,6 +140,7 @@ func (s *Store) listPage(ctx context.Context, index, partition string, defaultLi
 		Sort:       sortCond,
 		Filter:     &filter,
 		Descending: !o.OldestFirst,
+		TieBreak:   attrJobID,
 		Limit:      int32(o.Limit),
 	}
 	raw, err := table.QueryPage[table.Item](ctx, s.t, q, cursor)
