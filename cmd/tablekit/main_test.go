@@ -19,6 +19,7 @@ import (
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/jobs"
+	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
 )
 
@@ -207,13 +208,53 @@ func TestTablesIntegrationAgainstDynamoDBLocal(t *testing.T) {
 	assert.Equal(t, "PK", infos[0].PartitionKey)
 }
 
-func TestTasksListShowAndReclaim(t *testing.T) {
+// backend is a DynamoDB the command line reaches over HTTP, with the
+// tables its tests use.
+type backend struct {
+	endpoint              string
+	db                    table.API
+	jobsTable, tasksTable string
+}
+
+func fakeBackend(t *testing.T) backend {
 	srv := fakeServer(t)
+	return backend{endpoint: srv.URL, db: srv.DB, jobsTable: jobs.TableNameForEnv("dev"), tasksTable: tasks.DefaultTableName}
+}
+
+// cli runs a store command against b: "tasks list" plus args, with the
+// endpoint and the store's table added.
+func (b backend) cli(t *testing.T, store, sub string, args ...string) result {
+	t.Helper()
+	name := b.tasksTable
+	if store == "jobs" {
+		name = b.jobsTable
+	}
+	return runCLI(t, append([]string{store, sub, "-endpoint", b.endpoint, "-table", name}, args...)...)
+}
+
+func TestTasksListShowAndReclaim(t *testing.T) { testTasksCommands(t, fakeBackend(t)) }
+
+func TestJobsGetListReplayRecoverAndBackfill(t *testing.T) { testJobsCommands(t, fakeBackend(t)) }
+
+// TestCLIIntegrationStoreCommands runs the store commands against DynamoDB
+// Local, as .ci/run does.
+func TestCLIIntegrationStoreCommands(t *testing.T) {
+	endpoint := testenv.DynamoDBEndpoint(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", "tablekit")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "tablekit")
+	t.Setenv("AWS_REGION", testenv.Region)
+	b := backend{endpoint: endpoint, db: testenv.DynamoDB(t),
+		jobsTable: testenv.TableName(t, "clijobs"), tasksTable: testenv.TableName(t, "clitasks")}
+	t.Run("tasks", func(t *testing.T) { testTasksCommands(t, b) })
+	t.Run("jobs", func(t *testing.T) { testJobsCommands(t, b) })
+}
+
+func testTasksCommands(t *testing.T, b backend) {
 	ctx := context.Background()
 	// A worker whose clock is an hour behind claims a task: its lease is
 	// already over by the time the operator looks.
 	behind := func() time.Time { return time.Now().Add(-time.Hour) }
-	store, err := tasks.NewStore(srv.DB, nil, tasks.Clock(behind))
+	store, err := tasks.NewStore(b.db, nil, tasks.Clock(behind), tasks.TableName(b.tasksTable))
 	require.NoError(t, err)
 	require.NoError(t, store.EnsureTable(ctx))
 	var ids []string
@@ -225,33 +266,33 @@ func TestTasksListShowAndReclaim(t *testing.T) {
 	claim, err := store.Claim(ctx, "w-1")
 	require.NoError(t, err)
 
-	list := runCLI(t, "tasks", "list", "-endpoint", srv.URL, "-limit", "1", "-output", "json")
+	list := b.cli(t, "tasks", "list", "-limit", "1", "-output", "json")
 	require.Equal(t, exitOK, list.code, list.stderr)
 	var page pageOut[tasks.Task]
 	require.NoError(t, json.Unmarshal([]byte(list.stdout), &page))
 	require.Len(t, page.Items, 1)
 	require.NotEmpty(t, page.Next)
-	rest := runCLI(t, "tasks", "list", "-endpoint", srv.URL, "-cursor", page.Next, "-output", "json")
+	rest := b.cli(t, "tasks", "list", "-cursor", page.Next, "-output", "json")
 	require.Equal(t, exitOK, rest.code, rest.stderr)
 	var page2 pageOut[tasks.Task]
 	require.NoError(t, json.Unmarshal([]byte(rest.stdout), &page2))
 	assert.Len(t, page2.Items, 1, "three tasks, one claimed: two pending over two pages")
 	assert.Empty(t, page2.Next)
 
-	show := runCLI(t, "tasks", "show", "-endpoint", srv.URL, claim.Task.ID)
+	show := b.cli(t, "tasks", "show", claim.Task.ID)
 	require.Equal(t, exitOK, show.code, show.stderr)
 	assert.Contains(t, show.stdout, "PROCESSING")
 	assert.Contains(t, show.stdout, "SUBMITTED")
-	missing := runCLI(t, "tasks", "show", "-endpoint", srv.URL, "nosuch")
+	missing := b.cli(t, "tasks", "show", "nosuch")
 	assert.Equal(t, exitNotFound, missing.code)
 
-	refused := runCLI(t, "tasks", "reclaim", "-endpoint", srv.URL)
+	refused := b.cli(t, "tasks", "reclaim")
 	assert.Equal(t, exitNotConfirmed, refused.code)
 	got, err := store.Get(ctx, claim.Task.ID)
 	require.NoError(t, err)
 	assert.Equal(t, tasks.StatusProcessing, got.Status, "an unconfirmed reclaim changes nothing")
 
-	reclaim := runCLI(t, "tasks", "reclaim", "-endpoint", srv.URL, "-yes")
+	reclaim := b.cli(t, "tasks", "reclaim", "-yes")
 	require.Equal(t, exitOK, reclaim.code, reclaim.stderr)
 	assert.Contains(t, reclaim.stdout, "reclaimed 1 tasks")
 	got, err = store.Get(ctx, claim.Task.ID)
@@ -259,13 +300,12 @@ func TestTasksListShowAndReclaim(t *testing.T) {
 	assert.NotEqual(t, tasks.StatusProcessing, got.Status)
 }
 
-func TestJobsGetListReplayRecoverAndBackfill(t *testing.T) {
-	srv := fakeServer(t)
+func testJobsCommands(t *testing.T, b backend) {
 	ctx := context.Background()
 	// The worker's clock is an hour behind, so the lease it takes is over
 	// by the time the operator runs recover.
 	behind := func() time.Time { return time.Now().Add(-time.Hour) }
-	store, err := jobs.NewStore(srv.DB, blobstore.NewMemory(), jobs.Clock(behind))
+	store, err := jobs.NewStore(b.db, blobstore.NewMemory(), jobs.Clock(behind), jobs.TableName(b.jobsTable))
 	require.NoError(t, err)
 	require.NoError(t, store.EnsureTable(ctx))
 	var ids []string
@@ -281,31 +321,31 @@ func TestJobsGetListReplayRecoverAndBackfill(t *testing.T) {
 	_, err = store.StartProcessing(ctx, ids[1]) // its worker dies
 	require.NoError(t, err)
 
-	get := runCLI(t, "jobs", "get", "-endpoint", srv.URL, ids[0], "-output", "json")
+	get := b.cli(t, "jobs", "get", ids[0], "-output", "json")
 	require.Equal(t, exitOK, get.code, get.stderr)
 	var got jobs.Job
 	require.NoError(t, json.Unmarshal([]byte(get.stdout), &got))
 	assert.Equal(t, jobs.StatusFailed, got.Status)
-	assert.Equal(t, exitNotFound, runCLI(t, "jobs", "get", "-endpoint", srv.URL, "nosuch").code)
+	assert.Equal(t, exitNotFound, b.cli(t, "jobs", "get", "nosuch").code)
 
-	list := runCLI(t, "jobs", "list", "-endpoint", srv.URL, "-user", "u-1", "-output", "json")
+	list := b.cli(t, "jobs", "list", "-user", "u-1", "-output", "json")
 	require.Equal(t, exitOK, list.code, list.stderr)
 	var page pageOut[jobs.Job]
 	require.NoError(t, json.Unmarshal([]byte(list.stdout), &page))
 	assert.Len(t, page.Items, 3)
-	byStatus := runCLI(t, "jobs", "list", "-endpoint", srv.URL, "-status", "queued")
+	byStatus := b.cli(t, "jobs", "list", "-status", "queued")
 	require.Equal(t, exitOK, byStatus.code, byStatus.stderr)
 	assert.Contains(t, byStatus.stdout, ids[2])
 	assert.NotContains(t, byStatus.stdout, ids[0])
-	assert.Equal(t, exitUsage, runCLI(t, "jobs", "list", "-endpoint", srv.URL).code, "-user or -status is required")
+	assert.Equal(t, exitUsage, b.cli(t, "jobs", "list").code, "-user or -status is required")
 
-	replay := runCLI(t, "jobs", "replay", "-endpoint", srv.URL, "-yes", ids[0])
+	replay := b.cli(t, "jobs", "replay", "-yes", ids[0])
 	require.Equal(t, exitOK, replay.code, replay.stderr)
 	assert.Contains(t, replay.stdout, "QUEUED")
-	again := runCLI(t, "jobs", "replay", "-endpoint", srv.URL, "-yes", ids[0])
+	again := b.cli(t, "jobs", "replay", "-yes", ids[0])
 	assert.Equal(t, exitFailed, again.code, "a QUEUED job cannot be replayed")
 
-	recovered := runCLI(t, "jobs", "recover", "-endpoint", srv.URL, "-yes", "-output", "json")
+	recovered := b.cli(t, "jobs", "recover", "-yes", "-output", "json")
 	require.Equal(t, exitOK, recovered.code, recovered.stderr)
 	var rr jobs.RecoverResult
 	require.NoError(t, json.Unmarshal([]byte(recovered.stdout), &rr))
@@ -314,21 +354,21 @@ func TestJobsGetListReplayRecoverAndBackfill(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, jobs.StatusQueued, j.Status)
 
-	dry := runCLI(t, "jobs", "backfill", "-endpoint", srv.URL, "-yes", "-set", "tier=free", "-dry-run")
+	dry := b.cli(t, "jobs", "backfill", "-yes", "-set", "tier=free", "-dry-run")
 	require.Equal(t, exitOK, dry.code, dry.stderr)
 	assert.Contains(t, dry.stdout, "would change  3")
 	j, err = store.Get(ctx, ids[2], jobs.Consistent())
 	require.NoError(t, err)
 	assert.NotContains(t, j.Extra, "tier", "a dry run writes nothing")
-	real := runCLI(t, "jobs", "backfill", "-endpoint", srv.URL, "-yes", "-set", "tier=free")
+	real := b.cli(t, "jobs", "backfill", "-yes", "-set", "tier=free")
 	require.Equal(t, exitOK, real.code, real.stderr)
 	assert.Contains(t, real.stderr, "backfill: 3", "progress goes to stderr as plain lines off a terminal")
 	j, err = store.Get(ctx, ids[2], jobs.Consistent())
 	require.NoError(t, err)
 	assert.Equal(t, &types.AttributeValueMemberS{Value: "free"}, j.Extra["tier"])
-	assert.Equal(t, exitUsage, runCLI(t, "jobs", "backfill", "-endpoint", srv.URL, "-yes").code, "a backfill needs a step")
+	assert.Equal(t, exitUsage, b.cli(t, "jobs", "backfill", "-yes").code, "a backfill needs a step")
 
-	orphans := runCLI(t, "jobs", "orphans", "-endpoint", srv.URL)
+	orphans := b.cli(t, "jobs", "orphans")
 	require.Equal(t, exitOK, orphans.code, orphans.stderr)
 	assert.Contains(t, orphans.stdout, "found 0 orphaned objects")
 }
