@@ -41,10 +41,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/table"
@@ -98,6 +100,10 @@ type Config struct {
 type Env struct {
 	DB    table.API
 	Blobs blobstore.Store
+	// Streams reads DynamoDB Streams where DB is: the fake itself, a
+	// streams client on the same endpoint, or AWS's. (A TABLEKIT_POLICY
+	// applies to DB only.)
+	Streams changes.StreamsAPI
 	// Fake is the in-memory DynamoDB when DB is one (nil otherwise), so an
 	// example can move its clock.
 	Fake *dynamotest.DB
@@ -132,6 +138,7 @@ func Open(ctx context.Context, cfg Config) (*Env, error) {
 			return nil, fmt.Errorf("exampleenv: load AWS configuration: %w", err)
 		}
 		env.DB, env.DynamoDBWhere = dynamodb.NewFromConfig(awsCfg), "AWS ("+awsCfg.Region+")"
+		env.Streams = dynamodbstreams.NewFromConfig(awsCfg)
 		env.s3 = s3.NewFromConfig(awsCfg)
 		blobs, err := openS3(ctx, env.s3, cfg.Bucket, false)
 		if err != nil {
@@ -153,10 +160,12 @@ func Open(ctx context.Context, cfg Config) (*Env, error) {
 			// refused conditional write.
 			o.DisableValidateResponseChecksum = true
 		})
+		env.Streams = dynamodbstreams.NewFromConfig(awsCfg, func(o *dynamodbstreams.Options) { o.BaseEndpoint = aws.String(ep) })
 		env.DynamoDBWhere = ep
 	} else {
 		env.Fake = dynamotest.New()
 		env.DB, env.DynamoDBWhere = env.Fake, "in-memory fake"
+		env.Streams = env.Fake
 	}
 	if err := enforcePolicy(env); err != nil {
 		return nil, err
