@@ -37,6 +37,9 @@
 //     items' total size: a journey with 6 stages, 15 rules and 20 jobs,
 //     27 KB, costs 3.5 read units), typed and grouped into a [Complete].
 //   - [Store.ListJourneys]: GSI1 JOURNEYS, newest first, with cursors.
+//   - [Store.ListJobs] and [Store.Jobs]: a journey's jobs, or one stage's,
+//     by stage order and execution number, one Query a page that reads job
+//     items only (begins_with(SK, "JOB#")), never the log summaries.
 //   - [Store.RulesForStage], [Store.JobsForStage], [Store.LatestExecution],
 //     [Store.LogSummaries] (time order or newest first), [Store.ReportCatalog].
 //   - [Store.JobLogs], [Store.StepLogs] and [Store.JobReports] read the
@@ -51,11 +54,17 @@
 //     in one transaction, each with attribute_not_exists.
 //   - [Store.StartJob] creates the job, advances the stage's execution
 //     counter and updates the journey (status running, current stage and
-//     job, totalJobs by ADD) in one transaction.
-//   - [Store.FinishJob] updates the job, its stage and the journey's
-//     aggregates and progress in one transaction, counters by ADD; table's
-//     WriteTx retries transactions canceled by conflicts under one
-//     ClientRequestToken, so 100 concurrent finishes leave exact counts.
+//     job, totalJobs by ADD) in one transaction. A stage runs one execution
+//     at a time, and a retry follows a failure: the stage's status is part
+//     of the condition.
+//   - [Store.FinishJob] reads the stages, the journey and the job (two
+//     requests in one round trip) and writes the job, its stage and the
+//     journey's aggregates, progress, current stage and status in one
+//     transaction, conditional on the journey's counts being as read, so
+//     concurrent finishes are serialized and retried. Three requests; it
+//     took five or six.
+//   - [Store.SkipStage] skips a stage with canSkip (the seed's StageSkipped),
+//     which counts as done for progress.
 //   - [Store.Pause], [Store.Resume] and [Store.Cancel] are conditional on
 //     the status they start from; a refusal is a [*StatusError] naming the
 //     status DynamoDB returned with it.
@@ -125,13 +134,13 @@
 // rule. The loser of a race takes the next number.
 //
 // Total execution time. aggregates.totalExecutionTime is a display
-// string ("125m") and cannot be added to. FinishJob ADDs the job's
-// duration to aggregates.totalExecutionSeconds (a field the seed does not
-// have) in its transaction, then rewrites the string when the minutes
-// changed, conditional on the seconds it read, so the finish that comes
-// last always leaves the right total; reads derive the string from the
-// seconds too. Items written by others without the seconds keep their
-// string.
+// string ("125m") and cannot be added to. FinishJob keeps
+// aggregates.totalExecutionSeconds (a field the seed does not have) and
+// sets both from the seconds it read plus the job's duration, in its one
+// transaction; the transaction's condition that the journey's counts are
+// as read makes that exact under concurrent finishes. Reads derive the
+// string from the seconds too. Items written by others without the
+// seconds keep their string.
 //
 // Log summaries in the partition. LOG# sorts between JOB# and METADATA,
 // so one Query of the partition reads them too. They are the seed's
@@ -144,9 +153,16 @@
 // file's reportId is "{jobId}_{stepId}" as in the seed's file, its catalog
 // entry's a new "RPT-..." id as in the seed's catalog item. The job item
 // also holds s3Config {logsBucket, reportsBucket}, from the seed's job
-// start record. Progress: overallProgress is the completed stage's share
-// of the stages (stage n of 6 completed: n*100/6), since stages run in
-// order; the last stage's completion moves a running journey to completed.
+// start record.
+//
+// Progress and status. overallProgress is the share of stages done
+// (completed or skipped: n of 6 done is n*100/6), counted from the
+// journey's completedStages list (a field the seed does not have, written
+// with progress in FinishJob's and SkipStage's transaction), so a retried
+// stage never moves it backwards. When every stage is done a running
+// journey becomes completed; when a job fails with no retry left
+// (configuration.retryAttempts of the job, else of the journey) a running
+// journey becomes failed, from which Resume or Cancel lead on.
 //
 // # Input
 //

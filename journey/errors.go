@@ -26,6 +26,8 @@ var (
 	// journey or job was not in a status the move starts from. Returned as
 	// a *StatusError naming the current status.
 	ErrInvalidStatus = errors.New("journey: invalid status for this operation")
+	// ErrStageNotSkippable: SkipStage on a stage without canSkip.
+	ErrStageNotSkippable = errors.New("journey: stage cannot be skipped")
 	// ErrLoggerClosed: a StepLogger was used after Close.
 	ErrLoggerClosed = errors.New("journey: step logger closed")
 	// ErrImportInProgress: the journey is being imported (its METADATA item

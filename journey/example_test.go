@@ -55,7 +55,8 @@ func ExampleStore_StartJob() {
 	}
 	// The first attempt fails; the retry gets the next execution number.
 	for _, outcome := range []journey.JobStatus{journey.JobFailed, journey.JobCompleted} {
-		job, err := s.StartJob(ctx, journey.NewJob{JourneyID: "JRN-1", StageID: "raw_analysis"})
+		job, err := s.StartJob(ctx, journey.NewJob{JourneyID: "JRN-1", StageID: "raw_analysis",
+			Configuration: journey.JobConfiguration{RetryAttempts: 3}})
 		if err != nil {
 			panic(err)
 		}

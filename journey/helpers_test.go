@@ -126,7 +126,8 @@ func objects(t testing.TB, m blobstore.Store) []string {
 // newJourney creates the default journey "JRN-T" and returns it.
 func (e *env) newJourney(t testing.TB) *Complete {
 	t.Helper()
-	c, err := e.store.CreateJourney(context.Background(), NewJourney{ID: "JRN-T", Name: "Test journey"})
+	c, err := e.store.CreateJourney(context.Background(), NewJourney{ID: "JRN-T", Name: "Test journey",
+		Configuration: Configuration{RetryAttempts: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -215,11 +216,20 @@ type NewJob struct {
 // maxExecution is the largest {execution:03d}.
 const maxExecution = 999
 
+// stageStartable are the stage statuses a job can start from: a stage runs
+// at most one execution at a time, and a retry follows a failure.
+var stageStartable = []StageStatus{StagePending, StageFailed, StageCancelled}
+
 // StartJob creates a running execution of a stage with the stage's next
 // execution number, in one transaction that also marks the stage running,
 // moves the journey to running (it must be pending or running: a paused,
-// cancelled or finished journey gets a *StatusError), makes the job the
-// stage's current job and ADDs 1 to totalJobs.
+// cancelled, failed or finished journey gets a *StatusError), makes the job
+// the stage's current job and ADDs 1 to totalJobs.
+//
+// A stage runs one execution at a time: while its latest execution is
+// pending or running, or once it completed or was skipped, StartJob
+// returns a *StatusError (Entity "stage"). The stage's status is part of
+// the transaction's condition, so of two concurrent starts one wins.
 //
 // A retry never overwrites an earlier attempt: the job is created with
 // attribute_not_exists, and the stage's lastExecution only moves forward
@@ -262,6 +272,14 @@ func (s *Store) StartJob(ctx context.Context, in NewJob) (*Job, error) {
 		if err != nil {
 			return nil, err
 		}
+		if latest != nil && slices.Contains(jobActive, latest.Status) {
+			return nil, &StatusError{Entity: "stage", ID: in.StageID, Op: "start a job of", Current: string(StageRunning),
+				Allowed: statusStrings(stageStartable)}
+		}
+		if stageDone(st.Status) {
+			return nil, &StatusError{Entity: "stage", ID: in.StageID, Op: "start a job of", Current: string(st.Status),
+				Allowed: statusStrings(stageStartable)}
+		}
 		n := st.LastExecution
 		if latest != nil {
 			n = max(n, latest.ExecutionNumber)
@@ -297,7 +315,8 @@ func (s *Store) StartJob(ctx context.Context, in NewJob) (*Job, error) {
 			Update(stageKey, expression.Set(counter, expression.Value(n)).
 				Set(expression.Name("Data.status"), expression.Value(StageRunning)).
 				Set(expression.Name(attrUpdatedAt), ts),
-				table.IfExists(), table.If(expression.AttributeNotExists(counter).Or(counter.LessThan(expression.Value(n))))).
+				table.IfExists(), table.If(expression.AttributeNotExists(counter).Or(counter.LessThan(expression.Value(n))).
+					And(statusIn("Data.status", stageStartable...).Or(expression.AttributeNotExists(expression.Name("Data.status")))))).
 			Create(rec).
 			Update(journeyKey, expression.Add(expression.Name("Data.aggregates.totalJobs"), expression.Value(1)).
 				Set(expression.Name("Data.status"), expression.Value(StatusRunning)).
@@ -316,14 +335,14 @@ func (s *Store) StartJob(ctx context.Context, in NewJob) (*Job, error) {
 				return nil, notFound(ErrStageNotFound, in.JourneyID+"/"+in.StageID, err)
 			}
 			if attempt+1 < raceAttempts {
-				if err := lostRace(ctx, attempt); err != nil {
+				if err := s.lostRace(ctx, "StartJob", in.JourneyID+"/"+in.StageID, attempt); err != nil {
 					return nil, err
 				}
 				continue
 			}
 		case 1:
 			if errors.Is(err, table.ErrAlreadyExists) && attempt+1 < raceAttempts {
-				if err := lostRace(ctx, attempt); err != nil {
+				if err := s.lostRace(ctx, "StartJob", in.JourneyID+"/"+in.StageID, attempt); err != nil {
 					return nil, err
 				}
 				continue
@@ -666,168 +685,11 @@ func (s *Store) SetStepStatus(ctx context.Context, ref JobRef, stepID string, st
 			return &out, err
 		}
 		if errors.Is(err, table.ErrConditionFailed) && !errors.Is(err, table.ErrNotFound) && attempt+1 < raceAttempts {
-			if err := lostRace(ctx, attempt); err != nil {
+			if err := s.lostRace(ctx, "SetStepStatus", ref.JobID, attempt); err != nil {
 				return nil, err
 			}
 			continue // the job changed since we read it; look again
 		}
 		return nil, jobWriteError(ref, "set a step of", err, tableErrorItem(err))
 	}
-}
-
-// Finish is how a job ended.
-type Finish struct {
-	// Status is JobCompleted or JobFailed.
-	Status JobStatus
-	// Results are the job's outcome statistics (recordsProcessed, ...);
-	// left as they are when nil.
-	Results map[string]float64
-	// ErrorMessage says why a job failed.
-	ErrorMessage string
-}
-
-// FinishJob ends a running job, in one transaction: the job's status,
-// endTime, duration and results; its stage's status; and the journey's
-// completedJobs or failedJobs and totalExecutionSeconds by ADD, and, for a
-// completed job, its overallProgress and current stage. Counters by ADD in
-// a transaction that table.WriteTx retries on conflicts mean 100
-// concurrent finishes leave exact totals. A job that already finished is
-// a *StatusError and changes nothing.
-//
-// After the transaction, the seed's totalExecutionTime string is brought
-// in step with the seconds (a read, and a conditional write when the
-// minutes changed). When the journey's last stage completes, the journey
-// then moves from running to completed (a separate guarded write; a
-// paused or cancelled journey keeps its status).
-func (s *Store) FinishJob(ctx context.Context, ref JobRef, f Finish) (*Job, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
-	key, err := s.jobKey(ref)
-	if err != nil {
-		return nil, err
-	}
-	if f.Status != JobCompleted && f.Status != JobFailed {
-		return nil, inputError("Finish.Status", fmt.Sprintf("%q", f.Status), "must be completed or failed")
-	}
-	stages, err := s.Stages(ctx, ref.JourneyID, Consistent())
-	if err != nil {
-		return nil, err
-	}
-	var next *Stage
-	found := false
-	for i, st := range stages {
-		if st.StageID == ref.StageID && st.Order == ref.Order {
-			found = true
-			if i+1 < len(stages) {
-				next = &stages[i+1]
-			}
-		}
-	}
-	if !found {
-		return nil, notFound(ErrStageNotFound, ref.JourneyID+"/"+ref.StageID, nil)
-	}
-	now := s.now()
-	if now.Before(ref.StartedAt) {
-		now = ref.StartedAt
-	}
-	duration := elapsed(ref.StartedAt, now)
-	ts := expression.Value(stamp(now))
-	ju := expression.Set(expression.Name("Data.status"), expression.Value(f.Status)).
-		Set(expression.Name("Data.endTime"), expression.Value(Time{now})).
-		Set(expression.Name("Data.duration"), expression.Value(duration)).
-		Set(expression.Name(attrUpdatedAt), ts)
-	if f.Status == JobCompleted {
-		ju = ju.Set(expression.Name("Data.progress"), expression.Value(100))
-	}
-	if f.Results != nil {
-		ju = ju.Set(expression.Name("Data.results"), expression.Value(f.Results))
-	}
-	if f.ErrorMessage != "" {
-		ju = ju.Set(expression.Name("Data.errorMessage"), expression.Value(f.ErrorMessage))
-	}
-	stageStatus, counter := StageCompleted, "Data.aggregates.completedJobs"
-	if f.Status == JobFailed {
-		stageStatus, counter = StageFailed, "Data.aggregates.failedJobs"
-	}
-	agg := expression.Add(expression.Name(counter), expression.Value(1)).
-		Add(expression.Name("Data.aggregates.totalExecutionSeconds"), expression.Value(duration)).
-		Set(expression.Name(attrUpdatedAt), ts)
-	if f.Status == JobCompleted {
-		agg = agg.Set(expression.Name("Data.overallProgress"), expression.Value(progressFor(ref.Order, len(stages))))
-		if next != nil {
-			agg = agg.Set(expression.Name("Data.currentStageId"), expression.Value(next.StageID)).
-				Set(expression.Name("Data.currentStageIndex"), expression.Value(next.Order-1))
-		}
-	}
-	stageKey, _ := s.stageKey(ref.JourneyID, ref.Order, ref.StageID)
-	journeyKey, _ := s.journeyKey(ref.JourneyID)
-	err = s.t.WriteTx().
-		Update(key, ju, table.IfExists(), table.If(statusIn("Data.status", jobActive...)), table.ItemOnConditionFailure()).
-		Update(stageKey, expression.Set(expression.Name("Data.status"), expression.Value(stageStatus)).
-			Set(expression.Name(attrUpdatedAt), ts), table.IfExists()).
-		Update(journeyKey, agg, table.IfExists(), table.If(notImporting()), table.ItemOnConditionFailure()).
-		Run(ctx)
-	if err != nil {
-		switch failedAction(err) {
-		case 0:
-			item := reasonItem(err, 0)
-			if len(item) == 0 {
-				return nil, notFound(ErrJobNotFound, ref.JobID, err)
-			}
-			return nil, &StatusError{Entity: "job", ID: ref.JobID, Op: "finish", Current: dataStatus(item),
-				Allowed: statusStrings(jobActive), Cause: err}
-		case 1:
-			return nil, notFound(ErrStageNotFound, ref.JourneyID+"/"+ref.StageID, err)
-		case 2:
-			return nil, metadataRefused(ref.JourneyID, err, 2)
-		}
-		return nil, err
-	}
-	if err := s.syncExecutionTime(ctx, ref.JourneyID); err != nil {
-		return nil, err
-	}
-	if f.Status == JobCompleted && next == nil {
-		// The last stage is done: running -> completed, guarded.
-		if _, err := s.move(ctx, ref.JourneyID, "complete", StatusCompleted, StatusRunning); err != nil && !errors.Is(err, ErrInvalidStatus) {
-			return nil, err
-		}
-	}
-	return s.GetJob(ctx, ref, Consistent())
-}
-
-// syncExecutionTime keeps the seed's display string
-// aggregates.totalExecutionTime in step with totalExecutionSeconds, which
-// FinishJob ADDs to, so services reading the seed's field see the total.
-// It reads the seconds (strongly consistent) and writes the string only
-// when the minutes changed, on the condition that the seconds are still
-// what it read: of concurrent finishers, a stale one's write is refused,
-// and the one that finished last always writes the final total.
-func (s *Store) syncExecutionTime(ctx context.Context, journeyID string) error {
-	key, err := s.journeyKey(journeyID)
-	if err != nil {
-		return err
-	}
-	const secondsPath, textPath = "Data.aggregates.totalExecutionSeconds", "Data.aggregates.totalExecutionTime"
-	var rec struct {
-		Data struct {
-			Aggregates struct {
-				Seconds *float64 `dynamodbav:"totalExecutionSeconds"`
-				Text    string   `dynamodbav:"totalExecutionTime"`
-			} `dynamodbav:"aggregates"`
-		} `dynamodbav:"Data"`
-	}
-	if err := s.t.Get(ctx, key, &rec, table.Consistent(), table.Project(secondsPath, textPath)); err != nil {
-		return err
-	}
-	a := rec.Data.Aggregates
-	if a.Seconds == nil || formatMinutes(*a.Seconds) == a.Text {
-		return nil
-	}
-	err = s.t.Update(ctx, key, expression.Set(expression.Name(textPath), expression.Value(formatMinutes(*a.Seconds))),
-		table.If(expression.Name(secondsPath).Equal(expression.Value(*a.Seconds))))
-	if errors.Is(err, table.ErrConditionFailed) {
-		return nil // a later finish changed the total and writes it
-	}
-	return err
 }

@@ -131,7 +131,12 @@ type Journey struct {
 	CurrentStageID    string            `dynamodbav:"currentStageId" json:"currentStageId"`
 	OverallProgress   int               `dynamodbav:"overallProgress" json:"overallProgress"`
 	CurrentJobs       map[string]string `dynamodbav:"currentJobs" json:"currentJobs"` // stage id -> latest job id
-	Aggregates        Aggregates        `dynamodbav:"aggregates" json:"aggregates"`
+	// CompletedStages are the ids of the stages done (completed or
+	// skipped) in stage order, a field the seed does not have:
+	// overallProgress is counted from it, so a retried stage never moves
+	// progress backwards and a stage counts once.
+	CompletedStages []string   `dynamodbav:"completedStages,omitempty" json:"completedStages,omitempty"`
+	Aggregates      Aggregates `dynamodbav:"aggregates" json:"aggregates"`
 
 	// From the item's CreatedAt and UpdatedAt, outside Data.
 	CreatedAt Time `dynamodbav:"-" json:"createdAt"`

@@ -38,7 +38,13 @@ func buildJourney(t testing.TB, e *env, id string) {
 			t.Fatal(err)
 		}
 		e.clock.Advance(90 * time.Second)
-		if _, err := e.store.FinishJob(ctx, j.Ref(), Finish{Status: JobCompleted,
+		// Four executions of each of five stages: three failures (the
+		// journey allows three retries), then the completion.
+		status := JobFailed
+		if i >= 15 {
+			status = JobCompleted
+		}
+		if _, err := e.store.FinishJob(ctx, j.Ref(), Finish{Status: status,
 			Results: map[string]float64{"recordsProcessed": 10000, "recordsSucceeded": 9998}}); err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +128,7 @@ func TestLoadJourneyGroupsAndOrders(t *testing.T) {
 	if rj := c.RecentJobs(1); rj[0].StartTime.Before(c.Jobs[0].StartTime.Time) {
 		t.Errorf("RecentJobs(1) = %v, not the newest", rj[0].StartTime)
 	}
-	if c.Journey.Aggregates.TotalJobs != 20 || c.Journey.Aggregates.CompletedJobs != 20 || c.Journey.Aggregates.TotalRules != 15 ||
+	if c.Journey.Aggregates.TotalJobs != 20 || c.Journey.Aggregates.CompletedJobs != 5 || c.Journey.Aggregates.FailedJobs != 15 || c.Journey.Aggregates.TotalRules != 15 ||
 		c.Journey.Aggregates.TotalExecutionTime != "30m" {
 		t.Errorf("aggregates %+v", c.Journey.Aggregates)
 	}

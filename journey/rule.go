@@ -269,14 +269,14 @@ func (s *Store) AddRule(ctx context.Context, in NewRule) (*Rule, error) {
 				return nil, notFound(ErrStageNotFound, in.JourneyID+"/"+in.StageID, err)
 			}
 			if attempt+1 < raceAttempts {
-				if err := lostRace(ctx, attempt); err != nil {
+				if err := s.lostRace(ctx, "AddRule", in.JourneyID+"/"+in.StageID, attempt); err != nil {
 					return nil, err
 				}
 				continue
 			}
 		case 1:
 			if errors.Is(err, table.ErrAlreadyExists) && attempt+1 < raceAttempts {
-				if err := lostRace(ctx, attempt); err != nil {
+				if err := s.lostRace(ctx, "AddRule", in.JourneyID+"/"+in.StageID, attempt); err != nil {
 					return nil, err
 				}
 				continue
@@ -413,7 +413,7 @@ func (s *Store) SetRuleStatus(ctx context.Context, ref RuleRef, status RuleStatu
 		switch failedAction(err) {
 		case 0:
 			if attempt+1 < raceAttempts {
-				if err := lostRace(ctx, attempt); err != nil {
+				if err := s.lostRace(ctx, "SetRuleStatus", ref.RuleID, attempt); err != nil {
 					return nil, err
 				}
 				continue // changed since we read it

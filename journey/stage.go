@@ -30,6 +30,8 @@ const (
 	StageCompleted StageStatus = "completed"
 	StageFailed    StageStatus = "failed"
 	StageSkipped   StageStatus = "skipped"
+	// StageCancelled: the journey was cancelled while a job of the stage ran.
+	StageCancelled StageStatus = "cancelled"
 )
 
 // StepDefinition is one task of a stage.

@@ -3,7 +3,6 @@ package journey
 import (
 	"context"
 	"log/slog"
-	mathrand "math/rand/v2"
 	"time"
 
 	"github.com/tablekit/tablekit/blobstore"
@@ -149,21 +148,17 @@ func s3Location(bucket, key string) string { return "s3://" + bucket + "/" + key
 // after losing the race for one to another caller.
 const raceAttempts = 50
 
-// lostRace waits before retry n (from 0) of a lost race: full jitter over
-// a window doubling from 2 ms to 250 ms, so that many callers racing for
-// the same stage spread out instead of colliding again. It returns
-// ctx.Err() if ctx ends first.
-func lostRace(ctx context.Context, n int) error {
-	window := 2 * time.Millisecond
-	for i := 0; i < n && window < 250*time.Millisecond; i++ {
-		window *= 2
+// raceBackoff spaces the retries of a lost race: full jitter over a window
+// doubling from 2 ms to 250 ms, so that many callers racing for the same
+// journey spread out instead of colliding again.
+var raceBackoff = table.Backoff{Initial: 2 * time.Millisecond, Max: 250 * time.Millisecond}
+
+// lostRace waits before retry n (from 0) of a lost race, logging it; it
+// returns ctx.Err() if ctx ends first.
+func (s *Store) lostRace(ctx context.Context, op, key string, n int) error {
+	if s.opts.Logger != nil {
+		s.opts.Logger.DebugContext(ctx, "journey: lost a race, retrying", "table", s.opts.TableName,
+			"operation", op, "key", key, "attempt", n+1)
 	}
-	t := time.NewTimer(mathrand.N(min(window, 250*time.Millisecond)))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return raceBackoff.Sleep(ctx, n)
 }

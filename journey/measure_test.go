@@ -1,0 +1,101 @@
+package journey
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestFinishJobIsThreeRequestsInTwoRoundTrips: FinishJob reads the stages
+// (Query) and the journey and job (TransactGetItems) side by side, then
+// writes one transaction. It took five or six requests, one after another,
+// before (Query, TransactWriteItems, GetItem and UpdateItem for the
+// display string, UpdateItem to complete the journey, GetItem to return
+// the job).
+func TestFinishJobIsThreeRequestsInTwoRoundTrips(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	buildJourney(t, e, "JRN-M")
+	j, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-M", StageID: "verification_validation"})
+	require.NoError(t, err)
+	e.clock.Advance(90 * time.Second)
+	e.db.ResetCalls()
+	done, err := e.store.FinishJob(ctx, j.Ref(), Finish{Status: JobCompleted})
+	require.NoError(t, err)
+	t.Logf("FinishJob: %d requests (Query %d, TransactGetItems %d, TransactWriteItems %d)", e.calls(),
+		e.db.Calls("Query"), e.db.Calls("TransactGetItems"), e.db.Calls("TransactWriteItems"))
+	assert.Equal(t, 3, e.calls())
+	assert.Equal(t, 1, e.db.Calls("Query"))
+	assert.Equal(t, 1, e.db.Calls("TransactGetItems"))
+	assert.Equal(t, 1, e.db.Calls("TransactWriteItems"))
+
+	// What it returned is what it stored.
+	stored, err := e.store.GetJob(ctx, j.Ref(), Consistent())
+	require.NoError(t, err)
+	assert.Equal(t, stored, done)
+	jr, err := e.store.GetJourney(ctx, "JRN-M", Consistent())
+	require.NoError(t, err)
+	assert.Equal(t, StatusCompleted, jr.Status, "the last stage completed every stage")
+	assert.Equal(t, 100, jr.OverallProgress)
+	assert.Equal(t, formatMinutes(jr.Aggregates.TotalExecutionSeconds), jr.Aggregates.TotalExecutionTime)
+}
+
+// TestListJobsReadsNoLogSummaries: listing a journey's 20 jobs, 7 a page,
+// reads job items only, where loading the journey (the only way to list
+// them before) read its 500 log summaries too.
+func TestListJobsReadsNoLogSummaries(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	buildJourney(t, e, "JRN-M")
+	c, err := e.store.LoadJourney(ctx, "JRN-M")
+	require.NoError(t, err)
+	l, err := e.store.StepLogger(c.Jobs[0].Ref(), "s")
+	require.NoError(t, err)
+	for i := range 500 {
+		l.Info("entry", map[string]any{"i": i})
+	}
+	require.NoError(t, l.Close(ctx))
+
+	e.db.ResetCalls()
+	e.db.ResetConsumed()
+	_, err = e.store.LoadJourney(ctx, "JRN-M")
+	require.NoError(t, err)
+	loadRequests, loadUnits := e.calls(), e.db.Consumed(DefaultTableName).ReadUnits
+
+	e.db.ResetCalls()
+	e.db.ResetConsumed()
+	var jobs []Job
+	for cursor := ""; ; {
+		page, err := e.store.ListJobs(ctx, "JRN-M", cursor, Limit(7))
+		require.NoError(t, err)
+		assert.LessOrEqual(t, len(page.Items), 7)
+		jobs = append(jobs, page.Items...)
+		if cursor = page.Next; cursor == "" {
+			break
+		}
+	}
+	listRequests, listUnits := e.calls(), e.db.Consumed(DefaultTableName).ReadUnits
+	t.Logf("all jobs: LoadJourney %d request(s), %.1f read units; ListJobs(Limit 7) %d requests, %.1f read units",
+		loadRequests, loadUnits, listRequests, listUnits)
+	require.Len(t, jobs, 20)
+	for i := 1; i < len(jobs); i++ {
+		a, b := jobs[i-1], jobs[i]
+		assert.True(t, a.Order < b.Order || a.Order == b.Order && a.ExecutionNumber < b.ExecutionNumber,
+			"job %d (%d/%d) after (%d/%d)", i, b.Order, b.ExecutionNumber, a.Order, a.ExecutionNumber)
+	}
+	assert.Less(t, listUnits, loadUnits/4, "the listing read more than job items")
+
+	stage, err := e.store.ListJobs(ctx, "JRN-M", "", OfStage("raw_analysis"))
+	require.NoError(t, err)
+	require.Len(t, stage.Items, 4)
+	n := 0
+	for j, err := range e.store.Jobs(ctx, "JRN-M", OfStage("tmf_mapping")) {
+		require.NoError(t, err)
+		assert.Equal(t, "tmf_mapping", j.StageID)
+		n++
+	}
+	assert.Equal(t, 4, n)
+}
