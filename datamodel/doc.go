@@ -1,4 +1,5 @@
-// Package datamodel turns a store's declared table.Schema into what seed
+// Package datamodel turns a store's table.Schema and its declared access
+// patterns ([]access.Pattern) into what seed
 // 002 (the DynamoDB data-modeling guide) asks of every table: capacity and
 // on-demand cost per access pattern, a hot-partition analysis, the
 // dynamodb_data_model.md document, and a least-privilege IAM policy; and it
@@ -6,8 +7,9 @@
 //
 // # Declaring access patterns
 //
-// Each store declares its access patterns in its Schema (table.AccessPattern):
-// operation, index, key condition, item size, items per request, request
+// Each store declares its access patterns in its patterns.go, as a
+// package-level Patterns function returning []access.Pattern (package
+// access, a leaf that table.Schema does not depend on): operation, index, key condition, item size, items per request, request
 // rate, consistency. Four optional fields say what capacity estimation
 // needs beyond that:
 //
@@ -41,15 +43,16 @@
 //
 // # Documents and policies
 //
-// A Model is a schema plus the prose only a store's authors can write
+// A Model is a schema and its patterns plus the prose only a store's authors can write
 // (design philosophy, aggregate decisions, trade-offs) and representative
 // items; Render produces the seed's dynamodb_data_model.md from it, every
 // figure computed, GSI tables derived from the items by each index's keys
 // and projection. The prose lives with the Model rather than in the
-// stores, so a store's Schema stays a plain declaration; cmd/datamodel
+// stores, so a store's patterns stay a plain declaration; cmd/datamodel
 // keeps one Model per tablekit store and writes docs/<store>/.
 //
-// PolicyFor writes the least-privilege IAM policy of a schema: the item
+// PolicyFor writes the least-privilege IAM policy of a schema and its
+// patterns: the item
 // actions its patterns use on the table (transactions by their inner
 // actions, as IAM authorizes them), Query or Scan only on the indexes its
 // patterns read, and, in a separate "Setup" statement that a deployment

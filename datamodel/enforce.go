@@ -71,27 +71,27 @@ type enforcer struct {
 	o      EnforceOptions
 }
 
-// access is one action on one resource that a request needs.
-type access struct{ action, resource string }
+// grant is one action on one resource that a request needs.
+type grant struct{ action, resource string }
 
 func (e *enforcer) table(name *string) string {
 	return TableARN(e.o.Region, e.o.Account, aws.ToString(name))
 }
 
-func (e *enforcer) onTable(action string, name *string) access {
-	return access{"dynamodb:" + action, e.table(name)}
+func (e *enforcer) onTable(action string, name *string) grant {
+	return grant{"dynamodb:" + action, e.table(name)}
 }
 
-func (e *enforcer) onIndex(action string, name, index *string) access {
+func (e *enforcer) onIndex(action string, name, index *string) grant {
 	if index == nil {
 		return e.onTable(action, name)
 	}
-	return access{"dynamodb:" + action, IndexARN(e.o.Region, e.o.Account, aws.ToString(name), aws.ToString(index))}
+	return grant{"dynamodb:" + action, IndexARN(e.o.Region, e.o.Account, aws.ToString(name), aws.ToString(index))}
 }
 
 // allow checks every access a request needs and returns the denial for
 // the first that the policy does not allow.
-func (e *enforcer) allow(op string, needs ...access) error {
+func (e *enforcer) allow(op string, needs ...grant) error {
 	for _, n := range needs {
 		if !e.allowed(n) {
 			return &smithy.OperationError{ServiceID: "DynamoDB", OperationName: op,
@@ -101,7 +101,7 @@ func (e *enforcer) allow(op string, needs ...access) error {
 	return nil
 }
 
-func (e *enforcer) allowed(n access) bool {
+func (e *enforcer) allowed(n grant) bool {
 	allowed := false
 	for _, st := range e.policy.Statement {
 		if !matchAny(st.Action, n.action, true) || !matchAny(st.Resource, n.resource, false) {
@@ -177,7 +177,7 @@ func (e *enforcer) DescribeTable(ctx context.Context, in *dynamodb.DescribeTable
 
 // ListTables is authorized on resource "*", as IAM does.
 func (e *enforcer) ListTables(ctx context.Context, in *dynamodb.ListTablesInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ListTablesOutput, error) {
-	if err := e.allow("ListTables", access{"dynamodb:ListTables", "*"}); err != nil {
+	if err := e.allow("ListTables", grant{"dynamodb:ListTables", "*"}); err != nil {
 		return nil, err
 	}
 	return e.api.ListTables(ctx, in, optFns...)
@@ -240,7 +240,7 @@ func (e *enforcer) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...f
 }
 
 func (e *enforcer) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	var needs []access
+	var needs []grant
 	for _, name := range sortedKeys(in.RequestItems) {
 		needs = append(needs, e.onTable("BatchGetItem", aws.String(name)))
 	}
@@ -251,7 +251,7 @@ func (e *enforcer) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemIn
 }
 
 func (e *enforcer) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	var needs []access
+	var needs []grant
 	for _, name := range sortedKeys(in.RequestItems) {
 		needs = append(needs, e.onTable("BatchWriteItem", aws.String(name)))
 	}
@@ -262,7 +262,7 @@ func (e *enforcer) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteIt
 }
 
 func (e *enforcer) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
-	var needs []access
+	var needs []grant
 	for _, it := range in.TransactItems {
 		if it.Get != nil {
 			needs = append(needs, e.onTable("GetItem", it.Get.TableName))
@@ -275,7 +275,7 @@ func (e *enforcer) TransactGetItems(ctx context.Context, in *dynamodb.TransactGe
 }
 
 func (e *enforcer) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	var needs []access
+	var needs []grant
 	for _, it := range in.TransactItems {
 		switch {
 		case it.Put != nil:

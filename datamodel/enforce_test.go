@@ -32,7 +32,7 @@ func statement(p datamodel.Policy, sid string) (datamodel.Statement, bool) {
 // TestPolicyGrantsOnlyWhatThePatternsUse checks the tasks and jobs
 // policies action by action.
 func TestPolicyGrantsOnlyWhatThePatternsUse(t *testing.T) {
-	p, err := datamodel.PolicyFor(tasks.Schema("tasks"))
+	p, err := datamodel.PolicyFor(tasks.Schema("tasks"), tasks.Patterns())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestPolicyGrantsOnlyWhatThePatternsUse(t *testing.T) {
 		t.Errorf("Setup statement %+v: the tasks table has no TTL", setup)
 	}
 
-	p, err = datamodel.PolicyFor(jobs.Schema(jobs.TableNameForEnv("prod")), func(o *datamodel.PolicyOptions) { o.TableName = "photoeditor-*-jobs" })
+	p, err = datamodel.PolicyFor(jobs.Schema(jobs.TableNameForEnv("prod")), jobs.Patterns(), func(o *datamodel.PolicyOptions) { o.TableName = "photoeditor-*-jobs" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestPolicyGrantsOnlyWhatThePatternsUse(t *testing.T) {
 	if len(ix.Resource) != 2 {
 		t.Errorf("jobs Indexes statement %+v, want both indexes", ix)
 	}
-	p, _ = datamodel.PolicyFor(jobs.Schema(jobs.TableNameForEnv("prod")), func(o *datamodel.PolicyOptions) { o.NoSetup = true })
+	p, _ = datamodel.PolicyFor(jobs.Schema(jobs.TableNameForEnv("prod")), jobs.Patterns(), func(o *datamodel.PolicyOptions) { o.NoSetup = true })
 	if _, ok := statement(p, datamodel.SidSetup); ok {
 		t.Error("NoSetup left the Setup statement in")
 	}
@@ -74,7 +74,7 @@ func TestPolicyGrantsOnlyWhatThePatternsUse(t *testing.T) {
 
 // TestPolicyJSONRoundTrips parses what PolicyFor renders.
 func TestPolicyJSONRoundTrips(t *testing.T) {
-	p, err := datamodel.PolicyFor(tasks.Schema("tasks"))
+	p, err := datamodel.PolicyFor(tasks.Schema("tasks"), tasks.Patterns())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func denied(t *testing.T, err error, action string) {
 // tasks policy allows and calls it does not, on the fake.
 func TestEnforceRefusesCallsOutsideThePolicyAndSendsNothing(t *testing.T) {
 	ctx := context.Background()
-	p, err := datamodel.PolicyFor(tasks.Schema("tasks"))
+	p, err := datamodel.PolicyFor(tasks.Schema("tasks"), tasks.Patterns())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestEnforceExplicitDenyWinsAndWildcardsMatch(t *testing.T) {
 // (submit, claim, heartbeat, complete, history) through its own policy.
 func TestEnforceLetsAStoreRunOnItsPolicy(t *testing.T) {
 	ctx := context.Background()
-	p, err := datamodel.PolicyFor(tasks.Schema("tasks"))
+	p, err := datamodel.PolicyFor(tasks.Schema("tasks"), tasks.Patterns())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestEnforceLetsAStoreRunOnItsPolicy(t *testing.T) {
 func TestEnforceLetsJobsBackfillRunOnItsPolicy(t *testing.T) {
 	ctx := context.Background()
 	s := jobs.Schema(jobs.TableNameForEnv("prod"))
-	p, err := datamodel.PolicyFor(s)
+	p, err := datamodel.PolicyFor(s, jobs.Patterns())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ var (
 	ErrConsistentIndex   = errors.New("datamodel: a global secondary index serves only eventually consistent reads")
 	ErrInvalidOperation  = errors.New("datamodel: operation not allowed here")
 	ErrDuplicatePattern  = errors.New("datamodel: two access patterns share a name")
+	ErrUnnamedPattern    = errors.New("datamodel: access pattern without a name")
 	ErrInvalidPartitions = errors.New("datamodel: partition count must not be negative")
 )
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -115,7 +116,7 @@ func (e *Estimate) Pattern(name string) (PatternEstimate, bool) {
 // PatternEstimate is one access pattern's cost.
 type PatternEstimate struct {
 	// Pattern is the declaration, with RatePerSecond the rate used.
-	Pattern table.AccessPattern
+	Pattern access.Pattern
 	// ReadUnits and WriteUnits are what one request consumes; WriteUnits
 	// is TableWriteUnits plus the index writes.
 	ReadUnits, WriteUnits float64
@@ -165,23 +166,23 @@ func (p PartitionLoad) Remedy() string {
 		"chosen by hash of the item id, and query every shard and merge the results", where, p.Partition, shards*p.Spread-1, shards*p.Spread)
 }
 
-// EstimateSchema computes the capacity and on-demand cost of s's access
-// patterns, per request, per second and per month, and the load on every
+// EstimateSchema computes the capacity and on-demand cost of the access
+// patterns ps declared for the table s, per request, per second and per month, and the load on every
 // key value the patterns concentrate on. A declaration that cannot be
 // costed (an unknown index, a zero size, a strongly consistent GSI read, a
 // rate for a pattern the schema lacks) is a *PatternError and nothing is
 // estimated.
-func EstimateSchema(s table.Schema, opts ...func(*Options)) (*Estimate, error) {
+func EstimateSchema(s table.Schema, ps []access.Pattern, opts ...func(*Options)) (*Estimate, error) {
 	o := Options{Prices: Prices{ReadPerMillion: PricePerMillionReads, WritePerMillion: PricePerMillionWrites, StorageGBMonth: PricePerGBMonth}}
 	for _, f := range opts {
 		f(&o)
 	}
-	if err := check(s, o); err != nil {
+	if err := check(s, ps, o); err != nil {
 		return nil, err
 	}
 	est := &Estimate{Table: s.Name, StorageGB: o.StorageGB}
 	loads := map[[2]string]*PartitionLoad{}
-	for _, ap := range s.AccessPatterns {
+	for _, ap := range ps {
 		if r, ok := o.Rates[ap.Name]; ok {
 			ap.RatePerSecond = r
 		}
@@ -228,13 +229,25 @@ func monthly(perSecond, pricePerMillion float64) float64 {
 	return perSecond * SecondsPerMonth / 1e6 * pricePerMillion
 }
 
-// check validates the schema and the options before any arithmetic.
-func check(s table.Schema, o Options) error {
+// check validates the schema, the patterns' names, operations and indexes,
+// and the options before any arithmetic.
+func check(s table.Schema, ps []access.Pattern, o Options) error {
 	if err := s.Validate(); err != nil {
 		return &PatternError{Table: s.Name, Field: "schema", Value: s.Name, Err: fmt.Errorf("%w: %w", ErrInvalidSchema, err)}
 	}
 	names := map[string]bool{}
-	for _, ap := range s.AccessPatterns {
+	for i, ap := range ps {
+		if ap.Name == "" {
+			return &PatternError{Table: s.Name, Field: fmt.Sprintf("patterns[%d].Name", i), Value: `""`, Err: ErrUnnamedPattern}
+		}
+		if !ap.Operation.IsRequest() {
+			return &PatternError{Table: s.Name, Pattern: ap.Name, Field: "Operation", Value: string(ap.Operation), Err: ErrInvalidOperation}
+		}
+		if ap.Index != "" {
+			if _, ok := s.Index(ap.Index); !ok {
+				return &PatternError{Table: s.Name, Pattern: ap.Name, Field: "Index", Value: ap.Index, Err: ErrUnknownIndex}
+			}
+		}
 		if names[ap.Name] {
 			return &PatternError{Table: s.Name, Pattern: ap.Name, Field: "Name", Value: ap.Name, Err: ErrDuplicatePattern}
 		}
@@ -263,55 +276,55 @@ func check(s table.Schema, o Options) error {
 }
 
 // isRead reports whether op reads.
-func isRead(op table.Operation) bool {
+func isRead(op access.Op) bool {
 	switch op {
-	case table.OpGetItem, table.OpQuery, table.OpScan, table.OpBatchGetItem, table.OpTransactGetItems:
+	case access.GetItem, access.Query, access.Scan, access.BatchGetItem, access.TransactGetItems:
 		return true
 	}
 	return false
 }
 
 // itemsOf expands a pattern into the items one request touches.
-func itemsOf(ap table.AccessPattern) []table.ItemAccess {
+func itemsOf(ap access.Pattern) []access.Item {
 	if len(ap.Items) > 0 {
 		return ap.Items
 	}
-	return []table.ItemAccess{{Size: ap.ItemSize, Count: max(ap.ItemsPerRequest, 1), Partition: ap.Partition, IndexWrites: ap.IndexWrites}}
+	return []access.Item{{Size: ap.ItemSize, Count: max(ap.ItemsPerRequest, 1), Partition: ap.Partition, IndexWrites: ap.IndexWrites}}
 }
 
 // itemOp is the operation an item of a request undergoes.
-func itemOp(ap table.AccessPattern, it table.ItemAccess) table.Operation {
+func itemOp(ap access.Pattern, it access.Item) access.Op {
 	if it.Operation != "" {
 		return it.Operation
 	}
 	switch ap.Operation {
-	case table.OpBatchGetItem, table.OpTransactGetItems, table.OpQuery, table.OpScan:
-		return table.OpGetItem
-	case table.OpBatchWriteItem, table.OpTransactWriteItems:
-		return table.OpPutItem
+	case access.BatchGetItem, access.TransactGetItems, access.Query, access.Scan:
+		return access.GetItem
+	case access.BatchWriteItem, access.TransactWriteItems:
+		return access.PutItem
 	}
 	return ap.Operation
 }
 
 // allowedItemOps lists what an item of a request with operation op may do.
-func allowedItemOps(op table.Operation) []table.Operation {
+func allowedItemOps(op access.Op) []access.Op {
 	switch op {
-	case table.OpGetItem, table.OpQuery, table.OpScan, table.OpBatchGetItem, table.OpTransactGetItems:
-		return []table.Operation{table.OpGetItem}
-	case table.OpBatchWriteItem:
-		return []table.Operation{table.OpPutItem, table.OpDeleteItem}
-	case table.OpTransactWriteItems:
-		return []table.Operation{table.OpPutItem, table.OpUpdateItem, table.OpDeleteItem, table.OpConditionCheck}
+	case access.GetItem, access.Query, access.Scan, access.BatchGetItem, access.TransactGetItems:
+		return []access.Op{access.GetItem}
+	case access.BatchWriteItem:
+		return []access.Op{access.PutItem, access.DeleteItem}
+	case access.TransactWriteItems:
+		return []access.Op{access.PutItem, access.UpdateItem, access.DeleteItem, access.ConditionCheck}
 	}
-	return []table.Operation{op}
+	return []access.Op{op}
 }
 
-func perr(s table.Schema, ap table.AccessPattern, field string, value any, err error) error {
+func perr(s table.Schema, ap access.Pattern, field string, value any, err error) error {
 	return &PatternError{Table: s.Name, Pattern: ap.Name, Field: field, Value: value, Err: err}
 }
 
 // validatePattern checks the fields capacity estimation relies on.
-func validatePattern(s table.Schema, ap table.AccessPattern) error {
+func validatePattern(s table.Schema, ap access.Pattern) error {
 	if ap.Index != "" {
 		if _, ok := s.Index(ap.Index); !ok {
 			return perr(s, ap, "Index", ap.Index, ErrUnknownIndex)
@@ -320,7 +333,7 @@ func validatePattern(s table.Schema, ap table.AccessPattern) error {
 			return perr(s, ap, "Consistent", true, ErrConsistentIndex)
 		}
 	}
-	if ap.Index != "" && ap.Operation != table.OpQuery && ap.Operation != table.OpScan {
+	if ap.Index != "" && ap.Operation != access.Query && ap.Operation != access.Scan {
 		return perr(s, ap, "Index", ap.Index, fmt.Errorf("%w: only Query and Scan read an index, not %s", ErrInvalidOperation, ap.Operation))
 	}
 	if ap.RatePerSecond < 0 || math.IsNaN(ap.RatePerSecond) || math.IsInf(ap.RatePerSecond, 0) {
@@ -335,7 +348,7 @@ func validatePattern(s table.Schema, ap table.AccessPattern) error {
 	if len(ap.Items) == 0 && (ap.ItemSize <= 0 || ap.ItemSize > table.MaxItemSize) {
 		return perr(s, ap, "ItemSize", ap.ItemSize, ErrInvalidSize)
 	}
-	if ap.Operation == table.OpQuery || ap.Operation == table.OpScan {
+	if ap.Operation == access.Query || ap.Operation == access.Scan {
 		total := 0
 		for _, it := range itemsOf(ap) {
 			total += it.Size * max(it.Count, 1)
@@ -370,13 +383,13 @@ func validatePattern(s table.Schema, ap table.AccessPattern) error {
 			field += ".IndexWrites"
 		}
 		for j, iw := range it.IndexWrites {
-			if read || op == table.OpConditionCheck {
+			if read || op == access.ConditionCheck {
 				return perr(s, ap, fmt.Sprintf("%s[%d]", field, j), iw.Index, fmt.Errorf("%w: a read or condition check writes no index", ErrInvalidOperation))
 			}
 			if _, ok := s.Index(iw.Index); !ok {
 				return perr(s, ap, fmt.Sprintf("%s[%d].Index", field, j), iw.Index, ErrUnknownIndex)
 			}
-			if iw.Move && op == table.OpDeleteItem {
+			if iw.Move && op == access.DeleteItem {
 				return perr(s, ap, fmt.Sprintf("%s[%d].Move", field, j), true, fmt.Errorf("%w: a deleted item leaves the index (one write); its key cannot move", ErrInvalidOperation))
 			}
 		}
@@ -412,32 +425,32 @@ func indexEntryUnits(ix table.Index, size int) float64 {
 
 // estimatePattern computes one request's units by DynamoDB's rules (the
 // same ones dynamotest's accounting follows).
-func estimatePattern(s table.Schema, ap table.AccessPattern) (PatternEstimate, error) {
+func estimatePattern(s table.Schema, ap access.Pattern) (PatternEstimate, error) {
 	if err := validatePattern(s, ap); err != nil {
 		return PatternEstimate{}, err
 	}
 	pe := PatternEstimate{Pattern: ap}
 	items := itemsOf(ap)
 	switch ap.Operation {
-	case table.OpQuery, table.OpScan:
+	case access.Query, access.Scan:
 		// One rounding over the sum of the items read, not per item.
 		total := 0
 		for _, it := range items {
 			total += it.Size * max(it.Count, 1)
 		}
 		pe.ReadUnits = readUnits(total, ap.Consistent)
-	case table.OpGetItem, table.OpBatchGetItem:
+	case access.GetItem, access.BatchGetItem:
 		for _, it := range items {
 			pe.ReadUnits += readUnits(it.Size, ap.Consistent) * float64(max(it.Count, 1))
 		}
-	case table.OpTransactGetItems:
+	case access.TransactGetItems:
 		// Transactional reads are strongly consistent and cost double.
 		for _, it := range items {
 			pe.ReadUnits += 2 * readUnits(it.Size, true) * float64(max(it.Count, 1))
 		}
 	default:
 		factor := 1.0
-		if ap.Operation == table.OpTransactWriteItems || ap.Transactional {
+		if ap.Operation == access.TransactWriteItems || ap.Transactional {
 			factor = 2 // transactional writes cost double, index writes included
 		}
 		byIndex := map[string]float64{}
@@ -471,7 +484,7 @@ func isConstant(p string) bool {
 }
 
 // addLoads adds a pattern's load to the key values it concentrates on.
-func addLoads(s table.Schema, ap table.AccessPattern, pe PatternEstimate, loads map[[2]string]*PartitionLoad) {
+func addLoads(s table.Schema, ap access.Pattern, pe PatternEstimate, loads map[[2]string]*PartitionLoad) {
 	add := func(index, partition string, read, write float64) {
 		if !isConstant(partition) {
 			return // a template over many entities: spread thin
@@ -490,21 +503,21 @@ func addLoads(s table.Schema, ap table.AccessPattern, pe PatternEstimate, loads 
 		}
 	}
 	if isRead(ap.Operation) {
-		if ap.Operation == table.OpQuery || ap.Operation == table.OpScan || len(ap.Items) == 0 {
+		if ap.Operation == access.Query || ap.Operation == access.Scan || len(ap.Items) == 0 {
 			add(ap.Index, ap.Partition, pe.ReadUnits, 0)
 			return
 		}
 		for _, it := range ap.Items {
 			factor := 1.0
-			if ap.Operation == table.OpTransactGetItems {
+			if ap.Operation == access.TransactGetItems {
 				factor = 2
 			}
-			add("", it.Partition, factor*readUnits(it.Size, ap.Consistent || ap.Operation == table.OpTransactGetItems)*float64(max(it.Count, 1)), 0)
+			add("", it.Partition, factor*readUnits(it.Size, ap.Consistent || ap.Operation == access.TransactGetItems)*float64(max(it.Count, 1)), 0)
 		}
 		return
 	}
 	factor := 1.0
-	if ap.Operation == table.OpTransactWriteItems || ap.Transactional {
+	if ap.Operation == access.TransactWriteItems || ap.Transactional {
 		factor = 2
 	}
 	for _, it := range itemsOf(ap) {

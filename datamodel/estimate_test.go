@@ -9,13 +9,14 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
 )
 
 // testSchema is a table with a PK/SK, an ALL GSI and a KEYS_ONLY GSI.
-func testSchema(patterns ...table.AccessPattern) table.Schema {
+func testSchema() table.Schema {
 	s := func(n string) table.Attribute { return table.Attribute{Name: n, Type: types.ScalarAttributeTypeS} }
 	return table.Schema{
 		Name:         "orders",
@@ -25,13 +26,15 @@ func testSchema(patterns ...table.AccessPattern) table.Schema {
 			{Name: "GSI1", PartitionKey: s("GSI1PK"), SortKey: s("GSI1SK")},
 			{Name: "ByStatus", PartitionKey: s("status"), Projection: types.ProjectionTypeKeysOnly},
 		},
-		AccessPatterns: patterns,
 	}
 }
 
-func estimateOne(t *testing.T, ap table.AccessPattern) datamodel.PatternEstimate {
+// pats lists access patterns declared on testSchema.
+func pats(ps ...access.Pattern) []access.Pattern { return ps }
+
+func estimateOne(t *testing.T, ap access.Pattern) datamodel.PatternEstimate {
 	t.Helper()
-	est, err := datamodel.EstimateSchema(testSchema(ap))
+	est, err := datamodel.EstimateSchema(testSchema(), pats(ap))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,23 +48,23 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 func TestReadUnitsByDynamoDBRules(t *testing.T) {
 	cases := []struct {
 		name string
-		ap   table.AccessPattern
+		ap   access.Pattern
 		want float64
 	}{
 		// 7 KB rounds to two 4 KB units; eventual halves them.
-		{"get 7 KB eventual", table.AccessPattern{Operation: table.OpGetItem, ItemSize: 7 * 1024}, 1},
-		{"get 7 KB strong", table.AccessPattern{Operation: table.OpGetItem, ItemSize: 7 * 1024, Consistent: true}, 2},
-		{"get 100 B eventual", table.AccessPattern{Operation: table.OpGetItem, ItemSize: 100}, 0.5},
+		{"get 7 KB eventual", access.Pattern{Operation: access.GetItem, ItemSize: 7 * 1024}, 1},
+		{"get 7 KB strong", access.Pattern{Operation: access.GetItem, ItemSize: 7 * 1024, Consistent: true}, 2},
+		{"get 100 B eventual", access.Pattern{Operation: access.GetItem, ItemSize: 100}, 0.5},
 		// A Query rounds the sum: 20 x 7 KB = 140 KB = 35 units, halved.
-		{"query 20 x 7 KB on a GSI", table.AccessPattern{Operation: table.OpQuery, Index: "GSI1", ItemSize: 7 * 1024, ItemsPerRequest: 20}, 17.5},
+		{"query 20 x 7 KB on a GSI", access.Pattern{Operation: access.Query, Index: "GSI1", ItemSize: 7 * 1024, ItemsPerRequest: 20}, 17.5},
 		// 3 x 200 B = 600 B: one unit, not three.
-		{"query 3 x 200 B strong", table.AccessPattern{Operation: table.OpQuery, ItemSize: 200, ItemsPerRequest: 3, Consistent: true}, 1},
+		{"query 3 x 200 B strong", access.Pattern{Operation: access.Query, ItemSize: 200, ItemsPerRequest: 3, Consistent: true}, 1},
 		// BatchGetItem rounds each item: 25 x 0.5.
-		{"batch get 25 x 2 KB", table.AccessPattern{Operation: table.OpBatchGetItem, ItemSize: 2048, ItemsPerRequest: 25}, 12.5},
+		{"batch get 25 x 2 KB", access.Pattern{Operation: access.BatchGetItem, ItemSize: 2048, ItemsPerRequest: 25}, 12.5},
 		// Transactional reads: strong, doubled, per item: 2 x (2 x 2).
-		{"transact get 2 x 5 KB", table.AccessPattern{Operation: table.OpTransactGetItems, ItemSize: 5 * 1024, ItemsPerRequest: 2}, 8},
+		{"transact get 2 x 5 KB", access.Pattern{Operation: access.TransactGetItems, ItemSize: 5 * 1024, ItemsPerRequest: 2}, 8},
 		// Mixed sizes in one Query: 4 KB + 2 x 1 KB = 6 KB -> 2 units, halved.
-		{"query mixed items", table.AccessPattern{Operation: table.OpQuery, Items: []table.ItemAccess{{Size: 4096}, {Size: 1024, Count: 2}}}, 1},
+		{"query mixed items", access.Pattern{Operation: access.Query, Items: []access.Item{{Size: 4096}, {Size: 1024, Count: 2}}}, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -77,32 +80,32 @@ func TestReadUnitsByDynamoDBRules(t *testing.T) {
 // TestWriteUnitsIncludeIndexWritesAndTransactions checks write estimates
 // (1 KB units, index writes, key moves, transactions) against hand figures.
 func TestWriteUnitsIncludeIndexWritesAndTransactions(t *testing.T) {
-	gsi := func(move bool) []table.IndexWrite {
-		return []table.IndexWrite{{Index: "GSI1", Partition: "X", Move: move}}
+	gsi := func(move bool) []access.IndexWrite {
+		return []access.IndexWrite{{Index: "GSI1", Partition: "X", Move: move}}
 	}
 	cases := []struct {
 		name            string
-		ap              table.AccessPattern
+		ap              access.Pattern
 		want, wantTable float64
 		wantIndex       map[string]float64
 	}{
-		{"put 1.5 KB no index", table.AccessPattern{Operation: table.OpPutItem, ItemSize: 1536}, 2, 2, nil},
+		{"put 1.5 KB no index", access.Pattern{Operation: access.PutItem, ItemSize: 1536}, 2, 2, nil},
 		// The GSI1 entry is the whole item (ALL): 2 more.
-		{"put 1.5 KB into GSI1", table.AccessPattern{Operation: table.OpPutItem, ItemSize: 1536, IndexWrites: gsi(false)}, 4, 2, map[string]float64{"GSI1": 2}},
+		{"put 1.5 KB into GSI1", access.Pattern{Operation: access.PutItem, ItemSize: 1536, IndexWrites: gsi(false)}, 4, 2, map[string]float64{"GSI1": 2}},
 		// A key move is a delete and a put in the index.
-		{"update 1 KB moving its GSI1 key", table.AccessPattern{Operation: table.OpUpdateItem, ItemSize: 1024, IndexWrites: gsi(true)}, 3, 1, map[string]float64{"GSI1": 2}},
+		{"update 1 KB moving its GSI1 key", access.Pattern{Operation: access.UpdateItem, ItemSize: 1024, IndexWrites: gsi(true)}, 3, 1, map[string]float64{"GSI1": 2}},
 		// KEYS_ONLY entries hold keys only: one unit whatever the item.
-		{"put 3 KB into a KEYS_ONLY index", table.AccessPattern{Operation: table.OpPutItem, ItemSize: 3072,
-			IndexWrites: []table.IndexWrite{{Index: "ByStatus", Partition: "NEW"}}}, 4, 3, map[string]float64{"ByStatus": 1}},
+		{"put 3 KB into a KEYS_ONLY index", access.Pattern{Operation: access.PutItem, ItemSize: 3072,
+			IndexWrites: []access.IndexWrite{{Index: "ByStatus", Partition: "NEW"}}}, 4, 3, map[string]float64{"ByStatus": 1}},
 		// 25 x (1 + 1) in a batch.
-		{"batch write 25 x 768 B into GSI1", table.AccessPattern{Operation: table.OpBatchWriteItem, ItemSize: 768, ItemsPerRequest: 25, IndexWrites: gsi(false)}, 50, 25, map[string]float64{"GSI1": 25}},
+		{"batch write 25 x 768 B into GSI1", access.Pattern{Operation: access.BatchWriteItem, ItemSize: 768, ItemsPerRequest: 25, IndexWrites: gsi(false)}, 50, 25, map[string]float64{"GSI1": 25}},
 		// Transactions double everything: (1 + 1 + 1 + 1) x 2.
-		{"transaction of three items", table.AccessPattern{Operation: table.OpTransactWriteItems, Items: []table.ItemAccess{
-			{Operation: table.OpPutItem, Size: 1024, IndexWrites: gsi(false)},
-			{Operation: table.OpPutItem, Size: 200},
-			{Operation: table.OpConditionCheck, Size: 150},
+		{"transaction of three items", access.Pattern{Operation: access.TransactWriteItems, Items: []access.Item{
+			{Operation: access.PutItem, Size: 1024, IndexWrites: gsi(false)},
+			{Operation: access.PutItem, Size: 200},
+			{Operation: access.ConditionCheck, Size: 150},
 		}}, 8, 6, map[string]float64{"GSI1": 2}},
-		{"delete 2 KB leaving GSI1", table.AccessPattern{Operation: table.OpDeleteItem, ItemSize: 2048, IndexWrites: gsi(false)}, 4, 2, map[string]float64{"GSI1": 2}},
+		{"delete 2 KB leaving GSI1", access.Pattern{Operation: access.DeleteItem, ItemSize: 2048, IndexWrites: gsi(false)}, 4, 2, map[string]float64{"GSI1": 2}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -130,11 +133,11 @@ func TestWriteUnitsIncludeIndexWritesAndTransactions(t *testing.T) {
 // TestMonthlyCostAtSeed002Prices works a bill out by hand: 100 reads/s of
 // 1 RCU, 10 writes/s of 1 WCU, 10 GB.
 func TestMonthlyCostAtSeed002Prices(t *testing.T) {
-	s := testSchema(
-		table.AccessPattern{Name: "read", Operation: table.OpGetItem, ItemSize: 4096, Consistent: true, RatePerSecond: 100},
-		table.AccessPattern{Name: "write", Operation: table.OpPutItem, ItemSize: 1000, RatePerSecond: 10},
+	ps := pats(
+		access.Pattern{Name: "read", Operation: access.GetItem, ItemSize: 4096, Consistent: true, RatePerSecond: 100},
+		access.Pattern{Name: "write", Operation: access.PutItem, ItemSize: 1000, RatePerSecond: 10},
 	)
-	est, err := datamodel.EstimateSchema(s, datamodel.WithStorageGB(10))
+	est, err := datamodel.EstimateSchema(testSchema(), ps, datamodel.WithStorageGB(10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,15 +157,15 @@ func TestMonthlyCostAtSeed002Prices(t *testing.T) {
 // TestRatesOverrideTheDeclaredDefaults shows a service substituting its
 // own traffic for a store's default rates.
 func TestRatesOverrideTheDeclaredDefaults(t *testing.T) {
-	s := testSchema(table.AccessPattern{Name: "read", Operation: table.OpGetItem, ItemSize: 4096, Consistent: true, RatePerSecond: 100})
-	est, err := datamodel.EstimateSchema(s, datamodel.WithRates(map[string]float64{"read": 5}))
+	ps := pats(access.Pattern{Name: "read", Operation: access.GetItem, ItemSize: 4096, Consistent: true, RatePerSecond: 100})
+	est, err := datamodel.EstimateSchema(testSchema(), ps, datamodel.WithRates(map[string]float64{"read": 5}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p, _ := est.Pattern("read"); p.Pattern.RatePerSecond != 5 || !near(p.ReadPerSecond, 5) {
 		t.Errorf("rate %v, %v RCU/s; want 5, 5", p.Pattern.RatePerSecond, p.ReadPerSecond)
 	}
-	if s.AccessPatterns[0].RatePerSecond != 100 {
+	if ps[0].RatePerSecond != 100 {
 		t.Error("the schema's own rate was changed")
 	}
 }
@@ -172,12 +175,12 @@ func TestRatesOverrideTheDeclaredDefaults(t *testing.T) {
 // away from it, 1 KB each, are 600 WCU on STATUS#PENDING, under the limit;
 // 700 puts/s reach it and 701 pass it.
 func TestHotPartitionWarnsOnAConstantKeyAndNamesSharding(t *testing.T) {
-	submit := table.AccessPattern{Name: "submit", Operation: table.OpPutItem, ItemSize: 1024, RatePerSecond: 300,
-		Partition: "TASK#{id}", IndexWrites: []table.IndexWrite{{Index: "GSI1", Partition: "STATUS#PENDING"}}}
-	claim := table.AccessPattern{Name: "claim", Operation: table.OpUpdateItem, ItemSize: 1024, RatePerSecond: 300,
-		Partition: "TASK#{id}", IndexWrites: []table.IndexWrite{{Index: "GSI1", Move: true, From: "STATUS#PENDING", Partition: "STATUS#RUNNING"}}}
-	list := table.AccessPattern{Name: "list", Operation: table.OpQuery, Index: "GSI1", ItemSize: 1024, ItemsPerRequest: 100, RatePerSecond: 10, Partition: "STATUS#PENDING"}
-	est, err := datamodel.EstimateSchema(testSchema(submit, claim, list))
+	submit := access.Pattern{Name: "submit", Operation: access.PutItem, ItemSize: 1024, RatePerSecond: 300,
+		Partition: "TASK#{id}", IndexWrites: []access.IndexWrite{{Index: "GSI1", Partition: "STATUS#PENDING"}}}
+	claim := access.Pattern{Name: "claim", Operation: access.UpdateItem, ItemSize: 1024, RatePerSecond: 300,
+		Partition: "TASK#{id}", IndexWrites: []access.IndexWrite{{Index: "GSI1", Move: true, From: "STATUS#PENDING", Partition: "STATUS#RUNNING"}}}
+	list := access.Pattern{Name: "list", Operation: access.Query, Index: "GSI1", ItemSize: 1024, ItemsPerRequest: 100, RatePerSecond: 10, Partition: "STATUS#PENDING"}
+	est, err := datamodel.EstimateSchema(testSchema(), pats(submit, claim, list))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +197,7 @@ func TestHotPartitionWarnsOnAConstantKeyAndNamesSharding(t *testing.T) {
 	if !near(pending.WritePerSecond, 600) || !near(pending.ReadPerSecond, 125) || strings.Join(pending.Patterns, ",") != "claim,list,submit" {
 		t.Errorf("STATUS#PENDING load %+v, want 600 WCU/s, 125 RCU/s from claim, list, submit", pending)
 	}
-	est, err = datamodel.EstimateSchema(testSchema(submit, claim, list), datamodel.WithRates(map[string]float64{"submit": 700}))
+	est, err = datamodel.EstimateSchema(testSchema(), pats(submit, claim, list), datamodel.WithRates(map[string]float64{"submit": 700}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +206,7 @@ func TestHotPartitionWarnsOnAConstantKeyAndNamesSharding(t *testing.T) {
 	}
 	// 700 + 300 = 1,000 is at the limit, not past it; one more put per
 	// second passes it.
-	est, _ = datamodel.EstimateSchema(testSchema(submit, claim, list), datamodel.WithRates(map[string]float64{"submit": 701}))
+	est, _ = datamodel.EstimateSchema(testSchema(), pats(submit, claim, list), datamodel.WithRates(map[string]float64{"submit": 701}))
 	hot := est.Hot()
 	if len(hot) != 1 || hot[0].Partition != "STATUS#PENDING" || hot[0].Index != "GSI1" {
 		t.Fatalf("hot partitions %+v, want GSI1 STATUS#PENDING", hot)
@@ -216,9 +219,9 @@ func TestHotPartitionWarnsOnAConstantKeyAndNamesSharding(t *testing.T) {
 // TestPartitionsSpreadAShardedKeysLoad divides a constant key's load over
 // its declared shards; templates never concentrate.
 func TestPartitionsSpreadAShardedKeysLoad(t *testing.T) {
-	ap := table.AccessPattern{Name: "log", Operation: table.OpBatchWriteItem, ItemSize: 1024, ItemsPerRequest: 25,
+	ap := access.Pattern{Name: "log", Operation: access.BatchWriteItem, ItemSize: 1024, ItemsPerRequest: 25,
 		RatePerSecond: 200, Partition: "LOGS", Partitions: 4}
-	est, err := datamodel.EstimateSchema(testSchema(ap))
+	est, err := datamodel.EstimateSchema(testSchema(), pats(ap))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +233,7 @@ func TestPartitionsSpreadAShardedKeysLoad(t *testing.T) {
 		t.Errorf("remedy %q: 4 shards each needing 2 are 8", r)
 	}
 	ap.Partition = "JOB#{jobId}" // keyed per entity
-	est, _ = datamodel.EstimateSchema(testSchema(ap))
+	est, _ = datamodel.EstimateSchema(testSchema(), pats(ap))
 	if len(est.Partitions) != 0 {
 		t.Errorf("a per-entity template concentrated: %+v", est.Partitions)
 	}
@@ -239,52 +242,53 @@ func TestPartitionsSpreadAShardedKeysLoad(t *testing.T) {
 // TestBadDeclarationsAreTypedErrors: every declaration that cannot be
 // costed names the pattern and field and wraps a sentinel.
 func TestBadDeclarationsAreTypedErrors(t *testing.T) {
-	get := table.AccessPattern{Name: "p", Operation: table.OpGetItem, ItemSize: 100, RatePerSecond: 1}
-	with := func(f func(*table.AccessPattern)) table.Schema {
+	get := access.Pattern{Name: "p", Operation: access.GetItem, ItemSize: 100, RatePerSecond: 1}
+	with := func(f func(*access.Pattern)) []access.Pattern {
 		ap := get
 		f(&ap)
-		return testSchema(ap)
+		return pats(ap)
 	}
 	cases := []struct {
 		name  string
-		s     table.Schema
+		ps    []access.Pattern
 		opts  []func(*datamodel.Options)
 		want  error
 		field string
 	}{
-		{"zero item size", with(func(ap *table.AccessPattern) { ap.ItemSize = 0 }), nil, datamodel.ErrInvalidSize, "ItemSize"},
-		{"item over 400 KB", with(func(ap *table.AccessPattern) { ap.ItemSize = 401 * 1024 }), nil, datamodel.ErrInvalidSize, "ItemSize"},
-		{"zero size in Items", with(func(ap *table.AccessPattern) { ap.Items = []table.ItemAccess{{Size: 0}} }), nil, datamodel.ErrInvalidSize, "Items[0].Size"},
-		{"query page over 1 MB", with(func(ap *table.AccessPattern) {
-			ap.Operation, ap.ItemSize, ap.ItemsPerRequest = table.OpQuery, 400*1024, 3
+		{"zero item size", with(func(ap *access.Pattern) { ap.ItemSize = 0 }), nil, datamodel.ErrInvalidSize, "ItemSize"},
+		{"item over 400 KB", with(func(ap *access.Pattern) { ap.ItemSize = 401 * 1024 }), nil, datamodel.ErrInvalidSize, "ItemSize"},
+		{"zero size in Items", with(func(ap *access.Pattern) { ap.Items = []access.Item{{Size: 0}} }), nil, datamodel.ErrInvalidSize, "Items[0].Size"},
+		{"query page over 1 MB", with(func(ap *access.Pattern) {
+			ap.Operation, ap.ItemSize, ap.ItemsPerRequest = access.Query, 400*1024, 3
 		}), nil, datamodel.ErrInvalidSize, "ItemsPerRequest"},
-		{"negative count", with(func(ap *table.AccessPattern) { ap.ItemsPerRequest = -1 }), nil, datamodel.ErrInvalidCount, "ItemsPerRequest"},
-		{"negative rate", with(func(ap *table.AccessPattern) { ap.RatePerSecond = -1 }), nil, datamodel.ErrInvalidRate, "RatePerSecond"},
-		{"negative partitions", with(func(ap *table.AccessPattern) { ap.Partitions = -2 }), nil, datamodel.ErrInvalidPartitions, "Partitions"},
-		{"unknown index written", with(func(ap *table.AccessPattern) {
-			ap.Operation, ap.IndexWrites = table.OpPutItem, []table.IndexWrite{{Index: "GSI9"}}
+		{"negative count", with(func(ap *access.Pattern) { ap.ItemsPerRequest = -1 }), nil, datamodel.ErrInvalidCount, "ItemsPerRequest"},
+		{"negative rate", with(func(ap *access.Pattern) { ap.RatePerSecond = -1 }), nil, datamodel.ErrInvalidRate, "RatePerSecond"},
+		{"negative partitions", with(func(ap *access.Pattern) { ap.Partitions = -2 }), nil, datamodel.ErrInvalidPartitions, "Partitions"},
+		{"unknown index written", with(func(ap *access.Pattern) {
+			ap.Operation, ap.IndexWrites = access.PutItem, []access.IndexWrite{{Index: "GSI9"}}
 		}), nil, datamodel.ErrUnknownIndex, "IndexWrites[0].Index"},
-		{"strong read on a GSI", with(func(ap *table.AccessPattern) { ap.Operation, ap.Index, ap.Consistent = table.OpQuery, "GSI1", true }), nil, datamodel.ErrConsistentIndex, "Consistent"},
-		{"GetItem on an index", with(func(ap *table.AccessPattern) { ap.Index = "GSI1" }), nil, datamodel.ErrInvalidOperation, "Index"},
-		{"a read writing an index", with(func(ap *table.AccessPattern) { ap.IndexWrites = []table.IndexWrite{{Index: "GSI1"}} }), nil, datamodel.ErrInvalidOperation, "IndexWrites[0]"},
-		{"key move on a delete", with(func(ap *table.AccessPattern) {
-			ap.Operation, ap.IndexWrites = table.OpDeleteItem, []table.IndexWrite{{Index: "GSI1", Move: true}}
+		{"strong read on a GSI", with(func(ap *access.Pattern) { ap.Operation, ap.Index, ap.Consistent = access.Query, "GSI1", true }), nil, datamodel.ErrConsistentIndex, "Consistent"},
+		{"GetItem on an index", with(func(ap *access.Pattern) { ap.Index = "GSI1" }), nil, datamodel.ErrInvalidOperation, "Index"},
+		{"a read writing an index", with(func(ap *access.Pattern) { ap.IndexWrites = []access.IndexWrite{{Index: "GSI1"}} }), nil, datamodel.ErrInvalidOperation, "IndexWrites[0]"},
+		{"key move on a delete", with(func(ap *access.Pattern) {
+			ap.Operation, ap.IndexWrites = access.DeleteItem, []access.IndexWrite{{Index: "GSI1", Move: true}}
 		}), nil, datamodel.ErrInvalidOperation, "IndexWrites[0].Move"},
-		{"condition check outside a transaction", with(func(ap *table.AccessPattern) {
-			ap.Operation, ap.Items = table.OpBatchWriteItem, []table.ItemAccess{{Operation: table.OpConditionCheck, Size: 10}}
+		{"condition check outside a transaction", with(func(ap *access.Pattern) {
+			ap.Operation, ap.Items = access.BatchWriteItem, []access.Item{{Operation: access.ConditionCheck, Size: 10}}
 		}), nil, datamodel.ErrInvalidOperation, "Items[0].Operation"},
-		{"rate for an unknown pattern", testSchema(get), []func(*datamodel.Options){datamodel.WithRates(map[string]float64{"q": 1})}, datamodel.ErrUnknownPattern, "Rates"},
-		{"negative rate override", testSchema(get), []func(*datamodel.Options){datamodel.WithRates(map[string]float64{"p": -3})}, datamodel.ErrInvalidRate, "Rates"},
-		{"partitions for an unknown pattern", testSchema(get), []func(*datamodel.Options){datamodel.WithPartitions(map[string]int{"q": 2})}, datamodel.ErrUnknownPattern, "Partitions"},
-		{"negative partitions override", testSchema(get), []func(*datamodel.Options){datamodel.WithPartitions(map[string]int{"p": -1})}, datamodel.ErrInvalidPartitions, "Partitions"},
-		{"duplicate pattern names", testSchema(get, get), nil, datamodel.ErrDuplicatePattern, "Name"},
-		// The table package's own validation: an access pattern on an index
-		// the schema lacks.
-		{"pattern on an unknown index", with(func(ap *table.AccessPattern) { ap.Operation, ap.Index = table.OpQuery, "GSI9" }), nil, datamodel.ErrInvalidSchema, "schema"},
+		{"rate for an unknown pattern", pats(get), []func(*datamodel.Options){datamodel.WithRates(map[string]float64{"q": 1})}, datamodel.ErrUnknownPattern, "Rates"},
+		{"negative rate override", pats(get), []func(*datamodel.Options){datamodel.WithRates(map[string]float64{"p": -3})}, datamodel.ErrInvalidRate, "Rates"},
+		{"partitions for an unknown pattern", pats(get), []func(*datamodel.Options){datamodel.WithPartitions(map[string]int{"q": 2})}, datamodel.ErrUnknownPattern, "Partitions"},
+		{"negative partitions override", pats(get), []func(*datamodel.Options){datamodel.WithPartitions(map[string]int{"p": -1})}, datamodel.ErrInvalidPartitions, "Partitions"},
+		{"duplicate pattern names", pats(get, get), nil, datamodel.ErrDuplicatePattern, "Name"},
+		{"pattern on an unknown index", with(func(ap *access.Pattern) { ap.Operation, ap.Index = access.Query, "GSI9" }), nil, datamodel.ErrUnknownIndex, "Index"},
+		{"pattern without a name", with(func(ap *access.Pattern) { ap.Name = "" }), nil, datamodel.ErrUnnamedPattern, "patterns[0].Name"},
+		{"unknown operation", with(func(ap *access.Pattern) { ap.Operation = "Select" }), nil, datamodel.ErrInvalidOperation, "Operation"},
+		{"a condition check as a request", with(func(ap *access.Pattern) { ap.Operation = access.ConditionCheck }), nil, datamodel.ErrInvalidOperation, "Operation"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			est, err := datamodel.EstimateSchema(c.s, c.opts...)
+			est, err := datamodel.EstimateSchema(testSchema(), c.ps, c.opts...)
 			if est != nil || !errors.Is(err, c.want) {
 				t.Fatalf("got %v, %v; want %v", est, err, c.want)
 			}
@@ -292,13 +296,15 @@ func TestBadDeclarationsAreTypedErrors(t *testing.T) {
 			if !errors.As(err, &pe) || pe.Field != c.field || pe.Table != "orders" {
 				t.Errorf("error %#v, want a *PatternError on field %q of table orders", err, c.field)
 			}
-			if _, err := datamodel.PolicyFor(c.s); err == nil && c.opts == nil {
+			if _, err := datamodel.PolicyFor(testSchema(), c.ps); err == nil && c.opts == nil {
 				t.Errorf("PolicyFor accepted the declaration")
 			}
 		})
 	}
-	if _, err := datamodel.EstimateSchema(with(func(ap *table.AccessPattern) { ap.Operation, ap.Index = table.OpQuery, "GSI9" })); !errors.Is(err, table.ErrInvalidInput) {
-		t.Errorf("the table package's error is not reachable: %v", err)
+	bad := testSchema()
+	bad.Name = "x"
+	if _, err := datamodel.EstimateSchema(bad, pats(get)); !errors.Is(err, datamodel.ErrInvalidSchema) || !errors.Is(err, table.ErrInvalidInput) {
+		t.Errorf("an invalid schema is not ErrInvalidSchema wrapping the table package's error: %v", err)
 	}
 }
 
@@ -307,8 +313,8 @@ func TestBadDeclarationsAreTypedErrors(t *testing.T) {
 // each; spread over 4 shards (tasks Options.Shards = 4) no value passes
 // the limits.
 func TestShardingTheTasksQueueCoolsItsPartitions(t *testing.T) {
-	s := tasks.Schema(tasks.DefaultTableName)
-	est, err := datamodel.EstimateSchema(s)
+	s, ps := tasks.Schema(tasks.DefaultTableName), tasks.Patterns()
+	est, err := datamodel.EstimateSchema(s, ps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,13 +322,13 @@ func TestShardingTheTasksQueueCoolsItsPartitions(t *testing.T) {
 		t.Fatalf("hot partitions at one shard: %+v, want STATUS#PENDING and STATUS#PROCESSING", est.Hot())
 	}
 	shards := map[string]int{}
-	for _, ap := range s.AccessPatterns {
+	for _, ap := range ps {
 		if strings.HasPrefix(ap.Partition, "STATUS#PENDING") || strings.HasPrefix(ap.Partition, "STATUS#PROCESSING") ||
 			strings.Contains(fmt.Sprint(ap.Items, ap.IndexWrites), "STATUS#P") {
 			shards[ap.Name] = 4
 		}
 	}
-	est, err = datamodel.EstimateSchema(s, datamodel.WithPartitions(shards))
+	est, err = datamodel.EstimateSchema(s, ps, datamodel.WithPartitions(shards))
 	if err != nil {
 		t.Fatal(err)
 	}

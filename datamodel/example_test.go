@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/table"
@@ -21,17 +22,22 @@ func exampleSchema() table.Schema {
 	return table.Schema{
 		Name: "queue", PartitionKey: s("PK"), SortKey: s("SK"),
 		Indexes: []table.Index{{Name: "GSI1", PartitionKey: s("GSI1PK"), SortKey: s("GSI1SK")}},
-		AccessPatterns: []table.AccessPattern{
-			{Name: "Submit", Operation: table.OpPutItem, ItemSize: 1024, RatePerSecond: 400, Partition: "TASK#{id}",
-				IndexWrites: []table.IndexWrite{{Index: "GSI1", Partition: "STATUS#PENDING"}}},
-			{Name: "Next pending", Operation: table.OpQuery, Index: "GSI1", ItemSize: 1024, ItemsPerRequest: 10,
-				RatePerSecond: 400, Partition: "STATUS#PENDING"},
-		},
+	}
+}
+
+// examplePatterns is how a queue service uses exampleSchema's table, as a
+// store declares it in its patterns.go.
+func examplePatterns() []access.Pattern {
+	return []access.Pattern{
+		{Name: "Submit", Operation: access.PutItem, ItemSize: 1024, RatePerSecond: 400, Partition: "TASK#{id}",
+			IndexWrites: []access.IndexWrite{{Index: "GSI1", Partition: "STATUS#PENDING"}}},
+		{Name: "Next pending", Operation: access.Query, Index: "GSI1", ItemSize: 1024, ItemsPerRequest: 10,
+			RatePerSecond: 400, Partition: "STATUS#PENDING"},
 	}
 }
 
 func ExampleEstimateSchema() {
-	est, err := datamodel.EstimateSchema(exampleSchema(), datamodel.WithRates(map[string]float64{"Submit": 1200}))
+	est, err := datamodel.EstimateSchema(exampleSchema(), examplePatterns(), datamodel.WithRates(map[string]float64{"Submit": 1200}))
 	if err != nil {
 		panic(err)
 	}
@@ -48,7 +54,7 @@ func ExampleEstimateSchema() {
 }
 
 func ExamplePolicyFor() {
-	p, err := datamodel.PolicyFor(exampleSchema(), func(o *datamodel.PolicyOptions) { o.NoSetup = true })
+	p, err := datamodel.PolicyFor(exampleSchema(), examplePatterns(), func(o *datamodel.PolicyOptions) { o.NoSetup = true })
 	if err != nil {
 		panic(err)
 	}
@@ -84,7 +90,7 @@ func ExamplePolicyFor() {
 func ExampleEnforce() {
 	ctx := context.Background()
 	s := exampleSchema()
-	p, _ := datamodel.PolicyFor(s)
+	p, _ := datamodel.PolicyFor(s, examplePatterns())
 	db := datamodel.Enforce(dynamotest.New(), p)
 	if err := s.EnsureTable(ctx, db); err != nil {
 		panic(err)
@@ -99,7 +105,7 @@ func ExampleEnforce() {
 }
 
 func ExampleMeasure() {
-	ms, err := datamodel.Measure(context.Background(), exampleSchema())
+	ms, err := datamodel.Measure(context.Background(), exampleSchema(), examplePatterns())
 	if err != nil {
 		panic(err)
 	}
@@ -113,9 +119,10 @@ func ExampleMeasure() {
 
 func ExampleRender() {
 	doc, err := datamodel.Render(context.Background(), datamodel.Model{
-		Store:  "queue",
-		Schema: exampleSchema(),
-		Prose:  datamodel.Prose{Philosophy: "One item per task; pending tasks in GSI1, oldest first."},
+		Store:    "queue",
+		Schema:   exampleSchema(),
+		Patterns: examplePatterns(),
+		Prose:    datamodel.Prose{Philosophy: "One item per task; pending tasks in GSI1, oldest first."},
 		Items: []datamodel.Sample{
 			{{"PK", "TASK#1"}, {"SK", "META"}, {"GSI1PK", "STATUS#PENDING"}, {"GSI1SK", "2025-01-01T00:00:00Z"}},
 		},

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/table"
 )
@@ -38,7 +39,8 @@ func (m Measurement) Within(tolerance float64) bool {
 	return near(m.EstimatedRead, m.MeasuredRead) && near(m.EstimatedWrite, m.MeasuredWrite)
 }
 
-// Measure replays every access pattern of s on a fresh dynamotest fake,
+// Measure replays every access pattern of ps on a fresh dynamotest fake of
+// the table s,
 // one pattern at a time: it creates the table, stores representative
 // items of the declared sizes and counts (carrying the index keys the
 // pattern declares, old key values first for a key move), runs one
@@ -47,8 +49,8 @@ func (m Measurement) Within(tolerance float64) bool {
 // declaration, not through a store's code: the comparison checks the
 // estimate's arithmetic against the fake's accounting for the request
 // shape the declaration describes.
-func Measure(ctx context.Context, s table.Schema) ([]Measurement, error) {
-	est, err := EstimateSchema(s)
+func Measure(ctx context.Context, s table.Schema, ps []access.Pattern) ([]Measurement, error) {
+	est, err := EstimateSchema(s, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -67,12 +69,12 @@ func Measure(ctx context.Context, s table.Schema) ([]Measurement, error) {
 // replay builds items and requests for one pattern on one fake.
 type replay struct {
 	s   table.Schema
-	ap  table.AccessPattern
+	ap  access.Pattern
 	db  *dynamotest.DB
 	seq int
 }
 
-func measurePattern(ctx context.Context, s table.Schema, ap table.AccessPattern) (Measurement, error) {
+func measurePattern(ctx context.Context, s table.Schema, ap access.Pattern) (Measurement, error) {
 	db := dynamotest.New()
 	if err := s.Create(ctx, db); err != nil {
 		return Measurement{}, err
@@ -173,7 +175,7 @@ func (r *replay) read(ctx context.Context, m *Measurement) (func() error, error)
 	ap := r.ap
 	var keys []table.Item
 	fixed := map[string]types.AttributeValue{}
-	if ap.Operation == table.OpQuery {
+	if ap.Operation == access.Query {
 		if ap.Index != "" {
 			ix, _ := r.s.Index(ap.Index)
 			fixed[ix.PartitionKey.Name] = value(ix.PartitionKey.Type, "v")
@@ -201,7 +203,7 @@ func (r *replay) read(ctx context.Context, m *Measurement) (func() error, error)
 	name := aws.String(r.s.Name)
 	consistent := aws.Bool(ap.Consistent)
 	switch ap.Operation {
-	case table.OpQuery:
+	case access.Query:
 		return func() error {
 			in := &dynamodb.QueryInput{TableName: name, ConsistentRead: consistent,
 				KeyConditionExpression:    aws.String("#k = :v"),
@@ -217,7 +219,7 @@ func (r *replay) read(ctx context.Context, m *Measurement) (func() error, error)
 			_, err := r.db.Query(ctx, in)
 			return err
 		}, nil
-	case table.OpScan:
+	case access.Scan:
 		return func() error {
 			in := &dynamodb.ScanInput{TableName: name, ConsistentRead: consistent}
 			if ap.Index != "" {
@@ -227,7 +229,7 @@ func (r *replay) read(ctx context.Context, m *Measurement) (func() error, error)
 			_, err := r.db.Scan(ctx, in)
 			return err
 		}, nil
-	case table.OpGetItem:
+	case access.GetItem:
 		return func() error {
 			for _, k := range keys {
 				m.Requests++
@@ -237,7 +239,7 @@ func (r *replay) read(ctx context.Context, m *Measurement) (func() error, error)
 			}
 			return nil
 		}, nil
-	case table.OpBatchGetItem:
+	case access.BatchGetItem:
 		return func() error {
 			for start := 0; start < len(keys); start += 100 {
 				m.Requests++
@@ -278,7 +280,7 @@ func (r *replay) write(ctx context.Context, m *Measurement) (func() error, error
 			for k, v := range before {
 				after[k] = v
 			}
-			hasBefore := op != table.OpPutItem
+			hasBefore := op != access.PutItem
 			for i, iw := range ia.IndexWrites {
 				ix, _ := r.s.Index(iw.Index)
 				switch {
@@ -286,7 +288,7 @@ func (r *replay) write(ctx context.Context, m *Measurement) (func() error, error
 					hasBefore = true
 					r.indexKeys(before, ix, fmt.Sprintf("old%d", i))
 					r.indexKeys(after, ix, fmt.Sprintf("new%d", i))
-				case op == table.OpDeleteItem:
+				case op == access.DeleteItem:
 					r.indexKeys(before, ix, fmt.Sprintf("v%d", i))
 				default:
 					// The item enters the index: one index write.
@@ -306,19 +308,19 @@ func (r *replay) write(ctx context.Context, m *Measurement) (func() error, error
 			}
 			m.ItemsWritten++
 			switch op {
-			case table.OpPutItem:
+			case access.PutItem:
 				puts = append(puts, after)
-			case table.OpDeleteItem:
+			case access.DeleteItem:
 				deletes = append(deletes, r.key(before))
-			case table.OpConditionCheck:
+			case access.ConditionCheck:
 				checks = append(checks, r.key(before))
-			case table.OpUpdateItem:
+			case access.UpdateItem:
 				updates = append(updates, r.update(before, after))
 			}
 		}
 	}
 	switch ap.Operation {
-	case table.OpTransactWriteItems:
+	case access.TransactWriteItems:
 		return func() error {
 			var tx []types.TransactWriteItem
 			for _, it := range puts {
@@ -339,7 +341,7 @@ func (r *replay) write(ctx context.Context, m *Measurement) (func() error, error
 			_, err := r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
 			return err
 		}, nil
-	case table.OpBatchWriteItem:
+	case access.BatchWriteItem:
 		return func() error {
 			var reqs []types.WriteRequest
 			for _, it := range puts {

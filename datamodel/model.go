@@ -1,6 +1,7 @@
 package datamodel
 
 import (
+	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -16,7 +17,10 @@ type Model struct {
 	// Package is the Go import path of the store, for the document's
 	// provenance line.
 	Package string
-	Schema  table.Schema
+	// Schema is the table as CreateTable needs it, and Patterns how the
+	// store uses it (the store's Patterns function).
+	Schema   table.Schema
+	Patterns []access.Pattern
 	// Estimate options: the service's own rates, the storage size.
 	Options []func(*Options)
 	// PolicyTableName is the table name in the IAM policy's ARNs when it

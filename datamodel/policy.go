@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -141,11 +142,11 @@ func IndexARN(region, account, tableName, index string) string {
 // Transactions are authorized per action inside them (PutItem, UpdateItem,
 // DeleteItem, ConditionCheckItem, GetItem): there is no TransactWriteItems
 // action in IAM.
-func actionsOf(ap table.AccessPattern) []string {
+func actionsOf(ap access.Pattern) []string {
 	switch ap.Operation {
-	case table.OpTransactGetItems:
+	case access.TransactGetItems:
 		return []string{"dynamodb:GetItem"}
-	case table.OpTransactWriteItems:
+	case access.TransactWriteItems:
 		if len(ap.Items) == 0 {
 			// Undeclared contents: every action a write transaction may hold.
 			return []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
@@ -153,7 +154,7 @@ func actionsOf(ap table.AccessPattern) []string {
 		var out []string
 		for _, it := range ap.Items {
 			op := itemOp(ap, it)
-			if op == table.OpConditionCheck {
+			if op == access.ConditionCheck {
 				out = append(out, "dynamodb:ConditionCheckItem")
 			} else {
 				out = append(out, "dynamodb:"+string(op))
@@ -164,13 +165,13 @@ func actionsOf(ap table.AccessPattern) []string {
 	return []string{"dynamodb:" + string(ap.Operation)}
 }
 
-// PolicyFor is the least-privilege IAM policy for a service using s's
-// declared access patterns: the item actions its patterns use on the
+// PolicyFor is the least-privilege IAM policy for a service using the table
+// s by the access patterns ps: the item actions its patterns use on the
 // table, Query or Scan only on the indexes its patterns read, and, in a
 // separate Setup statement, what Schema.EnsureTable calls (DescribeTable,
 // CreateTable, and the TTL pair when the schema has a TTL attribute), so
 // a deployment whose tables are made elsewhere can drop that statement.
-func PolicyFor(s table.Schema, opts ...func(*PolicyOptions)) (Policy, error) {
+func PolicyFor(s table.Schema, ps []access.Pattern, opts ...func(*PolicyOptions)) (Policy, error) {
 	o := PolicyOptions{Region: "*", Account: "*"}
 	for _, f := range opts {
 		f(&o)
@@ -178,12 +179,12 @@ func PolicyFor(s table.Schema, opts ...func(*PolicyOptions)) (Policy, error) {
 	if o.TableName == "" {
 		o.TableName = s.Name
 	}
-	if err := check(s, Options{}); err != nil {
+	if err := check(s, ps, Options{}); err != nil {
 		return Policy{}, err
 	}
 	tableActions := map[string]bool{}
 	indexActions := map[string]map[string]bool{}
-	for _, ap := range s.AccessPatterns {
+	for _, ap := range ps {
 		if err := validatePattern(s, ap); err != nil {
 			return Policy{}, err
 		}

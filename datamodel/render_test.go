@@ -8,20 +8,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/datamodel"
-	"github.com/tablekit/tablekit/table"
 )
 
 func orderModel() datamodel.Model {
 	return datamodel.Model{
-		Store: "orders",
-		Schema: testSchema(
-			table.AccessPattern{Name: "Get order", Operation: table.OpGetItem, ItemSize: 2048, RatePerSecond: 50, Partition: "ORDER#{id}"},
-			table.AccessPattern{Name: "New orders", Description: "oldest | first", Operation: table.OpQuery, Index: "GSI1", ItemSize: 2048, ItemsPerRequest: 25, RatePerSecond: 10, Partition: "NEW"},
-			table.AccessPattern{Name: "Place order", Operation: table.OpPutItem, ItemSize: 2048, RatePerSecond: 600, Partition: "ORDER#{id}",
-				IndexWrites: []table.IndexWrite{{Index: "GSI1", Partition: "NEW"}}},
-			table.AccessPattern{Name: "Ship order", Operation: table.OpUpdateItem, ItemSize: 2048, RatePerSecond: 5, Partition: "ORDER#{id}",
-				IndexWrites: []table.IndexWrite{{Index: "ByStatus", Move: true, Partition: "{status}"}}},
+		Store:  "orders",
+		Schema: testSchema(),
+		Patterns: pats(
+			access.Pattern{Name: "Get order", Operation: access.GetItem, ItemSize: 2048, RatePerSecond: 50, Partition: "ORDER#{id}"},
+			access.Pattern{Name: "New orders", Description: "oldest | first", Operation: access.Query, Index: "GSI1", ItemSize: 2048, ItemsPerRequest: 25, RatePerSecond: 10, Partition: "NEW"},
+			access.Pattern{Name: "Place order", Operation: access.PutItem, ItemSize: 2048, RatePerSecond: 600, Partition: "ORDER#{id}",
+				IndexWrites: []access.IndexWrite{{Index: "GSI1", Partition: "NEW"}}},
+			access.Pattern{Name: "Ship order", Operation: access.UpdateItem, ItemSize: 2048, RatePerSecond: 5, Partition: "ORDER#{id}",
+				IndexWrites: []access.IndexWrite{{Index: "ByStatus", Move: true, Partition: "{status}"}}},
 		),
 		Prose: datamodel.Prose{
 			Philosophy: "Orders by id.",
@@ -125,7 +126,7 @@ func TestRenderFollowsSeed002Template(t *testing.T) {
 // that cannot be costed.
 func TestRenderRefusesABadSchema(t *testing.T) {
 	m := orderModel()
-	m.Schema.AccessPatterns[0].ItemSize = 0
+	m.Patterns[0].ItemSize = 0
 	if doc, err := datamodel.Render(context.Background(), m); doc != nil || !errors.Is(err, datamodel.ErrInvalidSize) {
 		t.Errorf("got %d bytes, %v; want ErrInvalidSize", len(doc), err)
 	}

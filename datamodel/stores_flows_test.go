@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/jobs"
@@ -32,8 +33,8 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 
 	// jobs
 	{
-		s := jobs.Schema(jobs.TableNameForEnv("prod"))
-		fake := fakeWith(t, s)
+		s := decl{jobs.Schema(jobs.TableNameForEnv("prod")), jobs.Patterns()}
+		fake := fakeWith(t, s.Schema)
 		store, err := jobs.NewStore(fake, blobstore.NewMemory(), func(o *jobs.Options) { o.TableName = jobs.TableNameForEnv("prod") })
 		if err != nil {
 			t.Fatal(err)
@@ -52,8 +53,8 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 
 	// tasks
 	{
-		s := tasks.Schema(tasks.DefaultTableName)
-		fake := fakeWith(t, s)
+		s := decl{tasks.Schema(tasks.DefaultTableName), tasks.Patterns()}
+		fake := fakeWith(t, s.Schema)
 		store, err := tasks.NewStore(fake, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -79,8 +80,8 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 
 	// pipeline
 	{
-		s := pipeline.Schema(pipeline.DefaultTableName)
-		fake := fakeWith(t, s)
+		s := decl{pipeline.Schema(pipeline.DefaultTableName), pipeline.Patterns()}
+		fake := fakeWith(t, s.Schema)
 		store := pipeline.NewStore(fake, blobstore.NewMemory())
 		in := pipeline.Input{Name: "daily", Tags: []pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa/northwest/seattle"}},
 			Groups: []string{"g1", "g2"}}
@@ -103,8 +104,8 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 
 	// journey
 	{
-		s := journey.Schema("")
-		fake := fakeWith(t, s)
+		s := decl{journey.Schema(""), journey.Patterns()}
+		fake := fakeWith(t, s.Schema)
 		store := journey.NewStore(fake, blobstore.NewMemory())
 		rows = append(rows, checkWrite(t, fake, s, journey.PatternCreateJourney, func() error {
 			_, err := store.CreateJourney(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"})
@@ -149,19 +150,19 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 // declares a write the call does not make.
 func TestStoreCheckCatchesAWrongDeclaration(t *testing.T) {
 	ctx := context.Background()
-	s := jobs.Schema(jobs.TableNameForEnv("prod"))
-	for i, ap := range s.AccessPatterns {
+	s := decl{jobs.Schema(jobs.TableNameForEnv("prod")), jobs.Patterns()}
+	for i, ap := range s.Patterns {
 		switch ap.Name {
 		case "Update job status":
-			s.AccessPatterns[i].IndexWrites = ap.IndexWrites[:1] // forgets the status index
+			s.Patterns[i].IndexWrites = ap.IndexWrites[:1] // forgets the status index
 		case "Create job":
-			s.AccessPatterns[i].Items = []table.ItemAccess{
-				{Operation: table.OpPutItem, Size: ap.ItemSize, Partition: ap.Partition, IndexWrites: ap.IndexWrites},
-				{Operation: table.OpPutItem, Size: 100, Partition: "USER#{userId}"}, // never written
+			s.Patterns[i].Items = []access.Item{
+				{Operation: access.PutItem, Size: ap.ItemSize, Partition: ap.Partition, IndexWrites: ap.IndexWrites},
+				{Operation: access.PutItem, Size: 100, Partition: "USER#{userId}"}, // never written
 			}
 		}
 	}
-	fake := fakeWith(t, s)
+	fake := fakeWith(t, s.Schema)
 	store, err := jobs.NewStore(fake, blobstore.NewMemory(), func(o *jobs.Options) { o.TableName = jobs.TableNameForEnv("prod") })
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/table"
@@ -64,7 +65,7 @@ func snapshot(t *testing.T, fake *dynamotest.DB, s table.Schema) map[string]stor
 
 type change struct {
 	stored
-	kind table.Operation // PutItem (new), UpdateItem (changed), DeleteItem (gone)
+	kind access.Op // PutItem (new), UpdateItem (changed), DeleteItem (gone)
 }
 
 func diff(before, after map[string]stored) []change {
@@ -73,15 +74,15 @@ func diff(before, after map[string]stored) []change {
 		b, ok := before[k]
 		switch {
 		case !ok:
-			out = append(out, change{a, table.OpPutItem})
+			out = append(out, change{a, access.PutItem})
 		case a.body != b.body:
 			a.size = max(a.size, b.size) // an update costs the larger of the two
-			out = append(out, change{a, table.OpUpdateItem})
+			out = append(out, change{a, access.UpdateItem})
 		}
 	}
 	for k, b := range before {
 		if _, ok := after[k]; !ok {
-			out = append(out, change{b, table.OpDeleteItem})
+			out = append(out, change{b, access.DeleteItem})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].pk+out[i].sk < out[j].pk+out[j].sk })
@@ -113,12 +114,12 @@ func templateRE(tmpl string) *regexp.Regexp {
 }
 
 // compatible says whether a change of kind can be a declared op.
-func compatible(op, kind table.Operation) bool {
+func compatible(op, kind access.Op) bool {
 	switch op {
-	case table.OpPutItem:
-		return kind == table.OpPutItem || kind == table.OpUpdateItem // a put may replace
-	case table.OpUpdateItem:
-		return kind == table.OpUpdateItem || kind == table.OpPutItem // an update may create (ADD)
+	case access.PutItem:
+		return kind == access.PutItem || kind == access.UpdateItem // a put may replace
+	case access.UpdateItem:
+		return kind == access.UpdateItem || kind == access.PutItem // an update may create (ADD)
 	}
 	return op == kind
 }
@@ -132,10 +133,16 @@ type storeRow struct {
 
 // checkWrite runs one store call and compares its write units with the
 // pattern's estimate for the items it actually wrote.
-func checkWrite(t *testing.T, fake *dynamotest.DB, s table.Schema, name string, run func() error) storeRow {
+// decl is a store's table and the access patterns it declares.
+type decl struct {
+	table.Schema
+	Patterns []access.Pattern
+}
+
+func checkWrite(t *testing.T, fake *dynamotest.DB, s decl, name string, run func() error) storeRow {
 	t.Helper()
-	var ap table.AccessPattern
-	for _, p := range s.AccessPatterns {
+	var ap access.Pattern
+	for _, p := range s.Patterns {
 		if p.Name == name {
 			ap = p
 		}
@@ -143,31 +150,31 @@ func checkWrite(t *testing.T, fake *dynamotest.DB, s table.Schema, name string, 
 	if ap.Name == "" {
 		t.Fatalf("%s: no pattern %q", s.Name, name)
 	}
-	before := snapshot(t, fake, s)
+	before := snapshot(t, fake, s.Schema)
 	fake.ResetConsumed()
 	if err := run(); err != nil {
 		t.Fatalf("%s: %s: %v", s.Name, name, err)
 	}
 	measured := fake.Consumed(s.Name).WriteUnits
-	after := snapshot(t, fake, s)
+	after := snapshot(t, fake, s.Schema)
 	changes := diff(before, after)
 	row := storeRow{table: s.Name, pattern: name, measured: measured, items: len(changes)}
 
 	// Match every declared item to a change.
 	used := make([]bool, len(changes))
-	var items []table.ItemAccess
+	var items []access.Item
 	declared := ap.Items
 	if len(declared) == 0 {
-		declared = []table.ItemAccess{{Operation: ap.Operation, Size: ap.ItemSize, Count: max(ap.ItemsPerRequest, 1), Partition: ap.Partition, IndexWrites: ap.IndexWrites}}
-		if ap.Operation == table.OpBatchWriteItem {
-			declared[0].Operation = table.OpPutItem
+		declared = []access.Item{{Operation: ap.Operation, Size: ap.ItemSize, Count: max(ap.ItemsPerRequest, 1), Partition: ap.Partition, IndexWrites: ap.IndexWrites}}
+		if ap.Operation == access.BatchWriteItem {
+			declared[0].Operation = access.PutItem
 		}
 	}
 	for _, it := range declared {
 		re := templateRE(it.Partition)
 		op := it.Operation
 		for range max(it.Count, 1) {
-			if op == table.OpConditionCheck {
+			if op == access.ConditionCheck {
 				// Nothing changes; the check costs the checked item's size.
 				// Take the largest item under a matching partition: an upper
 				// bound, exact when that partition's items are alike.
@@ -181,7 +188,7 @@ func checkWrite(t *testing.T, fake *dynamotest.DB, s table.Schema, name string, 
 					row.problems = append(row.problems, fmt.Sprintf("no item on %s to check", it.Partition))
 					continue
 				}
-				items = append(items, table.ItemAccess{Operation: op, Size: size, Partition: it.Partition})
+				items = append(items, access.Item{Operation: op, Size: size, Partition: it.Partition})
 				continue
 			}
 			found := -1
@@ -196,7 +203,7 @@ func checkWrite(t *testing.T, fake *dynamotest.DB, s table.Schema, name string, 
 				continue
 			}
 			used[found] = true
-			items = append(items, table.ItemAccess{Operation: op, Size: changes[found].size, Partition: it.Partition, IndexWrites: it.IndexWrites})
+			items = append(items, access.Item{Operation: op, Size: changes[found].size, Partition: it.Partition, IndexWrites: it.IndexWrites})
 		}
 	}
 	for i, c := range changes {
@@ -209,14 +216,12 @@ func checkWrite(t *testing.T, fake *dynamotest.DB, s table.Schema, name string, 
 	if len(items) == 0 {
 		real.Items = nil
 	}
-	if ap.Operation != table.OpTransactWriteItems && ap.Operation != table.OpBatchWriteItem && len(items) == 1 {
+	if ap.Operation != access.TransactWriteItems && ap.Operation != access.BatchWriteItem && len(items) == 1 {
 		real.Items = nil
 		real.ItemSize, real.ItemsPerRequest, real.IndexWrites = items[0].Size, 1, items[0].IndexWrites
 	}
-	one := s
-	one.AccessPatterns = []table.AccessPattern{real}
 	if len(real.Items) > 0 || real.ItemSize > 0 {
-		est, err := datamodel.EstimateSchema(one)
+		est, err := datamodel.EstimateSchema(s.Schema, []access.Pattern{real})
 		if err != nil {
 			t.Fatalf("%s: %s: %v", s.Name, name, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/table"
@@ -37,16 +38,16 @@ func TestSchemaIsTheSeedsTable(t *testing.T) {
 			t.Fatalf("index %+v", ix)
 		}
 	}
-	ops := map[string]table.Operation{}
-	for _, ap := range s.AccessPatterns {
+	ops := map[string]access.Op{}
+	for _, ap := range jobs.Patterns() {
 		ops[ap.Name] = ap.Operation
 		if ap.ItemSize <= 0 || ap.RatePerSecond <= 0 {
 			t.Errorf("access pattern %q has no size or rate", ap.Name)
 		}
 	}
-	for name, op := range map[string]table.Operation{
-		"Get job by ID": table.OpGetItem, "List user jobs": table.OpQuery, "List failed jobs": table.OpQuery,
-		"Update job status": table.OpUpdateItem, "Delete job": table.OpDeleteItem,
+	for name, op := range map[string]access.Op{
+		"Get job by ID": access.GetItem, "List user jobs": access.Query, "List failed jobs": access.Query,
+		"Update job status": access.UpdateItem, "Delete job": access.DeleteItem,
 	} {
 		if ops[name] != op {
 			t.Errorf("seed access pattern %q: %q, want %q", name, ops[name], op)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -120,16 +121,16 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 			_, err := s.WriteReport(ctx, good, "s", Report{ReportType: ReportSummary, Title: "t", DetailedResults: map[string]any{"f": func() {}}})
 			return err
 		},
-		"JobReports":               func() error { _, err := s.JobReports(ctx, JobRef{}); return err },
-		"ReportCatalog id":         func() error { _, err := s.ReportCatalog(ctx, "", 0, ""); return err },
-		"ReportCatalog limit":      func() error { _, err := s.ReportCatalog(ctx, "JOB-1", -5, ""); return err },
-		"Export":                   func() error { _, err := s.Export(ctx, ""); return err },
-		"Import":                   func() error { _, err := s.Import(ctx, "a#b"); return err },
-		"ImportBackup":             func() error { _, err := s.ImportBackup(ctx, "", strings.NewReader("{}")); return err },
-		"SchemaWithRates name":     func() error { _, err := SchemaWithRates("", map[string]float64{"nope": 1}); return err },
-		"SchemaWithRates negative": func() error { _, err := SchemaWithRates("", map[string]float64{PatternFinishJob: -1}); return err },
-		"NewStore nil db":          func() error { _, err := NewStore(nil, e.logs).GetJourney(ctx, "JRN-T"); return err },
-		"NewStore nil logs":        func() error { _, err := NewStore(e.db, nil).LoadJourney(ctx, "JRN-T"); return err },
+		"JobReports":                 func() error { _, err := s.JobReports(ctx, JobRef{}); return err },
+		"ReportCatalog id":           func() error { _, err := s.ReportCatalog(ctx, "", 0, ""); return err },
+		"ReportCatalog limit":        func() error { _, err := s.ReportCatalog(ctx, "JOB-1", -5, ""); return err },
+		"Export":                     func() error { _, err := s.Export(ctx, ""); return err },
+		"Import":                     func() error { _, err := s.Import(ctx, "a#b"); return err },
+		"ImportBackup":               func() error { _, err := s.ImportBackup(ctx, "", strings.NewReader("{}")); return err },
+		"PatternsWithRates name":     func() error { _, err := PatternsWithRates(map[string]float64{"nope": 1}); return err },
+		"PatternsWithRates negative": func() error { _, err := PatternsWithRates(map[string]float64{PatternFinishJob: -1}); return err },
+		"NewStore nil db":            func() error { _, err := NewStore(nil, e.logs).GetJourney(ctx, "JRN-T"); return err },
+		"NewStore nil logs":          func() error { _, err := NewStore(e.db, nil).LoadJourney(ctx, "JRN-T"); return err },
 		"NewID bad": func() error {
 			_, err := NewStore(e.db, e.logs, func(o *Options) { o.NewID = func(string) string { return "a#b" } }).CreateJourney(ctx, NewJourney{Name: "n"})
 			return err
@@ -170,21 +171,21 @@ func TestSchemaDeclaresEveryAccessPattern(t *testing.T) {
 		len(s.Indexes) != 1 || s.Indexes[0].PartitionKey.Name != "GSI1PK" || s.Indexes[0].SortKey.Name != "GSI1SK" {
 		t.Fatalf("schema %+v", s)
 	}
-	if len(s.AccessPatterns) != len(defaultRates) {
-		t.Errorf("%d patterns, %d rates", len(s.AccessPatterns), len(defaultRates))
+	if len(Patterns()) != len(defaultRates) {
+		t.Errorf("%d patterns, %d rates", len(Patterns()), len(defaultRates))
 	}
-	for _, ap := range s.AccessPatterns {
+	for _, ap := range Patterns() {
 		if ap.ItemSize <= 0 || ap.RatePerSecond <= 0 || ap.KeyCondition == "" {
 			t.Errorf("pattern %+v", ap)
 		}
 	}
-	custom := must[table.Schema](t)(SchemaWithRates("Other", map[string]float64{PatternFinishJob: 50}))
-	for _, ap := range custom.AccessPatterns {
+	custom := must[[]access.Pattern](t)(PatternsWithRates(map[string]float64{PatternFinishJob: 50}))
+	for _, ap := range custom {
 		if ap.Name == PatternFinishJob && ap.RatePerSecond != 50 {
 			t.Errorf("rate not overridden: %+v", ap)
 		}
 	}
-	if custom.Name != "Other" {
-		t.Errorf("name %s", custom.Name)
+	if other := Schema("Other"); other.Name != "Other" {
+		t.Errorf("name %s", other.Name)
 	}
 }

@@ -27,7 +27,7 @@ func TestSchemaIsTheSeedsTable(t *testing.T) {
 		t.Fatalf("GSI-1 %+v", gsi)
 	}
 	seen := map[string]bool{}
-	for _, ap := range s.AccessPatterns {
+	for _, ap := range pipeline.Patterns() {
 		if seen[ap.Name] || ap.KeyCondition == "" || ap.Operation == "" {
 			t.Errorf("access pattern %+v: duplicate or incomplete", ap)
 		}

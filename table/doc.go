@@ -5,8 +5,9 @@
 //
 // # Tables and schemas
 //
-// A Schema declares a table's keys, global secondary indexes, TTL attribute
-// and the access patterns it serves. Schema.EnsureTable creates the table
+// A Schema declares a table's keys, global secondary indexes and TTL
+// attribute: what CreateTable needs (access patterns and rates, for
+// capacity planning, are declared with package access). Schema.EnsureTable creates the table
 // (on-demand billing), waits until it is ACTIVE and enables TTL; it accepts
 // an existing table with the same keys. New binds a Schema to an API — a
 // *dynamodb.Client, or dynamotest's in-memory fake — and returns a *Table.

@@ -27,117 +27,15 @@ type Index struct {
 	NonKeyAttributes []string // for Projection INCLUDE
 }
 
-// Operation names a DynamoDB operation an access pattern uses.
-type Operation string
-
-const (
-	OpGetItem            Operation = "GetItem"
-	OpPutItem            Operation = "PutItem"
-	OpUpdateItem         Operation = "UpdateItem"
-	OpDeleteItem         Operation = "DeleteItem"
-	OpQuery              Operation = "Query"
-	OpScan               Operation = "Scan"
-	OpBatchGetItem       Operation = "BatchGetItem"
-	OpBatchWriteItem     Operation = "BatchWriteItem"
-	OpTransactGetItems   Operation = "TransactGetItems"
-	OpTransactWriteItems Operation = "TransactWriteItems"
-
-	// OpConditionCheck is a ConditionCheck action inside a
-	// TransactWriteItems request. It appears only in AccessPattern.Items
-	// (it is not a request of its own): it costs write units like a write
-	// and needs its own IAM action, dynamodb:ConditionCheckItem.
-	OpConditionCheck Operation = "ConditionCheck"
-)
-
-func (o Operation) valid() bool {
-	switch o {
-	case OpGetItem, OpPutItem, OpUpdateItem, OpDeleteItem, OpQuery, OpScan,
-		OpBatchGetItem, OpBatchWriteItem, OpTransactGetItems, OpTransactWriteItems:
-		return true
-	}
-	return false
-}
-
-// AccessPattern documents one way a service reads or writes the table, with
-// the numbers capacity planning needs (package datamodel turns them into
-// capacity, cost and hot-partition estimates).
-type AccessPattern struct {
-	Name            string
-	Description     string
-	Operation       Operation
-	Index           string // "" for the table itself
-	KeyCondition    string // e.g. "PK = JOURNEY#{id} AND begins_with(SK, STAGE#)"
-	ItemSize        int    // typical item size in bytes
-	ItemsPerRequest int
-	RatePerSecond   float64
-	Consistent      bool
-	Transactional   bool
-
-	// The fields below are what package datamodel needs beyond the figures
-	// above to estimate capacity per key value and GSI write amplification
-	// (seed 002: "GSI write amplification", "Hot partitions"). All are
-	// optional; a pattern without them is costed from ItemSize and
-	// ItemsPerRequest alone, as writing no index and hitting many
-	// partitions.
-
-	// Partition is the partition key value the requests hit (on Index when
-	// set, else on the table): a constant such as "JOURNEYS" or
-	// "STATUS#PENDING" when every request hits that one value, or a
-	// template such as "JOURNEY#{journeyId}" when each entity has its own.
-	Partition string
-	// Partitions is how many shards the pattern's constant key values
-	// (Partition and the index partitions it writes) are split over,
-	// seed 002's write sharding: STATUS#PENDING#0 .. STATUS#PENDING#{N-1}.
-	// 0 means 1. Templates are keyed per entity and never concentrate.
-	Partitions int
-	// IndexWrites lists, for a write, the GSI entries each written item
-	// costs: one write each, two where the item's index key moves.
-	IndexWrites []IndexWrite
-	// Items details a request whose items differ in size, operation, key
-	// or indexes (a transaction over several entities, a mixed batch).
-	// When set it replaces ItemSize, ItemsPerRequest and IndexWrites.
-	Items []ItemAccess
-}
-
-// IndexWrite is one GSI entry a write touches. DynamoDB charges an index
-// write when an item enters or leaves the index or a projected attribute
-// changes, and two (a delete and a put) when the index key value moves.
-type IndexWrite struct {
-	Index string
-	// Partition is the index partition key value the item lands on (or
-	// leaves, for a delete): a constant or a template, as in
-	// AccessPattern.Partition.
-	Partition string
-	// Move says the write changes the item's key in this index: two index
-	// writes, the delete of the old entry and the put of the new one.
-	Move bool
-	// From is, for a Move, the partition value the item leaves ("" when
-	// the key moves within Partition).
-	From string
-}
-
-// ItemAccess is one kind of item a request reads or writes.
-type ItemAccess struct {
-	// Operation is what the request does to the item: OpGetItem,
-	// OpPutItem, OpUpdateItem, OpDeleteItem or OpConditionCheck ("" means
-	// the pattern's own Operation).
-	Operation Operation
-	Size      int // bytes; for an update the larger of the old and new item
-	Count     int // items of this kind per request; 0 means 1
-	// Partition is the item's partition key value in the table.
-	Partition   string
-	IndexWrites []IndexWrite
-}
-
-// Schema describes a table: its keys, global secondary indexes, TTL
-// attribute and the access patterns it serves.
+// Schema describes a table as CreateTable needs it: its keys, global
+// secondary indexes and TTL attribute. How a service uses the table (its
+// access patterns and rates) is declared apart, with package access.
 type Schema struct {
-	Name           string
-	PartitionKey   Attribute
-	SortKey        Attribute // Name == "" for a table without a sort key
-	Indexes        []Index
-	TTLAttribute   string
-	AccessPatterns []AccessPattern
+	Name         string
+	PartitionKey Attribute
+	SortKey      Attribute // Name == "" for a table without a sort key
+	Indexes      []Index
+	TTLAttribute string
 }
 
 // WithName returns a copy of s for a table with another name, as services
@@ -145,7 +43,6 @@ type Schema struct {
 func (s Schema) WithName(name string) Schema {
 	s.Name = name
 	s.Indexes = append([]Index(nil), s.Indexes...)
-	s.AccessPatterns = append([]AccessPattern(nil), s.AccessPatterns...)
 	return s
 }
 
@@ -161,8 +58,7 @@ func (s Schema) Index(name string) (Index, bool) {
 
 // Validate checks the schema the way CreateTable would, and more: names are
 // set, key types are S, N or B, one attribute never has two types, index
-// names are unique, projections are well formed, access patterns name real
-// indexes and operations.
+// names are unique, projections are well formed.
 func (s Schema) Validate() error {
 	// DynamoDB table names: 3 to 255 of [a-zA-Z0-9_.-].
 	if len(s.Name) < 3 || len(s.Name) > 255 || !validName(s.Name) {
@@ -228,18 +124,6 @@ func (s Schema) Validate() error {
 	if s.TTLAttribute != "" {
 		if _, isKey := attrTypes[s.TTLAttribute]; isKey {
 			return inputErr("schema.TTLAttribute", s.TTLAttribute, "the TTL attribute cannot be a key attribute")
-		}
-	}
-	for i, ap := range s.AccessPatterns {
-		field := fmt.Sprintf("schema.AccessPatterns[%d]", i)
-		if ap.Name == "" {
-			return inputErr(field+".Name", `""`, "access pattern needs a name")
-		}
-		if !ap.Operation.valid() {
-			return inputErr(field+".Operation", string(ap.Operation), "unknown operation")
-		}
-		if ap.Index != "" && !seen[ap.Index] {
-			return inputErr(field+".Index", ap.Index, "no such index in the schema")
 		}
 	}
 	return nil

@@ -76,7 +76,7 @@ func TestSchemaIsValidAndDeclaresTheSeedsPatterns(t *testing.T) {
 	s := tasks.Schema("tasks-prod")
 	require.NoError(t, s.Validate())
 	names := map[string]bool{}
-	for _, ap := range s.AccessPatterns {
+	for _, ap := range tasks.Patterns() {
 		names[ap.Name] = true
 		assert.Positive(t, ap.RatePerSecond, "access pattern %q has no rate", ap.Name)
 		assert.Positive(t, ap.ItemSize, "access pattern %q has no item size", ap.Name)

@@ -11,6 +11,7 @@ func jobsModel() datamodel.Model {
 		Store:           "jobs",
 		Package:         "github.com/tablekit/tablekit/jobs",
 		Schema:          jobs.Schema(jobs.TableNameForEnv("prod")),
+		Patterns:        jobs.Patterns(),
 		PolicyTableName: "photoeditor-*-jobs",
 		// ~100k jobs a month kept 90 days (TTL) at ~1 KB, each stored
 		// three times (table and two ALL-projection indexes): ~1 GB.

@@ -8,9 +8,10 @@ import (
 // journeyModel is seed 000's TransformationSystem table.
 func journeyModel() datamodel.Model {
 	return datamodel.Model{
-		Store:   "journey",
-		Package: "github.com/tablekit/tablekit/journey",
-		Schema:  journey.Schema(""),
+		Store:    "journey",
+		Package:  "github.com/tablekit/tablekit/journey",
+		Schema:   journey.Schema(""),
+		Patterns: journey.Patterns(),
 		// ~100 jobs a day, each with its journey share and up to ~10,000
 		// log summaries of ~768 B kept: ~25 GB a year before pruning,
 		// twice with GSI1 ALL.

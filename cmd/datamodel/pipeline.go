@@ -8,9 +8,10 @@ import (
 // pipelineModel is seed 004's pipeline table.
 func pipelineModel() datamodel.Model {
 	return datamodel.Model{
-		Store:   "pipeline",
-		Package: "github.com/tablekit/tablekit/pipeline",
-		Schema:  pipeline.Schema(pipeline.DefaultTableName),
+		Store:    "pipeline",
+		Package:  "github.com/tablekit/tablekit/pipeline",
+		Schema:   pipeline.Schema(pipeline.DefaultTableName),
+		Patterns: pipeline.Patterns(),
 		// 100k pipelines with 10 versions of 2 KB, executions and tags: ~5 GB.
 		Options: []func(*datamodel.Options){datamodel.WithStorageGB(5)},
 		Prose: datamodel.Prose{

@@ -8,9 +8,10 @@ import (
 // tasksModel is seed 003's task queue table.
 func tasksModel() datamodel.Model {
 	return datamodel.Model{
-		Store:   "tasks",
-		Package: "github.com/tablekit/tablekit/tasks",
-		Schema:  tasks.Schema(tasks.DefaultTableName),
+		Store:    "tasks",
+		Package:  "github.com/tablekit/tablekit/tasks",
+		Schema:   tasks.Schema(tasks.DefaultTableName),
+		Patterns: tasks.Patterns(),
 		// 500 tasks a second, ~1.5 KB each with events and the idempotency
 		// item, kept a week: ~650 GB. Services prune history; 100 GB is a
 		// pruned steady state.

@@ -1,0 +1,31 @@
+// Package access declares how a service uses a DynamoDB table: its access
+// patterns, each with the operation, key condition, item sizes and request
+// rate that capacity planning needs.
+//
+// It is planning, not data access, and it is a leaf: it imports nothing of
+// tablekit, so a store declares its patterns (in its patterns.go, as a
+// package-level Patterns function) without pulling in the planner, and
+// package table's Schema holds only what CreateTable needs. Package
+// datamodel reads a store's table.Schema together with its []Pattern and
+// turns them into capacity, cost and hot-partition estimates, the
+// data-model document and a least-privilege IAM policy (cmd/datamodel
+// writes them under docs/).
+//
+// A pattern is a plain value:
+//
+//	access.Pattern{
+//		Name:            "List user jobs",
+//		Operation:       access.Query,
+//		Index:           "userId-createdAt-index",
+//		KeyCondition:    "userId = :userId",
+//		ItemSize:        2048,
+//		ItemsPerRequest: 20,
+//		RatePerSecond:   50,
+//		Partition:       "{userId}",
+//	}
+//
+// Requests whose items differ (a transaction over several entities, a mixed
+// batch) list them in Items; writes list the GSI entries they touch in
+// IndexWrites, so the planner can count DynamoDB's index write
+// amplification.
+package access

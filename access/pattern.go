@@ -1,0 +1,107 @@
+package access
+
+// Op names a DynamoDB operation an access pattern uses.
+type Op string
+
+// The operations a Pattern can name. ConditionCheck is an action inside a
+// TransactWriteItems request and appears only in Pattern.Items.
+const (
+	GetItem            Op = "GetItem"
+	PutItem            Op = "PutItem"
+	UpdateItem         Op = "UpdateItem"
+	DeleteItem         Op = "DeleteItem"
+	Query              Op = "Query"
+	Scan               Op = "Scan"
+	BatchGetItem       Op = "BatchGetItem"
+	BatchWriteItem     Op = "BatchWriteItem"
+	TransactGetItems   Op = "TransactGetItems"
+	TransactWriteItems Op = "TransactWriteItems"
+
+	// ConditionCheck is a ConditionCheck action inside a TransactWriteItems
+	// request. It appears only in Pattern.Items (it is not a request of its
+	// own): it costs write units like a write and needs its own IAM action,
+	// dynamodb:ConditionCheckItem.
+	ConditionCheck Op = "ConditionCheck"
+)
+
+// IsRequest reports whether o is an operation a request can have (every Op
+// but ConditionCheck, which is an action inside a transaction).
+func (o Op) IsRequest() bool {
+	switch o {
+	case GetItem, PutItem, UpdateItem, DeleteItem, Query, Scan,
+		BatchGetItem, BatchWriteItem, TransactGetItems, TransactWriteItems:
+		return true
+	}
+	return false
+}
+
+// Pattern documents one way a service reads or writes a table, with the
+// numbers capacity planning needs (package datamodel turns them into
+// capacity, cost and hot-partition estimates).
+type Pattern struct {
+	Name            string
+	Description     string
+	Operation       Op
+	Index           string // "" for the table itself
+	KeyCondition    string // e.g. "PK = JOURNEY#{id} AND begins_with(SK, STAGE#)"
+	ItemSize        int    // typical item size in bytes
+	ItemsPerRequest int
+	RatePerSecond   float64
+	Consistent      bool
+	Transactional   bool
+
+	// The fields below are what package datamodel needs beyond the figures
+	// above to estimate capacity per key value and GSI write amplification
+	// (seed 002: "GSI write amplification", "Hot partitions"). All are
+	// optional; a pattern without them is costed from ItemSize and
+	// ItemsPerRequest alone, as writing no index and hitting many
+	// partitions.
+
+	// Partition is the partition key value the requests hit (on Index when
+	// set, else on the table): a constant such as "JOURNEYS" or
+	// "STATUS#PENDING" when every request hits that one value, or a
+	// template such as "JOURNEY#{journeyId}" when each entity has its own.
+	Partition string
+	// Partitions is how many shards the pattern's constant key values
+	// (Partition and the index partitions it writes) are split over,
+	// seed 002's write sharding: STATUS#PENDING#0 .. STATUS#PENDING#{N-1}.
+	// 0 means 1. Templates are keyed per entity and never concentrate.
+	Partitions int
+	// IndexWrites lists, for a write, the GSI entries each written item
+	// costs: one write each, two where the item's index key moves.
+	IndexWrites []IndexWrite
+	// Items details a request whose items differ in size, operation, key
+	// or indexes (a transaction over several entities, a mixed batch).
+	// When set it replaces ItemSize, ItemsPerRequest and IndexWrites.
+	Items []Item
+}
+
+// IndexWrite is one GSI entry a write touches. DynamoDB charges an index
+// write when an item enters or leaves the index or a projected attribute
+// changes, and two (a delete and a put) when the index key value moves.
+type IndexWrite struct {
+	Index string
+	// Partition is the index partition key value the item lands on (or
+	// leaves, for a delete): a constant or a template, as in
+	// Pattern.Partition.
+	Partition string
+	// Move says the write changes the item's key in this index: two index
+	// writes, the delete of the old entry and the put of the new one.
+	Move bool
+	// From is, for a Move, the partition value the item leaves ("" when
+	// the key moves within Partition).
+	From string
+}
+
+// Item is one kind of item a request reads or writes.
+type Item struct {
+	// Operation is what the request does to the item: GetItem, PutItem,
+	// UpdateItem, DeleteItem or ConditionCheck ("" means the pattern's own
+	// Operation).
+	Operation Op
+	Size      int // bytes; for an update the larger of the old and new item
+	Count     int // items of this kind per request; 0 means 1
+	// Partition is the item's partition key value in the table.
+	Partition   string
+	IndexWrites []IndexWrite
+}

@@ -1,0 +1,200 @@
+package journey
+
+import (
+	"fmt"
+
+	"github.com/tablekit/tablekit/access"
+)
+
+// Access pattern names, for PatternsWithRates.
+const (
+	PatternGetJourney        = "Get journey"
+	PatternLoadJourney       = "Load complete journey"
+	PatternListJourneys      = "List journeys"
+	PatternStages            = "List stages"
+	PatternStageRules        = "Rules of a stage"
+	PatternStageJobs         = "Jobs of a stage"
+	PatternLatestExecution   = "Latest execution of a stage"
+	PatternJobLogs           = "Logs of a job"
+	PatternRecentJobLogs     = "Recent logs of a job"
+	PatternJobReports        = "Reports of a job"
+	PatternCreateJourney     = "Create journey"
+	PatternAddRule           = "Add rule"
+	PatternSetRuleStatus     = "Set rule status"
+	PatternStartJob          = "Start job"
+	PatternUpdateJobProgress = "Update job progress"
+	PatternFinishJob         = "Finish job"
+	PatternJourneyStatus     = "Pause, resume or cancel journey"
+	PatternWriteLogSummaries = "Write log summaries"
+	PatternWriteReport       = "Write report catalog entry"
+)
+
+// Item sizes from the seed's "Data Size Limits" (the middle of each range:
+// journey metadata 5-10 KB, stage 2-5 KB, rule 1-3 KB, job 10-20 KB, log
+// entry 0.5-1 KB); a report catalog entry is about a log entry's size.
+const (
+	sizeJourney = 7 * 1024
+	sizeStage   = 3 * 1024
+	sizeRule    = 2 * 1024
+	sizeJob     = 15 * 1024
+	sizeLog     = 768
+	sizeReport  = 768
+)
+
+// Default rates, per second, for a service running about 100 jobs a day
+// (the seed's cost example) with dashboards open: a job writes ~10,000 log
+// entries (the seed's figure) over its ~2 minutes, i.e. about 80 a second
+// while it runs. Services set their own with PatternsWithRates.
+var defaultRates = map[string]float64{
+	PatternGetJourney:        2,
+	PatternLoadJourney:       1,
+	PatternListJourneys:      0.5,
+	PatternStages:            0.5,
+	PatternStageRules:        0.1,
+	PatternStageJobs:         0.5,
+	PatternLatestExecution:   0.1,
+	PatternJobLogs:           0.5,
+	PatternRecentJobLogs:     1,
+	PatternJobReports:        0.1,
+	PatternCreateJourney:     0.01,
+	PatternAddRule:           0.01,
+	PatternSetRuleStatus:     0.01,
+	PatternStartJob:          0.01,
+	PatternUpdateJobProgress: 0.5,
+	PatternFinishJob:         0.01,
+	PatternJourneyStatus:     0.001,
+	PatternWriteLogSummaries: 80.0 / 25, // requests: 80 entries a second, 25 per BatchWriteItem
+	PatternWriteReport:       0.03,
+}
+
+// Patterns are the ways the store reads and writes its table: every access
+// pattern of the seed with its item size and a default rate, for package
+// datamodel (cmd/datamodel writes docs/journey/ from them).
+func Patterns() []access.Pattern {
+	ps, _ := PatternsWithRates(nil)
+	return ps
+}
+
+// PatternsWithRates is Patterns with the patterns' RatePerSecond taken from
+// rates (by pattern name, the Pattern* constants) where given. An unknown
+// name or a negative rate is an error.
+func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
+	for _, n := range sortedKeys(rates) {
+		if _, ok := defaultRates[n]; !ok {
+			return nil, inputError("rates", fmt.Sprintf("%q", n), "no access pattern of that name")
+		}
+		if r := rates[n]; r < 0 {
+			return nil, inputError("rates["+n+"]", r, "must not be negative")
+		}
+	}
+	rate := func(n string) float64 {
+		if r, ok := rates[n]; ok {
+			return r
+		}
+		return defaultRates[n]
+	}
+	p := func(name, desc string, op access.Op, index, cond string, size, n int) access.Pattern {
+		return access.Pattern{Name: name, Description: desc, Operation: op, Index: index,
+			KeyCondition: cond, ItemSize: size, ItemsPerRequest: n, RatePerSecond: rate(name)}
+	}
+	patterns := []access.Pattern{
+		p(PatternGetJourney, "Journey metadata by id.", access.GetItem, "",
+			"PK = JOURNEY#{journeyId} AND SK = METADATA", sizeJourney, 1),
+		p(PatternLoadJourney, "Metadata, stages, rules, jobs and catalog entries of one journey in one Query of its partition.",
+			access.Query, "", "PK = JOURNEY#{journeyId}", (sizeJourney+6*sizeStage+15*sizeRule+20*sizeJob)/42, 42),
+		p(PatternListJourneys, "Dashboard of all journeys, newest first, 20 a page.", access.Query, IndexGSI1,
+			"GSI1PK = JOURNEYS", sizeJourney, 20),
+		p(PatternStages, "Stages of a journey in execution order.", access.Query, "",
+			"PK = JOURNEY#{journeyId} AND begins_with(SK, STAGE#)", sizeStage, 6),
+		p(PatternStageRules, "Rules of the executing stage, ordered by priority in memory.", access.Query, "",
+			"PK = JOURNEY#{journeyId} AND begins_with(SK, RULE#{stageId}#)", sizeRule, 3),
+		p(PatternStageJobs, "Executions of one stage, by key condition (the seed's filter on Data.stageId is not needed).",
+			access.Query, "", "PK = JOURNEY#{journeyId} AND begins_with(SK, JOB#{order}#{stageId}#)", sizeJob, 3),
+		p(PatternLatestExecution, "Latest execution of a stage: descending, Limit 1.", access.Query, "",
+			"PK = JOURNEY#{journeyId} AND begins_with(SK, JOB#{order}#{stageId}#)", sizeJob, 1),
+		p(PatternJobLogs, "Log summaries of a job in time order.", access.Query, IndexGSI1,
+			"GSI1PK = JOB#{jobId}", sizeLog, 1000),
+		p(PatternRecentJobLogs, "Newest log summaries of a running job: descending, Limit 100.", access.Query, IndexGSI1,
+			"GSI1PK = JOB#{jobId}", sizeLog, 100),
+		p(PatternJobReports, "Report catalog of a job.", access.Query, IndexGSI1,
+			"GSI1PK = REPORTS#{jobId}", sizeReport, 3),
+		p(PatternCreateJourney, "Metadata and six stages, all or nothing, each attribute_not_exists.",
+			access.TransactWriteItems, "", "PK = JOURNEY#{journeyId}", (sizeJourney+6*sizeStage)/7, 7),
+		p(PatternAddRule, "Rule, stage's rule counter and journey's rule aggregates.", access.TransactWriteItems, "",
+			"PK = JOURNEY#{journeyId}", (sizeRule+sizeStage+sizeJourney)/3, 3),
+		p(PatternSetRuleStatus, "Rule status and activeRules, conditional on the old status.", access.TransactWriteItems, "",
+			"PK = JOURNEY#{journeyId}", (sizeRule+sizeJourney)/2, 2),
+		p(PatternStartJob, "Job created with the stage's next execution number; journey aggregates.",
+			access.TransactWriteItems, "", "PK = JOURNEY#{journeyId}", (sizeJob+sizeStage+sizeJourney)/3, 3),
+		p(PatternUpdateJobProgress, "Progress, current step and step status of a running job.", access.UpdateItem, "",
+			"PK = JOURNEY#{journeyId} AND SK = JOB#...", sizeJob, 1),
+		p(PatternFinishJob, "Job, stage and journey aggregates and progress in one transaction, counters by ADD.",
+			access.TransactWriteItems, "", "PK = JOURNEY#{journeyId}", (sizeJob+sizeStage+sizeJourney)/3, 3),
+		p(PatternJourneyStatus, "Guarded status move of the journey.", access.UpdateItem, "",
+			"PK = JOURNEY#{journeyId} AND SK = METADATA", sizeJourney, 1),
+		p(PatternWriteLogSummaries, "Optional log summaries after a step, 25 per BatchWriteItem.", access.BatchWriteItem, "",
+			"PK = JOURNEY#{journeyId}", sizeLog, 25),
+		p(PatternWriteReport, "Report catalog entry after the report file is in S3.", access.PutItem, "",
+			"PK = JOURNEY#{journeyId}", sizeReport, 1),
+	}
+	// Partitions, GSI1 writes and transaction contents, for package
+	// datamodel. Every journey item carries GSI1 keys and GSI1 projects ALL,
+	// so every write of an item is also a write of its GSI1 entry; no write
+	// here changes a GSI1 key.
+	jp := "JOURNEY#{journeyId}"
+	gsi := func(gpk string) []access.IndexWrite { return []access.IndexWrite{{Index: IndexGSI1, Partition: gpk}} }
+	item := func(op access.Op, size int, gpk string) access.Item {
+		return access.Item{Operation: op, Size: size, Partition: jp, IndexWrites: gsi(gpk)}
+	}
+	const (
+		gJourneys = "JOURNEYS"
+		gStages   = "JOURNEY#{journeyId}#STAGES"
+		gRules    = "JOURNEY#{journeyId}#RULES"
+		gJob      = "JOB#{jobId}"
+		gReports  = "REPORTS#{jobId}"
+	)
+	details := map[string]access.Pattern{
+		PatternGetJourney:      {Partition: jp},
+		PatternLoadJourney:     {Partition: jp},
+		PatternListJourneys:    {Partition: gJourneys},
+		PatternStages:          {Partition: jp},
+		PatternStageRules:      {Partition: jp},
+		PatternStageJobs:       {Partition: jp},
+		PatternLatestExecution: {Partition: jp},
+		PatternJobLogs:         {Partition: gJob},
+		PatternRecentJobLogs:   {Partition: gJob},
+		PatternJobReports:      {Partition: gReports},
+		PatternCreateJourney: {Partition: jp, Items: []access.Item{
+			item(access.PutItem, sizeJourney, gJourneys),
+			{Operation: access.PutItem, Size: sizeStage, Count: 6, Partition: jp, IndexWrites: gsi(gStages)},
+		}},
+		PatternAddRule: {Partition: jp, Items: []access.Item{
+			item(access.UpdateItem, sizeStage, gStages),
+			item(access.PutItem, sizeRule, gRules),
+			item(access.UpdateItem, sizeJourney, gJourneys),
+		}},
+		PatternSetRuleStatus: {Partition: jp, Items: []access.Item{
+			item(access.UpdateItem, sizeRule, gRules),
+			item(access.UpdateItem, sizeJourney, gJourneys),
+		}},
+		PatternStartJob: {Partition: jp, Items: []access.Item{
+			item(access.UpdateItem, sizeStage, gStages),
+			item(access.PutItem, sizeJob, gJob),
+			item(access.UpdateItem, sizeJourney, gJourneys),
+		}},
+		PatternUpdateJobProgress: {Partition: jp, IndexWrites: gsi(gJob)},
+		PatternFinishJob: {Partition: jp, Items: []access.Item{
+			item(access.UpdateItem, sizeJob, gJob),
+			item(access.UpdateItem, sizeStage, gStages),
+			item(access.UpdateItem, sizeJourney, gJourneys),
+		}},
+		PatternJourneyStatus:     {Partition: jp, IndexWrites: gsi(gJourneys)},
+		PatternWriteLogSummaries: {Partition: jp, IndexWrites: gsi(gJob)},
+		PatternWriteReport:       {Partition: jp, IndexWrites: gsi(gReports)},
+	}
+	for i := range patterns {
+		d := details[patterns[i].Name]
+		patterns[i].Partition, patterns[i].IndexWrites, patterns[i].Items = d.Partition, d.IndexWrites, d.Items
+	}
+	return patterns, nil
+}
