@@ -150,6 +150,15 @@
 //	pipelines/{pipelineId}/{version}/exections/{executionId}/input.txt
 //	pipelines/{pipelineId}/{version}/exections/{executionId}/output.txt
 //
+// Ids are escaped (blobstore.KeyTemplate): each id fills exactly one path
+// segment, with '/', '%', "." and "..", control bytes and non-ASCII written
+// as %XX, so every key is a one-to-one function of its ids. Without this,
+// pipeline "a" with execution "y/1/exections/z" and pipeline
+// "a/1/exections/y" with execution "z" would share one output object.
+// Ids of A-Z a-z 0-9 '_' '-' '.' are written unchanged: for them the keys
+// are exactly the seed's, so existing buckets need no change. A new
+// pipeline or execution id must fit 200 bytes once escaped.
+//
 // {timestamp} is UTC with milliseconds and no ':' (20221122T050500.123Z),
 // so ingest names sort by upload time and are valid file names anywhere.
 // PresignInputUpload hands out a presigned PUT for a new input,

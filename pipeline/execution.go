@@ -114,7 +114,7 @@ func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (*Execut
 	if in.ID == "" {
 		in.ID = s.opts.NewID(now)
 	}
-	if err := validateID("in.ID", in.ID); err != nil {
+	if err := validateFileID("in.ID", in.ID); err != nil {
 		return nil, err
 	}
 	if in.State == "" {

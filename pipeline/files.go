@@ -20,37 +20,51 @@ import (
 //	pipelines/{pipelineId}/{version}/exections/{executionId}/output.txt
 //
 // "exections" is the seed's spelling, kept so the buckets services already
-// fill keep working with this package (see the package doc).
+// fill keep working with this package (see the package doc). Ids are
+// escaped by blobstore.KeyTemplate, so each key is a one-to-one function of
+// its ids; ids of A-Z a-z 0-9 '_' '-' '.' build exactly the seed's keys.
+var (
+	// "pipelines/01HF.../1/ingest/01HF...-1-20221122T050500.123Z.txt"; the
+	// file name is one escaped segment (the folders already make it unique).
+	ingestKey = blobstore.MustKeyTemplate("pipelines/{pipelineId}/{version}/ingest/{file}")
+	// "pipelines/01HF.../1/exections/01HG.../input.txt"
+	executionInputKey = blobstore.MustKeyTemplate("pipelines/{pipelineId}/{version}/exections/{executionId}/input.txt")
+	// "pipelines/01HF.../1/exections/01HG.../output.txt"
+	executionOutputKey = blobstore.MustKeyTemplate("pipelines/{pipelineId}/{version}/exections/{executionId}/output.txt")
+)
+
 const (
-	filesRoot         = "pipelines"
-	ingestFolder      = "ingest"
-	executionsFolder  = "exections"
-	inputName         = "input.txt"
-	outputName        = "output.txt"
 	fileContentType   = "text/plain"
 	ingestStampLayout = "20060102T150405.000Z" // no ':' so the name is a plain file name anywhere
 )
 
-func versionPrefix(pipelineID string, version int) string {
-	return filesRoot + "/" + pipelineID + "/" + strconv.Itoa(version) + "/"
-}
-
 // IngestKey is the object key of an input uploaded at t for a pipeline
-// version.
-func IngestKey(pipelineID string, version int, t time.Time) string {
-	return fmt.Sprintf("%s%s/%s-%d-%s.txt", versionPrefix(pipelineID, version), ingestFolder,
-		pipelineID, version, t.UTC().Format(ingestStampLayout))
+// version. An id too long for an object key once escaped is a
+// *blobstore.KeyError.
+func IngestKey(pipelineID string, version int, t time.Time) (string, error) {
+	v := strconv.Itoa(version)
+	return ingestKey.Build(pipelineID, v, pipelineID+"-"+v+"-"+t.UTC().Format(ingestStampLayout)+".txt")
 }
 
 // ExecutionInputKey is the object key of an execution's copy of its input.
-func ExecutionInputKey(e *Execution) string {
-	return versionPrefix(e.PipelineID, e.Version) + executionsFolder + "/" + e.ID + "/" + inputName
+func ExecutionInputKey(e *Execution) (string, error) {
+	if e == nil {
+		return "", inputError("e", "nil", "an execution is needed")
+	}
+	return executionInputKey.Build(e.PipelineID, strconv.Itoa(e.Version), e.ID)
 }
 
 // ExecutionOutputKey is the object key of an execution's output.
-func ExecutionOutputKey(e *Execution) string {
-	return versionPrefix(e.PipelineID, e.Version) + executionsFolder + "/" + e.ID + "/" + outputName
+func ExecutionOutputKey(e *Execution) (string, error) {
+	if e == nil {
+		return "", inputError("e", "nil", "an execution is needed")
+	}
+	return executionOutputKey.Build(e.PipelineID, strconv.Itoa(e.Version), e.ID)
 }
+
+// filesPrefix is the prefix of every object of pipeline id: its escaped id
+// is a whole segment, so no other pipeline's object starts with it.
+func filesPrefix(id string) (string, error) { return ingestKey.Prefix(id) }
 
 // Upload is a presigned upload: PUT the body to URL with exactly Header
 // (the signed Content-Type) before Expires.
@@ -95,7 +109,10 @@ func (s *Store) PresignInputUpload(ctx context.Context, pipelineID string, versi
 		return nil, err
 	}
 	now := s.now()
-	key := IngestKey(pipelineID, version, now)
+	key, err := IngestKey(pipelineID, version, now)
+	if err != nil {
+		return nil, err
+	}
 	ct := blobstore.WithContentType(fileContentType)
 	url, err := files.PresignPut(ctx, key, s.opts.PresignExpiry, ct)
 	if err != nil {
@@ -110,16 +127,22 @@ func (s *Store) PresignInputUpload(ctx context.Context, pipelineID string, versi
 
 // checkInputKey accepts only an ingest key of the pipeline version (any
 // version when version is 0), so an execution cannot be pointed at another
-// pipeline's files.
+// pipeline's files. The key is parsed, not matched by prefix: pipeline
+// "a/1/ingest" cannot pass off its files as pipeline "a"'s.
 func (s *Store) checkInputKey(pipelineID string, version int, key string) error {
-	prefix := filesRoot + "/" + pipelineID + "/"
-	if version > 0 {
-		prefix = versionPrefix(pipelineID, version) + ingestFolder + "/"
+	ids, err := ingestKey.Parse(key)
+	if err == nil && (ids[0] != pipelineID || !strings.HasSuffix(ids[2], ".txt")) {
+		err = errors.New("another pipeline's, or not a .txt file")
 	}
-	rest, ok := strings.CutPrefix(key, prefix)
-	if !ok || !strings.HasSuffix(rest, ".txt") || (version > 0 && strings.Contains(rest, "/")) {
-		return inputError("in.InputKey", key, fmt.Sprintf("not an input uploaded for %s (want %s...%s)", pipelineID,
-			versionPrefix(pipelineID, max(version, 1))+ingestFolder+"/", ".txt"))
+	if err == nil {
+		n, perr := strconv.Atoi(ids[1])
+		if perr != nil || strconv.Itoa(n) != ids[1] || n < 1 || (version > 0 && n != version) {
+			err = fmt.Errorf("version folder %q", ids[1])
+		}
+	}
+	if err != nil {
+		want, _ := ingestKey.Prefix(pipelineID, strconv.Itoa(max(version, 1)))
+		return inputError("in.InputKey", key, fmt.Sprintf("not an input uploaded for %s (want %singest/<file>.txt): %v", pipelineID, want, err))
 	}
 	return nil
 }
@@ -139,7 +162,10 @@ func (s *Store) copyInput(ctx context.Context, e *Execution, from string) (strin
 		return "", fmt.Errorf("pipeline: read input %s: %w", from, err)
 	}
 	defer body.Close()
-	to := ExecutionInputKey(e)
+	to, err := ExecutionInputKey(e)
+	if err != nil {
+		return "", err
+	}
 	if err := files.Put(ctx, to, body, blobstore.WithContentType(info.ContentType), blobstore.WithSize(info.Size)); err != nil {
 		return "", fmt.Errorf("pipeline: copy input %s to %s: %w", from, to, err)
 	}
@@ -166,7 +192,10 @@ func (s *Store) PutOutput(ctx context.Context, executionID string, body io.Reade
 	if err != nil {
 		return err
 	}
-	key := ExecutionOutputKey(e)
+	key, err := ExecutionOutputKey(e)
+	if err != nil {
+		return err
+	}
 	if err := files.Put(ctx, key, body, blobstore.WithContentType(fileContentType), blobstore.WithSize(size)); err != nil {
 		return fmt.Errorf("pipeline: store output %s: %w", key, err)
 	}
@@ -187,7 +216,10 @@ func (s *Store) PresignOutputDownload(ctx context.Context, executionID string) (
 	if err != nil {
 		return "", err
 	}
-	key := ExecutionOutputKey(e)
+	key, err := ExecutionOutputKey(e)
+	if err != nil {
+		return "", err
+	}
 	if _, err := files.Head(ctx, key); err != nil {
 		if errors.Is(err, blobstore.ErrNotFound) {
 			return "", notFound("execution output", key, err)

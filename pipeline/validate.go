@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tablekit/tablekit/blobstore"
 )
 
 // maxIDLength keeps every key built from an id well inside DynamoDB's
@@ -26,6 +28,20 @@ func validateID(field, id string) error {
 		return inputError(field, id, "must not contain ':', the key delimiter")
 	case len(id) > maxIDLength:
 		return inputError(field, id[:32]+"...", fmt.Sprintf("longer than %d bytes", maxIDLength))
+	}
+	return nil
+}
+
+// validateFileID checks the id of a new pipeline or execution, which also
+// names folders of the object keys: escaped (blobstore.EscapeSegment), it
+// must fit maxIDLength too, so every key built from it stays within S3's
+// and the file systems' limits. Plain ids escape to themselves.
+func validateFileID(field, id string) error {
+	if err := validateID(field, id); err != nil {
+		return err
+	}
+	if n := len(blobstore.EscapeSegment(id)); n > maxIDLength {
+		return inputError(field, id[:min(len(id), 32)]+"...", fmt.Sprintf("escapes to %d bytes in object keys, more than %d", n, maxIDLength))
 	}
 	return nil
 }
@@ -76,7 +92,7 @@ func validateTagValue(field, v string) error {
 
 // validateInput checks everything Create and Update write.
 func validateInput(in Input) error {
-	if err := validateID("in.ID", in.ID); err != nil {
+	if err := validateFileID("in.ID", in.ID); err != nil {
 		return err
 	}
 	if strings.TrimSpace(in.Name) == "" {

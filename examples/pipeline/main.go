@@ -35,17 +35,23 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "pipeline example:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	useAWS := flag.Bool("aws", false, exampleenv.AWSFlagUsage)
-	tableName := flag.String("table", pipeline.DefaultTableName, "DynamoDB table")
-	bucket := flag.String("bucket", "tablekit-examples", "S3 bucket for input and output files")
-	flag.Parse()
+// run is the whole program. Its flags live in a FlagSet of its own, not
+// the global one, so run can be called more than once in a process (the
+// test runs it twice).
+func run(args []string) error {
+	flags := flag.NewFlagSet("pipeline", flag.ContinueOnError)
+	useAWS := flags.Bool("aws", false, exampleenv.AWSFlagUsage)
+	tableName := flags.String("table", pipeline.DefaultTableName, "DynamoDB table")
+	bucket := flags.String("bucket", "tablekit-examples", "S3 bucket for input and output files")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -158,7 +164,11 @@ func run() error {
 	if got != output {
 		return fmt.Errorf("downloaded output %q, want %q", got, output)
 	}
-	fmt.Printf("downloaded output via presigned GET (%s): %q\n", pipeline.ExecutionOutputKey(ex), got)
+	outKey, err := pipeline.ExecutionOutputKey(ex)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("downloaded output via presigned GET (%s): %q\n", outKey, got)
 	execs, err := store.Executions(ctx, updated.ID, 0, "")
 	if err != nil {
 		return err
