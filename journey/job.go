@@ -433,7 +433,8 @@ func (s *Store) FindJob(ctx context.Context, jobID string) (*Job, error) {
 	}
 	gpk, _ := jobGSI1PK.Build(jobID)
 	filter := expression.Name(attrEntityType).Equal(expression.Value(EntityJob))
-	rec, ok, err := first[record[Job]](ctx, s, table.Query{Index: IndexGSI1, Partition: gpk, Filter: &filter, Limit: 1})
+	rec, ok, err := first[record[Job]](ctx, s, table.Query{Index: IndexGSI1, Partition: gpk, Filter: &filter, Limit: 1,
+		TieBreak: attrSK})
 	if err != nil {
 		return nil, err
 	}

@@ -376,7 +376,9 @@ func (s *Store) GetJourney(ctx context.Context, id string, opts ...func(*ReadOpt
 }
 
 // ListJourneys returns one page of journeys, newest first (GSI1, GSI1PK
-// JOURNEYS, descending), at most limit (0: one DynamoDB page). Pass the
+// JOURNEYS, descending; journeys created in the same microsecond by PK
+// descending, so the order is total and cursors resume inside a run of
+// ties), at most limit (0: one DynamoDB page). Pass the
 // page's Next to get the following page; "" starts at the newest.
 func (s *Store) ListJourneys(ctx context.Context, limit int32, cursor string) (table.Page[Journey], error) {
 	if s.err != nil {
@@ -421,7 +423,9 @@ func (s *Store) Journeys(ctx context.Context) iter.Seq2[Journey, error] {
 }
 
 func (s *Store) journeysQuery(limit int32) table.Query {
-	return table.Query{Index: IndexGSI1, Partition: journeysGSI1PK, Descending: true, Limit: limit}
+	// Journeys created in the same microsecond share GSI1SK; every
+	// journey's SK is METADATA, so the tie-break is the unique PK.
+	return table.Query{Index: IndexGSI1, Partition: journeysGSI1PK, Descending: true, Limit: limit, TieBreak: attrPK}
 }
 
 // Pause moves a pending or running journey to paused: StartJob then

@@ -448,7 +448,12 @@ type LogQuery struct {
 }
 
 // LogSummaries returns one page of a job's log summaries in time order, or
-// newest first, through GSI1 (GSI1PK JOB#{jobId}). The job's own item
+// newest first, through GSI1 (GSI1PK JOB#{jobId}). Entries of the same
+// microsecond share GSI1SK; they are ordered by their unique base-table
+// sort key (LOG#{jobId}#{step}#{timestamp}#{logId}), ascending in time
+// order and descending newest first, so the order is total, newest first
+// is the exact reverse of time order, and cursors resume inside a run of
+// ties. The job's own item
 // shares that GSI1PK (the seed gives both the same); the query drops it
 // with a filter on EntityType, which costs reading that one item.
 func (s *Store) LogSummaries(ctx context.Context, jobID string, q LogQuery, cursor string) (table.Page[LogSummary], error) {
@@ -464,7 +469,7 @@ func (s *Store) LogSummaries(ctx context.Context, jobID string, q LogQuery, curs
 	gpk, _ := jobGSI1PK.Build(jobID)
 	filter := expression.Name(attrEntityType).Equal(expression.Value(EntityLog))
 	page, err := table.QueryPage[record[LogSummary]](ctx, s.t, table.Query{Index: IndexGSI1, Partition: gpk,
-		Filter: &filter, Descending: q.NewestFirst, Limit: q.Limit}, cursor)
+		Filter: &filter, Descending: q.NewestFirst, Limit: q.Limit, TieBreak: attrSK}, cursor)
 	if err != nil {
 		return table.Page[LogSummary]{}, err
 	}

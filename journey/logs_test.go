@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
@@ -229,4 +232,56 @@ func TestSummariesStayConcise(t *testing.T) {
 	if full := must[[]LogEntry](t)(e.store.StepLogs(ctx, ref, "s")); full[0].Message != long {
 		t.Error("the file lost the message")
 	}
+}
+
+// tiedSummaries logs n entries in one microsecond (the clock stands
+// still) and pages through the job's summaries 7 at a time, oldest first
+// and newest first: each exactly once, by SK, and newest first the exact
+// reverse.
+func tiedSummaries(t *testing.T, s *Store, ref JobRef, n int) {
+	ctx := context.Background()
+	l, err := s.StepLogger(ref, "tied")
+	require.NoError(t, err)
+	for i := range n {
+		l.Info("tied", map[string]any{"i": i})
+	}
+	require.NoError(t, l.Close(ctx))
+	read := func(newest bool) []string {
+		var sks []string
+		for cursor := ""; ; {
+			page, err := s.LogSummaries(ctx, ref.JobID, LogQuery{NewestFirst: newest, Limit: 7}, cursor)
+			require.NoError(t, err)
+			for _, sum := range page.Items {
+				sks = append(sks, sum.LogID)
+			}
+			if cursor = page.Next; cursor == "" {
+				return sks
+			}
+		}
+	}
+	oldest, newest := read(false), read(true)
+	require.Len(t, oldest, n)
+	assert.True(t, slices.IsSorted(oldest), "ties not by log id (the SK's last part) ascending")
+	slices.Reverse(newest)
+	assert.Equal(t, oldest, newest, "newest first is not the reverse of oldest first")
+}
+
+// TestLogSummariesOfOneInstantHaveATotalOrder: 200 entries of one
+// microsecond, paged 7 at a time both ways, on the fake.
+func TestLogSummariesOfOneInstantHaveATotalOrder(t *testing.T) {
+	e := newEnv(t)
+	tiedSummaries(t, e.store, startedJob(t, e), 200)
+}
+
+// TestIntegrationLogSummariesOfOneInstantHaveATotalOrder is the same on
+// DynamoDB Local, with a clock that stands still.
+func TestIntegrationLogSummariesOfOneInstantHaveATotalOrder(t *testing.T) {
+	at := time.Date(2025, 11, 1, 20, 0, 0, 0, time.UTC)
+	s := localStore(t, func(o *Options) { o.Clock = func() time.Time { return at } })
+	ctx := context.Background()
+	_, err := s.CreateJourney(ctx, NewJourney{ID: "JRN-TIES", Name: "ties"})
+	require.NoError(t, err)
+	j, err := s.StartJob(ctx, NewJob{JourneyID: "JRN-TIES", StageID: "raw_analysis"})
+	require.NoError(t, err)
+	tiedSummaries(t, s, j.Ref(), 200)
 }

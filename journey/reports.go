@@ -208,7 +208,8 @@ func (s *Store) JobReports(ctx context.Context, ref JobRef) ([]Report, error) {
 }
 
 // ReportCatalog returns one page of a job's catalog entries, oldest first,
-// through GSI1 (GSI1PK REPORTS#{jobId}).
+// through GSI1 (GSI1PK REPORTS#{jobId}); entries generated in the same
+// microsecond by their unique base-table sort key.
 func (s *Store) ReportCatalog(ctx context.Context, jobID string, limit int32, cursor string) (table.Page[ReportEntry], error) {
 	if s.err != nil {
 		return table.Page[ReportEntry]{}, s.err
@@ -220,7 +221,8 @@ func (s *Store) ReportCatalog(ctx context.Context, jobID string, limit int32, cu
 		return table.Page[ReportEntry]{}, inputError("limit", limit, "must not be negative")
 	}
 	gpk, _ := reportsGSI1PK.Build(jobID)
-	page, err := table.QueryPage[record[ReportEntry]](ctx, s.t, table.Query{Index: IndexGSI1, Partition: gpk, Limit: limit}, cursor)
+	page, err := table.QueryPage[record[ReportEntry]](ctx, s.t, table.Query{Index: IndexGSI1, Partition: gpk, Limit: limit,
+		TieBreak: attrSK}, cursor)
 	if err != nil {
 		return table.Page[ReportEntry]{}, err
 	}
