@@ -2,6 +2,7 @@ package dynamotest
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -346,10 +347,9 @@ func (sh *shard) last() uint64 {
 
 // after returns the records with sequence numbers above seq, at most limit.
 func (sh *shard) after(seq uint64, limit int) []streamRecord {
-	i := 0
-	for i < len(sh.records) && sh.records[i].seq <= seq {
-		i++
-	}
+	// Sequence numbers grow along the shard: a binary search keeps a
+	// reader at the end of a long shard from walking all of it per call.
+	i := sort.Search(len(sh.records), func(i int) bool { return sh.records[i].seq > seq })
 	end := min(len(sh.records), i+limit)
 	return sh.records[i:end]
 }
