@@ -21,6 +21,13 @@ func (b Backoff) delay(n int) time.Duration {
 	return rand.N(window)
 }
 
+// Delay is the wait before retry n (counting from 0), jittered as above,
+// for callers that pace retries themselves rather than sleep: a queue that
+// makes a failed task claimable again only after a backoff, a worker that
+// polls an empty queue less often. One mechanism, so every retry in the
+// module is bounded and jittered the same way.
+func (b Backoff) Delay(n int) time.Duration { return b.delay(n) }
+
 // sleep waits the delay for retry n or until ctx ends, returning ctx.Err()
 // in that case.
 func (b Backoff) sleep(ctx context.Context, n int) error {

@@ -20,7 +20,9 @@ import (
 // at its own shard), Claim first looks for PROCESSING tasks whose lease has
 // expired (a key condition on LEASE#<expiry> in GSI1), so a crashed
 // worker's tasks are retried before newer work, and takes them over
-// directly; then it reads the ClaimBatch oldest PENDING tasks. It tries the
+// directly; then it reads the ClaimBatch PENDING tasks that have been
+// claimable longest (a key condition, GSI1SK <= CREATED#<now>, so tasks
+// still in their retry backoff are not read at all). It tries the
 // candidates one transaction at a time: the META update, conditioned on the
 // status, attempt and event count it read, the next event (attribute_not_
 // exists) and the WORKER item. A worker that loses a race to another moves
@@ -45,7 +47,11 @@ func (s *Store) Claim(ctx context.Context, workerID string) (*Claim, error) {
 		if c, err := s.tryCandidates(ctx, workerID, expired, true); c != nil || err != nil {
 			return c, err
 		}
-		q := table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusPending, shard), Limit: int32(s.opts.ClaimBatch)}
+		// Only tasks claimable now: a task in backoff sorts after now.
+		q := table.Query{
+			Index: IndexGSI1, Partition: s.statusPartition(StatusPending, shard),
+			Sort: table.SortLessOrEqual(mustBuild(createdSK, s.now())), Limit: int32(s.opts.ClaimBatch),
+		}
 		page, err := table.QueryPage[metaItem](ctx, s.t, q, "")
 		if err != nil {
 			return nil, fmt.Errorf("tasks: claim: pending tasks: %w", err)
@@ -136,6 +142,7 @@ func (s *Store) claim(ctx context.Context, workerID string, m *metaItem, takeove
 		Set(expression.Name(attrGSI1PK), expression.Value(s.statusPartition(StatusProcessing, s.shardOf(id)))).
 		Set(expression.Name(attrGSI1SK), expression.Value(mustBuild(leaseSK, expires))).
 		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
+		Remove(expression.Name(attrAvailableAt)).
 		Add(expression.Name(attrAttempt), expression.Value(1)).
 		Add(expression.Name(attrEvents), expression.Value(len(evs)))
 	if takeover {
@@ -165,7 +172,7 @@ func (s *Store) claim(ctx context.Context, workerID string, m *metaItem, takeove
 	if err != nil {
 		return nil, err
 	}
-	t.Status, t.Owner, t.LeaseExpiresAt, t.UpdatedAt = StatusProcessing, workerID, expires, now
+	t.Status, t.Owner, t.LeaseExpiresAt, t.UpdatedAt, t.AvailableAt = StatusProcessing, workerID, expires, now, time.Time{}
 	t.Attempt, t.Events = attempt, seq
 	if takeover {
 		t.LastError = expiredMessage(m)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
@@ -50,8 +51,12 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) error 
 // task moved to. The write is one transaction like Complete's, with a
 // FAILED or DEAD event, and refused the same way for a lost lease.
 //
-// A retried task keeps its place in the pending order (GSI1SK
-// CREATED#<createdAt>), so it is retried before newer work.
+// A task with attempts left is claimable again only after a backoff
+// (Options.RetryBackoff): its AvailableAt, and its place in the pending
+// order (GSI1SK CREATED#<availableAt>), move to the end of the backoff, so
+// no claim sees it before then, and then it queues behind the work that
+// became claimable before it. A DEAD task is listed by ListDead in the
+// order tasks died (CREATED#<now>).
 func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (Status, error) {
 	if err := s.check(checkLease(lease)); err != nil {
 		return "", err
@@ -68,13 +73,7 @@ func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (Status, e
 	if err != nil {
 		return "", err
 	}
-	created, err := s.createdSortKey(ctx, lease)
-	if err != nil {
-		return "", err
-	}
-	update := expression.Set(expression.Name(attrStatus), expression.Value(to)).
-		Set(expression.Name(attrGSI1PK), expression.Value(s.statusPartition(to, s.shardOf(lease.TaskID)))).
-		Set(expression.Name(attrGSI1SK), expression.Value(created)).
+	update := s.requeue(to, lease.TaskID, lease.Attempt, now).
 		Set(expression.Name(attrLastError), expression.Value(reason)).
 		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
 		Remove(expression.Name(attrOwner)).
@@ -109,22 +108,16 @@ func (s *Store) finish(ctx context.Context, lease Lease, update expression.Updat
 	return fmt.Errorf("tasks: %s %q: %w", op, lease.TaskID, err)
 }
 
-// createdSortKey is the GSI1SK a failed task returns to the index under,
-// CREATED#<createdAt>. An update expression cannot build it from createdAt
-// (it has no string concatenation), so Fail reads it: one strongly
-// consistent GetItem of one attribute, on the failure path only.
-func (s *Store) createdSortKey(ctx context.Context, lease Lease) (string, error) {
-	var m metaItem
-	err := s.t.Get(ctx, s.metaKey(lease.TaskID), &m, table.Consistent(), table.Project(attrCreatedAt))
-	if errors.Is(err, table.ErrNotFound) {
-		return "", notFound(lease.TaskID, err)
+// requeue is the update that puts task id, whose attempt-th attempt just
+// ended at now, back in GSI1: PENDING claimable after its backoff, or DEAD
+// in the order tasks died.
+func (s *Store) requeue(to Status, id string, attempt int, now time.Time) expression.UpdateBuilder {
+	at := now
+	u := expression.Set(expression.Name(attrStatus), expression.Value(to))
+	if to == StatusPending {
+		at = s.retryAt(now, attempt)
+		u = u.Set(expression.Name(attrAvailableAt), expression.Value(keys.FormatTime(at)))
 	}
-	if err != nil {
-		return "", fmt.Errorf("tasks: fail %q: %w", lease.TaskID, err)
-	}
-	created, err := keys.ParseTime(m.CreatedAt)
-	if err != nil {
-		return "", fmt.Errorf("tasks: task %q: stored createdAt %q: %w", lease.TaskID, m.CreatedAt, err)
-	}
-	return mustBuild(createdSK, created), nil
+	return u.Set(expression.Name(attrGSI1PK), expression.Value(s.statusPartition(to, s.shardOf(id)))).
+		Set(expression.Name(attrGSI1SK), expression.Value(mustBuild(createdSK, at)))
 }

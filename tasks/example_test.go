@@ -128,10 +128,11 @@ func ExampleStore_ListPending() {
 }
 
 func ExampleStore_Fail() {
-	store, _ := newExampleStore(func(o *tasks.Options) { o.MaxAttempts = 2 })
+	store, db := newExampleStore(func(o *tasks.Options) { o.MaxAttempts = 2 })
 	ctx := context.Background()
 	store.Submit(ctx, tasks.SubmitInput{Payload: []byte("flaky")})
 	for range 2 {
+		db.Advance(tasks.DefaultRetryBackoff.Max) // past the retry's backoff
 		c, _ := store.Claim(ctx, "w-1")
 		status, _ := store.Fail(ctx, c.Lease, "upstream timeout")
 		fmt.Println("attempt", c.Lease.Attempt, "->", status)

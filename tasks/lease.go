@@ -73,7 +73,8 @@ func (s *Store) leaseLost(lease Lease, current table.Item, cause error) error {
 }
 
 // ReclaimExpired moves every PROCESSING task whose lease expired back to
-// PENDING (or to DEAD when its attempts are used up), with a LEASE_EXPIRED
+// PENDING, claimable after the same backoff as a failed attempt (or to
+// DEAD when its attempts are used up), with a LEASE_EXPIRED
 // event and the old owner's WORKER item deleted, and returns how many it
 // moved. Claim takes expired tasks over by itself; ReclaimExpired is for a
 // sweeper that keeps them visible in the pending list when no worker is
@@ -123,13 +124,7 @@ func (s *Store) expire(ctx context.Context, m *metaItem) (Status, error) {
 	if err != nil {
 		return "", err
 	}
-	created, err := keys.ParseTime(m.CreatedAt)
-	if err != nil {
-		return "", fmt.Errorf("tasks: task %q: stored createdAt: %w", id, err)
-	}
-	update := expression.Set(expression.Name(attrStatus), expression.Value(to)).
-		Set(expression.Name(attrGSI1PK), expression.Value(s.statusPartition(to, s.shardOf(id)))).
-		Set(expression.Name(attrGSI1SK), expression.Value(mustBuild(createdSK, created))).
+	update := s.requeue(to, id, m.Attempt, now).
 		Set(expression.Name(attrLastError), expression.Value(msg)).
 		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
 		Remove(expression.Name(attrOwner)).

@@ -52,10 +52,10 @@ func Patterns() []access.Pattern {
 		{
 			Name:            "Find claim candidates",
 			Partition:       "STATUS#PENDING",
-			Description:     "The oldest pending tasks; with Shards > 1 one query per shard until one has candidates.",
+			Description:     "The pending tasks claimable longest (a task in retry backoff sorts after now); with Shards > 1 one query per shard until one has candidates.",
 			Operation:       access.Query,
 			Index:           IndexGSI1,
-			KeyCondition:    "GSI1PK = STATUS#PENDING",
+			KeyCondition:    "GSI1PK = STATUS#PENDING AND GSI1SK <= CREATED#{now}",
 			ItemSize:        typicalMetaSize,
 			ItemsPerRequest: DefaultClaimBatch,
 			RatePerSecond:   planTasksPerSecond,

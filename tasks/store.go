@@ -35,6 +35,10 @@ const (
 	MaxResultSize = 128 * 1024
 )
 
+// DefaultRetryBackoff is Options.RetryBackoff unless set: a first retry
+// within a second, the eighth and later within five minutes.
+var DefaultRetryBackoff = table.Backoff{Initial: time.Second, Max: 5 * time.Minute}
+
 // Options configure a Store.
 type Options struct {
 	// TableName is the table's name. Default DefaultTableName.
@@ -59,6 +63,12 @@ type Options struct {
 	// the package documentation for when to raise it and what it costs.
 	// Every store on a table must use the same value.
 	Shards int
+	// RetryBackoff paces retries of failed attempts: a task that failed
+	// its n-th attempt (Fail, or a lease ReclaimExpired found expired) is
+	// claimable again only after RetryBackoff.Delay(n-1), full jitter over
+	// a window that doubles with every attempt up to Max. Default
+	// DefaultRetryBackoff.
+	RetryBackoff table.Backoff
 	// ClaimBatch is how many of the oldest candidates Claim reads per
 	// partition before trying them, in random order. Default
 	// DefaultClaimBatch; about the number of concurrent workers per shard
@@ -129,6 +139,9 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 	if o.ClaimBatch == 0 {
 		o.ClaimBatch = DefaultClaimBatch
 	}
+	if o.RetryBackoff == (table.Backoff{}) {
+		o.RetryBackoff = DefaultRetryBackoff
+	}
 	if o.NewID == nil {
 		o.NewID = keys.ULIDs()
 	}
@@ -144,6 +157,8 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 		return nil, inputError("Options.Shards", o.Shards, fmt.Sprintf("must be between 1 and %d", MaxShards))
 	case o.ClaimBatch < 1 || o.ClaimBatch > 100:
 		return nil, inputError("Options.ClaimBatch", o.ClaimBatch, "must be between 1 and 100")
+	case o.RetryBackoff.Initial < 0 || o.RetryBackoff.Max < o.RetryBackoff.Initial:
+		return nil, inputError("Options.RetryBackoff", fmt.Sprintf("%+v", o.RetryBackoff), "needs 0 <= Initial <= Max")
 	}
 	if err := schema.Validate(); err != nil {
 		return nil, err
@@ -154,6 +169,12 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 	}
 	log = log.With("table", o.TableName)
 	return &Store{t: table.New(db, schema, o.Table...), opts: o, log: log}, nil
+}
+
+// retryAt is when a task whose attempt-th attempt failed at now may be
+// claimed again.
+func (s *Store) retryAt(now time.Time, attempt int) time.Time {
+	return now.Add(s.opts.RetryBackoff.Delay(max(attempt-1, 0))).Truncate(time.Microsecond)
 }
 
 // Table is the underlying table, for calls this package does not wrap

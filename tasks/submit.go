@@ -64,7 +64,7 @@ func (s *Store) Submit(ctx context.Context, in SubmitInput) (task *Task, created
 		PK: mustBuild(taskPK, id), SK: mustBuild(metaSK),
 		GSI1PK: s.statusPartition(StatusPending, s.shardOf(id)), GSI1SK: mustBuild(createdSK, now),
 		Type: typeTask, TaskID: id, Status: StatusPending, Payload: in.Payload,
-		IdempotencyKey: in.IdempotencyKey, Events: 1,
+		IdempotencyKey: in.IdempotencyKey, Events: 1, AvailableAt: keys.FormatTime(now),
 		CreatedAt: keys.FormatTime(now), UpdatedAt: keys.FormatTime(now),
 	}
 	event, err := newEvent(id, 1, EventSubmitted, StatusPending, 0, "", "", now)

@@ -26,39 +26,56 @@ const (
 	StatusCancelled  Status = "CANCELLED"
 )
 
-// Task is one unit of work and where it stands.
+// Task is one unit of work and where it stands. The json names are the
+// stored attribute names.
 type Task struct {
-	ID             string
-	Status         Status
-	Payload        []byte
-	IdempotencyKey string // "" when submitted without one
+	ID             string `json:"taskId"`
+	Status         Status `json:"status"`
+	Payload        []byte `json:"payload,omitempty"`
+	IdempotencyKey string `json:"idempotencyKey,omitempty"` // "" when submitted without one
 	// Attempt counts the claims so far: 0 while a new task waits, 1 during
 	// its first processing. It is also the lease's fencing token.
-	Attempt int
+	Attempt int `json:"attempt"`
 	// Events is the number of events in the task's history; the last one
 	// is EVENT#{Events:04d}.
-	Events int
+	Events int `json:"events"`
 	// Owner and LeaseExpiresAt are set while the task is PROCESSING.
-	Owner          string
-	LeaseExpiresAt time.Time
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	Owner          string    `json:"owner,omitempty"`
+	LeaseExpiresAt time.Time `json:"leaseExpiresAt,omitzero"`
+	// AvailableAt is when a PENDING task may be claimed: its creation for a
+	// new task, the end of its backoff after a failed attempt.
+	AvailableAt time.Time `json:"availableAt,omitzero"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
 	// LastError is the reason given by the last Fail or lease expiry.
-	LastError string
+	LastError string `json:"lastError,omitempty"`
 	// Result is what Complete stored.
-	Result []byte
+	Result []byte `json:"result,omitempty"`
 }
 
 // Task metadata, the seed's first row:
 //
 //	PK TASK#t-123   SK META   GSI1PK STATUS#PENDING   GSI1SK CREATED#2026-09-23T10:00:00Z
 //
-// GSI1 holds a task while it is PENDING (CREATED#<createdAt>, oldest first),
-// PROCESSING (LEASE#<lease expiry>, so expired leases are a key condition)
-// and DEAD (CREATED#<createdAt>, the dead letters). COMPLETED and CANCELLED
-// tasks leave the index: nothing lists them, and a sparse index costs no
-// write for them after they leave. With Options.Shards > 1 the PENDING and
-// PROCESSING partitions are STATUS#PENDING#<n> and STATUS#PROCESSING#<n>.
+// GSI1 holds a task while it is PENDING, PROCESSING or DEAD:
+//
+//   - PENDING: CREATED#<availableAt>, the time the task may be claimed. For
+//     a new task that is its creation, exactly the seed's key. After a
+//     failed attempt it is the end of the task's backoff, so the queue's
+//     order is the order tasks become claimable, and Claim reads only
+//     claimable tasks with a key condition (GSI1SK <= CREATED#<now>): a
+//     task in backoff is never even read by a claim. The key keeps the
+//     seed's shape (and its name) so tables and tools built from the seed
+//     work unchanged; only its meaning widens from "created" to "queued".
+//   - PROCESSING: LEASE#<lease expiry>, so expired leases are a key
+//     condition.
+//   - DEAD: CREATED#<the time it died>, the dead letters in the order they
+//     arrived.
+//
+// COMPLETED and CANCELLED tasks leave the index: nothing lists them, and a
+// sparse index costs no write for them after they leave. With
+// Options.Shards > 1 the PENDING and PROCESSING partitions are
+// STATUS#PENDING#<n> and STATUS#PROCESSING#<n>.
 var (
 	taskPK    = keys.MustPartition("TASK#{taskId}")
 	metaSK    = keys.MustSort("META")
@@ -81,6 +98,7 @@ const (
 	attrEvents         = "events"
 	attrOwner          = "owner"
 	attrLeaseExpiresAt = "leaseExpiresAt"
+	attrAvailableAt    = "availableAt"
 	attrCreatedAt      = "createdAt"
 	attrUpdatedAt      = "updatedAt"
 	attrLastError      = "lastError"
@@ -112,6 +130,7 @@ type metaItem struct {
 	Events         int    `dynamodbav:"events"`
 	Owner          string `dynamodbav:"owner,omitempty"`
 	LeaseExpiresAt string `dynamodbav:"leaseExpiresAt,omitempty"`
+	AvailableAt    string `dynamodbav:"availableAt,omitempty"`
 	CreatedAt      string `dynamodbav:"createdAt"`
 	UpdatedAt      string `dynamodbav:"updatedAt"`
 	LastError      string `dynamodbav:"lastError,omitempty"`
@@ -130,10 +149,11 @@ func (m *metaItem) task() (*Task, error) {
 	if t.UpdatedAt, err = parseTime("updatedAt", m.UpdatedAt); err != nil {
 		return nil, err
 	}
-	if m.LeaseExpiresAt != "" {
-		if t.LeaseExpiresAt, err = parseTime("leaseExpiresAt", m.LeaseExpiresAt); err != nil {
-			return nil, err
-		}
+	if t.LeaseExpiresAt, err = parseTime("leaseExpiresAt", m.LeaseExpiresAt); err != nil {
+		return nil, err
+	}
+	if t.AvailableAt, err = parseTime("availableAt", m.AvailableAt); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
