@@ -88,6 +88,24 @@
 // ([ErrLeaseLost]), whatever the clocks say. Expiry is judged by the
 // claiming worker's clock, so leases should be far longer than clock skew.
 //
+// # Workers
+//
+// [Store.NewWorker] and [Worker.Run] are the worker runtime, so services do
+// not each write their own poll loop: Run claims tasks and runs up to
+// WorkerOptions.Concurrency [Handler]s at once, each under its own lease,
+// which a heartbeat extends every HeartbeatInterval while the handler
+// runs. A handler's result completes the task; its error fails the
+// attempt (retried after the backoff, DEAD after MaxAttempts); its panic
+// fails the attempt with the panic's message, and the worker goes on. A
+// lease lost to a takeover cancels the handler's context and writes
+// nothing. An empty queue is polled less and less often
+// (WorkerOptions.PollBackoff, through table.Backoff), and a claimed task
+// resets the wait. When Run's context ends it claims nothing more, gives
+// running handlers ShutdownGrace to finish, then cancels them and
+// [Store.Release]s what they did not finish, so no task waits out a lease
+// because its worker stopped; Run returns when every task it held is
+// settled.
+//
 // # Write sharding
 //
 // All submissions write one GSI1 partition, STATUS#PENDING, and every claim

@@ -23,6 +23,7 @@ const (
 	EventLeaseExpired EventType = "LEASE_EXPIRED" // the owner's lease ran out: PENDING again, or DEAD
 	EventDead         EventType = "DEAD"          // Fail with no attempts left
 	EventCancelled    EventType = "CANCELLED"     // Cancel
+	EventReleased     EventType = "RELEASED"      // Release: PENDING again, claimable at once
 )
 
 // Event is one entry of a task's history.

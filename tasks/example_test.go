@@ -141,3 +141,24 @@ func ExampleStore_Fail() {
 	// attempt 1 -> PENDING
 	// attempt 2 -> DEAD
 }
+
+func ExampleWorker_Run() {
+	store, _ := newExampleStore()
+	ctx, stop := context.WithCancel(context.Background())
+	store.Submit(ctx, tasks.SubmitInput{Payload: []byte("photo-1.jpg")})
+	done := make(chan struct{})
+	w, err := store.NewWorker("w-resizer", func(ctx context.Context, task *tasks.Task) ([]byte, error) {
+		defer close(done)
+		return []byte("resized " + string(task.Payload)), nil
+	}, tasks.Concurrency(8))
+	if err != nil {
+		panic(err)
+	}
+	go func() { <-done; stop() }() // a service stops on SIGTERM instead
+	if err := w.Run(ctx); err != nil {
+		panic(err)
+	}
+	page, _ := store.ListPending(context.Background(), "")
+	fmt.Println(len(page.Items), "pending")
+	// Output: 0 pending
+}

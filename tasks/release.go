@@ -1,0 +1,41 @@
+package tasks
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/tablekit/tablekit/keys"
+)
+
+// Release gives the task held under lease back unfinished, with reason (at
+// most 4096 bytes): PENDING again and claimable at once, with a RELEASED
+// event, the WORKER item deleted, in one transaction conditioned on the
+// lease like Complete's. It is for a worker that stops before its work is
+// done (a graceful shutdown), so the task need not wait for its lease to
+// run out. A release is not a failure: it has no backoff and never makes a
+// task DEAD, though the attempt number, the lease's fencing token, has
+// grown with the claim and keeps that value. A worker that lost the task
+// gets a *LeaseLostError and nothing is written.
+func (s *Store) Release(ctx context.Context, lease Lease, reason string) error {
+	if err := s.check(checkLease(lease)); err != nil {
+		return err
+	}
+	if err := checkReason(reason); err != nil {
+		return err
+	}
+	now := s.leaseNow(lease)
+	ev, err := newEvent(lease.TaskID, lease.Seq+1, EventReleased, StatusPending, lease.Attempt, lease.Worker, reason, now)
+	if err != nil {
+		return err
+	}
+	update := expression.Set(expression.Name(attrStatus), expression.Value(StatusPending)).
+		Set(expression.Name(attrAvailableAt), expression.Value(keys.FormatTime(now))).
+		Set(expression.Name(attrGSI1PK), expression.Value(s.statusPartition(StatusPending, s.shardOf(lease.TaskID)))).
+		Set(expression.Name(attrGSI1SK), expression.Value(mustBuild(createdSK, now))).
+		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
+		Remove(expression.Name(attrOwner)).
+		Remove(expression.Name(attrLeaseExpiresAt)).
+		Add(expression.Name(attrEvents), expression.Value(1))
+	return s.finish(ctx, lease, update, ev, "release")
+}
