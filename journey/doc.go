@@ -67,7 +67,8 @@
 //     which counts as done for progress.
 //   - [Store.Pause], [Store.Resume] and [Store.Cancel] are conditional on
 //     the status they start from; a refusal is a [*StatusError] naming the
-//     status DynamoDB returned with it.
+//     status DynamoDB returned with it. Cancel also cancels the running
+//     jobs and their stages in the same transaction (JobCancelled).
 //   - [Store.AddRule] and [Store.SetRuleStatus] keep totalRules and
 //     activeRules by ADD in the same transaction as the rule.
 //   - [Store.Import] restores a backup all or nothing although a journey

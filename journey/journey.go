@@ -434,15 +434,10 @@ func (s *Store) Pause(ctx context.Context, id string) (*Journey, error) {
 	return s.move(ctx, id, "pause", StatusPaused, StatusPending, StatusRunning)
 }
 
-// Resume moves a paused journey back to running.
+// Resume moves a paused journey back to running, or a failed one (a job
+// failed with no retry left), so that an operator can retry its stage.
 func (s *Store) Resume(ctx context.Context, id string) (*Journey, error) {
-	return s.move(ctx, id, "resume", StatusRunning, StatusPaused)
-}
-
-// Cancel moves a pending, running or paused journey to cancelled, which is
-// final.
-func (s *Store) Cancel(ctx context.Context, id string) (*Journey, error) {
-	return s.move(ctx, id, "cancel", StatusCancelled, StatusPending, StatusRunning, StatusPaused)
+	return s.move(ctx, id, "resume", StatusRunning, StatusPaused, StatusFailed)
 }
 
 // move is one conditional UpdateItem on the journey's current status. A

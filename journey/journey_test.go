@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"time"
 
 	"github.com/tablekit/tablekit/table"
@@ -308,7 +311,7 @@ func TestStatusMovesAreGuarded(t *testing.T) {
 		t.Fatalf("cancelled: %s", j.Status)
 	}
 	for name, move := range map[string]func(context.Context, string) (*Journey, error){
-		"pause": e.store.Pause, "resume": e.store.Resume, "cancel": e.store.Cancel} {
+		"pause": e.store.Pause, "resume": e.store.Resume} {
 		if _, err := move(ctx, "JRN-T"); !errors.As(err, &se) || se.Current != "cancelled" {
 			t.Errorf("%s after cancel: %v", name, err)
 		}
@@ -316,10 +319,124 @@ func TestStatusMovesAreGuarded(t *testing.T) {
 			t.Errorf("%s of a missing journey: %v", name, err)
 		}
 	}
-	_, err = e.store.Cancel(ctx, "JRN-T")
-	if got := err.Error(); got != `journey: cannot cancel journey "JRN-T": its status is "cancelled", not "pending" or "running" or "paused"` {
+	_, err = e.store.Pause(ctx, "JRN-T")
+	if got := err.Error(); got != `journey: cannot pause journey "JRN-T": its status is "cancelled", not "pending" or "running"` {
 		t.Errorf("message %q", got)
 	}
+	// Cancel again completes a cascade and changes nothing else.
+	j, err = e.store.Cancel(ctx, "JRN-T")
+	require.NoError(t, err)
+	assert.Equal(t, StatusCancelled, j.Status)
+	_, err = e.store.Cancel(ctx, "JRN-NONE")
+	assert.ErrorIs(t, err, ErrJourneyNotFound)
+}
+
+// TestCancelCancelsRunningJobs: cancelling a running journey writes
+// JobCancelled on its running jobs and cancelled on their stages, in the
+// journey's transaction; finished jobs keep their status, and the
+// cancelled stage's job cannot finish afterwards.
+func TestCancelCancelsRunningJobs(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.newJourney(t)
+	done, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
+	require.NoError(t, err)
+	_, err = e.store.FinishJob(ctx, done.Ref(), Finish{Status: JobCompleted})
+	require.NoError(t, err)
+	var running []*Job
+	for _, st := range []string{"stripped_schema", "tmf_mapping"} {
+		j, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: st})
+		require.NoError(t, err)
+		running = append(running, j)
+	}
+	e.db.ResetCalls()
+	j, err := e.store.Cancel(ctx, "JRN-T")
+	require.NoError(t, err)
+	assert.Equal(t, StatusCancelled, j.Status)
+	assert.Equal(t, 1, e.db.Calls("TransactWriteItems"), "the journey and its jobs in one transaction")
+
+	for _, r := range running {
+		got, err := e.store.GetJob(ctx, r.Ref(), Consistent())
+		require.NoError(t, err)
+		assert.Equal(t, JobCancelled, got.Status)
+		assert.False(t, got.EndTime.IsZero())
+		_, err = e.store.FinishJob(ctx, r.Ref(), Finish{Status: JobCompleted})
+		var se *StatusError
+		require.ErrorAs(t, err, &se)
+		assert.Equal(t, string(JobCancelled), se.Current)
+	}
+	first, err := e.store.GetJob(ctx, done.Ref(), Consistent())
+	require.NoError(t, err)
+	assert.Equal(t, JobCompleted, first.Status)
+	stages, err := e.store.Stages(ctx, "JRN-T", Consistent())
+	require.NoError(t, err)
+	assert.Equal(t, StageCompleted, stages[0].Status)
+	assert.Equal(t, StageCancelled, stages[1].Status)
+	assert.Equal(t, StageCancelled, stages[2].Status)
+	_, err = e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "migration_planning"})
+	assert.ErrorIs(t, err, ErrInvalidStatus, "a cancelled journey starts no job")
+}
+
+// TestJourneyFailsWhenAJobFailsWithNoRetryLeft: the journey's
+// retryAttempts (here 1) allow one retry; the second failure fails the
+// journey, and Resume lets an operator retry anyway.
+func TestJourneyFailsWhenAJobFailsWithNoRetryLeft(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	_, err := e.store.CreateJourney(ctx, NewJourney{ID: "JRN-F", Name: "f", Configuration: Configuration{RetryAttempts: 1}})
+	require.NoError(t, err)
+	for attempt := 1; attempt <= 2; attempt++ {
+		j, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-F", StageID: "raw_analysis"})
+		require.NoError(t, err)
+		_, err = e.store.FinishJob(ctx, j.Ref(), Finish{Status: JobFailed})
+		require.NoError(t, err)
+		jr, err := e.store.GetJourney(ctx, "JRN-F", Consistent())
+		require.NoError(t, err)
+		want := StatusRunning
+		if attempt == 2 {
+			want = StatusFailed
+		}
+		assert.Equal(t, want, jr.Status, "after failure %d", attempt)
+	}
+	_, err = e.store.StartJob(ctx, NewJob{JourneyID: "JRN-F", StageID: "raw_analysis"})
+	assert.ErrorIs(t, err, ErrInvalidStatus)
+	_, err = e.store.Resume(ctx, "JRN-F")
+	require.NoError(t, err)
+	_, err = e.store.StartJob(ctx, NewJob{JourneyID: "JRN-F", StageID: "raw_analysis"})
+	require.NoError(t, err)
+}
+
+// TestSkipStageCountsAsDone: a stage with canSkip is skipped (the seed's
+// StageSkipped), counts for progress, and moves the journey on; a stage
+// without canSkip is refused; skipping the last open stage completes a
+// running journey.
+func TestSkipStageCountsAsDone(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	stages := []Stage{{StageID: "a"}, {StageID: "b", CanSkip: true}}
+	_, err := e.store.CreateJourney(ctx, NewJourney{ID: "JRN-S", Name: "s", Stages: stages})
+	require.NoError(t, err)
+	_, err = e.store.SkipStage(ctx, "JRN-S", "a")
+	assert.ErrorIs(t, err, ErrStageNotSkippable)
+	j, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-S", StageID: "a"})
+	require.NoError(t, err)
+	_, err = e.store.FinishJob(ctx, j.Ref(), Finish{Status: JobCompleted})
+	require.NoError(t, err)
+	jr, err := e.store.GetJourney(ctx, "JRN-S", Consistent())
+	require.NoError(t, err)
+	assert.Equal(t, 50, jr.OverallProgress)
+	assert.Equal(t, "b", jr.CurrentStageID)
+
+	st, err := e.store.SkipStage(ctx, "JRN-S", "b")
+	require.NoError(t, err)
+	assert.Equal(t, StageSkipped, st.Status)
+	jr, err = e.store.GetJourney(ctx, "JRN-S", Consistent())
+	require.NoError(t, err)
+	assert.Equal(t, 100, jr.OverallProgress)
+	assert.Equal(t, StatusCompleted, jr.Status)
+	assert.Equal(t, []string{"a", "b"}, jr.CompletedStages)
+	_, err = e.store.StartJob(ctx, NewJob{JourneyID: "JRN-S", StageID: "b"})
+	assert.ErrorIs(t, err, ErrInvalidStatus, "a skipped stage starts no job")
 }
 
 // TestLastStageCompletesJourney: completing the last stage's job moves a
