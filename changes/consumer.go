@@ -241,6 +241,7 @@ func (c *Consumer[T]) Run(ctx context.Context, h Handler[T]) error {
 		return fmt.Errorf("%w: nil handler", ErrInvalidInput)
 	}
 	defer c.release(context.WithoutCancel(ctx))
+	failures := 0
 	for {
 		n, err := c.step(ctx, func(ctx context.Context, batch []Change[T]) (int, error) {
 			if err := h(ctx, batch); err != nil {
@@ -252,8 +253,21 @@ func (c *Consumer[T]) Run(ctx context.Context, h Handler[T]) error {
 			return nil
 		}
 		if err != nil {
-			return err
+			// A failed call to DynamoDB or Streams (throttling, a network
+			// error) is retried like a handler failure: bounded, with
+			// backoff, logged. The handler's own failures were retried
+			// already.
+			failures++
+			if !retryable(err) || failures >= c.opts.MaxAttempts {
+				return err
+			}
+			c.log("changes: round failed; retrying", "attempt", failures+1, "error", err)
+			if c.opts.Backoff.Sleep(ctx, failures-1) != nil {
+				return nil
+			}
+			continue
 		}
+		failures = 0
 		if n == 0 {
 			t := time.NewTimer(c.opts.PollInterval)
 			select {
@@ -264,6 +278,17 @@ func (c *Consumer[T]) Run(ctx context.Context, h Handler[T]) error {
 			}
 		}
 	}
+}
+
+// retryable reports whether a round's error may pass on its own: not a
+// handler, decoding or configuration failure.
+func retryable(err error) bool {
+	for _, e := range []error{ErrHandler, ErrDecode, ErrInvalidInput, ErrNoStream} {
+		if errors.Is(err, e) {
+			return false
+		}
+	}
+	return true
 }
 
 // Step runs one round: it takes the shards it can, reads one batch from

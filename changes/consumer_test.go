@@ -509,3 +509,50 @@ func TestBadInputFailsWithTypedErrors(t *testing.T) {
 	_, err = c.Step(context.Background(), func(context.Context, []changes.Change[counter]) error { return nil })
 	assert.ErrorIs(t, err, changes.ErrNoStream)
 }
+
+func TestRunRetriesAFailedRoundWithBackoffAndGoesOn(t *testing.T) {
+	db := setup(t)
+	writeRound(t, db, 1)
+	db.Inject(dynamotest.Throttle("UpdateItem", 2)) // the lease writes
+	var log bytes.Buffer
+	c := consumer(t, db, changes.Logger(slog.New(slog.NewTextHandler(&log, nil))))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	v := newView()
+	want := len(allSequenceNumbers(t, db))
+	err := c.Run(ctx, func(_ context.Context, batch []changes.Change[counter]) error {
+		for _, ch := range batch {
+			v.apply(ch)
+		}
+		if len(v.handled) == want {
+			cancel()
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, recount(t, db), v.sums())
+	assert.Contains(t, log.String(), "round failed; retrying")
+}
+
+func TestAConsumerFollowsTheTableToItsNextStream(t *testing.T) {
+	db := setup(t)
+	putCounter(t, db, counter{PK: "g", SK: "old", Group: "g", N: 1})
+	c := consumer(t, db)
+	var got []string
+	h := func(_ context.Context, batch []changes.Change[counter]) error {
+		for _, ch := range batch {
+			got = append(got, ch.New.SK)
+		}
+		return nil
+	}
+	drain(t, c, h)
+	_, err := db.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{TableName: aws.String(source), StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}})
+	require.NoError(t, err)
+	db.Advance(time.Millisecond) // a new stream label
+	_, err = changes.EnableStream(context.Background(), db, source, types.StreamViewTypeNewAndOldImages)
+	require.NoError(t, err)
+	putCounter(t, db, counter{PK: "g", SK: "new", Group: "g", N: 1})
+	drain(t, c, h)
+	drain(t, c, h)
+	assert.Equal(t, []string{"old", "new"}, got)
+}

@@ -45,7 +45,11 @@
 // parent first: a child shard is taken only once its parent is finished
 // (or has aged out of the stream). A handler error is retried with jittered
 // backoff (Options.Backoff) up to MaxAttempts times, each retry logged;
-// then Run returns it and the shard stays at its last checkpoint.
+// then Run returns it and the shard stays at its last checkpoint. A round
+// that fails on a DynamoDB or Streams call (throttling, a network error) is
+// retried the same way. When the table's stream is turned off and on again,
+// a consumer finishes the old stream's shards and follows the table to its
+// new stream; with no stream left, Run returns ErrNoStream.
 //
 // Records older than 24 hours leave the stream: a consumer stopped for
 // longer loses them, and says so in its log when it finds its checkpoint

@@ -74,6 +74,7 @@ func (c *Consumer[T]) refresh(ctx context.Context, now time.Time) error {
 		c.arn = arn
 	}
 	var shards []shardInfo
+	disabled := false
 	in := &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(c.arn)}
 	for {
 		out, err := c.streams.DescribeStream(ctx, in)
@@ -87,12 +88,25 @@ func (c *Consumer[T]) refresh(ctx context.Context, now time.Time) error {
 		for _, s := range out.StreamDescription.Shards {
 			shards = append(shards, shardInfo{id: aws.ToString(s.ShardId), parent: aws.ToString(s.ParentShardId)})
 		}
+		disabled = out.StreamDescription.StreamStatus == streamstypes.StreamStatusDisabled
 		if out.StreamDescription.LastEvaluatedShardId == nil {
 			break
 		}
 		in.ExclusiveStartShardId = out.StreamDescription.LastEvaluatedShardId
 	}
 	c.shards, c.refreshed = shards, now
+	if disabled && len(c.held) == 0 {
+		done := true
+		for _, s := range shards {
+			done = done && c.finished[s.id]
+		}
+		if done {
+			// Every shard of a disabled stream is read: follow the
+			// table to its next stream (ErrNoStream when it has none).
+			c.arn = ""
+			return c.refresh(ctx, now)
+		}
+	}
 	return nil
 }
 
