@@ -2,8 +2,6 @@ package tasks
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
@@ -56,20 +54,5 @@ func (s *Store) Cancel(ctx context.Context, taskID, reason string) error {
 	if err == nil {
 		return nil
 	}
-	var txe *table.TxError
-	if errors.As(err, &txe) {
-		for _, r := range txe.Reasons {
-			if r.Index == 0 && r.Code == "ConditionalCheckFailed" {
-				if r.Item == nil {
-					return notFound(taskID, err)
-				}
-				var m metaItem
-				if uerr := table.Unmarshal(r.Item, &m); uerr != nil {
-					return fmt.Errorf("tasks: cancel %q: %w", taskID, uerr)
-				}
-				return &StateError{TaskID: taskID, Op: "cancel", Status: m.Status, Want: StatusPending, Cause: err}
-			}
-		}
-	}
-	return fmt.Errorf("tasks: cancel %q: %w", taskID, err)
+	return s.stateError(taskID, "cancel", StatusPending, err)
 }

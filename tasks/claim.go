@@ -85,7 +85,7 @@ func (s *Store) tryCandidates(ctx context.Context, workerID string, cands []meta
 	// candidate would otherwise collide again on the next.
 	for _, i := range rand.Perm(len(cands)) {
 		m := &cands[i]
-		if expired && m.Attempt >= s.opts.MaxAttempts {
+		if expired && s.lastAttempt(m.Attempt, m.AttemptBase) {
 			if _, err := s.expire(ctx, m); err != nil && !lostRace(err) {
 				return nil, err
 			}
@@ -177,7 +177,7 @@ func (s *Store) claim(ctx context.Context, workerID string, m *metaItem, takeove
 	if takeover {
 		t.LastError = expiredMessage(m)
 	}
-	return &Claim{Task: *t, Lease: Lease{TaskID: id, Worker: workerID, Attempt: attempt, Seq: seq, ExpiresAt: expires}}, nil
+	return &Claim{Task: *t, Lease: Lease{TaskID: id, Worker: workerID, Attempt: attempt, AttemptBase: m.AttemptBase, Seq: seq, ExpiresAt: expires}}, nil
 }
 
 // unchanged is the condition that META is still as m read it: same status,

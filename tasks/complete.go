@@ -65,7 +65,7 @@ func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (Status, e
 		return "", err
 	}
 	to, typ := StatusPending, EventFailed
-	if lease.Attempt >= s.opts.MaxAttempts {
+	if s.lastAttempt(lease.Attempt, lease.AttemptBase) {
 		to, typ = StatusDead, EventDead
 	}
 	now := s.leaseNow(lease)
@@ -73,7 +73,7 @@ func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (Status, e
 	if err != nil {
 		return "", err
 	}
-	update := s.requeue(to, lease.TaskID, lease.Attempt, now).
+	update := s.requeue(to, lease.TaskID, lease.Attempt-lease.AttemptBase, now).
 		Set(expression.Name(attrLastError), expression.Value(reason)).
 		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
 		Remove(expression.Name(attrOwner)).

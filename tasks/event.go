@@ -24,6 +24,7 @@ const (
 	EventDead         EventType = "DEAD"          // Fail with no attempts left
 	EventCancelled    EventType = "CANCELLED"     // Cancel
 	EventReleased     EventType = "RELEASED"      // Release: PENDING again, claimable at once
+	EventRedriven     EventType = "REDRIVEN"      // Redrive: a dead letter PENDING again, with fresh attempts
 )
 
 // Event is one entry of a task's history.

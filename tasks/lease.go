@@ -116,7 +116,7 @@ func (s *Store) expire(ctx context.Context, m *metaItem) (Status, error) {
 		return "", fmt.Errorf("tasks: expire: stored task id: %w", err)
 	}
 	to := StatusPending
-	if m.Attempt >= s.opts.MaxAttempts {
+	if s.lastAttempt(m.Attempt, m.AttemptBase) {
 		to = StatusDead
 	}
 	msg := expiredMessage(m)
@@ -124,7 +124,7 @@ func (s *Store) expire(ctx context.Context, m *metaItem) (Status, error) {
 	if err != nil {
 		return "", err
 	}
-	update := s.requeue(to, id, m.Attempt, now).
+	update := s.requeue(to, id, m.Attempt-m.AttemptBase, now).
 		Set(expression.Name(attrLastError), expression.Value(msg)).
 		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
 		Remove(expression.Name(attrOwner)).

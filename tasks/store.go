@@ -171,6 +171,12 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 	return &Store{t: table.New(db, schema, o.Table...), opts: o, log: log}, nil
 }
 
+// lastAttempt reports whether attempt is a task's last: MaxAttempts
+// claims since it was last re-driven (at attempt base).
+func (s *Store) lastAttempt(attempt, base int) bool {
+	return attempt-base >= s.opts.MaxAttempts
+}
+
 // retryAt is when a task whose attempt-th attempt failed at now may be
 // claimed again.
 func (s *Store) retryAt(now time.Time, attempt int) time.Time {

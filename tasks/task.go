@@ -36,6 +36,9 @@ type Task struct {
 	// Attempt counts the claims so far: 0 while a new task waits, 1 during
 	// its first processing. It is also the lease's fencing token.
 	Attempt int `json:"attempt"`
+	// AttemptBase is the attempt number when the task was last re-driven
+	// from DEAD (0 if never): it has MaxAttempts claims after that.
+	AttemptBase int `json:"attemptBase,omitempty"`
 	// Events is the number of events in the task's history; the last one
 	// is EVENT#{Events:04d}.
 	Events int `json:"events"`
@@ -99,6 +102,7 @@ const (
 	attrOwner          = "owner"
 	attrLeaseExpiresAt = "leaseExpiresAt"
 	attrAvailableAt    = "availableAt"
+	attrAttemptBase    = "attemptBase"
 	attrCreatedAt      = "createdAt"
 	attrUpdatedAt      = "updatedAt"
 	attrLastError      = "lastError"
@@ -131,6 +135,7 @@ type metaItem struct {
 	Owner          string `dynamodbav:"owner,omitempty"`
 	LeaseExpiresAt string `dynamodbav:"leaseExpiresAt,omitempty"`
 	AvailableAt    string `dynamodbav:"availableAt,omitempty"`
+	AttemptBase    int    `dynamodbav:"attemptBase,omitempty"`
 	CreatedAt      string `dynamodbav:"createdAt"`
 	UpdatedAt      string `dynamodbav:"updatedAt"`
 	LastError      string `dynamodbav:"lastError,omitempty"`
@@ -140,7 +145,7 @@ type metaItem struct {
 func (m *metaItem) task() (*Task, error) {
 	t := &Task{
 		ID: m.TaskID, Status: m.Status, Payload: m.Payload, IdempotencyKey: m.IdempotencyKey,
-		Attempt: m.Attempt, Events: m.Events, Owner: m.Owner, LastError: m.LastError, Result: m.Result,
+		Attempt: m.Attempt, AttemptBase: m.AttemptBase, Events: m.Events, Owner: m.Owner, LastError: m.LastError, Result: m.Result,
 	}
 	var err error
 	if t.CreatedAt, err = parseTime("createdAt", m.CreatedAt); err != nil {

@@ -37,6 +37,9 @@ type Lease struct {
 	TaskID  string
 	Worker  string
 	Attempt int
+	// AttemptBase is the task's attempt number when it was last re-driven
+	// (0 if never), so Fail knows whether this attempt is its last.
+	AttemptBase int
 	// Seq is the sequence number of the claim's PROCESSING event. While the
 	// lease is held only its worker writes events, so the next is Seq+1.
 	Seq       int
