@@ -21,13 +21,24 @@
 //
 // Where the seed leaves a choice open, this package decides:
 //
-//   - GSI1 holds a task while it is PENDING (STATUS#PENDING / CREATED#<created>,
-//     oldest first), PROCESSING (STATUS#PROCESSING / LEASE#<lease expiry>) and
-//     DEAD (STATUS#DEAD / CREATED#<created>, the dead letters, listed by
-//     [Store.ListDead]). COMPLETED and
-//     CANCELLED tasks leave the index: nothing lists them, and removing an
-//     entry costs one index write where moving it would cost two and build
-//     the hottest partition of all.
+//   - GSI1 holds a task while it is PENDING (STATUS#PENDING /
+//     CREATED#<availableAt>), PROCESSING (STATUS#PROCESSING / LEASE#<lease
+//     expiry>) and DEAD (STATUS#DEAD / CREATED#<when it died>, the dead
+//     letters, listed by [Store.ListDead]). COMPLETED and CANCELLED tasks
+//     leave the index: nothing lists them, and removing an entry costs one
+//     index write where moving it would cost two and build the hottest
+//     partition of all.
+//   - The PENDING sort key carries the time the task becomes claimable,
+//     not only its creation. For a new task the two are the same, so the
+//     seed's key is unchanged; after a failed attempt it is the end of the
+//     task's retry backoff (exponential, full jitter, capped:
+//     Options.RetryBackoff through table.Backoff). So the queue's order is
+//     the order tasks become claimable, and a claim reads candidates with
+//     the key condition GSI1SK <= CREATED#<now>: a task in backoff is never
+//     read, let alone handed out, before its time. A separate attribute
+//     with a filter would read (and bill) every task in backoff on every
+//     claim; a new key prefix would break the seed's layout, so the key
+//     keeps its name, CREATED#.
 //   - Expired leases are found by a key condition, GSI1PK = STATUS#PROCESSING
 //     AND GSI1SK <= LEASE#<now>, which reads only the expired entries: no
 //     scan, no filter.
@@ -69,9 +80,12 @@
 // expiry. The worker extends the lease with [Store.Heartbeat] and ends it
 // with [Store.Complete] or [Store.Fail]; each of those is conditioned on the
 // lease (status PROCESSING, owner, attempt) and deletes the WORKER item in
-// the same transaction. A failed task returns to PENDING until it has had
-// Options.MaxAttempts claims, then it is DEAD. [Store.Cancel] withdraws a
-// PENDING task.
+// the same transaction. A failed task returns to PENDING, claimable after
+// its retry backoff, until it has had Options.MaxAttempts claims, then it
+// is DEAD. [Store.Redrive] (one task) and [Store.RedriveDead] (every dead
+// letter a filter matches) give DEAD tasks fresh attempts, each in one
+// conditional transaction with a REDRIVEN event. [Store.Cancel] withdraws
+// a PENDING task.
 //
 // # Leases
 //
@@ -79,8 +93,9 @@
 // runs out. The next Claim looks for expired leases before it looks at
 // pending tasks, and takes such a task over in one transaction: a
 // LEASE_EXPIRED event, a PROCESSING event for the new attempt, the old
-// owner's WORKER item deleted, the new one written. [Store.ReclaimExpired]
-// does the same for a sweeper, returning the tasks to PENDING. A lease is
+// owner's WORKER item deleted, the new one written: the expired lease was
+// the task's wait. [Store.ReclaimExpired] does the same for a sweeper,
+// returning the tasks to PENDING, claimable after the retry backoff.
 // lost when the task is taken over, not at the instant it expires: work
 // that finishes late, but before anyone took it, still counts. After a
 // takeover the attempt number has moved on, so the old owner's Heartbeat,
