@@ -47,6 +47,10 @@ func (s *Store) Export(ctx context.Context, journeyID string) (*ExportInfo, erro
 	if err := checkID("journeyId", journeyID); err != nil {
 		return nil, err
 	}
+	backups, err := s.backupStore()
+	if err != nil {
+		return nil, err
+	}
 	pk, _ := journeyPK.Build(journeyID)
 	b := Backup{Format: BackupFormat, JourneyID: journeyID, ExportedAt: Time{s.now()}}
 	found := false
@@ -77,7 +81,7 @@ func (s *Store) Export(ctx context.Context, journeyID string) (*ExportInfo, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := s.backups.Put(ctx, key, bytes.NewReader(body), blobstore.WithContentType("application/json"),
+	if err := backups.Put(ctx, key, bytes.NewReader(body), blobstore.WithContentType("application/json"),
 		blobstore.WithSize(int64(len(body)))); err != nil {
 		return nil, fmt.Errorf("journey: write backup %s: %w", key, err)
 	}
@@ -107,7 +111,11 @@ func (s *Store) Import(ctx context.Context, journeyID string, opts ...func(*Impo
 	if err != nil {
 		return nil, err
 	}
-	rc, _, err := s.backups.Get(ctx, key)
+	backups, err := s.backupStore()
+	if err != nil {
+		return nil, err
+	}
+	rc, _, err := backups.Get(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("journey: read backup of %s: %w", journeyID, err)
 	}

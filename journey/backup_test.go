@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/table"
 )
 
 // TestExportImportRestoresEveryItem: a journey exported from one table and
@@ -34,7 +35,7 @@ func TestExportImportRestoresEveryItem(t *testing.T) {
 	if err := Schema("").Create(ctx, db2); err != nil {
 		t.Fatal(err)
 	}
-	s2 := NewStore(db2, e.logs)
+	s2 := NewStore(db2, e.logs, func(o *Options) { o.Backups = e.backups })
 	if _, err := s2.Import(ctx, "JRN-B"); err != nil {
 		t.Fatal(err)
 	}
@@ -80,5 +81,26 @@ func TestImportRejectsForeignItemsBeforeWriting(t *testing.T) {
 		if e.calls() != 0 {
 			t.Errorf("%s: %d requests", name, e.calls())
 		}
+	}
+}
+
+// TestExportNeedsABackupsStore: without Options.Backups, Export and Import
+// refuse with a typed error before any request, rather than writing
+// backups into the logs bucket.
+func TestExportNeedsABackupsStore(t *testing.T) {
+	e := newEnv(t)
+	e.newJourney(t)
+	s := NewStore(e.db, e.logs)
+	e.db.ResetCalls()
+	_, err := s.Export(context.Background(), "JRN-T")
+	if !errors.Is(err, table.ErrInvalidInput) {
+		t.Errorf("export: %v", err)
+	}
+	_, err = s.Import(context.Background(), "JRN-T")
+	if !errors.Is(err, table.ErrInvalidInput) {
+		t.Errorf("import: %v", err)
+	}
+	if e.calls() != 0 || len(objects(t, e.logs)) != 0 {
+		t.Errorf("%d requests, log objects %v", e.calls(), objects(t, e.logs))
 	}
 }

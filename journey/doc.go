@@ -26,7 +26,8 @@
 // at .../reports/{step_id}/{report_id}.json in the reports store
 // (transformation-journey-reports; one object per report, where the seed's
 // .../reports/{step_id}.json let a second report of a step replace the
-// first), exports at journeys/{id}/backup.json.
+// first), exports at journeys/{id}/backup.json in the backups store
+// (Options.Backups, the seed's transformation-backups bucket).
 // [Schema] declares the table with every access pattern of the seed.
 //
 // # Reads

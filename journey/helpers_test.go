@@ -71,6 +71,7 @@ type env struct {
 	db      *dynamotest.DB
 	logs    *blobstore.Memory
 	reports *blobstore.Memory
+	backups *blobstore.Memory
 	clock   *clock
 	ids     *ids
 	store   *Store
@@ -80,13 +81,14 @@ type env struct {
 // report stores, a test clock at 2025-11-01T20:00:00Z and counting ids.
 func newEnv(t testing.TB, opts ...func(*Options)) *env {
 	t.Helper()
-	e := &env{db: dynamotest.New(), logs: blobstore.NewMemory(), reports: blobstore.NewMemory(),
+	e := &env{db: dynamotest.New(), logs: blobstore.NewMemory(), reports: blobstore.NewMemory(), backups: blobstore.NewMemory(),
 		clock: newClock(t0), ids: newIDs()}
 	if err := Schema("").Create(context.Background(), e.db); err != nil {
 		t.Fatal(err)
 	}
 	e.store = NewStore(e.db, e.logs, append([]func(*Options){func(o *Options) {
 		o.Reports = e.reports
+		o.Backups = e.backups
 		o.Clock = e.clock.Now
 		o.NewID = e.ids.NewID
 		o.Table = []func(*table.Options){func(to *table.Options) {

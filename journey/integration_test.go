@@ -80,7 +80,8 @@ func TestFilesOnS3rverAndBackupRestore(t *testing.T) {
 	logs := blobstore.NewS3(client, testenv.Bucket(t, "journey-logs"), func(o *blobstore.S3Options) { o.PathStyle = true })
 	reports := blobstore.NewS3(client, testenv.Bucket(t, "journey-reports"), func(o *blobstore.S3Options) { o.PathStyle = true })
 	s := localStore(t, func(o *Options) { o.Reports = reports })
-	s.logs, s.backups = logs, logs
+	backups := blobstore.NewS3(client, testenv.Bucket(t, "journey-backups"), func(o *blobstore.S3Options) { o.PathStyle = true })
+	s.logs, s.backups = logs, backups
 	ctx := context.Background()
 	if _, err := s.CreateJourney(ctx, NewJourney{ID: "JRN-S3", Name: "files"}); err != nil {
 		t.Fatal(err)
@@ -114,7 +115,7 @@ func TestFilesOnS3rverAndBackupRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := localStore(t)
-	other.backups = logs
+	other.backups = backups
 	c, err := other.Import(ctx, "JRN-S3")
 	if err != nil {
 		t.Fatal(err)

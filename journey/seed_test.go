@@ -195,7 +195,7 @@ func TestSeedExamplesRoundTripExactly(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back Backup
-	rc, _, err := e.logs.Get(ctx, info.Key)
+	rc, _, err := e.backups.Get(ctx, info.Key)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,9 @@ import (
 const (
 	DefaultLogsBucket    = "transformation-journey-logs"
 	DefaultReportsBucket = "transformation-journey-reports"
+	// DefaultBackupsBucket is the seed's bucket of journey exports
+	// (s3://transformation-backups/journeys/{id}/backup.json).
+	DefaultBackupsBucket = "transformation-backups"
 )
 
 // DefaultTxAttempts is how often the store sends a transaction that other
@@ -29,8 +32,11 @@ type Options struct {
 	// Reports is the store for report files; the logs store passed to
 	// NewStore when nil. The seed keeps them in a bucket of their own.
 	Reports blobstore.Store
-	// Backups is the store Export writes to and Import reads from; the
-	// logs store when nil.
+	// Backups is the store Export writes to and Import reads from: a
+	// store on the seed's backups bucket, DefaultBackupsBucket
+	// (transformation-backups). Export and Import fail with
+	// table.ErrInvalidInput while it is nil; backups no longer go to the
+	// logs bucket by default.
 	Backups blobstore.Store
 	// LogsBucket and ReportsBucket name the buckets in the s3Location
 	// strings of log and report entries (the stores themselves are
@@ -79,9 +85,6 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) *Store
 	}
 	if o.Reports == nil {
 		o.Reports = logs
-	}
-	if o.Backups == nil {
-		o.Backups = logs
 	}
 	if o.LogsBucket == "" {
 		o.LogsBucket = DefaultLogsBucket
@@ -132,6 +135,14 @@ func (s *Store) log(ctx context.Context, msg string, args ...any) {
 	if s.opts.Logger != nil {
 		s.opts.Logger.InfoContext(ctx, "journey: "+msg, append([]any{"table", s.opts.TableName}, args...)...)
 	}
+}
+
+// backupStore is the backups store, or a typed error when none was given.
+func (s *Store) backupStore() (blobstore.Store, error) {
+	if s.backups == nil {
+		return nil, inputError("Options.Backups", "nil", "Export and Import need a store on the backups bucket ("+DefaultBackupsBucket+")")
+	}
+	return s.backups, nil
 }
 
 // Table is the underlying table, for calls this package does not wrap.

@@ -1,8 +1,11 @@
 // Command journey runs one AI Job Engine transformation journey (seed 000)
-// end to end: it creates a journey with its six default stages and some
-// Second Brain rules, runs a job per stage with step logs and reports, lets
-// the data_migration job fail once and retries it, and prints the final
-// dashboard, the failed job's logs and a backup.
+// end to end: it creates a journey with its six default stages (one of
+// them optional) and some Second Brain rules, runs a job per stage with
+// step logs and reports, shows that a stage runs one execution at a time,
+// lets the data_migration job fail once and retries it, skips the optional
+// stage, and prints the final dashboard, the jobs page by page, the failed
+// job's logs and a backup. A second journey is cancelled with a job
+// running, which the cancel stops (JobCancelled).
 //
 //	go run ./examples/journey             # in-memory fake, in-memory blobs
 //	TABLEKIT_DYNAMODB_ENDPOINT=http://127.0.0.1:8000 \
@@ -27,18 +30,24 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "journey example:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	useAWS := flag.Bool("aws", false, exampleenv.AWSFlagUsage)
-	tableName := flag.String("table", journey.DefaultTableName, "DynamoDB table")
-	logsBucket := flag.String("logs-bucket", journey.DefaultLogsBucket, "S3 bucket for log files and backups")
-	reportsBucket := flag.String("reports-bucket", journey.DefaultReportsBucket, "S3 bucket for report files")
-	flag.Parse()
+// run runs the example with command-line args; it can run any number of
+// times in one process (its flags are its own).
+func run(args []string) error {
+	flags := flag.NewFlagSet("journey", flag.ContinueOnError)
+	useAWS := flags.Bool("aws", false, exampleenv.AWSFlagUsage)
+	tableName := flags.String("table", journey.DefaultTableName, "DynamoDB table")
+	logsBucket := flags.String("logs-bucket", journey.DefaultLogsBucket, "S3 bucket for log files")
+	reportsBucket := flags.String("reports-bucket", journey.DefaultReportsBucket, "S3 bucket for report files")
+	backupsBucket := flags.String("backups-bucket", journey.DefaultBackupsBucket, "S3 bucket for journey exports")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -46,24 +55,30 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	// The seed keeps reports in a bucket of their own.
+	// The seed keeps reports and backups in buckets of their own.
 	reportStore, err := env.Bucket(ctx, *reportsBucket)
 	if err != nil {
 		return err
 	}
-	fmt.Println("using", env, "(logs);", *reportsBucket, "beside it (reports)")
+	backupStore, err := env.Bucket(ctx, *backupsBucket)
+	if err != nil {
+		return err
+	}
+	fmt.Println("using", env, "(logs);", *reportsBucket, "and", *backupsBucket, "beside it (reports, backups)")
 	if err := journey.Schema(*tableName).EnsureTable(ctx, env.DB); err != nil {
 		return fmt.Errorf("table: %w", err)
 	}
 	store := journey.NewStore(env.DB, env.Blobs, func(o *journey.Options) {
 		o.TableName = *tableName
-		o.Reports = reportStore
+		o.Reports, o.Backups = reportStore, backupStore
 		o.LogsBucket, o.ReportsBucket = *logsBucket, *reportsBucket
 	})
 
-	// An id unique to this run, so runs against a long-lived table do not
-	// collide.
-	id := "JRN-" + strings.ReplaceAll(time.Now().UTC().Format("20060102-150405.000"), ".", "-")
+	// An id unique to this run, so runs against a long-lived table (and
+	// two runs in one process) do not collide.
+	id := "JRN-" + strings.ReplaceAll(time.Now().UTC().Format("20060102-150405.000000"), ".", "-")
+	stages := journey.DefaultStages()
+	stages[3].CanSkip = true // migration_planning: this catalog needs no plan
 	fmt.Println("\n== create journey", id)
 	created, err := store.CreateJourney(ctx, journey.NewJourney{
 		ID: id, Name: "Product Catalog Migration to TMF620",
@@ -74,6 +89,7 @@ func run() error {
 		Configuration: journey.Configuration{Timeout: 1800, MaxDepth: 5, TMFSpecVersion: "4.0.0", OutputFormat: "json",
 			RetryAttempts: 3, EnableDetailedLogging: true, ValidateAtEachStage: true, SecondBrainEnabled: true,
 			RuleEngineVersion: "v1.0"},
+		Stages: stages,
 	})
 	if err != nil {
 		return err
@@ -119,6 +135,14 @@ func run() error {
 	var failedJob *journey.Job
 	for _, st := range created.Stages {
 		fmt.Printf("\n== stage %d: %s\n", st.Order, st.StageID)
+		if st.CanSkip {
+			skipped, err := store.SkipStage(ctx, id, st.StageID)
+			if err != nil {
+				return err
+			}
+			fmt.Println("  skipped:", skipped.Status)
+			continue
+		}
 		outcome := journey.JobCompleted
 		if st.StageID == "data_migration" {
 			outcome = journey.JobFailed // the first attempt fails; it is retried below
@@ -160,11 +184,33 @@ func run() error {
 	fmt.Printf("  logs: %d (%d warnings, %d errors); %d log summaries and %d reports in the partition\n",
 		a.TotalLogs, a.TotalWarnings, a.TotalErrors, len(c.Logs), len(c.Reports))
 	for _, st := range c.Stages {
-		latest := c.LatestJob(st.StageID)
-		fmt.Printf("    %d %-24s %-10s latest %s (execution %d, %s, %.1fs)\n", st.Order, st.StageID, st.Status,
-			latest.JobID, latest.ExecutionNumber, latest.Status, latest.Duration)
+		if latest := c.LatestJob(st.StageID); latest != nil {
+			fmt.Printf("    %d %-24s %-10s latest %s (execution %d, %s, %.1fs)\n", st.Order, st.StageID, st.Status,
+				latest.JobID, latest.ExecutionNumber, latest.Status, latest.Duration)
+		} else {
+			fmt.Printf("    %d %-24s %-10s no job\n", st.Order, st.StageID, st.Status)
+		}
 	}
-	if j.Status != journey.StatusCompleted || j.OverallProgress != 100 || a.TotalJobs != 7 || a.CompletedJobs != 6 ||
+
+	fmt.Println("\n== jobs, 4 a page (job items only: no log summary is read)")
+	var listed int
+	for cursor, page := "", 1; ; page++ {
+		p, err := store.ListJobs(ctx, id, cursor, journey.Limit(4))
+		if err != nil {
+			return err
+		}
+		for _, job := range p.Items {
+			fmt.Printf("    page %d: %d %-24s execution %d %s\n", page, job.Order, job.StageID, job.ExecutionNumber, job.Status)
+		}
+		listed += len(p.Items)
+		if cursor = p.Next; cursor == "" {
+			break
+		}
+	}
+	if listed != a.TotalJobs {
+		return fmt.Errorf("listed %d jobs, the journey counts %d", listed, a.TotalJobs)
+	}
+	if j.Status != journey.StatusCompleted || j.OverallProgress != 100 || a.TotalJobs != 6 || a.CompletedJobs != 5 ||
 		a.FailedJobs != 1 || a.TotalRules != 6 || a.ActiveRules != 5 || a.TotalErrors != 1 {
 		return fmt.Errorf("unexpected final journey: %s %d%% %+v", j.Status, j.OverallProgress, a)
 	}
@@ -206,6 +252,28 @@ func run() error {
 		fmt.Printf("    report %s: %s\n", r.ReportID, r.Summary)
 	}
 
+	fmt.Println("\n== cancel a journey with a job running")
+	other, err := store.CreateJourney(ctx, journey.NewJourney{ID: id + "-X", Name: "Cancelled migration"})
+	if err != nil {
+		return err
+	}
+	running, err := store.StartJob(ctx, journey.NewJob{JourneyID: other.Journey.ID, StageID: "raw_analysis"})
+	if err != nil {
+		return err
+	}
+	cancelled, err := store.Cancel(ctx, other.Journey.ID)
+	if err != nil {
+		return err
+	}
+	stopped, err := store.GetJob(ctx, running.Ref(), journey.Consistent())
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  %s %s; its job %s %s\n", cancelled.ID, cancelled.Status, stopped.JobID, stopped.Status)
+	if cancelled.Status != journey.StatusCancelled || stopped.Status != journey.JobCancelled {
+		return fmt.Errorf("cancel left the journey %s and its job %s", cancelled.Status, stopped.Status)
+	}
+
 	fmt.Println("\n== backup")
 	info, err := store.Export(ctx, id)
 	if err != nil {
@@ -245,6 +313,11 @@ func runJob(ctx context.Context, store *journey.Store, journeyID string, st jour
 		Configuration: journey.JobConfiguration{Timeout: 1800, RetryAttempts: 3, EnableDetailedLogging: true}})
 	if err != nil {
 		return nil, err
+	}
+	// A stage runs one execution at a time.
+	var busy *journey.StatusError
+	if _, err := store.StartJob(ctx, journey.NewJob{JourneyID: journeyID, StageID: st.StageID}); !errors.As(err, &busy) {
+		return nil, fmt.Errorf("a second start of a running stage: %v", err)
 	}
 	ref := job.Ref()
 	fmt.Printf("  %s started, execution %d\n", job.JobID, job.ExecutionNumber)
