@@ -18,6 +18,7 @@ func commands() []*command {
 	all = append(all, inspectCommand())
 	all = append(all, jobsCommands()...)
 	all = append(all, tasksCommands()...)
+	all = append(all, journeyCommands()...)
 	return all
 }
 

@@ -5,13 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -19,6 +24,7 @@ import (
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/jobs"
+	"github.com/tablekit/tablekit/journey"
 	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
 )
@@ -371,4 +377,52 @@ func testJobsCommands(t *testing.T, b backend) {
 	orphans := b.cli(t, "jobs", "orphans")
 	require.Equal(t, exitOK, orphans.code, orphans.stderr)
 	assert.Contains(t, orphans.stdout, "found 0 orphaned objects")
+}
+
+func TestJourneyShowExportAndImport(t *testing.T) {
+	srv := fakeServer(t)
+	ctx := context.Background()
+	faker := gofakes3.New(s3mem.New(), gofakes3.WithLogger(gofakes3.DiscardLog()))
+	s3srv := httptest.NewServer(faker.Server())
+	t.Cleanup(s3srv.Close)
+	client := s3.New(s3.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String(s3srv.URL), UsePathStyle: true,
+		Credentials: credentials.NewStaticCredentialsProvider("k", "s", ""),
+	})
+	for _, b := range []string{"logs", "backups"} {
+		_, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)})
+		require.NoError(t, err)
+	}
+	store := journey.NewStore(srv.DB, blobstore.NewS3(client, "logs"))
+	require.NoError(t, journey.Schema(journey.DefaultTableName).EnsureTable(ctx, srv.DB))
+	c, err := store.CreateJourney(ctx, journey.NewJourney{Name: "sap migration", CreatedBy: "ops"})
+	require.NoError(t, err)
+	id := c.Journey.ID
+	args := func(sub string, more ...string) []string {
+		return append([]string{"journey", sub, "-endpoint", srv.URL, "-s3-endpoint", s3srv.URL,
+			"-logs-bucket", "logs", "-backups-bucket", "backups"}, more...)
+	}
+
+	show := runCLI(t, args("show", id)...)
+	require.Equal(t, exitOK, show.code, show.stderr)
+	assert.Contains(t, show.stdout, "sap migration")
+	js := runCLI(t, args("show", id, "-output", "json")...)
+	require.Equal(t, exitOK, js.code, js.stderr)
+	var shown journey.Complete
+	require.NoError(t, json.Unmarshal([]byte(js.stdout), &shown))
+	assert.Len(t, shown.Stages, 6, "the six default stages")
+	assert.Equal(t, exitNotFound, runCLI(t, args("show", "JRN-nosuch")...).code)
+
+	export := runCLI(t, args("export", id, "-output", "json")...)
+	require.Equal(t, exitOK, export.code, export.stderr)
+	assert.Contains(t, export.stdout, "journeys/")
+
+	// Importing over the live journey is refused without -overwrite, and
+	// needs -yes off a terminal.
+	assert.Equal(t, exitNotConfirmed, runCLI(t, args("import", id)...).code)
+	refused := runCLI(t, args("import", id, "-yes")...)
+	assert.Equal(t, exitFailed, refused.code, refused.stderr)
+	replaced := runCLI(t, args("import", id, "-yes", "-overwrite")...)
+	require.Equal(t, exitOK, replaced.code, replaced.stderr)
+	assert.Contains(t, replaced.stdout, "imported "+id)
 }

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/tablekit/tablekit/journey"
+)
+
+// journeyFlags name the journey table and its buckets.
+type journeyFlags struct {
+	table, logs, backups string
+}
+
+func (f *journeyFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.table, "table", "", "table name (default "+journey.DefaultTableName+")")
+	fs.StringVar(&f.logs, "logs-bucket", journey.DefaultLogsBucket, "S3 bucket of the journeys' log files")
+	fs.StringVar(&f.backups, "backups-bucket", "transformation-backups", "S3 bucket exports are written to and imports read from (seed 000's)")
+}
+
+func (f *journeyFlags) open(ctx context.Context, a *app) (*journey.Store, error) {
+	c, err := a.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	logs, backups := c.memoryBlobs(), c.memoryBlobs()
+	if c.fake == nil {
+		if logs, err = a.bucket(ctx, f.logs); err != nil {
+			return nil, err
+		}
+		if backups, err = a.bucket(ctx, f.backups); err != nil {
+			return nil, err
+		}
+	}
+	return journey.NewStore(c.db, logs, func(o *journey.Options) {
+		o.TableName = f.table
+		o.Backups = backups
+	}), nil
+}
+
+func journeySetup(fn func(ctx context.Context, a *app, s *journey.Store, args []string) error, extra func(*flag.FlagSet)) func(*flag.FlagSet, *app) runner {
+	return func(fs *flag.FlagSet, a *app) runner {
+		var jf journeyFlags
+		jf.register(fs)
+		if extra != nil {
+			extra(fs)
+		}
+		return func(ctx context.Context, args []string) error {
+			if len(args) != 1 || args[0] == "" {
+				return usagef("takes one journey id")
+			}
+			s, err := jf.open(ctx, a)
+			if err != nil {
+				return err
+			}
+			return fn(ctx, a, s, args)
+		}
+	}
+}
+
+func journeyCommands() []*command {
+	var overwrite bool
+	return []*command{
+		{
+			name: "journey show", args: "<journey id>",
+			summary: "print a journey: status, progress, stages, rules and jobs (one Query of its partition)",
+			setup: journeySetup(func(ctx context.Context, a *app, s *journey.Store, args []string) error {
+				c, err := s.LoadJourney(ctx, args[0], journey.Consistent(), journey.SkipLogSummaries())
+				if err != nil {
+					return err
+				}
+				return a.emit(c, func(w io.Writer) {
+					j := c.Journey
+					fmt.Fprintf(w, "journey\t%s (%s)\nstatus\t%s, %d%%\ncurrent stage\t%s\n", j.ID, j.Name, j.Status, j.OverallProgress, j.CurrentStageID)
+					fmt.Fprintln(w, "\nstages:")
+					for _, st := range c.Stages {
+						fmt.Fprintf(w, "  %02d\t%s\t%s\n", st.Order, st.StageID, st.Status)
+					}
+					fmt.Fprintf(w, "\nrules: %d\n", len(c.Rules))
+					fmt.Fprintln(w, "\njobs:")
+					for _, jb := range c.Jobs {
+						fmt.Fprintf(w, "  %s\t%s\texecution %d\t%s\n", jb.JobID, jb.StageID, jb.ExecutionNumber, jb.Status)
+					}
+				})
+			}, nil),
+		},
+		{
+			name: "journey export", args: "<journey id>",
+			summary: "write the journey's whole partition to journeys/{id}/backup.json in the backups bucket",
+			setup: journeySetup(func(ctx context.Context, a *app, s *journey.Store, args []string) error {
+				info, err := s.Export(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				return a.emit(info, func(w io.Writer) {
+					fmt.Fprintf(w, "exported %d items (%d bytes) to %s\n", info.Items, info.Size, info.Key)
+				})
+			}, nil),
+		},
+		{
+			name: "journey import", args: "<journey id>",
+			summary:     "restore a journey from its backup; all or nothing, refused over a live journey unless -overwrite",
+			destructive: true,
+			setup: journeySetup(func(ctx context.Context, a *app, s *journey.Store, args []string) error {
+				var opts []func(*journey.ImportOptions)
+				if overwrite {
+					opts = append(opts, journey.Overwrite())
+				}
+				c, err := s.Import(ctx, args[0], opts...)
+				if err != nil {
+					return err
+				}
+				return a.emit(c.Journey, func(w io.Writer) {
+					fmt.Fprintf(w, "imported %s: %d stages, %d rules, %d jobs\n", c.Journey.ID, len(c.Stages), len(c.Rules), len(c.Jobs))
+				})
+			}, func(fs *flag.FlagSet) {
+				fs.BoolVar(&overwrite, "overwrite", false, "replace a journey that exists, as a whole")
+			}),
+		},
+	}
+}
