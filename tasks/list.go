@@ -29,8 +29,11 @@ type ListOptions struct {
 // Limit sets ListOptions.Limit.
 func Limit(n int) func(*ListOptions) { return func(o *ListOptions) { o.Limit = n } }
 
-// ListPending returns one page of PENDING tasks, oldest first: the seed's
-// admin view (GSI1PK = STATUS#PENDING), not the workers' path. Pass "" as
+// ListPending returns one page of PENDING tasks in the order they become
+// claimable (AvailableAt ascending; ties by task id ascending, bytewise, on
+// every backend and across pages, sharded or not): the seed's admin view
+// (GSI1PK = STATUS#PENDING), not the workers' path. Tasks still in their
+// retry backoff are listed, after the claimable ones. Pass "" as
 // cursor for the first page and Page.Next for the next; Next is "" after
 // the last page. A cursor from another list, another store configuration or
 // an altered one fails with table.ErrInvalidCursor before anything is read.
@@ -54,14 +57,14 @@ func (s *Store) ListPending(ctx context.Context, cursor string, opts ...func(*Li
 
 // ListDead returns one page of DEAD tasks, the dead letters (GSI1PK =
 // STATUS#DEAD, one partition whatever Options.Shards says: dead tasks are
-// few), oldest first, with their LastError. Paging works as for
-// ListPending.
+// few), with their LastError, in the order they died (ties by task id
+// ascending). Paging works as for ListPending.
 func (s *Store) ListDead(ctx context.Context, cursor string, opts ...func(*ListOptions)) (table.Page[Task], error) {
 	o, err := s.listOptions(opts)
 	if err != nil {
 		return table.Page[Task]{}, err
 	}
-	q := table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusDead, 0), Limit: int32(o.Limit)}
+	q := table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusDead, 0), Limit: int32(o.Limit), TieBreak: attrTaskID}
 	return s.listPartition(ctx, q, cursor, "dead")
 }
 
@@ -124,7 +127,7 @@ func walk(page func(cursor string) (table.Page[Task], error)) iter.Seq2[Task, er
 }
 
 func (s *Store) pendingQuery(shard, limit int) table.Query {
-	return table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusPending, shard), Limit: int32(limit)}
+	return table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusPending, shard), Limit: int32(limit), TieBreak: attrTaskID}
 }
 
 func tasksPage(items []metaItem, next string) (table.Page[Task], error) {
@@ -180,7 +183,7 @@ func (s *Store) listMerged(ctx context.Context, cursor string, limit int) (table
 		if all[i].m.GSI1SK != all[j].m.GSI1SK {
 			return all[i].m.GSI1SK < all[j].m.GSI1SK
 		}
-		return all[i].shard < all[j].shard
+		return all[i].m.TaskID < all[j].m.TaskID
 	})
 	if len(all) > limit {
 		all = all[:limit]

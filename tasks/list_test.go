@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
@@ -241,4 +245,38 @@ func TestListDeadShowsDeadLettersOldestFirst(t *testing.T) {
 		_, err := f.store.ListDead(ctx, "", tasks.Limit(-1))
 		wantInputError(t, err, "Limit")
 	})
+}
+
+// Issue 18: tasks submitted in one microsecond share GSI1SK; the list
+// still has one order, task id ascending, and paging 7 at a time returns
+// each task once, in that order, sharded or not.
+func TestListPendingTiesAreOrderedByTaskIDAcrossPages(t *testing.T) {
+	for _, shards := range []int{1, 3} {
+		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
+			f := newFixture(t, tasks.Shards(shards))
+			ctx := context.Background()
+			var want []string
+			for i := range 200 {
+				task, _, err := f.store.Submit(ctx, tasks.SubmitInput{Payload: []byte(fmt.Sprint(i))}) // the clock stands still
+				require.NoError(t, err)
+				want = append(want, task.ID)
+			}
+			sort.Strings(want)
+			var got []string
+			cursor := ""
+			for {
+				page, err := f.store.ListPending(ctx, cursor, tasks.Limit(7))
+				require.NoError(t, err)
+				require.LessOrEqual(t, len(page.Items), 7)
+				for _, it := range page.Items {
+					got = append(got, it.ID)
+				}
+				if page.Next == "" {
+					break
+				}
+				cursor = page.Next
+			}
+			assert.Equal(t, want, got)
+		})
+	}
 }
