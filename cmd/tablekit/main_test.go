@@ -304,6 +304,29 @@ func testTasksCommands(t *testing.T, b backend) {
 	got, err = store.Get(ctx, claim.Task.ID)
 	require.NoError(t, err)
 	assert.NotEqual(t, tasks.StatusProcessing, got.Status)
+
+	// A task that fails its only attempt is a dead letter; redrive brings it back.
+	once, err := tasks.NewStore(b.db, nil, tasks.TableName(b.tasksTable), func(o *tasks.Options) { o.MaxAttempts = 1 })
+	require.NoError(t, err)
+	doomed, _, err := once.Submit(ctx, tasks.SubmitInput{Payload: []byte(`{"doomed":true}`)})
+	require.NoError(t, err)
+	var doomedClaim *tasks.Claim
+	for doomedClaim == nil || doomedClaim.Task.ID != doomed.ID {
+		doomedClaim, err = once.Claim(ctx, "w-2")
+		require.NoError(t, err)
+	}
+	_, err = once.Fail(ctx, doomedClaim.Lease, "provider exploded")
+	require.NoError(t, err)
+	dead := b.cli(t, "tasks", "dead")
+	require.Equal(t, exitOK, dead.code, dead.stderr)
+	assert.Contains(t, dead.stdout, doomed.ID)
+	assert.Equal(t, exitUsage, b.cli(t, "tasks", "redrive", "-yes").code, "an id or -all")
+	redrive := b.cli(t, "tasks", "redrive", "-yes", doomed.ID)
+	require.Equal(t, exitOK, redrive.code, redrive.stderr)
+	assert.Contains(t, redrive.stdout, "PENDING")
+	none := b.cli(t, "tasks", "redrive", "-yes", "-all", "-error", "exploded")
+	require.Equal(t, exitOK, none.code, none.stderr)
+	assert.Contains(t, none.stdout, "re-drove 0 tasks", "it left DEAD already")
 }
 
 func testJobsCommands(t *testing.T, b backend) {

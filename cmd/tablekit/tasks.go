@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/tablekit/tablekit/table"
@@ -77,6 +78,8 @@ func taskRow(w io.Writer, t tasks.Task) {
 }
 
 func tasksCommands() []*command {
+	var all bool
+	var reason, errorContains string
 	return []*command{
 		{
 			name:    "tasks list",
@@ -150,6 +153,44 @@ func tasksCommands() []*command {
 				})
 			}),
 			destructive: true,
+		},
+		{
+			name:    "tasks redrive",
+			args:    "[<task id>]",
+			summary: "give dead tasks another chance: one by id, or every dead letter (-all, narrowed by -error)",
+			help: `Each task is moved DEAD -> PENDING in its own transaction with a REDRIVEN event
+carrying -reason, and gets a fresh set of attempts. Two operators re-driving the
+same task move it once.`,
+			destructive: true,
+			setup: func(fs *flag.FlagSet, a *app) runner {
+				fs.BoolVar(&all, "all", false, "re-drive every dead letter (narrow with -error)")
+				fs.StringVar(&errorContains, "error", "", "with -all: only tasks whose last error contains this text")
+				fs.StringVar(&reason, "reason", "re-driven by an operator with tablekit", "the reason recorded in each task's REDRIVEN event")
+				return tasksSetup(false, func(ctx context.Context, a *app, s *tasks.Store, _ pageFlags, args []string) error {
+					switch {
+					case all && len(args) > 0, !all && len(args) != 1:
+						return usagef("tasks redrive takes one task id, or -all")
+					case !all && errorContains != "":
+						return usagef("-error goes with -all")
+					}
+					if !all {
+						t, err := s.Redrive(ctx, args[0], reason)
+						if err != nil {
+							return err
+						}
+						return a.emit(t, func(w io.Writer) { taskRow(w, *t) })
+					}
+					n, err := s.RedriveDead(ctx, func(t *tasks.Task) bool {
+						return strings.Contains(t.LastError, errorContains)
+					}, reason)
+					if err != nil {
+						return err
+					}
+					return a.emit(map[string]int{"redriven": n}, func(w io.Writer) {
+						fmt.Fprintf(w, "re-drove %d tasks\n", n)
+					})
+				})(fs, a)
+			},
 		},
 	}
 }
