@@ -30,7 +30,7 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "jobs example:", err)
 		os.Exit(1)
 	}
@@ -43,12 +43,17 @@ type upload struct {
 	labels               int // how many labels the provider finds
 }
 
-func run() (err error) {
-	useAWS := flag.Bool("aws", false, exampleenv.AWSFlagUsage)
-	envName := flag.String("env", "example", "environment in the table name photoeditor-{env}-jobs")
-	bucket := flag.String("bucket", "tablekit-examples", "S3 bucket for results too large for DynamoDB")
-	keep := flag.Bool("keep", false, "keep the jobs this run created")
-	flag.Parse()
+// run is the whole program; its flags are its own (not the global set), so
+// a test can run it more than once in one process.
+func run(args []string) (err error) {
+	flags := flag.NewFlagSet("jobs", flag.ContinueOnError)
+	useAWS := flags.Bool("aws", false, exampleenv.AWSFlagUsage)
+	envName := flags.String("env", "example", "environment in the table name photoeditor-{env}-jobs")
+	bucket := flags.String("bucket", "tablekit-examples", "S3 bucket for results too large for DynamoDB")
+	keep := flags.Bool("keep", false, "keep the jobs this run created")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
