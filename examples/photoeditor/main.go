@@ -1,0 +1,472 @@
+// Command photoeditor is seed 001's photo-editing service, end to end and
+// under fire: an HTTP API (POST /jobs with an Idempotency-Key header, GET
+// /jobs/{id}, GET /users/{id}/jobs paginated) creates jobs and queues their
+// work in the tasks store; a pool of workers claims the tasks, moves each
+// job PROCESSING → EDITING → COMPLETED under a lease it renews, and writes
+// the result through the blob store. Meanwhile the chaos run fails 10% of
+// the provider calls, kills 5% of the workers mid-job (half of them wake up
+// later and try to finish anyway) and, on the in-memory fake, throttles
+// DynamoDB calls. A recoverer sweeps expired job leases.
+//
+// It ends by printing how many jobs ended in each status and exits non-zero
+// if any job is lost (created but gone), stuck (not COMPLETED or FAILED, or
+// its task not done), recorded twice (two terminal moves), or its task's
+// history has a gap.
+//
+//	go run ./examples/photoeditor                      # in memory, no setup
+//	TABLEKIT_DYNAMODB_ENDPOINT=http://127.0.0.1:8000 \
+//	TABLEKIT_S3_ENDPOINT=http://127.0.0.1:4568 go run ./examples/photoeditor
+//	go run ./examples/photoeditor -jobs 200 -workers 8 -die 0.2
+//
+// On the in-memory fake it runs 1,000 jobs by default; on other endpoints
+// 300, since DynamoDB Local serves it at about 15 jobs a second (-jobs
+// 1000 -timeout 3m runs the full size there).
+//
+// Every run uses tables of its own (photoeditor-ex<run>-jobs and
+// photoeditor-ex<run>-tasks) and deletes them at the end.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/examples/internal/exampleenv"
+	"github.com/tablekit/tablekit/jobs"
+	"github.com/tablekit/tablekit/tasks"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "photoeditor example:", err)
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	jobs, workers, users int
+	failRate, dieRate    float64
+	lease, timeout       time.Duration
+}
+
+// run is the whole program. Its flags are its own, so a test can run it
+// more than once in one process.
+func run(ctx context.Context, args []string) (err error) {
+	flags := flag.NewFlagSet("photoeditor", flag.ContinueOnError)
+	useAWS := flags.Bool("aws", false, exampleenv.AWSFlagUsage)
+	bucket := flags.String("bucket", "tablekit-examples", "S3 bucket for the edited images")
+	var cfg config
+	flags.IntVar(&cfg.jobs, "jobs", 0, "jobs to create (default 1000 on the in-memory fake, 300 on other endpoints, which are slower)")
+	flags.IntVar(&cfg.workers, "workers", 20, "workers in the pool")
+	flags.IntVar(&cfg.users, "users", 10, "users the jobs belong to")
+	flags.Float64Var(&cfg.failRate, "fail", 0.10, "probability that the provider fails a job")
+	flags.Float64Var(&cfg.dieRate, "die", 0.05, "probability that a worker dies during a job")
+	flags.DurationVar(&cfg.lease, "lease", 2*time.Second, "lease of a task and of an in-flight job")
+	flags.DurationVar(&cfg.timeout, "timeout", 50*time.Second, "how long the jobs may take to end")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout+30*time.Second)
+	defer cancel()
+	began := time.Now()
+
+	env, err := exampleenv.Open(ctx, exampleenv.Config{AWS: *useAWS, Bucket: *bucket})
+	if err != nil {
+		return err
+	}
+	fmt.Println("using", env)
+	if cfg.jobs <= 0 {
+		// DynamoDB Local serves this run at about 15 jobs a second: 300
+		// keep a CI run well under a minute.
+		cfg.jobs = 300
+		if env.Fake != nil {
+			cfg.jobs = 1000
+		}
+	}
+	runID := strconv.FormatInt(time.Now().UnixNano(), 36)
+	jobStore, err := jobs.NewStore(env.DB, env.Blobs, jobs.TableName(jobs.TableNameForEnv("ex"+runID)),
+		jobs.LeaseDuration(cfg.lease), jobs.MaxAttempts(3))
+	if err != nil {
+		return err
+	}
+	taskStore, err := tasks.NewStore(env.DB, nil, tasks.TableName("photoeditor-ex"+runID+"-tasks"),
+		tasks.LeaseDuration(cfg.lease), func(o *tasks.Options) {
+			o.MaxAttempts = 20 // the job's own MaxAttempts decides; the task only carries it
+			o.ClaimBatch = cfg.workers
+		})
+	if err != nil {
+		return err
+	}
+	for _, ensure := range []func(context.Context) error{jobStore.EnsureTable, taskStore.EnsureTable} {
+		if err := ensure(ctx); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		for _, name := range []string{jobStore.Schema().Name, taskStore.Schema().Name} {
+			if _, derr := env.DB.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)}); derr != nil {
+				err = errors.Join(err, fmt.Errorf("delete table %s: %w", name, derr))
+			}
+		}
+	}()
+	fmt.Println("tables", jobStore.Schema().Name, taskStore.Schema().Name)
+
+	// The service: the API on a loopback port, the workers, the recoverer.
+	svc := &api{jobs: jobStore, tasks: taskStore, taskOf: map[string]string{}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: svc.routes()}
+	go srv.Serve(ln)
+	defer srv.Close()
+	base := "http://" + ln.Addr().String()
+
+	work, stopWork := context.WithCancel(ctx)
+	defer stopWork()
+	p := &pool{jobs: jobStore, tasks: taskStore, blobs: env.Blobs, lease: cfg.lease,
+		failRate: cfg.failRate, dieRate: cfg.dieRate, commits: map[string]int{}}
+	var background sync.WaitGroup
+	background.Add(3)
+	go func() { defer background.Done(); p.run(work, cfg.workers) }()
+	var recovered atomic.Int64
+	go func() { defer background.Done(); recovered.Store(recoverer(work, jobStore, cfg.lease/2)) }()
+	var throttled atomic.Int64
+	go func() { defer background.Done(); throttled.Store(throttle(work, env.Fake)) }()
+	fmt.Printf("%d workers, lease %v, %.0f%% provider failures, %.0f%% worker deaths\n",
+		cfg.workers, cfg.lease, 100*cfg.failRate, 100*cfg.dieRate)
+
+	ids, err := upload(ctx, base, runID, cfg)
+	if err != nil {
+		return err
+	}
+	if err := pageHistory(ctx, base, "user-"+runID+"-0"); err != nil {
+		return err
+	}
+
+	fmt.Println("\n== waiting for every job to end")
+	deadline := time.Now().Add(cfg.timeout)
+	for time.Now().Before(deadline) {
+		open, err := retry(ctx, func() (int, error) { return unfinished(ctx, jobStore) })
+		if err != nil {
+			return err
+		}
+		if open == 0 {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	waitTasks(ctx, taskStore, svc, deadline)
+	stopWork()
+	background.Wait() // zombies included: every late write is in before the check
+
+	fmt.Printf("\nworkers: %d claims, %d deaths (%d zombies refused, %d finished late before any recovery), %d takeovers, %d redeliveries of finished work, %d provider failures\n",
+		p.claims.Load(), p.deaths.Load(), p.zombiesRefused.Load(), p.zombiesLate.Load(), p.takeovers.Load(), p.duplicates.Load(), p.handlerFailures.Load())
+	fmt.Printf("recoverer: %d jobs recovered; throttled calls injected: %d\n", recovered.Load(), throttled.Load())
+	err = check(ctx, jobStore, taskStore, svc, p, ids)
+	fmt.Printf("ran in %v\n", time.Since(began).Round(time.Millisecond))
+	return err
+}
+
+// upload creates the jobs through the API. First fifty clients race one
+// Idempotency-Key (one job must come of it); then the rest, each POSTed
+// once, and every tenth twice, as a client retrying a lost response would.
+func upload(ctx context.Context, base, runID string, cfg config) ([]string, error) {
+	fmt.Println("\n== 50 concurrent POST /jobs with one Idempotency-Key")
+	type answer struct {
+		id     string
+		status int
+		err    error
+	}
+	post := func(key string, i int) answer {
+		body, _ := json.Marshal(createRequest{
+			UserID: fmt.Sprintf("user-%s-%d", runID, i%cfg.users), FileType: "image/jpeg",
+			FileSize: int64(100_000 + i), OriginalFileName: fmt.Sprintf("photo-%d.jpg", i), Provider: "stub",
+		})
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/jobs", bytes.NewReader(body))
+		req.Header.Set("Idempotency-Key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return answer{err: err}
+		}
+		defer resp.Body.Close()
+		var job jobs.Job
+		if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
+			msg, _ := io.ReadAll(resp.Body)
+			return answer{status: resp.StatusCode, err: fmt.Errorf("POST /jobs: %s: %s", resp.Status, msg)}
+		}
+		err = json.NewDecoder(resp.Body).Decode(&job)
+		return answer{id: job.ID, status: resp.StatusCode, err: err}
+	}
+	answers := make([]answer, 50)
+	var wg sync.WaitGroup
+	for i := range answers {
+		wg.Go(func() { answers[i] = post("upload-"+runID+"-0", 0) })
+	}
+	wg.Wait()
+	created, distinct := 0, map[string]bool{}
+	for _, a := range answers {
+		if a.err != nil {
+			return nil, a.err
+		}
+		distinct[a.id] = true
+		if a.status == http.StatusCreated {
+			created++
+		}
+	}
+	fmt.Printf("%d answers, %d created (201), %d distinct job ids\n", len(answers), created, len(distinct))
+	if created != 1 || len(distinct) != 1 {
+		return nil, fmt.Errorf("50 POSTs with one key made %d jobs (%d answered 201); want 1", len(distinct), created)
+	}
+
+	fmt.Printf("\n== %d more uploads from %d users (every tenth retried)\n", cfg.jobs-1, cfg.users)
+	ids := make([]string, cfg.jobs)
+	ids[0] = answers[0].id
+	next := atomic.Int64{}
+	errs := make(chan error, 16)
+	for range 16 {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1))
+				if i >= cfg.jobs {
+					return
+				}
+				key := "upload-" + runID + "-" + strconv.Itoa(i)
+				a := post(key, i)
+				if a.err == nil && i%10 == 0 {
+					if b := post(key, i); b.err != nil || b.id != a.id || b.status != http.StatusOK {
+						a.err = fmt.Errorf("retried POST of %s: %s %d, %v; want %s 200", key, b.id, b.status, b.err, a.id)
+					}
+				}
+				if a.err != nil {
+					select {
+					case errs <- a.err:
+					default:
+					}
+					return
+				}
+				ids[i] = a.id
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return nil, err
+	}
+	fmt.Printf("%d jobs created\n", len(ids))
+	return ids, nil
+}
+
+// pageHistory reads a user's jobs through the paginated API, 7 a page.
+func pageHistory(ctx context.Context, base, user string) error {
+	fmt.Println("\n== GET /users/" + user + "/jobs, 7 a page")
+	cursor, pages, seen := "", 0, map[string]bool{}
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/users/"+user+"/jobs?limit=7&cursor="+cursor, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		var page listPage
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET history: %s, %v", resp.Status, err)
+		}
+		pages++
+		for _, j := range page.Items {
+			if seen[j.ID] {
+				return fmt.Errorf("history listed job %s twice", j.ID)
+			}
+			seen[j.ID] = true
+		}
+		if page.Next == "" {
+			break
+		}
+		cursor = page.Next
+	}
+	fmt.Printf("%d jobs in %d pages, each once\n", len(seen), pages)
+	return nil
+}
+
+// unfinished counts the jobs not yet COMPLETED or FAILED.
+func unfinished(ctx context.Context, store *jobs.Store) (int, error) {
+	n := 0
+	for _, st := range []jobs.Status{jobs.StatusQueued, jobs.StatusProcessing, jobs.StatusEditing} {
+		for _, err := range store.ByStatus(ctx, st, jobs.Limit(1000)) {
+			if err != nil {
+				return 0, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// waitTasks waits (until deadline) for every task to be done: a worker
+// completes its task just after its job.
+func waitTasks(ctx context.Context, store *tasks.Store, svc *api, deadline time.Time) {
+	svc.mu.Lock()
+	taskIDs := make([]string, 0, len(svc.taskOf))
+	for _, id := range svc.taskOf {
+		taskIDs = append(taskIDs, id)
+	}
+	svc.mu.Unlock()
+	for _, id := range taskIDs {
+		for time.Now().Before(deadline) {
+			if t, err := retry(ctx, func() (*tasks.Task, error) { return store.Get(ctx, id) }); err == nil && t.Status == tasks.StatusCompleted {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// recoverer is the periodic sweep a deployment runs (a scheduled Lambda):
+// jobs whose worker died go back to the queue. It returns how many it moved.
+func recoverer(ctx context.Context, store *jobs.Store, every time.Duration) int64 {
+	var n int64
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return n
+		case <-t.C:
+		}
+		res, err := retry(ctx, func() (jobs.RecoverResult, error) { return store.Recover(ctx) })
+		if err != nil && ctx.Err() == nil {
+			fmt.Println("recover:", err)
+		}
+		n += int64(res.Requeued + res.Failed)
+	}
+}
+
+// throttle makes the in-memory fake refuse a few calls of every kind now
+// and then, as DynamoDB does when a partition is hot; the stores retry
+// them with backoff. DynamoDB Local cannot be told to throttle.
+func throttle(ctx context.Context, fake *dynamotest.DB) int64 {
+	if fake == nil {
+		return 0
+	}
+	var n int64
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			fake.ClearFaults()
+			return n
+		case <-t.C:
+		}
+		for _, op := range []string{"GetItem", "UpdateItem", "PutItem", "Query", "TransactWriteItems"} {
+			fake.Inject(dynamotest.Throttle(op, 2))
+			n += 2
+		}
+	}
+}
+
+// check is the verdict: every job created is found, ended COMPLETED or
+// FAILED with exactly one terminal move, and its task is COMPLETED with a
+// history numbered 1..n without a gap.
+func check(ctx context.Context, js *jobs.Store, ts *tasks.Store, svc *api, p *pool, ids []string) error {
+	fmt.Println("\n== where the jobs ended")
+	byStatus := map[jobs.Status]int{}
+	byCode := map[string]int{}
+	var problems []string
+	problem := func(format string, args ...any) {
+		if len(problems) < 20 {
+			problems = append(problems, fmt.Sprintf(format, args...))
+		} else if len(problems) == 20 {
+			problems = append(problems, "...")
+		}
+	}
+	lost, stuck, doubled, gaps := 0, 0, 0, 0
+	for _, id := range ids {
+		job, err := js.Get(ctx, id, jobs.Consistent())
+		if errors.Is(err, jobs.ErrNotFound) {
+			lost++
+			problem("job %s lost", id)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		byStatus[job.Status]++
+		switch job.Status {
+		case jobs.StatusCompleted, jobs.StatusFailed:
+		default:
+			stuck++
+			problem("job %s stuck in %s (attempt %d)", id, job.Status, job.Attempt)
+		}
+		if job.Error != nil && job.Status == jobs.StatusFailed {
+			byCode[job.Error.Code]++
+		}
+		p.mu.Lock()
+		commits := p.commits[id]
+		p.mu.Unlock()
+		if commits > 1 {
+			doubled++
+			problem("job %s recorded %d times", id, commits)
+		}
+		svc.mu.Lock()
+		taskID := svc.taskOf[id]
+		svc.mu.Unlock()
+		task, err := ts.Get(ctx, taskID)
+		if err != nil {
+			return err
+		}
+		if task.Status != tasks.StatusCompleted {
+			stuck++
+			problem("task %s of job %s is %s", taskID, id, task.Status)
+		}
+		history, err := ts.History(ctx, taskID)
+		if err != nil {
+			return err
+		}
+		for i, ev := range history {
+			if ev.Seq != i+1 {
+				gaps++
+				problem("task %s: event %d has seq %d", taskID, i+1, ev.Seq)
+				break
+			}
+		}
+		if len(history) != task.Events {
+			gaps++
+			problem("task %s: %d events read, %d recorded", taskID, len(history), task.Events)
+		}
+	}
+	for _, st := range jobs.Statuses() {
+		fmt.Printf("  %-10s %5d\n", st, byStatus[st])
+	}
+	for _, code := range slices.Sorted(maps.Keys(byCode)) {
+		fmt.Printf("    FAILED %-14s %d\n", code, byCode[code])
+	}
+	fmt.Printf("lost %d, stuck %d, recorded twice %d, history gaps %d\n", lost, stuck, doubled, gaps)
+	for _, pr := range problems {
+		fmt.Println("  " + pr)
+	}
+	if lost+stuck+doubled+gaps > 0 {
+		return fmt.Errorf("%d lost, %d stuck, %d recorded twice, %d history gaps", lost, stuck, doubled, gaps)
+	}
+	fmt.Printf("ok: %d jobs, every one terminal exactly once\n", len(ids))
+	return nil
+}
