@@ -111,7 +111,10 @@ func run(ctx context.Context, args []string) (err error) {
 	}
 	taskStore, err := tasks.NewStore(env.DB, nil, tasks.TableName("photoeditor-ex"+runID+"-tasks"),
 		tasks.LeaseDuration(cfg.lease), func(o *tasks.Options) {
-			o.MaxAttempts = 20 // the job's own MaxAttempts decides; the task only carries it
+			// The job's own MaxAttempts decides when work is given up; the
+			// task only carries it, and must not die of redeliveries a
+			// loaded machine causes.
+			o.MaxAttempts = tasks.MaxAttempts
 			o.ClaimBatch = cfg.workers
 		})
 	if err != nil {

@@ -97,22 +97,30 @@ func (p *pool) handle(ctx context.Context, worker string, c *tasks.Claim) (died 
 		return false
 	}
 	if job.Status.InFlight() {
-		// The task came back because the worker holding it died; its job
-		// lease ends about when the task's did. Wait it out, then recover.
+		// The task came back while its job is in flight: the worker holding
+		// it died (its job lease ends about when the task's did), or it is
+		// alive but slow to renew the task. Keep the task, wait for the job's
+		// lease, and recover it; a living worker's renewed lease wins, and
+		// then its job ends soon. Bounded: after 20 leases the task goes
+		// back to the queue.
 		p.takeovers.Add(1)
-		if wait := time.Until(job.LeaseExpiresAt); wait > 0 && wait < 3*p.lease {
-			if _, err := retry(ctx, func() (tasks.Lease, error) { return p.tasks.Heartbeat(ctx, c.Lease) }); err != nil {
+		for range 20 {
+			if wait := time.Until(job.LeaseExpiresAt); wait > 0 {
+				if _, err := retry(ctx, func() (tasks.Lease, error) { return p.tasks.Heartbeat(ctx, c.Lease) }); err != nil {
+					return false // the task went to another worker
+				}
+				time.Sleep(min(wait+time.Millisecond, p.lease/3))
+			} else if _, err := retry(ctx, func() (jobs.RecoverResult, error) { return p.jobs.Recover(ctx) }); err != nil {
+				p.release(ctx, c, "recover: "+err.Error())
 				return false
 			}
-			time.Sleep(wait + time.Millisecond)
-		}
-		if _, err := retry(ctx, func() (jobs.RecoverResult, error) { return p.jobs.Recover(ctx) }); err != nil {
-			p.release(ctx, c, "recover: "+err.Error())
-			return false
-		}
-		if job, err = retry(ctx, func() (*jobs.Job, error) { return p.jobs.Get(ctx, jobID, jobs.Consistent()) }); err != nil {
-			p.release(ctx, c, "read job: "+err.Error())
-			return false
+			if job, err = retry(ctx, func() (*jobs.Job, error) { return p.jobs.Get(ctx, jobID, jobs.Consistent()) }); err != nil {
+				p.release(ctx, c, "read job: "+err.Error())
+				return false
+			}
+			if !job.Status.InFlight() || ctx.Err() != nil {
+				break
+			}
 		}
 	}
 	if job.Status == jobs.StatusCompleted || job.Status == jobs.StatusFailed {
