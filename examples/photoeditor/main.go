@@ -374,7 +374,7 @@ func throttle(ctx context.Context, fake *dynamotest.DB) int64 {
 		return 0
 	}
 	var n int64
-	t := time.NewTicker(100 * time.Millisecond)
+	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
 	for {
 		select {
@@ -384,8 +384,8 @@ func throttle(ctx context.Context, fake *dynamotest.DB) int64 {
 		case <-t.C:
 		}
 		for _, op := range []string{"GetItem", "UpdateItem", "PutItem", "Query", "TransactWriteItems"} {
-			fake.Inject(dynamotest.Throttle(op, 2))
-			n += 2
+			fake.Inject(dynamotest.Throttle(op, 1))
+			n++
 		}
 	}
 }

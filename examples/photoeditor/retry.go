@@ -12,9 +12,9 @@ import (
 // Through the AWS SDK the client's own retryer does this; the in-memory
 // fake in process has no retryer, so the service does it here, the one
 // place every call goes through.
-var throttleBackoff = table.Backoff{Initial: 2 * time.Millisecond, Max: 200 * time.Millisecond}
+var throttleBackoff = table.Backoff{Initial: 5 * time.Millisecond, Max: 500 * time.Millisecond}
 
-const throttleAttempts = 8
+const throttleAttempts = 12
 
 // retry calls fn until it is not throttled, at most throttleAttempts
 // times. A throttled call wrote nothing, so a conditional write may be sent
