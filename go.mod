@@ -1,6 +1,6 @@
 module github.com/tablekit/tablekit
 
-go 1.26.8
+go 1.25
 
 require (
 	github.com/aws/aws-sdk-go-v2 v1.47.7

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"reflect"
 	"strings"
 	"testing"
@@ -119,7 +120,7 @@ func TestOffloadFailedDynamoDBWriteLeavesNoItemAndListsOrphan(t *testing.T) {
 				o.Prefix = "attrs/"
 				o.OrphanMinAge = 0
 			})
-			db.Inject(dynamotest.FailNth("PutItem", 1, &types.InternalServerError{Message: new("injected failure")}))
+			db.Inject(dynamotest.FailNth("PutItem", 1, &types.InternalServerError{Message: aws.String("injected failure")}))
 			record := table.Item{"PK": s("JOB#2"), "SK": s("REPORT"), "body": s(strings.Repeat("x", 1<<20))}
 			err := off.Put(t.Context(), tb, "JOB#2/REPORT", record)
 			var ise *types.InternalServerError
