@@ -31,10 +31,14 @@ func (b Backoff) Delay(n int) time.Duration { return b.delay(n) }
 // sleep waits the delay for retry n or until ctx ends, returning ctx.Err()
 // in that case.
 func (b Backoff) sleep(ctx context.Context, n int) error {
+	return wait(ctx, b.delay(n))
+}
+
+// wait waits d or until ctx ends, returning ctx.Err() in that case.
+func wait(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	d := b.delay(n)
 	if d <= 0 {
 		return nil
 	}

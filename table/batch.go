@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -66,7 +67,7 @@ func (t *Table) BatchWrite(ctx context.Context, puts []any, deletes []Key) error
 }
 
 func (t *Table) batchWrite(ctx context.Context, reqs []types.WriteRequest) error {
-	unsent, sentinel, err := drainBatches(ctx, t.opts.Backoff, reqs, maxBatchWrite,
+	unsent, sentinel, err := drainBatches(ctx, t.opts.Backoff, t.batchRetryLog("batch write"), reqs, maxBatchWrite,
 		func(batch []types.WriteRequest) ([]types.WriteRequest, error) {
 			out, err := t.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
 				RequestItems: map[string][]types.WriteRequest{t.Name(): batch},
@@ -99,8 +100,10 @@ func (t *Table) batchWrite(ctx context.Context, reqs []types.WriteRequest) error
 // Items are never copied more than once each, so a large batch costs time
 // linear in its size. On failure it returns every item not yet done, the
 // sentinel for the failure (nil when the context ended) and the cause.
-func drainBatches[R any](ctx context.Context, backoff Backoff, items []R, size int,
-	send func(batch []R) (unprocessed []R, err error)) (unsent []R, sentinel, err error) {
+// Before each retry it calls logRetry with the attempt about to be made, the
+// delay before it, and what the last request left unprocessed or its error.
+func drainBatches[R any](ctx context.Context, backoff Backoff, logRetry func(ctx context.Context, attempt int, delay time.Duration, unprocessed int, err error),
+	items []R, size int, send func(batch []R) (unprocessed []R, err error)) (unsent []R, sentinel, err error) {
 	var carry []R // unprocessed by the last request; at most size of them
 	rest := items
 	retry := 0
@@ -115,6 +118,7 @@ func drainBatches[R any](ctx context.Context, backoff Backoff, items []R, size i
 		batch := make([]R, 0, len(carry)+n)
 		batch = append(append(batch, carry...), rest[:n]...)
 		left, err := send(batch)
+		unprocessed := len(left)
 		if err != nil {
 			carry = batch // none of it is known to be done
 			rest = rest[n:]
@@ -131,7 +135,9 @@ func drainBatches[R any](ctx context.Context, backoff Backoff, items []R, size i
 				continue
 			}
 		}
-		if err := backoff.sleep(ctx, retry); err != nil {
+		delay := backoff.delay(retry)
+		logRetry(ctx, retry+2, delay, unprocessed, err)
+		if err := wait(ctx, delay); err != nil {
 			return failed(nil, err)
 		}
 		retry++
@@ -188,7 +194,7 @@ func BatchGet[T any](ctx context.Context, t *Table, keys []Key, opts ...func(*Ge
 		pending[i] = k
 	}
 	found := make(map[string]Item, len(keys))
-	unsent, sentinel, err := drainBatches(ctx, t.opts.Backoff, pending, maxBatchGet,
+	unsent, sentinel, err := drainBatches(ctx, t.opts.Backoff, t.batchRetryLog("batch get"), pending, maxBatchGet,
 		func(batch []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
 			ka := base
 			ka.Keys = batch

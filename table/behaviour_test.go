@@ -93,6 +93,7 @@ func runBehaviour(t *testing.T, be backend, skip ...string) {
 		{"ScanAndParallelScanSeeEveryItem", testScanAndParallelScan},
 		{"BatchWriteThenBatchGetInKeyOrder", testBatchWriteThenBatchGet},
 		{"WriteTxAppliesAllOrNothing", testWriteTxAllOrNothing},
+		{"WriteTxSpansTablesAllOrNothing", testWriteTxSpansTables},
 		{"WriteTxErrorNamesFailedAction", testWriteTxErrorNamesFailedAction},
 		{"GetTxReadsSnapshot", testGetTx},
 		{"EnsureTableAcceptsMatchingAndRejectsOtherKeys", testEnsureTable},

@@ -147,6 +147,7 @@ func inputErr(field, value, reason string) *InputError {
 type TxReason struct {
 	Index   int    // position of the action in the transaction
 	Action  string // "Put", "Create", "Update", "Delete", "Check", "Get"
+	Table   string // the table the action is on (transactions may span tables)
 	Key     string // the action's key as "name=value" pairs
 	Code    string // DynamoDB's cancellation code: "ConditionalCheckFailed", "TransactionConflict", ...
 	Message string

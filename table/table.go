@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"sort"
 	"strings"
@@ -40,6 +41,13 @@ type Options struct {
 	// TxAttempts bounds how often WriteTx.Run and GetTx.Run send a
 	// transaction that was canceled by conflicts or throttling. Zero means 10.
 	TxAttempts int
+	// Logger receives one record per retry: a batch round that left items
+	// unprocessed (Info), a throttled batch request or a transaction
+	// canceled by a conflict or throttling (Warn). Each has the fields
+	// table, operation, attempt (the attempt about to be made: 2 for the
+	// first retry), delay (the backoff before it) and unprocessed or error.
+	// Nil (the default) logs nothing and costs nothing.
+	Logger *slog.Logger
 }
 
 // Backoff is exponential backoff with full jitter: before retry n (from 0)

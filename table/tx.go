@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
+	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -24,8 +26,17 @@ const (
 // (TransactWriteItems). Build it with the chainable methods, then Run it.
 // Mistakes in building (a bad key, the same item twice, more than 100
 // actions) are reported by Run, before anything is sent.
+//
+// A transaction may write several tables, as DynamoDB's do: On returns a
+// handle on the same transaction whose actions write another Table.
 type WriteTx struct {
-	t       *Table
+	t *Table // the table this handle's actions write
+	*txState
+}
+
+// txState is one transaction, shared by its handles.
+type txState struct {
+	home    *Table // the table WriteTx was called on: its API, backoff, attempts and logger run the transaction
 	actions []txAction
 	token   string
 	err     error
@@ -34,14 +45,59 @@ type WriteTx struct {
 }
 
 type txAction struct {
-	kind string
-	key  Key
-	item types.TransactWriteItem
-	wc   writeCondition
+	kind  string
+	table string
+	key   Key
+	item  types.TransactWriteItem
+	wc    writeCondition
 }
 
 // WriteTx starts a write transaction on the table.
-func (t *Table) WriteTx() *WriteTx { return &WriteTx{t: t, keys: map[string]int{}} }
+func (t *Table) WriteTx() *WriteTx {
+	return &WriteTx{t: t, txState: &txState{home: t, keys: map[string]int{}}}
+}
+
+// On returns a handle on the same transaction whose actions write other:
+// whichever handle adds an action or calls Run, it is one transaction of
+// all the actions, applied all together or not at all, under one
+// ClientRequestToken. DynamoDB transactions span tables of one account and
+// region, so other must be on the same API as the table the transaction
+// started on; its key checks and item size limit apply to its actions,
+// while the starting table's backoff, attempts and logger run the
+// transaction. A nil other, or one on another API, is an *InputError that
+// Run reports.
+//
+//	tx := jobsTable.WriteTx().Update(jobKey, moved, table.If(wasQueued))
+//	tx.On(tasksTable).Create(task)
+//	err := tx.Run(ctx)
+func (tx *WriteTx) On(other *Table) *WriteTx {
+	if other == nil {
+		tx.fail(inputErr("tx.On", "nil", "table is nil"))
+		return tx
+	}
+	if !sameAPI(tx.home.db, other.db) {
+		tx.fail(inputErr("tx.On", other.Name(), "table is on another API than "+tx.home.Name()+": one transaction goes to one DynamoDB"))
+		return tx
+	}
+	return &WriteTx{t: other, txState: tx.txState}
+}
+
+// sameAPI reports whether a and b are the same client. Values of a type
+// that cannot be compared count as the same: the check catches a mix-up,
+// and DynamoDB refuses a transaction naming a table it does not have.
+func sameAPI(a, b API) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if !va.IsValid() || !vb.IsValid() {
+		return va.IsValid() == vb.IsValid()
+	}
+	if va.Type() != vb.Type() {
+		return false
+	}
+	if !va.Comparable() {
+		return true
+	}
+	return va.Equal(vb)
+}
 
 func (tx *WriteTx) fail(err error) *WriteTx {
 	if tx.err == nil {
@@ -57,7 +113,7 @@ func (tx *WriteTx) add(kind string, key Key, wc writeCondition, item types.Trans
 	if len(tx.actions) >= maxTxActions {
 		return tx.fail(inputErr(tx.field(), kind, fmt.Sprintf("a transaction holds at most %d actions", maxTxActions)))
 	}
-	id := tx.t.identity(key)
+	id := tx.t.Name() + "\x00" + tx.t.identity(key)
 	if first, ok := tx.keys[id]; ok {
 		return tx.fail(inputErr(tx.field(), key.String(), fmt.Sprintf("item already used by action %d: DynamoDB allows one action per item in a transaction", first)))
 	}
@@ -66,7 +122,7 @@ func (tx *WriteTx) add(kind string, key Key, wc writeCondition, item types.Trans
 		return tx.fail(&InputError{Field: tx.field(), Value: key.String(), Reason: "transaction is over DynamoDB's 4 MB limit", Err: ErrItemTooLarge})
 	}
 	tx.keys[id] = len(tx.actions)
-	tx.actions = append(tx.actions, txAction{kind: kind, key: key, item: item, wc: wc})
+	tx.actions = append(tx.actions, txAction{kind: kind, table: tx.t.Name(), key: key, item: item, wc: wc})
 	return tx
 }
 
@@ -265,13 +321,13 @@ func (tx *WriteTx) Run(ctx context.Context) error {
 		items[i] = a.item
 	}
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: items, ClientRequestToken: aws.String(tx.token)}
-	return runTx(ctx, tx.t, "transact write", func(ctx context.Context) error {
-		_, err := tx.t.db.TransactWriteItems(ctx, in)
+	return runTx(ctx, tx.home, "transact write", func(ctx context.Context) error {
+		_, err := tx.home.db.TransactWriteItems(ctx, in)
 		return err
 	}, func(r *TxReason) {
 		if r.Index < len(tx.actions) {
 			a := tx.actions[r.Index]
-			r.Action, r.Key = a.kind, a.key.String()
+			r.Action, r.Table, r.Key = a.kind, a.table, a.key.String()
 			if r.Code == "ConditionalCheckFailed" {
 				r.err = a.wc.failureSentinel(r.Item)
 			}
@@ -302,7 +358,9 @@ func runTx(ctx context.Context, t *Table, op string, send func(context.Context) 
 		if !retry || attempt+1 >= t.opts.TxAttempts {
 			return werr
 		}
-		if err := t.opts.Backoff.sleep(ctx, attempt); err != nil {
+		delay := t.opts.Backoff.delay(attempt)
+		t.logRetry(ctx, slog.LevelWarn, "table: transaction canceled, retrying", op, attempt+2, delay, slog.String("error", werr.Error()))
+		if err := wait(ctx, delay); err != nil {
 			return &Error{Op: op, Table: t.Name(), Cause: fmt.Errorf("retrying after %w: %w", werr, err)}
 		}
 	}
@@ -380,7 +438,7 @@ func (g *GetTx) Run(ctx context.Context) error {
 		return err
 	}, func(r *TxReason) {
 		if r.Index < len(g.gets) {
-			r.Action, r.Key = "Get", g.gets[r.Index].key.String()
+			r.Action, r.Table, r.Key = "Get", g.t.Name(), g.gets[r.Index].key.String()
 		}
 	})
 	if err != nil {
