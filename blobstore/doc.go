@@ -12,8 +12,19 @@
 //
 //   - S3 (NewS3): Amazon S3 or any server that speaks its API (s3rver,
 //     MinIO, gofakes3). Large bodies go up as multipart uploads through the
-//     SDK's upload manager; presigned URLs are SigV4 URLs from
-//     s3.NewPresignClient.
+//     SDK's upload manager (feature/s3/manager); presigned URLs are SigV4
+//     URLs from s3.NewPresignClient.
+//
+// feature/s3/manager is deprecated in favour of feature/s3/transfermanager,
+// which the module proxy serves, but only as v0.x (v0.5.5 when this was
+// written): a pre-release whose API still changes between minor versions,
+// which a library cannot pass on to every importer's build. It would also
+// raise the SDK's core modules for everyone (v0.5.5 needs aws-sdk-go-v2
+// v1.47.8 and service/s3 v1.114.9), and its client takes no per-request
+// s3.Options (the manager's ClientOptions, which carry PathStyle and the
+// checksum settings s3rver needs), so each call would go through an
+// adapter. The store moves when transfermanager reaches v1; the upload
+// manager is used only inside S3.Put, so the move changes no API.
 //   - Memory (NewMemory): in memory, for tests and throwaway runs.
 //   - Dir (NewDir): a local directory, the default for running the examples
 //     on disk; objects are plain files, written atomically.
