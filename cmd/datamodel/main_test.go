@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/tablekit/tablekit/datamodel"
 )
 
@@ -18,22 +21,14 @@ import (
 func TestWriteIsDeterministic(t *testing.T) {
 	ctx := context.Background()
 	a, b := t.TempDir(), t.TempDir()
-	if err := write(ctx, io.Discard, a, models()); err != nil {
-		t.Fatal(err)
-	}
-	if err := write(ctx, io.Discard, b, models()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, write(ctx, io.Discard, a, models()))
+	require.NoError(t, write(ctx, io.Discard, b, models()))
 	for _, m := range models() {
 		for _, f := range []string{"dynamodb_data_model.md", "iam-policy.json"} {
 			x, err := os.ReadFile(filepath.Join(a, m.Store, f))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			y, _ := os.ReadFile(filepath.Join(b, m.Store, f))
-			if !bytes.Equal(x, y) {
-				t.Errorf("%s/%s differs between two runs", m.Store, f)
-			}
+			assert.True(t, bytes.Equal(x, y), "%s/%s differs between two runs", m.Store, f)
 		}
 	}
 }
@@ -53,9 +48,7 @@ func TestExamplesRunUnderTheirPolicies(t *testing.T) {
 		t.Skip("go command not found")
 	}
 	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	bin := t.TempDir()
 	var pkgs []string
 	for _, m := range models() {
@@ -63,15 +56,12 @@ func TestExamplesRunUnderTheirPolicies(t *testing.T) {
 	}
 	build := exec.Command(gobin, append([]string{"build", "-o", bin + string(filepath.Separator)}, pkgs...)...)
 	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build examples: %v\n%s", err, out)
-	}
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "go build examples:\n%s", out)
 	dir := t.TempDir()
 	run := func(m datamodel.Model, policy datamodel.Policy) (string, error) {
 		path := filepath.Join(dir, m.Store+".json")
-		if err := os.WriteFile(path, policy.JSON(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, policy.JSON(), 0o644))
 		var args []string
 		if m.PolicyTableName == "" {
 			// Run the example on the table the policy names.
@@ -85,17 +75,12 @@ func TestExamplesRunUnderTheirPolicies(t *testing.T) {
 	}
 	for _, m := range models() {
 		policy, err := m.Policy()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out, err := run(m, policy)
-		if err != nil {
-			t.Errorf("example %s under its policy: %v\n%s", m.Store, err, tail(out))
+		if !assert.NoError(t, err, "example %s under its policy:\n%s", m.Store, tail(out)) {
 			continue
 		}
-		if !strings.Contains(out, "IAM policy") {
-			t.Errorf("example %s did not report the enforced policy:\n%s", m.Store, tail(out))
-		}
+		assert.True(t, strings.Contains(out, "IAM policy"), "example %s did not report the enforced policy:\n%s", m.Store, tail(out))
 		t.Logf("example %s: ran under its policy (%d statements)", m.Store, len(policy.Statement))
 	}
 	for _, m := range models() {
@@ -113,9 +98,7 @@ func TestExamplesRunUnderTheirPolicies(t *testing.T) {
 			policy.Statement[i].Action = keep
 		}
 		out, err := run(m, policy)
-		if err == nil || !strings.Contains(out, "AccessDeniedException") || !strings.Contains(out, "dynamodb:UpdateItem") {
-			t.Errorf("tasks example without UpdateItem: err %v, want AccessDeniedException for dynamodb:UpdateItem\n%s", err, tail(out))
-		}
+		assert.False(t, err == nil || !strings.Contains(out, "AccessDeniedException") || !strings.Contains(out, "dynamodb:UpdateItem"), "tasks example without UpdateItem: err %v, want AccessDeniedException for dynamodb:UpdateItem\n%s", err, tail(out))
 	}
 }
 
@@ -143,22 +126,16 @@ func tail(s string) string {
 // regeneration fails here first.
 func TestCommittedDocsAreCurrent(t *testing.T) {
 	dir := t.TempDir()
-	if err := write(context.Background(), io.Discard, dir, models()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, write(context.Background(), io.Discard, dir, models()))
 	if want, _ := os.ReadFile(filepath.Join(dir, "README.md")); true {
 		got, err := os.ReadFile(filepath.Join("..", "..", "docs", "README.md"))
-		if err != nil || !bytes.Equal(got, want) {
-			t.Errorf("docs/README.md is not what the schemas generate (%v): run go run ./cmd/datamodel and commit docs/", err)
-		}
+		assert.False(t, err != nil || !bytes.Equal(got, want), "docs/README.md is not what the schemas generate (%v): run go run ./cmd/datamodel and commit docs/", err)
 	}
 	for _, m := range models() {
 		for _, f := range []string{"dynamodb_data_model.md", "iam-policy.json"} {
 			want, _ := os.ReadFile(filepath.Join(dir, m.Store, f))
 			got, err := os.ReadFile(filepath.Join("..", "..", "docs", m.Store, f))
-			if err != nil || !bytes.Equal(got, want) {
-				t.Errorf("docs/%s/%s is not what the schema generates (%v): run go run ./cmd/datamodel and commit docs/", m.Store, f, err)
-			}
+			assert.False(t, err != nil || !bytes.Equal(got, want), "docs/%s/%s is not what the schema generates (%v): run go run ./cmd/datamodel and commit docs/", m.Store, f, err)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package testenv_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -13,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/internal/testenv"
 )
@@ -27,16 +28,10 @@ var bucketNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$`)
 func TestTableNameIsValidAndUniquePerCall(t *testing.T) {
 	a := testenv.TableName(t, "Orders")
 	b := testenv.TableName(t, "Orders")
-	if a == b {
-		t.Fatalf("two calls gave the same name %q", a)
-	}
+	require.NotEqual(t, b, a, "two calls gave the same name %q", a)
 	for _, n := range []string{a, b} {
-		if !tableNameRE.MatchString(n) {
-			t.Errorf("%q is not a valid DynamoDB table name", n)
-		}
-		if !strings.HasPrefix(n, "Orders-TestTableNameIsValidAndUniquePerCall-") {
-			t.Errorf("%q does not name the base and the test", n)
-		}
+		assert.True(t, tableNameRE.MatchString(n), "%q is not a valid DynamoDB table name", n)
+		assert.True(t, strings.HasPrefix(n, "Orders-TestTableNameIsValidAndUniquePerCall-"), "%q does not name the base and the test", n)
 	}
 }
 
@@ -45,23 +40,17 @@ func TestTableNameDiffersBetweenSubtests(t *testing.T) {
 	for _, sub := range []string{"one", "two/three", "spaces and #symbols"} {
 		t.Run(sub, func(t *testing.T) {
 			n := testenv.TableName(t, "T")
-			if !tableNameRE.MatchString(n) {
-				t.Errorf("%q is not a valid DynamoDB table name", n)
-			}
+			assert.True(t, tableNameRE.MatchString(n), "%q is not a valid DynamoDB table name", n)
 			names[n] = true
 		})
 	}
-	if len(names) != 3 {
-		t.Errorf("want 3 distinct names, got %v", names)
-	}
+	assert.Equal(t, 3, len(names), "want 3 distinct names, got %v", names)
 }
 
 func TestTableNameFitsLimitWithLongTestName(t *testing.T) {
 	t.Run(strings.Repeat("x", 300), func(t *testing.T) {
 		n := testenv.TableName(t, strings.Repeat("b", 40))
-		if !tableNameRE.MatchString(n) {
-			t.Errorf("%q (%d bytes) is not a valid DynamoDB table name", n, len(n))
-		}
+		assert.True(t, tableNameRE.MatchString(n), "%q (%d bytes) is not a valid DynamoDB table name", n, len(n))
 	})
 }
 
@@ -69,13 +58,9 @@ func TestBucketNameIsValidForAnyTestName(t *testing.T) {
 	for _, sub := range []string{"Upper/Case", strings.Repeat("long", 40), "dots.and_underscores"} {
 		t.Run(sub, func(t *testing.T) {
 			a, b := testenv.BucketName(t, "Blob_Store"), testenv.BucketName(t, "Blob_Store")
-			if a == b {
-				t.Errorf("two calls gave the same name %q", a)
-			}
+			assert.NotEqual(t, b, a, "two calls gave the same name %q", a)
 			for _, n := range []string{a, b} {
-				if !bucketNameRE.MatchString(n) {
-					t.Errorf("%q is not a valid bucket name", n)
-				}
+				assert.True(t, bucketNameRE.MatchString(n), "%q is not a valid bucket name", n)
 			}
 		})
 	}
@@ -88,9 +73,7 @@ func TestDynamoDBSkipsWhenEndpointUnset(t *testing.T) {
 		testenv.DynamoDB(t)
 		reached = true
 	})
-	if reached {
-		t.Fatal("DynamoDB returned a client with the endpoint unset; want a skip")
-	}
+	require.False(t, reached, "DynamoDB returned a client with the endpoint unset; want a skip")
 }
 
 func TestS3SkipsWhenEndpointUnset(t *testing.T) {
@@ -100,9 +83,7 @@ func TestS3SkipsWhenEndpointUnset(t *testing.T) {
 		testenv.S3(t)
 		reached = true
 	})
-	if reached {
-		t.Fatal("S3 returned a client with the endpoint unset; want a skip")
-	}
+	require.False(t, reached, "S3 returned a client with the endpoint unset; want a skip")
 }
 
 // TestIntegrationDynamoDBCreatesAndReadsTable checks the client settings
@@ -118,36 +99,26 @@ func TestIntegrationDynamoDBCreatesAndReadsTable(t *testing.T) {
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
 	})
-	if err != nil {
-		t.Fatalf("CreateTable: %v", err)
-	}
+	require.NoError(t, err, "CreateTable")
 	t.Cleanup(func() { _, _ = db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
 
 	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(name),
 		Item:      map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}, "n": &types.AttributeValueMemberN{Value: "7"}},
 	})
-	if err != nil {
-		t.Fatalf("PutItem: %v", err)
-	}
+	require.NoError(t, err, "PutItem")
 	other := testenv.DynamoDB(t)
 	out, err := other.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(name),
 		Key:            map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}},
 		ConsistentRead: aws.Bool(true),
 	})
-	if err != nil {
-		t.Fatalf("GetItem from a second client: %v", err)
-	}
-	if n, ok := out.Item["n"].(*types.AttributeValueMemberN); !ok || n.Value != "7" {
-		t.Fatalf("GetItem = %v, want n=7", out.Item)
-	}
+	require.NoError(t, err, "GetItem from a second client")
+	require.Equal(t, &types.AttributeValueMemberN{Value: "7"}, out.Item["n"], "GetItem from a second client")
 
 	_, err = db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name + "-missing")})
 	var rnf *types.ResourceNotFoundException
-	if !errors.As(err, &rnf) {
-		t.Fatalf("DescribeTable of a missing table: err = %v, want *types.ResourceNotFoundException", err)
-	}
+	require.ErrorAs(t, err, &rnf, "DescribeTable of a missing table")
 }
 
 // TestIntegrationS3BucketPutGetAndPaginatedList checks the S3 client
@@ -167,19 +138,14 @@ func TestIntegrationS3BucketPutGetAndPaginatedList(t *testing.T) {
 			Body:        strings.NewReader(fmt.Sprintf("line %d\n", i)),
 			ContentType: aws.String("text/plain"),
 		})
-		if err != nil {
-			t.Fatalf("PutObject %d: %v", i, err)
-		}
+		require.NoError(t, err, "PutObject %d", i)
 	}
 	got, err := client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("logs/03.txt")})
-	if err != nil {
-		t.Fatalf("GetObject: %v", err)
-	}
+	require.NoError(t, err, "GetObject")
 	body, err := io.ReadAll(got.Body)
 	got.Body.Close()
-	if err != nil || string(body) != "line 3\n" {
-		t.Fatalf("GetObject body = %q, %v; want %q", body, err, "line 3\n")
-	}
+	require.NoError(t, err, "GetObject body")
+	require.Equal(t, "line 3\n", string(body))
 
 	var keys []string
 	pages := s3.NewListObjectsV2Paginator(client, &s3.ListObjectsV2Input{
@@ -188,15 +154,12 @@ func TestIntegrationS3BucketPutGetAndPaginatedList(t *testing.T) {
 	var pageCount int
 	for pages.HasMorePages() {
 		page, err := pages.NextPage(ctx)
-		if err != nil {
-			t.Fatalf("ListObjectsV2 page %d: %v", pageCount+1, err)
-		}
+		require.NoError(t, err, "ListObjectsV2 page %d", pageCount+1)
 		pageCount++
 		for _, o := range page.Contents {
 			keys = append(keys, aws.ToString(o.Key))
 		}
 	}
-	if len(keys) != objects || pageCount != 3 {
-		t.Fatalf("listed %d keys in %d pages (%v); want %d keys in 3 pages", len(keys), pageCount, keys, objects)
-	}
+	require.Len(t, keys, objects, "listed %v", keys)
+	require.Equal(t, 3, pageCount, "pages")
 }
