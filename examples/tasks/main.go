@@ -30,7 +30,7 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "tasks example:", err)
 		os.Exit(1)
 	}
@@ -41,15 +41,20 @@ type config struct {
 	lease                  time.Duration
 }
 
-func run() error {
-	useAWS := flag.Bool("aws", false, exampleenv.AWSFlagUsage)
-	tableName := flag.String("table", "tasks-example", "table name")
+// run is the whole program. Its flags live in a FlagSet of its own, so run
+// can be called more than once in a process (the test runs it twice).
+func run(args []string) error {
+	flags := flag.NewFlagSet("tasks", flag.ContinueOnError)
+	useAWS := flags.Bool("aws", false, exampleenv.AWSFlagUsage)
+	tableName := flags.String("table", "tasks-example", "table name")
 	var cfg config
-	flag.IntVar(&cfg.tasks, "tasks", 60, "tasks to submit")
-	flag.IntVar(&cfg.workers, "workers", 4, "workers (the last one is killed midway)")
-	flag.IntVar(&cfg.shards, "shards", 1, "write shards of the pending partition")
-	flag.DurationVar(&cfg.lease, "lease", 2*time.Second, "lease duration")
-	flag.Parse()
+	flags.IntVar(&cfg.tasks, "tasks", 60, "tasks to submit")
+	flags.IntVar(&cfg.workers, "workers", 4, "workers (the last one is killed midway)")
+	flags.IntVar(&cfg.shards, "shards", 1, "write shards of the pending partition")
+	flags.DurationVar(&cfg.lease, "lease", 2*time.Second, "lease duration")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
 	if cfg.workers < 2 || cfg.tasks < cfg.workers {
 		return fmt.Errorf("need at least 2 workers and as many tasks as workers")
 	}
