@@ -445,38 +445,35 @@ func (s *Store) fillAll(ctx context.Context, streams []*tagStream, target string
 	if len(streams) == 1 {
 		return streams[0].fill(ctx, s, from(streams[0]), n)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// The first failure cancels the others with itself as the cause, so
+	// the caller gets that failure, not the cancellation it caused in a
+	// sibling that happened to finish first.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	limit := s.opts.MaxConcurrency
 	if limit <= 0 {
 		limit = DefaultMaxConcurrency
 	}
 	sem := make(chan struct{}, limit)
-	errs := make([]error, len(streams))
 	var wg sync.WaitGroup
-	for i, st := range streams {
+	for _, st := range streams {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
 			wg.Wait()
-			return ctx.Err()
+			return context.Cause(ctx)
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if errs[i] = st.fill(ctx, s, from(st), n); errs[i] != nil {
-				cancel()
+			if err := st.fill(ctx, s, from(st), n); err != nil {
+				cancel(err)
 			}
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return context.Cause(ctx)
 }
 
 // Cursors of ListByTags: base64url(version | HMAC-SHA256(key, binding |
