@@ -34,8 +34,8 @@
 // groups. A pipeline's id is read back from its pk; ids and group ids must
 // not contain ':'. The seed names no attributes for the other entities;
 // this package stores executions with version, state, createdAt,
-// updatedAt, createdBy and input (the object key of the execution's copy of
-// its input), aggregates with count (a number), and tag and group items
+// updatedAt, startedAt, finishedAt, error, createdBy and input (the object
+// key of the execution's copy of its input), aggregates with count (a number), and tag and group items
 // with their keys only.
 //
 // # Where the seed contradicts itself, and what this package does
@@ -55,9 +55,19 @@
 // therefore carry no siKey1 and stay out of GSI-1; "list versions" is a
 // strongly consistent query of the base table, pk = P:<pipelineId> AND sk
 // BETWEEN PV:0000000001 AND PV:9999999999, which reads versions only (not
-// PV:current, not the G: items under the same pk) in version order.
-// Version numbers are zero-padded to ten digits for that order; the seed
-// shows PV:<versionNo> without saying how it is written.
+// PV:current, not the G: items under the same pk).
+//
+// PV:<versionNo>, padded or not. The seed writes PV:<versionNo> without
+// saying how the number is written; a service following it literally
+// writes PV:1. This package writes PV:0000000001, zero-padded to ten
+// digits, because DynamoDB orders sort keys as text: unpadded, PV:10 sorts
+// between PV:1 and PV:2, and "list versions" could not return versions in
+// order nor page through them by version. It reads both: GetVersion tries
+// the padded key, then the seed's; the BETWEEN above holds every "PV:" and
+// digit, so Versions lists both forms (padded ones in version order, then
+// unpadded ones in the text order DynamoDB keeps); Delete removes both. The
+// seed's base table gives version items siKey1 P, which would put them in
+// "list pipelines"; List keeps to items with sk PV:current.
 //
 // Executions keep the seed's layout exactly: only they carry siKey1
 // P:<pipelineId>, so "list executions" is GSI-1 siKey1 = P:<pipelineId>
@@ -96,18 +106,43 @@
 // TA:usa/northwest), so each count is exactly what ListByTags returns for
 // that one tag. Counts move only by ADD +1/-1 inside the transaction that
 // adds or removes the tag items, so they stay exact under concurrent
-// updates. A value whose count drops to zero is hidden from ListTags,
-// ListTagValues and TagKeys (a filter on count > 0), not deleted. A
-// transaction holds one action per item and cannot know that its ADD -1
-// reaches zero, so removal would be a second write after it: a delete on
-// condition count = 0, safe against a racing ADD +1 (which either fails
-// the condition or recreates the item with siKey1 and count 1), but one
-// more request per removed tag on every update, whose failure would have to
-// be reported on an update that succeeded. A zero row costs one small item;
-// a value used again counts up from it. TagKeys lists the keys with one
-// single-item query per key (GSI-1 siKey1 = TD AND pk > TA:<previous key>),
+// updates. A count that drops to zero is removed: a transaction cannot
+// see that its ADD -1 reached zero, so after it (Update, Delete) each
+// decremented aggregate is deleted on condition count = 0, which is safe
+// against a racing ADD +1 (the delete fails, or the ADD recreates the item
+// with siKey1 and count 1). If that second write fails the update has
+// still happened: the zero row stays, the listings hide it (they filter
+// count > 0), and the next decrement of that tag removes it. TagKeys lists
+// the keys with one single-item query per key (GSI-1 siKey1 = TD AND pk > TA:<previous key>),
 // ListTagValues the values of one key with their counts (pk = TA:<key>),
 // and ListTags every (key, value, count) by key.
+//
+// # Executions
+//
+// An execution moves created → running → succeeded, or to failed from
+// created or running (with its reason in error). StartExecution,
+// SucceedExecution and FailExecution are each one UpdateItem conditional
+// on the state the move starts from; a refused move writes nothing and
+// returns a *TransitionError (ErrTransition) carrying the state DynamoDB
+// returned with the refusal (ReturnValuesOnConditionCheckFailure ALL_OLD),
+// so no second read can race a third writer. Items record startedAt and
+// finishedAt beside createdAt and updatedAt. No execution stays in flight
+// forever: RecoverExecutions fails the created or running executions of a
+// pipeline idle since a cutoff, each on condition that state and updatedAt
+// are still the ones it read.
+//
+// # Deleting a pipeline
+//
+// Delete removes the current item, every version (either form), group
+// memberships, tag items (decrementing counts, removing zero ones),
+// executions and files. That is more items than a transaction holds, so it
+// is safely resumable: the current item is marked first (the pipeline is
+// then gone for readers and frozen for writers), every step after is
+// idempotent, each tag level is removed with its decrement in one
+// transaction conditional on the tag item still existing (never counted
+// down twice), and the current item goes last. A Delete that failed half
+// way is finished by calling Delete again; the tests interrupt it at every
+// one of its writes, on the fake and on DynamoDB Local.
 //
 // # Writes
 //

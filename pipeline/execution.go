@@ -29,8 +29,16 @@ const executionSK = "PE:P"
 // ExecutionState is an execution's state attribute.
 type ExecutionState string
 
-// States an execution records; the seed names none, others are stored as
-// given.
+// The states of an execution and the moves between them (the seed names
+// none):
+//
+//	created ──Start──▶ running ──Succeed──▶ succeeded
+//	   │                  │
+//	   └──────Fail────────┴──────Fail─────▶ failed
+//
+// Every move is one conditional write on the state it starts from.
+// succeeded and failed are final. A running execution whose executor died
+// leaves running through RecoverExecutions (failed, "timed out") or Fail.
 const (
 	ExecutionCreated   ExecutionState = "created"
 	ExecutionRunning   ExecutionState = "running"
@@ -40,27 +48,33 @@ const (
 
 // Execution is one run of a pipeline version.
 type Execution struct {
-	ID         string
-	PipelineID string
-	Version    int
-	State      ExecutionState
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
-	CreatedBy  string
+	ID         string         `json:"executionId"`
+	PipelineID string         `json:"pipelineId"`
+	Version    int            `json:"version"`
+	State      ExecutionState `json:"state"`
+	CreatedAt  time.Time      `json:"createdAt"`
+	UpdatedAt  time.Time      `json:"updatedAt"`
+	// StartedAt is when it moved to running; FinishedAt when it moved to
+	// succeeded or failed. Zero until then.
+	StartedAt  time.Time `json:"startedAt,omitzero"`
+	FinishedAt time.Time `json:"finishedAt,omitzero"`
+	CreatedBy  string    `json:"createdBy,omitempty"`
+	// Error is why a failed execution failed.
+	Error string `json:"error,omitempty"`
 	// InputKey is the object key of the execution's copy of its input
 	// (pipelines/{id}/{version}/exections/{executionId}/input.txt), ""
 	// when it was created without one.
-	InputKey string
+	InputKey string `json:"input,omitempty"`
 }
 
-// ExecutionInput is what CreateExecution records.
+// ExecutionInput is what CreateExecution records. A new execution is
+// always created; it moves on with StartExecution.
 type ExecutionInput struct {
 	// ID of the execution; generated (Options.NewID) when empty.
 	ID         string
 	PipelineID string
 	// Version of the pipeline to run; 0 means the current one.
 	Version   int
-	State     ExecutionState // default ExecutionCreated
 	CreatedBy string
 	// InputKey, when set, is the object key of an input uploaded through
 	// PresignInputUpload for this pipeline version; CreateExecution copies
@@ -69,15 +83,18 @@ type ExecutionInput struct {
 }
 
 type executionItem struct {
-	PK        string         `dynamodbav:"pk"`
-	SK        string         `dynamodbav:"sk"`
-	SiKey1    string         `dynamodbav:"siKey1"`
-	Version   int            `dynamodbav:"version"`
-	State     ExecutionState `dynamodbav:"state"`
-	CreatedAt string         `dynamodbav:"createdAt"`
-	UpdatedAt string         `dynamodbav:"updatedAt"`
-	CreatedBy string         `dynamodbav:"createdBy,omitempty"`
-	Input     string         `dynamodbav:"input,omitempty"`
+	PK         string         `dynamodbav:"pk"`
+	SK         string         `dynamodbav:"sk"`
+	SiKey1     string         `dynamodbav:"siKey1"`
+	Version    int            `dynamodbav:"version"`
+	State      ExecutionState `dynamodbav:"state"`
+	CreatedAt  string         `dynamodbav:"createdAt"`
+	UpdatedAt  string         `dynamodbav:"updatedAt"`
+	StartedAt  string         `dynamodbav:"startedAt,omitempty"`
+	FinishedAt string         `dynamodbav:"finishedAt,omitempty"`
+	CreatedBy  string         `dynamodbav:"createdBy,omitempty"`
+	Error      string         `dynamodbav:"error,omitempty"`
+	Input      string         `dynamodbav:"input,omitempty"`
 }
 
 func (it *executionItem) execution() (*Execution, error) {
@@ -85,13 +102,23 @@ func (it *executionItem) execution() (*Execution, error) {
 	p, err2 := executionPartition.Parse(it.SiKey1)
 	created, err3 := time.Parse(timeLayout, it.CreatedAt)
 	updated, err4 := time.Parse(timeLayout, it.UpdatedAt)
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
+	started, err5 := parseOptionalTime(it.StartedAt)
+	finished, err6 := parseOptionalTime(it.FinishedAt)
+	if err := errors.Join(err1, err2, err3, err4, err5, err6); err != nil {
 		return nil, fmt.Errorf("pipeline: execution item %s: %w", it.PK, err)
 	}
 	return &Execution{
 		ID: e.String("executionId"), PipelineID: p.String("pipelineId"), Version: it.Version, State: it.State,
-		CreatedAt: created, UpdatedAt: updated, CreatedBy: it.CreatedBy, InputKey: it.Input,
+		CreatedAt: created, UpdatedAt: updated, StartedAt: started, FinishedAt: finished,
+		CreatedBy: it.CreatedBy, Error: it.Error, InputKey: it.Input,
 	}, nil
+}
+
+func parseOptionalTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	return time.Parse(timeLayout, s)
 }
 
 // CreateExecution records an execution of a pipeline version. With
@@ -117,9 +144,6 @@ func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (*Execut
 	if err := validateFileID("in.ID", in.ID); err != nil {
 		return nil, err
 	}
-	if in.State == "" {
-		in.State = ExecutionCreated
-	}
 	if in.InputKey != "" {
 		if err := s.checkInputKey(in.PipelineID, in.Version, in.InputKey); err != nil {
 			return nil, err
@@ -137,7 +161,7 @@ func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (*Execut
 			}
 		}
 	}
-	e := &Execution{ID: in.ID, PipelineID: in.PipelineID, Version: in.Version, State: in.State,
+	e := &Execution{ID: in.ID, PipelineID: in.PipelineID, Version: in.Version, State: ExecutionCreated,
 		CreatedAt: now, UpdatedAt: now, CreatedBy: in.CreatedBy}
 	if in.InputKey != "" {
 		key, err := s.copyInput(ctx, e, in.InputKey)
@@ -151,15 +175,23 @@ func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (*Execut
 	item := executionItem{PK: pk, SK: executionSK, SiKey1: si, Version: e.Version, State: e.State,
 		CreatedAt: now.Format(timeLayout), UpdatedAt: now.Format(timeLayout), CreatedBy: e.CreatedBy, Input: e.InputKey}
 	vpk, vsk, _ := versionKey(e.PipelineID, e.Version)
+	// The version must exist, and the pipeline must not be being deleted
+	// (Delete marks the current item first, then removes the executions).
 	err := s.t.WriteTx().
 		Check(s.t.Key(vpk, vsk), expression.AttributeExists(expression.Name(attrPK))).
+		Check(s.t.Key(vpk, currentSK), expression.AttributeExists(expression.Name(attrPK)).
+			And(expression.AttributeNotExists(expression.Name(attrDeleting)))).
 		Create(item).
 		Run(ctx)
 	var txe *table.TxError
 	if errors.As(err, &txe) {
 		for _, r := range txe.Reasons {
-			if r.Index == 0 && r.Code == "ConditionalCheckFailed" {
+			switch {
+			case r.Code != "ConditionalCheckFailed":
+			case r.Index == 0:
 				return nil, notFound("pipeline version", fmt.Sprintf("%s@%d", e.PipelineID, e.Version), err)
+			case r.Index == 1:
+				return nil, notFound("pipeline", e.PipelineID, err)
 			}
 		}
 	}

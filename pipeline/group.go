@@ -85,6 +85,9 @@ func (s *Store) ListGroup(ctx context.Context, groupID string, limit int, cursor
 		return table.Page[*Pipeline]{}, err
 	}
 	for i := range items {
+		if items[i].Deleting != "" {
+			continue // Delete is removing it
+		}
 		p, err := items[i].pipeline()
 		if err != nil {
 			return table.Page[*Pipeline]{}, err

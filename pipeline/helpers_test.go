@@ -6,9 +6,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
@@ -108,4 +111,19 @@ func newHTTPServer(t testing.TB, h http.Handler) string {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// storedCounts is every tag aggregate in the table, zero counts included
+// (the listings hide those), read with a scan.
+func storedCounts(t testing.TB, e *env) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for it, err := range table.ScanAll[map[string]any](context.Background(), e.store.Table(), table.Scan{}) {
+		require.NoError(t, err)
+		pk, _ := it["pk"].(string)
+		if key, ok := strings.CutPrefix(pk, "TA:"); ok {
+			out[key+"="+strings.TrimPrefix(it["sk"].(string), "TA:")] = int(it["count"].(float64))
+		}
+	}
+	return out
 }

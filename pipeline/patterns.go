@@ -23,13 +23,16 @@ func Patterns() []access.Pattern {
 			ItemSize:     2048, ItemsPerRequest: 12, RatePerSecond: 1},
 		{Name: "update an existing pipeline", Operation: access.TransactWriteItems, Transactional: true,
 			Partition: "P:{pipelineId}",
-			// A typical update: one tag level removed, one added, one group left, one joined.
+			// A typical update: one tag level removed (the last pipeline to
+			// carry it, so its count reaches zero and is removed after the
+			// transaction), one added, one group left, one joined.
 			Items: []access.Item{
 				{Operation: access.PutItem, Size: 2048, Partition: "P:{pipelineId}", IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "P"}}},
 				{Operation: access.PutItem, Size: 2048, Partition: "P:{pipelineId}"},
 				{Operation: access.DeleteItem, Size: 60, Partition: "T:{key}[#{parent}]"},
 				{Operation: access.PutItem, Size: 60, Partition: "T:{key}[#{parent}]"},
-				{Operation: access.UpdateItem, Size: 100, Count: 2, Partition: "TA:{key}", IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "TD"}}},
+				{Operation: access.UpdateItem, Size: 100, Partition: "TA:{key}", IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "TD"}}},
+				{Operation: access.DeleteItem, Size: 100, Partition: "TA:{key}", IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "TD"}}},
 				{Operation: access.DeleteItem, Size: 100, Partition: "P:{pipelineId}", IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "G:{groupId}"}}},
 				{Operation: access.PutItem, Size: 100, Partition: "P:{pipelineId}", IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "G:{groupId}"}}},
 			},
@@ -56,12 +59,22 @@ func Patterns() []access.Pattern {
 		{Name: "create a pipeline execution", Operation: access.TransactWriteItems, Transactional: true,
 			Partition: "PE:{executionId}",
 			Items: []access.Item{
-				{Operation: access.ConditionCheck, Size: 2048, Partition: "P:{pipelineId}"},
+				{Operation: access.ConditionCheck, Size: 2048, Count: 2, Partition: "P:{pipelineId}"},
 				{Operation: access.PutItem, Size: 300, Partition: "PE:{executionId}", IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "P:{pipelineId}"}}},
 			},
-			Description:  "execution item, conditional on the pipeline version existing",
+			Description:  "execution item, conditional on the pipeline version existing and the pipeline not being deleted",
 			KeyCondition: "pk = PE:{executionId} AND sk = PE:P",
 			ItemSize:     300, ItemsPerRequest: 2, RatePerSecond: 20},
+		{Name: "move a pipeline execution", Operation: access.UpdateItem,
+			Partition:    "PE:{executionId}",
+			Description:  "start, succeed or fail: one UpdateItem conditional on the state it starts from, the current item returned on refusal",
+			KeyCondition: "pk = PE:{executionId} AND sk = PE:P (state = :from)",
+			ItemSize:     400, ItemsPerRequest: 1, RatePerSecond: 40},
+		{Name: "delete a pipeline", Operation: access.BatchWriteItem,
+			Partition:    "P:{pipelineId}",
+			Description:  "mark the current item (UpdateItem), executions by BatchWriteItem, per tag level a transaction deleting the tag item and decrementing its count, zero counts by DeleteItem, the partition by BatchWriteItem, the current item last (DeleteItem)",
+			KeyCondition: "pk = P:{pipelineId}; siKey1 = P:{pipelineId} AND begins_with(pk, PE:)",
+			ItemSize:     2048, ItemsPerRequest: 10, RatePerSecond: 0.01},
 		{Name: "list pipeline executions", Operation: access.Query, Index: IndexGSI1,
 			Partition:    "P:{pipelineId}",
 			KeyCondition: "siKey1 = P:{pipelineId} AND begins_with(pk, PE:)",

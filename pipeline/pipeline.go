@@ -127,6 +127,9 @@ type pipelineItem struct {
 	Tags        []Tag             `dynamodbav:"tags,omitempty"`
 	Transformer *Transformer      `dynamodbav:"transformer,omitempty"`
 	Groups      []string          `dynamodbav:"groups,omitempty"`
+	// Deleting is set (to the time Delete started) on the current item of
+	// a pipeline being deleted.
+	Deleting string `dynamodbav:"deleting,omitempty"`
 }
 
 func (it *pipelineItem) pipeline() (*Pipeline, error) {
@@ -267,7 +270,8 @@ func (s *Store) Update(ctx context.Context, id string, version int, in Input) (*
 	if n := 2 + 2*len(added) + 2*len(removed) + len(joined) + len(left); n > maxTxActions {
 		return nil, &TooManyTagsError{PipelineID: id, Actions: n, Max: maxTxActions}
 	}
-	sameVersion := expression.Name("version").Equal(expression.Value(version))
+	sameVersion := expression.Name("version").Equal(expression.Value(version)).
+		And(expression.AttributeNotExists(expression.Name(attrDeleting)))
 	tx := s.t.WriteTx().
 		Put(itemOf(next), table.If(sameVersion), table.ItemOnConditionFailure()).
 		Create(versionItem(next))
@@ -286,6 +290,13 @@ func (s *Store) Update(ctx context.Context, id string, version int, in Input) (*
 	if err := tx.Run(ctx); err != nil {
 		return nil, updateError(id, version, err)
 	}
+	// Counts of removed tags that reached zero go in a write of their own:
+	// a transaction cannot see that its ADD -1 made zero. The update has
+	// happened; a failure here leaves a zero count, which the listings
+	// hide and the next Update or Delete of that tag removes.
+	if err := s.removeZeroCounts(ctx, removed); err != nil {
+		s.log(ctx, "zero tag counts left after update", "operation", "update", "key", id, "error", err)
+	}
 	return next, nil
 }
 
@@ -302,6 +313,9 @@ func updateError(id string, version int, err error) error {
 			ce := &ConflictError{PipelineID: id, Expected: version, Cause: err}
 			var cur pipelineItem
 			if r.Item != nil && table.Unmarshal(r.Item, &cur) == nil {
+				if r.Index == 0 && cur.Deleting != "" {
+					return notFound("pipeline", id, err)
+				}
 				ce.Current = cur.Version
 			}
 			return ce
@@ -327,6 +341,9 @@ func (s *Store) Get(ctx context.Context, id string) (*Pipeline, error) {
 		}
 		return nil, err
 	}
+	if it.Deleting != "" {
+		return nil, notFound("pipeline", id, nil)
+	}
 	return it.pipeline()
 }
 
@@ -337,7 +354,7 @@ func (s *Store) List(ctx context.Context, limit int, cursor string) (table.Page[
 	if s.err != nil {
 		return table.Page[*Pipeline]{}, s.err
 	}
-	q, err := pageQuery(table.Query{Index: IndexGSI1, Partition: pipelinesPartition}, limit)
+	q, err := pageQuery(pipelinesQuery(), limit)
 	if err != nil {
 		return table.Page[*Pipeline]{}, err
 	}
@@ -346,7 +363,16 @@ func (s *Store) List(ctx context.Context, limit int, cursor string) (table.Page[
 
 // All iterates over every pipeline in id order.
 func (s *Store) All(ctx context.Context) iter.Seq2[*Pipeline, error] {
-	return pipelineSeq(s.err, table.QueryAll[pipelineItem](ctx, s.t, table.Query{Index: IndexGSI1, Partition: pipelinesPartition}))
+	return pipelineSeq(s.err, table.QueryAll[pipelineItem](ctx, s.t, pipelinesQuery()))
+}
+
+// onlyCurrent keeps "list pipelines" to current items: the seed's base
+// table gives version items siKey1 P too, so a table written by a service
+// that follows it has them in GSI-1's partition P.
+var onlyCurrent = expression.Name(attrSK).Equal(expression.Value(currentSK))
+
+func pipelinesQuery() table.Query {
+	return table.Query{Index: IndexGSI1, Partition: pipelinesPartition, Filter: &onlyCurrent}
 }
 
 func pageQuery(q table.Query, limit int) (table.Query, error) {

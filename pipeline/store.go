@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"context"
 	"crypto/sha256"
+	"log/slog"
 	"time"
 
 	"github.com/tablekit/tablekit/blobstore"
@@ -23,6 +25,10 @@ type Options struct {
 	// Clock gives createdAt, updatedAt and the timestamp of input file
 	// names. Default time.Now.
 	Clock func() time.Time
+	// Logger receives structured records (table, operation, key) of lost
+	// races, recoveries, execution moves and the steps of Delete. Nil:
+	// silent.
+	Logger *slog.Logger
 	// NewID returns the id of a pipeline or execution created at t.
 	// Default: a ULID, so ids sort by creation time and "list pipelines"
 	// and "list executions" come back oldest first. An id must not contain
@@ -113,3 +119,12 @@ func NewStore(db table.API, files blobstore.Store, opts ...func(*Options)) *Stor
 func (s *Store) Table() *table.Table { return s.t }
 
 func (s *Store) now() time.Time { return s.opts.Clock().UTC() }
+
+// log writes a debug record when a Logger is set; without one it costs a
+// nil check.
+func (s *Store) log(ctx context.Context, msg string, args ...any) {
+	if s.opts.Logger == nil {
+		return
+	}
+	s.opts.Logger.DebugContext(ctx, msg, append([]any{"table", s.t.Name()}, args...)...)
+}

@@ -321,6 +321,9 @@ func (s *Store) ListByTags(ctx context.Context, tags []Tag, limit int, cursor st
 			return table.Page[*Pipeline]{}, err
 		}
 		for i := range items {
+			if items[i].Deleting != "" {
+				continue // Delete is removing it
+			}
 			p, err := items[i].pipeline()
 			if err != nil {
 				return table.Page[*Pipeline]{}, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -345,27 +347,30 @@ func TestListByTagsCursorIsBoundToTheTagSet(t *testing.T) {
 	}
 }
 
-func TestZeroCountTagValuesAreHidden(t *testing.T) {
+func TestTagCountsThatDropToZeroAreRemoved(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	p, err := e.store.Create(ctx, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "plant", Value: "abc"}, {Key: "plant", Value: "def"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "plant", Value: "def"}}}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	other, err := e.store.Create(ctx, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "plant", Value: "def"}}})
+	require.NoError(t, err)
+	_, err = e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "plant", Value: "def"}}})
+	require.NoError(t, err)
 	page, err := e.store.ListTagValues(ctx, "plant", 0, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []pipeline.TagCount{{Key: "plant", Value: "def", Count: 1}}; !reflect.DeepEqual(page.Items, want) {
-		t.Fatalf("values %+v, want %+v", page.Items, want)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []pipeline.TagCount{{Key: "plant", Value: "def", Count: 2}}, page.Items)
 	var raw map[string]any
-	if err := e.store.Table().Get(ctx, e.store.Table().Key("TA:plant", "TA:abc"), &raw); err != nil || raw["count"] != float64(0) {
-		t.Fatalf("the zero row is kept with count 0: %v %v", raw, err)
-	}
+	err = e.store.Table().Get(ctx, e.store.Table().Key("TA:plant", "TA:abc"), &raw)
+	assert.ErrorIs(t, err, table.ErrNotFound, "the zero count is removed, not kept: %v", raw)
+
+	// A count that goes down without reaching zero stays.
+	_, err = e.store.Update(ctx, other.ID, 1, pipeline.Input{Name: "n"})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"plant=def": 1}, storedCounts(t, e))
+	// A value used again counts up from nothing.
+	_, err = e.store.Update(ctx, other.ID, 2, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "plant", Value: "abc"}}})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"plant=abc": 1, "plant=def": 1}, storedCounts(t, e))
 }
 
 func TestTooManyTagsFailsBeforeAnyRequest(t *testing.T) {

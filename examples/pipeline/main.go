@@ -2,9 +2,11 @@
 // it creates pipelines with plain and hierarchical tags, updates one (and
 // shows a stale update being refused), uploads an input file through a
 // presigned URL with plain net/http, records an execution that copies the
-// input next to its output, stores and downloads the output through a
-// presigned URL, and lists pipelines by tags, tag counts, versions and
-// executions.
+// input next to its output, runs it (created → running → succeeded, a
+// second start refused), stores and downloads the output through a
+// presigned URL, fails another execution, lists pipelines by tags, tag
+// counts, versions and executions, and deletes a pipeline with its
+// executions, tag counts and files.
 //
 //	go run ./examples/pipeline             # in-memory fake, in-memory blobs
 //	TABLEKIT_DYNAMODB_ENDPOINT=http://127.0.0.1:8000 \
@@ -138,7 +140,16 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("execution %s of v%d, input copied to %s\n", ex.ID, ex.Version, ex.InputKey)
+	fmt.Printf("execution %s of v%d (%s), input copied to %s\n", ex.ID, ex.Version, ex.State, ex.InputKey)
+	if ex, err = store.StartExecution(ctx, ex.ID); err != nil {
+		return err
+	}
+	fmt.Printf("execution %s %s at %s\n", ex.ID, ex.State, ex.StartedAt.Format(time.RFC3339Nano))
+	var refused *pipeline.TransitionError
+	if _, err := store.StartExecution(ctx, ex.ID); !errors.As(err, &refused) || refused.Current != pipeline.ExecutionRunning {
+		return fmt.Errorf("a second start was not refused with the current state: %v", err)
+	}
+	fmt.Println("second start refused:", err)
 	// The executor: read the execution's input, apply the transform, store the output.
 	in, _, err := env.Blobs.Get(ctx, ex.InputKey)
 	if err != nil {
@@ -169,12 +180,24 @@ func run(args []string) error {
 		return err
 	}
 	fmt.Printf("downloaded output via presigned GET (%s): %q\n", outKey, got)
+	if ex, err = store.SucceedExecution(ctx, ex.ID); err != nil {
+		return err
+	}
+	fmt.Printf("execution %s %s at %s\n", ex.ID, ex.State, ex.FinishedAt.Format(time.RFC3339Nano))
+	bad, err := store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: updated.ID, CreatedBy: "scheduler"})
+	if err != nil {
+		return err
+	}
+	if bad, err = store.FailExecution(ctx, bad.ID, "no input given"); err != nil {
+		return err
+	}
+	fmt.Printf("execution %s %s: %s\n", bad.ID, bad.State, bad.Error)
 	execs, err := store.Executions(ctx, updated.ID, 0, "")
 	if err != nil {
 		return err
 	}
-	if len(execs.Items) != 1 {
-		return fmt.Errorf("%d executions listed, want 1", len(execs.Items))
+	if len(execs.Items) != 2 || execs.Items[0].State != pipeline.ExecutionSucceeded || execs.Items[1].State != pipeline.ExecutionFailed {
+		return fmt.Errorf("executions listed: %+v, want one succeeded and one failed", execs.Items)
 	}
 
 	fmt.Println("\n== list by tags")
@@ -243,6 +266,38 @@ func run(args []string) error {
 		return fmt.Errorf("group /sustainability does not list %s", updated.ID)
 	}
 	fmt.Printf("group /sustainability lists %d pipeline(s)\n", len(group.Items))
+
+	fmt.Println("\n== delete")
+	// The csv pipeline is the only one with source=csv in this run: its
+	// tag items, counts, executions and files all go.
+	gone := created[3]
+	gex, err := store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: gone.ID, CreatedBy: "scheduler"})
+	if err != nil {
+		return err
+	}
+	if err := store.PutOutput(ctx, gex.ID, strings.NewReader("bye"), 3); err != nil {
+		return err
+	}
+	if err := store.Delete(ctx, gone.ID); err != nil {
+		return err
+	}
+	if _, err := store.Get(ctx, gone.ID); !errors.Is(err, pipeline.ErrNotFound) {
+		return fmt.Errorf("deleted pipeline still readable: %v", err)
+	}
+	if _, err := store.GetExecution(ctx, gex.ID); !errors.Is(err, pipeline.ErrNotFound) {
+		return fmt.Errorf("deleted pipeline's execution still readable: %v", err)
+	}
+	left, err := store.ListByTags(ctx, []pipeline.Tag{runTag}, 10, "")
+	if err != nil {
+		return err
+	}
+	if len(left.Items) != len(created)-1 {
+		return fmt.Errorf("%d pipelines carry this run's tag after the delete, want %d", len(left.Items), len(created)-1)
+	}
+	if err := store.Delete(ctx, gone.ID); err != nil {
+		return fmt.Errorf("a second delete is a no-op: %w", err)
+	}
+	fmt.Printf("deleted %s (%s) with its execution and files; %d pipelines left in this run\n", gone.ID, gone.Name, len(left.Items))
 	fmt.Println("\nok")
 	return nil
 }

@@ -1,0 +1,242 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// attrDeleting marks a current item whose pipeline Delete is removing: the
+// time Delete started. While it is set, Get, ListGroup and ListByTags do
+// not return the pipeline, and Update and CreateExecution are refused.
+const attrDeleting = "deleting"
+
+// maxDeleteMarkAttempts bounds how often Delete re-reads a pipeline that an
+// Update changed between Delete's read and its mark.
+const maxDeleteMarkAttempts = 5
+
+// Delete removes pipeline id and everything that belongs to it: its
+// current item, every version item (written PV:0000000001 or, as the seed
+// writes them, PV:1), its group memberships, its tag items, its
+// executions, and its input and output files. Tag counts go down by one
+// per tag level; a count that reaches zero is removed.
+//
+// A pipeline is many items in many partitions, more than one transaction
+// holds, so Delete is safely resumable rather than all-or-nothing:
+//
+//  1. The current item is marked deleting (one conditional write on the
+//     version Delete read): from then on the pipeline is gone for readers,
+//     its tags and groups cannot change, and no execution can be created.
+//  2. Executions, then their files (records before the objects they point
+//     at), then each tag level in a transaction of its own that deletes the
+//     tag item only if it is still there and decrements the count in the
+//     same step, so a count is never decremented twice; then zero counts,
+//     group and version items.
+//  3. The current item, last: while it exists, a retry knows what is left.
+//
+// Every step is idempotent, so a Delete that failed part way (a crash, a
+// throttle, a canceled context) is completed by calling Delete again, and
+// Delete of a pipeline that does not exist (or no longer does) succeeds.
+// A pipeline's files can only be removed through a blob store: a Store
+// made without one fails with blobstore.ErrUnsupported and changes
+// nothing.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	if s.err != nil {
+		return s.err
+	}
+	if err := validateID("id", id); err != nil {
+		return err
+	}
+	if _, err := s.filesStore(); err != nil {
+		return err
+	}
+	cur, err := s.markDeleting(ctx, id)
+	if err != nil || cur == nil {
+		return err
+	}
+	steps := []struct {
+		name string
+		run  func(context.Context, *pipelineItem) error
+	}{
+		{"executions", s.deleteExecutions},
+		{"files", s.deleteFiles},
+		{"tags", s.deleteTags},
+		{"partition", s.deletePartition},
+	}
+	for _, st := range steps {
+		if err := st.run(ctx, cur); err != nil {
+			return fmt.Errorf("pipeline: delete %q: %s: %w (call Delete again to finish)", id, st.name, err)
+		}
+		s.log(ctx, "delete step done", "operation", "delete", "key", cur.PK, "step", st.name)
+	}
+	return nil
+}
+
+// markDeleting marks the current item and returns it as marked; nil when
+// the pipeline does not exist.
+func (s *Store) markDeleting(ctx context.Context, id string) (*pipelineItem, error) {
+	pk, _ := pipelinePK.Build(id)
+	key := s.t.Key(pk, currentSK)
+	for attempt := 1; ; attempt++ {
+		var cur pipelineItem
+		if err := s.t.Get(ctx, key, &cur, table.Consistent()); err != nil {
+			if errors.Is(err, table.ErrNotFound) {
+				return nil, nil
+			}
+			return nil, err
+		}
+		if cur.Deleting != "" {
+			return &cur, nil // a Delete before this one marked it
+		}
+		cur.Deleting = s.now().Format(timeLayout)
+		err := s.t.Update(ctx, key,
+			expression.Set(expression.Name(attrDeleting), expression.Value(cur.Deleting)).
+				Remove(expression.Name(attrSiKey1)),
+			table.If(expression.Name("version").Equal(expression.Value(cur.Version))),
+			table.If(expression.AttributeNotExists(expression.Name(attrDeleting))))
+		switch {
+		case err == nil:
+			cur.SiKey1 = ""
+			return &cur, nil
+		case !errors.Is(err, table.ErrConditionFailed):
+			return nil, err
+		case attempt == maxDeleteMarkAttempts:
+			return nil, fmt.Errorf("pipeline: delete %q: the pipeline changed under %d attempts to mark it: %w", id, attempt, err)
+		}
+		s.log(ctx, "delete lost a race to an update; reading again", "operation", "delete", "key", pk, "attempt", attempt)
+	}
+}
+
+func (s *Store) deleteExecutions(ctx context.Context, cur *pipelineItem) error {
+	id, err := itemID(cur)
+	if err != nil {
+		return err
+	}
+	var ks []table.Key
+	for e, err := range s.AllExecutions(ctx, id) {
+		if err != nil {
+			return err
+		}
+		pk, _ := executionPK.Build(e.ID)
+		ks = append(ks, s.t.Key(pk, executionSK))
+	}
+	return s.t.BatchWrite(ctx, nil, ks)
+}
+
+func (s *Store) deleteFiles(ctx context.Context, cur *pipelineItem) error {
+	files, err := s.filesStore()
+	if err != nil {
+		return err
+	}
+	id, err := itemID(cur)
+	if err != nil {
+		return err
+	}
+	prefix, err := filesPrefix(id)
+	if err != nil {
+		return err
+	}
+	for info, err := range files.List(ctx, prefix) {
+		if err != nil {
+			return err
+		}
+		if err := files.Delete(ctx, info.Key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteTags removes each tag level's item and decrements its count in one
+// transaction, conditional on the tag item still being there: a level
+// whose item an interrupted Delete already removed is not counted down a
+// second time. Zero counts are removed after, each time, so a Delete
+// interrupted between a decrement and the removal still removes it.
+func (s *Store) deleteTags(ctx context.Context, cur *pipelineItem) error {
+	id, err := itemID(cur)
+	if err != nil {
+		return err
+	}
+	entries := tagEntries(cur.Tags)
+	for _, e := range entries {
+		err := s.t.WriteTx().
+			Delete(e.key(s.t, id), table.IfExists()).
+			Update(e.aggregateKey(s.t), aggregateAdd(-1)).
+			Run(ctx)
+		if err != nil && !firstActionFailed(err) {
+			return err
+		}
+	}
+	return s.removeZeroCounts(ctx, entries)
+}
+
+// firstActionFailed reports a transaction canceled because its first
+// action's condition failed (and nothing else went wrong).
+func firstActionFailed(err error) bool {
+	var txe *table.TxError
+	if !errors.As(err, &txe) {
+		return false
+	}
+	for _, r := range txe.Reasons {
+		if r.Index == 0 && r.Code == "ConditionalCheckFailed" {
+			return true
+		}
+	}
+	return false
+}
+
+// removeZeroCounts deletes the aggregates of entries whose count is zero.
+// The condition count = 0 makes it safe against a racing ADD +1: either
+// the delete fails, or the ADD comes after it and recreates the aggregate
+// with count 1 and its siKey1 (aggregateAdd sets both).
+func (s *Store) removeZeroCounts(ctx context.Context, entries []tagEntry) error {
+	zero := expression.Name(attrCount).Equal(expression.Value(0))
+	for _, e := range entries {
+		err := s.t.Delete(ctx, e.aggregateKey(s.t), table.If(zero))
+		if err != nil && !errors.Is(err, table.ErrConditionFailed) {
+			return err
+		}
+	}
+	return nil
+}
+
+// deletePartition removes every item under the pipeline's pk (versions in
+// either form, group memberships, anything else), then the current item,
+// on condition that it is still the one marked.
+func (s *Store) deletePartition(ctx context.Context, cur *pipelineItem) error {
+	var ks []table.Key
+	for it, err := range table.QueryAll[pipelineKeys](ctx, s.t, table.Query{Partition: cur.PK, Consistent: true}) {
+		if err != nil {
+			return err
+		}
+		if it.SK != currentSK {
+			ks = append(ks, s.t.Key(it.PK, it.SK))
+		}
+	}
+	if err := s.t.BatchWrite(ctx, nil, ks); err != nil {
+		return err
+	}
+	err := s.t.Delete(ctx, s.t.Key(cur.PK, currentSK),
+		table.If(expression.Name(attrDeleting).Equal(expression.Value(cur.Deleting))))
+	if errors.Is(err, table.ErrConditionFailed) {
+		return nil // a concurrent Delete finished first
+	}
+	return err
+}
+
+type pipelineKeys struct {
+	PK string `dynamodbav:"pk"`
+	SK string `dynamodbav:"sk"`
+}
+
+func itemID(it *pipelineItem) (string, error) {
+	parts, err := pipelinePK.Parse(it.PK)
+	if err != nil {
+		return "", fmt.Errorf("pipeline: item %s/%s: %w", it.PK, it.SK, err)
+	}
+	return parts.String("pipelineId"), nil
+}
