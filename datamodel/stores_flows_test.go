@@ -82,7 +82,10 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 	{
 		s := decl{pipeline.Schema(pipeline.DefaultTableName), pipeline.Patterns()}
 		fake := fakeWith(t, s.Schema)
-		store := pipeline.NewStore(fake, blobstore.NewMemory())
+		store, err := pipeline.NewStore(fake, blobstore.NewMemory())
+		if err != nil {
+			t.Fatal(err)
+		}
 		in := pipeline.Input{Name: "daily", Tags: []pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa/northwest/seattle"}},
 			Groups: []string{"g1", "g2"}}
 		var p *pipeline.Pipeline

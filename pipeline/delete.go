@@ -45,9 +45,6 @@ const maxDeleteMarkAttempts = 5
 // made without one fails with blobstore.ErrUnsupported and changes
 // nothing.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	if s.err != nil {
-		return s.err
-	}
 	if err := validateID("id", id); err != nil {
 		return err
 	}
@@ -117,7 +114,7 @@ func (s *Store) deleteExecutions(ctx context.Context, cur *pipelineItem) error {
 		return err
 	}
 	var ks []table.Key
-	for e, err := range s.AllExecutions(ctx, id) {
+	for e, err := range s.Executions(ctx, id) {
 		if err != nil {
 			return err
 		}

@@ -200,7 +200,7 @@ func deleteInterruptedAt(t *testing.T, healthy *pipeline.Store, faulty func(*fau
 func TestDeleteInterruptedAtEveryWriteAndRetriedLeavesNothing(t *testing.T) {
 	e := newEnv(t)
 	faulty := func(f *faults) *pipeline.Store {
-		return pipeline.NewStore(faultyAPI{e.db, f}, faultyBlobs{e.blobs, f}, func(o *pipeline.Options) { o.Clock = e.clock.Now })
+		return newStore(t, faultyAPI{e.db, f}, faultyBlobs{e.blobs, f}, pipeline.Clock(e.clock.Now))
 	}
 	writes := deleteInterruptedAt(t, e.store, faulty, e.blobs, "r0", 0)
 	require.Greater(t, writes, int32(8), "a delete of this world takes many writes")
@@ -215,7 +215,7 @@ func TestDeletingPipelineRefusesUpdatesAndExecutions(t *testing.T) {
 	w := buildDeleteWorld(t, e.store, e.blobs, "d")
 	// Stop Delete right after its mark: the first write.
 	f := &faults{failAt: 2}
-	s := pipeline.NewStore(faultyAPI{e.db, f}, faultyBlobs{e.blobs, f}, func(o *pipeline.Options) { o.Clock = e.clock.Now })
+	s := newStore(t, faultyAPI{e.db, f}, faultyBlobs{e.blobs, f}, pipeline.Clock(e.clock.Now))
 	require.ErrorIs(t, s.Delete(ctx, w.victim.ID), errInjected)
 
 	_, err := e.store.Get(ctx, w.victim.ID)
@@ -224,15 +224,15 @@ func TestDeletingPipelineRefusesUpdatesAndExecutions(t *testing.T) {
 	assert.ErrorIs(t, err, pipeline.ErrNotFound)
 	_, err = e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: w.victim.ID, Version: 1})
 	assert.ErrorIs(t, err, pipeline.ErrNotFound)
-	all, err := e.store.List(ctx, 0, "")
+	all, err := e.store.ListPipelines(ctx, "")
 	require.NoError(t, err)
 	for _, p := range all.Items {
 		assert.NotEqual(t, w.victim.ID, p.ID, "listed while deleting")
 	}
-	group, err := e.store.ListGroup(ctx, "dg2", 0, "")
+	group, err := e.store.ListGroup(ctx, "dg2", "")
 	require.NoError(t, err)
 	assert.Empty(t, group.Items)
-	byTag, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: "donly", Value: "me"}}, 0, "")
+	byTag, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: "donly", Value: "me"}}, "")
 	require.NoError(t, err)
 	assert.Empty(t, byTag.Items)
 	_, err = e.store.Create(ctx, pipeline.Input{ID: w.victim.ID, Name: "again"})
@@ -250,7 +250,7 @@ func TestDeleteWithoutBlobStoreChangesNothing(t *testing.T) {
 	p, err := e.store.Create(ctx, pipeline.Input{Name: "n"})
 	require.NoError(t, err)
 	before := e.snapshot(t)
-	err = pipeline.NewStore(e.db, nil).Delete(ctx, p.ID)
+	err = newStore(t, e.db, nil).Delete(ctx, p.ID)
 	assert.ErrorIs(t, err, blobstore.ErrUnsupported)
 	assert.Equal(t, before, e.snapshot(t))
 }
@@ -263,12 +263,12 @@ func TestDeleteRemovesSeedFormVersionsAndReadsThemFirst(t *testing.T) {
 	require.NoError(t, err, "PV:3 as the seed writes it")
 	assert.Equal(t, 3, v3.Version)
 	var versions []int
-	for v, err := range e.store.AllVersions(ctx, w.victim.ID) {
+	for v, err := range e.store.Versions(ctx, w.victim.ID) {
 		require.NoError(t, err)
 		versions = append(versions, v.Version)
 	}
 	assert.Equal(t, []int{1, 2, 3}, versions)
-	all, err := e.store.List(ctx, 0, "")
+	all, err := e.store.ListPipelines(ctx, "")
 	require.NoError(t, err)
 	assert.Len(t, all.Items, 2, "the seed's version item (siKey1 P) is not listed as a pipeline")
 	require.NoError(t, e.store.Delete(ctx, w.victim.ID))
@@ -279,7 +279,7 @@ func TestIntegrationDeleteInterruptedAndRetriedLeavesNothing(t *testing.T) {
 	store, client, files := localEnv(t, nil)
 	name := store.Table().Name()
 	faulty := func(f *faults) *pipeline.Store {
-		return pipeline.NewStore(faultyAPI{client, f}, faultyBlobs{files, f}, func(o *pipeline.Options) { o.TableName = name })
+		return newStore(t, faultyAPI{client, f}, faultyBlobs{files, f}, pipeline.TableName(name))
 	}
 	writes := deleteInterruptedAt(t, store, faulty, files, "r0", 0)
 	require.Greater(t, writes, int32(8))

@@ -3,14 +3,26 @@
 // DynamoDB table with one overloaded index (GSI-1), and the pipelines'
 // input and output files in a blob store (S3 in production).
 //
-//	store := pipeline.NewStore(db, files)
+//	store, err := pipeline.NewStore(db, files, pipeline.TableName("pipelines"))
+//	err = store.EnsureTable(ctx)
 //	p, err := store.Create(ctx, pipeline.Input{
 //		Name: "sap:emissions:pipeline", By: "abc@xyz.com",
 //		Tags: []pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa/northwest"}},
 //		Groups: []string{"/usa/northwest"},
 //	})
 //	p, err = store.Update(ctx, p.ID, p.Version, changed)   // *ConflictError if someone was faster
-//	page, err := store.ListByTags(ctx, []pipeline.Tag{{Key: "region", Value: "usa"}}, 25, "")
+//	page, err := store.ListByTags(ctx, []pipeline.Tag{{Key: "region", Value: "usa"}}, "", pipeline.Limit(25))
+//	ex, err := store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID})
+//	ex, err = store.StartExecution(ctx, ex.ID)              // *TransitionError if it was not created
+//	err = store.Delete(ctx, p.ID)                           // resumable: call again after a failure
+//
+// NewStore takes its options as functions (TableName, Clock, Logger, or
+// any func(*Options)); a nil db or a bad value fails there. Every listing
+// has one shape: ListX(ctx, parent..., cursor, opts...) returns a
+// table.Page and the next cursor, X(ctx, parent..., opts...) iterates over
+// every page; ListOptions.Limit (Limit(n)) sizes a page. Each listing
+// documents its total order; all of them order by a unique key or break
+// ties with one, so cursors resume exactly.
 //
 // # The table
 //

@@ -26,11 +26,13 @@ func exampleStore() (*pipeline.Store, func()) {
 	}
 	now := time.Date(2022, 8, 10, 23, 55, 20, 322_000_000, time.UTC)
 	n := 0
-	store := pipeline.NewStore(db, files, func(o *pipeline.Options) {
-		o.Clock = func() time.Time { return now }
+	store, err := pipeline.NewStore(db, files, pipeline.Clock(func() time.Time { return now }), func(o *pipeline.Options) {
 		o.NewID = func(time.Time) string { n++; return fmt.Sprintf("id%03d", n) }
 	})
-	if err := store.Table().Schema().EnsureTable(context.Background(), db); err != nil {
+	if err != nil {
+		panic(err)
+	}
+	if err := store.EnsureTable(context.Background()); err != nil {
 		panic(err)
 	}
 	return store, srv.Close
@@ -69,7 +71,7 @@ func ExampleStore_Update() {
 	var ce *pipeline.ConflictError
 	fmt.Println(errors.As(err, &ce), ce.Current)
 
-	values, _ := store.ListTagValues(ctx, "plant", 0, "")
+	values, _ := store.ListTagValues(ctx, "plant", "")
 	fmt.Println(values.Items)
 	// Output:
 	// v2 2 <nil>
@@ -85,7 +87,7 @@ func ExampleStore_ListByTags() {
 		store.Create(ctx, pipeline.Input{Name: region, Tags: []pipeline.Tag{
 			{Key: "source", Value: "sap"}, {Key: "region", Value: region}}})
 	}
-	page, err := store.ListByTags(ctx, []pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa"}}, 10, "")
+	page, err := store.ListByTags(ctx, []pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa"}}, "", pipeline.Limit(10))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -128,9 +128,6 @@ func parseOptionalTime(s string) (time.Time, error) {
 // pipeline version exists: a missing one is ErrNotFound and writes nothing
 // to DynamoDB.
 func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (*Execution, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
 	if err := validateID("in.PipelineID", in.PipelineID); err != nil {
 		return nil, err
 	}
@@ -203,9 +200,6 @@ func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (*Execut
 
 // GetExecution returns execution id.
 func (s *Store) GetExecution(ctx context.Context, id string) (*Execution, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
 	if err := validateID("id", id); err != nil {
 		return nil, err
 	}
@@ -229,18 +223,16 @@ func executionsQuery(pipelineID string) (table.Query, error) {
 	return table.Query{Index: IndexGSI1, Partition: si, Sort: table.SortBeginsWith(prefix)}, nil
 }
 
-// Executions returns one page of at most limit executions of pipeline
-// pipelineID in execution id order (oldest first with the default ULIDs),
-// and the next page's cursor.
-func (s *Store) Executions(ctx context.Context, pipelineID string, limit int, cursor string) (table.Page[*Execution], error) {
-	if s.err != nil {
-		return table.Page[*Execution]{}, s.err
-	}
+// ListExecutions returns one page of executions of pipeline pipelineID
+// (ListOptions.Limit; 0: what one DynamoDB page holds) and the next page's
+// cursor, in execution id order (GSI-1 sorts them by pk PE:<executionId>,
+// unique, so there are no ties; oldest first with the default ULIDs).
+func (s *Store) ListExecutions(ctx context.Context, pipelineID, cursor string, opts ...func(*ListOptions)) (table.Page[*Execution], error) {
 	q, err := executionsQuery(pipelineID)
 	if err != nil {
 		return table.Page[*Execution]{}, err
 	}
-	if q, err = pageQuery(q, limit); err != nil {
+	if q, err = pageQuery(q, opts); err != nil {
 		return table.Page[*Execution]{}, err
 	}
 	page, err := table.QueryPage[executionItem](ctx, s.t, q, cursor)
@@ -258,25 +250,10 @@ func (s *Store) Executions(ctx context.Context, pipelineID string, limit int, cu
 	return out, nil
 }
 
-// AllExecutions iterates over every execution of pipeline pipelineID.
-func (s *Store) AllExecutions(ctx context.Context, pipelineID string) iter.Seq2[*Execution, error] {
-	q, err := executionsQuery(pipelineID)
-	if err == nil {
-		err = s.err
-	}
-	return func(yield func(*Execution, error) bool) {
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		for it, err := range table.QueryAll[executionItem](ctx, s.t, q) {
-			var e *Execution
-			if err == nil {
-				e, err = it.execution()
-			}
-			if !yield(e, err) || err != nil {
-				return
-			}
-		}
-	}
+// Executions iterates over every execution of pipeline pipelineID in
+// ListExecutions's order.
+func (s *Store) Executions(ctx context.Context, pipelineID string, opts ...func(*ListOptions)) iter.Seq2[*Execution, error] {
+	return walk(func(cursor string) (table.Page[*Execution], error) {
+		return s.ListExecutions(ctx, pipelineID, cursor, opts...)
+	})
 }

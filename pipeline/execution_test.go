@@ -144,7 +144,7 @@ func TestExecutionsListsOnlyThatPipelinesExecutions(t *testing.T) {
 	var got []string
 	cursor := ""
 	for {
-		page, err := e.store.Executions(ctx, "a", 2, cursor)
+		page, err := e.store.ListExecutions(ctx, "a", cursor, pipeline.Limit(2))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +159,7 @@ func TestExecutionsListsOnlyThatPipelinesExecutions(t *testing.T) {
 		t.Fatalf("executions of a: %v, want %v (creation order)", got, want)
 	}
 	n := 0
-	for ex, err := range e.store.AllExecutions(ctx, "b") {
+	for ex, err := range e.store.Executions(ctx, "b") {
 		if err != nil || ex.PipelineID != "b" {
 			t.Fatal(ex, err)
 		}
@@ -170,7 +170,7 @@ func TestExecutionsListsOnlyThatPipelinesExecutions(t *testing.T) {
 	}
 	// Executions carry siKey1 P:<id> and current items siKey1 P: neither
 	// listing shows the other's items.
-	page, err := e.store.List(ctx, 0, "")
+	page, err := e.store.ListPipelines(ctx, "")
 	if err != nil || len(page.Items) != 2 {
 		t.Fatalf("List after executions: %d %v", len(page.Items), err)
 	}
@@ -205,7 +205,7 @@ func TestPresignInputUploadChecksTheVersion(t *testing.T) {
 func TestFileCallsWithoutBlobStoreAreUnsupported(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	s := pipeline.NewStore(e.db, nil)
+	s := newStore(t, e.db, nil)
 	if _, err := s.PresignInputUpload(ctx, "p", 1); !errors.Is(err, blobstore.ErrUnsupported) {
 		t.Fatal("presign without a blob store")
 	}

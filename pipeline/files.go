@@ -69,10 +69,10 @@ func filesPrefix(id string) (string, error) { return ingestKey.Prefix(id) }
 // Upload is a presigned upload: PUT the body to URL with exactly Header
 // (the signed Content-Type) before Expires.
 type Upload struct {
-	Key     string
-	URL     string
-	Header  http.Header
-	Expires time.Time
+	Key     string      `json:"key"`
+	URL     string      `json:"url"`
+	Header  http.Header `json:"header"`
+	Expires time.Time   `json:"expires"`
 }
 
 func (s *Store) filesStore() (blobstore.Store, error) {
@@ -86,9 +86,6 @@ func (s *Store) filesStore() (blobstore.Store, error) {
 // pipeline version (0: the current one), at the seed's ingest key with the
 // current time in its name. The version must exist (ErrNotFound otherwise).
 func (s *Store) PresignInputUpload(ctx context.Context, pipelineID string, version int) (*Upload, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
 	files, err := s.filesStore()
 	if err != nil {
 		return nil, err
@@ -175,9 +172,6 @@ func (s *Store) copyInput(ctx context.Context, e *Execution, from string) (strin
 // PutOutput stores an execution's output file, as the executor does when
 // the run is over.
 func (s *Store) PutOutput(ctx context.Context, executionID string, body io.Reader, size int64) error {
-	if s.err != nil {
-		return s.err
-	}
 	files, err := s.filesStore()
 	if err != nil {
 		return err
@@ -205,9 +199,6 @@ func (s *Store) PutOutput(ctx context.Context, executionID string, body io.Reade
 // PresignOutputDownload returns a presigned GET of an execution's output.
 // An execution without an output yet is ErrNotFound.
 func (s *Store) PresignOutputDownload(ctx context.Context, executionID string) (string, error) {
-	if s.err != nil {
-		return "", s.err
-	}
 	files, err := s.filesStore()
 	if err != nil {
 		return "", err

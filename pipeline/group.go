@@ -52,19 +52,18 @@ func diffStrings(cur, next []string) (added, removed []string) {
 	return added, removed
 }
 
-// ListGroup returns one page of at most limit pipelines of group groupID
-// in pipeline id order (0: what one DynamoDB page holds), and the next
-// page's cursor: the memberships from GSI-1, then the pipelines' current
-// items with one BatchGet.
-func (s *Store) ListGroup(ctx context.Context, groupID string, limit int, cursor string) (table.Page[*Pipeline], error) {
-	if s.err != nil {
-		return table.Page[*Pipeline]{}, s.err
-	}
+// ListGroup returns one page of pipelines of group groupID
+// (ListOptions.Limit; 0: what one DynamoDB page holds) in pipeline id
+// order (GSI-1 sorts memberships by pk P:<pipelineId>, unique within a
+// group), and the next page's cursor: the memberships from GSI-1, then the
+// pipelines' current items with one BatchGet. A pipeline being deleted is
+// left out, so a page may hold fewer than Limit.
+func (s *Store) ListGroup(ctx context.Context, groupID, cursor string, opts ...func(*ListOptions)) (table.Page[*Pipeline], error) {
 	if err := validateID("groupID", groupID); err != nil {
 		return table.Page[*Pipeline]{}, err
 	}
 	part, _ := groupPartition.Build(groupID)
-	q, err := pageQuery(table.Query{Index: IndexGSI1, Partition: part}, limit)
+	q, err := pageQuery(table.Query{Index: IndexGSI1, Partition: part}, opts)
 	if err != nil {
 		return table.Page[*Pipeline]{}, err
 	}
@@ -97,9 +96,9 @@ func (s *Store) ListGroup(ctx context.Context, groupID string, limit int, cursor
 	return page, nil
 }
 
-// AllGroup iterates over every pipeline of group groupID, in id order.
-func (s *Store) AllGroup(ctx context.Context, groupID string) iter.Seq2[*Pipeline, error] {
+// Group iterates over every pipeline of group groupID in ListGroup's order.
+func (s *Store) Group(ctx context.Context, groupID string, opts ...func(*ListOptions)) iter.Seq2[*Pipeline, error] {
 	return walk(func(cursor string) (table.Page[*Pipeline], error) {
-		return s.ListGroup(ctx, groupID, 0, cursor)
+		return s.ListGroup(ctx, groupID, cursor, opts...)
 	})
 }

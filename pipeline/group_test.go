@@ -34,7 +34,7 @@ func TestListGroupPagesMembersWithTheirCurrentVersion(t *testing.T) {
 	var got []string
 	cursor := ""
 	for {
-		page, err := e.store.ListGroup(ctx, "/usa/northwest", 3, cursor)
+		page, err := e.store.ListGroup(ctx, "/usa/northwest", cursor, pipeline.Limit(3))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestListGroupPagesMembersWithTheirCurrentVersion(t *testing.T) {
 		t.Fatalf("group members %v, want %v", got, want)
 	}
 	var all []string
-	for p, err := range e.store.AllGroup(ctx, "/eu") {
+	for p, err := range e.store.Group(ctx, "/eu") {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func TestIteratorsWalkEveryPage(t *testing.T) {
 		want = append(want, p.ID)
 	}
 	var got []string
-	for p, err := range e.store.AllByTags(ctx, []pipeline.Tag{{Key: "k", Value: "v"}}) {
+	for p, err := range e.store.ByTags(ctx, []pipeline.Tag{{Key: "k", Value: "v"}}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func TestIteratorsWalkEveryPage(t *testing.T) {
 		t.Fatalf("AllByTags gave %d, want %d", len(got), len(want))
 	}
 	counts := map[string]int{}
-	for tc, err := range e.store.AllTags(ctx) {
+	for tc, err := range e.store.Tags(ctx) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,17 +126,17 @@ func TestListByTagsReportsAFailedTagQuery(t *testing.T) {
 		e.db.ClearFaults()
 		e.db.Inject(dynamotest.FailNth("Query", nth, boom))
 		e.db.ResetCalls()
-		if _, err := e.store.ListByTags(ctx, q, 10, ""); !errors.Is(err, boom) {
+		if _, err := e.store.ListByTags(ctx, q, "", pipeline.Limit(10)); !errors.Is(err, boom) {
 			t.Fatalf("query %d failing: %v", nth, err)
 		}
 	}
 	e.db.ClearFaults()
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := e.store.ListByTags(canceled, q, 10, ""); !errors.Is(err, context.Canceled) {
+	if _, err := e.store.ListByTags(canceled, q, "", pipeline.Limit(10)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("canceled context: %v", err)
 	}
-	page, err := e.store.ListByTags(ctx, q, 10, "")
+	page, err := e.store.ListByTags(ctx, q, "", pipeline.Limit(10))
 	if err != nil || len(page.Items) != 5 {
 		t.Fatalf("after the faults: %d %v", len(page.Items), err)
 	}

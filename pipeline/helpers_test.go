@@ -57,11 +57,9 @@ func newEnv(t testing.TB, opts ...func(*pipeline.Options)) *env {
 		t.Fatal(err)
 	}
 	c := newClock()
-	all := append([]func(*pipeline.Options){func(o *pipeline.Options) { o.Clock = c.Now }}, opts...)
-	s := pipeline.NewStore(db, blobs, all...)
-	if err := s.Table().Schema().EnsureTable(context.Background(), db); err != nil {
-		t.Fatal(err)
-	}
+	all := append([]func(*pipeline.Options){pipeline.Clock(c.Now)}, opts...)
+	s := newStore(t, db, blobs, all...)
+	require.NoError(t, s.EnsureTable(context.Background()))
 	return &env{store: s, db: db, blobs: blobs, srv: srv, clock: c}
 }
 
@@ -126,4 +124,12 @@ func storedCounts(t testing.TB, e *env) map[string]int {
 		}
 	}
 	return out
+}
+
+// newStore is pipeline.NewStore for arguments that must be valid.
+func newStore(t testing.TB, db table.API, blobs blobstore.Store, opts ...func(*pipeline.Options)) *pipeline.Store {
+	t.Helper()
+	s, err := pipeline.NewStore(db, blobs, opts...)
+	require.NoError(t, err)
+	return s
 }

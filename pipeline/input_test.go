@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"errors"
+	"github.com/stretchr/testify/assert"
 	"strings"
 	"testing"
 
@@ -81,13 +82,13 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 		"get id with :":        func() error { _, err := s.Get(ctx, "P:x"); return err },
 		"get version 0":        func() error { _, err := s.GetVersion(ctx, "p1", 0); return err },
 		"get version of bad":   func() error { _, err := s.GetVersion(ctx, "a:b", 1); return err },
-		"list negative limit":  func() error { _, err := s.List(ctx, -1, ""); return err },
-		"list bad cursor":      func() error { _, err := s.List(ctx, 1, "garbage"); return err },
-		"versions bad id":      func() error { _, err := s.Versions(ctx, "", 1, ""); return err },
-		"versions bad limit":   func() error { _, err := s.Versions(ctx, "p1", -2, ""); return err },
-		"versions bad cursor":  func() error { _, err := s.Versions(ctx, "p1", 1, "AAAA"); return err },
-		"executions bad id":    func() error { _, err := s.Executions(ctx, "x:y", 1, ""); return err },
-		"executions bad limit": func() error { _, err := s.Executions(ctx, "p1", -1, ""); return err },
+		"list negative limit":  func() error { _, err := s.ListPipelines(ctx, "", pipeline.Limit(-1)); return err },
+		"list bad cursor":      func() error { _, err := s.ListPipelines(ctx, "garbage", pipeline.Limit(1)); return err },
+		"versions bad id":      func() error { _, err := s.ListVersions(ctx, "", "", pipeline.Limit(1)); return err },
+		"versions bad limit":   func() error { _, err := s.ListVersions(ctx, "p1", "", pipeline.Limit(-2)); return err },
+		"versions bad cursor":  func() error { _, err := s.ListVersions(ctx, "p1", "AAAA", pipeline.Limit(1)); return err },
+		"executions bad id":    func() error { _, err := s.ListExecutions(ctx, "x:y", "", pipeline.Limit(1)); return err },
+		"executions bad limit": func() error { _, err := s.ListExecutions(ctx, "p1", "", pipeline.Limit(-1)); return err },
 		"execution bad id":     func() error { _, err := s.GetExecution(ctx, ""); return err },
 		"create execution no pipeline": func() error {
 			_, err := s.CreateExecution(ctx, pipeline.ExecutionInput{})
@@ -105,18 +106,18 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 			_, err := s.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "p1", Version: 1, InputKey: "elsewhere.txt"})
 			return err
 		},
-		"group empty id":        func() error { _, err := s.ListGroup(ctx, "", 1, ""); return err },
-		"group bad limit":       func() error { _, err := s.ListGroup(ctx, "g", -1, ""); return err },
-		"tags bad limit":        func() error { _, err := s.ListTags(ctx, -1, ""); return err },
-		"tag values empty key":  func() error { _, err := s.ListTagValues(ctx, "", 1, ""); return err },
-		"tag values key with :": func() error { _, err := s.ListTagValues(ctx, "a:b", 1, ""); return err },
-		"by tags none":          func() error { _, err := s.ListByTags(ctx, nil, 1, ""); return err },
+		"group empty id":        func() error { _, err := s.ListGroup(ctx, "", "", pipeline.Limit(1)); return err },
+		"group bad limit":       func() error { _, err := s.ListGroup(ctx, "g", "", pipeline.Limit(-1)); return err },
+		"tags bad limit":        func() error { _, err := s.ListTags(ctx, "", pipeline.Limit(-1)); return err },
+		"tag values empty key":  func() error { _, err := s.ListTagValues(ctx, "", "", pipeline.Limit(1)); return err },
+		"tag values key with :": func() error { _, err := s.ListTagValues(ctx, "a:b", "", pipeline.Limit(1)); return err },
+		"by tags none":          func() error { _, err := s.ListByTags(ctx, nil, "", pipeline.Limit(1)); return err },
 		"by tags bad tag": func() error {
-			_, err := s.ListByTags(ctx, []pipeline.Tag{{Key: "k", Value: ""}}, 1, "")
+			_, err := s.ListByTags(ctx, []pipeline.Tag{{Key: "k", Value: ""}}, "", pipeline.Limit(1))
 			return err
 		},
 		"by tags bad limit": func() error {
-			_, err := s.ListByTags(ctx, []pipeline.Tag{{Key: "k", Value: "v"}}, 5000, "")
+			_, err := s.ListByTags(ctx, []pipeline.Tag{{Key: "k", Value: "v"}}, "", pipeline.Limit(5000))
 			return err
 		},
 		"upload bad id":         func() error { _, err := s.PresignInputUpload(ctx, "", 1); return err },
@@ -125,14 +126,14 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 		"output nil body":       func() error { return s.PutOutput(ctx, "e1", nil, 0) },
 		"output negative size":  func() error { return s.PutOutput(ctx, "e1", strings.NewReader("x"), -1) },
 		"download bad id":       func() error { _, err := s.PresignOutputDownload(ctx, "a:b"); return err },
-		"all versions bad id":   func() error { return firstErr(s.AllVersions(ctx, "")) },
-		"all executions bad id": func() error { return firstErrE(s.AllExecutions(ctx, "")) },
-		"all group bad id":      func() error { return firstErr(s.AllGroup(ctx, "a:b")) },
-		"all by tags none":      func() error { return firstErr(s.AllByTags(ctx, nil)) },
-		"tags bad cursor":       func() error { _, err := s.ListTags(ctx, 0, "AQID"); return err },
-		"tag values bad cursor": func() error { _, err := s.ListTagValues(ctx, "k", 0, "AQID"); return err },
-		"group bad cursor":      func() error { _, err := s.ListGroup(ctx, "g", 0, "AQID"); return err },
-		"executions bad cursor": func() error { _, err := s.Executions(ctx, "p1", 0, "AQID"); return err },
+		"all versions bad id":   func() error { return firstErr(s.Versions(ctx, "")) },
+		"all executions bad id": func() error { return firstErrE(s.Executions(ctx, "")) },
+		"all group bad id":      func() error { return firstErr(s.Group(ctx, "a:b")) },
+		"all by tags none":      func() error { return firstErr(s.ByTags(ctx, nil)) },
+		"tags bad cursor":       func() error { _, err := s.ListTags(ctx, "AQID"); return err },
+		"tag values bad cursor": func() error { _, err := s.ListTagValues(ctx, "k", "AQID"); return err },
+		"group bad cursor":      func() error { _, err := s.ListGroup(ctx, "g", "AQID"); return err },
+		"executions bad cursor": func() error { _, err := s.ListExecutions(ctx, "p1", "AQID"); return err },
 	}
 	before := e.snapshot(t)
 	e.db.ResetCalls()
@@ -180,24 +181,22 @@ func countObjects(t testing.TB, b blobstore.Store) int {
 	return n
 }
 
-func TestBadOptionsFailEveryCall(t *testing.T) {
+func TestBadOptionsFailInNewStore(t *testing.T) {
 	e := newEnv(t)
-	ctx := context.Background()
 	for name, opt := range map[string]func(*pipeline.Options){
 		"presign expiry over 7 days": func(o *pipeline.Options) { o.PresignExpiry = 8 * 24 * 3600e9 },
 		"negative concurrency":       func(o *pipeline.Options) { o.MaxConcurrency = -1 },
 		"negative tag query limit":   func(o *pipeline.Options) { o.TagQueryLimit = -1 },
-		"bad table name":             func(o *pipeline.Options) { o.TableName = "a" },
+		"bad table name":             pipeline.TableName("a"),
 	} {
-		s := pipeline.NewStore(e.db, e.blobs, opt)
-		if _, err := s.Create(ctx, pipeline.Input{Name: "n"}); !errors.Is(err, table.ErrInvalidInput) {
-			t.Errorf("%s: Create: %v", name, err)
-		}
-		if _, err := s.Get(ctx, "p1"); !errors.Is(err, table.ErrInvalidInput) {
-			t.Errorf("%s: Get: %v", name, err)
-		}
+		s, err := pipeline.NewStore(e.db, e.blobs, opt)
+		assert.ErrorIs(t, err, table.ErrInvalidInput, name)
+		assert.Nil(t, s, name)
 	}
-	if _, err := pipeline.NewStore(nil, nil).Get(ctx, "p"); !errors.Is(err, table.ErrInvalidInput) {
-		t.Errorf("nil db: %v", err)
-	}
+	s, err := pipeline.NewStore(nil, nil)
+	assert.ErrorIs(t, err, table.ErrInvalidInput, "nil db")
+	assert.Nil(t, s)
+	s, err = pipeline.NewStore(e.db, nil, nil)
+	assert.NoError(t, err, "a nil option is skipped")
+	assert.NotNil(t, s)
 }

@@ -44,7 +44,7 @@ func localEnv(t *testing.T, db func(table.API) table.API) (*pipeline.Store, *dyn
 	if db != nil {
 		api = db(client)
 	}
-	store := pipeline.NewStore(api, files, func(o *pipeline.Options) { o.TableName = name })
+	store := newStore(t, api, files, pipeline.TableName(name))
 	ctx := context.Background()
 	if err := pipeline.Schema(name).Create(ctx, client); err != nil {
 		t.Fatalf("create table %s: %v", name, err)
@@ -88,7 +88,7 @@ func TestIntegrationCreateUpdateAndListByTags(t *testing.T) {
 		}
 		cursor := ""
 		for {
-			page, err := store.ListByTags(ctx, q, 9, cursor)
+			page, err := store.ListByTags(ctx, q, cursor, pipeline.Limit(9))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func TestIntegrationCreateUpdateAndListByTags(t *testing.T) {
 	gotCounts := map[string]int{}
 	cursor := ""
 	for {
-		page, err := store.ListTags(ctx, 10, cursor)
+		page, err := store.ListTags(ctx, cursor, pipeline.Limit(10))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,11 +124,11 @@ func TestIntegrationCreateUpdateAndListByTags(t *testing.T) {
 	if fmt.Sprint(gotCounts) != fmt.Sprint(wantCounts) {
 		t.Fatalf("aggregates\n got %v\nwant %v", gotCounts, wantCounts)
 	}
-	g9, err := store.ListGroup(ctx, "g9", 100, "")
+	g9, err := store.ListGroup(ctx, "g9", "", pipeline.Limit(100))
 	if err != nil || len(g9.Items) != 40 {
 		t.Fatalf("group g9: %d %v", len(g9.Items), err)
 	}
-	vs, err := store.Versions(ctx, all[0].ID, 0, "")
+	vs, err := store.ListVersions(ctx, all[0].ID, "")
 	if err != nil || len(vs.Items) != 2 {
 		t.Fatalf("versions: %v %v", vs, err)
 	}
@@ -187,7 +187,7 @@ func TestIntegrationConcurrentUpdatesKeepCountsExact(t *testing.T) {
 	}
 	got := map[string]int{}
 	for _, k := range []string{"source", "plant", "env", "region"} {
-		page, err := store.ListTagValues(ctx, k, 0, "")
+		page, err := store.ListTagValues(ctx, k, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +207,7 @@ func TestIntegrationLostRaceWritesNothing(t *testing.T) {
 		return race
 	})
 	ctx := context.Background()
-	winner := pipeline.NewStore(client, nil, func(o *pipeline.Options) { o.TableName = store.Table().Name() })
+	winner := newStore(t, client, nil, pipeline.TableName(store.Table().Name()))
 	p, err := winner.Create(ctx, pipeline.Input{ID: "p", Name: "n", Tags: []pipeline.Tag{{Key: "a", Value: "1"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -225,14 +225,14 @@ func TestIntegrationLostRaceWritesNothing(t *testing.T) {
 		t.Fatalf("losing update: %v", err)
 	}
 	t.Logf("conflict as reported by DynamoDB Local: %v (current %d)", err, ce.Current)
-	page, err := winner.ListTagValues(ctx, "a", 0, "")
+	page, err := winner.ListTagValues(ctx, "a", "")
 	if err != nil || len(page.Items) != 1 || page.Items[0].Value != "2" {
 		t.Fatalf("tag values after the race: %+v %v", page.Items, err)
 	}
 	if _, err := winner.GetVersion(ctx, p.ID, 3); !errors.Is(err, pipeline.ErrNotFound) {
 		t.Fatalf("version 3: %v", err)
 	}
-	if g, err := winner.ListGroup(ctx, "x", 0, ""); err != nil || len(g.Items) != 0 {
+	if g, err := winner.ListGroup(ctx, "x", ""); err != nil || len(g.Items) != 0 {
 		t.Fatalf("group of the loser: %v %v", g, err)
 	}
 }
@@ -269,7 +269,7 @@ func TestIntegrationExecutionFiles(t *testing.T) {
 	if resp.StatusCode != 200 || string(body) != "out" {
 		t.Fatalf("download: %s %q", resp.Status, body)
 	}
-	page, err := store.Executions(ctx, p.ID, 0, "")
+	page, err := store.ListExecutions(ctx, p.ID, "")
 	if err != nil || len(page.Items) != 1 || page.Items[0].InputKey != ex.InputKey {
 		t.Fatalf("executions %+v %v", page.Items, err)
 	}

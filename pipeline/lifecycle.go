@@ -76,9 +76,6 @@ const maxErrorLength = 4096
 // existing in one of the from states (and, for recovery, on updatedAt
 // being the one read), returning the current item on refusal.
 func (s *Store) moveExecution(ctx context.Context, id string, to ExecutionState, from []ExecutionState, reason string, extra *expression.ConditionBuilder) (*Execution, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
 	if err := validateID("id", id); err != nil {
 		return nil, err
 	}
@@ -142,14 +139,11 @@ const TimedOut = "timed out: no state change since the cutoff"
 // updatedAt it was read with: an execution that moved meanwhile is left
 // alone. It returns the executions it failed.
 func (s *Store) RecoverExecutions(ctx context.Context, pipelineID string, cutoff time.Time) ([]*Execution, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
 	if cutoff.IsZero() {
 		return nil, inputError("cutoff", "zero time", "recovery needs a cutoff")
 	}
 	var failed []*Execution
-	for e, err := range s.AllExecutions(ctx, pipelineID) {
+	for e, err := range s.Executions(ctx, pipelineID) {
 		if err != nil {
 			return failed, err
 		}

@@ -78,18 +78,18 @@ type Field struct {
 // Pipeline is a pipeline as of one version: the current one from Get and
 // List, an older one from GetVersion and Versions.
 type Pipeline struct {
-	ID          string
-	Name        string
-	State       State
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-	CreatedBy   string
-	UpdatedBy   string
-	Version     int
-	Attributes  map[string]string
-	Tags        []Tag
-	Transformer *Transformer
-	Groups      []string
+	ID          string            `json:"pipelineId"`
+	Name        string            `json:"name"`
+	State       State             `json:"state"`
+	CreatedAt   time.Time         `json:"createdAt"`
+	UpdatedAt   time.Time         `json:"updatedAt"`
+	CreatedBy   string            `json:"createdBy,omitempty"`
+	UpdatedBy   string            `json:"updatedBy,omitempty"`
+	Version     int               `json:"version"`
+	Attributes  map[string]string `json:"attributes,omitempty"`
+	Tags        []Tag             `json:"tags,omitempty"`
+	Transformer *Transformer      `json:"transformer,omitempty"`
+	Groups      []string          `json:"groups,omitempty"`
 }
 
 // Input is what a caller sets on Create and Update. Update replaces every
@@ -176,9 +176,6 @@ func versionItem(p *Pipeline) pipelineItem {
 // tags than one transaction holds (*TooManyTagsError) fail before any
 // request.
 func (s *Store) Create(ctx context.Context, in Input) (*Pipeline, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
 	now := s.now()
 	if in.ID == "" {
 		in.ID = s.opts.NewID(now)
@@ -234,9 +231,6 @@ const maxTxActions = 100
 // and of new tags written, the aggregates adjusted by ADD -1/+1, and group
 // memberships added and removed. A missing pipeline is ErrNotFound.
 func (s *Store) Update(ctx context.Context, id string, version int, in Input) (*Pipeline, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
 	if err := validateID("id", id); err != nil {
 		return nil, err
 	}
@@ -327,9 +321,6 @@ func updateError(id string, version int, err error) error {
 // Get returns the current version of pipeline id (a strongly consistent
 // read, so a caller that just wrote sees its write).
 func (s *Store) Get(ctx context.Context, id string) (*Pipeline, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
 	if err := validateID("id", id); err != nil {
 		return nil, err
 	}
@@ -347,23 +338,22 @@ func (s *Store) Get(ctx context.Context, id string) (*Pipeline, error) {
 	return it.pipeline()
 }
 
-// List returns one page of at most limit pipelines (0: what one DynamoDB
-// page holds) in id order, from GSI-1's partition "P", and the cursor of
-// the next page ("" when none follows).
-func (s *Store) List(ctx context.Context, limit int, cursor string) (table.Page[*Pipeline], error) {
-	if s.err != nil {
-		return table.Page[*Pipeline]{}, s.err
-	}
-	q, err := pageQuery(pipelinesQuery(), limit)
+// ListPipelines returns one page of pipelines (ListOptions.Limit; 0: what
+// one DynamoDB page holds) and the cursor of the next page ("" when none
+// follows), from GSI-1's partition "P", in pipeline id order (pk
+// P:<pipelineId>, unique per current item, so there are no ties).
+func (s *Store) ListPipelines(ctx context.Context, cursor string, opts ...func(*ListOptions)) (table.Page[*Pipeline], error) {
+	q, err := pageQuery(pipelinesQuery(), opts)
 	if err != nil {
 		return table.Page[*Pipeline]{}, err
 	}
 	return pipelinePage(table.QueryPage[pipelineItem](ctx, s.t, q, cursor))
 }
 
-// All iterates over every pipeline in id order.
-func (s *Store) All(ctx context.Context) iter.Seq2[*Pipeline, error] {
-	return pipelineSeq(s.err, table.QueryAll[pipelineItem](ctx, s.t, pipelinesQuery()))
+// Pipelines iterates over every pipeline in ListPipelines's order, page by
+// page.
+func (s *Store) Pipelines(ctx context.Context, opts ...func(*ListOptions)) iter.Seq2[*Pipeline, error] {
+	return walk(func(cursor string) (table.Page[*Pipeline], error) { return s.ListPipelines(ctx, cursor, opts...) })
 }
 
 // onlyCurrent keeps "list pipelines" to current items: the seed's base
@@ -373,14 +363,6 @@ var onlyCurrent = expression.Name(attrSK).Equal(expression.Value(currentSK))
 
 func pipelinesQuery() table.Query {
 	return table.Query{Index: IndexGSI1, Partition: pipelinesPartition, Filter: &onlyCurrent}
-}
-
-func pageQuery(q table.Query, limit int) (table.Query, error) {
-	if limit < 0 || limit > 1<<20 {
-		return q, inputError("limit", limit, "must be between 0 and 1048576")
-	}
-	q.Limit = int32(limit)
-	return q, nil
 }
 
 func pipelinePage(page table.Page[pipelineItem], err error) (table.Page[*Pipeline], error) {
@@ -396,22 +378,4 @@ func pipelinePage(page table.Page[pipelineItem], err error) (table.Page[*Pipelin
 		out.Items = append(out.Items, p)
 	}
 	return out, nil
-}
-
-func pipelineSeq(planErr error, items iter.Seq2[pipelineItem, error]) iter.Seq2[*Pipeline, error] {
-	return func(yield func(*Pipeline, error) bool) {
-		if planErr != nil {
-			yield(nil, planErr)
-			return
-		}
-		for it, err := range items {
-			var p *Pipeline
-			if err == nil {
-				p, err = it.pipeline()
-			}
-			if !yield(p, err) || err != nil {
-				return
-			}
-		}
-	}
 }

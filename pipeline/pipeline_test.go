@@ -152,7 +152,7 @@ func TestUpdateWritesNewVersionAndMovesTags(t *testing.T) {
 	if err != nil || v1.Name != p.Name || v1.Version != 1 {
 		t.Fatalf("version 1: %+v %v", v1, err)
 	}
-	page, err := e.store.Versions(ctx, p.ID, 0, "")
+	page, err := e.store.ListVersions(ctx, p.ID, "")
 	if err != nil || len(page.Items) != 2 || page.Items[0].Version != 1 || page.Items[1].Version != 2 || page.Next != "" {
 		t.Fatalf("versions %+v %v", page, err)
 	}
@@ -172,11 +172,11 @@ func TestUpdateWritesNewVersionAndMovesTags(t *testing.T) {
 			t.Errorf("%s missing", kept)
 		}
 	}
-	g, err := e.store.ListGroup(ctx, "/usa/northwest", 0, "")
+	g, err := e.store.ListGroup(ctx, "/usa/northwest", "")
 	if err != nil || len(g.Items) != 0 {
 		t.Fatalf("old group %+v %v", g, err)
 	}
-	g, err = e.store.ListGroup(ctx, "/usa/southeast", 0, "")
+	g, err = e.store.ListGroup(ctx, "/usa/southeast", "")
 	if err != nil || len(g.Items) != 1 || g.Items[0].Version != 2 {
 		t.Fatalf("new group %+v %v", g, err)
 	}
@@ -188,7 +188,7 @@ func tagCounts(t testing.TB, e *env) map[string]int {
 	out := map[string]int{}
 	cursor := ""
 	for {
-		page, err := e.store.ListTags(context.Background(), 7, cursor)
+		page, err := e.store.ListTags(context.Background(), cursor, pipeline.Limit(7))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +253,7 @@ func TestUpdateThatLostTheRaceGetsConflictAndWritesNothing(t *testing.T) {
 		_, winnerErr = e.store.Update(ctx, p.ID, 1, winner)
 		before = e.snapshot(t)
 	}
-	loser := pipeline.NewStore(race, nil, func(o *pipeline.Options) { o.Clock = e.clock.Now })
+	loser := newStore(t, race, nil, pipeline.Clock(e.clock.Now))
 	in := sapInput()
 	in.Tags = []pipeline.Tag{{Key: "loser", Value: "yes"}}
 	in.Groups = []string{"losers"}
@@ -298,7 +298,7 @@ func TestListPagesEveryPipelineOnce(t *testing.T) {
 	var got []string
 	cursor := ""
 	for {
-		page, err := e.store.List(ctx, 5, cursor)
+		page, err := e.store.ListPipelines(ctx, cursor, pipeline.Limit(5))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -316,7 +316,7 @@ func TestListPagesEveryPipelineOnce(t *testing.T) {
 		t.Fatalf("listed %v\nwant %v (ULIDs in creation order)", got, want)
 	}
 	n := 0
-	for p, err := range e.store.All(ctx) {
+	for p, err := range e.store.Pipelines(ctx) {
 		if err != nil || p.Version != 2 {
 			t.Fatal(p, err)
 		}

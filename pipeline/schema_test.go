@@ -1,10 +1,15 @@
 package pipeline_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/pipeline"
 )
 
@@ -40,10 +45,12 @@ func TestSchemaIsTheSeedsTable(t *testing.T) {
 			t.Errorf("the seed's access pattern %q is not declared", name)
 		}
 	}
-	if got := pipeline.NewStore(nil, nil, func(o *pipeline.Options) { o.TableName = "x-y" }).Table().Name(); got != "x-y" {
-		t.Fatalf("table name %s", got)
-	}
-	if got := pipeline.NewStore(nil, nil).Table().Name(); got != pipeline.DefaultTableName {
-		t.Fatalf("default table name %s", got)
-	}
+	db := dynamotest.New()
+	named := newStore(t, db, nil, pipeline.TableName("x-y"))
+	assert.Equal(t, "x-y", named.Table().Name())
+	assert.Equal(t, pipeline.Schema("x-y"), named.Schema())
+	assert.Equal(t, pipeline.DefaultTableName, newStore(t, db, nil).Schema().Name)
+	require.NoError(t, named.EnsureTable(context.Background()))
+	_, err := db.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("x-y")})
+	assert.NoError(t, err, "EnsureTable creates the table the store uses")
 }

@@ -68,19 +68,19 @@ func TestReadsItemsWrittenFromTheSeedLayout(t *testing.T) {
 	if v, err := e.store.GetVersion(ctx, id, 1); err != nil || v.Name != p.Name {
 		t.Fatalf("version 1: %v %v", v, err)
 	}
-	page, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa/northwest"}}, 10, "")
+	page, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa/northwest"}}, "", pipeline.Limit(10))
 	if err != nil || len(page.Items) != 1 || page.Items[0].ID != id {
 		t.Fatalf("by tags %+v %v", page.Items, err)
 	}
-	g, err := e.store.ListGroup(ctx, "/usa/northwest", 0, "")
+	g, err := e.store.ListGroup(ctx, "/usa/northwest", "")
 	if err != nil || len(g.Items) != 1 {
 		t.Fatalf("group %+v %v", g.Items, err)
 	}
-	ex, err := e.store.Executions(ctx, id, 0, "")
+	ex, err := e.store.ListExecutions(ctx, id, "")
 	if err != nil || len(ex.Items) != 1 || ex.Items[0].ID != "e-1" || ex.Items[0].State != pipeline.ExecutionSucceeded {
 		t.Fatalf("executions %+v %v", ex.Items, err)
 	}
-	vals, err := e.store.ListTagValues(ctx, "source", 0, "")
+	vals, err := e.store.ListTagValues(ctx, "source", "")
 	if err != nil || len(vals.Items) != 1 || vals.Items[0].Count != 1 {
 		t.Fatalf("tag values %+v %v", vals.Items, err)
 	}

@@ -58,21 +58,21 @@ type Store struct {
 	t     *table.Table
 	files blobstore.Store
 	opts  Options
-	// err is a configuration error every call returns, so a bad option
-	// fails before any request instead of panicking in NewStore.
-	err error
 }
 
 // NewStore returns a Store for the pipeline table on db, keeping input and
 // output files in files. files may be nil for a store that never touches
-// files; the file calls then fail with blobstore.ErrUnsupported.
+// files; the file calls and Delete then fail with blobstore.ErrUnsupported.
+// A nil db or a bad option value fails here with a *table.InputError
+// (table.ErrInvalidInput), as sql.Open does.
 //
-// NewStore sends nothing; create the table with
-// Schema(name).EnsureTable or store.Table().Schema().
-func NewStore(db table.API, files blobstore.Store, opts ...func(*Options)) *Store {
+// NewStore sends nothing; create the table with store.EnsureTable.
+func NewStore(db table.API, files blobstore.Store, opts ...func(*Options)) (*Store, error) {
 	o := Options{}
 	for _, fn := range opts {
-		fn(&o)
+		if fn != nil {
+			fn(&o)
+		}
 	}
 	if o.TableName == "" {
 		o.TableName = DefaultTableName
@@ -93,26 +93,43 @@ func NewStore(db table.API, files blobstore.Store, opts ...func(*Options)) *Stor
 		sum := sha256.Sum256([]byte("tablekit/pipeline cursor\x00" + o.TableName))
 		o.CursorKey = sum[:]
 	}
-	s := &Store{files: files}
 	if o.NewID == nil {
 		o.NewID = keys.ULIDs()
 	}
-	s.opts = o
 	schema := Schema(o.TableName)
-	s.t = table.New(db, schema, o.Table...)
 	switch {
 	case db == nil:
-		s.err = inputError("db", "nil", "NewStore needs a table.API")
+		return nil, inputError("db", "nil", "NewStore needs a table.API")
 	case o.PresignExpiry < 0 || o.PresignExpiry > blobstore.MaxPresignExpiry:
-		s.err = inputError("Options.PresignExpiry", o.PresignExpiry, "must be between 0 and 7 days (SigV4's limit)")
+		return nil, inputError("Options.PresignExpiry", o.PresignExpiry, "must be between 0 and 7 days (SigV4's limit)")
 	case o.MaxConcurrency < 0:
-		s.err = inputError("Options.MaxConcurrency", o.MaxConcurrency, "must not be negative")
+		return nil, inputError("Options.MaxConcurrency", o.MaxConcurrency, "must not be negative")
 	case o.TagQueryLimit < 0:
-		s.err = inputError("Options.TagQueryLimit", o.TagQueryLimit, "must not be negative")
-	default:
-		s.err = schema.Validate()
+		return nil, inputError("Options.TagQueryLimit", o.TagQueryLimit, "must not be negative")
 	}
-	return s
+	if err := schema.Validate(); err != nil {
+		return nil, err
+	}
+	return &Store{files: files, opts: o, t: table.New(db, schema, o.Table...)}, nil
+}
+
+// TableName sets Options.TableName: the table the store uses (default
+// DefaultTableName).
+func TableName(name string) func(*Options) { return func(o *Options) { o.TableName = name } }
+
+// Clock sets Options.Clock.
+func Clock(now func() time.Time) func(*Options) { return func(o *Options) { o.Clock = now } }
+
+// Logger sets Options.Logger.
+func Logger(l *slog.Logger) func(*Options) { return func(o *Options) { o.Logger = l } }
+
+// Schema is the schema of the table the store uses.
+func (s *Store) Schema() table.Schema { return s.t.Schema() }
+
+// EnsureTable creates the store's table (Schema) if it is missing and
+// checks that an existing one matches it.
+func (s *Store) EnsureTable(ctx context.Context) error {
+	return s.t.Schema().EnsureTable(ctx, s.t.DB())
 }
 
 // Table is the underlying table, for calls this package does not wrap.

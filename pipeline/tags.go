@@ -149,9 +149,9 @@ func diffEntries(cur, next []tagEntry) (added, removed []tagEntry) {
 // being a hierarchical tag's level path ("usa", "usa/northwest") or a plain
 // value.
 type TagCount struct {
-	Key   string
-	Value string
-	Count int
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	Count int    `json:"count"`
 }
 
 type aggregateItem struct {
@@ -177,14 +177,14 @@ func (a aggregateItem) tagCount() (TagCount, error) {
 // write per removed tag, after the transaction).
 var positive = expression.Name(attrCount).GreaterThan(expression.Value(0))
 
-// ListTags returns one page of at most limit tag counts of every key, by
-// key (GSI-1 partition TD), and the next page's cursor. Values no pipeline
-// carries any more are left out.
-func (s *Store) ListTags(ctx context.Context, limit int, cursor string) (table.Page[TagCount], error) {
-	if s.err != nil {
-		return table.Page[TagCount]{}, s.err
-	}
-	q, err := pageQuery(table.Query{Index: IndexGSI1, Partition: aggregatesPartition, Filter: &positive}, limit)
+// ListTags returns one page of tag counts of every key (ListOptions.Limit;
+// 0: what one DynamoDB page holds), and the next page's cursor, from GSI-1
+// partition TD: by key (GSI-1 sorts on pk TA:<key>), the values of one key
+// (a run of ties on that sort key) by value ascending (table.Query.TieBreak
+// on the aggregate's unique sk TA:<value>), on every backend and across
+// page boundaries. Zero counts are left out.
+func (s *Store) ListTags(ctx context.Context, cursor string, opts ...func(*ListOptions)) (table.Page[TagCount], error) {
+	q, err := pageQuery(table.Query{Index: IndexGSI1, Partition: aggregatesPartition, Filter: &positive, TieBreak: attrSK}, opts)
 	if err != nil {
 		return table.Page[TagCount]{}, err
 	}
@@ -196,9 +196,6 @@ func (s *Store) ListTags(ctx context.Context, limit int, cursor string) (table.P
 // item: the first aggregate with a count above zero past the previous key
 // (pk > TA:<previous key>). The values themselves are not read.
 func (s *Store) TagKeys(ctx context.Context) ([]string, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
 	var out []string
 	q := table.Query{Index: IndexGSI1, Partition: aggregatesPartition, Filter: &positive, Limit: 1}
 	for {
@@ -218,19 +215,17 @@ func (s *Store) TagKeys(ctx context.Context) ([]string, error) {
 	}
 }
 
-// ListTagValues returns one page of at most limit values of tag key key with
-// their counts, in value order, and the next page's cursor. Values no
-// pipeline carries any more are left out.
-func (s *Store) ListTagValues(ctx context.Context, key string, limit int, cursor string) (table.Page[TagCount], error) {
-	if s.err != nil {
-		return table.Page[TagCount]{}, s.err
-	}
+// ListTagValues returns one page of values of tag key key with their
+// counts (ListOptions.Limit; 0: what one DynamoDB page holds), in value
+// order (the unique sort key TA:<value>), and the next page's cursor. Zero
+// counts are left out.
+func (s *Store) ListTagValues(ctx context.Context, key, cursor string, opts ...func(*ListOptions)) (table.Page[TagCount], error) {
 	if err := validateTagKey("key", key); err != nil {
 		return table.Page[TagCount]{}, err
 	}
 	pk, _ := aggregatePK.Build(key)
 	prefix, _ := aggregateSK.Prefix()
-	q, err := pageQuery(table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix), Filter: &positive}, limit)
+	q, err := pageQuery(table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix), Filter: &positive}, opts)
 	if err != nil {
 		return table.Page[TagCount]{}, err
 	}
@@ -252,16 +247,17 @@ func tagCountPage(page table.Page[aggregateItem], err error) (table.Page[TagCoun
 	return out, nil
 }
 
-// DefaultTagsPageSize is ListByTags's page size when limit is 0.
+// DefaultTagsPageSize is ListByTags's page size when ListOptions.Limit is 0.
 const DefaultTagsPageSize = 25
 
 // maxTagsPageSize bounds a ListByTags page: its pipelines are read by one
 // BatchGet, which table splits into requests of 100.
 const maxTagsPageSize = 1000
 
-// ListByTags returns one page of at most limit pipelines carrying every tag
-// in tags (AND), in pipeline id order, and the cursor of the next page (""
-// exactly when no further pipeline matches). A tag matches at any level of
+// ListByTags returns one page of pipelines carrying every tag in tags
+// (AND; ListOptions.Limit, default DefaultTagsPageSize, at most 1000), in
+// pipeline id order (unique: a pipeline is matched once), and the cursor
+// of the next page ("" exactly when no further pipeline matches). A tag matches at any level of
 // a hierarchical tag: region=usa matches usa/northwest.
 //
 // As the seed describes, each tag is one query of its tag items (in
@@ -272,10 +268,8 @@ const maxTagsPageSize = 1000
 // then read with one BatchGet. The cursor is bound to the tag set (in any
 // order): used with other tags, or altered, it fails with
 // table.ErrInvalidCursor before anything is read.
-func (s *Store) ListByTags(ctx context.Context, tags []Tag, limit int, cursor string) (table.Page[*Pipeline], error) {
-	if s.err != nil {
-		return table.Page[*Pipeline]{}, s.err
-	}
+func (s *Store) ListByTags(ctx context.Context, tags []Tag, cursor string, opts ...func(*ListOptions)) (table.Page[*Pipeline], error) {
+	limit := listOptions(opts).Limit
 	if len(tags) == 0 {
 		return table.Page[*Pipeline]{}, inputError("tags", "[]", "at least one tag is needed")
 	}
@@ -530,41 +524,19 @@ func (s *Store) decodeTagsCursor(binding, cursor string) (string, error) {
 	return after, nil
 }
 
-// AllByTags iterates over every pipeline carrying all of tags, in id
-// order, reading ListByTags pages of DefaultTagsPageSize.
-func (s *Store) AllByTags(ctx context.Context, tags []Tag) iter.Seq2[*Pipeline, error] {
-	return walk(func(cursor string) (table.Page[*Pipeline], error) {
-		return s.ListByTags(ctx, tags, DefaultTagsPageSize, cursor)
-	})
+// ByTags iterates over every pipeline carrying all of tags, in
+// ListByTags's order.
+func (s *Store) ByTags(ctx context.Context, tags []Tag, opts ...func(*ListOptions)) iter.Seq2[*Pipeline, error] {
+	return walk(func(cursor string) (table.Page[*Pipeline], error) { return s.ListByTags(ctx, tags, cursor, opts...) })
 }
 
-// AllTags iterates over every tag count with a count above zero, by key.
-func (s *Store) AllTags(ctx context.Context) iter.Seq2[TagCount, error] {
-	return walk(func(cursor string) (table.Page[TagCount], error) {
-		return s.ListTags(ctx, 0, cursor)
-	})
+// Tags iterates over every tag count above zero, in ListTags's order.
+func (s *Store) Tags(ctx context.Context, opts ...func(*ListOptions)) iter.Seq2[TagCount, error] {
+	return walk(func(cursor string) (table.Page[TagCount], error) { return s.ListTags(ctx, cursor, opts...) })
 }
 
-// walk turns a paged listing into an iterator over every item, stopping
-// at the first error.
-func walk[T any](page func(cursor string) (table.Page[T], error)) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		cursor := ""
-		for {
-			p, err := page(cursor)
-			if err != nil {
-				var zero T
-				yield(zero, err)
-				return
-			}
-			for _, it := range p.Items {
-				if !yield(it, nil) {
-					return
-				}
-			}
-			if cursor = p.Next; cursor == "" {
-				return
-			}
-		}
-	}
+// TagValues iterates over every value of tag key key with a count above
+// zero, in ListTagValues's order.
+func (s *Store) TagValues(ctx context.Context, key string, opts ...func(*ListOptions)) iter.Seq2[TagCount, error] {
+	return walk(func(cursor string) (table.Page[TagCount], error) { return s.ListTagValues(ctx, key, cursor, opts...) })
 }

@@ -136,7 +136,7 @@ func TestListByTagsMatchesBruteForceOnTwoThousandPipelines(t *testing.T) {
 		var got []string
 		cursor := ""
 		for {
-			page, err := e.store.ListByTags(ctx, q, limit, cursor)
+			page, err := e.store.ListByTags(ctx, q, cursor, pipeline.Limit(limit))
 			if err != nil {
 				t.Fatalf("%v: %v", q, err)
 			}
@@ -239,7 +239,7 @@ func TestTagAggregatesExactAfterFiftyConcurrentUpdates(t *testing.T) {
 	// Every visible count is what ListByTags finds for that tag alone.
 	for kv, n := range want {
 		k, v, _ := strings.Cut(kv, "=")
-		page, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: k, Value: v}}, 100, "")
+		page, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: k, Value: v}}, "", pipeline.Limit(100))
 		if err != nil || len(page.Items) != n {
 			t.Fatalf("ListByTags %s: %d pipelines, aggregate says %d (%v)", kv, len(page.Items), n, err)
 		}
@@ -284,7 +284,7 @@ func TestHierarchicalTagMatchesAtEveryLevel(t *testing.T) {
 		"northwest":             nil,
 		"usa/northwest/sea":     nil,
 	} {
-		page, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: "region", Value: v}}, 10, "")
+		page, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: "region", Value: v}}, "", pipeline.Limit(10))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,18 +307,18 @@ func TestListByTagsCursorIsBoundToTheTagSet(t *testing.T) {
 		}
 	}
 	ab := []pipeline.Tag{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}}
-	first, err := e.store.ListByTags(ctx, ab, 4, "")
+	first, err := e.store.ListByTags(ctx, ab, "", pipeline.Limit(4))
 	if err != nil || len(first.Items) != 4 || first.Next == "" {
 		t.Fatalf("first page %v %v", first, err)
 	}
 	// The same set in another order, or with a tag repeated, continues.
 	ba := []pipeline.Tag{{Key: "b", Value: "2"}, {Key: "a", Value: "1"}, {Key: "b", Value: "2"}}
-	second, err := e.store.ListByTags(ctx, ba, 4, first.Next)
+	second, err := e.store.ListByTags(ctx, ba, first.Next, pipeline.Limit(4))
 	if err != nil || !slices.Equal(sortedIDs(second.Items), []string{"p4", "p5"}) || second.Next != "" {
 		t.Fatalf("second page %v %v", sortedIDs(second.Items), err)
 	}
-	other := pipeline.NewStore(e.db, nil, func(o *pipeline.Options) { o.CursorKey = []byte("another secret") })
-	otherPage, err := other.ListByTags(ctx, ab, 4, "")
+	other := newStore(t, e.db, nil, func(o *pipeline.Options) { o.CursorKey = []byte("another secret") })
+	otherPage, err := other.ListByTags(ctx, ab, "", pipeline.Limit(4))
 	if err != nil || otherPage.Next == "" {
 		t.Fatalf("other store: %v", err)
 	}
@@ -337,7 +337,7 @@ func TestListByTagsCursorIsBoundToTheTagSet(t *testing.T) {
 		"truncated":      {ab, first.Next[:10]},
 		"empty-ish junk": {ab, "AAAAAAAAAAAAAAAAAAAAAAAA"},
 	} {
-		_, err := e.store.ListByTags(ctx, c.tags, 4, c.cursor)
+		_, err := e.store.ListByTags(ctx, c.tags, c.cursor, pipeline.Limit(4))
 		if !errors.Is(err, table.ErrInvalidCursor) {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -356,7 +356,7 @@ func TestTagCountsThatDropToZeroAreRemoved(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "plant", Value: "def"}}})
 	require.NoError(t, err)
-	page, err := e.store.ListTagValues(ctx, "plant", 0, "")
+	page, err := e.store.ListTagValues(ctx, "plant", "")
 	require.NoError(t, err)
 	assert.Equal(t, []pipeline.TagCount{{Key: "plant", Value: "def", Count: 2}}, page.Items)
 	var raw map[string]any

@@ -31,9 +31,6 @@ const maxVersion = 9_999_999_999
 
 // GetVersion returns version of pipeline id as it was written.
 func (s *Store) GetVersion(ctx context.Context, id string, version int) (*Pipeline, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
 	pk, sk, err := versionKey(id, version)
 	if err != nil {
 		return nil, err
@@ -81,32 +78,26 @@ func versionsQuery(id string) (table.Query, error) {
 	return table.Query{Partition: pk, Sort: table.SortBetween(first, last), Consistent: true}, nil
 }
 
-// Versions returns one page of at most limit versions of pipeline id
-// (0: what one DynamoDB page holds), and the next page's cursor, in sort
-// key order: the versions this package wrote, oldest first, then any in
-// the seed's unpadded form in text order (PV:1, PV:10, PV:2: DynamoDB
-// orders them as text, and a cursor must resume where the order left
-// off). A version has one sort key, so there are no ties. A pipeline that
-// does not exist has no versions: an empty page.
-func (s *Store) Versions(ctx context.Context, id string, limit int, cursor string) (table.Page[*Pipeline], error) {
-	if s.err != nil {
-		return table.Page[*Pipeline]{}, s.err
-	}
+// ListVersions returns one page of versions of pipeline id
+// (ListOptions.Limit; 0: what one DynamoDB page holds), and the next
+// page's cursor, in sort key order: the versions this package wrote,
+// oldest first, then any in the seed's unpadded form in text order (PV:1,
+// PV:10, PV:2: DynamoDB orders them as text, and a cursor must resume
+// where the order left off). A version has one sort key, so there are no
+// ties. A pipeline that does not exist has no versions: an empty page.
+func (s *Store) ListVersions(ctx context.Context, id, cursor string, opts ...func(*ListOptions)) (table.Page[*Pipeline], error) {
 	q, err := versionsQuery(id)
 	if err != nil {
 		return table.Page[*Pipeline]{}, err
 	}
-	if q, err = pageQuery(q, limit); err != nil {
+	if q, err = pageQuery(q, opts); err != nil {
 		return table.Page[*Pipeline]{}, err
 	}
 	return pipelinePage(table.QueryPage[pipelineItem](ctx, s.t, q, cursor))
 }
 
-// AllVersions iterates over every version of pipeline id, oldest first.
-func (s *Store) AllVersions(ctx context.Context, id string) iter.Seq2[*Pipeline, error] {
-	q, err := versionsQuery(id)
-	if err == nil {
-		err = s.err
-	}
-	return pipelineSeq(err, table.QueryAll[pipelineItem](ctx, s.t, q))
+// Versions iterates over every version of pipeline id in ListVersions's
+// order.
+func (s *Store) Versions(ctx context.Context, id string, opts ...func(*ListOptions)) iter.Seq2[*Pipeline, error] {
+	return walk(func(cursor string) (table.Page[*Pipeline], error) { return s.ListVersions(ctx, id, cursor, opts...) })
 }

@@ -72,10 +72,13 @@ func run(args []string) error {
 		}
 		fmt.Println("in-memory blobs served at", srv.URL)
 	}
-	if err := pipeline.Schema(*tableName).EnsureTable(ctx, env.DB); err != nil {
+	store, err := pipeline.NewStore(env.DB, env.Blobs, pipeline.TableName(*tableName))
+	if err != nil {
+		return err
+	}
+	if err := store.EnsureTable(ctx); err != nil {
 		return fmt.Errorf("table: %w", err)
 	}
-	store := pipeline.NewStore(env.DB, env.Blobs, func(o *pipeline.Options) { o.TableName = *tableName })
 	fmt.Println("table", store.Table().Name())
 
 	runTag := pipeline.Tag{Key: "run", Value: time.Now().UTC().Format("20060102T150405.000")}
@@ -192,7 +195,7 @@ func run(args []string) error {
 		return err
 	}
 	fmt.Printf("execution %s %s: %s\n", bad.ID, bad.State, bad.Error)
-	execs, err := store.Executions(ctx, updated.ID, 0, "")
+	execs, err := store.ListExecutions(ctx, updated.ID, "")
 	if err != nil {
 		return err
 	}
@@ -210,7 +213,7 @@ func run(args []string) error {
 		var names []string
 		cursor := ""
 		for {
-			page, err := store.ListByTags(ctx, q, 2, cursor)
+			page, err := store.ListByTags(ctx, q, cursor, pipeline.Limit(2))
 			if err != nil {
 				return err
 			}
@@ -226,7 +229,7 @@ func run(args []string) error {
 	// usa/northwest/seattle, usa/southeast, usa/northwest/portland; the
 	// first pipeline moved from seattle to tacoma, still under usa.
 	const wantUSA = 3
-	page, err := store.ListByTags(ctx, []pipeline.Tag{runTag, {Key: "region", Value: "usa"}}, 10, "")
+	page, err := store.ListByTags(ctx, []pipeline.Tag{runTag, {Key: "region", Value: "usa"}}, "", pipeline.Limit(10))
 	if err != nil {
 		return err
 	}
@@ -235,7 +238,7 @@ func run(args []string) error {
 	}
 
 	fmt.Println("\n== tag counts (every run on this table)")
-	values, err := store.ListTagValues(ctx, "region", 0, "")
+	values, err := store.ListTagValues(ctx, "region", "")
 	if err != nil {
 		return err
 	}
@@ -244,7 +247,7 @@ func run(args []string) error {
 	}
 
 	fmt.Println("\n== versions and groups")
-	versions, err := store.Versions(ctx, updated.ID, 0, "")
+	versions, err := store.ListVersions(ctx, updated.ID, "")
 	if err != nil {
 		return err
 	}
@@ -254,7 +257,7 @@ func run(args []string) error {
 	if len(versions.Items) != 2 {
 		return fmt.Errorf("%d versions, want 2", len(versions.Items))
 	}
-	group, err := store.ListGroup(ctx, "/sustainability", 0, "")
+	group, err := store.ListGroup(ctx, "/sustainability", "")
 	if err != nil {
 		return err
 	}
@@ -287,7 +290,7 @@ func run(args []string) error {
 	if _, err := store.GetExecution(ctx, gex.ID); !errors.Is(err, pipeline.ErrNotFound) {
 		return fmt.Errorf("deleted pipeline's execution still readable: %v", err)
 	}
-	left, err := store.ListByTags(ctx, []pipeline.Tag{runTag}, 10, "")
+	left, err := store.ListByTags(ctx, []pipeline.Tag{runTag}, "", pipeline.Limit(10))
 	if err != nil {
 		return err
 	}
