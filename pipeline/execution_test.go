@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/pipeline"
 )
@@ -17,16 +19,12 @@ import (
 func upload(t testing.TB, u *pipeline.Upload, body string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPut, u.URL, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for k, vs := range u.Header {
 		req.Header[k] = vs
 	}
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(resp.Body)
@@ -38,32 +36,24 @@ func TestExecutionRoundTripWithFiles(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	p, err := e.store.Create(ctx, pipeline.Input{ID: "p1", Name: "n"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "n2"}); err != nil {
 		t.Fatal(err)
 	}
 	up, err := e.store.PresignInputUpload(ctx, p.ID, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if want := "pipelines/p1/2/ingest/p1-2-20220810T235520."; !strings.HasPrefix(up.Key, want) || !strings.HasSuffix(up.Key, "Z.txt") {
 		t.Fatalf("ingest key %s, want %s...Z.txt", up.Key, want)
 	}
 	upload(t, up, "a,b,c\n1,2,3\n")
 
 	ex, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{ID: "e1", PipelineID: p.ID, InputKey: up.Key, CreatedBy: "abc@xyz.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if ex.Version != 2 || ex.State != pipeline.ExecutionCreated || ex.InputKey != "pipelines/p1/2/exections/e1/input.txt" {
 		t.Fatalf("execution %+v", ex)
 	}
 	body, _, err := e.blobs.Get(ctx, ex.InputKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	copied, _ := io.ReadAll(body)
 	body.Close()
 	if string(copied) != "a,b,c\n1,2,3\n" {
@@ -77,17 +67,11 @@ func TestExecutionRoundTripWithFiles(t *testing.T) {
 	if _, err := e.store.PresignOutputDownload(ctx, "e1"); !errors.Is(err, pipeline.ErrNotFound) {
 		t.Fatalf("download before any output: %v", err)
 	}
-	if err := e.store.PutOutput(ctx, "e1", bytes.NewReader([]byte("result")), 6); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.store.PutOutput(ctx, "e1", bytes.NewReader([]byte("result")), 6))
 	url, err := e.store.PresignOutputDownload(ctx, "e1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != 200 || string(out) != "result" {
@@ -134,9 +118,7 @@ func TestExecutionsListsOnlyThatPipelinesExecutions(t *testing.T) {
 			pid = "b"
 		}
 		ex, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: pid})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if pid == "a" {
 			want = append(want, ex.ID)
 		}
@@ -145,9 +127,7 @@ func TestExecutionsListsOnlyThatPipelinesExecutions(t *testing.T) {
 	cursor := ""
 	for {
 		page, err := e.store.ListExecutions(ctx, "a", cursor, pipeline.Limit(2))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, ex := range page.Items {
 			got = append(got, ex.ID)
 		}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/pipeline"
 )
@@ -21,9 +23,7 @@ func TestListGroupPagesMembersWithTheirCurrentVersion(t *testing.T) {
 			groups = []string{"/eu"}
 		}
 		p, err := e.store.Create(ctx, pipeline.Input{ID: fmt.Sprint("p", i), Name: "n", Groups: groups})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if i%2 == 0 {
 			want = append(want, p.ID)
 			if _, err := e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "n2", Groups: groups}); err != nil {
@@ -35,9 +35,7 @@ func TestListGroupPagesMembersWithTheirCurrentVersion(t *testing.T) {
 	cursor := ""
 	for {
 		page, err := e.store.ListGroup(ctx, "/usa/northwest", cursor, pipeline.Limit(3))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, p := range page.Items {
 			if p.Version != 2 || p.Name != "n2" {
 				t.Fatalf("group listed %s at version %d", p.ID, p.Version)
@@ -53,9 +51,7 @@ func TestListGroupPagesMembersWithTheirCurrentVersion(t *testing.T) {
 	}
 	var all []string
 	for p, err := range e.store.Group(ctx, "/eu") {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		all = append(all, p.ID)
 	}
 	if !slices.Equal(all, []string{"p1", "p3", "p5"}) {
@@ -70,16 +66,12 @@ func TestIteratorsWalkEveryPage(t *testing.T) {
 	for i := range pipeline.DefaultTagsPageSize*2 + 3 {
 		p, err := e.store.Create(ctx, pipeline.Input{ID: fmt.Sprintf("p%03d", i), Name: "n",
 			Tags: []pipeline.Tag{{Key: "k", Value: "v"}, {Key: "n", Value: fmt.Sprint(i % 4)}}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want = append(want, p.ID)
 	}
 	var got []string
 	for p, err := range e.store.ByTags(ctx, []pipeline.Tag{{Key: "k", Value: "v"}}) {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got = append(got, p.ID)
 	}
 	if !slices.Equal(got, want) {
@@ -87,9 +79,7 @@ func TestIteratorsWalkEveryPage(t *testing.T) {
 	}
 	counts := map[string]int{}
 	for tc, err := range e.store.Tags(ctx) {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		counts[tc.Key+"="+tc.Value] = tc.Count
 	}
 	if fmt.Sprint(counts) != "map[k=v:53 n=0:14 n=1:13 n=2:13 n=3:13]" {

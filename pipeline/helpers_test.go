@@ -53,9 +53,7 @@ func newEnv(t testing.TB, opts ...func(*pipeline.Options)) *env {
 	blobs := blobstore.NewMemory()
 	srv := httptest.NewServer(blobs)
 	t.Cleanup(srv.Close)
-	if err := blobs.EnablePresign(srv.URL); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, blobs.EnablePresign(srv.URL))
 	c := newClock()
 	all := append([]func(*pipeline.Options){pipeline.Clock(c.Now)}, opts...)
 	s := newStore(t, db, blobs, all...)
@@ -87,9 +85,7 @@ func (e *env) snapshot(t testing.TB) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for it, err := range table.ScanAll[map[string]any](context.Background(), e.store.Table(), table.Scan{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out[fmt.Sprint(it["pk"], "|", it["sk"])] = fmt.Sprint(it)
 	}
 	return out

@@ -3,9 +3,11 @@ package pipeline_test
 import (
 	"context"
 	"errors"
-	"github.com/stretchr/testify/assert"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/pipeline"
@@ -173,9 +175,7 @@ func firstErrE(seq func(func(*pipeline.Execution, error) bool)) error {
 func countObjects(t testing.TB, b blobstore.Store) int {
 	n := 0
 	for _, err := range b.List(context.Background(), "") {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		n++
 	}
 	return n

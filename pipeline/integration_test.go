@@ -15,6 +15,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/internal/testenv"
@@ -35,9 +36,7 @@ func localEnv(t *testing.T, db func(table.API) table.API) (*pipeline.Store, *dyn
 	} else {
 		m := blobstore.NewMemory()
 		srv := newHTTPServer(t, m)
-		if err := m.EnablePresign(srv); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, m.EnablePresign(srv))
 		files = m
 	}
 	api := table.API(client)
@@ -62,17 +61,13 @@ func TestIntegrationCreateUpdateAndListByTags(t *testing.T) {
 	var all []*pipeline.Pipeline
 	for i := range 120 {
 		p, err := store.Create(ctx, pipeline.Input{ID: fmt.Sprintf("p%04d", i), Name: "n", Tags: randomTags(r), Groups: []string{fmt.Sprint("g", i%3)}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		all = append(all, p)
 	}
 	// Update a third of them with new tags.
 	for i := 0; i < len(all); i += 3 {
 		p, err := store.Update(ctx, all[i].ID, 1, pipeline.Input{Name: "n2", Tags: randomTags(r), Groups: []string{"g9"}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		all[i] = p
 	}
 	for c := range 40 {
@@ -89,9 +84,7 @@ func TestIntegrationCreateUpdateAndListByTags(t *testing.T) {
 		cursor := ""
 		for {
 			page, err := store.ListByTags(ctx, q, cursor, pipeline.Limit(9))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			got = append(got, sortedIDs(page.Items)...)
 			if cursor = page.Next; cursor == "" {
 				break
@@ -111,9 +104,7 @@ func TestIntegrationCreateUpdateAndListByTags(t *testing.T) {
 	cursor := ""
 	for {
 		page, err := store.ListTags(ctx, cursor, pipeline.Limit(10))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, tc := range page.Items {
 			gotCounts[tc.Key+"="+tc.Value] = tc.Count
 		}
@@ -141,9 +132,7 @@ func TestIntegrationConcurrentUpdatesKeepCountsExact(t *testing.T) {
 	var ids []string
 	for i := range 4 {
 		p, err := store.Create(ctx, pipeline.Input{ID: fmt.Sprint("c", i), Name: "n", Tags: randomTags(r)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		ids = append(ids, p.ID)
 	}
 	var wg sync.WaitGroup
@@ -178,9 +167,7 @@ func TestIntegrationConcurrentUpdatesKeepCountsExact(t *testing.T) {
 	want := map[string]int{}
 	for _, id := range ids {
 		p, err := store.Get(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, kv := range allLevels(p.Tags) {
 			want[kv]++
 		}
@@ -188,9 +175,7 @@ func TestIntegrationConcurrentUpdatesKeepCountsExact(t *testing.T) {
 	got := map[string]int{}
 	for _, k := range []string{"source", "plant", "env", "region"} {
 		page, err := store.ListTagValues(ctx, k, "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, tc := range page.Items {
 			got[tc.Key+"="+tc.Value] = tc.Count
 		}
@@ -209,9 +194,7 @@ func TestIntegrationLostRaceWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	winner := newStore(t, client, nil, pipeline.TableName(store.Table().Name()))
 	p, err := winner.Create(ctx, pipeline.Input{ID: "p", Name: "n", Tags: []pipeline.Tag{{Key: "a", Value: "1"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var winnerErr error
 	race.before = func() {
 		_, winnerErr = winner.Update(ctx, p.ID, 1, pipeline.Input{Name: "w", Tags: []pipeline.Tag{{Key: "a", Value: "2"}}})
@@ -241,29 +224,17 @@ func TestIntegrationExecutionFiles(t *testing.T) {
 	store, _, _ := localEnv(t, nil)
 	ctx := context.Background()
 	p, err := store.Create(ctx, pipeline.Input{ID: "p", Name: "n"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	up, err := store.PresignInputUpload(ctx, p.ID, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	upload(t, up, "x,y\n")
 	ex, err := store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: up.Key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.PutOutput(ctx, ex.ID, strings.NewReader("out"), 3); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, store.PutOutput(ctx, ex.ID, strings.NewReader("out"), 3))
 	url, err := store.PresignOutputDownload(ctx, ex.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != 200 || string(body) != "out" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/pipeline"
 	"github.com/tablekit/tablekit/table"
@@ -38,9 +39,7 @@ func TestCreateWritesTheSeedLayout(t *testing.T) {
 	in := sapInput()
 	in.ID = "p1"
 	p, err := e.store.Create(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if p.Version != 1 || p.State != pipeline.StateEnabled || p.CreatedBy != "abc@xyz.com" || p.UpdatedBy != "abc@xyz.com" {
 		t.Fatalf("created %+v", p)
 	}
@@ -60,25 +59,19 @@ func TestCreateWritesTheSeedLayout(t *testing.T) {
 		t.Errorf("%d items, want %d: %v", len(snap), len(want), slicesKeys(snap))
 	}
 	var raw table.Item
-	if err := e.store.Table().Get(ctx, e.store.Table().Key("P:p1", "PV:current"), &raw); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.store.Table().Get(ctx, e.store.Table().Key("P:p1", "PV:current"), &raw))
 	for _, a := range []string{"pk", "sk", "siKey1", "name", "state", "createdAt", "updatedAt", "createdBy", "updatedBy", "version", "attributes", "tags", "transformer", "groups"} {
 		if _, ok := raw[a]; !ok {
 			t.Errorf("current item lacks %s", a)
 		}
 	}
 	var m map[string]any
-	if err := table.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, table.Unmarshal(raw, &m))
 	if m["createdAt"] != "2022-08-10T23:55:20.323Z" || m["siKey1"] != "P" {
 		t.Errorf("createdAt %v siKey1 %v", m["createdAt"], m["siKey1"])
 	}
 	var agg map[string]any
-	if err := e.store.Table().Get(ctx, e.store.Table().Key("TA:region", "TA:usa/northwest"), &agg); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.store.Table().Get(ctx, e.store.Table().Key("TA:region", "TA:usa/northwest"), &agg))
 	if agg["siKey1"] != "TD" || agg["count"] != float64(1) {
 		t.Errorf("aggregate %v", agg)
 	}
@@ -96,13 +89,9 @@ func TestGetReturnsWhatCreateWrote(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	p, err := e.store.Create(ctx, sapInput())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got, err := e.store.Get(ctx, p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !reflect.DeepEqual(got, p) {
 		t.Fatalf("Get = %+v\nwant %+v", got, p)
 	}
@@ -133,18 +122,14 @@ func TestUpdateWritesNewVersionAndMovesTags(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	p, err := e.store.Create(ctx, sapInput())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	in := sapInput()
 	in.By = "def@xyz.com"
 	in.Name = "renamed"
 	in.Tags = []pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa/southeast"}}
 	in.Groups = []string{"/usa/southeast"}
 	p2, err := e.store.Update(ctx, p.ID, 1, in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if p2.Version != 2 || p2.CreatedBy != "abc@xyz.com" || p2.UpdatedBy != "def@xyz.com" || !p2.CreatedAt.Equal(p.CreatedAt) || !p2.UpdatedAt.After(p.UpdatedAt) {
 		t.Fatalf("updated %+v", p2)
 	}
@@ -189,9 +174,7 @@ func tagCounts(t testing.TB, e *env) map[string]int {
 	cursor := ""
 	for {
 		page, err := e.store.ListTags(context.Background(), cursor, pipeline.Limit(7))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, tc := range page.Items {
 			out[tc.Key+"="+tc.Value] = tc.Count
 		}
@@ -205,9 +188,7 @@ func TestUpdateFromStaleVersionConflictsAndWritesNothing(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	p, err := e.store.Create(ctx, sapInput())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := e.store.Update(ctx, p.ID, 1, sapInput()); err != nil {
 		t.Fatal(err)
 	}
@@ -241,9 +222,7 @@ func TestUpdateThatLostTheRaceGetsConflictAndWritesNothing(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	p, err := e.store.Create(ctx, sapInput())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var before map[string]string
 	var winnerErr error
 	race := &racingDB{API: e.db}
@@ -287,9 +266,7 @@ func TestListPagesEveryPipelineOnce(t *testing.T) {
 	var want []string
 	for range 23 {
 		p, err := e.store.Create(ctx, pipeline.Input{Name: "p"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want = append(want, p.ID)
 		if _, err := e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "p2"}); err != nil {
 			t.Fatal(err)
@@ -299,9 +276,7 @@ func TestListPagesEveryPipelineOnce(t *testing.T) {
 	cursor := ""
 	for {
 		page, err := e.store.ListPipelines(ctx, cursor, pipeline.Limit(5))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, p := range page.Items {
 			if p.Version != 2 {
 				t.Fatalf("listed %s at version %d", p.ID, p.Version)

@@ -15,9 +15,7 @@ import (
 
 func TestSchemaIsTheSeedsTable(t *testing.T) {
 	s := pipeline.Schema("pipelines")
-	if err := s.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Validate())
 	in := s.CreateTableInput()
 	if aws.ToString(in.TableName) != "pipelines" || len(in.KeySchema) != 2 ||
 		aws.ToString(in.KeySchema[0].AttributeName) != "pk" || aws.ToString(in.KeySchema[1].AttributeName) != "sk" {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/tablekit/tablekit/pipeline"
 	"github.com/tablekit/tablekit/table"
 )
@@ -50,17 +52,11 @@ func TestReadsItemsWrittenFromTheSeedLayout(t *testing.T) {
 	}
 	for _, it := range items {
 		av, err := table.Marshal(it)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := tb.Put(ctx, av); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		require.NoError(t, tb.Put(ctx, av))
 	}
 	p, err := e.store.Get(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if p.Name != "sap:emissions:pipeline" || p.Version != 1 || p.Transformer.Transforms[0].Outputs[0].Key != "vehicle" ||
 		p.Attributes["label"] != "My Pipeline" || p.Tags[1].Value != "usa/northwest" || p.CreatedAt.Nanosecond() != 322_000_000 {
 		t.Fatalf("read %+v", p)

@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/pipeline"
 	"github.com/tablekit/tablekit/table"
@@ -222,9 +223,7 @@ func TestTagAggregatesExactAfterFiftyConcurrentUpdates(t *testing.T) {
 	versions := 0
 	for _, p := range ps {
 		cur, err := e.store.Get(ctx, p.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		versions += cur.Version - 1
 		for _, tag := range allLevels(cur.Tags) {
 			want[tag]++
@@ -267,9 +266,7 @@ func TestHierarchicalTagMatchesAtEveryLevel(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	deep, err := e.store.Create(ctx, pipeline.Input{ID: "deep", Name: "n", Tags: []pipeline.Tag{{Key: "region", Value: "usa/northwest/seattle"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := e.store.Create(ctx, pipeline.Input{ID: "plain", Name: "n", Tags: []pipeline.Tag{{Key: "region", Value: "usa"}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -285,9 +282,7 @@ func TestHierarchicalTagMatchesAtEveryLevel(t *testing.T) {
 		"usa/northwest/sea":     nil,
 	} {
 		page, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: "region", Value: v}}, "", pipeline.Limit(10))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if got := sortedIDs(page.Items); !slices.Equal(got, want) && len(got)+len(want) > 0 {
 			t.Errorf("region=%s: %v, want %v", v, got, want)
 		}
@@ -392,9 +387,7 @@ func TestTooManyTagsFailsBeforeAnyRequest(t *testing.T) {
 	}
 	// 49 entries fit exactly: 2 + 98 = 100.
 	p, err := e.store.Create(ctx, pipeline.Input{ID: "fits", Name: "n", Tags: tags[:24]})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// An update swapping all 25 entries for 25 others needs 2 + 100 writes.
 	other := make([]pipeline.Tag, 24)
 	for i := range other {
