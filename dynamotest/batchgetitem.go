@@ -27,7 +27,7 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		tableNames = append(tableNames, name)
 	}
 	sort.Strings(tableNames)
-	faults, err := db.stats.begin(opBatchGetItem, tableNames...)
+	faults, err := db.stats.begin(ctx, opBatchGetItem, tableNames...)
 	if err != nil {
 		return nil, err
 	}

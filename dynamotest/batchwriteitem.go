@@ -21,7 +21,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 		tableNames = append(tableNames, name)
 	}
 	sort.Strings(tableNames)
-	faults, err := db.stats.begin(opBatchWriteItem, tableNames...)
+	faults, err := db.stats.begin(ctx, opBatchWriteItem, tableNames...)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func checkName(field, name string) error {
 func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin(opCreateTable, name); err != nil {
+	if _, err := db.stats.begin(ctx, opCreateTable, name); err != nil {
 		return nil, err
 	}
 	t, err := db.newTable(in)

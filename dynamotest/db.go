@@ -1,6 +1,7 @@
 package dynamotest
 
 import (
+	"context"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -152,4 +153,13 @@ func orEmpty[T any](in *T) *T {
 		return new(T)
 	}
 	return in
+}
+
+// contextErr is ctx's error; a nil context counts as context.Background, so
+// a nil one never panics inside the fake.
+func contextErr(ctx context.Context) error {
+	if ctx == nil {
+		return nil
+	}
+	return ctx.Err()
 }

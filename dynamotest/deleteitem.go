@@ -13,7 +13,7 @@ import (
 func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin(opDeleteItem, name); err != nil {
+	if _, err := db.stats.begin(ctx, opDeleteItem, name); err != nil {
 		return nil, err
 	}
 	t := db.table(name)

@@ -14,7 +14,7 @@ import (
 func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin(opDeleteTable, name); err != nil {
+	if _, err := db.stats.begin(ctx, opDeleteTable, name); err != nil {
 		return nil, err
 	}
 	db.mu.Lock()
@@ -46,7 +46,7 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ 
 func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin(opDescribeTable, name); err != nil {
+	if _, err := db.stats.begin(ctx, opDescribeTable, name); err != nil {
 		return nil, err
 	}
 	t := db.table(name)

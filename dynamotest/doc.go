@@ -23,7 +23,8 @@
 // Storage is a tree per partition, so GetItem and Query cost O(log n +
 // items returned) however large the table grows. Each operation is atomic
 // and a DB is safe for concurrent use. Items returned are copies the caller
-// may modify.
+// may modify. A call whose context is already done fails with the context's
+// error and changes nothing, as the SDK's client does.
 //
 // Streams: a StreamSpecification on CreateTable or UpdateTable (KEYS_ONLY,
 // NEW_IMAGE, OLD_IMAGE, NEW_AND_OLD_IMAGES) records one record per item

@@ -1,6 +1,7 @@
 package dynamotest
 
 import (
+	"context"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -165,7 +166,14 @@ func (s *stats) table(name string) *tableStats {
 
 // begin counts a call of o touching tables and decides which faults hit
 // it: the error to fail it with, and the unprocessed-item faults that apply.
-func (s *stats) begin(o op, tables ...string) (unprocessed []*faultState, err error) {
+//
+// A call whose context is already done fails here with the context's error,
+// before it is counted or changes anything: the SDK's client checks its
+// context before sending, so against DynamoDB such a call never arrives.
+func (s *stats) begin(ctx context.Context, o op, tables ...string) (unprocessed []*faultState, err error) {
+	if err := contextErr(ctx); err != nil {
+		return nil, err
+	}
 	s.calls[o].Add(1)
 	for i, t := range tables {
 		if !dup(tables[:i], t) {

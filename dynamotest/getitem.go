@@ -12,7 +12,7 @@ import (
 
 // GetItem reads one item by its full key in O(log n) of its partition.
 func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	out, item, err := db.getItem(in)
+	out, item, err := db.getItem(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -24,10 +24,10 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(
 
 // getItem is GetItem with the item left as a readItem, for the HTTP
 // handler; the zero readItem when there is none.
-func (db *DB) getItem(in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, readItem, error) {
+func (db *DB) getItem(ctx context.Context, in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, readItem, error) {
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin(opGetItem, name); err != nil {
+	if _, err := db.stats.begin(ctx, opGetItem, name); err != nil {
 		return nil, readItem{}, err
 	}
 	t := db.table(name)

@@ -103,13 +103,13 @@ func serve[In, Out any](call func(table.API, context.Context, *In, ...func(*dyna
 // JSON is written from it (see store.AppendJSON), rather than decoded into
 // maps only to be encoded again. A 25-item page of 1 KB items is most of
 // what the server does for a Query.
-func serveItems[In, Out any](read func(*In) (*Out, []readItem, error)) wireOperation {
-	return func(_ context.Context, _ table.API, body, out []byte) ([]byte, error) {
+func serveItems[In, Out any](read func(context.Context, *In) (*Out, []readItem, error)) wireOperation {
+	return func(ctx context.Context, _ table.API, body, out []byte) ([]byte, error) {
 		in := new(In)
 		if err := wire.Unmarshal(body, in); err != nil {
 			return nil, err
 		}
-		res, items, err := read(in)
+		res, items, err := read(ctx, in)
 		if err != nil {
 			return nil, err
 		}
@@ -131,12 +131,12 @@ func serveItems[In, Out any](read func(*In) (*Out, []readItem, error)) wireOpera
 
 // serveGetItem is serveItems for GetItem's single item.
 func serveGetItem(db *DB) wireOperation {
-	return func(_ context.Context, _ table.API, body, out []byte) ([]byte, error) {
+	return func(ctx context.Context, _ table.API, body, out []byte) ([]byte, error) {
 		in := new(dynamodb.GetItemInput)
 		if err := wire.Unmarshal(body, in); err != nil {
 			return nil, err
 		}
-		res, item, err := db.getItem(in)
+		res, item, err := db.getItem(ctx, in)
 		if err != nil {
 			return nil, err
 		}

@@ -13,7 +13,7 @@ import (
 // 100) per page; LastEvaluatedTableName is set when more may follow.
 func (db *DB) ListTables(ctx context.Context, in *dynamodb.ListTablesInput, _ ...func(*dynamodb.Options)) (*dynamodb.ListTablesOutput, error) {
 	in = orEmpty(in)
-	if _, err := db.stats.begin(opListTables); err != nil {
+	if _, err := db.stats.begin(ctx, opListTables); err != nil {
 		return nil, err
 	}
 	limit := 100

@@ -13,7 +13,7 @@ import (
 func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin(opPutItem, name); err != nil {
+	if _, err := db.stats.begin(ctx, opPutItem, name); err != nil {
 		return nil, err
 	}
 	t := db.table(name)

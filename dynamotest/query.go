@@ -14,7 +14,7 @@ import (
 // It costs O(log n + items read): the tree is entered at the range's edge
 // and left at the first entry outside it.
 func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	out, items, err := db.query(in)
+	out, items, err := db.query(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -23,9 +23,9 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 }
 
 // query is Query with the items left as readItems, for the HTTP handler.
-func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, []readItem, error) {
+func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, []readItem, error) {
 	in = orEmpty(in)
-	t, limit, err := db.openRead(opQuery, aws.ToString(in.TableName), in.ReturnConsumedCapacity, in.Limit)
+	t, limit, err := db.openRead(ctx, opQuery, aws.ToString(in.TableName), in.ReturnConsumedCapacity, in.Limit)
 	if err != nil {
 		return nil, nil, err
 	}

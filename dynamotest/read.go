@@ -1,6 +1,7 @@
 package dynamotest
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -227,8 +228,8 @@ func (t *dbTable) lastKey(e *store.Entry, ix *dbIndex) map[string]types.Attribut
 
 // openRead starts a Query or Scan: it counts the call, finds the table and
 // checks ReturnConsumedCapacity and Limit, in DynamoDB's order.
-func (db *DB) openRead(o op, name string, mode types.ReturnConsumedCapacity, limit *int32) (*dbTable, int, error) {
-	if _, err := db.stats.begin(o, name); err != nil {
+func (db *DB) openRead(ctx context.Context, o op, name string, mode types.ReturnConsumedCapacity, limit *int32) (*dbTable, int, error) {
+	if _, err := db.stats.begin(ctx, o, name); err != nil {
 		return nil, 0, err
 	}
 	t := db.table(name)

@@ -17,7 +17,7 @@ const maxTotalSegments = 1000000
 // partition hashes, so segments never overlap and together cover every
 // item.
 func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	out, items, err := db.scan(in)
+	out, items, err := db.scan(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -26,9 +26,9 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynam
 }
 
 // scan is Scan with the items left as readItems, for the HTTP handler.
-func (db *DB) scan(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, []readItem, error) {
+func (db *DB) scan(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, []readItem, error) {
 	in = orEmpty(in)
-	t, limit, err := db.openRead(opScan, aws.ToString(in.TableName), in.ReturnConsumedCapacity, in.Limit)
+	t, limit, err := db.openRead(ctx, opScan, aws.ToString(in.TableName), in.ReturnConsumedCapacity, in.Limit)
 	if err != nil {
 		return nil, nil, err
 	}

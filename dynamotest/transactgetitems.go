@@ -20,7 +20,7 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 			tableNames = append(tableNames, aws.ToString(it.Get.TableName))
 		}
 	}
-	if _, err := db.stats.begin(opTransactGetItems, tableNames...); err != nil {
+	if _, err := db.stats.begin(ctx, opTransactGetItems, tableNames...); err != nil {
 		return nil, err
 	}
 	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {

@@ -30,7 +30,7 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	for _, it := range in.TransactItems {
 		tableNames = append(tableNames, txTable(it))
 	}
-	if _, err := db.stats.begin(opTransactWriteItems, tableNames...); err != nil {
+	if _, err := db.stats.begin(ctx, opTransactWriteItems, tableNames...); err != nil {
 		return nil, err
 	}
 	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {

@@ -14,7 +14,7 @@ import (
 func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin(opUpdateTimeToLive, name); err != nil {
+	if _, err := db.stats.begin(ctx, opUpdateTimeToLive, name); err != nil {
 		return nil, err
 	}
 	spec := in.TimeToLiveSpecification
@@ -59,7 +59,7 @@ func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiv
 func (db *DB) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin(opDescribeTimeToLive, name); err != nil {
+	if _, err := db.stats.begin(ctx, opDescribeTimeToLive, name); err != nil {
 		return nil, err
 	}
 	t := db.table(name)

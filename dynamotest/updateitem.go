@@ -14,7 +14,7 @@ import (
 func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
-	if _, err := db.stats.begin(opUpdateItem, name); err != nil {
+	if _, err := db.stats.begin(ctx, opUpdateItem, name); err != nil {
 		return nil, err
 	}
 	t := db.table(name)
