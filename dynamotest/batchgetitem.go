@@ -57,12 +57,12 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		if err := checkName("requestItems.key", name); err != nil {
 			return nil, err
 		}
+		if len(req.Keys) == 0 {
+			return nil, constraint("[]", "requestItems."+name+".member.keys", "Member must have length greater than or equal to 1")
+		}
 		t := db.table(name)
 		if t == nil {
 			return nil, resourceNotFound()
-		}
-		if len(req.Keys) == 0 {
-			return nil, constraint("[]", "requestItems."+name+".member.keys", "Member must have length greater than or equal to 1")
 		}
 		seen := make(map[string]bool, len(req.Keys))
 		for _, k := range req.Keys {
@@ -75,7 +75,7 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 			}
 			seen[id] = true
 		}
-		proj, err := readProjection(req.ExpressionAttributeNames, req.ProjectionExpression, req.AttributesToGet)
+		proj, err := t.readProjection(req.ExpressionAttributeNames, req.ProjectionExpression, req.AttributesToGet)
 		if err != nil {
 			return nil, err
 		}

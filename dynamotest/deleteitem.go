@@ -16,10 +16,6 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ..
 	if _, err := db.stats.begin(ctx, opDeleteItem, name); err != nil {
 		return nil, err
 	}
-	t := db.table(name)
-	if t == nil {
-		return nil, resourceNotFound()
-	}
 	switch in.ReturnValues {
 	case "", types.ReturnValueNone, types.ReturnValueAllOld:
 	default:
@@ -33,6 +29,10 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ..
 	}
 	if err := legacyWrite(in.Expected, in.ConditionalOperator); err != nil {
 		return nil, err
+	}
+	t := db.table(name)
+	if t == nil {
+		return nil, missingTable(requestExprs{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, condition: in.ConditionExpression})
 	}
 	w, err := t.keyOp(writeDelete, in.Key, in.ConditionExpression, nil, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	if err != nil {
@@ -78,6 +78,7 @@ func (t *dbTable) txKeyOp(kind writeKind, key map[string]types.AttributeValue, c
 	if err != nil {
 		return nil, err
 	}
+	x.onTable(t)
 	if w.upd, err = x.update(upd); err != nil {
 		return nil, err
 	}

@@ -60,6 +60,13 @@
 //     not supported (a ValidationException says so); KeyConditions and
 //     AttributesToGet are.
 //   - UpdateTable changes only StreamSpecification.
-//   - UPDATED_OLD and UPDATED_NEW return whole top-level attributes; for a
-//     nested path DynamoDB returns only the updated fragment.
+//
+// Where DynamoDB Local departs from DynamoDB's API reference, the fake
+// follows the reference: an invalid request on a missing table is a
+// ValidationException; UPDATED_OLD and UPDATED_NEW return only the updated
+// paths of nested attributes; a Limit page that ends on the last key a
+// key condition allows still returns a LastEvaluatedKey, which is a valid
+// ExclusiveStartKey; a Query matching nothing and a BatchGetItem key that
+// finds nothing cost the minimum read. The conformance suite's cases say so
+// beside each.
 package dynamotest

@@ -19,6 +19,27 @@ type exprs struct {
 	names  map[string]string
 	values map[string]types.AttributeValue
 	used   bool
+	// keys are the table's key attributes, which conditions, filters and
+	// projections may only read whole (see wholeKeys).
+	keys [2]string
+}
+
+// onTable sets the key attributes of the table the expressions read.
+func (x *exprs) onTable(t *dbTable) *exprs {
+	x.keys = [2]string{t.pk.name, t.sk.name}
+	return x
+}
+
+// wholeKeys refuses a path into a key attribute (pk.a, sk[0]): key values
+// are scalars, and DynamoDB rejects such a path even where it would only
+// find nothing.
+func (x *exprs) wholeKeys(nested []string) error {
+	for _, n := range nested {
+		if n != "" && (n == x.keys[0] || n == x.keys[1]) {
+			return validationf("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: %s", n)
+		}
+	}
+	return nil
 }
 
 // newExprs binds a request's ExpressionAttributeNames and Values. The
@@ -69,6 +90,9 @@ func (x *exprs) filter(s *string, keys ...string) (*condition, error) {
 	if err != nil {
 		return nil, exprError(err)
 	}
+	if err := x.wholeKeys(c.NestedNames()); err != nil {
+		return nil, err
+	}
 	for _, n := range c.TopLevelNames() {
 		for _, k := range keys {
 			if k != "" && n == k {
@@ -89,6 +113,9 @@ func (x *exprs) condition(s *string) (*condition, error) {
 	c, err := x.env.Condition(*s)
 	if err != nil {
 		return nil, exprError(err)
+	}
+	if err := x.wholeKeys(c.NestedNames()); err != nil {
+		return nil, err
 	}
 	return &condition{c}, nil
 }
@@ -131,6 +158,21 @@ func (u *update) apply(item map[string]types.AttributeValue) (map[string]types.A
 	return out, nil
 }
 
+// pick copies the parts of item the update changed (UPDATED_OLD, old true,
+// reads the item before the update; UPDATED_NEW after it): whole top-level
+// attributes, and for a nested path only that part, as DynamoDB returns
+// them. nil when item holds none of them, or there is no update.
+func (u *update) pick(item map[string]types.AttributeValue, old bool) map[string]types.AttributeValue {
+	if u == nil || item == nil {
+		return nil
+	}
+	out := u.u.Updated(old).Apply(item)
+	if len(out) == 0 {
+		return nil
+	}
+	return copyItem(out)
+}
+
 // names lists the top-level attributes the update sets or removes.
 func (u *update) names() []string {
 	if u == nil {
@@ -149,6 +191,9 @@ func (x *exprs) projection(s *string) (*projection, error) {
 	p, err := x.env.Projection(*s)
 	if err != nil {
 		return nil, exprError(err)
+	}
+	if err := x.wholeKeys(p.NestedNames()); err != nil {
+		return nil, err
 	}
 	return &projection{p}, nil
 }

@@ -30,18 +30,18 @@ func (db *DB) getItem(ctx context.Context, in *dynamodb.GetItemInput) (*dynamodb
 	if _, err := db.stats.begin(ctx, opGetItem, name); err != nil {
 		return nil, readItem{}, err
 	}
-	t := db.table(name)
-	if t == nil {
-		return nil, readItem{}, resourceNotFound()
-	}
 	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
 		return nil, readItem{}, err
+	}
+	t := db.table(name)
+	if t == nil {
+		return nil, readItem{}, missingTable(requestExprs{names: in.ExpressionAttributeNames, projection: in.ProjectionExpression})
 	}
 	pk, sk, err := t.checkKey(in.Key)
 	if err != nil {
 		return nil, readItem{}, err
 	}
-	proj, err := readProjection(in.ExpressionAttributeNames, in.ProjectionExpression, in.AttributesToGet)
+	proj, err := t.readProjection(in.ExpressionAttributeNames, in.ProjectionExpression, in.AttributesToGet)
 	if err != nil {
 		return nil, readItem{}, err
 	}
@@ -75,7 +75,7 @@ func (db *DB) getItem(ctx context.Context, in *dynamodb.GetItemInput) (*dynamodb
 
 // readProjection compiles a read's ProjectionExpression or its legacy
 // AttributesToGet; the result copies whole items when neither is given.
-func readProjection(names map[string]string, expression *string, attributesToGet []string) (*readProj, error) {
+func (t *dbTable) readProjection(names map[string]string, expression *string, attributesToGet []string) (*readProj, error) {
 	if expression == nil && names == nil && attributesToGet == nil {
 		return nil, nil
 	}
@@ -92,6 +92,7 @@ func readProjection(names map[string]string, expression *string, attributesToGet
 	if err != nil {
 		return nil, err
 	}
+	x.onTable(t)
 	p, err := x.projection(expression)
 	if err != nil {
 		return nil, err

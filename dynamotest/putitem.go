@@ -16,10 +16,6 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(
 	if _, err := db.stats.begin(ctx, opPutItem, name); err != nil {
 		return nil, err
 	}
-	t := db.table(name)
-	if t == nil {
-		return nil, resourceNotFound()
-	}
 	switch in.ReturnValues {
 	case "", types.ReturnValueNone, types.ReturnValueAllOld:
 	default:
@@ -33,6 +29,10 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(
 	}
 	if err := legacyWrite(in.Expected, in.ConditionalOperator); err != nil {
 		return nil, err
+	}
+	t := db.table(name)
+	if t == nil {
+		return nil, missingTable(requestExprs{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, condition: in.ConditionExpression})
 	}
 	w, err := t.putOp(in.Item, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	if err != nil {
@@ -62,6 +62,7 @@ func (t *dbTable) putOp(item map[string]types.AttributeValue, cond *string, name
 		if err != nil {
 			return nil, err
 		}
+		x.onTable(t)
 		if w.cond, err = x.condition(cond); err != nil {
 			return nil, err
 		}

@@ -25,7 +25,9 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 // query is Query with the items left as readItems, for the HTTP handler.
 func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, []readItem, error) {
 	in = orEmpty(in)
-	t, limit, err := db.openRead(ctx, opQuery, aws.ToString(in.TableName), in.ReturnConsumedCapacity, in.Limit)
+	t, limit, err := db.openRead(ctx, opQuery, aws.ToString(in.TableName), in.ReturnConsumedCapacity, in.Limit,
+		requestExprs{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+			keyCondition: in.KeyConditionExpression, filter: in.FilterExpression, projection: in.ProjectionExpression})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,6 +59,7 @@ func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.Que
 	if err != nil {
 		return nil, nil, err
 	}
+	x.onTable(t)
 	var kc *keyCond
 	if in.KeyConditionExpression != nil {
 		kc, err = x.keyCondition(*in.KeyConditionExpression, hash.name, rng.name)

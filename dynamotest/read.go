@@ -226,21 +226,25 @@ func (t *dbTable) lastKey(e *store.Entry, ix *dbIndex) map[string]types.Attribut
 	return k
 }
 
-// openRead starts a Query or Scan: it counts the call, finds the table and
-// checks ReturnConsumedCapacity and Limit, in DynamoDB's order.
-func (db *DB) openRead(ctx context.Context, o op, name string, mode types.ReturnConsumedCapacity, limit *int32) (*dbTable, int, error) {
+// openRead starts a Query or Scan: it counts the call, checks
+// ReturnConsumedCapacity and Limit, then finds the table (when it is
+// missing, the request's expressions are checked first: see missingTable).
+func (db *DB) openRead(ctx context.Context, o op, name string, mode types.ReturnConsumedCapacity, limit *int32, exprs requestExprs) (*dbTable, int, error) {
 	if _, err := db.stats.begin(ctx, o, name); err != nil {
 		return nil, 0, err
-	}
-	t := db.table(name)
-	if t == nil {
-		return nil, 0, resourceNotFound()
 	}
 	if err := validConsumedMode(mode); err != nil {
 		return nil, 0, err
 	}
 	n, err := checkLimit(limit)
-	return t, n, err
+	if err != nil {
+		return nil, 0, err
+	}
+	t := db.table(name)
+	if t == nil {
+		return nil, 0, missingTable(exprs)
+	}
+	return t, n, nil
 }
 
 // readIndex returns the index a Query or Scan names, nil for the table.

@@ -28,7 +28,9 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynam
 // scan is Scan with the items left as readItems, for the HTTP handler.
 func (db *DB) scan(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, []readItem, error) {
 	in = orEmpty(in)
-	t, limit, err := db.openRead(ctx, opScan, aws.ToString(in.TableName), in.ReturnConsumedCapacity, in.Limit)
+	t, limit, err := db.openRead(ctx, opScan, aws.ToString(in.TableName), in.ReturnConsumedCapacity, in.Limit,
+		requestExprs{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+			filter: in.FilterExpression, projection: in.ProjectionExpression})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -54,6 +56,7 @@ func (db *DB) scan(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanO
 	if err != nil {
 		return nil, nil, err
 	}
+	x.onTable(t)
 	filter, err := x.filter(in.FilterExpression)
 	if err != nil {
 		return nil, nil, err

@@ -56,7 +56,7 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 			return nil, validationf("Transaction request cannot include multiple operations on one item")
 		}
 		seen[id] = true
-		proj, err := readProjection(it.Get.ExpressionAttributeNames, it.Get.ProjectionExpression, nil)
+		proj, err := t.readProjection(it.Get.ExpressionAttributeNames, it.Get.ProjectionExpression, nil)
 		if err != nil {
 			return nil, err
 		}

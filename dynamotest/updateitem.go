@@ -17,10 +17,6 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ..
 	if _, err := db.stats.begin(ctx, opUpdateItem, name); err != nil {
 		return nil, err
 	}
-	t := db.table(name)
-	if t == nil {
-		return nil, resourceNotFound()
-	}
 	switch in.ReturnValues {
 	case "", types.ReturnValueNone, types.ReturnValueAllOld, types.ReturnValueUpdatedOld, types.ReturnValueAllNew, types.ReturnValueUpdatedNew:
 	default:
@@ -38,6 +34,11 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ..
 	if len(in.AttributeUpdates) > 0 {
 		return nil, validationf("dynamotest: AttributeUpdates is not supported; use UpdateExpression")
 	}
+	t := db.table(name)
+	if t == nil {
+		return nil, missingTable(requestExprs{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+			condition: in.ConditionExpression, update: in.UpdateExpression})
+	}
 	w, err := t.keyOp(writeUpdate, in.Key, in.ConditionExpression, in.UpdateExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	if err != nil {
 		return nil, err
@@ -48,7 +49,7 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ..
 		return nil, err
 	}
 	return &dynamodb.UpdateItemOutput{
-		Attributes:       returnValues(in.ReturnValues, o, w.upd.names()),
+		Attributes:       returnValues(in.ReturnValues, o, w.upd),
 		ConsumedCapacity: u.consumedCapacity(in.ReturnConsumedCapacity),
 	}, nil
 }

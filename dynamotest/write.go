@@ -86,15 +86,16 @@ func (w *writeOp) evaluate() (outcome, error) {
 			}
 			break
 		}
-		next, err := w.upd.apply(o.oldItem)
+		// A new item starts as its key, which its update expression can
+		// read (SET b = pk, if_not_exists(b, pk)) as in DynamoDB; apply
+		// returns a fresh map either way.
+		base := o.oldItem
+		if o.old == nil {
+			base = w.key
+		}
+		next, err := w.upd.apply(base)
 		if err != nil {
 			return o, err
-		}
-		if o.old == nil {
-			// A new item starts as its key (apply returned a fresh map).
-			for k, v := range w.key {
-				next[k] = v
-			}
 		}
 		if err := w.t.checkIndexKeys(next); err != nil {
 			return o, err
@@ -156,8 +157,9 @@ func checkOnFailureMode(mode types.ReturnValuesOnConditionCheckFailure) error {
 	return constraint(string(mode), "returnValuesOnConditionCheckFailure", "Member must satisfy enum value set: [ALL_OLD, NONE]")
 }
 
-// returnValues renders a write's ReturnValues.
-func returnValues(mode types.ReturnValue, o outcome, updated []string) map[string]types.AttributeValue {
+// returnValues renders a write's ReturnValues; upd is an UpdateItem's
+// update expression (nil otherwise).
+func returnValues(mode types.ReturnValue, o outcome, upd *update) map[string]types.AttributeValue {
 	var oldItem map[string]types.AttributeValue
 	if o.old != nil && (mode == types.ReturnValueAllOld || mode == types.ReturnValueUpdatedOld) {
 		oldItem = o.old.Item() // a fresh copy
@@ -168,26 +170,11 @@ func returnValues(mode types.ReturnValue, o outcome, updated []string) map[strin
 	case types.ReturnValueAllNew:
 		return copyItem(o.newItem)
 	case types.ReturnValueUpdatedOld:
-		return pick(oldItem, updated)
+		return upd.pick(oldItem, true)
 	case types.ReturnValueUpdatedNew:
-		return pick(o.newItem, updated)
+		return upd.pick(o.newItem, false)
 	}
 	return nil
-}
-
-// pick copies the named top-level attributes present in item; nil when
-// none is.
-func pick(item map[string]types.AttributeValue, attrs []string) map[string]types.AttributeValue {
-	var out map[string]types.AttributeValue
-	for _, n := range attrs {
-		if v, ok := item[n]; ok {
-			if out == nil {
-				out = make(map[string]types.AttributeValue, len(attrs))
-			}
-			out[n] = copyValue(v)
-		}
-	}
-	return out
 }
 
 // commit applies one PutItem, UpdateItem or DeleteItem atomically on its

@@ -18,6 +18,11 @@ func Cases() []Case {
 		typeCases(),
 		limitCases(),
 		capacityCases(),
+		missingTableCases(),
+		keyPathCases(),
+		newItemKeyCases(),
+		updatedPathCases(),
+		limitBoundCases(),
 	} {
 		all = append(all, group...)
 	}

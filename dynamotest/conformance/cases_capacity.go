@@ -72,6 +72,23 @@ func capacityCases() []Case {
 			return one(out.ConsumedCapacity), nil
 		}
 	}
+	batchGet := func(keys ...Item) func(c *C) ([]types.ConsumedCapacity, error) {
+		return func(c *C) ([]types.ConsumedCapacity, error) {
+			out, err := c.API.BatchGetItem(c.Ctx, &dynamodb.BatchGetItemInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+				RequestItems: map[string]types.KeysAndAttributes{c.Table: {Keys: keys}}})
+			if err != nil {
+				return nil, err
+			}
+			return out.ConsumedCapacity, nil
+		}
+	}
+	// DynamoDB charges a read that finds nothing the minimum, per its
+	// capacity documentation ("If you perform a read operation on an item
+	// that does not exist, DynamoDB still consumes provisioned read
+	// throughput"); BatchGetItem reads each key as a GetItem.
+	const localChargesNothing = "DynamoDB Local reports 0 units for a Query that matches nothing and for BatchGetItem keys " +
+		"that find no item; DynamoDB charges a read of a missing item the minimum (0.5 eventually consistent, 1 consistent) " +
+		"per its capacity documentation"
 	var tenSmall []Item
 	for i := range 10 {
 		tenSmall = append(tenSmall, sized("q", fmt.Sprint(i), 1000))
@@ -81,6 +98,10 @@ func capacityCases() []Case {
 		capacityCase("get-consistent-small-item", PKSK, Items(small), 1, get(I("pk", "a", "sk", "1"), true)),
 		capacityCase("get-consistent-5kb-item-rounds-up", PKSK, Items(five), 2, get(I("pk", "b", "sk", "1"), true)),
 		capacityCase("get-missing-item-costs-the-minimum", PKSK, nil, 0.5, get(I("pk", "z", "sk", "1"), false)),
+		skipOn(capacityCase("query-matching-nothing-costs-the-minimum", PKSK, Items(small), 0.5, query(false)), DynamoDBLocal, localChargesNothing),
+		skipOn(capacityCase("consistent-query-matching-nothing-costs-the-minimum", PKSK, Items(small), 1, query(true)), DynamoDBLocal, localChargesNothing),
+		skipOn(capacityCase("batch-get-missing-keys-cost-the-minimum-each", PKSK, Items(small), 1,
+			batchGet(I("pk", "z", "sk", "1"), I("pk", "y", "sk", "1"))), DynamoDBLocal, localChargesNothing),
 		capacityCase("put-1kb-item", PKSK, nil, 1, put(sized("a", "1", 1000))),
 		capacityCase("put-just-over-1kb-item", PKSK, nil, 2, put(sized("a", "1", 1025))),
 		capacityCase("put-replacing-counts-the-larger-item", PKSK, Items(five), 5, put(sized("b", "1", 100))),

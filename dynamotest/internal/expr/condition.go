@@ -78,11 +78,24 @@ func (c *Condition) Eval(item map[string]types.AttributeValue) (bool, error) {
 // for the engine's check that a FilterExpression does not name key
 // attributes.
 func (c *Condition) TopLevelNames() []string {
+	return c.names(false)
+}
+
+// NestedNames lists the top-level attributes the condition reads into
+// (a.b, a[0]) rather than whole, for the engine's check that key
+// attributes, which are scalars, are read whole.
+func (c *Condition) NestedNames() []string {
+	return c.names(true)
+}
+
+// names lists the top-level attributes of the condition's paths, in first
+// mention order; nested: only those of paths longer than the name.
+func (c *Condition) names(nested bool) []string {
 	var names []string
 	seen := map[string]bool{}
 	var walkOperand func(o *operand)
 	walkOperand = func(o *operand) {
-		if o.kind == opPath && !seen[o.path[0].name] {
+		if o.kind == opPath && (!nested || len(o.path) > 1) && !seen[o.path[0].name] {
 			seen[o.path[0].name] = true
 			names = append(names, o.path[0].name)
 		}

@@ -52,6 +52,12 @@ func (e *Env) Projection(s string) (*Projection, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newProjection(paths), nil
+}
+
+// newProjection builds the projection of paths that neither overlap nor
+// conflict.
+func newProjection(paths []path) *Projection {
 	root := &projNode{}
 	for _, pa := range paths {
 		n := root
@@ -61,7 +67,7 @@ func (e *Env) Projection(s string) (*Projection, error) {
 		n.leaf = true
 	}
 	root.finish()
-	return &Projection{root: root}, nil
+	return &Projection{root: root}
 }
 
 func (n *projNode) child(e pathElem) *projNode {
@@ -104,6 +110,19 @@ func (n *projNode) finish() {
 // TopLevelNames lists the top-level attributes the projection reads.
 func (pr *Projection) TopLevelNames() []string {
 	return append([]string(nil), pr.root.order...)
+}
+
+// NestedNames lists the top-level attributes the projection reads into
+// (a.b, a[0]) rather than whole, for the engine's check that key
+// attributes, which are scalars, are read whole.
+func (pr *Projection) NestedNames() []string {
+	var names []string
+	for _, name := range pr.root.order {
+		if !pr.root.names[name].leaf {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // Apply returns the projected item: the requested attributes, and for

@@ -282,6 +282,25 @@ func (u *Update) TopLevelNames() []string {
 	return append([]string(nil), u.topLevel...)
 }
 
+// Updated returns the projection of the paths the update changes, which
+// ReturnValues UPDATED_OLD (old true) and UPDATED_NEW return: for a nested
+// path only that part of the attribute, as DynamoDB does. UPDATED_NEW leaves
+// out the paths REMOVE deletes, which the new item does not have (a removed
+// list element's index names another element there).
+func (u *Update) Updated(old bool) *Projection {
+	var paths []path
+	lists := [][]*action{u.sets, u.adds, u.deletes}
+	if old {
+		lists = append(lists, u.removes)
+	}
+	for _, list := range lists {
+		for _, a := range list {
+			paths = append(paths, a.path)
+		}
+	}
+	return newProjection(paths)
+}
+
 // Apply returns the item after the update. item is not modified: the
 // result shares unchanged values with it and has fresh copies of every
 // map and list on a changed path, so treat both as immutable. A nil item

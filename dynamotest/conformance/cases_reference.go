@@ -1,0 +1,199 @@
+package conformance
+
+import (
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Cases where the DynamoDB API reference decides and DynamoDB Local
+// departs from it are skipped on DynamoDB Local with the reason, beside the
+// case.
+
+// missingTableCases: DynamoDB validates a request before it looks for its
+// table, so an invalid request on a missing table is a
+// ValidationException; a valid one is ResourceNotFoundException.
+func missingTableCases() []Case {
+	const localChecksTableFirst = "DynamoDB Local looks the table up before it validates the request and answers " +
+		"ResourceNotFoundException; DynamoDB validates the request first (its API reference lists ValidationException " +
+		"for an invalid request, whatever the table), so the fake follows DynamoDB"
+	missing := func(name string, local bool, call func(c *C, table *string) error, code, msg string) Case {
+		cs := Case{Name: "missing-table/" + name, NoTable: true, Run: func(c *C) {
+			c.ExpectErr(call(c, aws.String(c.UniqueTableName("missing"))), code, msgs(msg)...)
+		}}
+		if !local {
+			cs = skipOn(cs, DynamoDBLocal, localChecksTableFirst)
+		}
+		return cs
+	}
+	key := I("pk", "a", "sk", "1")
+	return []Case{
+		missing("valid-get-is-resource-not-found", true, func(c *C, t *string) error {
+			_, err := c.API.GetItem(c.Ctx, &dynamodb.GetItemInput{TableName: t, Key: key})
+			return err
+		}, "ResourceNotFoundException", ""),
+		missing("valid-update-is-resource-not-found", true, func(c *C, t *string) error {
+			_, err := c.API.UpdateItem(c.Ctx, &dynamodb.UpdateItemInput{TableName: t, Key: key,
+				UpdateExpression: aws.String("SET a = :a"), ExpressionAttributeValues: Vals(":a", 1)})
+			return err
+		}, "ResourceNotFoundException", ""),
+		missing("put-with-bad-return-values", false, func(c *C, t *string) error {
+			_, err := c.API.PutItem(c.Ctx, &dynamodb.PutItemInput{TableName: t, Item: key, ReturnValues: types.ReturnValueAllNew})
+			return err
+		}, "ValidationException", "ReturnValues can only be ALL_OLD or NONE"),
+		missing("update-syntax-error", false, func(c *C, t *string) error {
+			_, err := c.API.UpdateItem(c.Ctx, &dynamodb.UpdateItemInput{TableName: t, Key: key, UpdateExpression: aws.String("SET")})
+			return err
+		}, "ValidationException", "Invalid UpdateExpression: Syntax error"),
+		missing("update-unused-value", false, func(c *C, t *string) error {
+			_, err := c.API.UpdateItem(c.Ctx, &dynamodb.UpdateItemInput{TableName: t, Key: key,
+				UpdateExpression: aws.String("SET a = :a"), ExpressionAttributeValues: Vals(":a", 1, ":b", 2)})
+			return err
+		}, "ValidationException", "unused in expressions"),
+		missing("delete-undefined-value", false, func(c *C, t *string) error {
+			_, err := c.API.DeleteItem(c.Ctx, &dynamodb.DeleteItemInput{TableName: t, Key: key, ConditionExpression: aws.String("a = :a")})
+			return err
+		}, "ValidationException", "An expression attribute value used in expression is not defined"),
+		missing("get-projection-syntax-error", false, func(c *C, t *string) error {
+			_, err := c.API.GetItem(c.Ctx, &dynamodb.GetItemInput{TableName: t, Key: key, ProjectionExpression: aws.String("a,,b")})
+			return err
+		}, "ValidationException", "Invalid ProjectionExpression: Syntax error"),
+		missing("scan-limit-zero", false, func(c *C, t *string) error {
+			_, err := c.API.Scan(c.Ctx, &dynamodb.ScanInput{TableName: t, Limit: aws.Int32(0)})
+			return err
+		}, "ValidationException", "Member must have value greater than or equal to 1"),
+		missing("query-bad-return-consumed-capacity", false, func(c *C, t *string) error {
+			_, err := c.API.Query(c.Ctx, &dynamodb.QueryInput{TableName: t, KeyConditionExpression: aws.String("pk = :p"),
+				ExpressionAttributeValues: Vals(":p", "a"), ReturnConsumedCapacity: "BAD"})
+			return err
+		}, "ValidationException", "returnConsumedCapacity"),
+		missing("batch-get-without-keys", true, func(c *C, t *string) error {
+			_, err := c.API.BatchGetItem(c.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{*t: {Keys: []Item{}}}})
+			return err
+		}, "ValidationException", ""),
+	}
+}
+
+// keyPathCases: key attributes are scalars, and DynamoDB refuses a path
+// into one (pk.a, sk[0]) in every expression that reads the item, even
+// where the path would only find nothing.
+func keyPathCases() []Case {
+	const msg = "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: "
+	seed := Items(I("pk", "a", "sk", "1", "m", M("b", "x")))
+	key := I("pk", "a", "sk", "1")
+	return []Case{
+		GetCase("key-path/projection-into-partition-key", PKSK, seed, dynamodb.GetItemInput{Key: key,
+			ProjectionExpression: aws.String("#a.b.c"), ExpressionAttributeNames: Names("#a", "pk")},
+			Want{Err: "ValidationException", Msg: msg + "pk"}),
+		GetCase("key-path/projection-into-sort-key-element", PKSK, seed, dynamodb.GetItemInput{Key: key,
+			ProjectionExpression: aws.String("sk[0]")}, Want{Err: "ValidationException", Msg: msg + "sk"}),
+		QueryCase("key-path/query-projection-into-sort-key", PKSK, seed, dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p"),
+			ExpressionAttributeValues: Vals(":p", "a"), ProjectionExpression: aws.String("m, sk.x")},
+			Want{Err: "ValidationException", Msg: msg + "sk"}),
+		ScanCase("key-path/scan-filter-into-partition-key", PKSK, seed, dynamodb.ScanInput{
+			FilterExpression: aws.String("attribute_exists(#a.b)"), ExpressionAttributeNames: Names("#a", "pk")},
+			Want{Err: "ValidationException", Msg: msg + "pk"}),
+		PutCase("key-path/condition-into-partition-key", PKSK, seed, dynamodb.PutItemInput{Item: key,
+			ConditionExpression: aws.String("attribute_exists(#a.b)"), ExpressionAttributeNames: Names("#a", "pk")},
+			Want{Err: "ValidationException", Msg: msg + "pk"}),
+		UpdateCase("key-path/condition-function-into-partition-key", PKSK, seed, dynamodb.UpdateItemInput{Key: key,
+			UpdateExpression: aws.String("SET m.c = :v"), ConditionExpression: aws.String("size(pk.x) > :z"),
+			ExpressionAttributeValues: Vals(":v", "x", ":z", 0)},
+			Want{Err: "ValidationException", Msg: msg + "pk"}),
+		GetCase("key-path/whole-key-and-nested-other-attribute-are-fine", PKSK, seed, dynamodb.GetItemInput{Key: key,
+			ProjectionExpression: aws.String("pk, m.b")}, Want{Items: Items(I("pk", "a", "m", M("b", "x")))}),
+	}
+}
+
+// newItemKeyCases: an UpdateItem that creates its item sees the item's key
+// attributes, which the request's Key gives it, in its update expression;
+// its condition is evaluated on the item as it was, which does not exist.
+func newItemKeyCases() []Case {
+	key := I("pk", "n", "sk", "1")
+	return []Case{
+		UpdateCase("update-new-item/set-from-partition-key", PKSK, nil, dynamodb.UpdateItemInput{Key: key,
+			UpdateExpression: aws.String("SET b = pk")}, Want{After: Items(I("pk", "n", "sk", "1", "b", "n"))}),
+		UpdateCase("update-new-item/if-not-exists-from-key", PKSK, nil, dynamodb.UpdateItemInput{Key: key,
+			UpdateExpression: aws.String("SET b = if_not_exists(b, pk), c = if_not_exists(c, sk)"), ReturnValues: types.ReturnValueAllNew},
+			Want{Attrs: I("pk", "n", "sk", "1", "b", "n", "c", "1"), After: Items(I("pk", "n", "sk", "1", "b", "n", "c", "1"))}),
+		UpdateCase("update-new-item/arithmetic-on-numeric-sort-key", PKNum, nil, dynamodb.UpdateItemInput{Key: I("pk", "n", "sk", 4),
+			UpdateExpression: aws.String("SET nxt = sk + :one"), ExpressionAttributeValues: Vals(":one", 1)},
+			Want{After: Items(I("pk", "n", "sk", 4, "nxt", 5))}),
+		UpdateCase("update-new-item/condition-does-not-see-the-key", PKSK, nil, dynamodb.UpdateItemInput{Key: key,
+			UpdateExpression: aws.String("SET b = pk"), ConditionExpression: aws.String("attribute_exists(pk)")},
+			Want{Err: "ConditionalCheckFailedException"}),
+	}
+}
+
+// updatedPathCases: UPDATED_OLD and UPDATED_NEW return only the updated
+// attributes, and for a nested path only that part of the attribute.
+func updatedPathCases() []Case {
+	const localWholeAttributes = "DynamoDB Local returns whole top-level attributes for UPDATED_OLD and UPDATED_NEW; " +
+		"DynamoDB returns only the updated paths (API reference, UpdateItem ReturnValues: \"Returns only the updated attributes\")"
+	seed := Items(I("pk", "u", "sk", "1", "keep", "k",
+		"m", M("a", "1", "b", "2", "c", M("d", "3", "e", "4")),
+		"l", L(S("x"), S("y"), S("z"))))
+	key := I("pk", "u", "sk", "1")
+	upd := func(expr string, rv types.ReturnValue) dynamodb.UpdateItemInput {
+		return dynamodb.UpdateItemInput{Key: key, UpdateExpression: aws.String(expr), ExpressionAttributeValues: Vals(":v", "new"), ReturnValues: rv}
+	}
+	after := Items(I("pk", "u", "sk", "1", "keep", "k",
+		"m", M("a", "new", "c", M("d", "new", "e", "4"), "n", "new"),
+		"l", L(S("x"), S("new"))))
+	const nested = "SET m.a = :v, m.c.d = :v, l[1] = :v, m.n = :v REMOVE m.b, l[2]"
+	return []Case{
+		skipOn(UpdateCase("updated-path/old-returns-only-the-nested-paths", PKSK, seed, upd(nested, types.ReturnValueUpdatedOld),
+			Want{Attrs: I("m", M("a", "1", "b", "2", "c", M("d", "3")), "l", L(S("y"), S("z"))), After: after}),
+			DynamoDBLocal, localWholeAttributes),
+		skipOn(UpdateCase("updated-path/new-returns-only-the-nested-paths", PKSK, seed, upd(nested, types.ReturnValueUpdatedNew),
+			Want{Attrs: I("m", M("a", "new", "c", M("d", "new"), "n", "new"), "l", L(S("new"))), After: after}),
+			DynamoDBLocal, localWholeAttributes),
+		UpdateCase("updated-path/top-level-returns-whole-attributes", PKSK, seed, upd("SET keep = :v", types.ReturnValueUpdatedOld),
+			Want{Attrs: I("keep", "k")}),
+		UpdateCase("updated-path/new-leaves-out-removed-attributes", PKSK, seed, upd("SET keep = :v REMOVE l", types.ReturnValueUpdatedNew),
+			Want{Attrs: I("keep", "new")}),
+	}
+}
+
+// limitBoundCases: a Limit page that ends on the last key the key
+// condition allows. DynamoDB's API reference says a Query that reaches
+// Limit stops and returns a LastEvaluatedKey ("if LastEvaluatedKey is not
+// empty, it does not necessarily mean that there is more data"), and a key
+// DynamoDB returned is a valid ExclusiveStartKey whose next page is empty.
+// DynamoDB Local looks ahead: it returns no LastEvaluatedKey when the page
+// ends on an inclusive bound (<=, BETWEEN), and refuses that key as an
+// ExclusiveStartKey. The fake follows the reference.
+func limitBoundCases() []Case {
+	const localLooksAhead = "DynamoDB Local returns no LastEvaluatedKey when a Limit page ends on an inclusive key-condition " +
+		"bound and refuses that key as ExclusiveStartKey; DynamoDB returns a LastEvaluatedKey whenever Limit stops the page " +
+		"(API reference, Query Limit and LastEvaluatedKey) and accepts it back"
+	seed := Items(I("pk", "a", "sk", 1), I("pk", "a", "sk", 2), I("pk", "a", "sk", 3))
+	q := func(cond string, limit int32, vals ...any) dynamodb.QueryInput {
+		in := dynamodb.QueryInput{KeyConditionExpression: aws.String(cond), ExpressionAttributeValues: Vals(append([]any{":p", "a"}, vals...)...)}
+		if limit > 0 {
+			in.Limit = aws.Int32(limit)
+		}
+		return in
+	}
+	withStart := func(in dynamodb.QueryInput, start Item) dynamodb.QueryInput {
+		in.ExclusiveStartKey = start
+		return in
+	}
+	return []Case{
+		skipOn(QueryCase("limit-bound/page-ending-on-inclusive-bound-has-last-key", PKNum, seed, q("pk = :p AND sk <= :b", 2, ":b", 2),
+			Want{Items: seed[:2], More: true, LastKey: I("pk", "a", "sk", 2)}), DynamoDBLocal, localLooksAhead),
+		skipOn(QueryCase("limit-bound/page-ending-on-between-bound-has-last-key", PKNum, seed, q("pk = :p AND sk BETWEEN :x AND :b", 2, ":x", 1, ":b", 2),
+			Want{Items: seed[:2], More: true, LastKey: I("pk", "a", "sk", 2)}), DynamoDBLocal, localLooksAhead),
+		skipOn(QueryCase("limit-bound/start-at-inclusive-bound-is-an-empty-last-page", PKNum, seed,
+			withStart(q("pk = :p AND sk <= :b", 0, ":b", 2), I("pk", "a", "sk", 2)),
+			Want{}), DynamoDBLocal, localLooksAhead),
+		QueryCase("limit-bound/page-ending-on-equality-bound-has-last-key", PKNum, seed, q("pk = :p AND sk = :b", 1, ":b", 2),
+			Want{Items: seed[1:2], More: true, LastKey: I("pk", "a", "sk", 2)}),
+		QueryCase("limit-bound/start-at-exclusive-bound-is-refused", PKNum, seed,
+			withStart(q("pk = :p AND sk < :b", 0, ":b", 2), I("pk", "a", "sk", 2)),
+			Want{Err: "ValidationException", Msg: "The provided starting key does not match the range key predicate"}),
+		QueryCase("limit-bound/start-beyond-bound-is-refused", PKNum, seed,
+			withStart(q("pk = :p AND sk <= :b", 0, ":b", 2), I("pk", "a", "sk", 3)),
+			Want{Err: "ValidationException", Msg: "The provided starting key does not match the range key predicate"}),
+	}
+}
