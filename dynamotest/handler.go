@@ -31,10 +31,6 @@ import (
 // service's shape name and API version.
 const targetPrefix = "DynamoDB_20120810."
 
-// maxRequestBody bounds a request body. DynamoDB's largest requests, a
-// BatchWriteItem or TransactWriteItems at their limits, stay under 16 MB.
-const maxRequestBody = 16 << 20
-
 // NewHandler returns an http.Handler that serves DynamoDB's JSON 1.0
 // protocol over api, so an unmodified SDK client (any language's) whose
 // endpoint is the handler's URL talks to api as it would to DynamoDB.
@@ -47,24 +43,47 @@ const maxRequestBody = 16 << 20
 // a *types.ConditionalCheckFailedException with its Item, a
 // *types.TransactionCanceledException with its CancellationReasons, a
 // ValidationException as a smithy.APIError. An error that is not an API
-// error, and a panic in api, answer InternalServerError with its text.
-// Every response carries the X-Amz-Crc32 checksum the Go SDK verifies and
-// an x-amzn-RequestId. GET / answers 200, as DynamoDB's health check does.
+// error answers InternalServerError with its text; a panic in api answers
+// InternalServerError without details, and the panic and its stack go to
+// HandlerOptions.Logger. Every response carries the X-Amz-Crc32 checksum
+// the Go SDK verifies and an x-amzn-RequestId. GET / answers 200, as
+// DynamoDB's health check does.
 //
-// Requests are not authenticated: any credentials are accepted.
-func NewHandler(api table.API) http.Handler {
+// A request body is limited (HandlerOptions.MaxBodyBytes), and so are the
+// bodies of all requests in flight together (MemoryBudget). By default
+// requests are not authenticated and any credentials are accepted;
+// RequireCredentials refuses requests that are not signed, and Keys
+// verifies their Signature Version 4 signatures. Timeouts belong to the
+// http.Server: Server and cmd/dynamotest set read, write and idle timeouts.
+func NewHandler(api table.API, opts ...func(*HandlerOptions)) http.Handler {
+	var o HandlerOptions
+	for _, fn := range opts {
+		fn(&o)
+	}
+	o.fill()
 	var id [20]byte
 	_, _ = rand.Read(id[:]) // never fails; see crypto/rand.Read
+	clock := time.Now
+	if db, ok := api.(*DB); ok {
+		clock = db.Now
+	}
 	return &protocolHandler{
 		api:       api,
 		ops:       wireOperations(api),
 		requestID: base32.StdEncoding.EncodeToString(id[:]),
+		opts:      o,
+		budget:    &budget{limit: o.MemoryBudget},
+		clock:     clock,
 	}
 }
 
 type protocolHandler struct {
 	api table.API
 	ops map[string]wireOperation
+
+	opts   HandlerOptions
+	budget *budget
+	clock  func() time.Time // for signature times: the DB's when api is one
 
 	// Request IDs are unique per response: a random prefix per handler and
 	// a sequence number.
@@ -241,6 +260,12 @@ func (h *protocolHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // exchange reads the request, runs its operation and returns the encoded
 // output, in bufs.out's storage.
 func (h *protocolHandler) exchange(r *http.Request, bufs *exchangeBuffers) (out []byte, err error) {
+	var auth *authorization
+	if h.opts.RequireCredentials {
+		if auth, err = parseAuthorization(r.Header.Get("Authorization")); err != nil {
+			return nil, err
+		}
+	}
 	name, ok := strings.CutPrefix(r.Header.Get("X-Amz-Target"), targetPrefix)
 	if !ok && strings.HasPrefix(r.Header.Get("X-Amz-Target"), streamsTargetPrefix) {
 		name, ok = r.Header.Get("X-Amz-Target"), true // see streamOperations
@@ -252,10 +277,17 @@ func (h *protocolHandler) exchange(r *http.Request, bufs *exchangeBuffers) (out 
 		return nil, &smithy.GenericAPIError{Code: "UnknownOperationException",
 			Message: fmt.Sprintf("An unknown operation was requested. (dynamotest serves the operations of table.API, not %q)", r.Header.Get("X-Amz-Target"))}
 	}
-	body, err := readBody(r, bufs.in[:0])
+	var reserved int64
+	defer func() { h.budget.release(reserved) }()
+	body, err := h.readBody(r, bufs.in[:0], &reserved)
 	bufs.in = body
 	if err != nil {
 		return nil, err
+	}
+	if h.opts.Keys != nil {
+		if err := h.verify(r, auth, body); err != nil {
+			return nil, err
+		}
 	}
 	if len(body) == 0 {
 		// The SDKs send {} for an operation without parameters; an empty
@@ -268,31 +300,61 @@ func (h *protocolHandler) exchange(r *http.Request, bufs *exchangeBuffers) (out 
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
-			err = &types.InternalServerError{Message: aws.String(fmt.Sprintf("dynamotest: %s panicked: %v\n%s", name, p, debug.Stack()))}
+			// The stack is for the operator, not the client: it names the
+			// fake's internals and can be large.
+			h.opts.Logger.Error("dynamotest: operation panicked", "operation", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			err = &types.InternalServerError{Message: aws.String("dynamotest: internal error in " + name + "; the server's log has the details")}
 		}
 	}()
 	return op(r.Context(), h.api, body, bufs.out[:0])
 }
 
-// errTooLarge answers a body beyond maxRequestBody.
-var errTooLarge = &smithy.GenericAPIError{Code: "SerializationException", Message: "Request body exceeds 16 MB"}
+// errTooLarge answers a body beyond HandlerOptions.MaxBodyBytes (413).
+type errTooLarge struct{ smithy.GenericAPIError }
 
-// readBody appends the request body to buf.
-func readBody(r *http.Request, buf []byte) ([]byte, error) {
-	if r.ContentLength > maxRequestBody {
-		return buf, errTooLarge
+func tooLarge(limit int64) error {
+	return &errTooLarge{smithy.GenericAPIError{Code: "SerializationException",
+		Message: fmt.Sprintf("Request body exceeds the server's limit of %d bytes", limit)}}
+}
+
+// readBody appends the request body to buf, reserving its bytes from the
+// handler's memory budget before it holds them; *reserved counts what it
+// took, for the caller to release once the request is answered.
+func (h *protocolHandler) readBody(r *http.Request, buf []byte, reserved *int64) ([]byte, error) {
+	limit := h.opts.MaxBodyBytes
+	if r.ContentLength > limit {
+		return buf, tooLarge(limit)
 	}
-	if n := int(r.ContentLength); n > 0 && cap(buf) < n {
+	// reserve makes room for n bytes of body in all: the whole of a
+	// declared length at once, otherwise as the buffer grows.
+	reserve := func(n int64) error {
+		if n <= *reserved {
+			return nil
+		}
+		if !h.budget.reserve(n - *reserved) {
+			return errOverBudget
+		}
+		*reserved = n
+		return nil
+	}
+	if err := reserve(max(r.ContentLength, int64(cap(buf)))); err != nil {
+		return buf, err
+	}
+	if n := r.ContentLength; n > 0 && int64(cap(buf)) < n {
 		buf = make([]byte, 0, n)
 	}
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			grown := min(max(2*int64(cap(buf)), 512), limit+1)
+			if err := reserve(grown); err != nil {
+				return buf, err
+			}
+			buf = append(make([]byte, 0, grown), buf...)
 		}
 		n, err := r.Body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		if len(buf) > maxRequestBody {
-			return buf, errTooLarge
+		if int64(len(buf)) > limit {
+			return buf, tooLarge(limit)
 		}
 		if err == io.EOF {
 			return buf, nil
@@ -333,7 +395,7 @@ func errorStatus(err smithy.APIError) int {
 	case "InternalServerError", "InternalFailure":
 		return http.StatusInternalServerError
 	case "SerializationException":
-		if err == errTooLarge {
+		if _, ok := err.(*errTooLarge); ok {
 			return http.StatusRequestEntityTooLarge
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
@@ -53,10 +54,37 @@ func NewServer(opts ...func(*Options)) *Server {
 // NewUnstartedServer returns a Server over a new DB built with opts, but
 // does not start it, so the caller can change its Listener or Config first.
 // Start it with Start.
+//
+// Its Config has read, write and idle timeouts (see ServerTimeouts), so a
+// client that trickles a body or holds idle connections cannot hold the
+// server's resources indefinitely.
 func NewUnstartedServer(opts ...func(*Options)) *Server {
 	db := New(opts...)
 	ts := httptest.NewUnstartedServer(NewHandler(db))
+	ServerTimeouts(ts.Config)
 	return &Server{DB: db, Listener: ts.Listener, Config: ts.Config, ts: ts}
+}
+
+// ServerTimeouts sets the timeouts a DynamoDB endpoint's http.Server needs,
+// where they are not set already: 10 s to read a request's headers, 60 s
+// to read the whole request (a 16 MB body over a slow link) and to write
+// its answer, and 120 s for an idle keep-alive connection.
+func ServerTimeouts(s *http.Server) {
+	if s == nil {
+		return
+	}
+	if s.ReadHeaderTimeout == 0 {
+		s.ReadHeaderTimeout = 10 * time.Second
+	}
+	if s.ReadTimeout == 0 {
+		s.ReadTimeout = 60 * time.Second
+	}
+	if s.WriteTimeout == 0 {
+		s.WriteTimeout = 60 * time.Second
+	}
+	if s.IdleTimeout == 0 {
+		s.IdleTimeout = 120 * time.Second
+	}
 }
 
 // Start starts a server from NewUnstartedServer. It panics if the server

@@ -5,22 +5,37 @@
 //	go run ./cmd/dynamotest -addr 127.0.0.1:8000
 //	aws dynamodb list-tables --endpoint-url http://127.0.0.1:8000
 //
-// Each run starts with an empty database, kept in memory only. Requests are
-// not authenticated: any credentials and any region work. The command prints
-// the endpoint's URL once it listens and shuts down gracefully on SIGINT or
-// SIGTERM, answering the requests in flight first.
+// Each run starts with an empty database, kept in memory only. It listens
+// on loopback by default, and refuses an address on another interface
+// unless -allow-remote is given. By default requests are not authenticated
+// and any credentials and any region work; -require-credentials refuses
+// unsigned requests, and -keys-file verifies Signature Version 4
+// signatures against the access keys it lists.
+//
+// A request body is limited (-max-body) and so are the bodies of all
+// requests in flight together (-memory-budget: beyond it requests are
+// throttled, and SDKs retry them); requests that are read too slowly are
+// cut off (-read-timeout), and idle connections closed (-idle-timeout). A
+// panic answers InternalServerError and is logged with its stack on
+// standard error.
+//
+// The command prints the endpoint's URL once it listens and shuts down
+// gracefully on SIGINT or SIGTERM, answering the requests in flight first.
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -30,10 +45,35 @@ import (
 // shutdownGrace bounds how long a shutdown waits for requests in flight.
 const shutdownGrace = 5 * time.Second
 
+// config is what the flags set.
+type config struct {
+	addr               string
+	allowRemote        bool
+	requireCredentials bool
+	keysFile           string
+	maxBody            int64
+	memoryBudget       int64
+	readTimeout        time.Duration
+	idleTimeout        time.Duration
+}
+
+func defaultConfig() config {
+	return config{addr: "127.0.0.1:8000", maxBody: 16 << 20, memoryBudget: 256 << 20,
+		readTimeout: 60 * time.Second, idleTimeout: 120 * time.Second}
+}
+
 func main() {
-	addr := flag.String("addr", "127.0.0.1:8000", "`host:port` to listen on (port 0 picks a free one)")
+	c := defaultConfig()
+	flag.StringVar(&c.addr, "addr", c.addr, "`host:port` to listen on (port 0 picks a free one)")
+	flag.BoolVar(&c.allowRemote, "allow-remote", false, "allow an -addr that is not a loopback address")
+	flag.BoolVar(&c.requireCredentials, "require-credentials", false, "refuse requests without a Signature Version 4 Authorization header")
+	flag.StringVar(&c.keysFile, "keys-file", "", "`file` of \"ACCESS_KEY_ID SECRET_ACCESS_KEY\" lines; requests must be signed with one of them")
+	flag.Int64Var(&c.maxBody, "max-body", c.maxBody, "largest request body in `bytes`")
+	flag.Int64Var(&c.memoryBudget, "memory-budget", c.memoryBudget, "`bytes` of request bodies held at once by all requests in flight")
+	flag.DurationVar(&c.readTimeout, "read-timeout", c.readTimeout, "time to read a whole request, body included")
+	flag.DurationVar(&c.idleTimeout, "idle-timeout", c.idleTimeout, "time an idle keep-alive connection is kept")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: dynamotest [-addr host:port]\n\nServes an in-memory DynamoDB over HTTP.\n\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: dynamotest [flags]\n\nServes an in-memory DynamoDB over HTTP.\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -44,23 +84,42 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *addr, os.Stdout); err != nil {
+	if err := run(ctx, c, os.Stdout, slog.New(slog.NewTextHandler(os.Stderr, nil))); err != nil {
 		fmt.Fprintln(os.Stderr, "dynamotest:", err)
 		os.Exit(1)
 	}
 }
 
-// run serves a fresh in-memory DynamoDB on addr until ctx is done, writing
-// the endpoint's URL to out once it listens.
-func run(ctx context.Context, addr string, out io.Writer) error {
-	ln, err := net.Listen("tcp", addr)
+// run serves a fresh in-memory DynamoDB as c says until ctx is done,
+// writing the endpoint's URL to out once it listens.
+func run(ctx context.Context, c config, out io.Writer, logger *slog.Logger) error {
+	if err := checkLoopback(c.addr, c.allowRemote); err != nil {
+		return err
+	}
+	opts := []func(*dynamotest.HandlerOptions){
+		dynamotest.MaxBodyBytes(c.maxBody), dynamotest.MemoryBudget(c.memoryBudget), dynamotest.Logger(logger),
+	}
+	if c.requireCredentials {
+		opts = append(opts, dynamotest.RequireCredentials())
+	}
+	if c.keysFile != "" {
+		keys, err := readKeys(c.keysFile)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, dynamotest.Keys(keys))
+	}
+	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           dynamotest.NewHandler(dynamotest.New()),
-		ReadHeaderTimeout: 30 * time.Second,
+		Handler:     dynamotest.NewHandler(dynamotest.New(), opts...),
+		ReadTimeout: c.readTimeout,
+		IdleTimeout: c.idleTimeout,
+		ErrorLog:    slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	dynamotest.ServerTimeouts(srv)
 	fmt.Fprintf(out, "dynamotest: serving an in-memory DynamoDB at http://%s\n", ln.Addr())
 
 	served := make(chan error, 1)
@@ -81,4 +140,57 @@ func run(ctx context.Context, addr string, out io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// errRemote refuses to serve beyond loopback unless asked to.
+var errRemote = errors.New("not a loopback address: an in-memory DynamoDB with no authentication by default " +
+	"should not be reachable from other machines; pass -allow-remote (and consider -keys-file) to serve it anyway")
+
+// checkLoopback refuses an address whose host is not loopback (an empty
+// host or 0.0.0.0 listens on every interface) unless allowed.
+func checkLoopback(addr string, allowed bool) error {
+	if allowed {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("-addr %s: %w", addr, errRemote)
+}
+
+// readKeys reads "ACCESS_KEY_ID SECRET_ACCESS_KEY" lines; blank lines and
+// lines starting with # are skipped.
+func readKeys(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	keys := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) != 2 {
+			return nil, fmt.Errorf("%s:%d: want \"ACCESS_KEY_ID SECRET_ACCESS_KEY\"", path, n)
+		}
+		keys[fields[0]] = fields[1]
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("%s: no keys", path)
+	}
+	return keys, nil
 }

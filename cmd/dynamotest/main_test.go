@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,17 +16,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
-// startRun runs the command's server on a free port and returns its URL and
-// a function that stops it and returns run's error.
-func startRun(t *testing.T) (string, func() error) {
+// startRun runs the command's server as c says on a free loopback port and
+// returns its URL and a function that stops it and returns run's error.
+func startRun(t *testing.T, c config) (string, func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, "127.0.0.1:0", pw)
+		done <- run(ctx, c, pw, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -33,10 +39,13 @@ func startRun(t *testing.T) (string, func() error) {
 	}
 	go io.Copy(io.Discard, pr)
 	_, url, ok := strings.Cut(strings.TrimSpace(line), " at ")
-	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
-		t.Fatalf("printed %q, want the endpoint's URL", line)
-	}
-	return url, func() error {
+	require.True(t, ok && strings.HasPrefix(url, "http://127.0.0.1:"), "printed %q, want the endpoint's URL", line)
+	stopped := false
+	stop := func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
 		cancel()
 		select {
 		case err := <-done:
@@ -45,42 +54,104 @@ func startRun(t *testing.T) (string, func() error) {
 			return errors.New("run did not return after its context ended")
 		}
 	}
+	t.Cleanup(func() { _ = stop() })
+	return url, stop
+}
+
+func onFreePort() config {
+	c := defaultConfig()
+	c.addr = "127.0.0.1:0"
+	return c
+}
+
+func client(url, id, secret string) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{
+		BaseEndpoint: aws.String(url),
+		Region:       "eu-west-1",
+		Credentials:  credentials.NewStaticCredentialsProvider(id, secret, ""),
+		Retryer:      aws.NopRetryer{},
+	})
 }
 
 func TestRunServesDynamoDBAtThePrintedURLAndStopsCleanly(t *testing.T) {
-	url, stop := startRun(t)
-	client := dynamodb.New(dynamodb.Options{
-		BaseEndpoint: aws.String(url),
-		Region:       "eu-west-1", // any region and any credentials work
-		Credentials:  credentials.NewStaticCredentialsProvider("any", "thing", ""),
-	})
+	url, stop := startRun(t, onFreePort())
+	c := client(url, "any", "thing") // any region and any credentials work
 	ctx := context.Background()
-	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String("jobs"),
 		BillingMode:          types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := client.ListTables(ctx, &dynamodb.ListTablesInput{})
-	if err != nil || len(out.TableNames) != 1 || out.TableNames[0] != "jobs" {
-		t.Fatalf("ListTables = %v, %v", out, err)
-	}
-	if err := stop(); err != nil {
-		t.Fatalf("run returned %v after a clean shutdown", err)
-	}
-	if _, err := client.ListTables(ctx, &dynamodb.ListTablesInput{}); err == nil {
-		t.Error("the endpoint still answers after shutdown")
-	}
+	require.NoError(t, err)
+	out, err := c.ListTables(ctx, &dynamodb.ListTablesInput{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"jobs"}, out.TableNames)
+	require.NoError(t, stop(), "run returned an error after a clean shutdown")
+	_, err = c.ListTables(ctx, &dynamodb.ListTablesInput{})
+	assert.Error(t, err, "the endpoint still answers after shutdown")
 }
 
 func TestRunFailsOnAnAddressInUse(t *testing.T) {
-	url, stop := startRun(t)
-	defer stop()
-	err := run(context.Background(), strings.TrimPrefix(url, "http://"), io.Discard)
-	if err == nil {
-		t.Fatal("a second server on the same address started")
+	url, _ := startRun(t, onFreePort())
+	c := defaultConfig()
+	c.addr = strings.TrimPrefix(url, "http://")
+	assert.Error(t, run(context.Background(), c, io.Discard, slog.Default()), "a second server on the same address started")
+}
+
+func TestRunListensOnLoopbackUnlessAllowedElsewhere(t *testing.T) {
+	assert.True(t, strings.HasPrefix(defaultConfig().addr, "127.0.0.1:"), "default address %s", defaultConfig().addr)
+	for _, addr := range []string{":0", "0.0.0.0:0", "[::]:0", "192.0.2.1:0"} {
+		c := defaultConfig()
+		c.addr = addr
+		err := run(context.Background(), c, io.Discard, slog.Default())
+		assert.ErrorIs(t, err, errRemote, addr)
 	}
+	for _, addr := range []string{"127.0.0.1:0", "localhost:0", "[::1]:0"} {
+		assert.NoError(t, checkLoopback(addr, false), addr)
+	}
+	assert.NoError(t, checkLoopback("0.0.0.0:0", true), "-allow-remote")
+}
+
+func errorCode(t *testing.T, err error) string {
+	t.Helper()
+	var ae smithy.APIError
+	require.ErrorAs(t, err, &ae)
+	return ae.ErrorCode()
+}
+
+func TestRunRequireCredentialsAndKeysFile(t *testing.T) {
+	c := onFreePort()
+	c.requireCredentials = true
+	url, _ := startRun(t, c)
+	anonymous := dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(url), Region: "eu-west-1",
+		Credentials: aws.AnonymousCredentials{}, Retryer: aws.NopRetryer{}})
+	_, err := anonymous.ListTables(context.Background(), &dynamodb.ListTablesInput{})
+	assert.Equal(t, "MissingAuthenticationTokenException", errorCode(t, err))
+	_, err = client(url, "any", "thing").ListTables(context.Background(), &dynamodb.ListTablesInput{})
+	assert.NoError(t, err)
+
+	keys := filepath.Join(t.TempDir(), "keys")
+	require.NoError(t, os.WriteFile(keys, []byte("# test keys\nAKIDTEST s3cret\n"), 0o600))
+	c = onFreePort()
+	c.keysFile = keys
+	url, _ = startRun(t, c)
+	_, err = client(url, "AKIDTEST", "s3cret").ListTables(context.Background(), &dynamodb.ListTablesInput{})
+	assert.NoError(t, err)
+	_, err = client(url, "AKIDTEST", "guess").ListTables(context.Background(), &dynamodb.ListTablesInput{})
+	assert.Equal(t, "InvalidSignatureException", errorCode(t, err))
+}
+
+func TestRunRefusesABadKeysFile(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{"empty": "# nothing\n", "malformed": "AKID\n"} {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+		c := onFreePort()
+		c.keysFile = path
+		assert.Error(t, run(context.Background(), c, io.Discard, slog.Default()), name)
+	}
+	c := onFreePort()
+	c.keysFile = filepath.Join(dir, "missing")
+	assert.Error(t, run(context.Background(), c, io.Discard, slog.Default()))
 }
