@@ -125,6 +125,15 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*dbTable, error) {
 		t.stream = newStream(t, in.StreamSpecification.StreamViewType, db.now)
 	}
 
+	if in.Tags != nil {
+		if err := checkTags(in.Tags); err != nil {
+			return nil, err
+		}
+		if err := t.addTags(in.Tags); err != nil {
+			return nil, err
+		}
+	}
+
 	if len(in.GlobalSecondaryIndexes) > maxGSIs {
 		return nil, validationf("One or more parameter values were invalid: GlobalSecondaryIndex count exceeds the per-table limit of %d", maxGSIs)
 	}

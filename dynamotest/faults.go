@@ -100,6 +100,7 @@ var opNames = [...]string{
 	"CreateTable", "DeleteTable", "DescribeTable", "ListTables", "UpdateTimeToLive", "DescribeTimeToLive",
 	"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
 	"BatchGetItem", "BatchWriteItem", "TransactGetItems", "TransactWriteItems",
+	"TagResource", "UntagResource", "ListTagsOfResource", "DescribeLimits",
 }
 
 type op int
@@ -121,6 +122,10 @@ const (
 	opBatchWriteItem
 	opTransactGetItems
 	opTransactWriteItems
+	opTagResource
+	opUntagResource
+	opListTagsOfResource
+	opDescribeLimits
 	numOps
 )
 

@@ -117,6 +117,14 @@ func serve[In, Out any](call func(table.API, context.Context, *In, ...func(*dyna
 	}
 }
 
+// serveMethod is serve for an operation beyond table.API, a method of the
+// handler's api found by a type assertion.
+func serveMethod[In, Out any](call func(context.Context, *In, ...func(*dynamodb.Options)) (*Out, error)) wireOperation {
+	return serve(func(_ table.API, ctx context.Context, in *In, opts ...func(*dynamodb.Options)) (*Out, error) {
+		return call(ctx, in, opts...)
+	})
+}
+
 // serveItems is serve for the reads that return whole items when the
 // handler serves a *DB: the items stay in their stored encoding and their
 // JSON is written from it (see store.AppendJSON), rather than decoded into
@@ -200,6 +208,22 @@ func wireOperations(api table.API) map[string]wireOperation {
 		"BatchWriteItem":     serve(table.API.BatchWriteItem),
 		"TransactGetItems":   serve(table.API.TransactGetItems),
 		"TransactWriteItems": serve(table.API.TransactWriteItems),
+	}
+	// Operations beyond table.API, served when api has them (a *DB and a
+	// *dynamodb.Client do).
+	if x, ok := api.(interface {
+		TagResource(context.Context, *dynamodb.TagResourceInput, ...func(*dynamodb.Options)) (*dynamodb.TagResourceOutput, error)
+		UntagResource(context.Context, *dynamodb.UntagResourceInput, ...func(*dynamodb.Options)) (*dynamodb.UntagResourceOutput, error)
+		ListTagsOfResource(context.Context, *dynamodb.ListTagsOfResourceInput, ...func(*dynamodb.Options)) (*dynamodb.ListTagsOfResourceOutput, error)
+	}); ok {
+		ops["TagResource"] = serveMethod(x.TagResource)
+		ops["UntagResource"] = serveMethod(x.UntagResource)
+		ops["ListTagsOfResource"] = serveMethod(x.ListTagsOfResource)
+	}
+	if x, ok := api.(interface {
+		DescribeLimits(context.Context, *dynamodb.DescribeLimitsInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeLimitsOutput, error)
+	}); ok {
+		ops["DescribeLimits"] = serveMethod(x.DescribeLimits)
 	}
 	if db, ok := api.(*DB); ok {
 		ops["GetItem"] = serveGetItem(db)

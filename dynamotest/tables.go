@@ -39,6 +39,9 @@ type dbTable struct {
 	items   *store.Collection
 	indexes []*dbIndex // in creation order
 
+	// tags are the table's tags (TagResource), by key.
+	tags map[string]string
+
 	ttlAttr    string
 	ttlEnabled bool
 	// expiries orders items by their TTL so that a clock move deletes the

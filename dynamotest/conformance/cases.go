@@ -23,6 +23,7 @@ func Cases() []Case {
 		newItemKeyCases(),
 		updatedPathCases(),
 		limitBoundCases(),
+		tagCases(),
 	} {
 		all = append(all, group...)
 	}
