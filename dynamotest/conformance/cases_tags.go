@@ -135,7 +135,9 @@ func tagCases() []Case {
 			in.Tags = Tags("team", "data")
 			out, err := c.API.CreateTable(c.Ctx, in)
 			c.OK(err)
-			c.Cleanup(func() { _, _ = c.API.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+			c.Cleanup(func() {
+				_, _ = c.API.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+			})
 			expect(c, list(c, tg, out.TableDescription.TableArn), "team=data")
 		}}, DynamoDBLocal, localNoTagging),
 		{Name: "limits/describe-limits-reports-the-defaults", NoTable: true, Run: func(c *C) {
