@@ -28,6 +28,9 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
 		return nil, err
 	}
+	if err := checkCollectionMetricsMode(in.ReturnItemCollectionMetrics); err != nil {
+		return nil, err
+	}
 	if len(in.RequestItems) == 0 {
 		return nil, constraint("{}", "requestItems", "Member must have length greater than or equal to 1")
 	}
@@ -92,8 +95,22 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 			return nil, resourceNotFound()
 		}
 		for _, w := range g.ops[:len(g.ops)-skip] {
-			o, _ := w.evaluate() // no condition, no update: cannot fail
+			// No condition and no update: only a local secondary index's
+			// item collection limit can refuse the write. As in DynamoDB,
+			// a batch is not atomic: the writes before it stay.
+			o, err := w.evaluate()
+			if err != nil {
+				g.t.mu.Unlock()
+				db.record(append(usages, u)...)
+				return nil, err
+			}
 			w.apply(o, u)
+			if m := w.itemCollectionMetrics(in.ReturnItemCollectionMetrics, o); m != nil {
+				if out.ItemCollectionMetrics == nil {
+					out.ItemCollectionMetrics = map[string][]types.ItemCollectionMetrics{}
+				}
+				out.ItemCollectionMetrics[g.t.name] = append(out.ItemCollectionMetrics[g.t.name], *m)
+			}
 		}
 		g.t.mu.Unlock()
 		if skip > 0 {

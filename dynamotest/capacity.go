@@ -65,6 +65,19 @@ type usage struct {
 	table       string
 	read, write float64
 	indexes     map[string]*Capacity
+	local       map[string]bool // the indexes that are local secondary indexes
+}
+
+// indexOf is index for ix, remembering whether it is local, which decides
+// where ReturnConsumedCapacity INDEXES reports it.
+func (u *usage) indexOf(ix *dbIndex) *Capacity {
+	if ix.local {
+		if u.local == nil {
+			u.local = map[string]bool{}
+		}
+		u.local[ix.name] = true
+	}
+	return u.index(ix.name)
 }
 
 func (u *usage) index(name string) *Capacity {
@@ -140,11 +153,15 @@ func (u *usage) consumedCapacity(mode types.ReturnConsumedCapacity) *types.Consu
 	}
 	if mode == types.ReturnConsumedCapacityIndexes {
 		out.Table = capacityOf(Capacity{ReadUnits: u.read, WriteUnits: u.write})
-		if len(u.indexes) > 0 {
-			out.GlobalSecondaryIndexes = make(map[string]types.Capacity, len(u.indexes))
-			for name, c := range u.indexes {
-				out.GlobalSecondaryIndexes[name] = *capacityOf(*c)
+		for name, c := range u.indexes {
+			dst := &out.GlobalSecondaryIndexes
+			if u.local[name] {
+				dst = &out.LocalSecondaryIndexes
 			}
+			if *dst == nil {
+				*dst = make(map[string]types.Capacity, len(u.indexes))
+			}
+			(*dst)[name] = *capacityOf(*c)
 		}
 	}
 	return out

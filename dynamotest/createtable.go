@@ -64,9 +64,6 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*dbTable, error) {
 	if err := checkName("tableName", name); err != nil {
 		return nil, err
 	}
-	if len(in.LocalSecondaryIndexes) > 0 {
-		return nil, validationf("dynamotest: local secondary indexes are not supported")
-	}
 	defs := make(map[string]types.ScalarAttributeType, len(in.AttributeDefinitions))
 	for _, d := range in.AttributeDefinitions {
 		n := aws.ToString(d.AttributeName)
@@ -118,6 +115,8 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*dbTable, error) {
 		pk:         pk,
 		sk:         sk,
 		items:      store.New(),
+
+		collectionLimit: db.collectionLimit,
 	}
 	if on, err := checkStreamSpec(in.StreamSpecification); err != nil {
 		return nil, err
@@ -146,6 +145,9 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*dbTable, error) {
 			return nil, invalidParam("Duplicate index name: %s", ix.name)
 		}
 		t.indexes = append(t.indexes, ix)
+	}
+	if err := t.addLocalIndexes(in.LocalSecondaryIndexes, defs, used); err != nil {
+		return nil, err
 	}
 
 	for n := range defs {
@@ -223,51 +225,11 @@ func showKeySchema(ks []types.KeySchemaElement) string {
 }
 
 func newIndex(t *dbTable, g types.GlobalSecondaryIndex, defs map[string]types.ScalarAttributeType, used map[string]bool, billing types.BillingMode) (*dbIndex, error) {
-	name := aws.ToString(g.IndexName)
-	if err := checkName("globalSecondaryIndexes.member.indexName", name); err != nil {
-		return nil, err
-	}
-	pk, sk, err := keyAttrs(name, g.KeySchema, defs, used)
+	ix, err := buildIndex(t, "globalSecondaryIndexes", aws.ToString(g.IndexName), g.KeySchema, g.Projection, defs, used)
 	if err != nil {
 		return nil, err
 	}
-	ix := &dbIndex{
-		name:      name,
-		arn:       t.arn + "/index/" + name,
-		pk:        pk,
-		sk:        sk,
-		keySchema: append([]types.KeySchemaElement(nil), g.KeySchema...),
-		items:     store.New(),
-	}
-	if g.Projection == nil {
-		return nil, constraint("null", "globalSecondaryIndexes.member.projection", "Member must not be null")
-	}
-	ix.projection = types.Projection{ProjectionType: g.Projection.ProjectionType}
-	switch g.Projection.ProjectionType {
-	case types.ProjectionTypeAll, types.ProjectionTypeKeysOnly:
-		if len(g.Projection.NonKeyAttributes) > 0 {
-			return nil, invalidParam("ProjectionType is %s, but NonKeyAttributes is specified", g.Projection.ProjectionType)
-		}
-	case types.ProjectionTypeInclude:
-		if len(g.Projection.NonKeyAttributes) == 0 {
-			return nil, invalidParam("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
-		}
-		ix.projection.NonKeyAttributes = append([]string(nil), g.Projection.NonKeyAttributes...)
-	default:
-		return nil, invalidParam("Unknown ProjectionType: %s", g.Projection.ProjectionType)
-	}
-	if g.Projection.ProjectionType != types.ProjectionTypeAll {
-		ix.keep = map[string]bool{t.pk.name: true, pk.name: true}
-		if t.sk.name != "" {
-			ix.keep[t.sk.name] = true
-		}
-		if sk.name != "" {
-			ix.keep[sk.name] = true
-		}
-		for _, n := range ix.projection.NonKeyAttributes {
-			ix.keep[n] = true
-		}
-	}
+	name := ix.name
 	switch billing {
 	case types.BillingModePayPerRequest:
 		if g.ProvisionedThroughput != nil {
@@ -278,6 +240,100 @@ func newIndex(t *dbTable, g types.GlobalSecondaryIndex, defs map[string]types.Sc
 			return nil, err
 		}
 		ix.throughput = g.ProvisionedThroughput
+	}
+	return ix, nil
+}
+
+// maxLSIs is DynamoDB's limit of local secondary indexes per table.
+const maxLSIs = 5
+
+// addLocalIndexes checks and adds a CreateTable request's local secondary
+// indexes, with DynamoDB's (DynamoDB Local's) messages: the table has a
+// sort key, each index the table's partition key and a sort key of its
+// own, names unique among all the table's indexes.
+func (t *dbTable) addLocalIndexes(lsis []types.LocalSecondaryIndex, defs map[string]types.ScalarAttributeType, used map[string]bool) error {
+	if len(lsis) == 0 {
+		return nil
+	}
+	if t.sk.name == "" {
+		return validationf("One or more parameter values were invalid: Local Secondary indices are not allowed on hash tables, only hash and range tables")
+	}
+	if len(lsis) > maxLSIs {
+		return validationf("One or more parameter values were invalid: Cannot have more than %d local secondary indexes per table", maxLSIs)
+	}
+	for _, l := range lsis {
+		name := aws.ToString(l.IndexName)
+		if len(l.KeySchema) > 0 && aws.ToString(l.KeySchema[0].AttributeName) != t.pk.name {
+			return validationf("One or more parameter values were invalid: Local Secondary indices must have the same hash key as the main table")
+		}
+		if len(l.KeySchema) == 1 {
+			return validationf("One or more parameter values were invalid: Local secondary indices must have a range key")
+		}
+		ix, err := buildIndex(t, "localSecondaryIndexes", name, l.KeySchema, l.Projection, defs, used)
+		if err != nil {
+			return err
+		}
+		if other := t.index(name); other != nil {
+			if other.local {
+				return validationf("One or more parameter values were invalid: Two local secondary indices have the same name")
+			}
+			return validationf("One or more parameter values were invalid: Local Secondary Indices AND Global Secondary Indices must have different names")
+		}
+		ix.local = true
+		t.indexes = append(t.indexes, ix)
+	}
+	t.collections = map[string]int64{}
+	return nil
+}
+
+// buildIndex checks what global and local secondary indexes share (name,
+// key schema, projection) and builds the empty index. field names the
+// request member, for messages.
+func buildIndex(t *dbTable, field, name string, keySchema []types.KeySchemaElement, projection *types.Projection,
+	defs map[string]types.ScalarAttributeType, used map[string]bool) (*dbIndex, error) {
+	if err := checkName(field+".member.indexName", name); err != nil {
+		return nil, err
+	}
+	pk, sk, err := keyAttrs(name, keySchema, defs, used)
+	if err != nil {
+		return nil, err
+	}
+	ix := &dbIndex{
+		name:      name,
+		arn:       t.arn + "/index/" + name,
+		pk:        pk,
+		sk:        sk,
+		keySchema: append([]types.KeySchemaElement(nil), keySchema...),
+		items:     store.New(),
+	}
+	if projection == nil {
+		return nil, constraint("null", field+".member.projection", "Member must not be null")
+	}
+	ix.projection = types.Projection{ProjectionType: projection.ProjectionType}
+	switch projection.ProjectionType {
+	case types.ProjectionTypeAll, types.ProjectionTypeKeysOnly:
+		if len(projection.NonKeyAttributes) > 0 {
+			return nil, invalidParam("ProjectionType is %s, but NonKeyAttributes is specified", projection.ProjectionType)
+		}
+	case types.ProjectionTypeInclude:
+		if len(projection.NonKeyAttributes) == 0 {
+			return nil, invalidParam("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
+		}
+		ix.projection.NonKeyAttributes = append([]string(nil), projection.NonKeyAttributes...)
+	default:
+		return nil, invalidParam("Unknown ProjectionType: %s", projection.ProjectionType)
+	}
+	if projection.ProjectionType != types.ProjectionTypeAll {
+		ix.keep = map[string]bool{t.pk.name: true, pk.name: true}
+		if t.sk.name != "" {
+			ix.keep[t.sk.name] = true
+		}
+		if sk.name != "" {
+			ix.keep[sk.name] = true
+		}
+		for _, n := range ix.projection.NonKeyAttributes {
+			ix.keep[n] = true
+		}
 	}
 	return ix, nil
 }
@@ -314,6 +370,17 @@ func (t *dbTable) describeLocked(status types.TableStatus) *types.TableDescripti
 	for _, ix := range t.indexes {
 		p := ix.projection
 		p.NonKeyAttributes = append([]string(nil), p.NonKeyAttributes...)
+		if ix.local {
+			d.LocalSecondaryIndexes = append(d.LocalSecondaryIndexes, types.LocalSecondaryIndexDescription{
+				IndexName:      aws.String(ix.name),
+				IndexArn:       aws.String(ix.arn),
+				KeySchema:      append([]types.KeySchemaElement(nil), ix.keySchema...),
+				Projection:     &p,
+				ItemCount:      aws.Int64(int64(ix.items.Len())),
+				IndexSizeBytes: aws.Int64(ix.items.Bytes()),
+			})
+			continue
+		}
 		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
 			IndexName:             aws.String(ix.name),
 			IndexArn:              aws.String(ix.arn),

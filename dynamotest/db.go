@@ -16,13 +16,21 @@ type Options struct {
 	// SetTime move the fake's time relative to it. TTL expiry, table creation
 	// times and transaction idempotency windows all read this time.
 	Clock func() time.Time
+
+	// ItemCollectionSizeLimit bounds an item collection (the items sharing
+	// a partition key value, with their local secondary index entries) in a
+	// table with local secondary indexes; a write that would pass it fails
+	// with ItemCollectionSizeLimitExceededException. 0 means DynamoDB's
+	// 10 GB; tests set a small one to reach it.
+	ItemCollectionSizeLimit int64
 }
 
 // DB is an in-memory DynamoDB. It satisfies table.API, so a store built on
 // tablekit runs against it unchanged. The zero value is not usable; call New.
 // A DB is safe for concurrent use, and each operation is atomic.
 type DB struct {
-	clock func() time.Time
+	clock           func() time.Time
+	collectionLimit int64
 
 	// tables is replaced, never modified, under mu: readers load it without
 	// locking, which keeps the table lookup off the hot path's lock.
@@ -49,7 +57,10 @@ func New(opts ...func(*Options)) *DB {
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
-	db := &DB{clock: o.Clock}
+	if o.ItemCollectionSizeLimit <= 0 {
+		o.ItemCollectionSizeLimit = maxItemCollection
+	}
+	db := &DB{clock: o.Clock, collectionLimit: o.ItemCollectionSizeLimit}
 	empty := map[string]*dbTable{}
 	db.tables.Store(&empty)
 	db.stats.init()

@@ -10,8 +10,11 @@
 // and strings and binaries by bytes; items are limited to 400 KB as
 // DynamoDB measures them; a Query or Scan page stops at 1 MB or Limit and
 // returns a LastEvaluatedKey (carrying the index keys when reading an
-// index); global secondary indexes are sparse, projected (ALL, KEYS_ONLY,
-// INCLUDE) and kept in step with every write; batches hold at most 25
+// index); global and local secondary indexes are sparse, projected (ALL,
+// KEYS_ONLY, INCLUDE) and kept in step with every write, and a local index
+// serves consistent reads, fetches unprojected attributes from the table,
+// reports ItemCollectionMetrics and refuses an item collection past 10 GB
+// (Options.ItemCollectionSizeLimit); batches hold at most 25
 // writes or 100 keys, transactions 100 actions on distinct items, with
 // cancellation reasons per action and ClientRequestToken idempotency; TTL
 // deletes expired items when the fake's clock moves; errors are the SDK's
@@ -55,10 +58,9 @@
 //     ignored.
 //   - Provisioned throughput is recorded, not enforced: throttling comes
 //     only from injected faults.
-//   - Local secondary indexes and the legacy parameters Expected,
-//     AttributeUpdates, QueryFilter, ScanFilter and ConditionalOperator are
-//     not supported (a ValidationException says so); KeyConditions and
-//     AttributesToGet are.
+//   - The legacy parameters Expected, AttributeUpdates, QueryFilter,
+//     ScanFilter and ConditionalOperator are not supported (a
+//     ValidationException says so); KeyConditions and AttributesToGet are.
 //   - UpdateTable changes only StreamSpecification.
 //
 // Where DynamoDB Local departs from DynamoDB's API reference, the fake

@@ -27,6 +27,9 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(
 	if err := checkOnFailureMode(in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
+	if err := checkCollectionMetricsMode(in.ReturnItemCollectionMetrics); err != nil {
+		return nil, err
+	}
 	if err := legacyWrite(in.Expected, in.ConditionalOperator); err != nil {
 		return nil, err
 	}
@@ -44,8 +47,9 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(
 		return nil, err
 	}
 	return &dynamodb.PutItemOutput{
-		Attributes:       returnValues(in.ReturnValues, o, nil),
-		ConsumedCapacity: u.consumedCapacity(in.ReturnConsumedCapacity),
+		Attributes:            returnValues(in.ReturnValues, o, nil),
+		ConsumedCapacity:      u.consumedCapacity(in.ReturnConsumedCapacity),
+		ItemCollectionMetrics: w.itemCollectionMetrics(in.ReturnItemCollectionMetrics, o),
 	}, nil
 }
 

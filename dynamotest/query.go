@@ -83,7 +83,8 @@ func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.Que
 	if err := x.done(); err != nil {
 		return nil, nil, err
 	}
-	if err := checkProjected(ix, sel); err != nil {
+	fetch, err := checkProjected(ix, sel, filter)
+	if err != nil {
 		return nil, nil, err
 	}
 	start, err := t.checkStartKey(in.ExclusiveStartKey, ix)
@@ -99,7 +100,7 @@ func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.Que
 		}
 	}
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
-	res, err := db.readPage(pageRead{t: t, ix: ix, limit: limit, consistent: consistent, filter: filter, sel: sel, mode: in.ReturnConsumedCapacity,
+	res, err := db.readPage(pageRead{t: t, ix: ix, limit: limit, consistent: consistent, filter: filter, sel: sel, mode: in.ReturnConsumedCapacity, fetch: fetch,
 		fill: func(col *store.Collection, p *page) {
 			if part := col.Partition(keyString(kc.hash)); part != nil {
 				walkRange(part, kc, start, forward, p)

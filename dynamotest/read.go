@@ -50,6 +50,7 @@ func (p *page) add(e *store.Entry) bool {
 // selection is a read's Select with its projection.
 type selection struct {
 	count bool
+	all   bool // Select ALL_ATTRIBUTES
 	proj  *readProj
 }
 
@@ -57,7 +58,7 @@ type selection struct {
 // the legacy AttributesToGet, a projection parsed within x (whose
 // placeholders the request's other expressions share), or whole items.
 func (x *exprs) selection(sel types.Select, expression *string, attributesToGet []string) (selection, error) {
-	out := selection{count: sel == types.SelectCount}
+	out := selection{count: sel == types.SelectCount, all: sel == types.SelectAllAttributes}
 	switch {
 	case attributesToGet != nil:
 		out.proj = &readProj{attrs: attributesToGet}
@@ -85,7 +86,7 @@ func checkSelect(sel types.Select, ix *dbIndex, hasProjection bool, hasAttribute
 		if proj {
 			return validationf("Cannot specify the %s when choosing to get ALL_ATTRIBUTES", what)
 		}
-		if ix != nil && ix.keep != nil {
+		if ix != nil && ix.keep != nil && !ix.local {
 			return invalidParam("Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", ix.name)
 		}
 	case types.SelectAllProjectedAttributes:
@@ -109,27 +110,49 @@ func checkSelect(sel types.Select, ix *dbIndex, hasProjection bool, hasAttribute
 	return nil
 }
 
-// checkProjected refuses a projection of attributes that a KEYS_ONLY or
-// INCLUDE index does not store: DynamoDB cannot fetch them from the table
-// for a global secondary index.
-func checkProjected(ix *dbIndex, sel selection) error {
-	if ix == nil || ix.keep == nil || sel.proj == nil {
-		return nil
+// checkProjected decides how a read of a KEYS_ONLY or INCLUDE index gets
+// attributes the index does not store: a local index fetches them from the
+// table (fetch true: Select ALL_ATTRIBUTES, or a projection naming them),
+// a global one refuses. A filter may name only attributes the index
+// stores, for both kinds.
+func checkProjected(ix *dbIndex, sel selection, filter *condition) (fetch bool, err error) {
+	if ix == nil || ix.keep == nil {
+		return false, nil
+	}
+	if filter != nil {
+		if missing := notProjected(ix, filter.c.TopLevelNames()); len(missing) > 0 && ix.local {
+			return false, invalidParam("Secondary index %s does not project one or more filter attributes: [%s]", ix.name, strings.Join(missing, ", "))
+		}
+	}
+	if sel.all {
+		return ix.local, nil
+	}
+	if sel.proj == nil {
+		return false, nil
 	}
 	requested := sel.proj.attrs
 	if sel.proj.p != nil {
 		requested = sel.proj.p.names()
 	}
+	missing := notProjected(ix, requested)
+	switch {
+	case len(missing) == 0:
+		return false, nil
+	case ix.local:
+		return true, nil
+	}
+	return false, invalidParam("Global secondary index %s does not project [%s]", ix.name, strings.Join(missing, ", "))
+}
+
+// notProjected lists the names the index does not store.
+func notProjected(ix *dbIndex, names []string) []string {
 	var missing []string
-	for _, n := range requested {
+	for _, n := range names {
 		if !ix.keep[n] {
 			missing = append(missing, n)
 		}
 	}
-	if len(missing) > 0 {
-		return invalidParam("Global secondary index %s does not project [%s]", ix.name, strings.Join(missing, ", "))
-	}
-	return nil
+	return missing
 }
 
 func checkLimit(limit *int32) (int, error) {
@@ -248,7 +271,7 @@ func (db *DB) openRead(ctx context.Context, o op, name string, mode types.Return
 }
 
 // readIndex returns the index a Query or Scan names, nil for the table.
-// Global secondary indexes serve no consistent reads.
+// Global secondary indexes serve no consistent reads; local ones do.
 func (t *dbTable) readIndex(name *string, consistent bool) (*dbIndex, error) {
 	if name == nil {
 		return nil, nil
@@ -257,7 +280,7 @@ func (t *dbTable) readIndex(name *string, consistent bool) (*dbIndex, error) {
 	if ix == nil {
 		return nil, validationf("The table does not have the specified index: %s", *name)
 	}
-	if consistent {
+	if consistent && !ix.local {
 		return nil, validationf("Consistent reads are not supported on global secondary indexes")
 	}
 	return ix, nil
@@ -276,6 +299,24 @@ type pageRead struct {
 	sel        selection
 	mode       types.ReturnConsumedCapacity
 	fill       func(col *store.Collection, p *page)
+	// fetch: the page's entries are replaced by the table's items, for a
+	// local index's Query of attributes it does not project.
+	fetch bool
+}
+
+// fetch replaces index entries by the table items they point at and
+// returns each item's size. The caller holds the table's read lock.
+func (t *dbTable) fetch(entries []*store.Entry) []int {
+	sizes := make([]int, len(entries))
+	var idBuf, posBuf [128]byte
+	for i, e := range entries {
+		id, pos := t.locate(idBuf[:0], posBuf[:0], e.TablePK, e.TableSK)
+		if base := t.items.Lookup(id, pos); base != nil {
+			entries[i] = base
+			sizes[i] = base.Size
+		}
+	}
+	return sizes
 }
 
 // pageResult is what a Query or Scan output reports of its page.
@@ -298,6 +339,10 @@ func (db *DB) readPage(r pageRead) (pageResult, error) {
 		col = r.ix.items
 	}
 	r.fill(col, p)
+	var fetched []int
+	if r.fetch {
+		fetched = r.t.fetch(p.entries)
+	}
 	r.t.mu.RUnlock()
 
 	items, count, err := finish(p, r.filter, r.sel)
@@ -311,7 +356,12 @@ func (db *DB) readPage(r pageRead) (pageResult, error) {
 	u := &usage{table: r.t.name}
 	units := readUnits(p.bytes, r.consistent)
 	if r.ix != nil {
-		u.index(r.ix.name).ReadUnits = units
+		u.indexOf(r.ix).ReadUnits = units
+		// A local index's Query reads each item it fetches from the table
+		// as a read of its own.
+		for _, size := range fetched {
+			u.read += readUnits(size, r.consistent)
+		}
 	} else {
 		u.read = units
 	}

@@ -68,7 +68,8 @@ func (db *DB) scan(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanO
 	if err := x.done(); err != nil {
 		return nil, nil, err
 	}
-	if err := checkProjected(ix, sel); err != nil {
+	fetch, err := checkProjected(ix, sel, filter)
+	if err != nil {
 		return nil, nil, err
 	}
 	start, err := t.checkStartKey(in.ExclusiveStartKey, ix)
@@ -78,7 +79,7 @@ func (db *DB) scan(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanO
 	if start != nil && total > 1 && store.Segment(store.Hash(start.id), total) != segment {
 		return nil, nil, validationf("The provided starting key is invalid: The provided Exclusive start key does not map to the provided Segment")
 	}
-	res, err := db.readPage(pageRead{t: t, ix: ix, limit: limit, consistent: consistent, filter: filter, sel: sel, mode: in.ReturnConsumedCapacity,
+	res, err := db.readPage(pageRead{t: t, ix: ix, limit: limit, consistent: consistent, filter: filter, sel: sel, mode: in.ReturnConsumedCapacity, fetch: fetch,
 		fill: func(col *store.Collection, p *page) { scanSegment(col, segment, total, start, p) }})
 	if err != nil {
 		return nil, nil, err

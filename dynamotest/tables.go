@@ -39,6 +39,12 @@ type dbTable struct {
 	items   *store.Collection
 	indexes []*dbIndex // in creation order
 
+	// collections is, for a table with local secondary indexes, the size of
+	// each item collection (a partition's items and their local index
+	// entries) by partition; nil otherwise.
+	collections     map[string]int64
+	collectionLimit int64
+
 	// tags are the table's tags (TagResource), by key.
 	tags map[string]string
 
@@ -51,11 +57,14 @@ type dbTable struct {
 	stream *stream // the enabled stream, or nil (see stream.go)
 }
 
-// dbIndex is a global secondary index. Its entries share the base item map
-// when it projects ALL attributes; otherwise each entry holds the projected
-// map, built at write.
+// dbIndex is a secondary index, global or local. Its entries share the
+// base item's encoding when it projects ALL attributes; otherwise each
+// entry holds the projected map, built at write. A local index has the
+// table's partition key and serves consistent reads; a Query of it may ask
+// for attributes it does not project, which are fetched from the table.
 type dbIndex struct {
 	name       string
+	local      bool
 	arn        string
 	pk, sk     keyAttr
 	keySchema  []types.KeySchemaElement
@@ -268,6 +277,14 @@ func (t *dbTable) remove(key map[string]types.AttributeValue, u *usage) *store.E
 // does not see the change.
 func (t *dbTable) reindex(id, pos string, oldItem map[string]types.AttributeValue, oldSize int,
 	newItem map[string]types.AttributeValue, newData string, newSize int, u *usage) {
+	if t.collections != nil {
+		size := t.collections[id] + t.collectionBytes(newItem, newSize) - t.collectionBytes(oldItem, oldSize)
+		if size == 0 {
+			delete(t.collections, id)
+		} else {
+			t.collections[id] = size
+		}
+	}
 	for _, ix := range t.indexes {
 		var oldID, newID string
 		var oldE, newE *store.Entry
@@ -286,20 +303,20 @@ func (t *dbTable) reindex(id, pos string, oldItem map[string]types.AttributeValu
 			// only when an attribute the index stores changed.
 			ix.items.Put(store.Attr(newData, ix.pk.name), newID, newE)
 			if u != nil && !sameProjection(ix, oldItem, newItem) {
-				u.index(ix.name).WriteUnits += writeUnits(newE.Size)
+				u.indexOf(ix).WriteUnits += writeUnits(newE.Size)
 			}
 			continue
 		}
 		if oldE != nil {
 			ix.items.Delete(oldID, oldE.Key)
 			if u != nil {
-				u.index(ix.name).WriteUnits += writeUnits(oldE.Size)
+				u.indexOf(ix).WriteUnits += writeUnits(oldE.Size)
 			}
 		}
 		if newE != nil {
 			ix.items.Put(store.Attr(newData, ix.pk.name), newID, newE)
 			if u != nil {
-				u.index(ix.name).WriteUnits += writeUnits(newE.Size)
+				u.indexOf(ix).WriteUnits += writeUnits(newE.Size)
 			}
 		}
 	}

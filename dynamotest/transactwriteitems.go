@@ -2,6 +2,7 @@ package dynamotest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -34,6 +35,9 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		return nil, err
 	}
 	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	if err := checkCollectionMetricsMode(in.ReturnItemCollectionMetrics); err != nil {
 		return nil, err
 	}
 	switch n := len(in.TransactItems); {
@@ -91,7 +95,11 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	for i, w := range ops {
 		o, err := w.evaluate()
 		outcomes[i] = o
+		var tooLarge *types.ItemCollectionSizeLimitExceededException
 		switch {
+		case errors.As(err, &tooLarge):
+			canceled = true
+			reasons[i] = types.CancellationReason{Code: aws.String("ItemCollectionSizeLimitExceeded"), Message: tooLarge.Message}
 		case err != nil:
 			canceled = true
 			reasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(errorMessage(err))}
@@ -112,6 +120,7 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	}
 	byTable := map[string]*usage{}
 	var usages []*usage
+	var metrics map[string][]types.ItemCollectionMetrics
 	for i, w := range ops {
 		u := byTable[w.t.name]
 		if u == nil {
@@ -120,6 +129,12 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 			usages = append(usages, u)
 		}
 		w.apply(outcomes[i], u)
+		if m := w.itemCollectionMetrics(in.ReturnItemCollectionMetrics, outcomes[i]); m != nil && w.kind != writeCheck {
+			if metrics == nil {
+				metrics = map[string][]types.ItemCollectionMetrics{}
+			}
+			metrics[w.t.name] = append(metrics[w.t.name], *m)
+		}
 	}
 	unlock()
 	// Transactional writes cost twice the units of plain writes.
@@ -127,7 +142,7 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		u.scale(2)
 	}
 	db.record(usages...)
-	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, usages)}, nil
+	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, usages), ItemCollectionMetrics: metrics}, nil
 }
 
 // txTable is the table an action names.

@@ -28,6 +28,9 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ..
 	if err := checkOnFailureMode(in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
+	if err := checkCollectionMetricsMode(in.ReturnItemCollectionMetrics); err != nil {
+		return nil, err
+	}
 	if err := legacyWrite(in.Expected, in.ConditionalOperator); err != nil {
 		return nil, err
 	}
@@ -49,7 +52,8 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ..
 		return nil, err
 	}
 	return &dynamodb.UpdateItemOutput{
-		Attributes:       returnValues(in.ReturnValues, o, w.upd),
-		ConsumedCapacity: u.consumedCapacity(in.ReturnConsumedCapacity),
+		Attributes:            returnValues(in.ReturnValues, o, w.upd),
+		ConsumedCapacity:      u.consumedCapacity(in.ReturnConsumedCapacity),
+		ItemCollectionMetrics: w.itemCollectionMetrics(in.ReturnItemCollectionMetrics, o),
 	}, nil
 }

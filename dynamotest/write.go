@@ -50,6 +50,9 @@ type outcome struct {
 	newItem map[string]types.AttributeValue // nil: the item is deleted (or untouched, for a check)
 	newSize int
 	failed  bool
+	// collection is the size of the item's collection after the write, in
+	// a table with local secondary indexes.
+	collection int64
 }
 
 // evaluate decides the write against the stored item without changing
@@ -105,6 +108,13 @@ func (w *writeOp) evaluate() (outcome, error) {
 			return o, validationf("Item size to update has exceeded the maximum allowed size")
 		}
 		o.newItem = next
+	}
+	if w.t.collections != nil && w.kind != writeCheck {
+		size, err := w.collectionAfter(o)
+		if err != nil {
+			return o, err
+		}
+		o.collection = size
 	}
 	return o, nil
 }

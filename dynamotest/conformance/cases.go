@@ -24,6 +24,7 @@ func Cases() []Case {
 		updatedPathCases(),
 		limitBoundCases(),
 		tagCases(),
+		lsiCases(),
 	} {
 		all = append(all, group...)
 	}

@@ -20,10 +20,19 @@ type GSI struct {
 	NonKey      []string             // for INCLUDE
 }
 
+// LSI is a local secondary index: the table's partition key and Range.
+type LSI struct {
+	Name       string
+	Range      Key
+	Projection types.ProjectionType // "" means ALL
+	NonKey     []string             // for INCLUDE
+}
+
 // Schema is the shape of a case's table.
 type Schema struct {
 	Hash, Range Key
 	GSIs        []GSI
+	LSIs        []LSI
 	// TTL, when set, is enabled as the table's time-to-live attribute.
 	TTL string
 }
@@ -50,6 +59,16 @@ var (
 			{Name: "byStatus", Hash: Key{"status", types.ScalarAttributeTypeS}, Range: Key{"created", types.ScalarAttributeTypeN}, Projection: types.ProjectionTypeAll},
 			{Name: "byOwner", Hash: Key{"owner", types.ScalarAttributeTypeS}, Projection: types.ProjectionTypeKeysOnly},
 			{Name: "byTag", Hash: Key{"tag", types.ScalarAttributeTypeS}, Range: Key{"rank", types.ScalarAttributeTypeN}, Projection: types.ProjectionTypeInclude, NonKey: []string{"title"}},
+		},
+	}
+	// Local: pk/sk with two local secondary indexes: byOrd (ord N,
+	// KEYS_ONLY) and byTitle (title S, INCLUDE x).
+	Local = Schema{
+		Hash:  Key{"pk", types.ScalarAttributeTypeS},
+		Range: Key{"sk", types.ScalarAttributeTypeS},
+		LSIs: []LSI{
+			{Name: "byOrd", Range: Key{"ord", types.ScalarAttributeTypeN}, Projection: types.ProjectionTypeKeysOnly},
+			{Name: "byTitle", Range: Key{"title", types.ScalarAttributeTypeS}, Projection: types.ProjectionTypeInclude, NonKey: []string{"x"}},
 		},
 	}
 	// WithTTL: pk/sk with time-to-live on attribute "expires".
@@ -97,6 +116,22 @@ func (s Schema) CreateTableInput(name string) *dynamodb.CreateTableInput {
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
 			IndexName:  aws.String(g.Name),
 			KeySchema:  keySchema(g.Hash, g.Range),
+			Projection: proj,
+		})
+	}
+	for _, l := range s.LSIs {
+		def(l.Range)
+		p := l.Projection
+		if p == "" {
+			p = types.ProjectionTypeAll
+		}
+		proj := &types.Projection{ProjectionType: p}
+		if p == types.ProjectionTypeInclude {
+			proj.NonKeyAttributes = l.NonKey
+		}
+		in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{
+			IndexName:  aws.String(l.Name),
+			KeySchema:  keySchema(s.Hash, l.Range),
 			Projection: proj,
 		})
 	}
