@@ -30,14 +30,16 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ..
 	if err := checkCollectionMetricsMode(in.ReturnItemCollectionMetrics); err != nil {
 		return nil, err
 	}
-	if err := legacyWrite(in.Expected, in.ConditionalOperator); err != nil {
+	x, err := legacyWrite(writeExprs{condition: in.ConditionExpression, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues},
+		in.Expected, in.ConditionalOperator, nil)
+	if err != nil {
 		return nil, err
 	}
 	t := db.table(name)
 	if t == nil {
-		return nil, missingTable(requestExprs{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, condition: in.ConditionExpression})
+		return nil, missingTable(requestExprs{names: x.names, values: x.values, condition: x.condition})
 	}
-	w, err := t.keyOp(writeDelete, in.Key, in.ConditionExpression, nil, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	w, err := t.keyOp(writeDelete, in.Key, x.condition, nil, x.names, x.values)
 	if err != nil {
 		return nil, err
 	}

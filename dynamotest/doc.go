@@ -23,6 +23,12 @@
 // a *smithy.GenericAPIError with code ValidationException) with DynamoDB's
 // messages.
 //
+// The parameters DynamoDB had before expressions (Expected,
+// AttributeUpdates, KeyConditions, QueryFilter, ScanFilter,
+// ConditionalOperator, AttributesToGet) work as DynamoDB documents them,
+// translated into the expressions they mean, and mixing them with
+// expressions in one request is refused as DynamoDB refuses it.
+//
 // Storage is a tree per partition, so GetItem and Query cost O(log n +
 // items returned) however large the table grows. Each operation is atomic
 // and a DB is safe for concurrent use. Items returned are copies the caller
@@ -58,9 +64,6 @@
 //     ignored.
 //   - Provisioned throughput is recorded, not enforced: throttling comes
 //     only from injected faults.
-//   - The legacy parameters Expected, AttributeUpdates, QueryFilter,
-//     ScanFilter and ConditionalOperator are not supported (a
-//     ValidationException says so); KeyConditions and AttributesToGet are.
 //   - UpdateTable changes only StreamSpecification.
 //
 // Where DynamoDB Local departs from DynamoDB's API reference, the fake

@@ -30,14 +30,16 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(
 	if err := checkCollectionMetricsMode(in.ReturnItemCollectionMetrics); err != nil {
 		return nil, err
 	}
-	if err := legacyWrite(in.Expected, in.ConditionalOperator); err != nil {
+	x, err := legacyWrite(writeExprs{condition: in.ConditionExpression, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues},
+		in.Expected, in.ConditionalOperator, nil)
+	if err != nil {
 		return nil, err
 	}
 	t := db.table(name)
 	if t == nil {
-		return nil, missingTable(requestExprs{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, condition: in.ConditionExpression})
+		return nil, missingTable(requestExprs{names: x.names, values: x.values, condition: x.condition})
 	}
-	w, err := t.putOp(in.Item, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	w, err := t.putOp(in.Item, x.condition, x.names, x.values)
 	if err != nil {
 		return nil, err
 	}
@@ -75,13 +77,4 @@ func (t *dbTable) putOp(item map[string]types.AttributeValue, cond *string, name
 		}
 	}
 	return w, nil
-}
-
-// legacyWrite refuses the pre-expression conditional parameters, which the
-// fake does not implement.
-func legacyWrite(expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator) error {
-	if len(expected) > 0 || op != "" {
-		return validationf("dynamotest: Expected and ConditionalOperator are not supported; use ConditionExpression")
-	}
-	return nil
 }

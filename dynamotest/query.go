@@ -43,8 +43,11 @@ func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.Que
 	if err := checkSelect(in.Select, ix, in.ProjectionExpression != nil, in.AttributesToGet != nil); err != nil {
 		return nil, nil, err
 	}
-	if len(in.QueryFilter) > 0 || in.ConditionalOperator != "" {
-		return nil, nil, validationf("dynamotest: QueryFilter and ConditionalOperator are not supported; use FilterExpression")
+	filterExpr, names, values, err := legacyFilter("QueryFilter", in.QueryFilter, in.ConditionalOperator,
+		present("KeyConditionExpression", in.KeyConditionExpression, "FilterExpression", in.FilterExpression, "ProjectionExpression", in.ProjectionExpression),
+		in.FilterExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, hash.name, rng.name)
+	if err != nil {
+		return nil, nil, err
 	}
 	switch {
 	case in.KeyConditionExpression != nil && in.KeyConditions != nil:
@@ -55,7 +58,7 @@ func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.Que
 		return nil, nil, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {KeyConditionExpression}")
 	}
 
-	x, err := newExprs(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	x, err := newExprs(names, values)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,7 +75,7 @@ func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.Que
 	if err := kc.check(hash, rng); err != nil {
 		return nil, nil, err
 	}
-	filter, err := x.filter(in.FilterExpression, hash.name, rng.name)
+	filter, err := x.filter(filterExpr, hash.name, rng.name)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -46,18 +46,21 @@ func (db *DB) scan(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanO
 	if err := checkSelect(in.Select, ix, in.ProjectionExpression != nil, in.AttributesToGet != nil); err != nil {
 		return nil, nil, err
 	}
-	if len(in.ScanFilter) > 0 || in.ConditionalOperator != "" {
-		return nil, nil, validationf("dynamotest: ScanFilter and ConditionalOperator are not supported; use FilterExpression")
+	filterExpr, names, values, err := legacyFilter("ScanFilter", in.ScanFilter, in.ConditionalOperator,
+		present("FilterExpression", in.FilterExpression, "ProjectionExpression", in.ProjectionExpression),
+		in.FilterExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	if err != nil {
+		return nil, nil, err
 	}
 	if in.AttributesToGet != nil && (in.ProjectionExpression != nil || in.FilterExpression != nil) {
 		return nil, nil, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")
 	}
-	x, err := newExprs(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	x, err := newExprs(names, values)
 	if err != nil {
 		return nil, nil, err
 	}
 	x.onTable(t)
-	filter, err := x.filter(in.FilterExpression)
+	filter, err := x.filter(filterExpr)
 	if err != nil {
 		return nil, nil, err
 	}

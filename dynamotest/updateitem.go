@@ -31,18 +31,17 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ..
 	if err := checkCollectionMetricsMode(in.ReturnItemCollectionMetrics); err != nil {
 		return nil, err
 	}
-	if err := legacyWrite(in.Expected, in.ConditionalOperator); err != nil {
+	x, err := legacyWrite(writeExprs{condition: in.ConditionExpression, update: in.UpdateExpression,
+		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues},
+		in.Expected, in.ConditionalOperator, in.AttributeUpdates)
+	if err != nil {
 		return nil, err
-	}
-	if len(in.AttributeUpdates) > 0 {
-		return nil, validationf("dynamotest: AttributeUpdates is not supported; use UpdateExpression")
 	}
 	t := db.table(name)
 	if t == nil {
-		return nil, missingTable(requestExprs{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
-			condition: in.ConditionExpression, update: in.UpdateExpression})
+		return nil, missingTable(requestExprs{names: x.names, values: x.values, condition: x.condition, update: x.update})
 	}
-	w, err := t.keyOp(writeUpdate, in.Key, in.ConditionExpression, in.UpdateExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	w, err := t.keyOp(writeUpdate, in.Key, x.condition, x.update, x.names, x.values)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ func Cases() []Case {
 		limitBoundCases(),
 		tagCases(),
 		lsiCases(),
+		legacyCases(),
 	} {
 		all = append(all, group...)
 	}
