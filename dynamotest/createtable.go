@@ -365,7 +365,11 @@ func (t *dbTable) describeLocked(status types.TableStatus) *types.TableDescripti
 	}
 	t.describeStream(d)
 	if t.billing == types.BillingModePayPerRequest {
-		d.BillingModeSummary.LastUpdateToPayPerRequestDateTime = aws.Time(t.created)
+		since := t.created
+		if !t.billingChanged.IsZero() {
+			since = t.billingChanged
+		}
+		d.BillingModeSummary.LastUpdateToPayPerRequestDateTime = aws.Time(since)
 	}
 	for _, ix := range t.indexes {
 		p := ix.projection
@@ -381,10 +385,15 @@ func (t *dbTable) describeLocked(status types.TableStatus) *types.TableDescripti
 			})
 			continue
 		}
+		indexStatus, backfilling := types.IndexStatusActive, (*bool)(nil)
+		if ix.creating.Load() {
+			indexStatus, backfilling = types.IndexStatusCreating, aws.Bool(true)
+		}
 		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
 			IndexName:             aws.String(ix.name),
 			IndexArn:              aws.String(ix.arn),
-			IndexStatus:           types.IndexStatusActive,
+			IndexStatus:           indexStatus,
+			Backfilling:           backfilling,
 			KeySchema:             append([]types.KeySchemaElement(nil), ix.keySchema...),
 			Projection:            &p,
 			ItemCount:             aws.Int64(int64(ix.items.Len())),

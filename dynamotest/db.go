@@ -84,6 +84,7 @@ func (db *DB) Advance(d time.Duration) {
 	db.offset.Add(int64(d))
 	db.mu.Unlock()
 	db.sweepExpired()
+	db.finishIndexes()
 }
 
 // SetTime sets the fake's clock to t and then deletes every item whose TTL

@@ -58,5 +58,10 @@ func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput
 	if t.deleted {
 		return nil, tableNotFound(name)
 	}
-	return &dynamodb.DescribeTableOutput{Table: t.describeLocked(types.TableStatusActive)}, nil
+	out := &dynamodb.DescribeTableOutput{Table: t.describeLocked(types.TableStatusActive)}
+	// An index UpdateTable added is reported CREATING once, then ACTIVE.
+	for _, ix := range t.indexes {
+		ix.creating.Store(false)
+	}
+	return out, nil
 }

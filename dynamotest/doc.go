@@ -64,7 +64,9 @@
 //     ignored.
 //   - Provisioned throughput is recorded, not enforced: throttling comes
 //     only from injected faults.
-//   - UpdateTable changes only StreamSpecification.
+//   - UpdateTable changes billing mode, throughput, global secondary indexes
+//     and the stream; a new index is CREATING until the next DescribeTable
+//     or clock move (see UpdateTable).
 //
 // Where DynamoDB Local departs from DynamoDB's API reference, the fake
 // follows the reference: an invalid request on a missing table is a

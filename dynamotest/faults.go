@@ -100,7 +100,7 @@ var opNames = [...]string{
 	"CreateTable", "DeleteTable", "DescribeTable", "ListTables", "UpdateTimeToLive", "DescribeTimeToLive",
 	"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
 	"BatchGetItem", "BatchWriteItem", "TransactGetItems", "TransactWriteItems",
-	"TagResource", "UntagResource", "ListTagsOfResource", "DescribeLimits",
+	"TagResource", "UntagResource", "ListTagsOfResource", "DescribeLimits", "UpdateTable",
 }
 
 type op int
@@ -126,6 +126,7 @@ const (
 	opUntagResource
 	opListTagsOfResource
 	opDescribeLimits
+	opUpdateTable
 	numOps
 )
 

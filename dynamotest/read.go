@@ -283,6 +283,9 @@ func (t *dbTable) readIndex(name *string, consistent bool) (*dbIndex, error) {
 	if consistent && !ix.local {
 		return nil, validationf("Consistent reads are not supported on global secondary indexes")
 	}
+	if ix.creating.Load() {
+		return nil, validationf("Cannot read from backfilling global secondary index: %s", ix.name)
+	}
 	return ix, nil
 }
 

@@ -2,6 +2,7 @@ package dynamotest
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -27,6 +28,8 @@ type dbTable struct {
 	id      string
 	created time.Time
 	billing types.BillingMode
+	// billingChanged is when UpdateTable last changed the billing mode.
+	billingChanged time.Time
 	// throughput is kept only to describe the table; the fake does not
 	// throttle by it (inject a Throttle fault instead).
 	throughput *types.ProvisionedThroughput
@@ -74,6 +77,10 @@ type dbIndex struct {
 	keep       map[string]bool
 	throughput *types.ProvisionedThroughput
 	items      *store.Collection
+	// creating is set while an index UpdateTable added is CREATING: it is
+	// backfilled already, but serves no reads until a DescribeTable has
+	// reported it CREATING once or the fake's clock moves.
+	creating atomic.Bool
 }
 
 // expiry is one item's place in the TTL order.

@@ -26,6 +26,7 @@ func Cases() []Case {
 		tagCases(),
 		lsiCases(),
 		legacyCases(),
+		updateTableCases(),
 	} {
 		all = append(all, group...)
 	}
