@@ -19,14 +19,15 @@ type exprs struct {
 	names  map[string]string
 	values map[string]types.AttributeValue
 	used   bool
-	// keys are the table's key attributes, which conditions, filters and
-	// projections may only read whole (see wholeKeys).
-	keys [2]string
+	// t is the table the expressions read, whose key attributes
+	// conditions, filters and projections may only read whole (see
+	// wholeKeys); nil before onTable.
+	t *dbTable
 }
 
-// onTable sets the key attributes of the table the expressions read.
+// onTable sets the table the expressions read.
 func (x *exprs) onTable(t *dbTable) *exprs {
-	x.keys = [2]string{t.pk.name, t.sk.name}
+	x.t = t
 	return x
 }
 
@@ -34,8 +35,11 @@ func (x *exprs) onTable(t *dbTable) *exprs {
 // are scalars, and DynamoDB rejects such a path even where it would only
 // find nothing.
 func (x *exprs) wholeKeys(nested []string) error {
+	if x.t == nil {
+		return nil
+	}
 	for _, n := range nested {
-		if n != "" && (n == x.keys[0] || n == x.keys[1]) {
+		if x.t.isKeyAttr(n) {
 			return validationf("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: %s", n)
 		}
 	}

@@ -43,11 +43,14 @@ func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.Que
 	if err := checkSelect(in.Select, ix, in.ProjectionExpression != nil, in.AttributesToGet != nil); err != nil {
 		return nil, nil, err
 	}
-	filterExpr, names, values, err := legacyFilter("QueryFilter", in.QueryFilter, in.ConditionalOperator,
-		present("KeyConditionExpression", in.KeyConditionExpression, "FilterExpression", in.FilterExpression, "ProjectionExpression", in.ProjectionExpression),
-		in.FilterExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, hash.name, rng.name)
-	if err != nil {
-		return nil, nil, err
+	filterExpr, names, values := in.FilterExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues
+	if in.QueryFilter != nil || in.ConditionalOperator != "" {
+		filterExpr, names, values, err = legacyFilter("QueryFilter", in.QueryFilter, in.ConditionalOperator,
+			present("KeyConditionExpression", in.KeyConditionExpression, "FilterExpression", in.FilterExpression, "ProjectionExpression", in.ProjectionExpression),
+			in.FilterExpression, names, values, hash.name, rng.name)
+		if err != nil {
+			return nil, nil, err
+		}
 	}
 	switch {
 	case in.KeyConditionExpression != nil && in.KeyConditions != nil:

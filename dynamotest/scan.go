@@ -46,11 +46,14 @@ func (db *DB) scan(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanO
 	if err := checkSelect(in.Select, ix, in.ProjectionExpression != nil, in.AttributesToGet != nil); err != nil {
 		return nil, nil, err
 	}
-	filterExpr, names, values, err := legacyFilter("ScanFilter", in.ScanFilter, in.ConditionalOperator,
-		present("FilterExpression", in.FilterExpression, "ProjectionExpression", in.ProjectionExpression),
-		in.FilterExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-	if err != nil {
-		return nil, nil, err
+	filterExpr, names, values := in.FilterExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues
+	if in.ScanFilter != nil || in.ConditionalOperator != "" {
+		filterExpr, names, values, err = legacyFilter("ScanFilter", in.ScanFilter, in.ConditionalOperator,
+			present("FilterExpression", in.FilterExpression, "ProjectionExpression", in.ProjectionExpression),
+			in.FilterExpression, names, values)
+		if err != nil {
+			return nil, nil, err
+		}
 	}
 	if in.AttributesToGet != nil && (in.ProjectionExpression != nil || in.FilterExpression != nil) {
 		return nil, nil, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")
