@@ -319,6 +319,9 @@ type writeExprs struct {
 // legacy parameters the request's own expressions come back unchanged.
 func legacyWrite(in writeExprs, expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator,
 	updates map[string]types.AttributeValueUpdate) (writeExprs, error) {
+	if expected == nil && updates == nil && op == "" {
+		return in, nil // the common case: expressions only
+	}
 	legacyParams := present("Expected", expected != nil, "AttributeUpdates", updates != nil)
 	if len(legacyParams) == 0 {
 		if op != "" {
