@@ -29,6 +29,9 @@
 // translated into the expressions they mean, and mixing them with
 // expressions in one request is refused as DynamoDB refuses it.
 //
+// PartiQL's ExecuteStatement runs SELECT, INSERT, UPDATE and DELETE
+// through the same requests (see DB.ExecuteStatement for what it parses).
+//
 // Storage is a tree per partition, so GetItem and Query cost O(log n +
 // items returned) however large the table grows. Each operation is atomic
 // and a DB is safe for concurrent use. Items returned are copies the caller

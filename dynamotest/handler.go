@@ -221,6 +221,11 @@ func wireOperations(api table.API) map[string]wireOperation {
 		ops["ListTagsOfResource"] = serveMethod(x.ListTagsOfResource)
 	}
 	if x, ok := api.(interface {
+		ExecuteStatement(context.Context, *dynamodb.ExecuteStatementInput, ...func(*dynamodb.Options)) (*dynamodb.ExecuteStatementOutput, error)
+	}); ok {
+		ops["ExecuteStatement"] = serveMethod(x.ExecuteStatement)
+	}
+	if x, ok := api.(interface {
 		DescribeLimits(context.Context, *dynamodb.DescribeLimitsInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeLimitsOutput, error)
 	}); ok {
 		ops["DescribeLimits"] = serveMethod(x.DescribeLimits)

@@ -27,6 +27,7 @@ func Cases() []Case {
 		lsiCases(),
 		legacyCases(),
 		updateTableCases(),
+		partiqlCases(),
 	} {
 		all = append(all, group...)
 	}

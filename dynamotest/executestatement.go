@@ -1,0 +1,375 @@
+package dynamotest
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/store"
+	"github.com/tablekit/tablekit/table"
+)
+
+// ExecuteStatement runs one PartiQL statement: SELECT (a Query when the
+// WHERE clause fixes the partition key with "=", otherwise a Scan; each
+// call reads one page of at most Limit items or 1 MB and returns a
+// NextToken while more remain, as DynamoDB does), INSERT (refused with
+// DuplicateItemException when the item exists), UPDATE and DELETE (the
+// WHERE clause must fix the whole key with "="; a missing item, or one the
+// rest of the clause does not match, is a ConditionalCheckFailedException).
+// Statements run through the expression API's requests, so they share its
+// validation, conditions, errors and capacity; they are counted as those
+// requests too.
+//
+// Supported: SET path = value (with + and -) and REMOVE path in UPDATE;
+// comparisons, BETWEEN, IN [...], IS [NOT] MISSING, AND, OR, NOT and the
+// functions begins_with, contains, attribute_exists, attribute_not_exists,
+// attribute_type and size in WHERE; ? parameters, 'strings', numbers,
+// TRUE/FALSE/NULL, [lists], {'maps'} and <<sets>> as values.
+func (db *DB) ExecuteStatement(ctx context.Context, in *dynamodb.ExecuteStatementInput, _ ...func(*dynamodb.Options)) (*dynamodb.ExecuteStatementOutput, error) {
+	in = orEmpty(in)
+	if err := contextErr(ctx); err != nil {
+		return nil, err
+	}
+	st, err := parseStatement(aws.ToString(in.Statement), in.Parameters)
+	if err != nil {
+		return nil, err
+	}
+	if st.verb != "SELECT" && (in.Limit != nil || in.NextToken != nil) {
+		return nil, validationf("Limit and NextToken are only supported for SELECT statements")
+	}
+	return db.runStatement(ctx, st, in)
+}
+
+// statement is a parsed PartiQL statement, translated.
+type statement struct {
+	verb         string // SELECT, INSERT, UPDATE, DELETE
+	table, index string
+	projection   *string // SELECT: nil for *
+	where        *string
+	update       *string
+	item         map[string]types.AttributeValue // INSERT
+	p            *pqParser
+}
+
+func parseStatement(s string, params []types.AttributeValue) (*statement, error) {
+	toks, err := pqLex(s)
+	if err != nil {
+		return nil, err
+	}
+	p := &pqParser{toks: toks, params: params}
+	st := &statement{p: p}
+	verb := p.take()
+	st.verb = strings.ToUpper(verb.text)
+	switch {
+	case verb.kind != pqIdent:
+		return nil, pqSyntax("a statement starts with SELECT, INSERT, UPDATE or DELETE")
+	case st.verb == "SELECT":
+		if !p.punct("*") {
+			var paths []string
+			for {
+				e, _, err := p.path()
+				if err != nil {
+					return nil, err
+				}
+				paths = append(paths, e)
+				if !p.punct(",") {
+					break
+				}
+			}
+			proj := strings.Join(paths, ", ")
+			st.projection = &proj
+		}
+		if err := p.expect("FROM"); err != nil {
+			return nil, err
+		}
+		if st.table, st.index, err = p.tableName(); err != nil {
+			return nil, err
+		}
+	case st.verb == "INSERT":
+		if err := p.expect("INTO"); err != nil {
+			return nil, err
+		}
+		if st.table, _, err = p.tableName(); err != nil {
+			return nil, err
+		}
+		if err := p.expect("VALUE"); err != nil {
+			return nil, err
+		}
+		v, err := p.literal()
+		if err != nil {
+			return nil, err
+		}
+		m, ok := v.(*types.AttributeValueMemberM)
+		if !ok {
+			return nil, pqSyntax("INSERT takes a tuple {'attribute': value, ...}")
+		}
+		st.item = m.Value
+	case st.verb == "UPDATE":
+		if st.table, _, err = p.tableName(); err != nil {
+			return nil, err
+		}
+		var sets, removes []string
+		for {
+			switch {
+			case p.keyword("SET"):
+				for {
+					path, _, err := p.path()
+					if err != nil {
+						return nil, err
+					}
+					if err := p.expect("="); err != nil {
+						return nil, err
+					}
+					v, err := p.operand()
+					if err != nil {
+						return nil, err
+					}
+					for _, op := range []string{"+", "-"} {
+						if p.peek().kind == pqPunct && p.peek().text == op {
+							p.pos++
+							w, err := p.operand()
+							if err != nil {
+								return nil, err
+							}
+							v += " " + op + " " + w
+						}
+					}
+					sets = append(sets, path+" = "+v)
+					if !p.punct(",") {
+						break
+					}
+				}
+				continue
+			case p.keyword("REMOVE"):
+				for {
+					path, _, err := p.path()
+					if err != nil {
+						return nil, err
+					}
+					removes = append(removes, path)
+					if !p.punct(",") {
+						break
+					}
+				}
+				continue
+			}
+			break
+		}
+		if len(sets) == 0 && len(removes) == 0 {
+			return nil, pqSyntax("UPDATE needs SET or REMOVE")
+		}
+		var clauses []string
+		if len(sets) > 0 {
+			clauses = append(clauses, "SET "+strings.Join(sets, ", "))
+		}
+		if len(removes) > 0 {
+			clauses = append(clauses, "REMOVE "+strings.Join(removes, ", "))
+		}
+		u := strings.Join(clauses, " ")
+		st.update = &u
+	case st.verb == "DELETE":
+		if err := p.expect("FROM"); err != nil {
+			return nil, err
+		}
+		if st.table, _, err = p.tableName(); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, pqSyntax("a statement starts with SELECT, INSERT, UPDATE or DELETE")
+	}
+	if st.verb != "INSERT" && p.keyword("WHERE") {
+		w, err := p.condition()
+		if err != nil {
+			return nil, err
+		}
+		st.where = &w
+	}
+	if t := p.peek(); t.kind != pqEOF {
+		return nil, pqSyntax("unexpected '" + t.text + "' at the end of the statement")
+	}
+	if p.next != len(params) {
+		return nil, validationf("Number of parameters in request and statement don't match.")
+	}
+	return st, nil
+}
+
+// key returns the statement's key for UPDATE and DELETE: the WHERE
+// clause's equalities on every key attribute of t.
+func (st *statement) key(t *dbTable) (map[string]types.AttributeValue, error) {
+	key := map[string]types.AttributeValue{}
+	for _, k := range []string{t.pk.name, t.sk.name} {
+		if k == "" {
+			continue
+		}
+		v, ok := st.p.eqs[k]
+		if !ok || st.p.branched {
+			return nil, validationf("Where clause does not contain a mandatory equality on all key attributes")
+		}
+		key[k] = v
+	}
+	return key, nil
+}
+
+func (db *DB) runStatement(ctx context.Context, st *statement, in *dynamodb.ExecuteStatementInput) (*dynamodb.ExecuteStatementOutput, error) {
+	t := db.table(st.table)
+	if t == nil {
+		return nil, &types.ResourceNotFoundException{Message: aws.String("Requested resource not found")}
+	}
+	p := st.p
+	switch st.verb {
+	case "INSERT":
+		cond := "attribute_not_exists(" + p.name(t.pk.name) + ")"
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(st.table), Item: st.item, ConditionExpression: &cond,
+			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values, ReturnConsumedCapacity: in.ReturnConsumedCapacity})
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) {
+			return nil, &types.DuplicateItemException{Message: aws.String("Duplicate primary key exists in table")}
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &dynamodb.ExecuteStatementOutput{}, nil
+	case "UPDATE", "DELETE":
+		key, err := st.key(t)
+		if err != nil {
+			return nil, err
+		}
+		cond := "attribute_exists(" + p.name(t.pk.name) + ")"
+		if st.where != nil {
+			cond += " AND (" + *st.where + ")"
+		}
+		var out *dynamodb.ExecuteStatementOutput
+		if st.verb == "UPDATE" {
+			res, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(st.table), Key: key, UpdateExpression: st.update,
+				ConditionExpression: &cond, ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
+				ReturnConsumedCapacity: in.ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure})
+			if err != nil {
+				return nil, err
+			}
+			out = &dynamodb.ExecuteStatementOutput{ConsumedCapacity: res.ConsumedCapacity}
+		} else {
+			res, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(st.table), Key: key,
+				ConditionExpression: &cond, ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
+				ReturnConsumedCapacity: in.ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure})
+			if err != nil {
+				return nil, err
+			}
+			out = &dynamodb.ExecuteStatementOutput{ConsumedCapacity: res.ConsumedCapacity}
+		}
+		return out, nil
+	}
+	return db.selectStatement(ctx, t, st, in)
+}
+
+// selectStatement runs a SELECT: one page of the Query or Scan it stands
+// for, filtered by the WHERE clause and projected.
+func (db *DB) selectStatement(ctx context.Context, t *dbTable, st *statement, in *dynamodb.ExecuteStatementInput) (*dynamodb.ExecuteStatementOutput, error) {
+	p := st.p
+	// The WHERE clause and projection are compiled first, so they are
+	// checked even when the page is empty.
+	x, err := newExprs(p.names, p.values)
+	if err != nil {
+		return nil, err
+	}
+	x.onTable(t)
+	where, err := x.condition(st.where)
+	if err != nil {
+		return nil, err
+	}
+	proj, err := x.projection(st.projection)
+	if err != nil {
+		return nil, err
+	}
+	if err := x.done(); err != nil {
+		return nil, err
+	}
+	start, err := decodeNextToken(aws.ToString(in.Statement), in.NextToken)
+	if err != nil {
+		return nil, err
+	}
+	var index *string
+	pk := t.pk.name
+	if st.index != "" {
+		index = aws.String(st.index)
+		ix := t.index(st.index)
+		if ix == nil {
+			return nil, validationf("The table does not have the specified index: %s", st.index)
+		}
+		pk = ix.pk.name
+	}
+	var items []map[string]types.AttributeValue
+	var last map[string]types.AttributeValue
+	var consumed *types.ConsumedCapacity
+	if v, ok := p.eqs[pk]; ok && !p.branched {
+		out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(st.table), IndexName: index,
+			KeyConditionExpression: aws.String("#k = :k"), ExpressionAttributeNames: map[string]string{"#k": pk},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":k": v}, ExclusiveStartKey: start, Limit: in.Limit,
+			ConsistentRead: in.ConsistentRead, ReturnConsumedCapacity: in.ReturnConsumedCapacity})
+		if err != nil {
+			return nil, err
+		}
+		items, last, consumed = out.Items, out.LastEvaluatedKey, out.ConsumedCapacity
+	} else {
+		out, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(st.table), IndexName: index, ExclusiveStartKey: start,
+			Limit: in.Limit, ConsistentRead: in.ConsistentRead, ReturnConsumedCapacity: in.ReturnConsumedCapacity})
+		if err != nil {
+			return nil, err
+		}
+		items, last, consumed = out.Items, out.LastEvaluatedKey, out.ConsumedCapacity
+	}
+	out := &dynamodb.ExecuteStatementOutput{Items: []map[string]types.AttributeValue{}, ConsumedCapacity: consumed}
+	for _, item := range items {
+		ok, err := where.eval(item)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out.Items = append(out.Items, proj.apply(item))
+		}
+	}
+	if len(last) > 0 {
+		out.NextToken = encodeNextToken(aws.ToString(in.Statement), last)
+	}
+	return out, nil
+}
+
+// A NextToken is the page's LastEvaluatedKey in the fake's item encoding
+// after a CRC-32 of the statement and that encoding, base64url: opaque to
+// the caller, as DynamoDB's are, and refused when altered or used with
+// another statement.
+func encodeNextToken(statement string, key map[string]types.AttributeValue) *string {
+	enc := store.Encode(key, table.ItemSize(key))
+	b := binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE([]byte(statement+"\x00"+enc)))
+	return aws.String(base64.RawURLEncoding.EncodeToString(append(b, enc...)))
+}
+
+func decodeNextToken(statement string, token *string) (map[string]types.AttributeValue, error) {
+	if token == nil {
+		return nil, nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(*token)
+	if err != nil || len(raw) <= 4 || binary.BigEndian.Uint32(raw) != crc32.ChecksumIEEE([]byte(statement+"\x00"+string(raw[4:]))) {
+		return nil, validationf("Invalid NextToken")
+	}
+	b := raw[4:]
+	var key map[string]types.AttributeValue
+	func() {
+		defer func() {
+			if recover() != nil {
+				key = nil
+			}
+		}()
+		key = store.Decode(string(b))
+	}()
+	if len(key) == 0 {
+		return nil, validationf("Invalid NextToken")
+	}
+	return key, nil
+}

@@ -1,0 +1,41 @@
+package dynamotest_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestExecuteStatementRefusesAnAlteredNextToken(t *testing.T) {
+	db := newDB(t, simple)
+	for _, sk := range []string{"1", "2", "3"} {
+		put(t, db, "simple", item{"pk": S("a"), "sk": S(sk)})
+	}
+	out, err := db.ExecuteStatement(ctx, &dynamodb.ExecuteStatementInput{Statement: aws.String(`SELECT * FROM simple WHERE pk = 'a'`), Limit: aws.Int32(1)})
+	require.NoError(t, err)
+	require.NotNil(t, out.NextToken)
+	for _, token := range []string{"", "!!!", "AAAA", *out.NextToken + "x"} {
+		_, err := db.ExecuteStatement(ctx, &dynamodb.ExecuteStatementInput{Statement: aws.String(`SELECT * FROM simple WHERE pk = 'a'`), NextToken: aws.String(token)})
+		wantValidation(t, err, "")
+	}
+}
+
+func TestExecuteStatementHonoursTheContextAndNilInput(t *testing.T) {
+	db := newDB(t, simple)
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := db.ExecuteStatement(canceled, &dynamodb.ExecuteStatementInput{Statement: aws.String(`INSERT INTO simple VALUE {'pk': 'a', 'sk': '1'}`)})
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Nil(t, get(t, db, "simple", item{"pk": S("a"), "sk": S("1")}))
+	assert.NotPanics(t, func() { _, _ = db.ExecuteStatement(ctx, nil) })
+}
+
+func TestExecuteStatementLimitIsOnlyForSelect(t *testing.T) {
+	db := newDB(t, simple)
+	_, err := db.ExecuteStatement(ctx, &dynamodb.ExecuteStatementInput{Statement: aws.String(`DELETE FROM simple WHERE pk = 'a' AND sk = '1'`), Limit: aws.Int32(1)})
+	wantValidation(t, err, "")
+}

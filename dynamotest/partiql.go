@@ -1,0 +1,556 @@
+package dynamotest
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// The PartiQL statements DynamoDB supports (SELECT, INSERT, UPDATE,
+// DELETE) are translated here into the expression API's requests, with
+// placeholders of their own, so they share its evaluation, conditions and
+// errors. This file is the lexer and the translation of expressions and
+// values; executestatement.go runs the statements.
+
+type pqKind int
+
+const (
+	pqEOF pqKind = iota
+	pqIdent
+	pqQuoted // "identifier"
+	pqString // 'literal'
+	pqNumber
+	pqParam // ?
+	pqPunct
+)
+
+type pqToken struct {
+	kind pqKind
+	text string
+}
+
+// pqLex splits a statement into tokens.
+func pqLex(s string) ([]pqToken, error) {
+	var out []pqToken
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c == '"' || c == '\'':
+			var b strings.Builder
+			j := i + 1
+			for {
+				if j >= len(s) {
+					return nil, pqSyntax("unterminated quoted text")
+				}
+				if s[j] == c {
+					if j+1 < len(s) && s[j+1] == c { // doubled quote
+						b.WriteByte(c)
+						j += 2
+						continue
+					}
+					break
+				}
+				b.WriteByte(s[j])
+				j++
+			}
+			kind := pqQuoted
+			if c == '\'' {
+				kind = pqString
+			}
+			out = append(out, pqToken{kind, b.String()})
+			i = j + 1
+		case c >= '0' && c <= '9' || (c == '-' || c == '.') && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && pqNumberMayStart(out):
+			j := i + 1
+			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' || s[j] == 'e' || s[j] == 'E' ||
+				(s[j] == '-' || s[j] == '+') && (s[j-1] == 'e' || s[j-1] == 'E')) {
+				j++
+			}
+			out = append(out, pqToken{pqNumber, s[i:j]})
+			i = j
+		case c == '_' || unicode.IsLetter(rune(c)):
+			j := i + 1
+			for j < len(s) && (s[j] == '_' || s[j] == '$' || unicode.IsLetter(rune(s[j])) || s[j] >= '0' && s[j] <= '9') {
+				j++
+			}
+			out = append(out, pqToken{pqIdent, s[i:j]})
+			i = j
+		case c == '?':
+			out = append(out, pqToken{pqParam, "?"})
+			i++
+		default:
+			two := ""
+			if i+1 < len(s) {
+				two = s[i : i+2]
+			}
+			switch two {
+			case "<=", ">=", "<>", "!=", "<<", ">>":
+				out = append(out, pqToken{pqPunct, two})
+				i += 2
+				continue
+			}
+			if strings.IndexByte("=<>(),.[]{}:*+-", c) < 0 {
+				return nil, pqSyntax("unexpected character '" + string(c) + "'")
+			}
+			out = append(out, pqToken{pqPunct, string(c)})
+			i++
+		}
+	}
+	return append(out, pqToken{kind: pqEOF}), nil
+}
+
+// pqNumberMayStart reports whether a '-' or '.' here begins a number: after
+// an operator, a comma, an opening bracket or at the start, not after a
+// value.
+func pqNumberMayStart(prev []pqToken) bool {
+	if len(prev) == 0 {
+		return true
+	}
+	t := prev[len(prev)-1]
+	return t.kind == pqPunct && t.text != ")" && t.text != "]" && t.text != "}" || t.kind == pqIdent && isPQKeyword(t.text)
+}
+
+func isPQKeyword(s string) bool {
+	switch strings.ToUpper(s) {
+	case "AND", "OR", "NOT", "BETWEEN", "IN", "WHERE", "SET", "VALUE", "IS":
+		return true
+	}
+	return false
+}
+
+func pqSyntax(why string) error {
+	return validationf("Statement wasn't well formed, can't be processed: %s", why)
+}
+
+// pqParser walks a statement's tokens, translating expressions into the
+// expression language with placeholders it collects.
+type pqParser struct {
+	toks   []pqToken
+	pos    int
+	params []types.AttributeValue
+	next   int // the next parameter
+	names  map[string]string
+	values map[string]types.AttributeValue
+	// eqs are the WHERE clause's comparisons "attribute = value" of
+	// top-level attributes, by attribute; usable as the statement's key
+	// only when branched is false (no OR or NOT anywhere in the clause).
+	eqs      map[string]types.AttributeValue
+	branched bool
+}
+
+func (p *pqParser) peek() pqToken { return p.toks[p.pos] }
+
+func (p *pqParser) take() pqToken {
+	t := p.toks[p.pos]
+	if t.kind != pqEOF {
+		p.pos++
+	}
+	return t
+}
+
+// keyword consumes the keyword kw (any case) if it comes next.
+func (p *pqParser) keyword(kw string) bool {
+	t := p.peek()
+	if t.kind == pqIdent && strings.EqualFold(t.text, kw) {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+func (p *pqParser) punct(s string) bool {
+	t := p.peek()
+	if t.kind == pqPunct && t.text == s {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+func (p *pqParser) expect(s string) error {
+	if p.punct(s) || p.keyword(s) {
+		return nil
+	}
+	return pqSyntax("expected " + s + " near '" + p.peek().text + "'")
+}
+
+func (p *pqParser) name(attr string) string {
+	if p.names == nil {
+		p.names = map[string]string{}
+	}
+	for k, v := range p.names {
+		if v == attr {
+			return k
+		}
+	}
+	ph := "#pq" + strconv.Itoa(len(p.names))
+	p.names[ph] = attr
+	return ph
+}
+
+func (p *pqParser) value(v types.AttributeValue) string {
+	if p.values == nil {
+		p.values = map[string]types.AttributeValue{}
+	}
+	ph := ":pq" + strconv.Itoa(len(p.values))
+	p.values[ph] = v
+	return ph
+}
+
+// tableName parses "Table" or "Table"."Index" (quotes optional).
+func (p *pqParser) tableName() (table, index string, err error) {
+	t := p.take()
+	if t.kind != pqQuoted && t.kind != pqIdent {
+		return "", "", pqSyntax("expected a table name near '" + t.text + "'")
+	}
+	table = t.text
+	if p.punct(".") {
+		t = p.take()
+		if t.kind != pqQuoted && t.kind != pqIdent {
+			return "", "", pqSyntax("expected an index name near '" + t.text + "'")
+		}
+		index = t.text
+	}
+	return table, index, nil
+}
+
+// path parses an attribute path (a, "a", a.b, a[0]) and returns it in the
+// expression language, with its top-level attribute name.
+func (p *pqParser) path() (expr, top string, err error) {
+	t := p.take()
+	if t.kind != pqIdent && t.kind != pqQuoted {
+		return "", "", pqSyntax("expected an attribute name near '" + t.text + "'")
+	}
+	top = t.text
+	var b strings.Builder
+	b.WriteString(p.name(t.text))
+	for {
+		switch {
+		case p.punct("."):
+			t = p.take()
+			if t.kind != pqIdent && t.kind != pqQuoted {
+				return "", "", pqSyntax("expected an attribute name after '.'")
+			}
+			b.WriteString("." + p.name(t.text))
+		case p.punct("["):
+			t = p.take()
+			if t.kind != pqNumber {
+				return "", "", pqSyntax("expected a list index")
+			}
+			b.WriteString("[" + t.text + "]")
+			if err := p.expect("]"); err != nil {
+				return "", "", err
+			}
+		default:
+			return b.String(), top, nil
+		}
+	}
+}
+
+// literal parses a value: 'string', a number, ?, TRUE/FALSE/NULL, a list
+// [..], a map {'k': v, ..} or a set <<..>>.
+func (p *pqParser) literal() (types.AttributeValue, error) {
+	t := p.take()
+	switch t.kind {
+	case pqString:
+		return &types.AttributeValueMemberS{Value: t.text}, nil
+	case pqNumber:
+		return &types.AttributeValueMemberN{Value: t.text}, nil
+	case pqParam:
+		if p.next >= len(p.params) {
+			return nil, validationf("Number of parameters in request and statement don't match.")
+		}
+		v := p.params[p.next]
+		p.next++
+		return v, nil
+	case pqIdent:
+		switch strings.ToUpper(t.text) {
+		case "TRUE":
+			return &types.AttributeValueMemberBOOL{Value: true}, nil
+		case "FALSE":
+			return &types.AttributeValueMemberBOOL{Value: false}, nil
+		case "NULL":
+			return &types.AttributeValueMemberNULL{Value: true}, nil
+		}
+	case pqPunct:
+		switch t.text {
+		case "[":
+			list := []types.AttributeValue{}
+			if p.punct("]") {
+				return &types.AttributeValueMemberL{Value: list}, nil
+			}
+			for {
+				v, err := p.literal()
+				if err != nil {
+					return nil, err
+				}
+				list = append(list, v)
+				if p.punct("]") {
+					return &types.AttributeValueMemberL{Value: list}, nil
+				}
+				if err := p.expect(","); err != nil {
+					return nil, err
+				}
+			}
+		case "{":
+			m := map[string]types.AttributeValue{}
+			if p.punct("}") {
+				return &types.AttributeValueMemberM{Value: m}, nil
+			}
+			for {
+				k := p.take()
+				if k.kind != pqString && k.kind != pqQuoted {
+					return nil, pqSyntax("expected a quoted attribute name in a tuple near '" + k.text + "'")
+				}
+				if err := p.expect(":"); err != nil {
+					return nil, err
+				}
+				v, err := p.literal()
+				if err != nil {
+					return nil, err
+				}
+				m[k.text] = v
+				if p.punct("}") {
+					return &types.AttributeValueMemberM{Value: m}, nil
+				}
+				if err := p.expect(","); err != nil {
+					return nil, err
+				}
+			}
+		case "<<":
+			var elems []types.AttributeValue
+			for {
+				v, err := p.literal()
+				if err != nil {
+					return nil, err
+				}
+				elems = append(elems, v)
+				if p.punct(">>") {
+					return pqSet(elems)
+				}
+				if err := p.expect(","); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return nil, pqSyntax("unexpected term '" + t.text + "'")
+}
+
+// pqSet builds a set from its elements, which must all be strings, all
+// numbers or all binaries.
+func pqSet(elems []types.AttributeValue) (types.AttributeValue, error) {
+	switch elems[0].(type) {
+	case *types.AttributeValueMemberS:
+		ss := &types.AttributeValueMemberSS{}
+		for _, e := range elems {
+			s, ok := e.(*types.AttributeValueMemberS)
+			if !ok {
+				return nil, validationf("Unsupported operation: set elements must all have the same type")
+			}
+			ss.Value = append(ss.Value, s.Value)
+		}
+		return ss, nil
+	case *types.AttributeValueMemberN:
+		ns := &types.AttributeValueMemberNS{}
+		for _, e := range elems {
+			n, ok := e.(*types.AttributeValueMemberN)
+			if !ok {
+				return nil, validationf("Unsupported operation: set elements must all have the same type")
+			}
+			ns.Value = append(ns.Value, n.Value)
+		}
+		return ns, nil
+	case *types.AttributeValueMemberB:
+		bs := &types.AttributeValueMemberBS{}
+		for _, e := range elems {
+			b, ok := e.(*types.AttributeValueMemberB)
+			if !ok {
+				return nil, validationf("Unsupported operation: set elements must all have the same type")
+			}
+			bs.Value = append(bs.Value, b.Value)
+		}
+		return bs, nil
+	}
+	return nil, validationf("Unsupported operation: sets hold strings, numbers or binaries")
+}
+
+// operand parses a path, a literal or a function call, in the expression
+// language.
+func (p *pqParser) operand() (string, error) {
+	t := p.peek()
+	if t.kind == pqIdent && p.toks[p.pos+1].kind == pqPunct && p.toks[p.pos+1].text == "(" && !isPQKeyword(t.text) {
+		fn := strings.ToLower(t.text)
+		switch fn {
+		case "begins_with", "contains", "attribute_exists", "attribute_not_exists", "attribute_type", "size":
+		default:
+			return "", validationf("Unsupported function: %s", t.text)
+		}
+		p.pos += 2
+		var args []string
+		for !p.punct(")") {
+			if len(args) > 0 {
+				if err := p.expect(","); err != nil {
+					return "", err
+				}
+			}
+			a, err := p.operand()
+			if err != nil {
+				return "", err
+			}
+			args = append(args, a)
+		}
+		return fn + "(" + strings.Join(args, ", ") + ")", nil
+	}
+	if (t.kind == pqIdent && !isLiteralWord(t.text)) || t.kind == pqQuoted {
+		e, _, err := p.path()
+		return e, err
+	}
+	v, err := p.literal()
+	if err != nil {
+		return "", err
+	}
+	return p.value(v), nil
+}
+
+func isLiteralWord(s string) bool {
+	switch strings.ToUpper(s) {
+	case "TRUE", "FALSE", "NULL":
+		return true
+	}
+	return false
+}
+
+// condition parses a WHERE condition into a condition expression.
+func (p *pqParser) condition() (string, error) {
+	left, err := p.conjunction()
+	if err != nil {
+		return "", err
+	}
+	for p.keyword("OR") {
+		p.branched = true
+		right, err := p.conjunction()
+		if err != nil {
+			return "", err
+		}
+		left = "(" + left + ") OR (" + right + ")"
+	}
+	return left, nil
+}
+
+func (p *pqParser) conjunction() (string, error) {
+	left, err := p.negation()
+	if err != nil {
+		return "", err
+	}
+	for p.keyword("AND") {
+		right, err := p.negation()
+		if err != nil {
+			return "", err
+		}
+		left = "(" + left + ") AND (" + right + ")"
+	}
+	return left, nil
+}
+
+func (p *pqParser) negation() (string, error) {
+	if p.keyword("NOT") {
+		p.branched = true
+		c, err := p.negation()
+		if err != nil {
+			return "", err
+		}
+		return "NOT (" + c + ")", nil
+	}
+	if p.punct("(") {
+		c, err := p.condition()
+		if err != nil {
+			return "", err
+		}
+		return c, p.expect(")")
+	}
+	return p.comparison()
+}
+
+func (p *pqParser) comparison() (string, error) {
+	start := p.pos
+	values := len(p.values)
+	left, err := p.operand()
+	if err != nil {
+		return "", err
+	}
+	// A function call stands alone as a condition.
+	if strings.HasSuffix(left, ")") && p.toks[start].kind == pqIdent && p.peek().kind != pqPunct {
+		return left, nil
+	}
+	t := p.peek()
+	switch {
+	case t.kind == pqPunct && (t.text == "=" || t.text == "<>" || t.text == "!=" || t.text == "<" || t.text == "<=" || t.text == ">" || t.text == ">="):
+		p.pos++
+		right, err := p.operand()
+		if err != nil {
+			return "", err
+		}
+		op := t.text
+		if op == "!=" {
+			op = "<>"
+		}
+		// attr = value, with attr a top-level name and value one literal.
+		if op == "=" && p.pos-start == 3 && (p.toks[start].kind == pqIdent || p.toks[start].kind == pqQuoted) && len(p.values) == values+1 {
+			if p.eqs == nil {
+				p.eqs = map[string]types.AttributeValue{}
+			}
+			p.eqs[p.toks[start].text] = p.values[right]
+		}
+		return left + " " + op + " " + right, nil
+	case p.keyword("BETWEEN"):
+		lo, err := p.operand()
+		if err != nil {
+			return "", err
+		}
+		if err := p.expect("AND"); err != nil {
+			return "", err
+		}
+		hi, err := p.operand()
+		if err != nil {
+			return "", err
+		}
+		return left + " BETWEEN " + lo + " AND " + hi, nil
+	case p.keyword("IN"):
+		if err := p.expect("["); err != nil {
+			return "", err
+		}
+		var vals []string
+		for !p.punct("]") {
+			if len(vals) > 0 {
+				if err := p.expect(","); err != nil {
+					return "", err
+				}
+			}
+			v, err := p.operand()
+			if err != nil {
+				return "", err
+			}
+			vals = append(vals, v)
+		}
+		if len(vals) == 0 {
+			return "", pqSyntax("IN needs at least one value")
+		}
+		return left + " IN (" + strings.Join(vals, ", ") + ")", nil
+	case p.keyword("IS"):
+		not := p.keyword("NOT")
+		if !p.keyword("MISSING") {
+			return "", pqSyntax("expected MISSING after IS")
+		}
+		if not {
+			return "attribute_exists(" + left + ")", nil
+		}
+		return "attribute_not_exists(" + left + ")", nil
+	case strings.HasSuffix(left, ")"):
+		return left, nil
+	}
+	return "", pqSyntax("expected a comparison near '" + t.text + "'")
+}
