@@ -217,55 +217,82 @@ func (st *statement) key(t *dbTable) (map[string]types.AttributeValue, error) {
 	return key, nil
 }
 
+// write is a write statement as the transaction action it stands for.
+func (st *statement) write(t *dbTable) (types.TransactWriteItem, error) {
+	p := st.p
+	name := aws.String(st.table)
+	if st.verb == "INSERT" {
+		cond := "attribute_not_exists(" + p.name(t.pk.name) + ")"
+		return types.TransactWriteItem{Put: &types.Put{TableName: name, Item: st.item, ConditionExpression: &cond,
+			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values}}, nil
+	}
+	key, err := st.key(t)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	cond := "attribute_exists(" + p.name(t.pk.name) + ")"
+	if st.where != nil {
+		cond += " AND (" + *st.where + ")"
+	}
+	if st.verb == "UPDATE" {
+		return types.TransactWriteItem{Update: &types.Update{TableName: name, Key: key, UpdateExpression: st.update,
+			ConditionExpression: &cond, ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values}}, nil
+	}
+	return types.TransactWriteItem{Delete: &types.Delete{TableName: name, Key: key,
+		ConditionExpression: &cond, ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values}}, nil
+}
+
+// duplicate is the error of an INSERT whose key exists.
+func duplicate() error {
+	return &types.DuplicateItemException{Message: aws.String("Duplicate primary key exists in table")}
+}
+
 func (db *DB) runStatement(ctx context.Context, st *statement, in *dynamodb.ExecuteStatementInput) (*dynamodb.ExecuteStatementOutput, error) {
 	t := db.table(st.table)
 	if t == nil {
 		return nil, &types.ResourceNotFoundException{Message: aws.String("Requested resource not found")}
 	}
-	p := st.p
-	switch st.verb {
-	case "INSERT":
-		cond := "attribute_not_exists(" + p.name(t.pk.name) + ")"
-		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(st.table), Item: st.item, ConditionExpression: &cond,
-			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values, ReturnConsumedCapacity: in.ReturnConsumedCapacity})
+	if st.verb == "SELECT" {
+		return db.selectStatement(ctx, t, st, in)
+	}
+	w, err := st.write(t)
+	if err != nil {
+		return nil, err
+	}
+	var consumed *types.ConsumedCapacity
+	switch {
+	case w.Put != nil:
+		res, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: w.Put.TableName, Item: w.Put.Item, ConditionExpression: w.Put.ConditionExpression,
+			ExpressionAttributeNames: w.Put.ExpressionAttributeNames, ExpressionAttributeValues: w.Put.ExpressionAttributeValues,
+			ReturnConsumedCapacity: in.ReturnConsumedCapacity})
 		var ccf *types.ConditionalCheckFailedException
 		if errors.As(err, &ccf) {
-			return nil, &types.DuplicateItemException{Message: aws.String("Duplicate primary key exists in table")}
+			return nil, duplicate()
 		}
 		if err != nil {
 			return nil, err
 		}
-		return &dynamodb.ExecuteStatementOutput{}, nil
-	case "UPDATE", "DELETE":
-		key, err := st.key(t)
+		consumed = res.ConsumedCapacity
+	case w.Update != nil:
+		u := w.Update
+		res, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
+			ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues,
+			ReturnConsumedCapacity: in.ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure})
 		if err != nil {
 			return nil, err
 		}
-		cond := "attribute_exists(" + p.name(t.pk.name) + ")"
-		if st.where != nil {
-			cond += " AND (" + *st.where + ")"
+		consumed = res.ConsumedCapacity
+	default:
+		d := w.Delete
+		res, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: d.TableName, Key: d.Key,
+			ConditionExpression: d.ConditionExpression, ExpressionAttributeNames: d.ExpressionAttributeNames, ExpressionAttributeValues: d.ExpressionAttributeValues,
+			ReturnConsumedCapacity: in.ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure})
+		if err != nil {
+			return nil, err
 		}
-		var out *dynamodb.ExecuteStatementOutput
-		if st.verb == "UPDATE" {
-			res, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(st.table), Key: key, UpdateExpression: st.update,
-				ConditionExpression: &cond, ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
-				ReturnConsumedCapacity: in.ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure})
-			if err != nil {
-				return nil, err
-			}
-			out = &dynamodb.ExecuteStatementOutput{ConsumedCapacity: res.ConsumedCapacity}
-		} else {
-			res, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(st.table), Key: key,
-				ConditionExpression: &cond, ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
-				ReturnConsumedCapacity: in.ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure})
-			if err != nil {
-				return nil, err
-			}
-			out = &dynamodb.ExecuteStatementOutput{ConsumedCapacity: res.ConsumedCapacity}
-		}
-		return out, nil
+		consumed = res.ConsumedCapacity
 	}
-	return db.selectStatement(ctx, t, st, in)
+	return &dynamodb.ExecuteStatementOutput{ConsumedCapacity: consumed}, nil
 }
 
 // selectStatement runs a SELECT: one page of the Query or Scan it stands

@@ -226,6 +226,13 @@ func wireOperations(api table.API) map[string]wireOperation {
 		ops["ExecuteStatement"] = serveMethod(x.ExecuteStatement)
 	}
 	if x, ok := api.(interface {
+		ExecuteTransaction(context.Context, *dynamodb.ExecuteTransactionInput, ...func(*dynamodb.Options)) (*dynamodb.ExecuteTransactionOutput, error)
+		BatchExecuteStatement(context.Context, *dynamodb.BatchExecuteStatementInput, ...func(*dynamodb.Options)) (*dynamodb.BatchExecuteStatementOutput, error)
+	}); ok {
+		ops["ExecuteTransaction"] = serveMethod(x.ExecuteTransaction)
+		ops["BatchExecuteStatement"] = serveMethod(x.BatchExecuteStatement)
+	}
+	if x, ok := api.(interface {
 		DescribeLimits(context.Context, *dynamodb.DescribeLimitsInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeLimitsOutput, error)
 	}); ok {
 		ops["DescribeLimits"] = serveMethod(x.DescribeLimits)

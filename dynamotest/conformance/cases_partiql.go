@@ -11,6 +11,26 @@ import (
 // StatementExecutor is what the PartiQL cases need beyond table.API.
 type StatementExecutor interface {
 	ExecuteStatement(ctx context.Context, in *dynamodb.ExecuteStatementInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ExecuteStatementOutput, error)
+	ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransactionInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ExecuteTransactionOutput, error)
+	BatchExecuteStatement(ctx context.Context, in *dynamodb.BatchExecuteStatementInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchExecuteStatementOutput, error)
+}
+
+func (c *C) executor() StatementExecutor {
+	c.Helper()
+	x, ok := c.API.(StatementExecutor)
+	if !ok {
+		c.Skip("the backend's API has no PartiQL operations")
+	}
+	return x
+}
+
+// stmts builds parameterless statements on the case's table.
+func (c *C) stmts(ss ...string) []types.ParameterizedStatement {
+	out := make([]types.ParameterizedStatement, len(ss))
+	for i, s := range ss {
+		out[i] = types.ParameterizedStatement{Statement: aws.String(c.statement(s))}
+	}
+	return out
 }
 
 // exec runs a PartiQL statement in which {T} names the case's table.
@@ -107,6 +127,65 @@ func partiqlCases() []Case {
 			}
 			_, err := x.ExecuteStatement(c.Ctx, &dynamodb.ExecuteStatementInput{Statement: aws.String(`SELECT * FROM "` + c.UniqueTableName("none") + `"`)})
 			c.ExpectErr(err, "ResourceNotFoundException")
+		}},
+		{Name: "partiql/transaction-of-writes-is-all-or-nothing", Seed: seed, Run: func(c *C) {
+			_, err := c.executor().ExecuteTransaction(c.Ctx, &dynamodb.ExecuteTransactionInput{TransactStatements: c.stmts(
+				`INSERT INTO {T} VALUE {'pk': 'c', 'sk': '1'}`,
+				`UPDATE {T} SET n = 9 WHERE pk = 'a' AND sk = '1' AND n = 100`)})
+			c.ExpectReasons(err, "None", "ConditionalCheckFailed")
+			c.ExpectUnchanged()
+			_, err = c.executor().ExecuteTransaction(c.Ctx, &dynamodb.ExecuteTransactionInput{TransactStatements: c.stmts(
+				`INSERT INTO {T} VALUE {'pk': 'c', 'sk': '1'}`,
+				`DELETE FROM {T} WHERE pk = 'b' AND sk = '1'`)})
+			c.OK(err)
+			c.ExpectTable(Items(seed[0], seed[1], seed[2], I("pk", "c", "sk", "1")))
+		}},
+		{Name: "partiql/transaction-of-reads", Seed: seed, Run: func(c *C) {
+			out, err := c.executor().ExecuteTransaction(c.Ctx, &dynamodb.ExecuteTransactionInput{TransactStatements: c.stmts(
+				`SELECT * FROM {T} WHERE pk = 'a' AND sk = '3'`,
+				`SELECT n FROM {T} WHERE pk = 'b' AND sk = '1'`,
+				`SELECT * FROM {T} WHERE pk = 'z' AND sk = '1'`)})
+			c.OK(err)
+			if len(out.Responses) != 3 {
+				c.Fatalf("%d responses; want 3", len(out.Responses))
+			}
+			c.ExpectItem("first", out.Responses[0].Item, seed[2])
+			c.ExpectItem("second", out.Responses[1].Item, I("n", 4))
+			c.ExpectItem("third", out.Responses[2].Item, nil)
+		}},
+		{Name: "partiql/batch-statements-fail-one-by-one", Seed: seed, Run: func(c *C) {
+			var reqs []types.BatchStatementRequest
+			for _, s := range []string{`UPDATE {T} SET n = 50 WHERE pk = 'a' AND sk = '1'`, `UPDATE {T} SET n = 60 WHERE pk = 'z' AND sk = '1'`,
+				`DELETE FROM {T} WHERE pk = 'b' AND sk = '1'`} {
+				reqs = append(reqs, types.BatchStatementRequest{Statement: aws.String(c.statement(s))})
+			}
+			out, err := c.executor().BatchExecuteStatement(c.Ctx, &dynamodb.BatchExecuteStatementInput{Statements: reqs})
+			c.OK(err)
+			var codes []string
+			for _, r := range out.Responses {
+				code := ""
+				if r.Error != nil {
+					code = string(r.Error.Code)
+				}
+				codes = append(codes, code)
+			}
+			if len(codes) != 3 || codes[0] != "" || codes[1] != "ConditionalCheckFailed" || codes[2] != "" {
+				c.Errorf("error codes %q; want [\"\" ConditionalCheckFailed \"\"]", codes)
+			}
+			c.ExpectTable(Items(with(seed[0], "n", 50), seed[1], seed[2]))
+		}},
+		{Name: "partiql/batch-reads-by-key", Seed: seed, Run: func(c *C) {
+			var reqs []types.BatchStatementRequest
+			for _, s := range []string{`SELECT * FROM {T} WHERE pk = 'a' AND sk = '2'`, `SELECT * FROM {T} WHERE pk = 'z' AND sk = '1'`} {
+				reqs = append(reqs, types.BatchStatementRequest{Statement: aws.String(c.statement(s))})
+			}
+			out, err := c.executor().BatchExecuteStatement(c.Ctx, &dynamodb.BatchExecuteStatementInput{Statements: reqs})
+			c.OK(err)
+			if len(out.Responses) != 2 {
+				c.Fatalf("%d responses; want 2", len(out.Responses))
+			}
+			c.ExpectItem("first", out.Responses[0].Item, seed[1])
+			c.ExpectItem("second", out.Responses[1].Item, nil)
 		}},
 		{Name: "partiql/select-pages-with-next-token", Seed: seed, Run: func(c *C) {
 			x, ok := c.API.(StatementExecutor)
