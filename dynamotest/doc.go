@@ -29,8 +29,10 @@
 // translated into the expressions they mean, and mixing them with
 // expressions in one request is refused as DynamoDB refuses it.
 //
-// PartiQL's ExecuteStatement runs SELECT, INSERT, UPDATE and DELETE
-// through the same requests (see DB.ExecuteStatement for what it parses).
+// PartiQL's ExecuteStatement, ExecuteTransaction and BatchExecuteStatement
+// run SELECT, INSERT, UPDATE and DELETE through the same requests (see
+// DB.ExecuteStatement for what they parse). UpdateTable, the tagging
+// operations and DescribeLimits are served too, in process and over HTTP.
 //
 // Storage is a tree per partition, so GetItem and Query cost O(log n +
 // items returned) however large the table grows. Each operation is atomic

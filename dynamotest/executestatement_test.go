@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,4 +39,30 @@ func TestExecuteStatementLimitIsOnlyForSelect(t *testing.T) {
 	db := newDB(t, simple)
 	_, err := db.ExecuteStatement(ctx, &dynamodb.ExecuteStatementInput{Statement: aws.String(`DELETE FROM simple WHERE pk = 'a' AND sk = '1'`), Limit: aws.Int32(1)})
 	wantValidation(t, err, "")
+}
+
+func TestPartiQLBatchesAndTransactionsHonourTheContextAndNilInput(t *testing.T) {
+	db := newDB(t, simple)
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	stmt := []types.ParameterizedStatement{{Statement: aws.String(`INSERT INTO simple VALUE {'pk': 'a', 'sk': '1'}`)}}
+	_, err := db.ExecuteTransaction(canceled, &dynamodb.ExecuteTransactionInput{TransactStatements: stmt})
+	assert.ErrorIs(t, err, context.Canceled)
+	_, err = db.BatchExecuteStatement(canceled, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{{Statement: stmt[0].Statement}}})
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Nil(t, get(t, db, "simple", item{"pk": S("a"), "sk": S("1")}))
+	assert.NotPanics(t, func() {
+		_, _ = db.ExecuteTransaction(ctx, nil)
+		_, _ = db.BatchExecuteStatement(ctx, nil)
+	})
+}
+
+func TestPartiQLTransactionMustBeAllReadsOrAllWrites(t *testing.T) {
+	db := newDB(t, simple)
+	_, err := db.ExecuteTransaction(ctx, &dynamodb.ExecuteTransactionInput{TransactStatements: []types.ParameterizedStatement{
+		{Statement: aws.String(`INSERT INTO simple VALUE {'pk': 'a', 'sk': '1'}`)},
+		{Statement: aws.String(`SELECT * FROM simple WHERE pk = 'a' AND sk = '1'`)},
+	}})
+	wantValidation(t, err, "")
+	assert.Nil(t, get(t, db, "simple", item{"pk": S("a"), "sk": S("1")}))
 }

@@ -36,7 +36,9 @@ const targetPrefix = "DynamoDB_20120810."
 // endpoint is the handler's URL talks to api as it would to DynamoDB.
 //
 // The handler serves POST / with X-Amz-Target "DynamoDB_20120810.<Op>" for
-// the sixteen operations of table.API; it only translates, and api does the
+// the sixteen operations of table.API, and for those beyond it that api
+// has (UpdateTable, tagging, DescribeLimits, PartiQL, and the Streams API
+// of a *DB); it only translates, and api does the
 // work: a *DB, a real *dynamodb.Client (the handler is then a proxy), or a
 // wrapper of either. Errors travel as DynamoDB sends them, a JSON body whose
 // "__type" names the exception, so the client rebuilds the same Go error:
