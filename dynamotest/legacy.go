@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/table"
 )
 
 // The parameters DynamoDB had before expressions (Expected,
@@ -120,7 +122,7 @@ func (l *legacy) comparison(attr string, op types.ComparisonOperator, vals []typ
 		// EQ and NE compare values of any type; the others order or
 		// search scalars only.
 		if op != types.ComparisonOperatorEq && op != types.ComparisonOperatorNe && !scalar {
-			return "", invalidParam("ComparisonOperator %s is not valid for %s AttributeValue type", op, shortTypeName(v))
+			return "", invalidParam("ComparisonOperator %s is not valid for %s AttributeValue type", op, table.TypeOf(v))
 		}
 	}
 	a := l.name(attr)
@@ -150,27 +152,6 @@ func (l *legacy) comparison(attr string, op types.ComparisonOperator, vals []typ
 		types.ComparisonOperatorGe: ">=", types.ComparisonOperatorGt: ">",
 	}[op]
 	return a + " " + sym + " " + l.value(vals[0]), nil
-}
-
-// shortTypeName is an attribute value's type name, for messages.
-func shortTypeName(v types.AttributeValue) string {
-	switch v.(type) {
-	case *types.AttributeValueMemberSS:
-		return "SS"
-	case *types.AttributeValueMemberNS:
-		return "NS"
-	case *types.AttributeValueMemberBS:
-		return "BS"
-	case *types.AttributeValueMemberL:
-		return "L"
-	case *types.AttributeValueMemberM:
-		return "M"
-	case *types.AttributeValueMemberBOOL:
-		return "BOOL"
-	case *types.AttributeValueMemberNULL:
-		return "NULL"
-	}
-	return "scalar"
 }
 
 // expected translates an Expected map into condition text.
