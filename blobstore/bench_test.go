@@ -51,7 +51,10 @@ func BenchmarkPutGet64KB(b *testing.B) {
 // BenchmarkOffloadRestore1MB measures the split and the read back of an
 // item with a 1 MB attribute, on Memory so only the mechanism is timed.
 func BenchmarkOffloadRestore1MB(b *testing.B) {
-	off := blobstore.NewOffloader(blobstore.NewMemory())
+	off, err := blobstore.NewOffloader(blobstore.NewMemory())
+	if err != nil {
+		b.Fatal(err)
+	}
 	item := table.Item{
 		"PK":   &types.AttributeValueMemberS{Value: "JOB#1"},
 		"body": &types.AttributeValueMemberS{Value: strings.Repeat("z", 1<<20)},

@@ -34,13 +34,12 @@ import (
 // <root>/.blobstore/tmp, is synced, then renamed over the target, so a
 // reader (or a crash) never sees half an object.
 //
-// A key becomes a path, so Dir refuses (with a *KeyError wrapping
-// ErrInvalidKey) keys that would leave the root or be ambiguous as paths:
-// a leading "/", a backslash, a NUL byte, an empty, "." or ".." segment, a
-// trailing "/", a segment longer than 255 bytes (the usual file-name limit)
-// and the reserved first segment ".blobstore". All file access goes through
-// an os.Root, so a symbolic link inside the root cannot lead out of it
-// either.
+// A key becomes a path. ValidateKey's rules, which every store applies,
+// already refuse what would leave the root or be ambiguous as a path (a
+// leading "/", "..", NUL, a backslash, a segment too long for a file
+// name, the reserved first segment ".blobstore"), and all file access goes
+// through an os.Root, so a symbolic link inside the root cannot lead out
+// of it either.
 //
 // A file system cannot hold both "a" and "a/b" as files: the second Put is
 // refused with a *KeyError naming the conflict (S3 would accept it).
@@ -52,6 +51,7 @@ import (
 // Presigned URLs work as for Memory: call EnablePresign with the URL where
 // the Dir (an http.Handler) is served.
 type Dir struct {
+	front
 	root   string
 	signer *urlSigner
 	now    func() time.Time
@@ -68,26 +68,27 @@ type DirOptions struct {
 }
 
 const (
-	dirInternal = ".blobstore"
+	dirInternal = reservedSegment
 	dirTmp      = ".blobstore/tmp"
 	dirMeta     = ".blobstore/meta"
-	// maxSegment is NAME_MAX on Linux and most file systems.
-	maxSegment = 255
 )
 
 var _ Store = (*Dir)(nil)
+var _ backend = (*Dir)(nil)
 
 // NewDir returns a Dir rooted at root, creating the directory if needed.
 func NewDir(root string, opts ...func(*DirOptions)) (*Dir, error) {
 	var o DirOptions
 	for _, fn := range opts {
-		fn(&o)
+		if fn != nil {
+			fn(&o)
+		}
 	}
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
 	if root == "" {
-		return nil, errors.New("blobstore: NewDir: empty root")
+		return nil, inputError("root", `""`, "NewDir needs a directory")
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -98,75 +99,13 @@ func NewDir(root string, opts ...func(*DirOptions)) (*Dir, error) {
 			return nil, fmt.Errorf("blobstore: NewDir %q: %w", root, err)
 		}
 	}
-	return &Dir{root: abs, signer: newURLSigner(), now: o.Clock}, nil
+	d := &Dir{root: abs, signer: newURLSigner(), now: o.Clock}
+	d.front = front{d}
+	return d, nil
 }
 
 // Root returns the absolute path of the directory.
 func (d *Dir) Root() string { return d.root }
-
-// validateDirKey applies ValidateKey and the path rules Dir documents.
-func validateDirKey(key string) error {
-	if err := ValidateKey(key); err != nil {
-		return err
-	}
-	if err := pathRules(key); err != nil {
-		return err
-	}
-	if strings.HasSuffix(key, "/") {
-		return keyError(key, "ends with '/', which names a directory, not a file")
-	}
-	for seg := range strings.SplitSeq(key, "/") {
-		if err := segmentRules(key, seg); err != nil {
-			return err
-		}
-	}
-	if key == dirInternal || strings.HasPrefix(key, dirInternal+"/") {
-		return keyError(key, "%q is reserved for the directory store's own files", dirInternal)
-	}
-	return nil
-}
-
-func pathRules(key string) error {
-	switch {
-	case strings.HasPrefix(key, "/"):
-		return keyError(key, "absolute path: keys are relative to the store's root")
-	case strings.ContainsRune(key, '\\'):
-		return keyError(key, "contains a backslash, a path separator on Windows")
-	case strings.ContainsRune(key, 0):
-		return keyError(key, "contains a NUL byte")
-	}
-	return nil
-}
-
-func segmentRules(key, seg string) error {
-	switch {
-	case seg == "":
-		return keyError(key, "empty path segment ('//')")
-	case seg == "." || seg == "..":
-		return keyError(key, "path segment %q would leave or alias a directory", seg)
-	case len(seg) > maxSegment:
-		return keyError(key, "path segment of %d bytes, more than the %d a file name may have", len(seg), maxSegment)
-	}
-	return nil
-}
-
-// validateDirPrefix checks a List prefix: its last segment may be partial
-// (or empty after a trailing '/'), the others must be whole valid segments.
-func validateDirPrefix(prefix string) error {
-	if err := validatePrefix(prefix); err != nil {
-		return err
-	}
-	if err := pathRules(prefix); err != nil {
-		return err
-	}
-	segs := strings.Split(prefix, "/")
-	for _, seg := range segs[:len(segs)-1] {
-		if err := segmentRules(prefix, seg); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // dirMetaFile is the sidecar's layout.
 type dirMetaFile struct {
@@ -191,21 +130,8 @@ func (d *Dir) openRoot() (*os.Root, error) {
 	return r, nil
 }
 
-// Put writes body to a temporary file and renames it into place.
-func (d *Dir) Put(ctx context.Context, key string, body io.Reader, opts ...func(*PutOptions)) error {
-	if err := validateDirKey(key); err != nil {
-		return err
-	}
-	o, err := putOptions(opts)
-	if err != nil {
-		return err
-	}
-	if body == nil {
-		return fmt.Errorf("blobstore: put %q: nil body", key)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+// put writes body to a temporary file and renames it into place.
+func (d *Dir) put(ctx context.Context, key string, body io.Reader, o PutOptions) error {
 	root, err := d.openRoot()
 	if err != nil {
 		return err
@@ -342,24 +268,9 @@ func (d *Dir) info(root *os.Root, key string, fi fs.FileInfo) Info {
 
 func notFound(key string) error { return fmt.Errorf("%w: %q", ErrNotFound, key) }
 
-// Get opens the file; the returned reader keeps reading the object as it
+// get opens the file; the returned reader keeps reading the object as it
 // was even if a later Put replaces it.
-func (d *Dir) Get(ctx context.Context, key string, opts ...func(*GetOptions)) (io.ReadCloser, Info, error) {
-	var o GetOptions
-	for _, fn := range opts {
-		fn(&o)
-	}
-	if err := validateDirKey(key); err != nil {
-		return nil, Info{}, err
-	}
-	if o.Range != nil {
-		if err := o.Range.validate(); err != nil {
-			return nil, Info{}, err
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, Info{}, err
-	}
+func (d *Dir) get(ctx context.Context, key string, r *Range) (io.ReadCloser, Info, error) {
 	root, err := d.openRoot()
 	if err != nil {
 		return nil, Info{}, err
@@ -382,7 +293,7 @@ func (d *Dir) Get(ctx context.Context, key string, opts ...func(*GetOptions)) (i
 	}
 	info := d.info(root, key, fi)
 	d.mu.RUnlock()
-	start, end, err := o.Range.clamp(info.Size)
+	start, end, err := r.clamp(info.Size)
 	if err != nil {
 		f.Close()
 		return nil, Info{}, err
@@ -404,14 +315,7 @@ func (d *Dir) openError(key string, err error) error {
 	return fmt.Errorf("blobstore: %q: %w", key, err)
 }
 
-// Head returns the object's Info.
-func (d *Dir) Head(ctx context.Context, key string) (Info, error) {
-	if err := validateDirKey(key); err != nil {
-		return Info{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return Info{}, err
-	}
+func (d *Dir) head(ctx context.Context, key string) (Info, error) {
 	root, err := d.openRoot()
 	if err != nil {
 		return Info{}, err
@@ -429,15 +333,9 @@ func (d *Dir) Head(ctx context.Context, key string) (Info, error) {
 	return d.info(root, key, fi), nil
 }
 
-// Delete removes the file and its sidecar, then any directories the
+// delete removes the file and its sidecar, then any directories the
 // removal left empty, so the key's first segment can later be a file again.
-func (d *Dir) Delete(ctx context.Context, key string) error {
-	if err := validateDirKey(key); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+func (d *Dir) delete(ctx context.Context, key string) error {
 	root, err := d.openRoot()
 	if err != nil {
 		return err
@@ -469,14 +367,10 @@ func (d *Dir) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
-// List walks the directory that holds prefix and yields matching objects
+// list walks the directory that holds prefix and yields matching objects
 // in key order. Sidecars are read as it goes.
-func (d *Dir) List(ctx context.Context, prefix string) iter.Seq2[Info, error] {
+func (d *Dir) list(ctx context.Context, prefix string) iter.Seq2[Info, error] {
 	return func(yield func(Info, error) bool) {
-		if err := validateDirPrefix(prefix); err != nil {
-			yield(Info{}, err)
-			return
-		}
 		root, err := d.openRoot()
 		if err != nil {
 			yield(Info{}, err)
@@ -554,18 +448,12 @@ func (d *Dir) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.signer.serve(d, d.now(), w, r)
 }
 
-// PresignGet returns a URL for GET, or ErrUnsupported before EnablePresign.
-func (d *Dir) PresignGet(ctx context.Context, key string, expires time.Duration) (string, error) {
-	if err := validateDirKey(key); err != nil {
-		return "", err
-	}
-	return presignLocal(d.signer, d.now(), http.MethodGet, key, expires, nil)
+// presignGet returns ErrUnsupported before EnablePresign.
+func (d *Dir) presignGet(ctx context.Context, key string, expires time.Duration) (string, error) {
+	return d.signer.sign(http.MethodGet, key, d.now(), expires, PutOptions{})
 }
 
-// PresignPut returns a URL for PUT, or ErrUnsupported before EnablePresign.
-func (d *Dir) PresignPut(ctx context.Context, key string, expires time.Duration, opts ...func(*PutOptions)) (string, error) {
-	if err := validateDirKey(key); err != nil {
-		return "", err
-	}
-	return presignLocal(d.signer, d.now(), http.MethodPut, key, expires, opts)
+// presignPut returns ErrUnsupported before EnablePresign.
+func (d *Dir) presignPut(ctx context.Context, key string, expires time.Duration, o PutOptions) (string, error) {
+	return d.signer.sign(http.MethodPut, key, d.now(), expires, o)
 }

@@ -34,11 +34,19 @@
 //
 // What the implementations agree on:
 //
-//   - Keys are non-empty valid UTF-8 of at most 1024 bytes (S3's rules),
-//     checked before any I/O; a bad key is a *KeyError wrapping
-//     ErrInvalidKey. Dir adds the rules a file path needs: no "..", no
-//     leading "/", no backslash or NUL, and not both "a" and "a/b". Keys
-//     that are valid on Dir are valid everywhere.
+//   - One key rule, ValidateKey, checked once in front of every backend
+//     before any I/O: non-empty valid UTF-8 of at most 1024 bytes (S3's
+//     limits), no control characters, no backslash, and a relative path
+//     (no leading or trailing "/", no empty, "." or ".." segment, no
+//     segment over 255 bytes, not under ".blobstore"). "../escape",
+//     "/etc/passwd" and NUL are refused by Memory and S3 exactly as by
+//     Dir. A bad key is a *KeyError wrapping ErrInvalidKey. The one
+//     difference left is about contents, not keys: Dir cannot hold both
+//     "a" and "a/b".
+//   - Bad arguments (a nil context or body, a bad option) are an
+//     *InputError wrapping ErrInvalidInput, never a panic; so are the
+//     constructors' (NewS3 with a nil client or a bucket name S3 refuses,
+//     NewOffloader with a nil store). A nil option function is skipped.
 //   - A missing object is ErrNotFound from Get and Head; Delete of a missing
 //     object succeeds.
 //   - Put replaces an object atomically; a Put that fails (a broken body, a
@@ -50,10 +58,15 @@
 //     S3's 2 KB, and an empty content type is stored as
 //     application/octet-stream.
 //   - Presigned URLs live at most seven days (SigV4's limit, applied
-//     everywhere). A presigned PUT must send the headers PutHeaders gives
-//     (content type and metadata are signed). Memory and Dir have no HTTP
-//     address of their own: they sign URLs once EnablePresign has told them
-//     where their ServeHTTP is mounted, and return ErrUnsupported before.
+//     everywhere). A presigned PUT must send the headers PutHeaders gives:
+//     content type and metadata are signed, and so is the body's length
+//     when PutOptions.Size is set (S3: a signed Content-Length header, so
+//     S3 answers 403 to another length; Memory and Dir: the length is in
+//     the signed URL and checked when serving). Give the size whenever it
+//     is known; a URL without one accepts a body of any length. Memory and
+//     Dir have no HTTP address of their own: they sign URLs once
+//     EnablePresign has told them where their ServeHTTP is mounted, and
+//     return ErrUnsupported before.
 //
 // # Keys built from ids
 //

@@ -32,7 +32,28 @@ var (
 	// size or SHA-256 its pointer records (it was changed or truncated
 	// behind the Offloader's back).
 	ErrChecksumMismatch = errors.New("blobstore: object does not match its pointer's checksum")
+	// ErrInvalidInput: a nil or out-of-range argument or option (a nil
+	// client, store, context or body; a negative part size). Returned as
+	// *InputError; nothing was sent or stored.
+	ErrInvalidInput = errors.New("blobstore: invalid input")
 )
+
+// InputError reports an argument or option refused before any I/O.
+type InputError struct {
+	Field  string // "client", "Options.PartSize", "body", ...
+	Value  string // the refused value, as text
+	Reason string
+}
+
+func (e *InputError) Error() string {
+	return fmt.Sprintf("blobstore: invalid %s %s: %s", e.Field, e.Value, e.Reason)
+}
+
+func (e *InputError) Unwrap() error { return ErrInvalidInput }
+
+func inputError(field string, value any, reason string) error {
+	return &InputError{Field: field, Value: fmt.Sprint(value), Reason: reason}
+}
 
 // KeyError reports a key that was refused before any I/O, and why.
 type KeyError struct {

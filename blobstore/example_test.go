@@ -114,7 +114,10 @@ func ExampleOffloader_Put() {
 		log.Fatal(err)
 	}
 	t := table.New(db, schema)
-	off := blobstore.NewOffloader(blobstore.NewMemory(), func(o *blobstore.OffloadOptions) { o.Prefix = "attrs/" })
+	off, err := blobstore.NewOffloader(blobstore.NewMemory(), func(o *blobstore.OffloadOptions) { o.Prefix = "attrs/" })
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	report := table.Item{
 		"PK":     &types.AttributeValueMemberS{Value: "JOB#42"},
@@ -154,9 +157,12 @@ func ExampleOffloader_RemoveOrphans() {
 		log.Fatal(err)
 	}
 	t := table.New(db, schema)
-	off := blobstore.NewOffloader(blobstore.NewMemory(), func(o *blobstore.OffloadOptions) {
+	off, err := blobstore.NewOffloader(blobstore.NewMemory(), func(o *blobstore.OffloadOptions) {
 		o.OrphanMinAge = 0 // in production, longer than any Put takes
 	})
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	// The DynamoDB write fails after the upload: the object is an orphan.
 	db.Inject(dynamotest.FailNth("PutItem", 1, &types.InternalServerError{}))

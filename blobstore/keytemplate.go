@@ -13,7 +13,7 @@ var ErrKeyMismatch = errors.New("blobstore: key does not match the template")
 
 // MaxSegmentLength is the longest path segment (the text between two '/')
 // a built key may hold: 255 bytes, the file-name limit of Linux and most
-// file systems, which Dir applies (see NewDir).
+// file systems, which every store applies (see ValidateKey).
 const MaxSegmentLength = maxSegment
 
 // KeyTemplate builds object keys from ids, one-to-one: two different
@@ -101,7 +101,7 @@ func NewKeyTemplate(pattern string) (*KeyTemplate, error) {
 	}
 	if key, err := t.write(sample, len(t.segs)); err != nil {
 		return nil, bad("%v", err)
-	} else if err := validateDirKey(key); err != nil {
+	} else if err := ValidateKey(key); err != nil {
 		return nil, bad("%v", err)
 	}
 	return t, nil

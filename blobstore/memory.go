@@ -26,6 +26,7 @@ import (
 //	srv := httptest.NewServer(m)
 //	m.EnablePresign(srv.URL)
 type Memory struct {
+	front
 	mu      sync.RWMutex
 	objects map[string]*memObject
 	signer  *urlSigner
@@ -48,28 +49,22 @@ type MemoryOptions struct {
 func NewMemory(opts ...func(*MemoryOptions)) *Memory {
 	var o MemoryOptions
 	for _, fn := range opts {
-		fn(&o)
+		if fn != nil {
+			fn(&o)
+		}
 	}
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
-	return &Memory{objects: map[string]*memObject{}, signer: newURLSigner(), now: o.Clock}
+	m := &Memory{objects: map[string]*memObject{}, signer: newURLSigner(), now: o.Clock}
+	m.front = front{m}
+	return m
 }
 
 var _ Store = (*Memory)(nil)
+var _ backend = (*Memory)(nil)
 
-// Put stores the whole body under key, replacing any object there.
-func (m *Memory) Put(ctx context.Context, key string, body io.Reader, opts ...func(*PutOptions)) error {
-	if err := ValidateKey(key); err != nil {
-		return err
-	}
-	o, err := putOptions(opts)
-	if err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+func (m *Memory) put(ctx context.Context, key string, body io.Reader, o PutOptions) error {
 	data, err := readBody(body, o.Size)
 	if err != nil {
 		return fmt.Errorf("blobstore: put %q: %w", key, err)
@@ -93,9 +88,6 @@ func (m *Memory) Put(ctx context.Context, key string, body io.Reader, opts ...fu
 }
 
 func (m *Memory) lookup(key string) (*memObject, error) {
-	if err := ValidateKey(key); err != nil {
-		return nil, err
-	}
 	m.mu.RLock()
 	obj := m.objects[key]
 	m.mu.RUnlock()
@@ -105,36 +97,19 @@ func (m *Memory) lookup(key string) (*memObject, error) {
 	return obj, nil
 }
 
-// Get returns the object's content (or the range asked for) and its Info.
-func (m *Memory) Get(ctx context.Context, key string, opts ...func(*GetOptions)) (io.ReadCloser, Info, error) {
-	var o GetOptions
-	for _, fn := range opts {
-		fn(&o)
-	}
-	if o.Range != nil {
-		if err := o.Range.validate(); err != nil {
-			return nil, Info{}, err
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, Info{}, err
-	}
+func (m *Memory) get(ctx context.Context, key string, r *Range) (io.ReadCloser, Info, error) {
 	obj, err := m.lookup(key)
 	if err != nil {
 		return nil, Info{}, err
 	}
-	start, end, err := o.Range.clamp(obj.info.Size)
+	start, end, err := r.clamp(obj.info.Size)
 	if err != nil {
 		return nil, Info{}, err
 	}
 	return io.NopCloser(bytes.NewReader(obj.data[start:end])), obj.info.clone(), nil
 }
 
-// Head returns the object's Info.
-func (m *Memory) Head(ctx context.Context, key string) (Info, error) {
-	if err := ctx.Err(); err != nil {
-		return Info{}, err
-	}
+func (m *Memory) head(ctx context.Context, key string) (Info, error) {
 	obj, err := m.lookup(key)
 	if err != nil {
 		return Info{}, err
@@ -142,28 +117,17 @@ func (m *Memory) Head(ctx context.Context, key string) (Info, error) {
 	return obj.info.clone(), nil
 }
 
-// Delete removes the object; a missing key is not an error.
-func (m *Memory) Delete(ctx context.Context, key string) error {
-	if err := ValidateKey(key); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+func (m *Memory) delete(ctx context.Context, key string) error {
 	m.mu.Lock()
 	delete(m.objects, key)
 	m.mu.Unlock()
 	return nil
 }
 
-// List yields the objects under prefix in key order, as of the moment the
-// iteration starts.
-func (m *Memory) List(ctx context.Context, prefix string) iter.Seq2[Info, error] {
+// list yields the objects under prefix as of the moment the iteration
+// starts.
+func (m *Memory) list(ctx context.Context, prefix string) iter.Seq2[Info, error] {
 	return func(yield func(Info, error) bool) {
-		if err := validatePrefix(prefix); err != nil {
-			yield(Info{}, err)
-			return
-		}
 		m.mu.RLock()
 		infos := make([]Info, 0)
 		for k, obj := range m.objects {
@@ -195,28 +159,14 @@ func (m *Memory) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.signer.serve(m, m.now(), w, r)
 }
 
-// PresignGet returns a URL for GET, or ErrUnsupported before EnablePresign.
-func (m *Memory) PresignGet(ctx context.Context, key string, expires time.Duration) (string, error) {
-	return presignLocal(m.signer, m.now(), http.MethodGet, key, expires, nil)
+// presignGet returns ErrUnsupported before EnablePresign.
+func (m *Memory) presignGet(ctx context.Context, key string, expires time.Duration) (string, error) {
+	return m.signer.sign(http.MethodGet, key, m.now(), expires, PutOptions{})
 }
 
-// PresignPut returns a URL for PUT, or ErrUnsupported before EnablePresign.
-func (m *Memory) PresignPut(ctx context.Context, key string, expires time.Duration, opts ...func(*PutOptions)) (string, error) {
-	return presignLocal(m.signer, m.now(), http.MethodPut, key, expires, opts)
-}
-
-func presignLocal(s *urlSigner, now time.Time, method, key string, expires time.Duration, opts []func(*PutOptions)) (string, error) {
-	if err := ValidateKey(key); err != nil {
-		return "", err
-	}
-	if err := validateExpiry(expires); err != nil {
-		return "", err
-	}
-	o, err := putOptions(opts)
-	if err != nil {
-		return "", err
-	}
-	return s.sign(method, key, now, expires, o)
+// presignPut returns ErrUnsupported before EnablePresign.
+func (m *Memory) presignPut(ctx context.Context, key string, expires time.Duration, o PutOptions) (string, error) {
+	return m.signer.sign(http.MethodPut, key, m.now(), expires, o)
 }
 
 func (i Info) clone() Info {

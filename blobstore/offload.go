@@ -99,26 +99,46 @@ type Offloader struct {
 	opts  OffloadOptions
 }
 
-// NewOffloader returns an Offloader that writes to store.
-func NewOffloader(store Store, opts ...func(*OffloadOptions)) *Offloader {
+// NewOffloader returns an Offloader that writes to store. A nil store, a
+// negative Threshold or OrphanMinAge, or a Prefix that is not a valid
+// List prefix is an *InputError wrapping ErrInvalidInput.
+func NewOffloader(store Store, opts ...func(*OffloadOptions)) (*Offloader, error) {
 	o := OffloadOptions{Threshold: DefaultOffloadThreshold, OrphanMinAge: DefaultOrphanMinAge}
 	for _, fn := range opts {
-		fn(&o)
+		if fn != nil {
+			fn(&o)
+		}
 	}
-	if o.Threshold <= 0 {
+	switch {
+	case store == nil:
+		return nil, inputError("store", "nil", "NewOffloader needs a Store to write to")
+	case o.Threshold < 0:
+		return nil, inputError("OffloadOptions.Threshold", o.Threshold, "must not be negative (0: the default)")
+	case o.OrphanMinAge < 0:
+		return nil, inputError("OffloadOptions.OrphanMinAge", o.OrphanMinAge, "must not be negative")
+	}
+	if err := validatePrefix(o.Prefix); err != nil {
+		return nil, err
+	}
+	if o.Threshold == 0 {
 		o.Threshold = DefaultOffloadThreshold
 	}
 	if o.Threshold > table.MaxItemSize {
 		o.Threshold = table.MaxItemSize
 	}
-	if o.OrphanMinAge < 0 {
-		o.OrphanMinAge = 0
-	}
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
 	o.Keep = append([]string(nil), o.Keep...)
-	return &Offloader{store: store, opts: o}
+	return &Offloader{store: store, opts: o}, nil
+}
+
+// checkTable refuses a nil table before anything is written.
+func checkTable(t *table.Table) error {
+	if t == nil {
+		return inputError("table", "nil", "pass the *table.Table the items live in")
+	}
+	return nil
 }
 
 // Store returns the store objects are written to.
@@ -455,6 +475,9 @@ func keyAttributes(t *table.Table) []string {
 // fails, the objects are left for RemoveOrphans, and never deleted here:
 // an identical object may be what the current item points at.
 func (off *Offloader) Put(ctx context.Context, t *table.Table, objectKey string, item table.Item, opts ...func(*table.WriteOptions)) error {
+	if err := checkTable(t); err != nil {
+		return err
+	}
 	out, err := off.offload(ctx, objectKey, item, off.keepSet(keyAttributes(t)))
 	if err != nil {
 		return err
@@ -464,6 +487,9 @@ func (off *Offloader) Put(ctx context.Context, t *table.Table, objectKey string,
 
 // Get reads the item with key from t and restores its offloaded attributes.
 func (off *Offloader) Get(ctx context.Context, t *table.Table, key table.Key, opts ...func(*table.GetOptions)) (table.Item, error) {
+	if err := checkTable(t); err != nil {
+		return nil, err
+	}
 	var item table.Item
 	if err := t.Get(ctx, key, &item, opts...); err != nil {
 		return nil, err
@@ -479,6 +505,10 @@ func (off *Offloader) Get(ctx context.Context, t *table.Table, key table.Key, op
 // strongly consistent reads.
 func (off *Offloader) Orphans(ctx context.Context, t *table.Table, prefix string) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
+		if err := checkTable(t); err != nil {
+			yield("", err)
+			return
+		}
 		full := off.opts.Prefix + prefix
 		cutoff := off.opts.Clock().Add(-off.opts.OrphanMinAge)
 		var candidates []string

@@ -50,7 +50,11 @@ func Open(ctx context.Context, rawURL string) (Store, error) {
 		if u.Path == "" || len(u.Query()) != 0 {
 			return nil, fmt.Errorf("blobstore: open %q: want file:///absolute/dir with no parameters", rawURL)
 		}
-		return NewDir(u.Path)
+		d, err := NewDir(u.Path)
+		if err != nil {
+			return nil, err
+		}
+		return d, nil
 	case "s3":
 		return openS3(ctx, rawURL, u)
 	default:
@@ -112,5 +116,9 @@ func openS3(ctx context.Context, rawURL string, u *url.URL) (Store, error) {
 		}
 		o.UsePathStyle = pathStyle
 	})
-	return NewS3(client, bucket), nil
+	s, err := NewS3(client, bucket)
+	if err != nil {
+		return nil, fmt.Errorf("blobstore: open %q: %w", rawURL, err)
+	}
+	return s, nil
 }

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/tablekit/tablekit/blobstore"
 )
 
@@ -27,37 +30,32 @@ func TestOpenChoosesBackendByURL(t *testing.T) {
 		"s3://" + bucket + "?endpoint=" + url.QueryEscape(*endpoint) + "&path_style=true",
 	} {
 		s, err := blobstore.Open(t.Context(), raw)
-		if err != nil {
-			t.Fatalf("Open(%q): %v", raw, err)
-		}
-		if err := s.Put(t.Context(), "opened/by-url", strings.NewReader(raw)); err != nil {
-			t.Fatalf("%s: Put: %v", raw, err)
-		}
+		require.NoError(t, err, "Open(%q)", raw)
+		require.NoError(t, s.Put(t.Context(), "opened/by-url", strings.NewReader(raw)), raw)
 		info, err := s.Head(t.Context(), "opened/by-url")
-		if err != nil || info.Size != int64(len(raw)) {
-			t.Fatalf("%s: Head: %+v %v", raw, info, err)
-		}
+		require.NoError(t, err, raw)
+		assert.Equal(t, int64(len(raw)), info.Size, raw)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "opened", "by-url")); err != nil {
-		t.Fatalf("file:// store did not write under %s: %v", dir, err)
-	}
+	_, err := os.Stat(filepath.Join(dir, "opened", "by-url"))
+	assert.NoError(t, err, "file:// store did not write under %s", dir)
 }
 
 func TestOpenRefusesBadURLs(t *testing.T) {
 	for _, raw := range []string{
+		"",
 		"ftp://bucket",
 		"s3://",
 		"s3://bucket/some/path",
 		"s3://bucket?endpiont=http://x",
 		"s3://bucket?path_style=maybe",
 		"s3://bucket?endpoint=localhost:4569",
+		"s3://Bad_Bucket?endpoint=http://127.0.0.1:1",
 		"file://",
 		"file://otherhost/dir",
 		"mem://?x=1",
 		"::not a url",
 	} {
-		if s, err := blobstore.Open(t.Context(), raw); err == nil {
-			t.Errorf("Open(%q) = %T, want an error", raw, s)
-		}
+		s, err := blobstore.Open(t.Context(), raw)
+		assert.Error(t, err, "Open(%q) = %T", raw, s)
 	}
 }

@@ -58,6 +58,7 @@ const (
 	qKey         = "key"
 	qExpires     = "expires"
 	qContentType = "content-type"
+	qSize        = "content-length"
 	qMetaPrefix  = "meta-"
 	qSignature   = "signature"
 )
@@ -74,6 +75,9 @@ func (s *urlSigner) sign(method, key string, now time.Time, expires time.Duratio
 	q.Set(qExpires, strconv.FormatInt(now.Add(expires).Unix(), 10))
 	if method == http.MethodPut {
 		q.Set(qContentType, o.ContentType)
+		if o.Size > 0 {
+			q.Set(qSize, strconv.FormatInt(o.Size, 10))
+		}
 		for k, v := range o.Metadata {
 			q.Set(qMetaPrefix+k, v)
 		}
@@ -118,6 +122,13 @@ func (s *urlSigner) verify(method string, q url.Values, now time.Time) (string, 
 	}
 	if method == http.MethodPut {
 		o.ContentType = q.Get(qContentType)
+		if n := q.Get(qSize); n != "" {
+			size, err := strconv.ParseInt(n, 10, 64)
+			if err != nil || size <= 0 {
+				return "", o, http.StatusForbidden, errors.New("bad content length")
+			}
+			o.Size = size
+		}
 		for k := range q {
 			if name, ok := strings.CutPrefix(k, qMetaPrefix); ok {
 				if o.Metadata == nil {
@@ -157,6 +168,13 @@ func (s *urlSigner) serve(store Store, now time.Time, w http.ResponseWriter, r *
 				http.Error(w, fmt.Sprintf("header %s%s %q is not the signed %q", metaHeaderPrefix, k, got, v), http.StatusForbidden)
 				return
 			}
+		}
+		// A bound length must be the request's, as S3 refuses a request
+		// whose Content-Length is not the signed one (a chunked request has
+		// none). The Put then checks the body really has that length.
+		if o.Size > 0 && r.ContentLength != o.Size {
+			http.Error(w, fmt.Sprintf("Content-Length %d is not the signed %d", r.ContentLength, o.Size), http.StatusForbidden)
+			return
 		}
 		opts := []func(*PutOptions){WithContentType(o.ContentType), WithMetadata(o.Metadata)}
 		if r.ContentLength > 0 {

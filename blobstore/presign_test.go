@@ -8,12 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/tablekit/tablekit/blobstore"
 )
 
 // Memory and Dir sign URLs themselves; these pin down what their signer
-// refuses. (s3rver and gofakes3 do not verify SigV4 signatures, so the
-// same checks for S3 would only test the fake.)
+// refuses. (gofakes3 does not verify SigV4 signatures; S3's binding of the
+// length is checked in s3_test.go by recomputing the signature.)
 
 type presigningStore interface {
 	blobstore.Store
@@ -29,48 +32,49 @@ func serve(t *testing.T, s presigningStore) {
 	t.Helper()
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	if err := s.EnablePresign(srv.URL); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.EnablePresign(srv.URL))
 }
 
-func do(t *testing.T, method, u string, body string, h http.Header) int {
+// do sends body with its length unless chunked is set (then the length is
+// unknown to the server, as with a streamed upload).
+func do(t *testing.T, method, u string, body string, h http.Header, chunked ...bool) int {
 	t.Helper()
-	req, _ := http.NewRequest(method, u, strings.NewReader(body))
+	req, err := http.NewRequest(method, u, strings.NewReader(body))
+	require.NoError(t, err)
 	for k, v := range h {
 		req.Header[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if len(chunked) > 0 && chunked[0] {
+		req.ContentLength = -1
+		req.Body = io.NopCloser(strings.NewReader(body))
 	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+func read(t *testing.T, s blobstore.Store, key string) string {
+	t.Helper()
+	rc, _, err := s.Get(t.Context(), key)
+	require.NoError(t, err)
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	require.NoError(t, err)
+	return string(b)
 }
 
 func TestPresignedGetURLDoesNotAllowPut(t *testing.T) {
 	for name, s := range localPresigners(t) {
 		t.Run(name, func(t *testing.T) {
 			serve(t, s)
-			if err := s.Put(t.Context(), "k", strings.NewReader("original")); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, s.Put(t.Context(), "k", strings.NewReader("original")))
 			u, err := s.PresignGet(t.Context(), "k", time.Minute)
-			if err != nil {
-				t.Fatal(err)
-			}
-			h, _ := blobstore.PutHeaders()
-			if got := do(t, http.MethodPut, u, "overwritten", h); got != http.StatusForbidden {
-				t.Fatalf("PUT with a GET URL: %d, want 403", got)
-			}
-			rc, _, err := s.Get(t.Context(), "k")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rc.Close()
-			if b, _ := io.ReadAll(rc); string(b) != "original" {
-				t.Fatalf("object is %q after a refused PUT", b)
-			}
+			require.NoError(t, err)
+			h, err := blobstore.PutHeaders()
+			require.NoError(t, err)
+			assert.Equal(t, http.StatusForbidden, do(t, http.MethodPut, u, "overwritten", h), "PUT with a GET URL")
+			assert.Equal(t, "original", read(t, s, "k"), "object after a refused PUT")
 		})
 	}
 }
@@ -82,29 +86,60 @@ func TestPresignedPutRequiresTheSignedHeaders(t *testing.T) {
 			opts := []func(*blobstore.PutOptions){blobstore.WithContentType("text/csv"),
 				blobstore.WithMetadata(map[string]string{"pipeline": "p1"})}
 			u, err := s.PresignPut(t.Context(), "in.csv", time.Minute, opts...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			right, _ := blobstore.PutHeaders(opts...)
+			require.NoError(t, err)
+			right, err := blobstore.PutHeaders(opts...)
+			require.NoError(t, err)
 			wrongType := right.Clone()
 			wrongType.Set("Content-Type", "text/html")
 			noMeta := right.Clone()
 			noMeta.Del("X-Amz-Meta-Pipeline")
 			for what, h := range map[string]http.Header{"another content type": wrongType, "no metadata header": noMeta} {
-				if got := do(t, http.MethodPut, u, "a,b", h); got != http.StatusForbidden {
-					t.Fatalf("PUT with %s: %d, want 403", what, got)
-				}
+				assert.Equal(t, http.StatusForbidden, do(t, http.MethodPut, u, "a,b", h), "PUT with %s", what)
 			}
-			if _, err := s.Head(t.Context(), "in.csv"); err == nil {
-				t.Fatal("a refused PUT stored the object")
-			}
-			if got := do(t, http.MethodPut, u, "a,b", right); got != http.StatusOK {
-				t.Fatalf("PUT with the signed headers: %d", got)
-			}
+			_, err = s.Head(t.Context(), "in.csv")
+			require.ErrorIs(t, err, blobstore.ErrNotFound, "a refused PUT stored the object")
+			require.Equal(t, http.StatusOK, do(t, http.MethodPut, u, "a,b", right), "PUT with the signed headers")
 			info, err := s.Head(t.Context(), "in.csv")
-			if err != nil || info.ContentType != "text/csv" || info.Metadata["pipeline"] != "p1" {
-				t.Fatalf("presigned PUT stored %+v %v", info, err)
+			require.NoError(t, err)
+			assert.Equal(t, "text/csv", info.ContentType)
+			assert.Equal(t, "p1", info.Metadata["pipeline"])
+		})
+	}
+}
+
+func TestPresignedPutAcceptsOnlyTheSignedLength(t *testing.T) {
+	for name, s := range localPresigners(t) {
+		t.Run(name, func(t *testing.T) {
+			serve(t, s)
+			opts := []func(*blobstore.PutOptions){blobstore.WithContentType("text/plain"), blobstore.WithSize(5)}
+			u, err := s.PresignPut(t.Context(), "sized.txt", time.Minute, opts...)
+			require.NoError(t, err)
+			h, err := blobstore.PutHeaders(opts...)
+			require.NoError(t, err)
+			assert.Equal(t, "5", h.Get("Content-Length"), "PutHeaders names the bound length")
+			for _, body := range []string{"four", "six..!", strings.Repeat("x", 1<<20)} {
+				assert.Equal(t, http.StatusForbidden, do(t, http.MethodPut, u, body, h), "PUT of %d bytes", len(body))
 			}
+			assert.Equal(t, http.StatusForbidden, do(t, http.MethodPut, u, "five!", h, true), "chunked PUT (no length)")
+			_, err = s.Head(t.Context(), "sized.txt")
+			require.ErrorIs(t, err, blobstore.ErrNotFound, "a refused PUT stored the object")
+			require.Equal(t, http.StatusOK, do(t, http.MethodPut, u, "five!", h))
+			assert.Equal(t, "five!", read(t, s, "sized.txt"))
+		})
+	}
+}
+
+func TestPresignedURLWithAlteredLengthIsRefused(t *testing.T) {
+	for name, s := range localPresigners(t) {
+		t.Run(name, func(t *testing.T) {
+			serve(t, s)
+			u, err := s.PresignPut(t.Context(), "k", time.Minute, blobstore.WithSize(3))
+			require.NoError(t, err)
+			h, err := blobstore.PutHeaders(blobstore.WithSize(8))
+			require.NoError(t, err)
+			altered := strings.Replace(u, "content-length=3", "content-length=8", 1)
+			require.NotEqual(t, u, altered)
+			assert.Equal(t, http.StatusForbidden, do(t, http.MethodPut, altered, "8 bytes!", h))
 		})
 	}
 }
@@ -114,20 +149,13 @@ func TestPresignedURLForAnotherKeyIsRefused(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			serve(t, s)
 			for _, k := range []string{"mine", "theirs"} {
-				if err := s.Put(t.Context(), k, strings.NewReader(k)); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, s.Put(t.Context(), k, strings.NewReader(k)))
 			}
 			u, err := s.PresignGet(t.Context(), "mine", time.Minute)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := do(t, http.MethodGet, u, "", nil); got != http.StatusOK {
-				t.Fatalf("GET with its own URL: %d", got)
-			}
-			if got := do(t, http.MethodGet, strings.Replace(u, "key=mine", "key=theirs", 1), "", nil); got != http.StatusForbidden {
-				t.Fatalf("GET with the key swapped: %d, want 403", got)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, http.StatusOK, do(t, http.MethodGet, u, "", nil), "GET with its own URL")
+			assert.Equal(t, http.StatusForbidden, do(t, http.MethodGet, strings.Replace(u, "key=mine", "key=theirs", 1), "", nil),
+				"GET with the key swapped")
 		})
 	}
 }

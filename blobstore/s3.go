@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -33,6 +34,7 @@ import (
 // ResponseChecksumValidation set to "when required"; Open does that
 // whenever the URL names an endpoint.
 type S3 struct {
+	front
 	client   *s3.Client
 	bucket   string
 	opts     S3Options
@@ -62,20 +64,38 @@ type S3Options struct {
 }
 
 var _ Store = (*S3)(nil)
+var _ backend = (*S3)(nil)
 
-// NewS3 returns a Store for bucket, which must exist.
-func NewS3(client *s3.Client, bucket string, opts ...func(*S3Options)) *S3 {
+// NewS3 returns a Store for bucket, which must exist. A nil client, a
+// bucket name S3 would refuse, or a negative PartSize, Concurrency or
+// ListPageSize is an *InputError wrapping ErrInvalidInput.
+func NewS3(client *s3.Client, bucket string, opts ...func(*S3Options)) (*S3, error) {
 	var o S3Options
 	for _, fn := range opts {
-		fn(&o)
+		if fn != nil {
+			fn(&o)
+		}
+	}
+	switch {
+	case client == nil:
+		return nil, inputError("client", "nil", "NewS3 needs an *s3.Client")
+	case o.PartSize < 0 || o.PartSize > 0 && o.PartSize < manager.MinUploadPartSize:
+		return nil, inputError("S3Options.PartSize", o.PartSize, fmt.Sprintf("0 (default) or at least %d, S3's minimum part", manager.MinUploadPartSize))
+	case o.Concurrency < 0:
+		return nil, inputError("S3Options.Concurrency", o.Concurrency, "must not be negative")
+	case o.ListPageSize < 0 || o.ListPageSize > 1000:
+		return nil, inputError("S3Options.ListPageSize", o.ListPageSize, "0 (default) to 1000, S3's largest page")
+	}
+	if err := validateBucket(bucket); err != nil {
+		return nil, err
 	}
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
-	if o.PartSize <= 0 {
+	if o.PartSize == 0 {
 		o.PartSize = manager.MinUploadPartSize
 	}
-	if o.Concurrency <= 0 {
+	if o.Concurrency == 0 {
 		o.Concurrency = manager.DefaultUploadConcurrency
 	}
 	s := &S3{client: client, bucket: bucket, opts: o}
@@ -93,7 +113,35 @@ func NewS3(client *s3.Client, bucket string, opts ...func(*S3Options)) *S3 {
 	s.presign = s3.NewPresignClient(client, func(po *s3.PresignOptions) {
 		po.Presigner = clockPresigner{v4.NewSigner(), o.Clock}
 	})
-	return s
+	s.front = front{s}
+	return s, nil
+}
+
+// validateBucket applies S3's naming rules for general purpose buckets:
+// 3 to 63 characters, lower-case letters, digits, '.' and '-', starting
+// and ending with a letter or digit, no "..", and not an IP address.
+func validateBucket(bucket string) error {
+	bad := func(reason string) error { return inputError("bucket", fmt.Sprintf("%q", bucket), reason) }
+	if len(bucket) < 3 || len(bucket) > 63 {
+		return bad("must be 3 to 63 characters")
+	}
+	for i := 0; i < len(bucket); i++ {
+		c := bucket[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
+			return bad("may hold only lower-case letters, digits, '.' and '-'")
+		}
+	}
+	first, last := bucket[0], bucket[len(bucket)-1]
+	if first == '.' || first == '-' || last == '.' || last == '-' {
+		return bad("must start and end with a letter or digit")
+	}
+	if strings.Contains(bucket, "..") {
+		return bad("must not contain \"..\"")
+	}
+	if net.ParseIP(bucket) != nil {
+		return bad("must not be an IP address")
+	}
+	return nil
 }
 
 func (s *S3) presignOptions(expires time.Duration) func(*s3.PresignOptions) {
@@ -146,21 +194,8 @@ func (s *S3) s3Error(op, key string, err error) error {
 	return fmt.Errorf("blobstore: s3 %s %q in bucket %q: %w", op, key, s.bucket, err)
 }
 
-// Put uploads body, in parts when it is larger than one part.
-func (s *S3) Put(ctx context.Context, key string, body io.Reader, opts ...func(*PutOptions)) error {
-	if err := ValidateKey(key); err != nil {
-		return err
-	}
-	o, err := putOptions(opts)
-	if err != nil {
-		return err
-	}
-	if body == nil {
-		return fmt.Errorf("blobstore: put %q: nil body", key)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+// put uploads body, in parts when it is larger than one part.
+func (s *S3) put(ctx context.Context, key string, body io.Reader, o PutOptions) error {
 	in := &s3.PutObjectInput{
 		Bucket:      aws.String(s.bucket),
 		Key:         aws.String(key),
@@ -183,25 +218,10 @@ func (s *S3) Put(ctx context.Context, key string, body io.Reader, opts ...func(*
 	return nil
 }
 
-// Get streams the object, or the range asked for.
-func (s *S3) Get(ctx context.Context, key string, opts ...func(*GetOptions)) (io.ReadCloser, Info, error) {
-	var o GetOptions
-	for _, fn := range opts {
-		fn(&o)
-	}
-	if err := ValidateKey(key); err != nil {
-		return nil, Info{}, err
-	}
-	if o.Range != nil {
-		if err := o.Range.validate(); err != nil {
-			return nil, Info{}, err
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, Info{}, err
-	}
+// get streams the object, or the range asked for.
+func (s *S3) get(ctx context.Context, key string, r *Range) (io.ReadCloser, Info, error) {
 	in := &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}
-	if r := o.Range; r != nil {
+	if r != nil {
 		if r.Length > 0 {
 			in.Range = aws.String(fmt.Sprintf("bytes=%d-%d", r.Offset, r.Offset+r.Length-1))
 		} else {
@@ -211,15 +231,15 @@ func (s *S3) Get(ctx context.Context, key string, opts ...func(*GetOptions)) (io
 	out, err := s.client.GetObject(ctx, in, s.clientOptions()...)
 	if err != nil {
 		err = s.s3Error("get", key, err)
-		if o.Range != nil && errors.Is(err, ErrInvalidRange) {
+		if r != nil && errors.Is(err, ErrInvalidRange) {
 			// S3 refuses a range that starts at the end of the object
 			// (416), where Memory and Dir return an empty body; the end is
 			// a valid place to start reading, so treat it as one.
-			info, herr := s.Head(ctx, key)
+			info, herr := s.head(ctx, key)
 			if herr != nil {
 				return nil, Info{}, herr
 			}
-			if o.Range.Offset == info.Size {
+			if r.Offset == info.Size {
 				return io.NopCloser(strings.NewReader("")), info, nil
 			}
 		}
@@ -260,16 +280,10 @@ func lowerKeys(md map[string]string) map[string]string {
 	return out
 }
 
-// Head returns the object's Info. A HEAD response has no body, so a
+// head returns the object's Info. A HEAD response has no body, so a
 // missing bucket is a bare 404 too and also reads as ErrNotFound here;
 // Get and List tell the two apart.
-func (s *S3) Head(ctx context.Context, key string) (Info, error) {
-	if err := ValidateKey(key); err != nil {
-		return Info{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return Info{}, err
-	}
+func (s *S3) head(ctx context.Context, key string) (Info, error) {
 	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}, s.clientOptions()...)
 	if err != nil {
 		return Info{}, s.s3Error("head", key, err)
@@ -284,14 +298,8 @@ func (s *S3) Head(ctx context.Context, key string) (Info, error) {
 	}, nil
 }
 
-// Delete removes the object; S3 reports success for a missing key too.
-func (s *S3) Delete(ctx context.Context, key string) error {
-	if err := ValidateKey(key); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+// delete removes the object; S3 reports success for a missing key too.
+func (s *S3) delete(ctx context.Context, key string) error {
 	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}, s.clientOptions()...)
 	if err != nil {
 		err = s.s3Error("delete", key, err)
@@ -303,14 +311,10 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
-// List pages through ListObjectsV2; S3 returns keys in UTF-8 byte order,
+// list pages through ListObjectsV2; S3 returns keys in UTF-8 byte order,
 // which is Go's string order.
-func (s *S3) List(ctx context.Context, prefix string) iter.Seq2[Info, error] {
+func (s *S3) list(ctx context.Context, prefix string) iter.Seq2[Info, error] {
 	return func(yield func(Info, error) bool) {
-		if err := validatePrefix(prefix); err != nil {
-			yield(Info{}, err)
-			return
-		}
 		in := &s3.ListObjectsV2Input{Bucket: aws.String(s.bucket)}
 		if s.opts.ListPageSize > 0 {
 			in.MaxKeys = aws.Int32(s.opts.ListPageSize)
@@ -340,14 +344,8 @@ func (s *S3) List(ctx context.Context, prefix string) iter.Seq2[Info, error] {
 	}
 }
 
-// PresignGet returns a SigV4 query-signed GET URL.
-func (s *S3) PresignGet(ctx context.Context, key string, expires time.Duration) (string, error) {
-	if err := ValidateKey(key); err != nil {
-		return "", err
-	}
-	if err := validateExpiry(expires); err != nil {
-		return "", err
-	}
+// presignGet returns a SigV4 query-signed GET URL.
+func (s *S3) presignGet(ctx context.Context, key string, expires time.Duration) (string, error) {
 	req, err := s.presign.PresignGetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)},
 		s.presignOptions(expires))
 	if err != nil {
@@ -356,26 +354,22 @@ func (s *S3) PresignGet(ctx context.Context, key string, expires time.Duration) 
 	return req.URL, nil
 }
 
-// PresignPut returns a SigV4 query-signed PUT URL. The content type is a
-// signed header: the uploader must send exactly that Content-Type. Metadata
-// travels in the URL's signed query.
-func (s *S3) PresignPut(ctx context.Context, key string, expires time.Duration, opts ...func(*PutOptions)) (string, error) {
-	if err := ValidateKey(key); err != nil {
-		return "", err
-	}
-	if err := validateExpiry(expires); err != nil {
-		return "", err
-	}
-	o, err := putOptions(opts)
-	if err != nil {
-		return "", err
-	}
-	req, err := s.presign.PresignPutObject(ctx, &s3.PutObjectInput{
+// presignPut returns a SigV4 query-signed PUT URL. The content type and,
+// when o.Size is set, the content length are signed headers: the uploader
+// must send exactly that Content-Type and Content-Length, or S3 answers
+// 403 SignatureDoesNotMatch. Metadata travels in the URL's signed query.
+func (s *S3) presignPut(ctx context.Context, key string, expires time.Duration, o PutOptions) (string, error) {
+	in := &s3.PutObjectInput{
 		Bucket:      aws.String(s.bucket),
 		Key:         aws.String(key),
 		ContentType: aws.String(o.ContentType),
 		Metadata:    o.Metadata,
-	}, s.presignOptions(expires))
+	}
+	if o.Size > 0 {
+		// The SDK signs the request's Content-Length when it is positive.
+		in.ContentLength = aws.Int64(o.Size)
+	}
+	req, err := s.presign.PresignPutObject(ctx, in, s.presignOptions(expires))
 	if err != nil {
 		return "", s.s3Error("presign put", key, err)
 	}

@@ -2,7 +2,6 @@ package blobstore_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"errors"
@@ -10,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,6 +21,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/blobstore/blobtest"
@@ -79,34 +83,17 @@ func (b replacingBackend) PutObject(bucket, key string, meta map[string]string, 
 func (f *fakeS3) store(t testing.TB, opts ...func(*blobstore.S3Options)) *blobstore.S3 {
 	t.Helper()
 	name := fmt.Sprintf("bucket-%d", f.buckets.Add(1))
-	if err := f.backend.CreateBucket(name); err != nil {
-		t.Fatal(err)
-	}
-	return blobstore.NewS3(f.client, name, opts...)
-}
-
-// unsignedPresign keeps gofakes3 out of the presign tests: it does not
-// check signatures, so a URL it accepts proves nothing. Signing still runs
-// (so key and expiry checks are exercised), its result is withheld.
-type unsignedPresign struct{ *blobstore.S3 }
-
-func (u unsignedPresign) PresignGet(ctx context.Context, key string, d time.Duration) (string, error) {
-	if _, err := u.S3.PresignGet(ctx, key, d); err != nil {
-		return "", err
-	}
-	return "", fmt.Errorf("%w: gofakes3 does not verify signatures", blobstore.ErrUnsupported)
-}
-
-func (u unsignedPresign) PresignPut(ctx context.Context, key string, d time.Duration, opts ...func(*blobstore.PutOptions)) (string, error) {
-	if _, err := u.S3.PresignPut(ctx, key, d, opts...); err != nil {
-		return "", err
-	}
-	return "", fmt.Errorf("%w: gofakes3 does not verify signatures", blobstore.ErrUnsupported)
+	require.NoError(t, f.backend.CreateBucket(name))
+	s, err := blobstore.NewS3(f.client, name, opts...)
+	require.NoError(t, err)
+	return s
 }
 
 func TestS3ConformanceOnGofakes3(t *testing.T) {
 	f := newFakeS3(t)
-	blobtest.Run(t, func(t *testing.T) blobstore.Store { return unsignedPresign{f.store(t)} })
+	// gofakes3 does not verify signatures: the suite checks what the URLs
+	// sign, not that the server refuses what they do not allow.
+	blobtest.Run(t, func(t *testing.T) blobstore.Store { return f.store(t) }, blobtest.UnverifiedSignatures())
 }
 
 // roundTrip20MB puts a random 20 MB body and checks it reads back byte
@@ -118,42 +105,28 @@ func roundTrip20MB(t *testing.T, s blobstore.Store) {
 	want := sha256.Sum256(body)
 	// A plain io.Reader (not a ReadSeeker) so the uploader has to stream
 	// parts instead of knowing the size up front.
-	if err := s.Put(t.Context(), "big/20mb.bin", io.MultiReader(bytes.NewReader(body))); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Put(t.Context(), "big/20mb.bin", io.MultiReader(bytes.NewReader(body))))
 	rc, info, err := s.Get(t.Context(), "big/20mb.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer rc.Close()
 	h := sha256.New()
 	n, err := io.Copy(h, rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != int64(len(body)) || info.Size != int64(len(body)) {
-		t.Fatalf("read %d bytes, Info.Size %d, want %d", n, info.Size, len(body))
-	}
-	if got := h.Sum(nil); !bytes.Equal(got, want[:]) {
-		t.Fatal("20 MB body came back with different bytes")
-	}
+	require.NoError(t, err)
+	assert.Equal(t, int64(len(body)), n, "bytes read")
+	assert.Equal(t, int64(len(body)), info.Size, "Info.Size")
+	assert.Equal(t, want[:], h.Sum(nil), "20 MB body came back with different bytes")
 	tail, _, err := s.Get(t.Context(), "big/20mb.bin", blobstore.WithRange(int64(len(body))-100, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer tail.Close()
-	got, _ := io.ReadAll(tail)
-	if !bytes.Equal(got, body[len(body)-100:]) {
-		t.Fatal("the last 100 bytes (in the last part) differ")
-	}
+	got, err := io.ReadAll(tail)
+	require.NoError(t, err)
+	assert.Equal(t, body[len(body)-100:], got, "the last 100 bytes (in the last part) differ")
 }
 
 func TestS3MultipartTwentyMegabytesRoundTripOnGofakes3(t *testing.T) {
 	f := newFakeS3(t)
 	roundTrip20MB(t, f.store(t))
-	if n := f.parts.Load(); n != 4 {
-		t.Fatalf("20 MB went up in %d parts, want 4 parts of 5 MiB", n)
-	}
+	assert.Equal(t, int64(4), f.parts.Load(), "20 MB goes up in 4 parts of 5 MiB")
 }
 
 func TestS3MultipartFailureLeavesNoObject(t *testing.T) {
@@ -162,22 +135,13 @@ func TestS3MultipartFailureLeavesNoObject(t *testing.T) {
 	// 12 MB, then a body that breaks once the server has seen a part, so
 	// the upload fails with parts already stored.
 	body := io.MultiReader(bytes.NewReader(make([]byte, 12<<20)), brokenReader{after: f.partSeen})
-	if err := s.Put(t.Context(), "big/broken.bin", body); err == nil {
-		t.Fatal("Put with a body that fails after 12 MB returned nil")
-	}
-	if _, err := s.Head(t.Context(), "big/broken.bin"); !errors.Is(err, blobstore.ErrNotFound) {
-		t.Fatalf("after a failed multipart upload Head = %v, want ErrNotFound", err)
-	}
-	if f.parts.Load() == 0 {
-		t.Fatal("no part was uploaded before the failure; the test did not exercise multipart")
-	}
+	require.Error(t, s.Put(t.Context(), "big/broken.bin", body), "Put with a body that fails after 12 MB")
+	_, err := s.Head(t.Context(), "big/broken.bin")
+	assert.ErrorIs(t, err, blobstore.ErrNotFound, "after a failed multipart upload")
+	require.NotZero(t, f.parts.Load(), "no part was uploaded before the failure; the test did not exercise multipart")
 	ups, err := f.client.ListMultipartUploads(t.Context(), &s3.ListMultipartUploadsInput{Bucket: aws.String(s.Bucket())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ups.Uploads) != 0 {
-		t.Fatalf("%d multipart uploads left open, want them aborted", len(ups.Uploads))
-	}
+	require.NoError(t, err)
+	assert.Empty(t, ups.Uploads, "multipart uploads left open, want them aborted")
 }
 
 type brokenReader struct{ after <-chan struct{} }
@@ -192,24 +156,21 @@ func (b brokenReader) Read([]byte) (int, error) {
 
 func TestS3MissingBucketIsNotErrNotFound(t *testing.T) {
 	f := newFakeS3(t)
-	s := blobstore.NewS3(f.client, "no-such-bucket")
+	s, err := blobstore.NewS3(f.client, "no-such-bucket")
+	require.NoError(t, err)
 	// Get has an error body naming NoSuchBucket; Head cannot tell the two
 	// 404s apart (documented on S3.Head).
-	_, _, err := s.Get(t.Context(), "k")
-	if err == nil || errors.Is(err, blobstore.ErrNotFound) {
-		t.Fatalf("Get on a missing bucket = %v, want an error that is not ErrNotFound", err)
-	}
+	_, _, err = s.Get(t.Context(), "k")
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, blobstore.ErrNotFound)
 }
 
 func TestS3PresignExpiryIsBoundedBySevenDays(t *testing.T) {
 	s := newFakeS3(t).store(t)
-	if _, err := s.PresignGet(t.Context(), "k", 7*24*time.Hour); err != nil {
-		t.Fatalf("7 days: %v", err)
-	}
-	_, err := s.PresignGet(t.Context(), "k", 7*24*time.Hour+time.Second)
-	if !errors.Is(err, blobstore.ErrInvalidExpiry) {
-		t.Fatalf("7 days + 1 s: %v, want ErrInvalidExpiry", err)
-	}
+	_, err := s.PresignGet(t.Context(), "k", 7*24*time.Hour)
+	require.NoError(t, err, "7 days")
+	_, err = s.PresignGet(t.Context(), "k", 7*24*time.Hour+time.Second)
+	assert.ErrorIs(t, err, blobstore.ErrInvalidExpiry, "7 days + 1 s")
 }
 
 // listAcrossPages lists 7 objects two per page and expects every one once.
@@ -219,28 +180,73 @@ func listAcrossPages(t *testing.T, s *blobstore.S3) {
 	for i := range 7 {
 		k := fmt.Sprintf("paged/%02d", i)
 		want[k] = true
-		if err := s.Put(t.Context(), k, bytes.NewReader([]byte(k))); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Put(t.Context(), k, bytes.NewReader([]byte(k))))
 	}
-	if err := s.Put(t.Context(), "other/x", bytes.NewReader(nil)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Put(t.Context(), "other/x", bytes.NewReader(nil)))
 	seen := map[string]bool{}
 	for info, err := range s.List(t.Context(), "paged/") {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if seen[info.Key] || !want[info.Key] {
-			t.Fatalf("List yielded %q twice or unasked", info.Key)
-		}
+		require.NoError(t, err)
+		require.False(t, seen[info.Key], "List yielded %q twice", info.Key)
+		require.True(t, want[info.Key], "List yielded %q unasked", info.Key)
 		seen[info.Key] = true
 	}
-	if len(seen) != len(want) {
-		t.Fatalf("List across pages yielded %d keys, want %d", len(seen), len(want))
-	}
+	assert.Len(t, seen, len(want), "List across pages")
 }
 
 func TestS3ListFollowsContinuationTokens(t *testing.T) {
 	listAcrossPages(t, newFakeS3(t).store(t, func(o *blobstore.S3Options) { o.ListPageSize = 2 }))
+}
+
+func TestNewS3RefusesNilClientBadBucketAndBadOptions(t *testing.T) {
+	client := newFakeS3(t).client
+	cases := map[string]func() (*blobstore.S3, error){
+		"nil client":          func() (*blobstore.S3, error) { return blobstore.NewS3(nil, "bucket") },
+		"empty bucket":        func() (*blobstore.S3, error) { return blobstore.NewS3(client, "") },
+		"upper-case bucket":   func() (*blobstore.S3, error) { return blobstore.NewS3(client, "Bucket") },
+		"bucket with a slash": func() (*blobstore.S3, error) { return blobstore.NewS3(client, "bucket/prefix") },
+		"IP address bucket":   func() (*blobstore.S3, error) { return blobstore.NewS3(client, "192.168.1.1") },
+		"part below 5 MiB": func() (*blobstore.S3, error) {
+			return blobstore.NewS3(client, "bucket", func(o *blobstore.S3Options) { o.PartSize = 1 << 20 })
+		},
+		"negative concurrency": func() (*blobstore.S3, error) {
+			return blobstore.NewS3(client, "bucket", func(o *blobstore.S3Options) { o.Concurrency = -1 })
+		},
+		"list page over 1000": func() (*blobstore.S3, error) {
+			return blobstore.NewS3(client, "bucket", func(o *blobstore.S3Options) { o.ListPageSize = 1001 })
+		},
+	}
+	for name, fn := range cases {
+		s, err := fn()
+		var ie *blobstore.InputError
+		assert.ErrorAs(t, err, &ie, name)
+		assert.ErrorIs(t, err, blobstore.ErrInvalidInput, name)
+		assert.Nil(t, s, name)
+	}
+	s, err := blobstore.NewS3(client, "bucket", nil)
+	require.NoError(t, err, "a nil option is skipped")
+	assert.Equal(t, "bucket", s.Bucket())
+}
+
+func TestS3PresignedPutSignsContentLength(t *testing.T) {
+	s := newFakeS3(t).store(t)
+	u, err := s.PresignPut(t.Context(), "upload.bin", time.Minute, blobstore.WithSize(1234))
+	require.NoError(t, err)
+	q := mustQuery(t, u)
+	assert.Contains(t, strings.Split(q.Get("X-Amz-SignedHeaders"), ";"), "content-length",
+		"S3 refuses a body whose Content-Length is not the signed one only if it is signed")
+	h, err := blobstore.PutHeaders(blobstore.WithSize(1234))
+	require.NoError(t, err)
+	assert.Equal(t, "1234", h.Get("Content-Length"))
+
+	u, err = s.PresignPut(t.Context(), "upload.bin", time.Minute)
+	require.NoError(t, err)
+	assert.NotContains(t, strings.Split(mustQuery(t, u).Get("X-Amz-SignedHeaders"), ";"), "content-length",
+		"without a size the URL binds none")
+}
+
+func mustQuery(t *testing.T, raw string) url.Values {
+	t.Helper()
+	u, err := url.Parse(raw)
+	require.NoError(t, err)
+	return u.Query()
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -73,7 +74,10 @@ type PutOptions struct {
 	// Size, when positive, is the exact length of the body. S3 uses it to
 	// choose between a single PUT and a multipart upload without buffering;
 	// every store refuses (ErrSizeMismatch, nothing stored) a body of
-	// another length. Zero means unknown.
+	// another length. Zero means unknown. For PresignPut it binds the URL
+	// to that length (S3: a signed Content-Length header; Memory and Dir:
+	// checked when serving), so a URL handed to a client cannot upload
+	// more, or less, than was agreed.
 	Size int64
 }
 
@@ -136,8 +140,10 @@ func (r *Range) clamp(size int64) (start, end int64, err error) {
 
 // PutHeaders returns the headers a client must send with the URL
 // PresignPut(ctx, key, expires, opts...) returned: Content-Type (the
-// DefaultContentType when opts set none) and one X-Amz-Meta-<name> per
-// metadata entry.
+// DefaultContentType when opts set none), Content-Length when
+// PutOptions.Size is set, and one X-Amz-Meta-<name> per metadata entry.
+// (Go's http.Client takes the length from Request.ContentLength, not from
+// the header: set both.)
 func PutHeaders(opts ...func(*PutOptions)) (http.Header, error) {
 	o, err := putOptions(opts)
 	if err != nil {
@@ -145,6 +151,9 @@ func PutHeaders(opts ...func(*PutOptions)) (http.Header, error) {
 	}
 	h := http.Header{}
 	h.Set("Content-Type", o.ContentType)
+	if o.Size > 0 {
+		h.Set("Content-Length", strconv.FormatInt(o.Size, 10))
+	}
 	for k, v := range o.Metadata {
 		h.Set(metaHeaderPrefix+k, v)
 	}
@@ -153,6 +162,10 @@ func PutHeaders(opts ...func(*PutOptions)) (http.Header, error) {
 
 // metaHeaderPrefix is how S3 carries user metadata over HTTP.
 const metaHeaderPrefix = "X-Amz-Meta-"
+
+// MaxObjectSize is the largest object S3 stores (5 TiB); every store
+// refuses a larger PutOptions.Size.
+const MaxObjectSize = 5 << 40
 
 // MaxPresignExpiry is the longest a presigned URL may live: SigV4 presigned
 // URLs are valid for at most seven days, and every store applies the same
@@ -175,7 +188,9 @@ const MaxMetadataSize = 2048
 func putOptions(opts []func(*PutOptions)) (PutOptions, error) {
 	var o PutOptions
 	for _, fn := range opts {
-		fn(&o)
+		if fn != nil {
+			fn(&o)
+		}
 	}
 	if o.ContentType == "" {
 		o.ContentType = DefaultContentType
@@ -185,6 +200,9 @@ func putOptions(opts []func(*PutOptions)) (PutOptions, error) {
 	}
 	if o.Size < 0 {
 		return o, fmt.Errorf("%w: negative size %d", ErrSizeMismatch, o.Size)
+	}
+	if o.Size > MaxObjectSize {
+		return o, fmt.Errorf("%w: %d bytes, more than the %d an S3 object may have", ErrSizeMismatch, o.Size, int64(MaxObjectSize))
 	}
 	md, err := normalizeMetadata(o.Metadata)
 	if err != nil {

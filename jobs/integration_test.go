@@ -176,7 +176,10 @@ func TestIntegrationBackfillNeverOverwritesAConcurrentStatusMove(t *testing.T) {
 func TestIntegrationLargeAnalysisOffloadedToS3(t *testing.T) {
 	s3client := testenv.S3(t)
 	bucket := testenv.Bucket(t, "jobs")
-	blobs := blobstore.NewS3(s3client, bucket, func(o *blobstore.S3Options) { o.PathStyle = true })
+	blobs, err := blobstore.NewS3(s3client, bucket, func(o *blobstore.S3Options) { o.PathStyle = true })
+	if err != nil {
+		t.Fatal(err)
+	}
 	client := testenv.DynamoDB(t)
 	name := testenv.TableName(t, "jobs")
 	store := newStore(t, client, blobs, func(o *jobs.Options) { o.TableName = name })

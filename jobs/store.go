@@ -151,7 +151,7 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 		// item: DynamoDB indexes and expires by them, and reads filter on
 		// ttl.
 		keep := []string{attrJobID, attrUserID, attrStatus, attrCreatedAt, attrTTL}
-		offloader := func(threshold int) *blobstore.Offloader {
+		offloader := func(threshold int) (*blobstore.Offloader, error) {
 			return blobstore.NewOffloader(blobs, func(oo *blobstore.OffloadOptions) {
 				oo.Threshold = threshold
 				oo.Prefix = o.OffloadPrefix
@@ -159,8 +159,10 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 				oo.Clock = o.Clock
 			})
 		}
-		s.offload = offloader(s.budget)
-		s.full = offloader(o.OffloadThreshold)
+		s.offload, s.err = offloader(s.budget)
+		if s.err == nil {
+			s.full, s.err = offloader(o.OffloadThreshold)
+		}
 	}
 	return s, nil
 }

@@ -77,8 +77,14 @@ func TestLoadJourneyOnDynamoDBLocal(t *testing.T) {
 // restores an export into a second table.
 func TestFilesOnS3rverAndBackupRestore(t *testing.T) {
 	client := testenv.S3(t)
-	logs := blobstore.NewS3(client, testenv.Bucket(t, "journey-logs"), func(o *blobstore.S3Options) { o.PathStyle = true })
-	reports := blobstore.NewS3(client, testenv.Bucket(t, "journey-reports"), func(o *blobstore.S3Options) { o.PathStyle = true })
+	logs, err := blobstore.NewS3(client, testenv.Bucket(t, "journey-logs"), func(o *blobstore.S3Options) { o.PathStyle = true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports, err := blobstore.NewS3(client, testenv.Bucket(t, "journey-reports"), func(o *blobstore.S3Options) { o.PathStyle = true })
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := localStore(t, func(o *Options) { o.Reports = reports })
 	backups := blobstore.NewS3(client, testenv.Bucket(t, "journey-backups"), func(o *blobstore.S3Options) { o.PathStyle = true })
 	s.logs, s.backups = logs, backups

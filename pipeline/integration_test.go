@@ -32,7 +32,11 @@ func localEnv(t *testing.T, db func(table.API) table.API) (*pipeline.Store, *dyn
 	name := testenv.TableName(t, "pipelines")
 	var files blobstore.Store
 	if os.Getenv(testenv.S3EndpointVar) != "" {
-		files = blobstore.NewS3(testenv.S3(t), testenv.Bucket(t, "pipelines"), func(o *blobstore.S3Options) { o.PathStyle = true })
+		s3files, err := blobstore.NewS3(testenv.S3(t), testenv.Bucket(t, "pipelines"), func(o *blobstore.S3Options) { o.PathStyle = true })
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = s3files
 	} else {
 		m := blobstore.NewMemory()
 		srv := newHTTPServer(t, m)

@@ -237,5 +237,5 @@ func openS3(ctx context.Context, client *s3.Client, bucket string, pathStyle boo
 			return nil, fmt.Errorf("exampleenv: create bucket %s: %w", bucket, err)
 		}
 	}
-	return blobstore.NewS3(client, bucket, func(o *blobstore.S3Options) { o.PathStyle = pathStyle }), nil
+	return blobstore.NewS3(client, bucket, func(o *blobstore.S3Options) { o.PathStyle = pathStyle })
 }
