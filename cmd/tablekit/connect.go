@@ -126,7 +126,11 @@ func (a *app) bucket(ctx context.Context, name string) (blobstore.Store, error) 
 	if c.s3 == nil {
 		b = blobstore.NewMemory()
 	} else {
-		b = blobstore.NewS3(c.s3, name)
+		s3store, err := blobstore.NewS3(c.s3, name)
+		if err != nil {
+			return nil, err
+		}
+		b = s3store
 	}
 	c.blobs[name] = b
 	return b, nil
