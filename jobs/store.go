@@ -159,9 +159,11 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 				oo.Clock = o.Clock
 			})
 		}
-		s.offload, s.err = offloader(s.budget)
-		if s.err == nil {
-			s.full, s.err = offloader(o.OffloadThreshold)
+		if s.offload, err = offloader(s.budget); err != nil {
+			return nil, err
+		}
+		if s.full, err = offloader(o.OffloadThreshold); err != nil {
+			return nil, err
 		}
 	}
 	return s, nil

@@ -78,10 +78,11 @@ func TestTwoReportsOfOneStepAreBothReadable(t *testing.T) {
 // TestTwoReportsOfOneStepAreBothReadable on DynamoDB Local and s3rver.
 func TestIntegrationTwoReportsOfOneStepAreBothReadable(t *testing.T) {
 	client := testenv.S3(t)
-	reports := blobstore.NewS3(client, testenv.Bucket(t, "journey-reports"), func(o *blobstore.S3Options) { o.PathStyle = true })
+	reports, err := blobstore.NewS3(client, testenv.Bucket(t, "journey-reports"), func(o *blobstore.S3Options) { o.PathStyle = true })
+	require.NoError(t, err)
 	s := localStore(t, func(o *Options) { o.Reports = reports })
 	ctx := context.Background()
-	_, err := s.CreateJourney(ctx, NewJourney{ID: "JRN-REPORTS", Name: "reports"})
+	_, err = s.CreateJourney(ctx, NewJourney{ID: "JRN-REPORTS", Name: "reports"})
 	require.NoError(t, err)
 	job, err := s.StartJob(ctx, NewJob{JourneyID: "JRN-REPORTS", StageID: "raw_analysis"})
 	require.NoError(t, err)
