@@ -100,9 +100,11 @@ func (s *Store) objectKey(id string) string {
 	return escaped
 }
 
-// maxPlainObjectID leaves room in S3's 1024-byte keys for the prefix, the
-// attribute name and the content hash the Offloader appends.
-const maxPlainObjectID = 512
+// maxPlainObjectID is the longest key segment every blob store accepts
+// (blobstore.ValidateKey: a segment is a file name on Dir), which also
+// leaves room in S3's 1024-byte keys for the prefix, the attribute name
+// and the content hash the Offloader appends.
+const maxPlainObjectID = blobstore.MaxSegmentLength
 
 // RemoveOrphans deletes the blob objects no job points at any more: results
 // of deleted or expired jobs, results replaced by a backfill, and objects
