@@ -118,6 +118,9 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*dbTable, error) {
 
 		collectionLimit: db.collectionLimit,
 	}
+	if err := t.setProvisioning(in.SSESpecification, in.DeletionProtectionEnabled); err != nil {
+		return nil, err
+	}
 	if on, err := checkStreamSpec(in.StreamSpecification); err != nil {
 		return nil, err
 	} else if on {
@@ -361,9 +364,10 @@ func (t *dbTable) describeLocked(status types.TableStatus) *types.TableDescripti
 		BillingModeSummary: &types.BillingModeSummary{
 			BillingMode: t.billing,
 		},
-		DeletionProtectionEnabled: aws.Bool(false),
+		DeletionProtectionEnabled: aws.Bool(t.deletionProtection),
 	}
 	t.describeStream(d)
+	t.describeEncryption(d)
 	if t.billing == types.BillingModePayPerRequest {
 		since := t.created
 		if !t.billingChanged.IsZero() {

@@ -24,6 +24,9 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ 
 	if !ok {
 		return nil, tableNotFound(name)
 	}
+	if t.protected() {
+		return nil, validationf("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
+	}
 	next := make(map[string]*dbTable, len(old))
 	for k, v := range old {
 		if k != name {

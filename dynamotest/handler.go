@@ -247,6 +247,9 @@ func wireOperations(api table.API) map[string]wireOperation {
 	for target, op := range streamOperations(api) {
 		ops[target] = op
 	}
+	for target, op := range backupOperations(api) {
+		ops[target] = op
+	}
 	return ops
 }
 

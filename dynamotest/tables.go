@@ -58,6 +58,14 @@ type dbTable struct {
 	expiries *btree.BTreeG[expiry]
 
 	stream *stream // the enabled stream, or nil (see stream.go)
+
+	// Settings the fake stores and describes but does not act on (see
+	// backups.go): server-side encryption with a KMS key (kmsKeyARN ""
+	// means the AWS owned key), deletion protection (DeleteTable refuses a
+	// protected table) and point-in-time recovery.
+	kmsKeyARN          string
+	deletionProtection bool
+	pitr               bool
 }
 
 // dbIndex is a secondary index, global or local. Its entries share the

@@ -36,6 +36,10 @@ type Schema struct {
 	SortKey      Attribute // Name == "" for a table without a sort key
 	Indexes      []Index
 	TTLAttribute string
+	// Provisioning: capacity, encryption, backups and deletion protection
+	// (see provisioning.go). The zero value is on-demand with DynamoDB's
+	// defaults.
+	Provisioning Provisioning
 }
 
 // WithName returns a copy of s for a table with another name, as services
@@ -121,6 +125,9 @@ func (s Schema) Validate() error {
 			return inputErr(field+".Projection", string(ix.Projection), "projection must be ALL, KEYS_ONLY or INCLUDE")
 		}
 	}
+	if err := s.Provisioning.validate(s); err != nil {
+		return err
+	}
 	if s.TTLAttribute != "" {
 		if _, isKey := attrTypes[s.TTLAttribute]; isKey {
 			return inputErr("schema.TTLAttribute", s.TTLAttribute, "the TTL attribute cannot be a key attribute")
@@ -139,7 +146,9 @@ func validName(s string) bool {
 }
 
 // CreateTableInput is the CreateTable request for the schema: on-demand
-// (PAY_PER_REQUEST) billing, so no capacity has to be planned up front.
+// (PAY_PER_REQUEST) billing unless Provisioning.Capacity is set, with
+// Provisioning's encryption and deletion protection. (Point-in-time
+// recovery is a separate call, made by Create.)
 func (s Schema) CreateTableInput() *dynamodb.CreateTableInput {
 	var defs []types.AttributeDefinition
 	defined := map[string]bool{}
@@ -179,20 +188,28 @@ func (s Schema) CreateTableInput() *dynamodb.CreateTableInput {
 		})
 	}
 	in.AttributeDefinitions = defs
+	s.Provisioning.provision(in)
 	return in
 }
 
-// Create creates the table, waits until it and its indexes are ACTIVE and
-// enables TTL on TTLAttribute. A table that already exists is
+// Create creates the table, waits until it and its indexes are ACTIVE,
+// enables TTL on TTLAttribute and point-in-time recovery when
+// Provisioning asks for it. A table that already exists is
 // ErrAlreadyExists (use EnsureTable to accept it).
 func (s Schema) Create(ctx context.Context, db API) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
+	if _, err := s.backups(db); err != nil {
+		return err
+	}
 	if _, err := db.CreateTable(ctx, s.CreateTableInput()); err != nil {
 		return wrapError("create table", s.Name, "", err)
 	}
-	return s.finish(ctx, db)
+	if err := s.finish(ctx, db); err != nil {
+		return err
+	}
+	return s.enableRecovery(ctx, db)
 }
 
 // finish waits for ACTIVE and turns TTL on.
@@ -221,10 +238,12 @@ func (s Schema) finish(ctx context.Context, db API) error {
 	return wrapError("update time to live", s.Name, "", err)
 }
 
-// EnsureTable creates the table if it is missing and otherwise checks that
-// the existing one has the schema's keys and indexes (ErrSchemaMismatch if
-// not), waits for it to be ACTIVE and makes sure TTL is enabled. It is what a
-// service calls at start-up.
+// EnsureTable creates the table if it is missing (with its Provisioning)
+// and otherwise checks that the existing one has the schema's keys and
+// indexes (ErrSchemaMismatch if not) and its Provisioning (a *DriftError
+// listing every difference if not; nothing is changed), waits for it to be
+// ACTIVE and makes sure TTL is enabled. It is what a service calls at
+// start-up.
 func (s Schema) EnsureTable(ctx context.Context, db API) error {
 	if err := s.Validate(); err != nil {
 		return err
@@ -244,6 +263,9 @@ func (s Schema) EnsureTable(ctx context.Context, db API) error {
 		}
 	}
 	if err := s.matches(out.Table); err != nil {
+		return err
+	}
+	if err := s.drift(ctx, db, out.Table); err != nil {
 		return err
 	}
 	return s.finish(ctx, db)

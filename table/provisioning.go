@@ -1,0 +1,337 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Provisioning is how a table is run in production: backups, encryption,
+// protection against deletion and capacity. The zero value is what
+// CreateTable gives by default: on-demand capacity, the AWS owned key, no
+// point-in-time recovery and no deletion protection.
+//
+// EnsureTable creates a missing table with these settings and checks an
+// existing table against them, reporting every difference as a
+// *DriftError (ErrDrift). It changes nothing on an existing table: whether
+// to fix drift (and how: a capacity change, a key rotation) is the
+// operator's decision, made with the admin policy.
+type Provisioning struct {
+	// PointInTimeRecovery turns on continuous backups with restore to any
+	// second of the last 35 days (seeds 000 and 001 ask for it). Setting
+	// it needs a db that implements BackupsAPI (*dynamodb.Client and
+	// dynamotest.DB do). False means "not required": an existing table
+	// with recovery on is not drift.
+	PointInTimeRecovery bool
+	// Encryption chooses the key DynamoDB encrypts the table with.
+	Encryption Encryption
+	// DeletionProtection makes DeleteTable fail until it is turned off.
+	// False means "not required".
+	DeletionProtection bool
+	// Capacity, when set, provisions read and write capacity instead of
+	// on-demand billing (seed 001's production plan).
+	Capacity *Capacity
+}
+
+// Encryption is server-side encryption at rest. DynamoDB always encrypts;
+// the choice is the key. The zero value is the AWS owned key (free,
+// invisible in the account); KMS uses a KMS key in the account, the AWS
+// managed one (alias/aws/dynamodb) unless KMSKeyID names a customer
+// managed key (seed 001: "AWS-managed KMS"; seed 000: "AWS KMS").
+type Encryption struct {
+	KMS bool
+	// KMSKeyID is a key ARN, key id, alias name ("alias/...") or alias
+	// ARN. Only with KMS. EnsureTable checks a key ARN or key id against
+	// the key DynamoDB reports; an alias cannot be resolved without KMS,
+	// so for an alias only "a KMS key" is checked.
+	KMSKeyID string
+}
+
+// Capacity is provisioned throughput, in capacity units per second.
+type Capacity struct {
+	Read, Write int64
+	// Indexes sets a GSI's own throughput; an index not named here gets
+	// the table's Read and Write.
+	Indexes map[string]Throughput
+	// AutoScaling declares the targets Application Auto Scaling should
+	// keep. tablekit does not call Application Auto Scaling (it is another
+	// service, with its own API and IAM role): apply these with your
+	// infrastructure tool (aws_appautoscaling_target and
+	// aws_appautoscaling_policy in Terraform). EnsureTable accepts any
+	// current capacity within [Min, Max] as no drift, since the scaler
+	// moves it.
+	AutoScaling *AutoScaling
+}
+
+// Throughput is one index's provisioned read and write capacity.
+type Throughput struct {
+	Read, Write int64
+}
+
+// AutoScaling is a target-tracking policy for read and write capacity.
+type AutoScaling struct {
+	MinRead, MaxRead   int64
+	MinWrite, MaxWrite int64
+	// TargetUtilization is the consumed/provisioned percentage the scaler
+	// aims at: 20 to 90, Application Auto Scaling's range (seed 001: 70).
+	TargetUtilization float64
+}
+
+// BackupsAPI is what EnsureTable needs beyond API to turn on and check
+// point-in-time recovery. *dynamodb.Client and *dynamotest.DB implement
+// it; it is not part of API so that wrappers of API need not forward it.
+type BackupsAPI interface {
+	UpdateContinuousBackups(ctx context.Context, in *dynamodb.UpdateContinuousBackupsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error)
+	DescribeContinuousBackups(ctx context.Context, in *dynamodb.DescribeContinuousBackupsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeContinuousBackupsOutput, error)
+}
+
+var _ BackupsAPI = (*dynamodb.Client)(nil)
+
+// ErrDrift: EnsureTable found an existing table whose settings (billing,
+// capacity, encryption, deletion protection, point-in-time recovery)
+// differ from Schema.Provisioning. Returned as *DriftError.
+var ErrDrift = errors.New("table: existing table's settings differ from the schema")
+
+// Drift is one setting that differs.
+type Drift struct {
+	Setting string // "BillingMode", "ReadCapacity", "index GSI1 WriteCapacity", "Encryption", ...
+	Want    string
+	Got     string
+}
+
+// DriftError lists every setting of an existing table that differs from
+// its schema's Provisioning.
+type DriftError struct {
+	Table  string
+	Drifts []Drift
+}
+
+func (e *DriftError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "table: %s drifted from its schema:", e.Table)
+	for i, d := range e.Drifts {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		fmt.Fprintf(&b, " %s is %s, want %s", d.Setting, d.Got, d.Want)
+	}
+	return b.String()
+}
+
+func (e *DriftError) Unwrap() error { return ErrDrift }
+
+// validate checks p against the schema's indexes.
+func (p Provisioning) validate(s Schema) error {
+	if p.Encryption.KMSKeyID != "" && !p.Encryption.KMS {
+		return inputErr("schema.Provisioning.Encryption.KMSKeyID", p.Encryption.KMSKeyID, "a KMS key needs Encryption.KMS")
+	}
+	c := p.Capacity
+	if c == nil {
+		return nil
+	}
+	if c.Read < 1 || c.Write < 1 {
+		return inputErr("schema.Provisioning.Capacity", fmt.Sprintf("%d/%d", c.Read, c.Write), "read and write capacity must be at least 1")
+	}
+	for name, t := range c.Indexes {
+		if _, ok := s.Index(name); !ok {
+			return inputErr("schema.Provisioning.Capacity.Indexes", name, "no such index in the schema")
+		}
+		if t.Read < 1 || t.Write < 1 {
+			return inputErr("schema.Provisioning.Capacity.Indexes["+name+"]", fmt.Sprintf("%d/%d", t.Read, t.Write), "read and write capacity must be at least 1")
+		}
+	}
+	if a := c.AutoScaling; a != nil {
+		field := "schema.Provisioning.Capacity.AutoScaling"
+		switch {
+		case a.MinRead < 1 || a.MinWrite < 1 || a.MaxRead < a.MinRead || a.MaxWrite < a.MinWrite:
+			return inputErr(field, fmt.Sprintf("read %d-%d, write %d-%d", a.MinRead, a.MaxRead, a.MinWrite, a.MaxWrite), "minimums must be at least 1 and not above the maximums")
+		case c.Read < a.MinRead || c.Read > a.MaxRead || c.Write < a.MinWrite || c.Write > a.MaxWrite:
+			return inputErr(field, fmt.Sprintf("read %d, write %d", c.Read, c.Write), "the initial capacity must lie within the auto-scaling range")
+		case a.TargetUtilization < 20 || a.TargetUtilization > 90:
+			return inputErr(field+".TargetUtilization", fmt.Sprint(a.TargetUtilization), "must be 20 to 90 (percent)")
+		}
+	}
+	return nil
+}
+
+// throughput returns the provisioned throughput of the table ("") or an
+// index.
+func (c *Capacity) throughput(index string) *types.ProvisionedThroughput {
+	t := Throughput{Read: c.Read, Write: c.Write}
+	if it, ok := c.Indexes[index]; ok && index != "" {
+		t = it
+	}
+	return &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(t.Read), WriteCapacityUnits: aws.Int64(t.Write)}
+}
+
+// provision adds p's settings to a CreateTable request.
+func (p Provisioning) provision(in *dynamodb.CreateTableInput) {
+	if c := p.Capacity; c != nil {
+		in.BillingMode = types.BillingModeProvisioned
+		in.ProvisionedThroughput = c.throughput("")
+		for i := range in.GlobalSecondaryIndexes {
+			in.GlobalSecondaryIndexes[i].ProvisionedThroughput = c.throughput(aws.ToString(in.GlobalSecondaryIndexes[i].IndexName))
+		}
+	}
+	if p.Encryption.KMS {
+		in.SSESpecification = &types.SSESpecification{Enabled: aws.Bool(true), SSEType: types.SSETypeKms}
+		if p.Encryption.KMSKeyID != "" {
+			in.SSESpecification.KMSMasterKeyId = aws.String(p.Encryption.KMSKeyID)
+		}
+	}
+	if p.DeletionProtection {
+		in.DeletionProtectionEnabled = aws.Bool(true)
+	}
+}
+
+// backups returns db's BackupsAPI when the schema needs one.
+func (s Schema) backups(db API) (BackupsAPI, error) {
+	if !s.Provisioning.PointInTimeRecovery {
+		return nil, nil
+	}
+	b, ok := db.(BackupsAPI)
+	if !ok {
+		return nil, inputErr("db", fmt.Sprintf("%T", db), "point-in-time recovery needs UpdateContinuousBackups and DescribeContinuousBackups (table.BackupsAPI)")
+	}
+	return b, nil
+}
+
+// pitrEnabled reports whether point-in-time recovery is on (or turning on).
+func pitrEnabled(ctx context.Context, b BackupsAPI, name string) (bool, error) {
+	out, err := b.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(name)})
+	if err != nil {
+		return false, wrapError("describe continuous backups", name, "", err)
+	}
+	d := out.ContinuousBackupsDescription
+	if d == nil || d.PointInTimeRecoveryDescription == nil {
+		return false, nil
+	}
+	st := d.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus
+	return st == types.PointInTimeRecoveryStatusEnabled || st == "ENABLING", nil
+}
+
+// enableRecovery turns point-in-time recovery on for a table just created.
+func (s Schema) enableRecovery(ctx context.Context, db API) error {
+	b, err := s.backups(db)
+	if b == nil || err != nil {
+		return err
+	}
+	if on, err := pitrEnabled(ctx, b, s.Name); err != nil || on {
+		return err
+	}
+	_, err = b.UpdateContinuousBackups(ctx, &dynamodb.UpdateContinuousBackupsInput{
+		TableName:                        aws.String(s.Name),
+		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)},
+	})
+	return wrapError("update continuous backups", s.Name, "", err)
+}
+
+// drift compares an existing table with s.Provisioning.
+func (s Schema) drift(ctx context.Context, db API, d *types.TableDescription) error {
+	p := s.Provisioning
+	var drifts []Drift
+	add := func(setting, want, got string) {
+		drifts = append(drifts, Drift{Setting: setting, Want: want, Got: got})
+	}
+
+	// BillingModeSummary is absent for tables that were always
+	// provisioned (the API reference: "PROVISIONED" is the default).
+	billing := types.BillingModeProvisioned
+	if d.BillingModeSummary != nil && d.BillingModeSummary.BillingMode != "" {
+		billing = d.BillingModeSummary.BillingMode
+	}
+	wantBilling := types.BillingModePayPerRequest
+	if p.Capacity != nil {
+		wantBilling = types.BillingModeProvisioned
+	}
+	if billing != wantBilling {
+		add("BillingMode", string(wantBilling), string(billing))
+	} else if c := p.Capacity; c != nil {
+		check := func(prefix string, want *types.ProvisionedThroughput, got *types.ProvisionedThroughputDescription) {
+			var gr, gw int64
+			if got != nil {
+				gr, gw = aws.ToInt64(got.ReadCapacityUnits), aws.ToInt64(got.WriteCapacityUnits)
+			}
+			wr, ww := aws.ToInt64(want.ReadCapacityUnits), aws.ToInt64(want.WriteCapacityUnits)
+			if a := c.AutoScaling; a != nil && prefix == "" {
+				// The scaler moves the table's capacity within its range.
+				if gr < a.MinRead || gr > a.MaxRead {
+					add("ReadCapacity", fmt.Sprintf("%d-%d (auto-scaling)", a.MinRead, a.MaxRead), fmt.Sprint(gr))
+				}
+				if gw < a.MinWrite || gw > a.MaxWrite {
+					add("WriteCapacity", fmt.Sprintf("%d-%d (auto-scaling)", a.MinWrite, a.MaxWrite), fmt.Sprint(gw))
+				}
+				return
+			}
+			if gr != wr {
+				add(prefix+"ReadCapacity", fmt.Sprint(wr), fmt.Sprint(gr))
+			}
+			if gw != ww {
+				add(prefix+"WriteCapacity", fmt.Sprint(ww), fmt.Sprint(gw))
+			}
+		}
+		check("", c.throughput(""), d.ProvisionedThroughput)
+		for _, ix := range d.GlobalSecondaryIndexes {
+			name := aws.ToString(ix.IndexName)
+			if _, ok := s.Index(name); ok {
+				check("index "+name+" ", c.throughput(name), ix.ProvisionedThroughput)
+			}
+		}
+	}
+
+	if e := p.Encryption; e.KMS {
+		sse := d.SSEDescription
+		got := "AWS owned key"
+		if sse != nil && sse.SSEType == types.SSETypeKms && (sse.Status == types.SSEStatusEnabled || sse.Status == types.SSEStatusEnabling || sse.Status == types.SSEStatusUpdating) {
+			got = "KMS " + aws.ToString(sse.KMSMasterKeyArn)
+		}
+		want := "KMS"
+		if e.KMSKeyID != "" {
+			want += " " + e.KMSKeyID
+		}
+		if !strings.HasPrefix(got, "KMS") || !sameKey(e.KMSKeyID, strings.TrimPrefix(got, "KMS ")) {
+			add("Encryption", want, got)
+		}
+	}
+
+	if p.DeletionProtection && !aws.ToBool(d.DeletionProtectionEnabled) {
+		add("DeletionProtection", "enabled", "disabled")
+	}
+
+	if p.PointInTimeRecovery {
+		b, err := s.backups(db)
+		if err != nil {
+			return err
+		}
+		on, err := pitrEnabled(ctx, b, s.Name)
+		if err != nil {
+			return err
+		}
+		if !on {
+			add("PointInTimeRecovery", "enabled", "disabled")
+		}
+	}
+	if len(drifts) > 0 {
+		return &DriftError{Table: s.Name, Drifts: drifts}
+	}
+	return nil
+}
+
+// sameKey reports whether the key DynamoDB reports (a key ARN) can be the
+// key the schema names: any KMS key when none is named or an alias is
+// named (resolving an alias needs KMS), else the same ARN or key id.
+func sameKey(want, gotARN string) bool {
+	switch {
+	case want == "", strings.HasPrefix(want, "alias/"), strings.Contains(want, ":alias/"):
+		return true
+	case strings.HasPrefix(want, "arn:"):
+		return want == gotARN
+	default:
+		return strings.HasSuffix(gotARN, ":key/"+want)
+	}
+}
