@@ -136,7 +136,7 @@ func (d *tableLifecycle) DescribeTable(_ context.Context, in *dynamodb.DescribeT
 	if d.describes > d.activeAfter+1 {
 		ixStatus = types.IndexStatusActive
 	}
-	desc := &types.TableDescription{TableName: d.created.TableName, TableStatus: status,
+	desc := &types.TableDescription{BillingModeSummary: &types.BillingModeSummary{BillingMode: d.created.BillingMode}, TableName: d.created.TableName, TableStatus: status,
 		KeySchema: d.created.KeySchema, AttributeDefinitions: d.created.AttributeDefinitions}
 	for _, g := range d.created.GlobalSecondaryIndexes {
 		desc.GlobalSecondaryIndexes = append(desc.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
