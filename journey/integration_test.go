@@ -86,7 +86,10 @@ func TestFilesOnS3rverAndBackupRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := localStore(t, func(o *Options) { o.Reports = reports })
-	backups := blobstore.NewS3(client, testenv.Bucket(t, "journey-backups"), func(o *blobstore.S3Options) { o.PathStyle = true })
+	backups, err := blobstore.NewS3(client, testenv.Bucket(t, "journey-backups"), func(o *blobstore.S3Options) { o.PathStyle = true })
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.logs, s.backups = logs, backups
 	ctx := context.Background()
 	if _, err := s.CreateJourney(ctx, NewJourney{ID: "JRN-S3", Name: "files"}); err != nil {
