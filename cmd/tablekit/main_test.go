@@ -416,7 +416,9 @@ func TestJourneyShowExportAndImport(t *testing.T) {
 		_, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)})
 		require.NoError(t, err)
 	}
-	store := journey.NewStore(srv.DB, blobstore.NewS3(client, "logs"))
+	logs, err := blobstore.NewS3(client, "logs")
+	require.NoError(t, err)
+	store := journey.NewStore(srv.DB, logs)
 	require.NoError(t, journey.Schema(journey.DefaultTableName).EnsureTable(ctx, srv.DB))
 	c, err := store.CreateJourney(ctx, journey.NewJourney{Name: "sap migration", CreatedBy: "ops"})
 	require.NoError(t, err)
