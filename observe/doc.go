@@ -18,8 +18,9 @@
 // # Spans
 //
 // Each DynamoDB request is a client span named after its operation
-// ("DynamoDB.GetItem"), a child of whatever span the caller's context holds
-// (a store call, an HTTP handler), with the OpenTelemetry semantic
+// ("DynamoDB.GetItem"), a child of whatever span the caller's context holds:
+// a store call's span when the store was given a TracerProvider (every store
+// has that option; it reaches table.Table.Start), else the caller's own, with the OpenTelemetry semantic
 // conventions' attributes: db.system.name aws.dynamodb, db.operation.name,
 // aws.dynamodb.table_names, aws.dynamodb.index_name, aws.dynamodb.limit,
 // aws.dynamodb.consistent_read, aws.dynamodb.scan_forward, aws.dynamodb.count
@@ -35,12 +36,18 @@
 //
 // Instruments of the meter "github.com/tablekit/tablekit/observe":
 //
-//	tablekit.dynamodb.requests           counter   db.operation.name, db.collection.name, tablekit.outcome
+//	tablekit.dynamodb.requests           counter   db.operation.name, db.collection.name, tablekit.outcome, tablekit.operation
 //	tablekit.dynamodb.duration           histogram (s) db.operation.name, tablekit.outcome
-//	tablekit.dynamodb.consumed_capacity  counter   db.collection.name, aws.dynamodb.index_name, tablekit.capacity.kind (read|write)
+//	tablekit.dynamodb.consumed_capacity  counter   db.collection.name, aws.dynamodb.index_name, tablekit.capacity.kind (read|write), tablekit.operation
 //	tablekit.dynamodb.unprocessed        counter   db.operation.name, db.collection.name: items a batch left unprocessed
 //	tablekit.blobstore.requests          counter   blobstore.operation, tablekit.outcome
 //	tablekit.blobstore.bytes             counter   blobstore.operation: bytes written by Put
+//
+// tablekit.operation is the store call a request serves ("jobs.Create",
+// "tasks.Claim"), as the store named it to table.Table.Start: requests and
+// capacity per access pattern. Requests made outside a store call do not
+// carry it. The wrapper asks stores for it (table.OperationObserver), so it
+// needs no tracer.
 //
 // The outcome is one of ok, condition_failed (a lost race: a conditional
 // write or a transaction canceled by a condition), transaction_conflict,

@@ -52,8 +52,14 @@ func (a *dynamoAPI) begin(ctx context.Context, op, tableName string, attrs ...at
 	}
 	ctx, span := a.t.tracer.Start(ctx, "DynamoDB."+op,
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	return ctx, &call{t: a.t, span: span, start: time.Now(), op: op, table: tableName}
+	return ctx, &call{t: a.t, span: span, start: time.Now(), op: op, table: tableName,
+		storeOp: table.OperationFromContext(ctx)}
 }
+
+// ObservesOperations tells table.Table that this API labels requests with
+// the store call they serve (table.OperationObserver), so stores record it
+// in the context even when they are not traced.
+func (a *dynamoAPI) ObservesOperations() {}
 
 // askCapacity returns the ReturnConsumedCapacity to send, and whether the
 // caller did not ask for it, in which case the output's capacity is removed
@@ -80,8 +86,8 @@ func (c *call) consumed(ctx context.Context, kind string, ccs ...*types.Consumed
 			if units == nil || *units == 0 {
 				return
 			}
-			c.t.capacity.Add(ctx, *units, c.t.measure(semconv.DBCollectionName(name),
-				semconv.AWSDynamoDBIndexName(index), CapacityKindKey.String(kind)))
+			c.t.capacity.Add(ctx, *units, c.t.measure(c.withStoreOp(semconv.DBCollectionName(name),
+				semconv.AWSDynamoDBIndexName(index), CapacityKindKey.String(kind))...))
 		}
 		if cc.Table != nil || len(cc.GlobalSecondaryIndexes) > 0 || len(cc.LocalSecondaryIndexes) > 0 {
 			if cc.Table != nil {

@@ -92,6 +92,10 @@ const (
 	OutcomeKey      = attribute.Key("tablekit.outcome")
 	CapacityKindKey = attribute.Key("tablekit.capacity.kind")
 	BlobOpKey       = attribute.Key("blobstore.operation")
+	// StoreOperationKey names the store call a request serves
+	// ("jobs.Create", "tasks.Claim"): table.Table.Start records it, so
+	// requests and consumed capacity split per access pattern.
+	StoreOperationKey = attribute.Key("tablekit.operation")
 )
 
 // telemetry is what both wrappers share: a tracer, the instruments and the logger.
@@ -218,13 +222,25 @@ type call struct {
 	start time.Time
 	op    string
 	table string
+	// storeOp is the store call the request serves ("jobs.Create"), from
+	// table.OperationFromContext; "" for a request made outside a store.
+	storeOp string
+}
+
+// withStoreOp appends the store call's attribute to kvs when there is one,
+// so the metrics split per access pattern.
+func (c *call) withStoreOp(kvs ...attribute.KeyValue) []attribute.KeyValue {
+	if c.storeOp == "" {
+		return kvs
+	}
+	return append(kvs, StoreOperationKey.String(c.storeOp))
 }
 
 // end records the request's outcome on the span, the metrics and the log.
 func (c *call) end(ctx context.Context, err error) {
 	kind, code := outcome(err)
 	opAttr := semconv.DBOperationName(c.op)
-	c.t.requests.Add(ctx, 1, c.t.measure(opAttr, semconv.DBCollectionName(c.table), OutcomeKey.String(kind)))
+	c.t.requests.Add(ctx, 1, c.t.measure(c.withStoreOp(opAttr, semconv.DBCollectionName(c.table), OutcomeKey.String(kind))...))
 	c.t.duration.Record(ctx, time.Since(c.start).Seconds(), c.t.measure(opAttr, OutcomeKey.String(kind)))
 	if err != nil {
 		c.span.RecordError(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Item is one DynamoDB item as the SDK represents it.
@@ -48,6 +49,8 @@ type Options struct {
 	// first retry), delay (the backoff before it) and unprocessed or error.
 	// Nil (the default) logs nothing and costs nothing.
 	Logger *slog.Logger
+	// TracerProvider, when set, gives every store call a span (see Start).
+	TracerProvider trace.TracerProvider
 }
 
 // Backoff is exponential backoff with full jitter: before retry n (from 0)
@@ -62,6 +65,10 @@ type Table struct {
 	db     API
 	schema Schema
 	opts   Options
+	// tracer starts the store calls' spans; nil when tracing is off.
+	tracer trace.Tracer
+	// observed: db labels requests with the store call (OperationObserver).
+	observed bool
 }
 
 // New returns the Table for s on db. It does not call DynamoDB; use
@@ -92,7 +99,12 @@ func New(db API, s Schema, opts ...func(*Options)) *Table {
 	if o.TxAttempts <= 0 {
 		o.TxAttempts = 10
 	}
-	return &Table{db: db, schema: s.WithName(s.Name), opts: o}
+	t := &Table{db: db, schema: s.WithName(s.Name), opts: o}
+	if o.TracerProvider != nil {
+		t.tracer = o.TracerProvider.Tracer(tracerName)
+	}
+	_, t.observed = db.(OperationObserver)
+	return t
 }
 
 // Name is the table's name.
