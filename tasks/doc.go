@@ -73,7 +73,10 @@
 // # Life of a task
 //
 // [Store.Submit] writes META, EVENT#0001 SUBMITTED and the IDEM item in one
-// transaction. [Store.Claim] reads the oldest candidates and claims one in a
+// transaction; [Store.SubmitTx] adds the same three writes to a transaction
+// the caller builds, on this table or another (table.WriteTx.On), so a
+// job's status move and the task carrying its work apply together or not
+// at all. [Store.Claim] reads the oldest candidates and claims one in a
 // transaction: META to PROCESSING (conditioned on the status, attempt and
 // event count it read), the PROCESSING event and the WORKER item. It hands
 // back a [Claim] with a [Lease]: owner, attempt (the fencing token) and

@@ -7,7 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
 )
 
@@ -161,4 +165,57 @@ func ExampleWorker_Run() {
 	page, _ := store.ListPending(context.Background(), "")
 	fmt.Println(len(page.Items), "pending")
 	// Output: 0 pending
+}
+
+// A job store moves a job back to QUEUED and enqueues its work in one
+// transaction (seed 001's Replay on seed 003's queue): both apply, or
+// neither does. The queue's table and the jobs table share one DynamoDB.
+func ExampleStore_SubmitTx() {
+	store, db := newExampleStore()
+	ctx := context.Background()
+	jobsSchema := table.Schema{
+		Name:         "photoeditor-dev-jobs",
+		PartitionKey: table.Attribute{Name: "jobId", Type: types.ScalarAttributeTypeS},
+	}
+	if err := jobsSchema.EnsureTable(ctx, db); err != nil {
+		panic(err)
+	}
+	jobsTable := table.New(db, jobsSchema)
+	type job struct {
+		ID     string `dynamodbav:"jobId"`
+		Status string `dynamodbav:"status"`
+	}
+	if err := jobsTable.Put(ctx, job{ID: "j-1", Status: "FAILED"}); err != nil {
+		panic(err)
+	}
+
+	replay := func() error {
+		wasFailed := expression.Name("status").Equal(expression.Value("FAILED"))
+		tx := jobsTable.WriteTx().Update(jobsTable.Key("j-1"),
+			expression.Set(expression.Name("status"), expression.Value("QUEUED")), table.If(wasFailed))
+		task, created, err := store.SubmitTx(ctx, tx, tasks.SubmitInput{
+			IdempotencyKey: "replay-j-1-1", Payload: []byte(`{"jobId":"j-1"}`),
+		})
+		if err != nil {
+			return err
+		}
+		if err := tx.Run(ctx); err != nil {
+			return err
+		}
+		fmt.Println("job QUEUED, task", task.Status, "created:", created)
+		return nil
+	}
+	if err := replay(); err != nil {
+		panic(err)
+	}
+	// The job is no longer FAILED: the second replay's transaction is
+	// canceled by its condition, so it enqueues nothing either.
+	err := replay()
+	fmt.Println(errors.Is(err, table.ErrConditionFailed))
+	pending, _ := store.ListPending(ctx, "")
+	fmt.Println(len(pending.Items), "task pending")
+	// Output:
+	// job QUEUED, task PENDING created: true
+	// true
+	// 1 task pending
 }

@@ -1,0 +1,190 @@
+package tasks_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/table"
+	"github.com/tablekit/tablekit/tasks"
+)
+
+// jobsTable is a second table on the fixture's fake holding one job "j-1"
+// in status FAILED, for transactions that move a job and submit a task.
+func (f *fixture) jobsTable(t *testing.T) *table.Table {
+	t.Helper()
+	schema := table.Schema{Name: "jobs", PartitionKey: table.Attribute{Name: "jobId", Type: types.ScalarAttributeTypeS}}
+	require.NoError(t, schema.EnsureTable(context.Background(), f.db))
+	jt := table.New(f.db, schema)
+	require.NoError(t, jt.Put(context.Background(), table.Item{
+		"jobId":  &types.AttributeValueMemberS{Value: "j-1"},
+		"status": &types.AttributeValueMemberS{Value: "FAILED"},
+	}))
+	return jt
+}
+
+// requeue starts a transaction that moves job j-1 from FAILED to QUEUED.
+func requeue(jt *table.Table) *table.WriteTx {
+	wasFailed := expression.Name("status").Equal(expression.Value("FAILED"))
+	return jt.WriteTx().Update(jt.Key("j-1"), expression.Set(expression.Name("status"), expression.Value("QUEUED")), table.If(wasFailed))
+}
+
+func (f *fixture) jobStatus(t *testing.T, jt *table.Table) string {
+	t.Helper()
+	var it table.Item
+	require.NoError(t, jt.Get(context.Background(), jt.Key("j-1"), &it, table.Consistent()))
+	return str(it, "status")
+}
+
+func TestSubmitTxCreatesTheTaskWithTheCallersWritesAcrossTables(t *testing.T) {
+	f := newFixture(t)
+	jt := f.jobsTable(t)
+	ctx := context.Background()
+
+	tx := requeue(jt)
+	task, created, err := f.store.SubmitTx(ctx, tx, tasks.SubmitInput{IdempotencyKey: "replay-j-1", Payload: []byte("j-1")})
+	require.NoError(t, err)
+	assert.True(t, created)
+	assert.Equal(t, tasks.StatusPending, task.Status)
+	_, err = f.store.Get(ctx, task.ID)
+	require.ErrorIs(t, err, tasks.ErrNotFound, "SubmitTx wrote before the transaction ran")
+
+	require.NoError(t, tx.Run(ctx))
+	assert.Equal(t, "QUEUED", f.jobStatus(t, jt))
+	assert.Equal(t, task, f.get(t, task.ID), "the task SubmitTx returned is the one stored")
+	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted)
+	f.raw(t, "IDEM#replay-j-1", "TASK#"+task.ID)
+	c := f.claim(t, "w-1")
+	assert.Equal(t, []byte("j-1"), c.Task.Payload)
+}
+
+func TestSubmitTxWritesNothingWhenTheCallersConditionFails(t *testing.T) {
+	f := newFixture(t)
+	jt := f.jobsTable(t)
+	ctx := context.Background()
+	require.NoError(t, requeue(jt).Run(ctx)) // the job is QUEUED now
+
+	tx := requeue(jt)
+	task, created, err := f.store.SubmitTx(ctx, tx, tasks.SubmitInput{IdempotencyKey: "replay-j-1", Payload: []byte("j-1")})
+	require.NoError(t, err)
+	require.True(t, created)
+	require.ErrorIs(t, tx.Run(ctx), table.ErrConditionFailed)
+
+	_, err = f.store.Get(ctx, task.ID)
+	assert.ErrorIs(t, err, tasks.ErrNotFound, "META written by a canceled transaction")
+	_, err = f.store.History(ctx, task.ID)
+	assert.ErrorIs(t, err, tasks.ErrNotFound, "SUBMITTED event written by a canceled transaction")
+	var idem table.Item
+	assert.ErrorIs(t, f.store.Table().Get(ctx, f.store.Table().Key("IDEM#replay-j-1", "TASK#"+task.ID), &idem, table.Consistent()), table.ErrNotFound)
+	page, err := f.store.ListPending(ctx, "")
+	require.NoError(t, err)
+	assert.Empty(t, page.Items)
+}
+
+func TestSubmitTxWithAUsedKeyAddsNothingAndReturnsTheTask(t *testing.T) {
+	f := newFixture(t)
+	jt := f.jobsTable(t)
+	ctx := context.Background()
+	in := tasks.SubmitInput{IdempotencyKey: "replay-j-1", Payload: []byte("j-1")}
+	first, created, err := f.store.Submit(ctx, in)
+	require.NoError(t, err)
+	require.True(t, created)
+
+	tx := requeue(jt)
+	again, created, err := f.store.SubmitTx(ctx, tx, in)
+	require.NoError(t, err)
+	assert.False(t, created)
+	assert.Equal(t, first, again)
+	writes := f.db.Calls("TransactWriteItems")
+	require.NoError(t, tx.Run(ctx), "the transaction holds only the caller's move")
+	assert.Equal(t, writes+1, f.db.Calls("TransactWriteItems"))
+	assert.Equal(t, "QUEUED", f.jobStatus(t, jt))
+	wantHistory(t, f.history(t, first.ID), tasks.EventSubmitted)
+}
+
+func TestSubmitTxRefusesAUsedKeyWithAnotherPayload(t *testing.T) {
+	f := newFixture(t)
+	jt := f.jobsTable(t)
+	ctx := context.Background()
+	_, _, err := f.store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "replay-j-1", Payload: []byte("j-1")})
+	require.NoError(t, err)
+
+	tx := requeue(jt)
+	task, created, err := f.store.SubmitTx(ctx, tx, tasks.SubmitInput{IdempotencyKey: "replay-j-1", Payload: []byte("j-2")})
+	require.ErrorIs(t, err, tasks.ErrIdempotencyMismatch)
+	assert.Nil(t, task)
+	assert.False(t, created)
+}
+
+// Two transactions submit one key, each built before either runs: the
+// first to run creates the task, the second is canceled as a whole (its
+// job move too), and building it again finds the task and leaves it out.
+func TestSubmitTxRaceOnOneKeyCreatesOneTask(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	in := tasks.SubmitInput{IdempotencyKey: "k", Payload: []byte("p")}
+	tb := f.store.Table()
+	marker := func(n string) table.Item {
+		return table.Item{"PK": &types.AttributeValueMemberS{Value: "MARKER#" + n}, "SK": &types.AttributeValueMemberS{Value: "M"}}
+	}
+	txA, txB := tb.WriteTx().Put(marker("a")), tb.WriteTx().Put(marker("b"))
+	a, createdA, err := f.store.SubmitTx(ctx, txA, in)
+	require.NoError(t, err)
+	b, createdB, err := f.store.SubmitTx(ctx, txB, in)
+	require.NoError(t, err)
+	require.True(t, createdA)
+	require.True(t, createdB)
+	require.Equal(t, a.ID, b.ID, "one key, one task id")
+
+	require.NoError(t, txA.Run(ctx))
+	require.ErrorIs(t, txB.Run(ctx), table.ErrAlreadyExists)
+	var it table.Item
+	assert.ErrorIs(t, tb.Get(ctx, tb.Key("MARKER#b", "M"), &it, table.Consistent()), table.ErrNotFound, "the loser's own write applied")
+
+	txB = tb.WriteTx().Put(marker("b"))
+	again, created, err := f.store.SubmitTx(ctx, txB, in)
+	require.NoError(t, err)
+	assert.False(t, created)
+	assert.Equal(t, a.ID, again.ID)
+	require.NoError(t, txB.Run(ctx))
+	wantHistory(t, f.history(t, a.ID), tasks.EventSubmitted)
+}
+
+func TestSubmitTxRefusesBadInputWithoutARequest(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	tx := f.store.Table().WriteTx()
+	f.noRequests(t, func() {
+		_, _, err := f.store.SubmitTx(ctx, nil, tasks.SubmitInput{Payload: []byte("p")})
+		wantInputError(t, err, "tx")
+		_, _, err = f.store.SubmitTx(ctx, tx, tasks.SubmitInput{IdempotencyKey: "a#b"})
+		wantInputError(t, err, "IdempotencyKey")
+		_, _, err = f.store.SubmitTx(ctx, tx, tasks.SubmitInput{Payload: make([]byte, tasks.MaxPayloadSize+1)})
+		wantInputError(t, err, "Payload")
+		var nilStore *tasks.Store
+		_, _, err = nilStore.SubmitTx(ctx, tx, tasks.SubmitInput{})
+		assert.ErrorIs(t, err, table.ErrInvalidInput)
+	})
+	assert.ErrorIs(t, tx.Run(ctx), table.ErrInvalidInput, "bad input added actions to the transaction")
+}
+
+func TestSubmitTxOnAnotherDynamoDBIsRefusedByRun(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	other := dynamotest.New()
+	schema := table.Schema{Name: "jobs", PartitionKey: table.Attribute{Name: "jobId", Type: types.ScalarAttributeTypeS}}
+	require.NoError(t, schema.EnsureTable(ctx, other))
+	jt := table.New(other, schema)
+	tx := jt.WriteTx().Put(table.Item{"jobId": &types.AttributeValueMemberS{Value: "j-1"}})
+	_, _, err := f.store.SubmitTx(ctx, tx, tasks.SubmitInput{Payload: []byte("p")})
+	require.NoError(t, err)
+	assert.ErrorIs(t, tx.Run(ctx), table.ErrInvalidInput)
+	page, err := f.store.ListPending(ctx, "")
+	require.NoError(t, err)
+	assert.Empty(t, page.Items)
+}
