@@ -20,9 +20,19 @@
 //		KeyCondition:    "userId = :userId",
 //		ItemSize:        2048,
 //		ItemsPerRequest: 20,
-//		RatePerSecond:   50,
+//		RatePerSecond:   50, // the peak: partitions and capacity
+//		AveragePerSecond: 5, // the month's average: the bill
 //		Partition:       "{userId}",
 //	}
+//
+// Each pattern declares two rates, as seed 002 asks ("RPS (Peak and
+// Average)"): the peak sizes partitions and provisioned capacity, the
+// average is what the month costs.
+//
+// A store also declares its entities (an Entities function beside
+// Patterns): each kind of item with its size, the pattern whose requests
+// create it, and how long it is kept (Retention, its TTL). Package
+// datamodel derives the table's storage from them.
 //
 // Requests whose items differ (a transaction over several entities, a mixed
 // batch) list them in Items; writes list the GSI entries they touch in

@@ -1,5 +1,7 @@
 package access
 
+import "time"
+
 // Op names a DynamoDB operation an access pattern uses.
 type Op string
 
@@ -46,9 +48,18 @@ type Pattern struct {
 	KeyCondition    string // e.g. "PK = JOURNEY#{id} AND begins_with(SK, STAGE#)"
 	ItemSize        int    // typical item size in bytes
 	ItemsPerRequest int
-	RatePerSecond   float64
-	Consistent      bool
-	Transactional   bool
+	// RatePerSecond is the peak request rate: what the busiest second
+	// sends. Package datamodel sizes partitions with it (hot-partition
+	// analysis, provisioned capacity), never the bill.
+	RatePerSecond float64
+	// AveragePerSecond is the request rate averaged over a month: what
+	// the bill is computed from. It is at most RatePerSecond; 0 means not
+	// declared, and datamodel then bills the peak as if it were constant
+	// and says so in the document (seed 002 asks for both: "RPS (Peak and
+	// Average)").
+	AveragePerSecond float64
+	Consistent       bool
+	Transactional    bool
 
 	// The fields below are what package datamodel needs beyond the figures
 	// above to estimate capacity per key value and GSI write amplification
@@ -104,4 +115,38 @@ type Item struct {
 	// Partition is the item's partition key value in the table.
 	Partition   string
 	IndexWrites []IndexWrite
+}
+
+// Entity is one kind of item a table keeps, with what storage planning
+// needs: its size, how fast new ones arrive and how long each is kept.
+// Package datamodel derives the table's and its indexes' stored bytes
+// from a store's entities instead of a hand-set figure.
+//
+// Growth comes from a pattern, not a second rate: the entity's CreatedBy
+// pattern's AveragePerSecond times PerRequest items a second (so a
+// service's own rates change its storage too).
+type Entity struct {
+	Name string
+	// Size is the item's typical size in bytes, as DynamoDB counts it
+	// (attribute names and values).
+	Size int
+	// CreatedBy names the access pattern whose requests create the item.
+	// "" means no pattern creates it at a steady rate: only Count items.
+	CreatedBy string
+	// PerRequest is how many of these items one CreatedBy request
+	// creates; 0 means 1.
+	PerRequest int
+	// Count is a standing population kept whatever the growth (workers,
+	// tag aggregates, journeys), added to the items growth keeps.
+	Count int64
+	// Retention is how long an item is kept after it is created: its TTL,
+	// or how long the store's cleanup leaves it. 0 means kept until the
+	// application deletes it; datamodel then reports the growth and the
+	// storage after its planning horizon.
+	Retention time.Duration
+	// Indexes lists the GSIs that hold an entry for the item for most of
+	// its life; each entry is stored at the size the index's projection
+	// keeps. An entity that passes through an index briefly (a task while
+	// it is pending) leaves it out: the entries at any moment are few.
+	Indexes []string
 }

@@ -33,10 +33,18 @@
 // the items they read; writes in 1 KB units, double in a transaction, plus
 // one write per GSI entry (the item's size for ALL and, as an upper
 // bound, INCLUDE projections; one unit for KEYS_ONLY) and two where the
-// index key moves. Rates come from the declaration; a service substitutes
-// its own with WithRates. Monthly cost uses seed 002's prices (RRU $0.125
-// and WRU $0.625 per million, storage $0.25 per GB-month, 2,592,000
-// seconds a month). The load on every constant key value (per shard) is
+// index key moves. Each pattern declares a peak rate (RatePerSecond) and
+// an average (AveragePerSecond): capacity and the hot-partition analysis
+// use the peaks, the bill the averages (a pattern without an average is
+// billed at its peak and named in the document); a service substitutes
+// its own with WithRates and WithAverages. Storage is derived from the
+// store's entities (access.Entity, WithEntities): items created at the
+// creating pattern's average rate, kept for their Retention (TTL) or,
+// when nothing deletes them, counted after a horizon (WithHorizon, a year
+// by default), each billed at its size plus DynamoDB's 100-byte overhead
+// in the table and in every GSI that holds it. Monthly cost uses seed
+// 002's prices (RRU $0.125 and WRU $0.625 per million, storage $0.25 per
+// GB-month, 2,592,000 seconds a month). The load on every constant key value (per shard) is
 // summed over the patterns that touch it, templates being per entity; a value past 3,000 RCU or 1,000 WCU per
 // second is hot, and PartitionLoad.Remedy names seed 002's write sharding
 // with the smallest shard count that fits.

@@ -20,6 +20,8 @@ var (
 	ErrDuplicatePattern  = errors.New("datamodel: two access patterns share a name")
 	ErrUnnamedPattern    = errors.New("datamodel: access pattern without a name")
 	ErrInvalidPartitions = errors.New("datamodel: partition count must not be negative")
+	ErrInvalidRetention  = errors.New("datamodel: retention and horizon must not be negative")
+	ErrInvalidEntity     = errors.New("datamodel: invalid entity declaration")
 )
 
 // PatternError says which access pattern, and which of its fields, is wrong.

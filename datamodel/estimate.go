@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -41,23 +42,41 @@ type Prices struct {
 
 // Options tune Estimate.
 type Options struct {
-	// Rates replaces the declared RatePerSecond of the patterns it names:
-	// a service's own traffic instead of the store's defaults.
+	// Rates replaces the declared peak RatePerSecond of the patterns it
+	// names: a service's own traffic instead of the store's defaults. A
+	// declared average above the new peak is lowered to it.
 	Rates map[string]float64
+	// Averages replaces the declared AveragePerSecond of the patterns it
+	// names, the rate the bill is computed from.
+	Averages map[string]float64
 	// Partitions replaces the declared Partitions of the patterns it
 	// names: the write shards a service configured for their constant
 	// keys (tasks' Options.Shards, say).
 	Partitions map[string]int
-	// StorageGB is the data the table and its indexes hold, for the
-	// storage line of the monthly cost (0: no storage cost).
-	StorageGB float64
+	// Entities are the kinds of items the table keeps (a store's
+	// Entities function); the storage line of the bill is derived from
+	// them. None: no storage cost.
+	Entities []access.Entity
+	// Horizon is how far ahead storage is planned for entities kept until
+	// deleted (Retention 0): their items after Horizon of growth. 0 means
+	// DefaultHorizon.
+	Horizon time.Duration
 	// Prices defaults to seed 002's.
 	Prices Prices
 }
 
+// DefaultHorizon is the planning horizon for items kept until deleted:
+// a year of growth.
+const DefaultHorizon = 365 * 24 * time.Hour
+
 // WithRates sets Options.Rates.
 func WithRates(rates map[string]float64) func(*Options) {
 	return func(o *Options) { o.Rates = rates }
+}
+
+// WithAverages sets Options.Averages.
+func WithAverages(averages map[string]float64) func(*Options) {
+	return func(o *Options) { o.Averages = averages }
 }
 
 // WithPartitions sets Options.Partitions.
@@ -65,9 +84,14 @@ func WithPartitions(partitions map[string]int) func(*Options) {
 	return func(o *Options) { o.Partitions = partitions }
 }
 
-// WithStorageGB sets Options.StorageGB.
-func WithStorageGB(gb float64) func(*Options) {
-	return func(o *Options) { o.StorageGB = gb }
+// WithEntities sets Options.Entities.
+func WithEntities(entities []access.Entity) func(*Options) {
+	return func(o *Options) { o.Entities = entities }
+}
+
+// WithHorizon sets Options.Horizon.
+func WithHorizon(d time.Duration) func(*Options) {
+	return func(o *Options) { o.Horizon = d }
 }
 
 // WithPrices sets Options.Prices.
@@ -80,12 +104,31 @@ func WithPrices(p Prices) func(*Options) {
 type Estimate struct {
 	Table    string
 	Patterns []PatternEstimate // in declaration order
-	// ReadPerSecond and WritePerSecond are the sums over the patterns, in
-	// read and write units (RCU, WCU) per second.
+	// ReadPerSecond and WritePerSecond are the sums over the patterns at
+	// their peak rates, in read and write units (RCU, WCU) per second:
+	// what the table must serve in its busiest second.
 	ReadPerSecond, WritePerSecond float64
-	// Monthly costs in US dollars: reads, writes, storage and their sum.
+	// AverageReadPerSecond and AverageWritePerSecond are the same sums at
+	// the average rates: what the month is billed for.
+	AverageReadPerSecond, AverageWritePerSecond float64
+	// Monthly costs in US dollars, on demand: reads and writes at the
+	// average rates, storage, and their sum.
 	ReadCost, WriteCost, StorageCost, MonthlyCost float64
-	StorageGB                                     float64
+	// PeakMonthlyCost is what the month would cost if every pattern ran
+	// at its peak all month (and the same storage): the figure a
+	// single-rate model gives, kept for comparison.
+	PeakMonthlyCost float64
+	// StorageGB is what the table and its indexes hold (Storage summed).
+	StorageGB float64
+	// Storage is each declared entity's items and bytes, in declaration
+	// order.
+	Storage []EntityStorage
+	// Horizon is the planning horizon used for entities kept until
+	// deleted.
+	Horizon time.Duration
+	// Undeclared lists the patterns declaring no average rate, billed at
+	// their peak.
+	Undeclared []string
 	// Partitions are the key values on which patterns concentrate their
 	// load (a constant Partition, or a template with Partitions set),
 	// hottest first. Hot ones pass a partition's limits.
@@ -122,9 +165,13 @@ type PatternEstimate struct {
 	ReadUnits, WriteUnits float64
 	TableWriteUnits       float64
 	IndexWriteUnits       []IndexUnits // by index name
-	// Per second at the pattern's rate, and the monthly on-demand cost.
+	// Per second at the pattern's peak rate (Pattern.RatePerSecond).
 	ReadPerSecond, WritePerSecond float64
-	MonthlyCost                   float64
+	// Per second at the pattern's average rate (Pattern.AveragePerSecond,
+	// the peak when none is declared), and the monthly on-demand cost
+	// they make.
+	AverageReadPerSecond, AverageWritePerSecond float64
+	MonthlyCost                                 float64
 }
 
 // IndexUnits is the write units one request spends on one GSI.
@@ -177,14 +224,21 @@ func EstimateSchema(s table.Schema, ps []access.Pattern, opts ...func(*Options))
 	for _, f := range opts {
 		f(&o)
 	}
+	if o.Horizon == 0 {
+		o.Horizon = DefaultHorizon
+	}
 	if err := check(s, ps, o); err != nil {
 		return nil, err
 	}
-	est := &Estimate{Table: s.Name, StorageGB: o.StorageGB}
+	est := &Estimate{Table: s.Name, Horizon: o.Horizon}
 	loads := map[[2]string]*PartitionLoad{}
 	for _, ap := range ps {
 		if r, ok := o.Rates[ap.Name]; ok {
 			ap.RatePerSecond = r
+			ap.AveragePerSecond = min(ap.AveragePerSecond, r)
+		}
+		if a, ok := o.Averages[ap.Name]; ok {
+			ap.AveragePerSecond = a
 		}
 		if n, ok := o.Partitions[ap.Name]; ok {
 			ap.Partitions = n
@@ -193,18 +247,32 @@ func EstimateSchema(s table.Schema, ps []access.Pattern, opts ...func(*Options))
 		if err != nil {
 			return nil, err
 		}
+		avg := ap.AveragePerSecond
+		if avg == 0 && ap.RatePerSecond > 0 {
+			avg = ap.RatePerSecond
+			est.Undeclared = append(est.Undeclared, ap.Name)
+		}
 		pe.ReadPerSecond = pe.ReadUnits * ap.RatePerSecond
 		pe.WritePerSecond = pe.WriteUnits * ap.RatePerSecond
-		pe.MonthlyCost = monthly(pe.ReadPerSecond, o.Prices.ReadPerMillion) + monthly(pe.WritePerSecond, o.Prices.WritePerMillion)
+		pe.AverageReadPerSecond = pe.ReadUnits * avg
+		pe.AverageWritePerSecond = pe.WriteUnits * avg
+		pe.MonthlyCost = monthly(pe.AverageReadPerSecond, o.Prices.ReadPerMillion) + monthly(pe.AverageWritePerSecond, o.Prices.WritePerMillion)
 		est.Patterns = append(est.Patterns, pe)
 		est.ReadPerSecond += pe.ReadPerSecond
 		est.WritePerSecond += pe.WritePerSecond
+		est.AverageReadPerSecond += pe.AverageReadPerSecond
+		est.AverageWritePerSecond += pe.AverageWritePerSecond
 		addLoads(s, ap, pe, loads)
 	}
-	est.ReadCost = monthly(est.ReadPerSecond, o.Prices.ReadPerMillion)
-	est.WriteCost = monthly(est.WritePerSecond, o.Prices.WritePerMillion)
-	est.StorageCost = o.StorageGB * o.Prices.StorageGBMonth
+	est.Storage = storageOf(s, est.Patterns, o.Entities, o.Horizon)
+	for _, st := range est.Storage {
+		est.StorageGB += st.GB()
+	}
+	est.ReadCost = monthly(est.AverageReadPerSecond, o.Prices.ReadPerMillion)
+	est.WriteCost = monthly(est.AverageWritePerSecond, o.Prices.WritePerMillion)
+	est.StorageCost = est.StorageGB * o.Prices.StorageGBMonth
 	est.MonthlyCost = est.ReadCost + est.WriteCost + est.StorageCost
+	est.PeakMonthlyCost = monthly(est.ReadPerSecond, o.Prices.ReadPerMillion) + monthly(est.WritePerSecond, o.Prices.WritePerMillion) + est.StorageCost
 	for _, l := range loads {
 		sort.Strings(l.Patterns)
 		est.Partitions = append(est.Partitions, *l)
@@ -261,6 +329,14 @@ func check(s table.Schema, ps []access.Pattern, o Options) error {
 			return &PatternError{Table: s.Name, Pattern: n, Field: "Rates", Value: r, Err: ErrInvalidRate}
 		}
 	}
+	for _, n := range slices.Sorted(maps.Keys(o.Averages)) {
+		if !names[n] {
+			return &PatternError{Table: s.Name, Field: "Averages", Value: fmt.Sprintf("%q", n), Err: ErrUnknownPattern}
+		}
+		if r := o.Averages[n]; r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
+			return &PatternError{Table: s.Name, Pattern: n, Field: "Averages", Value: r, Err: ErrInvalidRate}
+		}
+	}
 	for _, n := range slices.Sorted(maps.Keys(o.Partitions)) {
 		if !names[n] {
 			return &PatternError{Table: s.Name, Field: "Partitions", Value: fmt.Sprintf("%q", n), Err: ErrUnknownPattern}
@@ -269,10 +345,10 @@ func check(s table.Schema, ps []access.Pattern, o Options) error {
 			return &PatternError{Table: s.Name, Pattern: n, Field: "Partitions", Value: o.Partitions[n], Err: ErrInvalidPartitions}
 		}
 	}
-	if o.StorageGB < 0 || math.IsNaN(o.StorageGB) {
-		return &PatternError{Table: s.Name, Field: "StorageGB", Value: o.StorageGB, Err: ErrInvalidSize}
+	if o.Horizon < 0 {
+		return &PatternError{Table: s.Name, Field: "Horizon", Value: o.Horizon, Err: ErrInvalidRetention}
 	}
-	return nil
+	return checkEntities(s, names, o.Entities)
 }
 
 // isRead reports whether op reads.
@@ -338,6 +414,12 @@ func validatePattern(s table.Schema, ap access.Pattern) error {
 	}
 	if ap.RatePerSecond < 0 || math.IsNaN(ap.RatePerSecond) || math.IsInf(ap.RatePerSecond, 0) {
 		return perr(s, ap, "RatePerSecond", ap.RatePerSecond, ErrInvalidRate)
+	}
+	if ap.AveragePerSecond < 0 || math.IsNaN(ap.AveragePerSecond) || math.IsInf(ap.AveragePerSecond, 0) {
+		return perr(s, ap, "AveragePerSecond", ap.AveragePerSecond, ErrInvalidRate)
+	}
+	if ap.AveragePerSecond > ap.RatePerSecond {
+		return perr(s, ap, "AveragePerSecond", ap.AveragePerSecond, fmt.Errorf("%w: an average above the peak (RatePerSecond %v)", ErrInvalidRate, ap.RatePerSecond))
 	}
 	if ap.Partitions < 0 {
 		return perr(s, ap, "Partitions", ap.Partitions, ErrInvalidPartitions)

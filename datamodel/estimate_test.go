@@ -6,8 +6,11 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/datamodel"
@@ -134,24 +137,130 @@ func TestWriteUnitsIncludeIndexWritesAndTransactions(t *testing.T) {
 // 1 RCU, 10 writes/s of 1 WCU, 10 GB.
 func TestMonthlyCostAtSeed002Prices(t *testing.T) {
 	ps := pats(
-		access.Pattern{Name: "read", Operation: access.GetItem, ItemSize: 4096, Consistent: true, RatePerSecond: 100},
-		access.Pattern{Name: "write", Operation: access.PutItem, ItemSize: 1000, RatePerSecond: 10},
+		access.Pattern{Name: "read", Operation: access.GetItem, ItemSize: 4096, Consistent: true, RatePerSecond: 100, AveragePerSecond: 100},
+		access.Pattern{Name: "write", Operation: access.PutItem, ItemSize: 1000, RatePerSecond: 10, AveragePerSecond: 10},
 	)
-	est, err := datamodel.EstimateSchema(testSchema(), ps, datamodel.WithStorageGB(10))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// 10 x 2^20 items of 924 B, each billed with DynamoDB's 100-byte
+	// overhead: exactly 10 GB.
+	ten := []access.Entity{{Name: "row", Size: 924, Count: 10 << 20}}
+	est, err := datamodel.EstimateSchema(testSchema(), ps, datamodel.WithEntities(ten))
+	require.NoError(t, err)
 	// 100 x 2,592,000 / 1e6 x $0.125 = $32.40; 10 x 2.592 x $0.625 = $16.20;
 	// 10 GB x $0.25 = $2.50.
-	if !near(est.ReadPerSecond, 100) || !near(est.WritePerSecond, 10) {
-		t.Errorf("per second: %v RCU %v WCU", est.ReadPerSecond, est.WritePerSecond)
+	assert.InDelta(t, 100, est.ReadPerSecond, 1e-9)
+	assert.InDelta(t, 10, est.WritePerSecond, 1e-9)
+	assert.InDelta(t, 32.4, est.ReadCost, 1e-9)
+	assert.InDelta(t, 16.2, est.WriteCost, 1e-9)
+	assert.InDelta(t, 10, est.StorageGB, 1e-9)
+	assert.InDelta(t, 2.5, est.StorageCost, 1e-9)
+	assert.InDelta(t, 51.1, est.MonthlyCost, 1e-9)
+	p, _ := est.Pattern("read")
+	assert.InDelta(t, 32.4, p.MonthlyCost, 1e-9)
+	assert.Empty(t, est.Undeclared)
+}
+
+// TestAverageRatesBillAndPeakRatesSizePartitions shows the split: a
+// pattern at 1,200 writes/s at peak but 12/s on average is billed for 12
+// and still makes its constant partition hot.
+func TestAverageRatesBillAndPeakRatesSizePartitions(t *testing.T) {
+	ap := access.Pattern{Name: "burst", Operation: access.PutItem, ItemSize: 1000, Partition: "DAY#today",
+		RatePerSecond: 1200, AveragePerSecond: 12}
+	est, err := datamodel.EstimateSchema(testSchema(), pats(ap))
+	require.NoError(t, err)
+	assert.InDelta(t, 1200, est.WritePerSecond, 1e-9, "capacity is the peak")
+	assert.InDelta(t, 12, est.AverageWritePerSecond, 1e-9)
+	// 12 WCU/s x 2.592 x $0.625 = $19.44, against $1,944 billed at peak.
+	assert.InDelta(t, 19.44, est.MonthlyCost, 1e-9)
+	assert.InDelta(t, 1944, est.PeakMonthlyCost, 1e-9)
+	require.Len(t, est.Hot(), 1, "the hot-partition verdict reads the peak")
+	assert.Equal(t, "DAY#today", est.Hot()[0].Partition)
+}
+
+// TestUndeclaredAverageIsBilledAtPeakAndNamed keeps old declarations
+// working while the document says their bill is an upper bound.
+func TestUndeclaredAverageIsBilledAtPeakAndNamed(t *testing.T) {
+	est, err := datamodel.EstimateSchema(testSchema(), pats(
+		access.Pattern{Name: "old", Operation: access.PutItem, ItemSize: 1000, RatePerSecond: 10},
+		access.Pattern{Name: "idle", Operation: access.PutItem, ItemSize: 1000},
+	))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"old"}, est.Undeclared)
+	assert.InDelta(t, est.PeakMonthlyCost, est.MonthlyCost, 1e-9)
+}
+
+// TestAveragesAndPeakOverrides: WithRates lowers a declared average that
+// would pass the new peak; WithAverages sets the average alone.
+func TestAveragesAndPeakOverrides(t *testing.T) {
+	ap := access.Pattern{Name: "w", Operation: access.PutItem, ItemSize: 1000, RatePerSecond: 100, AveragePerSecond: 50}
+	est, err := datamodel.EstimateSchema(testSchema(), pats(ap), datamodel.WithRates(map[string]float64{"w": 20}))
+	require.NoError(t, err)
+	assert.InDelta(t, 20, est.AverageWritePerSecond, 1e-9)
+	est, err = datamodel.EstimateSchema(testSchema(), pats(ap), datamodel.WithAverages(map[string]float64{"w": 5}))
+	require.NoError(t, err)
+	assert.InDelta(t, 100, est.WritePerSecond, 1e-9)
+	assert.InDelta(t, 5, est.AverageWritePerSecond, 1e-9)
+}
+
+// TestStorageFollowsGrowthRetentionAndProjection derives storage by hand:
+// 10 items a second kept 1 day is 864,000 items; 924 B + 100 in the table,
+// the same again in the ALL index GSI1, and 100 B of keys + 100 in the
+// KEYS_ONLY index ByStatus.
+func TestStorageFollowsGrowthRetentionAndProjection(t *testing.T) {
+	create := access.Pattern{Name: "create", Operation: access.PutItem, ItemSize: 924, RatePerSecond: 100, AveragePerSecond: 10}
+	e := access.Entity{Name: "order", Size: 924, CreatedBy: "create", Retention: 24 * time.Hour, Indexes: []string{"GSI1", "ByStatus"}}
+	est, err := datamodel.EstimateSchema(testSchema(), pats(create), datamodel.WithEntities([]access.Entity{e}))
+	require.NoError(t, err)
+	require.Len(t, est.Storage, 1)
+	st := est.Storage[0]
+	assert.InDelta(t, 10, st.PerSecond, 1e-9, "growth is the creating pattern's average, not its peak")
+	assert.InDelta(t, 864_000, st.Items, 1e-6)
+	assert.InDelta(t, 864_000*1024.0, st.TableBytes, 1e-3)
+	require.Len(t, st.IndexBytes, 2)
+	assert.Equal(t, "GSI1", st.IndexBytes[0].Index)
+	assert.InDelta(t, 864_000*1024.0, st.IndexBytes[0].Bytes, 1e-3)
+	assert.InDelta(t, 864_000*200.0, st.IndexBytes[1].Bytes, 1e-3)
+	assert.InDelta(t, 864_000*2248.0/(1<<30), est.StorageGB, 1e-9)
+	assert.Zero(t, st.GrowthGBPerMonth(), "a TTL keeps storage steady")
+
+	// Kept until deleted: the horizon's growth, and a monthly growth.
+	e.Retention = 0
+	est, err = datamodel.EstimateSchema(testSchema(), pats(create), datamodel.WithEntities([]access.Entity{e}), datamodel.WithHorizon(48*time.Hour))
+	require.NoError(t, err)
+	st = est.Storage[0]
+	assert.True(t, st.Unbounded)
+	assert.InDelta(t, 2*864_000, st.Items, 1e-6)
+	assert.InDelta(t, 10*2_592_000*2248.0/(1<<30), st.GrowthGBPerMonth(), 1e-9)
+}
+
+// TestBadEntityDeclarationsAreRefused: each mistake is a *PatternError
+// naming the field, and nothing is estimated.
+func TestBadEntityDeclarationsAreRefused(t *testing.T) {
+	create := access.Pattern{Name: "create", Operation: access.PutItem, ItemSize: 100, RatePerSecond: 1}
+	cases := []struct {
+		name  string
+		e     access.Entity
+		want  error
+		field string
+	}{
+		{"no name", access.Entity{Size: 10}, datamodel.ErrInvalidEntity, "Name"},
+		{"zero size", access.Entity{Name: "a"}, datamodel.ErrInvalidSize, "Size"},
+		{"unknown creator", access.Entity{Name: "a", Size: 10, CreatedBy: "nope"}, datamodel.ErrUnknownPattern, "CreatedBy"},
+		{"negative retention", access.Entity{Name: "a", Size: 10, Retention: -time.Second}, datamodel.ErrInvalidRetention, "Retention"},
+		{"unknown index", access.Entity{Name: "a", Size: 10, Indexes: []string{"GSI9"}}, datamodel.ErrUnknownIndex, "Indexes"},
+		{"negative count", access.Entity{Name: "a", Size: 10, Count: -1}, datamodel.ErrInvalidCount, "Count"},
 	}
-	if !near(est.ReadCost, 32.4) || !near(est.WriteCost, 16.2) || !near(est.StorageCost, 2.5) || !near(est.MonthlyCost, 51.1) {
-		t.Errorf("costs: read %v write %v storage %v total %v; want 32.40 16.20 2.50 51.10", est.ReadCost, est.WriteCost, est.StorageCost, est.MonthlyCost)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			est, err := datamodel.EstimateSchema(testSchema(), pats(create), datamodel.WithEntities([]access.Entity{c.e}))
+			require.ErrorIs(t, err, c.want)
+			assert.Nil(t, est)
+			var pe *datamodel.PatternError
+			require.ErrorAs(t, err, &pe)
+			assert.Contains(t, pe.Field, c.field)
+		})
 	}
-	if p, _ := est.Pattern("read"); !near(p.MonthlyCost, 32.4) {
-		t.Errorf("pattern cost %v, want 32.40", p.MonthlyCost)
-	}
+	_, err := datamodel.EstimateSchema(testSchema(), pats(access.Pattern{Name: "p", Operation: access.PutItem, ItemSize: 10, RatePerSecond: 1, AveragePerSecond: 2}))
+	assert.ErrorIs(t, err, datamodel.ErrInvalidRate, "an average above the peak")
 }
 
 // TestRatesOverrideTheDeclaredDefaults shows a service substituting its

@@ -145,6 +145,7 @@ func ExampleRender() {
 	// ## Access Pattern Mapping
 	// ### Solved Patterns
 	// ### Capacity and Cost
+	// ### Storage
 	// ## Hot Partition Analysis
 	// ## Trade-offs and Optimizations
 	// ## Validation Results 🔴

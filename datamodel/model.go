@@ -21,7 +21,10 @@ type Model struct {
 	// store uses it (the store's Patterns function).
 	Schema   table.Schema
 	Patterns []access.Pattern
-	// Estimate options: the service's own rates, the storage size.
+	// Entities are the items the table keeps (the store's Entities
+	// function), from which storage is derived.
+	Entities []access.Entity
+	// Estimate options: the service's own rates, averages, shards.
 	Options []func(*Options)
 	// PolicyTableName is the table name in the IAM policy's ARNs when it
 	// differs from Schema.Name (a wildcard over environments).
@@ -71,4 +74,10 @@ type Prose struct {
 // IndexProse is the prose of one GSI's section.
 type IndexProse struct {
 	Purpose, PartitionKey, SortKey, Projection, Sparse string
+}
+
+// Estimate is EstimateSchema of the model's schema, patterns and entities
+// with its options.
+func (m Model) Estimate() (*Estimate, error) {
+	return EstimateSchema(m.Schema, m.Patterns, append([]func(*Options){WithEntities(m.Entities)}, m.Options...)...)
 }

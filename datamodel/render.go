@@ -25,7 +25,7 @@ const Tolerance = 0.10
 // replayed on dynamotest (Measure). The output depends only on m: no
 // timestamps, stable ordering, so regenerating gives identical bytes.
 func Render(ctx context.Context, m Model) ([]byte, error) {
-	est, err := EstimateSchema(m.Schema, m.Patterns, m.Options...)
+	est, err := m.Estimate()
 	if err != nil {
 		return nil, err
 	}
@@ -386,9 +386,10 @@ func describeItems(ap access.Pattern) string {
 
 func (r *renderer) mapping() {
 	r.p("## Access Pattern Mapping\n\n### Solved Patterns\n\n")
-	r.p("Reads and writes alike, in declaration order. Units per request follow DynamoDB's rules (reads in 4 KB units, half when eventually consistent, double in a transaction, Query summing item sizes before rounding; writes in 1 KB units, double in a transaction, one more write per GSI entry and two where an index key moves). Monthly cost is on-demand at seed 002's prices over its 2,592,000-second month.\n\n")
-	r.p("| # | Pattern | Description | Table/Index | DynamoDB Operation | Key Condition | Items per request | Rate (req/s) | RCU/req | WCU/req | RCU/s | WCU/s | $/month |\n")
-	r.p("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	r.p("Reads and writes alike, in declaration order. Units per request follow DynamoDB's rules (reads in 4 KB units, half when eventually consistent, double in a transaction, Query summing item sizes before rounding; writes in 1 KB units, double in a transaction, one more write per GSI entry and two where an index key moves). " +
+		"Each pattern declares two rates (seed 002: \"RPS (Peak and Average)\"): the peak sizes partitions and capacity (RCU/s and WCU/s below, the hot-partition analysis), the average is what the month is billed for ($/month, on demand at seed 002's prices over its 2,592,000-second month).\n\n")
+	r.p("| # | Pattern | Description | Table/Index | DynamoDB Operation | Key Condition | Items per request | Peak (req/s) | Average (req/s) | RCU/req | WCU/req | Peak RCU/s | Peak WCU/s | $/month |\n")
+	r.p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for i, pe := range r.est.Patterns {
 		ap := pe.Pattern
 		where := r.s.Name
@@ -409,18 +410,66 @@ func (r *renderer) mapping() {
 		if len(idx) > 0 {
 			wcu += " (table " + num(pe.TableWriteUnits) + ", " + strings.Join(idx, ", ") + ")"
 		}
-		r.p("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", i+1, cell(ap.Name), cell(ap.Description), cell(where), op,
-			code(ap.KeyCondition), describeItems(ap), num(ap.RatePerSecond), num(pe.ReadUnits), wcu, num(pe.ReadPerSecond), num(pe.WritePerSecond), dollars(pe.MonthlyCost))
+		avg := num(ap.AveragePerSecond)
+		if slices.Contains(r.est.Undeclared, ap.Name) {
+			avg = "not declared (peak billed)"
+		}
+		r.p("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", i+1, cell(ap.Name), cell(ap.Description), cell(where), op,
+			code(ap.KeyCondition), describeItems(ap), num(ap.RatePerSecond), avg, num(pe.ReadUnits), wcu, num(pe.ReadPerSecond), num(pe.WritePerSecond), dollars(pe.MonthlyCost))
 	}
 	e := r.est
-	r.p("| | **Total** | | | | | | | | | **%s** | **%s** | **%s** |\n\n", num(e.ReadPerSecond), num(e.WritePerSecond), dollars(e.ReadCost+e.WriteCost))
+	r.p("| | **Total** | | | | | | | | | | **%s** | **%s** | **%s** |\n\n", num(e.ReadPerSecond), num(e.WritePerSecond), dollars(e.ReadCost+e.WriteCost))
 	r.p("### Capacity and Cost\n\n")
-	r.p("- **Reads**: %s RCU/s → %s/month (RRU $0.125 per million)\n", num(e.ReadPerSecond), dollars(e.ReadCost))
-	r.p("- **Writes**: %s WCU/s → %s/month (WRU $0.625 per million)\n", num(e.WritePerSecond), dollars(e.WriteCost))
-	if e.StorageGB > 0 {
-		r.p("- **Storage**: %s GB → %s/month ($0.25 per GB-month)\n", num(e.StorageGB), dollars(e.StorageCost))
+	r.p("- **Peak**: %s RCU/s and %s WCU/s in the busiest second: what provisioned capacity and the partitions must serve.\n", num(e.ReadPerSecond), num(e.WritePerSecond))
+	r.p("- **Reads**: %s RCU/s on average → %s/month (RRU $0.125 per million)\n", num(e.AverageReadPerSecond), dollars(e.ReadCost))
+	r.p("- **Writes**: %s WCU/s on average → %s/month (WRU $0.625 per million)\n", num(e.AverageWritePerSecond), dollars(e.WriteCost))
+	r.p("- **Storage**: %s GB → %s/month ($0.25 per GB-month), derived from the declared entities below\n", num(e.StorageGB), dollars(e.StorageCost))
+	r.p("- **Total**: %s/month on demand at the average rates. Billing every pattern's peak as if it were constant would give %s/month. A service sets its own rates with `datamodel.WithRates` (peaks) and `datamodel.WithAverages`.\n\n", dollars(e.MonthlyCost), dollars(e.PeakMonthlyCost))
+	r.storage()
+}
+
+// storage renders the storage derivation: each entity's growth,
+// retention, items and bytes in the table and each index.
+func (r *renderer) storage() {
+	e := r.est
+	r.p("### Storage\n\n")
+	if len(e.Storage) == 0 {
+		r.p("_No entities declared: storage is not estimated._\n\n")
+		return
 	}
-	r.p("- **Total**: %s/month on demand at the declared rates. A service sets its own rates with `datamodel.WithRates`.\n\n", dollars(e.MonthlyCost))
+	r.p("Items are kept for their retention (TTL) or, when nothing deletes them, counted after a %s-day horizon of growth. Each item is billed at its size plus 100 bytes, and each GSI entry at its projected size plus 100 bytes (DynamoDB's storage accounting).\n\n", num(e.Horizon.Hours()/24))
+	r.p("| Entity | Size | Created by | New per second (average) | Kept | Items | Table | Indexes | Total | Growth |\n")
+	r.p("|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, st := range e.Storage {
+		kept := num(st.Kept.Hours()/24) + " days (TTL)"
+		growth := "steady"
+		if st.Unbounded {
+			kept = "until deleted"
+			growth = num(st.GrowthGBPerMonth()) + " GB/month"
+		}
+		if st.PerSecond == 0 {
+			growth = "steady"
+		}
+		created := code(st.Entity.CreatedBy)
+		if created == "" {
+			created = "standing population"
+		}
+		var idx []string
+		for _, ib := range st.IndexBytes {
+			idx = append(idx, ib.Index+" "+gb(ib.Bytes))
+		}
+		if len(idx) == 0 {
+			idx = []string{"none"}
+		}
+		r.p("| %s | %s B | %s | %s | %s | %s | %s | %s | %s | %s |\n", cell(st.Entity.Name), num(float64(st.Entity.Size)), created,
+			num(st.PerSecond), kept, num(math.Round(st.Items)), gb(st.TableBytes), strings.Join(idx, ", "), gb(st.Bytes()), growth)
+	}
+	r.p("| **Total** | | | | | | | | **%s** | |\n\n", gb(e.StorageGB*bytesPerGB))
+}
+
+// gb renders bytes as gigabytes.
+func gb(bytes float64) string {
+	return num(bytes/bytesPerGB) + " GB"
 }
 
 func (r *renderer) hot() {
@@ -557,7 +606,12 @@ func (r *renderer) validation() {
 		}
 		r.p("- [ ] Hot partition analysis completed: %s pass a partition's limits at the declared rates (mitigation above)\n", strings.Join(names, ", "))
 	}
-	r.p("- [x] Cost estimates provided: %s/month on demand at the declared rates\n", dollars(r.est.MonthlyCost))
+	if len(r.est.Undeclared) == 0 {
+		r.p("- [x] Every access pattern declares its peak and its average rate\n")
+	} else {
+		r.p("- [ ] Access patterns without an average rate (billed at their peak): %s\n", strings.Join(r.est.Undeclared, ", "))
+	}
+	r.p("- [x] Cost estimates provided: %s/month on demand at the average rates, storage derived from %d declared entities\n", dollars(r.est.MonthlyCost), len(r.est.Storage))
 	var actions []string
 	for _, st := range r.policy.Statement {
 		for _, a := range st.Action {

@@ -68,6 +68,7 @@ func TestRenderFollowsSeed002Template(t *testing.T) {
 		"## Access Pattern Mapping",
 		"### Solved Patterns",
 		"### Capacity and Cost",
+		"### Storage",
 		"## Hot Partition Analysis",
 		"## Trade-offs and Optimizations",
 		"## Validation Results 🔴",

@@ -1,6 +1,10 @@
 package jobs
 
-import "github.com/tablekit/tablekit/access"
+import (
+	"time"
+
+	"github.com/tablekit/tablekit/access"
+)
 
 // Typical sizes and rates for the access patterns, from the seed's
 // capacity plan: about 100k jobs a month in production (0.04 jobs/s on
@@ -31,6 +35,32 @@ const (
 	backfillPages     = 300.0 / (30 * 24 * 3600)
 )
 
+// The averages the bill is computed from: the seed's 100k jobs over a
+// 30-day month, the user-driven patterns a tenth of their peak (the
+// rates above are ten times the average). The background patterns
+// (Recover once a minute, the monthly backfill) run at one steady rate,
+// and the admin view is read a few times a day rather than an hour.
+const (
+	averageCreates   = 100_000.0 / (30 * 24 * 3600)
+	peakToAverage    = peakCreates / averageCreates
+	averageAdminList = 0.001
+	// jobRetention is the seed's TTL: 90 days from creation.
+	jobRetention = 90 * 24 * time.Hour
+)
+
+// Entities are the items the table keeps, for datamodel's storage
+// estimate: one job item per job, in both indexes (ALL projections),
+// deleted by TTL after the seed's 90 days.
+func Entities() []access.Entity {
+	return []access.Entity{{
+		Name:      "Job",
+		Size:      typicalJobSize,
+		CreatedBy: "Create job",
+		Retention: jobRetention,
+		Indexes:   []string{IndexUserCreatedAt, IndexStatusCreatedAt},
+	}}
+}
+
 // Patterns are the ways the store reads and writes its table, with the
 // typical item sizes and request rates package datamodel turns into
 // capacity, cost, hot-partition estimates and the IAM policy
@@ -48,7 +78,7 @@ func Patterns() []access.Pattern {
 			Operation:     access.PutItem,
 			KeyCondition:  "jobId = :jobId",
 			ItemSize:      typicalJobSize,
-			RatePerSecond: peakCreates,
+			RatePerSecond: peakCreates, AveragePerSecond: averageCreates,
 		},
 		{
 			Name:          "Get job by ID",
@@ -57,7 +87,7 @@ func Patterns() []access.Pattern {
 			Operation:     access.GetItem,
 			KeyCondition:  "jobId = :jobId",
 			ItemSize:      typicalJobSize,
-			RatePerSecond: peakPolls,
+			RatePerSecond: peakPolls, AveragePerSecond: peakPolls / peakToAverage,
 		},
 		{
 			Name:            "List user jobs",
@@ -68,7 +98,7 @@ func Patterns() []access.Pattern {
 			KeyCondition:    "userId = :userId",
 			ItemSize:        typicalJobSize,
 			ItemsPerRequest: 20,
-			RatePerSecond:   peakUserLists,
+			RatePerSecond:   peakUserLists, AveragePerSecond: peakUserLists / peakToAverage,
 		},
 		{
 			Name:            "List failed jobs",
@@ -79,7 +109,7 @@ func Patterns() []access.Pattern {
 			KeyCondition:    "status = :status",
 			ItemSize:        typicalJobSize,
 			ItemsPerRequest: 100,
-			RatePerSecond:   peakAdminLists,
+			RatePerSecond:   peakAdminLists, AveragePerSecond: averageAdminList,
 		},
 		{
 			Name:      "Update job status",
@@ -94,7 +124,7 @@ func Patterns() []access.Pattern {
 			Operation:     access.UpdateItem,
 			KeyCondition:  "jobId = :jobId",
 			ItemSize:      typicalJobSize,
-			RatePerSecond: peakMoves,
+			RatePerSecond: peakMoves, AveragePerSecond: peakMoves / peakToAverage,
 		},
 		{
 			Name:      "Heartbeat job lease",
@@ -109,7 +139,7 @@ func Patterns() []access.Pattern {
 			Operation:     access.UpdateItem,
 			KeyCondition:  "jobId = :jobId",
 			ItemSize:      typicalJobSize,
-			RatePerSecond: peakHeartbeats,
+			RatePerSecond: peakHeartbeats, AveragePerSecond: peakHeartbeats / peakToAverage,
 		},
 		{
 			Name:            "Recover expired leases",
@@ -120,7 +150,7 @@ func Patterns() []access.Pattern {
 			KeyCondition:    "status = :status AND createdAt <= :cutoff",
 			ItemSize:        typicalJobSize,
 			ItemsPerRequest: recoverItems,
-			RatePerSecond:   recoverRuns * 2,
+			RatePerSecond:   recoverRuns * 2, AveragePerSecond: recoverRuns * 2,
 		},
 		{
 			Name: "Backfill jobs",
@@ -131,7 +161,7 @@ func Patterns() []access.Pattern {
 			Operation:       access.Scan,
 			ItemSize:        typicalJobSize,
 			ItemsPerRequest: backfillPageItems,
-			RatePerSecond:   backfillPages,
+			RatePerSecond:   backfillPages, AveragePerSecond: backfillPages,
 		},
 		{
 			Name:      "Delete job",
@@ -144,7 +174,7 @@ func Patterns() []access.Pattern {
 			Operation:     access.DeleteItem,
 			KeyCondition:  "jobId = :jobId",
 			ItemSize:      typicalJobSize,
-			RatePerSecond: peakDeletes,
+			RatePerSecond: peakDeletes, AveragePerSecond: peakDeletes / peakToAverage,
 		},
 	}
 }

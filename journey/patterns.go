@@ -6,6 +6,61 @@ import (
 	"github.com/tablekit/tablekit/access"
 )
 
+// Averages, per second, for the bill: the seed's cost example is 100 jobs
+// a day, each running about 2 minutes, so the patterns a running job
+// drives (log summaries, progress, polling its recent logs) run 200
+// minutes a day at their peak; dashboards are open a working day (8 of
+// 24 hours); the per-job writes happen 100 times a day (a report per
+// step, six steps); journey and rule administration a tenth of its peak.
+const (
+	jobsPerDay       = 100.0
+	secondsPerDay    = 24 * 3600.0
+	runningFraction  = jobsPerDay * 2 * 60 / secondsPerDay
+	dashboardHours   = 8.0 / 24
+	perJob           = jobsPerDay / secondsPerDay
+	adminFraction    = 0.1
+	reportsPerJob    = 6
+	defaultAvgReport = reportsPerJob * perJob
+)
+
+var defaultAverages = map[string]float64{
+	PatternGetJourney:        2 * dashboardHours,
+	PatternLoadJourney:       1 * dashboardHours,
+	PatternListJourneys:      0.5 * dashboardHours,
+	PatternStages:            0.5 * dashboardHours,
+	PatternStageRules:        0.1 * dashboardHours,
+	PatternStageJobs:         0.5 * dashboardHours,
+	PatternLatestExecution:   0.1 * dashboardHours,
+	PatternJobLogs:           0.5 * dashboardHours,
+	PatternRecentJobLogs:     1 * runningFraction,
+	PatternJobReports:        0.1 * dashboardHours,
+	PatternCreateJourney:     0.01 * adminFraction,
+	PatternAddRule:           0.01 * adminFraction,
+	PatternSetRuleStatus:     0.01 * adminFraction,
+	PatternStartJob:          perJob,
+	PatternUpdateJobProgress: 0.5 * runningFraction,
+	PatternFinishJob:         perJob,
+	PatternJourneyStatus:     0.001 * adminFraction,
+	PatternWriteLogSummaries: 80.0 / 25 * runningFraction,
+	PatternWriteReport:       defaultAvgReport,
+}
+
+// Entities are the items the table keeps, for datamodel's storage
+// estimate, at the seed's sizes. Every journey item carries GSI1 keys
+// and GSI1 projects ALL, so each is stored twice. Nothing expires: the
+// seed keeps journeys, jobs and their catalog entries until deleted.
+func Entities() []access.Entity {
+	gsi := []string{IndexGSI1}
+	return []access.Entity{
+		{Name: "Journey", Size: sizeJourney, CreatedBy: PatternCreateJourney, Indexes: gsi},
+		{Name: "Stage", Size: sizeStage, CreatedBy: PatternCreateJourney, PerRequest: 6, Indexes: gsi},
+		{Name: "Rule", Size: sizeRule, CreatedBy: PatternAddRule, Indexes: gsi},
+		{Name: "Job execution", Size: sizeJob, CreatedBy: PatternStartJob, Indexes: gsi},
+		{Name: "Log summary", Size: sizeLog, CreatedBy: PatternWriteLogSummaries, PerRequest: 25, Indexes: gsi},
+		{Name: "Report catalog entry", Size: sizeReport, CreatedBy: PatternWriteReport, Indexes: gsi},
+	}
+}
+
 // Access pattern names, for PatternsWithRates.
 const (
 	PatternGetJourney        = "Get journey"
@@ -75,9 +130,10 @@ func Patterns() []access.Pattern {
 	return ps
 }
 
-// PatternsWithRates is Patterns with the patterns' RatePerSecond taken from
-// rates (by pattern name, the Pattern* constants) where given. An unknown
-// name or a negative rate is an error.
+// PatternsWithRates is Patterns with the patterns' peak RatePerSecond taken
+// from rates (by pattern name, the Pattern* constants) where given; a
+// default average above a given peak is lowered to it. An unknown name or
+// a negative rate is an error.
 func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 	for _, n := range sortedKeys(rates) {
 		if _, ok := defaultRates[n]; !ok {
@@ -95,7 +151,8 @@ func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 	}
 	p := func(name, desc string, op access.Op, index, cond string, size, n int) access.Pattern {
 		return access.Pattern{Name: name, Description: desc, Operation: op, Index: index,
-			KeyCondition: cond, ItemSize: size, ItemsPerRequest: n, RatePerSecond: rate(name)}
+			KeyCondition: cond, ItemSize: size, ItemsPerRequest: n, RatePerSecond: rate(name),
+			AveragePerSecond: min(defaultAverages[name], rate(name))}
 	}
 	patterns := []access.Pattern{
 		p(PatternGetJourney, "Journey metadata by id.", access.GetItem, "",

@@ -2,6 +2,30 @@ package pipeline
 
 import "github.com/tablekit/tablekit/access"
 
+// Seed 004 states no traffic. The peak rates below are a busy service's;
+// the averages the bill uses assume it is busy a working day (8 of 24
+// hours) and idle otherwise: a third of each peak. The rare delete runs
+// at one steady rate.
+const busyFraction = 8.0 / 24
+
+// Entities are the items the table keeps, for datamodel's storage
+// estimate. Nothing expires: executions, versions and tags stay until
+// the pipeline is deleted. The current item, executions and group
+// memberships carry siKey1 (GSI-1, ALL); versions and tag items do not.
+// Version 1, written with the pipeline, is left out (one per pipeline
+// beside one per update).
+func Entities() []access.Entity {
+	gsi := []string{IndexGSI1}
+	return []access.Entity{
+		{Name: "Pipeline (current item)", Size: 2048, CreatedBy: "create a new pipeline", Indexes: gsi},
+		{Name: "Pipeline version", Size: 2048, CreatedBy: "update an existing pipeline"},
+		{Name: "Execution", Size: 400, CreatedBy: "create a pipeline execution", Indexes: gsi},
+		{Name: "Tag item", Size: 60, CreatedBy: "create a new pipeline", PerRequest: 4},
+		{Name: "Group membership", Size: 100, CreatedBy: "create a new pipeline", PerRequest: 2, Indexes: gsi},
+		{Name: "Tag aggregate", Size: 100, Count: 1000, Indexes: gsi},
+	}
+}
+
 // Patterns are the ways the store reads and writes its table, with the
 // typical item sizes and request rates package datamodel turns into
 // capacity, cost, hot-partition estimates and the IAM policy
@@ -20,7 +44,7 @@ func Patterns() []access.Pattern {
 			},
 			Description:  "current item, version 1, one tag item and one aggregate ADD per tag level, one item per group",
 			KeyCondition: "pk = P:{pipelineId} AND sk = PV:current; pk = P:{pipelineId} AND sk = PV:{version}; pk = T:{key}[#{parent}] AND sk = T:{value}:P:{pipelineId}; pk = TA:{key} AND sk = TA:{value}",
-			ItemSize:     2048, ItemsPerRequest: 12, RatePerSecond: 1},
+			ItemSize:     2048, ItemsPerRequest: 12, RatePerSecond: 1, AveragePerSecond: 1 * busyFraction},
 		{Name: "update an existing pipeline", Operation: access.TransactWriteItems, Transactional: true,
 			Partition: "P:{pipelineId}",
 			// A typical update: one tag level removed (the last pipeline to
@@ -38,24 +62,24 @@ func Patterns() []access.Pattern {
 			},
 			Description:  "new version item, current item replaced if version is unchanged, tag items and aggregates adjusted for the tags added and removed, group items added and removed",
 			KeyCondition: "pk = P:{pipelineId} AND sk = PV:current (version = :read); pk = P:{pipelineId} AND sk = PV:{version+1}",
-			ItemSize:     2048, ItemsPerRequest: 8, RatePerSecond: 5},
+			ItemSize:     2048, ItemsPerRequest: 8, RatePerSecond: 5, AveragePerSecond: 5 * busyFraction},
 		{Name: "get an existing pipeline", Operation: access.GetItem,
 			Partition:    "P:{pipelineId}",
 			KeyCondition: "pk = P:{pipelineId} AND sk = PV:current",
-			ItemSize:     2048, ItemsPerRequest: 1, RatePerSecond: 50, Consistent: true},
+			ItemSize:     2048, ItemsPerRequest: 1, RatePerSecond: 50, AveragePerSecond: 50 * busyFraction, Consistent: true},
 		{Name: "list pipelines", Operation: access.Query, Index: IndexGSI1,
 			Partition:    "P",
 			KeyCondition: "siKey1 = P",
-			ItemSize:     2048, ItemsPerRequest: 25, RatePerSecond: 5},
+			ItemSize:     2048, ItemsPerRequest: 25, RatePerSecond: 5, AveragePerSecond: 5 * busyFraction},
 		{Name: "get a specific pipeline version", Operation: access.GetItem,
 			Partition:    "P:{pipelineId}",
 			KeyCondition: "pk = P:{pipelineId} AND sk = PV:{version:010d}",
-			ItemSize:     2048, ItemsPerRequest: 1, RatePerSecond: 5},
+			ItemSize:     2048, ItemsPerRequest: 1, RatePerSecond: 5, AveragePerSecond: 5 * busyFraction},
 		{Name: "list existing pipeline versions", Operation: access.Query,
 			Partition:    "P:{pipelineId}",
 			Description:  "base table, not GSI-1: versions carry no siKey1 (see the package doc)",
 			KeyCondition: "pk = P:{pipelineId} AND sk BETWEEN PV:0000000001 AND PV:9999999999",
-			ItemSize:     2048, ItemsPerRequest: 10, RatePerSecond: 1},
+			ItemSize:     2048, ItemsPerRequest: 10, RatePerSecond: 1, AveragePerSecond: 1 * busyFraction},
 		{Name: "create a pipeline execution", Operation: access.TransactWriteItems, Transactional: true,
 			Partition: "PE:{executionId}",
 			Items: []access.Item{
@@ -64,53 +88,53 @@ func Patterns() []access.Pattern {
 			},
 			Description:  "execution item, conditional on the pipeline version existing and the pipeline not being deleted",
 			KeyCondition: "pk = PE:{executionId} AND sk = PE:P",
-			ItemSize:     300, ItemsPerRequest: 2, RatePerSecond: 20},
+			ItemSize:     300, ItemsPerRequest: 2, RatePerSecond: 20, AveragePerSecond: 20 * busyFraction},
 		{Name: "move a pipeline execution", Operation: access.UpdateItem,
 			Partition:    "PE:{executionId}",
 			Description:  "start, succeed or fail: one UpdateItem conditional on the state it starts from, the current item returned on refusal",
 			KeyCondition: "pk = PE:{executionId} AND sk = PE:P (state = :from)",
-			ItemSize:     400, ItemsPerRequest: 1, RatePerSecond: 40},
+			ItemSize:     400, ItemsPerRequest: 1, RatePerSecond: 40, AveragePerSecond: 40 * busyFraction},
 		{Name: "delete a pipeline", Operation: access.BatchWriteItem,
 			Partition:    "P:{pipelineId}",
 			Description:  "mark the current item (UpdateItem), executions by BatchWriteItem, per tag level a transaction deleting the tag item and decrementing its count, zero counts by DeleteItem, the partition by BatchWriteItem, the current item last (DeleteItem)",
 			KeyCondition: "pk = P:{pipelineId}; siKey1 = P:{pipelineId} AND begins_with(pk, PE:)",
-			ItemSize:     2048, ItemsPerRequest: 10, RatePerSecond: 0.01},
+			ItemSize:     2048, ItemsPerRequest: 10, RatePerSecond: 0.01, AveragePerSecond: 0.01},
 		{Name: "list pipeline executions", Operation: access.Query, Index: IndexGSI1,
 			Partition:    "P:{pipelineId}",
 			KeyCondition: "siKey1 = P:{pipelineId} AND begins_with(pk, PE:)",
-			ItemSize:     300, ItemsPerRequest: 25, RatePerSecond: 5},
+			ItemSize:     300, ItemsPerRequest: 25, RatePerSecond: 5, AveragePerSecond: 5 * busyFraction},
 		{Name: "get a specific pipeline execution", Operation: access.GetItem,
 			Partition:    "PE:{executionId}",
 			KeyCondition: "pk = PE:{executionId} AND sk = PE:P",
-			ItemSize:     300, ItemsPerRequest: 1, RatePerSecond: 20},
+			ItemSize:     300, ItemsPerRequest: 1, RatePerSecond: 20, AveragePerSecond: 20 * busyFraction},
 		{Name: "list pipelines of a group", Operation: access.Query, Index: IndexGSI1,
 			Partition:    "G:{groupId}",
 			KeyCondition: "siKey1 = G:{groupId}",
 			Description:  "membership items, then one BatchGetItem of the pipelines' current items",
-			ItemSize:     100, ItemsPerRequest: 25, RatePerSecond: 2},
+			ItemSize:     100, ItemsPerRequest: 25, RatePerSecond: 2, AveragePerSecond: 2 * busyFraction},
 		{Name: "list tags", Operation: access.Query, Index: IndexGSI1,
 			Partition:    "TD",
 			KeyCondition: "siKey1 = TD",
 			Description:  "every tag aggregate, by key; zero counts filtered out",
-			ItemSize:     100, ItemsPerRequest: 100, RatePerSecond: 2},
+			ItemSize:     100, ItemsPerRequest: 100, RatePerSecond: 2, AveragePerSecond: 2 * busyFraction},
 		{Name: "list tag keys", Operation: access.Query, Index: IndexGSI1,
 			Partition:    "TD",
 			KeyCondition: "siKey1 = TD AND pk > TA:{previous key}",
 			Description:  "one query per key for one item (two read: table looks one ahead), skipping the key's values",
-			ItemSize:     100, ItemsPerRequest: 2, RatePerSecond: 2},
+			ItemSize:     100, ItemsPerRequest: 2, RatePerSecond: 2, AveragePerSecond: 2 * busyFraction},
 		{Name: "list values of a tag key", Operation: access.Query,
 			Partition:    "TA:{key}",
 			KeyCondition: "pk = TA:{key} AND begins_with(sk, TA:)",
 			Description:  "zero counts filtered out",
-			ItemSize:     100, ItemsPerRequest: 50, RatePerSecond: 2},
+			ItemSize:     100, ItemsPerRequest: 50, RatePerSecond: 2, AveragePerSecond: 2 * busyFraction},
 		{Name: "list pipelines by tags", Operation: access.Query,
 			Partition:    "T:{key}[#{parent}]",
 			Description:  "one query per requested tag, in parallel, intersected in pipelineId order",
 			KeyCondition: "pk = T:{key}[#{parent}] AND sk BETWEEN T:{value}:P:{after} AND T:{value}:P;",
-			ItemSize:     60, ItemsPerRequest: 100, RatePerSecond: 10},
+			ItemSize:     60, ItemsPerRequest: 100, RatePerSecond: 10, AveragePerSecond: 10 * busyFraction},
 		{Name: "get the page of pipelines matching tags", Operation: access.BatchGetItem,
 			Partition:    "P:{pipelineId}",
 			KeyCondition: "pk = P:{pipelineId} AND sk = PV:current",
-			ItemSize:     2048, ItemsPerRequest: 25, RatePerSecond: 10},
+			ItemSize:     2048, ItemsPerRequest: 25, RatePerSecond: 10, AveragePerSecond: 10 * busyFraction},
 	}
 }

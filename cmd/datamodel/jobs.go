@@ -13,9 +13,7 @@ func jobsModel() datamodel.Model {
 		Schema:          jobs.Schema(jobs.TableNameForEnv("prod")),
 		Patterns:        jobs.Patterns(),
 		PolicyTableName: "photoeditor-*-jobs",
-		// ~100k jobs a month kept 90 days (TTL) at ~1 KB, each stored
-		// three times (table and two ALL-projection indexes): ~1 GB.
-		Options: []func(*datamodel.Options){datamodel.WithStorageGB(1)},
+		Entities:        jobs.Entities(),
 		Prose: datamodel.Prose{
 			Philosophy: "One table per bounded context, `photoeditor-{env}-jobs`, one item per job: the job is read and written as a whole (status polling, status moves, the admin view), so it is a single-item aggregate keyed by its ULID. " +
 				"Every status move is one conditional `UpdateItem` on the status it starts from, the seed's idempotency rule for workers that receive a queue message more than once.",

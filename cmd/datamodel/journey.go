@@ -12,10 +12,7 @@ func journeyModel() datamodel.Model {
 		Package:  "github.com/tablekit/tablekit/journey",
 		Schema:   journey.Schema(""),
 		Patterns: journey.Patterns(),
-		// ~100 jobs a day, each with its journey share and up to ~10,000
-		// log summaries of ~768 B kept: ~25 GB a year before pruning,
-		// twice with GSI1 ALL.
-		Options: []func(*datamodel.Options){datamodel.WithStorageGB(50)},
+		Entities: journey.Entities(),
 		Prose: datamodel.Prose{
 			Philosophy: "A journey is the unit of work, display and backup: its metadata, six stages, Second Brain rules, job executions and the catalog of logs and reports all share the partition `JOURNEY#{journeyId}`, so the whole journey loads in one Query billed once for the items' total size. " +
 				"Bodies (log files, report files, exports) live in S3; DynamoDB keeps the metadata and the object locations, written after the object.",

@@ -82,7 +82,7 @@ func readme(ms []datamodel.Model) ([]byte, error) {
 	b.WriteString("| Store | Table | Access patterns | RCU/s | WCU/s | $/month (on demand) | Hot partitions | Documents |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, m := range ms {
-		est, err := datamodel.EstimateSchema(m.Schema, m.Patterns, m.Options...)
+		est, err := m.Estimate()
 		if err != nil {
 			return nil, err
 		}

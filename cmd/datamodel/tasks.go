@@ -12,10 +12,7 @@ func tasksModel() datamodel.Model {
 		Package:  "github.com/tablekit/tablekit/tasks",
 		Schema:   tasks.Schema(tasks.DefaultTableName),
 		Patterns: tasks.Patterns(),
-		// 500 tasks a second, ~1.5 KB each with events and the idempotency
-		// item, kept a week: ~650 GB. Services prune history; 100 GB is a
-		// pruned steady state.
-		Options: []func(*datamodel.Options){datamodel.WithStorageGB(100)},
+		Entities: tasks.Entities(),
 		Prose: datamodel.Prose{
 			Philosophy:        "A durable task queue on one table: each task is an item collection (`TASK#{taskId}`: its metadata and its event history), the pending and processing sets are GSI1 partitions ordered by creation time and lease expiry, and every state change is a transaction that writes the metadata, appends the event and maintains the worker's claim item, so a task is never claimed twice nor lost.",
 			Aggregates:        "Task + events: an item collection (the history is read with the metadata for audits, appended on every move, unbounded in principle). Idempotency keys (`IDEM#{key}`) and worker claims (`WORKER#{workerId}`) are their own partitions: they are looked up by a different id than the task's.",
