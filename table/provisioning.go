@@ -94,7 +94,8 @@ var _ BackupsAPI = (*dynamodb.Client)(nil)
 
 // ErrDrift: EnsureTable found an existing table whose settings (billing,
 // capacity, encryption, deletion protection, point-in-time recovery)
-// differ from Schema.Provisioning. Returned as *DriftError.
+// differ from Schema.Provisioning, or Check found any difference from the
+// schema. Returned as *DriftError.
 var ErrDrift = errors.New("table: existing table's settings differ from the schema")
 
 // Drift is one setting that differs.
@@ -112,9 +113,13 @@ type DriftError struct {
 }
 
 func (e *DriftError) Error() string {
+	return fmt.Sprintf("table: %s drifted from its schema:%s", e.Table, formatDrifts(e.Drifts))
+}
+
+// formatDrifts renders drifts as " setting is got, want want; ...".
+func formatDrifts(drifts []Drift) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "table: %s drifted from its schema:", e.Table)
-	for i, d := range e.Drifts {
+	for i, d := range drifts {
 		if i > 0 {
 			b.WriteByte(';')
 		}
@@ -231,8 +236,22 @@ func (s Schema) enableRecovery(ctx context.Context, db API) error {
 	return wrapError("update continuous backups", s.Name, "", err)
 }
 
-// drift compares an existing table with s.Provisioning.
+// drift compares an existing table with s.Provisioning: a *DriftError
+// listing every difference, or nil.
 func (s Schema) drift(ctx context.Context, db API, d *types.TableDescription) error {
+	drifts, err := s.provisioningDrifts(ctx, db, d)
+	if err != nil {
+		return err
+	}
+	if len(drifts) > 0 {
+		return &DriftError{Table: s.Name, Drifts: drifts}
+	}
+	return nil
+}
+
+// provisioningDrifts lists the settings of an existing table that differ
+// from s.Provisioning.
+func (s Schema) provisioningDrifts(ctx context.Context, db API, d *types.TableDescription) ([]Drift, error) {
 	p := s.Provisioning
 	var drifts []Drift
 	add := func(setting, want, got string) {
@@ -306,20 +325,17 @@ func (s Schema) drift(ctx context.Context, db API, d *types.TableDescription) er
 	if p.PointInTimeRecovery {
 		b, err := s.backups(db)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		on, err := pitrEnabled(ctx, b, s.Name)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !on {
 			add("PointInTimeRecovery", "enabled", "disabled")
 		}
 	}
-	if len(drifts) > 0 {
-		return &DriftError{Table: s.Name, Drifts: drifts}
-	}
-	return nil
+	return drifts, nil
 }
 
 // sameKey reports whether the key DynamoDB reports (a key ARN) can be the

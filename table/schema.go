@@ -1,9 +1,11 @@
 package table
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -271,19 +273,17 @@ func (s Schema) EnsureTable(ctx context.Context, db API) error {
 	return s.finish(ctx, db)
 }
 
-// matches compares the keys of an existing table (and its indexes) with s.
-func (s Schema) matches(d *types.TableDescription) error {
-	if d == nil {
-		return &Error{Op: "ensure table", Table: s.Name, Err: ErrSchemaMismatch, Cause: errors.New("DescribeTable returned no table")}
-	}
+// keyDrifts lists every way an existing table's keys and indexes differ
+// from s: the table's key attributes and types, and per index of s whether
+// it is there, its keys and its projection. No update fixes the table's own
+// keys, so EnsureTable refuses any of these (ErrSchemaMismatch).
+func (s Schema) keyDrifts(d *types.TableDescription) []Drift {
 	attrTypes := map[string]types.ScalarAttributeType{}
 	for _, a := range d.AttributeDefinitions {
 		attrTypes[deref(a.AttributeName)] = a.AttributeType
 	}
-	mismatch := func(format string, args ...any) error {
-		return &Error{Op: "ensure table", Table: s.Name, Err: ErrSchemaMismatch, Cause: fmt.Errorf(format, args...)}
-	}
-	keysMatch := func(what string, ks []types.KeySchemaElement, pk, sk Attribute) error {
+	var drifts []Drift
+	keys := func(what string, ks []types.KeySchemaElement, pk, sk Attribute) {
 		want := fmt.Sprintf("%s %s", pk.Name, pk.Type)
 		if sk.Name != "" {
 			want += fmt.Sprintf(", %s %s", sk.Name, sk.Type)
@@ -296,13 +296,10 @@ func (s Schema) matches(d *types.TableDescription) error {
 			got += fmt.Sprintf("%s %s", deref(k.AttributeName), attrTypes[deref(k.AttributeName)])
 		}
 		if got != want {
-			return mismatch("%s has keys (%s), schema wants (%s)", what, got, want)
+			drifts = append(drifts, Drift{Setting: what + " keys", Want: "(" + want + ")", Got: "(" + got + ")"})
 		}
-		return nil
 	}
-	if err := keysMatch("table", d.KeySchema, s.PartitionKey, s.SortKey); err != nil {
-		return err
-	}
+	keys("table", d.KeySchema, s.PartitionKey, s.SortKey)
 	for _, ix := range s.Indexes {
 		var found *types.GlobalSecondaryIndexDescription
 		for i := range d.GlobalSecondaryIndexes {
@@ -311,11 +308,32 @@ func (s Schema) matches(d *types.TableDescription) error {
 			}
 		}
 		if found == nil {
-			return mismatch("index %s is missing", ix.Name)
+			drifts = append(drifts, Drift{Setting: "index " + ix.Name, Want: "present", Got: "missing"})
+			continue
 		}
-		if err := keysMatch("index "+ix.Name, found.KeySchema, ix.PartitionKey, ix.SortKey); err != nil {
-			return err
+		keys("index "+ix.Name, found.KeySchema, ix.PartitionKey, ix.SortKey)
+		want := cmp.Or(ix.Projection, types.ProjectionTypeAll)
+		got := types.ProjectionType("")
+		if found.Projection != nil {
+			got = found.Projection.ProjectionType
 		}
+		if got != want {
+			drifts = append(drifts, Drift{Setting: "index " + ix.Name + " projection", Want: string(want), Got: string(got)})
+		}
+	}
+	return drifts
+}
+
+// matches fails with ErrSchemaMismatch, naming every difference, when the
+// existing table's keys or indexes are not s's.
+func (s Schema) matches(d *types.TableDescription) error {
+	if d == nil {
+		return &Error{Op: "ensure table", Table: s.Name, Err: ErrSchemaMismatch, Cause: errors.New("DescribeTable returned no table")}
+	}
+	if drifts := s.keyDrifts(d); len(drifts) > 0 {
+		// Not a *DriftError: ErrDrift means settings an operator may let
+		// stand, and a table with other keys is never usable.
+		return &Error{Op: "ensure table", Table: s.Name, Err: ErrSchemaMismatch, Cause: errors.New(strings.TrimSpace(formatDrifts(drifts)))}
 	}
 	return nil
 }

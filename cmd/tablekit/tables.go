@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -105,8 +104,10 @@ it is ACTIVE, and enables TTL. An existing table with the same keys is accepted.
 			name:    "tables check",
 			summary: "compare each table with its schema; exit 5 when they differ, 3 when a table is missing",
 			help: `Reports, per table, what differs from the schema the store declares: key
-attributes and types, missing or changed global secondary indexes, the TTL
-attribute. Changes nothing.`,
+attributes and types, missing indexes and indexes with other keys or another
+projection, the TTL attribute, and the provisioning the store's schema asks
+for (billing mode and capacity, encryption, deletion protection, point-in-time
+recovery). Changes nothing (table.Schema.Check).`,
 			setup: with(tablesCheck),
 		},
 	}
@@ -119,14 +120,7 @@ type ensured struct {
 }
 
 func tablesEnsure(ctx context.Context, a *app, sf *storeFlags, args []string) error {
-	if len(args) > 0 {
-		return usagef("tables ensure takes no arguments (got %q)", args)
-	}
-	schemas, err := sf.schemas(false)
-	if err != nil {
-		return err
-	}
-	c, err := a.connect(ctx)
+	schemas, c, err := a.openTables(ctx, sf, "ensure", args)
 	if err != nil {
 		return err
 	}
@@ -142,6 +136,23 @@ func tablesEnsure(ctx context.Context, a *app, sf *storeFlags, args []string) er
 			fmt.Fprintf(w, "%s\t%s\n", e.Table, e.Done)
 		}
 	})
+}
+
+// openTables is the start of every tables command: no arguments, the
+// selected stores' schemas, a connection.
+func (a *app) openTables(ctx context.Context, sf *storeFlags, command string, args []string) ([]table.Schema, *conn, error) {
+	if len(args) > 0 {
+		return nil, nil, usagef("tables %s takes no arguments (got %q)", command, args)
+	}
+	schemas, err := sf.schemas(false)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := a.connect(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return schemas, c, nil
 }
 
 // tableInfo is what describe prints.
@@ -206,14 +217,7 @@ func keyNames(ks []types.KeySchemaElement) (pk, sk string) {
 }
 
 func tablesDescribe(ctx context.Context, a *app, sf *storeFlags, args []string) error {
-	if len(args) > 0 {
-		return usagef("tables describe takes no arguments (got %q)", args)
-	}
-	schemas, err := sf.schemas(false)
-	if err != nil {
-		return err
-	}
-	c, err := a.connect(ctx)
+	schemas, c, err := a.openTables(ctx, sf, "describe", args)
 	if err != nil {
 		return err
 	}
@@ -247,54 +251,13 @@ func tablesDescribe(ctx context.Context, a *app, sf *storeFlags, args []string) 
 	})
 }
 
-// drift compares a described table with its schema.
-func drift(sc table.Schema, info tableInfo) []string {
-	var diffs []string
-	want := sc.CreateTableInput()
-	wantTypes := map[string]string{}
-	for _, ad := range want.AttributeDefinitions {
-		wantTypes[aws.ToString(ad.AttributeName)] = string(ad.AttributeType)
-	}
-	pk, sk := keyNames(want.KeySchema)
-	if info.PartitionKey != pk || info.SortKey != sk {
-		diffs = append(diffs, fmt.Sprintf("keys are (%s, %s), schema has (%s, %s)", info.PartitionKey, info.SortKey, pk, sk))
-	}
-	for _, name := range sortedKeys(wantTypes) {
-		if got, ok := info.Attributes[name]; ok && got != wantTypes[name] {
-			diffs = append(diffs, fmt.Sprintf("attribute %s is %s, schema has %s", name, got, wantTypes[name]))
-		}
-	}
-	for _, g := range want.GlobalSecondaryIndexes {
-		gpk, gsk := keyNames(g.KeySchema)
-		desc := aws.ToString(g.IndexName) + " (" + gpk
-		if gsk != "" {
-			desc += ", " + gsk
-		}
-		desc += "; " + string(g.Projection.ProjectionType) + ")"
-		if !slices.Contains(info.Indexes, desc) {
-			diffs = append(diffs, "index "+desc+" is missing or differs")
-		}
-	}
-	if sc.TTLAttribute != info.TTL {
-		diffs = append(diffs, fmt.Sprintf("TTL attribute is %q, schema has %q", info.TTL, sc.TTLAttribute))
-	}
-	return diffs
-}
-
 type checked struct {
 	Table string   `json:"table"`
 	Drift []string `json:"drift"`
 }
 
 func tablesCheck(ctx context.Context, a *app, sf *storeFlags, args []string) error {
-	if len(args) > 0 {
-		return usagef("tables check takes no arguments (got %q)", args)
-	}
-	schemas, err := sf.schemas(false)
-	if err != nil {
-		return err
-	}
-	c, err := a.connect(ctx)
+	schemas, c, err := a.openTables(ctx, sf, "check", args)
 	if err != nil {
 		return err
 	}
@@ -302,19 +265,25 @@ func tablesCheck(ctx context.Context, a *app, sf *storeFlags, args []string) err
 	var all []string
 	var missing error
 	for _, sc := range schemas {
-		info, err := describe(ctx, c.db, sc.Name)
-		if errors.Is(err, table.ErrTableNotFound) {
+		err := sc.Check(ctx, c.db)
+		var de *table.DriftError
+		switch {
+		case err == nil:
+			results = append(results, checked{Table: sc.Name})
+		case errors.Is(err, table.ErrTableNotFound):
 			results = append(results, checked{Table: sc.Name, Drift: []string{"table does not exist"}})
 			missing = err
-			continue
-		}
-		if err != nil {
+		case errors.As(err, &de):
+			r := checked{Table: sc.Name}
+			for _, d := range de.Drifts {
+				r.Drift = append(r.Drift, fmt.Sprintf("%s is %s, want %s", d.Setting, d.Got, d.Want))
+			}
+			results = append(results, r)
+			for _, d := range r.Drift {
+				all = append(all, sc.Name+": "+d)
+			}
+		default:
 			return err
-		}
-		d := drift(sc, info)
-		results = append(results, checked{Table: sc.Name, Drift: d})
-		for _, s := range d {
-			all = append(all, sc.Name+": "+s)
 		}
 	}
 	if err := a.emit(results, func(w io.Writer) {
