@@ -312,12 +312,11 @@ func (s Schema) keyDrifts(d *types.TableDescription) []Drift {
 			continue
 		}
 		keys("index "+ix.Name, found.KeySchema, ix.PartitionKey, ix.SortKey)
+		// DynamoDB always describes the projection; a description without
+		// one (a hand-written double) says nothing to compare.
 		want := cmp.Or(ix.Projection, types.ProjectionTypeAll)
-		got := types.ProjectionType("")
-		if found.Projection != nil {
-			got = found.Projection.ProjectionType
-		}
-		if got != want {
+		if found.Projection != nil && found.Projection.ProjectionType != want {
+			got := found.Projection.ProjectionType
 			drifts = append(drifts, Drift{Setting: "index " + ix.Name + " projection", Want: string(want), Got: string(got)})
 		}
 	}
