@@ -309,4 +309,3 @@ func (a *app) commandHelp(cmd *command, fs *flag.FlagSet) {
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 }
-
