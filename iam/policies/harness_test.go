@@ -1,0 +1,135 @@
+package policies_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/smithy-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/iam"
+)
+
+// harness runs a store on the fake and memory blob stores, every request
+// checked against the service's runtime policy, and records what was
+// asked: the denials (which must be none for the store's own flows) and
+// the requests allowed (every grant of the policy must be used by one).
+type harness struct {
+	t      *testing.T
+	svc    iam.Service
+	policy iam.Policy
+	fake   *dynamotest.DB
+	db     *dynamotest.Enforced
+	blobs  map[string]blobstore.Store // bucket -> enforced memory store
+
+	mu      sync.Mutex
+	allowed []iam.Request
+	denied  []string
+}
+
+func newHarness(t *testing.T, svc iam.Service) *harness {
+	t.Helper()
+	ctx := context.Background()
+	policy, err := iam.Runtime(dynamotest.Env, svc)
+	require.NoError(t, err)
+	h := &harness{t: t, svc: svc, policy: policy, fake: dynamotest.New(), blobs: map[string]blobstore.Store{}}
+
+	// Tables are made under the admin policy: it is enough for EnsureTable.
+	var names []string
+	for _, tb := range svc.Tables {
+		names = append(names, tb.Schema.Name)
+	}
+	admin, err := iam.Admin(dynamotest.Env, names...)
+	require.NoError(t, err)
+	adminDB, err := dynamotest.Enforce(h.fake, admin)
+	require.NoError(t, err)
+	for _, tb := range svc.Tables {
+		require.NoError(t, tb.Schema.EnsureTable(ctx, adminDB), "EnsureTable %s under the admin policy", tb.Schema.Name)
+	}
+	require.Zero(t, adminDB.Denied())
+
+	h.db, err = dynamotest.Enforce(h.fake, policy, func(o *dynamotest.EnforceOptions) { o.Observe = h.observe })
+	require.NoError(t, err)
+	for _, o := range svc.Objects {
+		if _, ok := h.blobs[o.Bucket]; ok {
+			continue
+		}
+		s, err := blobstore.Enforce(blobstore.NewMemory(), o.Bucket, policy, func(eo *blobstore.EnforceOptions) { eo.Observe = h.observe })
+		require.NoError(t, err)
+		h.blobs[o.Bucket] = s
+	}
+	return h
+}
+
+func (h *harness) observe(r iam.Request, d iam.Decision) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if d == iam.Allowed {
+		h.allowed = append(h.allowed, r)
+		return
+	}
+	h.denied = append(h.denied, fmt.Sprintf("%s on %s (%s)", r.Action, r.Resource, d))
+}
+
+// bucket is the enforced memory store standing for bucket.
+func (h *harness) bucket(name string) blobstore.Store {
+	s, ok := h.blobs[name]
+	require.True(h.t, ok, "the service has no objects in bucket %s", name)
+	return s
+}
+
+// checkNoDenials: the store's flows ran entirely within the policy.
+func (h *harness) checkNoDenials() {
+	h.t.Helper()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	assert.Empty(h.t, h.denied, "requests the store made that its runtime policy does not allow")
+}
+
+// checkEveryGrantUsed: each action on each resource the policy allows was
+// taken by some flow, so the policy grants nothing the store does not do.
+func (h *harness) checkEveryGrantUsed() {
+	h.t.Helper()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var unused []string
+	for _, st := range h.policy.Statement {
+		for _, a := range st.Action {
+			for _, res := range st.Resource {
+				used := false
+				for _, r := range h.allowed {
+					if strings.EqualFold(r.Action, a) && iam.Match(res, r.Resource) {
+						used = true
+						break
+					}
+				}
+				if !used {
+					unused = append(unused, a+" on "+res)
+				}
+			}
+		}
+	}
+	sort.Strings(unused)
+	assert.Empty(h.t, unused, "grants of the runtime policy no flow used")
+}
+
+// deniedAs asserts err is the AccessDenied of action, as the service
+// answers it (code, and the action in the message).
+func deniedAs(t *testing.T, err error, code, action string) {
+	t.Helper()
+	var ad *iam.AccessDeniedError
+	require.ErrorAs(t, err, &ad, "want %s for %s", code, action)
+	var api smithy.APIError
+	require.True(t, errors.As(err, &api))
+	assert.Equal(t, code, api.ErrorCode())
+	assert.Equal(t, action, ad.Action)
+	assert.Contains(t, api.ErrorMessage(), "is not authorized to perform: "+action+" on resource: ")
+}

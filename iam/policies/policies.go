@@ -1,0 +1,79 @@
+// Package policies describes what each tablekit store touches, as the
+// iam.Service its runtime policy is generated from: the store's table with
+// its declared access patterns (the store's Patterns function) and the
+// buckets and key prefixes its blob layout uses.
+//
+// The descriptions are checked against the stores' code: this package's
+// tests run each store's main flows on dynamotest and the memory blob
+// store enforcing the generated policy, and fail on any denial (the
+// policy lacks something the store does) and on any granted action no
+// flow takes (the policy grants more than the store needs).
+//
+// To generate a store's policies for your account:
+//
+//	env := iam.Env{Region: "eu-west-1", Account: "123456789012"}
+//	runtime, err := iam.Runtime(env, policies.Jobs(jobs.TableNameForEnv("prod"), "acme-photo-results"))
+//	admin, err := iam.Admin(env, jobs.TableNameForEnv("prod"))
+//	os.WriteFile("jobs-runtime.json", runtime.JSON(), 0o644)
+//
+// cmd/datamodel writes the same with iam.Placeholders under docs/.
+package policies
+
+import (
+	"github.com/tablekit/tablekit/iam"
+	"github.com/tablekit/tablekit/jobs"
+	"github.com/tablekit/tablekit/journey"
+	"github.com/tablekit/tablekit/pipeline"
+	"github.com/tablekit/tablekit/tasks"
+)
+
+// Jobs is the jobs store on tableName (one environment's table,
+// jobs.TableNameForEnv(env)), offloading large results to bucket under
+// its default prefix jobs/<tableName>/ (jobs.Options.OffloadPrefix): it
+// writes and reads results there, and deletes and lists them when
+// sweeping orphans (RemoveOrphans).
+func Jobs(tableName, bucket string) iam.Service {
+	return iam.Service{
+		Tables: []iam.Table{{Schema: jobs.Schema(tableName), Patterns: jobs.Patterns()}},
+		Objects: []iam.Objects{{Bucket: bucket, Prefix: "jobs/" + tableName + "/",
+			Actions: []string{iam.S3GetObject, iam.S3PutObject, iam.S3DeleteObject, iam.S3ListBucket}}},
+	}
+}
+
+// Tasks is the tasks store on tableName. It keeps payloads in the table,
+// so it touches no bucket.
+func Tasks(tableName string) iam.Service {
+	return iam.Service{Tables: []iam.Table{{Schema: tasks.Schema(tableName), Patterns: tasks.Patterns()}}}
+}
+
+// Journey is the journey store on tableName with seed 000's three
+// buckets: step logs and reports under
+// journeys/{journeyId}/stages/{stageId}/executions/{jobId}/logs/ and
+// .../reports/ (written, read and listed per job), and exports at
+// journeys/{journeyId}/backup.json in the backups bucket (Export writes
+// them, Import reads them). Pass journey.DefaultLogsBucket, ... for the
+// seed's names.
+func Journey(tableName, logsBucket, reportsBucket, backupsBucket string) iam.Service {
+	rw := []string{iam.S3GetObject, iam.S3PutObject, iam.S3ListBucket}
+	return iam.Service{
+		Tables: []iam.Table{{Schema: journey.Schema(tableName), Patterns: journey.Patterns()}},
+		Objects: []iam.Objects{
+			{Bucket: logsBucket, Prefix: "journeys/", Actions: rw},
+			{Bucket: reportsBucket, Prefix: "journeys/", Actions: rw},
+			{Bucket: backupsBucket, Prefix: "journeys/", Actions: []string{iam.S3GetObject, iam.S3PutObject}},
+		},
+	}
+}
+
+// Pipeline is the pipeline store on tableName with its files in bucket
+// under pipelines/ (seed 004's layout: ingest files, execution inputs and
+// outputs, each under pipelines/{pipelineId}/{version}/): presigned
+// uploads and downloads, the copy of an input beside its execution, and
+// the listing and deletion of a pipeline's files when it is deleted.
+func Pipeline(tableName, bucket string) iam.Service {
+	return iam.Service{
+		Tables: []iam.Table{{Schema: pipeline.Schema(tableName), Patterns: pipeline.Patterns()}},
+		Objects: []iam.Objects{{Bucket: bucket, Prefix: "pipelines/",
+			Actions: []string{iam.S3GetObject, iam.S3PutObject, iam.S3DeleteObject, iam.S3ListBucket}}},
+	}
+}
