@@ -109,39 +109,42 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 	{
 		s := decl{journey.Schema(""), journey.Patterns()}
 		fake := fakeWith(t, s.Schema)
-		store := journey.NewStore(fake, blobstore.NewMemory())
+		store, err := journey.NewStore(fake, blobstore.NewMemory())
+		if err != nil {
+			t.Fatal(err)
+		}
 		rows = append(rows, checkWrite(t, fake, s, journey.PatternCreateJourney, func() error {
-			_, err := store.CreateJourney(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"})
+			_, err := store.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"})
 			return err
 		}))
 		var rule *journey.Rule
 		rows = append(rows, checkWrite(t, fake, s, journey.PatternAddRule, func() (err error) {
-			rule, err = store.AddRule(ctx, journey.NewRule{JourneyID: "JRN-1", StageID: "tmf_mapping", Title: "r", Type: journey.RuleFieldMapping, Priority: journey.PriorityHigh})
+			rule, err = store.Rules().Add(ctx, journey.NewRule{JourneyID: "JRN-1", StageID: "tmf_mapping", Title: "r", Type: journey.RuleFieldMapping, Priority: journey.PriorityHigh})
 			return err
 		}))
 		rows = append(rows, checkWrite(t, fake, s, journey.PatternSetRuleStatus, func() error {
-			_, err := store.SetRuleStatus(ctx, rule.Ref(), journey.RuleInactive)
+			_, err := store.Rules().SetStatus(ctx, rule.Ref(), journey.RuleInactive)
 			return err
 		}))
 		var job *journey.Job
 		rows = append(rows, checkWrite(t, fake, s, journey.PatternStartJob, func() (err error) {
-			job, err = store.StartJob(ctx, journey.NewJob{JourneyID: "JRN-1", StageID: "raw_analysis"})
+			job, err = store.Jobs().Start(ctx, journey.NewJob{JourneyID: "JRN-1", StageID: "raw_analysis"})
 			return err
 		}))
 		rows = append(rows, checkWrite(t, fake, s, journey.PatternUpdateJobProgress, func() error {
-			_, err := store.UpdateJobProgress(ctx, job.Ref(), 50, "extract")
+			_, err := store.Jobs().SetProgress(ctx, job.Ref(), 50, "extract")
 			return err
 		}))
 		rows = append(rows, checkWrite(t, fake, s, journey.PatternWriteReport, func() error {
-			_, err := store.WriteReport(ctx, job.Ref(), "extract", journey.Report{ReportType: journey.ReportSummary, Title: "q"})
+			_, err := store.Reports().Write(ctx, job.Ref(), "extract", journey.Report{ReportType: journey.ReportSummary, Title: "q"})
 			return err
 		}))
 		rows = append(rows, checkWrite(t, fake, s, journey.PatternFinishJob, func() error {
-			_, err := store.FinishJob(ctx, job.Ref(), journey.Finish{Status: journey.JobCompleted})
+			_, err := store.Jobs().Finish(ctx, job.Ref(), journey.Finish{Status: journey.JobCompleted})
 			return err
 		}))
 		rows = append(rows, checkWrite(t, fake, s, journey.PatternJourneyStatus, func() error {
-			_, err := store.Pause(ctx, "JRN-1")
+			_, err := store.Journeys().Pause(ctx, "JRN-1")
 			return err
 		}))
 	}

@@ -37,13 +37,8 @@ type ExportInfo struct {
 	Size  int64 // bytes
 }
 
-// Export writes the whole journey (every item of its partition, log
-// summaries included) as one JSON object to the backups store at
-// journeys/{id}/backup.json, the seed's on-demand backup.
-func (s *Store) Export(ctx context.Context, journeyID string) (*ExportInfo, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// export implements [Backups.Export].
+func (s *Store) export(ctx context.Context, journeyID string) (*ExportInfo, error) {
 	if err := checkID("journeyId", journeyID); err != nil {
 		return nil, err
 	}
@@ -98,12 +93,8 @@ type ImportOptions struct {
 // Overwrite lets Import replace an existing journey.
 func Overwrite() func(*ImportOptions) { return func(o *ImportOptions) { o.Overwrite = true } }
 
-// Import restores the journey from journeys/{id}/backup.json in the
-// backups store. See ImportBackup.
-func (s *Store) Import(ctx context.Context, journeyID string, opts ...func(*ImportOptions)) (*Complete, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// importJourney implements [Backups.Import].
+func (s *Store) importJourney(ctx context.Context, journeyID string, opts ...func(*ImportOptions)) (*Complete, error) {
 	if err := checkID("journeyId", journeyID); err != nil {
 		return nil, err
 	}
@@ -120,7 +111,7 @@ func (s *Store) Import(ctx context.Context, journeyID string, opts ...func(*Impo
 		return nil, fmt.Errorf("journey: read backup of %s: %w", journeyID, err)
 	}
 	defer rc.Close()
-	return s.ImportBackup(ctx, journeyID, rc, opts...)
+	return s.importBackup(ctx, journeyID, rc, opts...)
 }
 
 // attrImportID, on a METADATA item, marks the journey as being imported:
@@ -141,36 +132,8 @@ func importing(item table.Item) bool { return stringAttr(item, attrImportID) != 
 // per transaction, with room for the guard and request overhead.
 const importTxBytes = 3 << 20
 
-// ImportBackup restores a journey from a document Export wrote (or one in
-// the same notation). Every item is checked before anything is sent: it
-// must belong to journeyID's partition and have one of the seed's key
-// shapes, or the import fails with ErrInvalidBackup and nothing is written.
-//
-// A journey has more items than one transaction holds (100), so the import
-// is made all-or-nothing by a claim on the METADATA item:
-//
-//  1. The claim: one PutItem of the backup's metadata without its GSI1 keys
-//     (so ListJourneys does not show it) and with an ImportId attribute.
-//     Unless Overwrite, it is conditional on no journey being there (or
-//     only an unfinished import's claim); otherwise ErrJourneyExists and
-//     nothing was written. CreateJourney after the claim finds the item and
-//     fails; reads of the journey fail with ErrImportInProgress; writes that
-//     touch the metadata (jobs, rules, log counts, status moves) are refused
-//     the same way.
-//  2. The items: the backup's items are put, and every other item of the
-//     partition deleted, in transactions of at most 99 writes and 3 MB,
-//     each with a condition check that the claim is still this import's.
-//  3. The swap: the backup's metadata replaces the claim, conditional on it.
-//
-// A crash or error part way leaves the claim, never a journey that is part
-// backup and part something else; the next Import of the journey (either
-// mode) takes the claim over, completes the restore and removes what the
-// first left. An import whose claim another import took over fails with
-// ErrImportInProgress.
-func (s *Store) ImportBackup(ctx context.Context, journeyID string, r io.Reader, opts ...func(*ImportOptions)) (*Complete, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// importBackup implements [Backups.ImportFrom].
+func (s *Store) importBackup(ctx context.Context, journeyID string, r io.Reader, opts ...func(*ImportOptions)) (*Complete, error) {
 	if err := checkID("journeyId", journeyID); err != nil {
 		return nil, err
 	}

@@ -17,15 +17,15 @@ func TestExportImportRestoresEveryItem(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	buildJourney(t, e, "JRN-B")
-	c := must[*Complete](t)(e.store.LoadJourney(ctx, "JRN-B"))
-	l := must[*StepLogger](t)(e.store.StepLogger(c.Jobs[0].Ref(), "s"))
+	c := must[*Complete](t)(e.store.Journeys().Load(ctx, "JRN-B"))
+	l := must[*StepLogger](t)(e.store.Logs().Logger(c.Jobs[0].Ref(), "s"))
 	l.Info("kept", map[string]any{"n": 1.5})
 	if err := l.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	must[*ReportEntry](t)(e.store.WriteReport(ctx, c.Jobs[0].Ref(), "s", Report{ReportType: ReportMetricsDashboard, Title: "m"}))
-	before := must[*Complete](t)(e.store.LoadJourney(ctx, "JRN-B"))
-	info := must[*ExportInfo](t)(e.store.Export(ctx, "JRN-B"))
+	must[*ReportEntry](t)(e.store.Reports().Write(ctx, c.Jobs[0].Ref(), "s", Report{ReportType: ReportMetricsDashboard, Title: "m"}))
+	before := must[*Complete](t)(e.store.Journeys().Load(ctx, "JRN-B"))
+	info := must[*ExportInfo](t)(e.store.Backups().Export(ctx, "JRN-B"))
 	if info.Key != "journeys/JRN-B/backup.json" || info.Items != 1+6+15+20+1+1 {
 		t.Fatalf("export %+v", info)
 	}
@@ -35,22 +35,22 @@ func TestExportImportRestoresEveryItem(t *testing.T) {
 	if err := Schema("").Create(ctx, db2); err != nil {
 		t.Fatal(err)
 	}
-	s2 := NewStore(db2, e.logs, func(o *Options) { o.Backups = e.backups })
-	if _, err := s2.Import(ctx, "JRN-B"); err != nil {
+	s2 := mustStore(t, db2, e.logs, func(o *Options) { o.Backups = e.backups })
+	if _, err := s2.Backups().Import(ctx, "JRN-B"); err != nil {
 		t.Fatal(err)
 	}
-	after := must[*Complete](t)(s2.LoadJourney(ctx, "JRN-B"))
+	after := must[*Complete](t)(s2.Journeys().Load(ctx, "JRN-B"))
 	if !reflect.DeepEqual(before, after) {
 		t.Errorf("restored journey differs:\nbefore %+v\nafter  %+v", before.Journey, after.Journey)
 	}
 	// Importing over it again is refused unless asked.
-	if _, err := s2.Import(ctx, "JRN-B"); !errors.Is(err, ErrJourneyExists) {
+	if _, err := s2.Backups().Import(ctx, "JRN-B"); !errors.Is(err, ErrJourneyExists) {
 		t.Errorf("second import: %v", err)
 	}
-	if _, err := s2.Import(ctx, "JRN-B", Overwrite()); err != nil {
+	if _, err := s2.Backups().Import(ctx, "JRN-B", Overwrite()); err != nil {
 		t.Errorf("overwrite: %v", err)
 	}
-	if _, err := e.store.Export(ctx, "JRN-NONE"); !errors.Is(err, ErrJourneyNotFound) {
+	if _, err := e.store.Backups().Export(ctx, "JRN-NONE"); !errors.Is(err, ErrJourneyNotFound) {
 		t.Errorf("export of a missing journey: %v", err)
 	}
 }
@@ -74,7 +74,7 @@ func TestImportRejectsForeignItemsBeforeWriting(t *testing.T) {
 	}
 	for name, doc := range cases {
 		e.db.ResetCalls()
-		_, err := e.store.ImportBackup(ctx, "JRN-X", strings.NewReader(doc))
+		_, err := e.store.Backups().ImportFrom(ctx, "JRN-X", strings.NewReader(doc))
 		if !errors.Is(err, ErrInvalidBackup) {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -90,13 +90,13 @@ func TestImportRejectsForeignItemsBeforeWriting(t *testing.T) {
 func TestExportNeedsABackupsStore(t *testing.T) {
 	e := newEnv(t)
 	e.newJourney(t)
-	s := NewStore(e.db, e.logs)
+	s := mustStore(t, e.db, e.logs)
 	e.db.ResetCalls()
-	_, err := s.Export(context.Background(), "JRN-T")
+	_, err := s.Backups().Export(context.Background(), "JRN-T")
 	if !errors.Is(err, table.ErrInvalidInput) {
 		t.Errorf("export: %v", err)
 	}
-	_, err = s.Import(context.Background(), "JRN-T")
+	_, err = s.Backups().Import(context.Background(), "JRN-T")
 	if !errors.Is(err, table.ErrInvalidInput) {
 		t.Errorf("import: %v", err)
 	}

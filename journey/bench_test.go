@@ -36,8 +36,8 @@ func BenchmarkIngestLogs(b *testing.B) {
 			if err := Schema(name).EnsureTable(ctx, db); err != nil {
 				b.Fatal(err)
 			}
-			s := NewStore(db, blobstore.NewMemory(), func(o *Options) { o.TableName = name })
-			if _, err := s.CreateJourney(ctx, NewJourney{ID: "JRN-BENCH", Name: "bench"}); err != nil {
+			s := mustStore(b, db, blobstore.NewMemory(), func(o *Options) { o.TableName = name })
+			if _, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-BENCH", Name: "bench"}); err != nil {
 				b.Fatal(err)
 			}
 			details := map[string]any{"table": "products", "rows": 1200, "duration_seconds": 0.25}
@@ -45,11 +45,11 @@ func BenchmarkIngestLogs(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				job, err := s.StartJob(ctx, NewJob{JourneyID: "JRN-BENCH", StageID: DefaultStages()[i%6].StageID})
+				job, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-BENCH", StageID: DefaultStages()[i%6].StageID})
 				if err != nil {
 					b.Fatal(err)
 				}
-				l, err := s.StepLogger(job.Ref(), "ingest")
+				l, err := s.Logs().Logger(job.Ref(), "ingest")
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -20,31 +20,19 @@ var cancelFrom = []Status{StatusPending, StatusRunning, StatusPaused, StatusFail
 // stage) of DynamoDB's 100, beside the journey's.
 const cancelBatch = 49
 
-// Cancel moves a pending, running, paused or failed journey to cancelled,
-// which is final, and cancels its running jobs: each pending or running job
-// becomes cancelled (the seed's JobCancelled, with endTime and duration)
-// and its stage cancelled, in the same transaction as the journey (for up
-// to 49 running jobs; a journey runs at most one job a stage). The
-// transaction is conditional on the journey's status and totalJobs being
-// as read, so a job started meanwhile makes Cancel read again rather than
-// leave it running. Jobs past the first 49 are cancelled one transaction
-// each afterwards; Cancel on a cancelled journey cancels any job still
-// running, so an interrupted Cancel is completed by calling it again.
-func (s *Store) Cancel(ctx context.Context, id string) (*Journey, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// cancel implements [Journeys.Cancel].
+func (s *Store) cancel(ctx context.Context, id string) (*Journey, error) {
 	if err := checkID("journeyId", id); err != nil {
 		return nil, err
 	}
 	key, _ := s.journeyKey(id)
 	for attempt := 0; ; attempt++ {
-		j, err := s.GetJourney(ctx, id, Consistent())
+		j, err := s.getJourney(ctx, id, Consistent())
 		if err != nil {
 			return nil, err
 		}
 		var running []Job
-		for job, err := range s.Jobs(ctx, id, ConsistentList()) {
+		for job, err := range s.allJobs(ctx, id, ListOptions{Consistent: true}) {
 			if err != nil {
 				return nil, err
 			}

@@ -76,17 +76,8 @@ func (c *Complete) RecentJobs(n int) []Job {
 	return jobs[:min(n, len(jobs))]
 }
 
-// LoadJourney reads a whole journey in one Query of its partition
-// (PK = JOURNEY#{id}): metadata, stages, rules, jobs, report catalog
-// entries and log summaries, decoded and grouped. The seed's four queries
-// become one round trip, billed once for the sum of the items' sizes
-// rather than per query. Past 1 MB DynamoDB pages the result and
-// LoadJourney reads on until the partition is done. See SkipLogSummaries
-// for journeys with many log summaries.
-func (s *Store) LoadJourney(ctx context.Context, id string, opts ...func(*ReadOptions)) (*Complete, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// loadJourney implements [Journeys.Load].
+func (s *Store) loadJourney(ctx context.Context, id string, opts ...func(*ReadOptions)) (*Complete, error) {
 	if err := checkID("journeyId", id); err != nil {
 		return nil, err
 	}

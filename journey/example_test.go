@@ -19,15 +19,38 @@ func exampleStore() *journey.Store {
 	}
 	now := time.Date(2025, 11, 1, 20, 0, 0, 0, time.UTC)
 	n := map[string]int{}
-	return journey.NewStore(db, blobstore.NewMemory(), func(o *journey.Options) {
-		o.Clock = func() time.Time { now = now.Add(time.Second); return now }
-		o.NewID = func(prefix string) string { n[prefix]++; return fmt.Sprintf("%s-%d", prefix, n[prefix]) }
-	})
+	s, err := journey.NewStore(db, blobstore.NewMemory(),
+		journey.Clock(func() time.Time { now = now.Add(time.Second); return now }),
+		func(o *journey.Options) {
+			o.NewID = func(prefix string) string { n[prefix]++; return fmt.Sprintf("%s-%d", prefix, n[prefix]) }
+		})
+	if err != nil {
+		panic(err)
+	}
+	return s
 }
 
-func ExampleStore_CreateJourney() {
+func ExampleNewStore() {
+	ctx := context.Background()
+	db := dynamotest.New()
+	s, err := journey.NewStore(db, blobstore.NewMemory(), journey.TableName("TransformationSystem-dev"))
+	if err != nil {
+		panic(err)
+	}
+	if err := s.EnsureTable(ctx); err != nil {
+		panic(err)
+	}
+	fmt.Println(s.Schema().Name)
+	_, err = journey.NewStore(nil, blobstore.NewMemory())
+	fmt.Println(err)
+	// Output:
+	// TransformationSystem-dev
+	// table: invalid input: db nil: NewStore needs a table.API
+}
+
+func ExampleJourneys_Create() {
 	s := exampleStore()
-	c, err := s.CreateJourney(context.Background(), journey.NewJourney{
+	c, err := s.Journeys().Create(context.Background(), journey.NewJourney{
 		ID: "JRN-ABC123456789", Name: "Product Catalog Migration to TMF620", Priority: journey.PriorityHigh,
 	})
 	if err != nil {
@@ -47,20 +70,20 @@ func ExampleStore_CreateJourney() {
 	// 6 verification_validation
 }
 
-func ExampleStore_StartJob() {
+func ExampleJobs_Start() {
 	ctx := context.Background()
 	s := exampleStore()
-	if _, err := s.CreateJourney(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"}); err != nil {
+	if _, err := s.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"}); err != nil {
 		panic(err)
 	}
 	// The first attempt fails; the retry gets the next execution number.
 	for _, outcome := range []journey.JobStatus{journey.JobFailed, journey.JobCompleted} {
-		job, err := s.StartJob(ctx, journey.NewJob{JourneyID: "JRN-1", StageID: "raw_analysis",
+		job, err := s.Jobs().Start(ctx, journey.NewJob{JourneyID: "JRN-1", StageID: "raw_analysis",
 			Configuration: journey.JobConfiguration{RetryAttempts: 3}})
 		if err != nil {
 			panic(err)
 		}
-		log, err := s.StepLogger(job.Ref(), "schema_extraction")
+		log, err := s.Logs().Logger(job.Ref(), "schema_extraction")
 		if err != nil {
 			panic(err)
 		}
@@ -71,13 +94,13 @@ func ExampleStore_StartJob() {
 		if err := log.Close(ctx); err != nil {
 			panic(err)
 		}
-		job, err = s.FinishJob(ctx, job.Ref(), journey.Finish{Status: outcome})
+		job, err = s.Jobs().Finish(ctx, job.Ref(), journey.Finish{Status: outcome})
 		if err != nil {
 			panic(err)
 		}
 		fmt.Println(job.JobID, "execution", job.ExecutionNumber, job.Status, "logs", job.Metrics.TotalLogs)
 	}
-	j, _ := s.GetJourney(ctx, "JRN-1")
+	j, _ := s.Journeys().Get(ctx, "JRN-1")
 	fmt.Printf("jobs %d, completed %d, failed %d, errors %d\n", j.Aggregates.TotalJobs,
 		j.Aggregates.CompletedJobs, j.Aggregates.FailedJobs, j.Aggregates.TotalErrors)
 	// Output:
@@ -86,20 +109,20 @@ func ExampleStore_StartJob() {
 	// jobs 2, completed 1, failed 1, errors 1
 }
 
-func ExampleStore_LoadJourney() {
+func ExampleJourneys_Load() {
 	ctx := context.Background()
 	s := exampleStore()
-	if _, err := s.CreateJourney(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"}); err != nil {
+	if _, err := s.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"}); err != nil {
 		panic(err)
 	}
 	for _, p := range []journey.Priority{journey.PriorityLow, journey.PriorityCritical, journey.PriorityMedium} {
-		if _, err := s.AddRule(ctx, journey.NewRule{JourneyID: "JRN-1", StageID: "tmf_mapping",
+		if _, err := s.Rules().Add(ctx, journey.NewRule{JourneyID: "JRN-1", StageID: "tmf_mapping",
 			Title: string(p) + " rule", Type: journey.RuleFieldMapping, Priority: p}); err != nil {
 			panic(err)
 		}
 	}
 	// One Query of the partition.
-	c, err := s.LoadJourney(ctx, "JRN-1")
+	c, err := s.Journeys().Load(ctx, "JRN-1")
 	if err != nil {
 		panic(err)
 	}
@@ -114,16 +137,16 @@ func ExampleStore_LoadJourney() {
 	// 1 low rule
 }
 
-func ExampleStore_Pause() {
+func ExampleJourneys_Pause() {
 	ctx := context.Background()
 	s := exampleStore()
-	if _, err := s.CreateJourney(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"}); err != nil {
+	if _, err := s.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"}); err != nil {
 		panic(err)
 	}
-	if _, err := s.Cancel(ctx, "JRN-1"); err != nil {
+	if _, err := s.Journeys().Cancel(ctx, "JRN-1"); err != nil {
 		panic(err)
 	}
-	_, err := s.Pause(ctx, "JRN-1")
+	_, err := s.Journeys().Pause(ctx, "JRN-1")
 	fmt.Println(err)
 	// Output:
 	// journey: cannot pause journey "JRN-1": its status is "cancelled", not "pending" or "running"

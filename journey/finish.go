@@ -38,7 +38,7 @@ func (s *Store) readJourney(ctx context.Context, journeyID string, jobKey table.
 	var r journeyRead
 	var stagesErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { r.stages, stagesErr = s.Stages(ctx, journeyID, Consistent()) })
+	wg.Go(func() { r.stages, stagesErr = s.stages(ctx, journeyID, Consistent()) })
 	key, _ := s.journeyKey(journeyID)
 	get := s.t.GetTx().Get(key, &r.rec)
 	if jobKey != nil {
@@ -177,30 +177,8 @@ func retriesLeft(job Job, j Journey) bool {
 	return job.ExecutionNumber <= n
 }
 
-// FinishJob ends a running job. It reads the journey's stages, its
-// metadata and the job (two requests in one round trip), then writes one
-// transaction: the job's status, endTime, duration and results (conditional
-// on the job being active and unchanged since the read); its stage's
-// status; and the journey's completedJobs or failedJobs (ADD), its
-// totalExecutionSeconds and the seed's totalExecutionTime string, its
-// overallProgress, current stage and status. That is three requests,
-// where the fewest DynamoDB allows is two: the progress and the display
-// string depend on values no update expression can compute.
-//
-// Progress counts the stages done (completed or skipped), so a retried
-// stage never moves it backwards. When the last stage completes, a
-// running journey becomes completed; when a job fails with no retry left
-// (Configuration.RetryAttempts of the job, else of the journey), a running
-// journey becomes failed. A paused or cancelled journey keeps its status.
-//
-// The journey's part is conditional on its counts being as read, so
-// concurrent finishes are serialized; a finish that lost the race reads
-// again and retries (bounded, with backoff). A job that already finished
-// is a *StatusError and changes nothing.
-func (s *Store) FinishJob(ctx context.Context, ref JobRef, f Finish) (*Job, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// finishJob implements [Jobs.Finish].
+func (s *Store) finishJob(ctx context.Context, ref JobRef, f Finish) (*Job, error) {
 	key, err := s.jobKey(ref)
 	if err != nil {
 		return nil, err
@@ -304,16 +282,8 @@ func (s *Store) FinishJob(ctx context.Context, ref JobRef, f Finish) (*Job, erro
 	}
 }
 
-// SkipStage marks a stage the journey does not need as skipped (the seed's
-// canSkip): the stage must have canSkip and be pending or failed (a
-// *StatusError otherwise, ErrStageNotSkippable without canSkip). It counts
-// as done for progress, the journey moves on to its next stage, and a
-// running journey whose every stage is now done completes. One transaction,
-// serialized with FinishJob like it.
-func (s *Store) SkipStage(ctx context.Context, journeyID, stageID string) (*Stage, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// skipStage implements [Stages.Skip].
+func (s *Store) skipStage(ctx context.Context, journeyID, stageID string) (*Stage, error) {
 	if err := checkID("journeyId", journeyID); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package journey
 import (
 	"context"
 	"fmt"
+	"iter"
 	"sync"
 	"testing"
 	"time"
@@ -86,7 +87,7 @@ func newEnv(t testing.TB, opts ...func(*Options)) *env {
 	if err := Schema("").Create(context.Background(), e.db); err != nil {
 		t.Fatal(err)
 	}
-	e.store = NewStore(e.db, e.logs, append([]func(*Options){func(o *Options) {
+	e.store = mustStore(t, e.db, e.logs, append([]func(*Options){func(o *Options) {
 		o.Reports = e.reports
 		o.Backups = e.backups
 		o.Clock = e.clock.Now
@@ -128,7 +129,7 @@ func objects(t testing.TB, m blobstore.Store) []string {
 // newJourney creates the default journey "JRN-T" and returns it.
 func (e *env) newJourney(t testing.TB) *Complete {
 	t.Helper()
-	c, err := e.store.CreateJourney(context.Background(), NewJourney{ID: "JRN-T", Name: "Test journey",
+	c, err := e.store.Journeys().Create(context.Background(), NewJourney{ID: "JRN-T", Name: "Test journey",
 		Configuration: Configuration{RetryAttempts: 5}})
 	if err != nil {
 		t.Fatal(err)
@@ -144,4 +145,26 @@ func must[T any](t testing.TB) func(T, error) T {
 		}
 		return v
 	}
+}
+
+// mustStore is NewStore for a configuration the test knows to be good.
+func mustStore(t testing.TB, db table.API, logs blobstore.Store, opts ...func(*Options)) *Store {
+	t.Helper()
+	s, err := NewStore(db, logs, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// collect gathers an iterator's items, stopping at its error.
+func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
+	var out []T
+	for v, err := range seq {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }

@@ -99,30 +99,30 @@ func newImportRig(t *testing.T, api table.API, srcTable, dstTable string) *impor
 	ctx := context.Background()
 	backups := blobstore.NewMemory()
 	open := func(api table.API, name string) *Store {
-		return NewStore(api, blobstore.NewMemory(), func(o *Options) { o.TableName, o.Backups = name, backups })
+		return mustStore(t, api, blobstore.NewMemory(), func(o *Options) { o.TableName, o.Backups = name, backups })
 	}
 	r := &importRig{src: open(api, srcTable), hooked: &hookedAPI{API: api}, id: "JRN-IMPORT"}
 	r.dst, r.plain = open(r.hooked, dstTable), open(api, dstTable)
 
-	_, err := r.src.CreateJourney(ctx, NewJourney{ID: r.id, Name: "exported"})
+	_, err := r.src.Journeys().Create(ctx, NewJourney{ID: r.id, Name: "exported"})
 	require.NoError(t, err)
-	_, err = r.src.AddRule(ctx, NewRule{JourneyID: r.id, StageID: "raw_analysis", Title: "r", Type: RuleValidation})
+	_, err = r.src.Rules().Add(ctx, NewRule{JourneyID: r.id, StageID: "raw_analysis", Title: "r", Type: RuleValidation})
 	require.NoError(t, err)
-	job, err := r.src.StartJob(ctx, NewJob{JourneyID: r.id, StageID: "raw_analysis"})
+	job, err := r.src.Jobs().Start(ctx, NewJob{JourneyID: r.id, StageID: "raw_analysis"})
 	require.NoError(t, err)
-	l, err := r.src.StepLogger(job.Ref(), "schema_extraction")
+	l, err := r.src.Logs().Logger(job.Ref(), "schema_extraction")
 	require.NoError(t, err)
 	for i := range importLogs {
 		l.Info("entry", map[string]any{"i": i})
 	}
 	require.NoError(t, l.Close(ctx))
-	_, err = r.src.WriteReport(ctx, job.Ref(), "schema_extraction", Report{ReportType: ReportSummary, Title: "s"})
+	_, err = r.src.Reports().Write(ctx, job.Ref(), "schema_extraction", Report{ReportType: ReportSummary, Title: "s"})
 	require.NoError(t, err)
-	_, err = r.src.FinishJob(ctx, job.Ref(), Finish{Status: JobCompleted})
+	_, err = r.src.Jobs().Finish(ctx, job.Ref(), Finish{Status: JobCompleted})
 	require.NoError(t, err)
-	r.want, err = r.src.LoadJourney(ctx, r.id, Consistent())
+	r.want, err = r.src.Journeys().Load(ctx, r.id, Consistent())
 	require.NoError(t, err)
-	_, err = r.src.Export(ctx, r.id)
+	_, err = r.src.Backups().Export(ctx, r.id)
 	require.NoError(t, err)
 	return r
 }
@@ -141,7 +141,7 @@ func (r *importRig) partitionSize(t *testing.T) int {
 
 func (r *importRig) assertRestored(t *testing.T) {
 	t.Helper()
-	got, err := r.plain.LoadJourney(context.Background(), r.id, Consistent())
+	got, err := r.plain.Journeys().Load(context.Background(), r.id, Consistent())
 	require.NoError(t, err)
 	assert.Equal(t, r.want, got, "the imported journey differs from the exported one")
 	assert.Equal(t, 1+len(r.want.Stages)+len(r.want.Rules)+len(r.want.Jobs)+len(r.want.Logs)+len(r.want.Reports),
@@ -172,14 +172,14 @@ func importRaces(t *testing.T, api table.API, tableName func(base string) string
 		r := rig(t)
 		r.hooked.hook(func(n int) error {
 			if n == 1 { // Import read the backup and is about to write
-				_, err := r.plain.CreateJourney(ctx, racer(r.id))
+				_, err := r.plain.Journeys().Create(ctx, racer(r.id))
 				require.NoError(t, err)
 			}
 			return nil
 		})
-		_, err := r.dst.Import(ctx, r.id)
+		_, err := r.dst.Backups().Import(ctx, r.id)
 		require.ErrorIs(t, err, ErrJourneyExists)
-		got, err := r.plain.LoadJourney(ctx, r.id, Consistent())
+		got, err := r.plain.Journeys().Load(ctx, r.id, Consistent())
 		require.NoError(t, err)
 		assert.Equal(t, "racer", got.Journey.Name)
 		require.Len(t, got.Stages, 1)
@@ -196,11 +196,11 @@ func importRaces(t *testing.T, api table.API, tableName func(base string) string
 		var raceErr error
 		r.hooked.hook(func(n int) error {
 			if n == 2 { // the claim is written, the items are not
-				_, raceErr = r.plain.CreateJourney(ctx, racer(r.id))
+				_, raceErr = r.plain.Journeys().Create(ctx, racer(r.id))
 			}
 			return nil
 		})
-		_, err := r.dst.Import(ctx, r.id)
+		_, err := r.dst.Backups().Import(ctx, r.id)
 		require.NoError(t, err)
 		assert.ErrorIs(t, raceErr, ErrJourneyExists)
 		r.assertRestored(t)
@@ -215,43 +215,43 @@ func importRaces(t *testing.T, api table.API, tableName func(base string) string
 			}
 			return nil
 		})
-		_, err := r.dst.Import(ctx, r.id)
+		_, err := r.dst.Backups().Import(ctx, r.id)
 		require.ErrorIs(t, err, crash)
 		r.hooked.hook(nil)
 
-		_, err = r.plain.GetJourney(ctx, r.id)
+		_, err = r.plain.Journeys().Get(ctx, r.id)
 		assert.ErrorIs(t, err, ErrImportInProgress)
-		_, err = r.plain.LoadJourney(ctx, r.id, Consistent())
+		_, err = r.plain.Journeys().Load(ctx, r.id, Consistent())
 		assert.ErrorIs(t, err, ErrImportInProgress)
-		_, err = r.plain.CreateJourney(ctx, racer(r.id))
+		_, err = r.plain.Journeys().Create(ctx, racer(r.id))
 		assert.ErrorIs(t, err, ErrJourneyExists)
-		_, err = r.plain.StartJob(ctx, NewJob{JourneyID: r.id, StageID: "raw_analysis"})
+		_, err = r.plain.Jobs().Start(ctx, NewJob{JourneyID: r.id, StageID: "raw_analysis"})
 		assert.ErrorIs(t, err, ErrImportInProgress)
-		_, err = r.plain.Pause(ctx, r.id)
+		_, err = r.plain.Journeys().Pause(ctx, r.id)
 		assert.ErrorIs(t, err, ErrImportInProgress)
-		for j, err := range r.plain.Journeys(ctx) {
+		for j, err := range r.plain.Journeys().All(ctx) {
 			require.NoError(t, err)
 			assert.NotEqual(t, r.id, j.ID, "ListJourneys shows a journey half imported")
 		}
 
-		_, err = r.plain.Import(ctx, r.id)
+		_, err = r.plain.Backups().Import(ctx, r.id)
 		require.NoError(t, err)
 		r.assertRestored(t)
 	})
 
 	t.Run("OverwriteReplacesTheJourneyAsAWhole", func(t *testing.T) {
 		r := rig(t)
-		_, err := r.plain.Import(ctx, r.id)
+		_, err := r.plain.Backups().Import(ctx, r.id)
 		require.NoError(t, err)
 		// Changes after the export: a rule and a second job.
-		_, err = r.plain.AddRule(ctx, NewRule{JourneyID: r.id, StageID: "tmf_mapping", Title: "later", Type: RuleValidation})
+		_, err = r.plain.Rules().Add(ctx, NewRule{JourneyID: r.id, StageID: "tmf_mapping", Title: "later", Type: RuleValidation})
 		require.NoError(t, err)
-		_, err = r.plain.StartJob(ctx, NewJob{JourneyID: r.id, StageID: "stripped_schema"})
+		_, err = r.plain.Jobs().Start(ctx, NewJob{JourneyID: r.id, StageID: "stripped_schema"})
 		require.NoError(t, err)
 
-		_, err = r.plain.Import(ctx, r.id)
+		_, err = r.plain.Backups().Import(ctx, r.id)
 		require.ErrorIs(t, err, ErrJourneyExists, "without Overwrite an existing journey stays")
-		_, err = r.plain.Import(ctx, r.id, Overwrite())
+		_, err = r.plain.Backups().Import(ctx, r.id, Overwrite())
 		require.NoError(t, err)
 		r.assertRestored(t)
 	})

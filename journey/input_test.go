@@ -24,119 +24,130 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 	rule := RuleRef{JourneyID: "JRN-T", StageID: "raw_analysis", Index: 1, RuleID: "rule-1"}
 	okRule := NewRule{JourneyID: "JRN-T", StageID: "raw_analysis", Title: "t", Type: RuleFieldMapping}
 	ruleWith := func(f func(*NewRule)) NewRule { r := okRule; f(&r); return r }
-	logger := must[*StepLogger](t)(s.StepLogger(good, "s"))
+	logger := must[*StepLogger](t)(s.Logs().Logger(good, "s"))
 	long := strings.Repeat("x", 200)
 
 	calls := map[string]func() error{
-		"CreateJourney bad id":   func() error { _, err := s.CreateJourney(ctx, NewJourney{ID: "JRN#1", Name: "n"}); return err },
-		"CreateJourney no name":  func() error { _, err := s.CreateJourney(ctx, NewJourney{}); return err },
-		"CreateJourney priority": func() error { _, err := s.CreateJourney(ctx, NewJourney{Name: "n", Priority: "urgent"}); return err },
+		"CreateJourney bad id":   func() error { _, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN#1", Name: "n"}); return err },
+		"CreateJourney no name":  func() error { _, err := s.Journeys().Create(ctx, NewJourney{}); return err },
+		"CreateJourney priority": func() error { _, err := s.Journeys().Create(ctx, NewJourney{Name: "n", Priority: "urgent"}); return err },
 		"CreateJourney timeout": func() error {
-			_, err := s.CreateJourney(ctx, NewJourney{Name: "n", Configuration: Configuration{Timeout: -1}})
+			_, err := s.Journeys().Create(ctx, NewJourney{Name: "n", Configuration: Configuration{Timeout: -1}})
 			return err
 		},
 		"CreateJourney stage id": func() error {
-			_, err := s.CreateJourney(ctx, NewJourney{Name: "n", Stages: []Stage{{StageID: "a.b"}}})
+			_, err := s.Journeys().Create(ctx, NewJourney{Name: "n", Stages: []Stage{{StageID: "a.b"}}})
 			return err
 		},
 		"CreateJourney dup stages": func() error {
-			_, err := s.CreateJourney(ctx, NewJourney{Name: "n", Stages: []Stage{{StageID: "a"}, {StageID: "a"}}})
+			_, err := s.Journeys().Create(ctx, NewJourney{Name: "n", Stages: []Stage{{StageID: "a"}, {StageID: "a"}}})
 			return err
 		},
 		"CreateJourney step id": func() error {
-			_, err := s.CreateJourney(ctx, NewJourney{Name: "n", Stages: []Stage{{StageID: "a", Steps: []StepDefinition{{}}}}})
+			_, err := s.Journeys().Create(ctx, NewJourney{Name: "n", Stages: []Stage{{StageID: "a", Steps: []StepDefinition{{}}}}})
 			return err
 		},
 		"CreateJourney 100 stages": func() error {
-			_, err := s.CreateJourney(ctx, NewJourney{Name: "n", Stages: make([]Stage, 100)})
+			_, err := s.Journeys().Create(ctx, NewJourney{Name: "n", Stages: make([]Stage, 100)})
 			return err
 		},
-		"GetJourney":         func() error { _, err := s.GetJourney(ctx, ""); return err },
-		"GetJourney long id": func() error { _, err := s.GetJourney(ctx, long); return err },
-		"LoadJourney":        func() error { _, err := s.LoadJourney(ctx, "a/b"); return err },
-		"ListJourneys":       func() error { _, err := s.ListJourneys(ctx, -1, ""); return err },
-		"Pause":              func() error { _, err := s.Pause(ctx, "a b"); return err },
-		"Resume":             func() error { _, err := s.Resume(ctx, ""); return err },
-		"Cancel":             func() error { _, err := s.Cancel(ctx, "#"); return err },
-		"Stages":             func() error { _, err := s.Stages(ctx, ""); return err },
-		"AddRule journey":    func() error { _, err := s.AddRule(ctx, ruleWith(func(r *NewRule) { r.JourneyID = "" })); return err },
-		"AddRule stage":      func() error { _, err := s.AddRule(ctx, ruleWith(func(r *NewRule) { r.StageID = "a#b" })); return err },
-		"AddRule id":         func() error { _, err := s.AddRule(ctx, ruleWith(func(r *NewRule) { r.RuleID = "r.1" })); return err },
-		"AddRule title":      func() error { _, err := s.AddRule(ctx, ruleWith(func(r *NewRule) { r.Title = "" })); return err },
-		"AddRule type":       func() error { _, err := s.AddRule(ctx, ruleWith(func(r *NewRule) { r.Type = "magic" })); return err },
+		"GetJourney":         func() error { _, err := s.Journeys().Get(ctx, ""); return err },
+		"GetJourney long id": func() error { _, err := s.Journeys().Get(ctx, long); return err },
+		"LoadJourney":        func() error { _, err := s.Journeys().Load(ctx, "a/b"); return err },
+		"ListJourneys":       func() error { _, err := s.Journeys().List(ctx, "", Limit(-1)); return err },
+		"ListJourneys stage":  func() error { _, err := s.Journeys().List(ctx, "", OfStage("raw")); return err },
+		"ListJourneys both": func() error {
+			_, err := s.Journeys().List(ctx, "", func(o *ListOptions) { o.NewestFirst, o.OldestFirst = true, true })
+			return err
+		},
+		"ListJourneys consistent": func() error { _, err := s.Journeys().List(ctx, "", ConsistentList()); return err },
+		"Pause":              func() error { _, err := s.Journeys().Pause(ctx, "a b"); return err },
+		"Resume":             func() error { _, err := s.Journeys().Resume(ctx, ""); return err },
+		"Cancel":             func() error { _, err := s.Journeys().Cancel(ctx, "#"); return err },
+		"Stages":             func() error { _, err := s.Stages().List(ctx, "", ""); return err },
+		"Stages order":       func() error { _, err := s.Stages().List(ctx, "JRN-T", "", NewestFirst()); return err },
+		"Stage":              func() error { _, err := s.Stages().Get(ctx, "JRN-T", "a#b"); return err },
+		"AddRule journey":    func() error { _, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.JourneyID = "" })); return err },
+		"AddRule stage":      func() error { _, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.StageID = "a#b" })); return err },
+		"AddRule id":         func() error { _, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.RuleID = "r.1" })); return err },
+		"AddRule title":      func() error { _, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.Title = "" })); return err },
+		"AddRule type":       func() error { _, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.Type = "magic" })); return err },
 		"AddRule priority": func() error {
-			_, err := s.AddRule(ctx, ruleWith(func(r *NewRule) { r.Priority = "urgent" }))
+			_, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.Priority = "urgent" }))
 			return err
 		},
-		"AddRule scope":        func() error { _, err := s.AddRule(ctx, ruleWith(func(r *NewRule) { r.Scope = "world" })); return err },
-		"AddRule status":       func() error { _, err := s.AddRule(ctx, ruleWith(func(r *NewRule) { r.Status = "on" })); return err },
-		"GetRule":              func() error { _, err := s.GetRule(ctx, RuleRef{JourneyID: "JRN-T", StageID: "s"}); return err },
-		"GetRule index":        func() error { r := rule; r.Index = 1000; _, err := s.GetRule(ctx, r); return err },
-		"SetRuleStatus status": func() error { _, err := s.SetRuleStatus(ctx, rule, "on"); return err },
-		"SetRuleStatus ref":    func() error { _, err := s.SetRuleStatus(ctx, RuleRef{}, RuleActive); return err },
-		"RulesForStage":        func() error { _, err := s.RulesForStage(ctx, "JRN-T", ""); return err },
-		"StartJob journey":     func() error { _, err := s.StartJob(ctx, NewJob{StageID: "raw_analysis"}); return err },
-		"StartJob stage":       func() error { _, err := s.StartJob(ctx, NewJob{JourneyID: "JRN-T"}); return err },
+		"AddRule scope":        func() error { _, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.Scope = "world" })); return err },
+		"AddRule status":       func() error { _, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.Status = "on" })); return err },
+		"GetRule":              func() error { _, err := s.Rules().Get(ctx, RuleRef{JourneyID: "JRN-T", StageID: "s"}); return err },
+		"GetRule index":        func() error { r := rule; r.Index = 1000; _, err := s.Rules().Get(ctx, r); return err },
+		"SetRuleStatus status": func() error { _, err := s.Rules().SetStatus(ctx, rule, "on"); return err },
+		"SetRuleStatus ref":    func() error { _, err := s.Rules().SetStatus(ctx, RuleRef{}, RuleActive); return err },
+		"RulesForStage":        func() error { _, err := s.Rules().ForStage(ctx, "JRN-T", ""); return err },
+		"StartJob journey":     func() error { _, err := s.Jobs().Start(ctx, NewJob{StageID: "raw_analysis"}); return err },
+		"StartJob stage":       func() error { _, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T"}); return err },
 		"StartJob job id": func() error {
-			_, err := s.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "x", JobID: "J/1"})
+			_, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "x", JobID: "J/1"})
 			return err
 		},
 		"StartJob config": func() error {
-			_, err := s.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "x", Configuration: JobConfiguration{RetryAttempts: -1}})
+			_, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "x", Configuration: JobConfiguration{RetryAttempts: -1}})
 			return err
 		},
-		"GetJob no start":         func() error { _, err := s.GetJob(ctx, with(func(r *JobRef) { r.StartedAt = time.Time{} })); return err },
-		"GetJob order":            func() error { _, err := s.GetJob(ctx, with(func(r *JobRef) { r.Order = 100 })); return err },
-		"GetJob execution":        func() error { _, err := s.GetJob(ctx, with(func(r *JobRef) { r.Execution = -1 })); return err },
-		"FindJob":                 func() error { _, err := s.FindJob(ctx, ""); return err },
-		"JobsForStage":            func() error { _, err := s.JobsForStage(ctx, "", "raw_analysis"); return err },
-		"LatestExecution":         func() error { _, err := s.LatestExecution(ctx, "JRN-T", "a b"); return err },
-		"UpdateJobProgress range": func() error { _, err := s.UpdateJobProgress(ctx, good, 101, ""); return err },
-		"UpdateJobProgress step":  func() error { _, err := s.UpdateJobProgress(ctx, good, 1, "a.b"); return err },
-		"UpdateJobProgress ref":   func() error { _, err := s.UpdateJobProgress(ctx, JobRef{}, 1, ""); return err },
-		"SetStepStatus status":    func() error { _, err := s.SetStepStatus(ctx, good, "s", "done"); return err },
-		"SetStepStatus step":      func() error { _, err := s.SetStepStatus(ctx, good, "", StepRunning); return err },
-		"FinishJob status":        func() error { _, err := s.FinishJob(ctx, good, Finish{Status: JobRunning}); return err },
+		"GetJob no start":         func() error { _, err := s.Jobs().Get(ctx, with(func(r *JobRef) { r.StartedAt = time.Time{} })); return err },
+		"GetJob order":            func() error { _, err := s.Jobs().Get(ctx, with(func(r *JobRef) { r.Order = 100 })); return err },
+		"GetJob execution":        func() error { _, err := s.Jobs().Get(ctx, with(func(r *JobRef) { r.Execution = -1 })); return err },
+		"FindJob":                 func() error { _, err := s.Jobs().Find(ctx, ""); return err },
+		"ListJobs":                func() error { _, err := s.Jobs().List(ctx, "", "", OfStage("raw_analysis")); return err },
+		"ListJobs stage":          func() error { _, err := s.Jobs().List(ctx, "JRN-T", "", OfStage("a#b")); return err },
+		"ListJobs limit":          func() error { _, err := s.Jobs().List(ctx, "JRN-T", "", Limit(-1)); return err },
+		"LatestExecution":         func() error { _, err := s.Jobs().Latest(ctx, "JRN-T", "a b"); return err },
+		"UpdateJobProgress range": func() error { _, err := s.Jobs().SetProgress(ctx, good, 101, ""); return err },
+		"UpdateJobProgress step":  func() error { _, err := s.Jobs().SetProgress(ctx, good, 1, "a.b"); return err },
+		"UpdateJobProgress ref":   func() error { _, err := s.Jobs().SetProgress(ctx, JobRef{}, 1, ""); return err },
+		"SetStepStatus status":    func() error { _, err := s.Jobs().SetStepStatus(ctx, good, "s", "done"); return err },
+		"SetStepStatus step":      func() error { _, err := s.Jobs().SetStepStatus(ctx, good, "", StepRunning); return err },
+		"FinishJob status":        func() error { _, err := s.Jobs().Finish(ctx, good, Finish{Status: JobRunning}); return err },
 		"FinishJob ref": func() error {
-			_, err := s.FinishJob(ctx, with(func(r *JobRef) { r.JobID = "" }), Finish{Status: JobCompleted})
+			_, err := s.Jobs().Finish(ctx, with(func(r *JobRef) { r.JobID = "" }), Finish{Status: JobCompleted})
 			return err
 		},
-		"StepLogger step":    func() error { _, err := s.StepLogger(good, "a/b"); return err },
-		"StepLogger ref":     func() error { _, err := s.StepLogger(with(func(r *JobRef) { r.StageID = "" }), "s"); return err },
+		"StepLogger step":    func() error { _, err := s.Logs().Logger(good, "a/b"); return err },
+		"StepLogger ref":     func() error { _, err := s.Logs().Logger(with(func(r *JobRef) { r.StageID = "" }), "s"); return err },
 		"Log level":          func() error { return logger.Log("TRACE", "m", nil) },
-		"JobLogs":            func() error { _, err := s.JobLogs(ctx, JobRef{JourneyID: "JRN-T"}); return err },
-		"StepLogs":           func() error { _, err := s.StepLogs(ctx, good, "../x"); return err },
-		"LogSummaries id":    func() error { _, err := s.LogSummaries(ctx, "", LogQuery{}, ""); return err },
-		"LogSummaries limit": func() error { _, err := s.LogSummaries(ctx, "JOB-1", LogQuery{Limit: -1}, ""); return err },
+		"JobLogs":            func() error { _, err := s.Logs().Read(ctx, JobRef{JourneyID: "JRN-T"}); return err },
+		"StepLogs":           func() error { _, err := s.Logs().ReadStep(ctx, good, "../x"); return err },
+		"LogSummaries id":    func() error { _, err := s.Logs().ListSummaries(ctx, "", ""); return err },
+		"LogSummaries limit": func() error { _, err := s.Logs().ListSummaries(ctx, "JOB-1", "", Limit(-1)); return err },
 		"WriteReport type": func() error {
-			_, err := s.WriteReport(ctx, good, "s", Report{ReportType: "pdf", Title: "t"})
+			_, err := s.Reports().Write(ctx, good, "s", Report{ReportType: "pdf", Title: "t"})
 			return err
 		},
-		"WriteReport title": func() error { _, err := s.WriteReport(ctx, good, "s", Report{ReportType: ReportSummary}); return err },
+		"WriteReport title": func() error { _, err := s.Reports().Write(ctx, good, "s", Report{ReportType: ReportSummary}); return err },
 		"WriteReport step": func() error {
-			_, err := s.WriteReport(ctx, good, "", Report{ReportType: ReportSummary, Title: "t"})
+			_, err := s.Reports().Write(ctx, good, "", Report{ReportType: ReportSummary, Title: "t"})
 			return err
 		},
 		"WriteReport unencodable": func() error {
-			_, err := s.WriteReport(ctx, good, "s", Report{ReportType: ReportSummary, Title: "t", DetailedResults: map[string]any{"f": func() {}}})
+			_, err := s.Reports().Write(ctx, good, "s", Report{ReportType: ReportSummary, Title: "t", DetailedResults: map[string]any{"f": func() {}}})
 			return err
 		},
-		"JobReports":                 func() error { _, err := s.JobReports(ctx, JobRef{}); return err },
-		"ReportCatalog id":           func() error { _, err := s.ReportCatalog(ctx, "", 0, ""); return err },
-		"ReportCatalog limit":        func() error { _, err := s.ReportCatalog(ctx, "JOB-1", -5, ""); return err },
-		"Export":                     func() error { _, err := s.Export(ctx, ""); return err },
-		"Import":                     func() error { _, err := s.Import(ctx, "a#b"); return err },
-		"ImportBackup":               func() error { _, err := s.ImportBackup(ctx, "", strings.NewReader("{}")); return err },
+		"JobReports":                 func() error { _, err := s.Reports().Read(ctx, JobRef{}); return err },
+		"ReportCatalog id":           func() error { _, err := s.Reports().ListCatalog(ctx, "", ""); return err },
+		"ReportCatalog limit":        func() error { _, err := s.Reports().ListCatalog(ctx, "JOB-1", "", Limit(-5)); return err },
+		"Export":                     func() error { _, err := s.Backups().Export(ctx, ""); return err },
+		"Import":                     func() error { _, err := s.Backups().Import(ctx, "a#b"); return err },
+		"ImportBackup":               func() error { _, err := s.Backups().ImportFrom(ctx, "", strings.NewReader("{}")); return err },
 		"PatternsWithRates name":     func() error { _, err := PatternsWithRates(map[string]float64{"nope": 1}); return err },
 		"PatternsWithRates negative": func() error { _, err := PatternsWithRates(map[string]float64{PatternFinishJob: -1}); return err },
-		"NewStore nil db":            func() error { _, err := NewStore(nil, e.logs).GetJourney(ctx, "JRN-T"); return err },
-		"NewStore nil logs":          func() error { _, err := NewStore(e.db, nil).LoadJourney(ctx, "JRN-T"); return err },
+		"NewStore nil db":            func() error { _, err := NewStore(nil, e.logs); return err },
+		"NewStore nil logs":          func() error { _, err := NewStore(e.db, nil); return err },
+		"NewStore table name":        func() error { _, err := NewStore(e.db, e.logs, TableName("a b")); return err },
 		"NewID bad": func() error {
-			_, err := NewStore(e.db, e.logs, func(o *Options) { o.NewID = func(string) string { return "a#b" } }).CreateJourney(ctx, NewJourney{Name: "n"})
+			_, err := mustStore(t, e.db, e.logs, func(o *Options) { o.NewID = func(string) string { return "a#b" } }).Journeys().Create(ctx, NewJourney{Name: "n"})
 			return err
 		},
-		"Journeys of a broken store": func() error {
-			for _, err := range NewStore(nil, e.logs).Journeys(ctx) {
+		"Journeys without a context": func() error {
+			for _, err := range s.Journeys().All(nil) { //nolint:staticcheck // a nil context is the bad input
 				return err
 			}
 			return nil

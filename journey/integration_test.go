@@ -18,7 +18,7 @@ func localStore(t *testing.T, opts ...func(*Options)) *Store {
 	if err := Schema(name).EnsureTable(ctx, client); err != nil {
 		t.Fatal(err)
 	}
-	return NewStore(client, blobstore.NewMemory(), append([]func(*Options){func(o *Options) { o.TableName = name }}, opts...)...)
+	return mustStore(t, client, blobstore.NewMemory(), append([]func(*Options){func(o *Options) { o.TableName = name }}, opts...)...)
 }
 
 // TestConcurrentFinishesLoseNothingOnDynamoDBLocal is
@@ -34,19 +34,19 @@ func TestConcurrentFinishesLoseNothingOnDynamoDBLocal(t *testing.T) {
 func TestLoadJourneyOnDynamoDBLocal(t *testing.T) {
 	s := localStore(t)
 	ctx := context.Background()
-	c, err := s.CreateJourney(ctx, NewJourney{ID: "JRN-LOCAL", Name: "load"})
+	c, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-LOCAL", Name: "load"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range c.Stages[:3] {
-		j, err := s.StartJob(ctx, NewJob{JourneyID: "JRN-LOCAL", StageID: st.StageID})
+		j, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-LOCAL", StageID: st.StageID})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.AddRule(ctx, NewRule{JourneyID: "JRN-LOCAL", StageID: st.StageID, Title: "r", Type: RuleValidation}); err != nil {
+		if _, err := s.Rules().Add(ctx, NewRule{JourneyID: "JRN-LOCAL", StageID: st.StageID, Title: "r", Type: RuleValidation}); err != nil {
 			t.Fatal(err)
 		}
-		l, err := s.StepLogger(j.Ref(), "run")
+		l, err := s.Logs().Logger(j.Ref(), "run")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,11 +54,11 @@ func TestLoadJourneyOnDynamoDBLocal(t *testing.T) {
 		if err := l.Close(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.FinishJob(ctx, j.Ref(), Finish{Status: JobCompleted}); err != nil {
+		if _, err := s.Jobs().Finish(ctx, j.Ref(), Finish{Status: JobCompleted}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := s.LoadJourney(ctx, "JRN-LOCAL", Consistent())
+	got, err := s.Journeys().Load(ctx, "JRN-LOCAL", Consistent())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestLoadJourneyOnDynamoDBLocal(t *testing.T) {
 		got.Journey.Aggregates.CompletedJobs != 3 || got.Journey.Aggregates.TotalLogs != 3 || got.Jobs[0].Metrics.InfoCount != 1 {
 		t.Fatalf("loaded %+v", got)
 	}
-	logs, err := s.LogSummaries(ctx, got.Jobs[0].JobID, LogQuery{NewestFirst: true, Limit: 10}, "")
+	logs, err := s.Logs().ListSummaries(ctx, got.Jobs[0].JobID, "", NewestFirst(), Limit(10))
 	if err != nil || len(logs.Items) != 1 {
 		t.Fatalf("log summaries %v, %v", logs, err)
 	}
@@ -92,14 +92,14 @@ func TestFilesOnS3rverAndBackupRestore(t *testing.T) {
 	}
 	s.logs, s.backups = logs, backups
 	ctx := context.Background()
-	if _, err := s.CreateJourney(ctx, NewJourney{ID: "JRN-S3", Name: "files"}); err != nil {
+	if _, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-S3", Name: "files"}); err != nil {
 		t.Fatal(err)
 	}
-	job, err := s.StartJob(ctx, NewJob{JourneyID: "JRN-S3", StageID: "raw_analysis"})
+	job, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-S3", StageID: "raw_analysis"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := s.StepLogger(job.Ref(), "schema_extraction")
+	l, err := s.Logs().Logger(job.Ref(), "schema_extraction")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,23 +109,23 @@ func TestFilesOnS3rverAndBackupRestore(t *testing.T) {
 	if err := l.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.WriteReport(ctx, job.Ref(), "schema_extraction", Report{ReportType: ReportPerformance, Title: "perf"}); err != nil {
+	if _, err := s.Reports().Write(ctx, job.Ref(), "schema_extraction", Report{ReportType: ReportPerformance, Title: "perf"}); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := s.JobLogs(ctx, job.Ref())
+	entries, err := s.Logs().Read(ctx, job.Ref())
 	if err != nil || len(entries) != 300 {
 		t.Fatalf("JobLogs: %d entries, %v", len(entries), err)
 	}
-	reps, err := s.JobReports(ctx, job.Ref())
+	reps, err := s.Reports().Read(ctx, job.Ref())
 	if err != nil || len(reps) != 1 || reps[0].Title != "perf" {
 		t.Fatalf("JobReports: %+v, %v", reps, err)
 	}
-	if _, err := s.Export(ctx, "JRN-S3"); err != nil {
+	if _, err := s.Backups().Export(ctx, "JRN-S3"); err != nil {
 		t.Fatal(err)
 	}
 	other := localStore(t)
 	other.backups = backups
-	c, err := other.Import(ctx, "JRN-S3")
+	c, err := other.Backups().Import(ctx, "JRN-S3")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -220,25 +221,8 @@ const maxExecution = 999
 // at most one execution at a time, and a retry follows a failure.
 var stageStartable = []StageStatus{StagePending, StageFailed, StageCancelled}
 
-// StartJob creates a running execution of a stage with the stage's next
-// execution number, in one transaction that also marks the stage running,
-// moves the journey to running (it must be pending or running: a paused,
-// cancelled, failed or finished journey gets a *StatusError), makes the job
-// the stage's current job and ADDs 1 to totalJobs.
-//
-// A stage runs one execution at a time: while its latest execution is
-// pending or running, or once it completed or was skipped, StartJob
-// returns a *StatusError (Entity "stage"). The stage's status is part of
-// the transaction's condition, so of two concurrent starts one wins.
-//
-// A retry never overwrites an earlier attempt: the job is created with
-// attribute_not_exists, and the stage's lastExecution only moves forward
-// by a conditional write. A caller that loses the race for a number takes
-// the next one.
-func (s *Store) StartJob(ctx context.Context, in NewJob) (*Job, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// startJob implements [Jobs.Start].
+func (s *Store) startJob(ctx context.Context, in NewJob) (*Job, error) {
 	if err := checkID("NewJob.JourneyID", in.JourneyID); err != nil {
 		return nil, err
 	}
@@ -400,11 +384,8 @@ func (s *Store) journeyTxError(id, op string, allowed []Status, err error, i int
 	return err
 }
 
-// GetJob reads one job execution.
-func (s *Store) GetJob(ctx context.Context, ref JobRef, opts ...func(*ReadOptions)) (*Job, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// getJob implements [Jobs.Get].
+func (s *Store) getJob(ctx context.Context, ref JobRef, opts ...func(*ReadOptions)) (*Job, error) {
 	key, err := s.jobKey(ref)
 	if err != nil {
 		return nil, err
@@ -420,14 +401,8 @@ func (s *Store) GetJob(ctx context.Context, ref JobRef, opts ...func(*ReadOption
 	return &j, nil
 }
 
-// FindJob finds a job by its id alone, through GSI1 (GSI1PK JOB#{jobId}).
-// The job's log entries share that GSI1PK, so the query keeps only the
-// JobExecution item; the job's GSI1SK is its start, which precedes its
-// logs, so it normally comes first and the query stops there.
-func (s *Store) FindJob(ctx context.Context, jobID string) (*Job, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// findJob implements [Jobs.Find].
+func (s *Store) findJob(ctx context.Context, jobID string) (*Job, error) {
 	if err := checkID("jobId", jobID); err != nil {
 		return nil, err
 	}
@@ -493,48 +468,39 @@ func first[T any](ctx context.Context, s *Store, q table.Query) (T, bool, error)
 	return zero, false, nil
 }
 
-// JobsForStage returns a stage's executions in execution order. It reads
-// the stage list to learn the stage's order, then exactly the stage's
-// jobs.
-func (s *Store) JobsForStage(ctx context.Context, journeyID, stageID string) ([]Job, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// listJobs implements [Jobs.List]. Its key condition is
+// begins_with(SK, "JOB#"), or "JOB#{order}#{stageId}#" for one stage (the
+// stage list is read first to learn the stage's order): the log summaries
+// (LOG#...) and every other item of the partition are outside it, so the
+// listing reads only job items.
+func (s *Store) listJobs(ctx context.Context, journeyID, cursor string, o ListOptions) (table.Page[Job], error) {
 	if err := checkID("journeyId", journeyID); err != nil {
-		return nil, err
+		return table.Page[Job]{}, err
 	}
-	if err := checkID("stageId", stageID); err != nil {
-		return nil, err
-	}
-	st, _, err := s.stage(ctx, journeyID, stageID)
-	if err != nil {
-		return nil, err
-	}
-	q, err := s.jobsQuery(journeyID, st.Order, stageID)
-	if err != nil {
-		return nil, err
-	}
-	q.Consistent = true
-	var out []Job
-	for rec, err := range table.QueryAll[record[Job]](ctx, s.t, q) {
+	var q table.Query
+	if o.StageID != "" {
+		st, _, err := s.stage(ctx, journeyID, o.StageID)
 		if err != nil {
-			return nil, err
+			return table.Page[Job]{}, err
 		}
-		j, err := jobFrom(rec)
-		if err != nil {
-			return nil, err
+		if q, err = s.jobsQuery(journeyID, st.Order, st.StageID); err != nil {
+			return table.Page[Job]{}, err
 		}
-		out = append(out, j)
+	} else {
+		pk, _ := journeyPK.Build(journeyID)
+		prefix, _ := jobSK.Prefix()
+		q = table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix)}
 	}
-	return out, nil
+	q.Limit, q.Consistent = int32(o.Limit), o.Consistent
+	page, err := table.QueryPage[record[Job]](ctx, s.t, q, cursor)
+	if err != nil {
+		return table.Page[Job]{}, err
+	}
+	return pageOf(page, jobFrom)
 }
 
-// LatestExecution returns the stage's execution with the highest number,
-// or an error matching ErrJobNotFound when the stage has none.
-func (s *Store) LatestExecution(ctx context.Context, journeyID, stageID string) (*Job, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// latestExecution implements [Jobs.Latest].
+func (s *Store) latestExecution(ctx context.Context, journeyID, stageID string) (*Job, error) {
 	if err := checkID("journeyId", journeyID); err != nil {
 		return nil, err
 	}
@@ -579,13 +545,8 @@ func tableErrorItem(err error) table.Item {
 	return nil
 }
 
-// UpdateJobProgress records a running job's progress (0-100) and, when
-// step is not "", its current step. Only a pending or running job can
-// move (a *StatusError otherwise).
-func (s *Store) UpdateJobProgress(ctx context.Context, ref JobRef, progress int, step string) (*Job, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// updateJobProgress implements [Jobs.SetProgress].
+func (s *Store) updateJobProgress(ctx context.Context, ref JobRef, progress int, step string) (*Job, error) {
 	key, err := s.jobKey(ref)
 	if err != nil {
 		return nil, err
@@ -612,15 +573,8 @@ func (s *Store) UpdateJobProgress(ctx context.Context, ref JobRef, progress int,
 	return &j, err
 }
 
-// SetStepStatus records a step's status in a running job: running sets
-// its startTime and makes it the current step; completed, failed and
-// skipped set its endTime and duration. A step the stage did not define is
-// appended. The write is conditional on the step list being as read, so a
-// concurrent change of another step is never overwritten.
-func (s *Store) SetStepStatus(ctx context.Context, ref JobRef, stepID string, status StepStatus) (*Job, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// setStepStatus implements [Jobs.SetStepStatus].
+func (s *Store) setStepStatus(ctx context.Context, ref JobRef, stepID string, status StepStatus) (*Job, error) {
 	key, err := s.jobKey(ref)
 	if err != nil {
 		return nil, err
@@ -632,7 +586,7 @@ func (s *Store) SetStepStatus(ctx context.Context, ref JobRef, stepID string, st
 		return nil, inputError("status", fmt.Sprintf("%q", status), "must be pending, running, completed, failed or skipped")
 	}
 	for attempt := 0; ; attempt++ {
-		j, err := s.GetJob(ctx, ref, Consistent())
+		j, err := s.getJob(ctx, ref, Consistent())
 		if err != nil {
 			return nil, err
 		}
@@ -693,4 +647,9 @@ func (s *Store) SetStepStatus(ctx context.Context, ref JobRef, stepID string, st
 		}
 		return nil, jobWriteError(ref, "set a step of", err, tableErrorItem(err))
 	}
+}
+
+// allJobs walks every page of listJobs.
+func (s *Store) allJobs(ctx context.Context, journeyID string, o ListOptions) iter.Seq2[Job, error] {
+	return walk(func(cursor string) (table.Page[Job], error) { return s.listJobs(ctx, journeyID, cursor, o) })
 }

@@ -40,14 +40,14 @@ func TestStartJobNumbersExecutionsAndKeepsEveryAttempt(t *testing.T) {
 	var refs []JobRef
 	for i := 1; i <= 3; i++ {
 		e.clock.Advance(time.Minute)
-		j := must[*Job](t)(e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"}))
+		j := must[*Job](t)(e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"}))
 		if j.ExecutionNumber != i || j.Status != JobRunning || j.Order != 1 || len(j.Steps) != 3 {
 			t.Fatalf("attempt %d: %+v", i, j)
 		}
-		must[*Job](t)(e.store.FinishJob(ctx, j.Ref(), Finish{Status: JobFailed, ErrorMessage: fmt.Sprintf("attempt %d failed", i)}))
+		must[*Job](t)(e.store.Jobs().Finish(ctx, j.Ref(), Finish{Status: JobFailed, ErrorMessage: fmt.Sprintf("attempt %d failed", i)}))
 		refs = append(refs, j.Ref())
 	}
-	jobs := must[[]Job](t)(e.store.JobsForStage(ctx, "JRN-T", "raw_analysis"))
+	jobs := must[[]Job](t)(collect(e.store.Jobs().All(ctx, "JRN-T", OfStage("raw_analysis"), ConsistentList())))
 	if len(jobs) != 3 {
 		t.Fatalf("%d jobs", len(jobs))
 	}
@@ -56,15 +56,15 @@ func TestStartJobNumbersExecutionsAndKeepsEveryAttempt(t *testing.T) {
 			t.Errorf("job %d: %+v", i, j)
 		}
 	}
-	latest := must[*Job](t)(e.store.LatestExecution(ctx, "JRN-T", "raw_analysis"))
+	latest := must[*Job](t)(e.store.Jobs().Latest(ctx, "JRN-T", "raw_analysis"))
 	if latest.ExecutionNumber != 3 || latest.JobID != refs[2].JobID {
 		t.Errorf("latest %+v", latest)
 	}
-	jr := must[*Journey](t)(e.store.GetJourney(ctx, "JRN-T"))
+	jr := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T"))
 	if jr.Aggregates.TotalJobs != 3 || jr.Aggregates.FailedJobs != 3 || jr.CurrentJobs["raw_analysis"] != refs[2].JobID || jr.Status != StatusRunning {
 		t.Errorf("journey %+v", jr)
 	}
-	if _, err := e.store.LatestExecution(ctx, "JRN-T", "tmf_mapping"); !errors.Is(err, ErrJobNotFound) {
+	if _, err := e.store.Jobs().Latest(ctx, "JRN-T", "tmf_mapping"); !errors.Is(err, ErrJobNotFound) {
 		t.Errorf("no executions: %v", err)
 	}
 }
@@ -83,7 +83,7 @@ func TestConcurrentStartsOfOneStageRunOneExecution(t *testing.T) {
 	var refused int
 	for range 20 {
 		wg.Go(func() {
-			j, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "tmf_mapping"})
+			j, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "tmf_mapping"})
 			mu.Lock()
 			defer mu.Unlock()
 			var se *StatusError
@@ -101,18 +101,18 @@ func TestConcurrentStartsOfOneStageRunOneExecution(t *testing.T) {
 	require.Len(t, started, 1)
 	assert.Equal(t, 19, refused)
 	assert.Equal(t, 1, started[0].ExecutionNumber)
-	jr, err := e.store.GetJourney(ctx, "JRN-T")
+	jr, err := e.store.Journeys().Get(ctx, "JRN-T")
 	require.NoError(t, err)
 	assert.Equal(t, 1, jr.Aggregates.TotalJobs)
 
-	_, err = e.store.FinishJob(ctx, started[0].Ref(), Finish{Status: JobFailed})
+	_, err = e.store.Jobs().Finish(ctx, started[0].Ref(), Finish{Status: JobFailed})
 	require.NoError(t, err)
-	retry, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "tmf_mapping"})
+	retry, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "tmf_mapping"})
 	require.NoError(t, err)
 	assert.Equal(t, 2, retry.ExecutionNumber)
-	_, err = e.store.FinishJob(ctx, retry.Ref(), Finish{Status: JobCompleted})
+	_, err = e.store.Jobs().Finish(ctx, retry.Ref(), Finish{Status: JobCompleted})
 	require.NoError(t, err)
-	_, err = e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "tmf_mapping"})
+	_, err = e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "tmf_mapping"})
 	var se *StatusError
 	require.ErrorAs(t, err, &se, "a completed stage starts again")
 	assert.Equal(t, string(StageCompleted), se.Current)
@@ -126,17 +126,17 @@ func TestJobsForStageUsesKeyConditionNotFilter(t *testing.T) {
 	if err := Schema("").Create(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-	s := NewStore(rec, newEnv(t).logs)
-	if _, err := s.CreateJourney(ctx, NewJourney{ID: "JRN-K", Name: "k", Configuration: Configuration{RetryAttempts: 5},
+	s := mustStore(t, rec, newEnv(t).logs)
+	if _, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-K", Name: "k", Configuration: Configuration{RetryAttempts: 5},
 		Stages: []Stage{{StageID: "raw"}, {StageID: "raw_2"}}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range []string{"raw", "raw_2", "raw", "raw_2", "raw_2"} {
-		j := must[*Job](t)(s.StartJob(ctx, NewJob{JourneyID: "JRN-K", StageID: st}))
-		must[*Job](t)(s.FinishJob(ctx, j.Ref(), Finish{Status: JobFailed}))
+		j := must[*Job](t)(s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-K", StageID: st}))
+		must[*Job](t)(s.Jobs().Finish(ctx, j.Ref(), Finish{Status: JobFailed}))
 	}
 	rec.queries = nil
-	jobs := must[[]Job](t)(s.JobsForStage(ctx, "JRN-K", "raw"))
+	jobs := must[[]Job](t)(collect(s.Jobs().All(ctx, "JRN-K", OfStage("raw"), ConsistentList())))
 	if len(jobs) != 2 || jobs[0].StageID != "raw" || jobs[1].StageID != "raw" {
 		t.Fatalf("jobs %+v", jobs)
 	}
@@ -156,7 +156,7 @@ func TestJobsForStageUsesKeyConditionNotFilter(t *testing.T) {
 
 	// The latest execution is one descending query with Limit 1.
 	rec.queries = nil
-	j := must[*Job](t)(s.LatestExecution(ctx, "JRN-K", "raw_2"))
+	j := must[*Job](t)(s.Jobs().Latest(ctx, "JRN-K", "raw_2"))
 	last = rec.queries[len(rec.queries)-1]
 	if j.ExecutionNumber != 3 || aws.ToBool(last.ScanIndexForward) || aws.ToInt32(last.Limit) != 1 || last.FilterExpression != nil {
 		t.Errorf("latest %d via forward=%v limit=%d", j.ExecutionNumber, aws.ToBool(last.ScanIndexForward), aws.ToInt32(last.Limit))
@@ -180,7 +180,7 @@ func TestConcurrentFinishesLoseNothing(t *testing.T) {
 		e.db.Inject(dynamotest.Fault{Op: "TransactWriteItems", Times: 20, Err: conflict})
 		e.clock.Advance(90 * time.Second) // every job ran about 90 s: 45m in all
 	})
-	if a := must[*Journey](t)(e.store.GetJourney(context.Background(), "JRN-T")).Aggregates; a.TotalExecutionTime != "45m" {
+	if a := must[*Journey](t)(e.store.Journeys().Get(context.Background(), "JRN-T")).Aggregates; a.TotalExecutionTime != "45m" {
 		t.Errorf("totalExecutionTime %s for %.3f s", a.TotalExecutionTime, a.TotalExecutionSeconds)
 	}
 	if n := e.db.Calls("TransactWriteItems"); n < 50 {
@@ -198,12 +198,12 @@ func concurrentFinishes(t *testing.T, s *Store, journeyID string, beforeFinishes
 	for i := range stages {
 		stages[i] = Stage{StageID: fmt.Sprintf("stage_%02d", i+1)}
 	}
-	_, err := s.CreateJourney(ctx, NewJourney{ID: journeyID, Name: "concurrent finishes", Stages: stages,
+	_, err := s.Journeys().Create(ctx, NewJourney{ID: journeyID, Name: "concurrent finishes", Stages: stages,
 		Configuration: Configuration{RetryAttempts: 3}})
 	require.NoError(t, err)
 	refs := make([]JobRef, len(stages))
 	for i := range refs {
-		j, err := s.StartJob(ctx, NewJob{JourneyID: journeyID, StageID: stages[i].StageID})
+		j, err := s.Jobs().Start(ctx, NewJob{JourneyID: journeyID, StageID: stages[i].StageID})
 		require.NoError(t, err)
 		refs[i] = j.Ref()
 	}
@@ -220,7 +220,7 @@ func concurrentFinishes(t *testing.T, s *Store, journeyID string, beforeFinishes
 			if i%3 == 0 {
 				st = JobFailed
 			}
-			_, errs[i] = s.FinishJob(ctx, ref, Finish{Status: st})
+			_, errs[i] = s.Jobs().Finish(ctx, ref, Finish{Status: st})
 		})
 	}
 	close(start)
@@ -230,7 +230,7 @@ func concurrentFinishes(t *testing.T, s *Store, journeyID string, beforeFinishes
 			t.Fatalf("finish %d: %v", i, err)
 		}
 	}
-	j, err := s.GetJourney(ctx, journeyID, Consistent())
+	j, err := s.Journeys().Get(ctx, journeyID, Consistent())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,12 +257,12 @@ func concurrentFinishes(t *testing.T, s *Store, journeyID string, beforeFinishes
 		t.Logf("30 jobs, %.3f s of execution, stored as %q", ra.TotalExecutionSeconds, ra.TotalExecutionTime)
 	}
 	// Finishing again changes nothing and says why.
-	_, err = s.FinishJob(ctx, refs[1], Finish{Status: JobFailed})
+	_, err = s.Jobs().Finish(ctx, refs[1], Finish{Status: JobFailed})
 	var se *StatusError
 	if !errors.As(err, &se) || se.Current != "completed" {
 		t.Fatalf("second finish: %v", err)
 	}
-	if j2, _ := s.GetJourney(ctx, journeyID, Consistent()); j2.Aggregates != a {
+	if j2, _ := s.Journeys().Get(ctx, journeyID, Consistent()); j2.Aggregates != a {
 		t.Errorf("a refused finish moved the aggregates: %+v", j2.Aggregates)
 	}
 }
@@ -271,47 +271,47 @@ func TestJobProgressAndSteps(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.newJourney(t)
-	j := must[*Job](t)(e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"}))
+	j := must[*Job](t)(e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"}))
 	ref := j.Ref()
-	j = must[*Job](t)(e.store.UpdateJobProgress(ctx, ref, 40, "metadata_analysis"))
+	j = must[*Job](t)(e.store.Jobs().SetProgress(ctx, ref, 40, "metadata_analysis"))
 	if j.Progress != 40 || j.CurrentStep != "metadata_analysis" {
 		t.Errorf("progress %+v", j)
 	}
-	must[*Job](t)(e.store.SetStepStatus(ctx, ref, "schema_extraction", StepRunning))
+	must[*Job](t)(e.store.Jobs().SetStepStatus(ctx, ref, "schema_extraction", StepRunning))
 	e.clock.Advance(1500 * time.Millisecond)
-	j = must[*Job](t)(e.store.SetStepStatus(ctx, ref, "schema_extraction", StepCompleted))
+	j = must[*Job](t)(e.store.Jobs().SetStepStatus(ctx, ref, "schema_extraction", StepCompleted))
 	if st := j.Steps[0]; st.Status != StepCompleted || st.Duration != 1.5 || !st.EndTime.After(st.StartTime.Time) {
 		t.Errorf("step %+v", st)
 	}
 	// A step the stage did not define is appended.
-	j = must[*Job](t)(e.store.SetStepStatus(ctx, ref, "extra_check", StepRunning))
+	j = must[*Job](t)(e.store.Jobs().SetStepStatus(ctx, ref, "extra_check", StepRunning))
 	if len(j.Steps) != 4 || j.Steps[3].StepID != "extra_check" || j.CurrentStep != "extra_check" {
 		t.Errorf("steps %+v", j.Steps)
 	}
 	// Found by id alone, through GSI1.
-	if f := must[*Job](t)(e.store.FindJob(ctx, ref.JobID)); f.Ref() != ref {
+	if f := must[*Job](t)(e.store.Jobs().Find(ctx, ref.JobID)); f.Ref() != ref {
 		t.Errorf("FindJob %+v, want %+v", f.Ref(), ref)
 	}
-	if _, err := e.store.FindJob(ctx, "JOB-NONE"); !errors.Is(err, ErrJobNotFound) {
+	if _, err := e.store.Jobs().Find(ctx, "JOB-NONE"); !errors.Is(err, ErrJobNotFound) {
 		t.Errorf("FindJob missing: %v", err)
 	}
-	must[*Job](t)(e.store.FinishJob(ctx, ref, Finish{Status: JobCompleted}))
+	must[*Job](t)(e.store.Jobs().Finish(ctx, ref, Finish{Status: JobCompleted}))
 	var se *StatusError
-	if _, err := e.store.UpdateJobProgress(ctx, ref, 50, ""); !errors.As(err, &se) || se.Current != "completed" {
+	if _, err := e.store.Jobs().SetProgress(ctx, ref, 50, ""); !errors.As(err, &se) || se.Current != "completed" {
 		t.Errorf("progress after finish: %v", err)
 	}
-	if _, err := e.store.SetStepStatus(ctx, ref, "data_profiling", StepRunning); !errors.As(err, &se) {
+	if _, err := e.store.Jobs().SetStepStatus(ctx, ref, "data_profiling", StepRunning); !errors.As(err, &se) {
 		t.Errorf("step after finish: %v", err)
 	}
 	missing := ref
 	missing.Execution = 9
-	if _, err := e.store.UpdateJobProgress(ctx, missing, 50, ""); !errors.Is(err, ErrJobNotFound) {
+	if _, err := e.store.Jobs().SetProgress(ctx, missing, 50, ""); !errors.Is(err, ErrJobNotFound) {
 		t.Errorf("progress of a missing job: %v", err)
 	}
-	if _, err := e.store.FinishJob(ctx, missing, Finish{Status: JobCompleted}); !errors.Is(err, ErrJobNotFound) {
+	if _, err := e.store.Jobs().Finish(ctx, missing, Finish{Status: JobCompleted}); !errors.Is(err, ErrJobNotFound) {
 		t.Errorf("finish of a missing job: %v", err)
 	}
-	if _, err := e.store.GetJob(ctx, missing); !errors.Is(err, ErrJobNotFound) {
+	if _, err := e.store.Jobs().Get(ctx, missing); !errors.Is(err, ErrJobNotFound) {
 		t.Errorf("get of a missing job: %v", err)
 	}
 }
@@ -320,13 +320,13 @@ func TestStartJobUnknownStageOrJourney(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.newJourney(t)
-	if _, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "nope"}); !errors.Is(err, ErrStageNotFound) {
+	if _, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "nope"}); !errors.Is(err, ErrStageNotFound) {
 		t.Errorf("unknown stage: %v", err)
 	}
-	if _, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-NONE", StageID: "raw_analysis"}); !errors.Is(err, ErrStageNotFound) {
+	if _, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-NONE", StageID: "raw_analysis"}); !errors.Is(err, ErrStageNotFound) {
 		t.Errorf("unknown journey: %v", err)
 	}
-	if _, err := e.store.JobsForStage(ctx, "JRN-T", "nope"); !errors.Is(err, ErrStageNotFound) {
+	if _, err := e.store.Jobs().List(ctx, "JRN-T", "", OfStage("nope")); !errors.Is(err, ErrStageNotFound) {
 		t.Errorf("jobs of unknown stage: %v", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"math"
 	"strconv"
 	"time"
@@ -206,14 +205,8 @@ func (in *NewJourney) check() error {
 	return nil
 }
 
-// CreateJourney writes a journey's metadata and its stages (the default
-// six unless in.Stages says otherwise) in one transaction, each item
-// conditional on not existing: either the whole journey exists afterwards
-// or nothing was written (ErrJourneyExists when the id is taken).
-func (s *Store) CreateJourney(ctx context.Context, in NewJourney) (*Complete, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// createJourney implements [Journeys.Create].
+func (s *Store) createJourney(ctx context.Context, in NewJourney) (*Complete, error) {
 	if err := in.check(); err != nil {
 		return nil, err
 	}
@@ -352,11 +345,8 @@ func getRecord[T any](ctx context.Context, s *Store, key table.Key, opts []func(
 	return rec, nil
 }
 
-// GetJourney reads a journey's metadata (one GetItem).
-func (s *Store) GetJourney(ctx context.Context, id string, opts ...func(*ReadOptions)) (*Journey, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// getJourney implements [Journeys.Get].
+func (s *Store) getJourney(ctx context.Context, id string, opts ...func(*ReadOptions)) (*Journey, error) {
 	if err := checkID("journeyId", id); err != nil {
 		return nil, err
 	}
@@ -375,68 +365,26 @@ func (s *Store) GetJourney(ctx context.Context, id string, opts ...func(*ReadOpt
 	return &j, nil
 }
 
-// ListJourneys returns one page of journeys, newest first (GSI1, GSI1PK
-// JOURNEYS, descending; journeys created in the same microsecond by PK
-// descending, so the order is total and cursors resume inside a run of
-// ties), at most limit (0: one DynamoDB page). Pass the
-// page's Next to get the following page; "" starts at the newest.
-func (s *Store) ListJourneys(ctx context.Context, limit int32, cursor string) (table.Page[Journey], error) {
-	if s.err != nil {
-		return table.Page[Journey]{}, s.err
-	}
-	if limit < 0 {
-		return table.Page[Journey]{}, inputError("limit", limit, "must not be negative")
-	}
-	page, err := table.QueryPage[record[Journey]](ctx, s.t, s.journeysQuery(limit), cursor)
+// listJourneys implements [Journeys.List].
+func (s *Store) listJourneys(ctx context.Context, cursor string, o ListOptions) (table.Page[Journey], error) {
+	// Journeys created in the same microsecond share GSI1SK; every
+	// journey's SK is METADATA, so the tie-break is the unique PK.
+	q := table.Query{Index: IndexGSI1, Partition: journeysGSI1PK, Descending: !o.OldestFirst, Limit: int32(o.Limit),
+		TieBreak: attrPK}
+	page, err := table.QueryPage[record[Journey]](ctx, s.t, q, cursor)
 	if err != nil {
 		return table.Page[Journey]{}, err
 	}
-	out := table.Page[Journey]{Items: make([]Journey, 0, len(page.Items)), Next: page.Next}
-	for _, rec := range page.Items {
-		j, err := journeyFrom(rec)
-		if err != nil {
-			return table.Page[Journey]{}, err
-		}
-		out.Items = append(out.Items, j)
-	}
-	return out, nil
+	return pageOf(page, journeyFrom)
 }
 
-// Journeys walks every journey, newest first.
-func (s *Store) Journeys(ctx context.Context) iter.Seq2[Journey, error] {
-	return func(yield func(Journey, error) bool) {
-		if s.err != nil {
-			yield(Journey{}, s.err)
-			return
-		}
-		for rec, err := range table.QueryAll[record[Journey]](ctx, s.t, s.journeysQuery(0)) {
-			if err != nil {
-				yield(Journey{}, err)
-				return
-			}
-			j, err := journeyFrom(rec)
-			if !yield(j, err) || err != nil {
-				return
-			}
-		}
-	}
-}
-
-func (s *Store) journeysQuery(limit int32) table.Query {
-	// Journeys created in the same microsecond share GSI1SK; every
-	// journey's SK is METADATA, so the tie-break is the unique PK.
-	return table.Query{Index: IndexGSI1, Partition: journeysGSI1PK, Descending: true, Limit: limit, TieBreak: attrPK}
-}
-
-// Pause moves a pending or running journey to paused: StartJob then
-// refuses to start its jobs until Resume.
-func (s *Store) Pause(ctx context.Context, id string) (*Journey, error) {
+// pause implements [Journeys.Pause].
+func (s *Store) pause(ctx context.Context, id string) (*Journey, error) {
 	return s.move(ctx, id, "pause", StatusPaused, StatusPending, StatusRunning)
 }
 
-// Resume moves a paused journey back to running, or a failed one (a job
-// failed with no retry left), so that an operator can retry its stage.
-func (s *Store) Resume(ctx context.Context, id string) (*Journey, error) {
+// resume implements [Journeys.Resume].
+func (s *Store) resume(ctx context.Context, id string) (*Journey, error) {
 	return s.move(ctx, id, "resume", StatusRunning, StatusPaused, StatusFailed)
 }
 
@@ -444,9 +392,6 @@ func (s *Store) Resume(ctx context.Context, id string) (*Journey, error) {
 // refused move returns a *StatusError with the status DynamoDB returned
 // along with the refusal.
 func (s *Store) move(ctx context.Context, id, op string, to Status, from ...Status) (*Journey, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
 	if err := checkID("journeyId", id); err != nil {
 		return nil, err
 	}

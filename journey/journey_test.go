@@ -19,7 +19,7 @@ import (
 func buildJourney(t testing.TB, e *env, id string) {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := e.store.CreateJourney(ctx, NewJourney{ID: id, Name: "Product Catalog Migration to TMF620",
+	if _, err := e.store.Journeys().Create(ctx, NewJourney{ID: id, Name: "Product Catalog Migration to TMF620",
 		Description: "Transform legacy product catalog to TMF620 API standard", Priority: PriorityHigh, CreatedBy: "data_team",
 		ODAComponentType: "PRODUCTCATALOG",
 		Configuration:    Configuration{Timeout: 1800, MaxDepth: 5, TMFSpecVersion: "4.0.0", OutputFormat: "json", RetryAttempts: 3}}); err != nil {
@@ -28,7 +28,7 @@ func buildJourney(t testing.TB, e *env, id string) {
 	stages := DefaultStages()
 	prios := []Priority{PriorityLow, PriorityCritical, PriorityMedium, PriorityHigh}
 	for i := range 15 {
-		if _, err := e.store.AddRule(ctx, NewRule{JourneyID: id, StageID: stages[i%6].StageID,
+		if _, err := e.store.Rules().Add(ctx, NewRule{JourneyID: id, StageID: stages[i%6].StageID,
 			Title: fmt.Sprintf("Rule %d", i), Type: RuleFieldMapping, Priority: prios[i%4],
 			Content: "Map 'sku' field to TMF 'productCode' with format validation"}); err != nil {
 			t.Fatal(err)
@@ -36,7 +36,7 @@ func buildJourney(t testing.TB, e *env, id string) {
 	}
 	for i := range 20 {
 		e.clock.Advance(time.Second)
-		j, err := e.store.StartJob(ctx, NewJob{JourneyID: id, StageID: stages[i%5].StageID})
+		j, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: id, StageID: stages[i%5].StageID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func buildJourney(t testing.TB, e *env, id string) {
 		if i >= 15 {
 			status = JobCompleted
 		}
-		if _, err := e.store.FinishJob(ctx, j.Ref(), Finish{Status: status,
+		if _, err := e.store.Jobs().Finish(ctx, j.Ref(), Finish{Status: status,
 			Results: map[string]float64{"recordsProcessed": 10000, "recordsSucceeded": 9998}}); err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func TestLoadJourneyIsOneQuery(t *testing.T) {
 	buildJourney(t, e, "JRN-LOAD")
 	e.db.ResetCalls()
 	e.db.ResetConsumed()
-	c, err := e.store.LoadJourney(context.Background(), "JRN-LOAD")
+	c, err := e.store.Journeys().Load(context.Background(), "JRN-LOAD")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestLoadJourneyIsOneQuery(t *testing.T) {
 	// Strongly consistent costs twice as much and is still one request.
 	e.db.ResetCalls()
 	e.db.ResetConsumed()
-	if _, err := e.store.LoadJourney(context.Background(), "JRN-LOAD", Consistent()); err != nil {
+	if _, err := e.store.Journeys().Load(context.Background(), "JRN-LOAD", Consistent()); err != nil {
 		t.Fatal(err)
 	}
 	if e.calls() != 1 || e.db.Consumed(DefaultTableName).ReadUnits != 2*want {
@@ -104,7 +104,7 @@ func TestLoadJourneyIsOneQuery(t *testing.T) {
 func TestLoadJourneyGroupsAndOrders(t *testing.T) {
 	e := newEnv(t)
 	buildJourney(t, e, "JRN-LOAD")
-	c := must[*Complete](t)(e.store.LoadJourney(context.Background(), "JRN-LOAD"))
+	c := must[*Complete](t)(e.store.Journeys().Load(context.Background(), "JRN-LOAD"))
 	for i, st := range c.Stages {
 		if st.Order != i+1 || st.JourneyID != "JRN-LOAD" {
 			t.Errorf("stage %d: %+v", i, st)
@@ -143,8 +143,8 @@ func TestLoadJourneyPaginatesPastOneMegabyte(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.newJourney(t)
-	j := must[*Job](t)(e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"}))
-	l := must[*StepLogger](t)(e.store.StepLogger(j.Ref(), "schema_extraction"))
+	j := must[*Job](t)(e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"}))
+	l := must[*StepLogger](t)(e.store.Logs().Logger(j.Ref(), "schema_extraction"))
 	msg := string(make([]byte, 1000))
 	for range 1500 { // 1500 summaries of ~1.3 KB: about 2 MB
 		l.Info(msg, nil)
@@ -153,7 +153,7 @@ func TestLoadJourneyPaginatesPastOneMegabyte(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.db.ResetCalls()
-	c := must[*Complete](t)(e.store.LoadJourney(ctx, "JRN-T"))
+	c := must[*Complete](t)(e.store.Journeys().Load(ctx, "JRN-T"))
 	if len(c.Logs) != 1500 || len(c.Stages) != 6 || len(c.Jobs) != 1 {
 		t.Fatalf("loaded %d logs, %d stages, %d jobs", len(c.Logs), len(c.Stages), len(c.Jobs))
 	}
@@ -163,7 +163,7 @@ func TestLoadJourneyPaginatesPastOneMegabyte(t *testing.T) {
 	// SkipLogSummaries reads around them: two small queries.
 	e.db.ResetCalls()
 	e.db.ResetConsumed()
-	c = must[*Complete](t)(e.store.LoadJourney(ctx, "JRN-T", SkipLogSummaries()))
+	c = must[*Complete](t)(e.store.Journeys().Load(ctx, "JRN-T", SkipLogSummaries()))
 	if len(c.Logs) != 0 || len(c.Stages) != 6 || len(c.Jobs) != 1 || e.db.Calls("Query") != 2 {
 		t.Errorf("skipping logs: %d logs, %d stages, %d jobs in %d queries", len(c.Logs), len(c.Stages), len(c.Jobs), e.db.Calls("Query"))
 	}
@@ -191,27 +191,27 @@ func TestCreateJourneyWritesMetadataAndSixStagesAtomically(t *testing.T) {
 	if len(c.Stages[0].Steps) != 3 || c.Journey.Status != StatusPending || c.Journey.CurrentStageID != "raw_analysis" {
 		t.Errorf("created %+v", c.Journey)
 	}
-	stored := must[[]Stage](t)(e.store.Stages(ctx, "JRN-T"))
+	stored := must[[]Stage](t)(collect(e.store.Stages().All(ctx, "JRN-T")))
 	if len(stored) != 6 || stored[5].StageID != "verification_validation" {
 		t.Errorf("stored stages %v", stored)
 	}
 
 	// The same id again: nothing is written, not even the stages.
-	_, err := e.store.CreateJourney(ctx, NewJourney{ID: "JRN-T", Name: "again", Stages: []Stage{{StageID: "other"}}})
+	_, err := e.store.Journeys().Create(ctx, NewJourney{ID: "JRN-T", Name: "again", Stages: []Stage{{StageID: "other"}}})
 	if !errors.Is(err, ErrJourneyExists) || !errors.Is(err, table.ErrAlreadyExists) {
 		t.Fatalf("second create: %v", err)
 	}
-	if j := must[*Journey](t)(e.store.GetJourney(ctx, "JRN-T")); j.Name != "Test journey" {
+	if j := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T")); j.Name != "Test journey" {
 		t.Errorf("journey overwritten: %q", j.Name)
 	}
-	if st := must[[]Stage](t)(e.store.Stages(ctx, "JRN-T")); len(st) != 6 {
+	if st := must[[]Stage](t)(collect(e.store.Stages().All(ctx, "JRN-T"))); len(st) != 6 {
 		t.Errorf("%d stages after the refused create", len(st))
 	}
 }
 
 func TestCreateJourneyCustomStagesAndGeneratedID(t *testing.T) {
 	e := newEnv(t)
-	c, err := e.store.CreateJourney(context.Background(), NewJourney{Name: "custom",
+	c, err := e.store.Journeys().Create(context.Background(), NewJourney{Name: "custom",
 		Stages: []Stage{{StageID: "a", Name: "A"}, {StageID: "b", Name: "B", CanSkip: true}}})
 	if err != nil {
 		t.Fatal(err)
@@ -223,11 +223,11 @@ func TestCreateJourneyCustomStagesAndGeneratedID(t *testing.T) {
 
 func TestGetJourneyMissingIsNotFound(t *testing.T) {
 	e := newEnv(t)
-	_, err := e.store.GetJourney(context.Background(), "JRN-NONE")
+	_, err := e.store.Journeys().Get(context.Background(), "JRN-NONE")
 	if !errors.Is(err, ErrJourneyNotFound) || !errors.Is(err, table.ErrNotFound) {
 		t.Fatalf("got %v", err)
 	}
-	_, err = e.store.LoadJourney(context.Background(), "JRN-NONE")
+	_, err = e.store.Journeys().Load(context.Background(), "JRN-NONE")
 	if !errors.Is(err, ErrJourneyNotFound) {
 		t.Fatalf("load: %v", err)
 	}
@@ -239,7 +239,7 @@ func TestListJourneysNewestFirstInPages(t *testing.T) {
 	ctx := context.Background()
 	for i := range 7 {
 		e.clock.Advance(time.Minute)
-		if _, err := e.store.CreateJourney(ctx, NewJourney{ID: fmt.Sprintf("JRN-%d", i), Name: "j"}); err != nil {
+		if _, err := e.store.Journeys().Create(ctx, NewJourney{ID: fmt.Sprintf("JRN-%d", i), Name: "j"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -247,7 +247,7 @@ func TestListJourneysNewestFirstInPages(t *testing.T) {
 	cursor := ""
 	pages := 0
 	for {
-		p, err := e.store.ListJourneys(ctx, 3, cursor)
+		p, err := e.store.Journeys().List(ctx, cursor, Limit(3))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,7 +264,7 @@ func TestListJourneysNewestFirstInPages(t *testing.T) {
 		t.Errorf("pages %d: %v", pages, got)
 	}
 	var all []string
-	for j, err := range e.store.Journeys(ctx) {
+	for j, err := range e.store.Journeys().All(ctx) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +273,7 @@ func TestListJourneysNewestFirstInPages(t *testing.T) {
 	if fmt.Sprint(all) != fmt.Sprint(got) {
 		t.Errorf("Journeys = %v", all)
 	}
-	if _, err := e.store.ListJourneys(ctx, 3, "garbage"); !errors.Is(err, table.ErrInvalidCursor) {
+	if _, err := e.store.Journeys().List(ctx, "garbage", Limit(3)); !errors.Is(err, table.ErrInvalidCursor) {
 		t.Errorf("bad cursor: %v", err)
 	}
 }
@@ -284,34 +284,34 @@ func TestStatusMovesAreGuarded(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.newJourney(t)
-	j := must[*Journey](t)(e.store.Pause(ctx, "JRN-T"))
+	j := must[*Journey](t)(e.store.Journeys().Pause(ctx, "JRN-T"))
 	if j.Status != StatusPaused {
 		t.Fatalf("paused: %s", j.Status)
 	}
-	_, err := e.store.Pause(ctx, "JRN-T")
+	_, err := e.store.Journeys().Pause(ctx, "JRN-T")
 	var se *StatusError
 	if !errors.As(err, &se) || se.Current != "paused" || !errors.Is(err, ErrInvalidStatus) || !errors.Is(err, table.ErrConditionFailed) {
 		t.Fatalf("second pause: %v", err)
 	}
 	// A paused journey starts no job.
-	_, err = e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
+	_, err = e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
 	if !errors.As(err, &se) || se.Current != "paused" {
 		t.Fatalf("start on paused: %v", err)
 	}
-	if jobs := must[[]Job](t)(e.store.JobsForStage(ctx, "JRN-T", "raw_analysis")); len(jobs) != 0 {
+	if jobs := must[[]Job](t)(collect(e.store.Jobs().All(ctx, "JRN-T", OfStage("raw_analysis"), ConsistentList()))); len(jobs) != 0 {
 		t.Fatalf("refused start left %d jobs", len(jobs))
 	}
-	if j := must[*Journey](t)(e.store.Resume(ctx, "JRN-T")); j.Status != StatusRunning {
+	if j := must[*Journey](t)(e.store.Journeys().Resume(ctx, "JRN-T")); j.Status != StatusRunning {
 		t.Fatalf("resumed: %s", j.Status)
 	}
-	if _, err := e.store.Resume(ctx, "JRN-T"); !errors.As(err, &se) || se.Current != "running" {
+	if _, err := e.store.Journeys().Resume(ctx, "JRN-T"); !errors.As(err, &se) || se.Current != "running" {
 		t.Fatalf("resume running: %v", err)
 	}
-	if j := must[*Journey](t)(e.store.Cancel(ctx, "JRN-T")); j.Status != StatusCancelled {
+	if j := must[*Journey](t)(e.store.Journeys().Cancel(ctx, "JRN-T")); j.Status != StatusCancelled {
 		t.Fatalf("cancelled: %s", j.Status)
 	}
 	for name, move := range map[string]func(context.Context, string) (*Journey, error){
-		"pause": e.store.Pause, "resume": e.store.Resume} {
+		"pause": e.store.Journeys().Pause, "resume": e.store.Journeys().Resume} {
 		if _, err := move(ctx, "JRN-T"); !errors.As(err, &se) || se.Current != "cancelled" {
 			t.Errorf("%s after cancel: %v", name, err)
 		}
@@ -319,15 +319,15 @@ func TestStatusMovesAreGuarded(t *testing.T) {
 			t.Errorf("%s of a missing journey: %v", name, err)
 		}
 	}
-	_, err = e.store.Pause(ctx, "JRN-T")
+	_, err = e.store.Journeys().Pause(ctx, "JRN-T")
 	if got := err.Error(); got != `journey: cannot pause journey "JRN-T": its status is "cancelled", not "pending" or "running"` {
 		t.Errorf("message %q", got)
 	}
 	// Cancel again completes a cascade and changes nothing else.
-	j, err = e.store.Cancel(ctx, "JRN-T")
+	j, err = e.store.Journeys().Cancel(ctx, "JRN-T")
 	require.NoError(t, err)
 	assert.Equal(t, StatusCancelled, j.Status)
-	_, err = e.store.Cancel(ctx, "JRN-NONE")
+	_, err = e.store.Journeys().Cancel(ctx, "JRN-NONE")
 	assert.ErrorIs(t, err, ErrJourneyNotFound)
 }
 
@@ -339,41 +339,41 @@ func TestCancelCancelsRunningJobs(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.newJourney(t)
-	done, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
+	done, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
 	require.NoError(t, err)
-	_, err = e.store.FinishJob(ctx, done.Ref(), Finish{Status: JobCompleted})
+	_, err = e.store.Jobs().Finish(ctx, done.Ref(), Finish{Status: JobCompleted})
 	require.NoError(t, err)
 	var running []*Job
 	for _, st := range []string{"stripped_schema", "tmf_mapping"} {
-		j, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: st})
+		j, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: st})
 		require.NoError(t, err)
 		running = append(running, j)
 	}
 	e.db.ResetCalls()
-	j, err := e.store.Cancel(ctx, "JRN-T")
+	j, err := e.store.Journeys().Cancel(ctx, "JRN-T")
 	require.NoError(t, err)
 	assert.Equal(t, StatusCancelled, j.Status)
 	assert.Equal(t, 1, e.db.Calls("TransactWriteItems"), "the journey and its jobs in one transaction")
 
 	for _, r := range running {
-		got, err := e.store.GetJob(ctx, r.Ref(), Consistent())
+		got, err := e.store.Jobs().Get(ctx, r.Ref(), Consistent())
 		require.NoError(t, err)
 		assert.Equal(t, JobCancelled, got.Status)
 		assert.False(t, got.EndTime.IsZero())
-		_, err = e.store.FinishJob(ctx, r.Ref(), Finish{Status: JobCompleted})
+		_, err = e.store.Jobs().Finish(ctx, r.Ref(), Finish{Status: JobCompleted})
 		var se *StatusError
 		require.ErrorAs(t, err, &se)
 		assert.Equal(t, string(JobCancelled), se.Current)
 	}
-	first, err := e.store.GetJob(ctx, done.Ref(), Consistent())
+	first, err := e.store.Jobs().Get(ctx, done.Ref(), Consistent())
 	require.NoError(t, err)
 	assert.Equal(t, JobCompleted, first.Status)
-	stages, err := e.store.Stages(ctx, "JRN-T", Consistent())
+	stages, err := collect(e.store.Stages().All(ctx, "JRN-T", ConsistentList()))
 	require.NoError(t, err)
 	assert.Equal(t, StageCompleted, stages[0].Status)
 	assert.Equal(t, StageCancelled, stages[1].Status)
 	assert.Equal(t, StageCancelled, stages[2].Status)
-	_, err = e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "migration_planning"})
+	_, err = e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "migration_planning"})
 	assert.ErrorIs(t, err, ErrInvalidStatus, "a cancelled journey starts no job")
 }
 
@@ -383,14 +383,14 @@ func TestCancelCancelsRunningJobs(t *testing.T) {
 func TestJourneyFailsWhenAJobFailsWithNoRetryLeft(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	_, err := e.store.CreateJourney(ctx, NewJourney{ID: "JRN-F", Name: "f", Configuration: Configuration{RetryAttempts: 1}})
+	_, err := e.store.Journeys().Create(ctx, NewJourney{ID: "JRN-F", Name: "f", Configuration: Configuration{RetryAttempts: 1}})
 	require.NoError(t, err)
 	for attempt := 1; attempt <= 2; attempt++ {
-		j, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-F", StageID: "raw_analysis"})
+		j, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-F", StageID: "raw_analysis"})
 		require.NoError(t, err)
-		_, err = e.store.FinishJob(ctx, j.Ref(), Finish{Status: JobFailed})
+		_, err = e.store.Jobs().Finish(ctx, j.Ref(), Finish{Status: JobFailed})
 		require.NoError(t, err)
-		jr, err := e.store.GetJourney(ctx, "JRN-F", Consistent())
+		jr, err := e.store.Journeys().Get(ctx, "JRN-F", Consistent())
 		require.NoError(t, err)
 		want := StatusRunning
 		if attempt == 2 {
@@ -398,11 +398,11 @@ func TestJourneyFailsWhenAJobFailsWithNoRetryLeft(t *testing.T) {
 		}
 		assert.Equal(t, want, jr.Status, "after failure %d", attempt)
 	}
-	_, err = e.store.StartJob(ctx, NewJob{JourneyID: "JRN-F", StageID: "raw_analysis"})
+	_, err = e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-F", StageID: "raw_analysis"})
 	assert.ErrorIs(t, err, ErrInvalidStatus)
-	_, err = e.store.Resume(ctx, "JRN-F")
+	_, err = e.store.Journeys().Resume(ctx, "JRN-F")
 	require.NoError(t, err)
-	_, err = e.store.StartJob(ctx, NewJob{JourneyID: "JRN-F", StageID: "raw_analysis"})
+	_, err = e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-F", StageID: "raw_analysis"})
 	require.NoError(t, err)
 }
 
@@ -414,28 +414,28 @@ func TestSkipStageCountsAsDone(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	stages := []Stage{{StageID: "a"}, {StageID: "b", CanSkip: true}}
-	_, err := e.store.CreateJourney(ctx, NewJourney{ID: "JRN-S", Name: "s", Stages: stages})
+	_, err := e.store.Journeys().Create(ctx, NewJourney{ID: "JRN-S", Name: "s", Stages: stages})
 	require.NoError(t, err)
-	_, err = e.store.SkipStage(ctx, "JRN-S", "a")
+	_, err = e.store.Stages().Skip(ctx, "JRN-S", "a")
 	assert.ErrorIs(t, err, ErrStageNotSkippable)
-	j, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-S", StageID: "a"})
+	j, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-S", StageID: "a"})
 	require.NoError(t, err)
-	_, err = e.store.FinishJob(ctx, j.Ref(), Finish{Status: JobCompleted})
+	_, err = e.store.Jobs().Finish(ctx, j.Ref(), Finish{Status: JobCompleted})
 	require.NoError(t, err)
-	jr, err := e.store.GetJourney(ctx, "JRN-S", Consistent())
+	jr, err := e.store.Journeys().Get(ctx, "JRN-S", Consistent())
 	require.NoError(t, err)
 	assert.Equal(t, 50, jr.OverallProgress)
 	assert.Equal(t, "b", jr.CurrentStageID)
 
-	st, err := e.store.SkipStage(ctx, "JRN-S", "b")
+	st, err := e.store.Stages().Skip(ctx, "JRN-S", "b")
 	require.NoError(t, err)
 	assert.Equal(t, StageSkipped, st.Status)
-	jr, err = e.store.GetJourney(ctx, "JRN-S", Consistent())
+	jr, err = e.store.Journeys().Get(ctx, "JRN-S", Consistent())
 	require.NoError(t, err)
 	assert.Equal(t, 100, jr.OverallProgress)
 	assert.Equal(t, StatusCompleted, jr.Status)
 	assert.Equal(t, []string{"a", "b"}, jr.CompletedStages)
-	_, err = e.store.StartJob(ctx, NewJob{JourneyID: "JRN-S", StageID: "b"})
+	_, err = e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-S", StageID: "b"})
 	assert.ErrorIs(t, err, ErrInvalidStatus, "a skipped stage starts no job")
 }
 
@@ -446,10 +446,10 @@ func TestLastStageCompletesJourney(t *testing.T) {
 	ctx := context.Background()
 	e.newJourney(t)
 	for i, st := range DefaultStages() {
-		j := must[*Job](t)(e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: st.StageID}))
+		j := must[*Job](t)(e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: st.StageID}))
 		e.clock.Advance(time.Minute)
-		must[*Job](t)(e.store.FinishJob(ctx, j.Ref(), Finish{Status: JobCompleted}))
-		jr := must[*Journey](t)(e.store.GetJourney(ctx, "JRN-T"))
+		must[*Job](t)(e.store.Jobs().Finish(ctx, j.Ref(), Finish{Status: JobCompleted}))
+		jr := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T"))
 		if want := (i + 1) * 100 / 6; jr.OverallProgress != want {
 			t.Errorf("after stage %d progress %d, want %d", i+1, jr.OverallProgress, want)
 		}
@@ -458,7 +458,7 @@ func TestLastStageCompletesJourney(t *testing.T) {
 	if got := raw["Data"].(map[string]any)["aggregates"].(map[string]any)["totalExecutionTime"]; got != "6m" {
 		t.Errorf("stored totalExecutionTime %v, want the 6 minutes of the six jobs", got)
 	}
-	jr := must[*Journey](t)(e.store.GetJourney(ctx, "JRN-T"))
+	jr := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T"))
 	if jr.Status != StatusCompleted || jr.OverallProgress != 100 || jr.CurrentStageID != "verification_validation" ||
 		jr.Aggregates.TotalExecutionTime != "6m" {
 		t.Errorf("finished journey %+v", jr)

@@ -23,7 +23,7 @@ import (
 func startedJob(t *testing.T, e *env) JobRef {
 	t.Helper()
 	e.newJourney(t)
-	return must[*Job](t)(e.store.StartJob(context.Background(), NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})).Ref()
+	return must[*Job](t)(e.store.Jobs().Start(context.Background(), NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})).Ref()
 }
 
 // TestStepLoggerWritesFileSummariesAndCounts: entries buffered in memory
@@ -34,7 +34,7 @@ func TestStepLoggerWritesFileSummariesAndCounts(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	ref := startedJob(t, e)
-	l := must[*StepLogger](t)(e.store.StepLogger(ref, "schema_extraction", func(o *LoggerOptions) { o.Source = "schema_analyzer" }))
+	l := must[*StepLogger](t)(e.store.Logs().Logger(ref, "schema_extraction", func(o *LoggerOptions) { o.Source = "schema_analyzer" }))
 	e.db.ResetCalls()
 	l.Debug("connecting", nil)
 	e.clock.Advance(time.Millisecond)
@@ -63,7 +63,7 @@ func TestStepLoggerWritesFileSummariesAndCounts(t *testing.T) {
 		t.Errorf("Close after a refused Info: %v", err)
 	}
 
-	entries := must[[]LogEntry](t)(e.store.StepLogs(ctx, ref, "schema_extraction"))
+	entries := must[[]LogEntry](t)(e.store.Logs().ReadStep(ctx, ref, "schema_extraction"))
 	var levels []string
 	for _, en := range entries {
 		levels = append(levels, string(en.Level))
@@ -81,24 +81,24 @@ func TestStepLoggerWritesFileSummariesAndCounts(t *testing.T) {
 		t.Errorf("location %s", l.Location())
 	}
 
-	j := must[*Job](t)(e.store.GetJob(ctx, ref))
+	j := must[*Job](t)(e.store.Jobs().Get(ctx, ref))
 	if j.Metrics != (JobMetrics{TotalLogs: 4, ErrorCount: 1, WarningCount: 1, InfoCount: 1, DebugCount: 1}) {
 		t.Errorf("metrics %+v", j.Metrics)
 	}
-	a := must[*Journey](t)(e.store.GetJourney(ctx, "JRN-T")).Aggregates
+	a := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T")).Aggregates
 	if a.TotalLogs != 4 || a.TotalErrors != 1 || a.TotalWarnings != 1 {
 		t.Errorf("aggregates %+v", a)
 	}
 
 	// Summaries in time order, newest first, a page at a time.
-	all := must[table.Page[LogSummary]](t)(e.store.LogSummaries(ctx, ref.JobID, LogQuery{}, ""))
+	all := must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, ""))
 	if len(all.Items) != 4 || all.Items[0].Level != "debug" || all.Items[3].Level != "error" || all.Items[1].Source != "schema_analyzer" {
 		t.Fatalf("summaries %+v", all.Items)
 	}
 	var newest []string
 	cursor := ""
 	for {
-		p := must[table.Page[LogSummary]](t)(e.store.LogSummaries(ctx, ref.JobID, LogQuery{NewestFirst: true, Limit: 3}, cursor))
+		p := must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, cursor, NewestFirst(), Limit(3)))
 		for _, s := range p.Items {
 			newest = append(newest, s.Level)
 		}
@@ -125,8 +125,8 @@ func TestStepLoggerWritesS3BeforeDynamoDB(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	ref := startedJob(t, e)
-	down := NewStore(e.db, failingStore{e.logs}, func(o *Options) { o.Clock = e.clock.Now })
-	l := must[*StepLogger](t)(down.StepLogger(ref, "s1"))
+	down := mustStore(t, e.db, failingStore{e.logs}, func(o *Options) { o.Clock = e.clock.Now })
+	l := must[*StepLogger](t)(down.Logs().Logger(ref, "s1"))
 	l.Info("x", nil)
 	e.db.ResetCalls()
 	if err := l.Flush(ctx); err == nil || !strings.Contains(err.Error(), "S3 is down") {
@@ -136,7 +136,7 @@ func TestStepLoggerWritesS3BeforeDynamoDB(t *testing.T) {
 		t.Fatalf("%d DynamoDB requests after the file failed", e.calls())
 	}
 
-	l = must[*StepLogger](t)(e.store.StepLogger(ref, "s2"))
+	l = must[*StepLogger](t)(e.store.Logs().Logger(ref, "s2"))
 	for i := range 30 {
 		l.Info(fmt.Sprint(i), nil)
 	}
@@ -150,10 +150,10 @@ func TestStepLoggerWritesS3BeforeDynamoDB(t *testing.T) {
 	if err := l.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if m := must[*Job](t)(e.store.GetJob(ctx, ref)).Metrics; m.TotalLogs != 30 || m.InfoCount != 30 {
+	if m := must[*Job](t)(e.store.Jobs().Get(ctx, ref)).Metrics; m.TotalLogs != 30 || m.InfoCount != 30 {
 		t.Errorf("metrics after the retried flush %+v", m)
 	}
-	if p := must[table.Page[LogSummary]](t)(e.store.LogSummaries(ctx, ref.JobID, LogQuery{}, "")); len(p.Items) != 30 {
+	if p := must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, "")); len(p.Items) != 30 {
 		t.Errorf("%d summaries", len(p.Items))
 	}
 }
@@ -162,24 +162,24 @@ func TestLogSummariesCanBeTurnedOff(t *testing.T) {
 	e := newEnv(t, func(o *Options) { o.DisableLogSummaries = true })
 	ctx := context.Background()
 	ref := startedJob(t, e)
-	l := must[*StepLogger](t)(e.store.StepLogger(ref, "s1"))
+	l := must[*StepLogger](t)(e.store.Logs().Logger(ref, "s1"))
 	l.Warning("w", nil)
 	if err := l.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if e.db.Calls("BatchWriteItem") != 0 || len(must[table.Page[LogSummary]](t)(e.store.LogSummaries(ctx, ref.JobID, LogQuery{}, "")).Items) != 0 {
+	if e.db.Calls("BatchWriteItem") != 0 || len(must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, "")).Items) != 0 {
 		t.Error("summaries written although disabled")
 	}
-	if m := must[*Job](t)(e.store.GetJob(ctx, ref)).Metrics; m.WarningCount != 1 {
+	if m := must[*Job](t)(e.store.Jobs().Get(ctx, ref)).Metrics; m.WarningCount != 1 {
 		t.Errorf("metrics %+v", m)
 	}
 	// Turned on for one logger.
-	l = must[*StepLogger](t)(e.store.StepLogger(ref, "s2", func(o *LoggerOptions) { o.Summaries = true }))
+	l = must[*StepLogger](t)(e.store.Logs().Logger(ref, "s2", func(o *LoggerOptions) { o.Summaries = true }))
 	l.Info("i", nil)
 	if err := l.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(must[table.Page[LogSummary]](t)(e.store.LogSummaries(ctx, ref.JobID, LogQuery{}, "")).Items); n != 1 {
+	if n := len(must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, "")).Items); n != 1 {
 		t.Errorf("%d summaries", n)
 	}
 }
@@ -189,8 +189,8 @@ func TestJobLogsMergesStepsInTimeOrder(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	ref := startedJob(t, e)
-	a := must[*StepLogger](t)(e.store.StepLogger(ref, "schema_extraction"))
-	b := must[*StepLogger](t)(e.store.StepLogger(ref, "metadata_analysis"))
+	a := must[*StepLogger](t)(e.store.Logs().Logger(ref, "schema_extraction"))
+	b := must[*StepLogger](t)(e.store.Logs().Logger(ref, "metadata_analysis"))
 	for i := range 6 {
 		e.clock.Advance(time.Second)
 		[]*StepLogger{a, b}[i%2].Info(fmt.Sprint(i), nil)
@@ -200,7 +200,7 @@ func TestJobLogsMergesStepsInTimeOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	entries := must[[]LogEntry](t)(e.store.JobLogs(ctx, ref))
+	entries := must[[]LogEntry](t)(e.store.Logs().Read(ctx, ref))
 	var msgs []string
 	for _, en := range entries {
 		msgs = append(msgs, en.Message)
@@ -208,7 +208,7 @@ func TestJobLogsMergesStepsInTimeOrder(t *testing.T) {
 	if fmt.Sprint(msgs) != "[0 1 2 3 4 5]" {
 		t.Errorf("merged %v", msgs)
 	}
-	if _, err := e.store.StepLogs(ctx, ref, "data_profiling"); !errors.Is(err, blobstore.ErrNotFound) {
+	if _, err := e.store.Logs().ReadStep(ctx, ref, "data_profiling"); !errors.Is(err, blobstore.ErrNotFound) {
 		t.Errorf("a step that logged nothing: %v", err)
 	}
 }
@@ -219,17 +219,17 @@ func TestSummariesStayConcise(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	ref := startedJob(t, e)
-	l := must[*StepLogger](t)(e.store.StepLogger(ref, "s"))
+	l := must[*StepLogger](t)(e.store.Logs().Logger(ref, "s"))
 	long := strings.Repeat("é", 2000)
 	l.Error(long, map[string]any{"blob": strings.Repeat("x", 5000)})
 	if err := l.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	sum := must[table.Page[LogSummary]](t)(e.store.LogSummaries(ctx, ref.JobID, LogQuery{}, "")).Items[0]
+	sum := must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, "")).Items[0]
 	if len(sum.Message) > maxSummaryMessage || !strings.HasPrefix(long, sum.Message) || sum.Details != nil {
 		t.Errorf("summary message %d bytes, details %v", len(sum.Message), sum.Details != nil)
 	}
-	if full := must[[]LogEntry](t)(e.store.StepLogs(ctx, ref, "s")); full[0].Message != long {
+	if full := must[[]LogEntry](t)(e.store.Logs().ReadStep(ctx, ref, "s")); full[0].Message != long {
 		t.Error("the file lost the message")
 	}
 }
@@ -240,7 +240,7 @@ func TestSummariesStayConcise(t *testing.T) {
 // reverse.
 func tiedSummaries(t *testing.T, s *Store, ref JobRef, n int) {
 	ctx := context.Background()
-	l, err := s.StepLogger(ref, "tied")
+	l, err := s.Logs().Logger(ref, "tied")
 	require.NoError(t, err)
 	for i := range n {
 		l.Info("tied", map[string]any{"i": i})
@@ -249,7 +249,7 @@ func tiedSummaries(t *testing.T, s *Store, ref JobRef, n int) {
 	read := func(newest bool) []string {
 		var sks []string
 		for cursor := ""; ; {
-			page, err := s.LogSummaries(ctx, ref.JobID, LogQuery{NewestFirst: newest, Limit: 7}, cursor)
+			page, err := s.Logs().ListSummaries(ctx, ref.JobID, cursor, func(o *ListOptions) { o.NewestFirst = newest }, Limit(7))
 			require.NoError(t, err)
 			for _, sum := range page.Items {
 				sks = append(sks, sum.LogID)
@@ -279,9 +279,9 @@ func TestIntegrationLogSummariesOfOneInstantHaveATotalOrder(t *testing.T) {
 	at := time.Date(2025, 11, 1, 20, 0, 0, 0, time.UTC)
 	s := localStore(t, func(o *Options) { o.Clock = func() time.Time { return at } })
 	ctx := context.Background()
-	_, err := s.CreateJourney(ctx, NewJourney{ID: "JRN-TIES", Name: "ties"})
+	_, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-TIES", Name: "ties"})
 	require.NoError(t, err)
-	j, err := s.StartJob(ctx, NewJob{JourneyID: "JRN-TIES", StageID: "raw_analysis"})
+	j, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-TIES", StageID: "raw_analysis"})
 	require.NoError(t, err)
 	tiedSummaries(t, s, j.Ref(), 200)
 }

@@ -19,11 +19,11 @@ func TestFinishJobIsThreeRequestsInTwoRoundTrips(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	buildJourney(t, e, "JRN-M")
-	j, err := e.store.StartJob(ctx, NewJob{JourneyID: "JRN-M", StageID: "verification_validation"})
+	j, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-M", StageID: "verification_validation"})
 	require.NoError(t, err)
 	e.clock.Advance(90 * time.Second)
 	e.db.ResetCalls()
-	done, err := e.store.FinishJob(ctx, j.Ref(), Finish{Status: JobCompleted})
+	done, err := e.store.Jobs().Finish(ctx, j.Ref(), Finish{Status: JobCompleted})
 	require.NoError(t, err)
 	t.Logf("FinishJob: %d requests (Query %d, TransactGetItems %d, TransactWriteItems %d)", e.calls(),
 		e.db.Calls("Query"), e.db.Calls("TransactGetItems"), e.db.Calls("TransactWriteItems"))
@@ -33,10 +33,10 @@ func TestFinishJobIsThreeRequestsInTwoRoundTrips(t *testing.T) {
 	assert.Equal(t, 1, e.db.Calls("TransactWriteItems"))
 
 	// What it returned is what it stored.
-	stored, err := e.store.GetJob(ctx, j.Ref(), Consistent())
+	stored, err := e.store.Jobs().Get(ctx, j.Ref(), Consistent())
 	require.NoError(t, err)
 	assert.Equal(t, stored, done)
-	jr, err := e.store.GetJourney(ctx, "JRN-M", Consistent())
+	jr, err := e.store.Journeys().Get(ctx, "JRN-M", Consistent())
 	require.NoError(t, err)
 	assert.Equal(t, StatusCompleted, jr.Status, "the last stage completed every stage")
 	assert.Equal(t, 100, jr.OverallProgress)
@@ -50,9 +50,9 @@ func TestListJobsReadsNoLogSummaries(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	buildJourney(t, e, "JRN-M")
-	c, err := e.store.LoadJourney(ctx, "JRN-M")
+	c, err := e.store.Journeys().Load(ctx, "JRN-M")
 	require.NoError(t, err)
-	l, err := e.store.StepLogger(c.Jobs[0].Ref(), "s")
+	l, err := e.store.Logs().Logger(c.Jobs[0].Ref(), "s")
 	require.NoError(t, err)
 	for i := range 500 {
 		l.Info("entry", map[string]any{"i": i})
@@ -61,7 +61,7 @@ func TestListJobsReadsNoLogSummaries(t *testing.T) {
 
 	e.db.ResetCalls()
 	e.db.ResetConsumed()
-	_, err = e.store.LoadJourney(ctx, "JRN-M")
+	_, err = e.store.Journeys().Load(ctx, "JRN-M")
 	require.NoError(t, err)
 	loadRequests, loadUnits := e.calls(), e.db.Consumed(DefaultTableName).ReadUnits
 
@@ -69,7 +69,7 @@ func TestListJobsReadsNoLogSummaries(t *testing.T) {
 	e.db.ResetConsumed()
 	var jobs []Job
 	for cursor := ""; ; {
-		page, err := e.store.ListJobs(ctx, "JRN-M", cursor, Limit(7))
+		page, err := e.store.Jobs().List(ctx, "JRN-M", cursor, Limit(7))
 		require.NoError(t, err)
 		assert.LessOrEqual(t, len(page.Items), 7)
 		jobs = append(jobs, page.Items...)
@@ -88,11 +88,11 @@ func TestListJobsReadsNoLogSummaries(t *testing.T) {
 	}
 	assert.Less(t, listUnits, loadUnits/4, "the listing read more than job items")
 
-	stage, err := e.store.ListJobs(ctx, "JRN-M", "", OfStage("raw_analysis"))
+	stage, err := e.store.Jobs().List(ctx, "JRN-M", "", OfStage("raw_analysis"))
 	require.NoError(t, err)
 	require.Len(t, stage.Items, 4)
 	n := 0
-	for j, err := range e.store.Jobs(ctx, "JRN-M", OfStage("tmf_mapping")) {
+	for j, err := range e.store.Jobs().All(ctx, "JRN-M", OfStage("tmf_mapping")) {
 		require.NoError(t, err)
 		assert.Equal(t, "tmf_mapping", j.StageID)
 		n++

@@ -88,35 +88,35 @@ func TestAdversarialIdsAreRefusedBeforeAnyRequest(t *testing.T) {
 			badRefs := []JobRef{ref, ref, ref, ref}
 			badRefs[0].JourneyID, badRefs[1].StageID, badRefs[2].JobID = bad, bad, bad
 			for _, br := range badRefs[:3] {
-				_, err := e.store.StepLogger(br, "step")
+				_, err := e.store.Logs().Logger(br, "step")
 				assert.ErrorIs(t, err, table.ErrInvalidInput)
-				_, err = e.store.WriteReport(ctx, br, "step", Report{ReportType: ReportSummary, Title: "t"})
+				_, err = e.store.Reports().Write(ctx, br, "step", Report{ReportType: ReportSummary, Title: "t"})
 				assert.ErrorIs(t, err, table.ErrInvalidInput)
-				_, err = e.store.JobLogs(ctx, br)
+				_, err = e.store.Logs().Read(ctx, br)
 				assert.ErrorIs(t, err, table.ErrInvalidInput)
-				_, err = e.store.JobReports(ctx, br)
+				_, err = e.store.Reports().Read(ctx, br)
 				assert.ErrorIs(t, err, table.ErrInvalidInput)
 			}
-			_, err := e.store.StepLogger(ref, bad)
+			_, err := e.store.Logs().Logger(ref, bad)
 			assert.ErrorIs(t, err, table.ErrInvalidInput)
-			_, err = e.store.WriteReport(ctx, ref, bad, Report{ReportType: ReportSummary, Title: "t"})
+			_, err = e.store.Reports().Write(ctx, ref, bad, Report{ReportType: ReportSummary, Title: "t"})
 			assert.ErrorIs(t, err, table.ErrInvalidInput)
-			_, err = e.store.StepLogs(ctx, ref, bad)
+			_, err = e.store.Logs().ReadStep(ctx, ref, bad)
 			assert.ErrorIs(t, err, table.ErrInvalidInput)
-			_, err = e.store.Export(ctx, bad)
+			_, err = e.store.Backups().Export(ctx, bad)
 			assert.ErrorIs(t, err, table.ErrInvalidInput)
-			_, err = e.store.Import(ctx, bad)
+			_, err = e.store.Backups().Import(ctx, bad)
 			assert.ErrorIs(t, err, table.ErrInvalidInput)
 			if bad == "" {
 				return // "" asks CreateJourney, StartJob and AddRule for a new id
 			}
-			_, err = e.store.CreateJourney(ctx, NewJourney{ID: bad, Name: "n"})
+			_, err = e.store.Journeys().Create(ctx, NewJourney{ID: bad, Name: "n"})
 			assert.ErrorIs(t, err, table.ErrInvalidInput)
-			_, err = e.store.StartJob(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis", JobID: bad})
+			_, err = e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis", JobID: bad})
 			assert.ErrorIs(t, err, table.ErrInvalidInput)
-			_, err = e.store.AddRule(ctx, NewRule{JourneyID: "JRN-T", StageID: "raw_analysis", RuleID: bad, Title: "t", Type: RuleValidation})
+			_, err = e.store.Rules().Add(ctx, NewRule{JourneyID: "JRN-T", StageID: "raw_analysis", RuleID: bad, Title: "t", Type: RuleValidation})
 			assert.ErrorIs(t, err, table.ErrInvalidInput)
-			_, err = e.store.GetJob(ctx, JobRef{JourneyID: "JRN-T", StageID: "raw_analysis", Order: 1, Execution: 1, StartedAt: time.Now(), JobID: bad})
+			_, err = e.store.Jobs().Get(ctx, JobRef{JourneyID: "JRN-T", StageID: "raw_analysis", Order: 1, Execution: 1, StartedAt: time.Now(), JobID: bad})
 			assert.ErrorIs(t, err, table.ErrInvalidInput)
 		})
 	}

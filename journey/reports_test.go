@@ -23,7 +23,7 @@ func TestWriteReportFileThenCatalog(t *testing.T) {
 	ref := startedJob(t, e)
 	for _, step := range []string{"schema_extraction", "metadata_analysis"} {
 		e.clock.Advance(1000)
-		if _, err := e.store.WriteReport(ctx, ref, step, Report{ReportType: ReportSummary, Title: step + " report",
+		if _, err := e.store.Reports().Write(ctx, ref, step, Report{ReportType: ReportSummary, Title: step + " report",
 			Summary: "ok", Recommendations: []string{"none"}}); err != nil {
 			t.Fatal(err)
 		}
@@ -33,17 +33,17 @@ func TestWriteReportFileThenCatalog(t *testing.T) {
 	if len(keys) != 2 || keys[0] != want+"metadata_analysis/RPT-2.json" || len(objects(t, e.logs)) != 0 {
 		t.Fatalf("report objects %v (logs store %v)", keys, objects(t, e.logs))
 	}
-	reports := must[[]Report](t)(e.store.JobReports(ctx, ref))
+	reports := must[[]Report](t)(e.store.Reports().Read(ctx, ref))
 	if len(reports) != 2 || reports[1].ReportID != ref.JobID+"_schema_extraction" || reports[1].Recommendations[0] != "none" {
 		t.Errorf("reports %+v", reports)
 	}
-	cat := must[table.Page[ReportEntry]](t)(e.store.ReportCatalog(ctx, ref.JobID, 0, ""))
+	cat := must[table.Page[ReportEntry]](t)(e.store.Reports().ListCatalog(ctx, ref.JobID, ""))
 	if len(cat.Items) != 2 || cat.Items[0].Title != "schema_extraction report" || cat.Items[0].Status != "generated" ||
 		cat.Items[0].S3Location != "s3://transformation-journey-reports/"+want+"schema_extraction/RPT-1.json" ||
 		cat.Items[0].Metrics.ReportSections != 2 || cat.Items[0].Metrics.ContentSize == 0 {
 		t.Errorf("catalog %+v", cat.Items)
 	}
-	page := must[table.Page[ReportEntry]](t)(e.store.ReportCatalog(ctx, ref.JobID, 1, ""))
+	page := must[table.Page[ReportEntry]](t)(e.store.Reports().ListCatalog(ctx, ref.JobID, "", Limit(1)))
 	if len(page.Items) != 1 || page.Next == "" {
 		t.Errorf("first page %+v", page)
 	}
@@ -53,15 +53,15 @@ func TestWriteReportWithoutFileWritesNoCatalog(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	ref := startedJob(t, e)
-	down := NewStore(e.db, e.logs, func(o *Options) { o.Reports = failingStore{e.reports} })
+	down := mustStore(t, e.db, e.logs, func(o *Options) { o.Reports = failingStore{e.reports} })
 	e.db.ResetCalls()
-	if _, err := down.WriteReport(ctx, ref, "s", Report{ReportType: ReportTimeline, Title: "t"}); err == nil || !strings.Contains(err.Error(), "S3 is down") {
+	if _, err := down.Reports().Write(ctx, ref, "s", Report{ReportType: ReportTimeline, Title: "t"}); err == nil || !strings.Contains(err.Error(), "S3 is down") {
 		t.Fatalf("got %v", err)
 	}
 	if e.calls() != 0 {
 		t.Errorf("%d DynamoDB requests after the file failed", e.calls())
 	}
-	if _, err := e.store.WriteReport(ctx, ref, "s", Report{ReportType: "pdf", Title: "t"}); !errors.Is(err, table.ErrInvalidInput) {
+	if _, err := e.store.Reports().Write(ctx, ref, "s", Report{ReportType: "pdf", Title: "t"}); !errors.Is(err, table.ErrInvalidInput) {
 		t.Errorf("unknown report type: %v", err)
 	}
 }
@@ -82,28 +82,28 @@ func TestIntegrationTwoReportsOfOneStepAreBothReadable(t *testing.T) {
 	require.NoError(t, err)
 	s := localStore(t, func(o *Options) { o.Reports = reports })
 	ctx := context.Background()
-	_, err = s.CreateJourney(ctx, NewJourney{ID: "JRN-REPORTS", Name: "reports"})
+	_, err = s.Journeys().Create(ctx, NewJourney{ID: "JRN-REPORTS", Name: "reports"})
 	require.NoError(t, err)
-	job, err := s.StartJob(ctx, NewJob{JourneyID: "JRN-REPORTS", StageID: "raw_analysis"})
+	job, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-REPORTS", StageID: "raw_analysis"})
 	require.NoError(t, err)
 	twoReportsOfOneStep(t, s, reports, job.Ref())
 }
 
 func twoReportsOfOneStep(t *testing.T, s *Store, reportStore blobstore.Store, ref JobRef) {
 	ctx := context.Background()
-	perf, err := s.WriteReport(ctx, ref, "schema_extraction", Report{ReportType: ReportPerformance, Title: "perf", Summary: "fast"})
+	perf, err := s.Reports().Write(ctx, ref, "schema_extraction", Report{ReportType: ReportPerformance, Title: "perf", Summary: "fast"})
 	require.NoError(t, err)
-	errs, err := s.WriteReport(ctx, ref, "schema_extraction", Report{ReportType: ReportErrorAnalysis, Title: "errors", Summary: "none"})
+	errs, err := s.Reports().Write(ctx, ref, "schema_extraction", Report{ReportType: ReportErrorAnalysis, Title: "errors", Summary: "none"})
 	require.NoError(t, err)
 	assert.NotEqual(t, perf.S3Location, errs.S3Location)
 
-	reports, err := s.JobReports(ctx, ref)
+	reports, err := s.Reports().Read(ctx, ref)
 	require.NoError(t, err)
 	require.Len(t, reports, 2)
 	titles := []string{reports[0].Title, reports[1].Title}
 	assert.ElementsMatch(t, []string{"perf", "errors"}, titles)
 
-	cat, err := s.ReportCatalog(ctx, ref.JobID, 0, "")
+	cat, err := s.Reports().ListCatalog(ctx, ref.JobID, "")
 	require.NoError(t, err)
 	require.Len(t, cat.Items, 2)
 	for _, entry := range cat.Items {

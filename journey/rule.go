@@ -196,15 +196,8 @@ func ruleFrom(rec record[Rule]) (Rule, error) {
 // maxRuleIndex is the largest {index:03d}.
 const maxRuleIndex = 999
 
-// AddRule adds a rule to a stage with the stage's next index, and adds it
-// to the journey's totalRules (and activeRules when active), in one
-// transaction. Two concurrent AddRule calls never get the same index: the
-// stage's lastRuleIndex moves forward by a conditional write, and the
-// loser takes the next number.
-func (s *Store) AddRule(ctx context.Context, in NewRule) (*Rule, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// addRule implements [Rules.Add].
+func (s *Store) addRule(ctx context.Context, in NewRule) (*Rule, error) {
 	if err := in.check(); err != nil {
 		return nil, err
 	}
@@ -341,11 +334,8 @@ func (s *Store) ruleKey(ref RuleRef) (table.Key, error) {
 	return s.t.Key(pk, sk), nil
 }
 
-// GetRule reads one rule.
-func (s *Store) GetRule(ctx context.Context, ref RuleRef, opts ...func(*ReadOptions)) (*Rule, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// getRule implements [Rules.Get].
+func (s *Store) getRule(ctx context.Context, ref RuleRef, opts ...func(*ReadOptions)) (*Rule, error) {
 	key, err := s.ruleKey(ref)
 	if err != nil {
 		return nil, err
@@ -361,14 +351,8 @@ func (s *Store) GetRule(ctx context.Context, ref RuleRef, opts ...func(*ReadOpti
 	return &r, nil
 }
 
-// SetRuleStatus enables, disables or deprecates a rule, and moves the
-// journey's activeRules by ADD in the same transaction when the rule
-// enters or leaves active. The write is conditional on the status read
-// just before, so two concurrent changes cannot both count.
-func (s *Store) SetRuleStatus(ctx context.Context, ref RuleRef, status RuleStatus) (*Rule, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// setRuleStatus implements [Rules.SetStatus].
+func (s *Store) setRuleStatus(ctx context.Context, ref RuleRef, status RuleStatus) (*Rule, error) {
 	if !status.valid() {
 		return nil, inputError("status", fmt.Sprintf("%q", status), "must be active, inactive or deprecated")
 	}
@@ -378,7 +362,7 @@ func (s *Store) SetRuleStatus(ctx context.Context, ref RuleRef, status RuleStatu
 	}
 	journeyKey, _ := s.journeyKey(ref.JourneyID)
 	for attempt := 0; ; attempt++ {
-		r, err := s.GetRule(ctx, ref, Consistent())
+		r, err := s.getRule(ctx, ref, Consistent())
 		if err != nil {
 			return nil, err
 		}
@@ -425,14 +409,8 @@ func (s *Store) SetRuleStatus(ctx context.Context, ref RuleRef, status RuleStatu
 	}
 }
 
-// RulesForStage returns a stage's rules in execution order: priority
-// critical, high, medium, low, then index. One Query reads exactly the
-// stage's rules (begins_with(SK, "RULE#{stageId}#")); the priority order is
-// applied in memory because the seed's keys sort priorities alphabetically.
-func (s *Store) RulesForStage(ctx context.Context, journeyID, stageID string, opts ...func(*ReadOptions)) ([]Rule, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// rulesForStage implements [Rules.ForStage].
+func (s *Store) rulesForStage(ctx context.Context, journeyID, stageID string, opts ...func(*ReadOptions)) ([]Rule, error) {
 	if err := checkID("journeyId", journeyID); err != nil {
 		return nil, err
 	}

@@ -16,17 +16,17 @@ func TestRulesForStageRunCriticalFirst(t *testing.T) {
 	ctx := context.Background()
 	e.newJourney(t)
 	for i, p := range []Priority{PriorityLow, PriorityMedium, PriorityHigh, PriorityCritical, PriorityMedium, PriorityLow} {
-		if _, err := e.store.AddRule(ctx, NewRule{JourneyID: "JRN-T", StageID: "tmf_mapping", Title: fmt.Sprint(i),
+		if _, err := e.store.Rules().Add(ctx, NewRule{JourneyID: "JRN-T", StageID: "tmf_mapping", Title: fmt.Sprint(i),
 			Type: RuleBusinessLogic, Priority: p}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A rule of another stage whose id starts the same must not appear.
-	if _, err := e.store.AddRule(ctx, NewRule{JourneyID: "JRN-T", StageID: "raw_analysis", Title: "other", Type: RuleFieldMapping}); err != nil {
+	if _, err := e.store.Rules().Add(ctx, NewRule{JourneyID: "JRN-T", StageID: "raw_analysis", Title: "other", Type: RuleFieldMapping}); err != nil {
 		t.Fatal(err)
 	}
 	e.db.ResetCalls()
-	rules := must[[]Rule](t)(e.store.RulesForStage(ctx, "JRN-T", "tmf_mapping"))
+	rules := must[[]Rule](t)(e.store.Rules().ForStage(ctx, "JRN-T", "tmf_mapping"))
 	if e.calls() != 1 {
 		t.Errorf("%d requests", e.calls())
 	}
@@ -52,7 +52,7 @@ func TestConcurrentAddRuleTakesDistinctIndexes(t *testing.T) {
 	errs := make([]error, 15)
 	for i := range errs {
 		wg.Go(func() {
-			_, errs[i] = e.store.AddRule(ctx, NewRule{JourneyID: "JRN-T", StageID: "raw_analysis", Title: "r",
+			_, errs[i] = e.store.Rules().Add(ctx, NewRule{JourneyID: "JRN-T", StageID: "raw_analysis", Title: "r",
 				Type: RuleValidation, Status: []RuleStatus{RuleActive, RuleInactive, RuleActive}[i%3]})
 		})
 	}
@@ -62,7 +62,7 @@ func TestConcurrentAddRuleTakesDistinctIndexes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rules := must[[]Rule](t)(e.store.RulesForStage(ctx, "JRN-T", "raw_analysis"))
+	rules := must[[]Rule](t)(e.store.Rules().ForStage(ctx, "JRN-T", "raw_analysis"))
 	seen := map[int]bool{}
 	for _, r := range rules {
 		seen[r.Index] = true
@@ -70,7 +70,7 @@ func TestConcurrentAddRuleTakesDistinctIndexes(t *testing.T) {
 	if len(rules) != 15 || len(seen) != 15 || !seen[1] || !seen[15] {
 		t.Errorf("%d rules with indexes %v", len(rules), seen)
 	}
-	a := must[*Journey](t)(e.store.GetJourney(ctx, "JRN-T")).Aggregates
+	a := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T")).Aggregates
 	if a.TotalRules != 15 || a.ActiveRules != 10 {
 		t.Errorf("aggregates %+v", a)
 	}
@@ -80,27 +80,27 @@ func TestSetRuleStatusMovesActiveRules(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.newJourney(t)
-	r := must[*Rule](t)(e.store.AddRule(ctx, NewRule{JourneyID: "JRN-T", StageID: "raw_analysis", Title: "r", Type: RuleComplianceCheck}))
-	active := func() int { return must[*Journey](t)(e.store.GetJourney(ctx, "JRN-T")).Aggregates.ActiveRules }
+	r := must[*Rule](t)(e.store.Rules().Add(ctx, NewRule{JourneyID: "JRN-T", StageID: "raw_analysis", Title: "r", Type: RuleComplianceCheck}))
+	active := func() int { return must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T")).Aggregates.ActiveRules }
 	steps := []struct {
 		to   RuleStatus
 		want int
 	}{{RuleInactive, 0}, {RuleDeprecated, 0}, {RuleActive, 1}, {RuleActive, 1}, {RuleDeprecated, 0}}
 	for _, st := range steps {
-		got := must[*Rule](t)(e.store.SetRuleStatus(ctx, r.Ref(), st.to))
+		got := must[*Rule](t)(e.store.Rules().SetStatus(ctx, r.Ref(), st.to))
 		if got.Status != st.to || active() != st.want {
 			t.Errorf("to %s: status %s, activeRules %d, want %d", st.to, got.Status, active(), st.want)
 		}
 	}
-	if stored := must[*Rule](t)(e.store.GetRule(ctx, r.Ref())); stored.Status != RuleDeprecated {
+	if stored := must[*Rule](t)(e.store.Rules().Get(ctx, r.Ref())); stored.Status != RuleDeprecated {
 		t.Errorf("stored %s", stored.Status)
 	}
 	ref := r.Ref()
 	ref.RuleID = "rule-missing"
-	if _, err := e.store.SetRuleStatus(ctx, ref, RuleActive); !errors.Is(err, ErrRuleNotFound) {
+	if _, err := e.store.Rules().SetStatus(ctx, ref, RuleActive); !errors.Is(err, ErrRuleNotFound) {
 		t.Errorf("missing rule: %v", err)
 	}
-	if _, err := e.store.AddRule(ctx, NewRule{JourneyID: "JRN-T", StageID: "nope", Title: "r", Type: RuleValidation}); !errors.Is(err, ErrStageNotFound) {
+	if _, err := e.store.Rules().Add(ctx, NewRule{JourneyID: "JRN-T", StageID: "nope", Title: "r", Type: RuleValidation}); !errors.Is(err, ErrStageNotFound) {
 		t.Errorf("unknown stage: %v", err)
 	}
 }

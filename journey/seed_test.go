@@ -153,7 +153,7 @@ func TestSeedExamplesRoundTripExactly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.ImportBackup(ctx, "JRN-ABC123456789", bytes.NewReader(doc)); err != nil {
+	if _, err := e.store.Backups().ImportFrom(ctx, "JRN-ABC123456789", bytes.NewReader(doc)); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range names {
@@ -162,7 +162,7 @@ func TestSeedExamplesRoundTripExactly(t *testing.T) {
 		assertSeedItem(t, n, got, want)
 	}
 
-	c, err := e.store.LoadJourney(ctx, "JRN-ABC123456789")
+	c, err := e.store.Journeys().Load(ctx, "JRN-ABC123456789")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestSeedExamplesRoundTripExactly(t *testing.T) {
 		t.Errorf("reports read as %+v", c.Reports)
 	}
 
-	info, err := e.store.Export(ctx, "JRN-ABC123456789")
+	info, err := e.store.Backups().Export(ctx, "JRN-ABC123456789")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	at("2025-11-01T20:00:00Z")
-	if _, err := s.CreateJourney(ctx, NewJourney{ID: jd.ID, Name: jd.Name, Description: jd.Description, Priority: jd.Priority,
+	if _, err := s.Journeys().Create(ctx, NewJourney{ID: jd.ID, Name: jd.Name, Description: jd.Description, Priority: jd.Priority,
 		CreatedBy: jd.CreatedBy, ODAComponentType: jd.ODAComponentType, Source: jd.Source, Configuration: jd.Configuration}); err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	if err := table.Unmarshal(must[table.Item](t)(jsonToItem(seedRule["Data"].(map[string]any))), &rd); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AddRule(ctx, NewRule{JourneyID: rd.JourneyID, StageID: rd.StageID, RuleID: rd.RuleID, Title: rd.Title,
+	if _, err := s.Rules().Add(ctx, NewRule{JourneyID: rd.JourneyID, StageID: rd.StageID, RuleID: rd.RuleID, Title: rd.Title,
 		Description: rd.Description, Type: rd.Type, Priority: rd.Priority, Scope: rd.Scope, Status: rd.Status,
 		Context: rd.Context, Content: rd.Content, Metadata: rd.Metadata}); err != nil {
 		t.Fatal(err)
@@ -267,7 +267,7 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	assertSeedItem(t, "rule", storedItem(t, s, pk, seedRule["SK"].(string)), seedRule)
 
 	at("2025-11-01T20:30:00Z")
-	job, err := s.StartJob(ctx, NewJob{JourneyID: jd.ID, StageID: "raw_analysis", JobID: "JOB-456",
+	job, err := s.Jobs().Start(ctx, NewJob{JourneyID: jd.ID, StageID: "raw_analysis", JobID: "JOB-456",
 		Configuration: JobConfiguration{Timeout: 1800, RetryAttempts: 3, EnableDetailedLogging: true}})
 	if err != nil {
 		t.Fatal(err)
@@ -276,7 +276,7 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	step := func(ts, id string, st StepStatus) {
 		t.Helper()
 		at(ts)
-		if _, err := s.SetStepStatus(ctx, ref, id, st); err != nil {
+		if _, err := s.Jobs().SetStepStatus(ctx, ref, id, st); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -287,7 +287,7 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	var seedFile []map[string]any
 	readTestJSON(t, "log_file.json", &seedFile)
 	e.ids.Queue("LOG", "LOG-789", "LOG-790")
-	logger := must[*StepLogger](t)(s.StepLogger(ref, "schema_extraction", func(o *LoggerOptions) { o.Source = "schema_analyzer" }))
+	logger := must[*StepLogger](t)(s.Logs().Logger(ref, "schema_extraction", func(o *LoggerOptions) { o.Source = "schema_analyzer" }))
 	for _, entry := range seedFile {
 		at(entry["timestamp"].(string))
 		logger.Info(entry["message"].(string), entry["details"].(map[string]any))
@@ -330,7 +330,7 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	step("2025-11-01T20:31:50.5Z", "metadata_analysis", StepCompleted)
 	step("2025-11-01T20:31:50.5Z", "data_profiling", StepRunning)
 	step("2025-11-01T20:32:05.5Z", "data_profiling", StepCompleted)
-	if _, err := s.FinishJob(ctx, ref, Finish{Status: JobCompleted, Results: map[string]float64{
+	if _, err := s.Jobs().Finish(ctx, ref, Finish{Status: JobCompleted, Results: map[string]float64{
 		"recordsProcessed": 10000, "recordsSucceeded": 9998, "recordsFailed": 2, "tablesAnalyzed": 45, "fieldsExtracted": 450,
 	}}); err != nil {
 		t.Fatal(err)
@@ -352,7 +352,7 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	e.ids.Queue("RPT", "RPT-ABC")
 	seedReport := seedItem(t, "report.json")
 	sd := seedReport["Data"].(map[string]any)
-	if _, err := s.WriteReport(ctx, ref, "schema_extraction", Report{ReportType: ReportPerformance,
+	if _, err := s.Reports().Write(ctx, ref, "schema_extraction", Report{ReportType: ReportPerformance,
 		Title: sd["title"].(string), Summary: sd["summary"].(string),
 		ExecutionSummary:   map[string]any{"stepId": "schema_extraction"},
 		PerformanceMetrics: map[string]any{"throughput": 0.99}, DetailedResults: map[string]any{"tablesExtracted": 45},
@@ -379,10 +379,10 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	if err := json.Unmarshal(b, &rf); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.WriteReport(ctx, ref, "schema_extraction", rf); err != nil {
+	if _, err := s.Reports().Write(ctx, ref, "schema_extraction", rf); err != nil {
 		t.Fatal(err)
 	}
-	reports, err := s.JobReports(ctx, ref)
+	reports, err := s.Reports().Read(ctx, ref)
 	if err != nil || len(reports) != 2 {
 		t.Fatalf("JobReports = %v, %v", reports, err)
 	}
@@ -398,7 +398,7 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	assertSeedItem(t, "report file", gotFile, seedReportFile)
 
 	// Every key of the six entities, as the seed spells them.
-	c := must[*Complete](t)(s.LoadJourney(ctx, jd.ID))
+	c := must[*Complete](t)(s.Journeys().Load(ctx, jd.ID))
 	var sks []string
 	for _, item := range []map[string]any{seedJourney, seedStage, seedRule, seedJob, seedLog, seedReport} {
 		sks = append(sks, item["SK"].(string))

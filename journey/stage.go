@@ -120,21 +120,36 @@ func stageFrom(rec record[Stage]) (Stage, error) {
 	return st, st.UpdatedAt.parse(rec.UpdatedAt)
 }
 
-// Stages returns a journey's stages in execution order (one Query,
-// begins_with(SK, "STAGE#")). A journey without stages, or no journey,
-// gives an empty list.
-func (s *Store) Stages(ctx context.Context, journeyID string, opts ...func(*ReadOptions)) ([]Stage, error) {
-	if s.err != nil {
-		return nil, s.err
+// stagesQuery selects a journey's stages: begins_with(SK, "STAGE#").
+func stagesQuery(journeyID string, consistent bool) table.Query {
+	pk, _ := journeyPK.Build(journeyID)
+	prefix, _ := stageSK.Prefix()
+	return table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix), Consistent: consistent}
+}
+
+// listStages implements [Stages.List].
+func (s *Store) listStages(ctx context.Context, journeyID, cursor string, o ListOptions) (table.Page[Stage], error) {
+	if err := checkID("journeyId", journeyID); err != nil {
+		return table.Page[Stage]{}, err
 	}
+	q := stagesQuery(journeyID, o.Consistent)
+	q.Limit = int32(o.Limit)
+	page, err := table.QueryPage[record[Stage]](ctx, s.t, q, cursor)
+	if err != nil {
+		return table.Page[Stage]{}, err
+	}
+	return pageOf(page, stageFrom)
+}
+
+// stages returns a journey's stages in execution order (one Query, reading
+// every page). A journey without stages, or no journey, gives an empty
+// list.
+func (s *Store) stages(ctx context.Context, journeyID string, opts ...func(*ReadOptions)) ([]Stage, error) {
 	if err := checkID("journeyId", journeyID); err != nil {
 		return nil, err
 	}
-	pk, _ := journeyPK.Build(journeyID)
-	prefix, _ := stageSK.Prefix()
-	q := table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix), Consistent: readOptions(opts).Consistent}
 	var out []Stage
-	for rec, err := range table.QueryAll[record[Stage]](ctx, s.t, q) {
+	for rec, err := range table.QueryAll[record[Stage]](ctx, s.t, stagesQuery(journeyID, readOptions(opts).Consistent)) {
 		if err != nil {
 			return nil, err
 		}
@@ -147,11 +162,31 @@ func (s *Store) Stages(ctx context.Context, journeyID string, opts ...func(*Read
 	return out, nil
 }
 
+// getStage implements [Stages.Get].
+func (s *Store) getStage(ctx context.Context, journeyID, stageID string, opts ...func(*ReadOptions)) (*Stage, error) {
+	if err := checkID("journeyId", journeyID); err != nil {
+		return nil, err
+	}
+	if err := checkID("stageId", stageID); err != nil {
+		return nil, err
+	}
+	stages, err := s.stages(ctx, journeyID, opts...)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range stages {
+		if st.StageID == stageID {
+			return &st, nil
+		}
+	}
+	return nil, notFound(ErrStageNotFound, journeyID+"/"+stageID, nil)
+}
+
 // stage finds a stage by id among the journey's stages, and returns how
 // many stages there are. The stage's sort key holds its order, which
 // callers only know by id, hence the Query.
 func (s *Store) stage(ctx context.Context, journeyID, stageID string) (Stage, int, error) {
-	stages, err := s.Stages(ctx, journeyID, Consistent())
+	stages, err := s.stages(ctx, journeyID, Consistent())
 	if err != nil {
 		return Stage{}, 0, err
 	}
@@ -162,7 +197,7 @@ func (s *Store) stage(ctx context.Context, journeyID, stageID string) (Stage, in
 	}
 	// Not there: an import in progress may not have written it yet, which
 	// is worth saying (one more read, on this failure path only).
-	if _, err := s.GetJourney(ctx, journeyID, Consistent()); errors.Is(err, ErrImportInProgress) {
+	if _, err := s.getJourney(ctx, journeyID, Consistent()); errors.Is(err, ErrImportInProgress) {
 		return Stage{}, len(stages), err
 	}
 	return Stage{}, len(stages), notFound(ErrStageNotFound, journeyID+"/"+stageID, nil)

@@ -2,6 +2,7 @@ package journey
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -63,22 +64,32 @@ type Options struct {
 
 // Store reads and writes journeys in the TransformationSystem table and
 // their log and report files in blob stores. It is safe for concurrent use.
+//
+// Its calls are grouped in handles, as database/sql hands out Tx and Rows:
+// [Store.Journeys], [Store.Stages], [Store.Jobs], [Store.Rules],
+// [Store.Logs], [Store.Reports] and [Store.Backups]. A handle is a view of
+// the store: every handle shares its table, clock, logger and blob stores,
+// costs nothing to get, and may be kept or fetched again per call.
 type Store struct {
 	t       *table.Table
 	logs    blobstore.Store
 	reports blobstore.Store
 	backups blobstore.Store
 	opts    Options
-	// err is a configuration error every call returns before any request.
-	err error
 }
 
-// NewStore returns a Store on db keeping log files in logs. It sends no
-// request; create the table with Schema(name).EnsureTable.
-func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) *Store {
+// NewStore returns a Store on db keeping log files in logs (the seed's
+// transformation-journey-logs bucket), and report files there too unless
+// Options.Reports names another store. A nil db, a nil logs store or a bad
+// option fails here with a *table.InputError (table.ErrInvalidInput), as
+// sql.Open does. It sends no request; create the table with
+// [Store.EnsureTable].
+func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) (*Store, error) {
 	o := Options{}
 	for _, f := range opts {
-		f(&o)
+		if f != nil {
+			f(&o)
+		}
 	}
 	if o.TableName == "" {
 		o.TableName = DefaultTableName
@@ -95,23 +106,72 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) *Store
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
-	s := &Store{logs: logs, reports: o.Reports, backups: o.Backups}
 	if o.NewID == nil {
 		o.NewID = defaultNewID(o.Clock)
 	}
-	s.opts = o
-	tableOpts := append([]func(*table.Options){func(to *table.Options) { to.TxAttempts = DefaultTxAttempts }}, o.Table...)
-	schema := Schema(o.TableName)
-	s.t = table.New(db, schema, tableOpts...)
 	switch {
 	case db == nil:
-		s.err = inputError("db", "nil", "NewStore needs a table.API")
+		return nil, inputError("db", "nil", "NewStore needs a table.API")
 	case logs == nil:
-		s.err = inputError("logs", "nil", "NewStore needs a blob store for log files")
-	default:
-		s.err = schema.Validate()
+		return nil, inputError("logs", "nil", "NewStore needs a blob store for log files")
 	}
-	return s
+	schema := Schema(o.TableName)
+	if err := schema.Validate(); err != nil {
+		return nil, err
+	}
+	tableOpts := append([]func(*table.Options){func(to *table.Options) { to.TxAttempts = DefaultTxAttempts }}, o.Table...)
+	return &Store{t: table.New(db, schema, tableOpts...), logs: logs, reports: o.Reports, backups: o.Backups, opts: o}, nil
+}
+
+// TableName sets Options.TableName.
+func TableName(name string) func(*Options) { return func(o *Options) { o.TableName = name } }
+
+// Clock sets Options.Clock.
+func Clock(now func() time.Time) func(*Options) { return func(o *Options) { o.Clock = now } }
+
+// Logger sets Options.Logger.
+func Logger(l *slog.Logger) func(*Options) { return func(o *Options) { o.Logger = l } }
+
+// Schema is the schema of the table the store uses: Schema(Options.TableName).
+// A nil Store has the zero Schema.
+func (s *Store) Schema() table.Schema {
+	if s.check() != nil {
+		return table.Schema{}
+	}
+	return s.t.Schema()
+}
+
+// EnsureTable creates the store's table, with GSI1, unless it exists with
+// that shape (table.Schema.EnsureTable).
+func (s *Store) EnsureTable(ctx context.Context) error {
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
+	return s.t.Schema().EnsureTable(ctx, s.t.DB())
+}
+
+// ErrNoStore: a method was called on a nil or zero Store, not one from
+// NewStore.
+var ErrNoStore = errors.New("journey: Store not made by NewStore")
+
+// check fails calls on a Store NewStore did not make, rather than
+// panicking.
+func (s *Store) check() error {
+	if s == nil || s.t == nil {
+		return ErrNoStore
+	}
+	return nil
+}
+
+// ready is check, and refuses a nil context before any request.
+func (s *Store) ready(ctx context.Context) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	if ctx == nil {
+		return inputError("ctx", "nil", "needs a context")
+	}
+	return nil
 }
 
 // defaultNewID is the default NewID: prefix-ULID, and ULIDs from one store
@@ -145,8 +205,14 @@ func (s *Store) backupStore() (blobstore.Store, error) {
 	return s.backups, nil
 }
 
-// Table is the underlying table, for calls this package does not wrap.
-func (s *Store) Table() *table.Table { return s.t }
+// Table is the underlying table, for calls this package does not wrap
+// (nil for a nil Store).
+func (s *Store) Table() *table.Table {
+	if s == nil {
+		return nil
+	}
+	return s.t
+}
 
 // now is the store's clock, at the precision items keep.
 func (s *Store) now() time.Time { return At(s.opts.Clock()).Time }

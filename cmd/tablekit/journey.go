@@ -34,10 +34,7 @@ func (f *journeyFlags) open(ctx context.Context, a *app) (*journey.Store, error)
 			return nil, err
 		}
 	}
-	return journey.NewStore(c.db, logs, func(o *journey.Options) {
-		o.TableName = f.table
-		o.Backups = backups
-	}), nil
+	return journey.NewStore(c.db, logs, journey.TableName(f.table), func(o *journey.Options) { o.Backups = backups })
 }
 
 func journeySetup(fn func(ctx context.Context, a *app, s *journey.Store, args []string) error, extra func(*flag.FlagSet)) func(*flag.FlagSet, *app) runner {
@@ -67,7 +64,7 @@ func journeyCommands() []*command {
 			name: "journey show", args: "<journey id>",
 			summary: "print a journey: status, progress, stages, rules and jobs (one Query of its partition)",
 			setup: journeySetup(func(ctx context.Context, a *app, s *journey.Store, args []string) error {
-				c, err := s.LoadJourney(ctx, args[0], journey.Consistent(), journey.SkipLogSummaries())
+				c, err := s.Journeys().Load(ctx, args[0], journey.Consistent(), journey.SkipLogSummaries())
 				if err != nil {
 					return err
 				}
@@ -90,7 +87,7 @@ func journeyCommands() []*command {
 			name: "journey export", args: "<journey id>",
 			summary: "write the journey's whole partition to journeys/{id}/backup.json in the backups bucket",
 			setup: journeySetup(func(ctx context.Context, a *app, s *journey.Store, args []string) error {
-				info, err := s.Export(ctx, args[0])
+				info, err := s.Backups().Export(ctx, args[0])
 				if err != nil {
 					return err
 				}
@@ -108,7 +105,7 @@ func journeyCommands() []*command {
 				if overwrite {
 					opts = append(opts, journey.Overwrite())
 				}
-				c, err := s.Import(ctx, args[0], opts...)
+				c, err := s.Backups().Import(ctx, args[0], opts...)
 				if err != nil {
 					return err
 				}

@@ -418,9 +418,10 @@ func TestJourneyShowExportAndImport(t *testing.T) {
 	}
 	logs, err := blobstore.NewS3(client, "logs")
 	require.NoError(t, err)
-	store := journey.NewStore(srv.DB, logs)
-	require.NoError(t, journey.Schema(journey.DefaultTableName).EnsureTable(ctx, srv.DB))
-	c, err := store.CreateJourney(ctx, journey.NewJourney{Name: "sap migration", CreatedBy: "ops"})
+	store, err := journey.NewStore(srv.DB, logs)
+	require.NoError(t, err)
+	require.NoError(t, store.EnsureTable(ctx))
+	c, err := store.Journeys().Create(ctx, journey.NewJourney{Name: "sap migration", CreatedBy: "ops"})
 	require.NoError(t, err)
 	id := c.Journey.ID
 	args := func(sub string, more ...string) []string {

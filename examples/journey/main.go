@@ -65,14 +65,16 @@ func run(args []string) error {
 		return err
 	}
 	fmt.Println("using", env, "(logs);", *reportsBucket, "and", *backupsBucket, "beside it (reports, backups)")
-	if err := journey.Schema(*tableName).EnsureTable(ctx, env.DB); err != nil {
-		return fmt.Errorf("table: %w", err)
-	}
-	store := journey.NewStore(env.DB, env.Blobs, func(o *journey.Options) {
-		o.TableName = *tableName
+	store, err := journey.NewStore(env.DB, env.Blobs, journey.TableName(*tableName), func(o *journey.Options) {
 		o.Reports, o.Backups = reportStore, backupStore
 		o.LogsBucket, o.ReportsBucket = *logsBucket, *reportsBucket
 	})
+	if err != nil {
+		return err
+	}
+	if err := store.EnsureTable(ctx); err != nil {
+		return fmt.Errorf("table: %w", err)
+	}
 
 	// An id unique to this run, so runs against a long-lived table (and
 	// two runs in one process) do not collide.
@@ -80,7 +82,7 @@ func run(args []string) error {
 	stages := journey.DefaultStages()
 	stages[3].CanSkip = true // migration_planning: this catalog needs no plan
 	fmt.Println("\n== create journey", id)
-	created, err := store.CreateJourney(ctx, journey.NewJourney{
+	created, err := store.Journeys().Create(ctx, journey.NewJourney{
 		ID: id, Name: "Product Catalog Migration to TMF620",
 		Description: "Transform legacy product catalog to TMF620 API standard",
 		Priority:    journey.PriorityHigh, CreatedBy: "data_team", ODAComponentType: "PRODUCTCATALOG",
@@ -111,16 +113,16 @@ func run(args []string) error {
 	var added []*journey.Rule
 	for _, r := range rules {
 		r.JourneyID = id
-		rule, err := store.AddRule(ctx, r)
+		rule, err := store.Rules().Add(ctx, r)
 		if err != nil {
 			return err
 		}
 		added = append(added, rule)
 	}
-	if _, err := store.SetRuleStatus(ctx, added[0].Ref(), journey.RuleInactive); err != nil {
+	if _, err := store.Rules().SetStatus(ctx, added[0].Ref(), journey.RuleInactive); err != nil {
 		return err
 	}
-	stageRules, err := store.RulesForStage(ctx, id, "raw_analysis")
+	stageRules, err := store.Rules().ForStage(ctx, id, "raw_analysis")
 	if err != nil {
 		return err
 	}
@@ -136,7 +138,7 @@ func run(args []string) error {
 	for _, st := range created.Stages {
 		fmt.Printf("\n== stage %d: %s\n", st.Order, st.StageID)
 		if st.CanSkip {
-			skipped, err := store.SkipStage(ctx, id, st.StageID)
+			skipped, err := store.Stages().Skip(ctx, id, st.StageID)
 			if err != nil {
 				return err
 			}
@@ -165,7 +167,7 @@ func run(args []string) error {
 	}
 
 	fmt.Println("\n== dashboard")
-	page, err := store.ListJourneys(ctx, 5, "")
+	page, err := store.Journeys().List(ctx, "", journey.Limit(5))
 	if err != nil {
 		return err
 	}
@@ -173,7 +175,7 @@ func run(args []string) error {
 	for _, j := range page.Items {
 		fmt.Printf("    %s %-10s %3d%% %s\n", j.ID, j.Status, j.OverallProgress, j.Name)
 	}
-	c, err := store.LoadJourney(ctx, id, journey.Consistent())
+	c, err := store.Journeys().Load(ctx, id, journey.Consistent())
 	if err != nil {
 		return err
 	}
@@ -195,7 +197,7 @@ func run(args []string) error {
 	fmt.Println("\n== jobs, 4 a page (job items only: no log summary is read)")
 	var listed int
 	for cursor, page := "", 1; ; page++ {
-		p, err := store.ListJobs(ctx, id, cursor, journey.Limit(4))
+		p, err := store.Jobs().List(ctx, id, cursor, journey.Limit(4))
 		if err != nil {
 			return err
 		}
@@ -216,7 +218,7 @@ func run(args []string) error {
 	}
 
 	fmt.Println("\n== the failed job's logs (from S3) and its newest summaries (GSI1)")
-	entries, err := store.JobLogs(ctx, failedJob.Ref())
+	entries, err := store.Logs().Read(ctx, failedJob.Ref())
 	if err != nil {
 		return err
 	}
@@ -229,7 +231,7 @@ func run(args []string) error {
 	// carries the newest timestamp.
 	var summaries []journey.LogSummary
 	for cursor := ""; ; {
-		page, err := store.LogSummaries(ctx, failedJob.JobID, journey.LogQuery{NewestFirst: true, Limit: 2}, cursor)
+		page, err := store.Logs().ListSummaries(ctx, failedJob.JobID, cursor, journey.NewestFirst(), journey.Limit(2))
 		if err != nil {
 			return err
 		}
@@ -244,7 +246,7 @@ func run(args []string) error {
 	if err := checkNewestFirst(summaries, failedJob.Metrics.TotalLogs); err != nil {
 		return err
 	}
-	reports, err := store.JobReports(ctx, failedJob.Ref())
+	reports, err := store.Reports().Read(ctx, failedJob.Ref())
 	if err != nil {
 		return err
 	}
@@ -253,19 +255,19 @@ func run(args []string) error {
 	}
 
 	fmt.Println("\n== cancel a journey with a job running")
-	other, err := store.CreateJourney(ctx, journey.NewJourney{ID: id + "-X", Name: "Cancelled migration"})
+	other, err := store.Journeys().Create(ctx, journey.NewJourney{ID: id + "-X", Name: "Cancelled migration"})
 	if err != nil {
 		return err
 	}
-	running, err := store.StartJob(ctx, journey.NewJob{JourneyID: other.Journey.ID, StageID: "raw_analysis"})
+	running, err := store.Jobs().Start(ctx, journey.NewJob{JourneyID: other.Journey.ID, StageID: "raw_analysis"})
 	if err != nil {
 		return err
 	}
-	cancelled, err := store.Cancel(ctx, other.Journey.ID)
+	cancelled, err := store.Journeys().Cancel(ctx, other.Journey.ID)
 	if err != nil {
 		return err
 	}
-	stopped, err := store.GetJob(ctx, running.Ref(), journey.Consistent())
+	stopped, err := store.Jobs().Get(ctx, running.Ref(), journey.Consistent())
 	if err != nil {
 		return err
 	}
@@ -275,7 +277,7 @@ func run(args []string) error {
 	}
 
 	fmt.Println("\n== backup")
-	info, err := store.Export(ctx, id)
+	info, err := store.Backups().Export(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -309,14 +311,14 @@ func checkNewestFirst(summaries []journey.LogSummary, want int) error {
 // runJob runs one execution of a stage: each step logs, reports and moves
 // the job's progress; the job ends with outcome.
 func runJob(ctx context.Context, store *journey.Store, journeyID string, st journey.Stage, outcome journey.JobStatus) (*journey.Job, error) {
-	job, err := store.StartJob(ctx, journey.NewJob{JourneyID: journeyID, StageID: st.StageID,
+	job, err := store.Jobs().Start(ctx, journey.NewJob{JourneyID: journeyID, StageID: st.StageID,
 		Configuration: journey.JobConfiguration{Timeout: 1800, RetryAttempts: 3, EnableDetailedLogging: true}})
 	if err != nil {
 		return nil, err
 	}
 	// A stage runs one execution at a time.
 	var busy *journey.StatusError
-	if _, err := store.StartJob(ctx, journey.NewJob{JourneyID: journeyID, StageID: st.StageID}); !errors.As(err, &busy) {
+	if _, err := store.Jobs().Start(ctx, journey.NewJob{JourneyID: journeyID, StageID: st.StageID}); !errors.As(err, &busy) {
 		return nil, fmt.Errorf("a second start of a running stage: %v", err)
 	}
 	ref := job.Ref()
@@ -329,10 +331,10 @@ func runJob(ctx context.Context, store *journey.Store, journeyID string, st jour
 		}
 	}
 	for i, step := range steps {
-		if _, err := store.SetStepStatus(ctx, ref, step, journey.StepRunning); err != nil {
+		if _, err := store.Jobs().SetStepStatus(ctx, ref, step, journey.StepRunning); err != nil {
 			return nil, err
 		}
-		log, err := store.StepLogger(ref, step, func(o *journey.LoggerOptions) { o.Source = st.StageID + "_worker" })
+		log, err := store.Logs().Logger(ref, step, func(o *journey.LoggerOptions) { o.Source = st.StageID + "_worker" })
 		if err != nil {
 			return nil, err
 		}
@@ -352,18 +354,18 @@ func runJob(ctx context.Context, store *journey.Store, journeyID string, st jour
 			Summary:            fmt.Sprintf("%s of %s processed 10000 records", step, st.StageID),
 			PerformanceMetrics: map[string]any{"throughput": 220.5, "errorRate": 0.0},
 			Recommendations:    []string{"Consider parallel processing for larger databases"}}
-		if _, err := store.WriteReport(ctx, ref, step, report); err != nil {
+		if _, err := store.Reports().Write(ctx, ref, step, report); err != nil {
 			return nil, err
 		}
 		status := journey.StepCompleted
 		if failing {
 			status = journey.StepFailed
 		}
-		if _, err := store.SetStepStatus(ctx, ref, step, status); err != nil {
+		if _, err := store.Jobs().SetStepStatus(ctx, ref, step, status); err != nil {
 			return nil, err
 		}
 		if !failing {
-			if _, err := store.UpdateJobProgress(ctx, ref, (i+1)*100/len(steps), step); err != nil {
+			if _, err := store.Jobs().SetProgress(ctx, ref, (i+1)*100/len(steps), step); err != nil {
 				return nil, err
 			}
 		}
@@ -373,7 +375,7 @@ func runJob(ctx context.Context, store *journey.Store, journeyID string, st jour
 		finish.ErrorMessage = "Target API rejected batch 17: HTTP 503"
 		finish.Results = map[string]float64{"recordsProcessed": 1700, "recordsSucceeded": 1600, "recordsFailed": 100}
 	}
-	job, err = store.FinishJob(ctx, ref, finish)
+	job, err = store.Jobs().Finish(ctx, ref, finish)
 	if err != nil {
 		return nil, err
 	}

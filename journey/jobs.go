@@ -1,0 +1,139 @@
+package journey
+
+import (
+	"context"
+	"iter"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// Jobs is the handle of job executions: starting and finishing them,
+// their progress and steps, and listing a journey's or a stage's jobs.
+type Jobs struct{ s *Store }
+
+// Jobs returns the store's handle of job executions.
+func (s *Store) Jobs() *Jobs { return &Jobs{s: s} }
+
+// Start creates a running execution of a stage with the stage's next
+// execution number, in one transaction that also marks the stage running,
+// moves the journey to running (it must be pending or running: a paused,
+// cancelled, failed or finished journey gets a *StatusError), makes the job
+// the stage's current job and ADDs 1 to totalJobs.
+//
+// A stage runs one execution at a time: while its latest execution is
+// pending or running, or once it completed or was skipped, StartJob
+// returns a *StatusError (Entity "stage"). The stage's status is part of
+// the transaction's condition, so of two concurrent starts one wins.
+//
+// A retry never overwrites an earlier attempt: the job is created with
+// attribute_not_exists, and the stage's lastExecution only moves forward
+// by a conditional write. A caller that loses the race for a number takes
+// the next one.
+func (h *Jobs) Start(ctx context.Context, in NewJob) (*Job, error) {
+	if err := h.s.ready(ctx); err != nil {
+		return nil, err
+	}
+	return h.s.startJob(ctx, in)
+}
+
+// Finish ends a running job. It reads the journey's stages, its
+// metadata and the job (two requests in one round trip), then writes one
+// transaction: the job's status, endTime, duration and results (conditional
+// on the job being active and unchanged since the read); its stage's
+// status; and the journey's completedJobs or failedJobs (ADD), its
+// totalExecutionSeconds and the seed's totalExecutionTime string, its
+// overallProgress, current stage and status. That is three requests,
+// where the fewest DynamoDB allows is two: the progress and the display
+// string depend on values no update expression can compute.
+//
+// Progress counts the stages done (completed or skipped), so a retried
+// stage never moves it backwards. When the last stage completes, a
+// running journey becomes completed; when a job fails with no retry left
+// (Configuration.RetryAttempts of the job, else of the journey), a running
+// journey becomes failed. A paused or cancelled journey keeps its status.
+//
+// The journey's part is conditional on its counts being as read, so
+// concurrent finishes are serialized; a finish that lost the race reads
+// again and retries (bounded, with backoff). A job that already finished
+// is a *StatusError and changes nothing.
+func (h *Jobs) Finish(ctx context.Context, ref JobRef, f Finish) (*Job, error) {
+	if err := h.s.ready(ctx); err != nil {
+		return nil, err
+	}
+	return h.s.finishJob(ctx, ref, f)
+}
+
+// Get reads one job execution.
+func (h *Jobs) Get(ctx context.Context, ref JobRef, opts ...func(*ReadOptions)) (*Job, error) {
+	if err := h.s.ready(ctx); err != nil {
+		return nil, err
+	}
+	return h.s.getJob(ctx, ref, opts...)
+}
+
+// Find finds a job by its id alone, through GSI1 (GSI1PK JOB#{jobId}).
+// The job's log entries share that GSI1PK, so the query keeps only the
+// JobExecution item; the job's GSI1SK is its start, which precedes its
+// logs, so it normally comes first and the query stops there.
+func (h *Jobs) Find(ctx context.Context, jobID string) (*Job, error) {
+	if err := h.s.ready(ctx); err != nil {
+		return nil, err
+	}
+	return h.s.findJob(ctx, jobID)
+}
+
+// Latest returns the stage's execution with the highest number,
+// or an error matching ErrJobNotFound when the stage has none.
+func (h *Jobs) Latest(ctx context.Context, journeyID, stageID string) (*Job, error) {
+	if err := h.s.ready(ctx); err != nil {
+		return nil, err
+	}
+	return h.s.latestExecution(ctx, journeyID, stageID)
+}
+
+// SetProgress records a running job's progress (0-100) and, when
+// step is not "", its current step. Only a pending or running job can
+// move (a *StatusError otherwise).
+func (h *Jobs) SetProgress(ctx context.Context, ref JobRef, progress int, step string) (*Job, error) {
+	if err := h.s.ready(ctx); err != nil {
+		return nil, err
+	}
+	return h.s.updateJobProgress(ctx, ref, progress, step)
+}
+
+// SetStepStatus records a step's status in a running job: running sets
+// its startTime and makes it the current step; completed, failed and
+// skipped set its endTime and duration. A step the stage did not define is
+// appended. The write is conditional on the step list being as read, so a
+// concurrent change of another step is never overwritten.
+func (h *Jobs) SetStepStatus(ctx context.Context, ref JobRef, stepID string, status StepStatus) (*Job, error) {
+	if err := h.s.ready(ctx); err != nil {
+		return nil, err
+	}
+	return h.s.setStepStatus(ctx, ref, stepID, status)
+}
+
+// List returns one page of a journey's job executions (all, or one
+// stage's with OfStage). The order is total: by stage order, then
+// execution number, which the job's sort key
+// JOB#{order:02d}#{stageId}#{execution:03d}#{startedAt} holds and which is
+// unique in the journey; cursors resume exactly after the last job
+// returned. One Query per page, reading job items only: the journey's log
+// summaries and catalog entries are not read. With OfStage, the journey's
+// stages are read first to learn the stage's order.
+func (h *Jobs) List(ctx context.Context, journeyID string, cursor string, opts ...func(*ListOptions)) (table.Page[Job], error) {
+	if err := h.s.ready(ctx); err != nil {
+		return table.Page[Job]{}, err
+	}
+	o, err := listOptions(listJobsKind, opts)
+	if err != nil {
+		return table.Page[Job]{}, err
+	}
+	return h.s.listJobs(ctx, journeyID, cursor, o)
+}
+
+// All walks every page of List, in its order. It stops at the first
+// error, which it yields.
+func (h *Jobs) All(ctx context.Context, journeyID string, opts ...func(*ListOptions)) iter.Seq2[Job, error] {
+	return walk(func(cursor string) (table.Page[Job], error) { return h.List(ctx, journeyID, cursor, opts...) })
+}

@@ -1,0 +1,107 @@
+package journey
+
+import (
+	"context"
+	"iter"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// Journeys is the handle of journeys: their metadata and lifecycle
+// (pending, running, paused, completed, failed, cancelled), and a whole
+// journey read in one Query.
+type Journeys struct{ s *Store }
+
+// Journeys returns the store's handle of journeys.
+func (s *Store) Journeys() *Journeys { return &Journeys{s: s} }
+
+// Create writes a journey's metadata and its stages (the default
+// six unless in.Stages says otherwise) in one transaction, each item
+// conditional on not existing: either the whole journey exists afterwards
+// or nothing was written (ErrJourneyExists when the id is taken).
+func (h *Journeys) Create(ctx context.Context, in NewJourney) (*Complete, error) {
+	if err := h.s.ready(ctx); err != nil {
+		return nil, err
+	}
+	return h.s.createJourney(ctx, in)
+}
+
+// Get reads a journey's metadata (one GetItem).
+func (h *Journeys) Get(ctx context.Context, id string, opts ...func(*ReadOptions)) (*Journey, error) {
+	if err := h.s.ready(ctx); err != nil {
+		return nil, err
+	}
+	return h.s.getJourney(ctx, id, opts...)
+}
+
+// Load reads a whole journey in one Query of its partition
+// (PK = JOURNEY#{id}): metadata, stages, rules, jobs, report catalog
+// entries and log summaries, decoded and grouped. The seed's four queries
+// become one round trip, billed once for the sum of the items' sizes
+// rather than per query. Past 1 MB DynamoDB pages the result and
+// LoadJourney reads on until the partition is done. See SkipLogSummaries
+// for journeys with many log summaries.
+func (h *Journeys) Load(ctx context.Context, id string, opts ...func(*ReadOptions)) (*Complete, error) {
+	if err := h.s.ready(ctx); err != nil {
+		return nil, err
+	}
+	return h.s.loadJourney(ctx, id, opts...)
+}
+
+// Pause moves a pending or running journey to paused: StartJob then
+// refuses to start its jobs until Resume.
+func (h *Journeys) Pause(ctx context.Context, id string) (*Journey, error) {
+	if err := h.s.ready(ctx); err != nil {
+		return nil, err
+	}
+	return h.s.pause(ctx, id)
+}
+
+// Resume moves a paused journey back to running, or a failed one (a job
+// failed with no retry left), so that an operator can retry its stage.
+func (h *Journeys) Resume(ctx context.Context, id string) (*Journey, error) {
+	if err := h.s.ready(ctx); err != nil {
+		return nil, err
+	}
+	return h.s.resume(ctx, id)
+}
+
+// Cancel moves a pending, running, paused or failed journey to cancelled,
+// which is final, and cancels its running jobs: each pending or running job
+// becomes cancelled (the seed's JobCancelled, with endTime and duration)
+// and its stage cancelled, in the same transaction as the journey (for up
+// to 49 running jobs; a journey runs at most one job a stage). The
+// transaction is conditional on the journey's status and totalJobs being
+// as read, so a job started meanwhile makes Cancel read again rather than
+// leave it running. Jobs past the first 49 are cancelled one transaction
+// each afterwards; Cancel on a cancelled journey cancels any job still
+// running, so an interrupted Cancel is completed by calling it again.
+func (h *Journeys) Cancel(ctx context.Context, id string) (*Journey, error) {
+	if err := h.s.ready(ctx); err != nil {
+		return nil, err
+	}
+	return h.s.cancel(ctx, id)
+}
+
+// List returns one page of journeys through GSI1 (GSI1PK JOURNEYS). The
+// order is total: newest createdAt first, journeys created in the same
+// microsecond by PK (JOURNEY#{journeyId}) descending; OldestFirst is the
+// exact reverse (createdAt, then PK, ascending). Cursors resume inside a
+// run of ties. Pass "" as cursor for the first page and Page.Next for the
+// following ones; Next is "" after the last page.
+func (h *Journeys) List(ctx context.Context, cursor string, opts ...func(*ListOptions)) (table.Page[Journey], error) {
+	if err := h.s.ready(ctx); err != nil {
+		return table.Page[Journey]{}, err
+	}
+	o, err := listOptions(listJourneysKind, opts)
+	if err != nil {
+		return table.Page[Journey]{}, err
+	}
+	return h.s.listJourneys(ctx, cursor, o)
+}
+
+// All walks every page of List, in its order. It stops at the first
+// error, which it yields.
+func (h *Journeys) All(ctx context.Context, opts ...func(*ListOptions)) iter.Seq2[Journey, error] {
+	return walk(func(cursor string) (table.Page[Journey], error) { return h.List(ctx, cursor, opts...) })
+}

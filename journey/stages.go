@@ -1,0 +1,59 @@
+package journey
+
+import (
+	"context"
+	"iter"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// Stages is the handle of a journey's stages: listing them in execution
+// order, and skipping one the journey does not need.
+type Stages struct{ s *Store }
+
+// Stages returns the store's handle of stages.
+func (s *Store) Stages() *Stages { return &Stages{s: s} }
+
+// Get reads one stage of a journey by id (one Query of the journey's
+// stages: the stage's sort key holds its order, which a caller knows only
+// by id). A missing stage matches ErrStageNotFound.
+func (h *Stages) Get(ctx context.Context, journeyID, stageID string, opts ...func(*ReadOptions)) (*Stage, error) {
+	if err := h.s.ready(ctx); err != nil {
+		return nil, err
+	}
+	return h.s.getStage(ctx, journeyID, stageID, opts...)
+}
+
+// Skip marks a stage the journey does not need as skipped (the seed's
+// canSkip): the stage must have canSkip and be pending or failed (a
+// *StatusError otherwise, ErrStageNotSkippable without canSkip). It counts
+// as done for progress, the journey moves on to its next stage, and a
+// running journey whose every stage is now done completes. One transaction,
+// serialized with FinishJob like it.
+func (h *Stages) Skip(ctx context.Context, journeyID, stageID string) (*Stage, error) {
+	if err := h.s.ready(ctx); err != nil {
+		return nil, err
+	}
+	return h.s.skipStage(ctx, journeyID, stageID)
+}
+
+// List returns one page of a journey's stages in execution order (one
+// Query, begins_with(SK, "STAGE#")): by order, which the sort key
+// STAGE#{order:02d}#{stageId} holds and which is unique in a journey. A
+// journey without stages, or no journey, gives an empty page. Paging works
+// as for Journeys.List; a journey has at most 99 stages.
+func (h *Stages) List(ctx context.Context, journeyID string, cursor string, opts ...func(*ListOptions)) (table.Page[Stage], error) {
+	if err := h.s.ready(ctx); err != nil {
+		return table.Page[Stage]{}, err
+	}
+	o, err := listOptions(listStagesKind, opts)
+	if err != nil {
+		return table.Page[Stage]{}, err
+	}
+	return h.s.listStages(ctx, journeyID, cursor, o)
+}
+
+// All walks every page of List, in its order.
+func (h *Stages) All(ctx context.Context, journeyID string, opts ...func(*ListOptions)) iter.Seq2[Stage, error] {
+	return walk(func(cursor string) (table.Page[Stage], error) { return h.List(ctx, journeyID, cursor, opts...) })
+}
