@@ -4,7 +4,7 @@
 // runs against it unchanged:
 //
 //	db := dynamotest.New()
-//	store := journey.NewStore(db, blobs)
+//	store, err := journey.NewStore(db, blobs)
 //
 // It behaves like DynamoDB where tests can notice: numbers sort as numbers
 // and strings and binaries by bytes; items are limited to 400 KB as

@@ -32,9 +32,9 @@ type Backup struct {
 
 // ExportInfo says where an export went.
 type ExportInfo struct {
-	Key   string // object key in the backups store: journeys/{id}/backup.json
-	Items int
-	Size  int64 // bytes
+	Key   string `json:"key"` // object key in the backups store: journeys/{id}/backup.json
+	Items int    `json:"items"`
+	Size  int64  `json:"size"` // bytes
 }
 
 // export implements [Backups.Export].

@@ -10,22 +10,23 @@ import (
 
 // Complete is everything in one journey's partition, typed and grouped.
 type Complete struct {
-	Journey Journey
+	Journey Journey `json:"journey"`
 	// Stages in execution order.
-	Stages []Stage
+	Stages []Stage `json:"stages"`
 	// Rules in execution order: stage order, then priority critical to
 	// low, then index.
-	Rules []Rule
+	Rules []Rule `json:"rules"`
 	// Jobs by stage order, then execution number.
-	Jobs []Job
+	Jobs []Job `json:"jobs"`
 	// Reports are the report catalog entries, by job.
-	Reports []ReportEntry
+	Reports []ReportEntry `json:"reports,omitempty"`
 	// Logs are the optional log summaries, by job, step and time (empty
 	// with SkipLogSummaries).
-	Logs []LogSummary
+	Logs []LogSummary `json:"logs,omitempty"`
 	// Other holds items of entity types this package does not know, so
-	// nothing in the partition goes unseen.
-	Other []table.Item
+	// nothing in the partition goes unseen. (Raw attribute values have no
+	// JSON form of their own; Export writes them in the seed's notation.)
+	Other []table.Item `json:"-"`
 }
 
 // Stage returns the stage with the id, or nil.

@@ -30,20 +30,44 @@
 // (Options.Backups, the seed's transformation-backups bucket).
 // [Schema] declares the table with every access pattern of the seed.
 //
+// # The store and its handles
+//
+// [NewStore] takes the table's API, the logs store and options
+// ([TableName], [Clock], [Logger], and the fields of [Options]) and fails
+// on a nil API or logs store. [Store.EnsureTable] creates the table;
+// [Store.Schema] describes it. The calls are grouped in handles, as
+// database/sql hands out Tx and Rows, each sharing the store's table,
+// clock and logger:
+//
+//	store.Journeys()  Create, Get, Load, List, All, Pause, Resume, Cancel
+//	store.Stages()    Get, List, All, Skip
+//	store.Jobs()      Start, Finish, Get, Find, Latest, SetProgress, SetStepStatus, List, All
+//	store.Rules()     Add, Get, SetStatus, ForStage
+//	store.Logs()      Logger, Read, ReadStep, ListSummaries, Summaries
+//	store.Reports()   Write, Read, ListCatalog, Catalog
+//	store.Backups()   Export, Import, ImportFrom
+//
+// Every list has the one shape of the module's stores:
+// ListX(ctx, parent, cursor, opts...) returns a table.Page and the cursor
+// of the next page, and X(ctx, parent, opts...) walks every page. Each
+// documents its total order, ties included.
+//
 // # Reads
 //
-//   - [Store.GetJourney]: one GetItem.
-//   - [Store.LoadJourney]: the whole journey in one Query of its partition
+//   - [Journeys.Get]: one GetItem.
+//   - [Journeys.Load]: the whole journey in one Query of its partition
 //     (the seed's four queries in one round trip, billed once for the
 //     items' total size: a journey with 6 stages, 15 rules and 20 jobs,
 //     27 KB, costs 3.5 read units), typed and grouped into a [Complete].
-//   - [Store.ListJourneys]: GSI1 JOURNEYS, newest first, with cursors.
-//   - [Store.ListJobs] and [Store.Jobs]: a journey's jobs, or one stage's,
+//   - [Journeys.List]: GSI1 JOURNEYS, newest first (or oldest first),
+//     ties by PK, with cursors.
+//   - [Jobs.List] and [Jobs.All]: a journey's jobs, or one stage's,
 //     by stage order and execution number, one Query a page that reads job
 //     items only (begins_with(SK, "JOB#")), never the log summaries.
-//   - [Store.RulesForStage], [Store.JobsForStage], [Store.LatestExecution],
-//     [Store.LogSummaries] (time order or newest first), [Store.ReportCatalog].
-//   - [Store.JobLogs], [Store.StepLogs] and [Store.JobReports] read the
+//   - [Rules.ForStage], [Jobs.Latest], [Stages.List],
+//     [Logs.ListSummaries] (time order or newest first),
+//     [Reports.ListCatalog].
+//   - [Logs.Read], [Logs.ReadStep] and [Reports.Read] read the
 //     files from the blob stores, the seed's get_job_logs and get_job_reports.
 //
 // # Writes
@@ -51,34 +75,35 @@
 // Every change that must not be lost or doubled is a conditional write or
 // a transaction:
 //
-//   - [Store.CreateJourney] writes the metadata and the default six stages
+//   - [Journeys.Create] writes the metadata and the default six stages
 //     in one transaction, each with attribute_not_exists.
-//   - [Store.StartJob] creates the job, advances the stage's execution
+//   - [Jobs.Start] creates the job, advances the stage's execution
 //     counter and updates the journey (status running, current stage and
 //     job, totalJobs by ADD) in one transaction. A stage runs one execution
 //     at a time, and a retry follows a failure: the stage's status is part
 //     of the condition.
-//   - [Store.FinishJob] reads the stages, the journey and the job (two
+//   - [Jobs.Finish] reads the stages, the journey and the job (two
 //     requests in one round trip) and writes the job, its stage and the
 //     journey's aggregates, progress, current stage and status in one
 //     transaction, conditional on the journey's counts being as read, so
 //     concurrent finishes are serialized and retried. Three requests; it
 //     took five or six.
-//   - [Store.SkipStage] skips a stage with canSkip (the seed's StageSkipped),
+//   - [Stages.Skip] skips a stage with canSkip (the seed's StageSkipped),
 //     which counts as done for progress.
-//   - [Store.Pause], [Store.Resume] and [Store.Cancel] are conditional on
-//     the status they start from; a refusal is a [*StatusError] naming the
-//     status DynamoDB returned with it. Cancel also cancels the running
-//     jobs and their stages in the same transaction (JobCancelled).
-//   - [Store.AddRule] and [Store.SetRuleStatus] keep totalRules and
+//   - [Journeys.Pause], [Journeys.Resume] and [Journeys.Cancel] are
+//     conditional on the status they start from; a refusal is a
+//     [*StatusError] naming the status DynamoDB returned with it. Cancel
+//     also cancels the running jobs and their stages in the same
+//     transaction (JobCancelled).
+//   - [Rules.Add] and [Rules.SetStatus] keep totalRules and
 //     activeRules by ADD in the same transaction as the rule.
-//   - [Store.Import] restores a backup all or nothing although a journey
+//   - [Backups.Import] restores a backup all or nothing although a journey
 //     has more items than one transaction holds: it first claims the
 //     METADATA item (conditional on no journey being there, unless
 //     Overwrite), writes the items and deletes what the backup does not
 //     hold in transactions guarded by the claim, then swaps the claim for
 //     the backup's metadata. Meanwhile the journey reads as
-//     [ErrImportInProgress], CreateJourney fails and writes that touch the
+//     [ErrImportInProgress], Journeys.Create fails and writes that touch the
 //     metadata are refused; an import interrupted half way is completed by
 //     the next Import. A journey is never part backup and part something
 //     else.
@@ -90,7 +115,7 @@
 // array in the seed's shape) first, then, unless turned off, one LOG#
 // summary item per entry through BatchWriteItem, then add the per-level
 // counts to the job's metrics and the journey's totals in one transaction.
-// [Store.WriteReport] writes the report file, then its REPORT# catalog
+// [Reports.Write] writes the report file, then its REPORT# catalog
 // item. S3 is always written before DynamoDB, so no item points at a
 // missing file. Log and report files are the records' bodies and live only
 // in S3; no journey item carries a large attribute, so nothing needs the
@@ -105,7 +130,7 @@
 // GSI1PK = STAGE#{journeyId}#{stageId}, but no item is ever written with
 // such a GSI1PK: jobs carry JOB#{jobId}. Its pattern 5 reads every job of
 // the journey and filters on Data.stageId. The job's sort key already
-// starts with the stage, so [Store.JobsForStage] queries
+// starts with the stage, so [Jobs.List] with [OfStage] queries
 // begins_with(SK, "JOB#{order}#{stageId}#") and reads exactly the stage's
 // jobs; the trailing "#" keeps stage raw from matching raw_2. The latest
 // execution is the same query, descending, Limit 1.
@@ -113,7 +138,7 @@
 // Jobs and logs under one GSI1PK. The seed gives a job item and its log
 // entries the same GSI1PK, JOB#{jobId}, and says that partition returns
 // "ONLY logs". The layout is kept (services built from the seed find jobs
-// by id there, and so does [Store.FindJob]); [Store.LogSummaries] drops
+// by id there, and so does [Jobs.Find]); [Logs.ListSummaries] drops
 // the one job item with a filter on EntityType, which costs reading that
 // single item. Their GSI1SKs have the same shape, so no key condition can
 // separate them.
@@ -121,7 +146,7 @@
 // Rule priority. GSI1SK {stageId}#{priority}#{index} sorts priorities
 // alphabetically: critical, high, low, medium. The seed also says rules
 // run by priority. The GSI1 keys are written as the seed says, but
-// [Store.RulesForStage] reads the stage's rules from the table with
+// [Rules.ForStage] reads the stage's rules from the table with
 // begins_with(SK, "RULE#{stageId}#") (one Query, exactly those rules) and
 // orders them critical, high, medium, low, then by index in memory; a
 // stage has a handful of rules. [Complete.Rules] are ordered the same way,
@@ -136,7 +161,7 @@
 // rule. The loser of a race takes the next number.
 //
 // Total execution time. aggregates.totalExecutionTime is a display
-// string ("125m") and cannot be added to. FinishJob keeps
+// string ("125m") and cannot be added to. Jobs.Finish keeps
 // aggregates.totalExecutionSeconds (a field the seed does not have) and
 // sets both from the seconds it read plus the job's duration, in its one
 // transaction; the transaction's condition that the journey's counts are
@@ -160,7 +185,7 @@
 // Progress and status. overallProgress is the share of stages done
 // (completed or skipped: n of 6 done is n*100/6), counted from the
 // journey's completedStages list (a field the seed does not have, written
-// with progress in FinishJob's and SkipStage's transaction), so a retried
+// with progress in Jobs.Finish's and Stages.Skip's transaction), so a retried
 // stage never moves it backwards. When every stage is done a running
 // journey becomes completed; when a job fails with no retry left
 // (configuration.retryAttempts of the job, else of the journey) a running

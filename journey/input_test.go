@@ -28,9 +28,12 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 	long := strings.Repeat("x", 200)
 
 	calls := map[string]func() error{
-		"CreateJourney bad id":   func() error { _, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN#1", Name: "n"}); return err },
-		"CreateJourney no name":  func() error { _, err := s.Journeys().Create(ctx, NewJourney{}); return err },
-		"CreateJourney priority": func() error { _, err := s.Journeys().Create(ctx, NewJourney{Name: "n", Priority: "urgent"}); return err },
+		"CreateJourney bad id":  func() error { _, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN#1", Name: "n"}); return err },
+		"CreateJourney no name": func() error { _, err := s.Journeys().Create(ctx, NewJourney{}); return err },
+		"CreateJourney priority": func() error {
+			_, err := s.Journeys().Create(ctx, NewJourney{Name: "n", Priority: "urgent"})
+			return err
+		},
 		"CreateJourney timeout": func() error {
 			_, err := s.Journeys().Create(ctx, NewJourney{Name: "n", Configuration: Configuration{Timeout: -1}})
 			return err
@@ -55,28 +58,43 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 		"GetJourney long id": func() error { _, err := s.Journeys().Get(ctx, long); return err },
 		"LoadJourney":        func() error { _, err := s.Journeys().Load(ctx, "a/b"); return err },
 		"ListJourneys":       func() error { _, err := s.Journeys().List(ctx, "", Limit(-1)); return err },
-		"ListJourneys stage":  func() error { _, err := s.Journeys().List(ctx, "", OfStage("raw")); return err },
+		"ListJourneys stage": func() error { _, err := s.Journeys().List(ctx, "", OfStage("raw")); return err },
 		"ListJourneys both": func() error {
 			_, err := s.Journeys().List(ctx, "", func(o *ListOptions) { o.NewestFirst, o.OldestFirst = true, true })
 			return err
 		},
 		"ListJourneys consistent": func() error { _, err := s.Journeys().List(ctx, "", ConsistentList()); return err },
-		"Pause":              func() error { _, err := s.Journeys().Pause(ctx, "a b"); return err },
-		"Resume":             func() error { _, err := s.Journeys().Resume(ctx, ""); return err },
-		"Cancel":             func() error { _, err := s.Journeys().Cancel(ctx, "#"); return err },
-		"Stages":             func() error { _, err := s.Stages().List(ctx, "", ""); return err },
-		"Stages order":       func() error { _, err := s.Stages().List(ctx, "JRN-T", "", NewestFirst()); return err },
-		"Stage":              func() error { _, err := s.Stages().Get(ctx, "JRN-T", "a#b"); return err },
-		"AddRule journey":    func() error { _, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.JourneyID = "" })); return err },
-		"AddRule stage":      func() error { _, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.StageID = "a#b" })); return err },
-		"AddRule id":         func() error { _, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.RuleID = "r.1" })); return err },
-		"AddRule title":      func() error { _, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.Title = "" })); return err },
-		"AddRule type":       func() error { _, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.Type = "magic" })); return err },
+		"Pause":                   func() error { _, err := s.Journeys().Pause(ctx, "a b"); return err },
+		"Resume":                  func() error { _, err := s.Journeys().Resume(ctx, ""); return err },
+		"Cancel":                  func() error { _, err := s.Journeys().Cancel(ctx, "#"); return err },
+		"Stages":                  func() error { _, err := s.Stages().List(ctx, "", ""); return err },
+		"Stages order":            func() error { _, err := s.Stages().List(ctx, "JRN-T", "", NewestFirst()); return err },
+		"Stage":                   func() error { _, err := s.Stages().Get(ctx, "JRN-T", "a#b"); return err },
+		"AddRule journey": func() error {
+			_, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.JourneyID = "" }))
+			return err
+		},
+		"AddRule stage": func() error {
+			_, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.StageID = "a#b" }))
+			return err
+		},
+		"AddRule id": func() error {
+			_, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.RuleID = "r.1" }))
+			return err
+		},
+		"AddRule title": func() error { _, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.Title = "" })); return err },
+		"AddRule type": func() error {
+			_, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.Type = "magic" }))
+			return err
+		},
 		"AddRule priority": func() error {
 			_, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.Priority = "urgent" }))
 			return err
 		},
-		"AddRule scope":        func() error { _, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.Scope = "world" })); return err },
+		"AddRule scope": func() error {
+			_, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.Scope = "world" }))
+			return err
+		},
 		"AddRule status":       func() error { _, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.Status = "on" })); return err },
 		"GetRule":              func() error { _, err := s.Rules().Get(ctx, RuleRef{JourneyID: "JRN-T", StageID: "s"}); return err },
 		"GetRule index":        func() error { r := rule; r.Index = 1000; _, err := s.Rules().Get(ctx, r); return err },
@@ -93,7 +111,10 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 			_, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "x", Configuration: JobConfiguration{RetryAttempts: -1}})
 			return err
 		},
-		"GetJob no start":         func() error { _, err := s.Jobs().Get(ctx, with(func(r *JobRef) { r.StartedAt = time.Time{} })); return err },
+		"GetJob no start": func() error {
+			_, err := s.Jobs().Get(ctx, with(func(r *JobRef) { r.StartedAt = time.Time{} }))
+			return err
+		},
 		"GetJob order":            func() error { _, err := s.Jobs().Get(ctx, with(func(r *JobRef) { r.Order = 100 })); return err },
 		"GetJob execution":        func() error { _, err := s.Jobs().Get(ctx, with(func(r *JobRef) { r.Execution = -1 })); return err },
 		"FindJob":                 func() error { _, err := s.Jobs().Find(ctx, ""); return err },
@@ -122,7 +143,10 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 			_, err := s.Reports().Write(ctx, good, "s", Report{ReportType: "pdf", Title: "t"})
 			return err
 		},
-		"WriteReport title": func() error { _, err := s.Reports().Write(ctx, good, "s", Report{ReportType: ReportSummary}); return err },
+		"WriteReport title": func() error {
+			_, err := s.Reports().Write(ctx, good, "s", Report{ReportType: ReportSummary})
+			return err
+		},
 		"WriteReport step": func() error {
 			_, err := s.Reports().Write(ctx, good, "", Report{ReportType: ReportSummary, Title: "t"})
 			return err

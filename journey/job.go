@@ -117,13 +117,15 @@ type Job struct {
 
 // JobRef is what identifies a job's item: its sort key holds the stage's
 // order, the execution number and the start time.
+//
+// Its JSON names are the job's, so a Job's JSON decodes as its JobRef.
 type JobRef struct {
-	JourneyID string
-	StageID   string
-	Order     int
-	Execution int
-	StartedAt time.Time
-	JobID     string
+	JourneyID string    `json:"journeyId"`
+	StageID   string    `json:"stageId"`
+	Order     int       `json:"order"`
+	Execution int       `json:"executionNumber"`
+	StartedAt time.Time `json:"startTime"`
+	JobID     string    `json:"jobId"`
 }
 
 // Ref returns the job's reference.

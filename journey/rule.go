@@ -104,10 +104,13 @@ type Rule struct {
 }
 
 // RuleRef is what identifies a rule's item.
+//
+// Its JSON names are the rule's, so a Rule's JSON decodes as its RuleRef.
 type RuleRef struct {
-	JourneyID, StageID string
-	Index              int
-	RuleID             string
+	JourneyID string `json:"journeyId"`
+	StageID   string `json:"stageId"`
+	Index     int    `json:"index"`
+	RuleID    string `json:"ruleId"`
 }
 
 // Ref returns the rule's reference.
