@@ -15,19 +15,23 @@ func (s *Store) Backups() *Backups { return &Backups{s: s} }
 // Export writes the whole journey (every item of its partition, log
 // summaries included) as one JSON object to the backups store at
 // journeys/{id}/backup.json, the seed's on-demand backup.
-func (h *Backups) Export(ctx context.Context, journeyID string) (*ExportInfo, error) {
+func (h *Backups) Export(ctx context.Context, journeyID string) (_ *ExportInfo, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Backups.Export")
+	defer span.End(&err)
 	return h.s.export(ctx, journeyID)
 }
 
 // Import restores the journey from journeys/{id}/backup.json in the
 // backups store. See ImportBackup.
-func (h *Backups) Import(ctx context.Context, journeyID string, opts ...func(*ImportOptions)) (*Complete, error) {
+func (h *Backups) Import(ctx context.Context, journeyID string, opts ...func(*ImportOptions)) (_ *Complete, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Backups.Import")
+	defer span.End(&err)
 	return h.s.importJourney(ctx, journeyID, opts...)
 }
 
@@ -57,9 +61,11 @@ func (h *Backups) Import(ctx context.Context, journeyID string, opts ...func(*Im
 // mode) takes the claim over, completes the restore and removes what the
 // first left. An import whose claim another import took over fails with
 // ErrImportInProgress.
-func (h *Backups) ImportFrom(ctx context.Context, journeyID string, r io.Reader, opts ...func(*ImportOptions)) (*Complete, error) {
+func (h *Backups) ImportFrom(ctx context.Context, journeyID string, r io.Reader, opts ...func(*ImportOptions)) (_ *Complete, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Backups.ImportFrom")
+	defer span.End(&err)
 	return h.s.importBackup(ctx, journeyID, r, opts...)
 }

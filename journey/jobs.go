@@ -29,10 +29,12 @@ func (s *Store) Jobs() *Jobs { return &Jobs{s: s} }
 // attribute_not_exists, and the stage's lastExecution only moves forward
 // by a conditional write. A caller that loses the race for a number takes
 // the next one.
-func (h *Jobs) Start(ctx context.Context, in NewJob) (*Job, error) {
+func (h *Jobs) Start(ctx context.Context, in NewJob) (_ *Job, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Jobs.Start")
+	defer span.End(&err)
 	return h.s.startJob(ctx, in)
 }
 
@@ -56,18 +58,22 @@ func (h *Jobs) Start(ctx context.Context, in NewJob) (*Job, error) {
 // concurrent finishes are serialized; a finish that lost the race reads
 // again and retries (bounded, with backoff). A job that already finished
 // is a *StatusError and changes nothing.
-func (h *Jobs) Finish(ctx context.Context, ref JobRef, f Finish) (*Job, error) {
+func (h *Jobs) Finish(ctx context.Context, ref JobRef, f Finish) (_ *Job, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Jobs.Finish")
+	defer span.End(&err)
 	return h.s.finishJob(ctx, ref, f)
 }
 
 // Get reads one job execution.
-func (h *Jobs) Get(ctx context.Context, ref JobRef, opts ...func(*ReadOptions)) (*Job, error) {
+func (h *Jobs) Get(ctx context.Context, ref JobRef, opts ...func(*ReadOptions)) (_ *Job, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Jobs.Get")
+	defer span.End(&err)
 	return h.s.getJob(ctx, ref, opts...)
 }
 
@@ -75,29 +81,35 @@ func (h *Jobs) Get(ctx context.Context, ref JobRef, opts ...func(*ReadOptions)) 
 // The job's log entries share that GSI1PK, so the query keeps only the
 // JobExecution item; the job's GSI1SK is its start, which precedes its
 // logs, so it normally comes first and the query stops there.
-func (h *Jobs) Find(ctx context.Context, jobID string) (*Job, error) {
+func (h *Jobs) Find(ctx context.Context, jobID string) (_ *Job, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Jobs.Find")
+	defer span.End(&err)
 	return h.s.findJob(ctx, jobID)
 }
 
 // Latest returns the stage's execution with the highest number,
 // or an error matching ErrJobNotFound when the stage has none.
-func (h *Jobs) Latest(ctx context.Context, journeyID, stageID string) (*Job, error) {
+func (h *Jobs) Latest(ctx context.Context, journeyID, stageID string) (_ *Job, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Jobs.Latest")
+	defer span.End(&err)
 	return h.s.latestExecution(ctx, journeyID, stageID)
 }
 
 // SetProgress records a running job's progress (0-100) and, when
 // step is not "", its current step. Only a pending or running job can
 // move (a *StatusError otherwise).
-func (h *Jobs) SetProgress(ctx context.Context, ref JobRef, progress int, step string) (*Job, error) {
+func (h *Jobs) SetProgress(ctx context.Context, ref JobRef, progress int, step string) (_ *Job, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Jobs.SetProgress")
+	defer span.End(&err)
 	return h.s.updateJobProgress(ctx, ref, progress, step)
 }
 
@@ -106,10 +118,12 @@ func (h *Jobs) SetProgress(ctx context.Context, ref JobRef, progress int, step s
 // skipped set its endTime and duration. A step the stage did not define is
 // appended. The write is conditional on the step list being as read, so a
 // concurrent change of another step is never overwritten.
-func (h *Jobs) SetStepStatus(ctx context.Context, ref JobRef, stepID string, status StepStatus) (*Job, error) {
+func (h *Jobs) SetStepStatus(ctx context.Context, ref JobRef, stepID string, status StepStatus) (_ *Job, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Jobs.SetStepStatus")
+	defer span.End(&err)
 	return h.s.setStepStatus(ctx, ref, stepID, status)
 }
 
@@ -121,10 +135,12 @@ func (h *Jobs) SetStepStatus(ctx context.Context, ref JobRef, stepID string, sta
 // returned. One Query per page, reading job items only: the journey's log
 // summaries and catalog entries are not read. With OfStage, the journey's
 // stages are read first to learn the stage's order.
-func (h *Jobs) List(ctx context.Context, journeyID string, cursor string, opts ...func(*ListOptions)) (table.Page[Job], error) {
+func (h *Jobs) List(ctx context.Context, journeyID string, cursor string, opts ...func(*ListOptions)) (_ table.Page[Job], err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return table.Page[Job]{}, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Jobs.List")
+	defer span.End(&err)
 	o, err := listOptions(listJobsKind, opts)
 	if err != nil {
 		return table.Page[Job]{}, err

@@ -19,18 +19,22 @@ func (s *Store) Journeys() *Journeys { return &Journeys{s: s} }
 // six unless in.Stages says otherwise) in one transaction, each item
 // conditional on not existing: either the whole journey exists afterwards
 // or nothing was written (ErrJourneyExists when the id is taken).
-func (h *Journeys) Create(ctx context.Context, in NewJourney) (*Complete, error) {
+func (h *Journeys) Create(ctx context.Context, in NewJourney) (_ *Complete, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Create")
+	defer span.End(&err)
 	return h.s.createJourney(ctx, in)
 }
 
 // Get reads a journey's metadata (one GetItem).
-func (h *Journeys) Get(ctx context.Context, id string, opts ...func(*ReadOptions)) (*Journey, error) {
+func (h *Journeys) Get(ctx context.Context, id string, opts ...func(*ReadOptions)) (_ *Journey, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Get")
+	defer span.End(&err)
 	return h.s.getJourney(ctx, id, opts...)
 }
 
@@ -41,28 +45,34 @@ func (h *Journeys) Get(ctx context.Context, id string, opts ...func(*ReadOptions
 // rather than per query. Past 1 MB DynamoDB pages the result and
 // LoadJourney reads on until the partition is done. See SkipLogSummaries
 // for journeys with many log summaries.
-func (h *Journeys) Load(ctx context.Context, id string, opts ...func(*ReadOptions)) (*Complete, error) {
+func (h *Journeys) Load(ctx context.Context, id string, opts ...func(*ReadOptions)) (_ *Complete, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Load")
+	defer span.End(&err)
 	return h.s.loadJourney(ctx, id, opts...)
 }
 
 // Pause moves a pending or running journey to paused: StartJob then
 // refuses to start its jobs until Resume.
-func (h *Journeys) Pause(ctx context.Context, id string) (*Journey, error) {
+func (h *Journeys) Pause(ctx context.Context, id string) (_ *Journey, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Pause")
+	defer span.End(&err)
 	return h.s.pause(ctx, id)
 }
 
 // Resume moves a paused journey back to running, or a failed one (a job
 // failed with no retry left), so that an operator can retry its stage.
-func (h *Journeys) Resume(ctx context.Context, id string) (*Journey, error) {
+func (h *Journeys) Resume(ctx context.Context, id string) (_ *Journey, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Resume")
+	defer span.End(&err)
 	return h.s.resume(ctx, id)
 }
 
@@ -76,10 +86,12 @@ func (h *Journeys) Resume(ctx context.Context, id string) (*Journey, error) {
 // leave it running. Jobs past the first 49 are cancelled one transaction
 // each afterwards; Cancel on a cancelled journey cancels any job still
 // running, so an interrupted Cancel is completed by calling it again.
-func (h *Journeys) Cancel(ctx context.Context, id string) (*Journey, error) {
+func (h *Journeys) Cancel(ctx context.Context, id string) (_ *Journey, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Cancel")
+	defer span.End(&err)
 	return h.s.cancel(ctx, id)
 }
 
@@ -89,10 +101,12 @@ func (h *Journeys) Cancel(ctx context.Context, id string) (*Journey, error) {
 // exact reverse (createdAt, then PK, ascending). Cursors resume inside a
 // run of ties. Pass "" as cursor for the first page and Page.Next for the
 // following ones; Next is "" after the last page.
-func (h *Journeys) List(ctx context.Context, cursor string, opts ...func(*ListOptions)) (table.Page[Journey], error) {
+func (h *Journeys) List(ctx context.Context, cursor string, opts ...func(*ListOptions)) (_ table.Page[Journey], err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return table.Page[Journey]{}, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Journeys.List")
+	defer span.End(&err)
 	o, err := listOptions(listJourneysKind, opts)
 	if err != nil {
 		return table.Page[Journey]{}, err

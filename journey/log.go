@@ -227,7 +227,24 @@ func (l *StepLogger) Location() string { return l.location }
 // cannot be appended to, so each Flush rewrites it), then the summaries and
 // counts of the entries not yet written. After a failure, Flush again
 // retries what is missing; the file and summaries are idempotent writes.
-func (l *StepLogger) Flush(ctx context.Context) error {
+func (l *StepLogger) Flush(ctx context.Context) (err error) {
+	if err := l.ready(ctx); err != nil {
+		return err
+	}
+	ctx, span := l.s.t.Start(ctx, "journey.StepLogger.Flush")
+	defer span.End(&err)
+	return l.flush(ctx)
+}
+
+// ready refuses a nil or zero StepLogger and a nil context.
+func (l *StepLogger) ready(ctx context.Context) error {
+	if l == nil || l.s == nil {
+		return inputError("StepLogger", "nil", "use Logs.Logger")
+	}
+	return l.s.ready(ctx)
+}
+
+func (l *StepLogger) flush(ctx context.Context) error {
 	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
 	l.mu.Lock()
@@ -263,11 +280,16 @@ func (l *StepLogger) Flush(ctx context.Context) error {
 
 // Close flushes and stops the logger; later Log calls fail with
 // ErrLoggerClosed. Closing twice flushes nothing new.
-func (l *StepLogger) Close(ctx context.Context) error {
+func (l *StepLogger) Close(ctx context.Context) (err error) {
+	if err := l.ready(ctx); err != nil {
+		return err
+	}
+	ctx, span := l.s.t.Start(ctx, "journey.StepLogger.Close")
+	defer span.End(&err)
 	l.mu.Lock()
 	l.closed = true
 	l.mu.Unlock()
-	return l.Flush(ctx)
+	return l.flush(ctx)
 }
 
 func (l *StepLogger) writeSummaries(ctx context.Context, entries []LogEntry, ids []string) error {

@@ -26,19 +26,23 @@ func (h *Logs) Logger(ref JobRef, stepID string, opts ...func(*LoggerOptions)) (
 // Read reads every log file of a job from the logs store (the seed's
 // get_job_logs) and returns the entries in time order; entries of one
 // instant keep their step's order.
-func (h *Logs) Read(ctx context.Context, ref JobRef) ([]LogEntry, error) {
+func (h *Logs) Read(ctx context.Context, ref JobRef) (_ []LogEntry, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Logs.Read")
+	defer span.End(&err)
 	return h.s.jobLogs(ctx, ref)
 }
 
 // ReadStep reads one step's log file (the seed's get_job_logs with a step
 // name); a step that logged nothing yet matches blobstore.ErrNotFound.
-func (h *Logs) ReadStep(ctx context.Context, ref JobRef, stepID string) ([]LogEntry, error) {
+func (h *Logs) ReadStep(ctx context.Context, ref JobRef, stepID string) (_ []LogEntry, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Logs.ReadStep")
+	defer span.End(&err)
 	return h.s.stepLogs(ctx, ref, stepID)
 }
 
@@ -51,10 +55,12 @@ func (h *Logs) ReadStep(ctx context.Context, ref JobRef, stepID string) ([]LogEn
 // of time order and cursors resume inside a run of ties. The job's own
 // item shares that GSI1PK (the seed gives both the same); the query drops
 // it with a filter on EntityType, which costs reading that one item.
-func (h *Logs) ListSummaries(ctx context.Context, jobID string, cursor string, opts ...func(*ListOptions)) (table.Page[LogSummary], error) {
+func (h *Logs) ListSummaries(ctx context.Context, jobID string, cursor string, opts ...func(*ListOptions)) (_ table.Page[LogSummary], err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return table.Page[LogSummary]{}, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Logs.ListSummaries")
+	defer span.End(&err)
 	o, err := listOptions(listLogsKind, opts)
 	if err != nil {
 		return table.Page[LogSummary]{}, err

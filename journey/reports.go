@@ -20,10 +20,12 @@ func (s *Store) Reports() *Reports { return &Reports{s: s} }
 // (attribute_not_exists), so the catalog never points at a missing file.
 // Every report has its own file and entry: a second report of the same
 // step (another type, or the same again) replaces nothing.
-func (h *Reports) Write(ctx context.Context, ref JobRef, stepID string, r Report) (*ReportEntry, error) {
+func (h *Reports) Write(ctx context.Context, ref JobRef, stepID string, r Report) (_ *ReportEntry, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Reports.Write")
+	defer span.End(&err)
 	return h.s.writeReport(ctx, ref, stepID, r)
 }
 
@@ -32,10 +34,12 @@ func (h *Reports) Write(ctx context.Context, ref JobRef, stepID string, r Report
 // report id, which for ids the store made is the order they were written.
 // Files at the seed's own key (.../reports/{step_id}.json, written by
 // others) are read too.
-func (h *Reports) Read(ctx context.Context, ref JobRef) ([]Report, error) {
+func (h *Reports) Read(ctx context.Context, ref JobRef) (_ []Report, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Reports.Read")
+	defer span.End(&err)
 	return h.s.jobReports(ctx, ref)
 }
 
@@ -45,10 +49,12 @@ func (h *Reports) Read(ctx context.Context, ref JobRef) ([]Report, error) {
 // microsecond are ordered by their unique base-table sort key
 // (REPORT#{jobId}#{reportType}#{ts}#{reportId}), in the list's direction,
 // and cursors resume inside a run of ties.
-func (h *Reports) ListCatalog(ctx context.Context, jobID string, cursor string, opts ...func(*ListOptions)) (table.Page[ReportEntry], error) {
+func (h *Reports) ListCatalog(ctx context.Context, jobID string, cursor string, opts ...func(*ListOptions)) (_ table.Page[ReportEntry], err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return table.Page[ReportEntry]{}, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Reports.ListCatalog")
+	defer span.End(&err)
 	o, err := listOptions(listReportsKind, opts)
 	if err != nil {
 		return table.Page[ReportEntry]{}, err

@@ -15,18 +15,22 @@ func (s *Store) Rules() *Rules { return &Rules{s: s} }
 // transaction. Two concurrent AddRule calls never get the same index: the
 // stage's lastRuleIndex moves forward by a conditional write, and the
 // loser takes the next number.
-func (h *Rules) Add(ctx context.Context, in NewRule) (*Rule, error) {
+func (h *Rules) Add(ctx context.Context, in NewRule) (_ *Rule, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Rules.Add")
+	defer span.End(&err)
 	return h.s.addRule(ctx, in)
 }
 
 // Get reads one rule.
-func (h *Rules) Get(ctx context.Context, ref RuleRef, opts ...func(*ReadOptions)) (*Rule, error) {
+func (h *Rules) Get(ctx context.Context, ref RuleRef, opts ...func(*ReadOptions)) (_ *Rule, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Rules.Get")
+	defer span.End(&err)
 	return h.s.getRule(ctx, ref, opts...)
 }
 
@@ -34,10 +38,12 @@ func (h *Rules) Get(ctx context.Context, ref RuleRef, opts ...func(*ReadOptions)
 // journey's activeRules by ADD in the same transaction when the rule
 // enters or leaves active. The write is conditional on the status read
 // just before, so two concurrent changes cannot both count.
-func (h *Rules) SetStatus(ctx context.Context, ref RuleRef, status RuleStatus) (*Rule, error) {
+func (h *Rules) SetStatus(ctx context.Context, ref RuleRef, status RuleStatus) (_ *Rule, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Rules.SetStatus")
+	defer span.End(&err)
 	return h.s.setRuleStatus(ctx, ref, status)
 }
 
@@ -45,9 +51,11 @@ func (h *Rules) SetStatus(ctx context.Context, ref RuleRef, status RuleStatus) (
 // critical, high, medium, low, then index. One Query reads exactly the
 // stage's rules (begins_with(SK, "RULE#{stageId}#")); the priority order is
 // applied in memory because the seed's keys sort priorities alphabetically.
-func (h *Rules) ForStage(ctx context.Context, journeyID, stageID string, opts ...func(*ReadOptions)) ([]Rule, error) {
+func (h *Rules) ForStage(ctx context.Context, journeyID, stageID string, opts ...func(*ReadOptions)) (_ []Rule, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Rules.ForStage")
+	defer span.End(&err)
 	return h.s.rulesForStage(ctx, journeyID, stageID, opts...)
 }

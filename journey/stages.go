@@ -17,10 +17,12 @@ func (s *Store) Stages() *Stages { return &Stages{s: s} }
 // Get reads one stage of a journey by id (one Query of the journey's
 // stages: the stage's sort key holds its order, which a caller knows only
 // by id). A missing stage matches ErrStageNotFound.
-func (h *Stages) Get(ctx context.Context, journeyID, stageID string, opts ...func(*ReadOptions)) (*Stage, error) {
+func (h *Stages) Get(ctx context.Context, journeyID, stageID string, opts ...func(*ReadOptions)) (_ *Stage, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Stages.Get")
+	defer span.End(&err)
 	return h.s.getStage(ctx, journeyID, stageID, opts...)
 }
 
@@ -30,10 +32,12 @@ func (h *Stages) Get(ctx context.Context, journeyID, stageID string, opts ...fun
 // as done for progress, the journey moves on to its next stage, and a
 // running journey whose every stage is now done completes. One transaction,
 // serialized with FinishJob like it.
-func (h *Stages) Skip(ctx context.Context, journeyID, stageID string) (*Stage, error) {
+func (h *Stages) Skip(ctx context.Context, journeyID, stageID string) (_ *Stage, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Stages.Skip")
+	defer span.End(&err)
 	return h.s.skipStage(ctx, journeyID, stageID)
 }
 
@@ -42,10 +46,12 @@ func (h *Stages) Skip(ctx context.Context, journeyID, stageID string) (*Stage, e
 // STAGE#{order:02d}#{stageId} holds and which is unique in a journey. A
 // journey without stages, or no journey, gives an empty page. Paging works
 // as for Journeys.List; a journey has at most 99 stages.
-func (h *Stages) List(ctx context.Context, journeyID string, cursor string, opts ...func(*ListOptions)) (table.Page[Stage], error) {
+func (h *Stages) List(ctx context.Context, journeyID string, cursor string, opts ...func(*ListOptions)) (_ table.Page[Stage], err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return table.Page[Stage]{}, err
 	}
+	ctx, span := h.s.t.Start(ctx, "journey.Stages.List")
+	defer span.End(&err)
 	o, err := listOptions(listStagesKind, opts)
 	if err != nil {
 		return table.Page[Stage]{}, err

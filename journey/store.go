@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
@@ -132,6 +134,14 @@ func Clock(now func() time.Time) func(*Options) { return func(o *Options) { o.Cl
 // Logger sets Options.Logger.
 func Logger(l *slog.Logger) func(*Options) { return func(o *Options) { o.Logger = l } }
 
+// TracerProvider makes every call of the store and its handles that sends
+// requests start one span ("journey.Jobs.Start", "journey.StepLogger.Close",
+// ...) through its table (table.TracerProvider). Unset, tracing costs
+// nothing.
+func TracerProvider(tp trace.TracerProvider) func(*Options) {
+	return func(o *Options) { o.Table = append(o.Table, table.TracerProvider(tp)) }
+}
+
 // Schema is the schema of the table the store uses: Schema(Options.TableName).
 // A nil Store has the zero Schema.
 func (s *Store) Schema() table.Schema {
@@ -143,10 +153,12 @@ func (s *Store) Schema() table.Schema {
 
 // EnsureTable creates the store's table, with GSI1, unless it exists with
 // that shape (table.Schema.EnsureTable).
-func (s *Store) EnsureTable(ctx context.Context) error {
+func (s *Store) EnsureTable(ctx context.Context) (err error) {
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
+	ctx, span := s.t.Start(ctx, "journey.EnsureTable")
+	defer span.End(&err)
 	return s.t.Schema().EnsureTable(ctx, s.t.DB())
 }
 
