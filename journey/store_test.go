@@ -124,4 +124,3 @@ func TestAJobsJSONDecodesAsItsRef(t *testing.T) {
 	require.NoError(t, json.Unmarshal(body, &rref))
 	assert.Equal(t, rule.Ref(), rref)
 }
-
