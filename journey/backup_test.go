@@ -2,8 +2,8 @@ package journey
 
 import (
 	"context"
-	"errors"
-	"reflect"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"strings"
 	"testing"
 
@@ -20,39 +20,27 @@ func TestExportImportRestoresEveryItem(t *testing.T) {
 	c := must[*Complete](t)(e.store.Journeys().Load(ctx, "JRN-B"))
 	l := must[*StepLogger](t)(e.store.Logs().Logger(c.Jobs[0].Ref(), "s"))
 	l.Info("kept", map[string]any{"n": 1.5})
-	if err := l.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, l.Close(ctx))
 	must[*ReportEntry](t)(e.store.Reports().Write(ctx, c.Jobs[0].Ref(), "s", Report{ReportType: ReportMetricsDashboard, Title: "m"}))
 	before := must[*Complete](t)(e.store.Journeys().Load(ctx, "JRN-B"))
 	info := must[*ExportInfo](t)(e.store.Backups().Export(ctx, "JRN-B"))
-	if info.Key != "journeys/JRN-B/backup.json" || info.Items != 1+6+15+20+1+1 {
-		t.Fatalf("export %+v", info)
-	}
+	require.False(t, info.Key != "journeys/JRN-B/backup.json" || info.Items != 1+6+15+20+1+1, "export %+v", info)
 
 	// Another table, same backups store.
 	db2 := dynamotest.New()
-	if err := Schema("").Create(ctx, db2); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Schema("").Create(ctx, db2))
 	s2 := mustStore(t, db2, e.logs, func(o *Options) { o.Backups = e.backups })
-	if _, err := s2.Backups().Import(ctx, "JRN-B"); err != nil {
-		t.Fatal(err)
-	}
+	_, err := s2.Backups().Import(ctx, "JRN-B")
+	require.NoError(t, err)
 	after := must[*Complete](t)(s2.Journeys().Load(ctx, "JRN-B"))
-	if !reflect.DeepEqual(before, after) {
-		t.Errorf("restored journey differs:\nbefore %+v\nafter  %+v", before.Journey, after.Journey)
-	}
+	assert.Equal(t, before, after, "restored journey differs:\nbefore %+v\nafter  %+v", before.Journey, after.Journey)
 	// Importing over it again is refused unless asked.
-	if _, err := s2.Backups().Import(ctx, "JRN-B"); !errors.Is(err, ErrJourneyExists) {
-		t.Errorf("second import: %v", err)
-	}
-	if _, err := s2.Backups().Import(ctx, "JRN-B", Overwrite()); err != nil {
-		t.Errorf("overwrite: %v", err)
-	}
-	if _, err := e.store.Backups().Export(ctx, "JRN-NONE"); !errors.Is(err, ErrJourneyNotFound) {
-		t.Errorf("export of a missing journey: %v", err)
-	}
+	_, err = s2.Backups().Import(ctx, "JRN-B")
+	assert.ErrorIs(t, err, ErrJourneyExists, "second import: %v", err)
+	_, err = s2.Backups().Import(ctx, "JRN-B", Overwrite())
+	assert.NoError(t, err, "overwrite: %v", err)
+	_, err = e.store.Backups().Export(ctx, "JRN-NONE")
+	assert.ErrorIs(t, err, ErrJourneyNotFound, "export of a missing journey: %v", err)
 }
 
 // TestImportRejectsForeignItemsBeforeWriting: a backup holding an item of
@@ -75,12 +63,8 @@ func TestImportRejectsForeignItemsBeforeWriting(t *testing.T) {
 	for name, doc := range cases {
 		e.db.ResetCalls()
 		_, err := e.store.Backups().ImportFrom(ctx, "JRN-X", strings.NewReader(doc))
-		if !errors.Is(err, ErrInvalidBackup) {
-			t.Errorf("%s: %v", name, err)
-		}
-		if e.calls() != 0 {
-			t.Errorf("%s: %d requests", name, e.calls())
-		}
+		assert.ErrorIs(t, err, ErrInvalidBackup, "%s: %v", name, err)
+		assert.Equal(t, 0, e.calls(), "%s: %d requests", name, e.calls())
 	}
 }
 
@@ -93,14 +77,8 @@ func TestExportNeedsABackupsStore(t *testing.T) {
 	s := mustStore(t, e.db, e.logs)
 	e.db.ResetCalls()
 	_, err := s.Backups().Export(context.Background(), "JRN-T")
-	if !errors.Is(err, table.ErrInvalidInput) {
-		t.Errorf("export: %v", err)
-	}
+	assert.ErrorIs(t, err, table.ErrInvalidInput, "export: %v", err)
 	_, err = s.Backups().Import(context.Background(), "JRN-T")
-	if !errors.Is(err, table.ErrInvalidInput) {
-		t.Errorf("import: %v", err)
-	}
-	if e.calls() != 0 || len(objects(t, e.logs)) != 0 {
-		t.Errorf("%d requests, log objects %v", e.calls(), objects(t, e.logs))
-	}
+	assert.ErrorIs(t, err, table.ErrInvalidInput, "import: %v", err)
+	assert.False(t, e.calls() != 0 || len(objects(t, e.logs)) != 0, "%d requests, log objects %v", e.calls(), objects(t, e.logs))
 }

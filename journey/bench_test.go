@@ -3,6 +3,7 @@ package journey
 import (
 	"context"
 	"fmt"
+	"github.com/stretchr/testify/require"
 	"os"
 	"testing"
 
@@ -33,26 +34,19 @@ func BenchmarkIngestLogs(b *testing.B) {
 				fake = dynamotest.New()
 				db = fake
 			}
-			if err := Schema(name).EnsureTable(ctx, db); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, Schema(name).EnsureTable(ctx, db))
 			s := mustStore(b, db, blobstore.NewMemory(), func(o *Options) { o.TableName = name })
-			if _, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-BENCH", Name: "bench"}); err != nil {
-				b.Fatal(err)
-			}
+			_, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-BENCH", Name: "bench"})
+			require.NoError(b, err)
 			details := map[string]any{"table": "products", "rows": 1200, "duration_seconds": 0.25}
 			requests := 0
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				job, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-BENCH", StageID: DefaultStages()[i%6].StageID})
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				l, err := s.Logs().Logger(job.Ref(), "ingest")
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				l.sequential = mode == "sequential"
 				if fake != nil {
 					fake.ResetCalls()
@@ -61,9 +55,7 @@ func BenchmarkIngestLogs(b *testing.B) {
 				for n := range entries {
 					l.Info(fmt.Sprintf("Processed batch %d of table products", n), details)
 				}
-				if err := l.Close(ctx); err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, l.Close(ctx))
 				if fake != nil {
 					requests += fake.Calls("PutItem") + fake.Calls("BatchWriteItem") + fake.Calls("TransactWriteItems")
 				}

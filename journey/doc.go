@@ -146,11 +146,21 @@
 // Rule priority. GSI1SK {stageId}#{priority}#{index} sorts priorities
 // alphabetically: critical, high, low, medium. The seed also says rules
 // run by priority. The GSI1 keys are written as the seed says, but
-// [Rules.ForStage] reads the stage's rules from the table with
-// begins_with(SK, "RULE#{stageId}#") (one Query, exactly those rules) and
-// orders them critical, high, medium, low, then by index in memory; a
-// stage has a handful of rules. [Complete.Rules] are ordered the same way,
-// stage by stage in execution order.
+// [Rules.ForStage] reads the journey's rules from the table with
+// begins_with(SK, "RULE#") and orders them critical, high, medium, low,
+// then by index in memory; a journey has a handful of rules.
+// [Complete.Rules] are ordered the same way, stage by stage in execution
+// order.
+//
+// Rule scope. The seed's scope says where a rule applies (global, project,
+// stage) without saying where a rule of wider scope is kept: every rule
+// key it gives lives under one journey. A journey is read as the project
+// (the seed names no other), so a project rule applies to every stage of
+// its journey; a stage rule to its stage and to metadata.applicableStages;
+// and global rules are kept in one journey of their own, [GlobalRules]
+// ("GLOBAL"), created like any other, whose global-scope rules
+// [Rules.ForStage] adds to every journey's (a second Query).
+// applicableStages narrows a project or global rule when it names stages.
 //
 // Execution numbers and rule indexes. "Failed jobs don't overwrite previous
 // attempts", but the job's key also holds its start time, so two

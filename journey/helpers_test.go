@@ -3,6 +3,7 @@ package journey
 import (
 	"context"
 	"fmt"
+	"github.com/stretchr/testify/require"
 	"iter"
 	"sync"
 	"testing"
@@ -12,32 +13,6 @@ import (
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/table"
 )
-
-// clock is a settable test clock shared by the store.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock(t time.Time) *clock { return &clock{t: t} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // ids hands out "PREFIX-1", "PREFIX-2", ... unless told the next id.
 type ids struct {
@@ -73,24 +48,23 @@ type env struct {
 	logs    *blobstore.Memory
 	reports *blobstore.Memory
 	backups *blobstore.Memory
-	clock   *clock
 	ids     *ids
 	store   *Store
 }
 
 // newEnv is a store on the fake with its table created, in-memory log and
-// report stores, a test clock at 2025-11-01T20:00:00Z and counting ids.
+// report stores, the fake's clock at 2025-11-01T20:00:00Z and counting ids.
 func newEnv(t testing.TB, opts ...func(*Options)) *env {
 	t.Helper()
-	e := &env{db: dynamotest.New(), logs: blobstore.NewMemory(), reports: blobstore.NewMemory(), backups: blobstore.NewMemory(),
-		clock: newClock(t0), ids: newIDs()}
-	if err := Schema("").Create(context.Background(), e.db); err != nil {
-		t.Fatal(err)
-	}
+	// Time comes from the fake, standing still at t0 until a test moves
+	// it: its clock stamps items and expires TTLs alike.
+	e := &env{db: dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return t0 } }), logs: blobstore.NewMemory(), reports: blobstore.NewMemory(), backups: blobstore.NewMemory(),
+		ids: newIDs()}
+	require.NoError(t, Schema("").Create(context.Background(), e.db))
 	e.store = mustStore(t, e.db, e.logs, append([]func(*Options){func(o *Options) {
 		o.Reports = e.reports
 		o.Backups = e.backups
-		o.Clock = e.clock.Now
+		o.Clock = e.db.Now
 		o.NewID = e.ids.NewID
 		o.Table = []func(*table.Options){func(to *table.Options) {
 			to.Backoff = table.Backoff{Initial: time.Millisecond, Max: 10 * time.Millisecond}
@@ -118,9 +92,7 @@ func objects(t testing.TB, m blobstore.Store) []string {
 	t.Helper()
 	var keys []string
 	for info, err := range m.List(context.Background(), "") {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		keys = append(keys, info.Key)
 	}
 	return keys
@@ -131,18 +103,14 @@ func (e *env) newJourney(t testing.TB) *Complete {
 	t.Helper()
 	c, err := e.store.Journeys().Create(context.Background(), NewJourney{ID: "JRN-T", Name: "Test journey",
 		Configuration: Configuration{RetryAttempts: 5}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return c
 }
 
 func must[T any](t testing.TB) func(T, error) T {
 	return func(v T, err error) T {
 		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return v
 	}
 }
@@ -151,9 +119,7 @@ func must[T any](t testing.TB) func(T, error) T {
 func mustStore(t testing.TB, db table.API, logs blobstore.Store, opts ...func(*Options)) *Store {
 	t.Helper()
 	s, err := NewStore(db, logs, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return s
 }
 

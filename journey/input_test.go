@@ -3,6 +3,9 @@ package journey
 import (
 	"context"
 	"errors"
+	"fmt"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"strings"
 	"testing"
 	"time"
@@ -182,45 +185,32 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 		err := call()
 		var ie *table.InputError
 		if !errors.Is(err, table.ErrInvalidInput) || !errors.As(err, &ie) {
-			t.Errorf("%s: got %v, want a *table.InputError", name, err)
+			assert.Fail(t, fmt.Sprintf("%s: got %v, want a *table.InputError", name, err))
 			continue
 		}
-		if ie.Field == "" || ie.Reason == "" {
-			t.Errorf("%s: %v does not say what was wrong", name, err)
-		}
+		assert.False(t, ie.Field == "" || ie.Reason == "", "%s: %v does not say what was wrong", name, err)
 	}
-	if n := e.calls(); n != 0 {
-		t.Errorf("bad input sent %d DynamoDB requests", n)
-	}
-	if objs := append(objects(t, e.logs), objects(t, e.reports)...); len(objs) != 0 {
-		t.Errorf("bad input wrote objects %v", objs)
-	}
+	n := e.calls()
+	assert.Equal(t, 0, n, "bad input sent %d DynamoDB requests", n)
+	objs := append(objects(t, e.logs), objects(t, e.reports)...)
+	assert.Equal(t, 0, len(objs), "bad input wrote objects %v", objs)
 }
 
 func TestSchemaDeclaresEveryAccessPattern(t *testing.T) {
 	s := Schema("")
-	if err := s.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Validate())
 	if s.Name != DefaultTableName || s.PartitionKey.Name != "PK" || s.SortKey.Name != "SK" ||
 		len(s.Indexes) != 1 || s.Indexes[0].PartitionKey.Name != "GSI1PK" || s.Indexes[0].SortKey.Name != "GSI1SK" {
-		t.Fatalf("schema %+v", s)
+		require.FailNow(t, fmt.Sprintf("schema %+v", s))
 	}
-	if len(Patterns()) != len(defaultRates) {
-		t.Errorf("%d patterns, %d rates", len(Patterns()), len(defaultRates))
-	}
+	assert.Equal(t, len(defaultRates), len(Patterns()), "%d patterns, %d rates", len(Patterns()), len(defaultRates))
 	for _, ap := range Patterns() {
-		if ap.ItemSize <= 0 || ap.RatePerSecond <= 0 || ap.KeyCondition == "" {
-			t.Errorf("pattern %+v", ap)
-		}
+		assert.False(t, ap.ItemSize <= 0 || ap.RatePerSecond <= 0 || ap.KeyCondition == "", "pattern %+v", ap)
 	}
 	custom := must[[]access.Pattern](t)(PatternsWithRates(map[string]float64{PatternFinishJob: 50}))
 	for _, ap := range custom {
-		if ap.Name == PatternFinishJob && ap.RatePerSecond != 50 {
-			t.Errorf("rate not overridden: %+v", ap)
-		}
+		assert.False(t, ap.Name == PatternFinishJob && ap.RatePerSecond != 50, "rate not overridden: %+v", ap)
 	}
-	if other := Schema("Other"); other.Name != "Other" {
-		t.Errorf("name %s", other.Name)
-	}
+	other := Schema("Other")
+	assert.Equal(t, "Other", other.Name, "name %s", other.Name)
 }

@@ -2,6 +2,8 @@ package journey
 
 import (
 	"context"
+	"fmt"
+	"github.com/stretchr/testify/require"
 	"testing"
 
 	"github.com/tablekit/tablekit/blobstore"
@@ -15,9 +17,7 @@ func localStore(t *testing.T, opts ...func(*Options)) *Store {
 	client := testenv.DynamoDB(t)
 	name := testenv.TableName(t, DefaultTableName)
 	ctx := context.Background()
-	if err := Schema(name).EnsureTable(ctx, client); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Schema(name).EnsureTable(ctx, client))
 	return mustStore(t, client, blobstore.NewMemory(), append([]func(*Options){func(o *Options) { o.TableName = name }}, opts...)...)
 }
 
@@ -35,41 +35,27 @@ func TestLoadJourneyOnDynamoDBLocal(t *testing.T) {
 	s := localStore(t)
 	ctx := context.Background()
 	c, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-LOCAL", Name: "load"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, st := range c.Stages[:3] {
 		j, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-LOCAL", StageID: st.StageID})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Rules().Add(ctx, NewRule{JourneyID: "JRN-LOCAL", StageID: st.StageID, Title: "r", Type: RuleValidation}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		_, err = s.Rules().Add(ctx, NewRule{JourneyID: "JRN-LOCAL", StageID: st.StageID, Title: "r", Type: RuleValidation})
+		require.NoError(t, err)
 		l, err := s.Logs().Logger(j.Ref(), "run")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		l.Info("hello", map[string]any{"n": 1})
-		if err := l.Close(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Jobs().Finish(ctx, j.Ref(), Finish{Status: JobCompleted}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, l.Close(ctx))
+		_, err = s.Jobs().Finish(ctx, j.Ref(), Finish{Status: JobCompleted})
+		require.NoError(t, err)
 	}
 	got, err := s.Journeys().Load(ctx, "JRN-LOCAL", Consistent())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(got.Stages) != 6 || len(got.Rules) != 3 || len(got.Jobs) != 3 || len(got.Logs) != 3 ||
 		got.Journey.Aggregates.CompletedJobs != 3 || got.Journey.Aggregates.TotalLogs != 3 || got.Jobs[0].Metrics.InfoCount != 1 {
-		t.Fatalf("loaded %+v", got)
+		require.FailNow(t, fmt.Sprintf("loaded %+v", got))
 	}
 	logs, err := s.Logs().ListSummaries(ctx, got.Jobs[0].JobID, "", NewestFirst(), Limit(10))
-	if err != nil || len(logs.Items) != 1 {
-		t.Fatalf("log summaries %v, %v", logs, err)
-	}
+	require.False(t, err != nil || len(logs.Items) != 1, "log summaries %v, %v", logs, err)
 }
 
 // TestFilesOnS3rverAndBackupRestore runs a step's log and report through
@@ -78,58 +64,35 @@ func TestLoadJourneyOnDynamoDBLocal(t *testing.T) {
 func TestFilesOnS3rverAndBackupRestore(t *testing.T) {
 	client := testenv.S3(t)
 	logs, err := blobstore.NewS3(client, testenv.Bucket(t, "journey-logs"), func(o *blobstore.S3Options) { o.PathStyle = true })
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	reports, err := blobstore.NewS3(client, testenv.Bucket(t, "journey-reports"), func(o *blobstore.S3Options) { o.PathStyle = true })
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	s := localStore(t, func(o *Options) { o.Reports = reports })
 	backups, err := blobstore.NewS3(client, testenv.Bucket(t, "journey-backups"), func(o *blobstore.S3Options) { o.PathStyle = true })
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	s.logs, s.backups = logs, backups
 	ctx := context.Background()
-	if _, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-S3", Name: "files"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = s.Journeys().Create(ctx, NewJourney{ID: "JRN-S3", Name: "files"})
+	require.NoError(t, err)
 	job, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-S3", StageID: "raw_analysis"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	l, err := s.Logs().Logger(job.Ref(), "schema_extraction")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for i := range 300 {
 		l.Info("entry", map[string]any{"i": i})
 	}
-	if err := l.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Reports().Write(ctx, job.Ref(), "schema_extraction", Report{ReportType: ReportPerformance, Title: "perf"}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, l.Close(ctx))
+	_, err = s.Reports().Write(ctx, job.Ref(), "schema_extraction", Report{ReportType: ReportPerformance, Title: "perf"})
+	require.NoError(t, err)
 	entries, err := s.Logs().Read(ctx, job.Ref())
-	if err != nil || len(entries) != 300 {
-		t.Fatalf("JobLogs: %d entries, %v", len(entries), err)
-	}
+	require.False(t, err != nil || len(entries) != 300, "JobLogs: %d entries, %v", len(entries), err)
 	reps, err := s.Reports().Read(ctx, job.Ref())
-	if err != nil || len(reps) != 1 || reps[0].Title != "perf" {
-		t.Fatalf("JobReports: %+v, %v", reps, err)
-	}
-	if _, err := s.Backups().Export(ctx, "JRN-S3"); err != nil {
-		t.Fatal(err)
-	}
+	require.False(t, err != nil || len(reps) != 1 || reps[0].Title != "perf", "JobReports: %+v, %v", reps, err)
+	_, err = s.Backups().Export(ctx, "JRN-S3")
+	require.NoError(t, err)
 	other := localStore(t)
 	other.backups = backups
 	c, err := other.Backups().Import(ctx, "JRN-S3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(c.Logs) != 300 || len(c.Reports) != 1 || len(c.Jobs) != 1 {
-		t.Fatalf("restored %d logs, %d reports, %d jobs", len(c.Logs), len(c.Reports), len(c.Jobs))
-	}
+	require.NoError(t, err)
+	require.False(t, len(c.Logs) != 300 || len(c.Reports) != 1 || len(c.Jobs) != 1, "restored %d logs, %d reports, %d jobs", len(c.Logs), len(c.Reports), len(c.Jobs))
 }

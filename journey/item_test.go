@@ -2,6 +2,9 @@ package journey
 
 import (
 	"encoding/json"
+	"fmt"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"strings"
 	"testing"
 	"time"
@@ -12,32 +15,24 @@ import (
 func TestTimeIsStoredFixedWidthAndNullWhenUnset(t *testing.T) {
 	at := At(time.Date(2025, 11, 1, 20, 32, 5, 500_000_999, time.FixedZone("CET", 3600)))
 	av, err := at.MarshalDynamoDBAttributeValue()
-	if err != nil || av.(*types.AttributeValueMemberS).Value != "2025-11-01T19:32:05.500000Z" {
-		t.Errorf("stored as %v, %v", av, err)
-	}
-	if av, _ := (Time{}).MarshalDynamoDBAttributeValue(); av.(*types.AttributeValueMemberNULL) == nil {
-		t.Errorf("zero time stored as %v", av)
-	}
+	assert.False(t, err != nil || av.(*types.AttributeValueMemberS).Value != "2025-11-01T19:32:05.500000Z", "stored as %v, %v", av, err)
+	av, _ = (Time{}).MarshalDynamoDBAttributeValue()
+	assert.False(t, av.(*types.AttributeValueMemberNULL) == nil, "zero time stored as %v", av)
 	b, _ := json.Marshal(struct{ A, B Time }{A: at})
-	if string(b) != `{"A":"2025-11-01T19:32:05.500000Z","B":null}` {
-		t.Errorf("JSON %s", b)
-	}
+	assert.Equal(t, `{"A":"2025-11-01T19:32:05.500000Z","B":null}`, string(b), "JSON %s", b)
 	var back struct{ A, B Time }
-	if err := json.Unmarshal(b, &back); err != nil || !back.A.Equal(at.Time) || !back.B.IsZero() {
-		t.Errorf("read back %v, %v", back, err)
-	}
+	err = json.Unmarshal(b, &back)
+	assert.False(t, err != nil || !back.A.Equal(at.Time) || !back.B.IsZero(), "read back %v, %v", back, err)
 	// The seed's key examples write whole seconds ("2025-11-01T20:30:00Z").
 	var short Time
 	if err := short.UnmarshalDynamoDBAttributeValue(&types.AttributeValueMemberS{Value: "2025-11-01T20:30:00Z"}); err != nil ||
 		short.String() != "2025-11-01T20:30:00.000000Z" {
-		t.Errorf("RFC 3339 time read as %v, %v", short, err)
+		assert.Fail(t, fmt.Sprintf("RFC 3339 time read as %v, %v", short, err))
 	}
-	if err := short.UnmarshalDynamoDBAttributeValue(&types.AttributeValueMemberN{Value: "1"}); err == nil {
-		t.Error("a number read as a time")
-	}
-	if err := json.Unmarshal([]byte(`"yesterday"`), &short); err == nil {
-		t.Error("text read as a time")
-	}
+	err = short.UnmarshalDynamoDBAttributeValue(&types.AttributeValueMemberN{Value: "1"})
+	assert.Error(t, err, "a number read as a time")
+	err = json.Unmarshal([]byte(`"yesterday"`), &short)
+	assert.Error(t, err, "text read as a time")
 }
 
 func TestPlainJSONKeepsNumbersExactAndRefusesSets(t *testing.T) {
@@ -47,23 +42,14 @@ func TestPlainJSONKeepsNumbersExactAndRefusesSets(t *testing.T) {
 			&types.AttributeValueMemberNULL{Value: true}}},
 	}
 	j, err := itemToJSON(item)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, _ := json.Marshal(j)
 	var m map[string]any
-	if err := decodeJSON(b, &m); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, decodeJSON(b, &m))
 	back, err := jsonToItem(m)
-	if err != nil || back["n"].(*types.AttributeValueMemberN).Value != "12345678901234567890.5" {
-		t.Errorf("number came back as %v, %v", back["n"], err)
-	}
+	assert.False(t, err != nil || back["n"].(*types.AttributeValueMemberN).Value != "12345678901234567890.5", "number came back as %v, %v", back["n"], err)
 	_, err = itemToJSON(map[string]types.AttributeValue{"ss": &types.AttributeValueMemberSS{Value: []string{"a"}}})
-	if err == nil || !strings.Contains(err.Error(), "ss") {
-		t.Errorf("a string set: %v", err)
-	}
-	if _, err := jsonToItem(map[string]any{"n": json.Number("12a")}); err == nil {
-		t.Error("a bad number was accepted")
-	}
+	assert.False(t, err == nil || !strings.Contains(err.Error(), "ss"), "a string set: %v", err)
+	_, err = jsonToItem(map[string]any{"n": json.Number("12a")})
+	assert.Error(t, err, "a bad number was accepted")
 }

@@ -39,34 +39,23 @@ func TestStartJobNumbersExecutionsAndKeepsEveryAttempt(t *testing.T) {
 	e.newJourney(t)
 	var refs []JobRef
 	for i := 1; i <= 3; i++ {
-		e.clock.Advance(time.Minute)
+		e.db.Advance(time.Minute)
 		j := must[*Job](t)(e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"}))
-		if j.ExecutionNumber != i || j.Status != JobRunning || j.Order != 1 || len(j.Steps) != 3 {
-			t.Fatalf("attempt %d: %+v", i, j)
-		}
+		require.False(t, j.ExecutionNumber != i || j.Status != JobRunning || j.Order != 1 || len(j.Steps) != 3, "attempt %d: %+v", i, j)
 		must[*Job](t)(e.store.Jobs().Finish(ctx, j.Ref(), Finish{Status: JobFailed, ErrorMessage: fmt.Sprintf("attempt %d failed", i)}))
 		refs = append(refs, j.Ref())
 	}
 	jobs := must[[]Job](t)(collect(e.store.Jobs().All(ctx, "JRN-T", OfStage("raw_analysis"), ConsistentList())))
-	if len(jobs) != 3 {
-		t.Fatalf("%d jobs", len(jobs))
-	}
+	require.Equal(t, 3, len(jobs), "%d jobs", len(jobs))
 	for i, j := range jobs {
-		if j.ExecutionNumber != i+1 || j.Status != JobFailed || *j.ErrorMessage != fmt.Sprintf("attempt %d failed", i+1) {
-			t.Errorf("job %d: %+v", i, j)
-		}
+		assert.False(t, j.ExecutionNumber != i+1 || j.Status != JobFailed || *j.ErrorMessage != fmt.Sprintf("attempt %d failed", i+1), "job %d: %+v", i, j)
 	}
 	latest := must[*Job](t)(e.store.Jobs().Latest(ctx, "JRN-T", "raw_analysis"))
-	if latest.ExecutionNumber != 3 || latest.JobID != refs[2].JobID {
-		t.Errorf("latest %+v", latest)
-	}
+	assert.False(t, latest.ExecutionNumber != 3 || latest.JobID != refs[2].JobID, "latest %+v", latest)
 	jr := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T"))
-	if jr.Aggregates.TotalJobs != 3 || jr.Aggregates.FailedJobs != 3 || jr.CurrentJobs["raw_analysis"] != refs[2].JobID || jr.Status != StatusRunning {
-		t.Errorf("journey %+v", jr)
-	}
-	if _, err := e.store.Jobs().Latest(ctx, "JRN-T", "tmf_mapping"); !errors.Is(err, ErrJobNotFound) {
-		t.Errorf("no executions: %v", err)
-	}
+	assert.False(t, jr.Aggregates.TotalJobs != 3 || jr.Aggregates.FailedJobs != 3 || jr.CurrentJobs["raw_analysis"] != refs[2].JobID || jr.Status != StatusRunning, "journey %+v", jr)
+	_, err := e.store.Jobs().Latest(ctx, "JRN-T", "tmf_mapping")
+	assert.ErrorIs(t, err, ErrJobNotFound, "no executions: %v", err)
 }
 
 // TestConcurrentStartsOfOneStageRunOneExecution: of 20 starts of one
@@ -93,7 +82,7 @@ func TestConcurrentStartsOfOneStageRunOneExecution(t *testing.T) {
 			case errors.As(err, &se) && se.Entity == "stage" && se.Current == string(StageRunning):
 				refused++
 			default:
-				t.Errorf("start: %v", err)
+				assert.Fail(t, fmt.Sprintf("start: %v", err))
 			}
 		})
 	}
@@ -123,13 +112,11 @@ func TestConcurrentStartsOfOneStageRunOneExecution(t *testing.T) {
 func TestJobsForStageUsesKeyConditionNotFilter(t *testing.T) {
 	rec := &recorder{DB: dynamotest.New()}
 	ctx := context.Background()
-	if err := Schema("").Create(ctx, rec); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Schema("").Create(ctx, rec))
 	s := mustStore(t, rec, newEnv(t).logs)
 	if _, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-K", Name: "k", Configuration: Configuration{RetryAttempts: 5},
 		Stages: []Stage{{StageID: "raw"}, {StageID: "raw_2"}}}); err != nil {
-		t.Fatal(err)
+		require.NoError(t, err)
 	}
 	for _, st := range []string{"raw", "raw_2", "raw", "raw_2", "raw_2"} {
 		j := must[*Job](t)(s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-K", StageID: st}))
@@ -137,30 +124,22 @@ func TestJobsForStageUsesKeyConditionNotFilter(t *testing.T) {
 	}
 	rec.queries = nil
 	jobs := must[[]Job](t)(collect(s.Jobs().All(ctx, "JRN-K", OfStage("raw"), ConsistentList())))
-	if len(jobs) != 2 || jobs[0].StageID != "raw" || jobs[1].StageID != "raw" {
-		t.Fatalf("jobs %+v", jobs)
-	}
+	require.False(t, len(jobs) != 2 || jobs[0].StageID != "raw" || jobs[1].StageID != "raw", "jobs %+v", jobs)
 	last := rec.queries[len(rec.queries)-1]
-	if last.FilterExpression != nil {
-		t.Errorf("jobs query filters: %s", aws.ToString(last.FilterExpression))
-	}
+	assert.Nil(t, last.FilterExpression, "jobs query filters: %s", aws.ToString(last.FilterExpression))
 	var prefix string
 	for _, v := range last.ExpressionAttributeValues {
 		if sv, ok := v.(*types.AttributeValueMemberS); ok && strings.HasPrefix(sv.Value, "JOB#") {
 			prefix = sv.Value
 		}
 	}
-	if !strings.Contains(aws.ToString(last.KeyConditionExpression), "begins_with") || prefix != "JOB#01#raw#" {
-		t.Errorf("key condition %s with %q", aws.ToString(last.KeyConditionExpression), prefix)
-	}
+	assert.False(t, !strings.Contains(aws.ToString(last.KeyConditionExpression), "begins_with") || prefix != "JOB#01#raw#", "key condition %s with %q", aws.ToString(last.KeyConditionExpression), prefix)
 
 	// The latest execution is one descending query with Limit 1.
 	rec.queries = nil
 	j := must[*Job](t)(s.Jobs().Latest(ctx, "JRN-K", "raw_2"))
 	last = rec.queries[len(rec.queries)-1]
-	if j.ExecutionNumber != 3 || aws.ToBool(last.ScanIndexForward) || aws.ToInt32(last.Limit) != 1 || last.FilterExpression != nil {
-		t.Errorf("latest %d via forward=%v limit=%d", j.ExecutionNumber, aws.ToBool(last.ScanIndexForward), aws.ToInt32(last.Limit))
-	}
+	assert.False(t, j.ExecutionNumber != 3 || aws.ToBool(last.ScanIndexForward) || aws.ToInt32(last.Limit) != 1 || last.FilterExpression != nil, "latest %d via forward=%v limit=%d", j.ExecutionNumber, aws.ToBool(last.ScanIndexForward), aws.ToInt32(last.Limit))
 }
 
 // TestConcurrentFinishesLoseNothing: 30 goroutines finishing the running
@@ -178,14 +157,12 @@ func TestConcurrentFinishesLoseNothing(t *testing.T) {
 				{Code: aws.String("TransactionConflict"), Message: aws.String("Transaction is ongoing for the item")}}}
 		e.db.ResetCalls()
 		e.db.Inject(dynamotest.Fault{Op: "TransactWriteItems", Times: 20, Err: conflict})
-		e.clock.Advance(90 * time.Second) // every job ran about 90 s: 45m in all
+		e.db.Advance(90 * time.Second) // every job ran about 90 s: 45m in all
 	})
-	if a := must[*Journey](t)(e.store.Journeys().Get(context.Background(), "JRN-T")).Aggregates; a.TotalExecutionTime != "45m" {
-		t.Errorf("totalExecutionTime %s for %.3f s", a.TotalExecutionTime, a.TotalExecutionSeconds)
-	}
-	if n := e.db.Calls("TransactWriteItems"); n < 50 {
-		t.Errorf("%d transactions sent for 30 finishes with 20 conflicts", n)
-	}
+	a := must[*Journey](t)(e.store.Journeys().Get(context.Background(), "JRN-T")).Aggregates
+	assert.Equal(t, "45m", a.TotalExecutionTime, "totalExecutionTime %s for %.3f s", a.TotalExecutionTime, a.TotalExecutionSeconds)
+	n := e.db.Calls("TransactWriteItems")
+	assert.False(t, n < 50, "%d transactions sent for 30 finishes with 20 conflicts", n)
 }
 
 // concurrentFinishes creates journeyID with 30 stages, starts one job of
@@ -226,18 +203,13 @@ func concurrentFinishes(t *testing.T, s *Store, journeyID string, beforeFinishes
 	close(start)
 	wg.Wait()
 	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("finish %d: %v", i, err)
-		}
+		require.NoError(t, err, "finish %d: %v", i, err)
 	}
 	j, err := s.Journeys().Get(ctx, journeyID, Consistent())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	a := j.Aggregates
 	if a.TotalJobs != 30 || a.CompletedJobs != 20 || a.FailedJobs != 10 {
-		t.Fatalf("after 30 concurrent finishes: totalJobs %d, completedJobs %d, failedJobs %d; want 30, 20, 10",
-			a.TotalJobs, a.CompletedJobs, a.FailedJobs)
+		require.FailNow(t, fmt.Sprintf("after 30 concurrent finishes: totalJobs %d, completedJobs %d, failedJobs %d; want 30, 20, 10", a.TotalJobs, a.CompletedJobs, a.FailedJobs))
 	}
 	// Every completed stage counted once, whatever order the finishes won.
 	assert.Len(t, j.CompletedStages, 20)
@@ -248,23 +220,18 @@ func concurrentFinishes(t *testing.T, s *Store, journeyID string, beforeFinishes
 			Aggregates Aggregates `dynamodbav:"aggregates"`
 		} `dynamodbav:"Data"`
 	}
-	if err := s.t.Get(ctx, s.t.Key("JOURNEY#"+journeyID, "METADATA"), &raw, table.Consistent()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.t.Get(ctx, s.t.Key("JOURNEY#"+journeyID, "METADATA"), &raw, table.Consistent()))
 	if ra := raw.Data.Aggregates; ra.TotalExecutionTime != formatMinutes(ra.TotalExecutionSeconds) {
-		t.Errorf("stored totalExecutionTime %q for %.3f s", ra.TotalExecutionTime, ra.TotalExecutionSeconds)
+		assert.Fail(t, fmt.Sprintf("stored totalExecutionTime %q for %.3f s", ra.TotalExecutionTime, ra.TotalExecutionSeconds))
 	} else {
 		t.Logf("30 jobs, %.3f s of execution, stored as %q", ra.TotalExecutionSeconds, ra.TotalExecutionTime)
 	}
 	// Finishing again changes nothing and says why.
 	_, err = s.Jobs().Finish(ctx, refs[1], Finish{Status: JobFailed})
 	var se *StatusError
-	if !errors.As(err, &se) || se.Current != "completed" {
-		t.Fatalf("second finish: %v", err)
-	}
-	if j2, _ := s.Journeys().Get(ctx, journeyID, Consistent()); j2.Aggregates != a {
-		t.Errorf("a refused finish moved the aggregates: %+v", j2.Aggregates)
-	}
+	require.False(t, !errors.As(err, &se) || se.Current != "completed", "second finish: %v", err)
+	j2, _ := s.Journeys().Get(ctx, journeyID, Consistent())
+	assert.Equal(t, a, j2.Aggregates, "a refused finish moved the aggregates: %+v", j2.Aggregates)
 }
 
 func TestJobProgressAndSteps(t *testing.T) {
@@ -274,59 +241,44 @@ func TestJobProgressAndSteps(t *testing.T) {
 	j := must[*Job](t)(e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"}))
 	ref := j.Ref()
 	j = must[*Job](t)(e.store.Jobs().SetProgress(ctx, ref, 40, "metadata_analysis"))
-	if j.Progress != 40 || j.CurrentStep != "metadata_analysis" {
-		t.Errorf("progress %+v", j)
-	}
+	assert.False(t, j.Progress != 40 || j.CurrentStep != "metadata_analysis", "progress %+v", j)
 	must[*Job](t)(e.store.Jobs().SetStepStatus(ctx, ref, "schema_extraction", StepRunning))
-	e.clock.Advance(1500 * time.Millisecond)
+	e.db.Advance(1500 * time.Millisecond)
 	j = must[*Job](t)(e.store.Jobs().SetStepStatus(ctx, ref, "schema_extraction", StepCompleted))
-	if st := j.Steps[0]; st.Status != StepCompleted || st.Duration != 1.5 || !st.EndTime.After(st.StartTime.Time) {
-		t.Errorf("step %+v", st)
-	}
+	st := j.Steps[0]
+	assert.False(t, st.Status != StepCompleted || st.Duration != 1.5 || !st.EndTime.After(st.StartTime.Time), "step %+v", st)
 	// A step the stage did not define is appended.
 	j = must[*Job](t)(e.store.Jobs().SetStepStatus(ctx, ref, "extra_check", StepRunning))
-	if len(j.Steps) != 4 || j.Steps[3].StepID != "extra_check" || j.CurrentStep != "extra_check" {
-		t.Errorf("steps %+v", j.Steps)
-	}
+	assert.False(t, len(j.Steps) != 4 || j.Steps[3].StepID != "extra_check" || j.CurrentStep != "extra_check", "steps %+v", j.Steps)
 	// Found by id alone, through GSI1.
-	if f := must[*Job](t)(e.store.Jobs().Find(ctx, ref.JobID)); f.Ref() != ref {
-		t.Errorf("FindJob %+v, want %+v", f.Ref(), ref)
-	}
-	if _, err := e.store.Jobs().Find(ctx, "JOB-NONE"); !errors.Is(err, ErrJobNotFound) {
-		t.Errorf("FindJob missing: %v", err)
-	}
+	f := must[*Job](t)(e.store.Jobs().Find(ctx, ref.JobID))
+	assert.Equal(t, ref, f.Ref(), "FindJob %+v, want %+v", f.Ref(), ref)
+	_, err := e.store.Jobs().Find(ctx, "JOB-NONE")
+	assert.ErrorIs(t, err, ErrJobNotFound, "FindJob missing: %v", err)
 	must[*Job](t)(e.store.Jobs().Finish(ctx, ref, Finish{Status: JobCompleted}))
 	var se *StatusError
-	if _, err := e.store.Jobs().SetProgress(ctx, ref, 50, ""); !errors.As(err, &se) || se.Current != "completed" {
-		t.Errorf("progress after finish: %v", err)
-	}
-	if _, err := e.store.Jobs().SetStepStatus(ctx, ref, "data_profiling", StepRunning); !errors.As(err, &se) {
-		t.Errorf("step after finish: %v", err)
-	}
+	_, err = e.store.Jobs().SetProgress(ctx, ref, 50, "")
+	assert.False(t, !errors.As(err, &se) || se.Current != "completed", "progress after finish: %v", err)
+	_, err = e.store.Jobs().SetStepStatus(ctx, ref, "data_profiling", StepRunning)
+	assert.False(t, !errors.As(err, &se), "step after finish: %v", err)
 	missing := ref
 	missing.Execution = 9
-	if _, err := e.store.Jobs().SetProgress(ctx, missing, 50, ""); !errors.Is(err, ErrJobNotFound) {
-		t.Errorf("progress of a missing job: %v", err)
-	}
-	if _, err := e.store.Jobs().Finish(ctx, missing, Finish{Status: JobCompleted}); !errors.Is(err, ErrJobNotFound) {
-		t.Errorf("finish of a missing job: %v", err)
-	}
-	if _, err := e.store.Jobs().Get(ctx, missing); !errors.Is(err, ErrJobNotFound) {
-		t.Errorf("get of a missing job: %v", err)
-	}
+	_, err = e.store.Jobs().SetProgress(ctx, missing, 50, "")
+	assert.ErrorIs(t, err, ErrJobNotFound, "progress of a missing job: %v", err)
+	_, err = e.store.Jobs().Finish(ctx, missing, Finish{Status: JobCompleted})
+	assert.ErrorIs(t, err, ErrJobNotFound, "finish of a missing job: %v", err)
+	_, err = e.store.Jobs().Get(ctx, missing)
+	assert.ErrorIs(t, err, ErrJobNotFound, "get of a missing job: %v", err)
 }
 
 func TestStartJobUnknownStageOrJourney(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.newJourney(t)
-	if _, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "nope"}); !errors.Is(err, ErrStageNotFound) {
-		t.Errorf("unknown stage: %v", err)
-	}
-	if _, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-NONE", StageID: "raw_analysis"}); !errors.Is(err, ErrStageNotFound) {
-		t.Errorf("unknown journey: %v", err)
-	}
-	if _, err := e.store.Jobs().List(ctx, "JRN-T", "", OfStage("nope")); !errors.Is(err, ErrStageNotFound) {
-		t.Errorf("jobs of unknown stage: %v", err)
-	}
+	_, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "nope"})
+	assert.ErrorIs(t, err, ErrStageNotFound, "unknown stage: %v", err)
+	_, err = e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-NONE", StageID: "raw_analysis"})
+	assert.ErrorIs(t, err, ErrStageNotFound, "unknown journey: %v", err)
+	_, err = e.store.Jobs().List(ctx, "JRN-T", "", OfStage("nope"))
+	assert.ErrorIs(t, err, ErrStageNotFound, "jobs of unknown stage: %v", err)
 }

@@ -23,7 +23,7 @@ func buildJourney(t testing.TB, e *env, id string) {
 		Description: "Transform legacy product catalog to TMF620 API standard", Priority: PriorityHigh, CreatedBy: "data_team",
 		ODAComponentType: "PRODUCTCATALOG",
 		Configuration:    Configuration{Timeout: 1800, MaxDepth: 5, TMFSpecVersion: "4.0.0", OutputFormat: "json", RetryAttempts: 3}}); err != nil {
-		t.Fatal(err)
+		require.NoError(t, err)
 	}
 	stages := DefaultStages()
 	prios := []Priority{PriorityLow, PriorityCritical, PriorityMedium, PriorityHigh}
@@ -31,16 +31,14 @@ func buildJourney(t testing.TB, e *env, id string) {
 		if _, err := e.store.Rules().Add(ctx, NewRule{JourneyID: id, StageID: stages[i%6].StageID,
 			Title: fmt.Sprintf("Rule %d", i), Type: RuleFieldMapping, Priority: prios[i%4],
 			Content: "Map 'sku' field to TMF 'productCode' with format validation"}); err != nil {
-			t.Fatal(err)
+			require.NoError(t, err)
 		}
 	}
 	for i := range 20 {
-		e.clock.Advance(time.Second)
+		e.db.Advance(time.Second)
 		j, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: id, StageID: stages[i%5].StageID})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.clock.Advance(90 * time.Second)
+		require.NoError(t, err)
+		e.db.Advance(90 * time.Second)
 		// Four executions of each of five stages: three failures (the
 		// journey allows three retries), then the completion.
 		status := JobFailed
@@ -49,7 +47,7 @@ func buildJourney(t testing.TB, e *env, id string) {
 		}
 		if _, err := e.store.Jobs().Finish(ctx, j.Ref(), Finish{Status: status,
 			Results: map[string]float64{"recordsProcessed": 10000, "recordsSucceeded": 9998}}); err != nil {
-			t.Fatal(err)
+			require.NoError(t, err)
 		}
 	}
 }
@@ -64,39 +62,27 @@ func TestLoadJourneyIsOneQuery(t *testing.T) {
 	e.db.ResetCalls()
 	e.db.ResetConsumed()
 	c, err := e.store.Journeys().Load(context.Background(), "JRN-LOAD")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := e.db.Consumed(DefaultTableName).ReadUnits
-	if n := e.calls(); n != 1 || e.db.Calls("Query") != 1 {
-		t.Fatalf("LoadJourney made %d requests (%d Query), want exactly 1 Query", n, e.db.Calls("Query"))
-	}
-	if len(c.Stages) != 6 || len(c.Rules) != 15 || len(c.Jobs) != 20 || c.Journey.ID != "JRN-LOAD" {
-		t.Fatalf("loaded %d stages, %d rules, %d jobs", len(c.Stages), len(c.Rules), len(c.Jobs))
-	}
+	n := e.calls()
+	require.False(t, n != 1 || e.db.Calls("Query") != 1, "LoadJourney made %d requests (%d Query), want exactly 1 Query", n, e.db.Calls("Query"))
+	require.False(t, len(c.Stages) != 6 || len(c.Rules) != 15 || len(c.Jobs) != 20 || c.Journey.ID != "JRN-LOAD", "loaded %d stages, %d rules, %d jobs", len(c.Stages), len(c.Rules), len(c.Jobs))
 	// The items' size as DynamoDB counts it.
 	size := 0
 	for item, err := range table.QueryAll[table.Item](context.Background(), e.store.t, table.Query{Partition: "JOURNEY#JRN-LOAD"}) {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		size += table.ItemSize(item)
 	}
 	want := math.Ceil(float64(size)/4096) / 2
 	t.Logf("complete journey: 42 items, %d bytes, one Query, %.1f RCU eventually consistent (%.0f strongly consistent)", size, got, 2*got)
-	if got != want {
-		t.Errorf("consumed %.1f RCU for %d bytes, want %.1f", got, size, want)
-	}
+	assert.Equal(t, want, got, "consumed %.1f RCU for %d bytes, want %.1f", got, size, want)
 
 	// Strongly consistent costs twice as much and is still one request.
 	e.db.ResetCalls()
 	e.db.ResetConsumed()
-	if _, err := e.store.Journeys().Load(context.Background(), "JRN-LOAD", Consistent()); err != nil {
-		t.Fatal(err)
-	}
-	if e.calls() != 1 || e.db.Consumed(DefaultTableName).ReadUnits != 2*want {
-		t.Errorf("consistent load: %d requests, %.1f RCU; want 1, %.1f", e.calls(), e.db.Consumed(DefaultTableName).ReadUnits, 2*want)
-	}
+	_, err = e.store.Journeys().Load(context.Background(), "JRN-LOAD", Consistent())
+	require.NoError(t, err)
+	assert.False(t, e.calls() != 1 || e.db.Consumed(DefaultTableName).ReadUnits != 2*want, "consistent load: %d requests, %.1f RCU; want 1, %.1f", e.calls(), e.db.Consumed(DefaultTableName).ReadUnits, 2*want)
 }
 
 // TestLoadJourneyGroupsAndOrders: stages by order, rules by stage then
@@ -106,9 +92,7 @@ func TestLoadJourneyGroupsAndOrders(t *testing.T) {
 	buildJourney(t, e, "JRN-LOAD")
 	c := must[*Complete](t)(e.store.Journeys().Load(context.Background(), "JRN-LOAD"))
 	for i, st := range c.Stages {
-		if st.Order != i+1 || st.JourneyID != "JRN-LOAD" {
-			t.Errorf("stage %d: %+v", i, st)
-		}
+		assert.False(t, st.Order != i+1 || st.JourneyID != "JRN-LOAD", "stage %d: %+v", i, st)
 	}
 	order := map[string]int{}
 	for _, st := range c.Stages {
@@ -118,22 +102,17 @@ func TestLoadJourneyGroupsAndOrders(t *testing.T) {
 		a, b := c.Rules[i-1], c.Rules[i]
 		if order[a.StageID] > order[b.StageID] ||
 			a.StageID == b.StageID && (a.Priority.rank() > b.Priority.rank() || a.Priority == b.Priority && a.Index > b.Index) {
-			t.Errorf("rule %s/%s/%d before %s/%s/%d", a.StageID, a.Priority, a.Index, b.StageID, b.Priority, b.Index)
+			assert.Fail(t, fmt.Sprintf("rule %s/%s/%d before %s/%s/%d", a.StageID, a.Priority, a.Index, b.StageID, b.Priority, b.Index))
 		}
 	}
 	jobs := c.StageJobs("raw_analysis")
-	if len(jobs) != 4 || jobs[3].ExecutionNumber != 4 || c.LatestJob("raw_analysis").ExecutionNumber != 4 {
-		t.Errorf("raw_analysis jobs %+v", jobs)
-	}
-	if c.LatestJob("verification_validation") != nil || c.Stage("nope") != nil || len(c.RecentJobs(3)) != 3 {
-		t.Error("helpers of Complete")
-	}
-	if rj := c.RecentJobs(1); rj[0].StartTime.Before(c.Jobs[0].StartTime.Time) {
-		t.Errorf("RecentJobs(1) = %v, not the newest", rj[0].StartTime)
-	}
+	assert.False(t, len(jobs) != 4 || jobs[3].ExecutionNumber != 4 || c.LatestJob("raw_analysis").ExecutionNumber != 4, "raw_analysis jobs %+v", jobs)
+	assert.False(t, c.LatestJob("verification_validation") != nil || c.Stage("nope") != nil || len(c.RecentJobs(3)) != 3, "helpers of Complete")
+	rj := c.RecentJobs(1)
+	assert.False(t, rj[0].StartTime.Before(c.Jobs[0].StartTime.Time), "RecentJobs(1) = %v, not the newest", rj[0].StartTime)
 	if c.Journey.Aggregates.TotalJobs != 20 || c.Journey.Aggregates.CompletedJobs != 5 || c.Journey.Aggregates.FailedJobs != 15 || c.Journey.Aggregates.TotalRules != 15 ||
 		c.Journey.Aggregates.TotalExecutionTime != "30m" {
-		t.Errorf("aggregates %+v", c.Journey.Aggregates)
+		assert.Fail(t, fmt.Sprintf("aggregates %+v", c.Journey.Aggregates))
 	}
 }
 
@@ -149,88 +128,58 @@ func TestLoadJourneyPaginatesPastOneMegabyte(t *testing.T) {
 	for range 1500 { // 1500 summaries of ~1.3 KB: about 2 MB
 		l.Info(msg, nil)
 	}
-	if err := l.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, l.Close(ctx))
 	e.db.ResetCalls()
 	c := must[*Complete](t)(e.store.Journeys().Load(ctx, "JRN-T"))
-	if len(c.Logs) != 1500 || len(c.Stages) != 6 || len(c.Jobs) != 1 {
-		t.Fatalf("loaded %d logs, %d stages, %d jobs", len(c.Logs), len(c.Stages), len(c.Jobs))
-	}
-	if q := e.db.Calls("Query"); q < 2 {
-		t.Errorf("a 2 MB partition in %d Query calls", q)
-	}
+	require.False(t, len(c.Logs) != 1500 || len(c.Stages) != 6 || len(c.Jobs) != 1, "loaded %d logs, %d stages, %d jobs", len(c.Logs), len(c.Stages), len(c.Jobs))
+	q := e.db.Calls("Query")
+	assert.False(t, q < 2, "a 2 MB partition in %d Query calls", q)
 	// SkipLogSummaries reads around them: two small queries.
 	e.db.ResetCalls()
 	e.db.ResetConsumed()
 	c = must[*Complete](t)(e.store.Journeys().Load(ctx, "JRN-T", SkipLogSummaries()))
-	if len(c.Logs) != 0 || len(c.Stages) != 6 || len(c.Jobs) != 1 || e.db.Calls("Query") != 2 {
-		t.Errorf("skipping logs: %d logs, %d stages, %d jobs in %d queries", len(c.Logs), len(c.Stages), len(c.Jobs), e.db.Calls("Query"))
-	}
-	if ru := e.db.Consumed(DefaultTableName).ReadUnits; ru > 2 {
-		t.Errorf("skipping logs read %.1f RCU: the summaries were read", ru)
-	}
+	assert.False(t, len(c.Logs) != 0 || len(c.Stages) != 6 || len(c.Jobs) != 1 || e.db.Calls("Query") != 2, "skipping logs: %d logs, %d stages, %d jobs in %d queries", len(c.Logs), len(c.Stages), len(c.Jobs), e.db.Calls("Query"))
+	ru := e.db.Consumed(DefaultTableName).ReadUnits
+	assert.False(t, ru > 2, "skipping logs read %.1f RCU: the summaries were read", ru)
 }
 
 func TestCreateJourneyWritesMetadataAndSixStagesAtomically(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	c := e.newJourney(t)
-	if e.db.Calls("TransactWriteItems") != 1 || e.calls() != 1 {
-		t.Errorf("create took %d requests", e.calls())
-	}
+	assert.False(t, e.db.Calls("TransactWriteItems") != 1 || e.calls() != 1, "create took %d requests", e.calls())
 	want := []string{"raw_analysis", "stripped_schema", "tmf_mapping", "migration_planning", "data_migration", "verification_validation"}
-	if len(c.Stages) != 6 {
-		t.Fatalf("%d stages", len(c.Stages))
-	}
+	require.Equal(t, 6, len(c.Stages), "%d stages", len(c.Stages))
 	for i, st := range c.Stages {
-		if st.StageID != want[i] || st.Order != i+1 || st.Status != StagePending {
-			t.Errorf("stage %d = %s order %d %s", i, st.StageID, st.Order, st.Status)
-		}
+		assert.False(t, st.StageID != want[i] || st.Order != i+1 || st.Status != StagePending, "stage %d = %s order %d %s", i, st.StageID, st.Order, st.Status)
 	}
-	if len(c.Stages[0].Steps) != 3 || c.Journey.Status != StatusPending || c.Journey.CurrentStageID != "raw_analysis" {
-		t.Errorf("created %+v", c.Journey)
-	}
+	assert.False(t, len(c.Stages[0].Steps) != 3 || c.Journey.Status != StatusPending || c.Journey.CurrentStageID != "raw_analysis", "created %+v", c.Journey)
 	stored := must[[]Stage](t)(collect(e.store.Stages().All(ctx, "JRN-T")))
-	if len(stored) != 6 || stored[5].StageID != "verification_validation" {
-		t.Errorf("stored stages %v", stored)
-	}
+	assert.False(t, len(stored) != 6 || stored[5].StageID != "verification_validation", "stored stages %v", stored)
 
 	// The same id again: nothing is written, not even the stages.
 	_, err := e.store.Journeys().Create(ctx, NewJourney{ID: "JRN-T", Name: "again", Stages: []Stage{{StageID: "other"}}})
-	if !errors.Is(err, ErrJourneyExists) || !errors.Is(err, table.ErrAlreadyExists) {
-		t.Fatalf("second create: %v", err)
-	}
-	if j := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T")); j.Name != "Test journey" {
-		t.Errorf("journey overwritten: %q", j.Name)
-	}
-	if st := must[[]Stage](t)(collect(e.store.Stages().All(ctx, "JRN-T"))); len(st) != 6 {
-		t.Errorf("%d stages after the refused create", len(st))
-	}
+	require.False(t, !errors.Is(err, ErrJourneyExists) || !errors.Is(err, table.ErrAlreadyExists), "second create: %v", err)
+	j := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T"))
+	assert.Equal(t, "Test journey", j.Name, "journey overwritten: %q", j.Name)
+	st := must[[]Stage](t)(collect(e.store.Stages().All(ctx, "JRN-T")))
+	assert.Equal(t, 6, len(st), "%d stages after the refused create", len(st))
 }
 
 func TestCreateJourneyCustomStagesAndGeneratedID(t *testing.T) {
 	e := newEnv(t)
 	c, err := e.store.Journeys().Create(context.Background(), NewJourney{Name: "custom",
 		Stages: []Stage{{StageID: "a", Name: "A"}, {StageID: "b", Name: "B", CanSkip: true}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Journey.ID != "JRN-1" || len(c.Stages) != 2 || c.Stages[1].Order != 2 || c.Journey.Priority != PriorityMedium {
-		t.Errorf("created %+v %+v", c.Journey, c.Stages)
-	}
+	require.NoError(t, err)
+	assert.False(t, c.Journey.ID != "JRN-1" || len(c.Stages) != 2 || c.Stages[1].Order != 2 || c.Journey.Priority != PriorityMedium, "created %+v %+v", c.Journey, c.Stages)
 }
 
 func TestGetJourneyMissingIsNotFound(t *testing.T) {
 	e := newEnv(t)
 	_, err := e.store.Journeys().Get(context.Background(), "JRN-NONE")
-	if !errors.Is(err, ErrJourneyNotFound) || !errors.Is(err, table.ErrNotFound) {
-		t.Fatalf("got %v", err)
-	}
+	require.False(t, !errors.Is(err, ErrJourneyNotFound) || !errors.Is(err, table.ErrNotFound), "got %v", err)
 	_, err = e.store.Journeys().Load(context.Background(), "JRN-NONE")
-	if !errors.Is(err, ErrJourneyNotFound) {
-		t.Fatalf("load: %v", err)
-	}
+	require.ErrorIs(t, err, ErrJourneyNotFound, "load: %v", err)
 }
 
 // TestListJourneysNewestFirstInPages walks 7 journeys three at a time.
@@ -238,19 +187,16 @@ func TestListJourneysNewestFirstInPages(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	for i := range 7 {
-		e.clock.Advance(time.Minute)
-		if _, err := e.store.Journeys().Create(ctx, NewJourney{ID: fmt.Sprintf("JRN-%d", i), Name: "j"}); err != nil {
-			t.Fatal(err)
-		}
+		e.db.Advance(time.Minute)
+		_, err := e.store.Journeys().Create(ctx, NewJourney{ID: fmt.Sprintf("JRN-%d", i), Name: "j"})
+		require.NoError(t, err)
 	}
 	var got []string
 	cursor := ""
 	pages := 0
 	for {
 		p, err := e.store.Journeys().List(ctx, cursor, Limit(3))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		pages++
 		for _, j := range p.Items {
 			got = append(got, j.ID)
@@ -260,22 +206,15 @@ func TestListJourneysNewestFirstInPages(t *testing.T) {
 		}
 		cursor = p.Next
 	}
-	if fmt.Sprint(got) != "[JRN-6 JRN-5 JRN-4 JRN-3 JRN-2 JRN-1 JRN-0]" || pages != 3 {
-		t.Errorf("pages %d: %v", pages, got)
-	}
+	assert.False(t, fmt.Sprint(got) != "[JRN-6 JRN-5 JRN-4 JRN-3 JRN-2 JRN-1 JRN-0]" || pages != 3, "pages %d: %v", pages, got)
 	var all []string
 	for j, err := range e.store.Journeys().All(ctx) {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		all = append(all, j.ID)
 	}
-	if fmt.Sprint(all) != fmt.Sprint(got) {
-		t.Errorf("Journeys = %v", all)
-	}
-	if _, err := e.store.Journeys().List(ctx, "garbage", Limit(3)); !errors.Is(err, table.ErrInvalidCursor) {
-		t.Errorf("bad cursor: %v", err)
-	}
+	assert.Equal(t, fmt.Sprint(got), fmt.Sprint(all), "Journeys = %v", all)
+	_, err := e.store.Journeys().List(ctx, "garbage", Limit(3))
+	assert.ErrorIs(t, err, table.ErrInvalidCursor, "bad cursor: %v", err)
 }
 
 // TestStatusMovesAreGuarded: pause, resume and cancel move only from the
@@ -285,44 +224,31 @@ func TestStatusMovesAreGuarded(t *testing.T) {
 	ctx := context.Background()
 	e.newJourney(t)
 	j := must[*Journey](t)(e.store.Journeys().Pause(ctx, "JRN-T"))
-	if j.Status != StatusPaused {
-		t.Fatalf("paused: %s", j.Status)
-	}
+	require.Equal(t, StatusPaused, j.Status, "paused: %s", j.Status)
 	_, err := e.store.Journeys().Pause(ctx, "JRN-T")
 	var se *StatusError
-	if !errors.As(err, &se) || se.Current != "paused" || !errors.Is(err, ErrInvalidStatus) || !errors.Is(err, table.ErrConditionFailed) {
-		t.Fatalf("second pause: %v", err)
-	}
+	require.False(t, !errors.As(err, &se) || se.Current != "paused" || !errors.Is(err, ErrInvalidStatus) || !errors.Is(err, table.ErrConditionFailed), "second pause: %v", err)
 	// A paused journey starts no job.
 	_, err = e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
-	if !errors.As(err, &se) || se.Current != "paused" {
-		t.Fatalf("start on paused: %v", err)
-	}
-	if jobs := must[[]Job](t)(collect(e.store.Jobs().All(ctx, "JRN-T", OfStage("raw_analysis"), ConsistentList()))); len(jobs) != 0 {
-		t.Fatalf("refused start left %d jobs", len(jobs))
-	}
-	if j := must[*Journey](t)(e.store.Journeys().Resume(ctx, "JRN-T")); j.Status != StatusRunning {
-		t.Fatalf("resumed: %s", j.Status)
-	}
-	if _, err := e.store.Journeys().Resume(ctx, "JRN-T"); !errors.As(err, &se) || se.Current != "running" {
-		t.Fatalf("resume running: %v", err)
-	}
-	if j := must[*Journey](t)(e.store.Journeys().Cancel(ctx, "JRN-T")); j.Status != StatusCancelled {
-		t.Fatalf("cancelled: %s", j.Status)
-	}
+	require.False(t, !errors.As(err, &se) || se.Current != "paused", "start on paused: %v", err)
+	jobs := must[[]Job](t)(collect(e.store.Jobs().All(ctx, "JRN-T", OfStage("raw_analysis"), ConsistentList())))
+	require.Equal(t, 0, len(jobs), "refused start left %d jobs", len(jobs))
+	j = must[*Journey](t)(e.store.Journeys().Resume(ctx, "JRN-T"))
+	require.Equal(t, StatusRunning, j.Status, "resumed: %s", j.Status)
+	_, err = e.store.Journeys().Resume(ctx, "JRN-T")
+	require.False(t, !errors.As(err, &se) || se.Current != "running", "resume running: %v", err)
+	j = must[*Journey](t)(e.store.Journeys().Cancel(ctx, "JRN-T"))
+	require.Equal(t, StatusCancelled, j.Status, "cancelled: %s", j.Status)
 	for name, move := range map[string]func(context.Context, string) (*Journey, error){
 		"pause": e.store.Journeys().Pause, "resume": e.store.Journeys().Resume} {
-		if _, err := move(ctx, "JRN-T"); !errors.As(err, &se) || se.Current != "cancelled" {
-			t.Errorf("%s after cancel: %v", name, err)
-		}
-		if _, err := move(ctx, "JRN-NONE"); !errors.Is(err, ErrJourneyNotFound) {
-			t.Errorf("%s of a missing journey: %v", name, err)
-		}
+		_, err := move(ctx, "JRN-T")
+		assert.False(t, !errors.As(err, &se) || se.Current != "cancelled", "%s after cancel: %v", name, err)
+		_, err = move(ctx, "JRN-NONE")
+		assert.ErrorIs(t, err, ErrJourneyNotFound, "%s of a missing journey: %v", name, err)
 	}
 	_, err = e.store.Journeys().Pause(ctx, "JRN-T")
-	if got := err.Error(); got != `journey: cannot pause journey "JRN-T": its status is "cancelled", not "pending" or "running"` {
-		t.Errorf("message %q", got)
-	}
+	got := err.Error()
+	assert.Equal(t, `journey: cannot pause journey "JRN-T": its status is "cancelled", not "pending" or "running"`, got, "message %q", got)
 	// Cancel again completes a cascade and changes nothing else.
 	j, err = e.store.Journeys().Cancel(ctx, "JRN-T")
 	require.NoError(t, err)
@@ -447,20 +373,18 @@ func TestLastStageCompletesJourney(t *testing.T) {
 	e.newJourney(t)
 	for i, st := range DefaultStages() {
 		j := must[*Job](t)(e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: st.StageID}))
-		e.clock.Advance(time.Minute)
+		e.db.Advance(time.Minute)
 		must[*Job](t)(e.store.Jobs().Finish(ctx, j.Ref(), Finish{Status: JobCompleted}))
 		jr := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T"))
-		if want := (i + 1) * 100 / 6; jr.OverallProgress != want {
-			t.Errorf("after stage %d progress %d, want %d", i+1, jr.OverallProgress, want)
-		}
+		want := (i + 1) * 100 / 6
+		assert.Equal(t, want, jr.OverallProgress, "after stage %d progress %d, want %d", i+1, jr.OverallProgress, want)
 	}
 	raw := storedItem(t, e.store, "JOURNEY#JRN-T", "METADATA")
-	if got := raw["Data"].(map[string]any)["aggregates"].(map[string]any)["totalExecutionTime"]; got != "6m" {
-		t.Errorf("stored totalExecutionTime %v, want the 6 minutes of the six jobs", got)
-	}
+	got := raw["Data"].(map[string]any)["aggregates"].(map[string]any)["totalExecutionTime"]
+	assert.Equal(t, "6m", got, "stored totalExecutionTime %v, want the 6 minutes of the six jobs", got)
 	jr := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T"))
 	if jr.Status != StatusCompleted || jr.OverallProgress != 100 || jr.CurrentStageID != "verification_validation" ||
 		jr.Aggregates.TotalExecutionTime != "6m" {
-		t.Errorf("finished journey %+v", jr)
+		assert.Fail(t, fmt.Sprintf("finished journey %+v", jr))
 	}
 }

@@ -37,64 +37,41 @@ func TestStepLoggerWritesFileSummariesAndCounts(t *testing.T) {
 	l := must[*StepLogger](t)(e.store.Logs().Logger(ref, "schema_extraction", func(o *LoggerOptions) { o.Source = "schema_analyzer" }))
 	e.db.ResetCalls()
 	l.Debug("connecting", nil)
-	e.clock.Advance(time.Millisecond)
+	e.db.Advance(time.Millisecond)
 	l.Info("Processing table: products", map[string]any{"rows": 120})
-	e.clock.Advance(time.Millisecond)
+	e.db.Advance(time.Millisecond)
 	l.Warning("Missing index on product_id", nil)
-	if e.calls() != 0 || len(objects(t, e.logs)) != 0 {
-		t.Fatal("logging sent something before Flush")
-	}
-	if err := l.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
-	e.clock.Advance(time.Millisecond)
+	require.False(t, e.calls() != 0 || len(objects(t, e.logs)) != 0, "logging sent something before Flush")
+	require.NoError(t, l.Flush(ctx))
+	e.db.Advance(time.Millisecond)
 	l.Error("Table orders unreadable", map[string]any{"code": "E42"})
-	if err := l.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Close(ctx); err != nil {
-		t.Fatalf("second Close: %v", err)
-	}
-	if err := l.Log(LevelInfo, "late", nil); !errors.Is(err, ErrLoggerClosed) {
-		t.Errorf("Log after Close: %v", err)
-	}
+	require.NoError(t, l.Close(ctx))
+	err := l.Close(ctx)
+	require.NoError(t, err, "second Close: %v", err)
+	err = l.Log(LevelInfo, "late", nil)
+	assert.ErrorIs(t, err, ErrLoggerClosed, "Log after Close: %v", err)
 	l.Info("late too", nil) // nothing to return the error to but the next Close
-	if err := l.Close(ctx); !errors.Is(err, ErrLoggerClosed) {
-		t.Errorf("Close after a refused Info: %v", err)
-	}
+	err = l.Close(ctx)
+	assert.ErrorIs(t, err, ErrLoggerClosed, "Close after a refused Info: %v", err)
 
 	entries := must[[]LogEntry](t)(e.store.Logs().ReadStep(ctx, ref, "schema_extraction"))
 	var levels []string
 	for _, en := range entries {
 		levels = append(levels, string(en.Level))
-		if en.JobID != ref.JobID || en.StepID != "schema_extraction" {
-			t.Errorf("entry %+v", en)
-		}
+		assert.False(t, en.JobID != ref.JobID || en.StepID != "schema_extraction", "entry %+v", en)
 	}
-	if fmt.Sprint(levels) != "[DEBUG INFO WARNING ERROR]" || fmt.Sprint(entries[1].Details["rows"]) != "120" {
-		t.Errorf("file holds %v %v", levels, entries[1].Details)
-	}
-	if l.Len() != 4 {
-		t.Errorf("Len %d", l.Len())
-	}
-	if l.Location() != "s3://transformation-journey-logs/journeys/JRN-T/stages/raw_analysis/executions/"+ref.JobID+"/logs/schema_extraction.json" {
-		t.Errorf("location %s", l.Location())
-	}
+	assert.False(t, fmt.Sprint(levels) != "[DEBUG INFO WARNING ERROR]" || fmt.Sprint(entries[1].Details["rows"]) != "120", "file holds %v %v", levels, entries[1].Details)
+	assert.Equal(t, 4, l.Len(), "Len %d", l.Len())
+	assert.Equal(t, "s3://transformation-journey-logs/journeys/JRN-T/stages/raw_analysis/executions/"+ref.JobID+"/logs/schema_extraction.json", l.Location(), "location %s", l.Location())
 
 	j := must[*Job](t)(e.store.Jobs().Get(ctx, ref))
-	if j.Metrics != (JobMetrics{TotalLogs: 4, ErrorCount: 1, WarningCount: 1, InfoCount: 1, DebugCount: 1}) {
-		t.Errorf("metrics %+v", j.Metrics)
-	}
+	assert.Equal(t, (JobMetrics{TotalLogs: 4, ErrorCount: 1, WarningCount: 1, InfoCount: 1, DebugCount: 1}), j.Metrics, "metrics %+v", j.Metrics)
 	a := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T")).Aggregates
-	if a.TotalLogs != 4 || a.TotalErrors != 1 || a.TotalWarnings != 1 {
-		t.Errorf("aggregates %+v", a)
-	}
+	assert.False(t, a.TotalLogs != 4 || a.TotalErrors != 1 || a.TotalWarnings != 1, "aggregates %+v", a)
 
 	// Summaries in time order, newest first, a page at a time.
 	all := must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, ""))
-	if len(all.Items) != 4 || all.Items[0].Level != "debug" || all.Items[3].Level != "error" || all.Items[1].Source != "schema_analyzer" {
-		t.Fatalf("summaries %+v", all.Items)
-	}
+	require.False(t, len(all.Items) != 4 || all.Items[0].Level != "debug" || all.Items[3].Level != "error" || all.Items[1].Source != "schema_analyzer", "summaries %+v", all.Items)
 	var newest []string
 	cursor := ""
 	for {
@@ -106,9 +83,7 @@ func TestStepLoggerWritesFileSummariesAndCounts(t *testing.T) {
 			break
 		}
 	}
-	if fmt.Sprint(newest) != "[error warning info debug]" {
-		t.Errorf("newest first %v", newest)
-	}
+	assert.Equal(t, "[error warning info debug]", fmt.Sprint(newest), "newest first %v", newest)
 }
 
 // failingStore refuses every Put.
@@ -125,37 +100,27 @@ func TestStepLoggerWritesS3BeforeDynamoDB(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	ref := startedJob(t, e)
-	down := mustStore(t, e.db, failingStore{e.logs}, func(o *Options) { o.Clock = e.clock.Now })
+	down := mustStore(t, e.db, failingStore{e.logs}, func(o *Options) { o.Clock = e.db.Now })
 	l := must[*StepLogger](t)(down.Logs().Logger(ref, "s1"))
 	l.Info("x", nil)
 	e.db.ResetCalls()
-	if err := l.Flush(ctx); err == nil || !strings.Contains(err.Error(), "S3 is down") {
-		t.Fatalf("flush with S3 down: %v", err)
-	}
-	if e.calls() != 0 {
-		t.Fatalf("%d DynamoDB requests after the file failed", e.calls())
-	}
+	err := l.Flush(ctx)
+	require.False(t, err == nil || !strings.Contains(err.Error(), "S3 is down"), "flush with S3 down: %v", err)
+	require.Equal(t, 0, e.calls(), "%d DynamoDB requests after the file failed", e.calls())
 
 	l = must[*StepLogger](t)(e.store.Logs().Logger(ref, "s2"))
 	for i := range 30 {
 		l.Info(fmt.Sprint(i), nil)
 	}
 	e.db.Inject(dynamotest.FailNth("TransactWriteItems", 1, &types.InternalServerError{Message: aws.String("injected")}))
-	if err := l.Flush(ctx); err == nil {
-		t.Fatal("flush succeeded through an injected failure")
-	}
-	if len(objects(t, e.logs)) != 1 {
-		t.Fatal("the log file was not written first")
-	}
-	if err := l.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if m := must[*Job](t)(e.store.Jobs().Get(ctx, ref)).Metrics; m.TotalLogs != 30 || m.InfoCount != 30 {
-		t.Errorf("metrics after the retried flush %+v", m)
-	}
-	if p := must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, "")); len(p.Items) != 30 {
-		t.Errorf("%d summaries", len(p.Items))
-	}
+	err = l.Flush(ctx)
+	require.Error(t, err, "flush succeeded through an injected failure")
+	require.Equal(t, 1, len(objects(t, e.logs)), "the log file was not written first")
+	require.NoError(t, l.Flush(ctx))
+	m := must[*Job](t)(e.store.Jobs().Get(ctx, ref)).Metrics
+	assert.False(t, m.TotalLogs != 30 || m.InfoCount != 30, "metrics after the retried flush %+v", m)
+	p := must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, ""))
+	assert.Equal(t, 30, len(p.Items), "%d summaries", len(p.Items))
 }
 
 func TestLogSummariesCanBeTurnedOff(t *testing.T) {
@@ -164,24 +129,16 @@ func TestLogSummariesCanBeTurnedOff(t *testing.T) {
 	ref := startedJob(t, e)
 	l := must[*StepLogger](t)(e.store.Logs().Logger(ref, "s1"))
 	l.Warning("w", nil)
-	if err := l.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if e.db.Calls("BatchWriteItem") != 0 || len(must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, "")).Items) != 0 {
-		t.Error("summaries written although disabled")
-	}
-	if m := must[*Job](t)(e.store.Jobs().Get(ctx, ref)).Metrics; m.WarningCount != 1 {
-		t.Errorf("metrics %+v", m)
-	}
+	require.NoError(t, l.Close(ctx))
+	assert.False(t, e.db.Calls("BatchWriteItem") != 0 || len(must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, "")).Items) != 0, "summaries written although disabled")
+	m := must[*Job](t)(e.store.Jobs().Get(ctx, ref)).Metrics
+	assert.Equal(t, 1, m.WarningCount, "metrics %+v", m)
 	// Turned on for one logger.
 	l = must[*StepLogger](t)(e.store.Logs().Logger(ref, "s2", func(o *LoggerOptions) { o.Summaries = true }))
 	l.Info("i", nil)
-	if err := l.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, "")).Items); n != 1 {
-		t.Errorf("%d summaries", n)
-	}
+	require.NoError(t, l.Close(ctx))
+	n := len(must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, "")).Items)
+	assert.Equal(t, 1, n, "%d summaries", n)
 }
 
 // TestJobLogsMergesStepsInTimeOrder reads every step file back.
@@ -192,25 +149,20 @@ func TestJobLogsMergesStepsInTimeOrder(t *testing.T) {
 	a := must[*StepLogger](t)(e.store.Logs().Logger(ref, "schema_extraction"))
 	b := must[*StepLogger](t)(e.store.Logs().Logger(ref, "metadata_analysis"))
 	for i := range 6 {
-		e.clock.Advance(time.Second)
+		e.db.Advance(time.Second)
 		[]*StepLogger{a, b}[i%2].Info(fmt.Sprint(i), nil)
 	}
 	for _, l := range []*StepLogger{a, b} {
-		if err := l.Close(ctx); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, l.Close(ctx))
 	}
 	entries := must[[]LogEntry](t)(e.store.Logs().Read(ctx, ref))
 	var msgs []string
 	for _, en := range entries {
 		msgs = append(msgs, en.Message)
 	}
-	if fmt.Sprint(msgs) != "[0 1 2 3 4 5]" {
-		t.Errorf("merged %v", msgs)
-	}
-	if _, err := e.store.Logs().ReadStep(ctx, ref, "data_profiling"); !errors.Is(err, blobstore.ErrNotFound) {
-		t.Errorf("a step that logged nothing: %v", err)
-	}
+	assert.Equal(t, "[0 1 2 3 4 5]", fmt.Sprint(msgs), "merged %v", msgs)
+	_, err := e.store.Logs().ReadStep(ctx, ref, "data_profiling")
+	assert.ErrorIs(t, err, blobstore.ErrNotFound, "a step that logged nothing: %v", err)
 }
 
 // TestSummariesStayConcise: a long message is cut in the summary and kept
@@ -222,16 +174,11 @@ func TestSummariesStayConcise(t *testing.T) {
 	l := must[*StepLogger](t)(e.store.Logs().Logger(ref, "s"))
 	long := strings.Repeat("é", 2000)
 	l.Error(long, map[string]any{"blob": strings.Repeat("x", 5000)})
-	if err := l.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, l.Close(ctx))
 	sum := must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, "")).Items[0]
-	if len(sum.Message) > maxSummaryMessage || !strings.HasPrefix(long, sum.Message) || sum.Details != nil {
-		t.Errorf("summary message %d bytes, details %v", len(sum.Message), sum.Details != nil)
-	}
-	if full := must[[]LogEntry](t)(e.store.Logs().ReadStep(ctx, ref, "s")); full[0].Message != long {
-		t.Error("the file lost the message")
-	}
+	assert.False(t, len(sum.Message) > maxSummaryMessage || !strings.HasPrefix(long, sum.Message) || sum.Details != nil, "summary message %d bytes, details %v", len(sum.Message), sum.Details != nil)
+	full := must[[]LogEntry](t)(e.store.Logs().ReadStep(ctx, ref, "s"))
+	assert.Equal(t, long, full[0].Message, "the file lost the message")
 }
 
 // tiedSummaries logs n entries in one microsecond (the clock stands

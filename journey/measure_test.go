@@ -21,7 +21,7 @@ func TestFinishJobIsThreeRequestsInTwoRoundTrips(t *testing.T) {
 	buildJourney(t, e, "JRN-M")
 	j, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-M", StageID: "verification_validation"})
 	require.NoError(t, err)
-	e.clock.Advance(90 * time.Second)
+	e.db.Advance(90 * time.Second)
 	e.db.ResetCalls()
 	done, err := e.store.Jobs().Finish(ctx, j.Ref(), Finish{Status: JobCompleted})
 	require.NoError(t, err)

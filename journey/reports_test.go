@@ -2,7 +2,7 @@ package journey
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -22,31 +22,25 @@ func TestWriteReportFileThenCatalog(t *testing.T) {
 	ctx := context.Background()
 	ref := startedJob(t, e)
 	for _, step := range []string{"schema_extraction", "metadata_analysis"} {
-		e.clock.Advance(1000)
+		e.db.Advance(1000)
 		if _, err := e.store.Reports().Write(ctx, ref, step, Report{ReportType: ReportSummary, Title: step + " report",
 			Summary: "ok", Recommendations: []string{"none"}}); err != nil {
-			t.Fatal(err)
+			require.NoError(t, err)
 		}
 	}
 	keys := objects(t, e.reports)
 	want := "journeys/JRN-T/stages/raw_analysis/executions/" + ref.JobID + "/reports/"
-	if len(keys) != 2 || keys[0] != want+"metadata_analysis/RPT-2.json" || len(objects(t, e.logs)) != 0 {
-		t.Fatalf("report objects %v (logs store %v)", keys, objects(t, e.logs))
-	}
+	require.False(t, len(keys) != 2 || keys[0] != want+"metadata_analysis/RPT-2.json" || len(objects(t, e.logs)) != 0, "report objects %v (logs store %v)", keys, objects(t, e.logs))
 	reports := must[[]Report](t)(e.store.Reports().Read(ctx, ref))
-	if len(reports) != 2 || reports[1].ReportID != ref.JobID+"_schema_extraction" || reports[1].Recommendations[0] != "none" {
-		t.Errorf("reports %+v", reports)
-	}
+	assert.False(t, len(reports) != 2 || reports[1].ReportID != ref.JobID+"_schema_extraction" || reports[1].Recommendations[0] != "none", "reports %+v", reports)
 	cat := must[table.Page[ReportEntry]](t)(e.store.Reports().ListCatalog(ctx, ref.JobID, ""))
 	if len(cat.Items) != 2 || cat.Items[0].Title != "schema_extraction report" || cat.Items[0].Status != "generated" ||
 		cat.Items[0].S3Location != "s3://transformation-journey-reports/"+want+"schema_extraction/RPT-1.json" ||
 		cat.Items[0].Metrics.ReportSections != 2 || cat.Items[0].Metrics.ContentSize == 0 {
-		t.Errorf("catalog %+v", cat.Items)
+		assert.Fail(t, fmt.Sprintf("catalog %+v", cat.Items))
 	}
 	page := must[table.Page[ReportEntry]](t)(e.store.Reports().ListCatalog(ctx, ref.JobID, "", Limit(1)))
-	if len(page.Items) != 1 || page.Next == "" {
-		t.Errorf("first page %+v", page)
-	}
+	assert.False(t, len(page.Items) != 1 || page.Next == "", "first page %+v", page)
 }
 
 func TestWriteReportWithoutFileWritesNoCatalog(t *testing.T) {
@@ -55,15 +49,11 @@ func TestWriteReportWithoutFileWritesNoCatalog(t *testing.T) {
 	ref := startedJob(t, e)
 	down := mustStore(t, e.db, e.logs, func(o *Options) { o.Reports = failingStore{e.reports} })
 	e.db.ResetCalls()
-	if _, err := down.Reports().Write(ctx, ref, "s", Report{ReportType: ReportTimeline, Title: "t"}); err == nil || !strings.Contains(err.Error(), "S3 is down") {
-		t.Fatalf("got %v", err)
-	}
-	if e.calls() != 0 {
-		t.Errorf("%d DynamoDB requests after the file failed", e.calls())
-	}
-	if _, err := e.store.Reports().Write(ctx, ref, "s", Report{ReportType: "pdf", Title: "t"}); !errors.Is(err, table.ErrInvalidInput) {
-		t.Errorf("unknown report type: %v", err)
-	}
+	_, err := down.Reports().Write(ctx, ref, "s", Report{ReportType: ReportTimeline, Title: "t"})
+	require.False(t, err == nil || !strings.Contains(err.Error(), "S3 is down"), "got %v", err)
+	assert.Equal(t, 0, e.calls(), "%d DynamoDB requests after the file failed", e.calls())
+	_, err = e.store.Reports().Write(ctx, ref, "s", Report{ReportType: "pdf", Title: "t"})
+	assert.ErrorIs(t, err, table.ErrInvalidInput, "unknown report type: %v", err)
 }
 
 // TestTwoReportsOfOneStepAreBothReadable: a second report of the same step

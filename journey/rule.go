@@ -412,19 +412,37 @@ func (s *Store) setRuleStatus(ctx context.Context, ref RuleRef, status RuleStatu
 	}
 }
 
-// rulesForStage implements [Rules.ForStage].
-func (s *Store) rulesForStage(ctx context.Context, journeyID, stageID string, opts ...func(*ReadOptions)) ([]Rule, error) {
-	if err := checkID("journeyId", journeyID); err != nil {
-		return nil, err
+// GlobalRules is the id of the journey that holds the global rules, the
+// rule library every journey shares: a rule with scope global added to it
+// (Rules.Add with JourneyID GlobalRules) applies to every journey. Create
+// it once like any journey, Journeys.Create with ID GlobalRules; its
+// stages are the stages its rules are filed under.
+const GlobalRules = "GLOBAL"
+
+// appliesTo reports whether r, read from its journey's partition, applies
+// to stage stageID of that journey (or, from GlobalRules, of any journey):
+// a stage rule to its own stage and to those of applicableStages; a
+// project or global rule to every stage, or to its own and those of
+// applicableStages when it names any.
+func (r Rule) appliesTo(stageID string) bool {
+	if r.StageID == stageID || slices.Contains(r.Metadata.ApplicableStages, stageID) {
+		return true
 	}
-	if err := checkID("stageId", stageID); err != nil {
-		return nil, err
+	switch r.Scope {
+	case ScopeProject, ScopeGlobal:
+		return len(r.Metadata.ApplicableStages) == 0
 	}
+	return false
+}
+
+// journeyRules reads every rule of a journey: one Query,
+// begins_with(SK, "RULE#").
+func (s *Store) journeyRules(ctx context.Context, journeyID string, consistent bool) ([]Rule, error) {
 	pk, _ := journeyPK.Build(journeyID)
-	prefix, _ := ruleSK.Prefix(stageID)
+	prefix, _ := ruleSK.Prefix()
 	var out []Rule
-	q := table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix), Consistent: readOptions(opts).Consistent}
-	for rec, err := range table.QueryAll[record[Rule]](ctx, s.t, q) {
+	for rec, err := range table.QueryAll[record[Rule]](ctx, s.t, table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix),
+		Consistent: consistent}) {
 		if err != nil {
 			return nil, err
 		}
@@ -434,7 +452,57 @@ func (s *Store) rulesForStage(ctx context.Context, journeyID, stageID string, op
 		}
 		out = append(out, r)
 	}
-	sortRules(out, nil)
+	return out, nil
+}
+
+// rulesForStage implements [Rules.ForStage].
+func (s *Store) rulesForStage(ctx context.Context, journeyID, stageID string, opts ...func(*ReadOptions)) ([]Rule, error) {
+	if err := checkID("journeyId", journeyID); err != nil {
+		return nil, err
+	}
+	if err := checkID("stageId", stageID); err != nil {
+		return nil, err
+	}
+	consistent := readOptions(opts).Consistent
+	own, err := s.journeyRules(ctx, journeyID, consistent)
+	if err != nil {
+		return nil, err
+	}
+	var out []Rule
+	for _, r := range own {
+		if r.appliesTo(stageID) {
+			out = append(out, r)
+		}
+	}
+	if journeyID != GlobalRules {
+		global, err := s.journeyRules(ctx, GlobalRules, consistent)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range global {
+			if r.Scope == ScopeGlobal && r.appliesTo(stageID) {
+				out = append(out, r)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Rule) int {
+		if d := a.Priority.rank() - b.Priority.rank(); d != 0 {
+			return d
+		}
+		if ga, gb := a.JourneyID == GlobalRules, b.JourneyID == GlobalRules; ga != gb {
+			if ga {
+				return 1
+			}
+			return -1
+		}
+		if c := strings.Compare(a.StageID, b.StageID); c != 0 {
+			return c
+		}
+		if a.Index != b.Index {
+			return a.Index - b.Index
+		}
+		return strings.Compare(a.RuleID, b.RuleID)
+	})
 	return out, nil
 }
 

@@ -2,44 +2,98 @@ package journey
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestRulesForStageRunCriticalFirst: the seed's GSI1SK would list a
-// stage's rules critical, high, low, medium; RulesForStage gives execution
-// order, critical → high → medium → low, then index, from one Query.
+// stage's rules critical, high, low, medium; Rules.ForStage gives execution
+// order, critical → high → medium → low, then index.
 func TestRulesForStageRunCriticalFirst(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.newJourney(t)
 	for i, p := range []Priority{PriorityLow, PriorityMedium, PriorityHigh, PriorityCritical, PriorityMedium, PriorityLow} {
-		if _, err := e.store.Rules().Add(ctx, NewRule{JourneyID: "JRN-T", StageID: "tmf_mapping", Title: fmt.Sprint(i),
-			Type: RuleBusinessLogic, Priority: p}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := e.store.Rules().Add(ctx, NewRule{JourneyID: "JRN-T", StageID: "tmf_mapping", Title: fmt.Sprint(i),
+			Type: RuleBusinessLogic, Priority: p})
+		require.NoError(t, err)
 	}
-	// A rule of another stage whose id starts the same must not appear.
-	if _, err := e.store.Rules().Add(ctx, NewRule{JourneyID: "JRN-T", StageID: "raw_analysis", Title: "other", Type: RuleFieldMapping}); err != nil {
-		t.Fatal(err)
-	}
+	// A rule of another stage must not appear.
+	_, err := e.store.Rules().Add(ctx, NewRule{JourneyID: "JRN-T", StageID: "raw_analysis", Title: "other", Type: RuleFieldMapping})
+	require.NoError(t, err)
 	e.db.ResetCalls()
-	rules := must[[]Rule](t)(e.store.Rules().ForStage(ctx, "JRN-T", "tmf_mapping"))
-	if e.calls() != 1 {
-		t.Errorf("%d requests", e.calls())
-	}
+	rules, err := e.store.Rules().ForStage(ctx, "JRN-T", "tmf_mapping")
+	require.NoError(t, err)
+	assert.Equal(t, 2, e.calls(), "the journey's rules and the global rules: two Queries")
 	var got []string
 	for _, r := range rules {
 		got = append(got, fmt.Sprintf("%s/%d", r.Priority, r.Index))
 	}
-	if fmt.Sprint(got) != "[critical/4 high/3 medium/2 medium/5 low/1 low/6]" {
-		t.Errorf("order %v", got)
+	assert.Equal(t, []string{"critical/4", "high/3", "medium/2", "medium/5", "low/1", "low/6"}, got)
+	require.NotEmpty(t, rules)
+	assert.Equal(t, "rule-tmf_mapping-business_logic-4", rules[0].RuleID)
+	assert.Equal(t, RuleActive, rules[0].Status)
+	assert.Equal(t, ScopeStage, rules[0].Scope)
+}
+
+// TestRulesForStageHonourScope: seed 000's scope. A stage rule applies to
+// its stage and to metadata.applicableStages; a project rule to every stage
+// of its journey (the project) unless applicableStages narrows it (to its
+// own stage and those named); a
+// global rule of the GlobalRules journey to every journey. Rules of another
+// journey, stage rules of another stage and non-global rules of
+// GlobalRules are not returned.
+func TestRulesForStageHonourScope(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	for _, id := range []string{"JRN-A", "JRN-B", GlobalRules} {
+		_, err := e.store.Journeys().Create(ctx, NewJourney{ID: id, Name: id})
+		require.NoError(t, err)
 	}
-	if r := rules[0]; r.RuleID != "rule-tmf_mapping-business_logic-4" || r.Status != RuleActive || r.Scope != ScopeStage {
-		t.Errorf("rule %+v", r)
+	add := func(journeyID, stageID, title string, scope RuleScope, p Priority, applicable ...string) {
+		t.Helper()
+		_, err := e.store.Rules().Add(ctx, NewRule{JourneyID: journeyID, StageID: stageID, Title: title, Type: RuleFieldMapping,
+			Scope: scope, Priority: p, Metadata: RuleMetadata{ApplicableStages: applicable}})
+		require.NoError(t, err)
 	}
+	add("JRN-A", "raw_analysis", "A stage raw", ScopeStage, PriorityHigh)
+	add("JRN-A", "raw_analysis", "A stage raw+tmf", ScopeStage, PriorityMedium, "raw_analysis", "tmf_mapping")
+	add("JRN-A", "stripped_schema", "A stage stripped", ScopeStage, PriorityCritical)
+	add("JRN-A", "raw_analysis", "A project", ScopeProject, PriorityLow)
+	add("JRN-A", "raw_analysis", "A project migration only", ScopeProject, PriorityCritical, "data_migration")
+	add("JRN-B", "tmf_mapping", "B stage tmf", ScopeStage, PriorityCritical)
+	add("JRN-B", "raw_analysis", "B project", ScopeProject, PriorityCritical)
+	add("JRN-B", "raw_analysis", "B global, kept in B", ScopeGlobal, PriorityCritical)
+	add(GlobalRules, "raw_analysis", "global", ScopeGlobal, PriorityMedium)
+	add(GlobalRules, "raw_analysis", "global validation only", ScopeGlobal, PriorityHigh, "verification_validation")
+	add(GlobalRules, "tmf_mapping", "library stage rule", ScopeStage, PriorityCritical)
+
+	titles := func(journeyID, stageID string) []string {
+		t.Helper()
+		rules, err := e.store.Rules().ForStage(ctx, journeyID, stageID, Consistent())
+		require.NoError(t, err)
+		var out []string
+		for _, r := range rules {
+			out = append(out, r.Title)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"A stage raw+tmf", "global", "A project"}, titles("JRN-A", "tmf_mapping"),
+		"applicableStages brings a raw_analysis rule to tmf_mapping; by priority, own before global")
+	assert.Equal(t, []string{"A project migration only", "A stage raw", "global validation only", "A stage raw+tmf", "global", "A project"},
+		titles("JRN-A", "raw_analysis"), "a rule always applies to the stage it is filed under")
+	assert.Equal(t, []string{"A project migration only", "global", "A project"}, titles("JRN-A", "data_migration"))
+	assert.Equal(t, []string{"A stage stripped", "global", "A project"}, titles("JRN-A", "stripped_schema"))
+	assert.Equal(t, []string{"global validation only", "global", "A project"}, titles("JRN-A", "verification_validation"))
+	assert.Equal(t, []string{"B project", "B global, kept in B", "B stage tmf", "global"}, titles("JRN-B", "tmf_mapping"),
+		"a global rule kept in a journey applies to that journey only")
+	assert.Equal(t, []string{"library stage rule", "global"}, titles(GlobalRules, "tmf_mapping"),
+		"GlobalRules itself reads its rules once")
+	assert.Equal(t, []string{"global"}, titles("JRN-NONE", "tmf_mapping"), "a journey without rules still gets the global ones")
 }
 
 // TestConcurrentAddRuleTakesDistinctIndexes: 15 rules added at once to one
@@ -58,49 +112,51 @@ func TestConcurrentAddRuleTakesDistinctIndexes(t *testing.T) {
 	}
 	wg.Wait()
 	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	}
-	rules := must[[]Rule](t)(e.store.Rules().ForStage(ctx, "JRN-T", "raw_analysis"))
+	rules, err := e.store.Rules().ForStage(ctx, "JRN-T", "raw_analysis")
+	require.NoError(t, err)
 	seen := map[int]bool{}
 	for _, r := range rules {
 		seen[r.Index] = true
 	}
-	if len(rules) != 15 || len(seen) != 15 || !seen[1] || !seen[15] {
-		t.Errorf("%d rules with indexes %v", len(rules), seen)
-	}
-	a := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T")).Aggregates
-	if a.TotalRules != 15 || a.ActiveRules != 10 {
-		t.Errorf("aggregates %+v", a)
-	}
+	assert.Len(t, rules, 15)
+	assert.Len(t, seen, 15)
+	assert.True(t, seen[1] && seen[15], "indexes %v", seen)
+	j, err := e.store.Journeys().Get(ctx, "JRN-T")
+	require.NoError(t, err)
+	assert.Equal(t, 15, j.Aggregates.TotalRules)
+	assert.Equal(t, 10, j.Aggregates.ActiveRules)
 }
 
 func TestSetRuleStatusMovesActiveRules(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.newJourney(t)
-	r := must[*Rule](t)(e.store.Rules().Add(ctx, NewRule{JourneyID: "JRN-T", StageID: "raw_analysis", Title: "r", Type: RuleComplianceCheck}))
-	active := func() int { return must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T")).Aggregates.ActiveRules }
+	r, err := e.store.Rules().Add(ctx, NewRule{JourneyID: "JRN-T", StageID: "raw_analysis", Title: "r", Type: RuleComplianceCheck})
+	require.NoError(t, err)
+	active := func() int {
+		j, err := e.store.Journeys().Get(ctx, "JRN-T")
+		require.NoError(t, err)
+		return j.Aggregates.ActiveRules
+	}
 	steps := []struct {
 		to   RuleStatus
 		want int
 	}{{RuleInactive, 0}, {RuleDeprecated, 0}, {RuleActive, 1}, {RuleActive, 1}, {RuleDeprecated, 0}}
 	for _, st := range steps {
-		got := must[*Rule](t)(e.store.Rules().SetStatus(ctx, r.Ref(), st.to))
-		if got.Status != st.to || active() != st.want {
-			t.Errorf("to %s: status %s, activeRules %d, want %d", st.to, got.Status, active(), st.want)
-		}
+		got, err := e.store.Rules().SetStatus(ctx, r.Ref(), st.to)
+		require.NoError(t, err)
+		assert.Equal(t, st.to, got.Status)
+		assert.Equal(t, st.want, active(), "activeRules after moving to %s", st.to)
 	}
-	if stored := must[*Rule](t)(e.store.Rules().Get(ctx, r.Ref())); stored.Status != RuleDeprecated {
-		t.Errorf("stored %s", stored.Status)
-	}
+	stored, err := e.store.Rules().Get(ctx, r.Ref())
+	require.NoError(t, err)
+	assert.Equal(t, RuleDeprecated, stored.Status)
 	ref := r.Ref()
 	ref.RuleID = "rule-missing"
-	if _, err := e.store.Rules().SetStatus(ctx, ref, RuleActive); !errors.Is(err, ErrRuleNotFound) {
-		t.Errorf("missing rule: %v", err)
-	}
-	if _, err := e.store.Rules().Add(ctx, NewRule{JourneyID: "JRN-T", StageID: "nope", Title: "r", Type: RuleValidation}); !errors.Is(err, ErrStageNotFound) {
-		t.Errorf("unknown stage: %v", err)
-	}
+	_, err = e.store.Rules().SetStatus(ctx, ref, RuleActive)
+	assert.ErrorIs(t, err, ErrRuleNotFound)
+	_, err = e.store.Rules().Add(ctx, NewRule{JourneyID: "JRN-T", StageID: "nope", Title: "r", Type: RuleValidation})
+	assert.ErrorIs(t, err, ErrStageNotFound)
 }

@@ -47,10 +47,32 @@ func (h *Rules) SetStatus(ctx context.Context, ref RuleRef, status RuleStatus) (
 	return h.s.setRuleStatus(ctx, ref, status)
 }
 
-// ForStage returns a stage's rules in execution order: priority
-// critical, high, medium, low, then index. One Query reads exactly the
-// stage's rules (begins_with(SK, "RULE#{stageId}#")); the priority order is
-// applied in memory because the seed's keys sort priorities alphabetically.
+// ForStage returns the rules that apply to a stage of a journey, as seed
+// 000's scope says:
+//
+//   - the journey's stage rules (scope "stage") filed under the stage, and
+//     those whose metadata.applicableStages names it;
+//   - the journey's project rules (scope "project"): the journey is the
+//     seed's project, every rule key lives under JOURNEY#{journeyId} and the
+//     seed names no other; they apply to every stage, or to their own and
+//     those of applicableStages when it names any;
+//   - the global rules (scope "global") of the rule library, the journey
+//     GlobalRules, likewise to every stage of every journey unless
+//     applicableStages narrows them.
+//
+// A rule of another journey, a stage rule of another stage, and a rule of
+// GlobalRules whose scope is not global are never returned. Inactive and
+// deprecated rules are returned with their status, for the caller to
+// skip.
+//
+// The order is total, the order rules run in: priority critical, high,
+// medium, low; then the journey's own rules before global ones; then by
+// the stage they are filed under, index and rule id (the rule's key, unique
+// in its journey). Priority is applied in memory because the seed's GSI1
+// keys sort priorities alphabetically. Two Queries, begins_with(SK, "RULE#")
+// on the journey and on GlobalRules (one for GlobalRules itself): a
+// journey holds a handful of rules, and reading them all is cheaper than a
+// query per applicable stage.
 func (h *Rules) ForStage(ctx context.Context, journeyID, stageID string, opts ...func(*ReadOptions)) (_ []Rule, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err

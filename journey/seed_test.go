@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"io"
 	"os"
 	"reflect"
@@ -29,12 +31,9 @@ func seedItem(t *testing.T, name string) map[string]any {
 func readTestJSON(t *testing.T, name string, out any) {
 	t.Helper()
 	b, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := decodeJSON(b, out); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
+	require.NoError(t, err)
+	err = decodeJSON(b, out)
+	require.NoError(t, err, "%s: %v", name, err)
 }
 
 // storedItem reads the raw item with key pk, sk from the table, as the
@@ -42,13 +41,10 @@ func readTestJSON(t *testing.T, name string, out any) {
 func storedItem(t *testing.T, s *Store, pk, sk string) map[string]any {
 	t.Helper()
 	var item table.Item
-	if err := s.t.Get(context.Background(), s.t.Key(pk, sk), &item, table.Consistent()); err != nil {
-		t.Fatalf("get %s %s: %v", pk, sk, err)
-	}
+	err := s.t.Get(context.Background(), s.t.Key(pk, sk), &item, table.Consistent())
+	require.NoError(t, err, "get %s %s: %v", pk, sk, err)
 	m, err := itemToJSON(item)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return m
 }
 
@@ -131,9 +127,8 @@ func assertSeedItem(t *testing.T, name string, got, want map[string]any, ignore 
 	for _, p := range ignore {
 		ig[p] = true
 	}
-	if d := diffJSON("", got, want, ig); len(d) > 0 {
-		t.Errorf("%s differs from the seed:\n  %s", name, strings.Join(d, "\n  "))
-	}
+	d := diffJSON("", got, want, ig)
+	assert.False(t, len(d) > 0, "%s differs from the seed:\n  %s", name, strings.Join(d, "\n  "))
 }
 
 // TestSeedExamplesRoundTripExactly restores the seed's six example items
@@ -150,12 +145,9 @@ func TestSeedExamplesRoundTripExactly(t *testing.T) {
 		b.Items = append(b.Items, seedItem(t, n))
 	}
 	doc, err := json.Marshal(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.store.Backups().ImportFrom(ctx, "JRN-ABC123456789", bytes.NewReader(doc)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	_, err = e.store.Backups().ImportFrom(ctx, "JRN-ABC123456789", bytes.NewReader(doc))
+	require.NoError(t, err)
 	for _, n := range names {
 		want := seedItem(t, n)
 		got := storedItem(t, e.store, want["PK"].(string), want["SK"].(string))
@@ -163,50 +155,34 @@ func TestSeedExamplesRoundTripExactly(t *testing.T) {
 	}
 
 	c, err := e.store.Journeys().Load(ctx, "JRN-ABC123456789")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	j := c.Journey
 	if j.Status != StatusRunning || j.Priority != PriorityHigh || j.CurrentStageIndex != 2 || j.CurrentStageID != "tmf_mapping" ||
 		j.OverallProgress != 45 || j.CurrentJobs["stripped_schema"] != "JOB-457" || j.Aggregates.TotalJobs != 12 ||
 		j.Aggregates.TotalExecutionTime != "125m" || j.Configuration.Timeout != 1800 || !j.CreatedAt.Equal(t0) {
-		t.Errorf("journey read as %+v", j)
+		assert.Fail(t, fmt.Sprintf("journey read as %+v", j))
 	}
-	if len(c.Stages) != 1 || len(c.Stages[0].Steps) != 3 || c.Stages[0].Steps[1].EstimatedDuration != "15m" {
-		t.Errorf("stages read as %+v", c.Stages)
-	}
+	assert.False(t, len(c.Stages) != 1 || len(c.Stages[0].Steps) != 3 || c.Stages[0].Steps[1].EstimatedDuration != "15m", "stages read as %+v", c.Stages)
 	if len(c.Rules) != 1 || c.Rules[0].Index != 1 || c.Rules[0].Priority != PriorityHigh ||
 		!slices.Equal(c.Rules[0].Metadata.ApplicableStages, []string{"raw_analysis", "tmf_mapping"}) {
-		t.Errorf("rules read as %+v", c.Rules)
+		assert.Fail(t, fmt.Sprintf("rules read as %+v", c.Rules))
 	}
 	if len(c.Jobs) != 1 || c.Jobs[0].Duration != 125.5 || c.Jobs[0].Results["recordsSucceeded"] != 9998 ||
 		c.Jobs[0].ErrorMessage != nil || c.Jobs[0].Steps[1].Duration != 65.5 || c.Jobs[0].Order != 1 {
-		t.Errorf("jobs read as %+v", c.Jobs)
+		assert.Fail(t, fmt.Sprintf("jobs read as %+v", c.Jobs))
 	}
-	if len(c.Logs) != 1 || c.Logs[0].LogID != "LOG-789" || c.Logs[0].Level != "info" {
-		t.Errorf("logs read as %+v", c.Logs)
-	}
-	if len(c.Reports) != 1 || c.Reports[0].Metrics.ContentSize != 2048 || c.Reports[0].ReportType != ReportPerformance {
-		t.Errorf("reports read as %+v", c.Reports)
-	}
+	assert.False(t, len(c.Logs) != 1 || c.Logs[0].LogID != "LOG-789" || c.Logs[0].Level != "info", "logs read as %+v", c.Logs)
+	assert.False(t, len(c.Reports) != 1 || c.Reports[0].Metrics.ContentSize != 2048 || c.Reports[0].ReportType != ReportPerformance, "reports read as %+v", c.Reports)
 
 	info, err := e.store.Backups().Export(ctx, "JRN-ABC123456789")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var back Backup
 	rc, _, err := e.backups.Get(ctx, info.Key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	body, _ := io.ReadAll(rc)
 	rc.Close()
-	if err := decodeJSON(body, &back); err != nil {
-		t.Fatal(err)
-	}
-	if len(back.Items) != len(names) {
-		t.Fatalf("export holds %d items, want %d", len(back.Items), len(names))
-	}
+	require.NoError(t, decodeJSON(body, &back))
+	require.Equal(t, len(names), len(back.Items), "export holds %d items, want %d", len(back.Items), len(names))
 	for _, got := range back.Items {
 		for _, n := range names {
 			if want := seedItem(t, n); want["SK"] == got["SK"] {
@@ -228,20 +204,16 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	s := e.store
 	at := func(ts string) {
 		v, err := time.Parse(time.RFC3339Nano, ts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.clock.Set(v)
+		require.NoError(t, err)
+		e.db.SetTime(v)
 	}
 	seedJourney := seedItem(t, "journey.json")
 	var jd Journey
-	if err := table.Unmarshal(must[table.Item](t)(jsonToItem(seedJourney["Data"].(map[string]any))), &jd); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, table.Unmarshal(must[table.Item](t)(jsonToItem(seedJourney["Data"].(map[string]any))), &jd))
 	at("2025-11-01T20:00:00Z")
 	if _, err := s.Journeys().Create(ctx, NewJourney{ID: jd.ID, Name: jd.Name, Description: jd.Description, Priority: jd.Priority,
 		CreatedBy: jd.CreatedBy, ODAComponentType: jd.ODAComponentType, Source: jd.Source, Configuration: jd.Configuration}); err != nil {
-		t.Fatal(err)
+		require.NoError(t, err)
 	}
 	pk := "JOURNEY#JRN-ABC123456789"
 	got := storedItem(t, s, pk, "METADATA")
@@ -251,34 +223,29 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 		"Data.currentStageId", "Data.overallProgress", "Data.currentJobs", "Data.aggregates")
 	if g, w := sortedKeys(got["Data"].(map[string]any)["aggregates"].(map[string]any)),
 		sortedKeys(seedJourney["Data"].(map[string]any)["aggregates"].(map[string]any)); !slices.Equal(g, w) {
-		t.Errorf("aggregates hold %v, the seed %v", g, w)
+		assert.Fail(t, fmt.Sprintf("aggregates hold %v, the seed %v", g, w))
 	}
 
 	seedRule := seedItem(t, "rule.json")
 	var rd Rule
-	if err := table.Unmarshal(must[table.Item](t)(jsonToItem(seedRule["Data"].(map[string]any))), &rd); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, table.Unmarshal(must[table.Item](t)(jsonToItem(seedRule["Data"].(map[string]any))), &rd))
 	if _, err := s.Rules().Add(ctx, NewRule{JourneyID: rd.JourneyID, StageID: rd.StageID, RuleID: rd.RuleID, Title: rd.Title,
 		Description: rd.Description, Type: rd.Type, Priority: rd.Priority, Scope: rd.Scope, Status: rd.Status,
 		Context: rd.Context, Content: rd.Content, Metadata: rd.Metadata}); err != nil {
-		t.Fatal(err)
+		require.NoError(t, err)
 	}
 	assertSeedItem(t, "rule", storedItem(t, s, pk, seedRule["SK"].(string)), seedRule)
 
 	at("2025-11-01T20:30:00Z")
 	job, err := s.Jobs().Start(ctx, NewJob{JourneyID: jd.ID, StageID: "raw_analysis", JobID: "JOB-456",
 		Configuration: JobConfiguration{Timeout: 1800, RetryAttempts: 3, EnableDetailedLogging: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ref := job.Ref()
 	step := func(ts, id string, st StepStatus) {
 		t.Helper()
 		at(ts)
-		if _, err := s.Jobs().SetStepStatus(ctx, ref, id, st); err != nil {
-			t.Fatal(err)
-		}
+		_, err := s.Jobs().SetStepStatus(ctx, ref, id, st)
+		require.NoError(t, err)
 	}
 	step("2025-11-01T20:30:00Z", "schema_extraction", StepRunning)
 
@@ -292,25 +259,17 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 		at(entry["timestamp"].(string))
 		logger.Info(entry["message"].(string), entry["details"].(map[string]any))
 	}
-	if err := logger.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, logger.Close(ctx))
 	var file []map[string]any
 	readLogFile := func() {
 		rc, _, err := e.logs.Get(ctx, "journeys/JRN-ABC123456789/stages/raw_analysis/executions/JOB-456/logs/schema_extraction.json")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer rc.Close()
 		b, _ := io.ReadAll(rc)
-		if err := decodeJSON(b, &file); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, decodeJSON(b, &file))
 	}
 	readLogFile()
-	if len(file) != len(seedFile) {
-		t.Fatalf("log file has %d entries, the seed %d", len(file), len(seedFile))
-	}
+	require.Equal(t, len(seedFile), len(file), "log file has %d entries, the seed %d", len(file), len(seedFile))
 	for i := range file {
 		assertSeedItem(t, fmt.Sprintf("log file entry %d", i), file[i], seedFile[i])
 	}
@@ -320,9 +279,8 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	gotLog := storedItem(t, s, pk, seedLog["SK"].(string))
 	assertSeedItem(t, "log entry", gotLog, seedLog, "Data.details")
 	for k, v := range seedLog["Data"].(map[string]any)["details"].(map[string]any) {
-		if d := diffJSON(k, gotLog["Data"].(map[string]any)["details"].(map[string]any)[k], v, nil); len(d) > 0 {
-			t.Errorf("log entry details: %v", d)
-		}
+		d := diffJSON(k, gotLog["Data"].(map[string]any)["details"].(map[string]any)[k], v, nil)
+		assert.False(t, len(d) > 0, "log entry details: %v", d)
 	}
 
 	step("2025-11-01T20:30:45Z", "schema_extraction", StepCompleted)
@@ -333,15 +291,14 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	if _, err := s.Jobs().Finish(ctx, ref, Finish{Status: JobCompleted, Results: map[string]float64{
 		"recordsProcessed": 10000, "recordsSucceeded": 9998, "recordsFailed": 2, "tablesAnalyzed": 45, "fieldsExtracted": 450,
 	}}); err != nil {
-		t.Fatal(err)
+		require.NoError(t, err)
 	}
 	seedJob := seedItem(t, "job.json")
 	gotJob := storedItem(t, s, pk, seedJob["SK"].(string))
 	// metrics count what this test logged (2 entries), not the seed's 145.
 	assertSeedItem(t, "job", gotJob, seedJob, "Data.metrics", "Data.s3Config")
-	if m := gotJob["Data"].(map[string]any)["metrics"].(map[string]any); fmt.Sprintf("%v %v", m["totalLogs"], m["infoCount"]) != "2 2" {
-		t.Errorf("job metrics %v, want the 2 info entries logged", m)
-	}
+	m := gotJob["Data"].(map[string]any)["metrics"].(map[string]any)
+	assert.Equal(t, "2 2", fmt.Sprintf("%v %v", m["totalLogs"], m["infoCount"]), "job metrics %v, want the 2 info entries logged", m)
 
 	seedStage := seedItem(t, "stage.json")
 	// UpdatedAt moved with the job; the counters are the package's.
@@ -357,7 +314,7 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 		ExecutionSummary:   map[string]any{"stepId": "schema_extraction"},
 		PerformanceMetrics: map[string]any{"throughput": 0.99}, DetailedResults: map[string]any{"tablesExtracted": 45},
 		Recommendations: []string{"Schema extraction performed well"}}); err != nil {
-		t.Fatal(err)
+		require.NoError(t, err)
 	}
 	// contentSize is the size of the file this test wrote and
 	// generationTime the test clock's (standing still). The file has a
@@ -367,34 +324,26 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	gotReport := storedItem(t, s, pk, seedReport["SK"].(string))
 	assertSeedItem(t, "report", gotReport, seedReport,
 		"Data.metrics.contentSize", "Data.metrics.generationTime", "Data.s3Location")
-	if got, want := gotReport["Data"].(map[string]any)["s3Location"], strings.TrimSuffix(sd["s3Location"].(string), ".json")+"/RPT-ABC.json"; got != want {
-		t.Errorf("report s3Location %v, want %v", got, want)
-	}
+	gotLoc, wantLoc := gotReport["Data"].(map[string]any)["s3Location"], strings.TrimSuffix(sd["s3Location"].(string), ".json")+"/RPT-ABC.json"
+	assert.Equal(t, wantLoc, gotLoc, "report s3Location")
 
 	// The seed's report file, written as a second report of the step.
 	var seedReportFile map[string]any
 	readTestJSON(t, "report_file.json", &seedReportFile)
 	var rf Report
 	b, _ := json.Marshal(seedReportFile)
-	if err := json.Unmarshal(b, &rf); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Reports().Write(ctx, ref, "schema_extraction", rf); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(b, &rf))
+	_, err = s.Reports().Write(ctx, ref, "schema_extraction", rf)
+	require.NoError(t, err)
 	reports, err := s.Reports().Read(ctx, ref)
-	if err != nil || len(reports) != 2 {
-		t.Fatalf("JobReports = %v, %v", reports, err)
-	}
+	require.False(t, err != nil || len(reports) != 2, "JobReports = %v, %v", reports, err)
 	fromSeed := reports[0]
 	if fromSeed.Title != rf.Title {
 		fromSeed = reports[1]
 	}
 	var gotFile map[string]any
 	b, _ = json.Marshal(fromSeed)
-	if err := decodeJSON(b, &gotFile); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, decodeJSON(b, &gotFile))
 	assertSeedItem(t, "report file", gotFile, seedReportFile)
 
 	// Every key of the six entities, as the seed spells them.
@@ -404,9 +353,7 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 		sks = append(sks, item["SK"].(string))
 	}
 	sort.Strings(sks)
-	if len(c.Stages) != 6 || len(c.Rules) != 1 || len(c.Jobs) != 1 || len(c.Logs) != 2 || len(c.Reports) != 2 {
-		t.Errorf("partition holds %d stages, %d rules, %d jobs, %d logs, %d reports", len(c.Stages), len(c.Rules), len(c.Jobs), len(c.Logs), len(c.Reports))
-	}
+	assert.False(t, len(c.Stages) != 6 || len(c.Rules) != 1 || len(c.Jobs) != 1 || len(c.Logs) != 2 || len(c.Reports) != 2, "partition holds %d stages, %d rules, %d jobs, %d logs, %d reports", len(c.Stages), len(c.Rules), len(c.Jobs), len(c.Logs), len(c.Reports))
 	for _, sk := range sks {
 		storedItem(t, s, pk, sk) // fails the test if missing
 	}
