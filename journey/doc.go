@@ -108,6 +108,17 @@
 //     the next Import. A journey is never part backup and part something
 //     else.
 //
+// # Progress from the change feed
+//
+// A journey's progress is in its items: a job created running, a job moved
+// to completed, failed or cancelled, a stage moved to completed or
+// skipped, a journey moved to completed, failed or cancelled.
+// [ProgressEvents] reads one change of the table's stream (package
+// changes, with [DecodeItem] and a NEW_AND_OLD_IMAGES stream) and returns
+// the [ProgressEvent] it means, so a dashboard or a notifier follows
+// journeys without polling them; delivery is at least once, and each event
+// carries its change's sequence number.
+//
 // # Logs and reports
 //
 // A [StepLogger] collects a step's entries in memory, as the seed's

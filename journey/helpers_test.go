@@ -3,11 +3,12 @@ package journey
 import (
 	"context"
 	"fmt"
-	"github.com/stretchr/testify/require"
 	"iter"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"

@@ -1,0 +1,174 @@
+package journey
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/changes"
+	"github.com/tablekit/tablekit/table"
+)
+
+// ProgressKind is what a ProgressEvent reports.
+type ProgressKind string
+
+// The progress a journey's change feed reports.
+const (
+	ProgressJobStarted       ProgressKind = "jobStarted"
+	ProgressJobCompleted     ProgressKind = "jobCompleted"
+	ProgressJobFailed        ProgressKind = "jobFailed"
+	ProgressJobCancelled     ProgressKind = "jobCancelled"
+	ProgressStageCompleted   ProgressKind = "stageCompleted"
+	ProgressStageSkipped     ProgressKind = "stageSkipped"
+	ProgressJourneyCompleted ProgressKind = "journeyCompleted"
+	ProgressJourneyFailed    ProgressKind = "journeyFailed"
+	ProgressJourneyCancelled ProgressKind = "journeyCancelled"
+)
+
+// ProgressEvent is one step of a journey's progress, read from the table's
+// change feed: a job started or ended, a stage completed or was skipped, a
+// journey ended.
+type ProgressEvent struct {
+	Kind      ProgressKind `json:"kind"`
+	JourneyID string       `json:"journeyId"`
+	// StageID is the stage of a job or stage event; "" for a journey's.
+	StageID string `json:"stageId,omitempty"`
+	// JobID and ExecutionNumber name the job of a job event.
+	JobID           string `json:"jobId,omitempty"`
+	ExecutionNumber int    `json:"executionNumber,omitempty"`
+	// Progress is the journey's overallProgress for a journey event, the
+	// job's progress for a job event, 0 for a stage event.
+	Progress int `json:"progress"`
+	// ErrorMessage is a failed job's error.
+	ErrorMessage string `json:"errorMessage,omitempty"`
+	// At is when the item changed, as the item says (its UpdatedAt).
+	At Time `json:"at"`
+	// SequenceNumber is the change's place in its item's order, for
+	// handlers that must apply each event once (delivery is at least once).
+	SequenceNumber string `json:"sequenceNumber"`
+}
+
+// DecodeItem is the changes.Options.Decode for a consumer of the journey
+// table: it keeps each image as the raw item (a *table.Item), which
+// ProgressEvents reads. Use it as
+//
+//	c, err := changes.New[table.Item](db, streams, journey.DefaultTableName,
+//		changes.Decode(journey.DecodeItem), changes.Name("progress"))
+//	for ch, err := range c.Changes(ctx) {
+//		events, err := journey.ProgressEvents(ch)
+//		...
+//	}
+//
+// The table's stream must carry both images (NEW_AND_OLD_IMAGES): a move
+// is told from the status before and after.
+func DecodeItem(item map[string]types.AttributeValue, out any) error {
+	p, ok := out.(*table.Item)
+	if !ok {
+		return fmt.Errorf("journey: DecodeItem decodes into a *table.Item, not %T", out)
+	}
+	*p = item
+	return nil
+}
+
+// ProgressEvents returns the progress one change of the journey table
+// means: none for most changes (a log summary, a step's progress, a rule),
+// one for a job that started (created running) or ended (moved from
+// pending or running to completed, failed or cancelled), a stage that
+// moved to completed or skipped, or a journey that moved to completed,
+// failed or cancelled. An item changed without such a move (an import
+// restoring finished jobs, a retried write) reports nothing, so a handler
+// sees each move once per delivery of its change. A change without the
+// images it needs (a KEYS_ONLY or NEW_IMAGE stream) reports nothing
+// either, but for a job start.
+func ProgressEvents(ch changes.Change[table.Item]) ([]ProgressEvent, error) {
+	if ch.New == nil {
+		return nil, nil // a deletion: nothing progressed
+	}
+	newItem := *ch.New
+	var oldItem table.Item
+	if ch.Old != nil {
+		oldItem = *ch.Old
+	}
+	if stringAttr(oldItem, attrImportID) != "" || stringAttr(newItem, attrImportID) != "" {
+		return nil, nil // an import's claim, not progress
+	}
+	before, after := dataStatus(oldItem), dataStatus(newItem)
+	if ch.Old != nil && before == after {
+		return nil, nil
+	}
+	ev := ProgressEvent{SequenceNumber: ch.SequenceNumber}
+	switch stringAttr(newItem, attrEntityType) {
+	case EntityJob:
+		var rec record[Job]
+		if err := table.Unmarshal(newItem, &rec); err != nil {
+			return nil, fmt.Errorf("journey: decode job change: %w", err)
+		}
+		j, err := jobFrom(rec)
+		if err != nil {
+			return nil, err
+		}
+		ev.JourneyID, ev.StageID, ev.JobID, ev.ExecutionNumber, ev.Progress, ev.At =
+			j.JourneyID, j.StageID, j.JobID, j.ExecutionNumber, j.Progress, j.UpdatedAt
+		if j.ErrorMessage != nil {
+			ev.ErrorMessage = *j.ErrorMessage
+		}
+		active := ch.Old == nil || before == string(JobPending) || before == string(JobRunning)
+		switch {
+		case ch.Old == nil && j.Status == JobRunning:
+			ev.Kind = ProgressJobStarted
+		case active && ch.Old != nil && j.Status == JobCompleted:
+			ev.Kind = ProgressJobCompleted
+		case active && ch.Old != nil && j.Status == JobFailed:
+			ev.Kind = ProgressJobFailed
+		case active && ch.Old != nil && j.Status == JobCancelled:
+			ev.Kind = ProgressJobCancelled
+		}
+	case EntityStage:
+		if ch.Old == nil {
+			return nil, nil
+		}
+		var rec record[Stage]
+		if err := table.Unmarshal(newItem, &rec); err != nil {
+			return nil, fmt.Errorf("journey: decode stage change: %w", err)
+		}
+		st, err := stageFrom(rec)
+		if err != nil {
+			return nil, err
+		}
+		ev.JourneyID, ev.StageID, ev.At = st.JourneyID, st.StageID, st.UpdatedAt
+		switch st.Status {
+		case StageCompleted:
+			ev.Kind = ProgressStageCompleted
+		case StageSkipped:
+			ev.Kind = ProgressStageSkipped
+		}
+	case EntityJourney:
+		if ch.Old == nil {
+			return nil, nil
+		}
+		var rec record[Journey]
+		if err := table.Unmarshal(newItem, &rec); err != nil {
+			return nil, fmt.Errorf("journey: decode journey change: %w", err)
+		}
+		j, err := journeyFrom(rec)
+		if err != nil {
+			return nil, err
+		}
+		ev.JourneyID, ev.Progress, ev.At = j.ID, j.OverallProgress, j.UpdatedAt
+		switch j.Status {
+		case StatusCompleted:
+			ev.Kind = ProgressJourneyCompleted
+		case StatusFailed:
+			ev.Kind = ProgressJourneyFailed
+		case StatusCancelled:
+			ev.Kind = ProgressJourneyCancelled
+		}
+	}
+	if ev.Kind == "" {
+		return nil, nil
+	}
+	if ev.At.IsZero() {
+		ev.At = Time{ch.At.UTC()}
+	}
+	return []ProgressEvent{ev}, nil
+}
