@@ -3,11 +3,16 @@ package journey_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/journey"
+	"github.com/tablekit/tablekit/table"
 )
 
 // exampleStore is a store on the in-memory fake with a fixed clock and
@@ -150,4 +155,103 @@ func ExampleJourneys_Pause() {
 	fmt.Println(err)
 	// Output:
 	// journey: cannot pause journey "JRN-1": its status is "cancelled", not "pending" or "running"
+}
+
+func ExampleRules_ForStage() {
+	ctx := context.Background()
+	s := exampleStore()
+	for _, id := range []string{"JRN-1", journey.GlobalRules} {
+		if _, err := s.Journeys().Create(ctx, journey.NewJourney{ID: id, Name: id}); err != nil {
+			panic(err)
+		}
+	}
+	for _, r := range []journey.NewRule{
+		{JourneyID: "JRN-1", StageID: "raw_analysis", Title: "Map SKU to productCode", Priority: journey.PriorityHigh,
+			Metadata: journey.RuleMetadata{ApplicableStages: []string{"raw_analysis", "tmf_mapping"}}},
+		{JourneyID: "JRN-1", StageID: "raw_analysis", Title: "Profile nulls", Priority: journey.PriorityCritical},
+		{JourneyID: "JRN-1", StageID: "raw_analysis", Title: "Keep an audit trail", Scope: journey.ScopeProject},
+		{JourneyID: journey.GlobalRules, StageID: "raw_analysis", Title: "GDPR: mask personal data", Scope: journey.ScopeGlobal,
+			Priority: journey.PriorityCritical},
+	} {
+		r.Type = journey.RuleFieldMapping
+		if _, err := s.Rules().Add(ctx, r); err != nil {
+			panic(err)
+		}
+	}
+	// tmf_mapping has no rule of its own: it gets the raw_analysis rule
+	// that names it, the journey's project rule and the global one.
+	rules, err := s.Rules().ForStage(ctx, "JRN-1", "tmf_mapping")
+	if err != nil {
+		panic(err)
+	}
+	for _, r := range rules {
+		fmt.Println(r.Priority, r.Scope, r.Title)
+	}
+	// Output:
+	// critical global GDPR: mask personal data
+	// high stage Map SKU to productCode
+	// medium project Keep an audit trail
+}
+
+func ExampleProgressEvents() {
+	ctx := context.Background()
+	db := dynamotest.New()
+	s, err := journey.NewStore(db, blobstore.NewMemory())
+	if err != nil {
+		panic(err)
+	}
+	if err := s.EnsureTable(ctx); err != nil {
+		panic(err)
+	}
+	// The table's stream carries both images; a consumer keeps its
+	// checkpoints in the lease table.
+	if _, err := changes.EnableStream(ctx, db, journey.DefaultTableName, types.StreamViewTypeNewAndOldImages); err != nil {
+		panic(err)
+	}
+	if err := changes.LeaseSchema(changes.DefaultLeaseTable).EnsureTable(ctx, db); err != nil {
+		panic(err)
+	}
+	c, err := changes.New[table.Item](db, db, journey.DefaultTableName, changes.Decode(journey.DecodeItem),
+		changes.Name("progress"), changes.Clock(db.Now))
+	if err != nil {
+		panic(err)
+	}
+
+	if _, err := s.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo",
+		Stages: []journey.Stage{{StageID: "only"}}}); err != nil {
+		panic(err)
+	}
+	job, err := s.Jobs().Start(ctx, journey.NewJob{JourneyID: "JRN-1", StageID: "only", JobID: "JOB-1"})
+	if err != nil {
+		panic(err)
+	}
+	if _, err := s.Jobs().Finish(ctx, job.Ref(), journey.Finish{Status: journey.JobCompleted}); err != nil {
+		panic(err)
+	}
+
+	// Step reads what the stream holds; Run would follow it as it grows.
+	var seen []string
+	if _, err := c.Step(ctx, func(ctx context.Context, batch []changes.Change[table.Item]) error {
+		for _, ch := range batch {
+			events, err := journey.ProgressEvents(ch)
+			if err != nil {
+				return err
+			}
+			for _, ev := range events {
+				seen = append(seen, fmt.Sprintf("%s %s %s %d%%", ev.Kind, ev.StageID, ev.JobID, ev.Progress))
+			}
+		}
+		return nil
+	}); err != nil {
+		panic(err)
+	}
+	slices.Sort(seen) // one transaction's items: order by kind for the example
+	for _, s := range seen {
+		fmt.Println(s)
+	}
+	// Output:
+	// jobCompleted only JOB-1 100%
+	// jobStarted only JOB-1 0%
+	// journeyCompleted   100%
+	// stageCompleted only  0%
 }
