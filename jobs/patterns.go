@@ -15,7 +15,6 @@ const (
 	typicalJobSize = 1024
 	peakCreates    = 0.4  // jobs created per second at peak
 	peakPolls      = 4    // GetItem per second: ~10 polls per job
-	peakMoves      = 1.2  // three status moves per job
 	peakUserLists  = 0.4  // one history view per upload
 	peakAdminLists = 0.01 // an admin checking the failed list a few times an hour
 	peakDeletes    = 0.04 // users deleting a job now and then
@@ -118,22 +117,53 @@ func Patterns() []access.Pattern {
 			// write); the status index key moves (a delete and a put).
 			IndexWrites: []access.IndexWrite{
 				{Index: IndexUserCreatedAt, Partition: "{userId}"},
-				{Index: IndexStatusCreatedAt, Move: true, From: "{oldStatus}", Partition: "{newStatus}"},
+				{Index: IndexStatusCreatedAt, Move: true, From: "QUEUED", Partition: "PROCESSING"},
 			},
-			Description:   "One status move, conditional on the expected current status.",
+			Description:   "QUEUED to PROCESSING (the seed's example, StartProcessing): one status move, conditional on the expected current status. Each status is a constant key of the status index, so each move is declared with the values it leaves and enters.",
 			Operation:     access.UpdateItem,
 			KeyCondition:  "jobId = :jobId",
 			ItemSize:      typicalJobSize,
-			RatePerSecond: peakMoves, AveragePerSecond: peakMoves / peakToAverage,
+			RatePerSecond: peakCreates, AveragePerSecond: averageCreates,
+		},
+		{
+			Name:      "Start editing",
+			Partition: "{jobId}",
+			// The user index sees a projected attribute change (one
+			// write); the status index key moves (a delete and a put).
+			IndexWrites: []access.IndexWrite{
+				{Index: IndexUserCreatedAt, Partition: "{userId}"},
+				{Index: IndexStatusCreatedAt, Move: true, From: "PROCESSING", Partition: "EDITING"},
+			},
+			Description:   "PROCESSING to EDITING under the worker's lease.",
+			Operation:     access.UpdateItem,
+			KeyCondition:  "jobId = :jobId",
+			ItemSize:      typicalJobSize,
+			RatePerSecond: peakCreates, AveragePerSecond: averageCreates,
+		},
+		{
+			Name:      "Complete job",
+			Partition: "{jobId}",
+			// The user index sees a projected attribute change (one
+			// write); the status index key moves (a delete and a put).
+			IndexWrites: []access.IndexWrite{
+				{Index: IndexUserCreatedAt, Partition: "{userId}"},
+				{Index: IndexStatusCreatedAt, Move: true, From: "EDITING", Partition: "COMPLETED"},
+			},
+			Description:   "EDITING to COMPLETED under the worker's lease (a Fail, to FAILED, is rarer and moves the same way).",
+			Operation:     access.UpdateItem,
+			KeyCondition:  "jobId = :jobId",
+			ItemSize:      typicalJobSize,
+			RatePerSecond: peakCreates, AveragePerSecond: averageCreates,
 		},
 		{
 			Name:      "Heartbeat job lease",
 			Partition: "{jobId}",
 			// leaseExpiresAt and updatedAt are projected into both
-			// indexes: one write each, no key moves.
+			// indexes: one write each, no key moves; declared on
+			// PROCESSING, where a worker holds the lease longest.
 			IndexWrites: []access.IndexWrite{
 				{Index: IndexUserCreatedAt, Partition: "{userId}"},
-				{Index: IndexStatusCreatedAt, Partition: "{status}"},
+				{Index: IndexStatusCreatedAt, Partition: "PROCESSING"},
 			},
 			Description:   "A worker renews its in-flight job's lease: conditional on status and attempt.",
 			Operation:     access.UpdateItem,
