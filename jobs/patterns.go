@@ -110,51 +110,9 @@ func Patterns() []access.Pattern {
 			ItemsPerRequest: 100,
 			RatePerSecond:   peakAdminLists, AveragePerSecond: averageAdminList,
 		},
-		{
-			Name:      "Update job status",
-			Partition: "{jobId}",
-			// The user index sees a projected attribute change (one
-			// write); the status index key moves (a delete and a put).
-			IndexWrites: []access.IndexWrite{
-				{Index: IndexUserCreatedAt, Partition: "{userId}"},
-				{Index: IndexStatusCreatedAt, Move: true, From: "QUEUED", Partition: "PROCESSING"},
-			},
-			Description:   "QUEUED to PROCESSING (the seed's example, StartProcessing): one status move, conditional on the expected current status. Each status is a constant key of the status index, so each move is declared with the values it leaves and enters.",
-			Operation:     access.UpdateItem,
-			KeyCondition:  "jobId = :jobId",
-			ItemSize:      typicalJobSize,
-			RatePerSecond: peakCreates, AveragePerSecond: averageCreates,
-		},
-		{
-			Name:      "Start editing",
-			Partition: "{jobId}",
-			// The user index sees a projected attribute change (one
-			// write); the status index key moves (a delete and a put).
-			IndexWrites: []access.IndexWrite{
-				{Index: IndexUserCreatedAt, Partition: "{userId}"},
-				{Index: IndexStatusCreatedAt, Move: true, From: "PROCESSING", Partition: "EDITING"},
-			},
-			Description:   "PROCESSING to EDITING under the worker's lease.",
-			Operation:     access.UpdateItem,
-			KeyCondition:  "jobId = :jobId",
-			ItemSize:      typicalJobSize,
-			RatePerSecond: peakCreates, AveragePerSecond: averageCreates,
-		},
-		{
-			Name:      "Complete job",
-			Partition: "{jobId}",
-			// The user index sees a projected attribute change (one
-			// write); the status index key moves (a delete and a put).
-			IndexWrites: []access.IndexWrite{
-				{Index: IndexUserCreatedAt, Partition: "{userId}"},
-				{Index: IndexStatusCreatedAt, Move: true, From: "EDITING", Partition: "COMPLETED"},
-			},
-			Description:   "EDITING to COMPLETED under the worker's lease (a Fail, to FAILED, is rarer and moves the same way).",
-			Operation:     access.UpdateItem,
-			KeyCondition:  "jobId = :jobId",
-			ItemSize:      typicalJobSize,
-			RatePerSecond: peakCreates, AveragePerSecond: averageCreates,
-		},
+		statusMove("Update job status", "QUEUED to PROCESSING (the seed's example, StartProcessing): one status move, conditional on the expected current status. Each status is a constant key of the status index, so each move is declared with the values it leaves and enters.", StatusQueued, StatusProcessing),
+		statusMove("Start editing", "PROCESSING to EDITING under the worker's lease.", StatusProcessing, StatusEditing),
+		statusMove("Complete job", "EDITING to COMPLETED under the worker's lease (a Fail, to FAILED, is rarer and moves the same way).", StatusEditing, StatusCompleted),
 		{
 			Name:      "Heartbeat job lease",
 			Partition: "{jobId}",
@@ -206,5 +164,25 @@ func Patterns() []access.Pattern {
 			ItemSize:      typicalJobSize,
 			RatePerSecond: peakDeletes, AveragePerSecond: peakDeletes / peakToAverage,
 		},
+	}
+}
+
+// statusMove declares one status move of a job at the jobs' creation
+// rate: the user index sees a projected attribute change (one write); the
+// status index key moves from one constant value to another (a delete and
+// a put).
+func statusMove(name, desc string, from, to Status) access.Pattern {
+	return access.Pattern{
+		Name:      name,
+		Partition: "{jobId}",
+		IndexWrites: []access.IndexWrite{
+			{Index: IndexUserCreatedAt, Partition: "{userId}"},
+			{Index: IndexStatusCreatedAt, Move: true, From: string(from), Partition: string(to)},
+		},
+		Description:   desc,
+		Operation:     access.UpdateItem,
+		KeyCondition:  "jobId = :jobId",
+		ItemSize:      typicalJobSize,
+		RatePerSecond: peakCreates, AveragePerSecond: averageCreates,
 	}
 }
