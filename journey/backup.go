@@ -138,7 +138,7 @@ func (s *Store) importBackup(ctx context.Context, journeyID string, r io.Reader,
 		return nil, err
 	}
 	if r == nil {
-		return nil, inputError("r", "nil", "ImportBackup needs a reader")
+		return nil, inputError("r", "nil", "Backups.ImportFrom needs a reader")
 	}
 	var o ImportOptions
 	for _, f := range opts {

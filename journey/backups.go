@@ -25,7 +25,7 @@ func (h *Backups) Export(ctx context.Context, journeyID string) (_ *ExportInfo, 
 }
 
 // Import restores the journey from journeys/{id}/backup.json in the
-// backups store. See ImportBackup.
+// backups store. See ImportFrom.
 func (h *Backups) Import(ctx context.Context, journeyID string, opts ...func(*ImportOptions)) (_ *Complete, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
@@ -44,10 +44,10 @@ func (h *Backups) Import(ctx context.Context, journeyID string, opts ...func(*Im
 // is made all-or-nothing by a claim on the METADATA item:
 //
 //  1. The claim: one PutItem of the backup's metadata without its GSI1 keys
-//     (so ListJourneys does not show it) and with an ImportId attribute.
+//     (so Journeys.List does not show it) and with an ImportId attribute.
 //     Unless Overwrite, it is conditional on no journey being there (or
 //     only an unfinished import's claim); otherwise ErrJourneyExists and
-//     nothing was written. CreateJourney after the claim finds the item and
+//     nothing was written. Journeys.Create after the claim finds the item and
 //     fails; reads of the journey fail with ErrImportInProgress; writes that
 //     touch the metadata (jobs, rules, log counts, status moves) are refused
 //     the same way.

@@ -76,7 +76,7 @@ func (s *Store) cancel(ctx context.Context, id string) (*Journey, error) {
 		if attempt+1 >= raceAttempts {
 			return nil, err
 		}
-		if err := s.lostRace(ctx, "Cancel", id, attempt); err != nil {
+		if err := s.lostRace(ctx, "Journeys.Cancel", id, attempt); err != nil {
 			return nil, err
 		}
 	}

@@ -19,14 +19,14 @@ var (
 	ErrRuleNotFound = errors.New("journey: rule not found")
 	// ErrJobNotFound: no job execution with that key or id.
 	ErrJobNotFound = errors.New("journey: job not found")
-	// ErrJourneyExists: CreateJourney or Import found the journey already
+	// ErrJourneyExists: Journeys.Create or Backups.Import found the journey already
 	// there. Nothing was written.
 	ErrJourneyExists = errors.New("journey: journey already exists")
 	// ErrInvalidStatus: a guarded status move was refused because the
 	// journey or job was not in a status the move starts from. Returned as
 	// a *StatusError naming the current status.
 	ErrInvalidStatus = errors.New("journey: invalid status for this operation")
-	// ErrStageNotSkippable: SkipStage on a stage without canSkip.
+	// ErrStageNotSkippable: Stages.Skip on a stage without canSkip.
 	ErrStageNotSkippable = errors.New("journey: stage cannot be skipped")
 	// ErrLoggerClosed: a StepLogger was used after Close.
 	ErrLoggerClosed = errors.New("journey: step logger closed")

@@ -24,7 +24,7 @@ type Finish struct {
 }
 
 // journeyRead is the journey's metadata and stages as one of the journey's
-// guarded moves (FinishJob, SkipStage) read them.
+// guarded moves (Jobs.Finish, Stages.Skip) read them.
 type journeyRead struct {
 	rec    record[Journey]
 	j      Journey
@@ -32,7 +32,7 @@ type journeyRead struct {
 }
 
 // readJourney reads the journey's stages (a Query) and, in the same round
-// trip, its metadata and one more item (the job, for FinishJob) in one
+// trip, its metadata and one more item (the job, for Jobs.Finish) in one
 // TransactGetItems: two requests, one round trip.
 func (s *Store) readJourney(ctx context.Context, journeyID string, jobKey table.Key, job *record[Job]) (*journeyRead, error) {
 	var r journeyRead
@@ -119,7 +119,7 @@ func (r *journeyRead) advance(stageID string, done bool) advance {
 
 // countsUnchanged is the condition that no other finish (each ADDs 1 to
 // completedJobs or failedJobs) or skip landed since the journey was read:
-// FinishJob and SkipStage compute progress, the next stage and the seed's
+// Jobs.Finish and Stages.Skip compute progress, the next stage and the seed's
 // totalExecutionTime string from what they read, so they are serialized
 // on the journey like an optimistic lock, without a version attribute the
 // seed does not have.
@@ -276,7 +276,7 @@ func (s *Store) finishJob(ctx context.Context, ref JobRef, f Finish) (*Job, erro
 		if attempt+1 >= raceAttempts {
 			return nil, err
 		}
-		if err := s.lostRace(ctx, "FinishJob", ref.JobID, attempt); err != nil {
+		if err := s.lostRace(ctx, "Jobs.Finish", ref.JobID, attempt); err != nil {
 			return nil, err
 		}
 	}
@@ -332,7 +332,7 @@ func (s *Store) skipStage(ctx context.Context, journeyID, stageID string) (*Stag
 		if attempt+1 >= raceAttempts {
 			return nil, err
 		}
-		if err := s.lostRace(ctx, "SkipStage", journeyID+"/"+stageID, attempt); err != nil {
+		if err := s.lostRace(ctx, "Stages.Skip", journeyID+"/"+stageID, attempt); err != nil {
 			return nil, err
 		}
 	}

@@ -52,7 +52,7 @@ type record[T any] struct {
 	UpdatedAt  string `dynamodbav:"UpdatedAt,omitempty"`
 	Data       T      `dynamodbav:"Data"`
 	// ImportID is set only on a METADATA item that is an import's claim
-	// (see ImportBackup).
+	// (see Backups.ImportFrom).
 	ImportID string `dynamodbav:"ImportId,omitempty"`
 }
 

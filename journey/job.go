@@ -205,7 +205,7 @@ func jobFrom(rec record[Job]) (Job, error) {
 	return j, j.UpdatedAt.parse(rec.UpdatedAt)
 }
 
-// NewJob is what StartJob needs.
+// NewJob is what Jobs.Start needs.
 type NewJob struct {
 	JourneyID string
 	StageID   string
@@ -321,14 +321,14 @@ func (s *Store) startJob(ctx context.Context, in NewJob) (*Job, error) {
 				return nil, notFound(ErrStageNotFound, in.JourneyID+"/"+in.StageID, err)
 			}
 			if attempt+1 < raceAttempts {
-				if err := s.lostRace(ctx, "StartJob", in.JourneyID+"/"+in.StageID, attempt); err != nil {
+				if err := s.lostRace(ctx, "Jobs.Start", in.JourneyID+"/"+in.StageID, attempt); err != nil {
 					return nil, err
 				}
 				continue
 			}
 		case 1:
 			if errors.Is(err, table.ErrAlreadyExists) && attempt+1 < raceAttempts {
-				if err := s.lostRace(ctx, "StartJob", in.JourneyID+"/"+in.StageID, attempt); err != nil {
+				if err := s.lostRace(ctx, "Jobs.Start", in.JourneyID+"/"+in.StageID, attempt); err != nil {
 					return nil, err
 				}
 				continue
@@ -642,7 +642,7 @@ func (s *Store) setStepStatus(ctx context.Context, ref JobRef, stepID string, st
 			return &out, err
 		}
 		if errors.Is(err, table.ErrConditionFailed) && !errors.Is(err, table.ErrNotFound) && attempt+1 < raceAttempts {
-			if err := s.lostRace(ctx, "SetStepStatus", ref.JobID, attempt); err != nil {
+			if err := s.lostRace(ctx, "Jobs.SetStepStatus", ref.JobID, attempt); err != nil {
 				return nil, err
 			}
 			continue // the job changed since we read it; look again

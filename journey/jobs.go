@@ -21,7 +21,7 @@ func (s *Store) Jobs() *Jobs { return &Jobs{s: s} }
 // the stage's current job and ADDs 1 to totalJobs.
 //
 // A stage runs one execution at a time: while its latest execution is
-// pending or running, or once it completed or was skipped, StartJob
+// pending or running, or once it completed or was skipped, Start
 // returns a *StatusError (Entity "stage"). The stage's status is part of
 // the transaction's condition, so of two concurrent starts one wins.
 //

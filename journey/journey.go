@@ -142,7 +142,7 @@ type Journey struct {
 	UpdatedAt Time `dynamodbav:"-" json:"updatedAt"`
 }
 
-// NewJourney is what CreateJourney needs.
+// NewJourney is what Journeys.Create needs.
 type NewJourney struct {
 	// ID is the journey id; a new "JRN-..." id when "".
 	ID               string
@@ -307,7 +307,7 @@ type ReadOptions struct {
 	// Consistent asks for strongly consistent reads (twice the read
 	// units): a read right after a write then sees it.
 	Consistent bool
-	// SkipLogSummaries makes LoadJourney leave out the optional LOG#
+	// SkipLogSummaries makes Journeys.Load leave out the optional LOG#
 	// items. They sort between the jobs and the metadata, so this costs a
 	// second Query (SK < "LOG#", then SK >= "LOG$"), but a partition
 	// holding thousands of summaries is then not read to show a dashboard.
@@ -317,7 +317,7 @@ type ReadOptions struct {
 // Consistent asks for strongly consistent reads.
 func Consistent() func(*ReadOptions) { return func(o *ReadOptions) { o.Consistent = true } }
 
-// SkipLogSummaries leaves the LOG# items out of LoadJourney.
+// SkipLogSummaries leaves the LOG# items out of Journeys.Load.
 func SkipLogSummaries() func(*ReadOptions) { return func(o *ReadOptions) { o.SkipLogSummaries = true } }
 
 func readOptions(opts []func(*ReadOptions)) ReadOptions {

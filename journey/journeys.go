@@ -43,7 +43,7 @@ func (h *Journeys) Get(ctx context.Context, id string, opts ...func(*ReadOptions
 // entries and log summaries, decoded and grouped. The seed's four queries
 // become one round trip, billed once for the sum of the items' sizes
 // rather than per query. Past 1 MB DynamoDB pages the result and
-// LoadJourney reads on until the partition is done. See SkipLogSummaries
+// Load reads on until the partition is done. See SkipLogSummaries
 // for journeys with many log summaries.
 func (h *Journeys) Load(ctx context.Context, id string, opts ...func(*ReadOptions)) (_ *Complete, err error) {
 	if err := h.s.ready(ctx); err != nil {
@@ -54,7 +54,7 @@ func (h *Journeys) Load(ctx context.Context, id string, opts ...func(*ReadOption
 	return h.s.loadJourney(ctx, id, opts...)
 }
 
-// Pause moves a pending or running journey to paused: StartJob then
+// Pause moves a pending or running journey to paused: Jobs.Start then
 // refuses to start its jobs until Resume.
 func (h *Journeys) Pause(ctx context.Context, id string) (_ *Journey, err error) {
 	if err := h.s.ready(ctx); err != nil {

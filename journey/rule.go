@@ -118,7 +118,7 @@ func (r Rule) Ref() RuleRef {
 	return RuleRef{JourneyID: r.JourneyID, StageID: r.StageID, Index: r.Index, RuleID: r.RuleID}
 }
 
-// NewRule is what AddRule needs.
+// NewRule is what Rules.Add needs.
 type NewRule struct {
 	JourneyID string
 	StageID   string
@@ -260,19 +260,19 @@ func (s *Store) addRule(ctx context.Context, in NewRule) (*Rule, error) {
 			return &r, nil
 		}
 		switch failedAction(err) {
-		case 0: // the stage: gone, or another AddRule took index n
+		case 0: // the stage: gone, or another Rules.Add took index n
 			if errors.Is(err, table.ErrNotFound) {
 				return nil, notFound(ErrStageNotFound, in.JourneyID+"/"+in.StageID, err)
 			}
 			if attempt+1 < raceAttempts {
-				if err := s.lostRace(ctx, "AddRule", in.JourneyID+"/"+in.StageID, attempt); err != nil {
+				if err := s.lostRace(ctx, "Rules.Add", in.JourneyID+"/"+in.StageID, attempt); err != nil {
 					return nil, err
 				}
 				continue
 			}
 		case 1:
 			if errors.Is(err, table.ErrAlreadyExists) && attempt+1 < raceAttempts {
-				if err := s.lostRace(ctx, "AddRule", in.JourneyID+"/"+in.StageID, attempt); err != nil {
+				if err := s.lostRace(ctx, "Rules.Add", in.JourneyID+"/"+in.StageID, attempt); err != nil {
 					return nil, err
 				}
 				continue
@@ -400,7 +400,7 @@ func (s *Store) setRuleStatus(ctx context.Context, ref RuleRef, status RuleStatu
 		switch failedAction(err) {
 		case 0:
 			if attempt+1 < raceAttempts {
-				if err := s.lostRace(ctx, "SetRuleStatus", ref.RuleID, attempt); err != nil {
+				if err := s.lostRace(ctx, "Rules.SetStatus", ref.RuleID, attempt); err != nil {
 					return nil, err
 				}
 				continue // changed since we read it

@@ -12,7 +12,7 @@ func (s *Store) Rules() *Rules { return &Rules{s: s} }
 
 // Add adds a rule to a stage with the stage's next index, and adds it
 // to the journey's totalRules (and activeRules when active), in one
-// transaction. Two concurrent AddRule calls never get the same index: the
+// transaction. Two concurrent Add calls never get the same index: the
 // stage's lastRuleIndex moves forward by a conditional write, and the
 // loser takes the next number.
 func (h *Rules) Add(ctx context.Context, in NewRule) (_ *Rule, err error) {

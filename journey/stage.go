@@ -56,8 +56,8 @@ type Stage struct {
 	RuleTypes          []string         `dynamodbav:"ruleTypes,omitempty" json:"ruleTypes,omitempty"`
 	Steps              []StepDefinition `dynamodbav:"steps,omitempty" json:"steps,omitempty"`
 	// LastExecution and LastRuleIndex are not in the seed: they are the
-	// highest execution number and rule index handed out, which StartJob
-	// and AddRule advance by a conditional write so that two callers can
+	// highest execution number and rule index handed out, which Jobs.Start
+	// and Rules.Add advance by a conditional write so that two callers can
 	// never take the same number (the job's and rule's sort keys also
 	// hold a timestamp or a rule id, so the key alone would not stop it).
 	LastExecution int `dynamodbav:"lastExecution,omitempty" json:"lastExecution,omitempty"`

@@ -31,7 +31,7 @@ func (h *Stages) Get(ctx context.Context, journeyID, stageID string, opts ...fun
 // *StatusError otherwise, ErrStageNotSkippable without canSkip). It counts
 // as done for progress, the journey moves on to its next stage, and a
 // running journey whose every stage is now done completes. One transaction,
-// serialized with FinishJob like it.
+// serialized with Jobs.Finish like it.
 func (h *Stages) Skip(ctx context.Context, journeyID, stageID string) (_ *Stage, err error) {
 	if err := h.s.ready(ctx); err != nil {
 		return nil, err
