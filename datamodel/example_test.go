@@ -14,6 +14,7 @@ import (
 	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/iam"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -54,7 +55,8 @@ func ExampleEstimateSchema() {
 }
 
 func ExamplePolicyFor() {
-	p, err := datamodel.PolicyFor(exampleSchema(), examplePatterns(), func(o *datamodel.PolicyOptions) { o.NoSetup = true })
+	env := iam.Env{Region: "eu-west-1", Account: "123456789012"}
+	p, err := datamodel.PolicyFor(exampleSchema(), examplePatterns(), func(o *datamodel.PolicyOptions) { o.Env = env })
 	if err != nil {
 		panic(err)
 	}
@@ -64,13 +66,13 @@ func ExamplePolicyFor() {
 	//   "Version": "2012-10-17",
 	//   "Statement": [
 	//     {
-	//       "Sid": "Items",
+	//       "Sid": "Table",
 	//       "Effect": "Allow",
 	//       "Action": [
 	//         "dynamodb:PutItem"
 	//       ],
 	//       "Resource": [
-	//         "arn:aws:dynamodb:*:*:table/queue"
+	//         "arn:aws:dynamodb:eu-west-1:123456789012:table/queue"
 	//       ]
 	//     },
 	//     {
@@ -80,21 +82,24 @@ func ExamplePolicyFor() {
 	//         "dynamodb:Query"
 	//       ],
 	//       "Resource": [
-	//         "arn:aws:dynamodb:*:*:table/queue/index/GSI1"
+	//         "arn:aws:dynamodb:eu-west-1:123456789012:table/queue/index/GSI1"
 	//       ]
 	//     }
 	//   ]
 	// }
 }
 
-func ExampleEnforce() {
+// A store run on the fake under its runtime policy: a Scan, which no
+// pattern declares, is refused as DynamoDB refuses it.
+func ExamplePolicyFor_enforced() {
 	ctx := context.Background()
 	s := exampleSchema()
-	p, _ := datamodel.PolicyFor(s, examplePatterns())
-	db := datamodel.Enforce(dynamotest.New(), p)
-	if err := s.EnsureTable(ctx, db); err != nil {
+	fake := dynamotest.New()
+	if err := s.EnsureTable(ctx, fake); err != nil {
 		panic(err)
 	}
+	p, _ := datamodel.PolicyFor(s, examplePatterns(), func(o *datamodel.PolicyOptions) { o.Env = dynamotest.Env })
+	db, _ := dynamotest.Enforce(fake, p)
 	_, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("queue")})
 	var api smithy.APIError
 	if errors.As(err, &api) {

@@ -34,18 +34,33 @@ var Placeholders = Env{Partition: "aws", Region: RegionPlaceholder, Account: Acc
 var ErrInvalidEnv = fmt.Errorf("iam: invalid Env")
 
 // Check refuses an empty region or account, and any * or ? in the
-// partition, region or account: a policy bound to "any region, any
+// partition, region or account (a parameter such as ${AWS::Region}, to be
+// substituted, is accepted): a policy bound to "any region, any
 // account" lets a service touch every copy of its table everywhere.
 func (e Env) Check() error {
 	for _, f := range []struct{ name, v string }{{"Partition", e.partition()}, {"Region", e.Region}, {"Account", e.Account}} {
 		if f.v == "" {
 			return fmt.Errorf("%w: %s is empty", ErrInvalidEnv, f.name)
 		}
-		if strings.ContainsAny(f.v, "*?:") {
+		if isParam(f.v) {
+			continue // a documented parameter, substituted before use
+		}
+		if strings.ContainsAny(f.v, "*?:$") {
 			return fmt.Errorf("%w: %s %q has a wildcard or colon; name one %s", ErrInvalidEnv, f.name, f.v, strings.ToLower(f.name))
 		}
 	}
 	return nil
+}
+
+// isParam reports whether v is one parameter, ${Name} or ${AWS::Name},
+// without wildcards.
+func isParam(v string) bool {
+	inner, ok := strings.CutPrefix(v, "${")
+	if !ok {
+		return false
+	}
+	inner, ok = strings.CutSuffix(inner, "}")
+	return ok && inner != "" && !strings.ContainsAny(inner, "*?${}")
 }
 
 func (e Env) partition() string {

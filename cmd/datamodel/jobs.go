@@ -8,12 +8,11 @@ import (
 // jobsModel is seed 001's photo-editor jobs table, for the prod environment.
 func jobsModel() datamodel.Model {
 	return datamodel.Model{
-		Store:           "jobs",
-		Package:         "github.com/tablekit/tablekit/jobs",
-		Schema:          jobs.Schema(jobs.TableNameForEnv("prod")),
-		Patterns:        jobs.Patterns(),
-		PolicyTableName: "photoeditor-*-jobs",
-		Entities:        jobs.Entities(),
+		Store:    "jobs",
+		Package:  "github.com/tablekit/tablekit/jobs",
+		Schema:   jobs.Schema(jobs.TableNameForEnv("prod")),
+		Patterns: jobs.Patterns(),
+		Entities: jobs.Entities(),
 		Prose: datamodel.Prose{
 			Philosophy: "One table per bounded context, `photoeditor-{env}-jobs`, one item per job: the job is read and written as a whole (status polling, status moves, the admin view), so it is a single-item aggregate keyed by its ULID. " +
 				"Every status move is one conditional `UpdateItem` on the status it starts from, the seed's idempotency rule for workers that receive a queue message more than once.",

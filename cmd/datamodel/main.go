@@ -2,10 +2,13 @@
 // IAM policy of each tablekit store under docs/:
 //
 //	docs/<store>/dynamodb_data_model.md
-//	docs/<store>/iam-policy.json
+//	docs/<store>/iam-policy.json                  the runtime policy
+//	docs/<store>/iam-admin-policy.json            table creation and changes
+//	docs/<store>/iam-stream-consumer-policy.json  a changes.Consumer of the table
 //
 // Everything is derived from the stores' declared schemas (package
-// datamodel) plus the short prose kept in this command, one file per
+// datamodel; the policies by package iam from each store's patterns and
+// its iam/policies description) plus the short prose kept in this command, one file per
 // store. The output is deterministic, so CI regenerates it and fails on a
 // difference: run `go run ./cmd/datamodel` from the repository root and
 // commit docs/ after changing a schema.
@@ -21,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/tablekit/tablekit/datamodel"
+	"github.com/tablekit/tablekit/iam"
 )
 
 func main() {
@@ -49,7 +53,7 @@ func write(ctx context.Context, log io.Writer, dir string, ms []datamodel.Model)
 		if err != nil {
 			return err
 		}
-		policy, err := m.Policy()
+		docs, err := policyDocs(m, iam.Placeholders)
 		if err != nil {
 			return err
 		}
@@ -60,10 +64,12 @@ func write(ctx context.Context, log io.Writer, dir string, ms []datamodel.Model)
 		if err := os.WriteFile(filepath.Join(d, "dynamodb_data_model.md"), doc, 0o644); err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(d, "iam-policy.json"), policy.JSON(), 0o644); err != nil {
-			return err
+		for _, f := range policyFiles {
+			if err := os.WriteFile(filepath.Join(d, f), docs[f].JSON(), 0o644); err != nil {
+				return err
+			}
 		}
-		fmt.Fprintf(log, "wrote %s/{dynamodb_data_model.md,iam-policy.json}\n", d)
+		fmt.Fprintf(log, "wrote %s/{dynamodb_data_model.md,%s}\n", d, strings.Join(policyFiles, ","))
 	}
 	return nil
 }
@@ -102,7 +108,11 @@ func readme(ms []datamodel.Model) ([]byte, error) {
 			m.Store, m.Schema.Name, len(m.Patterns), est.ReadPerSecond, est.WritePerSecond, est.MonthlyCost, hot, m.Store, m.Store)
 	}
 	b.WriteString("\nRates are the stores' declared defaults; a service estimates its own traffic with `datamodel.EstimateSchema(schema, datamodel.WithRates(...))`. ")
-	b.WriteString("Each policy's `Setup` statement (CreateTable, DescribeTable, TTL) is only for services that create their table with `Schema.EnsureTable`; drop it where infrastructure code creates tables. ")
-	b.WriteString("To check a policy against a program, run it with `TABLEKIT_POLICY=docs/<store>/iam-policy.json` (examples/internal/exampleenv).\n")
+	b.WriteString("\n## IAM policies\n\n")
+	b.WriteString("Each store has three policies (package iam, generated from the store's patterns and its `iam/policies` description): `iam-policy.json`, the runtime policy its service runs with (item actions on one table, Query/Scan on its indexes by name, object actions under its bucket prefixes and ListBucket only with an `s3:prefix` under them); ")
+	b.WriteString("`iam-admin-policy.json`, for whoever creates and changes the table (CreateTable, UpdateTable, TTL, backups, tags: `Schema.EnsureTable`, `changes.EnableStream`); and `iam-stream-consumer-policy.json`, for a `changes.Consumer` of the table's stream with the default lease table. ")
+	b.WriteString("Every ARN names the parameters `${AWS::Region}` and `${AWS::AccountId}` (CloudFormation's pseudo parameters: paste a document into `Fn::Sub`, or substitute them as text), never `*`; jobs and pipeline name their bucket as `${JobsBucket}` and `${PipelineBucket}`, journey uses seed 000's buckets. ")
+	b.WriteString("To generate a policy for your account and table from Go: `iam.Runtime(iam.Env{Region: \"eu-west-1\", Account: \"123456789012\"}, policies.Jobs(\"photoeditor-prod-jobs\", \"my-bucket\"))` and `.JSON()`. ")
+	b.WriteString("Tests run every store's flows on dynamotest and the memory blob store enforcing its runtime policy (`dynamotest.Enforce`, `blobstore.Enforce`): no denial, every grant used. To check a policy against an example program, run it with `TABLEKIT_POLICY=<file>` (examples/internal/exampleenv) with a policy generated for the fake's `dynamotest.Env`.\n")
 	return []byte(b.String()), nil
 }

@@ -13,7 +13,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/datamodel"
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/iam"
 )
 
 // TestWriteIsDeterministic renders the documents twice and compares the
@@ -24,7 +27,7 @@ func TestWriteIsDeterministic(t *testing.T) {
 	require.NoError(t, write(ctx, io.Discard, a, models()))
 	require.NoError(t, write(ctx, io.Discard, b, models()))
 	for _, m := range models() {
-		for _, f := range []string{"dynamodb_data_model.md", "iam-policy.json"} {
+		for _, f := range append([]string{"dynamodb_data_model.md"}, policyFiles...) {
 			x, err := os.ReadFile(filepath.Join(a, m.Store, f))
 			require.NoError(t, err)
 			y, _ := os.ReadFile(filepath.Join(b, m.Store, f))
@@ -59,13 +62,14 @@ func TestExamplesRunUnderTheirPolicies(t *testing.T) {
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build examples:\n%s", out)
 	dir := t.TempDir()
-	run := func(m datamodel.Model, policy datamodel.Policy) (string, error) {
+	run := func(m datamodel.Model, policy iam.Policy) (string, error) {
 		path := filepath.Join(dir, m.Store+".json")
 		require.NoError(t, os.WriteFile(path, policy.JSON(), 0o644))
-		var args []string
-		if m.PolicyTableName == "" {
-			// Run the example on the table the policy names.
-			args = append(args, "-table", m.Schema.Name)
+		// Run the example on the table the policy names (the jobs
+		// example names its table by environment).
+		args := []string{"-table", m.Schema.Name}
+		if m.Store == "jobs" {
+			args = []string{"-env", "prod"}
 		}
 		cmd := exec.Command(filepath.Join(bin, m.Store), args...)
 		cmd.Dir = root
@@ -73,9 +77,17 @@ func TestExamplesRunUnderTheirPolicies(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	for _, m := range models() {
-		policy, err := m.Policy()
+	// The example creates its table, so it runs under the runtime and the
+	// admin policy together, generated for the fake's region and account.
+	policyOf := func(m datamodel.Model) iam.Policy {
+		docs, err := policyDocs(m, dynamotest.Env)
 		require.NoError(t, err)
+		p := docs[runtimePolicyFile]
+		p.Statement = append(p.Statement, docs[adminPolicyFile].Statement...)
+		return p
+	}
+	for _, m := range models() {
+		policy := policyOf(m)
 		out, err := run(m, policy)
 		if !assert.NoError(t, err, "example %s under its policy:\n%s", m.Store, tail(out)) {
 			continue
@@ -87,7 +99,7 @@ func TestExamplesRunUnderTheirPolicies(t *testing.T) {
 		if m.Store != "tasks" {
 			continue
 		}
-		policy, _ := m.Policy()
+		policy := policyOf(m)
 		for i := range policy.Statement {
 			var keep []string
 			for _, a := range policy.Statement[i].Action {
@@ -132,10 +144,41 @@ func TestCommittedDocsAreCurrent(t *testing.T) {
 		assert.False(t, err != nil || !bytes.Equal(got, want), "docs/README.md is not what the schemas generate (%v): run go run ./cmd/datamodel and commit docs/", err)
 	}
 	for _, m := range models() {
-		for _, f := range []string{"dynamodb_data_model.md", "iam-policy.json"} {
+		for _, f := range append([]string{"dynamodb_data_model.md"}, policyFiles...) {
 			want, _ := os.ReadFile(filepath.Join(dir, m.Store, f))
 			got, err := os.ReadFile(filepath.Join("..", "..", "docs", m.Store, f))
 			assert.False(t, err != nil || !bytes.Equal(got, want), "docs/%s/%s is not what the schema generates (%v): run go run ./cmd/datamodel and commit docs/", m.Store, f, err)
 		}
 	}
+}
+
+// TestCommittedPoliciesNameNoWildcardRegionOrAccount reads every policy
+// under docs/ and checks each DynamoDB and S3 ARN: region and account are
+// the documented parameters (S3 ARNs have neither), the table is the
+// store's own, never a wildcard over tables or environments.
+func TestCommittedPoliciesNameNoWildcardRegionOrAccount(t *testing.T) {
+	n := 0
+	for _, m := range models() {
+		for _, f := range policyFiles {
+			data, err := os.ReadFile(filepath.Join("..", "..", "docs", m.Store, f))
+			require.NoError(t, err)
+			p, err := iam.Parse(data)
+			require.NoError(t, err, "docs/%s/%s", m.Store, f)
+			for _, res := range p.Resources() {
+				n++
+				dynamo := "arn:aws:dynamodb:" + iam.RegionPlaceholder + ":" + iam.AccountPlaceholder + ":table/"
+				switch {
+				case strings.HasPrefix(res, dynamo):
+					table, _, _ := strings.Cut(strings.TrimPrefix(res, dynamo), "/")
+					assert.Equal(t, m.Schema.Name == table || table == changes.DefaultLeaseTable, true, "docs/%s/%s: table %q in %s", m.Store, f, table, res)
+				case strings.HasPrefix(res, "arn:aws:s3:::"):
+					bucket, _, _ := strings.Cut(strings.TrimPrefix(res, "arn:aws:s3:::"), "/")
+					assert.False(t, bucket == "" || strings.ContainsAny(bucket, "*?:"), "docs/%s/%s: bucket %q in %s", m.Store, f, bucket, res)
+				default:
+					t.Errorf("docs/%s/%s: resource %s is neither a DynamoDB ARN in region %s, account %s, nor an S3 ARN", m.Store, f, res, iam.RegionPlaceholder, iam.AccountPlaceholder)
+				}
+			}
+		}
+	}
+	assert.Positive(t, n)
 }

@@ -47,8 +47,8 @@ import (
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/changes"
-	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/iam"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -60,9 +60,11 @@ const (
 
 // PolicyVar names an IAM policy file (docs/<store>/iam-policy.json, as
 // cmd/datamodel writes it). When set, every DynamoDB call of the example
-// is checked against the policy first (datamodel.Enforce) and one outside
-// it fails with AccessDeniedException: running an example this way shows
-// the store's least-privilege policy is enough for its flows.
+// on the in-memory fake is checked against the policy first
+// (dynamotest.Enforce, with the fake's region and account: generate the
+// policy with dynamotest.Env) and one outside it fails with
+// AccessDeniedException: running an example this way shows the store's
+// least-privilege policy is enough for its flows.
 const PolicyVar = "TABLEKIT_POLICY"
 
 // enforcePolicy wraps env.DB in the policy PolicyVar names, if any.
@@ -75,11 +77,18 @@ func enforcePolicy(env *Env) error {
 	if err != nil {
 		return fmt.Errorf("exampleenv: %s: %w", PolicyVar, err)
 	}
-	policy, err := datamodel.ParsePolicy(data)
+	policy, err := iam.Parse(data)
 	if err != nil {
 		return fmt.Errorf("exampleenv: %s=%s: %w", PolicyVar, path, err)
 	}
-	env.DB = datamodel.Enforce(env.DB, policy)
+	if env.Fake == nil {
+		return fmt.Errorf("exampleenv: %s is enforced on the in-memory fake only", PolicyVar)
+	}
+	enforced, err := dynamotest.Enforce(env.Fake, policy)
+	if err != nil {
+		return fmt.Errorf("exampleenv: %s=%s: %w", PolicyVar, path, err)
+	}
+	env.DB = enforced
 	env.DynamoDBWhere += " (IAM policy " + path + " enforced)"
 	return nil
 }

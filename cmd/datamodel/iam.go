@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/tablekit/tablekit/changes"
+	"github.com/tablekit/tablekit/datamodel"
+	"github.com/tablekit/tablekit/iam"
+	"github.com/tablekit/tablekit/iam/policies"
+	"github.com/tablekit/tablekit/journey"
+)
+
+// The bucket parameters of the documents: the jobs and pipeline seeds name
+// no bucket, so their policies name a parameter, substituted like
+// ${AWS::Region} (in CloudFormation, a template parameter of that name).
+// Journey's buckets are seed 000's.
+const (
+	jobsBucketParam     = "${JobsBucket}"
+	pipelineBucketParam = "${PipelineBucket}"
+)
+
+// The policy documents written beside each data model.
+const (
+	runtimePolicyFile  = "iam-policy.json"
+	adminPolicyFile    = "iam-admin-policy.json"
+	consumerPolicyFile = "iam-stream-consumer-policy.json"
+)
+
+var policyFiles = []string{runtimePolicyFile, adminPolicyFile, consumerPolicyFile}
+
+// service is the iam/policies description of m's store on m's table.
+func service(m datamodel.Model) (iam.Service, error) {
+	name := m.Schema.Name
+	switch m.Store {
+	case "jobs":
+		return policies.Jobs(name, jobsBucketParam), nil
+	case "tasks":
+		return policies.Tasks(name), nil
+	case "journey":
+		return policies.Journey(name, journey.DefaultLogsBucket, journey.DefaultReportsBucket, journey.DefaultBackupsBucket), nil
+	case "pipeline":
+		return policies.Pipeline(name, pipelineBucketParam), nil
+	}
+	return iam.Service{}, fmt.Errorf("no IAM description of store %q", m.Store)
+}
+
+// policyDocs are m's three policies, for env: the runtime policy of its
+// store (table, indexes, buckets), the admin policy of its table, and the
+// policy of a changes.Consumer of its table's stream with the default
+// lease table.
+func policyDocs(m datamodel.Model, env iam.Env) (map[string]iam.Policy, error) {
+	svc, err := service(m)
+	if err != nil {
+		return nil, err
+	}
+	runtime, err := iam.Runtime(env, svc)
+	if err != nil {
+		return nil, err
+	}
+	admin, err := iam.Admin(env, m.Schema.Name)
+	if err != nil {
+		return nil, err
+	}
+	consumer, err := iam.StreamConsumer(env, m.Schema.Name, changes.DefaultLeaseTable)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]iam.Policy{runtimePolicyFile: runtime, adminPolicyFile: admin, consumerPolicyFile: consumer}, nil
+}
