@@ -61,15 +61,7 @@ func (a *api) createJob(w http.ResponseWriter, r *http.Request) {
 		S3TempKey:      "uploads/" + req.OriginalFileName,
 		IdempotencyKey: r.Header.Get("Idempotency-Key"),
 	}
-	type createdJob struct {
-		job     *jobs.Job
-		created bool
-	}
-	c, err := retry(r.Context(), func() (createdJob, error) {
-		job, created, err := a.jobs.Create(r.Context(), in)
-		return createdJob{job, created}, err
-	})
-	job, created := c.job, c.created
+	job, created, err := a.jobs.Create(r.Context(), in)
 	switch {
 	case errors.Is(err, jobs.ErrIdempotencyMismatch):
 		http.Error(w, err.Error(), http.StatusUnprocessableEntity)
@@ -81,10 +73,7 @@ func (a *api) createJob(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
 	}
-	task, err := retry(r.Context(), func() (*tasks.Task, error) {
-		task, _, err := a.tasks.Submit(r.Context(), tasks.SubmitInput{IdempotencyKey: "job-" + job.ID, Payload: []byte(job.ID)})
-		return task, err
-	})
+	task, _, err := a.tasks.Submit(r.Context(), tasks.SubmitInput{IdempotencyKey: "job-" + job.ID, Payload: []byte(job.ID)})
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
@@ -100,7 +89,7 @@ func (a *api) createJob(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) getJob(w http.ResponseWriter, r *http.Request) {
-	job, err := retry(r.Context(), func() (*jobs.Job, error) { return a.jobs.Get(r.Context(), r.PathValue("id")) })
+	job, err := a.jobs.Get(r.Context(), r.PathValue("id"))
 	switch {
 	case errors.Is(err, jobs.ErrNotFound):
 		http.Error(w, err.Error(), http.StatusNotFound)
@@ -129,9 +118,7 @@ func (a *api) listJobs(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	page, err := retry(r.Context(), func() (table.Page[jobs.Job], error) {
-		return a.jobs.ListByUser(r.Context(), r.PathValue("id"), r.URL.Query().Get("cursor"), jobs.Limit(limit))
-	})
+	page, err := a.jobs.ListByUser(r.Context(), r.PathValue("id"), r.URL.Query().Get("cursor"), jobs.Limit(limit))
 	switch {
 	case errors.Is(err, table.ErrInvalidInput), errors.Is(err, table.ErrInvalidCursor):
 		http.Error(w, err.Error(), http.StatusBadRequest)

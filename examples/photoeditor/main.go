@@ -1,12 +1,17 @@
 // Command photoeditor is seed 001's photo-editing service, end to end and
 // under fire: an HTTP API (POST /jobs with an Idempotency-Key header, GET
 // /jobs/{id}, GET /users/{id}/jobs paginated) creates jobs and queues their
-// work in the tasks store; a pool of workers claims the tasks, moves each
-// job PROCESSING → EDITING → COMPLETED under a lease it renews, and writes
-// the result through the blob store. Meanwhile the chaos run fails 10% of
-// the provider calls, kills 5% of the workers mid-job (half of them wake up
-// later and try to finish anyway) and, on the in-memory fake, throttles
-// DynamoDB calls. A recoverer sweeps expired job leases.
+// work in the tasks store; worker processes, each a tasks.Worker running
+// several handlers at once (the tasks package's runtime: leases,
+// heartbeats, backoff polling, graceful shutdown, panics recorded as
+// failed attempts), claim the tasks, move each job PROCESSING → EDITING →
+// COMPLETED under a job lease they renew, and write the result through the
+// blob store. Meanwhile the chaos run fails 10% of the provider calls,
+// panics 2% of the handlers, kills the process under 5% of the jobs
+// mid-job (its connection cut: it writes, renews and releases nothing
+// more; half of its handlers wake up later and try to finish anyway) and,
+// on the in-memory fake, throttles DynamoDB calls. A recoverer sweeps
+// expired job leases.
 //
 // It ends by printing how many jobs ended in each status and exits non-zero
 // if any job is lost (created but gone), stuck (not COMPLETED or FAILED, or
@@ -50,6 +55,7 @@ import (
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/examples/internal/exampleenv"
 	"github.com/tablekit/tablekit/jobs"
+	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
 )
 
@@ -62,7 +68,9 @@ func main() {
 
 type config struct {
 	jobs, workers, users int
+	handlers             int
 	failRate, dieRate    float64
+	panicRate            float64
 	lease, timeout       time.Duration
 }
 
@@ -74,14 +82,19 @@ func run(ctx context.Context, args []string) (err error) {
 	bucket := flags.String("bucket", "tablekit-examples", "S3 bucket for the edited images")
 	var cfg config
 	flags.IntVar(&cfg.jobs, "jobs", 0, "jobs to create (default 1000 on the in-memory fake, 200 on other endpoints, which are slower)")
-	flags.IntVar(&cfg.workers, "workers", 20, "workers in the pool")
+	flags.IntVar(&cfg.workers, "workers", 20, "handlers in the pool, in processes of -handlers each")
+	flags.IntVar(&cfg.handlers, "handlers", 4, "handlers per worker process (tasks.Concurrency)")
 	flags.IntVar(&cfg.users, "users", 10, "users the jobs belong to")
 	flags.Float64Var(&cfg.failRate, "fail", 0.10, "probability that the provider fails a job")
-	flags.Float64Var(&cfg.dieRate, "die", 0.05, "probability that a worker dies during a job")
+	flags.Float64Var(&cfg.dieRate, "die", 0.05, "probability that a job's worker process dies during it")
+	flags.Float64Var(&cfg.panicRate, "panic", 0.02, "probability that a handler panics before it touches the job")
 	flags.DurationVar(&cfg.lease, "lease", 2*time.Second, "lease of a task and of an in-flight job")
 	flags.DurationVar(&cfg.timeout, "timeout", 50*time.Second, "how long the jobs may take to end")
 	if err := flags.Parse(args); err != nil {
 		return err
+	}
+	if cfg.workers < 1 || cfg.handlers < 1 || cfg.users < 1 || cfg.lease < 10*time.Millisecond {
+		return fmt.Errorf("-workers, -handlers and -users must be at least 1 and -lease at least 10ms")
 	}
 	// Uploads, the wait for the jobs (cfg.timeout) and the final check; on
 	// a loaded machine DynamoDB Local slows down several times over.
@@ -104,19 +117,26 @@ func run(ctx context.Context, args []string) (err error) {
 		}
 	}
 	runID := strconv.FormatInt(time.Now().UnixNano(), 36)
-	jobStore, err := jobs.NewStore(env.DB, env.Blobs, jobs.TableName(jobs.TableNameForEnv("ex"+runID)),
-		jobs.LeaseDuration(cfg.lease), jobs.MaxAttempts(3))
-	if err != nil {
-		return err
-	}
-	taskStore, err := tasks.NewStore(env.DB, nil, tasks.TableName("photoeditor-ex"+runID+"-tasks"),
+	jobOpts := []func(*jobs.Options){jobs.TableName(jobs.TableNameForEnv("ex" + runID)),
+		jobs.LeaseDuration(cfg.lease), jobs.MaxAttempts(3)}
+	taskOpts := []func(*tasks.Options){tasks.TableName("photoeditor-ex" + runID + "-tasks"),
 		tasks.LeaseDuration(cfg.lease), func(o *tasks.Options) {
 			// The job's own MaxAttempts decides when work is given up; the
 			// task only carries it, and must not die of redeliveries a
-			// loaded machine causes.
+			// loaded machine causes. A failed attempt (a panic, a job still
+			// held) is retried within a few leases.
 			o.MaxAttempts = tasks.MaxAttempts
 			o.ClaimBatch = cfg.workers
-		})
+			o.RetryBackoff = table.Backoff{Initial: cfg.lease / 10, Max: cfg.lease}
+		}}
+	// The service's own connection (the API, the recoverer, the final
+	// check) is never killed; each worker process gets one of its own.
+	service := &conn{api: env.DB}
+	jobStore, err := jobs.NewStore(service, env.Blobs, jobOpts...)
+	if err != nil {
+		return err
+	}
+	taskStore, err := tasks.NewStore(service, nil, taskOpts...)
 	if err != nil {
 		return err
 	}
@@ -147,17 +167,22 @@ func run(ctx context.Context, args []string) (err error) {
 
 	work, stopWork := context.WithCancel(ctx)
 	defer stopWork()
-	p := &pool{jobs: jobStore, tasks: taskStore, blobs: env.Blobs, lease: cfg.lease,
-		failRate: cfg.failRate, dieRate: cfg.dieRate, commits: map[string]int{}}
+	p := &pool{db: env.DB, blobs: env.Blobs, jobOpts: jobOpts, taskOpts: taskOpts, service: jobStore,
+		lease: cfg.lease, handlers: cfg.handlers, failRate: cfg.failRate, dieRate: cfg.dieRate,
+		panicRate: cfg.panicRate, commits: map[string]int{}}
 	var background sync.WaitGroup
 	background.Add(3)
-	go func() { defer background.Done(); p.run(work, cfg.workers) }()
+	var poolErr error
+	go func() {
+		defer background.Done()
+		poolErr = p.run(work, (cfg.workers+cfg.handlers-1)/cfg.handlers)
+	}()
 	var recovered atomic.Int64
 	go func() { defer background.Done(); recovered.Store(recoverer(work, jobStore, cfg.lease/2)) }()
 	var throttled atomic.Int64
 	go func() { defer background.Done(); throttled.Store(throttle(work, env.Fake)) }()
-	fmt.Printf("%d workers, lease %v, %.0f%% provider failures, %.0f%% worker deaths\n",
-		cfg.workers, cfg.lease, 100*cfg.failRate, 100*cfg.dieRate)
+	fmt.Printf("%d processes of %d handlers, lease %v, %.0f%% provider failures, %.0f%% handler panics, %.0f%% of jobs kill their process\n",
+		(cfg.workers+cfg.handlers-1)/cfg.handlers, cfg.handlers, cfg.lease, 100*cfg.failRate, 100*cfg.panicRate, 100*cfg.dieRate)
 
 	ids, err := upload(ctx, base, runID, cfg)
 	if err != nil {
@@ -170,7 +195,7 @@ func run(ctx context.Context, args []string) (err error) {
 	fmt.Println("\n== waiting for every job to end")
 	deadline := time.Now().Add(cfg.timeout)
 	for time.Now().Before(deadline) {
-		open, err := retry(ctx, func() (int, error) { return unfinished(ctx, jobStore) })
+		open, err := unfinished(ctx, jobStore)
 		if err != nil {
 			return err
 		}
@@ -182,9 +207,13 @@ func run(ctx context.Context, args []string) (err error) {
 	waitTasks(ctx, taskStore, svc, deadline)
 	stopWork()
 	background.Wait() // zombies included: every late write is in before the check
+	if poolErr != nil {
+		return poolErr
+	}
 
-	fmt.Printf("\nworkers: %d claims, %d deaths (%d zombies refused, %d finished late before any recovery), %d takeovers, %d redeliveries of finished work, %d provider failures\n",
-		p.claims.Load(), p.deaths.Load(), p.zombiesRefused.Load(), p.zombiesLate.Load(), p.takeovers.Load(), p.duplicates.Load(), p.handlerFailures.Load())
+	fmt.Printf("\nworkers: %d processes started, %d handler runs, %d process deaths (%d sibling handlers cut off; %d zombies refused, %d finished late before any recovery), %d takeovers, %d redeliveries of finished work, %d provider failures, %d panics\n",
+		p.processes.Load(), p.claims.Load(), p.deaths.Load(), p.cutOff.Load(), p.zombiesRefused.Load(), p.zombiesLate.Load(),
+		p.takeovers.Load(), p.duplicates.Load(), p.handlerFailures.Load(), p.panics.Load())
 	fmt.Printf("recoverer: %d jobs recovered; throttled calls injected: %d\n", recovered.Load(), throttled.Load())
 	err = check(ctx, jobStore, taskStore, svc, p, ids)
 	fmt.Printf("ran in %v\n", time.Since(began).Round(time.Millisecond))
@@ -338,7 +367,7 @@ func waitTasks(ctx context.Context, store *tasks.Store, svc *api, deadline time.
 	svc.mu.Unlock()
 	for _, id := range taskIDs {
 		for time.Now().Before(deadline) {
-			if t, err := retry(ctx, func() (*tasks.Task, error) { return store.Get(ctx, id) }); err == nil && t.Status == tasks.StatusCompleted {
+			if t, err := store.Get(ctx, id); err == nil && t.Status == tasks.StatusCompleted {
 				break
 			}
 			time.Sleep(50 * time.Millisecond)
@@ -358,7 +387,7 @@ func recoverer(ctx context.Context, store *jobs.Store, every time.Duration) int6
 			return n
 		case <-t.C:
 		}
-		res, err := retry(ctx, func() (jobs.RecoverResult, error) { return store.Recover(ctx) })
+		res, err := store.Recover(ctx)
 		if err != nil && ctx.Err() == nil {
 			fmt.Println("recover:", err)
 		}
@@ -368,7 +397,7 @@ func recoverer(ctx context.Context, store *jobs.Store, every time.Duration) int6
 
 // throttle makes the in-memory fake refuse a few calls of every kind now
 // and then, as DynamoDB does when a partition is hot; the stores retry
-// them with backoff. DynamoDB Local cannot be told to throttle.
+// them with backoff (conn). DynamoDB Local cannot be told to throttle.
 func throttle(ctx context.Context, fake *dynamotest.DB) int64 {
 	if fake == nil {
 		return 0

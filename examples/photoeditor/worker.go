@@ -17,158 +17,216 @@ import (
 	"github.com/tablekit/tablekit/tasks"
 )
 
-// pool runs the workers: each claims a task, moves its job through
-// PROCESSING and EDITING to COMPLETED (or FAILED), writes the result
-// through the blob store and completes the task. Chaos: a handler fails
-// with probability failRate (the job ends FAILED), and a worker dies with
-// probability dieRate per job, at a random step, without releasing
-// anything; a new worker takes its place. Half of the dead workers are
-// zombies: they wake up after their lease is gone and try to finish the
-// job anyway, and must be refused.
+// pool runs the worker processes. Each process is one tasks.Worker (the
+// tasks package's runtime: claims, a lease per task renewed by heartbeats,
+// polling that backs off while the queue is empty, graceful shutdown, a
+// handler panic recorded as a failed attempt) running `handlers` handlers
+// at once, on a connection of its own. The handler moves the task's job
+// PROCESSING → EDITING → COMPLETED (or FAILED) under the job's own lease,
+// renewed beside the task's, and writes the result through the blob store.
+//
+// Chaos: the provider fails a job with probability failRate (the job ends
+// FAILED); a handler panics with probability panicRate before it touches
+// the job (the runtime records a failed attempt, and the task is retried
+// after its backoff); and with probability dieRate per job the process
+// dies at a random step: its connection is cut, so none of its handlers
+// writes, renews or releases anything more, and their leases run out. A
+// new process takes its place. Half of the killed handlers are zombies:
+// they wake up after their lease is gone and try to finish the job
+// anyway, and must be refused.
 type pool struct {
-	jobs     *jobs.Store
-	tasks    *tasks.Store
-	blobs    blobstore.Store
-	lease    time.Duration
-	failRate float64
-	dieRate  float64
+	db                   table.API
+	blobs                blobstore.Store
+	jobOpts              []func(*jobs.Options)
+	taskOpts             []func(*tasks.Options)
+	service              *jobs.Store // on a live connection, for the zombies
+	lease                time.Duration
+	handlers             int
+	failRate, dieRate    float64
+	panicRate            float64
+	processes, processID atomic.Int64
 
 	mu      sync.Mutex
 	commits map[string]int // successful terminal moves per job: must be 1
 
-	deaths, zombiesRefused, zombiesLate, handlerFailures atomic.Int64
-	duplicates, takeovers, claims                        atomic.Int64
-	zombies                                              sync.WaitGroup
+	deaths, cutOff, zombiesRefused, zombiesLate, handlerFailures, panics atomic.Int64
+	duplicates, takeovers, claims                                        atomic.Int64
+	zombies                                                              sync.WaitGroup
 }
 
-// run keeps n workers alive until ctx ends, replacing each that dies.
-func (p *pool) run(ctx context.Context, n int) {
+// process is one worker process: its connection, its stores on it, and
+// the context its handlers end with when it dies.
+type process struct {
+	id    string
+	conn  *conn
+	jobs  *jobs.Store
+	tasks *tasks.Store
+	ctx   context.Context // ends when the process dies
+	die   context.CancelFunc
+}
+
+// run keeps n processes alive until ctx ends, replacing each that dies,
+// and then shuts them down gracefully.
+func (p *pool) run(ctx context.Context, n int) error {
 	var wg sync.WaitGroup
-	next := atomic.Int64{}
-	var start func()
-	start = func() {
-		wg.Add(1)
-		id := "w" + strconv.FormatInt(next.Add(1), 10)
-		go func() {
-			defer wg.Done()
-			if p.work(ctx, id) && ctx.Err() == nil {
-				start() // a dead worker is replaced, as a scheduler would
+	errs := make(chan error, n)
+	for slot := range n {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				died, err := p.runProcess(ctx, slot)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if !died {
+					return
+				}
 			}
-		}()
-	}
-	for range n {
-		start()
+		})
 	}
 	wg.Wait()
 	p.zombies.Wait()
+	close(errs)
+	return <-errs
 }
 
-// idle paces polling when the queue is empty: bounded and jittered.
-var idle = table.Backoff{Initial: 5 * time.Millisecond, Max: 100 * time.Millisecond}
+// runProcess starts one process and runs its worker until ctx ends (a
+// graceful shutdown) or the process dies; it reports which.
+func (p *pool) runProcess(ctx context.Context, slot int) (died bool, err error) {
+	proc := &process{
+		id:   fmt.Sprintf("p%d-%d", slot, p.processID.Add(1)),
+		conn: &conn{api: p.db},
+	}
+	if proc.jobs, err = jobs.NewStore(proc.conn, p.blobs, p.jobOpts...); err != nil {
+		return false, err
+	}
+	if proc.tasks, err = tasks.NewStore(proc.conn, nil, p.taskOpts...); err != nil {
+		return false, err
+	}
+	proc.ctx, proc.die = context.WithCancel(context.Background())
+	defer proc.die()
+	w, err := proc.tasks.NewWorker(proc.id, p.handler(proc),
+		tasks.Concurrency(p.handlers),
+		tasks.PollBackoff(table.Backoff{Initial: 5 * time.Millisecond, Max: 200 * time.Millisecond}),
+		tasks.ShutdownGrace(p.lease))
+	if err != nil {
+		return false, err
+	}
+	p.processes.Add(1)
+	// The worker stops at the end of the run or when its process dies.
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	context.AfterFunc(proc.ctx, stop)
+	if err := w.Run(runCtx); err != nil {
+		return false, err
+	}
+	return proc.ctx.Err() != nil, nil
+}
 
-// work is one worker's loop; it returns true when the worker died.
-func (p *pool) work(ctx context.Context, id string) (died bool) {
-	empty := 0
-	for ctx.Err() == nil {
-		c, err := retry(ctx, func() (*tasks.Claim, error) { return p.tasks.Claim(ctx, id) })
-		if err != nil {
-			if !errors.Is(err, tasks.ErrNoTask) && ctx.Err() == nil {
-				fmt.Printf("worker %s: claim: %v\n", id, err)
-			}
-			_ = idle.Sleep(ctx, min(empty, 5))
-			empty++
-			continue
-		}
-		empty = 0
+// errStillHeld fails an attempt whose job is in flight under a lease that
+// a living handler keeps renewing: the task is retried after its backoff.
+var errStillHeld = errors.New("the job is held by a living handler")
+
+// handler is the work of one task: the photo-editing job its payload
+// names.
+func (p *pool) handler(proc *process) tasks.Handler {
+	return func(ctx context.Context, task *tasks.Task) ([]byte, error) {
 		p.claims.Add(1)
-		if p.handle(ctx, id, c) {
-			return true
+		// A handler of a dead process stops at once; a living process's
+		// handlers get the worker's graceful shutdown.
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(proc.ctx, cancel)()
+
+		if rand.Float64() < p.panicRate {
+			p.panics.Add(1)
+			panic("the image decoder crashed on " + string(task.Payload))
 		}
+		jobID := string(task.Payload)
+		job, err := proc.jobs.Get(ctx, jobID, jobs.Consistent())
+		if err != nil {
+			return nil, err
+		}
+		if job.Status.InFlight() {
+			if job, err = p.takeOver(ctx, proc, job); err != nil {
+				return nil, err
+			}
+		}
+		if job.Status == jobs.StatusCompleted || job.Status == jobs.StatusFailed {
+			// A redelivery of finished work: nothing to do but close the task.
+			p.duplicates.Add(1)
+			return []byte(job.Status), nil
+		}
+		started, err := proc.jobs.StartProcessing(ctx, jobID)
+		if err != nil {
+			return nil, err
+		}
+		return p.edit(ctx, proc, started.Lease())
 	}
-	return false
 }
 
-// handle processes one claimed task; it returns true when the worker died.
-func (p *pool) handle(ctx context.Context, worker string, c *tasks.Claim) (died bool) {
-	jobID := string(c.Task.Payload)
-	job, err := retry(ctx, func() (*jobs.Job, error) { return p.jobs.Get(ctx, jobID, jobs.Consistent()) })
-	if err != nil {
-		p.release(ctx, c, "read job: "+err.Error())
-		return false
-	}
-	if job.Status.InFlight() {
-		// The task came back while its job is in flight: the worker holding
-		// it died (its job lease ends about when the task's did), or it is
-		// alive but slow to renew the task. Keep the task, wait for the job's
-		// lease, and recover it; a living worker's renewed lease wins, and
-		// then its job ends soon. Bounded: after 20 leases the task goes
-		// back to the queue.
-		p.takeovers.Add(1)
-		for range 20 {
-			if wait := time.Until(job.LeaseExpiresAt); wait > 0 {
-				if _, err := retry(ctx, func() (tasks.Lease, error) { return p.tasks.Heartbeat(ctx, c.Lease) }); err != nil {
-					return false // the task went to another worker
-				}
-				time.Sleep(min(wait+time.Millisecond, p.lease/3))
-			} else if _, err := retry(ctx, func() (jobs.RecoverResult, error) { return p.jobs.Recover(ctx) }); err != nil {
-				p.release(ctx, c, "recover: "+err.Error())
-				return false
+// takeOver handles a task that came back while its job is in flight: the
+// process holding it died (its job lease ends about when the task's did),
+// or is alive but lost the task to a missed heartbeat. It waits for the
+// job's lease and recovers the job; a living handler's renewed lease wins,
+// and then the attempt fails with errStillHeld. Bounded: 20 leases.
+func (p *pool) takeOver(ctx context.Context, proc *process, job *jobs.Job) (*jobs.Job, error) {
+	p.takeovers.Add(1)
+	for range 20 {
+		if wait := time.Until(job.LeaseExpiresAt); wait > 0 {
+			select {
+			case <-time.After(min(wait+time.Millisecond, p.lease/3)):
+			case <-ctx.Done():
+				return nil, ctx.Err()
 			}
-			if job, err = retry(ctx, func() (*jobs.Job, error) { return p.jobs.Get(ctx, jobID, jobs.Consistent()) }); err != nil {
-				p.release(ctx, c, "read job: "+err.Error())
-				return false
-			}
-			if !job.Status.InFlight() || ctx.Err() != nil {
-				break
-			}
+		} else if _, err := proc.jobs.Recover(ctx); err != nil {
+			return nil, err
+		}
+		var err error
+		if job, err = proc.jobs.Get(ctx, job.ID, jobs.Consistent()); err != nil {
+			return nil, err
+		}
+		if !job.Status.InFlight() {
+			return job, nil
 		}
 	}
-	if job.Status == jobs.StatusCompleted || job.Status == jobs.StatusFailed {
-		// A redelivery of finished work: nothing to do but close the task.
-		p.duplicates.Add(1)
-		_ = retryErr(ctx, func() error { return p.tasks.Complete(ctx, c.Lease, []byte(job.Status)) })
-		return false
-	}
-	started, err := retry(ctx, func() (*jobs.Job, error) { return p.jobs.StartProcessing(ctx, jobID) })
-	if err != nil {
-		// Still held by a living worker (its lease was renewed): try later.
-		p.release(ctx, c, "start: "+err.Error())
-		return false
-	}
-	lease := started.Lease()
+	return nil, errStillHeld
+}
 
-	hbCtx, stopHeartbeats := context.WithCancel(ctx)
+// edit does the job under its lease: analysis, the provider's edit, the
+// result. The job's lease is renewed beside the task's, which the worker
+// renews.
+func (p *pool) edit(ctx context.Context, proc *process, lease jobs.Lease) ([]byte, error) {
+	ctx, stopHeartbeats := context.WithCancel(ctx)
 	defer stopHeartbeats()
-	taskLease := c.Lease
-	var hbMu sync.Mutex
 	go func() {
 		t := time.NewTicker(p.lease / 3)
 		defer t.Stop()
 		for {
 			select {
-			case <-hbCtx.Done():
+			case <-ctx.Done():
 				return
 			case <-t.C:
 			}
-			hbMu.Lock()
-			if l, err := retry(hbCtx, func() (tasks.Lease, error) { return p.tasks.Heartbeat(hbCtx, taskLease) }); err == nil {
-				taskLease = l
+			if _, err := proc.jobs.Heartbeat(ctx, lease); errors.Is(err, jobs.ErrLeaseLost) {
+				stopHeartbeats() // recovered: this handler's moves would be refused
+				return
 			}
-			hbMu.Unlock()
-			_, _ = retry(hbCtx, func() (jobs.Lease, error) { return p.jobs.Heartbeat(hbCtx, lease) })
 		}
 	}()
 
-	dieAt := -1 // the step this worker dies at, if it does
+	dieAt := -1 // the step this process dies at, if it does
 	if rand.Float64() < p.dieRate {
-		dieAt = int(rand.Float64() * 2)
+		dieAt = rand.IntN(2)
 	}
 	die := func(step int) bool {
 		if dieAt != step {
 			return false
 		}
-		stopHeartbeats() // a dead process renews nothing
-		p.deaths.Add(1)
+		if proc.conn.kill() {
+			p.deaths.Add(1) // two handlers of one process may both die
+		}
+		proc.die()
 		if rand.Float64() < 0.5 {
 			p.zombies.Add(1)
 			go p.zombie(lease, step)
@@ -177,86 +235,76 @@ func (p *pool) handle(ctx context.Context, worker string, c *tasks.Claim) (died 
 	}
 
 	if die(0) {
-		return true
+		return nil, errProcessDead
 	}
 	time.Sleep(time.Duration(1+rand.IntN(3)) * time.Millisecond) // download and analyse
 	analysis := &jobs.AnalysisResult{Labels: []jobs.Label{{Name: "photo", Confidence: 0.9}}}
-	if _, err := retry(ctx, func() (*jobs.Job, error) { return p.jobs.StartEditing(ctx, lease, analysis) }); err != nil {
-		p.release(ctx, c, "edit: "+err.Error())
-		return false
+	if _, err := proc.jobs.StartEditing(ctx, lease, analysis); err != nil {
+		return nil, p.cut(proc, err)
 	}
 	if die(1) {
-		return true
+		return nil, errProcessDead
 	}
 	time.Sleep(time.Duration(1+rand.IntN(3)) * time.Millisecond) // the provider's edit
 	if rand.Float64() < p.failRate {
 		p.handlerFailures.Add(1)
 		failure := jobs.JobError{Code: "PROVIDER_ERROR", Message: "the provider answered 500"}
-		if _, err := retry(ctx, func() (*jobs.Job, error) { return p.jobs.Fail(ctx, lease, failure) }); err != nil {
-			p.release(ctx, c, "fail: "+err.Error())
-			return false
+		if _, err := proc.jobs.Fail(ctx, lease, failure); err != nil {
+			return nil, p.cut(proc, err)
 		}
 	} else {
-		key := "results/" + blobstore.EscapeSegment(jobID) + "/attempt-" + strconv.Itoa(lease.Attempt) + ".webp"
-		body := []byte("edited " + jobID)
+		key := "results/" + blobstore.EscapeSegment(lease.JobID) + "/attempt-" + strconv.Itoa(lease.Attempt) + ".webp"
+		body := []byte("edited " + lease.JobID)
 		if err := p.blobs.Put(ctx, key, bytes.NewReader(body)); err != nil {
-			p.release(ctx, c, "write result: "+err.Error())
-			return false
+			return nil, err
 		}
 		result := jobs.EditResult{S3Key: key, Width: 1024, Height: 768, Format: jobs.FormatWebP, Size: int64(len(body))}
-		if _, err := retry(ctx, func() (*jobs.Job, error) { return p.jobs.Complete(ctx, lease, result) }); err != nil {
-			p.release(ctx, c, "complete: "+err.Error())
-			return false
+		if _, err := proc.jobs.Complete(ctx, lease, result); err != nil {
+			return nil, p.cut(proc, err)
 		}
 	}
+	p.commit(lease.JobID)
+	return nil, nil
+}
+
+// cut counts a handler whose process died under it.
+func (p *pool) cut(proc *process, err error) error {
+	if proc.ctx.Err() != nil {
+		p.cutOff.Add(1)
+	}
+	return err
+}
+
+func (p *pool) commit(jobID string) {
 	p.mu.Lock()
 	p.commits[jobID]++
 	p.mu.Unlock()
-	stopHeartbeats()
-	hbMu.Lock()
-	defer hbMu.Unlock()
-	if err := retryErr(ctx, func() error { return p.tasks.Complete(ctx, taskLease, nil) }); err != nil && !errors.Is(err, tasks.ErrLeaseLost) && ctx.Err() == nil {
-		fmt.Printf("worker %s: complete task: %v\n", worker, err)
-	}
-	return false
 }
 
-// zombie is a dead worker that wakes up after its lease is long gone and
-// tries to finish its job from the step it died at: its moves must be
-// refused once Recover moved the job on. If nothing recovered the job yet,
-// the late worker may still finish it (it is the only one holding it), and
-// that counts as its one commit.
+// zombie is a dead handler that wakes up after its lease is long gone and
+// tries to finish its job from the step it died at, on a live connection:
+// its moves must be refused once Recover moved the job on. If nothing
+// recovered the job yet, the late handler may still finish it (nobody
+// else holds it), and that counts as its one commit.
 func (p *pool) zombie(lease jobs.Lease, step int) {
 	defer p.zombies.Done()
 	time.Sleep(3 * p.lease)
 	ctx := context.Background()
 	var err error
 	if step == 0 {
-		_, err = retry(ctx, func() (*jobs.Job, error) { return p.jobs.StartEditing(ctx, lease, nil) })
+		_, err = p.service.StartEditing(ctx, lease, nil)
 	}
 	if err == nil {
 		result := jobs.EditResult{S3Key: "results/zombie", Width: 1, Height: 1, Format: jobs.FormatWebP}
-		_, err = retry(ctx, func() (*jobs.Job, error) { return p.jobs.Complete(ctx, lease, result) })
+		_, err = p.service.Complete(ctx, lease, result)
 	}
 	switch {
 	case errors.Is(err, jobs.ErrLeaseLost), errors.Is(err, jobs.ErrInvalidTransition):
 		p.zombiesRefused.Add(1)
 	case err == nil:
 		p.zombiesLate.Add(1)
-		p.mu.Lock()
-		p.commits[lease.JobID]++
-		p.mu.Unlock()
+		p.commit(lease.JobID)
 	default:
 		fmt.Printf("zombie on job %s: %v\n", lease.JobID, err)
-	}
-}
-
-// release gives a task back for a later attempt.
-func (p *pool) release(ctx context.Context, c *tasks.Claim, reason string) {
-	if ctx.Err() != nil {
-		return
-	}
-	if _, err := retry(ctx, func() (tasks.Status, error) { return p.tasks.Fail(ctx, c.Lease, reason) }); err != nil && !errors.Is(err, tasks.ErrLeaseLost) && ctx.Err() == nil {
-		fmt.Printf("task %s: release: %v\n", c.Task.ID, err)
 	}
 }
