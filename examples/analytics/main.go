@@ -1,9 +1,10 @@
 // Command analytics maintains seed 001's analytics from the jobs table's
 // DynamoDB Stream: per user and per day, how many jobs are in each status
-// and the average processing time of the completed ones. A changes.Consumer
-// reads the stream; its handler applies each change to a view table in one
-// transaction guarded by the job's last applied sequence number, so a
-// change delivered twice (the stream is at-least-once) counts once.
+// and the average processing time of the completed ones. The view is
+// jobs/analytics's: a changes.Consumer reads the stream, and View.Apply
+// applies each change to the view's table in one transaction guarded by the
+// job's last applied sequence number, so a change delivered twice (the
+// stream is at-least-once) counts once.
 //
 //	go run ./examples/analytics                 # in-memory fake
 //	TABLEKIT_DYNAMODB_ENDPOINT=http://127.0.0.1:8000 go run ./examples/analytics
@@ -35,6 +36,7 @@ import (
 	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/examples/internal/exampleenv"
 	"github.com/tablekit/tablekit/jobs"
+	"github.com/tablekit/tablekit/jobs/analytics"
 	"github.com/tablekit/tablekit/keys"
 )
 
@@ -115,13 +117,16 @@ func run(args []string, out io.Writer) (err error) {
 		return err
 	}
 	fmt.Fprintln(out, "jobs table", jobsTable, "streams to", arn)
-	v := &view{db: env.DB, table: viewTable}
-	if err := viewSchema(viewTable).EnsureTable(ctx, env.DB); err != nil {
+	v, err := analytics.NewView(env.DB, analytics.TableName(viewTable))
+	if err != nil {
+		return err
+	}
+	if err := v.EnsureTable(ctx); err != nil {
 		return fmt.Errorf("view table: %w", err)
 	}
 
-	newConsumer := func(owner string) (*changes.Consumer[jobRow], error) {
-		return changes.New[jobRow](env.DB, env.Streams, jobsTable, changes.Name("analytics"), changes.Owner(owner),
+	newConsumer := func(owner string) (*changes.Consumer[analytics.Job], error) {
+		return v.Consumer(env.Streams, jobsTable, changes.Owner(owner),
 			changes.LeaseTable(leaseTable), changes.PollInterval(20*time.Millisecond))
 	}
 	first, err := newConsumer("consumer-1")
@@ -133,9 +138,9 @@ func run(args []string, out io.Writer) (err error) {
 	}
 
 	var handled sync.Map // consumer -> changes handled
-	count := func(owner string) changes.Handler[jobRow] {
-		return func(ctx context.Context, batch []changes.Change[jobRow]) error {
-			if err := v.apply(ctx, batch); err != nil {
+	count := func(owner string) changes.Handler[analytics.Job] {
+		return func(ctx context.Context, batch []changes.Change[analytics.Job]) error {
+			if err := v.Apply(ctx, batch); err != nil {
 				return err
 			}
 			n, _ := handled.LoadOrStore(owner, new(int))
@@ -143,7 +148,7 @@ func run(args []string, out io.Writer) (err error) {
 			return nil
 		}
 	}
-	start := func(c *changes.Consumer[jobRow]) (stop func() error) {
+	start := func(c *changes.Consumer[analytics.Job]) (stop func() error) {
 		cctx, cancel := context.WithCancel(ctx)
 		done := make(chan error, 1)
 		go func() { done <- c.Run(cctx, count(c.Owner())) }()
@@ -187,12 +192,11 @@ func run(args []string, out io.Writer) (err error) {
 		fmt.Fprintf(out, "%s handled %d changes\n", owner, n)
 	}
 	for _, u := range users {
-		rows, err := v.read(ctx, u)
-		if err != nil {
-			return err
-		}
-		for _, r := range rows {
-			fmt.Fprintf(out, "  %s %s\n", u, r)
+		for d, err := range v.Days(ctx, u) {
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "  %s\n", d)
 		}
 	}
 	fmt.Fprintln(out, "the view equals a recount of the jobs")
@@ -240,18 +244,21 @@ func workday(ctx context.Context, store *jobs.Store, clock *simClock, users []st
 }
 
 // caughtUp waits until the view equals a recount for every user.
-func caughtUp(ctx context.Context, store *jobs.Store, v *view, users []string) error {
+func caughtUp(ctx context.Context, store *jobs.Store, v *analytics.View, users []string) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var diff string
 		for _, u := range users {
-			want, err := recount(ctx, store, u)
+			want, err := analytics.Recount(ctx, store, u)
 			if err != nil {
 				return err
 			}
-			got, err := v.read(ctx, u)
-			if err != nil {
-				return err
+			var got []analytics.Day
+			for d, err := range v.Days(ctx, u) {
+				if err != nil {
+					return err
+				}
+				got = append(got, d)
 			}
 			if !reflect.DeepEqual(want, got) {
 				diff = fmt.Sprintf("%s: view %v, recount %v", u, got, want)

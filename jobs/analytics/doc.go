@@ -1,0 +1,28 @@
+// Package analytics keeps seed 001's analytics for the jobs store: per
+// user and per UTC day of creation, how many jobs are in each status and
+// how long the completed ones took to process, maintained from the jobs
+// table's change stream (DynamoDB Streams, read with the changes package).
+//
+// A View is a table of its own: one row per user and day, and one marker
+// per job holding the sequence number of the newest change applied. Each
+// change moves the job's contribution from its old image to its new one
+// (a job created counts +1 in its status; a move counts -1 in the old
+// status and +1 in the new) in one transaction with the marker, on the
+// condition that the marker holds an older sequence number. The stream
+// delivers at least once, so a change delivered again is refused by the
+// condition and counts once: after a consumer dies mid-batch and another
+// resumes from its checkpoint, the view still equals a recount of the
+// jobs (Recount).
+//
+// TTL deletions (the service's own) are not counted down: the view is the
+// history of the jobs created, not of the jobs still kept. A job deleted
+// by a caller (jobs.Store.Delete) is.
+//
+//	view, err := analytics.NewView(db, analytics.TableName("photoeditor-prod-analytics"))
+//	consumer, err := view.Consumer(streams, jobs.TableNameForEnv("prod"))
+//	go consumer.Run(ctx, view.Apply)
+//	for day, err := range view.Days(ctx, "user-1") { ... }
+//
+// The jobs table needs a stream with both images (changes.EnableStream with
+// NEW_AND_OLD_IMAGES).
+package analytics
