@@ -70,7 +70,9 @@ type BackfillProgress struct {
 // different jobs. An error from fn stops the backfill and is returned,
 // naming the job. Expired jobs are skipped. Changed results that would push
 // the item past the offload threshold go to the blob store like any other.
-func (s *Store) Backfill(ctx context.Context, fn func(*Job) (changed bool, err error), opts ...func(*BackfillOptions)) (BackfillProgress, error) {
+func (s *Store) Backfill(ctx context.Context, fn func(*Job) (changed bool, err error), opts ...func(*BackfillOptions)) (_ BackfillProgress, err error) {
+	ctx, span := s.start(ctx, "jobs.Backfill")
+	defer span.End(&err)
 	if err := s.check(); err != nil {
 		return BackfillProgress{}, err
 	}
@@ -101,7 +103,7 @@ func (s *Store) Backfill(ctx context.Context, fn func(*Job) (changed bool, err e
 			o.Progress(prog)
 		}
 	}
-	err := table.ParallelScan(ctx, s.t, o.Segments, func(ctx context.Context, segment int, item table.Item) error {
+	err = table.ParallelScan(ctx, s.t, o.Segments, func(ctx context.Context, segment int, item table.Item) error {
 		outcome, conflicts, err := s.backfillItem(ctx, item, fn, o.Attempts)
 		if err != nil {
 			return err

@@ -58,6 +58,8 @@ type CreateInput struct {
 // (ErrIdempotencyMismatch). A job whose ttl has passed no longer holds its
 // key, so the key creates a new job.
 func (s *Store) Create(ctx context.Context, in CreateInput) (job *Job, created bool, err error) {
+	ctx, span := s.start(ctx, "jobs.Create")
+	defer span.End(&err)
 	if err := s.check(); err != nil {
 		return nil, false, err
 	}

@@ -14,7 +14,9 @@ import (
 // expired job is ErrNotFound, as it is for Get. Results the job had
 // offloaded to the blob store stay there until [Store.RemoveOrphans] finds
 // them unreferenced.
-func (s *Store) Delete(ctx context.Context, id string) error {
+func (s *Store) Delete(ctx context.Context, id string) (err error) {
+	ctx, span := s.start(ctx, "jobs.Delete")
+	defer span.End(&err)
 	if err := s.check(); err != nil {
 		return err
 	}
@@ -23,7 +25,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	}
 	now := s.now()
 	cond := expression.AttributeExists(expression.Name(attrJobID)).And(s.alive(now))
-	err := s.t.Delete(ctx, s.t.Key(id), table.If(cond))
+	err = s.t.Delete(ctx, s.t.Key(id), table.If(cond))
 	if err != nil {
 		if errors.Is(err, table.ErrConditionFailed) {
 			return notFound(id, err)

@@ -24,7 +24,9 @@ func Consistent() func(*GetOptions) { return func(o *GetOptions) { o.Consistent 
 // Get returns the job with id. A missing job, and one whose ttl has passed
 // but that DynamoDB has not deleted yet, is ErrNotFound: GetItem cannot
 // filter, so the expiry is checked here against the store's clock.
-func (s *Store) Get(ctx context.Context, id string, opts ...func(*GetOptions)) (*Job, error) {
+func (s *Store) Get(ctx context.Context, id string, opts ...func(*GetOptions)) (_ *Job, err error) {
+	ctx, span := s.start(ctx, "jobs.Get")
+	defer span.End(&err)
 	if err := s.check(); err != nil {
 		return nil, err
 	}

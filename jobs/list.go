@@ -59,7 +59,9 @@ const maxPageSize = 1000
 // DynamoDB applies Limit before a filter, so table.QueryPage reads on until
 // the page is full or the partition ends: pages are full, but expired items
 // waiting for deletion still cost reads.
-func (s *Store) ListByUser(ctx context.Context, userID, cursor string, opts ...func(*ListOptions)) (table.Page[Job], error) {
+func (s *Store) ListByUser(ctx context.Context, userID, cursor string, opts ...func(*ListOptions)) (_ table.Page[Job], err error) {
+	ctx, span := s.start(ctx, "jobs.ListByUser")
+	defer span.End(&err)
 	if err := checkUserID(userID); err != nil {
 		return table.Page[Job]{}, err
 	}
@@ -70,7 +72,9 @@ func (s *Store) ListByUser(ctx context.Context, userID, cursor string, opts ...f
 // first (or oldest first with OldestFirst): the admin view on
 // status-createdAt-index ("all FAILED jobs"). Order, ties, paging and
 // expiry work as for ListByUser.
-func (s *Store) ListByStatus(ctx context.Context, status Status, cursor string, opts ...func(*ListOptions)) (table.Page[Job], error) {
+func (s *Store) ListByStatus(ctx context.Context, status Status, cursor string, opts ...func(*ListOptions)) (_ table.Page[Job], err error) {
+	ctx, span := s.start(ctx, "jobs.ListByStatus")
+	defer span.End(&err)
 	if err := checkStatus("status", status); err != nil {
 		return table.Page[Job]{}, err
 	}

@@ -112,7 +112,9 @@ const maxPlainObjectID = blobstore.MaxSegmentLength
 // whole table, so run it as occasional maintenance. Objects younger than
 // blobstore's OrphanMinAge are left alone, since a move in flight writes
 // its object before its item. It returns the deleted keys.
-func (s *Store) RemoveOrphans(ctx context.Context) ([]string, error) {
+func (s *Store) RemoveOrphans(ctx context.Context) (_ []string, err error) {
+	ctx, span := s.start(ctx, "jobs.RemoveOrphans")
+	defer span.End(&err)
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -128,7 +130,9 @@ func (s *Store) RemoveOrphans(ctx context.Context) ([]string, error) {
 
 // Orphans lists, without deleting anything, the blob objects RemoveOrphans
 // would delete, in key order: the dry run an operator looks at first.
-func (s *Store) Orphans(ctx context.Context) ([]string, error) {
+func (s *Store) Orphans(ctx context.Context) (_ []string, err error) {
+	ctx, span := s.start(ctx, "jobs.Orphans")
+	defer span.End(&err)
 	if err := s.check(); err != nil {
 		return nil, err
 	}

@@ -57,7 +57,9 @@ type RecoverResult struct {
 // store with a shorter LeaseDuration is found once it is LeaseDuration
 // old. In-flight items without a lease (written by code that predates
 // leases) are recovered once their updatedAt is LeaseDuration old.
-func (s *Store) Recover(ctx context.Context) (RecoverResult, error) {
+func (s *Store) Recover(ctx context.Context) (_ RecoverResult, err error) {
+	ctx, span := s.start(ctx, "jobs.Recover")
+	defer span.End(&err)
 	var res RecoverResult
 	if err := s.check(); err != nil {
 		return res, err

@@ -48,7 +48,9 @@ func (s Status) CanMoveTo(next Status) bool {
 // renews it with Heartbeat and passes it to StartEditing, Complete or Fail.
 // Of any number of workers racing for one job, exactly one succeeds; the
 // others get a *TransitionError.
-func (s *Store) StartProcessing(ctx context.Context, id string) (*Job, error) {
+func (s *Store) StartProcessing(ctx context.Context, id string) (_ *Job, err error) {
+	ctx, span := s.start(ctx, "jobs.StartProcessing")
+	defer span.End(&err)
 	attempt := expression.Name(attrAttempt)
 	return s.move(ctx, moveSpec{id: id, from: []Status{StatusQueued}, to: StatusProcessing, renew: true,
 		set: func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
@@ -62,7 +64,9 @@ func (s *Store) StartProcessing(ctx context.Context, id string) (*Job, error) {
 // there is one. An analysis that could push the item past the offload
 // threshold is written to the blob store first and the item keeps a
 // pointer to it; Get and the lists read it back transparently.
-func (s *Store) StartEditing(ctx context.Context, lease Lease, analysis *AnalysisResult) (*Job, error) {
+func (s *Store) StartEditing(ctx context.Context, lease Lease, analysis *AnalysisResult) (_ *Job, err error) {
+	ctx, span := s.start(ctx, "jobs.StartEditing")
+	defer span.End(&err)
 	if err := analysis.validate(); err != nil {
 		return nil, err
 	}
@@ -92,7 +96,9 @@ func (s *Store) StartEditing(ctx context.Context, lease Lease, analysis *Analysi
 // A heartbeat changes leaseExpiresAt and updatedAt, attributes both
 // indexes project: each costs the job's write units plus one write per
 // index (about 3 WCU for a 1 KB job).
-func (s *Store) Heartbeat(ctx context.Context, lease Lease) (Lease, error) {
+func (s *Store) Heartbeat(ctx context.Context, lease Lease) (_ Lease, err error) {
+	ctx, span := s.start(ctx, "jobs.Heartbeat")
+	defer span.End(&err)
 	job, err := s.move(ctx, moveSpec{id: lease.JobID, lease: &lease, from: inFlight, renew: true})
 	if err != nil {
 		return lease, err
@@ -104,7 +110,9 @@ func (s *Store) Heartbeat(ctx context.Context, lease Lease) (Lease, error) {
 // result, sets s3FinalKey to the result's key and processingCompletedAt,
 // and removes the lease. An error map left by an earlier failure stays: it
 // records how many replays it took.
-func (s *Store) Complete(ctx context.Context, lease Lease, result EditResult) (*Job, error) {
+func (s *Store) Complete(ctx context.Context, lease Lease, result EditResult) (_ *Job, err error) {
+	ctx, span := s.start(ctx, "jobs.Complete")
+	defer span.End(&err)
 	if err := result.validate(); err != nil {
 		return nil, err
 	}
@@ -136,7 +144,9 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result EditResult) (*
 // error map), DynamoDB returns the item with the refusal, and a second
 // conditional write updates the map's fields in place. Both writes require
 // the lease's attempt in flight, so neither can overwrite a concurrent move.
-func (s *Store) Fail(ctx context.Context, lease Lease, failure JobError) (*Job, error) {
+func (s *Store) Fail(ctx context.Context, lease Lease, failure JobError) (_ *Job, err error) {
+	ctx, span := s.start(ctx, "jobs.Fail")
+	defer span.End(&err)
 	if err := failure.validate(); err != nil {
 		return nil, err
 	}
@@ -182,7 +192,9 @@ func (s *Store) Fail(ctx context.Context, lease Lease, failure JobError) (*Job, 
 // A FAILED item written before the error map existed gets one, with code
 // "UNKNOWN" and retryCount 1, by a second conditional write (the first is
 // refused because it requires the map).
-func (s *Store) Replay(ctx context.Context, id string) (*Job, error) {
+func (s *Store) Replay(ctx context.Context, id string) (_ *Job, err error) {
+	ctx, span := s.start(ctx, "jobs.Replay")
+	defer span.End(&err)
 	retryCount := expression.Name(attrError + ".retryCount")
 	replayed := func(u expression.UpdateBuilder) expression.UpdateBuilder {
 		return u.Set(expression.Name(attrAttemptsAtReplay), expression.IfNotExists(expression.Name(attrAttempt), expression.Value(0))).

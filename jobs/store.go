@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
@@ -195,7 +197,9 @@ func (s *Store) Schema() table.Schema {
 
 // EnsureTable creates the store's table, with its indexes and TTL, unless
 // it exists.
-func (s *Store) EnsureTable(ctx context.Context) error {
+func (s *Store) EnsureTable(ctx context.Context) (err error) {
+	ctx, span := s.start(ctx, "jobs.EnsureTable")
+	defer span.End(&err)
 	if err := s.check(); err != nil {
 		return err
 	}
@@ -223,3 +227,19 @@ func (s *Store) Table() *table.Table { return s.t }
 
 // now is the store's clock.
 func (s *Store) now() time.Time { return s.opts.Clock() }
+
+// start begins the span of one store call (table.Table.Start), also on a
+// nil Store, whose methods then fail with ErrNoStore.
+func (s *Store) start(ctx context.Context, operation string) (context.Context, table.Span) {
+	if s == nil {
+		return ctx, table.Span{}
+	}
+	return s.t.Start(ctx, operation)
+}
+
+// TracerProvider makes the store start one span per call ("jobs.Create",
+// ...), under which the requests' spans nest (observe.DynamoDB). Nil, the
+// default, starts none and costs nothing.
+func TracerProvider(tp trace.TracerProvider) func(*Options) {
+	return func(o *Options) { o.Table = append(o.Table, table.TracerProvider(tp)) }
+}

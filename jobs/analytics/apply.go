@@ -72,7 +72,9 @@ func contribution(j *Job) (bucket, tally) {
 // counts once. A change that alters nothing the view counts (a heartbeat)
 // writes nothing. An error leaves the rest of the batch unapplied; the
 // consumer delivers the batch again.
-func (v *View) Apply(ctx context.Context, batch []changes.Change[Job]) error {
+func (v *View) Apply(ctx context.Context, batch []changes.Change[Job]) (err error) {
+	ctx, span := v.start(ctx, "analytics.Apply")
+	defer span.End(&err)
 	if err := v.check(); err != nil {
 		return err
 	}

@@ -50,7 +50,9 @@ func Limit(n int) func(*ListOptions) { return func(o *ListOptions) { o.Limit = n
 // one row per day, so the order is total), from cursor ("" for the first
 // page). Read consistently. A day whose counts all went back to zero (its
 // jobs deleted) is absent.
-func (v *View) ListDays(ctx context.Context, userID, cursor string, opts ...func(*ListOptions)) (table.Page[Day], error) {
+func (v *View) ListDays(ctx context.Context, userID, cursor string, opts ...func(*ListOptions)) (_ table.Page[Day], err error) {
+	ctx, span := v.start(ctx, "analytics.ListDays")
+	defer span.End(&err)
 	if err := v.check(); err != nil {
 		return table.Page[Day]{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/jobs"
@@ -38,6 +39,12 @@ func TableName(name string) func(*Options) { return func(o *Options) { o.TableNa
 
 // Logger sets Options.Logger.
 func Logger(l *slog.Logger) func(*Options) { return func(o *Options) { o.Logger = l } }
+
+// TracerProvider makes the view start one span per call
+// ("analytics.Apply", ...). Nil, the default, starts none.
+func TracerProvider(tp trace.TracerProvider) func(*Options) {
+	return func(o *Options) { o.Table = append(o.Table, table.TracerProvider(tp)) }
+}
 
 // ErrNoView: a method was called on a nil or zero View, not one from
 // NewView.
@@ -97,6 +104,14 @@ func NewView(db table.API, opts ...func(*Options)) (*View, error) {
 	return &View{t: table.New(db, schema, o.Table...), opts: o, log: log.With("table", o.TableName)}, nil
 }
 
+// start begins the span of one call, also on a nil View.
+func (v *View) start(ctx context.Context, operation string) (context.Context, table.Span) {
+	if v == nil {
+		return ctx, table.Span{}
+	}
+	return v.t.Start(ctx, operation)
+}
+
 func (v *View) check() error {
 	if v == nil || v.t == nil {
 		return ErrNoView
@@ -113,7 +128,9 @@ func (v *View) Schema() table.Schema {
 }
 
 // EnsureTable creates the view's table if it does not exist.
-func (v *View) EnsureTable(ctx context.Context) error {
+func (v *View) EnsureTable(ctx context.Context) (err error) {
+	ctx, span := v.start(ctx, "analytics.EnsureTable")
+	defer span.End(&err)
 	if err := v.check(); err != nil {
 		return err
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/dynamotest"
@@ -259,4 +261,20 @@ func TestViewRefusesBadInputWithTypedErrors(t *testing.T) {
 	assert.ErrorIs(t, err, table.ErrInvalidInput)
 	_, err = view.ListDays(context.Background(), "u", "not-a-cursor")
 	assert.ErrorIs(t, err, table.ErrInvalidCursor)
+}
+
+func TestEveryViewCallStartsOneSpanNamedForIt(t *testing.T) {
+	spans := tracetest.NewSpanRecorder()
+	w := fakeWorld(t)
+	store, view := w.setUp(t, analytics.TracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))))
+	workday(t, store, w.clock, []string{"dave"})
+	c := w.consumer(t, view, "traced")
+	_, err := c.Step(context.Background(), view.Apply)
+	require.NoError(t, err)
+	viewDays(t, view, "dave")
+	var names []string
+	for _, s := range spans.Ended() {
+		names = append(names, s.Name())
+	}
+	assert.Equal(t, []string{"analytics.EnsureTable", "analytics.Apply", "analytics.ListDays"}, names)
 }

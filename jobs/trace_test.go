@@ -1,0 +1,56 @@
+package jobs_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/tablekit/tablekit/jobs"
+)
+
+func TestEveryStoreCallStartsOneSpanNamedForItAndRecordsItsError(t *testing.T) {
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	f := newFixture(t, jobs.TracerProvider(tp))
+	ctx := context.Background()
+
+	job, _, err := f.store.Create(ctx, upload("u1"))
+	require.NoError(t, err)
+	_, err = f.store.Get(ctx, job.ID)
+	require.NoError(t, err)
+	started, err := f.store.StartProcessing(ctx, job.ID)
+	require.NoError(t, err)
+	_, err = f.store.Heartbeat(ctx, started.Lease())
+	require.NoError(t, err)
+	_, err = f.store.StartEditing(ctx, started.Lease(), nil)
+	require.NoError(t, err)
+	_, err = f.store.Fail(ctx, started.Lease(), jobs.JobError{Code: "X", Message: "x"})
+	require.NoError(t, err)
+	_, err = f.store.Replay(ctx, job.ID)
+	require.NoError(t, err)
+	_, err = f.store.ListByUser(ctx, "u1", "")
+	require.NoError(t, err)
+	_, err = f.store.Recover(ctx)
+	require.NoError(t, err)
+	_, err = f.store.Complete(ctx, started.Lease(), jobs.EditResult{S3Key: "k", Width: 1, Height: 1, Format: jobs.FormatWebP})
+	require.ErrorIs(t, err, jobs.ErrInvalidTransition, "a QUEUED job cannot complete")
+	require.NoError(t, f.store.Delete(ctx, job.ID))
+
+	var names []string
+	for _, s := range spans.Ended() {
+		names = append(names, s.Name())
+		assert.True(t, s.EndTime().After(s.StartTime()) || s.EndTime().Equal(s.StartTime()))
+		if s.Name() == "jobs.Complete" {
+			assert.Equal(t, codes.Error, s.Status().Code, "the refused move is the span's error")
+		} else {
+			assert.Equal(t, codes.Unset, s.Status().Code, s.Name())
+		}
+	}
+	assert.Equal(t, []string{"jobs.Create", "jobs.Get", "jobs.StartProcessing", "jobs.Heartbeat", "jobs.StartEditing",
+		"jobs.Fail", "jobs.Replay", "jobs.ListByUser", "jobs.Recover", "jobs.Complete", "jobs.Delete"}, names)
+}
