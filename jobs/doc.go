@@ -33,6 +33,11 @@
 // write (ReturnValuesOnConditionCheckFailure), not from a second read. A
 // refused move changes nothing; a missing job is [ErrNotFound].
 //
+// A store wired to a queue ([Enqueue], e.g. tasks.Store.SubmitTx) makes
+// Replay one transaction of the job's move and its queued work, so no
+// crash leaves a QUEUED job without its work or work for a job that did
+// not move. jobs does not import a queue: the [Enqueuer] is the caller's.
+//
 // # Leases and recovery
 //
 // A worker that dies after StartProcessing must not strand its job, so an

@@ -192,6 +192,12 @@ func (s *Store) Fail(ctx context.Context, lease Lease, failure JobError) (_ *Job
 // A FAILED item written before the error map existed gets one, with code
 // "UNKNOWN" and retryCount 1, by a second conditional write (the first is
 // refused because it requires the map).
+//
+// With Options.Enqueue, the move is one transaction with the job's work
+// queued by the Enqueuer: both apply or neither does, so no crash can
+// leave a QUEUED job without its work, or work queued for a job that did
+// not move. The job is then read back after the transaction (one strongly
+// consistent read more).
 func (s *Store) Replay(ctx context.Context, id string) (_ *Job, err error) {
 	ctx, span := s.start(ctx, "jobs.Replay")
 	defer span.End(&err)
@@ -205,7 +211,8 @@ func (s *Store) Replay(ctx context.Context, id string) (_ *Job, err error) {
 		set: func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
 			return replayed(u.Set(retryCount, expression.Plus(expression.IfNotExists(retryCount, expression.Value(0)), expression.Value(1)))), nil
 		},
-		extra: expression.AttributeExists(expression.Name(attrError)),
+		extra:   expression.AttributeExists(expression.Name(attrError)),
+		enqueue: true,
 	}
 	job, err := s.move(ctx, spec)
 	var te *TransitionError
@@ -236,6 +243,9 @@ type moveSpec struct {
 	renew bool     // set leaseExpiresAt to now + LeaseDuration
 	set   func(nowMillis int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error)
 	extra expression.ConditionBuilder // a further condition, when valid
+	// enqueue queues the job's work in the move's transaction when the
+	// store has an Enqueuer.
+	enqueue bool
 }
 
 // move is every status change: one UpdateItem that sets status and
@@ -277,6 +287,9 @@ func (s *Store) move(ctx context.Context, m moveSpec) (*Job, error) {
 	}
 	if m.extra.IsSet() {
 		cond = cond.And(m.extra)
+	}
+	if m.enqueue && s.opts.Enqueue != nil {
+		return s.moveAndEnqueue(ctx, m, u, cond, now)
 	}
 	var item table.Item
 	err := s.t.Update(ctx, s.t.Key(m.id), u, table.If(cond), table.ReturnNew(&item), table.ItemOnConditionFailure())

@@ -66,6 +66,10 @@ type Options struct {
 	// creation or last Replay) before Recover fails it instead of
 	// re-queuing it. Default DefaultMaxAttempts.
 	MaxAttempts int
+	// Enqueue queues a job's work in the transaction that moves it to
+	// QUEUED (Replay), when set: see Enqueuer. Nil: the store queues
+	// nothing, and the caller submits the work itself.
+	Enqueue Enqueuer
 	// Logger receives the store's structured logs (recoveries, lost
 	// races); nil is silent.
 	Logger *slog.Logger
