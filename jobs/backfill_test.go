@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/jobs"
 )
@@ -21,9 +23,7 @@ func (f *fixture) getRaw(t testing.TB, id string) map[string]types.AttributeValu
 	t.Helper()
 	out, err := f.db.GetItem(context.Background(), &dynamodb.GetItemInput{
 		TableName: aws.String(f.store.Table().Name()), Key: map[string]types.AttributeValue{"jobId": s(id)}, ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return out.Item
 }
 
@@ -35,9 +35,8 @@ func TestBackfillAddsAFieldWithProgress(t *testing.T) {
 		if i%3 == 0 {
 			in.CorrelationID = "" // written before the field existed
 		}
-		if _, _, err := f.store.Create(ctx, in); err != nil {
-			t.Fatal(err)
-		}
+		_, _, err := f.store.Create(ctx, in)
+		require.NoError(t, err)
 	}
 	var calls atomic.Int64
 	var last jobs.BackfillProgress
@@ -49,24 +48,14 @@ func TestBackfillAddsAFieldWithProgress(t *testing.T) {
 		return true, nil
 	}, jobs.Segments(4), jobs.Progress(func(p jobs.BackfillProgress) {
 		calls.Add(1)
-		if p.Scanned < last.Scanned {
-			t.Errorf("progress went backwards: %d after %d", p.Scanned, last.Scanned)
-		}
+		assert.Falsef(t, p.Scanned < last.Scanned, "progress went backwards: %d after %d", p.Scanned, last.Scanned)
 		last = p
 	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if prog.Scanned != 40 || prog.Changed != 14 || prog.Unchanged != 26 || calls.Load() != 40 || last != prog {
-		t.Fatalf("progress %+v after %d callbacks (last %+v); want 40 scanned, 14 changed", prog, calls.Load(), last)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, prog.Scanned != 40 || prog.Changed != 14 || prog.Unchanged != 26 || calls.Load() != 40 || last != prog, "progress %+v after %d callbacks (last %+v); want 40 scanned, 14 changed", prog, calls.Load(), last)
 	for j, err := range f.store.ByStatus(ctx, jobs.StatusQueued) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if j.CorrelationID == "" {
-			t.Fatalf("job %s was not backfilled", j.ID)
-		}
+		require.NoError(t, err)
+		require.NotEmpty(t, j.CorrelationID, "job")
 	}
 }
 
@@ -85,20 +74,12 @@ func TestBackfillNeverOverwritesAConcurrentStatusMove(t *testing.T) {
 		j.TraceID = "backfilled"
 		return true, nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if prog.Conflicts != 1 || prog.Changed != 1 || calls.Load() != 2 {
-		t.Fatalf("progress %+v after %d calls; want one conflict, then the job re-run and written", prog, calls.Load())
-	}
+	require.NoError(t, err)
+	require.Falsef(t, prog.Conflicts != 1 || prog.Changed != 1 || calls.Load() != 2, "progress %+v after %d calls; want one conflict, then the job re-run and written", prog, calls.Load())
 	got, err := f.store.Get(ctx, job.ID, jobs.Consistent())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Status != jobs.StatusProcessing || got.ProcessingStartedAt.IsZero() || got.TraceID != "backfilled" {
-		t.Fatalf("after backfill and move: status %s, processingStartedAt %v, traceId %q; want both changes kept",
-			got.Status, got.ProcessingStartedAt, got.TraceID)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, got.Status != jobs.StatusProcessing || got.ProcessingStartedAt.IsZero() || got.TraceID != "backfilled", "after backfill and move: status %s, processingStartedAt %v, traceId %q; want both changes kept",
+		got.Status, got.ProcessingStartedAt, got.TraceID)
 }
 
 func TestBackfillRenamesAndRemovesFields(t *testing.T) {
@@ -121,20 +102,13 @@ func TestBackfillRenamesAndRemovesFields(t *testing.T) {
 		delete(j.Extra, "legacyFlag")
 		return true, nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	raw := f.getRaw(t, "old-1")
-	if scalar(raw["originalFileName"]) != "S:cat.png" || raw["fileName"] != nil || raw["legacyFlag"] != nil {
-		t.Fatalf("after the rename: %v", raw)
-	}
+	require.Falsef(t, scalar(raw["originalFileName"]) != "S:cat.png" || raw["fileName"] != nil || raw["legacyFlag"] != nil, "after the rename: %v", raw)
 	// Only what fn changed was written: the unknown nested field survives.
-	if m, ok := raw["analysisResult"].(*types.AttributeValueMemberM); !ok || scalar(m.Value["model"]) != "S:v1" {
-		t.Fatalf("analysisResult after backfill: %v; an untouched attribute was rewritten", raw["analysisResult"])
-	}
-	if scalar(raw["updatedAt"]) != "N:1795316400000" {
-		t.Fatalf("updatedAt %s: a backfill is not an update of the job", scalar(raw["updatedAt"]))
-	}
+	m, ok := raw["analysisResult"].(*types.AttributeValueMemberM)
+	require.Falsef(t, !ok || scalar(m.Value["model"]) != "S:v1", "analysisResult after backfill: %v; an untouched attribute was rewritten", raw["analysisResult"])
+	require.Equal(t, "N:1795316400000", scalar(raw["updatedAt"]), "updatedAt")
 }
 
 func TestBackfillErrorsNameTheJobAndStop(t *testing.T) {
@@ -142,9 +116,7 @@ func TestBackfillErrorsNameTheJobAndStop(t *testing.T) {
 	ctx := context.Background()
 	job := f.create(t, "u1")
 	_, err := f.store.Backfill(ctx, func(j *jobs.Job) (bool, error) { return false, errors.New("boom") })
-	if err == nil || !strings.Contains(err.Error(), job.ID) || !strings.Contains(err.Error(), "boom") {
-		t.Fatalf("fn error: %v, want it with the job id", err)
-	}
+	require.Falsef(t, err == nil || !strings.Contains(err.Error(), job.ID) || !strings.Contains(err.Error(), "boom"), "fn error: %v, want it with the job id", err)
 	_, err = f.store.Backfill(ctx, func(j *jobs.Job) (bool, error) { j.Status = jobs.StatusCompleted; return true, nil })
 	wantInputError(t, err, "status")
 	_, err = f.store.Backfill(ctx, func(j *jobs.Job) (bool, error) { j.ID = "other"; return true, nil })
@@ -155,9 +127,7 @@ func TestBackfillErrorsNameTheJobAndStop(t *testing.T) {
 	})
 	wantInputError(t, err, "Extra")
 	got, _ := f.store.Get(ctx, job.ID, jobs.Consistent())
-	if got.Status != jobs.StatusQueued || got.ID != job.ID {
-		t.Fatalf("refused backfills changed the job: %+v", got)
-	}
+	require.Falsef(t, got.Status != jobs.StatusQueued || got.ID != job.ID, "refused backfills changed the job: %+v", got)
 }
 
 func TestBackfillRejectsBadOptionsBeforeAnyRequest(t *testing.T) {

@@ -2,7 +2,6 @@ package jobs_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/oklog/ulid/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/table"
@@ -21,19 +22,13 @@ func TestCreateStoresTheSeedsLayout(t *testing.T) {
 	job := f.create(t, "user-12345")
 
 	id, err := ulid.ParseStrict(job.ID)
-	if err != nil {
-		t.Fatalf("job id %q is not a ULID: %v", job.ID, err)
-	}
-	if !ulid.Time(id.Time()).Equal(epoch) {
-		t.Fatalf("ULID time %v, want the store's clock %v", ulid.Time(id.Time()), epoch)
-	}
+	require.NoError(t, err, "job id")
+	require.Truef(t, ulid.Time(id.Time()).Equal(epoch), "ULID time %v, want the store's clock %v", ulid.Time(id.Time()), epoch)
 	out, err := f.db.GetItem(context.Background(), &dynamodb.GetItemInput{
 		TableName: aws.String("photoeditor-test-jobs"),
 		Key:       map[string]types.AttributeValue{"jobId": &types.AttributeValueMemberS{Value: job.ID}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := map[string]string{
 		"jobId":            "S:" + job.ID,
 		"userId":           "S:user-12345",
@@ -49,17 +44,12 @@ func TestCreateStoresTheSeedsLayout(t *testing.T) {
 		"traceId":          "S:1-5f84c7a5-0a1b2c3d4e5f",
 		"ttl":              "N:1803096000", // 90 days later, Unix seconds
 	}
-	if len(out.Item) != len(want) {
-		t.Errorf("stored %d attributes, want %d: %v", len(out.Item), len(want), out.Item)
-	}
+	assert.Len(t, out.Item, len(want), "stored")
 	for name, w := range want {
-		if got := scalar(out.Item[name]); got != w {
-			t.Errorf("%s = %s, want %s", name, got, w)
-		}
+		got := scalar(out.Item[name])
+		assert.Equal(t, w, got)
 	}
-	if !job.ExpiresAt.Equal(epoch.Add(jobs.DefaultTTL)) {
-		t.Errorf("ExpiresAt %v, want 90 days after creation", job.ExpiresAt)
-	}
+	assert.Truef(t, job.ExpiresAt.Equal(epoch.Add(jobs.DefaultTTL)), "ExpiresAt %v, want 90 days after creation", job.ExpiresAt)
 }
 
 func scalar(v types.AttributeValue) string {
@@ -80,18 +70,12 @@ func TestCreateHonoursTTLAndIDOptions(t *testing.T) {
 		o.NewID = func(time.Time) string { return "job-12345" }
 	})
 	job := f.create(t, "u1")
-	if job.ID != "job-12345" || !job.ExpiresAt.Equal(epoch.Add(48*time.Hour)) {
-		t.Fatalf("job %q expires %v; want job-12345 expiring after 48h", job.ID, job.ExpiresAt)
-	}
+	require.Falsef(t, job.ID != "job-12345" || !job.ExpiresAt.Equal(epoch.Add(48*time.Hour)), "job %q expires %v; want job-12345 expiring after 48h", job.ID, job.ExpiresAt)
 	// The same id again must not overwrite the first job.
 	_, _, err := f.store.Create(context.Background(), upload("u2"))
-	if !errors.Is(err, table.ErrAlreadyExists) {
-		t.Fatalf("second create with a reused id: %v, want ErrAlreadyExists", err)
-	}
+	require.ErrorIs(t, err, table.ErrAlreadyExists, "second create with a reused id")
 	got, err := f.store.Get(context.Background(), "job-12345")
-	if err != nil || got.UserID != "u1" {
-		t.Fatalf("first job after the refused create: %+v, %v", got, err)
-	}
+	require.Falsef(t, err != nil || got.UserID != "u1", "first job after the refused create: %+v, %v", got, err)
 }
 
 func TestCreateIDsAreUniqueAndSortByCreation(t *testing.T) {
@@ -99,9 +83,7 @@ func TestCreateIDsAreUniqueAndSortByCreation(t *testing.T) {
 	prev := ""
 	for range 200 {
 		j := f.create(t, "u1") // same millisecond: the monotonic entropy keeps order
-		if j.ID <= prev {
-			t.Fatalf("id %s does not sort after %s", j.ID, prev)
-		}
+		require.Falsef(t, j.ID <= prev, "id %s does not sort after %s", j.ID, prev)
 		prev = j.ID
 	}
 }

@@ -2,9 +2,10 @@ package jobs_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/jobs"
 )
@@ -13,15 +14,10 @@ func TestDeleteRemovesTheJob(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	job := f.create(t, "u1")
-	if err := f.store.Delete(ctx, job.ID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.store.Get(ctx, job.ID); !errors.Is(err, jobs.ErrNotFound) {
-		t.Fatalf("Get after Delete: %v, want ErrNotFound", err)
-	}
-	if err := f.store.Delete(ctx, job.ID); !errors.Is(err, jobs.ErrNotFound) {
-		t.Fatalf("second Delete: %v, want ErrNotFound", err)
-	}
+	require.NoError(t, f.store.Delete(ctx, job.ID))
+	_, err := f.store.Get(ctx, job.ID)
+	require.ErrorIs(t, err, jobs.ErrNotFound, "Get after Delete")
+	require.ErrorIs(t, f.store.Delete(ctx, job.ID), jobs.ErrNotFound, "second Delete")
 }
 
 func TestDeleteOfExpiredJobIsNotFound(t *testing.T) {
@@ -31,9 +27,7 @@ func TestDeleteOfExpiredJobIsNotFound(t *testing.T) {
 		o.TableName = jobs.TableNameForEnv("test")
 		o.Clock = func() time.Time { return epoch.Add(time.Hour) }
 	})
-	if err := late.Delete(context.Background(), job.ID); !errors.Is(err, jobs.ErrNotFound) {
-		t.Fatalf("Delete of an expired job: %v, want ErrNotFound", err)
-	}
+	require.ErrorIs(t, late.Delete(context.Background(), job.ID), jobs.ErrNotFound, "Delete of an expired job")
 }
 
 func TestDeleteRejectsBadIDBeforeAnyRequest(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/table"
 )
@@ -14,21 +16,14 @@ func TestGetReturnsWhatCreateStored(t *testing.T) {
 	f := newFixture(t)
 	created := f.create(t, "u1")
 	got, err := f.store.Get(context.Background(), created.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.ID != created.ID || got.UserID != "u1" || got.Status != jobs.StatusQueued || got.FileSize != 2_500_000 ||
-		!got.CreatedAt.Equal(epoch) || !got.ExpiresAt.Equal(created.ExpiresAt) || got.Provider != "gemini" || got.Extra != nil {
-		t.Fatalf("Get = %+v, want %+v", got, created)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, got.ID != created.ID || got.UserID != "u1" || got.Status != jobs.StatusQueued || got.FileSize != 2_500_000 || !got.CreatedAt.Equal(epoch) || !got.ExpiresAt.Equal(created.ExpiresAt) || got.Provider != "gemini" || got.Extra != nil, "Get = %+v, want %+v", got, created)
 }
 
 func TestGetMissingJobIsNotFound(t *testing.T) {
 	f := newFixture(t)
 	_, err := f.store.Get(context.Background(), "01ARZ3NDEKTSV4RRFFQ69G5FAV")
-	if !errors.Is(err, jobs.ErrNotFound) || !errors.Is(err, table.ErrNotFound) {
-		t.Fatalf("got %v, want ErrNotFound", err)
-	}
+	require.Falsef(t, !errors.Is(err, jobs.ErrNotFound) || !errors.Is(err, table.ErrNotFound), "got %v, want ErrNotFound", err)
 }
 
 func TestExpiredJobIsAbsentFromGetAndListsBeforeTheFakeDeletesIt(t *testing.T) {
@@ -46,38 +41,24 @@ func TestExpiredJobIsAbsentFromGetAndListsBeforeTheFakeDeletesIt(t *testing.T) {
 		o.Clock = func() time.Time { return late }
 	})
 
-	if _, err := f.store.Get(ctx, old.ID); err != nil {
-		t.Fatalf("before the ttl (fake's clock) Get failed: %v", err)
-	}
-	if _, err := store.Get(ctx, old.ID); !errors.Is(err, jobs.ErrNotFound) {
-		t.Fatalf("Get of an expired job: %v, want ErrNotFound", err)
-	}
+	_, err := f.store.Get(ctx, old.ID)
+	require.NoError(t, err, "before the ttl (fake's clock) Get failed")
+	_, err = store.Get(ctx, old.ID)
+	require.ErrorIs(t, err, jobs.ErrNotFound, "Get of an expired job")
 	page, err := store.ListByUser(ctx, "u1", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(page.Items) != 1 || page.Items[0].ID != fresh.ID {
-		t.Fatalf("user list after expiry: %v, want only %s", ids(page.Items), fresh.ID)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, len(page.Items) != 1 || page.Items[0].ID != fresh.ID, "user list after expiry: %v, want only %s", ids(page.Items), fresh.ID)
 	page, err = store.ListByStatus(ctx, jobs.StatusQueued, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(page.Items) != 1 || page.Items[0].ID != fresh.ID {
-		t.Fatalf("status list after expiry: %v, want only %s", ids(page.Items), fresh.ID)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, len(page.Items) != 1 || page.Items[0].ID != fresh.ID, "status list after expiry: %v, want only %s", ids(page.Items), fresh.ID)
 	// The fake has not deleted it: the store hid it on its own.
 	raw, err := table.QueryPage[table.Item](ctx, f.store.Table(), table.Query{Index: jobs.IndexUserCreatedAt, Partition: "u1"}, "")
-	if err != nil || len(raw.Items) != 2 {
-		t.Fatalf("raw query found %d items (%v), want both still stored", len(raw.Items), err)
-	}
+	require.Falsef(t, err != nil || len(raw.Items) != 2, "raw query found %d items (%v), want both still stored", len(raw.Items), err)
 
 	// Once the fake's clock passes the ttl it deletes the item for good.
 	f.db.SetTime(late.Add(time.Second))
 	raw, err = table.QueryPage[table.Item](ctx, f.store.Table(), table.Query{Index: jobs.IndexUserCreatedAt, Partition: "u1"}, "")
-	if err != nil || len(raw.Items) != 1 {
-		t.Fatalf("after the fake's sweep %d items remain (%v), want 1", len(raw.Items), err)
-	}
+	require.Falsef(t, err != nil || len(raw.Items) != 1, "after the fake's sweep %d items remain (%v), want 1", len(raw.Items), err)
 }
 
 func TestGetRejectsBadIDBeforeAnyRequest(t *testing.T) {

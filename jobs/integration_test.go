@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/internal/testenv"
@@ -42,9 +43,7 @@ func localStore(t *testing.T, opts ...func(*jobs.Options)) (*jobs.Store, *manual
 	}}, opts...)
 	store := newStore(t, client, blobstore.NewMemory(), all...)
 	ctx := context.Background()
-	if err := store.Table().Schema().Create(ctx, client); err != nil {
-		t.Fatalf("create table %s: %v", name, err)
-	}
+	require.NoError(t, store.Table().Schema().Create(ctx, client), "create table")
 	t.Cleanup(func() {
 		client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 	})
@@ -54,50 +53,35 @@ func localStore(t *testing.T, opts ...func(*jobs.Options)) (*jobs.Store, *manual
 func TestIntegrationClaimFiftyWorkersOneWins(t *testing.T) {
 	store, _ := localStore(t)
 	job, _, err := store.Create(context.Background(), upload("u1"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	raceToProcess(t, store, job.ID)
 	got, err := store.Get(context.Background(), job.ID, jobs.Consistent())
-	if err != nil || got.Status != jobs.StatusProcessing {
-		t.Fatalf("after the race: %+v, %v; want PROCESSING", got, err)
-	}
+	require.Falsef(t, err != nil || got.Status != jobs.StatusProcessing, "after the race: %+v, %v; want PROCESSING", got, err)
 }
 
 func TestIntegrationLifecycleFailReplayComplete(t *testing.T) {
 	store, clock := localStore(t)
 	ctx := context.Background()
 	job, _, err := store.Create(ctx, upload("u1"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for attempt := range 2 {
 		moved(t)(store.StartProcessing(ctx, job.ID))
 		moved(t)(store.StartEditing(ctx, leaseOf(t, store, job.ID), analysis))
 		clock.Advance(time.Second)
 		failed := moved(t)(store.Fail(ctx, leaseOf(t, store, job.ID), jobs.JobError{Code: "PROVIDER_TIMEOUT", Message: "timeout", Stack: "at x"}))
-		if failed.Error.RetryCount != attempt {
-			t.Fatalf("failure %d has retryCount %d", attempt+1, failed.Error.RetryCount)
-		}
+		require.Equal(t, attempt, failed.Error.RetryCount, "failure")
 		replayed := moved(t)(store.Replay(ctx, job.ID))
-		if replayed.Error.RetryCount != attempt+1 || !replayed.ProcessingStartedAt.IsZero() {
-			t.Fatalf("replay %d: %+v", attempt+1, replayed)
-		}
+		require.Falsef(t, replayed.Error.RetryCount != attempt+1 || !replayed.ProcessingStartedAt.IsZero(), "replay %d: %+v", attempt+1, replayed)
 	}
 	moved(t)(store.StartProcessing(ctx, job.ID))
 	moved(t)(store.StartEditing(ctx, leaseOf(t, store, job.ID), analysis))
 	done := moved(t)(store.Complete(ctx, leaseOf(t, store, job.ID), edit))
-	if done.Status != jobs.StatusCompleted || done.Error.RetryCount != 2 || done.S3FinalKey != edit.S3Key {
-		t.Fatalf("completed job %+v", done)
-	}
+	require.Falsef(t, done.Status != jobs.StatusCompleted || done.Error.RetryCount != 2 || done.S3FinalKey != edit.S3Key, "completed job %+v", done)
 	_, err = store.StartProcessing(ctx, job.ID)
 	var te *jobs.TransitionError
-	if !errors.As(err, &te) || te.Current != jobs.StatusCompleted {
-		t.Fatalf("move of a completed job: %v", err)
-	}
-	if _, err := store.StartProcessing(ctx, "missing-job"); !errors.Is(err, jobs.ErrNotFound) {
-		t.Fatalf("move of a missing job: %v", err)
-	}
+	require.Falsef(t, !errors.As(err, &te) || te.Current != jobs.StatusCompleted, "move of a completed job: %v", err)
+	_, err = store.StartProcessing(ctx, "missing-job")
+	require.ErrorIs(t, err, jobs.ErrNotFound, "move of a missing job")
 }
 
 func TestIntegrationListPagesNewestFirstAndHidesExpired(t *testing.T) {
@@ -106,50 +90,38 @@ func TestIntegrationListPagesNewestFirstAndHidesExpired(t *testing.T) {
 	var ids []string
 	for range 60 {
 		j, _, err := store.Create(ctx, upload("u1"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		ids = append(ids, j.ID)
 		clock.Advance(time.Millisecond)
 	}
 	seen, pages := 0, 0
 	for cursor := ""; ; {
 		page, err := store.ListByUser(ctx, "u1", cursor, jobs.Limit(25))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		pages++
 		for _, j := range page.Items {
-			if want := ids[len(ids)-1-seen]; j.ID != want {
-				t.Fatalf("item %d is %s, want %s (newest first)", seen, j.ID, want)
-			}
+			want := ids[len(ids)-1-seen]
+			require.Equal(t, want, j.ID, "item")
 			seen++
 		}
 		if cursor = page.Next; cursor == "" {
 			break
 		}
 	}
-	if seen != 60 || pages != 3 {
-		t.Fatalf("%d jobs in %d pages, want 60 in 3", seen, pages)
-	}
+	require.Falsef(t, seen != 60 || pages != 3, "%d jobs in %d pages, want 60 in 3", seen, pages)
 	// DynamoDB Local never expires items; the store hides them on its own.
 	clock.Advance(time.Hour)
 	page, err := store.ListByUser(ctx, "u1", "")
-	if err != nil || len(page.Items) != 0 || page.Next != "" {
-		t.Fatalf("after the ttl: %d jobs, next %q, %v; want none", len(page.Items), page.Next, err)
-	}
-	if _, err := store.Get(ctx, ids[0]); !errors.Is(err, jobs.ErrNotFound) {
-		t.Fatalf("Get after the ttl: %v", err)
-	}
+	require.Falsef(t, err != nil || len(page.Items) != 0 || page.Next != "", "after the ttl: %d jobs, next %q, %v; want none", len(page.Items), page.Next, err)
+	_, err = store.Get(ctx, ids[0])
+	require.ErrorIs(t, err, jobs.ErrNotFound, "Get after the ttl")
 }
 
 func TestIntegrationBackfillNeverOverwritesAConcurrentStatusMove(t *testing.T) {
 	store, _ := localStore(t)
 	ctx := context.Background()
 	job, _, err := store.Create(ctx, upload("u1"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	calls := 0
 	prog, err := store.Backfill(ctx, func(j *jobs.Job) (bool, error) {
 		calls++
@@ -161,58 +133,38 @@ func TestIntegrationBackfillNeverOverwritesAConcurrentStatusMove(t *testing.T) {
 		j.TraceID = "backfilled"
 		return true, nil
 	}, jobs.Segments(1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got, err := store.Get(ctx, job.ID, jobs.Consistent())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if prog.Conflicts != 1 || got.Status != jobs.StatusProcessing || got.TraceID != "backfilled" {
-		t.Fatalf("progress %+v, job %+v", prog, got)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, prog.Conflicts != 1 || got.Status != jobs.StatusProcessing || got.TraceID != "backfilled", "progress %+v, job %+v", prog, got)
 }
 
 func TestIntegrationLargeAnalysisOffloadedToS3(t *testing.T) {
 	s3client := testenv.S3(t)
 	bucket := testenv.Bucket(t, "jobs")
 	blobs, err := blobstore.NewS3(s3client, bucket, func(o *blobstore.S3Options) { o.PathStyle = true })
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	client := testenv.DynamoDB(t)
 	name := testenv.TableName(t, "jobs")
 	store := newStore(t, client, blobs, func(o *jobs.Options) { o.TableName = name })
 	ctx := context.Background()
-	if err := store.Table().Schema().Create(ctx, client); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, store.Table().Schema().Create(ctx, client))
 	t.Cleanup(func() {
 		client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 	})
 
 	job, _, err := store.Create(ctx, upload("u1"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	moved(t)(store.StartProcessing(ctx, job.ID))
 	big := bigAnalysis(200 * 1024)
 	moved(t)(store.StartEditing(ctx, leaseOf(t, store, job.ID), big))
 	got, err := store.Get(ctx, job.ID, jobs.Consistent())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got.AnalysisResult.Labels) != len(big.Labels) || got.AnalysisResult.Description != big.Description {
-		t.Fatal("the analysis did not come back whole from S3")
-	}
+	require.NoError(t, err)
+	require.Falsef(t, len(got.AnalysisResult.Labels) != len(big.Labels) || got.AnalysisResult.Description != big.Description, "%v", "the analysis did not come back whole from S3")
 	objects := 0
 	for _, err := range blobs.List(ctx, "") {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		objects++
 	}
-	if objects != 1 {
-		t.Fatalf("%d objects in the bucket, want 1", objects)
-	}
+	require.Equal(t, 1, objects)
 }

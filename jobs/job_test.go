@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/jobs"
 )
@@ -17,9 +19,7 @@ import (
 func (f *fixture) putRaw(t testing.TB, item map[string]types.AttributeValue) {
 	t.Helper()
 	_, err := f.db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.store.Table().Name()), Item: item})
-	if err != nil {
-		t.Fatalf("PutItem: %v", err)
-	}
+	require.NoError(t, err, "PutItem")
 }
 
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
@@ -39,28 +39,21 @@ func TestReadJobWrittenBeforeFieldsExisted(t *testing.T) {
 		"error":     &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"code": s("E"), "message": s("m")}},
 	})
 	job, err := f.store.Get(context.Background(), "job-12345")
-	if err != nil {
-		t.Fatal(err)
-	}
-	switch {
-	case !job.CreatedAt.Equal(created):
-		t.Errorf("CreatedAt %v, want %v", job.CreatedAt, created)
-	case !job.UpdatedAt.Equal(job.CreatedAt):
-		t.Errorf("a missing updatedAt reads as %v, want createdAt", job.UpdatedAt)
-	case !job.ExpiresAt.IsZero():
-		t.Errorf("a missing ttl reads as %v, want zero (never expires)", job.ExpiresAt)
-	case job.Provider != "" || job.AnalysisResult != nil || job.EditResult != nil:
-		t.Errorf("absent fields read as %+v", job)
-	case job.Error == nil || job.Error.RetryCount != 0 || job.Error.Code != "E":
-		t.Errorf("error without retryCount read as %+v", job.Error)
-	case scalar(job.Extra["fileName"]) != "S:old-name.jpg" || len(job.Extra) != 1:
-		t.Errorf("Extra = %v, want the unknown fileName kept", job.Extra)
-	}
+	require.NoError(t, err)
+	assert.True(t, job.CreatedAt.Equal(created), "CreatedAt %v, want %v", job.CreatedAt, created)
+	assert.True(t, job.UpdatedAt.Equal(job.CreatedAt), "a missing updatedAt reads as %v, want createdAt", job.UpdatedAt)
+	assert.True(t, job.ExpiresAt.IsZero(), "a missing ttl reads as zero (never expires)")
+	assert.Empty(t, job.Provider, "absent fields read as zero")
+	assert.Nil(t, job.AnalysisResult)
+	assert.Nil(t, job.EditResult)
+	require.NotNil(t, job.Error)
+	assert.Equal(t, 0, job.Error.RetryCount, "error without retryCount")
+	assert.Equal(t, "E", job.Error.Code)
+	assert.Len(t, job.Extra, 1)
+	assert.Equal(t, "S:old-name.jpg", scalar(job.Extra["fileName"]), "the unknown fileName is kept")
 	// It can still be replayed, and keeps its error.
 	replayed, err := f.store.Replay(context.Background(), "job-12345")
-	if err != nil || replayed.Error.RetryCount != 1 || replayed.Error.Code != "E" {
-		t.Fatalf("Replay of the old job: %+v, %v", replayed, err)
-	}
+	require.Falsef(t, err != nil || replayed.Error.RetryCount != 1 || replayed.Error.Code != "E", "Replay of the old job: %+v, %v", replayed, err)
 }
 
 func TestReplayOfFailedJobWithoutErrorMapRecordsUnknown(t *testing.T) {
@@ -69,12 +62,8 @@ func TestReplayOfFailedJobWithoutErrorMapRecordsUnknown(t *testing.T) {
 		"jobId": s("legacy-1"), "userId": s("u1"), "status": s("FAILED"), "createdAt": n("1795316400000"),
 	})
 	job, err := f.store.Replay(context.Background(), "legacy-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if job.Status != jobs.StatusQueued || job.Error == nil || job.Error.Code != jobs.UnknownErrorCode || job.Error.RetryCount != 1 {
-		t.Fatalf("replayed legacy job: %+v (error %+v)", job, job.Error)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, job.Status != jobs.StatusQueued || job.Error == nil || job.Error.Code != jobs.UnknownErrorCode || job.Error.RetryCount != 1, "replayed legacy job: %+v (error %+v)", job, job.Error)
 }
 
 func TestJobWithoutStatusCannotMove(t *testing.T) {
@@ -82,7 +71,5 @@ func TestJobWithoutStatusCannotMove(t *testing.T) {
 	f.putRaw(t, map[string]types.AttributeValue{"jobId": s("nostatus"), "userId": s("u1"), "createdAt": n("1")})
 	_, err := f.store.StartProcessing(context.Background(), "nostatus")
 	var te *jobs.TransitionError
-	if !asTransition(err, &te) || te.Current != "" {
-		t.Fatalf("move of a job without status: %v, want TransitionError with empty Current", err)
-	}
+	require.Falsef(t, !asTransition(err, &te) || te.Current != "", "move of a job without status: %v, want TransitionError with empty Current", err)
 }

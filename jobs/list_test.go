@@ -2,9 +2,10 @@ package jobs_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/table"
@@ -27,24 +28,15 @@ func TestListThousandJobsOfOneUserInFortyPagesNewestFirst(t *testing.T) {
 	cursor, pages := "", 0
 	for {
 		page, err := f.store.ListByUser(ctx, "user-1", cursor, jobs.Limit(25))
-		if err != nil {
-			t.Fatalf("page %d: %v", pages+1, err)
-		}
+		require.NoError(t, err, "page")
 		pages++
-		if len(page.Items) != 25 {
-			t.Fatalf("page %d has %d jobs, want 25", pages, len(page.Items))
-		}
+		require.Len(t, page.Items, 25, "page")
 		for _, j := range page.Items {
-			if _, ok := created[j.ID]; !ok || j.UserID != "user-1" {
-				t.Fatalf("page %d holds job %s of %q, not one of user-1's", pages, j.ID, j.UserID)
-			}
-			if seen[j.ID] {
-				t.Fatalf("job %s listed twice", j.ID)
-			}
+			_, ok := created[j.ID]
+			require.Falsef(t, !ok || j.UserID != "user-1", "page %d holds job %s of %q, not one of user-1's", pages, j.ID, j.UserID)
+			require.Falsef(t, seen[j.ID], "job %s listed twice", j.ID)
 			seen[j.ID] = true
-			if !prev.IsZero() && !j.CreatedAt.Before(prev) {
-				t.Fatalf("job %s created %v listed after one created %v: not newest first", j.ID, j.CreatedAt, prev)
-			}
+			require.Falsef(t, !prev.IsZero() && !j.CreatedAt.Before(prev), "job %s created %v listed after one created %v: not newest first", j.ID, j.CreatedAt, prev)
 			prev = j.CreatedAt
 		}
 		if page.Next == "" {
@@ -52,24 +44,16 @@ func TestListThousandJobsOfOneUserInFortyPagesNewestFirst(t *testing.T) {
 		}
 		cursor = page.Next
 	}
-	if pages != 40 || len(seen) != n {
-		t.Fatalf("%d pages, %d jobs; want 40 pages of %d jobs", pages, len(seen), n)
-	}
+	require.Falsef(t, pages != 40 || len(seen) != n, "%d pages, %d jobs; want 40 pages of %d jobs", pages, len(seen), n)
 
 	// The walker sees the same thousand in the same order.
 	count := 0
 	for j, err := range f.store.ByUser(ctx, "user-1", jobs.Limit(100)) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !seen[j.ID] {
-			t.Fatalf("walker yielded unknown job %s", j.ID)
-		}
+		require.NoError(t, err)
+		require.Falsef(t, !seen[j.ID], "walker yielded unknown job %s", j.ID)
 		count++
 	}
-	if count != n {
-		t.Fatalf("UserJobs yielded %d jobs, want %d", count, n)
-	}
+	require.Equal(t, n, count, "UserJobs yielded")
 }
 
 func TestListByStatusIsTheAdminsFailedView(t *testing.T) {
@@ -87,22 +71,15 @@ func TestListByStatusIsTheAdminsFailedView(t *testing.T) {
 		}
 	}
 	page, err := f.store.ListByStatus(ctx, jobs.StatusFailed, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := ids(page.Items); len(got) != 3 || got[0] != failed[0] || got[1] != failed[1] || got[2] != failed[2] || page.Next != "" {
-		t.Fatalf("failed list %v (next %q), want %v", got, page.Next, failed)
-	}
+	require.NoError(t, err)
+	got := ids(page.Items)
+	require.Falsef(t, len(got) != 3 || got[0] != failed[0] || got[1] != failed[1] || got[2] != failed[2] || page.Next != "", "failed list %v (next %q), want %v", got, page.Next, failed)
 	queued := 0
 	for _, err := range f.store.ByStatus(ctx, jobs.StatusQueued, jobs.Limit(1)) {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		queued++
 	}
-	if queued != 3 {
-		t.Fatalf("%d QUEUED jobs listed, want 3", queued)
-	}
+	require.Equal(t, 3, queued)
 }
 
 func TestListCreatedRangeReadsOnlyThatRange(t *testing.T) {
@@ -117,18 +94,12 @@ func TestListCreatedRangeReadsOnlyThatRange(t *testing.T) {
 		o.CreatedAfter = all[2].CreatedAt
 		o.CreatedBefore = all[7].CreatedAt
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := ids(page.Items)
 	want := []string{all[6].ID, all[5].ID, all[4].ID, all[3].ID}
-	if len(got) != len(want) {
-		t.Fatalf("range listed %v, want %v", got, want)
-	}
+	require.Len(t, got, len(want), "range listed")
 	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("range listed %v, want %v", got, want)
-		}
+		require.Equal(t, want[i], got[i], "range listed")
 	}
 }
 
@@ -140,19 +111,13 @@ func TestListCursorOfAnotherUserIsRejected(t *testing.T) {
 		f.create(t, "bob")
 	}
 	page, err := f.store.ListByUser(ctx, "alice", "", jobs.Limit(1))
-	if err != nil || page.Next == "" {
-		t.Fatalf("first page: %v, next %q", err, page.Next)
-	}
+	require.Falsef(t, err != nil || page.Next == "", "first page: %v, next %q", err, page.Next)
 	before := f.db.Calls("Query")
-	if _, err := f.store.ListByUser(ctx, "bob", page.Next); !errors.Is(err, table.ErrInvalidCursor) {
-		t.Fatalf("alice's cursor on bob's list: %v, want ErrInvalidCursor", err)
-	}
-	if _, err := f.store.ListByStatus(ctx, jobs.StatusQueued, page.Next); !errors.Is(err, table.ErrInvalidCursor) {
-		t.Fatalf("a user cursor on the status list: %v, want ErrInvalidCursor", err)
-	}
-	if f.db.Calls("Query") != before {
-		t.Fatal("a rejected cursor was sent to DynamoDB")
-	}
+	_, err = f.store.ListByUser(ctx, "bob", page.Next)
+	require.ErrorIs(t, err, table.ErrInvalidCursor, "alice's cursor on bob's list")
+	_, err = f.store.ListByStatus(ctx, jobs.StatusQueued, page.Next)
+	require.ErrorIs(t, err, table.ErrInvalidCursor, "a user cursor on the status list")
+	require.Equal(t, before, f.db.Calls("Query"))
 }
 
 func TestListRejectsBadInputBeforeAnyRequest(t *testing.T) {

@@ -46,9 +46,8 @@ func TestObjectKeysAreOneToOneOverAdversarialIDs(t *testing.T) {
 		assert.NotContains(t, key, "/", "id %q", id)
 		assert.NotContains(t, []string{"", ".", ".."}, key, "id %q", id)
 		assert.LessOrEqual(t, len(key), maxPlainObjectID)
-		if other, ok := seen[key]; ok && other != id {
-			t.Fatalf("ids %q and %q share the object key %q", other, id, key)
-		}
+		other, ok := seen[key]
+		require.Falsef(t, ok && other != id, "ids %q and %q share the object key %q", other, id, key)
 		seen[key] = id
 	}
 	assert.Greater(t, len(seen), 40_000, "the generator must produce mostly distinct ids")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
@@ -19,15 +20,11 @@ func analysisOfSize(t *testing.T, n int) *AnalysisResult {
 	t.Helper()
 	a := &AnalysisResult{Labels: []Label{{Name: "x", Confidence: 0.5}}, Description: "d"}
 	av, err := attributevalue.Marshal(a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	base := table.ItemSize(table.Item{attrAnalysisResult: av})
 	a.Description = strings.Repeat("d", 1+n-base)
 	av, _ = attributevalue.Marshal(a)
-	if got := table.ItemSize(table.Item{attrAnalysisResult: av}); got != n {
-		t.Fatalf("analysis is %d bytes, want %d", got, n)
-	}
+	require.Equal(t, n, table.ItemSize(table.Item{attrAnalysisResult: av}), "analysis size")
 	return a
 }
 
@@ -42,30 +39,21 @@ func TestJobAtMaximumSizesStaysUnderThreshold(t *testing.T) {
 	store, err := NewStore(db, blobs, func(o *Options) {
 		o.NewID = func(time.Time) string { id := ids[0]; ids = ids[1:]; return id }
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, store.EnsureTable(ctx))
 	max := func(prefix string, n int) string { return prefix + strings.Repeat("x", n-len(prefix)) }
 	job, _, err := store.Create(ctx, CreateInput{
 		UserID: max("", maxUserIDLen), FileSize: 1 << 40, FileType: max("image/", maxFieldLen),
 		OriginalFileName: max("", maxFieldLen), S3TempKey: max("", maxS3KeyLen), Provider: max("", maxFieldLen),
 		CorrelationID: max("", maxFieldLen), TraceID: max("", maxFieldLen),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	size := func(step string) {
 		t.Helper()
 		var item table.Item
-		if err := store.Table().Get(ctx, store.Table().Key(job.ID), &item, table.Consistent()); err != nil {
-			t.Fatal(err)
-		}
-		if n := table.ItemSize(item); n > DefaultOffloadThreshold {
-			t.Fatalf("after %s the item is %d bytes, over the %d threshold", step, n, DefaultOffloadThreshold)
-		}
+		require.NoError(t, store.Table().Get(ctx, store.Table().Key(job.ID), &item, table.Consistent()))
+		n := table.ItemSize(item)
+		require.Falsef(t, n > DefaultOffloadThreshold, "after %s the item is %d bytes, over the %d threshold", step, n, DefaultOffloadThreshold)
 	}
 	bigError := JobError{Code: max("", maxCodeLen), Message: max("", maxMessageLen), Stack: max("", maxStackLen)}
 	for range 2 { // the second round has error.retryCount set
@@ -81,46 +69,32 @@ func TestJobAtMaximumSizesStaysUnderThreshold(t *testing.T) {
 	must(t)(store.Complete(ctx, leaseOf(t, store, job.ID), EditResult{S3Key: max("", maxS3KeyLen), Width: 1 << 30, Height: 1 << 30, Format: FormatJPEG, Size: 1 << 40}))
 	size("Complete with the largest edit result")
 	for _, err := range blobs.List(ctx, "") {
-		t.Fatalf("an analysis at the budget was offloaded (%v)", err)
+		require.Fail(t, "an analysis at the budget was offloaded", "%v", err)
 	}
 
 	// One byte over the budget goes to the blob store, under a key S3
 	// accepts although the id is 2048 bytes long.
 	other, _, err := store.Create(ctx, CreateInput{UserID: "u", FileType: "image/png", Provider: "p"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	must(t)(store.StartProcessing(ctx, other.ID))
 	over := analysisOfSize(t, store.budget+1)
 	must(t)(store.StartEditing(ctx, leaseOf(t, store, other.ID), over))
 	objects := 0
 	for info, err := range blobs.List(ctx, "") {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(info.Key) > blobstore.MaxKeyLength {
-			t.Fatalf("object key of %d bytes", len(info.Key))
-		}
+		require.NoError(t, err)
+		require.Falsef(t, len(info.Key) > blobstore.MaxKeyLength, "object key of %d bytes", len(info.Key))
 		objects++
 	}
-	if objects != 1 {
-		t.Fatalf("%d objects after an analysis one byte over the budget, want 1", objects)
-	}
+	require.Equal(t, 1, objects)
 	got, err := store.Get(ctx, other.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.AnalysisResult.Description != over.Description {
-		t.Fatal("the offloaded analysis did not read back")
-	}
+	require.NoError(t, err)
+	require.Equal(t, over.Description, got.AnalysisResult.Description)
 }
 
 func must(t *testing.T) func(*Job, error) *Job {
 	return func(j *Job, err error) *Job {
 		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return j
 	}
 }
@@ -128,8 +102,6 @@ func must(t *testing.T) func(*Job, error) *Job {
 func leaseOf(t testing.TB, store *Store, id string) Lease {
 	t.Helper()
 	j, err := store.Get(context.Background(), id, Consistent())
-	if err != nil {
-		t.Fatalf("Get %s: %v", id, err)
-	}
+	require.NoError(t, err, "Get")
 	return j.Lease()
 }

@@ -453,9 +453,7 @@ func concurrentRace(t *testing.T, e leaseEnv, n int) {
 			if err == nil {
 				_, err = store.Complete(ctx, l, edit)
 			}
-			if err != nil && !errors.Is(err, jobs.ErrInvalidTransition) && !errors.Is(err, jobs.ErrLeaseLost) {
-				t.Errorf("worker %d: %v", i, err)
-			}
+			assert.Falsef(t, err != nil && !errors.Is(err, jobs.ErrInvalidTransition) && !errors.Is(err, jobs.ErrLeaseLost), "worker %d: %v", i, err)
 			completed[i] = err == nil
 		}()
 	}

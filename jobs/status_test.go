@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/table"
@@ -30,60 +33,36 @@ func TestStatusMovesFollowTheSeedAndSetItsTimestamps(t *testing.T) {
 
 	f.db.Advance(time.Second)
 	started, err := f.store.StartProcessing(ctx, job.ID)
-	if err != nil {
-		t.Fatalf("StartProcessing: %v", err)
-	}
-	if started.Status != jobs.StatusProcessing || !started.ProcessingStartedAt.Equal(f.db.Now()) || !started.UpdatedAt.Equal(f.db.Now()) {
-		t.Fatalf("after StartProcessing: status %s, processingStartedAt %v, updatedAt %v; want PROCESSING and %v",
-			started.Status, started.ProcessingStartedAt, started.UpdatedAt, f.db.Now())
-	}
-	if !started.CreatedAt.Equal(job.CreatedAt) {
-		t.Fatalf("createdAt changed from %v to %v", job.CreatedAt, started.CreatedAt)
-	}
+	require.NoError(t, err, "StartProcessing")
+	require.Falsef(t, started.Status != jobs.StatusProcessing || !started.ProcessingStartedAt.Equal(f.db.Now()) || !started.UpdatedAt.Equal(f.db.Now()), "after StartProcessing: status %s, processingStartedAt %v, updatedAt %v; want PROCESSING and %v",
+		started.Status, started.ProcessingStartedAt, started.UpdatedAt, f.db.Now())
+	require.Truef(t, started.CreatedAt.Equal(job.CreatedAt), "createdAt changed from %v to %v", job.CreatedAt, started.CreatedAt)
 
 	f.db.Advance(time.Second)
 	editing, err := f.store.StartEditing(ctx, leaseOf(t, f.store, job.ID), analysis)
-	if err != nil {
-		t.Fatalf("StartEditing: %v", err)
-	}
-	if editing.Status != jobs.StatusEditing || editing.AnalysisResult == nil || editing.AnalysisResult.Labels[0].Name != "beach" {
-		t.Fatalf("after StartEditing: %+v", editing)
-	}
+	require.NoError(t, err, "StartEditing")
+	require.Falsef(t, editing.Status != jobs.StatusEditing || editing.AnalysisResult == nil || editing.AnalysisResult.Labels[0].Name != "beach", "after StartEditing: %+v", editing)
 
 	f.db.Advance(time.Second)
 	done, err := f.store.Complete(ctx, leaseOf(t, f.store, job.ID), edit)
-	if err != nil {
-		t.Fatalf("Complete: %v", err)
-	}
-	if done.Status != jobs.StatusCompleted || done.EditResult == nil || *done.EditResult != edit ||
-		done.S3FinalKey != edit.S3Key || !done.ProcessingCompletedAt.Equal(f.db.Now()) {
-		t.Fatalf("after Complete: %+v", done)
-	}
+	require.NoError(t, err, "Complete")
+	require.Falsef(t, done.Status != jobs.StatusCompleted || done.EditResult == nil || *done.EditResult != edit || done.S3FinalKey != edit.S3Key || !done.ProcessingCompletedAt.Equal(f.db.Now()), "after Complete: %+v", done)
 
 	got, err := f.store.Get(ctx, job.ID, jobs.Consistent())
-	if err != nil {
-		t.Fatalf("Get: %v", err)
-	}
-	if got.Status != jobs.StatusCompleted || !got.ProcessingStartedAt.Equal(started.ProcessingStartedAt) ||
-		got.AnalysisResult.SafeSearch.Violence != jobs.Unlikely || got.Error != nil {
-		t.Fatalf("stored job %+v", got)
-	}
+	require.NoError(t, err, "Get")
+	require.Falsef(t, got.Status != jobs.StatusCompleted || !got.ProcessingStartedAt.Equal(started.ProcessingStartedAt) || got.AnalysisResult.SafeSearch.Violence != jobs.Unlikely || got.Error != nil, "stored job %+v", got)
 }
 
 func TestClaimFiftyWorkersOneWins(t *testing.T) {
 	f := newFixture(t)
 	job := f.create(t, "u1")
 	raceToProcess(t, f.store, job.ID)
-	if n := f.db.Calls("GetItem"); n != 0 {
-		t.Fatalf("the losers read the job %d times; the current status must come from the refused write", n)
-	}
-	if n := f.db.Calls("UpdateItem"); n != 50 {
-		t.Fatalf("%d UpdateItem calls for 50 attempts; want one each", n)
-	}
+	n := f.db.Calls("GetItem")
+	require.Equal(t, 0, n, "the losers read the job")
+	n = f.db.Calls("UpdateItem")
+	require.Equal(t, 50, n)
 	got, err := f.store.Get(context.Background(), job.ID, jobs.Consistent())
-	if err != nil || got.Status != jobs.StatusProcessing || got.ProcessingStartedAt.IsZero() {
-		t.Fatalf("after the race: %+v, %v; want PROCESSING with processingStartedAt", got, err)
-	}
+	require.Falsef(t, err != nil || got.Status != jobs.StatusProcessing || got.ProcessingStartedAt.IsZero(), "after the race: %+v, %v; want PROCESSING with processingStartedAt", got, err)
 }
 
 // raceToProcess has 50 goroutines move one QUEUED job to PROCESSING at
@@ -116,16 +95,12 @@ func raceToProcess(t *testing.T, store *jobs.Store, id string) {
 			won++
 		case errors.As(err, &te) && errors.Is(err, jobs.ErrInvalidTransition):
 			lost++
-			if te.JobID != id || te.Current != jobs.StatusProcessing || !slices.Equal(te.From, []jobs.Status{jobs.StatusQueued}) || te.To != jobs.StatusProcessing {
-				t.Errorf("TransitionError %+v, want job %s found PROCESSING on QUEUED → PROCESSING", te, id)
-			}
+			assert.Falsef(t, te.JobID != id || te.Current != jobs.StatusProcessing || !slices.Equal(te.From, []jobs.Status{jobs.StatusQueued}) || te.To != jobs.StatusProcessing, "TransitionError %+v, want job %s found PROCESSING on QUEUED → PROCESSING", te, id)
 		default:
-			t.Errorf("unexpected error: %v", err)
+			assert.Fail(t, "unexpected error", "%v", err)
 		}
 	}
-	if won != 1 || lost != workers-1 {
-		t.Fatalf("%d workers won and %d got ErrInvalidTransition; want 1 and %d", won, lost, workers-1)
-	}
+	require.Falsef(t, won != 1 || lost != workers-1, "%d workers won and %d got ErrInvalidTransition; want 1 and %d", won, lost, workers-1)
 }
 
 func TestMoveFromWrongStatusIsTypedAndChangesNothing(t *testing.T) {
@@ -145,23 +120,14 @@ func TestMoveFromWrongStatusIsTypedAndChangesNothing(t *testing.T) {
 	for name, move := range moves {
 		_, err := move()
 		var te *jobs.TransitionError
-		if !errors.As(err, &te) || !errors.Is(err, jobs.ErrInvalidTransition) || !errors.Is(err, table.ErrConditionFailed) {
-			t.Fatalf("%s on a QUEUED job: got %v, want *TransitionError", name, err)
-		}
-		if te.Current != jobs.StatusQueued || te.JobID != job.ID {
-			t.Fatalf("%s: %+v, want Current QUEUED", name, te)
-		}
-		if want := fmt.Sprintf("jobs: job %q is QUEUED, cannot move %s → %s", job.ID, fromText(te.From), te.To); err.Error() != want {
-			t.Fatalf("%s: message %q, want %q", name, err, want)
-		}
+		require.Falsef(t, !errors.As(err, &te) || !errors.Is(err, jobs.ErrInvalidTransition) || !errors.Is(err, table.ErrConditionFailed), "%s on a QUEUED job: got %v, want *TransitionError", name, err)
+		require.Falsef(t, te.Current != jobs.StatusQueued || te.JobID != job.ID, "%s: %+v, want Current QUEUED", name, te)
+		want := fmt.Sprintf("jobs: job %q is QUEUED, cannot move %s → %s", job.ID, fromText(te.From), te.To)
+		require.Equal(t, want, err.Error())
 	}
 	got, err := f.store.Get(ctx, job.ID, jobs.Consistent())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Status != jobs.StatusQueued || !got.UpdatedAt.Equal(job.UpdatedAt) || got.AnalysisResult != nil || got.Error != nil {
-		t.Fatalf("refused moves changed the job: %+v", got)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, got.Status != jobs.StatusQueued || !got.UpdatedAt.Equal(job.UpdatedAt) || got.AnalysisResult != nil || got.Error != nil, "refused moves changed the job: %+v", got)
 }
 
 func TestCompletedIsFinal(t *testing.T) {
@@ -173,22 +139,15 @@ func TestCompletedIsFinal(t *testing.T) {
 	moved(t)(f.store.Complete(ctx, leaseOf(t, f.store, job.ID), edit))
 	_, err := f.store.Replay(ctx, job.ID)
 	var te *jobs.TransitionError
-	if !errors.As(err, &te) || te.Current != jobs.StatusCompleted {
-		t.Fatalf("Replay of a COMPLETED job: %v, want TransitionError with Current COMPLETED", err)
-	}
-	if jobs.StatusCompleted.CanMoveTo(jobs.StatusQueued) || !jobs.StatusFailed.CanMoveTo(jobs.StatusQueued) ||
-		jobs.StatusQueued.CanMoveTo(jobs.StatusEditing) || !jobs.StatusEditing.CanMoveTo(jobs.StatusFailed) {
-		t.Fatal("CanMoveTo disagrees with the seed's state machine")
-	}
+	require.Falsef(t, !errors.As(err, &te) || te.Current != jobs.StatusCompleted, "Replay of a COMPLETED job: %v, want TransitionError with Current COMPLETED", err)
+	require.False(t, jobs.StatusCompleted.CanMoveTo(jobs.StatusQueued) || !jobs.StatusFailed.CanMoveTo(jobs.StatusQueued) || jobs.StatusQueued.CanMoveTo(jobs.StatusEditing) || !jobs.StatusEditing.CanMoveTo(jobs.StatusFailed), "CanMoveTo disagrees with the seed's state machine")
 }
 
 // moved fails the test when a move (or any call returning a job) failed.
 func moved(t testing.TB) func(*jobs.Job, error) *jobs.Job {
 	return func(j *jobs.Job, err error) *jobs.Job {
 		t.Helper()
-		if err != nil {
-			t.Fatalf("move: %v", err)
-		}
+		require.NoError(t, err, "move")
 		return j
 	}
 }
@@ -204,37 +163,26 @@ func TestFailThenReplayCountsRetriesAndKeepsThemAcrossFailures(t *testing.T) {
 		f.db.Advance(time.Second)
 		failed := moved(t)(f.store.Fail(ctx, leaseOf(t, f.store, job.ID), jobs.JobError{
 			Code: "PROVIDER_TIMEOUT", Message: fmt.Sprintf("attempt %d timed out", attempt+1), Stack: "stack"}))
-		if failed.Status != jobs.StatusFailed || failed.Error == nil || failed.Error.RetryCount != attempt ||
-			failed.Error.Message != fmt.Sprintf("attempt %d timed out", attempt+1) || !failed.ProcessingCompletedAt.Equal(f.db.Now()) {
-			t.Fatalf("failure %d: %+v (error %+v)", attempt+1, failed, failed.Error)
-		}
+		require.Falsef(t, failed.Status != jobs.StatusFailed || failed.Error == nil || failed.Error.RetryCount != attempt || failed.Error.Message != fmt.Sprintf("attempt %d timed out", attempt+1) || !failed.ProcessingCompletedAt.Equal(f.db.Now()), "failure %d: %+v (error %+v)", attempt+1, failed, failed.Error)
 		queued := moved(t)(f.store.Replay(ctx, job.ID))
-		if queued.Status != jobs.StatusQueued || queued.Error.RetryCount != attempt+1 ||
-			!queued.ProcessingStartedAt.IsZero() || !queued.ProcessingCompletedAt.IsZero() {
-			t.Fatalf("replay %d: %+v (error %+v)", attempt+1, queued, queued.Error)
-		}
+		require.Falsef(t, queued.Status != jobs.StatusQueued || queued.Error.RetryCount != attempt+1 || !queued.ProcessingStartedAt.IsZero() || !queued.ProcessingCompletedAt.IsZero(), "replay %d: %+v (error %+v)", attempt+1, queued, queued.Error)
 	}
 	// A failure without a stack must not keep the previous one's.
 	moved(t)(f.store.StartProcessing(ctx, job.ID))
 	moved(t)(f.store.StartEditing(ctx, leaseOf(t, f.store, job.ID), nil))
 	last := moved(t)(f.store.Fail(ctx, leaseOf(t, f.store, job.ID), jobs.JobError{Code: "BAD_IMAGE", Message: "corrupt"}))
-	if last.Error.RetryCount != 3 || last.Error.Stack != "" || last.Error.Code != "BAD_IMAGE" {
-		t.Fatalf("fourth failure: %+v", last.Error)
-	}
+	require.Falsef(t, last.Error.RetryCount != 3 || last.Error.Stack != "" || last.Error.Code != "BAD_IMAGE", "fourth failure: %+v", last.Error)
 }
 
 func TestMovesOfMissingOrExpiredJobAreNotFound(t *testing.T) {
 	f := newFixture(t, func(o *jobs.Options) { o.TTL = time.Hour })
 	ctx := context.Background()
 	_, err := f.store.StartProcessing(ctx, "01ARZ3NDEKTSV4RRFFQ69G5FAV")
-	if !errors.Is(err, jobs.ErrNotFound) || !errors.Is(err, table.ErrNotFound) || errors.Is(err, jobs.ErrInvalidTransition) {
-		t.Fatalf("move of a missing job: %v, want ErrNotFound", err)
-	}
+	require.Falsef(t, !errors.Is(err, jobs.ErrNotFound) || !errors.Is(err, table.ErrNotFound) || errors.Is(err, jobs.ErrInvalidTransition), "move of a missing job: %v, want ErrNotFound", err)
 	job := f.create(t, "u1")
 	f.db.SetTime(epoch.Add(time.Hour)) // ttl reached; the fake has not swept it yet
-	if _, err := f.store.StartProcessing(ctx, job.ID); !errors.Is(err, jobs.ErrNotFound) {
-		t.Fatalf("move of an expired job: %v, want ErrNotFound", err)
-	}
+	_, err = f.store.StartProcessing(ctx, job.ID)
+	require.ErrorIs(t, err, jobs.ErrNotFound, "move of an expired job")
 }
 
 func TestMovesRejectBadInputBeforeAnyRequest(t *testing.T) {
@@ -347,24 +295,16 @@ func TestClaimFiftyWorkersOneWinsOverHTTP(t *testing.T) {
 	client := srv.Client()
 	store := newStore(t, client, nil)
 	ctx := context.Background()
-	if err := store.Table().Schema().Create(ctx, client); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, store.Table().Schema().Create(ctx, client))
 	job, _, err := store.Create(ctx, upload("u1"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	raceToProcess(t, store, job.ID)
-	if _, err := store.StartEditing(ctx, leaseOf(t, store, job.ID), analysis); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.Fail(ctx, leaseOf(t, store, job.ID), jobs.JobError{Code: "C", Message: "m"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = store.StartEditing(ctx, leaseOf(t, store, job.ID), analysis)
+	require.NoError(t, err)
+	_, err = store.Fail(ctx, leaseOf(t, store, job.ID), jobs.JobError{Code: "C", Message: "m"})
+	require.NoError(t, err)
 	replayed, err := store.Replay(ctx, job.ID)
-	if err != nil || replayed.Error.RetryCount != 1 {
-		t.Fatalf("Replay over HTTP: %+v, %v", replayed, err)
-	}
+	require.Falsef(t, err != nil || replayed.Error.RetryCount != 1, "Replay over HTTP: %+v, %v", replayed, err)
 }
 
 // fromText is how a TransitionError names the statuses a move starts from.

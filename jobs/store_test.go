@@ -39,9 +39,7 @@ func newFixture(t testing.TB, opts ...func(*jobs.Options)) *fixture {
 		o.Clock = db.Now
 	}}, opts...)
 	store := newStore(t, db, blobs, all...)
-	if err := store.Table().Schema().Create(context.Background(), db); err != nil {
-		t.Fatalf("create table: %v", err)
-	}
+	require.NoError(t, store.Table().Schema().Create(context.Background(), db), "create table")
 	return &fixture{db: db, blobs: blobs, store: store}
 }
 
@@ -61,9 +59,7 @@ func upload(user string) jobs.CreateInput {
 func (f *fixture) create(t testing.TB, user string) *jobs.Job {
 	t.Helper()
 	j, _, err := f.store.Create(context.Background(), upload(user))
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	require.NoError(t, err, "Create")
 	return j
 }
 
@@ -71,12 +67,8 @@ func (f *fixture) create(t testing.TB, user string) *jobs.Job {
 func wantInputError(t testing.TB, err error, field string) {
 	t.Helper()
 	var ie *table.InputError
-	if !errors.As(err, &ie) || !errors.Is(err, table.ErrInvalidInput) {
-		t.Fatalf("got %v (%T), want *table.InputError for %s", err, err, field)
-	}
-	if ie.Field != field {
-		t.Fatalf("InputError.Field = %q, want %q (%v)", ie.Field, field, err)
-	}
+	require.Falsef(t, !errors.As(err, &ie) || !errors.Is(err, table.ErrInvalidInput), "got %v (%T), want *table.InputError for %s", err, err, field)
+	require.Equal(t, field, ie.Field, "InputError.Field =")
 }
 
 // noRequests runs fn and fails if it sent anything to DynamoDB.
@@ -84,9 +76,8 @@ func (f *fixture) noRequests(t testing.TB, fn func()) {
 	t.Helper()
 	before := f.totalCalls()
 	fn()
-	if after := f.totalCalls(); after != before {
-		t.Fatalf("bad input sent %d requests to DynamoDB", after-before)
-	}
+	after := f.totalCalls()
+	require.Equal(t, before, after, "bad input sent")
 }
 
 func (f *fixture) totalCalls() int {
@@ -199,9 +190,7 @@ func ExampleNewStore() {
 func leaseOf(t testing.TB, store *jobs.Store, id string) jobs.Lease {
 	t.Helper()
 	j, err := store.Get(context.Background(), id, jobs.Consistent())
-	if err != nil {
-		t.Fatalf("Get %s: %v", id, err)
-	}
+	require.NoError(t, err, "Get")
 	return j.Lease()
 }
 
@@ -209,8 +198,6 @@ func leaseOf(t testing.TB, store *jobs.Store, id string) jobs.Lease {
 func newStore(t testing.TB, db table.API, blobs blobstore.Store, opts ...func(*jobs.Options)) *jobs.Store {
 	t.Helper()
 	store, err := jobs.NewStore(db, blobs, opts...)
-	if err != nil {
-		t.Fatalf("NewStore: %v", err)
-	}
+	require.NoError(t, err, "NewStore")
 	return store
 }
