@@ -37,7 +37,13 @@ func (f *journeyFlags) open(ctx context.Context, a *app) (*journey.Store, error)
 	return journey.NewStore(c.db, logs, journey.TableName(f.table), func(o *journey.Options) { o.Backups = backups })
 }
 
-func journeySetup(fn func(ctx context.Context, a *app, s *journey.Store, args []string) error, extra func(*flag.FlagSet)) func(*flag.FlagSet, *app) runner {
+// journeySetup opens the store for fn, which takes one journey id, or none
+// with ids 0.
+func journeySetup(fn func(ctx context.Context, a *app, s *journey.Store, args []string) error, extra func(*flag.FlagSet), ids ...int) func(*flag.FlagSet, *app) runner {
+	want := 1
+	if len(ids) > 0 {
+		want = ids[0]
+	}
 	return func(fs *flag.FlagSet, a *app) runner {
 		var jf journeyFlags
 		jf.register(fs)
@@ -45,7 +51,10 @@ func journeySetup(fn func(ctx context.Context, a *app, s *journey.Store, args []
 			extra(fs)
 		}
 		return func(ctx context.Context, args []string) error {
-			if len(args) != 1 || args[0] == "" {
+			switch {
+			case want == 0 && len(args) != 0:
+				return usagef("takes no arguments")
+			case want == 1 && (len(args) != 1 || args[0] == ""):
 				return usagef("takes one journey id")
 			}
 			s, err := jf.open(ctx, a)
@@ -58,8 +67,50 @@ func journeySetup(fn func(ctx context.Context, a *app, s *journey.Store, args []
 }
 
 func journeyCommands() []*command {
-	var overwrite bool
+	var overwrite, oldest bool
+	var page pageFlags
+	var stage string
 	return []*command{
+		{
+			name:    "journey list",
+			summary: "list journeys, newest first (-oldest: oldest first), a page at a time",
+			setup: journeySetup(func(ctx context.Context, a *app, s *journey.Store, args []string) error {
+				opts := []func(*journey.ListOptions){journey.Limit(page.limit)}
+				if oldest {
+					opts = append(opts, journey.OldestFirst())
+				}
+				p, err := s.Journeys().List(ctx, page.cursor, opts...)
+				if err != nil {
+					return err
+				}
+				return emitPage(a, p, func(w io.Writer, j journey.Journey) {
+					fmt.Fprintf(w, "%s\t%s\t%d%%\t%s\t%s\n", j.ID, j.Status, j.OverallProgress, j.CreatedAt, j.Name)
+				})
+			}, func(fs *flag.FlagSet) {
+				page.register(fs)
+				fs.BoolVar(&oldest, "oldest", false, "oldest first")
+			}, 0),
+		},
+		{
+			name: "journey jobs", args: "<journey id>",
+			summary: "list a journey's job executions (or one stage's, -stage) by stage and execution number, a page at a time",
+			setup: journeySetup(func(ctx context.Context, a *app, s *journey.Store, args []string) error {
+				opts := []func(*journey.ListOptions){journey.Limit(page.limit)}
+				if stage != "" {
+					opts = append(opts, journey.OfStage(stage))
+				}
+				p, err := s.Jobs().List(ctx, args[0], page.cursor, opts...)
+				if err != nil {
+					return err
+				}
+				return emitPage(a, p, func(w io.Writer, jb journey.Job) {
+					fmt.Fprintf(w, "%s\t%s\texecution %d\t%s\t%d%%\n", jb.JobID, jb.StageID, jb.ExecutionNumber, jb.Status, jb.Progress)
+				})
+			}, func(fs *flag.FlagSet) {
+				page.register(fs)
+				fs.StringVar(&stage, "stage", "", "only this stage's executions")
+			}),
+		},
 		{
 			name: "journey show", args: "<journey id>",
 			summary: "print a journey: status, progress, stages, rules and jobs (one Query of its partition)",

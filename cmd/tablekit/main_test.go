@@ -439,6 +439,21 @@ func TestJourneyShowExportAndImport(t *testing.T) {
 	assert.Len(t, shown.Stages, 6, "the six default stages")
 	assert.Equal(t, exitNotFound, runCLI(t, args("show", "JRN-nosuch")...).code)
 
+	_, err = store.Jobs().Start(ctx, journey.NewJob{JourneyID: id, StageID: "raw_analysis"})
+	require.NoError(t, err)
+	list := runCLI(t, args("list", "-output", "json")...)
+	require.Equal(t, exitOK, list.code, list.stderr)
+	var journeys struct{ Items []journey.Journey }
+	require.NoError(t, json.Unmarshal([]byte(list.stdout), &journeys))
+	require.Len(t, journeys.Items, 1)
+	assert.Equal(t, id, journeys.Items[0].ID)
+	assert.Equal(t, journey.StatusRunning, journeys.Items[0].Status)
+	jobsOut := runCLI(t, args("jobs", id, "-stage", "raw_analysis")...)
+	require.Equal(t, exitOK, jobsOut.code, jobsOut.stderr)
+	assert.Regexp(t, `raw_analysis\s+execution 1\s+running`, jobsOut.stdout)
+	assert.Equal(t, exitNotFound, runCLI(t, args("jobs", id, "-stage", "nosuch")...).code, "an unknown stage")
+	assert.Equal(t, exitUsage, runCLI(t, args("jobs")...).code)
+
 	export := runCLI(t, args("export", id, "-output", "json")...)
 	require.Equal(t, exitOK, export.code, export.stderr)
 	assert.Contains(t, export.stdout, "journeys/")
