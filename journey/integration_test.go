@@ -22,17 +22,17 @@ func localStore(t *testing.T, opts ...func(*Options)) *Store {
 	return mustStore(t, client, blobstore.NewMemory(), append([]func(*Options){func(o *Options) { o.TableName = name }}, opts...)...)
 }
 
-// TestConcurrentFinishesLoseNothingOnDynamoDBLocal is
+// TestIntegrationConcurrentFinishesLoseNothing is
 // TestConcurrentFinishesLoseNothing against DynamoDB Local, whose
 // transactions really conflict and are retried.
-func TestConcurrentFinishesLoseNothingOnDynamoDBLocal(t *testing.T) {
+func TestIntegrationConcurrentFinishesLoseNothing(t *testing.T) {
 	s := localStore(t)
 	concurrentFinishes(t, s, "JRN-LOCAL")
 }
 
 // TestSeedLayoutOnDynamoDBLocal writes the seed's journey through the
 // store and loads it back in one Query.
-func TestLoadJourneyOnDynamoDBLocal(t *testing.T) {
+func TestIntegrationLoadJourney(t *testing.T) {
 	s := localStore(t)
 	ctx := context.Background()
 	c, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-LOCAL", Name: "load"})
@@ -59,10 +59,10 @@ func TestLoadJourneyOnDynamoDBLocal(t *testing.T) {
 	require.False(t, err != nil || len(logs.Items) != 1, "log summaries %v, %v", logs, err)
 }
 
-// TestFilesOnS3rverAndBackupRestore runs a step's log and report through
+// TestIntegrationFilesOnS3rverAndBackupRestore runs a step's log and report through
 // s3rver (TABLEKIT_S3_ENDPOINT) and DynamoDB Local, reads them back, and
 // restores an export into a second table.
-func TestFilesOnS3rverAndBackupRestore(t *testing.T) {
+func TestIntegrationFilesOnS3rverAndBackupRestore(t *testing.T) {
 	client := testenv.S3(t)
 	logs, err := blobstore.NewS3(client, testenv.Bucket(t, "journey-logs"), func(o *blobstore.S3Options) { o.PathStyle = true })
 	require.NoError(t, err)
