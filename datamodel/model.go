@@ -24,6 +24,11 @@ type Model struct {
 	// Entities are the items the table keeps (the store's Entities
 	// function), from which storage is derived.
 	Entities []access.Entity
+	// Attributes lists, by pattern name, the attributes a pattern needs
+	// (seed 002's "Attributes Needed"; the per-pattern projected
+	// attributes a GSI must keep); a pattern not listed needs the whole
+	// item.
+	Attributes map[string][]string
 	// Estimate options: the service's own rates, averages, shards.
 	Options []func(*Options)
 	// PolicyTableName is the table name in the IAM policy's ARNs when it

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/datamodel"
 )
@@ -131,4 +134,54 @@ func TestRenderRefusesABadSchema(t *testing.T) {
 	if doc, err := datamodel.Render(context.Background(), m); doc != nil || !errors.Is(err, datamodel.ErrInvalidSize) {
 		t.Errorf("got %d bytes, %v; want ErrInvalidSize", len(doc), err)
 	}
+}
+
+// TestRenderOpensWithAMermaidDiagramOfKeysEntitiesAndPatterns: the
+// diagram comes before the first section and names the table and index
+// keys, each entity, and an arrow per pattern from what it reads or to
+// what it writes.
+func TestRenderOpensWithAMermaidDiagramOfKeysEntitiesAndPatterns(t *testing.T) {
+	m := orderModel()
+	m.Entities = []access.Entity{{Name: `Order "v2"`, Size: 2048, CreatedBy: "Place order", Indexes: []string{"GSI1"}}}
+	doc, err := datamodel.Render(context.Background(), m)
+	require.NoError(t, err)
+	text := string(doc)
+	start, first := strings.Index(text, "```mermaid\nflowchart LR\n"), strings.Index(text, "\n## ")
+	require.GreaterOrEqual(t, start, 0)
+	assert.Less(t, start, first, "the diagram opens the document")
+	diagram := text[start : start+strings.Index(text[start+3:], "```")+3]
+	for _, want := range []string{
+		`T[("orders<br/>PK PK · SK SK")]`,
+		`I1[("GSI1<br/>PK GSI1PK · SK GSI1SK · ALL")]`,
+		`I2[("ByStatus<br/>PK status · KEYS_ONLY")]`,
+		`E1["Order #quot;v2#quot;<br/>2,048 B · kept until deleted"]`,
+		"T -- GetItem --> P1", "I1 -- Query --> P2", "P3 -- PutItem --> T", "P3 -.-> I1", "P4 -.-> I2",
+	} {
+		assert.Contains(t, diagram, want)
+	}
+}
+
+// TestRenderRequirementsFollowsSeed002Template: the working document has
+// the template's sections, both rates of every pattern, and the entities.
+func TestRenderRequirementsFollowsSeed002Template(t *testing.T) {
+	m := orderModel()
+	m.Patterns[0].AveragePerSecond = 5
+	m.Entities = []access.Entity{{Name: "Order", Size: 2048, CreatedBy: "Place order", Indexes: []string{"GSI1"}}}
+	m.Attributes = map[string][]string{"New orders": {"id", "placedAt"}}
+	doc, err := datamodel.RenderRequirements(m)
+	require.NoError(t, err)
+	text := string(doc)
+	for _, want := range []string{
+		"# DynamoDB Modeling Session: orders", "## Application Overview", "## Access Patterns Analysis",
+		"| Pattern # | Description | RPS (Peak and Average) | Type | Attributes Needed | Key Requirements | Design Considerations | Status |",
+		"| 1 | Get order | 50 peak / 5 average | Read | the whole item |",
+		"| 2 | New orders: oldest \\| first | 10 peak / average not declared | Read | id, placedAt |",
+		"## Entity Relationships Deep Dive", "- **Order**: 2,048 B, created by `Place order`",
+		"## Design Considerations (Scratchpad - Subject to Change)", "GSI1 `NEW` at 120% of a partition's limit ⚠️ write sharding",
+		"## Validation Checklist", "- [ ] Every access pattern has: RPS (avg/peak)",
+	} {
+		assert.Contains(t, text, want)
+	}
+	_, err = datamodel.RenderRequirements(datamodel.Model{})
+	assert.ErrorIs(t, err, datamodel.ErrInvalidSchema)
 }

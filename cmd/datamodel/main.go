@@ -2,9 +2,11 @@
 // IAM policy of each tablekit store under docs/:
 //
 //	docs/<store>/dynamodb_data_model.md
+//	docs/<store>/dynamodb_requirement.md
 //	docs/<store>/iam-policy.json                  the runtime policy
 //	docs/<store>/iam-admin-policy.json            table creation and changes
 //	docs/<store>/iam-stream-consumer-policy.json  a changes.Consumer of the table
+//	docs/costs.md
 //
 // Everything is derived from the stores' declared schemas (package
 // datamodel; the policies by package iam from each store's patterns and
@@ -48,6 +50,13 @@ func write(ctx context.Context, log io.Writer, dir string, ms []datamodel.Model)
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), index, 0o644); err != nil {
 		return err
 	}
+	cost, err := costs(ms)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "costs.md"), cost, 0o644); err != nil {
+		return err
+	}
 	for _, m := range ms {
 		doc, err := datamodel.Render(ctx, m)
 		if err != nil {
@@ -64,12 +73,19 @@ func write(ctx context.Context, log io.Writer, dir string, ms []datamodel.Model)
 		if err := os.WriteFile(filepath.Join(d, "dynamodb_data_model.md"), doc, 0o644); err != nil {
 			return err
 		}
+		req, err := datamodel.RenderRequirements(m)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(d, "dynamodb_requirement.md"), req, 0o644); err != nil {
+			return err
+		}
 		for _, f := range policyFiles {
 			if err := os.WriteFile(filepath.Join(d, f), docs[f].JSON(), 0o644); err != nil {
 				return err
 			}
 		}
-		fmt.Fprintf(log, "wrote %s/{dynamodb_data_model.md,%s}\n", d, strings.Join(policyFiles, ","))
+		fmt.Fprintf(log, "wrote %s/{dynamodb_data_model.md,dynamodb_requirement.md,%s}\n", d, strings.Join(policyFiles, ","))
 	}
 	return nil
 }
@@ -104,10 +120,11 @@ func readme(ms []datamodel.Model) ([]byte, error) {
 		if len(names) > 0 {
 			hot = "⚠️ " + strings.Join(names, ", ")
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %d | %.2f | %.2f | $%.2f | %s | [data model](%s/dynamodb_data_model.md), [IAM policy](%s/iam-policy.json) |\n",
-			m.Store, m.Schema.Name, len(m.Patterns), est.ReadPerSecond, est.WritePerSecond, est.MonthlyCost, hot, m.Store, m.Store)
+		fmt.Fprintf(&b, "| %s | `%s` | %d | %.2f | %.2f | $%.2f | %s | [data model](%s/dynamodb_data_model.md), [requirements](%s/dynamodb_requirement.md), [IAM policy](%s/iam-policy.json) |\n",
+			m.Store, m.Schema.Name, len(m.Patterns), est.ReadPerSecond, est.WritePerSecond, est.MonthlyCost, hot, m.Store, m.Store, m.Store)
 	}
-	b.WriteString("\nRates are the stores' declared defaults; a service estimates its own traffic with `datamodel.EstimateSchema(schema, datamodel.WithRates(...))`. ")
+	b.WriteString("\nRCU/s and WCU/s are at the declared peaks; $/month is on demand at the declared average rates with storage derived from the declared entities. [costs.md](costs.md) sets them beside the single-rate figures and the seeds' own estimates.\n\n")
+	b.WriteString("Rates are the stores' declared defaults; a service estimates its own traffic with `datamodel.EstimateSchema(schema, datamodel.WithRates(...))`. ")
 	b.WriteString("\n## IAM policies\n\n")
 	b.WriteString("Each store has three policies (package iam, generated from the store's patterns and its `iam/policies` description): `iam-policy.json`, the runtime policy its service runs with (item actions on one table, Query/Scan on its indexes by name, object actions under its bucket prefixes and ListBucket only with an `s3:prefix` under them); ")
 	b.WriteString("`iam-admin-policy.json`, for whoever creates and changes the table (CreateTable, UpdateTable, TTL, backups, tags: `Schema.EnsureTable`, `changes.EnableStream`); and `iam-stream-consumer-policy.json`, for a `changes.Consumer` of the table's stream with the default lease table. ")

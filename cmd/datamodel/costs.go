@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tablekit/tablekit/datamodel"
+	"github.com/tablekit/tablekit/journey"
+)
+
+// seedFigure is one estimate a seed document makes about its system, next
+// to the figure datamodel derives from the store's declaration.
+type seedFigure struct {
+	What, Seed string
+	// Ours computes our figure from the store's estimate (and may run
+	// another estimate of the model, at the seed's own volume).
+	Ours func(m datamodel.Model, est *datamodel.Estimate) (string, error)
+	// Why explains the difference.
+	Why string
+}
+
+// seedFigures are the seeds' own capacity and cost figures, by store.
+func seedFigures() map[string][]seedFigure {
+	return map[string][]seedFigure{
+		"jobs": {
+			{
+				What: "On-demand cost (dev/staging)", Seed: "~$8/month for 50k jobs",
+				Ours: func(m datamodel.Model, est *datamodel.Estimate) (string, error) {
+					half := map[string]float64{}
+					for _, ap := range m.Patterns {
+						half[ap.Name] = ap.AveragePerSecond / 2
+					}
+					at50k, err := datamodel.EstimateSchema(m.Schema, m.Patterns, append([]func(*datamodel.Options){datamodel.WithEntities(m.Entities), datamodel.WithAverages(half)}, m.Options...)...)
+					if err != nil {
+						return "", err
+					}
+					return fmt.Sprintf("$%.2f/month for 50k jobs (reads $%.2f, writes $%.2f, storage %.2f GB $%.2f)", at50k.MonthlyCost, at50k.ReadCost, at50k.WriteCost, at50k.StorageGB, at50k.StorageCost), nil
+				},
+				Why: "The seed's figure is an order of magnitude above ours and gives no breakdown, so we cannot say what it covers. Ours bills each job's create, three status moves and a heartbeat (18 WCU with both ALL-projection indexes), ten polls and a history page at seed 002's on-demand prices, and 90 days of jobs at ~1 KB in the table and both indexes.",
+			},
+			{
+				What: "Provisioned capacity (prod, planned)", Seed: "base 25 RCU / 10 WCU, auto-scaling 25-100 RCU and 10-50 WCU at 70% target utilization; ~$25/month for 100k jobs",
+				Ours: func(_ datamodel.Model, est *datamodel.Estimate) (string, error) {
+					return fmt.Sprintf("peak %.2f RCU/s and %.2f WCU/s (the 100k jobs' busiest second, at ten times the average): at 70%% utilization %.1f RCU and %.1f WCU", est.ReadPerSecond, est.WritePerSecond, est.ReadPerSecond/0.7, est.WritePerSecond/0.7), nil
+				},
+				Why: "The seed's base RCU is about five times what the peak needs; its base WCU is close to the peak's 10.5 at 70%, because every job write is also written to both indexes (the seed's plan may not count them). Seed 002 states no provisioned prices, so we do not price the plan.",
+			},
+		},
+		"tasks": {
+			{
+				What: "Write capacity, submission path", Seed: "~1,500 WCU/s at 500 tasks/s (event, idempotency item, META update: 1 WCU each)",
+				Ours: func(_ datamodel.Model, est *datamodel.Estimate) (string, error) {
+					p, ok := est.Pattern("Submit task")
+					if !ok {
+						return "", fmt.Errorf("tasks: no Submit task pattern")
+					}
+					return fmt.Sprintf("%.0f WCU/s (%.0f WCU a submission)", p.WritePerSecond, p.WriteUnits), nil
+				},
+				Why: "Submission is one transaction (transactional writes cost double) that also writes META's GSI1 entry; the seed counts plain writes and no index.",
+			},
+			{
+				What: "Write capacity, total", Seed: "~3,500 WCU/s peak",
+				Ours: func(_ datamodel.Model, est *datamodel.Estimate) (string, error) {
+					return fmt.Sprintf("%.0f WCU/s peak (and %.0f RCU/s)", est.WritePerSecond, est.ReadPerSecond), nil
+				},
+				Why: "Every state change here is a transaction over META, an event and the idempotency or worker item, with GSI1 entries that move between STATUS partitions (a delete and a put); heartbeats move the lease key. The seed's plan uses single conditional writes.",
+			},
+		},
+		"journey": {
+			{
+				What: "Read cost of loading a journey", Seed: "~3 RCU (metadata 1, six stages 1, fifteen rules 1)",
+				Ours: func(_ datamodel.Model, est *datamodel.Estimate) (string, error) {
+					p, ok := est.Pattern(journey.PatternLoadJourney)
+					if !ok {
+						return "", fmt.Errorf("journey: no %q pattern", journey.PatternLoadJourney)
+					}
+					return fmt.Sprintf("%s RCU for the whole partition (%d items, jobs included); metadata, stages and rules alone: %s", trimFloat(p.ReadUnits), p.Pattern.ItemsPerRequest, loadWithoutJobs()), nil
+				},
+				Why: "One eventually consistent Query rounds the items' total size once; the seed counts one unit per entity group, and our load also reads the jobs and catalog entries.",
+			},
+			{
+				What: "Monthly cost of the hybrid design (100 jobs a day)", Seed: "$10/month (with S3 holding 180 GB of logs and reports for $4.14)",
+				Ours: func(_ datamodel.Model, est *datamodel.Estimate) (string, error) {
+					return fmt.Sprintf("$%.2f/month for DynamoDB alone (reads $%.2f, writes $%.2f, storage %.1f GB $%.2f), S3 not included", est.MonthlyCost, est.ReadCost, est.WriteCost, est.StorageGB, est.StorageCost), nil
+				},
+				Why: "Ours keeps the log summaries (80 a second while a job runs) in DynamoDB and never deletes them: after a year they are most of the storage. A TTL on summaries (they are copies of what S3 keeps) would bring storage back to a few GB.",
+			},
+		},
+	}
+}
+
+// loadWithoutJobs is what the seed's 3-RCU load reads, by our rules: one
+// Query over metadata, six stages and fifteen rules.
+func loadWithoutJobs() string {
+	const items = 7*1024 + 6*3*1024 + 15*2*1024
+	units := float64((items+4095)/4096) / 2
+	return trimFloat(units) + " RCU"
+}
+
+func trimFloat(f float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", f), "0"), ".")
+}
+
+// costs is docs/costs.md: every store's cost with peaks billed all month
+// (a single-rate model) and at its average rates, and the seeds' own
+// figures beside ours.
+func costs(ms []datamodel.Model) ([]byte, error) {
+	var b strings.Builder
+	b.WriteString("# Costs: peak and average rates, and the seeds' own figures\n\n")
+	b.WriteString("Generated by `go run ./cmd/datamodel`. Each access pattern declares a peak rate (capacity, hot partitions) and an average rate (the bill); storage is derived from each store's declared entities (size, growth at the creating pattern's average rate, TTL retention, or a year of growth for items kept until deleted). Prices are seed 002's on-demand prices.\n\n")
+	b.WriteString("| Store | Peak RCU/s | Peak WCU/s | Average RCU/s | Average WCU/s | Storage | $/month, peaks billed all month | $/month at average rates |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	ests := map[string]*datamodel.Estimate{}
+	for _, m := range ms {
+		est, err := m.Estimate()
+		if err != nil {
+			return nil, err
+		}
+		ests[m.Store] = est
+		fmt.Fprintf(&b, "| [%s](%s/dynamodb_data_model.md) | %.2f | %.2f | %.2f | %.2f | %.2f GB | $%.2f | $%.2f |\n", m.Store, m.Store,
+			est.ReadPerSecond, est.WritePerSecond, est.AverageReadPerSecond, est.AverageWritePerSecond, est.StorageGB, est.PeakMonthlyCost, est.MonthlyCost)
+	}
+	b.WriteString("\n")
+	figs := seedFigures()
+	for _, m := range ms {
+		fs := figs[m.Store]
+		fmt.Fprintf(&b, "## %s\n\n", m.Store)
+		if len(fs) == 0 {
+			b.WriteString("The seed states no capacity or cost figures.\n\n")
+			continue
+		}
+		b.WriteString("| Figure | The seed says | datamodel derives | Why they differ |\n|---|---|---|---|\n")
+		for _, f := range fs {
+			ours, err := f.Ours(m, ests[m.Store])
+			if err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", f.What, f.Seed, ours, f.Why)
+		}
+		b.WriteString("\n")
+	}
+	return []byte(b.String()), nil
+}
