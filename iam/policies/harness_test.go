@@ -28,7 +28,8 @@ type harness struct {
 	policy iam.Policy
 	fake   *dynamotest.DB
 	db     *dynamotest.Enforced
-	blobs  map[string]blobstore.Store // bucket -> enforced memory store
+	blobs  map[string]blobstore.Store   // bucket -> enforced memory store
+	raw    map[string]*blobstore.Memory // bucket -> the memory store behind it
 
 	mu      sync.Mutex
 	allowed []iam.Request
@@ -40,7 +41,7 @@ func newHarness(t *testing.T, svc iam.Service) *harness {
 	ctx := context.Background()
 	policy, err := iam.Runtime(dynamotest.Env, svc)
 	require.NoError(t, err)
-	h := &harness{t: t, svc: svc, policy: policy, fake: dynamotest.New(), blobs: map[string]blobstore.Store{}}
+	h := &harness{t: t, svc: svc, policy: policy, fake: dynamotest.New(), blobs: map[string]blobstore.Store{}, raw: map[string]*blobstore.Memory{}}
 
 	// Tables are made under the admin policy: it is enough for EnsureTable.
 	var names []string
@@ -62,7 +63,11 @@ func newHarness(t *testing.T, svc iam.Service) *harness {
 		if _, ok := h.blobs[o.Bucket]; ok {
 			continue
 		}
-		s, err := blobstore.Enforce(blobstore.NewMemory(), o.Bucket, policy, func(eo *blobstore.EnforceOptions) { eo.Observe = h.observe })
+		mem := blobstore.NewMemory()
+		// Presigned URLs are signed, not served, in these tests.
+		require.NoError(t, mem.EnablePresign("http://"+o.Bucket+".s3.test/"))
+		h.raw[o.Bucket] = mem
+		s, err := blobstore.Enforce(mem, o.Bucket, policy, func(eo *blobstore.EnforceOptions) { eo.Observe = h.observe })
 		require.NoError(t, err)
 		h.blobs[o.Bucket] = s
 	}
