@@ -59,16 +59,15 @@
 // stores, so a store's patterns stay a plain declaration; cmd/datamodel
 // keeps one Model per tablekit store and writes docs/<store>/.
 //
-// PolicyFor writes the least-privilege IAM policy of a schema and its
-// patterns: the item
-// actions its patterns use on the table (transactions by their inner
-// actions, as IAM authorizes them), Query or Scan only on the indexes its
-// patterns read, and, in a separate "Setup" statement that a deployment
-// whose tables are made elsewhere drops, CreateTable, DescribeTable and
-// the TTL pair Schema.EnsureTable needs. Enforce wraps a table.API so that
-// every call outside a policy fails with an AccessDeniedException-shaped
-// error before anything is sent: run a store, its tests or its example
-// (exampleenv's TABLEKIT_POLICY) through it to prove the policy is enough.
+// PolicyFor is the runtime IAM policy of a schema and its patterns
+// (package iam's Runtime for that one table): the item actions its
+// patterns use on the table, transactions by their inner actions as IAM
+// authorizes them, and Query or Scan only on the indexes its patterns
+// read, each by name, in one region and account (iam.Placeholders by
+// default). Table creation is iam.Admin's policy, and a store's S3
+// statements come from its iam/policies description; cmd/datamodel writes
+// all of them under docs/<store>/. dynamotest.Enforce runs a store under a
+// policy and answers what it does not allow with AccessDeniedException.
 //
 // # Checking the estimates
 //
