@@ -37,7 +37,11 @@ func Render(ctx context.Context, m Model) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &renderer{m: m, s: m.Schema, est: est, ms: ms, policy: policy}
+	proj, err := m.Projections()
+	if err != nil {
+		return nil, err
+	}
+	r := &renderer{m: m, s: m.Schema, est: est, ms: ms, policy: policy, proj: proj}
 	r.all()
 	return []byte(r.b.String()), nil
 }
@@ -54,6 +58,7 @@ type renderer struct {
 	est    *Estimate
 	ms     []Measurement
 	policy Policy
+	proj   []ProjectionAnalysis
 }
 
 func (r *renderer) p(format string, args ...any) { fmt.Fprintf(&r.b, format, args...) }
@@ -427,6 +432,46 @@ func (r *renderer) mapping() {
 	r.p("- **Storage**: %s GB → %s/month ($0.25 per GB-month), derived from the declared entities below\n", num(e.StorageGB), dollars(e.StorageCost))
 	r.p("- **Total**: %s/month on demand at the average rates. Billing every pattern's peak as if it were constant would give %s/month. A service sets its own rates with `datamodel.WithRates` (peaks) and `datamodel.WithAverages`.\n\n", dollars(e.MonthlyCost), dollars(e.PeakMonthlyCost))
 	r.storage()
+	r.projections()
+}
+
+// projections renders the GSI projection analysis: each index's current
+// projection against the alternatives, at the average rates.
+func (r *renderer) projections() {
+	if len(r.proj) == 0 {
+		return
+	}
+	r.p("### GSI Projection Analysis\n\n")
+	r.p("Each GSI's projection against the alternatives at the average rates (seed 002: project only what the patterns read). INCLUDE keeps the attributes the index's read patterns need (declared per pattern); KEYS_ONLY adds a GetItem per row for what the entry lacks, and spares the index the updates that change no key. Sizes of keys and attributes come from the representative items.\n\n")
+	r.p("| GSI | Projection | Index writes (WCU/s) | Index reads and fetches (RCU/s) | Index storage | $/month | Difference from current |\n")
+	r.p("|---|---|---|---|---|---|---|\n")
+	for _, pa := range r.proj {
+		var cur float64
+		for _, o := range pa.Options {
+			if o.Projection == pa.Current {
+				cur = o.MonthlyCost
+			}
+		}
+		for _, o := range pa.Options {
+			name := string(o.Projection)
+			if o.Projection == types.ProjectionTypeInclude {
+				name += " (" + strings.Join(o.Attributes, ", ") + ")"
+			}
+			diff := "current"
+			if o.Projection != pa.Current {
+				d := o.MonthlyCost - cur
+				diff = "+" + dollars(d)
+				if d < 0 {
+					diff = "−" + dollars(-d)
+				}
+			}
+			r.p("| %s | %s | %s | %s | %s | %s | %s |\n", cell(pa.Index), cell(name), num(o.WritePerSecond), num(o.ReadPerSecond), gb(o.StorageGB*bytesPerGB), dollars(o.MonthlyCost), diff)
+		}
+		if pa.Whole {
+			r.p("| %s | | | | | | a read pattern declares no attributes, so it needs the whole item: no INCLUDE serves it without a fetch |\n", cell(pa.Index))
+		}
+	}
+	r.p("\n")
 }
 
 // storage renders the storage derivation: each entity's growth,

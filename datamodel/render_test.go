@@ -185,3 +185,43 @@ func TestRenderRequirementsFollowsSeed002Template(t *testing.T) {
 	_, err = datamodel.RenderRequirements(datamodel.Model{})
 	assert.ErrorIs(t, err, datamodel.ErrInvalidSchema)
 }
+
+// TestProjectionsCompareAllIncludeAndKeysOnly works one index out by hand:
+// GSI1 holds orders (2,048 B) written by a put at 10/s and by an update
+// that moves no key at 4/s, read by a 25-row query at 2/s that needs one
+// 32-byte attribute.
+func TestProjectionsCompareAllIncludeAndKeysOnly(t *testing.T) {
+	m := datamodel.Model{Schema: testSchema(),
+		Patterns: pats(
+			access.Pattern{Name: "place", Operation: access.PutItem, ItemSize: 2048, RatePerSecond: 10, AveragePerSecond: 10,
+				IndexWrites: []access.IndexWrite{{Index: "GSI1", Partition: "NEW"}}},
+			access.Pattern{Name: "touch", Operation: access.UpdateItem, ItemSize: 2048, RatePerSecond: 4, AveragePerSecond: 4,
+				IndexWrites: []access.IndexWrite{{Index: "GSI1", Partition: "NEW"}}},
+			access.Pattern{Name: "list", Operation: access.Query, Index: "GSI1", ItemSize: 2048, ItemsPerRequest: 25, RatePerSecond: 2, AveragePerSecond: 2},
+			access.Pattern{Name: "by status", Operation: access.Query, Index: "ByStatus", ItemSize: 2048, ItemsPerRequest: 1, RatePerSecond: 1, AveragePerSecond: 1},
+		),
+		Attributes: map[string][]string{"list": {"total"}},
+	}
+	ps, err := m.Projections()
+	require.NoError(t, err)
+	require.Len(t, ps, 2)
+	g := ps[0]
+	assert.Equal(t, "GSI1", g.Index)
+	assert.Equal(t, []string{"total"}, g.Needed)
+	require.Len(t, g.Options, 3)
+	all, incl, keys := g.Options[0], g.Options[1], g.Options[2]
+	// ALL: 2 WCU an entry, 14 writes/s; a query reads 50 KB, 6.5 RCU eventual.
+	assert.InDelta(t, 28, all.WritePerSecond, 1e-9)
+	assert.InDelta(t, 13, all.ReadPerSecond, 1e-9)
+	// INCLUDE: four keys and the attribute at 32 B each, one unit per write.
+	assert.InDelta(t, 14, incl.WritePerSecond, 1e-9)
+	assert.InDelta(t, 1, incl.ReadPerSecond, 1e-9)
+	// KEYS_ONLY: the update writes nothing; each of 25 rows is fetched
+	// (0.5 RCU eventual) on top of the query.
+	assert.InDelta(t, 10, keys.WritePerSecond, 1e-9)
+	assert.InDelta(t, 2*(0.5+25*0.5), keys.ReadPerSecond, 1e-9)
+	assert.Less(t, incl.MonthlyCost, all.MonthlyCost)
+	// ByStatus's reader declares no attributes: no INCLUDE option.
+	assert.True(t, ps[1].Whole)
+	assert.Len(t, ps[1].Options, 2)
+}

@@ -13,6 +13,13 @@ func jobsModel() datamodel.Model {
 		Schema:   jobs.Schema(jobs.TableNameForEnv("prod")),
 		Patterns: jobs.Patterns(),
 		Entities: jobs.Entities(),
+		// What each index read shows (seed 001's history and admin views,
+		// Recover's lease check): the projection analysis's INCLUDE list.
+		Attributes: map[string][]string{
+			"List user jobs":         {"status", "originalFileName", "fileSize", "s3FinalKey", "updatedAt"},
+			"List failed jobs":       {"status", "userId", "originalFileName", "fileSize", "error", "updatedAt"},
+			"Recover expired leases": {"status", "attempt", "leaseExpiresAt"},
+		},
 		Prose: datamodel.Prose{
 			Philosophy: "One table per bounded context, `photoeditor-{env}-jobs`, one item per job: the job is read and written as a whole (status polling, status moves, the admin view), so it is a single-item aggregate keyed by its ULID. " +
 				"Every status move is one conditional `UpdateItem` on the status it starts from, the seed's idempotency rule for workers that receive a queue message more than once.",
