@@ -151,6 +151,7 @@ func ExampleRender() {
 	// ### Solved Patterns
 	// ### Capacity and Cost
 	// ### Storage
+	// ### GSI Projection Analysis
 	// ## Hot Partition Analysis
 	// ## Trade-offs and Optimizations
 	// ## Validation Results 🔴

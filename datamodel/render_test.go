@@ -72,6 +72,7 @@ func TestRenderFollowsSeed002Template(t *testing.T) {
 		"### Solved Patterns",
 		"### Capacity and Cost",
 		"### Storage",
+		"### GSI Projection Analysis",
 		"## Hot Partition Analysis",
 		"## Trade-offs and Optimizations",
 		"## Validation Results 🔴",
