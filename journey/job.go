@@ -653,5 +653,5 @@ func (s *Store) setStepStatus(ctx context.Context, ref JobRef, stepID string, st
 
 // allJobs walks every page of listJobs.
 func (s *Store) allJobs(ctx context.Context, journeyID string, o ListOptions) iter.Seq2[Job, error] {
-	return walk(func(cursor string) (table.Page[Job], error) { return s.listJobs(ctx, journeyID, cursor, o) })
+	return table.Walk(func(cursor string) (table.Page[Job], error) { return s.listJobs(ctx, journeyID, cursor, o) })
 }

@@ -151,5 +151,5 @@ func (h *Jobs) List(ctx context.Context, journeyID string, cursor string, opts .
 // All walks every page of List, in its order. It stops at the first
 // error, which it yields.
 func (h *Jobs) All(ctx context.Context, journeyID string, opts ...func(*ListOptions)) iter.Seq2[Job, error] {
-	return walk(func(cursor string) (table.Page[Job], error) { return h.List(ctx, journeyID, cursor, opts...) })
+	return table.Walk(func(cursor string) (table.Page[Job], error) { return h.List(ctx, journeyID, cursor, opts...) })
 }

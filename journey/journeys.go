@@ -117,5 +117,5 @@ func (h *Journeys) List(ctx context.Context, cursor string, opts ...func(*ListOp
 // All walks every page of List, in its order. It stops at the first
 // error, which it yields.
 func (h *Journeys) All(ctx context.Context, opts ...func(*ListOptions)) iter.Seq2[Journey, error] {
-	return walk(func(cursor string) (table.Page[Journey], error) { return h.List(ctx, cursor, opts...) })
+	return table.Walk(func(cursor string) (table.Page[Journey], error) { return h.List(ctx, cursor, opts...) })
 }

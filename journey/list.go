@@ -1,8 +1,6 @@
 package journey
 
 import (
-	"iter"
-
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -106,28 +104,4 @@ func pageOf[R, T any](page table.Page[R], from func(R) (T, error)) (table.Page[T
 		out.Items = append(out.Items, v)
 	}
 	return out, nil
-}
-
-// walk turns a paged listing into an iterator over every item, stopping at
-// the first error, which it yields.
-func walk[T any](page func(cursor string) (table.Page[T], error)) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		cursor := ""
-		for {
-			p, err := page(cursor)
-			if err != nil {
-				var zero T
-				yield(zero, err)
-				return
-			}
-			for _, v := range p.Items {
-				if !yield(v, nil) {
-					return
-				}
-			}
-			if cursor = p.Next; cursor == "" {
-				return
-			}
-		}
-	}
 }

@@ -70,7 +70,7 @@ func (h *Logs) ListSummaries(ctx context.Context, jobID string, cursor string, o
 
 // Summaries walks every page of ListSummaries, in its order.
 func (h *Logs) Summaries(ctx context.Context, jobID string, opts ...func(*ListOptions)) iter.Seq2[LogSummary, error] {
-	return walk(func(cursor string) (table.Page[LogSummary], error) {
+	return table.Walk(func(cursor string) (table.Page[LogSummary], error) {
 		return h.ListSummaries(ctx, jobID, cursor, opts...)
 	})
 }

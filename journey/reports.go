@@ -64,7 +64,7 @@ func (h *Reports) ListCatalog(ctx context.Context, jobID string, cursor string, 
 
 // Catalog walks every page of ListCatalog, in its order.
 func (h *Reports) Catalog(ctx context.Context, jobID string, opts ...func(*ListOptions)) iter.Seq2[ReportEntry, error] {
-	return walk(func(cursor string) (table.Page[ReportEntry], error) {
+	return table.Walk(func(cursor string) (table.Page[ReportEntry], error) {
 		return h.ListCatalog(ctx, jobID, cursor, opts...)
 	})
 }

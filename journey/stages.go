@@ -61,5 +61,5 @@ func (h *Stages) List(ctx context.Context, journeyID string, cursor string, opts
 
 // All walks every page of List, in its order.
 func (h *Stages) All(ctx context.Context, journeyID string, opts ...func(*ListOptions)) iter.Seq2[Stage, error] {
-	return walk(func(cursor string) (table.Page[Stage], error) { return h.List(ctx, journeyID, cursor, opts...) })
+	return table.Walk(func(cursor string) (table.Page[Stage], error) { return h.List(ctx, journeyID, cursor, opts...) })
 }

@@ -1,0 +1,30 @@
+package table
+
+import "iter"
+
+// Walk is the iterator over every item of the pages page fetches: from the
+// first (cursor "") until a page's Next is "", in page order, stopping at
+// the first error, which it yields once with T's zero value. A store turns
+// its ListX into the iterator X with it, so every store's iterators end,
+// fail and stop early the same way.
+func Walk[T any](page func(cursor string) (Page[T], error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		cursor := ""
+		for {
+			p, err := page(cursor)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, v := range p.Items {
+				if !yield(v, nil) {
+					return
+				}
+			}
+			if cursor = p.Next; cursor == "" {
+				return
+			}
+		}
+	}
+}
