@@ -84,38 +84,16 @@ func (s *Store) ListByStatus(ctx context.Context, status Status, cursor string, 
 // ByUser walks every page of ListByUser, in its order. It stops at the
 // first error, which it yields.
 func (s *Store) ByUser(ctx context.Context, userID string, opts ...func(*ListOptions)) iter.Seq2[Job, error] {
-	return s.walk(ctx, func(cursor string) (table.Page[Job], error) {
+	return table.Walk(func(cursor string) (table.Page[Job], error) {
 		return s.ListByUser(ctx, userID, cursor, opts...)
 	})
 }
 
 // ByStatus walks every page of ListByStatus, in its order.
 func (s *Store) ByStatus(ctx context.Context, status Status, opts ...func(*ListOptions)) iter.Seq2[Job, error] {
-	return s.walk(ctx, func(cursor string) (table.Page[Job], error) {
+	return table.Walk(func(cursor string) (table.Page[Job], error) {
 		return s.ListByStatus(ctx, status, cursor, opts...)
 	})
-}
-
-func (s *Store) walk(ctx context.Context, page func(cursor string) (table.Page[Job], error)) iter.Seq2[Job, error] {
-	return func(yield func(Job, error) bool) {
-		cursor := ""
-		for {
-			p, err := page(cursor)
-			if err != nil {
-				yield(Job{}, err)
-				return
-			}
-			for _, j := range p.Items {
-				if !yield(j, nil) {
-					return
-				}
-			}
-			if p.Next == "" {
-				return
-			}
-			cursor = p.Next
-		}
-	}
 }
 
 func (s *Store) listPage(ctx context.Context, index, partition string, defaultLimit int, cursor string, opts []func(*ListOptions)) (table.Page[Job], error) {

@@ -89,25 +89,9 @@ func (v *View) ListDays(ctx context.Context, userID, cursor string, opts ...func
 
 // Days yields userID's rows, oldest day first, as ListDays pages them.
 func (v *View) Days(ctx context.Context, userID string, opts ...func(*ListOptions)) iter.Seq2[Day, error] {
-	return func(yield func(Day, error) bool) {
-		cursor := ""
-		for {
-			page, err := v.ListDays(ctx, userID, cursor, opts...)
-			if err != nil {
-				yield(Day{}, err)
-				return
-			}
-			for _, d := range page.Items {
-				if !yield(d, nil) {
-					return
-				}
-			}
-			if page.Next == "" {
-				return
-			}
-			cursor = page.Next
-		}
-	}
+	return table.Walk(func(cursor string) (table.Page[Day], error) {
+		return v.ListDays(ctx, userID, cursor, opts...)
+	})
 }
 
 // Recount computes userID's rows from the jobs themselves (every job of
