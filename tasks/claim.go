@@ -100,70 +100,118 @@ func (s *Store) tryCandidates(ctx context.Context, workerID string, cands []meta
 	return nil, nil
 }
 
-// lostRace reports whether a transaction was refused because another
-// worker changed one of its items first.
+// lostRace reports whether a conditional write or a transaction was
+// refused because another worker changed one of its items first.
 func lostRace(err error) bool {
-	return errors.Is(err, table.ErrTransactionCanceled) &&
-		(errors.Is(err, table.ErrConditionFailed) || errors.Is(err, table.ErrTransactionConflict))
+	return errors.Is(err, table.ErrConditionFailed) || errors.Is(err, table.ErrTransactionConflict)
 }
 
-// claim moves the task m describes to PROCESSING under workerID, in one
-// transaction conditioned on m still being what was read. With takeover, m
-// is a PROCESSING task whose lease expired: the transaction also writes its
-// LEASE_EXPIRED event and deletes the old owner's WORKER item.
+// claim moves the task m describes to PROCESSING under workerID. With
+// takeover, m is a PROCESSING task whose lease expired, taken over in one
+// transaction (see takeover). Otherwise m is PENDING, and the claim is
+// three single-item writes: META updated on the condition that it is still
+// as read (the claim's decision: of racing workers exactly one passes it),
+// then the PROCESSING event and the WORKER item, in one BatchWriteItem.
+// Both follow from META as the claim left it (its owner, attempt and
+// claimedAt), so a claimer cut off between the two leaves nothing another
+// worker cannot rebuild: the task's lease runs out, and the takeover
+// writes the event again, identical, in its transaction.
 func (s *Store) claim(ctx context.Context, workerID string, m *metaItem, takeover bool) (*Claim, error) {
 	id := m.TaskID
 	if err := checkTaskID(id); err != nil {
 		return nil, fmt.Errorf("tasks: claim: stored task id: %w", err)
 	}
-	now := s.notBefore(m.UpdatedAt)
-	attempt := m.Attempt + 1
-	expires := now.Add(s.opts.LeaseDuration)
-	var evs []*eventItem
-	seq := m.Events
 	if takeover {
-		seq++
-		ev, err := newEvent(id, seq, EventLeaseExpired, StatusPending, m.Attempt, m.Owner, expiredMessage(m), now)
-		if err != nil {
-			return nil, err
-		}
-		evs = append(evs, ev)
+		return s.takeover(ctx, workerID, m)
 	}
-	seq++
+	now := s.notBefore(m.UpdatedAt)
+	attempt, seq := m.Attempt+1, m.Events+1
+	expires := now.Add(s.opts.LeaseDuration)
 	ev, err := newEvent(id, seq, EventProcessing, StatusProcessing, attempt, workerID, "", now)
 	if err != nil {
 		return nil, err
 	}
-	evs = append(evs, ev)
+	if err := s.t.Update(ctx, s.metaKey(id), s.claimUpdate(id, workerID, now, expires, 1), table.If(unchanged(m))); err != nil {
+		return nil, fmt.Errorf("tasks: claim %q for %q: %w", id, workerID, err)
+	}
+	if err := s.t.BatchWrite(ctx, []any{ev, s.claimItem(workerID, id, attempt, now)}, nil); err != nil {
+		// The task is claimed; its lease runs out and a takeover rebuilds
+		// the event. Say so rather than hand out a claim whose history
+		// is not written.
+		s.log.WarnContext(ctx, "tasks: claimed, but the event and claim item were not written; the lease will expire",
+			"operation", "claim", "key", id, "attempt", attempt, "error", err.Error())
+		return nil, fmt.Errorf("tasks: claim %q for %q: %w", id, workerID, err)
+	}
+	t, err := m.task()
+	if err != nil {
+		return nil, err
+	}
+	t.Status, t.Owner, t.LeaseExpiresAt, t.UpdatedAt, t.AvailableAt = StatusProcessing, workerID, expires, now, time.Time{}
+	t.Attempt, t.Events = attempt, seq
+	return &Claim{Task: *t, Lease: Lease{TaskID: id, Worker: workerID, Attempt: attempt, AttemptBase: m.AttemptBase, Seq: seq, ExpiresAt: expires}}, nil
+}
 
-	update := expression.Set(expression.Name(attrStatus), expression.Value(StatusProcessing)).
+// claimUpdate is the update of META that claims task id for workerID at
+// now, writing events new events.
+func (s *Store) claimUpdate(id, workerID string, now, expires time.Time, events int) expression.UpdateBuilder {
+	return expression.Set(expression.Name(attrStatus), expression.Value(StatusProcessing)).
 		Set(expression.Name(attrOwner), expression.Value(workerID)).
 		Set(expression.Name(attrLeaseExpiresAt), expression.Value(keys.FormatTime(expires))).
+		Set(expression.Name(attrClaimedAt), expression.Value(keys.FormatTime(now))).
 		Set(expression.Name(attrGSI1PK), expression.Value(s.statusPartition(StatusProcessing, s.shardOf(id)))).
 		Set(expression.Name(attrGSI1SK), expression.Value(mustBuild(leaseSK, expires))).
 		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
 		Remove(expression.Name(attrAvailableAt)).
 		Add(expression.Name(attrAttempt), expression.Value(1)).
-		Add(expression.Name(attrEvents), expression.Value(len(evs)))
-	if takeover {
-		update = update.Set(expression.Name(attrLastError), expression.Value(expiredMessage(m)))
-	}
-	tx := s.t.WriteTx().Update(s.metaKey(id), update, table.If(unchanged(m)))
-	for _, ev := range evs {
-		tx.Create(ev)
-	}
-	claim := &claimItem{
+		Add(expression.Name(attrEvents), expression.Value(events))
+}
+
+func (s *Store) claimItem(workerID, id string, attempt int, now time.Time) *claimItem {
+	return &claimItem{
 		PK: mustBuild(workerPK, workerID), SK: mustBuild(taskSK, id), Type: typeClaim,
 		TaskID: id, Worker: workerID, Attempt: attempt, ClaimedAt: keys.FormatTime(now),
 	}
+}
+
+// takeover claims for workerID the PROCESSING task m describes, whose
+// lease expired, in one transaction conditioned on m still being what was
+// read: the old claim's PROCESSING event written again (its claimer may
+// have been cut off before writing it), a LEASE_EXPIRED event, a
+// PROCESSING event for the new attempt, the old owner's WORKER item
+// deleted and the new one written. Events are Puts, not creates: the
+// transaction's condition makes it the one writer of those sequence
+// numbers, and what may be there already is the old claim's event, or a
+// COMPLETED event the old owner wrote before its META update was refused.
+func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem) (*Claim, error) {
+	id := m.TaskID
+	now := s.notBefore(m.UpdatedAt)
+	attempt := m.Attempt + 1
+	expires := now.Add(s.opts.LeaseDuration)
+	lost, err := newEvent(id, m.Events+1, EventLeaseExpired, StatusPending, m.Attempt, m.Owner, expiredMessage(m), now)
+	if err != nil {
+		return nil, err
+	}
+	seq := m.Events + 2
+	ev, err := newEvent(id, seq, EventProcessing, StatusProcessing, attempt, workerID, "", now)
+	if err != nil {
+		return nil, err
+	}
+	update := s.claimUpdate(id, workerID, now, expires, 2).
+		Set(expression.Name(attrLastError), expression.Value(expiredMessage(m)))
+	tx := s.t.WriteTx().Update(s.metaKey(id), update, table.If(unchanged(m)))
+	if err := s.rebuildClaimEvent(tx, m); err != nil {
+		return nil, err
+	}
+	tx.Put(lost).Put(ev)
+	claim := s.claimItem(workerID, id, attempt, now)
 	switch {
-	case takeover && m.Owner == workerID:
+	case m.Owner == workerID:
 		tx.Put(claim) // the worker's own expired claim item, replaced
-	case takeover && m.Owner != "" && checkWorkerID(m.Owner) == nil:
+	case m.Owner != "" && checkWorkerID(m.Owner) == nil:
 		tx.Delete(s.claimKey(m.Owner, id))
-		tx.Create(claim)
+		tx.Put(claim)
 	default:
-		tx.Create(claim)
+		tx.Put(claim)
 	}
 	if err := tx.Run(ctx); err != nil {
 		return nil, fmt.Errorf("tasks: claim %q for %q: %w", id, workerID, err)
@@ -173,13 +221,36 @@ func (s *Store) claim(ctx context.Context, workerID string, m *metaItem, takeove
 		return nil, err
 	}
 	t.Status, t.Owner, t.LeaseExpiresAt, t.UpdatedAt, t.AvailableAt = StatusProcessing, workerID, expires, now, time.Time{}
-	t.Attempt, t.Events = attempt, seq
-	if takeover {
-		t.LastError = expiredMessage(m)
-	}
+	t.Attempt, t.Events, t.LastError = attempt, seq, expiredMessage(m)
 	return &Claim{Task: *t, Lease: Lease{TaskID: id, Worker: workerID, Attempt: attempt, AttemptBase: m.AttemptBase, Seq: seq, ExpiresAt: expires}}, nil
 }
 
+// rebuildClaimEvent adds to tx, which changes the PROCESSING task m
+// describes on the condition that it is unchanged, a Put of the event of
+// the claim that set its lease: exactly what that claim wrote or was cut
+// off before writing (see claim).
+func (s *Store) rebuildClaimEvent(tx *table.WriteTx, m *metaItem) error {
+	ev, err := claimEvent(m)
+	if ev != nil {
+		tx.Put(ev)
+	}
+	return err
+}
+
+// claimEvent is the PROCESSING event of the claim that set the lease of
+// the PROCESSING task m describes, rebuilt from META (nil for a META item
+// from before claimedAt was recorded: such tasks were claimed in a
+// transaction, with their event).
+func claimEvent(m *metaItem) (*eventItem, error) {
+	if m.Status != StatusProcessing || m.ClaimedAt == "" {
+		return nil, nil
+	}
+	at, err := parseTime("claimedAt", m.ClaimedAt)
+	if err != nil {
+		return nil, err
+	}
+	return newEvent(m.TaskID, m.Events, EventProcessing, StatusProcessing, m.Attempt, m.Owner, "", at)
+}
 // unchanged is the condition that META is still as m read it: same status,
 // attempt and event count, and for a PROCESSING task the same owner and
 // lease expiry (a heartbeat moves it, so a live worker keeps its task).

@@ -127,15 +127,15 @@ func TestClaimLoserMovesToNextCandidate(t *testing.T) {
 	stale["attempt"] = &types.AttributeValueMemberN{Value: "0"}
 	stale["events"] = &types.AttributeValueMemberN{Value: "1"}
 
-	// Only the taken task in view: the claim's transaction is refused and
-	// there is nothing else to try.
+	// Only the taken task in view: the claim's conditional update is
+	// refused and there is nothing else to try.
 	onlyStale := newStore(t, frozenPending{f.db, []table.Item{stale}}, f.db.Now)
-	txs := f.db.Calls("TransactWriteItems")
+	txs := f.db.Calls("UpdateItem")
 	if _, err := onlyStale.Claim(ctx, "w2"); !errors.Is(err, tasks.ErrNoTask) {
 		t.Fatalf("claim of an already claimed task: %v, want ErrNoTask", err)
 	}
-	if got := f.db.Calls("TransactWriteItems") - txs; got != 1 {
-		t.Fatalf("%d claim transactions, want 1 refused", got)
+	if got := f.db.Calls("UpdateItem") - txs; got != 1 {
+		t.Fatalf("%d claim updates, want 1 refused", got)
 	}
 
 	// Both in view: whichever it tries first, the worker ends up with the

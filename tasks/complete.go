@@ -13,10 +13,21 @@ import (
 )
 
 // Complete finishes the task held under lease: COMPLETED, with result
-// stored on the task (at most MaxResultSize bytes; nil stores none). One
-// transaction updates META (conditioned on the lease), writes the
-// COMPLETED event and deletes the WORKER item. A worker that lost the task
-// gets a *LeaseLostError and nothing is written.
+// stored on the task (at most MaxResultSize bytes; nil stores none). A
+// worker that lost the task gets a *LeaseLostError and the task is left
+// as it is.
+//
+// It is two single-item writes, no transaction. First the COMPLETED event,
+// on the condition that its sequence number is free: a takeover writes its
+// events in its own transaction, so when the number holds anything but
+// this lease's own COMPLETED event (from a call cut off before its second
+// write, read back and kept) the lease is lost. Then META, on the condition that the lease
+// still holds, which is the decision. A COMPLETED event whose META update
+// was refused, or never sent, numbers one past the task's event count:
+// History leaves it out, and the next change of the task (a takeover or a
+// reclaim, in a transaction) writes its own event over it. The WORKER item
+// stays, to expire with the task (WorkerTasks checks each against META):
+// deleting it would be a third write per task.
 func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) error {
 	if err := s.check(checkLease(lease)); err != nil {
 		return err
@@ -28,6 +39,14 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) error 
 	ev, err := newEvent(lease.TaskID, lease.Seq+1, EventCompleted, StatusCompleted, lease.Attempt, lease.Worker, "", now)
 	if err != nil {
 		return err
+	}
+	if err := s.t.Put(ctx, ev, table.IfNotExists()); err != nil {
+		if !errors.Is(err, table.ErrAlreadyExists) {
+			return fmt.Errorf("tasks: complete %q: event: %w", lease.TaskID, err)
+		}
+		if err := s.ownCompletion(ctx, lease, ev, err); err != nil {
+			return err
+		}
 	}
 	// COMPLETED tasks leave GSI1: removing the entry costs one index write,
 	// moving it to a STATUS#COMPLETED partition would cost two and make that
@@ -42,7 +61,35 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) error 
 	if len(result) > 0 {
 		update = update.Set(expression.Name(attrResult), expression.Value(result))
 	}
-	return s.finish(ctx, lease, update, ev, "complete")
+	err = s.t.Update(ctx, s.metaKey(lease.TaskID), update, table.If(leaseCondition(lease)), table.ItemOnConditionFailure())
+	if err != nil {
+		var te *table.Error
+		if errors.As(err, &te) && errors.Is(err, table.ErrConditionFailed) {
+			return s.leaseLost(lease, te.Item, err)
+		}
+		return fmt.Errorf("tasks: complete %q: %w", lease.TaskID, err)
+	}
+	return nil
+}
+
+// ownCompletion reads the event that holds the number of ev, the
+// COMPLETED event of lease: nil when it is this lease's own (a Complete cut
+// off before its META update wrote it), else the lease is lost and the
+// error says to whom.
+func (s *Store) ownCompletion(ctx context.Context, lease Lease, ev *eventItem, cause error) error {
+	var got eventItem
+	err := s.t.Get(ctx, s.t.Key(ev.PK, ev.SK), &got, table.Consistent())
+	switch {
+	case err == nil && got.Event == EventCompleted && got.Attempt == lease.Attempt && got.Worker == lease.Worker:
+		return nil
+	case err != nil && !errors.Is(err, table.ErrNotFound):
+		return fmt.Errorf("tasks: complete %q: %w", lease.TaskID, err)
+	}
+	var current table.Item
+	if err := s.t.Get(ctx, s.metaKey(lease.TaskID), &current, table.Consistent()); err != nil && !errors.Is(err, table.ErrNotFound) {
+		return fmt.Errorf("tasks: complete %q: %w", lease.TaskID, err)
+	}
+	return s.leaseLost(lease, current, cause)
 }
 
 // Fail gives the task held under lease back with reason (at most 4096
@@ -86,12 +133,13 @@ func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (Status, e
 }
 
 // finish runs the transaction that ends a lease: update META under the
-// lease's condition, write the event, delete the WORKER item.
+// lease's condition, write the event, delete the WORKER item. The event is
+// a Put: under the lease the only item its number may hold is this
+// lease's own COMPLETED event from a Complete whose META update failed.
 func (s *Store) finish(ctx context.Context, lease Lease, update expression.UpdateBuilder, ev *eventItem, op string) error {
-	cond := held(lease).And(expression.Name(attrEvents).Equal(expression.Value(lease.Seq)))
 	err := s.t.WriteTx().
-		Update(s.metaKey(lease.TaskID), update, table.If(cond), table.ItemOnConditionFailure()).
-		Create(ev).
+		Update(s.metaKey(lease.TaskID), update, table.If(leaseCondition(lease)), table.ItemOnConditionFailure()).
+		Put(ev).
 		Delete(s.claimKey(lease.Worker, lease.TaskID)).
 		Run(ctx)
 	if err == nil {
@@ -106,6 +154,12 @@ func (s *Store) finish(ctx context.Context, lease Lease, update expression.Updat
 		}
 	}
 	return fmt.Errorf("tasks: %s %q: %w", op, lease.TaskID, err)
+}
+
+// leaseCondition is the condition on META of a change that ends lease:
+// the lease holds, and nothing has written an event since its claim.
+func leaseCondition(lease Lease) expression.ConditionBuilder {
+	return held(lease).And(expression.Name(attrEvents).Equal(expression.Value(lease.Seq)))
 }
 
 // requeue is the update that puts task id, whose attempt-th attempt just

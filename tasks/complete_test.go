@@ -25,7 +25,7 @@ func TestCompleteLeavesIndexAndWorkerItem(t *testing.T) {
 	assert.True(t, got.LeaseExpiresAt.IsZero())
 	assert.Equal(t, 3, got.Events)
 	assert.NotContains(t, f.raw(t, "TASK#"+task.ID, "META"), "GSI1PK", "a COMPLETED task is still in GSI1")
-	assert.Empty(t, claimItems(t, f.store.Table()), "WORKER items left")
+	assert.Empty(t, heldClaims(t, f.store), "WORKER items left")
 	h := f.history(t, task.ID)
 	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventCompleted)
 	assert.Equal(t, tasks.StatusCompleted, h[2].Status)
@@ -76,7 +76,7 @@ func TestFailRetriesUntilMaxAttemptsThenDead(t *testing.T) {
 		tasks.EventProcessing, tasks.EventFailed,
 		tasks.EventProcessing, tasks.EventFailed,
 		tasks.EventProcessing, tasks.EventDead)
-	assert.Empty(t, claimItems(t, f.store.Table()), "WORKER items left")
+	assert.Empty(t, heldClaims(t, f.store), "WORKER items left")
 }
 
 // Issue 13: three claim/fail cycles used to take a millisecond and leave

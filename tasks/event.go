@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -82,19 +84,61 @@ func newEvent(id string, seq int, typ EventType, status Status, attempt int, wor
 }
 
 // History returns the task's events in order, oldest first: the seed's
-// "PK=TASK#id, SK begins_with EVENT#" query, strongly consistent so it shows
-// every change that has returned. A task without events does not exist:
-// ErrNotFound.
+// "PK=TASK#id, SK begins_with EVENT#" query, widened to the whole
+// partition (the events, then META: "EVENT#" sorts before "META"), strongly
+// consistent so it shows every change that has returned. META's event
+// count says where the history ends: an event past it was written by a
+// Complete whose META update was refused or cut off, and is no part of the
+// history (the next change writes over it); the last claim's PROCESSING
+// event, which the claim writes after META, is rebuilt from META while it
+// is not there. A task without META does not exist: ErrNotFound.
 func (s *Store) History(ctx context.Context, taskID string) ([]Event, error) {
 	if err := s.check(checkTaskID(taskID)); err != nil {
 		return nil, err
 	}
-	prefix, _ := eventSK.Prefix()
-	q := table.Query{Partition: mustBuild(taskPK, taskID), Sort: table.SortBeginsWith(prefix), Consistent: true}
-	var events []Event
-	for it, err := range table.QueryAll[eventItem](ctx, s.t, q) {
+	q := table.Query{Partition: mustBuild(taskPK, taskID), Consistent: true}
+	var (
+		items []eventItem
+		meta  *metaItem
+	)
+	for it, err := range table.QueryAll[table.Item](ctx, s.t, q) {
 		if err != nil {
 			return nil, fmt.Errorf("tasks: history of %q: %w", taskID, err)
+		}
+		var err error
+		switch sk, _ := it[attrSK].(*types.AttributeValueMemberS); {
+		case sk != nil && sk.Value == mustBuild(metaSK):
+			meta = new(metaItem)
+			err = table.Unmarshal(it, meta)
+		default:
+			var ev eventItem
+			if err = table.Unmarshal(it, &ev); err == nil {
+				items = append(items, ev)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tasks: history of %q: %w", taskID, err)
+		}
+	}
+	if meta == nil {
+		return nil, notFound(taskID, nil)
+	}
+	// A claim writes its event after META: until it does (or, if its
+	// claimer was cut off, until the takeover writes it), the event is
+	// rebuilt from META, exactly as it will be written.
+	if n := len(items); n == 0 || items[n-1].Seq < meta.Events {
+		ev, err := claimEvent(meta)
+		if err != nil {
+			return nil, err
+		}
+		if ev != nil {
+			items = append(items, *ev)
+		}
+	}
+	var events []Event
+	for _, it := range items {
+		if it.Type != typeEvent || it.Seq > meta.Events {
+			continue
 		}
 		at, err := parseTime("at", it.At)
 		if err != nil {
@@ -104,9 +148,6 @@ func (s *Store) History(ctx context.Context, taskID string) ([]Event, error) {
 			TaskID: it.TaskID, Seq: it.Seq, Type: it.Event, Status: it.Status,
 			Attempt: it.Attempt, Worker: it.Worker, Message: it.Message, At: at,
 		})
-	}
-	if len(events) == 0 {
-		return nil, notFound(taskID, nil)
 	}
 	return events, nil
 }

@@ -153,6 +153,24 @@ func claimItems(t testing.TB, tb *table.Table) []table.Item {
 	return out
 }
 
+// heldClaims returns the WORKER claim items of claims that still hold:
+// their task is PROCESSING under that worker and attempt. Complete leaves
+// its claim item to expire with the task; every other end of a lease
+// deletes it.
+func heldClaims(t testing.TB, store *tasks.Store) []table.Item {
+	t.Helper()
+	var held []table.Item
+	for _, it := range claimItems(t, store.Table()) {
+		task, err := store.Get(context.Background(), str(it, "taskId"))
+		require.NoError(t, err, "task of claim item %v", it)
+		attempt, _ := it["attempt"].(*types.AttributeValueMemberN)
+		if task.Status == tasks.StatusProcessing && task.Owner == str(it, "worker") && attempt != nil && attempt.Value == fmt.Sprint(task.Attempt) {
+			held = append(held, it)
+		}
+	}
+	return held
+}
+
 // pendingMeta answers GetItem of one task's META with a snapshot taken
 // while it was PENDING.
 type pendingMeta struct {

@@ -130,7 +130,11 @@ func (s *Store) expire(ctx context.Context, m *metaItem) (Status, error) {
 		Remove(expression.Name(attrOwner)).
 		Remove(expression.Name(attrLeaseExpiresAt)).
 		Add(expression.Name(attrEvents), expression.Value(1))
-	tx := s.t.WriteTx().Update(s.metaKey(id), update, table.If(unchanged(m))).Create(ev)
+	tx := s.t.WriteTx().Update(s.metaKey(id), update, table.If(unchanged(m)))
+	if err := s.rebuildClaimEvent(tx, m); err != nil {
+		return "", err
+	}
+	tx.Put(ev) // a Put, as in takeover: the old owner's COMPLETED event may be there
 	if m.Owner != "" && checkWorkerID(m.Owner) == nil {
 		tx.Delete(s.claimKey(m.Owner, id))
 	}

@@ -82,7 +82,7 @@ func TestExpiredLeaseIsTakenOverByNextClaim(t *testing.T) {
 	assert.Equal(t, tasks.StatusCompleted, got.Status)
 	assert.Equal(t, "done", string(got.Result))
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired, tasks.EventProcessing, tasks.EventCompleted)
-	assert.Empty(t, claimItems(t, f.store.Table()), "WORKER items left")
+	assert.Empty(t, heldClaims(t, f.store), "WORKER items left")
 }
 
 func TestSameWorkerReclaimsItsOwnExpiredTask(t *testing.T) {
@@ -94,7 +94,7 @@ func TestSameWorkerReclaimsItsOwnExpiredTask(t *testing.T) {
 	assert.Equal(t, 2, c.Lease.Attempt)
 	require.Len(t, claimItems(t, f.store.Table()), 1, "the worker's claim item is replaced, not doubled")
 	require.NoError(t, f.store.Complete(context.Background(), c.Lease, nil))
-	assert.Empty(t, claimItems(t, f.store.Table()), "WORKER items left")
+	assert.Empty(t, heldClaims(t, f.store), "WORKER items left")
 	assert.Equal(t, tasks.StatusCompleted, f.get(t, task.ID).Status)
 }
 
@@ -158,7 +158,7 @@ func TestExpiredLeaseOnLastAttemptMakesTaskDead(t *testing.T) {
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired,
 		tasks.EventProcessing, tasks.EventLeaseExpired)
 	assert.Equal(t, "STATUS#DEAD", str(f.raw(t, "TASK#"+task.ID, "META"), "GSI1PK"))
-	assert.Empty(t, claimItems(t, f.store.Table()), "WORKER items left")
+	assert.Empty(t, heldClaims(t, f.store), "WORKER items left")
 }
 
 // interleave runs hook once, just before the first transaction sent
@@ -174,6 +174,12 @@ type interleave struct {
 func (i *interleave) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	i.once.Do(i.hook)
 	return i.API.TransactWriteItems(ctx, in, opts...)
+}
+
+// UpdateItem: the claim of a PENDING task is a conditional UpdateItem.
+func (i *interleave) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	i.once.Do(i.hook)
+	return i.API.UpdateItem(ctx, in, opts...)
 }
 
 // heartbeatRace sets up the race the claim guard exists for: w1 holds a
@@ -211,7 +217,7 @@ func heartbeatWon(t *testing.T, f *fixture, task *tasks.Task, renewed *tasks.Lea
 	assert.Equal(t, []string{task.ID}, ids)
 	require.NoError(t, f.store.Complete(context.Background(), *renewed, []byte("done")), "w1 completes under its renewed lease")
 	assert.Equal(t, tasks.StatusCompleted, f.get(t, task.ID).Status)
-	assert.Empty(t, claimItems(t, f.store.Table()))
+	assert.Empty(t, heldClaims(t, f.store))
 }
 
 // A takeover that read the expired lease before the owner's heartbeat and
@@ -355,5 +361,5 @@ func TestReclaimExpiredOnLastAttemptMakesTaskDead(t *testing.T) {
 	h := f.history(t, task.ID)
 	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired)
 	assert.Equal(t, tasks.StatusDead, h[2].Status, "the LEASE_EXPIRED event's status")
-	assert.Empty(t, claimItems(t, f.store.Table()))
+	assert.Empty(t, heldClaims(t, f.store))
 }

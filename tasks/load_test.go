@@ -236,7 +236,7 @@ func checkQueue(t *testing.T, store *tasks.Store, run *queueRun, n int) {
 		require.Equal(t, 1, completedEvents, "task %s history %v", id, eventTypes(h))
 		require.Len(t, h, task.Events, "task %s: META counts %d events", id, task.Events)
 	}
-	assert.Empty(t, claimItems(t, store.Table()), "WORKER claim items left behind")
+	assert.Empty(t, heldClaims(t, store), "WORKER claim items left behind")
 	p, err := store.ListPending(ctx, "")
 	require.NoError(t, err)
 	assert.Empty(t, p.Items, "pending after the run")

@@ -183,7 +183,7 @@ func TestWorkerRunsConcurrentHandlersAndCompletesEveryTask(t *testing.T) {
 		assert.Equal(t, fmt.Sprintf("done job-%d", i), string(got.Result))
 		assert.Equal(t, 1, got.Attempt)
 	}
-	assert.Empty(t, claimItems(t, f.store.Table()))
+	assert.Empty(t, heldClaims(t, f.store))
 }
 
 func TestWorkerHeartbeatsKeepTheLeaseWhileTheHandlerRuns(t *testing.T) {
@@ -316,7 +316,7 @@ func TestWorkerShutdownFinishesOrReleasesEveryTask(t *testing.T) {
 	assert.Equal(t, tasks.StatusPending, s.Status, "the unfinished task is released, not stranded")
 	assert.Empty(t, s.Owner)
 	wantHistory(t, f.history(t, stuck.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventReleased)
-	assert.Empty(t, claimItems(t, f.store.Table()))
+	assert.Empty(t, heldClaims(t, f.store))
 	// Released, it is claimable at once: no lease to wait out.
 	c := f.claim(t, "w2")
 	assert.Equal(t, stuck.ID, c.Task.ID)

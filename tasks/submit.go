@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
@@ -23,15 +24,19 @@ type SubmitInput struct {
 }
 
 // Submit adds a PENDING task and returns it, with created false when the
-// idempotency key had already created it (then nothing was written).
+// idempotency key had already created it (then nothing new was written).
 //
 // As the seed says, the idempotency item is read first (GetItem, eventually
-// consistent: a miss costs nothing but the write's refusal below). Then one
-// transaction writes the task's META item, its SUBMITTED event EVENT#0001
-// and the IDEM item, each with attribute_not_exists. When two submissions of
-// one key race, the task id derived from the key makes them write the same
-// items, so one transaction commits and the other is canceled; the loser
-// reads the winner's task and returns it.
+// consistent: a miss costs nothing but the refused write below). Then three
+// single-item writes, no transaction: the IDEM item (attribute_not_exists),
+// the SUBMITTED event EVENT#0001, and the task's META item
+// (attribute_not_exists). The IDEM item decides: when two submissions of
+// one key race, one creates it and the other reads it back. Everything
+// after it is a function of the IDEM item (the task id derived from the
+// key, its createdAt, the payload its hash names), so any submission of the
+// key can write the rest again and gets the same items: a submission cut
+// off half way is finished by the next Submit of its key. META comes last,
+// so a task is claimable only once its history begins.
 //
 // A key submitted again with a different payload is refused with an
 // *IdempotencyError (ErrIdempotencyMismatch): the key already names other
@@ -42,27 +47,46 @@ func (s *Store) Submit(ctx context.Context, in SubmitInput) (task *Task, created
 	}
 	hash := payloadHash(in.Payload)
 	if in.IdempotencyKey != "" {
-		if t, err := s.submitted(ctx, in.IdempotencyKey, hash); t != nil || err != nil {
+		if t, err := s.submitted(ctx, in, hash); t != nil || err != nil {
 			return t, false, err
 		}
 	}
-	sub, err := s.submission(in, hash)
+	sub, err := s.submission(in, hash, "", s.now())
 	if err != nil {
 		return nil, false, err
 	}
-	if err := sub.addTo(s.t.WriteTx()).Run(ctx); err != nil {
-		if in.IdempotencyKey != "" && errors.Is(err, table.ErrAlreadyExists) {
-			// Lost the race: the winner's transaction has committed (a
-			// conflicting one in flight cancels with TransactionConflict,
-			// which table retries), so a consistent read finds its items.
-			if t, gerr := s.submitted(ctx, in.IdempotencyKey, hash, table.Consistent()); t != nil || gerr != nil {
-				return t, false, gerr
+	if sub.idem != nil {
+		if err := s.t.Put(ctx, sub.idem, table.IfNotExists()); err != nil {
+			if !errors.Is(err, table.ErrAlreadyExists) {
+				return nil, false, fmt.Errorf("tasks: submit %q: %w", sub.meta.TaskID, err)
 			}
+			// Lost the race: the winner's IDEM item is there to read.
+			t, err := s.submitted(ctx, in, hash, table.Consistent())
+			if t == nil && err == nil {
+				err = fmt.Errorf("tasks: submit %q: IDEM item exists but reads as missing", sub.meta.TaskID)
+			}
+			return t, false, err
 		}
-		return nil, false, fmt.Errorf("tasks: submit %q: %w", sub.meta.TaskID, err)
 	}
-	t, err := sub.meta.task()
-	return t, true, err
+	t, err := s.write(ctx, sub)
+	return t, err == nil, err
+}
+
+// write writes a submission's event and META item, after its IDEM item.
+// META may exist already when sub finishes an interrupted submission:
+// then it returns the task as stored.
+func (s *Store) write(ctx context.Context, sub *submission) (*Task, error) {
+	id := sub.meta.TaskID
+	if err := s.t.Put(ctx, sub.event); err != nil {
+		return nil, fmt.Errorf("tasks: submit %q: event: %w", id, err)
+	}
+	if err := s.t.Put(ctx, sub.meta, table.IfNotExists()); err != nil {
+		if errors.Is(err, table.ErrAlreadyExists) {
+			return s.Get(ctx, id)
+		}
+		return nil, fmt.Errorf("tasks: submit %q: %w", id, err)
+	}
+	return sub.meta.task()
 }
 
 // SubmitTx adds the submission of in to tx, a transaction the caller
@@ -75,11 +99,13 @@ func (s *Store) Submit(ctx context.Context, in SubmitInput) (task *Task, created
 // (strongly consistent). If the key has already created its task, SubmitTx
 // adds nothing to tx and returns that task with created false, so the
 // caller's transaction runs without a second submission; the same key with
-// another payload is an *IdempotencyError. Otherwise it adds the three
-// creates and returns the task as it will be once tx commits, with created
-// true. Should another submission of the key commit between that read and
-// tx.Run, Run fails with table.ErrAlreadyExists and applies nothing:
-// building the transaction again finds the task and leaves it out.
+// another payload is an *IdempotencyError. Otherwise it adds the creates
+// and returns the task as it will be once tx commits, with created true
+// (also when it finishes a Submit of the key that was cut off after its
+// IDEM item: then it adds the event and META). Should another submission
+// of the key commit between that read and tx.Run, Run fails with
+// table.ErrAlreadyExists and applies nothing: building the transaction
+// again finds the task and leaves it out.
 //
 // A nil tx, or a tx on another API than the store's table, is a
 // *table.InputError; the latter is reported by tx.Run.
@@ -91,16 +117,31 @@ func (s *Store) SubmitTx(ctx context.Context, tx *table.WriteTx, in SubmitInput)
 		return nil, false, inputError("tx", "nil", "SubmitTx needs the caller's table.WriteTx")
 	}
 	hash := payloadHash(in.Payload)
+	var sub *submission
 	if in.IdempotencyKey != "" {
-		if t, err := s.submitted(ctx, in.IdempotencyKey, hash, table.Consistent()); t != nil || err != nil {
+		idem, t, err := s.lookup(ctx, in.IdempotencyKey, hash, table.Consistent())
+		switch {
+		case err != nil || t != nil:
 			return t, false, err
+		case idem != nil:
+			// A Submit cut off after its IDEM item: add the rest.
+			if sub, err = s.resumed(in, hash, idem); err != nil {
+				return nil, false, err
+			}
+			sub.idem = nil
+			tx = tx.On(s.t).Put(sub.event)
 		}
 	}
-	sub, err := s.submission(in, hash)
-	if err != nil {
-		return nil, false, err
+	if sub == nil {
+		if sub, err = s.submission(in, hash, "", s.now()); err != nil {
+			return nil, false, err
+		}
+		tx = tx.On(s.t).Create(sub.event)
+		if sub.idem != nil {
+			tx.Create(sub.idem)
+		}
 	}
-	sub.addTo(tx.On(s.t))
+	tx.Create(sub.meta)
 	t, err := sub.meta.task()
 	return t, true, err
 }
@@ -112,19 +153,20 @@ type submission struct {
 	idem  *idemItem // nil without an idempotency key
 }
 
-// submission builds the items that submit in, whose payload's SHA-256 is
-// hash: the id derived from the idempotency key, or a new one.
-func (s *Store) submission(in SubmitInput, hash string) (*submission, error) {
-	var id string
-	if in.IdempotencyKey != "" {
+// submission builds the items that submit in at now, whose payload's
+// SHA-256 is hash: task id, if given, else the id derived from the
+// idempotency key, or a new one.
+func (s *Store) submission(in SubmitInput, hash, id string, now time.Time) (*submission, error) {
+	switch {
+	case id != "":
+	case in.IdempotencyKey != "":
 		id = taskIDForKey(in.IdempotencyKey)
-	} else {
-		id = s.opts.NewID(s.now())
+	default:
+		id = s.opts.NewID(now)
 		if err := checkTaskID(id); err != nil {
 			return nil, fmt.Errorf("tasks: Options.NewID: %w", err)
 		}
 	}
-	now := s.now()
 	sub := &submission{meta: &metaItem{
 		PK: mustBuild(taskPK, id), SK: mustBuild(metaSK),
 		GSI1PK: s.statusPartition(StatusPending, s.shardOf(id)), GSI1SK: mustBuild(createdSK, now),
@@ -145,40 +187,56 @@ func (s *Store) submission(in SubmitInput, hash string) (*submission, error) {
 	return sub, nil
 }
 
-// addTo adds the submission's creates to tx, a handle on the store's table.
-func (sub *submission) addTo(tx *table.WriteTx) *table.WriteTx {
-	tx.Create(sub.meta).Create(sub.event)
-	if sub.idem != nil {
-		tx.Create(sub.idem)
+// resumed is the submission an IDEM item records: the same items its
+// first Submit wrote or was about to write.
+func (s *Store) resumed(in SubmitInput, hash string, idem *idemItem) (*submission, error) {
+	if err := checkTaskID(idem.TaskID); err != nil {
+		return nil, fmt.Errorf("tasks: idempotency key %q: stored task id: %w", in.IdempotencyKey, err)
 	}
-	return tx
+	at, err := parseTime("createdAt", idem.CreatedAt)
+	if err != nil {
+		return nil, err
+	}
+	return s.submission(in, hash, idem.TaskID, at)
 }
 
-// submitted returns the task the idempotency key created (nil, nil when
-// it has created none), or an *IdempotencyError when its payload hash
-// differs.
-func (s *Store) submitted(ctx context.Context, key, hash string, opts ...func(*table.GetOptions)) (*Task, error) {
-	id := taskIDForKey(key)
+// submitted returns the task the idempotency key of in created (nil, nil
+// when it has created none), finishing its submission if that was cut off
+// after the IDEM item, or an *IdempotencyError when the payload differs.
+func (s *Store) submitted(ctx context.Context, in SubmitInput, hash string, opts ...func(*table.GetOptions)) (*Task, error) {
+	idem, t, err := s.lookup(ctx, in.IdempotencyKey, hash, opts...)
+	if err != nil || t != nil || idem == nil {
+		return t, err
+	}
+	sub, err := s.resumed(in, hash, idem)
+	if err != nil {
+		return nil, err
+	}
+	return s.write(ctx, sub)
+}
+
+// lookup reads the IDEM item of key and, when it exists, the task it
+// names. It returns a nil idem when the key has submitted nothing, and a
+// nil task beside an idem when the submission stopped before its META item
+// (a nil task is also what an eventually consistent read may see just
+// after another submission's IDEM write). A payload other than the one
+// the key submitted is an *IdempotencyError.
+func (s *Store) lookup(ctx context.Context, key, hash string, opts ...func(*table.GetOptions)) (*idemItem, *Task, error) {
 	var idem idemItem
-	err := s.t.Get(ctx, s.idemKey(key, id), &idem, opts...)
+	err := s.t.Get(ctx, s.idemKey(key, taskIDForKey(key)), &idem, opts...)
 	switch {
 	case errors.Is(err, table.ErrNotFound):
-		return nil, nil
+		return nil, nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("tasks: submit: idempotency key %q: %w", key, err)
-	}
-	t, _, err := s.existing(ctx, key, hash, &idem)
-	return t, err
-}
-
-// existing returns the task an idempotency key created, or an
-// *IdempotencyError when the payloads differ.
-func (s *Store) existing(ctx context.Context, key, hash string, idem *idemItem) (*Task, bool, error) {
-	if idem.PayloadHash != hash {
-		return nil, false, &IdempotencyError{Key: key, TaskID: idem.TaskID}
+		return nil, nil, fmt.Errorf("tasks: submit: idempotency key %q: %w", key, err)
+	case idem.PayloadHash != hash:
+		return nil, nil, &IdempotencyError{Key: key, TaskID: idem.TaskID}
 	}
 	t, err := s.Get(ctx, idem.TaskID)
-	return t, false, err
+	if errors.Is(err, ErrNotFound) {
+		return &idem, nil, nil
+	}
+	return &idem, t, err
 }
 
 func (s *Store) idemKey(key, taskID string) table.Key {

@@ -101,6 +101,7 @@ const (
 	attrEvents         = "events"
 	attrOwner          = "owner"
 	attrLeaseExpiresAt = "leaseExpiresAt"
+	attrClaimedAt      = "claimedAt"
 	attrAvailableAt    = "availableAt"
 	attrAttemptBase    = "attemptBase"
 	attrCreatedAt      = "createdAt"
@@ -134,12 +135,15 @@ type metaItem struct {
 	Events         int    `dynamodbav:"events"`
 	Owner          string `dynamodbav:"owner,omitempty"`
 	LeaseExpiresAt string `dynamodbav:"leaseExpiresAt,omitempty"`
-	AvailableAt    string `dynamodbav:"availableAt,omitempty"`
-	AttemptBase    int    `dynamodbav:"attemptBase,omitempty"`
-	CreatedAt      string `dynamodbav:"createdAt"`
-	UpdatedAt      string `dynamodbav:"updatedAt"`
-	LastError      string `dynamodbav:"lastError,omitempty"`
-	Result         []byte `dynamodbav:"result,omitempty"`
+	// ClaimedAt is the time of the claim that set the current lease (its
+	// PROCESSING event's time), so a takeover can rebuild that event.
+	ClaimedAt   string `dynamodbav:"claimedAt,omitempty"`
+	AvailableAt string `dynamodbav:"availableAt,omitempty"`
+	AttemptBase int    `dynamodbav:"attemptBase,omitempty"`
+	CreatedAt   string `dynamodbav:"createdAt"`
+	UpdatedAt   string `dynamodbav:"updatedAt"`
+	LastError   string `dynamodbav:"lastError,omitempty"`
+	Result      []byte `dynamodbav:"result,omitempty"`
 }
 
 func (m *metaItem) task() (*Task, error) {

@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tablekit/tablekit/keys"
@@ -13,10 +14,12 @@ import (
 //
 //	PK WORKER#w-abc   SK TASK#t-123   (current claim)
 //
-// Written in the claim's transaction, deleted in the transaction that ends
-// it (Complete, Fail, or the takeover of an expired lease), so the items
-// under WORKER#<id> are exactly the tasks the worker holds or held until
-// its lease expired and nobody has taken them yet.
+// Written by the claim, after META; deleted by the transactions that end a
+// lease in another way than completion (Fail, Release, the takeover or
+// reclaim of an expired lease). Complete leaves it, to expire with the
+// task: deleting it would be a third write per completed task. So the
+// items under WORKER#<id> are the claims the worker made, and WorkerTasks
+// keeps those whose task META still shows the worker's lease.
 var workerPK = keys.MustPartition("WORKER#{workerId}")
 
 type claimItem struct {
@@ -56,21 +59,49 @@ func (s *Store) claimKey(workerID, taskID string) table.Key {
 	return s.t.Key(mustBuild(workerPK, workerID), mustBuild(taskSK, taskID))
 }
 
-// WorkerTasks returns the ids of the tasks whose claim items are under
-// WORKER#<workerID>: the tasks it holds. A restarted worker can resume them
-// (if their leases are still its own) or leave them to expire.
+// WorkerTasks returns the ids of the tasks worker workerID holds: those
+// whose claim items are under WORKER#<workerID> and whose META (read in a
+// strongly consistent BatchGetItem) is PROCESSING with the worker as its
+// owner, in task id order (the claim items' sort key). A lease that
+// expired but that nobody has taken over yet still counts. A restarted
+// worker can resume them (if their leases are still its own) or leave
+// them to expire.
 func (s *Store) WorkerTasks(ctx context.Context, workerID string) ([]string, error) {
 	if err := s.check(checkWorkerID(workerID)); err != nil {
 		return nil, err
 	}
 	prefix, _ := taskSK.Prefix()
 	q := table.Query{Partition: mustBuild(workerPK, workerID), Sort: table.SortBeginsWith(prefix), Consistent: true}
-	var ids []string
+	var claims []claimItem
 	for it, err := range table.QueryAll[claimItem](ctx, s.t, q) {
 		if err != nil {
 			return nil, fmt.Errorf("tasks: claims of worker %q: %w", workerID, err)
 		}
-		ids = append(ids, it.TaskID)
+		if checkTaskID(it.TaskID) == nil {
+			claims = append(claims, it)
+		}
+	}
+	held := map[string]bool{}
+	for chunk := range slices.Chunk(claims, 100) {
+		keys := make([]table.Key, len(chunk))
+		for i, c := range chunk {
+			keys[i] = s.metaKey(c.TaskID)
+		}
+		metas, err := table.BatchGet[metaItem](ctx, s.t, keys, table.Consistent())
+		if err != nil {
+			return nil, fmt.Errorf("tasks: claims of worker %q: %w", workerID, err)
+		}
+		for _, m := range metas {
+			if m.Status == StatusProcessing && m.Owner == workerID {
+				held[m.TaskID] = true
+			}
+		}
+	}
+	var ids []string
+	for _, c := range claims {
+		if held[c.TaskID] {
+			ids = append(ids, c.TaskID)
+		}
 	}
 	return ids, nil
 }
