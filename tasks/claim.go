@@ -251,6 +251,7 @@ func claimEvent(m *metaItem) (*eventItem, error) {
 	}
 	return newEvent(m.TaskID, m.Events, EventProcessing, StatusProcessing, m.Attempt, m.Owner, "", at)
 }
+
 // unchanged is the condition that META is still as m read it: same status,
 // attempt and event count, and for a PROCESSING task the same owner and
 // lease expiry (a heartbeat moves it, so a live worker keeps its task).

@@ -53,37 +53,54 @@
 //   - The same key with another payload is an error ([ErrIdempotencyMismatch]),
 //     as DynamoDB answers a reused ClientRequestToken with other parameters:
 //     a key names one request. The IDEM item keeps the payload's SHA-256.
-//   - The event sequence is the META item's events counter. Every change
-//     is one transaction: META updated on the condition that it is as read
-//     (status, attempt, event count; for a lease also the owner), counters
-//     moved with ADD, the next event created with attribute_not_exists. So
-//     histories have no gaps and no duplicates, whoever races. Four digits,
-//     as the seed writes them: the 10,000th event is refused (keys.ErrOverflow)
-//     before anything is sent.
-//   - The seed claims with a single conditional UpdateItem ("atomic without
-//     transactions"). Here a claim is a transaction, because the PROCESSING
-//     event and the WORKER item must appear with it or not at all: a worker
-//     that crashed between two separate writes would leave a history with a
-//     gap, or a task nobody's claim list shows. The price is the doubled
-//     write cost below.
+//   - The event sequence is the META item's events counter, and META
+//     decides every change: it is updated on the condition that it is as
+//     read (status, attempt, event count; for a lease also the owner),
+//     counters moved with ADD. Four digits, as the seed writes them: the
+//     10,000th event is refused (keys.ErrOverflow) before anything is sent.
+//   - The seed's hot path is single-item writes, and so is this one
+//     ("Capacity" below says what that saves): Submit, Claim and Complete
+//     write one item per request, in an order that leaves nothing a later
+//     call cannot finish or a reader would see half done. Submit writes the
+//     IDEM item first (the decision between racing submissions), then
+//     EVENT#0001, then META, so a task is claimable only once its history
+//     begins, and any submission of the key finishes one that was cut off.
+//     Claim updates META first (the seed's "conditional UpdateItem ...
+//     atomic without transactions"), then writes the PROCESSING event and
+//     the WORKER item; META records the claim's time, so the event follows
+//     from META, History shows it from META until it is written, and the
+//     takeover of the lease, should the claimer die first, writes it.
+//     Complete writes the COMPLETED event first (attribute_not_exists:
+//     the number is taken only by a takeover, which means the lease is
+//     lost), then META on the lease's condition; an event past META's
+//     event count is no part of the history (History reads META with the
+//     events and stops at its count), and the next change writes over it.
+//     So histories have no gaps and no duplicates, whoever races or dies.
+//   - The rarer changes stay transactions, where the writes cost double
+//     but nothing needs finishing: Fail, Release, the takeover or reclaim
+//     of an expired lease, Cancel, Redrive, and SubmitTx (a caller's
+//     transaction). Their events are Puts conditioned by META in the same
+//     transaction, which writes over a COMPLETED event whose META update
+//     never happened.
 //   - Event times never go backwards within a history, even when workers'
 //     clocks disagree by a little: a change is dated no earlier than the
 //     change before it.
 //
 // # Life of a task
 //
-// [Store.Submit] writes META, EVENT#0001 SUBMITTED and the IDEM item in one
-// transaction; [Store.SubmitTx] adds the same three writes to a transaction
+// [Store.Submit] writes the IDEM item, EVENT#0001 SUBMITTED and META;
+// [Store.SubmitTx] adds the same three writes to a transaction
 // the caller builds, on this table or another (table.WriteTx.On), so a
 // job's status move and the task carrying its work apply together or not
-// at all. [Store.Claim] reads the oldest candidates and claims one in a
-// transaction: META to PROCESSING (conditioned on the status, attempt and
-// event count it read), the PROCESSING event and the WORKER item. It hands
-// back a [Claim] with a [Lease]: owner, attempt (the fencing token) and
-// expiry. The worker extends the lease with [Store.Heartbeat] and ends it
-// with [Store.Complete] or [Store.Fail]; each of those is conditioned on the
-// lease (status PROCESSING, owner, attempt) and deletes the WORKER item in
-// the same transaction. A failed task returns to PENDING, claimable after
+// at all. [Store.Claim] reads the oldest candidates and claims one: META to
+// PROCESSING (conditioned on the status, attempt and event count it read),
+// then the PROCESSING event and the WORKER item. It hands back a [Claim]
+// with a [Lease]: owner, attempt (the fencing token) and expiry. The worker
+// extends the lease with [Store.Heartbeat] and ends it with
+// [Store.Complete] or [Store.Fail]; each of those is conditioned on the
+// lease (status PROCESSING, owner, attempt). Fail deletes the WORKER item
+// in its transaction; Complete leaves it to expire with the task. A failed
+// task returns to PENDING, claimable after
 // its retry backoff, until it has had Options.MaxAttempts claims, then it
 // is DEAD. [Store.Redrive] (one task) and [Store.RedriveDead] (every dead
 // letter a filter matches) give DEAD tasks fresh attempts, each in one
@@ -94,12 +111,13 @@
 //
 // A worker that dies holding a task leaves it PROCESSING with a lease that
 // runs out. The next Claim looks for expired leases before it looks at
-// pending tasks, and takes such a task over in one transaction: a
-// LEASE_EXPIRED event, a PROCESSING event for the new attempt, the old
-// owner's WORKER item deleted, the new one written: the expired lease was
-// the task's wait. [Store.ReclaimExpired] does the same for a sweeper,
-// returning the tasks to PENDING, claimable after the retry backoff.
-// lost when the task is taken over, not at the instant it expires: work
+// pending tasks, and takes such a task over in one transaction: the old
+// claim's PROCESSING event (written again, identical, in case its claimer
+// died before writing it), a LEASE_EXPIRED event, a PROCESSING event for
+// the new attempt, the old owner's WORKER item deleted, the new one
+// written: the expired lease was the task's wait. [Store.ReclaimExpired]
+// does the same for a sweeper, returning the tasks to PENDING, claimable
+// after the retry backoff. A lease is lost when the task is taken over, not at the instant it expires: work
 // that finishes late, but before anyone took it, still counts. After a
 // takeover the attempt number has moved on, so the old owner's Heartbeat,
 // Complete or Fail is refused by its condition with a [*LeaseLostError]
@@ -129,8 +147,9 @@
 // All submissions write one GSI1 partition, STATUS#PENDING, and every claim
 // writes it again (the entry leaves). DynamoDB takes about 1,000 writes per
 // second per partition, and a throttled index throttles the table's writes,
-// so at seed 003's 500 tasks per second that partition runs at its limit.
-// Options.Shards = N splits it, and STATUS#PROCESSING with it, as seed 002's
+// so at seed 003's 500 tasks per second that partition runs at its limit
+// (and STATUS#PROCESSING, with the heartbeats, over it). Options.Shards = N
+// splits it, and STATUS#PROCESSING with it, as seed 002's
 // "write sharding" describes: a task's index partition is
 // STATUS#PENDING#<fnv32a(task id) mod N>. Claims visit the shards starting
 // at one derived from the worker's id, so workers spread over the shards.
@@ -138,24 +157,42 @@
 // and merges them by creation time (plus one for each shard the page ends
 // inside of, to get a cursor there), [Store.ReclaimExpired] N queries, and
 // an idle worker's Claim up to 2N queries before it learns there is no work.
-// The default, 1, is the seed's exact layout. All stores on one table must
-// use the same N.
+// The default, DefaultShards = 4, keeps each shard of both partitions
+// under a third of the write limit at the seed's rate (docs/tasks): 2 would
+// carry 500 tasks per second at about 60% of it, with little room for a
+// burst, and 4 costs an idle worker 8 queries a poll, which the worker
+// runtime's poll backoff spaces out. Shards = 1 is the seed's exact
+// layout (STATUS#PENDING, no suffix). All stores on one table must use the
+// same N: a table written with another N needs that N set explicitly.
 //
 // # Capacity
 //
-// Measured with dynamotest's capacity meter (see the package tests), one
-// small task costs 8 WCU to submit (three items, doubled by the transaction,
-// and the GSI1 entry), 10 to claim (three items doubled, the GSI1 entry
-// moving from STATUS#PENDING to STATUS#PROCESSING: a delete and a put), 8 to
-// complete (three items doubled, the entry leaving GSI1), and 3 per
-// heartbeat: 26 per task. The fake doubles a transaction's index writes as
-// well as its item writes; should DynamoDB bill those once, a task costs 22.
-// Seed 003 plans 6 (3 + 3), counting neither the transactions, nor the
-// index, nor the WORKER item: at 500 tasks per second the queue needs
-// 11,000 to 13,000 WCU/s, not 3,000. Claim also reads: the expired-lease
-// query and the candidate query, half a read unit each when they return
-// little. A lost claim race is a canceled transaction, a wasted request
-// (which the fake's meter charges nothing); ClaimBatch keeps them rare.
+// Measured with dynamotest's capacity meter (TestWriteUnitsPerTaskBesideSeedPlan,
+// BenchmarkSubmitClaimComplete), one small task costs 4 WCU to submit (the
+// IDEM item, EVENT#0001, META and its GSI1 entry), 5 to claim (META, its
+// GSI1 entry moving from STATUS#PENDING to STATUS#PROCESSING: a delete and
+// a put, the PROCESSING event, the WORKER item) and 3 to complete (the
+// COMPLETED event, META, the entry leaving GSI1): 12 per task, and 3 per
+// heartbeat. With every change a transaction, as before, it was 26.
+//
+// Seed 003 plans 6 (3 + 3). The 6 more buy what the seed's list leaves
+// out: 4 are GSI1 writes (the pending queue and the lease index are what
+// make claims a key condition and expired leases findable at all; the seed
+// counts no index), 1 is the WORKER item (the seed's own row, which its
+// plan forgets), and 1 is the COMPLETED update of META (the seed's
+// processing path writes the claim and two events, so the task's own
+// status would never say COMPLETED). What 12 does not buy is atomicity:
+// that comes from the order of the writes, each decided by one
+// conditional write, and from History reading META with the events, not
+// from transactions, which double every write (and, on the fake's meter,
+// every index write too).
+//
+// Claim also reads: the expired-lease query and the candidate query, half
+// a read unit each when they return little. A lost claim race is a refused
+// conditional update (1 WCU on DynamoDB, which bills refused writes; the
+// fake's meter charges nothing); ClaimBatch keeps them rare. At 500 tasks
+// per second, with heartbeats and a twentieth of tasks failing, the queue
+// writes about 6,550 WCU/s (docs/tasks), not the seed's 3,000.
 //
 // # Input
 //

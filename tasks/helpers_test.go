@@ -36,10 +36,12 @@ func newFixture(t testing.TB, opts ...func(*tasks.Options)) *fixture {
 }
 
 // newStore is a store on api with the clock now; it does not create the
-// table.
+// table. It has one shard, the seed's exact layout (so tests can read keys
+// and a single oldest-first order), unless opts say otherwise; the tests
+// of sharding, the load test and the examples use more.
 func newStore(t testing.TB, api table.API, now func() time.Time, opts ...func(*tasks.Options)) *tasks.Store {
 	t.Helper()
-	store, err := tasks.NewStore(api, nil, append([]func(*tasks.Options){tasks.Clock(now)}, opts...)...)
+	store, err := tasks.NewStore(api, nil, append([]func(*tasks.Options){tasks.Clock(now), tasks.Shards(1)}, opts...)...)
 	require.NoError(t, err)
 	return store
 }

@@ -50,7 +50,7 @@ func TestSubmitCutOffAfterAnyWriteIsFinishedByTheNextSubmitOfItsKey(t *testing.T
 		assert.ErrorIs(t, err, tasks.ErrNoTask)
 
 		// The client's retry finishes it, with the first attempt's time.
-		f.db.Advance(5*time.Second)
+		f.db.Advance(5 * time.Second)
 		task, created, err := f.store.Submit(ctx, in)
 		require.NoError(t, err)
 		assert.False(t, created, "the key's IDEM item was written first")

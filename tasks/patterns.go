@@ -15,6 +15,7 @@ const (
 	planHeartbeats     = 100
 	planAdminLists     = 0.2
 	planHistoryReads   = 5
+	planFailures       = planTasksPerSecond / 20
 )
 
 // Seed 003 gives one figure, 500 tasks a second, as the load to design
@@ -24,61 +25,68 @@ const (
 
 // Entities are the items the table keeps, for datamodel's storage
 // estimate. A task is a META item, three events (submitted, processing,
-// completed) and its idempotency item; a WORKER claim lives only while
-// the task is processed (about the ~1,000 tasks in flight). GSI1 holds a
-// task only while it is pending or processing, so no entity lists it.
-// Retention 0: finished tasks are kept until deleted.
+// completed), its idempotency item and its WORKER claim item (Complete
+// leaves it). GSI1 holds a task only while it is pending or processing,
+// so no entity lists it. Retention 0: finished tasks are kept until
+// deleted.
 func Entities() []access.Entity {
 	return []access.Entity{
-		{Name: "Task", Size: typicalMetaSize, CreatedBy: "Submit task"},
-		{Name: "Task event", Size: typicalEventSize, CreatedBy: "Submit task", PerRequest: 3},
-		{Name: "Idempotency key", Size: typicalIdemSize, CreatedBy: "Submit task"},
-		{Name: "Worker claim", Size: typicalClaimSize, Count: 1000},
+		{Name: "Task", Size: typicalMetaSize, CreatedBy: "Submit: META"},
+		{Name: "Task event", Size: typicalEventSize, CreatedBy: "Submit: SUBMITTED event", PerRequest: 3},
+		{Name: "Idempotency key", Size: typicalIdemSize, CreatedBy: "Submit: IDEM item"},
+		{Name: "Worker claim", Size: typicalClaimSize, CreatedBy: "Claim: event and WORKER item"},
 	}
 }
 
 // Patterns are the ways the store reads and writes its table, with the
 // typical item sizes and request rates package datamodel turns into
 // capacity, cost, hot-partition estimates and the IAM policy
-// (cmd/datamodel writes them under docs/tasks/).
+// (cmd/datamodel writes them under docs/tasks/). The STATUS#PENDING and
+// STATUS#PROCESSING partitions are split over DefaultShards.
 func Patterns() []access.Pattern {
-	return []access.Pattern{
+	p := []access.Pattern{
 		{
-			Name:          "Check idempotency",
-			Partition:     "IDEM#{key}",
-			Description:   "GetItem of the IDEM item before submitting (the task id is derived from the key, so the full key is known).",
-			Operation:     access.GetItem,
-			KeyCondition:  "PK = IDEM#{key} AND SK = TASK#{taskId}",
-			ItemSize:      typicalIdemSize,
-			RatePerSecond: planTasksPerSecond, AveragePerSecond: planTasksPerSecond,
+			Name:         "Check idempotency",
+			Partition:    "IDEM#{key}",
+			Description:  "GetItem of the IDEM item before submitting (the task id is derived from the key, so the full key is known).",
+			Operation:    access.GetItem,
+			KeyCondition: "PK = IDEM#{key} AND SK = TASK#{taskId}",
+			ItemSize:     typicalIdemSize,
 		},
 		{
-			Name:      "Submit task",
-			Partition: "TASK#{taskId}",
-			Items: []access.Item{
-				{Operation: access.PutItem, Size: typicalMetaSize, Partition: "TASK#{taskId}",
-					IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "STATUS#PENDING"}}},
-				{Operation: access.PutItem, Size: typicalEventSize, Partition: "TASK#{taskId}"},
-				{Operation: access.PutItem, Size: typicalIdemSize, Partition: "IDEM#{key}"},
-			},
-			Description:     "META (GSI1 STATUS#PENDING / CREATED#time), EVENT#0001 SUBMITTED and the IDEM item, each attribute_not_exists, in one transaction.",
-			Operation:       access.TransactWriteItems,
-			KeyCondition:    "PK = TASK#{taskId} AND SK = META; PK = TASK#{taskId} AND SK = EVENT#0001; PK = IDEM#{key} AND SK = TASK#{taskId}",
-			ItemSize:        typicalMetaSize,
-			ItemsPerRequest: 3,
-			RatePerSecond:   planTasksPerSecond, AveragePerSecond: planTasksPerSecond,
-			Transactional: true,
+			Name:         "Submit: IDEM item",
+			Partition:    "IDEM#{key}",
+			Description:  "The idempotency item, attribute_not_exists: the submission's decision (only with an idempotency key).",
+			Operation:    access.PutItem,
+			KeyCondition: "PK = IDEM#{key} AND SK = TASK#{taskId}",
+			ItemSize:     typicalIdemSize,
+		},
+		{
+			Name:         "Submit: SUBMITTED event",
+			Partition:    "TASK#{taskId}",
+			Description:  "EVENT#0001, before META so a claimable task always has its history's start.",
+			Operation:    access.PutItem,
+			KeyCondition: "PK = TASK#{taskId} AND SK = EVENT#0001",
+			ItemSize:     typicalEventSize,
+		},
+		{
+			Name:         "Submit: META",
+			Partition:    "TASK#{taskId}",
+			Description:  "META, attribute_not_exists, entering GSI1 at STATUS#PENDING / CREATED#time: the task is claimable.",
+			Operation:    access.PutItem,
+			KeyCondition: "PK = TASK#{taskId} AND SK = META",
+			ItemSize:     typicalMetaSize,
+			IndexWrites:  []access.IndexWrite{{Index: IndexGSI1, Partition: "STATUS#PENDING"}},
 		},
 		{
 			Name:            "Find claim candidates",
 			Partition:       "STATUS#PENDING",
-			Description:     "The pending tasks claimable longest (a task in retry backoff sorts after now); with Shards > 1 one query per shard until one has candidates.",
+			Description:     "The pending tasks claimable longest (a task in retry backoff sorts after now); one query per shard until one has candidates.",
 			Operation:       access.Query,
 			Index:           IndexGSI1,
 			KeyCondition:    "GSI1PK = STATUS#PENDING AND GSI1SK <= CREATED#{now}",
 			ItemSize:        typicalMetaSize,
 			ItemsPerRequest: DefaultClaimBatch,
-			RatePerSecond:   planTasksPerSecond, AveragePerSecond: planTasksPerSecond,
 		},
 		{
 			Name:            "Find expired leases",
@@ -89,84 +97,100 @@ func Patterns() []access.Pattern {
 			KeyCondition:    "GSI1PK = STATUS#PROCESSING AND GSI1SK <= LEASE#{now}",
 			ItemSize:        typicalMetaSize,
 			ItemsPerRequest: 1,
-			RatePerSecond:   planTasksPerSecond, AveragePerSecond: planTasksPerSecond,
 		},
 		{
-			Name:      "Claim task (atomic)",
+			Name:         "Claim task (atomic)",
+			Partition:    "TASK#{taskId}",
+			Description:  "META update conditioned on status, attempt and event count as read: the claim's decision; the GSI1 entry moves from STATUS#PENDING to STATUS#PROCESSING.",
+			Operation:    access.UpdateItem,
+			KeyCondition: "PK = TASK#{taskId} AND SK = META",
+			ItemSize:     typicalMetaSize,
+			IndexWrites:  []access.IndexWrite{{Index: IndexGSI1, Move: true, From: "STATUS#PENDING", Partition: "STATUS#PROCESSING"}},
+		},
+		{
+			Name:      "Claim: event and WORKER item",
 			Partition: "TASK#{taskId}",
 			Items: []access.Item{
-				{Operation: access.UpdateItem, Size: typicalMetaSize, Partition: "TASK#{taskId}",
-					IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Move: true, From: "STATUS#PENDING", Partition: "STATUS#PROCESSING"}}},
 				{Operation: access.PutItem, Size: typicalEventSize, Partition: "TASK#{taskId}"},
 				{Operation: access.PutItem, Size: typicalClaimSize, Partition: "WORKER#{workerId}"},
 			},
-			Description:     "META update conditioned on status = PENDING and the event count, the PROCESSING event and the WORKER item, in one transaction.",
-			Operation:       access.TransactWriteItems,
-			KeyCondition:    "PK = TASK#{taskId} AND SK = META; PK = TASK#{taskId} AND SK = EVENT#{seq}; PK = WORKER#{workerId} AND SK = TASK#{taskId}",
-			ItemSize:        typicalMetaSize,
-			ItemsPerRequest: 3,
-			RatePerSecond:   planTasksPerSecond, AveragePerSecond: planTasksPerSecond,
-			Transactional: true,
+			Description:     "The PROCESSING event and the WORKER item, after META (a takeover rebuilds the event if the claimer died first).",
+			Operation:       access.BatchWriteItem,
+			KeyCondition:    "PK = TASK#{taskId} AND SK = EVENT#{seq}; PK = WORKER#{workerId} AND SK = TASK#{taskId}",
+			ItemSize:        typicalEventSize,
+			ItemsPerRequest: 2,
 		},
 		{
-			Name:          "Heartbeat",
-			Partition:     "TASK#{taskId}",
-			IndexWrites:   []access.IndexWrite{{Index: IndexGSI1, Move: true, Partition: "STATUS#PROCESSING"}},
-			Description:   "Extend a lease: META update conditioned on owner, attempt and PROCESSING; moves GSI1SK LEASE#expiry.",
-			Operation:     access.UpdateItem,
-			KeyCondition:  "PK = TASK#{taskId} AND SK = META",
-			ItemSize:      typicalMetaSize,
-			RatePerSecond: planHeartbeats, AveragePerSecond: planHeartbeats,
+			Name:         "Heartbeat",
+			Partition:    "TASK#{taskId}",
+			IndexWrites:  []access.IndexWrite{{Index: IndexGSI1, Move: true, Partition: "STATUS#PROCESSING"}},
+			Description:  "Extend a lease: META update conditioned on owner, attempt and PROCESSING; moves GSI1SK LEASE#expiry.",
+			Operation:    access.UpdateItem,
+			KeyCondition: "PK = TASK#{taskId} AND SK = META",
+			ItemSize:     typicalMetaSize,
 		},
 		{
-			Name:      "Complete or fail task",
+			Name:         "Complete: COMPLETED event",
+			Partition:    "TASK#{taskId}",
+			Description:  "The COMPLETED event, attribute_not_exists (a takeover's events take the number first).",
+			Operation:    access.PutItem,
+			KeyCondition: "PK = TASK#{taskId} AND SK = EVENT#{seq}",
+			ItemSize:     typicalEventSize,
+		},
+		{
+			Name:         "Complete task",
+			Partition:    "TASK#{taskId}",
+			Description:  "META update conditioned on the lease and the event count: the decision; the entry leaves GSI1.",
+			Operation:    access.UpdateItem,
+			KeyCondition: "PK = TASK#{taskId} AND SK = META",
+			ItemSize:     typicalMetaSize,
+			// Completing removes the GSI1 keys: the entry leaves the index.
+			IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "STATUS#PROCESSING"}},
+		},
+		{
+			Name:      "Fail, release or expire task",
 			Partition: "TASK#{taskId}",
 			Items: []access.Item{
-				// Completing removes the GSI1 keys: the entry leaves the index.
 				{Operation: access.UpdateItem, Size: typicalMetaSize, Partition: "TASK#{taskId}",
-					IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "STATUS#PROCESSING"}}},
+					IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Move: true, From: "STATUS#PROCESSING", Partition: "STATUS#PENDING"}}},
 				{Operation: access.PutItem, Size: typicalEventSize, Partition: "TASK#{taskId}"},
 				{Operation: access.DeleteItem, Size: typicalClaimSize, Partition: "WORKER#{workerId}"},
 			},
-			Description:     "META update conditioned on the lease, the COMPLETED/FAILED/DEAD event, delete of the WORKER item, in one transaction.",
+			Description:     "The rarer ends of a lease, each one transaction: META update conditioned on the lease (or, for an expired one, on META as read), the FAILED/RELEASED/LEASE_EXPIRED event, delete of the WORKER item. Declared at a twentieth of the tasks.",
 			Operation:       access.TransactWriteItems,
 			KeyCondition:    "PK = TASK#{taskId} AND SK = META; PK = TASK#{taskId} AND SK = EVENT#{seq}; PK = WORKER#{workerId} AND SK = TASK#{taskId}",
 			ItemSize:        typicalMetaSize,
 			ItemsPerRequest: 3,
-			RatePerSecond:   planTasksPerSecond, AveragePerSecond: planTasksPerSecond,
-			Transactional: true,
+			Transactional:   true,
 		},
 		{
-			Name:          "Get task metadata",
-			Partition:     "TASK#{taskId}",
-			Description:   "GetItem of META, strongly consistent.",
-			Operation:     access.GetItem,
-			KeyCondition:  "PK = TASK#{taskId} AND SK = META",
-			ItemSize:      typicalMetaSize,
-			RatePerSecond: planHistoryReads, AveragePerSecond: planHistoryReads,
-			Consistent: true,
+			Name:         "Get task metadata",
+			Partition:    "TASK#{taskId}",
+			Description:  "GetItem of META, strongly consistent.",
+			Operation:    access.GetItem,
+			KeyCondition: "PK = TASK#{taskId} AND SK = META",
+			ItemSize:     typicalMetaSize,
+			Consistent:   true,
 		},
 		{
 			Name:            "Get task history",
 			Partition:       "TASK#{taskId}",
-			Description:     "Events in sequence order.",
+			Description:     "The task's partition: events in sequence order, then META, whose event count ends the history.",
 			Operation:       access.Query,
-			KeyCondition:    "PK = TASK#{taskId} AND begins_with(SK, EVENT#)",
-			ItemSize:        typicalEventSize,
-			ItemsPerRequest: 3,
-			RatePerSecond:   planHistoryReads, AveragePerSecond: planHistoryReads,
-			Consistent: true,
+			KeyCondition:    "PK = TASK#{taskId}",
+			ItemSize:        (3*typicalEventSize + typicalMetaSize) / 4,
+			ItemsPerRequest: 4,
+			Consistent:      true,
 		},
 		{
 			Name:            "List pending tasks",
 			Partition:       "STATUS#PENDING",
-			Description:     "The admin view, oldest first, 100 a page; with Shards > 1 one query per shard, merged.",
+			Description:     "The admin view, oldest first, 100 a page; one query per shard, merged.",
 			Operation:       access.Query,
 			Index:           IndexGSI1,
 			KeyCondition:    "GSI1PK = STATUS#PENDING",
 			ItemSize:        typicalMetaSize,
 			ItemsPerRequest: DefaultPageSize,
-			RatePerSecond:   planAdminLists, AveragePerSecond: planAdminLists,
 		},
 		{
 			Name:            "List dead tasks",
@@ -177,18 +201,45 @@ func Patterns() []access.Pattern {
 			KeyCondition:    "GSI1PK = STATUS#DEAD",
 			ItemSize:        typicalMetaSize,
 			ItemsPerRequest: DefaultPageSize,
-			RatePerSecond:   planAdminLists, AveragePerSecond: planAdminLists,
 		},
 		{
 			Name:            "List worker claims",
 			Partition:       "WORKER#{workerId}",
-			Description:     "The tasks a worker holds.",
+			Description:     "The claim items of a worker; WorkerTasks then reads their tasks' META (BatchGetItem) and keeps those still held.",
 			Operation:       access.Query,
 			KeyCondition:    "PK = WORKER#{workerId} AND begins_with(SK, TASK#)",
 			ItemSize:        typicalClaimSize,
 			ItemsPerRequest: 1,
-			RatePerSecond:   planAdminLists, AveragePerSecond: planAdminLists,
-			Consistent: true,
+			Consistent:      true,
 		},
 	}
+	rates := map[string]float64{
+		"Fail, release or expire task": planFailures,
+		"Heartbeat":                    planHeartbeats,
+		"Get task metadata":            planHistoryReads,
+		"Get task history":             planHistoryReads,
+		"List pending tasks":           planAdminLists,
+		"List dead tasks":              planAdminLists,
+		"List worker claims":           planAdminLists,
+	}
+	for i := range p {
+		rate, ok := rates[p[i].Name]
+		if !ok {
+			rate = planTasksPerSecond
+		}
+		p[i].RatePerSecond, p[i].AveragePerSecond = rate, rate
+		if p[i].Partition != "STATUS#DEAD" && (p[i].Index == IndexGSI1 || len(p[i].IndexWrites) > 0 || hasIndexWrites(p[i].Items)) {
+			p[i].Partitions = DefaultShards
+		}
+	}
+	return p
+}
+
+func hasIndexWrites(items []access.Item) bool {
+	for _, it := range items {
+		if len(it.IndexWrites) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -19,6 +19,10 @@ const (
 	DefaultLeaseDuration = 30 * time.Second
 	DefaultMaxAttempts   = 3
 	DefaultClaimBatch    = 25
+	// DefaultShards is Options.Shards unless set: enough that at seed
+	// 003's 500 tasks per second no GSI1 partition passes DynamoDB's
+	// per-partition limits (docs/tasks); see the package documentation.
+	DefaultShards = 4
 	// MaxAttempts bounds Options.MaxAttempts so a history never fills up:
 	// SUBMITTED, then two events per attempt (PROCESSING, and FAILED,
 	// LEASE_EXPIRED, COMPLETED or DEAD) stay within MaxEvents.
@@ -134,7 +138,7 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 		o.MaxAttempts = DefaultMaxAttempts
 	}
 	if o.Shards == 0 {
-		o.Shards = 1
+		o.Shards = DefaultShards
 	}
 	if o.ClaimBatch == 0 {
 		o.ClaimBatch = DefaultClaimBatch

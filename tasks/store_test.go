@@ -70,6 +70,31 @@ func TestStoreEnsureTableCreatesTheTableItUses(t *testing.T) {
 	def, err := tasks.NewStore(db, nil)
 	require.NoError(t, err)
 	assert.Equal(t, tasks.DefaultTableName, def.Schema().Name)
+	assert.Equal(t, tasks.DefaultShards, def.Options().Shards)
+}
+
+// The default shard count is the one the declared patterns are costed
+// with, and at seed 003's rates it keeps every GSI1 partition under
+// DynamoDB's per-partition limits (docs/tasks, hot-partition analysis).
+func TestDefaultShardsKeepEveryQueuePartitionUnderItsLimits(t *testing.T) {
+	require.Greater(t, tasks.DefaultShards, 1)
+	wcu := map[string]float64{}
+	for _, p := range tasks.Patterns() {
+		for _, w := range p.IndexWrites {
+			if p.Partitions != tasks.DefaultShards {
+				continue
+			}
+			n := 1.0
+			if w.Move {
+				n = 2
+			}
+			wcu[w.Partition] += n * p.RatePerSecond / float64(p.Partitions)
+		}
+	}
+	require.NotEmpty(t, wcu)
+	for partition, perShard := range wcu {
+		assert.Less(t, perShard, 1000.0, "%s takes %.0f WCU/s per shard", partition, perShard)
+	}
 }
 
 func TestSchemaIsValidAndDeclaresTheSeedsPatterns(t *testing.T) {

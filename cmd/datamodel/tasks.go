@@ -14,7 +14,7 @@ func tasksModel() datamodel.Model {
 		Patterns: tasks.Patterns(),
 		Entities: tasks.Entities(),
 		Prose: datamodel.Prose{
-			Philosophy:        "A durable task queue on one table: each task is an item collection (`TASK#{taskId}`: its metadata and its event history), the pending and processing sets are GSI1 partitions ordered by creation time and lease expiry, and every state change is a transaction that writes the metadata, appends the event and maintains the worker's claim item, so a task is never claimed twice nor lost.",
+			Philosophy:        "A durable task queue on one table: each task is an item collection (`TASK#{taskId}`: its metadata and its event history), the pending and processing sets are GSI1 partitions ordered by creation time and lease expiry, and every state change is decided by one conditional write of the metadata: submit, claim and complete are single-item writes in an order that any later call can finish (a task is never claimed twice, lost, or left with a gap in its history), the rarer changes are transactions.",
 			Aggregates:        "Task + events: an item collection (the history is read with the metadata for audits, appended on every move, unbounded in principle). Idempotency keys (`IDEM#{key}`) and worker claims (`WORKER#{workerId}`) are their own partitions: they are looked up by a different id than the task's.",
 			Purpose:           "Tasks of the queue, their event history, idempotency keys and worker claims.",
 			AggregateBoundary: "a task's metadata and events share `PK=TASK#{taskId}`; idempotency and claims are separate collections.",
@@ -24,7 +24,7 @@ func tasksModel() datamodel.Model {
 				"`META`: the task's state, lease and payload",
 				"`EVENT#{seq:04d}`: one per state change, in order (overflow past 9999 is an error)",
 				"`TASK#{taskId}` under `IDEM#{key}`: the task an idempotency key created",
-				"`TASK#{taskId}` under `WORKER#{workerId}`: a task the worker holds",
+				"`TASK#{taskId}` under `WORKER#{workerId}`: a task the worker claimed (kept after completion; WorkerTasks checks META)",
 			},
 			BoundedReads: "claims read `Limit` candidates from the oldest pending; history pages by sequence; admin lists page with cursors, merged across shards.",
 			Indexes: map[string]datamodel.IndexProse{
@@ -37,8 +37,8 @@ func tasksModel() datamodel.Model {
 				},
 			},
 			TradeOffs: []string{
-				"**Low-cardinality GSI1 partitions by design**: the pending set must be read in order, so it is one partition unless `Options.Shards` splits it. At seed 003's 500 tasks/s with the default single shard, `STATUS#PENDING` and `STATUS#PROCESSING` pass 1,000 WCU/s (every move writes the index entry, and transactions double it; see below); with `Options.Shards = 4` no shard passes the limits (`datamodel.WithPartitions`, checked in datamodel's tests).",
-				"**Transactions for every move** double write cost but make claim, completion and the history atomic.",
+				"**Low-cardinality GSI1 partitions, write-sharded**: the pending set must be read in order, so it is one partition unless `Options.Shards` splits it. At seed 003's 500 tasks/s a single `STATUS#PENDING` runs at its 1,000 WCU/s limit and `STATUS#PROCESSING` (with heartbeats) past it; the default `Options.Shards = 4` keeps each shard under a third of the limit (above), at the price of one query per shard for admin lists and an idle worker's poll.",
+				"**Single-item writes on the hot path, transactions for the rest**: submit, claim and complete cost 12 WCU per task (26 when every move was a transaction); each is decided by one conditional write and ordered so a crash leaves nothing a later call cannot finish. Fail, release, lease takeover, cancel and redrive stay transactions.",
 				"**Sparse index**: finished tasks leave GSI1, so its size tracks the live queue, not the history.",
 			},
 			Integration: "payloads and results stay in the item (small by the seed's plan); no S3.",
