@@ -205,7 +205,7 @@ func Patterns() []access.Pattern {
 		{
 			Name:            "List worker claims",
 			Partition:       "WORKER#{workerId}",
-			Description:     "The claim items of a worker; WorkerTasks then reads their tasks' META (BatchGetItem) and keeps those still held.",
+			Description:     "The claim items of a worker; WorkerTasks then reads each one's META (Get task metadata) and keeps those still held.",
 			Operation:       access.Query,
 			KeyCondition:    "PK = WORKER#{workerId} AND begins_with(SK, TASK#)",
 			ItemSize:        typicalClaimSize,

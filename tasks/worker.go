@@ -2,8 +2,8 @@ package tasks
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/tablekit/tablekit/keys"
@@ -60,9 +60,10 @@ func (s *Store) claimKey(workerID, taskID string) table.Key {
 }
 
 // WorkerTasks returns the ids of the tasks worker workerID holds: those
-// whose claim items are under WORKER#<workerID> and whose META (read in a
-// strongly consistent BatchGetItem) is PROCESSING with the worker as its
-// owner, in task id order (the claim items' sort key). A lease that
+// whose claim items are under WORKER#<workerID> and whose META (read
+// strongly consistently, one GetItem per claim: a worker's claims are few,
+// and the store's IAM policy then needs no batch read) is PROCESSING with
+// the worker as its owner, in task id order (the claim items' sort key). A lease that
 // expired but that nobody has taken over yet still counts. A restarted
 // worker can resume them (if their leases are still its own) or leave
 // them to expire.
@@ -81,25 +82,15 @@ func (s *Store) WorkerTasks(ctx context.Context, workerID string) ([]string, err
 			claims = append(claims, it)
 		}
 	}
-	held := map[string]bool{}
-	for chunk := range slices.Chunk(claims, 100) {
-		keys := make([]table.Key, len(chunk))
-		for i, c := range chunk {
-			keys[i] = s.metaKey(c.TaskID)
-		}
-		metas, err := table.BatchGet[metaItem](ctx, s.t, keys, table.Consistent())
-		if err != nil {
-			return nil, fmt.Errorf("tasks: claims of worker %q: %w", workerID, err)
-		}
-		for _, m := range metas {
-			if m.Status == StatusProcessing && m.Owner == workerID {
-				held[m.TaskID] = true
-			}
-		}
-	}
 	var ids []string
 	for _, c := range claims {
-		if held[c.TaskID] {
+		t, err := s.Get(ctx, c.TaskID)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("tasks: claims of worker %q: %w", workerID, err)
+		case t.Status == StatusProcessing && t.Owner == workerID:
 			ids = append(ids, c.TaskID)
 		}
 	}
