@@ -419,23 +419,23 @@ func TestBadDeclarationsAreTypedErrors(t *testing.T) {
 
 // TestShardingTheTasksQueueCoolsItsPartitions: seed 003's 500 tasks/s
 // overload GSI1's STATUS#PENDING and STATUS#PROCESSING on one partition
-// each; spread over 4 shards (tasks Options.Shards = 4) no value passes
-// the limits.
+// each; spread over 4 shards (tasks' DefaultShards, which its patterns
+// declare) no value passes the limits.
 func TestShardingTheTasksQueueCoolsItsPartitions(t *testing.T) {
 	s, ps := tasks.Schema(tasks.DefaultTableName), tasks.Patterns()
-	est, err := datamodel.EstimateSchema(s, ps)
+	one, shards := map[string]int{}, map[string]int{}
+	for _, ap := range ps {
+		if strings.HasPrefix(ap.Partition, "STATUS#PENDING") || strings.HasPrefix(ap.Partition, "STATUS#PROCESSING") ||
+			strings.Contains(fmt.Sprint(ap.Items, ap.IndexWrites), "STATUS#P") {
+			one[ap.Name], shards[ap.Name] = 1, 4
+		}
+	}
+	est, err := datamodel.EstimateSchema(s, ps, datamodel.WithPartitions(one))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(est.Hot()) != 2 {
 		t.Fatalf("hot partitions at one shard: %+v, want STATUS#PENDING and STATUS#PROCESSING", est.Hot())
-	}
-	shards := map[string]int{}
-	for _, ap := range ps {
-		if strings.HasPrefix(ap.Partition, "STATUS#PENDING") || strings.HasPrefix(ap.Partition, "STATUS#PROCESSING") ||
-			strings.Contains(fmt.Sprint(ap.Items, ap.IndexWrites), "STATUS#P") {
-			shards[ap.Name] = 4
-		}
 	}
 	est, err = datamodel.EstimateSchema(s, ps, datamodel.WithPartitions(shards))
 	if err != nil {

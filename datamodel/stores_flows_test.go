@@ -59,12 +59,12 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows = append(rows, checkWrite(t, fake, s, "Submit task", func() error {
+		rows = append(rows, checkCall(t, fake, s, []string{"Submit: IDEM item", "Submit: SUBMITTED event", "Submit: META"}, func() error {
 			_, _, err := store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "order-1", Payload: []byte(`{"n":1}`)})
 			return err
 		}))
 		var c *tasks.Claim
-		rows = append(rows, checkWrite(t, fake, s, "Claim task (atomic)", func() (err error) {
+		rows = append(rows, checkCall(t, fake, s, []string{"Claim task (atomic)", "Claim: PROCESSING event", "Claim: WORKER item"}, func() (err error) {
 			c, err = store.Claim(ctx, "worker-1")
 			return err
 		}))
@@ -73,7 +73,7 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 			lease, err = store.Heartbeat(ctx, lease)
 			return err
 		}))
-		rows = append(rows, checkWrite(t, fake, s, "Complete or fail task", func() error {
+		rows = append(rows, checkCall(t, fake, s, []string{"Complete: COMPLETED event", "Complete task"}, func() error {
 			return store.Complete(ctx, lease, []byte("ok"))
 		}))
 	}

@@ -141,14 +141,28 @@ type decl struct {
 
 func checkWrite(t *testing.T, fake *dynamotest.DB, s decl, name string, run func() error) storeRow {
 	t.Helper()
-	var ap access.Pattern
-	for _, p := range s.Patterns {
-		if p.Name == name {
-			ap = p
+	return checkCall(t, fake, s, []string{name}, run)
+}
+
+// checkCall runs one store call that sends a request of each of the named
+// patterns, one after another (tasks' Submit, Claim and Complete are
+// single-item writes in a row), and compares its write units with the sum
+// of the patterns' estimates for the items it actually wrote.
+func checkCall(t *testing.T, fake *dynamotest.DB, s decl, names []string, run func() error) storeRow {
+	t.Helper()
+	name := strings.Join(names, " + ")
+	var aps []access.Pattern
+	for _, n := range names {
+		var ap access.Pattern
+		for _, p := range s.Patterns {
+			if p.Name == n {
+				ap = p
+			}
 		}
-	}
-	if ap.Name == "" {
-		t.Fatalf("%s: no pattern %q", s.Name, name)
+		if ap.Name == "" {
+			t.Fatalf("%s: no pattern %q", s.Name, n)
+		}
+		aps = append(aps, ap)
 	}
 	before := snapshot(t, fake, s.Schema)
 	fake.ResetConsumed()
@@ -162,6 +176,21 @@ func checkWrite(t *testing.T, fake *dynamotest.DB, s decl, name string, run func
 
 	// Match every declared item to a change.
 	used := make([]bool, len(changes))
+	for _, ap := range aps {
+		row.estimated += estimateWritten(t, s, ap, changes, used, after, &row)
+	}
+	for i, c := range changes {
+		if !used[i] {
+			row.problems = append(row.problems, fmt.Sprintf("undeclared %s of %s %s", c.kind, c.pk, c.sk))
+		}
+	}
+	return row
+}
+
+// estimateWritten matches the items pattern ap declares to changes not yet
+// used and returns the pattern's estimate for the items really written.
+func estimateWritten(t *testing.T, s decl, ap access.Pattern, changes []change, used []bool, after map[string]stored, row *storeRow) float64 {
+	t.Helper()
 	var items []access.Item
 	declared := ap.Items
 	if len(declared) == 0 {
@@ -206,11 +235,6 @@ func checkWrite(t *testing.T, fake *dynamotest.DB, s decl, name string, run func
 			items = append(items, access.Item{Operation: op, Size: changes[found].size, Partition: it.Partition, IndexWrites: it.IndexWrites})
 		}
 	}
-	for i, c := range changes {
-		if !used[i] {
-			row.problems = append(row.problems, fmt.Sprintf("undeclared %s of %s %s", c.kind, c.pk, c.sk))
-		}
-	}
 	real := ap
 	real.Items, real.Name = items, "real"
 	if len(items) == 0 {
@@ -223,11 +247,11 @@ func checkWrite(t *testing.T, fake *dynamotest.DB, s decl, name string, run func
 	if len(real.Items) > 0 || real.ItemSize > 0 {
 		est, err := datamodel.EstimateSchema(s.Schema, []access.Pattern{real})
 		if err != nil {
-			t.Fatalf("%s: %s: %v", s.Name, name, err)
+			t.Fatalf("%s: %s: %v", s.Name, ap.Name, err)
 		}
-		row.estimated = est.Patterns[0].WriteUnits
+		return est.Patterns[0].WriteUnits
 	}
-	return row
+	return 0
 }
 
 func reportRows(t *testing.T, rows []storeRow) {

@@ -106,14 +106,16 @@ func TestTraceOfOnePhotoEditorJobFromPostToCompleted(t *testing.T) {
 		names = append(names, s.Name)
 	}
 	assert.Equal(t, []string{
-		"DynamoDB.PutItem",            // jobs.Create
-		"DynamoDB.TransactWriteItems", // tasks.Submit
+		"DynamoDB.PutItem", // jobs.Create
+		"DynamoDB.PutItem", // tasks.Submit: EVENT#0001
+		"DynamoDB.PutItem", // tasks.Submit: META
 		"POST /jobs",
-		"DynamoDB.UpdateItem",         // QUEUED → PROCESSING
-		"DynamoDB.UpdateItem",         // → EDITING
-		"blobstore.Put",               // the edited image
-		"DynamoDB.UpdateItem",         // → COMPLETED
-		"DynamoDB.TransactWriteItems", // tasks.Complete
+		"DynamoDB.UpdateItem", // QUEUED → PROCESSING
+		"DynamoDB.UpdateItem", // → EDITING
+		"blobstore.Put",       // the edited image
+		"DynamoDB.UpdateItem", // → COMPLETED
+		"DynamoDB.PutItem",    // tasks.Complete: the COMPLETED event
+		"DynamoDB.UpdateItem", // tasks.Complete: META
 		"process job",
 	}, names, "one trace from POST to COMPLETED, in order (a span is exported when it ends)")
 

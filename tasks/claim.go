@@ -111,7 +111,8 @@ func lostRace(err error) bool {
 // transaction (see takeover). Otherwise m is PENDING, and the claim is
 // three single-item writes: META updated on the condition that it is still
 // as read (the claim's decision: of racing workers exactly one passes it),
-// then the PROCESSING event and the WORKER item, in one BatchWriteItem.
+// then the PROCESSING event and the WORKER item (two PutItems: the store's
+// IAM policy needs no BatchWriteItem).
 // Both follow from META as the claim left it (its owner, attempt and
 // claimedAt), so a claimer cut off between the two leaves nothing another
 // worker cannot rebuild: the task's lease runs out, and the takeover
@@ -134,7 +135,7 @@ func (s *Store) claim(ctx context.Context, workerID string, m *metaItem, takeove
 	if err := s.t.Update(ctx, s.metaKey(id), s.claimUpdate(id, workerID, now, expires, 1), table.If(unchanged(m))); err != nil {
 		return nil, fmt.Errorf("tasks: claim %q for %q: %w", id, workerID, err)
 	}
-	if err := s.t.BatchWrite(ctx, []any{ev, s.claimItem(workerID, id, attempt, now)}, nil); err != nil {
+	if err := s.putAll(ctx, ev, s.claimItem(workerID, id, attempt, now)); err != nil {
 		// The task is claimed; its lease runs out and a takeover rebuilds
 		// the event. Say so rather than hand out a claim whose history
 		// is not written.
@@ -149,6 +150,16 @@ func (s *Store) claim(ctx context.Context, workerID string, m *metaItem, takeove
 	t.Status, t.Owner, t.LeaseExpiresAt, t.UpdatedAt, t.AvailableAt = StatusProcessing, workerID, expires, now, time.Time{}
 	t.Attempt, t.Events = attempt, seq
 	return &Claim{Task: *t, Lease: Lease{TaskID: id, Worker: workerID, Attempt: attempt, AttemptBase: m.AttemptBase, Seq: seq, ExpiresAt: expires}}, nil
+}
+
+// putAll writes items one PutItem after another.
+func (s *Store) putAll(ctx context.Context, items ...any) error {
+	for _, it := range items {
+		if err := s.t.Put(ctx, it); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // claimUpdate is the update of META that claims task id for workerID at

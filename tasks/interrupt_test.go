@@ -83,34 +83,38 @@ func TestSubmitTxFinishesASubmitCutOffAfterItsIdempotencyItem(t *testing.T) {
 }
 
 func TestClaimCutOffAfterItsMetaUpdateIsRecoveredByTakeover(t *testing.T) {
-	f := newFixture(t)
-	ctx := context.Background()
-	task := f.submit(t, "resize")
-	f.crashAt("BatchWriteItem", 1) // the event and the WORKER item
-	_, err := f.store.Claim(ctx, "w1")
-	require.ErrorIs(t, err, errCrash)
+	// After META: the event is the first PutItem, the WORKER item the
+	// second.
+	for _, n := range []int{1, 2} {
+		f := newFixture(t)
+		ctx := context.Background()
+		task := f.submit(t, "resize")
+		f.crashAt("PutItem", n)
+		_, err := f.store.Claim(ctx, "w1")
+		require.ErrorIs(t, err, errCrash, "cut off before PutItem %d", n)
 
-	// The task is w1's until its lease runs out; its history shows the
-	// claim, rebuilt from META.
-	got := f.get(t, task.ID)
-	assert.Equal(t, tasks.StatusProcessing, got.Status)
-	assert.Equal(t, "w1", got.Owner)
-	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing)
-	_, err = f.store.Claim(ctx, "w2")
-	require.ErrorIs(t, err, tasks.ErrNoTask, "a live lease was taken")
+		// The task is w1's until its lease runs out; its history shows the
+		// claim, rebuilt from META if need be.
+		got := f.get(t, task.ID)
+		assert.Equal(t, tasks.StatusProcessing, got.Status)
+		assert.Equal(t, "w1", got.Owner)
+		wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing)
+		_, err = f.store.Claim(ctx, "w2")
+		require.ErrorIs(t, err, tasks.ErrNoTask, "a live lease was taken")
 
-	f.db.Advance(tasks.DefaultLeaseDuration + time.Second)
-	c := f.claim(t, "w2")
-	require.NoError(t, f.store.Complete(ctx, c.Lease, nil))
-	h := f.history(t, task.ID)
-	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired, tasks.EventProcessing, tasks.EventCompleted)
-	assert.Equal(t, "w1", h[1].Worker)
-	assert.Equal(t, "w2", h[3].Worker)
-	// Every event is stored now, not only rebuilt.
-	for _, sk := range []string{"EVENT#0001", "EVENT#0002", "EVENT#0003", "EVENT#0004", "EVENT#0005"} {
-		f.raw(t, "TASK#"+task.ID, sk)
+		f.db.Advance(tasks.DefaultLeaseDuration + time.Second)
+		c := f.claim(t, "w2")
+		require.NoError(t, f.store.Complete(ctx, c.Lease, nil))
+		h := f.history(t, task.ID)
+		wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired, tasks.EventProcessing, tasks.EventCompleted)
+		assert.Equal(t, "w1", h[1].Worker)
+		assert.Equal(t, "w2", h[3].Worker)
+		// Every event is stored now, not only rebuilt.
+		for _, sk := range []string{"EVENT#0001", "EVENT#0002", "EVENT#0003", "EVENT#0004", "EVENT#0005"} {
+			f.raw(t, "TASK#"+task.ID, sk)
+		}
+		assert.Empty(t, heldClaims(t, f.store))
 	}
-	assert.Empty(t, heldClaims(t, f.store))
 }
 
 func TestCompleteCutOffAfterItsEventCanBeRetried(t *testing.T) {

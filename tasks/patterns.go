@@ -34,7 +34,7 @@ func Entities() []access.Entity {
 		{Name: "Task", Size: typicalMetaSize, CreatedBy: "Submit: META"},
 		{Name: "Task event", Size: typicalEventSize, CreatedBy: "Submit: SUBMITTED event", PerRequest: 3},
 		{Name: "Idempotency key", Size: typicalIdemSize, CreatedBy: "Submit: IDEM item"},
-		{Name: "Worker claim", Size: typicalClaimSize, CreatedBy: "Claim: event and WORKER item"},
+		{Name: "Worker claim", Size: typicalClaimSize, CreatedBy: "Claim: WORKER item"},
 	}
 }
 
@@ -42,7 +42,9 @@ func Entities() []access.Entity {
 // typical item sizes and request rates package datamodel turns into
 // capacity, cost, hot-partition estimates and the IAM policy
 // (cmd/datamodel writes them under docs/tasks/). The STATUS#PENDING and
-// STATUS#PROCESSING partitions are split over DefaultShards.
+// STATUS#PROCESSING partitions are split over DefaultShards. Submit, Claim
+// and Complete send single-item requests one after another, each declared
+// as a pattern of its own, named after the call.
 func Patterns() []access.Pattern {
 	p := []access.Pattern{
 		{
@@ -108,17 +110,20 @@ func Patterns() []access.Pattern {
 			IndexWrites:  []access.IndexWrite{{Index: IndexGSI1, Move: true, From: "STATUS#PENDING", Partition: "STATUS#PROCESSING"}},
 		},
 		{
-			Name:      "Claim: event and WORKER item",
-			Partition: "TASK#{taskId}",
-			Items: []access.Item{
-				{Operation: access.PutItem, Size: typicalEventSize, Partition: "TASK#{taskId}"},
-				{Operation: access.PutItem, Size: typicalClaimSize, Partition: "WORKER#{workerId}"},
-			},
-			Description:     "The PROCESSING event and the WORKER item, after META (a takeover rebuilds the event if the claimer died first).",
-			Operation:       access.BatchWriteItem,
-			KeyCondition:    "PK = TASK#{taskId} AND SK = EVENT#{seq}; PK = WORKER#{workerId} AND SK = TASK#{taskId}",
-			ItemSize:        typicalEventSize,
-			ItemsPerRequest: 2,
+			Name:         "Claim: PROCESSING event",
+			Partition:    "TASK#{taskId}",
+			Description:  "The claim's event, after META (a takeover rebuilds it if the claimer died first; History rebuilds it until then).",
+			Operation:    access.PutItem,
+			KeyCondition: "PK = TASK#{taskId} AND SK = EVENT#{seq}",
+			ItemSize:     typicalEventSize,
+		},
+		{
+			Name:         "Claim: WORKER item",
+			Partition:    "WORKER#{workerId}",
+			Description:  "The worker's claim item, last.",
+			Operation:    access.PutItem,
+			KeyCondition: "PK = WORKER#{workerId} AND SK = TASK#{taskId}",
+			ItemSize:     typicalClaimSize,
 		},
 		{
 			Name:         "Heartbeat",
