@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -41,6 +42,17 @@ const maxDeleteMarkAttempts = 5
 // Every step is idempotent, so a Delete that failed part way (a crash, a
 // throttle, a canceled context) is completed by calling Delete again, and
 // Delete of a pipeline that does not exist (or no longer does) succeeds.
+// It still removes any object under the pipeline's files prefix: files can
+// arrive after Delete swept them (an upload through a presigned URL handed
+// out before the Delete; the input CreateExecution copied for an execution
+// it could not create, when removing the copy failed too), and calling
+// Delete again removes them.
+//
+// No execution escapes: CreateExecution is conditional on the current item
+// not being marked, and records each execution in the pipeline's partition
+// in the same transaction, which Delete reads strongly consistent (GSI-1,
+// where the seed lists executions, is eventually consistent and can miss
+// an execution created a moment before the mark).
 // A pipeline's files can only be removed through a blob store: a Store
 // made without one fails with blobstore.ErrUnsupported and changes
 // nothing.
@@ -52,8 +64,19 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		return err
 	}
 	cur, err := s.markDeleting(ctx, id)
-	if err != nil || cur == nil {
+	if err != nil {
 		return err
+	}
+	if cur == nil {
+		// Gone, or never there: its files may not be. An object can land
+		// under the prefix after a Delete swept it (an upload through a
+		// presigned URL handed out before, the input copy of a
+		// CreateExecution that failed and could not clean up), so Delete
+		// of a missing pipeline sweeps the prefix again.
+		if err := s.sweepFiles(ctx, id); err != nil {
+			return fmt.Errorf("pipeline: delete %q: files: %w", id, err)
+		}
+		return nil
 	}
 	steps := []struct {
 		name string
@@ -108,28 +131,60 @@ func (s *Store) markDeleting(ctx context.Context, id string) (*pipelineItem, err
 	}
 }
 
+// deleteExecutions removes every execution of the pipeline. It finds them
+// in two places: the references in the pipeline's partition, read strongly
+// consistent (every execution this package created, however recently), and
+// GSI-1 (executions written without a reference, by a service following
+// the seed or before references existed; GSI-1 is eventually consistent,
+// but those are not recent). The mark written before this step stops new
+// executions, so the set cannot grow while it is read. The references go
+// with the partition, after the executions they point at.
 func (s *Store) deleteExecutions(ctx context.Context, cur *pipelineItem) error {
 	id, err := itemID(cur)
 	if err != nil {
 		return err
 	}
+	seen := map[string]bool{}
 	var ks []table.Key
+	add := func(executionID string) {
+		if !seen[executionID] {
+			seen[executionID] = true
+			pk, _ := executionPK.Build(executionID)
+			ks = append(ks, s.t.Key(pk, executionSK))
+		}
+	}
+	prefix, _ := executionRefSK.Prefix()
+	refs := table.Query{Partition: cur.PK, Sort: table.SortBeginsWith(prefix), Consistent: true}
+	for ref, err := range table.QueryAll[pipelineKeys](ctx, s.t, refs) {
+		if err != nil {
+			return err
+		}
+		parts, err := executionRefSK.Parse(ref.SK)
+		if err != nil {
+			return fmt.Errorf("pipeline: execution reference %s/%s: %w", ref.PK, ref.SK, err)
+		}
+		add(parts.String("executionId"))
+	}
 	for e, err := range s.Executions(ctx, id) {
 		if err != nil {
 			return err
 		}
-		pk, _ := executionPK.Build(e.ID)
-		ks = append(ks, s.t.Key(pk, executionSK))
+		add(e.ID)
 	}
 	return s.t.BatchWrite(ctx, nil, ks)
 }
 
 func (s *Store) deleteFiles(ctx context.Context, cur *pipelineItem) error {
-	files, err := s.filesStore()
+	id, err := itemID(cur)
 	if err != nil {
 		return err
 	}
-	id, err := itemID(cur)
+	return s.sweepFiles(ctx, id)
+}
+
+// sweepFiles removes every object under pipeline id's prefix.
+func (s *Store) sweepFiles(ctx context.Context, id string) error {
+	files, err := s.filesStore()
 	if err != nil {
 		return err
 	}
@@ -141,7 +196,7 @@ func (s *Store) deleteFiles(ctx context.Context, cur *pipelineItem) error {
 		if err != nil {
 			return err
 		}
-		if err := files.Delete(ctx, info.Key); err != nil {
+		if err := files.Delete(ctx, info.Key); err != nil && !errors.Is(err, blobstore.ErrNotFound) {
 			return err
 		}
 	}

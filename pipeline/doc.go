@@ -34,6 +34,7 @@
 //	pipeline          P:<pipelineId>               PV:current                P
 //	pipeline version  P:<pipelineId>               PV:<version:010d>         (none)
 //	execution         PE:<executionId>             PE:P                      P:<pipelineId>
+//	execution ref     P:<pipelineId>               PE:<executionId>          (none)
 //	group membership  P:<pipelineId>               G:<groupId>               G:<groupId>
 //	tag               T:<key>[#<parent>]           T:<value>:P:<pipelineId>  (none)
 //	tag aggregate     TA:<key>                     TA:<value path>           TD
@@ -84,7 +85,14 @@
 // Executions keep the seed's layout exactly: only they carry siKey1
 // P:<pipelineId>, so "list executions" is GSI-1 siKey1 = P:<pipelineId>
 // AND begins_with(pk, "PE:"), in execution id order (creation order with
-// the default ULID ids).
+// the default ULID ids). This package adds one item the seed does not
+// have: the execution's reference, the seed's GSI-1 row of the execution
+// (P:<pipelineId>, PE:<executionId>) written to the base table in the
+// transaction that creates the execution. GSI-1 is eventually consistent,
+// so it can miss an execution created a moment before a Delete; the
+// reference sits in the pipeline's partition, which Delete reads strongly
+// consistent. Executions written without one (by a service following the
+// seed) are still found through GSI-1.
 //
 // TD or TA. The seed's tables store siKey1 TD on aggregates and its "list
 // tags" query asks for TA. TD is what both tables say is stored, and TA is
@@ -154,7 +162,13 @@
 // transaction conditional on the tag item still existing (never counted
 // down twice), and the current item goes last. A Delete that failed half
 // way is finished by calling Delete again; the tests interrupt it at every
-// one of its writes, on the fake and on DynamoDB Local.
+// one of its writes, on the fake and on DynamoDB Local. No execution
+// escapes: CreateExecution is conditional on the current item not being
+// marked, and Delete finds executions by their references (above), not
+// only through GSI-1. CreateExecution removes the input it copied when its
+// transaction is refused, and Delete of a pipeline that is already gone
+// sweeps its files prefix again, so files that arrived after a Delete (a
+// late presigned upload) are removed by calling Delete again.
 //
 // # Writes
 //

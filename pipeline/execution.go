@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -25,6 +26,18 @@ var (
 
 // executionSK is every execution's sort key.
 const executionSK = "PE:P"
+
+// An execution's reference in its pipeline's partition: the seed's GSI-1
+// row of the execution (P:<pipelineId>, PE:<executionId>) written to the
+// base table as well, in the transaction that creates the execution. GSI-1
+// is eventually consistent, so an execution created a moment before a
+// Delete may not be in it yet; the reference is read with the pipeline's
+// partition, strongly consistent, so Delete finds every execution. It
+// carries no siKey1 (it stays out of GSI-1) and no other attribute.
+var (
+	// SK "PE:01HF3Q4B2V8M6N0P4R7T9W1X3Y" under pk "P:<pipelineId>"
+	executionRefSK = keys.MustSort("PE:{executionId}", delimiter)
+)
 
 // ExecutionState is an execution's state attribute.
 type ExecutionState string
@@ -172,16 +185,30 @@ func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (*Execut
 	item := executionItem{PK: pk, SK: executionSK, SiKey1: si, Version: e.Version, State: e.State,
 		CreatedAt: now.Format(timeLayout), UpdatedAt: now.Format(timeLayout), CreatedBy: e.CreatedBy, Input: e.InputKey}
 	vpk, vsk, _ := versionKey(e.PipelineID, e.Version)
-	// The version must exist, and the pipeline must not be being deleted
-	// (Delete marks the current item first, then removes the executions).
-	err := s.t.WriteTx().
+	refSK, err := executionRefSK.Build(e.ID)
+	if err != nil {
+		return nil, inputError("in.ID", e.ID, err.Error())
+	}
+	// The version must exist, and the pipeline must not be being deleted:
+	// Delete marks the current item first, so once the mark is written no
+	// execution can be created, and every execution created before it has
+	// its reference in the pipeline's partition for Delete to find.
+	err = s.t.WriteTx().
 		Check(s.t.Key(vpk, vsk), expression.AttributeExists(expression.Name(attrPK))).
 		Check(s.t.Key(vpk, currentSK), expression.AttributeExists(expression.Name(attrPK)).
 			And(expression.AttributeNotExists(expression.Name(attrDeleting)))).
 		Create(item).
+		Create(pipelineKeys{PK: vpk, SK: refSK}).
 		Run(ctx)
+	if err == nil {
+		return e, nil
+	}
 	var txe *table.TxError
 	if errors.As(err, &txe) {
+		// A canceled transaction wrote nothing: remove the input copied
+		// for it, or it would outlive a pipeline whose Delete already
+		// swept its files.
+		s.removeInputCopy(ctx, e)
 		for _, r := range txe.Reasons {
 			switch {
 			case r.Code != "ConditionalCheckFailed":
@@ -192,10 +219,20 @@ func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (*Execut
 			}
 		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("pipeline: create execution %q: %w", e.ID, err)
+	return nil, fmt.Errorf("pipeline: create execution %q: %w", e.ID, err)
+}
+
+// removeInputCopy deletes the input CreateExecution copied for e, when its
+// transaction was canceled. A failure is logged, not returned: the copy is
+// under the pipeline's prefix, where Delete (even of a pipeline already
+// gone) sweeps it.
+func (s *Store) removeInputCopy(ctx context.Context, e *Execution) {
+	if e.InputKey == "" || s.files == nil {
+		return
 	}
-	return e, nil
+	if err := s.files.Delete(ctx, e.InputKey); err != nil && !errors.Is(err, blobstore.ErrNotFound) {
+		s.log(ctx, "could not remove the input of an execution that was not created", "operation", "createExecution", "key", e.InputKey, "error", err)
+	}
 }
 
 // GetExecution returns execution id.
