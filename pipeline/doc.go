@@ -67,20 +67,25 @@
 // P every version would also show up in "list pipelines". Versions
 // therefore carry no siKey1 and stay out of GSI-1; "list versions" is a
 // strongly consistent query of the base table, pk = P:<pipelineId> AND sk
-// BETWEEN PV:0000000001 AND PV:9999999999, which reads versions only (not
-// PV:current, not the G: items under the same pk).
+// BETWEEN two PV:<digits> bounds, which reads versions only (not
+// PV:current, not the G: and PE: items under the same pk).
 //
 // PV:<versionNo>, padded or not. The seed writes PV:<versionNo> without
 // saying how the number is written; a service following it literally
 // writes PV:1. This package writes PV:0000000001, zero-padded to ten
 // digits, because DynamoDB orders sort keys as text: unpadded, PV:10 sorts
-// between PV:1 and PV:2, and "list versions" could not return versions in
-// order nor page through them by version. It reads both: GetVersion tries
-// the padded key, then the seed's; the BETWEEN above holds every "PV:" and
-// digit, so Versions lists both forms (padded ones in version order, then
-// unpadded ones in the text order DynamoDB keeps); Delete removes both. The
-// seed's base table gives version items siKey1 P, which would put them in
-// "list pipelines"; List keeps to items with sk PV:current.
+// between PV:1 and PV:2, and "list versions" could not page through them
+// by version with one key condition. It reads both: GetVersion tries the
+// padded key, then the seed's. ListVersions lists both forms in one order,
+// by version number: it reads the padded keys (BETWEEN PV:0000000001 AND
+// PV:0999999999, numeric order already) a page at a time and the seed's
+// (BETWEEN PV:1 AND PV:9999999999) whole, sorted by number, and merges
+// them. A number written in both forms is listed twice, the padded item
+// first (the one GetVersion returns); its cursor is the last (number,
+// form) returned, so pages resume inside such a tie. Delete removes both
+// forms. The seed's base table gives version items siKey1 P, which would
+// put them in "list pipelines"; ListPipelines keeps to items with sk
+// PV:current.
 //
 // Executions keep the seed's layout exactly: only they carry siKey1
 // P:<pipelineId>, so "list executions" is GSI-1 siKey1 = P:<pipelineId>

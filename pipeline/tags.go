@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -294,8 +293,11 @@ func (s *Store) ListByTags(ctx context.Context, tags []Tag, cursor string, opts 
 	after := ""
 	if cursor != "" {
 		var err error
-		if after, err = s.decodeTagsCursor(binding, cursor); err != nil {
+		if after, err = s.decodeCursor("ListByTags", binding, cursor); err != nil {
 			return table.Page[*Pipeline]{}, err
+		}
+		if strings.Contains(after, ":") {
+			return table.Page[*Pipeline]{}, cursorError(cursor, "not a pipeline id")
 		}
 	}
 
@@ -326,7 +328,7 @@ func (s *Store) ListByTags(ctx context.Context, tags []Tag, cursor string, opts 
 		}
 	}
 	if more {
-		page.Next = s.encodeTagsCursor(binding, ids[len(ids)-1])
+		page.Next = s.encodeCursor(binding, ids[len(ids)-1])
 	}
 	return page, nil
 }
@@ -473,11 +475,12 @@ func (s *Store) fillAll(ctx context.Context, streams []*tagStream, target string
 	return context.Cause(ctx)
 }
 
-// Cursors of ListByTags: base64url(version | HMAC-SHA256(key, binding |
-// last id)[:16] | last id), the binding naming the table and the tag set.
+// Cursors of ListByTags and ListVersions: base64url(version |
+// HMAC-SHA256(key, binding | position)[:16] | position), the binding naming
+// the listing, the table and what is listed (the tag set, the pipeline).
 const (
-	tagsCursorVersion = 1
-	tagsCursorMACLen  = 16
+	cursorVersion = 1
+	cursorMACLen  = 16
 )
 
 func (s *Store) tagsBinding(wanted []tagEntry) string {
@@ -489,37 +492,40 @@ func (s *Store) tagsBinding(wanted []tagEntry) string {
 	return b.String()
 }
 
-func (s *Store) tagsMAC(binding, after string) []byte {
+func (s *Store) cursorMAC(binding, after string) []byte {
 	m := hmac.New(sha256.New, s.opts.CursorKey)
 	m.Write([]byte(binding))
 	m.Write([]byte{0})
 	m.Write([]byte(after))
-	return m.Sum(nil)[:tagsCursorMACLen]
+	return m.Sum(nil)[:cursorMACLen]
 }
 
-func (s *Store) encodeTagsCursor(binding, after string) string {
-	buf := append([]byte{tagsCursorVersion}, s.tagsMAC(binding, after)...)
+func (s *Store) encodeCursor(binding, after string) string {
+	buf := append([]byte{cursorVersion}, s.cursorMAC(binding, after)...)
 	return base64.RawURLEncoding.EncodeToString(append(buf, after...))
 }
 
-func (s *Store) decodeTagsCursor(binding, cursor string) (string, error) {
-	bad := func(reason string) error {
-		shown := cursor
-		if len(shown) > 40 {
-			shown = shown[:40] + "..."
-		}
-		return &table.InputError{Field: "cursor", Value: fmt.Sprintf("%q", shown), Reason: reason, Err: table.ErrInvalidCursor}
+func cursorError(cursor, reason string) error {
+	shown := cursor
+	if len(shown) > 40 {
+		shown = shown[:40] + "..."
 	}
+	return &table.InputError{Field: "cursor", Value: fmt.Sprintf("%q", shown), Reason: reason, Err: table.ErrInvalidCursor}
+}
+
+// decodeCursor returns the position a cursor of listing (ListByTags,
+// ListVersions) carries, after checking it was made for binding.
+func (s *Store) decodeCursor(listing, binding, cursor string) (string, error) {
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(cursor)
 	if err != nil {
-		return "", bad("not base64url")
+		return "", cursorError(cursor, "not base64url")
 	}
-	if len(raw) < 2+tagsCursorMACLen || raw[0] != tagsCursorVersion {
-		return "", bad("not a ListByTags cursor")
+	if len(raw) < 2+cursorMACLen || raw[0] != cursorVersion {
+		return "", cursorError(cursor, "not a "+listing+" cursor")
 	}
-	mac, after := raw[1:1+tagsCursorMACLen], string(raw[1+tagsCursorMACLen:])
-	if !hmac.Equal(mac, s.tagsMAC(binding, after)) || bytes.ContainsRune([]byte(after), ':') {
-		return "", bad("altered, or from a listing of other tags")
+	mac, after := raw[1:1+cursorMACLen], string(raw[1+cursorMACLen:])
+	if !hmac.Equal(mac, s.cursorMAC(binding, after)) {
+		return "", cursorError(cursor, "altered, or from another listing")
 	}
 	return after, nil
 }
