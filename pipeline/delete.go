@@ -56,12 +56,25 @@ const maxDeleteMarkAttempts = 5
 // A pipeline's files can only be removed through a blob store: a Store
 // made without one fails with blobstore.ErrUnsupported and changes
 // nothing.
-func (s *Store) Delete(ctx context.Context, id string) error {
+func (s *Store) Delete(ctx context.Context, id string, opts ...func(*DeleteOptions)) error {
 	if err := validateID("id", id); err != nil {
 		return err
 	}
 	if _, err := s.filesStore(); err != nil {
 		return err
+	}
+	var o DeleteOptions
+	for _, fn := range opts {
+		if fn != nil {
+			fn(&o)
+		}
+	}
+	report := func(p DeleteProgress) {
+		p.PipelineID = id
+		s.log(ctx, "delete step done", "operation", "delete", "key", id, "step", p.Step, "removed", p.Removed)
+		if o.Progress != nil {
+			o.Progress(p)
+		}
 	}
 	cur, err := s.markDeleting(ctx, id)
 	if err != nil {
@@ -73,27 +86,64 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		// presigned URL handed out before, the input copy of a
 		// CreateExecution that failed and could not clean up), so Delete
 		// of a missing pipeline sweeps the prefix again.
-		if err := s.sweepFiles(ctx, id); err != nil {
+		n, err := s.sweepFiles(ctx, id)
+		if err != nil {
 			return fmt.Errorf("pipeline: delete %q: files: %w", id, err)
 		}
+		report(DeleteProgress{Step: DeleteStepFiles, Removed: n, StepsDone: 1, Steps: 1})
 		return nil
 	}
 	steps := []struct {
 		name string
-		run  func(context.Context, *pipelineItem) error
+		run  func(context.Context, *pipelineItem) (int, error)
 	}{
-		{"executions", s.deleteExecutions},
-		{"files", s.deleteFiles},
-		{"tags", s.deleteTags},
-		{"partition", s.deletePartition},
+		{DeleteStepExecutions, s.deleteExecutions},
+		{DeleteStepFiles, s.deleteFiles},
+		{DeleteStepTags, s.deleteTags},
+		{DeleteStepPartition, s.deletePartition},
 	}
-	for _, st := range steps {
-		if err := st.run(ctx, cur); err != nil {
+	report(DeleteProgress{Step: DeleteStepMark, StepsDone: 1, Steps: len(steps) + 1})
+	for i, st := range steps {
+		n, err := st.run(ctx, cur)
+		if err != nil {
 			return fmt.Errorf("pipeline: delete %q: %s: %w (call Delete again to finish)", id, st.name, err)
 		}
-		s.log(ctx, "delete step done", "operation", "delete", "key", cur.PK, "step", st.name)
+		report(DeleteProgress{Step: st.name, Removed: n, StepsDone: i + 2, Steps: len(steps) + 1})
 	}
 	return nil
+}
+
+// DeleteOptions configure Delete.
+type DeleteOptions struct {
+	// Progress, when set, is called after each step of Delete.
+	Progress func(DeleteProgress)
+}
+
+// Progress sets DeleteOptions.Progress.
+func Progress(fn func(DeleteProgress)) func(*DeleteOptions) {
+	return func(o *DeleteOptions) { o.Progress = fn }
+}
+
+// The steps of Delete, in order, as DeleteProgress.Step names them.
+const (
+	DeleteStepMark       = "mark"       // the current item marked deleting
+	DeleteStepExecutions = "executions" // execution items
+	DeleteStepFiles      = "files"      // input and output objects
+	DeleteStepTags       = "tags"       // tag items (Removed: tag levels) and their counts
+	DeleteStepPartition  = "partition"  // versions, groups, execution references, then the current item
+)
+
+// DeleteProgress reports a step of Delete that finished.
+type DeleteProgress struct {
+	PipelineID string `json:"pipelineId"`
+	Step       string `json:"step"`
+	// Removed is how many items (objects, for files) the step removed;
+	// on a retried Delete, what was left.
+	Removed int `json:"removed"`
+	// StepsDone of Steps are done. Delete of a pipeline that is gone has
+	// one step, files.
+	StepsDone int `json:"stepsDone"`
+	Steps     int `json:"steps"`
 }
 
 // markDeleting marks the current item and returns it as marked; nil when
@@ -139,10 +189,10 @@ func (s *Store) markDeleting(ctx context.Context, id string) (*pipelineItem, err
 // but those are not recent). The mark written before this step stops new
 // executions, so the set cannot grow while it is read. The references go
 // with the partition, after the executions they point at.
-func (s *Store) deleteExecutions(ctx context.Context, cur *pipelineItem) error {
+func (s *Store) deleteExecutions(ctx context.Context, cur *pipelineItem) (int, error) {
 	id, err := itemID(cur)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	seen := map[string]bool{}
 	var ks []table.Key
@@ -157,50 +207,53 @@ func (s *Store) deleteExecutions(ctx context.Context, cur *pipelineItem) error {
 	refs := table.Query{Partition: cur.PK, Sort: table.SortBeginsWith(prefix), Consistent: true}
 	for ref, err := range table.QueryAll[pipelineKeys](ctx, s.t, refs) {
 		if err != nil {
-			return err
+			return 0, err
 		}
 		parts, err := executionRefSK.Parse(ref.SK)
 		if err != nil {
-			return fmt.Errorf("pipeline: execution reference %s/%s: %w", ref.PK, ref.SK, err)
+			return 0, fmt.Errorf("pipeline: execution reference %s/%s: %w", ref.PK, ref.SK, err)
 		}
 		add(parts.String("executionId"))
 	}
 	for e, err := range s.Executions(ctx, id) {
 		if err != nil {
-			return err
+			return 0, err
 		}
 		add(e.ID)
 	}
-	return s.t.BatchWrite(ctx, nil, ks)
+	return len(ks), s.t.BatchWrite(ctx, nil, ks)
 }
 
-func (s *Store) deleteFiles(ctx context.Context, cur *pipelineItem) error {
+func (s *Store) deleteFiles(ctx context.Context, cur *pipelineItem) (int, error) {
 	id, err := itemID(cur)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	return s.sweepFiles(ctx, id)
 }
 
-// sweepFiles removes every object under pipeline id's prefix.
-func (s *Store) sweepFiles(ctx context.Context, id string) error {
+// sweepFiles removes every object under pipeline id's prefix and says how
+// many it removed.
+func (s *Store) sweepFiles(ctx context.Context, id string) (int, error) {
 	files, err := s.filesStore()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	prefix, err := filesPrefix(id)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	n := 0
 	for info, err := range files.List(ctx, prefix) {
 		if err != nil {
-			return err
+			return n, err
 		}
 		if err := files.Delete(ctx, info.Key); err != nil && !errors.Is(err, blobstore.ErrNotFound) {
-			return err
+			return n, err
 		}
+		n++
 	}
-	return nil
+	return n, nil
 }
 
 // deleteTags removes each tag level's item and decrements its count in one
@@ -208,22 +261,26 @@ func (s *Store) sweepFiles(ctx context.Context, id string) error {
 // whose item an interrupted Delete already removed is not counted down a
 // second time. Zero counts are removed after, each time, so a Delete
 // interrupted between a decrement and the removal still removes it.
-func (s *Store) deleteTags(ctx context.Context, cur *pipelineItem) error {
+func (s *Store) deleteTags(ctx context.Context, cur *pipelineItem) (int, error) {
 	id, err := itemID(cur)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	entries := tagEntries(cur.Tags)
+	n := 0
 	for _, e := range entries {
 		err := s.t.WriteTx().
 			Delete(e.key(s.t, id), table.IfExists()).
 			Update(e.aggregateKey(s.t), aggregateAdd(-1)).
 			Run(ctx)
-		if err != nil && !firstActionFailed(err) {
-			return err
+		switch {
+		case err == nil:
+			n++
+		case !firstActionFailed(err):
+			return n, err
 		}
 	}
-	return s.removeZeroCounts(ctx, entries)
+	return n, s.removeZeroCounts(ctx, entries)
 }
 
 // firstActionFailed reports a transaction canceled because its first
@@ -259,25 +316,25 @@ func (s *Store) removeZeroCounts(ctx context.Context, entries []tagEntry) error 
 // deletePartition removes every item under the pipeline's pk (versions in
 // either form, group memberships, anything else), then the current item,
 // on condition that it is still the one marked.
-func (s *Store) deletePartition(ctx context.Context, cur *pipelineItem) error {
+func (s *Store) deletePartition(ctx context.Context, cur *pipelineItem) (int, error) {
 	var ks []table.Key
 	for it, err := range table.QueryAll[pipelineKeys](ctx, s.t, table.Query{Partition: cur.PK, Consistent: true}) {
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if it.SK != currentSK {
 			ks = append(ks, s.t.Key(it.PK, it.SK))
 		}
 	}
 	if err := s.t.BatchWrite(ctx, nil, ks); err != nil {
-		return err
+		return 0, err
 	}
 	err := s.t.Delete(ctx, s.t.Key(cur.PK, currentSK),
 		table.If(expression.Name(attrDeleting).Equal(expression.Value(cur.Deleting))))
 	if errors.Is(err, table.ErrConditionFailed) {
-		return nil // a concurrent Delete finished first
+		return len(ks), nil // a concurrent Delete finished first
 	}
-	return err
+	return len(ks) + 1, err
 }
 
 type pipelineKeys struct {

@@ -289,3 +289,31 @@ func TestIntegrationDeleteInterruptedAndRetriedLeavesNothing(t *testing.T) {
 		deleteInterruptedAt(t, store, faulty, files, fmt.Sprintf("r%d", k), k)
 	}
 }
+
+func TestDeleteReportsEachStepWithWhatItRemoved(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	w := buildDeleteWorld(t, e.store, e.blobs, "p")
+	var steps []pipeline.DeleteProgress
+	require.NoError(t, e.store.Delete(ctx, w.victim.ID, pipeline.Progress(func(p pipeline.DeleteProgress) { steps = append(steps, p) })))
+	// 2 executions with an ingest, an input and an output each; 3 tags
+	// over 5 levels; versions 1, 2 and the seed's PV:3, groups g2 and g3,
+	// 2 execution references, and the current item.
+	want := []pipeline.DeleteProgress{
+		{Step: pipeline.DeleteStepMark, StepsDone: 1},
+		{Step: pipeline.DeleteStepExecutions, Removed: 2, StepsDone: 2},
+		{Step: pipeline.DeleteStepFiles, Removed: 6, StepsDone: 3},
+		{Step: pipeline.DeleteStepTags, Removed: 5, StepsDone: 4},
+		{Step: pipeline.DeleteStepPartition, Removed: 8, StepsDone: 5},
+	}
+	for i := range want {
+		want[i].PipelineID, want[i].Steps = w.victim.ID, 5
+	}
+	assert.Equal(t, want, steps)
+	w.checkDeleted(t, e.store, e.blobs)
+
+	steps = nil
+	require.NoError(t, e.store.Delete(ctx, w.victim.ID, pipeline.Progress(func(p pipeline.DeleteProgress) { steps = append(steps, p) })))
+	assert.Equal(t, []pipeline.DeleteProgress{{PipelineID: w.victim.ID, Step: pipeline.DeleteStepFiles, StepsDone: 1, Steps: 1}}, steps,
+		"a pipeline already gone: only its files prefix is swept")
+}

@@ -19,6 +19,7 @@ func commands() []*command {
 	all = append(all, jobsCommands()...)
 	all = append(all, tasksCommands()...)
 	all = append(all, journeyCommands()...)
+	all = append(all, pipelineCommands()...)
 	return all
 }
 
