@@ -56,7 +56,9 @@ const maxDeleteMarkAttempts = 5
 // A pipeline's files can only be removed through a blob store: a Store
 // made without one fails with blobstore.ErrUnsupported and changes
 // nothing.
-func (s *Store) Delete(ctx context.Context, id string, opts ...func(*DeleteOptions)) error {
+func (s *Store) Delete(ctx context.Context, id string, opts ...func(*DeleteOptions)) (err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.Delete")
+	defer span.End(&err)
 	if err := validateID("id", id); err != nil {
 		return err
 	}

@@ -16,7 +16,8 @@
 //	ex, err = store.StartExecution(ctx, ex.ID)              // *TransitionError if it was not created
 //	err = store.Delete(ctx, p.ID)                           // resumable: call again after a failure
 //
-// NewStore takes its options as functions (TableName, Clock, Logger, or
+// NewStore takes its options as functions (TableName, Clock, Logger,
+// TracerProvider (one span per call, "pipeline.Delete"), or
 // any func(*Options)); a nil db or a bad value fails there. Every listing
 // has one shape: ListX(ctx, parent..., cursor, opts...) returns a
 // table.Page and the next cursor, X(ctx, parent..., opts...) iterates over

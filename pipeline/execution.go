@@ -140,7 +140,9 @@ func parseOptionalTime(s string) (time.Time, error) {
 // The execution is written in one transaction with a check that the
 // pipeline version exists: a missing one is ErrNotFound and writes nothing
 // to DynamoDB.
-func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (*Execution, error) {
+func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (_ *Execution, err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.CreateExecution")
+	defer span.End(&err)
 	if err := validateID("in.PipelineID", in.PipelineID); err != nil {
 		return nil, err
 	}
@@ -236,7 +238,9 @@ func (s *Store) removeInputCopy(ctx context.Context, e *Execution) {
 }
 
 // GetExecution returns execution id.
-func (s *Store) GetExecution(ctx context.Context, id string) (*Execution, error) {
+func (s *Store) GetExecution(ctx context.Context, id string) (_ *Execution, err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.GetExecution")
+	defer span.End(&err)
 	if err := validateID("id", id); err != nil {
 		return nil, err
 	}
@@ -264,7 +268,9 @@ func executionsQuery(pipelineID string) (table.Query, error) {
 // (ListOptions.Limit; 0: what one DynamoDB page holds) and the next page's
 // cursor, in execution id order (GSI-1 sorts them by pk PE:<executionId>,
 // unique, so there are no ties; oldest first with the default ULIDs).
-func (s *Store) ListExecutions(ctx context.Context, pipelineID, cursor string, opts ...func(*ListOptions)) (table.Page[*Execution], error) {
+func (s *Store) ListExecutions(ctx context.Context, pipelineID, cursor string, opts ...func(*ListOptions)) (_ table.Page[*Execution], err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.ListExecutions")
+	defer span.End(&err)
 	q, err := executionsQuery(pipelineID)
 	if err != nil {
 		return table.Page[*Execution]{}, err

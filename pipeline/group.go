@@ -58,7 +58,9 @@ func diffStrings(cur, next []string) (added, removed []string) {
 // group), and the next page's cursor: the memberships from GSI-1, then the
 // pipelines' current items with one BatchGet. A pipeline being deleted is
 // left out, so a page may hold fewer than Limit.
-func (s *Store) ListGroup(ctx context.Context, groupID, cursor string, opts ...func(*ListOptions)) (table.Page[*Pipeline], error) {
+func (s *Store) ListGroup(ctx context.Context, groupID, cursor string, opts ...func(*ListOptions)) (_ table.Page[*Pipeline], err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.ListGroup")
+	defer span.End(&err)
 	if err := validateID("groupID", groupID); err != nil {
 		return table.Page[*Pipeline]{}, err
 	}

@@ -48,20 +48,26 @@ func joinStates(states []ExecutionState) string {
 
 // StartExecution moves execution id from created to running and records
 // startedAt. Another state is a *TransitionError carrying it.
-func (s *Store) StartExecution(ctx context.Context, id string) (*Execution, error) {
+func (s *Store) StartExecution(ctx context.Context, id string) (_ *Execution, err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.StartExecution")
+	defer span.End(&err)
 	return s.moveExecution(ctx, id, ExecutionRunning, []ExecutionState{ExecutionCreated}, "", nil)
 }
 
 // SucceedExecution moves execution id from running to succeeded and
 // records finishedAt. Another state is a *TransitionError carrying it.
-func (s *Store) SucceedExecution(ctx context.Context, id string) (*Execution, error) {
+func (s *Store) SucceedExecution(ctx context.Context, id string) (_ *Execution, err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.SucceedExecution")
+	defer span.End(&err)
 	return s.moveExecution(ctx, id, ExecutionSucceeded, []ExecutionState{ExecutionRunning}, "", nil)
 }
 
 // FailExecution moves execution id from created or running to failed,
 // recording finishedAt and reason (required: a failure says why). A
 // succeeded or failed execution is a *TransitionError.
-func (s *Store) FailExecution(ctx context.Context, id, reason string) (*Execution, error) {
+func (s *Store) FailExecution(ctx context.Context, id, reason string) (_ *Execution, err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.FailExecution")
+	defer span.End(&err)
 	if strings.TrimSpace(reason) == "" {
 		return nil, inputError("reason", fmt.Sprintf("%q", reason), "a failure says why")
 	}
@@ -138,7 +144,9 @@ const TimedOut = "timed out: no state change since the cutoff"
 // flight forever. Each is one conditional write on the state and
 // updatedAt it was read with: an execution that moved meanwhile is left
 // alone. It returns the executions it failed.
-func (s *Store) RecoverExecutions(ctx context.Context, pipelineID string, cutoff time.Time) ([]*Execution, error) {
+func (s *Store) RecoverExecutions(ctx context.Context, pipelineID string, cutoff time.Time) (_ []*Execution, err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.RecoverExecutions")
+	defer span.End(&err)
 	if cutoff.IsZero() {
 		return nil, inputError("cutoff", "zero time", "recovery needs a cutoff")
 	}

@@ -175,7 +175,9 @@ func versionItem(p *Pipeline) pipelineItem {
 // fails with an error matching table.ErrAlreadyExists; bad input and more
 // tags than one transaction holds (*TooManyTagsError) fail before any
 // request.
-func (s *Store) Create(ctx context.Context, in Input) (*Pipeline, error) {
+func (s *Store) Create(ctx context.Context, in Input) (_ *Pipeline, err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.Create")
+	defer span.End(&err)
 	now := s.now()
 	if in.ID == "" {
 		in.ID = s.opts.NewID(now)
@@ -230,7 +232,9 @@ const maxTxActions = 100
 // the new version item is created, tag items of removed tags are deleted
 // and of new tags written, the aggregates adjusted by ADD -1/+1, and group
 // memberships added and removed. A missing pipeline is ErrNotFound.
-func (s *Store) Update(ctx context.Context, id string, version int, in Input) (*Pipeline, error) {
+func (s *Store) Update(ctx context.Context, id string, version int, in Input) (_ *Pipeline, err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.Update")
+	defer span.End(&err)
 	if err := validateID("id", id); err != nil {
 		return nil, err
 	}
@@ -320,7 +324,9 @@ func updateError(id string, version int, err error) error {
 
 // Get returns the current version of pipeline id (a strongly consistent
 // read, so a caller that just wrote sees its write).
-func (s *Store) Get(ctx context.Context, id string) (*Pipeline, error) {
+func (s *Store) Get(ctx context.Context, id string) (_ *Pipeline, err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.Get")
+	defer span.End(&err)
 	if err := validateID("id", id); err != nil {
 		return nil, err
 	}
@@ -342,7 +348,9 @@ func (s *Store) Get(ctx context.Context, id string) (*Pipeline, error) {
 // one DynamoDB page holds) and the cursor of the next page ("" when none
 // follows), from GSI-1's partition "P", in pipeline id order (pk
 // P:<pipelineId>, unique per current item, so there are no ties).
-func (s *Store) ListPipelines(ctx context.Context, cursor string, opts ...func(*ListOptions)) (table.Page[*Pipeline], error) {
+func (s *Store) ListPipelines(ctx context.Context, cursor string, opts ...func(*ListOptions)) (_ table.Page[*Pipeline], err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.ListPipelines")
+	defer span.End(&err)
 	q, err := pageQuery(pipelinesQuery(), opts)
 	if err != nil {
 		return table.Page[*Pipeline]{}, err

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
@@ -123,12 +125,23 @@ func Clock(now func() time.Time) func(*Options) { return func(o *Options) { o.Cl
 // Logger sets Options.Logger.
 func Logger(l *slog.Logger) func(*Options) { return func(o *Options) { o.Logger = l } }
 
+// TracerProvider makes the store start one span per call, named
+// "pipeline.<Method>" ("pipeline.Delete"), with the table's name as an
+// attribute; the DynamoDB requests of an API wrapped by observe.DynamoDB
+// nest under it. It appends table.TracerProvider(tp) to Options.Table.
+// Without it (or with nil) no span is started and nothing is paid.
+func TracerProvider(tp trace.TracerProvider) func(*Options) {
+	return func(o *Options) { o.Table = append(o.Table, table.TracerProvider(tp)) }
+}
+
 // Schema is the schema of the table the store uses.
 func (s *Store) Schema() table.Schema { return s.t.Schema() }
 
 // EnsureTable creates the store's table (Schema) if it is missing and
 // checks that an existing one matches it.
-func (s *Store) EnsureTable(ctx context.Context) error {
+func (s *Store) EnsureTable(ctx context.Context) (err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.EnsureTable")
+	defer span.End(&err)
 	return s.t.Schema().EnsureTable(ctx, s.t.DB())
 }
 

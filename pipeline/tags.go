@@ -182,7 +182,9 @@ var positive = expression.Name(attrCount).GreaterThan(expression.Value(0))
 // (a run of ties on that sort key) by value ascending (table.Query.TieBreak
 // on the aggregate's unique sk TA:<value>), on every backend and across
 // page boundaries. Zero counts are left out.
-func (s *Store) ListTags(ctx context.Context, cursor string, opts ...func(*ListOptions)) (table.Page[TagCount], error) {
+func (s *Store) ListTags(ctx context.Context, cursor string, opts ...func(*ListOptions)) (_ table.Page[TagCount], err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.ListTags")
+	defer span.End(&err)
 	q, err := pageQuery(table.Query{Index: IndexGSI1, Partition: aggregatesPartition, Filter: &positive, TieBreak: attrSK}, opts)
 	if err != nil {
 		return table.Page[TagCount]{}, err
@@ -194,7 +196,9 @@ func (s *Store) ListTags(ctx context.Context, cursor string, opts ...func(*ListO
 // sorts the aggregates by pk (TA:<key>), so each key costs one query of one
 // item: the first aggregate with a count above zero past the previous key
 // (pk > TA:<previous key>). The values themselves are not read.
-func (s *Store) TagKeys(ctx context.Context) ([]string, error) {
+func (s *Store) TagKeys(ctx context.Context) (_ []string, err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.TagKeys")
+	defer span.End(&err)
 	var out []string
 	q := table.Query{Index: IndexGSI1, Partition: aggregatesPartition, Filter: &positive, Limit: 1}
 	for {
@@ -218,7 +222,9 @@ func (s *Store) TagKeys(ctx context.Context) ([]string, error) {
 // counts (ListOptions.Limit; 0: what one DynamoDB page holds), in value
 // order (the unique sort key TA:<value>), and the next page's cursor. Zero
 // counts are left out.
-func (s *Store) ListTagValues(ctx context.Context, key, cursor string, opts ...func(*ListOptions)) (table.Page[TagCount], error) {
+func (s *Store) ListTagValues(ctx context.Context, key, cursor string, opts ...func(*ListOptions)) (_ table.Page[TagCount], err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.ListTagValues")
+	defer span.End(&err)
 	if err := validateTagKey("key", key); err != nil {
 		return table.Page[TagCount]{}, err
 	}
@@ -267,7 +273,9 @@ const maxTagsPageSize = 1000
 // then read with one BatchGet. The cursor is bound to the tag set (in any
 // order): used with other tags, or altered, it fails with
 // table.ErrInvalidCursor before anything is read.
-func (s *Store) ListByTags(ctx context.Context, tags []Tag, cursor string, opts ...func(*ListOptions)) (table.Page[*Pipeline], error) {
+func (s *Store) ListByTags(ctx context.Context, tags []Tag, cursor string, opts ...func(*ListOptions)) (_ table.Page[*Pipeline], err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.ListByTags")
+	defer span.End(&err)
 	limit := listOptions(opts).Limit
 	if len(tags) == 0 {
 		return table.Page[*Pipeline]{}, inputError("tags", "[]", "at least one tag is needed")

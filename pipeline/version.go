@@ -33,7 +33,9 @@ func seedVersionSK(version int) string { return "PV:" + strconv.Itoa(version) }
 const maxVersion = 9_999_999_999
 
 // GetVersion returns version of pipeline id as it was written.
-func (s *Store) GetVersion(ctx context.Context, id string, version int) (*Pipeline, error) {
+func (s *Store) GetVersion(ctx context.Context, id string, version int) (_ *Pipeline, err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.GetVersion")
+	defer span.End(&err)
 	pk, sk, err := versionKey(id, version)
 	if err != nil {
 		return nil, err
@@ -169,7 +171,9 @@ type versionEntry struct {
 // Each page reads up to Limit+1 padded versions and every version in the
 // seed's form (they do not sort by number in the table); a pipeline with
 // more than MaxSeedFormVersions of those fails with ErrTooManySeedVersions.
-func (s *Store) ListVersions(ctx context.Context, id, cursor string, opts ...func(*ListOptions)) (table.Page[*Pipeline], error) {
+func (s *Store) ListVersions(ctx context.Context, id, cursor string, opts ...func(*ListOptions)) (_ table.Page[*Pipeline], err error) {
+	ctx, span := s.t.Start(ctx, "pipeline.ListVersions")
+	defer span.End(&err)
 	if err := validateID("id", id); err != nil {
 		return table.Page[*Pipeline]{}, err
 	}
