@@ -3,12 +3,12 @@ package pipeline_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
@@ -26,10 +26,8 @@ func upload(t testing.TB, u *pipeline.Upload, body string) {
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("PUT %s: %s %s", u.Key, resp.Status, b)
-	}
+	b, _ := io.ReadAll(resp.Body)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "PUT %s: %s %s", u.Key, resp.Status, b)
 }
 
 func TestExecutionRoundTripWithFiles(t *testing.T) {
@@ -37,36 +35,30 @@ func TestExecutionRoundTripWithFiles(t *testing.T) {
 	ctx := context.Background()
 	p, err := e.store.Create(ctx, pipeline.Input{ID: "p1", Name: "n"})
 	require.NoError(t, err)
-	if _, err := e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "n2"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "n2"})
+	require.NoError(t, err)
 	up, err := e.store.PresignInputUpload(ctx, p.ID, 0)
 	require.NoError(t, err)
-	if want := "pipelines/p1/2/ingest/p1-2-20220810T235520."; !strings.HasPrefix(up.Key, want) || !strings.HasSuffix(up.Key, "Z.txt") {
-		t.Fatalf("ingest key %s, want %s...Z.txt", up.Key, want)
-	}
+	assert.True(t, strings.HasPrefix(up.Key, "pipelines/p1/2/ingest/p1-2-20220810T235520."), "ingest key %s", up.Key)
+	assert.True(t, strings.HasSuffix(up.Key, "Z.txt"), "ingest key %s", up.Key)
 	upload(t, up, "a,b,c\n1,2,3\n")
 
 	ex, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{ID: "e1", PipelineID: p.ID, InputKey: up.Key, CreatedBy: "abc@xyz.com"})
 	require.NoError(t, err)
-	if ex.Version != 2 || ex.State != pipeline.ExecutionCreated || ex.InputKey != "pipelines/p1/2/exections/e1/input.txt" {
-		t.Fatalf("execution %+v", ex)
-	}
+	assert.Equal(t, 2, ex.Version)
+	assert.Equal(t, pipeline.ExecutionCreated, ex.State)
+	require.Equal(t, "pipelines/p1/2/exections/e1/input.txt", ex.InputKey)
 	body, _, err := e.blobs.Get(ctx, ex.InputKey)
 	require.NoError(t, err)
 	copied, _ := io.ReadAll(body)
 	body.Close()
-	if string(copied) != "a,b,c\n1,2,3\n" {
-		t.Fatalf("copied input %q", copied)
-	}
+	assert.Equal(t, "a,b,c\n1,2,3\n", string(copied), "copied input")
 	got, err := e.store.GetExecution(ctx, "e1")
-	if err != nil || *got != *ex {
-		t.Fatalf("GetExecution %+v %v, want %+v", got, err, ex)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, *ex, *got)
 
-	if _, err := e.store.PresignOutputDownload(ctx, "e1"); !errors.Is(err, pipeline.ErrNotFound) {
-		t.Fatalf("download before any output: %v", err)
-	}
+	_, err = e.store.PresignOutputDownload(ctx, "e1")
+	assert.ErrorIs(t, err, pipeline.ErrNotFound, "download before any output")
 	require.NoError(t, e.store.PutOutput(ctx, "e1", bytes.NewReader([]byte("result")), 6))
 	url, err := e.store.PresignOutputDownload(ctx, "e1")
 	require.NoError(t, err)
@@ -74,42 +66,33 @@ func TestExecutionRoundTripWithFiles(t *testing.T) {
 	require.NoError(t, err)
 	out, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || string(out) != "result" {
-		t.Fatalf("download: %s %q", resp.Status, out)
-	}
-	if _, _, err := e.blobs.Get(ctx, "pipelines/p1/2/exections/e1/output.txt"); err != nil {
-		t.Fatalf("output not at the seed's key: %v", err)
-	}
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, "result", string(out), "download")
+	_, _, err = e.blobs.Get(ctx, "pipelines/p1/2/exections/e1/output.txt")
+	assert.NoError(t, err, "output at the seed's key")
 }
 
 func TestCreateExecutionOfMissingVersionWritesNothing(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.store.Create(ctx, pipeline.Input{ID: "p1", Name: "n"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.store.Create(ctx, pipeline.Input{ID: "p1", Name: "n"})
+	require.NoError(t, err)
 	before := e.snapshot(t)
-	if _, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "p1", Version: 3}); !errors.Is(err, pipeline.ErrNotFound) {
-		t.Fatalf("execution of version 3: %v", err)
-	}
-	if _, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "nope"}); !errors.Is(err, pipeline.ErrNotFound) {
-		t.Fatalf("execution of a missing pipeline: %v", err)
-	}
-	if _, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "p1", InputKey: "pipelines/p1/1/ingest/never-uploaded.txt"}); !errors.Is(err, pipeline.ErrNotFound) {
-		t.Fatalf("execution with a missing input: %v", err)
-	}
-	if after := e.snapshot(t); len(after) != len(before) {
-		t.Fatal("a refused execution wrote something")
-	}
+	_, err = e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "p1", Version: 3})
+	assert.ErrorIs(t, err, pipeline.ErrNotFound, "execution of version 3")
+	_, err = e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "nope"})
+	assert.ErrorIs(t, err, pipeline.ErrNotFound, "execution of a missing pipeline")
+	_, err = e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "p1", InputKey: "pipelines/p1/1/ingest/never-uploaded.txt"})
+	assert.ErrorIs(t, err, pipeline.ErrNotFound, "execution with a missing input")
+	assert.Len(t, e.snapshot(t), len(before), "a refused execution wrote nothing")
 }
 
 func TestExecutionsListsOnlyThatPipelinesExecutions(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	for _, id := range []string{"a", "b"} {
-		if _, err := e.store.Create(ctx, pipeline.Input{ID: id, Name: "n"}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := e.store.Create(ctx, pipeline.Input{ID: id, Name: "n"})
+		require.NoError(t, err)
 	}
 	var want []string
 	for i := range 7 {
@@ -135,64 +118,50 @@ func TestExecutionsListsOnlyThatPipelinesExecutions(t *testing.T) {
 			break
 		}
 	}
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Fatalf("executions of a: %v, want %v (creation order)", got, want)
-	}
+	assert.Equal(t, want, got, "executions of a in creation order")
 	n := 0
 	for ex, err := range e.store.Executions(ctx, "b") {
-		if err != nil || ex.PipelineID != "b" {
-			t.Fatal(ex, err)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, "b", ex.PipelineID)
 		n++
 	}
-	if n != 2 {
-		t.Fatalf("b has %d executions, want 2", n)
-	}
+	assert.Equal(t, 2, n, "b's executions")
 	// Executions carry siKey1 P:<id> and current items siKey1 P: neither
 	// listing shows the other's items.
 	page, err := e.store.ListPipelines(ctx, "")
-	if err != nil || len(page.Items) != 2 {
-		t.Fatalf("List after executions: %d %v", len(page.Items), err)
-	}
+	require.NoError(t, err)
+	assert.Len(t, page.Items, 2, "List after executions")
 }
 
 func TestPresignInputUploadChecksTheVersion(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.store.Create(ctx, pipeline.Input{ID: "p1", Name: "n"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.store.PresignInputUpload(ctx, "p1", 2); !errors.Is(err, pipeline.ErrNotFound) {
-		t.Fatalf("upload for version 2: %v", err)
-	}
+	_, err := e.store.Create(ctx, pipeline.Input{ID: "p1", Name: "n"})
+	require.NoError(t, err)
+	_, err = e.store.PresignInputUpload(ctx, "p1", 2)
+	assert.ErrorIs(t, err, pipeline.ErrNotFound, "upload for version 2")
 	up, err := e.store.PresignInputUpload(ctx, "p1", 1)
-	if err != nil || up.Header.Get("Content-Type") != "text/plain" || !up.Expires.After(e.clock.Now()) {
-		t.Fatalf("upload %+v %v", up, err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "text/plain", up.Header.Get("Content-Type"))
+	assert.True(t, up.Expires.After(e.clock.Now()), "expires %v", up.Expires)
 	// The input of p1 cannot feed an execution of another pipeline.
-	if _, err := e.store.Create(ctx, pipeline.Input{ID: "p2", Name: "n"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = e.store.Create(ctx, pipeline.Input{ID: "p2", Name: "n"})
+	require.NoError(t, err)
 	e.db.ResetCalls()
-	if _, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "p2", Version: 1, InputKey: up.Key}); err == nil || errors.Is(err, pipeline.ErrNotFound) {
-		t.Fatalf("foreign input: %v", err)
-	}
-	if e.calls() != 0 {
-		t.Fatal("a foreign input key reached DynamoDB")
-	}
+	_, err = e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "p2", Version: 1, InputKey: up.Key})
+	require.Error(t, err, "foreign input")
+	assert.NotErrorIs(t, err, pipeline.ErrNotFound, "foreign input")
+	assert.Zero(t, e.calls(), "a foreign input key reached DynamoDB")
 }
 
 func TestFileCallsWithoutBlobStoreAreUnsupported(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	s := newStore(t, e.db, nil)
-	if _, err := s.PresignInputUpload(ctx, "p", 1); !errors.Is(err, blobstore.ErrUnsupported) {
-		t.Fatal("presign without a blob store")
-	}
-	if _, err := s.PresignOutputDownload(ctx, "e"); !errors.Is(err, blobstore.ErrUnsupported) {
-		t.Fatal("download without a blob store")
-	}
-	if err := s.PutOutput(ctx, "e", strings.NewReader("x"), 1); !errors.Is(err, blobstore.ErrUnsupported) {
-		t.Fatal("output without a blob store")
-	}
+	_, err := s.PresignInputUpload(ctx, "p", 1)
+	assert.ErrorIs(t, err, blobstore.ErrUnsupported, "presign without a blob store")
+	_, err = s.PresignOutputDownload(ctx, "e")
+	assert.ErrorIs(t, err, blobstore.ErrUnsupported, "download without a blob store")
+	err = s.PutOutput(ctx, "e", strings.NewReader("x"), 1)
+	assert.ErrorIs(t, err, blobstore.ErrUnsupported, "output without a blob store")
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
@@ -26,9 +26,8 @@ func TestListGroupPagesMembersWithTheirCurrentVersion(t *testing.T) {
 		require.NoError(t, err)
 		if i%2 == 0 {
 			want = append(want, p.ID)
-			if _, err := e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "n2", Groups: groups}); err != nil {
-				t.Fatal(err)
-			}
+			_, err := e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "n2", Groups: groups})
+			require.NoError(t, err)
 		}
 	}
 	var got []string
@@ -37,26 +36,21 @@ func TestListGroupPagesMembersWithTheirCurrentVersion(t *testing.T) {
 		page, err := e.store.ListGroup(ctx, "/usa/northwest", cursor, pipeline.Limit(3))
 		require.NoError(t, err)
 		for _, p := range page.Items {
-			if p.Version != 2 || p.Name != "n2" {
-				t.Fatalf("group listed %s at version %d", p.ID, p.Version)
-			}
+			assert.Equal(t, 2, p.Version, "group listed %s at its current version", p.ID)
+			assert.Equal(t, "n2", p.Name, "group listed %s at its current version", p.ID)
 			got = append(got, p.ID)
 		}
 		if cursor = page.Next; cursor == "" {
 			break
 		}
 	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("group members %v, want %v", got, want)
-	}
+	assert.Equal(t, want, got, "group members")
 	var all []string
 	for p, err := range e.store.Group(ctx, "/eu") {
 		require.NoError(t, err)
 		all = append(all, p.ID)
 	}
-	if !slices.Equal(all, []string{"p1", "p3", "p5"}) {
-		t.Fatalf("AllGroup /eu %v", all)
-	}
+	assert.Equal(t, []string{"p1", "p3", "p5"}, all, "Group /eu")
 }
 
 func TestIteratorsWalkEveryPage(t *testing.T) {
@@ -74,41 +68,31 @@ func TestIteratorsWalkEveryPage(t *testing.T) {
 		require.NoError(t, err)
 		got = append(got, p.ID)
 	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("AllByTags gave %d, want %d", len(got), len(want))
-	}
+	assert.Equal(t, want, got, "ByTags")
 	counts := map[string]int{}
 	for tc, err := range e.store.Tags(ctx) {
 		require.NoError(t, err)
 		counts[tc.Key+"="+tc.Value] = tc.Count
 	}
-	if fmt.Sprint(counts) != "map[k=v:53 n=0:14 n=1:13 n=2:13 n=3:13]" {
-		t.Fatalf("AllTags %v", counts)
-	}
+	assert.Equal(t, map[string]int{"k=v": 53, "n=0": 14, "n=1": 13, "n=2": 13, "n=3": 13}, counts, "Tags")
 	// A key whose every value dropped to zero is no longer listed.
-	if _, err := e.store.Create(ctx, pipeline.Input{ID: "gone", Name: "n", Tags: []pipeline.Tag{{Key: "b", Value: "x/y"}, {Key: "m", Value: "1"}}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.store.Update(ctx, "gone", 1, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "m", Value: "1"}}}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.store.Create(ctx, pipeline.Input{ID: "gone", Name: "n", Tags: []pipeline.Tag{{Key: "b", Value: "x/y"}, {Key: "m", Value: "1"}}})
+	require.NoError(t, err)
+	_, err = e.store.Update(ctx, "gone", 1, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "m", Value: "1"}}})
+	require.NoError(t, err)
 	e.db.ResetCalls()
 	keys, err := e.store.TagKeys(ctx)
-	if err != nil || !slices.Equal(keys, []string{"k", "m", "n"}) {
-		t.Fatalf("TagKeys %v %v", keys, err)
-	}
-	if q := e.db.Calls("Query"); q > 8 {
-		t.Fatalf("TagKeys sent %d queries for 3 keys (and one gone)", q)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []string{"k", "m", "n"}, keys, "TagKeys")
+	assert.LessOrEqual(t, e.db.Calls("Query"), 8, "TagKeys's queries for 3 keys (and one gone)")
 }
 
 func TestListByTagsReportsAFailedTagQuery(t *testing.T) {
 	e := newEnv(t, func(o *pipeline.Options) { o.TagQueryLimit = 2 })
 	ctx := context.Background()
 	for i := range 10 {
-		if _, err := e.store.Create(ctx, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "a", Value: "1"}, {Key: "b", Value: fmt.Sprint(i % 2)}, {Key: "c", Value: "x"}}}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := e.store.Create(ctx, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "a", Value: "1"}, {Key: "b", Value: fmt.Sprint(i % 2)}, {Key: "c", Value: "x"}}})
+		require.NoError(t, err)
 	}
 	boom := errors.New("boom")
 	q := []pipeline.Tag{{Key: "a", Value: "1"}, {Key: "b", Value: "0"}, {Key: "c", Value: "x"}}
@@ -116,18 +100,15 @@ func TestListByTagsReportsAFailedTagQuery(t *testing.T) {
 		e.db.ClearFaults()
 		e.db.Inject(dynamotest.FailNth("Query", nth, boom))
 		e.db.ResetCalls()
-		if _, err := e.store.ListByTags(ctx, q, "", pipeline.Limit(10)); !errors.Is(err, boom) {
-			t.Fatalf("query %d failing: %v", nth, err)
-		}
+		_, err := e.store.ListByTags(ctx, q, "", pipeline.Limit(10))
+		assert.ErrorIs(t, err, boom, "query %d failing", nth)
 	}
 	e.db.ClearFaults()
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := e.store.ListByTags(canceled, q, "", pipeline.Limit(10)); !errors.Is(err, context.Canceled) {
-		t.Fatalf("canceled context: %v", err)
-	}
+	_, err := e.store.ListByTags(canceled, q, "", pipeline.Limit(10))
+	assert.ErrorIs(t, err, context.Canceled)
 	page, err := e.store.ListByTags(ctx, q, "", pipeline.Limit(10))
-	if err != nil || len(page.Items) != 5 {
-		t.Fatalf("after the faults: %d %v", len(page.Items), err)
-	}
+	require.NoError(t, err, "after the faults")
+	assert.Len(t, page.Items, 5, "after the faults")
 }

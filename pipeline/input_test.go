@@ -2,7 +2,6 @@ package pipeline_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -17,12 +16,10 @@ import (
 func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.store.Create(ctx, pipeline.Input{ID: "p1", Name: "n"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{ID: "e1", PipelineID: "p1"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.store.Create(ctx, pipeline.Input{ID: "p1", Name: "n"})
+	require.NoError(t, err)
+	_, err = e.store.CreateExecution(ctx, pipeline.ExecutionInput{ID: "e1", PipelineID: "p1"})
+	require.NoError(t, err)
 	ok := pipeline.Input{Name: "n"}
 	with := func(f func(*pipeline.Input)) pipeline.Input { in := ok; f(&in); return in }
 	s := e.store
@@ -142,20 +139,15 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 	for name, call := range cases {
 		err := call()
 		var ie *table.InputError
-		if !errors.Is(err, table.ErrInvalidInput) || !errors.As(err, &ie) || ie.Field == "" {
-			t.Errorf("%s: %v, want a *table.InputError", name, err)
+		assert.ErrorIs(t, err, table.ErrInvalidInput, name)
+		if assert.ErrorAs(t, err, &ie, name) {
+			assert.NotEmpty(t, ie.Field, "%s: the error names the field", name)
 		}
-		if n := e.calls(); n != 0 {
-			t.Errorf("%s: sent %d requests", name, n)
-			e.db.ResetCalls()
-		}
+		assert.Zero(t, e.calls(), "%s: requests sent", name)
+		e.db.ResetCalls()
 	}
-	if objs := countObjects(t, e.blobs); objs != 0 {
-		t.Errorf("bad input stored %d objects", objs)
-	}
-	if after := e.snapshot(t); len(after) != len(before) {
-		t.Fatal("bad input changed the table")
-	}
+	assert.Zero(t, countObjects(t, e.blobs), "bad input stored objects")
+	assert.Equal(t, before, e.snapshot(t), "bad input changed the table")
 }
 
 func firstErr(seq func(func(*pipeline.Pipeline, error) bool)) error {

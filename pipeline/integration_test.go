@@ -15,6 +15,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
@@ -33,9 +34,7 @@ func localEnv(t *testing.T, db func(table.API) table.API) (*pipeline.Store, *dyn
 	var files blobstore.Store
 	if os.Getenv(testenv.S3EndpointVar) != "" {
 		s3files, err := blobstore.NewS3(testenv.S3(t), testenv.Bucket(t, "pipelines"), func(o *blobstore.S3Options) { o.PathStyle = true })
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		files = s3files
 	} else {
 		m := blobstore.NewMemory()
@@ -49,9 +48,7 @@ func localEnv(t *testing.T, db func(table.API) table.API) (*pipeline.Store, *dyn
 	}
 	store := newStore(t, api, files, pipeline.TableName(name))
 	ctx := context.Background()
-	if err := pipeline.Schema(name).Create(ctx, client); err != nil {
-		t.Fatalf("create table %s: %v", name, err)
-	}
+	require.NoError(t, pipeline.Schema(name).Create(ctx, client), "create table %s", name)
 	t.Cleanup(func() {
 		client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 	})
@@ -94,9 +91,7 @@ func TestIntegrationCreateUpdateAndListByTags(t *testing.T) {
 				break
 			}
 		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("%v: got %v, want %v", q, got, want)
-		}
+		require.True(t, slices.Equal(got, want), "%v: got %v, want %v", q, got, want)
 	}
 	wantCounts := map[string]int{}
 	for _, p := range all {
@@ -116,17 +111,13 @@ func TestIntegrationCreateUpdateAndListByTags(t *testing.T) {
 			break
 		}
 	}
-	if fmt.Sprint(gotCounts) != fmt.Sprint(wantCounts) {
-		t.Fatalf("aggregates\n got %v\nwant %v", gotCounts, wantCounts)
-	}
+	assert.Equal(t, wantCounts, gotCounts, "aggregates")
 	g9, err := store.ListGroup(ctx, "g9", "", pipeline.Limit(100))
-	if err != nil || len(g9.Items) != 40 {
-		t.Fatalf("group g9: %d %v", len(g9.Items), err)
-	}
+	require.NoError(t, err)
+	assert.Len(t, g9.Items, 40, "group g9")
 	vs, err := store.ListVersions(ctx, all[0].ID, "")
-	if err != nil || len(vs.Items) != 2 {
-		t.Fatalf("versions: %v %v", vs, err)
-	}
+	require.NoError(t, err)
+	assert.Len(t, vs.Items, 2, "versions")
 }
 
 func TestIntegrationConcurrentUpdatesKeepCountsExact(t *testing.T) {
@@ -166,7 +157,7 @@ func TestIntegrationConcurrentUpdatesKeepCountsExact(t *testing.T) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Fatal(err)
+		require.NoError(t, err)
 	}
 	want := map[string]int{}
 	for _, id := range ids {
@@ -184,9 +175,7 @@ func TestIntegrationConcurrentUpdatesKeepCountsExact(t *testing.T) {
 			got[tc.Key+"="+tc.Value] = tc.Count
 		}
 	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("aggregates\n got %v\nwant %v", got, want)
-	}
+	assert.Equal(t, want, got, "aggregates")
 }
 
 func TestIntegrationLostRaceWritesNothing(t *testing.T) {
@@ -204,24 +193,21 @@ func TestIntegrationLostRaceWritesNothing(t *testing.T) {
 		_, winnerErr = winner.Update(ctx, p.ID, 1, pipeline.Input{Name: "w", Tags: []pipeline.Tag{{Key: "a", Value: "2"}}})
 	}
 	_, err = store.Update(ctx, p.ID, 1, pipeline.Input{Name: "l", Tags: []pipeline.Tag{{Key: "a", Value: "3"}}, Groups: []string{"x"}})
-	if winnerErr != nil {
-		t.Fatal(winnerErr)
-	}
+	require.NoError(t, winnerErr)
 	var ce *pipeline.ConflictError
-	if !errors.As(err, &ce) || ce.Expected != 1 {
-		t.Fatalf("losing update: %v", err)
-	}
+	require.ErrorAs(t, err, &ce, "losing update")
+	assert.Equal(t, 1, ce.Expected)
 	t.Logf("conflict as reported by DynamoDB Local: %v (current %d)", err, ce.Current)
 	page, err := winner.ListTagValues(ctx, "a", "")
-	if err != nil || len(page.Items) != 1 || page.Items[0].Value != "2" {
-		t.Fatalf("tag values after the race: %+v %v", page.Items, err)
+	require.NoError(t, err)
+	if assert.Len(t, page.Items, 1, "tag values after the race") {
+		assert.Equal(t, "2", page.Items[0].Value)
 	}
-	if _, err := winner.GetVersion(ctx, p.ID, 3); !errors.Is(err, pipeline.ErrNotFound) {
-		t.Fatalf("version 3: %v", err)
-	}
-	if g, err := winner.ListGroup(ctx, "x", ""); err != nil || len(g.Items) != 0 {
-		t.Fatalf("group of the loser: %v %v", g, err)
-	}
+	_, err = winner.GetVersion(ctx, p.ID, 3)
+	assert.ErrorIs(t, err, pipeline.ErrNotFound, "version 3")
+	g, err := winner.ListGroup(ctx, "x", "")
+	require.NoError(t, err)
+	assert.Empty(t, g.Items, "group of the loser")
 }
 
 func TestIntegrationExecutionFiles(t *testing.T) {
@@ -241,11 +227,11 @@ func TestIntegrationExecutionFiles(t *testing.T) {
 	require.NoError(t, err)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || string(body) != "out" {
-		t.Fatalf("download: %s %q", resp.Status, body)
-	}
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, "out", string(body), "download")
 	page, err := store.ListExecutions(ctx, p.ID, "")
-	if err != nil || len(page.Items) != 1 || page.Items[0].InputKey != ex.InputKey {
-		t.Fatalf("executions %+v %v", page.Items, err)
+	require.NoError(t, err)
+	if assert.Len(t, page.Items, 1, "executions") {
+		assert.Equal(t, ex.InputKey, page.Items[0].InputKey)
 	}
 }

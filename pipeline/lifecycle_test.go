@@ -126,7 +126,7 @@ func TestTwoStartsOneWins(t *testing.T) {
 		case errors.Is(err, pipeline.ErrTransition):
 			lost++
 		default:
-			t.Fatal(err)
+			require.NoError(t, err)
 		}
 	}
 	assert.Equal(t, 1, won)

@@ -2,14 +2,13 @@ package pipeline_test
 
 import (
 	"context"
-	"errors"
 	"maps"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/pipeline"
@@ -40,9 +39,10 @@ func TestCreateWritesTheSeedLayout(t *testing.T) {
 	in.ID = "p1"
 	p, err := e.store.Create(ctx, in)
 	require.NoError(t, err)
-	if p.Version != 1 || p.State != pipeline.StateEnabled || p.CreatedBy != "abc@xyz.com" || p.UpdatedBy != "abc@xyz.com" {
-		t.Fatalf("created %+v", p)
-	}
+	assert.Equal(t, 1, p.Version)
+	assert.Equal(t, pipeline.StateEnabled, p.State)
+	assert.Equal(t, "abc@xyz.com", p.CreatedBy)
+	assert.Equal(t, "abc@xyz.com", p.UpdatedBy)
 	snap := e.snapshot(t)
 	want := []string{
 		"P:p1|PV:current", "P:p1|PV:0000000001", "P:p1|G:/usa/northwest",
@@ -50,31 +50,20 @@ func TestCreateWritesTheSeedLayout(t *testing.T) {
 		"T:region|T:usa:P:p1", "T:region#usa|T:northwest:P:p1",
 		"TA:source|TA:sap", "TA:plant|TA:abc", "TA:region|TA:usa", "TA:region|TA:usa/northwest",
 	}
-	for _, k := range want {
-		if _, ok := snap[k]; !ok {
-			t.Errorf("missing item %s", k)
-		}
-	}
-	if len(snap) != len(want) {
-		t.Errorf("%d items, want %d: %v", len(snap), len(want), slicesKeys(snap))
-	}
+	assert.ElementsMatch(t, want, slicesKeys(snap), "the items Create wrote")
 	var raw table.Item
 	require.NoError(t, e.store.Table().Get(ctx, e.store.Table().Key("P:p1", "PV:current"), &raw))
 	for _, a := range []string{"pk", "sk", "siKey1", "name", "state", "createdAt", "updatedAt", "createdBy", "updatedBy", "version", "attributes", "tags", "transformer", "groups"} {
-		if _, ok := raw[a]; !ok {
-			t.Errorf("current item lacks %s", a)
-		}
+		assert.Contains(t, raw, a, "the current item's attributes")
 	}
 	var m map[string]any
 	require.NoError(t, table.Unmarshal(raw, &m))
-	if m["createdAt"] != "2022-08-10T23:55:20.323Z" || m["siKey1"] != "P" {
-		t.Errorf("createdAt %v siKey1 %v", m["createdAt"], m["siKey1"])
-	}
+	assert.Equal(t, "2022-08-10T23:55:20.323Z", m["createdAt"])
+	assert.Equal(t, "P", m["siKey1"])
 	var agg map[string]any
 	require.NoError(t, e.store.Table().Get(ctx, e.store.Table().Key("TA:region", "TA:usa/northwest"), &agg))
-	if agg["siKey1"] != "TD" || agg["count"] != float64(1) {
-		t.Errorf("aggregate %v", agg)
-	}
+	assert.Equal(t, "TD", agg["siKey1"], "aggregate %v", agg)
+	assert.Equal(t, float64(1), agg["count"], "aggregate %v", agg)
 }
 
 func slicesKeys(m map[string]string) []string {
@@ -92,12 +81,10 @@ func TestGetReturnsWhatCreateWrote(t *testing.T) {
 	require.NoError(t, err)
 	got, err := e.store.Get(ctx, p.ID)
 	require.NoError(t, err)
-	if !reflect.DeepEqual(got, p) {
-		t.Fatalf("Get = %+v\nwant %+v", got, p)
-	}
-	if _, err := e.store.Get(ctx, "nope"); !errors.Is(err, pipeline.ErrNotFound) || !errors.Is(err, table.ErrNotFound) {
-		t.Fatalf("missing pipeline: %v", err)
-	}
+	assert.Equal(t, p, got)
+	_, err = e.store.Get(ctx, "nope")
+	assert.ErrorIs(t, err, pipeline.ErrNotFound, "missing pipeline")
+	assert.ErrorIs(t, err, table.ErrNotFound, "missing pipeline")
 }
 
 func TestCreateSameIDTwiceFails(t *testing.T) {
@@ -105,17 +92,13 @@ func TestCreateSameIDTwiceFails(t *testing.T) {
 	ctx := context.Background()
 	in := sapInput()
 	in.ID = "dup"
-	if _, err := e.store.Create(ctx, in); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.store.Create(ctx, in)
+	require.NoError(t, err)
 	before := e.snapshot(t)
 	in.Tags = []pipeline.Tag{{Key: "other", Value: "x"}}
-	if _, err := e.store.Create(ctx, in); !errors.Is(err, table.ErrAlreadyExists) {
-		t.Fatalf("second create: %v", err)
-	}
-	if after := e.snapshot(t); !reflect.DeepEqual(before, after) {
-		t.Fatal("a refused create wrote something")
-	}
+	_, err = e.store.Create(ctx, in)
+	assert.ErrorIs(t, err, table.ErrAlreadyExists, "second create")
+	assert.Equal(t, before, e.snapshot(t), "a refused create wrote nothing")
 }
 
 func TestUpdateWritesNewVersionAndMovesTags(t *testing.T) {
@@ -130,40 +113,38 @@ func TestUpdateWritesNewVersionAndMovesTags(t *testing.T) {
 	in.Groups = []string{"/usa/southeast"}
 	p2, err := e.store.Update(ctx, p.ID, 1, in)
 	require.NoError(t, err)
-	if p2.Version != 2 || p2.CreatedBy != "abc@xyz.com" || p2.UpdatedBy != "def@xyz.com" || !p2.CreatedAt.Equal(p.CreatedAt) || !p2.UpdatedAt.After(p.UpdatedAt) {
-		t.Fatalf("updated %+v", p2)
-	}
+	assert.Equal(t, 2, p2.Version)
+	assert.Equal(t, "abc@xyz.com", p2.CreatedBy)
+	assert.Equal(t, "def@xyz.com", p2.UpdatedBy)
+	assert.True(t, p2.CreatedAt.Equal(p.CreatedAt), "createdAt kept: %v, was %v", p2.CreatedAt, p.CreatedAt)
+	assert.True(t, p2.UpdatedAt.After(p.UpdatedAt), "updatedAt moved: %v, was %v", p2.UpdatedAt, p.UpdatedAt)
 	v1, err := e.store.GetVersion(ctx, p.ID, 1)
-	if err != nil || v1.Name != p.Name || v1.Version != 1 {
-		t.Fatalf("version 1: %+v %v", v1, err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, p.Name, v1.Name, "version 1")
+	assert.Equal(t, 1, v1.Version)
 	page, err := e.store.ListVersions(ctx, p.ID, "")
-	if err != nil || len(page.Items) != 2 || page.Items[0].Version != 1 || page.Items[1].Version != 2 || page.Next != "" {
-		t.Fatalf("versions %+v %v", page, err)
+	require.NoError(t, err)
+	if assert.Len(t, page.Items, 2, "versions") {
+		assert.Equal(t, 1, page.Items[0].Version)
+		assert.Equal(t, 2, page.Items[1].Version)
 	}
-	counts := tagCounts(t, e)
+	assert.Empty(t, page.Next)
 	want := map[string]int{"source=sap": 1, "region=usa": 1, "region=usa/southeast": 1}
-	if !reflect.DeepEqual(counts, want) {
-		t.Fatalf("aggregates %v, want %v", counts, want)
-	}
+	assert.Equal(t, want, tagCounts(t, e), "aggregates")
 	snap := e.snapshot(t)
 	for _, gone := range []string{"T:plant|T:abc:P:" + p.ID, "T:region#usa|T:northwest:P:" + p.ID, "P:" + p.ID + "|G:/usa/northwest"} {
-		if _, ok := snap[gone]; ok {
-			t.Errorf("%s still there", gone)
-		}
+		assert.NotContains(t, snap, gone, "still there")
 	}
 	for _, kept := range []string{"T:region|T:usa:P:" + p.ID, "T:region#usa|T:southeast:P:" + p.ID, "P:" + p.ID + "|G:/usa/southeast"} {
-		if _, ok := snap[kept]; !ok {
-			t.Errorf("%s missing", kept)
-		}
+		assert.Contains(t, snap, kept, "missing")
 	}
 	g, err := e.store.ListGroup(ctx, "/usa/northwest", "")
-	if err != nil || len(g.Items) != 0 {
-		t.Fatalf("old group %+v %v", g, err)
-	}
+	require.NoError(t, err)
+	assert.Empty(t, g.Items, "old group")
 	g, err = e.store.ListGroup(ctx, "/usa/southeast", "")
-	if err != nil || len(g.Items) != 1 || g.Items[0].Version != 2 {
-		t.Fatalf("new group %+v %v", g, err)
+	require.NoError(t, err)
+	if assert.Len(t, g.Items, 1, "new group") {
+		assert.Equal(t, 2, g.Items[0].Version)
 	}
 }
 
@@ -189,20 +170,18 @@ func TestUpdateFromStaleVersionConflictsAndWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	p, err := e.store.Create(ctx, sapInput())
 	require.NoError(t, err)
-	if _, err := e.store.Update(ctx, p.ID, 1, sapInput()); err != nil {
-		t.Fatal(err)
-	}
+	_, err = e.store.Update(ctx, p.ID, 1, sapInput())
+	require.NoError(t, err)
 	before := e.snapshot(t)
 	in := sapInput()
 	in.Tags = []pipeline.Tag{{Key: "late", Value: "x"}}
 	_, err = e.store.Update(ctx, p.ID, 1, in)
 	var ce *pipeline.ConflictError
-	if !errors.As(err, &ce) || !errors.Is(err, pipeline.ErrConflict) || ce.Expected != 1 || ce.Current != 2 {
-		t.Fatalf("stale update: %v", err)
-	}
-	if after := e.snapshot(t); !reflect.DeepEqual(before, after) {
-		t.Fatal("a refused update wrote something")
-	}
+	require.ErrorAs(t, err, &ce, "stale update")
+	assert.ErrorIs(t, err, pipeline.ErrConflict)
+	assert.Equal(t, 1, ce.Expected)
+	assert.Equal(t, 2, ce.Current)
+	assert.Equal(t, before, e.snapshot(t), "a refused update wrote nothing")
 }
 
 // racingDB lets another update in between an update's read of the current
@@ -237,27 +216,24 @@ func TestUpdateThatLostTheRaceGetsConflictAndWritesNothing(t *testing.T) {
 	in.Tags = []pipeline.Tag{{Key: "loser", Value: "yes"}}
 	in.Groups = []string{"losers"}
 	_, err = loser.Update(ctx, p.ID, 1, in)
-	if winnerErr != nil {
-		t.Fatal(winnerErr)
-	}
+	require.NoError(t, winnerErr)
 	var ce *pipeline.ConflictError
-	if !errors.As(err, &ce) || ce.Expected != 1 || ce.Current != 2 || !errors.Is(err, table.ErrConditionFailed) {
-		t.Fatalf("losing update: %v (%#v)", err, ce)
-	}
-	if after := e.snapshot(t); !reflect.DeepEqual(before, after) {
-		t.Fatal("the losing update wrote something")
-	}
+	require.ErrorAs(t, err, &ce, "losing update")
+	assert.Equal(t, 1, ce.Expected)
+	assert.Equal(t, 2, ce.Current)
+	assert.ErrorIs(t, err, table.ErrConditionFailed)
+	assert.Equal(t, before, e.snapshot(t), "the losing update wrote nothing")
 	cur, err := e.store.Get(ctx, p.ID)
-	if err != nil || cur.Version != 2 || cur.Tags[0].Key != "winner" {
-		t.Fatalf("current %+v %v", cur, err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, 2, cur.Version)
+	require.NotEmpty(t, cur.Tags)
+	assert.Equal(t, "winner", cur.Tags[0].Key)
 }
 
 func TestUpdateOfMissingPipelineIsNotFound(t *testing.T) {
 	e := newEnv(t)
-	if _, err := e.store.Update(context.Background(), "ghost", 1, sapInput()); !errors.Is(err, pipeline.ErrNotFound) {
-		t.Fatalf("update of a missing pipeline: %v", err)
-	}
+	_, err := e.store.Update(context.Background(), "ghost", 1, sapInput())
+	assert.ErrorIs(t, err, pipeline.ErrNotFound)
 }
 
 func TestListPagesEveryPipelineOnce(t *testing.T) {
@@ -268,9 +244,8 @@ func TestListPagesEveryPipelineOnce(t *testing.T) {
 		p, err := e.store.Create(ctx, pipeline.Input{Name: "p"})
 		require.NoError(t, err)
 		want = append(want, p.ID)
-		if _, err := e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "p2"}); err != nil {
-			t.Fatal(err)
-		}
+		_, err = e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "p2"})
+		require.NoError(t, err)
 	}
 	var got []string
 	cursor := ""
@@ -278,28 +253,21 @@ func TestListPagesEveryPipelineOnce(t *testing.T) {
 		page, err := e.store.ListPipelines(ctx, cursor, pipeline.Limit(5))
 		require.NoError(t, err)
 		for _, p := range page.Items {
-			if p.Version != 2 {
-				t.Fatalf("listed %s at version %d", p.ID, p.Version)
-			}
+			assert.Equal(t, 2, p.Version, "listed %s at its current version", p.ID)
 			got = append(got, p.ID)
 		}
 		if cursor = page.Next; cursor == "" {
 			break
 		}
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("listed %v\nwant %v (ULIDs in creation order)", got, want)
-	}
+	assert.Equal(t, want, got, "ULIDs in creation order")
 	n := 0
 	for p, err := range e.store.Pipelines(ctx) {
-		if err != nil || p.Version != 2 {
-			t.Fatal(p, err)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, 2, p.Version)
 		n++
 	}
-	if n != 23 {
-		t.Fatalf("All gave %d", n)
-	}
+	assert.Equal(t, 23, n, "Pipelines")
 }
 
 func TestOversizedPipelineIsRefusedBeforeAnyRequest(t *testing.T) {
@@ -308,10 +276,7 @@ func TestOversizedPipelineIsRefusedBeforeAnyRequest(t *testing.T) {
 	in := sapInput()
 	in.Transformer.Transforms[0].Formula = strings.Repeat("x", table.MaxItemSize)
 	e.db.ResetCalls()
-	if _, err := e.store.Create(ctx, in); !errors.Is(err, table.ErrItemTooLarge) {
-		t.Fatalf("create of a 400 KB transformer: %v", err)
-	}
-	if n := e.calls(); n != 0 {
-		t.Fatalf("sent %d requests", n)
-	}
+	_, err := e.store.Create(ctx, in)
+	assert.ErrorIs(t, err, table.ErrItemTooLarge, "create of a 400 KB transformer")
+	assert.Zero(t, e.calls(), "requests sent")
 }

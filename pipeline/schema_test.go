@@ -17,31 +17,28 @@ func TestSchemaIsTheSeedsTable(t *testing.T) {
 	s := pipeline.Schema("pipelines")
 	require.NoError(t, s.Validate())
 	in := s.CreateTableInput()
-	if aws.ToString(in.TableName) != "pipelines" || len(in.KeySchema) != 2 ||
-		aws.ToString(in.KeySchema[0].AttributeName) != "pk" || aws.ToString(in.KeySchema[1].AttributeName) != "sk" {
-		t.Fatalf("table keys %+v", in.KeySchema)
-	}
-	if len(in.GlobalSecondaryIndexes) != 1 {
-		t.Fatalf("indexes %+v", in.GlobalSecondaryIndexes)
-	}
+	assert.Equal(t, "pipelines", aws.ToString(in.TableName))
+	require.Len(t, in.KeySchema, 2)
+	assert.Equal(t, "pk", aws.ToString(in.KeySchema[0].AttributeName))
+	assert.Equal(t, "sk", aws.ToString(in.KeySchema[1].AttributeName))
+	require.Len(t, in.GlobalSecondaryIndexes, 1)
 	gsi := in.GlobalSecondaryIndexes[0]
-	if aws.ToString(gsi.IndexName) != "GSI-1" || aws.ToString(gsi.KeySchema[0].AttributeName) != "siKey1" ||
-		aws.ToString(gsi.KeySchema[1].AttributeName) != "pk" || gsi.Projection.ProjectionType != "ALL" {
-		t.Fatalf("GSI-1 %+v", gsi)
-	}
+	assert.Equal(t, "GSI-1", aws.ToString(gsi.IndexName))
+	require.Len(t, gsi.KeySchema, 2)
+	assert.Equal(t, "siKey1", aws.ToString(gsi.KeySchema[0].AttributeName))
+	assert.Equal(t, "pk", aws.ToString(gsi.KeySchema[1].AttributeName))
+	assert.EqualValues(t, "ALL", gsi.Projection.ProjectionType)
 	seen := map[string]bool{}
 	for _, ap := range pipeline.Patterns() {
-		if seen[ap.Name] || ap.KeyCondition == "" || ap.Operation == "" {
-			t.Errorf("access pattern %+v: duplicate or incomplete", ap)
-		}
+		assert.False(t, seen[ap.Name], "access pattern %q declared twice", ap.Name)
+		assert.NotEmpty(t, ap.KeyCondition, "access pattern %q", ap.Name)
+		assert.NotEmpty(t, ap.Operation, "access pattern %q", ap.Name)
 		seen[ap.Name] = true
 	}
 	for _, name := range []string{"create a new pipeline", "update an existing pipeline", "get an existing pipeline",
 		"list pipelines", "get a specific pipeline version", "list existing pipeline versions", "list pipeline executions",
 		"get a specific pipeline execution", "list tags", "list pipelines by tags"} {
-		if !seen[name] {
-			t.Errorf("the seed's access pattern %q is not declared", name)
-		}
+		assert.True(t, seen[name], "the seed's access pattern %q is declared", name)
 	}
 	db := dynamotest.New()
 	named := newStore(t, db, nil, pipeline.TableName("x-y"))

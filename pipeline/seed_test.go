@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/pipeline"
@@ -57,40 +58,44 @@ func TestReadsItemsWrittenFromTheSeedLayout(t *testing.T) {
 	}
 	p, err := e.store.Get(ctx, id)
 	require.NoError(t, err)
-	if p.Name != "sap:emissions:pipeline" || p.Version != 1 || p.Transformer.Transforms[0].Outputs[0].Key != "vehicle" ||
-		p.Attributes["label"] != "My Pipeline" || p.Tags[1].Value != "usa/northwest" || p.CreatedAt.Nanosecond() != 322_000_000 {
-		t.Fatalf("read %+v", p)
-	}
-	if v, err := e.store.GetVersion(ctx, id, 1); err != nil || v.Name != p.Name {
-		t.Fatalf("version 1: %v %v", v, err)
-	}
+	assert.Equal(t, "sap:emissions:pipeline", p.Name)
+	assert.Equal(t, 1, p.Version)
+	require.NotNil(t, p.Transformer)
+	require.NotEmpty(t, p.Transformer.Transforms)
+	require.NotEmpty(t, p.Transformer.Transforms[0].Outputs)
+	assert.Equal(t, "vehicle", p.Transformer.Transforms[0].Outputs[0].Key)
+	assert.Equal(t, "My Pipeline", p.Attributes["label"])
+	require.Len(t, p.Tags, 2)
+	assert.Equal(t, "usa/northwest", p.Tags[1].Value)
+	assert.Equal(t, 322_000_000, p.CreatedAt.Nanosecond())
+	v, err := e.store.GetVersion(ctx, id, 1)
+	require.NoError(t, err)
+	assert.Equal(t, p.Name, v.Name, "version 1")
 	page, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa/northwest"}}, "", pipeline.Limit(10))
-	if err != nil || len(page.Items) != 1 || page.Items[0].ID != id {
-		t.Fatalf("by tags %+v %v", page.Items, err)
+	require.NoError(t, err)
+	if assert.Len(t, page.Items, 1, "by tags") {
+		assert.Equal(t, id, page.Items[0].ID)
 	}
 	g, err := e.store.ListGroup(ctx, "/usa/northwest", "")
-	if err != nil || len(g.Items) != 1 {
-		t.Fatalf("group %+v %v", g.Items, err)
-	}
+	require.NoError(t, err)
+	assert.Len(t, g.Items, 1, "group")
 	ex, err := e.store.ListExecutions(ctx, id, "")
-	if err != nil || len(ex.Items) != 1 || ex.Items[0].ID != "e-1" || ex.Items[0].State != pipeline.ExecutionSucceeded {
-		t.Fatalf("executions %+v %v", ex.Items, err)
+	require.NoError(t, err)
+	if assert.Len(t, ex.Items, 1, "executions") {
+		assert.Equal(t, "e-1", ex.Items[0].ID)
+		assert.Equal(t, pipeline.ExecutionSucceeded, ex.Items[0].State)
 	}
 	vals, err := e.store.ListTagValues(ctx, "source", "")
-	if err != nil || len(vals.Items) != 1 || vals.Items[0].Count != 1 {
-		t.Fatalf("tag values %+v %v", vals.Items, err)
+	require.NoError(t, err)
+	if assert.Len(t, vals.Items, 1, "tag values") {
+		assert.Equal(t, 1, vals.Items[0].Count)
 	}
 	// An update from here moves the hand-written tag items and counts.
-	if _, err := e.store.Update(ctx, id, 1, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "source", Value: "csv"}}}); err != nil {
-		t.Fatal(err)
-	}
-	if got := tagCounts(t, e); len(got) != 1 || got["source=csv"] != 1 {
-		t.Fatalf("counts after the update: %v", got)
-	}
+	_, err = e.store.Update(ctx, id, 1, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "source", Value: "csv"}}})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"source=csv": 1}, tagCounts(t, e), "counts after the update")
 	snap := e.snapshot(t)
 	for _, gone := range []string{"T:source|T:sap:P:" + id, "T:region|T:usa:P:" + id, "T:region#usa|T:northwest:P:" + id, "P:" + id + "|G:/usa/northwest"} {
-		if _, ok := snap[gone]; ok {
-			t.Errorf("%s survived the update", gone)
-		}
+		assert.NotContains(t, snap, gone, "survived the update")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -105,7 +104,7 @@ func createMany(t testing.TB, e *env, n int, r *rand.Rand) []*pipeline.Pipeline 
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Fatal(err)
+		require.NoError(t, err)
 	}
 	return out
 }
@@ -138,12 +137,11 @@ func TestListByTagsMatchesBruteForceOnTwoThousandPipelines(t *testing.T) {
 		cursor := ""
 		for {
 			page, err := e.store.ListByTags(ctx, q, cursor, pipeline.Limit(limit))
-			if err != nil {
-				t.Fatalf("%v: %v", q, err)
-			}
+			require.NoError(t, err, "%v", q)
 			pages++
-			if len(page.Items) > limit || (page.Next != "" && len(page.Items) != limit) {
-				t.Fatalf("%v: page of %d with limit %d, next %q", q, len(page.Items), limit, page.Next)
+			require.LessOrEqual(t, len(page.Items), limit, "%v: page with limit %d", q, limit)
+			if page.Next != "" {
+				require.Len(t, page.Items, limit, "%v: a page with a next one is full", q)
 			}
 			for _, p := range page.Items {
 				got = append(got, p.ID)
@@ -152,16 +150,12 @@ func TestListByTagsMatchesBruteForceOnTwoThousandPipelines(t *testing.T) {
 				break
 			}
 		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("combination %d %v (pages of %d): got %d ids, want %d\n got %v\nwant %v", c, q, limit, len(got), len(want), head(got), head(want))
-		}
+		require.True(t, slices.Equal(got, want), "combination %d %v (pages of %d): got %d ids, want %d\n got %v\nwant %v", c, q, limit, len(got), len(want), head(got), head(want))
 		if len(want) > 0 {
 			nonEmpty++
 		}
 	}
-	if nonEmpty < 100 {
-		t.Fatalf("only %d of 200 combinations matched anything: the test does not exercise much", nonEmpty)
-	}
+	assert.GreaterOrEqual(t, nonEmpty, 100, "combinations of 200 that matched anything: fewer and the test does not exercise much")
 	t.Logf("200 combinations, %d non-empty, %d pages", nonEmpty, pages)
 }
 
@@ -213,7 +207,7 @@ func TestTagAggregatesExactAfterFiftyConcurrentUpdates(t *testing.T) {
 	close(errs)
 	close(conflicts)
 	for err := range errs {
-		t.Fatal(err)
+		require.NoError(t, err)
 	}
 	lost := 0
 	for n := range conflicts {
@@ -229,19 +223,14 @@ func TestTagAggregatesExactAfterFiftyConcurrentUpdates(t *testing.T) {
 			want[tag]++
 		}
 	}
-	if versions != len(updates) {
-		t.Fatalf("%d versions written by %d updates", versions, len(updates))
-	}
-	if got := tagCounts(t, e); !reflect.DeepEqual(got, want) {
-		t.Fatalf("aggregates after concurrent updates:\n got %v\nwant %v", got, want)
-	}
+	assert.Equal(t, len(updates), versions, "versions written by the updates")
+	assert.Equal(t, want, tagCounts(t, e), "aggregates after concurrent updates")
 	// Every visible count is what ListByTags finds for that tag alone.
 	for kv, n := range want {
 		k, v, _ := strings.Cut(kv, "=")
 		page, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: k, Value: v}}, "", pipeline.Limit(100))
-		if err != nil || len(page.Items) != n {
-			t.Fatalf("ListByTags %s: %d pipelines, aggregate says %d (%v)", kv, len(page.Items), n, err)
-		}
+		require.NoError(t, err, "ListByTags %s", kv)
+		assert.Len(t, page.Items, n, "ListByTags %s: as many pipelines as the aggregate says", kv)
 	}
 	t.Logf("50 updates on %d pipelines, %d lost races retried", len(ps), lost)
 }
@@ -267,12 +256,10 @@ func TestHierarchicalTagMatchesAtEveryLevel(t *testing.T) {
 	ctx := context.Background()
 	deep, err := e.store.Create(ctx, pipeline.Input{ID: "deep", Name: "n", Tags: []pipeline.Tag{{Key: "region", Value: "usa/northwest/seattle"}}})
 	require.NoError(t, err)
-	if _, err := e.store.Create(ctx, pipeline.Input{ID: "plain", Name: "n", Tags: []pipeline.Tag{{Key: "region", Value: "usa"}}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.store.Create(ctx, pipeline.Input{ID: "sibling", Name: "n", Tags: []pipeline.Tag{{Key: "region", Value: "usa/northwestern"}}}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = e.store.Create(ctx, pipeline.Input{ID: "plain", Name: "n", Tags: []pipeline.Tag{{Key: "region", Value: "usa"}}})
+	require.NoError(t, err)
+	_, err = e.store.Create(ctx, pipeline.Input{ID: "sibling", Name: "n", Tags: []pipeline.Tag{{Key: "region", Value: "usa/northwestern"}}})
+	require.NoError(t, err)
 	for v, want := range map[string][]string{
 		"usa":                   {"deep", "plain", "sibling"},
 		"usa/northwest":         {"deep"},
@@ -283,40 +270,37 @@ func TestHierarchicalTagMatchesAtEveryLevel(t *testing.T) {
 	} {
 		page, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: "region", Value: v}}, "", pipeline.Limit(10))
 		require.NoError(t, err)
-		if got := sortedIDs(page.Items); !slices.Equal(got, want) && len(got)+len(want) > 0 {
-			t.Errorf("region=%s: %v, want %v", v, got, want)
+		if got := sortedIDs(page.Items); len(got)+len(want) > 0 {
+			assert.Equal(t, want, got, "region=%s", v)
 		}
 	}
-	if deep.Tags[0].Value != "usa/northwest/seattle" {
-		t.Fatal(deep.Tags)
-	}
+	require.NotEmpty(t, deep.Tags)
+	assert.Equal(t, "usa/northwest/seattle", deep.Tags[0].Value)
 }
 
 func TestListByTagsCursorIsBoundToTheTagSet(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	for i := range 6 {
-		if _, err := e.store.Create(ctx, pipeline.Input{ID: fmt.Sprint("p", i), Name: "n",
-			Tags: []pipeline.Tag{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}}}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := e.store.Create(ctx, pipeline.Input{ID: fmt.Sprint("p", i), Name: "n",
+			Tags: []pipeline.Tag{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}}})
+		require.NoError(t, err)
 	}
 	ab := []pipeline.Tag{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}}
 	first, err := e.store.ListByTags(ctx, ab, "", pipeline.Limit(4))
-	if err != nil || len(first.Items) != 4 || first.Next == "" {
-		t.Fatalf("first page %v %v", first, err)
-	}
+	require.NoError(t, err)
+	require.Len(t, first.Items, 4, "first page")
+	require.NotEmpty(t, first.Next, "first page")
 	// The same set in another order, or with a tag repeated, continues.
 	ba := []pipeline.Tag{{Key: "b", Value: "2"}, {Key: "a", Value: "1"}, {Key: "b", Value: "2"}}
 	second, err := e.store.ListByTags(ctx, ba, first.Next, pipeline.Limit(4))
-	if err != nil || !slices.Equal(sortedIDs(second.Items), []string{"p4", "p5"}) || second.Next != "" {
-		t.Fatalf("second page %v %v", sortedIDs(second.Items), err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []string{"p4", "p5"}, sortedIDs(second.Items), "second page")
+	assert.Empty(t, second.Next, "second page")
 	other := newStore(t, e.db, nil, func(o *pipeline.Options) { o.CursorKey = []byte("another secret") })
 	otherPage, err := other.ListByTags(ctx, ab, "", pipeline.Limit(4))
-	if err != nil || otherPage.Next == "" {
-		t.Fatalf("other store: %v", err)
-	}
+	require.NoError(t, err, "other store")
+	require.NotEmpty(t, otherPage.Next, "other store")
 	e.db.ResetCalls()
 	altered := []byte(first.Next)
 	altered[len(altered)-1] ^= 1
@@ -333,13 +317,9 @@ func TestListByTagsCursorIsBoundToTheTagSet(t *testing.T) {
 		"empty-ish junk": {ab, "AAAAAAAAAAAAAAAAAAAAAAAA"},
 	} {
 		_, err := e.store.ListByTags(ctx, c.tags, c.cursor, pipeline.Limit(4))
-		if !errors.Is(err, table.ErrInvalidCursor) {
-			t.Errorf("%s: %v", name, err)
-		}
+		assert.ErrorIs(t, err, table.ErrInvalidCursor, name)
 	}
-	if n := e.calls(); n != 0 {
-		t.Fatalf("invalid cursors sent %d requests", n)
-	}
+	assert.Zero(t, e.calls(), "requests sent for invalid cursors")
 }
 
 func TestTagCountsThatDropToZeroAreRemoved(t *testing.T) {
@@ -379,12 +359,11 @@ func TestTooManyTagsFailsBeforeAnyRequest(t *testing.T) {
 	e.db.ResetCalls()
 	_, err := e.store.Create(ctx, pipeline.Input{ID: "big", Name: "n", Tags: tags, Groups: []string{"g"}})
 	var tm *pipeline.TooManyTagsError
-	if !errors.As(err, &tm) || !errors.Is(err, pipeline.ErrTooManyTags) || tm.Actions != 2+1+122 || tm.Max != 100 {
-		t.Fatalf("create: %v", err)
-	}
-	if n := e.calls(); n != 0 {
-		t.Fatalf("sent %d requests", n)
-	}
+	require.ErrorAs(t, err, &tm, "create")
+	assert.ErrorIs(t, err, pipeline.ErrTooManyTags)
+	assert.Equal(t, 2+1+122, tm.Actions)
+	assert.Equal(t, 100, tm.Max)
+	assert.Zero(t, e.calls(), "requests sent")
 	// 49 entries fit exactly: 2 + 98 = 100.
 	p, err := e.store.Create(ctx, pipeline.Input{ID: "fits", Name: "n", Tags: tags[:24]})
 	require.NoError(t, err)
@@ -395,13 +374,9 @@ func TestTooManyTagsFailsBeforeAnyRequest(t *testing.T) {
 	}
 	before := e.snapshot(t)
 	e.db.ResetCalls()
-	if _, err := e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "n", Tags: other}); !errors.As(err, &tm) || tm.Actions != 102 {
-		t.Fatalf("update: %v", err)
-	}
-	if n := e.writeCalls(); n != 0 {
-		t.Fatalf("sent %d writes", n)
-	}
-	if !reflect.DeepEqual(before, e.snapshot(t)) {
-		t.Fatal("refused update changed the table")
-	}
+	_, err = e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "n", Tags: other})
+	require.ErrorAs(t, err, &tm, "update")
+	assert.Equal(t, 102, tm.Actions)
+	assert.Zero(t, e.writeCalls(), "writes sent")
+	assert.Equal(t, before, e.snapshot(t), "a refused update changed nothing")
 }
