@@ -281,7 +281,13 @@ func run(args []string) error {
 	if err := store.PutOutput(ctx, gex.ID, strings.NewReader("bye"), 3); err != nil {
 		return err
 	}
-	if err := store.Delete(ctx, gone.ID); err != nil {
+	// Delete is resumable rather than one transaction: it reports each
+	// step, and a Delete that failed half way is finished by calling it
+	// again.
+	steps := pipeline.Progress(func(p pipeline.DeleteProgress) {
+		fmt.Printf("  step %d/%d %-10s %d removed\n", p.StepsDone, p.Steps, p.Step, p.Removed)
+	})
+	if err := store.Delete(ctx, gone.ID, steps); err != nil {
 		return err
 	}
 	if _, err := store.Get(ctx, gone.ID); !errors.Is(err, pipeline.ErrNotFound) {
