@@ -1,11 +1,13 @@
 package keys
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestErrorMessageWithoutReasonUsesSentinel(t *testing.T) {
@@ -19,9 +21,7 @@ func TestErrorMessageWithoutReasonUsesSentinel(t *testing.T) {
 		{&Error{}, `keys: invalid key`},
 	}
 	for _, tt := range tests {
-		if got := tt.err.Error(); got != tt.want {
-			t.Errorf("Error() = %q, want %q", got, tt.want)
-		}
+		assert.Equal(t, tt.want, tt.err.Error())
 	}
 }
 
@@ -29,16 +29,14 @@ func TestErrorMessageCutsLongValuesButKeepsThemInValue(t *testing.T) {
 	long := strings.Repeat("é", 600) + "#" // 1201 bytes
 	_, err := stageSK.Build(1, long)
 	var ke *Error
-	if !errors.As(err, &ke) || !errors.Is(err, ErrDelimiter) {
-		t.Fatalf("Build with a 1201-byte id: %v, want ErrDelimiter", err)
-	}
-	if ke.Value != long || ke.Part != "stageId" {
-		t.Errorf("Error.Value is %d bytes, Part %q; want the whole 1201-byte value of stageId", len(ke.Value), ke.Part)
-	}
+	require.ErrorAs(t, err, &ke, "Build with a 1201-byte id")
+	require.ErrorIs(t, err, ErrDelimiter, "Build with a 1201-byte id")
+	assert.Equal(t, long, ke.Value, "Error.Value is the whole 1201-byte value")
+	assert.Equal(t, "stageId", ke.Part)
 	msg := err.Error()
-	if len(msg) > 300 || !strings.Contains(msg, "(1201 bytes)") || !utf8.ValidString(msg) {
-		t.Errorf("message is %d bytes (valid UTF-8 %v): %s", len(msg), utf8.ValidString(msg), msg)
-	}
+	assert.LessOrEqual(t, len(msg), 300, "message %s", msg)
+	assert.Contains(t, msg, "(1201 bytes)")
+	assert.True(t, utf8.ValidString(msg), "message is valid UTF-8: %s", msg)
 }
 
 func TestParseMismatchMessagesSayWhy(t *testing.T) {
@@ -66,8 +64,8 @@ func TestParseMismatchMessagesSayWhy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := tt.tmpl.Parse(tt.key)
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s.Parse(%.40q) error %v, want it to say %s", tt.tmpl, tt.key, err, tt.want)
+		if assert.Error(t, err, "%s.Parse(%.40q)", tt.tmpl, tt.key) {
+			assert.Contains(t, err.Error(), tt.want, "%s.Parse(%.40q)", tt.tmpl, tt.key)
 		}
 	}
 }
@@ -87,22 +85,19 @@ func TestBuildAcceptsEveryIntegerKind(t *testing.T) {
 		myInt8(7), myUint16(7), myUintptr(7), myInt(7),
 	} {
 		k, err := tm.Build(v)
-		if err != nil || k != "N#007" {
-			t.Errorf("Build(%T(7)) = %q, %v; want N#007", v, k, err)
+		if assert.NoError(t, err, "Build(%T(7))", v) {
+			assert.Equal(t, "N#007", k, "Build(%T(7))", v)
 		}
 	}
 	for _, v := range []any{int8(-7), int32(-7), myInt(-7)} {
-		if _, err := tm.Build(v); !errors.Is(err, ErrNegative) {
-			t.Errorf("Build(%T(-7)) error %v, want ErrNegative", v, err)
-		}
+		_, err := tm.Build(v)
+		assert.ErrorIs(t, err, ErrNegative, "Build(%T(-7))", v)
 	}
 	for _, v := range []any{true, 7.0, float32(7), "7", []byte("7"), struct{}{}, fmt.Errorf("7")} {
 		_, err := tm.Build(v)
-		if !errors.Is(err, ErrType) {
-			t.Errorf("Build(%T) error %v, want ErrType", v, err)
-		}
-		if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%T", v)) {
-			t.Errorf("ErrType message %q does not name the type %T", err, v)
+		assert.ErrorIs(t, err, ErrType, "Build(%T)", v)
+		if err != nil {
+			assert.Contains(t, err.Error(), fmt.Sprintf("%T", v), "the ErrType message names the type")
 		}
 	}
 }
@@ -117,18 +112,13 @@ func TestBuildManyPlaceholders(t *testing.T) {
 	}
 	tm := MustSort(strings.Join(names, "#"))
 	k, err := tm.Build(values...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p, err := tm.Parse(k)
-	if err != nil || p.String("p11") != "v11" {
-		t.Fatalf("Parse(%q) = %v, %v", k, p.Values(), err)
-	}
+	require.NoError(t, err)
+	require.Equal(t, "v11", p.String("p11"), "Parse(%q)", k)
 	prefix, err := tm.Prefix(values[:10]...)
-	if err != nil || !strings.HasPrefix(k, prefix) || !strings.HasSuffix(prefix, "v9#") {
-		t.Fatalf("Prefix = %q, %v", prefix, err)
-	}
-	if s := tm.String(); s != tm.Pattern() {
-		t.Errorf("String() = %q, want the pattern", s)
-	}
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(k, prefix), "Prefix %q of %q", prefix, k)
+	require.True(t, strings.HasSuffix(prefix, "v9#"), "Prefix %q", prefix)
+	assert.Equal(t, tm.Pattern(), tm.String())
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Run the fuzzers one at a time, for example
@@ -76,9 +78,7 @@ func FuzzBuildParse(f *testing.F) {
 	f.Add(uint8(6), "#", "abc", "abc#STAGES", int64(1), uint64(1), int64(0), uint32(0), "abc#STAGES", "")
 	f.Fuzz(func(t *testing.T, shape uint8, d, a, b string, n int64, m uint64, sec int64, usec uint32, a2, b2 string) {
 		tm, err := fuzzTemplate(shape, d)
-		if err != nil {
-			t.Fatalf("pattern error is not an ErrPattern *Error: %v", err)
-		}
+		require.NoError(t, err, "a pattern error that is not an ErrPattern *Error")
 		if tm == nil {
 			return
 		}
@@ -87,68 +87,48 @@ func FuzzBuildParse(f *testing.F) {
 		key, err := tm.Build(values...)
 		if err != nil {
 			var ke *Error
-			if !errors.As(err, &ke) || !isOneOf(err, buildSentinels) {
-				t.Fatalf("Build(%q) error %v is not a *Error with a Build sentinel", values, err)
-			}
-			if ke.Template != tm.Pattern() || ke.Part == "" {
-				t.Fatalf("Build error %#v does not name template and part", ke)
-			}
+			require.ErrorAs(t, err, &ke, "Build(%q)", values)
+			require.True(t, isOneOf(err, buildSentinels), "Build(%q) error %v has a Build sentinel", values, err)
+			require.Equal(t, tm.Pattern(), ke.Template, "the Build error names its template")
+			require.NotEmpty(t, ke.Part, "the Build error names its part")
 			return
 		}
-		if len(key) > MaxSortKeyLength || !utf8.ValidString(key) {
-			t.Fatalf("Build wrote %d bytes, valid UTF-8 %v", len(key), utf8.ValidString(key))
-		}
+		require.LessOrEqual(t, len(key), MaxSortKeyLength, "Build wrote %q", key)
+		require.True(t, utf8.ValidString(key), "Build wrote valid UTF-8: %q", key)
 		parts, err := tm.Parse(key)
-		if err != nil {
-			t.Fatalf("Parse(Build(%q) = %q): %v", values, key, err)
-		}
-		if !tm.Match(key) {
-			t.Fatalf("Match(%q) = false", key)
-		}
+		require.NoError(t, err, "Parse(Build(%q) = %q)", values, key)
+		require.True(t, tm.Match(key), "Match(%q)", key)
 		for i, name := range tm.Names() {
 			switch want := values[i].(type) {
 			case string:
-				if got := parts.String(name); got != want {
-					t.Fatalf("part %s = %q, built from %q (key %q)", name, got, want, key)
-				}
+				require.Equal(t, want, parts.String(name), "part %s (key %q)", name, key)
 			case int64:
-				if got := parts.Int(name); int64(got) != want {
-					t.Fatalf("part %s = %d, built from %d", name, got, want)
-				}
+				require.Equal(t, want, int64(parts.Int(name)), "part %s", name)
 			case uint64:
-				if got := parts.Int(name); uint64(got) != want {
-					t.Fatalf("part %s = %d, built from %d", name, got, want)
-				}
+				require.Equal(t, want, uint64(parts.Int(name)), "part %s", name)
 			case time.Time:
-				if got := parts.Time(name); !got.Equal(want) || got.Location() != time.UTC {
-					t.Fatalf("part %s = %v, built from %v", name, got, want)
-				}
+				got := parts.Time(name)
+				require.True(t, got.Equal(want), "part %s = %v, built from %v", name, got, want)
+				require.Equal(t, time.UTC, got.Location(), "part %s", name)
 			}
 		}
-		if again, err := tm.Build(parts.Values()...); err != nil || again != key {
-			t.Fatalf("Build(Parse(%q).Values()) = %q, %v", key, again, err)
-		}
+		again, err := tm.Build(parts.Values()...)
+		require.NoError(t, err, "Build(Parse(%q).Values())", key)
+		require.Equal(t, key, again, "Build(Parse(%q).Values())", key)
 
 		other, otherErr := tm.Build(fuzzValues(tm, a2, b2, n, m, at)...)
 		otherParts, _ := tm.Parse(other)
 		for k := 0; k <= len(values); k++ {
 			p, err := tm.Prefix(values[:k]...)
-			if err != nil {
-				t.Fatalf("Prefix of %d accepted values: %v", k, err)
-			}
-			if !strings.HasPrefix(key, p) {
-				t.Fatalf("Prefix(%q) = %q is not a prefix of %q", values[:k], p, key)
-			}
+			require.NoError(t, err, "Prefix of %d accepted values", k)
+			require.True(t, strings.HasPrefix(key, p), "Prefix(%q) = %q is a prefix of %q", values[:k], p, key)
 			if otherErr != nil || !strings.HasPrefix(other, p) || k == len(values) {
 				continue
 			}
 			// other lies under the prefix of values[:k]: its first k
 			// parts must be those values.
 			for _, name := range tm.Names()[:k] {
-				if otherParts.String(name) != parts.String(name) {
-					t.Fatalf("%q lies under prefix %q but its part %s is %q, not %q",
-						other, p, name, otherParts.String(name), parts.String(name))
-				}
+				require.Equal(t, parts.String(name), otherParts.String(name), "%q lies under prefix %q: its part %s", other, p, name)
 			}
 		}
 	})
@@ -166,30 +146,23 @@ func FuzzParse(f *testing.F) {
 	f.Add(uint8(3), "#", "\xff")
 	f.Fuzz(func(t *testing.T, shape uint8, d, key string) {
 		tm, err := fuzzTemplate(shape, d)
-		if err != nil {
-			t.Fatalf("pattern error is not an ErrPattern *Error: %v", err)
-		}
+		require.NoError(t, err, "a pattern error that is not an ErrPattern *Error")
 		if tm == nil {
 			return
 		}
 		parts, err := tm.Parse(key)
 		if err != nil {
 			var ke *Error
-			if !errors.Is(err, ErrMismatch) || !errors.As(err, &ke) || ke.Value != key {
-				t.Fatalf("Parse(%q) error %v is not an ErrMismatch *Error", key, err)
-			}
-			if tm.Match(key) {
-				t.Fatalf("Match(%q) = true, Parse: %v", key, err)
-			}
+			require.ErrorIs(t, err, ErrMismatch, "Parse(%q)", key)
+			require.ErrorAs(t, err, &ke, "Parse(%q)", key)
+			require.Equal(t, key, ke.Value)
+			require.False(t, tm.Match(key), "Match(%q) where Parse failed: %v", key, err)
 			return
 		}
-		if !tm.Match(key) {
-			t.Fatalf("Match(%q) = false, Parse accepted it", key)
-		}
+		require.True(t, tm.Match(key), "Match(%q) where Parse accepted it", key)
 		again, err := tm.Build(parts.Values()...)
-		if err != nil || again != key {
-			t.Fatalf("Build(Parse(%q).Values()) = %q, %v", key, again, err)
-		}
+		require.NoError(t, err, "Build(Parse(%q).Values())", key)
+		require.Equal(t, key, again, "Build(Parse(%q).Values())", key)
 	})
 }
 

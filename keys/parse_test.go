@@ -1,52 +1,45 @@
 package keys
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseReadsSeedKeys(t *testing.T) {
 	p, err := jobSK.Parse("JOB#01#raw_analysis#001#2025-11-01T20:30:00.000000Z")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Int("order") != 1 || p.String("stageId") != "raw_analysis" || p.Int("execution") != 1 {
-		t.Errorf("parts = %d %q %d", p.Int("order"), p.String("stageId"), p.Int("execution"))
-	}
+	require.NoError(t, err)
+	assert.Equal(t, 1, p.Int("order"))
+	assert.Equal(t, "raw_analysis", p.String("stageId"))
+	assert.Equal(t, 1, p.Int("execution"))
 	want := time.Date(2025, 11, 1, 20, 30, 0, 0, time.UTC)
-	if got := p.Time("startedAt"); !got.Equal(want) || got.Location() != time.UTC {
-		t.Errorf("startedAt = %v, want %v in UTC", got, want)
-	}
-	if p.String("order") != "01" {
-		t.Errorf(`String("order") = %q, want the key's text "01"`, p.String("order"))
-	}
+	got := p.Time("startedAt")
+	assert.True(t, got.Equal(want), "startedAt = %v, want %v", got, want)
+	assert.Equal(t, time.UTC, got.Location())
+	assert.Equal(t, "01", p.String("order"), `String("order") is the key's text`)
 
 	p, err = tagSK.Parse("T:prod:P:pipeline-123")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.String("value") != "prod" || p.String("pipelineId") != "pipeline-123" {
-		t.Errorf("tag parts = %q %q", p.String("value"), p.String("pipelineId"))
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "prod", p.String("value"))
+	assert.Equal(t, "pipeline-123", p.String("pipelineId"))
 }
 
 func TestPartsUnknownNamesAndKindsGiveZeroValues(t *testing.T) {
 	p, err := stageSK.Parse("STAGE#07#s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.String("nope") != "" || p.Int("nope") != 0 || !p.Time("nope").IsZero() {
-		t.Error("unknown name gave a non-zero value")
-	}
-	if p.Int("stageId") != 0 || !p.Time("order").IsZero() {
-		t.Error("a part read as another kind gave a non-zero value")
-	}
+	require.NoError(t, err)
+	assert.Empty(t, p.String("nope"), "an unknown name")
+	assert.Zero(t, p.Int("nope"), "an unknown name")
+	assert.True(t, p.Time("nope").IsZero(), "an unknown name")
+	assert.Zero(t, p.Int("stageId"), "a part read as another kind")
+	assert.True(t, p.Time("order").IsZero(), "a part read as another kind")
 	var zero Parts
-	if zero.String("a") != "" || zero.Int("a") != 0 || !zero.Time("a").IsZero() || zero.Values() != nil {
-		t.Error("zero Parts is not empty")
-	}
+	assert.Empty(t, zero.String("a"), "zero Parts")
+	assert.Zero(t, zero.Int("a"), "zero Parts")
+	assert.True(t, zero.Time("a").IsZero(), "zero Parts")
+	assert.Nil(t, zero.Values(), "zero Parts")
 }
 
 func TestParseRejectsKeysOfAnotherShape(t *testing.T) {
@@ -83,19 +76,14 @@ func TestParseRejectsKeysOfAnotherShape(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, err := tt.tmpl.Parse(tt.key)
-			if !errors.Is(err, ErrMismatch) {
-				t.Fatalf("Parse(%q) = %v, %v; want ErrMismatch", tt.key, p.Values(), err)
-			}
+			require.ErrorIs(t, err, ErrMismatch, "Parse(%q) = %v", tt.key, p.Values())
 			var ke *Error
-			if !errors.As(err, &ke) || ke.Template != tt.tmpl.Pattern() || ke.Value != tt.key || ke.Part != tt.part {
-				t.Fatalf("error %#v, want Template %q, Value %q, Part %q", err, tt.tmpl.Pattern(), tt.key, tt.part)
-			}
-			if p.Values() != nil {
-				t.Errorf("failed Parse returned parts %v", p.Values())
-			}
-			if tt.tmpl.Match(tt.key) {
-				t.Errorf("Match(%q) = true, Parse failed", tt.key)
-			}
+			require.ErrorAs(t, err, &ke)
+			require.Equal(t, tt.tmpl.Pattern(), ke.Template)
+			require.Equal(t, tt.key, ke.Value)
+			require.Equal(t, tt.part, ke.Part)
+			assert.Nil(t, p.Values(), "a failed Parse returns no parts")
+			assert.False(t, tt.tmpl.Match(tt.key), "Match(%q) where Parse failed", tt.key)
 		})
 	}
 }
@@ -103,9 +91,7 @@ func TestParseRejectsKeysOfAnotherShape(t *testing.T) {
 func TestParseErrorSaysWhereKeyDiffers(t *testing.T) {
 	_, err := stageSK.Parse("STAGE#1x#raw")
 	want := `keys: STAGE#{order:02d}#{stageId}: part "order": "STAGE#1x#raw" does not match: no 2-digit number at byte 6`
-	if err == nil || err.Error() != want {
-		t.Fatalf("error = %v\nwant    %s", err, want)
-	}
+	require.EqualError(t, err, want)
 }
 
 func TestPartsValuesRebuildTheKey(t *testing.T) {
@@ -115,12 +101,9 @@ func TestPartsValuesRebuildTheKey(t *testing.T) {
 		"JOB#00#é#123#0000-01-01T00:00:00.000000Z",
 	} {
 		p, err := jobSK.Parse(key)
-		if err != nil {
-			t.Fatalf("Parse(%q): %v", key, err)
-		}
+		require.NoError(t, err, "Parse(%q)", key)
 		got, err := jobSK.Build(p.Values()...)
-		if err != nil || got != key {
-			t.Fatalf("Build(Parse(%q).Values()) = %q, %v", key, got, err)
-		}
+		require.NoError(t, err, "Build(Parse(%q).Values())", key)
+		require.Equal(t, key, got, "Build(Parse(%q).Values())", key)
 	}
 }

@@ -1,12 +1,14 @@
 package keys
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The seeds' key shapes, as the entity packages declare them.
@@ -69,15 +71,9 @@ func TestBuildWritesSeedKeys(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := tt.tmpl.Build(tt.values...)
-			if err != nil {
-				t.Fatalf("Build(%v): %v", tt.values, err)
-			}
-			if got != tt.want {
-				t.Fatalf("Build(%v) = %q, want %q", tt.values, got, tt.want)
-			}
-			if !tt.tmpl.Match(got) {
-				t.Fatalf("Match(%q) = false for a key Build wrote", got)
-			}
+			require.NoError(t, err, "Build(%v)", tt.values)
+			require.Equal(t, tt.want, got, "Build(%v)", tt.values)
+			require.True(t, tt.tmpl.Match(got), "Match(%q) for a key Build wrote", got)
 		})
 	}
 }
@@ -118,31 +114,20 @@ func TestBuildRejectsBadParts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := tt.tmpl.Build(tt.values...)
-			if err == nil {
-				t.Fatalf("Build(%q) = %q, want error %v", tt.values, got, tt.sentinel)
-			}
-			if got != "" {
-				t.Errorf("Build returned %q with its error; want no key", got)
-			}
-			if !errors.Is(err, tt.sentinel) {
-				t.Fatalf("Build error %v is not %v", err, tt.sentinel)
-			}
+			require.Error(t, err, "Build(%q) = %q", tt.values, got)
+			assert.Empty(t, got, "Build returns no key with its error")
+			require.ErrorIs(t, err, tt.sentinel)
 			var ke *Error
-			if !errors.As(err, &ke) {
-				t.Fatalf("Build error %T is not *keys.Error", err)
-			}
-			if ke.Template != tt.tmpl.Pattern() || ke.Part != tt.part || ke.Value != tt.value {
-				t.Errorf("Error{Template %q, Part %q, Value %q}, want {%q, %q, %q}",
-					ke.Template, ke.Part, ke.Value, tt.tmpl.Pattern(), tt.part, tt.value)
-			}
-			if !strings.Contains(err.Error(), tt.tmpl.Pattern()) || !strings.Contains(err.Error(), `"`+tt.part+`"`) {
-				t.Errorf("message %q does not name template and part", err)
-			}
+			require.ErrorAs(t, err, &ke)
+			assert.Equal(t, tt.tmpl.Pattern(), ke.Template)
+			assert.Equal(t, tt.part, ke.Part)
+			assert.Equal(t, tt.value, ke.Value)
+			assert.Contains(t, err.Error(), tt.tmpl.Pattern(), "the message names the template")
+			assert.Contains(t, err.Error(), `"`+tt.part+`"`, "the message names the part")
 			// The same value is refused by Prefix too, so no query is sent
 			// with it either.
-			if _, err := tt.tmpl.Prefix(tt.values...); !errors.Is(err, tt.sentinel) {
-				t.Errorf("Prefix error %v, want %v", err, tt.sentinel)
-			}
+			_, err = tt.tmpl.Prefix(tt.values...)
+			assert.ErrorIs(t, err, tt.sentinel, "Prefix")
 		})
 	}
 }
@@ -150,21 +135,16 @@ func TestBuildRejectsBadParts(t *testing.T) {
 func TestBuildOverflowMessageNamesTemplatePartAndValue(t *testing.T) {
 	_, err := stageSK.Build(100, "raw_analysis")
 	want := `keys: STAGE#{order:02d}#{stageId}: part "order": 100 does not fit width 2`
-	if err == nil || err.Error() != want {
-		t.Fatalf("error = %v, want %s", err, want)
-	}
+	require.EqualError(t, err, want)
 }
 
 func TestBuildRejectsWrongNumberOfValues(t *testing.T) {
 	for _, values := range [][]any{nil, {1}, {1, "s", "extra"}} {
 		_, err := stageSK.Build(values...)
-		if !errors.Is(err, ErrArity) {
-			t.Errorf("Build(%v) error %v, want ErrArity", values, err)
-		}
+		assert.ErrorIs(t, err, ErrArity, "Build(%v)", values)
 	}
-	if _, err := metadataSK.Build("x"); !errors.Is(err, ErrArity) {
-		t.Errorf("literal-only Build(x) error %v, want ErrArity", err)
-	}
+	_, err := metadataSK.Build("x")
+	assert.ErrorIs(t, err, ErrArity, "literal-only Build(x)")
 }
 
 func TestBuildKeyLengthLimits(t *testing.T) {
@@ -175,17 +155,15 @@ func TestBuildKeyLengthLimits(t *testing.T) {
 		max  int
 	}{{pk, 2048}, {sk, 1024}} {
 		fits := strings.Repeat("a", tt.max-2)
-		if k, err := tt.tmpl.Build(fits); err != nil || len(k) != tt.max {
-			t.Errorf("%s: %d-byte key: %v, want accepted", tt.tmpl, tt.max, err)
+		k, err := tt.tmpl.Build(fits)
+		if assert.NoError(t, err, "%s: %d-byte key", tt.tmpl, tt.max) {
+			assert.Len(t, k, tt.max)
 		}
-		_, err := tt.tmpl.Build(fits + "a")
-		if !errors.Is(err, ErrTooLong) {
-			t.Errorf("%s: %d-byte key: error %v, want ErrTooLong", tt.tmpl, tt.max+1, err)
-		}
+		_, err = tt.tmpl.Build(fits + "a")
+		assert.ErrorIs(t, err, ErrTooLong, "%s: %d-byte key", tt.tmpl, tt.max+1)
 		// Bytes count, not runes: "é" is two bytes.
-		if _, err := tt.tmpl.Build(strings.Repeat("é", tt.max/2)); !errors.Is(err, ErrTooLong) {
-			t.Errorf("%s: multi-byte key over the limit: error %v, want ErrTooLong", tt.tmpl, err)
-		}
+		_, err = tt.tmpl.Build(strings.Repeat("é", tt.max/2))
+		assert.ErrorIs(t, err, ErrTooLong, "%s: multi-byte key over the limit", tt.tmpl)
 	}
 }
 
@@ -193,11 +171,9 @@ func TestIntWidthKeepsSortOrder(t *testing.T) {
 	var prev string
 	for n := 0; n <= 99; n++ {
 		k, err := stageSK.Build(n, "s")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if prev != "" && k <= prev {
-			t.Fatalf("key for %d (%q) does not sort after %q", n, k, prev)
+		require.NoError(t, err)
+		if prev != "" {
+			require.Greater(t, k, prev, "key for %d sorts after the one before", n)
 		}
 		prev = k
 	}
@@ -216,11 +192,9 @@ func TestTimePartsSortByTime(t *testing.T) {
 	var prev string
 	for _, tm := range times {
 		k, err := jobSK.Build(1, "s", 1, tm)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if prev != "" && k <= prev {
-			t.Fatalf("key for %v (%q) does not sort after %q", tm, k, prev)
+		require.NoError(t, err)
+		if prev != "" {
+			require.Greater(t, k, prev, "key for %v sorts after the one before", tm)
 		}
 		prev = k
 	}
@@ -249,35 +223,22 @@ func TestPrefix(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := tt.tmpl.Prefix(tt.values...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != tt.want {
-				t.Fatalf("Prefix(%v) = %q, want %q", tt.values, got, tt.want)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got, "Prefix(%v)", tt.values)
 		})
 	}
-	if _, err := stageSK.Prefix(1, "s", "x"); !errors.Is(err, ErrArity) {
-		t.Errorf("Prefix with too many values: %v, want ErrArity", err)
-	}
+	_, err := stageSK.Prefix(1, "s", "x")
+	assert.ErrorIs(t, err, ErrArity, "Prefix with too many values")
 }
 
 func TestPrefixNeverMatchesLongerValue(t *testing.T) {
 	p, err := ruleSK.Prefix("raw_analysis")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	other, err := ruleSK.Build("raw_analysis_2", 1, "r")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasPrefix(other, p) {
-		t.Fatalf("prefix %q matches %q, a rule of another stage", p, other)
-	}
+	require.NoError(t, err)
+	assert.False(t, strings.HasPrefix(other, p), "prefix %q matches %q, a rule of another stage", p, other)
 	own, _ := ruleSK.Build("raw_analysis", 1, "r")
-	if !strings.HasPrefix(own, p) {
-		t.Fatalf("prefix %q does not match its own rule %q", p, own)
-	}
+	assert.True(t, strings.HasPrefix(own, p), "prefix %q matches its own rule %q", p, own)
 }
 
 // A user id like "abc#STAGE" must never become a key inside another
@@ -286,18 +247,13 @@ func TestPrefixNeverMatchesLongerValue(t *testing.T) {
 // inside another stage's rules.
 func TestUserIDCannotReachAnotherEntitysRange(t *testing.T) {
 	for _, id := range []string{"abc#STAGES", "abc#", "#abc", "a#b#c"} {
-		if k, err := journeyPK.Build(id); err == nil {
-			t.Errorf("journeyPK.Build(%q) = %q; want ErrDelimiter", id, k)
-		}
+		k, err := journeyPK.Build(id)
+		assert.Error(t, err, "journeyPK.Build(%q) = %q", id, k)
 	}
 	stages, _ := journeyStages.Build("abc")
-	if journeyPK.Match(stages) {
-		t.Errorf("journeyPK matches %q, the GSI key of the stages list", stages)
-	}
+	assert.False(t, journeyPK.Match(stages), "journeyPK matches %q, the GSI key of the stages list", stages)
 	plain, _ := journeyPK.Build("abc")
-	if journeyStages.Match(plain) {
-		t.Errorf("journeyStages matches %q, a journey key", plain)
-	}
+	assert.False(t, journeyStages.Match(plain), "journeyStages matches %q, a journey key", plain)
 	// Each seed sort key shape reads only its own keys.
 	built := map[*Template]string{}
 	at := mustTime("2025-11-01T20:30:00Z")
@@ -308,8 +264,8 @@ func TestUserIDCannotReachAnotherEntitysRange(t *testing.T) {
 	built[metadataSK], _ = metadataSK.Build()
 	for a, key := range built {
 		for b := range built {
-			if a != b && b.Match(key) {
-				t.Errorf("%s matches %q, a key of %s", b, key, a)
+			if a != b {
+				assert.False(t, b.Match(key), "%s matches %q, a key of %s", b, key, a)
 			}
 		}
 	}
@@ -320,22 +276,19 @@ func TestMultiByteDelimiterValueCannotRunIntoDelimiter(t *testing.T) {
 	// "x:" followed by "::" reads as "x" then ":::", so it is refused.
 	for _, v := range []string{"x:", "x::y", "::"} {
 		k, err := tm.Build(v, "b")
-		if !errors.Is(err, ErrDelimiter) {
-			t.Errorf("Build(%q) = %q, %v; want ErrDelimiter", v, k, err)
-		}
-		if v == "x:" && (err == nil || !strings.Contains(err.Error(), "runs into the delimiter")) {
-			t.Errorf("error for %q = %v, want it to say the value runs into the delimiter", v, err)
+		assert.ErrorIs(t, err, ErrDelimiter, "Build(%q) = %q", v, k)
+		if v == "x:" && assert.Error(t, err) {
+			assert.Contains(t, err.Error(), "runs into the delimiter", "the error for %q", v)
 		}
 	}
 	for _, v := range []string{":x", "x:y", "x"} {
 		k, err := tm.Build(v, "b")
-		if err != nil {
-			t.Errorf("Build(%q): %v", v, err)
+		if !assert.NoError(t, err, "Build(%q)", v) {
 			continue
 		}
 		p, err := tm.Parse(k)
-		if err != nil || p.String("a") != v {
-			t.Errorf("Parse(%q) = %q, %v; want a=%q", k, p.String("a"), err, v)
+		if assert.NoError(t, err, "Parse(%q)", k) {
+			assert.Equal(t, v, p.String("a"), "Parse(%q)", k)
 		}
 	}
 }
@@ -344,19 +297,12 @@ func TestTimeWithColonDelimiterIsFixedWidth(t *testing.T) {
 	tm := MustSort("E:{at:time}:{id}", WithDelimiter(":"))
 	at := time.Date(2025, 11, 1, 20, 30, 15, 234567000, time.UTC)
 	k, err := tm.Build(at, "e1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if k != "E:2025-11-01T20:30:15.234567Z:e1" {
-		t.Fatalf("Build = %q", k)
-	}
+	require.NoError(t, err)
+	require.Equal(t, "E:2025-11-01T20:30:15.234567Z:e1", k)
 	p, err := tm.Parse(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !p.Time("at").Equal(at) || p.String("id") != "e1" {
-		t.Fatalf("Parse(%q) = %v, %q", k, p.Time("at"), p.String("id"))
-	}
+	require.NoError(t, err)
+	assert.True(t, p.Time("at").Equal(at), "Parse(%q) at = %v", k, p.Time("at"))
+	assert.Equal(t, "e1", p.String("id"))
 }
 
 func TestPatternErrors(t *testing.T) {
@@ -394,19 +340,16 @@ func TestPatternErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Sort(tt.pattern, WithDelimiter(tt.delim))
-			if !errors.Is(err, ErrPattern) {
-				t.Fatalf("Sort(%q, %q) error %v, want ErrPattern", tt.pattern, tt.delim, err)
-			}
+			require.ErrorIs(t, err, ErrPattern, "Sort(%q, %q)", tt.pattern, tt.delim)
 			var ke *Error
-			if !errors.As(err, &ke) || ke.Template != tt.pattern || ke.Part != tt.part {
-				t.Fatalf("error %#v, want Template %q Part %q", err, tt.pattern, tt.part)
-			}
+			require.ErrorAs(t, err, &ke)
+			require.Equal(t, tt.pattern, ke.Template)
+			require.Equal(t, tt.part, ke.Part)
 		})
 	}
 	// The same 1025-byte literal is a fine partition key.
-	if _, err := Partition(strings.Repeat("L", 1025)); err != nil {
-		t.Errorf("1025-byte partition pattern: %v", err)
-	}
+	_, err := Partition(strings.Repeat("L", 1025))
+	assert.NoError(t, err, "1025-byte partition pattern")
 }
 
 func TestMustPanicsOnBadPattern(t *testing.T) {
@@ -418,8 +361,8 @@ func TestMustPanicsOnBadPattern(t *testing.T) {
 			defer func() {
 				r := recover()
 				err, ok := r.(error)
-				if !ok || !errors.Is(err, ErrPattern) {
-					t.Errorf("%s panicked with %v, want an ErrPattern error", name, r)
+				if assert.True(t, ok, "%s panicked with %v, want an error", name, r) {
+					assert.ErrorIs(t, err, ErrPattern, name)
 				}
 			}()
 			f()
@@ -428,47 +371,31 @@ func TestMustPanicsOnBadPattern(t *testing.T) {
 }
 
 func TestTemplateAccessors(t *testing.T) {
-	if got := jobSK.Pattern(); got != "JOB#{order:02d}#{stageId}#{execution:03d}#{startedAt:time}" {
-		t.Errorf("Pattern() = %q", got)
-	}
+	assert.Equal(t, "JOB#{order:02d}#{stageId}#{execution:03d}#{startedAt:time}", jobSK.Pattern())
 	names := jobSK.Names()
-	want := []string{"order", "stageId", "execution", "startedAt"}
-	if strings.Join(names, ",") != strings.Join(want, ",") {
-		t.Errorf("Names() = %v, want %v", names, want)
-	}
+	require.Equal(t, []string{"order", "stageId", "execution", "startedAt"}, names)
 	names[0] = "changed"
-	if jobSK.Names()[0] != "order" {
-		t.Error("changing the slice Names returned changed the template")
-	}
-	if tagSK.Delimiter() != ":" || stageSK.Delimiter() != "#" {
-		t.Errorf("Delimiter() = %q, %q", tagSK.Delimiter(), stageSK.Delimiter())
-	}
-	if journeyPK.MaxLength() != 2048 || stageSK.MaxLength() != 1024 {
-		t.Errorf("MaxLength() = %d, %d", journeyPK.MaxLength(), stageSK.MaxLength())
-	}
-	if len(metadataSK.Names()) != 0 {
-		t.Errorf("literal-only Names() = %v", metadataSK.Names())
-	}
+	assert.Equal(t, "order", jobSK.Names()[0], "changing the slice Names returned changes not the template")
+	assert.Equal(t, ":", tagSK.Delimiter())
+	assert.Equal(t, "#", stageSK.Delimiter())
+	assert.Equal(t, 2048, journeyPK.MaxLength())
+	assert.Equal(t, 1024, stageSK.MaxLength())
+	assert.Empty(t, metadataSK.Names(), "literal-only Names()")
 }
 
 func TestBuildAllocatesOnlyTheKey(t *testing.T) {
 	at := mustTime("2025-11-01T20:30:15.234567Z")
 	values := []any{1, "raw_analysis", 1, at}
 	allocs := testing.AllocsPerRun(100, func() {
-		if _, err := jobSK.Build(values...); err != nil {
-			t.Fatal(err)
-		}
+		_, err := jobSK.Build(values...)
+		require.NoError(t, err)
 	})
-	if allocs > 1 {
-		t.Errorf("Build allocates %v times, want 1 (the key)", allocs)
-	}
+	assert.LessOrEqual(t, allocs, 1.0, "Build allocates the key only")
 	allocs = testing.AllocsPerRun(100, func() {
 		jobSK.Match("JOB#01#raw_analysis#001#2025-11-01T20:30:15.234567Z")
 		jobSK.Match("STAGE#01#raw_analysis")
 	})
-	if allocs > 0 {
-		t.Errorf("Match allocates %v times, want 0", allocs)
-	}
+	assert.Zero(t, allocs, "Match allocates")
 }
 
 // delimFree must agree with its definition, the first occurrence of the
@@ -494,9 +421,7 @@ func TestDelimFreeMatchesDefinition(t *testing.T) {
 		tm := &Template{delim: d, overlaps: delimOverlaps(d)}
 		for _, v := range all {
 			want := strings.Index(v+d, d) == len(v)
-			if got := tm.delimFree(v); got != want {
-				t.Fatalf("delimFree(%q) with delimiter %q = %v, want %v", v, d, got, want)
-			}
+			require.Equal(t, want, tm.delimFree(v), "delimFree(%q) with delimiter %q", v, d)
 		}
 	}
 }
@@ -528,8 +453,6 @@ func TestTemplateConcurrentUse(t *testing.T) {
 		}(g)
 	}
 	for g := 0; g < 4; g++ {
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
+		assert.NoError(t, <-done)
 	}
 }

@@ -1,10 +1,12 @@
 package keys
 
 import (
-	"errors"
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestFormatTimeIsFixedWidth(t *testing.T) {
@@ -23,23 +25,15 @@ func TestFormatTimeIsFixedWidth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := FormatTime(tt.in)
-		if got != tt.want {
-			t.Errorf("FormatTime(%v) = %q, want %q", tt.in, got, tt.want)
-		}
-		if len(got) != len(TimeLayout) {
-			t.Errorf("FormatTime(%v) is %d bytes, want %d", tt.in, len(got), len(TimeLayout))
-		}
-		if std := tt.in.UTC().Format(TimeLayout); std != got {
-			t.Errorf("FormatTime(%v) = %q, time.Format gives %q", tt.in, got, std)
-		}
+		assert.Equal(t, tt.want, got, "FormatTime(%v)", tt.in)
+		assert.Len(t, got, len(TimeLayout), "FormatTime(%v)", tt.in)
+		assert.Equal(t, tt.in.UTC().Format(TimeLayout), got, "FormatTime(%v) against time.Format", tt.in)
 	}
 }
 
 func TestFormatTimeOutOfRangeYearsFallBackToTimeFormat(t *testing.T) {
 	tm := time.Date(12345, 1, 1, 0, 0, 0, 0, time.UTC)
-	if got := FormatTime(tm); got != tm.Format(TimeLayout) {
-		t.Errorf("FormatTime(%v) = %q", tm, got)
-	}
+	assert.Equal(t, tm.Format(TimeLayout), FormatTime(tm))
 }
 
 func TestParseTimeRoundTrips(t *testing.T) {
@@ -51,15 +45,9 @@ func TestParseTimeRoundTrips(t *testing.T) {
 		"2024-02-29T12:00:00.000001Z",
 	} {
 		tm, err := ParseTime(s)
-		if err != nil {
-			t.Fatalf("ParseTime(%q): %v", s, err)
-		}
-		if tm.Location() != time.UTC {
-			t.Errorf("ParseTime(%q) location %v, want UTC", s, tm.Location())
-		}
-		if got := FormatTime(tm); got != s {
-			t.Errorf("FormatTime(ParseTime(%q)) = %q", s, got)
-		}
+		require.NoError(t, err, "ParseTime(%q)", s)
+		assert.Equal(t, time.UTC, tm.Location(), "ParseTime(%q)", s)
+		assert.Equal(t, s, FormatTime(tm), "FormatTime(ParseTime(%q))", s)
 	}
 }
 
@@ -83,9 +71,8 @@ func TestParseTimeRejectsOtherForms(t *testing.T) {
 		"+025-11-01T20:30:00.000000Z",
 		"2025-11-01T20:30:00.00000aZ",
 	} {
-		if tm, err := ParseTime(s); !errors.Is(err, ErrMismatch) {
-			t.Errorf("ParseTime(%q) = %v, %v; want ErrMismatch", s, tm, err)
-		}
+		tm, err := ParseTime(s)
+		assert.ErrorIs(t, err, ErrMismatch, "ParseTime(%q) = %v", s, tm)
 	}
 }
 
@@ -99,12 +86,9 @@ func TestFormatTimeAgreesWithTimeFormat(t *testing.T) {
 	for i := 0; i < 20000; i++ {
 		tm := time.UnixMicro(lo + r.Int64N(hi-lo+1))
 		got, want := FormatTime(tm), tm.UTC().Format(TimeLayout)
-		if got != want {
-			t.Fatalf("FormatTime(%v) = %q, time.Format gives %q", tm, got, want)
-		}
+		require.Equal(t, want, got, "FormatTime(%v) against time.Format", tm)
 		back, err := ParseTime(got)
-		if err != nil || !back.Equal(tm) {
-			t.Fatalf("ParseTime(%q) = %v, %v; want %v", got, back, err, tm)
-		}
+		require.NoError(t, err, "ParseTime(%q)", got)
+		require.True(t, back.Equal(tm), "ParseTime(%q) = %v, want %v", got, back, tm)
 	}
 }

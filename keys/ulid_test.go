@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // Ids made in one millisecond by many goroutines are all distinct, and
@@ -23,21 +25,15 @@ func TestULIDsAreUniqueAndSortInCreationOrder(t *testing.T) {
 			for range 500 {
 				mine = append(mine, next(at))
 			}
-			if !slices.IsSorted(mine) {
-				t.Error("ids from one goroutine do not sort in creation order")
-			}
+			assert.True(t, slices.IsSorted(mine), "ids from one goroutine sort in creation order")
 			mu.Lock()
 			for _, id := range mine {
-				if seen[id] {
-					t.Errorf("duplicate id %s", id)
-				}
+				assert.False(t, seen[id], "duplicate id %s", id)
 				seen[id] = true
 			}
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
-	if len(seen) != 4000 {
-		t.Fatalf("%d distinct ids, want 4000", len(seen))
-	}
+	assert.Len(t, seen, 4000, "distinct ids")
 }
