@@ -2,9 +2,11 @@ package table
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestBackoffDelayStaysWithinExponentialWindow(t *testing.T) {
@@ -15,37 +17,26 @@ func TestBackoffDelayStaysWithinExponentialWindow(t *testing.T) {
 		var top time.Duration
 		for range 2000 {
 			d := b.delay(n)
-			if d < 0 || d >= w {
-				t.Fatalf("delay(%d) = %v, want in [0, %v)", n, d, w)
-			}
+			require.GreaterOrEqual(t, d, time.Duration(0), "delay(%d)", n)
+			require.Less(t, d, w, "delay(%d)", n)
 			top = max(top, d)
 		}
 		// Full jitter spreads over the whole window, not just its start.
-		if top < w/2 {
-			t.Errorf("delay(%d) never exceeded %v in 2000 draws (window %v)", n, top, w)
-		}
+		assert.GreaterOrEqual(t, top, w/2, "delay(%d): the largest of 2000 draws (window %v)", n, w)
 	}
-	if d := b.delay(1000); d >= b.Max {
-		t.Fatalf("delay(1000) = %v, want below Max %v", d, b.Max)
-	}
+	assert.Less(t, b.delay(1000), b.Max, "delay(1000) stays below Max")
 }
 
 func TestBackoffSleepEndsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	b := Backoff{Initial: time.Hour, Max: time.Hour}
-	if err := b.sleep(ctx, 3); !errors.Is(err, context.Canceled) {
-		t.Fatalf("sleep on a canceled context = %v, want context.Canceled", err)
-	}
+	assert.ErrorIs(t, b.sleep(ctx, 3), context.Canceled, "sleep on a canceled context")
 }
 
 func TestNewAppliesDefaultBackoff(t *testing.T) {
 	tbl := New(nil, thingsSchema)
-	if tbl.opts.Backoff != (Backoff{Initial: 20 * time.Millisecond, Max: 2 * time.Second}) {
-		t.Fatalf("default backoff = %+v", tbl.opts.Backoff)
-	}
+	assert.Equal(t, Backoff{Initial: 20 * time.Millisecond, Max: 2 * time.Second}, tbl.opts.Backoff, "default backoff")
 	tbl = New(nil, thingsSchema, func(o *Options) { o.Backoff = Backoff{Initial: time.Second, Max: time.Millisecond} })
-	if tbl.opts.Backoff.Max < tbl.opts.Backoff.Initial {
-		t.Fatalf("Max below Initial kept: %+v", tbl.opts.Backoff)
-	}
+	assert.GreaterOrEqual(t, tbl.opts.Backoff.Max, tbl.opts.Backoff.Initial, "Max below Initial is not kept: %+v", tbl.opts.Backoff)
 }

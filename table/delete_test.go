@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestDeleteRejectsBadInputBeforeSending(t *testing.T) {
@@ -20,22 +23,14 @@ func TestDeleteRejectsBadInputBeforeSending(t *testing.T) {
 	mustInputError(t, tbl.Delete(ctx, tbl.Key("a", "b"), ReturnOld(v)))
 	mustInputError(t, tbl.Delete(ctx, tbl.Key("a", "b"), IfExists(), IfNotExists()))
 	mustInputError(t, tbl.Delete(ctx, tbl.Key("a", "b"), If(expression.ConditionBuilder{})))
-	if c.total() != 0 {
-		t.Fatalf("%d calls sent for bad input", c.total())
-	}
+	assert.Zero(t, c.total(), "calls sent for bad input")
 }
 
 func TestDeleteRemovesTheItem(t *testing.T) {
 	db := newMemDB()
 	tbl := New(db, thingsSchema)
 	ctx := context.Background()
-	if err := tbl.Put(ctx, thing{PK: "a", SK: "b"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := tbl.Delete(ctx, tbl.Key("a", "b")); err != nil {
-		t.Fatal(err)
-	}
-	if db.len() != 0 {
-		t.Fatal("item still stored")
-	}
+	require.NoError(t, tbl.Put(ctx, thing{PK: "a", SK: "b"}))
+	require.NoError(t, tbl.Delete(ctx, tbl.Key("a", "b")))
+	assert.Zero(t, db.len(), "items still stored")
 }

@@ -2,11 +2,13 @@ package table
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // badKeys are keys every call taking a Key must refuse before sending.
@@ -35,9 +37,7 @@ func TestGetRejectsBadInputBeforeSending(t *testing.T) {
 	for name, key := range badKeys(tbl) {
 		var out thing
 		ie := mustInputError(t, tbl.Get(ctx, key, &out))
-		if ie.Field == "" {
-			t.Errorf("%s: error names no field: %v", name, ie)
-		}
+		assert.NotEmpty(t, ie.Field, "%s: the error names its field: %v", name, ie)
 	}
 	var notPtr thing
 	mustInputError(t, tbl.Get(ctx, tbl.Key("a", "b"), notPtr))
@@ -45,36 +45,27 @@ func TestGetRejectsBadInputBeforeSending(t *testing.T) {
 	mustInputError(t, tbl.Get(ctx, tbl.Key("a", "b"), (*thing)(nil)))
 	bad := expression.ProjectionBuilder{}
 	mustInputError(t, tbl.Get(ctx, tbl.Key("a", "b"), &notPtr, func(o *GetOptions) { o.Projection = &bad }))
-	if c.total() != 0 {
-		t.Fatalf("%d calls sent for bad input", c.total())
-	}
+	assert.Zero(t, c.total(), "calls sent for bad input")
 }
 
 func TestGetMissingItemIsNotFoundNamingTheKey(t *testing.T) {
 	tbl := New(newMemDB(), thingsSchema)
 	var out thing
 	err := tbl.Get(context.Background(), tbl.Key("USER#1", "JOB#9"), &out)
-	if !errors.Is(err, ErrNotFound) {
-		t.Fatalf("err = %v, want ErrNotFound", err)
-	}
-	if want := `table: get Things (pk="USER#1", sk="JOB#9"): item not found`; err.Error() != want {
-		t.Fatalf("message = %q, want %q", err, want)
-	}
+	require.ErrorIs(t, err, ErrNotFound)
+	require.EqualError(t, err, `table: get Things (pk="USER#1", sk="JOB#9"): item not found`)
 }
 
 func TestGetIntoItemOrStruct(t *testing.T) {
 	db := newMemDB()
 	tbl := New(db, thingsSchema)
 	ctx := context.Background()
-	if err := tbl.Put(ctx, thing{PK: "a", SK: "b", Name: "n", Count: 3}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tbl.Put(ctx, thing{PK: "a", SK: "b", Name: "n", Count: 3}))
 	var th thing
-	if err := tbl.Get(ctx, tbl.Key("a", "b"), &th); err != nil || th.Count != 3 {
-		t.Fatalf("struct: %+v, %v", th, err)
-	}
+	require.NoError(t, tbl.Get(ctx, tbl.Key("a", "b"), &th))
+	require.Equal(t, 3, th.Count, "struct")
 	var it Item
-	if err := tbl.Get(ctx, tbl.Key("a", "b"), &it); err != nil || it["name"].(*types.AttributeValueMemberS).Value != "n" {
-		t.Fatalf("item: %v, %v", it, err)
-	}
+	require.NoError(t, tbl.Get(ctx, tbl.Key("a", "b"), &it))
+	require.IsType(t, &types.AttributeValueMemberS{}, it["name"])
+	require.Equal(t, "n", it["name"].(*types.AttributeValueMemberS).Value, "item")
 }

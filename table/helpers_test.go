@@ -11,6 +11,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/stretchr/testify/require"
 )
 
 // thingsSchema is the schema most tests use: a string partition and sort
@@ -336,8 +338,7 @@ func (m *memDB) Scan(_ context.Context, in *dynamodb.ScanInput, _ ...func(*dynam
 func mustInputError(t *testing.T, err error) *InputError {
 	t.Helper()
 	var ie *InputError
-	if !errors.As(err, &ie) || !errors.Is(err, ErrInvalidInput) {
-		t.Fatalf("err = %v (%T), want *InputError", err, err)
-	}
+	require.ErrorAs(t, err, &ie)
+	require.ErrorIs(t, err, ErrInvalidInput)
 	return ie
 }

@@ -4,41 +4,35 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestMarshalUnmarshalRoundTrip(t *testing.T) {
 	in := thing{PK: "a", SK: "b", Name: "n", Count: 5}
 	item, err := Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := item["gsi1pk"]; ok {
-		t.Fatal("omitempty index key was stored: it would put the item in the sparse index")
-	}
+	require.NoError(t, err)
+	require.NotContains(t, item, "gsi1pk", "an omitempty index key stored would put the item in the sparse index")
 	var out thing
-	if err := Unmarshal(item, &out); err != nil || out != in {
-		t.Fatalf("round trip = %+v, %v", out, err)
-	}
+	require.NoError(t, Unmarshal(item, &out))
+	require.Equal(t, in, out, "round trip")
 	ptr, err := Marshal(&in)
-	if err != nil || len(ptr) != len(item) {
-		t.Fatalf("pointer: %v, %v", ptr, err)
-	}
+	require.NoError(t, err, "pointer")
+	require.Len(t, ptr, len(item), "pointer")
 }
 
 func TestMarshalPassesItemsThrough(t *testing.T) {
 	item := Item{"pk": &types.AttributeValueMemberS{Value: "a"}}
 	got, err := Marshal(item)
-	if err != nil || got["pk"] != item["pk"] {
-		t.Fatalf("Marshal(Item) = %v, %v", got, err)
-	}
+	require.NoError(t, err, "Marshal(Item)")
+	require.Same(t, item["pk"], got["pk"], "Marshal(Item)")
 	got, err = Marshal(Key(item))
-	if err != nil || got["pk"] != item["pk"] {
-		t.Fatalf("Marshal(Key) = %v, %v", got, err)
-	}
+	require.NoError(t, err, "Marshal(Key)")
+	require.Same(t, item["pk"], got["pk"], "Marshal(Key)")
 	var out Item
-	if err := Unmarshal(item, &out); err != nil || out["pk"] != item["pk"] {
-		t.Fatalf("Unmarshal into *Item = %v, %v", out, err)
-	}
+	require.NoError(t, Unmarshal(item, &out), "Unmarshal into *Item")
+	require.Same(t, item["pk"], out["pk"], "Unmarshal into *Item")
 }
 
 func TestMarshalRejectsNonRecords(t *testing.T) {
@@ -64,7 +58,5 @@ func TestUnmarshalNeedsNonNilPointer(t *testing.T) {
 	mustInputError(t, Unmarshal(item, nil))
 	mustInputError(t, Unmarshal(item, (*thing)(nil)))
 	mustInputError(t, Unmarshal(item, (*Item)(nil)))
-	if err := Unmarshal(Item{"count": &types.AttributeValueMemberS{Value: "x"}}, &th); err == nil {
-		t.Fatal("a string unmarshaled into an int field")
-	}
+	assert.Error(t, Unmarshal(Item{"count": &types.AttributeValueMemberS{Value: "x"}}, &th), "a string unmarshaled into an int field")
 }

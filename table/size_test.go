@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestItemSizeFollowsDynamoDBRules(t *testing.T) {
@@ -71,9 +74,7 @@ func TestItemSizeFollowsDynamoDBRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := ItemSize(c.item); got != c.want {
-				t.Errorf("ItemSize = %d, want %d", got, c.want)
-			}
+			assert.Equal(t, c.want, ItemSize(c.item))
 		})
 	}
 }
@@ -81,13 +82,9 @@ func TestItemSizeFollowsDynamoDBRules(t *testing.T) {
 func TestItemSizeAtTheLimit(t *testing.T) {
 	// "b" plus 409,599 bytes is exactly 400 KB: the largest item DynamoDB accepts.
 	item := Item{"b": &types.AttributeValueMemberB{Value: make([]byte, MaxItemSize-1)}}
-	if got := ItemSize(item); got != MaxItemSize {
-		t.Fatalf("ItemSize = %d, want %d", got, MaxItemSize)
-	}
+	require.Equal(t, MaxItemSize, ItemSize(item))
 	item["x"] = &types.AttributeValueMemberBOOL{Value: true}
-	if got := ItemSize(item); got <= MaxItemSize {
-		t.Fatalf("ItemSize = %d, want over %d", got, MaxItemSize)
-	}
+	require.Greater(t, ItemSize(item), MaxItemSize)
 }
 
 func BenchmarkItemSize(b *testing.B) {
@@ -113,8 +110,6 @@ func TestTypeOfNamesEveryAttributeType(t *testing.T) {
 		"": nil,
 	}
 	for want, v := range cases {
-		if got := TypeOf(v); got != want {
-			t.Errorf("TypeOf(%T) = %q, want %q", v, got, want)
-		}
+		assert.Equal(t, want, TypeOf(v), "TypeOf(%T)", v)
 	}
 }

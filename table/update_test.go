@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestUpdateRejectsBadInputBeforeSending(t *testing.T) {
@@ -32,9 +35,7 @@ func TestUpdateRejectsBadInputBeforeSending(t *testing.T) {
 		mustInputError(t, tbl.Update(ctx, tbl.Key("a", "b"), u))
 		mustInputError(t, tbl.WriteTx().Update(tbl.Key("a", "b"), u).Run(ctx))
 	}
-	if c.total() != 0 {
-		t.Fatalf("%d calls sent for bad input", c.total())
-	}
+	assert.Zero(t, c.total(), "calls sent for bad input")
 }
 
 func TestUpdateTargetsAreTheWrittenTopLevelNames(t *testing.T) {
@@ -45,16 +46,10 @@ func TestUpdateTargetsAreTheWrittenTopLevelNames(t *testing.T) {
 		Delete(expression.Name("i"), expression.Value([]string{"x"})).
 		Set(expression.Name("gsi1pk"), expression.IfNotExists(expression.Name("j"), expression.Value(0)))
 	e, err := expression.NewBuilder().WithUpdate(u).Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := updateTargets(*e.Update(), e.Names())
 	slices.Sort(got)
-	if want := []string{"a", "c", "e", "f", "gsi1pk", "h", "i"}; !slices.Equal(got, want) {
-		t.Fatalf("targets = %v, want %v (reading pk or sk on the right is fine)", got, want)
-	}
+	require.Equal(t, []string{"a", "c", "e", "f", "gsi1pk", "h", "i"}, got, "targets (reading pk or sk on the right is fine)")
 	tbl := New(nil, thingsSchema)
-	if err := tbl.checkUpdateTargets("update", e.Update(), e.Names()); err != nil {
-		t.Fatalf("an update that only reads key attributes was refused: %v", err)
-	}
+	require.NoError(t, tbl.checkUpdateTargets("update", e.Update(), e.Names()), "an update that only reads key attributes")
 }
