@@ -8,6 +8,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestPutRejectsBadInputBeforeSending(t *testing.T) {
@@ -43,12 +46,8 @@ func TestPutRejectsBadInputBeforeSending(t *testing.T) {
 			calls := newCalls(nil)
 			err := New(calls, thingsSchema).Put(context.Background(), c.item, c.opts...)
 			mustInputError(t, err)
-			if errors.Is(err, ErrItemTooLarge) != c.tooBig {
-				t.Errorf("errors.Is(%v, ErrItemTooLarge) = %t", err, !c.tooBig)
-			}
-			if calls.total() != 0 {
-				t.Fatalf("%d calls sent for bad input", calls.total())
-			}
+			assert.Equal(t, c.tooBig, errors.Is(err, ErrItemTooLarge), "errors.Is(%v, ErrItemTooLarge)", err)
+			require.Zero(t, calls.total(), "calls sent for bad input")
 		})
 	}
 }
@@ -57,9 +56,8 @@ func TestPutHonoursLowerMaxItemSize(t *testing.T) {
 	calls := newCalls(nil)
 	tbl := New(calls, thingsSchema, func(o *Options) { o.MaxItemSize = 100 })
 	err := tbl.Put(context.Background(), thing{PK: "a", SK: "b", Name: string(make([]byte, 100))})
-	if !errors.Is(err, ErrItemTooLarge) || calls.total() != 0 {
-		t.Fatalf("err = %v after %d calls, want ErrItemTooLarge before sending", err, calls.total())
-	}
+	require.ErrorIs(t, err, ErrItemTooLarge)
+	require.Zero(t, calls.total(), "calls sent before ErrItemTooLarge")
 }
 
 // condFail answers every conditional write with ConditionalCheckFailed,
@@ -120,12 +118,12 @@ func TestConditionalWriteFailureMapsToTheOptionsSentinel(t *testing.T) {
 				"update": tbl.Update(ctx, tbl.Key("a", "b"), expression.Set(expression.Name("x"), expression.Value(1)), c.opts...),
 				"delete": tbl.Delete(ctx, tbl.Key("a", "b"), c.opts...),
 			} {
-				if !errors.Is(err, c.want) || !errors.Is(err, ErrConditionFailed) {
-					t.Errorf("%s: err = %v, want %v", op, err, c.want)
-				}
+				assert.ErrorIs(t, err, c.want, op)
+				assert.ErrorIs(t, err, ErrConditionFailed, op)
 				var te *Error
-				if !errors.As(err, &te) || te.Op != op || te.Item != nil {
-					t.Errorf("%s: err = %#v, want *Error for op %q without an item (not asked for)", op, err, op)
+				if assert.ErrorAs(t, err, &te, op) {
+					assert.Equal(t, op, te.Op)
+					assert.Nil(t, te.Item, "%s: no item (not asked for)", op)
 				}
 			}
 		})
@@ -140,26 +138,17 @@ func TestItemOnConditionFailureCarriesCurrentItem(t *testing.T) {
 	err := tbl.Put(context.Background(), thing{PK: "a", SK: "b"},
 		If(expression.Name("count").Equal(expression.Value(1))), ItemOnConditionFailure())
 	var te *Error
-	if !errors.As(err, &te) {
-		t.Fatalf("err = %v", err)
-	}
+	require.ErrorAs(t, err, &te)
 	var cur thing
-	if err := Unmarshal(te.Item, &cur); err != nil || cur.Count != 7 {
-		t.Fatalf("current = %+v, %v; want count 7", cur, err)
-	}
-	if rv := db.last.(*dynamodb.PutItemInput).ReturnValuesOnConditionCheckFailure; rv != types.ReturnValuesOnConditionCheckFailureAllOld {
-		t.Fatalf("ReturnValuesOnConditionCheckFailure = %q", rv)
-	}
+	require.NoError(t, Unmarshal(te.Item, &cur))
+	require.Equal(t, 7, cur.Count, "the current item")
+	require.Equal(t, types.ReturnValuesOnConditionCheckFailureAllOld, db.last.(*dynamodb.PutItemInput).ReturnValuesOnConditionCheckFailure)
 }
 
 func TestPutReturnNewGivesTheWrittenItem(t *testing.T) {
 	tbl := New(newMemDB(), thingsSchema)
 	var got thing
 	in := thing{PK: "a", SK: "b", Name: "n", Count: 2}
-	if err := tbl.Put(context.Background(), in, ReturnNew(&got)); err != nil {
-		t.Fatal(err)
-	}
-	if got != in {
-		t.Fatalf("ReturnNew = %+v, want %+v", got, in)
-	}
+	require.NoError(t, tbl.Put(context.Background(), in, ReturnNew(&got)))
+	require.Equal(t, in, got, "ReturnNew")
 }

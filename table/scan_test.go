@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestScanPagesCoverTableExactlyOnce(t *testing.T) {
@@ -16,12 +18,8 @@ func TestScanPagesCoverTableExactlyOnce(t *testing.T) {
 	cursor := ""
 	for {
 		p, err := ScanPage[thing](context.Background(), tbl, Scan{Limit: 6}, cursor)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(p.Items) == 0 {
-			t.Fatal("empty page")
-		}
+		require.NoError(t, err)
+		require.NotEmpty(t, p.Items, "a page")
 		for _, it := range p.Items {
 			seen[it.PK+it.SK]++
 		}
@@ -30,13 +28,9 @@ func TestScanPagesCoverTableExactlyOnce(t *testing.T) {
 		}
 		cursor = p.Next
 	}
-	if len(seen) != 20 {
-		t.Fatalf("saw %d items, want 20", len(seen))
-	}
+	require.Len(t, seen, 20, "items seen")
 	for k, n := range seen {
-		if n != 1 {
-			t.Fatalf("%s seen %d times", k, n)
-		}
+		require.Equal(t, 1, n, "%s seen once", k)
 	}
 }
 
@@ -50,19 +44,14 @@ func TestParallelScanVisitsEverySegment(t *testing.T) {
 		mu.Unlock()
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	total := 0
 	for _, n := range segs {
 		total += n
 	}
-	if len(segs) != 4 || total != 20 {
-		t.Fatalf("segments %v, want 20 items over 4 segments", segs)
-	}
-	if c.count("Scan") < 4 {
-		t.Fatalf("%d Scan calls for 4 segments", c.count("Scan"))
-	}
+	require.Len(t, segs, 4, "segments %v", segs)
+	require.Equal(t, 20, total, "items over the segments %v", segs)
+	require.GreaterOrEqual(t, c.count("Scan"), 4, "Scan calls for 4 segments")
 }
 
 func TestParallelScanReturnsFirstErrorAndStops(t *testing.T) {
@@ -74,9 +63,7 @@ func TestParallelScanReturnsFirstErrorAndStops(t *testing.T) {
 		}
 		return ctx.Err()
 	})
-	if !errors.Is(err, boom) {
-		t.Fatalf("err = %v, want boom", err)
-	}
+	require.ErrorIs(t, err, boom)
 }
 
 func TestScanRejectsBadInputBeforeSending(t *testing.T) {
@@ -101,16 +88,12 @@ func TestScanRejectsBadInputBeforeSending(t *testing.T) {
 			for _, err := range ScanAll[thing](context.Background(), tbl, s) {
 				mustInputError(t, err)
 			}
-			if c.total() != 0 {
-				t.Fatalf("%d calls for bad input", c.total())
-			}
+			require.Zero(t, c.total(), "calls for bad input")
 		})
 	}
 	c := newCalls(nil)
 	tbl := New(c, thingsSchema)
 	mustInputError(t, ParallelScan(context.Background(), tbl, 0, func(context.Context, int, Item) error { return nil }))
 	mustInputError(t, ParallelScan(context.Background(), tbl, 2, nil))
-	if c.total() != 0 {
-		t.Fatalf("%d calls for bad input", c.total())
-	}
+	require.Zero(t, c.total(), "calls for bad input")
 }
