@@ -3,10 +3,11 @@ package table
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // pagedThings stores 10 items in partition "A" and 10 in "B", all on GSI1
@@ -17,9 +18,7 @@ func pagedThings(t *testing.T, opts ...func(*Options)) (*Table, *calls, *memDB) 
 	for _, p := range []string{"A", "B"} {
 		for i := range 10 {
 			item, err := Marshal(thing{PK: p, SK: fmt.Sprintf("S#%02d", i), GSI1PK: "G", GSI1SK: p + fmt.Sprint(i)})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			db.put(item)
 		}
 	}
@@ -31,12 +30,8 @@ func pagedThings(t *testing.T, opts ...func(*Options)) (*Table, *calls, *memDB) 
 func firstCursor(t *testing.T, tbl *Table) string {
 	t.Helper()
 	p, err := QueryPage[thing](context.Background(), tbl, Query{Partition: "A", Limit: 3}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Next == "" {
-		t.Fatal("first page has no cursor")
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, p.Next, "the first page's cursor")
 	return p.Next
 }
 
@@ -84,15 +79,10 @@ func TestQueryPageRejectsAlteredOrForeignCursorsWithoutReading(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := c.count("Query")
 			page, err := QueryPage[thing](ctx, tc.tbl, tc.q, tc.cursor)
-			if !errors.Is(err, ErrInvalidCursor) {
-				t.Fatalf("err = %v, want ErrInvalidCursor", err)
-			}
-			if len(page.Items) != 0 || page.Next != "" {
-				t.Fatalf("page = %+v, want no items and no cursor", page)
-			}
-			if n := c.count("Query") - before; n != 0 {
-				t.Fatalf("%d Query calls made with an invalid cursor, want 0", n)
-			}
+			require.ErrorIs(t, err, ErrInvalidCursor)
+			require.Empty(t, page.Items)
+			require.Empty(t, page.Next)
+			require.Zero(t, c.count("Query")-before, "Query calls made with an invalid cursor")
 		})
 	}
 }
@@ -101,19 +91,15 @@ func TestScanPageRejectsCursorFromAnotherSegment(t *testing.T) {
 	tbl, c, _ := pagedThings(t)
 	ctx := context.Background()
 	p, err := ScanPage[thing](ctx, tbl, Scan{Limit: 2, Segment: 0, TotalSegments: 2}, "")
-	if err != nil || p.Next == "" {
-		t.Fatalf("first page: %+v, %v", p, err)
-	}
+	require.NoError(t, err, "first page")
+	require.NotEmpty(t, p.Next, "first page")
 	before := c.count("Scan")
-	if _, err := ScanPage[thing](ctx, tbl, Scan{Limit: 2, Segment: 1, TotalSegments: 2}, p.Next); !errors.Is(err, ErrInvalidCursor) {
-		t.Fatalf("err = %v, want ErrInvalidCursor", err)
-	}
-	if _, err := QueryPage[thing](ctx, tbl, Query{Partition: "A"}, p.Next); !errors.Is(err, ErrInvalidCursor) {
-		t.Fatalf("scan cursor accepted by a query: err = %v", err)
-	}
-	if c.count("Scan") != before || c.count("Query") != 0 {
-		t.Fatal("a request was sent with an invalid cursor")
-	}
+	_, err = ScanPage[thing](ctx, tbl, Scan{Limit: 2, Segment: 1, TotalSegments: 2}, p.Next)
+	require.ErrorIs(t, err, ErrInvalidCursor)
+	_, err = QueryPage[thing](ctx, tbl, Query{Partition: "A"}, p.Next)
+	require.ErrorIs(t, err, ErrInvalidCursor, "a scan cursor given to a query")
+	require.Equal(t, before, c.count("Scan"), "Scan requests sent with an invalid cursor")
+	require.Zero(t, c.count("Query"), "Query requests sent with an invalid cursor")
 }
 
 func TestCursorWorksAcrossTableValuesWithTheSameKey(t *testing.T) {
@@ -123,12 +109,9 @@ func TestCursorWorksAcrossTableValuesWithTheSameKey(t *testing.T) {
 	cursor := firstCursor(t, tbl)
 	twin := New(db, thingsSchema, func(o *Options) { o.CursorKey = []byte("shared") })
 	p, err := QueryPage[thing](context.Background(), twin, Query{Partition: "A", Limit: 3}, cursor)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(p.Items) != 3 || p.Items[0].SK != "S#03" {
-		t.Fatalf("page = %+v, want S#03..S#05", p.Items)
-	}
+	require.NoError(t, err)
+	require.Len(t, p.Items, 3)
+	require.Equal(t, "S#03", p.Items[0].SK, "the page after the cursor")
 }
 
 func BenchmarkCursorRoundTrip(b *testing.B) {
@@ -160,15 +143,12 @@ func FuzzDecodeCursor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, cursor string) {
 		key, err := tbl.decodeCursor(spec, cursor)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidCursor) {
-				t.Fatalf("error %v is not ErrInvalidCursor", err)
-			}
+			require.ErrorIs(t, err, ErrInvalidCursor)
 			return
 		}
 		again, err := tbl.encodeCursor(spec, key)
-		if err != nil || again != cursor {
-			t.Fatalf("accepted %q, which the table never issued (re-encodes to %q)", cursor, again)
-		}
+		require.NoError(t, err)
+		require.Equal(t, cursor, again, "accepted a cursor the table never issued")
 	})
 }
 

@@ -8,6 +8,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // allPages follows cursors from the first page to the last.
@@ -16,9 +19,7 @@ func allPages(t *testing.T, tbl *Table, q Query) (pages [][]string) {
 	cursor := ""
 	for range 100 {
 		p, err := QueryPage[thing](context.Background(), tbl, q, cursor)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var sks []string
 		for _, it := range p.Items {
 			sks = append(sks, it.SK)
@@ -29,7 +30,7 @@ func allPages(t *testing.T, tbl *Table, q Query) (pages [][]string) {
 		}
 		cursor = p.Next
 	}
-	t.Fatal("more than 100 pages")
+	require.FailNow(t, "more than 100 pages")
 	return nil
 }
 
@@ -47,10 +48,7 @@ func TestQueryPageNextIsEmptyExactlyWhenNothingFollows(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprint("limit ", c.limit), func(t *testing.T) {
-			got := fmt.Sprint(allPages(t, tbl, Query{Partition: "A", Limit: c.limit}))
-			if got != c.want {
-				t.Fatalf("pages = %s\nwant    %s", got, c.want)
-			}
+			require.Equal(t, c.want, fmt.Sprint(allPages(t, tbl, Query{Partition: "A", Limit: c.limit})), "pages")
 		})
 	}
 }
@@ -58,10 +56,7 @@ func TestQueryPageNextIsEmptyExactlyWhenNothingFollows(t *testing.T) {
 func TestQueryPageDescending(t *testing.T) {
 	tbl, _, _ := pagedThings(t)
 	got := fmt.Sprint(allPages(t, tbl, Query{Partition: "B", Limit: 4, Descending: true}))
-	want := "[[S#09 S#08 S#07 S#06] [S#05 S#04 S#03 S#02] [S#01 S#00]]"
-	if got != want {
-		t.Fatalf("pages = %s, want %s", got, want)
-	}
+	require.Equal(t, "[[S#09 S#08 S#07 S#06] [S#05 S#04 S#03 S#02] [S#01 S#00]]", got, "pages")
 }
 
 func TestQueryPageWithoutLimitLooksAheadPastAFinalLastEvaluatedKey(t *testing.T) {
@@ -70,16 +65,11 @@ func TestQueryPageWithoutLimitLooksAheadPastAFinalLastEvaluatedKey(t *testing.T)
 	tbl, _, db := pagedThings(t)
 	db.pageEndKey = true
 	p, err := QueryPage[thing](context.Background(), tbl, Query{Partition: "A"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(p.Items) != 10 || p.Next != "" {
-		t.Fatalf("got %d items, Next %q; want 10 items and no cursor", len(p.Items), p.Next)
-	}
+	require.NoError(t, err)
+	require.Len(t, p.Items, 10)
+	require.Empty(t, p.Next, "no cursor after the last page")
 	got := fmt.Sprint(allPages(t, tbl, Query{Partition: "A", Limit: 10}))
-	if want := "[[S#00 S#01 S#02 S#03 S#04 S#05 S#06 S#07 S#08 S#09]]"; got != want {
-		t.Fatalf("pages = %s, want %s", got, want)
-	}
+	require.Equal(t, "[[S#00 S#01 S#02 S#03 S#04 S#05 S#06 S#07 S#08 S#09]]", got, "pages")
 }
 
 func TestQueryPageOnIndexCarriesIndexKeysInCursor(t *testing.T) {
@@ -89,26 +79,19 @@ func TestQueryPageOnIndexCarriesIndexKeysInCursor(t *testing.T) {
 	for _, p := range pages {
 		n += len(p)
 	}
-	if len(pages) != 3 || n != 20 {
-		t.Fatalf("pages = %v, want 20 items in 3 pages", pages)
-	}
+	require.Len(t, pages, 3, "pages %v", pages)
+	require.Equal(t, 20, n, "items in pages %v", pages)
 }
 
 func TestQueryAllYieldsEveryItemOnce(t *testing.T) {
 	tbl, c, _ := pagedThings(t)
 	var sks []string
 	for it, err := range QueryAll[thing](context.Background(), tbl, Query{Partition: "A", Limit: 4}) {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		sks = append(sks, it.SK)
 	}
-	if got := fmt.Sprint(sks); got != "[S#00 S#01 S#02 S#03 S#04 S#05 S#06 S#07 S#08 S#09]" {
-		t.Fatalf("items = %s", got)
-	}
-	if c.count("Query") != 3 {
-		t.Errorf("%d Query calls for 10 items in requests of 4, want 3", c.count("Query"))
-	}
+	require.Equal(t, "[S#00 S#01 S#02 S#03 S#04 S#05 S#06 S#07 S#08 S#09]", fmt.Sprint(sks), "items")
+	assert.Equal(t, 3, c.count("Query"), "Query calls for 10 items in requests of 4")
 }
 
 func TestQueryAllStopsWhenTheLoopBreaks(t *testing.T) {
@@ -116,9 +99,7 @@ func TestQueryAllStopsWhenTheLoopBreaks(t *testing.T) {
 	for range QueryAll[Item](context.Background(), tbl, Query{Partition: "A", Limit: 2}) {
 		break
 	}
-	if c.count("Query") != 1 {
-		t.Fatalf("%d Query calls after breaking out of the first item, want 1", c.count("Query"))
-	}
+	require.Equal(t, 1, c.count("Query"), "Query calls after breaking out of the first item")
 }
 
 func TestQueryRejectsBadInputBeforeSending(t *testing.T) {
@@ -147,9 +128,7 @@ func TestQueryRejectsBadInputBeforeSending(t *testing.T) {
 			for _, err := range QueryAll[thing](context.Background(), tbl, q) {
 				mustInputError(t, err)
 			}
-			if c.total() != 0 {
-				t.Fatalf("%d calls sent for bad input", c.total())
-			}
+			require.Zero(t, c.total(), "calls sent for bad input")
 		})
 	}
 	noSort := Schema{Name: "NoSort", PartitionKey: Attribute{Name: "pk", Type: types.ScalarAttributeTypeS}}
@@ -174,15 +153,12 @@ func TestQueryBuildsKeyConditionFromSchemaNames(t *testing.T) {
 	}
 	for _, c := range cases {
 		in := sentQuery(t, Query{Index: "GSI1", Partition: "G", Sort: c.sort})
-		if got := *in.KeyConditionExpression; got != c.want {
-			t.Errorf("key condition = %q, want %q", got, c.want)
+		assert.Equal(t, c.want, *in.KeyConditionExpression, "key condition")
+		assert.Equal(t, "gsi1pk", in.ExpressionAttributeNames["#0"], "the index's key names")
+		if c.sort.IsSet() {
+			assert.Equal(t, "gsi1sk", in.ExpressionAttributeNames["#1"], "the index's key names")
 		}
-		if in.ExpressionAttributeNames["#0"] != "gsi1pk" || (c.sort.IsSet() && in.ExpressionAttributeNames["#1"] != "gsi1sk") {
-			t.Errorf("names = %v, want the index's key names", in.ExpressionAttributeNames)
-		}
-		if *in.IndexName != "GSI1" {
-			t.Errorf("IndexName = %v", *in.IndexName)
-		}
+		assert.Equal(t, "GSI1", *in.IndexName)
 	}
 }
 
@@ -194,9 +170,7 @@ func TestQueryProjectionAlwaysReadsKeyAttributes(t *testing.T) {
 		projected[n]++
 	}
 	for _, n := range []string{"name", "pk", "sk", "gsi1pk", "gsi1sk"} {
-		if projected[n] != 1 {
-			t.Errorf("attribute %s named %d times in %v (projection %q)", n, projected[n], in.ExpressionAttributeNames, *in.ProjectionExpression)
-		}
+		assert.Equal(t, 1, projected[n], "attribute %s named in %v (projection %q)", n, in.ExpressionAttributeNames, *in.ProjectionExpression)
 	}
 }
 
@@ -215,11 +189,8 @@ func (r *queryRecorder) Query(_ context.Context, in *dynamodb.QueryInput, _ ...f
 func sentQuery(t *testing.T, q Query) *dynamodb.QueryInput {
 	t.Helper()
 	rec := &queryRecorder{}
-	if _, err := QueryPage[Item](context.Background(), New(rec, thingsSchema), q, ""); err != nil {
-		t.Fatal(err)
-	}
-	if rec.last == nil {
-		t.Fatal("no Query sent")
-	}
+	_, err := QueryPage[Item](context.Background(), New(rec, thingsSchema), q, "")
+	require.NoError(t, err)
+	require.NotNil(t, rec.last, "a Query sent")
 	return rec.last
 }
