@@ -73,7 +73,7 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 			lease, err = store.Heartbeat(ctx, lease)
 			return err
 		}))
-		rows = append(rows, checkCall(t, fake, s, []string{"Complete: COMPLETED event", "Complete task"}, func() error {
+		rows = append(rows, checkCall(t, fake, s, []string{"Complete: COMPLETED event", "Complete task", "Complete: WORKER item"}, func() error {
 			return store.Complete(ctx, lease, []byte("ok"))
 		}))
 	}

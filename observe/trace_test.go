@@ -116,6 +116,7 @@ func TestTraceOfOnePhotoEditorJobFromPostToCompleted(t *testing.T) {
 		"DynamoDB.UpdateItem", // → COMPLETED
 		"DynamoDB.PutItem",    // tasks.Complete: the COMPLETED event
 		"DynamoDB.UpdateItem", // tasks.Complete: META
+		"DynamoDB.DeleteItem", // tasks.Complete: the WORKER claim item
 		"process job",
 	}, names, "one trace from POST to COMPLETED, in order (a span is exported when it ends)")
 

@@ -69,6 +69,14 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) error 
 		}
 		return fmt.Errorf("tasks: complete %q: %w", lease.TaskID, err)
 	}
+	// The task is complete; its claim item goes last. Left behind, claim
+	// items would pile up under the worker (one per task it ever finished)
+	// and WorkerTasks would read them all. A Complete cut off here leaves
+	// one, which WorkerTasks skips (its META is no longer PROCESSING) and a
+	// later Complete of the same lease removes.
+	if err := s.t.Delete(ctx, s.claimKey(lease.Worker, lease.TaskID)); err != nil {
+		return fmt.Errorf("tasks: complete %q: claim item: %w", lease.TaskID, err)
+	}
 	return nil
 }
 

@@ -171,17 +171,20 @@
 // BenchmarkSubmitClaimComplete), one small task costs 4 WCU to submit (the
 // IDEM item, EVENT#0001, META and its GSI1 entry), 5 to claim (META, its
 // GSI1 entry moving from STATUS#PENDING to STATUS#PROCESSING: a delete and
-// a put, the PROCESSING event, the WORKER item) and 3 to complete (the
-// COMPLETED event, META, the entry leaving GSI1): 12 per task, and 3 per
-// heartbeat. With every change a transaction, as before, it was 26.
+// a put, the PROCESSING event, the WORKER item) and 4 to complete (the
+// COMPLETED event, META, the entry leaving GSI1, the WORKER item's
+// delete): 13 per task, and 3 per heartbeat. With every change a
+// transaction, as before, it was 26. Leaving the WORKER item to expire
+// instead would save one, but then a worker's claims would grow with every
+// task it finished and WorkerTasks would read them all.
 //
-// Seed 003 plans 6 (3 + 3). The 6 more buy what the seed's list leaves
+// Seed 003 plans 6 (3 + 3). The 7 more buy what the seed's list leaves
 // out: 4 are GSI1 writes (the pending queue and the lease index are what
 // make claims a key condition and expired leases findable at all; the seed
-// counts no index), 1 is the WORKER item (the seed's own row, which its
-// plan forgets), and 1 is the COMPLETED update of META (the seed's
+// counts no index), 2 are the WORKER item's put and delete (the seed's own
+// row, which its plan forgets), and 1 is the COMPLETED update of META (the seed's
 // processing path writes the claim and two events, so the task's own
-// status would never say COMPLETED). What 12 does not buy is atomicity:
+// status would never say COMPLETED). What 13 does not buy is atomicity:
 // that comes from the order of the writes, each decided by one
 // conditional write, and from History reading META with the events, not
 // from transactions, which double every write (and, on the fake's meter,

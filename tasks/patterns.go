@@ -25,8 +25,8 @@ const (
 
 // Entities are the items the table keeps, for datamodel's storage
 // estimate. A task is a META item, three events (submitted, processing,
-// completed), its idempotency item and its WORKER claim item (Complete
-// leaves it). GSI1 holds a task only while it is pending or processing,
+// completed) and its idempotency item; its WORKER claim item lives only
+// while the task is claimed (Complete deletes it), so no entity lists it. GSI1 holds a task only while it is pending or processing,
 // so no entity lists it. Retention 0: finished tasks are kept until
 // deleted.
 func Entities() []access.Entity {
@@ -34,7 +34,6 @@ func Entities() []access.Entity {
 		{Name: "Task", Size: typicalMetaSize, CreatedBy: "Submit: META"},
 		{Name: "Task event", Size: typicalEventSize, CreatedBy: "Submit: SUBMITTED event", PerRequest: 3},
 		{Name: "Idempotency key", Size: typicalIdemSize, CreatedBy: "Submit: IDEM item"},
-		{Name: "Worker claim", Size: typicalClaimSize, CreatedBy: "Claim: WORKER item"},
 	}
 }
 
@@ -151,6 +150,14 @@ func Patterns() []access.Pattern {
 			ItemSize:     typicalMetaSize,
 			// Completing removes the GSI1 keys: the entry leaves the index.
 			IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "STATUS#PROCESSING"}},
+		},
+		{
+			Name:         "Complete: WORKER item",
+			Partition:    "WORKER#{workerId}",
+			Description:  "Delete of the worker's claim item, after META says COMPLETED.",
+			Operation:    access.DeleteItem,
+			KeyCondition: "PK = WORKER#{workerId} AND SK = TASK#{taskId}",
+			ItemSize:     typicalClaimSize,
 		},
 		{
 			Name:      "Fail, release or expire task",

@@ -14,12 +14,12 @@ import (
 //
 //	PK WORKER#w-abc   SK TASK#t-123   (current claim)
 //
-// Written by the claim, after META; deleted by the transactions that end a
-// lease in another way than completion (Fail, Release, the takeover or
-// reclaim of an expired lease). Complete leaves it, to expire with the
-// task: deleting it would be a third write per completed task. So the
-// items under WORKER#<id> are the claims the worker made, and WorkerTasks
-// keeps those whose task META still shows the worker's lease.
+// Written by the claim, after META; deleted by Complete, after META, and
+// by the transactions that end a lease in another way (Fail, Release, the
+// takeover or reclaim of an expired lease). So the items under WORKER#<id>
+// are the worker's claims, plus any a Complete cut off before its last
+// write left; WorkerTasks keeps those whose task META still shows the
+// worker's lease.
 var workerPK = keys.MustPartition("WORKER#{workerId}")
 
 type claimItem struct {

@@ -67,7 +67,7 @@ func seedFigures() map[string][]seedFigure {
 				Ours: func(_ datamodel.Model, est *datamodel.Estimate) (string, error) {
 					return fmt.Sprintf("%.0f WCU/s peak (and %.0f RCU/s)", est.WritePerSecond, est.ReadPerSecond), nil
 				},
-				Why: "Submit, claim and complete are single-item writes like the seed's (12 WCU a task), but GSI1 entries move between STATUS partitions (a delete and a put), the claim writes the WORKER item and completion updates META, none of which the seed counts; heartbeats move the lease key, and the rarer changes (fail, release, expiry) are transactions.",
+				Why: "Submit, claim and complete are single-item writes like the seed's (13 WCU a task), but GSI1 entries move between STATUS partitions (a delete and a put), the claim writes the WORKER item and completion updates META and deletes it, none of which the seed counts; heartbeats move the lease key, and the rarer changes (fail, release, expiry) are transactions.",
 			},
 		},
 		"journey": {

@@ -38,7 +38,7 @@ func tasksModel() datamodel.Model {
 			},
 			TradeOffs: []string{
 				"**Low-cardinality GSI1 partitions, write-sharded**: the pending set must be read in order, so it is one partition unless `Options.Shards` splits it. At seed 003's 500 tasks/s a single `STATUS#PENDING` runs at its 1,000 WCU/s limit and `STATUS#PROCESSING` (with heartbeats) past it; the default `Options.Shards = 4` keeps each shard under a third of the limit (above), at the price of one query per shard for admin lists and an idle worker's poll.",
-				"**Single-item writes on the hot path, transactions for the rest**: submit, claim and complete cost 12 WCU per task (26 when every move was a transaction); each is decided by one conditional write and ordered so a crash leaves nothing a later call cannot finish. Fail, release, lease takeover, cancel and redrive stay transactions.",
+				"**Single-item writes on the hot path, transactions for the rest**: submit, claim and complete cost 13 WCU per task (26 when every move was a transaction); each is decided by one conditional write and ordered so a crash leaves nothing a later call cannot finish. Fail, release, lease takeover, cancel and redrive stay transactions.",
 				"**Sparse index**: finished tasks leave GSI1, so its size tracks the live queue, not the history.",
 			},
 			Integration: "payloads and results stay in the item (small by the seed's plan); no S3.",
