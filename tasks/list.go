@@ -70,7 +70,7 @@ func (s *Store) ListDead(ctx context.Context, cursor string, opts ...func(*ListO
 
 // Dead walks every page of ListDead, oldest first.
 func (s *Store) Dead(ctx context.Context, opts ...func(*ListOptions)) iter.Seq2[Task, error] {
-	return walk(func(cursor string) (table.Page[Task], error) { return s.ListDead(ctx, cursor, opts...) })
+	return table.Walk(func(cursor string) (table.Page[Task], error) { return s.ListDead(ctx, cursor, opts...) })
 }
 
 func (s *Store) listOptions(opts []func(*ListOptions)) (ListOptions, error) {
@@ -101,29 +101,7 @@ func (s *Store) listPartition(ctx context.Context, q table.Query, cursor, what s
 // Pending walks every page of ListPending, oldest first. It stops at the
 // first error, which it yields.
 func (s *Store) Pending(ctx context.Context, opts ...func(*ListOptions)) iter.Seq2[Task, error] {
-	return walk(func(cursor string) (table.Page[Task], error) { return s.ListPending(ctx, cursor, opts...) })
-}
-
-func walk(page func(cursor string) (table.Page[Task], error)) iter.Seq2[Task, error] {
-	return func(yield func(Task, error) bool) {
-		cursor := ""
-		for {
-			p, err := page(cursor)
-			if err != nil {
-				yield(Task{}, err)
-				return
-			}
-			for _, t := range p.Items {
-				if !yield(t, nil) {
-					return
-				}
-			}
-			if p.Next == "" {
-				return
-			}
-			cursor = p.Next
-		}
-	}
+	return table.Walk(func(cursor string) (table.Page[Task], error) { return s.ListPending(ctx, cursor, opts...) })
 }
 
 func (s *Store) pendingQuery(shard, limit int) table.Query {
