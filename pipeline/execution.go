@@ -296,7 +296,7 @@ func (s *Store) ListExecutions(ctx context.Context, pipelineID, cursor string, o
 // Executions iterates over every execution of pipeline pipelineID in
 // ListExecutions's order.
 func (s *Store) Executions(ctx context.Context, pipelineID string, opts ...func(*ListOptions)) iter.Seq2[*Execution, error] {
-	return walk(func(cursor string) (table.Page[*Execution], error) {
+	return table.Walk(func(cursor string) (table.Page[*Execution], error) {
 		return s.ListExecutions(ctx, pipelineID, cursor, opts...)
 	})
 }

@@ -100,7 +100,7 @@ func (s *Store) ListGroup(ctx context.Context, groupID, cursor string, opts ...f
 
 // Group iterates over every pipeline of group groupID in ListGroup's order.
 func (s *Store) Group(ctx context.Context, groupID string, opts ...func(*ListOptions)) iter.Seq2[*Pipeline, error] {
-	return walk(func(cursor string) (table.Page[*Pipeline], error) {
+	return table.Walk(func(cursor string) (table.Page[*Pipeline], error) {
 		return s.ListGroup(ctx, groupID, cursor, opts...)
 	})
 }

@@ -1,8 +1,6 @@
 package pipeline
 
 import (
-	"iter"
-
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -38,28 +36,4 @@ func pageQuery(q table.Query, opts []func(*ListOptions)) (table.Query, error) {
 	}
 	q.Limit = int32(limit)
 	return q, nil
-}
-
-// walk turns a paged listing into an iterator over every item, stopping
-// at the first error.
-func walk[T any](page func(cursor string) (table.Page[T], error)) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		cursor := ""
-		for {
-			p, err := page(cursor)
-			if err != nil {
-				var zero T
-				yield(zero, err)
-				return
-			}
-			for _, it := range p.Items {
-				if !yield(it, nil) {
-					return
-				}
-			}
-			if cursor = p.Next; cursor == "" {
-				return
-			}
-		}
-	}
 }

@@ -361,7 +361,7 @@ func (s *Store) ListPipelines(ctx context.Context, cursor string, opts ...func(*
 // Pipelines iterates over every pipeline in ListPipelines's order, page by
 // page.
 func (s *Store) Pipelines(ctx context.Context, opts ...func(*ListOptions)) iter.Seq2[*Pipeline, error] {
-	return walk(func(cursor string) (table.Page[*Pipeline], error) { return s.ListPipelines(ctx, cursor, opts...) })
+	return table.Walk(func(cursor string) (table.Page[*Pipeline], error) { return s.ListPipelines(ctx, cursor, opts...) })
 }
 
 // onlyCurrent keeps "list pipelines" to current items: the seed's base

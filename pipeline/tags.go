@@ -541,16 +541,16 @@ func (s *Store) decodeCursor(listing, binding, cursor string) (string, error) {
 // ByTags iterates over every pipeline carrying all of tags, in
 // ListByTags's order.
 func (s *Store) ByTags(ctx context.Context, tags []Tag, opts ...func(*ListOptions)) iter.Seq2[*Pipeline, error] {
-	return walk(func(cursor string) (table.Page[*Pipeline], error) { return s.ListByTags(ctx, tags, cursor, opts...) })
+	return table.Walk(func(cursor string) (table.Page[*Pipeline], error) { return s.ListByTags(ctx, tags, cursor, opts...) })
 }
 
 // Tags iterates over every tag count above zero, in ListTags's order.
 func (s *Store) Tags(ctx context.Context, opts ...func(*ListOptions)) iter.Seq2[TagCount, error] {
-	return walk(func(cursor string) (table.Page[TagCount], error) { return s.ListTags(ctx, cursor, opts...) })
+	return table.Walk(func(cursor string) (table.Page[TagCount], error) { return s.ListTags(ctx, cursor, opts...) })
 }
 
 // TagValues iterates over every value of tag key key with a count above
 // zero, in ListTagValues's order.
 func (s *Store) TagValues(ctx context.Context, key string, opts ...func(*ListOptions)) iter.Seq2[TagCount, error] {
-	return walk(func(cursor string) (table.Page[TagCount], error) { return s.ListTagValues(ctx, key, cursor, opts...) })
+	return table.Walk(func(cursor string) (table.Page[TagCount], error) { return s.ListTagValues(ctx, key, cursor, opts...) })
 }

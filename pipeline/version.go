@@ -257,5 +257,5 @@ func (s *Store) ListVersions(ctx context.Context, id, cursor string, opts ...fun
 // Versions iterates over every version of pipeline id in ListVersions's
 // order.
 func (s *Store) Versions(ctx context.Context, id string, opts ...func(*ListOptions)) iter.Seq2[*Pipeline, error] {
-	return walk(func(cursor string) (table.Page[*Pipeline], error) { return s.ListVersions(ctx, id, cursor, opts...) })
+	return table.Walk(func(cursor string) (table.Page[*Pipeline], error) { return s.ListVersions(ctx, id, cursor, opts...) })
 }
