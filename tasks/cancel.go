@@ -17,7 +17,9 @@ import (
 // Cancel reads META (strongly consistent) for the event count, then writes
 // in one transaction conditioned on status PENDING and that count; a
 // claim that gets there first makes it a *StateError naming PROCESSING.
-func (s *Store) Cancel(ctx context.Context, taskID, reason string) error {
+func (s *Store) Cancel(ctx context.Context, taskID, reason string) (err error) {
+	ctx, span := s.start(ctx, "tasks.Cancel")
+	defer span.End(&err)
 	if err := s.check(checkTaskID(taskID)); err != nil {
 		return err
 	}

@@ -35,7 +35,9 @@ import (
 //
 // An expired task whose attempts are used up is not handed out: Claim
 // moves it to DEAD (with its LEASE_EXPIRED event) and goes on.
-func (s *Store) Claim(ctx context.Context, workerID string) (*Claim, error) {
+func (s *Store) Claim(ctx context.Context, workerID string) (_ *Claim, err error) {
+	ctx, span := s.start(ctx, "tasks.Claim")
+	defer span.End(&err)
 	if err := s.check(checkWorkerID(workerID)); err != nil {
 		return nil, err
 	}

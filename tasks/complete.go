@@ -28,7 +28,9 @@ import (
 // reclaim, in a transaction) writes its own event over it. The WORKER item
 // stays, to expire with the task (WorkerTasks checks each against META):
 // deleting it would be a third write per task.
-func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) error {
+func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) (err error) {
+	ctx, span := s.start(ctx, "tasks.Complete")
+	defer span.End(&err)
 	if err := s.check(checkLease(lease)); err != nil {
 		return err
 	}
@@ -112,7 +114,9 @@ func (s *Store) ownCompletion(ctx context.Context, lease Lease, ev *eventItem, c
 // no claim sees it before then, and then it queues behind the work that
 // became claimable before it. A DEAD task is listed by ListDead in the
 // order tasks died (CREATED#<now>).
-func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (Status, error) {
+func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (_ Status, err error) {
+	ctx, span := s.start(ctx, "tasks.Fail")
+	defer span.End(&err)
 	if err := s.check(checkLease(lease)); err != nil {
 		return "", err
 	}

@@ -92,7 +92,9 @@ func newEvent(id string, seq int, typ EventType, status Status, attempt int, wor
 // history (the next change writes over it); the last claim's PROCESSING
 // event, which the claim writes after META, is rebuilt from META while it
 // is not there. A task without META does not exist: ErrNotFound.
-func (s *Store) History(ctx context.Context, taskID string) ([]Event, error) {
+func (s *Store) History(ctx context.Context, taskID string) (_ []Event, err error) {
+	ctx, span := s.start(ctx, "tasks.History")
+	defer span.End(&err)
 	if err := s.check(checkTaskID(taskID)); err != nil {
 		return nil, err
 	}

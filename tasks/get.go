@@ -10,7 +10,9 @@ import (
 
 // Get returns the task with id, read strongly consistently (the seed's
 // "Get task metadata": GetItem on TASK#id / META).
-func (s *Store) Get(ctx context.Context, id string) (*Task, error) {
+func (s *Store) Get(ctx context.Context, id string) (_ *Task, err error) {
+	ctx, span := s.start(ctx, "tasks.Get")
+	defer span.End(&err)
 	if err := s.check(checkTaskID(id)); err != nil {
 		return nil, err
 	}

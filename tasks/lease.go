@@ -30,7 +30,9 @@ import (
 // Heartbeat extends the lease to Options.LeaseDuration from now and returns
 // the extended lease. It is one conditional UpdateItem (owner, attempt and
 // status PROCESSING); a worker that lost the task gets a *LeaseLostError.
-func (s *Store) Heartbeat(ctx context.Context, lease Lease) (Lease, error) {
+func (s *Store) Heartbeat(ctx context.Context, lease Lease) (_ Lease, err error) {
+	ctx, span := s.start(ctx, "tasks.Heartbeat")
+	defer span.End(&err)
 	if err := s.check(checkLease(lease)); err != nil {
 		return lease, err
 	}
@@ -39,7 +41,7 @@ func (s *Store) Heartbeat(ctx context.Context, lease Lease) (Lease, error) {
 	update := expression.Set(expression.Name(attrLeaseExpiresAt), expression.Value(keys.FormatTime(expires))).
 		Set(expression.Name(attrGSI1SK), expression.Value(mustBuild(leaseSK, expires))).
 		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now)))
-	err := s.t.Update(ctx, s.metaKey(lease.TaskID), update, table.If(held(lease)), table.ItemOnConditionFailure())
+	err = s.t.Update(ctx, s.metaKey(lease.TaskID), update, table.If(held(lease)), table.ItemOnConditionFailure())
 	if err != nil {
 		var te *table.Error
 		if errors.As(err, &te) && errors.Is(err, table.ErrConditionFailed) {
@@ -80,7 +82,9 @@ func (s *Store) leaseLost(lease Lease, current table.Item, cause error) error {
 // sweeper that keeps them visible in the pending list when no worker is
 // claiming. It reads only expired entries (one key-condition query per
 // shard); a task whose owner heartbeats meanwhile is left alone.
-func (s *Store) ReclaimExpired(ctx context.Context) (int, error) {
+func (s *Store) ReclaimExpired(ctx context.Context) (_ int, err error) {
+	ctx, span := s.start(ctx, "tasks.ReclaimExpired")
+	defer span.End(&err)
 	if err := s.check(nil); err != nil {
 		return 0, err
 	}

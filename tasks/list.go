@@ -44,7 +44,9 @@ func Limit(n int) func(*ListOptions) { return func(o *ListOptions) { o.Limit = n
 // ("querying all shards and merging results in your application"). The
 // index is eventually consistent and the queue moves while it is listed,
 // so a page is a recent view, not a snapshot.
-func (s *Store) ListPending(ctx context.Context, cursor string, opts ...func(*ListOptions)) (table.Page[Task], error) {
+func (s *Store) ListPending(ctx context.Context, cursor string, opts ...func(*ListOptions)) (_ table.Page[Task], err error) {
+	ctx, span := s.start(ctx, "tasks.ListPending")
+	defer span.End(&err)
 	o, err := s.listOptions(opts)
 	if err != nil {
 		return table.Page[Task]{}, err
@@ -59,7 +61,9 @@ func (s *Store) ListPending(ctx context.Context, cursor string, opts ...func(*Li
 // STATUS#DEAD, one partition whatever Options.Shards says: dead tasks are
 // few), with their LastError, in the order they died (ties by task id
 // ascending). Paging works as for ListPending.
-func (s *Store) ListDead(ctx context.Context, cursor string, opts ...func(*ListOptions)) (table.Page[Task], error) {
+func (s *Store) ListDead(ctx context.Context, cursor string, opts ...func(*ListOptions)) (_ table.Page[Task], err error) {
+	ctx, span := s.start(ctx, "tasks.ListDead")
+	defer span.End(&err)
 	o, err := s.listOptions(opts)
 	if err != nil {
 		return table.Page[Task]{}, err

@@ -23,7 +23,9 @@ import (
 //
 // The attempt number keeps growing (it is the lease's fencing token); the
 // task's AttemptBase records where the fresh attempts start.
-func (s *Store) Redrive(ctx context.Context, taskID, reason string) (*Task, error) {
+func (s *Store) Redrive(ctx context.Context, taskID, reason string) (_ *Task, err error) {
+	ctx, span := s.start(ctx, "tasks.Redrive")
+	defer span.End(&err)
 	if err := s.check(checkTaskID(taskID)); err != nil {
 		return nil, err
 	}
@@ -76,7 +78,9 @@ func (s *Store) redrive(ctx context.Context, t *Task, reason string) (*Task, err
 // transaction and REDRIVEN event, and returns how many it moved. A task
 // that left DEAD meanwhile (another operator re-drove it) is skipped. It
 // stops at the first other error, having moved the ones it counted.
-func (s *Store) RedriveDead(ctx context.Context, match func(*Task) bool, reason string) (int, error) {
+func (s *Store) RedriveDead(ctx context.Context, match func(*Task) bool, reason string) (_ int, err error) {
+	ctx, span := s.start(ctx, "tasks.RedriveDead")
+	defer span.End(&err)
 	if err := s.check(checkReason(reason)); err != nil {
 		return 0, err
 	}

@@ -17,7 +17,9 @@ import (
 // task DEAD, though the attempt number, the lease's fencing token, has
 // grown with the claim and keeps that value. A worker that lost the task
 // gets a *LeaseLostError and nothing is written.
-func (s *Store) Release(ctx context.Context, lease Lease, reason string) error {
+func (s *Store) Release(ctx context.Context, lease Lease, reason string) (err error) {
+	ctx, span := s.start(ctx, "tasks.Release")
+	defer span.End(&err)
 	if err := s.check(checkLease(lease)); err != nil {
 		return err
 	}

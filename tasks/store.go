@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"fmt"
+	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"time"
 
@@ -207,7 +208,9 @@ func (s *Store) Schema() table.Schema {
 
 // EnsureTable creates the store's table unless it exists with that shape
 // (table.Schema.EnsureTable).
-func (s *Store) EnsureTable(ctx context.Context) error {
+func (s *Store) EnsureTable(ctx context.Context) (err error) {
+	ctx, span := s.start(ctx, "tasks.EnsureTable")
+	defer span.End(&err)
 	if err := s.check(nil); err != nil {
 		return err
 	}
@@ -232,4 +235,19 @@ func (s *Store) check(err error) error {
 		return errNoStore
 	}
 	return err
+}
+
+// start begins the span of one store call (table.Table.Start), safe on a
+// nil or zero Store so that the call's own check reports it.
+func (s *Store) start(ctx context.Context, operation string) (context.Context, table.Span) {
+	if s == nil {
+		return ctx, table.Span{}
+	}
+	return s.t.Start(ctx, operation)
+}
+
+// TracerProvider gives every store call a span ("tasks.Claim"), under
+// which an observe.DynamoDB client's request spans nest (table.TracerProvider).
+func TracerProvider(tp trace.TracerProvider) func(*Options) {
+	return func(o *Options) { o.Table = append(o.Table, table.TracerProvider(tp)) }
 }

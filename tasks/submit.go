@@ -42,6 +42,8 @@ type SubmitInput struct {
 // *IdempotencyError (ErrIdempotencyMismatch): the key already names other
 // work, as a reused DynamoDB ClientRequestToken does.
 func (s *Store) Submit(ctx context.Context, in SubmitInput) (task *Task, created bool, err error) {
+	ctx, span := s.start(ctx, "tasks.Submit")
+	defer span.End(&err)
 	if err := s.check(checkSubmit(in)); err != nil {
 		return nil, false, err
 	}
@@ -110,6 +112,8 @@ func (s *Store) write(ctx context.Context, sub *submission) (*Task, error) {
 // A nil tx, or a tx on another API than the store's table, is a
 // *table.InputError; the latter is reported by tx.Run.
 func (s *Store) SubmitTx(ctx context.Context, tx *table.WriteTx, in SubmitInput) (task *Task, created bool, err error) {
+	ctx, span := s.start(ctx, "tasks.SubmitTx")
+	defer span.End(&err)
 	if err := s.check(checkSubmit(in)); err != nil {
 		return nil, false, err
 	}
