@@ -6,9 +6,16 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/attr"
 )
 
 const maxBatchWrites = 25
+
+// errOneWrite is the error for a WriteRequest that names no write, or two.
+func errOneWrite() error {
+	return validationf("One or more parameter values were invalid: a WriteRequest must contain exactly one of PutRequest or DeleteRequest")
+}
 
 // BatchWriteItem puts and deletes up to 25 items in one or more tables.
 // Each write is atomic on its own, not with the others, as in DynamoDB; the
@@ -52,10 +59,18 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 		req []types.WriteRequest
 	}
 	groups := make([]tableWrites, 0, len(tableNames))
+	// DynamoDB validates the whole request before it looks for a table: the
+	// writes to a missing table are checked on their own, and
+	// ResourceNotFound comes only when no write is invalid.
+	var notFound error
 	for _, name := range tableNames {
 		t := db.table(name)
 		if t == nil {
-			return nil, resourceNotFound()
+			if err := checkWritesAlone(in.RequestItems[name]); err != nil {
+				return nil, err
+			}
+			notFound = resourceNotFound()
+			continue
 		}
 		reqs := in.RequestItems[name]
 		g := tableWrites{t: t, req: reqs}
@@ -65,7 +80,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 			var err error
 			switch {
 			case r.PutRequest != nil && r.DeleteRequest != nil, r.PutRequest == nil && r.DeleteRequest == nil:
-				return nil, validationf("One or more parameter values were invalid: a WriteRequest must contain exactly one of PutRequest or DeleteRequest")
+				return nil, errOneWrite()
 			case r.PutRequest != nil:
 				w, err = t.putOp(r.PutRequest.Item, nil, nil, nil)
 			default:
@@ -82,6 +97,9 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 			g.ops = append(g.ops, w)
 		}
 		groups = append(groups, g)
+	}
+	if notFound != nil {
+		return nil, notFound
 	}
 
 	out := &dynamodb.BatchWriteItemOutput{UnprocessedItems: map[string][]types.WriteRequest{}}
@@ -136,4 +154,30 @@ func copyWriteRequest(r types.WriteRequest) types.WriteRequest {
 		c.DeleteRequest = &types.DeleteRequest{Key: copyItem(r.DeleteRequest.Key)}
 	}
 	return c
+}
+
+// checkWritesAlone checks the writes to a table that does not exist as far
+// as they can be checked without its key schema: each names exactly one
+// write, and every attribute value is valid.
+func checkWritesAlone(reqs []types.WriteRequest) error {
+	for _, r := range reqs {
+		var item map[string]types.AttributeValue
+		switch {
+		case r.PutRequest != nil && r.DeleteRequest != nil, r.PutRequest == nil && r.DeleteRequest == nil:
+			return errOneWrite()
+		case r.PutRequest != nil:
+			item = r.PutRequest.Item
+		default:
+			item = r.DeleteRequest.Key
+		}
+		for name, v := range item {
+			if name == "" {
+				return invalidParam("An AttributeValue may not contain an empty string")
+			}
+			if err := attr.Validate(v); err != nil {
+				return attrError(err)
+			}
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package dynamotest
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -68,4 +69,10 @@ func throttled() error {
 
 func itemTooLarge() error {
 	return validationf("Item size has exceeded the maximum allowed size")
+}
+
+// isResourceNotFound reports whether err is the fake's ResourceNotFound.
+func isResourceNotFound(err error) bool {
+	var rnf *types.ResourceNotFoundException
+	return errors.As(err, &rnf)
 }

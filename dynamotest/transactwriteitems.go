@@ -55,10 +55,23 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	size := 0
 	onFailure := make([]types.ReturnValuesOnConditionCheckFailure, len(in.TransactItems))
 	seen := make(map[string]bool, len(in.TransactItems))
+	// DynamoDB validates the whole request before it looks for a table: an
+	// action on a missing table is checked on its own (see missingTable) and
+	// ResourceNotFound comes only when no action is invalid.
+	var notFound error
 	for i, it := range in.TransactItems {
 		w, mode, err := db.txOp(it)
+		if isResourceNotFound(err) {
+			if notFound == nil {
+				notFound = err
+			}
+			continue
+		}
 		if err != nil {
 			return nil, err
+		}
+		if notFound != nil {
+			continue
 		}
 		id := w.t.itemID(w.key)
 		if seen[id] {
@@ -67,6 +80,9 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		seen[id] = true
 		ops[i], onFailure[i] = w, mode
 		size += w.size
+	}
+	if notFound != nil {
+		return nil, notFound
 	}
 	if size > maxTxBytes {
 		return nil, validationf("Transaction request cannot be larger than 4 MB")
@@ -174,7 +190,7 @@ func (db *DB) txOp(it types.TransactWriteItem) (*writeOp, types.ReturnValuesOnCo
 	name := txTable(it)
 	t := db.table(name)
 	if t == nil {
-		return nil, "", resourceNotFound()
+		return nil, "", missingTxTable(it)
 	}
 	var w *writeOp
 	var mode types.ReturnValuesOnConditionCheckFailure
@@ -210,4 +226,39 @@ func (db *DB) txOp(it types.TransactWriteItem) (*writeOp, types.ReturnValuesOnCo
 		return nil, "", err
 	}
 	return w, mode, nil
+}
+
+// missingTxTable is the error for an action whose table does not exist: the
+// first thing wrong with the action on its own, else ResourceNotFound.
+func missingTxTable(it types.TransactWriteItem) error {
+	var r requestExprs
+	var mode types.ReturnValuesOnConditionCheckFailure
+	switch {
+	case it.Put != nil:
+		p := it.Put
+		mode = p.ReturnValuesOnConditionCheckFailure
+		r = requestExprs{names: p.ExpressionAttributeNames, values: p.ExpressionAttributeValues, condition: p.ConditionExpression}
+	case it.Update != nil:
+		u := it.Update
+		mode = u.ReturnValuesOnConditionCheckFailure
+		if u.UpdateExpression == nil {
+			return constraint("null", "transactItems.member.update.updateExpression", "Member must not be null")
+		}
+		r = requestExprs{names: u.ExpressionAttributeNames, values: u.ExpressionAttributeValues, condition: u.ConditionExpression, update: u.UpdateExpression}
+	case it.Delete != nil:
+		d := it.Delete
+		mode = d.ReturnValuesOnConditionCheckFailure
+		r = requestExprs{names: d.ExpressionAttributeNames, values: d.ExpressionAttributeValues, condition: d.ConditionExpression}
+	default:
+		c := it.ConditionCheck
+		mode = c.ReturnValuesOnConditionCheckFailure
+		if c.ConditionExpression == nil {
+			return constraint("null", "transactItems.member.conditionCheck.conditionExpression", "Member must not be null")
+		}
+		r = requestExprs{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, condition: c.ConditionExpression}
+	}
+	if err := checkOnFailureMode(mode); err != nil {
+		return err
+	}
+	return missingTable(r)
 }

@@ -12,7 +12,9 @@ import (
 
 // missingTableCases: DynamoDB validates a request before it looks for its
 // table, so an invalid request on a missing table is a
-// ValidationException; a valid one is ResourceNotFoundException.
+// ValidationException; a valid one is ResourceNotFoundException. DynamoDB
+// Local does so for TransactWriteItems and BatchWriteItem, and those cases
+// run there too.
 func missingTableCases() []Case {
 	const localChecksTableFirst = "DynamoDB Local looks the table up before it validates the request and answers " +
 		"ResourceNotFoundException; DynamoDB validates the request first (its API reference lists ValidationException " +
@@ -67,6 +69,44 @@ func missingTableCases() []Case {
 				ExpressionAttributeValues: Vals(":p", "a"), ReturnConsumedCapacity: "BAD"})
 			return err
 		}, "ValidationException", "returnConsumedCapacity"),
+		missing("valid-transact-write-is-resource-not-found", true, func(c *C, t *string) error {
+			_, err := c.API.TransactWriteItems(c.Ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+				{Put: &types.Put{TableName: t, Item: key}}}})
+			return err
+		}, "ResourceNotFoundException", ""),
+		missing("transact-write-update-syntax-error", true, func(c *C, t *string) error {
+			_, err := c.API.TransactWriteItems(c.Ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+				{Update: &types.Update{TableName: t, Key: key, UpdateExpression: aws.String("SET")}}}})
+			return err
+		}, "ValidationException", "Invalid UpdateExpression: Syntax error"),
+		missing("transact-write-condition-undefined-value", true, func(c *C, t *string) error {
+			_, err := c.API.TransactWriteItems(c.Ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+				{ConditionCheck: &types.ConditionCheck{TableName: t, Key: key, ConditionExpression: aws.String("a = :a")}}}})
+			return err
+		}, "ValidationException", "An expression attribute value used in expression is not defined"),
+		missing("transact-write-invalid-action-after-missing-table", true, func(c *C, t *string) error {
+			other := c.CreateTable(PKSK)
+			_, err := c.API.TransactWriteItems(c.Ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+				{Put: &types.Put{TableName: t, Item: key}},
+				{Delete: &types.Delete{TableName: aws.String(other), Key: key, ConditionExpression: aws.String("a = :a"),
+					ExpressionAttributeValues: Vals(":a", 1, ":b", 2)}}}})
+			return err
+		}, "ValidationException", "unused in expressions"),
+		missing("valid-batch-write-is-resource-not-found", true, func(c *C, t *string) error {
+			_, err := c.API.BatchWriteItem(c.Ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
+				*t: {{PutRequest: &types.PutRequest{Item: key}}}}})
+			return err
+		}, "ResourceNotFoundException", ""),
+		missing("batch-write-request-with-two-writes", true, func(c *C, t *string) error {
+			_, err := c.API.BatchWriteItem(c.Ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
+				*t: {{PutRequest: &types.PutRequest{Item: key}, DeleteRequest: &types.DeleteRequest{Key: key}}}}})
+			return err
+		}, "ValidationException", ""),
+		missing("batch-write-empty-set-value", true, func(c *C, t *string) error {
+			_, err := c.API.BatchWriteItem(c.Ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
+				*t: {{PutRequest: &types.PutRequest{Item: I("pk", "a", "sk", "1", "s", &types.AttributeValueMemberSS{Value: []string{}})}}}}})
+			return err
+		}, "ValidationException", ""),
 		missing("batch-get-without-keys", true, func(c *C, t *string) error {
 			_, err := c.API.BatchGetItem(c.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{*t: {Keys: []Item{}}}})
 			return err
