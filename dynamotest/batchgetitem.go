@@ -52,6 +52,9 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		consistent bool
 	}
 	reads := make([]tableRead, 0, len(tableNames))
+	// The whole request is validated before ResourceNotFound, as in
+	// BatchWriteItem.
+	var notFound error
 	for _, name := range tableNames {
 		req := in.RequestItems[name]
 		if err := checkName("requestItems.key", name); err != nil {
@@ -62,7 +65,11 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		}
 		t := db.table(name)
 		if t == nil {
-			return nil, resourceNotFound()
+			notFound = missingTable(requestExprs{names: req.ExpressionAttributeNames, projection: req.ProjectionExpression})
+			if !isResourceNotFound(notFound) {
+				return nil, notFound
+			}
+			continue
 		}
 		seen := make(map[string]bool, len(req.Keys))
 		for _, k := range req.Keys {
@@ -82,6 +89,9 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		reads = append(reads, tableRead{t: t, req: req, proj: proj, consistent: aws.ToBool(req.ConsistentRead)})
 	}
 
+	if notFound != nil {
+		return nil, notFound
+	}
 	out := &dynamodb.BatchGetItemOutput{
 		Responses:       make(map[string][]map[string]types.AttributeValue, len(reads)),
 		UnprocessedKeys: map[string]types.KeysAndAttributes{},

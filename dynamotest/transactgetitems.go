@@ -40,13 +40,20 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 	}
 	gets := make([]get, len(in.TransactItems))
 	seen := make(map[string]bool, len(in.TransactItems))
+	// The whole request is validated before ResourceNotFound, as in
+	// TransactWriteItems.
+	var notFound error
 	for i, it := range in.TransactItems {
 		if it.Get == nil {
 			return nil, constraint("null", "transactItems.member.get", "Member must not be null")
 		}
 		t := db.table(aws.ToString(it.Get.TableName))
 		if t == nil {
-			return nil, resourceNotFound()
+			notFound = missingTable(requestExprs{names: it.Get.ExpressionAttributeNames, projection: it.Get.ProjectionExpression})
+			if !isResourceNotFound(notFound) {
+				return nil, notFound
+			}
+			continue
 		}
 		// As in TransactWriteItems, a key that does not match the schema
 		// cancels the transaction with a ValidationError reason.
@@ -61,6 +68,9 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 			return nil, err
 		}
 		gets[i] = get{t: t, key: it.Get.Key, proj: proj, invalid: invalid}
+	}
+	if notFound != nil {
+		return nil, notFound
 	}
 	reasons := make([]types.CancellationReason, len(gets))
 	canceled := false

@@ -13,7 +13,8 @@ import (
 // missingTableCases: DynamoDB validates a request before it looks for its
 // table, so an invalid request on a missing table is a
 // ValidationException; a valid one is ResourceNotFoundException. DynamoDB
-// Local does so for TransactWriteItems and BatchWriteItem, and those cases
+// Local does so for TransactWriteItems and BatchWriteItem (not for the
+// reads), and those cases
 // run there too.
 func missingTableCases() []Case {
 	const localChecksTableFirst = "DynamoDB Local looks the table up before it validates the request and answers " +
@@ -107,6 +108,21 @@ func missingTableCases() []Case {
 				*t: {{PutRequest: &types.PutRequest{Item: I("pk", "a", "sk", "1", "s", &types.AttributeValueMemberSS{Value: []string{}})}}}}})
 			return err
 		}, "ValidationException", ""),
+		missing("transact-get-projection-syntax-error", false, func(c *C, t *string) error {
+			_, err := c.API.TransactGetItems(c.Ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
+				{Get: &types.Get{TableName: t, Key: key, ProjectionExpression: aws.String("a,,b")}}}})
+			return err
+		}, "ValidationException", "Invalid ProjectionExpression: Syntax error"),
+		missing("valid-transact-get-is-resource-not-found", true, func(c *C, t *string) error {
+			_, err := c.API.TransactGetItems(c.Ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
+				{Get: &types.Get{TableName: t, Key: key}}}})
+			return err
+		}, "ResourceNotFoundException", ""),
+		missing("batch-get-projection-undefined-name", false, func(c *C, t *string) error {
+			_, err := c.API.BatchGetItem(c.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+				*t: {Keys: []Item{key}, ProjectionExpression: aws.String("#a")}}})
+			return err
+		}, "ValidationException", "An expression attribute name used in the document path is not defined"),
 		missing("batch-get-without-keys", true, func(c *C, t *string) error {
 			_, err := c.API.BatchGetItem(c.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{*t: {Keys: []Item{}}}})
 			return err
