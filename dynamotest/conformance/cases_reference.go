@@ -14,8 +14,7 @@ import (
 // table, so an invalid request on a missing table is a
 // ValidationException; a valid one is ResourceNotFoundException. DynamoDB
 // Local does so for TransactWriteItems and BatchWriteItem (not for the
-// reads), and those cases
-// run there too.
+// reads), and those cases run there too.
 func missingTableCases() []Case {
 	const localChecksTableFirst = "DynamoDB Local looks the table up before it validates the request and answers " +
 		"ResourceNotFoundException; DynamoDB validates the request first (its API reference lists ValidationException " +
