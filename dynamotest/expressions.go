@@ -43,6 +43,21 @@ func (x *exprs) wholeKeys(nested []string) error {
 			return validationf("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: %s", n)
 		}
 	}
+	return x.wholeIndexKeys(nested)
+}
+
+// wholeIndexKeys refuses a path into a key attribute of one of the table's
+// secondary indexes, which is a scalar too: DynamoDB refuses it in every
+// expression, an update's targets included.
+func (x *exprs) wholeIndexKeys(nested []string) error {
+	if x.t == nil {
+		return nil
+	}
+	for _, n := range nested {
+		if x.t.isIndexKeyAttr(n) {
+			return validationf("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: IndexKey: %s", n)
+		}
+	}
 	return nil
 }
 
@@ -145,6 +160,11 @@ func (x *exprs) update(s *string) (*update, error) {
 	u, err := x.env.Update(*s)
 	if err != nil {
 		return nil, exprError(err)
+	}
+	// A path into a table key attribute is refused later, as an update of
+	// the key ("Cannot update attribute"), as DynamoDB does.
+	if err := x.wholeIndexKeys(u.Updated(true).NestedNames()); err != nil {
+		return nil, err
 	}
 	return &update{u}, nil
 }

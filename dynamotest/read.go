@@ -114,13 +114,17 @@ func checkSelect(sel types.Select, ix *dbIndex, hasProjection bool, hasAttribute
 // attributes the index does not store: a local index fetches them from the
 // table (fetch true: Select ALL_ATTRIBUTES, or a projection naming them),
 // a global one refuses. A filter may name only attributes the index
-// stores, for both kinds.
+// stores, for both kinds, in a Scan as in a Query: DynamoDB Local refuses
+// such a filter in a Query but evaluates it on the table's item in a Scan
+// of a global index, which DynamoDB cannot do (a global index is a table of
+// its own holding only the projected attributes, and the API reference
+// lets a read of it request only those); the fake refuses both.
 func checkProjected(ix *dbIndex, sel selection, filter *condition) (fetch bool, err error) {
 	if ix == nil || ix.keep == nil {
 		return false, nil
 	}
 	if filter != nil {
-		if missing := notProjected(ix, filter.c.TopLevelNames()); len(missing) > 0 && ix.local {
+		if missing := notProjected(ix, filter.c.TopLevelNames()); len(missing) > 0 {
 			return false, invalidParam("Secondary index %s does not project one or more filter attributes: [%s]", ix.name, strings.Join(missing, ", "))
 		}
 	}

@@ -158,6 +158,20 @@ func (t *dbTable) isKeyAttr(name string) bool {
 	return name == t.pk.name || (t.sk.name != "" && name == t.sk.name)
 }
 
+// isIndexKeyAttr reports whether name is a key attribute of one of the
+// table's secondary indexes and not of the table.
+func (t *dbTable) isIndexKeyAttr(name string) bool {
+	if t.isKeyAttr(name) {
+		return false
+	}
+	for _, ix := range t.indexes {
+		if name == ix.pk.name || (ix.sk.name != "" && name == ix.sk.name) {
+			return true
+		}
+	}
+	return false
+}
+
 func (t *dbTable) index(name string) *dbIndex {
 	for _, ix := range t.indexes {
 		if ix.name == name {

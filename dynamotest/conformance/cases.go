@@ -20,6 +20,7 @@ func Cases() []Case {
 		capacityCases(),
 		missingTableCases(),
 		keyPathCases(),
+		indexKeyPathCases(),
 		newItemKeyCases(),
 		updatedPathCases(),
 		limitBoundCases(),
