@@ -61,7 +61,12 @@ type Options struct {
 	// Backoff paces handler retries. Default 100 ms doubling to 5 s.
 	Backoff table.Backoff
 	// StartAt is where a shard without a checkpoint starts. Default
-	// TrimHorizon.
+	// TrimHorizon. Latest applies to the shards open when the consumer
+	// first meets the stream: a child of a shard read to its end always
+	// starts at its first record, so a rollover skips nothing. Until a
+	// shard read from Latest has a checkpoint, an expired iterator (15
+	// minutes) starts it at its newest record again, as the Kinesis Client
+	// Library does.
 	StartAt StartPosition
 	// Select keeps the records whose keys it accepts (the store's items in
 	// a table shared by several kinds); nil keeps all. A skipped record is

@@ -32,6 +32,11 @@ type heldShard struct {
 	iterator   *string
 	checkpoint string // the last sequence number handled; "" none
 	expires    time.Time
+	// fromStart: the shard's parent was read to its end, so without a
+	// checkpoint the shard starts at its first record, whatever StartAt
+	// says: its records follow the parent's, and starting it at LATEST
+	// would skip those written before it was taken.
+	fromStart bool
 }
 
 // batchHandler handles a batch and returns how many changes, from the
@@ -131,6 +136,17 @@ func (c *Consumer[T]) acquire(ctx context.Context, now time.Time) error {
 		if c.held[s.id] != nil || c.finished[s.id] {
 			continue
 		}
+		if s.parent != "" && !listed[s.parent] && !c.finished[s.parent] && c.opts.StartAt == Latest {
+			// The parent has aged out of the stream: whether it was read
+			// is only in the lease table.
+			done, err := c.leaseFinished(ctx, s.parent)
+			if err != nil {
+				return err
+			}
+			if done {
+				c.finished[s.parent] = true
+			}
+		}
 		if s.parent != "" && listed[s.parent] && !c.finished[s.parent] {
 			// The parent's changes come first. Another consumer may have
 			// finished it: the lease table says so.
@@ -148,6 +164,7 @@ func (c *Consumer[T]) acquire(ctx context.Context, now time.Time) error {
 			return err
 		}
 		if hs != nil {
+			hs.fromStart = s.parent != "" && c.finished[s.parent]
 			c.held[s.id] = hs
 		}
 	}
@@ -299,6 +316,9 @@ func (c *Consumer[T]) iterator(ctx context.Context, hs *heldShard) (*string, err
 		return hs.iterator, nil
 	}
 	in := &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(c.arn), ShardId: aws.String(hs.id), ShardIteratorType: streamstypes.ShardIteratorType(c.opts.StartAt)}
+	if hs.fromStart {
+		in.ShardIteratorType = streamstypes.ShardIteratorTypeTrimHorizon
+	}
 	if hs.checkpoint != "" {
 		in.ShardIteratorType = streamstypes.ShardIteratorTypeAfterSequenceNumber
 		in.SequenceNumber = aws.String(hs.checkpoint)

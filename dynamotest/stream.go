@@ -17,8 +17,9 @@ import (
 // A table's stream is a log of its item changes, as DynamoDB Streams keeps
 // it: one record per item change, in the order the changes were applied.
 // The fake keeps one open shard per stream at a time; a shard closes after
-// shardLifetime of the fake's clock (DynamoDB rolls shards over about every
-// four hours) and a child shard takes over, so consumers meet closed shards
+// shardLifetime of the fake's clock, whether or not it was written to
+// (DynamoDB rolls shards over about every four hours), and a child shard
+// whose ParentShardId names it takes over, so consumers meet closed shards
 // and shard lineage as they do on AWS. Records older than streamRetention
 // are trimmed when a reader looks, and shard iterators expire after
 // iteratorLifetime, all on the fake's clock.
@@ -27,6 +28,10 @@ const (
 	iteratorLifetime = 15 * time.Minute
 	shardLifetime    = 4 * time.Hour
 	maxGetRecords    = 1000
+	// maxGetRecordsBytes is the most GetRecords returns in one call
+	// (counted as the records' SizeBytes); a record larger than it still
+	// comes back alone, so a reader always moves on.
+	maxGetRecordsBytes = 1 << 20
 )
 
 // stream is one stream of one table: enabling a stream on a table that had
@@ -282,15 +287,44 @@ func (s *stream) append(r streamRecord, now time.Time) {
 	if s.disabled {
 		return
 	}
+	s.roll(now)
 	sh := s.shards[len(s.shards)-1]
-	if now.Sub(sh.created) >= shardLifetime {
-		s.closeOpen(now)
-		s.openShard(now, sh.id)
-		sh = s.shards[len(s.shards)-1]
-	}
 	r.seq = s.next
 	s.next++
 	sh.records = append(sh.records, r)
+}
+
+// roll closes the open shard once it has lived shardLifetime and opens its
+// child, at the instant it closed, as many times as the clock has moved on:
+// a shard nobody writes to closes on time too. Shards that would close and
+// age out entirely before now are skipped, so a clock moved by a year does
+// not build thousands of them. The caller holds s.mu.
+func (s *stream) roll(now time.Time) {
+	if s.disabled || len(s.shards) == 0 {
+		return
+	}
+	for {
+		sh := s.shards[len(s.shards)-1]
+		if sh.closed {
+			return
+		}
+		at := sh.created.Add(shardLifetime)
+		if now.Before(at) {
+			return
+		}
+		s.closeOpen(at)
+		if skip := now.Sub(at) - streamRetention - shardLifetime; skip > 0 {
+			at = at.Add(skip / shardLifetime * shardLifetime)
+		}
+		s.openShard(at, sh.id)
+	}
+}
+
+// advance brings the stream to now: shards roll over and records older
+// than the retention period are trimmed. The caller holds s.mu.
+func (s *stream) advance(now time.Time) {
+	s.roll(now)
+	s.trim(now)
 }
 
 // trim drops the records older than the retention period and the closed
@@ -345,12 +379,21 @@ func (sh *shard) last() uint64 {
 	return sh.trimmedTo
 }
 
-// after returns the records with sequence numbers above seq, at most limit.
+// after returns the records with sequence numbers above seq: at most limit
+// of them and, past the first, at most maxGetRecordsBytes in all.
 func (sh *shard) after(seq uint64, limit int) []streamRecord {
 	// Sequence numbers grow along the shard: a binary search keeps a
 	// reader at the end of a long shard from walking all of it per call.
 	i := sort.Search(len(sh.records), func(i int) bool { return sh.records[i].seq > seq })
 	end := min(len(sh.records), i+limit)
+	var bytes int64
+	for j := i; j < end; j++ {
+		bytes += sh.records[j].size
+		if bytes > maxGetRecordsBytes && j > i {
+			end = j
+			break
+		}
+	}
 	return sh.records[i:end]
 }
 

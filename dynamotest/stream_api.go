@@ -56,7 +56,7 @@ func (db *DB) ListStreams(ctx context.Context, in *dynamodbstreams.ListStreamsIn
 			continue
 		}
 		s.mu.Lock()
-		s.trim(now)
+		s.advance(now)
 		gone := s.disabled && len(s.shards) == 0
 		s.mu.Unlock()
 		if gone {
@@ -97,7 +97,7 @@ func (db *DB) DescribeStream(ctx context.Context, in *dynamodbstreams.DescribeSt
 	now := db.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.trim(now)
+	s.advance(now)
 	d := &streamstypes.StreamDescription{
 		CreationRequestDateTime: aws.Time(s.created),
 		StreamArn:               aws.String(s.arn),
@@ -152,7 +152,7 @@ func (db *DB) GetShardIterator(ctx context.Context, in *dynamodbstreams.GetShard
 	now := db.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.trim(now)
+	s.advance(now)
 	sh := s.shard(aws.ToString(in.ShardId))
 	if sh == nil {
 		return nil, &streamstypes.ResourceNotFoundException{Message: aws.String("Requested resource not found: Shard does not exist")}
@@ -192,8 +192,8 @@ func (db *DB) GetShardIterator(ctx context.Context, in *dynamodbstreams.GetShard
 	return &dynamodbstreams.GetShardIteratorOutput{ShardIterator: aws.String(it.String())}, nil
 }
 
-// GetRecords returns up to Limit (at most 1,000) records from an iterator's
-// position, oldest first, and the iterator for the next call: nil once a
+// GetRecords returns up to Limit (at most 1,000) records, and at most 1 MB
+// of them, from an iterator's position, oldest first, and the iterator for the next call: nil once a
 // closed shard has been read to its end. An iterator older than 15 minutes
 // fails with *types.ExpiredIteratorException; one pointing at records
 // retention has dropped, with *types.TrimmedDataAccessException.
@@ -232,7 +232,7 @@ func (db *DB) getRecords(in *dynamodbstreams.GetRecordsInput) (*stream, []stream
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.trim(now)
+	s.advance(now)
 	sh := s.shard(it.shard)
 	if sh == nil || it.after < sh.trimmedTo {
 		return nil, nil, nil, &streamstypes.TrimmedDataAccessException{Message: aws.String("The operation attempted to read past the oldest stream record in a shard.")}

@@ -382,3 +382,53 @@ func TestStreamViewTypesKeepTheImagesTheyName(t *testing.T) {
 		}
 	})
 }
+
+// TestGetRecordsReturnsAtMostOneMegabyte: GetRecords stops before the
+// record that would take a page past 1 MB (the DynamoDB Streams API
+// reference: "up to 1 MB of data or 1000 stream records, whichever comes
+// first"), and the next iterator resumes at that record. DynamoDB Local
+// does not limit the page's size; there the case checks only that every
+// record comes once and in order.
+func TestGetRecordsReturnsAtMostOneMegabyte(t *testing.T) {
+	streamBackends(t, func(t *testing.T, b streamBackend) {
+		ctx := context.Background()
+		name, arn := streamTable(t, b, types.StreamViewTypeNewImage)
+		big := strings.Repeat("x", 350*1024)
+		for _, sk := range []string{"1", "2", "3", "4", "5"} {
+			require.NoError(t, streamPut(ctx, b.db, name, sitem(skey("a", sk), "v", S(big))))
+		}
+		putMarker(t, b, name)
+		require.Len(t, readAll(t, b, arn), 5)
+
+		d, err := b.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
+		require.NoError(t, err)
+		require.Len(t, d.StreamDescription.Shards, 1)
+		it, err := b.streams.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn),
+			ShardId: d.StreamDescription.Shards[0].ShardId, ShardIteratorType: streamstypes.ShardIteratorTypeTrimHorizon})
+		require.NoError(t, err)
+		var pages []int
+		var keys []string
+		for iter := it.ShardIterator; iter != nil && len(keys) < 6; {
+			out, err := b.streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter})
+			require.NoError(t, err)
+			var bytes int64
+			for _, r := range out.Records {
+				bytes += aws.ToInt64(r.Dynamodb.SizeBytes)
+				keys = append(keys, renderItem(r.Dynamodb.Keys))
+			}
+			// DynamoDB Local returns every record in one page, past 1 MB;
+			// the fake follows the reference, so only the fake's pages are
+			// held to it.
+			if len(out.Records) > 1 && b.fake != nil {
+				assert.LessOrEqual(t, bytes, int64(1<<20), "a page of %d records holds %d bytes", len(out.Records), bytes)
+			}
+			pages = append(pages, len(out.Records))
+			iter = out.NextShardIterator
+		}
+		assert.Equal(t, []string{"{pk:a,sk:1}", "{pk:a,sk:2}", "{pk:a,sk:3}", "{pk:a,sk:4}", "{pk:a,sk:5}", "{pk:zz-marker,sk:-}"}, keys,
+			"every record once, in order, across the pages")
+		if b.fake != nil {
+			assert.Equal(t, []int{2, 2, 2}, pages, "two records of 350 KB fit in 1 MB, three do not")
+		}
+	})
+}

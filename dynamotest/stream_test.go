@@ -271,3 +271,48 @@ func TestStreamRecordsOverHTTPMatchInProcess(t *testing.T) {
 		assert.Equal(t, in[i].EventName, over[i].EventName)
 	}
 }
+
+func TestShardsRollOverOnTheClockWithoutWrites(t *testing.T) {
+	db, name, arn := fakeStream(t)
+	writeN(t, db, name, 0, 1)
+	db.Advance(12*time.Hour + time.Minute)
+
+	d, err := db.DescribeStream(context.Background(), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
+	require.NoError(t, err)
+	shards := d.StreamDescription.Shards
+	require.Len(t, shards, 4, "a shard closes every four hours, written to or not")
+	for i, sh := range shards {
+		if i > 0 {
+			assert.Equal(t, shards[i-1].ShardId, sh.ParentShardId, "shard %d's parent is the one before it", i)
+		}
+		assert.Equal(t, i < 3, sh.SequenceNumberRange.EndingSequenceNumber != nil, "shard %d closed", i)
+	}
+	assert.Nil(t, shards[0].ParentShardId)
+
+	require.NoError(t, streamPut(context.Background(), db, name, sitem(skey("k", "z"))))
+	out := records(t, db, iterator(t, db, arn, shards[3].ShardId, streamstypes.ShardIteratorTypeTrimHorizon, ""))
+	require.Len(t, out.Records, 1, "the write after the rollovers lands in the open child")
+	assert.Greater(t, *out.Records[0].Dynamodb.SequenceNumber, *shards[2].SequenceNumberRange.EndingSequenceNumber)
+	assert.Nil(t, records(t, db, iterator(t, db, arn, shards[1].ShardId, streamstypes.ShardIteratorTypeTrimHorizon, "")).NextShardIterator,
+		"an empty closed shard is read to its end at once")
+}
+
+func TestAClockMovedByAYearKeepsOnlyTheShardsRetentionKeeps(t *testing.T) {
+	db, name, arn := fakeStream(t)
+	writeN(t, db, name, 0, 1)
+	db.Advance(365 * 24 * time.Hour)
+	require.NoError(t, streamPut(context.Background(), db, name, sitem(skey("k", "z"))))
+
+	d, err := db.DescribeStream(context.Background(), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
+	require.NoError(t, err)
+	shards := d.StreamDescription.Shards
+	require.NotEmpty(t, shards)
+	assert.LessOrEqual(t, len(shards), 8, "shards older than a day are gone")
+	for i := 1; i < len(shards); i++ {
+		assert.Equal(t, shards[i-1].ShardId, shards[i].ParentShardId)
+	}
+	last := shards[len(shards)-1]
+	assert.Nil(t, last.SequenceNumberRange.EndingSequenceNumber, "the newest shard is open")
+	out := records(t, db, iterator(t, db, arn, last.ShardId, streamstypes.ShardIteratorTypeTrimHorizon, ""))
+	require.Len(t, out.Records, 1)
+}
