@@ -27,11 +27,15 @@ import (
 // validation, conditions, errors and capacity; they are counted as those
 // requests too.
 //
-// Supported: SET path = value (with + and -) and REMOVE path in UPDATE;
-// comparisons, BETWEEN, IN [...], IS [NOT] MISSING, AND, OR, NOT and the
-// functions begins_with, contains, attribute_exists, attribute_not_exists,
-// attribute_type and size in WHERE; ? parameters, 'strings', numbers,
-// TRUE/FALSE/NULL, [lists], {'maps'} and <<sets>> as values.
+// Supported: SET path = value (with + and -, list_append, set_add and
+// set_delete) and REMOVE path in UPDATE; RETURNING ALL|MODIFIED OLD|NEW *
+// on UPDATE and RETURNING ALL OLD * on DELETE (the item comes back in
+// Items); comparisons, BETWEEN, IN [...], IS [NOT] MISSING, AND, OR, NOT
+// and the functions begins_with, contains, attribute_exists,
+// attribute_not_exists, attribute_type and size in WHERE; ? parameters,
+// 'strings', numbers, TRUE/FALSE/NULL, [lists], {'maps'} and <<sets>> as
+// values. EXISTS(SELECT ...) is a condition check, and only
+// ExecuteTransaction takes it.
 func (db *DB) ExecuteStatement(ctx context.Context, in *dynamodb.ExecuteStatementInput, _ ...func(*dynamodb.Options)) (*dynamodb.ExecuteStatementOutput, error) {
 	in = orEmpty(in)
 	if err := contextErr(ctx); err != nil {
@@ -44,6 +48,9 @@ func (db *DB) ExecuteStatement(ctx context.Context, in *dynamodb.ExecuteStatemen
 	if st.verb != "SELECT" && (in.Limit != nil || in.NextToken != nil) {
 		return nil, validationf("Limit and NextToken are only supported for SELECT statements")
 	}
+	if st.verb == "EXISTS" {
+		return nil, errExistsOutsideTransaction()
+	}
 	return db.runStatement(ctx, st, in)
 }
 
@@ -55,7 +62,16 @@ type statement struct {
 	where        *string
 	update       *string
 	item         map[string]types.AttributeValue // INSERT
-	p            *pqParser
+	// returning is the RETURNING clause of an UPDATE or DELETE as the
+	// expression API's ReturnValues; "" without one.
+	returning types.ReturnValue
+	p         *pqParser
+}
+
+// errExistsOutsideTransaction: EXISTS is a condition check, which only a
+// transaction has.
+func errExistsOutsideTransaction() error {
+	return validationf("EXISTS() can only be used in a transaction")
 }
 
 func parseStatement(s string, params []types.AttributeValue) (*statement, error) {
@@ -115,7 +131,7 @@ func parseStatement(s string, params []types.AttributeValue) (*statement, error)
 		if st.table, _, err = p.tableName(); err != nil {
 			return nil, err
 		}
-		var sets, removes []string
+		var sets, removes, adds, deletes []string
 		for {
 			switch {
 			case p.keyword("SET"):
@@ -126,6 +142,24 @@ func parseStatement(s string, params []types.AttributeValue) (*statement, error)
 					}
 					if err := p.expect("="); err != nil {
 						return nil, err
+					}
+					if fn, ok := p.setFunction(); ok {
+						clause, err := p.setFunctionCall(fn, path)
+						if err != nil {
+							return nil, err
+						}
+						switch fn {
+						case "set_add":
+							adds = append(adds, clause)
+						case "set_delete":
+							deletes = append(deletes, clause)
+						default:
+							sets = append(sets, path+" = "+clause)
+						}
+						if !p.punct(",") {
+							break
+						}
+						continue
 					}
 					v, err := p.operand()
 					if err != nil {
@@ -162,15 +196,17 @@ func parseStatement(s string, params []types.AttributeValue) (*statement, error)
 			}
 			break
 		}
-		if len(sets) == 0 && len(removes) == 0 {
+		if len(sets) == 0 && len(removes) == 0 && len(adds) == 0 && len(deletes) == 0 {
 			return nil, pqSyntax("UPDATE needs SET or REMOVE")
 		}
 		var clauses []string
-		if len(sets) > 0 {
-			clauses = append(clauses, "SET "+strings.Join(sets, ", "))
-		}
-		if len(removes) > 0 {
-			clauses = append(clauses, "REMOVE "+strings.Join(removes, ", "))
+		for _, c := range []struct {
+			verb  string
+			parts []string
+		}{{"SET", sets}, {"REMOVE", removes}, {"ADD", adds}, {"DELETE", deletes}} {
+			if len(c.parts) > 0 {
+				clauses = append(clauses, c.verb+" "+strings.Join(c.parts, ", "))
+			}
 		}
 		u := strings.Join(clauses, " ")
 		st.update = &u
@@ -181,15 +217,46 @@ func parseStatement(s string, params []types.AttributeValue) (*statement, error)
 		if st.table, _, err = p.tableName(); err != nil {
 			return nil, err
 		}
-	default:
-		return nil, pqSyntax("a statement starts with SELECT, INSERT, UPDATE or DELETE")
-	}
-	if st.verb != "INSERT" && p.keyword("WHERE") {
+	case st.verb == "EXISTS":
+		// EXISTS(SELECT * FROM table WHERE ...): its WHERE clause is read
+		// here, inside the parentheses.
+		if err := p.expect("("); err != nil {
+			return nil, err
+		}
+		if !p.keyword("SELECT") || !p.punct("*") || !p.keyword("FROM") {
+			return nil, pqSyntax("EXISTS takes a SELECT * FROM table WHERE ... statement")
+		}
+		if st.table, st.index, err = p.tableName(); err != nil {
+			return nil, err
+		}
+		if st.index != "" {
+			return nil, validationf("EXISTS() must contain a single item read with additional condition")
+		}
+		if err := p.expect("WHERE"); err != nil {
+			return nil, err
+		}
 		w, err := p.condition()
 		if err != nil {
 			return nil, err
 		}
 		st.where = &w
+		if err := p.expect(")"); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, pqSyntax("a statement starts with SELECT, INSERT, UPDATE or DELETE")
+	}
+	if st.verb != "INSERT" && st.verb != "EXISTS" && p.keyword("WHERE") {
+		w, err := p.condition()
+		if err != nil {
+			return nil, err
+		}
+		st.where = &w
+	}
+	if p.keyword("RETURNING") {
+		if st.returning, err = p.returning(st.verb); err != nil {
+			return nil, err
+		}
 	}
 	if t := p.peek(); t.kind != pqEOF {
 		return nil, pqSyntax("unexpected '" + t.text + "' at the end of the statement")
@@ -234,6 +301,15 @@ func (st *statement) write(t *dbTable) (types.TransactWriteItem, error) {
 	if st.where != nil {
 		cond += " AND (" + *st.where + ")"
 	}
+	if st.verb == "EXISTS" {
+		// The reference: "The SELECT statement must specify a full primary
+		// key and one other condition."
+		if p.terms <= len(key) {
+			return types.TransactWriteItem{}, validationf("EXISTS() must contain a single item read with additional condition")
+		}
+		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: name, Key: key,
+			ConditionExpression: &cond, ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values}}, nil
+	}
 	if st.verb == "UPDATE" {
 		return types.TransactWriteItem{Update: &types.Update{TableName: name, Key: key, UpdateExpression: st.update,
 			ConditionExpression: &cond, ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values}}, nil
@@ -260,6 +336,7 @@ func (db *DB) runStatement(ctx context.Context, st *statement, in *dynamodb.Exec
 		return nil, err
 	}
 	var consumed *types.ConsumedCapacity
+	var returned map[string]types.AttributeValue
 	switch {
 	case w.Put != nil:
 		res, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: w.Put.TableName, Item: w.Put.Item, ConditionExpression: w.Put.ConditionExpression,
@@ -277,22 +354,31 @@ func (db *DB) runStatement(ctx context.Context, st *statement, in *dynamodb.Exec
 		u := w.Update
 		res, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
 			ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues,
-			ReturnConsumedCapacity: in.ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure})
+			ReturnConsumedCapacity: in.ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure,
+			ReturnValues: st.returning})
 		if err != nil {
 			return nil, err
 		}
-		consumed = res.ConsumedCapacity
+		consumed, returned = res.ConsumedCapacity, res.Attributes
 	default:
 		d := w.Delete
 		res, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: d.TableName, Key: d.Key,
 			ConditionExpression: d.ConditionExpression, ExpressionAttributeNames: d.ExpressionAttributeNames, ExpressionAttributeValues: d.ExpressionAttributeValues,
-			ReturnConsumedCapacity: in.ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure})
+			ReturnConsumedCapacity: in.ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure,
+			ReturnValues: st.returning})
 		if err != nil {
 			return nil, err
 		}
-		consumed = res.ConsumedCapacity
+		consumed, returned = res.ConsumedCapacity, res.Attributes
 	}
-	return &dynamodb.ExecuteStatementOutput{ConsumedCapacity: consumed}, nil
+	out := &dynamodb.ExecuteStatementOutput{ConsumedCapacity: consumed}
+	if st.returning != "" {
+		out.Items = []map[string]types.AttributeValue{}
+		if len(returned) > 0 {
+			out.Items = append(out.Items, returned)
+		}
+	}
+	return out, nil
 }
 
 // selectStatement runs a SELECT: one page of the Query or Scan it stands

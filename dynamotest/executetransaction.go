@@ -17,7 +17,10 @@ const maxTransactStatements = 100
 // SELECTs (each fixing a whole key with "=") as a TransactGetItems, or all
 // writes as a TransactWriteItems, with the same atomicity, cancellation
 // reasons (DuplicateItem for an INSERT of an existing key) and
-// ClientRequestToken idempotency.
+// ClientRequestToken idempotency. EXISTS(SELECT ...) is a write-side
+// condition check (a whole key and one more condition, as the reference
+// says), so it mixes with writes and not with SELECTs; RETURNING is
+// refused, as DynamoDB refuses it.
 func (db *DB) ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransactionInput, _ ...func(*dynamodb.Options)) (*dynamodb.ExecuteTransactionOutput, error) {
 	in = orEmpty(in)
 	if err := contextErr(ctx); err != nil {
@@ -51,6 +54,9 @@ func (db *DB) ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 	}
 	writes := make([]types.TransactWriteItem, len(sts))
 	for i, st := range sts {
+		if st.returning != "" {
+			return nil, validationf("RETURNING is not supported in a transaction")
+		}
 		w, err := st.write(db.table(st.table))
 		if err != nil {
 			return nil, err
@@ -63,6 +69,8 @@ func (db *DB) ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 			w.Update.ReturnValuesOnConditionCheckFailure = onFailure
 		case w.Delete != nil:
 			w.Delete.ReturnValuesOnConditionCheckFailure = onFailure
+		case w.ConditionCheck != nil:
+			w.ConditionCheck.ReturnValuesOnConditionCheckFailure = onFailure
 		}
 		writes[i] = w
 	}
@@ -175,6 +183,14 @@ func (db *DB) BatchExecuteStatement(ctx context.Context, in *dynamodb.BatchExecu
 	sts, reads, err := db.parseStatements(ps)
 	if err != nil {
 		return nil, err
+	}
+	for _, st := range sts {
+		if st.verb == "EXISTS" {
+			return nil, errExistsOutsideTransaction()
+		}
+		if st.returning != "" {
+			return nil, validationf("RETURNING is not supported in a batch")
+		}
 	}
 	out := &dynamodb.BatchExecuteStatementOutput{Responses: make([]types.BatchStatementResponse, len(sts))}
 	for i, st := range sts {

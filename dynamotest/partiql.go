@@ -139,6 +139,82 @@ type pqParser struct {
 	// only when branched is false (no OR or NOT anywhere in the clause).
 	eqs      map[string]types.AttributeValue
 	branched bool
+	// terms counts the WHERE clause's comparisons and function calls.
+	terms int
+}
+
+// returning parses what follows RETURNING: ALL or MODIFIED, OLD or NEW,
+// then *. DELETE returns only ALL OLD *.
+func (p *pqParser) returning(verb string) (types.ReturnValue, error) {
+	var rv types.ReturnValue
+	switch {
+	case p.keyword("ALL") && p.keyword("OLD"):
+		rv = types.ReturnValueAllOld
+	case p.pos > 0 && strings.EqualFold(p.toks[p.pos-1].text, "ALL") && p.keyword("NEW"):
+		rv = types.ReturnValueAllNew
+	case p.keyword("MODIFIED") && p.keyword("OLD"):
+		rv = types.ReturnValueUpdatedOld
+	case p.pos > 0 && strings.EqualFold(p.toks[p.pos-1].text, "MODIFIED") && p.keyword("NEW"):
+		rv = types.ReturnValueUpdatedNew
+	default:
+		return "", pqSyntax("RETURNING takes ALL OLD *, MODIFIED OLD *, ALL NEW * or MODIFIED NEW *")
+	}
+	if !p.punct("*") {
+		return "", pqSyntax("expected * after RETURNING " + string(rv))
+	}
+	switch verb {
+	case "UPDATE":
+	case "DELETE":
+		if rv != types.ReturnValueAllOld {
+			return "", validationf("DELETE supports only RETURNING ALL OLD *")
+		}
+	default:
+		return "", validationf("RETURNING is supported only on UPDATE and DELETE")
+	}
+	return rv, nil
+}
+
+// setFunction reports whether an UPDATE's SET value is a call of
+// list_append, set_add or set_delete, and which.
+func (p *pqParser) setFunction() (string, bool) {
+	t := p.peek()
+	if t.kind != pqIdent || p.toks[p.pos+1].kind != pqPunct || p.toks[p.pos+1].text != "(" {
+		return "", false
+	}
+	switch fn := strings.ToLower(t.text); fn {
+	case "list_append", "set_add", "set_delete":
+		return fn, true
+	}
+	return "", false
+}
+
+// setFunctionCall parses the call setFunction found, for the SET of
+// target: list_append(a, b) as the expression's list_append; set_add(target,
+// set) and set_delete(target, set) as the clauses "target :set" of ADD and
+// DELETE, which is what they do.
+func (p *pqParser) setFunctionCall(fn, target string) (string, error) {
+	p.pos += 2 // name and (
+	first, err := p.operand()
+	if err != nil {
+		return "", err
+	}
+	if err := p.expect(","); err != nil {
+		return "", err
+	}
+	second, err := p.operand()
+	if err != nil {
+		return "", err
+	}
+	if err := p.expect(")"); err != nil {
+		return "", err
+	}
+	if fn == "list_append" {
+		return "list_append(" + first + ", " + second + ")", nil
+	}
+	if first != target {
+		return "", validationf("%s must update the attribute it reads: SET a = %s(a, <<...>>)", fn, fn)
+	}
+	return target + " " + second, nil
 }
 
 func (p *pqParser) peek() pqToken { return p.toks[p.pos] }
@@ -476,6 +552,7 @@ func (p *pqParser) negation() (string, error) {
 }
 
 func (p *pqParser) comparison() (string, error) {
+	p.terms++
 	start := p.pos
 	values := len(p.values)
 	left, err := p.operand()

@@ -29,6 +29,7 @@ func Cases() []Case {
 		legacyCases(),
 		updateTableCases(),
 		partiqlCases(),
+		partiqlMoreCases(),
 	} {
 		all = append(all, group...)
 	}
