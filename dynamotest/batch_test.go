@@ -1,13 +1,14 @@
 package dynamotest_test
 
 import (
-	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
 )
@@ -28,15 +29,9 @@ func TestBatchGetReturnsFoundItemsFromSeveralTables(t *testing.T) {
 		"numbered": {Keys: append(keysFor(5), item{"pk": S("p"), "n": N("99")}), ProjectionExpression: aws.String("n")},
 		"simple":   {Keys: []item{{"pk": S("a"), "sk": S("b")}}, ConsistentRead: aws.Bool(true)},
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out.Responses["numbered"]) != 5 || len(out.Responses["simple"]) != 1 || len(out.UnprocessedKeys) != 0 {
-		t.Fatalf("responses %v unprocessed %v", out.Responses, out.UnprocessedKeys)
-	}
-	if len(out.Responses["numbered"][0]) != 1 {
-		t.Errorf("projection ignored: %v", out.Responses["numbered"][0])
-	}
+	require.NoError(t, err)
+	require.Falsef(t, len(out.Responses["numbered"]) != 5 || len(out.Responses["simple"]) != 1 || len(out.UnprocessedKeys) != 0, "responses %v unprocessed %v", out.Responses, out.UnprocessedKeys)
+	assert.Lenf(t, out.Responses["numbered"][0], 1, "projection ignored: %v", out.Responses["numbered"][0])
 }
 
 func TestBatchLimits(t *testing.T) {
@@ -61,9 +56,8 @@ func TestBatchLimits(t *testing.T) {
 	writes = []types.WriteRequest{{PutRequest: &types.PutRequest{Item: keysFor(1)[0]}}, {PutRequest: &types.PutRequest{Item: item{"pk": S("p")}}}}
 	_, err = db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"numbered": writes}})
 	wantValidation(t, err, "One or more parameter values were invalid: Missing the key n in the item")
-	if it := get(t, db, "numbered", keysFor(1)[0]); it != nil {
-		t.Errorf("rejected batch wrote %v", it)
-	}
+	it := get(t, db, "numbered", keysFor(1)[0])
+	assert.Nilf(t, it, "rejected batch wrote %v", it)
 }
 
 func TestBatchWritePutsAndDeletes(t *testing.T) {
@@ -73,12 +67,8 @@ func TestBatchWritePutsAndDeletes(t *testing.T) {
 		{DeleteRequest: &types.DeleteRequest{Key: item{"pk": S("p"), "n": N("0")}}},
 		{PutRequest: &types.PutRequest{Item: item{"pk": S("p"), "n": N("7"), "v": S("new")}}},
 	}}})
-	if err != nil || len(out.UnprocessedItems) != 0 {
-		t.Fatalf("%v %v", out, err)
-	}
-	if get(t, db, "numbered", item{"pk": S("p"), "n": N("0")}) != nil || get(t, db, "numbered", item{"pk": S("p"), "n": N("7")}) == nil {
-		t.Error("batch write not applied")
-	}
+	require.Falsef(t, err != nil || len(out.UnprocessedItems) != 0, "%v %v", out, err)
+	assert.False(t, get(t, db, "numbered", item{"pk": S("p"), "n": N("0")}) != nil || get(t, db, "numbered", item{"pk": S("p"), "n": N("7")}) == nil, "batch write not applied")
 }
 
 // batchWriteUntilDone retries UnprocessedItems as a client would and
@@ -88,13 +78,9 @@ func batchWriteUntilDone(t *testing.T, db *dynamotest.DB, req map[string][]types
 	for len(req) > 0 {
 		calls++
 		out, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: req})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		req = out.UnprocessedItems
-		if calls > 100 {
-			t.Fatal("no progress")
-		}
+		require.False(t, calls > 100, "no progress")
 	}
 	return calls
 }
@@ -107,38 +93,23 @@ func TestUnprocessedFractionLeavesItemsForRetry(t *testing.T) {
 		writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: k}})
 	}
 	out, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"numbered": writes}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(out.UnprocessedItems["numbered"]); n != 10 {
-		t.Fatalf("%d unprocessed, want 10", n)
-	}
+	require.NoError(t, err)
+	n := len(out.UnprocessedItems["numbered"])
+	require.EqualValuesf(t, 10, n, "%d unprocessed, want 10", n)
 	// The unprocessed ones were not written; the others were.
-	if get(t, db, "numbered", keysFor(20)[19]) != nil || get(t, db, "numbered", keysFor(1)[0]) == nil {
-		t.Error("unprocessed items were written, or processed ones were not")
-	}
+	assert.False(t, get(t, db, "numbered", keysFor(20)[19]) != nil || get(t, db, "numbered", keysFor(1)[0]) == nil, "unprocessed items were written, or processed ones were not")
 	calls := batchWriteUntilDone(t, db, out.UnprocessedItems)
-	if calls < 2 {
-		t.Errorf("retries took %d calls", calls)
-	}
+	assert.Falsef(t, calls < 2, "retries took %d calls", calls)
 	scan, _ := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("numbered")})
-	if scan.Count != 20 {
-		t.Errorf("%d items after retries, want 20", scan.Count)
-	}
+	assert.EqualValuesf(t, 20, scan.Count, "%d items after retries, want 20", scan.Count)
 
 	db.Inject(dynamotest.UnprocessedFraction("BatchGetItem", 1))
 	got, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"numbered": {Keys: keysFor(4), ConsistentRead: aws.Bool(true)}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got.Responses["numbered"]) != 0 || len(got.UnprocessedKeys["numbered"].Keys) != 4 || !aws.ToBool(got.UnprocessedKeys["numbered"].ConsistentRead) {
-		t.Errorf("responses %v unprocessed %+v", got.Responses, got.UnprocessedKeys)
-	}
+	require.NoError(t, err)
+	assert.Falsef(t, len(got.Responses["numbered"]) != 0 || len(got.UnprocessedKeys["numbered"].Keys) != 4 || !aws.ToBool(got.UnprocessedKeys["numbered"].ConsistentRead), "responses %v unprocessed %+v", got.Responses, got.UnprocessedKeys)
 	db.ClearFaults()
 	got, err = db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"numbered": {Keys: keysFor(4)}}})
-	if err != nil || len(got.Responses["numbered"]) != 4 {
-		t.Errorf("after ClearFaults: %v %v", got.Responses, err)
-	}
+	assert.Falsef(t, err != nil || len(got.Responses["numbered"]) != 4, "after ClearFaults: %v %v", got.Responses, err)
 }
 
 func TestBatchThrottledEntirely(t *testing.T) {
@@ -146,9 +117,7 @@ func TestBatchThrottledEntirely(t *testing.T) {
 	db.Inject(dynamotest.Throttle("BatchGetItem", 1))
 	_, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"numbered": {Keys: keysFor(1)}}})
 	var pte *types.ProvisionedThroughputExceededException
-	if !errors.As(err, &pte) {
-		t.Fatalf("want ProvisionedThroughputExceededException, got %v", err)
-	}
+	require.ErrorAsf(t, err, &pte, "want ProvisionedThroughputExceededException, got %v", err)
 }
 
 func TestBatchGetStopsBeforeSixteenMegabytes(t *testing.T) {
@@ -160,11 +129,7 @@ func TestBatchGetStopsBeforeSixteenMegabytes(t *testing.T) {
 		keys = append(keys, item{"pk": it["pk"], "sk": it["sk"]})
 	}
 	out, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"simple": {Keys: keys}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got, left := len(out.Responses["simple"]), len(out.UnprocessedKeys["simple"].Keys)
-	if got != 42 || left != 8 {
-		t.Errorf("%d items returned, %d unprocessed; want 42 (16 MB of 390 KB items) and 8", got, left)
-	}
+	assert.Falsef(t, got != 42 || left != 8, "%d items returned, %d unprocessed; want 42 (16 MB of 390 KB items) and 8", got, left)
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
 )
@@ -205,9 +207,8 @@ func TestHeapForOneMillionItems(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	db := dynamotest.New()
-	if _, err := db.CreateTable(ctx, simple.input()); err != nil {
-		t.Fatal(err)
-	}
+	_, err := db.CreateTable(ctx, simple.input())
+	require.NoError(t, err)
 	// 1,000 partitions of 1,000 items.
 	for p := 0; p < 1000; p++ {
 		load(t, db, fmt.Sprintf("P%04d", p), 1000)
@@ -216,8 +217,6 @@ func TestHeapForOneMillionItems(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	heap := after.HeapAlloc - before.HeapAlloc
 	t.Logf("heap for 1,000,000 items of 1 KB: %.2f GB (%d bytes per item)", float64(heap)/(1<<30), heap/1000000)
-	if heap > 2<<30 {
-		t.Errorf("heap %d bytes exceeds 2 GB", heap)
-	}
+	assert.LessOrEqual(t, heap, uint64(2<<30), "heap for 1,000,000 items of 1 KB")
 	runtime.KeepAlive(db)
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
 )
@@ -28,12 +30,8 @@ func TestReadCapacityRoundsUpTo4KB(t *testing.T) {
 	read := func(sk string, consistent bool) float64 {
 		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("simple"), Key: item{"pk": S("a"), "sk": S(sk)},
 			ConsistentRead: aws.Bool(consistent), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if aws.ToString(out.ConsumedCapacity.TableName) != "simple" {
-			t.Errorf("table name %v", out.ConsumedCapacity.TableName)
-		}
+		require.NoError(t, err)
+		assert.EqualValuesf(t, "simple", aws.ToString(out.ConsumedCapacity.TableName), "table name %v", out.ConsumedCapacity.TableName)
 		return units(out.ConsumedCapacity)
 	}
 	for _, c := range []struct {
@@ -41,14 +39,11 @@ func TestReadCapacityRoundsUpTo4KB(t *testing.T) {
 		consistent bool
 		want       float64
 	}{{"small", false, 0.5}, {"small", true, 1}, {"big", false, 1}, {"big", true, 2}, {"missing", false, 0.5}} {
-		if got := read(c.sk, c.consistent); got != c.want {
-			t.Errorf("GetItem %s consistent=%v: %v units, want %v", c.sk, c.consistent, got, c.want)
-		}
+		got := read(c.sk, c.consistent)
+		assert.EqualValuesf(t, c.want, got, "GetItem %s consistent=%v: %v units, want %v", c.sk, c.consistent, got, c.want)
 	}
 	out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("simple"), Key: item{"pk": S("a"), "sk": S("small")}})
-	if err != nil || out.ConsumedCapacity != nil {
-		t.Errorf("capacity returned without being asked: %v %v", out.ConsumedCapacity, err)
-	}
+	assert.Falsef(t, err != nil || out.ConsumedCapacity != nil, "capacity returned without being asked: %v %v", out.ConsumedCapacity, err)
 }
 
 func TestQueryCapacitySumsSizesBeforeRounding(t *testing.T) {
@@ -58,22 +53,15 @@ func TestQueryCapacitySumsSizesBeforeRounding(t *testing.T) {
 	}
 	out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("simple"), KeyConditionExpression: aws.String("pk = :p"),
 		ExpressionAttributeValues: item{":p": S("a")}, ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// 5,000 bytes is two 4 KB units, not five.
-	if got := units(out.ConsumedCapacity); got != 2 {
-		t.Errorf("Query of 5 x 1000 bytes: %v units, want 2", got)
-	}
+	got := units(out.ConsumedCapacity)
+	assert.EqualValuesf(t, 2, got, "Query of 5 x 1000 bytes: %v units, want 2", got)
 	bg, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"simple": {
 		Keys: []item{{"pk": S("a"), "sk": S("1")}, {"pk": S("a"), "sk": S("2")}}}}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// BatchGetItem rounds each item on its own.
-	if len(bg.ConsumedCapacity) != 1 || units(&bg.ConsumedCapacity[0]) != 1 {
-		t.Errorf("BatchGetItem capacity %+v", bg.ConsumedCapacity)
-	}
+	assert.Falsef(t, len(bg.ConsumedCapacity) != 1 || units(&bg.ConsumedCapacity[0]) != 1, "BatchGetItem capacity %+v", bg.ConsumedCapacity)
 }
 
 func TestWriteCapacity(t *testing.T) {
@@ -86,30 +74,24 @@ func TestWriteCapacity(t *testing.T) {
 			if errors.As(err, &ccf) {
 				return -1
 			}
-			t.Fatal(err)
+			require.NoError(t, err)
 		}
 		return units(out.ConsumedCapacity)
 	}
-	if got := putCost(sized("k", 1500), nil); got != 2 {
-		t.Errorf("1,500-byte put: %v units, want 2", got)
-	}
+	got := putCost(sized("k", 1500), nil)
+	assert.EqualValuesf(t, 2, got, "1,500-byte put: %v units, want 2", got)
 	// Replacing it with a small item costs by the larger of the two.
-	if got := putCost(sized("k", 500), nil); got != 2 {
-		t.Errorf("replacing 1,500 bytes with 500: %v units, want 2", got)
-	}
+	got = putCost(sized("k", 500), nil)
+	assert.EqualValuesf(t, 2, got, "replacing 1,500 bytes with 500: %v units, want 2", got)
 	db.ResetConsumed()
 	// A failed condition still costs the stored item's size.
-	if got := putCost(sized("k", 500), aws.String("attribute_not_exists(pk)")); got != -1 {
-		t.Fatal("condition did not fail")
-	}
-	if c := db.Consumed("simple"); c.WriteUnits != 1 || c.ReadUnits != 0 {
-		t.Errorf("after failed put, consumed %+v", c)
-	}
+	got = putCost(sized("k", 500), aws.String("attribute_not_exists(pk)"))
+	require.EqualValues(t, -1, got, "condition did not fail")
+	c := db.Consumed("simple")
+	assert.Falsef(t, c.WriteUnits != 1 || c.ReadUnits != 0, "after failed put, consumed %+v", c)
 	out, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("simple"), Key: item{"pk": S("a"), "sk": S("k")},
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-	if err != nil || units(out.ConsumedCapacity) != 1 {
-		t.Errorf("delete: %v %v", out, err)
-	}
+	assert.Falsef(t, err != nil || units(out.ConsumedCapacity) != 1, "delete: %v %v", out, err)
 }
 
 func TestIndexWriteCapacity(t *testing.T) {
@@ -119,9 +101,7 @@ func TestIndexWriteCapacity(t *testing.T) {
 		in.Key = item{"pk": S("JOB#1"), "sk": S("META")}
 		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 		out, err := db.UpdateItem(ctx, in)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return out.ConsumedCapacity
 	}
 	gsiUnits := func(c *types.ConsumedCapacity, index string) float64 {
@@ -134,40 +114,26 @@ func TestIndexWriteCapacity(t *testing.T) {
 	// Entering the three indexes: one write each.
 	c := cost(&dynamodb.UpdateItemInput{UpdateExpression: aws.String("SET #s = :s, updated = :u"),
 		ExpressionAttributeNames: map[string]string{"#s": "status"}, ExpressionAttributeValues: item{":s": S("queued"), ":u": N("1")}})
-	if units(c) != 4 || aws.ToFloat64(c.Table.CapacityUnits) != 1 || gsiUnits(c, "all") != 1 || gsiUnits(c, "keys") != 1 || gsiUnits(c, "include") != 1 {
-		t.Errorf("entering indexes: %+v %+v", c, c.GlobalSecondaryIndexes)
-	}
+	assert.Falsef(t, units(c) != 4 || aws.ToFloat64(c.Table.CapacityUnits) != 1 || gsiUnits(c, "all") != 1 || gsiUnits(c, "keys") != 1 || gsiUnits(c, "include") != 1, "entering indexes: %+v %+v", c, c.GlobalSecondaryIndexes)
 	// Moving the index key: a delete and a put in each index.
 	c = cost(&dynamodb.UpdateItemInput{UpdateExpression: aws.String("SET updated = :u"), ExpressionAttributeValues: item{":u": N("2")}})
-	if units(c) != 7 || gsiUnits(c, "keys") != 2 {
-		t.Errorf("moving index key: %+v %+v", c, c.GlobalSecondaryIndexes)
-	}
+	assert.Falsef(t, units(c) != 7 || gsiUnits(c, "keys") != 2, "moving index key: %+v %+v", c, c.GlobalSecondaryIndexes)
 	// An attribute only ALL projects: the other indexes are not written.
 	c = cost(&dynamodb.UpdateItemInput{UpdateExpression: aws.String("SET body = :b"), ExpressionAttributeValues: item{":b": S("x")}})
-	if units(c) != 2 || gsiUnits(c, "all") != 1 || gsiUnits(c, "keys") != 0 || gsiUnits(c, "include") != 0 {
-		t.Errorf("unprojected attribute: %+v %+v", c, c.GlobalSecondaryIndexes)
-	}
+	assert.Falsef(t, units(c) != 2 || gsiUnits(c, "all") != 1 || gsiUnits(c, "keys") != 0 || gsiUnits(c, "include") != 0, "unprojected attribute: %+v %+v", c, c.GlobalSecondaryIndexes)
 	// An INCLUDEd attribute: ALL and INCLUDE are written.
 	c = cost(&dynamodb.UpdateItemInput{UpdateExpression: aws.String("SET #o = :o"), ExpressionAttributeNames: map[string]string{"#o": "owner"}, ExpressionAttributeValues: item{":o": S("bob")}})
-	if units(c) != 3 || gsiUnits(c, "include") != 1 || gsiUnits(c, "keys") != 0 {
-		t.Errorf("included attribute: %+v %+v", c, c.GlobalSecondaryIndexes)
-	}
+	assert.Falsef(t, units(c) != 3 || gsiUnits(c, "include") != 1 || gsiUnits(c, "keys") != 0, "included attribute: %+v %+v", c, c.GlobalSecondaryIndexes)
 	// Leaving the indexes: one delete each.
 	c = cost(&dynamodb.UpdateItemInput{UpdateExpression: aws.String("REMOVE #s"), ExpressionAttributeNames: map[string]string{"#s": "status"}})
-	if units(c) != 4 {
-		t.Errorf("leaving indexes: %+v %+v", c, c.GlobalSecondaryIndexes)
-	}
+	assert.EqualValuesf(t, 4, units(c), "leaving indexes: %+v %+v", c, c.GlobalSecondaryIndexes)
 	// Queries on an index are charged to the index.
 	put(t, db, "jobs", job("2", "queued", 1))
 	q, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("jobs"), IndexName: aws.String("keys"),
 		KeyConditionExpression: aws.String("#s = :s"), ExpressionAttributeNames: map[string]string{"#s": "status"},
 		ExpressionAttributeValues: item{":s": S("queued")}, ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if gsiUnits(q.ConsumedCapacity, "keys") != 0.5 || aws.ToFloat64(q.ConsumedCapacity.Table.CapacityUnits) != 0 {
-		t.Errorf("index query: %+v %+v", q.ConsumedCapacity, q.ConsumedCapacity.GlobalSecondaryIndexes)
-	}
+	require.NoError(t, err)
+	assert.Falsef(t, gsiUnits(q.ConsumedCapacity, "keys") != 0.5 || aws.ToFloat64(q.ConsumedCapacity.Table.CapacityUnits) != 0, "index query: %+v %+v", q.ConsumedCapacity, q.ConsumedCapacity.GlobalSecondaryIndexes)
 }
 
 func TestTransactionsCostDouble(t *testing.T) {
@@ -177,20 +143,12 @@ func TestTransactionsCostDouble(t *testing.T) {
 			{Put: &types.Put{TableName: aws.String("simple"), Item: sized("1", 1000)}},
 			{Put: &types.Put{TableName: aws.String("simple"), Item: sized("2", 2000)}},
 		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out.ConsumedCapacity) != 1 || units(&out.ConsumedCapacity[0]) != 6 {
-		t.Errorf("transactional writes of 1 and 2 KB: %+v", out.ConsumedCapacity)
-	}
+	require.NoError(t, err)
+	assert.Falsef(t, len(out.ConsumedCapacity) != 1 || units(&out.ConsumedCapacity[0]) != 6, "transactional writes of 1 and 2 KB: %+v", out.ConsumedCapacity)
 	got, err := db.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 		TransactItems: []types.TransactGetItem{{Get: &types.Get{TableName: aws.String("simple"), Key: item{"pk": S("a"), "sk": S("1")}}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if units(&got.ConsumedCapacity[0]) != 2 {
-		t.Errorf("transactional read: %+v", got.ConsumedCapacity)
-	}
+	require.NoError(t, err)
+	assert.EqualValuesf(t, 2, units(&got.ConsumedCapacity[0]), "transactional read: %+v", got.ConsumedCapacity)
 }
 
 func TestConsumedKeepsRunningTotalsPerTable(t *testing.T) {
@@ -199,14 +157,11 @@ func TestConsumedKeepsRunningTotalsPerTable(t *testing.T) {
 	put(t, db, "simple", sized("2", 3000))
 	get(t, db, "simple", item{"pk": S("a"), "sk": S("1")})
 	put(t, db, "numbered", item{"pk": S("a"), "n": N("1")})
-	if c := db.Consumed("simple"); c != (dynamotest.Capacity{ReadUnits: 1, WriteUnits: 4}) {
-		t.Errorf("simple consumed %+v", c)
-	}
-	if c := db.Consumed("numbered"); c != (dynamotest.Capacity{WriteUnits: 1}) {
-		t.Errorf("numbered consumed %+v", c)
-	}
+	c := db.Consumed("simple")
+	assert.EqualValuesf(t, (dynamotest.Capacity{ReadUnits: 1, WriteUnits: 4}), c, "simple consumed %+v", c)
+	c = db.Consumed("numbered")
+	assert.EqualValuesf(t, (dynamotest.Capacity{WriteUnits: 1}), c, "numbered consumed %+v", c)
 	db.ResetConsumed()
-	if c := db.Consumed("simple"); c != (dynamotest.Capacity{}) {
-		t.Errorf("after reset %+v", c)
-	}
+	c = db.Consumed("simple")
+	assert.EqualValuesf(t, (dynamotest.Capacity{}), c, "after reset %+v", c)
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestConcurrentVersionedUpdatesLoseNothing runs 32 goroutines doing
@@ -88,19 +90,16 @@ func TestConcurrentVersionedUpdatesLoseNothing(t *testing.T) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Fatal(err)
+		require.NoError(t, err)
 	}
 	total := 0
 	for i := 0; i < items; i++ {
 		got := get(t, db, "jobs", key(i))
-		if c, v := num(t, got, "count"), num(t, got, "version"); c != fmt.Sprint(succeeded[i]) || v != c {
-			t.Errorf("item %d: count %s version %s, %d updates succeeded", i, c, v, succeeded[i])
-		}
+		c, v := num(t, got, "count"), num(t, got, "version")
+		assert.Falsef(t, c != fmt.Sprint(succeeded[i]) || v != c, "item %d: count %s version %s, %d updates succeeded", i, c, v, succeeded[i])
 		total += succeeded[i]
 	}
-	if total == 0 {
-		t.Error("no update succeeded")
-	}
+	assert.False(t, total == 0, "no update succeeded")
 }
 
 // TestConcurrentTransactionsAcrossTablesNeitherDeadlockNorTear moves
@@ -158,6 +157,6 @@ func TestConcurrentTransactionsAcrossTablesNeitherDeadlockNorTear(t *testing.T) 
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Fatal(err)
+		require.NoError(t, err)
 	}
 }

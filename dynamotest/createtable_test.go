@@ -1,13 +1,14 @@
 package dynamotest_test
 
 import (
-	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/table"
@@ -24,39 +25,26 @@ func TestCreateTableIsActiveAndDescribed(t *testing.T) {
 	put(t, db, "simple", item{"pk": S("a"), "sk": S("2")})
 
 	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("simple")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d := out.Table
-	if d.TableStatus != types.TableStatusActive {
-		t.Errorf("status %s, want ACTIVE", d.TableStatus)
-	}
-	if aws.ToInt64(d.ItemCount) != 2 {
-		t.Errorf("ItemCount %d, want 2", aws.ToInt64(d.ItemCount))
-	}
-	if len(d.KeySchema) != 2 || aws.ToString(d.KeySchema[0].AttributeName) != "pk" || d.KeySchema[1].KeyType != types.KeyTypeRange {
-		t.Errorf("KeySchema %+v", d.KeySchema)
-	}
-	if d.BillingModeSummary == nil || d.BillingModeSummary.BillingMode != types.BillingModePayPerRequest {
-		t.Errorf("BillingModeSummary %+v", d.BillingModeSummary)
-	}
-	if len(d.GlobalSecondaryIndexes) != 1 {
-		t.Fatalf("GSIs %+v", d.GlobalSecondaryIndexes)
-	}
+	assert.EqualValuesf(t, types.TableStatusActive, d.TableStatus, "status %s, want ACTIVE", d.TableStatus)
+	assert.EqualValuesf(t, 2, aws.ToInt64(d.ItemCount), "ItemCount %d, want 2", aws.ToInt64(d.ItemCount))
+	assert.Falsef(t, len(d.KeySchema) != 2 || aws.ToString(d.KeySchema[0].AttributeName) != "pk" || d.KeySchema[1].KeyType != types.KeyTypeRange, "KeySchema %+v", d.KeySchema)
+	require.NotNil(t, d.BillingModeSummary)
+	assert.Equal(t, types.BillingModePayPerRequest, d.BillingModeSummary.BillingMode)
+	require.Lenf(t, d.GlobalSecondaryIndexes, 1, "GSIs %+v", d.GlobalSecondaryIndexes)
 	g := d.GlobalSecondaryIndexes[0]
-	if aws.ToString(g.IndexName) != "GSI1" || g.IndexStatus != types.IndexStatusActive || aws.ToInt64(g.ItemCount) != 1 ||
-		g.Projection.ProjectionType != types.ProjectionTypeAll {
-		t.Errorf("GSI description %+v", g)
-	}
+	assert.Equal(t, "GSI1", aws.ToString(g.IndexName))
+	assert.Equal(t, types.IndexStatusActive, g.IndexStatus)
+	assert.EqualValues(t, 1, aws.ToInt64(g.ItemCount))
+	assert.Equal(t, types.ProjectionTypeAll, g.Projection.ProjectionType)
 }
 
 func TestCreateTableTwiceIsResourceInUse(t *testing.T) {
 	db := newDB(t, simple)
 	_, err := db.CreateTable(ctx, simple.input())
 	var inUse *types.ResourceInUseException
-	if !errors.As(err, &inUse) {
-		t.Fatalf("want ResourceInUseException, got %v", err)
-	}
+	require.ErrorAsf(t, err, &inUse, "want ResourceInUseException, got %v", err)
 }
 
 func TestCreateTableRejectsBadDefinitions(t *testing.T) {
@@ -94,9 +82,7 @@ func TestCreateTableRejectsBadDefinitions(t *testing.T) {
 			_, err := db.CreateTable(ctx, in)
 			wantValidation(t, err, c.msg)
 			list, _ := db.ListTables(ctx, &dynamodb.ListTablesInput{})
-			if len(list.TableNames) != 0 {
-				t.Errorf("a rejected CreateTable left tables %v", list.TableNames)
-			}
+			assert.Lenf(t, list.TableNames, 0, "a rejected CreateTable left tables %v", list.TableNames)
 		})
 	}
 }
@@ -106,18 +92,15 @@ func TestListTablesPaginates(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		spec := simple
 		spec.name = fmt.Sprintf("table%d", 4-i)
-		if _, err := db.CreateTable(ctx, spec.input()); err != nil {
-			t.Fatal(err)
-		}
+		_, err := db.CreateTable(ctx, spec.input())
+		require.NoError(t, err)
 	}
 	var all []string
 	var start *string
 	pages := 0
 	for {
 		out, err := db.ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(2), ExclusiveStartTableName: start})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		pages++
 		all = append(all, out.TableNames...)
 		if out.LastEvaluatedTableName == nil {
@@ -125,9 +108,7 @@ func TestListTablesPaginates(t *testing.T) {
 		}
 		start = out.LastEvaluatedTableName
 	}
-	if fmt.Sprint(all) != "[table0 table1 table2 table3 table4]" || pages != 3 {
-		t.Errorf("got %v in %d pages", all, pages)
-	}
+	assert.Falsef(t, fmt.Sprint(all) != "[table0 table1 table2 table3 table4]" || pages != 3, "got %v in %d pages", all, pages)
 	_, err := db.ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(101)})
 	wantValidation(t, err, "1 validation error detected: Value '101' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100")
 }
@@ -136,12 +117,8 @@ func TestDeleteTableRemovesTableAndItems(t *testing.T) {
 	db := newDB(t, simple)
 	put(t, db, "simple", item{"pk": S("a"), "sk": S("b")})
 	out, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("simple")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.TableDescription.TableStatus != types.TableStatusDeleting {
-		t.Errorf("status %s, want DELETING", out.TableDescription.TableStatus)
-	}
+	require.NoError(t, err)
+	assert.EqualValuesf(t, types.TableStatusDeleting, out.TableDescription.TableStatus, "status %s, want DELETING", out.TableDescription.TableStatus)
 	_, err = db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("simple"), Key: item{"pk": S("a"), "sk": S("b")}})
 	wantNotFound(t, err)
 	_, err = db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("simple")})
@@ -149,12 +126,10 @@ func TestDeleteTableRemovesTableAndItems(t *testing.T) {
 	_, err = db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("simple")})
 	wantNotFound(t, err)
 	// The name is free again, and the new table starts empty.
-	if _, err := db.CreateTable(ctx, simple.input()); err != nil {
-		t.Fatal(err)
-	}
-	if it := get(t, db, "simple", item{"pk": S("a"), "sk": S("b")}); it != nil {
-		t.Errorf("recreated table holds %v", it)
-	}
+	_, err = db.CreateTable(ctx, simple.input())
+	require.NoError(t, err)
+	it := get(t, db, "simple", item{"pk": S("a"), "sk": S("b")})
+	assert.Nilf(t, it, "recreated table holds %v", it)
 }
 
 func TestEveryOperationOnMissingTableIsResourceNotFound(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
 )
@@ -18,17 +20,11 @@ func TestThrottleFailsTheNextCalls(t *testing.T) {
 	var pte *types.ProvisionedThroughputExceededException
 	for i := 0; i < 2; i++ {
 		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("simple"), Item: it})
-		if !errors.As(err, &pte) {
-			t.Fatalf("call %d: want ProvisionedThroughputExceededException, got %v", i+1, err)
-		}
+		require.ErrorAsf(t, err, &pte, "call %d: want ProvisionedThroughputExceededException, got %v", i+1, err)
 	}
-	if get(t, db, "simple", it) != nil {
-		t.Fatal("a throttled put was applied")
-	}
+	require.Nil(t, get(t, db, "simple", it), "a throttled put was applied")
 	put(t, db, "simple", it) // the third call goes through
-	if db.Calls("PutItem") != 3 || db.CallsFor("PutItem", "simple") != 3 || db.CallsFor("PutItem", "other") != 0 {
-		t.Errorf("calls %d / %d", db.Calls("PutItem"), db.CallsFor("PutItem", "simple"))
-	}
+	assert.Falsef(t, db.Calls("PutItem") != 3 || db.CallsFor("PutItem", "simple") != 3 || db.CallsFor("PutItem", "other") != 0, "calls %d / %d", db.Calls("PutItem"), db.CallsFor("PutItem", "simple"))
 }
 
 func TestFailNthFailsOnlyThatCall(t *testing.T) {
@@ -38,9 +34,7 @@ func TestFailNthFailsOnlyThatCall(t *testing.T) {
 	key := item{"pk": S("a"), "sk": S("b")}
 	for i := 1; i <= 5; i++ {
 		_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("simple"), Key: key})
-		if (i == 3) != errors.Is(err, boom) {
-			t.Errorf("call %d: %v", i, err)
-		}
+		assert.EqualValuesf(t, errors.Is(err, boom), (i == 3), "call %d: %v", i, err)
 	}
 }
 
@@ -50,13 +44,9 @@ func TestFaultsMatchTableAndClear(t *testing.T) {
 	put(t, db, "simple", item{"pk": S("a"), "sk": S("b")})
 	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("numbered"), Item: item{"pk": S("a"), "n": N("1")}})
 	var pte *types.ProvisionedThroughputExceededException
-	if !errors.As(err, &pte) {
-		t.Fatalf("want throttling on numbered, got %v", err)
-	}
+	require.ErrorAsf(t, err, &pte, "want throttling on numbered, got %v", err)
 	db.ClearFaults()
 	put(t, db, "numbered", item{"pk": S("a"), "n": N("1")})
 	db.ResetCalls()
-	if db.Calls("PutItem") != 0 {
-		t.Error("ResetCalls kept counts")
-	}
+	assert.EqualValues(t, 0, db.Calls("PutItem"), "ResetCalls kept counts")
 }

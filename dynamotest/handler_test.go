@@ -165,18 +165,12 @@ func TestHandlerCarriesEveryOperationBothWays(t *testing.T) {
 			d.mu.Unlock()
 
 			got, err := call(context.Background(), client, op, in)
-			if err != nil {
-				t.Fatalf("%s: %v", op, err)
-			}
+			require.NoErrorf(t, err, "%s", op)
 			d.mu.Lock()
 			received := d.inputs[op]
 			d.mu.Unlock()
-			if !reflect.DeepEqual(received, in) {
-				t.Errorf("the engine received a different %s input:\ngot  %+v\nwant %+v", op, received, in)
-			}
-			if !reflect.DeepEqual(withoutMetadata(got), want) {
-				t.Errorf("the client received a different %s output:\ngot  %+v\nwant %+v", op, got, want)
-			}
+			assert.Equalf(t, in, received, "the engine received a different %s input:\ngot  %+v\nwant %+v", op, received, in)
+			assert.Equalf(t, want, withoutMetadata(got), "the client received a different %s output:\ngot  %+v\nwant %+v", op, got, want)
 		})
 	}
 }
@@ -217,12 +211,8 @@ func TestHandlerErrorsReachTheClientAsTheSameGoType(t *testing.T) {
 			client, _ := serveDouble(t, &apiDouble{err: fmt.Errorf("engine: %w", want)})
 			_, err := client.GetItem(context.Background(), getJob)
 			got := reflect.New(reflect.TypeOf(want))
-			if !errors.As(err, got.Interface()) {
-				t.Fatalf("client error %v (%T) is not a %T", err, err, want)
-			}
-			if !reflect.DeepEqual(got.Elem().Interface(), want) {
-				t.Errorf("client rebuilt %+v, want %+v", got.Elem().Interface(), want)
-			}
+			require.ErrorAsf(t, err, got.Interface(), "client error %v (%T) is not a %T", err, err, want)
+			assert.Equalf(t, want, got.Elem().Interface(), "client rebuilt %+v, want %+v", got.Elem().Interface(), want)
 		})
 	}
 }
@@ -232,9 +222,7 @@ func TestHandlerValidationExceptionReachesTheClientAsAPIError(t *testing.T) {
 	client, _ := serveDouble(t, &apiDouble{err: want})
 	_, err := client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String("jobs"), Item: getJob.Key})
 	var apiErr smithy.APIError
-	if !errors.As(err, &apiErr) || apiErr.ErrorCode() != want.Code || apiErr.ErrorMessage() != want.Message {
-		t.Fatalf("client got %v, want API error %s: %s", err, want.Code, want.Message)
-	}
+	require.Falsef(t, !errors.As(err, &apiErr) || apiErr.ErrorCode() != want.Code || apiErr.ErrorMessage() != want.Message, "client got %v, want API error %s: %s", err, want.Code, want.Message)
 }
 
 func TestHandlerAnswersGoErrorsWithInternalServerErrorNamingTheCause(t *testing.T) {
@@ -249,22 +237,16 @@ func TestHandlerAnswersGoErrorsWithInternalServerErrorNamingTheCause(t *testing.
 func post(t *testing.T, url, op, body string) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
 	if op != "" {
 		req.Header.Set("X-Amz-Target", op)
 	}
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return resp, string(b)
 }
 
@@ -288,12 +270,8 @@ func TestHandlerAnswersBadRequestsAsDynamoDBDoes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, body := post(t, url, tc.target, tc.body)
-			if resp.StatusCode != tc.status {
-				t.Errorf("status %d, want %d", resp.StatusCode, tc.status)
-			}
-			if !strings.Contains(body, `"__type":"`+tc.wantType+`"`) || !strings.Contains(body, tc.wantText) {
-				t.Errorf("body %s, want __type %s and %q", body, tc.wantType, tc.wantText)
-			}
+			assert.EqualValuesf(t, tc.status, resp.StatusCode, "status %d, want %d", resp.StatusCode, tc.status)
+			assert.Falsef(t, !strings.Contains(body, `"__type":"`+tc.wantType+`"`) || !strings.Contains(body, tc.wantText), "body %s, want __type %s and %q", body, tc.wantType, tc.wantText)
 		})
 	}
 }
@@ -311,9 +289,7 @@ func TestHandlerStatusCodesFollowTheErrorsFault(t *testing.T) {
 	} {
 		_, url := serveDouble(t, &apiDouble{err: tc.err})
 		resp, body := post(t, url, "DynamoDB_20120810.GetItem", `{"TableName":"jobs"}`)
-		if resp.StatusCode != tc.status {
-			t.Errorf("%T: status %d, want %d (%s)", tc.err, resp.StatusCode, tc.status, body)
-		}
+		assert.EqualValuesf(t, tc.status, resp.StatusCode, "%T: status %d, want %d (%s)", tc.err, resp.StatusCode, tc.status, body)
 	}
 }
 
@@ -322,16 +298,12 @@ func TestHandlerResponsesCarryChecksumAndRequestID(t *testing.T) {
 	seen := map[string]bool{}
 	for _, target := range []string{"DynamoDB_20120810.GetItem", "DynamoDB_20120810.Nope", "DynamoDB_20120810.Query"} {
 		resp, body := post(t, url, target, `{}`)
-		if got, want := resp.Header.Get("X-Amz-Crc32"), strconv.FormatUint(uint64(crc32.ChecksumIEEE([]byte(body))), 10); got != want {
-			t.Errorf("%s: X-Amz-Crc32 %q, want %q", target, got, want)
-		}
-		if ct := resp.Header.Get("Content-Type"); ct != "application/x-amz-json-1.0" {
-			t.Errorf("%s: Content-Type %q", target, ct)
-		}
+		got, want := resp.Header.Get("X-Amz-Crc32"), strconv.FormatUint(uint64(crc32.ChecksumIEEE([]byte(body))), 10)
+		assert.EqualValuesf(t, want, got, "%s: X-Amz-Crc32 %q, want %q", target, got, want)
+		ct := resp.Header.Get("Content-Type")
+		assert.EqualValuesf(t, "application/x-amz-json-1.0", ct, "%s: Content-Type %q", target, ct)
 		id := resp.Header.Get("X-Amzn-Requestid")
-		if id == "" || seen[id] {
-			t.Errorf("%s: request id %q is missing or repeated", target, id)
-		}
+		assert.Falsef(t, id == "" || seen[id], "%s: request id %q is missing or repeated", target, id)
 		seen[id] = true
 	}
 }
@@ -339,13 +311,9 @@ func TestHandlerResponsesCarryChecksumAndRequestID(t *testing.T) {
 func TestHandlerAnswersHealthChecks(t *testing.T) {
 	_, url := serveDouble(t, &apiDouble{})
 	resp, err := http.Get(url + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("GET / answered %d", resp.StatusCode)
-	}
+	assert.EqualValuesf(t, http.StatusOK, resp.StatusCode, "GET / answered %d", resp.StatusCode)
 }
 
 // Concurrent requests share the handler's pooled buffers; each must still
@@ -383,7 +351,7 @@ func TestHandlerConcurrentRequestsGetTheirOwnAnswers(t *testing.T) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Error(err)
+		assert.NoError(t, err)
 	}
 }
 
@@ -447,9 +415,7 @@ func TestHandlerProxyToDynamoDBLocalAnswersAsDynamoDBLocalDoes(t *testing.T) {
 		wantOut, wantErr := call(ctx, direct, want[i].op, want[i].in)
 		gotOut, gotErr := call(ctx, viaProxy, got[i].op, got[i].in)
 		name := fmt.Sprintf("step %d %s", i, want[i].op)
-		if (wantErr == nil) != (gotErr == nil) {
-			t.Fatalf("%s: direct err %v, through the proxy err %v", name, wantErr, gotErr)
-		}
+		require.EqualValuesf(t, (gotErr == nil), (wantErr == nil), "%s: direct err %v, through the proxy err %v", name, wantErr, gotErr)
 		if wantErr != nil {
 			errorSteps++
 			sameError(t, name, gotErr, wantErr)
@@ -459,13 +425,9 @@ func TestHandlerProxyToDynamoDBLocalAnswersAsDynamoDBLocalDoes(t *testing.T) {
 		case "CreateTable", "DeleteTable":
 			continue // they name their own table, with its own ARN and time
 		}
-		if !reflect.DeepEqual(withoutMetadata(gotOut), withoutMetadata(wantOut)) {
-			t.Errorf("%s: through the proxy %+v\ndirect %+v", name, gotOut, wantOut)
-		}
+		assert.Equalf(t, withoutMetadata(wantOut), withoutMetadata(gotOut), "%s: through the proxy %+v\ndirect %+v", name, gotOut, wantOut)
 	}
-	if errorSteps != 4 {
-		t.Errorf("%d steps failed, want 4 (condition, unused value, transaction, missing table)", errorSteps)
-	}
+	assert.EqualValuesf(t, 4, errorSteps, "%d steps failed, want 4 (condition, unused value, transaction, missing table)", errorSteps)
 }
 
 // FuzzHandler sends arbitrary bodies for every operation to the handler in
@@ -502,9 +464,7 @@ func FuzzHandler(f *testing.F) {
 		req.Header.Set("X-Amz-Target", targetPrefix+name)
 		w := httptest.NewRecorder()
 		handler.ServeHTTP(w, req)
-		if w.Code != http.StatusOK && w.Code != http.StatusBadRequest {
-			t.Fatalf("%s %q answered %d: %s", name, body, w.Code, w.Body)
-		}
+		require.Falsef(t, w.Code != http.StatusOK && w.Code != http.StatusBadRequest, "%s %q answered %d: %s", name, body, w.Code, w.Body)
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
 )
@@ -27,18 +28,14 @@ func B(b string) types.AttributeValue { return &types.AttributeValueMemberB{Valu
 func str(t testing.TB, it item, name string) string {
 	t.Helper()
 	v, ok := it[name].(*types.AttributeValueMemberS)
-	if !ok {
-		t.Fatalf("attribute %s: want S, got %#v", name, it[name])
-	}
+	require.Truef(t, ok, "attribute %s: want S, got %#v", name, it[name])
 	return v.Value
 }
 
 func num(t testing.TB, it item, name string) string {
 	t.Helper()
 	v, ok := it[name].(*types.AttributeValueMemberN)
-	if !ok {
-		t.Fatalf("attribute %s: want N, got %#v", name, it[name])
-	}
+	require.Truef(t, ok, "attribute %s: want N, got %#v", name, it[name])
 	return v.Value
 }
 
@@ -89,9 +86,8 @@ func newDB(t testing.TB, specs ...tableSpec) *dynamotest.DB {
 	t.Helper()
 	db := dynamotest.New()
 	for _, s := range specs {
-		if _, err := db.CreateTable(ctx, s.input()); err != nil {
-			t.Fatalf("CreateTable %s: %v", s.name, err)
-		}
+		_, err := db.CreateTable(ctx, s.input())
+		require.NoErrorf(t, err, "CreateTable %s", s.name)
 	}
 	return db
 }
@@ -107,17 +103,14 @@ var hashOnly = tableSpec{name: "hashonly", pk: "id", pkType: "S"}
 
 func put(t testing.TB, db *dynamotest.DB, tableName string, it item) {
 	t.Helper()
-	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tableName), Item: it}); err != nil {
-		t.Fatalf("PutItem %v: %v", it, err)
-	}
+	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tableName), Item: it})
+	require.NoErrorf(t, err, "PutItem %v", it)
 }
 
 func get(t testing.TB, db *dynamotest.DB, tableName string, key item) item {
 	t.Helper()
 	out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(tableName), Key: key, ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		t.Fatalf("GetItem %v: %v", key, err)
-	}
+	require.NoErrorf(t, err, "GetItem %v", key)
 	return out.Item
 }
 
@@ -126,20 +119,14 @@ func get(t testing.TB, db *dynamotest.DB, tableName string, key item) item {
 func wantValidation(t testing.TB, err error, msg string) {
 	t.Helper()
 	var ae *smithy.GenericAPIError
-	if !errors.As(err, &ae) || ae.Code != "ValidationException" {
-		t.Fatalf("want ValidationException %q, got %T %v", msg, err, err)
-	}
-	if msg != "" && ae.Message != msg {
-		t.Fatalf("ValidationException message:\n got  %q\n want %q", ae.Message, msg)
-	}
+	require.Falsef(t, !errors.As(err, &ae) || ae.Code != "ValidationException", "want ValidationException %q, got %T %v", msg, err, err)
+	require.Falsef(t, msg != "" && ae.Message != msg, "ValidationException message:\n got  %q\n want %q", ae.Message, msg)
 }
 
 func wantNotFound(t testing.TB, err error) {
 	t.Helper()
 	var nf *types.ResourceNotFoundException
-	if !errors.As(err, &nf) {
-		t.Fatalf("want ResourceNotFoundException, got %T %v", err, err)
-	}
+	require.ErrorAsf(t, err, &nf, "want ResourceNotFoundException, got %T %v", err, err)
 }
 
 // fill puts n items into partition pk of a numbered-style table, sort key

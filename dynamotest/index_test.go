@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
 )
@@ -49,43 +51,30 @@ func TestIndexIsSparseAndFollowsWrites(t *testing.T) {
 	put(t, db, "jobs", job("1", "queued", 10))
 	put(t, db, "jobs", job("2", "queued", 5))
 	put(t, db, "jobs", job("3", "", 0)) // no status: not in the indexes
-	if got := sortKeys(t, queryIndex(t, db, "all", "queued", 0).Items, "updated"); got != "5,10" {
-		t.Errorf("queued: %s", got)
-	}
+	got := sortKeys(t, queryIndex(t, db, "all", "queued", 0).Items, "updated")
+	assert.EqualValuesf(t, "5,10", got, "queued: %s", got)
 	// Moving job 1 to running moves it between index partitions.
 	_, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("jobs"),
 		Key: item{"pk": S("JOB#1"), "sk": S("META")}, UpdateExpression: aws.String("SET #s = :r"),
 		ExpressionAttributeNames: map[string]string{"#s": "status"}, ExpressionAttributeValues: item{":r": S("running")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := sortKeys(t, queryIndex(t, db, "all", "queued", 0).Items, "updated"); got != "5" {
-		t.Errorf("queued after move: %s", got)
-	}
-	if got := sortKeys(t, queryIndex(t, db, "keys", "running", 0).Items, "updated"); got != "10" {
-		t.Errorf("running after move: %s", got)
-	}
+	require.NoError(t, err)
+	got = sortKeys(t, queryIndex(t, db, "all", "queued", 0).Items, "updated")
+	assert.EqualValuesf(t, "5", got, "queued after move: %s", got)
+	got = sortKeys(t, queryIndex(t, db, "keys", "running", 0).Items, "updated")
+	assert.EqualValuesf(t, "10", got, "running after move: %s", got)
 	// Removing the index key takes the item out; deleting it too.
 	_, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("jobs"),
 		Key: item{"pk": S("JOB#1"), "sk": S("META")}, UpdateExpression: aws.String("REMOVE updated")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out := queryIndex(t, db, "all", "running", 0); out.Count != 0 {
-		t.Errorf("item without its index sort key still indexed: %v", out.Items)
-	}
+	require.NoError(t, err)
+	out := queryIndex(t, db, "all", "running", 0)
+	assert.EqualValuesf(t, 0, out.Count, "item without its index sort key still indexed: %v", out.Items)
 	_, err = db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("jobs"), Key: item{"pk": S("JOB#2"), "sk": S("META")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out := queryIndex(t, db, "include", "queued", 0); out.Count != 0 {
-		t.Errorf("deleted item still indexed: %v", out.Items)
-	}
+	require.NoError(t, err)
+	out = queryIndex(t, db, "include", "queued", 0)
+	assert.EqualValuesf(t, 0, out.Count, "deleted item still indexed: %v", out.Items)
 	d, _ := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("jobs")})
 	for _, g := range d.Table.GlobalSecondaryIndexes {
-		if aws.ToInt64(g.ItemCount) != 0 {
-			t.Errorf("index %s counts %d items", aws.ToString(g.IndexName), aws.ToInt64(g.ItemCount))
-		}
+		assert.EqualValuesf(t, 0, aws.ToInt64(g.ItemCount), "index %s counts %d items", aws.ToString(g.IndexName), aws.ToInt64(g.ItemCount))
 	}
 }
 
@@ -94,16 +83,12 @@ func TestIndexProjections(t *testing.T) {
 	put(t, db, "jobs", job("1", "queued", 10))
 	attrs := func(index string) int { return len(queryIndex(t, db, index, "queued", 0).Items[0]) }
 	// ALL: every attribute. KEYS_ONLY: table and index keys. INCLUDE: those plus owner.
-	if n := attrs("all"); n != 6 {
-		t.Errorf("ALL projection has %d attributes", n)
-	}
-	if n := attrs("keys"); n != 4 {
-		t.Errorf("KEYS_ONLY projection has %d attributes", n)
-	}
+	n := attrs("all")
+	assert.EqualValuesf(t, 6, n, "ALL projection has %d attributes", n)
+	n = attrs("keys")
+	assert.EqualValuesf(t, 4, n, "KEYS_ONLY projection has %d attributes", n)
 	it := queryIndex(t, db, "include", "queued", 0).Items[0]
-	if len(it) != 5 || str(t, it, "owner") != "ann" {
-		t.Errorf("INCLUDE projection %v", it)
-	}
+	assert.Falsef(t, len(it) != 5 || str(t, it, "owner") != "ann", "INCLUDE projection %v", it)
 }
 
 func TestIndexPagesCarryIndexAndTableKeys(t *testing.T) {
@@ -115,9 +100,7 @@ func TestIndexPagesCarryIndexAndTableKeys(t *testing.T) {
 	}
 	out := queryIndex(t, db, "keys", "queued", 3)
 	lek := out.LastEvaluatedKey
-	if len(lek) != 4 || str(t, lek, "status") != "queued" || num(t, lek, "updated") != "1" || str(t, lek, "sk") != "META" {
-		t.Fatalf("LastEvaluatedKey %v", lek)
-	}
+	require.Falsef(t, len(lek) != 4 || str(t, lek, "status") != "queued" || num(t, lek, "updated") != "1" || str(t, lek, "sk") != "META", "LastEvaluatedKey %v", lek)
 	seen := map[string]bool{}
 	pages := 0
 	in := &dynamodb.QueryInput{TableName: aws.String("jobs"), IndexName: aws.String("keys"),
@@ -128,9 +111,7 @@ func TestIndexPagesCarryIndexAndTableKeys(t *testing.T) {
 		pages++
 		for _, it := range out.Items {
 			id := str(t, it, "pk")
-			if seen[id] {
-				t.Errorf("%s returned twice", id)
-			}
+			assert.Falsef(t, seen[id], "%s returned twice", id)
 			seen[id] = true
 		}
 		if out.LastEvaluatedKey == nil {
@@ -138,9 +119,7 @@ func TestIndexPagesCarryIndexAndTableKeys(t *testing.T) {
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-	if len(seen) != 7 || pages != 3 {
-		t.Errorf("%d items in %d pages", len(seen), pages)
-	}
+	assert.Falsef(t, len(seen) != 7 || pages != 3, "%d items in %d pages", len(seen), pages)
 }
 
 func TestIndexKeyOfWrongTypeIsRejected(t *testing.T) {
@@ -160,12 +139,8 @@ func TestScanIndexReturnsIndexedItemsOnly(t *testing.T) {
 	put(t, db, "jobs", job("1", "queued", 1))
 	put(t, db, "jobs", job("2", "", 0))
 	out, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("jobs"), IndexName: aws.String("keys")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Count != 1 || str(t, out.Items[0], "pk") != "JOB#1" {
-		t.Errorf("index scan %v", out.Items)
-	}
+	require.NoError(t, err)
+	assert.Falsef(t, out.Count != 1 || str(t, out.Items[0], "pk") != "JOB#1", "index scan %v", out.Items)
 }
 
 func TestProjectionOfUnprojectedAttributeIsRejected(t *testing.T) {

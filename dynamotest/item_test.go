@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestPutThenGetReturnsTheItem(t *testing.T) {
@@ -18,20 +20,15 @@ func TestPutThenGetReturnsTheItem(t *testing.T) {
 		"nul": &types.AttributeValueMemberNULL{Value: true},
 	})
 	got := get(t, db, "simple", item{"pk": S("a"), "sk": S("b")})
-	if str(t, got, "pk") != "a" || num(t, got, "n") != "42" || len(got) != 7 {
-		t.Fatalf("got %v", got)
-	}
+	require.Falsef(t, str(t, got, "pk") != "a" || num(t, got, "n") != "42" || len(got) != 7, "got %v", got)
 	m := got["m"].(*types.AttributeValueMemberM).Value["x"].(*types.AttributeValueMemberL).Value
-	if m[0].(*types.AttributeValueMemberS).Value != "y" || !m[1].(*types.AttributeValueMemberBOOL).Value {
-		t.Errorf("nested value %v", m)
-	}
+	assert.Falsef(t, m[0].(*types.AttributeValueMemberS).Value != "y" || !m[1].(*types.AttributeValueMemberBOOL).Value, "nested value %v", m)
 }
 
 func TestGetMissingItemReturnsNoItem(t *testing.T) {
 	db := newDB(t, simple)
-	if it := get(t, db, "simple", item{"pk": S("a"), "sk": S("b")}); it != nil {
-		t.Errorf("got %v", it)
-	}
+	it := get(t, db, "simple", item{"pk": S("a"), "sk": S("b")})
+	assert.Nilf(t, it, "got %v", it)
 }
 
 func TestPutReplacesWholeItem(t *testing.T) {
@@ -39,16 +36,11 @@ func TestPutReplacesWholeItem(t *testing.T) {
 	put(t, db, "simple", item{"pk": S("a"), "sk": S("b"), "old": S("1")})
 	out, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("simple"),
 		Item: item{"pk": S("a"), "sk": S("b"), "new": S("2")}, ReturnValues: types.ReturnValueAllOld})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if str(t, out.Attributes, "old") != "1" {
-		t.Errorf("ALL_OLD %v", out.Attributes)
-	}
+	require.NoError(t, err)
+	assert.EqualValuesf(t, "1", str(t, out.Attributes, "old"), "ALL_OLD %v", out.Attributes)
 	got := get(t, db, "simple", item{"pk": S("a"), "sk": S("b")})
-	if _, ok := got["old"]; ok || str(t, got, "new") != "2" {
-		t.Errorf("got %v", got)
-	}
+	_, ok := got["old"]
+	assert.Falsef(t, ok || str(t, got, "new") != "2", "got %v", got)
 }
 
 func TestNumbersAreStoredCanonical(t *testing.T) {
@@ -56,18 +48,12 @@ func TestNumbersAreStoredCanonical(t *testing.T) {
 	put(t, db, "numbered", item{"pk": S("a"), "n": N("1.50"), "v": N("007.100"), "ns": &types.AttributeValueMemberNS{Value: []string{"1.0", "2e1"}}})
 	// "1.5" and "1.50" are one key.
 	got := get(t, db, "numbered", item{"pk": S("a"), "n": N("1.5")})
-	if num(t, got, "n") != "1.5" || num(t, got, "v") != "7.1" {
-		t.Errorf("got %v", got)
-	}
+	assert.Falsef(t, num(t, got, "n") != "1.5" || num(t, got, "v") != "7.1", "got %v", got)
 	ns := got["ns"].(*types.AttributeValueMemberNS).Value
-	if strings.Join(ns, ",") != "1,20" {
-		t.Errorf("NS %v", ns)
-	}
+	assert.EqualValuesf(t, "1,20", strings.Join(ns, ","), "NS %v", ns)
 	put(t, db, "numbered", item{"pk": S("a"), "n": N("15e-1"), "v": N("2")})
 	out, _ := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("numbered")})
-	if out.Count != 1 {
-		t.Errorf("1.50 and 15e-1 made %d items, want one", out.Count)
-	}
+	assert.EqualValuesf(t, 1, out.Count, "1.50 and 15e-1 made %d items, want one", out.Count)
 }
 
 func TestReturnedItemsAreCopies(t *testing.T) {
@@ -81,15 +67,11 @@ func TestReturnedItemsAreCopies(t *testing.T) {
 	got["bin"].(*types.AttributeValueMemberB).Value[1] = 'Z'
 	got["extra"] = S("x")
 	again := get(t, db, "simple", item{"pk": S("a"), "sk": S("b")})
-	if string(again["bin"].(*types.AttributeValueMemberB).Value) != "abc" {
-		t.Errorf("binary changed to %q", again["bin"].(*types.AttributeValueMemberB).Value)
-	}
-	if v := again["l"].(*types.AttributeValueMemberL).Value[0].(*types.AttributeValueMemberS).Value; v != "x" {
-		t.Errorf("list element changed to %q", v)
-	}
-	if _, ok := again["extra"]; ok {
-		t.Error("an attribute added to a returned item was stored")
-	}
+	assert.EqualValuesf(t, "abc", string(again["bin"].(*types.AttributeValueMemberB).Value), "binary changed to %q", again["bin"].(*types.AttributeValueMemberB).Value)
+	v := again["l"].(*types.AttributeValueMemberL).Value[0].(*types.AttributeValueMemberS).Value
+	assert.EqualValuesf(t, "x", v, "list element changed to %q", v)
+	_, ok := again["extra"]
+	assert.False(t, ok, "an attribute added to a returned item was stored")
 }
 
 func TestKeyValidation(t *testing.T) {
@@ -158,9 +140,7 @@ func TestKeyValidation(t *testing.T) {
 		})
 	}
 	out, _ := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("simple")})
-	if out.Count != 0 {
-		t.Errorf("rejected writes stored %d items", out.Count)
-	}
+	assert.EqualValuesf(t, 0, out.Count, "rejected writes stored %d items", out.Count)
 }
 
 func TestItemSizeLimit(t *testing.T) {
@@ -179,34 +159,22 @@ func TestDeleteItemReturnsOldItem(t *testing.T) {
 	db := newDB(t, simple)
 	put(t, db, "simple", item{"pk": S("a"), "sk": S("b"), "v": S("1")})
 	out, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("simple"), Key: item{"pk": S("a"), "sk": S("b")}, ReturnValues: types.ReturnValueAllOld})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if str(t, out.Attributes, "v") != "1" {
-		t.Errorf("ALL_OLD %v", out.Attributes)
-	}
-	if it := get(t, db, "simple", item{"pk": S("a"), "sk": S("b")}); it != nil {
-		t.Errorf("still there: %v", it)
-	}
+	require.NoError(t, err)
+	assert.EqualValuesf(t, "1", str(t, out.Attributes, "v"), "ALL_OLD %v", out.Attributes)
+	it := get(t, db, "simple", item{"pk": S("a"), "sk": S("b")})
+	assert.Nilf(t, it, "still there: %v", it)
 	// Deleting a missing item succeeds and returns nothing.
 	out, err = db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("simple"), Key: item{"pk": S("a"), "sk": S("b")}, ReturnValues: types.ReturnValueAllOld})
-	if err != nil || out.Attributes != nil {
-		t.Errorf("second delete: %v %v", out.Attributes, err)
-	}
+	assert.Falsef(t, err != nil || out.Attributes != nil, "second delete: %v %v", out.Attributes, err)
 }
 
 func TestUpdateItemWithoutExpressionCreatesKeyOnlyItem(t *testing.T) {
 	db := newDB(t, simple)
 	out, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("simple"), Key: item{"pk": S("a"), "sk": S("b")}, ReturnValues: types.ReturnValueAllNew})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out.Attributes) != 2 || str(t, out.Attributes, "sk") != "b" {
-		t.Errorf("ALL_NEW %v", out.Attributes)
-	}
-	if it := get(t, db, "simple", item{"pk": S("a"), "sk": S("b")}); len(it) != 2 {
-		t.Errorf("stored %v", it)
-	}
+	require.NoError(t, err)
+	assert.Falsef(t, len(out.Attributes) != 2 || str(t, out.Attributes, "sk") != "b", "ALL_NEW %v", out.Attributes)
+	it := get(t, db, "simple", item{"pk": S("a"), "sk": S("b")})
+	assert.Lenf(t, it, 2, "stored %v", it)
 }
 
 func TestBinaryKeysCompareByBytes(t *testing.T) {
@@ -217,16 +185,12 @@ func TestBinaryKeysCompareByBytes(t *testing.T) {
 	}
 	out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("bin"), KeyConditions: map[string]types.Condition{
 		"pk": {ComparisonOperator: types.ComparisonOperatorEq, AttributeValueList: []types.AttributeValue{B("p")}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var order []byte
 	for _, it := range out.Items {
 		order = append(order, it["sk"].(*types.AttributeValueMemberB).Value[0])
 	}
-	if string(order) != "\x00a\x7f\xff" {
-		t.Errorf("order %q", order)
-	}
+	assert.EqualValuesf(t, "\x00a\x7f\xff", string(order), "order %q", order)
 }
 
 func TestAttributeNameLimit(t *testing.T) {

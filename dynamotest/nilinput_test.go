@@ -2,6 +2,7 @@ package dynamotest_test
 
 import (
 	"context"
+	"github.com/stretchr/testify/assert"
 	"testing"
 
 	"github.com/tablekit/tablekit/dynamotest"
@@ -31,13 +32,10 @@ func TestNilInputIsAnErrorNotAPanic(t *testing.T) {
 		"TransactWriteItems": func() error { _, err := db.TransactWriteItems(ctx, nil); return err },
 	}
 	for op, call := range calls {
-		if err := call(); err == nil {
-			t.Errorf("%s(nil) succeeded; want an error", op)
-		}
+		err := call()
+		assert.Errorf(t, err, "%s(nil) succeeded; want an error", op)
 	}
 	// ListTables takes no required field: nil lists the (empty) catalogue.
 	out, err := db.ListTables(ctx, nil)
-	if err != nil || len(out.TableNames) != 0 {
-		t.Errorf("ListTables(nil) = %v, %v; want no tables and no error", out, err)
-	}
+	assert.Falsef(t, err != nil || len(out.TableNames) != 0, "ListTables(nil) = %v, %v; want no tables and no error", out, err)
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
 )
@@ -15,9 +17,7 @@ import (
 func query(t testing.TB, db *dynamotest.DB, in *dynamodb.QueryInput) *dynamodb.QueryOutput {
 	t.Helper()
 	out, err := db.Query(ctx, in)
-	if err != nil {
-		t.Fatalf("Query: %v", err)
-	}
+	require.NoError(t, err, "Query")
 	return out
 }
 
@@ -31,7 +31,7 @@ func sortKeys(t testing.TB, items []item, name string) string {
 		case *types.AttributeValueMemberS:
 			out = append(out, v.Value)
 		default:
-			t.Fatalf("item without %s: %v", name, it)
+			require.Failf(t, "item without the attribute", "%s: %v", name, it)
 		}
 	}
 	return strings.Join(out, ",")
@@ -46,16 +46,14 @@ func TestQueryOrdersNumbersNumerically(t *testing.T) {
 	out := query(t, db, &dynamodb.QueryInput{TableName: aws.String("numbered"),
 		KeyConditionExpression:    aws.String("pk = :p"),
 		ExpressionAttributeValues: item{":p": S("p")}})
-	if got := sortKeys(t, out.Items, "n"); got != "-1,0,2.5,9,10,100" {
-		t.Errorf("ascending %s", got)
-	}
+	got := sortKeys(t, out.Items, "n")
+	assert.EqualValuesf(t, "-1,0,2.5,9,10,100", got, "ascending %s", got)
 	out = query(t, db, &dynamodb.QueryInput{TableName: aws.String("numbered"),
 		KeyConditionExpression:    aws.String("pk = :p AND n BETWEEN :lo AND :hi"),
 		ExpressionAttributeValues: item{":p": S("p"), ":lo": N("0"), ":hi": N("10")},
 		ScanIndexForward:          aws.Bool(false)})
-	if got := sortKeys(t, out.Items, "n"); got != "10,9,2.5,0" {
-		t.Errorf("descending between %s", got)
-	}
+	got = sortKeys(t, out.Items, "n")
+	assert.EqualValuesf(t, "10,9,2.5,0", got, "descending between %s", got)
 }
 
 func TestQueryRangeOperators(t *testing.T) {
@@ -88,9 +86,8 @@ func TestQueryRangeOperators(t *testing.T) {
 			if !forward {
 				want = c.reverse
 			}
-			if got := sortKeys(t, out.Items, "sk"); got != want {
-				t.Errorf("%s (%s) forward=%v: got %s, want %s", c.cond, c.v, forward, got, want)
-			}
+			got := sortKeys(t, out.Items, "sk")
+			assert.EqualValuesf(t, want, got, "%s (%s) forward=%v: got %s, want %s", c.cond, c.v, forward, got, want)
 		}
 	}
 }
@@ -111,9 +108,7 @@ func queryAll(t testing.TB, db *dynamotest.DB, in *dynamodb.QueryInput, sk strin
 			return strings.Join(all, ","), pages
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
-		if pages > 1000 {
-			t.Fatal("no end to the pages")
-		}
+		require.False(t, pages > 1000, "no end to the pages")
 	}
 }
 
@@ -131,18 +126,14 @@ func TestQueryPagesResumeAfterLastEvaluatedKey(t *testing.T) {
 			want = "9,8,7,6,5,4,3,2"
 		}
 		// Eight items in pages of three; the last page is short, so no key follows it.
-		if got != want || pages != 3 {
-			t.Errorf("forward=%v: %s in %d pages", forward, got, pages)
-		}
+		assert.Falsef(t, got != want || pages != 3, "forward=%v: %s in %d pages", forward, got, pages)
 	}
 	// A page that ends exactly at the last item still carries a
 	// LastEvaluatedKey, as in DynamoDB; the next page is empty.
 	got, pages := queryAll(t, db, &dynamodb.QueryInput{TableName: aws.String("numbered"),
 		KeyConditionExpression:    aws.String("pk = :p"),
 		ExpressionAttributeValues: item{":p": S("q")}, Limit: aws.Int32(3)}, "n")
-	if got != "0,1,2" || pages != 2 {
-		t.Errorf("exact page: %s in %d pages", got, pages)
-	}
+	assert.Falsef(t, got != "0,1,2" || pages != 2, "exact page: %s in %d pages", got, pages)
 }
 
 func TestQueryStopsAtOneMegabyte(t *testing.T) {
@@ -151,15 +142,11 @@ func TestQueryStopsAtOneMegabyte(t *testing.T) {
 	out := query(t, db, &dynamodb.QueryInput{TableName: aws.String("numbered"),
 		KeyConditionExpression:    aws.String("pk = :p"),
 		ExpressionAttributeValues: item{":p": S("p")}})
-	if out.Count < 100 || out.Count > 103 || out.LastEvaluatedKey == nil {
-		t.Errorf("first page: %d items, LastEvaluatedKey %v", out.Count, out.LastEvaluatedKey)
-	}
+	assert.Falsef(t, out.Count < 100 || out.Count > 103 || out.LastEvaluatedKey == nil, "first page: %d items, LastEvaluatedKey %v", out.Count, out.LastEvaluatedKey)
 	got, pages := queryAll(t, db, &dynamodb.QueryInput{TableName: aws.String("numbered"),
 		KeyConditionExpression:    aws.String("pk = :p"),
 		ExpressionAttributeValues: item{":p": S("p")}}, "n")
-	if strings.Count(got, ",") != 299 || pages != 3 {
-		t.Errorf("%d items in %d pages", strings.Count(got, ",")+1, pages)
-	}
+	assert.Falsef(t, strings.Count(got, ",") != 299 || pages != 3, "%d items in %d pages", strings.Count(got, ",")+1, pages)
 }
 
 func TestQueryFilterCountsScannedItems(t *testing.T) {
@@ -173,16 +160,12 @@ func TestQueryFilterCountsScannedItems(t *testing.T) {
 		ExpressionAttributeValues: item{":p": S("p"), ":t": &types.AttributeValueMemberBOOL{Value: true}},
 		Limit:                     aws.Int32(5)})
 	// Limit counts items read, before the filter.
-	if out.ScannedCount != 5 || out.Count != 3 || sortKeys(t, out.Items, "n") != "0,2,4" || out.LastEvaluatedKey == nil {
-		t.Errorf("scanned %d, count %d, items %v", out.ScannedCount, out.Count, out.Items)
-	}
+	assert.Falsef(t, out.ScannedCount != 5 || out.Count != 3 || sortKeys(t, out.Items, "n") != "0,2,4" || out.LastEvaluatedKey == nil, "scanned %d, count %d, items %v", out.ScannedCount, out.Count, out.Items)
 	out = query(t, db, &dynamodb.QueryInput{TableName: aws.String("numbered"),
 		KeyConditionExpression:    aws.String("pk = :p"),
 		ExpressionAttributeValues: item{":p": S("p")},
 		Select:                    types.SelectCount})
-	if out.Count != 10 || out.Items != nil {
-		t.Errorf("COUNT: %d items %v", out.Count, out.Items)
-	}
+	assert.Falsef(t, out.Count != 10 || out.Items != nil, "COUNT: %d items %v", out.Count, out.Items)
 }
 
 func TestQueryProjection(t *testing.T) {
@@ -192,9 +175,7 @@ func TestQueryProjection(t *testing.T) {
 		KeyConditionExpression:    aws.String("pk = :p"),
 		ProjectionExpression:      aws.String("a, sk"),
 		ExpressionAttributeValues: item{":p": S("p")}})
-	if len(out.Items) != 1 || len(out.Items[0]) != 2 || str(t, out.Items[0], "a") != "x" {
-		t.Errorf("items %v", out.Items)
-	}
+	assert.Falsef(t, len(out.Items) != 1 || len(out.Items[0]) != 2 || str(t, out.Items[0], "a") != "x", "items %v", out.Items)
 }
 
 func TestQueryRejects(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestScanSegmentsSplitTheTable(t *testing.T) {
@@ -20,9 +22,7 @@ func TestScanSegmentsSplitTheTable(t *testing.T) {
 		n := 0
 		for {
 			out, err := db.Scan(ctx, in)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for _, it := range out.Items {
 				seen[str(t, it, "pk")+"/"+num(t, it, "n")]++
 				n++
@@ -32,17 +32,11 @@ func TestScanSegmentsSplitTheTable(t *testing.T) {
 			}
 			in.ExclusiveStartKey = out.LastEvaluatedKey
 		}
-		if n == 0 || n == 150 {
-			t.Errorf("segment %d holds %d of 150 items", seg, n)
-		}
+		assert.Falsef(t, n == 0 || n == 150, "segment %d holds %d of 150 items", seg, n)
 	}
-	if len(seen) != 150 {
-		t.Errorf("segments returned %d distinct items, want 150", len(seen))
-	}
+	assert.Lenf(t, seen, 150, "segments returned %d distinct items, want 150", len(seen))
 	for k, c := range seen {
-		if c != 1 {
-			t.Errorf("%s returned %d times", k, c)
-		}
+		assert.EqualValuesf(t, 1, c, "%s returned %d times", k, c)
 	}
 }
 
@@ -80,10 +74,6 @@ func TestScanFilterMayUseKeys(t *testing.T) {
 	fill(t, db, "numbered", "p", 10, 1)
 	out, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("numbered"),
 		FilterExpression: aws.String("n >= :five"), ExpressionAttributeValues: item{":five": N("5")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Count != 5 || out.ScannedCount != 10 {
-		t.Errorf("count %d scanned %d", out.Count, out.ScannedCount)
-	}
+	require.NoError(t, err)
+	assert.Falsef(t, out.Count != 5 || out.ScannedCount != 10, "count %d scanned %d", out.Count, out.ScannedCount)
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func sv(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
@@ -47,9 +49,8 @@ func newServer(t *testing.T, opts ...func(*Options)) (*Server, *dynamodb.Client)
 	srv := NewServer(opts...)
 	t.Cleanup(srv.Close)
 	client := srv.Client()
-	if _, err := client.CreateTable(context.Background(), jobsTable("jobs")); err != nil {
-		t.Fatal(err)
-	}
+	_, err := client.CreateTable(context.Background(), jobsTable("jobs"))
+	require.NoError(t, err)
 	return srv, client
 }
 
@@ -61,27 +62,17 @@ func TestServerClientWritesWhatTheDBReads(t *testing.T) {
 		"b": &types.AttributeValueMemberB{Value: []byte{0, 1, 2}},
 		"m": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"l": &types.AttributeValueMemberL{Value: []types.AttributeValue{nv("1"), sv("x")}}}},
 	}
-	if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("jobs"), Item: item}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("jobs"), Item: item})
+	require.NoError(t, err)
 	key := map[string]types.AttributeValue{"pk": sv("JOB#1"), "sk": sv("META")}
 	inProcess, err := srv.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(inProcess.Item, item) {
-		t.Errorf("DB holds %v, client wrote %v", inProcess.Item, item)
-	}
+	require.NoError(t, err)
+	assert.Equalf(t, item, inProcess.Item, "DB holds %v, client wrote %v", inProcess.Item, item)
 	overHTTP, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: key, ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(overHTTP.Item, item) {
-		t.Errorf("client read %v, wrote %v", overHTTP.Item, item)
-	}
-	if got := srv.DB.Calls("PutItem"); got != 1 {
-		t.Errorf("DB counted %d PutItem calls, want 1", got)
-	}
+	require.NoError(t, err)
+	assert.Equalf(t, item, overHTTP.Item, "client read %v, wrote %v", overHTTP.Item, item)
+	got := srv.DB.Calls("PutItem")
+	assert.EqualValuesf(t, 1, got, "DB counted %d PutItem calls, want 1", got)
 }
 
 // The same requests in process and over HTTP must give the same answers,
@@ -159,23 +150,17 @@ func TestServerAnswersAsTheDBDoesInProcess(t *testing.T) {
 		want, wantErr := callAPI(ctx, inProcess, step.op, step.in)
 		got, gotErr := call(ctx, overHTTP, step.op, step.in)
 		name := fmt.Sprintf("step %d %s", i, step.op)
-		if (wantErr == nil) != (gotErr == nil) {
-			t.Fatalf("%s: in process err %v, over HTTP err %v", name, wantErr, gotErr)
-		}
+		require.EqualValuesf(t, (gotErr == nil), (wantErr == nil), "%s: in process err %v, over HTTP err %v", name, wantErr, gotErr)
 		if wantErr != nil {
 			errorSteps++
 			sameError(t, name, gotErr, wantErr)
 			continue
 		}
-		if !reflect.DeepEqual(withoutMetadata(got), withoutMetadata(want)) {
-			t.Errorf("%s: over HTTP %+v\nin process %+v", name, got, want)
-		}
+		assert.Equalf(t, withoutMetadata(want), withoutMetadata(got), "%s: over HTTP %+v\nin process %+v", name, got, want)
 	}
 	// A failed condition, an unused placeholder, a cancelled transaction
 	// and a missing table.
-	if errorSteps != 4 {
-		t.Errorf("%d steps failed, want 4: the scenario no longer tests the errors it means to", errorSteps)
-	}
+	assert.EqualValuesf(t, 4, errorSteps, "%d steps failed, want 4: the scenario no longer tests the errors it means to", errorSteps)
 }
 
 // callAPI invokes a table.API method by name.
@@ -191,23 +176,15 @@ func callAPI(ctx context.Context, db *DB, op string, in any) (any, error) {
 func sameError(t *testing.T, name string, got, want error) {
 	t.Helper()
 	var wantAPI smithy.APIError
-	if !errors.As(want, &wantAPI) {
-		t.Fatalf("%s: the DB returned a non-API error %v", name, want)
-	}
+	require.ErrorAsf(t, want, &wantAPI, "%s: the DB returned a non-API error %v", name, want)
 	if generic, ok := wantAPI.(*smithy.GenericAPIError); ok {
 		var gotAPI smithy.APIError
-		if !errors.As(got, &gotAPI) || gotAPI.ErrorCode() != generic.Code || gotAPI.ErrorMessage() != generic.Message {
-			t.Errorf("%s: client got %v, want %s: %s", name, got, generic.Code, generic.Message)
-		}
+		assert.Falsef(t, !errors.As(got, &gotAPI) || gotAPI.ErrorCode() != generic.Code || gotAPI.ErrorMessage() != generic.Message, "%s: client got %v, want %s: %s", name, got, generic.Code, generic.Message)
 		return
 	}
 	target := reflect.New(reflect.TypeOf(wantAPI))
-	if !errors.As(got, target.Interface()) {
-		t.Fatalf("%s: client got %v (%T), want %T", name, got, got, wantAPI)
-	}
-	if !reflect.DeepEqual(target.Elem().Interface(), wantAPI) {
-		t.Errorf("%s: client got %+v, want %+v", name, target.Elem().Interface(), wantAPI)
-	}
+	require.ErrorAsf(t, got, target.Interface(), "%s: client got %v (%T), want %T", name, got, got, wantAPI)
+	assert.Equalf(t, wantAPI, target.Elem().Interface(), "%s: client got %+v, want %+v", name, target.Elem().Interface(), wantAPI)
 }
 
 func TestServerInjectedFaultsReachTheClientUnretried(t *testing.T) {
@@ -218,18 +195,14 @@ func TestServerInjectedFaultsReachTheClientUnretried(t *testing.T) {
 	for i := range 2 {
 		_, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: key})
 		var throttled *types.ProvisionedThroughputExceededException
-		if !errors.As(err, &throttled) {
-			t.Fatalf("call %d: got %v, want ProvisionedThroughputExceededException", i+1, err)
-		}
+		require.ErrorAsf(t, err, &throttled, "call %d: got %v, want ProvisionedThroughputExceededException", i+1, err)
 	}
-	if _, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: key}); err != nil {
-		t.Fatalf("third call: %v", err)
-	}
+	_, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: key})
+	require.NoError(t, err, "third call")
 	// Each client call is one DB call: the client does not retry behind
 	// the test's back.
-	if got := srv.DB.Calls("GetItem"); got != 3 {
-		t.Errorf("DB saw %d GetItem calls, want 3", got)
-	}
+	got := srv.DB.Calls("GetItem")
+	assert.EqualValuesf(t, 3, got, "DB saw %d GetItem calls, want 3", got)
 }
 
 func TestServerUsesTheDBClock(t *testing.T) {
@@ -237,54 +210,38 @@ func TestServerUsesTheDBClock(t *testing.T) {
 	srv := NewServer(func(o *Options) { o.Clock = func() time.Time { return created } })
 	t.Cleanup(srv.Close)
 	out, err := srv.Client().CreateTable(context.Background(), jobsTable("jobs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := aws.ToTime(out.TableDescription.CreationDateTime); !got.Equal(created) {
-		t.Errorf("CreationDateTime %v, want the DB clock's %v", got, created)
-	}
+	require.NoError(t, err)
+	got := aws.ToTime(out.TableDescription.CreationDateTime)
+	assert.Falsef(t, !got.Equal(created), "CreationDateTime %v, want the DB clock's %v", got, created)
 }
 
 func TestServerCloseStopsServingAndKeepsTheDB(t *testing.T) {
 	ctx := context.Background()
 	srv, client := newServer(t)
 	srv.Close()
-	if _, err := client.ListTables(ctx, &dynamodb.ListTablesInput{}); err == nil {
-		t.Error("ListTables succeeded after Close")
-	}
+	_, err := client.ListTables(ctx, &dynamodb.ListTablesInput{})
+	assert.Error(t, err, "ListTables succeeded after Close")
 	out, err := srv.DB.ListTables(ctx, &dynamodb.ListTablesInput{})
-	if err != nil || len(out.TableNames) != 1 {
-		t.Errorf("DB after Close: %v, %v", out, err)
-	}
+	assert.Falsef(t, err != nil || len(out.TableNames) != 1, "DB after Close: %v, %v", out, err)
 }
 
 func TestUnstartedServerStartsOnItsListener(t *testing.T) {
 	srv := NewUnstartedServer()
-	if srv.URL != "" {
-		t.Errorf("URL %q before Start", srv.URL)
-	}
+	assert.EqualValuesf(t, "", srv.URL, "URL %q before Start", srv.URL)
 	srv.Config.ReadHeaderTimeout = time.Minute
 	srv.Start()
 	t.Cleanup(srv.Close)
-	if srv.URL != "http://"+srv.Listener.Addr().String() {
-		t.Errorf("URL %q, listener %s", srv.URL, srv.Listener.Addr())
-	}
+	assert.EqualValuesf(t, "http://"+srv.Listener.Addr().String(), srv.URL, "URL %q, listener %s", srv.URL, srv.Listener.Addr())
 	resp, err := http.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("health check answered %d", resp.StatusCode)
-	}
+	assert.EqualValuesf(t, http.StatusOK, resp.StatusCode, "health check answered %d", resp.StatusCode)
 }
 
 func TestServerClientBeforeStartPanicsRatherThanCallAWS(t *testing.T) {
 	srv := NewUnstartedServer()
 	defer func() {
-		if recover() == nil {
-			t.Error("Client before Start returned a client with no endpoint")
-		}
+		assert.NotNil(t, recover(), "Client before Start returned a client with no endpoint")
 	}()
 	srv.Client()
 }
@@ -341,13 +298,10 @@ func TestServerConcurrentUpdatesLoseNothing(t *testing.T) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Fatal(err)
+		require.NoError(t, err)
 	}
 	out, err := srv.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := out.Item["n"].(*types.AttributeValueMemberN).Value; got != strconv.Itoa(goroutines*each) {
-		t.Errorf("counter = %s after %d acknowledged updates", got, goroutines*each)
-	}
+	require.NoError(t, err)
+	got := out.Item["n"].(*types.AttributeValueMemberN).Value
+	assert.EqualValuesf(t, strconv.Itoa(goroutines*each), got, "counter = %s after %d acknowledged updates", got, goroutines*each)
 }

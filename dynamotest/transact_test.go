@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
 )
@@ -28,14 +30,10 @@ func TestTransactionAppliesAllWrites(t *testing.T) {
 		{ConditionCheck: &types.ConditionCheck{TableName: aws.String("simple"), Key: item{"pk": S("acct"), "sk": S("other")},
 			ConditionExpression: aws.String("attribute_not_exists(pk)")}},
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if num(t, get(t, db, "simple", item{"pk": S("acct"), "sk": S("a")}), "balance") != "6" ||
-		get(t, db, "numbered", item{"pk": S("log"), "n": N("1")}) == nil ||
-		get(t, db, "simple", item{"pk": S("acct"), "sk": S("gone")}) != nil {
-		t.Error("transaction not fully applied")
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "6", num(t, get(t, db, "simple", item{"pk": S("acct"), "sk": S("a")}), "balance"))
+	assert.NotNil(t, get(t, db, "numbered", item{"pk": S("log"), "n": N("1")}))
+	assert.Nil(t, get(t, db, "simple", item{"pk": S("acct"), "sk": S("gone")}))
 }
 
 func TestTransactionCanceledChangesNothing(t *testing.T) {
@@ -51,25 +49,13 @@ func TestTransactionCanceledChangesNothing(t *testing.T) {
 			UpdateExpression: aws.String("SET v = v + :one"), ExpressionAttributeValues: item{":one": N("1")}}},
 	}})
 	var tce *types.TransactionCanceledException
-	if !errors.As(err, &tce) {
-		t.Fatalf("want TransactionCanceledException, got %v", err)
-	}
-	if len(tce.CancellationReasons) != 3 {
-		t.Fatalf("reasons %+v", tce.CancellationReasons)
-	}
+	require.ErrorAsf(t, err, &tce, "want TransactionCanceledException, got %v", err)
+	require.Lenf(t, tce.CancellationReasons, 3, "reasons %+v", tce.CancellationReasons)
 	codes := strings.Join([]string{aws.ToString(tce.CancellationReasons[0].Code), aws.ToString(tce.CancellationReasons[1].Code), aws.ToString(tce.CancellationReasons[2].Code)}, " ")
-	if codes != "None ConditionalCheckFailed ValidationError" {
-		t.Errorf("codes %s", codes)
-	}
-	if num(t, tce.CancellationReasons[1].Item, "v") != "1" {
-		t.Errorf("failed action's item %v", tce.CancellationReasons[1].Item)
-	}
-	if aws.ToString(tce.Message) != "Transaction cancelled, please refer cancellation reasons for specific reasons [None, ConditionalCheckFailed, ValidationError]" {
-		t.Errorf("message %q", aws.ToString(tce.Message))
-	}
-	if get(t, db, "simple", item{"pk": S("a"), "sk": S("2")}) != nil {
-		t.Error("canceled transaction wrote its put")
-	}
+	assert.EqualValuesf(t, "None ConditionalCheckFailed ValidationError", codes, "codes %s", codes)
+	assert.EqualValuesf(t, "1", num(t, tce.CancellationReasons[1].Item, "v"), "failed action's item %v", tce.CancellationReasons[1].Item)
+	assert.EqualValuesf(t, "Transaction cancelled, please refer cancellation reasons for specific reasons [None, ConditionalCheckFailed, ValidationError]", aws.ToString(tce.Message), "message %q", aws.ToString(tce.Message))
+	assert.Nil(t, get(t, db, "simple", item{"pk": S("a"), "sk": S("2")}), "canceled transaction wrote its put")
 }
 
 func TestTransactionRejects(t *testing.T) {
@@ -88,9 +74,7 @@ func TestTransactionRejects(t *testing.T) {
 	_, err = db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: many})
 	wantValidation(t, err, "")
 	_, err = db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: many[:100]})
-	if err != nil {
-		t.Errorf("100 actions: %v", err)
-	}
+	assert.NoError(t, err, "100 actions")
 
 	_, err = db.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
 		{Get: &types.Get{TableName: aws.String("simple"), Key: key}},
@@ -106,20 +90,15 @@ func TestTransactGetItemsReadsInOrder(t *testing.T) {
 		{Get: &types.Get{TableName: aws.String("simple"), Key: item{"pk": S("a"), "sk": S("missing")}}},
 		{Get: &types.Get{TableName: aws.String("simple"), Key: item{"pk": S("a"), "sk": S("1")}, ProjectionExpression: aws.String("v")}},
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Responses[0].Item != nil || len(out.Responses[1].Item) != 1 || str(t, out.Responses[1].Item, "v") != "one" {
-		t.Errorf("responses %+v", out.Responses)
-	}
+	require.NoError(t, err)
+	assert.Falsef(t, out.Responses[0].Item != nil || len(out.Responses[1].Item) != 1 || str(t, out.Responses[1].Item, "v") != "one", "responses %+v", out.Responses)
 }
 
 func TestClientRequestTokenMakesTransactionIdempotent(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return start } })
-	if _, err := db.CreateTable(ctx, simple.input()); err != nil {
-		t.Fatal(err)
-	}
+	_, err := db.CreateTable(ctx, simple.input())
+	require.NoError(t, err)
 	put(t, db, "simple", item{"pk": S("c"), "sk": S("1"), "n": N("0")})
 	incr := func(token string, by string) error {
 		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(token),
@@ -128,25 +107,20 @@ func TestClientRequestTokenMakesTransactionIdempotent(t *testing.T) {
 		return err
 	}
 	for i := 0; i < 3; i++ {
-		if err := incr("tok-1", "1"); err != nil {
-			t.Fatal(err)
-		}
+		err := incr("tok-1", "1")
+		require.NoError(t, err)
 	}
-	if n := num(t, get(t, db, "simple", item{"pk": S("c"), "sk": S("1")}), "n"); n != "1" {
-		t.Fatalf("replayed token applied again: n = %s", n)
-	}
+	n := num(t, get(t, db, "simple", item{"pk": S("c"), "sk": S("1")}), "n")
+	require.EqualValuesf(t, "1", n, "replayed token applied again: n = %s", n)
 	var mismatch *types.IdempotentParameterMismatchException
-	if err := incr("tok-1", "2"); !errors.As(err, &mismatch) {
-		t.Fatalf("want IdempotentParameterMismatchException, got %v", err)
-	}
+	err = incr("tok-1", "2")
+	require.ErrorAsf(t, err, &mismatch, "want IdempotentParameterMismatchException, got %v", err)
 	// Ten minutes later the token is forgotten.
 	db.Advance(10 * time.Minute)
-	if err := incr("tok-1", "1"); err != nil {
-		t.Fatal(err)
-	}
-	if n := num(t, get(t, db, "simple", item{"pk": S("c"), "sk": S("1")}), "n"); n != "2" {
-		t.Errorf("n = %s after the window, want 2", n)
-	}
+	err = incr("tok-1", "1")
+	require.NoError(t, err)
+	n = num(t, get(t, db, "simple", item{"pk": S("c"), "sk": S("1")}), "n")
+	assert.EqualValuesf(t, "2", n, "n = %s after the window, want 2", n)
 }
 
 func TestTransactionItemErrorsAreCancellationReasons(t *testing.T) {
@@ -159,19 +133,15 @@ func TestTransactionItemErrorsAreCancellationReasons(t *testing.T) {
 			UpdateExpression: aws.String("SET sk = :s"), ExpressionAttributeValues: item{":s": S("3")}}},
 	}})
 	var tce *types.TransactionCanceledException
-	if !errors.As(err, &tce) || aws.ToString(tce.CancellationReasons[1].Code) != "ValidationError" ||
-		aws.ToString(tce.CancellationReasons[0].Code) != "None" {
-		t.Fatalf("want a ValidationError reason, got %v", err)
-	}
-	if get(t, db, "simple", item{"pk": S("a"), "sk": S("2")}) != nil {
-		t.Error("canceled transaction wrote its put")
-	}
+	require.ErrorAs(t, err, &tce)
+	require.Len(t, tce.CancellationReasons, 2)
+	assert.Equal(t, "None", aws.ToString(tce.CancellationReasons[0].Code))
+	assert.Equal(t, "ValidationError", aws.ToString(tce.CancellationReasons[1].Code))
+	assert.Nil(t, get(t, db, "simple", item{"pk": S("a"), "sk": S("2")}), "canceled transaction wrote its put")
 	// So does a TransactGetItems key that does not match the schema.
 	_, err = db.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
 		{Get: &types.Get{TableName: aws.String("simple"), Key: item{"pk": S("a")}}}}})
-	if !errors.As(err, &tce) || aws.ToString(tce.CancellationReasons[0].Code) != "ValidationError" {
-		t.Fatalf("want a ValidationError reason, got %v", err)
-	}
+	require.Falsef(t, !errors.As(err, &tce) || aws.ToString(tce.CancellationReasons[0].Code) != "ValidationError", "want a ValidationError reason, got %v", err)
 }
 
 func TestTransactionOverFourMegabytesIsRejected(t *testing.T) {
@@ -182,9 +152,8 @@ func TestTransactionOverFourMegabytesIsRejected(t *testing.T) {
 	}
 	_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions})
 	wantValidation(t, err, "Transaction request cannot be larger than 4 MB")
-	if _, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions[:10]}); err != nil {
-		t.Errorf("3.9 MB transaction: %v", err)
-	}
+	_, err = db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions[:10]})
+	assert.NoError(t, err, "3.9 MB transaction")
 }
 
 // A canceled call leaves no trace of its token, so the caller's retry with
@@ -202,13 +171,11 @@ func TestClientRequestTokenOfCanceledCallCanBeRetriedAndRacesApplyOnce(t *testin
 		return err
 	}
 	var tce *types.TransactionCanceledException
-	if err := incr("retry-me"); !errors.As(err, &tce) {
-		t.Fatalf("want a cancellation while the item is missing, got %v", err)
-	}
+	err := incr("retry-me")
+	require.ErrorAsf(t, err, &tce, "want a cancellation while the item is missing, got %v", err)
 	put(t, db, "simple", item{"pk": S("c"), "sk": S("1"), "n": N("0")})
-	if err := incr("retry-me"); err != nil {
-		t.Fatalf("retry with the canceled call's token: %v", err)
-	}
+	err = incr("retry-me")
+	require.NoError(t, err, "retry with the canceled call's token")
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 32)
@@ -223,11 +190,8 @@ func TestClientRequestTokenOfCanceledCallCanBeRetriedAndRacesApplyOnce(t *testin
 	close(errs)
 	for err := range errs {
 		var busy *types.TransactionInProgressException
-		if err != nil && !errors.As(err, &busy) {
-			t.Errorf("racing call with one token: %v", err)
-		}
+		assert.Falsef(t, err != nil && !errors.As(err, &busy), "racing call with one token: %v", err)
 	}
-	if n := num(t, get(t, db, "simple", key), "n"); n != "2" {
-		t.Errorf("n = %s, want 2: the canceled-then-retried call once and the raced token once", n)
-	}
+	n := num(t, get(t, db, "simple", key), "n")
+	assert.EqualValuesf(t, "2", n, "n = %s, want 2: the canceled-then-retried call once and the raced token once", n)
 }

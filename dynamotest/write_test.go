@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestPutIfNotExistsFailsOnSecondPut(t *testing.T) {
@@ -21,24 +23,16 @@ func TestPutIfNotExistsFailsOnSecondPut(t *testing.T) {
 		})
 		return err
 	}
-	if err := create("first", ""); err != nil {
-		t.Fatal(err)
-	}
-	err := create("second", "")
+	err := create("first", "")
+	require.NoError(t, err)
+	err = create("second", "")
 	var ccf *types.ConditionalCheckFailedException
-	if !errors.As(err, &ccf) {
-		t.Fatalf("want ConditionalCheckFailedException, got %v", err)
-	}
-	if ccf.Item != nil || aws.ToString(ccf.Message) != "The conditional request failed" {
-		t.Errorf("exception %+v", ccf)
-	}
+	require.ErrorAsf(t, err, &ccf, "want ConditionalCheckFailedException, got %v", err)
+	assert.Falsef(t, ccf.Item != nil || aws.ToString(ccf.Message) != "The conditional request failed", "exception %+v", ccf)
 	err = create("third", types.ReturnValuesOnConditionCheckFailureAllOld)
-	if !errors.As(err, &ccf) || str(t, ccf.Item, "v") != "first" {
-		t.Fatalf("want the current item in the exception, got %v", err)
-	}
-	if got := get(t, db, "simple", item{"pk": S("a"), "sk": S("b")}); str(t, got, "v") != "first" {
-		t.Errorf("a failed put changed the item to %v", got)
-	}
+	require.Falsef(t, !errors.As(err, &ccf) || str(t, ccf.Item, "v") != "first", "want the current item in the exception, got %v", err)
+	got := get(t, db, "simple", item{"pk": S("a"), "sk": S("b")})
+	assert.EqualValuesf(t, "first", str(t, got, "v"), "a failed put changed the item to %v", got)
 }
 
 func TestDeleteWithFailedConditionKeepsItem(t *testing.T) {
@@ -51,12 +45,8 @@ func TestDeleteWithFailedConditionKeepsItem(t *testing.T) {
 		ExpressionAttributeValues: item{":done": S("done")},
 	})
 	var ccf *types.ConditionalCheckFailedException
-	if !errors.As(err, &ccf) {
-		t.Fatalf("want ConditionalCheckFailedException, got %v", err)
-	}
-	if get(t, db, "simple", item{"pk": S("a"), "sk": S("b")}) == nil {
-		t.Error("item deleted despite failed condition")
-	}
+	require.ErrorAsf(t, err, &ccf, "want ConditionalCheckFailedException, got %v", err)
+	assert.NotNil(t, get(t, db, "simple", item{"pk": S("a"), "sk": S("b")}), "item deleted despite failed condition")
 }
 
 func TestUpdateItemReturnValues(t *testing.T) {
@@ -70,31 +60,20 @@ func TestUpdateItemReturnValues(t *testing.T) {
 			ExpressionAttributeValues: item{":one": N("1"), ":z": S("new")},
 			ReturnValues:              rv,
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return out.Attributes
 	}
-	if got := run(types.ReturnValueNone); got != nil {
-		t.Errorf("NONE returned %v", got)
-	}
+	got := run(types.ReturnValueNone)
+	assert.Nilf(t, got, "NONE returned %v", got)
 	// x is 2 now, z is "new".
-	got := run(types.ReturnValueUpdatedOld)
-	if len(got) != 2 || num(t, got, "x") != "2" || str(t, got, "z") != "new" {
-		t.Errorf("UPDATED_OLD %v", got)
-	}
+	got = run(types.ReturnValueUpdatedOld)
+	assert.Falsef(t, len(got) != 2 || num(t, got, "x") != "2" || str(t, got, "z") != "new", "UPDATED_OLD %v", got)
 	got = run(types.ReturnValueUpdatedNew)
-	if len(got) != 2 || num(t, got, "x") != "4" {
-		t.Errorf("UPDATED_NEW %v", got)
-	}
+	assert.Falsef(t, len(got) != 2 || num(t, got, "x") != "4", "UPDATED_NEW %v", got)
 	got = run(types.ReturnValueAllOld)
-	if len(got) != 5 || num(t, got, "x") != "4" || str(t, got, "y") != "keep" {
-		t.Errorf("ALL_OLD %v", got)
-	}
+	assert.Falsef(t, len(got) != 5 || num(t, got, "x") != "4" || str(t, got, "y") != "keep", "ALL_OLD %v", got)
 	got = run(types.ReturnValueAllNew)
-	if len(got) != 5 || num(t, got, "x") != "6" {
-		t.Errorf("ALL_NEW %v", got)
-	}
+	assert.Falsef(t, len(got) != 5 || num(t, got, "x") != "6", "ALL_NEW %v", got)
 }
 
 func TestUpdateItemCreatesMissingItemFromKey(t *testing.T) {
@@ -105,12 +84,8 @@ func TestUpdateItemCreatesMissingItemFromKey(t *testing.T) {
 		ExpressionAttributeValues: item{":one": N("1")},
 		ReturnValues:              types.ReturnValueAllNew,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out.Attributes) != 3 || num(t, out.Attributes, "hits") != "1" || str(t, out.Attributes, "pk") != "a" {
-		t.Errorf("ALL_NEW %v", out.Attributes)
-	}
+	require.NoError(t, err)
+	assert.Falsef(t, len(out.Attributes) != 3 || num(t, out.Attributes, "hits") != "1" || str(t, out.Attributes, "pk") != "a", "ALL_NEW %v", out.Attributes)
 }
 
 func TestUpdateItemRejects(t *testing.T) {
@@ -139,9 +114,8 @@ func TestUpdateItemRejects(t *testing.T) {
 			wantValidation(t, err, c.msg)
 		})
 	}
-	if got := get(t, db, "simple", key); len(got) != 3 {
-		t.Errorf("rejected updates changed the item: %d attributes", len(got))
-	}
+	got := get(t, db, "simple", key)
+	assert.Lenf(t, got, 3, "rejected updates changed the item: %d attributes", len(got))
 }
 
 func TestConditionEvaluatesAgainstMissingItem(t *testing.T) {
@@ -156,10 +130,7 @@ func TestConditionEvaluatesAgainstMissingItem(t *testing.T) {
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	var ccf *types.ConditionalCheckFailedException
-	if !errors.As(err, &ccf) || ccf.Item != nil {
-		t.Fatalf("want ConditionalCheckFailedException without item, got %v", err)
-	}
-	if it := get(t, db, "simple", item{"pk": S("a"), "sk": S("b")}); it != nil {
-		t.Errorf("failed update created %v", it)
-	}
+	require.Falsef(t, !errors.As(err, &ccf) || ccf.Item != nil, "want ConditionalCheckFailedException without item, got %v", err)
+	it := get(t, db, "simple", item{"pk": S("a"), "sk": S("b")})
+	assert.Nilf(t, it, "failed update created %v", it)
 }
