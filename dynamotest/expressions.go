@@ -31,31 +31,30 @@ func (x *exprs) onTable(t *dbTable) *exprs {
 	return x
 }
 
-// wholeKeys refuses a path into a key attribute (pk.a, sk[0]): key values
-// are scalars, and DynamoDB rejects such a path even where it would only
-// find nothing.
-func (x *exprs) wholeKeys(nested []string) error {
-	if x.t == nil {
-		return nil
-	}
-	for _, n := range nested {
-		if x.t.isKeyAttr(n) {
-			return validationf("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: %s", n)
-		}
-	}
-	return x.wholeIndexKeys(nested)
-}
+// wholeKeys refuses a path into a key attribute (pk.a, sk[0]) of the
+// table or of one of its secondary indexes: key values are scalars, and
+// DynamoDB rejects such a path even where it would only find nothing.
+func (x *exprs) wholeKeys(nested []string) error { return x.keyPaths(nested, true) }
 
-// wholeIndexKeys refuses a path into a key attribute of one of the table's
-// secondary indexes, which is a scalar too: DynamoDB refuses it in every
-// expression, an update's targets included.
-func (x *exprs) wholeIndexKeys(nested []string) error {
+// keyPaths is wholeKeys; with tableKeys false it checks only the index
+// keys (an update's target in a table key is refused later, as an update
+// of the key: "Cannot update attribute").
+func (x *exprs) keyPaths(nested []string, tableKeys bool) error {
 	if x.t == nil {
 		return nil
 	}
 	for _, n := range nested {
-		if x.t.isIndexKeyAttr(n) {
-			return validationf("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: IndexKey: %s", n)
+		kind := ""
+		switch {
+		case x.t.isKeyAttr(n):
+			if tableKeys {
+				kind = "Key"
+			}
+		case x.t.isIndexKeyAttr(n):
+			kind = "IndexKey"
+		}
+		if kind != "" {
+			return validationf("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: %s: %s", kind, n)
 		}
 	}
 	return nil
@@ -161,9 +160,7 @@ func (x *exprs) update(s *string) (*update, error) {
 	if err != nil {
 		return nil, exprError(err)
 	}
-	// A path into a table key attribute is refused later, as an update of
-	// the key ("Cannot update attribute"), as DynamoDB does.
-	if err := x.wholeIndexKeys(u.Updated(true).NestedNames()); err != nil {
+	if err := x.keyPaths(u.Updated(true).NestedNames(), false); err != nil {
 		return nil, err
 	}
 	return &update{u}, nil
