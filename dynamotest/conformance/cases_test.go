@@ -1,6 +1,7 @@
 package conformance_test
 
 import (
+	"github.com/stretchr/testify/assert"
 	"regexp"
 	"testing"
 
@@ -12,26 +13,16 @@ var caseName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*/[a-zA-Z0-9]+(-[a-zA-Z
 
 func TestCasesAreManyNamedAndRunnable(t *testing.T) {
 	cases := conformance.Cases()
-	if len(cases) < 300 {
-		t.Errorf("%d cases; the suite promises at least 300", len(cases))
-	}
+	assert.Falsef(t, len(cases) < 300, "%d cases; the suite promises at least 300", len(cases))
 	seen := map[string]bool{}
 	groups := map[string]int{}
 	for _, c := range cases {
-		if !caseName.MatchString(c.Name) {
-			t.Errorf("case name %q is not group/hyphenated-words", c.Name)
-		}
-		if seen[c.Name] {
-			t.Errorf("two cases are named %q", c.Name)
-		}
+		assert.Falsef(t, !caseName.MatchString(c.Name), "case name %q is not group/hyphenated-words", c.Name)
+		assert.Falsef(t, seen[c.Name], "two cases are named %q", c.Name)
 		seen[c.Name] = true
-		if c.Run == nil {
-			t.Errorf("case %q has no Run", c.Name)
-		}
+		assert.NotNilf(t, c.Run, "case %q has no Run", c.Name)
 		for backend, reason := range c.Skip {
-			if reason == "" {
-				t.Errorf("case %q skips %s without a reason", c.Name, backend)
-			}
+			assert.Falsef(t, reason == "", "case %q skips %s without a reason", c.Name, backend)
 		}
 		groups[regexp.MustCompile(`/.*`).ReplaceAllString(c.Name, "")]++
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func n(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
@@ -40,9 +42,7 @@ func TestCanonicalNumberSameValueSameText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := CanonicalNumber(tt.in)
-		if err != nil || got != tt.want {
-			t.Errorf("CanonicalNumber(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
-		}
+		assert.Falsef(t, err != nil || got != tt.want, "CanonicalNumber(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 	}
 }
 
@@ -75,9 +75,7 @@ func TestCanonicalNumberRejectsWhatDynamoDBRejects(t *testing.T) {
 	for _, tt := range tests {
 		_, err := CanonicalNumber(tt.in)
 		var ae *Error
-		if !errors.As(err, &ae) || !strings.HasPrefix(ae.Message, tt.msg) {
-			t.Errorf("CanonicalNumber(%q) error = %v; want %q", tt.in, err, tt.msg)
-		}
+		assert.Falsef(t, !errors.As(err, &ae) || !strings.HasPrefix(ae.Message, tt.msg), "CanonicalNumber(%q) error = %v; want %q", tt.in, err, tt.msg)
 	}
 }
 
@@ -92,33 +90,25 @@ func TestCompareOrdersNumbersNumerically(t *testing.T) {
 			} else if i > j {
 				want = 1
 			}
-			if !ok || c != want {
-				t.Errorf("Compare(%s, %s) = %d, %v; want %d", ordered[i], ordered[j], c, ok, want)
-			}
+			assert.Falsef(t, !ok || c != want, "Compare(%s, %s) = %d, %v; want %d", ordered[i], ordered[j], c, ok, want)
 		}
 	}
-	if c, ok := Compare(n("1.0"), n("01")); !ok || c != 0 {
-		t.Errorf("1.0 vs 01: %d %v", c, ok)
-	}
+	c, ok := Compare(n("1.0"), n("01"))
+	assert.Falsef(t, !ok || c != 0, "1.0 vs 01: %d %v", c, ok)
 }
 
 func TestCompareStringsAndBinaryByBytes(t *testing.T) {
 	// "Z" (0x5A) before "a" (0x61); "é" (0xC3 0xA9) after "z".
-	if c, _ := Compare(s("Z"), s("a")); c != -1 {
-		t.Errorf("Z vs a = %d", c)
-	}
-	if c, _ := Compare(s("z"), s("é")); c != -1 {
-		t.Errorf("z vs é = %d", c)
-	}
-	if c, _ := Compare(s("10"), s("9")); c != -1 {
-		t.Errorf("strings compare as text: 10 vs 9 = %d", c)
-	}
-	if c, _ := Compare(b("\x00\xff"), b("\x01")); c != -1 {
-		t.Errorf("binary = %d", c)
-	}
-	if c, _ := Compare(s("ab"), s("abc")); c != -1 {
-		t.Errorf("prefix = %d", c)
-	}
+	c, _ := Compare(s("Z"), s("a"))
+	assert.EqualValuesf(t, -1, c, "Z vs a = %d", c)
+	c, _ = Compare(s("z"), s("é"))
+	assert.EqualValuesf(t, -1, c, "z vs é = %d", c)
+	c, _ = Compare(s("10"), s("9"))
+	assert.EqualValuesf(t, -1, c, "strings compare as text: 10 vs 9 = %d", c)
+	c, _ = Compare(b("\x00\xff"), b("\x01"))
+	assert.EqualValuesf(t, -1, c, "binary = %d", c)
+	c, _ = Compare(s("ab"), s("abc"))
+	assert.EqualValuesf(t, -1, c, "prefix = %d", c)
 }
 
 func TestCompareAcrossTypesIsNotOK(t *testing.T) {
@@ -130,9 +120,8 @@ func TestCompareAcrossTypesIsNotOK(t *testing.T) {
 		{nil, s("a")},
 	}
 	for _, p := range pairs {
-		if _, ok := Compare(p[0], p[1]); ok {
-			t.Errorf("Compare(%T, %T) ok", p[0], p[1])
-		}
+		_, ok := Compare(p[0], p[1])
+		assert.Falsef(t, ok, "Compare(%T, %T) ok", p[0], p[1])
 	}
 }
 
@@ -171,12 +160,10 @@ func TestEqualDeep(t *testing.T) {
 		{nil, nil, false},
 	}
 	for i, tt := range tests {
-		if got := Equal(tt.a, tt.b); got != tt.want {
-			t.Errorf("case %d: Equal = %v; want %v", i, got, tt.want)
-		}
-		if got := Equal(tt.b, tt.a); got != tt.want {
-			t.Errorf("case %d: Equal reversed = %v; want %v", i, got, tt.want)
-		}
+		got := Equal(tt.a, tt.b)
+		assert.EqualValuesf(t, tt.want, got, "case %d: Equal = %v; want %v", i, got, tt.want)
+		got = Equal(tt.b, tt.a)
+		assert.EqualValuesf(t, tt.want, got, "case %d: Equal reversed = %v; want %v", i, got, tt.want)
 	}
 }
 
@@ -193,13 +180,9 @@ func TestAddNumbersExactly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := AddNumbers(tt.a, tt.b)
-		if err != nil || got != tt.sum {
-			t.Errorf("AddNumbers(%s, %s) = %q, %v; want %q", tt.a, tt.b, got, err, tt.sum)
-		}
+		assert.Falsef(t, err != nil || got != tt.sum, "AddNumbers(%s, %s) = %q, %v; want %q", tt.a, tt.b, got, err, tt.sum)
 		got, err = SubtractNumbers(tt.a, tt.b)
-		if err != nil || got != tt.diff {
-			t.Errorf("SubtractNumbers(%s, %s) = %q, %v; want %q", tt.a, tt.b, got, err, tt.diff)
-		}
+		assert.Falsef(t, err != nil || got != tt.diff, "SubtractNumbers(%s, %s) = %q, %v; want %q", tt.a, tt.b, got, err, tt.diff)
 	}
 }
 
@@ -224,9 +207,7 @@ func TestAddNumbersFailsWhereDynamoDBFails(t *testing.T) {
 		} else {
 			_, err = AddNumbers(tt.a, tt.b)
 		}
-		if err == nil || !strings.HasPrefix(err.Error(), tt.msg) {
-			t.Errorf("%s op %s: err = %v; want %q", tt.a, tt.b, err, tt.msg)
-		}
+		assert.Falsef(t, err == nil || !strings.HasPrefix(err.Error(), tt.msg), "%s op %s: err = %v; want %q", tt.a, tt.b, err, tt.msg)
 	}
 }
 
@@ -272,15 +253,11 @@ func TestValidateRejectsWhatDynamoDBRejects(t *testing.T) {
 	for i, tt := range tests {
 		err := Validate(tt.v)
 		if tt.msg == "" {
-			if err != nil {
-				t.Errorf("case %d: unexpected %v", i, err)
-			}
+			assert.NoErrorf(t, err, "case %d: unexpected %v", i, err)
 			continue
 		}
 		var ae *Error
-		if !errors.As(err, &ae) || !strings.Contains(ae.Message, tt.msg) {
-			t.Errorf("case %d: err = %v; want %q", i, err, tt.msg)
-		}
+		assert.Falsef(t, !errors.As(err, &ae) || !strings.Contains(ae.Message, tt.msg), "case %d: err = %v; want %q", i, err, tt.msg)
 	}
 }
 
@@ -289,19 +266,14 @@ func TestValidateValueAllowsOneMoreLevel(t *testing.T) {
 	for i := 0; i < 32; i++ {
 		v = &types.AttributeValueMemberL{Value: []types.AttributeValue{v}}
 	}
-	if Depth(v) != 32 {
-		t.Fatalf("Depth = %d", Depth(v))
-	}
-	if err := ValidateValue(v); err != nil {
-		t.Fatalf("32 levels as a value: %v", err)
-	}
-	if err := Validate(v); err == nil {
-		t.Fatal("32 levels in an item attribute accepted")
-	}
+	require.EqualValuesf(t, 32, Depth(v), "Depth = %d", Depth(v))
+	err := ValidateValue(v)
+	require.NoError(t, err, "32 levels as a value")
+	err = Validate(v)
+	require.Error(t, err, "32 levels in an item attribute accepted")
 	v = &types.AttributeValueMemberL{Value: []types.AttributeValue{v}}
-	if err := ValidateValue(v); err == nil {
-		t.Fatal("33 levels as a value accepted")
-	}
+	err = ValidateValue(v)
+	require.Error(t, err, "33 levels as a value accepted")
 }
 
 func TestCopySharesNoMemory(t *testing.T) {
@@ -314,9 +286,7 @@ func TestCopySharesNoMemory(t *testing.T) {
 	}
 	cp := CopyItem(orig)
 	for k := range orig {
-		if !Equal(orig[k], cp[k]) {
-			t.Fatalf("%s differs after copy", k)
-		}
+		require.Falsef(t, !Equal(orig[k], cp[k]), "%s differs after copy", k)
 	}
 	cp["b"].(*types.AttributeValueMemberB).Value[0] = 9
 	cp["bs"].(*types.AttributeValueMemberBS).Value[0][0] = 9
@@ -330,9 +300,7 @@ func TestCopySharesNoMemory(t *testing.T) {
 		!Equal(orig["m"].(*types.AttributeValueMemberM).Value["x"], s("y")) {
 		t.Fatal("changing the copy changed the original")
 	}
-	if CopyItem(nil) != nil {
-		t.Fatal("CopyItem(nil) != nil")
-	}
+	require.Nil(t, CopyItem(nil), "CopyItem(nil) != nil")
 }
 
 func TestKeyBytesIdentifiesDynamoDBKeys(t *testing.T) {
@@ -344,9 +312,7 @@ func TestKeyBytesIdentifiesDynamoDBKeys(t *testing.T) {
 		{b("\x00"), b("\x00")},
 	}
 	for _, p := range same {
-		if string(KeyBytes(p[0])) != string(KeyBytes(p[1])) || KeyString(p[0]) != KeyString(p[1]) {
-			t.Errorf("%v and %v should be one key", p[0], p[1])
-		}
+		assert.Falsef(t, string(KeyBytes(p[0])) != string(KeyBytes(p[1])) || KeyString(p[0]) != KeyString(p[1]), "%v and %v should be one key", p[0], p[1])
 	}
 	diff := [][2]types.AttributeValue{
 		{n("1"), s("1")},
@@ -356,16 +322,12 @@ func TestKeyBytesIdentifiesDynamoDBKeys(t *testing.T) {
 		{s("a"), s("A")},
 	}
 	for _, p := range diff {
-		if string(KeyBytes(p[0])) == string(KeyBytes(p[1])) || KeyString(p[0]) == KeyString(p[1]) {
-			t.Errorf("%v and %v should be different keys", p[0], p[1])
-		}
+		assert.Falsef(t, string(KeyBytes(p[0])) == string(KeyBytes(p[1])) || KeyString(p[0]) == KeyString(p[1]), "%v and %v should be different keys", p[0], p[1])
 	}
 }
 
 func TestTypeOf(t *testing.T) {
-	if TypeOf(n("1")) != "N" || TypeOf(&types.AttributeValueMemberBS{}) != "BS" || TypeOf(nil) != "" {
-		t.Fatal("TypeOf")
-	}
+	require.False(t, TypeOf(n("1")) != "N" || TypeOf(&types.AttributeValueMemberBS{}) != "BS" || TypeOf(nil) != "", "TypeOf")
 }
 
 func TestCompareNumbersFastPathAgreesWithDecimal(t *testing.T) {
@@ -375,9 +337,8 @@ func TestCompareNumbersFastPathAgreesWithDecimal(t *testing.T) {
 			var abuf, bbuf [48]byte
 			da, _ := parseDecimal(a, abuf[:0])
 			db, _ := parseDecimal(b, bbuf[:0])
-			if got, want := CompareNumbers(a, b), da.cmp(db); got != want {
-				t.Errorf("CompareNumbers(%q, %q) = %d; want %d", a, b, got, want)
-			}
+			got, want := CompareNumbers(a, b), da.cmp(db)
+			assert.EqualValuesf(t, want, got, "CompareNumbers(%q, %q) = %d; want %d", a, b, got, want)
 		}
 	}
 }
@@ -407,12 +368,8 @@ func FuzzCanonicalNumber(f *testing.F) {
 		}
 		// The canonical text is itself canonical and equal in value.
 		c2, err := CanonicalNumber(c)
-		if err != nil || c2 != c {
-			t.Fatalf("CanonicalNumber(%q) = %q, then %q, %v", s, c, c2, err)
-		}
-		if CompareNumbers(s, c) != 0 {
-			t.Fatalf("%q and its canonical %q compare unequal", s, c)
-		}
+		require.Falsef(t, err != nil || c2 != c, "CanonicalNumber(%q) = %q, then %q, %v", s, c, c2, err)
+		require.EqualValuesf(t, 0, CompareNumbers(s, c), "%q and its canonical %q compare unequal", s, c)
 	})
 }
 
@@ -427,9 +384,8 @@ func TestCompareIntNumber(t *testing.T) {
 		{0, "-0.1", 1}, {0, "0.1", -1},
 	}
 	for _, tt := range tests {
-		if got := CompareIntNumber(tt.n, tt.s); got != tt.want {
-			t.Errorf("CompareIntNumber(%d, %q) = %d; want %d", tt.n, tt.s, got, tt.want)
-		}
+		got := CompareIntNumber(tt.n, tt.s)
+		assert.EqualValuesf(t, tt.want, got, "CompareIntNumber(%d, %q) = %d; want %d", tt.n, tt.s, got, tt.want)
 	}
 }
 
@@ -439,14 +395,10 @@ func FuzzCompareNumbers(f *testing.F) {
 	f.Add("1.50", "1.5")
 	f.Fuzz(func(t *testing.T, a, b string) {
 		ab, ba := CompareNumbers(a, b), CompareNumbers(b, a)
-		if ab != -ba {
-			t.Fatalf("CompareNumbers(%q, %q) = %d but reversed %d", a, b, ab, ba)
-		}
+		require.EqualValuesf(t, -ba, ab, "CompareNumbers(%q, %q) = %d but reversed %d", a, b, ab, ba)
 		var abuf, bbuf [48]byte
 		da, aok := parseDecimal(a, abuf[:0])
 		db, bok := parseDecimal(b, bbuf[:0])
-		if aok && bok && ab != da.cmp(db) {
-			t.Fatalf("CompareNumbers(%q, %q) = %d; decimal order %d", a, b, ab, da.cmp(db))
-		}
+		require.Falsef(t, aok && bok && ab != da.cmp(db), "CompareNumbers(%q, %q) = %d; decimal order %d", a, b, ab, da.cmp(db))
 	})
 }

@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"strings"
 	"testing"
 )
@@ -42,9 +44,7 @@ func runConditionCases(t *testing.T, cases []condCase) {
 				got = "false"
 			}
 		}
-		if got != tc.want {
-			t.Errorf("%s\n got: %s\nwant: %s", tc.expr, got, tc.want)
-		}
+		assert.EqualValuesf(t, tc.want, got, "%s\n got: %s\nwant: %s", tc.expr, got, tc.want)
 	}
 }
 
@@ -338,39 +338,30 @@ func TestConditionPathsAndNames(t *testing.T) {
 func TestFilterUsesItsOwnName(t *testing.T) {
 	env := NewEnv(nil, nil)
 	_, err := env.Filter("status = x")
-	if got := errMessage(t, err); got != "Invalid FilterExpression: Attribute name is a reserved keyword; reserved keyword: status" {
-		t.Fatalf("got %q", got)
-	}
+	got := errMessage(t, err)
+	require.EqualValuesf(t, "Invalid FilterExpression: Attribute name is a reserved keyword; reserved keyword: status", got, "got %q", got)
 }
 
 func TestConditionTopLevelNames(t *testing.T) {
 	env := NewEnv(map[string]string{"#n": "name"}, item(t, v1))
 	c, err := env.Condition("a.b = :v AND (size(#n) > :v OR contains(l[0], :v)) AND a.c = :v")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(c.TopLevelNames(), ","); got != "a,name,l" {
-		t.Fatalf("TopLevelNames = %s", got)
-	}
+	require.NoError(t, err)
+	got := strings.Join(c.TopLevelNames(), ",")
+	require.EqualValuesf(t, "a,name,l", got, "TopLevelNames = %s", got)
 }
 
 func TestConditionOnMissingItem(t *testing.T) {
 	env := NewEnv(nil, nil)
 	c, err := env.Condition("attribute_not_exists(pk)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ok, _ := c.Eval(nil); !ok {
-		t.Fatal("attribute_not_exists on a missing item should hold")
-	}
+	require.NoError(t, err)
+	ok, _ := c.Eval(nil)
+	require.True(t, ok, "attribute_not_exists on a missing item should hold")
 }
 
 func TestConditionEvalIsRepeatableAndConcurrent(t *testing.T) {
 	env := NewEnv(nil, item(t, `{":v":{"N":"5"}}`))
 	c, err := env.Condition("x = :v AND size(l) > :v OR contains(s, :v)")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	it := item(t, condItem)
 	done := make(chan bool)
 	for i := 0; i < 4; i++ {
@@ -385,8 +376,6 @@ func TestConditionEvalIsRepeatableAndConcurrent(t *testing.T) {
 		}()
 	}
 	for i := 0; i < 4; i++ {
-		if !<-done {
-			t.Fatal("condition changed its answer")
-		}
+		require.False(t, !<-done, "condition changed its answer")
 	}
 }

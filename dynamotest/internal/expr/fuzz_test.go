@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
 )
 
 // The fuzz targets feed arbitrary text to each parser, with a fixed set of
@@ -46,9 +47,7 @@ func fuzzItem() map[string]types.AttributeValue {
 func checkErr(t *testing.T, s string, err error) {
 	t.Helper()
 	var e *Error
-	if err != nil && !errors.As(err, &e) {
-		t.Fatalf("%q: error %v is %T, not *Error", s, err, err)
-	}
+	require.Falsef(t, err != nil && !errors.As(err, &e), "%q: error %v is %T, not *Error", s, err, err)
 }
 
 func addSeeds(f *testing.F, seeds ...string) {
@@ -96,9 +95,7 @@ func FuzzUpdate(f *testing.F) {
 		before := show(it)
 		out, err := u.Apply(it)
 		checkErr(t, s, err)
-		if show(it) != before {
-			t.Fatalf("%q changed its input item", s)
-		}
+		require.EqualValuesf(t, before, show(it), "%q changed its input item", s)
 		if err == nil {
 			u.Apply(out)
 		}

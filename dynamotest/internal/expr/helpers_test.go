@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest/internal/attr"
 )
@@ -23,9 +24,8 @@ func item(t testing.TB, s string) map[string]types.AttributeValue {
 		return nil
 	}
 	var raw map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(s), &raw); err != nil {
-		t.Fatalf("bad item JSON %s: %v", s, err)
-	}
+	err := json.Unmarshal([]byte(s), &raw)
+	require.NoErrorf(t, err, "bad item JSON %s", s)
 	out := make(map[string]types.AttributeValue, len(raw))
 	for k, v := range raw {
 		out[k] = av(t, v)
@@ -36,9 +36,8 @@ func item(t testing.TB, s string) map[string]types.AttributeValue {
 func av(t testing.TB, raw json.RawMessage) types.AttributeValue {
 	t.Helper()
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || len(m) != 1 {
-		t.Fatalf("bad attribute value %s", raw)
-	}
+	err := json.Unmarshal(raw, &m)
+	require.Falsef(t, err != nil || len(m) != 1, "bad attribute value %s", raw)
 	for typ, v := range m {
 		var err error
 		switch typ {
@@ -96,9 +95,7 @@ func av(t testing.TB, raw json.RawMessage) types.AttributeValue {
 			}
 			return &types.AttributeValueMemberM{Value: out}
 		}
-		if err != nil {
-			t.Fatalf("bad %s value %s: %v", typ, v, err)
-		}
+		require.NoErrorf(t, err, "bad %s value %s", typ, v)
 		t.Fatalf("unknown type %s", typ)
 	}
 	return nil
@@ -165,9 +162,8 @@ func names(t testing.TB, s string) map[string]string {
 		return nil
 	}
 	var m map[string]string
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		t.Fatalf("bad names JSON %s: %v", s, err)
-	}
+	err := json.Unmarshal([]byte(s), &m)
+	require.NoErrorf(t, err, "bad names JSON %s", s)
 	return m
 }
 
@@ -178,9 +174,7 @@ func errMessage(t testing.TB, err error) string {
 		return ""
 	}
 	e, ok := err.(*Error)
-	if !ok {
-		t.Fatalf("error %v is %T, not *expr.Error", err, err)
-	}
+	require.Truef(t, ok, "error %v is %T, not *expr.Error", err, err)
 	return e.Message
 }
 
@@ -193,9 +187,7 @@ func dumpCases(t testing.TB, kind string, cases any) {
 		return
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	v := reflect.ValueOf(cases)
 	for i := 0; i < v.Len(); i++ {

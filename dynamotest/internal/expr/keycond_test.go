@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 type keyCase struct {
@@ -58,9 +60,7 @@ func runKeyCases(t *testing.T, cases []keyCase) {
 			} else {
 				got = describeKey(kc)
 			}
-			if got != tc.want {
-				t.Errorf("%s (%s)\n got: %s\nwant: %s", tc.expr, round, got, tc.want)
-			}
+			assert.EqualValuesf(t, tc.want, got, "%s (%s)\n got: %s\nwant: %s", tc.expr, round, got, tc.want)
 		}
 	}
 }
@@ -123,26 +123,20 @@ func TestKeyConditionRejected(t *testing.T) {
 func TestKeyConditionBeginsWithOnStringKey(t *testing.T) {
 	env := NewEnv(nil, item(t, `{":p":{"S":"a"},":pre":{"S":"STAGE#"}}`))
 	kc, err := env.KeyCondition("p = :p AND begins_with(c, :pre)", "p", "c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if kc.Range == nil || kc.Range.Op != BeginsWith {
-		t.Fatalf("range = %+v", kc.Range)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, kc.Range == nil || kc.Range.Op != BeginsWith, "range = %+v", kc.Range)
 	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 	for v, want := range map[string]bool{"STAGE#01": true, "STAGE#": true, "STAGE": false, "META": false} {
-		if got := kc.Range.Match(s(v)); got != want {
-			t.Errorf("Match(%q) = %v", v, got)
-		}
+		got := kc.Range.Match(s(v))
+		assert.EqualValuesf(t, want, got, "Match(%q) = %v", v, got)
 	}
 }
 
 func TestKeyConditionWithoutSortKey(t *testing.T) {
 	env := NewEnv(nil, item(t, vpc))
 	_, err := env.KeyCondition("p = :p AND c = :c", "p", "")
-	if got := errMessage(t, err); got != "Query condition missed key schema element" {
-		t.Fatalf("got %q", got)
-	}
+	got := errMessage(t, err)
+	require.EqualValuesf(t, "Query condition missed key schema element", got, "got %q", got)
 }
 
 func TestRangeConditionMatchOrdersNumbersNumerically(t *testing.T) {
@@ -170,14 +164,11 @@ func TestRangeConditionMatchOrdersNumbersNumerically(t *testing.T) {
 			vals = append(vals, n(s))
 		}
 		r := &RangeCondition{Op: tt.op, Values: vals}
-		if got := r.Match(n(tt.v)); got != tt.want {
-			t.Errorf("%v %v on %s = %v", tt.op, tt.vals, tt.v, got)
-		}
+		got := r.Match(n(tt.v))
+		assert.EqualValuesf(t, tt.want, got, "%v %v on %s = %v", tt.op, tt.vals, tt.v, got)
 	}
 	r := &RangeCondition{Op: EQ, Values: []types.AttributeValue{n("1")}}
-	if r.Match(&types.AttributeValueMemberS{Value: "1"}) {
-		t.Error("a string key matched a number condition")
-	}
+	assert.False(t, r.Match(&types.AttributeValueMemberS{Value: "1"}), "a string key matched a number condition")
 }
 
 // A cached key condition binds each request's own values and marks the
@@ -199,32 +190,24 @@ func TestKeyConditionCacheBindsEachRequestsValues(t *testing.T) {
 	for i, want := range []string{"ok p=S:a cbegins_withS:x", "ok p=S:b cbegins_withS:y", "ok p=S:a cbegins_withS:x"} {
 		values := []string{`{":p":{"S":"a"},":pre":{"S":"x"}}`, `{":p":{"S":"b"},":pre":{"S":"y"}}`}[i%2]
 		got, err := parse(`{"#k":"p"}`, values)
-		if err != nil || got != want {
-			t.Fatalf("call %d: %q, %v; want %q", i, got, err, want)
-		}
+		require.Falsef(t, err != nil || got != want, "call %d: %q, %v; want %q", i, got, err, want)
 	}
-	if _, err := parse(`{"#k":"p"}`, `{":p":{"S":"a"},":pre":{"S":"x"},":extra":{"S":"z"}}`); err == nil || !strings.Contains(err.Error(), "unused in expressions: keys: {:extra}") {
-		t.Errorf("an unused value after a cached parse: %v", err)
-	}
-	if _, err := parse(`{"#k":"p","#other":"q"}`, `{":p":{"S":"a"},":pre":{"S":"x"}}`); err == nil || !strings.Contains(err.Error(), "unused in expressions: keys: {#other}") {
-		t.Errorf("an unused name after a cached parse: %v", err)
-	}
-	if _, err := parse(`{"#k":"c"}`, `{":p":{"S":"a"},":pre":{"S":"x"}}`); err == nil || !strings.Contains(err.Error(), "KeyConditionExpressions must only contain one condition per key") {
-		t.Errorf("#k naming the sort key: %v", err)
-	}
-	if _, err := parse(`{"#k":"p"}`, `{":p":{"S":"a"},":pre":{"N":"1"}}`); err == nil || !strings.Contains(err.Error(), "Incorrect operand type for operator or function; operator or function: begins_with, operand type: N") {
-		t.Errorf("begins_with on a number after the string was cached: %v", err)
-	}
+	_, err := parse(`{"#k":"p"}`, `{":p":{"S":"a"},":pre":{"S":"x"},":extra":{"S":"z"}}`)
+	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "unused in expressions: keys: {:extra}"), "an unused value after a cached parse: %v", err)
+	_, err = parse(`{"#k":"p","#other":"q"}`, `{":p":{"S":"a"},":pre":{"S":"x"}}`)
+	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "unused in expressions: keys: {#other}"), "an unused name after a cached parse: %v", err)
+	_, err = parse(`{"#k":"c"}`, `{":p":{"S":"a"},":pre":{"S":"x"}}`)
+	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "KeyConditionExpressions must only contain one condition per key"), "#k naming the sort key: %v", err)
+	_, err = parse(`{"#k":"p"}`, `{":p":{"S":"a"},":pre":{"N":"1"}}`)
+	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "Incorrect operand type for operator or function; operator or function: begins_with, operand type: N"), "begins_with on a number after the string was cached: %v", err)
 
 	between := func(lo, hi string) error {
 		env := NewEnv(nil, item(t, `{":p":{"S":"a"},":lo":{"N":"`+lo+`"},":hi":{"N":"`+hi+`"}}`))
 		_, err := env.KeyCondition("p = :p AND c BETWEEN :lo AND :hi", "p", "c")
 		return err
 	}
-	if err := between("1", "2"); err != nil {
-		t.Fatal(err)
-	}
-	if err := between("2", "1"); err == nil || !strings.Contains(err.Error(), "upper bound to be greater than or equal to lower bound") {
-		t.Errorf("BETWEEN 2 AND 1 after BETWEEN 1 AND 2: %v", err)
-	}
+	err = between("1", "2")
+	require.NoError(t, err)
+	err = between("2", "1")
+	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "upper bound to be greater than or equal to lower bound"), "BETWEEN 2 AND 1 after BETWEEN 1 AND 2: %v", err)
 }

@@ -3,6 +3,8 @@ package expr
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"os"
 	"testing"
 )
@@ -82,18 +84,15 @@ func outcome(t *testing.T, c probeCase) string {
 func readProbeCases(t *testing.T, path string) []probeCase {
 	t.Helper()
 	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	var cases []probeCase
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var c probeCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+		err := json.Unmarshal(sc.Bytes(), &c)
+		require.NoErrorf(t, err, "%s", path)
 		cases = append(cases, c)
 	}
 	return cases
@@ -112,13 +111,10 @@ func sameOutcome(t *testing.T, got, want string) bool {
 
 func TestCasesConfirmedByDynamoDBLocal(t *testing.T) {
 	cases := readProbeCases(t, "testdata/ddblocal_cases.jsonl")
-	if len(cases) < 300 {
-		t.Fatalf("only %d cases in testdata/ddblocal_cases.jsonl", len(cases))
-	}
+	require.Falsef(t, len(cases) < 300, "only %d cases in testdata/ddblocal_cases.jsonl", len(cases))
 	for _, c := range cases {
-		if got := outcome(t, c); !sameOutcome(t, got, c.Want) {
-			t.Errorf("%s %q\n got: %s\nwant: %s", c.Kind, c.Expr, got, c.Want)
-		}
+		got := outcome(t, c)
+		assert.Falsef(t, !sameOutcome(t, got, c.Want), "%s %q\n got: %s\nwant: %s", c.Kind, c.Expr, got, c.Want)
 	}
 }
 

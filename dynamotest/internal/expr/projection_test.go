@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"strings"
 	"testing"
 )
@@ -30,19 +32,14 @@ func runProjectionCases(t *testing.T, cases []projCase) {
 			err = env.CheckUnused()
 		}
 		if err != nil {
-			if got := errMessage(t, err); got != tc.want {
-				t.Errorf("%s\n got error: %s\n      want: %s", tc.expr, got, tc.want)
-			}
+			got := errMessage(t, err)
+			assert.EqualValuesf(t, tc.want, got, "%s\n got error: %s\n      want: %s", tc.expr, got, tc.want)
 			continue
 		}
 		it := item(t, tc.item)
 		got := pr.Apply(it)
-		if !strings.HasPrefix(tc.want, "{") || !sameItem(got, item(t, tc.want)) {
-			t.Errorf("%s\n got: %s\nwant: %s", tc.expr, show(got), tc.want)
-		}
-		if !sameItem(it, item(t, tc.item)) {
-			t.Errorf("%s changed the item", tc.expr)
-		}
+		assert.Falsef(t, !strings.HasPrefix(tc.want, "{") || !sameItem(got, item(t, tc.want)), "%s\n got: %s\nwant: %s", tc.expr, show(got), tc.want)
+		assert.Falsef(t, !sameItem(it, item(t, tc.item)), "%s changed the item", tc.expr)
 	}
 }
 
@@ -82,10 +79,7 @@ func TestProjection(t *testing.T) {
 func TestProjectionTopLevelNames(t *testing.T) {
 	env := NewEnv(nil, nil)
 	pr, err := env.Projection("b.c, a, b.d, l[1]")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(pr.TopLevelNames(), ","); got != "b,a,l" {
-		t.Fatalf("TopLevelNames = %s", got)
-	}
+	require.NoError(t, err)
+	got := strings.Join(pr.TopLevelNames(), ",")
+	require.EqualValuesf(t, "b,a,l", got, "TopLevelNames = %s", got)
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 type updCase struct {
@@ -31,21 +33,17 @@ func runUpdateCases(t *testing.T, cases []updCase) {
 			after, err = u.Apply(before)
 		}
 		if err != nil {
-			if got := errMessage(t, err); got != tc.want {
-				t.Errorf("%s on %s\n got error: %s\n      want: %s", tc.expr, tc.item, got, tc.want)
-			}
+			got := errMessage(t, err)
+			assert.EqualValuesf(t, tc.want, got, "%s on %s\n got error: %s\n      want: %s", tc.expr, tc.item, got, tc.want)
 			continue
 		}
 		if strings.HasPrefix(tc.want, "{") {
-			if want := item(t, tc.want); !sameItem(after, want) {
-				t.Errorf("%s on %s\n got: %s\nwant: %s", tc.expr, tc.item, show(after), tc.want)
-			}
+			want := item(t, tc.want)
+			assert.Falsef(t, !sameItem(after, want), "%s on %s\n got: %s\nwant: %s", tc.expr, tc.item, show(after), tc.want)
 		} else {
 			t.Errorf("%s on %s\n got: %s\nwant error: %s", tc.expr, tc.item, show(after), tc.want)
 		}
-		if !sameItem(before, snapshot) {
-			t.Errorf("%s changed its input item to %s", tc.expr, show(before))
-		}
+		assert.Falsef(t, !sameItem(before, snapshot), "%s changed its input item to %s", tc.expr, show(before))
 	}
 }
 
@@ -272,28 +270,19 @@ func TestUpdateSyntaxAndPlaceholderErrors(t *testing.T) {
 func TestUpdateTopLevelNames(t *testing.T) {
 	env := NewEnv(map[string]string{"#n": "name"}, item(t, v1))
 	u, err := env.Update("SET a.b = :v, #n = :v REMOVE c[0], a.c ADD d :v")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(u.TopLevelNames(), ","); got != "a,name,c,d" {
-		t.Fatalf("TopLevelNames = %s", got)
-	}
+	require.NoError(t, err)
+	got := strings.Join(u.TopLevelNames(), ",")
+	require.EqualValuesf(t, "a,name,c,d", got, "TopLevelNames = %s", got)
 }
 
 func TestUpdateResultDoesNotAliasRequestValues(t *testing.T) {
 	values := item(t, `{":l":{"L":[{"S":"x"}]},":s":{"SS":["a"]}}`)
 	env := NewEnv(nil, values)
 	u, err := env.Update("SET l = :l ADD s :s")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out, err := u.Apply(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	values[":l"].(*types.AttributeValueMemberL).Value[0] = &types.AttributeValueMemberS{Value: "changed"}
 	values[":s"].(*types.AttributeValueMemberSS).Value[0] = "changed"
-	if !sameItem(out, item(t, `{"l":{"L":[{"S":"x"}]},"s":{"SS":["a"]}}`)) {
-		t.Fatalf("changing the request's values changed the result: %s", show(out))
-	}
+	require.Falsef(t, !sameItem(out, item(t, `{"l":{"L":[{"S":"x"}]},"s":{"SS":["a"]}}`)), "changing the request's values changed the result: %s", show(out))
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestEncodeDecodeRoundTripsEveryType(t *testing.T) {
@@ -28,18 +30,15 @@ func TestEncodeDecodeRoundTripsEveryType(t *testing.T) {
 		strings.Repeat("long name ", 30): s(strings.Repeat("v", 300)),
 	}
 	got := Decode(Encode(item, 0))
-	if !reflect.DeepEqual(got, item) {
-		t.Fatalf("round trip changed the item:\n got %#v\nwant %#v", got, item)
-	}
+	require.Falsef(t, !reflect.DeepEqual(got, item), "round trip changed the item:\n got %#v\nwant %#v", got, item)
 	// Decoded binaries are the caller's own: changing one leaves the
 	// encoding alone.
 	data := Encode(item, 10)
 	first := Decode(data)
 	first["b"].(*types.AttributeValueMemberB).Value[0] = 'X'
 	first["bs"].(*types.AttributeValueMemberBS).Value[0][0] = 'X'
-	if again := Decode(data); !reflect.DeepEqual(again, item) {
-		t.Fatal("changing a decoded binary changed the encoding")
-	}
+	again := Decode(data)
+	require.False(t, !reflect.DeepEqual(again, item), "changing a decoded binary changed the encoding")
 }
 
 func TestAttrFindsOneAttribute(t *testing.T) {
@@ -51,11 +50,8 @@ func TestAttrFindsOneAttribute(t *testing.T) {
 	}
 	data := Encode(item, 1000)
 	for name, want := range item {
-		if got := Attr(data, name); !reflect.DeepEqual(got, want) {
-			t.Errorf("Attr(%s) = %#v, want %#v", name, got, want)
-		}
+		got := Attr(data, name)
+		assert.Falsef(t, !reflect.DeepEqual(got, want), "Attr(%s) = %#v, want %#v", name, got, want)
 	}
-	if Attr(data, "missing") != nil || Attr(data, "") != nil {
-		t.Error("Attr found an attribute the item lacks")
-	}
+	assert.False(t, Attr(data, "missing") != nil || Attr(data, "") != nil, "Attr found an attribute the item lacks")
 }

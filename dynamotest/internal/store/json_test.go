@@ -7,6 +7,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest/internal/wire"
 	"github.com/tablekit/tablekit/dynamotest/internal/wire/wiretest"
@@ -18,9 +20,7 @@ import (
 func TestAppendJSONReadsBackAsTheItem(t *testing.T) {
 	var sampled dynamodb.GetItemOutput
 	wiretest.Sample(&sampled) // every type, nested, with escapes and non-BMP runes
-	if len(sampled.Item) == 0 {
-		t.Fatal("wiretest.Sample left the item empty")
-	}
+	require.False(t, len(sampled.Item) == 0, "wiretest.Sample left the item empty")
 	payload := strings.Repeat("x", 1000)
 	items := map[string]Item{
 		"sampled":       sampled.Item,
@@ -35,16 +35,12 @@ func TestAppendJSONReadsBackAsTheItem(t *testing.T) {
 			body := append([]byte(`{"Item":`), AppendJSON(nil, Encode(item, 100))...)
 			body = append(body, '}')
 			var got dynamodb.GetItemOutput
-			if err := wire.Unmarshal(body, &got); err != nil {
-				t.Fatalf("AppendJSON wrote invalid JSON: %v\n%s", err, body)
-			}
+			err := wire.Unmarshal(body, &got)
+			require.NoErrorf(t, err, "AppendJSON wrote invalid JSON: %v\n%s", err, body)
 			var want dynamodb.GetItemOutput
-			if err := wire.Unmarshal(wire.Marshal(&dynamodb.GetItemOutput{Item: item}), &want); err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got.Item, want.Item) {
-				t.Fatalf("AppendJSON reads back as\n%#v\nthe codec's JSON as\n%#v", got.Item, want.Item)
-			}
+			err = wire.Unmarshal(wire.Marshal(&dynamodb.GetItemOutput{Item: item}), &want)
+			require.NoError(t, err)
+			require.Falsef(t, !reflect.DeepEqual(got.Item, want.Item), "AppendJSON reads back as\n%#v\nthe codec's JSON as\n%#v", got.Item, want.Item)
 		})
 	}
 }
@@ -67,8 +63,7 @@ func TestEncodeFlagsItemsWhoseStringsAreVerbatim(t *testing.T) {
 	} {
 		d := decoder{s: Encode(c.item, 0)}
 		_, _, _, flags := d.header()
-		if got := flags&flagVerbatim != 0; got != c.want {
-			t.Errorf("verbatim flag of %#v = %v, want %v", c.item, got, c.want)
-		}
+		got := flags&flagVerbatim != 0
+		assert.EqualValuesf(t, c.want, got, "verbatim flag of %#v = %v, want %v", c.item, got, c.want)
 	}
 }

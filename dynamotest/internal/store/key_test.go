@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest/internal/attr"
 )
@@ -58,25 +60,16 @@ func TestKeyOrderMatchesDynamoDBOrder(t *testing.T) {
 		for i := 0; i < len(vals); i++ {
 			for j := 0; j < len(vals); j++ {
 				want, ok := attr.Compare(vals[i], vals[j])
-				if !ok {
-					t.Fatalf("cannot compare %v %v", vals[i], vals[j])
-				}
+				require.Truef(t, ok, "cannot compare %v %v", vals[i], vals[j])
 				ki, kj := Key(vals[i], nil, nil), Key(vals[j], nil, nil)
-				if got := strings.Compare(ki, kj); got != want {
-					t.Fatalf("%s vs %s: key order %d, value order %d", show(vals[i]), show(vals[j]), got, want)
-				}
+				got := strings.Compare(ki, kj)
+				require.EqualValuesf(t, want, got, "%s vs %s: key order %d, value order %d", show(vals[i]), show(vals[j]), got, want)
 				// Followed by other values, the first value still decides.
 				ti, tj := Key(vals[i], s("zzz"), nil), Key(vals[j], s(""), nil)
-				if want != 0 && strings.Compare(ti, tj) != want {
-					t.Fatalf("%s vs %s as tuple heads: order broken", show(vals[i]), show(vals[j]))
-				}
+				require.Falsef(t, want != 0 && strings.Compare(ti, tj) != want, "%s vs %s as tuple heads: order broken", show(vals[i]), show(vals[j]))
 				// Before and After bracket every position starting with the value.
-				if want == 0 && !(Before(vals[i]) < tj && tj < After(vals[i]) && Before(vals[i]) < kj && kj < After(vals[i])) {
-					t.Fatalf("%s: Before/After do not bracket", show(vals[i]))
-				}
-				if want < 0 && !(After(vals[i]) < Before(vals[j])) {
-					t.Fatalf("%s < %s but After/Before overlap", show(vals[i]), show(vals[j]))
-				}
+				require.Falsef(t, want == 0 && !(Before(vals[i]) < tj && tj < After(vals[i]) && Before(vals[i]) < kj && kj < After(vals[i])), "%s: Before/After do not bracket", show(vals[i]))
+				require.Falsef(t, want < 0 && !(After(vals[i]) < Before(vals[j])), "%s < %s but After/Before overlap", show(vals[i]), show(vals[j]))
 			}
 		}
 	}
@@ -99,9 +92,7 @@ func show(v types.AttributeValue) string {
 
 func TestEqualNumbersShareAKey(t *testing.T) {
 	for _, pair := range [][2]string{{"1", "1.0"}, {"1.5", "15e-1"}, {"-0", "0"}, {"100", "1E2"}, {"0.001", "1e-3"}} {
-		if Key(n(pair[0]), nil, nil) != Key(n(pair[1]), nil, nil) {
-			t.Errorf("%s and %s have different keys", pair[0], pair[1])
-		}
+		assert.EqualValuesf(t, Key(n(pair[1]), nil, nil), Key(n(pair[0]), nil, nil), "%s and %s have different keys", pair[0], pair[1])
 	}
 }
 
@@ -113,9 +104,8 @@ func TestPartitionWalksInOrderAndSwitchesStorage(t *testing.T) {
 		v := fmt.Sprintf("%03d", (i*37)%200)
 		want = append(want, v)
 		e := &Entry{Sort: s(v), Key: Key(s(v), nil, nil)}
-		if old := c.Put(pk, "p", e); old != nil {
-			t.Fatalf("%s replaced an entry", v)
-		}
+		old := c.Put(pk, "p", e)
+		require.Nilf(t, old, "%s replaced an entry", v)
 	}
 	sort.Strings(want)
 	var got []string
@@ -123,34 +113,22 @@ func TestPartitionWalksInOrderAndSwitchesStorage(t *testing.T) {
 		got = append(got, e.Sort.(*types.AttributeValueMemberS).Value)
 		return true
 	})
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Fatalf("ascending order wrong")
-	}
+	require.EqualValuesf(t, strings.Join(want, ","), strings.Join(got, ","), "ascending order wrong")
 	// Deleting down to one entry and back keeps lookups working.
 	for _, v := range want[1:] {
-		if c.Delete("p", Key(s(v), nil, nil)) == nil {
-			t.Fatalf("delete %s found nothing", v)
-		}
+		require.NotNilf(t, c.Delete("p", Key(s(v), nil, nil)), "delete %s found nothing", v)
 	}
-	if c.Len() != 1 || c.Get("p", Key(s(want[0]), nil, nil)) == nil {
-		t.Fatalf("last entry lost")
-	}
+	require.Falsef(t, c.Len() != 1 || c.Get("p", Key(s(want[0]), nil, nil)) == nil, "last entry lost")
 	c.Delete("p", Key(s(want[0]), nil, nil))
-	if c.Partition("p") != nil || c.Partitions() != 0 {
-		t.Fatal("empty partition kept")
-	}
+	require.False(t, c.Partition("p") != nil || c.Partitions() != 0, "empty partition kept")
 }
 
 func TestSegmentsCoverTheHashSpace(t *testing.T) {
 	for _, total := range []int{1, 2, 3, 7, 1000} {
 		for seg := 0; seg < total; seg++ {
 			start := SegmentStart(seg, total)
-			if Segment(start, total) != seg {
-				t.Errorf("total %d: start of segment %d is in segment %d", total, seg, Segment(start, total))
-			}
-			if seg > 0 && Segment(start-1, total) != seg-1 {
-				t.Errorf("total %d: hash before segment %d is in segment %d", total, seg, Segment(start-1, total))
-			}
+			assert.EqualValuesf(t, seg, Segment(start, total), "total %d: start of segment %d is in segment %d", total, seg, Segment(start, total))
+			assert.Falsef(t, seg > 0 && Segment(start-1, total) != seg-1, "total %d: hash before segment %d is in segment %d", total, seg, Segment(start-1, total))
 		}
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/aws/smithy-go/transport/http/protocol/awsjson"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest/internal/wire/wiretest"
 )
@@ -66,13 +68,10 @@ var operations = []operation{
 func sdkRequestBody(t testing.TB, o operation, in any) []byte {
 	t.Helper()
 	req := smithyhttp.NewStackRequest().(*smithyhttp.Request)
-	if err := protocol.SerializeRequest(context.Background(), o.schema, in.(smithy.Serializable), req); err != nil {
-		t.Fatalf("SDK serialize %s: %v", o.name, err)
-	}
+	err := protocol.SerializeRequest(context.Background(), o.schema, in.(smithy.Serializable), req)
+	require.NoErrorf(t, err, "SDK serialize %s", o.name)
 	body, err := io.ReadAll(req.GetStream())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return body
 }
 
@@ -92,9 +91,8 @@ func sdkResponse(o operation, status int, body []byte) (any, error) {
 func TestEveryOperationTypeIsSupported(t *testing.T) {
 	for _, o := range operations {
 		for _, typ := range []reflect.Type{o.input, o.output} {
-			if u := unsupportedTypes(typ); len(u) > 0 {
-				t.Errorf("%s reaches types the codec cannot carry: %v", typ, u)
-			}
+			u := unsupportedTypes(typ)
+			assert.Falsef(t, len(u) > 0, "%s reaches types the codec cannot carry: %v", typ, u)
 		}
 	}
 }
@@ -105,12 +103,9 @@ func TestUnmarshalReadsWhatTheSDKClientSends(t *testing.T) {
 			want := wiretest.Sampled(o.input)
 			body := sdkRequestBody(t, o, want)
 			got := reflect.New(o.input).Interface()
-			if err := Unmarshal(body, got); err != nil {
-				t.Fatalf("Unmarshal(%s): %v", body, err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("Unmarshal of the SDK's %s request differs:\ngot  %s\nwant %s", o.name, Marshal(got), Marshal(want))
-			}
+			err := Unmarshal(body, got)
+			require.NoErrorf(t, err, "Unmarshal(%s)", body)
+			assert.Falsef(t, !reflect.DeepEqual(got, want), "Unmarshal of the SDK's %s request differs:\ngot  %s\nwant %s", o.name, Marshal(got), Marshal(want))
 		})
 	}
 }
@@ -120,16 +115,10 @@ func TestSDKClientReadsWhatMarshalWrites(t *testing.T) {
 		t.Run(o.name, func(t *testing.T) {
 			want := wiretest.Sampled(o.output)
 			body := Marshal(want)
-			if !json.Valid(body) {
-				t.Fatalf("Marshal wrote invalid JSON: %s", body)
-			}
+			require.Falsef(t, !json.Valid(body), "Marshal wrote invalid JSON: %s", body)
 			got, err := sdkResponse(o, 200, body)
-			if err != nil {
-				t.Fatalf("SDK deserialize: %v\nbody %s", err, body)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("the SDK read %s back differently:\ngot  %s\nwant %s", o.name, Marshal(got), body)
-			}
+			require.NoErrorf(t, err, "SDK deserialize: %v\nbody %s", err, body)
+			assert.Falsef(t, !reflect.DeepEqual(got, want), "the SDK read %s back differently:\ngot  %s\nwant %s", o.name, Marshal(got), body)
 		})
 	}
 }
@@ -139,12 +128,9 @@ func TestRoundTripInputsAndOutputs(t *testing.T) {
 		for _, typ := range []reflect.Type{o.input, o.output} {
 			want := wiretest.Sampled(typ)
 			got := reflect.New(typ).Interface()
-			if err := Unmarshal(Marshal(want), got); err != nil {
-				t.Fatalf("%s: %v", typ, err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s does not survive Marshal then Unmarshal:\ngot  %s\nwant %s", typ, Marshal(got), Marshal(want))
-			}
+			err := Unmarshal(Marshal(want), got)
+			require.NoErrorf(t, err, "%s", typ)
+			assert.Falsef(t, !reflect.DeepEqual(got, want), "%s does not survive Marshal then Unmarshal:\ngot  %s\nwant %s", typ, Marshal(got), Marshal(want))
 		}
 	}
 }
@@ -164,17 +150,11 @@ func TestEmptyCollectionsSurvive(t *testing.T) {
 	}
 	body := Marshal(want)
 	got, err := sdkResponse(o, 200, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %s, want %s", Marshal(got), body)
-	}
+	require.NoError(t, err)
+	assert.Falsef(t, !reflect.DeepEqual(got, want), "got %s, want %s", Marshal(got), body)
 
 	empty := Marshal(&dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{}})
-	if string(empty) != `{"Count":0,"Items":[],"ScannedCount":0}` {
-		t.Errorf("a Query that matched nothing encodes as %s", empty)
-	}
+	assert.EqualValuesf(t, `{"Count":0,"Items":[],"ScannedCount":0}`, string(empty), "a Query that matched nothing encodes as %s", empty)
 }
 
 func TestMarshalWritesDynamoDBTimestamps(t *testing.T) {
@@ -189,16 +169,13 @@ func TestMarshalWritesDynamoDBTimestamps(t *testing.T) {
 	} {
 		out := &dynamodb.DescribeTableOutput{Table: &types.TableDescription{CreationDateTime: aws.Time(tc.t)}}
 		want := `{"Table":{"CreationDateTime":` + tc.want + `}}`
-		if got := string(Marshal(out)); got != want {
-			t.Errorf("Marshal(%v) = %s, want %s", tc.t, got, want)
-		}
+		got := string(Marshal(out))
+		assert.EqualValuesf(t, want, got, "Marshal(%v) = %s, want %s", tc.t, got, want)
 		var back dynamodb.DescribeTableOutput
-		if err := Unmarshal([]byte(want), &back); err != nil {
-			t.Fatal(err)
-		}
-		if got := *back.Table.CreationDateTime; !got.Equal(tc.t) {
-			t.Errorf("Unmarshal(%s) = %v, want %v", tc.want, got, tc.t)
-		}
+		err := Unmarshal([]byte(want), &back)
+		require.NoError(t, err)
+		gotTime := *back.Table.CreationDateTime
+		assert.Truef(t, gotTime.Equal(tc.t), "Unmarshal(%s) = %v, want %v", tc.want, gotTime, tc.t)
 	}
 }
 
@@ -215,20 +192,14 @@ func TestSDKClientRebuildsEveryException(t *testing.T) {
 		wiretest.Sample(v)
 		modelled = append(modelled, v.(error))
 	}
-	if len(modelled) < 20 {
-		t.Fatalf("found only %d modelled exceptions", len(modelled))
-	}
+	require.Falsef(t, len(modelled) < 20, "found only %d modelled exceptions", len(modelled))
 	for _, want := range modelled {
 		var apiErr smithy.APIError
 		errors.As(want, &apiErr)
 		body := AppendError(nil, apiErr)
-		if !json.Valid(body) {
-			t.Fatalf("%T: invalid JSON %s", want, body)
-		}
+		require.Falsef(t, !json.Valid(body), "%T: invalid JSON %s", want, body)
 		_, got := sdkResponse(operations[6], 400, body)
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%T came back as %#v\nbody %s", want, got, body)
-		}
+		assert.Falsef(t, !reflect.DeepEqual(got, want), "%T came back as %#v\nbody %s", want, got, body)
 	}
 }
 
@@ -236,23 +207,15 @@ func TestValidationExceptionReachesTheClientAsGenericAPIError(t *testing.T) {
 	sent := &smithy.GenericAPIError{Code: "ValidationException", Message: "One or more parameter values were invalid: \"x\"", Fault: smithy.FaultClient}
 	body := AppendError(nil, sent)
 	want := `{"__type":"com.amazon.coral.validate#ValidationException","message":"One or more parameter values were invalid: \"x\""}`
-	if string(body) != want {
-		t.Errorf("body = %s, want %s", body, want)
-	}
+	assert.EqualValuesf(t, want, string(body), "body = %s, want %s", body, want)
 	_, err := sdkResponse(operations[6], 400, body)
 	var got *smithy.GenericAPIError
-	if !errors.As(err, &got) || got.Code != sent.Code || got.Message != sent.Message {
-		t.Errorf("client got %#v, want code %q message %q", err, sent.Code, sent.Message)
-	}
+	assert.Falsef(t, !errors.As(err, &got) || got.Code != sent.Code || got.Message != sent.Message, "client got %#v, want code %q message %q", err, sent.Code, sent.Message)
 }
 
 func TestTransactionCanceledUsesTheModelledMessageMember(t *testing.T) {
 	body := AppendError(nil, &types.TransactionCanceledException{Message: aws.String("m")})
-	if !bytes.Contains(body, []byte(`"Message":"m"`)) {
-		t.Errorf("body %s lacks the modelled \"Message\" member", body)
-	}
+	assert.Falsef(t, !bytes.Contains(body, []byte(`"Message":"m"`)), "body %s lacks the modelled \"Message\" member", body)
 	body = AppendError(nil, &types.ConditionalCheckFailedException{Message: aws.String("m")})
-	if !bytes.Contains(body, []byte(`"message":"m"`)) {
-		t.Errorf("body %s lacks the modelled \"message\" member", body)
-	}
+	assert.Falsef(t, !bytes.Contains(body, []byte(`"message":"m"`)), "body %s lacks the modelled \"message\" member", body)
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest/internal/wire/wiretest"
 )
@@ -47,9 +49,7 @@ func TestUnmarshalRejectsBodiesThatDoNotFitTheShape(t *testing.T) {
 		var in dynamodb.QueryInput
 		err := Unmarshal([]byte(body), &in)
 		var de *DecodeError
-		if !errors.As(err, &de) {
-			t.Errorf("Unmarshal(%.40q) = %v, want a *DecodeError", body, err)
-		}
+		assert.ErrorAsf(t, err, &de, "Unmarshal(%.40q) = %v, want a *DecodeError", body, err)
 	}
 }
 
@@ -65,9 +65,7 @@ func TestUnmarshalRejectsAttributeValuesWithoutExactlyOneType(t *testing.T) {
 		var in dynamodb.PutItemInput
 		err := Unmarshal([]byte(body), &in)
 		var ve *ValidationError
-		if !errors.As(err, &ve) || ve.Message != want {
-			t.Errorf("Unmarshal(%s) = %v, want ValidationError %q", body, err, want)
-		}
+		assert.Falsef(t, !errors.As(err, &ve) || ve.Message != want, "Unmarshal(%s) = %v, want ValidationError %q", body, err, want)
 	}
 }
 
@@ -79,38 +77,30 @@ func TestUnmarshalSkipsUnknownMembersAndNulls(t *testing.T) {
 		"ExpressionAttributeValues": {":v": {"S": "x", "Extra": 1}, ":gone": null}
 	}`
 	var got dynamodb.QueryInput
-	if err := Unmarshal([]byte(body), &got); err != nil {
-		t.Fatal(err)
-	}
+	err := Unmarshal([]byte(body), &got)
+	require.NoError(t, err)
 	want := dynamodb.QueryInput{
 		TableName:                 aws.String("jobs"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberS{Value: "x"}},
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %s, want %s", Marshal(&got), Marshal(&want))
-	}
+	assert.Falsef(t, !reflect.DeepEqual(got, want), "got %s, want %s", Marshal(&got), Marshal(&want))
 }
 
 func TestUnmarshalResolvesEscapes(t *testing.T) {
 	body := `{"TableName":"a\u00e9\ud83d\ude00\"\\\/\b\f\n\r\t\ud800x","Key":{"k\u0021":{"S":"\u2028"}}}`
 	var got dynamodb.GetItemInput
-	if err := Unmarshal([]byte(body), &got); err != nil {
-		t.Fatal(err)
-	}
-	if want := "aé😀\"\\/\b\f\n\r\t\ufffdx"; *got.TableName != want {
-		t.Errorf("TableName = %q, want %q", *got.TableName, want)
-	}
-	if v, ok := got.Key["k!"].(*types.AttributeValueMemberS); !ok || v.Value != "\u2028" {
-		t.Errorf("Key = %#v", got.Key)
-	}
+	err := Unmarshal([]byte(body), &got)
+	require.NoError(t, err)
+	want := "aé😀\"\\/\b\f\n\r\t\ufffdx"
+	assert.EqualValuesf(t, want, *got.TableName, "TableName = %q, want %q", *got.TableName, want)
+	v, ok := got.Key["k!"].(*types.AttributeValueMemberS)
+	assert.Falsef(t, !ok || v.Value != "\u2028", "Key = %#v", got.Key)
 }
 
 func TestMarshalKeepsStringsValidJSON(t *testing.T) {
 	got := string(Marshal(&dynamodb.GetItemInput{TableName: aws.String("a\x00\x1f\"\\\xff<>&é")}))
 	want := `{"TableName":"a\u0000\u001f\"\\\ufffd<>&é"}`
-	if got != want {
-		t.Errorf("Marshal = %s, want %s", got, want)
-	}
+	assert.EqualValuesf(t, want, got, "Marshal = %s, want %s", got, want)
 }
 
 // FuzzUnmarshal feeds arbitrary bodies to the decoder of an operation's
@@ -130,11 +120,8 @@ func FuzzUnmarshal(f *testing.F) {
 			return
 		}
 		again := reflect.New(o.input).Interface()
-		if err := Unmarshal(Marshal(in), again); err != nil {
-			t.Fatalf("%s: re-decoding %s: %v", o.name, Marshal(in), err)
-		}
-		if !reflect.DeepEqual(in, again) {
-			t.Fatalf("%s: %s changed on a round trip to %s", o.name, Marshal(in), Marshal(again))
-		}
+		err := Unmarshal(Marshal(in), again)
+		require.NoErrorf(t, err, "%s: re-decoding %s", o.name, Marshal(in))
+		require.Falsef(t, !reflect.DeepEqual(in, again), "%s: %s changed on a round trip to %s", o.name, Marshal(in), Marshal(again))
 	})
 }

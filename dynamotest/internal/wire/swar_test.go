@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"github.com/stretchr/testify/require"
 	"slices"
 	"strings"
 	"testing"
@@ -21,16 +22,12 @@ func TestSpecialFindsEveryByteThatNeedsEscaping(t *testing.T) {
 						want = true
 					}
 				}
-				if got := special(load8b(b)); got != want {
-					t.Fatalf("special(%q) = %v, want %v", b, got, want)
-				}
+				got := special(load8b(b))
+				require.EqualValuesf(t, want, got, "special(%q) = %v, want %v", b, got, want)
 				unprintable := slices.ContainsFunc(b, func(c byte) bool { return c < 0x20 || c >= 0x80 })
-				if got := printablePrefix(string(b)) == 0; got != unprintable {
-					t.Fatalf("printablePrefix(%q) = %d, want %v", b, printablePrefix(string(b)), unprintable)
-				}
-				if load8(string(b)) != load8b(b) {
-					t.Fatalf("load8 and load8b disagree on %q", b)
-				}
+				got = printablePrefix(string(b)) == 0
+				require.EqualValuesf(t, unprintable, got, "printablePrefix(%q) = %d, want %v", b, printablePrefix(string(b)), unprintable)
+				require.EqualValuesf(t, load8b(b), load8(string(b)), "load8 and load8b disagree on %q", b)
 			}
 		}
 	}
@@ -48,9 +45,8 @@ func TestPrintablePrefixStopsAtTheFirstWordWithAnUnprintableByte(t *testing.T) {
 				if bad >= 0 {
 					want = bad / 8 * 8
 				}
-				if got := printablePrefix(string(b)); got != want {
-					t.Fatalf("printablePrefix of %d bytes with %#x at %d = %d, want %d", n, c, bad, got, want)
-				}
+				got := printablePrefix(string(b))
+				require.EqualValuesf(t, want, got, "printablePrefix of %d bytes with %#x at %d = %d, want %d", n, c, bad, got, want)
 			}
 		}
 	}
@@ -65,9 +61,8 @@ func TestAppendStringEscapesWhereverTheByteIs(t *testing.T) {
 				got := appendString(nil, string(b))
 				want, _ := json.Marshal(strings.ToValidUTF8(string(b), "\ufffd"))
 				var back string
-				if err := json.Unmarshal(got, &back); err != nil || back != strings.ToValidUTF8(string(b), "\ufffd") {
-					t.Fatalf("appendString(%q) = %s, which reads back as %q (%v); encoding/json writes %s", b, got, back, err, want)
-				}
+				err := json.Unmarshal(got, &back)
+				require.Falsef(t, err != nil || back != strings.ToValidUTF8(string(b), "\ufffd"), "appendString(%q) = %s, which reads back as %q (%v); encoding/json writes %s", b, got, back, err, want)
 			}
 		}
 	}
@@ -79,9 +74,8 @@ func TestVerbatimIsExactlyWhenAppendStringCopies(t *testing.T) {
 	check := func(s string) {
 		t.Helper()
 		copied := string(AppendString(nil, s)) == `"`+s+`"`
-		if got := Verbatim(s); got != copied {
-			t.Fatalf("Verbatim(%q) = %v, but AppendString writes %s", s, got, AppendString(nil, s))
-		}
+		got := Verbatim(s)
+		require.EqualValuesf(t, copied, got, "Verbatim(%q) = %v, but AppendString writes %s", s, got, AppendString(nil, s))
 	}
 	for n := range 20 {
 		for pos := range n {
@@ -103,8 +97,6 @@ func FuzzVerbatim(f *testing.F) {
 	f.Add("\xff\xfe")
 	f.Fuzz(func(t *testing.T, s string) {
 		copied := string(AppendString(nil, s)) == `"`+s+`"`
-		if Verbatim(s) != copied {
-			t.Fatalf("Verbatim(%q) = %v, but AppendString writes %s", s, Verbatim(s), AppendString(nil, s))
-		}
+		require.EqualValuesf(t, copied, Verbatim(s), "Verbatim(%q) = %v, but AppendString writes %s", s, Verbatim(s), AppendString(nil, s))
 	})
 }
