@@ -21,8 +21,10 @@ import (
 // call reads one page of at most Limit items or 1 MB and returns a
 // NextToken while more remain, as DynamoDB does), INSERT (refused with
 // DuplicateItemException when the item exists), UPDATE and DELETE (the
-// WHERE clause must fix the whole key with "="; a missing item, or one the
-// rest of the clause does not match, is a ConditionalCheckFailedException).
+// WHERE clause must fix the whole key with "="; an item the rest of the
+// clause does not match is a ConditionalCheckFailedException, and so is a
+// missing item for UPDATE, while a DELETE of one succeeds and changes
+// nothing).
 // Statements run through the expression API's requests, so they share its
 // validation, conditions, errors and capacity; they are counted as those
 // requests too.
@@ -300,6 +302,15 @@ func (st *statement) write(t *dbTable) (types.TransactWriteItem, error) {
 	cond := "attribute_exists(" + p.name(t.pk.name) + ")"
 	if st.where != nil {
 		cond += " AND (" + *st.where + ")"
+	}
+	if st.verb == "DELETE" {
+		// A DELETE of a missing item succeeds and changes nothing, as on
+		// DynamoDB Local; the rest of the WHERE clause is a condition on
+		// an item that exists.
+		cond = "attribute_not_exists(" + p.name(t.pk.name) + ")"
+		if st.where != nil {
+			cond += " OR (" + *st.where + ")"
+		}
 	}
 	if st.verb == "EXISTS" {
 		// The reference: "The SELECT statement must specify a full primary

@@ -481,6 +481,9 @@ func (p *pqParser) operand() (string, error) {
 		}
 		return fn + "(" + strings.Join(args, ", ") + ")", nil
 	}
+	if t.kind == pqIdent && strings.EqualFold(t.text, "MISSING") {
+		return "", validationf("MISSING must be compared using IS operator")
+	}
 	if (t.kind == pqIdent && !isLiteralWord(t.text)) || t.kind == pqQuoted {
 		e, _, err := p.path()
 		return e, err

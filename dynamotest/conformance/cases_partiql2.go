@@ -41,6 +41,41 @@ func partiqlMoreCases() []Case {
 			c.ExpectErr(err, "ValidationException")
 			c.ExpectUnchanged()
 		}},
+		{Name: "partiql-more/delete-of-a-missing-item-succeeds", Seed: seed, Run: func(c *C) {
+			out, err := c.exec(`DELETE FROM {T} WHERE pk = 'z' AND sk = '1' AND n = 1 RETURNING ALL OLD *`)
+			c.OK(err)
+			if len(out.Items) != 0 {
+				c.Errorf("items %v; want none", out.Items)
+			}
+			c.ExpectUnchanged()
+		}},
+		{Name: "partiql-more/transaction-delete-of-a-missing-item-succeeds", Seed: seed, Run: func(c *C) {
+			_, err := c.executor().ExecuteTransaction(c.Ctx, &dynamodb.ExecuteTransactionInput{TransactStatements: c.stmts(
+				`DELETE FROM {T} WHERE pk = 'z' AND sk = '1'`,
+				`UPDATE {T} SET n = 2 WHERE pk = 'a' AND sk = '1'`)})
+			c.OK(err)
+			c.ExpectItem("item after", c.Get(I("pk", "a", "sk", "1")), with(seed[0], "n", 2))
+		}},
+		{Name: "partiql-more/delete-whose-where-fails-on-the-item-is-refused", Seed: seed, Run: func(c *C) {
+			_, err := c.exec(`DELETE FROM {T} WHERE pk = 'a' AND sk = '1' AND n = 2`)
+			c.ExpectErr(err, "ConditionalCheckFailedException")
+			c.ExpectUnchanged()
+		}},
+		{Name: "partiql-more/missing-compared-with-equals-is-refused", Seed: seed, Run: func(c *C) {
+			_, err := c.exec(`UPDATE {T} SET n = 2 WHERE pk = 'a' AND sk = '1' AND t = MISSING`)
+			c.ExpectErr(err, "ValidationException", "MISSING must be compared using IS operator")
+			c.ExpectUnchanged()
+		}},
+		{Name: "partiql-more/set-to-missing-is-refused", Seed: seed, Run: func(c *C) {
+			_, err := c.exec(`UPDATE {T} SET s = MISSING WHERE pk = 'a' AND sk = '1'`)
+			c.ExpectErr(err, "ValidationException", "MISSING must be compared using IS operator")
+			c.ExpectUnchanged()
+		}},
+		{Name: "partiql-more/is-not-missing", Seed: seed, Run: func(c *C) {
+			out, err := c.exec(`SELECT sk FROM {T} WHERE pk = 'a' AND s IS NOT MISSING AND t IS MISSING`)
+			c.OK(err)
+			c.ExpectItems("items", out.Items, Items(I("sk", "1")))
+		}},
 		one("update-list-append", `UPDATE {T} SET l = list_append(l, [2, 'three']) WHERE pk = 'a' AND sk = '1'`, nil,
 			with(seed[0], "l", L(Ni(1), Ni(2), S("three")))),
 		one("update-set-add", `UPDATE {T} SET tags = set_add(tags, <<'r', 'p'>>) WHERE pk = 'a' AND sk = '1'`, nil,
