@@ -30,8 +30,9 @@
 // expressions in one request is refused as DynamoDB refuses it.
 //
 // PartiQL's ExecuteStatement, ExecuteTransaction and BatchExecuteStatement
-// run SELECT, INSERT, UPDATE and DELETE through the same requests (see
-// DB.ExecuteStatement for what they parse). UpdateTable, the tagging
+// run SELECT, INSERT, UPDATE and DELETE (with RETURNING) and, in a
+// transaction, EXISTS through the same requests (see DB.ExecuteStatement
+// for what they parse). UpdateTable, the tagging
 // operations and DescribeLimits are served too, in process and over HTTP.
 //
 // Storage is a tree per partition, so GetItem and Query cost O(log n +
@@ -50,8 +51,9 @@
 // GetShardIterator, GetRecords) with *dynamodbstreams.Client's signatures,
 // and NewHandler serves it over HTTP beside DynamoDB's (NewStreamsClient,
 // Server.StreamsClient). On the fake's clock, shards roll over every four
-// hours (a closed parent, an open child), iterators expire after 15
-// minutes and records after 24 hours.
+// hours whether written to or not (a closed parent, an open child naming
+// it as ParentShardId), iterators expire after 15 minutes and records
+// after 24 hours; GetRecords returns at most 1,000 records and 1 MB.
 //
 // Beyond DynamoDB Local, a DB reports the capacity each call consumed by
 // DynamoDB's rules (ReturnConsumedCapacity TOTAL or INDEXES, and running
