@@ -56,6 +56,9 @@ func indexKeyPathCases() []Case {
 			DynamoDBLocal, "DynamoDB Local evaluates a Scan filter on a global index against the table's whole item; a global index "+
 				"holds only its projected attributes and DynamoDB never fetches from the table for it (API reference: a read of a global "+
 				"secondary index can request only projected attributes), so the fake refuses the filter as Local refuses it in a Query"),
+		ScanCase("index-key-path/lsi-scan-projection-of-unprojected-attribute-fetches-it", Local, lseed, dynamodb.ScanInput{IndexName: aws.String("byOrd"),
+			ProjectionExpression: aws.String("x")},
+			Want{Items: Items(I("x", "y"))}),
 		ScanCase("index-key-path/gsi-scan-projection-of-unprojected-attribute", Indexed, g, dynamodb.ScanInput{IndexName: aws.String("byTag"),
 			ProjectionExpression: aws.String("body")},
 			Want{Err: "ValidationException", Msg: "does not project"}),
