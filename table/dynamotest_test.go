@@ -3,13 +3,14 @@ package table_test
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/table"
@@ -31,9 +32,7 @@ func fakeJobs(t *testing.T) (*dynamotest.DB, *table.Table) {
 	t.Helper()
 	db := dynamotest.New()
 	s := jobsSchema("jobs")
-	if err := s.EnsureTable(context.Background(), db); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.EnsureTable(context.Background(), db))
 	return db, table.New(db, s, func(o *table.Options) {
 		o.Backoff = table.Backoff{Initial: 50 * time.Microsecond, Max: time.Millisecond}
 	})
@@ -47,26 +46,17 @@ func TestFakeBatchWriteStoresAllItemsWhenHalfOfEveryBatchIsUnprocessed(t *testin
 	for i := range 1000 {
 		puts = append(puts, job{PK: fmt.Sprintf("USER#%d", i%10), SK: fmt.Sprintf("JOB#%04d", i), Version: i})
 	}
-	if err := tbl.BatchWrite(ctx, puts, nil); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tbl.BatchWrite(ctx, puts, nil))
 	db.ClearFaults()
-	if calls := db.Calls("BatchWriteItem"); calls < 80 {
-		t.Fatalf("%d BatchWriteItem calls: with half of each batch unprocessed 1,000 items need at least 80", calls)
-	}
+	require.GreaterOrEqual(t, db.Calls("BatchWriteItem"), 80,
+		"BatchWriteItem calls: with half of each batch unprocessed 1,000 items need at least 80")
 	n := 0
 	for j, err := range table.ScanAll[job](ctx, tbl, table.Scan{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if j.SK != fmt.Sprintf("JOB#%04d", j.Version) {
-			t.Fatalf("item %+v corrupted", j)
-		}
+		require.NoError(t, err)
+		require.Equal(t, fmt.Sprintf("JOB#%04d", j.Version), j.SK, "item %+v corrupted", j)
 		n++
 	}
-	if n != 1000 {
-		t.Fatalf("%d items stored, want 1000", n)
-	}
+	require.Equal(t, 1000, n, "items stored")
 	// And read back through BatchGet, also half unprocessed.
 	db.Inject(dynamotest.UnprocessedFraction("BatchGetItem", 0.5))
 	var keys []table.Key
@@ -74,13 +64,10 @@ func TestFakeBatchWriteStoresAllItemsWhenHalfOfEveryBatchIsUnprocessed(t *testin
 		keys = append(keys, tbl.Key(p.(job).PK, p.(job).SK))
 	}
 	got, err := table.BatchGet[job](ctx, tbl, keys)
-	if err != nil || len(got) != 1000 {
-		t.Fatalf("BatchGet: %d items, %v", len(got), err)
-	}
+	require.NoError(t, err, "BatchGet")
+	require.Len(t, got, 1000, "BatchGet")
 	for i, j := range got {
-		if j.Version != i {
-			t.Fatalf("BatchGet item %d has version %d: not in key order", i, j.Version)
-		}
+		require.Equal(t, i, j.Version, "BatchGet item %d: not in key order", i)
 	}
 }
 
@@ -90,22 +77,17 @@ func TestFakeCanceledContextStopsBatchRetriesWithItsError(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	err := tbl.BatchWrite(ctx, []any{job{PK: "U", SK: "J"}}, nil)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
-	}
+	require.ErrorIs(t, err, context.DeadlineExceeded)
 	var te *table.Error
-	if !errors.As(err, &te) || len(te.Unprocessed) != 1 {
-		t.Fatalf("err = %#v, want the unwritten key listed", err)
-	}
+	require.ErrorAs(t, err, &te)
+	require.Len(t, te.Unprocessed, 1, "want the unwritten key listed")
 
 	db.ClearFaults()
 	db.Inject(dynamotest.UnprocessedFraction("BatchGetItem", 1))
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	cancel2()
 	_, err = table.BatchGet[job](ctx2, tbl, []table.Key{tbl.Key("U", "J")})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("BatchGet err = %v, want context.Canceled", err)
-	}
+	require.ErrorIs(t, err, context.Canceled, "BatchGet")
 }
 
 func TestFakeInvalidCursorReadsNothing(t *testing.T) {
@@ -117,13 +99,10 @@ func TestFakeInvalidCursorReadsNothing(t *testing.T) {
 			puts = append(puts, job{PK: u, SK: fmt.Sprint(i), GSI1PK: u, GSI1SK: fmt.Sprint(i)})
 		}
 	}
-	if err := tbl.BatchWrite(ctx, puts, nil); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tbl.BatchWrite(ctx, puts, nil))
 	p, err := table.QueryPage[job](ctx, tbl, table.Query{Partition: "A", Limit: 2}, "")
-	if err != nil || p.Next == "" {
-		t.Fatalf("first page %+v, %v", p, err)
-	}
+	require.NoError(t, err, "first page")
+	require.NotEmpty(t, p.Next, "first page %+v", p)
 	raw, _ := base64.RawURLEncoding.DecodeString(p.Next)
 	raw[len(raw)-2] ^= 0x20
 	altered := base64.RawURLEncoding.EncodeToString(raw)
@@ -137,13 +116,10 @@ func TestFakeInvalidCursorReadsNothing(t *testing.T) {
 		"other index":     {table.Query{Index: "GSI1", Partition: "A", Limit: 2}, p.Next},
 	} {
 		page, err := table.QueryPage[job](ctx, tbl, c.q, c.cursor)
-		if !errors.Is(err, table.ErrInvalidCursor) || len(page.Items) != 0 {
-			t.Errorf("%s: %d items, err %v; want none and ErrInvalidCursor", name, len(page.Items), err)
-		}
+		assert.ErrorIs(t, err, table.ErrInvalidCursor, name)
+		assert.Empty(t, page.Items, name)
 	}
-	if n := db.Calls("Query"); n != 0 {
-		t.Fatalf("%d Query calls with invalid cursors, want 0", n)
-	}
+	require.Zero(t, db.Calls("Query"), "Query calls with invalid cursors")
 }
 
 func TestFakeTransactionRetriesThrottlingUnderOneToken(t *testing.T) {
@@ -154,16 +130,11 @@ func TestFakeTransactionRetriesThrottlingUnderOneToken(t *testing.T) {
 		Create(job{PK: "U", SK: "J", Status: "queued"}).
 		Put(job{PK: "U", SK: "COUNTER", Count: 1}).
 		Run(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := db.Calls("TransactWriteItems"); n != 3 {
-		t.Fatalf("%d TransactWriteItems calls, want 3 (two throttled)", n)
-	}
+	require.NoError(t, err)
+	require.Equal(t, 3, db.Calls("TransactWriteItems"), "TransactWriteItems calls (two throttled)")
 	var j job
-	if err := tbl.Get(ctx, tbl.Key("U", "J"), &j); err != nil || j.Status != "queued" {
-		t.Fatalf("%+v, %v", j, err)
-	}
+	require.NoError(t, tbl.Get(ctx, tbl.Key("U", "J"), &j))
+	require.Equal(t, "queued", j.Status, "%+v", j)
 }
 
 // The fake's HTTP server speaks DynamoDB's protocol: the suite's
@@ -172,9 +143,7 @@ func TestFakeOverHTTPWithRealClient(t *testing.T) {
 	srv := dynamotest.NewServer()
 	defer srv.Close()
 	var client table.API = srv.Client()
-	if _, ok := client.(*dynamodb.Client); !ok {
-		t.Fatal("Server.Client is not a *dynamodb.Client")
-	}
+	require.IsType(t, &dynamodb.Client{}, client, "Server.Client is not a *dynamodb.Client")
 	var n atomic.Int64
 	// The size boundary case sends 32 items of 400 KB; over HTTP it would
 	// only test the wire, and the in-process run covers the fake's sizes.
