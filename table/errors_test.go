@@ -9,6 +9,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // sdkErr wraps an error as the SDK returns it from an operation.
@@ -42,21 +44,15 @@ func TestWrapErrorMapsEverySDKErrorToItsSentinel(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			for _, in := range []error{c.err, sdkErr("PutItem", c.err)} {
 				err := WrapError("put", in)
-				if !errors.Is(err, c.want) {
-					t.Fatalf("WrapError(%v) = %v, want %v", in, err, c.want)
-				}
+				require.ErrorIs(t, err, c.want, "WrapError(%v)", in)
 				var te *Error
-				if !errors.As(err, &te) || te.Err != c.want || te.Cause != in {
-					t.Fatalf("WrapError(%v) = %#v, want *Error{Err: %v, Cause: the SDK error}", in, err, c.want)
-				}
+				require.ErrorAs(t, err, &te, "WrapError(%v)", in)
+				require.Same(t, c.want, te.Err, "WrapError(%v) = %#v, want *Error{Err: %v}", in, err, c.want)
+				require.Same(t, in, te.Cause, "WrapError(%v) = %#v, want *Error{Cause: the SDK error}", in, err)
 				// The SDK's own error type stays reachable.
 				var api smithy.APIError
-				if !errors.As(err, &api) {
-					t.Fatalf("errors.As(%v, smithy.APIError) failed", err)
-				}
-				if !strings.HasPrefix(err.Error(), "table: put: ") {
-					t.Errorf("message %q does not start with the op", err)
-				}
+				require.ErrorAs(t, err, &api)
+				assert.True(t, strings.HasPrefix(err.Error(), "table: put: "), "message %q does not start with the op", err)
 			}
 		})
 	}
@@ -65,12 +61,9 @@ func TestWrapErrorMapsEverySDKErrorToItsSentinel(t *testing.T) {
 func TestWrapErrorKeepsConditionalCheckExceptionReachable(t *testing.T) {
 	err := WrapError("put", sdkErr("PutItem", &types.ConditionalCheckFailedException{Message: strPtr("The conditional request failed")}))
 	var ccf *types.ConditionalCheckFailedException
-	if !errors.As(err, &ccf) {
-		t.Fatalf("errors.As(%v, *ConditionalCheckFailedException) failed", err)
-	}
-	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrAlreadyExists) {
-		t.Fatalf("%v matches a sentinel it should not", err)
-	}
+	require.ErrorAs(t, err, &ccf)
+	require.NotErrorIs(t, err, ErrNotFound)
+	require.NotErrorIs(t, err, ErrAlreadyExists)
 }
 
 func TestWrapErrorTurnsCanceledTransactionIntoTxError(t *testing.T) {
@@ -84,87 +77,60 @@ func TestWrapErrorTurnsCanceledTransactionIntoTxError(t *testing.T) {
 	}
 	err := WrapError("transact write", sdkErr("TransactWriteItems", tce))
 	var txe *TxError
-	if !errors.As(err, &txe) {
-		t.Fatalf("err = %T, want *TxError", err)
-	}
-	if len(txe.Reasons) != 2 || txe.Reasons[0].Index != 1 || txe.Reasons[1].Index != 2 {
-		t.Fatalf("reasons = %+v, want actions 1 and 2", txe.Reasons)
-	}
+	require.ErrorAs(t, err, &txe)
+	require.Len(t, txe.Reasons, 2, "reasons = %+v, want actions 1 and 2", txe.Reasons)
+	require.Equal(t, 1, txe.Reasons[0].Index, "reasons = %+v, want actions 1 and 2", txe.Reasons)
+	require.Equal(t, 2, txe.Reasons[1].Index, "reasons = %+v, want actions 1 and 2", txe.Reasons)
 	for _, want := range []error{ErrTransactionCanceled, ErrConditionFailed, ErrTransactionConflict} {
-		if !errors.Is(err, want) {
-			t.Errorf("errors.Is(err, %v) = false", want)
-		}
+		assert.ErrorIs(t, err, want)
 	}
-	if errors.Is(err, ErrThrottled) {
-		t.Error("errors.Is(err, ErrThrottled) = true with no throttling reason")
-	}
+	assert.NotErrorIs(t, err, ErrThrottled, "no throttling reason")
 	var got *types.TransactionCanceledException
-	if !errors.As(err, &got) || got != tce {
-		t.Error("the SDK's TransactionCanceledException is not reachable")
+	if assert.ErrorAs(t, err, &got, "the SDK's TransactionCanceledException is not reachable") {
+		assert.Same(t, tce, got, "the SDK's TransactionCanceledException is not reachable")
 	}
 	msg := err.Error()
 	for _, want := range []string{"action 1: ConditionalCheckFailed", "action 2: TransactionConflict"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("message %q lacks %q", msg, want)
-		}
+		assert.Contains(t, msg, want)
 	}
 }
 
 func TestWrapErrorPassesThroughOwnErrorsNilAndContext(t *testing.T) {
-	if WrapError("get", nil) != nil {
-		t.Fatal("WrapError(nil) != nil")
-	}
+	require.NoError(t, WrapError("get", nil))
 	own := &Error{Op: "get", Err: ErrNotFound}
-	if WrapError("put", own) != own {
-		t.Fatal("an *Error was wrapped again")
-	}
+	require.Same(t, own, WrapError("put", own), "an *Error was wrapped again")
 	in := inputErr("key", "", "empty")
-	if WrapError("put", fmt.Errorf("context: %w", in)) == nil {
-		t.Fatal("lost an *InputError")
-	}
+	require.Error(t, WrapError("put", fmt.Errorf("context: %w", in)), "lost an *InputError")
 	err := WrapError("query", sdkErr("Query", fmt.Errorf("request canceled: %w", context.Canceled)))
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("%v does not wrap context.Canceled", err)
-	}
+	require.ErrorIs(t, err, context.Canceled)
 	var te *Error
-	if !errors.As(err, &te) || te.Err != nil {
-		t.Fatalf("a canceled request maps to sentinel %v, want none", te.Err)
-	}
+	require.ErrorAs(t, err, &te)
+	require.Nil(t, te.Err, "a canceled request maps to a sentinel, want none")
 	unknown := errors.New("connection reset by peer")
-	if err := WrapError("get", unknown); !errors.Is(err, unknown) {
-		t.Fatalf("%v does not wrap the unknown error", err)
-	}
+	require.ErrorIs(t, WrapError("get", unknown), unknown)
 }
 
 func TestErrorMessageNamesOpTableKeyAndCause(t *testing.T) {
 	e := &Error{Op: "put", Table: "Jobs", Key: `pk="JOB#1"`, Err: ErrAlreadyExists,
 		Cause: &types.ConditionalCheckFailedException{Message: strPtr("The conditional request failed")}}
 	want := `table: put Jobs (pk="JOB#1"): already exists: ConditionalCheckFailedException: The conditional request failed`
-	if e.Error() != want {
-		t.Fatalf("message = %q\nwant      %q", e.Error(), want)
-	}
+	require.EqualError(t, e, want)
 	// A failed create is also a failed condition.
-	if !errors.Is(e, ErrConditionFailed) || !errors.Is(e, ErrAlreadyExists) {
-		t.Fatal("a failed create must match ErrAlreadyExists and ErrConditionFailed")
-	}
+	require.ErrorIs(t, e, ErrConditionFailed, "a failed create must match ErrAlreadyExists and ErrConditionFailed")
+	require.ErrorIs(t, e, ErrAlreadyExists, "a failed create must match ErrAlreadyExists and ErrConditionFailed")
 }
 
 func TestInputErrorIsInvalidInputAndItsSpecificSentinel(t *testing.T) {
 	e := &InputError{Field: "item", Value: `pk="a"`, Reason: "too big", Err: ErrItemTooLarge}
-	if !errors.Is(e, ErrInvalidInput) || !errors.Is(e, ErrItemTooLarge) {
-		t.Fatal("InputError must match ErrInvalidInput and its Err")
-	}
-	if want := `table: invalid input: item pk="a": too big`; e.Error() != want {
-		t.Fatalf("message = %q, want %q", e.Error(), want)
-	}
+	require.ErrorIs(t, e, ErrInvalidInput, "InputError must match ErrInvalidInput and its Err")
+	require.ErrorIs(t, e, ErrItemTooLarge, "InputError must match ErrInvalidInput and its Err")
+	require.EqualError(t, e, `table: invalid input: item pk="a": too big`)
 }
 
 func TestSentinelMessagesArePrefixed(t *testing.T) {
 	for _, err := range []error{ErrNotFound, ErrConditionFailed, ErrAlreadyExists, ErrInvalidCursor, ErrItemTooLarge,
 		ErrTransactionCanceled, ErrTransactionConflict, ErrThrottled, ErrValidation, ErrTableNotFound, ErrInvalidInput,
 		ErrCollectionTooLarge, ErrSchemaMismatch} {
-		if !strings.HasPrefix(err.Error(), "table: ") {
-			t.Errorf("%q lacks the package prefix", err)
-		}
+		assert.True(t, strings.HasPrefix(err.Error(), "table: "), "%q lacks the package prefix", err)
 	}
 }
