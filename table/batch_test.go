@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // halfUnprocessed stores the first half of every batch and hands the rest
@@ -80,49 +81,31 @@ func things(n int) []any {
 func TestBatchWriteStoresEveryItemWhenHalfOfEachBatchIsUnprocessed(t *testing.T) {
 	db := &halfUnprocessed{memDB: newMemDB()}
 	tbl := New(db, thingsSchema, fastBackoff)
-	if err := tbl.BatchWrite(context.Background(), things(1000), nil); err != nil {
-		t.Fatal(err)
-	}
-	if got := db.len(); got != 1000 {
-		t.Fatalf("stored %d items, want 1000", got)
-	}
+	require.NoError(t, tbl.BatchWrite(context.Background(), things(1000), nil))
+	require.Equal(t, 1000, db.len(), "items stored")
 	for i, v := range things(1000) {
 		want := v.(thing)
 		var got thing
-		if err := tbl.Get(context.Background(), tbl.Key(want.PK, want.SK), &got); err != nil {
-			t.Fatalf("item %d: %v", i, err)
-		}
-		if got != want {
-			t.Fatalf("item %d = %+v, want %+v", i, got, want)
-		}
+		require.NoError(t, tbl.Get(context.Background(), tbl.Key(want.PK, want.SK), &got), "item %d", i)
+		require.Equal(t, want, got, "item %d", i)
 	}
-	if db.maxChunk > 25 {
-		t.Errorf("largest BatchWriteItem had %d requests, DynamoDB allows 25", db.maxChunk)
-	}
+	assert.LessOrEqual(t, db.maxChunk, 25, "requests in the largest BatchWriteItem: DynamoDB allows 25")
 	// Each call stores half of up to 25: 1,000 items need at least 80 calls.
-	if db.writeCalls < 80 {
-		t.Errorf("only %d BatchWriteItem calls: unprocessed items were not resent", db.writeCalls)
-	}
+	assert.GreaterOrEqual(t, db.writeCalls, 80, "BatchWriteItem calls: unprocessed items were not resent")
 }
 
 func TestBatchWriteDeletesAndPutsTogether(t *testing.T) {
 	db := &halfUnprocessed{memDB: newMemDB()}
 	tbl := New(db, thingsSchema, fastBackoff)
 	ctx := context.Background()
-	if err := tbl.BatchWrite(ctx, things(60), nil); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tbl.BatchWrite(ctx, things(60), nil))
 	var deletes []Key
 	for _, v := range things(60)[:30] {
 		deletes = append(deletes, tbl.Key(v.(thing).PK, v.(thing).SK))
 	}
 	extra := thing{PK: "P#new", SK: "S#new"}
-	if err := tbl.BatchWrite(ctx, []any{extra}, deletes); err != nil {
-		t.Fatal(err)
-	}
-	if got := db.len(); got != 31 {
-		t.Fatalf("%d items after deleting 30 of 60 and adding 1, want 31", got)
-	}
+	require.NoError(t, tbl.BatchWrite(ctx, []any{extra}, deletes))
+	require.Equal(t, 31, db.len(), "items after deleting 30 of 60 and adding 1")
 }
 
 // alwaysUnprocessed processes nothing and cancels its context after a few
@@ -173,19 +156,12 @@ func TestBatchWriteStopsWhenContextIsCanceled(t *testing.T) {
 			// wait short, not sit it out.
 			tbl := New(db, thingsSchema)
 			err := tbl.BatchWrite(ctx, things(40), nil)
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("err = %v, want one wrapping context.Canceled", err)
-			}
-			if db.calls != 5 {
-				t.Fatalf("%d BatchWriteItem calls, want 5: retries went on after the context was canceled", db.calls)
-			}
-			if want := "40 of 40 items not written"; !strings.Contains(err.Error(), want) {
-				t.Errorf("error %q does not say %q", err, want)
-			}
+			require.ErrorIs(t, err, context.Canceled)
+			require.Equal(t, 5, db.calls, "BatchWriteItem calls: retries went on after the context was canceled")
+			assert.ErrorContains(t, err, "40 of 40 items not written")
 			var te *Error
-			if !errors.As(err, &te) || len(te.Unprocessed) != 40 {
-				t.Fatalf("Unprocessed lists %d keys, want 40", len(te.Unprocessed))
-			}
+			require.ErrorAs(t, err, &te)
+			require.Len(t, te.Unprocessed, 40, "Unprocessed keys")
 		})
 	}
 }
@@ -198,12 +174,8 @@ func TestBatchGetStopsWhenContextIsCanceled(t *testing.T) {
 			db := &alwaysUnprocessed{cancelAt: 3, cancel: cancel, throttle: throttle}
 			tbl := New(db, thingsSchema)
 			_, err := BatchGet[thing](ctx, tbl, []Key{tbl.Key("a", "b")})
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("err = %v, want one wrapping context.Canceled", err)
-			}
-			if db.calls != 3 {
-				t.Fatalf("%d BatchGetItem calls, want 3", db.calls)
-			}
+			require.ErrorIs(t, err, context.Canceled)
+			require.Equal(t, 3, db.calls, "BatchGetItem calls")
 		})
 	}
 }
@@ -213,12 +185,8 @@ func TestBatchWriteWithExpiredDeadlineSendsNothing(t *testing.T) {
 	cancel()
 	c := newCalls(nil)
 	err := New(c, thingsSchema).BatchWrite(ctx, things(3), nil)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if c.total() != 0 {
-		t.Fatalf("%d calls after the context ended", c.total())
-	}
+	require.ErrorIs(t, err, context.Canceled)
+	require.Zero(t, c.total(), "calls after the context ended")
 }
 
 // throttleFirst throttles the first n calls, then delegates.
@@ -246,12 +214,8 @@ func (f *throttleFirst) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetI
 func TestBatchWriteRetriesThrottledRequests(t *testing.T) {
 	db := &throttleFirst{memDB: newMemDB(), n: 4}
 	tbl := New(db, thingsSchema, fastBackoff)
-	if err := tbl.BatchWrite(context.Background(), things(30), nil); err != nil {
-		t.Fatal(err)
-	}
-	if db.len() != 30 {
-		t.Fatalf("stored %d, want 30", db.len())
-	}
+	require.NoError(t, tbl.BatchWrite(context.Background(), things(30), nil))
+	require.Equal(t, 30, db.len(), "items stored")
 }
 
 // failingBatch fails with a non-retryable error.
@@ -263,20 +227,13 @@ func (failingBatch) BatchWriteItem(context.Context, *dynamodb.BatchWriteItemInpu
 
 func TestBatchWriteReportsUnwrittenItemsOnFailure(t *testing.T) {
 	err := New(failingBatch{}, thingsSchema).BatchWrite(context.Background(), things(30), nil)
-	if !errors.Is(err, ErrTableNotFound) {
-		t.Fatalf("err = %v, want ErrTableNotFound", err)
-	}
+	require.ErrorIs(t, err, ErrTableNotFound)
 	var rnf *types.ResourceNotFoundException
-	if !errors.As(err, &rnf) {
-		t.Fatalf("err = %v does not reach the SDK error", err)
-	}
-	if want := "30 of 30 items not written"; !strings.Contains(err.Error(), want) {
-		t.Errorf("error %q does not say %q", err, want)
-	}
+	require.ErrorAs(t, err, &rnf, "err does not reach the SDK error")
+	assert.ErrorContains(t, err, "30 of 30 items not written")
 	var te *Error
-	if !errors.As(err, &te) || len(te.Unprocessed) != 30 {
-		t.Fatalf("Unprocessed lists %d keys, want 30", len(te.Unprocessed))
-	}
+	require.ErrorAs(t, err, &te)
+	require.Len(t, te.Unprocessed, 30, "Unprocessed keys")
 }
 
 // cancelAfter cancels the context after n BatchWriteItem calls.
@@ -302,9 +259,8 @@ func TestBatchWriteCanceledMidwayAccountsForEveryItem(t *testing.T) {
 	all := things(500)
 	err := tbl.BatchWrite(ctx, all, nil)
 	var te *Error
-	if !errors.Is(err, context.Canceled) || !errors.As(err, &te) {
-		t.Fatalf("err = %v, want *Error wrapping context.Canceled", err)
-	}
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorAs(t, err, &te, "want *Error wrapping context.Canceled")
 	// Every item is either stored or listed as unprocessed, never both.
 	unprocessed := map[string]bool{}
 	for _, k := range te.Unprocessed {
@@ -314,13 +270,10 @@ func TestBatchWriteCanceledMidwayAccountsForEveryItem(t *testing.T) {
 		item, _ := Marshal(v)
 		var got Item
 		stored := tbl.Get(context.Background(), tbl.keyOf(item), &got) == nil
-		if stored == unprocessed[memID(item)] {
-			t.Fatalf("item %d: stored %t, listed unprocessed %t", i, stored, !stored)
-		}
+		require.NotEqual(t, stored, unprocessed[memID(item)], "item %d: stored %t, listed unprocessed %t", i, stored, unprocessed[memID(item)])
 	}
-	if db.len()+len(te.Unprocessed) != 500 || db.len() == 0 {
-		t.Fatalf("%d stored + %d unprocessed, want 500 with some stored", db.len(), len(te.Unprocessed))
-	}
+	require.Equal(t, 500, db.len()+len(te.Unprocessed), "%d stored + %d unprocessed", db.len(), len(te.Unprocessed))
+	require.NotZero(t, db.len(), "want some stored")
 }
 
 func TestBatchWriteRejectsBadInputBeforeSending(t *testing.T) {
@@ -350,12 +303,8 @@ func TestBatchWriteRejectsBadInputBeforeSending(t *testing.T) {
 			puts := append([]any{thing{PK: "ok", SK: "ok"}}, c.puts...)
 			err := New(calls, thingsSchema).BatchWrite(context.Background(), puts, c.deletes)
 			mustInputError(t, err)
-			if c.tooBig != errors.Is(err, ErrItemTooLarge) {
-				t.Errorf("errors.Is(err, ErrItemTooLarge) = %t for %v", !c.tooBig, err)
-			}
-			if calls.total() != 0 {
-				t.Fatalf("%d calls sent for bad input", calls.total())
-			}
+			assert.Equal(t, c.tooBig, errors.Is(err, ErrItemTooLarge), "errors.Is(err, ErrItemTooLarge) for %v", err)
+			require.Zero(t, calls.total(), "calls sent for bad input")
 		})
 	}
 }
@@ -381,20 +330,12 @@ func TestBatchGetReturnsItemsInKeyOrderAcrossChunks(t *testing.T) {
 		}
 	}
 	got, err := BatchGet[thing](ctx, tbl, keys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(want) {
-		t.Fatalf("got %d items, want %d", len(got), len(want))
-	}
+	require.NoError(t, err)
+	require.Len(t, got, len(want))
 	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("item %d = %+v, want %+v", i, got[i], want[i])
-		}
+		require.Equal(t, want[i], got[i], "item %d", i)
 	}
-	if db.maxChunk > 100 {
-		t.Errorf("largest BatchGetItem had %d keys, DynamoDB allows 100", db.maxChunk)
-	}
+	assert.LessOrEqual(t, db.maxChunk, 100, "keys in the largest BatchGetItem: DynamoDB allows 100")
 }
 
 func TestBatchGetRetriesThrottledRequests(t *testing.T) {
@@ -402,9 +343,8 @@ func TestBatchGetRetriesThrottledRequests(t *testing.T) {
 	tbl := New(db, thingsSchema, fastBackoff)
 	db.put(Item{"pk": &types.AttributeValueMemberS{Value: "a"}, "sk": &types.AttributeValueMemberS{Value: "b"}})
 	got, err := BatchGet[Item](context.Background(), tbl, []Key{tbl.Key("a", "b")})
-	if err != nil || len(got) != 1 {
-		t.Fatalf("got %v, %v; want the item", got, err)
-	}
+	require.NoError(t, err)
+	require.Len(t, got, 1, "want the item")
 }
 
 func TestBatchGetRejectsBadKeysBeforeSending(t *testing.T) {
@@ -423,9 +363,7 @@ func TestBatchGetRejectsBadKeysBeforeSending(t *testing.T) {
 			calls := newCalls(nil)
 			_, err := BatchGet[thing](context.Background(), New(calls, thingsSchema), keys)
 			mustInputError(t, err)
-			if calls.total() != 0 {
-				t.Fatalf("%d calls sent for bad input", calls.total())
-			}
+			require.Zero(t, calls.total(), "calls sent for bad input")
 		})
 	}
 }
