@@ -10,6 +10,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
 )
@@ -19,32 +22,30 @@ func TestClaimTakesOldestPendingTask(t *testing.T) {
 	first := f.submit(t, "first")
 	f.submit(t, "second")
 	c := f.claim(t, "w-abc")
-	if c.Task.ID != first.ID || string(c.Task.Payload) != "first" {
-		t.Fatalf("claimed %s (%q), want the oldest %s", c.Task.ID, c.Task.Payload, first.ID)
-	}
-	if c.Task.Status != tasks.StatusProcessing || c.Lease.Attempt != 1 || c.Lease.Worker != "w-abc" ||
-		!c.Lease.ExpiresAt.Equal(f.db.Now().Add(tasks.DefaultLeaseDuration)) {
-		t.Fatalf("claim %+v", c)
-	}
+	require.Equal(t, first.ID, c.Task.ID, "want the oldest task")
+	require.Equal(t, "first", string(c.Task.Payload), "want the oldest task")
+	require.Equal(t, tasks.StatusProcessing, c.Task.Status, "claim %+v", c)
+	require.Equal(t, 1, c.Lease.Attempt, "claim %+v", c)
+	require.Equal(t, "w-abc", c.Lease.Worker, "claim %+v", c)
+	require.True(t, c.Lease.ExpiresAt.Equal(f.db.Now().Add(tasks.DefaultLeaseDuration)), "claim %+v", c)
 	got := f.get(t, first.ID)
-	if got.Status != tasks.StatusProcessing || got.Owner != "w-abc" || got.Attempt != 1 || !got.LeaseExpiresAt.Equal(c.Lease.ExpiresAt) {
-		t.Fatalf("stored task after claim %+v", got)
-	}
+	require.Equal(t, tasks.StatusProcessing, got.Status, "stored task after claim %+v", got)
+	require.Equal(t, "w-abc", got.Owner, "stored task after claim %+v", got)
+	require.Equal(t, 1, got.Attempt, "stored task after claim %+v", got)
+	require.True(t, got.LeaseExpiresAt.Equal(c.Lease.ExpiresAt), "stored task after claim %+v", got)
 	wantHistory(t, f.history(t, first.ID), tasks.EventSubmitted, tasks.EventProcessing)
-	if ids, err := f.store.WorkerTasks(context.Background(), "w-abc"); err != nil || len(ids) != 1 || ids[0] != first.ID {
-		t.Fatalf("WorkerTasks = %v, %v; want the claimed task", ids, err)
-	}
+	ids, err := f.store.WorkerTasks(context.Background(), "w-abc")
+	require.NoError(t, err)
+	require.Equal(t, []string{first.ID}, ids, "WorkerTasks: want the claimed task")
 	meta := f.raw(t, "TASK#"+first.ID, "META")
-	if str(meta, "GSI1PK") != "STATUS#PROCESSING" || !strings.HasPrefix(str(meta, "GSI1SK"), "LEASE#") {
-		t.Fatalf("a PROCESSING task is indexed under %s / %s, want STATUS#PROCESSING / LEASE#<expiry>", str(meta, "GSI1PK"), str(meta, "GSI1SK"))
-	}
+	require.Equal(t, "STATUS#PROCESSING", str(meta, "GSI1PK"), "a PROCESSING task's GSI1PK")
+	require.True(t, strings.HasPrefix(str(meta, "GSI1SK"), "LEASE#"), "a PROCESSING task is indexed under GSI1SK %s, want LEASE#<expiry>", str(meta, "GSI1SK"))
 }
 
 func TestClaimEmptyQueueIsErrNoTask(t *testing.T) {
 	f := newFixture(t)
-	if _, err := f.store.Claim(context.Background(), "w1"); !errors.Is(err, tasks.ErrNoTask) {
-		t.Fatalf("got %v, want ErrNoTask", err)
-	}
+	_, err := f.store.Claim(context.Background(), "w1")
+	require.ErrorIs(t, err, tasks.ErrNoTask)
 }
 
 func TestClaimTwoWorkersOneWins(t *testing.T) {
@@ -66,24 +67,19 @@ func TestClaimTwoWorkersOneWins(t *testing.T) {
 			switch {
 			case err == nil:
 				winners = append(winners, w)
-				if c.Task.ID != task.ID {
-					t.Errorf("claimed %s", c.Task.ID)
-				}
+				assert.Equal(t, task.ID, c.Task.ID, "claimed task")
 			case errors.Is(err, tasks.ErrNoTask):
 				noTask++
 			default:
-				t.Errorf("Claim(%s): %v", w, err)
+				assert.NoError(t, err, "Claim(%s)", w)
 			}
 		}()
 	}
 	wg.Wait()
-	if len(winners) != 1 || noTask != 1 {
-		t.Fatalf("winners %v, %d without a task; want one winner", winners, noTask)
-	}
+	require.Len(t, winners, 1, "want one winner")
+	require.Equal(t, 1, noTask, "claims without a task; want one")
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing)
-	if n := len(claimItems(t, f.store.Table())); n != 1 {
-		t.Fatalf("%d WORKER items, want 1", n)
-	}
+	require.Len(t, claimItems(t, f.store.Table()), 1, "WORKER items")
 }
 
 // frozenPending answers queries of the STATUS#PENDING partition with a
@@ -110,15 +106,11 @@ func TestClaimLoserMovesToNextCandidate(t *testing.T) {
 	taken := f.claim(t, "w1")
 	var claimedItem, otherItem table.Item
 	for it, err := range table.QueryAll[table.Item](ctx, f.store.Table(), table.Query{Partition: "TASK#" + taken.Task.ID, Sort: table.SortEquals("META")}) {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		claimedItem = it
 	}
 	for it, err := range table.QueryAll[table.Item](ctx, f.store.Table(), table.Query{Index: tasks.IndexGSI1, Partition: "STATUS#PENDING"}) {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		otherItem = it
 	}
 	// The stale view still shows the claimed task as PENDING.
@@ -131,27 +123,20 @@ func TestClaimLoserMovesToNextCandidate(t *testing.T) {
 	// refused and there is nothing else to try.
 	onlyStale := newStore(t, frozenPending{f.db, []table.Item{stale}}, f.db.Now)
 	txs := f.db.Calls("UpdateItem")
-	if _, err := onlyStale.Claim(ctx, "w2"); !errors.Is(err, tasks.ErrNoTask) {
-		t.Fatalf("claim of an already claimed task: %v, want ErrNoTask", err)
-	}
-	if got := f.db.Calls("UpdateItem") - txs; got != 1 {
-		t.Fatalf("%d claim updates, want 1 refused", got)
-	}
+	_, err := onlyStale.Claim(ctx, "w2")
+	require.ErrorIs(t, err, tasks.ErrNoTask, "claim of an already claimed task")
+	require.Equal(t, 1, f.db.Calls("UpdateItem")-txs, "claim updates, want 1 refused")
 
 	// Both in view: whichever it tries first, the worker ends up with the
 	// other task.
 	both := newStore(t, frozenPending{f.db, []table.Item{stale, otherItem}}, f.db.Now)
 	c, err := both.Claim(ctx, "w2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Task.ID != str(otherItem, "taskId") {
-		t.Fatalf("w2 claimed %s, want the other task %s", c.Task.ID, str(otherItem, "taskId"))
-	}
+	require.NoError(t, err)
+	require.Equal(t, str(otherItem, "taskId"), c.Task.ID, "w2 should claim the other task")
 	wantHistory(t, f.history(t, taken.Task.ID), tasks.EventSubmitted, tasks.EventProcessing)
-	if got := f.get(t, taken.Task.ID); got.Owner != "w1" || got.Attempt != 1 {
-		t.Fatalf("the lost race changed the task: %+v", got)
-	}
+	got := f.get(t, taken.Task.ID)
+	require.Equal(t, "w1", got.Owner, "the lost race changed the task: %+v", got)
+	require.Equal(t, 1, got.Attempt, "the lost race changed the task: %+v", got)
 }
 
 func TestClaimBadWorkerIDSendsNothing(t *testing.T) {

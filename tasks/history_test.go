@@ -2,10 +2,11 @@ package tasks_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
@@ -14,9 +15,8 @@ import (
 
 func TestHistoryOfMissingTaskIsNotFound(t *testing.T) {
 	f := newFixture(t)
-	if _, err := f.store.History(context.Background(), "t-none"); !errors.Is(err, tasks.ErrNotFound) {
-		t.Fatalf("got %v, want ErrNotFound", err)
-	}
+	_, err := f.store.History(context.Background(), "t-none")
+	require.ErrorIs(t, err, tasks.ErrNotFound)
 }
 
 func TestHistoryBadIDSendsNothing(t *testing.T) {
@@ -33,9 +33,9 @@ func TestHistoryBadIDSendsNothing(t *testing.T) {
 
 func TestGetMissingTaskIsNotFound(t *testing.T) {
 	f := newFixture(t)
-	if _, err := f.store.Get(context.Background(), "t-none"); !errors.Is(err, tasks.ErrNotFound) || !errors.Is(err, table.ErrNotFound) {
-		t.Fatalf("got %v, want ErrNotFound", err)
-	}
+	_, err := f.store.Get(context.Background(), "t-none")
+	require.ErrorIs(t, err, tasks.ErrNotFound)
+	require.ErrorIs(t, err, table.ErrNotFound)
 }
 
 func TestFullHistoryRefusesTheChangeBeforeAnyWrite(t *testing.T) {
@@ -45,18 +45,10 @@ func TestFullHistoryRefusesTheChangeBeforeAnyWrite(t *testing.T) {
 	// A task whose history already holds EVENT#9999.
 	err := f.store.Table().Update(ctx, f.store.Table().Key("TASK#"+task.ID, "META"),
 		expression.Set(expression.Name("events"), expression.Value(tasks.MaxEvents)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	writes := f.db.Calls("TransactWriteItems")
 	err = f.store.Cancel(ctx, task.ID, "")
-	if !errors.Is(err, keys.ErrOverflow) {
-		t.Fatalf("a 10,000th event: %v, want keys.ErrOverflow", err)
-	}
-	if f.db.Calls("TransactWriteItems") != writes {
-		t.Fatal("the overflowing change was sent")
-	}
-	if got := f.get(t, task.ID); got.Status != tasks.StatusPending {
-		t.Fatalf("task became %s", got.Status)
-	}
+	require.ErrorIs(t, err, keys.ErrOverflow, "a 10,000th event")
+	require.Equal(t, writes, f.db.Calls("TransactWriteItems"), "the overflowing change was sent")
+	require.Equal(t, tasks.StatusPending, f.get(t, task.ID).Status, "task status")
 }

@@ -2,7 +2,6 @@ package tasks_test
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
@@ -73,8 +73,7 @@ func TestIntegrationFiftyGoroutinesSameKeyOneTask(t *testing.T) {
 			task, c, err := store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "client-uuid-50", Payload: []byte("once")})
 			mu.Lock()
 			defer mu.Unlock()
-			if err != nil {
-				t.Errorf("Submit: %v", err)
+			if !assert.NoError(t, err, "Submit") {
 				return
 			}
 			ids[task.ID]++
@@ -85,14 +84,12 @@ func TestIntegrationFiftyGoroutinesSameKeyOneTask(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
-	if len(ids) != 1 || created != 1 {
-		t.Fatalf("50 goroutines got tasks %v, %d created; want one task created once", ids, created)
-	}
+	require.Len(t, ids, 1, "50 goroutines got tasks %v; want one task", ids)
+	require.Equal(t, 1, created, "tasks created; want one task created once")
 	for id := range ids {
 		h, err := store.History(ctx, id)
-		if err != nil || len(h) != 1 {
-			t.Fatalf("history %v, %v; want the one SUBMITTED event", h, err)
-		}
+		require.NoError(t, err)
+		require.Len(t, h, 1, "history; want the one SUBMITTED event")
 	}
 }
 
@@ -102,28 +99,20 @@ func TestIntegrationLeaseLostAfterTakeover(t *testing.T) {
 	clock := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return epoch } })
 	store := localStore(t, tasks.Clock(clock.Now))
 	ctx := context.Background()
-	if _, _, err := store.Submit(ctx, tasks.SubmitInput{Payload: []byte("x")}); err != nil {
-		t.Fatal(err)
-	}
+	_, _, err := store.Submit(ctx, tasks.SubmitInput{Payload: []byte("x")})
+	require.NoError(t, err)
 	old, err := store.Claim(ctx, "w-old")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	clock.Advance(time.Minute)
 	c, err := store.Claim(ctx, "w-new")
-	if err != nil || c.Lease.Attempt != 2 {
-		t.Fatalf("takeover: %+v, %v", c, err)
-	}
+	require.NoError(t, err, "takeover")
+	require.Equal(t, 2, c.Lease.Attempt, "takeover: %+v", c)
 	var lost *tasks.LeaseLostError
-	if err := store.Complete(ctx, old.Lease, nil); !errors.As(err, &lost) || lost.Owner != "w-new" {
-		t.Fatalf("late completion on DynamoDB Local: %v, want *LeaseLostError naming w-new", err)
-	}
-	if err := store.Complete(ctx, c.Lease, nil); err != nil {
-		t.Fatal(err)
-	}
+	err = store.Complete(ctx, old.Lease, nil)
+	require.ErrorAs(t, err, &lost, "late completion on DynamoDB Local: want *LeaseLostError")
+	require.Equal(t, "w-new", lost.Owner, "late completion on DynamoDB Local: want *LeaseLostError naming w-new")
+	require.NoError(t, store.Complete(ctx, c.Lease, nil))
 	h, err := store.History(ctx, c.Task.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired, tasks.EventProcessing, tasks.EventCompleted)
 }

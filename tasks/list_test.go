@@ -21,18 +21,12 @@ func walkPages(t *testing.T, s *tasks.Store, limit int) []string {
 	var ids []string
 	cursor := ""
 	for pages := 0; ; pages++ {
-		if pages > 1000 {
-			t.Fatal("ListPending never ended")
-		}
+		require.LessOrEqual(t, pages, 1000, "ListPending never ended")
 		p, err := s.ListPending(context.Background(), cursor, tasks.Limit(limit))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(p.Items) > limit {
-			t.Fatalf("page of %d, limit %d", len(p.Items), limit)
-		}
-		if len(p.Items) == 0 && p.Next != "" {
-			t.Fatal("an empty page with a cursor")
+		require.NoError(t, err)
+		require.LessOrEqual(t, len(p.Items), limit, "page size over the limit")
+		if len(p.Items) == 0 {
+			require.Empty(t, p.Next, "an empty page with a cursor")
 		}
 		for _, task := range p.Items {
 			ids = append(ids, task.ID)
@@ -54,20 +48,14 @@ func TestListPendingOldestFirstInPages(t *testing.T) {
 			}
 			for _, limit := range []int{1, 5, 7, 37, 100} {
 				got := walkPages(t, f.store, limit)
-				if fmt.Sprint(got) != fmt.Sprint(want) {
-					t.Fatalf("limit %d: pending %v, want oldest first %v", limit, got, want)
-				}
+				require.Equal(t, want, got, "limit %d: pending, want oldest first", limit)
 			}
 			var walked []string
 			for task, err := range f.store.Pending(context.Background(), tasks.Limit(6)) {
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				walked = append(walked, task.ID)
 			}
-			if fmt.Sprint(walked) != fmt.Sprint(want) {
-				t.Fatalf("Pending walked %v", walked)
-			}
+			require.Equal(t, want, walked, "Pending walked")
 		})
 	}
 }
@@ -76,9 +64,9 @@ func TestListPendingEmptyQueue(t *testing.T) {
 	for _, shards := range []int{1, 3} {
 		f := newFixture(t, func(o *tasks.Options) { o.Shards = shards })
 		p, err := f.store.ListPending(context.Background(), "")
-		if err != nil || len(p.Items) != 0 || p.Next != "" {
-			t.Fatalf("shards %d: empty queue listed %+v, %v", shards, p, err)
-		}
+		require.NoError(t, err, "shards %d", shards)
+		require.Empty(t, p.Items, "shards %d: empty queue listed items", shards)
+		require.Empty(t, p.Next, "shards %d: empty queue listed a cursor", shards)
 	}
 }
 
@@ -89,22 +77,19 @@ func TestListPendingRejectsForeignAndAlteredCursors(t *testing.T) {
 	}
 	ctx := context.Background()
 	p, err := f.store.ListPending(ctx, "", tasks.Limit(3))
-	if err != nil || p.Next == "" {
-		t.Fatalf("first page %+v, %v", p, err)
-	}
+	require.NoError(t, err, "first page")
+	require.NotEmpty(t, p.Next, "first page %+v", p)
 	// The same table read with another shard count, an altered cursor, and
 	// a cursor of the unsharded list.
 	other := newStore(t, f.db, f.db.Now, tasks.Shards(2))
 	unsharded := newStore(t, f.db, f.db.Now)
 	for range 2 {
-		if _, _, err := unsharded.Submit(ctx, tasks.SubmitInput{}); err != nil {
-			t.Fatal(err)
-		}
+		_, _, err := unsharded.Submit(ctx, tasks.SubmitInput{})
+		require.NoError(t, err)
 	}
 	up, err := unsharded.ListPending(ctx, "", tasks.Limit(1))
-	if err != nil || up.Next == "" {
-		t.Fatalf("unsharded page %+v, %v", up, err)
-	}
+	require.NoError(t, err, "unsharded page")
+	require.NotEmpty(t, up.Next, "unsharded page %+v", up)
 	altered := []byte(p.Next)
 	altered[3] ^= 1
 	for name, c := range map[string]func() error{
@@ -117,12 +102,8 @@ func TestListPendingRejectsForeignAndAlteredCursors(t *testing.T) {
 		},
 	} {
 		before := f.db.Calls("Query")
-		if err := c(); !errors.Is(err, table.ErrInvalidCursor) {
-			t.Errorf("%s: got %v, want ErrInvalidCursor", name, err)
-		}
-		if f.db.Calls("Query") != before {
-			t.Errorf("%s: an invalid cursor was used to read", name)
-		}
+		assert.ErrorIs(t, c(), table.ErrInvalidCursor, name)
+		assert.Equal(t, before, f.db.Calls("Query"), "%s: an invalid cursor was used to read", name)
 	}
 }
 
@@ -146,16 +127,11 @@ func TestShardedSubmissionsSpreadOverPartitions(t *testing.T) {
 		task := f.submit(t, "x")
 		partitions[str(f.raw(t, "TASK#"+task.ID, "META"), "GSI1PK")]++
 	}
-	if len(partitions) != 8 {
-		t.Fatalf("200 tasks over %d partitions %v, want all 8", len(partitions), partitions)
-	}
+	require.Len(t, partitions, 8, "200 tasks over partitions %v, want all 8", partitions)
 	for p, n := range partitions {
-		if n > 50 {
-			t.Fatalf("partition %s took %d of 200 submissions", p, n)
-		}
-		if _, err := fmt.Sscanf(p, "STATUS#PENDING#%d", new(int)); err != nil {
-			t.Fatalf("partition %q is not STATUS#PENDING#<n>", p)
-		}
+		require.LessOrEqual(t, n, 50, "partition %s took too many of 200 submissions", p)
+		_, err := fmt.Sscanf(p, "STATUS#PENDING#%d", new(int))
+		require.NoError(t, err, "partition %q is not STATUS#PENDING#<n>", p)
 	}
 }
 
@@ -168,21 +144,15 @@ func TestShardedClaimsDrainEveryShard(t *testing.T) {
 	}
 	for i := range 40 {
 		c := f.claim(t, fmt.Sprintf("w%d", i%3))
-		if !want[c.Task.ID] {
-			t.Fatalf("claimed %s twice or unknown", c.Task.ID)
-		}
+		require.True(t, want[c.Task.ID], "claimed %s twice or unknown", c.Task.ID)
 		delete(want, c.Task.ID)
 		meta := f.raw(t, "TASK#"+c.Task.ID, "META")
-		if got := str(meta, "GSI1PK"); len(got) < len("STATUS#PROCESSING#0") {
-			t.Fatalf("a sharded task is processing under %q, want STATUS#PROCESSING#<n>", got)
-		}
-		if err := f.store.Complete(ctx, c.Lease, nil); err != nil {
-			t.Fatal(err)
-		}
+		got := str(meta, "GSI1PK")
+		require.GreaterOrEqual(t, len(got), len("STATUS#PROCESSING#0"), "a sharded task is processing under %q, want STATUS#PROCESSING#<n>", got)
+		require.NoError(t, f.store.Complete(ctx, c.Lease, nil))
 	}
-	if _, err := f.store.Claim(ctx, "w0"); !errors.Is(err, tasks.ErrNoTask) {
-		t.Fatalf("after draining: %v", err)
-	}
+	_, err := f.store.Claim(ctx, "w0")
+	require.ErrorIs(t, err, tasks.ErrNoTask, "after draining")
 }
 
 func TestShardedReclaimFindsExpiredLeasesInEveryShard(t *testing.T) {
@@ -193,12 +163,9 @@ func TestShardedReclaimFindsExpiredLeasesInEveryShard(t *testing.T) {
 	}
 	f.db.Advance(tasks.DefaultLeaseDuration)
 	n, err := f.store.ReclaimExpired(context.Background())
-	if err != nil || n != 12 {
-		t.Fatalf("ReclaimExpired = %d, %v; want 12", n, err)
-	}
-	if got := len(walkPages(t, f.store, 5)); got != 12 {
-		t.Fatalf("%d pending after reclaim, want 12", got)
-	}
+	require.NoError(t, err, "ReclaimExpired")
+	require.Equal(t, 12, n, "ReclaimExpired")
+	require.Len(t, walkPages(t, f.store, 5), 12, "pending after reclaim")
 }
 
 func TestListDeadShowsDeadLettersOldestFirst(t *testing.T) {
@@ -216,31 +183,22 @@ func TestListDeadShowsDeadLettersOldestFirst(t *testing.T) {
 		if errors.Is(err, tasks.ErrNoTask) {
 			break
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if string(c.Task.Payload) == "healthy" {
 			err = f.store.Complete(ctx, c.Lease, nil)
 		} else {
 			_, err = f.store.Fail(ctx, c.Lease, "bad input "+string(c.Task.Payload))
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	}
 	var got []string
 	for task, err := range f.store.Dead(ctx, tasks.Limit(3)) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if task.Status != tasks.StatusDead || task.LastError != "bad input "+string(task.Payload) {
-			t.Fatalf("dead letter %+v", task)
-		}
+		require.NoError(t, err)
+		require.Equal(t, tasks.StatusDead, task.Status, "dead letter %+v", task)
+		require.Equal(t, "bad input "+string(task.Payload), task.LastError, "dead letter %+v", task)
 		got = append(got, task.ID)
 	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("dead letters %v, want oldest first %v", got, want)
-	}
+	require.Equal(t, want, got, "dead letters, want oldest first")
 	f.noRequests(t, func() {
 		_, err := f.store.ListDead(ctx, "", tasks.Limit(-1))
 		wantInputError(t, err, "Limit")

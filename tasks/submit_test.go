@@ -2,13 +2,15 @@ package tasks_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
@@ -17,27 +19,20 @@ import (
 func TestSubmitWritesTheSeedLayout(t *testing.T) {
 	f := newFixture(t)
 	task, created, err := f.store.Submit(context.Background(), tasks.SubmitInput{IdempotencyKey: "client-uuid", Payload: []byte(`{"resize":"photo.jpg"}`)})
-	if err != nil || !created {
-		t.Fatalf("Submit: %v, created %t", err, created)
-	}
-	if task.Status != tasks.StatusPending || task.Attempt != 0 || task.Events != 1 || !task.CreatedAt.Equal(epoch) {
-		t.Fatalf("new task %+v", task)
-	}
+	require.NoError(t, err, "Submit")
+	require.True(t, created, "Submit: created")
+	require.Equal(t, tasks.StatusPending, task.Status, "new task %+v", task)
+	require.Equal(t, 0, task.Attempt, "new task %+v", task)
+	require.Equal(t, 1, task.Events, "new task %+v", task)
+	require.True(t, task.CreatedAt.Equal(epoch), "new task %+v", task)
 	meta := f.raw(t, "TASK#"+task.ID, "META")
-	if got := str(meta, "GSI1PK"); got != "STATUS#PENDING" {
-		t.Errorf("GSI1PK %q, want the seed's STATUS#PENDING", got)
-	}
-	if got := str(meta, "GSI1SK"); got != "CREATED#2026-09-23T10:00:00.000000Z" {
-		t.Errorf("GSI1SK %q, want CREATED#<fixed-width UTC time>", got)
-	}
+	assert.Equal(t, "STATUS#PENDING", str(meta, "GSI1PK"), "GSI1PK, want the seed's STATUS#PENDING")
+	assert.Equal(t, "CREATED#2026-09-23T10:00:00.000000Z", str(meta, "GSI1SK"), "GSI1SK, want CREATED#<fixed-width UTC time>")
 	ev := f.raw(t, "TASK#"+task.ID, "EVENT#0001")
-	if str(ev, "event") != "SUBMITTED" || str(ev, "GSI1PK") != "" {
-		t.Errorf("EVENT#0001 = %v, want a SUBMITTED event outside GSI1", ev)
-	}
+	assert.Equal(t, "SUBMITTED", str(ev, "event"), "EVENT#0001 = %v, want a SUBMITTED event", ev)
+	assert.Empty(t, str(ev, "GSI1PK"), "EVENT#0001 = %v, want an event outside GSI1", ev)
 	idem := f.raw(t, "IDEM#client-uuid", "TASK#"+task.ID)
-	if str(idem, "taskId") != task.ID {
-		t.Errorf("IDEM item %v does not map the key to %s", idem, task.ID)
-	}
+	assert.Equal(t, task.ID, str(idem, "taskId"), "IDEM item %v does not map the key to the task", idem)
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted)
 }
 
@@ -46,34 +41,26 @@ func TestSubmitSameKeyReturnsFirstTaskAndWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	in := tasks.SubmitInput{IdempotencyKey: "order-42", Payload: []byte("ship")}
 	first, _, err := f.store.Submit(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	writes := f.db.Calls("TransactWriteItems")
 	again, created, err := f.store.Submit(ctx, in)
-	if err != nil || created || again.ID != first.ID {
-		t.Fatalf("second Submit = %+v, created %t, %v; want task %s, not created", again, created, err, first.ID)
-	}
-	if f.db.Calls("TransactWriteItems") != writes {
-		t.Fatal("a repeated key wrote a transaction; the IDEM GetItem should have answered")
-	}
+	require.NoError(t, err, "second Submit")
+	require.False(t, created, "second Submit created a task")
+	require.Equal(t, first.ID, again.ID, "second Submit: want the first task")
+	require.Equal(t, writes, f.db.Calls("TransactWriteItems"), "a repeated key wrote a transaction; the IDEM GetItem should have answered")
 }
 
 func TestSubmitSameKeyOtherPayloadRefused(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	first, _, err := f.store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "order-42", Payload: []byte("ship")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, _, err = f.store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "order-42", Payload: []byte("refund")})
 	var ie *tasks.IdempotencyError
-	if !errors.As(err, &ie) || !errors.Is(err, tasks.ErrIdempotencyMismatch) || ie.TaskID != first.ID {
-		t.Fatalf("got %v, want *IdempotencyError naming %s", err, first.ID)
-	}
-	if got := f.get(t, first.ID); string(got.Payload) != "ship" {
-		t.Fatalf("payload became %q", got.Payload)
-	}
+	require.ErrorAs(t, err, &ie, "want *IdempotencyError")
+	require.ErrorIs(t, err, tasks.ErrIdempotencyMismatch)
+	require.Equal(t, first.ID, ie.TaskID, "*IdempotencyError should name the first task")
+	require.Equal(t, "ship", string(f.get(t, first.ID).Payload), "payload changed")
 }
 
 func TestSubmitFiftyGoroutinesSameKeyOneTask(t *testing.T) {
@@ -95,8 +82,7 @@ func TestSubmitFiftyGoroutinesSameKeyOneTask(t *testing.T) {
 			task, c, err := f.store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "client-uuid-7", Payload: []byte("once")})
 			mu.Lock()
 			defer mu.Unlock()
-			if err != nil {
-				t.Errorf("Submit: %v", err)
+			if !assert.NoError(t, err, "Submit") {
 				return
 			}
 			ids[task.ID]++
@@ -107,27 +93,20 @@ func TestSubmitFiftyGoroutinesSameKeyOneTask(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
-	if len(ids) != 1 || created != 1 {
-		t.Fatalf("%d goroutines got tasks %v, %d created; want one task created once", n, ids, created)
-	}
+	require.Len(t, ids, 1, "%d goroutines got tasks %v; want one task", n, ids)
+	require.Equal(t, 1, created, "tasks created; want one task created once")
 	pending := 0
 	for _, err := range f.store.Pending(ctx) {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		pending++
 	}
-	if pending != 1 {
-		t.Fatalf("%d pending tasks, want 1", pending)
-	}
+	require.Equal(t, 1, pending, "pending tasks")
 }
 
 func TestSubmitWithoutKeyCreatesATaskEachTime(t *testing.T) {
 	f := newFixture(t)
 	a, b := f.submit(t, "same"), f.submit(t, "same")
-	if a.ID == b.ID {
-		t.Fatal("two key-less submissions share an id")
-	}
+	require.NotEqual(t, a.ID, b.ID, "two key-less submissions share an id")
 }
 
 func TestSubmitBadInputSendsNothing(t *testing.T) {
@@ -156,9 +135,7 @@ func TestSubmitNewIDOptionMustMakeValidIDs(t *testing.T) {
 	f := newFixture(t, func(o *tasks.Options) { o.NewID = func(time.Time) string { return "bad#id" } })
 	f.noRequests(t, func() {
 		_, _, err := f.store.Submit(context.Background(), tasks.SubmitInput{Payload: []byte("x")})
-		if !errors.Is(err, table.ErrInvalidInput) {
-			t.Fatalf("got %v, want ErrInvalidInput for an id with #", err)
-		}
+		require.ErrorIs(t, err, table.ErrInvalidInput, "want ErrInvalidInput for an id with #")
 	})
 }
 
@@ -177,23 +154,17 @@ func TestSubmitLostRaceReturnsTheWinnersTask(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	first, _, err := f.store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "k1", Payload: []byte("p")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// A second store whose IDEM read misses goes on to write the IDEM
 	// item, which attribute_not_exists refuses; it writes nothing more.
 	stale := newStore(t, staleReads{f.db}, f.db.Now)
 	writes := f.db.Calls("PutItem")
 	got, created, err := stale.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "k1", Payload: []byte("p")})
-	if err != nil || created || got.ID != first.ID {
-		t.Fatalf("lost race: %+v, created %t, %v; want task %s", got, created, err, first.ID)
-	}
-	if f.db.Calls("PutItem") != writes+1 {
-		t.Fatal("the lost race did not stop at the refused IDEM write")
-	}
+	require.NoError(t, err, "lost race")
+	require.False(t, created, "lost race created a task")
+	require.Equal(t, first.ID, got.ID, "lost race: want the winner's task")
+	require.Equal(t, writes+1, f.db.Calls("PutItem"), "the lost race did not stop at the refused IDEM write")
 	wantHistory(t, f.history(t, first.ID), tasks.EventSubmitted)
 	_, _, err = stale.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "k1", Payload: []byte("other")})
-	if !errors.Is(err, tasks.ErrIdempotencyMismatch) {
-		t.Fatalf("lost race with another payload: %v, want ErrIdempotencyMismatch", err)
-	}
+	require.ErrorIs(t, err, tasks.ErrIdempotencyMismatch, "lost race with another payload")
 }
