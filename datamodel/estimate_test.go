@@ -1,7 +1,6 @@
 package datamodel_test
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -38,9 +37,7 @@ func pats(ps ...access.Pattern) []access.Pattern { return ps }
 func estimateOne(t *testing.T, ap access.Pattern) datamodel.PatternEstimate {
 	t.Helper()
 	est, err := datamodel.EstimateSchema(testSchema(), pats(ap))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return est.Patterns[0]
 }
 
@@ -73,9 +70,8 @@ func TestReadUnitsByDynamoDBRules(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			c.ap.Name = c.name
 			pe := estimateOne(t, c.ap)
-			if !near(pe.ReadUnits, c.want) || pe.WriteUnits != 0 {
-				t.Errorf("read %v write %v, want read %v", pe.ReadUnits, pe.WriteUnits, c.want)
-			}
+			assert.True(t, near(pe.ReadUnits, c.want), "read %v, want %v", pe.ReadUnits, c.want)
+			assert.Zero(t, pe.WriteUnits, "write units of a read")
 		})
 	}
 }
@@ -114,20 +110,16 @@ func TestWriteUnitsIncludeIndexWritesAndTransactions(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			c.ap.Name = c.name
 			pe := estimateOne(t, c.ap)
-			if !near(pe.WriteUnits, c.want) || !near(pe.TableWriteUnits, c.wantTable) || pe.ReadUnits != 0 {
-				t.Errorf("write %v (table %v), read %v; want %v (table %v)", pe.WriteUnits, pe.TableWriteUnits, pe.ReadUnits, c.want, c.wantTable)
-			}
+			assert.True(t, near(pe.WriteUnits, c.want), "write %v, want %v", pe.WriteUnits, c.want)
+			assert.True(t, near(pe.TableWriteUnits, c.wantTable), "table write %v, want %v", pe.TableWriteUnits, c.wantTable)
+			assert.Zero(t, pe.ReadUnits, "read units of a write")
 			got := map[string]float64{}
 			for _, iu := range pe.IndexWriteUnits {
 				got[iu.Index] = iu.Units
 			}
-			if len(got) != len(c.wantIndex) {
-				t.Errorf("index writes %v, want %v", got, c.wantIndex)
-			}
+			assert.Len(t, got, len(c.wantIndex), "index writes %v, want %v", got, c.wantIndex)
 			for ix, u := range c.wantIndex {
-				if !near(got[ix], u) {
-					t.Errorf("index writes %v, want %v", got, c.wantIndex)
-				}
+				assert.True(t, near(got[ix], u), "index writes %v, want %v", got, c.wantIndex)
 			}
 		})
 	}
@@ -268,15 +260,11 @@ func TestBadEntityDeclarationsAreRefused(t *testing.T) {
 func TestRatesOverrideTheDeclaredDefaults(t *testing.T) {
 	ps := pats(access.Pattern{Name: "read", Operation: access.GetItem, ItemSize: 4096, Consistent: true, RatePerSecond: 100})
 	est, err := datamodel.EstimateSchema(testSchema(), ps, datamodel.WithRates(map[string]float64{"read": 5}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p, _ := est.Pattern("read"); p.Pattern.RatePerSecond != 5 || !near(p.ReadPerSecond, 5) {
-		t.Errorf("rate %v, %v RCU/s; want 5, 5", p.Pattern.RatePerSecond, p.ReadPerSecond)
-	}
-	if ps[0].RatePerSecond != 100 {
-		t.Error("the schema's own rate was changed")
-	}
+	require.NoError(t, err)
+	p, _ := est.Pattern("read")
+	assert.Equal(t, 5.0, p.Pattern.RatePerSecond, "rate")
+	assert.True(t, near(p.ReadPerSecond, 5), "%v RCU/s; want 5", p.ReadPerSecond)
+	assert.Equal(t, 100.0, ps[0].RatePerSecond, "the schema's own rate was changed")
 }
 
 // TestHotPartitionWarnsOnAConstantKeyAndNamesSharding sums the writes that
@@ -290,12 +278,8 @@ func TestHotPartitionWarnsOnAConstantKeyAndNamesSharding(t *testing.T) {
 		Partition: "TASK#{id}", IndexWrites: []access.IndexWrite{{Index: "GSI1", Move: true, From: "STATUS#PENDING", Partition: "STATUS#RUNNING"}}}
 	list := access.Pattern{Name: "list", Operation: access.Query, Index: "GSI1", ItemSize: 1024, ItemsPerRequest: 100, RatePerSecond: 10, Partition: "STATUS#PENDING"}
 	est, err := datamodel.EstimateSchema(testSchema(), pats(submit, claim, list))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(est.Hot()) != 0 {
-		t.Fatalf("hot at 600 WCU: %+v", est.Hot())
-	}
+	require.NoError(t, err)
+	require.Empty(t, est.Hot(), "hot at 600 WCU")
 	var pending datamodel.PartitionLoad
 	for _, p := range est.Partitions {
 		if p.Index == "GSI1" && p.Partition == "STATUS#PENDING" {
@@ -303,26 +287,22 @@ func TestHotPartitionWarnsOnAConstantKeyAndNamesSharding(t *testing.T) {
 		}
 	}
 	// 300 x 1 (put) + 300 x 1 (the move's delete); reads 10 x 12.5.
-	if !near(pending.WritePerSecond, 600) || !near(pending.ReadPerSecond, 125) || strings.Join(pending.Patterns, ",") != "claim,list,submit" {
-		t.Errorf("STATUS#PENDING load %+v, want 600 WCU/s, 125 RCU/s from claim, list, submit", pending)
-	}
+	assert.True(t, near(pending.WritePerSecond, 600), "STATUS#PENDING load %+v, want 600 WCU/s", pending)
+	assert.True(t, near(pending.ReadPerSecond, 125), "STATUS#PENDING load %+v, want 125 RCU/s", pending)
+	assert.Equal(t, "claim,list,submit", strings.Join(pending.Patterns, ","), "STATUS#PENDING load's patterns")
 	est, err = datamodel.EstimateSchema(testSchema(), pats(submit, claim, list), datamodel.WithRates(map[string]float64{"submit": 700}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if hot := est.Hot(); len(hot) != 0 {
-		t.Fatalf("hot at exactly 1,000 WCU/s: %+v", hot)
-	}
+	require.NoError(t, err)
+	require.Empty(t, est.Hot(), "hot at exactly 1,000 WCU/s")
 	// 700 + 300 = 1,000 is at the limit, not past it; one more put per
 	// second passes it.
 	est, _ = datamodel.EstimateSchema(testSchema(), pats(submit, claim, list), datamodel.WithRates(map[string]float64{"submit": 701}))
 	hot := est.Hot()
-	if len(hot) != 1 || hot[0].Partition != "STATUS#PENDING" || hot[0].Index != "GSI1" {
-		t.Fatalf("hot partitions %+v, want GSI1 STATUS#PENDING", hot)
-	}
-	if r := hot[0].Remedy(); !strings.Contains(r, "write sharding") || !strings.Contains(r, "STATUS#PENDING#{0..1}") {
-		t.Errorf("remedy %q does not name write sharding over 2 shards", r)
-	}
+	require.Len(t, hot, 1, "hot partitions %+v, want GSI1 STATUS#PENDING", hot)
+	require.Equal(t, "STATUS#PENDING", hot[0].Partition, "hot partition")
+	require.Equal(t, "GSI1", hot[0].Index, "hot partition's index")
+	r := hot[0].Remedy()
+	assert.Contains(t, r, "write sharding", "remedy does not name write sharding")
+	assert.Contains(t, r, "STATUS#PENDING#{0..1}", "remedy does not name 2 shards")
 }
 
 // TestPartitionsSpreadAShardedKeysLoad divides a constant key's load over
@@ -331,21 +311,15 @@ func TestPartitionsSpreadAShardedKeysLoad(t *testing.T) {
 	ap := access.Pattern{Name: "log", Operation: access.BatchWriteItem, ItemSize: 1024, ItemsPerRequest: 25,
 		RatePerSecond: 200, Partition: "LOGS", Partitions: 4}
 	est, err := datamodel.EstimateSchema(testSchema(), pats(ap))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// 200 x 25 = 5,000 WCU/s over 4 shards: 1,250 each, still hot.
-	if len(est.Partitions) != 1 || !near(est.Partitions[0].WritePerSecond, 1250) || !est.Partitions[0].Hot() {
-		t.Fatalf("partitions %+v, want one at 1,250 WCU/s", est.Partitions)
-	}
-	if r := est.Partitions[0].Remedy(); !strings.Contains(r, "{0..7}") {
-		t.Errorf("remedy %q: 4 shards each needing 2 are 8", r)
-	}
+	require.Len(t, est.Partitions, 1, "partitions %+v, want one at 1,250 WCU/s", est.Partitions)
+	require.True(t, near(est.Partitions[0].WritePerSecond, 1250), "partitions %+v, want one at 1,250 WCU/s", est.Partitions)
+	require.True(t, est.Partitions[0].Hot(), "partitions %+v, want one hot at 1,250 WCU/s", est.Partitions)
+	assert.Contains(t, est.Partitions[0].Remedy(), "{0..7}", "remedy: 4 shards each needing 2 are 8")
 	ap.Partition = "JOB#{jobId}" // keyed per entity
 	est, _ = datamodel.EstimateSchema(testSchema(), pats(ap))
-	if len(est.Partitions) != 0 {
-		t.Errorf("a per-entity template concentrated: %+v", est.Partitions)
-	}
+	assert.Empty(t, est.Partitions, "a per-entity template concentrated")
 }
 
 // TestBadDeclarationsAreTypedErrors: every declaration that cannot be
@@ -398,23 +372,24 @@ func TestBadDeclarationsAreTypedErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			est, err := datamodel.EstimateSchema(testSchema(), c.ps, c.opts...)
-			if est != nil || !errors.Is(err, c.want) {
-				t.Fatalf("got %v, %v; want %v", est, err, c.want)
-			}
+			require.Nil(t, est)
+			require.ErrorIs(t, err, c.want)
 			var pe *datamodel.PatternError
-			if !errors.As(err, &pe) || pe.Field != c.field || pe.Table != "orders" {
-				t.Errorf("error %#v, want a *PatternError on field %q of table orders", err, c.field)
+			if assert.ErrorAs(t, err, &pe, "want a *PatternError") {
+				assert.Equal(t, c.field, pe.Field, "*PatternError field")
+				assert.Equal(t, "orders", pe.Table, "*PatternError table")
 			}
-			if _, err := datamodel.PolicyFor(testSchema(), c.ps); err == nil && c.opts == nil {
-				t.Errorf("PolicyFor accepted the declaration")
+			_, perr := datamodel.PolicyFor(testSchema(), c.ps)
+			if c.opts == nil {
+				assert.Error(t, perr, "PolicyFor accepted the declaration")
 			}
 		})
 	}
 	bad := testSchema()
 	bad.Name = "x"
-	if _, err := datamodel.EstimateSchema(bad, pats(get)); !errors.Is(err, datamodel.ErrInvalidSchema) || !errors.Is(err, table.ErrInvalidInput) {
-		t.Errorf("an invalid schema is not ErrInvalidSchema wrapping the table package's error: %v", err)
-	}
+	_, err := datamodel.EstimateSchema(bad, pats(get))
+	assert.ErrorIs(t, err, datamodel.ErrInvalidSchema, "an invalid schema")
+	assert.ErrorIs(t, err, table.ErrInvalidInput, "an invalid schema should wrap the table package's error")
 }
 
 // TestShardingTheTasksQueueCoolsItsPartitions: seed 003's 500 tasks/s
@@ -431,17 +406,9 @@ func TestShardingTheTasksQueueCoolsItsPartitions(t *testing.T) {
 		}
 	}
 	est, err := datamodel.EstimateSchema(s, ps, datamodel.WithPartitions(one))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(est.Hot()) != 2 {
-		t.Fatalf("hot partitions at one shard: %+v, want STATUS#PENDING and STATUS#PROCESSING", est.Hot())
-	}
+	require.NoError(t, err)
+	require.Len(t, est.Hot(), 2, "hot partitions at one shard, want STATUS#PENDING and STATUS#PROCESSING")
 	est, err = datamodel.EstimateSchema(s, ps, datamodel.WithPartitions(shards))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if hot := est.Hot(); len(hot) != 0 {
-		t.Errorf("hot partitions at four shards: %+v", hot)
-	}
+	require.NoError(t, err)
+	assert.Empty(t, est.Hot(), "hot partitions at four shards")
 }

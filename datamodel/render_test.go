@@ -3,7 +3,6 @@ package datamodel_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -56,9 +55,7 @@ func sections(doc string) []string {
 // index would hold, and the hot partition flagged with its remedy.
 func TestRenderFollowsSeed002Template(t *testing.T) {
 	out, err := datamodel.Render(context.Background(), orderModel())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	doc := string(out)
 	want := []string{
 		"# DynamoDB Data Model: orders (`orders`)",
@@ -78,9 +75,7 @@ func TestRenderFollowsSeed002Template(t *testing.T) {
 		"## Validation Results 🔴",
 		"### Estimates Replayed on dynamotest",
 	}
-	if got := sections(doc); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("sections:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	assert.Equal(t, strings.Join(want, "\n"), strings.Join(sections(doc), "\n"), "sections")
 	// Every markdown table row has as many cells as its header.
 	cols := 0
 	for i, line := range strings.Split(doc, "\n") {
@@ -91,40 +86,29 @@ func TestRenderFollowsSeed002Template(t *testing.T) {
 		n := strings.Count(strings.ReplaceAll(line, `\|`, ""), "|")
 		if cols == 0 {
 			cols = n
-		} else if n != cols {
-			t.Errorf("line %d has %d cell borders, its table %d: %s", i+1, n, cols, line)
+		} else {
+			assert.Equal(t, cols, n, "line %d: cell borders, against its table's: %s", i+1, line)
 		}
 	}
 	for i, name := range []string{"Get order", "New orders", "Place order", "Ship order"} {
-		if !strings.Contains(doc, fmt.Sprintf("| %d | %s |", i+1, name)) {
-			t.Errorf("no mapping row for #%d %s", i+1, name)
-		}
+		assert.Contains(t, doc, fmt.Sprintf("| %d | %s |", i+1, name), "no mapping row for #%d %s", i+1, name)
 	}
 	// GSI1 is sparse: its table shows ORDER#1 only; ByStatus (KEYS_ONLY)
 	// shows ORDER#2 without its non-key attributes.
 	gsi := doc[strings.Index(doc, "- **Capacity Planning**"):strings.Index(doc, "### GSI1 GSI")]
-	if !strings.Contains(gsi, "| NEW | 2025-01-01 | ORDER#1 | ORDER | 12 |") || strings.Contains(gsi, "ORDER#2") {
-		t.Errorf("GSI1 items table:\n%s", gsi)
-	}
+	assert.Contains(t, gsi, "| NEW | 2025-01-01 | ORDER#1 | ORDER | 12 |", "GSI1 items table")
+	assert.NotContains(t, gsi, "ORDER#2", "GSI1 items table")
 	ks := doc[strings.Index(doc, "### GSI1 GSI"):strings.Index(doc, "### ByStatus GSI")]
-	if !strings.Contains(ks, "| status | PK | SK |\n|---|---|---|\n| SHIPPED | ORDER#2 | ORDER |") {
-		t.Errorf("KEYS_ONLY items table:\n%s", ks)
-	}
+	assert.Contains(t, ks, "| status | PK | SK |\n|---|---|---|\n| SHIPPED | ORDER#2 | ORDER |", "KEYS_ONLY items table")
 	// 600 puts/s of 2 KB into GSI1 NEW: 1,200 WCU on one key value; 10
 	// queries/s of 25 x 2 KB: 13 units, halved, 65 RCU.
-	if !strings.Contains(doc, "**GSI1** `NEW`: 65 RCU/s, 1,200 WCU/s") || !strings.Contains(doc, "write sharding (seed 002)") {
-		t.Errorf("hot partition NEW not flagged with its remedy:\n%s", doc[strings.Index(doc, "## Hot Partition"):strings.Index(doc, "## Trade-offs")])
-	}
-	if !strings.Contains(doc, "oldest \\| first") {
-		t.Error("a | in a description was not escaped")
-	}
-	if !strings.Contains(doc, "- [ ] Hot partition analysis completed: `NEW` pass") {
-		t.Error("validation does not report the hot partition")
-	}
+	hot := doc[strings.Index(doc, "## Hot Partition"):strings.Index(doc, "## Trade-offs")]
+	assert.Contains(t, doc, "**GSI1** `NEW`: 65 RCU/s, 1,200 WCU/s", "hot partition NEW not flagged:\n%s", hot)
+	assert.Contains(t, doc, "write sharding (seed 002)", "hot partition NEW not flagged with its remedy:\n%s", hot)
+	assert.Contains(t, doc, "oldest \\| first", "a | in a description was not escaped")
+	assert.Contains(t, doc, "- [ ] Hot partition analysis completed: `NEW` pass", "validation does not report the hot partition")
 	again, _ := datamodel.Render(context.Background(), orderModel())
-	if !bytes.Equal(out, again) {
-		t.Error("two renderings differ")
-	}
+	assert.True(t, bytes.Equal(out, again), "two renderings differ")
 }
 
 // TestRenderRefusesABadSchema: nothing is rendered from a declaration
@@ -132,9 +116,9 @@ func TestRenderFollowsSeed002Template(t *testing.T) {
 func TestRenderRefusesABadSchema(t *testing.T) {
 	m := orderModel()
 	m.Patterns[0].ItemSize = 0
-	if doc, err := datamodel.Render(context.Background(), m); doc != nil || !errors.Is(err, datamodel.ErrInvalidSize) {
-		t.Errorf("got %d bytes, %v; want ErrInvalidSize", len(doc), err)
-	}
+	doc, err := datamodel.Render(context.Background(), m)
+	assert.Nil(t, doc, "got %d bytes, want none", len(doc))
+	assert.ErrorIs(t, err, datamodel.ErrInvalidSize)
 }
 
 // TestRenderOpensWithAMermaidDiagramOfKeysEntitiesAndPatterns: the

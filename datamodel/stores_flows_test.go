@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
@@ -17,9 +20,7 @@ import (
 func fakeWith(t *testing.T, s table.Schema) *dynamotest.DB {
 	t.Helper()
 	fake := dynamotest.New()
-	if err := s.EnsureTable(context.Background(), fake); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.EnsureTable(context.Background(), fake))
 	return fake
 }
 
@@ -36,9 +37,7 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 		s := decl{jobs.Schema(jobs.TableNameForEnv("prod")), jobs.Patterns()}
 		fake := fakeWith(t, s.Schema)
 		store, err := jobs.NewStore(fake, blobstore.NewMemory(), func(o *jobs.Options) { o.TableName = jobs.TableNameForEnv("prod") })
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var jb *jobs.Job
 		rows = append(rows, checkWrite(t, fake, s, "Create job", func() (err error) {
 			jb, _, err = store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileSize: 1000, FileType: "image/jpeg", Provider: "stub", OriginalFileName: "a.jpg"})
@@ -56,9 +55,7 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 		s := decl{tasks.Schema(tasks.DefaultTableName), tasks.Patterns()}
 		fake := fakeWith(t, s.Schema)
 		store, err := tasks.NewStore(fake, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		rows = append(rows, checkCall(t, fake, s, []string{"Submit: IDEM item", "Submit: SUBMITTED event", "Submit: META"}, func() error {
 			_, _, err := store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "order-1", Payload: []byte(`{"n":1}`)})
 			return err
@@ -83,9 +80,7 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 		s := decl{pipeline.Schema(pipeline.DefaultTableName), pipeline.Patterns()}
 		fake := fakeWith(t, s.Schema)
 		store, err := pipeline.NewStore(fake, blobstore.NewMemory())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		in := pipeline.Input{Name: "daily", Tags: []pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa/northwest/seattle"}},
 			Groups: []string{"g1", "g2"}}
 		var p *pipeline.Pipeline
@@ -110,9 +105,7 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 		s := decl{journey.Schema(""), journey.Patterns()}
 		fake := fakeWith(t, s.Schema)
 		store, err := journey.NewStore(fake, blobstore.NewMemory())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		rows = append(rows, checkWrite(t, fake, s, journey.PatternCreateJourney, func() error {
 			_, err := store.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"})
 			return err
@@ -170,22 +163,19 @@ func TestStoreCheckCatchesAWrongDeclaration(t *testing.T) {
 	}
 	fake := fakeWith(t, s.Schema)
 	store, err := jobs.NewStore(fake, blobstore.NewMemory(), func(o *jobs.Options) { o.TableName = jobs.TableNameForEnv("prod") })
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var jb *jobs.Job
 	create := checkWrite(t, fake, s, "Create job", func() (err error) {
 		jb, _, err = store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/jpeg", Provider: "stub"})
 		return err
 	})
-	if create.ok() || len(create.problems) != 1 {
-		t.Errorf("a declared write the call does not make passed: %+v", create)
-	}
+	assert.False(t, create.ok(), "a declared write the call does not make passed: %+v", create)
+	assert.Len(t, create.problems, 1, "a declared write the call does not make: %+v", create)
 	move := checkWrite(t, fake, s, "Update job status", func() error {
 		_, err := store.StartProcessing(ctx, jb.ID)
 		return err
 	})
-	if move.ok() || move.estimated != 2 || move.measured != 4 {
-		t.Errorf("a forgotten index key move passed: %+v", move)
-	}
+	assert.False(t, move.ok(), "a forgotten index key move passed: %+v", move)
+	assert.Equal(t, 2.0, move.estimated, "a forgotten index key move: %+v", move)
+	assert.Equal(t, 4.0, move.measured, "a forgotten index key move: %+v", move)
 }

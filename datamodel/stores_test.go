@@ -13,6 +13,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/dynamotest"
@@ -41,14 +44,10 @@ func snapshot(t *testing.T, fake *dynamotest.DB, s table.Schema) map[string]stor
 	in := &dynamodb.ScanInput{TableName: aws.String(s.Name)}
 	for {
 		page, err := fake.Scan(context.Background(), in)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, it := range page.Items {
 			var m map[string]any
-			if err := attributevalue.UnmarshalMap(it, &m); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, attributevalue.UnmarshalMap(it, &m))
 			b, _ := json.Marshal(m)
 			st := stored{pk: fmt.Sprint(m[s.PartitionKey.Name]), size: table.ItemSize(it), body: string(b)}
 			if s.SortKey.Name != "" {
@@ -159,16 +158,12 @@ func checkCall(t *testing.T, fake *dynamotest.DB, s decl, names []string, run fu
 				ap = p
 			}
 		}
-		if ap.Name == "" {
-			t.Fatalf("%s: no pattern %q", s.Name, n)
-		}
+		require.NotEmpty(t, ap.Name, "%s: no pattern %q", s.Name, n)
 		aps = append(aps, ap)
 	}
 	before := snapshot(t, fake, s.Schema)
 	fake.ResetConsumed()
-	if err := run(); err != nil {
-		t.Fatalf("%s: %s: %v", s.Name, name, err)
-	}
+	require.NoError(t, run(), "%s: %s", s.Name, name)
 	measured := fake.Consumed(s.Name).WriteUnits
 	after := snapshot(t, fake, s.Schema)
 	changes := diff(before, after)
@@ -246,9 +241,7 @@ func estimateWritten(t *testing.T, s decl, ap access.Pattern, changes []change, 
 	}
 	if len(real.Items) > 0 || real.ItemSize > 0 {
 		est, err := datamodel.EstimateSchema(s.Schema, []access.Pattern{real})
-		if err != nil {
-			t.Fatalf("%s: %s: %v", s.Name, ap.Name, err)
-		}
+		require.NoError(t, err, "%s: %s", s.Name, ap.Name)
 		return est.Patterns[0].WriteUnits
 	}
 	return 0
@@ -261,9 +254,7 @@ func reportRows(t *testing.T, rows []storeRow) {
 	for _, r := range rows {
 		ok := r.ok()
 		fmt.Fprintf(&b, "%-22s %-34s %6d %9.1f %9.1f  %v %s\n", r.table, r.pattern, r.items, r.estimated, r.measured, ok, strings.Join(r.problems, "; "))
-		if !ok {
-			t.Errorf("%s: %q through the store: estimated %.1f WCU, measured %.1f; %s", r.table, r.pattern, r.estimated, r.measured, strings.Join(r.problems, "; "))
-		}
+		assert.True(t, ok, "%s: %q through the store: estimated %.1f WCU, measured %.1f; %s", r.table, r.pattern, r.estimated, r.measured, strings.Join(r.problems, "; "))
 	}
 	t.Log(b.String())
 }

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/journey"
@@ -33,15 +36,11 @@ func TestEveryDeclaredPatternMeasuresWithinTenPercentOnTheFake(t *testing.T) {
 	fmt.Fprintf(&b, "\n%-22s %-40s %9s %9s %9s %9s  %s\n", "table", "pattern", "est RCU", "meas RCU", "est WCU", "meas WCU", "ok")
 	for _, s := range storeSchemas() {
 		ms, err := datamodel.Measure(ctx, s.Schema, s.Patterns)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, m := range ms {
 			ok := m.Within(0.10)
 			fmt.Fprintf(&b, "%-22s %-40s %9.1f %9.1f %9.1f %9.1f  %v\n", s.Name, m.Pattern, m.EstimatedRead, m.MeasuredRead, m.EstimatedWrite, m.MeasuredWrite, ok)
-			if !ok {
-				t.Errorf("%s: %q: measured %.1f RCU %.1f WCU, estimated %.1f RCU %.1f WCU", s.Name, m.Pattern, m.MeasuredRead, m.MeasuredWrite, m.EstimatedRead, m.EstimatedWrite)
-			}
+			assert.True(t, ok, "%s: %q: measured %.1f RCU %.1f WCU, estimated %.1f RCU %.1f WCU", s.Name, m.Pattern, m.MeasuredRead, m.MeasuredWrite, m.EstimatedRead, m.EstimatedWrite)
 		}
 	}
 	t.Log(b.String())
@@ -52,9 +51,7 @@ func TestEveryDeclaredPatternMeasuresWithinTenPercentOnTheFake(t *testing.T) {
 func TestEveryStorePatternNamesItsPartition(t *testing.T) {
 	for _, s := range storeSchemas() {
 		for _, ap := range s.Patterns {
-			if ap.Partition == "" {
-				t.Errorf("%s: pattern %q declares no Partition (access.Pattern.Partition)", s.Name, ap.Name)
-			}
+			assert.NotEmpty(t, ap.Partition, "%s: pattern %q declares no Partition (access.Pattern.Partition)", s.Name, ap.Name)
 		}
 	}
 }
