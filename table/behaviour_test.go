@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/table"
 )
@@ -57,9 +58,7 @@ func newJobs(t *testing.T, be backend) *table.Table {
 	s := jobsSchema(name)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := s.EnsureTable(ctx, db); err != nil {
-		t.Fatalf("EnsureTable: %v", err)
-	}
+	require.NoError(t, s.EnsureTable(ctx, db), "EnsureTable")
 	t.Cleanup(func() {
 		_, _ = db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 	})
@@ -114,83 +113,58 @@ func testPutThenGetRoundTrips(t *testing.T, be backend) {
 	tbl := newJobs(t, be)
 	ctx := context.Background()
 	in := job{PK: "USER#1", SK: "JOB#1", Status: "queued", Version: 1}
-	if err := tbl.Put(ctx, in); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tbl.Put(ctx, in))
 	var out job
-	if err := tbl.Get(ctx, tbl.Key("USER#1", "JOB#1"), &out, table.Consistent()); err != nil {
-		t.Fatal(err)
-	}
-	if out != in {
-		t.Fatalf("got %+v, want %+v", out, in)
-	}
+	require.NoError(t, tbl.Get(ctx, tbl.Key("USER#1", "JOB#1"), &out, table.Consistent()))
+	require.Equal(t, in, out)
 	var raw table.Item
-	if err := tbl.Get(ctx, tbl.Key("USER#1", "JOB#1"), &raw, table.Project("status")); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := raw["version"]; ok || raw["status"] == nil {
-		t.Fatalf("projection returned %v, want status only (and keys)", raw)
-	}
+	require.NoError(t, tbl.Get(ctx, tbl.Key("USER#1", "JOB#1"), &raw, table.Project("status")))
+	require.NotContains(t, raw, "version", "projection returned %v, want status only (and keys)", raw)
+	require.NotNil(t, raw["status"], "projection returned %v, want status only (and keys)", raw)
 }
 
 func testGetMissingIsNotFound(t *testing.T, be backend) {
 	tbl := newJobs(t, be)
 	var out job
 	err := tbl.Get(context.Background(), tbl.Key("USER#1", "JOB#404"), &out)
-	if !errors.Is(err, table.ErrNotFound) {
-		t.Fatalf("err = %v, want ErrNotFound", err)
-	}
-	if !strings.Contains(err.Error(), `JOB#404`) {
-		t.Errorf("message %q does not name the key", err)
-	}
+	require.ErrorIs(t, err, table.ErrNotFound)
+	assert.ErrorContains(t, err, `JOB#404`, "message does not name the key")
 }
 
 func testCreateTwiceIsAlreadyExists(t *testing.T, be backend) {
 	tbl := newJobs(t, be)
 	ctx := context.Background()
 	j := job{PK: "USER#1", SK: "JOB#1", Status: "queued"}
-	if err := tbl.Put(ctx, j, table.IfNotExists()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tbl.Put(ctx, j, table.IfNotExists()))
 	j.Status = "overwritten"
 	err := tbl.Put(ctx, j, table.IfNotExists())
-	if !errors.Is(err, table.ErrAlreadyExists) || !errors.Is(err, table.ErrConditionFailed) {
-		t.Fatalf("err = %v, want ErrAlreadyExists (and ErrConditionFailed)", err)
-	}
+	require.ErrorIs(t, err, table.ErrAlreadyExists)
+	require.ErrorIs(t, err, table.ErrConditionFailed)
 	var ccf *types.ConditionalCheckFailedException
-	if !errors.As(err, &ccf) {
-		t.Fatalf("err = %v does not reach *ConditionalCheckFailedException", err)
-	}
+	require.ErrorAs(t, err, &ccf)
 	var got job
-	if err := tbl.Get(ctx, tbl.Key("USER#1", "JOB#1"), &got, table.Consistent()); err != nil || got.Status != "queued" {
-		t.Fatalf("item after failed create = %+v, %v; want it unchanged", got, err)
-	}
+	require.NoError(t, tbl.Get(ctx, tbl.Key("USER#1", "JOB#1"), &got, table.Consistent()), "item after failed create")
+	require.Equal(t, "queued", got.Status, "item after failed create = %+v; want it unchanged", got)
 }
 
 func testFailedConditionReturnsCurrentItem(t *testing.T, be backend) {
 	tbl := newJobs(t, be)
 	ctx := context.Background()
-	if err := tbl.Put(ctx, job{PK: "U", SK: "J", Status: "running"}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tbl.Put(ctx, job{PK: "U", SK: "J", Status: "running"}))
 	cond := expression.Name("status").Equal(expression.Value("queued"))
 	err := tbl.Put(ctx, job{PK: "U", SK: "J", Status: "done"}, table.If(cond), table.ItemOnConditionFailure())
 	var te *table.Error
-	if !errors.As(err, &te) || !errors.Is(err, table.ErrConditionFailed) {
-		t.Fatalf("err = %v, want *Error with ErrConditionFailed", err)
-	}
-	if errors.Is(err, table.ErrAlreadyExists) || errors.Is(err, table.ErrNotFound) {
-		t.Fatalf("a plain failed condition matched an existence sentinel: %v", err)
-	}
+	require.ErrorAs(t, err, &te)
+	require.ErrorIs(t, err, table.ErrConditionFailed)
+	require.NotErrorIs(t, err, table.ErrAlreadyExists, "a plain failed condition matched an existence sentinel")
+	require.NotErrorIs(t, err, table.ErrNotFound, "a plain failed condition matched an existence sentinel")
 	var cur job
-	if err := table.Unmarshal(te.Item, &cur); err != nil || cur.Status != "running" {
-		t.Fatalf("current item = %+v (%v), want status running", cur, err)
-	}
+	require.NoError(t, table.Unmarshal(te.Item, &cur), "current item")
+	require.Equal(t, "running", cur.Status, "current item = %+v", cur)
 	// Without asking, no item rides along.
 	err = tbl.Put(ctx, job{PK: "U", SK: "J", Status: "done"}, table.If(cond))
-	if errors.As(err, &te); te.Item != nil {
-		t.Fatalf("item returned without ItemOnConditionFailure: %v", te.Item)
-	}
+	require.ErrorAs(t, err, &te)
+	require.Nil(t, te.Item, "item returned without ItemOnConditionFailure")
 }
 
 func testCreateWithConditionTellsWhichPartFailed(t *testing.T, be backend) {
@@ -198,16 +172,11 @@ func testCreateWithConditionTellsWhichPartFailed(t *testing.T, be backend) {
 	ctx := context.Background()
 	never := expression.AttributeNotExists(expression.Name("status")).And(expression.Name("version").Equal(expression.Value(-1)))
 	err := tbl.Put(ctx, job{PK: "U", SK: "J"}, table.IfNotExists(), table.If(never))
-	if !errors.Is(err, table.ErrConditionFailed) || errors.Is(err, table.ErrAlreadyExists) {
-		t.Fatalf("err = %v, want ErrConditionFailed only (the item does not exist)", err)
-	}
-	if err := tbl.Put(ctx, job{PK: "U", SK: "J"}); err != nil {
-		t.Fatal(err)
-	}
+	require.ErrorIs(t, err, table.ErrConditionFailed)
+	require.NotErrorIs(t, err, table.ErrAlreadyExists, "want ErrConditionFailed only (the item does not exist)")
+	require.NoError(t, tbl.Put(ctx, job{PK: "U", SK: "J"}))
 	err = tbl.Put(ctx, job{PK: "U", SK: "J"}, table.IfNotExists(), table.If(expression.Name("version").Equal(expression.Value(0))))
-	if !errors.Is(err, table.ErrAlreadyExists) {
-		t.Fatalf("err = %v, want ErrAlreadyExists", err)
-	}
+	require.ErrorIs(t, err, table.ErrAlreadyExists)
 }
 
 func testUpdateIfExistsOnMissingItem(t *testing.T, be backend) {
@@ -215,13 +184,10 @@ func testUpdateIfExistsOnMissingItem(t *testing.T, be backend) {
 	ctx := context.Background()
 	u := expression.Set(expression.Name("status"), expression.Value("running"))
 	err := tbl.Update(ctx, tbl.Key("U", "missing"), u, table.IfExists())
-	if !errors.Is(err, table.ErrNotFound) {
-		t.Fatalf("err = %v, want ErrNotFound", err)
-	}
+	require.ErrorIs(t, err, table.ErrNotFound)
 	var got table.Item
-	if err := tbl.Get(ctx, tbl.Key("U", "missing"), &got, table.Consistent()); !errors.Is(err, table.ErrNotFound) {
-		t.Fatalf("Update IfExists created the item: %v", got)
-	}
+	require.ErrorIs(t, tbl.Get(ctx, tbl.Key("U", "missing"), &got, table.Consistent()), table.ErrNotFound,
+		"Update IfExists created the item: %v", got)
 }
 
 func testUpdateCountsAndReturnsImages(t *testing.T, be backend) {
@@ -230,58 +196,35 @@ func testUpdateCountsAndReturnsImages(t *testing.T, be backend) {
 	add := expression.Add(expression.Name("count"), expression.Value(1))
 	var old, cur job
 	for range 3 {
-		if err := tbl.Update(ctx, tbl.Key("U", "C"), add, table.ReturnNew(&cur)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, tbl.Update(ctx, tbl.Key("U", "C"), add, table.ReturnNew(&cur)))
 	}
-	if cur.Count != 3 || cur.PK != "U" {
-		t.Fatalf("new image = %+v, want count 3", cur)
-	}
-	if err := tbl.Update(ctx, tbl.Key("U", "C"), add, table.ReturnOld(&old)); err != nil {
-		t.Fatal(err)
-	}
-	if old.Count != 3 {
-		t.Fatalf("old image = %+v, want count 3", old)
-	}
+	require.Equal(t, 3, cur.Count, "new image = %+v", cur)
+	require.Equal(t, "U", cur.PK, "new image = %+v", cur)
+	require.NoError(t, tbl.Update(ctx, tbl.Key("U", "C"), add, table.ReturnOld(&old)))
+	require.Equal(t, 3, old.Count, "old image = %+v", old)
 }
 
 func testOptimisticLocking(t *testing.T, be backend) {
 	tbl := newJobs(t, be)
 	ctx := context.Background()
-	if err := tbl.Put(ctx, job{PK: "U", SK: "V", Version: 1}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tbl.Put(ctx, job{PK: "U", SK: "V", Version: 1}))
 	bump := func(from int) error {
 		return tbl.Put(ctx, job{PK: "U", SK: "V", Version: from + 1},
 			table.If(expression.Name("version").Equal(expression.Value(from))))
 	}
-	if err := bump(1); err != nil {
-		t.Fatal(err)
-	}
-	if err := bump(1); !errors.Is(err, table.ErrConditionFailed) {
-		t.Fatalf("stale write: err = %v, want ErrConditionFailed", err)
-	}
+	require.NoError(t, bump(1))
+	require.ErrorIs(t, bump(1), table.ErrConditionFailed, "stale write")
 }
 
 func testDeleteReturnsOldAndIfExists(t *testing.T, be backend) {
 	tbl := newJobs(t, be)
 	ctx := context.Background()
-	if err := tbl.Put(ctx, job{PK: "U", SK: "D", Status: "done"}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tbl.Put(ctx, job{PK: "U", SK: "D", Status: "done"}))
 	var old job
-	if err := tbl.Delete(ctx, tbl.Key("U", "D"), table.ReturnOld(&old)); err != nil {
-		t.Fatal(err)
-	}
-	if old.Status != "done" {
-		t.Fatalf("old = %+v", old)
-	}
-	if err := tbl.Delete(ctx, tbl.Key("U", "D")); err != nil {
-		t.Fatalf("deleting a missing item: %v, want success as in DynamoDB", err)
-	}
-	if err := tbl.Delete(ctx, tbl.Key("U", "D"), table.IfExists()); !errors.Is(err, table.ErrNotFound) {
-		t.Fatalf("err = %v, want ErrNotFound", err)
-	}
+	require.NoError(t, tbl.Delete(ctx, tbl.Key("U", "D"), table.ReturnOld(&old)))
+	require.Equal(t, "done", old.Status, "old = %+v", old)
+	require.NoError(t, tbl.Delete(ctx, tbl.Key("U", "D")), "deleting a missing item: want success as in DynamoDB")
+	require.ErrorIs(t, tbl.Delete(ctx, tbl.Key("U", "D"), table.IfExists()), table.ErrNotFound)
 }
 
 // seedStages writes STAGE#00..STAGE#09 and RULE#a, RULE#b in partition P.
@@ -297,18 +240,14 @@ func seedStages(t *testing.T, tbl *table.Table, partition string) {
 			GSI1PK: "STATUS#" + status, GSI1SK: fmt.Sprintf("%s#%02d", partition, i)})
 	}
 	puts = append(puts, job{PK: partition, SK: "RULE#a"}, job{PK: partition, SK: "RULE#b"})
-	if err := tbl.BatchWrite(context.Background(), puts, nil); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tbl.BatchWrite(context.Background(), puts, nil))
 }
 
 func sks(t *testing.T, tbl *table.Table, q table.Query) []string {
 	t.Helper()
 	var out []string
 	for j, err := range table.QueryAll[job](context.Background(), tbl, q) {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out = append(out, j.SK)
 	}
 	return out
@@ -332,14 +271,11 @@ func testQuerySortConditions(t *testing.T, be backend) {
 		{table.SortGreaterOrEqual("STAGE#08"), "[STAGE#08 STAGE#09]"},
 	}
 	for _, c := range cases {
-		if got := fmt.Sprint(sks(t, tbl, table.Query{Partition: "J", Sort: c.sort, Consistent: true})); got != c.want {
-			t.Errorf("sort %+v: got %s, want %s", c.sort, got, c.want)
-		}
+		got := fmt.Sprint(sks(t, tbl, table.Query{Partition: "J", Sort: c.sort, Consistent: true}))
+		assert.Equal(t, c.want, got, "sort %+v", c.sort)
 	}
 	got := fmt.Sprint(sks(t, tbl, table.Query{Partition: "J", Sort: table.SortBeginsWith("STAGE#0"), Descending: true, Limit: 4}))
-	if want := "[STAGE#09 STAGE#08 STAGE#07 STAGE#06 STAGE#05 STAGE#04 STAGE#03 STAGE#02 STAGE#01 STAGE#00]"; got != want {
-		t.Errorf("descending: got %s, want %s", got, want)
-	}
+	assert.Equal(t, "[STAGE#09 STAGE#08 STAGE#07 STAGE#06 STAGE#05 STAGE#04 STAGE#03 STAGE#02 STAGE#01 STAGE#00]", got, "descending")
 }
 
 func testQueryPagesWithFilter(t *testing.T, be backend) {
@@ -351,19 +287,11 @@ func testQueryPagesWithFilter(t *testing.T, be backend) {
 		var all []string
 		cursor := ""
 		for pages := 0; ; pages++ {
-			if pages > 10 {
-				t.Fatal("too many pages")
-			}
+			require.LessOrEqual(t, pages, 10, "too many pages")
 			p, err := table.QueryPage[job](context.Background(), tbl, q, cursor)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(p.Items) == 0 {
-				t.Fatalf("limit %d: empty page (after %v): a cursor led to nothing", limit, all)
-			}
-			if len(p.Items) > int(limit) {
-				t.Fatalf("limit %d: page of %d", limit, len(p.Items))
-			}
+			require.NoError(t, err)
+			require.NotEmpty(t, p.Items, "limit %d: empty page (after %v): a cursor led to nothing", limit, all)
+			require.LessOrEqual(t, len(p.Items), int(limit), "limit %d: page size", limit)
 			for _, j := range p.Items {
 				all = append(all, j.SK)
 			}
@@ -372,9 +300,7 @@ func testQueryPagesWithFilter(t *testing.T, be backend) {
 			}
 			cursor = p.Next
 		}
-		if got := fmt.Sprint(all); got != "[STAGE#00 STAGE#04 STAGE#08]" {
-			t.Errorf("limit %d: got %s", limit, got)
-		}
+		assert.Equal(t, "[STAGE#00 STAGE#04 STAGE#08]", fmt.Sprint(all), "limit %d", limit)
 	}
 }
 
@@ -386,22 +312,19 @@ func testQueryPagesCoverPartition(t *testing.T, be backend) {
 		cursor := ""
 		for {
 			p, err := table.QueryPage[job](context.Background(), tbl, table.Query{Partition: "J", Limit: limit, Consistent: true}, cursor)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for _, j := range p.Items {
 				all = append(all, j.SK)
 			}
 			if p.Next == "" {
 				break
 			}
-			if len(p.Items) == 0 {
-				t.Fatalf("limit %d: empty page with a cursor", limit)
-			}
+			require.NotEmpty(t, p.Items, "limit %d: empty page with a cursor", limit)
 			cursor = p.Next
 		}
-		if len(all) != 12 || all[0] != "RULE#a" || all[11] != "STAGE#09" {
-			t.Errorf("limit %d: got %v, want all 12 items once", limit, all)
+		if assert.Len(t, all, 12, "limit %d: want all 12 items once", limit) {
+			assert.Equal(t, "RULE#a", all[0], "limit %d: got %v, want all 12 items once", limit, all)
+			assert.Equal(t, "STAGE#09", all[11], "limit %d: got %v, want all 12 items once", limit, all)
 		}
 	}
 }
@@ -416,17 +339,11 @@ func testQueryIndexWithProjection(t *testing.T, be backend) {
 	cursor := ""
 	for {
 		p, err := table.QueryPage[table.Item](context.Background(), tbl, q, cursor)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, it := range p.Items {
-			if _, ok := it["version"]; ok {
-				t.Fatalf("unprojected attribute returned: %v", it)
-			}
+			require.NotContains(t, it, "version", "unprojected attribute returned: %v", it)
 			var j job
-			if err := table.Unmarshal(it, &j); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, table.Unmarshal(it, &j))
 			got = append(got, j.GSI1SK)
 		}
 		if p.Next == "" {
@@ -434,9 +351,7 @@ func testQueryIndexWithProjection(t *testing.T, be backend) {
 		}
 		cursor = p.Next
 	}
-	if want := "[J#00 J#04 J#08 K#00 K#04 K#08]"; fmt.Sprint(got) != want {
-		t.Fatalf("got %v, want %s", got, want)
-	}
+	require.Equal(t, "[J#00 J#04 J#08 K#00 K#04 K#08]", fmt.Sprint(got))
 }
 
 func testAlteredOrForeignCursor(t *testing.T, be backend) {
@@ -445,9 +360,8 @@ func testAlteredOrForeignCursor(t *testing.T, be backend) {
 	seedStages(t, tbl, "K")
 	ctx := context.Background()
 	p, err := table.QueryPage[job](ctx, tbl, table.Query{Partition: "J", Limit: 3}, "")
-	if err != nil || p.Next == "" {
-		t.Fatalf("first page: %v, %v", p, err)
-	}
+	require.NoError(t, err, "first page")
+	require.NotEmpty(t, p.Next, "first page: %v", p)
 	altered := []byte(p.Next)
 	i := len(altered) / 2
 	if altered[i] == 'A' {
@@ -464,9 +378,8 @@ func testAlteredOrForeignCursor(t *testing.T, be backend) {
 		"other index":     {table.Query{Index: "GSI1", Partition: "J", Limit: 3}, p.Next},
 	} {
 		page, err := table.QueryPage[job](ctx, tbl, c.q, c.cursor)
-		if !errors.Is(err, table.ErrInvalidCursor) || len(page.Items) != 0 {
-			t.Errorf("%s: %d items, err %v; want none and ErrInvalidCursor", name, len(page.Items), err)
-		}
+		assert.ErrorIs(t, err, table.ErrInvalidCursor, name)
+		assert.Empty(t, page.Items, name)
 	}
 }
 
@@ -476,14 +389,10 @@ func testScanAndParallelScan(t *testing.T, be backend) {
 	seedStages(t, tbl, "K")
 	n := 0
 	for _, err := range table.ScanAll[job](context.Background(), tbl, table.Scan{Limit: 5}) {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		n++
 	}
-	if n != 24 {
-		t.Fatalf("ScanAll saw %d items, want 24", n)
-	}
+	require.Equal(t, 24, n, "items ScanAll saw")
 	var (
 		mu   sync.Mutex
 		seen = map[string]int{}
@@ -498,16 +407,10 @@ func testScanAndParallelScan(t *testing.T, be backend) {
 		mu.Unlock()
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(seen) != 24 {
-		t.Fatalf("ParallelScan saw %d distinct items, want 24", len(seen))
-	}
+	require.NoError(t, err)
+	require.Len(t, seen, 24, "distinct items ParallelScan saw")
 	for k, c := range seen {
-		if c != 1 {
-			t.Fatalf("%s seen %d times", k, c)
-		}
+		require.Equal(t, 1, c, "times %s seen", k)
 	}
 	stop := errors.New("stop")
 	var calls atomic.Int32
@@ -515,9 +418,7 @@ func testScanAndParallelScan(t *testing.T, be backend) {
 		calls.Add(1)
 		return stop
 	})
-	if !errors.Is(err, stop) {
-		t.Fatalf("err = %v, want the callback's error", err)
-	}
+	require.ErrorIs(t, err, stop, "want the callback's error")
 }
 
 func testBatchWriteThenBatchGet(t *testing.T, be backend) {
@@ -529,127 +430,91 @@ func testBatchWriteThenBatchGet(t *testing.T, be backend) {
 		puts = append(puts, job{PK: fmt.Sprintf("U#%d", i%3), SK: fmt.Sprintf("J#%03d", i), Version: i})
 		keys = append(keys, table.Key{}) // filled below in reverse
 	}
-	if err := tbl.BatchWrite(ctx, puts, nil); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tbl.BatchWrite(ctx, puts, nil))
 	for i := range 120 {
 		j := puts[119-i].(job)
 		keys[i] = tbl.Key(j.PK, j.SK)
 	}
 	keys = append(keys, tbl.Key("U#0", "J#999"))
 	got, err := table.BatchGet[job](ctx, tbl, keys, table.Consistent())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 120 {
-		t.Fatalf("got %d items, want 120", len(got))
-	}
+	require.NoError(t, err)
+	require.Len(t, got, 120)
 	for i, j := range got {
-		if j.Version != 119-i {
-			t.Fatalf("item %d has version %d, want %d (key order)", i, j.Version, 119-i)
-		}
+		require.Equal(t, 119-i, j.Version, "item %d version (key order)", i)
 	}
 	var dels []table.Key
 	for _, p := range puts[:100] {
 		dels = append(dels, tbl.Key(p.(job).PK, p.(job).SK))
 	}
-	if err := tbl.BatchWrite(ctx, nil, dels); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tbl.BatchWrite(ctx, nil, dels))
 	left, err := table.BatchGet[job](ctx, tbl, keys, table.Consistent())
-	if err != nil || len(left) != 20 {
-		t.Fatalf("after deleting 100: %d items, %v; want 20", len(left), err)
-	}
+	require.NoError(t, err, "after deleting 100")
+	require.Len(t, left, 20, "after deleting 100")
 }
 
 func testWriteTxAllOrNothing(t *testing.T, be backend) {
 	tbl := newJobs(t, be)
 	ctx := context.Background()
-	if err := tbl.Put(ctx, job{PK: "U", SK: "COUNTER", Count: 1}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tbl.Put(ctx, job{PK: "U", SK: "COUNTER", Count: 1}))
 	err := tbl.WriteTx().
 		Create(job{PK: "U", SK: "JOB#1", Status: "queued"}).
 		Update(tbl.Key("U", "COUNTER"), expression.Add(expression.Name("count"), expression.Value(1))).
 		Check(tbl.Key("U", "COUNTER"), expression.Name("count").Equal(expression.Value(1))).
 		Run(ctx)
-	if err == nil || !strings.Contains(err.Error(), "one action per item") {
-		t.Fatalf("err = %v, want the one-action-per-item rule", err)
-	}
-	if err := tbl.WriteTx().
+	require.ErrorContains(t, err, "one action per item", "want the one-action-per-item rule")
+	require.NoError(t, tbl.WriteTx().
 		Create(job{PK: "U", SK: "JOB#1", Status: "queued"}).
 		Update(tbl.Key("U", "COUNTER"), expression.Add(expression.Name("count"), expression.Value(1)), table.IfExists()).
-		Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+		Run(ctx))
 	// The create fails now, so the counter must not move either.
 	err = tbl.WriteTx().
 		Update(tbl.Key("U", "COUNTER"), expression.Add(expression.Name("count"), expression.Value(1))).
 		Create(job{PK: "U", SK: "JOB#1", Status: "again"}).
 		Run(ctx)
-	if !errors.Is(err, table.ErrTransactionCanceled) || !errors.Is(err, table.ErrAlreadyExists) {
-		t.Fatalf("err = %v, want ErrTransactionCanceled and ErrAlreadyExists", err)
-	}
+	require.ErrorIs(t, err, table.ErrTransactionCanceled)
+	require.ErrorIs(t, err, table.ErrAlreadyExists)
 	var c job
-	if err := tbl.Get(ctx, tbl.Key("U", "COUNTER"), &c, table.Consistent()); err != nil || c.Count != 2 {
-		t.Fatalf("counter = %d (%v), want 2: the canceled transaction was applied in part", c.Count, err)
-	}
+	require.NoError(t, tbl.Get(ctx, tbl.Key("U", "COUNTER"), &c, table.Consistent()), "counter")
+	require.Equal(t, 2, c.Count, "counter: the canceled transaction was applied in part")
 }
 
 func testWriteTxErrorNamesFailedAction(t *testing.T, be backend) {
 	tbl := newJobs(t, be)
 	ctx := context.Background()
-	if err := tbl.Put(ctx, job{PK: "U", SK: "A", Status: "running"}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tbl.Put(ctx, job{PK: "U", SK: "A", Status: "running"}))
 	err := tbl.WriteTx().
 		Put(job{PK: "U", SK: "B"}).
 		Check(tbl.Key("U", "A"), expression.Name("status").Equal(expression.Value("queued"))).
 		Delete(tbl.Key("U", "C")).
 		Run(ctx)
 	var txe *table.TxError
-	if !errors.As(err, &txe) {
-		t.Fatalf("err = %v (%T), want *TxError", err, err)
-	}
-	if len(txe.Reasons) != 1 {
-		t.Fatalf("reasons = %+v, want exactly the Check", txe.Reasons)
-	}
+	require.ErrorAs(t, err, &txe, "err (%T), want *TxError", err)
+	require.Len(t, txe.Reasons, 1, "want exactly the Check")
 	r := txe.Reasons[0]
-	if r.Index != 1 || r.Action != "Check" || r.Code != "ConditionalCheckFailed" || !strings.Contains(r.Key, `SK="A"`) {
-		t.Fatalf("reason = %+v, want action 1, Check, ConditionalCheckFailed, key SK=\"A\"", r)
-	}
-	if !errors.Is(err, table.ErrConditionFailed) || errors.Is(err, table.ErrAlreadyExists) {
-		t.Fatalf("sentinels of %v are wrong", err)
-	}
-	if !strings.Contains(err.Error(), `action 1 Check (PK="U", SK="A"): ConditionalCheckFailed`) {
-		t.Errorf("message %q does not name the failed action", err)
-	}
+	require.Equal(t, 1, r.Index, "reason = %+v", r)
+	require.Equal(t, "Check", r.Action, "reason = %+v", r)
+	require.Equal(t, "ConditionalCheckFailed", r.Code, "reason = %+v", r)
+	require.Contains(t, r.Key, `SK="A"`, "reason = %+v", r)
+	require.ErrorIs(t, err, table.ErrConditionFailed)
+	require.NotErrorIs(t, err, table.ErrAlreadyExists)
+	assert.ErrorContains(t, err, `action 1 Check (PK="U", SK="A"): ConditionalCheckFailed`, "message does not name the failed action")
 	var b job
-	if err := tbl.Get(ctx, tbl.Key("U", "B"), &b, table.Consistent()); !errors.Is(err, table.ErrNotFound) {
-		t.Fatalf("the Put of a canceled transaction was applied: %v", err)
-	}
+	require.ErrorIs(t, tbl.Get(ctx, tbl.Key("U", "B"), &b, table.Consistent()), table.ErrNotFound,
+		"the Put of a canceled transaction was applied")
 }
 
 func testGetTx(t *testing.T, be backend) {
 	tbl := newJobs(t, be)
 	ctx := context.Background()
-	if err := tbl.Put(ctx, job{PK: "U", SK: "A", Version: 1}); err != nil {
-		t.Fatal(err)
-	}
-	if err := tbl.Put(ctx, job{PK: "U", SK: "B", Version: 2}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tbl.Put(ctx, job{PK: "U", SK: "A", Version: 1}))
+	require.NoError(t, tbl.Put(ctx, job{PK: "U", SK: "B", Version: 2}))
 	var a, b, c job
-	if err := tbl.GetTx().Get(tbl.Key("U", "A"), &a).Get(tbl.Key("U", "B"), &b).Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if a.Version != 1 || b.Version != 2 {
-		t.Fatalf("a = %+v, b = %+v", a, b)
-	}
+	require.NoError(t, tbl.GetTx().Get(tbl.Key("U", "A"), &a).Get(tbl.Key("U", "B"), &b).Run(ctx))
+	require.Equal(t, 1, a.Version, "a = %+v", a)
+	require.Equal(t, 2, b.Version, "b = %+v", b)
 	err := tbl.GetTx().Get(tbl.Key("U", "A"), &a).Get(tbl.Key("U", "Z"), &c).Run(ctx)
-	if !errors.Is(err, table.ErrNotFound) || !strings.Contains(err.Error(), `SK="Z"`) {
-		t.Fatalf("err = %v, want ErrNotFound naming SK=\"Z\"", err)
-	}
+	require.ErrorIs(t, err, table.ErrNotFound)
+	require.ErrorContains(t, err, `SK="Z"`)
 }
 
 func testEnsureTable(t *testing.T, be backend) {
@@ -659,34 +524,25 @@ func testEnsureTable(t *testing.T, be backend) {
 	t.Cleanup(func() {
 		_, _ = db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 	})
-	if err := s.EnsureTable(ctx, db); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.EnsureTable(ctx, db); err != nil {
-		t.Fatalf("second EnsureTable: %v", err)
-	}
-	if err := s.Create(ctx, db); !errors.Is(err, table.ErrAlreadyExists) {
-		t.Fatalf("Create of an existing table: %v, want ErrAlreadyExists", err)
-	}
+	require.NoError(t, s.EnsureTable(ctx, db))
+	require.NoError(t, s.EnsureTable(ctx, db), "second EnsureTable")
+	require.ErrorIs(t, s.Create(ctx, db), table.ErrAlreadyExists, "Create of an existing table")
 	ttl, err := db.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := ttl.TimeToLiveDescription; d == nil || aws.ToString(d.AttributeName) != "expiresAt" ||
-		(d.TimeToLiveStatus != types.TimeToLiveStatusEnabled && d.TimeToLiveStatus != types.TimeToLiveStatusEnabling) {
-		t.Fatalf("TTL = %+v, want enabled on expiresAt", ttl.TimeToLiveDescription)
-	}
+	require.NoError(t, err)
+	d := ttl.TimeToLiveDescription
+	require.NotNil(t, d, "TTL: want enabled on expiresAt")
+	require.Equal(t, "expiresAt", aws.ToString(d.AttributeName), "TTL = %+v", d)
+	require.Contains(t, []types.TimeToLiveStatus{types.TimeToLiveStatusEnabled, types.TimeToLiveStatusEnabling}, d.TimeToLiveStatus,
+		"TTL = %+v, want enabled", d)
 	other := s
 	other.SortKey = table.Attribute{Name: "SK", Type: types.ScalarAttributeTypeN}
-	if err := other.EnsureTable(ctx, db); !errors.Is(err, table.ErrSchemaMismatch) {
-		t.Fatalf("EnsureTable with other keys: %v, want ErrSchemaMismatch", err)
-	}
+	require.ErrorIs(t, other.EnsureTable(ctx, db), table.ErrSchemaMismatch, "EnsureTable with other keys")
 	missingIndex := s
 	missingIndex.Indexes = append(missingIndex.Indexes, table.Index{Name: "GSI2",
 		PartitionKey: table.Attribute{Name: "GSI2PK", Type: types.ScalarAttributeTypeS}})
-	if err := missingIndex.EnsureTable(ctx, db); !errors.Is(err, table.ErrSchemaMismatch) || !strings.Contains(err.Error(), "GSI2") {
-		t.Fatalf("EnsureTable with an index the table lacks: %v, want ErrSchemaMismatch naming GSI2", err)
-	}
+	err = missingIndex.EnsureTable(ctx, db)
+	require.ErrorIs(t, err, table.ErrSchemaMismatch, "EnsureTable with an index the table lacks")
+	require.ErrorContains(t, err, "GSI2", "EnsureTable with an index the table lacks")
 }
 
 func testItemTooLarge(t *testing.T, be backend) {
@@ -697,24 +553,18 @@ func testItemTooLarge(t *testing.T, be backend) {
 		"SK":   &types.AttributeValueMemberS{Value: "BIG"},
 		"body": &types.AttributeValueMemberB{Value: make([]byte, table.MaxItemSize)},
 	}
-	if err := tbl.Put(ctx, item); !errors.Is(err, table.ErrItemTooLarge) || !errors.Is(err, table.ErrInvalidInput) {
-		t.Fatalf("err = %v, want ErrItemTooLarge before sending", err)
-	}
+	err := tbl.Put(ctx, item)
+	require.ErrorIs(t, err, table.ErrItemTooLarge, "want ErrItemTooLarge before sending")
+	require.ErrorIs(t, err, table.ErrInvalidInput, "want ErrItemTooLarge before sending")
 	// At the boundary our count agrees with the service: an item of exactly
 	// 400 KB by ItemSize is stored, one byte more is refused by DynamoDB
 	// itself (sent raw, past tablekit's check) as ErrItemTooLarge.
 	item["body"] = &types.AttributeValueMemberB{Value: make([]byte, table.MaxItemSize-(2+1+2+3+4))}
-	if size := table.ItemSize(item); size != table.MaxItemSize {
-		t.Fatalf("test item is %d bytes, want %d", size, table.MaxItemSize)
-	}
-	if err := tbl.Put(ctx, item); err != nil {
-		t.Fatalf("item of exactly %d bytes rejected: %v", table.MaxItemSize, err)
-	}
+	require.Equal(t, table.MaxItemSize, table.ItemSize(item), "test item size")
+	require.NoError(t, tbl.Put(ctx, item), "item of exactly %d bytes rejected", table.MaxItemSize)
 	item["body"] = &types.AttributeValueMemberB{Value: make([]byte, table.MaxItemSize-(2+1+2+3+4)+1)}
-	_, err := tbl.DB().PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tbl.Name()), Item: item})
-	if err := table.WrapError("put", err); !errors.Is(err, table.ErrItemTooLarge) {
-		t.Fatalf("DynamoDB on an item of %d bytes: %v, want ErrItemTooLarge", table.ItemSize(item), err)
-	}
+	_, err = tbl.DB().PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tbl.Name()), Item: item})
+	require.ErrorIs(t, table.WrapError("put", err), table.ErrItemTooLarge, "DynamoDB on an item of %d bytes", table.ItemSize(item))
 }
 
 // testItemSizeMatchesServiceAtLimit puts, for each kind of value, an item of
@@ -753,11 +603,10 @@ func testItemSizeMatchesServiceAtLimit(t *testing.T, be backend) {
 			item["b"] = &types.AttributeValueMemberB{Value: make([]byte, pad+extra)}
 			_, err := tbl.DB().PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tbl.Name()), Item: item})
 			err = table.WrapError("put", err)
-			switch {
-			case extra == 0 && err != nil:
-				t.Errorf("%s: item of exactly %d bytes by ItemSize refused: %v", name, table.ItemSize(item), err)
-			case extra == 1 && !errors.Is(err, table.ErrItemTooLarge):
-				t.Errorf("%s: item of %d bytes by ItemSize: %v, want ErrItemTooLarge", name, table.ItemSize(item), err)
+			if extra == 0 {
+				assert.NoError(t, err, "%s: item of exactly %d bytes by ItemSize refused", name, table.ItemSize(item))
+			} else {
+				assert.ErrorIs(t, err, table.ErrItemTooLarge, "%s: item of %d bytes by ItemSize", name, table.ItemSize(item))
 			}
 		}
 	}
