@@ -90,7 +90,7 @@ func drain(t *testing.T, c *changes.Consumer[counter], h changes.Handler[counter
 			return
 		}
 	}
-	t.Fatal("the stream never ran dry")
+	require.Fail(t, "the stream never ran dry")
 }
 
 func TestChangesCarryOldAndNewEntitiesDecoded(t *testing.T) {
@@ -257,7 +257,7 @@ func TestAConsumerKilledMidBatchIsResumedFromItsCheckpointAndTheViewEqualsARecou
 	var log bytes.Buffer
 	second := consumer(t, db, changes.Logger(slog.New(slog.NewTextHandler(&log, nil))))
 	n, err := second.Step(context.Background(), func(context.Context, []changes.Change[counter]) error {
-		t.Fatal("the shard was handled while another consumer's lease was live")
+		require.Fail(t, "the shard was handled while another consumer's lease was live")
 		return nil
 	})
 	require.NoError(t, err)
@@ -375,7 +375,7 @@ func TestTwoRunningConsumersNeverHoldOneShardAtOnce(t *testing.T) {
 			}
 			time.Sleep(time.Millisecond) // waiting on goroutines, not on the fake's clock
 		}
-		t.Fatal("changes were not handled")
+		require.Fail(t, "changes were not handled")
 	}
 	waitHandled(seqs)
 	stopA() // whoever held the shard, the other one takes it on release
@@ -385,7 +385,7 @@ func TestTwoRunningConsumersNeverHoldOneShardAtOnce(t *testing.T) {
 	wg.Wait()
 	close(overlap)
 	for o := range overlap {
-		t.Errorf("two consumers in one shard's handler: %s", o)
+		assert.Fail(t, "two consumers in one shard's handler: "+o)
 	}
 	assert.NoError(t, errs[0])
 	assert.NoError(t, errs[1])

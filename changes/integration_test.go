@@ -104,7 +104,7 @@ func TestConsumerIntegrationKilledMidBatchResumesFromItsCheckpoint(t *testing.T)
 	put(2)
 	second := newConsumer("second")
 	n, err := second.Step(ctx, func(context.Context, []changes.Change[counter]) error {
-		t.Fatal("handled while the first consumer's lease was live")
+		require.Fail(t, "handled while the first consumer's lease was live")
 		return nil
 	})
 	require.NoError(t, err)
