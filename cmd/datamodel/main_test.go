@@ -175,7 +175,7 @@ func TestCommittedPoliciesNameNoWildcardRegionOrAccount(t *testing.T) {
 					bucket, _, _ := strings.Cut(strings.TrimPrefix(res, "arn:aws:s3:::"), "/")
 					assert.False(t, bucket == "" || strings.ContainsAny(bucket, "*?:"), "docs/%s/%s: bucket %q in %s", m.Store, f, bucket, res)
 				default:
-					t.Errorf("docs/%s/%s: resource %s is neither a DynamoDB ARN in region %s, account %s, nor an S3 ARN", m.Store, f, res, iam.RegionPlaceholder, iam.AccountPlaceholder)
+					assert.Failf(t, "resource is neither a DynamoDB ARN nor an S3 ARN", "docs/%s/%s: resource %s is neither a DynamoDB ARN in region %s, account %s, nor an S3 ARN", m.Store, f, res, iam.RegionPlaceholder, iam.AccountPlaceholder)
 				}
 			}
 		}
