@@ -35,7 +35,7 @@ func startRun(t *testing.T, c config) (string, func() error) {
 	line, err := bufio.NewReader(pr).ReadString('\n')
 	if err != nil {
 		cancel()
-		t.Fatalf("no URL printed: %v (run: %v)", err, <-done)
+		require.NoError(t, err, "no URL printed (run: %v)", <-done)
 	}
 	go io.Copy(io.Discard, pr)
 	_, url, ok := strings.Cut(strings.TrimSpace(line), " at ")
