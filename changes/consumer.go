@@ -120,6 +120,21 @@ func Decode(fn func(item map[string]types.AttributeValue, out any) error) func(*
 	return func(o *Options) { o.Decode = fn }
 }
 
+// DecodeItem is a Decode that keeps each image as DynamoDB sent it, a
+// *table.Item, for the consumers of a single-table design that tell its
+// entity kinds apart themselves (journey.ProgressEvents,
+// tasks.EventFromChange):
+//
+//	c, err := changes.New[table.Item](db, streams, name, changes.Decode(changes.DecodeItem))
+func DecodeItem(item map[string]types.AttributeValue, out any) error {
+	p, ok := out.(*table.Item)
+	if !ok {
+		return fmt.Errorf("%w: DecodeItem decodes into a *table.Item, not %T", ErrInvalidInput, out)
+	}
+	*p = item
+	return nil
+}
+
 // Clock sets Options.Clock.
 func Clock(now func() time.Time) func(*Options) { return func(o *Options) { o.Clock = now } }
 

@@ -62,12 +62,7 @@ type ProgressEvent struct {
 // The table's stream must carry both images (NEW_AND_OLD_IMAGES): a move
 // is told from the status before and after.
 func DecodeItem(item map[string]types.AttributeValue, out any) error {
-	p, ok := out.(*table.Item)
-	if !ok {
-		return fmt.Errorf("journey: DecodeItem decodes into a *table.Item, not %T", out)
-	}
-	*p = item
-	return nil
+	return changes.DecodeItem(item, out)
 }
 
 // ProgressEvents returns the progress one change of the journey table

@@ -142,14 +142,23 @@ func (s *Store) History(ctx context.Context, taskID string) (_ []Event, err erro
 		if it.Type != typeEvent || it.Seq > meta.Events {
 			continue
 		}
-		at, err := parseTime("at", it.At)
+		ev, err := it.event()
 		if err != nil {
 			return nil, err
 		}
-		events = append(events, Event{
-			TaskID: it.TaskID, Seq: it.Seq, Type: it.Event, Status: it.Status,
-			Attempt: it.Attempt, Worker: it.Worker, Message: it.Message, At: at,
-		})
+		events = append(events, ev)
 	}
 	return events, nil
+}
+
+// event is the Event the item records.
+func (it eventItem) event() (Event, error) {
+	at, err := parseTime("at", it.At)
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{
+		TaskID: it.TaskID, Seq: it.Seq, Type: it.Event, Status: it.Status,
+		Attempt: it.Attempt, Worker: it.Worker, Message: it.Message, At: at,
+	}, nil
 }

@@ -1,0 +1,99 @@
+package tasks_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tablekit/tablekit/changes"
+	"github.com/tablekit/tablekit/table"
+	"github.com/tablekit/tablekit/tasks"
+)
+
+// followEvents reads every change the stream holds so far and keeps the
+// last event per task and Seq, as EventFromChange says a follower should.
+func followEvents(t *testing.T, c *changes.Consumer[table.Item], into map[string]tasks.Event) {
+	t.Helper()
+	for {
+		n, err := c.Step(context.Background(), func(_ context.Context, batch []changes.Change[table.Item]) error {
+			for _, ch := range batch {
+				ev, ok, err := tasks.EventFromChange(ch)
+				if err != nil {
+					return err
+				}
+				if ok {
+					into[fmt.Sprintf("%s/%04d", ev.TaskID, ev.Seq)] = ev
+				}
+			}
+			return nil
+		})
+		require.NoError(t, err)
+		if n == 0 {
+			return
+		}
+	}
+}
+
+func TestAFollowerOfTheStreamSeesEveryTaskEventAsHistoryHasIt(t *testing.T) {
+	f := newFixture(t, func(o *tasks.Options) {
+		o.MaxAttempts = 3
+		o.RetryBackoff = table.Backoff{Initial: time.Second, Max: time.Second}
+	})
+	ctx := context.Background()
+	name := f.store.Schema().Name
+	_, err := changes.EnableStream(ctx, f.db, name, types.StreamViewTypeNewImage)
+	require.NoError(t, err)
+	require.NoError(t, changes.LeaseSchema(changes.DefaultLeaseTable).EnsureTable(ctx, f.db))
+	c, err := changes.New[table.Item](f.db, f.db, name, changes.Decode(changes.DecodeItem),
+		changes.Name("task-events"), changes.Clock(f.db.Now), changes.PollInterval(0))
+	require.NoError(t, err)
+
+	// One task fails once, then completes; a stale Complete of its first
+	// lease is refused and leaves nothing in the history.
+	task := f.submit(t, "resize")
+	first := f.claim(t, "worker-1")
+	_, err = f.store.Fail(ctx, first.Lease, "provider timeout")
+	require.NoError(t, err)
+	f.db.Advance(2 * time.Second)
+	second := f.claim(t, "worker-2")
+	require.ErrorIs(t, f.store.Complete(ctx, first.Lease, nil), tasks.ErrLeaseLost)
+	require.NoError(t, f.store.Complete(ctx, second.Lease, []byte("ok")))
+
+	followed := map[string]tasks.Event{}
+	followEvents(t, c, followed)
+
+	history, err := f.store.History(ctx, task.ID)
+	require.NoError(t, err)
+	var got []tasks.Event
+	for seq := 1; seq <= len(history); seq++ {
+		ev, ok := followed[fmt.Sprintf("%s/%04d", task.ID, seq)]
+		require.True(t, ok, "event %d of %v not followed", seq, history)
+		got = append(got, ev)
+	}
+	assert.Equal(t, history, got, "the follower sees the history, event for event")
+	assert.Len(t, followed, len(history), "and nothing else")
+	var kinds []tasks.EventType
+	for _, ev := range got {
+		kinds = append(kinds, ev.Type)
+	}
+	assert.Equal(t, []tasks.EventType{tasks.EventSubmitted, tasks.EventProcessing, tasks.EventFailed,
+		tasks.EventProcessing, tasks.EventCompleted}, kinds)
+}
+
+func TestEventFromChangeIgnoresOtherItemsAndRemovals(t *testing.T) {
+	meta := table.Item{"type": &types.AttributeValueMemberS{Value: "META"}}
+	_, ok, err := tasks.EventFromChange(changes.Change[table.Item]{New: &meta})
+	require.NoError(t, err)
+	assert.False(t, ok, "a META change is no event")
+	_, ok, err = tasks.EventFromChange(changes.Change[table.Item]{})
+	require.NoError(t, err)
+	assert.False(t, ok, "a removal (no new image) is no event")
+	bad := table.Item{"type": &types.AttributeValueMemberS{Value: "EVENT"}, "at": &types.AttributeValueMemberS{Value: "yesterday"}}
+	_, _, err = tasks.EventFromChange(changes.Change[table.Item]{New: &bad})
+	assert.Error(t, err, "an event item with an unreadable time is an error, not a silent skip")
+}
