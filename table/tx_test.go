@@ -2,7 +2,6 @@ package table
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // txDouble answers TransactWriteItems with the queued errors, then success,
@@ -60,41 +61,29 @@ func TestWriteTxRetriesConflictsUnderOneToken(t *testing.T) {
 		&types.TransactionInProgressException{Message: strPtr("still running")},
 	}}
 	tbl := New(db, thingsSchema, fastBackoff)
-	if err := twoActions(tbl).Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if len(db.requests) != 6 {
-		t.Fatalf("%d requests, want 6 (5 retried failures, then success)", len(db.requests))
-	}
+	require.NoError(t, twoActions(tbl).Run(context.Background()))
+	require.Len(t, db.requests, 6, "want 6 requests (5 retried failures, then success)")
 	token := *db.requests[0].ClientRequestToken
-	if token == "" || len(token) > 36 {
-		t.Fatalf("token %q is not a valid ClientRequestToken", token)
-	}
+	require.NotEmpty(t, token, "token %q is not a valid ClientRequestToken", token)
+	require.LessOrEqual(t, len(token), 36, "token %q is not a valid ClientRequestToken", token)
 	for i, r := range db.requests {
-		if *r.ClientRequestToken != token {
-			t.Fatalf("request %d used token %q, want %q: a retry could apply twice", i, *r.ClientRequestToken, token)
-		}
+		require.Equal(t, token, *r.ClientRequestToken, "request %d used another token: a retry could apply twice", i)
 	}
 }
 
 func TestWriteTxUsesCallersToken(t *testing.T) {
 	db := &txDouble{}
 	tbl := New(db, thingsSchema)
-	if err := twoActions(tbl).Token("request-42").Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if got := *db.requests[0].ClientRequestToken; got != "request-42" {
-		t.Fatalf("token = %q", got)
-	}
+	require.NoError(t, twoActions(tbl).Token("request-42").Run(context.Background()))
+	require.Equal(t, "request-42", *db.requests[0].ClientRequestToken)
 }
 
 func TestWriteTxDoesNotRetryFailedConditions(t *testing.T) {
 	db := &txDouble{errs: []error{canceled("None", "ConditionalCheckFailed")}}
 	tbl := New(db, thingsSchema, fastBackoff)
 	err := twoActions(tbl).Run(context.Background())
-	if !errors.Is(err, ErrConditionFailed) || len(db.requests) != 1 {
-		t.Fatalf("err = %v after %d requests, want ErrConditionFailed after 1", err, len(db.requests))
-	}
+	require.ErrorIs(t, err, ErrConditionFailed)
+	require.Len(t, db.requests, 1)
 }
 
 func TestWriteTxGivesUpAfterTxAttempts(t *testing.T) {
@@ -105,12 +94,9 @@ func TestWriteTxGivesUpAfterTxAttempts(t *testing.T) {
 	db := &txDouble{errs: errs}
 	tbl := New(db, thingsSchema, fastBackoff, func(o *Options) { o.TxAttempts = 3 })
 	err := twoActions(tbl).Run(context.Background())
-	if !errors.Is(err, ErrTransactionConflict) || !errors.Is(err, ErrTransactionCanceled) {
-		t.Fatalf("err = %v, want a conflict", err)
-	}
-	if len(db.requests) != 3 {
-		t.Fatalf("%d requests, want 3", len(db.requests))
-	}
+	require.ErrorIs(t, err, ErrTransactionConflict)
+	require.ErrorIs(t, err, ErrTransactionCanceled)
+	require.Len(t, db.requests, 3)
 }
 
 func TestWriteTxStopsRetryingWhenContextEnds(t *testing.T) {
@@ -126,12 +112,8 @@ func TestWriteTxStopsRetryingWhenContextEnds(t *testing.T) {
 		}
 	}}
 	err := twoActions(New(db, thingsSchema)).Run(ctx)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if len(db.requests) != 2 {
-		t.Fatalf("%d requests, want 2", len(db.requests))
-	}
+	require.ErrorIs(t, err, context.Canceled)
+	require.Len(t, db.requests, 2)
 }
 
 func TestTxErrorNamesEachFailedActionAndWhy(t *testing.T) {
@@ -144,40 +126,29 @@ func TestTxErrorNamesEachFailedActionAndWhy(t *testing.T) {
 		Delete(tbl.Key("a", "3"), IfExists()).
 		Run(context.Background())
 	var txe *TxError
-	if !errors.As(err, &txe) {
-		t.Fatalf("err = %v (%T), want *TxError", err, err)
-	}
+	require.ErrorAs(t, err, &txe)
 	want := []TxReason{
 		{Index: 1, Action: "Create", Key: `pk="a", sk="1"`, Code: "ConditionalCheckFailed"},
 		{Index: 2, Action: "Check", Key: `pk="a", sk="2"`, Code: "ConditionalCheckFailed"},
 	}
-	if len(txe.Reasons) != len(want) {
-		t.Fatalf("reasons = %+v", txe.Reasons)
-	}
+	require.Len(t, txe.Reasons, len(want), "reasons = %+v", txe.Reasons)
 	for i, w := range want {
 		r := txe.Reasons[i]
-		if r.Index != w.Index || r.Action != w.Action || r.Key != w.Key || r.Code != w.Code {
-			t.Errorf("reason %d = %+v, want %+v", i, r, w)
-		}
+		assert.Equal(t, w.Index, r.Index, "reason %d = %+v, want %+v", i, r, w)
+		assert.Equal(t, w.Action, r.Action, "reason %d = %+v, want %+v", i, r, w)
+		assert.Equal(t, w.Key, r.Key, "reason %d = %+v, want %+v", i, r, w)
+		assert.Equal(t, w.Code, r.Code, "reason %d = %+v, want %+v", i, r, w)
 	}
 	for _, s := range []error{ErrTransactionCanceled, ErrAlreadyExists, ErrConditionFailed} {
-		if !errors.Is(err, s) {
-			t.Errorf("errors.Is(err, %v) = false", s)
-		}
+		assert.ErrorIs(t, err, s)
 	}
-	if errors.Is(err, ErrNotFound) {
-		t.Error("the Delete did not fail, yet the error matches ErrNotFound")
-	}
+	assert.NotErrorIs(t, err, ErrNotFound, "the Delete did not fail, yet the error matches ErrNotFound")
 	msg := err.Error()
 	for _, part := range []string{`action 1 Create (pk="a", sk="1"): ConditionalCheckFailed`, `action 2 Check (pk="a", sk="2"): ConditionalCheckFailed`} {
-		if !strings.Contains(msg, part) {
-			t.Errorf("message %q lacks %q", msg, part)
-		}
+		assert.Contains(t, msg, part)
 	}
 	var tce *types.TransactionCanceledException
-	if !errors.As(err, &tce) {
-		t.Error("SDK error not reachable")
-	}
+	assert.ErrorAs(t, err, &tce, "SDK error not reachable")
 }
 
 func TestWriteTxRejectsBadInputBeforeSending(t *testing.T) {
@@ -215,14 +186,10 @@ func TestWriteTxRejectsBadInputBeforeSending(t *testing.T) {
 			calls := newCalls(nil)
 			tx.t = New(calls, thingsSchema)
 			mustInputError(t, tx.Run(context.Background()))
-			if calls.total() != 0 {
-				t.Fatalf("%d calls sent for bad input", calls.total())
-			}
+			require.Zero(t, calls.total(), "calls sent for bad input")
 		})
 	}
-	if err := tooMany.Run(context.Background()); !strings.Contains(err.Error(), "100 actions") {
-		t.Errorf("message %q does not give the limit", err)
-	}
+	assert.ErrorContains(t, tooMany.Run(context.Background()), "100 actions", "the message does not give the limit")
 }
 
 // getTxDouble answers TransactGetItems from a memDB.
@@ -252,21 +219,16 @@ func TestGetTxFillsFoundItemsAndNamesMissingOne(t *testing.T) {
 	tbl := New(db, thingsSchema, fastBackoff)
 	ctx := context.Background()
 	for _, sk := range []string{"1", "3"} {
-		if err := tbl.Put(ctx, thing{PK: "a", SK: sk, Name: "n" + sk}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, tbl.Put(ctx, thing{PK: "a", SK: sk, Name: "n" + sk}))
 	}
 	var one, two, three thing
 	err := tbl.GetTx().Get(tbl.Key("a", "1"), &one).Get(tbl.Key("a", "2"), &two).Get(tbl.Key("a", "3"), &three).Run(ctx)
-	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `sk="2"`) {
-		t.Fatalf("err = %v, want ErrNotFound naming sk=\"2\"", err)
-	}
-	if one.Name != "n1" || three.Name != "n3" || two != (thing{}) {
-		t.Fatalf("one = %+v, two = %+v, three = %+v", one, two, three)
-	}
-	if db.n != 2 {
-		t.Fatalf("%d TransactGetItems calls, want 2 (one conflict retried)", db.n)
-	}
+	require.ErrorIs(t, err, ErrNotFound)
+	require.ErrorContains(t, err, `sk="2"`)
+	require.Equal(t, "n1", one.Name, "one = %+v", one)
+	require.Equal(t, "n3", three.Name, "three = %+v", three)
+	require.Equal(t, thing{}, two, "two = %+v", two)
+	require.Equal(t, 2, db.n, "TransactGetItems calls, want 2 (one conflict retried)")
 }
 
 func TestGetTxRejectsBadInputBeforeSending(t *testing.T) {
@@ -289,9 +251,7 @@ func TestGetTxRejectsBadInputBeforeSending(t *testing.T) {
 			calls := newCalls(nil)
 			g.t = New(calls, thingsSchema)
 			mustInputError(t, g.Run(context.Background()))
-			if calls.total() != 0 {
-				t.Fatalf("%d calls sent for bad input", calls.total())
-			}
+			require.Zero(t, calls.total(), "calls sent for bad input")
 		})
 	}
 }
