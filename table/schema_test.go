@@ -2,8 +2,6 @@ package table
 
 import (
 	"context"
-	"errors"
-	"strings"
 	"sync"
 	"testing"
 
@@ -11,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSchemaValidateRejectsWhatCreateTableWould(t *testing.T) {
@@ -42,14 +42,10 @@ func TestSchemaValidateRejectsWhatCreateTableWould(t *testing.T) {
 			c := newCalls(nil)
 			mustInputError(t, sc.Create(context.Background(), c))
 			mustInputError(t, sc.EnsureTable(context.Background(), c))
-			if c.total() != 0 {
-				t.Fatalf("%d calls for an invalid schema", c.total())
-			}
+			require.Zero(t, c.total(), "calls for an invalid schema")
 		})
 	}
-	if err := thingsSchema.Validate(); err != nil {
-		t.Fatalf("valid schema rejected: %v", err)
-	}
+	require.NoError(t, thingsSchema.Validate(), "valid schema rejected")
 }
 
 func TestCreateTableInputIsOnDemandWithIndexesAndProjections(t *testing.T) {
@@ -59,40 +55,30 @@ func TestCreateTableInputIsOnDemandWithIndexesAndProjections(t *testing.T) {
 			Projection: types.ProjectionTypeInclude, NonKeyAttributes: []string{"name"}},
 		Index{Name: "ByNumber", PartitionKey: Attribute{Name: "n", Type: "N"}, Projection: types.ProjectionTypeKeysOnly})
 	in := s.CreateTableInput()
-	if aws.ToString(in.TableName) != "Jobs" || in.BillingMode != types.BillingModePayPerRequest {
-		t.Fatalf("name %v, billing %v", aws.ToString(in.TableName), in.BillingMode)
-	}
+	require.Equal(t, "Jobs", aws.ToString(in.TableName))
+	require.Equal(t, types.BillingModePayPerRequest, in.BillingMode)
 	defs := map[string]types.ScalarAttributeType{}
 	for _, d := range in.AttributeDefinitions {
-		if _, dup := defs[*d.AttributeName]; dup {
-			t.Fatalf("attribute %s defined twice", *d.AttributeName)
-		}
+		_, dup := defs[*d.AttributeName]
+		require.False(t, dup, "attribute %s defined twice", *d.AttributeName)
 		defs[*d.AttributeName] = d.AttributeType
 	}
 	want := map[string]types.ScalarAttributeType{"pk": "S", "sk": "S", "gsi1pk": "S", "gsi1sk": "S", "status": "S", "n": "N"}
-	if len(defs) != len(want) {
-		t.Fatalf("definitions %v, want %v", defs, want)
-	}
+	require.Len(t, defs, len(want), "definitions %v, want %v", defs, want)
 	for k, v := range want {
-		if defs[k] != v {
-			t.Fatalf("definitions %v, want %v", defs, want)
-		}
+		require.Equal(t, v, defs[k], "definitions %v, want %v", defs, want)
 	}
-	if len(in.GlobalSecondaryIndexes) != 3 {
-		t.Fatalf("%d GSIs", len(in.GlobalSecondaryIndexes))
-	}
+	require.Len(t, in.GlobalSecondaryIndexes, 3)
 	gsi := map[string]types.GlobalSecondaryIndex{}
 	for _, g := range in.GlobalSecondaryIndexes {
 		gsi[*g.IndexName] = g
 	}
-	if gsi["GSI1"].Projection.ProjectionType != types.ProjectionTypeAll {
-		t.Errorf("default projection = %v, want ALL", gsi["GSI1"].Projection.ProjectionType)
-	}
-	if p := gsi["ByStatus"].Projection; p.ProjectionType != types.ProjectionTypeInclude || len(p.NonKeyAttributes) != 1 {
-		t.Errorf("INCLUDE projection = %+v", p)
-	}
-	if k := gsi["ByNumber"].KeySchema; len(k) != 1 || k[0].KeyType != types.KeyTypeHash {
-		t.Errorf("hash-only index key schema = %+v", k)
+	assert.Equal(t, types.ProjectionTypeAll, gsi["GSI1"].Projection.ProjectionType, "default projection")
+	p := gsi["ByStatus"].Projection
+	assert.Equal(t, types.ProjectionTypeInclude, p.ProjectionType, "INCLUDE projection = %+v", p)
+	assert.Len(t, p.NonKeyAttributes, 1, "INCLUDE projection = %+v", p)
+	if k := gsi["ByNumber"].KeySchema; assert.Len(t, k, 1, "hash-only index key schema = %+v", k) {
+		assert.Equal(t, types.KeyTypeHash, k[0].KeyType, "hash-only index key schema = %+v", k)
 	}
 }
 
@@ -168,25 +154,16 @@ func (d *tableLifecycle) UpdateTimeToLive(_ context.Context, in *dynamodb.Update
 func TestCreateWaitsUntilTableAndIndexesAreActiveThenEnablesTTL(t *testing.T) {
 	db := &tableLifecycle{activeAfter: 3}
 	c := newCalls(db)
-	if err := thingsSchema.Create(context.Background(), c); err != nil {
-		t.Fatal(err)
-	}
-	if db.describes < 5 {
-		t.Fatalf("%d DescribeTable calls: Create returned before the index was ACTIVE", db.describes)
-	}
-	if db.ttl == nil || aws.ToString(db.ttl.AttributeName) != "expiresAt" || !aws.ToBool(db.ttl.Enabled) {
-		t.Fatalf("TTL = %+v, want enabled on expiresAt", db.ttl)
-	}
+	require.NoError(t, thingsSchema.Create(context.Background(), c))
+	require.GreaterOrEqual(t, db.describes, 5, "DescribeTable calls: Create returned before the index was ACTIVE")
+	require.NotNil(t, db.ttl, "TTL, want enabled on expiresAt")
+	require.Equal(t, "expiresAt", aws.ToString(db.ttl.AttributeName), "TTL = %+v", db.ttl)
+	require.True(t, aws.ToBool(db.ttl.Enabled), "TTL = %+v, want enabled", db.ttl)
 	// EnsureTable on the existing table: no second create, no second TTL update.
-	if err := thingsSchema.EnsureTable(context.Background(), c); err != nil {
-		t.Fatal(err)
-	}
-	if c.count("CreateTable") != 1 || c.count("UpdateTimeToLive") != 1 {
-		t.Fatalf("calls: %v", c.n)
-	}
-	if err := thingsSchema.Create(context.Background(), c); !errors.Is(err, ErrAlreadyExists) {
-		t.Fatalf("second Create = %v, want ErrAlreadyExists", err)
-	}
+	require.NoError(t, thingsSchema.EnsureTable(context.Background(), c))
+	require.Equal(t, 1, c.count("CreateTable"), "calls: %v", c.n)
+	require.Equal(t, 1, c.count("UpdateTimeToLive"), "calls: %v", c.n)
+	require.ErrorIs(t, thingsSchema.Create(context.Background(), c), ErrAlreadyExists, "second Create")
 }
 
 func TestCreateStopsWaitingWhenContextEnds(t *testing.T) {
@@ -199,39 +176,27 @@ func TestCreateStopsWaitingWhenContextEnds(t *testing.T) {
 		}
 	}
 	err := thingsSchema.Create(ctx, db)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if db.describes > 3 {
-		t.Fatalf("%d DescribeTable calls after the context ended", db.describes)
-	}
+	require.ErrorIs(t, err, context.Canceled)
+	require.LessOrEqual(t, db.describes, 3, "DescribeTable calls after the context ended")
 }
 
 func TestEnsureTableRejectsExistingTableWithOtherKeys(t *testing.T) {
 	db := &tableLifecycle{}
-	if err := thingsSchema.Create(context.Background(), db); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, thingsSchema.Create(context.Background(), db))
 	other := thingsSchema.WithName("Things")
 	other.SortKey = Attribute{Name: "sk", Type: "N"}
 	err := other.EnsureTable(context.Background(), db)
-	if !errors.Is(err, ErrSchemaMismatch) || !strings.Contains(err.Error(), "sk N") {
-		t.Fatalf("err = %v, want ErrSchemaMismatch describing the keys", err)
-	}
+	require.ErrorIs(t, err, ErrSchemaMismatch)
+	require.ErrorContains(t, err, "sk N", "want ErrSchemaMismatch describing the keys")
 	noSort := thingsSchema.WithName("Things")
 	noSort.SortKey = Attribute{}
-	if err := noSort.EnsureTable(context.Background(), db); !errors.Is(err, ErrSchemaMismatch) {
-		t.Fatalf("err = %v, want ErrSchemaMismatch", err)
-	}
+	require.ErrorIs(t, noSort.EnsureTable(context.Background(), db), ErrSchemaMismatch)
 }
 
 func TestWithNameCopiesWithoutSharingSlices(t *testing.T) {
 	a := thingsSchema.WithName("photoeditor-dev-jobs")
 	a.Indexes[0].Name = "Changed"
-	if thingsSchema.Indexes[0].Name != "GSI1" {
-		t.Fatal("WithName shares the Indexes slice with the original")
-	}
-	if a.Name != "photoeditor-dev-jobs" || thingsSchema.Name != "Things" {
-		t.Fatal("names wrong")
-	}
+	require.Equal(t, "GSI1", thingsSchema.Indexes[0].Name, "WithName shares the Indexes slice with the original")
+	require.Equal(t, "photoeditor-dev-jobs", a.Name)
+	require.Equal(t, "Things", thingsSchema.Name)
 }
