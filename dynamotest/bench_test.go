@@ -60,7 +60,7 @@ func load(tb testing.TB, db *dynamotest.DB, pk string, n int) {
 	for i := 0; i < n; i++ {
 		in.Item = benchItem(pk, i)
 		if _, err := db.PutItem(ctx, in); err != nil {
-			tb.Fatal(err)
+			require.NoError(tb, err)
 		}
 	}
 }

@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 // TestExampleRuns runs the whole example, on the in-memory fake or on the
 // emulators TABLEKIT_*_ENDPOINT name, twice in one process (go test
@@ -8,8 +12,6 @@ import "testing"
 // non-zero, or when a run leaves state that breaks the next.
 func TestExampleRuns(t *testing.T) {
 	for range 2 {
-		if err := run(nil); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, run(nil))
 	}
 }

@@ -293,13 +293,12 @@ func TestCopySharesNoMemory(t *testing.T) {
 	cp["ss"].(*types.AttributeValueMemberSS).Value[0] = "z"
 	cp["l"].(*types.AttributeValueMemberL).Value[0] = s("z")
 	cp["m"].(*types.AttributeValueMemberM).Value["x"] = s("z")
-	if orig["b"].(*types.AttributeValueMemberB).Value[0] != 1 ||
-		orig["bs"].(*types.AttributeValueMemberBS).Value[0][0] != 1 ||
-		orig["ss"].(*types.AttributeValueMemberSS).Value[0] != "a" ||
-		!Equal(orig["l"].(*types.AttributeValueMemberL).Value[0], n("1")) ||
-		!Equal(orig["m"].(*types.AttributeValueMemberM).Value["x"], s("y")) {
-		t.Fatal("changing the copy changed the original")
-	}
+	// Changing the copy leaves the original as it was.
+	assert.Equal(t, byte(1), orig["b"].(*types.AttributeValueMemberB).Value[0])
+	assert.Equal(t, byte(1), orig["bs"].(*types.AttributeValueMemberBS).Value[0][0])
+	assert.Equal(t, "a", orig["ss"].(*types.AttributeValueMemberSS).Value[0])
+	assert.True(t, Equal(orig["l"].(*types.AttributeValueMemberL).Value[0], n("1")), "list element")
+	assert.True(t, Equal(orig["m"].(*types.AttributeValueMemberM).Value["x"], s("y")), "map value")
 	require.Nil(t, CopyItem(nil), "CopyItem(nil) != nil")
 }
 

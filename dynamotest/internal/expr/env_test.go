@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"github.com/stretchr/testify/assert"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -51,11 +52,6 @@ func TestJavaSetOrder(t *testing.T) {
 	for _, tt := range tests {
 		got := append([]string(nil), tt.in...)
 		javaSetOrder(got)
-		for i := range got {
-			if got[i] != tt.want[i] {
-				t.Errorf("javaSetOrder(%v) = %v; want %v", tt.in, got, tt.want)
-				break
-			}
-		}
+		assert.Equal(t, tt.want, got, "javaSetOrder(%v)", tt.in)
 	}
 }

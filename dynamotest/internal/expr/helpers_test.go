@@ -96,7 +96,7 @@ func av(t testing.TB, raw json.RawMessage) types.AttributeValue {
 			return &types.AttributeValueMemberM{Value: out}
 		}
 		require.NoErrorf(t, err, "bad %s value %s", typ, v)
-		t.Fatalf("unknown type %s", typ)
+		require.FailNow(t, "unknown type "+typ)
 	}
 	return nil
 }

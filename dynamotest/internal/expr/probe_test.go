@@ -77,7 +77,7 @@ func outcome(t *testing.T, c probeCase) string {
 		}
 		return describeKey(kc)
 	}
-	t.Fatalf("unknown kind %q", c.Kind)
+	require.FailNow(t, "unknown kind "+c.Kind)
 	return ""
 }
 

@@ -41,7 +41,7 @@ func runUpdateCases(t *testing.T, cases []updCase) {
 			want := item(t, tc.want)
 			assert.Falsef(t, !sameItem(after, want), "%s on %s\n got: %s\nwant: %s", tc.expr, tc.item, show(after), tc.want)
 		} else {
-			t.Errorf("%s on %s\n got: %s\nwant error: %s", tc.expr, tc.item, show(after), tc.want)
+			assert.Failf(t, "want an error", "%s on %s\n got: %s\nwant error: %s", tc.expr, tc.item, show(after), tc.want)
 		}
 		assert.Falsef(t, !sameItem(before, snapshot), "%s changed its input item to %s", tc.expr, show(before))
 	}

@@ -9,35 +9,28 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/examples/internal/exampleenv"
+	"github.com/tablekit/tablekit/table"
 )
 
 func TestOpenWithoutEndpointsIsInMemory(t *testing.T) {
 	t.Setenv(exampleenv.DynamoDBEndpointVar, "")
 	t.Setenv(exampleenv.S3EndpointVar, "")
 	env, err := exampleenv.Open(context.Background(), exampleenv.Config{Bucket: "b"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if env.Fake == nil || env.DB != env.Fake {
-		t.Fatalf("DB is %T, want the in-memory fake", env.DB)
-	}
-	if _, ok := env.Blobs.(*blobstore.Memory); !ok {
-		t.Fatalf("blobs are %T, want in-memory", env.Blobs)
-	}
-	if got := env.String(); got != "DynamoDB: in-memory fake; blobs: in-memory" {
-		t.Fatalf("String() = %q", got)
-	}
+	require.NoError(t, err)
+	require.NotNil(t, env.Fake, "DB is %T, want the in-memory fake", env.DB)
+	assert.Equal(t, table.API(env.Fake), env.DB, "DB is the in-memory fake")
+	assert.IsType(t, &blobstore.Memory{}, env.Blobs, "blobs are in-memory")
+	assert.Equal(t, "DynamoDB: in-memory fake; blobs: in-memory", env.String())
 	other, err := env.Bucket(context.Background(), "other")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := other.(*blobstore.Memory); !ok || other == env.Blobs {
-		t.Fatalf("Bucket gave %T, want a second in-memory store", other)
-	}
+	require.NoError(t, err)
+	assert.IsType(t, &blobstore.Memory{}, other, "Bucket gives an in-memory store")
+	assert.NotSame(t, other, env.Blobs, "Bucket gives a second store")
 }
 
 // With both endpoints set, Open talks to them: here the fake's HTTP server
@@ -58,36 +51,23 @@ func TestOpenWithEndpointsCreatesTheBucketAndUsesBoth(t *testing.T) {
 	ctx := context.Background()
 	for range 2 { // the second Open finds the bucket there
 		env, err := exampleenv.Open(ctx, exampleenv.Config{Bucket: "tablekit-examples"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if env.Fake != nil || !strings.Contains(env.String(), ddb.URL) || !strings.Contains(env.String(), s3srv.URL) {
-			t.Fatalf("env %s, want both endpoints", env)
-		}
-		if err := env.Blobs.Put(ctx, "k", strings.NewReader("v")); err != nil {
-			t.Fatalf("put through the S3 endpoint: %v", err)
-		}
-		if _, err := env.DB.ListTables(ctx, &dynamodb.ListTablesInput{}); err != nil {
-			t.Fatalf("ListTables through the DynamoDB endpoint: %v", err)
-		}
+		require.NoError(t, err)
+		assert.Nil(t, env.Fake, "no fake with endpoints set")
+		assert.Contains(t, env.String(), ddb.URL)
+		assert.Contains(t, env.String(), s3srv.URL)
+		require.NoError(t, env.Blobs.Put(ctx, "k", strings.NewReader("v")), "put through the S3 endpoint")
+		_, err = env.DB.ListTables(ctx, &dynamodb.ListTablesInput{})
+		require.NoError(t, err, "ListTables through the DynamoDB endpoint")
 	}
-	if _, err := backend.HeadObject("tablekit-examples", "k"); err != nil {
-		t.Fatalf("the object is not in the bucket on the endpoint: %v", err)
-	}
+	_, err := backend.HeadObject("tablekit-examples", "k")
+	assert.NoError(t, err, "the object is in the bucket on the endpoint")
 
 	// A second bucket on the same endpoint.
 	env, err := exampleenv.Open(ctx, exampleenv.Config{Bucket: "tablekit-examples"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	reports, err := env.Bucket(ctx, "tablekit-reports")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := reports.Put(ctx, "r", strings.NewReader("report")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := backend.HeadObject("tablekit-reports", "r"); err != nil {
-		t.Fatalf("the object is not in the second bucket: %v", err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, reports.Put(ctx, "r", strings.NewReader("report")))
+	_, err = backend.HeadObject("tablekit-reports", "r")
+	assert.NoError(t, err, "the object is in the second bucket")
 }
