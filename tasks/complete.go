@@ -74,8 +74,10 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) (err e
 	// The task is complete; its claim item goes last. Left behind, claim
 	// items would pile up under the worker (one per task it ever finished)
 	// and WorkerTasks would read them all. A Complete cut off here leaves
-	// one, which WorkerTasks skips (its META is no longer PROCESSING) and a
-	// later Complete of the same lease removes.
+	// one behind, which WorkerTasks skips (its META is no longer
+	// PROCESSING); a retried Complete stops at the META update (the lease
+	// is spent), so nothing removes it until finished tasks get a
+	// retention TTL.
 	if err := s.t.Delete(ctx, s.claimKey(lease.Worker, lease.TaskID)); err != nil {
 		return fmt.Errorf("tasks: complete %q: claim item: %w", lease.TaskID, err)
 	}
