@@ -405,13 +405,7 @@ func testJobsCommands(t *testing.T, b backend) {
 func TestJourneyShowExportAndImport(t *testing.T) {
 	srv := fakeServer(t)
 	ctx := context.Background()
-	faker := gofakes3.New(s3mem.New(), gofakes3.WithLogger(gofakes3.DiscardLog()))
-	s3srv := httptest.NewServer(faker.Server())
-	t.Cleanup(s3srv.Close)
-	client := s3.New(s3.Options{
-		Region: "us-east-1", BaseEndpoint: aws.String(s3srv.URL), UsePathStyle: true,
-		Credentials: credentials.NewStaticCredentialsProvider("k", "s", ""),
-	})
+	client, s3URL := fakeS3(t)
 	for _, b := range []string{"logs", "backups"} {
 		_, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)})
 		require.NoError(t, err)
@@ -425,7 +419,7 @@ func TestJourneyShowExportAndImport(t *testing.T) {
 	require.NoError(t, err)
 	id := c.Journey.ID
 	args := func(sub string, more ...string) []string {
-		return append([]string{"journey", sub, "-endpoint", srv.URL, "-s3-endpoint", s3srv.URL,
+		return append([]string{"journey", sub, "-endpoint", srv.URL, "-s3-endpoint", s3URL,
 			"-logs-bucket", "logs", "-backups-bucket", "backups"}, more...)
 	}
 
@@ -466,4 +460,17 @@ func TestJourneyShowExportAndImport(t *testing.T) {
 	replaced := runCLI(t, args("import", id, "-yes", "-overwrite")...)
 	require.Equal(t, exitOK, replaced.code, replaced.stderr)
 	assert.Contains(t, replaced.stdout, "imported "+id)
+}
+
+// fakeS3 is an S3 on gofakes3 (buckets by path, as s3rver serves them)
+// and a client of it, for the commands that read and write blobs.
+func fakeS3(t *testing.T) (client *s3.Client, url string) {
+	t.Helper()
+	faker := gofakes3.New(s3mem.New(), gofakes3.WithLogger(gofakes3.DiscardLog()))
+	srv := httptest.NewServer(faker.Server())
+	t.Cleanup(srv.Close)
+	return s3.New(s3.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), UsePathStyle: true,
+		Credentials: credentials.NewStaticCredentialsProvider("k", "s", ""),
+	}), srv.URL
 }

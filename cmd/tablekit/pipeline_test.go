@@ -3,15 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -38,18 +34,12 @@ func (b pipelineBackend) cli(t *testing.T, sub string, args ...string) result {
 func TestPipelineShowAndDelete(t *testing.T) {
 	srv := fakeServer(t)
 	ctx := context.Background()
-	faker := gofakes3.New(s3mem.New(), gofakes3.WithLogger(gofakes3.DiscardLog()))
-	s3srv := httptest.NewServer(faker.Server())
-	t.Cleanup(s3srv.Close)
-	client := s3.New(s3.Options{
-		Region: "us-east-1", BaseEndpoint: aws.String(s3srv.URL), UsePathStyle: true,
-		Credentials: credentials.NewStaticCredentialsProvider("k", "s", ""),
-	})
+	client, s3URL := fakeS3(t)
 	_, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("files")})
 	require.NoError(t, err)
 	files, err := blobstore.NewS3(client, "files")
 	require.NoError(t, err)
-	testPipelineCommands(t, pipelineBackend{endpoint: srv.URL, s3Endpoint: s3srv.URL, db: srv.DB, files: files,
+	testPipelineCommands(t, pipelineBackend{endpoint: srv.URL, s3Endpoint: s3URL, db: srv.DB, files: files,
 		table: pipeline.DefaultTableName, bucket: "files"})
 }
 
