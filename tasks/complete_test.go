@@ -236,3 +236,22 @@ func TestCancelBadInputSendsNothing(t *testing.T) {
 		wantInputError(t, f.store.Cancel(context.Background(), "t-1", strings.Repeat("x", 5000)), "reason")
 	})
 }
+
+// Complete removes the worker's claim item, so a worker's claims do not
+// grow with every task it finishes and WorkerTasks reads only live ones.
+func TestCompleteRemovesTheWorkersClaimItem(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	task := f.submit(t, "resize")
+	c := f.claim(t, "worker-1")
+	key := f.store.Table().Key("WORKER#worker-1", "TASK#"+task.ID)
+	var claim table.Item
+	require.NoError(t, f.store.Table().Get(ctx, key, &claim, table.Consistent()), "Claim writes the claim item")
+
+	require.NoError(t, f.store.Complete(ctx, c.Lease, nil))
+	err := f.store.Table().Get(ctx, key, &claim, table.Consistent())
+	assert.ErrorIs(t, err, table.ErrNotFound, "Complete deletes the claim item")
+	ids, err := f.store.WorkerTasks(ctx, "worker-1")
+	require.NoError(t, err)
+	assert.Empty(t, ids)
+}
