@@ -15,6 +15,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
 	"github.com/tablekit/tablekit/dynamotest/internal/wire"
@@ -56,8 +57,14 @@ type EnforceOptions struct {
 // AccessDeniedException; over HTTP (Handler) it is answered 400 with
 // __type com.amazon.coral.service#AccessDeniedException and AWS's message.
 //
-// Enforced serves what the DB serves except PartiQL (whose statements
-// would have to be parsed to find their tables): table.API, tagging,
+// PartiQL (ExecuteStatement, BatchExecuteStatement, ExecuteTransaction)
+// is authorized per statement as IAM authorizes it: dynamodb:PartiQLSelect,
+// PartiQLInsert, PartiQLUpdate or PartiQLDelete on the table or index the
+// statement names, with the condition keys dynamodb:EnclosingOperation and
+// dynamodb:FullTableScan (ConditionEnclosingOperation,
+// ConditionFullTableScan).
+//
+// Enforced serves what the DB serves: table.API, PartiQL, tagging,
 // UpdateTable, continuous backups, DescribeLimits and the Streams API.
 // The DB itself is not restricted: tests set it up, move its clock and
 // read its counters through it.
@@ -104,7 +111,7 @@ func (e *Enforced) Denied() int { return int(e.denied.Load()) }
 // let through unchecked: the DB refuses it with DynamoDB's validation
 // error, and it names no resource to authorize.
 func (e *Enforced) authorize(op string, in any) error {
-	reqs, ok := requestsFor(Env, op, in)
+	reqs, ok := requestsFor(Env, op, in, e.db.partitionKey)
 	if !ok {
 		return nil
 	}
@@ -122,8 +129,11 @@ func (e *Enforced) authorize(op string, in any) error {
 }
 
 // requestsFor lists the authorization requests of one call: op's input in
-// (an SDK input type) against env's ARNs. ok is false for a nil input.
-func requestsFor(env iam.Env, op string, in any) (reqs []iam.Request, ok bool) {
+// (an SDK input type) against env's ARNs. ok is false for a nil input and
+// for PartiQL that does not parse (the DB refuses it, reading nothing).
+// pk names a table's (or index's) partition key, for PartiQL's
+// dynamodb:FullTableScan.
+func requestsFor(env iam.Env, op string, in any, pk func(table, index string) (string, bool)) (reqs []iam.Request, ok bool) {
 	dyn := func(action, resource string) iam.Request {
 		return iam.Request{Action: "dynamodb:" + action, Resource: resource}
 	}
@@ -251,6 +261,22 @@ func requestsFor(env iam.Env, op string, in any) (reqs []iam.Request, ok bool) {
 			}
 			return reqs, true
 		}
+	case *dynamodb.ExecuteStatementInput:
+		if in != nil {
+			return partiQLRequests(env, pk, "", types.ParameterizedStatement{Statement: in.Statement, Parameters: in.Parameters})
+		}
+	case *dynamodb.BatchExecuteStatementInput:
+		if in != nil {
+			sts := make([]types.ParameterizedStatement, len(in.Statements))
+			for i, st := range in.Statements {
+				sts[i] = types.ParameterizedStatement{Statement: st.Statement, Parameters: st.Parameters}
+			}
+			return partiQLRequests(env, pk, "", sts...)
+		}
+	case *dynamodb.ExecuteTransactionInput:
+		if in != nil {
+			return partiQLRequests(env, pk, "ExecuteTransaction", in.TransactStatements...)
+		}
 	case *dynamodbstreams.ListStreamsInput:
 		if in != nil {
 			// Every stream of the table, or of every table without one.
@@ -284,6 +310,81 @@ func requestsFor(env iam.Env, op string, in any) (reqs []iam.Request, ok bool) {
 		return one(dyn(op, "*"))
 	}
 	return nil, false
+}
+
+// The condition keys DynamoDB sets on PartiQL requests.
+const (
+	// ConditionEnclosingOperation is "ExecuteTransaction" for a statement
+	// of a transaction (and absent otherwise): a policy allows PartiQL
+	// only inside transactions with StringEquals on it.
+	ConditionEnclosingOperation = "dynamodb:EnclosingOperation"
+	// ConditionFullTableScan is "true" for a SELECT that reads the whole
+	// table or index (its WHERE clause fixes no partition key with =),
+	// "false" for one that does not; a policy denies the scans with
+	// {"Bool": {"dynamodb:FullTableScan": "true"}}.
+	ConditionFullTableScan = "dynamodb:FullTableScan"
+)
+
+// partiQLRequests authorizes PartiQL statements as IAM does (the
+// developer guide's "IAM security policies with PartiQL for DynamoDB"):
+// dynamodb:PartiQLSelect, PartiQLInsert, PartiQLUpdate or PartiQLDelete,
+// by the statement's verb, on the table or on the index a SELECT names
+// ("Table"."Index"). There is no dynamodb:ExecuteStatement action to
+// grant. The reference names no action for EXISTS(SELECT ...), a
+// transaction's condition check: it reads the item, so it is authorized
+// as PartiQLSelect. Every statement of a batch or transaction must be
+// allowed; one refused refuses the whole request (a batch is never half
+// authorized here, which is never looser than DynamoDB).
+func partiQLRequests(env iam.Env, pk func(table, index string) (string, bool), enclosing string, sts ...types.ParameterizedStatement) ([]iam.Request, bool) {
+	reqs := make([]iam.Request, 0, len(sts))
+	for _, ps := range sts {
+		st, err := parseStatement(aws.ToString(ps.Statement), ps.Parameters)
+		if err != nil {
+			return nil, false
+		}
+		action := map[string]string{"SELECT": "PartiQLSelect", "EXISTS": "PartiQLSelect",
+			"INSERT": "PartiQLInsert", "UPDATE": "PartiQLUpdate", "DELETE": "PartiQLDelete"}[st.verb]
+		if action == "" {
+			return nil, false // parseStatement accepts no other verb
+		}
+		r := iam.Request{Action: "dynamodb:" + action, Resource: env.TableARN(st.table)}
+		if st.index != "" {
+			r.Resource = env.IndexARN(st.table, st.index)
+		}
+		ctx := map[string]string{}
+		if enclosing != "" {
+			ctx[ConditionEnclosingOperation] = enclosing
+		}
+		if st.verb == "SELECT" {
+			if key, ok := pk(st.table, st.index); ok {
+				_, fixed := st.p.eqs[key]
+				ctx[ConditionFullTableScan] = strconv.FormatBool(!fixed || st.p.branched)
+			}
+		}
+		if len(ctx) > 0 {
+			r.Context = ctx
+		}
+		reqs = append(reqs, r)
+	}
+	return reqs, true
+}
+
+// partitionKey names the partition key of table, or of its index, if the
+// DB has them.
+func (db *DB) partitionKey(table, index string) (string, bool) {
+	t := db.table(table)
+	if t == nil {
+		return "", false
+	}
+	if index == "" {
+		return t.pk.name, true
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if ix := t.index(index); ix != nil {
+		return ix.pk.name, true
+	}
+	return "", false
 }
 
 func mapKeys[V any](m map[string]V) []string {
@@ -353,7 +454,7 @@ func (e *Enforced) Handler(opts ...func(*HandlerOptions)) http.Handler {
 
 // wireInput returns a new input value for a request's X-Amz-Target, the
 // operation's name, and whether it is a Streams operation; in is nil for
-// an operation the fake does not serve (PartiQL included).
+// an operation the fake does not serve.
 func wireInput(target string) (in any, op string, streams bool) {
 	if name, ok := strings.CutPrefix(target, streamsTargetPrefix); ok {
 		switch name {
@@ -399,6 +500,9 @@ var wireInputs = map[string]func() any{
 	"BatchWriteItem":            func() any { return new(dynamodb.BatchWriteItemInput) },
 	"TransactGetItems":          func() any { return new(dynamodb.TransactGetItemsInput) },
 	"TransactWriteItems":        func() any { return new(dynamodb.TransactWriteItemsInput) },
+	"ExecuteStatement":          func() any { return new(dynamodb.ExecuteStatementInput) },
+	"BatchExecuteStatement":     func() any { return new(dynamodb.BatchExecuteStatementInput) },
+	"ExecuteTransaction":        func() any { return new(dynamodb.ExecuteTransactionInput) },
 }
 
 // writeDenied answers a refused request as DynamoDB does.
@@ -571,6 +675,27 @@ func (e *Enforced) TransactWriteItems(ctx context.Context, in *dynamodb.Transact
 		return nil, err
 	}
 	return e.db.TransactWriteItems(ctx, in, optFns...)
+}
+
+func (e *Enforced) ExecuteStatement(ctx context.Context, in *dynamodb.ExecuteStatementInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ExecuteStatementOutput, error) {
+	if err := e.authorize("ExecuteStatement", in); err != nil {
+		return nil, err
+	}
+	return e.db.ExecuteStatement(ctx, in, optFns...)
+}
+
+func (e *Enforced) BatchExecuteStatement(ctx context.Context, in *dynamodb.BatchExecuteStatementInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchExecuteStatementOutput, error) {
+	if err := e.authorize("BatchExecuteStatement", in); err != nil {
+		return nil, err
+	}
+	return e.db.BatchExecuteStatement(ctx, in, optFns...)
+}
+
+func (e *Enforced) ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransactionInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ExecuteTransactionOutput, error) {
+	if err := e.authorize("ExecuteTransaction", in); err != nil {
+		return nil, err
+	}
+	return e.db.ExecuteTransaction(ctx, in, optFns...)
 }
 
 func (e *Enforced) ListStreams(ctx context.Context, in *dynamodbstreams.ListStreamsInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.ListStreamsOutput, error) {

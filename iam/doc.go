@@ -32,7 +32,8 @@
 // Deny wins, then any Allow, else an implicit deny. Actions match
 // case-insensitively and resources case-sensitively, both with the * and
 // ? wildcards; conditions support StringEquals, StringNotEquals,
-// StringLike and StringNotLike (enough for ListBucket's s3:prefix). Parse
+// StringLike and StringNotLike (enough for ListBucket's s3:prefix), and
+// Bool (PartiQL's dynamodb:FullTableScan). Parse
 // refuses what it does not implement (NotAction, NotResource, Principal,
 // other operators), so a policy is never enforced more loosely than
 // written.

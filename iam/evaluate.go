@@ -1,6 +1,9 @@
 package iam
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Request is one authorization question: may the caller perform Action on
 // Resource, given the request's condition keys?
@@ -95,6 +98,8 @@ func (c Condition) holds(ctx map[string]string) bool {
 				hit = ok && contains(want, v)
 			case StringLike, StringNotLike:
 				hit = ok && anyMatch(want, v, false)
+			case Bool:
+				hit = ok && (strings.EqualFold(v, "true") || strings.EqualFold(v, "false")) && slices.ContainsFunc(want, func(w string) bool { return strings.EqualFold(w, v) })
 			default:
 				return false // Validate refuses these; never allow on one
 			}

@@ -100,3 +100,27 @@ func TestEnvRefusesWildcardsButAcceptsParameters(t *testing.T) {
 	_, err := iam.Admin(iam.Placeholders, "photoeditor-*-jobs")
 	assert.ErrorIs(t, err, iam.ErrInvalidService, "an admin policy over every environment")
 }
+
+func TestBoolConditionMatchesTrueOrFalseOnly(t *testing.T) {
+	p := iam.Policy{Version: iam.Version, Statement: []iam.Statement{
+		{Effect: iam.Allow, Action: iam.Strings{"dynamodb:PartiQLSelect"}, Resource: iam.Strings{"*"}},
+		{Effect: iam.Deny, Action: iam.Strings{"dynamodb:PartiQLSelect"}, Resource: iam.Strings{"*"},
+			Condition: iam.Condition{iam.Bool: {"dynamodb:FullTableScan": {"true"}}}},
+	}}
+	req := func(v *string) iam.Request {
+		r := iam.Request{Action: "dynamodb:PartiQLSelect", Resource: "arn:aws:dynamodb:eu-west-1:1:table/t"}
+		if v != nil {
+			r.Context = map[string]string{"dynamodb:FullTableScan": *v}
+		}
+		return r
+	}
+	s := func(v string) *string { return &v }
+	assert.Equal(t, iam.ExplicitDeny, p.Evaluate(req(s("true"))))
+	assert.Equal(t, iam.ExplicitDeny, p.Evaluate(req(s("TRUE"))), "Bool folds case")
+	assert.Equal(t, iam.Allowed, p.Evaluate(req(s("false"))))
+	assert.Equal(t, iam.Allowed, p.Evaluate(req(nil)), "a request without the key does not match")
+	assert.Equal(t, iam.Allowed, p.Evaluate(req(s("yes"))), "only true and false are booleans")
+	q, err := iam.Parse(p.JSON())
+	require.NoError(t, err)
+	assert.Equal(t, p, q)
+}

@@ -68,6 +68,9 @@ const (
 	StringNotEquals = "StringNotEquals"
 	StringLike      = "StringLike"
 	StringNotLike   = "StringNotLike"
+	// Bool matches "true" or "false", case-insensitively (DynamoDB's
+	// dynamodb:FullTableScan on PartiQL SELECTs).
+	Bool = "Bool"
 )
 
 // ErrInvalidPolicy is what Parse and Validate wrap for a document they
@@ -133,7 +136,7 @@ func (p Policy) Validate() error {
 		}
 		for op, keys := range s.Condition {
 			switch op {
-			case StringEquals, StringNotEquals, StringLike, StringNotLike:
+			case StringEquals, StringNotEquals, StringLike, StringNotLike, Bool:
 			default:
 				return fmt.Errorf("%w: Statement[%d]: condition operator %s is not supported", ErrInvalidPolicy, i, op)
 			}
