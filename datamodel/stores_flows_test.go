@@ -119,6 +119,10 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 			_, err := store.Rules().SetStatus(ctx, rule.Ref(), journey.RuleInactive)
 			return err
 		}))
+		rows = append(rows, checkWrite(t, fake, s, journey.PatternRetireRule, func() error {
+			_, err := store.Rules().SetStatus(ctx, rule.Ref(), journey.RuleDeprecated)
+			return err
+		}))
 		var job *journey.Job
 		rows = append(rows, checkWrite(t, fake, s, journey.PatternStartJob, func() (err error) {
 			job, err = store.Jobs().Start(ctx, journey.NewJob{JourneyID: "JRN-1", StageID: "raw_analysis"})

@@ -37,12 +37,17 @@ var defaultAverages = map[string]float64{
 	PatternCreateJourney:     0.01 * adminFraction,
 	PatternAddRule:           0.01 * adminFraction,
 	PatternSetRuleStatus:     0.01 * adminFraction,
+	PatternRetireRule:        0.01 * adminFraction,
 	PatternStartJob:          perJob,
 	PatternUpdateJobProgress: 0.5 * runningFraction,
 	PatternFinishJob:         perJob,
 	PatternJourneyStatus:     0.001 * adminFraction,
 	PatternWriteLogSummaries: 80.0 / 25 * runningFraction,
 	PatternWriteReport:       defaultAvgReport,
+	PatternImportClaim:       0.001 * adminFraction,
+	PatternImportKeys:        0.001 * adminFraction,
+	PatternImportItems:       0.001 * adminFraction,
+	PatternImportPublish:     0.001 * adminFraction,
 }
 
 // Entities are the items the table keeps, for datamodel's storage
@@ -76,12 +81,19 @@ const (
 	PatternCreateJourney     = "Create journey"
 	PatternAddRule           = "Add rule"
 	PatternSetRuleStatus     = "Set rule status"
+	PatternRetireRule        = "Set rule status, count unchanged"
 	PatternStartJob          = "Start job"
 	PatternUpdateJobProgress = "Update job progress"
 	PatternFinishJob         = "Finish job"
 	PatternJourneyStatus     = "Pause, resume or cancel journey"
 	PatternWriteLogSummaries = "Write log summaries"
 	PatternWriteReport       = "Write report catalog entry"
+
+	// Backups.Import, an operator's call: four requests.
+	PatternImportClaim   = "Import: claim journey"
+	PatternImportKeys    = "Import: keys of the partition"
+	PatternImportItems   = "Import: replace items"
+	PatternImportPublish = "Import: publish journey"
 )
 
 // Item sizes from the seed's "Data Size Limits" (the middle of each range:
@@ -114,12 +126,17 @@ var defaultRates = map[string]float64{
 	PatternCreateJourney:     0.01,
 	PatternAddRule:           0.01,
 	PatternSetRuleStatus:     0.01,
+	PatternRetireRule:        0.01,
 	PatternStartJob:          0.01,
 	PatternUpdateJobProgress: 0.5,
 	PatternFinishJob:         0.01,
 	PatternJourneyStatus:     0.001,
 	PatternWriteLogSummaries: 80.0 / 25, // requests: 80 entries a second, 25 per BatchWriteItem
 	PatternWriteReport:       0.03,
+	PatternImportClaim:       0.001,
+	PatternImportKeys:        0.001,
+	PatternImportItems:       0.001,
+	PatternImportPublish:     0.001,
 }
 
 // Patterns are the ways the store reads and writes its table: every access
@@ -181,6 +198,8 @@ func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 			"PK = JOURNEY#{journeyId}", (sizeRule+sizeStage+sizeJourney)/3, 3),
 		p(PatternSetRuleStatus, "Rule status and activeRules, conditional on the old status.", access.TransactWriteItems, "",
 			"PK = JOURNEY#{journeyId}", (sizeRule+sizeJourney)/2, 2),
+		p(PatternRetireRule, "Rule status between inactive and deprecated: activeRules does not move, so a ConditionCheck on the journey's metadata fences the rule against an import instead.",
+			access.TransactWriteItems, "", "PK = JOURNEY#{journeyId}", (sizeRule+sizeJourney)/2, 2),
 		p(PatternStartJob, "Job created with the stage's next execution number; journey aggregates.",
 			access.TransactWriteItems, "", "PK = JOURNEY#{journeyId}", (sizeJob+sizeStage+sizeJourney)/3, 3),
 		p(PatternUpdateJobProgress, "Progress, current step and step status of a running job.", access.UpdateItem, "",
@@ -193,6 +212,14 @@ func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 			"PK = JOURNEY#{journeyId}", sizeLog, 25),
 		p(PatternWriteReport, "Report catalog entry after the report file is in S3.", access.PutItem, "",
 			"PK = JOURNEY#{journeyId}", sizeReport, 1),
+		p(PatternImportClaim, "Backups.Import claims the journey: its metadata put with an import id and out of GSI1, so no write lands while its items are replaced.",
+			access.PutItem, "", "PK = JOURNEY#{journeyId} AND SK = METADATA", sizeJourney, 1),
+		p(PatternImportKeys, "Backups.Import reads the keys of the journey's partition, strongly consistent, to find the items the backup does not have.",
+			access.Query, "", "PK = JOURNEY#{journeyId}", (sizeJourney+6*sizeStage+15*sizeRule+20*sizeJob)/42, 42),
+		p(PatternImportItems, "Backups.Import puts the backup's items and deletes stale ones, up to 99 a transaction, each transaction fenced by a ConditionCheck on the claim.",
+			access.TransactWriteItems, "", "PK = JOURNEY#{journeyId}", (sizeJourney+6*sizeStage+16*sizeRule+20*sizeJob)/43, 43),
+		p(PatternImportPublish, "Backups.Import publishes the journey: the backup's metadata, conditional on the claim, back in GSI1.",
+			access.PutItem, "", "PK = JOURNEY#{journeyId} AND SK = METADATA", sizeJourney, 1),
 	}
 	// Partitions, GSI1 writes and transaction contents, for package
 	// datamodel. Every journey item carries GSI1 keys and GSI1 projects ALL,
@@ -234,6 +261,10 @@ func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 			item(access.UpdateItem, sizeRule, gRules),
 			item(access.UpdateItem, sizeJourney, gJourneys),
 		}},
+		PatternRetireRule: {Partition: jp, Items: []access.Item{
+			item(access.UpdateItem, sizeRule, gRules),
+			{Operation: access.ConditionCheck, Size: sizeJourney, Partition: jp},
+		}},
 		PatternStartJob: {Partition: jp, Items: []access.Item{
 			item(access.UpdateItem, sizeStage, gStages),
 			item(access.PutItem, sizeJob, gJob),
@@ -248,10 +279,23 @@ func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 		PatternJourneyStatus:     {Partition: jp, IndexWrites: gsi(gJourneys)},
 		PatternWriteLogSummaries: {Partition: jp, IndexWrites: gsi(gJob)},
 		PatternWriteReport:       {Partition: jp, IndexWrites: gsi(gReports)},
+		// The claim takes the metadata out of GSI1 (one index write), the
+		// publish puts it back (one).
+		PatternImportClaim: {Partition: jp, IndexWrites: gsi(gJourneys)},
+		PatternImportKeys:  {Partition: jp, Consistent: true},
+		PatternImportItems: {Partition: jp, Items: []access.Item{
+			{Operation: access.ConditionCheck, Size: sizeJourney, Partition: jp},
+			{Operation: access.PutItem, Size: sizeStage, Count: 6, Partition: jp, IndexWrites: gsi(gStages)},
+			{Operation: access.PutItem, Size: sizeRule, Count: 15, Partition: jp, IndexWrites: gsi(gRules)},
+			{Operation: access.PutItem, Size: sizeJob, Count: 20, Partition: jp, IndexWrites: gsi(gJob)},
+			{Operation: access.DeleteItem, Size: sizeRule, Partition: jp, IndexWrites: gsi(gRules)},
+		}},
+		PatternImportPublish: {Partition: jp, IndexWrites: gsi(gJourneys)},
 	}
 	for i := range patterns {
 		d := details[patterns[i].Name]
 		patterns[i].Partition, patterns[i].IndexWrites, patterns[i].Items = d.Partition, d.IndexWrites, d.Items
+		patterns[i].Consistent = patterns[i].Consistent || d.Consistent
 	}
 	return patterns, nil
 }

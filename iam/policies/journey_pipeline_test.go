@@ -43,6 +43,10 @@ func TestJourneyFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
 	require.NoError(t, err)
 	_, err = store.Rules().SetStatus(ctx, rule.Ref(), journey.RuleInactive)
 	require.NoError(t, err)
+	// Inactive to deprecated moves no count: the transaction fences the
+	// rule with a ConditionCheck on the journey instead.
+	_, err = store.Rules().SetStatus(ctx, rule.Ref(), journey.RuleDeprecated)
+	require.NoError(t, err)
 	_, err = store.Rules().ForStage(ctx, "JRN-1", "tmf_mapping")
 	require.NoError(t, err)
 	_, err = store.Stages().List(ctx, "JRN-1", "")

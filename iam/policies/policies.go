@@ -20,7 +20,6 @@
 package policies
 
 import (
-	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/iam"
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/journey"
@@ -57,30 +56,13 @@ func Tasks(tableName string) iam.Service {
 func Journey(tableName, logsBucket, reportsBucket, backupsBucket string) iam.Service {
 	rw := []string{iam.S3GetObject, iam.S3PutObject, iam.S3ListBucket}
 	return iam.Service{
-		Tables: []iam.Table{{Schema: journey.Schema(tableName), Patterns: append(journey.Patterns(), journeyImport)}},
+		Tables: []iam.Table{{Schema: journey.Schema(tableName), Patterns: journey.Patterns()}},
 		Objects: []iam.Objects{
 			{Bucket: logsBucket, Prefix: "journeys/", Actions: rw},
 			{Bucket: reportsBucket, Prefix: "journeys/", Actions: rw},
 			{Bucket: backupsBucket, Prefix: "journeys/", Actions: []string{iam.S3GetObject, iam.S3PutObject}},
 		},
 	}
-}
-
-// journeyImport declares what journey.Patterns leaves out because it is
-// not traffic to plan capacity for: Backups.Import replaces a journey's
-// items in transactions fenced by a ConditionCheck on its metadata (which
-// Rules.SetStatus also uses when no count moves), putting the imported
-// items and deleting stale ones. Found by the flows test: without it the
-// import is denied dynamodb:ConditionCheckItem.
-var journeyImport = access.Pattern{
-	Name:        "Import journey (operator)",
-	Description: "Backups.Import: the journey's items replaced under a ConditionCheck on its metadata.",
-	Operation:   access.TransactWriteItems,
-	Items: []access.Item{
-		{Operation: access.ConditionCheck},
-		{Operation: access.PutItem},
-		{Operation: access.DeleteItem},
-	},
 }
 
 // Pipeline is the pipeline store on tableName with its files in bucket
