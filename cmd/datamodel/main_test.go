@@ -110,7 +110,9 @@ func TestExamplesRunUnderTheirPolicies(t *testing.T) {
 			policy.Statement[i].Action = keep
 		}
 		out, err := run(m, policy)
-		assert.False(t, err == nil || !strings.Contains(out, "AccessDeniedException") || !strings.Contains(out, "dynamodb:UpdateItem"), "tasks example without UpdateItem: err %v, want AccessDeniedException for dynamodb:UpdateItem\n%s", err, tail(out))
+		assert.Error(t, err, "tasks example without UpdateItem must fail\n%s", tail(out))
+		assert.Contains(t, out, "AccessDeniedException", "tasks example without UpdateItem\n%s", tail(out))
+		assert.Contains(t, out, "dynamodb:UpdateItem", "the denial names the missing action\n%s", tail(out))
 	}
 }
 
@@ -139,15 +141,20 @@ func tail(s string) string {
 func TestCommittedDocsAreCurrent(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, write(context.Background(), io.Discard, dir, models()))
-	if want, _ := os.ReadFile(filepath.Join(dir, "README.md")); true {
-		got, err := os.ReadFile(filepath.Join("..", "..", "docs", "README.md"))
-		assert.False(t, err != nil || !bytes.Equal(got, want), "docs/README.md is not what the schemas generate (%v): run go run ./cmd/datamodel and commit docs/", err)
+	want, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join("..", "..", "docs", "README.md"))
+	if assert.NoError(t, err, "docs/README.md") {
+		assert.True(t, bytes.Equal(got, want), "docs/README.md is not what the schemas generate: run go run ./cmd/datamodel and commit docs/")
 	}
 	for _, m := range models() {
 		for _, f := range append([]string{"dynamodb_data_model.md"}, policyFiles...) {
-			want, _ := os.ReadFile(filepath.Join(dir, m.Store, f))
+			want, err := os.ReadFile(filepath.Join(dir, m.Store, f))
+			require.NoError(t, err, "generated %s/%s", m.Store, f)
 			got, err := os.ReadFile(filepath.Join("..", "..", "docs", m.Store, f))
-			assert.False(t, err != nil || !bytes.Equal(got, want), "docs/%s/%s is not what the schema generates (%v): run go run ./cmd/datamodel and commit docs/", m.Store, f, err)
+			if assert.NoError(t, err, "docs/%s/%s", m.Store, f) {
+				assert.True(t, bytes.Equal(got, want), "docs/%s/%s is not what the schema generates: run go run ./cmd/datamodel and commit docs/", m.Store, f)
+			}
 		}
 	}
 }
@@ -173,7 +180,8 @@ func TestCommittedPoliciesNameNoWildcardRegionOrAccount(t *testing.T) {
 					assert.Equal(t, m.Schema.Name == table || table == changes.DefaultLeaseTable, true, "docs/%s/%s: table %q in %s", m.Store, f, table, res)
 				case strings.HasPrefix(res, "arn:aws:s3:::"):
 					bucket, _, _ := strings.Cut(strings.TrimPrefix(res, "arn:aws:s3:::"), "/")
-					assert.False(t, bucket == "" || strings.ContainsAny(bucket, "*?:"), "docs/%s/%s: bucket %q in %s", m.Store, f, bucket, res)
+					assert.NotEmpty(t, bucket, "docs/%s/%s: no bucket in %s", m.Store, f, res)
+					assert.False(t, strings.ContainsAny(bucket, "*?:"), "docs/%s/%s: wildcard or separator in bucket %q in %s", m.Store, f, bucket, res)
 				default:
 					assert.Failf(t, "resource is neither a DynamoDB ARN nor an S3 ARN", "docs/%s/%s: resource %s is neither a DynamoDB ARN in region %s, account %s, nor an S3 ARN", m.Store, f, res, iam.RegionPlaceholder, iam.AccountPlaceholder)
 				}
