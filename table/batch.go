@@ -29,6 +29,9 @@ const (
 // across requests the order of retried writes is not defined.
 // BatchWrite is not atomic; use WriteTx for all-or-nothing writes.
 func (t *Table) BatchWrite(ctx context.Context, puts []any, deletes []Key) error {
+	if err := t.ready(ctx); err != nil {
+		return err
+	}
 	reqs := make([]types.WriteRequest, 0, len(puts)+len(deletes))
 	seen := make(map[string]string, len(puts)+len(deletes))
 	dup := func(field string, k Key) error {
@@ -162,6 +165,9 @@ func refield(err error, field string) error {
 // ends. Results are in the order of keys; keys with no item are skipped.
 // A key given twice is an *InputError (DynamoDB rejects duplicates).
 func BatchGet[T any](ctx context.Context, t *Table, keys []Key, opts ...func(*GetOptions)) ([]T, error) {
+	if err := t.ready(ctx); err != nil {
+		return nil, err
+	}
 	ids := make([]string, len(keys))
 	seen := make(map[string]int, len(keys))
 	for i, k := range keys {

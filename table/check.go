@@ -21,11 +21,8 @@ func (s Schema) Check(ctx context.Context, db API) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	if db == nil {
-		return inputErr("db", "nil", "Check needs a DynamoDB client")
-	}
-	if ctx == nil {
-		return inputErr("ctx", "nil", "pass context.Background() or a request's context")
+	if err := checkClient(ctx, db); err != nil {
+		return err
 	}
 	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.Name)})
 	if err != nil {
@@ -53,6 +50,18 @@ func (s Schema) Check(ctx context.Context, db API) error {
 	}
 	if drifts = append(drifts, more...); len(drifts) > 0 {
 		return &DriftError{Table: s.Name, Drifts: drifts}
+	}
+	return nil
+}
+
+// checkClient refuses a nil client or context before a Schema call sends
+// anything.
+func checkClient(ctx context.Context, db API) error {
+	if db == nil {
+		return &InputError{Field: "db", Value: "nil", Reason: "a schema call needs a DynamoDB client", Err: ErrNoTable}
+	}
+	if ctx == nil {
+		return inputErr("ctx", "nil", "pass context.Background() or a request's context")
 	}
 	return nil
 }

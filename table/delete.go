@@ -12,6 +12,9 @@ import (
 // Delete removes the item with key. Deleting a missing item succeeds, as in
 // DynamoDB, unless IfExists asks for ErrNotFound.
 func (t *Table) Delete(ctx context.Context, key Key, opts ...func(*WriteOptions)) error {
+	if err := t.ready(ctx); err != nil {
+		return err
+	}
 	if err := t.checkKey("key", key); err != nil {
 		return err
 	}

@@ -44,6 +44,8 @@ var (
 	// ErrCollectionTooLarge: an item collection of a table with a local
 	// secondary index reached DynamoDB's 10 GB limit.
 	ErrCollectionTooLarge = errors.New("table: item collection too large")
+	// ErrNoTable: the *Table is nil, or was not made by New with an API.
+	ErrNoTable = errors.New("table: Table not made by New")
 	// ErrSchemaMismatch: EnsureTable found a table whose keys or indexes
 	// differ from the Schema.
 	ErrSchemaMismatch = errors.New("table: existing table does not match schema")

@@ -11,6 +11,9 @@ import (
 // Get reads the item with key into out (a non-nil pointer to a struct or an
 // Item). A missing item is ErrNotFound.
 func (t *Table) Get(ctx context.Context, key Key, out any, opts ...func(*GetOptions)) error {
+	if err := t.ready(ctx); err != nil {
+		return err
+	}
 	if err := t.checkKey("key", key); err != nil {
 		return err
 	}

@@ -14,6 +14,9 @@ import (
 // of the schema's types and non-empty, and the item must fit the size limit
 // (ErrItemTooLarge); both are checked before anything is sent.
 func (t *Table) Put(ctx context.Context, item any, opts ...func(*WriteOptions)) error {
+	if err := t.ready(ctx); err != nil {
+		return err
+	}
 	av, err := Marshal(item)
 	if err != nil {
 		return err

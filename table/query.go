@@ -389,6 +389,9 @@ func (t *Table) planQuery(q Query) (*readPlan, error) {
 // another query, or an altered one, fails with ErrInvalidCursor before
 // anything is read.
 func QueryPage[T any](ctx context.Context, t *Table, q Query, cursor string) (Page[T], error) {
+	if err := t.ready(ctx); err != nil {
+		return Page[T]{}, err
+	}
 	p, err := t.planQuery(q)
 	if err != nil {
 		return Page[T]{}, err
@@ -403,6 +406,9 @@ func QueryPage[T any](ctx context.Context, t *Table, q Query, cursor string) (Pa
 // page (q.Limit items per request when set). It stops at the first error,
 // which it yields with the zero T.
 func QueryAll[T any](ctx context.Context, t *Table, q Query) iter.Seq2[T, error] {
+	if err := t.ready(ctx); err != nil {
+		return readAll[T](ctx, nil, err)
+	}
 	p, err := t.planQuery(q)
 	if err == nil && p.tie != nil {
 		return readTiedAll[T](ctx, p)

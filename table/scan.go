@@ -97,6 +97,9 @@ func (t *Table) planScan(s Scan) (*readPlan, error) {
 
 // ScanPage reads one page of s after cursor, like QueryPage.
 func ScanPage[T any](ctx context.Context, t *Table, s Scan, cursor string) (Page[T], error) {
+	if err := t.ready(ctx); err != nil {
+		return Page[T]{}, err
+	}
 	p, err := t.planScan(s)
 	if err != nil {
 		return Page[T]{}, err
@@ -106,6 +109,9 @@ func ScanPage[T any](ctx context.Context, t *Table, s Scan, cursor string) (Page
 
 // ScanAll returns an iterator over every item s reads.
 func ScanAll[T any](ctx context.Context, t *Table, s Scan) iter.Seq2[T, error] {
+	if err := t.ready(ctx); err != nil {
+		return readAll[T](ctx, nil, err)
+	}
 	p, err := t.planScan(s)
 	return readAll[T](ctx, p, err)
 }
@@ -115,6 +121,9 @@ func ScanAll[T any](ctx context.Context, t *Table, s Scan) iter.Seq2[T, error] {
 // first error (from DynamoDB or fn) cancels the other segments and is
 // returned; ParallelScan returns only after every goroutine has stopped.
 func ParallelScan(ctx context.Context, t *Table, segments int, fn func(ctx context.Context, segment int, item Item) error) error {
+	if err := t.ready(ctx); err != nil {
+		return err
+	}
 	if segments < 1 || segments > 1000000 {
 		return inputErr("segments", fmt.Sprint(segments), "must be between 1 and 1000000")
 	}

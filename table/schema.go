@@ -202,6 +202,9 @@ func (s Schema) Create(ctx context.Context, db API) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
+	if err := checkClient(ctx, db); err != nil {
+		return err
+	}
 	if _, err := s.backups(db); err != nil {
 		return err
 	}
@@ -248,6 +251,9 @@ func (s Schema) finish(ctx context.Context, db API) error {
 // start-up.
 func (s Schema) EnsureTable(ctx context.Context, db API) error {
 	if err := s.Validate(); err != nil {
+		return err
+	}
+	if err := checkClient(ctx, db); err != nil {
 		return err
 	}
 	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.Name)})

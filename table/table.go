@@ -1,6 +1,7 @@
 package table
 
 import (
+	"context"
 	"bytes"
 	"crypto/sha256"
 	"fmt"
@@ -107,14 +108,51 @@ func New(db API, s Schema, opts ...func(*Options)) *Table {
 	return t
 }
 
-// Name is the table's name.
-func (t *Table) Name() string { return t.schema.Name }
+// Name is the table's name ("" for a nil Table).
+func (t *Table) Name() string {
+	if t == nil {
+		return ""
+	}
+	return t.schema.Name
+}
 
-// Schema is the table's schema.
-func (t *Table) Schema() Schema { return t.schema.WithName(t.schema.Name) }
+// Schema is the table's schema (the zero Schema for a nil Table).
+func (t *Table) Schema() Schema {
+	if t == nil {
+		return Schema{}
+	}
+	return t.schema.WithName(t.schema.Name)
+}
 
-// DB is the API the table calls.
-func (t *Table) DB() API { return t.db }
+// DB is the API the table calls (nil for a nil Table).
+func (t *Table) DB() API {
+	if t == nil {
+		return nil
+	}
+	return t.db
+}
+
+// usable refuses a nil Table and one not made by New with an API.
+func (t *Table) usable() error {
+	if t == nil || t.db == nil {
+		return &InputError{Field: "table", Value: "nil", Reason: "Table not made by New with a DynamoDB API", Err: ErrNoTable}
+	}
+	return nil
+}
+
+// ready refuses, before any request, a Table that cannot send one (nil, or
+// not made by New with an API) and a nil context, which the SDK would
+// dereference: every call that sends a request starts with it, so a
+// miswired caller gets an error, never a panic.
+func (t *Table) ready(ctx context.Context) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
+	if ctx == nil {
+		return inputErr("ctx", "nil", "a request needs a context")
+	}
+	return nil
+}
 
 // Key builds the key of one item from the partition key value and, for a
 // table with a sort key, the sort key value, under the schema's attribute
@@ -122,6 +160,9 @@ func (t *Table) DB() API { return t.db }
 // int N, a []byte B). A value that does not fit the schema is reported by
 // the call the key is passed to, as an *InputError.
 func (t *Table) Key(values ...any) Key {
+	if t == nil {
+		return nil
+	}
 	k := Key{}
 	attrs := []Attribute{t.schema.PartitionKey}
 	if t.schema.SortKey.Name != "" {

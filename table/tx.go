@@ -54,7 +54,7 @@ type txAction struct {
 
 // WriteTx starts a write transaction on the table.
 func (t *Table) WriteTx() *WriteTx {
-	return &WriteTx{t: t, txState: &txState{home: t, keys: map[string]int{}}}
+	return &WriteTx{t: t, txState: &txState{home: t, keys: map[string]int{}, err: t.usable()}}
 }
 
 // On returns a handle on the same transaction whose actions write other:
@@ -71,8 +71,11 @@ func (t *Table) WriteTx() *WriteTx {
 //	tx.On(tasksTable).Create(task)
 //	err := tx.Run(ctx)
 func (tx *WriteTx) On(other *Table) *WriteTx {
-	if other == nil {
-		tx.fail(inputErr("tx.On", "nil", "table is nil"))
+	if tx.skip() {
+		return tx
+	}
+	if err := other.usable(); err != nil {
+		tx.fail(refield(err, "tx.On"))
 		return tx
 	}
 	if !sameAPI(tx.home.db, other.db) {
@@ -98,6 +101,10 @@ func sameAPI(a, b API) bool {
 	}
 	return va.Equal(vb)
 }
+
+// skip reports a transaction that takes no more actions: a nil or zero
+// WriteTx (Run reports it), or one that has failed already.
+func (tx *WriteTx) skip() bool { return tx == nil || tx.txState == nil || tx.err != nil }
 
 func (tx *WriteTx) fail(err error) *WriteTx {
 	if tx.err == nil {
@@ -180,7 +187,7 @@ func (tx *WriteTx) Create(item any) *WriteTx {
 }
 
 func (tx *WriteTx) put(kind string, item any, opts []func(*WriteOptions)) *WriteTx {
-	if tx.err != nil {
+	if tx.skip() {
 		return tx
 	}
 	av, err := Marshal(item)
@@ -210,7 +217,7 @@ func (tx *WriteTx) put(kind string, item any, opts []func(*WriteOptions)) *Write
 
 // Update adds an update of the item with key.
 func (tx *WriteTx) Update(key Key, u expression.UpdateBuilder, opts ...func(*WriteOptions)) *WriteTx {
-	if tx.err != nil {
+	if tx.skip() {
 		return tx
 	}
 	if err := tx.t.checkKey(tx.field()+" key", key); err != nil {
@@ -240,7 +247,7 @@ func (tx *WriteTx) Update(key Key, u expression.UpdateBuilder, opts ...func(*Wri
 
 // Delete adds a delete of the item with key.
 func (tx *WriteTx) Delete(key Key, opts ...func(*WriteOptions)) *WriteTx {
-	if tx.err != nil {
+	if tx.skip() {
 		return tx
 	}
 	if err := tx.t.checkKey(tx.field()+" key", key); err != nil {
@@ -267,7 +274,7 @@ func (tx *WriteTx) Delete(key Key, opts ...func(*WriteOptions)) *WriteTx {
 // Check adds a condition on the item with key that must hold for the
 // transaction to apply, without writing that item.
 func (tx *WriteTx) Check(key Key, c expression.ConditionBuilder) *WriteTx {
-	if tx.err != nil {
+	if tx.skip() {
 		return tx
 	}
 	if err := tx.t.checkKey(tx.field()+" key", key); err != nil {
@@ -294,6 +301,9 @@ func (tx *WriteTx) Check(key Key, c expression.ConditionBuilder) *WriteTx {
 // derives the token from its own request id gets exactly-once writes across
 // its own retries too. Without Token, Run generates one.
 func (tx *WriteTx) Token(token string) *WriteTx {
+	if tx.skip() {
+		return tx
+	}
 	if len(token) < 1 || len(token) > 36 {
 		return tx.fail(inputErr("tx token", fmt.Sprintf("%q", token), "ClientRequestToken must be 1 to 36 characters"))
 	}
@@ -307,8 +317,14 @@ func (tx *WriteTx) Token(token string) *WriteTx {
 // retry of a transaction that did apply cannot apply it twice. Any other
 // cancellation is a *TxError naming each failed action and why.
 func (tx *WriteTx) Run(ctx context.Context) error {
+	if tx == nil || tx.txState == nil {
+		return (*Table)(nil).usable()
+	}
 	if tx.err != nil {
 		return tx.err
+	}
+	if err := tx.home.ready(ctx); err != nil {
+		return err
 	}
 	if len(tx.actions) == 0 {
 		return inputErr("tx", "", "transaction has no actions")
@@ -387,11 +403,11 @@ type txGet struct {
 }
 
 // GetTx starts a read transaction on the table.
-func (t *Table) GetTx() *GetTx { return &GetTx{t: t, keys: map[string]int{}} }
+func (t *Table) GetTx() *GetTx { return &GetTx{t: t, keys: map[string]int{}, err: t.usable()} }
 
 // Get adds a read of the item with key into out.
 func (g *GetTx) Get(key Key, out any) *GetTx {
-	if g.err != nil {
+	if g == nil || g.keys == nil || g.err != nil {
 		return g
 	}
 	field := fmt.Sprintf("tx get %d", len(g.gets))
@@ -421,8 +437,14 @@ func (g *GetTx) Get(key Key, out any) *GetTx {
 // is missing, Run still fills the others and returns ErrNotFound naming the
 // first missing key.
 func (g *GetTx) Run(ctx context.Context) error {
+	if g == nil || g.keys == nil {
+		return (*Table)(nil).usable()
+	}
 	if g.err != nil {
 		return g.err
+	}
+	if err := g.t.ready(ctx); err != nil {
+		return err
 	}
 	if len(g.gets) == 0 {
 		return inputErr("tx", "", "transaction has no actions")

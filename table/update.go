@@ -15,6 +15,9 @@ import (
 // UpdateItem does. ReturnOld and ReturnNew are mutually exclusive: DynamoDB
 // returns one image per call.
 func (t *Table) Update(ctx context.Context, key Key, update expression.UpdateBuilder, opts ...func(*WriteOptions)) error {
+	if err := t.ready(ctx); err != nil {
+		return err
+	}
 	if err := t.checkKey("key", key); err != nil {
 		return err
 	}
