@@ -57,8 +57,11 @@ const maxDeleteMarkAttempts = 5
 // made without one fails with blobstore.ErrUnsupported and changes
 // nothing.
 func (s *Store) Delete(ctx context.Context, id string, opts ...func(*DeleteOptions)) (err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.Delete")
+	ctx, span := s.start(ctx, "pipeline.Delete")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
 	if err := validateID("id", id); err != nil {
 		return err
 	}

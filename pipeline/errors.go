@@ -11,6 +11,9 @@ var (
 	// ErrNotFound: no pipeline, version or execution has that id. Errors
 	// carrying it also match table.ErrNotFound.
 	ErrNotFound = errors.New("pipeline: not found")
+	// ErrNoStore: the *Store is nil or was not made by NewStore. Errors
+	// carrying it also match table.ErrInvalidInput.
+	ErrNoStore = errors.New("pipeline: Store not made by NewStore")
 
 	// ErrConflict: an update was based on a version that is no longer the
 	// current one. Returned as a *ConflictError; nothing was written.

@@ -141,8 +141,11 @@ func parseOptionalTime(s string) (time.Time, error) {
 // pipeline version exists: a missing one is ErrNotFound and writes nothing
 // to DynamoDB.
 func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (_ *Execution, err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.CreateExecution")
+	ctx, span := s.start(ctx, "pipeline.CreateExecution")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	if err := validateID("in.PipelineID", in.PipelineID); err != nil {
 		return nil, err
 	}
@@ -239,8 +242,11 @@ func (s *Store) removeInputCopy(ctx context.Context, e *Execution) {
 
 // GetExecution returns execution id.
 func (s *Store) GetExecution(ctx context.Context, id string) (_ *Execution, err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.GetExecution")
+	ctx, span := s.start(ctx, "pipeline.GetExecution")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	if err := validateID("id", id); err != nil {
 		return nil, err
 	}
@@ -269,8 +275,11 @@ func executionsQuery(pipelineID string) (table.Query, error) {
 // cursor, in execution id order (GSI-1 sorts them by pk PE:<executionId>,
 // unique, so there are no ties; oldest first with the default ULIDs).
 func (s *Store) ListExecutions(ctx context.Context, pipelineID, cursor string, opts ...func(*ListOptions)) (_ table.Page[*Execution], err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.ListExecutions")
+	ctx, span := s.start(ctx, "pipeline.ListExecutions")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return table.Page[*Execution]{}, err
+	}
 	q, err := executionsQuery(pipelineID)
 	if err != nil {
 		return table.Page[*Execution]{}, err

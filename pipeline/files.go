@@ -86,8 +86,11 @@ func (s *Store) filesStore() (blobstore.Store, error) {
 // pipeline version (0: the current one), at the seed's ingest key with the
 // current time in its name. The version must exist (ErrNotFound otherwise).
 func (s *Store) PresignInputUpload(ctx context.Context, pipelineID string, version int) (_ *Upload, err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.PresignInputUpload")
+	ctx, span := s.start(ctx, "pipeline.PresignInputUpload")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	files, err := s.filesStore()
 	if err != nil {
 		return nil, err
@@ -174,8 +177,11 @@ func (s *Store) copyInput(ctx context.Context, e *Execution, from string) (strin
 // PutOutput stores an execution's output file, as the executor does when
 // the run is over.
 func (s *Store) PutOutput(ctx context.Context, executionID string, body io.Reader, size int64) (err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.PutOutput")
+	ctx, span := s.start(ctx, "pipeline.PutOutput")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
 	files, err := s.filesStore()
 	if err != nil {
 		return err
@@ -203,8 +209,11 @@ func (s *Store) PutOutput(ctx context.Context, executionID string, body io.Reade
 // PresignOutputDownload returns a presigned GET of an execution's output.
 // An execution without an output yet is ErrNotFound.
 func (s *Store) PresignOutputDownload(ctx context.Context, executionID string) (_ string, err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.PresignOutputDownload")
+	ctx, span := s.start(ctx, "pipeline.PresignOutputDownload")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return "", err
+	}
 	files, err := s.filesStore()
 	if err != nil {
 		return "", err

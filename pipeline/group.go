@@ -59,8 +59,11 @@ func diffStrings(cur, next []string) (added, removed []string) {
 // pipelines' current items with one BatchGet. A pipeline being deleted is
 // left out, so a page may hold fewer than Limit.
 func (s *Store) ListGroup(ctx context.Context, groupID, cursor string, opts ...func(*ListOptions)) (_ table.Page[*Pipeline], err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.ListGroup")
+	ctx, span := s.start(ctx, "pipeline.ListGroup")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return table.Page[*Pipeline]{}, err
+	}
 	if err := validateID("groupID", groupID); err != nil {
 		return table.Page[*Pipeline]{}, err
 	}

@@ -49,16 +49,22 @@ func joinStates(states []ExecutionState) string {
 // StartExecution moves execution id from created to running and records
 // startedAt. Another state is a *TransitionError carrying it.
 func (s *Store) StartExecution(ctx context.Context, id string) (_ *Execution, err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.StartExecution")
+	ctx, span := s.start(ctx, "pipeline.StartExecution")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	return s.moveExecution(ctx, id, ExecutionRunning, []ExecutionState{ExecutionCreated}, "", nil)
 }
 
 // SucceedExecution moves execution id from running to succeeded and
 // records finishedAt. Another state is a *TransitionError carrying it.
 func (s *Store) SucceedExecution(ctx context.Context, id string) (_ *Execution, err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.SucceedExecution")
+	ctx, span := s.start(ctx, "pipeline.SucceedExecution")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	return s.moveExecution(ctx, id, ExecutionSucceeded, []ExecutionState{ExecutionRunning}, "", nil)
 }
 
@@ -66,8 +72,11 @@ func (s *Store) SucceedExecution(ctx context.Context, id string) (_ *Execution, 
 // recording finishedAt and reason (required: a failure says why). A
 // succeeded or failed execution is a *TransitionError.
 func (s *Store) FailExecution(ctx context.Context, id, reason string) (_ *Execution, err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.FailExecution")
+	ctx, span := s.start(ctx, "pipeline.FailExecution")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(reason) == "" {
 		return nil, inputError("reason", fmt.Sprintf("%q", reason), "a failure says why")
 	}
@@ -145,8 +154,11 @@ const TimedOut = "timed out: no state change since the cutoff"
 // updatedAt it was read with: an execution that moved meanwhile is left
 // alone. It returns the executions it failed.
 func (s *Store) RecoverExecutions(ctx context.Context, pipelineID string, cutoff time.Time) (_ []*Execution, err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.RecoverExecutions")
+	ctx, span := s.start(ctx, "pipeline.RecoverExecutions")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	if cutoff.IsZero() {
 		return nil, inputError("cutoff", "zero time", "recovery needs a cutoff")
 	}

@@ -176,8 +176,11 @@ func versionItem(p *Pipeline) pipelineItem {
 // tags than one transaction holds (*TooManyTagsError) fail before any
 // request.
 func (s *Store) Create(ctx context.Context, in Input) (_ *Pipeline, err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.Create")
+	ctx, span := s.start(ctx, "pipeline.Create")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	now := s.now()
 	if in.ID == "" {
 		in.ID = s.opts.NewID(now)
@@ -233,8 +236,11 @@ const maxTxActions = 100
 // and of new tags written, the aggregates adjusted by ADD -1/+1, and group
 // memberships added and removed. A missing pipeline is ErrNotFound.
 func (s *Store) Update(ctx context.Context, id string, version int, in Input) (_ *Pipeline, err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.Update")
+	ctx, span := s.start(ctx, "pipeline.Update")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	if err := validateID("id", id); err != nil {
 		return nil, err
 	}
@@ -325,8 +331,11 @@ func updateError(id string, version int, err error) error {
 // Get returns the current version of pipeline id (a strongly consistent
 // read, so a caller that just wrote sees its write).
 func (s *Store) Get(ctx context.Context, id string) (_ *Pipeline, err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.Get")
+	ctx, span := s.start(ctx, "pipeline.Get")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	if err := validateID("id", id); err != nil {
 		return nil, err
 	}
@@ -349,8 +358,11 @@ func (s *Store) Get(ctx context.Context, id string) (_ *Pipeline, err error) {
 // follows), from GSI-1's partition "P", in pipeline id order (pk
 // P:<pipelineId>, unique per current item, so there are no ties).
 func (s *Store) ListPipelines(ctx context.Context, cursor string, opts ...func(*ListOptions)) (_ table.Page[*Pipeline], err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.ListPipelines")
+	ctx, span := s.start(ctx, "pipeline.ListPipelines")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return table.Page[*Pipeline]{}, err
+	}
 	q, err := pageQuery(pipelinesQuery(), opts)
 	if err != nil {
 		return table.Page[*Pipeline]{}, err

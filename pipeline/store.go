@@ -135,18 +135,46 @@ func TracerProvider(tp trace.TracerProvider) func(*Options) {
 }
 
 // Schema is the schema of the table the store uses.
-func (s *Store) Schema() table.Schema { return s.t.Schema() }
+func (s *Store) Schema() table.Schema { return s.Table().Schema() }
 
 // EnsureTable creates the store's table (Schema) if it is missing and
 // checks that an existing one matches it.
 func (s *Store) EnsureTable(ctx context.Context) (err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.EnsureTable")
+	ctx, span := s.start(ctx, "pipeline.EnsureTable")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
 	return s.t.Schema().EnsureTable(ctx, s.t.DB())
 }
 
-// Table is the underlying table, for calls this package does not wrap.
-func (s *Store) Table() *table.Table { return s.t }
+// Table is the underlying table, for calls this package does not wrap
+// (nil for a nil Store).
+func (s *Store) Table() *table.Table {
+	if s == nil {
+		return nil
+	}
+	return s.t
+}
+
+// start begins the span of one store call (table.Table.Start); on a nil
+// Store it starts none, and the call's ready check reports the Store.
+func (s *Store) start(ctx context.Context, operation string) (context.Context, table.Span) {
+	return s.Table().Start(ctx, operation)
+}
+
+// ready refuses, before anything is sent, a Store not made by NewStore
+// (nil or zero) and a nil context: every call that does I/O starts with
+// it, so a miswired service gets an error, never a panic.
+func (s *Store) ready(ctx context.Context) error {
+	if s == nil || s.t == nil {
+		return &table.InputError{Field: "store", Value: "nil", Reason: "Store not made by NewStore", Err: ErrNoStore}
+	}
+	if ctx == nil {
+		return inputError("ctx", "nil", "a store call needs a context")
+	}
+	return nil
+}
 
 func (s *Store) now() time.Time { return s.opts.Clock().UTC() }
 

@@ -183,8 +183,11 @@ var positive = expression.Name(attrCount).GreaterThan(expression.Value(0))
 // on the aggregate's unique sk TA:<value>), on every backend and across
 // page boundaries. Zero counts are left out.
 func (s *Store) ListTags(ctx context.Context, cursor string, opts ...func(*ListOptions)) (_ table.Page[TagCount], err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.ListTags")
+	ctx, span := s.start(ctx, "pipeline.ListTags")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return table.Page[TagCount]{}, err
+	}
 	q, err := pageQuery(table.Query{Index: IndexGSI1, Partition: aggregatesPartition, Filter: &positive, TieBreak: attrSK}, opts)
 	if err != nil {
 		return table.Page[TagCount]{}, err
@@ -197,8 +200,11 @@ func (s *Store) ListTags(ctx context.Context, cursor string, opts ...func(*ListO
 // item: the first aggregate with a count above zero past the previous key
 // (pk > TA:<previous key>). The values themselves are not read.
 func (s *Store) TagKeys(ctx context.Context) (_ []string, err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.TagKeys")
+	ctx, span := s.start(ctx, "pipeline.TagKeys")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	var out []string
 	q := table.Query{Index: IndexGSI1, Partition: aggregatesPartition, Filter: &positive, Limit: 1}
 	for {
@@ -223,8 +229,11 @@ func (s *Store) TagKeys(ctx context.Context) (_ []string, err error) {
 // order (the unique sort key TA:<value>), and the next page's cursor. Zero
 // counts are left out.
 func (s *Store) ListTagValues(ctx context.Context, key, cursor string, opts ...func(*ListOptions)) (_ table.Page[TagCount], err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.ListTagValues")
+	ctx, span := s.start(ctx, "pipeline.ListTagValues")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return table.Page[TagCount]{}, err
+	}
 	if err := validateTagKey("key", key); err != nil {
 		return table.Page[TagCount]{}, err
 	}
@@ -274,8 +283,11 @@ const maxTagsPageSize = 1000
 // order): used with other tags, or altered, it fails with
 // table.ErrInvalidCursor before anything is read.
 func (s *Store) ListByTags(ctx context.Context, tags []Tag, cursor string, opts ...func(*ListOptions)) (_ table.Page[*Pipeline], err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.ListByTags")
+	ctx, span := s.start(ctx, "pipeline.ListByTags")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return table.Page[*Pipeline]{}, err
+	}
 	limit := listOptions(opts).Limit
 	if len(tags) == 0 {
 		return table.Page[*Pipeline]{}, inputError("tags", "[]", "at least one tag is needed")

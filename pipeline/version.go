@@ -34,8 +34,11 @@ const maxVersion = 9_999_999_999
 
 // GetVersion returns version of pipeline id as it was written.
 func (s *Store) GetVersion(ctx context.Context, id string, version int) (_ *Pipeline, err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.GetVersion")
+	ctx, span := s.start(ctx, "pipeline.GetVersion")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	pk, sk, err := versionKey(id, version)
 	if err != nil {
 		return nil, err
@@ -172,8 +175,11 @@ type versionEntry struct {
 // seed's form (they do not sort by number in the table); a pipeline with
 // more than MaxSeedFormVersions of those fails with ErrTooManySeedVersions.
 func (s *Store) ListVersions(ctx context.Context, id, cursor string, opts ...func(*ListOptions)) (_ table.Page[*Pipeline], err error) {
-	ctx, span := s.t.Start(ctx, "pipeline.ListVersions")
+	ctx, span := s.start(ctx, "pipeline.ListVersions")
 	defer span.End(&err)
+	if err := s.ready(ctx); err != nil {
+		return table.Page[*Pipeline]{}, err
+	}
 	if err := validateID("id", id); err != nil {
 		return table.Page[*Pipeline]{}, err
 	}
