@@ -70,7 +70,9 @@ func TestCallsOnAnUnusableTableOrWithoutContextAreInputErrors(t *testing.T) {
 	}
 	cases = append(cases,
 		call{"nil WriteTx", func() error { var tx *WriteTx; return tx.Put(item).Update(key, set).Token("t").On(good).Run(ctx) }},
-		call{"zero WriteTx", func() error { return (&WriteTx{}).Delete(key).Check(key, expression.AttributeExists(expression.Name("pk"))).Run(ctx) }},
+		call{"zero WriteTx", func() error {
+			return (&WriteTx{}).Delete(key).Check(key, expression.AttributeExists(expression.Name("pk"))).Run(ctx)
+		}},
 		call{"nil GetTx", func() error { var g *GetTx; return g.Get(key, &out).Run(ctx) }},
 		call{"tx on a nil table", func() error { return good.WriteTx().Put(item).On(nil).Put(item).Run(ctx) }},
 		call{"Schema.EnsureTable without API", func() error { return thingsSchema.EnsureTable(ctx, nil) }},

@@ -1,8 +1,8 @@
 package table
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"log/slog"
