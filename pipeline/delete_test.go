@@ -7,12 +7,14 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/pipeline"
 	"github.com/tablekit/tablekit/table"
 )
@@ -120,6 +122,7 @@ func buildDeleteWorld(t *testing.T, s *pipeline.Store, blobs blobstore.Store, ro
 	require.NoError(t, s.Table().Put(ctx, seedVersion))
 
 	execute := func(p *pipeline.Pipeline) string {
+		later(s)
 		up, err := s.PresignInputUpload(ctx, p.ID, 0)
 		require.NoError(t, err)
 		require.NoError(t, blobs.Put(ctx, up.Key, strings.NewReader("input")))
@@ -133,6 +136,15 @@ func buildDeleteWorld(t *testing.T, s *pipeline.Store, blobs blobstore.Store, ro
 	w.victimExecs = []string{execute(w.victim), execute(w.victim)}
 	w.keepExec = execute(w.keep)
 	return w
+}
+
+// later moves the fake's clock on by a millisecond, so that an upload's
+// ingest key, stamped to the millisecond, differs from the previous one's.
+// On DynamoDB Local the store's clock is the wall clock and moves itself.
+func later(s *pipeline.Store) {
+	if db, ok := s.Table().DB().(*dynamotest.DB); ok {
+		db.Advance(time.Millisecond)
+	}
 }
 
 // checkDeleted asserts that nothing of the victim is left anywhere and
@@ -200,7 +212,7 @@ func deleteInterruptedAt(t *testing.T, healthy *pipeline.Store, faulty func(*fau
 func TestDeleteInterruptedAtEveryWriteAndRetriedLeavesNothing(t *testing.T) {
 	e := newEnv(t)
 	faulty := func(f *faults) *pipeline.Store {
-		return newStore(t, faultyAPI{e.db, f}, faultyBlobs{e.blobs, f}, pipeline.Clock(e.clock.Now))
+		return newStore(t, faultyAPI{e.db, f}, faultyBlobs{e.blobs, f}, pipeline.Clock(e.db.Now))
 	}
 	writes := deleteInterruptedAt(t, e.store, faulty, e.blobs, "r0", 0)
 	require.Greater(t, writes, int32(8), "a delete of this world takes many writes")
@@ -215,7 +227,7 @@ func TestDeletingPipelineRefusesUpdatesAndExecutions(t *testing.T) {
 	w := buildDeleteWorld(t, e.store, e.blobs, "d")
 	// Stop Delete right after its mark: the first write.
 	f := &faults{failAt: 2}
-	s := newStore(t, faultyAPI{e.db, f}, faultyBlobs{e.blobs, f}, pipeline.Clock(e.clock.Now))
+	s := newStore(t, faultyAPI{e.db, f}, faultyBlobs{e.blobs, f}, pipeline.Clock(e.db.Now))
 	require.ErrorIs(t, s.Delete(ctx, w.victim.ID), errInjected)
 
 	_, err := e.store.Get(ctx, w.victim.ID)

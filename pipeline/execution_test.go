@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -100,6 +101,7 @@ func TestExecutionsListsOnlyThatPipelinesExecutions(t *testing.T) {
 		if i%3 == 2 {
 			pid = "b"
 		}
+		e.db.Advance(time.Millisecond) // each execution in its own millisecond, as the default ULIDs order them
 		ex, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: pid})
 		require.NoError(t, err)
 		if pid == "a" {
@@ -143,7 +145,7 @@ func TestPresignInputUploadChecksTheVersion(t *testing.T) {
 	up, err := e.store.PresignInputUpload(ctx, "p1", 1)
 	require.NoError(t, err)
 	assert.Equal(t, "text/plain", up.Header.Get("Content-Type"))
-	assert.True(t, up.Expires.After(e.clock.Now()), "expires %v", up.Expires)
+	assert.True(t, up.Expires.After(e.db.Now()), "expires %v", up.Expires)
 	// The input of p1 cannot feed an execution of another pipeline.
 	_, err = e.store.Create(ctx, pipeline.Input{ID: "p2", Name: "n"})
 	require.NoError(t, err)

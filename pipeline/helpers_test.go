@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,46 +18,31 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// clock is a test clock that moves one millisecond per reading, so records
-// written one after the other have distinct, ordered times.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock {
-	return &clock{now: time.Date(2022, 8, 10, 23, 55, 20, 322_000_000, time.UTC)}
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(time.Millisecond)
-	return c.now
-}
+// start is where the fake's clock stands when a test begins: the seed's
+// example time. It stands still until a test moves it with db.Advance.
+var start = time.Date(2022, 8, 10, 23, 55, 20, 322_000_000, time.UTC)
 
 // env is a store on the in-memory fake, with an in-memory blob store served
-// over httptest so presigned URLs work.
+// over httptest so presigned URLs work. The store's clock is the fake's
+// (db.Now), which a test moves with db.Advance.
 type env struct {
 	store *pipeline.Store
 	db    *dynamotest.DB
 	blobs *blobstore.Memory
 	srv   *httptest.Server
-	clock *clock
 }
 
 func newEnv(t testing.TB, opts ...func(*pipeline.Options)) *env {
 	t.Helper()
-	db := dynamotest.New()
+	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return start } })
 	blobs := blobstore.NewMemory()
 	srv := httptest.NewServer(blobs)
 	t.Cleanup(srv.Close)
 	require.NoError(t, blobs.EnablePresign(srv.URL))
-	c := newClock()
-	all := append([]func(*pipeline.Options){pipeline.Clock(c.Now)}, opts...)
+	all := append([]func(*pipeline.Options){pipeline.Clock(db.Now)}, opts...)
 	s := newStore(t, db, blobs, all...)
 	require.NoError(t, s.EnsureTable(context.Background()))
-	return &env{store: s, db: db, blobs: blobs, srv: srv, clock: c}
+	return &env{store: s, db: db, blobs: blobs, srv: srv}
 }
 
 // writeCalls counts the requests that write to DynamoDB.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -119,7 +120,7 @@ func TestPlainIDsKeepTheSeedsObjectKeys(t *testing.T) {
 	out, err := pipeline.ExecutionOutputKey(ex)
 	require.NoError(t, err)
 	assert.Equal(t, "pipelines/sap-emissions_01.v2/3/exections/01JD5Z3W7Q8X9Y0ZABCDEFGHJK/output.txt", out)
-	ingest, err := pipeline.IngestKey("sap-emissions_01.v2", 3, newClock().Now())
+	ingest, err := pipeline.IngestKey("sap-emissions_01.v2", 3, time.Date(2022, 8, 10, 23, 55, 20, 323_000_000, time.UTC))
 	require.NoError(t, err)
 	assert.Equal(t, "pipelines/sap-emissions_01.v2/3/ingest/sap-emissions_01.v2-3-20220810T235520.323Z.txt", ingest)
 	_, err = pipeline.ExecutionOutputKey(nil)
@@ -158,6 +159,6 @@ func TestIDsTooLongForAnObjectKeyAreRefusedBeforeAnyRequest(t *testing.T) {
 	assert.ErrorIs(t, err, table.ErrInvalidInput)
 	assert.Zero(t, e.calls())
 	var ke *blobstore.KeyError
-	_, err = pipeline.IngestKey(strings.Repeat("/", 80), 1, newClock().Now())
+	_, err = pipeline.IngestKey(strings.Repeat("/", 80), 1, start)
 	assert.ErrorAs(t, err, &ke)
 }

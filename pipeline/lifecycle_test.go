@@ -29,6 +29,7 @@ func TestExecutionRunsToSuccessWithItsTimes(t *testing.T) {
 	ctx := context.Background()
 	ex := newExecution(t, e)
 
+	e.db.Advance(time.Second)
 	started, err := e.store.StartExecution(ctx, ex.ID)
 	require.NoError(t, err)
 	assert.Equal(t, pipeline.ExecutionRunning, started.State)
@@ -36,6 +37,7 @@ func TestExecutionRunsToSuccessWithItsTimes(t *testing.T) {
 	assert.Equal(t, started.StartedAt, started.UpdatedAt)
 	assert.True(t, started.FinishedAt.IsZero())
 
+	e.db.Advance(time.Second)
 	done, err := e.store.SucceedExecution(ctx, ex.ID)
 	require.NoError(t, err)
 	assert.Equal(t, pipeline.ExecutionSucceeded, done.State)
@@ -177,7 +179,9 @@ func TestRecoverFailsOnlyExecutionsIdleSinceTheCutoff(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.store.SucceedExecution(ctx, done.ID)
 	require.NoError(t, err)
-	cutoff := e.clock.Now()
+	e.db.Advance(time.Minute)
+	cutoff := e.db.Now()
+	e.db.Advance(time.Minute)
 	fresh := create()
 	_, err = e.store.StartExecution(ctx, fresh.ID)
 	require.NoError(t, err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
@@ -58,7 +59,7 @@ func TestCreateWritesTheSeedLayout(t *testing.T) {
 	}
 	var m map[string]any
 	require.NoError(t, table.Unmarshal(raw, &m))
-	assert.Equal(t, "2022-08-10T23:55:20.323Z", m["createdAt"])
+	assert.Equal(t, "2022-08-10T23:55:20.322Z", m["createdAt"], "the fake's clock, at the seed's example time")
 	assert.Equal(t, "P", m["siKey1"])
 	var agg map[string]any
 	require.NoError(t, e.store.Table().Get(ctx, e.store.Table().Key("TA:region", "TA:usa/northwest"), &agg))
@@ -111,6 +112,7 @@ func TestUpdateWritesNewVersionAndMovesTags(t *testing.T) {
 	in.Name = "renamed"
 	in.Tags = []pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa/southeast"}}
 	in.Groups = []string{"/usa/southeast"}
+	e.db.Advance(time.Second)
 	p2, err := e.store.Update(ctx, p.ID, 1, in)
 	require.NoError(t, err)
 	assert.Equal(t, 2, p2.Version)
@@ -211,7 +213,7 @@ func TestUpdateThatLostTheRaceGetsConflictAndWritesNothing(t *testing.T) {
 		_, winnerErr = e.store.Update(ctx, p.ID, 1, winner)
 		before = e.snapshot(t)
 	}
-	loser := newStore(t, race, nil, pipeline.Clock(e.clock.Now))
+	loser := newStore(t, race, nil, pipeline.Clock(e.db.Now))
 	in := sapInput()
 	in.Tags = []pipeline.Tag{{Key: "loser", Value: "yes"}}
 	in.Groups = []string{"losers"}

@@ -142,7 +142,7 @@ func deleteRacingCreateExecution(t *testing.T, healthy *pipeline.Store, lagging 
 func TestDeleteRemovesExecutionsGSI1DoesNotShowYet(t *testing.T) {
 	e := newEnv(t)
 	lagging := func(a *laggingIndex) *pipeline.Store {
-		return newStore(t, a, e.blobs, pipeline.Clock(e.clock.Now))
+		return newStore(t, a, e.blobs, pipeline.Clock(e.db.Now))
 	}
 	writes := deleteRacingCreateExecution(t, e.store, lagging, e.db, e.blobs, "lag0", 0)
 	for k := 1; k <= writes; k++ {
@@ -211,7 +211,7 @@ func TestCreateExecutionCopyingAfterDeleteSweptLeavesNoInput(t *testing.T) {
 	hooks := &blobHooks{Store: e.blobs, suffix: "/input.txt", beforePut: func() {
 		require.NoError(t, e.store.Delete(ctx, w.victim.ID))
 	}}
-	s := newStore(t, e.db, hooks, pipeline.Clock(e.clock.Now))
+	s := newStore(t, e.db, hooks, pipeline.Clock(e.db.Now))
 	_, err = s.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: w.victim.ID, InputKey: up.Key})
 	require.ErrorIs(t, err, pipeline.ErrNotFound)
 	assert.Empty(t, victimObjects(t, e.blobs, w), "the refused execution's input copy is removed")
@@ -232,7 +232,7 @@ func TestDeleteAgainRemovesFilesThatArrivedAfterItsSweep(t *testing.T) {
 	hooks := &blobHooks{Store: e.blobs, suffix: "/input.txt", failDelete: true, beforePut: func() {
 		require.NoError(t, e.store.Delete(ctx, w.victim.ID))
 	}}
-	s := newStore(t, e.db, hooks, pipeline.Clock(e.clock.Now))
+	s := newStore(t, e.db, hooks, pipeline.Clock(e.db.Now))
 	_, err = s.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: w.victim.ID, InputKey: up.Key})
 	require.ErrorIs(t, err, pipeline.ErrNotFound)
 	// A presigned upload handed out before the Delete, used after it.

@@ -18,7 +18,7 @@ func TestEveryStoreCallIsOneSpanWithItsError(t *testing.T) {
 	spans := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
 	e := newEnv(t)
-	s := newStore(t, e.db, e.blobs, pipeline.Clock(e.clock.Now), pipeline.TracerProvider(tp))
+	s := newStore(t, e.db, e.blobs, pipeline.Clock(e.db.Now), pipeline.TracerProvider(tp))
 	ctx := context.Background()
 
 	p, err := s.Create(ctx, pipeline.Input{ID: "traced", Name: "n", Tags: []pipeline.Tag{{Key: "k", Value: "v"}}})
