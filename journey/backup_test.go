@@ -25,7 +25,8 @@ func TestExportImportRestoresEveryItem(t *testing.T) {
 	must[*ReportEntry](t)(e.store.Reports().Write(ctx, c.Jobs[0].Ref(), "s", Report{ReportType: ReportMetricsDashboard, Title: "m"}))
 	before := must[*Complete](t)(e.store.Journeys().Load(ctx, "JRN-B"))
 	info := must[*ExportInfo](t)(e.store.Backups().Export(ctx, "JRN-B"))
-	require.False(t, info.Key != "journeys/JRN-B/backup.json" || info.Items != 1+6+15+20+1+1, "export %+v", info)
+	require.Equal(t, "journeys/JRN-B/backup.json", info.Key, "the export's object key")
+	require.Equal(t, 1+6+15+20+1+1, info.Items, "exported items: metadata, 6 stages, 15 rules, 20 jobs, a log summary, a report")
 
 	// Another table, same backups store.
 	db2 := dynamotest.New()
@@ -81,5 +82,6 @@ func TestExportNeedsABackupsStore(t *testing.T) {
 	assert.ErrorIs(t, err, table.ErrInvalidInput, "export: %v", err)
 	_, err = s.Backups().Import(context.Background(), "JRN-T")
 	assert.ErrorIs(t, err, table.ErrInvalidInput, "import: %v", err)
-	assert.False(t, e.calls() != 0 || len(objects(t, e.logs)) != 0, "%d requests, log objects %v", e.calls(), objects(t, e.logs))
+	assert.Zero(t, e.calls(), "DynamoDB requests without a backups store")
+	assert.Empty(t, objects(t, e.logs), "objects written to the logs store instead")
 }

@@ -2,8 +2,6 @@ package journey
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -185,11 +183,11 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 	for name, call := range calls {
 		err := call()
 		var ie *table.InputError
-		if !errors.Is(err, table.ErrInvalidInput) || !errors.As(err, &ie) {
-			assert.Fail(t, fmt.Sprintf("%s: got %v, want a *table.InputError", name, err))
+		if !assert.ErrorIs(t, err, table.ErrInvalidInput, name) || !assert.ErrorAs(t, err, &ie, "%s: a *table.InputError", name) {
 			continue
 		}
-		assert.False(t, ie.Field == "" || ie.Reason == "", "%s: %v does not say what was wrong", name, err)
+		assert.NotEmpty(t, ie.Field, "%s: %v does not name the field", name, err)
+		assert.NotEmpty(t, ie.Reason, "%s: %v does not say what was wrong", name, err)
 	}
 	n := e.calls()
 	assert.Equal(t, 0, n, "bad input sent %d DynamoDB requests", n)
@@ -200,17 +198,23 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 func TestSchemaDeclaresEveryAccessPattern(t *testing.T) {
 	s := Schema("")
 	require.NoError(t, s.Validate())
-	if s.Name != DefaultTableName || s.PartitionKey.Name != "PK" || s.SortKey.Name != "SK" ||
-		len(s.Indexes) != 1 || s.Indexes[0].PartitionKey.Name != "GSI1PK" || s.Indexes[0].SortKey.Name != "GSI1SK" {
-		require.FailNow(t, fmt.Sprintf("schema %+v", s))
-	}
+	require.Equal(t, DefaultTableName, s.Name, "the table")
+	require.Equal(t, "PK", s.PartitionKey.Name, "the partition key")
+	require.Equal(t, "SK", s.SortKey.Name, "the sort key")
+	require.Len(t, s.Indexes, 1, "the indexes")
+	require.Equal(t, "GSI1PK", s.Indexes[0].PartitionKey.Name, "GSI1's partition key")
+	require.Equal(t, "GSI1SK", s.Indexes[0].SortKey.Name, "GSI1's sort key")
 	assert.Equal(t, len(defaultRates), len(Patterns()), "%d patterns, %d rates", len(Patterns()), len(defaultRates))
 	for _, ap := range Patterns() {
-		assert.False(t, ap.ItemSize <= 0 || ap.RatePerSecond <= 0 || ap.KeyCondition == "", "pattern %+v", ap)
+		assert.Positive(t, ap.ItemSize, "pattern %s: item size", ap.Name)
+		assert.Positive(t, ap.RatePerSecond, "pattern %s: rate", ap.Name)
+		assert.NotEmpty(t, ap.KeyCondition, "pattern %s: key condition", ap.Name)
 	}
 	custom := must[[]access.Pattern](t)(PatternsWithRates(map[string]float64{PatternFinishJob: 50}))
 	for _, ap := range custom {
-		assert.False(t, ap.Name == PatternFinishJob && ap.RatePerSecond != 50, "rate not overridden: %+v", ap)
+		if ap.Name == PatternFinishJob {
+			assert.Equal(t, 50.0, ap.RatePerSecond, "the overridden rate of %s", ap.Name)
+		}
 	}
 	other := Schema("Other")
 	assert.Equal(t, "Other", other.Name, "name %s", other.Name)

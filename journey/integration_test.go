@@ -2,7 +2,6 @@ package journey
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -51,12 +50,16 @@ func TestIntegrationLoadJourney(t *testing.T) {
 	}
 	got, err := s.Journeys().Load(ctx, "JRN-LOCAL", Consistent())
 	require.NoError(t, err)
-	if len(got.Stages) != 6 || len(got.Rules) != 3 || len(got.Jobs) != 3 || len(got.Logs) != 3 ||
-		got.Journey.Aggregates.CompletedJobs != 3 || got.Journey.Aggregates.TotalLogs != 3 || got.Jobs[0].Metrics.InfoCount != 1 {
-		require.FailNow(t, fmt.Sprintf("loaded %+v", got))
-	}
+	require.Len(t, got.Stages, 6, "loaded stages")
+	require.Len(t, got.Rules, 3, "loaded rules")
+	require.Len(t, got.Jobs, 3, "loaded jobs")
+	require.Len(t, got.Logs, 3, "loaded log summaries")
+	require.Equal(t, 3, got.Journey.Aggregates.CompletedJobs, "completedJobs")
+	require.Equal(t, 3, got.Journey.Aggregates.TotalLogs, "totalLogs")
+	require.Equal(t, 1, got.Jobs[0].Metrics.InfoCount, "the first job's infoCount")
 	logs, err := s.Logs().ListSummaries(ctx, got.Jobs[0].JobID, "", NewestFirst(), Limit(10))
-	require.False(t, err != nil || len(logs.Items) != 1, "log summaries %v, %v", logs, err)
+	require.NoError(t, err, "log summaries")
+	require.Len(t, logs.Items, 1, "log summaries")
 }
 
 // TestIntegrationFilesOnS3rverAndBackupRestore runs a step's log and report through
@@ -86,14 +89,19 @@ func TestIntegrationFilesOnS3rverAndBackupRestore(t *testing.T) {
 	_, err = s.Reports().Write(ctx, job.Ref(), "schema_extraction", Report{ReportType: ReportPerformance, Title: "perf"})
 	require.NoError(t, err)
 	entries, err := s.Logs().Read(ctx, job.Ref())
-	require.False(t, err != nil || len(entries) != 300, "JobLogs: %d entries, %v", len(entries), err)
+	require.NoError(t, err, "Logs.Read")
+	require.Len(t, entries, 300, "Logs.Read")
 	reps, err := s.Reports().Read(ctx, job.Ref())
-	require.False(t, err != nil || len(reps) != 1 || reps[0].Title != "perf", "JobReports: %+v, %v", reps, err)
+	require.NoError(t, err, "Reports.Read")
+	require.Len(t, reps, 1, "Reports.Read")
+	require.Equal(t, "perf", reps[0].Title, "the report read back")
 	_, err = s.Backups().Export(ctx, "JRN-S3")
 	require.NoError(t, err)
 	other := localStore(t)
 	other.backups = backups
 	c, err := other.Backups().Import(ctx, "JRN-S3")
 	require.NoError(t, err)
-	require.False(t, len(c.Logs) != 300 || len(c.Reports) != 1 || len(c.Jobs) != 1, "restored %d logs, %d reports, %d jobs", len(c.Logs), len(c.Reports), len(c.Jobs))
+	require.Len(t, c.Logs, 300, "restored log summaries")
+	require.Len(t, c.Reports, 1, "restored report entries")
+	require.Len(t, c.Jobs, 1, "restored jobs")
 }

@@ -2,8 +2,6 @@ package journey
 
 import (
 	"encoding/json"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,20 +13,22 @@ import (
 func TestTimeIsStoredFixedWidthAndNullWhenUnset(t *testing.T) {
 	at := At(time.Date(2025, 11, 1, 20, 32, 5, 500_000_999, time.FixedZone("CET", 3600)))
 	av, err := at.MarshalDynamoDBAttributeValue()
-	assert.False(t, err != nil || av.(*types.AttributeValueMemberS).Value != "2025-11-01T19:32:05.500000Z", "stored as %v, %v", av, err)
+	require.NoError(t, err)
+	require.IsType(t, &types.AttributeValueMemberS{}, av, "a time is stored as a string")
+	assert.Equal(t, "2025-11-01T19:32:05.500000Z", av.(*types.AttributeValueMemberS).Value, "UTC, six fractional digits")
 	av, _ = (Time{}).MarshalDynamoDBAttributeValue()
-	assert.False(t, av.(*types.AttributeValueMemberNULL) == nil, "zero time stored as %v", av)
+	assert.IsType(t, &types.AttributeValueMemberNULL{}, av, "the zero time is stored as NULL")
 	b, _ := json.Marshal(struct{ A, B Time }{A: at})
 	assert.Equal(t, `{"A":"2025-11-01T19:32:05.500000Z","B":null}`, string(b), "JSON %s", b)
 	var back struct{ A, B Time }
 	err = json.Unmarshal(b, &back)
-	assert.False(t, err != nil || !back.A.Equal(at.Time) || !back.B.IsZero(), "read back %v, %v", back, err)
+	require.NoError(t, err)
+	assert.True(t, back.A.Equal(at.Time), "A read back as %v, want %v", back.A, at)
+	assert.True(t, back.B.IsZero(), "null read back as %v, want the zero time", back.B)
 	// The seed's key examples write whole seconds ("2025-11-01T20:30:00Z").
 	var short Time
-	if err := short.UnmarshalDynamoDBAttributeValue(&types.AttributeValueMemberS{Value: "2025-11-01T20:30:00Z"}); err != nil ||
-		short.String() != "2025-11-01T20:30:00.000000Z" {
-		assert.Fail(t, fmt.Sprintf("RFC 3339 time read as %v, %v", short, err))
-	}
+	require.NoError(t, short.UnmarshalDynamoDBAttributeValue(&types.AttributeValueMemberS{Value: "2025-11-01T20:30:00Z"}))
+	assert.Equal(t, "2025-11-01T20:30:00.000000Z", short.String(), "an RFC 3339 time read back")
 	err = short.UnmarshalDynamoDBAttributeValue(&types.AttributeValueMemberN{Value: "1"})
 	assert.Error(t, err, "a number read as a time")
 	err = json.Unmarshal([]byte(`"yesterday"`), &short)
@@ -47,9 +47,12 @@ func TestPlainJSONKeepsNumbersExactAndRefusesSets(t *testing.T) {
 	var m map[string]any
 	require.NoError(t, decodeJSON(b, &m))
 	back, err := jsonToItem(m)
-	assert.False(t, err != nil || back["n"].(*types.AttributeValueMemberN).Value != "12345678901234567890.5", "number came back as %v, %v", back["n"], err)
+	require.NoError(t, err)
+	require.IsType(t, &types.AttributeValueMemberN{}, back["n"], "a number comes back a number")
+	assert.Equal(t, "12345678901234567890.5", back["n"].(*types.AttributeValueMemberN).Value, "the number's digits")
 	_, err = itemToJSON(map[string]types.AttributeValue{"ss": &types.AttributeValueMemberSS{Value: []string{"a"}}})
-	assert.False(t, err == nil || !strings.Contains(err.Error(), "ss"), "a string set: %v", err)
+	require.Error(t, err, "a string set has no plain JSON form")
+	assert.Contains(t, err.Error(), "ss", "the error names the attribute")
 	_, err = jsonToItem(map[string]any{"n": json.Number("12a")})
 	assert.Error(t, err, "a bad number was accepted")
 }

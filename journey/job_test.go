@@ -41,19 +41,30 @@ func TestStartJobNumbersExecutionsAndKeepsEveryAttempt(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		e.db.Advance(time.Minute)
 		j := must[*Job](t)(e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"}))
-		require.False(t, j.ExecutionNumber != i || j.Status != JobRunning || j.Order != 1 || len(j.Steps) != 3, "attempt %d: %+v", i, j)
+		require.Equal(t, i, j.ExecutionNumber, "attempt %d: execution number", i)
+		require.Equal(t, JobRunning, j.Status, "attempt %d: status", i)
+		require.Equal(t, 1, j.Order, "attempt %d: stage order", i)
+		require.Len(t, j.Steps, 3, "attempt %d: the stage's steps", i)
 		must[*Job](t)(e.store.Jobs().Finish(ctx, j.Ref(), Finish{Status: JobFailed, ErrorMessage: fmt.Sprintf("attempt %d failed", i)}))
 		refs = append(refs, j.Ref())
 	}
 	jobs := must[[]Job](t)(collect(e.store.Jobs().All(ctx, "JRN-T", OfStage("raw_analysis"), ConsistentList())))
 	require.Equal(t, 3, len(jobs), "%d jobs", len(jobs))
 	for i, j := range jobs {
-		assert.False(t, j.ExecutionNumber != i+1 || j.Status != JobFailed || *j.ErrorMessage != fmt.Sprintf("attempt %d failed", i+1), "job %d: %+v", i, j)
+		assert.Equal(t, i+1, j.ExecutionNumber, "job %d: execution number", i)
+		assert.Equal(t, JobFailed, j.Status, "job %d: status", i)
+		if assert.NotNil(t, j.ErrorMessage, "job %d: error message", i) {
+			assert.Equal(t, fmt.Sprintf("attempt %d failed", i+1), *j.ErrorMessage, "job %d: error message", i)
+		}
 	}
 	latest := must[*Job](t)(e.store.Jobs().Latest(ctx, "JRN-T", "raw_analysis"))
-	assert.False(t, latest.ExecutionNumber != 3 || latest.JobID != refs[2].JobID, "latest %+v", latest)
+	assert.Equal(t, 3, latest.ExecutionNumber, "the latest execution's number")
+	assert.Equal(t, refs[2].JobID, latest.JobID, "the latest execution")
 	jr := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T"))
-	assert.False(t, jr.Aggregates.TotalJobs != 3 || jr.Aggregates.FailedJobs != 3 || jr.CurrentJobs["raw_analysis"] != refs[2].JobID || jr.Status != StatusRunning, "journey %+v", jr)
+	assert.Equal(t, 3, jr.Aggregates.TotalJobs, "totalJobs")
+	assert.Equal(t, 3, jr.Aggregates.FailedJobs, "failedJobs")
+	assert.Equal(t, refs[2].JobID, jr.CurrentJobs["raw_analysis"], "the stage's current job")
+	assert.Equal(t, StatusRunning, jr.Status, "a journey with retries left keeps running")
 	_, err := e.store.Jobs().Latest(ctx, "JRN-T", "tmf_mapping")
 	assert.ErrorIs(t, err, ErrJobNotFound, "no executions: %v", err)
 }
@@ -124,7 +135,9 @@ func TestJobsForStageUsesKeyConditionNotFilter(t *testing.T) {
 	}
 	rec.queries = nil
 	jobs := must[[]Job](t)(collect(s.Jobs().All(ctx, "JRN-K", OfStage("raw"), ConsistentList())))
-	require.False(t, len(jobs) != 2 || jobs[0].StageID != "raw" || jobs[1].StageID != "raw", "jobs %+v", jobs)
+	require.Len(t, jobs, 2, "raw's jobs")
+	require.Equal(t, "raw", jobs[0].StageID, "first job's stage")
+	require.Equal(t, "raw", jobs[1].StageID, "second job's stage")
 	last := rec.queries[len(rec.queries)-1]
 	assert.Nil(t, last.FilterExpression, "jobs query filters: %s", aws.ToString(last.FilterExpression))
 	var prefix string
@@ -133,13 +146,17 @@ func TestJobsForStageUsesKeyConditionNotFilter(t *testing.T) {
 			prefix = sv.Value
 		}
 	}
-	assert.False(t, !strings.Contains(aws.ToString(last.KeyConditionExpression), "begins_with") || prefix != "JOB#01#raw#", "key condition %s with %q", aws.ToString(last.KeyConditionExpression), prefix)
+	assert.Contains(t, aws.ToString(last.KeyConditionExpression), "begins_with", "the jobs query's key condition")
+	assert.Equal(t, "JOB#01#raw#", prefix, "the key condition's prefix ends at the stage, so raw does not match raw_2")
 
 	// The latest execution is one descending query with Limit 1.
 	rec.queries = nil
 	j := must[*Job](t)(s.Jobs().Latest(ctx, "JRN-K", "raw_2"))
 	last = rec.queries[len(rec.queries)-1]
-	assert.False(t, j.ExecutionNumber != 3 || aws.ToBool(last.ScanIndexForward) || aws.ToInt32(last.Limit) != 1 || last.FilterExpression != nil, "latest %d via forward=%v limit=%d", j.ExecutionNumber, aws.ToBool(last.ScanIndexForward), aws.ToInt32(last.Limit))
+	assert.Equal(t, 3, j.ExecutionNumber, "the latest execution of raw_2")
+	assert.False(t, aws.ToBool(last.ScanIndexForward), "Latest queries descending")
+	assert.Equal(t, int32(1), aws.ToInt32(last.Limit), "Latest reads one item")
+	assert.Nil(t, last.FilterExpression, "Latest filters nothing")
 }
 
 // TestConcurrentFinishesLoseNothing: 30 goroutines finishing the running
@@ -208,9 +225,9 @@ func concurrentFinishes(t *testing.T, s *Store, journeyID string, beforeFinishes
 	j, err := s.Journeys().Get(ctx, journeyID, Consistent())
 	require.NoError(t, err)
 	a := j.Aggregates
-	if a.TotalJobs != 30 || a.CompletedJobs != 20 || a.FailedJobs != 10 {
-		require.FailNow(t, fmt.Sprintf("after 30 concurrent finishes: totalJobs %d, completedJobs %d, failedJobs %d; want 30, 20, 10", a.TotalJobs, a.CompletedJobs, a.FailedJobs))
-	}
+	require.Equal(t, 30, a.TotalJobs, "totalJobs after 30 concurrent finishes")
+	require.Equal(t, 20, a.CompletedJobs, "completedJobs after 30 concurrent finishes")
+	require.Equal(t, 10, a.FailedJobs, "failedJobs after 30 concurrent finishes")
 	// Every completed stage counted once, whatever order the finishes won.
 	assert.Len(t, j.CompletedStages, 20)
 	assert.Equal(t, 20*100/30, j.OverallProgress)
@@ -221,15 +238,14 @@ func concurrentFinishes(t *testing.T, s *Store, journeyID string, beforeFinishes
 		} `dynamodbav:"Data"`
 	}
 	require.NoError(t, s.t.Get(ctx, s.t.Key("JOURNEY#"+journeyID, "METADATA"), &raw, table.Consistent()))
-	if ra := raw.Data.Aggregates; ra.TotalExecutionTime != formatMinutes(ra.TotalExecutionSeconds) {
-		assert.Fail(t, fmt.Sprintf("stored totalExecutionTime %q for %.3f s", ra.TotalExecutionTime, ra.TotalExecutionSeconds))
-	} else {
-		t.Logf("30 jobs, %.3f s of execution, stored as %q", ra.TotalExecutionSeconds, ra.TotalExecutionTime)
-	}
+	ra := raw.Data.Aggregates
+	assert.Equal(t, formatMinutes(ra.TotalExecutionSeconds), ra.TotalExecutionTime, "stored totalExecutionTime for %.3f s", ra.TotalExecutionSeconds)
+	t.Logf("30 jobs, %.3f s of execution, stored as %q", ra.TotalExecutionSeconds, ra.TotalExecutionTime)
 	// Finishing again changes nothing and says why.
 	_, err = s.Jobs().Finish(ctx, refs[1], Finish{Status: JobFailed})
 	var se *StatusError
-	require.False(t, !errors.As(err, &se) || se.Current != "completed", "second finish: %v", err)
+	require.ErrorAs(t, err, &se, "second finish")
+	require.Equal(t, "completed", se.Current, "second finish: the status it names")
 	j2, _ := s.Journeys().Get(ctx, journeyID, Consistent())
 	assert.Equal(t, a, j2.Aggregates, "a refused finish moved the aggregates: %+v", j2.Aggregates)
 }
@@ -241,15 +257,21 @@ func TestJobProgressAndSteps(t *testing.T) {
 	j := must[*Job](t)(e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"}))
 	ref := j.Ref()
 	j = must[*Job](t)(e.store.Jobs().SetProgress(ctx, ref, 40, "metadata_analysis"))
-	assert.False(t, j.Progress != 40 || j.CurrentStep != "metadata_analysis", "progress %+v", j)
+	assert.Equal(t, 40, j.Progress, "progress")
+	assert.Equal(t, "metadata_analysis", j.CurrentStep, "current step")
 	must[*Job](t)(e.store.Jobs().SetStepStatus(ctx, ref, "schema_extraction", StepRunning))
 	e.db.Advance(1500 * time.Millisecond)
 	j = must[*Job](t)(e.store.Jobs().SetStepStatus(ctx, ref, "schema_extraction", StepCompleted))
 	st := j.Steps[0]
-	assert.False(t, st.Status != StepCompleted || st.Duration != 1.5 || !st.EndTime.After(st.StartTime.Time), "step %+v", st)
+	assert.Equal(t, StepCompleted, st.Status, "step status")
+	assert.Equal(t, 1.5, st.Duration, "step duration, seconds")
+	assert.True(t, st.EndTime.After(st.StartTime.Time), "step end %v after its start %v", st.EndTime, st.StartTime)
 	// A step the stage did not define is appended.
 	j = must[*Job](t)(e.store.Jobs().SetStepStatus(ctx, ref, "extra_check", StepRunning))
-	assert.False(t, len(j.Steps) != 4 || j.Steps[3].StepID != "extra_check" || j.CurrentStep != "extra_check", "steps %+v", j.Steps)
+	if assert.Len(t, j.Steps, 4, "steps after an undefined one") {
+		assert.Equal(t, "extra_check", j.Steps[3].StepID, "the undefined step is appended")
+	}
+	assert.Equal(t, "extra_check", j.CurrentStep, "current step")
 	// Found by id alone, through GSI1.
 	f := must[*Job](t)(e.store.Jobs().Find(ctx, ref.JobID))
 	assert.Equal(t, ref, f.Ref(), "FindJob %+v, want %+v", f.Ref(), ref)
@@ -258,7 +280,9 @@ func TestJobProgressAndSteps(t *testing.T) {
 	must[*Job](t)(e.store.Jobs().Finish(ctx, ref, Finish{Status: JobCompleted}))
 	var se *StatusError
 	_, err = e.store.Jobs().SetProgress(ctx, ref, 50, "")
-	assert.False(t, !errors.As(err, &se) || se.Current != "completed", "progress after finish: %v", err)
+	if assert.ErrorAs(t, err, &se, "progress after finish") {
+		assert.Equal(t, "completed", se.Current, "progress after finish: the status it names")
+	}
 	_, err = e.store.Jobs().SetStepStatus(ctx, ref, "data_profiling", StepRunning)
 	assert.False(t, !errors.As(err, &se), "step after finish: %v", err)
 	missing := ref

@@ -1,8 +1,8 @@
 package journey
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -65,8 +65,12 @@ func TestLoadJourneyIsOneQuery(t *testing.T) {
 	require.NoError(t, err)
 	got := e.db.Consumed(DefaultTableName).ReadUnits
 	n := e.calls()
-	require.False(t, n != 1 || e.db.Calls("Query") != 1, "LoadJourney made %d requests (%d Query), want exactly 1 Query", n, e.db.Calls("Query"))
-	require.False(t, len(c.Stages) != 6 || len(c.Rules) != 15 || len(c.Jobs) != 20 || c.Journey.ID != "JRN-LOAD", "loaded %d stages, %d rules, %d jobs", len(c.Stages), len(c.Rules), len(c.Jobs))
+	require.Equal(t, 1, n, "Load's requests")
+	require.Equal(t, 1, e.db.Calls("Query"), "Load's one request is a Query")
+	require.Len(t, c.Stages, 6, "loaded stages")
+	require.Len(t, c.Rules, 15, "loaded rules")
+	require.Len(t, c.Jobs, 20, "loaded jobs")
+	require.Equal(t, "JRN-LOAD", c.Journey.ID, "loaded journey")
 	// The items' size as DynamoDB counts it.
 	size := 0
 	for item, err := range table.QueryAll[table.Item](context.Background(), e.store.t, table.Query{Partition: "JOURNEY#JRN-LOAD"}) {
@@ -82,7 +86,8 @@ func TestLoadJourneyIsOneQuery(t *testing.T) {
 	e.db.ResetConsumed()
 	_, err = e.store.Journeys().Load(context.Background(), "JRN-LOAD", Consistent())
 	require.NoError(t, err)
-	assert.False(t, e.calls() != 1 || e.db.Consumed(DefaultTableName).ReadUnits != 2*want, "consistent load: %d requests, %.1f RCU; want 1, %.1f", e.calls(), e.db.Consumed(DefaultTableName).ReadUnits, 2*want)
+	assert.Equal(t, 1, e.calls(), "a consistent load's requests")
+	assert.Equal(t, 2*want, e.db.Consumed(DefaultTableName).ReadUnits, "a consistent load's read units")
 }
 
 // TestLoadJourneyGroupsAndOrders: stages by order, rules by stage then
@@ -92,7 +97,8 @@ func TestLoadJourneyGroupsAndOrders(t *testing.T) {
 	buildJourney(t, e, "JRN-LOAD")
 	c := must[*Complete](t)(e.store.Journeys().Load(context.Background(), "JRN-LOAD"))
 	for i, st := range c.Stages {
-		assert.False(t, st.Order != i+1 || st.JourneyID != "JRN-LOAD", "stage %d: %+v", i, st)
+		assert.Equal(t, i+1, st.Order, "stage %d: order", i)
+		assert.Equal(t, "JRN-LOAD", st.JourneyID, "stage %d: journey", i)
 	}
 	order := map[string]int{}
 	for _, st := range c.Stages {
@@ -100,20 +106,28 @@ func TestLoadJourneyGroupsAndOrders(t *testing.T) {
 	}
 	for i := 1; i < len(c.Rules); i++ {
 		a, b := c.Rules[i-1], c.Rules[i]
-		if order[a.StageID] > order[b.StageID] ||
-			a.StageID == b.StageID && (a.Priority.rank() > b.Priority.rank() || a.Priority == b.Priority && a.Index > b.Index) {
-			assert.Fail(t, fmt.Sprintf("rule %s/%s/%d before %s/%s/%d", a.StageID, a.Priority, a.Index, b.StageID, b.Priority, b.Index))
-		}
+		// One fact: the pair is in (stage order, priority rank, index) order.
+		assert.LessOrEqual(t, cmp.Or(cmp.Compare(order[a.StageID], order[b.StageID]), cmp.Compare(a.Priority.rank(), b.Priority.rank()), cmp.Compare(a.Index, b.Index)), 0,
+			"rule %s/%s/%d before %s/%s/%d", a.StageID, a.Priority, a.Index, b.StageID, b.Priority, b.Index)
 	}
 	jobs := c.StageJobs("raw_analysis")
-	assert.False(t, len(jobs) != 4 || jobs[3].ExecutionNumber != 4 || c.LatestJob("raw_analysis").ExecutionNumber != 4, "raw_analysis jobs %+v", jobs)
-	assert.False(t, c.LatestJob("verification_validation") != nil || c.Stage("nope") != nil || len(c.RecentJobs(3)) != 3, "helpers of Complete")
+	if assert.Len(t, jobs, 4, "raw_analysis jobs") {
+		assert.Equal(t, 4, jobs[3].ExecutionNumber, "StageJobs in execution order")
+	}
+	if latest := c.LatestJob("raw_analysis"); assert.NotNil(t, latest, "LatestJob(raw_analysis)") {
+		assert.Equal(t, 4, latest.ExecutionNumber, "LatestJob(raw_analysis)")
+	}
+	assert.Nil(t, c.LatestJob("verification_validation"), "LatestJob of a stage without jobs")
+	assert.Nil(t, c.Stage("nope"), "Stage of an unknown id")
+	assert.Len(t, c.RecentJobs(3), 3, "RecentJobs(3)")
 	rj := c.RecentJobs(1)
 	assert.False(t, rj[0].StartTime.Before(c.Jobs[0].StartTime.Time), "RecentJobs(1) = %v, not the newest", rj[0].StartTime)
-	if c.Journey.Aggregates.TotalJobs != 20 || c.Journey.Aggregates.CompletedJobs != 5 || c.Journey.Aggregates.FailedJobs != 15 || c.Journey.Aggregates.TotalRules != 15 ||
-		c.Journey.Aggregates.TotalExecutionTime != "30m" {
-		assert.Fail(t, fmt.Sprintf("aggregates %+v", c.Journey.Aggregates))
-	}
+	agg := c.Journey.Aggregates
+	assert.Equal(t, 20, agg.TotalJobs, "totalJobs")
+	assert.Equal(t, 5, agg.CompletedJobs, "completedJobs")
+	assert.Equal(t, 15, agg.FailedJobs, "failedJobs")
+	assert.Equal(t, 15, agg.TotalRules, "totalRules")
+	assert.Equal(t, "30m", agg.TotalExecutionTime, "totalExecutionTime")
 }
 
 // TestLoadJourneyPaginatesPastOneMegabyte: a partition larger than one
@@ -131,14 +145,19 @@ func TestLoadJourneyPaginatesPastOneMegabyte(t *testing.T) {
 	require.NoError(t, l.Close(ctx))
 	e.db.ResetCalls()
 	c := must[*Complete](t)(e.store.Journeys().Load(ctx, "JRN-T"))
-	require.False(t, len(c.Logs) != 1500 || len(c.Stages) != 6 || len(c.Jobs) != 1, "loaded %d logs, %d stages, %d jobs", len(c.Logs), len(c.Stages), len(c.Jobs))
+	require.Len(t, c.Logs, 1500, "loaded log summaries")
+	require.Len(t, c.Stages, 6, "loaded stages")
+	require.Len(t, c.Jobs, 1, "loaded jobs")
 	q := e.db.Calls("Query")
-	assert.False(t, q < 2, "a 2 MB partition in %d Query calls", q)
+	assert.GreaterOrEqual(t, q, 2, "a 2 MB partition takes more than one 1 MB page")
 	// SkipLogSummaries reads around them: two small queries.
 	e.db.ResetCalls()
 	e.db.ResetConsumed()
 	c = must[*Complete](t)(e.store.Journeys().Load(ctx, "JRN-T", SkipLogSummaries()))
-	assert.False(t, len(c.Logs) != 0 || len(c.Stages) != 6 || len(c.Jobs) != 1 || e.db.Calls("Query") != 2, "skipping logs: %d logs, %d stages, %d jobs in %d queries", len(c.Logs), len(c.Stages), len(c.Jobs), e.db.Calls("Query"))
+	assert.Empty(t, c.Logs, "skipping log summaries: logs")
+	assert.Len(t, c.Stages, 6, "skipping log summaries: stages")
+	assert.Len(t, c.Jobs, 1, "skipping log summaries: jobs")
+	assert.Equal(t, 2, e.db.Calls("Query"), "skipping log summaries: queries")
 	ru := e.db.Consumed(DefaultTableName).ReadUnits
 	assert.False(t, ru > 2, "skipping logs read %.1f RCU: the summaries were read", ru)
 }
@@ -147,19 +166,27 @@ func TestCreateJourneyWritesMetadataAndSixStagesAtomically(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	c := e.newJourney(t)
-	assert.False(t, e.db.Calls("TransactWriteItems") != 1 || e.calls() != 1, "create took %d requests", e.calls())
+	assert.Equal(t, 1, e.db.Calls("TransactWriteItems"), "Create's transactions")
+	assert.Equal(t, 1, e.calls(), "Create's requests")
 	want := []string{"raw_analysis", "stripped_schema", "tmf_mapping", "migration_planning", "data_migration", "verification_validation"}
 	require.Equal(t, 6, len(c.Stages), "%d stages", len(c.Stages))
 	for i, st := range c.Stages {
-		assert.False(t, st.StageID != want[i] || st.Order != i+1 || st.Status != StagePending, "stage %d = %s order %d %s", i, st.StageID, st.Order, st.Status)
+		assert.Equal(t, want[i], st.StageID, "stage %d: id", i)
+		assert.Equal(t, i+1, st.Order, "stage %d: order", i)
+		assert.Equal(t, StagePending, st.Status, "stage %d: status", i)
 	}
-	assert.False(t, len(c.Stages[0].Steps) != 3 || c.Journey.Status != StatusPending || c.Journey.CurrentStageID != "raw_analysis", "created %+v", c.Journey)
+	assert.Len(t, c.Stages[0].Steps, 3, "the first stage's steps")
+	assert.Equal(t, StatusPending, c.Journey.Status, "a new journey's status")
+	assert.Equal(t, "raw_analysis", c.Journey.CurrentStageID, "a new journey's current stage")
 	stored := must[[]Stage](t)(collect(e.store.Stages().All(ctx, "JRN-T")))
-	assert.False(t, len(stored) != 6 || stored[5].StageID != "verification_validation", "stored stages %v", stored)
+	if assert.Len(t, stored, 6, "stored stages") {
+		assert.Equal(t, "verification_validation", stored[5].StageID, "the last stored stage")
+	}
 
 	// The same id again: nothing is written, not even the stages.
 	_, err := e.store.Journeys().Create(ctx, NewJourney{ID: "JRN-T", Name: "again", Stages: []Stage{{StageID: "other"}}})
-	require.False(t, !errors.Is(err, ErrJourneyExists) || !errors.Is(err, table.ErrAlreadyExists), "second create: %v", err)
+	require.ErrorIs(t, err, ErrJourneyExists, "second create")
+	require.ErrorIs(t, err, table.ErrAlreadyExists, "second create")
 	j := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T"))
 	assert.Equal(t, "Test journey", j.Name, "journey overwritten: %q", j.Name)
 	st := must[[]Stage](t)(collect(e.store.Stages().All(ctx, "JRN-T")))
@@ -171,13 +198,18 @@ func TestCreateJourneyCustomStagesAndGeneratedID(t *testing.T) {
 	c, err := e.store.Journeys().Create(context.Background(), NewJourney{Name: "custom",
 		Stages: []Stage{{StageID: "a", Name: "A"}, {StageID: "b", Name: "B", CanSkip: true}}})
 	require.NoError(t, err)
-	assert.False(t, c.Journey.ID != "JRN-1" || len(c.Stages) != 2 || c.Stages[1].Order != 2 || c.Journey.Priority != PriorityMedium, "created %+v %+v", c.Journey, c.Stages)
+	assert.Equal(t, "JRN-1", c.Journey.ID, "the generated id")
+	if assert.Len(t, c.Stages, 2, "the custom stages") {
+		assert.Equal(t, 2, c.Stages[1].Order, "the second stage's order")
+	}
+	assert.Equal(t, PriorityMedium, c.Journey.Priority, "the default priority")
 }
 
 func TestGetJourneyMissingIsNotFound(t *testing.T) {
 	e := newEnv(t)
 	_, err := e.store.Journeys().Get(context.Background(), "JRN-NONE")
-	require.False(t, !errors.Is(err, ErrJourneyNotFound) || !errors.Is(err, table.ErrNotFound), "got %v", err)
+	require.ErrorIs(t, err, ErrJourneyNotFound)
+	require.ErrorIs(t, err, table.ErrNotFound, "package table's sentinel too")
 	_, err = e.store.Journeys().Load(context.Background(), "JRN-NONE")
 	require.ErrorIs(t, err, ErrJourneyNotFound, "load: %v", err)
 }
@@ -206,7 +238,8 @@ func TestListJourneysNewestFirstInPages(t *testing.T) {
 		}
 		cursor = p.Next
 	}
-	assert.False(t, fmt.Sprint(got) != "[JRN-6 JRN-5 JRN-4 JRN-3 JRN-2 JRN-1 JRN-0]" || pages != 3, "pages %d: %v", pages, got)
+	assert.Equal(t, []string{"JRN-6", "JRN-5", "JRN-4", "JRN-3", "JRN-2", "JRN-1", "JRN-0"}, got, "newest first")
+	assert.Equal(t, 3, pages, "pages of 3")
 	var all []string
 	for j, err := range e.store.Journeys().All(ctx) {
 		require.NoError(t, err)
@@ -227,22 +260,29 @@ func TestStatusMovesAreGuarded(t *testing.T) {
 	require.Equal(t, StatusPaused, j.Status, "paused: %s", j.Status)
 	_, err := e.store.Journeys().Pause(ctx, "JRN-T")
 	var se *StatusError
-	require.False(t, !errors.As(err, &se) || se.Current != "paused" || !errors.Is(err, ErrInvalidStatus) || !errors.Is(err, table.ErrConditionFailed), "second pause: %v", err)
+	require.ErrorAs(t, err, &se, "second pause")
+	require.Equal(t, "paused", se.Current, "second pause: the status it names")
+	require.ErrorIs(t, err, ErrInvalidStatus, "second pause")
+	require.ErrorIs(t, err, table.ErrConditionFailed, "second pause")
 	// A paused journey starts no job.
 	_, err = e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
-	require.False(t, !errors.As(err, &se) || se.Current != "paused", "start on paused: %v", err)
+	require.ErrorAs(t, err, &se, "start on paused")
+	require.Equal(t, "paused", se.Current, "start on paused: the status it names")
 	jobs := must[[]Job](t)(collect(e.store.Jobs().All(ctx, "JRN-T", OfStage("raw_analysis"), ConsistentList())))
 	require.Equal(t, 0, len(jobs), "refused start left %d jobs", len(jobs))
 	j = must[*Journey](t)(e.store.Journeys().Resume(ctx, "JRN-T"))
 	require.Equal(t, StatusRunning, j.Status, "resumed: %s", j.Status)
 	_, err = e.store.Journeys().Resume(ctx, "JRN-T")
-	require.False(t, !errors.As(err, &se) || se.Current != "running", "resume running: %v", err)
+	require.ErrorAs(t, err, &se, "resume running")
+	require.Equal(t, "running", se.Current, "resume running: the status it names")
 	j = must[*Journey](t)(e.store.Journeys().Cancel(ctx, "JRN-T"))
 	require.Equal(t, StatusCancelled, j.Status, "cancelled: %s", j.Status)
 	for name, move := range map[string]func(context.Context, string) (*Journey, error){
 		"pause": e.store.Journeys().Pause, "resume": e.store.Journeys().Resume} {
 		_, err := move(ctx, "JRN-T")
-		assert.False(t, !errors.As(err, &se) || se.Current != "cancelled", "%s after cancel: %v", name, err)
+		if assert.ErrorAs(t, err, &se, "%s after cancel", name) {
+			assert.Equal(t, "cancelled", se.Current, "%s after cancel: the status it names", name)
+		}
 		_, err = move(ctx, "JRN-NONE")
 		assert.ErrorIs(t, err, ErrJourneyNotFound, "%s of a missing journey: %v", name, err)
 	}
@@ -383,8 +423,8 @@ func TestLastStageCompletesJourney(t *testing.T) {
 	got := raw["Data"].(map[string]any)["aggregates"].(map[string]any)["totalExecutionTime"]
 	assert.Equal(t, "6m", got, "stored totalExecutionTime %v, want the 6 minutes of the six jobs", got)
 	jr := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T"))
-	if jr.Status != StatusCompleted || jr.OverallProgress != 100 || jr.CurrentStageID != "verification_validation" ||
-		jr.Aggregates.TotalExecutionTime != "6m" {
-		assert.Fail(t, fmt.Sprintf("finished journey %+v", jr))
-	}
+	assert.Equal(t, StatusCompleted, jr.Status, "finished journey: status")
+	assert.Equal(t, 100, jr.OverallProgress, "finished journey: progress")
+	assert.Equal(t, "verification_validation", jr.CurrentStageID, "finished journey: current stage")
+	assert.Equal(t, "6m", jr.Aggregates.TotalExecutionTime, "finished journey: totalExecutionTime")
 }

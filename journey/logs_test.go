@@ -41,7 +41,8 @@ func TestStepLoggerWritesFileSummariesAndCounts(t *testing.T) {
 	l.Info("Processing table: products", map[string]any{"rows": 120})
 	e.db.Advance(time.Millisecond)
 	l.Warning("Missing index on product_id", nil)
-	require.False(t, e.calls() != 0 || len(objects(t, e.logs)) != 0, "logging sent something before Flush")
+	require.Zero(t, e.calls(), "DynamoDB requests before Flush")
+	require.Empty(t, objects(t, e.logs), "objects written before Flush")
 	require.NoError(t, l.Flush(ctx))
 	e.db.Advance(time.Millisecond)
 	l.Error("Table orders unreadable", map[string]any{"code": "E42"})
@@ -58,20 +59,29 @@ func TestStepLoggerWritesFileSummariesAndCounts(t *testing.T) {
 	var levels []string
 	for _, en := range entries {
 		levels = append(levels, string(en.Level))
-		assert.False(t, en.JobID != ref.JobID || en.StepID != "schema_extraction", "entry %+v", en)
+		assert.Equal(t, ref.JobID, en.JobID, "entry %+v: job", en)
+		assert.Equal(t, "schema_extraction", en.StepID, "entry %+v: step", en)
 	}
-	assert.False(t, fmt.Sprint(levels) != "[DEBUG INFO WARNING ERROR]" || fmt.Sprint(entries[1].Details["rows"]) != "120", "file holds %v %v", levels, entries[1].Details)
+	assert.Equal(t, []string{"DEBUG", "INFO", "WARNING", "ERROR"}, levels, "the file's levels, upper case")
+	if assert.Len(t, entries, 4, "entries in the file") {
+		assert.Equal(t, "120", fmt.Sprint(entries[1].Details["rows"]), "the details of the second entry")
+	}
 	assert.Equal(t, 4, l.Len(), "Len %d", l.Len())
 	assert.Equal(t, "s3://transformation-journey-logs/journeys/JRN-T/stages/raw_analysis/executions/"+ref.JobID+"/logs/schema_extraction.json", l.Location(), "location %s", l.Location())
 
 	j := must[*Job](t)(e.store.Jobs().Get(ctx, ref))
 	assert.Equal(t, (JobMetrics{TotalLogs: 4, ErrorCount: 1, WarningCount: 1, InfoCount: 1, DebugCount: 1}), j.Metrics, "metrics %+v", j.Metrics)
 	a := must[*Journey](t)(e.store.Journeys().Get(ctx, "JRN-T")).Aggregates
-	assert.False(t, a.TotalLogs != 4 || a.TotalErrors != 1 || a.TotalWarnings != 1, "aggregates %+v", a)
+	assert.Equal(t, 4, a.TotalLogs, "the journey's totalLogs")
+	assert.Equal(t, 1, a.TotalErrors, "the journey's totalErrors")
+	assert.Equal(t, 1, a.TotalWarnings, "the journey's totalWarnings")
 
 	// Summaries in time order, newest first, a page at a time.
 	all := must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, ""))
-	require.False(t, len(all.Items) != 4 || all.Items[0].Level != "debug" || all.Items[3].Level != "error" || all.Items[1].Source != "schema_analyzer", "summaries %+v", all.Items)
+	require.Len(t, all.Items, 4, "summaries")
+	require.Equal(t, "debug", all.Items[0].Level, "the first summary's level, lower case")
+	require.Equal(t, "error", all.Items[3].Level, "the last summary's level")
+	require.Equal(t, "schema_analyzer", all.Items[1].Source, "the second summary's source")
 	var newest []string
 	cursor := ""
 	for {
@@ -105,7 +115,8 @@ func TestStepLoggerWritesS3BeforeDynamoDB(t *testing.T) {
 	l.Info("x", nil)
 	e.db.ResetCalls()
 	err := l.Flush(ctx)
-	require.False(t, err == nil || !strings.Contains(err.Error(), "S3 is down"), "flush with S3 down: %v", err)
+	require.Error(t, err, "flush with S3 down")
+	require.Contains(t, err.Error(), "S3 is down", "flush with S3 down")
 	require.Equal(t, 0, e.calls(), "%d DynamoDB requests after the file failed", e.calls())
 
 	l = must[*StepLogger](t)(e.store.Logs().Logger(ref, "s2"))
@@ -118,7 +129,8 @@ func TestStepLoggerWritesS3BeforeDynamoDB(t *testing.T) {
 	require.Equal(t, 1, len(objects(t, e.logs)), "the log file was not written first")
 	require.NoError(t, l.Flush(ctx))
 	m := must[*Job](t)(e.store.Jobs().Get(ctx, ref)).Metrics
-	assert.False(t, m.TotalLogs != 30 || m.InfoCount != 30, "metrics after the retried flush %+v", m)
+	assert.Equal(t, 30, m.TotalLogs, "totalLogs after the retried flush")
+	assert.Equal(t, 30, m.InfoCount, "infoCount after the retried flush")
 	p := must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, ""))
 	assert.Equal(t, 30, len(p.Items), "%d summaries", len(p.Items))
 }
@@ -130,7 +142,8 @@ func TestLogSummariesCanBeTurnedOff(t *testing.T) {
 	l := must[*StepLogger](t)(e.store.Logs().Logger(ref, "s1"))
 	l.Warning("w", nil)
 	require.NoError(t, l.Close(ctx))
-	assert.False(t, e.db.Calls("BatchWriteItem") != 0 || len(must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, "")).Items) != 0, "summaries written although disabled")
+	assert.Zero(t, e.db.Calls("BatchWriteItem"), "summary writes although disabled")
+	assert.Empty(t, must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, "")).Items, "summaries although disabled")
 	m := must[*Job](t)(e.store.Jobs().Get(ctx, ref)).Metrics
 	assert.Equal(t, 1, m.WarningCount, "metrics %+v", m)
 	// Turned on for one logger.
@@ -176,7 +189,9 @@ func TestSummariesStayConcise(t *testing.T) {
 	l.Error(long, map[string]any{"blob": strings.Repeat("x", 5000)})
 	require.NoError(t, l.Close(ctx))
 	sum := must[table.Page[LogSummary]](t)(e.store.Logs().ListSummaries(ctx, ref.JobID, "")).Items[0]
-	assert.False(t, len(sum.Message) > maxSummaryMessage || !strings.HasPrefix(long, sum.Message) || sum.Details != nil, "summary message %d bytes, details %v", len(sum.Message), sum.Details != nil)
+	assert.LessOrEqual(t, len(sum.Message), maxSummaryMessage, "the summary's message, bytes")
+	assert.True(t, strings.HasPrefix(long, sum.Message), "the summary's message is the start of the entry's")
+	assert.Nil(t, sum.Details, "the summary's details")
 	full := must[[]LogEntry](t)(e.store.Logs().ReadStep(ctx, ref, "s"))
 	assert.Equal(t, long, full[0].Message, "the file lost the message")
 }

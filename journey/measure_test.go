@@ -1,6 +1,7 @@
 package journey
 
 import (
+	"cmp"
 	"context"
 	"testing"
 	"time"
@@ -83,7 +84,8 @@ func TestListJobsReadsNoLogSummaries(t *testing.T) {
 	require.Len(t, jobs, 20)
 	for i := 1; i < len(jobs); i++ {
 		a, b := jobs[i-1], jobs[i]
-		assert.True(t, a.Order < b.Order || a.Order == b.Order && a.ExecutionNumber < b.ExecutionNumber,
+		// One fact: (stage order, execution number) increases.
+		assert.Negative(t, cmp.Or(cmp.Compare(a.Order, b.Order), cmp.Compare(a.ExecutionNumber, b.ExecutionNumber)),
 			"job %d (%d/%d) after (%d/%d)", i, b.Order, b.ExecutionNumber, a.Order, a.ExecutionNumber)
 	}
 	assert.Less(t, listUnits, loadUnits/4, "the listing read more than job items")

@@ -2,7 +2,6 @@ package journey
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -30,17 +29,26 @@ func TestWriteReportFileThenCatalog(t *testing.T) {
 	}
 	keys := objects(t, e.reports)
 	want := "journeys/JRN-T/stages/raw_analysis/executions/" + ref.JobID + "/reports/"
-	require.False(t, len(keys) != 2 || keys[0] != want+"metadata_analysis/RPT-2.json" || len(objects(t, e.logs)) != 0, "report objects %v (logs store %v)", keys, objects(t, e.logs))
+	require.Len(t, keys, 2, "report objects")
+	require.Equal(t, want+"metadata_analysis/RPT-2.json", keys[0], "the first report object")
+	require.Empty(t, objects(t, e.logs), "report objects in the logs store")
 	reports := must[[]Report](t)(e.store.Reports().Read(ctx, ref))
-	assert.False(t, len(reports) != 2 || reports[1].ReportID != ref.JobID+"_schema_extraction" || reports[1].Recommendations[0] != "none", "reports %+v", reports)
+	if assert.Len(t, reports, 2, "reports read") {
+		assert.Equal(t, ref.JobID+"_schema_extraction", reports[1].ReportID, "the file's reportId is {jobId}_{stepId}")
+		assert.Equal(t, []string{"none"}, reports[1].Recommendations, "recommendations")
+	}
 	cat := must[table.Page[ReportEntry]](t)(e.store.Reports().ListCatalog(ctx, ref.JobID, ""))
-	if len(cat.Items) != 2 || cat.Items[0].Title != "schema_extraction report" || cat.Items[0].Status != "generated" ||
-		cat.Items[0].S3Location != "s3://transformation-journey-reports/"+want+"schema_extraction/RPT-1.json" ||
-		cat.Items[0].Metrics.ReportSections != 2 || cat.Items[0].Metrics.ContentSize == 0 {
-		assert.Fail(t, fmt.Sprintf("catalog %+v", cat.Items))
+	if assert.Len(t, cat.Items, 2, "catalog entries") {
+		first := cat.Items[0]
+		assert.Equal(t, "schema_extraction report", first.Title, "the first entry's title")
+		assert.Equal(t, "generated", first.Status, "the first entry's status")
+		assert.Equal(t, "s3://transformation-journey-reports/"+want+"schema_extraction/RPT-1.json", first.S3Location, "the first entry's s3Location")
+		assert.Equal(t, 2, first.Metrics.ReportSections, "the first entry's reportSections")
+		assert.NotZero(t, first.Metrics.ContentSize, "the first entry's contentSize")
 	}
 	page := must[table.Page[ReportEntry]](t)(e.store.Reports().ListCatalog(ctx, ref.JobID, "", Limit(1)))
-	assert.False(t, len(page.Items) != 1 || page.Next == "", "first page %+v", page)
+	assert.Len(t, page.Items, 1, "first page")
+	assert.NotEmpty(t, page.Next, "first page's cursor")
 }
 
 func TestWriteReportWithoutFileWritesNoCatalog(t *testing.T) {
@@ -50,7 +58,8 @@ func TestWriteReportWithoutFileWritesNoCatalog(t *testing.T) {
 	down := mustStore(t, e.db, e.logs, func(o *Options) { o.Reports = failingStore{e.reports} })
 	e.db.ResetCalls()
 	_, err := down.Reports().Write(ctx, ref, "s", Report{ReportType: ReportTimeline, Title: "t"})
-	require.False(t, err == nil || !strings.Contains(err.Error(), "S3 is down"), "got %v", err)
+	require.Error(t, err, "a report with S3 down")
+	require.Contains(t, err.Error(), "S3 is down", "a report with S3 down")
 	assert.Equal(t, 0, e.calls(), "%d DynamoDB requests after the file failed", e.calls())
 	_, err = e.store.Reports().Write(ctx, ref, "s", Report{ReportType: "pdf", Title: "t"})
 	assert.ErrorIs(t, err, table.ErrInvalidInput, "unknown report type: %v", err)

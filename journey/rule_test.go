@@ -122,7 +122,8 @@ func TestConcurrentAddRuleTakesDistinctIndexes(t *testing.T) {
 	}
 	assert.Len(t, rules, 15)
 	assert.Len(t, seen, 15)
-	assert.True(t, seen[1] && seen[15], "indexes %v", seen)
+	assert.True(t, seen[1], "index 1 taken: %v", seen)
+	assert.True(t, seen[15], "index 15 taken: %v", seen)
 	j, err := e.store.Journeys().Get(ctx, "JRN-T")
 	require.NoError(t, err)
 	assert.Equal(t, 15, j.Aggregates.TotalRules)

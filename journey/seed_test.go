@@ -158,22 +158,42 @@ func TestSeedExamplesRoundTripExactly(t *testing.T) {
 	c, err := e.store.Journeys().Load(ctx, "JRN-ABC123456789")
 	require.NoError(t, err)
 	j := c.Journey
-	if j.Status != StatusRunning || j.Priority != PriorityHigh || j.CurrentStageIndex != 2 || j.CurrentStageID != "tmf_mapping" ||
-		j.OverallProgress != 45 || j.CurrentJobs["stripped_schema"] != "JOB-457" || j.Aggregates.TotalJobs != 12 ||
-		j.Aggregates.TotalExecutionTime != "125m" || j.Configuration.Timeout != 1800 || !j.CreatedAt.Equal(t0) {
-		assert.Fail(t, fmt.Sprintf("journey read as %+v", j))
+	assert.Equal(t, StatusRunning, j.Status, "the seed journey's status")
+	assert.Equal(t, PriorityHigh, j.Priority, "the seed journey's priority")
+	assert.Equal(t, 2, j.CurrentStageIndex, "the seed journey's currentStageIndex")
+	assert.Equal(t, "tmf_mapping", j.CurrentStageID, "the seed journey's currentStageId")
+	assert.Equal(t, 45, j.OverallProgress, "the seed journey's overallProgress")
+	assert.Equal(t, "JOB-457", j.CurrentJobs["stripped_schema"], "the seed journey's currentJobs")
+	assert.Equal(t, 12, j.Aggregates.TotalJobs, "the seed journey's totalJobs")
+	assert.Equal(t, "125m", j.Aggregates.TotalExecutionTime, "the seed journey's totalExecutionTime")
+	assert.Equal(t, 1800, j.Configuration.Timeout, "the seed journey's timeout")
+	assert.True(t, j.CreatedAt.Equal(t0), "the seed journey's createdAt %v, want %v", j.CreatedAt, t0)
+	if assert.Len(t, c.Stages, 1, "stages") && assert.Len(t, c.Stages[0].Steps, 3, "the stage's steps") {
+		assert.Equal(t, "15m", c.Stages[0].Steps[1].EstimatedDuration, "the second step's estimatedDuration")
 	}
-	assert.False(t, len(c.Stages) != 1 || len(c.Stages[0].Steps) != 3 || c.Stages[0].Steps[1].EstimatedDuration != "15m", "stages read as %+v", c.Stages)
-	if len(c.Rules) != 1 || c.Rules[0].Index != 1 || c.Rules[0].Priority != PriorityHigh ||
-		!slices.Equal(c.Rules[0].Metadata.ApplicableStages, []string{"raw_analysis", "tmf_mapping"}) {
-		assert.Fail(t, fmt.Sprintf("rules read as %+v", c.Rules))
+	if assert.Len(t, c.Rules, 1, "rules") {
+		assert.Equal(t, 1, c.Rules[0].Index, "the rule's index")
+		assert.Equal(t, PriorityHigh, c.Rules[0].Priority, "the rule's priority")
+		assert.Equal(t, []string{"raw_analysis", "tmf_mapping"}, c.Rules[0].Metadata.ApplicableStages, "the rule's applicableStages")
 	}
-	if len(c.Jobs) != 1 || c.Jobs[0].Duration != 125.5 || c.Jobs[0].Results["recordsSucceeded"] != 9998 ||
-		c.Jobs[0].ErrorMessage != nil || c.Jobs[0].Steps[1].Duration != 65.5 || c.Jobs[0].Order != 1 {
-		assert.Fail(t, fmt.Sprintf("jobs read as %+v", c.Jobs))
+	if assert.Len(t, c.Jobs, 1, "jobs") {
+		job := c.Jobs[0]
+		assert.Equal(t, 125.5, job.Duration, "the job's duration")
+		assert.EqualValues(t, 9998, job.Results["recordsSucceeded"], "the job's recordsSucceeded")
+		assert.Nil(t, job.ErrorMessage, "the job's errorMessage")
+		if assert.Greater(t, len(job.Steps), 1, "the job's steps") {
+			assert.Equal(t, 65.5, job.Steps[1].Duration, "the second step's duration")
+		}
+		assert.Equal(t, 1, job.Order, "the job's stage order")
 	}
-	assert.False(t, len(c.Logs) != 1 || c.Logs[0].LogID != "LOG-789" || c.Logs[0].Level != "info", "logs read as %+v", c.Logs)
-	assert.False(t, len(c.Reports) != 1 || c.Reports[0].Metrics.ContentSize != 2048 || c.Reports[0].ReportType != ReportPerformance, "reports read as %+v", c.Reports)
+	if assert.Len(t, c.Logs, 1, "log summaries") {
+		assert.Equal(t, "LOG-789", c.Logs[0].LogID, "the summary's logId")
+		assert.Equal(t, "info", c.Logs[0].Level, "the summary's level")
+	}
+	if assert.Len(t, c.Reports, 1, "report entries") {
+		assert.Equal(t, 2048, c.Reports[0].Metrics.ContentSize, "the entry's contentSize")
+		assert.Equal(t, ReportPerformance, c.Reports[0].ReportType, "the entry's reportType")
+	}
 
 	info, err := e.store.Backups().Export(ctx, "JRN-ABC123456789")
 	require.NoError(t, err)
@@ -337,7 +357,8 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	_, err = s.Reports().Write(ctx, ref, "schema_extraction", rf)
 	require.NoError(t, err)
 	reports, err := s.Reports().Read(ctx, ref)
-	require.False(t, err != nil || len(reports) != 2, "JobReports = %v, %v", reports, err)
+	require.NoError(t, err, "Reports.Read")
+	require.Len(t, reports, 2, "Reports.Read")
 	fromSeed := reports[0]
 	if fromSeed.Title != rf.Title {
 		fromSeed = reports[1]
@@ -354,7 +375,11 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 		sks = append(sks, item["SK"].(string))
 	}
 	sort.Strings(sks)
-	assert.False(t, len(c.Stages) != 6 || len(c.Rules) != 1 || len(c.Jobs) != 1 || len(c.Logs) != 2 || len(c.Reports) != 2, "partition holds %d stages, %d rules, %d jobs, %d logs, %d reports", len(c.Stages), len(c.Rules), len(c.Jobs), len(c.Logs), len(c.Reports))
+	assert.Len(t, c.Stages, 6, "the partition's stages")
+	assert.Len(t, c.Rules, 1, "the partition's rules")
+	assert.Len(t, c.Jobs, 1, "the partition's jobs")
+	assert.Len(t, c.Logs, 2, "the partition's log summaries")
+	assert.Len(t, c.Reports, 2, "the partition's report entries")
 	for _, sk := range sks {
 		storedItem(t, s, pk, sk) // fails the test if missing
 	}
