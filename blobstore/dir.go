@@ -445,6 +445,10 @@ func (d *Dir) EnablePresign(baseURL string) error { return d.signer.enable(baseU
 
 // ServeHTTP serves the URLs PresignGet and PresignPut hand out.
 func (d *Dir) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if d.signer == nil {
+		http.Error(w, "blobstore: Dir not made by NewDir", http.StatusInternalServerError)
+		return
+	}
 	d.signer.serve(d, d.now(), w, r)
 }
 

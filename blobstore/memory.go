@@ -156,6 +156,10 @@ func (m *Memory) EnablePresign(baseURL string) error { return m.signer.enable(ba
 // ServeHTTP serves the URLs PresignGet and PresignPut hand out (GET, HEAD
 // and PUT); anything unsigned, altered or expired gets 403.
 func (m *Memory) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if m.signer == nil {
+		http.Error(w, "blobstore: Memory not made by NewMemory", http.StatusInternalServerError)
+		return
+	}
 	m.signer.serve(m, m.now(), w, r)
 }
 

@@ -141,8 +141,23 @@ func checkTable(t *table.Table) error {
 	return nil
 }
 
-// Store returns the store objects are written to.
-func (off *Offloader) Store() Store { return off.store }
+// Store returns the store objects are written to (nil for an Offloader
+// not made by NewOffloader).
+func (off *Offloader) Store() Store {
+	if off == nil {
+		return nil
+	}
+	return off.store
+}
+
+// ready refuses an Offloader not made by NewOffloader (nil or zero) before
+// it touches a store or a table.
+func (off *Offloader) ready() error {
+	if off == nil || off.store == nil || off.opts.Clock == nil {
+		return inputError("offloader", "zero value", "use NewOffloader")
+	}
+	return nil
+}
 
 // Pointer is an offloaded attribute's location, as stored in the item.
 type Pointer struct {
@@ -376,6 +391,9 @@ func (off *Offloader) keepSet(extra []string) map[string]bool {
 // written. Attributes named in OffloadOptions.Keep stay; use Put to keep
 // the table's key attributes too.
 func (off *Offloader) Offload(ctx context.Context, objectKey string, item table.Item) (table.Item, error) {
+	if err := off.ready(); err != nil {
+		return nil, err
+	}
 	return off.offload(ctx, objectKey, item, off.keepSet(nil))
 }
 
@@ -407,6 +425,9 @@ func (off *Offloader) offload(ctx context.Context, objectKey string, item table.
 // pointer's size and SHA-256 (ErrChecksumMismatch). A missing object is an
 // error wrapping ErrNotFound that names the attribute.
 func (off *Offloader) Restore(ctx context.Context, item table.Item) (table.Item, error) {
+	if err := off.ready(); err != nil {
+		return nil, err
+	}
 	out := make(table.Item, len(item))
 	for name, v := range item {
 		p, ok := PointerOf(v)
@@ -475,6 +496,9 @@ func keyAttributes(t *table.Table) []string {
 // fails, the objects are left for RemoveOrphans, and never deleted here:
 // an identical object may be what the current item points at.
 func (off *Offloader) Put(ctx context.Context, t *table.Table, objectKey string, item table.Item, opts ...func(*table.WriteOptions)) error {
+	if err := off.ready(); err != nil {
+		return err
+	}
 	if err := checkTable(t); err != nil {
 		return err
 	}
@@ -487,6 +511,9 @@ func (off *Offloader) Put(ctx context.Context, t *table.Table, objectKey string,
 
 // Get reads the item with key from t and restores its offloaded attributes.
 func (off *Offloader) Get(ctx context.Context, t *table.Table, key table.Key, opts ...func(*table.GetOptions)) (table.Item, error) {
+	if err := off.ready(); err != nil {
+		return nil, err
+	}
 	if err := checkTable(t); err != nil {
 		return nil, err
 	}
@@ -505,6 +532,10 @@ func (off *Offloader) Get(ctx context.Context, t *table.Table, key table.Key, op
 // strongly consistent reads.
 func (off *Offloader) Orphans(ctx context.Context, t *table.Table, prefix string) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
+		if err := off.ready(); err != nil {
+			yield("", err)
+			return
+		}
 		if err := checkTable(t); err != nil {
 			yield("", err)
 			return
@@ -564,6 +595,9 @@ func offloadShaped(key string) bool {
 // Each object is checked again just before it is deleted, and kept if a
 // Put has rewritten it since it was listed.
 func (off *Offloader) RemoveOrphans(ctx context.Context, t *table.Table, prefix string) ([]string, error) {
+	if err := off.ready(); err != nil {
+		return nil, err
+	}
 	var removed []string
 	cutoff := off.opts.Clock().Add(-off.opts.OrphanMinAge)
 	for k, err := range off.Orphans(ctx, t, prefix) {

@@ -36,6 +36,9 @@ func newURLSigner() *urlSigner {
 }
 
 func (s *urlSigner) enable(baseURL string) error {
+	if s == nil {
+		return inputError("store", "zero value", "use NewMemory or NewDir")
+	}
 	u, err := url.Parse(baseURL)
 	if err != nil {
 		return fmt.Errorf("blobstore: presign base URL %q: %w", baseURL, err)

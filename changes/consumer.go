@@ -245,11 +245,32 @@ func LeaseSchema(name string) table.Schema {
 
 // EnsureTable creates the consumer's lease table if it is missing.
 func (c *Consumer[T]) EnsureTable(ctx context.Context) error {
+	if err := c.ready(ctx); err != nil {
+		return err
+	}
 	return LeaseSchema(c.opts.LeaseTable).EnsureTable(ctx, c.db)
 }
 
 // Owner is the id this consumer holds leases under.
-func (c *Consumer[T]) Owner() string { return c.opts.Owner }
+func (c *Consumer[T]) Owner() string {
+	if c == nil {
+		return ""
+	}
+	return c.opts.Owner
+}
+
+// ready refuses, before anything is sent, a Consumer not made by New (nil
+// or zero) and a nil context: a miswired consumer gets an error, never a
+// panic.
+func (c *Consumer[T]) ready(ctx context.Context) error {
+	if c == nil || c.db == nil || c.streams == nil {
+		return fmt.Errorf("%w: Consumer not made by New", ErrInvalidInput)
+	}
+	if ctx == nil {
+		return fmt.Errorf("%w: nil context", ErrInvalidInput)
+	}
+	return nil
+}
 
 // Run handles changes until ctx ends (returning nil) or the handler fails
 // a batch MaxAttempts times (returning an error that wraps ErrHandler and
@@ -257,6 +278,9 @@ func (c *Consumer[T]) Owner() string { return c.opts.Owner }
 // records. It releases its leases when it returns, so another consumer can
 // take over at once.
 func (c *Consumer[T]) Run(ctx context.Context, h Handler[T]) error {
+	if err := c.ready(ctx); err != nil {
+		return err
+	}
 	if h == nil {
 		return fmt.Errorf("%w: nil handler", ErrInvalidInput)
 	}
@@ -316,6 +340,9 @@ func retryable(err error) bool {
 // the number of records read (handled or skipped by Select). Run is Step in
 // a loop; tests call Step to move one round at a time on the fake's clock.
 func (c *Consumer[T]) Step(ctx context.Context, h Handler[T]) (int, error) {
+	if err := c.ready(ctx); err != nil {
+		return 0, err
+	}
 	if h == nil {
 		return 0, fmt.Errorf("%w: nil handler", ErrInvalidInput)
 	}
@@ -330,6 +357,9 @@ func (c *Consumer[T]) Step(ctx context.Context, h Handler[T]) (int, error) {
 // Close releases the consumer's leases, so another consumer takes its
 // shards at once rather than after LeaseDuration.
 func (c *Consumer[T]) Close(ctx context.Context) error {
+	if err := c.ready(ctx); err != nil {
+		return err
+	}
 	return c.release(ctx)
 }
 
@@ -343,6 +373,10 @@ var errStop = errors.New("changes: iteration stopped")
 // the iteration.
 func (c *Consumer[T]) Changes(ctx context.Context) iter.Seq2[Change[T], error] {
 	return func(yield func(Change[T], error) bool) {
+		if err := c.ready(ctx); err != nil {
+			yield(Change[T]{}, err)
+			return
+		}
 		defer c.release(context.WithoutCancel(ctx))
 		for {
 			n, err := c.step(ctx, func(ctx context.Context, batch []Change[T]) (int, error) {

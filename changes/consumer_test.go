@@ -497,6 +497,27 @@ func TestBadInputFailsWithTypedErrors(t *testing.T) {
 			return err
 		},
 		"enable bad view": func() error { _, err := changes.EnableStream(context.Background(), db, source, "ALL"); return err },
+		"nil consumer step": func() error {
+			var c *changes.Consumer[counter]
+			_, err := c.Step(context.Background(), func(context.Context, []changes.Change[counter]) error { return nil })
+			return err
+		},
+		"zero consumer run": func() error {
+			return (&changes.Consumer[counter]{}).Run(context.Background(), func(context.Context, []changes.Change[counter]) error { return nil })
+		},
+		"nil consumer close":       func() error { var c *changes.Consumer[counter]; return c.Close(context.Background()) },
+		"nil consumer ensuretable": func() error { var c *changes.Consumer[counter]; return c.EnsureTable(context.Background()) },
+		"zero consumer changes": func() error {
+			for _, err := range (&changes.Consumer[counter]{}).Changes(context.Background()) {
+				return err
+			}
+			return nil
+		},
+		"nil context": func() error {
+			var noCtx context.Context
+			_, err := consumer(t, db).Step(noCtx, func(context.Context, []changes.Change[counter]) error { return nil })
+			return err
+		},
 	} {
 		assert.ErrorIs(t, build(), changes.ErrInvalidInput, name)
 	}

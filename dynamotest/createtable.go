@@ -44,7 +44,7 @@ func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, _ 
 	}
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	old := *db.tables.Load()
+	old := db.tableMap()
 	if _, exists := old[name]; exists {
 		return nil, &types.ResourceInUseException{Message: aws.String("Table already exists: " + name)}
 	}

@@ -69,7 +69,16 @@ func New(opts ...func(*Options)) *DB {
 
 // now is the fake's current time.
 func (db *DB) now() time.Time {
-	return db.clock().Add(time.Duration(db.offset.Load()))
+	return db.base().Add(time.Duration(db.offset.Load()))
+}
+
+// base is the time of the fake's clock before Advance and SetTime moved it
+// (time.Now for a DB not made by New).
+func (db *DB) base() time.Time {
+	if db.clock == nil {
+		return time.Now()
+	}
+	return db.clock()
 }
 
 // Now returns the fake's current time: its clock plus every Advance.
@@ -91,19 +100,28 @@ func (db *DB) Advance(d time.Duration) {
 // has passed.
 func (db *DB) SetTime(t time.Time) {
 	db.mu.Lock()
-	db.offset.Store(int64(t.Sub(db.clock())))
+	db.offset.Store(int64(t.Sub(db.base())))
 	db.mu.Unlock()
 	db.sweepExpired()
 }
 
+// tableMap is the current map of tables: empty for a DB not made by New,
+// which then behaves as an empty DynamoDB instead of panicking.
+func (db *DB) tableMap() map[string]*dbTable {
+	if m := db.tables.Load(); m != nil {
+		return *m
+	}
+	return nil
+}
+
 // table returns the named table or nil.
 func (db *DB) table(name string) *dbTable {
-	return (*db.tables.Load())[name]
+	return (db.tableMap())[name]
 }
 
 // tableNames returns every table's name in order.
 func (db *DB) tableNames() []string {
-	m := *db.tables.Load()
+	m := db.tableMap()
 	names := make([]string, 0, len(m))
 	for n := range m {
 		names = append(names, n)

@@ -19,7 +19,7 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ 
 	}
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	old := *db.tables.Load()
+	old := db.tableMap()
 	t, ok := old[name]
 	if !ok {
 		return nil, tableNotFound(name)

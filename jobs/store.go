@@ -227,7 +227,12 @@ func (s *Store) check() error {
 }
 
 // Table is the underlying table, for calls this package does not wrap.
-func (s *Store) Table() *table.Table { return s.t }
+func (s *Store) Table() *table.Table {
+	if s == nil {
+		return nil
+	}
+	return s.t
+}
 
 // now is the store's clock.
 func (s *Store) now() time.Time { return s.opts.Clock() }

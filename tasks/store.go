@@ -217,8 +217,14 @@ func (s *Store) EnsureTable(ctx context.Context) (err error) {
 	return s.t.Schema().EnsureTable(ctx, s.t.DB())
 }
 
-// Options returns the store's options with defaults filled in.
-func (s *Store) Options() Options { return s.opts }
+// Options returns the store's options with defaults filled in (the zero
+// Options for a nil Store).
+func (s *Store) Options() Options {
+	if s == nil {
+		return Options{}
+	}
+	return s.opts
+}
 
 // now is the store's clock at the precision times are stored with
 // (keys.TimeLayout, microseconds), so what a call returns equals what a
