@@ -63,4 +63,21 @@
 // throttling under a single ClientRequestToken so a retry cannot apply
 // twice; a cancellation becomes a *TxError with one TxReason per failed
 // action (its index, kind, key, DynamoDB's code and message).
+//
+// # Retries
+//
+// Each retry belongs to one layer. An SDK client (*dynamodb.Client) already
+// retries a throttled or failed request itself (its standard retryer: three
+// attempts with jittered backoff, configured with the client's
+// RetryMaxAttempts and Retryer), so Get, Put, Update, Delete and each page
+// of a Query or Scan send one request through it and report throttling
+// that outlasted those attempts as ErrThrottled, without a second loop of
+// their own that would multiply the SDK's. Table retries only what the
+// SDK cannot see as a failure: the unprocessed items of a batch (an answer
+// that succeeded) and a transaction canceled by a conflict or throttling
+// (TransactionCanceledException, which the SDK does not retry), each
+// bounded, jittered by Options.Backoff and logged to Options.Logger. The
+// in-process fake has no SDK in front of it, so a fault injected there
+// (dynamotest's Inject, LimitPartitions) reaches the caller as DynamoDB's
+// last answer after the SDK's retries would.
 package table
