@@ -133,12 +133,26 @@ type Estimate struct {
 	// load (a constant Partition, or a template with Partitions set),
 	// hottest first. Hot ones pass a partition's limits.
 	Partitions []PartitionLoad
+	// PerEntity are the per-entity key templates (JOURNEY#{journeyId}),
+	// hottest first, each loaded as if every request of every pattern
+	// keyed by it hit one entity: the most one entity's key value can take
+	// at the declared peaks. Declared rates are the service's, not one
+	// entity's, so this is an upper bound; it is also the load when one
+	// entity is all the traffic there is (seed 000's one running job, its
+	// dashboard open). Hot ones would pass a partition's limits so.
+	PerEntity []PartitionLoad
 }
 
 // Hot returns the partitions that would pass a partition's limits.
-func (e *Estimate) Hot() []PartitionLoad {
+func (e *Estimate) Hot() []PartitionLoad { return hotOf(e.Partitions) }
+
+// HotPerEntity returns the per-entity templates whose bound passes a
+// partition's limits: one entity taking all their traffic would throttle.
+func (e *Estimate) HotPerEntity() []PartitionLoad { return hotOf(e.PerEntity) }
+
+func hotOf(loads []PartitionLoad) []PartitionLoad {
 	var hot []PartitionLoad
-	for _, p := range e.Partitions {
+	for _, p := range loads {
 		if p.Hot() {
 			hot = append(hot, p)
 		}
@@ -198,6 +212,12 @@ func (p PartitionLoad) Hot() bool {
 	return p.ReadPerSecond > PartitionReadLimit || p.WritePerSecond > PartitionWriteLimit
 }
 
+// Use is the load's share of a partition's limits: the larger of its read
+// and write fractions (1 is at the limit).
+func (p PartitionLoad) Use() float64 {
+	return max(p.ReadPerSecond/PartitionReadLimit, p.WritePerSecond/PartitionWriteLimit)
+}
+
 // Remedy names the fix for a hot partition: seed 002's write sharding,
 // with the smallest shard count that brings the load under the limits.
 func (p PartitionLoad) Remedy() string {
@@ -231,7 +251,7 @@ func EstimateSchema(s table.Schema, ps []access.Pattern, opts ...func(*Options))
 		return nil, err
 	}
 	est := &Estimate{Table: s.Name, Horizon: o.Horizon}
-	loads := map[[2]string]*PartitionLoad{}
+	loads, perEntity := map[[2]string]*PartitionLoad{}, map[[2]string]*PartitionLoad{}
 	for _, ap := range ps {
 		if r, ok := o.Rates[ap.Name]; ok {
 			ap.RatePerSecond = r
@@ -262,7 +282,7 @@ func EstimateSchema(s table.Schema, ps []access.Pattern, opts ...func(*Options))
 		est.WritePerSecond += pe.WritePerSecond
 		est.AverageReadPerSecond += pe.AverageReadPerSecond
 		est.AverageWritePerSecond += pe.AverageWritePerSecond
-		addLoads(s, ap, pe, loads)
+		addLoads(s, ap, pe, loads, perEntity)
 	}
 	est.Storage = storageOf(s, est.Patterns, o.Entities, o.Horizon)
 	for _, st := range est.Storage {
@@ -273,15 +293,22 @@ func EstimateSchema(s table.Schema, ps []access.Pattern, opts ...func(*Options))
 	est.StorageCost = est.StorageGB * o.Prices.StorageGBMonth
 	est.MonthlyCost = est.ReadCost + est.WriteCost + est.StorageCost
 	est.PeakMonthlyCost = monthly(est.ReadPerSecond, o.Prices.ReadPerMillion) + monthly(est.WritePerSecond, o.Prices.WritePerMillion) + est.StorageCost
+	est.Partitions = hottestFirst(loads)
+	est.PerEntity = hottestFirst(perEntity)
+	return est, nil
+}
+
+// hottestFirst lists loads by their share of a partition's limits,
+// highest first; ties by index and key value.
+func hottestFirst(loads map[[2]string]*PartitionLoad) []PartitionLoad {
+	var out []PartitionLoad
 	for _, l := range loads {
 		sort.Strings(l.Patterns)
-		est.Partitions = append(est.Partitions, *l)
+		out = append(out, *l)
 	}
-	sort.Slice(est.Partitions, func(i, j int) bool {
-		a, b := est.Partitions[i], est.Partitions[j]
-		ha := max(a.ReadPerSecond/PartitionReadLimit, a.WritePerSecond/PartitionWriteLimit)
-		hb := max(b.ReadPerSecond/PartitionReadLimit, b.WritePerSecond/PartitionWriteLimit)
-		if ha != hb {
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if ha, hb := a.Use(), b.Use(); ha != hb {
 			return ha > hb
 		}
 		if a.Index != b.Index {
@@ -289,7 +316,7 @@ func EstimateSchema(s table.Schema, ps []access.Pattern, opts ...func(*Options))
 		}
 		return a.Partition < b.Partition
 	})
-	return est, nil
+	return out
 }
 
 // monthly is what units per second cost for seed 002's month.
@@ -565,18 +592,23 @@ func isConstant(p string) bool {
 	return p != "" && !strings.ContainsAny(p, "{}")
 }
 
-// addLoads adds a pattern's load to the key values it concentrates on.
-func addLoads(s table.Schema, ap access.Pattern, pe PatternEstimate, loads map[[2]string]*PartitionLoad) {
+// addLoads adds a pattern's load to the key values it concentrates on,
+// and to the per-entity templates it is keyed by (all of it on one entity:
+// the bound Estimate.PerEntity reports).
+func addLoads(s table.Schema, ap access.Pattern, pe PatternEstimate, loads, perEntity map[[2]string]*PartitionLoad) {
 	add := func(index, partition string, read, write float64) {
-		if !isConstant(partition) {
-			return // a template over many entities: spread thin
+		if partition == "" {
+			return
 		}
-		spread := max(ap.Partitions, 1)
+		into, spread := loads, max(ap.Partitions, 1)
+		if !isConstant(partition) {
+			into, spread = perEntity, 1 // shards split constants, not entities
+		}
 		k := [2]string{index, partition}
-		l := loads[k]
+		l := into[k]
 		if l == nil {
 			l = &PartitionLoad{Index: index, Partition: partition, Spread: spread}
-			loads[k] = l
+			into[k] = l
 		}
 		l.ReadPerSecond += read * ap.RatePerSecond / float64(spread)
 		l.WritePerSecond += write * ap.RatePerSecond / float64(spread)

@@ -322,6 +322,38 @@ func TestPartitionsSpreadAShardedKeysLoad(t *testing.T) {
 	assert.Empty(t, est.Partitions, "a per-entity template concentrated")
 }
 
+// TestPerEntityBoundSumsEveryPatternKeyedByATemplateOnOneEntity: a
+// template's load is never hot (entities spread it), but PerEntity says
+// what one entity's key value takes if all of it lands there: 100 log
+// batches/s of 25 x 1 KB into JOB#{jobId} and its GSI1 entries, plus 20
+// eventually consistent reads of 8 KB, sum to 2,500 WCU/s on the table's
+// value (past the limit: one job may take at most 40% of it) and 20 RCU/s.
+func TestPerEntityBoundSumsEveryPatternKeyedByATemplateOnOneEntity(t *testing.T) {
+	logs := access.Pattern{Name: "log", Operation: access.BatchWriteItem, ItemSize: 1024, ItemsPerRequest: 25,
+		RatePerSecond: 100, Partition: "JOB#{jobId}", IndexWrites: []access.IndexWrite{{Index: "GSI1", Partition: "JOB#{jobId}"}}}
+	get := access.Pattern{Name: "get", Operation: access.GetItem, ItemSize: 8192, RatePerSecond: 20, Partition: "JOB#{jobId}"}
+	est, err := datamodel.EstimateSchema(testSchema(), pats(logs, get))
+	require.NoError(t, err)
+	assert.Empty(t, est.Partitions, "a template is not a constant key value")
+	assert.Empty(t, est.Hot())
+	require.Len(t, est.PerEntity, 2, "per entity: %+v", est.PerEntity)
+	table, gsi := est.PerEntity[0], est.PerEntity[1]
+	assert.Equal(t, [2]string{"", "JOB#{jobId}"}, [2]string{table.Index, table.Partition})
+	assert.InDelta(t, 2500, table.WritePerSecond, 1e-9)
+	assert.InDelta(t, 20, table.ReadPerSecond, 1e-9, "20 GetItems of two 4 KB units, halved")
+	assert.Equal(t, []string{"get", "log"}, table.Patterns)
+	assert.Equal(t, [2]string{"GSI1", "JOB#{jobId}"}, [2]string{gsi.Index, gsi.Partition})
+	assert.InDelta(t, 2500, gsi.WritePerSecond, 1e-9)
+	assert.Equal(t, est.PerEntity, est.HotPerEntity(), "both pass 1,000 WCU/s")
+	assert.InDelta(t, 2.5, table.Use(), 1e-9)
+
+	logs.RatePerSecond = 30 // 750 WCU/s: within the limit even on one job
+	est, err = datamodel.EstimateSchema(testSchema(), pats(logs, get))
+	require.NoError(t, err)
+	assert.Empty(t, est.HotPerEntity())
+	assert.InDelta(t, 0.75, est.PerEntity[0].Use(), 1e-9)
+}
+
 // TestBadDeclarationsAreTypedErrors: every declaration that cannot be
 // costed names the pattern and field and wraps a sentinel.
 func TestBadDeclarationsAreTypedErrors(t *testing.T) {

@@ -571,10 +571,19 @@ func (r *renderer) hot() {
 			}
 		}
 	}
-	if len(values) > 0 {
-		r.p("- Keyed per entity, so spread over as many partitions as there are entities ✅:\n")
-		for _, v := range values {
-			r.p("  - %s: %s\n", v, strings.Join(refs[v], ", "))
+	if len(r.est.PerEntity) > 0 {
+		r.p("- Keyed per entity, so spread over as many partitions as there are entities. Below, the most one entity's key value takes: every request of its patterns at the declared peaks on that one entity (an upper bound; also the load when one entity is all the traffic there is):\n")
+		for _, pl := range r.est.PerEntity {
+			k := code(pl.Partition)
+			if pl.Index != "" {
+				k = pl.Index + " " + k
+			}
+			r.p("  - %s: %s — %s RCU/s, %s WCU/s", k, strings.Join(refs[k], ", "), num(pl.ReadPerSecond), num(pl.WritePerSecond))
+			if pl.Hot() {
+				r.p(", past a partition's limits were it all on one entity, so one entity may take at most %s%% of it\n", num(math.Floor(100/pl.Use())))
+			} else {
+				r.p(", %s%% of the write limit, %s%% of the read limit even all on one entity ✅\n", num(math.Round(pl.WritePerSecond/PartitionWriteLimit*1000)/10), num(math.Round(pl.ReadPerSecond/PartitionReadLimit*1000)/10))
+			}
 		}
 	}
 	r.p("\n")

@@ -2,6 +2,7 @@ package datamodel_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -131,6 +132,16 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 		rows = append(rows, checkWrite(t, fake, s, journey.PatternUpdateJobProgress, func() error {
 			_, err := store.Jobs().SetProgress(ctx, job.Ref(), 50, "extract")
 			return err
+		}))
+		rows = append(rows, checkCall(t, fake, s, []string{journey.PatternWriteLogSummaries, journey.PatternCountLogEntries}, func() error {
+			l, err := store.Logs().Logger(job.Ref(), "extract")
+			if err != nil {
+				return err
+			}
+			for i := range 25 {
+				l.Info(fmt.Sprint("entry ", i), nil)
+			}
+			return l.Flush(ctx)
 		}))
 		rows = append(rows, checkWrite(t, fake, s, journey.PatternWriteReport, func() error {
 			_, err := store.Reports().Write(ctx, job.Ref(), "extract", journey.Report{ReportType: journey.ReportSummary, Title: "q"})

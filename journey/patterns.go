@@ -43,6 +43,7 @@ var defaultAverages = map[string]float64{
 	PatternFinishJob:         perJob,
 	PatternJourneyStatus:     0.001 * adminFraction,
 	PatternWriteLogSummaries: 80.0 / 25 * runningFraction,
+	PatternCountLogEntries:   logFlushesPerSecond * runningFraction,
 	PatternWriteReport:       defaultAvgReport,
 	PatternImportClaim:       0.001 * adminFraction,
 	PatternImportKeys:        0.001 * adminFraction,
@@ -87,6 +88,7 @@ const (
 	PatternFinishJob         = "Finish job"
 	PatternJourneyStatus     = "Pause, resume or cancel journey"
 	PatternWriteLogSummaries = "Write log summaries"
+	PatternCountLogEntries   = "Count log entries"
 	PatternWriteReport       = "Write report catalog entry"
 
 	// Backups.Import, an operator's call: four requests.
@@ -132,12 +134,20 @@ var defaultRates = map[string]float64{
 	PatternFinishJob:         0.01,
 	PatternJourneyStatus:     0.001,
 	PatternWriteLogSummaries: 80.0 / 25, // requests: 80 entries a second, 25 per BatchWriteItem
+	PatternCountLogEntries:   logFlushesPerSecond,
 	PatternWriteReport:       0.03,
 	PatternImportClaim:       0.001,
 	PatternImportKeys:        0.001,
 	PatternImportItems:       0.001,
 	PatternImportPublish:     0.001,
 }
+
+// logFlushesPerSecond is how often a running step's logger is flushed: once
+// a second, as fresh as the recent-logs view polling it. Every flush sends
+// one counts transaction (PatternCountLogEntries) besides its summaries;
+// flushing each batch of 25 instead (3.2 a second) would make the counts
+// cost more than the summaries.
+const logFlushesPerSecond = 1.0
 
 // Patterns are the ways the store reads and writes its table: every access
 // pattern of the seed with its item size and a default rate, for package
@@ -208,8 +218,10 @@ func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 			access.TransactWriteItems, "", "PK = JOURNEY#{journeyId}", (sizeJob+sizeStage+sizeJourney)/3, 3),
 		p(PatternJourneyStatus, "Guarded status move of the journey.", access.UpdateItem, "",
 			"PK = JOURNEY#{journeyId} AND SK = METADATA", sizeJourney, 1),
-		p(PatternWriteLogSummaries, "Optional log summaries after a step, 25 per BatchWriteItem.", access.BatchWriteItem, "",
+		p(PatternWriteLogSummaries, "Optional log summaries of the entries a flush writes, 25 per BatchWriteItem.", access.BatchWriteItem, "",
 			"PK = JOURNEY#{journeyId}", sizeLog, 25),
+		p(PatternCountLogEntries, "Per-level counts of a flush's entries, ADDed to the job's metrics and the journey's aggregates in one transaction: one per StepLogger.Flush or Close.",
+			access.TransactWriteItems, "", "PK = JOURNEY#{journeyId}", (sizeJob+sizeJourney)/2, 2),
 		p(PatternWriteReport, "Report catalog entry after the report file is in S3.", access.PutItem, "",
 			"PK = JOURNEY#{journeyId}", sizeReport, 1),
 		p(PatternImportClaim, "Backups.Import claims the journey: its metadata put with an import id and out of GSI1, so no write lands while its items are replaced.",
@@ -278,7 +290,11 @@ func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 		}},
 		PatternJourneyStatus:     {Partition: jp, IndexWrites: gsi(gJourneys)},
 		PatternWriteLogSummaries: {Partition: jp, IndexWrites: gsi(gJob)},
-		PatternWriteReport:       {Partition: jp, IndexWrites: gsi(gReports)},
+		PatternCountLogEntries: {Partition: jp, Items: []access.Item{
+			item(access.UpdateItem, sizeJob, gJob),
+			item(access.UpdateItem, sizeJourney, gJourneys),
+		}},
+		PatternWriteReport: {Partition: jp, IndexWrites: gsi(gReports)},
 		// The claim takes the metadata out of GSI1 (one index write), the
 		// publish puts it back (one).
 		PatternImportClaim: {Partition: jp, IndexWrites: gsi(gJourneys)},

@@ -1,0 +1,158 @@
+package datamodel_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/datamodel"
+	"github.com/tablekit/tablekit/journey"
+)
+
+// journeyRun is what runJourney drove: the one journey and job every
+// request went to, and the key values they name.
+type journeyRun struct {
+	*sim
+	journeyID, jobID string
+}
+
+// instantiate names a per-entity template as the run's key value:
+// JOURNEY#{journeyId} is JOURNEY#<the journey>.
+func (r journeyRun) instantiate(k partitionKey) partitionKey {
+	k.Partition = strings.NewReplacer("{journeyId}", r.journeyID, "{jobId}", r.jobID).Replace(k.Partition)
+	return k
+}
+
+// runJourney drives a journey store at seed 000's declared peaks
+// (journey.Patterns) multiplied by scale, all on one journey and its one
+// running job: the seed's ~100 jobs a day of ~2 minutes run one at a
+// time, so the per-entity key values of that job and its journey take
+// every request, datamodel's PerEntity bound. Every 100 ms of the fake's
+// clock: the tick's share of the dashboard's reads (journey, complete
+// journey, list, stages, rules, jobs, latest execution), of the job's
+// progress updates, of its log entries and their flushes (summaries and
+// counts) and of the reads of its logs and reports. The rarer writes (create, start, rules,
+// finish; a few a minute at most) are the setup. It returns the run and
+// what the journey's and the job's key values drew.
+func runJourney(t *testing.T, scale float64, seconds int) (journeyRun, map[partitionKey]keyLoad) {
+	ctx := context.Background()
+	s := newSim(t)
+	st, err := journey.NewStore(s.api, blobstore.NewMemory(), journey.Clock(s.db.Now),
+		func(o *journey.Options) { o.Table = append(o.Table, noRetries) })
+	require.NoError(t, err)
+	require.NoError(t, st.EnsureTable(ctx))
+	ps := journey.Patterns()
+	rate := func(name string) float64 { return scale * rateOf(t, ps, name) }
+
+	// The seed's sizes where the API lets a caller choose them: journey
+	// metadata of about 7 KB, log summaries of about 768 B.
+	c, err := st.Journeys().Create(ctx, journey.NewJourney{Name: "Product Catalog Migration to TMF620",
+		Description: strings.Repeat("Transform legacy product catalog to TMF620 API standard. ", 110)})
+	require.NoError(t, err)
+	stage := c.Stages[0].StageID
+	job, err := st.Jobs().Start(ctx, journey.NewJob{JourneyID: c.Journey.ID, StageID: stage})
+	require.NoError(t, err)
+	ref := job.Ref()
+	logger, err := st.Logs().Logger(ref, "schema_extraction", func(o *journey.LoggerOptions) { o.Source = "schema_analyzer" })
+	require.NoError(t, err)
+	message := strings.Repeat("Processing table products: 1,024 rows profiled, index on product_id missing. ", 2)
+	run := journeyRun{sim: s, journeyID: c.Journey.ID, jobID: job.JobID}
+
+	tableName := st.Schema().Name
+	keysOf := []partitionKey{{"", "JOURNEY#" + run.journeyID}, {journey.IndexGSI1, "JOB#" + run.jobID}, {journey.IndexGSI1, "JOURNEYS"}}
+	measured := s.measure(tableName, keysOf...)
+	pace := pacer{}
+	progress, logged := 0, 0
+	s.run(seconds, func() {
+		for range pace.take("get", rate(journey.PatternGetJourney), simTick) {
+			s.call(func(ctx context.Context) error { _, err := st.Journeys().Get(ctx, run.journeyID); return err })
+		}
+		for range pace.take("load", rate(journey.PatternLoadJourney), simTick) {
+			s.call(func(ctx context.Context) error { _, err := st.Journeys().Load(ctx, run.journeyID); return err })
+		}
+		for range pace.take("list", rate(journey.PatternListJourneys), simTick) {
+			s.call(func(ctx context.Context) error { _, err := st.Journeys().List(ctx, "", journey.Limit(20)); return err })
+		}
+		for range pace.take("stages", rate(journey.PatternStages), simTick) {
+			s.call(func(ctx context.Context) error { _, err := st.Stages().List(ctx, run.journeyID, ""); return err })
+		}
+		for range pace.take("rules", rate(journey.PatternStageRules), simTick) {
+			s.call(func(ctx context.Context) error { _, err := st.Rules().ForStage(ctx, run.journeyID, stage); return err })
+		}
+		for range pace.take("jobs", rate(journey.PatternStageJobs), simTick) {
+			s.call(func(ctx context.Context) error {
+				_, err := st.Jobs().List(ctx, run.journeyID, "", journey.OfStage(stage))
+				return err
+			})
+		}
+		for range pace.take("latest", rate(journey.PatternLatestExecution), simTick) {
+			s.call(func(ctx context.Context) error { _, err := st.Jobs().Latest(ctx, run.journeyID, stage); return err })
+		}
+		for range pace.take("progress", rate(journey.PatternUpdateJobProgress), simTick) {
+			progress = min(progress+1, 99)
+			s.call(func(ctx context.Context) error {
+				_, err := st.Jobs().SetProgress(ctx, ref, progress, "schema_extraction")
+				return err
+			})
+		}
+		// The declared entries (25 a BatchWriteItem), flushed at the
+		// declared count transactions' rate.
+		for range pace.take("log", 25*rate(journey.PatternWriteLogSummaries), simTick) {
+			logged++
+			logger.Info(fmt.Sprintf("%s (%d)", message, logged), nil)
+		}
+		for range pace.take("flush", rate(journey.PatternCountLogEntries), simTick) {
+			s.call(logger.Flush)
+		}
+		for range pace.take("logs", rate(journey.PatternJobLogs), simTick) {
+			s.call(func(ctx context.Context) error {
+				_, err := st.Logs().ListSummaries(ctx, run.jobID, "", journey.Limit(1000))
+				return err
+			})
+		}
+		for range pace.take("recent", rate(journey.PatternRecentJobLogs), simTick) {
+			s.call(func(ctx context.Context) error {
+				_, err := st.Logs().ListSummaries(ctx, run.jobID, "", journey.NewestFirst(), journey.Limit(100))
+				return err
+			})
+		}
+		for range pace.take("reports", rate(journey.PatternJobReports), simTick) {
+			s.call(func(ctx context.Context) error { _, err := st.Reports().ListCatalog(ctx, run.jobID, ""); return err })
+		}
+	})
+	require.Positive(t, logged)
+	return run, measured()
+}
+
+// TestJourneyAtSeedPeakDoesNotThrottle: at seed 000's declared peaks, all
+// on one journey and its running job, datamodel calls no key value hot,
+// neither the constant JOURNEYS nor, with every request on that one
+// entity, JOURNEY#{journeyId} or JOB#{jobId}; the fake throttles nothing,
+// and what each of those key values drew is within datamodel's figure
+// for it.
+func TestJourneyAtSeedPeakDoesNotThrottle(t *testing.T) {
+	est, err := datamodel.EstimateSchema(journey.Schema(journey.DefaultTableName), journey.Patterns())
+	require.NoError(t, err)
+	require.Empty(t, hotSet(est))
+	require.Empty(t, est.HotPerEntity())
+
+	run, drew := runJourney(t, 1, 10)
+	assert.Zero(t, run.throttled)
+	assert.Empty(t, throttledSet(est, run.l))
+	figures := map[partitionKey]datamodel.PartitionLoad{}
+	for _, pl := range append(est.Partitions, est.PerEntity...) {
+		figures[run.instantiate(partitionKey{pl.Index, pl.Partition})] = pl
+	}
+	for k, got := range drew {
+		want, ok := figures[k]
+		require.True(t, ok, "datamodel has no figure for %s", k)
+		t.Logf("%s: drew %.1f RCU/s, %.1f WCU/s; datamodel %.1f RCU/s, %.1f WCU/s", k, got.Read, got.Write, want.ReadPerSecond, want.WritePerSecond)
+		assert.LessOrEqual(t, got.Read, want.ReadPerSecond, "%s read more than datamodel's figure", k)
+		assert.LessOrEqual(t, got.Write, want.WritePerSecond, "%s wrote more than datamodel's figure", k)
+	}
+}
