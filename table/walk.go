@@ -6,9 +6,14 @@ import "iter"
 // first (cursor "") until a page's Next is "", in page order, stopping at
 // the first error, which it yields once with T's zero value. A store turns
 // its ListX into the iterator X with it, so every store's iterators end,
-// fail and stop early the same way.
+// fail and stop early the same way. A nil page yields an *InputError.
 func Walk[T any](page func(cursor string) (Page[T], error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
+		if page == nil {
+			var zero T
+			yield(zero, inputErr("page", "nil", "Walk needs a page function"))
+			return
+		}
 		cursor := ""
 		for {
 			p, err := page(cursor)

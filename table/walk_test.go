@@ -64,3 +64,14 @@ func TestWalkFetchesNoFurtherPageWhenTheCallerStops(t *testing.T) {
 	}
 	assert.Equal(t, []string{""}, asked)
 }
+
+func TestWalkOfANilPageFunctionYieldsAnInputErrorOnce(t *testing.T) {
+	var errs []error
+	for _, err := range table.Walk[int](nil) {
+		errs = append(errs, err)
+	}
+	require.Len(t, errs, 1, "one error, then the iteration ends")
+	var ie *table.InputError
+	assert.ErrorAs(t, errs[0], &ie)
+	assert.ErrorIs(t, errs[0], table.ErrInvalidInput)
+}

@@ -7,20 +7,30 @@ package nilsafe
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/changes"
+	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/iam"
+	"github.com/tablekit/tablekit/iam/policies"
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/jobs/analytics"
 	"github.com/tablekit/tablekit/journey"
+	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/observe"
 	"github.com/tablekit/tablekit/pipeline"
 	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
@@ -106,6 +116,15 @@ func call(f reflect.Value) {
 	}
 	for _, o := range out {
 		drive(o)
+		closeIfServer(o)
+	}
+}
+
+// closeIfServer closes what a call started (dynamotest.NewServer listens),
+// so the test leaves no server behind.
+func closeIfServer(v reflect.Value) {
+	if s, ok := v.Interface().(*dynamotest.Server); ok && s != nil {
+		s.Close()
 	}
 }
 
@@ -139,4 +158,122 @@ func drive(v reflect.Value) {
 		return []reflect.Value{reflect.ValueOf(false)}
 	})
 	v.Call([]reflect.Value{yield})
+}
+
+// functions are the module's exported package-level functions, generic
+// ones instantiated, except the Must* constructors, which panic on a bad
+// pattern by design, as regexp.MustCompile does.
+var functions = map[string]any{
+	"table.New": table.New, "table.Marshal": table.Marshal, "table.Unmarshal": table.Unmarshal,
+	"table.ItemSize": table.ItemSize, "table.TypeOf": table.TypeOf, "table.WrapError": table.WrapError,
+	"table.OperationFromContext": table.OperationFromContext, "table.Project": table.Project,
+	"table.If": table.If, "table.ItemOnConditionFailure": table.ItemOnConditionFailure,
+	"table.ReturnNew": table.ReturnNew, "table.ReturnOld": table.ReturnOld,
+	"table.SortBeginsWith": table.SortBeginsWith, "table.SortBetween": table.SortBetween,
+	"table.SortEquals": table.SortEquals, "table.SortLess": table.SortLess, "table.SortLessOrEqual": table.SortLessOrEqual,
+	"table.SortGreater": table.SortGreater, "table.SortGreaterOrEqual": table.SortGreaterOrEqual,
+	"table.BatchGet": table.BatchGet[table.Item], "table.QueryPage": table.QueryPage[table.Item],
+	"table.QueryAll": table.QueryAll[table.Item], "table.ScanPage": table.ScanPage[table.Item],
+	"table.ScanAll": table.ScanAll[table.Item], "table.ParallelScan": table.ParallelScan,
+	"table.Walk": table.Walk[table.Item],
+
+	"blobstore.Enforce": blobstore.Enforce, "blobstore.EscapeSegment": blobstore.EscapeSegment,
+	"blobstore.UnescapeSegment": blobstore.UnescapeSegment, "blobstore.GlacierAfter": blobstore.GlacierAfter,
+	"blobstore.NewKeyTemplate": blobstore.NewKeyTemplate, "blobstore.NewDir": blobstore.NewDir,
+	"blobstore.NewMemory": blobstore.NewMemory, "blobstore.NewOffloader": blobstore.NewOffloader,
+	"blobstore.NewS3": blobstore.NewS3, "blobstore.Open": blobstore.Open,
+	"blobstore.PointerOf": blobstore.PointerOf, "blobstore.Pointers": blobstore.Pointers,
+	"blobstore.PutHeaders": blobstore.PutHeaders, "blobstore.ValidateKey": blobstore.ValidateKey,
+
+	"changes.New": changes.New[map[string]any], "changes.DecodeItem": changes.DecodeItem,
+	"changes.EnableStream": changes.EnableStream, "changes.LeaseSchema": changes.LeaseSchema,
+
+	"jobs.NewStore": jobs.NewStore, "jobs.Enqueue": jobs.Enqueue, "jobs.Schema": jobs.Schema,
+	"jobs.TableNameForEnv": jobs.TableNameForEnv, "jobs.Patterns": jobs.Patterns, "jobs.Entities": jobs.Entities,
+	"jobs.Statuses":     jobs.Statuses,
+	"analytics.NewView": analytics.NewView, "analytics.Recount": analytics.Recount, "analytics.Schema": analytics.Schema,
+
+	"journey.NewStore": journey.NewStore, "journey.At": journey.At, "journey.DecodeItem": journey.DecodeItem,
+	"journey.ProgressEvents": journey.ProgressEvents, "journey.Schema": journey.Schema,
+	"journey.Patterns": journey.Patterns, "journey.Entities": journey.Entities, "journey.DefaultStages": journey.DefaultStages, "journey.PatternsWithRates": journey.PatternsWithRates,
+
+	"pipeline.NewStore": pipeline.NewStore, "pipeline.Schema": pipeline.Schema,
+	"pipeline.ExecutionInputKey": pipeline.ExecutionInputKey, "pipeline.ExecutionOutputKey": pipeline.ExecutionOutputKey,
+	"pipeline.IngestKey": pipeline.IngestKey, "pipeline.Patterns": pipeline.Patterns, "pipeline.Entities": pipeline.Entities,
+
+	"tasks.NewStore": tasks.NewStore, "tasks.Schema": tasks.Schema, "tasks.EventFromChange": tasks.EventFromChange,
+	"tasks.Patterns": tasks.Patterns, "tasks.Entities": tasks.Entities,
+
+	"datamodel.EstimateSchema": datamodel.EstimateSchema, "datamodel.Measure": datamodel.Measure,
+	"datamodel.PolicyFor": datamodel.PolicyFor, "datamodel.Render": datamodel.Render,
+	"datamodel.RenderRequirements": datamodel.RenderRequirements,
+
+	"iam.Admin": iam.Admin, "iam.Match": iam.Match, "iam.Parse": iam.Parse, "iam.ParseARN": iam.ParseARN,
+	"iam.Runtime": iam.Runtime, "iam.StreamConsumer": iam.StreamConsumer,
+	"policies.Jobs": policies.Jobs, "policies.Journey": policies.Journey,
+	"policies.Pipeline": policies.Pipeline, "policies.Tasks": policies.Tasks,
+
+	"observe.Blobs": observe.Blobs, "observe.DynamoDB": observe.DynamoDB,
+	"observe.TraceID": observe.TraceID, "observe.XRayTraceID": observe.XRayTraceID,
+
+	"keys.FormatTime": keys.FormatTime, "keys.ParseTime": keys.ParseTime, "keys.Partition": keys.Partition,
+	"keys.Sort": keys.Sort, "keys.ULIDs": keys.ULIDs,
+
+	"dynamotest.New": dynamotest.New, "dynamotest.Enforce": dynamotest.Enforce,
+	"dynamotest.LimitPartitions": dynamotest.LimitPartitions, "dynamotest.NewClient": dynamotest.NewClient,
+	"dynamotest.NewHandler": dynamotest.NewHandler, "dynamotest.NewStreamsClient": dynamotest.NewStreamsClient,
+	"dynamotest.FailNth": dynamotest.FailNth, "dynamotest.Throttle": dynamotest.Throttle,
+	"dynamotest.UnprocessedFraction": dynamotest.UnprocessedFraction,
+	"dynamotest.NewServer":           dynamotest.NewServer, "dynamotest.NewUnstartedServer": dynamotest.NewUnstartedServer,
+	"dynamotest.ServerTimeouts": dynamotest.ServerTimeouts,
+}
+
+func TestNoExportedFunctionPanicsOnZeroArguments(t *testing.T) {
+	for name, f := range functions {
+		t.Run(name, func(t *testing.T) {
+			assert.NotPanics(t, func() { call(reflect.ValueOf(f)) }, "%s with zero arguments", name)
+		})
+	}
+}
+
+// packages are the directories whose exported functions the test calls.
+var packages = []string{
+	"table", "blobstore", "changes", "jobs", "jobs/analytics", "journey", "pipeline", "tasks",
+	"datamodel", "iam", "iam/policies", "observe", "keys", "dynamotest",
+}
+
+// TestEveryExportedFunctionIsCalled keeps functions complete: a new
+// exported function must be added there (or be an option helper, which
+// only returns a func, or a Must* constructor).
+func TestEveryExportedFunctionIsCalled(t *testing.T) {
+	for _, dir := range packages {
+		fset := token.NewFileSet()
+		matches, err := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
+		require.NoError(t, err)
+		for _, file := range matches {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+			require.NoError(t, err)
+			for _, d := range f.Decls {
+				fn, ok := d.(*ast.FuncDecl)
+				if !ok || fn.Recv != nil || !fn.Name.IsExported() || strings.HasPrefix(fn.Name.Name, "Must") || returnsOnlyAFunc(fn) {
+					continue
+				}
+				name := f.Name.Name + "." + fn.Name.Name
+				assert.Contains(t, functions, name, "%s (%s) is not called by TestNoExportedFunctionPanicsOnZeroArguments", name, file)
+			}
+		}
+	}
+}
+
+// returnsOnlyAFunc reports an option helper: one result, a func type.
+func returnsOnlyAFunc(fn *ast.FuncDecl) bool {
+	r := fn.Type.Results
+	if r == nil || len(r.List) != 1 || len(r.List[0].Names) > 1 {
+		return false
+	}
+	_, ok := r.List[0].Type.(*ast.FuncType)
+	return ok
 }
