@@ -142,7 +142,7 @@ const (
 func (s *Store) backfillItem(ctx context.Context, raw table.Item, fn func(*Job) (bool, error), attempts int) (backfillOutcome, int, error) {
 	conflicts := 0
 	for {
-		if len(raw) == 0 || itemExpired(raw, s.now()) {
+		if len(raw) == 0 || table.ItemExpired(raw, attrTTL, s.now()) {
 			return backfillSkipped, conflicts, nil
 		}
 		restored, err := s.restore(ctx, raw)

@@ -60,7 +60,7 @@ func (s *Store) moveAndEnqueue(ctx context.Context, m moveSpec, u expression.Upd
 					continue
 				}
 				// The job's own condition refused the move.
-				if len(r.Item) == 0 || itemExpired(r.Item, now) {
+				if len(r.Item) == 0 || table.ItemExpired(r.Item, attrTTL, now) {
 					return nil, notFound(m.id, err)
 				}
 				return nil, s.transitionError(ctx, m, r.Item, err)

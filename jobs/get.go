@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/table"
 )
@@ -48,24 +45,10 @@ func (s *Store) Get(ctx context.Context, id string, opts ...func(*GetOptions)) (
 		}
 		return nil, fmt.Errorf("jobs: get job %q: %w", id, err)
 	}
-	if itemExpired(item, s.now()) {
+	if table.ItemExpired(item, attrTTL, s.now()) {
 		return nil, notFound(id, nil)
 	}
 	return s.jobFromStored(ctx, item)
-}
-
-// itemExpired reads the ttl of a stored item. A ttl that is not a number is
-// ignored, as DynamoDB's TTL process ignores it.
-func itemExpired(item table.Item, now time.Time) bool {
-	n, ok := item[attrTTL].(*types.AttributeValueMemberN)
-	if !ok {
-		return false
-	}
-	var secs int64
-	if _, err := fmt.Sscan(n.Value, &secs); err != nil {
-		return false
-	}
-	return expired(fromUnixSeconds(secs), now)
 }
 
 // jobFromStored follows offload pointers, then reads the item.

@@ -401,14 +401,6 @@ func jobFromItem(item table.Item) (*Job, error) {
 	return j, nil
 }
 
-// expired reports whether an item's ttl has passed at now. DynamoDB treats
-// an item as expired once its ttl is less than the current epoch second;
-// reads here drop it from that second on (ttl <= now), the same boundary
-// AWS's documented read filter uses.
-func expired(ttl time.Time, now time.Time) bool {
-	return !ttl.IsZero() && ttl.Unix() <= now.Unix()
-}
-
 // validFraction reports whether f is a confidence in [0, 1].
 func validFraction(f float64) bool {
 	return !math.IsNaN(f) && f >= 0 && f <= 1

@@ -302,7 +302,7 @@ func (s *Store) move(ctx context.Context, m moveSpec) (*Job, error) {
 		if errors.As(err, &te) {
 			current = te.Item
 		}
-		if len(current) == 0 || itemExpired(current, now) {
+		if len(current) == 0 || table.ItemExpired(current, attrTTL, now) {
 			return nil, notFound(m.id, err)
 		}
 		return nil, s.transitionError(ctx, m, current, err)

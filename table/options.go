@@ -50,6 +50,10 @@ type WriteOptions struct {
 	// ItemOnConditionFailure puts the current item into the *Error (or the
 	// TxReason) when the condition fails, at no extra read cost.
 	ItemOnConditionFailure bool
+
+	// expiry, from IfNotExistsOrExpired, lets IfNotExists replace an
+	// expired item.
+	expiry *expiryCondition
 }
 
 // If adds a condition; several If options are joined with AND.
@@ -120,7 +124,7 @@ func (t *Table) condition(o WriteOptions) (writeCondition, error) {
 	var exist *expression.ConditionBuilder
 	switch {
 	case o.IfNotExists:
-		c := expression.AttributeNotExists(pk)
+		c := o.expiry.orExpired(expression.AttributeNotExists(pk))
 		exist, wc.failure = &c, ErrAlreadyExists
 	case o.IfExists:
 		c := expression.AttributeExists(pk)

@@ -37,7 +37,7 @@ func (s *Store) Cancel(ctx context.Context, taskID, reason string) (err error) {
 	if t.UpdatedAt.After(now) {
 		now = t.UpdatedAt // event times stay in order across skewed clocks
 	}
-	ev, err := newEvent(taskID, t.Events+1, EventCancelled, StatusCancelled, t.Attempt, "", reason, now)
+	ev, err := s.newEvent(taskID, t.Events+1, EventCancelled, StatusCancelled, t.Attempt, "", reason, now)
 	if err != nil {
 		return err
 	}
@@ -46,12 +46,13 @@ func (s *Store) Cancel(ctx context.Context, taskID, reason string) (err error) {
 	update := expression.Set(expression.Name(attrStatus), expression.Value(StatusCancelled)).
 		Set(expression.Name(attrLastError), expression.Value(reason)).
 		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
+		Set(expression.Name(attrTTL), expression.Value(s.ttlFrom(now))).
 		Remove(expression.Name(attrGSI1PK)).
 		Remove(expression.Name(attrGSI1SK)).
 		Add(expression.Name(attrEvents), expression.Value(1))
 	err = s.t.WriteTx().
 		Update(s.metaKey(taskID), update, table.If(cond), table.ItemOnConditionFailure()).
-		Create(ev).
+		Put(ev, s.ifFree()).
 		Run(ctx)
 	if err == nil {
 		return nil

@@ -130,7 +130,7 @@ func (s *Store) claim(ctx context.Context, workerID string, m *metaItem, takeove
 	now := s.notBefore(m.UpdatedAt)
 	attempt, seq := m.Attempt+1, m.Events+1
 	expires := now.Add(s.opts.LeaseDuration)
-	ev, err := newEvent(id, seq, EventProcessing, StatusProcessing, attempt, workerID, "", now)
+	ev, err := s.newEvent(id, seq, EventProcessing, StatusProcessing, attempt, workerID, "", now)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func (s *Store) claimUpdate(id, workerID string, now, expires time.Time, events 
 func (s *Store) claimItem(workerID, id string, attempt int, now time.Time) *claimItem {
 	return &claimItem{
 		PK: mustBuild(workerPK, workerID), SK: mustBuild(taskSK, id), Type: typeClaim,
-		TaskID: id, Worker: workerID, Attempt: attempt, ClaimedAt: keys.FormatTime(now),
+		TaskID: id, Worker: workerID, Attempt: attempt, ClaimedAt: keys.FormatTime(now), TTL: s.ttlFrom(now),
 	}
 }
 
@@ -200,12 +200,12 @@ func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem) (*Cl
 	now := s.notBefore(m.UpdatedAt)
 	attempt := m.Attempt + 1
 	expires := now.Add(s.opts.LeaseDuration)
-	lost, err := newEvent(id, m.Events+1, EventLeaseExpired, StatusPending, m.Attempt, m.Owner, expiredMessage(m), now)
+	lost, err := s.newEvent(id, m.Events+1, EventLeaseExpired, StatusPending, m.Attempt, m.Owner, expiredMessage(m), now)
 	if err != nil {
 		return nil, err
 	}
 	seq := m.Events + 2
-	ev, err := newEvent(id, seq, EventProcessing, StatusProcessing, attempt, workerID, "", now)
+	ev, err := s.newEvent(id, seq, EventProcessing, StatusProcessing, attempt, workerID, "", now)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +243,7 @@ func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem) (*Cl
 // the claim that set its lease: exactly what that claim wrote or was cut
 // off before writing (see claim).
 func (s *Store) rebuildClaimEvent(tx *table.WriteTx, m *metaItem) error {
-	ev, err := claimEvent(m)
+	ev, err := s.claimEvent(m)
 	if ev != nil {
 		tx.Put(ev)
 	}
@@ -254,7 +254,7 @@ func (s *Store) rebuildClaimEvent(tx *table.WriteTx, m *metaItem) error {
 // the PROCESSING task m describes, rebuilt from META (nil for a META item
 // from before claimedAt was recorded: such tasks were claimed in a
 // transaction, with their event).
-func claimEvent(m *metaItem) (*eventItem, error) {
+func (s *Store) claimEvent(m *metaItem) (*eventItem, error) {
 	if m.Status != StatusProcessing || m.ClaimedAt == "" {
 		return nil, nil
 	}
@@ -262,7 +262,7 @@ func claimEvent(m *metaItem) (*eventItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newEvent(m.TaskID, m.Events, EventProcessing, StatusProcessing, m.Attempt, m.Owner, "", at)
+	return s.newEvent(m.TaskID, m.Events, EventProcessing, StatusProcessing, m.Attempt, m.Owner, "", at)
 }
 
 // unchanged is the condition that META is still as m read it: same status,

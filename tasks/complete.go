@@ -25,9 +25,14 @@ import (
 // still holds, which is the decision. A COMPLETED event whose META update
 // was refused, or never sent, numbers one past the task's event count:
 // History leaves it out, and the next change of the task (a takeover or a
-// reclaim, in a transaction) writes its own event over it. The WORKER item
-// stays, to expire with the task (WorkerTasks checks each against META):
-// deleting it would be a third write per task.
+// reclaim, in a transaction) writes its own event over it. Last, the
+// worker's claim item is deleted.
+//
+// The COMPLETED event, like every event, expires Options.Retention after
+// it is written, and the META update sets META's ttl to the same time:
+// the finished task, its earlier events, its IDEM item and a claim item
+// left by a Complete cut off before its delete all expire about Retention
+// after completion, with no write beyond these.
 func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) (err error) {
 	ctx, span := s.start(ctx, "tasks.Complete")
 	defer span.End(&err)
@@ -38,11 +43,11 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) (err e
 		return inputError("result", fmt.Sprintf("%d bytes", len(result)), fmt.Sprintf("is over MaxResultSize (%d bytes)", MaxResultSize))
 	}
 	now := s.leaseNow(lease)
-	ev, err := newEvent(lease.TaskID, lease.Seq+1, EventCompleted, StatusCompleted, lease.Attempt, lease.Worker, "", now)
+	ev, err := s.newEvent(lease.TaskID, lease.Seq+1, EventCompleted, StatusCompleted, lease.Attempt, lease.Worker, "", now)
 	if err != nil {
 		return err
 	}
-	if err := s.t.Put(ctx, ev, table.IfNotExists()); err != nil {
+	if err := s.t.Put(ctx, ev, s.ifFree()); err != nil {
 		if !errors.Is(err, table.ErrAlreadyExists) {
 			return fmt.Errorf("tasks: complete %q: event: %w", lease.TaskID, err)
 		}
@@ -55,6 +60,7 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) (err e
 	// partition the hottest of all.
 	update := expression.Set(expression.Name(attrStatus), expression.Value(StatusCompleted)).
 		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
+		Set(expression.Name(attrTTL), expression.Value(s.ttlFrom(now))).
 		Remove(expression.Name(attrOwner)).
 		Remove(expression.Name(attrLeaseExpiresAt)).
 		Remove(expression.Name(attrGSI1PK)).
@@ -76,8 +82,8 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) (err e
 	// and WorkerTasks would read them all. A Complete cut off here leaves
 	// one behind, which WorkerTasks skips (its META is no longer
 	// PROCESSING); a retried Complete stops at the META update (the lease
-	// is spent), so nothing removes it until finished tasks get a
-	// retention TTL.
+	// is spent), so the item's own ttl (Retention after the claim)
+	// removes it.
 	if err := s.t.Delete(ctx, s.claimKey(lease.Worker, lease.TaskID)); err != nil {
 		return fmt.Errorf("tasks: complete %q: claim item: %w", lease.TaskID, err)
 	}
@@ -92,7 +98,7 @@ func (s *Store) ownCompletion(ctx context.Context, lease Lease, ev *eventItem, c
 	var got eventItem
 	err := s.t.Get(ctx, s.t.Key(ev.PK, ev.SK), &got, table.Consistent())
 	switch {
-	case err == nil && got.Event == EventCompleted && got.Attempt == lease.Attempt && got.Worker == lease.Worker:
+	case err == nil && !s.expired(got.TTL) && got.Event == EventCompleted && got.Attempt == lease.Attempt && got.Worker == lease.Worker:
 		return nil
 	case err != nil && !errors.Is(err, table.ErrNotFound):
 		return fmt.Errorf("tasks: complete %q: %w", lease.TaskID, err)
@@ -100,6 +106,9 @@ func (s *Store) ownCompletion(ctx context.Context, lease Lease, ev *eventItem, c
 	var current table.Item
 	if err := s.t.Get(ctx, s.metaKey(lease.TaskID), &current, table.Consistent()); err != nil && !errors.Is(err, table.ErrNotFound) {
 		return fmt.Errorf("tasks: complete %q: %w", lease.TaskID, err)
+	}
+	if table.ItemExpired(current, attrTTL, s.now()) {
+		current = nil
 	}
 	return s.leaseLost(lease, current, cause)
 }
@@ -130,7 +139,7 @@ func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (_ Status,
 		to, typ = StatusDead, EventDead
 	}
 	now := s.leaseNow(lease)
-	ev, err := newEvent(lease.TaskID, lease.Seq+1, typ, to, lease.Attempt, lease.Worker, reason, now)
+	ev, err := s.newEvent(lease.TaskID, lease.Seq+1, typ, to, lease.Attempt, lease.Worker, reason, now)
 	if err != nil {
 		return "", err
 	}

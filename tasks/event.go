@@ -52,6 +52,11 @@ type Event struct {
 // and EVENT#1001. With three events per attempt, that is ~3,300 attempts.
 var eventSK = keys.MustSort("EVENT#{seq:04d}")
 
+// eventKey is the key of event seq of task id; both have been checked.
+func (s *Store) eventKey(id string, seq int) table.Key {
+	return s.t.Key(mustBuild(taskPK, id), mustBuild(eventSK, seq))
+}
+
 // MaxEvents is the most events one task's history holds.
 const MaxEvents = 9999
 
@@ -67,11 +72,16 @@ type eventItem struct {
 	Worker  string    `dynamodbav:"worker,omitempty"`
 	Message string    `dynamodbav:"message,omitempty"`
 	At      string    `dynamodbav:"at"`
+	// TTL is when the event expires (Unix seconds): its time plus
+	// Options.Retention; none on the event that makes a task DEAD, which
+	// stays with its dead letter until Redrive gives it one.
+	TTL int64 `dynamodbav:"ttl,omitempty"`
 }
 
-// newEvent builds the item of event seq of task id. An overflowing seq is
-// an error wrapping keys.ErrOverflow.
-func newEvent(id string, seq int, typ EventType, status Status, attempt int, worker, message string, at time.Time) (*eventItem, error) {
+// newEvent builds the item of event seq of task id, expiring Retention
+// after at unless it makes the task DEAD. An overflowing seq is an error
+// wrapping keys.ErrOverflow.
+func (s *Store) newEvent(id string, seq int, typ EventType, status Status, attempt int, worker, message string, at time.Time) (*eventItem, error) {
 	sk, err := eventSK.Build(seq)
 	if err != nil {
 		return nil, fmt.Errorf("tasks: task %q: event %d: history is full (%d events): %w", id, seq, MaxEvents, err)
@@ -79,7 +89,7 @@ func newEvent(id string, seq int, typ EventType, status Status, attempt int, wor
 	return &eventItem{
 		PK: mustBuild(taskPK, id), SK: sk, Type: typeEvent, TaskID: id, Seq: seq,
 		Event: typ, Status: status, Attempt: attempt, Worker: worker, Message: message,
-		At: keys.FormatTime(at),
+		At: keys.FormatTime(at), TTL: s.eventTTL(status, at),
 	}, nil
 }
 
@@ -122,26 +132,53 @@ func (s *Store) History(ctx context.Context, taskID string) (_ []Event, err erro
 			return nil, fmt.Errorf("tasks: history of %q: %w", taskID, err)
 		}
 	}
-	if meta == nil {
+	if meta == nil || s.expired(meta.TTL) {
 		return nil, notFound(taskID, nil)
+	}
+	return s.kept(meta, items)
+}
+
+// kept is the history META and the event items read with it (in sequence
+// order) show: the events of this task up to META's event count, the last
+// claim's event rebuilt from META while it is not written, and of those
+// only the run that ends at the last event without a missing number.
+// Events older than Retention expire while their task may live on (a long
+// backlog, a dead letter), so a history may lose its oldest events, never
+// one in the middle: that would read as a broken history.
+func (s *Store) kept(meta *metaItem, items []eventItem) ([]Event, error) {
+	live := items[:0]
+	for _, it := range items {
+		switch {
+		case it.Type != typeEvent || it.Seq < 1 || it.Seq > meta.Events || s.expired(it.TTL):
+			// past META's count: a Complete's event whose META update was
+			// refused or cut off; the next change writes over it
+		case it.Seq == 1 && it.At != meta.CreatedAt:
+			// not this task's SUBMITTED event: written by a Submit of the
+			// task's idempotency key after the first one had expired,
+			// which found this task still there (see Submit)
+		default:
+			live = append(live, it)
+		}
 	}
 	// A claim writes its event after META: until it does (or, if its
 	// claimer was cut off, until the takeover writes it), the event is
 	// rebuilt from META, exactly as it will be written.
-	if n := len(items); n == 0 || items[n-1].Seq < meta.Events {
-		ev, err := claimEvent(meta)
+	if n := len(live); n == 0 || live[n-1].Seq < meta.Events {
+		ev, err := s.claimEvent(meta)
 		if err != nil {
 			return nil, err
 		}
 		if ev != nil {
-			items = append(items, *ev)
+			live = append(live, *ev)
 		}
 	}
+	// The run that ends at META's last event, without a missing number.
+	start := len(live)
+	for want := meta.Events; start > 0 && live[start-1].Seq == want; want-- {
+		start--
+	}
 	var events []Event
-	for _, it := range items {
-		if it.Type != typeEvent || it.Seq > meta.Events {
-			continue
-		}
+	for _, it := range live[start:] {
 		ev, err := it.event()
 		if err != nil {
 			return nil, err

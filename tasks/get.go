@@ -9,7 +9,9 @@ import (
 )
 
 // Get returns the task with id, read strongly consistently (the seed's
-// "Get task metadata": GetItem on TASK#id / META).
+// "Get task metadata": GetItem on TASK#id / META). A task that finished
+// longer than Options.Retention ago is ErrNotFound, whether or not
+// DynamoDB's TTL process has deleted it yet.
 func (s *Store) Get(ctx context.Context, id string) (_ *Task, err error) {
 	ctx, span := s.start(ctx, "tasks.Get")
 	defer span.End(&err)
@@ -22,6 +24,11 @@ func (s *Store) Get(ctx context.Context, id string) (_ *Task, err error) {
 			return nil, notFound(id, err)
 		}
 		return nil, fmt.Errorf("tasks: get %q: %w", id, err)
+	}
+	if s.expired(m.TTL) {
+		// finished longer than Retention ago: gone, though DynamoDB may
+		// not have deleted it yet
+		return nil, notFound(id, nil)
 	}
 	return m.task()
 }

@@ -156,9 +156,9 @@ func claimItems(t testing.TB, tb *table.Table) []table.Item {
 }
 
 // heldClaims returns the WORKER claim items of claims that still hold:
-// their task is PROCESSING under that worker and attempt. Complete leaves
-// its claim item to expire with the task; every other end of a lease
-// deletes it.
+// their task is PROCESSING under that worker and attempt. Every end of a
+// lease deletes its claim item; one a Complete cut off before its delete
+// leaves expires by its ttl.
 func heldClaims(t testing.TB, store *tasks.Store) []table.Item {
 	t.Helper()
 	var held []table.Item

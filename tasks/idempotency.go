@@ -34,6 +34,7 @@ type idemItem struct {
 	TaskID      string `dynamodbav:"taskId"`
 	PayloadHash string `dynamodbav:"payloadHash"`
 	CreatedAt   string `dynamodbav:"createdAt"`
+	TTL         int64  `dynamodbav:"ttl,omitempty"` // Retention after createdAt
 }
 
 var idEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)

@@ -124,7 +124,7 @@ func (s *Store) expire(ctx context.Context, m *metaItem) (Status, error) {
 		to = StatusDead
 	}
 	msg := expiredMessage(m)
-	ev, err := newEvent(id, m.Events+1, EventLeaseExpired, to, m.Attempt, m.Owner, msg, now)
+	ev, err := s.newEvent(id, m.Events+1, EventLeaseExpired, to, m.Attempt, m.Owner, msg, now)
 	if err != nil {
 		return "", err
 	}

@@ -47,7 +47,7 @@ func (s *Store) redrive(ctx context.Context, t *Task, reason string) (*Task, err
 	if t.UpdatedAt.After(now) {
 		now = t.UpdatedAt // event times stay in order across skewed clocks
 	}
-	ev, err := newEvent(t.ID, t.Events+1, EventRedriven, StatusPending, t.Attempt, "", reason, now)
+	ev, err := s.newEvent(t.ID, t.Events+1, EventRedriven, StatusPending, t.Attempt, "", reason, now)
 	if err != nil {
 		return nil, err
 	}
@@ -60,9 +60,13 @@ func (s *Store) redrive(ctx context.Context, t *Task, reason string) (*Task, err
 		Set(expression.Name(attrGSI1SK), expression.Value(mustBuild(createdSK, now))).
 		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
 		Add(expression.Name(attrEvents), expression.Value(1))
+	// The event that made the task DEAD has no ttl (a dead letter keeps
+	// it); now that the task is live again, it expires like the others.
+	dead := expression.Set(expression.Name(attrTTL), expression.Value(s.ttlFrom(now)))
 	err = s.t.WriteTx().
 		Update(s.metaKey(t.ID), update, table.If(cond), table.ItemOnConditionFailure()).
-		Create(ev).
+		Put(ev, s.ifFree()).
+		Update(s.eventKey(t.ID, t.Events), dead).
 		Run(ctx)
 	if err != nil {
 		return nil, s.stateError(t.ID, "redrive", StatusDead, err)

@@ -27,7 +27,7 @@ func (s *Store) Release(ctx context.Context, lease Lease, reason string) (err er
 		return err
 	}
 	now := s.leaseNow(lease)
-	ev, err := newEvent(lease.TaskID, lease.Seq+1, EventReleased, StatusPending, lease.Attempt, lease.Worker, reason, now)
+	ev, err := s.newEvent(lease.TaskID, lease.Seq+1, EventReleased, StatusPending, lease.Attempt, lease.Worker, reason, now)
 	if err != nil {
 		return err
 	}

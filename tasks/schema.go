@@ -13,7 +13,8 @@ import (
 const IndexGSI1 = "GSI1"
 
 // Schema is the seed's single table named name: PK and SK (S), GSI1 on
-// GSI1PK and GSI1SK (S). Patterns declares how the store uses it: the
+// GSI1PK and GSI1SK (S), and TTL on ttl (finished tasks expire after
+// Options.Retention). Patterns declares how the store uses it: the
 // seed's access patterns and the ones this package adds (leases, reclaim),
 // each with its item size and the rate of seed 003's plan of 500 tasks per
 // second.
@@ -23,6 +24,7 @@ func Schema(name string) table.Schema {
 		Name:         name,
 		PartitionKey: s(attrPK),
 		SortKey:      s(attrSK),
+		TTLAttribute: attrTTL,
 		Indexes: []table.Index{{
 			Name:         IndexGSI1,
 			PartitionKey: s(attrGSI1PK),

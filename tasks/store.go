@@ -64,8 +64,8 @@ type Options struct {
 	MaxAttempts int
 	// Shards splits the PENDING and PROCESSING partitions of GSI1 into
 	// STATUS#PENDING#0 .. STATUS#PENDING#<Shards-1> (seed 002's write
-	// sharding). Default 1: the seed's exact layout, STATUS#PENDING. See
-	// the package documentation for when to raise it and what it costs.
+	// sharding). Default DefaultShards; 1 is the seed's exact layout,
+	// STATUS#PENDING. See the package documentation for what it costs.
 	// Every store on a table must use the same value.
 	Shards int
 	// RetryBackoff paces retries of failed attempts: a task that failed
@@ -79,6 +79,14 @@ type Options struct {
 	// DefaultClaimBatch; about the number of concurrent workers per shard
 	// keeps lost races (canceled transactions) rare. At most 100.
 	ClaimBatch int
+	// Retention is how long a finished task is kept: a COMPLETED or
+	// CANCELLED task's META, events, idempotency item and any claim item
+	// left behind expire by DynamoDB TTL (attribute ttl) about Retention
+	// after it finished, and read as gone from then on. PENDING,
+	// PROCESSING and DEAD tasks never expire. Default DefaultRetention, at
+	// least MinRetention. Every store on a table should use the same
+	// value. See "Retention" in the package documentation.
+	Retention time.Duration
 	// NewID returns the id of a task submitted without an idempotency key.
 	// Default: a ULID (time-ordered, random). Tasks with a key get an id
 	// derived from it; see Submit.
@@ -147,6 +155,9 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 	if o.RetryBackoff == (table.Backoff{}) {
 		o.RetryBackoff = DefaultRetryBackoff
 	}
+	if o.Retention == 0 {
+		o.Retention = DefaultRetention
+	}
 	if o.NewID == nil {
 		o.NewID = keys.ULIDs()
 	}
@@ -162,6 +173,8 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 		return nil, inputError("Options.Shards", o.Shards, fmt.Sprintf("must be between 1 and %d", MaxShards))
 	case o.ClaimBatch < 1 || o.ClaimBatch > 100:
 		return nil, inputError("Options.ClaimBatch", o.ClaimBatch, "must be between 1 and 100")
+	case o.Retention < MinRetention:
+		return nil, inputError("Options.Retention", o.Retention, fmt.Sprintf("must be at least MinRetention (%v)", MinRetention))
 	case o.RetryBackoff.Initial < 0 || o.RetryBackoff.Max < o.RetryBackoff.Initial:
 		return nil, inputError("Options.RetryBackoff", fmt.Sprintf("%+v", o.RetryBackoff), "needs 0 <= Initial <= Max")
 	}

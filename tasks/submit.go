@@ -58,7 +58,7 @@ func (s *Store) Submit(ctx context.Context, in SubmitInput) (task *Task, created
 		return nil, false, err
 	}
 	if sub.idem != nil {
-		if err := s.t.Put(ctx, sub.idem, table.IfNotExists()); err != nil {
+		if err := s.t.Put(ctx, sub.idem, s.ifFree()); err != nil {
 			if !errors.Is(err, table.ErrAlreadyExists) {
 				return nil, false, fmt.Errorf("tasks: submit %q: %w", sub.meta.TaskID, err)
 			}
@@ -70,35 +70,45 @@ func (s *Store) Submit(ctx context.Context, in SubmitInput) (task *Task, created
 			return t, false, err
 		}
 	}
-	t, err := s.write(ctx, sub)
-	return t, err == nil, err
+	return s.write(ctx, sub)
 }
 
-// write writes a submission's event and META item, after its IDEM item.
-// META may exist already when sub finishes an interrupted submission:
-// then it returns the task as stored.
-func (s *Store) write(ctx context.Context, sub *submission) (*Task, error) {
+// write writes a submission's event and META item, after its IDEM item,
+// and reports whether it created the task. META may exist already: when
+// sub finishes an interrupted submission, or when the key's IDEM item
+// expired while its task lived on (see "Retention" in the package
+// documentation). Then it returns the task as stored, or an
+// *IdempotencyError if that task has another payload.
+func (s *Store) write(ctx context.Context, sub *submission) (*Task, bool, error) {
 	id := sub.meta.TaskID
 	if err := s.t.Put(ctx, sub.event); err != nil {
-		return nil, fmt.Errorf("tasks: submit %q: event: %w", id, err)
+		return nil, false, fmt.Errorf("tasks: submit %q: event: %w", id, err)
 	}
-	if err := s.t.Put(ctx, sub.meta, table.IfNotExists()); err != nil {
-		if errors.Is(err, table.ErrAlreadyExists) {
-			return s.Get(ctx, id)
+	if err := s.t.Put(ctx, sub.meta, s.ifFree()); err != nil {
+		if !errors.Is(err, table.ErrAlreadyExists) {
+			return nil, false, fmt.Errorf("tasks: submit %q: %w", id, err)
 		}
-		return nil, fmt.Errorf("tasks: submit %q: %w", id, err)
+		t, err := s.Get(ctx, id)
+		if err == nil && payloadHash(t.Payload) != payloadHash(sub.meta.Payload) {
+			return nil, false, &IdempotencyError{Key: sub.meta.IdempotencyKey, TaskID: id}
+		}
+		return t, false, err
 	}
-	return sub.meta.task()
+	t, err := sub.meta.task()
+	return t, err == nil, err
 }
 
 // SubmitTx adds the submission of in to tx, a transaction the caller
 // builds and runs, possibly on another table (table.WriteTx.On): the task
 // exists exactly when the caller's other writes apply. It keeps every
 // guarantee of Submit: the META item, the SUBMITTED event EVENT#0001 and
-// the IDEM item, each created with attribute_not_exists.
+// the IDEM item, each created with attribute_not_exists (or over an
+// expired item of the same key, which DynamoDB has yet to delete).
 //
 // With an idempotency key, SubmitTx first reads the key's IDEM item
-// (strongly consistent). If the key has already created its task, SubmitTx
+// (strongly consistent) and, when there is none, the task the key would
+// create (its IDEM item expires Retention after the submission, so a task
+// that lived longer is found by its id). If the key has already created its task, SubmitTx
 // adds nothing to tx and returns that task with created false, so the
 // caller's transaction runs without a second submission; the same key with
 // another payload is an *IdempotencyError. Otherwise it adds the creates
@@ -127,7 +137,19 @@ func (s *Store) SubmitTx(ctx context.Context, tx *table.WriteTx, in SubmitInput)
 		switch {
 		case err != nil || t != nil:
 			return t, false, err
-		case idem != nil:
+		case idem == nil:
+			// The key's IDEM item may have expired while its task lives
+			// on (longer than Retention): then the task is the key's.
+			t, err := s.Get(ctx, taskIDForKey(in.IdempotencyKey))
+			switch {
+			case err == nil && payloadHash(t.Payload) != hash:
+				return nil, false, &IdempotencyError{Key: in.IdempotencyKey, TaskID: t.ID}
+			case err == nil:
+				return t, false, nil
+			case !errors.Is(err, ErrNotFound):
+				return nil, false, err
+			}
+		default:
 			// A Submit cut off after its IDEM item: add the rest.
 			if sub, err = s.resumed(in, hash, idem); err != nil {
 				return nil, false, err
@@ -140,12 +162,12 @@ func (s *Store) SubmitTx(ctx context.Context, tx *table.WriteTx, in SubmitInput)
 		if sub, err = s.submission(in, hash, "", s.now()); err != nil {
 			return nil, false, err
 		}
-		tx = tx.On(s.t).Create(sub.event)
+		tx = tx.On(s.t).Put(sub.event, s.ifFree())
 		if sub.idem != nil {
-			tx.Create(sub.idem)
+			tx.Put(sub.idem, s.ifFree())
 		}
 	}
-	tx.Create(sub.meta)
+	tx.Put(sub.meta, s.ifFree())
 	t, err := sub.meta.task()
 	return t, true, err
 }
@@ -179,13 +201,13 @@ func (s *Store) submission(in SubmitInput, hash, id string, now time.Time) (*sub
 		CreatedAt: keys.FormatTime(now), UpdatedAt: keys.FormatTime(now),
 	}}
 	var err error
-	if sub.event, err = newEvent(id, 1, EventSubmitted, StatusPending, 0, "", "", now); err != nil {
+	if sub.event, err = s.newEvent(id, 1, EventSubmitted, StatusPending, 0, "", "", now); err != nil {
 		return nil, err
 	}
 	if in.IdempotencyKey != "" {
 		sub.idem = &idemItem{
 			PK: mustBuild(idemPK, in.IdempotencyKey), SK: mustBuild(taskSK, id), Type: typeIdempotency,
-			TaskID: id, PayloadHash: hash, CreatedAt: keys.FormatTime(now),
+			TaskID: id, PayloadHash: hash, CreatedAt: keys.FormatTime(now), TTL: s.ttlFrom(now),
 		}
 	}
 	return sub, nil
@@ -216,28 +238,33 @@ func (s *Store) submitted(ctx context.Context, in SubmitInput, hash string, opts
 	if err != nil {
 		return nil, err
 	}
-	return s.write(ctx, sub)
+	t, _, err = s.write(ctx, sub)
+	return t, err
 }
 
 // lookup reads the IDEM item of key and, when it exists, the task it
-// names. It returns a nil idem when the key has submitted nothing, and a
-// nil task beside an idem when the submission stopped before its META item
-// (a nil task is also what an eventually consistent read may see just
-// after another submission's IDEM write). A payload other than the one
-// the key submitted is an *IdempotencyError.
+// names. It returns a nil idem when the key has submitted nothing (or its
+// IDEM item has expired), and a nil task beside an idem when the
+// submission stopped before its META item (a nil task is also what an
+// eventually consistent read may see just after another submission's
+// IDEM write). A payload other than the one the key submitted is an
+// *IdempotencyError: the task's own payload decides while the task
+// exists, the IDEM item's hash when it does not.
 func (s *Store) lookup(ctx context.Context, key, hash string, opts ...func(*table.GetOptions)) (*idemItem, *Task, error) {
 	var idem idemItem
 	err := s.t.Get(ctx, s.idemKey(key, taskIDForKey(key)), &idem, opts...)
 	switch {
-	case errors.Is(err, table.ErrNotFound):
+	case errors.Is(err, table.ErrNotFound), err == nil && s.expired(idem.TTL):
 		return nil, nil, nil
 	case err != nil:
 		return nil, nil, fmt.Errorf("tasks: submit: idempotency key %q: %w", key, err)
-	case idem.PayloadHash != hash:
-		return nil, nil, &IdempotencyError{Key: key, TaskID: idem.TaskID}
 	}
 	t, err := s.Get(ctx, idem.TaskID)
-	if errors.Is(err, ErrNotFound) {
+	switch {
+	case errors.Is(err, ErrNotFound) && idem.PayloadHash != hash,
+		err == nil && payloadHash(t.Payload) != hash:
+		return nil, nil, &IdempotencyError{Key: key, TaskID: idem.TaskID}
+	case errors.Is(err, ErrNotFound):
 		return &idem, nil, nil
 	}
 	return &idem, t, err

@@ -144,6 +144,9 @@ type metaItem struct {
 	UpdatedAt   string `dynamodbav:"updatedAt"`
 	LastError   string `dynamodbav:"lastError,omitempty"`
 	Result      []byte `dynamodbav:"result,omitempty"`
+	// TTL is set when the task finishes (COMPLETED, CANCELLED): Retention
+	// later. A live or DEAD task has none.
+	TTL int64 `dynamodbav:"ttl,omitempty"`
 }
 
 func (m *metaItem) task() (*Task, error) {

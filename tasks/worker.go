@@ -30,6 +30,9 @@ type claimItem struct {
 	Worker    string `dynamodbav:"worker"`
 	Attempt   int    `dynamodbav:"attempt"`
 	ClaimedAt string `dynamodbav:"claimedAt"`
+	// TTL is Retention after the claim: Complete deletes the item after
+	// its META update, and one a Complete cut off there leaves expires.
+	TTL int64 `dynamodbav:"ttl,omitempty"`
 }
 
 // Lease is a worker's right to process a task, from Claim. Pass it to
@@ -80,7 +83,7 @@ func (s *Store) WorkerTasks(ctx context.Context, workerID string) (_ []string, e
 		if err != nil {
 			return nil, fmt.Errorf("tasks: claims of worker %q: %w", workerID, err)
 		}
-		if checkTaskID(it.TaskID) == nil {
+		if checkTaskID(it.TaskID) == nil && !s.expired(it.TTL) {
 			claims = append(claims, it)
 		}
 	}
