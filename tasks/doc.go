@@ -99,7 +99,7 @@
 // extends the lease with [Store.Heartbeat] and ends it with
 // [Store.Complete] or [Store.Fail]; each of those is conditioned on the
 // lease (status PROCESSING, owner, attempt). Fail deletes the WORKER item
-// in its transaction; Complete leaves it to expire with the task. A failed
+// in its transaction, Complete after its META update. A failed
 // task returns to PENDING, claimable after
 // its retry backoff, until it has had Options.MaxAttempts claims, then it
 // is DEAD. [Store.Redrive] (one task) and [Store.RedriveDead] (every dead
@@ -174,9 +174,12 @@
 // a put, the PROCESSING event, the WORKER item) and 4 to complete (the
 // COMPLETED event, META, the entry leaving GSI1, the WORKER item's
 // delete): 13 per task, and 3 per heartbeat. With every change a
-// transaction, as before, it was 26. Leaving the WORKER item to expire
-// instead would save one, but then a worker's claims would grow with every
-// task it finished and WorkerTasks would read them all.
+// transaction, as before, it was 26. Retention adds none: the ttl rides on
+// these writes (see "Retention"). Leaving the WORKER item to its ttl
+// instead of deleting it would save one, but then a worker's claim items
+// would pile up for a whole Retention (hundreds of thousands a day for a
+// busy worker) and WorkerTasks would read them all; the ttl is only for
+// the one a Complete cut off before its delete leaves.
 //
 // Seed 003 plans 6 (3 + 3). The 7 more buy what the seed's list leaves
 // out: 4 are GSI1 writes (the pending queue and the lease index are what
@@ -196,6 +199,72 @@
 // fake's meter charges nothing); ClaimBatch keeps them rare. At 500 tasks
 // per second, with heartbeats and a twentieth of tasks failing, the queue
 // writes about 6,550 WCU/s (docs/tasks), not the seed's 3,000.
+//
+// # Retention
+//
+// Finished work expires by DynamoDB TTL on the attribute ttl (Unix epoch
+// seconds, as seed 001 names it; [Schema] declares it, so EnsureTable
+// turns TTL on and Schema.Check reports a table without it).
+// Options.Retention says how long, DefaultRetention (a week) unless set.
+// Seed 003 is silent; seed 001 keeps jobs 90 days. At the seed's 500 tasks
+// per second, some 43M tasks a day of about 2.1 KB each as DynamoDB bills
+// storage, a week keeps the table near 640 GB ($160 a month, docs/tasks),
+// 90 days near 8 TB, and no retention at all grows it by some 33 TB a
+// year. DynamoDB deletes expired items within a few days of their ttl, so
+// the table holds somewhat more than Retention's worth. A week is what investigating a
+// failure needs (an incident on a Friday can still be traced on Monday),
+// and the failures that most need it, dead letters, never expire.
+//
+// The rule is that no write is added for it: the 13 WCU per task stay 13.
+// So the ttl rides on the writes a task's life already makes:
+//
+//   - Items written once carry ttl = their own time + Retention: every
+//     event, the IDEM item (from the submission) and the WORKER claim item
+//     (from the claim; one a Complete cut off before its delete leaves
+//     behind expires with it). For a task that finishes in seconds or
+//     minutes that is about Retention after it finishes.
+//   - META gets its ttl only when the task finishes, from the update that
+//     finishes it: Complete and Cancel set ttl = now + Retention. PENDING,
+//     PROCESSING and DEAD tasks carry none, so nothing live is ever lost,
+//     and a dead letter can be re-driven however old it is.
+//   - The event that makes a task DEAD (a Fail on its last attempt, or the
+//     expiry of its last lease) carries no ttl, so a dead letter always
+//     keeps the event that says why it died; [Store.Redrive] gives it one
+//     in its transaction (ttl = the re-drive + Retention), as the task is
+//     live again and will finish.
+//
+// A task that stays live longer than Retention (a backlog that old, a dead
+// letter waiting a month, a handler that heartbeats for weeks) outlives
+// its older events and its IDEM item. Preventing that would mean
+// rewriting every item of the task when it lingers, writes on paths that
+// cannot know it will linger; instead the readers say what is kept:
+//
+//   - [Store.History] returns the events that are kept: the ones written
+//     within Retention, which are the newest, since event times never go
+//     backwards. It returns the run of events that ends at the task's last
+//     event without a missing number, so a history may start late (its
+//     first Seq above 1) but never has a gap; a live task untouched for
+//     longer than Retention may show no events at all (its META, with
+//     status, attempt and last error, is still there).
+//   - The idempotency key still names its task while the task exists: its
+//     id is derived from the key, so a Submit of the key finds the task
+//     by its META (whose payload, not the expired IDEM item, decides an
+//     [ErrIdempotencyMismatch]) and returns it with created false. The
+//     SUBMITTED event that Submit writes before it learns this is not the
+//     task's (its time is not the task's creation), and History leaves it
+//     out; it expires with its own ttl.
+//
+// Once a finished task has expired, its items are gone for every call
+// from the second their ttl passes, though DynamoDB's TTL process deletes
+// them only within days: Get, History, Cancel and Redrive answer
+// [ErrNotFound], WorkerTasks skips expired claim items, and a Submit of
+// its idempotency key creates a fresh task (created true) with the same
+// id, written over whatever of the old one DynamoDB has not deleted yet:
+// every create of this package is conditioned on "no item, or an expired
+// one" (table.IfNotExistsOrExpired, the rule jobs follows too), and
+// History ignores expired items left among the new task's. All stores on
+// one table should use the same Retention. Items written before this
+// package set a ttl carry none and are kept until deleted.
 //
 // # Input
 //

@@ -13,7 +13,7 @@ import (
 )
 
 // tasksStore opens the task queue the flags name.
-func tasksStore(ctx context.Context, a *app, sf *storeFlags) (*tasks.Store, error) {
+func tasksStore(ctx context.Context, a *app, sf *storeFlags, retention time.Duration) (*tasks.Store, error) {
 	c, err := a.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -22,7 +22,7 @@ func tasksStore(ctx context.Context, a *app, sf *storeFlags) (*tasks.Store, erro
 	if name == "" {
 		name = tasks.DefaultTableName
 	}
-	return tasks.NewStore(c.db, nil, tasks.TableName(name))
+	return tasks.NewStore(c.db, nil, tasks.TableName(name), tasks.Retention(retention))
 }
 
 // tasksSetup registers the table flags (-table; -store is implied) and a
@@ -31,12 +31,13 @@ func tasksSetup(list bool, fn func(ctx context.Context, a *app, s *tasks.Store, 
 	return func(fs *flag.FlagSet, a *app) runner {
 		sf := storeFlags{store: "tasks"}
 		fs.StringVar(&sf.table, "table", "", "table name (default "+tasks.DefaultTableName+")")
+		retention := fs.Duration("retention", tasks.DefaultRetention, "the service's tasks.Options.Retention: a re-driven task expires this long after it finishes")
 		var page pageFlags
 		if list {
 			page.register(fs)
 		}
 		return func(ctx context.Context, args []string) error {
-			s, err := tasksStore(ctx, a, &sf)
+			s, err := tasksStore(ctx, a, &sf, *retention)
 			if err != nil {
 				return err
 			}

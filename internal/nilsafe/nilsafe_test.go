@@ -176,6 +176,8 @@ var functions = map[string]any{
 	"table.QueryAll": table.QueryAll[table.Item], "table.ScanPage": table.ScanPage[table.Item],
 	"table.ScanAll": table.ScanAll[table.Item], "table.ParallelScan": table.ParallelScan,
 	"table.Walk": table.Walk[table.Item],
+	"table.Expired": table.Expired, "table.ItemExpired": table.ItemExpired, "table.TTL": table.TTL,
+	"table.IfNotExistsOrExpired": table.IfNotExistsOrExpired,
 
 	"blobstore.Enforce": blobstore.Enforce, "blobstore.EscapeSegment": blobstore.EscapeSegment,
 	"blobstore.UnescapeSegment": blobstore.UnescapeSegment, "blobstore.GlacierAfter": blobstore.GlacierAfter,
