@@ -8,12 +8,14 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
 )
 
@@ -115,4 +117,54 @@ func TestIntegrationLeaseLostAfterTakeover(t *testing.T) {
 	h, err := store.History(ctx, c.Task.ID)
 	require.NoError(t, err)
 	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired, tasks.EventProcessing, tasks.EventCompleted)
+}
+
+// TestIntegrationRetentionOnDynamoDBLocal: EnsureTable turns TTL on for
+// ttl, a finished task's items carry it, and, DynamoDB Local never
+// deleting expired items (as DynamoDB may not for days), the store treats
+// them as gone and a Submit of the key writes a fresh task over them.
+func TestIntegrationRetentionOnDynamoDBLocal(t *testing.T) {
+	clock := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return epoch } })
+	store := localStore(t, tasks.Clock(clock.Now), tasks.Retention(day))
+	ctx := context.Background()
+	ttl, err := store.Table().DB().DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(store.Table().Name())})
+	require.NoError(t, err)
+	require.NotNil(t, ttl.TimeToLiveDescription)
+	assert.Equal(t, types.TimeToLiveStatusEnabled, ttl.TimeToLiveDescription.TimeToLiveStatus)
+	assert.Equal(t, "ttl", aws.ToString(ttl.TimeToLiveDescription.AttributeName))
+	require.NoError(t, store.Schema().Check(ctx, store.Table().DB()), "no drift")
+
+	in := tasks.SubmitInput{IdempotencyKey: "local-retention", Payload: []byte("first")}
+	task, _, err := store.Submit(ctx, in)
+	require.NoError(t, err)
+	c, err := store.Claim(ctx, "worker-1")
+	require.NoError(t, err)
+	clock.Advance(time.Minute)
+	require.NoError(t, store.Complete(ctx, c.Lease, nil))
+	finished := clock.Now()
+
+	f := &fixture{db: clock, store: store}
+	items := append(f.partition(t, task.ID), f.raw(t, "IDEM#local-retention", "TASK#"+task.ID))
+	require.Len(t, items, 5)
+	for _, it := range items {
+		got := ttlOf(t, it)
+		assert.GreaterOrEqual(t, got, epoch.Add(day).Unix(), "%s %s", str(it, "PK"), str(it, "SK"))
+		assert.LessOrEqual(t, got, table.TTL(finished.Add(day)), "%s %s", str(it, "PK"), str(it, "SK"))
+	}
+
+	clock.Advance(day + time.Minute)
+	_, err = store.Get(ctx, task.ID)
+	require.ErrorIs(t, err, tasks.ErrNotFound)
+	require.Len(t, f.partition(t, task.ID), 4, "DynamoDB Local keeps expired items")
+	in.Payload = []byte("second")
+	fresh, created, err := store.Submit(ctx, in)
+	require.NoError(t, err)
+	assert.True(t, created)
+	assert.Equal(t, task.ID, fresh.ID)
+	c, err = store.Claim(ctx, "worker-2")
+	require.NoError(t, err)
+	require.NoError(t, store.Complete(ctx, c.Lease, []byte("two")))
+	h, err := store.History(ctx, task.ID)
+	require.NoError(t, err)
+	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventCompleted)
 }

@@ -156,11 +156,14 @@ func TestLiveAndDeadTasksNeverExpire(t *testing.T) {
 	last := f.get(t, dead.ID).Events
 	assert.Zero(t, ttlOf(t, f.raw(t, "TASK#"+dead.ID, fmt.Sprintf("EVENT#%04d", last))), "the DEAD event")
 
-	f.db.Advance(30 * day)
-	for _, task := range []*tasks.Task{pending, dead} {
-		got := f.get(t, task.ID)
-		assert.NotEqual(t, tasks.StatusCompleted, got.Status)
+	f.db.Advance(30 * day) // the fake's TTL sweep runs
+	for task, want := range map[*tasks.Task]tasks.Status{pending: tasks.StatusPending, processing: tasks.StatusProcessing, dead: tasks.StatusDead} {
+		got, err := f.store.Get(ctx, task.ID)
+		require.NoError(t, err, "a %s task a month old", want)
+		assert.Equal(t, want, got.Status)
 	}
+	_, err := f.store.Redrive(ctx, dead.ID, "still re-drivable")
+	assert.NoError(t, err)
 }
 
 // TestExpiredTaskIsGoneBeforeDynamoDBDeletesIt: DynamoDB's TTL process
@@ -303,4 +306,24 @@ func TestCompleteCutOffBeforeDeletingItsClaimItemLeavesOneThatExpires(t *testing
 	f.db.Advance(day + time.Minute)
 	assert.Empty(t, claimItems(t, f.store.Table()))
 	assert.Zero(t, f.tableSize(t))
+}
+
+// TestHistoryNeverShowsAGap: stores on one table should share a
+// Retention; when they do not, an event in the middle of a history can
+// expire before older ones. History then starts after it rather than
+// show a history with a hole.
+func TestHistoryNeverShowsAGap(t *testing.T) {
+	f := newFixture(t, tasks.Retention(30*day))
+	short := newStore(t, f.db, f.db.Now, tasks.Retention(tasks.MinRetention))
+	ctx := context.Background()
+	task := f.submit(t, "x") // EVENT#0001, kept 30 days
+	c, err := short.Claim(ctx, "worker-1")
+	require.NoError(t, err) // EVENT#0002, kept an hour
+	require.NoError(t, f.store.Release(ctx, c.Lease, "shutting down"))
+	f.db.Advance(2 * time.Hour)
+
+	h := f.history(t, task.ID)
+	require.Len(t, h, 1)
+	assert.Equal(t, tasks.EventReleased, h[0].Type)
+	assert.Equal(t, 3, h[0].Seq)
 }
