@@ -175,7 +175,7 @@ var functions = map[string]any{
 	"table.BatchGet": table.BatchGet[table.Item], "table.QueryPage": table.QueryPage[table.Item],
 	"table.QueryAll": table.QueryAll[table.Item], "table.ScanPage": table.ScanPage[table.Item],
 	"table.ScanAll": table.ScanAll[table.Item], "table.ParallelScan": table.ParallelScan,
-	"table.Walk": table.Walk[table.Item],
+	"table.Walk":    table.Walk[table.Item],
 	"table.Expired": table.Expired, "table.ItemExpired": table.ItemExpired, "table.TTL": table.TTL,
 	"table.IfNotExistsOrExpired": table.IfNotExistsOrExpired,
 
