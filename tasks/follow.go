@@ -32,6 +32,15 @@ import (
 // (its lease was lost) leaves a COMPLETED event that the next change of the
 // task writes over. The later one is the history's (History never shows
 // the first); a follower keeps the last event per (TaskID, Seq).
+//
+// Retention (see the package documentation) adds three cases. Redrive
+// sets the ttl of the event that made the task DEAD, so that event
+// arrives again, unchanged but for its ttl. Once a task has expired, a
+// Submit of its idempotency key starts a fresh task with the same id: its
+// SUBMITTED event, Seq 1, begins a new history. And a Submit of a key
+// whose IDEM item expired while its task lived on (longer than Retention)
+// writes a SUBMITTED event at Seq 1 that is not the task's: its time is
+// not the task's CreatedAt (Get), and History leaves it out.
 func EventFromChange(ch changes.Change[table.Item]) (ev Event, ok bool, err error) {
 	if ch.New == nil {
 		return Event{}, false, nil

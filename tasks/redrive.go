@@ -16,13 +16,18 @@ import (
 // REDRIVEN event carrying reason (at most 4096 bytes), and returns it. Like
 // every move, it is one transaction: META updated on the condition that it
 // is DEAD with the event count read (a strongly consistent GetItem), and
-// the event created with attribute_not_exists, so two operators re-driving
-// one task at once re-drive it once; the other gets a *StateError naming
-// PENDING. A task that is not DEAD is refused with a *StateError
+// the event created (attribute_not_exists, or over an expired item), so
+// two operators re-driving one task at once re-drive it once; the other
+// gets a *StateError naming PENDING. A task that is not DEAD is refused with a *StateError
 // (ErrInvalidState) and left alone.
 //
 // The attempt number keeps growing (it is the lease's fencing token); the
-// task's AttemptBase records where the fresh attempts start.
+// task's AttemptBase records where the fresh attempts start. The same
+// transaction gives the event that made the task DEAD, which a dead letter
+// keeps without a ttl, one Options.Retention from now, so the re-driven
+// task expires whole once it finishes. A dead letter is re-drivable
+// however old: its META never expires; its events older than Retention
+// may have (see History).
 func (s *Store) Redrive(ctx context.Context, taskID, reason string) (_ *Task, err error) {
 	ctx, span := s.start(ctx, "tasks.Redrive")
 	defer span.End(&err)

@@ -73,7 +73,7 @@ func run(args []string) error {
 	if err := store.EnsureTable(ctx); err != nil {
 		return fmt.Errorf("table: %w", err)
 	}
-	fmt.Printf("table %s, %d workers, lease %v, %d shard(s)\n", store.Table().Name(), cfg.workers, cfg.lease, cfg.shards)
+	fmt.Printf("table %s, %d workers, lease %v, %d shard(s), finished tasks kept %v (TTL)\n", store.Table().Name(), cfg.workers, cfg.lease, cfg.shards, store.Options().Retention)
 
 	q := &queue{store: store, cfg: cfg, runID: time.Now().UTC().Format("150405.000000"), completed: map[string]string{}}
 	return q.run(ctx)
