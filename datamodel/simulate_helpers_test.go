@@ -2,10 +2,14 @@ package datamodel_test
 
 import (
 	"context"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/datamodel"
@@ -118,5 +122,38 @@ func (s *sim) measure(tableName string, kvs ...partitionKey) func() map[partitio
 			out[k] = keyLoad{r / secs, w / secs}
 		}
 		return out
+	}
+}
+
+// assertWithinFigures checks that what each measured key value drew is
+// within datamodel's figure for it: a constant's load, or a template's
+// PerEntity bound, named by instantiate as the simulation's key value.
+func assertWithinFigures(t *testing.T, est *datamodel.Estimate, instantiate func(partitionKey) partitionKey, drew map[partitionKey]keyLoad) {
+	t.Helper()
+	figures := map[partitionKey]datamodel.PartitionLoad{}
+	for _, pl := range append(est.Partitions, est.PerEntity...) {
+		figures[instantiate(partitionKey{pl.Index, pl.Partition})] = pl
+	}
+	for _, k := range sortKeys(slices.Collect(maps.Keys(drew))) {
+		got := drew[k]
+		want, ok := figures[k]
+		require.True(t, ok, "datamodel has no figure for %s", k)
+		t.Logf("%s: drew %.1f RCU/s, %.1f WCU/s; datamodel %.1f RCU/s, %.1f WCU/s", k, got.Read, got.Write, want.ReadPerSecond, want.WritePerSecond)
+		assert.LessOrEqual(t, got.Read, want.ReadPerSecond, "%s read more than datamodel's figure", k)
+		assert.LessOrEqual(t, got.Write, want.WritePerSecond, "%s wrote more than datamodel's figure", k)
+	}
+}
+
+// instantiator names templates as a simulation's key values: each
+// placeholder ({journeyId}) replaced by the entity the simulation used.
+func instantiator(ids map[string]string) func(partitionKey) partitionKey {
+	var pairs []string
+	for _, name := range slices.Sorted(maps.Keys(ids)) {
+		pairs = append(pairs, "{"+name+"}", ids[name])
+	}
+	r := strings.NewReplacer(pairs...)
+	return func(k partitionKey) partitionKey {
+		k.Partition = r.Replace(k.Partition)
+		return k
 	}
 }

@@ -24,8 +24,7 @@ type journeyRun struct {
 // instantiate names a per-entity template as the run's key value:
 // JOURNEY#{journeyId} is JOURNEY#<the journey>.
 func (r journeyRun) instantiate(k partitionKey) partitionKey {
-	k.Partition = strings.NewReplacer("{journeyId}", r.journeyID, "{jobId}", r.jobID).Replace(k.Partition)
-	return k
+	return instantiator(map[string]string{"journeyId": r.journeyID, "jobId": r.jobID})(k)
 }
 
 // runJourney drives a journey store at seed 000's declared peaks
@@ -144,15 +143,5 @@ func TestJourneyAtSeedPeakDoesNotThrottle(t *testing.T) {
 	run, drew := runJourney(t, 1, 10)
 	assert.Zero(t, run.throttled)
 	assert.Empty(t, throttledSet(est, run.l))
-	figures := map[partitionKey]datamodel.PartitionLoad{}
-	for _, pl := range append(est.Partitions, est.PerEntity...) {
-		figures[run.instantiate(partitionKey{pl.Index, pl.Partition})] = pl
-	}
-	for k, got := range drew {
-		want, ok := figures[k]
-		require.True(t, ok, "datamodel has no figure for %s", k)
-		t.Logf("%s: drew %.1f RCU/s, %.1f WCU/s; datamodel %.1f RCU/s, %.1f WCU/s", k, got.Read, got.Write, want.ReadPerSecond, want.WritePerSecond)
-		assert.LessOrEqual(t, got.Read, want.ReadPerSecond, "%s read more than datamodel's figure", k)
-		assert.LessOrEqual(t, got.Write, want.WritePerSecond, "%s wrote more than datamodel's figure", k)
-	}
+	assertWithinFigures(t, est, run.instantiate, drew)
 }

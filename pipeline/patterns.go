@@ -49,21 +49,27 @@ func Patterns() []access.Pattern {
 		{Name: "update an existing pipeline", Operation: access.TransactWriteItems, Transactional: true,
 			Partition: "P:{pipelineId}",
 			// A typical update: one tag level removed (the last pipeline to
-			// carry it, so its count reaches zero and is removed after the
-			// transaction), one added, one group left, one joined.
+			// carry it: its count is ADDed down to zero here and removed
+			// after the transaction, "remove a zero tag count"), one added,
+			// one group left, one joined.
 			Items: []access.Item{
 				{Operation: access.PutItem, Size: 2048, Partition: "P:{pipelineId}", IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "P"}}},
 				{Operation: access.PutItem, Size: 2048, Partition: "P:{pipelineId}"},
 				{Operation: access.DeleteItem, Size: 60, Partition: "T:{key}[#{parent}]"},
 				{Operation: access.PutItem, Size: 60, Partition: "T:{key}[#{parent}]"},
-				{Operation: access.UpdateItem, Size: 100, Partition: "TA:{key}", IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "TD"}}},
-				{Operation: access.DeleteItem, Size: 100, Partition: "TA:{key}", IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "TD"}}},
+				{Operation: access.UpdateItem, Size: 100, Count: 2, Partition: "TA:{key}", IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "TD"}}},
 				{Operation: access.DeleteItem, Size: 100, Partition: "P:{pipelineId}", IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "G:{groupId}"}}},
 				{Operation: access.PutItem, Size: 100, Partition: "P:{pipelineId}", IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Partition: "G:{groupId}"}}},
 			},
 			Description:  "new version item, current item replaced if version is unchanged, tag items and aggregates adjusted for the tags added and removed, group items added and removed",
 			KeyCondition: "pk = P:{pipelineId} AND sk = PV:current (version = :read); pk = P:{pipelineId} AND sk = PV:{version+1}",
 			ItemSize:     2048, ItemsPerRequest: 8, RatePerSecond: 5, AveragePerSecond: 5 * busyFraction},
+		{Name: "remove a zero tag count", Operation: access.DeleteItem,
+			Partition:    "TA:{key}",
+			Description:  "after an update or delete, the aggregate of a tag level no pipeline carries any more, conditional on its count being zero (a transaction cannot see that its ADD -1 made zero)",
+			KeyCondition: "pk = TA:{key} AND sk = TA:{value} (count = 0)",
+			IndexWrites:  []access.IndexWrite{{Index: IndexGSI1, Partition: "TD"}},
+			ItemSize:     100, ItemsPerRequest: 1, RatePerSecond: 5, AveragePerSecond: 5 * busyFraction},
 		{Name: "get an existing pipeline", Operation: access.GetItem,
 			Partition:    "P:{pipelineId}",
 			KeyCondition: "pk = P:{pipelineId} AND sk = PV:current",
@@ -93,8 +99,9 @@ func Patterns() []access.Pattern {
 			ItemSize:     300, ItemsPerRequest: 3, RatePerSecond: 20, AveragePerSecond: 20 * busyFraction},
 		{Name: "move a pipeline execution", Operation: access.UpdateItem,
 			Partition:    "PE:{executionId}",
-			Description:  "start, succeed or fail: one UpdateItem conditional on the state it starts from, the current item returned on refusal",
+			Description:  "start, succeed or fail: one UpdateItem conditional on the state it starts from, the current item returned on refusal; the execution's GSI-1 entry (ALL) is rewritten",
 			KeyCondition: "pk = PE:{executionId} AND sk = PE:P (state = :from)",
+			IndexWrites:  []access.IndexWrite{{Index: IndexGSI1, Partition: "P:{pipelineId}"}},
 			ItemSize:     400, ItemsPerRequest: 1, RatePerSecond: 40, AveragePerSecond: 40 * busyFraction},
 		{Name: "delete a pipeline", Operation: access.BatchWriteItem,
 			Partition:    "P:{pipelineId}",
