@@ -51,6 +51,20 @@ type sim struct {
 	api *simAPI
 	// throttled counts the store calls the limiter refused a request of.
 	throttled int
+	// entities are the ids the simulation sent its per-entity traffic to,
+	// by template placeholder ("journeyId").
+	entities map[string]string
+}
+
+// instantiate names a per-entity template as the simulation's key value:
+// JOURNEY#{journeyId} is JOURNEY#<the journey it used>.
+func (s *sim) instantiate(k partitionKey) partitionKey {
+	var pairs []string
+	for _, name := range slices.Sorted(maps.Keys(s.entities)) {
+		pairs = append(pairs, "{"+name+"}", s.entities[name])
+	}
+	k.Partition = strings.NewReplacer(pairs...).Replace(k.Partition)
+	return k
 }
 
 func newSim(t *testing.T) *sim {
@@ -125,6 +139,16 @@ func (s *sim) measure(tableName string, kvs ...partitionKey) func() map[partitio
 	}
 }
 
+// assertHeld checks a simulation of a design datamodel says holds: no
+// call throttled, no key value refused a request, and every measured key
+// value within datamodel's figure for it.
+func assertHeld(t *testing.T, est *datamodel.Estimate, s *sim, drew map[partitionKey]keyLoad) {
+	t.Helper()
+	assert.Zero(t, s.throttled, "store calls throttled")
+	assert.Empty(t, throttledSet(est, s.l))
+	assertWithinFigures(t, est, s.instantiate, drew)
+}
+
 // assertWithinFigures checks that what each measured key value drew is
 // within datamodel's figure for it: a constant's load, or a template's
 // PerEntity bound, named by instantiate as the simulation's key value.
@@ -141,19 +165,5 @@ func assertWithinFigures(t *testing.T, est *datamodel.Estimate, instantiate func
 		t.Logf("%s: drew %.1f RCU/s, %.1f WCU/s; datamodel %.1f RCU/s, %.1f WCU/s", k, got.Read, got.Write, want.ReadPerSecond, want.WritePerSecond)
 		assert.LessOrEqual(t, got.Read, want.ReadPerSecond, "%s read more than datamodel's figure", k)
 		assert.LessOrEqual(t, got.Write, want.WritePerSecond, "%s wrote more than datamodel's figure", k)
-	}
-}
-
-// instantiator names templates as a simulation's key values: each
-// placeholder ({journeyId}) replaced by the entity the simulation used.
-func instantiator(ids map[string]string) func(partitionKey) partitionKey {
-	var pairs []string
-	for _, name := range slices.Sorted(maps.Keys(ids)) {
-		pairs = append(pairs, "{"+name+"}", ids[name])
-	}
-	r := strings.NewReplacer(pairs...)
-	return func(k partitionKey) partitionKey {
-		k.Partition = r.Replace(k.Partition)
-		return k
 	}
 }

@@ -6,26 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/journey"
 )
-
-// journeyRun is what runJourney drove: the one journey and job every
-// request went to, and the key values they name.
-type journeyRun struct {
-	*sim
-	journeyID, jobID string
-}
-
-// instantiate names a per-entity template as the run's key value:
-// JOURNEY#{journeyId} is JOURNEY#<the journey>.
-func (r journeyRun) instantiate(k partitionKey) partitionKey {
-	return instantiator(map[string]string{"journeyId": r.journeyID, "jobId": r.jobID})(k)
-}
 
 // runJourney drives a journey store at seed 000's declared peaks
 // (journey.Patterns) multiplied by scale, all on one journey and its one
@@ -36,9 +22,9 @@ func (r journeyRun) instantiate(k partitionKey) partitionKey {
 // journey, list, stages, rules, jobs, latest execution), of the job's
 // progress updates, of its log entries and their flushes (summaries and
 // counts) and of the reads of its logs and reports. The rarer writes (create, start, rules,
-// finish; a few a minute at most) are the setup. It returns the run and
+// finish; a few a minute at most) are the setup. It returns the simulation and
 // what the journey's and the job's key values drew.
-func runJourney(t *testing.T, scale float64, seconds int) (journeyRun, map[partitionKey]keyLoad) {
+func runJourney(t *testing.T, scale float64, seconds int) (*sim, map[partitionKey]keyLoad) {
 	ctx := context.Background()
 	s := newSim(t)
 	st, err := journey.NewStore(s.api, blobstore.NewMemory(), journey.Clock(s.db.Now),
@@ -60,37 +46,38 @@ func runJourney(t *testing.T, scale float64, seconds int) (journeyRun, map[parti
 	logger, err := st.Logs().Logger(ref, "schema_extraction", func(o *journey.LoggerOptions) { o.Source = "schema_analyzer" })
 	require.NoError(t, err)
 	message := strings.Repeat("Processing table products: 1,024 rows profiled, index on product_id missing. ", 2)
-	run := journeyRun{sim: s, journeyID: c.Journey.ID, jobID: job.JobID}
+	journeyID, jobID := c.Journey.ID, job.JobID
+	s.entities = map[string]string{"journeyId": journeyID, "jobId": jobID}
 
 	tableName := st.Schema().Name
-	keysOf := []partitionKey{{"", "JOURNEY#" + run.journeyID}, {journey.IndexGSI1, "JOB#" + run.jobID}, {journey.IndexGSI1, "JOURNEYS"}}
+	keysOf := []partitionKey{{"", "JOURNEY#" + journeyID}, {journey.IndexGSI1, "JOB#" + jobID}, {journey.IndexGSI1, "JOURNEYS"}}
 	measured := s.measure(tableName, keysOf...)
 	pace := pacer{}
 	progress, logged := 0, 0
 	s.run(seconds, func() {
 		for range pace.take("get", rate(journey.PatternGetJourney), simTick) {
-			s.call(func(ctx context.Context) error { _, err := st.Journeys().Get(ctx, run.journeyID); return err })
+			s.call(func(ctx context.Context) error { _, err := st.Journeys().Get(ctx, journeyID); return err })
 		}
 		for range pace.take("load", rate(journey.PatternLoadJourney), simTick) {
-			s.call(func(ctx context.Context) error { _, err := st.Journeys().Load(ctx, run.journeyID); return err })
+			s.call(func(ctx context.Context) error { _, err := st.Journeys().Load(ctx, journeyID); return err })
 		}
 		for range pace.take("list", rate(journey.PatternListJourneys), simTick) {
 			s.call(func(ctx context.Context) error { _, err := st.Journeys().List(ctx, "", journey.Limit(20)); return err })
 		}
 		for range pace.take("stages", rate(journey.PatternStages), simTick) {
-			s.call(func(ctx context.Context) error { _, err := st.Stages().List(ctx, run.journeyID, ""); return err })
+			s.call(func(ctx context.Context) error { _, err := st.Stages().List(ctx, journeyID, ""); return err })
 		}
 		for range pace.take("rules", rate(journey.PatternStageRules), simTick) {
-			s.call(func(ctx context.Context) error { _, err := st.Rules().ForStage(ctx, run.journeyID, stage); return err })
+			s.call(func(ctx context.Context) error { _, err := st.Rules().ForStage(ctx, journeyID, stage); return err })
 		}
 		for range pace.take("jobs", rate(journey.PatternStageJobs), simTick) {
 			s.call(func(ctx context.Context) error {
-				_, err := st.Jobs().List(ctx, run.journeyID, "", journey.OfStage(stage))
+				_, err := st.Jobs().List(ctx, journeyID, "", journey.OfStage(stage))
 				return err
 			})
 		}
 		for range pace.take("latest", rate(journey.PatternLatestExecution), simTick) {
-			s.call(func(ctx context.Context) error { _, err := st.Jobs().Latest(ctx, run.journeyID, stage); return err })
+			s.call(func(ctx context.Context) error { _, err := st.Jobs().Latest(ctx, journeyID, stage); return err })
 		}
 		for range pace.take("progress", rate(journey.PatternUpdateJobProgress), simTick) {
 			progress = min(progress+1, 99)
@@ -110,22 +97,22 @@ func runJourney(t *testing.T, scale float64, seconds int) (journeyRun, map[parti
 		}
 		for range pace.take("logs", rate(journey.PatternJobLogs), simTick) {
 			s.call(func(ctx context.Context) error {
-				_, err := st.Logs().ListSummaries(ctx, run.jobID, "", journey.Limit(1000))
+				_, err := st.Logs().ListSummaries(ctx, jobID, "", journey.Limit(1000))
 				return err
 			})
 		}
 		for range pace.take("recent", rate(journey.PatternRecentJobLogs), simTick) {
 			s.call(func(ctx context.Context) error {
-				_, err := st.Logs().ListSummaries(ctx, run.jobID, "", journey.NewestFirst(), journey.Limit(100))
+				_, err := st.Logs().ListSummaries(ctx, jobID, "", journey.NewestFirst(), journey.Limit(100))
 				return err
 			})
 		}
 		for range pace.take("reports", rate(journey.PatternJobReports), simTick) {
-			s.call(func(ctx context.Context) error { _, err := st.Reports().ListCatalog(ctx, run.jobID, ""); return err })
+			s.call(func(ctx context.Context) error { _, err := st.Reports().ListCatalog(ctx, jobID, ""); return err })
 		}
 	})
 	require.Positive(t, logged)
-	return run, measured()
+	return s, measured()
 }
 
 // TestJourneyAtSeedPeakDoesNotThrottle: at seed 000's declared peaks, all
@@ -140,8 +127,6 @@ func TestJourneyAtSeedPeakDoesNotThrottle(t *testing.T) {
 	require.Empty(t, hotSet(est))
 	require.Empty(t, est.HotPerEntity())
 
-	run, drew := runJourney(t, 1, 10)
-	assert.Zero(t, run.throttled)
-	assert.Empty(t, throttledSet(est, run.l))
-	assertWithinFigures(t, est, run.instantiate, drew)
+	s, drew := runJourney(t, 1, 10)
+	assertHeld(t, est, s, drew)
 }

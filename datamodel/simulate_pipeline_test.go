@@ -6,26 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/pipeline"
 )
-
-// pipelineRun is what runPipeline drove: the pipeline that took the
-// per-pipeline traffic, and the group it is in.
-type pipelineRun struct {
-	*sim
-	pipelineID, groupID string
-}
-
-// instantiate names a per-entity template as the run's key value:
-// P:{pipelineId} is P:<the pipeline>.
-func (r pipelineRun) instantiate(k partitionKey) partitionKey {
-	return instantiator(map[string]string{"pipelineId": r.pipelineID, "groupId": r.groupID})(k)
-}
 
 // runPipeline drives a pipeline store at the peaks pipeline.Patterns
 // declares for a busy service (seed 004 states none) multiplied by scale.
@@ -35,9 +21,9 @@ func (r pipelineRun) instantiate(k partitionKey) partitionKey {
 // assumes, its updates (one tag level swapped, one group swapped, as
 // declared), reads, versions, executions created, started and succeeded,
 // and reads of them; and the listings of pipelines, groups and tags. The
-// rare delete is left out. It returns the run and what the pipeline's,
+// rare delete is left out. It returns the simulation and what the pipeline's,
 // its group's and the constant key values drew.
-func runPipeline(t *testing.T, scale float64, seconds int) (pipelineRun, map[partitionKey]keyLoad) {
+func runPipeline(t *testing.T, scale float64, seconds int) (*sim, map[partitionKey]keyLoad) {
 	ctx := context.Background()
 	s := newSim(t)
 	st, err := pipeline.NewStore(s.api, blobstore.NewMemory(), pipeline.Clock(s.db.Now),
@@ -57,7 +43,7 @@ func runPipeline(t *testing.T, scale float64, seconds int) (pipelineRun, map[par
 	}
 	hot, err := st.Create(ctx, input("sap", "g2"))
 	require.NoError(t, err)
-	run := pipelineRun{sim: s, pipelineID: hot.ID, groupID: "g1"}
+	s.entities = map[string]string{"pipelineId": hot.ID, "groupId": "g1"}
 	tags := []pipeline.Tag{{Key: "source", Value: "sap"}}
 	keysPerCall := 2 + 1 // TagKeys: a query per key and one that finds none
 
@@ -158,7 +144,7 @@ func runPipeline(t *testing.T, scale float64, seconds int) (pipelineRun, map[par
 		}
 	})
 	require.Greater(t, hot.Version, 1, "the pipeline was updated")
-	return run, measured()
+	return s, measured()
 }
 
 // TestPipelineAtPeakDoesNotThrottle: at the declared peaks, the
@@ -172,8 +158,6 @@ func TestPipelineAtPeakDoesNotThrottle(t *testing.T) {
 	require.Empty(t, hotSet(est))
 	require.Empty(t, est.HotPerEntity())
 
-	run, drew := runPipeline(t, 1, 10)
-	assert.Zero(t, run.throttled)
-	assert.Empty(t, throttledSet(est, run.l))
-	assertWithinFigures(t, est, run.instantiate, drew)
+	s, drew := runPipeline(t, 1, 10)
+	assertHeld(t, est, s, drew)
 }
