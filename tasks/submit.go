@@ -74,11 +74,12 @@ func (s *Store) Submit(ctx context.Context, in SubmitInput) (task *Task, created
 }
 
 // write writes a submission's event and META item, after its IDEM item,
-// and reports whether it created the task. META may exist already: when
-// sub finishes an interrupted submission, or when the key's IDEM item
-// expired while its task lived on (see "Retention" in the package
-// documentation). Then it returns the task as stored, or an
-// *IdempotencyError if that task has another payload.
+// and reports whether the task is sub's. META may exist already: when a
+// racing Submit of the key finished sub (then the task is still sub's),
+// or when the key's IDEM item expired while its task, an older one, lived
+// on (see "Retention" in the package documentation). Then it returns the
+// task as stored, or an *IdempotencyError if the older task has another
+// payload.
 func (s *Store) write(ctx context.Context, sub *submission) (*Task, bool, error) {
 	id := sub.meta.TaskID
 	if err := s.t.Put(ctx, sub.event); err != nil {
@@ -89,10 +90,16 @@ func (s *Store) write(ctx context.Context, sub *submission) (*Task, bool, error)
 			return nil, false, fmt.Errorf("tasks: submit %q: %w", id, err)
 		}
 		t, err := s.Get(ctx, id)
-		if err == nil && payloadHash(t.Payload) != payloadHash(sub.meta.Payload) {
+		switch {
+		case err != nil:
+			return nil, false, err
+		case keys.FormatTime(t.CreatedAt) == sub.meta.CreatedAt:
+			// this submission, finished by a racing Submit of its key
+			return t, true, nil
+		case payloadHash(t.Payload) != payloadHash(sub.meta.Payload):
 			return nil, false, &IdempotencyError{Key: sub.meta.IdempotencyKey, TaskID: id}
 		}
-		return t, false, err
+		return t, false, nil
 	}
 	t, err := sub.meta.task()
 	return t, err == nil, err

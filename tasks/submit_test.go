@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -167,4 +168,43 @@ func TestSubmitLostRaceReturnsTheWinnersTask(t *testing.T) {
 	wantHistory(t, f.history(t, first.ID), tasks.EventSubmitted)
 	_, _, err = stale.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "k1", Payload: []byte("other")})
 	require.ErrorIs(t, err, tasks.ErrIdempotencyMismatch, "lost race with another payload")
+}
+
+// beforeMetaPut runs fn once, just before the first PutItem of a META
+// item goes through.
+type beforeMetaPut struct {
+	table.API
+	once sync.Once
+	fn   func()
+}
+
+func (b *beforeMetaPut) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	if sk, ok := in.Item["SK"].(*types.AttributeValueMemberS); ok && sk.Value == "META" {
+		b.once.Do(b.fn)
+	}
+	return b.API.PutItem(ctx, in, opts...)
+}
+
+// TestSubmitFinishedByARacingSubmitStillReportsItCreated: a Submit of the
+// same key that reads the IDEM item between the first Submit's IDEM and
+// META writes finishes the submission; the first one, whose META write is
+// then refused, created the task all the same (and the other did not).
+func TestSubmitFinishedByARacingSubmitStillReportsItCreated(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	in := tasks.SubmitInput{IdempotencyKey: "k-race", Payload: []byte("p")}
+	var (
+		other        *tasks.Task
+		otherCreated bool
+		otherErr     error
+	)
+	racing := &beforeMetaPut{API: f.db}
+	racing.fn = func() { other, otherCreated, otherErr = f.store.Submit(ctx, in) }
+	first, created, err := newStore(t, racing, f.db.Now).Submit(ctx, in)
+	require.NoError(t, err)
+	require.NoError(t, otherErr)
+	assert.True(t, created, "the first Submit's IDEM item made the task")
+	assert.False(t, otherCreated, "the racing Submit finished it")
+	assert.Equal(t, first.ID, other.ID)
+	wantHistory(t, f.history(t, first.ID), tasks.EventSubmitted)
 }
