@@ -82,7 +82,7 @@ func (s *Store) loadJourney(ctx context.Context, id string, opts ...func(*ReadOp
 	if err := checkID("journeyId", id); err != nil {
 		return nil, err
 	}
-	o := readOptions(opts)
+	o := applyReadOptions(opts)
 	pk, _ := journeyPK.Build(id)
 	queries := []table.Query{{Partition: pk, Consistent: o.Consistent}}
 	if o.SkipLogSummaries {

@@ -52,6 +52,15 @@
 // of the next page, and X(ctx, parent, opts...) walks every page. Each
 // documents its total order, ties included.
 //
+// Every read takes the options of [ReadOptions], and [ListOptions] is the
+// same type, so one helper means one thing everywhere: [Consistent] asks a
+// Get, [Journeys.Load], [Rules.ForStage] or a list of one journey's
+// partition for strongly consistent reads; [Limit], [OfStage],
+// [NewestFirst] and [OldestFirst] shape a list; [SkipLogSummaries] thins
+// [Journeys.Load]. A read refuses an option it cannot honour (Limit on a
+// Get, Consistent on a GSI1 list) with a *table.InputError before any
+// request.
+//
 // # Reads
 //
 //   - [Journeys.Get]: one GetItem.

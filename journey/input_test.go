@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -65,13 +66,28 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 			_, err := s.Journeys().List(ctx, "", func(o *ListOptions) { o.NewestFirst, o.OldestFirst = true, true })
 			return err
 		},
-		"ListJourneys consistent": func() error { _, err := s.Journeys().List(ctx, "", ConsistentList()); return err },
-		"Pause":                   func() error { _, err := s.Journeys().Pause(ctx, "a b"); return err },
-		"Resume":                  func() error { _, err := s.Journeys().Resume(ctx, ""); return err },
-		"Cancel":                  func() error { _, err := s.Journeys().Cancel(ctx, "#"); return err },
-		"Stages":                  func() error { _, err := s.Stages().List(ctx, "", ""); return err },
-		"Stages order":            func() error { _, err := s.Stages().List(ctx, "JRN-T", "", NewestFirst()); return err },
-		"Stage":                   func() error { _, err := s.Stages().Get(ctx, "JRN-T", "a#b"); return err },
+		"ListJourneys consistent": func() error { _, err := s.Journeys().List(ctx, "", Consistent()); return err },
+		"ListJourneys skip logs":  func() error { _, err := s.Journeys().List(ctx, "", SkipLogSummaries()); return err },
+		"GetJourney limit":        func() error { _, err := s.Journeys().Get(ctx, "JRN-T", Limit(1)); return err },
+		"GetJourney skip logs":    func() error { _, err := s.Journeys().Get(ctx, "JRN-T", SkipLogSummaries()); return err },
+		"LoadJourney newest":      func() error { _, err := s.Journeys().Load(ctx, "JRN-T", NewestFirst()); return err },
+		"LoadJourney limit":       func() error { _, err := s.Journeys().Load(ctx, "JRN-T", Limit(2)); return err },
+		"GetStage stage":          func() error { _, err := s.Stages().Get(ctx, "JRN-T", "raw_analysis", OfStage("raw")); return err },
+		"GetJob limit":            func() error { _, err := s.Jobs().Get(ctx, good, Limit(1)); return err },
+		"GetRule oldest":          func() error { _, err := s.Rules().Get(ctx, rule, OldestFirst()); return err },
+		"ForStage limit":          func() error { _, err := s.Rules().ForStage(ctx, "JRN-T", "raw_analysis", Limit(3)); return err },
+		"ListSummaries consistent": func() error {
+			_, err := s.Logs().ListSummaries(ctx, "JOB-1", "", Consistent())
+			return err
+		},
+		"ListCatalog consistent": func() error { _, err := s.Reports().ListCatalog(ctx, "JOB-1", "", Consistent()); return err },
+		"ListJobs skip logs":     func() error { _, err := s.Jobs().List(ctx, "JRN-T", "", SkipLogSummaries()); return err },
+		"Pause":                  func() error { _, err := s.Journeys().Pause(ctx, "a b"); return err },
+		"Resume":                 func() error { _, err := s.Journeys().Resume(ctx, ""); return err },
+		"Cancel":                 func() error { _, err := s.Journeys().Cancel(ctx, "#"); return err },
+		"Stages":                 func() error { _, err := s.Stages().List(ctx, "", ""); return err },
+		"Stages order":           func() error { _, err := s.Stages().List(ctx, "JRN-T", "", NewestFirst()); return err },
+		"Stage":                  func() error { _, err := s.Stages().Get(ctx, "JRN-T", "a#b"); return err },
 		"AddRule journey": func() error {
 			_, err := s.Rules().Add(ctx, ruleWith(func(r *NewRule) { r.JourneyID = "" }))
 			return err
@@ -218,4 +234,47 @@ func TestSchemaDeclaresEveryAccessPattern(t *testing.T) {
 	}
 	other := Schema("Other")
 	assert.Equal(t, "Other", other.Name, "name %s", other.Name)
+}
+
+// TestConsistentIsOneOptionForGetsAndLists: the one helper Consistent()
+// makes a Get, Journeys.Load and the lists of a journey's partition read
+// strongly consistently (ConsistentRead on the request), and every read
+// refuses, before any request, an option it cannot honour.
+func TestConsistentIsOneOptionForGetsAndLists(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	rec := &recorder{DB: e.db}
+	s := mustStore(t, rec, e.logs, func(o *Options) { o.Clock = e.db.Now })
+	e.newJourney(t)
+	job := must[*Job](t)(s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"}))
+
+	reads := map[string]func() error{
+		"Journeys.Load": func() error { _, err := s.Journeys().Load(ctx, "JRN-T", Consistent()); return err },
+		"Stages.Get":    func() error { _, err := s.Stages().Get(ctx, "JRN-T", "raw_analysis", Consistent()); return err },
+		"Stages.List":   func() error { _, err := s.Stages().List(ctx, "JRN-T", "", Consistent()); return err },
+		"Jobs.List":     func() error { _, err := s.Jobs().List(ctx, "JRN-T", "", Consistent(), Limit(5)); return err },
+		"Rules.ForStage": func() error {
+			_, err := s.Rules().ForStage(ctx, "JRN-T", "raw_analysis", Consistent())
+			return err
+		},
+	}
+	for name, read := range reads {
+		rec.queries = nil
+		require.NoError(t, read(), name)
+		if assert.NotEmpty(t, rec.queries, "%s sent no Query", name) {
+			for _, q := range rec.queries {
+				assert.True(t, aws.ToBool(q.ConsistentRead), "%s with Consistent(): a Query without ConsistentRead", name)
+			}
+		}
+	}
+	e.db.ResetConsumed()
+	_, err := s.Jobs().Get(ctx, job.Ref(), Consistent())
+	require.NoError(t, err)
+	assert.Equal(t, 1.0, e.db.Consumed(DefaultTableName).ReadUnits, "a consistent GetItem of a small job costs a whole read unit")
+
+	// Every read takes nil options without panicking: they are skipped.
+	_, err = s.Journeys().Get(ctx, "JRN-T", nil)
+	assert.NoError(t, err, "a nil read option")
+	_, err = s.Jobs().List(ctx, "JRN-T", "", nil)
+	assert.NoError(t, err, "a nil list option")
 }

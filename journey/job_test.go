@@ -48,7 +48,7 @@ func TestStartJobNumbersExecutionsAndKeepsEveryAttempt(t *testing.T) {
 		must[*Job](t)(e.store.Jobs().Finish(ctx, j.Ref(), Finish{Status: JobFailed, ErrorMessage: fmt.Sprintf("attempt %d failed", i)}))
 		refs = append(refs, j.Ref())
 	}
-	jobs := must[[]Job](t)(collect(e.store.Jobs().All(ctx, "JRN-T", OfStage("raw_analysis"), ConsistentList())))
+	jobs := must[[]Job](t)(collect(e.store.Jobs().All(ctx, "JRN-T", OfStage("raw_analysis"), Consistent())))
 	require.Equal(t, 3, len(jobs), "%d jobs", len(jobs))
 	for i, j := range jobs {
 		assert.Equal(t, i+1, j.ExecutionNumber, "job %d: execution number", i)
@@ -134,7 +134,7 @@ func TestJobsForStageUsesKeyConditionNotFilter(t *testing.T) {
 		must[*Job](t)(s.Jobs().Finish(ctx, j.Ref(), Finish{Status: JobFailed}))
 	}
 	rec.queries = nil
-	jobs := must[[]Job](t)(collect(s.Jobs().All(ctx, "JRN-K", OfStage("raw"), ConsistentList())))
+	jobs := must[[]Job](t)(collect(s.Jobs().All(ctx, "JRN-K", OfStage("raw"), Consistent())))
 	require.Len(t, jobs, 2, "raw's jobs")
 	require.Equal(t, "raw", jobs[0].StageID, "first job's stage")
 	require.Equal(t, "raw", jobs[1].StageID, "second job's stage")

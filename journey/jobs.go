@@ -74,6 +74,9 @@ func (h *Jobs) Get(ctx context.Context, ref JobRef, opts ...func(*ReadOptions)) 
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.Get")
 	defer span.End(&err)
+	if _, err := readOptions(getKind.named("Jobs.Get"), opts); err != nil {
+		return nil, err
+	}
 	return h.s.getJob(ctx, ref, opts...)
 }
 
@@ -141,7 +144,7 @@ func (h *Jobs) List(ctx context.Context, journeyID string, cursor string, opts .
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.List")
 	defer span.End(&err)
-	o, err := listOptions(listJobsKind, opts)
+	o, err := readOptions(listJobsKind, opts)
 	if err != nil {
 		return table.Page[Job]{}, err
 	}

@@ -302,37 +302,11 @@ func journeyFrom(rec record[Journey]) (Journey, error) {
 	return j, nil
 }
 
-// ReadOptions configure reads of the base table.
-type ReadOptions struct {
-	// Consistent asks for strongly consistent reads (twice the read
-	// units): a read right after a write then sees it.
-	Consistent bool
-	// SkipLogSummaries makes Journeys.Load leave out the optional LOG#
-	// items. They sort between the jobs and the metadata, so this costs a
-	// second Query (SK < "LOG#", then SK >= "LOG$"), but a partition
-	// holding thousands of summaries is then not read to show a dashboard.
-	SkipLogSummaries bool
-}
-
-// Consistent asks for strongly consistent reads.
-func Consistent() func(*ReadOptions) { return func(o *ReadOptions) { o.Consistent = true } }
-
-// SkipLogSummaries leaves the LOG# items out of Journeys.Load.
-func SkipLogSummaries() func(*ReadOptions) { return func(o *ReadOptions) { o.SkipLogSummaries = true } }
-
-func readOptions(opts []func(*ReadOptions)) ReadOptions {
-	var o ReadOptions
-	for _, f := range opts {
-		f(&o)
-	}
-	return o
-}
-
 // getRecord reads one item with the caller's read options; a missing item is
 // notFound(sentinel, what), so every Get* call reports absence the same way.
 func getRecord[T any](ctx context.Context, s *Store, key table.Key, opts []func(*ReadOptions), sentinel error, what string) (record[T], error) {
 	var get []func(*table.GetOptions)
-	if readOptions(opts).Consistent {
+	if applyReadOptions(opts).Consistent {
 		get = append(get, table.Consistent())
 	}
 	var rec record[T]

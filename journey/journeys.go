@@ -35,6 +35,9 @@ func (h *Journeys) Get(ctx context.Context, id string, opts ...func(*ReadOptions
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Get")
 	defer span.End(&err)
+	if _, err := readOptions(getKind.named("Journeys.Get"), opts); err != nil {
+		return nil, err
+	}
 	return h.s.getJourney(ctx, id, opts...)
 }
 
@@ -51,6 +54,9 @@ func (h *Journeys) Load(ctx context.Context, id string, opts ...func(*ReadOption
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Load")
 	defer span.End(&err)
+	if _, err := readOptions(loadKind.named("Journeys.Load"), opts); err != nil {
+		return nil, err
+	}
 	return h.s.loadJourney(ctx, id, opts...)
 }
 
@@ -107,7 +113,7 @@ func (h *Journeys) List(ctx context.Context, cursor string, opts ...func(*ListOp
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Journeys.List")
 	defer span.End(&err)
-	o, err := listOptions(listJourneysKind, opts)
+	o, err := readOptions(listJourneysKind, opts)
 	if err != nil {
 		return table.Page[Journey]{}, err
 	}

@@ -4,93 +4,131 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// ListOptions configure the ListX calls of the handles and their
-// iterators.
-type ListOptions struct {
-	// Limit is the most items one page holds (0: what one DynamoDB
-	// request returns, up to 1 MB). Lists that filter (Logs.ListSummaries)
-	// still return full pages: table.QueryPage reads on.
+// ReadOptions configure every read of the store: the single-item reads
+// (Journeys.Get, Stages.Get, Jobs.Get, Rules.Get), the whole-journey and
+// rule reads (Journeys.Load, Rules.ForStage), and the lists (ListX) and
+// their iterators. One option means one thing wherever it is accepted:
+// Consistent() asks a Get and a list alike for strongly consistent reads.
+// A call refuses an option it cannot honour (Limit on a Get, Consistent on
+// a GSI1 list, OfStage outside Jobs, ...) with a *table.InputError before
+// any request.
+type ReadOptions struct {
+	// Consistent asks for strongly consistent reads (twice the read
+	// units): a read right after a write then sees it. The reads of one
+	// journey's partition can have them; the GSI1 lists (Journeys.List,
+	// Logs.ListSummaries, Reports.ListCatalog) refuse it, as DynamoDB does
+	// for a global secondary index.
+	Consistent bool
+	// SkipLogSummaries makes Journeys.Load leave out the optional LOG#
+	// items. They sort between the jobs and the metadata, so this costs a
+	// second Query (SK < "LOG#", then SK >= "LOG$"), but a partition
+	// holding thousands of summaries is then not read to show a dashboard.
+	// Only Journeys.Load accepts it.
+	SkipLogSummaries bool
+	// Limit is the most items one page of a list holds (0: what one
+	// DynamoDB request returns, up to 1 MB). Lists that filter
+	// (Logs.ListSummaries) still return full pages: table.QueryPage reads
+	// on. Only the lists accept it.
 	Limit int
 	// StageID, when set, lists only that stage's executions (Jobs.List
-	// and Jobs.All; the other lists refuse it).
+	// and Jobs.All; the other reads refuse it).
 	StageID string
-	// Consistent asks for strongly consistent reads. Only the lists of one
-	// journey's partition (Jobs, Stages) can have them; the GSI1 lists
-	// (Journeys, log summaries, report catalog) refuse it, as DynamoDB
-	// does for a global secondary index.
-	Consistent bool
 	// NewestFirst and OldestFirst choose the direction of a list ordered
 	// by time (Journeys.List, Logs.ListSummaries, Reports.ListCatalog);
-	// each list documents its default. The lists ordered by stage
-	// (Jobs, Stages) refuse them.
+	// each list documents its default. The other reads refuse them.
 	NewestFirst, OldestFirst bool
 }
 
-// Limit sets ListOptions.Limit.
-func Limit(n int) func(*ListOptions) { return func(o *ListOptions) { o.Limit = n } }
+// ListOptions is ReadOptions under the name every store's lists use: the
+// lists take the same options, and the same helpers, as the single reads.
+type ListOptions = ReadOptions
 
-// OfStage sets ListOptions.StageID: only that stage's executions.
-func OfStage(stageID string) func(*ListOptions) { return func(o *ListOptions) { o.StageID = stageID } }
+// Consistent asks for strongly consistent reads: a read right after a
+// write sees it. Gets, Journeys.Load, Rules.ForStage and the lists of one
+// journey's partition (Stages.List, Jobs.List) accept it.
+func Consistent() func(*ReadOptions) { return func(o *ReadOptions) { o.Consistent = true } }
 
-// ConsistentList sets ListOptions.Consistent. (Consistent is the option of
-// the single-item reads, ReadOptions.)
-func ConsistentList() func(*ListOptions) { return func(o *ListOptions) { o.Consistent = true } }
+// SkipLogSummaries leaves the LOG# items out of Journeys.Load.
+func SkipLogSummaries() func(*ReadOptions) { return func(o *ReadOptions) { o.SkipLogSummaries = true } }
+
+// Limit sets ReadOptions.Limit: the most items one page of a list holds.
+func Limit(n int) func(*ReadOptions) { return func(o *ReadOptions) { o.Limit = n } }
+
+// OfStage sets ReadOptions.StageID: only that stage's executions.
+func OfStage(stageID string) func(*ReadOptions) { return func(o *ReadOptions) { o.StageID = stageID } }
 
 // NewestFirst lists newest first.
-func NewestFirst() func(*ListOptions) {
-	return func(o *ListOptions) { o.NewestFirst, o.OldestFirst = true, false }
+func NewestFirst() func(*ReadOptions) {
+	return func(o *ReadOptions) { o.NewestFirst, o.OldestFirst = true, false }
 }
 
 // OldestFirst lists oldest first.
-func OldestFirst() func(*ListOptions) {
-	return func(o *ListOptions) { o.NewestFirst, o.OldestFirst = false, true }
+func OldestFirst() func(*ReadOptions) {
+	return func(o *ReadOptions) { o.NewestFirst, o.OldestFirst = false, true }
 }
 
 // maxLimit bounds ListOptions.Limit (DynamoDB's Limit is an int32; a page
 // is at most 1 MB anyway).
 const maxLimit = 1 << 20
 
-// listKind says which options a list accepts.
-type listKind struct {
-	name                    string
-	stage, consistent, time bool
+// readKind says which options a read accepts.
+type readKind struct {
+	name                                 string
+	list, stage, consistent, time, skips bool
 }
 
+// named is k under the name of the call that reads with it, for errors.
+func (k readKind) named(name string) readKind { k.name = name; return k }
+
 var (
-	listJourneysKind = listKind{name: "Journeys.List", time: true}
-	listStagesKind   = listKind{name: "Stages.List", consistent: true}
-	listJobsKind     = listKind{name: "Jobs.List", stage: true, consistent: true}
-	listLogsKind     = listKind{name: "Logs.ListSummaries", time: true}
-	listReportsKind  = listKind{name: "Reports.ListCatalog", time: true}
+	getKind          = readKind{name: "a Get", consistent: true}
+	loadKind         = readKind{name: "Journeys.Load", consistent: true, skips: true}
+	forStageKind     = readKind{name: "Rules.ForStage", consistent: true}
+	listJourneysKind = readKind{name: "Journeys.List", list: true, time: true}
+	listStagesKind   = readKind{name: "Stages.List", list: true, consistent: true}
+	listJobsKind     = readKind{name: "Jobs.List", list: true, stage: true, consistent: true}
+	listLogsKind     = readKind{name: "Logs.ListSummaries", list: true, time: true}
+	listReportsKind  = readKind{name: "Reports.ListCatalog", list: true, time: true}
 )
 
-// listOptions applies opts and refuses what the list k cannot do, before
-// any request.
-func listOptions(k listKind, opts []func(*ListOptions)) (ListOptions, error) {
-	var o ListOptions
+// readOptions applies opts (a nil option is skipped) and refuses what the
+// read k cannot do, before any request.
+func readOptions(k readKind, opts []func(*ReadOptions)) (ReadOptions, error) {
+	o := applyReadOptions(opts)
+	switch {
+	case o.Limit < 0 || o.Limit > maxLimit:
+		return o, inputError("ReadOptions.Limit", o.Limit, "must be between 0 and 1048576")
+	case o.Limit != 0 && !k.list:
+		return o, inputError("ReadOptions.Limit", o.Limit, k.name+" is not a list")
+	case o.StageID != "" && !k.stage:
+		return o, inputError("ReadOptions.StageID", o.StageID, k.name+" lists no stage's jobs")
+	case o.Consistent && !k.consistent:
+		return o, inputError("ReadOptions.Consistent", true, k.name+" reads GSI1, which has no consistent reads")
+	case o.SkipLogSummaries && !k.skips:
+		return o, inputError("ReadOptions.SkipLogSummaries", true, "only Journeys.Load reads log summaries with the rest of a journey, not "+k.name)
+	case (o.NewestFirst || o.OldestFirst) && !k.time:
+		return o, inputError("ReadOptions.NewestFirst/OldestFirst", true, k.name+" is not ordered by time")
+	case o.NewestFirst && o.OldestFirst:
+		return o, inputError("ReadOptions.NewestFirst/OldestFirst", true, "choose one")
+	}
+	if o.StageID != "" {
+		if err := checkID("ReadOptions.StageID", o.StageID); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// applyReadOptions applies opts, skipping nil ones, without checking them:
+// for the store's own reads, whose options are known to be good.
+func applyReadOptions(opts []func(*ReadOptions)) ReadOptions {
+	var o ReadOptions
 	for _, f := range opts {
 		if f != nil {
 			f(&o)
 		}
 	}
-	switch {
-	case o.Limit < 0 || o.Limit > maxLimit:
-		return o, inputError("ListOptions.Limit", o.Limit, "must be between 0 and 1048576")
-	case o.StageID != "" && !k.stage:
-		return o, inputError("ListOptions.StageID", o.StageID, k.name+" lists no stage's jobs")
-	case o.Consistent && !k.consistent:
-		return o, inputError("ListOptions.Consistent", true, k.name+" reads GSI1, which has no consistent reads")
-	case (o.NewestFirst || o.OldestFirst) && !k.time:
-		return o, inputError("ListOptions.NewestFirst/OldestFirst", true, k.name+" is ordered by stage, not by time")
-	case o.NewestFirst && o.OldestFirst:
-		return o, inputError("ListOptions.NewestFirst/OldestFirst", true, "choose one")
-	}
-	if o.StageID != "" {
-		if err := checkID("ListOptions.StageID", o.StageID); err != nil {
-			return o, err
-		}
-	}
-	return o, nil
+	return o
 }
 
 // pageOf decodes a page of records with from.

@@ -61,7 +61,7 @@ func (h *Logs) ListSummaries(ctx context.Context, jobID string, cursor string, o
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Logs.ListSummaries")
 	defer span.End(&err)
-	o, err := listOptions(listLogsKind, opts)
+	o, err := readOptions(listLogsKind, opts)
 	if err != nil {
 		return table.Page[LogSummary]{}, err
 	}

@@ -55,7 +55,7 @@ func (h *Reports) ListCatalog(ctx context.Context, jobID string, cursor string, 
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Reports.ListCatalog")
 	defer span.End(&err)
-	o, err := listOptions(listReportsKind, opts)
+	o, err := readOptions(listReportsKind, opts)
 	if err != nil {
 		return table.Page[ReportEntry]{}, err
 	}

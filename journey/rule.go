@@ -463,7 +463,7 @@ func (s *Store) rulesForStage(ctx context.Context, journeyID, stageID string, op
 	if err := checkID("stageId", stageID); err != nil {
 		return nil, err
 	}
-	consistent := readOptions(opts).Consistent
+	consistent := applyReadOptions(opts).Consistent
 	own, err := s.journeyRules(ctx, journeyID, consistent)
 	if err != nil {
 		return nil, err

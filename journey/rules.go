@@ -31,6 +31,9 @@ func (h *Rules) Get(ctx context.Context, ref RuleRef, opts ...func(*ReadOptions)
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Rules.Get")
 	defer span.End(&err)
+	if _, err := readOptions(getKind.named("Rules.Get"), opts); err != nil {
+		return nil, err
+	}
 	return h.s.getRule(ctx, ref, opts...)
 }
 
@@ -79,5 +82,8 @@ func (h *Rules) ForStage(ctx context.Context, journeyID, stageID string, opts ..
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Rules.ForStage")
 	defer span.End(&err)
+	if _, err := readOptions(forStageKind.named("Rules.ForStage"), opts); err != nil {
+		return nil, err
+	}
 	return h.s.rulesForStage(ctx, journeyID, stageID, opts...)
 }

@@ -149,7 +149,7 @@ func (s *Store) stages(ctx context.Context, journeyID string, opts ...func(*Read
 		return nil, err
 	}
 	var out []Stage
-	for rec, err := range table.QueryAll[record[Stage]](ctx, s.t, stagesQuery(journeyID, readOptions(opts).Consistent)) {
+	for rec, err := range table.QueryAll[record[Stage]](ctx, s.t, stagesQuery(journeyID, applyReadOptions(opts).Consistent)) {
 		if err != nil {
 			return nil, err
 		}

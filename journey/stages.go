@@ -23,6 +23,9 @@ func (h *Stages) Get(ctx context.Context, journeyID, stageID string, opts ...fun
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Stages.Get")
 	defer span.End(&err)
+	if _, err := readOptions(getKind.named("Stages.Get"), opts); err != nil {
+		return nil, err
+	}
 	return h.s.getStage(ctx, journeyID, stageID, opts...)
 }
 
@@ -52,7 +55,7 @@ func (h *Stages) List(ctx context.Context, journeyID string, cursor string, opts
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Stages.List")
 	defer span.End(&err)
-	o, err := listOptions(listStagesKind, opts)
+	o, err := readOptions(listStagesKind, opts)
 	if err != nil {
 		return table.Page[Stage]{}, err
 	}
