@@ -59,6 +59,7 @@ func (s *Store) export(ctx context.Context, journeyID string) (*ExportInfo, erro
 			}
 			found = true
 		}
+		delete(item, attrRestoredBy) // the change feed's, not the journey's: a backup is the seed's notation
 		j, err := itemToJSON(item)
 		if err != nil {
 			return nil, fmt.Errorf("journey: export %s: item %q: %w", journeyID, stringAttr(item, attrSK), err)
@@ -117,6 +118,17 @@ func (s *Store) importJourney(ctx context.Context, journeyID string, opts ...fun
 // attrImportID, on a METADATA item, marks the journey as being imported:
 // the item is the import's claim, not a journey to read or change.
 const attrImportID = "ImportId"
+
+// attrRestoredBy, on every item an import wrote but the METADATA item, is
+// that import's id. It tells the change feed that the item was restored,
+// not moved: ProgressEvents reports no job start or end for it (a running
+// job restored into an empty partition would otherwise read as a job that
+// started). Later writes leave it as it is, so a change that carries the
+// same value before and after is the journey's own progress again.
+const attrRestoredBy = "RestoredBy"
+
+// restoredBySize bounds what attrRestoredBy adds to an item.
+const restoredBySize = len(attrRestoredBy) + maxIDLength
 
 // notImporting is the condition every write to a journey's METADATA item
 // carries, so no job, rule or log count lands in a partition an import is
@@ -231,7 +243,9 @@ func (s *Store) importBackup(ctx context.Context, journeyID string, r io.Reader,
 		return nil
 	}
 	for _, it := range items {
-		if err := add(table.ItemSize(it), func(tx *table.WriteTx) { tx.Put(it) }); err != nil {
+		restored := maps.Clone(it)
+		restored[attrRestoredBy] = &types.AttributeValueMemberS{Value: importID}
+		if err := add(table.ItemSize(restored), func(tx *table.WriteTx) { tx.Put(restored) }); err != nil {
 			return nil, err
 		}
 	}
@@ -301,8 +315,9 @@ func backupItems(journeyID string, raw []map[string]any) ([]table.Item, table.It
 		if _, ok := item[attrData]; !ok {
 			return nil, nil, bad("no Data")
 		}
-		if table.ItemSize(item) > table.MaxItemSize {
-			return nil, nil, bad(fmt.Sprintf("%d bytes, over DynamoDB's item limit", table.ItemSize(item)))
+		// Import adds attrRestoredBy to every item but the metadata.
+		if table.ItemSize(item)+restoredBySize > table.MaxItemSize {
+			return nil, nil, bad(fmt.Sprintf("%d bytes, over DynamoDB's item limit once marked as restored", table.ItemSize(item)))
 		}
 		if want == EntityJourney {
 			meta = item

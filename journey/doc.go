@@ -20,7 +20,9 @@
 //	LogEntry          LOG#{jobId}#{step}#{ts}#{logId}                  JOB#{jobId}               {timestamp}
 //	JobReport         REPORT#{jobId}#{reportType}#{ts}#{reportId}      REPORTS#{jobId}           {generatedAt}
 //
-// All share PK JOURNEY#{journeyId}. Log files are at
+// All share PK JOURNEY#{journeyId}. Items a Backups.Import wrote (all but
+// the metadata) also carry RestoredBy, the import's id, which tells the
+// change feed they were restored rather than moved; Export leaves it out. Log files are at
 // journeys/{journey_id}/stages/{stage_id}/executions/{job_id}/logs/{step_id}.json
 // in the logs store (bucket transformation-journey-logs), report files
 // at .../reports/{step_id}/{report_id}.json in the reports store

@@ -23,6 +23,15 @@ const (
 	ProgressJourneyCompleted ProgressKind = "journeyCompleted"
 	ProgressJourneyFailed    ProgressKind = "journeyFailed"
 	ProgressJourneyCancelled ProgressKind = "journeyCancelled"
+	// ProgressJourneyRestored: Backups.Import (or ImportFrom) finished
+	// restoring the journey; its stages and jobs are now as the backup
+	// holds them. The items the import wrote report no job, stage or
+	// journey moves of their own (a running job restored is not a job
+	// that started), so a consumer that keeps state per journey reloads
+	// it on this event. Progress is the restored overallProgress and At
+	// the time of the change (the restored item's UpdatedAt is the
+	// backup's).
+	ProgressJourneyRestored ProgressKind = "journeyRestored"
 )
 
 // ProgressEvent is one step of a journey's progress, read from the table's
@@ -70,11 +79,12 @@ func DecodeItem(item map[string]types.AttributeValue, out any) error {
 // one for a job that started (created running) or ended (moved from
 // pending or running to completed, failed or cancelled), a stage that
 // moved to completed or skipped, or a journey that moved to completed,
-// failed or cancelled. An item changed without such a move (an import
-// restoring finished jobs, a retried write) reports nothing, so a handler
-// sees each move once per delivery of its change. A change without the
-// images it needs (a KEYS_ONLY or NEW_IMAGE stream) reports nothing
-// either, but for a job start.
+// failed or cancelled. An item changed without such a move (a retried
+// write) reports nothing, so a handler sees each move once per delivery of
+// its change. An import reports one ProgressJourneyRestored when it
+// completes and nothing for the items it wrote, whatever their status was
+// before and after. A change without the images it needs (a KEYS_ONLY or
+// NEW_IMAGE stream) reports nothing either, but for a job start.
 func ProgressEvents(ch changes.Change[table.Item]) ([]ProgressEvent, error) {
 	if ch.New == nil {
 		return nil, nil // a deletion: nothing progressed
@@ -84,8 +94,15 @@ func ProgressEvents(ch changes.Change[table.Item]) ([]ProgressEvent, error) {
 	if ch.Old != nil {
 		oldItem = *ch.Old
 	}
+	if ch.Old != nil && stringAttr(oldItem, attrImportID) != "" && stringAttr(newItem, attrImportID) == "" &&
+		stringAttr(newItem, attrEntityType) == EntityJourney {
+		return restoredEvent(ch, newItem)
+	}
 	if stringAttr(oldItem, attrImportID) != "" || stringAttr(newItem, attrImportID) != "" {
 		return nil, nil // an import's claim, not progress
+	}
+	if by := stringAttr(newItem, attrRestoredBy); by != "" && by != stringAttr(oldItem, attrRestoredBy) {
+		return nil, nil // written by an import: restored, not moved
 	}
 	before, after := dataStatus(oldItem), dataStatus(newItem)
 	if ch.Old != nil && before == after {
@@ -94,11 +111,7 @@ func ProgressEvents(ch changes.Change[table.Item]) ([]ProgressEvent, error) {
 	ev := ProgressEvent{SequenceNumber: ch.SequenceNumber}
 	switch stringAttr(newItem, attrEntityType) {
 	case EntityJob:
-		var rec record[Job]
-		if err := table.Unmarshal(newItem, &rec); err != nil {
-			return nil, fmt.Errorf("journey: decode job change: %w", err)
-		}
-		j, err := jobFrom(rec)
+		j, err := decodeChange(newItem, "job", jobFrom)
 		if err != nil {
 			return nil, err
 		}
@@ -122,11 +135,7 @@ func ProgressEvents(ch changes.Change[table.Item]) ([]ProgressEvent, error) {
 		if ch.Old == nil {
 			return nil, nil
 		}
-		var rec record[Stage]
-		if err := table.Unmarshal(newItem, &rec); err != nil {
-			return nil, fmt.Errorf("journey: decode stage change: %w", err)
-		}
-		st, err := stageFrom(rec)
+		st, err := decodeChange(newItem, "stage", stageFrom)
 		if err != nil {
 			return nil, err
 		}
@@ -141,11 +150,7 @@ func ProgressEvents(ch changes.Change[table.Item]) ([]ProgressEvent, error) {
 		if ch.Old == nil {
 			return nil, nil
 		}
-		var rec record[Journey]
-		if err := table.Unmarshal(newItem, &rec); err != nil {
-			return nil, fmt.Errorf("journey: decode journey change: %w", err)
-		}
-		j, err := journeyFrom(rec)
+		j, err := decodeChange(newItem, "journey", journeyFrom)
 		if err != nil {
 			return nil, err
 		}
@@ -166,4 +171,29 @@ func ProgressEvents(ch changes.Change[table.Item]) ([]ProgressEvent, error) {
 		ev.At = Time{ch.At.UTC()}
 	}
 	return []ProgressEvent{ev}, nil
+}
+
+// restoredEvent is the ProgressJourneyRestored of an import's swap: the
+// claim (old image) replaced by the backup's metadata (new image).
+func restoredEvent(ch changes.Change[table.Item], newItem table.Item) ([]ProgressEvent, error) {
+	j, err := decodeChange(newItem, "journey", journeyFrom)
+	if err != nil {
+		return nil, err
+	}
+	at := At(ch.At)
+	if at.IsZero() {
+		at = j.UpdatedAt
+	}
+	return []ProgressEvent{{Kind: ProgressJourneyRestored, JourneyID: j.ID, Progress: j.OverallProgress,
+		At: at, SequenceNumber: ch.SequenceNumber}}, nil
+}
+
+// decodeChange decodes an image of a change as the entity from reads.
+func decodeChange[T any](item table.Item, what string, from func(record[T]) (T, error)) (T, error) {
+	var rec record[T]
+	if err := table.Unmarshal(item, &rec); err != nil {
+		var zero T
+		return zero, fmt.Errorf("journey: decode %s change: %w", what, err)
+	}
+	return from(rec)
 }

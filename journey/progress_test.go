@@ -1,8 +1,11 @@
 package journey
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"slices"
 	"testing"
 	"time"
 
@@ -24,6 +27,17 @@ import (
 func followProgress(t *testing.T, e *env, c *changes.Consumer[table.Item]) []string {
 	t.Helper()
 	var got []string
+	for _, ev := range followEvents(t, c) {
+		got = append(got, fmt.Sprintf("%s %s/%s/%s", ev.Kind, ev.JourneyID, ev.StageID, ev.JobID))
+	}
+	return got
+}
+
+// followEvents reads every change the stream holds so far and returns
+// the progress events they mean.
+func followEvents(t *testing.T, c *changes.Consumer[table.Item]) []ProgressEvent {
+	t.Helper()
+	var got []ProgressEvent
 	for {
 		n, err := c.Step(context.Background(), func(_ context.Context, batch []changes.Change[table.Item]) error {
 			for _, ch := range batch {
@@ -31,9 +45,7 @@ func followProgress(t *testing.T, e *env, c *changes.Consumer[table.Item]) []str
 				if err != nil {
 					return err
 				}
-				for _, ev := range events {
-					got = append(got, fmt.Sprintf("%s %s/%s/%s", ev.Kind, ev.JourneyID, ev.StageID, ev.JobID))
-				}
+				got = append(got, events...)
 			}
 			return nil
 		})
@@ -137,22 +149,9 @@ func TestProgressEventsReportAJourneyThatCompletes(t *testing.T) {
 	require.NoError(t, err)
 
 	var journeys []ProgressEvent
-	for {
-		n, err := c.Step(ctx, func(_ context.Context, batch []changes.Change[table.Item]) error {
-			for _, ch := range batch {
-				events, err := ProgressEvents(ch)
-				require.NoError(t, err)
-				for _, ev := range events {
-					if ev.StageID == "" {
-						journeys = append(journeys, ev)
-					}
-				}
-			}
-			return nil
-		})
-		require.NoError(t, err)
-		if n == 0 {
-			break
+	for _, ev := range followEvents(t, c) {
+		if ev.StageID == "" {
+			journeys = append(journeys, ev)
 		}
 	}
 	require.Len(t, journeys, 2)
@@ -238,4 +237,71 @@ func TestProgressIntegrationEventsFromDynamoDBLocalsStream(t *testing.T) {
 	}
 	assert.ElementsMatch(t, want, got)
 	assert.Equal(t, "jobStarted JRN-STREAM/only/"+job.JobID, got[0], "the job's start comes before its finish")
+}
+
+// TestProgressEventsReportAnImportAsOneRestoredEvent: an import reports
+// one journeyRestored and nothing for the items it wrote. Restoring a
+// running job into an empty table is not a job that started; restoring a
+// finished journey over a running one is not a job, a stage and a journey
+// that completed. Moves after the restore are reported again.
+func TestProgressEventsReportAnImportAsOneRestoredEvent(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	c := progressConsumer(t, e)
+	_, err := e.store.Journeys().Create(ctx, NewJourney{ID: "JRN-R", Name: "restored", Stages: []Stage{{StageID: "only"}}})
+	require.NoError(t, err)
+	job, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-R", StageID: "only"})
+	require.NoError(t, err)
+	backup := func() []byte {
+		t.Helper()
+		info, err := e.store.Backups().Export(ctx, "JRN-R")
+		require.NoError(t, err)
+		rc, _, err := e.backups.Get(ctx, info.Key)
+		require.NoError(t, err)
+		defer rc.Close()
+		b, err := io.ReadAll(rc)
+		require.NoError(t, err)
+		return b
+	}
+	running := backup()
+	e.db.Advance(time.Minute)
+	_, err = e.store.Jobs().Finish(ctx, job.Ref(), Finish{Status: JobCompleted})
+	require.NoError(t, err)
+	done := backup()
+	require.Equal(t, []string{"jobCompleted JRN-R/only/" + job.JobID, "jobStarted JRN-R/only/" + job.JobID,
+		"journeyCompleted JRN-R//", "stageCompleted JRN-R/only/"}, sortedByKind(followProgress(t, e, c)), "before any import")
+
+	// A finished journey restored over the running one it became.
+	_, err = e.store.Backups().ImportFrom(ctx, "JRN-R", bytes.NewReader(running), Overwrite())
+	require.NoError(t, err)
+	_, err = e.store.Backups().ImportFrom(ctx, "JRN-R", bytes.NewReader(done), Overwrite())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"journeyRestored JRN-R//", "journeyRestored JRN-R//"}, followProgress(t, e, c),
+		"two imports over an existing journey")
+
+	// A running job restored into an empty table.
+	f := newEnv(t, func(o *Options) { o.Backups = e.backups })
+	fc := progressConsumer(t, f)
+	_, err = f.store.Backups().ImportFrom(ctx, "JRN-R", bytes.NewReader(running))
+	require.NoError(t, err)
+	events := followEvents(t, fc)
+	require.Len(t, events, 1, "an import into an empty table: %+v", events)
+	assert.Equal(t, ProgressJourneyRestored, events[0].Kind, "the one event of an import")
+	assert.Equal(t, "JRN-R", events[0].JourneyID, "the restored journey")
+	assert.NotEmpty(t, events[0].SequenceNumber, "the restored event's sequence number")
+	assert.False(t, events[0].At.IsZero(), "the restored event's time")
+
+	// The restored running job then finishes: its moves are the journey's own.
+	_, err = f.store.Jobs().Finish(ctx, job.Ref(), Finish{Status: JobCompleted})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"jobCompleted JRN-R/only/" + job.JobID, "journeyCompleted JRN-R//", "stageCompleted JRN-R/only/"},
+		sortedByKind(followProgress(t, f, fc)), "moves after the restore")
+}
+
+// sortedByKind sorts followProgress's strings: items of one transaction
+// reach the stream together, in no order between items.
+func sortedByKind(events []string) []string {
+	out := slices.Clone(events)
+	slices.Sort(out)
+	return out
 }
