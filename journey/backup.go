@@ -174,6 +174,12 @@ func (s *Store) importBackup(ctx context.Context, journeyID string, r io.Reader,
 	if err != nil {
 		return nil, err
 	}
+	if journeyID == GlobalRules { // only Library.ImportFrom gets here
+		// The rule library is not a journey to list, whatever the backup's
+		// metadata says (libraries created before Library were listed).
+		delete(meta, attrGSI1PK)
+		delete(meta, attrGSI1SK)
+	}
 	importID, err := s.newID("IMP")
 	if err != nil {
 		return nil, err

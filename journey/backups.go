@@ -21,6 +21,9 @@ func (h *Backups) Export(ctx context.Context, journeyID string) (_ *ExportInfo, 
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Backups.Export")
 	defer span.End(&err)
+	if err := refuseReserved("journeyId", journeyID); err != nil {
+		return nil, err
+	}
 	return h.s.export(ctx, journeyID)
 }
 
@@ -32,6 +35,9 @@ func (h *Backups) Import(ctx context.Context, journeyID string, opts ...func(*Im
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Backups.Import")
 	defer span.End(&err)
+	if err := refuseReserved("journeyId", journeyID); err != nil {
+		return nil, err
+	}
 	return h.s.importJourney(ctx, journeyID, opts...)
 }
 
@@ -67,5 +73,8 @@ func (h *Backups) ImportFrom(ctx context.Context, journeyID string, r io.Reader,
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Backups.ImportFrom")
 	defer span.End(&err)
+	if err := refuseReserved("journeyId", journeyID); err != nil {
+		return nil, err
+	}
 	return h.s.importBackup(ctx, journeyID, r, opts...)
 }

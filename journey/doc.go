@@ -45,6 +45,7 @@
 //	store.Stages()    Get, List, All, Skip
 //	store.Jobs()      Start, Finish, Get, Find, Latest, SetProgress, SetStepStatus, List, All
 //	store.Rules()     Add, Get, SetStatus, ForStage
+//	store.Library()   Create, Load, Add, Get, SetStatus, Export, ImportFrom
 //	store.Logs()      Logger, Read, ReadStep, ListSummaries, Summaries
 //	store.Reports()   Write, Read, ListCatalog, Catalog
 //	store.Backups()   Export, Import, ImportFrom
@@ -179,10 +180,15 @@
 // key it gives lives under one journey. A journey is read as the project
 // (the seed names no other), so a project rule applies to every stage of
 // its journey; a stage rule to its stage and to metadata.applicableStages;
-// and global rules are kept in one journey of their own, [GlobalRules]
-// ("GLOBAL"), created like any other, whose global-scope rules
-// [Rules.ForStage] adds to every journey's (a second Query).
-// applicableStages narrows a project or global rule when it names stages.
+// and global rules are kept in the rule library, a partition of its own
+// shaped like a journey (PK JOURNEY#GLOBAL, with stages to file rules
+// under), whose global-scope rules [Rules.ForStage] adds to every
+// journey's (a second Query). applicableStages narrows a project or global
+// rule when it names stages. The library is reached through
+// [Store.Library] only: its id, [GlobalRules], is reserved, and every call
+// that takes a journey id refuses it with a *table.InputError, so no
+// journey id, chosen by mistake or by an adversary, names the library's
+// partition or adds rules to every journey.
 //
 // Execution numbers and rule indexes. "Failed jobs don't overwrite previous
 // attempts", but the job's key also holds its start time, so two

@@ -160,23 +160,27 @@ func ExampleJourneys_Pause() {
 func ExampleRules_ForStage() {
 	ctx := context.Background()
 	s := exampleStore()
-	for _, id := range []string{"JRN-1", journey.GlobalRules} {
-		if _, err := s.Journeys().Create(ctx, journey.NewJourney{ID: id, Name: id}); err != nil {
-			panic(err)
-		}
+	if _, err := s.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-1", Name: "JRN-1"}); err != nil {
+		panic(err)
 	}
 	for _, r := range []journey.NewRule{
 		{JourneyID: "JRN-1", StageID: "raw_analysis", Title: "Map SKU to productCode", Priority: journey.PriorityHigh,
 			Metadata: journey.RuleMetadata{ApplicableStages: []string{"raw_analysis", "tmf_mapping"}}},
 		{JourneyID: "JRN-1", StageID: "raw_analysis", Title: "Profile nulls", Priority: journey.PriorityCritical},
 		{JourneyID: "JRN-1", StageID: "raw_analysis", Title: "Keep an audit trail", Scope: journey.ScopeProject},
-		{JourneyID: journey.GlobalRules, StageID: "raw_analysis", Title: "GDPR: mask personal data", Scope: journey.ScopeGlobal,
-			Priority: journey.PriorityCritical},
 	} {
 		r.Type = journey.RuleFieldMapping
 		if _, err := s.Rules().Add(ctx, r); err != nil {
 			panic(err)
 		}
+	}
+	// The rule library holds the global rules every journey shares.
+	if _, err := s.Library().Create(ctx, nil); err != nil {
+		panic(err)
+	}
+	if _, err := s.Library().Add(ctx, journey.NewRule{StageID: "raw_analysis", Title: "GDPR: mask personal data",
+		Type: journey.RuleComplianceCheck, Priority: journey.PriorityCritical}); err != nil {
+		panic(err)
 	}
 	// tmf_mapping has no rule of its own: it gets the raw_analysis rule
 	// that names it, the journey's project rule and the global one.

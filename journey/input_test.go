@@ -278,3 +278,145 @@ func TestConsistentIsOneOptionForGetsAndLists(t *testing.T) {
 	_, err = s.Jobs().List(ctx, "JRN-T", "", nil)
 	assert.NoError(t, err, "a nil list option")
 }
+
+// TestTheRuleLibrarysIDIsReservedInEveryCallThatTakesAJourneyID: the
+// library lives at JOURNEY#GLOBAL, so a journey named GLOBAL would be the
+// library (its global rules applied to every journey) and a caller passing
+// a user's journey id could write into it. Every public call that takes a
+// journey id refuses GlobalRules with a *table.InputError and sends and
+// writes nothing; only Library reaches the library.
+func TestTheRuleLibrarysIDIsReservedInEveryCallThatTakesAJourneyID(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	s := e.store
+	_, err := s.Library().Create(ctx, nil)
+	require.NoError(t, err)
+	_, err = s.Library().Add(ctx, NewRule{StageID: "raw_analysis", Title: "library rule", Type: RuleValidation})
+	require.NoError(t, err)
+	_, err = s.Library().Export(ctx)
+	require.NoError(t, err)
+	backup := objects(t, e.backups)
+	require.Len(t, backup, 1, "the library's export")
+	e.db.ResetCalls()
+
+	job := JobRef{JourneyID: GlobalRules, StageID: "raw_analysis", Order: 1, Execution: 1, StartedAt: t0, JobID: "JOB-1"}
+	rule := RuleRef{JourneyID: GlobalRules, StageID: "raw_analysis", Index: 1, RuleID: "rule-1"}
+	doc := `{"format":"` + BackupFormat + `","journeyId":"GLOBAL","items":[]}`
+	calls := map[string]func() error{
+		"Journeys.Create": func() error { _, err := s.Journeys().Create(ctx, NewJourney{ID: GlobalRules, Name: "n"}); return err },
+		"Journeys.Get":    func() error { _, err := s.Journeys().Get(ctx, GlobalRules); return err },
+		"Journeys.Load":   func() error { _, err := s.Journeys().Load(ctx, GlobalRules); return err },
+		"Journeys.Pause":  func() error { _, err := s.Journeys().Pause(ctx, GlobalRules); return err },
+		"Journeys.Resume": func() error { _, err := s.Journeys().Resume(ctx, GlobalRules); return err },
+		"Journeys.Cancel": func() error { _, err := s.Journeys().Cancel(ctx, GlobalRules); return err },
+		"Stages.Get":      func() error { _, err := s.Stages().Get(ctx, GlobalRules, "raw_analysis"); return err },
+		"Stages.Skip":     func() error { _, err := s.Stages().Skip(ctx, GlobalRules, "raw_analysis"); return err },
+		"Stages.List":     func() error { _, err := s.Stages().List(ctx, GlobalRules, ""); return err },
+		"Stages.All":      func() error { _, err := collect(s.Stages().All(ctx, GlobalRules)); return err },
+		"Jobs.Start": func() error {
+			_, err := s.Jobs().Start(ctx, NewJob{JourneyID: GlobalRules, StageID: "raw_analysis"})
+			return err
+		},
+		"Jobs.Finish":        func() error { _, err := s.Jobs().Finish(ctx, job, Finish{Status: JobCompleted}); return err },
+		"Jobs.Get":           func() error { _, err := s.Jobs().Get(ctx, job); return err },
+		"Jobs.Latest":        func() error { _, err := s.Jobs().Latest(ctx, GlobalRules, "raw_analysis"); return err },
+		"Jobs.SetProgress":   func() error { _, err := s.Jobs().SetProgress(ctx, job, 10, ""); return err },
+		"Jobs.SetStepStatus": func() error { _, err := s.Jobs().SetStepStatus(ctx, job, "s", StepRunning); return err },
+		"Jobs.List":          func() error { _, err := s.Jobs().List(ctx, GlobalRules, "", OfStage("raw_analysis")); return err },
+		"Jobs.All":           func() error { _, err := collect(s.Jobs().All(ctx, GlobalRules)); return err },
+		"Rules.Add": func() error {
+			_, err := s.Rules().Add(ctx, NewRule{JourneyID: GlobalRules, StageID: "raw_analysis", Title: "injected",
+				Type: RuleBusinessLogic, Scope: ScopeGlobal})
+			return err
+		},
+		"Rules.Get":       func() error { _, err := s.Rules().Get(ctx, rule); return err },
+		"Rules.SetStatus": func() error { _, err := s.Rules().SetStatus(ctx, rule, RuleInactive); return err },
+		"Rules.ForStage":  func() error { _, err := s.Rules().ForStage(ctx, GlobalRules, "raw_analysis"); return err },
+		"Logs.Logger":     func() error { _, err := s.Logs().Logger(job, "s"); return err },
+		"Logs.Read":       func() error { _, err := s.Logs().Read(ctx, job); return err },
+		"Logs.ReadStep":   func() error { _, err := s.Logs().ReadStep(ctx, job, "s"); return err },
+		"Reports.Write":   func() error { _, err := s.Reports().Write(ctx, job, "s", Report{Title: "r"}); return err },
+		"Reports.Read":    func() error { _, err := s.Reports().Read(ctx, job); return err },
+		"Backups.Export":  func() error { _, err := s.Backups().Export(ctx, GlobalRules); return err },
+		"Backups.Import":  func() error { _, err := s.Backups().Import(ctx, GlobalRules, Overwrite()); return err },
+		"Backups.ImportFrom": func() error {
+			_, err := s.Backups().ImportFrom(ctx, GlobalRules, strings.NewReader(doc), Overwrite())
+			return err
+		},
+		// The library's calls refuse a journey's id in turn.
+		"Library.Add journey": func() error {
+			_, err := s.Library().Add(ctx, NewRule{JourneyID: "JRN-T", StageID: "raw_analysis", Title: "t", Type: RuleValidation})
+			return err
+		},
+		"Library.Get journey": func() error {
+			_, err := s.Library().Get(ctx, RuleRef{JourneyID: "JRN-T", StageID: "raw_analysis", Index: 1, RuleID: "r"})
+			return err
+		},
+		"Library.SetStatus journey": func() error {
+			_, err := s.Library().SetStatus(ctx, RuleRef{JourneyID: "JRN-T", StageID: "raw_analysis", Index: 1, RuleID: "r"}, RuleInactive)
+			return err
+		},
+	}
+	for name, call := range calls {
+		err := call()
+		var ie *table.InputError
+		if assert.ErrorAs(t, err, &ie, name) {
+			assert.Contains(t, ie.Field, "ourney", "%s: the field named is the journey id", name)
+			assert.Contains(t, ie.Reason, "rule library", "%s: the reason names the library", name)
+		}
+	}
+	assert.Zero(t, e.calls(), "requests sent for a reserved id")
+	assert.Empty(t, objects(t, e.logs), "log objects written for a reserved id")
+	assert.Empty(t, objects(t, e.reports), "report objects written for a reserved id")
+	assert.Equal(t, backup, objects(t, e.backups), "backup objects written for a reserved id")
+
+	// The library is as it was, and unlisted: a journey listing shows
+	// journeys only.
+	lib, err := s.Library().Load(ctx, Consistent())
+	require.NoError(t, err)
+	require.Len(t, lib.Rules, 1, "the library's rules")
+	assert.Equal(t, "library rule", lib.Rules[0].Title, "the library's rule")
+	assert.Equal(t, RuleActive, lib.Rules[0].Status, "the library's rule status")
+	assert.Equal(t, ScopeGlobal, lib.Rules[0].Scope, "Library.Add files rules as global by default")
+	listed, err := collect(s.Journeys().All(ctx))
+	require.NoError(t, err)
+	assert.Empty(t, listed, "Journeys.List shows the rule library")
+	got, err := s.Library().Get(ctx, lib.Rules[0].Ref())
+	require.NoError(t, err)
+	got, err = s.Library().SetStatus(ctx, got.Ref(), RuleInactive)
+	require.NoError(t, err)
+	assert.Equal(t, RuleInactive, got.Status, "a library rule disabled through Library")
+}
+
+// TestLibraryImportUnlistsALibraryCreatedAsAJourney: a library created
+// before Library existed (Journeys.Create with ID GLOBAL, listed on GSI1)
+// is exported and imported again through Library and is then no longer
+// listed as a journey, its rules intact.
+func TestLibraryImportUnlistsALibraryCreatedAsAJourney(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	s := e.store
+	// What Journeys.Create with ID GLOBAL wrote: a listed journey.
+	_, err := s.createJourney(ctx, NewJourney{ID: GlobalRules, Name: "old library"}, true)
+	require.NoError(t, err)
+	_, err = s.Library().Add(ctx, NewRule{StageID: "tmf_mapping", Title: "old rule", Type: RuleValidation})
+	require.NoError(t, err)
+	listed, err := collect(s.Journeys().All(ctx))
+	require.NoError(t, err)
+	require.Len(t, listed, 1, "the old library is listed")
+
+	info, err := s.Library().Export(ctx)
+	require.NoError(t, err)
+	rc, _, err := e.backups.Get(ctx, info.Key)
+	require.NoError(t, err)
+	defer rc.Close()
+	c, err := s.Library().ImportFrom(ctx, rc, Overwrite())
+	require.NoError(t, err)
+	require.Len(t, c.Rules, 1, "the restored library's rules")
+	listed, err = collect(s.Journeys().All(ctx))
+	require.NoError(t, err)
+	assert.Empty(t, listed, "the library after Library.ImportFrom")
+	rules, err := s.Rules().ForStage(ctx, "JRN-ANY", "tmf_mapping")
+	require.NoError(t, err)
+	assert.Len(t, rules, 1, "the library's global rule applies to every journey")
+}

@@ -35,6 +35,9 @@ func (h *Jobs) Start(ctx context.Context, in NewJob) (_ *Job, err error) {
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.Start")
 	defer span.End(&err)
+	if err := refuseReserved("NewJob.JourneyID", in.JourneyID); err != nil {
+		return nil, err
+	}
 	return h.s.startJob(ctx, in)
 }
 
@@ -64,6 +67,9 @@ func (h *Jobs) Finish(ctx context.Context, ref JobRef, f Finish) (_ *Job, err er
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.Finish")
 	defer span.End(&err)
+	if err := refuseReserved("JobRef.JourneyID", ref.JourneyID); err != nil {
+		return nil, err
+	}
 	return h.s.finishJob(ctx, ref, f)
 }
 
@@ -74,6 +80,9 @@ func (h *Jobs) Get(ctx context.Context, ref JobRef, opts ...func(*ReadOptions)) 
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.Get")
 	defer span.End(&err)
+	if err := refuseReserved("JobRef.JourneyID", ref.JourneyID); err != nil {
+		return nil, err
+	}
 	if _, err := readOptions(getKind.named("Jobs.Get"), opts); err != nil {
 		return nil, err
 	}
@@ -101,6 +110,9 @@ func (h *Jobs) Latest(ctx context.Context, journeyID, stageID string) (_ *Job, e
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.Latest")
 	defer span.End(&err)
+	if err := refuseReserved("journeyId", journeyID); err != nil {
+		return nil, err
+	}
 	return h.s.latestExecution(ctx, journeyID, stageID)
 }
 
@@ -113,6 +125,9 @@ func (h *Jobs) SetProgress(ctx context.Context, ref JobRef, progress int, step s
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.SetProgress")
 	defer span.End(&err)
+	if err := refuseReserved("JobRef.JourneyID", ref.JourneyID); err != nil {
+		return nil, err
+	}
 	return h.s.updateJobProgress(ctx, ref, progress, step)
 }
 
@@ -127,6 +142,9 @@ func (h *Jobs) SetStepStatus(ctx context.Context, ref JobRef, stepID string, sta
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.SetStepStatus")
 	defer span.End(&err)
+	if err := refuseReserved("JobRef.JourneyID", ref.JourneyID); err != nil {
+		return nil, err
+	}
 	return h.s.setStepStatus(ctx, ref, stepID, status)
 }
 
@@ -144,6 +162,9 @@ func (h *Jobs) List(ctx context.Context, journeyID string, cursor string, opts .
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.List")
 	defer span.End(&err)
+	if err := refuseReserved("journeyId", journeyID); err != nil {
+		return table.Page[Job]{}, err
+	}
 	o, err := readOptions(listJobsKind, opts)
 	if err != nil {
 		return table.Page[Job]{}, err

@@ -205,14 +205,19 @@ func (in *NewJourney) check() error {
 	return nil
 }
 
-// createJourney implements [Journeys.Create].
-func (s *Store) createJourney(ctx context.Context, in NewJourney) (*Complete, error) {
+// createJourney implements [Journeys.Create] (listed) and
+// [Library.Create] (not listed: its metadata has no GSI1 keys, so
+// Journeys.List does not show the rule library).
+func (s *Store) createJourney(ctx context.Context, in NewJourney, listed bool) (*Complete, error) {
 	if err := in.check(); err != nil {
 		return nil, err
 	}
 	if in.ID == "" {
 		id, err := s.newID("JRN")
 		if err != nil {
+			return nil, err
+		}
+		if err := refuseReserved("Options.NewID(JRN)", id); err != nil {
 			return nil, err
 		}
 		in.ID = id
@@ -239,6 +244,9 @@ func (s *Store) createJourney(ctx context.Context, in NewJourney) (*Complete, er
 	rec, err := journeyRecord(j)
 	if err != nil {
 		return nil, err
+	}
+	if !listed {
+		rec.GSI1PK, rec.GSI1SK = "", ""
 	}
 	tx := s.t.WriteTx().Create(rec)
 	for i, st := range stages {

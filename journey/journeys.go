@@ -25,7 +25,10 @@ func (h *Journeys) Create(ctx context.Context, in NewJourney) (_ *Complete, err 
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Create")
 	defer span.End(&err)
-	return h.s.createJourney(ctx, in)
+	if err := refuseReserved("NewJourney.ID", in.ID); err != nil {
+		return nil, err
+	}
+	return h.s.createJourney(ctx, in, true)
 }
 
 // Get reads a journey's metadata (one GetItem).
@@ -35,6 +38,9 @@ func (h *Journeys) Get(ctx context.Context, id string, opts ...func(*ReadOptions
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Get")
 	defer span.End(&err)
+	if err := refuseReserved("journeyId", id); err != nil {
+		return nil, err
+	}
 	if _, err := readOptions(getKind.named("Journeys.Get"), opts); err != nil {
 		return nil, err
 	}
@@ -54,6 +60,9 @@ func (h *Journeys) Load(ctx context.Context, id string, opts ...func(*ReadOption
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Load")
 	defer span.End(&err)
+	if err := refuseReserved("journeyId", id); err != nil {
+		return nil, err
+	}
 	if _, err := readOptions(loadKind.named("Journeys.Load"), opts); err != nil {
 		return nil, err
 	}
@@ -68,6 +77,9 @@ func (h *Journeys) Pause(ctx context.Context, id string) (_ *Journey, err error)
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Pause")
 	defer span.End(&err)
+	if err := refuseReserved("journeyId", id); err != nil {
+		return nil, err
+	}
 	return h.s.pause(ctx, id)
 }
 
@@ -79,6 +91,9 @@ func (h *Journeys) Resume(ctx context.Context, id string) (_ *Journey, err error
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Resume")
 	defer span.End(&err)
+	if err := refuseReserved("journeyId", id); err != nil {
+		return nil, err
+	}
 	return h.s.resume(ctx, id)
 }
 
@@ -98,6 +113,9 @@ func (h *Journeys) Cancel(ctx context.Context, id string) (_ *Journey, err error
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Cancel")
 	defer span.End(&err)
+	if err := refuseReserved("journeyId", id); err != nil {
+		return nil, err
+	}
 	return h.s.cancel(ctx, id)
 }
 

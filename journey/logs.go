@@ -20,6 +20,9 @@ func (h *Logs) Logger(ref JobRef, stepID string, opts ...func(*LoggerOptions)) (
 	if err := h.s.ready(context.Background()); err != nil {
 		return nil, err
 	}
+	if err := refuseReserved("JobRef.JourneyID", ref.JourneyID); err != nil {
+		return nil, err
+	}
 	return h.s.stepLogger(ref, stepID, opts...)
 }
 
@@ -32,6 +35,9 @@ func (h *Logs) Read(ctx context.Context, ref JobRef) (_ []LogEntry, err error) {
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Logs.Read")
 	defer span.End(&err)
+	if err := refuseReserved("JobRef.JourneyID", ref.JourneyID); err != nil {
+		return nil, err
+	}
 	return h.s.jobLogs(ctx, ref)
 }
 
@@ -43,6 +49,9 @@ func (h *Logs) ReadStep(ctx context.Context, ref JobRef, stepID string) (_ []Log
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Logs.ReadStep")
 	defer span.End(&err)
+	if err := refuseReserved("JobRef.JourneyID", ref.JourneyID); err != nil {
+		return nil, err
+	}
 	return h.s.stepLogs(ctx, ref, stepID)
 }
 

@@ -26,6 +26,9 @@ func (h *Reports) Write(ctx context.Context, ref JobRef, stepID string, r Report
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Reports.Write")
 	defer span.End(&err)
+	if err := refuseReserved("JobRef.JourneyID", ref.JourneyID); err != nil {
+		return nil, err
+	}
 	return h.s.writeReport(ctx, ref, stepID, r)
 }
 
@@ -40,6 +43,9 @@ func (h *Reports) Read(ctx context.Context, ref JobRef) (_ []Report, err error) 
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Reports.Read")
 	defer span.End(&err)
+	if err := refuseReserved("JobRef.JourneyID", ref.JourneyID); err != nil {
+		return nil, err
+	}
 	return h.s.jobReports(ctx, ref)
 }
 

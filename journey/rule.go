@@ -412,11 +412,11 @@ func (s *Store) setRuleStatus(ctx context.Context, ref RuleRef, status RuleStatu
 	}
 }
 
-// GlobalRules is the id of the journey that holds the global rules, the
-// rule library every journey shares: a rule with scope global added to it
-// (Rules.Add with JourneyID GlobalRules) applies to every journey. Create
-// it once like any journey, Journeys.Create with ID GlobalRules; its
-// stages are the stages its rules are filed under.
+// GlobalRules is the id of the rule library, the global rules every
+// journey shares (PK JOURNEY#GLOBAL): a rule with scope global added to it
+// with Library.Add applies to every journey. The id is reserved: the calls
+// that take a journey id refuse it, and Store.Library reaches the library.
+// Rules read from the library have it as their JourneyID.
 const GlobalRules = "GLOBAL"
 
 // appliesTo reports whether r, read from its journey's partition, applies

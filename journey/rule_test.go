@@ -44,20 +44,28 @@ func TestRulesForStageRunCriticalFirst(t *testing.T) {
 // its stage and to metadata.applicableStages; a project rule to every stage
 // of its journey (the project) unless applicableStages narrows it (to its
 // own stage and those named); a
-// global rule of the GlobalRules journey to every journey. Rules of another
+// global rule of the rule library to every journey. Rules of another
 // journey, stage rules of another stage and non-global rules of
-// GlobalRules are not returned.
+// the library are not returned.
 func TestRulesForStageHonourScope(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	for _, id := range []string{"JRN-A", "JRN-B", GlobalRules} {
+	for _, id := range []string{"JRN-A", "JRN-B"} {
 		_, err := e.store.Journeys().Create(ctx, NewJourney{ID: id, Name: id})
 		require.NoError(t, err)
 	}
+	_, err := e.store.Library().Create(ctx, nil)
+	require.NoError(t, err)
 	add := func(journeyID, stageID, title string, scope RuleScope, p Priority, applicable ...string) {
 		t.Helper()
-		_, err := e.store.Rules().Add(ctx, NewRule{JourneyID: journeyID, StageID: stageID, Title: title, Type: RuleFieldMapping,
-			Scope: scope, Priority: p, Metadata: RuleMetadata{ApplicableStages: applicable}})
+		in := NewRule{JourneyID: journeyID, StageID: stageID, Title: title, Type: RuleFieldMapping,
+			Scope: scope, Priority: p, Metadata: RuleMetadata{ApplicableStages: applicable}}
+		var err error
+		if journeyID == GlobalRules {
+			_, err = e.store.Library().Add(ctx, in)
+		} else {
+			_, err = e.store.Rules().Add(ctx, in)
+		}
 		require.NoError(t, err)
 	}
 	add("JRN-A", "raw_analysis", "A stage raw", ScopeStage, PriorityHigh)
@@ -91,8 +99,9 @@ func TestRulesForStageHonourScope(t *testing.T) {
 	assert.Equal(t, []string{"global validation only", "global", "A project"}, titles("JRN-A", "verification_validation"))
 	assert.Equal(t, []string{"B project", "B global, kept in B", "B stage tmf", "global"}, titles("JRN-B", "tmf_mapping"),
 		"a global rule kept in a journey applies to that journey only")
-	assert.Equal(t, []string{"library stage rule", "global"}, titles(GlobalRules, "tmf_mapping"),
-		"GlobalRules itself reads its rules once")
+	lib, err := e.store.Library().Load(ctx, Consistent())
+	require.NoError(t, err)
+	assert.Len(t, lib.Rules, 3, "the library holds its rules of every scope")
 	assert.Equal(t, []string{"global"}, titles("JRN-NONE", "tmf_mapping"), "a journey without rules still gets the global ones")
 }
 

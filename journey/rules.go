@@ -21,6 +21,9 @@ func (h *Rules) Add(ctx context.Context, in NewRule) (_ *Rule, err error) {
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Rules.Add")
 	defer span.End(&err)
+	if err := refuseReserved("NewRule.JourneyID", in.JourneyID); err != nil {
+		return nil, err
+	}
 	return h.s.addRule(ctx, in)
 }
 
@@ -31,6 +34,9 @@ func (h *Rules) Get(ctx context.Context, ref RuleRef, opts ...func(*ReadOptions)
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Rules.Get")
 	defer span.End(&err)
+	if err := refuseReserved("RuleRef.JourneyID", ref.JourneyID); err != nil {
+		return nil, err
+	}
 	if _, err := readOptions(getKind.named("Rules.Get"), opts); err != nil {
 		return nil, err
 	}
@@ -47,6 +53,9 @@ func (h *Rules) SetStatus(ctx context.Context, ref RuleRef, status RuleStatus) (
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Rules.SetStatus")
 	defer span.End(&err)
+	if err := refuseReserved("RuleRef.JourneyID", ref.JourneyID); err != nil {
+		return nil, err
+	}
 	return h.s.setRuleStatus(ctx, ref, status)
 }
 
@@ -59,12 +68,13 @@ func (h *Rules) SetStatus(ctx context.Context, ref RuleRef, status RuleStatus) (
 //     seed's project, every rule key lives under JOURNEY#{journeyId} and the
 //     seed names no other; they apply to every stage, or to their own and
 //     those of applicableStages when it names any;
-//   - the global rules (scope "global") of the rule library, the journey
-//     GlobalRules, likewise to every stage of every journey unless
+//   - the global rules (scope "global") of the rule library (Library),
+//     likewise to every stage of every journey unless
 //     applicableStages narrows them.
 //
 // A rule of another journey, a stage rule of another stage, and a rule of
-// GlobalRules whose scope is not global are never returned. Inactive and
+// the library whose scope is not global are never returned. GlobalRules is
+// refused as journeyID: Library.Load reads the library's own rules. Inactive and
 // deprecated rules are returned with their status, for the caller to
 // skip.
 //
@@ -73,7 +83,7 @@ func (h *Rules) SetStatus(ctx context.Context, ref RuleRef, status RuleStatus) (
 // the stage they are filed under, index and rule id (the rule's key, unique
 // in its journey). Priority is applied in memory because the seed's GSI1
 // keys sort priorities alphabetically. Two Queries, begins_with(SK, "RULE#")
-// on the journey and on GlobalRules (one for GlobalRules itself): a
+// on the journey and on the library: a
 // journey holds a handful of rules, and reading them all is cheaper than a
 // query per applicable stage.
 func (h *Rules) ForStage(ctx context.Context, journeyID, stageID string, opts ...func(*ReadOptions)) (_ []Rule, err error) {
@@ -82,6 +92,9 @@ func (h *Rules) ForStage(ctx context.Context, journeyID, stageID string, opts ..
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Rules.ForStage")
 	defer span.End(&err)
+	if err := refuseReserved("journeyId", journeyID); err != nil {
+		return nil, err
+	}
 	if _, err := readOptions(forStageKind.named("Rules.ForStage"), opts); err != nil {
 		return nil, err
 	}

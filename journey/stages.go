@@ -23,6 +23,9 @@ func (h *Stages) Get(ctx context.Context, journeyID, stageID string, opts ...fun
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Stages.Get")
 	defer span.End(&err)
+	if err := refuseReserved("journeyId", journeyID); err != nil {
+		return nil, err
+	}
 	if _, err := readOptions(getKind.named("Stages.Get"), opts); err != nil {
 		return nil, err
 	}
@@ -41,6 +44,9 @@ func (h *Stages) Skip(ctx context.Context, journeyID, stageID string) (_ *Stage,
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Stages.Skip")
 	defer span.End(&err)
+	if err := refuseReserved("journeyId", journeyID); err != nil {
+		return nil, err
+	}
 	return h.s.skipStage(ctx, journeyID, stageID)
 }
 
@@ -55,6 +61,9 @@ func (h *Stages) List(ctx context.Context, journeyID string, cursor string, opts
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Stages.List")
 	defer span.End(&err)
+	if err := refuseReserved("journeyId", journeyID); err != nil {
+		return table.Page[Stage]{}, err
+	}
 	o, err := readOptions(listStagesKind, opts)
 	if err != nil {
 		return table.Page[Stage]{}, err
