@@ -12,11 +12,20 @@ type Backups struct{ s *Store }
 // Backups returns the store's handle of backups.
 func (s *Store) Backups() *Backups { return &Backups{s: s} }
 
+// ready refuses a nil handle, the handle of a Store NewStore did not make
+// and a nil context, before any request.
+func (h *Backups) ready(ctx context.Context) error {
+	if h == nil {
+		return ErrNoStore
+	}
+	return h.s.ready(ctx)
+}
+
 // Export writes the whole journey (every item of its partition, log
 // summaries included) as one JSON object to the backups store at
 // journeys/{id}/backup.json, the seed's on-demand backup.
 func (h *Backups) Export(ctx context.Context, journeyID string) (_ *ExportInfo, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Backups.Export")
@@ -30,7 +39,7 @@ func (h *Backups) Export(ctx context.Context, journeyID string) (_ *ExportInfo, 
 // Import restores the journey from journeys/{id}/backup.json in the
 // backups store. See ImportFrom.
 func (h *Backups) Import(ctx context.Context, journeyID string, opts ...func(*ImportOptions)) (_ *Complete, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Backups.Import")
@@ -68,7 +77,7 @@ func (h *Backups) Import(ctx context.Context, journeyID string, opts ...func(*Im
 // first left. An import whose claim another import took over fails with
 // ErrImportInProgress.
 func (h *Backups) ImportFrom(ctx context.Context, journeyID string, r io.Reader, opts ...func(*ImportOptions)) (_ *Complete, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Backups.ImportFrom")

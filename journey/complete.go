@@ -31,6 +31,9 @@ type Complete struct {
 
 // Stage returns the stage with the id, or nil.
 func (c *Complete) Stage(stageID string) *Stage {
+	if c == nil {
+		return nil
+	}
 	for i := range c.Stages {
 		if c.Stages[i].StageID == stageID {
 			return &c.Stages[i]
@@ -41,6 +44,9 @@ func (c *Complete) Stage(stageID string) *Stage {
 
 // StageRules returns the stage's rules in execution order.
 func (c *Complete) StageRules(stageID string) []Rule {
+	if c == nil {
+		return nil
+	}
 	var out []Rule
 	for _, r := range c.Rules {
 		if r.StageID == stageID {
@@ -52,6 +58,9 @@ func (c *Complete) StageRules(stageID string) []Rule {
 
 // StageJobs returns the stage's executions in execution order.
 func (c *Complete) StageJobs(stageID string) []Job {
+	if c == nil {
+		return nil
+	}
 	var out []Job
 	for _, j := range c.Jobs {
 		if j.StageID == stageID {
@@ -72,6 +81,9 @@ func (c *Complete) LatestJob(stageID string) *Job {
 
 // RecentJobs returns up to n jobs, most recently started first.
 func (c *Complete) RecentJobs(n int) []Job {
+	if c == nil || n <= 0 {
+		return nil
+	}
 	jobs := slices.Clone(c.Jobs)
 	slices.SortStableFunc(jobs, func(a, b Job) int { return b.StartTime.Compare(a.StartTime.Time) })
 	return jobs[:min(n, len(jobs))]

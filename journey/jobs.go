@@ -14,6 +14,15 @@ type Jobs struct{ s *Store }
 // Jobs returns the store's handle of job executions.
 func (s *Store) Jobs() *Jobs { return &Jobs{s: s} }
 
+// ready refuses a nil handle, the handle of a Store NewStore did not make
+// and a nil context, before any request.
+func (h *Jobs) ready(ctx context.Context) error {
+	if h == nil {
+		return ErrNoStore
+	}
+	return h.s.ready(ctx)
+}
+
 // Start creates a running execution of a stage with the stage's next
 // execution number, in one transaction that also marks the stage running,
 // moves the journey to running (it must be pending or running: a paused,
@@ -30,7 +39,7 @@ func (s *Store) Jobs() *Jobs { return &Jobs{s: s} }
 // by a conditional write. A caller that loses the race for a number takes
 // the next one.
 func (h *Jobs) Start(ctx context.Context, in NewJob) (_ *Job, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.Start")
@@ -62,7 +71,7 @@ func (h *Jobs) Start(ctx context.Context, in NewJob) (_ *Job, err error) {
 // again and retries (bounded, with backoff). A job that already finished
 // is a *StatusError and changes nothing.
 func (h *Jobs) Finish(ctx context.Context, ref JobRef, f Finish) (_ *Job, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.Finish")
@@ -75,7 +84,7 @@ func (h *Jobs) Finish(ctx context.Context, ref JobRef, f Finish) (_ *Job, err er
 
 // Get reads one job execution.
 func (h *Jobs) Get(ctx context.Context, ref JobRef, opts ...func(*ReadOptions)) (_ *Job, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.Get")
@@ -94,7 +103,7 @@ func (h *Jobs) Get(ctx context.Context, ref JobRef, opts ...func(*ReadOptions)) 
 // JobExecution item; the job's GSI1SK is its start, which precedes its
 // logs, so it normally comes first and the query stops there.
 func (h *Jobs) Find(ctx context.Context, jobID string) (_ *Job, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.Find")
@@ -105,7 +114,7 @@ func (h *Jobs) Find(ctx context.Context, jobID string) (_ *Job, err error) {
 // Latest returns the stage's execution with the highest number,
 // or an error matching ErrJobNotFound when the stage has none.
 func (h *Jobs) Latest(ctx context.Context, journeyID, stageID string) (_ *Job, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.Latest")
@@ -120,7 +129,7 @@ func (h *Jobs) Latest(ctx context.Context, journeyID, stageID string) (_ *Job, e
 // step is not "", its current step. Only a pending or running job can
 // move (a *StatusError otherwise).
 func (h *Jobs) SetProgress(ctx context.Context, ref JobRef, progress int, step string) (_ *Job, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.SetProgress")
@@ -137,7 +146,7 @@ func (h *Jobs) SetProgress(ctx context.Context, ref JobRef, progress int, step s
 // appended. The write is conditional on the step list being as read, so a
 // concurrent change of another step is never overwritten.
 func (h *Jobs) SetStepStatus(ctx context.Context, ref JobRef, stepID string, status StepStatus) (_ *Job, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.SetStepStatus")
@@ -157,7 +166,7 @@ func (h *Jobs) SetStepStatus(ctx context.Context, ref JobRef, stepID string, sta
 // summaries and catalog entries are not read. With OfStage, the journey's
 // stages are read first to learn the stage's order.
 func (h *Jobs) List(ctx context.Context, journeyID string, cursor string, opts ...func(*ListOptions)) (_ table.Page[Job], err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return table.Page[Job]{}, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Jobs.List")

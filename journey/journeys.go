@@ -15,12 +15,21 @@ type Journeys struct{ s *Store }
 // Journeys returns the store's handle of journeys.
 func (s *Store) Journeys() *Journeys { return &Journeys{s: s} }
 
+// ready refuses a nil handle, the handle of a Store NewStore did not make
+// and a nil context, before any request.
+func (h *Journeys) ready(ctx context.Context) error {
+	if h == nil {
+		return ErrNoStore
+	}
+	return h.s.ready(ctx)
+}
+
 // Create writes a journey's metadata and its stages (the default
 // six unless in.Stages says otherwise) in one transaction, each item
 // conditional on not existing: either the whole journey exists afterwards
 // or nothing was written (ErrJourneyExists when the id is taken).
 func (h *Journeys) Create(ctx context.Context, in NewJourney) (_ *Complete, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Create")
@@ -33,7 +42,7 @@ func (h *Journeys) Create(ctx context.Context, in NewJourney) (_ *Complete, err 
 
 // Get reads a journey's metadata (one GetItem).
 func (h *Journeys) Get(ctx context.Context, id string, opts ...func(*ReadOptions)) (_ *Journey, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Get")
@@ -55,7 +64,7 @@ func (h *Journeys) Get(ctx context.Context, id string, opts ...func(*ReadOptions
 // Load reads on until the partition is done. See SkipLogSummaries
 // for journeys with many log summaries.
 func (h *Journeys) Load(ctx context.Context, id string, opts ...func(*ReadOptions)) (_ *Complete, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Load")
@@ -72,7 +81,7 @@ func (h *Journeys) Load(ctx context.Context, id string, opts ...func(*ReadOption
 // Pause moves a pending or running journey to paused: Jobs.Start then
 // refuses to start its jobs until Resume.
 func (h *Journeys) Pause(ctx context.Context, id string) (_ *Journey, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Pause")
@@ -86,7 +95,7 @@ func (h *Journeys) Pause(ctx context.Context, id string) (_ *Journey, err error)
 // Resume moves a paused journey back to running, or a failed one (a job
 // failed with no retry left), so that an operator can retry its stage.
 func (h *Journeys) Resume(ctx context.Context, id string) (_ *Journey, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Resume")
@@ -108,7 +117,7 @@ func (h *Journeys) Resume(ctx context.Context, id string) (_ *Journey, err error
 // each afterwards; Cancel on a cancelled journey cancels any job still
 // running, so an interrupted Cancel is completed by calling it again.
 func (h *Journeys) Cancel(ctx context.Context, id string) (_ *Journey, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Cancel")
@@ -126,7 +135,7 @@ func (h *Journeys) Cancel(ctx context.Context, id string) (_ *Journey, err error
 // run of ties. Pass "" as cursor for the first page and Page.Next for the
 // following ones; Next is "" after the last page.
 func (h *Journeys) List(ctx context.Context, cursor string, opts ...func(*ListOptions)) (_ table.Page[Journey], err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return table.Page[Journey]{}, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Journeys.List")

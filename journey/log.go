@@ -182,7 +182,7 @@ func (l *StepLogger) Error(message string, details map[string]any) {
 }
 
 func (l *StepLogger) record(level Level, message string, details map[string]any) {
-	if err := l.Log(level, message, details); err != nil {
+	if err := l.Log(level, message, details); err != nil && l != nil {
 		l.mu.Lock()
 		if l.err == nil {
 			l.err = err
@@ -194,6 +194,9 @@ func (l *StepLogger) record(level Level, message string, details map[string]any)
 // Log adds one entry. It fails, recording nothing, after Close or for a
 // level that is not one of the four.
 func (l *StepLogger) Log(level Level, message string, details map[string]any) error {
+	if l == nil || l.s == nil {
+		return inputError("StepLogger", "nil", "use Logs.Logger")
+	}
 	if !level.valid() {
 		return inputError("level", fmt.Sprintf("%q", level), "must be DEBUG, INFO, WARNING or ERROR")
 	}
@@ -215,13 +218,21 @@ func (l *StepLogger) Log(level Level, message string, details map[string]any) er
 
 // Len is the number of entries logged so far.
 func (l *StepLogger) Len() int {
+	if l == nil {
+		return 0
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.entries)
 }
 
 // Location is the s3:// location of the step's log file.
-func (l *StepLogger) Location() string { return l.location }
+func (l *StepLogger) Location() string {
+	if l == nil {
+		return ""
+	}
+	return l.location
+}
 
 // Flush writes what was logged so far: the whole log file (S3 objects
 // cannot be appended to, so each Flush rewrites it), then the summaries and

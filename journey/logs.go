@@ -14,10 +14,19 @@ type Logs struct{ s *Store }
 // Logs returns the store's handle of logs.
 func (s *Store) Logs() *Logs { return &Logs{s: s} }
 
+// ready refuses a nil handle, the handle of a Store NewStore did not make
+// and a nil context, before any request.
+func (h *Logs) ready(ctx context.Context) error {
+	if h == nil {
+		return ErrNoStore
+	}
+	return h.s.ready(ctx)
+}
+
 // Logger returns a logger for one step of a job. It sends nothing
 // until Flush or Close.
 func (h *Logs) Logger(ref JobRef, stepID string, opts ...func(*LoggerOptions)) (*StepLogger, error) {
-	if err := h.s.ready(context.Background()); err != nil {
+	if err := h.ready(context.Background()); err != nil {
 		return nil, err
 	}
 	if err := refuseReserved("JobRef.JourneyID", ref.JourneyID); err != nil {
@@ -30,7 +39,7 @@ func (h *Logs) Logger(ref JobRef, stepID string, opts ...func(*LoggerOptions)) (
 // get_job_logs) and returns the entries in time order; entries of one
 // instant keep their step's order.
 func (h *Logs) Read(ctx context.Context, ref JobRef) (_ []LogEntry, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Logs.Read")
@@ -44,7 +53,7 @@ func (h *Logs) Read(ctx context.Context, ref JobRef) (_ []LogEntry, err error) {
 // ReadStep reads one step's log file (the seed's get_job_logs with a step
 // name); a step that logged nothing yet matches blobstore.ErrNotFound.
 func (h *Logs) ReadStep(ctx context.Context, ref JobRef, stepID string) (_ []LogEntry, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Logs.ReadStep")
@@ -65,7 +74,7 @@ func (h *Logs) ReadStep(ctx context.Context, ref JobRef, stepID string) (_ []Log
 // item shares that GSI1PK (the seed gives both the same); the query drops
 // it with a filter on EntityType, which costs reading that one item.
 func (h *Logs) ListSummaries(ctx context.Context, jobID string, cursor string, opts ...func(*ListOptions)) (_ table.Page[LogSummary], err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return table.Page[LogSummary]{}, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Logs.ListSummaries")

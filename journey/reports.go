@@ -14,6 +14,15 @@ type Reports struct{ s *Store }
 // Reports returns the store's handle of reports.
 func (s *Store) Reports() *Reports { return &Reports{s: s} }
 
+// ready refuses a nil handle, the handle of a Store NewStore did not make
+// and a nil context, before any request.
+func (h *Reports) ready(ctx context.Context) error {
+	if h == nil {
+		return ErrNoStore
+	}
+	return h.s.ready(ctx)
+}
+
 // Write writes a report file to the reports store at
 // .../executions/{job_id}/reports/{step_id}/{report_id}.json, report_id
 // being the catalog entry's new id, then its catalog item
@@ -21,7 +30,7 @@ func (s *Store) Reports() *Reports { return &Reports{s: s} }
 // Every report has its own file and entry: a second report of the same
 // step (another type, or the same again) replaces nothing.
 func (h *Reports) Write(ctx context.Context, ref JobRef, stepID string, r Report) (_ *ReportEntry, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Reports.Write")
@@ -38,7 +47,7 @@ func (h *Reports) Write(ctx context.Context, ref JobRef, stepID string, r Report
 // Files at the seed's own key (.../reports/{step_id}.json, written by
 // others) are read too.
 func (h *Reports) Read(ctx context.Context, ref JobRef) (_ []Report, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Reports.Read")
@@ -56,7 +65,7 @@ func (h *Reports) Read(ctx context.Context, ref JobRef) (_ []Report, err error) 
 // (REPORT#{jobId}#{reportType}#{ts}#{reportId}), in the list's direction,
 // and cursors resume inside a run of ties.
 func (h *Reports) ListCatalog(ctx context.Context, jobID string, cursor string, opts ...func(*ListOptions)) (_ table.Page[ReportEntry], err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return table.Page[ReportEntry]{}, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Reports.ListCatalog")

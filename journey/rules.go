@@ -10,13 +10,22 @@ type Rules struct{ s *Store }
 // Rules returns the store's handle of rules.
 func (s *Store) Rules() *Rules { return &Rules{s: s} }
 
+// ready refuses a nil handle, the handle of a Store NewStore did not make
+// and a nil context, before any request.
+func (h *Rules) ready(ctx context.Context) error {
+	if h == nil {
+		return ErrNoStore
+	}
+	return h.s.ready(ctx)
+}
+
 // Add adds a rule to a stage with the stage's next index, and adds it
 // to the journey's totalRules (and activeRules when active), in one
 // transaction. Two concurrent Add calls never get the same index: the
 // stage's lastRuleIndex moves forward by a conditional write, and the
 // loser takes the next number.
 func (h *Rules) Add(ctx context.Context, in NewRule) (_ *Rule, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Rules.Add")
@@ -29,7 +38,7 @@ func (h *Rules) Add(ctx context.Context, in NewRule) (_ *Rule, err error) {
 
 // Get reads one rule.
 func (h *Rules) Get(ctx context.Context, ref RuleRef, opts ...func(*ReadOptions)) (_ *Rule, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Rules.Get")
@@ -48,7 +57,7 @@ func (h *Rules) Get(ctx context.Context, ref RuleRef, opts ...func(*ReadOptions)
 // enters or leaves active. The write is conditional on the status read
 // just before, so two concurrent changes cannot both count.
 func (h *Rules) SetStatus(ctx context.Context, ref RuleRef, status RuleStatus) (_ *Rule, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Rules.SetStatus")
@@ -87,7 +96,7 @@ func (h *Rules) SetStatus(ctx context.Context, ref RuleRef, status RuleStatus) (
 // journey holds a handful of rules, and reading them all is cheaper than a
 // query per applicable stage.
 func (h *Rules) ForStage(ctx context.Context, journeyID, stageID string, opts ...func(*ReadOptions)) (_ []Rule, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Rules.ForStage")

@@ -14,11 +14,20 @@ type Stages struct{ s *Store }
 // Stages returns the store's handle of stages.
 func (s *Store) Stages() *Stages { return &Stages{s: s} }
 
+// ready refuses a nil handle, the handle of a Store NewStore did not make
+// and a nil context, before any request.
+func (h *Stages) ready(ctx context.Context) error {
+	if h == nil {
+		return ErrNoStore
+	}
+	return h.s.ready(ctx)
+}
+
 // Get reads one stage of a journey by id (one Query of the journey's
 // stages: the stage's sort key holds its order, which a caller knows only
 // by id). A missing stage matches ErrStageNotFound.
 func (h *Stages) Get(ctx context.Context, journeyID, stageID string, opts ...func(*ReadOptions)) (_ *Stage, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Stages.Get")
@@ -39,7 +48,7 @@ func (h *Stages) Get(ctx context.Context, journeyID, stageID string, opts ...fun
 // running journey whose every stage is now done completes. One transaction,
 // serialized with Jobs.Finish like it.
 func (h *Stages) Skip(ctx context.Context, journeyID, stageID string) (_ *Stage, err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Stages.Skip")
@@ -56,7 +65,7 @@ func (h *Stages) Skip(ctx context.Context, journeyID, stageID string) (_ *Stage,
 // journey without stages, or no journey, gives an empty page. Paging works
 // as for Journeys.List; a journey has at most 99 stages.
 func (h *Stages) List(ctx context.Context, journeyID string, cursor string, opts ...func(*ListOptions)) (_ table.Page[Stage], err error) {
-	if err := h.s.ready(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return table.Page[Stage]{}, err
 	}
 	ctx, span := h.s.t.Start(ctx, "journey.Stages.List")
