@@ -15,17 +15,17 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// exampleStore is a store on the in-memory fake with a fixed clock and
-// counting ids, so the examples print the same every run.
+// exampleStore is a store on the in-memory fake, whose clock stands still
+// at 2025-11-01T20:00:00Z, with counting ids, so the examples print the
+// same every run.
 func exampleStore() *journey.Store {
-	db := dynamotest.New()
+	start := time.Date(2025, 11, 1, 20, 0, 0, 0, time.UTC)
+	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return start } })
 	if err := journey.Schema("").EnsureTable(context.Background(), db); err != nil {
 		panic(err)
 	}
-	now := time.Date(2025, 11, 1, 20, 0, 0, 0, time.UTC)
 	n := map[string]int{}
-	s, err := journey.NewStore(db, blobstore.NewMemory(),
-		journey.Clock(func() time.Time { now = now.Add(time.Second); return now }),
+	s, err := journey.NewStore(db, blobstore.NewMemory(), journey.Clock(db.Now),
 		func(o *journey.Options) {
 			o.NewID = func(prefix string) string { n[prefix]++; return fmt.Sprintf("%s-%d", prefix, n[prefix]) }
 		})

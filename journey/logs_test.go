@@ -238,8 +238,10 @@ func TestLogSummariesOfOneInstantHaveATotalOrder(t *testing.T) {
 // TestIntegrationLogSummariesOfOneInstantHaveATotalOrder is the same on
 // DynamoDB Local, with a clock that stands still.
 func TestIntegrationLogSummariesOfOneInstantHaveATotalOrder(t *testing.T) {
-	at := time.Date(2025, 11, 1, 20, 0, 0, 0, time.UTC)
-	s := localStore(t, func(o *Options) { o.Clock = func() time.Time { return at } })
+	// DynamoDB Local's clock cannot be stopped; a fake's, used as a clock
+	// only, can.
+	clock := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return t0 } })
+	s := localStore(t, func(o *Options) { o.Clock = clock.Now })
 	ctx := context.Background()
 	_, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-TIES", Name: "ties"})
 	require.NoError(t, err)

@@ -18,15 +18,16 @@ import (
 // exampleStore is a store on the in-memory fake with an in-memory blob
 // store served over HTTP, and fixed ids and times so output is stable.
 func exampleStore() (*pipeline.Store, func()) {
-	db := dynamotest.New()
+	// The fake's clock stands still at the seed's example time.
+	start := time.Date(2022, 8, 10, 23, 55, 20, 322_000_000, time.UTC)
+	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return start } })
 	files := blobstore.NewMemory()
 	srv := httptest.NewServer(files)
 	if err := files.EnablePresign(srv.URL); err != nil {
 		panic(err)
 	}
-	now := time.Date(2022, 8, 10, 23, 55, 20, 322_000_000, time.UTC)
 	n := 0
-	store, err := pipeline.NewStore(db, files, pipeline.Clock(func() time.Time { return now }), func(o *pipeline.Options) {
+	store, err := pipeline.NewStore(db, files, pipeline.Clock(db.Now), func(o *pipeline.Options) {
 		o.NewID = func(time.Time) string { n++; return fmt.Sprintf("id%03d", n) }
 	})
 	if err != nil {
