@@ -154,7 +154,9 @@ func (s *Store) importBackup(ctx context.Context, journeyID string, r io.Reader,
 	}
 	var o ImportOptions
 	for _, f := range opts {
-		f(&o)
+		if f != nil {
+			f(&o)
+		}
 	}
 	body, err := io.ReadAll(r)
 	if err != nil {

@@ -150,7 +150,9 @@ func (s *Store) stepLogger(ref JobRef, stepID string, opts ...func(*LoggerOption
 	}
 	o := LoggerOptions{Summaries: !s.opts.DisableLogSummaries}
 	for _, f := range opts {
-		f(&o)
+		if f != nil {
+			f(&o)
+		}
 	}
 	key, err := objectKey(logObjects, ref.JourneyID, ref.StageID, ref.JobID, stepID)
 	if err != nil {

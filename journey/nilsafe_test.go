@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/table"
 )
@@ -85,4 +86,43 @@ func callWithZeroArgs(f reflect.Value, ctx reflect.Value) {
 			return []reflect.Value{reflect.ValueOf(false)}
 		})})
 	}
+}
+
+// TestNilOptionsAreSkipped: a nil option function is skipped by every
+// call that takes options, as NewStore skips one.
+func TestNilOptionsAreSkipped(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	e.newJourney(t)
+	job, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
+	require.NoError(t, err)
+	l, err := e.store.Logs().Logger(job.Ref(), "step", nil)
+	require.NoError(t, err, "a nil logger option")
+	l.Info("kept", nil)
+	require.NoError(t, l.Close(ctx))
+	_, err = e.store.Backups().Export(ctx, "JRN-T")
+	require.NoError(t, err)
+	_, err = e.store.Backups().Import(ctx, "JRN-T", nil, Overwrite())
+	assert.NoError(t, err, "a nil import option")
+	_, err = e.store.Journeys().Load(ctx, "JRN-T", nil, Consistent())
+	assert.NoError(t, err, "a nil read option")
+}
+
+// TestWithReportsAndWithBackupsSetTheirStores: the option helpers put
+// report files and backups in the stores given, not the logs store.
+func TestWithReportsAndWithBackupsSetTheirStores(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	reports, backups := blobstore.NewMemory(), blobstore.NewMemory()
+	s := mustStore(t, e.db, e.logs, Clock(e.db.Now), WithReports(reports), WithBackups(backups))
+	e.newJourney(t)
+	job, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
+	require.NoError(t, err)
+	_, err = s.Reports().Write(ctx, job.Ref(), "step", Report{ReportType: ReportSummary, Title: "r"})
+	require.NoError(t, err)
+	_, err = s.Backups().Export(ctx, "JRN-T")
+	require.NoError(t, err)
+	assert.Len(t, objects(t, reports), 1, "report files in the WithReports store")
+	assert.Equal(t, []string{"journeys/JRN-T/backup.json"}, objects(t, backups), "backups in the WithBackups store")
+	assert.Empty(t, objects(t, e.logs), "nothing in the logs store")
 }

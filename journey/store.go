@@ -131,6 +131,19 @@ func TableName(name string) func(*Options) { return func(o *Options) { o.TableNa
 // Clock sets Options.Clock.
 func Clock(now func() time.Time) func(*Options) { return func(o *Options) { o.Clock = now } }
 
+// WithReports sets Options.Reports, the store of report files (the logs
+// store when unset). The bare name is the Reports handle's.
+func WithReports(reports blobstore.Store) func(*Options) {
+	return func(o *Options) { o.Reports = reports }
+}
+
+// WithBackups sets Options.Backups, the store on the backups bucket that
+// Export writes to and Import reads from. The bare name is the Backups
+// handle's.
+func WithBackups(backups blobstore.Store) func(*Options) {
+	return func(o *Options) { o.Backups = backups }
+}
+
 // Logger sets Options.Logger.
 func Logger(l *slog.Logger) func(*Options) { return func(o *Options) { o.Logger = l } }
 

@@ -34,7 +34,7 @@ func (f *journeyFlags) open(ctx context.Context, a *app) (*journey.Store, error)
 			return nil, err
 		}
 	}
-	return journey.NewStore(c.db, logs, journey.TableName(f.table), func(o *journey.Options) { o.Backups = backups })
+	return journey.NewStore(c.db, logs, journey.TableName(f.table), journey.WithBackups(backups))
 }
 
 // journeySetup opens the store for fn, which takes one journey id, or none

@@ -65,10 +65,10 @@ func run(args []string) error {
 		return err
 	}
 	fmt.Println("using", env, "(logs);", *reportsBucket, "and", *backupsBucket, "beside it (reports, backups)")
-	store, err := journey.NewStore(env.DB, env.Blobs, journey.TableName(*tableName), func(o *journey.Options) {
-		o.Reports, o.Backups = reportStore, backupStore
-		o.LogsBucket, o.ReportsBucket = *logsBucket, *reportsBucket
-	})
+	store, err := journey.NewStore(env.DB, env.Blobs, journey.TableName(*tableName),
+		journey.WithReports(reportStore), journey.WithBackups(backupStore), func(o *journey.Options) {
+			o.LogsBucket, o.ReportsBucket = *logsBucket, *reportsBucket
+		})
 	if err != nil {
 		return err
 	}
