@@ -35,8 +35,9 @@
 // # The store and its handles
 //
 // [NewStore] takes the table's API, the logs store and options
-// ([TableName], [Clock], [Logger], and the fields of [Options]) and fails
-// on a nil API or logs store. [Store.EnsureTable] creates the table;
+// ([TableName], [WithReports], [WithBackups], [Clock], [Logger],
+// [TracerProvider], and the fields of [Options]) and fails on a nil API or
+// logs store. Calls on a nil Store or handle return [ErrNoStore]. [Store.EnsureTable] creates the table;
 // [Store.Schema] describes it. The calls are grouped in handles, as
 // database/sql hands out Tx and Rows, each sharing the store's table,
 // clock and logger:
