@@ -180,6 +180,9 @@ func restoredEvent(ch changes.Change[table.Item], newItem table.Item) ([]Progres
 	if err != nil {
 		return nil, err
 	}
+	if j.ID == GlobalRules {
+		return nil, nil // the rule library (Library.ImportFrom) is not a journey
+	}
 	at := At(ch.At)
 	if at.IsZero() {
 		at = j.UpdatedAt

@@ -291,6 +291,18 @@ func TestProgressEventsReportAnImportAsOneRestoredEvent(t *testing.T) {
 	assert.NotEmpty(t, events[0].SequenceNumber, "the restored event's sequence number")
 	assert.False(t, events[0].At.IsZero(), "the restored event's time")
 
+	// The rule library is not a journey: restoring it reports nothing.
+	_, err = f.store.Library().Create(ctx, nil)
+	require.NoError(t, err)
+	info, err := f.store.Library().Export(ctx)
+	require.NoError(t, err)
+	lib, _, err := e.backups.Get(ctx, info.Key) // f's store writes to e's backups
+	require.NoError(t, err)
+	defer lib.Close()
+	_, err = f.store.Library().ImportFrom(ctx, lib, Overwrite())
+	require.NoError(t, err)
+	assert.Empty(t, followEvents(t, fc), "a library created and restored")
+
 	// The restored running job then finishes: its moves are the journey's own.
 	_, err = f.store.Jobs().Finish(ctx, job.Ref(), Finish{Status: JobCompleted})
 	require.NoError(t, err)
