@@ -259,3 +259,84 @@ func ExampleProgressEvents() {
 	// journeyCompleted   100%
 	// stageCompleted only  0%
 }
+
+func ExampleJobs_List() {
+	ctx := context.Background()
+	s := exampleStore()
+	if _, err := s.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"}); err != nil {
+		panic(err)
+	}
+	for range 3 { // three attempts of raw_analysis: each fails, the next retries it
+		job, err := s.Jobs().Start(ctx, journey.NewJob{JourneyID: "JRN-1", StageID: "raw_analysis",
+			Configuration: journey.JobConfiguration{RetryAttempts: 5}})
+		if err != nil {
+			panic(err)
+		}
+		if _, err := s.Jobs().Finish(ctx, job.Ref(), journey.Finish{Status: journey.JobFailed}); err != nil {
+			panic(err)
+		}
+	}
+	// Pages of two, read strongly consistently: Consistent() is the one
+	// option for Gets and lists alike. Page.Next is "" after the last page.
+	cursor := ""
+	for {
+		page, err := s.Jobs().List(ctx, "JRN-1", cursor, journey.OfStage("raw_analysis"), journey.Limit(2), journey.Consistent())
+		if err != nil {
+			panic(err)
+		}
+		for _, j := range page.Items {
+			fmt.Println(j.StageID, j.ExecutionNumber, j.Status)
+		}
+		if cursor = page.Next; cursor == "" {
+			break
+		}
+		fmt.Println("-- next page")
+	}
+	// Output:
+	// raw_analysis 1 failed
+	// raw_analysis 2 failed
+	// -- next page
+	// raw_analysis 3 failed
+}
+
+func ExampleBackups_ImportFrom() {
+	ctx := context.Background()
+	db := dynamotest.New()
+	backups := blobstore.NewMemory() // the seed's transformation-backups bucket
+	s, err := journey.NewStore(db, blobstore.NewMemory(), journey.WithBackups(backups))
+	if err != nil {
+		panic(err)
+	}
+	if err := s.EnsureTable(ctx); err != nil {
+		panic(err)
+	}
+	if _, err := s.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"}); err != nil {
+		panic(err)
+	}
+	info, err := s.Backups().Export(ctx, "JRN-1")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(info.Key, info.Items, "items")
+	// Restore it into another table, all or nothing.
+	other, err := journey.NewStore(db, blobstore.NewMemory(), journey.TableName("TransformationSystem-restore"))
+	if err != nil {
+		panic(err)
+	}
+	if err := other.EnsureTable(ctx); err != nil {
+		panic(err)
+	}
+	r, _, err := backups.Get(ctx, info.Key)
+	if err != nil {
+		panic(err)
+	}
+	defer r.Close()
+	c, err := other.Backups().ImportFrom(ctx, "JRN-1", r)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(c.Journey.ID, c.Journey.Status, len(c.Stages), "stages")
+	// Output:
+	// journeys/JRN-1/backup.json 7 items
+	// JRN-1 pending 6 stages
+}
