@@ -236,7 +236,9 @@
 // seed is), because they become key parts, object key segments and
 // update expression paths. Object keys are also built with
 // blobstore.KeyTemplate, which escapes each id into one segment, so every
-// key is a one-to-one function of its ids. Bad input of any call returns a
+// key is a one-to-one function of its ids. A journey id may not be
+// GLOBAL ([GlobalRules]): that partition is the rule library's, reached
+// through [Store.Library] only. Bad input of any call returns a
 // *table.InputError (errors.Is table.ErrInvalidInput) naming the field,
-// before any request is sent.
+// before any request is sent; a nil option is skipped.
 package journey
