@@ -46,7 +46,7 @@
 //	store.Stages()    Get, List, All, Skip
 //	store.Jobs()      Start, Finish, Get, Find, Latest, SetProgress, SetStepStatus, List, All
 //	store.Rules()     Add, Get, SetStatus, ForStage
-//	store.Library()   Create, Load, Add, Get, SetStatus, Export, ImportFrom
+//	store.Library()   Create, Load, Add, Get, SetStatus, Export, Import, ImportFrom
 //	store.Logs()      Logger, Read, ReadStep, ListSummaries, Summaries
 //	store.Reports()   Write, Read, ListCatalog, Catalog
 //	store.Backups()   Export, Import, ImportFrom

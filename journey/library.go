@@ -109,6 +109,17 @@ func (h *Library) Export(ctx context.Context) (_ *ExportInfo, err error) {
 	return h.s.export(ctx, GlobalRules)
 }
 
+// Import restores the library from journeys/GLOBAL/backup.json in the
+// backups store, all or nothing, as Backups.Import restores a journey.
+func (h *Library) Import(ctx context.Context, opts ...func(*ImportOptions)) (_ *Complete, err error) {
+	if err := h.ready(ctx); err != nil {
+		return nil, err
+	}
+	ctx, span := h.s.t.Start(ctx, "journey.Library.Import")
+	defer span.End(&err)
+	return h.s.importJourney(ctx, GlobalRules, opts...)
+}
+
 // ImportFrom restores the library from a document Export wrote, all or
 // nothing, as Backups.ImportFrom restores a journey.
 func (h *Library) ImportFrom(ctx context.Context, r io.Reader, opts ...func(*ImportOptions)) (_ *Complete, err error) {
