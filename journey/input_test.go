@@ -53,6 +53,10 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 			_, err := s.Journeys().Create(ctx, NewJourney{Name: "n", Stages: []Stage{{StageID: "a", Steps: []StepDefinition{{}}}}})
 			return err
 		},
+		"CreateJourney no stages": func() error {
+			_, err := s.Journeys().Create(ctx, NewJourney{Name: "n", Stages: []Stage{}})
+			return err
+		},
 		"CreateJourney 100 stages": func() error {
 			_, err := s.Journeys().Create(ctx, NewJourney{Name: "n", Stages: make([]Stage, 100)})
 			return err

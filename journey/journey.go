@@ -153,8 +153,8 @@ type NewJourney struct {
 	ODAComponentType string
 	Source           Source
 	Configuration    Configuration
-	// Stages are the journey's stages in execution order; DefaultStages()
-	// when nil. Order is taken from the position (1, 2, ...).
+	// Stages are the journey's stages in execution order, at least one;
+	// DefaultStages() when nil. Order is taken from the position (1, 2, ...).
 	Stages []Stage
 }
 
@@ -180,6 +180,11 @@ func (in *NewJourney) check() error {
 	}
 	if in.Configuration.Timeout < 0 || in.Configuration.MaxDepth < 0 || in.Configuration.RetryAttempts < 0 {
 		return inputError("NewJourney.Configuration", fmt.Sprintf("%+v", in.Configuration), "timeout, maxDepth and retryAttempts must not be negative")
+	}
+	if in.Stages != nil && len(in.Stages) == 0 {
+		// A journey without stages could never run a job; nil asks for the
+		// default six.
+		return inputError("NewJourney.Stages", "[]", "a journey needs at least one stage (nil for DefaultStages())")
 	}
 	if len(in.Stages) > 99 {
 		// STAGE#{order:02d}, and one transaction of at most 100 actions.
