@@ -253,6 +253,9 @@
 //     SUBMITTED event that Submit writes before it learns this is not the
 //     task's (its time is not the task's creation), and History leaves it
 //     out; it expires with its own ttl.
+//   - A claim held longer than Retention (a lease heartbeated for that
+//     long) outlives its WORKER item: WorkerTasks no longer lists it,
+//     though the lease, which lives on META, still holds.
 //
 // Once a finished task has expired, its items are gone for every call
 // from the second their ttl passes, though DynamoDB's TTL process deletes
