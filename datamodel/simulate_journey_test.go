@@ -6,10 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/datamodel"
+	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/journey"
 )
 
@@ -129,4 +131,75 @@ func TestJourneyAtSeedPeakDoesNotThrottle(t *testing.T) {
 
 	s, drew := runJourney(t, 1, 10)
 	assertHeld(t, est, s, drew)
+}
+
+// TestJourneyLoadOfASeedSizedJourneyThrottlesUnlessItSkipsLogSummaries:
+// the declared "Load complete journey" reads the journey's metadata,
+// stages, rules, jobs and catalog (44.5 RCU), and so does Load with
+// SkipLogSummaries. Load's default reads the log summaries too, which
+// sort inside the partition: a journey whose six stages' jobs kept seed
+// 000's 10,000 summaries each (60,000, more than 3,000 RCU a Load) takes
+// more than a partition's 3,000 RCU/s at the declared one Load a second,
+// and the fake throttles its key value. The dashboard must skip
+// the summaries (or they must leave the partition) for datamodel's figure
+// to hold.
+func TestJourneyLoadOfASeedSizedJourneyThrottlesUnlessItSkipsLogSummaries(t *testing.T) {
+	ctx := context.Background()
+	est, err := datamodel.EstimateSchema(journey.Schema(journey.DefaultTableName), journey.Patterns())
+	require.NoError(t, err)
+	require.Empty(t, est.HotPerEntity())
+	load, ok := est.Pattern(journey.PatternLoadJourney)
+	require.True(t, ok)
+
+	// The journey and its summaries are written past the limiter: only the
+	// loads are measured.
+	db := newSim(t).db
+	seed, err := journey.NewStore(db, blobstore.NewMemory(), journey.Clock(db.Now))
+	require.NoError(t, err)
+	require.NoError(t, seed.EnsureTable(ctx))
+	c, err := seed.Journeys().Create(ctx, journey.NewJourney{Name: "Product Catalog Migration to TMF620"})
+	require.NoError(t, err)
+	job, err := seed.Jobs().Start(ctx, journey.NewJob{JourneyID: c.Journey.ID, StageID: c.Stages[0].StageID})
+	require.NoError(t, err)
+	logger, err := seed.Logs().Logger(job.Ref(), "schema_extraction")
+	require.NoError(t, err)
+	message := strings.Repeat("Processing table products: 1,024 rows profiled, index on product_id missing. ", 2)
+	for i := range 6 * 10_000 {
+		logger.Info(fmt.Sprintf("%s (%d)", message, i), nil)
+	}
+	require.NoError(t, logger.Close(ctx))
+
+	// loads sends the declared Loads for seconds through a limiter of its
+	// own on db (fresh partitions, a second of credit).
+	loads := func(seconds int, opts ...func(*journey.ReadOptions)) (*sim, map[partitionKey]keyLoad) {
+		l, err := dynamotest.LimitPartitions(db)
+		require.NoError(t, err)
+		s := &sim{t: t, db: db, l: l, api: &simAPI{PartitionLimiter: l, cancel: func() {}},
+			entities: map[string]string{"journeyId": c.Journey.ID}}
+		st, err := journey.NewStore(s.api, blobstore.NewMemory(), journey.Clock(db.Now),
+			func(o *journey.Options) { o.Table = append(o.Table, noRetries) })
+		require.NoError(t, err)
+		measured := s.measure(st.Schema().Name, s.instantiate(partitionKey{"", "JOURNEY#{journeyId}"}))
+		pace := pacer{}
+		s.run(seconds, func() {
+			for range pace.take("load", load.Pattern.RatePerSecond, simTick) {
+				s.call(func(ctx context.Context) error { _, err := st.Journeys().Load(ctx, c.Journey.ID, opts...); return err })
+			}
+		})
+		return s, measured()
+	}
+
+	s, drew := loads(3, journey.SkipLogSummaries())
+	assert.Zero(t, s.throttled, "Load with SkipLogSummaries")
+	for k, got := range drew {
+		assert.LessOrEqual(t, got.Read, load.ReadPerSecond, "%s: Load with SkipLogSummaries read more than the declared load", k)
+	}
+	// Each Load takes more than the second of credit it waited for, until
+	// one runs out part way through.
+	s, drew = loads(3)
+	for k, got := range drew {
+		t.Logf("%s: default Load drew %.0f RCU/s; datamodel's figure %.1f", k, got.Read, load.ReadPerSecond)
+	}
+	assert.Positive(t, s.throttled, "Load reading 60,000 log summaries")
+	assert.Equal(t, []partitionKey{s.instantiate(partitionKey{"", "JOURNEY#{journeyId}"})}, throttledSet(est, s.l))
 }
