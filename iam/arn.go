@@ -99,6 +99,29 @@ func (e Env) ObjectARN(bucket, key string) string {
 	return e.BucketARN(bucket) + "/" + key
 }
 
+// KeyARN is the ARN of the KMS key id names: a key id
+// ("1234abcd-12ab-34cd-56ef-1234567890ab") is a key in env's region and
+// account; a key ARN is taken as it is. An alias ("alias/x" or an alias
+// ARN) is refused: IAM authorizes a key's use on the key's ARN, and the
+// key an alias points to can change.
+func (e Env) KeyARN(id string) (string, error) {
+	switch {
+	case id == "", strings.ContainsAny(id, "*?"):
+		return "", fmt.Errorf("iam: KMS key %q: name one key", id)
+	case strings.HasPrefix(id, "alias/"), strings.Contains(id, ":alias/"):
+		return "", fmt.Errorf("iam: KMS key %q is an alias: name the key by its id or ARN", id)
+	case strings.HasPrefix(id, "arn:"):
+		a, err := ParseARN(id)
+		if err != nil || a.Service != "kms" || !strings.HasPrefix(a.Resource, "key/") || len(a.Resource) == len("key/") {
+			return "", fmt.Errorf("iam: %q is not a KMS key ARN", id)
+		}
+		return id, nil
+	case strings.ContainsAny(id, ":/"):
+		return "", fmt.Errorf("iam: KMS key %q is neither a key id nor a key ARN", id)
+	}
+	return fmt.Sprintf("arn:%s:kms:%s:%s:key/%s", e.partition(), e.Region, e.Account, id), nil
+}
+
 // ARN is an Amazon Resource Name split into its fields.
 type ARN struct {
 	Partition, Service, Region, Account, Resource string

@@ -19,7 +19,9 @@
 // Query on its two indexes by name, object actions on
 // arn:aws:s3:::acme-results/jobs/photoeditor-prod-jobs/* and ListBucket
 // with an s3:prefix condition on that prefix. Creating and changing tables
-// (CreateTable, UpdateTable, the TTL and backup settings, tags) is in a
+// (CreateTable, UpdateTable, the TTL and backup settings), the KMS actions
+// a table's customer managed key needs (on that key's ARN, only through
+// DynamoDB) and the lifecycle rules of the service's own buckets are in a
 // separate policy, Admin, for a deployment role; a changes.Consumer gets
 // StreamConsumer. An Env with a wildcard region or account is refused.
 // The documents under docs/ (go run ./cmd/datamodel) use Placeholders,

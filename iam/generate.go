@@ -2,6 +2,7 @@ package iam
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -40,6 +41,11 @@ type Objects struct {
 	// presigned GETs), S3PutObject (Put and presigned PUTs),
 	// S3DeleteObject and S3ListBucket (List).
 	Actions []string
+	// Lifecycle says the deployment sets the bucket's lifecycle rules
+	// (blobstore's (*S3).ApplyLifecycle): Admin grants LifecycleActions on
+	// the bucket. Leave it false for a bucket the service shares, whose
+	// rules (one configuration a bucket) belong to its owner.
+	Lifecycle bool
 }
 
 // The S3 actions a blobstore.Store's calls need.
@@ -60,14 +66,16 @@ var ErrInvalidService = fmt.Errorf("iam: invalid service description")
 
 // Statement ids of the generated policies.
 const (
-	SidTable   = "Table"   // item actions on the table
-	SidIndexes = "Indexes" // Query/Scan on the named indexes
-	SidObjects = "Objects" // object actions under a prefix
-	SidList    = "List"    // ListBucket with an s3:prefix condition
-	SidAdmin   = "Admin"   // table creation and changes
-	SidStream  = "Stream"  // reading a table's stream
-	SidLeases  = "Leases"  // a stream consumer's lease table
-	SidSource  = "Source"  // describing the consumed table
+	SidTable     = "Table"     // item actions on the table
+	SidIndexes   = "Indexes"   // Query/Scan on the named indexes
+	SidObjects   = "Objects"   // object actions under a prefix
+	SidList      = "List"      // ListBucket with an s3:prefix condition
+	SidAdmin     = "Admin"     // table creation and changes
+	SidKey       = "Key"       // the customer managed key of the tables
+	SidLifecycle = "Lifecycle" // buckets' lifecycle rules
+	SidStream    = "Stream"    // reading a table's stream
+	SidLeases    = "Leases"    // a stream consumer's lease table
+	SidSource    = "Source"    // describing the consumed table
 )
 
 // Runtime is the least-privilege policy a service runs with: on each
@@ -205,48 +213,114 @@ func actionsOf(ap access.Pattern) []string {
 
 // AdminActions are what creating and changing a table takes:
 // Schema.EnsureTable (DescribeTable, CreateTable, the TTL pair, point-in-
-// time recovery), UpdateTable (capacity, streams: changes.EnableStream)
-// and tagging. DeleteTable is in no generated policy.
+// time recovery) and UpdateTable (capacity, encryption key, deletion
+// protection, streams: changes.EnableStream). DeleteTable is in no
+// generated policy, and neither is tagging: no tablekit call tags a table
+// (tag it from your infrastructure tool, whose role has its own policy).
 var AdminActions = []string{
 	"dynamodb:CreateTable",
 	"dynamodb:DescribeContinuousBackups",
 	"dynamodb:DescribeTable",
 	"dynamodb:DescribeTimeToLive",
-	"dynamodb:ListTagsOfResource",
-	"dynamodb:TagResource",
-	"dynamodb:UntagResource",
 	"dynamodb:UpdateContinuousBackups",
 	"dynamodb:UpdateTable",
 	"dynamodb:UpdateTimeToLive",
 }
 
-// Admin is the policy of whoever creates and changes tables (a deployment
-// pipeline, an operator): AdminActions on exactly the named tables. A
-// service that creates its table at start-up with EnsureTable needs it
-// beside its Runtime policy; one whose tables come from infrastructure
-// code does not.
-func Admin(env Env, tableNames ...string) (Policy, error) {
+// KMSActions are the permissions DynamoDB needs on a customer managed key
+// from the principal that creates a table encrypted with it, or switches
+// a table to it (the DynamoDB developer guide, "Encryption at rest: how it
+// works", key policy for a customer managed key): DynamoDB creates a grant
+// for the table on that principal's behalf and uses the key through it.
+// The principals that only read and write items need none of them.
+var KMSActions = []string{
+	"kms:CreateGrant",
+	"kms:Decrypt",
+	"kms:DescribeKey",
+	"kms:Encrypt",
+	"kms:GenerateDataKey*",
+	"kms:ReEncrypt*",
+}
+
+// LifecycleActions are what setting a bucket's lifecycle rules takes
+// (blobstore's (*S3).ApplyLifecycle, PutBucketLifecycleConfiguration).
+// tablekit never reads the configuration back, so
+// s3:GetLifecycleConfiguration is not granted.
+var LifecycleActions = []string{"s3:PutLifecycleConfiguration"}
+
+// Condition keys of the admin policy's KMS statement.
+const (
+	// KMSViaService limits a key's use to requests DynamoDB makes on the
+	// principal's behalf: the key cannot be used directly.
+	KMSViaService = "kms:ViaService"
+)
+
+// Admin is the policy of whoever creates and changes svc's tables (a
+// deployment pipeline, an operator): AdminActions on exactly its tables;
+// for a table whose schema names a customer managed key
+// (Schema.Provisioning.Encryption.KMSKeyID), KMSActions on that key's ARN,
+// only through DynamoDB (kms:ViaService); and LifecycleActions on each
+// bucket whose Objects set Lifecycle. The AWS managed key
+// (Encryption.KMS without a key id) needs no statement: its key policy
+// lets every principal of the account use it through DynamoDB. A key
+// named by alias is refused: IAM authorizes a key's use on its key ARN,
+// so name the key by id or ARN. A service that creates its table at
+// start-up with EnsureTable needs Admin beside its Runtime policy; one
+// whose tables come from infrastructure code does not.
+func Admin(env Env, svc Service) (Policy, error) {
 	if err := env.Check(); err != nil {
 		return Policy{}, err
 	}
-	if len(tableNames) == 0 {
+	if len(svc.Tables) == 0 {
 		return Policy{}, fmt.Errorf("%w: Admin needs a table", ErrInvalidService)
 	}
-	var res []string
-	for _, n := range tableNames {
+	var tables, keys, buckets []string
+	for _, t := range svc.Tables {
+		n := t.Schema.Name
 		if n == "" || strings.ContainsAny(n, "*?") {
 			return Policy{}, fmt.Errorf("%w: table name %q: an admin policy names its tables", ErrInvalidService, n)
 		}
-		res = append(res, env.TableARN(n))
+		tables = append(tables, env.TableARN(n))
+		if e := t.Schema.Provisioning.Encryption; e.KMS && e.KMSKeyID != "" {
+			arn, err := env.KeyARN(e.KMSKeyID)
+			if err != nil {
+				return Policy{}, fmt.Errorf("%w: table %s: %w", ErrInvalidService, n, err)
+			}
+			if !slices.Contains(keys, arn) {
+				keys = append(keys, arn)
+			}
+		}
 	}
-	sort.Strings(res)
-	p := Policy{Version: Version, Statement: []Statement{{Sid: SidAdmin, Effect: Allow, Action: append(Strings(nil), AdminActions...), Resource: res}}}
+	for _, o := range svc.Objects {
+		if !o.Lifecycle {
+			continue
+		}
+		if o.Bucket == "" || strings.ContainsAny(o.Bucket, "*?") {
+			return Policy{}, fmt.Errorf("%w: bucket %q: an admin policy names its buckets", ErrInvalidService, o.Bucket)
+		}
+		if arn := env.BucketARN(o.Bucket); !slices.Contains(buckets, arn) {
+			buckets = append(buckets, arn)
+		}
+	}
+	sort.Strings(tables)
+	p := Policy{Version: Version, Statement: []Statement{{Sid: SidAdmin, Effect: Allow, Action: append(Strings(nil), AdminActions...), Resource: tables}}}
+	if len(keys) > 0 {
+		sort.Strings(keys)
+		p.Statement = append(p.Statement, Statement{Sid: SidKey, Effect: Allow, Action: append(Strings(nil), KMSActions...), Resource: keys,
+			Condition: Condition{StringEquals: {KMSViaService: Strings{"dynamodb." + env.Region + ".amazonaws.com"}}}})
+	}
+	if len(buckets) > 0 {
+		sort.Strings(buckets)
+		p.Statement = append(p.Statement, Statement{Sid: SidLifecycle, Effect: Allow, Action: append(Strings(nil), LifecycleActions...), Resource: buckets})
+	}
 	return p, p.Validate()
 }
 
 // StreamActions are what reading a table's stream takes
-// (changes.Consumer): the stream's shards, iterators and records.
-var StreamActions = []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}
+// (changes.Consumer): the stream's shards, iterators and records. The
+// consumer finds the stream with DescribeTable (LatestStreamArn), never
+// ListStreams, so that is not granted.
+var StreamActions = []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"}
 
 // LeaseActions are what a changes.Consumer does to its lease table: read a
 // lease, then take, renew, checkpoint and release it by conditional

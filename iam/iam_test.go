@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/iam"
+	"github.com/tablekit/tablekit/table"
 )
 
 func TestEvaluateExplicitDenyWinsOverAnyAllow(t *testing.T) {
@@ -93,11 +94,11 @@ func TestParseRefusesWhatItCannotEvaluate(t *testing.T) {
 func TestEnvRefusesWildcardsButAcceptsParameters(t *testing.T) {
 	for _, e := range []iam.Env{{Region: "*", Account: "1"}, {Region: "eu-west-1", Account: "*"}, {Region: "eu-west-?", Account: "1"}, {Region: "eu-west-1"}, {Region: "${AWS::*}", Account: "1"}} {
 		assert.ErrorIs(t, e.Check(), iam.ErrInvalidEnv, "%+v", e)
-		_, err := iam.Admin(e, "t")
+		_, err := iam.Admin(e, iam.Service{Tables: []iam.Table{{Schema: table.Schema{Name: "t"}}}})
 		assert.ErrorIs(t, err, iam.ErrInvalidEnv)
 	}
 	assert.NoError(t, iam.Placeholders.Check())
-	_, err := iam.Admin(iam.Placeholders, "photoeditor-*-jobs")
+	_, err := iam.Admin(iam.Placeholders, iam.Service{Tables: []iam.Table{{Schema: table.Schema{Name: "photoeditor-*-jobs"}}}})
 	assert.ErrorIs(t, err, iam.ErrInvalidService, "an admin policy over every environment")
 }
 

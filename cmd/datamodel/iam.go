@@ -57,7 +57,7 @@ func policyDocs(m datamodel.Model, env iam.Env) (map[string]iam.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	admin, err := iam.Admin(env, m.Schema.Name)
+	admin, err := iam.Admin(env, svc)
 	if err != nil {
 		return nil, err
 	}

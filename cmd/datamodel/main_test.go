@@ -178,12 +178,15 @@ func TestCommittedPoliciesNameNoWildcardRegionOrAccount(t *testing.T) {
 				case strings.HasPrefix(res, dynamo):
 					table, _, _ := strings.Cut(strings.TrimPrefix(res, dynamo), "/")
 					assert.Equal(t, m.Schema.Name == table || table == changes.DefaultLeaseTable, true, "docs/%s/%s: table %q in %s", m.Store, f, table, res)
+				case strings.HasPrefix(res, "arn:aws:kms:"+iam.RegionPlaceholder+":"+iam.AccountPlaceholder+":key/"):
+					key := strings.TrimPrefix(res, "arn:aws:kms:"+iam.RegionPlaceholder+":"+iam.AccountPlaceholder+":key/")
+					assert.False(t, key == "" || strings.ContainsAny(key, "*?:/"), "docs/%s/%s: key %q in %s", m.Store, f, key, res)
 				case strings.HasPrefix(res, "arn:aws:s3:::"):
 					bucket, _, _ := strings.Cut(strings.TrimPrefix(res, "arn:aws:s3:::"), "/")
 					assert.NotEmpty(t, bucket, "docs/%s/%s: no bucket in %s", m.Store, f, res)
 					assert.False(t, strings.ContainsAny(bucket, "*?:"), "docs/%s/%s: wildcard or separator in bucket %q in %s", m.Store, f, bucket, res)
 				default:
-					assert.Failf(t, "resource is neither a DynamoDB ARN nor an S3 ARN", "docs/%s/%s: resource %s is neither a DynamoDB ARN in region %s, account %s, nor an S3 ARN", m.Store, f, res, iam.RegionPlaceholder, iam.AccountPlaceholder)
+					assert.Failf(t, "resource is neither a DynamoDB ARN nor an S3 ARN", "docs/%s/%s: resource %s is neither a DynamoDB or KMS ARN in region %s, account %s, nor an S3 ARN", m.Store, f, res, iam.RegionPlaceholder, iam.AccountPlaceholder)
 				}
 			}
 		}

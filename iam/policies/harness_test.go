@@ -44,11 +44,7 @@ func newHarness(t *testing.T, svc iam.Service) *harness {
 	h := &harness{t: t, svc: svc, policy: policy, fake: dynamotest.New(), blobs: map[string]blobstore.Store{}, raw: map[string]*blobstore.Memory{}}
 
 	// Tables are made under the admin policy: it is enough for EnsureTable.
-	var names []string
-	for _, tb := range svc.Tables {
-		names = append(names, tb.Schema.Name)
-	}
-	admin, err := iam.Admin(dynamotest.Env, names...)
+	admin, err := iam.Admin(dynamotest.Env, svc)
 	require.NoError(t, err)
 	adminDB, err := dynamotest.Enforce(h.fake, admin)
 	require.NoError(t, err)

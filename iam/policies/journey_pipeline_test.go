@@ -3,6 +3,7 @@ package policies_test
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/tablekit/tablekit/iam/policies"
 	"github.com/tablekit/tablekit/journey"
 	"github.com/tablekit/tablekit/pipeline"
+	"github.com/tablekit/tablekit/tasks"
 )
 
 func journeyService() iam.Service {
@@ -199,7 +201,7 @@ func TestPipelineFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
 func TestChangesConsumerRunsUnderItsPolicy(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t, policies.Tasks("queue"))
-	admin, err := iam.Admin(dynamotest.Env, "queue", changes.DefaultLeaseTable)
+	admin, err := iam.Admin(dynamotest.Env, iam.Service{Tables: []iam.Table{{Schema: tasks.Schema("queue")}, {Schema: changes.LeaseSchema(changes.DefaultLeaseTable)}}})
 	require.NoError(t, err)
 	adminDB, err := dynamotest.Enforce(h.fake, admin)
 	require.NoError(t, err)
@@ -210,11 +212,14 @@ func TestChangesConsumerRunsUnderItsPolicy(t *testing.T) {
 	policy, err := iam.StreamConsumer(dynamotest.Env, "queue", changes.DefaultLeaseTable)
 	require.NoError(t, err)
 	var denied []string
+	var allowed []iam.Request
 	db, err := dynamotest.Enforce(h.fake, policy, func(o *dynamotest.EnforceOptions) {
 		o.Observe = func(r iam.Request, d iam.Decision) {
 			if d != iam.Allowed {
 				denied = append(denied, r.Action+" on "+r.Resource)
+				return
 			}
+			allowed = append(allowed, r)
 		}
 	})
 	require.NoError(t, err)
@@ -228,16 +233,38 @@ func TestChangesConsumerRunsUnderItsPolicy(t *testing.T) {
 	c, err := changes.New[row](db, db, "queue", changes.Clock(h.fake.Now))
 	require.NoError(t, err)
 	var seen []string
-	_, err = c.Step(ctx, func(ctx context.Context, batch []changes.Change[row]) error {
-		for _, ch := range batch {
-			seen = append(seen, ch.New.PK)
-		}
-		return nil
-	})
+	step := func() {
+		_, err := c.Step(ctx, func(ctx context.Context, batch []changes.Change[row]) error {
+			for _, ch := range batch {
+				seen = append(seen, ch.New.PK)
+			}
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	step()
+	// A shard rollover (every four hours of the fake's clock): the child
+	// shard is taken once its parent's lease says it is finished, which
+	// the consumer reads with GetItem.
+	h.fake.Advance(5 * time.Hour)
+	_, err = h.fake.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("queue"), Item: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "TASK#2"}, "SK": &types.AttributeValueMemberS{Value: "META"}}})
 	require.NoError(t, err)
+	for i := 0; i < 10 && len(seen) < 2; i++ {
+		step()
+	}
 	require.NoError(t, c.Close(ctx))
-	assert.Equal(t, []string{"TASK#1"}, seen)
+	assert.Equal(t, []string{"TASK#1", "TASK#2"}, seen)
 	assert.Empty(t, denied)
+	for _, st := range policy.Statement {
+		for _, a := range st.Action {
+			used := false
+			for _, r := range allowed {
+				used = used || (strings.EqualFold(r.Action, a) && iam.Match(st.Resource[0], r.Resource))
+			}
+			assert.True(t, used, "the consumer policy grants %s on %s, which the consumer never used", a, st.Resource[0])
+		}
+	}
 
 	_, err = db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("queue"),
 		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "TASK#1"}, "SK": &types.AttributeValueMemberS{Value: "META"}}})

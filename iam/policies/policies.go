@@ -13,7 +13,7 @@
 //
 //	env := iam.Env{Region: "eu-west-1", Account: "123456789012"}
 //	runtime, err := iam.Runtime(env, policies.Jobs(jobs.TableNameForEnv("prod"), "acme-photo-results"))
-//	admin, err := iam.Admin(env, jobs.TableNameForEnv("prod"))
+//	admin, err := iam.Admin(env, policies.Jobs(jobs.TableNameForEnv("prod"), "acme-photo-results"))
 //	os.WriteFile("jobs-runtime.json", runtime.JSON(), 0o644)
 //
 // cmd/datamodel writes the same with iam.Placeholders under docs/.
@@ -51,14 +51,16 @@ func Tasks(tableName string) iam.Service {
 // journeys/{journeyId}/stages/{stageId}/executions/{jobId}/logs/ and
 // .../reports/ (written, read and listed per job), and exports at
 // journeys/{journeyId}/backup.json in the backups bucket (Export writes
-// them, Import reads them). Pass journey.DefaultLogsBucket, ... for the
-// seed's names.
+// them, Import reads them). The logs bucket is the service's own and has
+// seed 000's lifecycle rule (logs to Glacier after 90 days), so its admin
+// policy may set the bucket's lifecycle. Pass journey.DefaultLogsBucket,
+// ... for the seed's names.
 func Journey(tableName, logsBucket, reportsBucket, backupsBucket string) iam.Service {
 	rw := []string{iam.S3GetObject, iam.S3PutObject, iam.S3ListBucket}
 	return iam.Service{
 		Tables: []iam.Table{{Schema: journey.Schema(tableName), Patterns: journey.Patterns()}},
 		Objects: []iam.Objects{
-			{Bucket: logsBucket, Prefix: "journeys/", Actions: rw},
+			{Bucket: logsBucket, Prefix: "journeys/", Actions: rw, Lifecycle: true},
 			{Bucket: reportsBucket, Prefix: "journeys/", Actions: rw},
 			{Bucket: backupsBucket, Prefix: "journeys/", Actions: []string{iam.S3GetObject, iam.S3PutObject}},
 		},
