@@ -64,9 +64,12 @@
 // patterns use on the table, transactions by their inner actions as IAM
 // authorizes them, and Query or Scan only on the indexes its patterns
 // read, each by name, in one region and account (iam.Placeholders by
-// default). Table creation is iam.Admin's policy, and a store's S3
-// statements come from its iam/policies description; cmd/datamodel writes
-// all of them under docs/<store>/. dynamotest.Enforce runs a store under a
+// default), with the S3 statements of the objects it is given
+// (PolicyOptions.Objects; Model.Objects for a Model, which cmd/datamodel
+// takes from the store's iam/policies description). The document's
+// validation checklist lists every statement by what it is on. Table
+// creation is iam.Admin's policy; cmd/datamodel writes all of them under
+// docs/<store>/. dynamotest.Enforce runs a store under a
 // policy and answers what it does not allow with AccessDeniedException.
 //
 // # Checking the estimates

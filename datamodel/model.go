@@ -2,6 +2,7 @@ package datamodel
 
 import (
 	"github.com/tablekit/tablekit/access"
+	"github.com/tablekit/tablekit/iam"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -31,9 +32,10 @@ type Model struct {
 	Attributes map[string][]string
 	// Estimate options: the service's own rates, averages, shards.
 	Options []func(*Options)
-	// PolicyTableName is the table name in the IAM policy's ARNs when it
-	// differs from Schema.Name (a wildcard over environments).
-	PolicyTableName string
+	// Objects are the S3 objects the store reads and writes (the Objects
+	// of its iam/policies description): its runtime policy, and the
+	// document's checklist, hold their statements beside the table's.
+	Objects []iam.Objects
 
 	Prose Prose
 	// Items are representative items (5-10), attribute name to the value

@@ -24,13 +24,17 @@ type PolicyOptions struct {
 	// Env gives the region and account of the ARNs. Default
 	// iam.Placeholders; a wildcard is refused (iam.ErrInvalidEnv).
 	Env iam.Env
+	// Objects are the S3 objects the store uses; their statements follow
+	// the table's (iam.Runtime).
+	Objects []iam.Objects
 }
 
-// PolicyFor is iam.Runtime for the table s alone, by the access patterns
-// ps: the item actions its patterns use on the table, and Query or Scan
-// only on the indexes its patterns read, each by name. Table creation is
-// iam.Admin's; the S3 statements of a store's blobs are in its
-// iam/policies description (cmd/datamodel writes all three under docs/).
+// PolicyFor is iam.Runtime for the table s, by the access patterns ps,
+// and the objects of PolicyOptions.Objects: the item actions its patterns
+// use on the table, Query or Scan only on the indexes its patterns read,
+// each by name, and the S3 statements of its objects. Table creation is
+// iam.Admin's (cmd/datamodel writes the runtime, admin and stream-consumer
+// policies of each store under docs/).
 func PolicyFor(s table.Schema, ps []access.Pattern, opts ...func(*PolicyOptions)) (Policy, error) {
 	o := PolicyOptions{Env: iam.Placeholders}
 	for _, f := range opts {
@@ -49,5 +53,5 @@ func PolicyFor(s table.Schema, ps []access.Pattern, opts ...func(*PolicyOptions)
 			return Policy{}, err
 		}
 	}
-	return iam.Runtime(o.Env, iam.Service{Tables: []iam.Table{{Schema: s, Patterns: ps}}})
+	return iam.Runtime(o.Env, iam.Service{Tables: []iam.Table{{Schema: s, Patterns: ps}}, Objects: o.Objects})
 }

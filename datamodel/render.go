@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/access"
+	"github.com/tablekit/tablekit/iam"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -46,9 +47,11 @@ func Render(ctx context.Context, m Model) ([]byte, error) {
 	return []byte(r.b.String()), nil
 }
 
-// Policy is the least-privilege IAM policy of the model's store.
+// Policy is the least-privilege runtime IAM policy of the model's store:
+// its table's statements and its objects', in iam.Placeholders' region
+// and account.
 func (m Model) Policy() (Policy, error) {
-	return PolicyFor(m.Schema, m.Patterns, func(o *PolicyOptions) { o.TableName = m.PolicyTableName })
+	return PolicyFor(m.Schema, m.Patterns, func(o *PolicyOptions) { o.Objects = m.Objects })
 }
 
 type renderer struct {
@@ -667,15 +670,10 @@ func (r *renderer) validation() {
 		r.p("- [ ] Access patterns without an average rate (billed at their peak): %s\n", strings.Join(r.est.Undeclared, ", "))
 	}
 	r.p("- [x] Cost estimates provided: %s/month on demand at the average rates, storage derived from %d declared entities\n", dollars(r.est.MonthlyCost), len(r.est.Storage))
-	var actions []string
+	r.p("- [x] Least-privilege IAM policy generated (`iam-policy.json`), every resource named:\n")
 	for _, st := range r.policy.Statement {
-		for _, a := range st.Action {
-			if !slices.Contains(actions, a) {
-				actions = append(actions, a)
-			}
-		}
+		r.p("  - %s: %s\n", policyResources(st), strings.Join(st.Action, ", "))
 	}
-	r.p("- [x] Least-privilege IAM policy generated (`iam-policy.json`): %s\n", strings.Join(actions, ", "))
 	all := true
 	for _, m := range r.ms {
 		all = all && m.Within(Tolerance)
@@ -693,4 +691,36 @@ func (r *renderer) validation() {
 			num(m.EstimatedRead), num(m.MeasuredRead), num(m.EstimatedWrite), num(m.MeasuredWrite), ok)
 	}
 	r.p("\n")
+}
+
+// policyResources says what a statement of a runtime policy is on: the
+// table, indexes by name, objects under a bucket prefix, or a bucket
+// listed only under the s3:prefix its condition allows.
+func policyResources(st Statement) string {
+	var out []string
+	for _, res := range st.Resource {
+		// Split by hand: a region or account may be a ${AWS::...}
+		// parameter, whose colons an ARN parser would take for fields.
+		_, table, isTable := strings.Cut(res, ":table/")
+		_, s3, isS3 := strings.Cut(res, ":s3:::")
+		switch {
+		case isTable && strings.HasPrefix(res, "arn:") && strings.Contains(res, ":dynamodb:"):
+			if name, index, ok := strings.Cut(table, "/index/"); ok {
+				out = append(out, "index "+code(index)+" of "+code(name))
+			} else {
+				out = append(out, "table "+code(table))
+			}
+		case isS3 && strings.Contains(s3, "/"):
+			out = append(out, "objects "+code(s3))
+		case isS3:
+			b := "bucket " + code(s3)
+			if prefixes := st.Condition[iam.StringLike][iam.S3Prefix]; len(prefixes) > 0 {
+				b += " only with s3:prefix " + code(strings.Join(prefixes, ", "))
+			}
+			out = append(out, b)
+		default:
+			out = append(out, code(res))
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/datamodel"
+	"github.com/tablekit/tablekit/iam"
 )
 
 func orderModel() datamodel.Model {
@@ -209,4 +210,31 @@ func TestProjectionsCompareAllIncludeAndKeysOnly(t *testing.T) {
 	// ByStatus's reader declares no attributes: no INCLUDE option.
 	assert.True(t, ps[1].Whole)
 	assert.Len(t, ps[1].Options, 2)
+}
+
+// TestRenderChecklistNamesEveryStatementOfThePolicy: the validation
+// checklist lists each statement of the runtime policy by what it is on:
+// the table, the index by name, the objects under the store's prefix and
+// the bucket listed only under that prefix.
+func TestRenderChecklistNamesEveryStatementOfThePolicy(t *testing.T) {
+	m := orderModel()
+	m.Objects = []iam.Objects{{Bucket: "order-files", Prefix: "orders/", Actions: []string{iam.S3GetObject, iam.S3PutObject, iam.S3ListBucket}}}
+	p, err := m.Policy()
+	require.NoError(t, err)
+	assert.Contains(t, p.Resources(), "arn:aws:s3:::order-files/orders/*", "the model's policy holds its objects")
+	out, err := datamodel.Render(context.Background(), m)
+	require.NoError(t, err)
+	doc := string(out)
+	for _, line := range []string{
+		"  - table `orders`: dynamodb:GetItem, dynamodb:PutItem, dynamodb:UpdateItem\n",
+		"  - index `GSI1` of `orders`: dynamodb:Query\n",
+		"  - objects `order-files/orders/*`: s3:GetObject, s3:PutObject\n",
+		"  - bucket `order-files` only with s3:prefix `orders/*`: s3:ListBucket\n",
+	} {
+		assert.Contains(t, doc, line)
+	}
+	m.Objects = nil
+	out, err = datamodel.Render(context.Background(), m)
+	require.NoError(t, err)
+	assert.NotContains(t, string(out), "s3:", "a store without objects has no S3 statement")
 }

@@ -90,9 +90,16 @@ func write(ctx context.Context, log io.Writer, dir string, ms []datamodel.Model)
 	return nil
 }
 
-// models are the four stores, in DESIGN.md's order.
+// models are the four stores, in DESIGN.md's order, each with the S3
+// objects of its iam/policies description (for its policy and checklist).
 func models() []datamodel.Model {
-	return []datamodel.Model{journeyModel(), jobsModel(), tasksModel(), pipelineModel()}
+	ms := []datamodel.Model{journeyModel(), jobsModel(), tasksModel(), pipelineModel()}
+	for i := range ms {
+		if svc, err := service(ms[i]); err == nil {
+			ms[i].Objects = svc.Objects
+		}
+	}
+	return ms
 }
 
 // readme is the index of the documents: one line per store with its
