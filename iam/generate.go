@@ -107,6 +107,11 @@ func Runtime(env Env, svc Service) (Policy, error) {
 			if !ap.Operation.IsRequest() {
 				return Policy{}, fmt.Errorf("%w: pattern %q: operation %q is not a request", ErrInvalidService, ap.Name, ap.Operation)
 			}
+			if ap.Operation == access.TransactWriteItems && len(ap.Items) == 0 {
+				// Granting every action a transaction may hold would give
+				// a store that only puts the right to delete.
+				return Policy{}, fmt.Errorf("%w: pattern %q: a write transaction must declare its items (Pattern.Items), whose actions the policy grants", ErrInvalidService, ap.Name)
+			}
 			for _, a := range actionsOf(ap) {
 				if ap.Index == "" {
 					tableActions[a] = true
@@ -184,16 +189,13 @@ func numbered(sid string, i int) string {
 
 // actionsOf lists the IAM actions one access pattern's requests need.
 // Transactions are authorized per action inside them (PutItem, UpdateItem,
-// DeleteItem, ConditionCheckItem; GetItem for TransactGetItems).
+// DeleteItem, ConditionCheckItem, by the pattern's Items, which Runtime
+// requires of a write transaction; GetItem for TransactGetItems).
 func actionsOf(ap access.Pattern) []string {
 	switch ap.Operation {
 	case access.TransactGetItems:
 		return []string{"dynamodb:GetItem"}
 	case access.TransactWriteItems:
-		if len(ap.Items) == 0 {
-			// Undeclared contents: every action a write transaction may hold.
-			return []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
-		}
 		var out []string
 		for _, it := range ap.Items {
 			op := it.Operation

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/iam"
 	"github.com/tablekit/tablekit/table"
 )
@@ -124,4 +125,15 @@ func TestBoolConditionMatchesTrueOrFalseOnly(t *testing.T) {
 	q, err := iam.Parse(p.JSON())
 	require.NoError(t, err)
 	assert.Equal(t, p, q)
+}
+
+func TestRuntimeRefusesAWriteTransactionWithoutItsItems(t *testing.T) {
+	s := table.Schema{Name: "t", PartitionKey: table.Attribute{Name: "PK", Type: "S"}}
+	_, err := iam.Runtime(iam.Placeholders, iam.Service{Tables: []iam.Table{{Schema: s,
+		Patterns: []access.Pattern{{Name: "Move", Operation: access.TransactWriteItems, ItemSize: 100, ItemsPerRequest: 2}}}}})
+	assert.ErrorIs(t, err, iam.ErrInvalidService, "undeclared contents would grant DeleteItem to a store that only puts")
+	p, err := iam.Runtime(iam.Placeholders, iam.Service{Tables: []iam.Table{{Schema: s,
+		Patterns: []access.Pattern{{Name: "Move", Operation: access.TransactWriteItems, Items: []access.Item{{Operation: access.PutItem}, {Operation: access.ConditionCheck}}}}}}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"dynamodb:ConditionCheckItem", "dynamodb:PutItem"}, p.Actions())
 }
