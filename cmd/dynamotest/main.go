@@ -12,6 +12,15 @@
 // unsigned requests, and -keys-file verifies Signature Version 4
 // signatures against the access keys it lists.
 //
+// -policy serves the database behind an IAM policy (a JSON document as IAM
+// takes it; package iam's subset), as dynamotest.Enforce does: every
+// request, PartiQL statements included, is authorized as AWS authorizes it
+// and a refused one is answered AccessDeniedException. The policy's ARNs
+// name the fake's region and account, us-east-1 and 000000000000
+// (dynamotest.Env), whatever region the client uses: test a service's
+// runtime policy, generated with iam.Runtime(dynamotest.Env, ...), from
+// any language.
+//
 // A request body is limited (-max-body) and so are the bodies of all
 // requests in flight together (-memory-budget: beyond it requests are
 // throttled, and SDKs retry them); requests that are read too slowly are
@@ -40,6 +49,7 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/iam"
 )
 
 // shutdownGrace bounds how long a shutdown waits for requests in flight.
@@ -55,6 +65,7 @@ type config struct {
 	memoryBudget       int64
 	readTimeout        time.Duration
 	idleTimeout        time.Duration
+	policyFile         string
 }
 
 func defaultConfig() config {
@@ -72,6 +83,7 @@ func main() {
 	flag.Int64Var(&c.memoryBudget, "memory-budget", c.memoryBudget, "`bytes` of request bodies held at once by all requests in flight")
 	flag.DurationVar(&c.readTimeout, "read-timeout", c.readTimeout, "time to read a whole request, body included")
 	flag.DurationVar(&c.idleTimeout, "idle-timeout", c.idleTimeout, "time an idle keep-alive connection is kept")
+	flag.StringVar(&c.policyFile, "policy", "", "IAM policy `file` (JSON) every request is authorized against, with the fake's region and account in its ARNs")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: dynamotest [flags]\n\nServes an in-memory DynamoDB over HTTP.\n\n")
 		flag.PrintDefaults()
@@ -109,12 +121,28 @@ func run(ctx context.Context, c config, out io.Writer, logger *slog.Logger) erro
 		}
 		opts = append(opts, dynamotest.Keys(keys))
 	}
+	handler := dynamotest.NewHandler(dynamotest.New(), opts...)
+	if c.policyFile != "" {
+		data, err := os.ReadFile(c.policyFile)
+		if err != nil {
+			return err
+		}
+		policy, err := iam.Parse(data)
+		if err != nil {
+			return fmt.Errorf("-policy %s: %w", c.policyFile, err)
+		}
+		enforced, err := dynamotest.Enforce(dynamotest.New(), policy)
+		if err != nil {
+			return fmt.Errorf("-policy %s: %w", c.policyFile, err)
+		}
+		handler = enforced.Handler(opts...)
+	}
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:     dynamotest.NewHandler(dynamotest.New(), opts...),
+		Handler:     handler,
 		ReadTimeout: c.readTimeout,
 		IdleTimeout: c.idleTimeout,
 		ErrorLog:    slog.NewLogLogger(logger.Handler(), slog.LevelWarn),

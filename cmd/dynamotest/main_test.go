@@ -155,3 +155,50 @@ func TestRunRefusesABadKeysFile(t *testing.T) {
 	c.keysFile = filepath.Join(dir, "missing")
 	assert.Error(t, run(context.Background(), c, io.Discard, slog.Default()))
 }
+
+// TestRunPolicyAuthorizesEveryRequestPartiQLIncluded: with -policy, a
+// request the policy does not allow is AccessDeniedException, by the
+// statement's PartiQL action too; a bad policy file stops the command.
+func TestRunPolicyAuthorizesEveryRequestPartiQLIncluded(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "policy.json")
+	arn := "arn:aws:dynamodb:us-east-1:000000000000:table/jobs"
+	require.NoError(t, os.WriteFile(path, []byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow",
+		"Action":["dynamodb:CreateTable","dynamodb:PutItem","dynamodb:PartiQLSelect"],"Resource":"`+arn+`"}]}`), 0o600))
+	c := onFreePort()
+	c.policyFile = path
+	url, _ := startRun(t, c)
+	db := client(url, "any", "thing")
+	ctx := context.Background()
+	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("jobs"),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+	})
+	require.NoError(t, err)
+	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("jobs"), Item: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "1"}}})
+	require.NoError(t, err)
+	out, err := db.ExecuteStatement(ctx, &dynamodb.ExecuteStatementInput{Statement: aws.String(`SELECT * FROM "jobs" WHERE id = '1'`)})
+	require.NoError(t, err)
+	assert.Len(t, out.Items, 1)
+	for name, call := range map[string]func() error{
+		"dynamodb:PartiQLDelete": func() error {
+			_, err := db.ExecuteStatement(ctx, &dynamodb.ExecuteStatementInput{Statement: aws.String(`DELETE FROM "jobs" WHERE id = '1'`)})
+			return err
+		},
+		"dynamodb:GetItem": func() error {
+			_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "1"}}})
+			return err
+		},
+	} {
+		var api smithy.APIError
+		require.ErrorAs(t, call(), &api, name)
+		assert.Equal(t, "AccessDeniedException", api.ErrorCode(), name)
+		assert.Contains(t, api.ErrorMessage(), "perform: "+name+" on resource: "+arn, name)
+	}
+
+	require.NoError(t, os.WriteFile(path, []byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","NotAction":"dynamodb:*","Resource":"*"}]}`), 0o600))
+	err = run(context.Background(), c, io.Discard, slog.Default())
+	assert.ErrorContains(t, err, "-policy", "a policy the fake cannot enforce faithfully is refused")
+}
