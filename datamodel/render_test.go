@@ -228,7 +228,7 @@ func TestRenderChecklistNamesEveryStatementOfThePolicy(t *testing.T) {
 	for _, line := range []string{
 		"  - table `orders`: dynamodb:GetItem, dynamodb:PutItem, dynamodb:UpdateItem\n",
 		"  - index `GSI1` of `orders`: dynamodb:Query\n",
-		"  - objects `order-files/orders/*`: s3:GetObject, s3:PutObject\n",
+		"  - objects `order-files/orders/*`: s3:AbortMultipartUpload, s3:GetObject, s3:PutObject\n",
 		"  - bucket `order-files` only with s3:prefix `orders/*`: s3:ListBucket\n",
 	} {
 		assert.Contains(t, doc, line)

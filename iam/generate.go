@@ -54,6 +54,12 @@ const (
 	S3PutObject    = "s3:PutObject"
 	S3DeleteObject = "s3:DeleteObject"
 	S3ListBucket   = "s3:ListBucket"
+
+	// S3AbortMultipartUpload is granted with S3PutObject: a Put larger
+	// than one part is a multipart upload (blobstore's S3), which is
+	// aborted when a part fails; without it the abort is denied and the
+	// parts stay, billed, until a lifecycle rule removes them.
+	S3AbortMultipartUpload = "s3:AbortMultipartUpload"
 )
 
 // S3Prefix is the condition key of a ListBucket request's prefix.
@@ -163,6 +169,9 @@ func Runtime(env Env, svc Service) (Policy, error) {
 			default:
 				return Policy{}, fmt.Errorf("%w: objects in %s/%s: action %q is not one a blob store takes", ErrInvalidService, o.Bucket, o.Prefix, a)
 			}
+		}
+		if slices.Contains(objActions, S3PutObject) {
+			objActions = append(objActions, S3AbortMultipartUpload)
 		}
 		sort.Strings(objActions)
 		if len(objActions) > 0 {

@@ -137,3 +137,13 @@ func TestRuntimeRefusesAWriteTransactionWithoutItsItems(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"dynamodb:ConditionCheckItem", "dynamodb:PutItem"}, p.Actions())
 }
+
+func TestRuntimeLetsAFailedMultipartPutAbortItsParts(t *testing.T) {
+	p, err := iam.Runtime(iam.Placeholders, iam.Service{Objects: []iam.Objects{
+		{Bucket: "w", Prefix: "out/", Actions: []string{iam.S3PutObject}},
+		{Bucket: "r", Prefix: "in/", Actions: []string{iam.S3GetObject}}}})
+	require.NoError(t, err)
+	assert.True(t, p.Allows(iam.Request{Action: iam.S3AbortMultipartUpload, Resource: "arn:aws:s3:::w/out/big.bin"}))
+	assert.False(t, p.Allows(iam.Request{Action: iam.S3AbortMultipartUpload, Resource: "arn:aws:s3:::w/other/big.bin"}))
+	assert.False(t, p.Allows(iam.Request{Action: iam.S3AbortMultipartUpload, Resource: "arn:aws:s3:::r/in/big.bin"}), "a store that only reads uploads nothing")
+}

@@ -97,6 +97,9 @@ func (h *harness) checkNoDenials() {
 
 // checkEveryGrantUsed: each action on each resource the policy allows was
 // taken by some flow, so the policy grants nothing the store does not do.
+// s3:AbortMultipartUpload counts as used where s3:PutObject is: it is the
+// failure path of a multipart Put on S3, which the memory store never
+// takes.
 func (h *harness) checkEveryGrantUsed() {
 	h.t.Helper()
 	h.mu.Lock()
@@ -106,8 +109,12 @@ func (h *harness) checkEveryGrantUsed() {
 		for _, a := range st.Action {
 			for _, res := range st.Resource {
 				used := false
+				want := a
+				if a == iam.S3AbortMultipartUpload {
+					want = iam.S3PutObject
+				}
 				for _, r := range h.allowed {
-					if strings.EqualFold(r.Action, a) && iam.Match(res, r.Resource) {
+					if strings.EqualFold(r.Action, want) && iam.Match(res, r.Resource) {
 						used = true
 						break
 					}
