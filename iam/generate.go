@@ -89,7 +89,8 @@ const (
 // actions, as IAM authorizes them: there is no TransactWriteItems action);
 // Query or Scan only on the indexes its patterns read, each index by name;
 // the object actions under each prefix, and ListBucket restricted to that
-// prefix by an s3:prefix condition. Every ARN names env's region and
+// prefix by an s3:prefix condition; for a table encrypted with a customer
+// managed key, KeyUseActions on that key's ARN through DynamoDB only. Every ARN names env's region and
 // account and one table: never a wildcard. Table creation and changes are
 // not here but in Admin.
 func Runtime(env Env, svc Service) (Policy, error) {
@@ -153,6 +154,13 @@ func Runtime(env Env, svc Service) (Policy, error) {
 			sort.Strings(res)
 			p.Statement = append(p.Statement, Statement{Sid: numbered(SidIndexes, ti*10+i), Effect: Allow, Action: sets[k], Resource: res})
 		}
+	}
+	keys, err := customerKeys(env, svc.Tables)
+	if err != nil {
+		return Policy{}, err
+	}
+	if len(keys) > 0 {
+		p.Statement = append(p.Statement, keyStatement(env, keys, KeyUseActions))
 	}
 	for i, o := range svc.Objects {
 		if o.Bucket == "" || o.Prefix == "" || !strings.HasSuffix(o.Prefix, "/") {
@@ -253,6 +261,42 @@ var KMSActions = []string{
 	"kms:ReEncrypt*",
 }
 
+// KeyUseActions are what a principal that reads and writes items of a
+// table encrypted with a customer managed key needs on the key: DynamoDB
+// decrypts the table key with kms:Decrypt on behalf of the principal
+// accessing the table (the AWS KMS developer guide, "How Amazon DynamoDB
+// uses AWS KMS", whose CloudTrail example names that principal). Whether
+// the identity policy must grant it depends on the key policy; granting
+// it here, through DynamoDB only, works with a key policy that delegates
+// to IAM.
+var KeyUseActions = []string{"kms:Decrypt"}
+
+// customerKeys lists the ARNs of the customer managed keys of tables,
+// sorted and without repeats.
+func customerKeys(env Env, tables []Table) ([]string, error) {
+	var keys []string
+	for _, t := range tables {
+		if e := t.Schema.Provisioning.Encryption; e.KMS && e.KMSKeyID != "" {
+			arn, err := env.KeyARN(e.KMSKeyID)
+			if err != nil {
+				return nil, fmt.Errorf("%w: table %s: %w", ErrInvalidService, t.Schema.Name, err)
+			}
+			if !slices.Contains(keys, arn) {
+				keys = append(keys, arn)
+			}
+		}
+	}
+	sort.Strings(keys)
+	return keys, nil
+}
+
+// keyStatement allows actions on keys only when DynamoDB makes the
+// request (kms:ViaService): the key cannot be used directly.
+func keyStatement(env Env, keys, actions []string) Statement {
+	return Statement{Sid: SidKey, Effect: Allow, Action: append(Strings(nil), actions...), Resource: keys,
+		Condition: Condition{StringEquals: {KMSViaService: Strings{"dynamodb." + env.Region + ".amazonaws.com"}}}}
+}
+
 // LifecycleActions are what setting a bucket's lifecycle rules takes
 // (blobstore's (*S3).ApplyLifecycle, PutBucketLifecycleConfiguration).
 // tablekit never reads the configuration back, so
@@ -285,22 +329,17 @@ func Admin(env Env, svc Service) (Policy, error) {
 	if len(svc.Tables) == 0 {
 		return Policy{}, fmt.Errorf("%w: Admin needs a table", ErrInvalidService)
 	}
-	var tables, keys, buckets []string
+	var tables, buckets []string
 	for _, t := range svc.Tables {
 		n := t.Schema.Name
 		if n == "" || strings.ContainsAny(n, "*?") {
 			return Policy{}, fmt.Errorf("%w: table name %q: an admin policy names its tables", ErrInvalidService, n)
 		}
 		tables = append(tables, env.TableARN(n))
-		if e := t.Schema.Provisioning.Encryption; e.KMS && e.KMSKeyID != "" {
-			arn, err := env.KeyARN(e.KMSKeyID)
-			if err != nil {
-				return Policy{}, fmt.Errorf("%w: table %s: %w", ErrInvalidService, n, err)
-			}
-			if !slices.Contains(keys, arn) {
-				keys = append(keys, arn)
-			}
-		}
+	}
+	keys, err := customerKeys(env, svc.Tables)
+	if err != nil {
+		return Policy{}, err
 	}
 	for _, o := range svc.Objects {
 		if !o.Lifecycle {
@@ -316,9 +355,7 @@ func Admin(env Env, svc Service) (Policy, error) {
 	sort.Strings(tables)
 	p := Policy{Version: Version, Statement: []Statement{{Sid: SidAdmin, Effect: Allow, Action: append(Strings(nil), AdminActions...), Resource: tables}}}
 	if len(keys) > 0 {
-		sort.Strings(keys)
-		p.Statement = append(p.Statement, Statement{Sid: SidKey, Effect: Allow, Action: append(Strings(nil), KMSActions...), Resource: keys,
-			Condition: Condition{StringEquals: {KMSViaService: Strings{"dynamodb." + env.Region + ".amazonaws.com"}}}})
+		p.Statement = append(p.Statement, keyStatement(env, keys, KMSActions))
 	}
 	if len(buckets) > 0 {
 		sort.Strings(buckets)

@@ -107,3 +107,24 @@ func TestAdminPolicyScopesTheKeyAndTheLifecycle(t *testing.T) {
 	assert.Equal(t, iam.Strings{"s3:PutLifecycleConfiguration"}, p.Statement[1].Action)
 	assert.Equal(t, iam.Strings{"arn:aws:s3:::" + journey.DefaultLogsBucket}, p.Statement[1].Resource)
 }
+
+// TestRuntimePolicyMayDecryptTheTablesKeyThroughDynamoDBOnly: a store on a
+// table with a customer managed key gets kms:Decrypt on that key alone,
+// usable only through DynamoDB; CreateGrant and the rest stay the admin's.
+func TestRuntimePolicyMayDecryptTheTablesKeyThroughDynamoDBOnly(t *testing.T) {
+	env := iam.Env{Region: "eu-west-1", Account: "123456789012"}
+	key := "arn:aws:kms:eu-west-1:123456789012:key/" + keyID
+	p, err := iam.Runtime(env, provisioned(keyID))
+	require.NoError(t, err)
+	via := map[string]string{iam.KMSViaService: "dynamodb.eu-west-1.amazonaws.com"}
+	assert.True(t, p.Allows(iam.Request{Action: "kms:Decrypt", Resource: key, Context: via}))
+	assert.False(t, p.Allows(iam.Request{Action: "kms:Decrypt", Resource: key}), "directly")
+	assert.False(t, p.Allows(iam.Request{Action: "kms:CreateGrant", Resource: key, Context: via}), "the admin's")
+	_, err = iam.Runtime(env, provisioned("alias/tablekit"))
+	assert.ErrorIs(t, err, iam.ErrInvalidService)
+	p, err = iam.Runtime(env, provisioned(""))
+	require.NoError(t, err)
+	for _, a := range p.Actions() {
+		assert.False(t, strings.HasPrefix(a, "kms:"), "the AWS managed key needs no grant: %s", a)
+	}
+}
