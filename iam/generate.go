@@ -375,16 +375,20 @@ var StreamActions = []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "
 // updates.
 var LeaseActions = []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}
 
-// StreamConsumer is the policy of a changes.Consumer of tableName's stream
-// keeping its leases in leaseTable: StreamActions on the table's streams
-// (every stream label, so the consumer follows the table when its stream
-// is turned off and on), DescribeTable on the table (to find its latest
-// stream) and LeaseActions on the lease table. Creating the lease table is
-// Admin's (Admin(env, leaseTable)).
-func StreamConsumer(env Env, tableName, leaseTable string) (Policy, error) {
+// StreamConsumer is the policy of a changes.Consumer of the source table's
+// stream keeping its leases in leaseTable: StreamActions on the table's
+// streams (every stream label, so the consumer follows the table when its
+// stream is turned off and on), DescribeTable on the table (to find its
+// latest stream), LeaseActions on the lease table and, when the source is
+// encrypted with a customer managed key, KeyUseActions on that key through
+// DynamoDB (a stream is encrypted with its table's key). Creating the
+// lease table is Admin's (its Service's Tables holding
+// changes.LeaseSchema(leaseTable)).
+func StreamConsumer(env Env, source table.Schema, leaseTable string) (Policy, error) {
 	if err := env.Check(); err != nil {
 		return Policy{}, err
 	}
+	tableName := source.Name
 	for _, n := range []string{tableName, leaseTable} {
 		if n == "" || strings.ContainsAny(n, "*?") {
 			return Policy{}, fmt.Errorf("%w: table name %q: a consumer policy names its tables", ErrInvalidService, n)
@@ -395,5 +399,12 @@ func StreamConsumer(env Env, tableName, leaseTable string) (Policy, error) {
 		{Sid: SidSource, Effect: Allow, Action: Strings{"dynamodb:DescribeTable"}, Resource: Strings{env.TableARN(tableName)}},
 		{Sid: SidLeases, Effect: Allow, Action: append(Strings(nil), LeaseActions...), Resource: Strings{env.TableARN(leaseTable)}},
 	}}
+	keys, err := customerKeys(env, []Table{{Schema: source}})
+	if err != nil {
+		return Policy{}, err
+	}
+	if len(keys) > 0 {
+		p.Statement = append(p.Statement, keyStatement(env, keys, KeyUseActions))
+	}
 	return p, p.Validate()
 }

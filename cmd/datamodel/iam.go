@@ -61,7 +61,7 @@ func policyDocs(m datamodel.Model, env iam.Env) (map[string]iam.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	consumer, err := iam.StreamConsumer(env, m.Schema.Name, changes.DefaultLeaseTable)
+	consumer, err := iam.StreamConsumer(env, m.Schema, changes.DefaultLeaseTable)
 	if err != nil {
 		return nil, err
 	}

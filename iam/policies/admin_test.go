@@ -127,4 +127,12 @@ func TestRuntimePolicyMayDecryptTheTablesKeyThroughDynamoDBOnly(t *testing.T) {
 	for _, a := range p.Actions() {
 		assert.False(t, strings.HasPrefix(a, "kms:"), "the AWS managed key needs no grant: %s", a)
 	}
+
+	// A stream is encrypted with its table's key: its consumer decrypts too.
+	c, err := iam.StreamConsumer(env, provisioned(keyID).Tables[0].Schema, changes.DefaultLeaseTable)
+	require.NoError(t, err)
+	assert.True(t, c.Allows(iam.Request{Action: "kms:Decrypt", Resource: key, Context: via}))
+	assert.False(t, c.Allows(iam.Request{Action: "kms:Decrypt", Resource: key}))
+	_, err = iam.StreamConsumer(env, provisioned("alias/x").Tables[0].Schema, changes.DefaultLeaseTable)
+	assert.ErrorIs(t, err, iam.ErrInvalidService)
 }

@@ -209,7 +209,7 @@ func TestChangesConsumerRunsUnderItsPolicy(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, changes.LeaseSchema(changes.DefaultLeaseTable).EnsureTable(ctx, adminDB))
 
-	policy, err := iam.StreamConsumer(dynamotest.Env, "queue", changes.DefaultLeaseTable)
+	policy, err := iam.StreamConsumer(dynamotest.Env, tasks.Schema("queue"), changes.DefaultLeaseTable)
 	require.NoError(t, err)
 	var denied []string
 	var allowed []iam.Request
