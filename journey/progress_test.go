@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/internal/testenv"
@@ -191,7 +192,8 @@ func indexOf(list []string, s string) int {
 func TestProgressIntegrationEventsFromDynamoDBLocalsStream(t *testing.T) {
 	ep := testenv.DynamoDBEndpoint(t)
 	ctx := context.Background()
-	s := localStore(t)
+	backups := blobstore.NewMemory()
+	s := localStore(t, WithBackups(backups))
 	db := testenv.DynamoDB(t)
 	leases := testenv.TableName(t, "journey-progress-leases")
 	t.Cleanup(func() {
@@ -209,34 +211,64 @@ func TestProgressIntegrationEventsFromDynamoDBLocalsStream(t *testing.T) {
 	require.NoError(t, err)
 	job, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-STREAM", StageID: "only"})
 	require.NoError(t, err)
+	backup := func() []byte {
+		t.Helper()
+		info, err := s.Backups().Export(ctx, "JRN-STREAM")
+		require.NoError(t, err)
+		rc, _, err := backups.Get(ctx, info.Key)
+		require.NoError(t, err)
+		defer rc.Close()
+		b, err := io.ReadAll(rc)
+		require.NoError(t, err)
+		return b
+	}
+	running := backup()
 	_, err = s.Jobs().Finish(ctx, job.Ref(), Finish{Status: JobCompleted})
 	require.NoError(t, err)
+	done := backup()
 
+	// follow reads the stream until it has delivered n events.
+	follow := func(n int) []string {
+		t.Helper()
+		var got []string
+		deadline := time.Now().Add(20 * time.Second)
+		for len(got) < n {
+			require.True(t, time.Now().Before(deadline), "the stream delivered %v within 20s", got)
+			k, err := c.Step(ctx, func(_ context.Context, batch []changes.Change[table.Item]) error {
+				for _, ch := range batch {
+					events, err := ProgressEvents(ch)
+					if err != nil {
+						return err
+					}
+					for _, ev := range events {
+						got = append(got, fmt.Sprintf("%s %s/%s/%s", ev.Kind, ev.JourneyID, ev.StageID, ev.JobID))
+					}
+				}
+				return nil
+			})
+			require.NoError(t, err)
+			if k == 0 {
+				time.Sleep(50 * time.Millisecond) // DynamoDB Local publishes records after a short delay
+			}
+		}
+		return got
+	}
 	want := []string{"jobStarted JRN-STREAM/only/" + job.JobID, "jobCompleted JRN-STREAM/only/" + job.JobID,
 		"stageCompleted JRN-STREAM/only/", "journeyCompleted JRN-STREAM//"}
-	var got []string
-	deadline := time.Now().Add(20 * time.Second)
-	for len(got) < len(want) {
-		require.True(t, time.Now().Before(deadline), "the stream delivered %v within 20s", got)
-		n, err := c.Step(ctx, func(_ context.Context, batch []changes.Change[table.Item]) error {
-			for _, ch := range batch {
-				events, err := ProgressEvents(ch)
-				if err != nil {
-					return err
-				}
-				for _, ev := range events {
-					got = append(got, fmt.Sprintf("%s %s/%s/%s", ev.Kind, ev.JourneyID, ev.StageID, ev.JobID))
-				}
-			}
-			return nil
-		})
-		require.NoError(t, err)
-		if n == 0 {
-			time.Sleep(50 * time.Millisecond) // DynamoDB Local publishes records after a short delay
-		}
-	}
+	got := follow(len(want))
 	assert.ElementsMatch(t, want, got)
 	assert.Equal(t, "jobStarted JRN-STREAM/only/"+job.JobID, got[0], "the job's start comes before its finish")
+
+	// Two imports over the journey, the second restoring the finished
+	// journey over the running one the first restored: one journeyRestored
+	// each, no job, stage or journey move.
+	_, err = s.Backups().ImportFrom(ctx, "JRN-STREAM", bytes.NewReader(running), Overwrite())
+	require.NoError(t, err)
+	_, err = s.Backups().ImportFrom(ctx, "JRN-STREAM", bytes.NewReader(done), Overwrite())
+	require.NoError(t, err)
+	// The restored events come from the last writes of each import; the
+	// items' changes were published before them.
+	assert.Equal(t, []string{"journeyRestored JRN-STREAM//", "journeyRestored JRN-STREAM//"}, follow(2), "two imports")
 }
 
 // TestProgressEventsReportAnImportAsOneRestoredEvent: an import reports
