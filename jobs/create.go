@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-
 	"github.com/tablekit/tablekit/observe"
 	"github.com/tablekit/tablekit/table"
 )
@@ -108,15 +106,12 @@ func (s *Store) Create(ctx context.Context, in CreateInput) (job *Job, created b
 	}
 	// A job whose ttl has passed is gone for this package, and gives its
 	// key back.
-	ttl := expression.Name(attrTTL)
-	free := expression.AttributeNotExists(expression.Name(attrJobID)).
-		Or(expression.AttributeExists(ttl).And(ttl.LessThanEqual(expression.Value(now.Unix()))))
-	err = s.t.Put(ctx, item, table.If(free), table.ItemOnConditionFailure())
+	err = s.t.Put(ctx, item, table.IfNotExistsOrExpired(attrTTL, now), table.ItemOnConditionFailure())
 	if err == nil {
 		return job, true, nil
 	}
 	var te *table.Error
-	if !errors.Is(err, table.ErrConditionFailed) || !errors.As(err, &te) || len(te.Item) == 0 {
+	if !errors.Is(err, table.ErrAlreadyExists) || !errors.As(err, &te) || len(te.Item) == 0 {
 		return nil, false, fmt.Errorf("jobs: create job for user %q, idempotency key %q: %w", in.UserID, in.IdempotencyKey, err)
 	}
 	stored, err := s.jobFromStored(ctx, te.Item)
