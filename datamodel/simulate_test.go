@@ -2,28 +2,27 @@ package datamodel_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/access"
-	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/dynamotest"
-	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/table"
-	"github.com/tablekit/tablekit/tasks"
 )
 
-// The tests in this file prove the hot-partition analysis by running it:
+// The simulations (simulate_<store>_test.go, helpers here) prove the
+// hot-partition analysis by running it:
 // each drives a store on dynamotest with its partitions limited as
 // DynamoDB limits them (dynamotest.LimitPartitions: 3,000 RCU and 1,000
 // WCU a second per key value, burst credit, on the fake's clock), at the
@@ -137,222 +136,154 @@ func rateOf(t *testing.T, ps []access.Pattern, name string) float64 {
 	return 0
 }
 
-// throttled reports whether err is a throttle, and fails the test on any
-// other error.
-func throttled(t *testing.T, err error) bool {
+// simAPI is the limiter as a store sees it in a simulation: a batch that
+// comes back throttled, or with items left unprocessed, cancels the store
+// call's context, so that table's batch retries (which back off on the
+// wall clock, which a simulation never waits for) stop at once. The
+// limiter has counted the throttle by then.
+type simAPI struct {
+	*dynamotest.PartitionLimiter
+	cancel context.CancelFunc
+}
+
+func (a *simAPI) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	out, err := a.PartitionLimiter.BatchWriteItem(ctx, in, opts...)
+	if err != nil || len(out.UnprocessedItems) > 0 {
+		a.cancel()
+	}
+	return out, err
+}
+
+func (a *simAPI) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	out, err := a.PartitionLimiter.BatchGetItem(ctx, in, opts...)
+	if err != nil || len(out.UnprocessedKeys) > 0 {
+		a.cancel()
+	}
+	return out, err
+}
+
+// sim is one simulation: a fake with limited partitions, its clock at
+// simStart, and the store calls made on it.
+type sim struct {
+	t   *testing.T
+	db  *dynamotest.DB
+	l   *dynamotest.PartitionLimiter
+	api *simAPI
+	// throttled counts the store calls the limiter refused a request of.
+	throttled int
+	// entities are the ids the simulation sent its per-entity traffic to,
+	// by template placeholder ("journeyId").
+	entities map[string]string
+}
+
+// instantiate names a per-entity template as the simulation's key value:
+// JOURNEY#{journeyId} is JOURNEY#<the journey it used>.
+func (s *sim) instantiate(k partitionKey) partitionKey {
+	var pairs []string
+	for _, name := range slices.Sorted(maps.Keys(s.entities)) {
+		pairs = append(pairs, "{"+name+"}", s.entities[name])
+	}
+	k.Partition = strings.NewReplacer(pairs...).Replace(k.Partition)
+	return k
+}
+
+func newSim(t *testing.T) *sim {
 	t.Helper()
-	if err == nil {
-		return false
-	}
-	require.ErrorIs(t, err, table.ErrThrottled)
-	return true
-}
-
-// tasksShards is the WithPartitions option that tells datamodel the
-// pending and processing partitions are split over n shards, as
-// tasks.Shards(n) splits them.
-func tasksShards(ps []access.Pattern, n int) map[string]int {
-	shards := map[string]int{}
-	for _, ap := range ps {
-		if strings.HasPrefix(ap.Partition, "STATUS#PENDING") || strings.HasPrefix(ap.Partition, "STATUS#PROCESSING") ||
-			strings.Contains(fmt.Sprint(ap.Items, ap.IndexWrites), "STATUS#P") {
-			shards[ap.Name] = n
-		}
-	}
-	return shards
-}
-
-// driven is the tasks patterns runTasks drives: all but the rarer ends of
-// a lease (fail, release, expiry), which it does not send, so that
-// datamodel estimates the load the simulation makes.
-func driven(ps []access.Pattern) []access.Pattern {
-	var out []access.Pattern
-	for _, ap := range ps {
-		if ap.Name != "Fail, release or expire task" {
-			out = append(out, ap)
-		}
-	}
-	return out
-}
-
-// runTasks drives a tasks store at seed 003's declared peak: every 100 ms
-// of the fake's clock, the tick's share of submissions, claims (each
-// claimed task heartbeaten at the declared heartbeat rate and completed),
-// metadata and history reads. It returns how many requests were throttled.
-func runTasks(t *testing.T, shards, seconds int, scale float64) (*dynamotest.PartitionLimiter, int) {
-	ctx := context.Background()
 	db, l := simDB(t)
-	s, err := tasks.NewStore(l, nil, tasks.Clock(db.Now), tasks.Shards(shards),
-		func(o *tasks.Options) { o.Table = append(o.Table, noRetries) })
-	require.NoError(t, err)
-	require.NoError(t, s.EnsureTable(ctx))
-	ps := tasks.Patterns()
-	submit, claim := scale*rateOf(t, ps, "Submit: META"), scale*rateOf(t, ps, "Claim task (atomic)")
-	heartbeat, reads := scale*rateOf(t, ps, "Heartbeat"), scale*rateOf(t, ps, "Get task metadata")
-	const tick = 100 * time.Millisecond
-	pace := pacer{}
-	throttles := 0
-	var last string
-	for range seconds * int(time.Second/tick) {
-		db.Advance(tick)
-		for range pace.take("submit", submit, tick) {
-			task, _, err := s.Submit(ctx, tasks.SubmitInput{Payload: []byte("resize image")})
-			if throttled(t, err) {
-				throttles++
-				continue
-			}
-			last = task.ID
-		}
-		beats := pace.take("heartbeat", heartbeat, tick)
-		for i := range pace.take("claim", claim, tick) {
-			c, err := s.Claim(ctx, fmt.Sprint("worker-", i))
-			if errors.Is(err, tasks.ErrNoTask) {
-				continue
-			}
-			if throttled(t, err) {
-				throttles++
-				continue
-			}
-			lease := c.Lease
-			if i < beats {
-				if lease, err = s.Heartbeat(ctx, c.Lease); throttled(t, err) {
-					throttles++
-					continue
-				}
-			}
-			if throttled(t, s.Complete(ctx, lease, []byte("done"))) {
-				throttles++
-			}
-		}
-		for range pace.take("read", reads, tick) {
-			if last == "" {
-				continue
-			}
-			if _, err := s.Get(ctx, last); throttled(t, err) {
-				throttles++
-			}
-			if _, err := s.History(ctx, last); throttled(t, err) {
-				throttles++
-			}
-		}
+	return &sim{t: t, db: db, l: l, api: &simAPI{PartitionLimiter: l, cancel: func() {}}}
+}
+
+// refused is how many requests the limiter has refused so far.
+func (s *sim) refused() int {
+	n := 0
+	for _, th := range s.l.Throttles() {
+		n += th.Reads + th.Writes
 	}
-	return l, throttles
+	return n
 }
 
-// TestTasksAtSeedPeakThrottlesExactlyThePartitionsDatamodelCallsHot: on
-// one shard GSI1's STATUS#PENDING and STATUS#PROCESSING take about a
-// partition's 1,000 WCU at seed 003's 500 tasks a second (each move writes
-// the index entry once, now that submit, claim and complete are
-// single-item writes); at half as much again both are over, datamodel
-// says so, and the fake throttles them and nothing else.
-func TestTasksAtSeedPeakThrottlesExactlyThePartitionsDatamodelCallsHot(t *testing.T) {
-	const scale = 1.5
-	s, ps := tasks.Schema(tasks.DefaultTableName), driven(tasks.Patterns())
-	rates := map[string]float64{}
-	for _, ap := range ps {
-		rates[ap.Name] = scale * ap.RatePerSecond
+// call runs one store call and reports whether the limiter refused any of
+// its requests (the call's error is then the throttle's, or the
+// cancellation that stopped its retries); any other error fails the test.
+func (s *sim) call(f func(ctx context.Context) error) bool {
+	s.t.Helper()
+	before := s.refused()
+	ctx, cancel := context.WithCancel(context.Background())
+	s.api.cancel = cancel
+	err := f(ctx)
+	cancel()
+	if s.refused() > before {
+		s.throttled++
+		return true
 	}
-	est, err := datamodel.EstimateSchema(s, ps, datamodel.WithPartitions(tasksShards(ps, 1)), datamodel.WithRates(rates))
-	require.NoError(t, err)
-	hot := hotSet(est)
-	require.NotEmpty(t, hot, "datamodel finds the single-shard queue hot")
-
-	l, throttles := runTasks(t, 1, simSeconds(t, est), scale)
-	assert.Positive(t, throttles)
-	assert.Equal(t, hot, throttledSet(est, l), "the partitions that throttled are the ones datamodel calls hot")
+	require.NoError(s.t, err)
+	return false
 }
 
-// TestShardedTasksAtSeedPeakDoNotThrottle: with the shards datamodel's
-// remedy asks for, it calls nothing hot, and the fake throttles nothing.
-func TestShardedTasksAtSeedPeakDoNotThrottle(t *testing.T) {
-	s, ps := tasks.Schema(tasks.DefaultTableName), driven(tasks.Patterns())
-	const shards = 4
-	est, err := datamodel.EstimateSchema(s, ps, datamodel.WithPartitions(tasksShards(ps, shards)))
-	require.NoError(t, err)
-	require.Empty(t, hotSet(est), "datamodel: %d shards hold the seed's rate", shards)
+// simTick is the simulations' step of the fake's clock.
+const simTick = 100 * time.Millisecond
 
-	single, err := datamodel.EstimateSchema(s, ps, datamodel.WithPartitions(tasksShards(ps, 1)))
-	require.NoError(t, err)
-	l, throttles := runTasks(t, shards, simSeconds(t, single), 1)
-	assert.Zero(t, throttles)
-	assert.Empty(t, throttledSet(est, l))
-}
-
-// runJobs drives a jobs store at its declared peaks multiplied by scale:
-// every 100 ms, the tick's share of creates, polls (spread over the jobs,
-// as clients poll their own), user and admin lists, and the moves of the
-// jobs created (processing, a heartbeat, editing, completed).
-func runJobs(t *testing.T, scale float64, seconds int) *dynamotest.PartitionLimiter {
-	ctx := context.Background()
-	db, l := simDB(t)
-	s, err := jobs.NewStore(l, blobstore.NewMemory(), jobs.Clock(db.Now),
-		func(o *jobs.Options) { o.Table = append(o.Table, noRetries) })
-	require.NoError(t, err)
-	require.NoError(t, s.EnsureTable(ctx))
-	ps := jobs.Patterns()
-	rate := func(name string) float64 { return scale * rateOf(t, ps, name) }
-	const tick = 100 * time.Millisecond
-	pace := pacer{}
-	var created, queued []string
-	n, polls := 0, 0
-	for range seconds * int(time.Second/tick) {
-		db.Advance(tick)
-		for range pace.take("create", rate("Create job"), tick) {
-			n++
-			j, _, err := s.Create(ctx, jobs.CreateInput{UserID: fmt.Sprint("user-", n%1000), FileSize: 2 << 20, FileType: "image/jpeg", Provider: "stub"})
-			if !throttled(t, err) {
-				created, queued = append(created, j.ID), append(queued, j.ID)
-			}
-		}
-		for range pace.take("poll", rate("Get job by ID"), tick) {
-			if len(created) > 0 {
-				polls++
-				_, err := s.Get(ctx, created[polls%len(created)])
-				throttled(t, err)
-			}
-		}
-		for range pace.take("list", rate("List user jobs"), tick) {
-			_, err := s.ListByUser(ctx, fmt.Sprint("user-", polls%1000), "")
-			throttled(t, err)
-		}
-		for range pace.take("admin", rate("List failed jobs"), tick) {
-			_, err := s.ListByStatus(ctx, jobs.StatusFailed, "")
-			throttled(t, err)
-		}
-		beats := pace.take("heartbeat", rate("Heartbeat job lease"), tick)
-		for i := range pace.take("moves", rate("Update job status"), tick) {
-			if len(queued) == 0 {
-				break
-			}
-			id := queued[0]
-			queued = queued[1:]
-			j, err := s.StartProcessing(ctx, id)
-			if throttled(t, err) {
-				continue
-			}
-			lease := j.Lease()
-			if i < beats {
-				if lease, err = s.Heartbeat(ctx, lease); throttled(t, err) {
-					continue
-				}
-			}
-			if j, err = s.StartEditing(ctx, lease, nil); throttled(t, err) {
-				continue
-			}
-			_, err = s.Complete(ctx, j.Lease(), jobs.EditResult{S3Key: "final/" + id, Width: 800, Height: 600, Format: "jpeg", Size: 1 << 20})
-			throttled(t, err)
-		}
+// run advances the fake's clock a tick at a time for seconds, calling
+// tick after each step.
+func (s *sim) run(seconds int, tick func()) {
+	for range seconds * int(time.Second/simTick) {
+		s.db.Advance(simTick)
+		tick()
 	}
-	return l
 }
 
-// TestJobsAtSeedPeakDoNotThrottle: seed 001's ~100k jobs a month, at
-// their declared peak, load no key value near its limits; datamodel says
-// so and the fake throttles nothing.
-func TestJobsAtSeedPeakDoNotThrottle(t *testing.T) {
-	est, err := datamodel.EstimateSchema(jobs.Schema(jobs.DefaultTableName), jobs.Patterns())
-	require.NoError(t, err)
-	require.Empty(t, hotSet(est))
-	l := runJobs(t, 1, 10)
-	assert.Empty(t, throttledSet(est, l))
+// keyLoad is what one key value drew, in units a second.
+type keyLoad struct{ Read, Write float64 }
+
+// measure starts measuring what the key values of tableName draw; the
+// function it returns reports each one's units per second since. It reads
+// the limiter's buckets: credit refills at the limit, so what a key value
+// drew is the credit it had, plus the refill, less what is left (exact
+// while no bucket reaches its burst cap, minutes away in a simulation).
+func (s *sim) measure(tableName string, kvs ...partitionKey) func() map[partitionKey]keyLoad {
+	type credit struct{ read, write float64 }
+	start, at := map[partitionKey]credit{}, s.db.Now()
+	for _, k := range kvs {
+		start[k] = credit{s.l.Credit(tableName, k.Index, k.Partition, false), s.l.Credit(tableName, k.Index, k.Partition, true)}
+	}
+	return func() map[partitionKey]keyLoad {
+		secs := s.db.Now().Sub(at).Seconds()
+		out := map[partitionKey]keyLoad{}
+		for _, k := range kvs {
+			c := start[k]
+			r := c.read + datamodel.PartitionReadLimit*secs - s.l.Credit(tableName, k.Index, k.Partition, false)
+			w := c.write + datamodel.PartitionWriteLimit*secs - s.l.Credit(tableName, k.Index, k.Partition, true)
+			out[k] = keyLoad{r / secs, w / secs}
+		}
+		return out
+	}
+}
+
+// assertHeld checks a simulation of a design datamodel says holds: no
+// call throttled, no key value refused a request, and every measured key
+// value within datamodel's figure for it.
+func assertHeld(t *testing.T, est *datamodel.Estimate, s *sim, drew map[partitionKey]keyLoad) {
+	t.Helper()
+	assert.Zero(t, s.throttled, "store calls throttled")
+	assert.Empty(t, throttledSet(est, s.l))
+	assertWithinFigures(t, est, s.instantiate, drew)
+}
+
+// assertWithinFigures checks that what each measured key value drew is
+// within datamodel's figure for it: a constant's load, or a template's
+// PerEntity bound, named by instantiate as the simulation's key value.
+func assertWithinFigures(t *testing.T, est *datamodel.Estimate, instantiate func(partitionKey) partitionKey, drew map[partitionKey]keyLoad) {
+	t.Helper()
+	figures := map[partitionKey]datamodel.PartitionLoad{}
+	for _, pl := range append(est.Partitions, est.PerEntity...) {
+		figures[instantiate(partitionKey{pl.Index, pl.Partition})] = pl
+	}
+	for _, k := range sortKeys(slices.Collect(maps.Keys(drew))) {
+		got := drew[k]
+		want, ok := figures[k]
+		require.True(t, ok, "datamodel has no figure for %s", k)
+		t.Logf("%s: drew %.1f RCU/s, %.1f WCU/s; datamodel %.1f RCU/s, %.1f WCU/s", k, got.Read, got.Write, want.ReadPerSecond, want.WritePerSecond)
+		assert.LessOrEqual(t, got.Read, want.ReadPerSecond, "%s read more than datamodel's figure", k)
+		assert.LessOrEqual(t, got.Write, want.WritePerSecond, "%s wrote more than datamodel's figure", k)
+	}
 }
