@@ -213,7 +213,7 @@
 //
 // Objects follow the seed's layout:
 //
-//	pipelines/{pipelineId}/{version}/ingest/{pipelineId}-{version}-{timestamp}.txt
+//	pipelines/{pipelineId}/{version}/ingest/{pipelineId}-{version}-{timestamp}-{uploadId}.txt
 //	pipelines/{pipelineId}/{version}/exections/{executionId}/input.txt
 //	pipelines/{pipelineId}/{version}/exections/{executionId}/output.txt
 //
@@ -228,6 +228,10 @@
 //
 // {timestamp} is UTC with milliseconds and no ':' (20221122T050500.123Z),
 // so ingest names sort by upload time and are valid file names anywhere.
+// {uploadId} is not in the seed: a new id per presigned upload
+// (Options.NewID, a ULID by default), because two uploads presigned in one
+// millisecond would otherwise get one key, and the second PUT would
+// replace the first file.
 // PresignInputUpload hands out a presigned PUT for a new input,
 // CreateExecution copies an uploaded input next to the execution's output
 // (the blob store has no server-side copy: a streamed Get and Put) before

@@ -131,7 +131,7 @@ func ExampleStore_PresignInputUpload() {
 	resp.Body.Close()
 	fmt.Printf("%s\n", body)
 	// Output:
-	// pipelines/id001/1/ingest/id001-1-20220810T235520.322Z.txt 200 OK
-	// pipelines/id001/1/exections/id002/input.txt
+	// pipelines/id001/1/ingest/id001-1-20220810T235520.322Z-id002.txt 200 OK
+	// pipelines/id001/1/exections/id003/input.txt
 	// done
 }

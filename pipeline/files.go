@@ -24,8 +24,8 @@ import (
 // escaped by blobstore.KeyTemplate, so each key is a one-to-one function of
 // its ids; ids of A-Z a-z 0-9 '_' '-' '.' build exactly the seed's keys.
 var (
-	// "pipelines/01HF.../1/ingest/01HF...-1-20221122T050500.123Z.txt"; the
-	// file name is one escaped segment (the folders already make it unique).
+	// "pipelines/01HF.../1/ingest/01HF...-1-20221122T050500.123Z-01HG....txt";
+	// the file name is one escaped segment.
 	ingestKey = blobstore.MustKeyTemplate("pipelines/{pipelineId}/{version}/ingest/{file}")
 	// "pipelines/01HF.../1/exections/01HG.../input.txt"
 	executionInputKey = blobstore.MustKeyTemplate("pipelines/{pipelineId}/{version}/exections/{executionId}/input.txt")
@@ -38,12 +38,19 @@ const (
 	ingestStampLayout = "20060102T150405.000Z" // no ':' so the name is a plain file name anywhere
 )
 
-// IngestKey is the object key of an input uploaded at t for a pipeline
-// version. An id too long for an object key once escaped is a
+// IngestKey is the object key of the input upload uploadID, presigned at t
+// for a pipeline version: the seed's {pipelineId}-{version}-{timestamp}
+// name with the upload's id after the timestamp. The timestamp alone
+// would give two uploads presigned in one millisecond one key, and the
+// second PUT would replace the first file. An empty uploadID is an
+// *table.InputError; an id too long for an object key once escaped a
 // *blobstore.KeyError.
-func IngestKey(pipelineID string, version int, t time.Time) (string, error) {
+func IngestKey(pipelineID string, version int, t time.Time, uploadID string) (string, error) {
+	if uploadID == "" {
+		return "", inputError("uploadID", `""`, "an ingest key needs the upload's id")
+	}
 	v := strconv.Itoa(version)
-	return ingestKey.Build(pipelineID, v, pipelineID+"-"+v+"-"+t.UTC().Format(ingestStampLayout)+".txt")
+	return ingestKey.Build(pipelineID, v, pipelineID+"-"+v+"-"+t.UTC().Format(ingestStampLayout)+"-"+uploadID+".txt")
 }
 
 // ExecutionInputKey is the object key of an execution's copy of its input.
@@ -84,7 +91,8 @@ func (s *Store) filesStore() (blobstore.Store, error) {
 
 // PresignInputUpload returns a presigned PUT for a new input file of a
 // pipeline version (0: the current one), at the seed's ingest key with the
-// current time in its name. The version must exist (ErrNotFound otherwise).
+// current time and a new upload id (Options.NewID) in its name, so no two
+// uploads share a key. The version must exist (ErrNotFound otherwise).
 func (s *Store) PresignInputUpload(ctx context.Context, pipelineID string, version int) (_ *Upload, err error) {
 	ctx, span := s.start(ctx, "pipeline.PresignInputUpload")
 	defer span.End(&err)
@@ -111,7 +119,7 @@ func (s *Store) PresignInputUpload(ctx context.Context, pipelineID string, versi
 		return nil, err
 	}
 	now := s.now()
-	key, err := IngestKey(pipelineID, version, now)
+	key, err := IngestKey(pipelineID, version, now, s.opts.NewID(now))
 	if err != nil {
 		return nil, err
 	}

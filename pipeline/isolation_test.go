@@ -120,9 +120,11 @@ func TestPlainIDsKeepTheSeedsObjectKeys(t *testing.T) {
 	out, err := pipeline.ExecutionOutputKey(ex)
 	require.NoError(t, err)
 	assert.Equal(t, "pipelines/sap-emissions_01.v2/3/exections/01JD5Z3W7Q8X9Y0ZABCDEFGHJK/output.txt", out)
-	ingest, err := pipeline.IngestKey("sap-emissions_01.v2", 3, time.Date(2022, 8, 10, 23, 55, 20, 323_000_000, time.UTC))
+	ingest, err := pipeline.IngestKey("sap-emissions_01.v2", 3, time.Date(2022, 8, 10, 23, 55, 20, 323_000_000, time.UTC), "01JD5Z3W7Q8X9Y0ZABCDEFGHJM")
 	require.NoError(t, err)
-	assert.Equal(t, "pipelines/sap-emissions_01.v2/3/ingest/sap-emissions_01.v2-3-20220810T235520.323Z.txt", ingest)
+	assert.Equal(t, "pipelines/sap-emissions_01.v2/3/ingest/sap-emissions_01.v2-3-20220810T235520.323Z-01JD5Z3W7Q8X9Y0ZABCDEFGHJM.txt", ingest)
+	_, err = pipeline.IngestKey("sap-emissions_01.v2", 3, time.Time{}, "")
+	assert.ErrorIs(t, err, table.ErrInvalidInput, "an ingest key needs an upload id")
 	_, err = pipeline.ExecutionOutputKey(nil)
 	assert.ErrorIs(t, err, table.ErrInvalidInput)
 }
@@ -159,6 +161,28 @@ func TestIDsTooLongForAnObjectKeyAreRefusedBeforeAnyRequest(t *testing.T) {
 	assert.ErrorIs(t, err, table.ErrInvalidInput)
 	assert.Zero(t, e.calls())
 	var ke *blobstore.KeyError
-	_, err = pipeline.IngestKey(strings.Repeat("/", 80), 1, start)
+	_, err = pipeline.IngestKey(strings.Repeat("/", 80), 1, start, "u1")
 	assert.ErrorAs(t, err, &ke)
+}
+
+// Two uploads presigned in one millisecond of the store's clock get two
+// keys: the seed's timestamp alone would give them one, and the second PUT
+// would replace the first file.
+func TestUploadsPresignedInOneMillisecondGetTwoKeys(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	p, err := e.store.Create(ctx, pipeline.Input{Name: "n"})
+	require.NoError(t, err)
+	first, err := e.store.PresignInputUpload(ctx, p.ID, 0)
+	require.NoError(t, err)
+	second, err := e.store.PresignInputUpload(ctx, p.ID, 0)
+	require.NoError(t, err)
+	assert.NotEqual(t, first.Key, second.Key)
+	require.NoError(t, e.blobs.Put(ctx, first.Key, strings.NewReader("first")))
+	require.NoError(t, e.blobs.Put(ctx, second.Key, strings.NewReader("second")))
+	a, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: first.Key})
+	require.NoError(t, err)
+	b, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: second.Key})
+	require.NoError(t, err)
+	assert.NotEqual(t, a.InputKey, b.InputKey)
 }
