@@ -190,7 +190,7 @@ func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 			"GSI1PK = JOURNEYS", sizeJourney, 20),
 		p(PatternStages, "Stages of a journey in execution order.", access.Query, "",
 			"PK = JOURNEY#{journeyId} AND begins_with(SK, STAGE#)", sizeStage, 6),
-		p(PatternStageRules, "Rules that apply to the executing stage (its own, applicableStages, project-wide), picked and ordered by priority in memory; a second Query reads the global rules of journey GLOBAL.", access.Query, "",
+		p(PatternStageRules, "Rules that apply to the executing stage (its own, applicableStages, project-wide), picked and ordered by priority in memory; a second Query reads the global rules of the rule library (Library, partition JOURNEY#GLOBAL).", access.Query, "",
 			"PK = JOURNEY#{journeyId} AND begins_with(SK, RULE#)", sizeRule, 15),
 		p(PatternStageJobs, "Executions of one stage, by key condition (the seed's filter on Data.stageId is not needed).",
 			access.Query, "", "PK = JOURNEY#{journeyId} AND begins_with(SK, JOB#{order}#{stageId}#)", sizeJob, 3),
