@@ -207,10 +207,7 @@ func (s *Store) EnsureTable(ctx context.Context) (err error) {
 	if err := s.check(); err != nil {
 		return err
 	}
-	if ctx == nil {
-		return inputError("ctx", "nil", "EnsureTable needs a context")
-	}
-	return s.t.Schema().EnsureTable(ctx, s.t.DB())
+	return s.t.EnsureTable(ctx)
 }
 
 // ErrNoStore: a method was called on a nil or zero Store, not one from

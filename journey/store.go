@@ -172,7 +172,7 @@ func (s *Store) EnsureTable(ctx context.Context) (err error) {
 	}
 	ctx, span := s.t.Start(ctx, "journey.EnsureTable")
 	defer span.End(&err)
-	return s.t.Schema().EnsureTable(ctx, s.t.DB())
+	return s.t.EnsureTable(ctx)
 }
 
 // ErrNoStore: a method was called on a nil or zero Store, not one from

@@ -145,7 +145,7 @@ func (s *Store) EnsureTable(ctx context.Context) (err error) {
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
-	return s.t.Schema().EnsureTable(ctx, s.t.DB())
+	return s.t.EnsureTable(ctx)
 }
 
 // Table is the underlying table, for calls this package does not wrap

@@ -66,6 +66,7 @@ func TestCallsOnAnUnusableTableOrWithoutContextAreInputErrors(t *testing.T) {
 			}},
 			call{tc.name + "/WriteTx", func() error { return tb.WriteTx().Put(item).Run(c) }},
 			call{tc.name + "/GetTx", func() error { return tb.GetTx().Get(key, &out).Run(c) }},
+			call{tc.name + "/EnsureTable", func() error { return tb.EnsureTable(c) }},
 		)
 	}
 	cases = append(cases,

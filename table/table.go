@@ -132,6 +132,17 @@ func (t *Table) DB() API {
 	return t.db
 }
 
+// EnsureTable creates the table (Schema.EnsureTable with the table's API)
+// unless it exists with the table's schema. A nil Table, one not made by
+// New with an API, and a nil context are refused before any request, as
+// every call of a Table refuses them; each store's EnsureTable is this.
+func (t *Table) EnsureTable(ctx context.Context) error {
+	if err := t.ready(ctx); err != nil {
+		return err
+	}
+	return t.schema.EnsureTable(ctx, t.db)
+}
+
 // usable refuses a nil Table and one not made by New with an API.
 func (t *Table) usable() error {
 	if t == nil || t.db == nil {

@@ -227,7 +227,7 @@ func (s *Store) EnsureTable(ctx context.Context) (err error) {
 	if err := s.check(nil); err != nil {
 		return err
 	}
-	return s.t.Schema().EnsureTable(ctx, s.t.DB())
+	return s.t.EnsureTable(ctx)
 }
 
 // Options returns the store's options with defaults filled in (the zero

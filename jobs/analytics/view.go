@@ -134,10 +134,7 @@ func (v *View) EnsureTable(ctx context.Context) (err error) {
 	if err := v.check(); err != nil {
 		return err
 	}
-	if ctx == nil {
-		return &table.InputError{Field: "ctx", Value: "nil", Reason: "EnsureTable needs a context"}
-	}
-	return v.t.Schema().EnsureTable(ctx, v.t.DB())
+	return v.t.EnsureTable(ctx)
 }
 
 // Consumer returns a consumer of jobsTable's stream under the name
