@@ -1,8 +1,11 @@
 package journey
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"sync"
 	"testing"
 
@@ -139,6 +142,39 @@ func (r *importRig) partitionSize(t *testing.T) int {
 	return n
 }
 
+// backupBytes is the backup Export wrote.
+func (r *importRig) backupBytes(t *testing.T) []byte {
+	t.Helper()
+	key, err := objectKey(backupObjects, r.id)
+	require.NoError(t, err)
+	rc, _, err := r.src.backups.Get(context.Background(), key)
+	require.NoError(t, err)
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	require.NoError(t, err)
+	return b
+}
+
+// relabelLogs returns the backup with every log summary's message set to
+// msg: a second backup of the same journey, different in every log item.
+func relabelLogs(t *testing.T, backup []byte, msg string) []byte {
+	t.Helper()
+	var b map[string]any
+	require.NoError(t, json.Unmarshal(backup, &b))
+	n := 0
+	for _, it := range b["items"].([]any) {
+		item := it.(map[string]any)
+		if item[attrEntityType] == EntityLog {
+			item[attrData].(map[string]any)["message"] = msg
+			n++
+		}
+	}
+	require.Equal(t, importLogs, n)
+	out, err := json.Marshal(b)
+	require.NoError(t, err)
+	return out
+}
+
 func (r *importRig) assertRestored(t *testing.T) {
 	t.Helper()
 	got, err := r.plain.Journeys().Load(context.Background(), r.id, Consistent())
@@ -237,6 +273,37 @@ func importRaces(t *testing.T, api table.API, tableName func(base string) string
 		_, err = r.plain.Backups().Import(ctx, r.id)
 		require.NoError(t, err)
 		r.assertRestored(t)
+	})
+
+	t.Run("ImportTakenOverMidwayWritesNothingMoreOfItsBackup", func(t *testing.T) {
+		// Two imports of different backups of one journey: A claims the
+		// journey and writes its first transaction of items; B (a second
+		// import, which completes an interrupted one) takes the claim over
+		// and finishes. A's next transaction must fail on its guard (the
+		// claim is no longer A's), or A would write its backup's items
+		// over B's and leave a partition that is part one backup and part
+		// the other.
+		r := rig(t)
+		x := r.backupBytes(t)
+		y := relabelLogs(t, x, "from backup Y")
+		var errB error
+		r.hooked.hook(func(n int) error {
+			if n == 3 { // A's claim and first transaction are written
+				_, errB = r.plain.Backups().ImportFrom(ctx, r.id, bytes.NewReader(y))
+			}
+			return nil
+		})
+		_, errA := r.dst.Backups().ImportFrom(ctx, r.id, bytes.NewReader(x))
+		require.NoError(t, errB)
+		require.ErrorIs(t, errA, ErrImportInProgress, "A went on after B took its claim over")
+		got, err := r.plain.Journeys().Load(ctx, r.id, Consistent())
+		require.NoError(t, err)
+		require.Len(t, got.Logs, importLogs)
+		for _, l := range got.Logs {
+			require.Equal(t, "from backup Y", l.Message, "a log summary of backup X landed after B's import")
+		}
+		assert.Equal(t, 1+len(r.want.Stages)+len(r.want.Rules)+len(r.want.Jobs)+len(r.want.Logs)+len(r.want.Reports),
+			r.partitionSize(t))
 	})
 
 	t.Run("OverwriteReplacesTheJourneyAsAWhole", func(t *testing.T) {
