@@ -38,6 +38,9 @@ var (
 	// ErrPattern: Partition or Sort was given a pattern or delimiter it
 	// cannot build unambiguous keys from.
 	ErrPattern = errors.New("keys: invalid pattern")
+	// ErrNilTemplate: Build, Prefix or Parse was called on a nil
+	// *Template.
+	ErrNilTemplate = errors.New("keys: nil template")
 )
 
 // Error reports a key, part or pattern that was rejected. Its message names

@@ -86,6 +86,9 @@ func (p Parts) index(name string) int {
 // ErrMismatch, never with wrong values, so Parse also tells entities that
 // share a key attribute apart.
 func (t *Template) Parse(key string) (Parts, error) {
+	if t == nil {
+		return Parts{}, nilError()
+	}
 	vals := make([]parsed, len(t.slots))
 	if m := t.scan(key, vals); m.code != matched {
 		return Parts{}, t.mismatchError(key, m)
@@ -95,6 +98,9 @@ func (t *Template) Parse(key string) (Parts, error) {
 
 // Match reports whether Parse would accept key, without allocating.
 func (t *Template) Match(key string) bool {
+	if t == nil {
+		return false
+	}
 	return t.scan(key, nil).code == matched
 }
 

@@ -273,22 +273,56 @@ func delimOverlaps(d string) []int {
 	return out
 }
 
-// Pattern returns the pattern the template was declared with.
-func (t *Template) Pattern() string { return t.pattern }
+// Pattern returns the pattern the template was declared with ("" for a
+// nil template).
+func (t *Template) Pattern() string {
+	if t == nil {
+		return ""
+	}
+	return t.pattern
+}
 
-// String returns the pattern, so templates print readably.
-func (t *Template) String() string { return t.pattern }
+// String returns the pattern, so templates print readably; a nil
+// template prints as "<nil>", as fmt prints a nil pointer.
+func (t *Template) String() string {
+	if t == nil {
+		return "<nil>"
+	}
+	return t.pattern
+}
 
-// Delimiter returns the template's delimiter.
-func (t *Template) Delimiter() string { return t.delim }
+// Delimiter returns the template's delimiter ("" for a nil template).
+func (t *Template) Delimiter() string {
+	if t == nil {
+		return ""
+	}
+	return t.delim
+}
 
 // MaxLength returns the longest key the template builds: 2048 bytes for a
-// partition key, 1024 for a sort key.
-func (t *Template) MaxLength() int { return t.maxLen }
+// partition key, 1024 for a sort key (0 for a nil template, which builds
+// none).
+func (t *Template) MaxLength() int {
+	if t == nil {
+		return 0
+	}
+	return t.maxLen
+}
 
-// Names returns the placeholder names in the order Build takes their values.
+// Names returns the placeholder names in the order Build takes their
+// values (none for a nil template).
 func (t *Template) Names() []string {
+	if t == nil {
+		return nil
+	}
 	return append([]string(nil), t.names...)
+}
+
+// nilError is what Build, Prefix and Parse return on a nil template (a
+// template variable declared but never assigned from Partition or Sort):
+// an *Error, like every other refusal of this package, never a panic.
+func nilError() error {
+	return &Error{Err: ErrNilTemplate, reason: "nil *Template: declare it with keys.Partition or keys.Sort"}
 }
 
 // part is one placeholder's value, checked and ready to write.
@@ -308,6 +342,9 @@ const maxStackParts = 8
 // value that would make the key ambiguous, unsortable or longer than
 // DynamoDB accepts: the error is an *Error naming the part.
 func (t *Template) Build(values ...any) (string, error) {
+	if t == nil {
+		return "", nilError()
+	}
 	if len(values) != len(t.slots) {
 		return "", t.arityError(len(values), "Build takes")
 	}
@@ -341,6 +378,9 @@ func (t *Template) Build(values ...any) (string, error) {
 // equality. A pattern that starts with a placeholder has the prefix "" for
 // no values: it matches every key, so leave the sort condition out instead.
 func (t *Template) Prefix(values ...any) (string, error) {
+	if t == nil {
+		return "", nilError()
+	}
 	if len(values) > len(t.slots) {
 		return "", t.arityError(len(values), "Prefix takes at most")
 	}

@@ -456,3 +456,29 @@ func TestTemplateConcurrentUse(t *testing.T) {
 		assert.NoError(t, <-done)
 	}
 }
+
+// TestNilTemplateRefusesInsteadOfPanicking: a template variable never
+// assigned from Partition or Sort is a nil *Template; every method answers
+// it (ErrNilTemplate from the ones that return an error) rather than
+// panicking in a request handler.
+func TestNilTemplateRefusesInsteadOfPanicking(t *testing.T) {
+	var tpl *Template
+	_, err := tpl.Build("x")
+	assert.ErrorIs(t, err, ErrNilTemplate)
+	var ke *Error
+	require.ErrorAs(t, err, &ke)
+	assert.Contains(t, err.Error(), "nil *Template")
+	_, err = tpl.Build()
+	assert.ErrorIs(t, err, ErrNilTemplate)
+	_, err = tpl.Prefix()
+	assert.ErrorIs(t, err, ErrNilTemplate)
+	p, err := tpl.Parse("JOB#1")
+	assert.ErrorIs(t, err, ErrNilTemplate)
+	assert.Nil(t, p.Values())
+	assert.False(t, tpl.Match("JOB#1"))
+	assert.Empty(t, tpl.Pattern())
+	assert.Empty(t, tpl.Delimiter())
+	assert.Zero(t, tpl.MaxLength())
+	assert.Nil(t, tpl.Names())
+	assert.Equal(t, "<nil>", tpl.String())
+}

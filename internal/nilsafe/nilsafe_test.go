@@ -61,6 +61,7 @@ var receivers = []any{
 	(*pipeline.Store)(nil),
 	(*tasks.Store)(nil), (*tasks.Worker)(nil),
 	(*dynamotest.DB)(nil),
+	(*keys.Template)(nil),
 }
 
 // zeroOnly are the receivers called on the zero value only (see receivers).
