@@ -139,7 +139,7 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		}
 		usages = append(usages, u)
 	}
-	db.record(usages...)
+	db.record(ctx, usages...)
 	out.ConsumedCapacity = consumedList(in.ReturnConsumedCapacity, usages)
 	return out, nil
 }

@@ -119,7 +119,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 			o, err := w.evaluate()
 			if err != nil {
 				g.t.mu.Unlock()
-				db.record(append(usages, u)...)
+				db.record(ctx, append(usages, u)...)
 				return nil, err
 			}
 			w.apply(o, u)
@@ -140,7 +140,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 		}
 		usages = append(usages, u)
 	}
-	db.record(usages...)
+	db.record(ctx, usages...)
 	out.ConsumedCapacity = consumedList(in.ReturnConsumedCapacity, usages)
 	return out, nil
 }

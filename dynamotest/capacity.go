@@ -1,6 +1,7 @@
 package dynamotest
 
 import (
+	"context"
 	"math"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -110,13 +111,15 @@ func (u *usage) total() Capacity {
 	return c
 }
 
-// record adds the request's consumption to the running totals.
-func (db *DB) record(us ...*usage) {
+// record adds the request's consumption to the running totals, and to the
+// Meter whose call ctx carries (see usage.go).
+func (db *DB) record(ctx context.Context, us ...*usage) {
 	for _, u := range us {
 		if u == nil || u.table == "" {
 			continue
 		}
 		t := u.total()
+		meteredCallOf(ctx).add(t)
 		ts := db.stats.table(u.table)
 		ts.readHalf.Add(int64(math.Round(t.ReadUnits * 2)))
 		ts.writeHalf.Add(int64(math.Round(t.WriteUnits * 2)))

@@ -62,6 +62,11 @@
 // UnprocessedFraction) so that retry paths can be tested. Its clock is
 // injectable (Options.Clock) and movable (Advance, SetTime).
 //
+// A Meter (NewMeter) measures what a store's calls cost, per call or per
+// benchmark operation (Usage.Report): requests, round trips (requests
+// sent one after another; concurrent ones count once) and the read and
+// write units DynamoDB bills, in front of the fake or any other API.
+//
 // Where it differs from DynamoDB, on purpose or not yet:
 //   - Tables are ACTIVE at once and DescribeTable counts items live
 //     (DynamoDB refreshes ItemCount about every six hours).

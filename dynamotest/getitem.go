@@ -68,7 +68,7 @@ func (db *DB) getItem(ctx context.Context, in *dynamodb.GetItemInput) (*dynamodb
 		size = store.Size(data)
 	}
 	u := &usage{table: name, read: readUnits(size, consistent)}
-	db.record(u)
+	db.record(ctx, u)
 	out.ConsumedCapacity = u.consumedCapacity(in.ReturnConsumedCapacity)
 	return out, item, nil
 }

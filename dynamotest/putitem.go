@@ -44,7 +44,7 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(
 		return nil, err
 	}
 
-	o, u, err := db.commit(w, in.ReturnValuesOnConditionCheckFailure)
+	o, u, err := db.commit(ctx, w, in.ReturnValuesOnConditionCheckFailure)
 	if err != nil {
 		return nil, err
 	}

@@ -106,7 +106,7 @@ func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.Que
 		}
 	}
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
-	res, err := db.readPage(pageRead{t: t, ix: ix, limit: limit, consistent: consistent, filter: filter, sel: sel, mode: in.ReturnConsumedCapacity, fetch: fetch,
+	res, err := db.readPage(ctx, pageRead{t: t, ix: ix, limit: limit, consistent: consistent, filter: filter, sel: sel, mode: in.ReturnConsumedCapacity, fetch: fetch,
 		fill: func(col *store.Collection, p *page) {
 			if part := col.Partition(keyString(kc.hash)); part != nil {
 				walkRange(part, kc, start, forward, p)

@@ -334,7 +334,7 @@ type pageResult struct {
 	consumed       *types.ConsumedCapacity
 }
 
-func (db *DB) readPage(r pageRead) (pageResult, error) {
+func (db *DB) readPage(ctx context.Context, r pageRead) (pageResult, error) {
 	p := newPage(r.limit)
 	r.t.mu.RLock()
 	if r.t.deleted {
@@ -372,7 +372,7 @@ func (db *DB) readPage(r pageRead) (pageResult, error) {
 	} else {
 		u.read = units
 	}
-	db.record(u)
+	db.record(ctx, u)
 	res.consumed = u.consumedCapacity(r.mode)
 	return res, nil
 }

@@ -85,7 +85,7 @@ func (db *DB) scan(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanO
 	if start != nil && total > 1 && store.Segment(store.Hash(start.id), total) != segment {
 		return nil, nil, validationf("The provided starting key is invalid: The provided Exclusive start key does not map to the provided Segment")
 	}
-	res, err := db.readPage(pageRead{t: t, ix: ix, limit: limit, consistent: consistent, filter: filter, sel: sel, mode: in.ReturnConsumedCapacity, fetch: fetch,
+	res, err := db.readPage(ctx, pageRead{t: t, ix: ix, limit: limit, consistent: consistent, filter: filter, sel: sel, mode: in.ReturnConsumedCapacity, fetch: fetch,
 		fill: func(col *store.Collection, p *page) { scanSegment(col, segment, total, start, p) }})
 	if err != nil {
 		return nil, nil, err

@@ -110,7 +110,7 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 		u.read += 2 * readUnits(size, true)
 	}
 	unlock()
-	db.record(usages...)
+	db.record(ctx, usages...)
 	out.ConsumedCapacity = consumedList(in.ReturnConsumedCapacity, usages)
 	return out, nil
 }

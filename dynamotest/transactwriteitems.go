@@ -157,7 +157,7 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	for _, u := range usages {
 		u.scale(2)
 	}
-	db.record(usages...)
+	db.record(ctx, usages...)
 	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, usages), ItemCollectionMetrics: metrics}, nil
 }
 

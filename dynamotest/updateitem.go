@@ -46,7 +46,7 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ..
 		return nil, err
 	}
 
-	o, u, err := db.commit(w, in.ReturnValuesOnConditionCheckFailure)
+	o, u, err := db.commit(ctx, w, in.ReturnValuesOnConditionCheckFailure)
 	if err != nil {
 		return nil, err
 	}

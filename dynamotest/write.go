@@ -1,6 +1,8 @@
 package dynamotest
 
 import (
+	"context"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/dynamotest/internal/store"
@@ -191,7 +193,7 @@ func returnValues(mode types.ReturnValue, o outcome, upd *update) map[string]typ
 // table and records what it cost. A failed condition changes nothing but
 // still costs its write units, and is a ConditionalCheckFailedException
 // carrying the item when onFailure asks for it.
-func (db *DB) commit(w *writeOp, onFailure types.ReturnValuesOnConditionCheckFailure) (outcome, *usage, error) {
+func (db *DB) commit(ctx context.Context, w *writeOp, onFailure types.ReturnValuesOnConditionCheckFailure) (outcome, *usage, error) {
 	t := w.t
 	u := &usage{table: t.name}
 	t.mu.Lock()
@@ -209,9 +211,9 @@ func (db *DB) commit(w *writeOp, onFailure types.ReturnValuesOnConditionCheckFai
 	}
 	if o.failed {
 		u.write = failedCost(o)
-		db.record(u)
+		db.record(ctx, u)
 		return outcome{}, nil, conditionFailed(returnedOnFailure(onFailure, o))
 	}
-	db.record(u)
+	db.record(ctx, u)
 	return o, u, nil
 }

@@ -60,7 +60,7 @@ var receivers = []any{
 	(*journey.Library)(nil), (*journey.StepLogger)(nil), (*journey.Complete)(nil),
 	(*pipeline.Store)(nil),
 	(*tasks.Store)(nil), (*tasks.Worker)(nil),
-	(*dynamotest.DB)(nil),
+	(*dynamotest.DB)(nil), (*dynamotest.Meter)(nil),
 	(*keys.Template)(nil),
 }
 
@@ -230,7 +230,7 @@ var functions = map[string]any{
 	"dynamotest.FailNth": dynamotest.FailNth, "dynamotest.Throttle": dynamotest.Throttle,
 	"dynamotest.UnprocessedFraction": dynamotest.UnprocessedFraction,
 	"dynamotest.NewServer":           dynamotest.NewServer, "dynamotest.NewUnstartedServer": dynamotest.NewUnstartedServer,
-	"dynamotest.ServerTimeouts": dynamotest.ServerTimeouts,
+	"dynamotest.ServerTimeouts": dynamotest.ServerTimeouts, "dynamotest.NewMeter": dynamotest.NewMeter,
 }
 
 func TestNoExportedFunctionPanicsOnZeroArguments(t *testing.T) {
