@@ -2,20 +2,46 @@
 // and delivers them to a handler at least once, with per-shard leases and
 // checkpoints kept in DynamoDB.
 //
-// A Consumer reads the stream of one table. Each change is decoded with
-// attributevalue into the store's entity type, old and new, so a handler
-// sees what it would read from the store:
+// A Consumer reads the stream of one table and decodes each image, old and
+// new, into T with Options.Decode (attributevalue.UnmarshalMap unless set).
 //
-//	c, err := changes.New[Job](db, streams, "photoeditor-dev-jobs",
+// The tablekit stores' items are not their Go types with attributevalue
+// tags: times are stored as numbers or fixed-width text, results may be
+// offloaded to a blob store, and a single table holds several kinds of
+// item. So a consumer of a store's table keeps each image as DynamoDB sent
+// it (T = table.Item, Decode(DecodeItem)) and lets the store read it, as
+// the store's own Get would:
+//
+//	c, err := changes.New[table.Item](db, streams, jobs.DefaultTableName,
+//		changes.Decode(changes.DecodeItem),
 //		changes.Name("analytics"), changes.LeaseTable("tablekit-changes"))
 //	...
 //	err = c.EnsureTable(ctx) // the lease table
-//	err = c.Run(ctx, func(ctx context.Context, batch []changes.Change[Job]) error {
-//		for _, ch := range batch { ... ch.Old, ch.New ... }
+//	err = c.Run(ctx, func(ctx context.Context, batch []changes.Change[table.Item]) error {
+//		for _, ch := range batch {
+//			job, ok, err := jobs.JobFromChange(ch) // ok false: a removal
+//			...
+//		}
 //		return nil
 //	})
 //
-// or, as an iterator, for ch, err := range c.Changes(ctx) { ... }.
+// Each store names its decoder: jobs.JobFromChange (and
+// Store.JobFromChange, which follows offloaded results),
+// tasks.EventFromChange, journey.ProgressEvents, pipeline.ExecutionFromChange
+// and pipeline.PipelineFromChange. They return ok false for items they do
+// not describe, and jobs' and pipeline's an error wrapping ErrDecode for
+// one of their items they cannot read and a *table.InputError for a record
+// of another table ([CheckKeys], the test a decoder starts with). Decoding a
+// store's table straight into its type (changes.New[jobs.Job]) does not
+// work: jobs.Job's fields do not carry the stored names, so every job
+// would decode with an empty id and a createdAt 56,000 years away, and no
+// error.
+//
+// For a table of your own whose items are a Go type with dynamodbav tags,
+// T is that type and the default Decode reads it.
+//
+// Changes can also be read as an iterator, for ch, err := range
+// c.Changes(ctx) { ... }.
 //
 // streams is a *dynamodbstreams.Client, or the in-memory fake
 // (*dynamotest.DB), which serves the same API.

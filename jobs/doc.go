@@ -110,6 +110,15 @@
 // carry a content hash), so a refused move or a deleted job leaves objects
 // nothing points at; [Store.RemoveOrphans] deletes them.
 //
+// # Change feed
+//
+// The seed leaves the table's stream off ("future: enable for analytics").
+// Once it is on, [JobFromChange] reads a job from each record as Get
+// would (times from Unix milliseconds, unknown attributes in Extra), and
+// [Store.JobFromChange] also follows offloaded results. A removal is no
+// job (ok false); a record of another table or a job item it cannot read
+// is an error, never a job of zero values.
+//
 // # Migrations
 //
 // The seed's migration playbook ("add as optional, handle null on read,

@@ -157,6 +157,11 @@
 // pipeline idle since a cutoff, each on condition that state and updatedAt
 // are still the ones it read.
 //
+// A consumer of the table's stream (an executor that starts what was
+// created) reads executions with [ExecutionFromChange] and pipelines, as of
+// their current version, with [PipelineFromChange]; each skips the table's
+// other items and refuses a record of another table.
+//
 // # Deleting a pipeline
 //
 // Delete removes the current item, every version (either form), group

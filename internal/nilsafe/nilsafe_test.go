@@ -192,10 +192,11 @@ var functions = map[string]any{
 
 	"changes.New": changes.New[map[string]any], "changes.DecodeItem": changes.DecodeItem,
 	"changes.EnableStream": changes.EnableStream, "changes.LeaseSchema": changes.LeaseSchema,
+	"changes.CheckKeys": changes.CheckKeys,
 
 	"jobs.NewStore": jobs.NewStore, "jobs.Enqueue": jobs.Enqueue, "jobs.Schema": jobs.Schema,
 	"jobs.TableNameForEnv": jobs.TableNameForEnv, "jobs.Patterns": jobs.Patterns, "jobs.Entities": jobs.Entities,
-	"jobs.Statuses":     jobs.Statuses,
+	"jobs.Statuses": jobs.Statuses, "jobs.JobFromChange": jobs.JobFromChange,
 	"analytics.NewView": analytics.NewView, "analytics.Recount": analytics.Recount, "analytics.Schema": analytics.Schema,
 
 	"journey.NewStore": journey.NewStore, "journey.At": journey.At, "journey.DecodeItem": journey.DecodeItem,
@@ -205,6 +206,7 @@ var functions = map[string]any{
 	"pipeline.NewStore": pipeline.NewStore, "pipeline.Schema": pipeline.Schema,
 	"pipeline.ExecutionInputKey": pipeline.ExecutionInputKey, "pipeline.ExecutionOutputKey": pipeline.ExecutionOutputKey,
 	"pipeline.IngestKey": pipeline.IngestKey, "pipeline.Patterns": pipeline.Patterns, "pipeline.Entities": pipeline.Entities,
+	"pipeline.ExecutionFromChange": pipeline.ExecutionFromChange, "pipeline.PipelineFromChange": pipeline.PipelineFromChange,
 
 	"tasks.NewStore": tasks.NewStore, "tasks.Schema": tasks.Schema, "tasks.EventFromChange": tasks.EventFromChange,
 	"tasks.Patterns": tasks.Patterns, "tasks.Entities": tasks.Entities,

@@ -1,0 +1,114 @@
+package pipeline_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tablekit/tablekit/changes"
+	"github.com/tablekit/tablekit/pipeline"
+	"github.com/tablekit/tablekit/table"
+)
+
+// followAll returns a function that reads the changes the pipeline
+// table's stream holds since its last call.
+func (e *env) follower(t *testing.T) func() []changes.Change[table.Item] {
+	t.Helper()
+	ctx := context.Background()
+	name := e.store.Schema().Name
+	_, err := changes.EnableStream(ctx, e.db, name, types.StreamViewTypeNewAndOldImages)
+	require.NoError(t, err)
+	require.NoError(t, changes.LeaseSchema(changes.DefaultLeaseTable).EnsureTable(ctx, e.db))
+	c, err := changes.New[table.Item](e.db, e.db, name, changes.Decode(changes.DecodeItem),
+		changes.Name("executor"), changes.Clock(e.db.Now), changes.PollInterval(0))
+	require.NoError(t, err)
+	return func() []changes.Change[table.Item] {
+		var all []changes.Change[table.Item]
+		for {
+			n, err := c.Step(ctx, func(_ context.Context, batch []changes.Change[table.Item]) error {
+				all = append(all, batch...)
+				return nil
+			})
+			require.NoError(t, err)
+			if n == 0 {
+				return all
+			}
+		}
+	}
+}
+
+func TestExecutionAndPipelineFromChangeFollowTheTableAsGetReadsIt(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	follow := e.follower(t)
+	p, err := e.store.Create(ctx, pipeline.Input{Name: "resize", Tags: []pipeline.Tag{{Key: "region", Value: "usa"}}})
+	require.NoError(t, err)
+	p2, err := e.store.Update(ctx, p.ID, p.Version, pipeline.Input{Name: "resize v2"})
+	require.NoError(t, err)
+	ex, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID})
+	require.NoError(t, err)
+	running, err := e.store.StartExecution(ctx, ex.ID)
+	require.NoError(t, err)
+	done, err := e.store.SucceedExecution(ctx, ex.ID)
+	require.NoError(t, err)
+
+	var pipelines []*pipeline.Pipeline
+	var executions []*pipeline.Execution
+	for _, ch := range follow() {
+		if got, ok, err := pipeline.PipelineFromChange(ch); assert.NoError(t, err) && ok {
+			pipelines = append(pipelines, got)
+		}
+		if got, ok, err := pipeline.ExecutionFromChange(ch); assert.NoError(t, err) && ok {
+			executions = append(executions, got)
+		}
+	}
+	assert.Equal(t, []*pipeline.Pipeline{p, p2}, pipelines, "the current item's changes, not the versions', tags' or executions'")
+	assert.Equal(t, []*pipeline.Execution{ex, running, done}, executions, "each move of the execution, as the store returned it")
+}
+
+func TestPipelineDecodersSkipOtherItemsAndRefuseOtherTables(t *testing.T) {
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	version := table.Item{"pk": s("P:p1"), "sk": s("PV:0000000001"), "name": s("n")}
+	for _, ch := range []changes.Change[table.Item]{
+		{Event: changes.Insert, Keys: table.Item{"pk": version["pk"], "sk": version["sk"]}, New: &version},
+		{Event: changes.Remove, Keys: table.Item{"pk": s("PE:e1"), "sk": s("PE:P")}},
+		{},
+	} {
+		_, ok, err := pipeline.PipelineFromChange(ch)
+		require.NoError(t, err)
+		assert.False(t, ok)
+		_, ok, err = pipeline.ExecutionFromChange(ch)
+		require.NoError(t, err)
+		assert.False(t, ok)
+	}
+
+	task := table.Item{"PK": s("TASK#t-1"), "SK": s("META")}
+	job := table.Item{"jobId": s("j1")}
+	for _, ch := range []changes.Change[table.Item]{
+		{Event: changes.Insert, Keys: task, New: &task},
+		{Event: changes.Insert, New: &job},
+		{Event: changes.Remove, Keys: table.Item{"pk": s("PE:e1"), "sk": s("PE:P"), "x": s("y")}},
+	} {
+		for name, decode := range map[string]func() error{
+			"PipelineFromChange":  func() error { _, _, err := pipeline.PipelineFromChange(ch); return err },
+			"ExecutionFromChange": func() error { _, _, err := pipeline.ExecutionFromChange(ch); return err },
+		} {
+			err := decode()
+			var ie *table.InputError
+			require.ErrorAsf(t, err, &ie, "%s of %v", name, ch.Keys)
+			assert.Equal(t, "change", ie.Field)
+		}
+	}
+
+	bad := table.Item{"pk": s("PE:e1"), "sk": s("PE:P"), "siKey1": s("P:p1"), "createdAt": s("yesterday"), "updatedAt": s("today")}
+	_, ok, err := pipeline.ExecutionFromChange(changes.Change[table.Item]{Event: changes.Insert, New: &bad})
+	assert.ErrorIs(t, err, changes.ErrDecode, "an execution whose times do not parse is an error, not zero times")
+	assert.False(t, ok)
+	badP := table.Item{"pk": s("P:p1"), "sk": s("PV:current"), "version": s("one")}
+	_, ok, err = pipeline.PipelineFromChange(changes.Change[table.Item]{Event: changes.Insert, New: &badP})
+	assert.ErrorIs(t, err, changes.ErrDecode)
+	assert.False(t, ok)
+}
