@@ -108,13 +108,14 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		}
 		u := &usage{table: r.t.name}
 		items := make([]map[string]types.AttributeValue, 0, len(process))
+		src := r.t.source(r.consistent)
 		r.t.mu.RLock()
 		if r.t.deleted {
 			r.t.mu.RUnlock()
 			return nil, resourceNotFound()
 		}
 		for i, k := range process {
-			e := r.t.lookup(k)
+			e := src.lookup(k)
 			if e != nil && bytes+e.Size > maxBatchGetBytes {
 				unprocessed = append(append([]map[string]types.AttributeValue(nil), process[i:]...), unprocessed...)
 				break

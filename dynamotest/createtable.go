@@ -158,6 +158,9 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*dbTable, error) {
 			return nil, invalidParam("Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions")
 		}
 	}
+	if db.lag > 0 {
+		t.lagged = newLagged(t, db.lag, db.now)
+	}
 	return t, nil
 }
 

@@ -23,6 +23,14 @@ type Options struct {
 	// with ItemCollectionSizeLimitExceededException. 0 means DynamoDB's
 	// 10 GB; tests set a small one to reach it.
 	ItemCollectionSizeLimit int64
+
+	// EventualLag, when positive, turns on the eventual mode: index reads
+	// and eventually consistent reads see a write only once this much of
+	// the fake's time has passed (see EventualConsistency). 0 means the
+	// default, every read sees every write at once, unless the EventualEnv
+	// environment variable asks for a lag; a negative lag keeps the mode
+	// off whatever EventualEnv says.
+	EventualLag time.Duration
 }
 
 // DB is an in-memory DynamoDB. It satisfies table.API, so a store built on
@@ -31,6 +39,7 @@ type Options struct {
 type DB struct {
 	clock           func() time.Time
 	collectionLimit int64
+	lag             time.Duration // Options.EventualLag; 0: the eventual mode is off
 
 	// tables is replaced, never modified, under mu: readers load it without
 	// locking, which keeps the table lookup off the hot path's lock.
@@ -60,7 +69,10 @@ func New(opts ...func(*Options)) *DB {
 	if o.ItemCollectionSizeLimit <= 0 {
 		o.ItemCollectionSizeLimit = maxItemCollection
 	}
-	db := &DB{clock: o.Clock, collectionLimit: o.ItemCollectionSizeLimit}
+	if o.EventualLag == 0 {
+		o.EventualLag = eventualLagFromEnv()
+	}
+	db := &DB{clock: o.Clock, collectionLimit: o.ItemCollectionSizeLimit, lag: max(o.EventualLag, 0)}
 	empty := map[string]*dbTable{}
 	db.tables.Store(&empty)
 	db.stats.init()

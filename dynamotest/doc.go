@@ -67,6 +67,15 @@
 // sent one after another; concurrent ones count once) and the read and
 // write units DynamoDB bills, in front of the fake or any other API.
 //
+// Beyond every emulator, a DB keeps DynamoDB's consistency promise on
+// demand. By default every read sees every write at once, as DynamoDB Local
+// does; with EventualConsistency(lag) (cmd/dynamotest -eventual, or the
+// EventualEnv variable for a whole test run) a write reaches global
+// secondary index reads and reads without ConsistentRead only once lag has
+// passed on the fake's clock, while consistent reads, transactions and
+// conditions see it at once. Code that reads its own write through an
+// index then fails in tests as it would in production.
+//
 // Where it differs from DynamoDB, on purpose or not yet:
 //   - Tables are ACTIVE at once and DescribeTable counts items live
 //     (DynamoDB refreshes ItemCount about every six hours).

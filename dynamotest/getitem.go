@@ -48,12 +48,13 @@ func (db *DB) getItem(ctx context.Context, in *dynamodb.GetItemInput) (*dynamodb
 	consistent := aws.ToBool(in.ConsistentRead)
 	var idBuf, posBuf [128]byte
 	id, pos := t.locate(idBuf[:0], posBuf[:0], pk, sk)
+	src := t.source(consistent)
 	t.mu.RLock()
 	if t.deleted {
 		t.mu.RUnlock()
 		return nil, readItem{}, resourceNotFound()
 	}
-	data := t.items.Data(id, pos)
+	data := src.items.Data(id, pos)
 	t.mu.RUnlock()
 
 	// Stored items are immutable, so they can be read outside the lock.

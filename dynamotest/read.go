@@ -336,19 +336,21 @@ type pageResult struct {
 
 func (db *DB) readPage(ctx context.Context, r pageRead) (pageResult, error) {
 	p := newPage(r.limit)
+	src := r.t.source(r.consistent)
 	r.t.mu.RLock()
 	if r.t.deleted {
 		r.t.mu.RUnlock()
 		return pageResult{}, resourceNotFound()
 	}
-	col := r.t.items
-	if r.ix != nil {
-		col = r.ix.items
+	col := r.t.collection(src, r.ix)
+	if col == nil {
+		r.t.mu.RUnlock()
+		return pageResult{}, validationf("The table does not have the specified index: %s", r.ix.name)
 	}
 	r.fill(col, p)
 	var fetched []int
 	if r.fetch {
-		fetched = r.t.fetch(p.entries)
+		fetched = src.fetch(p.entries)
 	}
 	r.t.mu.RUnlock()
 

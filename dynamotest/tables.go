@@ -59,6 +59,11 @@ type dbTable struct {
 
 	stream *stream // the enabled stream, or nil (see stream.go)
 
+	// lagged is the view eventually consistent reads see in the eventual
+	// mode (EventualConsistency), nil otherwise: every write is queued for
+	// it (see eventual.go).
+	lagged *lagged
+
 	// Settings the fake stores and describes but does not act on (see
 	// backups.go): server-side encryption with a KMS key (kmsKeyARN ""
 	// means the AWS owned key), deletion protection (DeleteTable refuses a
@@ -271,6 +276,9 @@ func (t *dbTable) put(item map[string]types.AttributeValue, size int, oldItem ma
 		pk = store.Attr(data, t.pk.name)
 	}
 	old = t.items.Put(pk, id, e)
+	if t.lagged != nil {
+		t.lagged.record(id, key, e)
+	}
 	if !t.needsOld() {
 		return old
 	}
@@ -292,6 +300,9 @@ func (t *dbTable) put(item map[string]types.AttributeValue, size int, oldItem ma
 func (t *dbTable) remove(key map[string]types.AttributeValue, u *usage) *store.Entry {
 	_, id, pos := t.keyOf(key)
 	old := t.items.Delete(id, pos)
+	if old != nil && t.lagged != nil {
+		t.lagged.record(id, pos, nil)
+	}
 	if old == nil || !t.needsOld() {
 		return old
 	}

@@ -285,23 +285,20 @@ func (c *indexChange) apply(t *dbTable) (deleted *dbIndex) {
 	switch {
 	case c.create != nil:
 		ix := c.create
-		t.items.AscendPartitions(0, "", func(p *store.Partition) bool {
-			p.Ascend("", func(e *store.Entry) bool {
-				item := e.Item()
-				if id, ie := t.indexEntry(ix, item, e.Data, e.Size, true); ie != nil {
-					ix.items.Put(item[ix.pk.name], id, ie)
-				}
-				return true
-			})
-			return true
-		})
+		t.backfill(ix)
 		ix.creating.Store(true)
 		t.indexes = append(t.indexes, ix)
 		t.attrDefs = c.defs
+		if t.lagged != nil {
+			t.lagged.view.addIndex(ix)
+		}
 	case c.delete != "":
 		for i, ix := range t.indexes {
 			if ix.name == c.delete {
 				t.indexes = append(t.indexes[:i:i], t.indexes[i+1:]...)
+				if t.lagged != nil {
+					t.lagged.view.dropIndex(ix.name)
+				}
 				return ix
 			}
 		}
@@ -309,6 +306,20 @@ func (c *indexChange) apply(t *dbTable) (deleted *dbIndex) {
 		c.update.throughput = c.throughput
 	}
 	return nil
+}
+
+// backfill puts an entry for each of t's items into ix, a new index.
+func (t *dbTable) backfill(ix *dbIndex) {
+	t.items.AscendPartitions(0, "", func(p *store.Partition) bool {
+		p.Ascend("", func(e *store.Entry) bool {
+			item := e.Item()
+			if id, ie := t.indexEntry(ix, item, e.Data, e.Size, true); ie != nil {
+				ix.items.Put(item[ix.pk.name], id, ie)
+			}
+			return true
+		})
+		return true
+	})
 }
 
 // finishIndexes makes every CREATING index ACTIVE: the fake's clock moved,

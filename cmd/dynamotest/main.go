@@ -12,6 +12,12 @@
 // unsigned requests, and -keys-file verifies Signature Version 4
 // signatures against the access keys it lists.
 //
+// -eventual 1s serves DynamoDB's consistency and no more: a write reaches
+// global secondary index reads and reads without ConsistentRead only a
+// second later (dynamotest.EventualConsistency), so a client that reads its
+// own write through an index fails here as it would on AWS. Unset, the
+// environment variable TABLEKIT_DYNAMOTEST_EVENTUAL gives the lag.
+//
 // -policy serves the database behind an IAM policy (a JSON document as IAM
 // takes it; package iam's subset), as dynamotest.Enforce does: every
 // request, PartiQL statements included, is authorized as AWS authorizes it
@@ -66,6 +72,7 @@ type config struct {
 	readTimeout        time.Duration
 	idleTimeout        time.Duration
 	policyFile         string
+	eventual           time.Duration
 }
 
 func defaultConfig() config {
@@ -84,6 +91,7 @@ func main() {
 	flag.DurationVar(&c.readTimeout, "read-timeout", c.readTimeout, "time to read a whole request, body included")
 	flag.DurationVar(&c.idleTimeout, "idle-timeout", c.idleTimeout, "time an idle keep-alive connection is kept")
 	flag.StringVar(&c.policyFile, "policy", "", "IAM policy `file` (JSON) every request is authorized against, with the fake's region and account in its ARNs")
+	flag.DurationVar(&c.eventual, "eventual", 0, "eventual mode: index reads and reads without ConsistentRead see a write only this `long` after it (0: at once)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: dynamotest [flags]\n\nServes an in-memory DynamoDB over HTTP.\n\n")
 		flag.PrintDefaults()
@@ -121,7 +129,8 @@ func run(ctx context.Context, c config, out io.Writer, logger *slog.Logger) erro
 		}
 		opts = append(opts, dynamotest.Keys(keys))
 	}
-	handler := dynamotest.NewHandler(dynamotest.New(), opts...)
+	db := dynamotest.New(dynamotest.EventualConsistency(c.eventual))
+	handler := dynamotest.NewHandler(db, opts...)
 	if c.policyFile != "" {
 		data, err := os.ReadFile(c.policyFile)
 		if err != nil {
@@ -131,7 +140,7 @@ func run(ctx context.Context, c config, out io.Writer, logger *slog.Logger) erro
 		if err != nil {
 			return fmt.Errorf("-policy %s: %w", c.policyFile, err)
 		}
-		enforced, err := dynamotest.Enforce(dynamotest.New(), policy)
+		enforced, err := dynamotest.Enforce(db, policy)
 		if err != nil {
 			return fmt.Errorf("-policy %s: %w", c.policyFile, err)
 		}

@@ -202,3 +202,28 @@ func TestRunPolicyAuthorizesEveryRequestPartiQLIncluded(t *testing.T) {
 	err = run(context.Background(), c, io.Discard, slog.Default())
 	assert.ErrorContains(t, err, "-policy", "a policy the fake cannot enforce faithfully is refused")
 }
+
+func TestRunEventualServesStaleEventuallyConsistentReads(t *testing.T) {
+	c := onFreePort()
+	c.eventual = time.Hour // the wall clock never reaches it during the test
+	url, _ := startRun(t, c)
+	cl := client(url, "any", "thing")
+	ctx := context.Background()
+	_, err := cl.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("jobs"),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+	})
+	require.NoError(t, err)
+	key := map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "1"}}
+	_, err = cl.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("jobs"), Item: key})
+	require.NoError(t, err)
+
+	stale, err := cl.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: key})
+	require.NoError(t, err)
+	assert.Nil(t, stale.Item, "an eventually consistent read within the lag misses the write")
+	fresh, err := cl.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("jobs"), Key: key, ConsistentRead: aws.Bool(true)})
+	require.NoError(t, err)
+	assert.NotNil(t, fresh.Item)
+}
