@@ -31,14 +31,14 @@ const (
 
 // Event is one entry of a task's history.
 type Event struct {
-	TaskID  string
-	Seq     int // 1, 2, ...: gap-free, in the order the changes happened
-	Type    EventType
-	Status  Status // the task's status after the event
-	Attempt int    // the attempt the event belongs to (0 before the first claim)
-	Worker  string // the worker that caused it, when one did
-	Message string // Fail's reason, the expired lease's owner
-	At      time.Time
+	TaskID  string    `json:"taskId"`
+	Seq     int       `json:"seq"` // 1, 2, ...: gap-free, in the order the changes happened
+	Type    EventType `json:"type"`
+	Status  Status    `json:"status"`            // the task's status after the event
+	Attempt int       `json:"attempt"`           // the attempt the event belongs to (0 before the first claim)
+	Worker  string    `json:"worker,omitempty"`  // the worker that caused it, when one did
+	Message string    `json:"message,omitempty"` // Fail's reason, the expired lease's owner
+	At      time.Time `json:"at"`
 }
 
 // Event items, the seed's rows 2-4:

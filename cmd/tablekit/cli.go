@@ -32,8 +32,13 @@ type command struct {
 	// setup registers the command's own flags on fs and returns what runs
 	// the command once they are parsed (flag values live in its closure).
 	setup func(fs *flag.FlagSet, a *app) runner
-	// destructive commands ask before they change anything, or need -yes.
+	// destructive commands ask before they change anything, or need -yes,
+	// and take -dry-run (a.dryRun): report what would change, change nothing.
 	destructive bool
+	// dryRunnable commands change data only when one of their flags asks
+	// (jobs orphans -delete); they take -dry-run too, without being asked
+	// to confirm as a whole.
+	dryRunnable bool
 }
 
 // runner runs a command with its positional arguments.
@@ -45,6 +50,9 @@ type app struct {
 	out, errOut io.Writer
 	global      globalFlags
 	conn        *conn // opened on first use
+	// dryRun is -dry-run, which every destructive command takes: read and
+	// report what the command would change, write nothing.
+	dryRun bool
 }
 
 // globalFlags may be given before the command or among its flags.
@@ -104,11 +112,11 @@ func (a *app) exitCode(err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
-	fmt.Fprintln(a.errOut, "tablekit:", err)
+	fmt.Fprintln(a.errOut, "tablekit:", a.explain(err))
 	var ue *usageError
 	var de *driftError
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), isBadInput(err):
 		fmt.Fprintln(a.errOut, "run 'tablekit help' for usage")
 		return exitUsage
 	case errors.Is(err, errNotConfirmed):
@@ -142,13 +150,11 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 	}
 	cmd, rest := lookup(args)
 	if cmd == nil {
-		return usagef("unknown command %q", strings.Join(args[:min(2, len(args))], " "))
+		return unknownCommand(args)
 	}
-	fs := flag.NewFlagSet("tablekit "+cmd.name, flag.ContinueOnError)
+	fs, run := a.flagSet(cmd)
 	fs.SetOutput(a.errOut)
 	fs.Usage = func() { a.commandHelp(cmd, fs) }
-	a.global.register(fs)
-	run := cmd.setup(fs, a)
 	positional, err := parseInterspersed(fs, rest)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -167,6 +173,17 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		}
 	}
 	return run(ctx, positional)
+}
+
+// flagSet is cmd's flag set: the global flags, -dry-run where the command
+// changes data, then the command's own.
+func (a *app) flagSet(cmd *command) (*flag.FlagSet, runner) {
+	fs := flag.NewFlagSet("tablekit "+cmd.name, flag.ContinueOnError)
+	a.global.register(fs)
+	if cmd.destructive || cmd.dryRunnable {
+		fs.BoolVar(&a.dryRun, "dry-run", false, "report what would change, change nothing (needs no -yes)")
+	}
+	return fs, cmd.setup(fs, a)
 }
 
 // parseInterspersed parses flags wherever they stand among the arguments
@@ -212,9 +229,10 @@ func commandNamed(name string) *command {
 	return nil
 }
 
-// confirm asks on a terminal, or requires -yes.
+// confirm asks on a terminal, or requires -yes. A dry run changes
+// nothing, so it is not asked.
 func (a *app) confirm(cmd *command) error {
-	if a.global.yes {
+	if a.global.yes || a.dryRun {
 		return nil
 	}
 	f, ok := a.in.(*os.File)
@@ -254,11 +272,9 @@ func (a *app) printHelp(args []string) error {
 	if len(args) > 0 {
 		cmd, _ := lookup(args)
 		if cmd == nil {
-			return usagef("no help for unknown command %q", strings.Join(args, " "))
+			return unknownCommand(args)
 		}
-		fs := flag.NewFlagSet("tablekit "+cmd.name, flag.ContinueOnError)
-		a.global.register(fs)
-		cmd.setup(fs, a)
+		fs, _ := a.flagSet(cmd)
 		a.commandHelp(cmd, fs)
 		return nil
 	}
@@ -303,7 +319,7 @@ func (a *app) commandHelp(cmd *command, fs *flag.FlagSet) {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(cmd.help))
 	}
 	if cmd.destructive {
-		fmt.Fprint(w, "\nThis command changes data: it asks first on a terminal, and needs -yes otherwise.\n")
+		fmt.Fprint(w, "\nThis command changes data: it asks first on a terminal, and needs -yes otherwise;\n-dry-run reports what it would change and changes nothing.\n")
 	}
 	fmt.Fprint(w, "\nFlags:\n")
 	fs.SetOutput(w)

@@ -20,6 +20,7 @@ func commands() []*command {
 	all = append(all, tasksCommands()...)
 	all = append(all, journeyCommands()...)
 	all = append(all, pipelineCommands()...)
+	all = append(all, versionCommand())
 	return all
 }
 

@@ -2,26 +2,24 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/connect"
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/internal/awsconfig"
 	"github.com/tablekit/tablekit/table"
 )
 
 // conn is what a command talks to.
 type conn struct {
-	db    table.API
-	fake  *dynamotest.DB // with -memory
-	s3    *s3.Client     // nil with -memory
-	blobs map[string]blobstore.Store
+	db     table.API
+	fake   *dynamotest.DB // with -memory
+	region string
+	s3     *s3.Client // built on first use of a bucket; nil with -memory
+	blobs  map[string]blobstore.Store
 }
 
 func (c *conn) close() {}
@@ -39,21 +37,42 @@ func (c *conn) memoryBlobs() blobstore.Store {
 	return c.blobs[""]
 }
 
-// connect opens DynamoDB (and lazily S3) as the global flags say.
+// connect opens DynamoDB as the global flags say, through package connect:
+// the same three places (AWS, an endpoint, in memory) the examples and
+// services use, quiet and with the SDK's retries.
 func (a *app) connect(ctx context.Context) (*conn, error) {
 	if a.conn != nil {
 		return a.conn, nil
 	}
 	g := a.global
-	c := &conn{blobs: map[string]blobstore.Store{}}
-	if g.memory {
-		if g.endpoint != "" || g.s3Endpoint != "" {
-			return nil, usagef("-memory and -endpoint/-s3-endpoint exclude each other")
+	var opts []func(*connect.Options)
+	switch {
+	case g.memory && (g.endpoint != "" || g.s3Endpoint != "" || g.region != ""):
+		return nil, usagef("-memory goes without -endpoint, -s3-endpoint and -region")
+	case g.memory:
+		opts = append(opts, connect.InMemory())
+	case g.endpoint != "":
+		if err := connect.CheckEndpoint(g.endpoint); err != nil {
+			return nil, usagef("-endpoint %q: want an http(s) URL such as http://127.0.0.1:8000", g.endpoint)
 		}
+		opts = append(opts, connect.Endpoint(g.endpoint))
+	}
+	if g.s3Endpoint != "" {
+		if err := connect.CheckEndpoint(g.s3Endpoint); err != nil {
+			return nil, usagef("-s3-endpoint %q: want an http(s) URL such as http://127.0.0.1:4569", g.s3Endpoint)
+		}
+	}
+	if g.region != "" {
+		opts = append(opts, connect.Region(g.region))
+	}
+	cn, err := connect.Open(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	c := &conn{db: cn.DB, fake: cn.Fake, region: cn.Config.Region, blobs: map[string]blobstore.Store{}}
+	if c.fake != nil {
 		// A demo: the fake starts with every store's table, so describe,
 		// inspect and the store commands have something to act on.
-		c.fake = dynamotest.New()
-		c.db = c.fake
 		for _, name := range storeNames {
 			sc, err := (&storeFlags{env: "dev"}).schemaOf(name)
 			if err != nil {
@@ -63,54 +82,9 @@ func (a *app) connect(ctx context.Context) (*conn, error) {
 				return nil, err
 			}
 		}
-		a.conn = c
-		return c, nil
 	}
-	cfg, err := awsConfig(ctx, g.region, g.endpoint != "" || g.s3Endpoint != "")
-	if err != nil {
-		return nil, err
-	}
-	c.db = dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-		if g.endpoint != "" {
-			o.BaseEndpoint = aws.String(g.endpoint)
-		}
-	})
-	c.s3 = s3.NewFromConfig(cfg, func(o *s3.Options) {
-		if g.s3Endpoint != "" {
-			o.BaseEndpoint = aws.String(g.s3Endpoint)
-			o.UsePathStyle = true
-		}
-	})
 	a.conn = c
 	return c, nil
-}
-
-// awsConfig loads the default chain. Against a local endpoint a missing
-// region or missing credentials are filled with placeholders (DynamoDB
-// Local accepts any; s3rver wants its own, S3RVER).
-func awsConfig(ctx context.Context, region string, local bool) (aws.Config, error) {
-	var opts []func(*config.LoadOptions) error
-	if region != "" {
-		opts = append(opts, config.WithRegion(region))
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
-	if err != nil {
-		return aws.Config{}, fmt.Errorf("load AWS configuration: %w", err)
-	}
-	if !local {
-		return cfg, nil
-	}
-	if cfg.Region == "" {
-		cfg.Region = "us-east-1"
-	}
-	if _, err := cfg.Credentials.Retrieve(ctx); err != nil || os.Getenv("AWS_ACCESS_KEY_ID") == "" && !hasProfile() {
-		cfg.Credentials = credentials.NewStaticCredentialsProvider("S3RVER", "S3RVER", "")
-	}
-	return cfg, nil
-}
-
-func hasProfile() bool {
-	return os.Getenv("AWS_PROFILE") != "" || os.Getenv("AWS_CONFIG_FILE") != "" || os.Getenv("AWS_SHARED_CREDENTIALS_FILE") != ""
 }
 
 // bucket opens a blob store on one bucket (in memory with -memory).
@@ -123,9 +97,21 @@ func (a *app) bucket(ctx context.Context, name string) (blobstore.Store, error) 
 		return b, nil
 	}
 	var b blobstore.Store
-	if c.s3 == nil {
+	if c.fake != nil {
 		b = blobstore.NewMemory()
 	} else {
+		if c.s3 == nil {
+			cfg, err := awsconfig.Load(ctx, awsconfig.Settings{Region: a.global.region, Local: a.global.s3Endpoint != "", Key: "S3RVER", Secret: "S3RVER"})
+			if err != nil {
+				return nil, err
+			}
+			c.s3 = s3.NewFromConfig(cfg, func(o *s3.Options) {
+				if a.global.s3Endpoint != "" {
+					o.BaseEndpoint = aws.String(a.global.s3Endpoint)
+					o.UsePathStyle = true
+				}
+			})
+		}
 		s3store, err := blobstore.NewS3(c.s3, name)
 		if err != nil {
 			return nil, err

@@ -78,7 +78,7 @@ func jobsCommands() []*command {
 	var user, status string
 	var recoverAll bool
 	var set, rename, remove multiFlag
-	var dryRun, deleteOrphans bool
+	var deleteOrphans bool
 	return []*command{
 		{
 			name: "jobs get", args: "<job id>",
@@ -114,7 +114,11 @@ func jobsCommands() []*command {
 				if err != nil {
 					return err
 				}
-				return emitPage(a, p, jobRow)
+				noun := "jobs of user " + user
+				if user == "" {
+					noun = strings.ToUpper(status) + " jobs"
+				}
+				return emitPage(a, p, noun, jobRow)
 			}),
 		},
 		{
@@ -124,6 +128,16 @@ func jobsCommands() []*command {
 			setup: jobsSetup(false, nil, func(ctx context.Context, a *app, s *jobs.Store, _ pageFlags, args []string) error {
 				if len(args) != 1 {
 					return usagef("jobs replay takes one job id")
+				}
+				if a.dryRun {
+					j, err := s.Get(ctx, args[0], jobs.Consistent())
+					if err != nil {
+						return err
+					}
+					if j.Status != jobs.StatusFailed {
+						return fmt.Errorf("jobs replay %s: the job is %s, and only a FAILED job can be replayed", j.ID, j.Status)
+					}
+					return emitDryRun(a, "replay", "job", []jobs.Job{*j}, jobRow)
 				}
 				j, err := s.Replay(ctx, args[0])
 				if err != nil {
@@ -146,6 +160,13 @@ until a pass finds nothing more.`,
 				if len(args) > 0 {
 					return usagef("jobs recover takes no arguments")
 				}
+				if a.dryRun {
+					expired, err := expiredJobs(ctx, s)
+					if err != nil {
+						return err
+					}
+					return emitDryRun(a, "recover", "in-flight jobs whose lease expired", expired, jobRow)
+				}
 				var total jobs.RecoverResult
 				for {
 					r, err := s.Recover(ctx)
@@ -160,9 +181,10 @@ until a pass finds nothing more.`,
 						break
 					}
 				}
-				return a.emit(total, func(w io.Writer) {
+				out := recovered{Expired: total.Read, Requeued: total.Requeued, Failed: total.Failed, Skipped: total.Skipped}
+				return a.emit(out, func(w io.Writer) {
 					fmt.Fprintf(w, "expired\t%d\nrequeued\t%d\nfailed\t%d\nskipped\t%d (changed while recovering)\n",
-						total.Read, total.Requeued, total.Failed, total.Skipped)
+						out.Expired, out.Requeued, out.Failed, out.Skipped)
 				})
 			}),
 		},
@@ -183,7 +205,6 @@ are written by its moves). -dry-run counts what would change and writes nothing.
 				fs.Var(&set, "set", "name=value: add where missing (repeatable)")
 				fs.Var(&rename, "rename", "old=new: rename (repeatable)")
 				fs.Var(&remove, "remove", "name: remove (repeatable)")
-				fs.BoolVar(&dryRun, "dry-run", false, "count what would change, write nothing")
 			}, func(ctx context.Context, a *app, s *jobs.Store, _ pageFlags, args []string) error {
 				if len(args) > 0 {
 					return usagef("jobs backfill takes no arguments")
@@ -192,6 +213,7 @@ are written by its moves). -dry-run counts what would change and writes nothing.
 				if err != nil {
 					return err
 				}
+				dryRun := a.dryRun
 				var wouldChange atomic.Int64
 				bar := a.startProgress("backfill")
 				done, err := s.Backfill(ctx, func(j *jobs.Job) (bool, error) {
@@ -206,11 +228,8 @@ are written by its moves). -dry-run counts what would change and writes nothing.
 				if err != nil {
 					return err
 				}
-				out := struct {
-					jobs.BackfillProgress
-					DryRun      bool  `json:"dryRun"`
-					WouldChange int64 `json:"wouldChange,omitempty"`
-				}{done, dryRun, wouldChange.Load()}
+				out := backfilled{Scanned: done.Scanned, Changed: done.Changed, Unchanged: done.Unchanged,
+					Skipped: done.Skipped, Conflicts: done.Conflicts, DryRun: dryRun, WouldChange: wouldChange.Load()}
 				return a.emit(out, func(w io.Writer) {
 					fmt.Fprintf(w, "scanned\t%d\n", done.Scanned)
 					if dryRun {
@@ -222,15 +241,16 @@ are written by its moves). -dry-run counts what would change and writes nothing.
 			}),
 		},
 		{
-			name:    "jobs orphans",
-			summary: "list offloaded result objects no job points at; -delete removes them",
+			name:        "jobs orphans",
+			summary:     "list offloaded result objects no job points at; -delete removes them",
+			dryRunnable: true,
 			setup: jobsSetup(false, func(fs *flag.FlagSet) {
 				fs.BoolVar(&deleteOrphans, "delete", false, "delete the orphans (asks first, or needs -yes)")
 			}, func(ctx context.Context, a *app, s *jobs.Store, _ pageFlags, args []string) error {
 				if len(args) > 0 {
 					return usagef("jobs orphans takes no arguments")
 				}
-				del := deleteOrphans
+				del := deleteOrphans && !a.dryRun
 				if del {
 					if err := a.confirm(&command{name: "jobs orphans -delete"}); err != nil {
 						return err
@@ -246,7 +266,13 @@ are written by its moves). -dry-run counts what would change and writes nothing.
 				if err != nil {
 					return err
 				}
-				return a.emit(map[string]any{"deleted": del, "orphans": keys}, func(w io.Writer) {
+				if keys == nil {
+					keys = []string{}
+				}
+				if deleteOrphans && a.dryRun {
+					return emitDryRun(a, "delete", "orphaned objects", keys, func(w io.Writer, k string) { fmt.Fprintln(w, k) })
+				}
+				return a.emit(orphansOut{Deleted: del, Orphans: keys}, func(w io.Writer) {
 					for _, k := range keys {
 						fmt.Fprintln(w, k)
 					}
@@ -259,6 +285,50 @@ are written by its moves). -dry-run counts what would change and writes nothing.
 			}),
 		},
 	}
+}
+
+// recovered is what jobs recover prints as JSON.
+type recovered struct {
+	Expired  int `json:"expired"`
+	Requeued int `json:"requeued"`
+	Failed   int `json:"failed"`
+	Skipped  int `json:"skipped"`
+}
+
+// backfilled is what jobs backfill prints as JSON.
+type backfilled struct {
+	Scanned     int64 `json:"scanned"`
+	Changed     int64 `json:"changed"`
+	Unchanged   int64 `json:"unchanged"`
+	Skipped     int64 `json:"skipped"`
+	Conflicts   int64 `json:"conflicts"`
+	DryRun      bool  `json:"dryRun"`
+	WouldChange int64 `json:"wouldChange,omitempty"`
+}
+
+// orphansOut is what jobs orphans prints as JSON.
+type orphansOut struct {
+	Deleted bool     `json:"deleted"`
+	Orphans []string `json:"orphans"`
+}
+
+// expiredJobs are the in-flight jobs whose worker's lease has run out: what
+// Recover would move. It reads every in-flight job (Recover's own query is
+// bounded by the lease duration, which the command line does not know).
+func expiredJobs(ctx context.Context, s *jobs.Store) ([]jobs.Job, error) {
+	now := time.Now()
+	var out []jobs.Job
+	for _, st := range []jobs.Status{jobs.StatusProcessing, jobs.StatusEditing} {
+		for j, err := range s.ByStatus(ctx, st) {
+			if err != nil {
+				return nil, err
+			}
+			if !j.LeaseExpiresAt.IsZero() && !j.LeaseExpiresAt.After(now) {
+				out = append(out, j)
+			}
+		}
+	}
+	return out, nil
 }
 
 // multiFlag is a repeatable string flag.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -83,7 +84,7 @@ func journeyCommands() []*command {
 				if err != nil {
 					return err
 				}
-				return emitPage(a, p, func(w io.Writer, j journey.Journey) {
+				return emitPage(a, p, "journeys", func(w io.Writer, j journey.Journey) {
 					fmt.Fprintf(w, "%s\t%s\t%d%%\t%s\t%s\n", j.ID, j.Status, j.OverallProgress, j.CreatedAt, j.Name)
 				})
 			}, func(fs *flag.FlagSet) {
@@ -103,7 +104,7 @@ func journeyCommands() []*command {
 				if err != nil {
 					return err
 				}
-				return emitPage(a, p, func(w io.Writer, jb journey.Job) {
+				return emitPage(a, p, "job executions of journey "+args[0], func(w io.Writer, jb journey.Job) {
 					fmt.Fprintf(w, "%s\t%s\texecution %d\t%s\t%d%%\n", jb.JobID, jb.StageID, jb.ExecutionNumber, jb.Status, jb.Progress)
 				})
 			}, func(fs *flag.FlagSet) {
@@ -152,6 +153,9 @@ func journeyCommands() []*command {
 			summary:     "restore a journey from its backup; all or nothing, refused over a live journey unless -overwrite",
 			destructive: true,
 			setup: journeySetup(func(ctx context.Context, a *app, s *journey.Store, args []string) error {
+				if a.dryRun {
+					return journeyImportDryRun(ctx, a, s, args[0], overwrite)
+				}
 				var opts []func(*journey.ImportOptions)
 				if overwrite {
 					opts = append(opts, journey.Overwrite())
@@ -168,4 +172,21 @@ func journeyCommands() []*command {
 			}),
 		},
 	}
+}
+
+// journeyImportDryRun says what an import would do to the live journey:
+// create it, replace it (-overwrite), or be refused.
+func journeyImportDryRun(ctx context.Context, a *app, s *journey.Store, id string, overwrite bool) error {
+	j, err := s.Journeys().Get(ctx, id)
+	switch {
+	case errors.Is(err, journey.ErrJourneyNotFound):
+		return emitDryRun(a, "import", "journey (a new one)", []string{id}, func(w io.Writer, id string) { fmt.Fprintln(w, id) })
+	case err != nil:
+		return err
+	case !overwrite:
+		return fmt.Errorf("journey import %s: %w: the journey exists (%s); -overwrite replaces it as a whole", id, journey.ErrJourneyExists, j.Status)
+	}
+	return emitDryRun(a, "replace", "journey", []journey.Journey{*j}, func(w io.Writer, j journey.Journey) {
+		fmt.Fprintf(w, "%s\t%s\t%d%%\t%s\n", j.ID, j.Status, j.OverallProgress, j.Name)
+	})
 }

@@ -12,15 +12,27 @@
 // Run `tablekit help` for the list of commands and `tablekit help <command>`
 // (or `tablekit <command> -h`) for one command's flags.
 //
-// It connects to AWS through the default credential chain, to any endpoint
-// with -endpoint (DynamoDB Local, `go run ./cmd/dynamotest`), or to an
-// in-memory fake with -memory (a demo: nothing outlives the process).
+// It connects through package connect, as the examples and services do: to
+// AWS through the default configuration chain, to any endpoint with
+// -endpoint (DynamoDB Local, `go run ./cmd/dynamotest`), or to an in-memory
+// fake with -memory (a demo: nothing outlives the process).
+//
+// Conventions every command follows: -output json prints camelCase keys,
+// and a list {"items": [...], "next": "..."}; an empty list prints nothing
+// on standard output and "no <things> found" on standard error; every
+// command that changes data asks first on a terminal (or needs -yes) and
+// takes -dry-run, which reports what would change and changes nothing;
+// errors say what to do ("set AWS_REGION or -region", "cannot reach
+// DynamoDB at ..."); a mistyped command gets the closest one's name.
+// `tablekit version` prints the module version and build information.
 //
 // Exit codes, for scripts:
 //
 //	0  success
 //	1  the operation failed (a DynamoDB or S3 error, a refused move)
-//	2  usage error (unknown command, bad flag or argument)
+//	2  usage error (unknown command, bad flag or argument, a flag value the
+//	   store refuses: a status that is not one, a limit out of range, a
+//	   cursor from another list)
 //	3  not found (the job, task, journey, pipeline or table does not exist)
 //	4  a destructive command was not confirmed (no -yes and no terminal to ask)
 //	5  a check found drift (tables check: a table differs from its schema)

@@ -137,6 +137,9 @@ pipeline that is already gone succeeds and removes any file left under its
 prefix (an upload that arrived after the first delete). Progress goes to
 stderr, one step at a time.`,
 			setup: pipelineSetup(true, func(ctx context.Context, a *app, s *pipeline.Store, id string) error {
+				if a.dryRun {
+					return pipelineDeleteDryRun(ctx, a, s, id)
+				}
 				out := pipelineDeleted{PipelineID: id}
 				bar := a.startProgress("delete " + id)
 				err := s.Delete(ctx, id, pipeline.Progress(func(p pipeline.DeleteProgress) {
@@ -160,6 +163,47 @@ stderr, one step at a time.`,
 			}, nil),
 		},
 	}
+}
+
+// pipelineDeleteDryRun counts what Delete would remove: the pipeline's
+// items by kind (its files are listed by Delete itself, under
+// pipelines/{id}/ in -bucket).
+func pipelineDeleteDryRun(ctx context.Context, a *app, s *pipeline.Store, id string) error {
+	p, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	count := func(seq func(yield func(*pipeline.Pipeline, error) bool)) (int, error) {
+		n := 0
+		for _, err := range seq {
+			if err != nil {
+				return n, err
+			}
+			n++
+		}
+		return n, nil
+	}
+	versions, err := count(s.Versions(ctx, id))
+	if err != nil {
+		return err
+	}
+	executions := 0
+	for _, err := range s.Executions(ctx, id) {
+		if err != nil {
+			return err
+		}
+		executions++
+	}
+	// The counts Delete's steps would report: executions, tags, then the
+	// partition (versions and group memberships; the current item last).
+	// Files are counted by Delete as it lists them.
+	items := []pipeline.DeleteProgress{
+		{PipelineID: id, Step: pipeline.DeleteStepExecutions, Removed: executions},
+		{PipelineID: id, Step: pipeline.DeleteStepTags, Removed: len(p.Tags)},
+		{PipelineID: id, Step: pipeline.DeleteStepPartition, Removed: versions + len(p.Groups) + 1},
+	}
+	return emitDryRun(a, "delete", "steps' items of pipeline "+id+" (and its files under pipelines/"+id+"/)", items,
+		func(w io.Writer, st pipeline.DeleteProgress) { fmt.Fprintf(w, "%s\t%d\n", st.Step, st.Removed) })
 }
 
 func printPipeline(w io.Writer, out pipelineShown) {

@@ -129,7 +129,7 @@ func testPipelineCommands(t *testing.T, b pipelineBackend) {
 	assert.Equal(t, exitNotFound, b.cli(t, "show", "cli-nosuch").code)
 	assert.Equal(t, exitUsage, b.cli(t, "show").code)
 	assert.Equal(t, exitUsage, b.cli(t, "show", "a", "b").code)
-	assert.Equal(t, exitFailed, b.cli(t, "show", p.ID, "-versions-cursor", "garbage").code, "a bad cursor fails")
+	assert.Equal(t, exitUsage, b.cli(t, "show", p.ID, "-versions-cursor", "garbage").code, "a bad cursor is a bad flag value")
 
 	// delete: refused without -yes off a terminal, and without a bucket.
 	refused := b.cli(t, "delete", p.ID)

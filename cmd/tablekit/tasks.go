@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
 )
 
@@ -46,32 +45,29 @@ func tasksSetup(list bool, fn func(ctx context.Context, a *app, s *tasks.Store, 
 	}
 }
 
-// pageFlags are a list command's -limit and -cursor.
-type pageFlags struct {
-	limit  int
-	cursor string
-}
-
-func (p *pageFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&p.limit, "limit", 25, "items per page")
-	fs.StringVar(&p.cursor, "cursor", "", "the page to print: the 'next' cursor a previous page printed")
-}
-
-// pageOut is how a page prints as JSON.
-type pageOut[T any] struct {
-	Items []T    `json:"items"`
-	Next  string `json:"next,omitempty"`
-}
-
-func emitPage[T any](a *app, p table.Page[T], row func(w io.Writer, item T)) error {
-	return a.emit(pageOut[T]{Items: p.Items, Next: p.Next}, func(w io.Writer) {
-		for _, item := range p.Items {
-			row(w, item)
+// deadTasks are the tasks a redrive would move: the one named, if it is
+// DEAD, or every dead letter whose last error contains errorContains.
+func deadTasks(ctx context.Context, s *tasks.Store, ids []string, errorContains string) ([]tasks.Task, error) {
+	if len(ids) == 1 {
+		t, err := s.Get(ctx, ids[0])
+		if err != nil {
+			return nil, err
 		}
-		if p.Next != "" {
-			fmt.Fprintf(w, "\nnext page: -cursor %s\n", p.Next)
+		if t.Status != tasks.StatusDead {
+			return nil, fmt.Errorf("tasks redrive %s: the task is %s, and only a DEAD task can be re-driven", t.ID, t.Status)
 		}
-	})
+		return []tasks.Task{*t}, nil
+	}
+	var out []tasks.Task
+	for t, err := range s.Dead(ctx) {
+		if err != nil {
+			return nil, err
+		}
+		if strings.Contains(t.LastError, errorContains) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }
 
 func taskRow(w io.Writer, t tasks.Task) {
@@ -93,7 +89,7 @@ func tasksCommands() []*command {
 				if err != nil {
 					return err
 				}
-				return emitPage(a, p, taskRow)
+				return emitPage(a, p, "pending tasks", taskRow)
 			}),
 		},
 		{
@@ -107,7 +103,7 @@ func tasksCommands() []*command {
 				if err != nil {
 					return err
 				}
-				return emitPage(a, p, taskRow)
+				return emitPage(a, p, "dead tasks", taskRow)
 			}),
 		},
 		{
@@ -145,6 +141,9 @@ func tasksCommands() []*command {
 				if len(args) > 0 {
 					return usagef("tasks reclaim takes no arguments")
 				}
+				if a.dryRun {
+					return usagef("tasks reclaim -dry-run needs tasks.Store to list expired leases, which it does not yet")
+				}
 				n, err := s.ReclaimExpired(ctx)
 				if err != nil {
 					return err
@@ -173,6 +172,13 @@ same task move it once.`,
 						return usagef("tasks redrive takes one task id, or -all")
 					case !all && errorContains != "":
 						return usagef("-error goes with -all")
+					}
+					if a.dryRun {
+						dead, err := deadTasks(ctx, s, args, errorContains)
+						if err != nil {
+							return err
+						}
+						return emitDryRun(a, "re-drive", "dead tasks", dead, taskRow)
 					}
 					if !all {
 						t, err := s.Redrive(ctx, args[0], reason)

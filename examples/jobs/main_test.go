@@ -3,7 +3,10 @@ package main
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tablekit/tablekit/internal/testenv"
 )
 
 // TestExampleRuns runs the whole example, on the in-memory fake or on the
@@ -14,4 +17,13 @@ func TestExampleRuns(t *testing.T) {
 	for range 2 {
 		require.NoError(t, run(nil))
 	}
+}
+
+// TestAWSWithoutARegionSaysToSetIt: -aws on a machine with no AWS
+// configuration fails before any request, naming the variable to set.
+func TestAWSWithoutARegionSaysToSetIt(t *testing.T) {
+	testenv.NoAWSConfig(t)
+	err := run([]string{"-aws"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "set AWS_REGION")
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/changes"
+	"github.com/tablekit/tablekit/connect"
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/iam"
@@ -53,7 +54,7 @@ import (
 var receivers = []any{
 	(*table.Table)(nil), (*table.WriteTx)(nil), (*table.GetTx)(nil),
 	(*blobstore.Memory)(nil), (*blobstore.Dir)(nil), (*blobstore.S3)(nil), (*blobstore.Offloader)(nil),
-	(*changes.Consumer[map[string]any])(nil),
+	(*changes.Consumer[map[string]any])(nil), (*connect.Conn)(nil),
 	(*jobs.Store)(nil), (*analytics.View)(nil),
 	(*journey.Store)(nil), (*journey.Journeys)(nil), (*journey.Jobs)(nil), (*journey.Stages)(nil),
 	(*journey.Logs)(nil), (*journey.Reports)(nil), (*journey.Rules)(nil), (*journey.Backups)(nil),
@@ -190,6 +191,8 @@ var functions = map[string]any{
 	"blobstore.PointerOf": blobstore.PointerOf, "blobstore.Pointers": blobstore.Pointers,
 	"blobstore.PutHeaders": blobstore.PutHeaders, "blobstore.ValidateKey": blobstore.ValidateKey,
 
+	"connect.Open": connect.Open, "connect.CheckEndpoint": connect.CheckEndpoint,
+
 	"changes.New": changes.New[map[string]any], "changes.DecodeItem": changes.DecodeItem,
 	"changes.EnableStream": changes.EnableStream, "changes.LeaseSchema": changes.LeaseSchema,
 	"changes.CheckKeys": changes.CheckKeys,
@@ -245,7 +248,7 @@ func TestNoExportedFunctionPanicsOnZeroArguments(t *testing.T) {
 
 // packages are the directories whose exported functions the test calls.
 var packages = []string{
-	"table", "blobstore", "changes", "jobs", "jobs/analytics", "journey", "pipeline", "tasks",
+	"table", "blobstore", "changes", "connect", "jobs", "jobs/analytics", "journey", "pipeline", "tasks",
 	"datamodel", "iam", "iam/policies", "observe", "keys", "dynamotest",
 }
 

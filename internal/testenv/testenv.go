@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -201,4 +202,22 @@ func uniqueName(base, testName string, max int, lower bool) string {
 		return base + "-" + suffix
 	}
 	return base + "-" + testName + "-" + suffix
+}
+
+// NoAWSConfig empties the AWS configuration chain for the test: no region,
+// no credentials, no profile or shared files, no container or instance
+// credentials. Tests of what a program says on a machine without AWS
+// configuration start here.
+func NoAWSConfig(t testing.TB) {
+	t.Helper()
+	dir := t.TempDir()
+	for k, v := range map[string]string{
+		"AWS_REGION": "", "AWS_DEFAULT_REGION": "", "AWS_PROFILE": "",
+		"AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "AWS_SESSION_TOKEN": "",
+		"AWS_CONFIG_FILE": filepath.Join(dir, "config"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "credentials"),
+		"AWS_EC2_METADATA_DISABLED": "true", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI": "",
+		"AWS_CONTAINER_CREDENTIALS_FULL_URI": "", "AWS_WEB_IDENTITY_TOKEN_FILE": "",
+	} {
+		t.Setenv(k, v)
+	}
 }

@@ -1,5 +1,6 @@
 // Package exampleenv connects tablekit's example programs to a DynamoDB and
-// a blob store, the same way for every example, as DESIGN.md describes:
+// a blob store, the same way for every example. DynamoDB is reached through
+// package connect, as the tablekit CLI and services reach it:
 //
 //   - By default: dynamotest's in-memory fake and an in-memory blob store.
 //     No AWS account, no setup.
@@ -13,7 +14,8 @@
 //   - TABLEKIT_POLICY=<file>: every DynamoDB call is first checked against
 //     that IAM policy (see PolicyVar), whichever DynamoDB is used.
 //   - -aws: the default AWS configuration chain for both (credentials,
-//     region, AWS_ENDPOINT_URL_*), ignoring the TABLEKIT variables.
+//     region, AWS_ENDPOINT_URL_*), ignoring the TABLEKIT variables. With no
+//     region configured, Open fails saying to set AWS_REGION.
 //
 // The bucket is created when missing (Env.Bucket opens more beside it);
 // tables are the example's to create (table.Schema.EnsureTable), since only
@@ -37,18 +39,15 @@ import (
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/changes"
+	"github.com/tablekit/tablekit/connect"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/iam"
+	"github.com/tablekit/tablekit/internal/awsconfig"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -142,13 +141,15 @@ func (e *Env) String() string {
 func Open(ctx context.Context, cfg Config) (*Env, error) {
 	env := &Env{}
 	if cfg.AWS {
-		awsCfg, err := config.LoadDefaultConfig(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("exampleenv: load AWS configuration: %w", err)
+		conn, err := connect.Open(ctx)
+		switch {
+		case errors.Is(err, connect.ErrNoRegion):
+			return nil, errors.New("exampleenv: -aws: no AWS region: set AWS_REGION (e.g. AWS_REGION=eu-west-1)")
+		case err != nil:
+			return nil, fmt.Errorf("exampleenv: -aws: %w", err)
 		}
-		env.DB, env.DynamoDBWhere = dynamodb.NewFromConfig(awsCfg), "AWS ("+awsCfg.Region+")"
-		env.Streams = dynamodbstreams.NewFromConfig(awsCfg)
-		env.s3 = s3.NewFromConfig(awsCfg)
+		env.DB, env.Streams, env.DynamoDBWhere = conn.DB, conn.Streams, conn.String()
+		env.s3 = s3.NewFromConfig(conn.Config)
 		blobs, err := openS3(ctx, env.s3, cfg.Bucket, false)
 		if err != nil {
 			return nil, err
@@ -157,41 +158,29 @@ func Open(ctx context.Context, cfg Config) (*Env, error) {
 		return env, nil
 	}
 
+	var opts []func(*connect.Options)
 	if ep := os.Getenv(DynamoDBEndpointVar); ep != "" {
-		awsCfg, err := localConfig(ctx, "tablekit", "tablekit")
-		if err != nil {
-			return nil, err
-		}
-		env.DB = dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
-			o.BaseEndpoint = aws.String(ep)
-			// DynamoDB Local's error responses carry a CRC32 header that
-			// does not match their body; the SDK would warn on every
-			// refused conditional write.
-			o.DisableValidateResponseChecksum = true
-		})
-		env.Streams = dynamodbstreams.NewFromConfig(awsCfg, func(o *dynamodbstreams.Options) { o.BaseEndpoint = aws.String(ep) })
-		env.DynamoDBWhere = ep
+		opts = append(opts, connect.Endpoint(ep))
 	} else {
-		env.Fake = dynamotest.New()
-		env.DB, env.DynamoDBWhere = env.Fake, "in-memory fake"
-		env.Streams = env.Fake
+		opts = append(opts, connect.InMemory())
 	}
+	conn, err := connect.Open(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("exampleenv: %w", err)
+	}
+	env.DB, env.Streams, env.Fake, env.DynamoDBWhere = conn.DB, conn.Streams, conn.Fake, conn.String()
 	if err := enforcePolicy(env); err != nil {
 		return nil, err
 	}
 
 	if ep := os.Getenv(S3EndpointVar); ep != "" {
-		awsCfg, err := localConfig(ctx, "S3RVER", "S3RVER")
+		awsCfg, err := awsconfig.Load(ctx, awsconfig.Settings{Local: true, Key: "S3RVER", Secret: "S3RVER"})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("exampleenv: %w", err)
 		}
 		client := s3.NewFromConfig(awsCfg, func(o *s3.Options) {
 			o.BaseEndpoint = aws.String(ep)
 			o.UsePathStyle = true
-			// Local S3 servers such as s3rver predate flexible checksums
-			// and cannot read the SDK's default aws-chunked bodies.
-			o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
-			o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 		})
 		env.s3, env.pathStyle = client, true
 		blobs, err := openS3(ctx, client, cfg.Bucket, true)
@@ -203,26 +192,6 @@ func Open(ctx context.Context, cfg Config) (*Env, error) {
 		env.Blobs, env.S3Where = blobstore.NewMemory(), "in-memory"
 	}
 	return env, nil
-}
-
-// localConfig is the standard chain with the emulator's credentials and
-// us-east-1 filling in what the chain lacks. The EC2 instance metadata
-// service is left out of the chain: an emulator on this machine never takes
-// instance credentials, and probing for them is slow and noisy off EC2.
-func localConfig(ctx context.Context, key, secret string) (aws.Config, error) {
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithEC2IMDSClientEnableState(imds.ClientDisabled))
-	if err != nil {
-		return aws.Config{}, fmt.Errorf("exampleenv: load AWS configuration: %w", err)
-	}
-	if cfg.Region == "" {
-		cfg.Region = "us-east-1"
-	}
-	if cfg.Credentials == nil {
-		cfg.Credentials = credentials.NewStaticCredentialsProvider(key, secret, "")
-	} else if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
-		cfg.Credentials = credentials.NewStaticCredentialsProvider(key, secret, "")
-	}
-	return cfg, nil
 }
 
 // openS3 returns the bucket's store, creating the bucket when it is missing.

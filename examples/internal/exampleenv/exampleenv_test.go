@@ -15,6 +15,7 @@ import (
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/examples/internal/exampleenv"
+	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -70,4 +71,11 @@ func TestOpenWithEndpointsCreatesTheBucketAndUsesBoth(t *testing.T) {
 	require.NoError(t, reports.Put(ctx, "r", strings.NewReader("report")))
 	_, err = backend.HeadObject("tablekit-reports", "r")
 	assert.NoError(t, err, "the object is in the second bucket")
+}
+
+func TestOpenAWSWithoutARegionSaysToSetAWSRegion(t *testing.T) {
+	testenv.NoAWSConfig(t)
+	_, err := exampleenv.Open(context.Background(), exampleenv.Config{AWS: true, Bucket: "b"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "set AWS_REGION")
 }
