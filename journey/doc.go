@@ -90,11 +90,17 @@
 //
 //   - [Journeys.Create] writes the metadata and the default six stages
 //     in one transaction, each with attribute_not_exists.
-//   - [Jobs.Start] creates the job, advances the stage's execution
-//     counter and updates the journey (status running, current stage and
-//     job, totalJobs by ADD) in one transaction. A stage runs one execution
-//     at a time, and a retry follows a failure: the stage's status is part
-//     of the condition.
+//   - [Jobs.Start] reads the journey's stages and metadata side by side,
+//     then creates the job, advances the stage's execution counter (and
+//     keeps the job as the stage's lastJob) and updates the journey
+//     (status running, current stage and job, totalJobs by ADD) in one
+//     transaction: two round trips. Stages run in order, as the seed
+//     says: a stage starts once every earlier stage is completed or
+//     skipped ([ErrStageOrder]; [Options.StagesInAnyOrder] lifts that for
+//     stages that do not depend on one another). A stage runs one
+//     execution at a time, and a retry follows a failure: the stage's
+//     status is part of the condition. A job runs with the journey's
+//     configuration.timeout and retryAttempts unless it was given its own.
 //   - [Jobs.Finish] reads the stages, the journey and the job (two
 //     requests in one round trip) and writes the job, its stage and the
 //     journey's aggregates, progress, current stage and status in one
@@ -120,6 +126,20 @@
 //     metadata are refused; an import interrupted half way is completed by
 //     the next Import. A journey is never part backup and part something
 //     else.
+//
+// # Jobs that outlive their worker
+//
+// A job is running until its worker finishes it; a worker that dies
+// leaves it running. configuration.timeout (seconds, the job's, else the
+// journey's) bounds that: a job past its deadline ([Job.Deadline], start
+// plus timeout) no longer blocks its stage. The next [Jobs.Start] of the
+// stage fails it (status failed, timedOut true, errorMessage "timed out:
+// ...", endTime the moment it was failed, failedJobs by ADD) in the same
+// transaction that creates the retry, conditional on the old job still
+// being active, so a worker that was only late and finished meanwhile
+// keeps its result. The late worker's Finish is then refused with a
+// [*StatusError]. A job without a timeout (0, the zero configuration)
+// holds its stage until it finishes.
 //
 // # Progress from the change feed
 //

@@ -26,6 +26,10 @@ var (
 	// journey or job was not in a status the move starts from. Returned as
 	// a *StatusError naming the current status.
 	ErrInvalidStatus = errors.New("journey: invalid status for this operation")
+	// ErrStageOrder: Jobs.Start on a stage while an earlier stage is
+	// neither completed nor skipped (seed 000 runs stages in order). It
+	// comes as the Cause of a *StatusError naming the earlier stage.
+	ErrStageOrder = errors.New("journey: an earlier stage is not done")
 	// ErrStageNotSkippable: Stages.Skip on a stage without canSkip.
 	ErrStageNotSkippable = errors.New("journey: stage cannot be skipped")
 	// ErrLoggerClosed: a StepLogger was used after Close.

@@ -32,19 +32,23 @@ type journeyRead struct {
 }
 
 // readJourney reads the journey's stages (a Query) and, in the same round
-// trip, its metadata and one more item (the job, for Jobs.Finish) in one
-// TransactGetItems: two requests, one round trip.
+// trip, its metadata (a consistent GetItem), or its metadata and one more
+// item (the job, for Jobs.Finish) in one TransactGetItems: two requests,
+// one round trip.
 func (s *Store) readJourney(ctx context.Context, journeyID string, jobKey table.Key, job *record[Job]) (*journeyRead, error) {
 	var r journeyRead
 	var stagesErr error
 	var wg sync.WaitGroup
 	wg.Go(func() { r.stages, stagesErr = s.stages(ctx, journeyID, Consistent()) })
 	key, _ := s.journeyKey(journeyID)
-	get := s.t.GetTx().Get(key, &r.rec)
+	var err error
 	if jobKey != nil {
-		get.Get(jobKey, job)
+		err = s.t.GetTx().Get(key, &r.rec).Get(jobKey, job).Run(ctx)
+	} else {
+		// One item: a strongly consistent GetItem reads it at half a
+		// read transaction's cost.
+		err = s.t.Get(ctx, key, &r.rec, table.Consistent())
 	}
-	err := get.Run(ctx)
 	wg.Wait()
 	if err != nil && !errors.Is(err, table.ErrNotFound) {
 		return nil, err

@@ -116,6 +116,10 @@ func must[T any](t testing.TB) func(T, error) T {
 	}
 }
 
+// inAnyOrder is Options.StagesInAnyOrder, for tests that run several
+// stages of one journey at once.
+func inAnyOrder(o *Options) { o.StagesInAnyOrder = true }
+
 // mustStore is NewStore for a configuration the test knows to be good.
 func mustStore(t testing.TB, db table.API, logs blobstore.Store, opts ...func(*Options)) *Store {
 	t.Helper()

@@ -25,7 +25,7 @@ func localStore(t *testing.T, opts ...func(*Options)) *Store {
 // TestConcurrentFinishesLoseNothing against DynamoDB Local, whose
 // transactions really conflict and are retried.
 func TestIntegrationConcurrentFinishesLoseNothing(t *testing.T) {
-	s := localStore(t)
+	s := localStore(t, inAnyOrder)
 	concurrentFinishes(t, s, "JRN-LOCAL")
 }
 

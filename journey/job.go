@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"slices"
 	"strings"
 	"time"
 
@@ -108,6 +107,10 @@ type Job struct {
 	ErrorMessage    *string            `dynamodbav:"errorMessage" json:"errorMessage"`
 	Steps           []StepExecution    `dynamodbav:"steps" json:"steps"`
 	S3Config        *S3Config          `dynamodbav:"s3Config,omitempty" json:"s3Config,omitempty"`
+	// TimedOut marks a job failed for running past its
+	// configuration.timeout (by Jobs.Start of its stage or Jobs.Recover),
+	// not by its worker; a field the seed does not have.
+	TimedOut bool `dynamodbav:"timedOut,omitempty" json:"timedOut,omitempty"`
 
 	// Order is the stage's order (from the key).
 	Order     int  `dynamodbav:"-" json:"order"`
@@ -127,6 +130,11 @@ type JobRef struct {
 	StartedAt time.Time `json:"startTime"`
 	JobID     string    `json:"jobId"`
 }
+
+// Deadline is when the job has run past its configuration.timeout
+// (StartTime plus Timeout seconds); the zero time when it has none. A
+// running job past its deadline no longer blocks its stage.
+func (j Job) Deadline() time.Time { return deadline(j.StartTime.Time, j.Configuration.Timeout) }
 
 // Ref returns the job's reference.
 func (j Job) Ref() JobRef {
@@ -203,141 +211,6 @@ func jobFrom(rec record[Job]) (Job, error) {
 		return j, err
 	}
 	return j, j.UpdatedAt.parse(rec.UpdatedAt)
-}
-
-// NewJob is what Jobs.Start needs.
-type NewJob struct {
-	JourneyID string
-	StageID   string
-	// JobID is the job's id; a new "JOB-..." id when "".
-	JobID string
-	// TriggeredBy is who started the job ("user" when "").
-	TriggeredBy   string
-	Configuration JobConfiguration
-}
-
-// maxExecution is the largest {execution:03d}.
-const maxExecution = 999
-
-// stageStartable are the stage statuses a job can start from: a stage runs
-// at most one execution at a time, and a retry follows a failure.
-var stageStartable = []StageStatus{StagePending, StageFailed, StageCancelled}
-
-// startJob implements [Jobs.Start].
-func (s *Store) startJob(ctx context.Context, in NewJob) (*Job, error) {
-	if err := checkID("NewJob.JourneyID", in.JourneyID); err != nil {
-		return nil, err
-	}
-	if err := checkID("NewJob.StageID", in.StageID); err != nil {
-		return nil, err
-	}
-	if in.JobID != "" {
-		if err := checkID("NewJob.JobID", in.JobID); err != nil {
-			return nil, err
-		}
-	} else {
-		id, err := s.newID("JOB")
-		if err != nil {
-			return nil, err
-		}
-		in.JobID = id
-	}
-	if in.Configuration.Timeout < 0 || in.Configuration.RetryAttempts < 0 {
-		return nil, inputError("NewJob.Configuration", fmt.Sprintf("%+v", in.Configuration), "must not be negative")
-	}
-	if in.TriggeredBy == "" {
-		in.TriggeredBy = "user"
-	}
-	allowed := []Status{StatusPending, StatusRunning}
-	for attempt := 0; ; attempt++ {
-		st, _, err := s.stage(ctx, in.JourneyID, in.StageID)
-		if err != nil {
-			return nil, err
-		}
-		latest, err := s.latestJob(ctx, in.JourneyID, st.Order, st.StageID)
-		if err != nil {
-			return nil, err
-		}
-		if latest != nil && slices.Contains(jobActive, latest.Status) {
-			return nil, &StatusError{Entity: "stage", ID: in.StageID, Op: "start a job of", Current: string(StageRunning),
-				Allowed: statusStrings(stageStartable)}
-		}
-		if stageDone(st.Status) {
-			return nil, &StatusError{Entity: "stage", ID: in.StageID, Op: "start a job of", Current: string(st.Status),
-				Allowed: statusStrings(stageStartable)}
-		}
-		n := st.LastExecution
-		if latest != nil {
-			n = max(n, latest.ExecutionNumber)
-		}
-		n++
-		if n > maxExecution {
-			return nil, inputError("NewJob.StageID", in.StageID, fmt.Sprintf("the stage already has %d executions, the most JOB#...#{execution:03d} holds", maxExecution))
-		}
-		now := s.now()
-		if latest != nil && !now.After(latest.StartTime.Time) {
-			// Keep sort keys and GSI1SK in start order even if clocks
-			// disagree: one microsecond after the previous attempt.
-			now = latest.StartTime.Add(time.Microsecond)
-		}
-		steps := make([]StepExecution, len(st.Steps))
-		for i, d := range st.Steps {
-			steps[i] = StepExecution{StepID: d.StepID, Status: StepPending}
-		}
-		j := Job{JobID: in.JobID, JourneyID: in.JourneyID, StageID: in.StageID, Status: JobRunning,
-			StartTime: Time{now}, TriggeredBy: in.TriggeredBy, ExecutionNumber: n, Configuration: in.Configuration,
-			Results: map[string]float64{}, Steps: steps,
-			S3Config: &S3Config{LogsBucket: s.opts.LogsBucket, ReportsBucket: s.opts.ReportsBucket},
-			Order:    st.Order, CreatedAt: Time{now}, UpdatedAt: Time{now}}
-		rec, err := jobRecord(j)
-		if err != nil {
-			return nil, err
-		}
-		stageKey, _ := s.stageKey(in.JourneyID, st.Order, st.StageID)
-		journeyKey, _ := s.journeyKey(in.JourneyID)
-		counter := expression.Name("Data.lastExecution")
-		ts := expression.Value(stamp(now))
-		err = s.t.WriteTx().
-			Update(stageKey, expression.Set(counter, expression.Value(n)).
-				Set(expression.Name("Data.status"), expression.Value(StageRunning)).
-				Set(expression.Name(attrUpdatedAt), ts),
-				table.IfExists(), table.If(expression.AttributeNotExists(counter).Or(counter.LessThan(expression.Value(n))).
-					And(statusIn("Data.status", stageStartable...).Or(expression.AttributeNotExists(expression.Name("Data.status")))))).
-			Create(rec).
-			Update(journeyKey, expression.Add(expression.Name("Data.aggregates.totalJobs"), expression.Value(1)).
-				Set(expression.Name("Data.status"), expression.Value(StatusRunning)).
-				Set(expression.Name("Data.currentStageId"), expression.Value(st.StageID)).
-				Set(expression.Name("Data.currentStageIndex"), expression.Value(st.Order-1)).
-				Set(expression.Name("Data.currentJobs."+st.StageID), expression.Value(in.JobID)).
-				Set(expression.Name(attrUpdatedAt), ts),
-				table.IfExists(), table.If(statusIn("Data.status", allowed...).And(notImporting())), table.ItemOnConditionFailure()).
-			Run(ctx)
-		if err == nil {
-			return &j, nil
-		}
-		switch failedAction(err) {
-		case 0:
-			if errors.Is(err, table.ErrNotFound) {
-				return nil, notFound(ErrStageNotFound, in.JourneyID+"/"+in.StageID, err)
-			}
-			if attempt+1 < raceAttempts {
-				if err := s.lostRace(ctx, "Jobs.Start", in.JourneyID+"/"+in.StageID, attempt); err != nil {
-					return nil, err
-				}
-				continue
-			}
-		case 1:
-			if errors.Is(err, table.ErrAlreadyExists) && attempt+1 < raceAttempts {
-				if err := s.lostRace(ctx, "Jobs.Start", in.JourneyID+"/"+in.StageID, attempt); err != nil {
-					return nil, err
-				}
-				continue
-			}
-		case 2:
-			return nil, s.journeyTxError(in.JourneyID, "start a job of", allowed, err, 2)
-		}
-		return nil, err
-	}
 }
 
 // reasonItem is the current item a canceled transaction returned for

@@ -222,7 +222,7 @@ func TestSeedExamplesRoundTripExactly(t *testing.T) {
 // store's own calls, with the seed's ids and times, and compares each
 // stored item with the seed's JSON. The only differences allowed are the
 // ones the package documents: runtime values the seed shows mid-journey,
-// the stage's lastExecution/lastRuleIndex counters, the job's s3Config and
+// the stage's lastExecution/lastRuleIndex counters and lastJob, the job's s3Config and
 // log counts, and report figures that depend on the file written.
 func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	e := newEnv(t)
@@ -329,7 +329,7 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	seedStage := seedItem(t, "stage.json")
 	// UpdatedAt moved with the job; the counters are the package's.
 	assertSeedItem(t, "stage", storedItem(t, s, pk, seedStage["SK"].(string)), seedStage,
-		"UpdatedAt", "Data.lastExecution", "Data.lastRuleIndex")
+		"UpdatedAt", "Data.lastExecution", "Data.lastRuleIndex", "Data.lastJob")
 
 	at("2025-11-01T20:35:00Z")
 	e.ids.Queue("RPT", "RPT-ABC")

@@ -62,6 +62,10 @@ type Stage struct {
 	// hold a timestamp or a rule id, so the key alone would not stop it).
 	LastExecution int `dynamodbav:"lastExecution,omitempty" json:"lastExecution,omitempty"`
 	LastRuleIndex int `dynamodbav:"lastRuleIndex,omitempty" json:"lastRuleIndex,omitempty"`
+	// LastJob is the execution Jobs.Start created last (not in the seed
+	// either): the stage is running exactly while that job is active, so
+	// Jobs.Start knows the job and its deadline without reading it.
+	LastJob *StageJob `dynamodbav:"lastJob,omitempty" json:"lastJob,omitempty"`
 
 	JourneyID string `dynamodbav:"-" json:"journeyId"`
 	CreatedAt Time   `dynamodbav:"-" json:"createdAt"`

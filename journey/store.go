@@ -59,6 +59,12 @@ type Options struct {
 	// optional LOG# items (one write unit per entry); the S3 files and
 	// the per-level counts are written either way.
 	DisableLogSummaries bool
+	// StagesInAnyOrder lets Jobs.Start start a stage whatever the status
+	// of the stages before it. By default a stage starts only once every
+	// earlier stage is completed or skipped, as seed 000's stages "run in
+	// order 1, 2, 3"; a service whose stages are independent of one
+	// another sets it and runs them side by side.
+	StagesInAnyOrder bool
 	// Table configures the underlying table.Table (backoff, cursor key,
 	// transaction attempts: DefaultTxAttempts unless set).
 	Table []func(*table.Options)
