@@ -41,6 +41,9 @@ func (s *Store) Claim(ctx context.Context, workerID string) (_ *Claim, err error
 	if err := s.check(checkWorkerID(workerID)); err != nil {
 		return nil, err
 	}
+	if _, err := s.tableShards(ctx, true); err != nil {
+		return nil, err
+	}
 	for _, shard := range s.shardOrder(workerID) {
 		expired, err := s.expiredPage(ctx, shard, s.now(), int32(s.opts.ClaimBatch))
 		if err != nil {

@@ -134,6 +134,9 @@ func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (_ Status,
 	if err := checkReason(reason); err != nil {
 		return "", err
 	}
+	if _, err := s.tableShards(ctx, true); err != nil {
+		return "", err
+	}
 	to, typ := StatusPending, EventFailed
 	if s.lastAttempt(lease.Attempt, lease.AttemptBase) {
 		to, typ = StatusDead, EventDead

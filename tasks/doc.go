@@ -14,6 +14,7 @@
 //	TASK#t-123        EVENT#0003    -                   -          (COMPLETED)
 //	IDEM#client-uuid  TASK#t-123    -                   -          (idempotency map)
 //	WORKER#w-abc      TASK#t-123    -                   -          (current claim)
+//	CONFIG            QUEUE         -                   -          (the table's shard count)
 //
 // Times in keys are fixed-width UTC with microseconds (keys.TimeLayout), so
 // text order is time order. [Schema] declares the table, GSI1 (projecting
@@ -85,6 +86,10 @@
 //   - Event times never go backwards within a history, even when workers'
 //     clocks disagree by a little: a change is dated no earlier than the
 //     change before it.
+//   - The CONFIG item is this package's one addition to the seed's rows.
+//     It records the table's shard count (see "Write sharding"), which
+//     every client of the table must share and so is the table's to keep,
+//     not each caller's to repeat.
 //
 // # Life of a task
 //
@@ -162,8 +167,25 @@
 // carry 500 tasks per second at about 60% of it, with little room for a
 // burst, and 4 costs an idle worker 8 queries a poll, which the worker
 // runtime's poll backoff spaces out. Shards = 1 is the seed's exact
-// layout (STATUS#PENDING, no suffix). All stores on one table must use the
-// same N: a table written with another N needs that N set explicitly.
+// layout (STATUS#PENDING, no suffix).
+//
+// The count is the table's, not each caller's: a service on one shard
+// would never see a task another client (the CLI's tasks redrive, say)
+// wrote under four. So the table records it in one item, PK CONFIG, SK
+// QUEUE, attribute shards, created with attribute_not_exists by the first
+// store that needs it (EnsureTable, or else the first call that places or
+// moves a task: of stores racing on a new table, one decides). Every store
+// reads it once, a strongly consistent GetItem on its first call that
+// needs the count, and keeps it: leaving Options.Shards zero follows the
+// table, and setting it to another count than the table's makes every
+// such call a *ShardsError (ErrShardsMismatch) that writes nothing. The
+// CLI's tasks commands open their store without a count, so they list,
+// reclaim and re-drive where the table's services look. ListPending alone
+// records nothing (a dashboard's policy may allow no writes): on a table
+// that records no count it lists with the store's own. The count never
+// changes: another one would mean moving every queued task's index entry.
+// A table that held tasks before this item existed records none; open its
+// first store (or EnsureTable) with the count its tasks were written with.
 //
 // # Capacity
 //

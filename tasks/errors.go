@@ -32,7 +32,28 @@ var (
 	// parameters the same way (IdempotentParameterMismatchException): a key
 	// names one request, not a slot to fill twice.
 	ErrIdempotencyMismatch = errors.New("tasks: idempotency key reused with a different payload")
+
+	// ErrShardsMismatch: the store was opened with an Options.Shards other
+	// than the shard count its table records. Returned as a *ShardsError;
+	// nothing was written.
+	ErrShardsMismatch = errors.New("tasks: shard count differs from the table's")
 )
+
+// ShardsError reports a store opened with another shard count than its
+// table's. Open it without Options.Shards to use the table's count.
+type ShardsError struct {
+	Table       string
+	TableShards int // the count the table records
+	StoreShards int // Options.Shards of the store
+}
+
+func (e *ShardsError) Error() string {
+	return fmt.Sprintf("tasks: table %q is split into %d shards, but the store was opened with Shards(%d): "+
+		"every client of a table uses its count; leave Options.Shards unset to follow the table",
+		e.Table, e.TableShards, e.StoreShards)
+}
+
+func (e *ShardsError) Unwrap() error { return ErrShardsMismatch }
 
 // LeaseLostError reports a call made under a lease the worker no longer
 // holds. Status, Owner and Attempt describe the task when the write was

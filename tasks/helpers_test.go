@@ -88,6 +88,16 @@ func str(it table.Item, name string) string {
 	return ""
 }
 
+// num is a number attribute of a raw item, as DynamoDB writes it ("" when
+// absent).
+func num(t testing.TB, it table.Item, name string) string {
+	t.Helper()
+	if v, ok := it[name].(*types.AttributeValueMemberN); ok {
+		return v.Value
+	}
+	return ""
+}
+
 // wantInputError asserts err is the typed bad-input error naming field.
 func wantInputError(t testing.TB, err error, field string) {
 	t.Helper()

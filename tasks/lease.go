@@ -88,9 +88,12 @@ func (s *Store) ReclaimExpired(ctx context.Context) (_ int, err error) {
 	if err := s.check(nil); err != nil {
 		return 0, err
 	}
+	if _, err := s.tableShards(ctx, true); err != nil {
+		return 0, err
+	}
 	now := s.now()
 	moved := 0
-	for shard := range s.opts.Shards {
+	for shard := range s.shardCount() {
 		q := table.Query{
 			Index: IndexGSI1, Partition: s.statusPartition(StatusProcessing, shard),
 			Sort: table.SortLessOrEqual(mustBuild(leaseSK, now)),

@@ -51,7 +51,10 @@ func (s *Store) ListPending(ctx context.Context, cursor string, opts ...func(*Li
 	if err != nil {
 		return table.Page[Task]{}, err
 	}
-	if s.opts.Shards == 1 {
+	if _, err := s.tableShards(ctx, false); err != nil {
+		return table.Page[Task]{}, err
+	}
+	if s.shardCount() == 1 {
 		return s.listPartition(ctx, s.pendingQuery(0, o.Limit), cursor, "pending")
 	}
 	return s.listMerged(ctx, cursor, o.Limit)
@@ -134,7 +137,7 @@ type mergedCursor struct {
 const shardDone = "-"
 
 func (s *Store) listMerged(ctx context.Context, cursor string, limit int) (table.Page[Task], error) {
-	n := s.opts.Shards
+	n := s.shardCount()
 	cur := make([]string, n)
 	if cursor != "" {
 		var err error
@@ -214,7 +217,7 @@ func (s *Store) listMerged(ctx context.Context, cursor string, limit int) (table
 }
 
 func (s *Store) cursorMAC(payload []byte) []byte {
-	key := sha256.Sum256([]byte(fmt.Sprintf("tasks pending cursor\x00%s\x00%d", s.t.Name(), s.opts.Shards)))
+	key := sha256.Sum256([]byte(fmt.Sprintf("tasks pending cursor\x00%s\x00%d", s.t.Name(), s.shardCount())))
 	mac := hmac.New(sha256.New, key[:])
 	mac.Write(payload)
 	return mac.Sum(nil)[:16]
@@ -239,7 +242,7 @@ func (s *Store) decodeMerged(cursor string) ([]string, error) {
 		return nil, bad("altered, or from another table or shard count")
 	}
 	var c mergedCursor
-	if err := json.Unmarshal(payload, &c); err != nil || len(c.Shards) != s.opts.Shards {
+	if err := json.Unmarshal(payload, &c); err != nil || len(c.Shards) != s.shardCount() {
 		return nil, bad("malformed")
 	}
 	return c.Shards, nil

@@ -79,10 +79,12 @@ func TestListPendingRejectsForeignAndAlteredCursors(t *testing.T) {
 	p, err := f.store.ListPending(ctx, "", tasks.Limit(3))
 	require.NoError(t, err, "first page")
 	require.NotEmpty(t, p.Next, "first page %+v", p)
-	// The same table read with another shard count, an altered cursor, and
-	// a cursor of the unsharded list.
-	other := newStore(t, f.db, f.db.Now, tasks.Shards(2))
-	unsharded := newStore(t, f.db, f.db.Now)
+	// A store on another table with another shard count, an altered
+	// cursor, and a cursor of the unsharded list of that table.
+	other := newStore(t, f.db, f.db.Now, tasks.Shards(2), tasks.TableName("other"))
+	require.NoError(t, other.EnsureTable(ctx))
+	unsharded := newStore(t, f.db, f.db.Now, tasks.TableName("unsharded"))
+	require.NoError(t, unsharded.EnsureTable(ctx))
 	for range 2 {
 		_, _, err := unsharded.Submit(ctx, tasks.SubmitInput{})
 		require.NoError(t, err)
@@ -93,9 +95,9 @@ func TestListPendingRejectsForeignAndAlteredCursors(t *testing.T) {
 	altered := []byte(p.Next)
 	altered[3] ^= 1
 	for name, c := range map[string]func() error{
-		"other shard count": func() error { _, err := other.ListPending(ctx, p.Next); return err },
-		"altered":           func() error { _, err := f.store.ListPending(ctx, string(altered)); return err },
-		"unsharded cursor":  func() error { _, err := f.store.ListPending(ctx, up.Next); return err },
+		"other table and shard count": func() error { _, err := other.ListPending(ctx, p.Next); return err },
+		"altered":                     func() error { _, err := f.store.ListPending(ctx, string(altered)); return err },
+		"unsharded cursor":            func() error { _, err := f.store.ListPending(ctx, up.Next); return err },
 		"sharded in unsharded": func() error {
 			_, err := unsharded.ListPending(ctx, p.Next)
 			return err

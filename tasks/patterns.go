@@ -16,6 +16,10 @@ const (
 	planAdminLists     = 0.2
 	planHistoryReads   = 5
 	planFailures       = planTasksPerSecond / 20
+	// A store reads the table's shard count once, when it starts: a fleet
+	// restarting a few dozen stores a day.
+	planConfigReads   = 0.001
+	typicalConfigSize = 60
 )
 
 // Seed 003 gives one figure, 500 tasks a second, as the load to design
@@ -32,7 +36,8 @@ const (
 // more than this. Its WORKER claim item lives only while the task is
 // claimed (Complete deletes it), and GSI1 holds a task only while it is
 // pending, processing or dead, so no entity lists them. Dead letters never
-// expire: a standing population the seed gives no rate for.
+// expire: a standing population the seed gives no rate for. The CONFIG
+// item is one item of some 60 bytes for the table's life.
 func Entities() []access.Entity {
 	return []access.Entity{
 		{Name: "Task", Size: typicalMetaSize, CreatedBy: "Submit: META", Retention: DefaultRetention},
@@ -219,6 +224,23 @@ func Patterns() []access.Pattern {
 			ItemsPerRequest: DefaultPageSize,
 		},
 		{
+			Name:         "Read the shard count",
+			Partition:    "CONFIG",
+			Description:  "The table's CONFIG item, strongly consistent, once per store: the shard count every client of the table follows.",
+			Operation:    access.GetItem,
+			KeyCondition: "PK = CONFIG AND SK = QUEUE",
+			ItemSize:     typicalConfigSize,
+			Consistent:   true,
+		},
+		{
+			Name:         "Record the shard count",
+			Partition:    "CONFIG",
+			Description:  "The CONFIG item, attribute_not_exists, by the first store on a new table (EnsureTable).",
+			Operation:    access.PutItem,
+			KeyCondition: "PK = CONFIG AND SK = QUEUE",
+			ItemSize:     typicalConfigSize,
+		},
+		{
 			Name:            "List worker claims",
 			Partition:       "WORKER#{workerId}",
 			Description:     "The claim items of a worker; WorkerTasks then reads each one's META (Get task metadata) and keeps those still held.",
@@ -237,6 +259,8 @@ func Patterns() []access.Pattern {
 		"List pending tasks":           planAdminLists,
 		"List dead tasks":              planAdminLists,
 		"List worker claims":           planAdminLists,
+		"Read the shard count":         planConfigReads,
+		"Record the shard count":       planConfigReads,
 	}
 	for i := range p {
 		rate, ok := rates[p[i].Name]

@@ -37,6 +37,9 @@ func (s *Store) Redrive(ctx context.Context, taskID, reason string) (_ *Task, er
 	if err := checkReason(reason); err != nil {
 		return nil, err
 	}
+	if _, err := s.tableShards(ctx, true); err != nil {
+		return nil, err
+	}
 	t, err := s.Get(ctx, taskID)
 	if err != nil {
 		return nil, err
@@ -91,6 +94,9 @@ func (s *Store) RedriveDead(ctx context.Context, match func(*Task) bool, reason 
 	ctx, span := s.start(ctx, "tasks.RedriveDead")
 	defer span.End(&err)
 	if err := s.check(checkReason(reason)); err != nil {
+		return 0, err
+	}
+	if _, err := s.tableShards(ctx, true); err != nil {
 		return 0, err
 	}
 	moved := 0

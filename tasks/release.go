@@ -26,6 +26,9 @@ func (s *Store) Release(ctx context.Context, lease Lease, reason string) (err er
 	if err := checkReason(reason); err != nil {
 		return err
 	}
+	if _, err := s.tableShards(ctx, true); err != nil {
+		return err
+	}
 	now := s.leaseNow(lease)
 	ev, err := s.newEvent(lease.TaskID, lease.Seq+1, EventReleased, StatusPending, lease.Attempt, lease.Worker, reason, now)
 	if err != nil {

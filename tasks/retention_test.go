@@ -57,10 +57,15 @@ func (f *fixture) stopSweeper(t testing.TB) {
 	require.NoError(t, err)
 }
 
-// tableSize is how many items the table holds.
+// tableSize is how many items the table holds besides its CONFIG item,
+// which never expires.
 func (f *fixture) tableSize(t testing.TB) int {
 	t.Helper()
-	out, err := f.db.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(f.store.Table().Name()), Select: types.SelectCount})
+	out, err := f.db.Scan(context.Background(), &dynamodb.ScanInput{
+		TableName: aws.String(f.store.Table().Name()), Select: types.SelectCount,
+		FilterExpression:          aws.String("PK <> :config"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":config": &types.AttributeValueMemberS{Value: "CONFIG"}},
+	})
 	require.NoError(t, err)
 	return int(out.Count)
 }

@@ -28,15 +28,16 @@ var (
 
 // shardOf is the shard of a task.
 func (s *Store) shardOf(taskID string) int {
-	if s.opts.Shards == 1 {
+	n := s.shardCount()
+	if n == 1 {
 		return 0
 	}
-	return int(hash32(taskID) % uint32(s.opts.Shards))
+	return int(hash32(taskID) % uint32(n))
 }
 
 // statusPartition is the GSI1PK of a task in status st in shard.
 func (s *Store) statusPartition(st Status, shard int) string {
-	if s.opts.Shards == 1 || (st != StatusPending && st != StatusProcessing) {
+	if s.shardCount() == 1 || (st != StatusPending && st != StatusProcessing) {
 		return mustBuild(statusPK, st)
 	}
 	return mustBuild(shardedStatusPK, st, strconv.Itoa(shard))
@@ -46,7 +47,7 @@ func (s *Store) statusPartition(st Status, shard int) string {
 // offset derived from its id, so workers spread over the shards instead of
 // all draining shard 0 first.
 func (s *Store) shardOrder(workerID string) []int {
-	n := s.opts.Shards
+	n := s.shardCount()
 	order := make([]int, n)
 	start := int(hash32(workerID) % uint32(n))
 	for i := range order {

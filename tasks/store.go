@@ -64,9 +64,14 @@ type Options struct {
 	MaxAttempts int
 	// Shards splits the PENDING and PROCESSING partitions of GSI1 into
 	// STATUS#PENDING#0 .. STATUS#PENDING#<Shards-1> (seed 002's write
-	// sharding). Default DefaultShards; 1 is the seed's exact layout,
-	// STATUS#PENDING. See the package documentation for what it costs.
-	// Every store on a table must use the same value.
+	// sharding); 1 is the seed's exact layout, STATUS#PENDING. See the
+	// package documentation for what it costs. The count is the table's:
+	// the table records it (the CONFIG item, written by the first store
+	// that needs it), and 0, the default, follows what it records
+	// (DefaultShards on a table that records none yet). A store that sets
+	// another count than its table's gets a *ShardsError
+	// (ErrShardsMismatch) from every call that places or finds tasks, and
+	// writes nothing.
 	Shards int
 	// RetryBackoff paces retries of failed attempts: a task that failed
 	// its n-th attempt (Fail, or a lease ReclaimExpired found expired) is
@@ -115,6 +120,7 @@ type Store struct {
 	t    *table.Table
 	opts Options
 	log  *slog.Logger
+	cfg  *tableConfig // shared with the copies workers make
 }
 
 // NewStore returns the task queue on db. A nil db or a bad option is a
@@ -146,9 +152,6 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 	if o.MaxAttempts == 0 {
 		o.MaxAttempts = DefaultMaxAttempts
 	}
-	if o.Shards == 0 {
-		o.Shards = DefaultShards
-	}
 	if o.ClaimBatch == 0 {
 		o.ClaimBatch = DefaultClaimBatch
 	}
@@ -169,8 +172,8 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 		return nil, inputError("Options.LeaseDuration", o.LeaseDuration, "must be at least 1ms")
 	case o.MaxAttempts < 1 || o.MaxAttempts > MaxAttempts:
 		return nil, inputError("Options.MaxAttempts", o.MaxAttempts, fmt.Sprintf("must be between 1 and %d", MaxAttempts))
-	case o.Shards < 1 || o.Shards > MaxShards:
-		return nil, inputError("Options.Shards", o.Shards, fmt.Sprintf("must be between 1 and %d", MaxShards))
+	case o.Shards < 0 || o.Shards > MaxShards:
+		return nil, inputError("Options.Shards", o.Shards, fmt.Sprintf("must be between 1 and %d (0: the table's)", MaxShards))
 	case o.ClaimBatch < 1 || o.ClaimBatch > 100:
 		return nil, inputError("Options.ClaimBatch", o.ClaimBatch, "must be between 1 and 100")
 	case o.Retention < MinRetention:
@@ -186,7 +189,7 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With("table", o.TableName)
-	return &Store{t: table.New(db, schema, o.Table...), opts: o, log: log}, nil
+	return &Store{t: table.New(db, schema, o.Table...), opts: o, log: log, cfg: &tableConfig{}}, nil
 }
 
 // lastAttempt reports whether attempt is a task's last: MaxAttempts
@@ -220,23 +223,32 @@ func (s *Store) Schema() table.Schema {
 }
 
 // EnsureTable creates the store's table unless it exists with that shape
-// (table.Schema.EnsureTable).
+// (table.Schema.EnsureTable), and records the store's shard count in it
+// unless the table records one already; a store opened with another count
+// than the one recorded gets a *ShardsError.
 func (s *Store) EnsureTable(ctx context.Context) (err error) {
 	ctx, span := s.start(ctx, "tasks.EnsureTable")
 	defer span.End(&err)
 	if err := s.check(nil); err != nil {
 		return err
 	}
-	return s.t.EnsureTable(ctx)
+	if err := s.t.EnsureTable(ctx); err != nil {
+		return err
+	}
+	_, err = s.tableShards(ctx, true)
+	return err
 }
 
 // Options returns the store's options with defaults filled in (the zero
-// Options for a nil Store).
+// Options for a nil Store). Shards is the table's count once the store has
+// read it, else the store's own.
 func (s *Store) Options() Options {
-	if s == nil {
+	if s == nil || s.cfg == nil {
 		return Options{}
 	}
-	return s.opts
+	o := s.opts
+	o.Shards = s.shardCount()
+	return o
 }
 
 // now is the store's clock at the precision times are stored with
@@ -250,7 +262,7 @@ var errNoStore = inputError("Store", "nil", "use NewStore")
 
 // check returns an error for a nil or zero store, else err.
 func (s *Store) check(err error) error {
-	if s == nil || s.t == nil {
+	if s == nil || s.t == nil || s.cfg == nil {
 		return errNoStore
 	}
 	return err

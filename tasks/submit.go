@@ -47,6 +47,9 @@ func (s *Store) Submit(ctx context.Context, in SubmitInput) (task *Task, created
 	if err := s.check(checkSubmit(in)); err != nil {
 		return nil, false, err
 	}
+	if _, err := s.tableShards(ctx, true); err != nil {
+		return nil, false, err
+	}
 	hash := payloadHash(in.Payload)
 	if in.IdempotencyKey != "" {
 		if t, err := s.submitted(ctx, in, hash); t != nil || err != nil {
@@ -136,6 +139,9 @@ func (s *Store) SubmitTx(ctx context.Context, tx *table.WriteTx, in SubmitInput)
 	}
 	if tx == nil {
 		return nil, false, inputError("tx", "nil", "SubmitTx needs the caller's table.WriteTx")
+	}
+	if _, err := s.tableShards(ctx, true); err != nil {
+		return nil, false, err
 	}
 	hash := payloadHash(in.Payload)
 	var sub *submission
