@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tablekit/tablekit/observe"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -24,7 +23,9 @@ type CreateInput struct {
 	Provider         string // required: "gemini", "seedream", "stub", ...
 	CorrelationID    string
 	// TraceID is the request's X-Ray trace id. When empty, Create takes it
-	// from the OpenTelemetry span ctx carries (observe.XRayTraceID), so a
+	// from the OpenTelemetry span ctx carries (table.XRayTraceID: the span
+	// of a traced request, or the store's own "jobs.Create" span under it
+	// with a TracerProvider; both carry the request's trace id), so a
 	// traced service records it without passing it by hand.
 	TraceID string
 
@@ -85,7 +86,7 @@ func (s *Store) Create(ctx context.Context, in CreateInput) (job *Job, created b
 		S3TempKey:        in.S3TempKey,
 		Provider:         in.Provider,
 		CorrelationID:    in.CorrelationID,
-		TraceID:          cmp.Or(in.TraceID, observe.XRayTraceID(ctx)),
+		TraceID:          cmp.Or(in.TraceID, table.XRayTraceID(ctx)),
 		IdempotencyKey:   in.IdempotencyKey,
 	}
 	if s.opts.TTL > 0 {

@@ -16,9 +16,12 @@ var (
 	// the move's starting status. Returned as a *TransitionError.
 	ErrInvalidTransition = errors.New("jobs: invalid status transition")
 
-	// ErrLeaseLost: a worker move or heartbeat was made under a lease whose
-	// attempt is no longer the job's: Recover took the job back after the
-	// lease expired. Returned as a *TransitionError with LeaseLost set.
+	// ErrLeaseLost: a worker move or heartbeat was made under a lease that
+	// was taken from its worker: the job is QUEUED again or FAILED by
+	// Recover (LEASE_EXPIRED) under the lease's attempt, or is on a later
+	// attempt (see Store.Recover for the exact cases). Returned as a
+	// *TransitionError with LeaseLost set; it does not match
+	// ErrInvalidTransition.
 	ErrLeaseLost = errors.New("jobs: lease lost")
 
 	// ErrIdempotencyMismatch: Create was called with an idempotency key
@@ -46,9 +49,10 @@ type TransitionError struct {
 	Current Status   // the job's status when the write was refused
 	From    []Status // the statuses the move starts from
 	To      Status   // the status the move would have set; "" for Heartbeat
-	// LeaseLost: the job was in a status the move starts from, but its
-	// attempt was no longer the lease's (Recover moved it, and maybe
-	// another worker started it again).
+	// LeaseLost: the move was made under a lease the job no longer
+	// honours because it was taken from the lease's worker (Recover, or
+	// a job worker's takeover), not because the worker moved the job on
+	// itself.
 	LeaseLost bool
 	Job       *Job  // the job as DynamoDB returned it with the refusal
 	Cause     error // the condition failure from table, when there was one

@@ -22,15 +22,15 @@ const LeaseExpiredCode = "LEASE_EXPIRED"
 type RecoverResult struct {
 	// Read is how many in-flight jobs with an expired lease the index
 	// returned.
-	Read int
+	Read int `json:"read"`
 	// Requeued jobs went back to QUEUED for another attempt.
-	Requeued int
+	Requeued int `json:"requeued"`
 	// Failed jobs went to FAILED: their last attempt's lease expired.
-	Failed int
+	Failed int `json:"failed"`
 	// Skipped jobs changed between the read and the write (their worker
 	// renewed the lease or moved them, or another Recover was first) and
 	// were left as they are.
-	Skipped int
+	Skipped int `json:"skipped"`
 }
 
 // Recover finds the in-flight jobs (PROCESSING, EDITING) whose lease has
@@ -43,9 +43,21 @@ type RecoverResult struct {
 //
 // The write is conditioned on what was read: the status, the attempt and
 // the lease expiry. A worker that renewed its lease or moved its job in
-// the meantime wins, and the job is left alone (Skipped); a worker that
-// wakes up after its job was recovered finds every move refused
-// (ErrLeaseLost), so an attempt's work is never recorded twice.
+// the meantime wins, and the job is left alone (Skipped). A worker that
+// wakes up after its job was recovered finds every move under its lease
+// (Heartbeat, StartEditing, Complete, Fail) refused, and nothing written,
+// so an attempt's work is never recorded twice. It gets exactly:
+//
+//   - a *TransitionError with LeaseLost set, matching ErrLeaseLost and
+//     table.ErrConditionFailed (not ErrInvalidTransition), when the job is
+//     QUEUED again under the worker's attempt, FAILED by Recover on it
+//     (error code LEASE_EXPIRED), or on a later attempt in any status
+//     (another worker started it, and may have finished it);
+//   - ErrNotFound (and table.ErrNotFound) when the job was deleted or its
+//     ttl has passed.
+//
+// A move the worker's own earlier move ruled out (Complete after its own
+// Fail) is a *TransitionError matching ErrInvalidTransition instead.
 //
 // Jobs are found through the seed's status-createdAt-index, one query per
 // in-flight status, oldest first. A lease runs from its StartProcessing,
@@ -112,6 +124,7 @@ type leaseState struct {
 	hasLease         bool
 	updatedAt        int64
 	retryCount       int
+	errorCode        string
 }
 
 func readLeaseState(item table.Item) leaseState {
@@ -137,6 +150,9 @@ func readLeaseState(item table.Item) leaseState {
 		if v, ok := m.Value["retryCount"].(*types.AttributeValueMemberN); ok {
 			n, _ := strconv.Atoi(v.Value)
 			ls.retryCount = n
+		}
+		if v, ok := m.Value["code"].(*types.AttributeValueMemberS); ok {
+			ls.errorCode = v.Value
 		}
 	}
 	return ls

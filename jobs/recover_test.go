@@ -499,3 +499,85 @@ func startJob(t *testing.T, store *jobs.Store) *jobs.Job {
 	require.NoError(t, err)
 	return started
 }
+
+// TestALateWorkerGetsExactlyTheErrorsRecoverPromises: every move a worker
+// makes under a lease Recover took is refused, writes nothing, and says
+// why: ErrLeaseLost whatever became of the job, ErrNotFound once it is
+// gone, ErrInvalidTransition only for a move the worker's own earlier move
+// ruled out.
+func TestALateWorkerGetsExactlyTheErrorsRecoverPromises(t *testing.T) {
+	const lease = time.Minute
+	ctx := context.Background()
+	failure := jobs.JobError{Code: "PROVIDER_TIMEOUT", Message: "slow"}
+	lateMoves := func(f *fixture, l jobs.Lease) map[string]func() error {
+		return map[string]func() error{
+			"Heartbeat":    func() error { _, err := f.store.Heartbeat(ctx, l); return err },
+			"StartEditing": func() error { _, err := f.store.StartEditing(ctx, l, analysis); return err },
+			"Complete":     func() error { _, err := f.store.Complete(ctx, l, edit); return err },
+			"Fail":         func() error { _, err := f.store.Fail(ctx, l, failure); return err },
+		}
+	}
+	for _, c := range []struct {
+		name string
+		// then makes what happens to the job after its worker died; it
+		// returns the error every late move must match.
+		then func(t *testing.T, f *fixture, id string) error
+	}{
+		{"recovered to QUEUED", func(t *testing.T, f *fixture, id string) error {
+			f.db.Advance(2 * lease)
+			res, err := f.store.Recover(ctx)
+			require.NoError(t, err)
+			require.Equal(t, 1, res.Requeued)
+			return jobs.ErrLeaseLost
+		}},
+		{"recovered to FAILED after its last attempt", func(t *testing.T, f *fixture, id string) error {
+			f.db.Advance(2 * lease)
+			res, err := f.store.Recover(ctx)
+			require.NoError(t, err)
+			require.Equal(t, 1, res.Failed)
+			return jobs.ErrLeaseLost
+		}},
+		{"recovered, then started and completed by another worker", func(t *testing.T, f *fixture, id string) error {
+			f.db.Advance(2 * lease)
+			_, err := f.store.Recover(ctx)
+			require.NoError(t, err)
+			other := moved(t)(f.store.StartProcessing(ctx, id))
+			other = moved(t)(f.store.StartEditing(ctx, other.Lease(), analysis))
+			moved(t)(f.store.Complete(ctx, other.Lease(), edit))
+			return jobs.ErrLeaseLost
+		}},
+		{"deleted", func(t *testing.T, f *fixture, id string) error {
+			require.NoError(t, f.store.Delete(ctx, id))
+			return jobs.ErrNotFound
+		}},
+		{"failed by the worker itself", func(t *testing.T, f *fixture, id string) error {
+			moved(t)(f.store.Fail(ctx, leaseOf(t, f.store, id), failure))
+			return jobs.ErrInvalidTransition
+		}},
+	} {
+		attempts := 3
+		if c.name == "recovered to FAILED after its last attempt" {
+			attempts = 1
+		}
+		f := newFixture(t, jobs.LeaseDuration(lease), jobs.MaxAttempts(attempts))
+		job := f.create(t, "u1")
+		started := moved(t)(f.store.StartProcessing(ctx, job.ID))
+		want := c.then(t, f, job.ID)
+		before := f.getRaw(t, job.ID)
+		for name, move := range lateMoves(f, started.Lease()) {
+			err := move()
+			require.ErrorIsf(t, err, want, "%s: late %s", c.name, name)
+			if want == jobs.ErrLeaseLost {
+				var te *jobs.TransitionError
+				require.ErrorAs(t, err, &te)
+				assert.Truef(t, te.LeaseLost, "%s: late %s", c.name, name)
+				assert.NotErrorIsf(t, err, jobs.ErrInvalidTransition, "%s: late %s", c.name, name)
+				assert.ErrorIsf(t, err, table.ErrConditionFailed, "%s: late %s", c.name, name)
+			}
+			if want == jobs.ErrInvalidTransition {
+				assert.NotErrorIsf(t, err, jobs.ErrLeaseLost, "%s: late %s", c.name, name)
+			}
+		}
+		assert.Equalf(t, before, f.getRaw(t, job.ID), "%s: the late moves wrote nothing", c.name)
+	}
+}

@@ -137,6 +137,8 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result EditResult) (_
 // lease: the provider failed, or the worker gave up. It records the error,
 // sets processingCompletedAt and removes the lease. failure.RetryCount
 // must be 0: the store keeps the count, which only Replay changes.
+// failure.Stack is stored only where Options.Environment is dev or
+// staging, as the seed says; elsewhere the job's error has no stack.
 //
 // A job failing for the first time takes one conditional write. A job that
 // failed before and was replayed already has an error map whose retryCount
@@ -149,6 +151,9 @@ func (s *Store) Fail(ctx context.Context, lease Lease, failure JobError) (_ *Job
 	defer span.End(&err)
 	if err := failure.validate(); err != nil {
 		return nil, err
+	}
+	if !s.keepsStacks() {
+		failure.Stack = "" // seed 001: "Stack trace (dev/staging only)"
 	}
 	spec := moveSpec{id: lease.JobID, lease: &lease, from: inFlight, to: StatusFailed,
 		set: func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
@@ -320,14 +325,33 @@ func (s *Store) transitionError(ctx context.Context, m moveSpec, current table.I
 	if job, err := s.jobFromStored(ctx, current); err == nil {
 		te.Job = job
 	}
-	if m.lease != nil && slices.Contains(m.from, te.Current) {
-		var attempt int
-		if n, ok := current[attrAttempt].(*types.AttributeValueMemberN); ok {
-			_, _ = fmt.Sscan(n.Value, &attempt)
-		}
-		te.LeaseLost = attempt != m.lease.Attempt
+	if m.lease != nil {
+		te.LeaseLost = leaseLost(*m.lease, te.Current, current)
 	}
 	return te
+}
+
+// leaseLost reports whether a move under lease was refused because the
+// lease was taken from its worker: the job went on to a later attempt
+// (Recover, or a job worker's takeover, then another start), or is back in
+// QUEUED under the lease's own attempt (recovered, or given back at a
+// shutdown: only those move an in-flight job to QUEUED), or Recover failed
+// it on that attempt (LEASE_EXPIRED). A job the lease's own worker moved
+// on (completed, failed) is not lost: a second move is an invalid
+// transition.
+func leaseLost(lease Lease, status Status, current table.Item) bool {
+	ls := readLeaseState(current)
+	switch {
+	case ls.attempt > lease.Attempt:
+		return true
+	case ls.attempt != lease.Attempt:
+		return false // a lease from no attempt of this job
+	case status == StatusQueued:
+		return true
+	case status == StatusFailed:
+		return ls.errorCode == LeaseExpiredCode
+	}
+	return false
 }
 
 // statusIn is the condition "status is one of from".

@@ -153,7 +153,7 @@ func moved(t testing.TB) func(*jobs.Job, error) *jobs.Job {
 }
 
 func TestFailThenReplayCountsRetriesAndKeepsThemAcrossFailures(t *testing.T) {
-	f := newFixture(t)
+	f := newFixture(t, jobs.Environment("staging")) // where stacks are kept
 	ctx := context.Background()
 	job := f.create(t, "u1")
 
@@ -314,4 +314,36 @@ func fromText(from []jobs.Status) string {
 		parts[i] = string(st)
 	}
 	return strings.Join(parts, "|")
+}
+
+// TestStackTracesAreKeptInDevAndStagingOnly: seed 001's error.stack is
+// "Stack trace (dev/staging only)". Both of Fail's writes (a first failure,
+// and one after a replay, which updates the error map in place) follow it.
+func TestStackTracesAreKeptInDevAndStagingOnly(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		opts  []func(*jobs.Options)
+		keeps bool
+	}{
+		{"the dev table", []func(*jobs.Options){jobs.TableName(jobs.DefaultTableName)}, true},
+		{"the staging table", []func(*jobs.Options){jobs.TableName(jobs.TableNameForEnv("staging"))}, true},
+		{"the prod table", []func(*jobs.Options){jobs.TableName(jobs.TableNameForEnv("prod"))}, false},
+		{"a table named otherwise", []func(*jobs.Options){jobs.TableName("photos")}, false},
+		{"a table named otherwise, in dev", []func(*jobs.Options){jobs.TableName("photos"), jobs.Environment("dev")}, true},
+		{"the dev table, declared prod", []func(*jobs.Options){jobs.TableName(jobs.DefaultTableName), jobs.Environment("prod")}, false},
+	} {
+		f := newFixture(t, c.opts...)
+		ctx := context.Background()
+		job := f.create(t, "u1")
+		for attempt := range 2 { // the second Fail updates the replayed job's error map in place
+			moved(t)(f.store.StartProcessing(ctx, job.ID))
+			failed := moved(t)(f.store.Fail(ctx, leaseOf(t, f.store, job.ID), jobs.JobError{Code: "X", Message: "x", Stack: "main.go:12"}))
+			stored, err := f.store.Get(ctx, job.ID, jobs.Consistent())
+			require.NoError(t, err)
+			for _, j := range []*jobs.Job{failed, stored} {
+				assert.Equalf(t, c.keeps, j.Error.Stack != "", "%s, failure %d: stack %q", c.name, attempt+1, j.Error.Stack)
+			}
+			moved(t)(f.store.Replay(ctx, job.ID))
+		}
+	}
 }

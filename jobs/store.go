@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -70,6 +71,14 @@ type Options struct {
 	// QUEUED (Replay), when set: see Enqueuer. Nil: the store queues
 	// nothing, and the caller submits the work itself.
 	Enqueue Enqueuer
+	// Environment is the deployment the store serves ("dev", "staging",
+	// "prod", ...): seed 001 keeps a failure's stack trace "dev/staging
+	// only", so in every other environment Fail (and the job worker)
+	// store error.stack as absent. Default: the {env} of a table named
+	// photoeditor-{env}-jobs (TableNameForEnv), so the default table keeps
+	// stacks (dev) and photoeditor-prod-jobs does not; for a table named
+	// otherwise, "", which keeps none.
+	Environment string
 	// Logger receives the store's structured logs (recoveries, lost
 	// races); nil is silent.
 	Logger *slog.Logger
@@ -124,6 +133,9 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 	}
 	if o.OffloadThreshold == 0 {
 		o.OffloadThreshold = DefaultOffloadThreshold
+	}
+	if o.Environment == "" {
+		o.Environment = environmentOf(o.TableName)
 	}
 	schema := Schema(o.TableName)
 	if o.OffloadPrefix == "" {
@@ -180,6 +192,28 @@ func TableName(name string) func(*Options) { return func(o *Options) { o.TableNa
 
 // Clock sets Options.Clock.
 func Clock(now func() time.Time) func(*Options) { return func(o *Options) { o.Clock = now } }
+
+// Environment sets Options.Environment.
+func Environment(env string) func(*Options) { return func(o *Options) { o.Environment = env } }
+
+// environmentOf is the {env} of a table named photoeditor-{env}-jobs, or "".
+func environmentOf(tableName string) string {
+	env, ok := strings.CutPrefix(tableName, "photoeditor-")
+	if !ok {
+		return ""
+	}
+	env, ok = strings.CutSuffix(env, "-jobs")
+	if !ok {
+		return ""
+	}
+	return env
+}
+
+// keepsStacks reports whether the store's environment keeps stack traces:
+// seed 001's "dev/staging only".
+func (s *Store) keepsStacks() bool {
+	return s != nil && (s.opts.Environment == "dev" || s.opts.Environment == "staging")
+}
 
 // Logger sets Options.Logger.
 func Logger(l *slog.Logger) func(*Options) { return func(o *Options) { o.Logger = l } }

@@ -38,7 +38,7 @@ func TestEveryStoreCallStartsOneSpanNamedForItAndRecordsItsError(t *testing.T) {
 	_, err = f.store.Recover(ctx)
 	require.NoError(t, err)
 	_, err = f.store.Complete(ctx, started.Lease(), jobs.EditResult{S3Key: "k", Width: 1, Height: 1, Format: jobs.FormatWebP})
-	require.ErrorIs(t, err, jobs.ErrInvalidTransition, "a QUEUED job cannot complete")
+	require.ErrorIs(t, err, jobs.ErrLeaseLost, "the replayed job no longer honours the failed attempt's lease")
 	require.NoError(t, f.store.Delete(ctx, job.ID))
 
 	var names []string
@@ -53,4 +53,32 @@ func TestEveryStoreCallStartsOneSpanNamedForItAndRecordsItsError(t *testing.T) {
 	}
 	assert.Equal(t, []string{"jobs.Create", "jobs.Get", "jobs.StartProcessing", "jobs.Heartbeat", "jobs.StartEditing",
 		"jobs.Fail", "jobs.Replay", "jobs.ListByUser", "jobs.Recover", "jobs.Complete", "jobs.Delete"}, names)
+}
+
+func TestCreateRecordsTheRequestsTraceIDInXRayForm(t *testing.T) {
+	tp := sdktrace.NewTracerProvider()
+	for name, traced := range map[string]bool{"the store traced": true, "the store not traced": false} {
+		var opts []func(*jobs.Options)
+		if traced {
+			opts = append(opts, jobs.TracerProvider(tp))
+		}
+		f := newFixture(t, opts...)
+		ctx, span := tp.Tracer("request").Start(context.Background(), "POST /jobs")
+		in := upload("u1")
+		in.TraceID = ""
+		job, _, err := f.store.Create(ctx, in)
+		span.End()
+		require.NoError(t, err)
+		id := span.SpanContext().TraceID().String()
+		assert.Equalf(t, "1-"+id[:8]+"-"+id[8:], job.TraceID, "%s: the request's trace id, as X-Ray writes it", name)
+		got, err := f.store.Get(context.Background(), job.ID)
+		require.NoError(t, err)
+		assert.Equal(t, job.TraceID, got.TraceID, "%s: and stored", name)
+
+		// A request without a span: the store's own span, when it has
+		// one, begins the trace.
+		untraced, _, err := f.store.Create(context.Background(), in)
+		require.NoError(t, err)
+		assert.Equalf(t, traced, untraced.TraceID != "", "%s: trace id %q of a request without a span", name, untraced.TraceID)
+	}
 }

@@ -16,6 +16,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.39.0"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/tablekit/tablekit/table"
 )
 
 // instrumentation is the name tracers and meters are obtained under.
@@ -64,17 +66,10 @@ func TraceID(ctx context.Context) string {
 }
 
 // XRayTraceID returns the trace id of the span ctx carries in AWS X-Ray's
-// form, "1-{first 8 hex digits}-{other 24}", the form seed 001 keeps in a
-// job's traceId (X-Ray reads OpenTelemetry trace ids this way when they
-// come from its id generator, whose first 8 digits are the start time).
-// It returns "" when ctx carries no span.
-func XRayTraceID(ctx context.Context) string {
-	id := TraceID(ctx)
-	if id == "" {
-		return ""
-	}
-	return "1-" + id[:8] + "-" + id[8:]
-}
+// form, "1-{first 8 hex digits}-{other 24}", or "" when ctx carries no
+// span: table.XRayTraceID, the one implementation, which the stores call
+// without importing this package.
+func XRayTraceID(ctx context.Context) string { return table.XRayTraceID(ctx) }
 
 // Outcomes, the values of the tablekit.outcome attribute.
 const (

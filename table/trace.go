@@ -82,3 +82,25 @@ func (s Span) End(err *error) {
 	}
 	s.span.End()
 }
+
+// XRayTraceID returns the trace id of the span ctx carries in AWS X-Ray's
+// form, "1-{first 8 hex digits}-{other 24}", the form seed 001 keeps in a
+// job's traceId (X-Ray reads OpenTelemetry trace ids this way when they
+// come from its id generator, whose first 8 digits are the start time).
+// It returns "" when ctx is nil or carries no span with a trace id.
+//
+// It reads the span context the way the stores' spans do (Start), from
+// OpenTelemetry's API alone, so a store records a trace id without
+// importing the instrumentation package (observe), as it takes its
+// TracerProvider as an option rather than from observe.
+func XRayTraceID(ctx context.Context) string {
+	if ctx == nil {
+		return ""
+	}
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.HasTraceID() {
+		return ""
+	}
+	id := sc.TraceID().String()
+	return "1-" + id[:8] + "-" + id[8:]
+}
