@@ -44,7 +44,7 @@ func BenchmarkPutGet64KB(b *testing.B) {
 		benchPutGet(b, d, 64<<10)
 	})
 	b.Run("S3-gofakes3", func(b *testing.B) {
-		benchPutGet(b, newFakeS3(b).store(b), 64<<10)
+		benchPutGet(b, newS3(b), 64<<10)
 	})
 }
 

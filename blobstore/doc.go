@@ -10,27 +10,19 @@
 // and PUT URLs. Three implementations share one contract, which the
 // conformance suite in blobstore/blobtest checks for each of them:
 //
-//   - S3 (NewS3): Amazon S3 or any server that speaks its API (s3rver,
-//     MinIO, gofakes3). Large bodies go up as multipart uploads through the
-//     SDK's upload manager (feature/s3/manager); presigned URLs are SigV4
-//     URLs from s3.NewPresignClient.
-//
-// feature/s3/manager is deprecated in favour of feature/s3/transfermanager,
-// which the module proxy serves, but only as v0.x (v0.5.5 when this was
-// written): a pre-release whose API still changes between minor versions,
-// which a library cannot pass on to every importer's build. It would also
-// raise the SDK's core modules for everyone (v0.5.5 needs aws-sdk-go-v2
-// v1.47.8 and service/s3 v1.114.9), and its client takes no per-request
-// s3.Options (the manager's ClientOptions, which carry PathStyle and the
-// checksum settings s3rver needs), so each call would go through an
-// adapter. The store moves when transfermanager reaches v1; the upload
-// manager is used only inside S3.Put, so the move changes no API.
+//   - S3, in the driver package blobstore/s3blob (s3blob.New): Amazon S3
+//     or any server that speaks its API (s3rver, MinIO, gofakes3). It is a
+//     package of its own, as in gocloud.dev, so importing blobstore, or a
+//     store built on it, does not build the S3 client: only a program that
+//     imports s3blob does. Other backends plug in the same way: a Driver
+//     behind NewDriverStore gets the checks below.
 //   - Memory (NewMemory): in memory, for tests and throwaway runs.
 //   - Dir (NewDir): a local directory, the default for running the examples
 //     on disk; objects are plain files, written atomically.
 //
-// Open picks one from a URL (mem://, file:///dir, s3://bucket?region=...),
-// so a service switches backends by configuration, not code.
+// Open picks one from a URL (mem://, file:///dir; s3blob.Open adds
+// s3://bucket?region=...), so a service switches backends by configuration,
+// not code.
 //
 // What the implementations agree on:
 //
@@ -45,8 +37,8 @@
 //     "a" and "a/b".
 //   - Bad arguments (a nil context or body, a bad option) are an
 //     *InputError wrapping ErrInvalidInput, never a panic; so are the
-//     constructors' (NewS3 with a nil client or a bucket name S3 refuses,
-//     NewOffloader with a nil store). A nil option function is skipped.
+//     constructors' (s3blob.New with a nil client or a bucket name S3
+//     refuses, NewOffloader with a nil store). A nil option function is skipped.
 //   - A missing object is ErrNotFound from Get and Head; Delete of a missing
 //     object succeeds.
 //   - Put replaces an object atomically; a Put that fails (a broken body, a

@@ -23,8 +23,8 @@ type backend interface {
 // front implements Store once for every backend: it checks the arguments
 // (ValidateKey, PutOptions, ranges, expiries, nil values) and only then
 // calls the backend, as gocloud.dev/blob's Bucket does in front of its
-// drivers. Memory, Dir and S3 embed it, so the checks cannot differ
-// between them.
+// drivers. Memory, Dir and DriverStore (s3blob's Store) embed it, so the
+// checks cannot differ between them.
 type front struct {
 	b backend
 }
@@ -32,7 +32,7 @@ type front struct {
 // ready reports the errors every call checks first.
 func (f front) ready(ctx context.Context) error {
 	if f.b == nil {
-		return inputError("store", "zero value", "use NewMemory, NewDir or NewS3")
+		return inputError("store", "zero value", "use NewMemory, NewDir, NewDriverStore or s3blob.New")
 	}
 	if ctx == nil {
 		return inputError("ctx", "nil", "pass context.Background() or a request's context")
@@ -109,7 +109,7 @@ func (f front) Delete(ctx context.Context, key string) error {
 // ascending byte order of key.
 func (f front) List(ctx context.Context, prefix string) iter.Seq2[Info, error] {
 	return func(yield func(Info, error) bool) {
-		if err := validatePrefix(prefix); err != nil {
+		if err := ValidatePrefix(prefix); err != nil {
 			yield(Info{}, err)
 			return
 		}

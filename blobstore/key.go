@@ -51,10 +51,10 @@ func ValidateKey(key string) error {
 	return reserved(key)
 }
 
-// validatePrefix applies ValidateKey's rules to a List prefix: the empty
+// ValidatePrefix applies ValidateKey's rules to a List prefix: the empty
 // prefix (everything) is allowed, and the last segment may be partial or
 // empty (a prefix may end with '/').
-func validatePrefix(prefix string) error {
+func ValidatePrefix(prefix string) error {
 	if prefix == "" {
 		return nil
 	}

@@ -117,7 +117,7 @@ func NewOffloader(store Store, opts ...func(*OffloadOptions)) (*Offloader, error
 	case o.OrphanMinAge < 0:
 		return nil, inputError("OffloadOptions.OrphanMinAge", o.OrphanMinAge, "must not be negative")
 	}
-	if err := validatePrefix(o.Prefix); err != nil {
+	if err := ValidatePrefix(o.Prefix); err != nil {
 		return nil, err
 	}
 	if o.Threshold == 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/blobstore/s3blob"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/table"
 )
@@ -41,7 +42,7 @@ func integrationReportsTable(t *testing.T) (table.API, *table.Table, table.Schem
 // s3rver (both endpoints must be set).
 func TestOffloadIntegration(t *testing.T) {
 	ddb, tb, schema := integrationReportsTable(t)
-	st, err := blobstore.NewS3(testenv.S3(t), testenv.Bucket(t, "offload"))
+	st, err := s3blob.New(testenv.S3(t), testenv.Bucket(t, "offload"))
 	require.NoError(t, err)
 	off := newOffloader(t, st, func(o *blobstore.OffloadOptions) {
 		o.Prefix = "attrs/"
@@ -72,7 +73,7 @@ func TestOffloadIntegration(t *testing.T) {
 // the item that would point at it.
 func TestOffloadIntegrationMissingBucketWritesNoItem(t *testing.T) {
 	_, tb, _ := integrationReportsTable(t)
-	st, err := blobstore.NewS3(testenv.S3(t), testenv.BucketName(t, "never-created"))
+	st, err := s3blob.New(testenv.S3(t), testenv.BucketName(t, "never-created"))
 	require.NoError(t, err)
 	off := newOffloader(t, st)
 	record := table.Item{"PK": s("JOB#3"), "SK": s("LOG"), "log": s(strings.Repeat("lost\n", 1<<17))}

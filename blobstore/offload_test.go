@@ -45,7 +45,7 @@ func stores(t *testing.T) map[string]blobstore.Store {
 	return map[string]blobstore.Store{
 		"Memory": blobstore.NewMemory(),
 		"Dir":    newDir(t),
-		"S3":     newFakeS3(t).store(t),
+		"S3":     newS3(t),
 	}
 }
 

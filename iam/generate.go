@@ -42,7 +42,7 @@ type Objects struct {
 	// S3DeleteObject and S3ListBucket (List).
 	Actions []string
 	// Lifecycle says the deployment sets the bucket's lifecycle rules
-	// (blobstore's (*S3).ApplyLifecycle): Admin grants LifecycleActions on
+	// (s3blob's (*Store).ApplyLifecycle): Admin grants LifecycleActions on
 	// the bucket. Leave it false for a bucket the service shares, whose
 	// rules (one configuration a bucket) belong to its owner.
 	Lifecycle bool
@@ -298,7 +298,7 @@ func keyStatement(env Env, keys, actions []string) Statement {
 }
 
 // LifecycleActions are what setting a bucket's lifecycle rules takes
-// (blobstore's (*S3).ApplyLifecycle, PutBucketLifecycleConfiguration).
+// (s3blob's (*Store).ApplyLifecycle, PutBucketLifecycleConfiguration).
 // tablekit never reads the configuration back, so
 // s3:GetLifecycleConfiguration is not granted.
 var LifecycleActions = []string{"s3:PutLifecycleConfiguration"}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/blobstore/s3blob"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/jobs"
 )
@@ -142,7 +143,7 @@ func TestIntegrationBackfillNeverOverwritesAConcurrentStatusMove(t *testing.T) {
 func TestIntegrationLargeAnalysisOffloadedToS3(t *testing.T) {
 	s3client := testenv.S3(t)
 	bucket := testenv.Bucket(t, "jobs")
-	blobs, err := blobstore.NewS3(s3client, bucket, func(o *blobstore.S3Options) { o.PathStyle = true })
+	blobs, err := s3blob.New(s3client, bucket, func(o *s3blob.Options) { o.PathStyle = true })
 	require.NoError(t, err)
 	client := testenv.DynamoDB(t)
 	name := testenv.TableName(t, "jobs")

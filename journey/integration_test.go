@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/blobstore/s3blob"
 	"github.com/tablekit/tablekit/internal/testenv"
 )
 
@@ -67,12 +68,12 @@ func TestIntegrationLoadJourney(t *testing.T) {
 // restores an export into a second table.
 func TestIntegrationFilesOnS3rverAndBackupRestore(t *testing.T) {
 	client := testenv.S3(t)
-	logs, err := blobstore.NewS3(client, testenv.Bucket(t, "journey-logs"), func(o *blobstore.S3Options) { o.PathStyle = true })
+	logs, err := s3blob.New(client, testenv.Bucket(t, "journey-logs"), func(o *s3blob.Options) { o.PathStyle = true })
 	require.NoError(t, err)
-	reports, err := blobstore.NewS3(client, testenv.Bucket(t, "journey-reports"), func(o *blobstore.S3Options) { o.PathStyle = true })
+	reports, err := s3blob.New(client, testenv.Bucket(t, "journey-reports"), func(o *s3blob.Options) { o.PathStyle = true })
 	require.NoError(t, err)
 	s := localStore(t, func(o *Options) { o.Reports = reports })
-	backups, err := blobstore.NewS3(client, testenv.Bucket(t, "journey-backups"), func(o *blobstore.S3Options) { o.PathStyle = true })
+	backups, err := s3blob.New(client, testenv.Bucket(t, "journey-backups"), func(o *s3blob.Options) { o.PathStyle = true })
 	require.NoError(t, err)
 	s.logs, s.backups = logs, backups
 	ctx := context.Background()

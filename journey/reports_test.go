@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/blobstore/s3blob"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/table"
 )
@@ -77,7 +78,7 @@ func TestTwoReportsOfOneStepAreBothReadable(t *testing.T) {
 // TestTwoReportsOfOneStepAreBothReadable on DynamoDB Local and s3rver.
 func TestIntegrationTwoReportsOfOneStepAreBothReadable(t *testing.T) {
 	client := testenv.S3(t)
-	reports, err := blobstore.NewS3(client, testenv.Bucket(t, "journey-reports"), func(o *blobstore.S3Options) { o.PathStyle = true })
+	reports, err := s3blob.New(client, testenv.Bucket(t, "journey-reports"), func(o *s3blob.Options) { o.PathStyle = true })
 	require.NoError(t, err)
 	s := localStore(t, func(o *Options) { o.Reports = reports })
 	ctx := context.Background()

@@ -8,7 +8,7 @@
 //
 //	db, err := observe.DynamoDB(dynamodb.NewFromConfig(cfg),
 //		observe.TracerProvider(tp), observe.MeterProvider(mp), observe.Logger(log))
-//	blobs, err := observe.Blobs(blobstore.NewS3(...), observe.TracerProvider(tp))
+//	blobs, err := observe.Blobs(s3store, observe.TracerProvider(tp)) // s3store from s3blob.New, or any blobstore.Store
 //	store, err := jobs.NewStore(db, blobs)
 //
 // A service that does not wrap its clients pays for none of this. A wrapped

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/blobstore/s3blob"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/pipeline"
 	"github.com/tablekit/tablekit/table"
@@ -33,7 +34,7 @@ func localEnv(t *testing.T, db func(table.API) table.API) (*pipeline.Store, *dyn
 	name := testenv.TableName(t, "pipelines")
 	var files blobstore.Store
 	if os.Getenv(testenv.S3EndpointVar) != "" {
-		s3files, err := blobstore.NewS3(testenv.S3(t), testenv.Bucket(t, "pipelines"), func(o *blobstore.S3Options) { o.PathStyle = true })
+		s3files, err := s3blob.New(testenv.S3(t), testenv.Bucket(t, "pipelines"), func(o *s3blob.Options) { o.PathStyle = true })
 		require.NoError(t, err)
 		files = s3files
 	} else {

@@ -3,13 +3,12 @@ package main
 import (
 	"context"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/blobstore/s3blob"
 	"github.com/tablekit/tablekit/connect"
 	"github.com/tablekit/tablekit/dynamotest"
-	"github.com/tablekit/tablekit/internal/awsconfig"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -101,18 +100,13 @@ func (a *app) bucket(ctx context.Context, name string) (blobstore.Store, error) 
 		b = blobstore.NewMemory()
 	} else {
 		if c.s3 == nil {
-			cfg, err := awsconfig.Load(ctx, awsconfig.Settings{Region: a.global.region, Local: a.global.s3Endpoint != "", Key: "S3RVER", Secret: "S3RVER"})
+			client, err := s3blob.NewClient(ctx, s3blob.Endpoint(a.global.s3Endpoint), s3blob.Region(a.global.region))
 			if err != nil {
 				return nil, err
 			}
-			c.s3 = s3.NewFromConfig(cfg, func(o *s3.Options) {
-				if a.global.s3Endpoint != "" {
-					o.BaseEndpoint = aws.String(a.global.s3Endpoint)
-					o.UsePathStyle = true
-				}
-			})
+			c.s3 = client
 		}
-		s3store, err := blobstore.NewS3(c.s3, name)
+		s3store, err := s3blob.New(c.s3, name)
 		if err != nil {
 			return nil, err
 		}

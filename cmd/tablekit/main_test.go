@@ -5,23 +5,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/blobstore/s3blob"
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/internal/fakes3"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/journey"
@@ -410,7 +408,7 @@ func TestJourneyShowExportAndImport(t *testing.T) {
 		_, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)})
 		require.NoError(t, err)
 	}
-	logs, err := blobstore.NewS3(client, "logs")
+	logs, err := s3blob.New(client, "logs")
 	require.NoError(t, err)
 	store, err := journey.NewStore(srv.DB, logs)
 	require.NoError(t, err)
@@ -466,11 +464,6 @@ func TestJourneyShowExportAndImport(t *testing.T) {
 // and a client of it, for the commands that read and write blobs.
 func fakeS3(t *testing.T) (client *s3.Client, url string) {
 	t.Helper()
-	faker := gofakes3.New(s3mem.New(), gofakes3.WithLogger(gofakes3.DiscardLog()))
-	srv := httptest.NewServer(faker.Server())
-	t.Cleanup(srv.Close)
-	return s3.New(s3.Options{
-		Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), UsePathStyle: true,
-		Credentials: credentials.NewStaticCredentialsProvider("k", "s", ""),
-	}), srv.URL
+	f := fakes3.New(t)
+	return f.Client, f.URL
 }

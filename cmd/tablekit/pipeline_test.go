@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/blobstore/s3blob"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/pipeline"
 	"github.com/tablekit/tablekit/table"
@@ -37,7 +38,7 @@ func TestPipelineShowAndDelete(t *testing.T) {
 	client, s3URL := fakeS3(t)
 	_, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("files")})
 	require.NoError(t, err)
-	files, err := blobstore.NewS3(client, "files")
+	files, err := s3blob.New(client, "files")
 	require.NoError(t, err)
 	testPipelineCommands(t, pipelineBackend{endpoint: srv.URL, s3Endpoint: s3URL, db: srv.DB, files: files,
 		table: pipeline.DefaultTableName, bucket: "files"})
@@ -52,7 +53,7 @@ func TestCLIIntegrationPipelineCommands(t *testing.T) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "S3RVER")
 	t.Setenv("AWS_REGION", testenv.Region)
 	bucket := testenv.Bucket(t, "clipipelines")
-	files, err := blobstore.NewS3(testenv.S3(t), bucket, func(o *blobstore.S3Options) { o.PathStyle = true })
+	files, err := s3blob.New(testenv.S3(t), bucket, func(o *s3blob.Options) { o.PathStyle = true })
 	require.NoError(t, err)
 	testPipelineCommands(t, pipelineBackend{endpoint: endpoint, s3Endpoint: s3Endpoint, db: testenv.DynamoDB(t), files: files,
 		table: testenv.TableName(t, "clipipelines"), bucket: bucket})

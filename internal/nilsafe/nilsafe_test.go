@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/blobstore/s3blob"
 	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/connect"
 	"github.com/tablekit/tablekit/datamodel"
@@ -44,7 +45,7 @@ import (
 //
 // Three kinds of receiver are called on the zero value only, and may panic
 // when nil, as their models in the standard library do:
-//   - blobstore's Memory, Dir and S3 embed their shared argument checks by
+//   - blobstore's Memory and Dir, and s3blob's Store, embed their shared argument checks by
 //     value (front), like a *bytes.Buffer its state; a nil one has none;
 //   - dynamotest.DB's methods are the DynamoDB API on a pointer, as an SDK
 //     *dynamodb.Client's are;
@@ -53,7 +54,7 @@ import (
 //     only caller.
 var receivers = []any{
 	(*table.Table)(nil), (*table.WriteTx)(nil), (*table.GetTx)(nil),
-	(*blobstore.Memory)(nil), (*blobstore.Dir)(nil), (*blobstore.S3)(nil), (*blobstore.Offloader)(nil),
+	(*blobstore.Memory)(nil), (*blobstore.Dir)(nil), (*s3blob.Store)(nil), (*blobstore.Offloader)(nil),
 	(*changes.Consumer[map[string]any])(nil), (*connect.Conn)(nil),
 	(*jobs.Store)(nil), (*analytics.View)(nil),
 	(*journey.Store)(nil), (*journey.Journeys)(nil), (*journey.Jobs)(nil), (*journey.Stages)(nil),
@@ -69,7 +70,7 @@ var receivers = []any{
 var zeroOnly = map[reflect.Type]bool{
 	reflect.TypeFor[*blobstore.Memory](): true,
 	reflect.TypeFor[*blobstore.Dir]():    true,
-	reflect.TypeFor[*blobstore.S3]():     true,
+	reflect.TypeFor[*s3blob.Store]():     true,
 	reflect.TypeFor[*dynamotest.DB]():    true,
 }
 
@@ -184,10 +185,12 @@ var functions = map[string]any{
 	"table.IfNotExistsOrExpired": table.IfNotExistsOrExpired, "table.XRayTraceID": table.XRayTraceID,
 
 	"blobstore.Enforce": blobstore.Enforce, "blobstore.EscapeSegment": blobstore.EscapeSegment,
-	"blobstore.UnescapeSegment": blobstore.UnescapeSegment, "blobstore.GlacierAfter": blobstore.GlacierAfter,
+	"blobstore.UnescapeSegment": blobstore.UnescapeSegment, "blobstore.ValidatePrefix": blobstore.ValidatePrefix,
+	"blobstore.NewDriverStore": blobstore.NewDriverStore,
 	"blobstore.NewKeyTemplate": blobstore.NewKeyTemplate, "blobstore.NewDir": blobstore.NewDir,
 	"blobstore.NewMemory": blobstore.NewMemory, "blobstore.NewOffloader": blobstore.NewOffloader,
-	"blobstore.NewS3": blobstore.NewS3, "blobstore.Open": blobstore.Open,
+	"blobstore.Open": blobstore.Open,
+	"s3blob.New":     s3blob.New, "s3blob.Open": s3blob.Open, "s3blob.NewClient": s3blob.NewClient, "s3blob.GlacierAfter": s3blob.GlacierAfter,
 	"blobstore.PointerOf": blobstore.PointerOf, "blobstore.Pointers": blobstore.Pointers,
 	"blobstore.PutHeaders": blobstore.PutHeaders, "blobstore.ValidateKey": blobstore.ValidateKey,
 
@@ -248,7 +251,7 @@ func TestNoExportedFunctionPanicsOnZeroArguments(t *testing.T) {
 
 // packages are the directories whose exported functions the test calls.
 var packages = []string{
-	"table", "blobstore", "changes", "connect", "jobs", "jobs/analytics", "journey", "pipeline", "tasks",
+	"table", "blobstore", "blobstore/s3blob", "changes", "connect", "jobs", "jobs/analytics", "journey", "pipeline", "tasks",
 	"datamodel", "iam", "iam/policies", "observe", "keys", "dynamotest",
 }
 

@@ -43,11 +43,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/blobstore/s3blob"
 	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/connect"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/iam"
-	"github.com/tablekit/tablekit/internal/awsconfig"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -174,14 +174,10 @@ func Open(ctx context.Context, cfg Config) (*Env, error) {
 	}
 
 	if ep := os.Getenv(S3EndpointVar); ep != "" {
-		awsCfg, err := awsconfig.Load(ctx, awsconfig.Settings{Local: true, Key: "S3RVER", Secret: "S3RVER"})
+		client, err := s3blob.NewClient(ctx, s3blob.Endpoint(ep))
 		if err != nil {
 			return nil, fmt.Errorf("exampleenv: %w", err)
 		}
-		client := s3.NewFromConfig(awsCfg, func(o *s3.Options) {
-			o.BaseEndpoint = aws.String(ep)
-			o.UsePathStyle = true
-		})
 		env.s3, env.pathStyle = client, true
 		blobs, err := openS3(ctx, client, cfg.Bucket, true)
 		if err != nil {
@@ -195,7 +191,7 @@ func Open(ctx context.Context, cfg Config) (*Env, error) {
 }
 
 // openS3 returns the bucket's store, creating the bucket when it is missing.
-func openS3(ctx context.Context, client *s3.Client, bucket string, pathStyle bool) (*blobstore.S3, error) {
+func openS3(ctx context.Context, client *s3.Client, bucket string, pathStyle bool) (*s3blob.Store, error) {
 	if bucket == "" {
 		return nil, errors.New("exampleenv: no bucket name")
 	}
@@ -215,5 +211,5 @@ func openS3(ctx context.Context, client *s3.Client, bucket string, pathStyle boo
 			return nil, fmt.Errorf("exampleenv: create bucket %s: %w", bucket, err)
 		}
 	}
-	return blobstore.NewS3(client, bucket, func(o *blobstore.S3Options) { o.PathStyle = pathStyle })
+	return s3blob.New(client, bucket, func(o *s3blob.Options) { o.PathStyle = pathStyle })
 }

@@ -1,4 +1,4 @@
-package blobstore_test
+package s3blob_test
 
 import (
 	"io"
@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/blobstore/s3blob"
 )
 
 // lifecycleRecorder is an S3 endpoint that records PutBucketLifecycle
@@ -35,7 +35,7 @@ func (l *lifecycleRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-func lifecycleStore(t *testing.T) (*blobstore.S3, *lifecycleRecorder) {
+func lifecycleStore(t *testing.T) (*s3blob.Store, *lifecycleRecorder) {
 	rec := &lifecycleRecorder{}
 	srv := httptest.NewServer(rec)
 	t.Cleanup(srv.Close)
@@ -45,15 +45,15 @@ func lifecycleStore(t *testing.T) (*blobstore.S3, *lifecycleRecorder) {
 		Credentials:  credentials.NewStaticCredentialsProvider("fake", "fake", ""),
 		UsePathStyle: true,
 	})
-	s, err := blobstore.NewS3(client, "journey-logs")
+	s, err := s3blob.New(client, "journey-logs")
 	require.NoError(t, err)
 	return s, rec
 }
 
 func TestApplyLifecycleSendsSeedZeroGlacierRule(t *testing.T) {
 	s, rec := lifecycleStore(t)
-	require.NoError(t, s.ApplyLifecycle(t.Context(), blobstore.GlacierAfter("logs/", 90),
-		blobstore.LifecycleRule{ID: "reports-expire", Prefix: "reports/", ExpireAfterDays: 365}))
+	require.NoError(t, s.ApplyLifecycle(t.Context(), s3blob.GlacierAfter("logs/", 90),
+		s3blob.LifecycleRule{ID: "reports-expire", Prefix: "reports/", ExpireAfterDays: 365}))
 	require.Len(t, rec.bodies, 1)
 	body := rec.bodies[0]
 	for _, want := range []string{
@@ -67,15 +67,15 @@ func TestApplyLifecycleSendsSeedZeroGlacierRule(t *testing.T) {
 
 func TestApplyLifecycleRefusesBadRulesBeforeSending(t *testing.T) {
 	s, rec := lifecycleStore(t)
-	bad := map[string][]blobstore.LifecycleRule{
+	bad := map[string][]s3blob.LifecycleRule{
 		"no rules":                 nil,
 		"nothing to do":            {{Prefix: "logs/"}},
 		"negative days":            {{Prefix: "logs/", ExpireAfterDays: -1}},
 		"unknown class":            {{Prefix: "logs/", TransitionAfterDays: 30, StorageClass: "TAPE"}},
 		"class without transition": {{Prefix: "logs/", ExpireAfterDays: 30, StorageClass: "GLACIER"}},
 		"expiry before transition": {{Prefix: "logs/", TransitionAfterDays: 90, StorageClass: "GLACIER", ExpireAfterDays: 30}},
-		"prefix leaving the store": {blobstore.GlacierAfter("../logs/", 90)},
-		"two rules, one ID":        {blobstore.GlacierAfter("logs/", 90), blobstore.GlacierAfter("logs/", 30)},
+		"prefix leaving the store": {s3blob.GlacierAfter("../logs/", 90)},
+		"two rules, one ID":        {s3blob.GlacierAfter("logs/", 90), s3blob.GlacierAfter("logs/", 30)},
 	}
 	for name, rules := range bad {
 		assert.Error(t, s.ApplyLifecycle(t.Context(), rules...), name)

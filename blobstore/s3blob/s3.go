@@ -1,4 +1,4 @@
-package blobstore
+package s3blob
 
 import (
 	"context"
@@ -17,33 +17,36 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/s3/manager"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
+
+	"github.com/tablekit/tablekit/blobstore"
 )
 
-// S3 is a Store in one S3 bucket. It works with AWS and with S3-compatible
-// servers (s3rver, gofakes3, MinIO) reached through the client's endpoint.
+// Store is a blobstore.Store in one S3 bucket. It works with AWS and with
+// S3-compatible servers (s3rver, gofakes3, MinIO) reached through the
+// client's endpoint.
 //
 // Put streams the body through the SDK's upload manager: a body of up to
-// one part (S3Options.PartSize, 5 MiB by default) is a single PutObject,
-// a larger one a multipart upload whose parts go up concurrently and which
+// one part (Options.PartSize, 5 MiB by default) is a single PutObject, a
+// larger one a multipart upload whose parts go up concurrently and which
 // is aborted if anything fails, so a failed Put leaves no object and no
 // parts behind.
 //
 // The client's settings are used as given, apart from PathStyle and
 // ClientOptions. Servers that predate S3's flexible checksums (s3rver)
 // need a client built with RequestChecksumCalculation and
-// ResponseChecksumValidation set to "when required"; Open does that
-// whenever the URL names an endpoint.
-type S3 struct {
-	front
-	client   *s3.Client
-	bucket   string
-	opts     S3Options
-	uploader *manager.Uploader
-	presign  *s3.PresignClient
+// ResponseChecksumValidation set to "when required"; NewClient and Open do
+// that whenever an endpoint is named.
+//
+// The argument checks are blobstore's (blobstore.DriverStore), the same as
+// Memory's and Dir's. A nil *Store panics like a nil *blobstore.Memory; the
+// zero Store refuses every call with a *blobstore.InputError.
+type Store struct {
+	blobstore.DriverStore
+	d *driver
 }
 
-// S3Options configure an S3 store.
-type S3Options struct {
+// Options configure an S3 store.
+type Options struct {
 	// PathStyle addresses the bucket as https://host/bucket/key instead of
 	// https://bucket.host/key. S3-compatible servers (s3rver) need it.
 	PathStyle bool
@@ -63,14 +66,27 @@ type S3Options struct {
 	Clock func() time.Time
 }
 
-var _ Store = (*S3)(nil)
-var _ backend = (*S3)(nil)
+// driver is the S3 backend behind blobstore's checks.
+type driver struct {
+	client   *s3.Client
+	bucket   string
+	opts     Options
+	uploader *manager.Uploader
+	presign  *s3.PresignClient
+}
 
-// NewS3 returns a Store for bucket, which must exist. A nil client, a
+var _ blobstore.Store = (*Store)(nil)
+var _ blobstore.Driver = (*driver)(nil)
+
+func inputError(field string, value any, reason string) error {
+	return &blobstore.InputError{Field: field, Value: fmt.Sprint(value), Reason: reason}
+}
+
+// New returns a Store for bucket, which must exist. A nil client, a
 // bucket name S3 would refuse, or a negative PartSize, Concurrency or
-// ListPageSize is an *InputError wrapping ErrInvalidInput.
-func NewS3(client *s3.Client, bucket string, opts ...func(*S3Options)) (*S3, error) {
-	var o S3Options
+// ListPageSize is a *blobstore.InputError wrapping blobstore.ErrInvalidInput.
+func New(client *s3.Client, bucket string, opts ...func(*Options)) (*Store, error) {
+	var o Options
 	for _, fn := range opts {
 		if fn != nil {
 			fn(&o)
@@ -78,13 +94,13 @@ func NewS3(client *s3.Client, bucket string, opts ...func(*S3Options)) (*S3, err
 	}
 	switch {
 	case client == nil:
-		return nil, inputError("client", "nil", "NewS3 needs an *s3.Client")
+		return nil, inputError("client", "nil", "New needs an *s3.Client")
 	case o.PartSize < 0 || o.PartSize > 0 && o.PartSize < manager.MinUploadPartSize:
-		return nil, inputError("S3Options.PartSize", o.PartSize, fmt.Sprintf("0 (default) or at least %d, S3's minimum part", manager.MinUploadPartSize))
+		return nil, inputError("Options.PartSize", o.PartSize, fmt.Sprintf("0 (default) or at least %d, S3's minimum part", manager.MinUploadPartSize))
 	case o.Concurrency < 0:
-		return nil, inputError("S3Options.Concurrency", o.Concurrency, "must not be negative")
+		return nil, inputError("Options.Concurrency", o.Concurrency, "must not be negative")
 	case o.ListPageSize < 0 || o.ListPageSize > 1000:
-		return nil, inputError("S3Options.ListPageSize", o.ListPageSize, "0 (default) to 1000, S3's largest page")
+		return nil, inputError("Options.ListPageSize", o.ListPageSize, "0 (default) to 1000, S3's largest page")
 	}
 	if err := validateBucket(bucket); err != nil {
 		return nil, err
@@ -98,7 +114,7 @@ func NewS3(client *s3.Client, bucket string, opts ...func(*S3Options)) (*S3, err
 	if o.Concurrency == 0 {
 		o.Concurrency = manager.DefaultUploadConcurrency
 	}
-	s := &S3{client: client, bucket: bucket, opts: o}
+	s := &driver{client: client, bucket: bucket, opts: o}
 	clientOpts := s.clientOptions()
 	s.uploader = manager.NewUploader(client, func(u *manager.Uploader) {
 		u.PartSize = o.PartSize
@@ -113,8 +129,15 @@ func NewS3(client *s3.Client, bucket string, opts ...func(*S3Options)) (*S3, err
 	s.presign = s3.NewPresignClient(client, func(po *s3.PresignOptions) {
 		po.Presigner = clockPresigner{v4.NewSigner(), o.Clock}
 	})
-	s.front = front{s}
-	return s, nil
+	return &Store{DriverStore: blobstore.NewDriverStore(s), d: s}, nil
+}
+
+// Bucket returns the bucket's name ("" for the zero Store).
+func (s *Store) Bucket() string {
+	if s.d == nil {
+		return ""
+	}
+	return s.d.bucket
 }
 
 // validateBucket applies S3's naming rules for general purpose buckets:
@@ -144,7 +167,7 @@ func validateBucket(bucket string) error {
 	return nil
 }
 
-func (s *S3) presignOptions(expires time.Duration) func(*s3.PresignOptions) {
+func (s *driver) presignOptions(expires time.Duration) func(*s3.PresignOptions) {
 	return func(po *s3.PresignOptions) {
 		po.Expires = expires
 		po.ClientOptions = append(po.ClientOptions, s.clientOptions()...)
@@ -156,10 +179,7 @@ func (s *S3) presignOptions(expires time.Duration) func(*s3.PresignOptions) {
 	}
 }
 
-// Bucket returns the bucket's name.
-func (s *S3) Bucket() string { return s.bucket }
-
-func (s *S3) clientOptions() []func(*s3.Options) {
+func (s *driver) clientOptions() []func(*s3.Options) {
 	var fns []func(*s3.Options)
 	if s.opts.PathStyle {
 		fns = append(fns, func(o *s3.Options) { o.UsePathStyle = true })
@@ -179,23 +199,24 @@ func (c clockPresigner) PresignHTTP(ctx context.Context, creds aws.Credentials, 
 
 // s3Error maps S3's errors to the package's sentinels, keeping the SDK's
 // error reachable with errors.As.
-func (s *S3) s3Error(op, key string, err error) error {
+func (s *driver) s3Error(op, key string, err error) error {
 	var apiErr smithy.APIError
 	if errors.As(err, &apiErr) {
 		switch apiErr.ErrorCode() {
 		case "NoSuchKey", "NotFound":
 			// HeadObject has no body, so a missing key arrives as a bare
 			// 404 that the SDK names NotFound.
-			return fmt.Errorf("%w: %q in bucket %q: %w", ErrNotFound, key, s.bucket, err)
+			return fmt.Errorf("%w: %q in bucket %q: %w", blobstore.ErrNotFound, key, s.bucket, err)
 		case "InvalidRange":
-			return fmt.Errorf("%w: %q: %w", ErrInvalidRange, key, err)
+			return fmt.Errorf("%w: %q: %w", blobstore.ErrInvalidRange, key, err)
 		}
 	}
-	return fmt.Errorf("blobstore: s3 %s %q in bucket %q: %w", op, key, s.bucket, err)
+	return fmt.Errorf("s3blob: %s %q in bucket %q: %w", op, key, s.bucket, err)
 }
 
-// put uploads body, in parts when it is larger than one part.
-func (s *S3) put(ctx context.Context, key string, body io.Reader, o PutOptions) error {
+// Put uploads body, in parts when it is larger than one part. The body
+// arrives bounded to o.Size by blobstore's checks.
+func (s *driver) Put(ctx context.Context, key string, body io.Reader, o blobstore.PutOptions) error {
 	in := &s3.PutObjectInput{
 		Bucket:      aws.String(s.bucket),
 		Key:         aws.String(key),
@@ -203,23 +224,20 @@ func (s *S3) put(ctx context.Context, key string, body io.Reader, o PutOptions) 
 		ContentType: aws.String(o.ContentType),
 		Metadata:    o.Metadata,
 	}
-	if o.Size > 0 {
-		in.Body = &exactReader{r: body, want: o.Size}
-	}
 	if _, err := s.uploader.Upload(ctx, in); err != nil {
-		if errors.Is(err, ErrSizeMismatch) {
-			return fmt.Errorf("blobstore: put %q: %w", key, ErrSizeMismatch)
+		if errors.Is(err, blobstore.ErrSizeMismatch) {
+			return fmt.Errorf("s3blob: put %q: %w", key, blobstore.ErrSizeMismatch)
 		}
 		if cerr := ctx.Err(); cerr != nil {
-			return fmt.Errorf("blobstore: put %q: %w", key, cerr)
+			return fmt.Errorf("s3blob: put %q: %w", key, cerr)
 		}
 		return s.s3Error("put", key, err)
 	}
 	return nil
 }
 
-// get streams the object, or the range asked for.
-func (s *S3) get(ctx context.Context, key string, r *Range) (io.ReadCloser, Info, error) {
+// Get streams the object, or the range asked for.
+func (s *driver) Get(ctx context.Context, key string, r *blobstore.Range) (io.ReadCloser, blobstore.Info, error) {
 	in := &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}
 	if r != nil {
 		if r.Length > 0 {
@@ -231,21 +249,21 @@ func (s *S3) get(ctx context.Context, key string, r *Range) (io.ReadCloser, Info
 	out, err := s.client.GetObject(ctx, in, s.clientOptions()...)
 	if err != nil {
 		err = s.s3Error("get", key, err)
-		if r != nil && errors.Is(err, ErrInvalidRange) {
+		if r != nil && errors.Is(err, blobstore.ErrInvalidRange) {
 			// S3 refuses a range that starts at the end of the object
 			// (416), where Memory and Dir return an empty body; the end is
 			// a valid place to start reading, so treat it as one.
-			info, herr := s.head(ctx, key)
+			info, herr := s.Head(ctx, key)
 			if herr != nil {
-				return nil, Info{}, herr
+				return nil, blobstore.Info{}, herr
 			}
 			if r.Offset == info.Size {
 				return io.NopCloser(strings.NewReader("")), info, nil
 			}
 		}
-		return nil, Info{}, err
+		return nil, blobstore.Info{}, err
 	}
-	info := Info{
+	info := blobstore.Info{
 		Key:          key,
 		Size:         aws.ToInt64(out.ContentLength),
 		ContentType:  aws.ToString(out.ContentType),
@@ -280,15 +298,15 @@ func lowerKeys(md map[string]string) map[string]string {
 	return out
 }
 
-// head returns the object's Info. A HEAD response has no body, so a
+// Head returns the object's Info. A HEAD response has no body, so a
 // missing bucket is a bare 404 too and also reads as ErrNotFound here;
 // Get and List tell the two apart.
-func (s *S3) head(ctx context.Context, key string) (Info, error) {
+func (s *driver) Head(ctx context.Context, key string) (blobstore.Info, error) {
 	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}, s.clientOptions()...)
 	if err != nil {
-		return Info{}, s.s3Error("head", key, err)
+		return blobstore.Info{}, s.s3Error("head", key, err)
 	}
-	return Info{
+	return blobstore.Info{
 		Key:          key,
 		Size:         aws.ToInt64(out.ContentLength),
 		ContentType:  aws.ToString(out.ContentType),
@@ -298,12 +316,12 @@ func (s *S3) head(ctx context.Context, key string) (Info, error) {
 	}, nil
 }
 
-// delete removes the object; S3 reports success for a missing key too.
-func (s *S3) delete(ctx context.Context, key string) error {
+// Delete removes the object; S3 reports success for a missing key too.
+func (s *driver) Delete(ctx context.Context, key string) error {
 	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}, s.clientOptions()...)
 	if err != nil {
 		err = s.s3Error("delete", key, err)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, blobstore.ErrNotFound) {
 			return nil
 		}
 		return err
@@ -311,10 +329,10 @@ func (s *S3) delete(ctx context.Context, key string) error {
 	return nil
 }
 
-// list pages through ListObjectsV2; S3 returns keys in UTF-8 byte order,
+// List pages through ListObjectsV2; S3 returns keys in UTF-8 byte order,
 // which is Go's string order.
-func (s *S3) list(ctx context.Context, prefix string) iter.Seq2[Info, error] {
-	return func(yield func(Info, error) bool) {
+func (s *driver) List(ctx context.Context, prefix string) iter.Seq2[blobstore.Info, error] {
+	return func(yield func(blobstore.Info, error) bool) {
 		in := &s3.ListObjectsV2Input{Bucket: aws.String(s.bucket)}
 		if s.opts.ListPageSize > 0 {
 			in.MaxKeys = aws.Int32(s.opts.ListPageSize)
@@ -326,11 +344,11 @@ func (s *S3) list(ctx context.Context, prefix string) iter.Seq2[Info, error] {
 		for pages.HasMorePages() {
 			page, err := pages.NextPage(ctx, s.clientOptions()...)
 			if err != nil {
-				yield(Info{}, s.s3Error("list", prefix, err))
+				yield(blobstore.Info{}, s.s3Error("list", prefix, err))
 				return
 			}
 			for _, obj := range page.Contents {
-				info := Info{
+				info := blobstore.Info{
 					Key:          aws.ToString(obj.Key),
 					Size:         aws.ToInt64(obj.Size),
 					ETag:         aws.ToString(obj.ETag),
@@ -344,8 +362,8 @@ func (s *S3) list(ctx context.Context, prefix string) iter.Seq2[Info, error] {
 	}
 }
 
-// presignGet returns a SigV4 query-signed GET URL.
-func (s *S3) presignGet(ctx context.Context, key string, expires time.Duration) (string, error) {
+// PresignGet returns a SigV4 query-signed GET URL.
+func (s *driver) PresignGet(ctx context.Context, key string, expires time.Duration) (string, error) {
 	req, err := s.presign.PresignGetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)},
 		s.presignOptions(expires))
 	if err != nil {
@@ -354,11 +372,11 @@ func (s *S3) presignGet(ctx context.Context, key string, expires time.Duration) 
 	return req.URL, nil
 }
 
-// presignPut returns a SigV4 query-signed PUT URL. The content type and,
+// PresignPut returns a SigV4 query-signed PUT URL. The content type and,
 // when o.Size is set, the content length are signed headers: the uploader
 // must send exactly that Content-Type and Content-Length, or S3 answers
 // 403 SignatureDoesNotMatch. Metadata travels in the URL's signed query.
-func (s *S3) presignPut(ctx context.Context, key string, expires time.Duration, o PutOptions) (string, error) {
+func (s *driver) PresignPut(ctx context.Context, key string, expires time.Duration, o blobstore.PutOptions) (string, error) {
 	in := &s3.PutObjectInput{
 		Bucket:      aws.String(s.bucket),
 		Key:         aws.String(key),

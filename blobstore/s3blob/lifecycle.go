@@ -1,4 +1,4 @@
-package blobstore
+package s3blob
 
 import (
 	"context"
@@ -7,20 +7,22 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/tablekit/tablekit/blobstore"
 )
 
 // LifecycleRule moves or expires a bucket's objects under a prefix as they
 // age, as S3 lifecycle configuration does. Rules are data: a service
 // declares them beside its stores (seed 000: "optional archival to Glacier
-// after 90 days" for logs) and applies them once with (*S3).ApplyLifecycle,
+// after 90 days" for logs) and applies them once with (*Store).ApplyLifecycle,
 // from its deployment with the admin policy, or with its infrastructure
 // tool from the same values.
 type LifecycleRule struct {
 	// ID names the rule in the bucket's configuration (at most 255
 	// characters); it defaults to "tablekit-" plus the prefix.
 	ID string
-	// Prefix selects the objects; it follows ValidateKey's rules for List
-	// prefixes, and "" means the whole bucket.
+	// Prefix selects the objects; it follows blobstore.ValidatePrefix, and
+	// "" means the whole bucket.
 	Prefix string
 	// TransitionAfterDays moves objects to StorageClass this many days
 	// after they were written; 0: no transition.
@@ -40,7 +42,7 @@ func GlacierAfter(prefix string, days int32) LifecycleRule {
 }
 
 func (r LifecycleRule) validate() error {
-	if err := validatePrefix(r.Prefix); err != nil {
+	if err := blobstore.ValidatePrefix(r.Prefix); err != nil {
 		return err
 	}
 	if len(r.ID) > 255 {
@@ -95,7 +97,7 @@ func (r LifecycleRule) s3Rule() s3types.LifecycleRule {
 // every rule the bucket should have. It needs s3:PutLifecycleConfiguration,
 // which belongs in an admin policy, not a service's runtime policy. Rules
 // are checked before anything is sent.
-func (s *S3) ApplyLifecycle(ctx context.Context, rules ...LifecycleRule) error {
+func (s *Store) ApplyLifecycle(ctx context.Context, rules ...LifecycleRule) error {
 	if len(rules) == 0 {
 		return inputError("rules", "none", "ApplyLifecycle needs at least one rule (it replaces the bucket's configuration)")
 	}
@@ -112,15 +114,21 @@ func (s *S3) ApplyLifecycle(ctx context.Context, rules ...LifecycleRule) error {
 		ids[*sr.ID] = true
 		out = append(out, sr)
 	}
-	if err := (front{s}).ready(ctx); err != nil {
-		return err
+	switch {
+	case s.d == nil:
+		return inputError("store", "zero value", "use New")
+	case ctx == nil:
+		return inputError("ctx", "nil", "pass context.Background() or a request's context")
+	case ctx.Err() != nil:
+		return ctx.Err()
 	}
-	_, err := s.client.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{
-		Bucket:                 aws.String(s.bucket),
+	d := s.d
+	_, err := d.client.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{
+		Bucket:                 aws.String(d.bucket),
 		LifecycleConfiguration: &s3types.BucketLifecycleConfiguration{Rules: out},
-	}, s.clientOptions()...)
+	}, d.clientOptions()...)
 	if err != nil {
-		return s.s3Error("put lifecycle", "", err)
+		return d.s3Error("put lifecycle", "", err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package blobstore_test
+package s3blob_test
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/blobstore/blobtest"
+	"github.com/tablekit/tablekit/blobstore/s3blob"
 	"github.com/tablekit/tablekit/internal/testenv"
 )
 
@@ -26,10 +27,10 @@ import (
 // signature (its authentication middleware leaves V4 "unimplemented"), so
 // the suite checks what a URL signs rather than what s3rver refuses.
 
-func s3rverStore(t *testing.T, opts ...func(*blobstore.S3Options)) *blobstore.S3 {
+func s3rverStore(t *testing.T, opts ...func(*s3blob.Options)) *s3blob.Store {
 	t.Helper()
 	client := testenv.S3(t)
-	s, err := blobstore.NewS3(client, testenv.Bucket(t, "blobstore"), opts...)
+	s, err := s3blob.New(client, testenv.Bucket(t, "blobstore"), opts...)
 	require.NoError(t, err)
 	return s
 }
@@ -38,12 +39,12 @@ func s3rverStore(t *testing.T, opts ...func(*blobstore.S3Options)) *blobstore.S3
 // lists them in directory-walk order ("a/b/c" before "a/b-c"), where S3
 // lists in UTF-8 byte order; the S3 store passes S3's order through, so
 // only this test double sorts.
-type s3rverOrder struct{ *blobstore.S3 }
+type s3rverOrder struct{ *s3blob.Store }
 
 func (s s3rverOrder) List(ctx context.Context, prefix string) iter.Seq2[blobstore.Info, error] {
 	return func(yield func(blobstore.Info, error) bool) {
 		var all []blobstore.Info
-		for info, err := range s.S3.List(ctx, prefix) {
+		for info, err := range s.Store.List(ctx, prefix) {
 			if err != nil {
 				yield(info, err)
 				return
@@ -65,7 +66,7 @@ func TestS3IntegrationConformance(t *testing.T) {
 }
 
 func TestS3IntegrationListFollowsContinuationTokens(t *testing.T) {
-	listAcrossPages(t, s3rverStore(t, func(o *blobstore.S3Options) { o.ListPageSize = 2 }))
+	listAcrossPages(t, s3rverStore(t, func(o *s3blob.Options) { o.ListPageSize = 2 }))
 }
 
 func TestS3IntegrationMultipartTwentyMegabytesRoundTrip(t *testing.T) {
@@ -107,7 +108,7 @@ func TestS3IntegrationPresignedPutThenGetOverPlainHTTP(t *testing.T) {
 func TestS3IntegrationExpiredPresignedURLIsRefused(t *testing.T) {
 	// Signed an hour ago for one minute: expired when it is used, with no
 	// sleeping in the test.
-	s := s3rverStore(t, func(o *blobstore.S3Options) {
+	s := s3rverStore(t, func(o *s3blob.Options) {
 		o.Clock = func() time.Time { return time.Now().Add(-time.Hour) }
 	})
 	require.NoError(t, s.Put(t.Context(), "reports/r.json", strings.NewReader(`{"ok":true}`)))
@@ -137,7 +138,7 @@ func TestS3IntegrationOpenByURLWithEndpoint(t *testing.T) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", testenv.S3SecretKey)
 	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
-	st, err := blobstore.Open(t.Context(), "s3://"+bucket+"?endpoint="+url.QueryEscape(endpoint))
+	st, err := s3blob.Open(t.Context(), "s3://"+bucket+"?endpoint="+url.QueryEscape(endpoint))
 	require.NoError(t, err)
 	// Over one part, so the multipart path runs with Open's client settings.
 	body := bytes.Repeat([]byte("0123456789abcdef"), (6<<20)/16)
