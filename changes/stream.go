@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+
+	"github.com/tablekit/tablekit/table"
 )
 
 // StreamsAPI is the part of *dynamodbstreams.Client a Consumer uses. The
@@ -21,47 +23,33 @@ type StreamsAPI interface {
 
 var _ StreamsAPI = (*dynamodbstreams.Client)(nil)
 
-// TableUpdater is the part of *dynamodb.Client EnableStream uses.
-type TableUpdater interface {
-	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-	UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error)
-}
-
-var _ TableUpdater = (*dynamodb.Client)(nil)
+// TableUpdater was the part of *dynamodb.Client EnableStream used, before
+// table.API had UpdateTable.
+//
+// Deprecated: pass a table.API.
+type TableUpdater = table.API
 
 // EnableStream turns on the stream of an existing table with the given view
-// and returns its ARN. A table that already streams with that view is left
-// alone; one that streams with another view is refused with
-// ErrStreamViewMismatch (changing it would start a new stream and lose the
-// consumers' place).
-func EnableStream(ctx context.Context, db TableUpdater, tableName string, view types.StreamViewType) (string, error) {
+// and returns its ARN: table.EnableStream, with this package's errors. A
+// table that already streams with that view is left alone; one that
+// streams with another view is refused with ErrStreamViewMismatch
+// (changing it would start a new stream and lose the consumers' place). A
+// schema can ask for its stream itself (table.Schema.Stream), so that
+// EnsureTable turns it on and tables check reports its drift.
+func EnableStream(ctx context.Context, db table.API, tableName string, view types.StreamViewType) (string, error) {
 	if db == nil {
-		return "", fmt.Errorf("%w: nil TableUpdater", ErrInvalidInput)
+		return "", fmt.Errorf("%w: nil table.API", ErrInvalidInput)
 	}
-	switch view {
-	case types.StreamViewTypeKeysOnly, types.StreamViewTypeNewImage, types.StreamViewTypeOldImage, types.StreamViewTypeNewAndOldImages:
-	default:
-		return "", fmt.Errorf("%w: stream view %q", ErrInvalidInput, view)
-	}
-	if tableName == "" {
-		return "", fmt.Errorf("%w: empty table name", ErrInvalidInput)
-	}
-	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(tableName)})
-	if err != nil {
-		return "", fmt.Errorf("changes: describe table %s: %w", tableName, err)
-	}
-	if spec := out.Table.StreamSpecification; spec != nil && aws.ToBool(spec.StreamEnabled) {
-		if spec.StreamViewType != view {
-			return "", fmt.Errorf("%w: table %s streams %s, not %s", ErrStreamViewMismatch, tableName, spec.StreamViewType, view)
-		}
-		return aws.ToString(out.Table.LatestStreamArn), nil
-	}
-	up, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(tableName),
-		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: view}})
-	if err != nil {
+	arn, err := table.EnableStream(ctx, db, tableName, view)
+	switch {
+	case errors.Is(err, table.ErrInvalidInput):
+		return "", fmt.Errorf("%w: %w", ErrInvalidInput, err)
+	case errors.Is(err, table.ErrDrift):
+		return "", fmt.Errorf("%w: %w", ErrStreamViewMismatch, err)
+	case err != nil:
 		return "", fmt.Errorf("changes: enable stream on %s: %w", tableName, err)
 	}
-	return aws.ToString(up.TableDescription.LatestStreamArn), nil
+	return arn, nil
 }
 
 // latestStream returns the ARN of the table's enabled stream.

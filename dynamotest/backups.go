@@ -153,8 +153,8 @@ func (t *dbTable) backupsLocked(db *DB) *types.ContinuousBackupsDescription {
 	}
 }
 
-// backupOperations serves the point-in-time recovery calls over HTTP; they
-// are not in table.API (see table.BackupsAPI).
+// backupOperations serves the point-in-time recovery calls over HTTP
+// (table.API's BackupsAPI pair) for a DB.
 func backupOperations(api table.API) map[string]wireOperation {
 	db, ok := api.(*DB)
 	if !ok {

@@ -85,6 +85,15 @@ func (d *apiDouble) UpdateTimeToLive(_ context.Context, in *dynamodb.UpdateTimeT
 func (d *apiDouble) DescribeTimeToLive(_ context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
 	return answer[dynamodb.DescribeTimeToLiveOutput](d, "DescribeTimeToLive", in)
 }
+func (d *apiDouble) UpdateTable(_ context.Context, in *dynamodb.UpdateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
+	return answer[dynamodb.UpdateTableOutput](d, "UpdateTable", in)
+}
+func (d *apiDouble) UpdateContinuousBackups(_ context.Context, in *dynamodb.UpdateContinuousBackupsInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error) {
+	return answer[dynamodb.UpdateContinuousBackupsOutput](d, "UpdateContinuousBackups", in)
+}
+func (d *apiDouble) DescribeContinuousBackups(_ context.Context, in *dynamodb.DescribeContinuousBackupsInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeContinuousBackupsOutput, error) {
+	return answer[dynamodb.DescribeContinuousBackupsOutput](d, "DescribeContinuousBackups", in)
+}
 func (d *apiDouble) GetItem(_ context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	return answer[dynamodb.GetItemOutput](d, "GetItem", in)
 }

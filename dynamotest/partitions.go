@@ -823,3 +823,18 @@ func (l *PartitionLimiter) UpdateTimeToLive(ctx context.Context, in *dynamodb.Up
 func (l *PartitionLimiter) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
 	return l.db.DescribeTimeToLive(ctx, in, opts...)
 }
+
+// UpdateTable is DB.UpdateTable.
+func (l *PartitionLimiter) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
+	return l.db.UpdateTable(ctx, in, opts...)
+}
+
+// UpdateContinuousBackups is DB.UpdateContinuousBackups.
+func (l *PartitionLimiter) UpdateContinuousBackups(ctx context.Context, in *dynamodb.UpdateContinuousBackupsInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error) {
+	return l.db.UpdateContinuousBackups(ctx, in, opts...)
+}
+
+// DescribeContinuousBackups is DB.DescribeContinuousBackups.
+func (l *PartitionLimiter) DescribeContinuousBackups(ctx context.Context, in *dynamodb.DescribeContinuousBackupsInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeContinuousBackupsOutput, error) {
+	return l.db.DescribeContinuousBackups(ctx, in, opts...)
+}

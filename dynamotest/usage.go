@@ -337,6 +337,18 @@ func (m *Meter) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTim
 	return send(m, ctx, "DescribeTimeToLive", table.API.DescribeTimeToLive, in, optFns)
 }
 
+func (m *Meter) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
+	return send(m, ctx, "UpdateTable", table.API.UpdateTable, in, optFns)
+}
+
+func (m *Meter) UpdateContinuousBackups(ctx context.Context, in *dynamodb.UpdateContinuousBackupsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error) {
+	return send(m, ctx, "UpdateContinuousBackups", table.API.UpdateContinuousBackups, in, optFns)
+}
+
+func (m *Meter) DescribeContinuousBackups(ctx context.Context, in *dynamodb.DescribeContinuousBackupsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeContinuousBackupsOutput, error) {
+	return send(m, ctx, "DescribeContinuousBackups", table.API.DescribeContinuousBackups, in, optFns)
+}
+
 func (m *Meter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	return send(m, ctx, "GetItem", table.API.GetItem, in, optFns)
 }

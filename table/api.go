@@ -12,7 +12,10 @@ import (
 // runs unchanged against AWS, DynamoDB Local or memory.
 //
 // The method set is exactly the SDK's, options included, so a
-// *dynamodb.Client is an API with no adapter.
+// *dynamodb.Client is an API with no adapter. It holds the table-level
+// calls Schema.EnsureTable and Check make (DescribeTable, UpdateTable, the
+// TTL and continuous-backup pairs) beside the item calls, so a wrapper
+// that forwards API forwards everything a store's start-up needs.
 type API interface {
 	CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
 	DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error)
@@ -20,6 +23,12 @@ type API interface {
 	ListTables(ctx context.Context, in *dynamodb.ListTablesInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ListTablesOutput, error)
 	UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
 	DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error)
+	// UpdateTable turns a table's stream on (Schema.Stream, EnableStream)
+	// and is what an operator's tooling changes capacity with.
+	UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error)
+	// BackupsAPI turns on and reads point-in-time recovery, which the
+	// stores' schemas ask for by default (seeds 000 and 001).
+	BackupsAPI
 
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)

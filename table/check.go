@@ -44,6 +44,9 @@ func (s Schema) Check(ctx context.Context, db API) error {
 	if want := cmp.Or(s.TTLAttribute, "off"); got != want {
 		drifts = append(drifts, Drift{Setting: "TTL", Want: want, Got: got})
 	}
+	if sd, ok := s.streamDrift(out.Table); ok {
+		drifts = append(drifts, sd)
+	}
 	more, err := s.provisioningDrifts(ctx, db, out.Table)
 	if err != nil {
 		return err

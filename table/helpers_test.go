@@ -117,6 +117,24 @@ func (c *calls) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTim
 	}
 	return c.next.DescribeTimeToLive(ctx, in, o...)
 }
+func (c *calls) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
+	if err := c.record("UpdateTable"); err != nil {
+		return nil, err
+	}
+	return c.next.UpdateTable(ctx, in, o...)
+}
+func (c *calls) UpdateContinuousBackups(ctx context.Context, in *dynamodb.UpdateContinuousBackupsInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error) {
+	if err := c.record("UpdateContinuousBackups"); err != nil {
+		return nil, err
+	}
+	return c.next.UpdateContinuousBackups(ctx, in, o...)
+}
+func (c *calls) DescribeContinuousBackups(ctx context.Context, in *dynamodb.DescribeContinuousBackupsInput, o ...func(*dynamodb.Options)) (*dynamodb.DescribeContinuousBackupsOutput, error) {
+	if err := c.record("DescribeContinuousBackups"); err != nil {
+		return nil, err
+	}
+	return c.next.DescribeContinuousBackups(ctx, in, o...)
+}
 func (c *calls) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	if err := c.record("GetItem"); err != nil {
 		return nil, err

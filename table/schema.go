@@ -30,14 +30,24 @@ type Index struct {
 }
 
 // Schema describes a table as CreateTable needs it: its keys, global
-// secondary indexes and TTL attribute. How a service uses the table (its
-// access patterns and rates) is declared apart, with package access.
+// secondary indexes, TTL attribute and stream. How a service uses the
+// table (its access patterns and rates) is declared apart, with package
+// access.
 type Schema struct {
 	Name         string
 	PartitionKey Attribute
 	SortKey      Attribute // Name == "" for a table without a sort key
 	Indexes      []Index
 	TTLAttribute string
+	// Stream is the view of the table's DynamoDB Stream its consumers need
+	// (changes.Consumer): KEYS_ONLY, NEW_IMAGE, OLD_IMAGE or
+	// NEW_AND_OLD_IMAGES. "" means none is required: a table that streams
+	// anyway is not drift. Create makes the table with it; EnsureTable
+	// turns it on for an existing table that has none (as it does TTL)
+	// and reports a table streaming another view as drift, which it does
+	// not change: a new view starts a new stream, and the consumers would
+	// lose their place in the old one.
+	Stream types.StreamViewType
 	// Provisioning: capacity, encryption, backups and deletion protection
 	// (see provisioning.go). The zero value is on-demand with DynamoDB's
 	// defaults.
@@ -130,6 +140,9 @@ func (s Schema) Validate() error {
 	if err := s.Provisioning.validate(s); err != nil {
 		return err
 	}
+	if s.Stream != "" && !validStreamView(s.Stream) {
+		return inputErr("schema.Stream", string(s.Stream), "a stream view is KEYS_ONLY, NEW_IMAGE, OLD_IMAGE or NEW_AND_OLD_IMAGES")
+	}
 	if s.TTLAttribute != "" {
 		if _, isKey := attrTypes[s.TTLAttribute]; isKey {
 			return inputErr("schema.TTLAttribute", s.TTLAttribute, "the TTL attribute cannot be a key attribute")
@@ -190,14 +203,17 @@ func (s Schema) CreateTableInput() *dynamodb.CreateTableInput {
 		})
 	}
 	in.AttributeDefinitions = defs
+	if s.Stream != "" {
+		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: s.Stream}
+	}
 	s.Provisioning.provision(in)
 	return in
 }
 
-// Create creates the table, waits until it and its indexes are ACTIVE,
-// enables TTL on TTLAttribute and point-in-time recovery when
-// Provisioning asks for it. A table that already exists is
-// ErrAlreadyExists (use EnsureTable to accept it).
+// Create creates the table (with its stream, when Stream is set), waits
+// until it and its indexes are ACTIVE, enables TTL on TTLAttribute and
+// point-in-time recovery when Provisioning asks for it. A table that
+// already exists is ErrAlreadyExists (use EnsureTable to accept it).
 func (s Schema) Create(ctx context.Context, db API) error {
 	if err := s.Validate(); err != nil {
 		return err
@@ -205,16 +221,14 @@ func (s Schema) Create(ctx context.Context, db API) error {
 	if err := checkClient(ctx, db); err != nil {
 		return err
 	}
-	if _, err := s.backups(db); err != nil {
-		return err
-	}
-	if _, err := db.CreateTable(ctx, s.CreateTableInput()); err != nil {
+	out, err := db.CreateTable(ctx, s.CreateTableInput())
+	if err != nil {
 		return wrapError("create table", s.Name, "", err)
 	}
 	if err := s.finish(ctx, db); err != nil {
 		return err
 	}
-	return s.enableRecovery(ctx, db)
+	return s.enableRecovery(ctx, db, out.TableDescription)
 }
 
 // finish waits for ACTIVE and turns TTL on.
@@ -243,12 +257,12 @@ func (s Schema) finish(ctx context.Context, db API) error {
 	return wrapError("update time to live", s.Name, "", err)
 }
 
-// EnsureTable creates the table if it is missing (with its Provisioning)
-// and otherwise checks that the existing one has the schema's keys and
-// indexes (ErrSchemaMismatch if not) and its Provisioning (a *DriftError
-// listing every difference if not; nothing is changed), waits for it to be
-// ACTIVE and makes sure TTL is enabled. It is what a service calls at
-// start-up.
+// EnsureTable creates the table if it is missing (with its Provisioning
+// and Stream) and otherwise checks that the existing one has the schema's
+// keys and indexes (ErrSchemaMismatch if not) and its Provisioning and
+// stream view (a *DriftError listing every difference if not; nothing is
+// changed), turns on a missing stream, waits for the table to be ACTIVE
+// and makes sure TTL is enabled. It is what a service calls at start-up.
 func (s Schema) EnsureTable(ctx context.Context, db API) error {
 	if err := s.Validate(); err != nil {
 		return err
@@ -275,6 +289,11 @@ func (s Schema) EnsureTable(ctx context.Context, db API) error {
 	}
 	if err := s.drift(ctx, db, out.Table); err != nil {
 		return err
+	}
+	if s.Stream != "" && !streaming(out.Table) {
+		if _, err := s.enableStream(ctx, db); err != nil {
+			return err
+		}
 	}
 	return s.finish(ctx, db)
 }

@@ -78,6 +78,18 @@ func (c *conn) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTime
 	return do(ctx, c, c.api.DescribeTimeToLive, in, o)
 }
 
+func (c *conn) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
+	return do(ctx, c, c.api.UpdateTable, in, o)
+}
+
+func (c *conn) UpdateContinuousBackups(ctx context.Context, in *dynamodb.UpdateContinuousBackupsInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error) {
+	return do(ctx, c, c.api.UpdateContinuousBackups, in, o)
+}
+
+func (c *conn) DescribeContinuousBackups(ctx context.Context, in *dynamodb.DescribeContinuousBackupsInput, o ...func(*dynamodb.Options)) (*dynamodb.DescribeContinuousBackupsOutput, error) {
+	return do(ctx, c, c.api.DescribeContinuousBackups, in, o)
+}
+
 func (c *conn) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	return do(ctx, c, c.api.GetItem, in, o)
 }

@@ -181,7 +181,7 @@ var functions = map[string]any{
 	"table.QueryAll": table.QueryAll[table.Item], "table.ScanPage": table.ScanPage[table.Item],
 	"table.ScanAll": table.ScanAll[table.Item], "table.ParallelScan": table.ParallelScan,
 	"table.Walk":    table.Walk[table.Item],
-	"table.Expired": table.Expired, "table.ItemExpired": table.ItemExpired, "table.TTL": table.TTL,
+	"table.Expired": table.Expired, "table.ItemExpired": table.ItemExpired, "table.TTL": table.TTL, "table.EnableStream": table.EnableStream,
 	"table.IfNotExistsOrExpired": table.IfNotExistsOrExpired, "table.XRayTraceID": table.XRayTraceID,
 
 	"blobstore.Enforce": blobstore.Enforce, "blobstore.EscapeSegment": blobstore.EscapeSegment,
