@@ -409,14 +409,25 @@ func parseSeq(s string) (uint64, bool) {
 	return n, err == nil
 }
 
-// streamDescription is how DescribeTable shows the table's stream.
+// describeStream is how DescribeTable shows the table's stream. A table
+// whose stream was disabled still names it as its latest stream, with no
+// StreamSpecification: the API reference's TableDescription.LatestStreamArn
+// is "the latest stream for this table", and the Developer Guide's
+// "Enabling a stream" says a disabled stream's records stay readable for
+// 24 hours, so consumers go on finding it through DescribeTable.
 func (t *dbTable) describeStream(d *types.TableDescription) {
-	if t.stream == nil {
+	s := t.stream
+	if s == nil {
+		s = t.lastStream
+	}
+	if s == nil {
 		return
 	}
-	d.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: t.stream.view}
-	d.LatestStreamArn = aws.String(t.stream.arn)
-	d.LatestStreamLabel = aws.String(t.stream.label)
+	if t.stream != nil {
+		d.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: s.view}
+	}
+	d.LatestStreamArn = aws.String(s.arn)
+	d.LatestStreamLabel = aws.String(s.label)
 }
 
 // stopStream disables t's stream, if any: UpdateTable turning it off, or
@@ -426,5 +437,5 @@ func (t *dbTable) stopStream() {
 		return
 	}
 	t.stream.disable(t.stream.now())
-	t.stream = nil
+	t.lastStream, t.stream = t.stream, nil
 }

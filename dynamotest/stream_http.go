@@ -34,9 +34,9 @@ func streamOperations(api table.API) map[string]wireOperation {
 		return nil
 	}
 	return map[string]wireOperation{
-		streamsTargetPrefix + "ListStreams":      serveStreams(db.ListStreams),
+		streamsTargetPrefix + "ListStreams":      serveStreams(db.listStreamsJSON),
 		streamsTargetPrefix + "DescribeStream":   serveStreams(db.describeStreamJSON),
-		streamsTargetPrefix + "GetShardIterator": serveStreams(db.GetShardIterator),
+		streamsTargetPrefix + "GetShardIterator": serveStreams(db.getShardIteratorJSON),
 		streamsTargetPrefix + "GetRecords":       serveStreams(db.getRecordsJSON),
 		// UpdateTable is not in table.API; the fake serves it for streams.
 		"UpdateTable": serve(func(_ table.API, ctx context.Context, in *dynamodb.UpdateTableInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
@@ -47,7 +47,10 @@ func streamOperations(api table.API) map[string]wireOperation {
 
 // serveStreams decodes a Streams request with encoding/json (the inputs
 // are strings, numbers and one small structure) and encodes the output the
-// same way.
+// same way. Outputs are the wire's own shapes (jsonStreamDescription and
+// the rest), never the SDK's output structs: those would carry the SDK's
+// ResultMetadata and a null for every member left unset, which DynamoDB
+// Streams never sends.
 func serveStreams[In, Out any](call func(context.Context, *In, ...func(*dynamodbstreams.Options)) (*Out, error)) wireOperation {
 	return func(ctx context.Context, _ table.API, body, out []byte) ([]byte, error) {
 		in := new(In)
@@ -71,6 +74,40 @@ type epochSeconds time.Time
 
 func (t epochSeconds) MarshalJSON() ([]byte, error) {
 	return strconv.AppendFloat(nil, float64(time.Time(t).UnixMilli())/1000, 'f', -1, 64), nil
+}
+
+type jsonStreams struct {
+	LastEvaluatedStreamArn string `json:",omitempty"`
+	Streams                []jsonStream
+}
+
+type jsonStream struct{ StreamArn, StreamLabel, TableName string }
+
+// listStreamsJSON is ListStreams with its output shaped for the wire.
+func (db *DB) listStreamsJSON(ctx context.Context, in *dynamodbstreams.ListStreamsInput, _ ...func(*dynamodbstreams.Options)) (*jsonStreams, error) {
+	res, err := db.ListStreams(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	out := &jsonStreams{LastEvaluatedStreamArn: aws.ToString(res.LastEvaluatedStreamArn), Streams: make([]jsonStream, len(res.Streams))}
+	for i, s := range res.Streams {
+		out.Streams[i] = jsonStream{aws.ToString(s.StreamArn), aws.ToString(s.StreamLabel), aws.ToString(s.TableName)}
+	}
+	return out, nil
+}
+
+type jsonShardIterator struct {
+	ShardIterator string `json:",omitempty"`
+}
+
+// getShardIteratorJSON is GetShardIterator with its output shaped for the
+// wire.
+func (db *DB) getShardIteratorJSON(ctx context.Context, in *dynamodbstreams.GetShardIteratorInput, _ ...func(*dynamodbstreams.Options)) (*jsonShardIterator, error) {
+	res, err := db.GetShardIterator(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return &jsonShardIterator{ShardIterator: aws.ToString(res.ShardIterator)}, nil
 }
 
 type jsonShard struct {

@@ -3,6 +3,9 @@ package dynamotest_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -181,8 +184,18 @@ func TestUpdateTableTurnsStreamsOnAndOff(t *testing.T) {
 			StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage}})
 		requireValidation(t, err)
 
-		_, err = b.updateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}})
+		disabled, err := b.updateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}})
 		require.NoError(t, err)
+		// The API reference: LatestStreamArn is "the latest stream for this
+		// table"; the Developer Guide ("Enabling a stream"): a disabled
+		// stream stays readable for 24 hours, so the table keeps naming it.
+		assert.Equal(t, arn, aws.ToString(disabled.TableDescription.LatestStreamArn))
+		assert.Nil(t, disabled.TableDescription.StreamSpecification, "no stream is enabled")
+		desc, err := b.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		require.NoError(t, err)
+		assert.Equal(t, arn, aws.ToString(desc.Table.LatestStreamArn), "DescribeTable still names the disabled stream")
+		assert.NotEmpty(t, aws.ToString(desc.Table.LatestStreamLabel))
+		assert.Nil(t, desc.Table.StreamSpecification)
 		d, err := b.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
 		require.NoError(t, err)
 		assert.Contains(t, []streamstypes.StreamStatus{streamstypes.StreamStatusDisabled, streamstypes.StreamStatusDisabling}, d.StreamDescription.StreamStatus)
@@ -315,4 +328,40 @@ func TestAClockMovedByAYearKeepsOnlyTheShardsRetentionKeeps(t *testing.T) {
 	assert.Nil(t, last.SequenceNumberRange.EndingSequenceNumber, "the newest shard is open")
 	out := records(t, db, iterator(t, db, arn, last.ShardId, streamstypes.ShardIteratorTypeTrimHorizon, ""))
 	require.Len(t, out.Records, 1)
+}
+
+// TestStreamsResponsesCarryOnlyWhatDynamoDBStreamsSends: the wire answers
+// are DynamoDB Streams' shapes, not the SDK's output structs marshalled
+// (which would add "ResultMetadata":{} and a null per unset member).
+func TestStreamsResponsesCarryOnlyWhatDynamoDBStreamsSends(t *testing.T) {
+	srv := dynamotest.NewServer()
+	t.Cleanup(srv.Close)
+	c := srv.Client()
+	in := hashOnly.input()
+	in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly}
+	created, err := c.CreateTable(ctx, in)
+	require.NoError(t, err)
+	arn := aws.ToString(created.TableDescription.LatestStreamArn)
+	desc, err := srv.DB.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
+	require.NoError(t, err)
+	shard := aws.ToString(desc.StreamDescription.Shards[0].ShardId)
+
+	for target, body := range map[string]string{
+		"ListStreams":      `{}`,
+		"DescribeStream":   `{"StreamArn":"` + arn + `"}`,
+		"GetShardIterator": `{"StreamArn":"` + arn + `","ShardId":"` + shard + `","ShardIteratorType":"LATEST"}`,
+	} {
+		req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("X-Amz-Target", "DynamoDBStreams_20120810."+target)
+		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		raw, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", target, raw)
+		assert.NotContains(t, string(raw), "ResultMetadata", target)
+		assert.NotContains(t, string(raw), "null", target)
+	}
 }

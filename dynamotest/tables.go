@@ -58,6 +58,9 @@ type dbTable struct {
 	expiries *btree.BTreeG[expiry]
 
 	stream *stream // the enabled stream, or nil (see stream.go)
+	// lastStream is the stream UpdateTable disabled last, which
+	// DescribeTable still names until another is enabled.
+	lastStream *stream
 
 	// lagged is the view eventually consistent reads see in the eventual
 	// mode (EventualConsistency), nil otherwise: every write is queued for
