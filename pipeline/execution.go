@@ -241,7 +241,14 @@ func (s *Store) removeInputCopy(ctx context.Context, e *Execution) {
 }
 
 // GetExecution returns execution id.
-func (s *Store) GetExecution(ctx context.Context, id string) (_ *Execution, err error) {
+func (s *Store) GetExecution(ctx context.Context, id string) (*Execution, error) {
+	return s.getExecution(ctx, id)
+}
+
+// getExecution is GetExecution with the read's options: the store's own
+// calls that act on an execution (PutOutput, PresignOutputDownload) read it
+// strongly consistent, so they find one created a moment before.
+func (s *Store) getExecution(ctx context.Context, id string, opts ...func(*table.GetOptions)) (_ *Execution, err error) {
 	ctx, span := s.start(ctx, "pipeline.GetExecution")
 	defer span.End(&err)
 	if err := s.ready(ctx); err != nil {
@@ -252,7 +259,7 @@ func (s *Store) GetExecution(ctx context.Context, id string) (_ *Execution, err 
 	}
 	pk, _ := executionPK.Build(id)
 	var it executionItem
-	if err := s.t.Get(ctx, s.t.Key(pk, executionSK), &it); err != nil {
+	if err := s.t.Get(ctx, s.t.Key(pk, executionSK), &it, opts...); err != nil {
 		if errors.Is(err, table.ErrNotFound) {
 			return nil, notFound("execution", id, err)
 		}

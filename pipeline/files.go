@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/table"
 )
 
 // Object keys of the seed's S3 layout (under the store's bucket):
@@ -115,7 +116,7 @@ func (s *Store) PresignInputUpload(ctx context.Context, pipelineID string, versi
 			return nil, err
 		}
 		version = cur.Version
-	} else if _, err := s.GetVersion(ctx, pipelineID, version); err != nil {
+	} else if _, err := s.getVersion(ctx, pipelineID, version, table.Consistent()); err != nil {
 		return nil, err
 	}
 	now := s.now()
@@ -200,7 +201,7 @@ func (s *Store) PutOutput(ctx context.Context, executionID string, body io.Reade
 	if body == nil {
 		return inputError("body", "nil", "an output needs a body")
 	}
-	e, err := s.GetExecution(ctx, executionID)
+	e, err := s.getExecution(ctx, executionID, table.Consistent())
 	if err != nil {
 		return err
 	}
@@ -226,7 +227,7 @@ func (s *Store) PresignOutputDownload(ctx context.Context, executionID string) (
 	if err != nil {
 		return "", err
 	}
-	e, err := s.GetExecution(ctx, executionID)
+	e, err := s.getExecution(ctx, executionID, table.Consistent())
 	if err != nil {
 		return "", err
 	}

@@ -33,7 +33,14 @@ func seedVersionSK(version int) string { return "PV:" + strconv.Itoa(version) }
 const maxVersion = 9_999_999_999
 
 // GetVersion returns version of pipeline id as it was written.
-func (s *Store) GetVersion(ctx context.Context, id string, version int) (_ *Pipeline, err error) {
+func (s *Store) GetVersion(ctx context.Context, id string, version int) (*Pipeline, error) {
+	return s.getVersion(ctx, id, version)
+}
+
+// getVersion is GetVersion with the read's options: PresignInputUpload
+// reads the version strongly consistent, so it finds one an Update wrote a
+// moment before.
+func (s *Store) getVersion(ctx context.Context, id string, version int, opts ...func(*table.GetOptions)) (_ *Pipeline, err error) {
 	ctx, span := s.start(ctx, "pipeline.GetVersion")
 	defer span.End(&err)
 	if err := s.ready(ctx); err != nil {
@@ -44,10 +51,10 @@ func (s *Store) GetVersion(ctx context.Context, id string, version int) (_ *Pipe
 		return nil, err
 	}
 	var it pipelineItem
-	err = s.t.Get(ctx, s.t.Key(pk, sk), &it)
+	err = s.t.Get(ctx, s.t.Key(pk, sk), &it, opts...)
 	if errors.Is(err, table.ErrNotFound) {
 		// Written by a service that follows the seed: PV:3, unpadded.
-		err = s.t.Get(ctx, s.t.Key(pk, seedVersionSK(version)), &it)
+		err = s.t.Get(ctx, s.t.Key(pk, seedVersionSK(version)), &it, opts...)
 	}
 	if err != nil {
 		if errors.Is(err, table.ErrNotFound) {
