@@ -54,8 +54,8 @@ func (s *Store) export(ctx context.Context, journeyID string) (*ExportInfo, erro
 			return nil, err
 		}
 		if stringAttr(item, attrSK) == metadataSK {
-			if importing(item) {
-				return nil, fmt.Errorf("%w: %q", ErrImportInProgress, journeyID)
+			if claimed(item) {
+				return nil, claimedError(journeyID, item, nil)
 			}
 			found = true
 		}
@@ -130,15 +130,34 @@ const attrRestoredBy = "RestoredBy"
 // restoredBySize bounds what attrRestoredBy adds to an item.
 const restoredBySize = len(attrRestoredBy) + maxIDLength
 
-// notImporting is the condition every write to a journey's METADATA item
-// carries, so no job, rule or log count lands in a partition an import is
-// replacing.
-func notImporting() expression.ConditionBuilder {
-	return expression.AttributeNotExists(expression.Name(attrImportID))
+// journeyOwn is the condition every write to a journey's METADATA item
+// carries: the item is the journey's own, neither an import's claim nor
+// marked by Journeys.Delete, so no job, rule or log count lands in a
+// partition an import is replacing or a delete is removing.
+func journeyOwn() expression.ConditionBuilder {
+	return expression.AttributeNotExists(expression.Name(attrImportID)).
+		And(expression.AttributeNotExists(expression.Name(attrDeleting)))
 }
 
 // importing reports whether a raw METADATA item is an import's claim.
 func importing(item table.Item) bool { return stringAttr(item, attrImportID) != "" }
+
+// claimed reports whether a raw METADATA item is not the journey's own:
+// an import's claim, or marked by Journeys.Delete.
+func claimed(item table.Item) bool { return importing(item) || deleting(item) }
+
+// claimedError is the error of a call refused for a claimed METADATA item
+// (cause may be nil): ErrImportInProgress, or for a journey being deleted
+// ErrJourneyNotFound with ErrDeleteInProgress.
+func claimedError(journeyID string, item table.Item, cause error) error {
+	if deleting(item) {
+		return deletingError(journeyID, cause)
+	}
+	if cause == nil {
+		return fmt.Errorf("%w: %q", ErrImportInProgress, journeyID)
+	}
+	return fmt.Errorf("%w: %q: %w", ErrImportInProgress, journeyID, cause)
+}
 
 // importTxBytes keeps each of Import's transactions under DynamoDB's 4 MB
 // per transaction, with room for the guard and request overhead.
@@ -193,12 +212,17 @@ func (s *Store) importBackup(ctx context.Context, journeyID string, r io.Reader,
 	delete(claim, attrGSI1PK)
 	delete(claim, attrGSI1SK)
 	claim[attrImportID] = &types.AttributeValueMemberS{Value: importID}
-	var put []func(*table.WriteOptions)
+	// Never over a journey Journeys.Delete is removing: its items are
+	// being deleted without a guard an import's writes would pass.
+	cond := expression.AttributeNotExists(expression.Name(attrDeleting))
 	if !o.Overwrite {
-		put = append(put, table.If(expression.AttributeNotExists(expression.Name(attrPK)).
-			Or(expression.AttributeExists(expression.Name(attrImportID)))))
+		cond = expression.AttributeNotExists(expression.Name(attrPK)).
+			Or(expression.AttributeExists(expression.Name(attrImportID)))
 	}
-	if err := s.t.Put(ctx, claim, put...); err != nil {
+	if err := s.t.Put(ctx, claim, table.If(cond), table.ItemOnConditionFailure()); err != nil {
+		if item := tableErrorItem(err); deleting(item) {
+			return nil, claimedError(journeyID, item, err)
+		}
 		if errors.Is(err, table.ErrConditionFailed) {
 			return nil, fmt.Errorf("%w: %q: %w", ErrJourneyExists, journeyID, err)
 		}

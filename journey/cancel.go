@@ -54,7 +54,7 @@ func (s *Store) cancel(ctx context.Context, id string) (*Journey, error) {
 			table.IfExists(), table.ItemOnConditionFailure(), table.If(
 				expression.Name("Data.status").Equal(expression.Value(j.Status)).
 					And(expression.Name("Data.aggregates.totalJobs").Equal(expression.Value(j.Aggregates.TotalJobs))).
-					And(notImporting())))
+					And(journeyOwn())))
 		for _, job := range first {
 			s.cancelJob(tx, job, now)
 		}
@@ -66,7 +66,7 @@ func (s *Store) cancel(ctx context.Context, id string) (*Journey, error) {
 		switch a := failedAction(err); {
 		case a == 0:
 			item := reasonItem(err, 0)
-			if len(item) == 0 || importing(item) {
+			if len(item) == 0 || claimed(item) {
 				return nil, metadataRefused(id, err, 0)
 			}
 		case a > 0: // a job finished meanwhile

@@ -42,9 +42,9 @@
 // database/sql hands out Tx and Rows, each sharing the store's table,
 // clock and logger:
 //
-//	store.Journeys()  Create, Get, Load, List, All, Pause, Resume, Cancel
+//	store.Journeys()  Create, Get, Load, List, All, Pause, Resume, Cancel, Delete
 //	store.Stages()    Get, List, All, Skip
-//	store.Jobs()      Start, Finish, Get, Find, Latest, SetProgress, SetStepStatus, List, All
+//	store.Jobs()      Start, Finish, Get, Find, Latest, SetProgress, SetStepStatus, List, All, TimedOut, Recover
 //	store.Rules()     Add, Get, SetStatus, ForStage
 //	store.Library()   Create, Load, Add, Get, SetStatus, Export, Import, ImportFrom
 //	store.Logs()      Logger, Read, ReadStep, ListSummaries, Summaries
@@ -140,6 +140,26 @@
 // keeps its result. The late worker's Finish is then refused with a
 // [*StatusError]. A job without a timeout (0, the zero configuration)
 // holds its stage until it finishes.
+//
+// [Jobs.Recover] is the operator's sweep: it fails every job past its
+// deadline (in every journey that has not completed, through GSI1
+// JOURNEYS, or in one with [OfJourney]) as Finish with JobFailed would,
+// conditional on the job being unchanged since it was read, so a journey
+// with no retry left fails and a stage nobody restarts shows its failure.
+// [Jobs.TimedOut] finds the same jobs and writes nothing (the dry run).
+//
+// # Deleting a journey
+//
+// [Journeys.Delete] removes a journey's items and its log and report
+// files, leaving its export in the backups store. A journey has more
+// items than one transaction holds, so Delete first marks the METADATA
+// item (DeletingAt, out of GSI1) in one transaction with a check on every
+// stage that no job runs ([ErrJobRunning] otherwise: Jobs.Start moves a
+// stage and checks the metadata in one transaction too). Marked, the
+// journey reads as not found ([ErrDeleteInProgress]), and every write
+// that touches its metadata, Journeys.Create and Backups.Import are
+// refused; Delete then deletes the items, the files, and the METADATA
+// item last, so a delete interrupted half way is finished by the next.
 //
 // # Progress from the change feed
 //

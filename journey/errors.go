@@ -39,6 +39,14 @@ var (
 	// finish, or for the next Import to complete an interrupted one. Import
 	// also returns it when another import took its claim over.
 	ErrImportInProgress = errors.New("journey: import in progress")
+	// ErrDeleteInProgress: Journeys.Delete is removing the journey (its
+	// METADATA item is marked): reads find no journey (the error also
+	// matches ErrJourneyNotFound), writes are refused, and the next
+	// Delete finishes an interrupted one.
+	ErrDeleteInProgress = errors.New("journey: delete in progress")
+	// ErrJobRunning: Journeys.Delete of a journey with a pending or
+	// running job; nothing was deleted.
+	ErrJobRunning = errors.New("journey: a job is running")
 	// ErrInvalidBackup: Import was given a document that is not a backup of
 	// one journey written by Export.
 	ErrInvalidBackup = errors.New("journey: invalid backup")
@@ -106,4 +114,15 @@ func notFound(sentinel error, what string, cause error) error {
 // so errors.Is(err, table.ErrInvalidInput) holds for every package.
 func inputError(field string, value any, reason string) error {
 	return &table.InputError{Field: field, Value: fmt.Sprint(value), Reason: reason}
+}
+
+// deletingError is the error of a read or write of a journey that
+// Journeys.Delete is removing: not found, and ErrDeleteInProgress (cause
+// may be nil).
+func deletingError(journeyID string, cause error) error {
+	c := ErrDeleteInProgress
+	if cause != nil {
+		c = fmt.Errorf("%w: %w", ErrDeleteInProgress, cause)
+	}
+	return notFound(ErrJourneyNotFound, journeyID+" (being deleted)", c)
 }

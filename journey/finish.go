@@ -62,6 +62,9 @@ func (s *Store) readJourney(ctx context.Context, journeyID string, jobKey table.
 	if r.rec.ImportID != "" {
 		return nil, fmt.Errorf("%w: %q", ErrImportInProgress, journeyID)
 	}
+	if r.rec.DeletingAt != "" {
+		return nil, deletingError(journeyID, nil)
+	}
 	if jobKey != nil && job.PK == "" {
 		return nil, notFound(ErrJobNotFound, stringAttr(table.Item(jobKey), attrSK), err)
 	}
@@ -141,7 +144,7 @@ func (r *journeyRead) countsUnchanged() expression.ConditionBuilder {
 		And(eq("Data.aggregates.failedJobs", a.FailedJobs)).
 		And(eq("Data.overallProgress", r.j.OverallProgress)).
 		And(expression.Name("Data.status").Equal(expression.Value(r.j.Status))).
-		And(notImporting())
+		And(journeyOwn())
 }
 
 // journeyMove adds to u the journey's move when stageID ends: progress,
@@ -183,6 +186,18 @@ func retriesLeft(job Job, j Journey) bool {
 
 // finishJob implements [Jobs.Finish].
 func (s *Store) finishJob(ctx context.Context, ref JobRef, f Finish) (*Job, error) {
+	return s.endJob(ctx, ref, f, false)
+}
+
+// errNotTimedOut: the job Recover was to fail is within its timeout.
+var errNotTimedOut = errors.New("journey: job is within its timeout")
+
+// endJob is Jobs.Finish, or with timeout set Recover's failure of a job
+// past its deadline (errNotTimedOut when, as read, it is not), which takes
+// the same accounting: the job failed (timedOut, the "timed out" message,
+// ended now), its stage failed, the journey's failedJobs, time and
+// progress, and the journey failed when no retry is left.
+func (s *Store) endJob(ctx context.Context, ref JobRef, f Finish, timeout bool) (*Job, error) {
 	key, err := s.jobKey(ref)
 	if err != nil {
 		return nil, err
@@ -211,6 +226,14 @@ func (s *Store) finishJob(ctx context.Context, ref JobRef, f Finish) (*Job, erro
 			return nil, notFound(ErrStageNotFound, ref.JourneyID+"/"+ref.StageID, nil)
 		}
 		now := s.now()
+		if timeout {
+			n := timeoutOf(job, r.j)
+			d := deadline(job.StartTime.Time, n)
+			if !pastDeadline(d, now) {
+				return nil, errNotTimedOut
+			}
+			f = Finish{Status: JobFailed, ErrorMessage: timedOutMessage(n, d)}
+		}
 		if now.Before(ref.StartedAt) {
 			now = ref.StartedAt
 		}
@@ -232,6 +255,10 @@ func (s *Store) finishJob(ctx context.Context, ref JobRef, f Finish) (*Job, erro
 		if f.ErrorMessage != "" {
 			ju = ju.Set(expression.Name("Data.errorMessage"), expression.Value(f.ErrorMessage))
 			job.ErrorMessage = &f.ErrorMessage
+		}
+		if timeout {
+			ju = ju.Set(expression.Name("Data.timedOut"), expression.Value(true))
+			job.TimedOut = true
 		}
 		stageStatus, counter := StageCompleted, "Data.aggregates.completedJobs"
 		if f.Status == JobFailed {
@@ -270,7 +297,7 @@ func (s *Store) finishJob(ctx context.Context, ref JobRef, f Finish) (*Job, erro
 			return nil, notFound(ErrStageNotFound, ref.JourneyID+"/"+ref.StageID, err)
 		case 2:
 			item := reasonItem(err, 2)
-			if len(item) == 0 || importing(item) {
+			if len(item) == 0 || claimed(item) {
 				return nil, metadataRefused(ref.JourneyID, err, 2)
 			}
 		default:
@@ -327,7 +354,7 @@ func (s *Store) skipStage(ctx context.Context, journeyID, stageID string) (*Stag
 		}
 		switch failedAction(err) {
 		case 0, 1: // the stage moved (a job started) or the journey changed
-			if item := reasonItem(err, 1); failedAction(err) == 1 && (len(item) == 0 || importing(item)) {
+			if item := reasonItem(err, 1); failedAction(err) == 1 && (len(item) == 0 || claimed(item)) {
 				return nil, metadataRefused(journeyID, err, 1)
 			}
 		default:

@@ -54,6 +54,9 @@ type record[T any] struct {
 	// ImportID is set only on a METADATA item that is an import's claim
 	// (see Backups.ImportFrom).
 	ImportID string `dynamodbav:"ImportId,omitempty"`
+	// DeletingAt is set only on a METADATA item Journeys.Delete marked:
+	// the journey is being deleted.
+	DeletingAt string `dynamodbav:"DeletingAt,omitempty"`
 }
 
 // Time is a timestamp stored the seed's way: UTC with six fractional

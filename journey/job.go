@@ -229,10 +229,12 @@ func reasonItem(err error, i int) table.Item {
 
 // metadataRefused is the error of a canceled transaction whose action i,
 // a write of the journey's METADATA item conditional on the item existing
-// and no import running, failed: ErrJourneyNotFound or ErrImportInProgress.
+// and being the journey's own (journeyOwn), failed: ErrJourneyNotFound,
+// ErrImportInProgress or, while Journeys.Delete removes it,
+// ErrDeleteInProgress.
 func metadataRefused(journeyID string, err error, i int) error {
-	if importing(reasonItem(err, i)) {
-		return fmt.Errorf("%w: %q: %w", ErrImportInProgress, journeyID, err)
+	if item := reasonItem(err, i); claimed(item) {
+		return claimedError(journeyID, item, err)
 	}
 	return notFound(ErrJourneyNotFound, journeyID, err)
 }
@@ -249,8 +251,8 @@ func (s *Store) journeyTxError(id, op string, allowed []Status, err error, i int
 			if len(r.Item) == 0 {
 				return notFound(ErrJourneyNotFound, id, err)
 			}
-			if importing(r.Item) {
-				return fmt.Errorf("%w: %q: %w", ErrImportInProgress, id, err)
+			if claimed(r.Item) {
+				return claimedError(id, r.Item, err)
 			}
 			return &StatusError{Entity: "journey", ID: id, Op: op, Current: dataStatus(r.Item),
 				Allowed: statusStrings(allowed), Cause: err}

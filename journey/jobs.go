@@ -186,3 +186,52 @@ func (h *Jobs) List(ctx context.Context, journeyID string, cursor string, opts .
 func (h *Jobs) All(ctx context.Context, journeyID string, opts ...func(*ListOptions)) iter.Seq2[Job, error] {
 	return table.Walk(func(cursor string) (table.Page[Job], error) { return h.List(ctx, journeyID, cursor, opts...) })
 }
+
+// TimedOut walks the jobs that are still pending or running past their
+// deadline (Job.Deadline: their configuration.timeout, else their
+// journey's), the jobs of workers that died: in every journey that has
+// not completed (GSI1 JOURNEYS, filtered on status), or in one with
+// OfJourney. Per journey it reads the stages (one Query) and each
+// timed-out job (one GetItem); it writes nothing, so it is what an
+// operator's dry run shows. It stops at the first error, which it yields.
+func (h *Jobs) TimedOut(ctx context.Context, opts ...func(*RecoverOptions)) iter.Seq2[Job, error] {
+	return func(yield func(Job, error) bool) {
+		if err := h.ready(ctx); err != nil {
+			yield(Job{}, err)
+			return
+		}
+		o, err := recoverOptions(opts)
+		if err != nil {
+			yield(Job{}, err)
+			return
+		}
+		for j, err := range h.s.timedOutJobs(ctx, o) {
+			if !yield(j, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// Recover fails every job TimedOut finds, each as Finish with JobFailed
+// would, in one transaction: the job failed (TimedOut, errorMessage
+// "timed out: ...", endTime now), its stage failed, the journey's
+// failedJobs, execution time and progress, and a running journey failed
+// when the job had no retry left. The job's part is conditional on the
+// job being unchanged since it was read, so a worker that finished it
+// meanwhile, or a Jobs.Start that failed it first, wins and the job is
+// Skipped. Run it periodically, from one place or many: concurrent calls
+// are safe. Jobs.Start of a stage does the same for that stage's job
+// without waiting for Recover.
+func (h *Jobs) Recover(ctx context.Context, opts ...func(*RecoverOptions)) (_ RecoverResult, err error) {
+	if err := h.ready(ctx); err != nil {
+		return RecoverResult{Failed: []Job{}}, err
+	}
+	ctx, span := h.s.t.Start(ctx, "journey.Jobs.Recover")
+	defer span.End(&err)
+	o, err := recoverOptions(opts)
+	if err != nil {
+		return RecoverResult{Failed: []Job{}}, err
+	}
+	return h.s.recoverJobs(ctx, o)
+}

@@ -300,6 +300,9 @@ func journeyFrom(rec record[Journey]) (Journey, error) {
 	if rec.ImportID != "" {
 		return j, fmt.Errorf("%w: %q (import %s)", ErrImportInProgress, j.ID, rec.ImportID)
 	}
+	if rec.DeletingAt != "" {
+		return j, deletingError(j.ID, nil)
+	}
 	if err := j.CreatedAt.parse(rec.CreatedAt); err != nil {
 		return j, err
 	}
@@ -389,7 +392,7 @@ func (s *Store) move(ctx context.Context, id, op string, to Status, from ...Stat
 	u := expression.Set(expression.Name("Data.status"), expression.Value(to)).
 		Set(expression.Name(attrUpdatedAt), expression.Value(stamp(s.now())))
 	var rec record[Journey]
-	err = s.t.Update(ctx, key, u, table.IfExists(), table.If(statusIn("Data.status", from...).And(notImporting())),
+	err = s.t.Update(ctx, key, u, table.IfExists(), table.If(statusIn("Data.status", from...).And(journeyOwn())),
 		table.ItemOnConditionFailure(), table.ReturnNew(&rec))
 	if err != nil {
 		return nil, s.journeyWriteError(id, op, from, err)
@@ -409,8 +412,8 @@ func (s *Store) journeyWriteError(id, op string, allowed []Status, err error) er
 	}
 	var te *table.Error
 	if errors.As(err, &te) && errors.Is(err, table.ErrConditionFailed) {
-		if importing(te.Item) {
-			return fmt.Errorf("%w: %q: %w", ErrImportInProgress, id, err)
+		if claimed(te.Item) {
+			return claimedError(id, te.Item, err)
 		}
 		return &StatusError{Entity: "journey", ID: id, Op: op, Current: dataStatus(te.Item),
 			Allowed: statusStrings(allowed), Cause: err}

@@ -152,3 +152,43 @@ func (h *Journeys) List(ctx context.Context, cursor string, opts ...func(*ListOp
 func (h *Journeys) All(ctx context.Context, opts ...func(*ListOptions)) iter.Seq2[Journey, error] {
 	return table.Walk(func(cursor string) (table.Page[Journey], error) { return h.List(ctx, cursor, opts...) })
 }
+
+// Delete removes a journey: every item of its partition (metadata,
+// stages, rules, jobs, log summaries, report catalog entries) and its log
+// and report files (everything under journeys/{journeyId}/ in the logs
+// and reports stores). Its export in the backups store stays, so a
+// deleted journey can be imported again.
+//
+// Delete is refused with ErrJobRunning while a job of the journey is
+// pending or running (Jobs.Recover fails a job past its timeout), and
+// with ErrImportInProgress during an import; nothing is deleted then.
+// Otherwise it first marks the journey's METADATA item, in one
+// transaction with a check on every stage that no job runs: from then on
+// the journey is out of Journeys.List, reads find no journey (an error
+// matching ErrJourneyNotFound and ErrDeleteInProgress), and Jobs.Start,
+// the journey's other writes, Journeys.Create and Backups.Import (even
+// with Overwrite) are refused. It then deletes the items, then the files,
+// and the METADATA item last. It is resumable: a delete interrupted half
+// way leaves the mark, and the next Delete of the journey finishes it;
+// Delete of a journey whose metadata is gone removes what is left of its
+// partition and files. A journey with nothing left is ErrJourneyNotFound.
+//
+// DryRun counts what would be removed (after the same running-job check)
+// and writes nothing.
+func (h *Journeys) Delete(ctx context.Context, id string, opts ...func(*DeleteOptions)) (_ DeleteResult, err error) {
+	if err := h.ready(ctx); err != nil {
+		return DeleteResult{JourneyID: id}, err
+	}
+	ctx, span := h.s.t.Start(ctx, "journey.Journeys.Delete")
+	defer span.End(&err)
+	if err := refuseReserved("journeyId", id); err != nil {
+		return DeleteResult{JourneyID: id}, err
+	}
+	var o DeleteOptions
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return h.s.deleteJourney(ctx, id, o)
+}

@@ -382,7 +382,7 @@ func (l *StepLogger) addCounts(ctx context.Context, entries []LogEntry) error {
 	agg = add(agg, "Data.aggregates.totalWarnings", warning)
 	agg = add(agg, "Data.aggregates.totalErrors", errs)
 	err = l.s.t.WriteTx().Update(jobKey, ju, table.IfExists()).
-		Update(journeyKey, agg, table.IfExists(), table.If(notImporting()), table.ItemOnConditionFailure()).Run(ctx)
+		Update(journeyKey, agg, table.IfExists(), table.If(journeyOwn()), table.ItemOnConditionFailure()).Run(ctx)
 	switch failedAction(err) {
 	case 0:
 		return notFound(ErrJobNotFound, l.ref.JobID, err)

@@ -254,7 +254,7 @@ func (s *Store) addRule(ctx context.Context, in NewRule) (*Rule, error) {
 			Update(stageKey, expression.Set(counter, expression.Value(n)),
 				table.IfExists(), table.If(expression.AttributeNotExists(counter).Or(counter.LessThan(expression.Value(n))))).
 			Create(rec).
-			Update(journeyKey, aggregates, table.IfExists(), table.If(notImporting()), table.ItemOnConditionFailure()).
+			Update(journeyKey, aggregates, table.IfExists(), table.If(journeyOwn()), table.ItemOnConditionFailure()).
 			Run(ctx)
 		if err == nil {
 			return &r, nil
@@ -386,11 +386,11 @@ func (s *Store) setRuleStatus(ctx context.Context, ref RuleRef, status RuleStatu
 		if delta != 0 {
 			tx.Update(journeyKey, expression.Add(expression.Name("Data.aggregates.activeRules"), expression.Value(delta)).
 				Set(expression.Name(attrUpdatedAt), expression.Value(stamp(now))),
-				table.IfExists(), table.If(notImporting()), table.ItemOnConditionFailure())
+				table.IfExists(), table.If(journeyOwn()), table.ItemOnConditionFailure())
 		} else {
 			// No count moves, but an import replacing the journey still
 			// fences the rule.
-			tx.Check(journeyKey, expression.AttributeExists(expression.Name(attrPK)).And(notImporting()))
+			tx.Check(journeyKey, expression.AttributeExists(expression.Name(attrPK)).And(journeyOwn()))
 		}
 		err = tx.Run(ctx)
 		if err == nil {

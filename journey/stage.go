@@ -201,7 +201,7 @@ func (s *Store) stage(ctx context.Context, journeyID, stageID string) (Stage, in
 	}
 	// Not there: an import in progress may not have written it yet, which
 	// is worth saying (one more read, on this failure path only).
-	if _, err := s.getJourney(ctx, journeyID, Consistent()); errors.Is(err, ErrImportInProgress) {
+	if _, err := s.getJourney(ctx, journeyID, Consistent()); errors.Is(err, ErrImportInProgress) || errors.Is(err, ErrDeleteInProgress) {
 		return Stage{}, len(stages), err
 	}
 	return Stage{}, len(stages), notFound(ErrStageNotFound, journeyID+"/"+stageID, nil)

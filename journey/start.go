@@ -221,7 +221,7 @@ func (s *Store) startJob(ctx context.Context, in NewJob) (*Job, error) {
 				Set(expression.Name(attrUpdatedAt), ts),
 				table.IfExists(), table.If(stageCond)).
 			Create(rec).
-			Update(journeyKey, ju, table.IfExists(), table.If(statusIn("Data.status", journeyStartable...).And(notImporting())), table.ItemOnConditionFailure())
+			Update(journeyKey, ju, table.IfExists(), table.If(statusIn("Data.status", journeyStartable...).And(journeyOwn())), table.ItemOnConditionFailure())
 		if expire != nil {
 			key, err := s.jobKey(expire.Ref())
 			if err != nil {

@@ -12,13 +12,14 @@ import (
 
 // journeyFlags name the journey table and its buckets.
 type journeyFlags struct {
-	table, logs, backups string
+	table, logs, reports, backups string
 }
 
 func (f *journeyFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.table, "table", "", "table name (default "+journey.DefaultTableName+")")
 	fs.StringVar(&f.logs, "logs-bucket", journey.DefaultLogsBucket, "S3 bucket of the journeys' log files")
-	fs.StringVar(&f.backups, "backups-bucket", "transformation-backups", "S3 bucket exports are written to and imports read from (seed 000's)")
+	fs.StringVar(&f.reports, "reports-bucket", journey.DefaultReportsBucket, "S3 bucket of the journeys' report files (the logs bucket's name when the service keeps reports there)")
+	fs.StringVar(&f.backups, "backups-bucket", journey.DefaultBackupsBucket, "S3 bucket exports are written to and imports read from")
 }
 
 func (f *journeyFlags) open(ctx context.Context, a *app) (*journey.Store, error) {
@@ -26,16 +27,19 @@ func (f *journeyFlags) open(ctx context.Context, a *app) (*journey.Store, error)
 	if err != nil {
 		return nil, err
 	}
-	logs, backups := c.memoryBlobs(), c.memoryBlobs()
+	logs, reports, backups := c.memoryBlobs(), c.memoryBlobs(), c.memoryBlobs()
 	if c.fake == nil {
 		if logs, err = a.bucket(ctx, f.logs); err != nil {
+			return nil, err
+		}
+		if reports, err = a.bucket(ctx, f.reports); err != nil {
 			return nil, err
 		}
 		if backups, err = a.bucket(ctx, f.backups); err != nil {
 			return nil, err
 		}
 	}
-	return journey.NewStore(c.db, logs, journey.TableName(f.table), journey.WithBackups(backups))
+	return journey.NewStore(c.db, logs, journey.TableName(f.table), journey.WithReports(reports), journey.WithBackups(backups))
 }
 
 // journeySetup opens the store for fn, which takes one journey id, or none
@@ -70,7 +74,7 @@ func journeySetup(fn func(ctx context.Context, a *app, s *journey.Store, args []
 func journeyCommands() []*command {
 	var overwrite, oldest bool
 	var page pageFlags
-	var stage string
+	var stage, only string
 	return []*command{
 		{
 			name:    "journey list",
@@ -171,7 +175,77 @@ func journeyCommands() []*command {
 				fs.BoolVar(&overwrite, "overwrite", false, "replace a journey that exists, as a whole")
 			}),
 		},
+		{
+			name:    "journey recover",
+			summary: "fail the jobs that ran past their configuration.timeout (their worker died), so their stages start again; every journey not completed, or -journey",
+			help: `A job is running until its worker finishes it. One whose worker died stays running: once past
+its configuration.timeout it no longer blocks its stage (the next start fails it), and this
+command fails it now, as a failed finish would: the job failed (timedOut), its stage failed,
+the journey failed when the job had no retry left. A job its worker finishes meanwhile is
+left alone (skipped). -dry-run lists the jobs past their timeout.`,
+			destructive: true,
+			setup: journeySetup(func(ctx context.Context, a *app, s *journey.Store, args []string) error {
+				var opts []func(*journey.RecoverOptions)
+				if only != "" {
+					opts = append(opts, journey.OfJourney(only))
+				}
+				if a.dryRun {
+					var found []journey.Job
+					for j, err := range s.Jobs().TimedOut(ctx, opts...) {
+						if err != nil {
+							return fmt.Errorf("journey recover: %w", err)
+						}
+						found = append(found, j)
+					}
+					return emitDryRun(a, "fail", "timed-out jobs", found, timedOutRow)
+				}
+				res, err := s.Jobs().Recover(ctx, opts...)
+				if err != nil {
+					return fmt.Errorf("journey recover: %w", err)
+				}
+				return a.emit(res, func(w io.Writer) {
+					for _, j := range res.Failed {
+						timedOutRow(w, j)
+					}
+					fmt.Fprintf(w, "failed %d timed-out jobs (%d found, %d finished meanwhile)\n", len(res.Failed), res.Found, res.Skipped)
+				})
+			}, func(fs *flag.FlagSet) {
+				fs.StringVar(&only, "journey", "", "only this journey's jobs")
+			}, 0),
+		},
+		{
+			name: "journey delete", args: "<journey id>",
+			summary: "delete a journey: its items and its log and report files (its export stays); refused while a job runs; resumable",
+			help: `Marks the journey (it disappears from lists and takes no writes), deletes its items, its
+log and report files, then its metadata. Interrupted, it leaves the mark: run it again to
+finish. Refused while a job of the journey runs (journey recover fails one past its
+timeout). -dry-run counts what would be deleted.`,
+			destructive: true,
+			setup: journeySetup(func(ctx context.Context, a *app, s *journey.Store, args []string) error {
+				var opts []func(*journey.DeleteOptions)
+				if a.dryRun {
+					opts = append(opts, journey.DryRun())
+				}
+				res, err := s.Journeys().Delete(ctx, args[0], opts...)
+				if err != nil {
+					return fmt.Errorf("journey delete %s: %w", args[0], err)
+				}
+				return a.emit(res, func(w io.Writer) {
+					if res.DryRun {
+						fmt.Fprintf(w, "would delete journey %s: %d items, %d files (dry run: nothing changed)\n", res.JourneyID, res.Items, res.Files)
+						return
+					}
+					fmt.Fprintf(w, "deleted journey %s: %d items, %d files\n", res.JourneyID, res.Items, res.Files)
+				})
+			}, nil),
+		},
 	}
+}
+
+// timedOutRow is one job of journey recover's output.
+func timedOutRow(w io.Writer, j journey.Job) {
+	fmt.Fprintf(w, "%s\t%s\t%s\texecution %d\tstarted %s\ttimeout %ds\t%s\n", j.JourneyID, j.StageID, j.JobID,
+		j.ExecutionNumber, j.StartTime, j.Configuration.Timeout, j.Status)
 }
 
 // journeyImportDryRun says what an import would do to the live journey:
