@@ -26,6 +26,7 @@ import (
 	"github.com/tablekit/tablekit/connect"
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/iam"
 	"github.com/tablekit/tablekit/iam/policies"
 	"github.com/tablekit/tablekit/jobs"
@@ -56,6 +57,7 @@ var receivers = []any{
 	(*table.Table)(nil), (*table.WriteTx)(nil), (*table.GetTx)(nil),
 	(*blobstore.Memory)(nil), (*blobstore.Dir)(nil), (*s3blob.Store)(nil), (*blobstore.Offloader)(nil),
 	(*changes.Consumer[map[string]any])(nil), (*connect.Conn)(nil),
+	(*entity.Registry)(nil), (*entity.Entity[nilsafeEntity])(nil), (*entity.Update[nilsafeEntity])(nil),
 	(*jobs.Store)(nil), (*analytics.View)(nil),
 	(*journey.Store)(nil), (*journey.Journeys)(nil), (*journey.Jobs)(nil), (*journey.Stages)(nil),
 	(*journey.Logs)(nil), (*journey.Reports)(nil), (*journey.Rules)(nil), (*journey.Backups)(nil),
@@ -64,6 +66,12 @@ var receivers = []any{
 	(*tasks.Store)(nil), (*tasks.Worker)(nil),
 	(*dynamotest.DB)(nil), (*dynamotest.Meter)(nil),
 	(*keys.Template)(nil),
+}
+
+// nilsafeEntity is the type the entity package's generic calls are
+// instantiated with.
+type nilsafeEntity struct {
+	ID string `dynamodbav:"id"`
 }
 
 // zeroOnly are the receivers called on the zero value only (see receivers).
@@ -197,6 +205,8 @@ var functions = map[string]any{
 	"connect.Open": connect.Open, "connect.CheckEndpoint": connect.CheckEndpoint,
 
 	"changes.New": changes.New[map[string]any], "changes.DecodeItem": changes.DecodeItem,
+
+	"entity.NewRegistry": entity.NewRegistry, "entity.New": entity.New[nilsafeEntity],
 	"changes.EnableStream": changes.EnableStream, "changes.LeaseSchema": changes.LeaseSchema,
 	"changes.CheckKeys": changes.CheckKeys,
 
@@ -251,7 +261,7 @@ func TestNoExportedFunctionPanicsOnZeroArguments(t *testing.T) {
 
 // packages are the directories whose exported functions the test calls.
 var packages = []string{
-	"table", "blobstore", "blobstore/s3blob", "changes", "connect", "jobs", "jobs/analytics", "journey", "pipeline", "tasks",
+	"table", "blobstore", "blobstore/s3blob", "changes", "connect", "entity", "jobs", "jobs/analytics", "journey", "pipeline", "tasks",
 	"datamodel", "iam", "iam/policies", "observe", "keys", "dynamotest",
 }
 

@@ -1,0 +1,131 @@
+// Package entity is the single-table mechanism of tablekit for any Go
+// type: declare once how a struct is stored (its keys in the table and in
+// each index, the attributes the package keeps, the rules values meet,
+// what moves to the blob store), and read and write it with typed calls.
+// It is what ElectroDB and dynamodb-toolbox give TypeScript teams, said the
+// way Go says it: attributevalue's struct tags for the item, option
+// functions for the declaration, sentinel errors, table's pages, cursors
+// and iterators.
+//
+//	reg, err := entity.NewRegistry(tbl, entity.Blobs(s3store))   // the entities of one table
+//	albums, err := entity.New[Album](reg, "album",
+//		entity.Key("ALBUM#{albumId}", "ALBUM"),
+//		entity.Index("GSI1", "USER#{ownerId}", "ALBUM#{createdAt:time}"),
+//		entity.Timestamps("createdAt", "updatedAt"),
+//		entity.Version("version"),
+//		entity.Required("title"), entity.Enum("visibility", "public", "private"))
+//
+//	a, err := albums.Create(ctx, Album{ID: "a1", OwnerID: "u1", Title: "Alps"}) // table.ErrAlreadyExists
+//	a, err = albums.Get(ctx, Album{ID: "a1"})                                    // table.ErrNotFound
+//	a, err = albums.Put(ctx, a)                                                  // ErrVersionConflict
+//	a, err = albums.Patch(Album{ID: "a1"}).Add("photoCount", 1).Run(ctx)
+//	page, err := albums.List(ctx, Album{OwnerID: "u1"}, cursor, entity.ByIndex("GSI1"), entity.Limit(25))
+//
+// # Declaring
+//
+// New checks the whole declaration at start-up and refuses, with a
+// *DeclarationError, what could only fail later: a template naming a
+// field the struct does not have, a placeholder of the wrong kind ({n:03d}
+// for a string), a key type the schema does not declare, an index the
+// table does not have, a version that is no integer, a TTL attribute that
+// is not the table's, and keys that could collide with another entity's
+// of the registry ("ALBUM#{albumId}"/"META" beside "ALBUM#{albumId}"/
+// "{photoId}": the photo "META" would overwrite the album). Templates are
+// package keys' (escaping nothing, refusing a value that holds the
+// delimiter; zero-padded numbers; fixed-width times), their placeholders
+// naming the struct's attributes as its dynamodbav tags spell them. A
+// template that is exactly "{name}" for the table's key attribute "name"
+// makes the attribute the key itself, of any key type (jobs' jobId). Per
+// call only values are filled: templates are parsed, conditions rendered
+// and update expressions cached per shape by New and the first call.
+//
+// # Items
+//
+// An item is what attributevalue writes for the struct, plus the table
+// and index keys, and the registry's type attribute (default "_type",
+// holding the entity's name; NoTypeAttribute for layouts fixed by others,
+// which are then told apart by key shape, unambiguous since New refused
+// overlapping shapes). KeyOnly attributes live in keys alone and are
+// parsed back on reads. Created, Updated, Version and TTL are kept by the
+// package. Rules (Required, Enum, Bounds, Check) are checked before any
+// request; so are keys (an empty part, a delimiter inside a value) and the
+// item's size: one over DynamoDB's 400 KB is refused with
+// table.ErrItemTooLarge unless attributes declared with Offload can move
+// to the registry's blob store. Offloading writes the blob store first and
+// DynamoDB second (blobstore.Offloader), so no item points at a missing
+// object; reads restore the attributes. Every refusal is a
+// *table.InputError, and nothing is sent.
+//
+// # Errors
+//
+// The writes fail with table's sentinels, as the stores' do: Create with
+// table.ErrAlreadyExists, Delete and Patch with table.ErrNotFound, a Put
+// or update that lost an optimistic race with ErrVersionConflict, a
+// caller's condition with table.ErrConditionFailed (which the first three
+// also match). The errors are *table.Error values naming the table and the
+// key, and wrapping the SDK's error.
+//
+// # Reading several entities
+//
+// A Collection reads entities sharing a partition with one Query (an
+// album, its photos and its shares) and returns each item as a value of
+// its entity's type, in sort key order (a total order: on an index, ties
+// are broken by the table key). Registry.Decode does the same for one item
+// (a change record from package changes, a raw read), and Registry.Identify
+// names the entity of an item (tablekit inspect groups a partition with it).
+//
+// # Access patterns
+//
+// Every call is recorded by operation, entity and index. Registry.Patterns
+// turns what was called into access.Pattern values, with the item sizes
+// seen, so datamodel and iam derive the data-model document, the costs and
+// the least-privilege policy of a service's own table from what its code
+// does; rates come from datamodel.WithRates.
+//
+// # Beside ElectroDB and dynamodb-toolbox
+//
+//	ElectroDB / dynamodb-toolbox            entity
+//	--------------------------------------  ---------------------------------------------------------
+//	schema of attributes, types, required   the Go struct and its dynamodbav tags; Required, Enum,
+//	  enum, validate, default                 Bounds, Check; defaults are Go zero values, or set them
+//	                                          before Create (no implicit defaults: a zero value is
+//	                                          what Go code sees)
+//	composite keys (pk/sk from attributes)  Key and Index templates (package keys): escaping by
+//	                                          refusal, zero-padded numbers, sortable times, Prefix
+//	entity name / version attributes        the registry's type attribute (NoTypeAttribute for seed
+//	  (__edb_e__, _et)                        layouts, told apart by key shape); no model version:
+//	                                          a layout change is a migration (see jobs Backfill)
+//	timestamps (created/updated)            Timestamps: time.Time, a string layout or Unix ms
+//	optimistic locking (toolbox: no;        Version: Put compares, updates IfVersion;
+//	  ElectroDB: watch/where conditions)      ErrVersionConflict
+//	TTL                                     TTL(attr, after): expired items are gone for every read
+//	                                          and Create, before DynamoDB deletes them
+//	create / get / put / patch / upsert /   Create, Get, Put, Patch, Upsert, Delete, Update: the same
+//	  delete / remove / update                meanings; Delete is conditional on existence (Remove)
+//	update set/add/remove/append/subtract/  Update: Set, Add (negative n subtracts), Remove, Append,
+//	  data/if_not_exists                      SetIfNotExists; typed against the struct, rules applied
+//	where / condition builders              If(expression.ConditionBuilder): the SDK's own builder
+//	query by index with sort key operators  List / Items with ByIndex and SortBeginsWith, SortBetween,
+//	  (begins, between, gt, gte, lt, lte)     SortLess...; values in template order
+//	pagination cursors                      table's HMAC-signed cursors, bound to the query
+//	collections (ElectroDB)                 Collection over a shared partition, typed items, total
+//	                                          order
+//	batchGet / batchWrite                   BatchGet, BatchPut, BatchDelete: chunked, retried with
+//	                                          backoff until done (table), never dropping an item
+//	transactions (write / get)              Transact with TxCreate, TxPut, TxDelete, TxCheck and an
+//	                                          update's Action, across entities and tables
+//	parse (ElectroDB: items to entities)    Registry.Decode, Collection; changes via changes.Consumer
+//	attribute padding / casing / watch /    padding is keys' {n:0Nd}; no casing or derived
+//	  computed attributes                     attributes: compute them in Go before the write
+//	TypeScript type inference               Go generics: Entity[T] takes and returns T
+//	(neither has) in-memory DynamoDB,       dynamotest (tests), blob offload with no dangling
+//	  large-attribute offload, generated      pointer, recorded access patterns for datamodel and iam,
+//	  IAM policy and cost model               OpenTelemetry spans per call (table.Start)
+//
+// Not carried over, and why: ElectroDB's "scan" on an entity (a Scan reads
+// the whole table; table.ScanAll is there for maintenance), its
+// attribute-level "hidden"/"readOnly" flags (Go has unexported fields and
+// the update refuses key, Created, Updated and Version attributes), and
+// dynamodb-toolbox's per-attribute transforms (an attributevalue
+// Marshaler on the field's type does that in Go).
+package entity

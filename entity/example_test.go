@@ -1,0 +1,75 @@
+package entity_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/table"
+)
+
+// A user's own single-table design: albums keyed by id, listed by owner
+// through GSI1.
+func ExampleNew() {
+	ctx := context.Background()
+	db := dynamotest.New()
+	s := func(n string) table.Attribute { return table.Attribute{Name: n, Type: types.ScalarAttributeTypeS} }
+	schema := table.Schema{Name: "albums", PartitionKey: s("pk"), SortKey: s("sk"),
+		Indexes: []table.Index{{Name: "GSI1", PartitionKey: s("gsi1pk"), SortKey: s("gsi1sk")}}}
+	if err := schema.EnsureTable(ctx, db); err != nil {
+		panic(err)
+	}
+	type Album struct {
+		ID        string    `dynamodbav:"albumId"`
+		OwnerID   string    `dynamodbav:"ownerId"`
+		Title     string    `dynamodbav:"title"`
+		CreatedAt time.Time `dynamodbav:"createdAt"`
+		Version   int       `dynamodbav:"version"`
+	}
+	reg, err := entity.NewRegistry(table.New(db, schema))
+	if err != nil {
+		panic(err)
+	}
+	albums, err := entity.New[Album](reg, "album",
+		entity.Key("ALBUM#{albumId}", "ALBUM"),
+		entity.Index("GSI1", "USER#{ownerId}", "ALBUM#{createdAt:time}"),
+		entity.Timestamps("createdAt", ""),
+		entity.Version("version"),
+		entity.Required("title"))
+	if err != nil {
+		panic(err)
+	}
+	a, err := albums.Create(ctx, Album{ID: "a1", OwnerID: "u1", Title: "Alps"})
+	fmt.Println(a.Title, a.Version, err)
+	_, err = albums.Create(ctx, Album{ID: "a1", OwnerID: "u1", Title: "again"})
+	fmt.Println(errors.Is(err, table.ErrAlreadyExists))
+	a.Title = "Alps 2025"
+	a, err = albums.Put(ctx, a)
+	fmt.Println(a.Title, a.Version, err)
+	page, err := albums.List(ctx, Album{OwnerID: "u1"}, "", entity.ByIndex("GSI1"))
+	fmt.Println(len(page.Items), page.Items[0].Title, err)
+	// Output:
+	// Alps 1 <nil>
+	// true
+	// Alps 2025 2 <nil>
+	// 1 Alps 2025 <nil>
+}
+
+// A typed update: Patch writes only an existing item.
+func ExampleEntity_Patch() {
+	ctx := context.Background()
+	e := exampleEnv()
+	_, _ = e.albums.Create(ctx, Album{ID: "a1", OwnerID: "u1", Title: "Alps"})
+	a, err := e.albums.Patch(Album{ID: "a1"}).Add("photoCount", 3).Append("tags", "snow").Run(ctx)
+	fmt.Println(a.PhotoCount, a.Tags, a.Version, err)
+	_, err = e.albums.Patch(Album{ID: "nosuch"}).Add("photoCount", 1).Run(ctx)
+	fmt.Println(errors.Is(err, table.ErrNotFound))
+	// Output:
+	// 3 [snow] 2 <nil>
+	// true
+}

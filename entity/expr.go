@@ -1,0 +1,191 @@
+package entity
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// Expressions. An entity's requests have few shapes (a create is always
+// "attribute_not_exists(#pk)", an optimistic put "#ver = :ver"), so New
+// renders each once, names included, and a call fills in values only. The
+// names maps are shared by every request and never written after New; the
+// SDK and the fake only read them. A caller's own condition (If) is built
+// with the expression package per call and joined to the prepared one;
+// the two never clash, as the expression package names its placeholders
+// #0, :0 and these are #pk, :ver, #f3.
+
+// cond is a prepared condition expression.
+type cond struct {
+	text  *string
+	names map[string]string
+	now   bool // takes :now (Unix seconds), for TTL
+	ver   bool // takes :ver
+}
+
+// exprs are an entity's prepared conditions.
+type exprs struct {
+	create        cond // no live item has the key
+	exists        cond // a live item has the key
+	version       cond // the stored version is :ver
+	existsVersion cond // a live item has the key and version :ver
+}
+
+func (m *model) prepare() {
+	pk := map[string]string{"#pk": m.pk.attr.Name}
+	alive, expired := "", ""
+	if m.ttl != nil {
+		pk["#ttl"] = m.ttl.name
+		// An expired item is gone for this package (table.Expired): a
+		// create may replace it, an update or delete must not find it.
+		expired = " OR #ttl <= :now"
+		alive = " AND (attribute_not_exists(#ttl) OR #ttl > :now)"
+	}
+	m.expr.create = cond{text: ptr("attribute_not_exists(#pk)" + expired), names: pk, now: m.ttl != nil}
+	m.expr.exists = cond{text: ptr("attribute_exists(#pk)" + alive), names: pk, now: m.ttl != nil}
+	if m.version != nil {
+		vn := maps.Clone(pk)
+		vn["#ver"] = m.version.name
+		m.expr.version = cond{text: ptr("#ver = :ver"), names: map[string]string{"#ver": m.version.name}, ver: true}
+		m.expr.existsVersion = cond{text: ptr("attribute_exists(#pk) AND #ver = :ver" + alive), names: vn, now: m.ttl != nil, ver: true}
+	}
+	for o := range opCount {
+		m.ops[o].span = m.name + "." + opNames[o]
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+// conditionInput is a write's condition: the prepared one, joined with
+// the caller's conditions when there are any.
+type conditionInput struct {
+	text   *string
+	names  map[string]string
+	values map[string]types.AttributeValue
+}
+
+// condition fills base's values and joins the caller's conditions.
+func (m *model) condition(base cond, now time.Time, version int64, extra []expression.ConditionBuilder) (conditionInput, error) {
+	ci := conditionInput{text: base.text, names: base.names}
+	if base.now || base.ver {
+		ci.values = make(map[string]types.AttributeValue, 2)
+		if base.now {
+			ci.values[":now"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Unix(), 10)}
+		}
+		if base.ver {
+			ci.values[":ver"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(version, 10)}
+		}
+	}
+	if len(extra) == 0 {
+		return ci, nil
+	}
+	c := extra[0]
+	if len(extra) > 1 {
+		c = expression.And(extra[0], extra[1], extra[2:]...)
+	}
+	e, err := expression.NewBuilder().WithCondition(c).Build()
+	if err != nil {
+		return ci, inputError(m.name+" condition", "", err.Error(), nil)
+	}
+	text := "(" + *e.Condition() + ")"
+	if base.text != nil {
+		text = "(" + *base.text + ") AND " + text
+	}
+	ci.text = &text
+	ci.names = maps.Clone(base.names)
+	if ci.names == nil {
+		ci.names = map[string]string{}
+	}
+	maps.Copy(ci.names, e.Names())
+	if ci.values == nil {
+		ci.values = map[string]types.AttributeValue{}
+	}
+	maps.Copy(ci.values, e.Values())
+	return ci, nil
+}
+
+// The operations, for span names and recorded access patterns.
+type op uint8
+
+const (
+	opCreate op = iota
+	opGet
+	opPut
+	opUpsert
+	opDelete
+	opUpdate
+	opPatch
+	opList
+	opBatchGet
+	opBatchPut
+	opBatchDelete
+	opTx
+	opCount
+)
+
+var opNames = [opCount]string{"Create", "Get", "Put", "Upsert", "Delete", "Update", "Patch", "List", "BatchGet", "BatchPut", "BatchDelete", "Transact"}
+
+// opInfo is what an operation records: its span name, and what its calls
+// were (access patterns).
+type opInfo struct {
+	span string
+	use  usage
+}
+
+// start begins the span of one call (table.Table.Start: free when tracing
+// is off) and counts the call.
+func (m *model) start(ctx context.Context, o op) (context.Context, table.Span) {
+	return m.reg.t.Start(ctx, m.ops[o].span)
+}
+
+// writeError maps the error of a single-item write: a failed condition
+// becomes the sentinel failure picks from the current item DynamoDB
+// returned (nil when there was none), anything else table's mapping.
+func (m *model) writeError(opName string, key table.Key, err error, failure func(current table.Item) error) error {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return &table.Error{Op: opName, Table: m.reg.t.Name(), Key: key.String(), Err: failure(ccf.Item), Cause: err, Item: ccf.Item}
+	}
+	return m.wrap(opName, key, err)
+}
+
+// wrap maps a request's error with table's sentinels, naming the table
+// and the key.
+func (m *model) wrap(opName string, key table.Key, err error) error {
+	w := table.WrapError(opName, err)
+	var te *table.Error
+	if errors.As(w, &te) && te.Table == "" {
+		te.Table = m.reg.t.Name()
+		if key != nil {
+			te.Key = key.String()
+		}
+	}
+	return w
+}
+
+// versionFailure is the sentinel of a refused optimistic write: the item
+// is gone (ErrNotFound) or holds another version (ErrVersionConflict).
+func (m *model) versionFailure(current table.Item) error {
+	if len(current) == 0 || m.expiredItem(current, m.reg.now()) {
+		return table.ErrNotFound
+	}
+	return ErrVersionConflict
+}
+
+func joinQuoted(ss []string) string { return strings.Join(ss, ", ") }
+
+func parseInt(s string) int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}

@@ -1,0 +1,92 @@
+package entity
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+var (
+	consistentRead = new(bool)
+	eventualRead   = new(bool)
+)
+
+func init() { *consistentRead = true }
+
+// Get reads the item whose key the key fields of key give (other fields
+// are ignored): albums.Get(ctx, Album{ID: "a1"}). A missing item, and one
+// whose TTL has passed, is table.ErrNotFound. table.Consistent() asks for
+// a strongly consistent read; other table.GetOptions are refused.
+func (e *Entity[T]) Get(ctx context.Context, key T, opts ...func(*table.GetOptions)) (_ T, err error) {
+	var zero T
+	if err := e.ready(ctx); err != nil {
+		return zero, err
+	}
+	m := e.m
+	ctx, span := m.start(ctx, opGet)
+	defer span.End(&err)
+	var o table.GetOptions
+	if len(opts) > 0 {
+		o = getOptions(opts)
+	}
+	if o.Projection != nil {
+		return zero, inputError(m.name+" options", "Projection", "an entity reads whole items", nil)
+	}
+	k, err := e.tableKey(key)
+	if err != nil {
+		return zero, err
+	}
+	in := &dynamodb.GetItemInput{TableName: m.tableName(), Key: k, ConsistentRead: eventualRead}
+	if o.Consistent {
+		in.ConsistentRead = consistentRead
+	}
+	out, err := m.reg.t.DB().GetItem(ctx, in)
+	if err != nil {
+		return zero, m.wrap("get", k, err)
+	}
+	if err := m.found(out.Item, k); err != nil {
+		return zero, err
+	}
+	var v T
+	if err := m.decode(ctx, out.Item, &v); err != nil {
+		return zero, err
+	}
+	m.ops[opGet].use.recordItem(out.Item)
+	return v, nil
+}
+
+// found refuses a missing or expired item, and one of another entity.
+func (m *model) found(item table.Item, k table.Key) error {
+	if len(item) == 0 || m.expiredItem(item, m.reg.now()) {
+		return &table.Error{Op: "get", Table: m.reg.t.Name(), Key: k.String(), Err: table.ErrNotFound}
+	}
+	if !m.mine(item) {
+		return fmt.Errorf("entity: %s: item %s is not one: %w", m.name, k, ErrUnknownItem)
+	}
+	return nil
+}
+
+// mine reports whether item is the entity's, by its type attribute.
+func (m *model) mine(item table.Item) bool {
+	if m.typeAttr == "" {
+		return true
+	}
+	s, ok := item[m.typeAttr].(*types.AttributeValueMemberS)
+	return !ok || s.Value == m.name
+}
+
+// getOptions applies opts; a function of its own so that a Get without
+// options does not allocate them.
+func getOptions(opts []func(*table.GetOptions)) table.GetOptions {
+	var o table.GetOptions
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o
+}

@@ -1,0 +1,171 @@
+package entity_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/table"
+)
+
+// The test domain: albums, their photos and shares, in one table with one
+// overloaded index, as examples/albums stores them.
+
+type Album struct {
+	ID         string    `dynamodbav:"albumId"`
+	OwnerID    string    `dynamodbav:"ownerId"`
+	Title      string    `dynamodbav:"title"`
+	Visibility string    `dynamodbav:"visibility"`
+	PhotoCount int       `dynamodbav:"photoCount"`
+	Tags       []string  `dynamodbav:"tags,omitempty"`
+	CreatedAt  time.Time `dynamodbav:"createdAt"`
+	UpdatedAt  time.Time `dynamodbav:"updatedAt"`
+	Version    int       `dynamodbav:"version"`
+}
+
+type Photo struct {
+	AlbumID   string    `dynamodbav:"albumId"`
+	ID        string    `dynamodbav:"photoId"`
+	OwnerID   string    `dynamodbav:"ownerId"`
+	TakenAt   time.Time `dynamodbav:"takenAt"`
+	Caption   string    `dynamodbav:"caption,omitempty"`
+	Metadata  string    `dynamodbav:"metadata,omitempty"`
+	CreatedAt time.Time `dynamodbav:"createdAt"`
+	UpdatedAt time.Time `dynamodbav:"updatedAt"`
+}
+
+type Share struct {
+	AlbumID   string `dynamodbav:"albumId"`
+	UserID    string `dynamodbav:"userId"`
+	Role      string `dynamodbav:"role"`
+	ExpiresAt int64  `dynamodbav:"expiresAt,omitempty"`
+}
+
+func testSchema(name string) table.Schema {
+	s := func(n string) table.Attribute { return table.Attribute{Name: n, Type: types.ScalarAttributeTypeS} }
+	return table.Schema{
+		Name: name, PartitionKey: s("pk"), SortKey: s("sk"),
+		Indexes:      []table.Index{{Name: "GSI1", PartitionKey: s("gsi1pk"), SortKey: s("gsi1sk")}},
+		TTLAttribute: "expiresAt",
+	}
+}
+
+type env struct {
+	db     *dynamotest.DB
+	t      *table.Table
+	reg    *entity.Registry
+	blobs  *blobstore.Memory
+	albums *entity.Entity[Album]
+	photos *entity.Entity[Photo]
+	shares *entity.Entity[Share]
+}
+
+var ctx = context.Background()
+
+func albumOptions() []func(*entity.Options) {
+	return []func(*entity.Options){
+		entity.Key("ALBUM#{albumId}", "ALBUM"),
+		entity.Index("GSI1", "USER#{ownerId}", "ALBUM#{createdAt:time}"),
+		entity.Timestamps("createdAt", "updatedAt"),
+		entity.Version("version"),
+		entity.Required("title", "ownerId"),
+		entity.Enum("visibility", "public", "private"),
+		entity.Bounds("photoCount", 0, 10000),
+	}
+}
+
+func newEnv(t testing.TB, opts ...func(*entity.RegistryOptions)) *env {
+	t.Helper()
+	db := dynamotest.New()
+	s := testSchema("albums")
+	require.NoError(t, s.EnsureTable(ctx, db))
+	e := &env{db: db, t: table.New(db, s), blobs: blobstore.NewMemory()}
+	opts = append([]func(*entity.RegistryOptions){entity.Clock(db.Now), entity.Blobs(e.blobs)}, opts...)
+	var err error
+	e.reg, err = entity.NewRegistry(e.t, opts...)
+	require.NoError(t, err)
+	e.albums, err = entity.New[Album](e.reg, "album", albumOptions()...)
+	require.NoError(t, err)
+	e.photos, err = entity.New[Photo](e.reg, "photo",
+		entity.Key("ALBUM#{albumId}", "PHOTO#{photoId}"),
+		entity.Index("GSI1", "USER#{ownerId}", "PHOTO#{takenAt:time}#{photoId}"),
+		entity.Timestamps("createdAt", "updatedAt"),
+		entity.Offload("metadata"),
+		entity.Required("ownerId"))
+	require.NoError(t, err)
+	e.shares, err = entity.New[Share](e.reg, "share",
+		entity.Key("ALBUM#{albumId}", "SHARE#{userId}"),
+		entity.TTL("expiresAt", 0),
+		entity.Enum("role", "viewer", "editor"))
+	require.NoError(t, err)
+	return e
+}
+
+// raw reads an item as stored.
+func (e *env) raw(t testing.TB, pk, sk string) table.Item {
+	t.Helper()
+	out, err := e.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(e.t.Name()), ConsistentRead: aws.Bool(true),
+		Key: table.Item{"pk": &types.AttributeValueMemberS{Value: pk}, "sk": &types.AttributeValueMemberS{Value: sk}}})
+	require.NoError(t, err)
+	return out.Item
+}
+
+// count is how many items the table holds.
+func (e *env) count(t testing.TB) int {
+	t.Helper()
+	out, err := e.db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(e.t.Name())})
+	require.NoError(t, err)
+	return len(out.Items)
+}
+
+func s(v string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: v} }
+
+// exampleEnv is newEnv for examples, which have no *testing.T.
+func exampleEnv() *env {
+	return newEnv(&panicTB{})
+}
+
+// panicTB is the testing.TB of examples: a failure panics.
+type panicTB struct{ testing.TB }
+
+func (*panicTB) Helper()                           {}
+func (*panicTB) Errorf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
+func (*panicTB) FailNow()                          { panic("FailNow") }
+
+// race runs fn(0..n-1) at once and counts the calls that succeeded and
+// those that failed with lost; any other error fails the test.
+func race(t *testing.T, n int, lost error, fn func(i int) error) (wins, losses int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := fn(i)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				wins++
+			case errors.Is(err, lost):
+				losses++
+			default:
+				t.Errorf("unexpected error: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	return wins, losses
+}

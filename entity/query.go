@@ -1,0 +1,349 @@
+package entity
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"reflect"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// ListOptions configure List, Items and the reads of a Collection.
+type ListOptions struct {
+	// Index is the global secondary index to read ("" for the table).
+	Index string
+	// Limit is the most items a page holds (0: what one DynamoDB page
+	// holds).
+	Limit int
+	// Sort restricts the sort key; see SortBeginsWith and the others.
+	Sort SortCondition
+	// Descending reads from the largest sort key down.
+	Descending bool
+	// Consistent asks for a strongly consistent read (the table only).
+	Consistent bool
+	// Filter is applied after reading: it saves bandwidth, not capacity.
+	Filter *expression.ConditionBuilder
+}
+
+// Limit sets ListOptions.Limit.
+func Limit(n int) func(*ListOptions) { return func(o *ListOptions) { o.Limit = n } }
+
+// ByIndex reads the global secondary index name instead of the table.
+func ByIndex(name string) func(*ListOptions) { return func(o *ListOptions) { o.Index = name } }
+
+// Descending reads from the largest sort key down.
+func Descending() func(*ListOptions) { return func(o *ListOptions) { o.Descending = true } }
+
+// ConsistentList asks for a strongly consistent read of the table.
+func ConsistentList() func(*ListOptions) { return func(o *ListOptions) { o.Consistent = true } }
+
+// Where filters the items read.
+func Where(c expression.ConditionBuilder) func(*ListOptions) {
+	return func(o *ListOptions) {
+		if o.Filter != nil {
+			c = o.Filter.And(c)
+		}
+		o.Filter = &c
+	}
+}
+
+type sortOp uint8
+
+const (
+	sortNone sortOp = iota
+	sortBeginsWith
+	sortBetween
+	sortLess
+	sortLessOrEqual
+	sortGreater
+	sortGreaterOrEqual
+)
+
+// SortCondition restricts a read to part of the sort key's range, in the
+// terms of the entity's sort key template: values are given for its
+// placeholders in order, as keys.Template.Prefix takes them, and may stop
+// early. With none, a read covers the entity's own range: the sort key's
+// leading literals ("PHOTO#"), so a partition shared by several entities
+// yields this entity's items only.
+type SortCondition struct {
+	op     sortOp
+	lo, hi []any
+}
+
+func sortOption(c SortCondition) func(*ListOptions) {
+	return func(o *ListOptions) { o.Sort = c }
+}
+
+// SortBeginsWith keeps the items whose first sort key parts are values
+// (all of them: the one item with that sort key).
+func SortBeginsWith(values ...any) func(*ListOptions) {
+	return sortOption(SortCondition{op: sortBeginsWith, lo: values})
+}
+
+// SortBetween keeps the items from the first whose leading parts are lo
+// through the last whose leading parts are hi, both included.
+func SortBetween(lo, hi []any) func(*ListOptions) {
+	return sortOption(SortCondition{op: sortBetween, lo: lo, hi: hi})
+}
+
+// SortLess keeps the items that sort before every item beginning with values.
+func SortLess(values ...any) func(*ListOptions) {
+	return sortOption(SortCondition{op: sortLess, lo: values})
+}
+
+// SortLessOrEqual keeps the items up to the last beginning with values.
+func SortLessOrEqual(values ...any) func(*ListOptions) {
+	return sortOption(SortCondition{op: sortLessOrEqual, lo: values})
+}
+
+// SortGreater keeps the items that sort after every item beginning with values.
+func SortGreater(values ...any) func(*ListOptions) {
+	return sortOption(SortCondition{op: sortGreater, lo: values})
+}
+
+// SortGreaterOrEqual keeps the items from the first beginning with values.
+func SortGreaterOrEqual(values ...any) func(*ListOptions) {
+	return sortOption(SortCondition{op: sortGreaterOrEqual, lo: values})
+}
+
+func listOptions(opts []func(*ListOptions)) ListOptions {
+	var o ListOptions
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o
+}
+
+// maxLimit bounds ListOptions.Limit (DynamoDB's Limit is an int32; a page
+// is at most 1 MB anyway).
+const maxLimit = 1 << 20
+
+// List returns one page of the entity's items in the partition the
+// partition fields of partition give (other fields are ignored), on the
+// table or on ByIndex's index, in sort key order, and the cursor of the
+// next page ("" when nothing follows): table's signed cursors, which fail
+// with table.ErrInvalidCursor on another query. On an index, items with
+// equal sort keys are ordered by a tie-break attribute (IndexOptions),
+// so the order is total and a cursor resumes exactly. Expired items are
+// left out.
+func (e *Entity[T]) List(ctx context.Context, partition T, cursor string, opts ...func(*ListOptions)) (_ table.Page[T], err error) {
+	if err := e.ready(ctx); err != nil {
+		return table.Page[T]{}, err
+	}
+	m := e.m
+	ctx, span := m.start(ctx, opList)
+	defer span.End(&err)
+	o := listOptions(opts)
+	q, wide, err := m.query(reflect.ValueOf(&partition).Elem(), o)
+	if err != nil {
+		return table.Page[T]{}, err
+	}
+	page, err := table.QueryPage[table.Item](ctx, m.reg.t, q, cursor)
+	if err != nil {
+		return table.Page[T]{}, err
+	}
+	out := table.Page[T]{Items: make([]T, 0, len(page.Items)), Next: page.Next}
+	for _, item := range page.Items {
+		if wide && (!m.mine(item) || !m.matches(item)) {
+			continue // another entity's item in the partition
+		}
+		var v T
+		if err := m.decode(ctx, item, &v); err != nil {
+			return table.Page[T]{}, err
+		}
+		out.Items = append(out.Items, v)
+	}
+	if u := &m.ops[opList].use; u.count() && len(page.Items) > 0 {
+		u.sample(table.ItemSize(page.Items[0]), len(page.Items))
+		u.sorts.Or(1 << o.Sort.op)
+	}
+	return out, nil
+}
+
+// Items iterates over every item List would return, page by page.
+func (e *Entity[T]) Items(ctx context.Context, partition T, opts ...func(*ListOptions)) iter.Seq2[T, error] {
+	return table.Walk(func(cursor string) (table.Page[T], error) { return e.List(ctx, partition, cursor, opts...) })
+}
+
+// readKeys returns the key parts a read of index ("" for the table) uses.
+func (m *model) readKeys(index string) (pk, sk *keyPart, tieBreak string, err error) {
+	if index == "" {
+		return &m.pk, &m.sk, "", nil
+	}
+	for i := range m.indexes {
+		if ix := &m.indexes[i]; ix.name == index {
+			return &ix.pk, &ix.sk, ix.tieBreak, nil
+		}
+	}
+	return nil, nil, "", inputError(m.name+" ByIndex", index, "the entity is not declared in that index", nil)
+}
+
+// query builds the table query of a read of the entity, and says whether
+// its key condition may reach other entities' items (wide).
+func (m *model) query(partition reflect.Value, o ListOptions) (table.Query, bool, error) {
+	if o.Limit < 0 || o.Limit > maxLimit {
+		return table.Query{}, false, inputError(m.name+" Limit", strconv.Itoa(o.Limit), "must be between 0 and 1048576", nil)
+	}
+	pk, sk, tie, err := m.readKeys(o.Index)
+	if err != nil {
+		return table.Query{}, false, err
+	}
+	pv, err := pk.build(m.name, partition)
+	if err != nil {
+		return table.Query{}, false, err
+	}
+	q := table.Query{Index: o.Index, Partition: pv, Descending: o.Descending, Limit: int32(o.Limit),
+		Consistent: o.Consistent, TieBreak: tie}
+	var wide bool
+	if q.Sort, wide, err = m.sortCondition(sk, o.Sort); err != nil {
+		return table.Query{}, false, err
+	}
+	q.Filter = m.filter(o.Filter, wide)
+	return q, wide, nil
+}
+
+// filter joins the caller's filter with the entity's own: the type
+// attribute when the key condition may reach other entities, the TTL.
+func (m *model) filter(user *expression.ConditionBuilder, wide bool) *expression.ConditionBuilder {
+	var cs []expression.ConditionBuilder
+	if user != nil {
+		cs = append(cs, *user)
+	}
+	if wide && m.typeAttr != "" {
+		cs = append(cs, expression.Name(m.typeAttr).Equal(expression.Value(m.name)))
+	}
+	if m.ttl != nil {
+		cs = append(cs, m.alive())
+	}
+	switch len(cs) {
+	case 0:
+		return nil
+	case 1:
+		return &cs[0]
+	}
+	c := expression.And(cs[0], cs[1], cs[2:]...)
+	return &c
+}
+
+// alive is the filter that leaves out expired items.
+func (m *model) alive() expression.ConditionBuilder {
+	ttl := expression.Name(m.ttl.name)
+	return expression.Or(expression.AttributeNotExists(ttl), ttl.GreaterThan(expression.Value(m.reg.now().Unix())))
+}
+
+// sortCondition turns a SortCondition into the key condition on sk's
+// attribute, and says whether it may reach past the entity's own range.
+func (m *model) sortCondition(sk *keyPart, c SortCondition) (table.SortCondition, bool, error) {
+	if sk.attr.Name == "" || sk.tmpl == nil {
+		if c.op != sortNone {
+			return table.SortCondition{}, false, inputError(m.name+" sort condition", "", "the sort key is no template of the entity", nil)
+		}
+		return table.SortCondition{}, true, nil
+	}
+	if sk.constant != nil {
+		if c.op != sortNone {
+			return table.SortCondition{}, false, inputError(m.name+" sort condition", "", "the entity's sort key is a constant", nil)
+		}
+		return table.SortEquals(sk.constant), false, nil
+	}
+	lower := func(vals []any) (string, bool, error) {
+		if len(vals) == len(sk.fields) {
+			s, err := sk.tmpl.Build(vals...)
+			return s, true, err
+		}
+		s, err := sk.tmpl.Prefix(vals...)
+		return s, false, err
+	}
+	upper := func(vals []any) (string, bool, error) {
+		s, whole, err := lower(vals)
+		if err != nil || whole || s == "" {
+			return s, whole, err
+		}
+		return after(s), false, nil
+	}
+	bad := func(err error) (table.SortCondition, bool, error) {
+		return table.SortCondition{}, false, keyInputError(m.name, sk.attr.Name+" sort condition", err)
+	}
+	switch c.op {
+	case sortNone:
+		if sk.prefix == "" {
+			return table.SortCondition{}, true, nil
+		}
+		return table.SortBeginsWith(sk.prefix), false, nil
+	case sortBeginsWith:
+		s, whole, err := lower(c.lo)
+		switch {
+		case err != nil:
+			return bad(err)
+		case whole:
+			return table.SortEquals(s), false, nil
+		case s == "":
+			return table.SortCondition{}, true, nil
+		}
+		return table.SortBeginsWith(s), false, nil
+	case sortBetween:
+		lo, _, err := lower(c.lo)
+		if err != nil {
+			return bad(err)
+		}
+		hi, _, err := upper(c.hi)
+		if err != nil {
+			return bad(err)
+		}
+		if hi == "" {
+			return table.SortGreaterOrEqual(lo), true, nil
+		}
+		if lo == "" {
+			return table.SortLessOrEqual(hi), true, nil
+		}
+		return table.SortBetween(lo, hi), false, nil
+	case sortLess, sortGreaterOrEqual:
+		lo, _, err := lower(c.lo)
+		if err != nil {
+			return bad(err)
+		}
+		if c.op == sortLess {
+			return table.SortLess(lo), true, nil
+		}
+		if p := sk.prefix; p != "" {
+			return table.SortBetween(lo, after(p)), false, nil
+		}
+		return table.SortGreaterOrEqual(lo), true, nil
+	case sortLessOrEqual, sortGreater:
+		hi, whole, err := upper(c.lo)
+		if err != nil {
+			return bad(err)
+		}
+		switch {
+		case c.op == sortLessOrEqual && whole:
+			return table.SortLessOrEqual(hi), true, nil
+		case c.op == sortLessOrEqual:
+			return table.SortLess(hi), true, nil
+		case whole:
+			return table.SortGreater(hi), true, nil
+		}
+		if p := sk.prefix; p != "" {
+			return table.SortBetween(hi, after(p)), false, nil
+		}
+		return table.SortGreaterOrEqual(hi), true, nil
+	}
+	return table.SortCondition{}, false, fmt.Errorf("entity: unknown sort condition %d", c.op)
+}
+
+// after is a bound above every key that starts with prefix, which ends
+// with a template's delimiter: the prefix with its last byte moved up one
+// ("PHOTO#" to "PHOTO$"), so BETWEEN stays inside the prefix's range.
+func after(prefix string) string {
+	b := []byte(prefix)
+	b[len(b)-1]++
+	return string(b)
+}
+
+var _ types.AttributeValue

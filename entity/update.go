@@ -1,0 +1,683 @@
+package entity
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// Update is a typed UpdateItem of one item, built with Set, Add, Remove,
+// Append and SetIfNotExists and sent by Run (or added to a transaction by
+// Action). Attribute names are the struct's; each value must have its
+// field's type (an untyped number may be any number field) and meet the
+// declared rules, or Run returns a *table.InputError without sending
+// anything. The first mistake is the one reported.
+//
+// What the entity keeps is kept: Updated is set to now, a Version is
+// incremented, and index keys built from the attributes set are rebuilt
+// (every attribute of such a template must then be set, or be a key
+// field). Key attributes of the table cannot change (put a new item and
+// delete the old), nor can Created, Updated and Version be set by hand.
+type Update[T any] struct {
+	m     *model
+	key   T
+	patch bool
+	ops   []updateOp
+	conds []expression.ConditionBuilder
+	ver   *int
+	err   error
+}
+
+type updateKind uint8
+
+const (
+	updSet updateKind = iota
+	updSetIfNotExists
+	updAdd
+	updRemove
+	updAppend
+)
+
+type updateOp struct {
+	kind  updateKind
+	f     *field
+	value reflect.Value // converted to the field's type (updAppend: a slice of it)
+}
+
+// Update starts an update of the item whose key the key fields of key
+// give. Like UpdateItem it creates the item when it is missing (an upsert
+// of the attributes set, with Created set then); use Patch to update only
+// an existing item.
+func (e *Entity[T]) Update(key T) *Update[T] {
+	u := &Update[T]{key: key}
+	if e == nil || e.m == nil {
+		u.err = noEntity()
+		return u
+	}
+	u.m = e.m
+	return u
+}
+
+// Patch starts an update that happens only if the item exists (and has
+// not expired): a missing one is table.ErrNotFound.
+func (e *Entity[T]) Patch(key T) *Update[T] {
+	u := e.Update(key)
+	u.patch = true
+	return u
+}
+
+func (u *Update[T]) fail(err error) *Update[T] {
+	if u.err == nil {
+		u.err = err
+	}
+	return u
+}
+
+// target resolves an attribute the update may write.
+func (u *Update[T]) target(name, what string) *field {
+	if u == nil || u.err != nil {
+		return nil
+	}
+	if u.m == nil {
+		u.fail(noEntity())
+		return nil
+	}
+	m := u.m
+	f := m.fields[name]
+	if f == nil {
+		u.fail(inputError(m.name+"."+name, "", fmt.Sprintf("%s has no such attribute", m.typ), nil))
+		return nil
+	}
+	switch {
+	case m.inTableKey(f):
+		u.fail(inputError(m.name+"."+name, "", "is part of the table key, which an update cannot change; put a new item and delete the old one", nil))
+	case f == m.version || m.created != nil && f == m.created.f || m.updated != nil && f == m.updated.f:
+		u.fail(inputError(m.name+"."+name, "", "is kept by the entity (Created, Updated, Version)", nil))
+	case containsField(m.keyOnly, f):
+		u.fail(inputError(m.name+"."+name, "", "is stored in keys only (KeyOnly)", nil))
+	default:
+		return f
+	}
+	return nil
+}
+
+// convert turns v into a value of type t: assignable, or a number into a
+// number field.
+func convert(v any, t reflect.Type) (reflect.Value, bool) {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() {
+		return rv, false
+	}
+	if rv.Type().AssignableTo(t) {
+		out := reflect.New(t).Elem()
+		out.Set(rv)
+		return out, true
+	}
+	if isNumber(rv.Kind()) && isNumber(t.Kind()) {
+		return rv.Convert(t), true
+	}
+	return rv, false
+}
+
+func isNumber(k reflect.Kind) bool {
+	return k >= reflect.Int && k <= reflect.Float64 && k != reflect.Uintptr
+}
+
+// Set sets attribute name to value.
+func (u *Update[T]) Set(name string, value any) *Update[T] { return u.set(updSet, name, value) }
+
+// SetIfNotExists sets attribute name to value unless the item has it.
+func (u *Update[T]) SetIfNotExists(name string, value any) *Update[T] {
+	return u.set(updSetIfNotExists, name, value)
+}
+
+func (u *Update[T]) set(kind updateKind, name string, value any) *Update[T] {
+	f := u.target(name, "Set")
+	if f == nil {
+		return u
+	}
+	rv, ok := convert(value, f.typ)
+	if !ok {
+		return u.fail(inputError(u.m.name+"."+name, fmt.Sprintf("%T", value), "is "+f.typ.String(), nil))
+	}
+	for _, r := range u.m.rulesFor(f) {
+		if err := r.value(u.m.name, rv); err != nil {
+			return u.fail(err)
+		}
+	}
+	u.ops = append(u.ops, updateOp{kind: kind, f: f, value: rv})
+	return u
+}
+
+// Add adds n to a number attribute (ADD: atomic, and 0 + n when the item
+// has none).
+func (u *Update[T]) Add(name string, n any) *Update[T] {
+	f := u.target(name, "Add")
+	if f == nil {
+		return u
+	}
+	if !isNumber(f.typ.Kind()) {
+		return u.fail(inputError(u.m.name+"."+name, "", "Add needs a number attribute, not "+f.typ.String(), nil))
+	}
+	rv, ok := convert(n, f.typ)
+	if !ok {
+		return u.fail(inputError(u.m.name+"."+name, fmt.Sprintf("%T", n), "Add takes a number", nil))
+	}
+	u.ops = append(u.ops, updateOp{kind: updAdd, f: f, value: rv})
+	return u
+}
+
+// Remove removes attributes from the item.
+func (u *Update[T]) Remove(names ...string) *Update[T] {
+	for _, name := range names {
+		f := u.target(name, "Remove")
+		if f == nil {
+			return u
+		}
+		for _, r := range u.m.rulesFor(f) {
+			if r.required {
+				return u.fail(inputError(u.m.name+"."+name, "", "is required", ErrValidation))
+			}
+		}
+		u.ops = append(u.ops, updateOp{kind: updRemove, f: f})
+	}
+	return u
+}
+
+// Append appends values to a list attribute (a slice field), creating
+// the list when the item has none.
+func (u *Update[T]) Append(name string, values ...any) *Update[T] {
+	f := u.target(name, "Append")
+	if f == nil {
+		return u
+	}
+	if f.typ.Kind() != reflect.Slice || kindOf(f.typ) == kindBytes {
+		return u.fail(inputError(u.m.name+"."+name, "", "Append needs a list attribute (a slice), not "+f.typ.String(), nil))
+	}
+	list := reflect.MakeSlice(f.typ, 0, len(values))
+	for _, v := range values {
+		ev, ok := convert(v, f.typ.Elem())
+		if !ok {
+			return u.fail(inputError(u.m.name+"."+name, fmt.Sprintf("%T", v), "elements are "+f.typ.Elem().String(), nil))
+		}
+		list = reflect.Append(list, ev)
+	}
+	if list.Len() == 0 {
+		return u.fail(inputError(u.m.name+"."+name, "[]", "Append needs at least one value", nil))
+	}
+	u.ops = append(u.ops, updateOp{kind: updAppend, f: f, value: list})
+	return u
+}
+
+// If adds a condition that must hold (table.ErrConditionFailed).
+func (u *Update[T]) If(c expression.ConditionBuilder) *Update[T] {
+	if u != nil && u.err == nil {
+		u.conds = append(u.conds, c)
+	}
+	return u
+}
+
+// IfVersion makes the update happen only if the stored version is v
+// (ErrVersionConflict otherwise, table.ErrNotFound when the item is gone).
+func (u *Update[T]) IfVersion(v int) *Update[T] {
+	if u == nil || u.err != nil {
+		return u
+	}
+	if u.m == nil {
+		return u.fail(noEntity())
+	}
+	if u.m.version == nil {
+		return u.fail(inputError(u.m.name+" IfVersion", strconv.Itoa(v), "the entity has no Version attribute", nil))
+	}
+	u.ver = &v
+	return u
+}
+
+// keyFields are the fields the table key templates are built from, less
+// KeyOnly ones, which are stored in the keys alone. (A key that is its own
+// attribute is written by the key itself; DynamoDB refuses to SET it.)
+func (m *model) keyFields() []*field {
+	var out []*field
+	for _, k := range [2]*keyPart{&m.pk, &m.sk} {
+		for _, f := range k.fields {
+			if !containsField(m.keyOnly, f) && !containsField(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// inTableKey reports whether f makes up a table key.
+func (m *model) inTableKey(f *field) bool {
+	for _, k := range [2]*keyPart{&m.pk, &m.sk} {
+		if k.own == f || containsField(k.fields, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// Run sends the update and returns the item as it is after it.
+func (u *Update[T]) Run(ctx context.Context) (_ T, err error) {
+	var zero T
+	if u == nil {
+		return zero, noEntity()
+	}
+	if u.m == nil {
+		return zero, u.errOr(noEntity())
+	}
+	if ctx == nil {
+		return zero, inputError("ctx", "nil", "a request needs a context", nil)
+	}
+	m := u.m
+	o := opUpdate
+	if u.patch {
+		o = opPatch
+	}
+	ctx, span := m.start(ctx, o)
+	defer span.End(&err)
+	if u.err != nil {
+		return zero, u.err
+	}
+	now := m.reg.now()
+	p, err := u.plan(ctx, now)
+	if err != nil {
+		return zero, err
+	}
+	in := &dynamodb.UpdateItemInput{TableName: m.tableName(), Key: p.key,
+		UpdateExpression: p.shape.update, ConditionExpression: p.shape.cond,
+		ExpressionAttributeNames: p.shape.names, ExpressionAttributeValues: p.values,
+		ReturnValues: types.ReturnValueAllNew}
+	if p.shape.cond != nil {
+		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
+	out, err := m.reg.t.DB().UpdateItem(ctx, in)
+	if err != nil {
+		return zero, m.writeError("update", p.key, err, u.failure(now))
+	}
+	var v T
+	if err := m.decode(ctx, out.Attributes, &v); err != nil {
+		return zero, err
+	}
+	m.ops[o].use.recordItem(out.Attributes)
+	return v, nil
+}
+
+func (u *Update[T]) errOr(err error) error {
+	if u.err != nil {
+		return u.err
+	}
+	return err
+}
+
+// failure is the sentinel of a refused update.
+func (u *Update[T]) failure(now time.Time) func(table.Item) error {
+	if u.patch {
+		return u.m.existingFailure(u.ver, now)
+	}
+	return func(current table.Item) error {
+		switch {
+		case u.ver != nil && (len(current) == 0 || u.m.expiredItem(current, now)):
+			return table.ErrNotFound
+		case u.ver != nil && versionIn(current, u.m.version.name) != int64(*u.ver):
+			return ErrVersionConflict
+		}
+		return table.ErrConditionFailed
+	}
+}
+
+// updatePlan is an update ready to send.
+type updatePlan struct {
+	key    table.Key
+	shape  *updateShape
+	values map[string]types.AttributeValue
+}
+
+// updateShape is the rendered text of one shape of update (which
+// operations on which attributes, which conditions): rendered once per
+// entity and shape, then shared.
+type updateShape struct {
+	update, cond *string
+	names        map[string]string
+	keyFields    []*field // the table key's fields, set by an update that may create
+	indexes      []int    // indexes whose keys the update rebuilds
+	removeIndex  []int    // sparse indexes it takes the item out of
+	// constants are values the text names that never change (:empty);
+	// userValues those of the caller's conditions, for this call only.
+	constants, userValues map[string]types.AttributeValue
+}
+
+// shapes caches updateShapes per entity.
+type shapeCache struct {
+	mu sync.RWMutex
+	m  map[string]*updateShape
+}
+
+// plan checks the update and fills its values into its shape's text.
+func (u *Update[T]) plan(ctx context.Context, now time.Time) (*updatePlan, error) {
+	m := u.m
+	kv := reflect.ValueOf(&u.key).Elem()
+	k, err := m.key(kv)
+	if err != nil {
+		return nil, err
+	}
+	if len(u.ops) == 0 {
+		return nil, inputError(m.name+" update", "", "sets nothing", nil)
+	}
+	// The values the update knows: the key fields, then what it sets.
+	known := reflect.New(m.typ).Elem()
+	known.Set(kv)
+	set := map[*field]bool{}
+	for _, op := range u.ops {
+		if op.kind == updSet {
+			op.f.settable(known).Set(op.value)
+			set[op.f] = true
+		}
+	}
+	for i, op := range u.ops {
+		for _, prev := range u.ops[:i] {
+			if prev.f == op.f {
+				return nil, inputError(m.name+"."+op.f.name, "", "is written twice by one update", nil)
+			}
+		}
+	}
+	var sb [64]byte
+	sk := append(sb[:0], boolByte(u.patch), boolByte(u.ver != nil))
+	for _, op := range u.ops {
+		sk = append(sk, byte(op.kind), byte(m.fieldIndex(op.f)), byte(m.fieldIndex(op.f)>>8))
+	}
+	shape, err := m.shape(sk, func() (*updateShape, error) { return u.render(set) })
+	if err != nil {
+		return nil, err
+	}
+	if len(u.conds) > 0 {
+		shape, err = u.withConditions(shape)
+		if err != nil {
+			return nil, err
+		}
+	}
+	values := make(map[string]types.AttributeValue, len(u.ops)+4)
+	for i, op := range u.ops {
+		if op.kind == updRemove {
+			continue
+		}
+		av, err := m.updateValue(ctx, k, op)
+		if err != nil {
+			return nil, err
+		}
+		values[":v"+strconv.Itoa(i)] = av
+	}
+	if m.updated != nil {
+		values[":upd"] = m.updated.value(now)
+	}
+	if m.version != nil {
+		values[":one"] = &types.AttributeValueMemberN{Value: "1"}
+		if u.ver != nil {
+			values[":ver"] = &types.AttributeValueMemberN{Value: strconv.Itoa(*u.ver)}
+		}
+	}
+	for _, f := range shape.keyFields {
+		av, err := attributevalue.Marshal(f.value(kv).Interface())
+		if err != nil {
+			return nil, inputError(m.name+"."+f.name, "", "cannot marshal: "+err.Error(), nil)
+		}
+		values[":k"+strconv.Itoa(f.pos)] = av
+	}
+	if !u.patch {
+		if m.created != nil {
+			values[":crt"] = m.created.value(now)
+		}
+		if m.typeAttr != "" {
+			values[":typ"] = m.typeValue
+		}
+		if m.ttl != nil && m.ttlAfter > 0 {
+			values[":ttl"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(table.TTL(now.Add(m.ttlAfter)), 10)}
+		}
+	}
+	if m.ttl != nil && u.patch {
+		values[":now"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Unix(), 10)}
+	}
+	for _, i := range shape.indexes {
+		ix := &m.indexes[i]
+		for j, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
+			if kp.present() && kp.own == nil {
+				av, err := kp.build(m.name, known)
+				if err != nil {
+					return nil, err
+				}
+				values[":x"+strconv.Itoa(i)+"pk"[j:j+1]] = av
+			}
+		}
+	}
+	for name, av := range shape.constants {
+		values[name] = av
+	}
+	for name, av := range shape.userValues {
+		values[name] = av
+	}
+	return &updatePlan{key: k, shape: shape, values: values}, nil
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// fieldIndex is f's position in the struct's attributes.
+func (m *model) fieldIndex(f *field) int { return f.pos }
+
+// shape returns the cached shape for key sk, rendering it the first time.
+func (m *model) shape(sk []byte, render func() (*updateShape, error)) (*updateShape, error) {
+	m.shapes.mu.RLock()
+	s := m.shapes.m[string(sk)]
+	m.shapes.mu.RUnlock()
+	if s != nil {
+		return s, nil
+	}
+	s, err := render()
+	if err != nil {
+		return nil, err
+	}
+	m.shapes.mu.Lock()
+	defer m.shapes.mu.Unlock()
+	if m.shapes.m == nil {
+		m.shapes.m = map[string]*updateShape{}
+	}
+	if len(m.shapes.m) < maxShapes {
+		m.shapes.m[string(sk)] = s
+	}
+	return s, nil
+}
+
+// maxShapes bounds an entity's shape cache: a program has few update
+// shapes, and one that makes them from data should not grow memory.
+const maxShapes = 1024
+
+// render writes the update and condition text of u's shape.
+func (u *Update[T]) render(set map[*field]bool) (*updateShape, error) {
+	m := u.m
+	s := &updateShape{names: map[string]string{}}
+	var sets, removes, adds []string
+	name := func(f *field) string {
+		n := "#f" + strconv.Itoa(m.fieldIndex(f))
+		s.names[n] = f.name
+		return n
+	}
+	for i, op := range u.ops {
+		v := ":v" + strconv.Itoa(i)
+		switch op.kind {
+		case updSet:
+			sets = append(sets, name(op.f)+" = "+v)
+		case updSetIfNotExists:
+			n := name(op.f)
+			sets = append(sets, n+" = if_not_exists("+n+", "+v+")")
+		case updAppend:
+			n := name(op.f)
+			sets = append(sets, n+" = list_append(if_not_exists("+n+", :empty), "+v+")")
+		case updAdd:
+			adds = append(adds, name(op.f)+" "+v)
+		case updRemove:
+			removes = append(removes, name(op.f))
+		}
+	}
+	// Index keys whose templates the update touches.
+	for i := range m.indexes {
+		ix := &m.indexes[i]
+		touched, complete, removed := false, true, false
+		for _, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
+			// Own-field keys are the attributes themselves: nothing to
+			// rebuild. Constant ones never change.
+			for _, f := range kp.fields {
+				for _, op := range u.ops {
+					if op.f == f {
+						touched = true
+						removed = removed || op.kind == updRemove
+					}
+				}
+				if !set[f] && !m.inTableKey(f) {
+					complete = false
+				}
+			}
+		}
+		switch {
+		case removed && ix.sparse:
+			for j, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
+				if kp.present() && kp.own == nil {
+					n := "#x" + strconv.Itoa(i) + "pk"[j:j+1]
+					s.names[n] = kp.attr.Name
+					removes = append(removes, n)
+				}
+			}
+			s.removeIndex = append(s.removeIndex, i)
+		case removed:
+			return nil, inputError(m.name+" update", ix.name, "removes an attribute of index "+ix.name+"'s keys; the index is not Sparse", nil)
+		case touched && !complete:
+			return nil, inputError(m.name+" update", ix.name, "changes index "+ix.name+"'s keys without setting every attribute of them", nil)
+		case complete && (touched || !u.patch):
+			for j, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
+				if kp.present() && kp.own == nil {
+					n := "#x" + strconv.Itoa(i) + "pk"[j:j+1]
+					s.names[n] = kp.attr.Name
+					sets = append(sets, n+" = :x"+strconv.Itoa(i)+"pk"[j:j+1])
+				}
+			}
+			s.indexes = append(s.indexes, i)
+		}
+	}
+	if m.updated != nil {
+		s.names["#upd"] = m.updated.f.name
+		sets = append(sets, "#upd = :upd")
+	}
+	if !u.patch {
+		// An update may create the item: it then needs the fields its
+		// keys are built from, as a created item has them.
+		for _, f := range m.keyFields() {
+			n := name(f)
+			sets = append(sets, n+" = :k"+strconv.Itoa(f.pos))
+			s.keyFields = append(s.keyFields, f)
+		}
+		if m.created != nil {
+			s.names["#crt"] = m.created.f.name
+			sets = append(sets, "#crt = if_not_exists(#crt, :crt)")
+		}
+		if m.typeAttr != "" {
+			s.names["#typ"] = m.typeAttr
+			sets = append(sets, "#typ = :typ")
+		}
+		if m.ttl != nil && m.ttlAfter > 0 {
+			s.names["#ttl"] = m.ttl.name
+			sets = append(sets, "#ttl = if_not_exists(#ttl, :ttl)")
+		}
+	}
+	if m.version != nil {
+		s.names["#ver"] = m.version.name
+		adds = append(adds, "#ver :one")
+	}
+	var b strings.Builder
+	for _, clause := range []struct {
+		word  string
+		parts []string
+	}{{"SET ", sets}, {"REMOVE ", removes}, {"ADD ", adds}} {
+		if len(clause.parts) > 0 {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(clause.word)
+			b.WriteString(strings.Join(clause.parts, ", "))
+		}
+	}
+	s.update = ptr(b.String())
+	if strings.Contains(*s.update, ":empty") {
+		s.constants = emptyList
+	}
+	var cond []string
+	if u.patch {
+		s.names["#pk"] = m.pk.attr.Name
+		cond = append(cond, "attribute_exists(#pk)")
+		if m.ttl != nil {
+			s.names["#ttl"] = m.ttl.name
+			cond = append(cond, "(attribute_not_exists(#ttl) OR #ttl > :now)")
+		}
+	}
+	if u.ver != nil {
+		s.names["#ver"] = m.version.name
+		cond = append(cond, "#ver = :ver")
+	}
+	if len(cond) > 0 {
+		s.cond = ptr(strings.Join(cond, " AND "))
+	}
+	return s, nil
+}
+
+var emptyList = map[string]types.AttributeValue{":empty": &types.AttributeValueMemberL{Value: []types.AttributeValue{}}}
+
+// withConditions joins the caller's conditions to a shape, per call.
+func (u *Update[T]) withConditions(s *updateShape) (*updateShape, error) {
+	c, err := u.m.condition(cond{text: s.cond, names: s.names}, time.Time{}, 0, u.conds)
+	if err != nil {
+		return nil, err
+	}
+	out := *s
+	out.cond, out.names = c.text, c.names
+	out.userValues = c.values
+	return &out, nil
+}
+
+// updateValue marshals one operation's value as its field is stored, and
+// offloads a large value of an offloadable attribute.
+func (m *model) updateValue(ctx context.Context, k table.Key, op updateOp) (types.AttributeValue, error) {
+	var av types.AttributeValue
+	var err error
+	switch {
+	case op.f.unixTime && op.value.Type() == timeType:
+		av, err = attributevalue.Marshal(attributevalue.UnixTime(op.value.Interface().(time.Time)))
+	default:
+		av, err = attributevalue.Marshal(op.value.Interface())
+	}
+	if err != nil {
+		return nil, inputError(m.name+"."+op.f.name, "", "cannot marshal: "+err.Error(), nil)
+	}
+	if op.kind == updAppend || !m.offload[op.f.name] || m.attrOff == nil {
+		return av, nil
+	}
+	item := table.Item{op.f.name: av}
+	out, err := m.attrOff.Offload(ctx, m.objectKey(table.Item(k)), item)
+	if err != nil {
+		return nil, fmt.Errorf("entity: %s: offload %s: %w", m.name, op.f.name, err)
+	}
+	return out[op.f.name], nil
+}

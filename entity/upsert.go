@@ -1,0 +1,100 @@
+package entity
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// Upsert writes the attributes of v whether or not the item exists, and
+// returns the item as it is after: one UpdateItem that sets every
+// attribute v has, keeps Created when the item had one (if_not_exists),
+// sets Updated and increments Version. Attributes the stored item has and
+// v leaves out (omitempty) stay; use Put to replace an item whole.
+// IfVersion is refused: an upsert does not compare (use Put, or an Update
+// with IfVersion).
+func (e *Entity[T]) Upsert(ctx context.Context, v T, opts ...func(*WriteOptions)) (_ T, err error) {
+	var zero T
+	if err := e.ready(ctx); err != nil {
+		return zero, err
+	}
+	m := e.m
+	ctx, span := m.start(ctx, opUpsert)
+	defer span.End(&err)
+	o := writeOptions(opts)
+	if o.Version != nil {
+		return zero, inputError(m.name+" options", "IfVersion", "an upsert does not compare versions", nil)
+	}
+	now := m.reg.now()
+	rv := reflect.ValueOf(&v).Elem()
+	if m.updated != nil {
+		m.updated.set(rv, now)
+	}
+	if m.created != nil && m.created.isZero(rv) {
+		m.created.set(rv, now)
+	}
+	m.setTTL(rv, now)
+	item, size, err := m.encode(ctx, rv, &v)
+	if err != nil {
+		return zero, err
+	}
+	key := m.keyOf(item)
+	names := make([]string, 0, len(item))
+	for name := range item {
+		if _, isKey := key[name]; !isKey {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	var sets []string
+	exprNames := make(map[string]string, len(names)+1)
+	values := make(map[string]types.AttributeValue, len(names)+1)
+	for i, name := range names {
+		n, val := "#a"+strconv.Itoa(i), ":a"+strconv.Itoa(i)
+		exprNames[n] = name
+		values[val] = item[name]
+		switch {
+		case m.created != nil && name == m.created.f.name:
+			sets = append(sets, n+" = if_not_exists("+n+", "+val+")")
+		case m.version != nil && name == m.version.name:
+			// ADD below.
+			delete(exprNames, n)
+			delete(values, val)
+		default:
+			sets = append(sets, n+" = "+val)
+		}
+	}
+	update := "SET " + strings.Join(sets, ", ")
+	if m.version != nil {
+		exprNames["#ver"] = m.version.name
+		values[":one"] = &types.AttributeValueMemberN{Value: "1"}
+		update += " ADD #ver :one"
+	}
+	c, err := m.condition(cond{names: exprNames}, now, 0, o.Conditions)
+	if err != nil {
+		return zero, err
+	}
+	for k, val := range c.values {
+		values[k] = val
+	}
+	in := &dynamodb.UpdateItemInput{TableName: m.tableName(), Key: key, UpdateExpression: &update,
+		ConditionExpression: c.text, ExpressionAttributeNames: c.names, ExpressionAttributeValues: values,
+		ReturnValues: types.ReturnValueAllNew}
+	out, err := m.reg.t.DB().UpdateItem(ctx, in)
+	if err != nil {
+		return zero, m.writeError("upsert", key, err, func(table.Item) error { return table.ErrConditionFailed })
+	}
+	var stored T
+	if err := m.decode(ctx, out.Attributes, &stored); err != nil {
+		return zero, err
+	}
+	m.ops[opUpsert].use.record(size, 1)
+	return stored, nil
+}
