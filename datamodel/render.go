@@ -288,8 +288,47 @@ func (r *renderer) tableSection() {
 		}
 		wr += pe.TableWriteUnits * pe.Pattern.RatePerSecond
 	}
-	r.bullet("Capacity Planning", fmt.Sprintf("on-demand (PAY_PER_REQUEST). At the declared rates the table serves %s RCU/s of reads and %s WCU/s of writes (index writes counted under each GSI).", num(rd), num(wr)))
+	r.bullet("Capacity Planning", fmt.Sprintf("%s. At the declared rates the table serves %s RCU/s of reads and %s WCU/s of writes (index writes counted under each GSI).", billing(s.Provisioning), num(rd), num(wr)))
+	r.bullet("Backups, Encryption and Stream", provisioning(s))
 	r.p("\n")
+}
+
+// billing says how the table is billed.
+func billing(p table.Provisioning) string {
+	if c := p.Capacity; c != nil {
+		return fmt.Sprintf("provisioned, %d RCU and %d WCU", c.Read, c.Write)
+	}
+	return "on-demand (PAY_PER_REQUEST)"
+}
+
+// provisioning says what the schema asks of the table beyond its keys:
+// recovery, the encryption key, deletion protection and the stream, as
+// EnsureTable creates them and tables check compares them.
+func provisioning(s table.Schema) string {
+	p := s.Provisioning
+	var out []string
+	if p.PointInTimeRecovery {
+		out = append(out, "point-in-time recovery on (restore to any second of the last 35 days)")
+	} else {
+		out = append(out, "point-in-time recovery not required")
+	}
+	switch e := p.Encryption; {
+	case e.KMS && e.KMSKeyID != "":
+		out = append(out, "encrypted with the customer managed KMS key "+code(e.KMSKeyID))
+	case e.KMS:
+		out = append(out, "encrypted with the AWS managed KMS key (alias/aws/dynamodb)")
+	default:
+		out = append(out, "encrypted with the AWS owned key")
+	}
+	if p.DeletionProtection {
+		out = append(out, "deletion protection on")
+	}
+	if s.Stream != "" {
+		out = append(out, "stream "+string(s.Stream))
+	} else {
+		out = append(out, "no stream required (changes.EnableStream turns one on for a consumer)")
+	}
+	return strings.Join(out, "; ") + ". `Schema.EnsureTable` creates the table so and `tablekit tables check` reports any difference."
 }
 
 // indexItems are the representative items ix holds (both key attributes

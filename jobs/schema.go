@@ -25,7 +25,9 @@ func TableNameForEnv(env string) string {
 
 // Schema is the seed's table named tableName (see TableNameForEnv): jobId
 // (S) partition key, no sort key,
-// TTL on ttl, and the two indexes keyed on createdAt (N, Unix ms). How the
+// TTL on ttl, and the two indexes keyed on createdAt (N, Unix ms), with
+// the seed's "PITR: Enabled" and "Encryption: AWS-managed KMS"
+// (table.RecoveryAndKMS; Provisioning replaces them for a store). How the
 // store uses it (the seed's access patterns, with typical item sizes and
 // rates) is declared by Patterns.
 func Schema(tableName string) table.Schema {
@@ -48,5 +50,6 @@ func Schema(tableName string) table.Schema {
 			},
 		},
 		TTLAttribute: attrTTL,
+		Provisioning: table.RecoveryAndKMS(),
 	}
 }

@@ -84,6 +84,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Table configures the underlying table.Table (backoff, cursor key).
 	Table []func(*table.Options)
+	// Provisioning, when set, replaces the table's production settings,
+	// which are otherwise the seed's point-in-time recovery and AWS
+	// managed KMS encryption (table.RecoveryAndKMS): what EnsureTable
+	// creates a missing table with and checks an existing one against.
+	Provisioning *table.Provisioning
 }
 
 // Store reads and writes jobs in one table. It is safe for concurrent use.
@@ -138,6 +143,9 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 		o.Environment = environmentOf(o.TableName)
 	}
 	schema := Schema(o.TableName)
+	if o.Provisioning != nil {
+		schema.Provisioning = *o.Provisioning
+	}
 	if o.OffloadPrefix == "" {
 		o.OffloadPrefix = "jobs/" + schema.Name + "/"
 	}
@@ -189,6 +197,15 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 
 // TableName sets Options.TableName.
 func TableName(name string) func(*Options) { return func(o *Options) { o.TableName = name } }
+
+// Provisioning sets Options.Provisioning: the table's production settings
+// instead of the seed's recovery and KMS encryption. A development table
+// that needs neither (recovery is billed per GB-month) passes
+// Provisioning(table.Provisioning{}); production may add deletion
+// protection or a customer managed key to table.RecoveryAndKMS().
+func Provisioning(p table.Provisioning) func(*Options) {
+	return func(o *Options) { o.Provisioning = &p }
+}
 
 // Clock sets Options.Clock.
 func Clock(now func() time.Time) func(*Options) { return func(o *Options) { o.Clock = now } }

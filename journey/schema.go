@@ -14,8 +14,10 @@ const DefaultTableName = "TransformationSystem"
 const IndexGSI1 = "GSI1"
 
 // Schema is the seed's table under name (DefaultTableName when ""): PK and
-// SK (S) and GSI1 on GSI1PK and GSI1SK (S, projection ALL). How the store
-// uses it is declared by Patterns.
+// SK (S) and GSI1 on GSI1PK and GSI1SK (S, projection ALL), with the
+// seed's point-in-time recovery and encryption at rest with AWS KMS
+// (table.RecoveryAndKMS; Provisioning replaces them for a store). How the
+// store uses it is declared by Patterns.
 func Schema(name string) table.Schema {
 	if name == "" {
 		name = DefaultTableName
@@ -31,5 +33,6 @@ func Schema(name string) table.Schema {
 			SortKey:      s(attrGSI1SK),
 			Projection:   types.ProjectionTypeAll,
 		}},
+		Provisioning: table.RecoveryAndKMS(),
 	}
 }

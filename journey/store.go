@@ -68,6 +68,11 @@ type Options struct {
 	// Table configures the underlying table.Table (backoff, cursor key,
 	// transaction attempts: DefaultTxAttempts unless set).
 	Table []func(*table.Options)
+	// Provisioning, when set, replaces the table's production settings,
+	// which are otherwise the seed's point-in-time recovery and AWS KMS
+	// encryption (table.RecoveryAndKMS): what EnsureTable creates a
+	// missing table with and checks an existing one against.
+	Provisioning *table.Provisioning
 }
 
 // Store reads and writes journeys in the TransformationSystem table and
@@ -124,6 +129,9 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) (*Stor
 		return nil, inputError("logs", "nil", "NewStore needs a blob store for log files")
 	}
 	schema := Schema(o.TableName)
+	if o.Provisioning != nil {
+		schema.Provisioning = *o.Provisioning
+	}
 	if err := schema.Validate(); err != nil {
 		return nil, err
 	}
@@ -133,6 +141,15 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) (*Stor
 
 // TableName sets Options.TableName.
 func TableName(name string) func(*Options) { return func(o *Options) { o.TableName = name } }
+
+// Provisioning sets Options.Provisioning: the table's production settings
+// instead of the seed's recovery and KMS encryption. A development table
+// that needs neither (recovery is billed per GB-month) passes
+// Provisioning(table.Provisioning{}); production may add deletion
+// protection or a customer managed key to table.RecoveryAndKMS().
+func Provisioning(p table.Provisioning) func(*Options) {
+	return func(o *Options) { o.Provisioning = &p }
+}
 
 // Clock sets Options.Clock.
 func Clock(now func() time.Time) func(*Options) { return func(o *Options) { o.Clock = now } }

@@ -37,6 +37,16 @@ type Provisioning struct {
 	Capacity *Capacity
 }
 
+// RecoveryAndKMS is what seeds 000 and 001 ask of their tables: point-in-
+// time recovery (restore to any second of the last 35 days) and
+// encryption at rest with the AWS managed KMS key (alias/aws/dynamodb), on
+// on-demand capacity. The journey and jobs schemas use it by default; each
+// store has an option to replace it (journey.Provisioning,
+// jobs.Provisioning).
+func RecoveryAndKMS() Provisioning {
+	return Provisioning{PointInTimeRecovery: true, Encryption: Encryption{KMS: true}}
+}
+
 // Encryption is server-side encryption at rest. DynamoDB always encrypts;
 // the choice is the key. The zero value is the AWS owned key (free,
 // invisible in the account); KMS uses a KMS key in the account, the AWS

@@ -189,7 +189,7 @@ var functions = map[string]any{
 	"table.QueryAll": table.QueryAll[table.Item], "table.ScanPage": table.ScanPage[table.Item],
 	"table.ScanAll": table.ScanAll[table.Item], "table.ParallelScan": table.ParallelScan,
 	"table.Walk":    table.Walk[table.Item],
-	"table.Expired": table.Expired, "table.ItemExpired": table.ItemExpired, "table.TTL": table.TTL, "table.EnableStream": table.EnableStream,
+	"table.Expired": table.Expired, "table.ItemExpired": table.ItemExpired, "table.TTL": table.TTL, "table.EnableStream": table.EnableStream, "table.RecoveryAndKMS": table.RecoveryAndKMS,
 	"table.IfNotExistsOrExpired": table.IfNotExistsOrExpired, "table.XRayTraceID": table.XRayTraceID,
 
 	"blobstore.Enforce": blobstore.Enforce, "blobstore.EscapeSegment": blobstore.EscapeSegment,
@@ -210,12 +210,12 @@ var functions = map[string]any{
 	"changes.EnableStream": changes.EnableStream, "changes.LeaseSchema": changes.LeaseSchema,
 	"changes.CheckKeys": changes.CheckKeys,
 
-	"jobs.NewStore": jobs.NewStore, "jobs.Enqueue": jobs.Enqueue, "jobs.Schema": jobs.Schema,
+	"jobs.NewStore": jobs.NewStore, "jobs.Enqueue": jobs.Enqueue, "jobs.Schema": jobs.Schema, "jobs.Provisioning": jobs.Provisioning,
 	"jobs.TableNameForEnv": jobs.TableNameForEnv, "jobs.Patterns": jobs.Patterns, "jobs.Entities": jobs.Entities,
 	"jobs.Statuses": jobs.Statuses, "jobs.JobFromChange": jobs.JobFromChange,
 	"analytics.NewView": analytics.NewView, "analytics.Recount": analytics.Recount, "analytics.Schema": analytics.Schema,
 
-	"journey.NewStore": journey.NewStore, "journey.At": journey.At, "journey.DecodeItem": journey.DecodeItem,
+	"journey.NewStore": journey.NewStore, "journey.At": journey.At, "journey.DecodeItem": journey.DecodeItem, "journey.Provisioning": journey.Provisioning,
 	"journey.ProgressEvents": journey.ProgressEvents, "journey.Schema": journey.Schema,
 	"journey.Patterns": journey.Patterns, "journey.Entities": journey.Entities, "journey.DefaultStages": journey.DefaultStages, "journey.PatternsWithRates": journey.PatternsWithRates,
 
