@@ -69,6 +69,17 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 			if !isResourceNotFound(notFound) {
 				return nil, notFound
 			}
+			// Duplicate keys are the request's fault, table or none, and
+			// the request is validated before its tables are looked up
+			// (DynamoDB Local and dynalite's AWS-written tests agree).
+			seen := make(map[string]bool, len(req.Keys))
+			for _, k := range req.Keys {
+				id := wholeKey(k)
+				if seen[id] {
+					return nil, validationf("Provided list of item keys contains duplicates")
+				}
+				seen[id] = true
+			}
 			continue
 		}
 		seen := make(map[string]bool, len(req.Keys))
@@ -141,6 +152,6 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		usages = append(usages, u)
 	}
 	db.record(ctx, usages...)
-	out.ConsumedCapacity = consumedList(in.ReturnConsumedCapacity, usages)
+	out.ConsumedCapacity = consumedList(in.ReturnConsumedCapacity, usages, false)
 	return out, nil
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/dynamotest/internal/attr"
+	"github.com/tablekit/tablekit/dynamotest/internal/wire"
+	"github.com/tablekit/tablekit/table"
 )
 
 const maxBatchWrites = 25
@@ -141,7 +143,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 		usages = append(usages, u)
 	}
 	db.record(ctx, usages...)
-	out.ConsumedCapacity = consumedList(in.ReturnConsumedCapacity, usages)
+	out.ConsumedCapacity = consumedList(in.ReturnConsumedCapacity, usages, false)
 	return out, nil
 }
 
@@ -178,6 +180,35 @@ func checkWritesAlone(reqs []types.WriteRequest) error {
 				return attrError(err)
 			}
 		}
+		// The item's size is the request's to check, table or none: the
+		// BatchWriteItem API reference lists an item over 400 KB among the
+		// faults of the request itself that reject the whole batch, and
+		// those are checked before the tables are looked up (DynamoDB
+		// Local and dynalite's AWS-written tests agree).
+		// Duplicate keys, on the other hand, are looked for only on a
+		// table that exists (dynalite's "should check table exists first
+		// before checking for duplicate keys").
+		if r.PutRequest != nil && table.ItemSize(item) > table.MaxItemSize {
+			return itemTooLarge()
+		}
 	}
 	return nil
+}
+
+// wholeKey identifies a key map by all its attributes, in name order: how
+// duplicates are found among the keys of a table that does not exist
+// (BatchGetItem).
+func wholeKey(key map[string]types.AttributeValue) string {
+	names := make([]string, 0, len(key))
+	for n := range key {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b []byte
+	for _, n := range names {
+		b = append(b, n...)
+		b = append(b, 0)
+		b = wire.AppendItem(b, map[string]types.AttributeValue{n: key[n]})
+	}
+	return string(b)
 }

@@ -126,12 +126,25 @@ func (db *DB) record(ctx context.Context, us ...*usage) {
 	}
 }
 
-func capacityOf(c Capacity) *types.Capacity {
+// capacityOf renders c as DynamoDB reports capacity: CapacityUnits, and
+// the read and write units apart only for a transaction (split).
+//
+// What DynamoDB returns: the AWS CLI reference's examples of GetItem,
+// PutItem, Query and the rest show ConsumedCapacity as TableName and
+// CapacityUnits alone (with Table and the indexes' CapacityUnits under
+// INDEXES), and so do DynamoDB Local and dynalite's tests written against
+// AWS. A conformance suite characterised against DynamoDB itself
+// (paritysuite/dynamodb-conformance, issue 69 and pull request 74) found
+// ReadCapacityUnits/WriteCapacityUnits only on TransactWriteItems,
+// TransactGetItems and ExecuteTransaction, as SDK users report
+// (aws-sdk-java issue 1986, aws-sdk-go issue 2699: none on a Query, the
+// write units on TransactWriteItems).
+func capacityOf(c Capacity, split bool) *types.Capacity {
 	out := &types.Capacity{CapacityUnits: aws.Float64(c.ReadUnits + c.WriteUnits)}
-	if c.ReadUnits > 0 {
+	if split && c.ReadUnits > 0 {
 		out.ReadCapacityUnits = aws.Float64(c.ReadUnits)
 	}
-	if c.WriteUnits > 0 {
+	if split && c.WriteUnits > 0 {
 		out.WriteCapacityUnits = aws.Float64(c.WriteUnits)
 	}
 	return out
@@ -140,22 +153,24 @@ func capacityOf(c Capacity) *types.Capacity {
 // consumedCapacity renders u as the output's ConsumedCapacity for mode, or
 // nil when the caller did not ask (NONE or unset).
 func (u *usage) consumedCapacity(mode types.ReturnConsumedCapacity) *types.ConsumedCapacity {
+	return u.render(mode, false)
+}
+
+// render is consumedCapacity, with the read and write units apart when
+// split (a transaction's; see capacityOf).
+func (u *usage) render(mode types.ReturnConsumedCapacity, split bool) *types.ConsumedCapacity {
 	if u == nil || (mode != types.ReturnConsumedCapacityTotal && mode != types.ReturnConsumedCapacityIndexes) {
 		return nil
 	}
-	t := u.total()
+	t := capacityOf(u.total(), split)
 	out := &types.ConsumedCapacity{
-		TableName:     aws.String(u.table),
-		CapacityUnits: aws.Float64(t.ReadUnits + t.WriteUnits),
-	}
-	if t.ReadUnits > 0 {
-		out.ReadCapacityUnits = aws.Float64(t.ReadUnits)
-	}
-	if t.WriteUnits > 0 {
-		out.WriteCapacityUnits = aws.Float64(t.WriteUnits)
+		TableName:          aws.String(u.table),
+		CapacityUnits:      t.CapacityUnits,
+		ReadCapacityUnits:  t.ReadCapacityUnits,
+		WriteCapacityUnits: t.WriteCapacityUnits,
 	}
 	if mode == types.ReturnConsumedCapacityIndexes {
-		out.Table = capacityOf(Capacity{ReadUnits: u.read, WriteUnits: u.write})
+		out.Table = capacityOf(Capacity{ReadUnits: u.read, WriteUnits: u.write}, split)
 		for name, c := range u.indexes {
 			dst := &out.GlobalSecondaryIndexes
 			if u.local[name] {
@@ -164,17 +179,18 @@ func (u *usage) consumedCapacity(mode types.ReturnConsumedCapacity) *types.Consu
 			if *dst == nil {
 				*dst = make(map[string]types.Capacity, len(u.indexes))
 			}
-			(*dst)[name] = *capacityOf(*c)
+			(*dst)[name] = *capacityOf(*c, split)
 		}
 	}
 	return out
 }
 
-// consumedList renders several tables' usage, for batches and transactions.
-func consumedList(mode types.ReturnConsumedCapacity, us []*usage) []types.ConsumedCapacity {
+// consumedList renders several tables' usage, for batches and (split)
+// transactions.
+func consumedList(mode types.ReturnConsumedCapacity, us []*usage, split bool) []types.ConsumedCapacity {
 	var out []types.ConsumedCapacity
 	for _, u := range us {
-		if c := u.consumedCapacity(mode); c != nil {
+		if c := u.render(mode, split); c != nil {
 			out = append(out, *c)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"sort"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -67,7 +68,16 @@ type statement struct {
 	// returning is the RETURNING clause of an UPDATE or DELETE as the
 	// expression API's ReturnValues; "" without one.
 	returning types.ReturnValue
-	p         *pqParser
+	// orderBy is a SELECT's ORDER BY clause, in order: key attributes of
+	// the table (or the index read), each ascending or not.
+	orderBy []orderKey
+	p       *pqParser
+}
+
+// orderKey is one key of an ORDER BY clause.
+type orderKey struct {
+	name string
+	desc bool
 }
 
 // errExistsOutsideTransaction: EXISTS is a condition check, which only a
@@ -255,6 +265,11 @@ func parseStatement(s string, params []types.AttributeValue) (*statement, error)
 		}
 		st.where = &w
 	}
+	if st.verb == "SELECT" && p.keyword("ORDER") {
+		if st.orderBy, err = p.orderBy(); err != nil {
+			return nil, err
+		}
+	}
 	if p.keyword("RETURNING") {
 		if st.returning, err = p.returning(st.verb); err != nil {
 			return nil, err
@@ -419,23 +434,29 @@ func (db *DB) selectStatement(ctx context.Context, t *dbTable, st *statement, in
 		return nil, err
 	}
 	var index *string
-	pk := t.pk.name
+	pk, sk := t.pk.name, t.sk.name
 	if st.index != "" {
 		index = aws.String(st.index)
 		ix := t.index(st.index)
 		if ix == nil {
 			return nil, validationf("The table does not have the specified index: %s", st.index)
 		}
-		pk = ix.pk.name
+		pk, sk = ix.pk.name, ix.sk.name
+	}
+	v, hashFixed := p.eqs[pk]
+	forward, err := st.forward(pk, sk, hashFixed || p.ins[pk])
+	if err != nil {
+		return nil, err
 	}
 	var items []map[string]types.AttributeValue
 	var last map[string]types.AttributeValue
 	var consumed *types.ConsumedCapacity
-	if v, ok := p.eqs[pk]; ok && !p.branched {
+	if hashFixed && !p.branched {
 		out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(st.table), IndexName: index,
 			KeyConditionExpression: aws.String("#k = :k"), ExpressionAttributeNames: map[string]string{"#k": pk},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":k": v}, ExclusiveStartKey: start, Limit: in.Limit,
-			ConsistentRead: in.ConsistentRead, ReturnConsumedCapacity: in.ReturnConsumedCapacity})
+			ScanIndexForward: aws.Bool(forward),
+			ConsistentRead:   in.ConsistentRead, ReturnConsumedCapacity: in.ReturnConsumedCapacity})
 		if err != nil {
 			return nil, err
 		}
@@ -447,6 +468,12 @@ func (db *DB) selectStatement(ctx context.Context, t *dbTable, st *statement, in
 			return nil, err
 		}
 		items, last, consumed = out.Items, out.LastEvaluatedKey, out.ConsumedCapacity
+	}
+	if len(st.orderBy) > 0 && (!hashFixed || p.branched) {
+		// Several partitions (pk IN [...], OR) come from one Scan: each
+		// partition's items are put in the order asked, partitions in the
+		// order the page met them, as DynamoDB Local answers.
+		orderPage(items, pk, sk, forward)
 	}
 	out := &dynamodb.ExecuteStatementOutput{Items: []map[string]types.AttributeValue{}, ConsumedCapacity: consumed}
 	for _, item := range items {
@@ -496,4 +523,88 @@ func decodeNextToken(statement string, token *string) (map[string]types.Attribut
 		return nil, validationf("Invalid NextToken")
 	}
 	return key, nil
+}
+
+// orderBy parses the rest of an ORDER BY clause: "BY key [ASC|DESC], ...",
+// as the PartiQL SELECT reference for DynamoDB gives it (a hash or sort
+// key; ascending unless DESC).
+func (p *pqParser) orderBy() ([]orderKey, error) {
+	if err := p.expect("BY"); err != nil {
+		return nil, err
+	}
+	var keys []orderKey
+	for {
+		t := p.take()
+		if t.kind != pqIdent && t.kind != pqQuoted {
+			return nil, pqSyntax("ORDER BY takes key attribute names, near '" + t.text + "'")
+		}
+		k := orderKey{name: t.text}
+		switch {
+		case p.keyword("DESC"):
+			k.desc = true
+		case p.keyword("ASC"):
+		}
+		keys = append(keys, k)
+		if !p.punct(",") {
+			return keys, nil
+		}
+	}
+}
+
+// forward checks a SELECT's ORDER BY clause against the keys it reads (the
+// table's, or the index's: pk and sk, sk "" when there is none) and
+// returns the direction it asks of the partition's sort key: true for
+// ascending, the default. DynamoDB's rules, with DynamoDB Local's
+// messages: the clause needs a WHERE clause that fixes the partition key,
+// and names key attributes only; the first mention of the sort key
+// decides (the partition key is one value within a partition).
+func (st *statement) forward(pk, sk string, hashFixed bool) (bool, error) {
+	if len(st.orderBy) == 0 {
+		return true, nil
+	}
+	if st.where == nil {
+		return false, validationf("Must have WHERE clause in the statement when using ORDER BY clause.")
+	}
+	if !hashFixed {
+		return false, validationf("Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY clause.")
+	}
+	forward, decided := true, false
+	for _, k := range st.orderBy {
+		switch k.name {
+		case pk:
+		case sk:
+			if !decided {
+				forward, decided = !k.desc, true
+			}
+		default:
+			return false, validationf("Variable reference %s in ORDER BY clause must be part of the primary key", k.name)
+		}
+	}
+	return forward, nil
+}
+
+// orderPage sorts a Scan page's items by sort key within each partition,
+// ascending or not, keeping the partitions in the order they came.
+func orderPage(items []map[string]types.AttributeValue, pk, sk string, forward bool) {
+	if sk == "" || (forward && len(items) < 2) {
+		return
+	}
+	group := map[string]int{}
+	for _, item := range items {
+		k := keyString(item[pk])
+		if _, ok := group[k]; !ok {
+			group[k] = len(group)
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		gi, gj := group[keyString(items[i][pk])], group[keyString(items[j][pk])]
+		if gi != gj {
+			return gi < gj
+		}
+		c := compareKeys(items[i][sk], items[j][sk])
+		if forward {
+			return c < 0
+		}
+		return c > 0
+	})
 }

@@ -29,7 +29,7 @@ func (db *DB) ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 	if n := len(in.TransactStatements); n == 0 || n > maxTransactStatements {
 		return nil, constraint("[...]", "transactStatements", "Member must have length less than or equal to 100 and greater than or equal to 1")
 	}
-	sts, reads, err := db.parseStatements(in.TransactStatements)
+	sts, reads, err := db.parseStatements(in.TransactStatements, true)
 	if err != nil {
 		return nil, err
 	}
@@ -93,8 +93,11 @@ func (db *DB) ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 }
 
 // parseStatements parses a transaction's or batch's statements, which must
-// be all reads or all writes, on existing tables.
-func (db *DB) parseStatements(ps []types.ParameterizedStatement) ([]*statement, bool, error) {
+// be all reads or all writes. whole (a transaction) refuses the request
+// when a statement names a missing table; a batch answers each statement
+// on its own instead, ResourceNotFound in that statement's response, as
+// the API reference's BatchStatementError codes and DynamoDB Local do.
+func (db *DB) parseStatements(ps []types.ParameterizedStatement, whole bool) ([]*statement, bool, error) {
 	sts := make([]*statement, len(ps))
 	reads := 0
 	for i, p := range ps {
@@ -102,7 +105,7 @@ func (db *DB) parseStatements(ps []types.ParameterizedStatement) ([]*statement, 
 		if err != nil {
 			return nil, false, err
 		}
-		if db.table(st.table) == nil {
+		if whole && db.table(st.table) == nil {
 			return nil, false, &types.ResourceNotFoundException{Message: aws.String("Requested resource not found")}
 		}
 		if st.verb == "SELECT" {
@@ -180,7 +183,7 @@ func (db *DB) BatchExecuteStatement(ctx context.Context, in *dynamodb.BatchExecu
 	for i, s := range in.Statements {
 		ps[i] = types.ParameterizedStatement{Statement: s.Statement, Parameters: s.Parameters}
 	}
-	sts, reads, err := db.parseStatements(ps)
+	sts, reads, err := db.parseStatements(ps, false)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package dynamotest
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -162,14 +163,27 @@ func (l *legacy) expected(exp map[string]types.ExpectedAttributeValue, op types.
 		var part string
 		var err error
 		switch {
+		case e.Value != nil && e.AttributeValueList != nil:
+			return "", invalidParam("Value and AttributeValueList cannot be used together for Attribute: %s", attr)
 		case e.ComparisonOperator != "":
-			if e.Value != nil {
-				return "", invalidParam("Value and ComparisonOperator cannot be used together for Attribute: %s", attr)
-			}
 			if e.Exists != nil {
 				return "", invalidParam("Exists and ComparisonOperator cannot be used together for Attribute: %s", attr)
 			}
-			part, err = l.comparison(attr, e.ComparisonOperator, e.AttributeValueList)
+			// Value stands for a one-value AttributeValueList beside a
+			// ComparisonOperator: the API reference's ExpectedAttributeValue
+			// describes Value as the value compared, and DynamoDB (as
+			// dynalite's tests written against it and DynamoDB Local show)
+			// evaluates {Value, ComparisonOperator: EQ} rather than
+			// refusing it.
+			vals := e.AttributeValueList
+			if e.Value != nil {
+				vals = []types.AttributeValue{e.Value}
+			}
+			if vals == nil && e.ComparisonOperator != types.ComparisonOperatorNull && e.ComparisonOperator != types.ComparisonOperatorNotNull &&
+				slices.Contains(e.ComparisonOperator.Values(), e.ComparisonOperator) {
+				return "", invalidParam("Value or AttributeValueList must be used with ComparisonOperator: %s for Attribute: %s", e.ComparisonOperator, attr)
+			}
+			part, err = l.comparison(attr, e.ComparisonOperator, vals)
 		case len(e.AttributeValueList) > 0:
 			return "", invalidParam("AttributeValueList can only be used with a ComparisonOperator for Attribute: %s", attr)
 		case e.Exists != nil && !*e.Exists:

@@ -139,6 +139,8 @@ type pqParser struct {
 	// only when branched is false (no OR or NOT anywhere in the clause).
 	eqs      map[string]types.AttributeValue
 	branched bool
+	// ins are the top-level attributes the WHERE clause compares with IN.
+	ins map[string]bool
 	// terms counts the WHERE clause's comparisons and function calls.
 	terms int
 }
@@ -618,6 +620,12 @@ func (p *pqParser) comparison() (string, error) {
 		}
 		if len(vals) == 0 {
 			return "", pqSyntax("IN needs at least one value")
+		}
+		if p.pos > start && (p.toks[start].kind == pqIdent || p.toks[start].kind == pqQuoted) && !strings.ContainsAny(left, ".[") {
+			if p.ins == nil {
+				p.ins = map[string]bool{}
+			}
+			p.ins[p.toks[start].text] = true
 		}
 		return left + " IN (" + strings.Join(vals, ", ") + ")", nil
 	case p.keyword("IS"):

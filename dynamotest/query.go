@@ -65,6 +65,9 @@ func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.Que
 	if err != nil {
 		return nil, nil, err
 	}
+	if in.QueryFilter != nil {
+		x.env.Translated()
+	}
 	x.onTable(t)
 	var kc *keyCond
 	if in.KeyConditionExpression != nil {

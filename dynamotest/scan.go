@@ -62,6 +62,9 @@ func (db *DB) scan(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanO
 	if err != nil {
 		return nil, nil, err
 	}
+	if in.ScanFilter != nil {
+		x.env.Translated()
+	}
 	x.onTable(t)
 	filter, err := x.filter(filterExpr)
 	if err != nil {

@@ -111,6 +111,6 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 	}
 	unlock()
 	db.record(ctx, usages...)
-	out.ConsumedCapacity = consumedList(in.ReturnConsumedCapacity, usages)
+	out.ConsumedCapacity = consumedList(in.ReturnConsumedCapacity, usages, true)
 	return out, nil
 }

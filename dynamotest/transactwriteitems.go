@@ -158,7 +158,7 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		u.scale(2)
 	}
 	db.record(ctx, usages...)
-	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, usages), ItemCollectionMetrics: metrics}, nil
+	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, usages, true), ItemCollectionMetrics: metrics}, nil
 }
 
 // txTable is the table an action names.

@@ -30,6 +30,7 @@ func Cases() []Case {
 		updateTableCases(),
 		partiqlCases(),
 		partiqlMoreCases(),
+		settledCases(),
 	} {
 		all = append(all, group...)
 	}

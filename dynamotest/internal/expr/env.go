@@ -22,7 +22,20 @@ type Env struct {
 	usedValues map[string]struct{}
 	checked    bool
 	inputErr   error
+	// translated: the expressions are translations of the legacy
+	// parameters (Expected, QueryFilter, ScanFilter), which the request
+	// did not write and DynamoDB's expression size limit does not bound.
+	translated bool
 }
+
+// Translated marks the Env's expressions as translations of a request's
+// legacy parameters: their text is the fake's, not the caller's, so the
+// limits DynamoDB documents for expression parameters (4 KB of text, 300
+// operators, 100 IN operands; the Developer Guide's "Expression
+// parameters" quotas) do not apply to it. A ScanFilter of 200 conditions
+// or an IN list of 400 values is not an expression, and DynamoDB Local
+// serves both.
+func (e *Env) Translated() { e.translated = true }
 
 // NewEnv returns an Env over a request's placeholders. nil maps mean the
 // request did not send them; empty non-nil maps are an error DynamoDB

@@ -168,7 +168,7 @@ func precheck(env *Env, kind, src string) error {
 	if src == "" {
 		return &Error{Message: "Invalid " + kind + ": The expression can not be empty;"}
 	}
-	if len(src) > maxExprSize {
+	if len(src) > maxExprSize && !env.translated {
 		return &Error{Message: "Invalid " + kind + ": Expression size has exceeded the maximum allowed size; expression size: " + strconv.Itoa(len(src))}
 	}
 	return nil
@@ -178,7 +178,7 @@ func precheck(env *Env, kind, src string) error {
 // an expression and stops at the first one over.
 func (p *parser) countOp() {
 	p.ops++
-	if p.ops == maxOperators+1 {
+	if p.ops == maxOperators+1 && !p.env.translated {
 		p.later(phaseChecks, "The expression contains too many operators; operator count: "+strconv.Itoa(p.ops))
 	}
 }
