@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tablekit/tablekit/table"
 )
@@ -92,6 +93,9 @@ func (s *Store) Create(ctx context.Context, in CreateInput) (job *Job, created b
 	if s.opts.TTL > 0 {
 		job.ExpiresAt = fromUnixSeconds(now.Add(s.opts.TTL).Unix())
 	}
+	if s.work != nil {
+		return s.createWithWork(ctx, job, in, now)
+	}
 	item, err := job.toItem()
 	if err != nil {
 		return nil, false, err
@@ -115,14 +119,55 @@ func (s *Store) Create(ctx context.Context, in CreateInput) (job *Job, created b
 	if !errors.Is(err, table.ErrAlreadyExists) || !errors.As(err, &te) || len(te.Item) == 0 {
 		return nil, false, fmt.Errorf("jobs: create job for user %q, idempotency key %q: %w", in.UserID, in.IdempotencyKey, err)
 	}
-	stored, err := s.jobFromStored(ctx, te.Item)
+	return s.createdBefore(ctx, te.Item, in)
+}
+
+// createdBefore is Create's answer when the job's id is taken: the job the
+// idempotency key created (created false), or an *IdempotencyError when
+// it was created from other input.
+func (s *Store) createdBefore(ctx context.Context, item table.Item, in CreateInput) (*Job, bool, error) {
+	stored, err := s.jobFromStored(ctx, item)
 	if err != nil {
 		return nil, false, err
 	}
 	if field := differentInput(stored, in); field != "" {
-		return nil, false, &IdempotencyError{Key: in.IdempotencyKey, JobID: id, Field: field, Job: stored}
+		return nil, false, &IdempotencyError{Key: in.IdempotencyKey, JobID: stored.ID, Field: field, Job: stored}
 	}
 	return stored, false, nil
+}
+
+// createWithWork is Create on a store with a work queue: the job's item
+// and the task carrying its work (its first queuing) in one transaction,
+// under Create's conditions, so no job exists without its work.
+func (s *Store) createWithWork(ctx context.Context, job *Job, in CreateInput, now time.Time) (*Job, bool, error) {
+	tx := s.t.WriteTx()
+	task, err := s.submitWork(ctx, tx, job.ID, job.CreatedAt, 1)
+	if err != nil {
+		return nil, false, err
+	}
+	job.TaskID, job.TaskCount = task.ID, 1
+	item, err := job.toItem()
+	if err != nil {
+		return nil, false, err
+	}
+	cond := table.IfNotExists()
+	if in.IdempotencyKey != "" {
+		// A job whose ttl has passed is gone for this package, and gives
+		// its key back.
+		cond = table.IfNotExistsOrExpired(attrTTL, now)
+	}
+	err = tx.Put(item, cond, table.ItemOnConditionFailure()).Run(ctx)
+	if err == nil {
+		return job, true, nil
+	}
+	stored, refused := s.jobRefusal(err)
+	switch {
+	case refused && in.IdempotencyKey != "" && len(stored) > 0:
+		return s.createdBefore(ctx, stored, in)
+	case refused:
+		return nil, false, fmt.Errorf("jobs: create job %q: id already used: %w", job.ID, err)
+	}
+	return nil, false, fmt.Errorf("jobs: create job for user %q and queue its work: %w", in.UserID, err)
 }
 
 // keyedJobID is the id of the job an idempotency key creates for a user:

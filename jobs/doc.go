@@ -33,10 +33,57 @@
 // write (ReturnValuesOnConditionCheckFailure), not from a second read. A
 // refused move changes nothing; a missing job is [ErrNotFound].
 //
-// A store wired to a queue ([Enqueue], e.g. tasks.Store.SubmitTx) makes
-// Replay one transaction of the job's move and its queued work, so no
-// crash leaves a QUEUED job without its work or work for a job that did
-// not move. jobs does not import a queue: the [Enqueuer] is the caller's.
+// # Work
+//
+// A job is work to do, and the seed's worker Lambda takes it from a queue.
+// With [Options.Work] ([Work]) the store binds each job to a task of the
+// tasks package, on a tasks table of the same DynamoDB
+// (tasks.DefaultTableName unless set, the table `tablekit tasks` reads, so
+// an operator sees a job's work with `tablekit tasks list`; the jobs
+// commands' -tasks-table names it for both):
+//
+//   - What a job's task is: its payload names the jobs table and the job
+//     ({"jobsTable": ..., "jobId": ...}); its idempotency key names the
+//     job's n-th queuing ("<jobs table>/<job id>/<createdAt ms>/<n>"), so
+//     a retried write queues the same task and no two queuings share one;
+//     its shard is the tasks table's (tasks hashes the task id). The job
+//     records its current task in taskId and the queuings in taskCount.
+//   - Every write that makes a job QUEUED queues its work in the same
+//     transaction: [Store.Create] (the job's Put and the task's three
+//     items: no job exists without its work), [Store.Replay] and
+//     [Store.Recover] (the move and a new task). [Store.Sweep] finds the
+//     jobs left QUEUED, or in flight, with no live task (created by a store
+//     without Work, or whose task was cancelled or died) and queues their
+//     work; [Store.Stranded] lists them without writing.
+//   - [Store.NewWorker] runs the jobs on the tasks runtime (tasks.Worker):
+//     it claims a job's task and holds the job under that task's one lease,
+//     which the runtime heartbeats (the job has no lease of its own, so a
+//     heartbeat writes the task only). The [Handler] gets the job
+//     PROCESSING ([Attempt]), may StartEditing, and returns the result
+//     (the job completes) or an error: the job goes back to QUEUED and its
+//     task fails its attempt, retried after the queue's backoff, until the
+//     job has had Options.MaxAttempts attempts; then the job is FAILED and
+//     its task completed (the job, not the task, is the dead letter;
+//     `tablekit jobs replay` queues it again). A worker that dies leaves
+//     its task's lease to run out; the runtime hands the task to another
+//     worker, which takes the job over from whatever step it was at: a
+//     job already COMPLETED or FAILED only has its task completed, one in
+//     flight starts a new attempt (the dead one counts) or, after the last,
+//     fails (LEASE_EXPIRED). A worker stopped by its context gives its
+//     jobs back (QUEUED, the attempt not counted) and its tasks to the
+//     queue. Each job move under a worker is conditioned on the job's
+//     attempt, which only the start of an attempt changes, and the start
+//     on the attempt it read and on the task being the job's, so of a late
+//     holder of a task and the one that took it over exactly one moves the
+//     job, and a job ends COMPLETED or FAILED exactly once
+//     (TestAJobWorkerThatDiesAtAnyStepLeavesItsJobTerminalExactlyOnce).
+//
+// The task queue's MaxAttempts is set to tasks.MaxAttempts: the job's
+// MaxAttempts decides when its work is given up, and a task must not die
+// of redeliveries first. Give each jobs table a tasks table of its own: a
+// worker refuses (fails the attempt of) a task of another jobs table.
+// [MeterProvider] and [Options.Logger] make the worker's failed
+// attempts, failures and takeovers visible.
 //
 // # Leases and recovery
 //

@@ -71,6 +71,15 @@ type Job struct {
 	// IdempotencyKey is the key Create was called with, if any
 	// (idempotencyKey, not in the seed).
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+	// TaskID is the task carrying the job's current work, on the store's
+	// work queue (taskId, not in the seed; see Options.Work): set by the
+	// write that queued it (Create, Replay, Recover, Sweep). A job worker
+	// runs the job only under that task. Empty for a job whose store
+	// queues no work.
+	TaskID string `json:"taskId,omitempty"`
+	// TaskCount is how many tasks have carried the job's work (taskCount,
+	// not in the seed): each queuing submits a new one.
+	TaskCount int `json:"taskCount,omitempty"`
 
 	// Extra holds the item's attributes this package does not know: ones
 	// written by newer code, or an old name kept during a rename (the
@@ -89,6 +98,10 @@ type Lease struct {
 	JobID     string    `json:"jobId"`
 	Attempt   int       `json:"attempt"`
 	ExpiresAt time.Time `json:"leaseExpiresAt"`
+	// task is the task whose lease covers the job, for a lease a job
+	// worker holds (Attempt.Lease): moves under it renew no lease of the
+	// job's own and require the job to be that task's.
+	task string
 }
 
 // Lease is the job's current lease: its id, attempt and lease expiry.
@@ -231,6 +244,8 @@ const (
 	attrAttemptsAtReplay = "attemptsAtReplay"
 	attrLeaseExpiresAt   = "leaseExpiresAt"
 	attrIdempotencyKey   = "idempotencyKey"
+	attrTaskID           = "taskId"
+	attrTaskCount        = "taskCount"
 )
 
 // record is a Job as stored: the seed's layout with numbers for times.
@@ -258,6 +273,8 @@ type record struct {
 	AttemptsAtReplay      int             `dynamodbav:"attemptsAtReplay,omitempty"`
 	LeaseExpiresAt        int64           `dynamodbav:"leaseExpiresAt,omitempty"`
 	IdempotencyKey        string          `dynamodbav:"idempotencyKey,omitempty"`
+	TaskID                string          `dynamodbav:"taskId,omitempty"`
+	TaskCount             int             `dynamodbav:"taskCount,omitempty"`
 }
 
 var knownAttrs = map[string]bool{
@@ -267,6 +284,7 @@ var knownAttrs = map[string]bool{
 	attrProcessingCompletedAt: true, attrAnalysisResult: true, attrEditResult: true, attrError: true,
 	attrCorrelationID: true, attrTraceID: true, attrTTL: true,
 	attrAttempt: true, attrAttemptsAtReplay: true, attrLeaseExpiresAt: true, attrIdempotencyKey: true,
+	attrTaskID: true, attrTaskCount: true,
 }
 
 // unixMilli and fromUnixMilli keep zero times absent rather than 1970.
@@ -324,6 +342,8 @@ func (j *Job) toItem() (table.Item, error) {
 		AttemptsAtReplay:      j.AttemptsAtReplay,
 		LeaseExpiresAt:        unixMilli(j.LeaseExpiresAt),
 		IdempotencyKey:        j.IdempotencyKey,
+		TaskID:                j.TaskID,
+		TaskCount:             j.TaskCount,
 	}
 	item, err := attributevalue.MarshalMap(r)
 	if err != nil {
@@ -384,6 +404,8 @@ func jobFromItem(item table.Item) (*Job, error) {
 		AttemptsAtReplay:      r.AttemptsAtReplay,
 		LeaseExpiresAt:        fromUnixMilli(r.LeaseExpiresAt),
 		IdempotencyKey:        r.IdempotencyKey,
+		TaskID:                r.TaskID,
+		TaskCount:             r.TaskCount,
 	}
 	// An item written before updatedAt existed was last updated, as far as
 	// anyone can tell, when it was created.

@@ -38,8 +38,16 @@ type RecoverResult struct {
 // conditional UpdateItem: back to QUEUED for another attempt, or to FAILED
 // (error code LEASE_EXPIRED, processingCompletedAt set) when the job has
 // used Options.MaxAttempts attempts since it was created or last replayed.
-// Run it periodically, every LeaseDuration or so, from one place or many:
+// With Options.Work, a job going back to QUEUED gets a new task carrying
+// its work in the same transaction, as Replay gives one. Run it
+// periodically, every LeaseDuration or so, from one place or many:
 // concurrent calls are safe.
+//
+// Recover is for jobs moved through the store's own calls
+// (StartProcessing and the moves under its lease). A job that a job worker
+// holds (NewWorker) has no lease of its own: the task's lease covers it,
+// and the tasks runtime hands the task of a dead worker to another, which
+// takes the job over. Recover leaves those alone.
 //
 // The write is conditioned on what was read: the status, the attempt and
 // the lease expiry. A worker that renewed its lease or moved its job in
@@ -82,8 +90,11 @@ func (s *Store) Recover(ctx context.Context) (_ RecoverResult, err error) {
 	now := s.now()
 	cutoff := now.Add(-s.opts.LeaseDuration).UnixMilli()
 	lease, updated := expression.Name(attrLeaseExpiresAt), expression.Name(attrUpdatedAt)
+	// A job a job worker holds has no lease of its own (its task's lease
+	// covers it, and the tasks runtime takes it over): it is left alone.
+	unleased := expression.AttributeNotExists(lease).And(expression.AttributeNotExists(expression.Name(attrTaskID)))
 	expired := lease.LessThanEqual(expression.Value(now.UnixMilli())).
-		Or(expression.AttributeNotExists(lease).And(updated.LessThanEqual(expression.Value(cutoff))))
+		Or(unleased.And(updated.LessThanEqual(expression.Value(cutoff))))
 	filter := expired.And(s.alive(now))
 	for _, st := range inFlight {
 		q := table.Query{
@@ -125,6 +136,8 @@ type leaseState struct {
 	updatedAt        int64
 	retryCount       int
 	errorCode        string
+	createdAt        int64
+	taskCount        int
 }
 
 func readLeaseState(item table.Item) leaseState {
@@ -146,6 +159,9 @@ func readLeaseState(item table.Item) leaseState {
 	ls.attemptsAtReplay = int(b)
 	ls.leaseExpiresAt, ls.hasLease = num(attrLeaseExpiresAt)
 	ls.updatedAt, _ = num(attrUpdatedAt)
+	ls.createdAt, _ = num(attrCreatedAt)
+	c, _ := num(attrTaskCount)
+	ls.taskCount = int(c)
 	if m, ok := item[attrError].(*types.AttributeValueMemberM); ok {
 		if v, ok := m.Value["retryCount"].(*types.AttributeValueMemberN); ok {
 			n, _ := strconv.Atoi(v.Value)
@@ -196,7 +212,16 @@ func (s *Store) recoverItem(ctx context.Context, item table.Item, now time.Time)
 	}
 	u = u.Set(expression.Name(attrStatus), expression.Value(to))
 
-	err := s.t.Update(ctx, s.t.Key(id), u, table.If(cond))
+	var err error
+	if to == StatusQueued && s.work != nil {
+		// Back in the queue with its work, as Replay queues it.
+		err = s.writeWithWork(ctx, id, fromUnixMilli(ls.createdAt), ls.taskCount, u, cond)
+		if _, refused := s.jobRefusal(err); refused {
+			err = fmt.Errorf("%w: %w", table.ErrConditionFailed, err)
+		}
+	} else {
+		err = s.t.Update(ctx, s.t.Key(id), u, table.If(cond))
+	}
 	log := s.opts.Logger
 	switch {
 	case errors.Is(err, table.ErrConditionFailed):

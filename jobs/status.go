@@ -195,34 +195,56 @@ func (s *Store) Fail(ctx context.Context, lease Lease, failure JobError) (_ *Job
 // Options.MaxAttempts.
 //
 // A FAILED item written before the error map existed gets one, with code
-// "UNKNOWN" and retryCount 1, by a second conditional write (the first is
-// refused because it requires the map).
+// "UNKNOWN" and retryCount 1.
 //
-// With Options.Enqueue, the move is one transaction with the job's work
-// queued by the Enqueuer: both apply or neither does, so no crash can
-// leave a QUEUED job without its work, or work queued for a job that did
-// not move. The job is then read back after the transaction (one strongly
-// consistent read more).
+// With Options.Work, Replay queues the job's work: it reads the job
+// (strongly consistent) and moves it in one transaction with a new task
+// carrying its work (see "Work" in the package documentation), conditioned
+// on the job being FAILED with the task count it read, so both apply or
+// neither does, and a retried Replay whose first call applied is refused
+// without queuing twice. A job that is not FAILED is refused from that
+// read, with nothing written. The job is read back after the transaction
+// (one strongly consistent read more). Without Work, Replay is one
+// conditional UpdateItem (two for a FAILED item without an error map) and
+// the caller queues the work.
+//
+// A job that is not FAILED gets a *TransitionError (ErrInvalidTransition,
+// or ErrLeaseLost never: Replay holds no lease), a missing or expired one
+// ErrNotFound; neither writes anything.
 func (s *Store) Replay(ctx context.Context, id string) (_ *Job, err error) {
 	ctx, span := s.start(ctx, "jobs.Replay")
 	defer span.End(&err)
-	retryCount := expression.Name(attrError + ".retryCount")
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if s.work != nil {
+		return s.replayWithWork(ctx, id)
+	}
+	spec := replaySpec(id, true)
+	job, err := s.move(ctx, spec)
+	var te *TransitionError
+	if !errors.As(err, &te) || te.Current != StatusFailed {
+		return job, err
+	}
+	return s.move(ctx, replaySpec(id, false))
+}
+
+// replaySpec is the move FAILED → QUEUED of Replay, for a job with an
+// error map (hasError) or without one.
+func replaySpec(id string, hasError bool) moveSpec {
+	spec := moveSpec{id: id, from: []Status{StatusFailed}, to: StatusQueued}
 	replayed := func(u expression.UpdateBuilder) expression.UpdateBuilder {
 		return u.Set(expression.Name(attrAttemptsAtReplay), expression.IfNotExists(expression.Name(attrAttempt), expression.Value(0))).
 			Remove(expression.Name(attrProcessingStartedAt)).
 			Remove(expression.Name(attrProcessingCompletedAt))
 	}
-	spec := moveSpec{id: id, from: []Status{StatusFailed}, to: StatusQueued,
-		set: func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
+	if hasError {
+		retryCount := expression.Name(attrError + ".retryCount")
+		spec.set = func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
 			return replayed(u.Set(retryCount, expression.Plus(expression.IfNotExists(retryCount, expression.Value(0)), expression.Value(1)))), nil
-		},
-		extra:   expression.AttributeExists(expression.Name(attrError)),
-		enqueue: true,
-	}
-	job, err := s.move(ctx, spec)
-	var te *TransitionError
-	if !errors.As(err, &te) || te.Current != StatusFailed {
-		return job, err
+		}
+		spec.extra = expression.AttributeExists(expression.Name(attrError))
+		return spec
 	}
 	spec.set = func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
 		return replayed(u.Set(expression.Name(attrError), expression.Value(JobError{
@@ -232,7 +254,68 @@ func (s *Store) Replay(ctx context.Context, id string) (_ *Job, err error) {
 		}))), nil
 	}
 	spec.extra = expression.AttributeNotExists(expression.Name(attrError))
-	return s.move(ctx, spec)
+	return spec
+}
+
+// replayWithWork is Replay on a store with a work queue.
+func (s *Store) replayWithWork(ctx context.Context, id string) (*Job, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	job, err := s.Get(ctx, id, Consistent())
+	if err != nil {
+		return nil, err
+	}
+	spec := replaySpec(id, job.Error != nil)
+	if job.Status != StatusFailed {
+		return nil, &TransitionError{JobID: id, Current: job.Status, From: spec.from, To: spec.to, Job: job}
+	}
+	return s.moveWithWork(ctx, spec, job)
+}
+
+// moveWithWork makes move m of job (as read) in one transaction with a new
+// task carrying its work, on the condition that the job still has the task
+// count it was read with, then reads the job back.
+func (s *Store) moveWithWork(ctx context.Context, m moveSpec, job *Job) (*Job, error) {
+	now := s.now()
+	u, cond, err := s.moveUpdate(m, now)
+	if err != nil {
+		return nil, err
+	}
+	err = s.writeWithWork(ctx, job.ID, job.CreatedAt, job.TaskCount, u, cond)
+	if item, refused := s.jobRefusal(err); refused {
+		if len(item) == 0 || table.ItemExpired(item, attrTTL, now) {
+			return nil, notFound(m.id, err)
+		}
+		return nil, s.transitionError(ctx, m, item, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("jobs: move job %q %s → %s and queue its work: %w", m.id, joinStatuses(m.from), m.to, err)
+	}
+	var item table.Item
+	if err := s.t.Get(ctx, s.t.Key(m.id), &item, table.Consistent()); err != nil {
+		return nil, fmt.Errorf("jobs: read job %q after its move: %w", m.id, err)
+	}
+	return s.jobFromStored(ctx, item)
+}
+
+// writeWithWork runs, in one transaction, the update u of job id under
+// cond and the submission of the task of the job's next queuing (its
+// taskCount + 1; the job was created at createdAt and read with
+// taskCount), conditioned also on taskCount being as read.
+func (s *Store) writeWithWork(ctx context.Context, id string, createdAt time.Time, taskCount int, u expression.UpdateBuilder, cond expression.ConditionBuilder) error {
+	tx := s.t.WriteTx()
+	u, err := s.queueWork(ctx, tx, id, createdAt, taskCount+1, u)
+	if err != nil {
+		return err
+	}
+	count := expression.Name(attrTaskCount)
+	if taskCount == 0 {
+		cond = cond.And(expression.AttributeNotExists(count))
+	} else {
+		cond = cond.And(count.Equal(expression.Value(taskCount)))
+	}
+	return tx.Update(s.t.Key(id), u, table.If(cond), table.ItemOnConditionFailure()).Run(ctx)
 }
 
 // UnknownErrorCode is the error code Replay records for a FAILED job that
@@ -248,9 +331,6 @@ type moveSpec struct {
 	renew bool     // set leaseExpiresAt to now + LeaseDuration
 	set   func(nowMillis int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error)
 	extra expression.ConditionBuilder // a further condition, when valid
-	// enqueue queues the job's work in the move's transaction when the
-	// store has an Enqueuer.
-	enqueue bool
 }
 
 // move is every status change: one UpdateItem that sets status and
@@ -265,39 +345,13 @@ func (s *Store) move(ctx context.Context, m moveSpec) (*Job, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	if err := checkID(m.id); err != nil {
+	now := s.now()
+	u, cond, err := s.moveUpdate(m, now)
+	if err != nil {
 		return nil, err
 	}
-	if m.lease != nil && m.lease.Attempt <= 0 {
-		return nil, inputError("lease.Attempt", m.lease.Attempt, "must be positive: take the lease from the job StartProcessing returned")
-	}
-	now := s.now()
-	nowMillis := now.UnixMilli()
-	u := expression.Set(expression.Name(attrUpdatedAt), expression.Value(nowMillis))
-	if m.to != "" {
-		u = u.Set(expression.Name(attrStatus), expression.Value(m.to))
-	}
-	if m.renew {
-		u = u.Set(expression.Name(attrLeaseExpiresAt), expression.Value(now.Add(s.opts.LeaseDuration).UnixMilli()))
-	}
-	if m.set != nil {
-		var err error
-		if u, err = m.set(nowMillis, u); err != nil {
-			return nil, err
-		}
-	}
-	cond := statusIn(m.from).And(s.alive(now))
-	if m.lease != nil {
-		cond = cond.And(expression.Name(attrAttempt).Equal(expression.Value(m.lease.Attempt)))
-	}
-	if m.extra.IsSet() {
-		cond = cond.And(m.extra)
-	}
-	if m.enqueue && s.opts.Enqueue != nil {
-		return s.moveAndEnqueue(ctx, m, u, cond, now)
-	}
 	var item table.Item
-	err := s.t.Update(ctx, s.t.Key(m.id), u, table.If(cond), table.ReturnNew(&item), table.ItemOnConditionFailure())
+	err = s.t.Update(ctx, s.t.Key(m.id), u, table.If(cond), table.ReturnNew(&item), table.ItemOnConditionFailure())
 	if err != nil {
 		if !errors.Is(err, table.ErrConditionFailed) {
 			return nil, fmt.Errorf("jobs: move job %q %s → %s: %w", m.id, joinStatuses(m.from), m.to, err)
@@ -313,6 +367,44 @@ func (s *Store) move(ctx context.Context, m moveSpec) (*Job, error) {
 		return nil, s.transitionError(ctx, m, current, err)
 	}
 	return s.jobFromStored(ctx, item)
+}
+
+// moveUpdate is the update and condition of move m at now.
+func (s *Store) moveUpdate(m moveSpec, now time.Time) (expression.UpdateBuilder, expression.ConditionBuilder, error) {
+	var u expression.UpdateBuilder
+	var cond expression.ConditionBuilder
+	if err := checkID(m.id); err != nil {
+		return u, cond, err
+	}
+	if m.lease != nil && m.lease.Attempt <= 0 {
+		return u, cond, inputError("lease.Attempt", m.lease.Attempt, "must be positive: take the lease from the job StartProcessing returned")
+	}
+	nowMillis := now.UnixMilli()
+	u = expression.Set(expression.Name(attrUpdatedAt), expression.Value(nowMillis))
+	if m.to != "" {
+		u = u.Set(expression.Name(attrStatus), expression.Value(m.to))
+	}
+	held := m.lease != nil && m.lease.task != ""
+	if m.renew && !held {
+		u = u.Set(expression.Name(attrLeaseExpiresAt), expression.Value(now.Add(s.opts.LeaseDuration).UnixMilli()))
+	}
+	if m.set != nil {
+		var err error
+		if u, err = m.set(nowMillis, u); err != nil {
+			return u, cond, err
+		}
+	}
+	cond = statusIn(m.from).And(s.alive(now))
+	if m.lease != nil {
+		cond = cond.And(expression.Name(attrAttempt).Equal(expression.Value(m.lease.Attempt)))
+	}
+	if held {
+		cond = cond.And(expression.Name(attrTaskID).Equal(expression.Value(m.lease.task)))
+	}
+	if m.extra.IsSet() {
+		cond = cond.And(m.extra)
+	}
+	return u, cond, nil
 }
 
 // transitionError describes a refused move from the item DynamoDB returned

@@ -8,11 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
+	"github.com/tablekit/tablekit/tasks"
 )
 
 // DefaultTTL is how long a job lives: the seed sets ttl to 90 days from
@@ -67,10 +69,12 @@ type Options struct {
 	// creation or last Replay) before Recover fails it instead of
 	// re-queuing it. Default DefaultMaxAttempts.
 	MaxAttempts int
-	// Enqueue queues a job's work in the transaction that moves it to
-	// QUEUED (Replay), when set: see Enqueuer. Nil: the store queues
-	// nothing, and the caller submits the work itself.
-	Enqueue Enqueuer
+	// Work is the task queue that carries each job's work, when set (see
+	// Work and "Work" in the package documentation): Create, Replay and
+	// Recover queue a job's task in the transaction that makes it QUEUED,
+	// Sweep queues what is missing, and NewWorker runs the tasks. Nil: the
+	// store queues nothing, and moves jobs only when its caller does.
+	Work *WorkOptions
 	// Environment is the deployment the store serves ("dev", "staging",
 	// "prod", ...): seed 001 keeps a failure's stack trace "dev/staging
 	// only", so in every other environment Fail (and the job worker)
@@ -89,6 +93,11 @@ type Options struct {
 	// managed KMS encryption (table.RecoveryAndKMS): what EnsureTable
 	// creates a missing table with and checks an existing one against.
 	Provisioning *table.Provisioning
+
+	// tracerProvider and meterProvider are what TracerProvider and
+	// MeterProvider set, kept for the work queue and the job worker.
+	tracerProvider trace.TracerProvider
+	meterProvider  metric.MeterProvider
 }
 
 // Store reads and writes jobs in one table. It is safe for concurrent use.
@@ -98,6 +107,7 @@ type Store struct {
 	offload *blobstore.Offloader // per-attribute budget, for status moves
 	full    *blobstore.Offloader // whole-item threshold, for Backfill
 	opts    Options
+	work    *tasks.Store // Options.Work's queue; nil without one
 	// budget is the most one offloadable attribute may take inline; see
 	// offload.go.
 	budget int
@@ -172,6 +182,11 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 		return nil, err
 	}
 	s := &Store{blobs: blobs, opts: o, t: table.New(db, schema, o.Table...), budget: attributeBudget(o.OffloadThreshold)}
+	if o.Work != nil {
+		if s.work, err = newWorkQueue(db, o); err != nil {
+			return nil, err
+		}
+	}
 	if blobs != nil {
 		// Keys of the table and both indexes, and ttl, must stay in the
 		// item: DynamoDB indexes and expires by them, and reads filter on
@@ -251,14 +266,21 @@ func (s *Store) Schema() table.Schema {
 }
 
 // EnsureTable creates the store's table, with its indexes and TTL, unless
-// it exists.
+// it exists; with Options.Work, the work queue's tasks table too
+// (tasks.Store.EnsureTable).
 func (s *Store) EnsureTable(ctx context.Context) (err error) {
 	ctx, span := s.start(ctx, "jobs.EnsureTable")
 	defer span.End(&err)
 	if err := s.check(); err != nil {
 		return err
 	}
-	return s.t.EnsureTable(ctx)
+	if err := s.t.EnsureTable(ctx); err != nil {
+		return err
+	}
+	if s.work != nil {
+		return s.work.EnsureTable(ctx)
+	}
+	return nil
 }
 
 // ErrNoStore: a method was called on a nil or zero Store, not one from
@@ -298,5 +320,8 @@ func (s *Store) start(ctx context.Context, operation string) (context.Context, t
 // ...), under which the requests' spans nest (observe.DynamoDB). Nil, the
 // default, starts none and costs nothing.
 func TracerProvider(tp trace.TracerProvider) func(*Options) {
-	return func(o *Options) { o.Table = append(o.Table, table.TracerProvider(tp)) }
+	return func(o *Options) {
+		o.Table = append(o.Table, table.TracerProvider(tp))
+		o.tracerProvider = tp
+	}
 }

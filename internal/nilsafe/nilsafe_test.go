@@ -58,7 +58,7 @@ var receivers = []any{
 	(*blobstore.Memory)(nil), (*blobstore.Dir)(nil), (*s3blob.Store)(nil), (*blobstore.Offloader)(nil),
 	(*changes.Consumer[map[string]any])(nil), (*connect.Conn)(nil),
 	(*entity.Registry)(nil), (*entity.Entity[nilsafeEntity])(nil), (*entity.Update[nilsafeEntity])(nil),
-	(*jobs.Store)(nil), (*analytics.View)(nil),
+	(*jobs.Store)(nil), (*jobs.Worker)(nil), (*jobs.Attempt)(nil), (*jobs.JobError)(nil), (*analytics.View)(nil),
 	(*journey.Store)(nil), (*journey.Journeys)(nil), (*journey.Jobs)(nil), (*journey.Stages)(nil),
 	(*journey.Logs)(nil), (*journey.Reports)(nil), (*journey.Rules)(nil), (*journey.Backups)(nil),
 	(*journey.Library)(nil), (*journey.StepLogger)(nil), (*journey.Complete)(nil),
@@ -210,7 +210,7 @@ var functions = map[string]any{
 	"changes.EnableStream": changes.EnableStream, "changes.LeaseSchema": changes.LeaseSchema,
 	"changes.CheckKeys": changes.CheckKeys,
 
-	"jobs.NewStore": jobs.NewStore, "jobs.Enqueue": jobs.Enqueue, "jobs.Schema": jobs.Schema, "jobs.Provisioning": jobs.Provisioning,
+	"jobs.NewStore": jobs.NewStore, "jobs.Schema": jobs.Schema, "jobs.Provisioning": jobs.Provisioning, "jobs.Permanent": jobs.Permanent,
 	"jobs.TableNameForEnv": jobs.TableNameForEnv, "jobs.Patterns": jobs.Patterns, "jobs.Entities": jobs.Entities,
 	"jobs.Statuses": jobs.Statuses, "jobs.JobFromChange": jobs.JobFromChange,
 	"analytics.NewView": analytics.NewView, "analytics.Recount": analytics.Recount, "analytics.Schema": analytics.Schema,
