@@ -25,7 +25,7 @@
 //		Partition:       "{userId}",
 //	}
 //
-// Each pattern declares two rates, as seed 002 asks ("RPS (Peak and
+// Each pattern declares two rates, as the seed asks ("RPS (Peak and
 // Average)"): the peak sizes partitions and provisioned capacity, the
 // average is what the month costs.
 //

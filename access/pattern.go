@@ -55,7 +55,7 @@ type Pattern struct {
 	// AveragePerSecond is the request rate averaged over a month: what
 	// the bill is computed from. It is at most RatePerSecond; 0 means not
 	// declared, and datamodel then bills the peak as if it were constant
-	// and says so in the document (seed 002 asks for both: "RPS (Peak and
+	// and says so in the document (the seed asks for both: "RPS (Peak and
 	// Average)").
 	AveragePerSecond float64
 	Consistent       bool
@@ -63,7 +63,7 @@ type Pattern struct {
 
 	// The fields below are what package datamodel needs beyond the figures
 	// above to estimate capacity per key value and GSI write amplification
-	// (seed 002: "GSI write amplification", "Hot partitions"). All are
+	// (the seed: "GSI write amplification", "Hot partitions"). All are
 	// optional; a pattern without them is costed from ItemSize and
 	// ItemsPerRequest alone, as writing no index and hitting many
 	// partitions.
@@ -75,7 +75,7 @@ type Pattern struct {
 	Partition string
 	// Partitions is how many shards the pattern's constant key values
 	// (Partition and the index partitions it writes) are split over,
-	// seed 002's write sharding: STATUS#PENDING#0 .. STATUS#PENDING#{N-1}.
+	// the seed's write sharding: STATUS#PENDING#0 .. STATUS#PENDING#{N-1}.
 	// 0 means 1. Templates are keyed per entity and never concentrate.
 	Partitions int
 	// IndexWrites lists, for a write, the GSI entries each written item

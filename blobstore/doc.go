@@ -77,8 +77,8 @@
 //
 // # Hybrid storage
 //
-// DynamoDB refuses items over 400 KB and charges reads per 4 KB, so seeds
-// 000 and 004 keep logs, reports and files in S3 and only their location
+// DynamoDB refuses items over 400 KB and charges reads per 4 KB, so the journey
+// and pipeline designs (docs/systems/journey.md, pipeline.md) keep logs, reports and files in S3 and only their location
 // in DynamoDB. Offloader does this once for every package: given an item
 // and a threshold (100 KB by default), it moves the largest attributes to
 // the store under keys derived from the item and their content, and leaves

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The seed 004 layout, with its "exections" folder.
+// The pipeline design's layout (docs/systems/pipeline.md), with its "exections" folder.
 var testOutputKey = MustKeyTemplate("pipelines/{pipelineId}/{version}/exections/{executionId}/output.txt")
 
 // adversarialID builds an id from pieces chosen to collide under naive

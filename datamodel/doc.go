@@ -1,6 +1,6 @@
 // Package datamodel turns a store's table.Schema and its declared access
-// patterns ([]access.Pattern) into what seed
-// 002 (the DynamoDB data-modeling guide) asks of every table: capacity and
+// patterns ([]access.Pattern) into what the data-modelling method of
+// docs/systems/datamodel.md ("the seed" below) asks of every table: capacity and
 // on-demand cost per access pattern, a hot-partition analysis, the
 // dynamodb_data_model.md document, and a least-privilege IAM policy; and it
 // checks its own estimates on dynamotest.
@@ -16,7 +16,7 @@
 //   - Partition: the partition key value the requests hit, a constant
 //     ("STATUS#PENDING", "JOURNEYS") or a template ("TASK#{taskId}").
 //   - Partitions: how many write shards the pattern's constant key values
-//     are split over (seed 002's write sharding); a service that configures
+//     are split over (the seed's write sharding); a service that configures
 //     its own sets it with WithPartitions.
 //   - IndexWrites: the GSI entries each written item costs, with Move for a
 //     write that changes the item's index key (a delete and a put) and the
@@ -42,11 +42,11 @@
 // creating pattern's average rate, kept for their Retention (TTL) or,
 // when nothing deletes them, counted after a horizon (WithHorizon, a year
 // by default), each billed at its size plus DynamoDB's 100-byte overhead
-// in the table and in every GSI that holds it. Monthly cost uses seed
-// 002's prices (RRU $0.125 and WRU $0.625 per million, storage $0.25 per
+// in the table and in every GSI that holds it. Monthly cost uses the
+// seed's prices (RRU $0.125 and WRU $0.625 per million, storage $0.25 per
 // GB-month, 2,592,000 seconds a month). The load on every constant key value (per shard) is
 // summed over the patterns that touch it, templates being per entity; a value past 3,000 RCU or 1,000 WCU per
-// second is hot, and PartitionLoad.Remedy names seed 002's write sharding
+// second is hot, and PartitionLoad.Remedy names the seed's write sharding
 // with the smallest shard count that fits.
 //
 // # Documents and policies

@@ -15,7 +15,7 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// Seed 002's constants: on-demand prices in US dollars, the seconds in its
+// The seed's constants: on-demand prices in US dollars, the seconds in its
 // month, and the throughput one partition serves.
 const (
 	PricePerMillionReads  = 0.125     // read request unit (RRU)
@@ -61,7 +61,7 @@ type Options struct {
 	// deleted (Retention 0): their items after Horizon of growth. 0 means
 	// DefaultHorizon.
 	Horizon time.Duration
-	// Prices defaults to seed 002's.
+	// Prices defaults to the seed's.
 	Prices Prices
 }
 
@@ -138,7 +138,7 @@ type Estimate struct {
 	// keyed by it hit one entity: the most one entity's key value can take
 	// at the declared peaks. Declared rates are the service's, not one
 	// entity's, so this is an upper bound; it is also the load when one
-	// entity is all the traffic there is (seed 000's one running job, its
+	// entity is all the traffic there is (the journey design's one running job, its
 	// dashboard open). Hot ones would pass a partition's limits so.
 	PerEntity []PartitionLoad
 }
@@ -218,7 +218,7 @@ func (p PartitionLoad) Use() float64 {
 	return max(p.ReadPerSecond/PartitionReadLimit, p.WritePerSecond/PartitionWriteLimit)
 }
 
-// Remedy names the fix for a hot partition: seed 002's write sharding,
+// Remedy names the fix for a hot partition: the seed's write sharding,
 // with the smallest shard count that brings the load under the limits.
 func (p PartitionLoad) Remedy() string {
 	if !p.Hot() {
@@ -229,7 +229,7 @@ func (p PartitionLoad) Remedy() string {
 	if p.Index != "" {
 		where = p.Index + "'s partition key"
 	}
-	return fmt.Sprintf("write sharding (seed 002): suffix %s with a shard number, %s#{0..%d} (at least %d shards; more for headroom), "+
+	return fmt.Sprintf("write sharding (the seed): suffix %s with a shard number, %s#{0..%d} (at least %d shards; more for headroom), "+
 		"chosen by hash of the item id, and query every shard and merge the results", where, p.Partition, shards*p.Spread-1, shards*p.Spread)
 }
 
@@ -319,7 +319,7 @@ func hottestFirst(loads map[[2]string]*PartitionLoad) []PartitionLoad {
 	return out
 }
 
-// monthly is what units per second cost for seed 002's month.
+// monthly is what units per second cost for the seed's month.
 func monthly(perSecond, pricePerMillion float64) float64 {
 	return perSecond * SecondsPerMonth / 1e6 * pricePerMillion
 }

@@ -424,7 +424,7 @@ func TestBadDeclarationsAreTypedErrors(t *testing.T) {
 	assert.ErrorIs(t, err, table.ErrInvalidInput, "an invalid schema should wrap the table package's error")
 }
 
-// TestShardingTheTasksQueueCoolsItsPartitions: seed 003's 500 tasks/s
+// TestShardingTheTasksQueueCoolsItsPartitions: the task-queue design's 500 tasks/s
 // overload GSI1's STATUS#PENDING and STATUS#PROCESSING on one partition
 // each; spread over 4 shards (tasks' DefaultShards, which its patterns
 // declare) no value passes the limits.

@@ -1,6 +1,8 @@
 package datamodel
 
 import (
+	"fmt"
+
 	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/iam"
 	"github.com/tablekit/tablekit/table"
@@ -18,6 +20,11 @@ type Model struct {
 	// Package is the Go import path of the store, for the document's
 	// provenance line.
 	Package string
+	// Design is a link (relative to the documents) to the description of
+	// the system the table serves, which both documents name in their
+	// opening lines; "the seed" in the prose means that system's original
+	// design. Empty: no link.
+	Design string
 	// Schema is the table as CreateTable needs it, and Patterns how the
 	// store uses it (the store's Patterns function).
 	Schema   table.Schema
@@ -26,7 +33,7 @@ type Model struct {
 	// function), from which storage is derived.
 	Entities []access.Entity
 	// Attributes lists, by pattern name, the attributes a pattern needs
-	// (seed 002's "Attributes Needed"; the per-pattern projected
+	// (the seed's "Attributes Needed"; the per-pattern projected
 	// attributes a GSI must keep); a pattern not listed needs the whole
 	// item.
 	Attributes map[string][]string
@@ -59,7 +66,7 @@ func (s Sample) get(name string) (string, bool) {
 }
 
 // Prose is the hand-written part of a data-model document, one field per
-// section or bullet of seed 002's dynamodb_data_model.md template.
+// section or bullet of the seed's dynamodb_data_model.md template.
 // Markdown is allowed; empty fields are left out.
 type Prose struct {
 	Philosophy        string
@@ -87,4 +94,13 @@ type IndexProse struct {
 // with its options.
 func (m Model) Estimate() (*Estimate, error) {
 	return EstimateSchema(m.Schema, m.Patterns, append([]func(*Options){WithEntities(m.Entities)}, m.Options...)...)
+}
+
+// designLine is the sentence that names the system's design document, with
+// a leading space, or "" when Design is empty.
+func (m Model) designLine() string {
+	if m.Design == "" {
+		return ""
+	}
+	return fmt.Sprintf(" The system this table serves is described in [%s](%s); \"the seed\" below is its original design.", m.Design, m.Design)
 }

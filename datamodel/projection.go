@@ -13,7 +13,7 @@ import (
 const defaultAttributeBytes = 32
 
 // ProjectionOption is one projection a GSI could have and what it would
-// cost at the declared average rates (seed 002: "Project only what you
+// cost at the declared average rates (the seed: "Project only what you
 // query to GSIs").
 type ProjectionOption struct {
 	Projection types.ProjectionType

@@ -105,7 +105,7 @@ func TestRenderFollowsSeed002Template(t *testing.T) {
 	// queries/s of 25 x 2 KB: 13 units, halved, 65 RCU.
 	hot := doc[strings.Index(doc, "## Hot Partition"):strings.Index(doc, "## Trade-offs")]
 	assert.Contains(t, doc, "**GSI1** `NEW`: 65 RCU/s, 1,200 WCU/s", "hot partition NEW not flagged:\n%s", hot)
-	assert.Contains(t, doc, "write sharding (seed 002)", "hot partition NEW not flagged with its remedy:\n%s", hot)
+	assert.Contains(t, doc, "write sharding (the seed)", "hot partition NEW not flagged with its remedy:\n%s", hot)
 	assert.Contains(t, doc, "oldest \\| first", "a | in a description was not escaped")
 	assert.Contains(t, doc, "- [ ] Hot partition analysis completed: `NEW` pass", "validation does not report the hot partition")
 	again, _ := datamodel.Render(context.Background(), orderModel())

@@ -83,7 +83,7 @@ func runJobs(t *testing.T, scale float64, seconds int) *sim {
 	return s
 }
 
-// TestJobsAtSeedPeakDoNotThrottle: seed 001's ~100k jobs a month, at
+// TestJobsAtSeedPeakDoNotThrottle: the jobs design's ~100k jobs a month, at
 // their declared peak, load no key value near its limits; datamodel says
 // so and the fake throttles nothing.
 func TestJobsAtSeedPeakDoNotThrottle(t *testing.T) {

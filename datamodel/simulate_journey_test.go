@@ -15,7 +15,7 @@ import (
 	"github.com/tablekit/tablekit/journey"
 )
 
-// runJourney drives a journey store at seed 000's declared peaks
+// runJourney drives a journey store at the journey design's declared peaks
 // (journey.Patterns) multiplied by scale, all on one journey and its one
 // running job: the seed's ~100 jobs a day of ~2 minutes run one at a
 // time, so the per-entity key values of that job and its journey take
@@ -117,7 +117,7 @@ func runJourney(t *testing.T, scale float64, seconds int) (*sim, map[partitionKe
 	return s, measured()
 }
 
-// TestJourneyAtSeedPeakDoesNotThrottle: at seed 000's declared peaks, all
+// TestJourneyAtSeedPeakDoesNotThrottle: at the journey design's declared peaks, all
 // on one journey and its running job, datamodel calls no key value hot,
 // neither the constant JOURNEYS nor, with every request on that one
 // entity, JOURNEY#{journeyId} or JOB#{jobId}; the fake throttles nothing,
@@ -137,8 +137,8 @@ func TestJourneyAtSeedPeakDoesNotThrottle(t *testing.T) {
 // the declared "Load complete journey" reads the journey's metadata,
 // stages, rules, jobs and catalog (44.5 RCU), and so does Load with
 // SkipLogSummaries. Load's default reads the log summaries too, which
-// sort inside the partition: a journey whose six stages' jobs kept seed
-// 000's 10,000 summaries each (60,000, more than 3,000 RCU a Load) takes
+// sort inside the partition: a journey whose six stages' jobs kept the journey
+// design's 10,000 summaries each (60,000, more than 3,000 RCU a Load) takes
 // more than a partition's 3,000 RCU/s at the declared one Load a second,
 // and the fake throttles its key value. The dashboard must skip
 // the summaries (or they must leave the partition) for datamodel's figure

@@ -14,7 +14,7 @@ import (
 )
 
 // runPipeline drives a pipeline store at the peaks pipeline.Patterns
-// declares for a busy service (seed 004 states none) multiplied by scale.
+// declares for a busy service (the pipeline design (docs/systems/pipeline.md) states none) multiplied by scale.
 // Every 100 ms of the fake's clock: the tick's share of new pipelines
 // (the declared typical one: four tag levels, two groups, a current item
 // of about 2 KB) and, all on one pipeline, as the per-entity bound

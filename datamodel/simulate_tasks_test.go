@@ -42,7 +42,7 @@ func driven(ps []access.Pattern) []access.Pattern {
 	return out
 }
 
-// runTasks drives a tasks store at seed 003's declared peak: every 100 ms
+// runTasks drives a tasks store at the task-queue design's declared peak: every 100 ms
 // of the fake's clock, the tick's share of submissions, claims (each
 // claimed task heartbeaten at the declared heartbeat rate and completed),
 // metadata and history reads. It returns the simulation.
@@ -98,7 +98,7 @@ func runTasks(t *testing.T, shards, seconds int, scale float64) *sim {
 
 // TestTasksAtSeedPeakThrottlesExactlyThePartitionsDatamodelCallsHot: on
 // one shard GSI1's STATUS#PENDING and STATUS#PROCESSING take about a
-// partition's 1,000 WCU at seed 003's 500 tasks a second (each move writes
+// partition's 1,000 WCU at the task-queue design's 500 tasks a second (each move writes
 // the index entry once, now that submit, claim and complete are
 // single-item writes); at half as much again both are over, datamodel
 // says so, and the fake throttles them and nothing else.

@@ -62,7 +62,7 @@ func (e EntityStorage) Bytes() float64 {
 func (e EntityStorage) GB() float64 { return e.Bytes() / bytesPerGB }
 
 // GrowthGBPerMonth is how much an entity kept until deleted adds every
-// month (seed 002's 30-day month); 0 for one with a retention.
+// month (the seed's 30-day month); 0 for one with a retention.
 func (e EntityStorage) GrowthGBPerMonth() float64 {
 	if !e.Unbounded || e.Items == 0 {
 		return 0

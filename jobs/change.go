@@ -11,7 +11,7 @@ import (
 )
 
 // JobFromChange returns the job one change of the jobs table leaves
-// behind, for a consumer of the table's stream (seed 001's "future: enable
+// behind, for a consumer of the table's stream (the seed's "future: enable
 // for analytics"):
 //
 //	c, err := changes.New[table.Item](db, streams, jobs.DefaultTableName,

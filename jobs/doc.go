@@ -1,4 +1,5 @@
-// Package jobs stores the photo editor's processing jobs (seed 001): the
+// Package jobs stores the photo editor's processing jobs, the system
+// docs/systems/jobs.md describes (its original design is "the seed" below): the
 // table photoeditor-{env}-jobs, its two indexes, TTL, and the guarded status
 // machine workers use to move a job from upload to result.
 //

@@ -153,7 +153,7 @@ func (s *Store) Fail(ctx context.Context, lease Lease, failure JobError) (_ *Job
 		return nil, err
 	}
 	if !s.keepsStacks() {
-		failure.Stack = "" // seed 001: "Stack trace (dev/staging only)"
+		failure.Stack = "" // the seed: "Stack trace (dev/staging only)"
 	}
 	spec := moveSpec{id: lease.JobID, lease: &lease, from: inFlight, to: StatusFailed,
 		set: func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {

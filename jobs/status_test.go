@@ -316,7 +316,7 @@ func fromText(from []jobs.Status) string {
 	return strings.Join(parts, "|")
 }
 
-// TestStackTracesAreKeptInDevAndStagingOnly: seed 001's error.stack is
+// TestStackTracesAreKeptInDevAndStagingOnly: the seed's error.stack is
 // "Stack trace (dev/staging only)". Both of Fail's writes (a first failure,
 // and one after a replay, which updates the error map in place) follow it.
 func TestStackTracesAreKeptInDevAndStagingOnly(t *testing.T) {

@@ -76,7 +76,7 @@ type Options struct {
 	// store queues nothing, and moves jobs only when its caller does.
 	Work *WorkOptions
 	// Environment is the deployment the store serves ("dev", "staging",
-	// "prod", ...): seed 001 keeps a failure's stack trace "dev/staging
+	// "prod", ...): the seed keeps a failure's stack trace "dev/staging
 	// only", so in every other environment Fail (and the job worker)
 	// store error.stack as absent. Default: the {env} of a table named
 	// photoeditor-{env}-jobs (TableNameForEnv), so the default table keeps
@@ -242,7 +242,7 @@ func environmentOf(tableName string) string {
 }
 
 // keepsStacks reports whether the store's environment keeps stack traces:
-// seed 001's "dev/staging only".
+// the seed's "dev/staging only".
 func (s *Store) keepsStacks() bool {
 	return s != nil && (s.opts.Environment == "dev" || s.opts.Environment == "staging")
 }

@@ -1,5 +1,6 @@
 // Package journey stores the AI Job Engine's transformation journeys
-// (seed 000): one DynamoDB table, TransformationSystem, with one global
+// (docs/systems/journey.md; its original design is "the seed" below): one
+// DynamoDB table, TransformationSystem, with one global
 // secondary index, GSI1, holding journeys, their stages, Second Brain
 // rules, job executions, and the catalog of their logs and reports; the
 // logs and reports themselves are files in S3.

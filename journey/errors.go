@@ -27,7 +27,7 @@ var (
 	// a *StatusError naming the current status.
 	ErrInvalidStatus = errors.New("journey: invalid status for this operation")
 	// ErrStageOrder: Jobs.Start on a stage while an earlier stage is
-	// neither completed nor skipped (seed 000 runs stages in order). It
+	// neither completed nor skipped (the seed runs stages in order). It
 	// comes as the Cause of a *StatusError naming the earlier stage.
 	ErrStageOrder = errors.New("journey: an earlier stage is not done")
 	// ErrStageNotSkippable: Stages.Skip on a stage without canSkip.

@@ -6,7 +6,7 @@ import (
 )
 
 // Library is the handle of the rule library: the global rules every
-// journey shares (seed 000's scope "global"), kept in a partition of their
+// journey shares (the seed's scope "global"), kept in a partition of their
 // own, PK JOURNEY#GLOBAL, filed under stages like a journey's rules.
 // [Rules.ForStage] adds the library's global-scope rules to every
 // journey's.

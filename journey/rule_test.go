@@ -40,7 +40,7 @@ func TestRulesForStageRunCriticalFirst(t *testing.T) {
 	assert.Equal(t, ScopeStage, rules[0].Scope)
 }
 
-// TestRulesForStageHonourScope: seed 000's scope. A stage rule applies to
+// TestRulesForStageHonourScope: the seed's scope. A stage rule applies to
 // its stage and to metadata.applicableStages; a project rule to every stage
 // of its journey (the project) unless applicableStages narrows it (to its
 // own stage and those named); a

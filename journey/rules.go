@@ -68,8 +68,8 @@ func (h *Rules) SetStatus(ctx context.Context, ref RuleRef, status RuleStatus) (
 	return h.s.setRuleStatus(ctx, ref, status)
 }
 
-// ForStage returns the rules that apply to a stage of a journey, as seed
-// 000's scope says:
+// ForStage returns the rules that apply to a stage of a journey, as the
+// seed's scope says:
 //
 //   - the journey's stage rules (scope "stage") filed under the stage, and
 //     those whose metadata.applicableStages names it;

@@ -77,7 +77,7 @@ func jobConfiguration(c JobConfiguration, j Configuration) JobConfiguration {
 }
 
 // checkStageOrder refuses to start stages[i] while an earlier stage is
-// neither completed nor skipped: seed 000's stages "run in order 1, 2,
+// neither completed nor skipped: the seed's stages "run in order 1, 2,
 // 3". Done is final for a stage (Jobs.Start refuses a done stage, Skip
 // moves only pending and failed ones, and Finish and Cancel move only a
 // stage whose job is still active), so what was read stays true and the

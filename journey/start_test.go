@@ -249,7 +249,7 @@ func TestStartOfAStageWrittenWithoutLastJob(t *testing.T) {
 }
 
 // TestStartRunsStagesInOrder: a stage starts once every earlier stage is
-// completed or skipped (seed 000: "stages run in order 1, 2, 3"); a
+// completed or skipped (the seed: "stages run in order 1, 2, 3"); a
 // refusal names the earlier stage and writes nothing.
 func TestStartRunsStagesInOrder(t *testing.T) {
 	e := newEnv(t)

@@ -61,7 +61,7 @@ type Options struct {
 	DisableLogSummaries bool
 	// StagesInAnyOrder lets Jobs.Start start a stage whatever the status
 	// of the stages before it. By default a stage starts only once every
-	// earlier stage is completed or skipped, as seed 000's stages "run in
+	// earlier stage is completed or skipped, as the seed's stages "run in
 	// order 1, 2, 3"; a service whose stages are independent of one
 	// another sets it and runs them side by side.
 	StagesInAnyOrder bool

@@ -4,9 +4,9 @@
 // A key template is declared once per key shape, next to the entity it
 // belongs to, in the notation the seeds use:
 //
-//	// SK "STAGE#01#raw_analysis" (seed 000)
+//	// SK "STAGE#01#raw_analysis" (the journey design (docs/systems/journey.md))
 //	var stageSK = keys.MustSort("STAGE#{order:02d}#{stageId}")
-//	// SK "T:prod:P:pipeline-123" (seed 004)
+//	// SK "T:prod:P:pipeline-123" (the pipeline design (docs/systems/pipeline.md))
 //	var tagSK = keys.MustSort("T:{value}:P:{pipelineId}", keys.WithDelimiter(":"))
 //	// PK "JOURNEY#JRN-ABC123456789"
 //	var journeyPK = keys.MustPartition("JOURNEY#{journeyId}")
@@ -61,7 +61,7 @@
 //
 // Literals, integers and times have a known width, so only string parts end
 // at a delimiter. That lets a time part sit in a template delimited by ":"
-// (seed 004) even though the timestamp holds colons. A delimiter of more than
+// (the pipeline design (docs/systems/pipeline.md)) even though the timestamp holds colons. A delimiter of more than
 // one byte works too; a string part that would run into it ("a:" before
 // "::") is refused like one that holds it.
 //

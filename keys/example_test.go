@@ -8,7 +8,7 @@ import (
 	"github.com/tablekit/tablekit/keys"
 )
 
-// Seed 000's sort keys: stages ordered by a two-digit number, job
+// The journey design's sort keys: stages ordered by a two-digit number, job
 // executions by stage, attempt and start time.
 var (
 	stageSK = keys.MustSort("STAGE#{order:02d}#{stageId}")

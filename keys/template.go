@@ -16,7 +16,7 @@ const (
 )
 
 // DefaultDelimiter separates segments unless WithDelimiter says otherwise;
-// seeds 000 and 003 use it.
+// the journey and task-queue designs (docs/systems/journey.md, docs/systems/tasks.md) use it.
 const DefaultDelimiter = "#"
 
 // maxIntWidth is the widest {name:0Nd}: every int up to math.MaxInt64 has
@@ -26,7 +26,7 @@ const maxIntWidth = 19
 // Options configure a Template.
 type Options struct {
 	// Delimiter separates the pattern's segments and the parts of every
-	// key built from it. Default "#". Seed 004 uses ":".
+	// key built from it. Default "#". The pipeline design (docs/systems/pipeline.md) uses ":".
 	Delimiter string
 }
 
@@ -166,7 +166,7 @@ func newTemplate(pattern string, maxLen int, keyKind string, opts []func(*Option
 }
 
 // splitOutsideBraces splits pattern at d, except inside braces: with the
-// delimiter ":" (seed 004) "{at:time}" is one segment.
+// delimiter ":" (the pipeline design (docs/systems/pipeline.md)) "{at:time}" is one segment.
 func splitOutsideBraces(pattern, d string) []string {
 	var out []string
 	depth, start, pos := 0, 0, 0

@@ -68,7 +68,7 @@
 //
 // # Trace ids in records
 //
-// Seed 001 keeps a correlationId and a traceId on every job. TraceID returns
+// The jobs design (docs/systems/jobs.md) keeps a correlationId and a traceId on every job. TraceID returns
 // the trace id of the span in a context, for stores and handlers that write
 // it where the seed keeps it.
 package observe

@@ -23,7 +23,7 @@ import (
 )
 
 // TestTraceOfOnePhotoEditorJobFromPostToCompleted follows one job of the
-// photo editor (seed 001) through a service instrumented with observe: the
+// photo editor (the jobs design (docs/systems/jobs.md)) through a service instrumented with observe: the
 // POST handler creates the job and queues its work with the W3C trace
 // context in the task's payload, and the worker that claims the task
 // continues that trace through every status move. The in-memory exporter
@@ -123,5 +123,5 @@ func TestTraceOfOnePhotoEditorJobFromPostToCompleted(t *testing.T) {
 	stored, err := jobStore.Get(ctx, job.ID, jobs.Consistent())
 	require.NoError(t, err)
 	id := traceID.String()
-	assert.Equal(t, "1-"+id[:8]+"-"+id[8:], stored.TraceID, "the job keeps the trace's id, as seed 001 keeps traceId")
+	assert.Equal(t, "1-"+id[:8]+"-"+id[8:], stored.TraceID, "the job keeps the trace's id, as the jobs design (docs/systems/jobs.md) keeps traceId")
 }

@@ -1,4 +1,5 @@
-// Package pipeline stores the pipeline module of seed 004: pipelines and
+// Package pipeline stores the pipeline module docs/systems/pipeline.md
+// describes (its original design is "the seed" below): pipelines and
 // their versions, executions, group memberships, tags and tag counts in one
 // DynamoDB table with one overloaded index (GSI-1), and the pipelines'
 // input and output files in a blob store (S3 in production).

@@ -2,7 +2,7 @@ package pipeline
 
 import "github.com/tablekit/tablekit/access"
 
-// Seed 004 states no traffic. The peak rates below are a busy service's;
+// The seed states no traffic. The peak rates below are a busy service's;
 // the averages the bill uses assume it is busy a working day (8 of 24
 // hours) and idle otherwise: a third of each peak. The rare delete runs
 // at one steady rate.

@@ -14,7 +14,7 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// delimiter is seed 004's key delimiter.
+// delimiter is the seed's key delimiter.
 var delimiter = keys.WithDelimiter(":")
 
 // Keys of a pipeline's current item (seed: pk "P:<pipelineId>",

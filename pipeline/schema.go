@@ -6,7 +6,7 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// Attribute and index names of seed 004's table.
+// Attribute and index names of the seed's table.
 const (
 	attrPK     = "pk"
 	attrSK     = "sk"

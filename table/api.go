@@ -27,7 +27,8 @@ type API interface {
 	// and is what an operator's tooling changes capacity with.
 	UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error)
 	// BackupsAPI turns on and reads point-in-time recovery, which the
-	// stores' schemas ask for by default (seeds 000 and 001).
+	// stores' schemas ask for by default (the journey and jobs designs,
+	// docs/systems/journey.md and docs/systems/jobs.md).
 	BackupsAPI
 
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)

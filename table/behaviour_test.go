@@ -25,7 +25,7 @@ import (
 // a function that returns an API and a unique table name for one test.
 type backend func(t *testing.T) (db table.API, tableName string)
 
-// jobsSchema is shaped like seed 001's jobs table: string keys, a GSI per
+// jobsSchema is shaped like the jobs design's jobs table: string keys, a GSI per
 // user, a TTL attribute.
 func jobsSchema(name string) table.Schema {
 	return table.Schema{

@@ -15,7 +15,7 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// Job is a record of a table shaped like seed 001's jobs table.
+// Job is a record of a table shaped like the jobs design's jobs table.
 type Job struct {
 	UserID string `dynamodbav:"PK"`
 	JobID  string `dynamodbav:"SK"`

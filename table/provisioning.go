@@ -23,9 +23,9 @@ import (
 // operator's decision, made with the admin policy.
 type Provisioning struct {
 	// PointInTimeRecovery turns on continuous backups with restore to any
-	// second of the last 35 days (seeds 000 and 001 ask for it). False
-	// means "not required": an existing table with recovery on is not
-	// drift.
+	// second of the last 35 days (the journey and jobs designs ask for
+	// it: docs/systems/journey.md, docs/systems/jobs.md). False means "not
+	// required": an existing table with recovery on is not drift.
 	PointInTimeRecovery bool
 	// Encryption chooses the key DynamoDB encrypts the table with.
 	Encryption Encryption
@@ -33,7 +33,7 @@ type Provisioning struct {
 	// False means "not required".
 	DeletionProtection bool
 	// Capacity, when set, provisions read and write capacity instead of
-	// on-demand billing (seed 001's production plan).
+	// on-demand billing (the jobs design's production plan).
 	Capacity *Capacity
 }
 
@@ -51,7 +51,7 @@ func RecoveryAndKMS() Provisioning {
 // the choice is the key. The zero value is the AWS owned key (free,
 // invisible in the account); KMS uses a KMS key in the account, the AWS
 // managed one (alias/aws/dynamodb) unless KMSKeyID names a customer
-// managed key (seed 001: "AWS-managed KMS"; seed 000: "AWS KMS").
+// managed key (the jobs design (docs/systems/jobs.md): "AWS-managed KMS"; the journey design (docs/systems/journey.md): "AWS KMS").
 type Encryption struct {
 	KMS bool
 	// KMSKeyID is a key ARN, key id, alias name ("alias/...") or alias
@@ -87,7 +87,7 @@ type AutoScaling struct {
 	MinRead, MaxRead   int64
 	MinWrite, MaxWrite int64
 	// TargetUtilization is the consumed/provisioned percentage the scaler
-	// aims at: 20 to 90, Application Auto Scaling's range (seed 001: 70).
+	// aims at: 20 to 90, Application Auto Scaling's range (the jobs design (docs/systems/jobs.md): 70).
 	TargetUtilization float64
 }
 

@@ -34,7 +34,7 @@ type provisioningBackend struct {
 	pitr bool
 }
 
-// productionJobs is seed 001's production plan: PITR, AWS managed KMS,
+// productionJobs is the jobs design's production plan: PITR, AWS managed KMS,
 // deletion protection, provisioned 25 RCU / 10 WCU auto-scaling within
 // 25-100 / 10-50 at 70%.
 func productionJobs(name string) table.Schema {

@@ -84,7 +84,7 @@ func (s Span) End(err *error) {
 }
 
 // XRayTraceID returns the trace id of the span ctx carries in AWS X-Ray's
-// form, "1-{first 8 hex digits}-{other 24}", the form seed 001 keeps in a
+// form, "1-{first 8 hex digits}-{other 24}", the form the jobs design (docs/systems/jobs.md) keeps in a
 // job's traceId (X-Ray reads OpenTelemetry trace ids this way when they
 // come from its id generator, whose first 8 digits are the start time).
 // It returns "" when ctx is nil or carries no span with a trace id.

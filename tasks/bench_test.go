@@ -14,7 +14,7 @@ import (
 	"github.com/tablekit/tablekit/tasks"
 )
 
-// Seed 003's capacity plan per task: 3 WCU on the submission path (the
+// The seed's capacity plan per task: 3 WCU on the submission path (the
 // SUBMITTED event, the idempotency record, META) and 3 on the processing
 // path (the claim, the PROCESSING event, the COMPLETED event), each at 1
 // WCU, with no transaction cost and no index writes.
@@ -36,7 +36,7 @@ func lifecycle(b *testing.B, ctx context.Context, store *tasks.Store, i int) {
 
 // BenchmarkSubmitClaimComplete is one task through the queue on the fake,
 // and the write units it costs by DynamoDB's rules (the fake's capacity
-// meter), beside seed 003's plan.
+// meter), beside the seed's plan.
 func BenchmarkSubmitClaimComplete(b *testing.B) {
 	f := newFixture(b)
 	ctx := context.Background()

@@ -14,7 +14,7 @@ import (
 // TestWriteUnitsPerTaskBesideSeedPlan measures, with the fake's capacity
 // meter, what one small task costs through submit, claim and complete, and
 // pins it: a change to the layout that makes every task dearer should be a
-// decision, not an accident. Seed 003 plans 3 WCU for submission and 3 for
+// decision, not an accident. The seed plans 3 WCU for submission and 3 for
 // processing; it counts neither the GSI1 writes nor the WORKER item.
 func TestWriteUnitsPerTaskBesideSeedPlan(t *testing.T) {
 	f := newFixture(t)

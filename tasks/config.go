@@ -11,7 +11,7 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// The queue's configuration, the one item this package adds to seed 003's
+// The queue's configuration, the one item this package adds to the seed's
 // layout:
 //
 //	PK CONFIG   SK QUEUE   shards = 4   (type CONFIG)

@@ -1,4 +1,5 @@
-// Package tasks is the task queue of seed 003: a single DynamoDB table that
+// Package tasks is the task queue docs/systems/tasks.md describes (its
+// original design is "the seed" below): a single DynamoDB table that
 // holds every task's metadata, its event history, the idempotency map and
 // the workers' current claims, with one global secondary index, GSI1, that
 // workers and admins read the queue from.
@@ -18,7 +19,7 @@
 //
 // Times in keys are fixed-width UTC with microseconds (keys.TimeLayout), so
 // text order is time order. [Schema] declares the table, GSI1 (projecting
-// ALL) and the access patterns with seed 003's rate of 500 tasks per second.
+// ALL) and the access patterns with the seed's rate of 500 tasks per second.
 //
 // Where the seed leaves a choice open, this package decides:
 //
@@ -152,9 +153,9 @@
 // All submissions write one GSI1 partition, STATUS#PENDING, and every claim
 // writes it again (the entry leaves). DynamoDB takes about 1,000 writes per
 // second per partition, and a throttled index throttles the table's writes,
-// so at seed 003's 500 tasks per second that partition runs at its limit
+// so at the seed's 500 tasks per second that partition runs at its limit
 // (and STATUS#PROCESSING, with the heartbeats, over it). Options.Shards = N
-// splits it, and STATUS#PROCESSING with it, as seed 002's
+// splits it, and STATUS#PROCESSING with it, as the data-modelling design's
 // "write sharding" describes: a task's index partition is
 // STATUS#PENDING#<fnv32a(task id) mod N>. Claims visit the shards starting
 // at one derived from the worker's id, so workers spread over the shards.
@@ -203,7 +204,7 @@
 // busy worker) and WorkerTasks would read them all; the ttl is only for
 // the one a Complete cut off before its delete leaves.
 //
-// Seed 003 plans 6 (3 + 3). The 7 more buy what the seed's list leaves
+// The seed plans 6 (3 + 3). The 7 more buy what the seed's list leaves
 // out: 4 are GSI1 writes (the pending queue and the lease index are what
 // make claims a key condition and expired leases findable at all; the seed
 // counts no index), 2 are the WORKER item's put and delete (the seed's own
@@ -225,10 +226,10 @@
 // # Retention
 //
 // Finished work expires by DynamoDB TTL on the attribute ttl (Unix epoch
-// seconds, as seed 001 names it; [Schema] declares it, so EnsureTable
+// seconds, as the jobs design (docs/systems/jobs.md) names it; [Schema] declares it, so EnsureTable
 // turns TTL on and Schema.Check reports a table without it).
 // Options.Retention says how long, DefaultRetention (a week) unless set.
-// Seed 003 is silent; seed 001 keeps jobs 90 days. At the seed's 500 tasks
+// The seed is silent; the jobs design (docs/systems/jobs.md) keeps jobs 90 days. At the seed's 500 tasks
 // per second, some 43M tasks a day of about 2.1 KB each as DynamoDB bills
 // storage, a week keeps the table near 640 GB ($160 a month, docs/tasks),
 // 90 days near 8 TB, and no retention at all grows it by some 33 TB a

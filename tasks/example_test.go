@@ -168,7 +168,7 @@ func ExampleWorker_Run() {
 }
 
 // A job store moves a job back to QUEUED and enqueues its work in one
-// transaction (seed 001's Replay on seed 003's queue): both apply, or
+// transaction (the jobs design's Replay on the seed's queue): both apply, or
 // neither does. The queue's table and the jobs table share one DynamoDB.
 func ExampleStore_SubmitTx() {
 	store, db := newExampleStore()

@@ -10,7 +10,7 @@ import (
 )
 
 // EventFromChange returns the task event one change of the tasks table
-// records, for a follower of the table's stream (seed 003's events are a
+// records, for a follower of the table's stream (the seed's events are a
 // history other services want to follow):
 //
 //	c, err := changes.New[table.Item](db, streams, tasks.DefaultTableName,

@@ -40,7 +40,7 @@ func Limit(n int) func(*ListOptions) { return func(o *ListOptions) { o.Limit = n
 //
 // With Options.Shards = N > 1 a page costs N queries, merged by creation
 // time, plus one more for each shard the page stops in the middle of (to
-// get a cursor there): the price of write sharding that seed 002 names
+// get a cursor there): the price of write sharding that the data-modelling design (docs/systems/datamodel.md) names
 // ("querying all shards and merging results in your application"). The
 // index is eventually consistent and the queue moves while it is listed,
 // so a page is a recent view, not a snapshot.

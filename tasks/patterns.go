@@ -2,7 +2,7 @@ package tasks
 
 import "github.com/tablekit/tablekit/access"
 
-// Seed 003's plan: 500 tasks per second through submission and
+// The seed's plan: 500 tasks per second through submission and
 // processing, items of about 1 KB (1 WCU each). The rates below are that
 // plan; heartbeats assume a lease of 30 s renewed every 10 s with ~1,000
 // tasks in flight, and the admin view a page every few seconds.
@@ -22,7 +22,7 @@ const (
 	typicalConfigSize = 60
 )
 
-// Seed 003 gives one figure, 500 tasks a second, as the load to design
+// The seed gives one figure, 500 tasks a second, as the load to design
 // for and no quieter average: every pattern's average is declared equal
 // to its peak, so the bill is that rate sustained all month. A service
 // with a daily cycle declares its own with datamodel.WithAverages.

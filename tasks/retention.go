@@ -12,7 +12,7 @@ const (
 	// DefaultRetention is Options.Retention unless set: a week. A week
 	// covers the failures an operator investigates (a problem seen on a
 	// Friday is still there on Monday; dead letters, the failures that
-	// need it most, never expire), while at seed 003's 500 tasks per
+	// need it most, never expire), while at the seed's 500 tasks per
 	// second, about 43M tasks a day at some 2.1 KB each as DynamoDB bills
 	// storage, it keeps the table near 640 GB (docs/tasks: $160 a month)
 	// instead of growing by some 33 TB a year.
@@ -25,7 +25,7 @@ const (
 	MinRetention = time.Hour
 )
 
-// attrTTL is the table's TTL attribute (Unix epoch seconds), as seed 001
+// attrTTL is the table's TTL attribute (Unix epoch seconds), as the jobs design (docs/systems/jobs.md)
 // names it and DynamoDB's TTL requires.
 const attrTTL = "ttl"
 

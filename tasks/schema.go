@@ -16,7 +16,7 @@ const IndexGSI1 = "GSI1"
 // GSI1PK and GSI1SK (S), and TTL on ttl (finished tasks expire after
 // Options.Retention). Patterns declares how the store uses it: the
 // seed's access patterns and the ones this package adds (leases, reclaim),
-// each with its item size and the rate of seed 003's plan of 500 tasks per
+// each with its item size and the rate of the seed's plan of 500 tasks per
 // second.
 func Schema(name string) table.Schema {
 	s := func(n string) table.Attribute { return table.Attribute{Name: n, Type: types.ScalarAttributeTypeS} }

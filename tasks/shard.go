@@ -12,7 +12,7 @@ import (
 // one for every claim, heartbeat and completion. Past ~500 tasks per second
 // either passes DynamoDB's 1,000 writes per second per partition, and a
 // throttled index throttles the table's writes too. Options.Shards splits
-// both (seed 002, "write sharding": partition_key = original_key + "#" +
+// both (the data-modelling design (docs/systems/datamodel.md), "write sharding": partition_key = original_key + "#" +
 // hash(identifier) % shard_count):
 //
 //	GSI1PK STATUS#PENDING      (Shards = 1, the seed's layout)

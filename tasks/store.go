@@ -15,13 +15,13 @@ import (
 // Defaults of Options.
 const (
 	// DefaultTableName is the table's name unless Options.TableName says
-	// otherwise. Seed 003 names none; "tasks" is the name its diagrams use.
+	// otherwise. The seed names none; "tasks" is the name its diagrams use.
 	DefaultTableName     = "tasks"
 	DefaultLeaseDuration = 30 * time.Second
 	DefaultMaxAttempts   = 3
 	DefaultClaimBatch    = 25
-	// DefaultShards is Options.Shards unless set: enough that at seed
-	// 003's 500 tasks per second no GSI1 partition passes DynamoDB's
+	// DefaultShards is Options.Shards unless set: enough that at the
+	// seed's 500 tasks per second no GSI1 partition passes DynamoDB's
 	// per-partition limits (docs/tasks); see the package documentation.
 	DefaultShards = 4
 	// MaxAttempts bounds Options.MaxAttempts so a history never fills up:
@@ -63,7 +63,7 @@ type Options struct {
 	// lease on the last one makes it DEAD. Default DefaultMaxAttempts.
 	MaxAttempts int
 	// Shards splits the PENDING and PROCESSING partitions of GSI1 into
-	// STATUS#PENDING#0 .. STATUS#PENDING#<Shards-1> (seed 002's write
+	// STATUS#PENDING#0 .. STATUS#PENDING#<Shards-1> (the data-modelling design's write
 	// sharding); 1 is the seed's exact layout, STATUS#PENDING. See the
 	// package documentation for what it costs. The count is the table's:
 	// the table records it (the CONFIG item, written by the first store

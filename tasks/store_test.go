@@ -74,7 +74,7 @@ func TestStoreEnsureTableCreatesTheTableItUses(t *testing.T) {
 }
 
 // The default shard count is the one the declared patterns are costed
-// with, and at seed 003's rates it keeps every GSI1 partition under
+// with, and at the seed's rates it keeps every GSI1 partition under
 // DynamoDB's per-partition limits (docs/tasks, hot-partition analysis).
 func TestDefaultShardsKeepEveryQueuePartitionUnderItsLimits(t *testing.T) {
 	require.Greater(t, tasks.DefaultShards, 1)

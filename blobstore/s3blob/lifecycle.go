@@ -13,7 +13,7 @@ import (
 
 // LifecycleRule moves or expires a bucket's objects under a prefix as they
 // age, as S3 lifecycle configuration does. Rules are data: a service
-// declares them beside its stores (seed 000: "optional archival to Glacier
+// declares them beside its stores (the journey design (docs/systems/journey.md): "optional archival to Glacier
 // after 90 days" for logs) and applies them once with (*Store).ApplyLifecycle,
 // from its deployment with the admin policy, or with its infrastructure
 // tool from the same values.
@@ -35,7 +35,7 @@ type LifecycleRule struct {
 	ExpireAfterDays int32
 }
 
-// GlacierAfter is seed 000's rule for logs: objects under prefix move to
+// GlacierAfter is the journey design's rule for logs: objects under prefix move to
 // S3 Glacier Flexible Retrieval days after they were written.
 func GlacierAfter(prefix string, days int32) LifecycleRule {
 	return LifecycleRule{Prefix: prefix, TransitionAfterDays: days, StorageClass: string(s3types.TransitionStorageClassGlacier)}

@@ -13,7 +13,7 @@ import (
 // The bucket parameters of the documents: the jobs and pipeline seeds name
 // no bucket, so their policies name a parameter, substituted like
 // ${AWS::Region} (in CloudFormation, a template parameter of that name).
-// Journey's buckets are seed 000's.
+// Journey's buckets are the journey design's.
 const (
 	jobsBucketParam     = "${JobsBucket}"
 	pipelineBucketParam = "${PipelineBucket}"

@@ -5,15 +5,16 @@ import (
 	"github.com/tablekit/tablekit/jobs"
 )
 
-// jobsModel is seed 001's photo-editor jobs table, for the prod environment.
+// jobsModel is the jobs design's photo-editor jobs table, for the prod environment.
 func jobsModel() datamodel.Model {
 	return datamodel.Model{
 		Store:    "jobs",
+		Design:   "../systems/jobs.md",
 		Package:  "github.com/tablekit/tablekit/jobs",
 		Schema:   jobs.Schema(jobs.TableNameForEnv("prod")),
 		Patterns: jobs.Patterns(),
 		Entities: jobs.Entities(),
-		// What each index read shows (seed 001's history and admin views,
+		// What each index read shows (the jobs design's history and admin views,
 		// Recover's lease check): the projection analysis's INCLUDE list.
 		Attributes: map[string][]string{
 			"List user jobs":         {"status", "originalFileName", "fileSize", "s3FinalKey", "updatedAt"},
@@ -32,14 +33,14 @@ func jobsModel() datamodel.Model {
 			BoundedReads:      "lists are GSI queries newest first (`ScanIndexForward=false`) with `Limit` and opaque cursors: 20 a page for users, 100 for the admin view; expired items are filtered on `ttl` until DynamoDB deletes them.",
 			Indexes: map[string]datamodel.IndexProse{
 				jobs.IndexUserCreatedAt: {
-					Purpose:      "a user's job history, newest first (seed 001's GSI1, \"User Job History\").",
+					Purpose:      "a user's job history, newest first (the jobs design's GSI1, \"User Job History\").",
 					PartitionKey: "the user id: many users, each with few jobs.",
 					SortKey:      "creation time in Unix milliseconds, so pages come newest first.",
 					Projection:   "the history shows status, file name, thumbnails and results, i.e. most of the item; ALL saves a GetItem per row.",
 					Sparse:       "every job has a user, so the index holds every job",
 				},
 				jobs.IndexStatusCreatedAt: {
-					Purpose:      "the admin's status views (FAILED jobs to replay), newest first (seed 001's GSI2).",
+					Purpose:      "the admin's status views (FAILED jobs to replay), newest first (the jobs design's GSI2).",
 					PartitionKey: "the status: six values, so low cardinality; acceptable because the admin reads it a few times an hour and writes land there at the job creation rate.",
 					SortKey:      "creation time in Unix milliseconds.",
 					Projection:   "the admin view shows the error record and file facts; ALL avoids a read per row.",
@@ -47,7 +48,7 @@ func jobsModel() datamodel.Model {
 				},
 			},
 			TradeOffs: []string{
-				"**Status as a GSI partition key**: low cardinality (QUEUED, PROCESSING, EDITING, COMPLETED, FAILED); every status move moves the item in status-createdAt-index (a delete and a put). At the seed's 100k jobs a month this is far below a partition's 1,000 WCU; a service at 1,000x that volume would shard the status key (seed 002's write sharding).",
+				"**Status as a GSI partition key**: low cardinality (QUEUED, PROCESSING, EDITING, COMPLETED, FAILED); every status move moves the item in status-createdAt-index (a delete and a put). At the seed's 100k jobs a month this is far below a partition's 1,000 WCU; a service at 1,000x that volume would shard the status key (the data-modelling design's write sharding).",
 				"**ALL projections** double storage and index write cost, bought to answer both lists without a GetItem per row.",
 				"**TTL** (90 days) garbage-collects jobs; reads filter on `ttl` because DynamoDB deletes expired items up to 48 hours late.",
 			},

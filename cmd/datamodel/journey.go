@@ -5,10 +5,11 @@ import (
 	"github.com/tablekit/tablekit/journey"
 )
 
-// journeyModel is seed 000's TransformationSystem table.
+// journeyModel is the journey design's TransformationSystem table.
 func journeyModel() datamodel.Model {
 	return datamodel.Model{
 		Store:    "journey",
+		Design:   "../systems/journey.md",
 		Package:  "github.com/tablekit/tablekit/journey",
 		Schema:   journey.Schema(""),
 		Patterns: journey.Patterns(),

@@ -5,16 +5,17 @@ import (
 	"github.com/tablekit/tablekit/pipeline"
 )
 
-// pipelineModel is seed 004's pipeline table.
+// pipelineModel is the pipeline design's pipeline table.
 func pipelineModel() datamodel.Model {
 	return datamodel.Model{
 		Store:    "pipeline",
+		Design:   "../systems/pipeline.md",
 		Package:  "github.com/tablekit/tablekit/pipeline",
 		Schema:   pipeline.Schema(pipeline.DefaultTableName),
 		Patterns: pipeline.Patterns(),
 		Entities: pipeline.Entities(),
 		Prose: datamodel.Prose{
-			Philosophy:        "One table for the pipeline module (seed 004): a pipeline's current definition and its immutable versions share the pipeline's partition; executions, groups, tags and tag aggregates are their own partitions; GSI-1 (partition `siKey1`, sort `pk`) lists pipelines, a pipeline's executions, a group's members and the tag aggregates. Keys use the seed's `:` delimiter.",
+			Philosophy:        "One table for the pipeline module (the pipeline design (docs/systems/pipeline.md)): a pipeline's current definition and its immutable versions share the pipeline's partition; executions, groups, tags and tag aggregates are their own partitions; GSI-1 (partition `siKey1`, sort `pk`) lists pipelines, a pipeline's executions, a group's members and the tag aggregates. Keys use the seed's `:` delimiter.",
 			Aggregates:        "Pipeline + versions: an item collection (`P:{pipelineId}`): the current item (`PV:current`) is read on every get, versions only when asked, and an update writes a new version and replaces the current one in one transaction conditioned on the version read (optimistic locking). Tags are a separate inverted index of items (`T:{key}` partitions) so a tag query reads only matching pipelines; aggregates (`TA:{key}`) count them with `ADD`.",
 			Purpose:           "Pipelines, their versions and executions, groups, tags and tag counts.",
 			AggregateBoundary: "a pipeline with its versions; an execution; a tag key's items; a tag key's aggregates.",

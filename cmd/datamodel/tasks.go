@@ -5,10 +5,11 @@ import (
 	"github.com/tablekit/tablekit/tasks"
 )
 
-// tasksModel is seed 003's task queue table.
+// tasksModel is the task-queue design's task queue table.
 func tasksModel() datamodel.Model {
 	return datamodel.Model{
 		Store:    "tasks",
+		Design:   "../systems/tasks.md",
 		Package:  "github.com/tablekit/tablekit/tasks",
 		Schema:   tasks.Schema(tasks.DefaultTableName),
 		Patterns: tasks.Patterns(),
@@ -37,7 +38,7 @@ func tasksModel() datamodel.Model {
 				},
 			},
 			TradeOffs: []string{
-				"**Low-cardinality GSI1 partitions, write-sharded**: the pending set must be read in order, so it is one partition unless `Options.Shards` splits it. At seed 003's 500 tasks/s a single `STATUS#PENDING` runs at its 1,000 WCU/s limit and `STATUS#PROCESSING` (with heartbeats) past it; the default `Options.Shards = 4` keeps each shard under a third of the limit (above), at the price of one query per shard for admin lists and an idle worker's poll.",
+				"**Low-cardinality GSI1 partitions, write-sharded**: the pending set must be read in order, so it is one partition unless `Options.Shards` splits it. At the task-queue design's 500 tasks/s a single `STATUS#PENDING` runs at its 1,000 WCU/s limit and `STATUS#PROCESSING` (with heartbeats) past it; the default `Options.Shards = 4` keeps each shard under a third of the limit (above), at the price of one query per shard for admin lists and an idle worker's poll.",
 				"**Single-item writes on the hot path, transactions for the rest**: submit, claim and complete cost 13 WCU per task (26 when every move was a transaction); each is decided by one conditional write and ordered so a crash leaves nothing a later call cannot finish. Fail, release, lease takeover, cancel and redrive stay transactions.",
 				"**Sparse index**: finished tasks leave GSI1, so its size tracks the live queue, not the history.",
 				"**Retention by TTL, with no write of its own**: events, idempotency and claim items carry `ttl` = their time + `Options.Retention` (a week by default), and META gets one from the Complete or Cancel that finishes the task, so a finished task expires whole about a week later and storage stays at a week of tasks instead of growing without bound. Live and dead tasks' META never expire; a task live longer than the retention loses its oldest events (History starts late, never with a gap).",

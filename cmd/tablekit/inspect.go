@@ -23,8 +23,8 @@ func inspectCommand() *command {
 		summary: "print one partition of a store's table (or of an index), grouped by entity kind",
 		help: `Reads every item whose partition key is the value given (a strongly consistent
 Query of the table, or an eventually consistent one of -index), and prints them
-grouped by entity kind: the item's EntityType attribute where it has one (seed
-000), else the sort key's prefix before its first '#' or ':' (META, EVENT,
+grouped by entity kind: the item's EntityType attribute where it has one (the journey
+design, docs/systems/journey.md), else the sort key's prefix before its first '#' or ':' (META, EVENT,
 PV, G, ...). Example:
 
   tablekit inspect -store tasks TASK#t-123
@@ -135,7 +135,7 @@ func inspect(ctx context.Context, a *app, sf *storeFlags, index string, limit in
 	})
 }
 
-// entityKind names what an item is: its EntityType attribute (seed 000) or
+// entityKind names what an item is: its EntityType attribute (the journey design (docs/systems/journey.md)) or
 // the prefix of its sort key.
 func entityKind(item map[string]types.AttributeValue, skName string) string {
 	if et, ok := item["EntityType"].(*types.AttributeValueMemberS); ok && et.Value != "" {

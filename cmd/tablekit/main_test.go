@@ -152,7 +152,7 @@ func TestInspectGroupsAPartitionByEntityKind(t *testing.T) {
 	srv := fakeServer(t)
 	ctx := context.Background()
 	require.NoError(t, tasks.Schema(tasks.DefaultTableName).EnsureTable(ctx, srv.DB))
-	// A task as seed 003 lays it out: META and its first event.
+	// A task as the task-queue design (docs/systems/tasks.md) lays it out: META and its first event.
 	for _, item := range []map[string]types.AttributeValue{
 		{"PK": s("TASK#t-1"), "SK": s("META"), "status": s("PENDING"), "GSI1PK": s("STATUS#PENDING"), "GSI1SK": s("CREATED#2026-11-23T10:00:00.000000Z")},
 		{"PK": s("TASK#t-1"), "SK": s("EVENT#0001"), "type": s("SUBMITTED")},

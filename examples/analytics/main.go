@@ -1,4 +1,4 @@
-// Command analytics maintains seed 001's analytics from the jobs table's
+// Command analytics maintains the jobs design's analytics (docs/systems/jobs.md) from the jobs table's
 // DynamoDB Stream: per user and per day, how many jobs are in each status
 // and the average processing time of the completed ones. The view is
 // jobs/analytics's: a changes.Consumer reads the stream, and View.Apply

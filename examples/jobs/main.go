@@ -1,4 +1,4 @@
-// Command jobs runs the photo editor's job pipeline (seed 001) end to end:
+// Command jobs runs the photo editor's job pipeline (docs/systems/jobs.md) end to end:
 // users upload photos, workers move the jobs QUEUED → PROCESSING → EDITING →
 // COMPLETED, one edit fails and an admin replays it, and the program prints
 // each user's history and the admin's failed list.

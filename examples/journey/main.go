@@ -1,4 +1,4 @@
-// Command journey runs one AI Job Engine transformation journey (seed 000)
+// Command journey runs one AI Job Engine transformation journey (docs/systems/journey.md)
 // end to end: it creates a journey with its six default stages (one of
 // them optional) and some Second Brain rules, runs a job per stage with
 // step logs and reports, shows that a stage runs one execution at a time,

@@ -1,4 +1,4 @@
-// Command photoeditor is seed 001's photo-editing service, end to end and
+// Command photoeditor is the photo-editing service of docs/systems/jobs.md, end to end and
 // under fire: an HTTP API (POST /jobs with an Idempotency-Key header, GET
 // /jobs/{id}, GET /users/{id}/jobs paginated) creates jobs and queues their
 // work in the tasks store; worker processes, each a tasks.Worker running

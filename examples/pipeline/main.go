@@ -1,4 +1,4 @@
-// Command pipeline runs the pipeline module of seed 004 end to end:
+// Command pipeline runs the pipeline module (docs/systems/pipeline.md) end to end:
 // it creates pipelines with plain and hierarchical tags, updates one (and
 // shows a stale update being refused), uploads an input file through a
 // presigned URL with plain net/http, records an execution that copies the

@@ -1,4 +1,4 @@
-// Command tasks runs seed 003's task queue end to end: a producer submits
+// Command tasks runs the task queue of docs/systems/tasks.md end to end: a producer submits
 // tasks (one of them twice, under the same idempotency key), several
 // workers claim, heartbeat and complete them, and one worker is killed
 // midway holding a task. Once that task's lease runs out another worker

@@ -20,7 +20,7 @@ import (
 
 const keyID = "1234abcd-12ab-34cd-56ef-1234567890ab"
 
-// provisioned is the jobs service with seed 001's production settings:
+// provisioned is the jobs service with the jobs design's production settings:
 // point-in-time recovery, a customer managed key, deletion protection and
 // provisioned capacity.
 func provisioned(key string) iam.Service {

@@ -46,13 +46,13 @@ func Tasks(tableName string) iam.Service {
 	return iam.Service{Tables: []iam.Table{{Schema: tasks.Schema(tableName), Patterns: tasks.Patterns()}}}
 }
 
-// Journey is the journey store on tableName with seed 000's three
+// Journey is the journey store on tableName with the journey design's three
 // buckets: step logs and reports under
 // journeys/{journeyId}/stages/{stageId}/executions/{jobId}/logs/ and
 // .../reports/ (written, read and listed per job), and exports at
 // journeys/{journeyId}/backup.json in the backups bucket (Export writes
 // them, Import reads them). The logs bucket is the service's own and has
-// seed 000's lifecycle rule (logs to Glacier after 90 days), so its admin
+// the journey design's lifecycle rule (logs to Glacier after 90 days), so its admin
 // policy may set the bucket's lifecycle. Pass journey.DefaultLogsBucket,
 // ... for the seed's names.
 func Journey(tableName, logsBucket, reportsBucket, backupsBucket string) iam.Service {
@@ -68,7 +68,7 @@ func Journey(tableName, logsBucket, reportsBucket, backupsBucket string) iam.Ser
 }
 
 // Pipeline is the pipeline store on tableName with its files in bucket
-// under pipelines/ (seed 004's layout: ingest files, execution inputs and
+// under pipelines/ (the pipeline design's layout: ingest files, execution inputs and
 // outputs, each under pipelines/{pipelineId}/{version}/): presigned
 // uploads and downloads, the copy of an input beside its execution, and
 // the listing and deletion of a pipeline's files when it is deleted.

@@ -27,7 +27,7 @@ func taste() error {
 	if err != nil {
 		return err
 	}
-	// The table with its two GSIs and TTL on `ttl`, as seed 001 documents it.
+	// The table with its two GSIs and TTL on `ttl`, as the jobs design (docs/systems/jobs.md) documents it.
 	if err := store.EnsureTable(ctx); err != nil {
 		return err
 	}

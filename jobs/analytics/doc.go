@@ -1,4 +1,5 @@
-// Package analytics keeps seed 001's analytics for the jobs store: per
+// Package analytics keeps the analytics the jobs design asks for
+// (docs/systems/jobs.md; "the seed" below) for the jobs store: per
 // user and per UTC day of creation, how many jobs are in each status and
 // how long the completed ones took to process, maintained from the jobs
 // table's change stream (DynamoDB Streams, read with the changes package).
