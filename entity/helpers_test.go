@@ -20,7 +20,7 @@ import (
 )
 
 // The test domain: albums, their photos and shares, in one table with one
-// overloaded index, as examples/albums stores them.
+// overloaded index, as the albums example program stores them.
 
 type Album struct {
 	ID         string    `dynamodbav:"albumId"`
