@@ -15,7 +15,7 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// Seed 001: "PITR: Enabled", "Encryption: AWS-managed KMS": the table
+// The seed: "PITR: Enabled", "Encryption: AWS-managed KMS": the table
 // EnsureTable makes has both unless the store turns them off.
 func TestStoreTableHasRecoveryAndKMSByDefault(t *testing.T) {
 	db := dynamotest.New()

@@ -16,7 +16,7 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// Seed 000: PITR "Enabled: Yes", encryption at rest "AWS KMS": the table
+// The seed: PITR "Enabled: Yes", encryption at rest "AWS KMS": the table
 // EnsureTable makes has both unless the store turns them off.
 func TestStoreTableHasRecoveryAndKMSByDefault(t *testing.T) {
 	db := dynamotest.New()

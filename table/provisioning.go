@@ -37,7 +37,7 @@ type Provisioning struct {
 	Capacity *Capacity
 }
 
-// RecoveryAndKMS is what seeds 000 and 001 ask of their tables: point-in-
+// RecoveryAndKMS is what the journey and jobs designs (docs/systems/journey.md, docs/systems/jobs.md) ask of their tables: point-in-
 // time recovery (restore to any second of the last 35 days) and
 // encryption at rest with the AWS managed KMS key (alias/aws/dynamodb), on
 // on-demand capacity. The journey and jobs schemas use it by default; each

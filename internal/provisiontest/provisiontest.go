@@ -1,5 +1,5 @@
 // Package provisiontest checks a store's table against the production
-// settings seeds 000 and 001 ask for (table.RecoveryAndKMS: point-in-time
+// settings the journey and jobs designs (docs/systems/journey.md, docs/systems/jobs.md) ask for (table.RecoveryAndKMS: point-in-time
 // recovery and AWS managed KMS encryption), on the fake and on DynamoDB
 // Local, so each store's tests of its defaults are a few lines.
 package provisiontest
