@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -188,7 +187,7 @@ func BatchGet[T any](ctx context.Context, t *Table, keys []Key, opts ...func(*Ge
 		if err != nil {
 			return nil, err
 		}
-		e, err := buildExpr("options.Projection", expression.NewBuilder().WithProjection(p))
+		e, err := buildExpr("options.Projection", builders{projection: &p})
 		if err != nil {
 			return nil, err
 		}
@@ -224,13 +223,14 @@ func BatchGet[T any](ctx context.Context, t *Table, keys []Key, opts ...func(*Ge
 			Cause: fmt.Errorf("%d of %d keys not read: %w", len(unsent), len(keys), err)}
 	}
 	results := make([]T, 0, len(found))
+	var dec itemDecoder
 	for _, id := range ids {
 		item, ok := found[id]
 		if !ok {
 			continue
 		}
 		var v T
-		if err := Unmarshal(item, &v); err != nil {
+		if err := dec.decode(item, &v); err != nil {
 			return nil, err
 		}
 		results = append(results, v)

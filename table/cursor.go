@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"hash"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -29,7 +30,14 @@ type cursorSpec struct {
 }
 
 func (t *Table) cursorMAC(binding string, payload []byte) []byte {
-	m := hmac.New(sha256.New, t.opts.CursorKey)
+	m, _ := t.macs.Get().(hash.Hash)
+	if m == nil {
+		m = hmac.New(sha256.New, t.opts.CursorKey)
+	}
+	defer func() {
+		m.Reset()
+		t.macs.Put(m)
+	}()
 	m.Write([]byte(binding))
 	m.Write([]byte{0})
 	m.Write(payload)

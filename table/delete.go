@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -28,7 +27,7 @@ func (t *Table) Delete(ctx context.Context, key Key, opts ...func(*WriteOptions)
 	}
 	in := &dynamodb.DeleteItemInput{TableName: aws.String(t.Name()), Key: key}
 	if wc.cond != nil {
-		e, err := buildExpr("options.Condition", expression.NewBuilder().WithCondition(*wc.cond))
+		e, err := buildExpr("options.Condition", builders{condition: wc.cond})
 		if err != nil {
 			return err
 		}

@@ -37,6 +37,12 @@
 // reaches the SDK's *types.ConditionalCheckFailedException. WrapError
 // applies the same mapping to errors of calls a store makes directly.
 //
+// Expressions are rendered once per shape: the first request of a shape
+// (the same operators and names, whatever the values) runs the expression
+// package's Build, later ones reuse its strings and names and marshal only
+// their values. Build offers the same to a store that sends its own
+// requests.
+//
 // # Queries and cursors
 //
 // QueryPage returns one Page of at most Query.Limit items and the cursor of

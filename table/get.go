@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
@@ -31,7 +30,7 @@ func (t *Table) Get(ctx context.Context, key Key, out any, opts ...func(*GetOpti
 		if err != nil {
 			return err
 		}
-		e, err := buildExpr("options.Projection", expression.NewBuilder().WithProjection(p))
+		e, err := buildExpr("options.Projection", builders{projection: &p})
 		if err != nil {
 			return err
 		}

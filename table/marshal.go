@@ -61,6 +61,26 @@ func Unmarshal(item Item, out any) error {
 	return nil
 }
 
+// itemDecoder unmarshals the items of one page or batch with one
+// attributevalue.Decoder, as UnmarshalListOfMaps does, instead of a new
+// one per item.
+type itemDecoder struct{ dec *attributevalue.Decoder }
+
+// decode is Unmarshal(item, out) for out a non-nil pointer.
+func (d *itemDecoder) decode(item Item, out any) error {
+	if o, ok := out.(*Item); ok {
+		*o = item
+		return nil
+	}
+	if d.dec == nil {
+		d.dec = attributevalue.NewDecoder()
+	}
+	if err := d.dec.Decode(&types.AttributeValueMemberM{Value: item}, out); err != nil {
+		return fmt.Errorf("table: unmarshal into %T: %w", out, err)
+	}
+	return nil
+}
+
 // checkOut requires a non-nil pointer, so a result is never silently lost.
 func checkOut(out any) error {
 	if _, ok := out.(*Item); ok {

@@ -119,15 +119,14 @@ func (t *Table) condition(o WriteOptions) (writeCondition, error) {
 	if o.IfExists && o.IfNotExists {
 		return writeCondition{}, inputErr("options", "IfExists and IfNotExists", "at most one of them")
 	}
-	pk := expression.Name(t.schema.PartitionKey.Name)
 	wc := writeCondition{cond: o.Condition, failure: ErrConditionFailed}
 	var exist *expression.ConditionBuilder
 	switch {
 	case o.IfNotExists:
-		c := o.expiry.orExpired(expression.AttributeNotExists(pk))
+		c := o.expiry.orExpired(t.absent())
 		exist, wc.failure = &c, ErrAlreadyExists
 	case o.IfExists:
-		c := expression.AttributeExists(pk)
+		c := t.present()
 		exist, wc.failure = &c, ErrNotFound
 	}
 	if exist != nil {
@@ -139,6 +138,24 @@ func (t *Table) condition(o WriteOptions) (writeCondition, error) {
 		}
 	}
 	return wc, nil
+}
+
+// absent and present are attribute_not_exists and attribute_exists of the
+// partition key: the conditions of IfNotExists and IfExists, made once per
+// table (builders are values that no method modifies).
+func (t *Table) absent() expression.ConditionBuilder {
+	t.existence.Do(t.makeExistence)
+	return t.notExists
+}
+
+func (t *Table) present() expression.ConditionBuilder {
+	t.existence.Do(t.makeExistence)
+	return t.exists
+}
+
+func (t *Table) makeExistence() {
+	pk := expression.Name(t.schema.PartitionKey.Name)
+	t.exists, t.notExists = expression.AttributeExists(pk), expression.AttributeNotExists(pk)
 }
 
 // failureSentinel decides which sentinel a failed condition maps to, given

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -172,11 +171,11 @@ func keyValue(field string, a Attribute, v any) (types.AttributeValue, error) {
 	av, ok := v.(types.AttributeValue)
 	if !ok {
 		var err error
-		if av, err = attributevalue.Marshal(v); err != nil {
+		if av, err = marshalAttr(v); err != nil {
 			return nil, inputErr(field, fmt.Sprintf("%v", v), "cannot marshal: "+err.Error())
 		}
 	}
-	if err := checkKeyValue(field, a, av); err != nil {
+	if err := checkKeyValue(field, "", a, av); err != nil {
 		return nil, err
 	}
 	return av, nil
@@ -186,7 +185,7 @@ func keyValue(field string, a Attribute, v any) (types.AttributeValue, error) {
 // cursors and batch results are keyed by them, and DynamoDB rejects an
 // attribute named twice ("Two document paths overlap").
 func withKeys(p expression.ProjectionBuilder, attrs []Attribute) (expression.ProjectionBuilder, error) {
-	e, err := expression.NewBuilder().WithProjection(p).Build()
+	e, err := builders{projection: &p}.build()
 	if err != nil {
 		return p, inputErr("options.Projection", "", err.Error())
 	}
@@ -307,14 +306,8 @@ func (t *Table) planQuery(q Query) (*readPlan, error) {
 	// input builds the request for sort condition c: the query's own, or
 	// the narrower one a tie-break cursor resumes with.
 	input := func(c sortCond) (dynamodb.QueryInput, error) {
-		b := expression.NewBuilder().WithKeyCondition(keyCondition(pk, pv, sk, c))
-		if q.Filter != nil {
-			b = b.WithFilter(*q.Filter)
-		}
-		if projection != nil {
-			b = b.WithProjection(*projection)
-		}
-		e, err := buildExpr("query", b)
+		kc := keyCondition(pk, pv, sk, c)
+		e, err := buildExpr("query", builders{keyCondition: &kc, filter: q.Filter, projection: projection})
 		if err != nil {
 			return dynamodb.QueryInput{}, err
 		}
@@ -434,13 +427,12 @@ func readPage[T any](ctx context.Context, t *Table, p *readPlan, cursor string) 
 // makePage unmarshals a page's items and, when more follow, makes the
 // cursor that resumes after the last one.
 func makePage[T any](t *Table, spec cursorSpec, items []Item, more bool) (Page[T], error) {
-	page := Page[T]{Items: make([]T, 0, len(items))}
-	for _, it := range items {
-		var v T
-		if err := Unmarshal(it, &v); err != nil {
+	page := Page[T]{Items: make([]T, len(items))}
+	var dec itemDecoder
+	for i, it := range items {
+		if err := dec.decode(it, &page.Items[i]); err != nil {
 			return Page[T]{}, err
 		}
-		page.Items = append(page.Items, v)
 	}
 	if more {
 		var err error
@@ -454,9 +446,10 @@ func makePage[T any](t *Table, spec cursorSpec, items []Item, more bool) (Page[T
 // yieldItems unmarshals items and yields them in turn; false when the
 // iteration is over (the consumer stopped, or an error was yielded).
 func yieldItems[T any](items []Item, yield func(T, error) bool) bool {
+	var dec itemDecoder
 	for _, it := range items {
 		var v T
-		if err := Unmarshal(it, &v); err != nil {
+		if err := dec.decode(it, &v); err != nil {
 			var zero T
 			yield(zero, err)
 			return false

@@ -42,16 +42,13 @@ func (t *Table) planScan(s Scan) (*readPlan, error) {
 	}
 	base := dynamodb.ScanInput{TableName: aws.String(t.Name())}
 	if s.Filter != nil || s.Projection != nil {
-		b := expression.NewBuilder()
-		if s.Filter != nil {
-			b = b.WithFilter(*s.Filter)
-		}
+		b := builders{filter: s.Filter}
 		if s.Projection != nil {
 			p, err := withKeys(*s.Projection, startKey)
 			if err != nil {
 				return nil, err
 			}
-			b = b.WithProjection(p)
+			b.projection = &p
 		}
 		e, err := buildExpr("scan", b)
 		if err != nil {

@@ -9,9 +9,10 @@ import (
 	"math/big"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -70,6 +71,14 @@ type Table struct {
 	tracer trace.Tracer
 	// observed: db labels requests with the store call (OperationObserver).
 	observed bool
+	// keys are the schema's key attributes (partition, then sort), which
+	// every call checks.
+	keys []Attribute
+	// macs are HMACs keyed with the cursor key, reused across pages.
+	macs sync.Pool
+	// existence holds the conditions of IfExists and IfNotExists.
+	existence         sync.Once
+	exists, notExists expression.ConditionBuilder
 }
 
 // New returns the Table for s on db. It does not call DynamoDB; use
@@ -101,6 +110,7 @@ func New(db API, s Schema, opts ...func(*Options)) *Table {
 		o.TxAttempts = 10
 	}
 	t := &Table{db: db, schema: s.WithName(s.Name), opts: o}
+	t.keys = t.schema.keyAttrs()
 	if o.TracerProvider != nil {
 		t.tracer = o.TracerProvider.Tracer(tracerName)
 	}
@@ -174,11 +184,8 @@ func (t *Table) Key(values ...any) Key {
 	if t == nil {
 		return nil
 	}
-	k := Key{}
-	attrs := []Attribute{t.schema.PartitionKey}
-	if t.schema.SortKey.Name != "" {
-		attrs = append(attrs, t.schema.SortKey)
-	}
+	k := make(Key, len(values))
+	attrs := t.keyAttrs()
 	for i, v := range values {
 		if i >= len(attrs) {
 			// More values than key attributes: keep them under a name no
@@ -186,7 +193,7 @@ func (t *Table) Key(values ...any) Key {
 			k[fmt.Sprintf("<extra value %d>", i)] = &types.AttributeValueMemberNULL{Value: true}
 			continue
 		}
-		av, err := attributevalue.Marshal(v)
+		av, err := marshalAttr(v)
 		if err != nil {
 			k[attrs[i].Name] = &invalidValue{err: err}
 			continue
@@ -203,12 +210,21 @@ type invalidValue struct {
 	err error
 }
 
-// keyAttrs are the table's key attributes (partition, then sort).
+// keyAttrs are the table's key attributes (partition, then sort); the
+// caller must not modify them.
 func (t *Table) keyAttrs() []Attribute {
-	if t.schema.SortKey.Name == "" {
-		return []Attribute{t.schema.PartitionKey}
+	if t.keys != nil {
+		return t.keys
 	}
-	return []Attribute{t.schema.PartitionKey, t.schema.SortKey}
+	return t.schema.keyAttrs()
+}
+
+// keyAttrs are the schema's key attributes (partition, then sort).
+func (s Schema) keyAttrs() []Attribute {
+	if s.SortKey.Name == "" {
+		return []Attribute{s.PartitionKey}
+	}
+	return []Attribute{s.PartitionKey, s.SortKey}
 }
 
 // checkKey reports why key is not a valid primary key for the table: nil or
@@ -219,7 +235,7 @@ func (t *Table) checkKey(field string, key Key) error {
 	}
 	attrs := t.keyAttrs()
 	for _, a := range attrs {
-		if err := checkKeyValue(field+"."+a.Name, a, key[a.Name]); err != nil {
+		if err := checkKeyValue(field, a.Name, a, key[a.Name]); err != nil {
 			return err
 		}
 	}
@@ -240,7 +256,7 @@ func (t *Table) checkItem(field string, item Item) error {
 		return inputErr(field, "", "item is nil")
 	}
 	for _, a := range t.keyAttrs() {
-		if err := checkKeyValue(field+"."+a.Name, a, item[a.Name]); err != nil {
+		if err := checkKeyValue(field, a.Name, a, item[a.Name]); err != nil {
 			return err
 		}
 	}
@@ -252,7 +268,7 @@ func (t *Table) checkItem(field string, item Item) error {
 				continue
 			}
 			if v, ok := item[a.Name]; ok {
-				if err := checkKeyValue(field+"."+a.Name, a, v); err != nil {
+				if err := checkKeyValue(field, a.Name, a, v); err != nil {
 					return err
 				}
 			}
@@ -267,7 +283,16 @@ func (t *Table) checkItem(field string, item Item) error {
 
 // checkKeyValue checks one key attribute's value against its declared type.
 // DynamoDB rejects empty strings and binaries in key attributes.
-func checkKeyValue(field string, a Attribute, v types.AttributeValue) error {
+func checkKeyValue(field, sub string, a Attribute, v types.AttributeValue) error {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		if a.Type == types.ScalarAttributeTypeS && v.Value != "" {
+			return nil // the usual case, without building field's name
+		}
+	}
+	if sub != "" {
+		field += "." + sub
+	}
 	switch v := v.(type) {
 	case nil:
 		return inputErr(field, "", "missing key attribute")

@@ -146,6 +146,7 @@ func (tx *WriteTx) options(opts []func(*WriteOptions)) (WriteOptions, writeCondi
 
 type exprParts struct {
 	cond, update   *string
+	targets        []string // the attributes update writes
 	names          map[string]string
 	values         map[string]types.AttributeValue
 	onCheckFailure types.ReturnValuesOnConditionCheckFailure
@@ -156,21 +157,16 @@ func (tx *WriteTx) build(o WriteOptions, wc writeCondition, update *expression.U
 	if wc.cond == nil && update == nil {
 		return p, nil
 	}
-	b := expression.NewBuilder()
 	if wc.cond != nil {
-		b = b.WithCondition(*wc.cond)
 		p.onCheckFailure = returnValuesOnFailure(wc.wantCurrentItem(o))
 	}
-	if update != nil {
-		b = b.WithUpdate(*update)
-	}
-	e, err := buildExpr(tx.field(), b)
+	e, err := buildExpr(tx.field(), builders{condition: wc.cond, update: update})
 	if err != nil {
 		return p, err
 	}
 	p.cond, p.names, p.values = e.Condition(), e.Names(), e.Values()
 	if update != nil {
-		p.update = e.Update()
+		p.update, p.targets = e.Update(), e.updateTargets()
 	}
 	return p, nil
 }
@@ -231,7 +227,7 @@ func (tx *WriteTx) Update(key Key, u expression.UpdateBuilder, opts ...func(*Wri
 	if err != nil {
 		return tx.fail(err)
 	}
-	if err := tx.t.checkUpdateTargets(tx.field(), p.update, p.names); err != nil {
+	if err := tx.t.checkUpdateTargets(tx.field(), p.targets); err != nil {
 		return tx.fail(err)
 	}
 	return tx.add("Update", key, wc, types.TransactWriteItem{Update: &types.Update{

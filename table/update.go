@@ -32,15 +32,11 @@ func (t *Table) Update(ctx context.Context, key Key, update expression.UpdateBui
 	if err != nil {
 		return err
 	}
-	b := expression.NewBuilder().WithUpdate(update)
-	if wc.cond != nil {
-		b = b.WithCondition(*wc.cond)
-	}
-	e, err := buildExpr("update", b)
+	e, err := buildExpr("update", builders{condition: wc.cond, update: &update})
 	if err != nil {
 		return err
 	}
-	if err := t.checkUpdateTargets("update", e.Update(), e.Names()); err != nil {
+	if err := t.checkUpdateTargets("update", e.updateTargets()); err != nil {
 		return err
 	}
 	in := &dynamodb.UpdateItemInput{
@@ -70,15 +66,13 @@ func (t *Table) Update(ctx context.Context, key Key, update expression.UpdateBui
 	return decodeReturned(res.Attributes, o.ReturnNew)
 }
 
-// checkUpdateTargets refuses an update expression that sets, removes, adds
+// checkUpdateTargets refuses an update expression (whose targets are
+// given, see updateTargets) that sets, removes, adds
 // to or deletes from a table key attribute: DynamoDB rejects it ("Cannot
 // update attribute pk. This attribute is part of the key"), so the caller
 // hears it before a request is sent. Index key attributes may change.
-func (t *Table) checkUpdateTargets(field string, update *string, names map[string]string) error {
-	if update == nil {
-		return nil
-	}
-	for _, name := range updateTargets(*update, names) {
+func (t *Table) checkUpdateTargets(field string, targets []string) error {
+	for _, name := range targets {
 		for _, a := range t.keyAttrs() {
 			if name == a.Name {
 				return inputErr(field, name, "an update cannot change a key attribute; put a new item and delete the old one")

@@ -3,7 +3,6 @@ package table
 import (
 	"errors"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -21,11 +20,11 @@ func (t *Table) writeError(op string, key Key, wc writeCondition, o WriteOptions
 	return wrapError(op, t.Name(), key.String(), err)
 }
 
-// buildExpr builds the expressions of one request; a builder the expression
-// package rejects (an empty update, a condition with no operands) is bad
-// input.
-func buildExpr(field string, b expression.Builder) (expression.Expression, error) {
-	e, err := b.Build()
+// buildExpr builds the expressions of one request (from Build's cache of
+// shapes); a builder the expression package rejects (an empty update, a
+// condition with no operands) is bad input.
+func buildExpr(field string, b builders) (Built, error) {
+	e, err := b.build()
 	if err != nil {
 		return e, inputErr(field, "", err.Error())
 	}
