@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"sync"
 	"testing"
 	"time"
@@ -90,7 +91,7 @@ func newEnv(t testing.TB, opts ...func(*entity.RegistryOptions)) *env {
 	db := dynamotest.New()
 	s := testSchema("albums")
 	require.NoError(t, s.EnsureTable(ctx, db))
-	e := &env{db: db, t: table.New(db, s), blobs: blobstore.NewMemory()}
+	e := &env{db: db, t: table.New(db, s, fastBackoff), blobs: blobstore.NewMemory()}
 	opts = append([]func(*entity.RegistryOptions){entity.Clock(db.Now), entity.Blobs(e.blobs)}, opts...)
 	var err error
 	e.reg, err = entity.NewRegistry(e.t, opts...)
@@ -168,4 +169,13 @@ func race(t *testing.T, n int, lost error, fn func(i int) error) (wins, losses i
 	}
 	wg.Wait()
 	return wins, losses
+}
+
+func albumExists() expression.ConditionBuilder {
+	return expression.AttributeExists(expression.Name("pk"))
+}
+
+// fastBackoff keeps the retries of unprocessed batch items short.
+func fastBackoff(o *table.Options) {
+	o.Backoff = table.Backoff{Initial: time.Microsecond, Max: time.Millisecond}
 }

@@ -156,3 +156,42 @@ func TestIntegrationBadInputIsRefusedAndWritesNothing(t *testing.T) {
 	require.ErrorIs(t, err, table.ErrItemTooLarge, "over 400 KB with no offload rule")
 	assert.Equal(t, 0, localCount(t, e))
 }
+
+func TestIntegrationCollectionsBatchesTransactionsAndOffload(t *testing.T) {
+	e := localEnv(t)
+	a, err := e.albums.Create(ctx, Album{ID: "a1", OwnerID: "u1", Title: "Alps"})
+	require.NoError(t, err)
+	for i := range 3 {
+		require.NoError(t, entity.Transact(ctx,
+			e.photos.TxCreate(Photo{AlbumID: "a1", ID: fmt.Sprintf("p%d", i), OwnerID: "u1", TakenAt: a.CreatedAt,
+				Metadata: strings.Repeat("m", i*250*1024)}),
+			e.albums.Patch(Album{ID: "a1"}).Add("photoCount", 1).Action()))
+	}
+	_, err = e.shares.Create(ctx, Share{AlbumID: "a1", UserID: "u2", Role: "viewer"})
+	require.NoError(t, err)
+	err = entity.Transact(ctx,
+		e.photos.TxCreate(Photo{AlbumID: "a1", ID: "p0", OwnerID: "u1", TakenAt: a.CreatedAt}),
+		e.albums.Patch(Album{ID: "a1"}).Add("photoCount", 1).Action())
+	require.ErrorIs(t, err, table.ErrAlreadyExists, "the photo exists: nothing counted")
+
+	col, err := entity.NewCollection(e.reg, "albumView", "", e.albums, e.photos, e.shares)
+	require.NoError(t, err)
+	page, err := col.List(ctx, Album{ID: "a1"}, "", entity.ConsistentList())
+	require.NoError(t, err)
+	require.Len(t, page.Items, 5)
+	assert.Equal(t, 3, page.Items[0].(Album).PhotoCount)
+	photos := entity.Of[Photo](page.Items)
+	require.Len(t, photos, 3)
+	assert.Len(t, photos[2].Metadata, 500*1024, "offloaded to the blob store and read back")
+
+	more := make([]Photo, 30)
+	for i := range more {
+		more[i] = Photo{AlbumID: "b", ID: fmt.Sprintf("q%02d", i), OwnerID: "u1", TakenAt: a.CreatedAt}
+	}
+	_, err = e.photos.BatchPut(ctx, more)
+	require.NoError(t, err)
+	got, err := e.photos.BatchGet(ctx, more, table.Consistent())
+	require.NoError(t, err)
+	assert.Equal(t, ids(more), ids(got))
+	require.NoError(t, e.photos.BatchDelete(ctx, more))
+}

@@ -351,6 +351,7 @@ type updatePlan struct {
 type updateShape struct {
 	update, cond *string
 	names        map[string]string
+	clauses      []clause
 	keyFields    []*field // the table key's fields, set by an update that may create
 	indexes      []int    // indexes whose keys the update rebuilds
 	removeIndex  []int    // sparse indexes it takes the item out of
@@ -507,32 +508,29 @@ func (m *model) shape(sk []byte, render func() (*updateShape, error)) (*updateSh
 // shapes, and one that makes them from data should not grow memory.
 const maxShapes = 1024
 
+// clause is one action of an update: the text renders it, and a
+// transaction rebuilds it with the expression package.
+type clause struct {
+	kind updateKind
+	name string // the attribute's placeholder (#f3, #upd)
+	val  string // the value's placeholder (:v0, :upd), "" for a remove
+}
+
 // render writes the update and condition text of u's shape.
 func (u *Update[T]) render(set map[*field]bool) (*updateShape, error) {
 	m := u.m
 	s := &updateShape{names: map[string]string{}}
-	var sets, removes, adds []string
-	name := func(f *field) string {
-		n := "#f" + strconv.Itoa(m.fieldIndex(f))
-		s.names[n] = f.name
-		return n
+	add := func(kind updateKind, name, attr, val string) {
+		s.names[name] = attr
+		s.clauses = append(s.clauses, clause{kind: kind, name: name, val: val})
 	}
+	fieldName := func(f *field) string { return "#f" + strconv.Itoa(m.fieldIndex(f)) }
 	for i, op := range u.ops {
 		v := ":v" + strconv.Itoa(i)
-		switch op.kind {
-		case updSet:
-			sets = append(sets, name(op.f)+" = "+v)
-		case updSetIfNotExists:
-			n := name(op.f)
-			sets = append(sets, n+" = if_not_exists("+n+", "+v+")")
-		case updAppend:
-			n := name(op.f)
-			sets = append(sets, n+" = list_append(if_not_exists("+n+", :empty), "+v+")")
-		case updAdd:
-			adds = append(adds, name(op.f)+" "+v)
-		case updRemove:
-			removes = append(removes, name(op.f))
+		if op.kind == updRemove {
+			v = ""
 		}
+		add(op.kind, fieldName(op.f), op.f.name, v)
 	}
 	// Index keys whose templates the update touches.
 	for i := range m.indexes {
@@ -557,9 +555,7 @@ func (u *Update[T]) render(set map[*field]bool) (*updateShape, error) {
 		case removed && ix.sparse:
 			for j, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
 				if kp.present() && kp.own == nil {
-					n := "#x" + strconv.Itoa(i) + "pk"[j:j+1]
-					s.names[n] = kp.attr.Name
-					removes = append(removes, n)
+					add(updRemove, "#x"+strconv.Itoa(i)+"pk"[j:j+1], kp.attr.Name, "")
 				}
 			}
 			s.removeIndex = append(s.removeIndex, i)
@@ -570,42 +566,51 @@ func (u *Update[T]) render(set map[*field]bool) (*updateShape, error) {
 		case complete && (touched || !u.patch):
 			for j, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
 				if kp.present() && kp.own == nil {
-					n := "#x" + strconv.Itoa(i) + "pk"[j:j+1]
-					s.names[n] = kp.attr.Name
-					sets = append(sets, n+" = :x"+strconv.Itoa(i)+"pk"[j:j+1])
+					n := strconv.Itoa(i) + "pk"[j:j+1]
+					add(updSet, "#x"+n, kp.attr.Name, ":x"+n)
 				}
 			}
 			s.indexes = append(s.indexes, i)
 		}
 	}
 	if m.updated != nil {
-		s.names["#upd"] = m.updated.f.name
-		sets = append(sets, "#upd = :upd")
+		add(updSet, "#upd", m.updated.f.name, ":upd")
 	}
 	if !u.patch {
 		// An update may create the item: it then needs the fields its
 		// keys are built from, as a created item has them.
 		for _, f := range m.keyFields() {
-			n := name(f)
-			sets = append(sets, n+" = :k"+strconv.Itoa(f.pos))
+			add(updSet, fieldName(f), f.name, ":k"+strconv.Itoa(f.pos))
 			s.keyFields = append(s.keyFields, f)
 		}
 		if m.created != nil {
-			s.names["#crt"] = m.created.f.name
-			sets = append(sets, "#crt = if_not_exists(#crt, :crt)")
+			add(updSetIfNotExists, "#crt", m.created.f.name, ":crt")
 		}
 		if m.typeAttr != "" {
-			s.names["#typ"] = m.typeAttr
-			sets = append(sets, "#typ = :typ")
+			add(updSet, "#typ", m.typeAttr, ":typ")
 		}
 		if m.ttl != nil && m.ttlAfter > 0 {
-			s.names["#ttl"] = m.ttl.name
-			sets = append(sets, "#ttl = if_not_exists(#ttl, :ttl)")
+			add(updSetIfNotExists, "#ttl", m.ttl.name, ":ttl")
 		}
 	}
 	if m.version != nil {
-		s.names["#ver"] = m.version.name
-		adds = append(adds, "#ver :one")
+		add(updAdd, "#ver", m.version.name, ":one")
+	}
+	var sets, removes, adds []string
+	for _, c := range s.clauses {
+		switch c.kind {
+		case updSet:
+			sets = append(sets, c.name+" = "+c.val)
+		case updSetIfNotExists:
+			sets = append(sets, c.name+" = if_not_exists("+c.name+", "+c.val+")")
+		case updAppend:
+			sets = append(sets, c.name+" = list_append(if_not_exists("+c.name+", :empty), "+c.val+")")
+			s.constants = emptyList
+		case updAdd:
+			adds = append(adds, c.name+" "+c.val)
+		case updRemove:
+			removes = append(removes, c.name)
+		}
 	}
 	var b strings.Builder
 	for _, clause := range []struct {
@@ -621,9 +626,6 @@ func (u *Update[T]) render(set map[*field]bool) (*updateShape, error) {
 		}
 	}
 	s.update = ptr(b.String())
-	if strings.Contains(*s.update, ":empty") {
-		s.constants = emptyList
-	}
 	var cond []string
 	if u.patch {
 		s.names["#pk"] = m.pk.attr.Name

@@ -1,0 +1,271 @@
+package entity
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// Action is one write of a transaction: TxCreate, TxPut, TxDelete,
+// TxCheck, or an update's Action. Build them, then pass them to Transact.
+type Action struct {
+	m *model
+	// add adds the write to tx; expect is the version the write compares
+	// (-1 when it compares none), to tell a version conflict from another
+	// failed condition.
+	add    func(ctx context.Context, tx *table.WriteTx, now time.Time) (expect int64, err error)
+	err    error
+	entity string
+}
+
+// Transact applies actions all together or not at all (table.WriteTx:
+// TransactWriteItems, retried under one ClientRequestToken on conflicts
+// and throttling). Actions may be of entities of several registries,
+// whose tables are on one API (a DynamoDB transaction spans the tables of
+// one account and region). A refused action cancels every action: the
+// error is a *table.TxError naming each failed action, its sentinel
+// (table.ErrAlreadyExists for a TxCreate, table.ErrNotFound for a TxDelete
+// or a Patch's action, table.ErrConditionFailed), and ErrVersionConflict
+// when a compared version had moved. Bad input in any action is reported
+// before anything is sent.
+func Transact(ctx context.Context, actions ...Action) (err error) {
+	if ctx == nil {
+		return inputError("ctx", "nil", "a request needs a context", nil)
+	}
+	if len(actions) == 0 {
+		return inputError("actions", "[]", "a transaction needs at least one action", nil)
+	}
+	for i, a := range actions {
+		if a.err != nil {
+			return a.err
+		}
+		if a.m == nil {
+			return inputError("actions["+strconv.Itoa(i)+"]", "zero Action", "make actions with an entity's Tx methods", ErrNoEntity)
+		}
+	}
+	home := actions[0].m.reg
+	ctx, span := home.t.Start(ctx, "entity.Transact")
+	defer span.End(&err)
+	now := home.now()
+	tx := home.t.WriteTx()
+	expects := make([]int64, len(actions))
+	for i, a := range actions {
+		h := tx
+		if a.m.reg.t != home.t {
+			h = tx.On(a.m.reg.t)
+		}
+		if expects[i], err = a.add(ctx, h, now); err != nil {
+			return err
+		}
+	}
+	if err := tx.Run(ctx); err != nil {
+		return versionConflicts(err, actions, expects)
+	}
+	for _, a := range actions {
+		a.m.ops[opTx].use.record(0, len(actions))
+	}
+	return nil
+}
+
+// versionConflicts marks a canceled transaction whose compared version had
+// moved with ErrVersionConflict.
+func versionConflicts(err error, actions []Action, expects []int64) error {
+	var txe *table.TxError
+	if !errors.As(err, &txe) {
+		return err
+	}
+	for _, r := range txe.Reasons {
+		if r.Index >= len(actions) || expects[r.Index] < 0 || r.Code != "ConditionalCheckFailed" || len(r.Item) == 0 {
+			continue
+		}
+		if m := actions[r.Index].m; versionIn(r.Item, m.version.name) != expects[r.Index] {
+			return &conflictError{err: err}
+		}
+	}
+	return err
+}
+
+// conflictError is a transaction canceled by a version conflict: it
+// matches ErrVersionConflict and everything the transaction's error does.
+type conflictError struct{ err error }
+
+func (e *conflictError) Error() string   { return "entity: version conflict: " + e.err.Error() }
+func (e *conflictError) Unwrap() []error { return []error{ErrVersionConflict, e.err} }
+
+func failedAction(err error) Action { return Action{err: err} }
+
+// TxCreate is Create as a transaction's action: table.ErrAlreadyExists
+// when the key is taken.
+func (e *Entity[T]) TxCreate(v T) Action {
+	if e == nil || e.m == nil {
+		return failedAction(noEntity())
+	}
+	m := e.m
+	return Action{m: m, entity: m.name, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+		rv := reflect.ValueOf(&v).Elem()
+		m.stampNew(rv, now)
+		item, _, err := m.encode(ctx, rv, &v)
+		if err != nil {
+			return -1, err
+		}
+		if m.ttl != nil {
+			tx.Put(item, table.IfNotExistsOrExpired(m.ttl.name, now))
+		} else {
+			tx.Create(item)
+		}
+		return -1, nil
+	}}
+}
+
+// TxPut is Put as a transaction's action: for a versioned entity it
+// compares v's version (ErrVersionConflict) and stores the next.
+func (e *Entity[T]) TxPut(v T, opts ...func(*WriteOptions)) Action {
+	if e == nil || e.m == nil {
+		return failedAction(noEntity())
+	}
+	m := e.m
+	o := writeOptions(opts)
+	return Action{m: m, entity: m.name, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+		rv := reflect.ValueOf(&v).Elem()
+		expect := int64(-1)
+		wo := conditions(o.Conditions)
+		if m.version != nil {
+			read := m.versionOf(rv)
+			m.setVersion(rv, read+1)
+			if read == 0 {
+				wo = append(wo, table.IfNotExists())
+			} else {
+				wo = append(wo, table.If(expression.Name(m.version.name).Equal(expression.Value(read))), table.ItemOnConditionFailure())
+				expect = read
+			}
+		}
+		m.stampReplace(rv, now)
+		item, _, err := m.encode(ctx, rv, &v)
+		if err != nil {
+			return -1, err
+		}
+		tx.Put(item, wo...)
+		return expect, nil
+	}}
+}
+
+// TxDelete is Delete as a transaction's action: table.ErrNotFound when
+// the item is missing; IfVersion and If as for Delete.
+func (e *Entity[T]) TxDelete(key T, opts ...func(*WriteOptions)) Action {
+	if e == nil || e.m == nil {
+		return failedAction(noEntity())
+	}
+	m := e.m
+	o := writeOptions(opts)
+	k, err := e.tableKey(key)
+	if err != nil {
+		return failedAction(err)
+	}
+	if o.Version != nil && m.version == nil {
+		return failedAction(inputError(m.name+" options", "IfVersion", "the entity has no Version attribute", nil))
+	}
+	return Action{m: m, entity: m.name, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+		wo, expect := m.existing(o.Conditions, o.Version, now)
+		tx.Delete(k, wo...)
+		return expect, nil
+	}}
+}
+
+// TxCheck is a condition on an item of the entity that the transaction
+// needs without writing the item (table.ErrConditionFailed).
+func (e *Entity[T]) TxCheck(key T, c expression.ConditionBuilder) Action {
+	if e == nil || e.m == nil {
+		return failedAction(noEntity())
+	}
+	k, err := e.tableKey(key)
+	if err != nil {
+		return failedAction(err)
+	}
+	return Action{m: e.m, entity: e.m.name, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+		tx.Check(k, c)
+		return -1, nil
+	}}
+}
+
+// Action is the update as a transaction's action; a Patch's is refused
+// with table.ErrNotFound when the item is missing.
+func (u *Update[T]) Action() Action {
+	if u == nil || u.m == nil {
+		return failedAction(noEntity())
+	}
+	if u.err != nil {
+		return failedAction(u.err)
+	}
+	m := u.m
+	return Action{m: m, entity: m.name, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+		p, err := u.plan(ctx, now)
+		if err != nil {
+			return -1, err
+		}
+		ub := p.shape.builder(p.values)
+		wo := conditions(u.conds)
+		expect := int64(-1)
+		if u.patch {
+			wo = append(wo, table.IfExists())
+			if m.ttl != nil {
+				wo = append(wo, table.If(m.alive()))
+			}
+		}
+		if u.ver != nil {
+			expect = int64(*u.ver)
+			wo = append(wo, table.If(expression.Name(m.version.name).Equal(expression.Value(*u.ver))), table.ItemOnConditionFailure())
+		}
+		tx.Update(p.key, ub, wo...)
+		return expect, nil
+	}}
+}
+
+// existing is the conditions of a write to an item that must exist (and
+// be alive), at a version when one is given.
+func (m *model) existing(extra []expression.ConditionBuilder, version *int, now time.Time) ([]func(*table.WriteOptions), int64) {
+	wo := append(conditions(extra), table.IfExists())
+	if m.ttl != nil {
+		wo = append(wo, table.If(m.alive()))
+	}
+	if version == nil {
+		return wo, -1
+	}
+	return append(wo, table.If(expression.Name(m.version.name).Equal(expression.Value(*version))), table.ItemOnConditionFailure()), int64(*version)
+}
+
+func conditions(cs []expression.ConditionBuilder) []func(*table.WriteOptions) {
+	out := make([]func(*table.WriteOptions), 0, len(cs)+3)
+	for _, c := range cs {
+		out = append(out, table.If(c))
+	}
+	return out
+}
+
+// builder rebuilds a shape's update with the expression package, for a
+// transaction (table.WriteTx takes an expression.UpdateBuilder).
+func (s *updateShape) builder(values map[string]types.AttributeValue) expression.UpdateBuilder {
+	var ub expression.UpdateBuilder
+	for _, c := range s.clauses {
+		name := expression.Name(s.names[c.name])
+		switch c.kind {
+		case updSet:
+			ub = ub.Set(name, expression.Value(values[c.val]))
+		case updSetIfNotExists:
+			ub = ub.Set(name, expression.IfNotExists(name, expression.Value(values[c.val])))
+		case updAppend:
+			ub = ub.Set(name, expression.ListAppend(expression.IfNotExists(name, expression.Value(emptyList[":empty"])), expression.Value(values[c.val])))
+		case updAdd:
+			ub = ub.Add(name, expression.Value(values[c.val]))
+		case updRemove:
+			ub = ub.Remove(name)
+		}
+	}
+	return ub
+}
