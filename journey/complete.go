@@ -2,8 +2,10 @@ package journey
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/tablekit/tablekit/table"
 )
@@ -20,8 +22,8 @@ type Complete struct {
 	Jobs []Job `json:"jobs"`
 	// Reports are the report catalog entries, by job.
 	Reports []ReportEntry `json:"reports,omitempty"`
-	// Logs are the optional log summaries, by job, step and time (empty
-	// with SkipLogSummaries).
+	// Logs are the optional log summaries, by job, step and time: only
+	// with IncludeLogSummaries.
 	Logs []LogSummary `json:"logs,omitempty"`
 	// Other holds items of entity types this package does not know, so
 	// nothing in the partition goes unseen. (Raw attribute values have no
@@ -97,22 +99,33 @@ func (s *Store) loadJourney(ctx context.Context, id string, opts ...func(*ReadOp
 	o := applyReadOptions(opts)
 	pk, _ := journeyPK.Build(id)
 	queries := []table.Query{{Partition: pk, Consistent: o.Consistent}}
-	if o.SkipLogSummaries {
+	if !o.IncludeLogSummaries {
 		// "LOG$" is the first string after every "LOG#..." key.
 		queries = []table.Query{
 			{Partition: pk, Sort: table.SortLess("LOG#"), Consistent: o.Consistent},
 			{Partition: pk, Sort: table.SortGreaterOrEqual("LOG$"), Consistent: o.Consistent},
 		}
 	}
-	var items []table.Item
-	for _, q := range queries {
-		for item, err := range table.QueryAll[table.Item](ctx, s.t, q) {
-			if err != nil {
-				return nil, err
+	// The queries go side by side: one round trip.
+	parts := make([][]table.Item, len(queries))
+	errs := make([]error, len(queries))
+	var wg sync.WaitGroup
+	for i, q := range queries {
+		wg.Go(func() {
+			for item, err := range table.QueryAll[table.Item](ctx, s.t, q) {
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				parts[i] = append(parts[i], item)
 			}
-			items = append(items, item)
-		}
+		})
 	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	items := slices.Concat(parts...)
 	c, err := decodePartition(items)
 	if err != nil {
 		return nil, err

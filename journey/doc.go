@@ -61,18 +61,19 @@
 // same type, so one helper means one thing everywhere: [Consistent] asks a
 // Get, [Journeys.Load], [Rules.ForStage] or a list of one journey's
 // partition for strongly consistent reads; [Limit], [OfStage],
-// [NewestFirst] and [OldestFirst] shape a list; [SkipLogSummaries] thins
-// [Journeys.Load]. A read refuses an option it cannot honour (Limit on a
+// [NewestFirst] and [OldestFirst] shape a list; [IncludeLogSummaries]
+// widens [Journeys.Load]. A read refuses an option it cannot honour (Limit on a
 // Get, Consistent on a GSI1 list) with a *table.InputError before any
 // request.
 //
 // # Reads
 //
 //   - [Journeys.Get]: one GetItem.
-//   - [Journeys.Load]: the whole journey in one Query of its partition
-//     (the seed's four queries in one round trip, billed once for the
-//     items' total size: a journey with 6 stages, 15 rules and 20 jobs,
-//     27 KB, costs 3.5 read units), typed and grouped into a [Complete].
+//   - [Journeys.Load]: the whole journey but its log summaries in two
+//     Queries of its partition side by side (the seed's four queries in
+//     one round trip, each billed once for its items' total size: a
+//     journey with 6 stages, 15 rules and 20 jobs, 27 KB, costs about 3.5
+//     read units), typed and grouped into a [Complete].
 //   - [Journeys.List]: GSI1 JOURNEYS, newest first (or oldest first),
 //     ties by PK, with cursors.
 //   - [Jobs.List] and [Jobs.All]: a journey's jobs, or one stage's,
@@ -178,8 +179,13 @@
 // A [StepLogger] collects a step's entries in memory, as the seed's
 // base_stage.py does. Flush and Close write the step's log file (a JSON
 // array in the seed's shape) first, then, unless turned off, one LOG#
-// summary item per entry through BatchWriteItem, then add the per-level
+// summary item per entry through BatchWriteItem, 25 a request and
+// [DefaultBatchWriteConcurrency] requests in flight (the seed's 10,000
+// entries: 400 requests in 50 round trips), then add the per-level
 // counts to the job's metrics and the journey's totals in one transaction.
+// Each flush costs that transaction (88 write units at the seed's item
+// sizes): flush at the end of a step, as the seed uploads a step's log
+// "after step completion", not every second.
 // [Reports.Write] writes the report file, then its REPORT# catalog
 // item. S3 is always written before DynamoDB, so no item points at a
 // missing file. Log and report files are the records' bodies and live only
@@ -250,10 +256,23 @@
 // seconds keep their string.
 //
 // Log summaries in the partition. LOG# sorts between JOB# and METADATA,
-// so one Query of the partition reads them too. They are the seed's
-// optional entries: [Options.DisableLogSummaries] turns them off, and
-// [SkipLogSummaries] loads a journey around them in two Queries
-// (SK < "LOG#" and SK >= "LOG$").
+// so one Query of the partition would read them too: a job of the seed's
+// size leaves 10,000. Journeys.Load therefore reads around them in two
+// Queries (SK < "LOG#" and SK >= "LOG$"), and [IncludeLogSummaries] reads
+// them as well; [Logs.ListSummaries] pages one job's. They are the seed's
+// optional entries, copies of what the S3 log file keeps, so they expire:
+// each carries a ttl (the table's TTL attribute, which the seed does not
+// have) [Options.LogSummaryRetention] after its entry, a week by default
+// ([DefaultLogSummaryRetention]; [KeepLogSummaries] keeps them), and
+// [Options.DisableLogSummaries] turns them off.
+//
+// What remains above the seed's $10 a month. At the seed's 100 jobs a day
+// the table costs about $48 a month at the declared average rates
+// (docs/costs.md): $36 of it is the summaries, a million a day at two
+// write units each (the item and its GSI1 entry), which the seed's cost
+// figure leaves out (its DynamoDB keeps metadata only), and $2.7 their
+// week of storage. Without summaries (DisableLogSummaries) the rest,
+// about $9.6, is the seed's figure.
 //
 // Levels and ids. Log files write levels upper case ("INFO") and
 // summaries lower case ("info"), as the seed's two examples do. A report

@@ -123,7 +123,7 @@ func newImportRig(t *testing.T, api table.API, srcTable, dstTable string) *impor
 	require.NoError(t, err)
 	_, err = r.src.Jobs().Finish(ctx, job.Ref(), Finish{Status: JobCompleted})
 	require.NoError(t, err)
-	r.want, err = r.src.Journeys().Load(ctx, r.id, Consistent())
+	r.want, err = r.src.Journeys().Load(ctx, r.id, Consistent(), IncludeLogSummaries())
 	require.NoError(t, err)
 	_, err = r.src.Backups().Export(ctx, r.id)
 	require.NoError(t, err)
@@ -177,7 +177,7 @@ func relabelLogs(t *testing.T, backup []byte, msg string) []byte {
 
 func (r *importRig) assertRestored(t *testing.T) {
 	t.Helper()
-	got, err := r.plain.Journeys().Load(context.Background(), r.id, Consistent())
+	got, err := r.plain.Journeys().Load(context.Background(), r.id, Consistent(), IncludeLogSummaries())
 	require.NoError(t, err)
 	assert.Equal(t, r.want, got, "the imported journey differs from the exported one")
 	assert.Equal(t, 1+len(r.want.Stages)+len(r.want.Rules)+len(r.want.Jobs)+len(r.want.Logs)+len(r.want.Reports),
@@ -296,7 +296,7 @@ func importRaces(t *testing.T, api table.API, tableName func(base string) string
 		_, errA := r.dst.Backups().ImportFrom(ctx, r.id, bytes.NewReader(x))
 		require.NoError(t, errB)
 		require.ErrorIs(t, errA, ErrImportInProgress, "A went on after B took its claim over")
-		got, err := r.plain.Journeys().Load(ctx, r.id, Consistent())
+		got, err := r.plain.Journeys().Load(ctx, r.id, Consistent(), IncludeLogSummaries())
 		require.NoError(t, err)
 		require.Len(t, got.Logs, importLogs)
 		for _, l := range got.Logs {

@@ -71,9 +71,9 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 			return err
 		},
 		"ListJourneys consistent": func() error { _, err := s.Journeys().List(ctx, "", Consistent()); return err },
-		"ListJourneys skip logs":  func() error { _, err := s.Journeys().List(ctx, "", SkipLogSummaries()); return err },
+		"ListJourneys with logs":  func() error { _, err := s.Journeys().List(ctx, "", IncludeLogSummaries()); return err },
 		"GetJourney limit":        func() error { _, err := s.Journeys().Get(ctx, "JRN-T", Limit(1)); return err },
-		"GetJourney skip logs":    func() error { _, err := s.Journeys().Get(ctx, "JRN-T", SkipLogSummaries()); return err },
+		"GetJourney with logs":    func() error { _, err := s.Journeys().Get(ctx, "JRN-T", IncludeLogSummaries()); return err },
 		"LoadJourney newest":      func() error { _, err := s.Journeys().Load(ctx, "JRN-T", NewestFirst()); return err },
 		"LoadJourney limit":       func() error { _, err := s.Journeys().Load(ctx, "JRN-T", Limit(2)); return err },
 		"GetStage stage":          func() error { _, err := s.Stages().Get(ctx, "JRN-T", "raw_analysis", OfStage("raw")); return err },
@@ -85,7 +85,7 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 			return err
 		},
 		"ListCatalog consistent": func() error { _, err := s.Reports().ListCatalog(ctx, "JOB-1", "", Consistent()); return err },
-		"ListJobs skip logs":     func() error { _, err := s.Jobs().List(ctx, "JRN-T", "", SkipLogSummaries()); return err },
+		"ListJobs with logs":     func() error { _, err := s.Jobs().List(ctx, "JRN-T", "", IncludeLogSummaries()); return err },
 		"Pause":                  func() error { _, err := s.Journeys().Pause(ctx, "a b"); return err },
 		"Resume":                 func() error { _, err := s.Journeys().Resume(ctx, ""); return err },
 		"Cancel":                 func() error { _, err := s.Journeys().Cancel(ctx, "#"); return err },

@@ -49,7 +49,7 @@ func TestIntegrationLoadJourney(t *testing.T) {
 		_, err = s.Jobs().Finish(ctx, j.Ref(), Finish{Status: JobCompleted})
 		require.NoError(t, err)
 	}
-	got, err := s.Journeys().Load(ctx, "JRN-LOCAL", Consistent())
+	got, err := s.Journeys().Load(ctx, "JRN-LOCAL", Consistent(), IncludeLogSummaries())
 	require.NoError(t, err)
 	require.Len(t, got.Stages, 6, "loaded stages")
 	require.Len(t, got.Rules, 3, "loaded rules")

@@ -27,6 +27,9 @@ const (
 	attrCreatedAt  = "CreatedAt"
 	attrUpdatedAt  = "UpdatedAt"
 	attrData       = "Data"
+	// attrTTL is the table's TTL attribute (not in the seed), on log
+	// summaries only.
+	attrTTL = "ttl"
 )
 
 // EntityType values, as the seed writes them.
@@ -57,6 +60,9 @@ type record[T any] struct {
 	// DeletingAt is set only on a METADATA item Journeys.Delete marked:
 	// the journey is being deleted.
 	DeletingAt string `dynamodbav:"DeletingAt,omitempty"`
+	// TTL (Unix seconds) is set only on log summaries: DynamoDB deletes
+	// them after Options.LogSummaryRetention.
+	TTL int64 `dynamodbav:"ttl,omitempty"`
 }
 
 // Time is a timestamp stored the seed's way: UTC with six fractional

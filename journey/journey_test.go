@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -53,42 +55,54 @@ func buildJourney(t testing.TB, e *env, id string) {
 	}
 }
 
-// TestLoadJourneyIsOneQuery: the complete journey of 1 + 6 + 15 + 20 items
-// is one Query, and it consumes the read units the items' total size
-// dictates: one unit per 4 KB of the sum, halved for an eventually
-// consistent read.
-func TestLoadJourneyIsOneQuery(t *testing.T) {
+// TestLoadJourneyIsOneRoundTrip: the complete journey of 1 + 6 + 15 + 20
+// items is two Queries side by side, around the log summaries' range, and
+// consumes the read units the items' total size dictates, each Query
+// rounding its own sum: one unit per 4 KB, halved for an eventually
+// consistent read. With IncludeLogSummaries it is one Query of the
+// whole partition.
+func TestLoadJourneyIsOneRoundTrip(t *testing.T) {
 	e := newEnv(t)
 	buildJourney(t, e, "JRN-LOAD")
-	e.db.ResetCalls()
-	e.db.ResetConsumed()
-	c, err := e.store.Journeys().Load(context.Background(), "JRN-LOAD")
-	require.NoError(t, err)
-	got := e.db.Consumed(DefaultTableName).ReadUnits
-	n := e.calls()
-	require.Equal(t, 1, n, "Load's requests")
-	require.Equal(t, 1, e.db.Calls("Query"), "Load's one request is a Query")
-	require.Len(t, c.Stages, 6, "loaded stages")
-	require.Len(t, c.Rules, 15, "loaded rules")
-	require.Len(t, c.Jobs, 20, "loaded jobs")
-	require.Equal(t, "JRN-LOAD", c.Journey.ID, "loaded journey")
-	// The items' size as DynamoDB counts it.
-	size := 0
+	// The items' size as DynamoDB counts it, below "LOG#" and above.
+	below, above := 0, 0
 	for item, err := range table.QueryAll[table.Item](context.Background(), e.store.t, table.Query{Partition: "JOURNEY#JRN-LOAD"}) {
 		require.NoError(t, err)
-		size += table.ItemSize(item)
+		if stringAttr(item, attrSK) < "LOG#" {
+			below += table.ItemSize(item)
+		} else {
+			above += table.ItemSize(item)
+		}
 	}
-	want := math.Ceil(float64(size)/4096) / 2
-	t.Logf("complete journey: 42 items, %d bytes, one Query, %.1f RCU eventually consistent (%.0f strongly consistent)", size, got, 2*got)
-	assert.Equal(t, want, got, "consumed %.1f RCU for %d bytes, want %.1f", got, size, want)
+	units := func(size int) float64 { return math.Ceil(float64(size)/4096) / 2 }
 
-	// Strongly consistent costs twice as much and is still one request.
-	e.db.ResetCalls()
-	e.db.ResetConsumed()
-	_, err = e.store.Journeys().Load(context.Background(), "JRN-LOAD", Consistent())
-	require.NoError(t, err)
-	assert.Equal(t, 1, e.calls(), "a consistent load's requests")
-	assert.Equal(t, 2*want, e.db.Consumed(DefaultTableName).ReadUnits, "a consistent load's read units")
+	synctest.Test(t, func(t *testing.T) {
+		m := dynamotest.NewMeter(e.db, func(o *dynamotest.MeterOptions) { o.Latency = time.Millisecond })
+		s := mustStore(t, m, e.logs)
+		var c *Complete
+		var err error
+		u := m.Measure(func() { c, err = s.Journeys().Load(context.Background(), "JRN-LOAD") })
+		require.NoError(t, err)
+		t.Logf("complete journey: 42 items, %d bytes, %d Queries in %d round trip, %.1f RCU eventually consistent", below+above, u.Requests, u.RoundTrips, u.ReadUnits)
+		assert.Equal(t, map[string]int{"Query": 2}, u.Calls)
+		assert.Equal(t, 1, u.RoundTrips)
+		assert.Equal(t, units(below)+units(above), u.ReadUnits)
+		require.Len(t, c.Stages, 6, "loaded stages")
+		require.Len(t, c.Rules, 15, "loaded rules")
+		require.Len(t, c.Jobs, 20, "loaded jobs")
+		require.Equal(t, "JRN-LOAD", c.Journey.ID, "loaded journey")
+
+		// Strongly consistent costs twice as much.
+		u = m.Measure(func() { _, err = s.Journeys().Load(context.Background(), "JRN-LOAD", Consistent()) })
+		require.NoError(t, err)
+		assert.Equal(t, 2*(units(below)+units(above)), u.ReadUnits, "a consistent load's read units")
+
+		// With the summaries: the whole partition in one Query.
+		u = m.Measure(func() { _, err = s.Journeys().Load(context.Background(), "JRN-LOAD", IncludeLogSummaries()) })
+		require.NoError(t, err)
+		assert.Equal(t, map[string]int{"Query": 1}, u.Calls)
+		assert.Equal(t, units(below+above), u.ReadUnits)
+	})
 }
 
 // TestLoadJourneyGroupsAndOrders: stages by order, rules by stage then
@@ -145,16 +159,16 @@ func TestLoadJourneyPaginatesPastOneMegabyte(t *testing.T) {
 	}
 	require.NoError(t, l.Close(ctx))
 	e.db.ResetCalls()
-	c := must[*Complete](t)(e.store.Journeys().Load(ctx, "JRN-T"))
+	c := must[*Complete](t)(e.store.Journeys().Load(ctx, "JRN-T", IncludeLogSummaries()))
 	require.Len(t, c.Logs, 1500, "loaded log summaries")
 	require.Len(t, c.Stages, 6, "loaded stages")
 	require.Len(t, c.Jobs, 1, "loaded jobs")
 	q := e.db.Calls("Query")
 	assert.GreaterOrEqual(t, q, 2, "a 2 MB partition takes more than one 1 MB page")
-	// SkipLogSummaries reads around them: two small queries.
+	// By default Load reads around them: two small queries.
 	e.db.ResetCalls()
 	e.db.ResetConsumed()
-	c = must[*Complete](t)(e.store.Journeys().Load(ctx, "JRN-T", SkipLogSummaries()))
+	c = must[*Complete](t)(e.store.Journeys().Load(ctx, "JRN-T"))
 	assert.Empty(t, c.Logs, "skipping log summaries: logs")
 	assert.Len(t, c.Stages, 6, "skipping log summaries: stages")
 	assert.Len(t, c.Jobs, 1, "skipping log summaries: jobs")

@@ -56,13 +56,16 @@ func (h *Journeys) Get(ctx context.Context, id string, opts ...func(*ReadOptions
 	return h.s.getJourney(ctx, id, opts...)
 }
 
-// Load reads a whole journey in one Query of its partition
-// (PK = JOURNEY#{id}): metadata, stages, rules, jobs, report catalog
-// entries and log summaries, decoded and grouped. The seed's four queries
-// become one round trip, billed once for the sum of the items' sizes
-// rather than per query. Past 1 MB DynamoDB pages the result and
-// Load reads on until the partition is done. See SkipLogSummaries
-// for journeys with many log summaries.
+// Load reads a whole journey from its partition (PK = JOURNEY#{id}):
+// metadata, stages, rules, jobs and report catalog entries, decoded and
+// grouped, in two Queries side by side (one round trip) that read around
+// the log summaries (SK < "LOG#" and SK >= "LOG$"): a job of the seed's
+// size leaves 10,000, which a dashboard's Load would otherwise read every
+// time. The seed's four queries become one round trip, billed for the
+// items' total size rather than per query. Past 1 MB DynamoDB pages the
+// result and Load reads on until the partition is done.
+// IncludeLogSummaries reads the summaries too (one Query of the whole
+// partition); Logs.ListSummaries pages a job's.
 func (h *Journeys) Load(ctx context.Context, id string, opts ...func(*ReadOptions)) (_ *Complete, err error) {
 	if err := h.ready(ctx); err != nil {
 		return nil, err

@@ -19,12 +19,13 @@ type ReadOptions struct {
 	// Logs.ListSummaries, Reports.ListCatalog) refuse it, as DynamoDB does
 	// for a global secondary index.
 	Consistent bool
-	// SkipLogSummaries makes Journeys.Load leave out the optional LOG#
-	// items. They sort between the jobs and the metadata, so this costs a
-	// second Query (SK < "LOG#", then SK >= "LOG$"), but a partition
-	// holding thousands of summaries is then not read to show a dashboard.
+	// IncludeLogSummaries makes Journeys.Load read the optional LOG#
+	// items too, every one of them: a job of the seed's size leaves
+	// 10,000. By default Load reads around them (SK < "LOG#" and
+	// SK >= "LOG$", two Queries side by side), so a dashboard's Load
+	// costs the journey, not its logs; Logs.ListSummaries pages them.
 	// Only Journeys.Load accepts it.
-	SkipLogSummaries bool
+	IncludeLogSummaries bool
 	// Limit is the most items one page of a list holds (0: what one
 	// DynamoDB request returns, up to 1 MB). Lists that filter
 	// (Logs.ListSummaries) still return full pages: table.QueryPage reads
@@ -48,8 +49,10 @@ type ListOptions = ReadOptions
 // journey's partition (Stages.List, Jobs.List) accept it.
 func Consistent() func(*ReadOptions) { return func(o *ReadOptions) { o.Consistent = true } }
 
-// SkipLogSummaries leaves the LOG# items out of Journeys.Load.
-func SkipLogSummaries() func(*ReadOptions) { return func(o *ReadOptions) { o.SkipLogSummaries = true } }
+// IncludeLogSummaries makes Journeys.Load read the LOG# items too.
+func IncludeLogSummaries() func(*ReadOptions) {
+	return func(o *ReadOptions) { o.IncludeLogSummaries = true }
+}
 
 // Limit sets ReadOptions.Limit: the most items one page of a list holds.
 func Limit(n int) func(*ReadOptions) { return func(o *ReadOptions) { o.Limit = n } }
@@ -104,8 +107,8 @@ func readOptions(k readKind, opts []func(*ReadOptions)) (ReadOptions, error) {
 		return o, inputError("ReadOptions.StageID", o.StageID, k.name+" lists no stage's jobs")
 	case o.Consistent && !k.consistent:
 		return o, inputError("ReadOptions.Consistent", true, k.name+" reads GSI1, which has no consistent reads")
-	case o.SkipLogSummaries && !k.skips:
-		return o, inputError("ReadOptions.SkipLogSummaries", true, "only Journeys.Load reads log summaries with the rest of a journey, not "+k.name)
+	case o.IncludeLogSummaries && !k.skips:
+		return o, inputError("ReadOptions.IncludeLogSummaries", true, "only Journeys.Load reads log summaries with the rest of a journey, not "+k.name)
 	case (o.NewestFirst || o.OldestFirst) && !k.time:
 		return o, inputError("ReadOptions.NewestFirst/OldestFirst", true, k.name+" is not ordered by time")
 	case o.NewestFirst && o.OldestFirst:

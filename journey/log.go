@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
@@ -67,6 +68,9 @@ type LogSummary struct {
 	// From the key.
 	LogID     string `dynamodbav:"-" json:"logId"`
 	JourneyID string `dynamodbav:"-" json:"journeyId"`
+	// ExpiresAt is when DynamoDB may delete the summary (its ttl); zero
+	// when it is kept (KeepLogSummaries, or written by others).
+	ExpiresAt Time `dynamodbav:"-" json:"expiresAt"`
 }
 
 // Summaries keep DynamoDB items small, as the seed asks ("keep log
@@ -99,6 +103,9 @@ func logSummaryFrom(rec record[LogSummary]) (LogSummary, error) {
 	}
 	sum.LogID = parts.String("logId")
 	sum.JourneyID = strings.TrimPrefix(rec.PK, "JOURNEY#")
+	if rec.TTL > 0 {
+		sum.ExpiresAt = Time{time.Unix(rec.TTL, 0).UTC()}
+	}
 	return sum, nil
 }
 
@@ -321,6 +328,10 @@ func (l *StepLogger) writeSummaries(ctx context.Context, entries []LogEntry, ids
 		rec, err := logSummaryRecord(l.ref.JourneyID, sum, e.Timestamp.String())
 		if err != nil {
 			return err
+		}
+		if r := l.s.opts.LogSummaryRetention; r > 0 {
+			// Rounded up to the second: never before the retention ends.
+			rec.TTL = e.Timestamp.Add(r + time.Second - 1).Unix()
 		}
 		if l.sequential {
 			if err := l.s.t.Put(ctx, rec); err != nil {

@@ -249,3 +249,44 @@ func TestIntegrationLogSummariesOfOneInstantHaveATotalOrder(t *testing.T) {
 	require.NoError(t, err)
 	tiedSummaries(t, s, j.Ref(), 200)
 }
+
+// TestLogSummariesExpireAfterTheirRetention: a summary carries a ttl a
+// week (DefaultLogSummaryRetention) after its entry, or the store's
+// retention, or none with KeepLogSummaries; DynamoDB (here the fake, when
+// its clock passes the ttl) deletes it, while the S3 file keeps the entry.
+func TestLogSummariesExpireAfterTheirRetention(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		retention time.Duration
+		kept      time.Duration // how long the summary lives (0: for ever)
+	}{
+		{"Default", 0, DefaultLogSummaryRetention},
+		{"OneDay", 24 * time.Hour, 24 * time.Hour},
+		{"Kept", KeepLogSummaries, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, func(o *Options) { o.LogSummaryRetention = tc.retention })
+			ctx := context.Background()
+			e.newJourney(t)
+			job := must[*Job](t)(e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"}))
+			l := must[*StepLogger](t)(e.store.Logs().Logger(job.Ref(), "schema_extraction"))
+			l.Info("one", nil)
+			require.NoError(t, l.Close(ctx))
+			sums := must[[]LogSummary](t)(collect(e.store.Logs().Summaries(ctx, job.JobID)))
+			require.Len(t, sums, 1)
+			if tc.kept == 0 {
+				assert.True(t, sums[0].ExpiresAt.IsZero())
+				e.db.Advance(10 * 365 * 24 * time.Hour)
+				assert.Len(t, must[[]LogSummary](t)(collect(e.store.Logs().Summaries(ctx, job.JobID))), 1, "kept")
+				return
+			}
+			assert.Equal(t, t0.Add(tc.kept), sums[0].ExpiresAt.Time)
+			e.db.Advance(tc.kept)
+			assert.Len(t, must[[]LogSummary](t)(collect(e.store.Logs().Summaries(ctx, job.JobID))), 1, "at its ttl")
+			e.db.Advance(time.Second) // DynamoDB expires an item once its ttl is past
+			assert.Empty(t, must[[]LogSummary](t)(collect(e.store.Logs().Summaries(ctx, job.JobID))), "after its ttl")
+			entries := must[[]LogEntry](t)(e.store.Logs().Read(ctx, job.Ref()))
+			assert.Len(t, entries, 1, "the log file keeps the entry")
+		})
+	}
+}

@@ -4,10 +4,14 @@ import (
 	"cmp"
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/dynamotest"
 )
 
 // TestFinishJobIsThreeRequestsInTwoRoundTrips: FinishJob reads the stages
@@ -45,8 +49,8 @@ func TestFinishJobIsThreeRequestsInTwoRoundTrips(t *testing.T) {
 }
 
 // TestListJobsReadsNoLogSummaries: listing a journey's 20 jobs, 7 a page,
-// reads job items only, where loading the journey (the only way to list
-// them before) read its 500 log summaries too.
+// reads job items only, where loading the journey with its summaries
+// reads its 500 log summaries too.
 func TestListJobsReadsNoLogSummaries(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -62,7 +66,7 @@ func TestListJobsReadsNoLogSummaries(t *testing.T) {
 
 	e.db.ResetCalls()
 	e.db.ResetConsumed()
-	_, err = e.store.Journeys().Load(ctx, "JRN-M")
+	_, err = e.store.Journeys().Load(ctx, "JRN-M", IncludeLogSummaries())
 	require.NoError(t, err)
 	loadRequests, loadUnits := e.calls(), e.db.Consumed(DefaultTableName).ReadUnits
 
@@ -100,4 +104,40 @@ func TestListJobsReadsNoLogSummaries(t *testing.T) {
 		n++
 	}
 	assert.Equal(t, 4, n)
+}
+
+// TestIngestLogsRoundTrips: a step's 10,000 entries (the seed's figure for
+// a job) are written as 400 BatchWriteItem requests of 25, eight in
+// flight, and one counts transaction: 401 requests in 51 round trips,
+// where they took 401 one after another. Each summary costs its item's
+// write and its GSI1 entry's: 2 write units.
+func TestIngestLogsRoundTrips(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return t0 } })
+		require.NoError(t, Schema("").Create(ctx, db))
+		m := dynamotest.NewMeter(db, func(o *dynamotest.MeterOptions) { o.Latency = 5 * time.Millisecond })
+		s := mustStore(t, m, blobstore.NewMemory(), Clock(db.Now))
+		_, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-T", Name: "t"})
+		require.NoError(t, err)
+		job, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
+		require.NoError(t, err)
+		l, err := s.Logs().Logger(job.Ref(), "schema_extraction")
+		require.NoError(t, err)
+		for i := range 10_000 {
+			l.Info("Processed batch of table products", map[string]any{"i": i})
+		}
+		u := m.Measure(func() { err = l.Close(ctx) })
+		require.NoError(t, err)
+		t.Logf("10,000 entries: %d requests, %d round trips, %.0f WCU", u.Requests, u.RoundTrips, u.WriteUnits)
+		assert.Equal(t, 401, u.Requests)
+		assert.Equal(t, 51, u.RoundTrips)
+		assert.Equal(t, map[string]int{"BatchWriteItem": 400, "TransactWriteItems": 1}, u.Calls)
+		n := 0
+		for _, err := range s.Logs().Summaries(ctx, job.JobID) {
+			require.NoError(t, err)
+			n++
+		}
+		assert.Equal(t, 10_000, n, "every summary written")
+	})
 }

@@ -8,10 +8,16 @@ import (
 
 // Averages, per second, for the bill: the seed's cost example is 100 jobs
 // a day, each running about 2 minutes, so the patterns a running job
-// drives (log summaries, progress, polling its recent logs) run 200
-// minutes a day at their peak; dashboards are open a working day (8 of
-// 24 hours); the per-job writes happen 100 times a day (a report per
-// step, six steps); journey and rule administration a tenth of its peak.
+// drives (log summaries, polling its recent logs) run 200 minutes a day
+// at their peak; dashboards are open a working day (8 of 24 hours); the
+// per-job writes happen 100 times a day (a report per step, six steps);
+// journey and rule administration a tenth of its peak. Where the seed
+// describes a job's flow, the averages follow it: "during execution (each
+// step)" a job updates its progress, so a step's progress and status move
+// twice (running, then done); "after step completion" its log file and
+// metadata are written, one flush a step; and a job's whole log is what
+// one troubleshoots ("Scenario 2: troubleshoot failed job"), read once or
+// twice a job, while dashboards poll its recent logs.
 const (
 	jobsPerDay       = 100.0
 	secondsPerDay    = 24 * 3600.0
@@ -31,7 +37,7 @@ var defaultAverages = map[string]float64{
 	PatternStageRules:        0.1 * dashboardHours,
 	PatternStageJobs:         0.5 * dashboardHours,
 	PatternLatestExecution:   0.1 * dashboardHours,
-	PatternJobLogs:           0.5 * dashboardHours,
+	PatternJobLogs:           2 * perJob,
 	PatternRecentJobLogs:     1 * runningFraction,
 	PatternJobReports:        0.1 * dashboardHours,
 	PatternCreateJourney:     0.01 * adminFraction,
@@ -39,11 +45,11 @@ var defaultAverages = map[string]float64{
 	PatternSetRuleStatus:     0.01 * adminFraction,
 	PatternRetireRule:        0.01 * adminFraction,
 	PatternStartJob:          perJob,
-	PatternUpdateJobProgress: 0.5 * runningFraction,
+	PatternUpdateJobProgress: 2 * stepsPerJob * perJob,
 	PatternFinishJob:         perJob,
 	PatternJourneyStatus:     0.001 * adminFraction,
 	PatternWriteLogSummaries: 80.0 / 25 * runningFraction,
-	PatternCountLogEntries:   logFlushesPerSecond * runningFraction,
+	PatternCountLogEntries:   stepsPerJob * perJob,
 	PatternWriteReport:       defaultAvgReport,
 	PatternImportClaim:       0.001 * adminFraction,
 	PatternImportKeys:        0.001 * adminFraction,
@@ -53,8 +59,10 @@ var defaultAverages = map[string]float64{
 
 // Entities are the items the table keeps, for datamodel's storage
 // estimate, at the seed's sizes. Every journey item carries GSI1 keys
-// and GSI1 projects ALL, so each is stored twice. Nothing expires: the
-// seed keeps journeys, jobs and their catalog entries until deleted.
+// and GSI1 projects ALL, so each is stored twice. Log summaries expire
+// after DefaultLogSummaryRetention (they are copies of the S3 log files);
+// the rest is kept, as the seed keeps journeys, jobs and their catalog
+// entries, until the journey is deleted.
 func Entities() []access.Entity {
 	gsi := []string{IndexGSI1}
 	return []access.Entity{
@@ -62,7 +70,8 @@ func Entities() []access.Entity {
 		{Name: "Stage", Size: sizeStage, CreatedBy: PatternCreateJourney, PerRequest: 6, Indexes: gsi},
 		{Name: "Rule", Size: sizeRule, CreatedBy: PatternAddRule, Indexes: gsi},
 		{Name: "Job execution", Size: sizeJob, CreatedBy: PatternStartJob, Indexes: gsi},
-		{Name: "Log summary", Size: sizeLog, CreatedBy: PatternWriteLogSummaries, PerRequest: 25, Indexes: gsi},
+		{Name: "Log summary", Size: sizeLog, CreatedBy: PatternWriteLogSummaries, PerRequest: 25, Indexes: gsi,
+			Retention: DefaultLogSummaryRetention},
 		{Name: "Report catalog entry", Size: sizeReport, CreatedBy: PatternWriteReport, Indexes: gsi},
 	}
 }
@@ -142,12 +151,20 @@ var defaultRates = map[string]float64{
 	PatternImportPublish:     0.001,
 }
 
-// logFlushesPerSecond is how often a running step's logger is flushed: once
-// a second, as fresh as the recent-logs view polling it. Every flush sends
+// logFlushesPerSecond is the peak rate of a running step's flushes: once a
+// second, as fresh as the recent-logs view polling it. Every flush sends
 // one counts transaction (PatternCountLogEntries) besides its summaries;
 // flushing each batch of 25 instead (3.2 a second) would make the counts
 // cost more than the summaries.
 const logFlushesPerSecond = 1.0
+
+// stepsPerJob is how many step logs a job writes on average: the seed's
+// raw_analysis has three steps, and the seed's flow uploads a step's log
+// file and writes its metadata "after step completion", one flush (Close)
+// per step. The bill's average counts that flow; a service that flushes
+// every second while a job runs pays one counts transaction (88 WCU at the
+// seed's item sizes) a second for it.
+const stepsPerJob = 3
 
 // Patterns are the ways the store reads and writes its table: every access
 // pattern of the seed with its item size and a default rate, for package
@@ -184,7 +201,7 @@ func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 	patterns := []access.Pattern{
 		p(PatternGetJourney, "Journey metadata by id.", access.GetItem, "",
 			"PK = JOURNEY#{journeyId} AND SK = METADATA", sizeJourney, 1),
-		p(PatternLoadJourney, "Metadata, stages, rules, jobs and catalog entries of one journey in one Query of its partition.",
+		p(PatternLoadJourney, "Metadata, stages, rules, jobs and catalog entries of one journey: two Queries of its partition side by side, around the log summaries (SK < LOG#, SK >= LOG$).",
 			access.Query, "", "PK = JOURNEY#{journeyId}", (sizeJourney+6*sizeStage+15*sizeRule+20*sizeJob)/42, 42),
 		p(PatternListJourneys, "Dashboard of all journeys, newest first, 20 a page.", access.Query, IndexGSI1,
 			"GSI1PK = JOURNEYS", sizeJourney, 20),

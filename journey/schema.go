@@ -16,8 +16,11 @@ const IndexGSI1 = "GSI1"
 // Schema is the seed's table under name (DefaultTableName when ""): PK and
 // SK (S) and GSI1 on GSI1PK and GSI1SK (S, projection ALL), with the
 // seed's point-in-time recovery and encryption at rest with AWS KMS
-// (table.RecoveryAndKMS; Provisioning replaces them for a store). How the
-// store uses it is declared by Patterns.
+// (table.RecoveryAndKMS; Provisioning replaces them for a store), and TTL
+// on ttl, which only log summaries carry (the seed has no TTL; its
+// summaries are copies of what the S3 log files keep, and expire after
+// Options.LogSummaryRetention). How the store uses it is declared by
+// Patterns.
 func Schema(name string) table.Schema {
 	if name == "" {
 		name = DefaultTableName
@@ -27,6 +30,7 @@ func Schema(name string) table.Schema {
 		Name:         name,
 		PartitionKey: s(attrPK),
 		SortKey:      s(attrSK),
+		TTLAttribute: attrTTL,
 		Indexes: []table.Index{{
 			Name:         IndexGSI1,
 			PartitionKey: s(attrGSI1PK),

@@ -160,7 +160,7 @@ func TestSeedExamplesRoundTripExactly(t *testing.T) {
 		assertSeedItem(t, n, got, want, attrRestoredBy)
 	}
 
-	c, err := e.store.Journeys().Load(ctx, "JRN-ABC123456789")
+	c, err := e.store.Journeys().Load(ctx, "JRN-ABC123456789", IncludeLogSummaries())
 	require.NoError(t, err)
 	j := c.Journey
 	assert.Equal(t, StatusRunning, j.Status, "the seed journey's status")
@@ -303,7 +303,12 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	// shows a subset of the file's details, which must be among them.
 	seedLog := seedItem(t, "log.json")
 	gotLog := storedItem(t, s, pk, seedLog["SK"].(string))
-	assertSeedItem(t, "log entry", gotLog, seedLog, "Data.details")
+	assertSeedItem(t, "log entry", gotLog, seedLog, "Data.details", "ttl")
+	// The summary expires a week after the entry (not in the seed: the S3
+	// file keeps the entry).
+	entryAt, err := time.Parse(time.RFC3339Nano, seedLog["Data"].(map[string]any)["timestamp"].(string))
+	require.NoError(t, err)
+	assert.Equal(t, json.Number(fmt.Sprint(entryAt.Add(DefaultLogSummaryRetention+time.Second-1).Unix())), gotLog["ttl"])
 	for k, v := range seedLog["Data"].(map[string]any)["details"].(map[string]any) {
 		d := diffJSON(k, gotLog["Data"].(map[string]any)["details"].(map[string]any)[k], v, nil)
 		assert.False(t, len(d) > 0, "log entry details: %v", d)
@@ -374,7 +379,7 @@ func TestStoreWritesTheSeedsLayout(t *testing.T) {
 	assertSeedItem(t, "report file", gotFile, seedReportFile)
 
 	// Every key of the six entities, as the seed spells them.
-	c := must[*Complete](t)(s.Journeys().Load(ctx, jd.ID))
+	c := must[*Complete](t)(s.Journeys().Load(ctx, jd.ID, IncludeLogSummaries()))
 	var sks []string
 	for _, item := range []map[string]any{seedJourney, seedStage, seedRule, seedJob, seedLog, seedReport} {
 		sks = append(sks, item["SK"].(string))

@@ -28,6 +28,22 @@ const (
 // concurrent finishes conflicts are the norm, not the exception.
 const DefaultTxAttempts = 40
 
+// DefaultLogSummaryRetention is Options.LogSummaryRetention's default: a
+// week of recent activity in DynamoDB; the log files in S3 keep
+// everything.
+const DefaultLogSummaryRetention = 7 * 24 * time.Hour
+
+// KeepLogSummaries, as Options.LogSummaryRetention, keeps log summaries
+// until their journey is deleted.
+const KeepLogSummaries time.Duration = -1
+
+// DefaultBatchWriteConcurrency is how many BatchWriteItem requests a step
+// logger's summaries (and Journeys.Delete's deletes) keep in flight: a
+// step of the seed's 10,000 entries is 400 requests of 25, which take 50
+// round trips instead of 400 (table.Options.BatchWriteConcurrency; set it
+// through Options.Table).
+const DefaultBatchWriteConcurrency = 8
+
 // Options configure a Store.
 type Options struct {
 	// TableName is the table (DefaultTableName when "").
@@ -56,9 +72,18 @@ type Options struct {
 	// letters, digits, '_' and '-' only. Default: prefix, "-", a ULID.
 	NewID func(prefix string) string
 	// DisableLogSummaries stops step loggers from writing the seed's
-	// optional LOG# items (one write unit per entry); the S3 files and
-	// the per-level counts are written either way.
+	// optional LOG# items (two write units per entry, the item and its
+	// GSI1 entry); the S3 files and the per-level counts are written
+	// either way.
 	DisableLogSummaries bool
+	// LogSummaryRetention is how long a log summary is kept after its
+	// entry's time: DynamoDB deletes it by TTL (attribute ttl) at no
+	// write cost, usually within a few days of that. Summaries are
+	// copies of what the step's log file in S3 keeps, for recent
+	// activity; kept for ever, a year of the seed's 100 jobs a day is
+	// about 570 GB of them. 0 means DefaultLogSummaryRetention;
+	// KeepLogSummaries (negative) writes no ttl.
+	LogSummaryRetention time.Duration
 	// StagesInAnyOrder lets Jobs.Start start a stage whatever the status
 	// of the stages before it. By default a stage starts only once every
 	// earlier stage is completed or skipped, as the seed's stages "run in
@@ -66,7 +91,8 @@ type Options struct {
 	// another sets it and runs them side by side.
 	StagesInAnyOrder bool
 	// Table configures the underlying table.Table (backoff, cursor key,
-	// transaction attempts: DefaultTxAttempts unless set).
+	// transaction attempts: DefaultTxAttempts unless set, batch write
+	// concurrency: DefaultBatchWriteConcurrency unless set).
 	Table []func(*table.Options)
 	// Provisioning, when set, replaces the table's production settings,
 	// which are otherwise the seed's point-in-time recovery and AWS KMS
@@ -119,6 +145,9 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) (*Stor
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
+	if o.LogSummaryRetention == 0 {
+		o.LogSummaryRetention = DefaultLogSummaryRetention
+	}
 	if o.NewID == nil {
 		o.NewID = defaultNewID(o.Clock)
 	}
@@ -135,7 +164,9 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) (*Stor
 	if err := schema.Validate(); err != nil {
 		return nil, err
 	}
-	tableOpts := append([]func(*table.Options){func(to *table.Options) { to.TxAttempts = DefaultTxAttempts }}, o.Table...)
+	tableOpts := append([]func(*table.Options){func(to *table.Options) {
+		to.TxAttempts, to.BatchWriteConcurrency = DefaultTxAttempts, DefaultBatchWriteConcurrency
+	}}, o.Table...)
 	return &Store{t: table.New(db, schema, tableOpts...), logs: logs, reports: o.Reports, backups: o.Backups, opts: o}, nil
 }
 

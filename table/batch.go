@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -26,7 +28,10 @@ const (
 // Every put and delete is checked before anything is sent. A key may appear
 // only once per call: DynamoDB rejects a batch naming one key twice, and
 // across requests the order of retried writes is not defined.
-// BatchWrite is not atomic; use WriteTx for all-or-nothing writes.
+// BatchWrite is not atomic; use WriteTx for all-or-nothing writes. With
+// Options.BatchWriteConcurrency above 1 it keeps that many requests in
+// flight, each run of requests with its own retries; the guarantees are
+// the same.
 func (t *Table) BatchWrite(ctx context.Context, puts []any, deletes []Key) error {
 	if err := t.ready(ctx); err != nil {
 		return err
@@ -69,8 +74,8 @@ func (t *Table) BatchWrite(ctx context.Context, puts []any, deletes []Key) error
 }
 
 func (t *Table) batchWrite(ctx context.Context, reqs []types.WriteRequest) error {
-	unsent, sentinel, err := drainBatches(ctx, t.opts.Backoff, t.batchRetryLog("batch write"), reqs, maxBatchWrite,
-		func(batch []types.WriteRequest) ([]types.WriteRequest, error) {
+	unsent, sentinel, err := drainConcurrently(ctx, t.opts.BatchWriteConcurrency, t.opts.Backoff, t.batchRetryLog("batch write"), reqs, maxBatchWrite,
+		func(ctx context.Context, batch []types.WriteRequest) ([]types.WriteRequest, error) {
 			out, err := t.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
 				RequestItems: map[string][]types.WriteRequest{t.Name(): batch},
 			})
@@ -105,7 +110,7 @@ func (t *Table) batchWrite(ctx context.Context, reqs []types.WriteRequest) error
 // Before each retry it calls logRetry with the attempt about to be made, the
 // delay before it, and what the last request left unprocessed or its error.
 func drainBatches[R any](ctx context.Context, backoff Backoff, logRetry func(ctx context.Context, attempt int, delay time.Duration, unprocessed int, err error),
-	items []R, size int, send func(batch []R) (unprocessed []R, err error)) (unsent []R, sentinel, err error) {
+	items []R, size int, send func(ctx context.Context, batch []R) (unprocessed []R, err error)) (unsent []R, sentinel, err error) {
 	var carry []R // unprocessed by the last request; at most size of them
 	rest := items
 	retry := 0
@@ -119,7 +124,7 @@ func drainBatches[R any](ctx context.Context, backoff Backoff, logRetry func(ctx
 		n := max(0, min(size-len(carry), len(rest)))
 		batch := make([]R, 0, len(carry)+n)
 		batch = append(append(batch, carry...), rest[:n]...)
-		left, err := send(batch)
+		left, err := send(ctx, batch)
 		unprocessed := len(left)
 		if err != nil {
 			carry = batch // none of it is known to be done
@@ -145,6 +150,54 @@ func drainBatches[R any](ctx context.Context, backoff Backoff, logRetry func(ctx
 		retry++
 	}
 	return nil, nil, nil
+}
+
+// drainConcurrently is drainBatches with up to workers requests in
+// flight: the items are cut into that many runs of whole requests, each
+// drained by its own loop (its own unprocessed items first, its own
+// backoff), so a slow or throttled run holds back only itself. The first
+// run that fails for a reason other than throttling cancels the others;
+// what every run left is returned, so no item goes missing from unsent.
+// workers below 2 is drainBatches.
+func drainConcurrently[R any](ctx context.Context, workers int, backoff Backoff, logRetry func(ctx context.Context, attempt int, delay time.Duration, unprocessed int, err error),
+	items []R, size int, send func(ctx context.Context, batch []R) (unprocessed []R, err error)) (unsent []R, sentinel, err error) {
+	requests := (len(items) + size - 1) / size
+	workers = min(workers, requests)
+	if workers < 2 {
+		return drainBatches(ctx, backoff, logRetry, items, size, send)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		unsent        []R
+		sentinel, err error
+	}
+	results := make([]result, workers)
+	per := (requests + workers - 1) / workers * size
+	// first is the run that failed first: its failure is the call's, not
+	// the cancellation it made the others stop with.
+	var first atomic.Int32
+	first.Store(-1)
+	var wg sync.WaitGroup
+	for w := range workers {
+		run := items[min(w*per, len(items)):min((w+1)*per, len(items))]
+		wg.Go(func() {
+			r := &results[w]
+			r.unsent, r.sentinel, r.err = drainBatches(ctx, backoff, logRetry, run, size, send)
+			if r.err != nil {
+				first.CompareAndSwap(-1, int32(w))
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	for _, r := range results {
+		unsent = append(unsent, r.unsent...)
+	}
+	if f := first.Load(); f >= 0 {
+		sentinel, err = results[f].sentinel, results[f].err
+	}
+	return unsent, sentinel, err
 }
 
 // refield renames the field of an *InputError from Marshal ("item") to the
@@ -200,7 +253,7 @@ func BatchGet[T any](ctx context.Context, t *Table, keys []Key, opts ...func(*Ge
 	}
 	found := make(map[string]Item, len(keys))
 	unsent, sentinel, err := drainBatches(ctx, t.opts.Backoff, t.batchRetryLog("batch get"), pending, maxBatchGet,
-		func(batch []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+		func(ctx context.Context, batch []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
 			ka := base
 			ka.Keys = batch
 			out, err := t.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{

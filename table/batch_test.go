@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -377,4 +378,70 @@ func BenchmarkBatchWrite1000HalfUnprocessed(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// inFlight counts the BatchWriteItem requests in flight at once; each
+// takes a millisecond (of a synctest bubble's time), so concurrent ones
+// overlap. From call failAt on (0: never) every request fails.
+type inFlight struct {
+	*halfUnprocessed
+	mu           sync.Mutex
+	now, most, n int
+	failAt       int
+}
+
+func (f *inFlight) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	f.mu.Lock()
+	f.now++
+	f.n++
+	f.most = max(f.most, f.now)
+	fail := f.failAt > 0 && f.n >= f.failAt
+	f.mu.Unlock()
+	defer func() { f.mu.Lock(); f.now--; f.mu.Unlock() }()
+	time.Sleep(time.Millisecond)
+	if fail {
+		return nil, &types.ResourceNotFoundException{Message: strPtr("Requested resource not found")}
+	}
+	return f.halfUnprocessed.BatchWriteItem(ctx, in, o...)
+}
+
+func TestConcurrentBatchWriteStoresEveryItemWithBoundedRequestsInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		db := &inFlight{halfUnprocessed: &halfUnprocessed{memDB: newMemDB()}}
+		tbl := New(db, thingsSchema, fastBackoff, func(o *Options) { o.BatchWriteConcurrency = 8 })
+		require.NoError(t, tbl.BatchWrite(context.Background(), things(1000), nil))
+		require.Equal(t, 1000, db.len(), "items stored")
+		for i, v := range things(1000) {
+			want := v.(thing)
+			var got thing
+			require.NoError(t, tbl.Get(context.Background(), tbl.Key(want.PK, want.SK), &got), "item %d", i)
+			require.Equal(t, want, got, "item %d", i)
+		}
+		assert.Equal(t, 8, db.most, "requests in flight at once")
+		assert.LessOrEqual(t, db.maxChunk, 25)
+	})
+}
+
+func TestConcurrentBatchWriteFailureAccountsForEveryItem(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		db := &inFlight{halfUnprocessed: &halfUnprocessed{memDB: newMemDB()}, failAt: 20}
+		tbl := New(db, thingsSchema, fastBackoff, func(o *Options) { o.BatchWriteConcurrency = 4 })
+		all := things(1000)
+		err := tbl.BatchWrite(context.Background(), all, nil)
+		require.ErrorIs(t, err, ErrTableNotFound, "the failure, not the cancellation of the other runs")
+		var te *Error
+		require.ErrorAs(t, err, &te)
+		unprocessed := map[string]bool{}
+		for _, k := range te.Unprocessed {
+			unprocessed[memID(k)] = true
+		}
+		for i, v := range all {
+			item, _ := Marshal(v)
+			var got Item
+			stored := tbl.Get(context.Background(), tbl.keyOf(item), &got) == nil
+			require.NotEqual(t, stored, unprocessed[memID(item)], "item %d: stored %t, listed unprocessed %t", i, stored, unprocessed[memID(item)])
+		}
+		assert.Equal(t, 1000, db.len()+len(te.Unprocessed))
+		assert.NotZero(t, db.len())
+	})
 }

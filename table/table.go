@@ -41,6 +41,11 @@ type Options struct {
 	// from another query) but not forgery by someone who knows the name:
 	// set it to a secret when cursors cross a trust boundary.
 	CursorKey []byte
+	// BatchWriteConcurrency is how many BatchWriteItem requests one
+	// BatchWrite keeps in flight: its items are cut into that many runs,
+	// each sent one request after another with its own retries of
+	// unprocessed items. 0 or 1 sends one request at a time.
+	BatchWriteConcurrency int
 	// TxAttempts bounds how often WriteTx.Run and GetTx.Run send a
 	// transaction that was canceled by conflicts or throttling. Zero means 10.
 	TxAttempts int

@@ -42,7 +42,8 @@ func journeyModel() datamodel.Model {
 				},
 			},
 			TradeOffs: []string{
-				"**One Query for the whole journey** instead of the seed's four: log summaries sort between `JOB#` and `METADATA`, so they are read too unless turned off or skipped with two range queries.",
+				"**One round trip for the whole journey** instead of the seed's four queries: log summaries sort between `JOB#` and `METADATA`, so the load is two range queries side by side around them (`SK < LOG#`, `SK >= LOG$`); a job's summaries are paged through GSI1 instead.",
+				"**Log summaries expire** after a week (`ttl`; the S3 log files keep every entry): a year of the seed's million summaries a day would otherwise be most of the table.",
 				"**Overloaded GSI1 with ALL projection**: one index serves five listings; every item write costs a second write in GSI1.",
 				"**`JOURNEYS` is one GSI1 partition for all journeys**: fine at the seed's scale (a few journeys created a day, dashboards reading pages of 20); a service creating journeys at hundreds per second would shard it.",
 				"**Jobs and logs share `GSI1PK=JOB#{jobId}`** as the seed writes them; the log listing filters out the one job item.",

@@ -118,9 +118,9 @@ func journeyCommands() []*command {
 		},
 		{
 			name: "journey show", args: "<journey id>",
-			summary: "print a journey: status, progress, stages, rules and jobs (one Query of its partition)",
+			summary: "print a journey: status, progress, stages, rules and jobs (one round trip of its partition, log summaries left out)",
 			setup: journeySetup(func(ctx context.Context, a *app, s *journey.Store, args []string) error {
-				c, err := s.Journeys().Load(ctx, args[0], journey.Consistent(), journey.SkipLogSummaries())
+				c, err := s.Journeys().Load(ctx, args[0], journey.Consistent())
 				if err != nil {
 					return err
 				}
