@@ -112,8 +112,11 @@ func (c *Collection) List(ctx context.Context, partition any, cursor string, opt
 		out.Items = append(out.Items, v)
 	}
 	for _, m := range c.members {
-		if u := &m.ops[opList].use; u.count() && len(page.Items) > 0 {
-			u.sample(table.ItemSize(page.Items[0]), len(page.Items))
+		if u := m.listUsage(c.index); u.count() {
+			u.sorts.Or(1 << sortNone)
+			if len(page.Items) > 0 {
+				u.sample(table.ItemSize(page.Items[0]), len(page.Items))
+			}
 		}
 	}
 	return out, nil

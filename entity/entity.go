@@ -57,9 +57,10 @@ type model struct {
 	offloader *blobstore.Offloader // whole items, at the registry's threshold
 	attrOff   *blobstore.Offloader // one attribute of an update, at half of it
 
-	ops    [opCount]opInfo
-	expr   exprs
-	shapes shapeCache
+	ops     [opCount]opInfo
+	listUse []usage // List and collection reads: the table's, then each index's
+	expr    exprs
+	shapes  shapeCache
 }
 
 // indexPart is an entity's place in one index.
@@ -149,6 +150,7 @@ func declare(reg *Registry, name string, typ reflect.Type, o Options) (*model, e
 	if m.rules, err = m.declareRules(o.Rules); err != nil {
 		return nil, err
 	}
+	m.listUse = make([]usage, len(m.indexes)+1)
 	m.prepare()
 	return m, nil
 }
@@ -390,6 +392,7 @@ func (m *model) declareOffload(names []string) error {
 			oo.Threshold = threshold
 			oo.Prefix = m.reg.opts.OffloadPrefix
 			oo.Keep = keep
+			oo.Clock = m.reg.opts.Clock
 		})
 	}
 	var err error
@@ -553,3 +556,13 @@ func (m *model) expiredItem(item table.Item, now time.Time) bool {
 func (m *model) tableName() *string { return m.reg.tableName }
 
 var _ = aws.String
+
+// listUsage is the usage of reads of index ("" for the table).
+func (m *model) listUsage(index string) *usage {
+	for i := range m.indexes {
+		if m.indexes[i].name == index {
+			return &m.listUse[i+1]
+		}
+	}
+	return &m.listUse[0]
+}

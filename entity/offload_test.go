@@ -73,3 +73,21 @@ func TestWithoutABlobStoreAnItemOver400KBIsRefused(t *testing.T) {
 	assert.Contains(t, err.Error(), "no blob store")
 	assert.Equal(t, 0, e.count(t))
 }
+
+func TestOrphansAreTheObjectsNoItemPointsAt(t *testing.T) {
+	e := newEnv(t)
+	_, err := e.photos.Create(ctx, bigPhoto(e, "p1", 500*1024))
+	require.NoError(t, err)
+	_, err = e.photos.Create(ctx, bigPhoto(e, "p2", 500*1024))
+	require.NoError(t, err)
+	require.NoError(t, e.photos.Delete(ctx, Photo{AlbumID: "a1", ID: "p1"}))
+
+	e.db.Advance(blobstore.DefaultOrphanMinAge * 2)
+	var orphans []string
+	for k, err := range e.reg.Orphans(ctx) {
+		require.NoError(t, err)
+		orphans = append(orphans, k)
+	}
+	require.Len(t, orphans, 1, "p1's metadata; p2's is still pointed at")
+	assert.Contains(t, orphans[0], "PHOTO%23p1")
+}

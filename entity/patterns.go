@@ -1,8 +1,12 @@
 package entity
 
 import (
+	"sort"
+	"strings"
+	"sync"
 	"sync/atomic"
 
+	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -51,4 +55,215 @@ func (u *usage) recordItem(item table.Item) {
 	}
 }
 
-type patternLog struct{}
+// patternLog is a registry's record of the transactions it ran, by the
+// actions they held (which entities, which writes).
+type patternLog struct {
+	mu  sync.Mutex
+	txs map[string]*txUse
+}
+
+type txUse struct {
+	calls int64
+	items []access.Item
+}
+
+// recordTx counts a transaction of actions.
+func (l *patternLog) recordTx(actions []Action) {
+	parts := make([]string, len(actions))
+	for i, a := range actions {
+		parts[i] = a.entity + " " + string(a.op)
+	}
+	sig := strings.Join(parts, ", ")
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.txs == nil {
+		l.txs = map[string]*txUse{}
+	}
+	u := l.txs[sig]
+	if u == nil {
+		u = &txUse{}
+		for _, a := range actions {
+			it := access.Item{Operation: a.op, Size: a.m.typicalSize(), Partition: a.m.pk.accessPattern()}
+			if a.op != access.ConditionCheck {
+				it.IndexWrites = a.m.indexWrites()
+			}
+			u.items = append(u.items, it)
+		}
+		l.txs[sig] = u
+	}
+	u.calls++
+}
+
+// Patterns describes what the registry's entities were asked to do, one
+// access.Pattern per operation, entity and index called at least once
+// (and one per kind of transaction): the operation, the index, the key
+// condition in the templates' terms, the largest item seen (sampled), the
+// items a request moved and the index writes the entity's indexes cost.
+// datamodel and iam turn them into the data-model document, costs and the
+// least-privilege policy of the table. Calls do not tell rates: give them
+// with datamodel.WithRates and WithAverages, by pattern name ("album
+// create", "photo list GSI1").
+func (r *Registry) Patterns() []access.Pattern {
+	if r == nil {
+		return nil
+	}
+	r.mu.RLock()
+	models := append([]*model(nil), r.models...)
+	r.mu.RUnlock()
+	var out []access.Pattern
+	for _, m := range models {
+		out = append(out, m.patterns()...)
+	}
+	r.patterns.mu.Lock()
+	for sig, u := range r.patterns.txs {
+		out = append(out, access.Pattern{Name: "transaction: " + sig, Operation: access.TransactWriteItems,
+			Transactional: true, Items: append([]access.Item(nil), u.items...), Partition: u.items[0].Partition,
+			KeyCondition: "one action per item: " + sig, ItemsPerRequest: len(u.items), ItemSize: u.items[0].Size})
+	}
+	r.patterns.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Entities describes the registry's entities for datamodel's storage
+// estimate: the largest item seen, the pattern that creates them, their
+// indexes and, for a TTL with TTLAfter, their retention.
+func (r *Registry) Entities() []access.Entity {
+	if r == nil {
+		return nil
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]access.Entity, 0, len(r.models))
+	for _, m := range r.models {
+		e := access.Entity{Name: m.name, Size: m.typicalSize(), Retention: m.ttlAfter}
+		if m.ops[opCreate].use.calls.Load() > 0 {
+			e.CreatedBy = m.name + " create"
+		}
+		for _, ix := range m.indexes {
+			e.Indexes = append(e.Indexes, ix.name)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// typicalSize is the largest item the entity moved, or 1 KB before any.
+func (m *model) typicalSize() int {
+	size := int64(0)
+	for o := range opCount {
+		size = max(size, m.ops[o].use.maxSize.Load())
+	}
+	if size == 0 {
+		return 1024
+	}
+	return int(size)
+}
+
+// indexWrites are the index entries a write of one of the entity's items
+// costs.
+func (m *model) indexWrites() []access.IndexWrite {
+	var out []access.IndexWrite
+	for _, ix := range m.indexes {
+		out = append(out, access.IndexWrite{Index: ix.name, Partition: ix.pk.accessPattern()})
+	}
+	return out
+}
+
+// accessPattern is the key part in access's notation: the template, a
+// constant, or the attribute ("{jobId}").
+func (k *keyPart) accessPattern() string {
+	switch {
+	case k.constant != nil:
+		return keyText(k.constant)
+	case k.attr.Name == "":
+		return ""
+	}
+	return k.pattern()
+}
+
+// keyCondition is the key condition of a read of (pk, sk) by sort
+// operations sorts (a bit set of sortOp).
+func keyCondition(pk, sk *keyPart, sorts uint32, get bool) string {
+	c := pk.attr.Name + " = " + pk.accessPattern()
+	if sk.attr.Name == "" {
+		return c
+	}
+	if get {
+		return c + " AND " + sk.attr.Name + " = " + sk.accessPattern()
+	}
+	var conds []string
+	for op := sortNone; op <= sortGreaterOrEqual; op++ {
+		if sorts&(1<<op) == 0 {
+			continue
+		}
+		switch op {
+		case sortNone:
+			if sk.constant != nil {
+				conds = append(conds, c+" AND "+sk.attr.Name+" = "+sk.accessPattern())
+			} else if sk.prefix != "" {
+				conds = append(conds, c+" AND begins_with("+sk.attr.Name+", "+sk.prefix+")")
+			} else {
+				conds = append(conds, c)
+			}
+		case sortBeginsWith:
+			conds = append(conds, c+" AND begins_with("+sk.attr.Name+", "+sk.accessPattern()+" prefix)")
+		case sortBetween:
+			conds = append(conds, c+" AND "+sk.attr.Name+" BETWEEN "+sk.accessPattern()+" bounds")
+		default:
+			conds = append(conds, c+" AND "+sk.attr.Name+" "+[...]string{"", "", "", "<", "<=", ">", ">="}[op]+" "+sk.accessPattern())
+		}
+	}
+	if len(conds) == 0 {
+		return c
+	}
+	return strings.Join(conds, "; ")
+}
+
+// patterns is the access patterns of the entity's calls so far.
+func (m *model) patterns() []access.Pattern {
+	var out []access.Pattern
+	size := m.typicalSize()
+	key := keyCondition(&m.pk, &m.sk, 0, true)
+	add := func(o op, operation access.Op, verb string, writes bool) {
+		u := &m.ops[o].use
+		if u.calls.Load() == 0 {
+			return
+		}
+		p := access.Pattern{Name: m.name + " " + verb, Operation: operation, KeyCondition: key,
+			Partition: m.pk.accessPattern(), ItemSize: size, ItemsPerRequest: int(max(1, u.items.Load()))}
+		if writes {
+			p.IndexWrites = m.indexWrites()
+		}
+		out = append(out, p)
+	}
+	add(opCreate, access.PutItem, "create", true)
+	add(opGet, access.GetItem, "get", false)
+	add(opPut, access.PutItem, "put", true)
+	add(opUpsert, access.UpdateItem, "upsert", true)
+	add(opUpdate, access.UpdateItem, "update", true)
+	add(opPatch, access.UpdateItem, "patch", true)
+	add(opDelete, access.DeleteItem, "delete", true)
+	add(opBatchGet, access.BatchGetItem, "batch get", false)
+	add(opBatchPut, access.BatchWriteItem, "batch put", true)
+	add(opBatchDelete, access.BatchWriteItem, "batch delete", true)
+	for i := range m.listUse {
+		u := &m.listUse[i]
+		if u.calls.Load() == 0 {
+			continue
+		}
+		pk, sk, index := &m.pk, &m.sk, ""
+		if i > 0 {
+			ix := &m.indexes[i-1]
+			pk, sk, index = &ix.pk, &ix.sk, ix.name
+		}
+		name := m.name + " list"
+		if index != "" {
+			name += " " + index
+		}
+		out = append(out, access.Pattern{Name: name, Operation: access.Query, Index: index,
+			KeyCondition: keyCondition(pk, sk, u.sorts.Load(), false), Partition: pk.accessPattern(),
+			ItemSize: size, ItemsPerRequest: int(max(1, u.items.Load()))})
+	}
+	return out
+}

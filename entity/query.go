@@ -160,9 +160,12 @@ func (e *Entity[T]) List(ctx context.Context, partition T, cursor string, opts .
 		}
 		out.Items = append(out.Items, v)
 	}
-	if u := &m.ops[opList].use; u.count() && len(page.Items) > 0 {
-		u.sample(table.ItemSize(page.Items[0]), len(page.Items))
+	m.ops[opList].use.calls.Add(1)
+	if u := m.listUsage(o.Index); u.count() {
 		u.sorts.Or(1 << o.Sort.op)
+		if len(page.Items) > 0 {
+			u.sample(table.ItemSize(page.Items[0]), len(page.Items))
+		}
 	}
 	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -23,6 +24,7 @@ type Action struct {
 	add    func(ctx context.Context, tx *table.WriteTx, now time.Time) (expect int64, err error)
 	err    error
 	entity string
+	op     access.Op // the write, for the recorded pattern
 }
 
 // Transact applies actions all together or not at all (table.WriteTx:
@@ -69,8 +71,9 @@ func Transact(ctx context.Context, actions ...Action) (err error) {
 		return versionConflicts(err, actions, expects)
 	}
 	for _, a := range actions {
-		a.m.ops[opTx].use.record(0, len(actions))
+		a.m.ops[opTx].use.calls.Add(1)
 	}
+	home.patterns.recordTx(actions)
 	return nil
 }
 
@@ -108,7 +111,7 @@ func (e *Entity[T]) TxCreate(v T) Action {
 		return failedAction(noEntity())
 	}
 	m := e.m
-	return Action{m: m, entity: m.name, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+	return Action{m: m, entity: m.name, op: access.PutItem, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
 		rv := reflect.ValueOf(&v).Elem()
 		m.stampNew(rv, now)
 		item, _, err := m.encode(ctx, rv, &v)
@@ -132,7 +135,7 @@ func (e *Entity[T]) TxPut(v T, opts ...func(*WriteOptions)) Action {
 	}
 	m := e.m
 	o := writeOptions(opts)
-	return Action{m: m, entity: m.name, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+	return Action{m: m, entity: m.name, op: access.PutItem, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
 		rv := reflect.ValueOf(&v).Elem()
 		expect := int64(-1)
 		wo := conditions(o.Conditions)
@@ -171,7 +174,7 @@ func (e *Entity[T]) TxDelete(key T, opts ...func(*WriteOptions)) Action {
 	if o.Version != nil && m.version == nil {
 		return failedAction(inputError(m.name+" options", "IfVersion", "the entity has no Version attribute", nil))
 	}
-	return Action{m: m, entity: m.name, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+	return Action{m: m, entity: m.name, op: access.DeleteItem, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
 		wo, expect := m.existing(o.Conditions, o.Version, now)
 		tx.Delete(k, wo...)
 		return expect, nil
@@ -188,7 +191,7 @@ func (e *Entity[T]) TxCheck(key T, c expression.ConditionBuilder) Action {
 	if err != nil {
 		return failedAction(err)
 	}
-	return Action{m: e.m, entity: e.m.name, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+	return Action{m: e.m, entity: e.m.name, op: access.ConditionCheck, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
 		tx.Check(k, c)
 		return -1, nil
 	}}
@@ -204,7 +207,7 @@ func (u *Update[T]) Action() Action {
 		return failedAction(u.err)
 	}
 	m := u.m
-	return Action{m: m, entity: m.name, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+	return Action{m: m, entity: m.name, op: access.UpdateItem, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
 		p, err := u.plan(ctx, now)
 		if err != nil {
 			return -1, err
