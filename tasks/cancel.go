@@ -26,7 +26,7 @@ func (s *Store) Cancel(ctx context.Context, taskID, reason string) (err error) {
 	if err := checkReason(reason); err != nil {
 		return err
 	}
-	t, err := s.Get(ctx, taskID)
+	t, err := s.get(ctx, taskID)
 	if err != nil {
 		return err
 	}

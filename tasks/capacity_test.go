@@ -2,7 +2,10 @@ package tasks_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -11,45 +14,159 @@ import (
 	"github.com/tablekit/tablekit/tasks"
 )
 
-// TestWriteUnitsPerTaskBesideSeedPlan measures, with the fake's capacity
-// meter, what one small task costs through submit, claim and complete, and
-// pins it: a change to the layout that makes every task dearer should be a
-// decision, not an accident. The seed plans 3 WCU for submission and 3 for
-// processing; it counts neither the GSI1 writes nor the WORKER item.
-func TestWriteUnitsPerTaskBesideSeedPlan(t *testing.T) {
-	f := newFixture(t)
-	ctx := context.Background()
-	name := f.store.Table().Name()
-	phase := func(run func()) float64 {
-		f.db.ResetConsumed()
-		run()
-		return f.db.Consumed(name).WriteUnits
+// These tests pin what the queue's calls cost by DynamoDB's billing rules
+// (dynamotest's Meter over the fake), so that a change that makes every
+// task dearer is a decision, not an accident. They run in a synctest
+// bubble: the meter's latency overlaps requests sent together, as the
+// network does, and takes no real time.
+
+// TestTaskLifecycleCostsAtMostEightRoundTripsAndTwelveWriteUnits: a task
+// submitted with an idempotency key, claimed, heartbeated once and
+// completed, at the default shards.
+func TestTaskLifecycleCostsAtMostEightRoundTripsAndTwelveWriteUnits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		db, m, store := metered(t)
+		ctx := context.Background()
+		var c *tasks.Claim
+		var lease tasks.Lease
+		submit := m.Measure(func() {
+			_, _, err := store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "client-uuid", Payload: []byte(`{"resize":"photo.jpg"}`)})
+			require.NoError(t, err)
+		})
+		claim := m.Measure(func() {
+			var err error
+			c, err = store.Claim(ctx, "w-abc")
+			require.NoError(t, err)
+		})
+		db.Advance(10 * time.Second)
+		heartbeat := m.Measure(func() {
+			var err error
+			lease, err = store.Heartbeat(ctx, c.Lease)
+			require.NoError(t, err)
+		})
+		complete := m.Measure(func() { require.NoError(t, store.Complete(ctx, lease, nil)) })
+		t.Logf("submit %+v\nclaim %+v\nheartbeat %+v\ncomplete %+v", submit, claim, heartbeat, complete)
+
+		// Submit: the IDEM item, then META with its GSI1 entry beside the
+		// readiness signal (due: the store's first placement).
+		assert.Equal(t, 4.0, submit.WriteUnits, "submit WCU")
+		assert.Equal(t, 2, submit.RoundTrips, "submit round trips")
+		// Claim: every shard's pending queue and one lease partition at
+		// once; META, its GSI1 entry moving from STATUS#PENDING to
+		// STATUS#PROCESSING (a delete and a put); the WORKER item.
+		assert.Equal(t, 4.0, claim.WriteUnits, "claim WCU")
+		assert.Equal(t, 3, claim.RoundTrips, "claim round trips")
+		assert.Equal(t, tasks.DefaultShards+3, claim.Requests, "claim requests")
+		// Heartbeat: the WORKER item alone.
+		assert.Equal(t, 1.0, heartbeat.WriteUnits, "heartbeat WCU")
+		assert.Equal(t, 1, heartbeat.RoundTrips)
+		// Complete: META, its entry leaving GSI1, the WORKER item's delete.
+		assert.Equal(t, 3.0, complete.WriteUnits, "complete WCU")
+		assert.Equal(t, 2, complete.RoundTrips)
+
+		wcu := submit.WriteUnits + claim.WriteUnits + heartbeat.WriteUnits + complete.WriteUnits
+		rt := submit.RoundTrips + claim.RoundTrips + heartbeat.RoundTrips + complete.RoundTrips
+		assert.LessOrEqual(t, wcu, 12.0, "WCU per task lifecycle (16 before the lease moved to the claim item)")
+		assert.LessOrEqual(t, rt, 8, "round trips per task lifecycle (16 before)")
+	})
+}
+
+// TestClaimOnAnEmptyQueueSendsTwoRequestsWhateverTheShardCount: an idle
+// worker's poll, once its store has found the queue empty.
+func TestClaimOnAnEmptyQueueSendsTwoRequestsWhateverTheShardCount(t *testing.T) {
+	for _, shards := range []int{1, 4, 16, tasks.MaxShards} {
+		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				db, m, store := metered(t, tasks.Shards(shards))
+				ctx := context.Background()
+				first := m.Measure(func() {
+					_, err := store.Claim(ctx, "w-idle")
+					require.ErrorIs(t, err, tasks.ErrNoTask)
+				})
+				assert.Equal(t, 2*shards+1, first.Requests, "the first finds the queue empty: every shard")
+				for range 5 * 2 * shards { // every partition probed more than once
+					db.Advance(tasks.DefaultPollBackoff.Max)
+					u := m.Measure(func() {
+						_, err := store.Claim(ctx, "w-idle")
+						require.ErrorIs(t, err, tasks.ErrNoTask)
+					})
+					require.Equal(t, 2, u.Requests, "an idle poll: the readiness signal and one partition")
+					require.Equal(t, 1, u.RoundTrips)
+					require.Zero(t, u.WriteUnits)
+				}
+			})
+		})
 	}
-	var c *tasks.Claim
-	submit := phase(func() {
-		_, _, err := f.store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "client-uuid", Payload: []byte(`{"resize":"photo.jpg"}`)})
+}
+
+// TestHeartbeatIsOneWriteUnitWhateverThePayload: the lease is on the claim
+// item, not on META, which holds the payload.
+func TestHeartbeatIsOneWriteUnitWhateverThePayload(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		db, m, store := metered(t)
+		ctx := context.Background()
+		_, _, err := store.Submit(ctx, tasks.SubmitInput{Payload: []byte(strings.Repeat("p", 100*1024))})
 		require.NoError(t, err)
-	})
-	claim := phase(func() { c = f.claim(t, "w-abc") })
-	f.db.Advance(10 * time.Second)
-	heartbeat := phase(func() {
-		_, err := f.store.Heartbeat(ctx, c.Lease)
+		c, err := store.Claim(ctx, "w-abc")
 		require.NoError(t, err)
+		lease := c.Lease
+		for range 3 {
+			db.Advance(10 * time.Second)
+			u := m.Measure(func() {
+				lease, err = store.Heartbeat(ctx, lease)
+				require.NoError(t, err)
+			})
+			assert.Equal(t, 1.0, u.WriteUnits)
+			assert.Equal(t, 1, u.Requests)
+		}
 	})
-	complete := phase(func() { require.NoError(t, f.store.Complete(ctx, c.Lease, nil)) })
-	t.Logf("WCU per task: submit %.0f (seed plans 3), claim %.0f + complete %.0f (seed plans 3), heartbeat %.0f each",
-		submit, claim, complete, heartbeat)
-	// Submit: the IDEM item, EVENT#0001 and META, one single-item write
-	// each, and META's GSI1 entry. Claim: META, and the GSI1 entry moving
-	// from STATUS#PENDING to STATUS#PROCESSING (a delete and a put), then
-	// the event and the WORKER item. Complete: the event, META, the
-	// entry leaving GSI1 and the WORKER item's delete. Heartbeat: META and the entry moving within
-	// its partition.
-	assert.Equal(t, 4.0, submit, "submit WCU")
-	assert.Equal(t, 5.0, claim, "claim WCU")
-	assert.Equal(t, 4.0, complete, "complete WCU")
-	assert.Equal(t, 3.0, heartbeat, "heartbeat WCU")
-	// Issue 13 aimed at 12; the 13th write, the claim item's delete, keeps
-	// a worker's claims from growing with every task it finishes.
-	assert.Equal(t, 13.0, submit+claim+complete, "WCU per task lifecycle (26 when every change was a transaction)")
+}
+
+// TestAnIdleWorkerSeesANewTaskAtItsNextPoll: the readiness signal ends
+// an idle store's two-request polls as soon as another store submits.
+func TestAnIdleWorkerSeesANewTaskAtItsNextPoll(t *testing.T) {
+	for _, shards := range []int{1, 4, 16} {
+		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
+			f := newFixture(t, tasks.Shards(shards))
+			ctx := context.Background()
+			worker := newStore(t, f.db, f.db.Now, tasks.Shards(0)) // the table's count
+			for range 3 {
+				f.db.Advance(tasks.DefaultPollBackoff.Max)
+				_, err := worker.Claim(ctx, "w-idle")
+				require.ErrorIs(t, err, tasks.ErrNoTask)
+			}
+			for i := range 2 * shards {
+				f.db.Advance(time.Minute)
+				task := f.submit(t, fmt.Sprintf("task %d", i))
+				c, err := worker.Claim(ctx, "w-idle")
+				require.NoError(t, err, "the poll right after submission %d", i)
+				assert.Equal(t, task.ID, c.Task.ID)
+				require.NoError(t, worker.Complete(ctx, c.Lease, nil))
+				for range 3 {
+					f.db.Advance(tasks.DefaultPollBackoff.Max)
+					_, err := worker.Claim(ctx, "w-idle")
+					require.ErrorIs(t, err, tasks.ErrNoTask)
+				}
+			}
+		})
+	}
+}
+
+// TestAnIdleWorkerTakesOverALeaseWhenItExpires: what an idle store
+// learned of the leases in flight brings it back when one runs out.
+func TestAnIdleWorkerTakesOverALeaseWhenItExpires(t *testing.T) {
+	f := newFixture(t, tasks.Shards(4))
+	ctx := context.Background()
+	task := f.submit(t, "crashy")
+	f.claim(t, "w-dies")
+	worker := newStore(t, f.db, f.db.Now, tasks.Shards(0)) // the table's count
+	for range 3 {
+		f.db.Advance(time.Second)
+		_, err := worker.Claim(ctx, "w-idle")
+		require.ErrorIs(t, err, tasks.ErrNoTask)
+	}
+	f.db.Advance(tasks.DefaultLeaseDuration)
+	c, err := worker.Claim(ctx, "w-idle")
+	require.NoError(t, err, "the poll after the lease ran out")
+	assert.Equal(t, task.ID, c.Task.ID)
 }

@@ -16,25 +16,25 @@ import (
 // Claim gives workerID the oldest task it can get, under a lease of
 // Options.LeaseDuration, or ErrNoTask when there is none.
 //
-// Per shard (one, unless Options.Shards says otherwise; each worker starts
-// at its own shard), Claim first looks for PROCESSING tasks whose lease has
-// expired (a key condition on LEASE#<expiry> in GSI1), so a crashed
-// worker's tasks are retried before newer work, and takes them over
-// directly; then it reads the ClaimBatch PENDING tasks that have been
-// claimable longest (a key condition, GSI1SK <= CREATED#<now>, so tasks
-// still in their retry backoff are not read at all). It tries the
-// candidates one transaction at a time: the META update, conditioned on the
-// status, attempt and event count it read, the next event (attribute_not_
-// exists) and the WORKER item. A worker that loses a race to another moves
-// on to another candidate. Each claim tries the batch in a random order, so
-// twenty workers do not all race for the single oldest task: order is
-// oldest first within a window of ClaimBatch tasks, which is as much order
-// as concurrent consumers can observe anyway. Set ClaimBatch to about the
-// number of workers per shard; fewer candidates than workers means lost
-// races, each a canceled transaction.
+// A claim reads the queue's shards at once, in one round trip whatever
+// their number: the oldest pending tasks of every shard (ClaimBatch in
+// all, split over the shards) and the expired leases of one shard (a
+// different one each claim, so every shard's are read within Shards
+// claims). A PROCESSING task whose lease expired is taken over first (its
+// worker died), then the pending tasks that have been claimable longest,
+// tried in random order: twenty workers do not all race for the single
+// oldest task, and order is oldest first within the window, which is as
+// much order as concurrent consumers can observe anyway. The claim of a
+// pending task is two single-item writes: META updated on the condition
+// that it is as read (status, attempt, event count: of racing workers one
+// passes), then the WORKER item, which holds the lease (see Heartbeat). A
+// worker that loses a race moves on to another candidate.
 //
-// An expired task whose attempts are used up is not handed out: Claim
-// moves it to DEAD (with its LEASE_EXPIRED event) and goes on.
+// A Claim that finds nothing remembers it, and the store's next Claim asks
+// only two requests, sent together, whatever the shard count: the table's
+// readiness signal and one partition (see ready.go). An expired task whose
+// attempts are used up is not handed out: Claim moves it to DEAD (with its
+// LEASE_EXPIRED event) and goes on.
 func (s *Store) Claim(ctx context.Context, workerID string) (_ *Claim, err error) {
 	ctx, span := s.start(ctx, "tasks.Claim")
 	defer span.End(&err)
@@ -44,32 +44,161 @@ func (s *Store) Claim(ctx context.Context, workerID string) (_ *Claim, err error
 	if _, err := s.tableShards(ctx, true); err != nil {
 		return nil, err
 	}
-	for _, shard := range s.shardOrder(workerID) {
-		expired, err := s.expiredPage(ctx, shard, s.now(), int32(s.opts.ClaimBatch))
-		if err != nil {
-			return nil, err
+	c, done, err := s.idlePoll(ctx, workerID)
+	if c != nil || done || err != nil {
+		return c, err
+	}
+	return s.scan(ctx, workerID)
+}
+
+// idlePoll answers a Claim on a queue the store found idle: the readiness
+// signal and one partition, read at once. done is true when the answer is
+// ErrNoTask; false (with no claim) when the store must scan every shard.
+func (s *Store) idlePoll(ctx context.Context, workerID string) (_ *Claim, done bool, err error) {
+	n := s.shardCount()
+	idle, scannedAt, nextAt, probe := s.cfg.ready.idleState(2 * n)
+	if !idle {
+		return nil, false, nil
+	}
+	now := s.now()
+	if !nextAt.IsZero() && !now.Before(nextAt) {
+		return nil, false, nil // something the last scan saw is due
+	}
+	var (
+		activeAt string
+		found    []metaItem
+	)
+	err = each(2, func(i int) error {
+		var err error
+		if i == 0 {
+			activeAt, err = s.readSignal(ctx)
+			return err
 		}
-		if c, err := s.tryCandidates(ctx, workerID, expired, true); c != nil || err != nil {
-			return c, err
+		shard, lease := probe/2, probe%2 == 1
+		if lease {
+			found, err = s.expiredPage(ctx, shard, now, int32(s.opts.ClaimBatch))
+			return err
 		}
-		// Only tasks claimable now: a task in backoff sorts after now.
-		q := table.Query{
-			Index: IndexGSI1, Partition: s.statusPartition(StatusPending, shard),
-			Sort: table.SortLessOrEqual(mustBuild(createdSK, s.now())), Limit: int32(s.opts.ClaimBatch),
+		p, err := table.QueryPage[metaItem](ctx, s.t, s.pendingCandidates(shard, now, s.opts.ClaimBatch), "")
+		found = p.Items
+		return err
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("tasks: claim: %w", err)
+	}
+	if len(found) > 0 || signalled(activeAt, scannedAt) {
+		if c, err := s.tryCandidates(ctx, workerID, found, probe%2 == 1); c != nil || err != nil {
+			return c, true, err
 		}
-		page, err := table.QueryPage[metaItem](ctx, s.t, q, "")
-		if err != nil {
-			return nil, fmt.Errorf("tasks: claim: pending tasks: %w", err)
+		return nil, false, nil
+	}
+	return nil, true, ErrNoTask
+}
+
+// scan reads every shard's oldest pending tasks and one shard's expired
+// leases at once, and claims one. Finding nothing, it reads each shard's
+// lease partition head to learn when the next lease expires, and marks the
+// store idle.
+func (s *Store) scan(ctx context.Context, workerID string) (*Claim, error) {
+	start := s.now()
+	n := s.shardCount()
+	per := (s.opts.ClaimBatch + n - 1) / n
+	leaseShard := s.cfg.ready.nextLease(n)
+	pages := make([][]metaItem, n)
+	var expired []metaItem
+	err := each(n+1, func(i int) error {
+		if i == n {
+			var err error
+			expired, err = s.expiredPage(ctx, leaseShard, start, int32(s.opts.ClaimBatch))
+			return err
 		}
-		if c, err := s.tryCandidates(ctx, workerID, page.Items, false); c != nil || err != nil {
-			return c, err
+		// Oldest first, including any still in their backoff: when fewer
+		// than per are claimable, the first one after now says when the
+		// shard next has work.
+		q := table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusPending, i), Limit: int32(per)}
+		p, err := table.QueryPage[metaItem](ctx, s.t, q, "")
+		pages[i] = p.Items
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tasks: claim: %w", err)
+	}
+	if c, err := s.tryCandidates(ctx, workerID, expired, true); c != nil || err != nil {
+		return c, err
+	}
+	now := mustBuild(createdSK, start)
+	var claimable []metaItem
+	var nextAt time.Time
+	for _, p := range pages {
+		for _, m := range p {
+			if m.GSI1SK <= now {
+				claimable = append(claimable, m)
+			} else {
+				nextAt = earliest(nextAt, m.AvailableAt)
+			}
 		}
+	}
+	if c, err := s.tryCandidates(ctx, workerID, claimable, false); c != nil || err != nil {
+		return c, err
+	}
+	if len(expired)+len(claimable) > 0 {
+		return nil, ErrNoTask // lost every race: others are claiming, so not idle
+	}
+	// Nothing to claim now: when does a lease expire next?
+	heads := make([][]metaItem, n)
+	err = each(n, func(i int) error {
+		q := table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusProcessing, i), Limit: 1}
+		p, err := table.QueryPage[metaItem](ctx, s.t, q, "")
+		heads[i] = p.Items
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tasks: claim: lease heads: %w", err)
+	}
+	var due []metaItem
+	for _, h := range heads {
+		for _, m := range h {
+			if m.GSI1SK <= mustBuild(leaseSK, start) {
+				due = append(due, m)
+			} else {
+				nextAt = earliest(nextAt, m.LeaseExpiresAt)
+			}
+		}
+	}
+	if c, err := s.tryCandidates(ctx, workerID, due, true); c != nil || err != nil {
+		return c, err
+	}
+	if len(due) == 0 {
+		s.cfg.ready.markIdle(start, nextAt)
 	}
 	return nil, ErrNoTask
 }
 
+// earliest is the earlier of t and the time stored as text at (zero
+// counting as none).
+func earliest(t time.Time, at string) time.Time {
+	u, err := keys.ParseTime(at)
+	if err != nil || u.IsZero() {
+		return t
+	}
+	if t.IsZero() || u.Before(t) {
+		return u
+	}
+	return t
+}
+
+// pendingCandidates is the query of shard's pending tasks claimable at
+// now, oldest first: a task in backoff sorts after now.
+func (s *Store) pendingCandidates(shard int, now time.Time, limit int) table.Query {
+	return table.Query{
+		Index: IndexGSI1, Partition: s.statusPartition(StatusPending, shard),
+		Sort: table.SortLessOrEqual(mustBuild(createdSK, now)), Limit: int32(limit),
+	}
+}
+
 // expiredPage reads up to limit PROCESSING tasks of shard whose lease
-// expired at or before now, oldest lease first.
+// expired at or before now by their index entry (the expiry of the claim,
+// or of the last refresh: see Heartbeat), oldest first.
 func (s *Store) expiredPage(ctx context.Context, shard int, now time.Time, limit int32) ([]metaItem, error) {
 	q := table.Query{
 		Index: IndexGSI1, Partition: s.statusPartition(StatusProcessing, shard),
@@ -82,6 +211,12 @@ func (s *Store) expiredPage(ctx context.Context, shard int, now time.Time, limit
 	return page.Items, nil
 }
 
+// tryCandidates claims one of cands for workerID, in random order, and
+// ends the store's idle state when it does. With expired, cands are
+// PROCESSING tasks whose index entry says their lease is over: each is
+// checked against its lease (the WORKER item), taken over if it is,
+// refreshed in the index if it is not, and moved to DEAD when its
+// attempts are used up.
 func (s *Store) tryCandidates(ctx context.Context, workerID string, cands []metaItem, expired bool) (*Claim, error) {
 	if len(cands) == 0 {
 		return nil, nil
@@ -90,17 +225,24 @@ func (s *Store) tryCandidates(ctx context.Context, workerID string, cands []meta
 	// candidate would otherwise collide again on the next.
 	for _, i := range rand.Perm(len(cands)) {
 		m := &cands[i]
-		if expired && s.lastAttempt(m.Attempt, m.AttemptBase) {
-			if _, err := s.expire(ctx, m); err != nil && !lostRace(err) {
-				return nil, err
-			}
-			continue
+		var (
+			c   *Claim
+			err error
+		)
+		if expired {
+			c, err = s.takeExpired(ctx, workerID, m)
+		} else {
+			c, err = s.claim(ctx, workerID, m)
 		}
-		c, err := s.claim(ctx, workerID, m, expired)
-		if lostRace(err) {
+		switch {
+		case lostRace(err):
 			continue
+		case err != nil:
+			return nil, err
+		case c != nil:
+			s.cfg.ready.markBusy()
+			return c, nil
 		}
-		return c, err
 	}
 	return nil, nil
 }
@@ -111,41 +253,37 @@ func lostRace(err error) bool {
 	return errors.Is(err, table.ErrConditionFailed) || errors.Is(err, table.ErrTransactionConflict)
 }
 
-// claim moves the task m describes to PROCESSING under workerID. With
-// takeover, m is a PROCESSING task whose lease expired, taken over in one
-// transaction (see takeover). Otherwise m is PENDING, and the claim is
-// three single-item writes: META updated on the condition that it is still
-// as read (the claim's decision: of racing workers exactly one passes it),
-// then the PROCESSING event and the WORKER item (two PutItems: the store's
-// IAM policy needs no BatchWriteItem).
-// Both follow from META as the claim left it (its owner, attempt and
-// claimedAt), so a claimer cut off between the two leaves nothing another
-// worker cannot rebuild: the task's lease runs out, and the takeover
-// writes the event again, identical, in its transaction.
-func (s *Store) claim(ctx context.Context, workerID string, m *metaItem, takeover bool) (*Claim, error) {
+// claim moves the PENDING task m describes to PROCESSING under workerID:
+// two single-item writes. META is updated on the condition that it is
+// still as read (the claim's decision: of racing workers exactly one
+// passes it), setting the owner, attempt, claim time and the lease's
+// expiry in its index entry; then the WORKER item, which holds the lease
+// from then on. The claim's PROCESSING event is not written: META says it
+// all (History and EventFromChange read it there) until the lease ends,
+// and whatever ends it otherwise than by Complete writes it in its
+// transaction. A claimer cut off before the WORKER item leaves a lease
+// that runs out at the expiry in the index, and is taken over.
+func (s *Store) claim(ctx context.Context, workerID string, m *metaItem) (*Claim, error) {
 	id := m.TaskID
 	if err := checkTaskID(id); err != nil {
 		return nil, fmt.Errorf("tasks: claim: stored task id: %w", err)
 	}
-	if takeover {
-		return s.takeover(ctx, workerID, m)
-	}
 	now := s.notBefore(m.UpdatedAt)
 	attempt, seq := m.Attempt+1, m.Events+1
 	expires := now.Add(s.opts.LeaseDuration)
-	ev, err := s.newEvent(id, seq, EventProcessing, StatusProcessing, attempt, workerID, "", now)
-	if err != nil {
-		return nil, err
+	if _, err := eventSK.Build(seq); err != nil {
+		return nil, fmt.Errorf("tasks: task %q: event %d: history is full (%d events): %w", id, seq, MaxEvents, err)
 	}
 	if err := s.t.Update(ctx, s.metaKey(id), s.claimUpdate(id, workerID, now, expires, 1), table.If(unchanged(m))); err != nil {
 		return nil, fmt.Errorf("tasks: claim %q for %q: %w", id, workerID, err)
 	}
-	if err := s.putAll(ctx, ev, s.claimItem(workerID, id, attempt, now)); err != nil {
-		// The task is claimed; its lease runs out and a takeover rebuilds
-		// the event. Say so rather than hand out a claim whose history
-		// is not written.
-		s.log.WarnContext(ctx, "tasks: claimed, but the event and claim item were not written; the lease will expire",
-			"operation", "claim", "key", id, "attempt", attempt, "error", err.Error())
+	if err := s.putClaim(ctx, s.claimItem(workerID, id, attempt, now, expires)); err != nil {
+		if !lostRace(err) {
+			s.log.WarnContext(ctx, "tasks: claimed, but the claim item was not written; the lease will expire",
+				"operation", "claim", "key", id, "attempt", attempt, "error", err.Error())
+		}
+		// Refused: the claim took longer than the lease, and a takeover
+		// has marked the lease lost.
 		return nil, fmt.Errorf("tasks: claim %q for %q: %w", id, workerID, err)
 	}
 	t, err := m.task()
@@ -154,17 +292,21 @@ func (s *Store) claim(ctx context.Context, workerID string, m *metaItem, takeove
 	}
 	t.Status, t.Owner, t.LeaseExpiresAt, t.UpdatedAt, t.AvailableAt = StatusProcessing, workerID, expires, now, time.Time{}
 	t.Attempt, t.Events = attempt, seq
-	return &Claim{Task: *t, Lease: Lease{TaskID: id, Worker: workerID, Attempt: attempt, AttemptBase: m.AttemptBase, Seq: seq, ExpiresAt: expires}}, nil
+	return &Claim{Task: *t, Lease: Lease{TaskID: id, Worker: workerID, Attempt: attempt, AttemptBase: m.AttemptBase, Seq: seq, ExpiresAt: expires, ClaimedAt: now}}, nil
 }
 
-// putAll writes items one PutItem after another.
-func (s *Store) putAll(ctx context.Context, items ...any) error {
-	for _, it := range items {
-		if err := s.t.Put(ctx, it); err != nil {
-			return err
-		}
-	}
-	return nil
+// putClaim writes a claim item on the condition that the key holds
+// nothing, or an older attempt's item (a claim item left by a Complete cut
+// off before its delete, or expired): never over the mark a takeover left
+// for this attempt or a later one.
+func (s *Store) putClaim(ctx context.Context, it *claimItem) error {
+	return s.t.Put(ctx, it, table.If(newerClaim(it.Attempt)))
+}
+
+func newerClaim(attempt int) expression.ConditionBuilder {
+	return expression.Or(
+		expression.AttributeNotExists(expression.Name(attrPK)),
+		expression.Name(attrAttempt).LessThan(expression.Value(attempt)))
 }
 
 // claimUpdate is the update of META that claims task id for workerID at
@@ -182,23 +324,113 @@ func (s *Store) claimUpdate(id, workerID string, now, expires time.Time, events 
 		Add(expression.Name(attrEvents), expression.Value(events))
 }
 
-func (s *Store) claimItem(workerID, id string, attempt int, now time.Time) *claimItem {
+func (s *Store) claimItem(workerID, id string, attempt int, now, expires time.Time) *claimItem {
 	return &claimItem{
 		PK: mustBuild(workerPK, workerID), SK: mustBuild(taskSK, id), Type: typeClaim,
-		TaskID: id, Worker: workerID, Attempt: attempt, ClaimedAt: keys.FormatTime(now), TTL: s.ttlFrom(now),
+		TaskID: id, Worker: workerID, Attempt: attempt, ClaimedAt: keys.FormatTime(now),
+		LeaseExpiresAt: keys.FormatTime(expires), TTL: s.ttlFrom(now),
 	}
 }
 
+// leaseState is a PROCESSING task's lease as its WORKER item holds it.
+type leaseState struct {
+	found bool      // the owner's claim item exists
+	item  claimItem // as read
+	// expires is when the lease runs out: the claim item's expiry, which
+	// Heartbeat extends, or the one in META's index entry when that is
+	// later (or the item holds none: a lease from before claim items held
+	// leases, heartbeated on META).
+	expires time.Time
+}
+
+// readLease reads the lease of the PROCESSING task m describes, strongly
+// consistent.
+func (s *Store) readLease(ctx context.Context, m *metaItem) (leaseState, error) {
+	var ls leaseState
+	ls.expires, _ = keys.ParseTime(m.LeaseExpiresAt)
+	if checkWorkerID(m.Owner) != nil {
+		return ls, nil
+	}
+	err := s.t.Get(ctx, s.claimKey(m.Owner, m.TaskID), &ls.item, table.Consistent())
+	switch {
+	case errors.Is(err, table.ErrNotFound):
+		return ls, nil
+	case err != nil:
+		return ls, fmt.Errorf("tasks: lease of %q: %w", m.TaskID, err)
+	}
+	ls.found = true
+	if ls.item.Attempt == m.Attempt && ls.item.LostAt == "" {
+		if e, err := keys.ParseTime(ls.item.LeaseExpiresAt); err == nil && e.After(ls.expires) {
+			ls.expires = e
+		}
+	}
+	return ls, nil
+}
+
+// asRead is the condition that the claim item is still as ls read it, so
+// that a heartbeat or a late claim between the read and the write refuses
+// the write.
+func (ls leaseState) asRead() expression.ConditionBuilder {
+	if !ls.found {
+		return expression.AttributeNotExists(expression.Name(attrPK))
+	}
+	c := expression.Name(attrAttempt).Equal(expression.Value(ls.item.Attempt))
+	for name, v := range map[string]string{attrLeaseExpiresAt: ls.item.LeaseExpiresAt, attrLostAt: ls.item.LostAt} {
+		if v == "" {
+			c = c.And(expression.AttributeNotExists(expression.Name(name)))
+		} else {
+			c = c.And(expression.Name(name).Equal(expression.Value(v)))
+		}
+	}
+	return c
+}
+
+// takeExpired acts on the PROCESSING task m whose index entry says its
+// lease is over. Heartbeat extends a lease on the WORKER item alone, so
+// the index entry keeps the expiry it was last given: the lease is read.
+// One still running has its index entry moved to its expiry (so claims
+// stop reading it) and nil is returned; one that ran out is taken over by
+// workerID, or moved to DEAD when its attempts are used up.
+func (s *Store) takeExpired(ctx context.Context, workerID string, m *metaItem) (*Claim, error) {
+	if err := checkTaskID(m.TaskID); err != nil {
+		return nil, fmt.Errorf("tasks: claim: stored task id: %w", err)
+	}
+	ls, err := s.readLease(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	if ls.expires.After(s.now()) {
+		return nil, s.refreshLease(ctx, m, ls.expires)
+	}
+	if s.lastAttempt(m.Attempt, m.AttemptBase) {
+		_, err := s.expire(ctx, m, ls)
+		return nil, err
+	}
+	return s.takeover(ctx, workerID, m, ls)
+}
+
+// refreshLease moves the index entry of the PROCESSING task m describes to
+// its lease's expiry, unless META changed since it was read.
+func (s *Store) refreshLease(ctx context.Context, m *metaItem, expires time.Time) error {
+	update := expression.Set(expression.Name(attrGSI1SK), expression.Value(mustBuild(leaseSK, expires))).
+		Set(expression.Name(attrLeaseExpiresAt), expression.Value(keys.FormatTime(expires)))
+	err := s.t.Update(ctx, s.metaKey(m.TaskID), update, table.If(unchanged(m)))
+	if err != nil && !lostRace(err) {
+		return fmt.Errorf("tasks: lease of %q: index entry: %w", m.TaskID, err)
+	}
+	return nil
+}
+
 // takeover claims for workerID the PROCESSING task m describes, whose
-// lease expired, in one transaction conditioned on m still being what was
-// read: the old claim's PROCESSING event written again (its claimer may
-// have been cut off before writing it), a LEASE_EXPIRED event, a
-// PROCESSING event for the new attempt, the old owner's WORKER item
-// deleted and the new one written. Events are Puts, not creates: the
-// transaction's condition makes it the one writer of those sequence
-// numbers, and what may be there already is the old claim's event, or a
-// COMPLETED event the old owner wrote before its META update was refused.
-func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem) (*Claim, error) {
+// lease ls ran out, in one transaction conditioned on META and the lease
+// being what was read: the old claim's PROCESSING event written (META is
+// about to forget it), a LEASE_EXPIRED event, the old claim item marked
+// lost (not deleted: a claimer so slow that its claim item comes after
+// the takeover is refused by the mark) and the new one written. The new
+// claim's PROCESSING event is META's to tell, as for any claim. Events are
+// Puts, not creates: the transaction's condition makes it the one writer
+// of those sequence numbers.
+func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem, ls leaseState) (*Claim, error) {
 	id := m.TaskID
 	now := s.notBefore(m.UpdatedAt)
 	attempt := m.Attempt + 1
@@ -208,9 +440,8 @@ func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem) (*Cl
 		return nil, err
 	}
 	seq := m.Events + 2
-	ev, err := s.newEvent(id, seq, EventProcessing, StatusProcessing, attempt, workerID, "", now)
-	if err != nil {
-		return nil, err
+	if _, err := eventSK.Build(seq); err != nil {
+		return nil, fmt.Errorf("tasks: task %q: event %d: history is full (%d events): %w", id, seq, MaxEvents, err)
 	}
 	update := s.claimUpdate(id, workerID, now, expires, 2).
 		Set(expression.Name(attrLastError), expression.Value(expiredMessage(m)))
@@ -218,27 +449,44 @@ func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem) (*Cl
 	if err := s.rebuildClaimEvent(tx, m); err != nil {
 		return nil, err
 	}
-	tx.Put(lost).Put(ev)
-	claim := s.claimItem(workerID, id, attempt, now)
+	tx.Put(lost)
+	claim := s.claimItem(workerID, id, attempt, now, expires)
 	switch {
 	case m.Owner == workerID:
-		tx.Put(claim) // the worker's own expired claim item, replaced
-	case m.Owner != "" && checkWorkerID(m.Owner) == nil:
-		tx.Delete(s.claimKey(m.Owner, id))
-		tx.Put(claim)
+		tx.Put(claim, table.If(ls.asRead())) // the worker's own lost claim, replaced
+	case checkWorkerID(m.Owner) == nil:
+		tx.Put(s.lostClaim(m, ls, now), table.If(ls.asRead()))
+		tx.Put(claim, table.If(newerClaim(attempt)))
 	default:
-		tx.Put(claim)
+		tx.Put(claim, table.If(newerClaim(attempt)))
 	}
 	if err := tx.Run(ctx); err != nil {
 		return nil, fmt.Errorf("tasks: claim %q for %q: %w", id, workerID, err)
 	}
+	s.log.InfoContext(ctx, "tasks: took over an expired lease", "operation", "takeover", "key", id,
+		"attempt", attempt, "owner", m.Owner, "worker", workerID)
 	t, err := m.task()
 	if err != nil {
 		return nil, err
 	}
 	t.Status, t.Owner, t.LeaseExpiresAt, t.UpdatedAt, t.AvailableAt = StatusProcessing, workerID, expires, now, time.Time{}
 	t.Attempt, t.Events, t.LastError = attempt, seq, expiredMessage(m)
-	return &Claim{Task: *t, Lease: Lease{TaskID: id, Worker: workerID, Attempt: attempt, AttemptBase: m.AttemptBase, Seq: seq, ExpiresAt: expires}}, nil
+	return &Claim{Task: *t, Lease: Lease{TaskID: id, Worker: workerID, Attempt: attempt, AttemptBase: m.AttemptBase, Seq: seq, ExpiresAt: expires, ClaimedAt: now}}, nil
+}
+
+// lostClaim is the claim item of the lease of m, marked lost at now: its
+// heartbeats are refused from then on, and so is a claim item its claimer
+// writes late.
+func (s *Store) lostClaim(m *metaItem, ls leaseState, now time.Time) *claimItem {
+	it := &claimItem{
+		PK: mustBuild(workerPK, m.Owner), SK: mustBuild(taskSK, m.TaskID), Type: typeClaim,
+		TaskID: m.TaskID, Worker: m.Owner, Attempt: m.Attempt, ClaimedAt: m.ClaimedAt,
+		LostAt: keys.FormatTime(now), TTL: s.ttlFrom(now),
+	}
+	if it.ClaimedAt == "" {
+		it.ClaimedAt = ls.item.ClaimedAt
+	}
+	return it
 }
 
 // rebuildClaimEvent adds to tx, which changes the PROCESSING task m
@@ -258,14 +506,24 @@ func (s *Store) rebuildClaimEvent(tx *table.WriteTx, m *metaItem) error {
 // from before claimedAt was recorded: such tasks were claimed in a
 // transaction, with their event).
 func (s *Store) claimEvent(m *metaItem) (*eventItem, error) {
-	if m.Status != StatusProcessing || m.ClaimedAt == "" {
+	if m.Status != StatusProcessing {
+		return nil, nil
+	}
+	return s.claimEventAt(m, m.Events)
+}
+
+// claimEventAt is the PROCESSING event, number seq, of the last claim of
+// the task m describes, from META's claim time, owner and attempt (nil
+// when META records no claim).
+func (s *Store) claimEventAt(m *metaItem, seq int) (*eventItem, error) {
+	if m.ClaimedAt == "" || m.Owner == "" || m.Attempt < 1 || seq < 2 {
 		return nil, nil
 	}
 	at, err := parseTime("claimedAt", m.ClaimedAt)
 	if err != nil {
 		return nil, err
 	}
-	return s.newEvent(m.TaskID, m.Events, EventProcessing, StatusProcessing, m.Attempt, m.Owner, "", at)
+	return s.newEvent(m.TaskID, seq, EventProcessing, StatusProcessing, m.Attempt, m.Owner, "", at)
 }
 
 // unchanged is the condition that META is still as m read it: same status,

@@ -118,6 +118,8 @@ func TestClaimLoserMovesToNextCandidate(t *testing.T) {
 	stale["status"] = &types.AttributeValueMemberS{Value: "PENDING"}
 	stale["attempt"] = &types.AttributeValueMemberN{Value: "0"}
 	stale["events"] = &types.AttributeValueMemberN{Value: "1"}
+	stale["GSI1PK"] = &types.AttributeValueMemberS{Value: "STATUS#PENDING"}
+	stale["GSI1SK"] = otherItem["GSI1SK"]
 
 	// Only the taken task in view: the claim's conditional update is
 	// refused and there is nothing else to try.

@@ -17,22 +17,18 @@ import (
 // worker that lost the task gets a *LeaseLostError and the task is left
 // as it is.
 //
-// It is two single-item writes, no transaction. First the COMPLETED event,
-// on the condition that its sequence number is free: a takeover writes its
-// events in its own transaction, so when the number holds anything but
-// this lease's own COMPLETED event (from a call cut off before its second
-// write, read back and kept) the lease is lost. Then META, on the condition that the lease
-// still holds, which is the decision. A COMPLETED event whose META update
-// was refused, or never sent, numbers one past the task's event count:
-// History leaves it out, and the next change of the task (a takeover or a
-// reclaim, in a transaction) writes its own event over it. Last, the
-// worker's claim item is deleted.
+// It is one conditional UpdateItem of META, the decision (the lease still
+// holds, and nothing has changed the task since the claim), then the
+// delete of the worker's claim item. The task leaves GSI1 and keeps its
+// owner and claim time, so its PROCESSING and COMPLETED events are META's
+// to tell (History, EventFromChange): no event item is written. A
+// Complete cut off after its META update, retried, finds the task
+// completed under its own lease and only deletes the claim item.
 //
-// The COMPLETED event, like every event, expires Options.Retention after
-// it is written, and the META update sets META's ttl to the same time:
-// the finished task, its earlier events, its IDEM item and a claim item
-// left by a Complete cut off before its delete all expire about Retention
-// after completion, with no write beyond these.
+// The META update sets META's ttl to Options.Retention from now: the
+// finished task, its IDEM item and a claim item left by a Complete cut off
+// before its delete all expire about Retention after completion, with no
+// write beyond these.
 func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) (err error) {
 	ctx, span := s.start(ctx, "tasks.Complete")
 	defer span.End(&err)
@@ -43,17 +39,8 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) (err e
 		return inputError("result", fmt.Sprintf("%d bytes", len(result)), fmt.Sprintf("is over MaxResultSize (%d bytes)", MaxResultSize))
 	}
 	now := s.leaseNow(lease)
-	ev, err := s.newEvent(lease.TaskID, lease.Seq+1, EventCompleted, StatusCompleted, lease.Attempt, lease.Worker, "", now)
-	if err != nil {
-		return err
-	}
-	if err := s.t.Put(ctx, ev, s.ifFree()); err != nil {
-		if !errors.Is(err, table.ErrAlreadyExists) {
-			return fmt.Errorf("tasks: complete %q: event: %w", lease.TaskID, err)
-		}
-		if err := s.ownCompletion(ctx, lease, ev, err); err != nil {
-			return err
-		}
+	if _, err := eventSK.Build(lease.Seq + 1); err != nil {
+		return fmt.Errorf("tasks: task %q: event %d: history is full (%d events): %w", lease.TaskID, lease.Seq+1, MaxEvents, err)
 	}
 	// COMPLETED tasks leave GSI1: removing the entry costs one index write,
 	// moving it to a STATUS#COMPLETED partition would cost two and make that
@@ -61,7 +48,6 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) (err e
 	update := expression.Set(expression.Name(attrStatus), expression.Value(StatusCompleted)).
 		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
 		Set(expression.Name(attrTTL), expression.Value(s.ttlFrom(now))).
-		Remove(expression.Name(attrOwner)).
 		Remove(expression.Name(attrLeaseExpiresAt)).
 		Remove(expression.Name(attrGSI1PK)).
 		Remove(expression.Name(attrGSI1SK)).
@@ -72,45 +58,36 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) (err e
 	err = s.t.Update(ctx, s.metaKey(lease.TaskID), update, table.If(leaseCondition(lease)), table.ItemOnConditionFailure())
 	if err != nil {
 		var te *table.Error
-		if errors.As(err, &te) && errors.Is(err, table.ErrConditionFailed) {
+		if !errors.As(err, &te) || !errors.Is(err, table.ErrConditionFailed) {
+			return fmt.Errorf("tasks: complete %q: %w", lease.TaskID, err)
+		}
+		if !completedUnder(lease, te.Item) {
 			return s.leaseLost(lease, te.Item, err)
 		}
-		return fmt.Errorf("tasks: complete %q: %w", lease.TaskID, err)
+		// A retry of a Complete cut off after this update: finish it.
 	}
 	// The task is complete; its claim item goes last. Left behind, claim
 	// items would pile up under the worker (one per task it ever finished)
-	// and WorkerTasks would read them all. A Complete cut off here leaves
-	// one behind, which WorkerTasks skips (its META is no longer
-	// PROCESSING); a retried Complete stops at the META update (the lease
-	// is spent), so the item's own ttl (Retention after the claim)
-	// removes it.
-	if err := s.t.Delete(ctx, s.claimKey(lease.Worker, lease.TaskID)); err != nil {
+	// and WorkerTasks would read them all. One a Complete cut off here
+	// leaves behind is skipped by WorkerTasks (its META is no longer
+	// PROCESSING) and removed by its ttl. The condition keeps a later claim
+	// of the task by the same worker.
+	err = s.t.Delete(ctx, s.claimKey(lease.Worker, lease.TaskID), table.If(expression.Name(attrAttempt).Equal(expression.Value(lease.Attempt))))
+	if err != nil && !errors.Is(err, table.ErrConditionFailed) {
 		return fmt.Errorf("tasks: complete %q: claim item: %w", lease.TaskID, err)
 	}
 	return nil
 }
 
-// ownCompletion reads the event that holds the number of ev, the
-// COMPLETED event of lease: nil when it is this lease's own (a Complete cut
-// off before its META update wrote it), else the lease is lost and the
-// error says to whom.
-func (s *Store) ownCompletion(ctx context.Context, lease Lease, ev *eventItem, cause error) error {
-	var got eventItem
-	err := s.t.Get(ctx, s.t.Key(ev.PK, ev.SK), &got, table.Consistent())
-	switch {
-	case err == nil && !s.expired(got.TTL) && got.Event == EventCompleted && got.Attempt == lease.Attempt && got.Worker == lease.Worker:
-		return nil
-	case err != nil && !errors.Is(err, table.ErrNotFound):
-		return fmt.Errorf("tasks: complete %q: %w", lease.TaskID, err)
+// completedUnder reports whether the META item current shows the task
+// completed under lease.
+func completedUnder(lease Lease, current table.Item) bool {
+	if current == nil {
+		return false
 	}
-	var current table.Item
-	if err := s.t.Get(ctx, s.metaKey(lease.TaskID), &current, table.Consistent()); err != nil && !errors.Is(err, table.ErrNotFound) {
-		return fmt.Errorf("tasks: complete %q: %w", lease.TaskID, err)
-	}
-	if table.ItemExpired(current, attrTTL, s.now()) {
-		current = nil
-	}
-	return s.leaseLost(lease, current, cause)
+	var m metaItem
+	return table.Unmarshal(current, &m) == nil && m.Status == StatusCompleted &&
+		m.Owner == lease.Worker && m.Attempt == lease.Attempt && m.Events == lease.Seq+1
 }
 
 // Fail gives the task held under lease back with reason (at most 4096
@@ -155,19 +132,27 @@ func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (_ Status,
 	if err := s.finish(ctx, lease, update, ev, "fail"); err != nil {
 		return "", err
 	}
+	if to == StatusPending {
+		s.bump(ctx)
+	}
 	return to, nil
 }
 
 // finish runs the transaction that ends a lease: update META under the
-// lease's condition, write the event, delete the WORKER item. The event is
-// a Put: under the lease the only item its number may hold is this
-// lease's own COMPLETED event from a Complete whose META update failed.
+// lease's condition, write the claim's PROCESSING event (META is about to
+// forget it) and ev, delete the WORKER item. The events are Puts: under
+// the lease the transaction is the one writer of those numbers.
 func (s *Store) finish(ctx context.Context, lease Lease, update expression.UpdateBuilder, ev *eventItem, op string) error {
-	err := s.t.WriteTx().
-		Update(s.metaKey(lease.TaskID), update, table.If(leaseCondition(lease)), table.ItemOnConditionFailure()).
-		Put(ev).
-		Delete(s.claimKey(lease.Worker, lease.TaskID)).
-		Run(ctx)
+	claimed, err := s.claimEventOf(ctx, lease)
+	if err != nil {
+		return err
+	}
+	tx := s.t.WriteTx().
+		Update(s.metaKey(lease.TaskID), update, table.If(leaseCondition(lease)), table.ItemOnConditionFailure())
+	if claimed != nil {
+		tx.Put(claimed)
+	}
+	err = tx.Put(ev).Delete(s.claimKey(lease.Worker, lease.TaskID)).Run(ctx)
 	if err == nil {
 		return nil
 	}
@@ -180,6 +165,27 @@ func (s *Store) finish(ctx context.Context, lease Lease, update expression.Updat
 		}
 	}
 	return fmt.Errorf("tasks: %s %q: %w", op, lease.TaskID, err)
+}
+
+// claimEventOf is the PROCESSING event of the claim that gave lease, from
+// the lease, or from the task for a lease that does not carry its claim
+// time (one from an older version); nil when the task records none either
+// (a claim from before claimedAt was recorded wrote its event itself).
+func (s *Store) claimEventOf(ctx context.Context, lease Lease) (*eventItem, error) {
+	at := lease.ClaimedAt
+	if at.IsZero() {
+		var m metaItem
+		if err := s.t.Get(ctx, s.metaKey(lease.TaskID), &m, table.Consistent()); err != nil && !errors.Is(err, table.ErrNotFound) {
+			return nil, fmt.Errorf("tasks: task %q: %w", lease.TaskID, err)
+		}
+		if t, err := keys.ParseTime(m.ClaimedAt); err == nil && m.Attempt == lease.Attempt {
+			at = t
+		}
+		if at.IsZero() {
+			return nil, nil
+		}
+	}
+	return s.newEvent(lease.TaskID, lease.Seq, EventProcessing, StatusProcessing, lease.Attempt, lease.Worker, "", at.UTC())
 }
 
 // leaseCondition is the condition on META of a change that ends lease:

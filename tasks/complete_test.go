@@ -21,7 +21,7 @@ func TestCompleteLeavesIndexAndWorkerItem(t *testing.T) {
 	got := f.get(t, task.ID)
 	assert.Equal(t, tasks.StatusCompleted, got.Status)
 	assert.Equal(t, "ok", string(got.Result))
-	assert.Empty(t, got.Owner)
+	assert.Equal(t, "w1", got.Owner, "the worker that completed it")
 	assert.True(t, got.LeaseExpiresAt.IsZero())
 	assert.Equal(t, 3, got.Events)
 	assert.NotContains(t, f.raw(t, "TASK#"+task.ID, "META"), "GSI1PK", "a COMPLETED task is still in GSI1")
@@ -33,18 +33,33 @@ func TestCompleteLeavesIndexAndWorkerItem(t *testing.T) {
 	assert.Equal(t, 1, h[2].Attempt)
 }
 
-func TestCompleteTwiceIsLeaseLostAndChangesNothing(t *testing.T) {
+func TestCompleteTwiceSucceedsAndChangesNothing(t *testing.T) {
 	f := newFixture(t)
 	task := f.submit(t, "x")
 	c := f.claim(t, "w1")
 	require.NoError(t, f.store.Complete(context.Background(), c.Lease, []byte("first")))
 	before := f.get(t, task.ID)
-	var lost *tasks.LeaseLostError
-	err := f.store.Complete(context.Background(), c.Lease, []byte("second"))
-	require.ErrorAs(t, err, &lost)
-	assert.Equal(t, tasks.StatusCompleted, lost.Status)
-	assert.Equal(t, before, f.get(t, task.ID))
+	f.db.Advance(time.Second)
+	require.NoError(t, f.store.Complete(context.Background(), c.Lease, []byte("second")),
+		"a retried Complete (its first answer lost) finds the task completed under its lease")
+	assert.Equal(t, before, f.get(t, task.ID), "the second result is not stored")
 	assert.Len(t, f.history(t, task.ID), 3)
+}
+
+func TestCompleteUnderALeaseThatDidNotCompleteIsLeaseLost(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	task := f.submit(t, "x")
+	old := f.claim(t, "w1")
+	f.db.Advance(tasks.DefaultLeaseDuration + time.Second)
+	c := f.claim(t, "w2")
+	require.NoError(t, f.store.Complete(ctx, c.Lease, []byte("w2's")))
+	before := f.get(t, task.ID)
+	var lost *tasks.LeaseLostError
+	require.ErrorAs(t, f.store.Complete(ctx, old.Lease, []byte("w1's")), &lost)
+	assert.Equal(t, tasks.StatusCompleted, lost.Status)
+	assert.Empty(t, lost.Owner, "nobody holds a completed task")
+	assert.Equal(t, before, f.get(t, task.ID))
 }
 
 func TestFailRetriesUntilMaxAttemptsThenDead(t *testing.T) {

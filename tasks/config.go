@@ -38,8 +38,9 @@ var (
 )
 
 const (
-	typeConfig = "CONFIG"
-	attrShards = "shards"
+	typeConfig   = "CONFIG"
+	attrShards   = "shards"
+	attrActiveAt = "activeAt"
 )
 
 type configItem struct {
@@ -48,14 +49,20 @@ type configItem struct {
 	Type      string `dynamodbav:"type"`
 	Shards    int    `dynamodbav:"shards"`
 	CreatedAt string `dynamodbav:"createdAt"`
+	// ActiveAt is the readiness signal (see ready.go): the latest time a
+	// store made a task claimable, at most bumpEvery stale per store.
+	ActiveAt string `dynamodbav:"activeAt,omitempty"`
 }
 
-// tableConfig is what a store has learned of its table's configuration,
-// shared by the store and the copies its workers make.
+// tableConfig is what a store has learned of its table: its configuration,
+// and what its claims have seen of the queue. The store and the copies its
+// workers make share it.
 type tableConfig struct {
 	mu       sync.Mutex
 	shards   atomic.Int32 // the table's shard count; 0 until read or recorded
 	mismatch error        // a *ShardsError, once found: the table never changes
+
+	ready readiness
 }
 
 // ShardCount returns the number of shards the table's queue is split into

@@ -1,5 +1,4 @@
-// Package tasks is the task queue docs/systems/tasks.md describes (its
-// original design is "the seed" below): a single DynamoDB table that
+// Package tasks is the task queue of the seed: a single DynamoDB table that
 // holds every task's metadata, its event history, the idempotency map and
 // the workers' current claims, with one global secondary index, GSI1, that
 // workers and admins read the queue from.
@@ -49,9 +48,14 @@
 //     the item's full key, and a guard on an item keyed by a fresh random
 //     task id guards nothing. So a task submitted with an idempotency key
 //     gets an id derived from the key ("k-" and 26 base32 digits of its
-//     SHA-256): every submission of the key writes the same three items, and
-//     the transaction's attribute_not_exists conditions let one through.
-//     Tasks submitted without a key get a ULID.
+//     SHA-256): every submission of the key writes the same items, and
+//     their attribute_not_exists conditions let one through. The check and
+//     the guard are one request: the IDEM item's conditional put, whose
+//     refusal returns the item a repeated key wrote
+//     (ReturnValuesOnConditionCheckFailure), so a submission saves the
+//     seed's GetItem and a round trip; a repeated key costs the refused
+//     write (billed 1 WCU) instead of a read. Tasks submitted without a key
+//     get a ULID.
 //   - The same key with another payload is an error ([ErrIdempotencyMismatch]),
 //     as DynamoDB answers a reused ClientRequestToken with other parameters:
 //     a key names one request. The IDEM item keeps the payload's SHA-256.
@@ -60,75 +64,99 @@
 //     read (status, attempt, event count; for a lease also the owner),
 //     counters moved with ADD. Four digits, as the seed writes them: the
 //     10,000th event is refused (keys.ErrOverflow) before anything is sent.
+//   - An event is written as an item (EVENT#<seq>) when META can no longer
+//     tell it. META records the task's creation, its current claim (time,
+//     owner, attempt) and its completion, so the seed's three events of a
+//     task that is submitted, claimed and completed are META's to tell:
+//     [Store.History] and [EventFromChange] read them there, and none is
+//     written. Every other change (Fail, Release, a lease's expiry or
+//     takeover, Cancel, Redrive) writes its own event, and the PROCESSING
+//     event of the claim it ends, in its transaction, before META forgets
+//     them. That saves three writes a task (1,500 WCU/s at the seed's
+//     rate): the seed's rows EVENT#0001-0003 exist for a task whose life
+//     was not the plain one, and for the others META is the history. A
+//     tool that reads the seed's event rows directly sees them only there;
+//     History and EventFromChange give every event.
 //   - The seed's hot path is single-item writes, and so is this one
 //     ("Capacity" below says what that saves): Submit, Claim and Complete
 //     write one item per request, in an order that leaves nothing a later
 //     call cannot finish or a reader would see half done. Submit writes the
-//     IDEM item first (the decision between racing submissions), then
-//     EVENT#0001, then META, so a task is claimable only once its history
-//     begins, and any submission of the key finishes one that was cut off.
-//     Claim updates META first (the seed's "conditional UpdateItem ...
-//     atomic without transactions"), then writes the PROCESSING event and
-//     the WORKER item; META records the claim's time, so the event follows
-//     from META, History shows it from META until it is written, and the
-//     takeover of the lease, should the claimer die first, writes it.
-//     Complete writes the COMPLETED event first (attribute_not_exists:
-//     the number is taken only by a takeover, which means the lease is
-//     lost), then META on the lease's condition; an event past META's
-//     event count is no part of the history (History reads META with the
-//     events and stops at its count), and the next change writes over it.
-//     So histories have no gaps and no duplicates, whoever races or dies.
+//     IDEM item first (the decision between racing submissions), then META,
+//     so any submission of the key finishes one that was cut off. Claim
+//     updates META first (the seed's "conditional UpdateItem ... atomic
+//     without transactions"), then writes the WORKER item, which holds the
+//     lease; a claimer cut off between the two leaves a lease that runs out
+//     at the expiry in META's index entry, and is taken over. Complete
+//     updates META on the lease's condition, then deletes the WORKER item;
+//     a retried Complete whose first answer was lost finds the task
+//     completed under its own lease. So histories have no gaps and no
+//     duplicates, whoever races or dies.
+//   - The lease is on the WORKER item, not on META: a heartbeat then writes
+//     one small item in no index (1 WCU), where on META it would bill the
+//     payload's size and move META's index entry (3 WCU for a small task).
+//     META's index entry keeps the expiry its claim gave it; a claim that
+//     finds that expiry passed reads the lease, and takes the task over
+//     only if the lease ran out too, else moves the entry to the lease's
+//     expiry (once per lease duration for a task heartbeated that long).
 //   - The rarer changes stay transactions, where the writes cost double
 //     but nothing needs finishing: Fail, Release, the takeover or reclaim
 //     of an expired lease, Cancel, Redrive, and SubmitTx (a caller's
-//     transaction). Their events are Puts conditioned by META in the same
-//     transaction, which writes over a COMPLETED event whose META update
-//     never happened.
+//     transaction).
 //   - Event times never go backwards within a history, even when workers'
 //     clocks disagree by a little: a change is dated no earlier than the
 //     change before it.
 //   - The CONFIG item is this package's one addition to the seed's rows.
 //     It records the table's shard count (see "Write sharding"), which
 //     every client of the table must share and so is the table's to keep,
-//     not each caller's to repeat.
+//     not each caller's to repeat, and the readiness signal idle workers
+//     poll (see "Workers").
 //
 // # Life of a task
 //
-// [Store.Submit] writes the IDEM item, EVENT#0001 SUBMITTED and META;
-// [Store.SubmitTx] adds the same three writes to a transaction
-// the caller builds, on this table or another (table.WriteTx.On), so a
-// job's status move and the task carrying its work apply together or not
-// at all. [Store.Claim] reads the oldest candidates and claims one: META to
-// PROCESSING (conditioned on the status, attempt and event count it read),
-// then the PROCESSING event and the WORKER item. It hands back a [Claim]
-// with a [Lease]: owner, attempt (the fencing token) and expiry. The worker
-// extends the lease with [Store.Heartbeat] and ends it with
-// [Store.Complete] or [Store.Fail]; each of those is conditioned on the
-// lease (status PROCESSING, owner, attempt). Fail deletes the WORKER item
-// in its transaction, Complete after its META update. A failed
-// task returns to PENDING, claimable after
-// its retry backoff, until it has had Options.MaxAttempts claims, then it
-// is DEAD. [Store.Redrive] (one task) and [Store.RedriveDead] (every dead
-// letter a filter matches) give DEAD tasks fresh attempts, each in one
-// conditional transaction with a REDRIVEN event. [Store.Cancel] withdraws
-// a PENDING task.
+// [Store.Submit] writes the IDEM item, then META; [Store.SubmitTx] adds
+// the same writes to a transaction the caller builds, on this table or
+// another (table.WriteTx.On), so a job's status move and the task carrying
+// its work apply together or not at all. [Store.Claim] reads the oldest
+// candidates and claims one: META to PROCESSING (conditioned on the
+// status, attempt and event count it read), then the WORKER item. It hands
+// back a [Claim] with a [Lease]: owner, attempt (the fencing token) and
+// expiry. The worker extends the lease with [Store.Heartbeat] and ends it
+// with [Store.Complete] or [Store.Fail]; each of those is conditioned on
+// the lease (status PROCESSING, owner, attempt). Fail deletes the WORKER
+// item in its transaction, Complete after its META update. A failed task
+// returns to PENDING, claimable after its retry backoff, until it has had
+// Options.MaxAttempts claims, then it is DEAD. [Store.Redrive] (one task)
+// and [Store.RedriveDead] (every dead letter a filter matches) give DEAD
+// tasks fresh attempts, each in one conditional transaction with a
+// REDRIVEN event. [Store.Cancel] withdraws a PENDING task.
 //
 // # Leases
 //
 // A worker that dies holding a task leaves it PROCESSING with a lease that
-// runs out. The next Claim looks for expired leases before it looks at
-// pending tasks, and takes such a task over in one transaction: the old
-// claim's PROCESSING event (written again, identical, in case its claimer
-// died before writing it), a LEASE_EXPIRED event, a PROCESSING event for
-// the new attempt, the old owner's WORKER item deleted, the new one
-// written: the expired lease was the task's wait. [Store.ReclaimExpired]
-// does the same for a sweeper, returning the tasks to PENDING, claimable
-// after the retry backoff. A lease is lost when the task is taken over, not at the instant it expires: work
-// that finishes late, but before anyone took it, still counts. After a
-// takeover the attempt number has moved on, so the old owner's Heartbeat,
-// Complete or Fail is refused by its condition with a [*LeaseLostError]
-// ([ErrLeaseLost]), whatever the clocks say. Expiry is judged by the
-// claiming worker's clock, so leases should be far longer than clock skew.
+// runs out. Claims look for expired leases (one shard's a claim, in turn)
+// before pending tasks, and take such a task over in one transaction: the
+// old claim's PROCESSING event and a LEASE_EXPIRED event (META is about to
+// forget the old claim), the old owner's WORKER item marked lost, the new
+// one written: the expired lease was the task's wait. The mark, not a
+// delete, refuses the old owner's heartbeats and a claim item its claimer
+// writes late (a claimer stalled past its lease between its two writes).
+// [Store.ReclaimExpired] does the same for a sweeper, returning the tasks
+// to PENDING, claimable after the retry backoff; [Store.Expired] lists
+// them without a write. A lease is lost when the task is taken over, not
+// at the instant it expires: work that finishes late, but before anyone
+// took it, still counts. After a takeover the attempt number has moved on,
+// so the old owner's writes are refused by their conditions, whatever the
+// clocks say. Expiry is judged by the claiming worker's clock, so leases
+// should be far longer than clock skew.
+//
+// What a late worker gets, exactly: its Heartbeat, Complete, Fail or
+// Release is a [*LeaseLostError] (errors.Is [ErrLeaseLost]), whose Status,
+// Owner and Attempt say where the task stands (Owner is the worker that
+// holds it now, empty unless it is PROCESSING), and nothing is written; if
+// the task has expired and is gone, the error is [ErrNotFound] instead. A
+// Complete retried under the lease that completed the task is no error.
+// The worker runtime cancels the handler's context when a heartbeat gets
+// either, and settles nothing.
 //
 // # Workers
 //
@@ -148,6 +176,46 @@
 // because its worker stopped; Run returns when every task it held is
 // settled.
 //
+// A Claim that finds nothing marks its store idle, and the store's next
+// Claims send two requests at once, whatever the shard count: a strongly
+// consistent GetItem of the CONFIG item, whose activeAt is the readiness
+// signal, and a query of one partition, a different one each time (every
+// shard's pending and lease partitions in turn). Every store that makes a
+// task claimable (Submit, SubmitTx, Fail, Release, Redrive, a lease's
+// expiry) sets activeAt to its clock, at most once a second: 1 WCU a
+// second per busy store, nothing per task. The idle store reads every
+// shard again when activeAt has moved since its last full read (within a
+// margin of 2 seconds for the index's lag and clock skew), when the time
+// it learned then comes (a task leaving its backoff, a lease running out),
+// or when its probe finds something; the probe covers what the signal
+// cannot (a SubmitTx committed long after it was built, clocks further
+// apart than the margin), within 2N polls. A claim that succeeds ends the
+// idle state.
+//
+// # The worker path
+//
+// The seed lists pending tasks on GSI1 (PK = STATUS#PENDING) "for admin
+// UI; not the worker path", and claims with an UpdateItem on META
+// conditioned on status PENDING, which needs the task's id. The seed does
+// not say where a worker learns ids: its plan has no queue beside the
+// table. Claim takes them from GSI1, for three reasons. The index is
+// already written for the admin view, so reading it costs a worker no
+// write; a second structure (an SQS queue, a stream consumer, a list in
+// the table) would cost at least a write and a delete per task and could
+// disagree with the table, where GSI1 is the table's own view. The index's
+// sort key orders candidates by when they become claimable, so retry
+// backoff and fairness are a key condition. And the same index, under
+// STATUS#PROCESSING, finds dead workers' leases, which any worker path
+// needs. What it costs: a claim reads ClaimBatch index entries (about 1 KB
+// each with the ALL projection, so about 4 RCU a claim at the defaults:
+// 2,000 RCU/s at the seed's rate, docs/tasks) and the entry's move from
+// STATUS#PENDING to STATUS#PROCESSING is two index writes; the index is
+// eventually consistent, so a worker may read a task another has just
+// claimed, and its conditional update, not the read, decides (a refused
+// write, 1 WCU; ClaimBatch random order keeps them rare). The admin view
+// (ListPending) reads the same partitions, so its pages show what workers
+// see.
+//
 // # Write sharding
 //
 // All submissions write one GSI1 partition, STATUS#PENDING, and every claim
@@ -155,20 +223,21 @@
 // second per partition, and a throttled index throttles the table's writes,
 // so at the seed's 500 tasks per second that partition runs at its limit
 // (and STATUS#PROCESSING, with the heartbeats, over it). Options.Shards = N
-// splits it, and STATUS#PROCESSING with it, as the data-modelling design's
+// splits it, and STATUS#PROCESSING with it, as the data-modelling design (docs/systems/datamodel.md)'s
 // "write sharding" describes: a task's index partition is
-// STATUS#PENDING#<fnv32a(task id) mod N>. Claims visit the shards starting
-// at one derived from the worker's id, so workers spread over the shards.
-// The cost is on the read side: [Store.ListPending] sends N queries per page
-// and merges them by creation time (plus one for each shard the page ends
-// inside of, to get a cursor there), [Store.ReclaimExpired] N queries, and
-// an idle worker's Claim up to 2N queries before it learns there is no work.
-// The default, DefaultShards = 4, keeps each shard of both partitions
-// under a third of the write limit at the seed's rate (docs/tasks): 2 would
-// carry 500 tasks per second at about 60% of it, with little room for a
-// burst, and 4 costs an idle worker 8 queries a poll, which the worker
-// runtime's poll backoff spaces out. Shards = 1 is the seed's exact
-// layout (STATUS#PENDING, no suffix).
+// STATUS#PENDING#<fnv32a(task id) mod N>. A claim reads every shard's
+// pending partition at once (ClaimBatch candidates in all, split over the
+// shards) and one shard's lease partition, in turn: N+1 queries in one
+// round trip. The cost is on the read side: [Store.ListPending] sends N
+// queries per page and merges them by creation time (plus one for each
+// shard the page ends inside of, to get a cursor there),
+// [Store.ReclaimExpired] N queries, a claim N+1, and the Claim that finds
+// the queue empty 2N+1 (then an idle store polls with two requests; see
+// "Workers"). The default, DefaultShards = 4, keeps each shard of both
+// partitions under a third of the write limit at the seed's rate
+// (docs/tasks): 2 would carry 500 tasks per second at about 60% of it,
+// with little room for a burst. Shards = 1 is the seed's exact layout
+// (STATUS#PENDING, no suffix).
 //
 // The count is the table's, not each caller's: a service on one shard
 // would never see a task another client (the CLI's tasks redrive, say)
@@ -190,38 +259,53 @@
 //
 // # Capacity
 //
-// Measured with dynamotest's capacity meter (TestWriteUnitsPerTaskBesideSeedPlan,
-// BenchmarkSubmitClaimComplete), one small task costs 4 WCU to submit (the
-// IDEM item, EVENT#0001, META and its GSI1 entry), 5 to claim (META, its
-// GSI1 entry moving from STATUS#PENDING to STATUS#PROCESSING: a delete and
-// a put, the PROCESSING event, the WORKER item) and 4 to complete (the
-// COMPLETED event, META, the entry leaving GSI1, the WORKER item's
-// delete): 13 per task, and 3 per heartbeat. With every change a
-// transaction, as before, it was 26. Retention adds none: the ttl rides on
-// these writes (see "Retention"). Leaving the WORKER item to its ttl
-// instead of deleting it would save one, but then a worker's claim items
-// would pile up for a whole Retention (hundreds of thousands a day for a
-// busy worker) and WorkerTasks would read them all; the ttl is only for
-// the one a Complete cut off before its delete leaves.
+// Measured with dynamotest's Meter on the fake, by DynamoDB's billing rules
+// (TestTaskLifecycleCostsAtMostEightRoundTripsAndTwelveWriteUnits,
+// BenchmarkTaskLifecycle), one small task submitted with an idempotency
+// key, claimed, heartbeated once and completed costs 8 round trips and 12
+// WCU at the default 4 shards: submit 3 WCU (the IDEM item, META and its
+// GSI1 entry) in 2 round trips, plus 1 for the readiness signal when it is
+// due (at most once a second per store); claim 4 (META, its GSI1 entry
+// moving from STATUS#PENDING to STATUS#PROCESSING: a delete and a put, the
+// WORKER item) in 3 round trips (every shard read at once, META, the
+// WORKER item); a heartbeat 1 (the WORKER item alone) in 1; complete 3
+// (META, the entry leaving GSI1, the WORKER item's delete) in 2. So 10 WCU
+// a task at the seed's rate, where the signal is one write a second. It
+// was 16 WCU and 16 round trips before events became META's to tell and
+// the lease moved to the WORKER item (13 + 3 per heartbeat), and 26 when
+// every change was a transaction. A Claim on an empty queue is 2 requests
+// once the store knows it idle (TestClaimOnAnEmptyQueueSendsTwoRequests,
+// BenchmarkClaimEmptyQueue), at any shard count. Retention adds no write:
+// the ttl rides on these (see "Retention"). Leaving the WORKER item to its
+// ttl instead of deleting it would save one, but then a worker's claim
+// items would pile up for a whole Retention (hundreds of thousands a day
+// for a busy worker) and WorkerTasks would read them all.
 //
-// The seed plans 6 (3 + 3). The 7 more buy what the seed's list leaves
-// out: 4 are GSI1 writes (the pending queue and the lease index are what
-// make claims a key condition and expired leases findable at all; the seed
-// counts no index), 2 are the WORKER item's put and delete (the seed's own
-// row, which its plan forgets), and 1 is the COMPLETED update of META (the seed's
-// processing path writes the claim and two events, so the task's own
-// status would never say COMPLETED). What 13 does not buy is atomicity:
-// that comes from the order of the writes, each decided by one
-// conditional write, and from History reading META with the events, not
-// from transactions, which double every write (and, on the fake's meter,
-// every index write too).
+// The seed plans 6 (3 + 3), three of them event items META now tells. The
+// 10 buy what the seed's list leaves out: 4 are GSI1 writes (the pending
+// queue and the lease index are what make claims a key condition and
+// expired leases findable at all; the seed counts no index), 2 are the
+// WORKER item's put and delete (the seed's own row, which its plan
+// forgets, and which holds the lease), and 1 is the COMPLETED update of
+// META (the seed's processing path writes the claim and two events, so the
+// task's own status would never say COMPLETED). That is also the floor of
+// any design that keeps the seed's rows and finds work and dead workers'
+// leases through an index: an index entry written in, across and out (4)
+// and the IDEM, META (created, claimed, completed) and WORKER rows (6).
+// So at 500 tasks per second, with heartbeats, lease refreshes, the
+// readiness signal and a twentieth of tasks failing, the queue writes
+// about 5,500 WCU/s (docs/tasks and docs/costs.md), not the seed's 3,500;
+// going lower means dropping rows the seed specifies (the IDEM item: the
+// derived task id already makes META's create the decision; the WORKER
+// rows) or finding expired leases without an index. What the 10 do not buy
+// is atomicity: that comes from the order of the writes, each decided by
+// one conditional write, and from History reading META with the events,
+// not from transactions, which double every write.
 //
-// Claim also reads: the expired-lease query and the candidate query, half
-// a read unit each when they return little. A lost claim race is a refused
-// conditional update (1 WCU on DynamoDB, which bills refused writes; the
-// fake's meter charges nothing); ClaimBatch keeps them rare. At 500 tasks
-// per second, with heartbeats and a twentieth of tasks failing, the queue
-// writes about 6,550 WCU/s (docs/tasks), not the seed's 3,000.
+// Claim also reads: the candidate queries and one expired-lease query,
+// half a read unit each when they return little, about 2.5 RCU a claim at
+// the defaults. A lost claim race is a refused conditional update (1 WCU,
+// which DynamoDB and the Meter bill); ClaimBatch keeps them rare.
 //
 // # Retention
 //
@@ -230,22 +314,24 @@
 // turns TTL on and Schema.Check reports a table without it).
 // Options.Retention says how long, DefaultRetention (a week) unless set.
 // The seed is silent; the jobs design (docs/systems/jobs.md) keeps jobs 90 days. At the seed's 500 tasks
-// per second, some 43M tasks a day of about 2.1 KB each as DynamoDB bills
-// storage, a week keeps the table near 640 GB ($160 a month, docs/tasks),
-// 90 days near 8 TB, and no retention at all grows it by some 33 TB a
-// year. DynamoDB deletes expired items within a few days of their ttl, so
+// per second, some 43M tasks a day of about 1.3 KB each as DynamoDB bills
+// storage (META and the IDEM item; event items only for tasks that failed
+// an attempt), a week keeps the table near 400 GB ($100 a month,
+// docs/tasks), 90 days near 5 TB, and no retention at all grows it by
+// some 20 TB a year. DynamoDB deletes expired items within a few days of their ttl, so
 // the table holds somewhat more than Retention's worth. A week is what investigating a
 // failure needs (an incident on a Friday can still be traced on Monday),
 // and the failures that most need it, dead letters, never expire.
 //
-// The rule is that no write is added for it: the 13 WCU per task stay 13.
+// The rule is that no write is added for it: the 10 WCU per task stay 10.
 // So the ttl rides on the writes a task's life already makes:
 //
 //   - Items written once carry ttl = their own time + Retention: every
-//     event, the IDEM item (from the submission) and the WORKER claim item
-//     (from the claim; one a Complete cut off before its delete leaves
-//     behind expires with it). For a task that finishes in seconds or
-//     minutes that is about Retention after it finishes.
+//     event item, the IDEM item (from the submission) and the WORKER claim
+//     item (from the claim, and from each heartbeat, which writes it
+//     anyway; one a Complete cut off before its delete leaves behind
+//     expires with it). For a task that finishes in seconds or minutes
+//     that is about Retention after it finishes.
 //   - META gets its ttl only when the task finishes, from the update that
 //     finishes it: Complete and Cancel set ttl = now + Retention. PENDING,
 //     PROCESSING and DEAD tasks carry none, so nothing live is ever lost,
@@ -262,23 +348,21 @@
 // rewriting every item of the task when it lingers, writes on paths that
 // cannot know it will linger; instead the readers say what is kept:
 //
-//   - [Store.History] returns the events that are kept: the ones written
-//     within Retention, which are the newest, since event times never go
-//     backwards. It returns the run of events that ends at the task's last
-//     event without a missing number, so a history may start late (its
-//     first Seq above 1) but never has a gap; a live task untouched for
-//     longer than Retention may show no events at all (its META, with
-//     status, attempt and last error, is still there).
+//   - [Store.History] returns the events that are kept: those META tells
+//     (its SUBMITTED event for the task's whole life, its current claim)
+//     and the event items written within Retention, which are the newest,
+//     since event times never go backwards. It returns the run of events
+//     that ends at the task's last event without a missing number, so a
+//     history may start late (its first Seq above 1) but never has a gap.
 //   - The idempotency key still names its task while the task exists: its
 //     id is derived from the key, so a Submit of the key finds the task
 //     by its META (whose payload, not the expired IDEM item, decides an
-//     [ErrIdempotencyMismatch]) and returns it with created false. The
-//     SUBMITTED event that Submit writes before it learns this is not the
-//     task's (its time is not the task's creation), and History leaves it
-//     out; it expires with its own ttl.
-//   - A claim held longer than Retention (a lease heartbeated for that
-//     long) outlives its WORKER item: WorkerTasks no longer lists it,
-//     though the lease, which lives on META, still holds.
+//     [ErrIdempotencyMismatch]) and returns it with created false, having
+//     written only a new IDEM item. A SUBMITTED event item an older version
+//     wrote in that case is not the task's (its time is not the task's
+//     creation), and History leaves it out.
+//   - A claim held longer than Retention keeps its WORKER item, which
+//     holds the lease: each heartbeat moves its ttl on.
 //
 // Once a finished task has expired, its items are gone for every call
 // from the second their ttl passes, though DynamoDB's TTL process deletes

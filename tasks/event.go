@@ -46,6 +46,12 @@ type Event struct {
 //	PK TASK#t-123   SK EVENT#0001   (SUBMITTED)
 //	PK TASK#t-123   SK EVENT#0002   (PROCESSING)
 //
+// An event is an item once META no longer tells it: the seed's three
+// events of a task that is submitted, claimed and completed are all told
+// by META (its creation, its claim, its completion) and never written, and
+// every other change writes its own event, and the claim's it ends, in
+// its transaction (see metaEvents and the package documentation).
+//
 // Four digits, as the seed writes them: a task has at most 9999 events. A
 // change that would write event 10000 fails with keys.ErrOverflow before any
 // request, rather than writing EVENT#10000, which sorts between EVENT#1000
@@ -97,11 +103,11 @@ func (s *Store) newEvent(id string, seq int, typ EventType, status Status, attem
 // "PK=TASK#id, SK begins_with EVENT#" query, widened to the whole
 // partition (the events, then META: "EVENT#" sorts before "META"), strongly
 // consistent so it shows every change that has returned. META's event
-// count says where the history ends: an event past it was written by a
-// Complete whose META update was refused or cut off, and is no part of the
-// history (the next change writes over it); the last claim's PROCESSING
-// event, which the claim writes after META, is rebuilt from META while it
-// is not there. A task without META does not exist: ErrNotFound.
+// count says where the history ends, and META tells the events no item
+// holds: a task's submission (its creation), its current claim (while
+// PROCESSING) and its completion with the claim before it (once
+// COMPLETED); see eventsOf. A task without META does not exist:
+// ErrNotFound.
 func (s *Store) History(ctx context.Context, taskID string) (_ []Event, err error) {
 	ctx, span := s.start(ctx, "tasks.History")
 	defer span.End(&err)
@@ -138,54 +144,93 @@ func (s *Store) History(ctx context.Context, taskID string) (_ []Event, err erro
 	return s.kept(meta, items)
 }
 
-// kept is the history META and the event items read with it (in sequence
-// order) show: the events of this task up to META's event count, the last
-// claim's event rebuilt from META while it is not written, and of those
-// only the run that ends at the last event without a missing number.
-// Events older than Retention expire while their task may live on (a long
-// backlog, a dead letter), so a history may lose its oldest events, never
-// one in the middle: that would read as a broken history.
+// kept is the history META and the event items read with it show: for
+// each number up to META's event count, the item that holds it, else the
+// event META tells (metaEvents); of those, the run that ends at the last
+// event without a missing number. Events older than Retention expire
+// while their task may live on (a long backlog, a dead letter), so a
+// history may lose its oldest events, never one in the middle: that would
+// read as a broken history.
 func (s *Store) kept(meta *metaItem, items []eventItem) ([]Event, error) {
-	live := items[:0]
+	bySeq := map[int]eventItem{}
 	for _, it := range items {
 		switch {
 		case it.Type != typeEvent || it.Seq < 1 || it.Seq > meta.Events || s.expired(it.TTL):
-			// past META's count: a Complete's event whose META update was
-			// refused or cut off; the next change writes over it
+			// past META's count: a COMPLETED event written by an older
+			// version whose META update was refused; the next change
+			// writes over it
 		case it.Seq == 1 && it.At != meta.CreatedAt:
 			// not this task's SUBMITTED event: written by a Submit of the
 			// task's idempotency key after the first one had expired,
 			// which found this task still there (see Submit)
 		default:
-			live = append(live, it)
+			bySeq[it.Seq] = it
 		}
 	}
-	// A claim writes its event after META: until it does (or, if its
-	// claimer was cut off, until the takeover writes it), the event is
-	// rebuilt from META, exactly as it will be written.
-	if n := len(live); n == 0 || live[n-1].Seq < meta.Events {
-		ev, err := s.claimEvent(meta)
-		if err != nil {
-			return nil, err
-		}
-		if ev != nil {
-			live = append(live, *ev)
-		}
+	told, err := s.metaEvents(meta)
+	if err != nil {
+		return nil, err
 	}
 	// The run that ends at META's last event, without a missing number.
-	start := len(live)
-	for want := meta.Events; start > 0 && live[start-1].Seq == want; want-- {
-		start--
+	var run []eventItem
+	for seq := meta.Events; seq >= 1; seq-- {
+		it, ok := bySeq[seq]
+		if !ok {
+			if it, ok = told[seq]; !ok {
+				break
+			}
+		}
+		run = append(run, it)
 	}
-	var events []Event
-	for _, it := range live[start:] {
-		ev, err := it.event()
+	events := make([]Event, 0, len(run))
+	for i := len(run) - 1; i >= 0; i-- {
+		ev, err := run[i].event()
 		if err != nil {
 			return nil, err
 		}
 		events = append(events, ev)
 	}
 	return events, nil
+}
+
+// metaEvents are the events META tells by itself, which no item needs to
+// hold, by number: the SUBMITTED event (number 1, at the task's creation);
+// while the task is PROCESSING, its claim's PROCESSING event (the last
+// number); once it is COMPLETED, the COMPLETED event (the last number)
+// and the PROCESSING event of the claim it completed (the one before).
+// Whatever changes META otherwise (Fail, Release, Cancel, a lease's
+// expiry, Redrive) writes its own event, and the claim's, in its
+// transaction.
+func (s *Store) metaEvents(m *metaItem) (map[int]eventItem, error) {
+	told := map[int]eventItem{}
+	at, err := parseTime("createdAt", m.CreatedAt)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := s.newEvent(m.TaskID, 1, EventSubmitted, StatusPending, 0, "", "", at)
+	if err != nil {
+		return nil, err
+	}
+	told[1] = *sub
+	claimSeq := m.Events
+	if m.Status == StatusCompleted {
+		claimSeq = m.Events - 1
+		at, err := parseTime("updatedAt", m.UpdatedAt)
+		if err != nil {
+			return nil, err
+		}
+		done, err := s.newEvent(m.TaskID, m.Events, EventCompleted, StatusCompleted, m.Attempt, m.Owner, "", at)
+		if err != nil {
+			return nil, err
+		}
+		told[m.Events] = *done
+	}
+	if ev, err := s.claimEventAt(m, claimSeq); err != nil {
+		return nil, err
+	} else if ev != nil {
+		told[claimSeq] = *ev
+	}
+	return told, nil
 }
 
 // event is the Event the item records.

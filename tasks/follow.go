@@ -23,38 +23,87 @@ import (
 //		return nil
 //	})
 //
-// ok is false for every other change: META, idempotency and claim items,
-// and removals (an event item is removed only by TTL). The stream needs new
-// images (NEW_IMAGE or NEW_AND_OLD_IMAGES).
+// Most events are event items; the ones META tells by itself (see
+// History) arrive as META changes and are read there: a task's SUBMITTED
+// event from the META item its Submit creates, a claim's PROCESSING event
+// from META moving to PROCESSING, a COMPLETED event from META moving to
+// COMPLETED. ok is false for every other change: other META changes, the
+// idempotency, claim and CONFIG items, and removals (an item is removed
+// only by TTL or by Complete's delete of its claim item). The stream needs
+// new images (NEW_IMAGE or NEW_AND_OLD_IMAGES). A record of another table
+// (other key attributes than PK and SK) is a *table.InputError.
 //
-// Events of one task arrive in Seq order, at least once. One Seq can arrive
-// twice with different events: a Complete whose META update was refused
-// (its lease was lost) leaves a COMPLETED event that the next change of the
-// task writes over. The later one is the history's (History never shows
-// the first); a follower keeps the last event per (TaskID, Seq).
+// Events of one task arrive in Seq order, at least once. One Seq can
+// arrive twice: an event META told is written as an item when a later
+// change ends the state META told it from (a claim's PROCESSING event,
+// when the lease ends by Fail, Release or expiry), and a claim whose lease
+// was found running past its index entry's expiry moves that entry (META
+// changes, still PROCESSING). The two are the same event; a follower keeps
+// the last per (TaskID, Seq).
 //
-// Retention (see the package documentation) adds three cases. Redrive
+// Retention (see the package documentation) adds two cases. Redrive
 // sets the ttl of the event that made the task DEAD, so that event
 // arrives again, unchanged but for its ttl. Once a task has expired, a
 // Submit of its idempotency key starts a fresh task with the same id: its
-// SUBMITTED event, Seq 1, begins a new history. And a Submit of a key
-// whose IDEM item expired while its task lived on (longer than Retention)
-// writes a SUBMITTED event at Seq 1 that is not the task's: its time is
-// not the task's CreatedAt (Get), and History leaves it out.
+// SUBMITTED event, Seq 1, begins a new history.
 func EventFromChange(ch changes.Change[table.Item]) (ev Event, ok bool, err error) {
+	if err := changes.CheckKeys(ch, attrPK, attrSK); err != nil {
+		return Event{}, false, err
+	}
 	if ch.New == nil {
 		return Event{}, false, nil
 	}
-	var it eventItem
-	if err := attributevalue.UnmarshalMap(*ch.New, &it); err != nil {
+	var head struct {
+		Type string `dynamodbav:"type"`
+	}
+	if err := attributevalue.UnmarshalMap(*ch.New, &head); err != nil {
 		return Event{}, false, fmt.Errorf("tasks: event from change %s: %w", ch.EventID, err)
 	}
-	if it.Type != typeEvent {
-		return Event{}, false, nil
+	var it *eventItem
+	switch head.Type {
+	case typeEvent:
+		it = new(eventItem)
+		err = attributevalue.UnmarshalMap(*ch.New, it)
+	case typeTask:
+		it, err = toldEvent(*ch.New)
+	}
+	if it == nil || err != nil {
+		if err != nil {
+			err = fmt.Errorf("tasks: event from change %s: %w", ch.EventID, err)
+		}
+		return Event{}, false, err
 	}
 	ev, err = it.event()
 	if err != nil {
 		return Event{}, false, fmt.Errorf("tasks: event from change %s: %w", ch.EventID, err)
 	}
 	return ev, true, nil
+}
+
+// toldEvent is the event a META image tells as it stands: SUBMITTED for a
+// new task, the claim's PROCESSING for a PROCESSING one, COMPLETED for a
+// COMPLETED one; nil for any other.
+func toldEvent(image table.Item) (*eventItem, error) {
+	var m metaItem
+	if err := attributevalue.UnmarshalMap(image, &m); err != nil {
+		return nil, err
+	}
+	switch {
+	case m.Status == StatusPending && m.Events == 1,
+		m.Status == StatusProcessing, m.Status == StatusCompleted:
+	default:
+		return nil, nil
+	}
+	if err := checkTaskID(m.TaskID); err != nil {
+		return nil, fmt.Errorf("task item: %w", err)
+	}
+	var s Store // the events' items without a ttl: a follower reads events, not items
+	told, err := s.metaEvents(&m)
+	if err != nil {
+		return nil, err
+	}
+	if ev, ok := told[m.Events]; ok {
+		return &ev, nil
+	}
+	return nil, nil // a claim from before META recorded claims wrote its event item
 }

@@ -86,14 +86,27 @@ func TestAFollowerOfTheStreamSeesEveryTaskEventAsHistoryHasIt(t *testing.T) {
 }
 
 func TestEventFromChangeIgnoresOtherItemsAndRemovals(t *testing.T) {
-	meta := table.Item{"type": &types.AttributeValueMemberS{Value: "META"}}
-	_, ok, err := tasks.EventFromChange(changes.Change[table.Item]{New: &meta})
+	keys := func(it table.Item) table.Item {
+		it["PK"] = &types.AttributeValueMemberS{Value: "TASK#t-1"}
+		it["SK"] = &types.AttributeValueMemberS{Value: "META"}
+		return it
+	}
+	claim := keys(table.Item{"type": &types.AttributeValueMemberS{Value: "CLAIM"}})
+	_, ok, err := tasks.EventFromChange(changes.Change[table.Item]{New: &claim})
 	require.NoError(t, err)
-	assert.False(t, ok, "a META change is no event")
+	assert.False(t, ok, "a claim item's change is no event")
+	failed := keys(table.Item{"type": &types.AttributeValueMemberS{Value: "TASK"}, "status": &types.AttributeValueMemberS{Value: "PENDING"},
+		"events": &types.AttributeValueMemberN{Value: "3"}, "createdAt": &types.AttributeValueMemberS{Value: "2026-09-23T10:00:00.000000Z"}})
+	_, ok, err = tasks.EventFromChange(changes.Change[table.Item]{New: &failed})
+	require.NoError(t, err)
+	assert.False(t, ok, "META back to PENDING tells no event: Fail writes its own")
+	other := table.Item{"pk": &types.AttributeValueMemberS{Value: "USER#1"}, "type": &types.AttributeValueMemberS{Value: "EVENT"}}
+	_, _, err = tasks.EventFromChange(changes.Change[table.Item]{New: &other, Keys: table.Item{"pk": other["pk"]}})
+	assert.ErrorIs(t, err, table.ErrInvalidInput, "a record of another table")
 	_, ok, err = tasks.EventFromChange(changes.Change[table.Item]{})
 	require.NoError(t, err)
 	assert.False(t, ok, "a removal (no new image) is no event")
-	bad := table.Item{"type": &types.AttributeValueMemberS{Value: "EVENT"}, "at": &types.AttributeValueMemberS{Value: "yesterday"}}
+	bad := keys(table.Item{"type": &types.AttributeValueMemberS{Value: "EVENT"}, "at": &types.AttributeValueMemberS{Value: "yesterday"}})
 	_, _, err = tasks.EventFromChange(changes.Change[table.Item]{New: &bad})
 	assert.Error(t, err, "an event item with an unreadable time is an error, not a silent skip")
 }

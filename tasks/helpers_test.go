@@ -118,6 +118,9 @@ func (f *fixture) totalCalls() int {
 	return n
 }
 
+// totalWrites is how many write requests the fake has served.
+func (f *fixture) totalWrites() int { return writeCalls(f.db) }
+
 // noRequests runs fn and fails if it sent anything to DynamoDB.
 func (f *fixture) noRequests(t testing.TB, fn func()) {
 	t.Helper()

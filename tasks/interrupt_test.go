@@ -3,9 +3,13 @@ package tasks_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -29,40 +33,38 @@ func (f *fixture) crashAt(op string, n int) {
 	f.db.Inject(dynamotest.FailNth(op, n, errCrash))
 }
 
-func TestSubmitCutOffAfterAnyWriteIsFinishedByTheNextSubmitOfItsKey(t *testing.T) {
+func TestSubmitCutOffAfterItsIdempotencyItemIsFinishedByTheNextSubmitOfItsKey(t *testing.T) {
 	in := tasks.SubmitInput{IdempotencyKey: "order-42", Payload: []byte("resize")}
-	// The IDEM item is the first PutItem, EVENT#0001 the second, META the
-	// third: cut off before the second or the third.
-	for _, n := range []int{2, 3} {
-		f := newFixture(t)
-		ctx := context.Background()
-		f.crashAt("PutItem", n)
-		_, _, err := f.store.Submit(ctx, in)
-		require.ErrorIs(t, err, errCrash, "cut off before PutItem %d", n)
+	// The IDEM item is the first PutItem, META the second: cut off before
+	// the second.
+	f := newFixture(t)
+	ctx := context.Background()
+	f.crashAt("PutItem", 2)
+	_, _, err := f.store.Submit(ctx, in)
+	require.ErrorIs(t, err, errCrash)
 
-		// Half a submission is no task: nothing to get, list or claim.
-		id := tasks.TaskIDForKey(in.IdempotencyKey)
-		_, err = f.store.Get(ctx, id)
-		assert.ErrorIs(t, err, tasks.ErrNotFound, "cut off before PutItem %d", n)
-		_, err = f.store.History(ctx, id)
-		assert.ErrorIs(t, err, tasks.ErrNotFound)
-		_, err = f.store.Claim(ctx, "w1")
-		assert.ErrorIs(t, err, tasks.ErrNoTask)
+	// Half a submission is no task: nothing to get, list or claim.
+	id := tasks.TaskIDForKey(in.IdempotencyKey)
+	_, err = f.store.Get(ctx, id)
+	assert.ErrorIs(t, err, tasks.ErrNotFound)
+	_, err = f.store.History(ctx, id)
+	assert.ErrorIs(t, err, tasks.ErrNotFound)
+	_, err = f.store.Claim(ctx, "w1")
+	assert.ErrorIs(t, err, tasks.ErrNoTask)
 
-		// The client's retry finishes it, with the first attempt's time.
-		f.db.Advance(5 * time.Second)
-		task, created, err := f.store.Submit(ctx, in)
-		require.NoError(t, err)
-		assert.False(t, created, "the key's IDEM item was written first")
-		assert.Equal(t, id, task.ID)
-		assert.Equal(t, tasks.StatusPending, task.Status)
-		assert.True(t, task.CreatedAt.Equal(epoch), "createdAt %v, want the first attempt's %v", task.CreatedAt, epoch)
-		h := f.history(t, id)
-		wantHistory(t, h, tasks.EventSubmitted)
-		assert.True(t, h[0].At.Equal(epoch))
-		c := f.claim(t, "w1")
-		assert.Equal(t, in.Payload, c.Task.Payload)
-	}
+	// The client's retry finishes it, with the first attempt's time.
+	f.db.Advance(5 * time.Second)
+	task, created, err := f.store.Submit(ctx, in)
+	require.NoError(t, err)
+	assert.False(t, created, "the key's IDEM item was written first")
+	assert.Equal(t, id, task.ID)
+	assert.Equal(t, tasks.StatusPending, task.Status)
+	assert.True(t, task.CreatedAt.Equal(epoch), "createdAt %v, want the first attempt's %v", task.CreatedAt, epoch)
+	h := f.history(t, id)
+	wantHistory(t, h, tasks.EventSubmitted)
+	assert.True(t, h[0].At.Equal(epoch))
+	c := f.claim(t, "w1")
+	assert.Equal(t, in.Payload, c.Task.Payload)
 }
 
 func TestSubmitTxFinishesASubmitCutOffAfterItsIdempotencyItem(t *testing.T) {
@@ -83,60 +85,115 @@ func TestSubmitTxFinishesASubmitCutOffAfterItsIdempotencyItem(t *testing.T) {
 }
 
 func TestClaimCutOffAfterItsMetaUpdateIsRecoveredByTakeover(t *testing.T) {
-	// After META: the event is the first PutItem, the WORKER item the
-	// second.
-	for _, n := range []int{1, 2} {
-		f := newFixture(t)
-		ctx := context.Background()
-		task := f.submit(t, "resize")
-		f.crashAt("PutItem", n)
-		_, err := f.store.Claim(ctx, "w1")
-		require.ErrorIs(t, err, errCrash, "cut off before PutItem %d", n)
+	// After META, the claim writes one item: the WORKER item, which holds
+	// the lease.
+	f := newFixture(t)
+	ctx := context.Background()
+	task := f.submit(t, "resize")
+	f.crashAt("PutItem", 1)
+	_, err := f.store.Claim(ctx, "w1")
+	require.ErrorIs(t, err, errCrash)
 
-		// The task is w1's until its lease runs out; its history shows the
-		// claim, rebuilt from META if need be.
-		got := f.get(t, task.ID)
-		assert.Equal(t, tasks.StatusProcessing, got.Status)
-		assert.Equal(t, "w1", got.Owner)
-		wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing)
-		_, err = f.store.Claim(ctx, "w2")
-		require.ErrorIs(t, err, tasks.ErrNoTask, "a live lease was taken")
+	// The task is w1's until its lease runs out; its history shows the
+	// claim, told by META.
+	got := f.get(t, task.ID)
+	assert.Equal(t, tasks.StatusProcessing, got.Status)
+	assert.Equal(t, "w1", got.Owner)
+	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing)
+	_, err = f.store.Claim(ctx, "w2")
+	require.ErrorIs(t, err, tasks.ErrNoTask, "a live lease was taken")
 
-		f.db.Advance(tasks.DefaultLeaseDuration + time.Second)
-		c := f.claim(t, "w2")
-		require.NoError(t, f.store.Complete(ctx, c.Lease, nil))
-		h := f.history(t, task.ID)
-		wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired, tasks.EventProcessing, tasks.EventCompleted)
-		assert.Equal(t, "w1", h[1].Worker)
-		assert.Equal(t, "w2", h[3].Worker)
-		// Every event is stored now, not only rebuilt.
-		for _, sk := range []string{"EVENT#0001", "EVENT#0002", "EVENT#0003", "EVENT#0004", "EVENT#0005"} {
-			f.raw(t, "TASK#"+task.ID, sk)
-		}
-		assert.Empty(t, heldClaims(t, f.store))
+	f.db.Advance(tasks.DefaultLeaseDuration + time.Second)
+	c := f.claim(t, "w2")
+	require.NoError(t, f.store.Complete(ctx, c.Lease, nil))
+	h := f.history(t, task.ID)
+	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired, tasks.EventProcessing, tasks.EventCompleted)
+	assert.Equal(t, "w1", h[1].Worker)
+	assert.Equal(t, "w2", h[3].Worker)
+	// The takeover wrote the events META was about to forget.
+	for _, sk := range []string{"EVENT#0002", "EVENT#0003"} {
+		f.raw(t, "TASK#"+task.ID, sk)
 	}
+	assert.Empty(t, heldClaims(t, f.store))
 }
 
-func TestCompleteCutOffAfterItsEventCanBeRetried(t *testing.T) {
+func TestClaimWhoseClaimItemComesAfterATakeoverIsRefused(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	task := f.submit(t, "resize")
+	// w1's claim stalls between its META update and its claim item, past
+	// its lease: w2 takes the task over meanwhile.
+	slow := &stallAfterClaim{API: f.db}
+	w1 := newStore(t, slow, f.db.Now)
+	slow.during = func() {
+		f.db.Advance(tasks.DefaultLeaseDuration + time.Second)
+		c := f.claim(t, "w2")
+		require.Equal(t, task.ID, c.Task.ID)
+	}
+	_, err := w1.Claim(ctx, "w1")
+	require.ErrorIs(t, err, tasks.ErrNoTask, "w1's late claim item is refused by the takeover's mark")
+	ids, err := f.store.WorkerTasks(ctx, "w1")
+	require.NoError(t, err)
+	assert.Empty(t, ids)
+	lease := tasks.Lease{TaskID: task.ID, Worker: "w1", Attempt: 1, Seq: 2, ExpiresAt: f.db.Now()}
+	_, err = f.store.Heartbeat(ctx, lease)
+	var lost *tasks.LeaseLostError
+	require.ErrorAs(t, err, &lost, "a heartbeat under the taken lease")
+	assert.Equal(t, "w2", lost.Owner)
+}
+
+// stallAfterClaim runs during before the first claim item it is asked to
+// write (the claim's second write), as a claimer stalled there would.
+type stallAfterClaim struct {
+	table.API
+	during func()
+	once   sync.Once
+}
+
+func (s *stallAfterClaim) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	if v, ok := in.Item["type"].(*types.AttributeValueMemberS); ok && v.Value == "CLAIM" {
+		s.once.Do(s.during)
+	}
+	return s.API.PutItem(ctx, in, opts...)
+}
+
+func TestCompleteCutOffBeforeItsMetaUpdateCanBeRetried(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	task := f.submit(t, "resize")
 	c := f.claim(t, "w1")
-	f.crashAt("UpdateItem", 1) // META, after the COMPLETED event
+	f.crashAt("UpdateItem", 1) // META
 	require.ErrorIs(t, f.store.Complete(ctx, c.Lease, []byte("done")), errCrash)
-
-	// The COMPLETED event is written but is no part of the history yet.
 	assert.Equal(t, tasks.StatusProcessing, f.get(t, task.ID).Status)
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing)
 
-	require.NoError(t, f.store.Complete(ctx, c.Lease, []byte("done")), "the retry keeps its own event")
+	require.NoError(t, f.store.Complete(ctx, c.Lease, []byte("done")))
 	got := f.get(t, task.ID)
 	assert.Equal(t, tasks.StatusCompleted, got.Status)
 	assert.Equal(t, []byte("done"), got.Result)
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventCompleted)
+	assert.Empty(t, heldClaims(t, f.store))
 }
 
-func TestCompleteCutOffAfterItsEventLosesToTakeover(t *testing.T) {
+func TestCompleteCutOffAfterItsMetaUpdateIsFinishedByItsRetry(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	task := f.submit(t, "resize")
+	c := f.claim(t, "w1")
+	f.crashAt("DeleteItem", 1) // the claim item, after META
+	require.ErrorIs(t, f.store.Complete(ctx, c.Lease, []byte("done")), errCrash)
+	assert.Equal(t, tasks.StatusCompleted, f.get(t, task.ID).Status)
+	f.raw(t, "WORKER#w1", "TASK#"+task.ID) // left behind
+
+	require.NoError(t, f.store.Complete(ctx, c.Lease, []byte("done")), "the retry finds its own completion")
+	_, err := f.store.Table().DB().GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(f.store.Table().Name()),
+		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "WORKER#w1"}, "SK": &types.AttributeValueMemberS{Value: "TASK#" + task.ID}}})
+	require.NoError(t, err)
+	assert.Empty(t, claimItems(t, f.store.Table()), "and deletes the claim item")
+	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventCompleted)
+}
+
+func TestCompleteCutOffBeforeItsMetaUpdateLosesToTakeover(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	task := f.submit(t, "resize")
@@ -144,14 +201,12 @@ func TestCompleteCutOffAfterItsEventLosesToTakeover(t *testing.T) {
 	f.crashAt("UpdateItem", 1)
 	require.ErrorIs(t, f.store.Complete(ctx, old.Lease, nil), errCrash)
 
-	// w1 is gone; its lease runs out and w2 takes over, writing its own
-	// event over w1's COMPLETED one.
+	// w1 is gone; its lease runs out and w2 takes over.
 	f.db.Advance(tasks.DefaultLeaseDuration + time.Second)
 	c := f.claim(t, "w2")
-	h := f.history(t, task.ID)
-	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired, tasks.EventProcessing)
+	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired, tasks.EventProcessing)
 
-	// w1 comes back: its completion is refused, whichever write it tries.
+	// w1 comes back: its completion is refused.
 	var lost *tasks.LeaseLostError
 	require.ErrorAs(t, f.store.Complete(ctx, old.Lease, nil), &lost)
 	assert.Equal(t, "w2", lost.Owner)
@@ -159,19 +214,21 @@ func TestCompleteCutOffAfterItsEventLosesToTakeover(t *testing.T) {
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired, tasks.EventProcessing, tasks.EventCompleted)
 }
 
-func TestFailAfterACompleteCutOffWritesOverItsEvent(t *testing.T) {
+func TestFailWritesTheEventsMetaNoLongerTells(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	task := f.submit(t, "resize")
 	c := f.claim(t, "w1")
-	f.crashAt("UpdateItem", 1)
-	require.ErrorIs(t, f.store.Complete(ctx, c.Lease, nil), errCrash)
-
 	to, err := f.store.Fail(ctx, c.Lease, "gave up")
 	require.NoError(t, err)
 	assert.Equal(t, tasks.StatusPending, to)
-	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventFailed)
+	h := f.history(t, task.ID)
+	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventFailed)
+	assert.Equal(t, "w1", h[1].Worker)
+	assert.True(t, h[1].At.Equal(c.Lease.ClaimedAt))
 	var stored table.Item
+	require.NoError(t, f.store.Table().Get(ctx, f.store.Table().Key("TASK#"+task.ID, "EVENT#0002"), &stored, table.Consistent()))
+	assert.Equal(t, "PROCESSING", str(stored, "event"))
 	require.NoError(t, f.store.Table().Get(ctx, f.store.Table().Key("TASK#"+task.ID, "EVENT#0003"), &stored, table.Consistent()))
 	assert.Equal(t, "FAILED", str(stored, "event"))
 }

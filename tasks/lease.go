@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -16,20 +17,27 @@ import (
 //
 // A PROCESSING task sits in GSI1 under STATUS#PROCESSING with sort key
 // LEASE#<expiry> (fixed-width UTC, so text order is time order). Tasks whose
-// lease has run out are then one key condition away,
+// lease may have run out are then one key condition away,
 //
 //	GSI1PK = STATUS#PROCESSING AND GSI1SK <= LEASE#<now>
 //
-// which reads only the expired ones, oldest first: no scan, no filter.
-// Heartbeat moves the entry forward. A lease is lost when another worker or
-// ReclaimExpired takes the task, not at the instant it expires: a worker
-// that finishes late but before anybody noticed still completes. Once taken,
-// the attempt number has moved on, and every write under the old lease is
+// which reads only those, oldest first: no scan, no filter. The lease
+// itself is on the worker's claim item (WORKER#<id> / TASK#<id>), which
+// Heartbeat extends with one small write; the index entry keeps the expiry
+// of the claim until a claim that finds it passed reads the lease and,
+// if it still runs, moves the entry to its expiry (takeExpired). A lease is
+// lost when another worker or ReclaimExpired takes the task, not at the
+// instant it expires: a worker that finishes late but before anybody
+// noticed still completes. Once taken, the attempt number has moved on and
+// the claim item is marked lost, and every write under the old lease is
 // refused by its condition (ErrLeaseLost), whatever the clocks say.
 
 // Heartbeat extends the lease to Options.LeaseDuration from now and returns
-// the extended lease. It is one conditional UpdateItem (owner, attempt and
-// status PROCESSING); a worker that lost the task gets a *LeaseLostError.
+// the extended lease. It is one conditional UpdateItem of the worker's
+// claim item, a small item in no index: one write unit, whatever the
+// task's payload. A worker that lost the task gets a *LeaseLostError (the
+// task as it stands is read to say who holds it), or ErrNotFound when the
+// task is gone.
 func (s *Store) Heartbeat(ctx context.Context, lease Lease) (_ Lease, err error) {
 	ctx, span := s.start(ctx, "tasks.Heartbeat")
 	defer span.End(&err)
@@ -39,18 +47,35 @@ func (s *Store) Heartbeat(ctx context.Context, lease Lease) (_ Lease, err error)
 	now := s.leaseNow(lease)
 	expires := now.Add(s.opts.LeaseDuration)
 	update := expression.Set(expression.Name(attrLeaseExpiresAt), expression.Value(keys.FormatTime(expires))).
-		Set(expression.Name(attrGSI1SK), expression.Value(mustBuild(leaseSK, expires))).
-		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now)))
-	err = s.t.Update(ctx, s.metaKey(lease.TaskID), update, table.If(held(lease)), table.ItemOnConditionFailure())
+		Set(expression.Name(attrTTL), expression.Value(s.ttlFrom(now)))
+	cond := expression.Name(attrAttempt).Equal(expression.Value(lease.Attempt)).
+		And(expression.AttributeNotExists(expression.Name(attrLostAt)))
+	err = s.t.Update(ctx, s.claimKey(lease.Worker, lease.TaskID), update, table.If(cond))
 	if err != nil {
-		var te *table.Error
-		if errors.As(err, &te) && errors.Is(err, table.ErrConditionFailed) {
-			return lease, s.leaseLost(lease, te.Item, err)
+		if errors.Is(err, table.ErrConditionFailed) {
+			return lease, s.lostNow(ctx, lease, err)
 		}
 		return lease, fmt.Errorf("tasks: heartbeat %q: %w", lease.TaskID, err)
 	}
 	lease.ExpiresAt = expires
 	return lease, nil
+}
+
+// lostNow is the error for a refused write under lease that did not read
+// the task: the task is read (strongly consistent) to say where it stands.
+func (s *Store) lostNow(ctx context.Context, lease Lease, cause error) error {
+	var current table.Item
+	err := s.t.Get(ctx, s.metaKey(lease.TaskID), &current, table.Consistent())
+	switch {
+	case errors.Is(err, table.ErrNotFound):
+		current = nil
+	case err != nil:
+		return fmt.Errorf("tasks: task %q: %w", lease.TaskID, err)
+	}
+	if table.ItemExpired(current, attrTTL, s.now()) {
+		current = nil
+	}
+	return s.leaseLost(lease, current, cause)
 }
 
 // held is the condition that lease still holds its task.
@@ -71,28 +96,102 @@ func (s *Store) leaseLost(lease Lease, current table.Item, cause error) error {
 	if err := table.Unmarshal(current, &m); err != nil {
 		return fmt.Errorf("tasks: task %q: %w", lease.TaskID, err)
 	}
-	return &LeaseLostError{Lease: lease, Status: m.Status, Owner: m.Owner, Attempt: m.Attempt, Cause: cause}
+	lost := &LeaseLostError{Lease: lease, Status: m.Status, Attempt: m.Attempt, Cause: cause}
+	if m.Status == StatusProcessing {
+		lost.Owner = m.Owner
+	}
+	return lost
 }
 
 // ReclaimExpired moves every PROCESSING task whose lease expired back to
 // PENDING, claimable after the same backoff as a failed attempt (or to
-// DEAD when its attempts are used up), with a LEASE_EXPIRED
-// event and the old owner's WORKER item deleted, and returns how many it
-// moved. Claim takes expired tasks over by itself; ReclaimExpired is for a
-// sweeper that keeps them visible in the pending list when no worker is
-// claiming. It reads only expired entries (one key-condition query per
-// shard); a task whose owner heartbeats meanwhile is left alone.
+// DEAD when its attempts are used up), with a LEASE_EXPIRED event and the
+// old owner's claim item marked lost, and returns how many it moved. Claim
+// takes expired tasks over by itself; ReclaimExpired is for a sweeper that
+// keeps them visible in the pending list when no worker is claiming. It
+// reads the entries whose index expiry passed (one key-condition query per
+// shard) and the lease of each (a GetItem of its claim item): a task whose
+// owner heartbeats has its index entry moved to its lease's expiry and is
+// left alone.
 func (s *Store) ReclaimExpired(ctx context.Context) (_ int, err error) {
 	ctx, span := s.start(ctx, "tasks.ReclaimExpired")
 	defer span.End(&err)
 	if err := s.check(nil); err != nil {
 		return 0, err
 	}
+	moved := 0
+	err = s.expiredLeases(ctx, func(m *metaItem) error {
+		if err := checkTaskID(m.TaskID); err != nil {
+			return fmt.Errorf("tasks: expire: stored task id: %w", err)
+		}
+		ls, err := s.readLease(ctx, m)
+		if err != nil {
+			return err
+		}
+		if ls.expires.After(s.now()) {
+			return s.refreshLease(ctx, m, ls.expires)
+		}
+		_, err = s.expire(ctx, m, ls)
+		switch {
+		case err == nil:
+			moved++
+		case !lostRace(err):
+			return err
+		}
+		return nil
+	})
+	return moved, err
+}
+
+// Expired walks the PROCESSING tasks whose lease has run out, as
+// ReclaimExpired would find them, and changes nothing: for an operator's
+// dry run. A task whose index entry says its lease is over but whose
+// worker extended it since is not yielded. It stops at the first error,
+// which it yields.
+func (s *Store) Expired(ctx context.Context) iter.Seq2[Task, error] {
+	return func(yield func(Task, error) bool) {
+		ctx, span := s.start(ctx, "tasks.Expired")
+		var err error
+		defer span.End(&err)
+		if err = s.check(nil); err != nil {
+			yield(Task{}, err)
+			return
+		}
+		stop := errors.New("stopped")
+		err = s.expiredLeases(ctx, func(m *metaItem) error {
+			ls, err := s.readLease(ctx, m)
+			if err != nil {
+				return err
+			}
+			if ls.expires.After(s.now()) {
+				return nil
+			}
+			t, err := m.task()
+			if err != nil {
+				return err
+			}
+			t.LeaseExpiresAt = ls.expires
+			if !yield(*t, nil) {
+				return stop
+			}
+			return nil
+		})
+		switch {
+		case errors.Is(err, stop):
+			err = nil
+		case err != nil:
+			yield(Task{}, err)
+		}
+	}
+}
+
+// expiredLeases calls fn on every PROCESSING task of every shard whose
+// index entry's expiry is at or before now.
+func (s *Store) expiredLeases(ctx context.Context, fn func(m *metaItem) error) error {
 	if _, err := s.tableShards(ctx, true); err != nil {
-		return 0, err
+		return err
 	}
 	now := s.now()
-	moved := 0
 	for shard := range s.shardCount() {
 		q := table.Query{
 			Index: IndexGSI1, Partition: s.statusPartition(StatusProcessing, shard),
@@ -100,28 +199,24 @@ func (s *Store) ReclaimExpired(ctx context.Context) (_ int, err error) {
 		}
 		for m, err := range table.QueryAll[metaItem](ctx, s.t, q) {
 			if err != nil {
-				return moved, fmt.Errorf("tasks: expired leases: %w", err)
+				return fmt.Errorf("tasks: expired leases: %w", err)
 			}
-			_, err := s.expire(ctx, &m)
-			switch {
-			case err == nil:
-				moved++
-			case !lostRace(err):
-				return moved, err
+			if err := fn(&m); err != nil {
+				return err
 			}
 		}
 	}
-	return moved, nil
+	return nil
 }
 
-// expire ends the expired lease m describes: the task goes back to PENDING,
-// or to DEAD if that was its last attempt, and returns the new status.
-func (s *Store) expire(ctx context.Context, m *metaItem) (Status, error) {
+// expire ends the expired lease ls of the task m describes: the task goes
+// back to PENDING, or to DEAD if that was its last attempt, and returns
+// the new status. One transaction, conditioned on META and the lease as
+// read: the PROCESSING event of the claim (META is about to forget it),
+// the LEASE_EXPIRED event, the claim item marked lost.
+func (s *Store) expire(ctx context.Context, m *metaItem, ls leaseState) (Status, error) {
 	now := s.notBefore(m.UpdatedAt)
 	id := m.TaskID
-	if err := checkTaskID(id); err != nil {
-		return "", fmt.Errorf("tasks: expire: stored task id: %w", err)
-	}
 	to := StatusPending
 	if s.lastAttempt(m.Attempt, m.AttemptBase) {
 		to = StatusDead
@@ -141,12 +236,17 @@ func (s *Store) expire(ctx context.Context, m *metaItem) (Status, error) {
 	if err := s.rebuildClaimEvent(tx, m); err != nil {
 		return "", err
 	}
-	tx.Put(ev) // a Put, as in takeover: the old owner's COMPLETED event may be there
-	if m.Owner != "" && checkWorkerID(m.Owner) == nil {
-		tx.Delete(s.claimKey(m.Owner, id))
+	tx.Put(ev) // a Put, as in takeover: the number is this transaction's
+	if checkWorkerID(m.Owner) == nil {
+		tx.Put(s.lostClaim(m, ls, now), table.If(ls.asRead()))
 	}
 	if err := tx.Run(ctx); err != nil {
 		return "", fmt.Errorf("tasks: expire lease on %q: %w", id, err)
+	}
+	s.log.InfoContext(ctx, "tasks: a lease expired", "operation", "expire", "key", id,
+		"attempt", m.Attempt, "owner", m.Owner, "status", string(to))
+	if to == StatusPending {
+		s.bump(ctx)
 	}
 	return to, nil
 }

@@ -29,13 +29,20 @@ func TestHeartbeatExtendsLeaseAndKeepsTheTask(t *testing.T) {
 	assert.True(t, stored.LeaseExpiresAt.Equal(want), "stored lease expires %v, want %v", stored.LeaseExpiresAt, want)
 	assert.Equal(t, "w1", stored.Owner)
 	assert.Equal(t, 1, stored.Attempt)
+	claimItem := f.raw(t, "WORKER#w1", "TASK#"+task.ID)
+	assert.Equal(t, want.Format("2006-01-02T15:04:05.000000Z"), str(claimItem, "leaseExpiresAt"), "the claim item holds the lease")
 	meta := f.raw(t, "TASK#"+task.ID, "META")
-	assert.Equal(t, "LEASE#"+want.Format("2006-01-02T15:04:05.000000Z"), str(meta, "GSI1SK"), "the index entry moves with the lease")
+	assert.Equal(t, "LEASE#"+c.Lease.ExpiresAt.Format("2006-01-02T15:04:05.000000Z"), str(meta, "GSI1SK"),
+		"the index entry keeps the claim's expiry: a heartbeat writes the claim item alone")
 
-	// Past the first expiry, but not the extended one: nobody takes it.
+	// Past the first expiry, but not the extended one: nobody takes it,
+	// and the claim that found it moves its index entry to the lease's
+	// expiry, so claims stop reading it.
 	f.db.Advance(20 * time.Second)
 	_, err = f.store.Claim(ctx, "w2")
 	require.ErrorIs(t, err, tasks.ErrNoTask, "claim of a heartbeating task")
+	meta = f.raw(t, "TASK#"+task.ID, "META")
+	assert.Equal(t, "LEASE#"+want.Format("2006-01-02T15:04:05.000000Z"), str(meta, "GSI1SK"), "the index entry moved to the lease")
 	require.NoError(t, f.store.Complete(ctx, lease, nil))
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventCompleted)
 }
@@ -362,4 +369,40 @@ func TestReclaimExpiredOnLastAttemptMakesTaskDead(t *testing.T) {
 	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired)
 	assert.Equal(t, tasks.StatusDead, h[2].Status, "the LEASE_EXPIRED event's status")
 	assert.Empty(t, heldClaims(t, f.store))
+}
+
+func TestExpiredListsWhatReclaimExpiredWouldMoveAndWritesNothing(t *testing.T) {
+	f := newFixture(t, tasks.Shards(4))
+	ctx := context.Background()
+	dead := f.submit(t, "worker dies")
+	alive := f.submit(t, "worker heartbeats")
+	var deadClaim, aliveClaim *tasks.Claim
+	for _, w := range []string{"w-1", "w-2"} {
+		c := f.claim(t, w)
+		if c.Task.ID == dead.ID {
+			deadClaim = c
+		} else {
+			aliveClaim = c
+		}
+	}
+	require.NotNil(t, deadClaim)
+	require.Equal(t, alive.ID, aliveClaim.Task.ID)
+	f.db.Advance(tasks.DefaultLeaseDuration / 2)
+	_, err := f.store.Heartbeat(ctx, aliveClaim.Lease)
+	require.NoError(t, err)
+	f.db.Advance(tasks.DefaultLeaseDuration/2 + time.Second)
+
+	before := f.totalWrites()
+	var ids []string
+	for task, err := range f.store.Expired(ctx) {
+		require.NoError(t, err)
+		ids = append(ids, task.ID)
+		assert.Equal(t, tasks.StatusProcessing, task.Status)
+	}
+	assert.Equal(t, []string{dead.ID}, ids, "the heartbeated lease still runs")
+	assert.Equal(t, before, f.totalWrites(), "Expired writes nothing")
+	n, err := f.store.ReclaimExpired(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.Equal(t, tasks.StatusProcessing, f.get(t, alive.ID).Status)
 }

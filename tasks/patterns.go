@@ -10,17 +10,31 @@ const (
 	planTasksPerSecond = 500
 	typicalMetaSize    = 1024
 	typicalEventSize   = 200
-	typicalClaimSize   = 150
+	typicalClaimSize   = 200
 	typicalIdemSize    = 150
 	planHeartbeats     = 100
 	planAdminLists     = 0.2
 	planHistoryReads   = 5
 	planFailures       = planTasksPerSecond / 20
+	// A lease heartbeated past the expiry its claim put in the index is
+	// read, and its index entry moved on, once per lease duration by the
+	// claim that finds it: a third of the heartbeats (30 s leases renewed
+	// every 10 s).
+	planLeaseRefreshes = planHeartbeats / 3
+	// The readiness signal is set at most once a second by each store
+	// that places tasks: a fleet of 20 busy ones. Idle polls read it: 20
+	// idle workers at the poll backoff's 5 s cap.
+	planSignals   = 20
+	planIdlePolls = 4
 	// A store reads the table's shard count once, when it starts: a fleet
 	// restarting a few dozen stores a day.
 	planConfigReads   = 0.001
-	typicalConfigSize = 60
+	typicalConfigSize = 80
 )
+
+// claimCandidatesPerShard is how many pending tasks a claim reads from
+// each shard at the defaults.
+const claimCandidatesPerShard = (DefaultClaimBatch + DefaultShards - 1) / DefaultShards
 
 // The seed gives one figure, 500 tasks a second, as the load to design
 // for and no quieter average: every pattern's average is declared equal
@@ -28,21 +42,23 @@ const (
 // with a daily cycle declares its own with datamodel.WithAverages.
 
 // Entities are the items the table keeps, for datamodel's storage
-// estimate. A task is a META item, three events (submitted, processing,
-// completed) and its idempotency item, all expiring by TTL
-// DefaultRetention after the task finishes (seconds after it is created at
-// the seed's pace), which is the Retention declared. DynamoDB deletes
-// expired items within a few days after that, so the table holds somewhat
-// more than this. Its WORKER claim item lives only while the task is
-// claimed (Complete deletes it), and GSI1 holds a task only while it is
-// pending, processing or dead, so no entity lists them. Dead letters never
-// expire: a standing population the seed gives no rate for. The CONFIG
-// item is one item of some 60 bytes for the table's life.
+// estimate. A task is a META item and its idempotency item, expiring by
+// TTL DefaultRetention after the task finishes (seconds after it is
+// created at the seed's pace), which is the Retention declared. DynamoDB
+// deletes expired items within a few days after that, so the table holds
+// somewhat more than this. META tells the events of a task that is
+// submitted, claimed and completed; event items are written by the rarer
+// changes (two per failed attempt: its PROCESSING and FAILED events). Its
+// WORKER claim item lives only while the task is claimed (Complete
+// deletes it), and GSI1 holds a task only while it is pending, processing
+// or dead, so no entity lists them. Dead letters never expire: a standing
+// population the seed gives no rate for. The CONFIG item is one item of
+// some 80 bytes for the table's life.
 func Entities() []access.Entity {
 	return []access.Entity{
 		{Name: "Task", Size: typicalMetaSize, CreatedBy: "Submit: META", Retention: DefaultRetention},
-		{Name: "Task event", Size: typicalEventSize, CreatedBy: "Submit: SUBMITTED event", PerRequest: 3, Retention: DefaultRetention},
-		{Name: "Idempotency key", Size: typicalIdemSize, CreatedBy: "Submit: IDEM item", Retention: DefaultRetention},
+		{Name: "Task event", Size: typicalEventSize, CreatedBy: "Fail, release or expire task", PerRequest: 2, Retention: DefaultRetention},
+		{Name: "Idempotency key", Size: typicalIdemSize, CreatedBy: "Check idempotency", Retention: DefaultRetention},
 	}
 }
 
@@ -51,57 +67,49 @@ func Entities() []access.Entity {
 // capacity, cost, hot-partition estimates and the IAM policy
 // (cmd/datamodel writes them under docs/tasks/). The STATUS#PENDING and
 // STATUS#PROCESSING partitions are split over DefaultShards. Submit, Claim
-// and Complete send single-item requests one after another, each declared
-// as a pattern of its own, named after the call.
+// and Complete send single-item requests, each declared as a pattern of
+// its own, named after the call.
 func Patterns() []access.Pattern {
 	p := []access.Pattern{
 		{
 			Name:         "Check idempotency",
 			Partition:    "IDEM#{key}",
-			Description:  "GetItem of the IDEM item before submitting (the task id is derived from the key, so the full key is known).",
-			Operation:    access.GetItem,
-			KeyCondition: "PK = IDEM#{key} AND SK = TASK#{taskId}",
-			ItemSize:     typicalIdemSize,
-		},
-		{
-			Name:         "Submit: IDEM item",
-			Partition:    "IDEM#{key}",
-			Description:  "The idempotency item, attribute_not_exists: the submission's decision (only with an idempotency key).",
+			Description:  "The seed's GetItem before SubmitTask and its attribute_not_exists PutItem in one request: the IDEM item is put on that condition, and its refusal returns the item a repeated key wrote (only with an idempotency key; SubmitTx reads it first, strongly consistent).",
 			Operation:    access.PutItem,
 			KeyCondition: "PK = IDEM#{key} AND SK = TASK#{taskId}",
 			ItemSize:     typicalIdemSize,
-		},
-		{
-			Name:         "Submit: SUBMITTED event",
-			Partition:    "TASK#{taskId}",
-			Description:  "EVENT#0001, before META so a claimable task always has its history's start.",
-			Operation:    access.PutItem,
-			KeyCondition: "PK = TASK#{taskId} AND SK = EVENT#0001",
-			ItemSize:     typicalEventSize,
 		},
 		{
 			Name:         "Submit: META",
 			Partition:    "TASK#{taskId}",
-			Description:  "META, attribute_not_exists, entering GSI1 at STATUS#PENDING / CREATED#time: the task is claimable.",
+			Description:  "META, attribute_not_exists, entering GSI1 at STATUS#PENDING / CREATED#time: the task is claimable. It tells the SUBMITTED event (EVENT#0001 is not written).",
 			Operation:    access.PutItem,
 			KeyCondition: "PK = TASK#{taskId} AND SK = META",
 			ItemSize:     typicalMetaSize,
 			IndexWrites:  []access.IndexWrite{{Index: IndexGSI1, Partition: "STATUS#PENDING"}},
 		},
 		{
+			Name:         "Set the readiness signal",
+			Partition:    "CONFIG",
+			Description:  "activeAt on the CONFIG item, at most once a second per store that places tasks (Submit, Fail, Release, Redrive, expiry), so idle workers look again.",
+			Operation:    access.UpdateItem,
+			KeyCondition: "PK = CONFIG AND SK = QUEUE",
+			ItemSize:     typicalConfigSize,
+		},
+		{
 			Name:            "Find claim candidates",
 			Partition:       "STATUS#PENDING",
-			Description:     "The pending tasks claimable longest (a task in retry backoff sorts after now); one query per shard until one has candidates.",
+			Description:     "The oldest pending tasks of every shard at once (one query per shard, one round trip), ClaimBatch in all.",
 			Operation:       access.Query,
 			Index:           IndexGSI1,
-			KeyCondition:    "GSI1PK = STATUS#PENDING AND GSI1SK <= CREATED#{now}",
+			KeyCondition:    "GSI1PK = STATUS#PENDING",
 			ItemSize:        typicalMetaSize,
-			ItemsPerRequest: DefaultClaimBatch,
+			ItemsPerRequest: claimCandidatesPerShard,
 		},
 		{
 			Name:            "Find expired leases",
 			Partition:       "STATUS#PROCESSING",
-			Description:     "PROCESSING tasks whose lease ran out, by key condition on the lease expiry; before every claim and in ReclaimExpired.",
+			Description:     "PROCESSING tasks whose index entry's lease expiry passed, by key condition; one shard per claim, in turn, and every shard in ReclaimExpired.",
 			Operation:       access.Query,
 			Index:           IndexGSI1,
 			KeyCondition:    "GSI1PK = STATUS#PROCESSING AND GSI1SK <= LEASE#{now}",
@@ -111,49 +119,50 @@ func Patterns() []access.Pattern {
 		{
 			Name:         "Claim task (atomic)",
 			Partition:    "TASK#{taskId}",
-			Description:  "META update conditioned on status, attempt and event count as read: the claim's decision; the GSI1 entry moves from STATUS#PENDING to STATUS#PROCESSING.",
+			Description:  "META update conditioned on status, attempt and event count as read: the claim's decision; the GSI1 entry moves from STATUS#PENDING to STATUS#PROCESSING. It tells the claim's PROCESSING event.",
 			Operation:    access.UpdateItem,
 			KeyCondition: "PK = TASK#{taskId} AND SK = META",
 			ItemSize:     typicalMetaSize,
 			IndexWrites:  []access.IndexWrite{{Index: IndexGSI1, Move: true, From: "STATUS#PENDING", Partition: "STATUS#PROCESSING"}},
 		},
 		{
-			Name:         "Claim: PROCESSING event",
-			Partition:    "TASK#{taskId}",
-			Description:  "The claim's event, after META (a takeover rebuilds it if the claimer died first; History rebuilds it until then).",
-			Operation:    access.PutItem,
-			KeyCondition: "PK = TASK#{taskId} AND SK = EVENT#{seq}",
-			ItemSize:     typicalEventSize,
-		},
-		{
 			Name:         "Claim: WORKER item",
 			Partition:    "WORKER#{workerId}",
-			Description:  "The worker's claim item, last.",
+			Description:  "The worker's claim item, which holds the lease; never over a takeover's mark.",
 			Operation:    access.PutItem,
 			KeyCondition: "PK = WORKER#{workerId} AND SK = TASK#{taskId}",
 			ItemSize:     typicalClaimSize,
 		},
 		{
 			Name:         "Heartbeat",
+			Partition:    "WORKER#{workerId}",
+			Description:  "Extend a lease: the claim item's expiry, conditioned on the attempt and no takeover's mark. One small item in no index.",
+			Operation:    access.UpdateItem,
+			KeyCondition: "PK = WORKER#{workerId} AND SK = TASK#{taskId}",
+			ItemSize:     typicalClaimSize,
+		},
+		{
+			Name:         "Read a lease",
+			Partition:    "WORKER#{workerId}",
+			Description:  "The claim item of a task whose index entry says its lease expired, strongly consistent: taken over if it did, its index entry moved on if it was heartbeated.",
+			Operation:    access.GetItem,
+			KeyCondition: "PK = WORKER#{workerId} AND SK = TASK#{taskId}",
+			ItemSize:     typicalClaimSize,
+			Consistent:   true,
+		},
+		{
+			Name:         "Move a lease's index entry",
 			Partition:    "TASK#{taskId}",
-			IndexWrites:  []access.IndexWrite{{Index: IndexGSI1, Move: true, Partition: "STATUS#PROCESSING"}},
-			Description:  "Extend a lease: META update conditioned on owner, attempt and PROCESSING; moves GSI1SK LEASE#expiry.",
+			Description:  "META's GSI1SK moved to the expiry of a lease heartbeated past it, conditioned on META as read.",
 			Operation:    access.UpdateItem,
 			KeyCondition: "PK = TASK#{taskId} AND SK = META",
 			ItemSize:     typicalMetaSize,
-		},
-		{
-			Name:         "Complete: COMPLETED event",
-			Partition:    "TASK#{taskId}",
-			Description:  "The COMPLETED event, attribute_not_exists (a takeover's events take the number first).",
-			Operation:    access.PutItem,
-			KeyCondition: "PK = TASK#{taskId} AND SK = EVENT#{seq}",
-			ItemSize:     typicalEventSize,
+			IndexWrites:  []access.IndexWrite{{Index: IndexGSI1, Move: true, Partition: "STATUS#PROCESSING"}},
 		},
 		{
 			Name:         "Complete task",
 			Partition:    "TASK#{taskId}",
-			Description:  "META update conditioned on the lease and the event count: the decision; the entry leaves GSI1.",
+			Description:  "META update conditioned on the lease and the event count: the decision; the entry leaves GSI1. It tells the COMPLETED event.",
 			Operation:    access.UpdateItem,
 			KeyCondition: "PK = TASK#{taskId} AND SK = META",
 			ItemSize:     typicalMetaSize,
@@ -175,19 +184,20 @@ func Patterns() []access.Pattern {
 				{Operation: access.UpdateItem, Size: typicalMetaSize, Partition: "TASK#{taskId}",
 					IndexWrites: []access.IndexWrite{{Index: IndexGSI1, Move: true, From: "STATUS#PROCESSING", Partition: "STATUS#PENDING"}}},
 				{Operation: access.PutItem, Size: typicalEventSize, Partition: "TASK#{taskId}"},
+				{Operation: access.PutItem, Size: typicalEventSize, Partition: "TASK#{taskId}"},
 				{Operation: access.DeleteItem, Size: typicalClaimSize, Partition: "WORKER#{workerId}"},
 			},
-			Description:     "The rarer ends of a lease, each one transaction: META update conditioned on the lease (or, for an expired one, on META as read), the FAILED/RELEASED/LEASE_EXPIRED event, delete of the WORKER item. Declared at a twentieth of the tasks.",
+			Description:     "The rarer ends of a lease, each one transaction: META update conditioned on the lease (or, for an expired one, on META and the lease as read), the claim's PROCESSING event and the FAILED/RELEASED/LEASE_EXPIRED event (META no longer tells them), the WORKER item deleted (or marked lost). Declared at a twentieth of the tasks.",
 			Operation:       access.TransactWriteItems,
 			KeyCondition:    "PK = TASK#{taskId} AND SK = META; PK = TASK#{taskId} AND SK = EVENT#{seq}; PK = WORKER#{workerId} AND SK = TASK#{taskId}",
 			ItemSize:        typicalMetaSize,
-			ItemsPerRequest: 3,
+			ItemsPerRequest: 4,
 			Transactional:   true,
 		},
 		{
 			Name:         "Get task metadata",
 			Partition:    "TASK#{taskId}",
-			Description:  "GetItem of META, strongly consistent.",
+			Description:  "GetItem of META, strongly consistent (and, for a PROCESSING task, Read a lease).",
 			Operation:    access.GetItem,
 			KeyCondition: "PK = TASK#{taskId} AND SK = META",
 			ItemSize:     typicalMetaSize,
@@ -196,11 +206,11 @@ func Patterns() []access.Pattern {
 		{
 			Name:            "Get task history",
 			Partition:       "TASK#{taskId}",
-			Description:     "The task's partition: events in sequence order, then META, whose event count ends the history.",
+			Description:     "The task's partition: the event items in sequence order, then META, whose event count ends the history and which tells the events no item holds.",
 			Operation:       access.Query,
 			KeyCondition:    "PK = TASK#{taskId}",
-			ItemSize:        (3*typicalEventSize + typicalMetaSize) / 4,
-			ItemsPerRequest: 4,
+			ItemSize:        typicalMetaSize,
+			ItemsPerRequest: 1,
 			Consistent:      true,
 		},
 		{
@@ -224,6 +234,25 @@ func Patterns() []access.Pattern {
 			ItemsPerRequest: DefaultPageSize,
 		},
 		{
+			Name:            "List worker claims",
+			Partition:       "WORKER#{workerId}",
+			Description:     "The claim items of a worker; WorkerTasks then reads each one's META (Get task metadata) and keeps those still held.",
+			Operation:       access.Query,
+			KeyCondition:    "PK = WORKER#{workerId} AND begins_with(SK, TASK#)",
+			ItemSize:        typicalClaimSize,
+			ItemsPerRequest: 1,
+			Consistent:      true,
+		},
+		{
+			Name:         "Read the readiness signal",
+			Partition:    "CONFIG",
+			Description:  "An idle worker's poll, beside one probed partition (Find claim candidates or Find expired leases): the CONFIG item, strongly consistent.",
+			Operation:    access.GetItem,
+			KeyCondition: "PK = CONFIG AND SK = QUEUE",
+			ItemSize:     typicalConfigSize,
+			Consistent:   true,
+		},
+		{
 			Name:         "Read the shard count",
 			Partition:    "CONFIG",
 			Description:  "The table's CONFIG item, strongly consistent, once per store: the shard count every client of the table follows.",
@@ -240,20 +269,15 @@ func Patterns() []access.Pattern {
 			KeyCondition: "PK = CONFIG AND SK = QUEUE",
 			ItemSize:     typicalConfigSize,
 		},
-		{
-			Name:            "List worker claims",
-			Partition:       "WORKER#{workerId}",
-			Description:     "The claim items of a worker; WorkerTasks then reads each one's META (Get task metadata) and keeps those still held.",
-			Operation:       access.Query,
-			KeyCondition:    "PK = WORKER#{workerId} AND begins_with(SK, TASK#)",
-			ItemSize:        typicalClaimSize,
-			ItemsPerRequest: 1,
-			Consistent:      true,
-		},
 	}
 	rates := map[string]float64{
+		"Find claim candidates":        planTasksPerSecond * DefaultShards,
 		"Fail, release or expire task": planFailures,
 		"Heartbeat":                    planHeartbeats,
+		"Read a lease":                 planLeaseRefreshes,
+		"Move a lease's index entry":   planLeaseRefreshes,
+		"Set the readiness signal":     planSignals,
+		"Read the readiness signal":    planIdlePolls,
 		"Get task metadata":            planHistoryReads,
 		"Get task history":             planHistoryReads,
 		"List pending tasks":           planAdminLists,

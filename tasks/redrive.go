@@ -40,7 +40,7 @@ func (s *Store) Redrive(ctx context.Context, taskID, reason string) (_ *Task, er
 	if _, err := s.tableShards(ctx, true); err != nil {
 		return nil, err
 	}
-	t, err := s.Get(ctx, taskID)
+	t, err := s.get(ctx, taskID)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,8 @@ func (s *Store) redrive(ctx context.Context, t *Task, reason string) (*Task, err
 	if err != nil {
 		return nil, s.stateError(t.ID, "redrive", StatusDead, err)
 	}
-	s.log.Info("tasks: re-drove a dead letter", "operation", "redrive", "key", t.ID, "attempt", t.Attempt)
+	s.log.InfoContext(ctx, "tasks: re-drove a dead letter", "operation", "redrive", "key", t.ID, "attempt", t.Attempt)
+	s.bump(ctx)
 	out := *t
 	out.Status, out.AvailableAt, out.AttemptBase, out.UpdatedAt, out.Events = StatusPending, now, t.Attempt, now, t.Events+1
 	return &out, nil
@@ -108,7 +109,7 @@ func (s *Store) RedriveDead(ctx context.Context, match func(*Task) bool, reason 
 			continue
 		}
 		// The index is eventually consistent: read the task as stored.
-		cur, err := s.Get(ctx, t.ID)
+		cur, err := s.get(ctx, t.ID)
 		if err != nil {
 			return moved, err
 		}

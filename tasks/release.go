@@ -42,5 +42,9 @@ func (s *Store) Release(ctx context.Context, lease Lease, reason string) (err er
 		Remove(expression.Name(attrOwner)).
 		Remove(expression.Name(attrLeaseExpiresAt)).
 		Add(expression.Name(attrEvents), expression.Value(1))
-	return s.finish(ctx, lease, update, ev, "release")
+	if err := s.finish(ctx, lease, update, ev, "release"); err != nil {
+		return err
+	}
+	s.bump(ctx)
+	return nil
 }

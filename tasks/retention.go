@@ -13,9 +13,9 @@ const (
 	// covers the failures an operator investigates (a problem seen on a
 	// Friday is still there on Monday; dead letters, the failures that
 	// need it most, never expire), while at the seed's 500 tasks per
-	// second, about 43M tasks a day at some 2.1 KB each as DynamoDB bills
-	// storage, it keeps the table near 640 GB (docs/tasks: $160 a month)
-	// instead of growing by some 33 TB a year.
+	// second, about 43M tasks a day at some 1.3 KB each as DynamoDB bills
+	// storage, it keeps the table near 400 GB (docs/tasks: $100 a month)
+	// instead of growing by some 20 TB a year.
 	DefaultRetention = 7 * 24 * time.Hour
 	// MinRetention is the shortest Options.Retention NewStore accepts.
 	// DynamoDB deletes expired items only within days, so a shorter one

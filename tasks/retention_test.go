@@ -98,7 +98,7 @@ func TestCompletedTaskExpiresRetentionAfterItFinished(t *testing.T) {
 	finished := f.db.Now()
 
 	items := f.partition(t, task.ID)
-	require.Len(t, items, 4, "META and three events")
+	require.Len(t, items, 1, "META alone: it tells the three events")
 	for _, it := range items {
 		ttl := ttlOf(t, it)
 		assert.GreaterOrEqual(t, ttl, submitted.Add(retention).Unix(), "%s %s", str(it, "PK"), str(it, "SK"))
@@ -183,7 +183,7 @@ func TestExpiredTaskIsGoneBeforeDynamoDBDeletesIt(t *testing.T) {
 	require.NoError(t, f.store.Complete(ctx, c.Lease, nil))
 	f.db.Advance(day + time.Minute)
 
-	require.Len(t, f.partition(t, task.ID), 4, "the fake still holds the items")
+	require.Len(t, f.partition(t, task.ID), 1, "the fake still holds META")
 	_, err = f.store.Get(ctx, task.ID)
 	assert.ErrorIs(t, err, tasks.ErrNotFound)
 	_, err = f.store.History(ctx, task.ID)
@@ -257,13 +257,12 @@ func TestKeyOfATaskLiveLongerThanRetentionStillNamesIt(t *testing.T) {
 	assert.False(t, created, "SubmitTx finds the task by its id")
 	assert.Equal(t, task.ID, got.ID)
 
-	assert.Empty(t, f.history(t, task.ID), "its SUBMITTED event expired; the late Submit's is not this task's")
+	h := f.history(t, task.ID)
+	require.Len(t, h, 1, "META tells the SUBMITTED event for the task's whole life; the late Submits wrote none")
+	assert.True(t, h[0].At.Equal(task.CreatedAt))
 	c := f.claim(t, "worker-1")
 	require.Equal(t, task.ID, c.Task.ID)
-	h := f.history(t, task.ID)
-	require.Len(t, h, 1, "the history starts at the oldest event kept")
-	assert.Equal(t, 2, h[0].Seq)
-	assert.Equal(t, tasks.EventProcessing, h[0].Type)
+	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing)
 }
 
 // TestRedrivenDeadLetterOlderThanRetention: a dead letter waits a month;
@@ -321,14 +320,18 @@ func TestHistoryNeverShowsAGap(t *testing.T) {
 	f := newFixture(t, tasks.Retention(30*day))
 	short := newStore(t, f.db, f.db.Now, tasks.Retention(tasks.MinRetention))
 	ctx := context.Background()
-	task := f.submit(t, "x") // EVENT#0001, kept 30 days
+	task := f.submit(t, "x") // EVENT#0001: META tells it
 	c, err := short.Claim(ctx, "worker-1")
-	require.NoError(t, err) // EVENT#0002, kept an hour
-	require.NoError(t, f.store.Release(ctx, c.Lease, "shutting down"))
+	require.NoError(t, err)
+	_, err = short.Fail(ctx, c.Lease, "flaky") // EVENT#0002 and EVENT#0003, kept an hour
+	require.NoError(t, err)
+	f.db.Advance(tasks.DefaultRetryBackoff.Initial) // past its first backoff
+	c = f.claim(t, "worker-2")
+	require.NoError(t, f.store.Release(ctx, c.Lease, "shutting down")) // EVENT#0004 and EVENT#0005, kept 30 days
 	f.db.Advance(2 * time.Hour)
 
 	h := f.history(t, task.ID)
-	require.Len(t, h, 1)
-	assert.Equal(t, tasks.EventReleased, h[0].Type)
-	assert.Equal(t, 3, h[0].Seq)
+	require.Len(t, h, 2, "the history starts after the hole, not with the SUBMITTED event before it")
+	assert.Equal(t, []int{4, 5}, []int{h[0].Seq, h[1].Seq})
+	assert.Equal(t, []tasks.EventType{tasks.EventProcessing, tasks.EventReleased}, []tasks.EventType{h[0].Type, h[1].Type})
 }

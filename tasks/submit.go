@@ -26,17 +26,19 @@ type SubmitInput struct {
 // Submit adds a PENDING task and returns it, with created false when the
 // idempotency key had already created it (then nothing new was written).
 //
-// As the seed says, the idempotency item is read first (GetItem, eventually
-// consistent: a miss costs nothing but the refused write below). Then three
-// single-item writes, no transaction: the IDEM item (attribute_not_exists),
-// the SUBMITTED event EVENT#0001, and the task's META item
-// (attribute_not_exists). The IDEM item decides: when two submissions of
-// one key race, one creates it and the other reads it back. Everything
-// after it is a function of the IDEM item (the task id derived from the
-// key, its createdAt, the payload its hash names), so any submission of the
-// key can write the rest again and gets the same items: a submission cut
-// off half way is finished by the next Submit of its key. META comes last,
-// so a task is claimable only once its history begins.
+// Two single-item writes, no transaction: the IDEM item
+// (attribute_not_exists), then the task's META item (attribute_not_exists),
+// which enters GSI1's pending queue. The IDEM item decides: when two
+// submissions of one key race, one creates it and the other gets it back
+// with the refusal (ReturnValuesOnConditionCheckFailure), so a repeated key
+// costs one request, not the seed's GetItem before every submission.
+// Everything after it is a function of the IDEM item (the task id derived
+// from the key, its createdAt, the payload its hash names), so any
+// submission of the key can write META again and gets the same item: a
+// submission cut off after its IDEM item is finished by the next Submit of
+// its key. The SUBMITTED event is not written: META says it all (History
+// and EventFromChange read it there). Beside META goes the readiness
+// signal (at most once a second per store), which wakes idle workers.
 //
 // A key submitted again with a different payload is refused with an
 // *IdempotencyError (ErrIdempotencyMismatch): the key already names other
@@ -51,48 +53,50 @@ func (s *Store) Submit(ctx context.Context, in SubmitInput) (task *Task, created
 		return nil, false, err
 	}
 	hash := payloadHash(in.Payload)
-	if in.IdempotencyKey != "" {
-		if t, err := s.submitted(ctx, in, hash); t != nil || err != nil {
-			return t, false, err
-		}
-	}
 	sub, err := s.submission(in, hash, "", s.now())
 	if err != nil {
 		return nil, false, err
 	}
 	if sub.idem != nil {
-		if err := s.t.Put(ctx, sub.idem, s.ifFree()); err != nil {
-			if !errors.Is(err, table.ErrAlreadyExists) {
+		if err := s.t.Put(ctx, sub.idem, s.ifFree(), table.ItemOnConditionFailure()); err != nil {
+			var te *table.Error
+			if !errors.As(err, &te) || !errors.Is(err, table.ErrAlreadyExists) || te.Item == nil {
 				return nil, false, fmt.Errorf("tasks: submit %q: %w", sub.meta.TaskID, err)
 			}
-			// Lost the race: the winner's IDEM item is there to read.
-			t, err := s.submitted(ctx, in, hash, table.Consistent())
-			if t == nil && err == nil {
-				err = fmt.Errorf("tasks: submit %q: IDEM item exists but reads as missing", sub.meta.TaskID)
+			// The key has submitted before: its IDEM item came back.
+			var idem idemItem
+			if err := table.Unmarshal(te.Item, &idem); err != nil {
+				return nil, false, fmt.Errorf("tasks: idempotency key %q: %w", in.IdempotencyKey, err)
 			}
+			t, err := s.submitted(ctx, in, hash, &idem)
 			return t, false, err
 		}
 	}
 	return s.write(ctx, sub)
 }
 
-// write writes a submission's event and META item, after its IDEM item,
-// and reports whether the task is sub's. META may exist already: when a
-// racing Submit of the key finished sub (then the task is still sub's),
-// or when the key's IDEM item expired while its task, an older one, lived
-// on (see "Retention" in the package documentation). Then it returns the
-// task as stored, or an *IdempotencyError if the older task has another
-// payload.
+// write writes a submission's META item, after its IDEM item, and reports
+// whether the task is sub's. META may exist already: when a racing Submit
+// of the key finished sub (then the task is still sub's), or when the
+// key's IDEM item expired while its task, an older one, lived on (see
+// "Retention" in the package documentation). Then it returns the task as
+// stored, or an *IdempotencyError if the older task has another payload.
 func (s *Store) write(ctx context.Context, sub *submission) (*Task, bool, error) {
 	id := sub.meta.TaskID
-	if err := s.t.Put(ctx, sub.event); err != nil {
-		return nil, false, fmt.Errorf("tasks: submit %q: event: %w", id, err)
-	}
-	if err := s.t.Put(ctx, sub.meta, s.ifFree()); err != nil {
+	var err error
+	each(2, func(i int) error {
+		if i == 1 {
+			s.bump(ctx)
+			return nil
+		}
+		err = s.t.Put(ctx, sub.meta, s.ifFree())
+		return nil
+	})
+	if err != nil {
 		if !errors.Is(err, table.ErrAlreadyExists) {
 			return nil, false, fmt.Errorf("tasks: submit %q: %w", id, err)
 		}
-		t, err := s.Get(ctx, id)
+		t, err := s.get(ctx, id)
 		switch {
 		case err != nil:
 			return nil, false, err
@@ -111,9 +115,9 @@ func (s *Store) write(ctx context.Context, sub *submission) (*Task, bool, error)
 // SubmitTx adds the submission of in to tx, a transaction the caller
 // builds and runs, possibly on another table (table.WriteTx.On): the task
 // exists exactly when the caller's other writes apply. It keeps every
-// guarantee of Submit: the META item, the SUBMITTED event EVENT#0001 and
-// the IDEM item, each created with attribute_not_exists (or over an
-// expired item of the same key, which DynamoDB has yet to delete).
+// guarantee of Submit: the META item and the IDEM item, each created with
+// attribute_not_exists (or over an expired item of the same key, which
+// DynamoDB has yet to delete).
 //
 // With an idempotency key, SubmitTx first reads the key's IDEM item
 // (strongly consistent) and, when there is none, the task the key would
@@ -124,7 +128,7 @@ func (s *Store) write(ctx context.Context, sub *submission) (*Task, bool, error)
 // another payload is an *IdempotencyError. Otherwise it adds the creates
 // and returns the task as it will be once tx commits, with created true
 // (also when it finishes a Submit of the key that was cut off after its
-// IDEM item: then it adds the event and META). Should another submission
+// IDEM item: then it adds META). Should another submission
 // of the key commit between that read and tx.Run, Run fails with
 // table.ErrAlreadyExists and applies nothing: building the transaction
 // again finds the task and leaves it out.
@@ -153,7 +157,7 @@ func (s *Store) SubmitTx(ctx context.Context, tx *table.WriteTx, in SubmitInput)
 		case idem == nil:
 			// The key's IDEM item may have expired while its task lives
 			// on (longer than Retention): then the task is the key's.
-			t, err := s.Get(ctx, taskIDForKey(in.IdempotencyKey))
+			t, err := s.get(ctx, taskIDForKey(in.IdempotencyKey))
 			switch {
 			case err == nil && payloadHash(t.Payload) != hash:
 				return nil, false, &IdempotencyError{Key: in.IdempotencyKey, TaskID: t.ID}
@@ -168,28 +172,30 @@ func (s *Store) SubmitTx(ctx context.Context, tx *table.WriteTx, in SubmitInput)
 				return nil, false, err
 			}
 			sub.idem = nil
-			tx = tx.On(s.t).Put(sub.event)
 		}
 	}
 	if sub == nil {
 		if sub, err = s.submission(in, hash, "", s.now()); err != nil {
 			return nil, false, err
 		}
-		tx = tx.On(s.t).Put(sub.event, s.ifFree())
-		if sub.idem != nil {
-			tx.Put(sub.idem, s.ifFree())
-		}
+	}
+	tx = tx.On(s.t)
+	if sub.idem != nil {
+		tx.Put(sub.idem, s.ifFree())
 	}
 	tx.Put(sub.meta, s.ifFree())
+	// Idle workers learn of the task from the readiness signal, set now:
+	// they look for quiet seconds after it (and probe a partition on every
+	// poll, for a transaction run later than that).
+	s.bump(ctx)
 	t, err := sub.meta.task()
 	return t, true, err
 }
 
 // submission is the items that submit one task.
 type submission struct {
-	meta  *metaItem
-	event *eventItem
-	idem  *idemItem // nil without an idempotency key
+	meta *metaItem
+	idem *idemItem // nil without an idempotency key
 }
 
 // submission builds the items that submit in at now, whose payload's
@@ -213,10 +219,6 @@ func (s *Store) submission(in SubmitInput, hash, id string, now time.Time) (*sub
 		IdempotencyKey: in.IdempotencyKey, Events: 1, AvailableAt: keys.FormatTime(now),
 		CreatedAt: keys.FormatTime(now), UpdatedAt: keys.FormatTime(now),
 	}}
-	var err error
-	if sub.event, err = s.newEvent(id, 1, EventSubmitted, StatusPending, 0, "", "", now); err != nil {
-		return nil, err
-	}
 	if in.IdempotencyKey != "" {
 		sub.idem = &idemItem{
 			PK: mustBuild(idemPK, in.IdempotencyKey), SK: mustBuild(taskSK, id), Type: typeIdempotency,
@@ -239,12 +241,12 @@ func (s *Store) resumed(in SubmitInput, hash string, idem *idemItem) (*submissio
 	return s.submission(in, hash, idem.TaskID, at)
 }
 
-// submitted returns the task the idempotency key of in created (nil, nil
-// when it has created none), finishing its submission if that was cut off
-// after the IDEM item, or an *IdempotencyError when the payload differs.
-func (s *Store) submitted(ctx context.Context, in SubmitInput, hash string, opts ...func(*table.GetOptions)) (*Task, error) {
-	idem, t, err := s.lookup(ctx, in.IdempotencyKey, hash, opts...)
-	if err != nil || t != nil || idem == nil {
+// submitted returns the task the idempotency key of in created, whose
+// IDEM item is idem, finishing its submission if that was cut off after
+// the IDEM item, or an *IdempotencyError when the payload differs.
+func (s *Store) submitted(ctx context.Context, in SubmitInput, hash string, idem *idemItem) (*Task, error) {
+	t, err := s.taskOf(ctx, in.IdempotencyKey, hash, idem)
+	if err != nil || t != nil {
 		return t, err
 	}
 	sub, err := s.resumed(in, hash, idem)
@@ -256,13 +258,8 @@ func (s *Store) submitted(ctx context.Context, in SubmitInput, hash string, opts
 }
 
 // lookup reads the IDEM item of key and, when it exists, the task it
-// names. It returns a nil idem when the key has submitted nothing (or its
-// IDEM item has expired), and a nil task beside an idem when the
-// submission stopped before its META item (a nil task is also what an
-// eventually consistent read may see just after another submission's
-// IDEM write). A payload other than the one the key submitted is an
-// *IdempotencyError: the task's own payload decides while the task
-// exists, the IDEM item's hash when it does not.
+// names (see taskOf). It returns a nil idem when the key has submitted
+// nothing (or its IDEM item has expired).
 func (s *Store) lookup(ctx context.Context, key, hash string, opts ...func(*table.GetOptions)) (*idemItem, *Task, error) {
 	var idem idemItem
 	err := s.t.Get(ctx, s.idemKey(key, taskIDForKey(key)), &idem, opts...)
@@ -272,15 +269,27 @@ func (s *Store) lookup(ctx context.Context, key, hash string, opts ...func(*tabl
 	case err != nil:
 		return nil, nil, fmt.Errorf("tasks: submit: idempotency key %q: %w", key, err)
 	}
-	t, err := s.Get(ctx, idem.TaskID)
+	t, err := s.taskOf(ctx, key, hash, &idem)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &idem, t, nil
+}
+
+// taskOf returns the task the IDEM item idem of key names, nil when the
+// submission stopped before its META item. A payload other than the one
+// the key submitted is an *IdempotencyError: the task's own payload
+// decides while the task exists, the IDEM item's hash when it does not.
+func (s *Store) taskOf(ctx context.Context, key, hash string, idem *idemItem) (*Task, error) {
+	t, err := s.get(ctx, idem.TaskID)
 	switch {
 	case errors.Is(err, ErrNotFound) && idem.PayloadHash != hash,
 		err == nil && payloadHash(t.Payload) != hash:
-		return nil, nil, &IdempotencyError{Key: key, TaskID: idem.TaskID}
+		return nil, &IdempotencyError{Key: key, TaskID: idem.TaskID}
 	case errors.Is(err, ErrNotFound):
-		return &idem, nil, nil
+		return nil, nil
 	}
-	return &idem, t, err
+	return t, err
 }
 
 func (s *Store) idemKey(key, taskID string) table.Key {

@@ -24,7 +24,7 @@ func TestEveryStoreCallIsOneSpanAndARefusedOneRecordsItsError(t *testing.T) {
 	lease, err := f.store.Heartbeat(ctx, c.Lease)
 	require.NoError(t, err)
 	require.NoError(t, f.store.Complete(ctx, lease, nil))
-	err = f.store.Complete(ctx, c.Lease, nil) // the stale lease: refused
+	_, err = f.store.Fail(ctx, c.Lease, "too late") // the spent lease: refused
 	require.ErrorIs(t, err, tasks.ErrLeaseLost)
 
 	var names []string
@@ -33,7 +33,7 @@ func TestEveryStoreCallIsOneSpanAndARefusedOneRecordsItsError(t *testing.T) {
 			names = append(names, s.Name())
 		}
 	}
-	assert.Equal(t, []string{"tasks.Submit", "tasks.Claim", "tasks.Heartbeat", "tasks.Complete", "tasks.Complete"}, names)
+	assert.Equal(t, []string{"tasks.Submit", "tasks.Claim", "tasks.Heartbeat", "tasks.Complete", "tasks.Fail"}, names)
 	last := spans.Ended()[len(spans.Ended())-1]
 	assert.Equal(t, codes.Error, last.Status().Code)
 	assert.Contains(t, last.Status().Description, "lease")

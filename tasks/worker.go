@@ -14,12 +14,21 @@ import (
 //
 //	PK WORKER#w-abc   SK TASK#t-123   (current claim)
 //
+// The claim item holds the lease: its leaseExpiresAt is what Heartbeat
+// extends. It is small and in no index, so a heartbeat is one write unit,
+// where extending the lease on META would bill the size of the task's
+// payload and move its index entry (3 WCU for a small task). META's index
+// entry keeps the expiry the claim gave it (moved on only when a claim
+// finds it passed while the lease runs on; see takeExpired), so expired
+// leases are still a key condition away.
+//
 // Written by the claim, after META; deleted by Complete, after META, and
-// by the transactions that end a lease in another way (Fail, Release, the
-// takeover or reclaim of an expired lease). So the items under WORKER#<id>
-// are the worker's claims, plus any a Complete cut off before its last
-// write left; WorkerTasks keeps those whose task META still shows the
-// worker's lease.
+// by Fail and Release in their transactions. A takeover or reclaim of an
+// expired lease marks it lost (lostAt) instead of deleting it, so that its
+// heartbeats, and a claim item its claimer writes late, are refused. So the
+// items under WORKER#<id> are the worker's claims, plus any a Complete cut
+// off before its last write left and the marks of lost leases;
+// WorkerTasks keeps those whose task META still shows the worker's lease.
 var workerPK = keys.MustPartition("WORKER#{workerId}")
 
 type claimItem struct {
@@ -30,10 +39,19 @@ type claimItem struct {
 	Worker    string `dynamodbav:"worker"`
 	Attempt   int    `dynamodbav:"attempt"`
 	ClaimedAt string `dynamodbav:"claimedAt"`
-	// TTL is Retention after the claim: Complete deletes the item after
-	// its META update, and one a Complete cut off there leaves expires.
+	// LeaseExpiresAt is when the lease runs out, unless heartbeated. None
+	// on claim items written before they held leases.
+	LeaseExpiresAt string `dynamodbav:"leaseExpiresAt,omitempty"`
+	// LostAt is set when a takeover or reclaim ended the lease.
+	LostAt string `dynamodbav:"lostAt,omitempty"`
+	// TTL is Retention after the claim or its last heartbeat: Complete
+	// deletes the item after its META update, and one a Complete cut off
+	// there leaves expires; a lease heartbeated longer than Retention
+	// keeps its item.
 	TTL int64 `dynamodbav:"ttl,omitempty"`
 }
+
+const attrLostAt = "lostAt"
 
 // Lease is a worker's right to process a task, from Claim. Pass it to
 // Heartbeat, Complete and Fail. The attempt number is the fencing token:
@@ -50,6 +68,10 @@ type Lease struct {
 	// lease is held only its worker writes events, so the next is Seq+1.
 	Seq       int
 	ExpiresAt time.Time
+	// ClaimedAt is the time of the claim (its PROCESSING event's). Zero in
+	// a lease from an older version; Fail and Release then read it from
+	// the task.
+	ClaimedAt time.Time
 }
 
 // Claim is a claimed task and the lease on it.
@@ -83,13 +105,13 @@ func (s *Store) WorkerTasks(ctx context.Context, workerID string) (_ []string, e
 		if err != nil {
 			return nil, fmt.Errorf("tasks: claims of worker %q: %w", workerID, err)
 		}
-		if checkTaskID(it.TaskID) == nil && !s.expired(it.TTL) {
+		if checkTaskID(it.TaskID) == nil && !s.expired(it.TTL) && it.LostAt == "" {
 			claims = append(claims, it)
 		}
 	}
 	var ids []string
 	for _, c := range claims {
-		t, err := s.Get(ctx, c.TaskID)
+		t, err := s.get(ctx, c.TaskID)
 		switch {
 		case errors.Is(err, ErrNotFound):
 			continue

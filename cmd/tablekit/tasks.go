@@ -142,7 +142,14 @@ func tasksCommands() []*command {
 					return usagef("tasks reclaim takes no arguments")
 				}
 				if a.dryRun {
-					return usagef("tasks reclaim -dry-run needs tasks.Store to list expired leases, which it does not yet")
+					var expired []tasks.Task
+					for t, err := range s.Expired(ctx) {
+						if err != nil {
+							return err
+						}
+						expired = append(expired, t)
+					}
+					return emitDryRun(a, "reclaim", "tasks whose lease expired", expired, taskRow)
 				}
 				n, err := s.ReclaimExpired(ctx)
 				if err != nil {

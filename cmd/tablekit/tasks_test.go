@@ -64,10 +64,19 @@ func testTasksShardCount(t *testing.T, b backend, writes func() int) {
 	// and puts the task back where the service claims it.
 	dropped, err := dying.Claim(ctx, "w-dies")
 	require.NoError(t, err)
+	dry := b.cli(t, "tasks", "reclaim", "-dry-run", "-output", "json")
+	require.Equal(t, exitOK, dry.code, dry.stderr)
+	var would dryRunOut[tasks.Task]
+	require.NoError(t, json.Unmarshal([]byte(dry.stdout), &would))
+	require.Len(t, would.Items, 1, "the dry run lists the expired lease")
+	assert.Equal(t, dropped.Task.ID, would.Items[0].ID)
+	got, err := service.Get(ctx, waiting.ID)
+	require.NoError(t, err)
+	require.Equal(t, tasks.StatusProcessing, got.Status, "and changes nothing")
 	reclaim := b.cli(t, "tasks", "reclaim", "-yes", "-output", "json")
 	require.Equal(t, exitOK, reclaim.code, reclaim.stderr)
 	assert.JSONEq(t, `{"reclaimed":1}`, reclaim.stdout)
-	got, err := service.Get(ctx, waiting.ID)
+	got, err = service.Get(ctx, waiting.ID)
 	require.NoError(t, err)
 	assert.Equal(t, tasks.StatusPending, got.Status)
 
