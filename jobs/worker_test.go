@@ -451,9 +451,9 @@ func TestAJobWorkerThatDiesAtAnyStepLeavesItsJobTerminalExactlyOnce(t *testing.T
 			crash: func(c call, moves int) string { return when(moves == 2, "after") }},
 		{name: "after the job's completion, before the task's", handler: editor, want: jobs.StatusCompleted, attempts: 1,
 			crash: func(c call, moves int) string { return when(moves == 3, "after") }},
-		{name: "before the task's completion event", handler: editor, want: jobs.StatusCompleted, attempts: 1,
+		{name: "after the task's completion, before its claim item's delete", handler: editor, want: jobs.StatusCompleted, attempts: 1,
 			crash: func(c call, moves int) string {
-				return when(moves == 3 && c.op == "PutItem" && c.table == tasksTable, "before")
+				return when(moves == 3 && c.op == "DeleteItem" && c.table == tasksTable, "before")
 			}},
 		{name: "after the job's move back to the queue for a retry", handler: failing, want: jobs.StatusCompleted, attempts: 2,
 			crash: func(c call, moves int) string { return when(moves == 2, "after") }},
