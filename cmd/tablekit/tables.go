@@ -12,30 +12,57 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/jobs"
+	"github.com/tablekit/tablekit/jobs/analytics"
 	"github.com/tablekit/tablekit/journey"
 	"github.com/tablekit/tablekit/pipeline"
 	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
 )
 
-// storeFlags select a store and its table: -store, -env, -table.
+// storeFlags select a store and its table: -store, -env, -table, and for
+// the tables commands -stream.
 type storeFlags struct {
-	store, env, table string
+	store, env, table, stream string
 }
 
 func (s *storeFlags) register(fs *flag.FlagSet, required bool) {
-	help := "the store: jobs, tasks, journey or pipeline"
+	help := "the store: " + strings.Join(storeNames, ", ") + "; or a change consumer's table: " + strings.Join(consumerTables, ", ")
 	if !required {
-		help += " (default: all four)"
+		help += " (default: the four stores)"
 	}
 	fs.StringVar(&s.store, "store", "", help)
-	fs.StringVar(&s.env, "env", "dev", "environment (names the jobs table photoeditor-{env}-jobs)")
+	fs.StringVar(&s.env, "env", "dev", "environment (names the jobs and analytics tables photoeditor-{env}-jobs, -analytics)")
 	fs.StringVar(&s.table, "table", "", "table name, instead of the store's default")
+}
+
+// registerStream adds -stream, the stream view the table's change
+// consumers need.
+func (s *storeFlags) registerStream(fs *flag.FlagSet) {
+	fs.StringVar(&s.stream, "stream", "", "the table's stream view its change consumers need: new-and-old-images, new-image, old-image or keys-only "+
+		"(ensure turns the stream on, check reports it missing or different); analytics needs new-and-old-images on the jobs table")
 }
 
 // storeNames lists the stores in the order commands print them.
 var storeNames = []string{"jobs", "tasks", "journey", "pipeline"}
+
+// consumerTables are the tables of change consumers: the jobs analytics
+// view (package jobs/analytics) and the stream consumers' lease table
+// (package changes).
+var consumerTables = []string{"analytics", "leases"}
+
+// streamView reads -stream: the view in DynamoDB's spelling or in lower
+// case with dashes.
+func streamView(flagValue string) (types.StreamViewType, error) {
+	v := types.StreamViewType(strings.ToUpper(strings.ReplaceAll(flagValue, "-", "_")))
+	for _, known := range v.Values() {
+		if v == known {
+			return v, nil
+		}
+	}
+	return "", usagef("-stream %q: want new-and-old-images, new-image, old-image or keys-only", flagValue)
+}
 
 // schemaOf returns the schema of a store's table, named as the flags say.
 func (s *storeFlags) schemaOf(store string) (table.Schema, error) {
@@ -49,11 +76,22 @@ func (s *storeFlags) schemaOf(store string) (table.Schema, error) {
 		sc = journey.Schema(journey.DefaultTableName)
 	case "pipeline":
 		sc = pipeline.Schema(pipeline.DefaultTableName)
+	case "analytics":
+		sc = analytics.Schema(analytics.TableNameForEnv(s.env))
+	case "leases":
+		sc = changes.LeaseSchema(changes.DefaultLeaseTable)
 	default:
-		return table.Schema{}, usagef("-store %q: want one of %s", store, strings.Join(storeNames, ", "))
+		return table.Schema{}, usagef("-store %q: want one of %s", store, strings.Join(append(storeNames[:len(storeNames):len(storeNames)], consumerTables...), ", "))
 	}
 	if s.table != "" {
 		sc = sc.WithName(s.table)
+	}
+	if s.stream != "" {
+		view, err := streamView(s.stream)
+		if err != nil {
+			return table.Schema{}, err
+		}
+		sc.Stream = view
 	}
 	return sc, nil
 }
@@ -67,6 +105,8 @@ func (s *storeFlags) schemas(required bool) ([]table.Schema, error) {
 		return nil, usagef("-store is required (one of %s)", strings.Join(storeNames, ", "))
 	} else if s.table != "" {
 		return nil, usagef("-table needs -store")
+	} else if s.stream != "" {
+		return nil, usagef("-stream needs -store")
 	}
 	var out []table.Schema
 	for _, n := range names {
@@ -84,6 +124,7 @@ func tablesCommands() []*command {
 		return func(fs *flag.FlagSet, a *app) runner {
 			var sf storeFlags
 			sf.register(fs, false)
+			sf.registerStream(fs)
 			return func(ctx context.Context, args []string) error { return fn(ctx, a, &sf, args) }
 		}
 	}
@@ -92,12 +133,21 @@ func tablesCommands() []*command {
 			name:    "tables ensure",
 			summary: "create the store's table (or every store's) as its schema declares, or accept it as it is",
 			help: `Creates each table with its keys, global secondary indexes and TTL, waits until
-it is ACTIVE, and enables TTL. An existing table with the same keys is accepted.`,
+it is ACTIVE, and enables TTL. An existing table with the same keys is accepted.
+
+Change consumers have tables of their own: -store analytics creates the jobs
+analytics view's table (photoeditor-{env}-analytics), -store leases the lease
+and checkpoint table of changes.Consumer (tablekit-changes). They read the
+source table's stream, which -stream turns on:
+
+  tablekit tables ensure -store jobs -env prod -stream new-and-old-images
+  tablekit tables ensure -store analytics -env prod
+  tablekit tables ensure -store leases`,
 			setup: with(tablesEnsure),
 		},
 		{
 			name:    "tables describe",
-			summary: "print each table's status, keys, indexes, TTL and size",
+			summary: "print each table's status, keys, indexes, TTL, stream and size",
 			setup:   with(tablesDescribe),
 		},
 		{
@@ -107,7 +157,8 @@ it is ACTIVE, and enables TTL. An existing table with the same keys is accepted.
 attributes and types, missing indexes and indexes with other keys or another
 projection, the TTL attribute, and the provisioning the store's schema asks
 for (billing mode and capacity, encryption, deletion protection, point-in-time
-recovery). Changes nothing (table.Schema.Check).`,
+recovery), and with -stream the table's stream (off, or another view).
+Changes nothing (table.Schema.Check).`,
 			setup: with(tablesCheck),
 		},
 	}
@@ -163,6 +214,7 @@ type tableInfo struct {
 	SortKey      string            `json:"sortKey,omitempty"`
 	Indexes      []string          `json:"indexes,omitempty"`
 	TTL          string            `json:"ttl,omitempty"`
+	Stream       string            `json:"stream,omitempty"` // the stream's view, when on
 	Billing      string            `json:"billing,omitempty"`
 	ItemCount    int64             `json:"itemCount"`
 	SizeBytes    int64             `json:"sizeBytes"`
@@ -194,6 +246,9 @@ func describe(ctx context.Context, db table.API, name string) (tableInfo, error)
 			desc += "; " + string(g.Projection.ProjectionType)
 		}
 		info.Indexes = append(info.Indexes, desc+")")
+	}
+	if d.StreamSpecification != nil && aws.ToBool(d.StreamSpecification.StreamEnabled) {
+		info.Stream = string(d.StreamSpecification.StreamViewType)
 	}
 	if d.BillingModeSummary != nil {
 		info.Billing = string(d.BillingModeSummary.BillingMode)
@@ -246,7 +301,11 @@ func tablesDescribe(ctx context.Context, a *app, sf *storeFlags, args []string) 
 			if ttl == "" {
 				ttl = "off"
 			}
-			fmt.Fprintf(w, "ttl\t%s\nbilling\t%s\nitems\t%d (%d bytes, as DynamoDB last counted)\n", ttl, info.Billing, info.ItemCount, info.SizeBytes)
+			stream := info.Stream
+			if stream == "" {
+				stream = "off"
+			}
+			fmt.Fprintf(w, "ttl\t%s\nstream\t%s\nbilling\t%s\nitems\t%d (%d bytes, as DynamoDB last counted)\n", ttl, stream, info.Billing, info.ItemCount, info.SizeBytes)
 		}
 	})
 }

@@ -21,6 +21,12 @@ import (
 // environment.
 const DefaultTableName = "photoeditor-dev-analytics"
 
+// TableNameForEnv names the view's table of an environment beside the jobs
+// table jobs.TableNameForEnv(env) names: photoeditor-{env}-analytics.
+func TableNameForEnv(env string) string {
+	return "photoeditor-" + env + "-analytics"
+}
+
 // ConsumerName is the name a View's Consumer checkpoints under.
 const ConsumerName = "jobs-analytics"
 
