@@ -51,18 +51,27 @@ const targetPrefix = "DynamoDB_20120810."
 // the Go SDK verifies and an x-amzn-RequestId. GET / answers 200, as
 // DynamoDB's health check does.
 //
-// A request body is limited (HandlerOptions.MaxBodyBytes), and so are the
-// bodies of all requests in flight together (MemoryBudget). By default
+// A request body is limited (HandlerOptions.MaxBodyBytes), and so is the
+// memory of all requests in flight together (MemoryBudget). By default
 // requests are not authenticated and any credentials are accepted;
 // RequireCredentials refuses requests that are not signed, and Keys
 // verifies their Signature Version 4 signatures. Timeouts belong to the
 // http.Server: Server and cmd/dynamotest set read, write and idle timeouts.
+//
+// A nil api (or a nil *DB) has nothing to serve: as http.Server serves
+// DefaultServeMux for a nil Handler, the handler then serves a new, empty
+// DB of its own, and says so once on HandlerOptions.Logger, rather than
+// answering every request InternalServerError.
 func NewHandler(api table.API, opts ...func(*HandlerOptions)) http.Handler {
 	var o HandlerOptions
 	for _, fn := range opts {
 		fn(&o)
 	}
 	o.fill()
+	if db, ok := api.(*DB); api == nil || (ok && db == nil) {
+		o.Logger.Warn("dynamotest: NewHandler was given no API (nil); it serves a new, empty in-memory DB")
+		api = New()
+	}
 	var id [20]byte
 	_, _ = rand.Read(id[:]) // never fails; see crypto/rand.Read
 	clock := time.Now
@@ -325,6 +334,15 @@ func (h *protocolHandler) exchange(r *http.Request, bufs *exchangeBuffers) (out 
 	if err != nil {
 		return nil, err
 	}
+	// A request holds more than its body while it runs (the input decoded
+	// from it, what the operation builds from that): it reserves as much
+	// again, so that what the requests in flight hold stays within the
+	// budget. Counting bodies alone let their live heap reach about 1.3
+	// times the budget (TestHandlerMemoryBudgetBoundsTheHeapOfRequestsInFlight).
+	if !h.budget.reserve(int64(len(body))) {
+		return nil, errOverBudget
+	}
+	reserved += int64(len(body))
 	if h.opts.Keys != nil {
 		if err := h.verify(r, auth, body); err != nil {
 			return nil, err

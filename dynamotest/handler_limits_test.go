@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -286,4 +287,60 @@ func TestServerTimeoutsAreSet(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 	assert.True(t, strings.HasPrefix(srv.URL, "http://127.0.0.1:"), "the server listens on loopback: %s", srv.URL)
+}
+
+// TestHandlerMemoryBudgetBoundsTheHeapOfRequestsInFlight: the budget holds
+// for the memory the requests in flight hold, each body and the input
+// decoded from it, not for the bodies alone (which let the heap reach about
+// twice the budget).
+func TestHandlerMemoryBudgetBoundsTheHeapOfRequestsInFlight(t *testing.T) {
+	const budgetBytes = 4 << 20
+	entered, release := make(chan struct{}, 64), make(chan struct{})
+	url := serveWith(t, blockingPuts(entered, release), MaxBodyBytes(512<<10), MemoryBudget(budgetBytes))
+	body := putBody(400 << 10) // one string, shared by every request
+
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+
+	const requests = 24
+	answered := make(chan int, requests)
+	for range requests {
+		go func() {
+			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+			req.Header.Set("X-Amz-Target", "DynamoDB_20120810.PutItem")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				answered <- 0
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			answered <- resp.StatusCode
+		}()
+	}
+	// Every request is either held in flight or answered (throttled).
+	held, throttled := 0, 0
+	for held+throttled < requests {
+		select {
+		case <-entered:
+			held++
+		case code := <-answered:
+			require.Equal(t, http.StatusBadRequest, code, "a request beyond the budget is throttled")
+			throttled++
+		}
+	}
+	var during runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&during)
+	close(release)
+	for range held {
+		assert.Equal(t, http.StatusOK, <-answered)
+	}
+
+	require.Positive(t, held)
+	require.Positive(t, throttled)
+	grown := int64(during.HeapAlloc) - int64(before.HeapAlloc)
+	assert.LessOrEqualf(t, grown, int64(budgetBytes),
+		"%d requests held %d bytes of heap; the budget is %d", held, grown, budgetBytes)
 }

@@ -17,12 +17,14 @@ type HandlerOptions struct {
 	// TransactWriteItems at its limits).
 	MaxBodyBytes int64
 
-	// MemoryBudget bounds the request bodies held at once by all the
-	// requests in flight together, so that many large concurrent requests
-	// cannot exhaust the process's memory. A request whose body would pass
-	// it is answered with a ThrottlingException, which SDKs retry with
-	// backoff. 0 (or less) means 256 MB; it is raised to MaxBodyBytes when smaller,
-	// so one request of the largest size always fits.
+	// MemoryBudget bounds the memory held at once by all the requests in
+	// flight together, each request's body and the input decoded from it
+	// (counted as much again as the body), so that many large concurrent
+	// requests cannot exhaust the process's memory. A request that would
+	// pass it is answered with a ThrottlingException, which SDKs retry
+	// with backoff. 0 (or less) means 256 MB; it is raised to twice
+	// MaxBodyBytes when smaller, so one request of the largest size always
+	// fits.
 	MemoryBudget int64
 
 	// Logger receives each panic of the API with its stack (the client is
@@ -86,7 +88,7 @@ func (o *HandlerOptions) fill() {
 	if o.MemoryBudget <= 0 {
 		o.MemoryBudget = defaultMemoryBudget
 	}
-	o.MemoryBudget = max(o.MemoryBudget, o.MaxBodyBytes)
+	o.MemoryBudget = max(o.MemoryBudget, 2*o.MaxBodyBytes)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}

@@ -27,7 +27,7 @@
 // runtime policy, generated with iam.Runtime(dynamotest.Env, ...), from
 // any language.
 //
-// A request body is limited (-max-body) and so are the bodies of all
+// A request body is limited (-max-body) and so is the memory of all
 // requests in flight together (-memory-budget: beyond it requests are
 // throttled, and SDKs retry them); requests that are read too slowly are
 // cut off (-read-timeout), and idle connections closed (-idle-timeout). A
@@ -87,7 +87,7 @@ func main() {
 	flag.BoolVar(&c.requireCredentials, "require-credentials", false, "refuse requests without a Signature Version 4 Authorization header")
 	flag.StringVar(&c.keysFile, "keys-file", "", "`file` of \"ACCESS_KEY_ID SECRET_ACCESS_KEY\" lines; requests must be signed with one of them")
 	flag.Int64Var(&c.maxBody, "max-body", c.maxBody, "largest request body in `bytes`")
-	flag.Int64Var(&c.memoryBudget, "memory-budget", c.memoryBudget, "`bytes` of request bodies held at once by all requests in flight")
+	flag.Int64Var(&c.memoryBudget, "memory-budget", c.memoryBudget, "`bytes` held at once by all requests in flight (each body, and as much again for its decoded input)")
 	flag.DurationVar(&c.readTimeout, "read-timeout", c.readTimeout, "time to read a whole request, body included")
 	flag.DurationVar(&c.idleTimeout, "idle-timeout", c.idleTimeout, "time an idle keep-alive connection is kept")
 	flag.StringVar(&c.policyFile, "policy", "", "IAM policy `file` (JSON) every request is authorized against, with the fake's region and account in its ARNs")
