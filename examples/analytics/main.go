@@ -2,9 +2,9 @@
 // DynamoDB Stream: per user and per day, how many jobs are in each status
 // and the average processing time of the completed ones. The view is
 // jobs/analytics's: a changes.Consumer reads the stream, and View.Apply
-// applies each change to the view's table in one transaction guarded by the
-// job's last applied sequence number, so a change delivered twice (the
-// stream is at-least-once) counts once.
+// sums each batch per user and day into one write of the day's row,
+// guarded by the newest sequence number of the stream shard the row holds,
+// so a change delivered twice (the stream is at-least-once) counts once.
 //
 //	go run ./examples/analytics                 # in-memory fake
 //	TABLEKIT_DYNAMODB_ENDPOINT=http://127.0.0.1:8000 go run ./examples/analytics

@@ -4,16 +4,18 @@
 // how long the completed ones took to process, maintained from the jobs
 // table's change stream (DynamoDB Streams, read with the changes package).
 //
-// A View is a table of its own: one row per user and day, and one marker
-// per job holding the sequence number of the newest change applied. Each
-// change moves the job's contribution from its old image to its new one
-// (a job created counts +1 in its status; a move counts -1 in the old
-// status and +1 in the new) in one transaction with the marker, on the
-// condition that the marker holds an older sequence number. The stream
-// delivers at least once, so a change delivered again is refused by the
-// condition and counts once: after a consumer dies mid-batch and another
-// resumes from its checkpoint, the view still equals a recount of the
-// jobs (Recount).
+// A View is a table of its own: one row per user and day. Each change
+// moves the job's contribution from its old image to its new one (a job
+// created counts +1 in its status; a move counts -1 in the old status and
+// +1 in the new). Apply sums a batch's changes per row and writes each row
+// once, with the sequence number of the newest change of the stream shard
+// it adds (an attribute per shard), on the condition that the row holds an
+// older one: a job's lifecycle of four counted changes costs at most four
+// write units, and a batch of many changes one per user and day. The
+// stream delivers at least once, in order within a shard, so the changes
+// of a batch delivered again that a row already holds are dropped and
+// count once: after a consumer dies mid-batch and another resumes from its
+// checkpoint, the view still equals a recount of the jobs (Recount).
 //
 // TTL deletions (the service's own) are not counted down: the view is the
 // history of the jobs created, not of the jobs still kept. A job deleted

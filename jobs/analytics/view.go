@@ -68,13 +68,9 @@ type View struct {
 // refuses (it would collide with another's key) is an error, never a
 // merged row.
 var (
-	userPK   = keys.MustPartition("USER#{userId}")
-	daySK    = keys.MustSort("DAY#{day}")
-	markerPK = keys.MustPartition("JOB#{jobId}")
+	userPK = keys.MustPartition("USER#{userId}")
+	daySK  = keys.MustSort("DAY#{day}")
 )
-
-// markerSK is the sort key of a job's marker.
-const markerSK = "APPLIED"
 
 // Schema is the view's table named tableName: pk and sk, both strings.
 func Schema(tableName string) table.Schema {

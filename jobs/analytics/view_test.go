@@ -49,7 +49,7 @@ func fakeWorld(t *testing.T) world {
 }
 
 // setUp creates the three tables, the jobs table streaming both images.
-func (w world) setUp(t *testing.T, opts ...func(*analytics.Options)) (*jobs.Store, *analytics.View) {
+func (w world) setUp(t testing.TB, opts ...func(*analytics.Options)) (*jobs.Store, *analytics.View) {
 	t.Helper()
 	ctx := context.Background()
 	store, err := jobs.NewStore(w.db, nil, jobs.TableName(w.jobsTable), jobs.Clock(w.clock.Now))
@@ -64,7 +64,7 @@ func (w world) setUp(t *testing.T, opts ...func(*analytics.Options)) (*jobs.Stor
 	return store, view
 }
 
-func (w world) consumer(t *testing.T, view *analytics.View, owner string, opts ...func(*changes.Options)) *changes.Consumer[analytics.Job] {
+func (w world) consumer(t testing.TB, view *analytics.View, owner string, opts ...func(*changes.Options)) *changes.Consumer[analytics.Job] {
 	t.Helper()
 	base := []func(*changes.Options){changes.Owner(owner), changes.LeaseTable(w.leaseTable), changes.Clock(w.clock.Now),
 		changes.LeaseDuration(30 * time.Second), changes.BatchSize(4),
@@ -277,4 +277,42 @@ func TestEveryViewCallStartsOneSpanNamedForIt(t *testing.T) {
 		names = append(names, s.Name())
 	}
 	assert.Equal(t, []string{"analytics.EnsureTable", "analytics.Apply", "analytics.ListDays"}, names)
+}
+
+// change is a change of job in shard with sequence number seq, from old
+// to new status (a creation when old is "", a deletion when new is "").
+func change(shard, seq, job string, old, new jobs.Status) changes.Change[analytics.Job] {
+	image := func(s jobs.Status) *analytics.Job {
+		if s == "" {
+			return nil
+		}
+		return &analytics.Job{JobID: job, UserID: "erin", Status: s, CreatedAt: epoch.UnixMilli()}
+	}
+	return changes.Change[analytics.Job]{ShardID: shard, SequenceNumber: seq, Old: image(old), New: image(new)}
+}
+
+func TestChangesOfManyShardsDeliveredAgainInAnyBatchesCountOnce(t *testing.T) {
+	w := fakeWorld(t)
+	_, view := w.setUp(t)
+	ctx := context.Background()
+	p, q := "shardId-00000001-aaaa", "shardId-00000002-bbbb"
+	a1 := change(p, "100000000000000000010", "a", "", jobs.StatusQueued)
+	b1 := change(q, "100000000000000000011", "b", "", jobs.StatusQueued)
+	a2 := change(p, "100000000000000000012", "a", jobs.StatusQueued, jobs.StatusProcessing)
+	b2 := change(q, "100000000000000000013", "b", jobs.StatusQueued, jobs.StatusProcessing)
+	c1 := change(p, "100000000000000000014", "c", "", jobs.StatusQueued)
+	a3 := change(p, "100000000000000000015", "a", jobs.StatusProcessing, jobs.StatusCompleted)
+	c2 := change(p, "100000000000000000016", "c", jobs.StatusQueued, "") // deleted
+
+	require.NoError(t, view.Apply(ctx, []changes.Change[analytics.Job]{a1, b1}))
+	// Delivered again with more after: the row holds a1 and b1 already.
+	require.NoError(t, view.Apply(ctx, []changes.Change[analytics.Job]{a1, a2, c1}))
+	require.NoError(t, view.Apply(ctx, []changes.Change[analytics.Job]{b1, b2}))
+	require.NoError(t, view.Apply(ctx, []changes.Change[analytics.Job]{a2, c1, a3, c2}))
+	require.NoError(t, view.Apply(ctx, []changes.Change[analytics.Job]{a1, b1, a2, b2, c1, a3, c2}))
+
+	days := viewDays(t, view, "erin")
+	require.Len(t, days, 1)
+	assert.Equal(t, map[jobs.Status]int64{jobs.StatusProcessing: 1, jobs.StatusCompleted: 1}, days[0].ByStatus,
+		"a completed, b processing, c created and deleted: each change counted once")
 }
