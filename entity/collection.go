@@ -33,6 +33,7 @@ type Collection struct {
 	index    string
 	members  []*model
 	tieBreak string
+	use      usage
 }
 
 // NewCollection declares the collection name of members on index ("" for
@@ -71,6 +72,9 @@ func NewCollection(reg *Registry, name, index string, members ...Member) (*Colle
 		}
 		c.members = append(c.members, m)
 	}
+	reg.mu.Lock()
+	reg.collections = append(reg.collections, c)
+	reg.mu.Unlock()
 	return c, nil
 }
 
@@ -111,13 +115,8 @@ func (c *Collection) List(ctx context.Context, partition any, cursor string, opt
 		}
 		out.Items = append(out.Items, v)
 	}
-	for _, m := range c.members {
-		if u := m.listUsage(c.index); u.count() {
-			u.sorts.Or(1 << sortNone)
-			if len(page.Items) > 0 {
-				u.sample(table.ItemSize(page.Items[0]), len(page.Items))
-			}
-		}
+	if c.use.count() && len(page.Items) > 0 {
+		c.use.sample(table.ItemSize(page.Items[0]), len(page.Items))
 	}
 	return out, nil
 }

@@ -109,10 +109,24 @@ func (r *Registry) Patterns() []access.Pattern {
 	}
 	r.mu.RLock()
 	models := append([]*model(nil), r.models...)
+	cols := append([]*Collection(nil), r.collections...)
 	r.mu.RUnlock()
 	var out []access.Pattern
 	for _, m := range models {
 		out = append(out, m.patterns()...)
+	}
+	for _, c := range cols {
+		if c.use.calls.Load() == 0 {
+			continue
+		}
+		pk, _, _, _ := c.members[0].readKeys(c.index)
+		size := 0
+		for _, m := range c.members {
+			size = max(size, m.typicalSize())
+		}
+		out = append(out, access.Pattern{Name: c.name + " list", Operation: access.Query, Index: c.index,
+			KeyCondition: pk.attr.Name + " = " + pk.accessPattern(), Partition: pk.accessPattern(),
+			ItemSize: size, ItemsPerRequest: int(max(1, c.use.items.Load()))})
 	}
 	r.patterns.mu.Lock()
 	for sig, u := range r.patterns.txs {

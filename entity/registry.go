@@ -82,8 +82,9 @@ type Registry struct {
 	opts      RegistryOptions
 	tableName *string
 
-	mu     sync.RWMutex
-	models []*model
+	mu          sync.RWMutex
+	models      []*model
+	collections []*Collection
 
 	patterns patternLog
 }
