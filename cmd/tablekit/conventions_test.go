@@ -178,6 +178,7 @@ func TestDryRunsReportAndChangeNothing(t *testing.T) {
 	assert.Equal(t, 1, dry("jobs", "replay", failed.ID).Count)
 	assert.Equal(t, 1, dry("jobs", "recover").Count, "the job whose worker died")
 	assert.Equal(t, 0, dry("jobs", "orphans", "-delete").Count)
+	assert.Equal(t, 0, dry("jobs", "sweep", "-min-age", "0s").Count, "no QUEUED job lacks its work")
 	assert.Equal(t, 1, dry("tasks", "redrive", doomed.ID).Count)
 	assert.Equal(t, 1, dry("tasks", "redrive", "-all", "-error", "exploded").Count)
 	assert.Equal(t, 0, dry("tasks", "redrive", "-all", "-error", "no such text").Count)
@@ -249,6 +250,7 @@ func TestJSONKeysAreCamelCase(t *testing.T) {
 		{"tables", "ensure"}, {"tables", "describe"}, {"tables", "check"},
 		{"jobs", "get", job.ID}, {"jobs", "list", "-user", "u-1"},
 		{"jobs", "recover", "-yes"}, {"jobs", "orphans"}, {"jobs", "backfill", "-set", "tier=free", "-yes"},
+		{"jobs", "sweep", "-yes", "-min-age", "0s"},
 		{"tasks", "list"}, {"tasks", "dead"}, {"tasks", "show", task.ID}, {"tasks", "reclaim", "-yes"},
 		{"tasks", "redrive", "-all", "-yes"},
 		{"journey", "list"}, {"journey", "show", c.Journey.ID}, {"journey", "jobs", c.Journey.ID},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,17 +14,21 @@ import (
 
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/table"
+	"github.com/tablekit/tablekit/tasks"
 )
 
-// jobsFlags name the jobs table (-env or -table) and its blob bucket.
+// jobsFlags name the jobs table (-env or -table), its blob bucket and the
+// tasks table that carries the jobs' work.
 type jobsFlags struct {
-	env, table, bucket string
+	env, table, bucket, tasksTable string
 }
 
 func (f *jobsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.env, "env", "dev", "environment: the table is photoeditor-{env}-jobs")
 	fs.StringVar(&f.table, "table", "", "table name, instead of the one -env names")
 	fs.StringVar(&f.bucket, "bucket", "", "S3 bucket of offloaded results (needed to read or sweep them)")
+	fs.StringVar(&f.tasksTable, "tasks-table", tasks.DefaultTableName,
+		"the tasks table that carries the jobs' work (the service's jobs.Work): replay, recover and sweep queue work there")
 }
 
 func (f *jobsFlags) open(ctx context.Context, a *app) (*jobs.Store, error) {
@@ -41,7 +46,19 @@ func (f *jobsFlags) open(ctx context.Context, a *app) (*jobs.Store, error) {
 			return nil, err
 		}
 	}
-	return jobs.NewStore(c.db, blobs, jobs.TableName(name))
+	// The store a service uses: every move to QUEUED queues the job's
+	// work on the tasks table, so the CLI cannot strand a job.
+	return jobs.NewStore(c.db, blobs, jobs.TableName(name), jobs.Work(f.tasksTable))
+}
+
+// workError says, in the operator's terms, what a move that queues work
+// needs when the tasks table is not there.
+func workError(cmd string, s *jobs.Store, err error) error {
+	if errors.Is(err, table.ErrTableNotFound) {
+		return fmt.Errorf("%s: the jobs' work goes to the tasks table %q, which does not exist: name the service's with -tasks-table, or create it with 'tablekit tables ensure -store tasks': %w",
+			cmd, s.Tasks().Schema().Name, err)
+	}
+	return fmt.Errorf("%s: %w", cmd, err)
 }
 
 // jobsSetup registers the table flags, and -limit/-cursor for lists.
@@ -79,6 +96,7 @@ func jobsCommands() []*command {
 	var recoverAll bool
 	var set, rename, remove multiFlag
 	var deleteOrphans bool
+	var minAge time.Duration
 	return []*command{
 		{
 			name: "jobs get", args: "<job id>",
@@ -123,7 +141,10 @@ func jobsCommands() []*command {
 		},
 		{
 			name: "jobs replay", args: "<job id>",
-			summary:     "move a FAILED job back to QUEUED for another attempt",
+			summary: "move a FAILED job back to QUEUED for another attempt, with a new task carrying its work",
+			help: `The store's Replay, as a service calls it: the job's move FAILED -> QUEUED
+and a new task carrying its work (on -tasks-table) in one transaction, so a
+worker takes it up. A job that is not FAILED is refused and nothing changes.`,
 			destructive: true,
 			setup: jobsSetup(false, nil, func(ctx context.Context, a *app, s *jobs.Store, _ pageFlags, args []string) error {
 				if len(args) != 1 {
@@ -140,10 +161,17 @@ func jobsCommands() []*command {
 					return emitDryRun(a, "replay", "job", []jobs.Job{*j}, jobRow)
 				}
 				j, err := s.Replay(ctx, args[0])
-				if err != nil {
-					return err
+				var te *jobs.TransitionError
+				switch {
+				case errors.As(err, &te):
+					return fmt.Errorf("jobs replay %s: the job is %s, and only a FAILED job can be replayed (nothing was changed): %w", args[0], te.Current, err)
+				case err != nil:
+					return workError("jobs replay "+args[0], s, err)
 				}
-				return oneJob(a, j)
+				return a.emit(j, func(w io.Writer) {
+					jobRow(w, *j)
+					fmt.Fprintf(w, "queued as task %s on %s\n", j.TaskID, s.Tasks().Schema().Name)
+				})
 			}),
 		},
 		{
@@ -171,7 +199,7 @@ until a pass finds nothing more.`,
 				for {
 					r, err := s.Recover(ctx)
 					if err != nil {
-						return err
+						return workError("jobs recover", s, err)
 					}
 					total.Read += r.Read
 					total.Requeued += r.Requeued
@@ -185,6 +213,43 @@ until a pass finds nothing more.`,
 				return a.emit(out, func(w io.Writer) {
 					fmt.Fprintf(w, "expired\t%d\nrequeued\t%d\nfailed\t%d\nskipped\t%d (changed while recovering)\n",
 						out.Expired, out.Requeued, out.Failed, out.Skipped)
+				})
+			}),
+		},
+		{
+			name:    "jobs sweep",
+			summary: "queue the work of jobs left without a live task (QUEUED with none, or whose task was cancelled or died)",
+			help: `The store's Sweep: it reads the QUEUED, PROCESSING and EDITING jobs unchanged for
+-min-age (through status-createdAt-index) and each one's task on -tasks-table,
+and gives every job whose task is missing, COMPLETED, CANCELLED or DEAD a new
+task, in one transaction with the job conditioned on the job as read (a job in
+flight goes back to QUEUED, or to FAILED after its last attempt). Jobs created
+or replayed by a service or CLI that queued no work are found this way. Safe
+beside live workers and another sweep. -dry-run lists them and changes nothing.`,
+			destructive: true,
+			setup: jobsSetup(false, func(fs *flag.FlagSet) {
+				fs.DurationVar(&minAge, "min-age", jobs.DefaultLeaseDuration, "only jobs unchanged for this long")
+			}, func(ctx context.Context, a *app, s *jobs.Store, _ pageFlags, args []string) error {
+				if len(args) > 0 {
+					return usagef("jobs sweep takes no arguments")
+				}
+				if a.dryRun {
+					var stranded []jobs.Job
+					for j, err := range s.Stranded(ctx, jobs.MinAge(minAge)) {
+						if err != nil {
+							return workError("jobs sweep", s, err)
+						}
+						stranded = append(stranded, j)
+					}
+					return emitDryRun(a, "queue the work of", "jobs without live work", stranded, jobRow)
+				}
+				res, err := s.Sweep(ctx, jobs.MinAge(minAge))
+				if err != nil {
+					return workError("jobs sweep", s, err)
+				}
+				return a.emit(res, func(w io.Writer) {
+					fmt.Fprintf(w, "without work\t%d\nqueued\t%d\nfailed\t%d (their last attempt's task is gone)\nskipped\t%d (changed while sweeping)\n",
+						res.Read, res.Queued, res.Failed, res.Skipped)
 				})
 			}),
 		},

@@ -231,6 +231,8 @@ func (b backend) cli(t *testing.T, store, sub string, args ...string) result {
 	t.Helper()
 	name := b.tasksTable
 	if store == "jobs" {
+		// The jobs commands queue work on the backend's tasks table.
+		args = append([]string{"-tasks-table", b.tasksTable}, args...)
 		name = b.jobsTable
 	}
 	return runCLI(t, append([]string{store, sub, "-endpoint", b.endpoint, "-table", name}, args...)...)
@@ -335,6 +337,10 @@ func testJobsCommands(t *testing.T, b backend) {
 	store, err := jobs.NewStore(b.db, blobstore.NewMemory(), jobs.Clock(behind), jobs.TableName(b.jobsTable))
 	require.NoError(t, err)
 	require.NoError(t, store.EnsureTable(ctx))
+	// The tasks table the replayed and recovered jobs' work goes to.
+	queue, err := tasks.NewStore(b.db, nil, tasks.TableName(b.tasksTable))
+	require.NoError(t, err)
+	require.NoError(t, queue.EnsureTable(ctx))
 	var ids []string
 	for range 3 {
 		j, _, err := store.Create(ctx, jobs.CreateInput{UserID: "u-1", FileType: "image/jpeg", FileSize: 10, Provider: "stub"})
