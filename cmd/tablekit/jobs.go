@@ -209,10 +209,10 @@ until a pass finds nothing more.`,
 						break
 					}
 				}
-				out := recovered{Expired: total.Read, Requeued: total.Requeued, Failed: total.Failed, Skipped: total.Skipped}
+				out := recovered{Found: total.Read, Requeued: total.Requeued, Failed: total.Failed, Skipped: total.Skipped}
 				return a.emit(out, func(w io.Writer) {
-					fmt.Fprintf(w, "expired\t%d\nrequeued\t%d\nfailed\t%d\nskipped\t%d (changed while recovering)\n",
-						out.Expired, out.Requeued, out.Failed, out.Skipped)
+					fmt.Fprintf(w, "found\t%d (lease expired)\nrequeued\t%d\nfailed\t%d\nskipped\t%d (changed while recovering)\n",
+						out.Found, out.Requeued, out.Failed, out.Skipped)
 				})
 			}),
 		},
@@ -353,8 +353,10 @@ are written by its moves). -dry-run counts what would change and writes nothing.
 }
 
 // recovered is what jobs recover prints as JSON.
+// Its keys are journey recover's (journey.RecoverResult): found, failed,
+// skipped.
 type recovered struct {
-	Expired  int `json:"expired"`
+	Found    int `json:"found"`
 	Requeued int `json:"requeued"`
 	Failed   int `json:"failed"`
 	Skipped  int `json:"skipped"`
