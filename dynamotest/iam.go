@@ -64,6 +64,13 @@ type EnforceOptions struct {
 // dynamodb:FullTableScan (ConditionEnclosingOperation,
 // ConditionFullTableScan).
 //
+// Every request also carries dynamodb:LeadingKeys, the partition key value
+// of each item it touches (ConditionLeadingKeys: a batch is authorized
+// item by item), and aws:SecureTransport, "false" over plain HTTP
+// (ConditionSecureTransport). Enforce refuses a policy with a Deny on any
+// other condition key: the fake could not evaluate it, and would allow
+// what IAM denies.
+//
 // Enforced serves what the DB serves: table.API, PartiQL, tagging,
 // UpdateTable, continuous backups, DescribeLimits and the Streams API.
 // The DB itself is not restricted: tests set it up, move its clock and
@@ -89,6 +96,9 @@ func Enforce(db *DB, policy iam.Policy, opts ...func(*EnforceOptions)) (*Enforce
 	if err := policy.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkDenyConditions(policy); err != nil {
+		return nil, err
+	}
 	var o EnforceOptions
 	for _, fn := range opts {
 		if fn != nil {
@@ -109,11 +119,17 @@ func (e *Enforced) Denied() int { return int(e.denied.Load()) }
 
 // authorize checks every request op with input in needs. A nil input is
 // let through unchecked: the DB refuses it with DynamoDB's validation
-// error, and it names no resource to authorize.
-func (e *Enforced) authorize(op string, in any) error {
+// error, and it names no resource to authorize. secure is whether the
+// request came over TLS (aws:SecureTransport); a call in process counts
+// as secure, as an SDK client's calls to DynamoDB are.
+func (e *Enforced) authorize(op string, in any, secure bool) error {
 	reqs, ok := requestsFor(Env, op, in, e.db.partitionKey)
 	if !ok {
 		return nil
+	}
+	reqs = withLeadingKeys(reqs, in, e.db)
+	for i := range reqs {
+		reqs[i].Context = with(reqs[i].Context, ConditionSecureTransport, strconv.FormatBool(secure))
 	}
 	for _, r := range reqs {
 		d := e.policy.Evaluate(r)
@@ -355,10 +371,16 @@ func partiQLRequests(env iam.Env, pk func(table, index string) (string, bool), e
 		if enclosing != "" {
 			ctx[ConditionEnclosingOperation] = enclosing
 		}
-		if st.verb == "SELECT" {
-			if key, ok := pk(st.table, st.index); ok {
-				_, fixed := st.p.eqs[key]
+		if key, ok := pk(st.table, st.index); ok {
+			v, fixed := st.p.eqs[key]
+			if st.verb == "INSERT" {
+				v, fixed = st.item[key], st.item[key] != nil
+			}
+			if st.verb == "SELECT" {
 				ctx[ConditionFullTableScan] = strconv.FormatBool(!fixed || st.p.branched)
+			}
+			if text, ok := keyText(v); ok && fixed && !st.p.branched {
+				ctx[ConditionLeadingKeys] = text
 			}
 		}
 		if len(ctx) > 0 {
@@ -412,7 +434,7 @@ func (e *Enforced) Handler(opts ...func(*HandlerOptions)) http.Handler {
 		if in == nil {
 			// Unknown to the fake: the inner handler answers
 			// UnknownOperationException. Authorize it first anyway.
-			if err := e.authorize(op, struct{}{}); err != nil {
+			if err := e.authorize(op, struct{}{}, r.TLS != nil); err != nil {
 				writeDenied(w, err)
 				return
 			}
@@ -444,7 +466,7 @@ func (e *Enforced) Handler(opts ...func(*HandlerOptions)) http.Handler {
 			inner.ServeHTTP(w, r) // the inner handler answers SerializationException
 			return
 		}
-		if err := e.authorize(op, in); err != nil {
+		if err := e.authorize(op, in, r.TLS != nil); err != nil {
 			writeDenied(w, err)
 			return
 		}
@@ -517,210 +539,210 @@ func writeDenied(w http.ResponseWriter, err error) {
 }
 
 func (e *Enforced) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-	if err := e.authorize("CreateTable", in); err != nil {
+	if err := e.authorize("CreateTable", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.CreateTable(ctx, in, optFns...)
 }
 
 func (e *Enforced) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
-	if err := e.authorize("DeleteTable", in); err != nil {
+	if err := e.authorize("DeleteTable", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.DeleteTable(ctx, in, optFns...)
 }
 
 func (e *Enforced) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	if err := e.authorize("DescribeTable", in); err != nil {
+	if err := e.authorize("DescribeTable", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.DescribeTable(ctx, in, optFns...)
 }
 
 func (e *Enforced) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
-	if err := e.authorize("UpdateTable", in); err != nil {
+	if err := e.authorize("UpdateTable", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.UpdateTable(ctx, in, optFns...)
 }
 
 func (e *Enforced) ListTables(ctx context.Context, in *dynamodb.ListTablesInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ListTablesOutput, error) {
-	if err := e.authorize("ListTables", orEmpty(in)); err != nil {
+	if err := e.authorize("ListTables", orEmpty(in), true); err != nil {
 		return nil, err
 	}
 	return e.db.ListTables(ctx, in, optFns...)
 }
 
 func (e *Enforced) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
-	if err := e.authorize("UpdateTimeToLive", in); err != nil {
+	if err := e.authorize("UpdateTimeToLive", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.UpdateTimeToLive(ctx, in, optFns...)
 }
 
 func (e *Enforced) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
-	if err := e.authorize("DescribeTimeToLive", in); err != nil {
+	if err := e.authorize("DescribeTimeToLive", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.DescribeTimeToLive(ctx, in, optFns...)
 }
 
 func (e *Enforced) UpdateContinuousBackups(ctx context.Context, in *dynamodb.UpdateContinuousBackupsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error) {
-	if err := e.authorize("UpdateContinuousBackups", in); err != nil {
+	if err := e.authorize("UpdateContinuousBackups", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.UpdateContinuousBackups(ctx, in, optFns...)
 }
 
 func (e *Enforced) DescribeContinuousBackups(ctx context.Context, in *dynamodb.DescribeContinuousBackupsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeContinuousBackupsOutput, error) {
-	if err := e.authorize("DescribeContinuousBackups", in); err != nil {
+	if err := e.authorize("DescribeContinuousBackups", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.DescribeContinuousBackups(ctx, in, optFns...)
 }
 
 func (e *Enforced) DescribeLimits(ctx context.Context, in *dynamodb.DescribeLimitsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeLimitsOutput, error) {
-	if err := e.authorize("DescribeLimits", orEmpty(in)); err != nil {
+	if err := e.authorize("DescribeLimits", orEmpty(in), true); err != nil {
 		return nil, err
 	}
 	return e.db.DescribeLimits(ctx, in, optFns...)
 }
 
 func (e *Enforced) TagResource(ctx context.Context, in *dynamodb.TagResourceInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TagResourceOutput, error) {
-	if err := e.authorize("TagResource", in); err != nil {
+	if err := e.authorize("TagResource", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.TagResource(ctx, in, optFns...)
 }
 
 func (e *Enforced) UntagResource(ctx context.Context, in *dynamodb.UntagResourceInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UntagResourceOutput, error) {
-	if err := e.authorize("UntagResource", in); err != nil {
+	if err := e.authorize("UntagResource", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.UntagResource(ctx, in, optFns...)
 }
 
 func (e *Enforced) ListTagsOfResource(ctx context.Context, in *dynamodb.ListTagsOfResourceInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ListTagsOfResourceOutput, error) {
-	if err := e.authorize("ListTagsOfResource", in); err != nil {
+	if err := e.authorize("ListTagsOfResource", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.ListTagsOfResource(ctx, in, optFns...)
 }
 
 func (e *Enforced) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	if err := e.authorize("GetItem", in); err != nil {
+	if err := e.authorize("GetItem", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.GetItem(ctx, in, optFns...)
 }
 
 func (e *Enforced) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	if err := e.authorize("PutItem", in); err != nil {
+	if err := e.authorize("PutItem", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.PutItem(ctx, in, optFns...)
 }
 
 func (e *Enforced) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	if err := e.authorize("UpdateItem", in); err != nil {
+	if err := e.authorize("UpdateItem", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.UpdateItem(ctx, in, optFns...)
 }
 
 func (e *Enforced) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	if err := e.authorize("DeleteItem", in); err != nil {
+	if err := e.authorize("DeleteItem", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.DeleteItem(ctx, in, optFns...)
 }
 
 func (e *Enforced) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	if err := e.authorize("Query", in); err != nil {
+	if err := e.authorize("Query", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.Query(ctx, in, optFns...)
 }
 
 func (e *Enforced) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	if err := e.authorize("Scan", in); err != nil {
+	if err := e.authorize("Scan", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.Scan(ctx, in, optFns...)
 }
 
 func (e *Enforced) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	if err := e.authorize("BatchGetItem", in); err != nil {
+	if err := e.authorize("BatchGetItem", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.BatchGetItem(ctx, in, optFns...)
 }
 
 func (e *Enforced) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	if err := e.authorize("BatchWriteItem", in); err != nil {
+	if err := e.authorize("BatchWriteItem", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.BatchWriteItem(ctx, in, optFns...)
 }
 
 func (e *Enforced) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
-	if err := e.authorize("TransactGetItems", in); err != nil {
+	if err := e.authorize("TransactGetItems", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.TransactGetItems(ctx, in, optFns...)
 }
 
 func (e *Enforced) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	if err := e.authorize("TransactWriteItems", in); err != nil {
+	if err := e.authorize("TransactWriteItems", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.TransactWriteItems(ctx, in, optFns...)
 }
 
 func (e *Enforced) ExecuteStatement(ctx context.Context, in *dynamodb.ExecuteStatementInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ExecuteStatementOutput, error) {
-	if err := e.authorize("ExecuteStatement", in); err != nil {
+	if err := e.authorize("ExecuteStatement", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.ExecuteStatement(ctx, in, optFns...)
 }
 
 func (e *Enforced) BatchExecuteStatement(ctx context.Context, in *dynamodb.BatchExecuteStatementInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchExecuteStatementOutput, error) {
-	if err := e.authorize("BatchExecuteStatement", in); err != nil {
+	if err := e.authorize("BatchExecuteStatement", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.BatchExecuteStatement(ctx, in, optFns...)
 }
 
 func (e *Enforced) ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransactionInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ExecuteTransactionOutput, error) {
-	if err := e.authorize("ExecuteTransaction", in); err != nil {
+	if err := e.authorize("ExecuteTransaction", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.ExecuteTransaction(ctx, in, optFns...)
 }
 
 func (e *Enforced) ListStreams(ctx context.Context, in *dynamodbstreams.ListStreamsInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.ListStreamsOutput, error) {
-	if err := e.authorize("ListStreams", orEmpty(in)); err != nil {
+	if err := e.authorize("ListStreams", orEmpty(in), true); err != nil {
 		return nil, err
 	}
 	return e.db.ListStreams(ctx, in, optFns...)
 }
 
 func (e *Enforced) DescribeStream(ctx context.Context, in *dynamodbstreams.DescribeStreamInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.DescribeStreamOutput, error) {
-	if err := e.authorize("DescribeStream", in); err != nil {
+	if err := e.authorize("DescribeStream", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.DescribeStream(ctx, in, optFns...)
 }
 
 func (e *Enforced) GetShardIterator(ctx context.Context, in *dynamodbstreams.GetShardIteratorInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetShardIteratorOutput, error) {
-	if err := e.authorize("GetShardIterator", in); err != nil {
+	if err := e.authorize("GetShardIterator", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.GetShardIterator(ctx, in, optFns...)
 }
 
 func (e *Enforced) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error) {
-	if err := e.authorize("GetRecords", in); err != nil {
+	if err := e.authorize("GetRecords", in, true); err != nil {
 		return nil, err
 	}
 	return e.db.GetRecords(ctx, in, optFns...)
