@@ -33,6 +33,32 @@ type Usage struct {
 	Calls map[string]int
 }
 
+// Add returns u and o together: the usage of two runs one after the
+// other.
+func (u Usage) Add(o Usage) Usage {
+	sum := Usage{
+		Requests: u.Requests + o.Requests, RoundTrips: u.RoundTrips + o.RoundTrips,
+		ReadUnits: u.ReadUnits + o.ReadUnits, WriteUnits: u.WriteUnits + o.WriteUnits,
+	}
+	if len(u.Calls)+len(o.Calls) > 0 {
+		sum.Calls = maps.Clone(u.Calls)
+		if sum.Calls == nil {
+			sum.Calls = map[string]int{}
+		}
+		for op, n := range o.Calls {
+			sum.Calls[op] += n
+		}
+	}
+	return sum
+}
+
+// Within reports whether u sends no more requests and round trips, and
+// is billed no more read and write units, than max (Calls aside).
+func (u Usage) Within(max Usage) bool {
+	return u.Requests <= max.Requests && u.RoundTrips <= max.RoundTrips &&
+		u.ReadUnits <= max.ReadUnits && u.WriteUnits <= max.WriteUnits
+}
+
 // Report reports u per operation of b (u divided by b.N), as the
 // benchmark's requests/op, round-trips/op, RCU/op and WCU/op, which
 // benchstat compares like ns/op. Call it after the benchmark's loop.

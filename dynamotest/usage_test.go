@@ -170,6 +170,49 @@ func TestMetersInsideMetersBothCount(t *testing.T) {
 	}
 }
 
+func TestUsagesAddUp(t *testing.T) {
+	a := dynamotest.Usage{Requests: 2, RoundTrips: 1, ReadUnits: 0.5, WriteUnits: 3, Calls: map[string]int{"Query": 2}}
+	b := dynamotest.Usage{Requests: 1, RoundTrips: 1, WriteUnits: 1, Calls: map[string]int{"PutItem": 1, "Query": 1}}
+	assert.Equal(t, dynamotest.Usage{Requests: 3, RoundTrips: 2, ReadUnits: 0.5, WriteUnits: 4,
+		Calls: map[string]int{"Query": 3, "PutItem": 1}}, a.Add(b))
+	assert.Equal(t, map[string]int{"Query": 2}, a.Calls, "a is left as it was")
+	assert.Equal(t, dynamotest.Usage{}, dynamotest.Usage{}.Add(dynamotest.Usage{}))
+}
+
+func TestUsageIsWithinAMaximumOnlyWhenNoFigureExceedsIt(t *testing.T) {
+	max := dynamotest.Usage{Requests: 2, RoundTrips: 1, ReadUnits: 1, WriteUnits: 3}
+	assert.True(t, max.Within(max))
+	assert.True(t, dynamotest.Usage{Requests: 1, Calls: map[string]int{"GetItem": 9}}.Within(max), "Calls aside")
+	for _, over := range []dynamotest.Usage{
+		{Requests: 3}, {RoundTrips: 2}, {ReadUnits: 1.5}, {WriteUnits: 3.5},
+	} {
+		assert.False(t, over.Within(max), "%+v", over)
+	}
+}
+
+func TestCheckCostsMeasuresEachCallOnItsOwnFixture(t *testing.T) {
+	fixture := func(tb testing.TB) (*dynamotest.Meter, *dynamotest.Meter) {
+		m := dynamotest.NewMeter(newDB(tb, simple))
+		return m, m
+	}
+	prepared := 0
+	dynamotest.CheckCosts(t, fixture, []dynamotest.Cost[*dynamotest.Meter]{{
+		Name: "a put of 2 KB",
+		Prepare: func(tb testing.TB, m *dynamotest.Meter) func() error {
+			prepared++
+			// Prepared through the Meter too, but not counted.
+			_, err := m.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("simple"), Item: kilobytes("before", 3)})
+			require.NoError(tb, err)
+			return func() error {
+				_, err := m.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("simple"), Item: kilobytes("1", 2)})
+				return err
+			}
+		},
+		Max: dynamotest.Usage{Requests: 1, RoundTrips: 1, WriteUnits: 2},
+	}})
+	assert.Equal(t, 1, prepared)
+}
+
 func TestMeterWithoutAPIFails(t *testing.T) {
 	for _, m := range []*dynamotest.Meter{nil, new(dynamotest.Meter), dynamotest.NewMeter(nil)} {
 		_, err := m.GetItem(ctx, &dynamodb.GetItemInput{})

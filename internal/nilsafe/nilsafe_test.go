@@ -252,6 +252,7 @@ var functions = map[string]any{
 	"dynamotest.UnprocessedFraction": dynamotest.UnprocessedFraction,
 	"dynamotest.NewServer":           dynamotest.NewServer, "dynamotest.NewUnstartedServer": dynamotest.NewUnstartedServer,
 	"dynamotest.ServerTimeouts": dynamotest.ServerTimeouts, "dynamotest.NewMeter": dynamotest.NewMeter,
+	"dynamotest.CheckCosts": dynamotest.CheckCosts[int], "dynamotest.BenchmarkCosts": dynamotest.BenchmarkCosts[int],
 }
 
 func TestNoExportedFunctionPanicsOnZeroArguments(t *testing.T) {
