@@ -12,7 +12,7 @@ import (
 
 // Delete removes the item whose key the key fields of key give. It is
 // conditional on the item existing (and not having expired): a missing
-// item is table.ErrNotFound. IfVersion(n) makes it conditional on the
+// item is table.ErrNotFound, unless Unchecked drops that condition. IfVersion(n) makes it conditional on the
 // stored version too (ErrVersionConflict), If on anything else
 // (table.ErrConditionFailed). Offloaded attributes stay in the blob store
 // until Registry.RemoveOrphans finds nothing pointing at them.
@@ -29,11 +29,17 @@ func (e *Entity[T]) Delete(ctx context.Context, key T, opts ...func(*WriteOption
 		return err
 	}
 	base, read := m.expr.exists, int64(0)
+	if o.Unchecked {
+		base = cond{}
+	}
 	if o.Version != nil {
 		if m.version == nil {
 			return inputError(m.name+" options", "IfVersion", "the entity has no Version attribute", nil)
 		}
 		base, read = m.expr.existsVersion, int64(*o.Version)
+		if o.Unchecked {
+			base = m.expr.version
+		}
 	}
 	now := m.reg.now()
 	c, err := m.condition(base, now, read, o.Conditions)
@@ -41,8 +47,10 @@ func (e *Entity[T]) Delete(ctx context.Context, key T, opts ...func(*WriteOption
 		return err
 	}
 	in := &dynamodb.DeleteItemInput{TableName: m.tableName(), Key: k,
-		ConditionExpression: c.text, ExpressionAttributeNames: c.names, ExpressionAttributeValues: c.values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}
+		ConditionExpression: c.text, ExpressionAttributeNames: c.names, ExpressionAttributeValues: c.values}
+	if c.text != nil {
+		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
 	if _, err := m.reg.t.DB().DeleteItem(ctx, in); err != nil {
 		return m.writeError("delete", k, err, m.existingFailure(o.Version, now))
 	}

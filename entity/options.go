@@ -191,6 +191,9 @@ type WriteOptions struct {
 	// Version, when set, makes the write conditional on the stored version
 	// (entities declared with Version): ErrVersionConflict otherwise.
 	Version *int
+	// Unchecked drops Delete's condition that the item exists: deleting a
+	// missing item is then no error, as a DeleteItem without a condition.
+	Unchecked bool
 }
 
 // If adds a condition to a write.
@@ -202,6 +205,10 @@ func If(c expression.ConditionBuilder) func(*WriteOptions) {
 func IfVersion(v int) func(*WriteOptions) {
 	return func(o *WriteOptions) { o.Version = &v }
 }
+
+// Unchecked makes Delete (and TxDelete) unconditional on the item
+// existing.
+func Unchecked() func(*WriteOptions) { return func(o *WriteOptions) { o.Unchecked = true } }
 
 func writeOptions(opts []func(*WriteOptions)) WriteOptions {
 	var o WriteOptions

@@ -81,3 +81,10 @@ func TestUpsertCreatesOrUpdatesKeepingCreated(t *testing.T) {
 	assert.True(t, second.CreatedAt.Equal(first.CreatedAt), "Created stays")
 	assert.True(t, second.UpdatedAt.After(first.UpdatedAt))
 }
+
+func TestAnUncheckedDeleteOfAMissingItemIsNoError(t *testing.T) {
+	e := newEnv(t)
+	require.NoError(t, e.shares.Delete(ctx, Share{AlbumID: "a", UserID: "u"}, entity.Unchecked()))
+	require.NoError(t, entity.Transact(ctx, e.shares.TxDelete(Share{AlbumID: "a", UserID: "u"}, entity.Unchecked())))
+	require.ErrorIs(t, e.shares.Delete(ctx, Share{AlbumID: "a", UserID: "u"}), table.ErrNotFound)
+}

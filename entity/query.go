@@ -28,6 +28,12 @@ type ListOptions struct {
 	Consistent bool
 	// Filter is applied after reading: it saves bandwidth, not capacity.
 	Filter *expression.ConditionBuilder
+	// AnyTieOrder drops the tie-break of an index read: items with equal
+	// index sort keys come in DynamoDB's order, which it does not define,
+	// and a cursor inside such a run may repeat or skip items. A read that
+	// wants the first item after a key, not a listing, saves reading the
+	// whole run of ties.
+	AnyTieOrder bool
 }
 
 // Limit sets ListOptions.Limit.
@@ -41,6 +47,9 @@ func Descending() func(*ListOptions) { return func(o *ListOptions) { o.Descendin
 
 // ConsistentList asks for a strongly consistent read of the table.
 func ConsistentList() func(*ListOptions) { return func(o *ListOptions) { o.Consistent = true } }
+
+// AnyTieOrder sets ListOptions.AnyTieOrder.
+func AnyTieOrder() func(*ListOptions) { return func(o *ListOptions) { o.AnyTieOrder = true } }
 
 // Where filters the items read.
 func Where(c expression.ConditionBuilder) func(*ListOptions) {
@@ -170,9 +179,44 @@ func (e *Entity[T]) List(ctx context.Context, partition T, cursor string, opts .
 	return out, nil
 }
 
-// Items iterates over every item List would return, page by page.
+// Items iterates over every item List would return, in the same order,
+// reading page after page as DynamoDB returns them (ListOptions.Limit
+// items per request when set) without List's look-ahead: the fewest
+// requests for a whole partition. It stops at the first error.
 func (e *Entity[T]) Items(ctx context.Context, partition T, opts ...func(*ListOptions)) iter.Seq2[T, error] {
-	return table.Walk(func(cursor string) (table.Page[T], error) { return e.List(ctx, partition, cursor, opts...) })
+	return func(yield func(T, error) bool) {
+		var zero T
+		if err := e.ready(ctx); err != nil {
+			yield(zero, err)
+			return
+		}
+		m := e.m
+		o := listOptions(opts)
+		q, wide, err := m.query(reflect.ValueOf(&partition).Elem(), o)
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		m.ops[opList].use.calls.Add(1)
+		m.listUsage(o.Index).sorts.Or(1 << o.Sort.op)
+		for item, err := range table.QueryAll[table.Item](ctx, m.reg.t, q) {
+			if err != nil {
+				yield(zero, err)
+				return
+			}
+			if wide && (!m.mine(item) || !m.matches(item)) {
+				continue
+			}
+			var v T
+			if err := m.decode(ctx, item, &v); err != nil {
+				yield(zero, err)
+				return
+			}
+			if !yield(v, nil) {
+				return
+			}
+		}
+	}
 }
 
 // readKeys returns the key parts a read of index ("" for the table) uses.
@@ -197,6 +241,9 @@ func (m *model) query(partition reflect.Value, o ListOptions) (table.Query, bool
 	pk, sk, tie, err := m.readKeys(o.Index)
 	if err != nil {
 		return table.Query{}, false, err
+	}
+	if o.AnyTieOrder {
+		tie = ""
 	}
 	pv, err := pk.build(m.name, partition)
 	if err != nil {

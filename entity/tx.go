@@ -175,7 +175,7 @@ func (e *Entity[T]) TxDelete(key T, opts ...func(*WriteOptions)) Action {
 		return failedAction(inputError(m.name+" options", "IfVersion", "the entity has no Version attribute", nil))
 	}
 	return Action{m: m, entity: m.name, op: access.DeleteItem, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
-		wo, expect := m.existing(o.Conditions, o.Version, now)
+		wo, expect := m.existing(o.Conditions, o.Version, now, o.Unchecked)
 		tx.Delete(k, wo...)
 		return expect, nil
 	}}
@@ -232,10 +232,13 @@ func (u *Update[T]) Action() Action {
 
 // existing is the conditions of a write to an item that must exist (and
 // be alive), at a version when one is given.
-func (m *model) existing(extra []expression.ConditionBuilder, version *int, now time.Time) ([]func(*table.WriteOptions), int64) {
-	wo := append(conditions(extra), table.IfExists())
-	if m.ttl != nil {
-		wo = append(wo, table.If(m.alive()))
+func (m *model) existing(extra []expression.ConditionBuilder, version *int, now time.Time, unchecked bool) ([]func(*table.WriteOptions), int64) {
+	wo := conditions(extra)
+	if !unchecked {
+		wo = append(wo, table.IfExists())
+		if m.ttl != nil {
+			wo = append(wo, table.If(m.alive()))
+		}
 	}
 	if version == nil {
 		return wo, -1
@@ -243,10 +246,16 @@ func (m *model) existing(extra []expression.ConditionBuilder, version *int, now 
 	return append(wo, table.If(expression.Name(m.version.name).Equal(expression.Value(*version))), table.ItemOnConditionFailure()), int64(*version)
 }
 
+// conditions are the caller's conditions of a transaction's action; with
+// any, a refusal carries the item as it was (TxReason.Item), so the caller
+// can tell why.
 func conditions(cs []expression.ConditionBuilder) []func(*table.WriteOptions) {
-	out := make([]func(*table.WriteOptions), 0, len(cs)+3)
+	out := make([]func(*table.WriteOptions), 0, len(cs)+4)
 	for _, c := range cs {
 		out = append(out, table.If(c))
+	}
+	if len(cs) > 0 {
+		out = append(out, table.ItemOnConditionFailure())
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,6 +37,7 @@ type Update[T any] struct {
 	ops   []updateOp
 	conds []expression.ConditionBuilder
 	ver   *int
+	leave []int // indexes the item leaves
 	err   error
 }
 
@@ -220,6 +222,25 @@ func (u *Update[T]) Append(name string, values ...any) *Update[T] {
 	return u
 }
 
+// LeaveIndex takes the item out of index: its key attributes there are
+// removed (those the entity writes; an index key that is a field or a
+// table key stays). A later Put or Create puts it back.
+func (u *Update[T]) LeaveIndex(index string) *Update[T] {
+	if u == nil || u.err != nil {
+		return u
+	}
+	if u.m == nil {
+		return u.fail(noEntity())
+	}
+	for i := range u.m.indexes {
+		if u.m.indexes[i].name == index {
+			u.leave = append(u.leave, i)
+			return u
+		}
+	}
+	return u.fail(inputError(u.m.name+" LeaveIndex", index, "the entity is not declared in that index", nil))
+}
+
 // If adds a condition that must hold (table.ErrConditionFailed).
 func (u *Update[T]) If(c expression.ConditionBuilder) *Update[T] {
 	if u != nil && u.err == nil {
@@ -374,9 +395,6 @@ func (u *Update[T]) plan(ctx context.Context, now time.Time) (*updatePlan, error
 	if err != nil {
 		return nil, err
 	}
-	if len(u.ops) == 0 {
-		return nil, inputError(m.name+" update", "", "sets nothing", nil)
-	}
 	// The values the update knows: the key fields, then what it sets.
 	known := reflect.New(m.typ).Elem()
 	known.Set(kv)
@@ -394,8 +412,14 @@ func (u *Update[T]) plan(ctx context.Context, now time.Time) (*updatePlan, error
 			}
 		}
 	}
+	if len(u.ops) == 0 && len(u.leave) == 0 {
+		return nil, inputError(m.name+" update", "", "sets nothing", nil)
+	}
 	var sb [64]byte
 	sk := append(sb[:0], boolByte(u.patch), boolByte(u.ver != nil))
+	for _, i := range u.leave {
+		sk = append(sk, 0xff, byte(i))
+	}
 	for _, op := range u.ops {
 		sk = append(sk, byte(op.kind), byte(m.fieldIndex(op.f)), byte(m.fieldIndex(op.f)>>8))
 	}
@@ -532,9 +556,17 @@ func (u *Update[T]) render(set map[*field]bool) (*updateShape, error) {
 		}
 		add(op.kind, fieldName(op.f), op.f.name, v)
 	}
-	// Index keys whose templates the update touches.
+	// Index keys whose templates the update touches, and indexes it leaves.
 	for i := range m.indexes {
 		ix := &m.indexes[i]
+		if slices.Contains(u.leave, i) {
+			for j, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
+				if kp.present() && kp.own == nil {
+					add(updRemove, "#x"+strconv.Itoa(i)+"pk"[j:j+1], kp.attr.Name, "")
+				}
+			}
+			continue
+		}
 		touched, complete, removed := false, true, false
 		for _, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
 			// Own-field keys are the attributes themselves: nothing to

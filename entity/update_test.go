@@ -103,3 +103,19 @@ func TestUpdateRefusesWhatItCannotWriteBeforeSending(t *testing.T) {
 	}
 	assert.Zero(t, e.db.Calls("UpdateItem"))
 }
+
+func TestLeaveIndexTakesTheItemOutOfAnIndex(t *testing.T) {
+	e := newEnv(t)
+	_, err := e.albums.Create(ctx, Album{ID: "a1", OwnerID: "u1", Title: "t"})
+	require.NoError(t, err)
+	_, err = e.albums.Patch(Album{ID: "a1"}).Set("title", "archived").LeaveIndex("GSI1").Run(ctx)
+	require.NoError(t, err)
+	item := e.raw(t, "ALBUM#a1", "ALBUM")
+	assert.NotContains(t, item, "gsi1pk")
+	assert.NotContains(t, item, "gsi1sk")
+	page, err := e.albums.List(ctx, Album{OwnerID: "u1"}, "", entity.ByIndex("GSI1"))
+	require.NoError(t, err)
+	assert.Empty(t, page.Items)
+	_, err = e.albums.Patch(Album{ID: "a1"}).LeaveIndex("GSI9").Run(ctx)
+	require.ErrorIs(t, err, table.ErrInvalidInput)
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/changes"
+	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -41,7 +42,17 @@ func ExecutionFromChange(ch changes.Change[table.Item]) (*Execution, bool, error
 		return nil, false, err
 	}
 	var it executionItem
-	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+	err = attributevalue.UnmarshalMap(item, &it)
+	if err == nil {
+		// The ids are in the keys only (KeyOnly).
+		var id, pipelineID keys.Parts
+		id, err = executionPK.Parse(keyString(item, attrPK))
+		if err == nil {
+			pipelineID, err = pipelinePK.Parse(keyString(item, attrSiKey1))
+		}
+		it.ID, it.PipelineID = id.String("executionId"), pipelineID.String("pipelineId")
+	}
+	if err != nil {
 		return nil, false, fmt.Errorf("pipeline: execution from change %s: %w: %w", ch.EventID, changes.ErrDecode, err)
 	}
 	e, err := it.execution()
@@ -67,7 +78,13 @@ func PipelineFromChange(ch changes.Change[table.Item]) (*Pipeline, bool, error) 
 		return nil, false, err
 	}
 	var it pipelineItem
-	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+	err = attributevalue.UnmarshalMap(item, &it)
+	if err == nil {
+		var id keys.Parts
+		id, err = pipelinePK.Parse(keyString(item, attrPK))
+		it.ID = id.String("pipelineId")
+	}
+	if err != nil {
 		return nil, false, fmt.Errorf("pipeline: pipeline from change %s: %w: %w", ch.EventID, changes.ErrDecode, err)
 	}
 	p, err := it.pipeline()
@@ -93,4 +110,13 @@ func pipelineImage(ch changes.Change[table.Item], is func(pk, sk string) bool) (
 		return nil, false, nil
 	}
 	return *item, true, nil
+}
+
+// keyString is a string key attribute of item ("" when it has none).
+func keyString(item table.Item, name string) string {
+	s, _ := item[name].(*types.AttributeValueMemberS)
+	if s == nil {
+		return ""
+	}
+	return s.Value
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -154,11 +155,10 @@ type DeleteProgress struct {
 // markDeleting marks the current item and returns it as marked; nil when
 // the pipeline does not exist.
 func (s *Store) markDeleting(ctx context.Context, id string) (*pipelineItem, error) {
-	pk, _ := pipelinePK.Build(id)
-	key := s.t.Key(pk, currentSK)
+	key := pipelineItem{ID: id}
 	for attempt := 1; ; attempt++ {
-		var cur pipelineItem
-		if err := s.t.Get(ctx, key, &cur, table.Consistent()); err != nil {
+		cur, err := s.current.Get(ctx, key, table.Consistent())
+		if err != nil {
 			if errors.Is(err, table.ErrNotFound) {
 				return nil, nil
 			}
@@ -167,22 +167,19 @@ func (s *Store) markDeleting(ctx context.Context, id string) (*pipelineItem, err
 		if cur.Deleting != "" {
 			return &cur, nil // a Delete before this one marked it
 		}
-		cur.Deleting = s.now().Format(timeLayout)
-		err := s.t.Update(ctx, key,
-			expression.Set(expression.Name(attrDeleting), expression.Value(cur.Deleting)).
-				Remove(expression.Name(attrSiKey1)),
-			table.If(expression.Name("version").Equal(expression.Value(cur.Version))),
-			table.If(expression.AttributeNotExists(expression.Name(attrDeleting))))
+		marked, err := s.current.Patch(key).Set(attrDeleting, s.now().Format(timeLayout)).LeaveIndex(IndexGSI1).
+			If(expression.Name("version").Equal(expression.Value(cur.Version))).
+			If(expression.AttributeNotExists(expression.Name(attrDeleting))).
+			Run(ctx)
 		switch {
 		case err == nil:
-			cur.SiKey1 = ""
-			return &cur, nil
+			return &marked, nil
 		case !errors.Is(err, table.ErrConditionFailed):
 			return nil, err
 		case attempt == maxDeleteMarkAttempts:
 			return nil, fmt.Errorf("pipeline: delete %q: the pipeline changed under %d attempts to mark it: %w", id, attempt, err)
 		}
-		s.log(ctx, "delete lost a race to an update; reading again", "operation", "delete", "key", pk, "attempt", attempt)
+		s.log(ctx, "delete lost a race to an update; reading again", "operation", "delete", "key", id, "attempt", attempt)
 	}
 }
 
@@ -195,46 +192,31 @@ func (s *Store) markDeleting(ctx context.Context, id string) (*pipelineItem, err
 // executions, so the set cannot grow while it is read. The references go
 // with the partition, after the executions they point at.
 func (s *Store) deleteExecutions(ctx context.Context, cur *pipelineItem) (int, error) {
-	id, err := itemID(cur)
-	if err != nil {
-		return 0, err
-	}
 	seen := map[string]bool{}
-	var ks []table.Key
+	var ks []executionItem
 	add := func(executionID string) {
 		if !seen[executionID] {
 			seen[executionID] = true
-			pk, _ := executionPK.Build(executionID)
-			ks = append(ks, s.t.Key(pk, executionSK))
+			ks = append(ks, executionItem{ID: executionID})
 		}
 	}
-	prefix, _ := executionRefSK.Prefix()
-	refs := table.Query{Partition: cur.PK, Sort: table.SortBeginsWith(prefix), Consistent: true}
-	for ref, err := range table.QueryAll[pipelineKeys](ctx, s.t, refs) {
+	for ref, err := range s.refs.Items(ctx, executionRef{PipelineID: cur.ID}, entity.ConsistentList()) {
 		if err != nil {
 			return 0, err
 		}
-		parts, err := executionRefSK.Parse(ref.SK)
-		if err != nil {
-			return 0, fmt.Errorf("pipeline: execution reference %s/%s: %w", ref.PK, ref.SK, err)
-		}
-		add(parts.String("executionId"))
+		add(ref.ExecutionID)
 	}
-	for e, err := range s.Executions(ctx, id) {
+	for e, err := range s.Executions(ctx, cur.ID) {
 		if err != nil {
 			return 0, err
 		}
 		add(e.ID)
 	}
-	return len(ks), s.t.BatchWrite(ctx, nil, ks)
+	return len(ks), s.executions.BatchDelete(ctx, ks)
 }
 
 func (s *Store) deleteFiles(ctx context.Context, cur *pipelineItem) (int, error) {
-	id, err := itemID(cur)
-	if err != nil {
-		return 0, err
-	}
-	return s.sweepFiles(ctx, id)
+	return s.sweepFiles(ctx, cur.ID)
 }
 
 // sweepFiles removes every object under pipeline id's prefix and says how
@@ -267,17 +249,10 @@ func (s *Store) sweepFiles(ctx context.Context, id string) (int, error) {
 // second time. Zero counts are removed after, each time, so a Delete
 // interrupted between a decrement and the removal still removes it.
 func (s *Store) deleteTags(ctx context.Context, cur *pipelineItem) (int, error) {
-	id, err := itemID(cur)
-	if err != nil {
-		return 0, err
-	}
 	entries := tagEntries(cur.Tags)
 	n := 0
 	for _, e := range entries {
-		err := s.t.WriteTx().
-			Delete(e.key(s.t, id), table.IfExists()).
-			Update(e.aggregateKey(s.t), aggregateAdd(-1)).
-			Run(ctx)
+		err := entity.Transact(ctx, s.tags.TxDelete(e.item(cur.ID)), s.aggregateAdd(e, -1))
 		switch {
 		case err == nil:
 			n++
@@ -310,7 +285,7 @@ func firstActionFailed(err error) bool {
 func (s *Store) removeZeroCounts(ctx context.Context, entries []tagEntry) error {
 	zero := expression.Name(attrCount).Equal(expression.Value(0))
 	for _, e := range entries {
-		err := s.t.Delete(ctx, e.aggregateKey(s.t), table.If(zero))
+		err := s.aggregates.Delete(ctx, e.aggregate(), entity.Unchecked(), entity.If(zero))
 		if err != nil && !errors.Is(err, table.ErrConditionFailed) {
 			return err
 		}
@@ -322,8 +297,9 @@ func (s *Store) removeZeroCounts(ctx context.Context, entries []tagEntry) error 
 // either form, group memberships, anything else), then the current item,
 // on condition that it is still the one marked.
 func (s *Store) deletePartition(ctx context.Context, cur *pipelineItem) (int, error) {
+	pk, _ := pipelinePK.Build(cur.ID)
 	var ks []table.Key
-	for it, err := range table.QueryAll[pipelineKeys](ctx, s.t, table.Query{Partition: cur.PK, Consistent: true}) {
+	for it, err := range table.QueryAll[pipelineKeys](ctx, s.t, table.Query{Partition: pk, Consistent: true}) {
 		if err != nil {
 			return 0, err
 		}
@@ -334,23 +310,17 @@ func (s *Store) deletePartition(ctx context.Context, cur *pipelineItem) (int, er
 	if err := s.t.BatchWrite(ctx, nil, ks); err != nil {
 		return 0, err
 	}
-	err := s.t.Delete(ctx, s.t.Key(cur.PK, currentSK),
-		table.If(expression.Name(attrDeleting).Equal(expression.Value(cur.Deleting))))
+	err := s.current.Delete(ctx, pipelineItem{ID: cur.ID},
+		entity.If(expression.Name(attrDeleting).Equal(expression.Value(cur.Deleting))))
 	if errors.Is(err, table.ErrConditionFailed) {
 		return len(ks), nil // a concurrent Delete finished first
 	}
 	return len(ks) + 1, err
 }
 
+// pipelineKeys is any item of a pipeline's partition, whatever its kind:
+// Delete removes them all.
 type pipelineKeys struct {
 	PK string `dynamodbav:"pk"`
 	SK string `dynamodbav:"sk"`
-}
-
-func itemID(it *pipelineItem) (string, error) {
-	parts, err := pipelinePK.Parse(it.PK)
-	if err != nil {
-		return "", fmt.Errorf("pipeline: item %s/%s: %w", it.PK, it.SK, err)
-	}
-	return parts.String("pipelineId"), nil
 }

@@ -28,9 +28,10 @@
 //
 // # The table
 //
-// Keys are built with package keys, delimiter ":", and declared once next
-// to the entity they belong to (pipeline.go, version.go, execution.go,
-// group.go, tags.go) with an example beside them:
+// Every kind of item is an entity of package entity, declared once in
+// schema.go: its keys (templates of package keys, delimiter ":"), its
+// index and its attributes; the ids live in the keys only, as the seed
+// stores them, and reads parse them back:
 //
 //	entity            pk                           sk                        siKey1
 //	pipeline          P:<pipelineId>               PV:current                P

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -17,27 +18,27 @@ import (
 // An execution is its own partition (seed: pk "PE:<executionId>", sk
 // "PE:P", siKey1 "P:<pipelineId>"), so GSI-1's partition P:<pipelineId>
 // lists a pipeline's executions by pk; only executions carry that siKey1.
+// Its reference in its pipeline's partition (P:<pipelineId>,
+// PE:<executionId>) is the seed's GSI-1 row of the execution, written to
+// the base table as well, in the transaction that creates the execution:
+// GSI-1 is eventually consistent, so an execution created a moment before
+// a Delete may not be in it yet, while the reference is read with the
+// pipeline's partition, strongly consistent, so Delete finds every
+// execution. It carries no siKey1 and no other attribute. Entities
+// "execution" and "executionRef" of schema.go.
 var (
 	// PK "PE:01HF3Q4B2V8M6N0P4R7T9W1X3Y"
 	executionPK = keys.MustPartition("PE:{executionId}", delimiter)
-	// siKey1 "P:01HF3Q0Z8W6T4X1N5R2K7M9C3D" (the pipeline's pk)
-	executionPartition = pipelinePK
 )
 
 // executionSK is every execution's sort key.
 const executionSK = "PE:P"
 
-// An execution's reference in its pipeline's partition: the seed's GSI-1
-// row of the execution (P:<pipelineId>, PE:<executionId>) written to the
-// base table as well, in the transaction that creates the execution. GSI-1
-// is eventually consistent, so an execution created a moment before a
-// Delete may not be in it yet; the reference is read with the pipeline's
-// partition, strongly consistent, so Delete finds every execution. It
-// carries no siKey1 (it stays out of GSI-1) and no other attribute.
-var (
-	// SK "PE:01HF3Q4B2V8M6N0P4R7T9W1X3Y" under pk "P:<pipelineId>"
-	executionRefSK = keys.MustSort("PE:{executionId}", delimiter)
-)
+// executionRef is an execution's reference: keys only.
+type executionRef struct {
+	PipelineID  string `dynamodbav:"pipelineId"`
+	ExecutionID string `dynamodbav:"executionId"`
+}
 
 // ExecutionState is an execution's state attribute.
 type ExecutionState string
@@ -96,9 +97,8 @@ type ExecutionInput struct {
 }
 
 type executionItem struct {
-	PK         string         `dynamodbav:"pk"`
-	SK         string         `dynamodbav:"sk"`
-	SiKey1     string         `dynamodbav:"siKey1"`
+	ID         string         `dynamodbav:"executionId"` // in pk only
+	PipelineID string         `dynamodbav:"pipelineId"`  // in siKey1 only
 	Version    int            `dynamodbav:"version"`
 	State      ExecutionState `dynamodbav:"state"`
 	CreatedAt  string         `dynamodbav:"createdAt"`
@@ -111,17 +111,15 @@ type executionItem struct {
 }
 
 func (it *executionItem) execution() (*Execution, error) {
-	e, err1 := executionPK.Parse(it.PK)
-	p, err2 := executionPartition.Parse(it.SiKey1)
-	created, err3 := time.Parse(timeLayout, it.CreatedAt)
-	updated, err4 := time.Parse(timeLayout, it.UpdatedAt)
-	started, err5 := parseOptionalTime(it.StartedAt)
-	finished, err6 := parseOptionalTime(it.FinishedAt)
-	if err := errors.Join(err1, err2, err3, err4, err5, err6); err != nil {
-		return nil, fmt.Errorf("pipeline: execution item %s: %w", it.PK, err)
+	created, err1 := time.Parse(timeLayout, it.CreatedAt)
+	updated, err2 := time.Parse(timeLayout, it.UpdatedAt)
+	started, err3 := parseOptionalTime(it.StartedAt)
+	finished, err4 := parseOptionalTime(it.FinishedAt)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return nil, fmt.Errorf("pipeline: execution item %s: %w", it.ID, err)
 	}
 	return &Execution{
-		ID: e.String("executionId"), PipelineID: p.String("pipelineId"), Version: it.Version, State: it.State,
+		ID: it.ID, PipelineID: it.PipelineID, Version: it.Version, State: it.State,
 		CreatedAt: created, UpdatedAt: updated, StartedAt: started, FinishedAt: finished,
 		CreatedBy: it.CreatedBy, Error: it.Error, InputKey: it.Input,
 	}, nil
@@ -185,26 +183,18 @@ func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (_ *Exec
 		}
 		e.InputKey = key
 	}
-	pk, _ := executionPK.Build(e.ID)
-	si, _ := executionPartition.Build(e.PipelineID)
-	item := executionItem{PK: pk, SK: executionSK, SiKey1: si, Version: e.Version, State: e.State,
+	item := executionItem{ID: e.ID, PipelineID: e.PipelineID, Version: e.Version, State: e.State,
 		CreatedAt: now.Format(timeLayout), UpdatedAt: now.Format(timeLayout), CreatedBy: e.CreatedBy, Input: e.InputKey}
-	vpk, vsk, _ := versionKey(e.PipelineID, e.Version)
-	refSK, err := executionRefSK.Build(e.ID)
-	if err != nil {
-		return nil, inputError("in.ID", e.ID, err.Error())
-	}
 	// The version must exist, and the pipeline must not be being deleted:
 	// Delete marks the current item first, so once the mark is written no
 	// execution can be created, and every execution created before it has
 	// its reference in the pipeline's partition for Delete to find.
-	err = s.t.WriteTx().
-		Check(s.t.Key(vpk, vsk), expression.AttributeExists(expression.Name(attrPK))).
-		Check(s.t.Key(vpk, currentSK), expression.AttributeExists(expression.Name(attrPK)).
-			And(expression.AttributeNotExists(expression.Name(attrDeleting)))).
-		Create(item).
-		Create(pipelineKeys{PK: vpk, SK: refSK}).
-		Run(ctx)
+	exists := expression.AttributeExists(expression.Name(attrPK))
+	err = entity.Transact(ctx,
+		s.versions.TxCheck(pipelineItem{ID: e.PipelineID, Version: e.Version}, exists),
+		s.current.TxCheck(pipelineItem{ID: e.PipelineID}, exists.And(expression.AttributeNotExists(expression.Name(attrDeleting)))),
+		s.executions.TxCreate(item),
+		s.refs.TxCreate(executionRef{PipelineID: e.PipelineID, ExecutionID: e.ID}))
 	if err == nil {
 		return e, nil
 	}
@@ -257,24 +247,14 @@ func (s *Store) getExecution(ctx context.Context, id string, opts ...func(*table
 	if err := validateID("id", id); err != nil {
 		return nil, err
 	}
-	pk, _ := executionPK.Build(id)
-	var it executionItem
-	if err := s.t.Get(ctx, s.t.Key(pk, executionSK), &it, opts...); err != nil {
+	it, err := s.executions.Get(ctx, executionItem{ID: id}, opts...)
+	if err != nil {
 		if errors.Is(err, table.ErrNotFound) {
 			return nil, notFound("execution", id, err)
 		}
 		return nil, err
 	}
 	return it.execution()
-}
-
-func executionsQuery(pipelineID string) (table.Query, error) {
-	if err := validateID("pipelineID", pipelineID); err != nil {
-		return table.Query{}, err
-	}
-	si, _ := executionPartition.Build(pipelineID)
-	prefix, _ := executionPK.Prefix()
-	return table.Query{Index: IndexGSI1, Partition: si, Sort: table.SortBeginsWith(prefix)}, nil
 }
 
 // ListExecutions returns one page of executions of pipeline pipelineID
@@ -287,14 +267,14 @@ func (s *Store) ListExecutions(ctx context.Context, pipelineID, cursor string, o
 	if err := s.ready(ctx); err != nil {
 		return table.Page[*Execution]{}, err
 	}
-	q, err := executionsQuery(pipelineID)
+	if err := validateID("pipelineID", pipelineID); err != nil {
+		return table.Page[*Execution]{}, err
+	}
+	limit, err := pageLimit(opts)
 	if err != nil {
 		return table.Page[*Execution]{}, err
 	}
-	if q, err = pageQuery(q, opts); err != nil {
-		return table.Page[*Execution]{}, err
-	}
-	page, err := table.QueryPage[executionItem](ctx, s.t, q, cursor)
+	page, err := s.executions.List(ctx, executionItem{PipelineID: pipelineID}, cursor, entity.ByIndex(IndexGSI1), limit)
 	if err != nil {
 		return table.Page[*Execution]{}, err
 	}

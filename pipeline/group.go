@@ -5,36 +5,17 @@ import (
 	"iter"
 	"slices"
 
-	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/table"
 )
 
 // A group membership is an item under the pipeline's pk (seed: sk
 // "G:<groupId>", siKey1 "G:<groupId>"), so GSI-1's partition G:<groupId>
-// holds the group's pipelines sorted by pk, P:<pipelineId>.
-var (
-	// SK "G:/usa/northwest"
-	groupSK = keys.MustSort("G:{groupId}", delimiter)
-	// siKey1 "G:/usa/northwest"
-	groupPartition = keys.MustPartition("G:{groupId}", delimiter)
-)
-
+// holds the group's pipelines sorted by pk, P:<pipelineId>: the entity
+// "group" of schema.go, keys only.
 type groupItem struct {
-	PK     string `dynamodbav:"pk"`
-	SK     string `dynamodbav:"sk"`
-	SiKey1 string `dynamodbav:"siKey1"`
-}
-
-func groupItemOf(id, group string) groupItem {
-	pk, _ := pipelinePK.Build(id)
-	sk, _ := groupSK.Build(group)
-	si, _ := groupPartition.Build(group)
-	return groupItem{PK: pk, SK: sk, SiKey1: si}
-}
-
-func groupKey(t *table.Table, id, group string) table.Key {
-	it := groupItemOf(id, group)
-	return t.Key(it.PK, it.SK)
+	PipelineID string `dynamodbav:"pipelineId"`
+	GroupID    string `dynamodbav:"groupId"`
 }
 
 // diffStrings returns the strings of next not in cur and of cur not in next.
@@ -67,12 +48,11 @@ func (s *Store) ListGroup(ctx context.Context, groupID, cursor string, opts ...f
 	if err := validateID("groupID", groupID); err != nil {
 		return table.Page[*Pipeline]{}, err
 	}
-	part, _ := groupPartition.Build(groupID)
-	q, err := pageQuery(table.Query{Index: IndexGSI1, Partition: part}, opts)
+	limit, err := pageLimit(opts)
 	if err != nil {
 		return table.Page[*Pipeline]{}, err
 	}
-	members, err := table.QueryPage[groupItem](ctx, s.t, q, cursor)
+	members, err := s.groups.List(ctx, groupItem{GroupID: groupID}, cursor, entity.ByIndex(IndexGSI1), limit)
 	if err != nil {
 		return table.Page[*Pipeline]{}, err
 	}
@@ -80,11 +60,11 @@ func (s *Store) ListGroup(ctx context.Context, groupID, cursor string, opts ...f
 	if len(members.Items) == 0 {
 		return page, nil
 	}
-	ks := make([]table.Key, len(members.Items))
+	ks := make([]pipelineItem, len(members.Items))
 	for i, m := range members.Items {
-		ks[i] = s.t.Key(m.PK, currentSK)
+		ks[i] = pipelineItem{ID: m.PipelineID}
 	}
-	items, err := table.BatchGet[pipelineItem](ctx, s.t, ks)
+	items, err := s.current.BatchGet(ctx, ks)
 	if err != nil {
 		return table.Page[*Pipeline]{}, err
 	}

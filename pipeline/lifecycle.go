@@ -98,16 +98,15 @@ func (s *Store) moveExecution(ctx context.Context, id string, to ExecutionState,
 		return nil, inputError("reason", reason[:32]+"...", fmt.Sprintf("longer than %d bytes", maxErrorLength))
 	}
 	now := s.now().Format(timeLayout)
-	update := expression.Set(expression.Name("state"), expression.Value(to)).
-		Set(expression.Name("updatedAt"), expression.Value(now))
+	u := s.executions.Patch(executionItem{ID: id}).Set("state", to).Set("updatedAt", now)
 	switch to {
 	case ExecutionRunning:
-		update = update.Set(expression.Name("startedAt"), expression.Value(now))
+		u = u.Set("startedAt", now)
 	case ExecutionSucceeded, ExecutionFailed:
-		update = update.Set(expression.Name("finishedAt"), expression.Value(now))
+		u = u.Set("finishedAt", now)
 	}
 	if reason != "" {
-		update = update.Set(expression.Name("error"), expression.Value(reason))
+		u = u.Set("error", reason)
 	}
 	state := expression.Name("state")
 	cond := state.Equal(expression.Value(from[0]))
@@ -121,26 +120,25 @@ func (s *Store) moveExecution(ctx context.Context, id string, to ExecutionState,
 	if extra != nil {
 		cond = cond.And(*extra)
 	}
-	pk, _ := executionPK.Build(id)
-	var it executionItem
-	err := s.t.Update(ctx, s.t.Key(pk, executionSK), update,
-		table.IfExists(), table.If(cond), table.ItemOnConditionFailure(), table.ReturnNew(&it))
+	it, err := u.If(cond).Run(ctx)
 	switch {
 	case errors.Is(err, table.ErrNotFound):
 		return nil, notFound("execution", id, err)
 	case errors.Is(err, table.ErrConditionFailed):
 		te := &TransitionError{ExecutionID: id, From: from, To: to, Cause: err}
 		var tErr *table.Error
-		var cur executionItem
-		if errors.As(err, &tErr) && tErr.Item != nil && table.Unmarshal(tErr.Item, &cur) == nil {
-			te.Current = cur.State
-			te.Execution, _ = cur.execution()
+		if errors.As(err, &tErr) && tErr.Item != nil {
+			if v, derr := s.reg.Decode(ctx, tErr.Item); derr == nil {
+				cur := v.(executionItem)
+				te.Current = cur.State
+				te.Execution, _ = cur.execution()
+			}
 		}
 		return nil, te
 	case err != nil:
 		return nil, fmt.Errorf("pipeline: %s execution %q: %w", to, id, err)
 	}
-	s.log(ctx, "execution moved", "operation", "move execution", "key", pk, "from", joinStates(from), "to", string(to))
+	s.log(ctx, "execution moved", "operation", "move execution", "key", id, "from", joinStates(from), "to", string(to))
 	return it.execution()
 }
 

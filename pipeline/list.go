@@ -1,7 +1,7 @@
 package pipeline
 
 import (
-	"github.com/tablekit/tablekit/table"
+	"github.com/tablekit/tablekit/entity"
 )
 
 // ListOptions configure the ListX calls and their iterators.
@@ -29,11 +29,11 @@ func listOptions(opts []func(*ListOptions)) ListOptions {
 // is at most 1 MB anyway).
 const maxLimit = 1 << 20
 
-func pageQuery(q table.Query, opts []func(*ListOptions)) (table.Query, error) {
+// pageLimit checks ListOptions.Limit and returns it as an entity option.
+func pageLimit(opts []func(*ListOptions)) (func(*entity.ListOptions), error) {
 	limit := listOptions(opts).Limit
 	if limit < 0 || limit > maxLimit {
-		return q, inputError("Limit", limit, "must be between 0 and 1048576")
+		return nil, inputError("Limit", limit, "must be between 0 and 1048576")
 	}
-	q.Limit = int32(limit)
-	return q, nil
+	return entity.Limit(limit), nil
 }

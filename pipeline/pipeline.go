@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -18,7 +19,7 @@ import (
 var delimiter = keys.WithDelimiter(":")
 
 // Keys of a pipeline's current item (seed: pk "P:<pipelineId>",
-// sk "PV:current", siKey1 "P").
+// sk "PV:current", siKey1 "P"); the entity "pipeline" of schema.go.
 var (
 	// PK "P:01HF3Q0Z8W6T4X1N5R2K7M9C3D"
 	pipelinePK = keys.MustPartition("P:{pipelineId}", delimiter)
@@ -111,11 +112,9 @@ type Input struct {
 }
 
 // pipelineItem is the stored layout of the current item and of version
-// items (which carry no siKey1).
+// items (entities "pipeline" and "version"): the id is in pk only.
 type pipelineItem struct {
-	PK          string            `dynamodbav:"pk"`
-	SK          string            `dynamodbav:"sk"`
-	SiKey1      string            `dynamodbav:"siKey1,omitempty"`
+	ID          string            `dynamodbav:"pipelineId"`
 	Name        string            `dynamodbav:"name"`
 	State       State             `dynamodbav:"state"`
 	CreatedAt   string            `dynamodbav:"createdAt"`
@@ -133,40 +132,27 @@ type pipelineItem struct {
 }
 
 func (it *pipelineItem) pipeline() (*Pipeline, error) {
-	parts, err := pipelinePK.Parse(it.PK)
-	if err != nil {
-		return nil, fmt.Errorf("pipeline: item %s/%s: %w", it.PK, it.SK, err)
-	}
 	created, err1 := time.Parse(timeLayout, it.CreatedAt)
 	updated, err2 := time.Parse(timeLayout, it.UpdatedAt)
 	if err := errors.Join(err1, err2); err != nil {
-		return nil, fmt.Errorf("pipeline: item %s/%s: %w", it.PK, it.SK, err)
+		return nil, fmt.Errorf("pipeline: item of %s version %d: %w", it.ID, it.Version, err)
 	}
 	return &Pipeline{
-		ID: parts.String("pipelineId"), Name: it.Name, State: it.State,
+		ID: it.ID, Name: it.Name, State: it.State,
 		CreatedAt: created, UpdatedAt: updated, CreatedBy: it.CreatedBy, UpdatedBy: it.UpdatedBy,
 		Version: it.Version, Attributes: it.Attributes, Tags: it.Tags, Transformer: it.Transformer, Groups: it.Groups,
 	}, nil
 }
 
-// itemOf is the current item of p; versionItem is the same record under its
-// version's sort key.
+// itemOf is the stored form of p: the current item, and (through the
+// "version" entity) its version's item.
 func itemOf(p *Pipeline) pipelineItem {
-	pk, _ := pipelinePK.Build(p.ID) // the id was validated
 	return pipelineItem{
-		PK: pk, SK: currentSK, SiKey1: pipelinesPartition,
-		Name: p.Name, State: p.State,
+		ID: p.ID, Name: p.Name, State: p.State,
 		CreatedAt: p.CreatedAt.UTC().Format(timeLayout), UpdatedAt: p.UpdatedAt.UTC().Format(timeLayout),
 		CreatedBy: p.CreatedBy, UpdatedBy: p.UpdatedBy, Version: p.Version,
 		Attributes: p.Attributes, Tags: p.Tags, Transformer: p.Transformer, Groups: p.Groups,
 	}
-}
-
-func versionItem(p *Pipeline) pipelineItem {
-	it := itemOf(p)
-	it.SK, _ = versionSK.Build(p.Version) // the version was validated
-	it.SiKey1 = ""
-	return it
 }
 
 // Create writes a new pipeline as version 1, in one transaction with its
@@ -194,15 +180,14 @@ func (s *Store) Create(ctx context.Context, in Input) (_ *Pipeline, err error) {
 	if n := 2 + len(p.Groups) + 2*len(entries); n > maxTxActions {
 		return nil, &TooManyTagsError{PipelineID: p.ID, Actions: n, Max: maxTxActions}
 	}
-	tx := s.t.WriteTx().Create(itemOf(p)).Create(versionItem(p))
+	tx := []entity.Action{s.current.TxCreate(itemOf(p)), s.versions.TxCreate(itemOf(p))}
 	for _, g := range p.Groups {
-		tx = tx.Put(groupItemOf(p.ID, g))
+		tx = append(tx, s.groups.TxPut(groupItem{PipelineID: p.ID, GroupID: g}))
 	}
 	for _, e := range entries {
-		tx = tx.Put(e.item(p.ID))
-		tx = tx.Update(e.aggregateKey(s.t), aggregateAdd(1))
+		tx = append(tx, s.tags.TxPut(e.item(p.ID)), s.aggregateAdd(e, 1))
 	}
-	if err := tx.Run(ctx); err != nil {
+	if err := entity.Transact(ctx, tx...); err != nil {
 		return nil, fmt.Errorf("pipeline: create %q: %w", p.ID, err)
 	}
 	return p, nil
@@ -276,22 +261,20 @@ func (s *Store) Update(ctx context.Context, id string, version int, in Input) (_
 	}
 	sameVersion := expression.Name("version").Equal(expression.Value(version)).
 		And(expression.AttributeNotExists(expression.Name(attrDeleting)))
-	tx := s.t.WriteTx().
-		Put(itemOf(next), table.If(sameVersion), table.ItemOnConditionFailure()).
-		Create(versionItem(next))
+	tx := []entity.Action{s.current.TxPut(itemOf(next), entity.If(sameVersion)), s.versions.TxCreate(itemOf(next))}
 	for _, e := range removed {
-		tx = tx.Delete(e.key(s.t, id)).Update(e.aggregateKey(s.t), aggregateAdd(-1))
+		tx = append(tx, s.tags.TxDelete(e.item(id), entity.Unchecked()), s.aggregateAdd(e, -1))
 	}
 	for _, e := range added {
-		tx = tx.Put(e.item(id)).Update(e.aggregateKey(s.t), aggregateAdd(1))
+		tx = append(tx, s.tags.TxPut(e.item(id)), s.aggregateAdd(e, 1))
 	}
 	for _, g := range left {
-		tx = tx.Delete(groupKey(s.t, id, g))
+		tx = append(tx, s.groups.TxDelete(groupItem{PipelineID: id, GroupID: g}, entity.Unchecked()))
 	}
 	for _, g := range joined {
-		tx = tx.Put(groupItemOf(id, g))
+		tx = append(tx, s.groups.TxPut(groupItem{PipelineID: id, GroupID: g}))
 	}
-	if err := tx.Run(ctx); err != nil {
+	if err := entity.Transact(ctx, tx...); err != nil {
 		return nil, updateError(id, version, err)
 	}
 	// Counts of removed tags that reached zero go in a write of their own:
@@ -339,9 +322,8 @@ func (s *Store) Get(ctx context.Context, id string) (_ *Pipeline, err error) {
 	if err := validateID("id", id); err != nil {
 		return nil, err
 	}
-	pk, _ := pipelinePK.Build(id)
-	var it pipelineItem
-	if err := s.t.Get(ctx, s.t.Key(pk, currentSK), &it, table.Consistent()); err != nil {
+	it, err := s.current.Get(ctx, pipelineItem{ID: id}, table.Consistent())
+	if err != nil {
 		if errors.Is(err, table.ErrNotFound) {
 			return nil, notFound("pipeline", id, err)
 		}
@@ -363,11 +345,11 @@ func (s *Store) ListPipelines(ctx context.Context, cursor string, opts ...func(*
 	if err := s.ready(ctx); err != nil {
 		return table.Page[*Pipeline]{}, err
 	}
-	q, err := pageQuery(pipelinesQuery(), opts)
+	limit, err := pageLimit(opts)
 	if err != nil {
 		return table.Page[*Pipeline]{}, err
 	}
-	return pipelinePage(table.QueryPage[pipelineItem](ctx, s.t, q, cursor))
+	return pipelinePage(s.current.List(ctx, pipelineItem{}, cursor, entity.ByIndex(IndexGSI1), entity.Where(onlyCurrent), limit))
 }
 
 // Pipelines iterates over every pipeline in ListPipelines's order, page by
@@ -380,10 +362,6 @@ func (s *Store) Pipelines(ctx context.Context, opts ...func(*ListOptions)) iter.
 // table gives version items siKey1 P too, so a table written by a service
 // that follows it has them in GSI-1's partition P.
 var onlyCurrent = expression.Name(attrSK).Equal(expression.Value(currentSK))
-
-func pipelinesQuery() table.Query {
-	return table.Query{Index: IndexGSI1, Partition: pipelinesPartition, Filter: &onlyCurrent}
-}
 
 func pipelinePage(page table.Page[pipelineItem], err error) (table.Page[*Pipeline], error) {
 	if err != nil {

@@ -1,8 +1,12 @@
 package pipeline
 
 import (
+	"errors"
+	"time"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -38,4 +42,55 @@ func Schema(name string) table.Schema {
 			Projection:   types.ProjectionTypeAll,
 		}},
 	}
+}
+
+// The table's items, declared once with package entity: each kind's keys,
+// in the seed's notation (delimiter ":"), and its stored attributes. Ids
+// live in the keys only (KeyOnly): the seed stores none of them as
+// attributes, and reads give them back parsed from pk, sk or siKey1.
+//
+//	entity            pk                   sk                        siKey1
+//	pipeline          P:<pipelineId>       PV:current                P
+//	version           P:<pipelineId>       PV:<version:010d>         (none)
+//	execution         PE:<executionId>     PE:P                      P:<pipelineId>
+//	execution ref     P:<pipelineId>       PE:<executionId>          (none)
+//	group membership  P:<pipelineId>       G:<groupId>               G:<groupId>
+//	tag               T:<key>[#<parent>]   T:<value>:P:<pipelineId>  (none)
+//	tag aggregate     TA:<key>             TA:<value path>           TD
+//
+// GSI-1 sorts by pk, so its sort key is the table's pk: "" below.
+type entities struct {
+	reg        *entity.Registry
+	current    *entity.Entity[pipelineItem]
+	versions   *entity.Entity[pipelineItem]
+	executions *entity.Entity[executionItem]
+	refs       *entity.Entity[executionRef]
+	groups     *entity.Entity[groupItem]
+	tags       *entity.Entity[tagItem]
+	aggregates *entity.Entity[aggregateItem]
+}
+
+func declare(t *table.Table, clock func() time.Time) (entities, error) {
+	var e entities
+	var err error
+	if e.reg, err = entity.NewRegistry(t, entity.NoTypeAttribute(), entity.Clock(clock)); err != nil {
+		return e, err
+	}
+	d := entity.Delimiter(":")
+	var errs [7]error
+	e.current, errs[0] = entity.New[pipelineItem](e.reg, "pipeline", d, entity.Key("P:{pipelineId}", currentSK),
+		entity.Index(IndexGSI1, pipelinesPartition, ""), entity.KeyOnly("pipelineId"))
+	e.versions, errs[1] = entity.New[pipelineItem](e.reg, "version", d, entity.Key("P:{pipelineId}", "PV:{version:010d}"),
+		entity.KeyOnly("pipelineId"))
+	e.executions, errs[2] = entity.New[executionItem](e.reg, "execution", d, entity.Key("PE:{executionId}", executionSK),
+		entity.Index(IndexGSI1, "P:{pipelineId}", ""), entity.KeyOnly("executionId", "pipelineId"))
+	e.refs, errs[3] = entity.New[executionRef](e.reg, "executionRef", d, entity.Key("P:{pipelineId}", "PE:{executionId}"),
+		entity.KeyOnly("pipelineId", "executionId"))
+	e.groups, errs[4] = entity.New[groupItem](e.reg, "group", d, entity.Key("P:{pipelineId}", "G:{groupId}"),
+		entity.Index(IndexGSI1, "G:{groupId}", ""), entity.KeyOnly("pipelineId", "groupId"))
+	e.tags, errs[5] = entity.New[tagItem](e.reg, "tag", d, entity.Key("T:{tagKey}", "T:{value}:P:{pipelineId}"),
+		entity.KeyOnly("tagKey", "value", "pipelineId"))
+	e.aggregates, errs[6] = entity.New[aggregateItem](e.reg, "tagAggregate", d, entity.Key("TA:{key}", "TA:{value}"),
+		entity.Index(IndexGSI1, aggregatesPartition, ""), entity.KeyOnly("key", "value"))
+	return e, errors.Join(errs[:]...)
 }

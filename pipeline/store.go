@@ -60,6 +60,7 @@ type Store struct {
 	t     *table.Table
 	files blobstore.Store
 	opts  Options
+	entities
 }
 
 // NewStore returns a Store for the pipeline table on db, keeping input and
@@ -112,7 +113,12 @@ func NewStore(db table.API, files blobstore.Store, opts ...func(*Options)) (*Sto
 	if err := schema.Validate(); err != nil {
 		return nil, err
 	}
-	return &Store{files: files, opts: o, t: table.New(db, schema, o.Table...)}, nil
+	s := &Store{files: files, opts: o, t: table.New(db, schema, o.Table...)}
+	var err error
+	if s.entities, err = declare(s.t, o.Clock); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // TableName sets Options.TableName: the table the store uses (default

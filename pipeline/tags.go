@@ -13,7 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
-	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -41,16 +41,19 @@ import (
 // exactly how many pipelines ListByTags finds for that one tag:
 //
 //	pk "TA:region"  sk "TA:usa/northwest"  siKey1 "TD"  count 12
-var (
-	// PK "T:region#usa/northwest" (tagKey is the key, or key#parent)
-	tagPK = keys.MustPartition("T:{tagKey}", delimiter)
-	// SK "T:seattle:P:01HF3Q0Z8W6T4X1N5R2K7M9C3D"
-	tagSK = keys.MustSort("T:{value}:P:{pipelineId}", delimiter)
-	// PK "TA:region"
-	aggregatePK = keys.MustPartition("TA:{key}", delimiter)
-	// SK "TA:usa/northwest"
-	aggregateSK = keys.MustSort("TA:{value}", delimiter)
-)
+//
+// The entities "tag" and "tagAggregate" of schema.go.
+type tagItem struct {
+	TagKey     string `dynamodbav:"tagKey"` // the key, or key#parent
+	Value      string `dynamodbav:"value"`  // the level
+	PipelineID string `dynamodbav:"pipelineId"`
+}
+
+type aggregateItem struct {
+	Key   string `dynamodbav:"key"`
+	Value string `dynamodbav:"value"` // the level path
+	Count int    `dynamodbav:"count"`
+}
 
 // aggregatesPartition is the GSI-1 partition of every aggregate. The seed's
 // tables say TD, its "list tags" query says TA; TD is what is stored.
@@ -61,51 +64,28 @@ type tagEntry struct {
 	Key, Path string
 }
 
-func (e tagEntry) partition() string {
-	i := strings.LastIndexByte(e.Path, '/')
-	if i < 0 {
-		pk, _ := tagPK.Build(e.Key)
-		return pk
+// tagKey is the entry's partition: its key, and the path above its level.
+func (e tagEntry) tagKey() string {
+	if i := strings.LastIndexByte(e.Path, '/'); i >= 0 {
+		return e.Key + "#" + e.Path[:i]
 	}
-	pk, _ := tagPK.Build(e.Key + "#" + e.Path[:i])
-	return pk
+	return e.Key
 }
 
 func (e tagEntry) level() string { return e.Path[strings.LastIndexByte(e.Path, '/')+1:] }
 
-// prefix is the sort key prefix of the entry's items: T:<level>:P:.
-func (e tagEntry) prefix() string {
-	p, _ := tagSK.Prefix(e.level())
-	return p
-}
-
-type tagItem struct {
-	PK string `dynamodbav:"pk"`
-	SK string `dynamodbav:"sk"`
-}
-
 func (e tagEntry) item(id string) tagItem {
-	sk, _ := tagSK.Build(e.level(), id)
-	return tagItem{PK: e.partition(), SK: sk}
+	return tagItem{TagKey: e.tagKey(), Value: e.level(), PipelineID: id}
 }
 
-func (e tagEntry) key(t *table.Table, id string) table.Key {
-	it := e.item(id)
-	return t.Key(it.PK, it.SK)
-}
-
-func (e tagEntry) aggregateKey(t *table.Table) table.Key {
-	pk, _ := aggregatePK.Build(e.Key)
-	sk, _ := aggregateSK.Build(e.Path)
-	return t.Key(pk, sk)
-}
+func (e tagEntry) aggregate() aggregateItem { return aggregateItem{Key: e.Key, Value: e.Path} }
 
 // aggregateAdd is the update of a tag aggregate: counts move by ADD, which
-// DynamoDB applies atomically whatever else writes the item, and siKey1 is
-// set each time so an aggregate that ADD creates is in GSI-1 too.
-func aggregateAdd(n int) expression.UpdateBuilder {
-	return expression.Set(expression.Name(attrSiKey1), expression.Value(aggregatesPartition)).
-		Add(expression.Name(attrCount), expression.Value(n))
+// DynamoDB applies atomically whatever else writes the item, and the
+// entity sets siKey1 (TD) each time, so an aggregate that ADD creates is in
+// GSI-1 too.
+func (s *Store) aggregateAdd(e tagEntry, n int) entity.Action {
+	return s.aggregates.Update(e.aggregate()).Add(attrCount, n).Action()
 }
 
 // tagEntries returns the distinct (key, level path) entries of tags, sorted.
@@ -153,22 +133,8 @@ type TagCount struct {
 	Count int    `json:"count"`
 }
 
-type aggregateItem struct {
-	PK    string `dynamodbav:"pk"`
-	SK    string `dynamodbav:"sk"`
-	Count int    `dynamodbav:"count"`
-}
-
-func (a aggregateItem) tagCount() (TagCount, error) {
-	k, err := aggregatePK.Parse(a.PK)
-	if err != nil {
-		return TagCount{}, fmt.Errorf("pipeline: aggregate %s/%s: %w", a.PK, a.SK, err)
-	}
-	v, err := aggregateSK.Parse(a.SK)
-	if err != nil {
-		return TagCount{}, fmt.Errorf("pipeline: aggregate %s/%s: %w", a.PK, a.SK, err)
-	}
-	return TagCount{Key: k.String("key"), Value: v.String("value"), Count: a.Count}, nil
+func (a aggregateItem) tagCount() TagCount {
+	return TagCount{Key: a.Key, Value: a.Value, Count: a.Count}
 }
 
 // positive hides aggregates whose count dropped to zero. They are kept,
@@ -188,11 +154,11 @@ func (s *Store) ListTags(ctx context.Context, cursor string, opts ...func(*ListO
 	if err := s.ready(ctx); err != nil {
 		return table.Page[TagCount]{}, err
 	}
-	q, err := pageQuery(table.Query{Index: IndexGSI1, Partition: aggregatesPartition, Filter: &positive, TieBreak: attrSK}, opts)
+	limit, err := pageLimit(opts)
 	if err != nil {
 		return table.Page[TagCount]{}, err
 	}
-	return tagCountPage(table.QueryPage[aggregateItem](ctx, s.t, q, cursor))
+	return tagCountPage(s.aggregates.List(ctx, aggregateItem{}, cursor, entity.ByIndex(IndexGSI1), entity.Where(positive), limit))
 }
 
 // TagKeys returns every tag key some pipeline carries, in order. GSI-1
@@ -206,21 +172,17 @@ func (s *Store) TagKeys(ctx context.Context) (_ []string, err error) {
 		return nil, err
 	}
 	var out []string
-	q := table.Query{Index: IndexGSI1, Partition: aggregatesPartition, Filter: &positive, Limit: 1}
+	opts := []func(*entity.ListOptions){entity.ByIndex(IndexGSI1), entity.Where(positive), entity.Limit(1), entity.AnyTieOrder(), nil}
 	for {
-		page, err := table.QueryPage[aggregateItem](ctx, s.t, q, "")
+		page, err := s.aggregates.List(ctx, aggregateItem{}, "", opts...)
 		if err != nil {
 			return nil, err
 		}
 		if len(page.Items) == 0 {
 			return out, nil
 		}
-		tc, err := page.Items[0].tagCount()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, tc.Key)
-		q.Sort = table.SortGreater(page.Items[0].PK)
+		out = append(out, page.Items[0].Key)
+		opts[len(opts)-1] = entity.SortGreater(page.Items[0].Key)
 	}
 }
 
@@ -237,13 +199,11 @@ func (s *Store) ListTagValues(ctx context.Context, key, cursor string, opts ...f
 	if err := validateTagKey("key", key); err != nil {
 		return table.Page[TagCount]{}, err
 	}
-	pk, _ := aggregatePK.Build(key)
-	prefix, _ := aggregateSK.Prefix()
-	q, err := pageQuery(table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix), Filter: &positive}, opts)
+	limit, err := pageLimit(opts)
 	if err != nil {
 		return table.Page[TagCount]{}, err
 	}
-	return tagCountPage(table.QueryPage[aggregateItem](ctx, s.t, q, cursor))
+	return tagCountPage(s.aggregates.List(ctx, aggregateItem{Key: key}, cursor, entity.Where(positive), limit))
 }
 
 func tagCountPage(page table.Page[aggregateItem], err error) (table.Page[TagCount], error) {
@@ -252,11 +212,7 @@ func tagCountPage(page table.Page[aggregateItem], err error) (table.Page[TagCoun
 	}
 	out := table.Page[TagCount]{Items: make([]TagCount, 0, len(page.Items)), Next: page.Next}
 	for _, a := range page.Items {
-		tc, err := a.tagCount()
-		if err != nil {
-			return table.Page[TagCount]{}, err
-		}
-		out.Items = append(out.Items, tc)
+		out.Items = append(out.Items, a.tagCount())
 	}
 	return out, nil
 }
@@ -327,12 +283,11 @@ func (s *Store) ListByTags(ctx context.Context, tags []Tag, cursor string, opts 
 	}
 	page := table.Page[*Pipeline]{Items: make([]*Pipeline, 0, len(ids))}
 	if len(ids) > 0 {
-		ks := make([]table.Key, len(ids))
+		ks := make([]pipelineItem, len(ids))
 		for i, id := range ids {
-			pk, _ := pipelinePK.Build(id)
-			ks[i] = s.t.Key(pk, currentSK)
+			ks[i] = pipelineItem{ID: id}
 		}
-		items, err := table.BatchGet[pipelineItem](ctx, s.t, ks)
+		items, err := s.current.BatchGet(ctx, ks)
 		if err != nil {
 			return table.Page[*Pipeline]{}, err
 		}
@@ -356,11 +311,10 @@ func (s *Store) ListByTags(ctx context.Context, tags []Tag, cursor string, opts 
 // tagStream is one tag's query, read a few items at a time: buf holds ids
 // after pos in ascending order, and done says nothing follows buf.
 type tagStream struct {
-	partition string
-	prefix    string
-	buf       []string
-	pos       string // ids up to pos (exclusive bound; "" = none) are behind us
-	done      bool
+	entry tagEntry
+	buf   []string
+	pos   string // ids up to pos (exclusive bound; "" = none) are behind us
+	done  bool
 }
 
 // fill reads the stream's next ids from lo on: lo itself is skipped when it
@@ -368,17 +322,20 @@ type tagStream struct {
 func (st *tagStream) fill(ctx context.Context, s *Store, lo string, n int) error {
 	// BETWEEN "T:<v>:P:<lo>" and "T:<v>:P;": every item of this level from
 	// lo on, as ';' follows ':' and no item's key has it there.
-	hi := st.prefix[:len(st.prefix)-1] + ";"
-	q := table.Query{Partition: st.partition, Sort: table.SortBetween(st.prefix+lo, hi), Limit: int32(n)}
+	from := []any{st.entry.level()}
+	if lo != "" {
+		from = append(from, lo)
+	}
+	sort := entity.SortBetween(from, []any{st.entry.level()})
 	st.buf = st.buf[:0]
 	next := ""
 	for {
-		page, err := table.QueryPage[tagItem](ctx, s.t, q, next)
+		page, err := s.tags.List(ctx, tagItem{TagKey: st.entry.tagKey()}, next, sort, entity.Limit(n))
 		if err != nil {
 			return err
 		}
 		for _, it := range page.Items {
-			if id := strings.TrimPrefix(it.SK, st.prefix); st.pos == "" || id > st.pos {
+			if id := it.PipelineID; st.pos == "" || id > st.pos {
 				st.buf = append(st.buf, id)
 			}
 		}
@@ -396,7 +353,7 @@ func (st *tagStream) fill(ctx context.Context, s *Store, lo string, n int) error
 func (s *Store) intersect(ctx context.Context, wanted []tagEntry, after string, limit int) ([]string, bool, error) {
 	streams := make([]*tagStream, len(wanted))
 	for i, e := range wanted {
-		streams[i] = &tagStream{partition: e.partition(), prefix: e.prefix(), pos: after}
+		streams[i] = &tagStream{entry: e, pos: after}
 	}
 	var ids []string
 	target := after // no stream needs ids below it

@@ -46,15 +46,15 @@ func (s *Store) getVersion(ctx context.Context, id string, version int, opts ...
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
-	pk, sk, err := versionKey(id, version)
-	if err != nil {
+	if err := checkVersion(id, version); err != nil {
 		return nil, err
 	}
-	var it pipelineItem
-	err = s.t.Get(ctx, s.t.Key(pk, sk), &it, opts...)
+	it, err := s.versions.Get(ctx, pipelineItem{ID: id, Version: version}, opts...)
 	if errors.Is(err, table.ErrNotFound) {
 		// Written by a service that follows the seed: PV:3, unpadded.
+		pk, _ := pipelinePK.Build(id)
 		err = s.t.Get(ctx, s.t.Key(pk, seedVersionSK(version)), &it, opts...)
+		it.ID = id
 	}
 	if err != nil {
 		if errors.Is(err, table.ErrNotFound) {
@@ -65,16 +65,14 @@ func (s *Store) getVersion(ctx context.Context, id string, version int, opts ...
 	return it.pipeline()
 }
 
-func versionKey(id string, version int) (pk, sk string, err error) {
+func checkVersion(id string, version int) error {
 	if err := validateID("id", id); err != nil {
-		return "", "", err
+		return err
 	}
 	if version < 1 || version > maxVersion {
-		return "", "", inputError("version", version, fmt.Sprintf("versions are 1 to %d", maxVersion))
+		return inputError("version", version, fmt.Sprintf("versions are 1 to %d", maxVersion))
 	}
-	pk, _ = pipelinePK.Build(id)
-	sk, _ = versionSK.Build(version)
-	return pk, sk, nil
+	return nil
 }
 
 // Versions are read from the base table: the seed lists them on GSI-1,
@@ -168,6 +166,19 @@ type versionEntry struct {
 	item pipelineItem
 }
 
+// versionRow is a version item read in either form, with its sort key:
+// the seed's unpadded keys (PV:3) are no "version" entity's, so the
+// listing reads the table's items as they are.
+type versionRow struct {
+	SK string `dynamodbav:"sk"`
+	pipelineItem
+}
+
+func (r versionRow) of(id string) pipelineItem {
+	r.pipelineItem.ID = id
+	return r.pipelineItem
+}
+
 // ListVersions returns one page of versions of pipeline id
 // (ListOptions.Limit; 0: DefaultVersionsPageSize), and the next page's
 // cursor, by version number, oldest first, whichever form each was written
@@ -217,12 +228,12 @@ func (s *Store) ListVersions(ctx context.Context, id, cursor string, opts ...fun
 	if first := after.n + 1; first < 1_000_000_000 {
 		lo, _ := versionSK.Build(first)
 		q := table.Query{Partition: pk, Sort: table.SortBetween(lo, lastPaddedVersionSK), Consistent: true, Limit: int32(min(limit+1, maxLimit))}
-		for it, err := range table.QueryAll[pipelineItem](ctx, s.t, q) {
+		for it, err := range table.QueryAll[versionRow](ctx, s.t, q) {
 			if err != nil {
 				return table.Page[*Pipeline]{}, err
 			}
 			if pos, ok := parseVersionSK(it.SK); ok && !pos.seed {
-				padded = append(padded, versionEntry{pos, it})
+				padded = append(padded, versionEntry{pos, it.of(id)})
 			}
 			if len(padded) > limit {
 				break
@@ -232,12 +243,12 @@ func (s *Store) ListVersions(ctx context.Context, id, cursor string, opts ...fun
 	// Every version in the seed's form (and ten-digit ones), sorted.
 	var seed []versionEntry
 	q := table.Query{Partition: pk, Sort: table.SortBetween(firstSeedVersionSK, lastSeedVersionSK), Consistent: true}
-	for it, err := range table.QueryAll[pipelineItem](ctx, s.t, q) {
+	for it, err := range table.QueryAll[versionRow](ctx, s.t, q) {
 		if err != nil {
 			return table.Page[*Pipeline]{}, err
 		}
 		if pos, ok := parseVersionSK(it.SK); ok && after.less(pos) {
-			if seed = append(seed, versionEntry{pos, it}); len(seed) > MaxSeedFormVersions {
+			if seed = append(seed, versionEntry{pos, it.of(id)}); len(seed) > MaxSeedFormVersions {
 				return table.Page[*Pipeline]{}, fmt.Errorf("%w: pipeline %q has more than %d", ErrTooManySeedVersions, id, MaxSeedFormVersions)
 			}
 		}
