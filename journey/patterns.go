@@ -51,6 +51,14 @@ var defaultAverages = map[string]float64{
 	PatternWriteLogSummaries: 80.0 / 25 * runningFraction,
 	PatternCountLogEntries:   stepsPerJob * perJob,
 	PatternWriteReport:       defaultAvgReport,
+	PatternStartPastTimeout:  timedOutFraction * perJob,
+	PatternRecoverJourneys:   1.0 / recoverEvery,
+	PatternRecoverStages:     unfinishedJourneys / recoverEvery,
+	PatternRecoverJob:        timedOutFraction * perJob,
+	PatternDeleteMark:        0.001 * adminFraction,
+	PatternDeleteKeys:        0.001 * adminFraction,
+	PatternDeleteItems:       0.001 * adminFraction * 2,
+	PatternDeleteMetadata:    0.001 * adminFraction,
 	PatternImportClaim:       0.001 * adminFraction,
 	PatternImportKeys:        0.001 * adminFraction,
 	PatternImportItems:       0.001 * adminFraction,
@@ -100,6 +108,19 @@ const (
 	PatternCountLogEntries   = "Count log entries"
 	PatternWriteReport       = "Write report catalog entry"
 
+	// A job whose worker died: the next Start of its stage fails it past
+	// its timeout, or Jobs.Recover, an operator's sweep, does.
+	PatternStartPastTimeout = "Start job past a timed-out one"
+	PatternRecoverJourneys  = "Recover: unfinished journeys"
+	PatternRecoverStages    = "Recover: stages of a journey"
+	PatternRecoverJob       = "Recover: fail a timed-out job"
+
+	// Journeys.Delete, an operator's call.
+	PatternDeleteMark     = "Delete: mark journey"
+	PatternDeleteKeys     = "Delete: keys of the partition"
+	PatternDeleteItems    = "Delete: items"
+	PatternDeleteMetadata = "Delete: metadata"
+
 	// Backups.Import, an operator's call: four requests.
 	PatternImportClaim   = "Import: claim journey"
 	PatternImportKeys    = "Import: keys of the partition"
@@ -145,11 +166,28 @@ var defaultRates = map[string]float64{
 	PatternWriteLogSummaries: 80.0 / 25, // requests: 80 entries a second, 25 per BatchWriteItem
 	PatternCountLogEntries:   logFlushesPerSecond,
 	PatternWriteReport:       0.03,
+	PatternStartPastTimeout:  0.01,
+	PatternRecoverJourneys:   1.0 / 60,
+	PatternRecoverStages:     unfinishedJourneys / 60,
+	PatternRecoverJob:        0.01,
+	PatternDeleteMark:        0.001,
+	PatternDeleteKeys:        0.001,
+	PatternDeleteItems:       0.002,
+	PatternDeleteMetadata:    0.001,
 	PatternImportClaim:       0.001,
 	PatternImportKeys:        0.001,
 	PatternImportItems:       0.001,
 	PatternImportPublish:     0.001,
 }
+
+// Jobs whose worker dies, and Recover's sweep: one job in a hundred times
+// out; an operator (or a cron job) sweeps every five minutes (peak: every
+// minute), over about 20 journeys that have not completed.
+const (
+	timedOutFraction   = 0.01
+	recoverEvery       = 300.0
+	unfinishedJourneys = 20.0
+)
 
 // logFlushesPerSecond is the peak rate of a running step's flushes: once a
 // second, as fresh as the recent-logs view polling it. Every flush sends
@@ -241,6 +279,22 @@ func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 			access.TransactWriteItems, "", "PK = JOURNEY#{journeyId}", (sizeJob+sizeJourney)/2, 2),
 		p(PatternWriteReport, "Report catalog entry after the report file is in S3.", access.PutItem, "",
 			"PK = JOURNEY#{journeyId}", sizeReport, 1),
+		p(PatternStartPastTimeout, "Start of a stage whose job ran past its configuration.timeout: the job created, the stage's counter and lastJob, the journey's aggregates (failedJobs too), and the timed-out job failed, conditional on it still being active.",
+			access.TransactWriteItems, "", "PK = JOURNEY#{journeyId}", (2*sizeJob+sizeStage+sizeJourney)/4, 4),
+		p(PatternRecoverJourneys, "Jobs.Recover (and TimedOut) lists the journeys that have not completed: GSI1 JOURNEYS, filtered on status.",
+			access.Query, IndexGSI1, "GSI1PK = JOURNEYS", sizeJourney, 20),
+		p(PatternRecoverStages, "Jobs.Recover reads each unfinished journey's stages, strongly consistent: a running stage's lastJob says which job and when it times out.",
+			access.Query, "", "PK = JOURNEY#{journeyId} AND begins_with(SK, STAGE#)", sizeStage, 6),
+		p(PatternRecoverJob, "Jobs.Recover fails a job past its timeout as Finish fails one: job, stage and journey in one transaction, the job conditional on being unchanged since read.",
+			access.TransactWriteItems, "", "PK = JOURNEY#{journeyId}", (sizeJob+sizeStage+sizeJourney)/3, 3),
+		p(PatternDeleteMark, "Journeys.Delete marks the metadata (DeletingAt, out of GSI1) with a ConditionCheck on every stage that no job runs.",
+			access.TransactWriteItems, "", "PK = JOURNEY#{journeyId}", (sizeJourney+6*sizeStage)/7, 7),
+		p(PatternDeleteKeys, "Journeys.Delete reads the keys of the journey's partition, strongly consistent.",
+			access.Query, "", "PK = JOURNEY#{journeyId}", 100, 42),
+		p(PatternDeleteItems, "Journeys.Delete deletes the partition's items, 25 per BatchWriteItem (their GSI1 entries with them).",
+			access.BatchWriteItem, "", "PK = JOURNEY#{journeyId}", (6*sizeStage+15*sizeRule+20*sizeJob)/41, 25),
+		p(PatternDeleteMetadata, "Journeys.Delete deletes the marked metadata last, conditional on the mark.",
+			access.DeleteItem, "", "PK = JOURNEY#{journeyId} AND SK = METADATA", sizeJourney, 1),
 		p(PatternImportClaim, "Backups.Import claims the journey: its metadata put with an import id and out of GSI1, so no write lands while its items are replaced.",
 			access.PutItem, "", "PK = JOURNEY#{journeyId} AND SK = METADATA", sizeJourney, 1),
 		p(PatternImportKeys, "Backups.Import reads the keys of the journey's partition, strongly consistent, to find the items the backup does not have.",
@@ -312,6 +366,27 @@ func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 			item(access.UpdateItem, sizeJourney, gJourneys),
 		}},
 		PatternWriteReport: {Partition: jp, IndexWrites: gsi(gReports)},
+		PatternStartPastTimeout: {Partition: jp, Items: []access.Item{
+			item(access.UpdateItem, sizeStage, gStages),
+			item(access.PutItem, sizeJob, gJob),
+			item(access.UpdateItem, sizeJourney, gJourneys),
+			item(access.UpdateItem, sizeJob, gJob),
+		}},
+		PatternRecoverJourneys: {Partition: gJourneys},
+		PatternRecoverStages:   {Partition: jp, Consistent: true},
+		PatternRecoverJob: {Partition: jp, Items: []access.Item{
+			item(access.UpdateItem, sizeJob, gJob),
+			item(access.UpdateItem, sizeStage, gStages),
+			item(access.UpdateItem, sizeJourney, gJourneys),
+		}},
+		// The mark takes the metadata out of GSI1 (one index write).
+		PatternDeleteMark: {Partition: jp, Items: []access.Item{
+			item(access.UpdateItem, sizeJourney, gJourneys),
+			{Operation: access.ConditionCheck, Size: sizeStage, Count: 6, Partition: jp},
+		}},
+		PatternDeleteKeys:     {Partition: jp, Consistent: true},
+		PatternDeleteItems:    {Partition: jp, IndexWrites: gsi(gJob)},
+		PatternDeleteMetadata: {Partition: jp},
 		// The claim takes the metadata out of GSI1 (one index write), the
 		// publish puts it back (one).
 		PatternImportClaim: {Partition: jp, IndexWrites: gsi(gJourneys)},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"reflect"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -13,7 +14,8 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// The seed's buckets, named in the s3Location of log and report entries.
+// The design's buckets, named in the s3Location of log and report entries
+// when the stores do not say which bucket they are on.
 const (
 	DefaultLogsBucket    = "transformation-journey-logs"
 	DefaultReportsBucket = "transformation-journey-reports"
@@ -58,9 +60,14 @@ type Options struct {
 	// logs bucket by default.
 	Backups blobstore.Store
 	// LogsBucket and ReportsBucket name the buckets in the s3Location
-	// strings of log and report entries (the stores themselves are
-	// already bound to their buckets). Defaults: the seed's
-	// DefaultLogsBucket and DefaultReportsBucket.
+	// pointers of log and report entries and in a job's s3Config: a
+	// pointer names the bucket that holds the object. By default they are
+	// the buckets the stores say they are on (an S3 store, s3blob, does),
+	// else DefaultLogsBucket and DefaultReportsBucket; without a Reports
+	// store, report files go to the logs store, and ReportsBucket is the
+	// logs bucket. A name that differs from the bucket its store is on
+	// (or, without Reports, a ReportsBucket other than the logs bucket) is
+	// refused by NewStore.
 	LogsBucket, ReportsBucket string
 	// Clock stamps CreatedAt, UpdatedAt, job and log times. Default time.Now.
 	Clock func() time.Time
@@ -133,14 +140,9 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) (*Stor
 	if o.TableName == "" {
 		o.TableName = DefaultTableName
 	}
+	reportsInLogs := o.Reports == nil || sameStore(o.Reports, logs)
 	if o.Reports == nil {
 		o.Reports = logs
-	}
-	if o.LogsBucket == "" {
-		o.LogsBucket = DefaultLogsBucket
-	}
-	if o.ReportsBucket == "" {
-		o.ReportsBucket = DefaultReportsBucket
 	}
 	if o.Clock == nil {
 		o.Clock = time.Now
@@ -157,6 +159,9 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) (*Stor
 	case logs == nil:
 		return nil, inputError("logs", "nil", "NewStore needs a blob store for log files")
 	}
+	if err := o.buckets(logs, reportsInLogs); err != nil {
+		return nil, err
+	}
 	schema := Schema(o.TableName)
 	if o.Provisioning != nil {
 		schema.Provisioning = *o.Provisioning
@@ -168,6 +173,53 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) (*Stor
 		to.TxAttempts, to.BatchWriteConcurrency = DefaultTxAttempts, DefaultBatchWriteConcurrency
 	}}, o.Table...)
 	return &Store{t: table.New(db, schema, tableOpts...), logs: logs, reports: o.Reports, backups: o.Backups, opts: o}, nil
+}
+
+// sameStore reports whether a and b are one store (false for values
+// that cannot be compared).
+func sameStore(a, b blobstore.Store) bool {
+	ta := reflect.TypeOf(a)
+	return ta != nil && ta == reflect.TypeOf(b) && ta.Comparable() && a == b
+}
+
+// bucketOf is the bucket a blob store is on, when it says (an S3 store
+// does); "" otherwise.
+func bucketOf(store blobstore.Store) string {
+	if b, ok := store.(interface{ Bucket() string }); ok {
+		return b.Bucket()
+	}
+	return ""
+}
+
+// buckets fills LogsBucket and ReportsBucket from the stores (or the
+// defaults), and refuses names that are not where the files go: every
+// s3Location must name the bucket that holds its object.
+func (o *Options) buckets(logs blobstore.Store, reportsInLogs bool) error {
+	pick := func(field, given, store, fallback string) (string, error) {
+		switch {
+		case given == "" && store != "":
+			return store, nil
+		case given == "":
+			return fallback, nil
+		case store != "" && given != store:
+			return "", inputError(field, given, "its store is on bucket "+store+": a pointer must name the bucket that holds the object")
+		}
+		return given, nil
+	}
+	var err error
+	if o.LogsBucket, err = pick("Options.LogsBucket", o.LogsBucket, bucketOf(logs), DefaultLogsBucket); err != nil {
+		return err
+	}
+	if reportsInLogs {
+		if o.ReportsBucket != "" && o.ReportsBucket != o.LogsBucket {
+			return inputError("Options.ReportsBucket", o.ReportsBucket,
+				"report files go to the logs store (no Options.Reports), on bucket "+o.LogsBucket+": a pointer must name the bucket that holds the object")
+		}
+		o.ReportsBucket = o.LogsBucket
+		return nil
+	}
+	o.ReportsBucket, err = pick("Options.ReportsBucket", o.ReportsBucket, bucketOf(o.Reports), DefaultReportsBucket)
+	return err
 }
 
 // TableName sets Options.TableName.

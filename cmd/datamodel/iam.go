@@ -7,16 +7,19 @@ import (
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/iam"
 	"github.com/tablekit/tablekit/iam/policies"
-	"github.com/tablekit/tablekit/journey"
 )
 
-// The bucket parameters of the documents: the jobs and pipeline seeds name
-// no bucket, so their policies name a parameter, substituted like
-// ${AWS::Region} (in CloudFormation, a template parameter of that name).
-// Journey's buckets are the journey design's.
+// The bucket parameters of the documents: every store's buckets are the
+// service's to name (the journey design's names are defaults, and a
+// service's buckets must be globally unique), so the policies name a
+// parameter, substituted like ${AWS::Region} (in CloudFormation, a
+// template parameter of that name).
 const (
 	jobsBucketParam     = "${JobsBucket}"
 	pipelineBucketParam = "${PipelineBucket}"
+	logsBucketParam     = "${JourneyLogsBucket}"
+	reportsBucketParam  = "${JourneyReportsBucket}"
+	backupsBucketParam  = "${JourneyBackupsBucket}"
 )
 
 // The policy documents written beside each data model.
@@ -37,7 +40,7 @@ func service(m datamodel.Model) (iam.Service, error) {
 	case "tasks":
 		return policies.Tasks(name), nil
 	case "journey":
-		return policies.Journey(name, journey.DefaultLogsBucket, journey.DefaultReportsBucket, journey.DefaultBackupsBucket), nil
+		return policies.Journey(name, logsBucketParam, reportsBucketParam, backupsBucketParam), nil
 	case "pipeline":
 		return policies.Pipeline(name, pipelineBucketParam), nil
 	}

@@ -104,8 +104,47 @@ func TestJourneyFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
 	_, err = store.Backups().Import(ctx, "JRN-1", journey.Overwrite())
 	require.NoError(t, err)
 
+	// A worker dies: its job is failed past its timeout by the next start
+	// of its stage, or by Recover.
+	_, err = store.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-2", Name: "timed", Configuration: journey.Configuration{Timeout: 60, RetryAttempts: 3}})
+	require.NoError(t, err)
+	_, err = store.Jobs().Start(ctx, journey.NewJob{JourneyID: "JRN-2", StageID: "raw_analysis"})
+	require.NoError(t, err)
+	h.fake.Advance(2 * time.Minute)
+	_, err = store.Jobs().Start(ctx, journey.NewJob{JourneyID: "JRN-2", StageID: "raw_analysis"})
+	require.NoError(t, err)
+	h.fake.Advance(2 * time.Minute)
+	res, err := store.Jobs().Recover(ctx)
+	require.NoError(t, err)
+	assert.Len(t, res.Failed, 1)
+
+	// Delete removes the journey's items and files.
+	_, err = store.Journeys().Delete(ctx, "JRN-1")
+	require.NoError(t, err)
+
 	h.checkNoDenials()
 	h.checkEveryGrantUsed()
+}
+
+// TestJourneyPolicyWithReportsInTheLogsBucket: a store without
+// WithReports keeps reports in the logs bucket, and its policy has one
+// statement for both.
+func TestJourneyPolicyWithReportsInTheLogsBucket(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, policies.Journey(journey.DefaultTableName, "acme-journey-files", "", "acme-journey-backups"))
+	store, err := journey.NewStore(h.db, h.bucket("acme-journey-files"), journey.Clock(h.fake.Now),
+		journey.WithBackups(h.bucket("acme-journey-backups")))
+	require.NoError(t, err)
+	_, err = store.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"})
+	require.NoError(t, err)
+	job, err := store.Jobs().Start(ctx, journey.NewJob{JourneyID: "JRN-1", StageID: "raw_analysis"})
+	require.NoError(t, err)
+	_, err = store.Reports().Write(ctx, job.Ref(), "extract", journey.Report{ReportType: journey.ReportSummary, Title: "q"})
+	require.NoError(t, err)
+	reports, err := store.Reports().Read(ctx, job.Ref())
+	require.NoError(t, err)
+	assert.Len(t, reports, 1)
+	h.checkNoDenials()
 }
 
 // TestJourneyRuntimePolicyRefusesOtherPrefixesAndTables: the logs bucket

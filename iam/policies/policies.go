@@ -49,21 +49,25 @@ func Tasks(tableName string) iam.Service {
 // Journey is the journey store on tableName with the journey design's three
 // buckets: step logs and reports under
 // journeys/{journeyId}/stages/{stageId}/executions/{jobId}/logs/ and
-// .../reports/ (written, read and listed per job), and exports at
-// journeys/{journeyId}/backup.json in the backups bucket (Export writes
-// them, Import reads them). The logs bucket is the service's own and has
-// the journey design's lifecycle rule (logs to Glacier after 90 days), so its admin
-// policy may set the bucket's lifecycle. Pass journey.DefaultLogsBucket,
-// ... for the seed's names.
+// .../reports/ (written, read and listed per job, and deleted with their
+// journey by Journeys.Delete), and exports at journeys/{journeyId}/backup.json
+// in the backups bucket (Export writes them, Import reads them; a deleted
+// journey's export stays). The logs bucket is the service's own and has
+// the journey design's lifecycle rule (logs to Glacier after 90 days), so
+// its admin policy may set the bucket's lifecycle. A store without
+// journey.WithReports keeps reports in the logs bucket: pass the logs
+// bucket (or "") as reportsBucket. Pass journey.DefaultLogsBucket, ... for
+// the design's names.
 func Journey(tableName, logsBucket, reportsBucket, backupsBucket string) iam.Service {
-	rw := []string{iam.S3GetObject, iam.S3PutObject, iam.S3ListBucket}
+	files := []string{iam.S3GetObject, iam.S3PutObject, iam.S3DeleteObject, iam.S3ListBucket}
+	objects := []iam.Objects{{Bucket: logsBucket, Prefix: "journeys/", Actions: files, Lifecycle: true}}
+	if reportsBucket != "" && reportsBucket != logsBucket {
+		objects = append(objects, iam.Objects{Bucket: reportsBucket, Prefix: "journeys/", Actions: files})
+	}
+	objects = append(objects, iam.Objects{Bucket: backupsBucket, Prefix: "journeys/", Actions: []string{iam.S3GetObject, iam.S3PutObject}})
 	return iam.Service{
-		Tables: []iam.Table{{Schema: journey.Schema(tableName), Patterns: journey.Patterns()}},
-		Objects: []iam.Objects{
-			{Bucket: logsBucket, Prefix: "journeys/", Actions: rw, Lifecycle: true},
-			{Bucket: reportsBucket, Prefix: "journeys/", Actions: rw},
-			{Bucket: backupsBucket, Prefix: "journeys/", Actions: []string{iam.S3GetObject, iam.S3PutObject}},
-		},
+		Tables:  []iam.Table{{Schema: journey.Schema(tableName), Patterns: journey.Patterns()}},
+		Objects: objects,
 	}
 }
 
