@@ -37,7 +37,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ..
 	}
 	t := db.table(name)
 	if t == nil {
-		return nil, missingTable(requestExprs{names: x.names, values: x.values, condition: x.condition})
+		return nil, missingTable(requestExprs{named: true, table: in.TableName, names: x.names, values: x.values, condition: x.condition})
 	}
 	w, err := t.keyOp(writeDelete, in.Key, x.condition, nil, x.names, x.values)
 	if err != nil {

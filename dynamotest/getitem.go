@@ -35,7 +35,7 @@ func (db *DB) getItem(ctx context.Context, in *dynamodb.GetItemInput) (*dynamodb
 	}
 	t := db.table(name)
 	if t == nil {
-		return nil, readItem{}, missingTable(requestExprs{names: in.ExpressionAttributeNames, projection: in.ProjectionExpression})
+		return nil, readItem{}, missingTable(requestExprs{named: true, table: in.TableName, attributesToGet: in.AttributesToGet, names: in.ExpressionAttributeNames, projection: in.ProjectionExpression})
 	}
 	pk, sk, err := t.checkKey(in.Key)
 	if err != nil {

@@ -37,7 +37,7 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(
 	}
 	t := db.table(name)
 	if t == nil {
-		return nil, missingTable(requestExprs{names: x.names, values: x.values, condition: x.condition})
+		return nil, missingTable(requestExprs{named: true, table: in.TableName, item: in.Item, names: x.names, values: x.values, condition: x.condition})
 	}
 	w, err := t.putOp(in.Item, x.condition, x.names, x.values)
 	if err != nil {

@@ -26,7 +26,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, []readItem, error) {
 	in = orEmpty(in)
 	t, limit, err := db.openRead(ctx, opQuery, aws.ToString(in.TableName), in.ReturnConsumedCapacity, in.Limit,
-		requestExprs{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+		requestExprs{named: true, table: in.TableName, attributesToGet: in.AttributesToGet, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
 			keyCondition: in.KeyConditionExpression, filter: in.FilterExpression, projection: in.ProjectionExpression})
 	if err != nil {
 		return nil, nil, err

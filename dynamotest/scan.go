@@ -29,7 +29,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynam
 func (db *DB) scan(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, []readItem, error) {
 	in = orEmpty(in)
 	t, limit, err := db.openRead(ctx, opScan, aws.ToString(in.TableName), in.ReturnConsumedCapacity, in.Limit,
-		requestExprs{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+		requestExprs{named: true, table: in.TableName, attributesToGet: in.AttributesToGet, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
 			filter: in.FilterExpression, projection: in.ProjectionExpression})
 	if err != nil {
 		return nil, nil, err

@@ -39,7 +39,7 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ..
 	}
 	t := db.table(name)
 	if t == nil {
-		return nil, missingTable(requestExprs{names: x.names, values: x.values, condition: x.condition, update: x.update})
+		return nil, missingTable(requestExprs{named: true, table: in.TableName, names: x.names, values: x.values, condition: x.condition, update: x.update})
 	}
 	w, err := t.keyOp(writeUpdate, in.Key, x.condition, x.update, x.names, x.values)
 	if err != nil {

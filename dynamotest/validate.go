@@ -1,14 +1,26 @@
 package dynamotest
 
-import "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+import (
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/table"
+)
 
 // requestExprs are the expression parameters of one request, checked on
 // their own when its table does not exist: DynamoDB validates a request
 // before it looks for the table, so an invalid request on a missing table
 // is a ValidationException, not a ResourceNotFoundException.
 type requestExprs struct {
-	names  map[string]string
-	values map[string]types.AttributeValue
+	// named: the request has a TableName member of its own, table (nil
+	// when absent), checked first; a batch's entries have none.
+	named bool
+	table *string
+	// item is a PutItem's item, whose size is checked before the table.
+	item map[string]types.AttributeValue
+	// attributesToGet is a read's legacy AttributesToGet.
+	attributesToGet []string
+	names           map[string]string
+	values          map[string]types.AttributeValue
 	// The expressions the request carries, nil when absent.
 	condition, update, projection, filter, keyCondition *string
 }
@@ -18,6 +30,28 @@ type requestExprs struct {
 // unused), or ResourceNotFoundException when they are sound. The checks
 // that need the table's key schema cannot run and are not made.
 func missingTable(r requestExprs) error {
+	// The TableName's own constraints come first, as DynamoDB checks every
+	// member's before anything else (dynalite's AWS-written "should return
+	// ValidationException for short TableName" and its neighbours). Only
+	// a request whose table is missing can fail them: every table's name
+	// passed them at CreateTable.
+	if r.named {
+		if r.table == nil {
+			return validationf("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null")
+		}
+		if err := checkName("tableName", *r.table); err != nil {
+			return err
+		}
+	}
+	// So does an item over 400 KB (dynalite's "should return
+	// ValidationException if item is too big", on a table that does not
+	// exist).
+	if r.item != nil && table.ItemSize(r.item) > table.MaxItemSize {
+		return itemTooLarge()
+	}
+	if dup := duplicateName(r.attributesToGet); dup != "" {
+		return invalidParam("Duplicate value in attribute name: %s", dup)
+	}
 	x, err := newExprs(r.names, r.values)
 	if err != nil {
 		return err
@@ -43,4 +77,16 @@ func missingTable(r requestExprs) error {
 		return err
 	}
 	return resourceNotFound()
+}
+
+// duplicateName is the first name that names appears twice, "" when none.
+func duplicateName(names []string) string {
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		if seen[n] {
+			return n
+		}
+		seen[n] = true
+	}
+	return ""
 }

@@ -120,6 +120,28 @@ func settledCases() []Case {
 			c.ExpectErr(err, "ResourceNotFoundException")
 		}},
 
+		// Every member's own constraints come before the table lookup: a
+		// TableName that no table can have, and an item over 400 KB
+		// (dynalite's AWS-written "should return ValidationException for
+		// short TableName" and "... if item is too big").
+		{Name: "missing-table/get-with-a-short-table-name-is-validation", NoTable: true, Run: func(c *C) {
+			_, err := c.API.GetItem(c.Ctx, &dynamodb.GetItemInput{TableName: aws.String("ab"), Key: I("pk", "a", "sk", "1")})
+			// DynamoDB Local words it its own way ("Invalid table/index
+			// name."); the code is what clients act on.
+			c.ExpectErr(err, "ValidationException")
+		}},
+		{Name: "missing-table/query-with-a-bad-table-name-is-validation", NoTable: true, Run: func(c *C) {
+			_, err := c.API.Query(c.Ctx, &dynamodb.QueryInput{TableName: aws.String("bad;name"), KeyConditionExpression: aws.String("pk = :p"),
+				ExpressionAttributeValues: Vals(":p", "a")})
+			c.ExpectErr(err, "ValidationException")
+		}},
+		skipOn(Case{Name: "missing-table/put-of-an-item-over-400kb-is-validation", NoTable: true, Run: func(c *C) {
+			_, err := c.API.PutItem(c.Ctx, &dynamodb.PutItemInput{TableName: aws.String(c.UniqueTableName("missing")),
+				Item: I("pk", "a", "sk", "1", "big", strings.Repeat("x", 400*1024))})
+			c.ExpectErr(err, "ValidationException", "Item size has exceeded the maximum allowed size")
+		}}, DynamoDBLocal, "DynamoDB Local looks the table up first and answers ResourceNotFoundException; DynamoDB checks the item's "+
+			"size first (dynalite's tests written against AWS: \"should return ValidationException if item is too big\" on a missing table)"),
+
 		// ExpectedAttributeValue in the API reference: Value is the value
 		// compared; beside a ComparisonOperator it is its one operand, and
 		// only Value with AttributeValueList, or Exists with a
