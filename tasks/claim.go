@@ -38,6 +38,12 @@ import (
 func (s *Store) Claim(ctx context.Context, workerID string) (_ *Claim, err error) {
 	ctx, span := s.start(ctx, "tasks.Claim")
 	defer span.End(&err)
+	return s.claimNext(ctx, workerID)
+}
+
+// claimNext is Claim without its span: the worker runtime's polls make
+// none (see Worker.claim).
+func (s *Store) claimNext(ctx context.Context, workerID string) (*Claim, error) {
 	if err := s.check(checkWorkerID(workerID)); err != nil {
 		return nil, err
 	}
@@ -463,7 +469,9 @@ func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem, ls l
 	if err := tx.Run(ctx); err != nil {
 		return nil, fmt.Errorf("tasks: claim %q for %q: %w", id, workerID, err)
 	}
-	s.log.InfoContext(ctx, "tasks: took over an expired lease", "operation", "takeover", "key", id,
+	s.metrics.attempt(ctx, outcomeExpired)
+	s.metrics.takeover(ctx)
+	s.log.WarnContext(ctx, "tasks: took over a task whose worker's lease expired", "operation", "takeover", "key", id,
 		"attempt", attempt, "owner", m.Owner, "worker", workerID)
 	t, err := m.task()
 	if err != nil {

@@ -76,6 +76,7 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) (err e
 	if err != nil && !errors.Is(err, table.ErrConditionFailed) {
 		return fmt.Errorf("tasks: complete %q: claim item: %w", lease.TaskID, err)
 	}
+	s.metrics.attempt(ctx, outcomeCompleted)
 	return nil
 }
 
@@ -133,7 +134,13 @@ func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (_ Status,
 		return "", err
 	}
 	if to == StatusPending {
+		s.metrics.attempt(ctx, outcomeFailed)
 		s.bump(ctx)
+	} else {
+		s.metrics.attempt(ctx, outcomeDead)
+		s.metrics.died(ctx, causeFailed)
+		s.log.WarnContext(ctx, "tasks: a task failed its last attempt and is a dead letter", "operation", "fail",
+			"key", lease.TaskID, "attempt", lease.Attempt, "worker", lease.Worker, "error", reason)
 	}
 	return to, nil
 }

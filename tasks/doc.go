@@ -176,6 +176,22 @@
 // because its worker stopped; Run returns when every task it held is
 // settled.
 //
+// What a worker does is visible. The runtime logs (Options.Logger, or
+// WorkerOptions.Logger) every failed attempt at Warn with the handler's
+// error and at Error when it made the task a dead letter, a lost lease at
+// Warn, a panic at Error with its stack; the store logs every takeover of
+// an expired lease and every lease that expired into a dead letter at
+// Warn. With [MeterProvider] the store counts attempts by outcome,
+// takeovers and dead letters (tablekit.tasks.*), whoever drives it. With
+// [TracerProvider] each task the runtime runs is one span, tasks.Process
+// (kind consumer), in which the handler runs and the heartbeats and the
+// settling write nest; it starts a trace of its own and links to the span
+// that submitted the task, whose W3C traceparent Submit and SubmitTx keep
+// on META ([Task].TraceParent). Polls make no span: the runtime claims
+// without the tasks.Claim span, under an unsampled parent, so a sampler
+// that follows its parent (the SDK's default) records none of their
+// requests' spans either; an empty queue costs a worker no telemetry.
+//
 // A Claim that finds nothing marks its store idle, and the store's next
 // Claims send two requests at once, whatever the shard count: a strongly
 // consistent GetItem of the CONFIG item, whose activeAt is the readiness

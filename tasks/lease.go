@@ -243,10 +243,16 @@ func (s *Store) expire(ctx context.Context, m *metaItem, ls leaseState) (Status,
 	if err := tx.Run(ctx); err != nil {
 		return "", fmt.Errorf("tasks: expire lease on %q: %w", id, err)
 	}
-	s.log.InfoContext(ctx, "tasks: a lease expired", "operation", "expire", "key", id,
-		"attempt", m.Attempt, "owner", m.Owner, "status", string(to))
+	s.metrics.attempt(ctx, outcomeExpired)
+	s.metrics.takeover(ctx)
 	if to == StatusPending {
+		s.log.WarnContext(ctx, "tasks: a lease expired; the task waits for a retry", "operation", "expire", "key", id,
+			"attempt", m.Attempt, "owner", m.Owner)
 		s.bump(ctx)
+	} else {
+		s.metrics.died(ctx, causeExpired)
+		s.log.WarnContext(ctx, "tasks: the lease of a task's last attempt expired; it is a dead letter", "operation", "expire",
+			"key", id, "attempt", m.Attempt, "owner", m.Owner)
 	}
 	return to, nil
 }

@@ -45,6 +45,7 @@ func (s *Store) Release(ctx context.Context, lease Lease, reason string) (err er
 	if err := s.finish(ctx, lease, update, ev, "release"); err != nil {
 		return err
 	}
+	s.metrics.attempt(ctx, outcomeReleased)
 	s.bump(ctx)
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -91,6 +93,7 @@ type Worker struct {
 	handler Handler
 	opts    WorkerOptions
 	log     *slog.Logger
+	tracer  trace.Tracer // nil without Options.TracerProvider
 }
 
 // NewWorker returns a worker that claims tasks as workerID (the WORKER#
@@ -143,7 +146,11 @@ func (s *Store) NewWorker(workerID string, handler Handler, opts ...func(*Worker
 	if log == nil {
 		log = s.log
 	}
-	return &Worker{store: &ws, id: workerID, handler: handler, opts: o, log: log.With("worker", workerID)}, nil
+	w := &Worker{store: &ws, id: workerID, handler: handler, opts: o, log: log.With("worker", workerID)}
+	if tp := s.opts.TracerProvider; tp != nil {
+		w.tracer = tp.Tracer("github.com/tablekit/tablekit")
+	}
+	return w, nil
 }
 
 // Run claims and processes tasks until ctx ends, then shuts down
@@ -212,11 +219,13 @@ poll:
 
 // claim claims a task under a context that ctx's end does not cut short,
 // so a claim DynamoDB applied is never lost to a canceled response; a
-// claim that lands after ctx ended is released at once.
+// claim that lands after ctx ended is released at once. A poll makes no
+// span, and its requests none either under a sampler that follows its
+// parent: the task's own span (startProcess) records the work.
 func (w *Worker) claim(ctx context.Context) (*Claim, error) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalWriteTimeout)
+	cctx, cancel := context.WithTimeout(unsampled(context.WithoutCancel(ctx)), finalWriteTimeout)
 	defer cancel()
-	c, err := w.store.Claim(cctx, w.id)
+	c, err := w.store.claimNext(cctx, w.id)
 	if err == nil && ctx.Err() != nil {
 		w.settle(ctx, c.Lease, nil, ctx.Err(), true)
 		return nil, ctx.Err()
@@ -227,6 +236,8 @@ func (w *Worker) claim(ctx context.Context) (*Claim, error) {
 // process runs the handler on one claimed task with heartbeats, then
 // settles the task.
 func (w *Worker) process(runCtx, handlerCtx context.Context, c *Claim) {
+	handlerCtx, span := w.startProcess(handlerCtx, c)
+	runCtx = trace.ContextWithSpan(runCtx, span) // the settling write nests in the task's span
 	taskCtx, cancelTask := context.WithCancel(handlerCtx)
 	defer cancelTask()
 	hb := &heartbeat{lease: c.Lease}
@@ -242,10 +253,12 @@ func (w *Worker) process(runCtx, handlerCtx context.Context, c *Claim) {
 	<-beating
 	lease, lost := hb.get()
 	if lost {
+		endProcess(span, ErrLeaseLost)
 		return // another worker holds the task; its outcome is theirs
 	}
 	shutdown := runCtx.Err() != nil && taskCtx.Err() != nil
 	w.settle(runCtx, lease, result, err, shutdown)
+	endProcess(span, err)
 }
 
 // settle completes the task held under lease if its handler succeeded
@@ -259,13 +272,23 @@ func (w *Worker) settle(runCtx context.Context, lease Lease, result []byte, herr
 	case herr == nil:
 		err = w.store.Complete(ctx, lease, result)
 	case shutdown:
-		w.log.Info("tasks: releasing task at shutdown", "operation", "release", "key", lease.TaskID, "attempt", lease.Attempt)
+		w.log.InfoContext(ctx, "tasks: releasing task at shutdown", "operation", "release", "key", lease.TaskID, "attempt", lease.Attempt)
 		err = w.store.Release(ctx, lease, "worker "+w.id+" shut down before the task finished")
 	default:
-		_, err = w.store.Fail(ctx, lease, reasonOf(herr))
+		var to Status
+		to, err = w.store.Fail(ctx, lease, reasonOf(herr))
+		switch {
+		case err != nil:
+		case to == StatusDead:
+			w.log.ErrorContext(ctx, "tasks: the handler failed the task's last attempt; the task is a dead letter",
+				"operation", "fail", "key", lease.TaskID, "attempt", lease.Attempt, "error", herr.Error())
+		default:
+			w.log.WarnContext(ctx, "tasks: the handler failed; the task is retried after its backoff",
+				"operation", "fail", "key", lease.TaskID, "attempt", lease.Attempt, "error", herr.Error())
+		}
 	}
 	if err != nil {
-		w.log.Error("tasks: settling a task failed; its lease will expire", "key", lease.TaskID, "attempt", lease.Attempt, "error", err)
+		w.log.ErrorContext(ctx, "tasks: settling a task failed; its lease will expire", "key", lease.TaskID, "attempt", lease.Attempt, "error", err)
 	}
 }
 

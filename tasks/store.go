@@ -3,8 +3,10 @@ package tasks
 import (
 	"context"
 	"fmt"
-	"go.opentelemetry.io/otel/trace"
 	"log/slog"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 	"time"
 
 	"github.com/tablekit/tablekit/blobstore"
@@ -96,6 +98,12 @@ type Options struct {
 	// Default: a ULID (time-ordered, random). Tasks with a key get an id
 	// derived from it; see Submit.
 	NewID func(t time.Time) string
+	// TracerProvider gives every store call a span and the worker runtime
+	// a span per task it runs (see TracerProvider). Nil: no spans.
+	TracerProvider trace.TracerProvider
+	// MeterProvider gives the store its instruments (see MeterProvider).
+	// Nil: nothing is recorded.
+	MeterProvider metric.MeterProvider
 	// Table configures the underlying table.Table (backoff, cursor key).
 	Table []func(*table.Options)
 }
@@ -117,10 +125,11 @@ func Shards(n int) func(*Options) { return func(o *Options) { o.Shards = n } }
 
 // Store is the task queue on one table. It is safe for concurrent use.
 type Store struct {
-	t    *table.Table
-	opts Options
-	log  *slog.Logger
-	cfg  *tableConfig // shared with the copies workers make
+	t       *table.Table
+	opts    Options
+	log     *slog.Logger
+	cfg     *tableConfig // shared with the copies workers make
+	metrics *storeMetrics
 }
 
 // NewStore returns the task queue on db. A nil db or a bad option is a
@@ -189,7 +198,12 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With("table", o.TableName)
-	return &Store{t: table.New(db, schema, o.Table...), opts: o, log: log, cfg: &tableConfig{}}, nil
+	topts := o.Table
+	if o.TracerProvider != nil {
+		topts = append([]func(*table.Options){table.TracerProvider(o.TracerProvider)}, topts...)
+	}
+	return &Store{t: table.New(db, schema, topts...), opts: o, log: log, cfg: &tableConfig{},
+		metrics: newStoreMetrics(o.MeterProvider, o.TableName)}, nil
 }
 
 // lastAttempt reports whether attempt is a task's last: MaxAttempts
@@ -278,7 +292,9 @@ func (s *Store) start(ctx context.Context, operation string) (context.Context, t
 }
 
 // TracerProvider gives every store call a span ("tasks.Claim"), under
-// which an observe.DynamoDB client's request spans nest (table.TracerProvider).
+// which an observe.DynamoDB client's request spans nest (table.TracerProvider),
+// and the worker runtime a span per task it runs ("tasks.Process", linked
+// to the span that submitted the task; see Worker).
 func TracerProvider(tp trace.TracerProvider) func(*Options) {
-	return func(o *Options) { o.Table = append(o.Table, table.TracerProvider(tp)) }
+	return func(o *Options) { o.TracerProvider = tp }
 }

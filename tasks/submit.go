@@ -44,6 +44,7 @@ type SubmitInput struct {
 // *IdempotencyError (ErrIdempotencyMismatch): the key already names other
 // work, as a reused DynamoDB ClientRequestToken does.
 func (s *Store) Submit(ctx context.Context, in SubmitInput) (task *Task, created bool, err error) {
+	tp := traceParent(ctx)
 	ctx, span := s.start(ctx, "tasks.Submit")
 	defer span.End(&err)
 	if err := s.check(checkSubmit(in)); err != nil {
@@ -53,7 +54,7 @@ func (s *Store) Submit(ctx context.Context, in SubmitInput) (task *Task, created
 		return nil, false, err
 	}
 	hash := payloadHash(in.Payload)
-	sub, err := s.submission(in, hash, "", s.now())
+	sub, err := s.submission(in, hash, "", s.now(), tp)
 	if err != nil {
 		return nil, false, err
 	}
@@ -68,7 +69,7 @@ func (s *Store) Submit(ctx context.Context, in SubmitInput) (task *Task, created
 			if err := table.Unmarshal(te.Item, &idem); err != nil {
 				return nil, false, fmt.Errorf("tasks: idempotency key %q: %w", in.IdempotencyKey, err)
 			}
-			t, err := s.submitted(ctx, in, hash, &idem)
+			t, err := s.submitted(ctx, in, hash, &idem, tp)
 			return t, false, err
 		}
 	}
@@ -136,6 +137,7 @@ func (s *Store) write(ctx context.Context, sub *submission) (*Task, bool, error)
 // A nil tx, or a tx on another API than the store's table, is a
 // *table.InputError; the latter is reported by tx.Run.
 func (s *Store) SubmitTx(ctx context.Context, tx *table.WriteTx, in SubmitInput) (task *Task, created bool, err error) {
+	tp := traceParent(ctx)
 	ctx, span := s.start(ctx, "tasks.SubmitTx")
 	defer span.End(&err)
 	if err := s.check(checkSubmit(in)); err != nil {
@@ -168,14 +170,14 @@ func (s *Store) SubmitTx(ctx context.Context, tx *table.WriteTx, in SubmitInput)
 			}
 		default:
 			// A Submit cut off after its IDEM item: add the rest.
-			if sub, err = s.resumed(in, hash, idem); err != nil {
+			if sub, err = s.resumed(in, hash, idem, tp); err != nil {
 				return nil, false, err
 			}
 			sub.idem = nil
 		}
 	}
 	if sub == nil {
-		if sub, err = s.submission(in, hash, "", s.now()); err != nil {
+		if sub, err = s.submission(in, hash, "", s.now(), tp); err != nil {
 			return nil, false, err
 		}
 	}
@@ -201,7 +203,7 @@ type submission struct {
 // submission builds the items that submit in at now, whose payload's
 // SHA-256 is hash: task id, if given, else the id derived from the
 // idempotency key, or a new one.
-func (s *Store) submission(in SubmitInput, hash, id string, now time.Time) (*submission, error) {
+func (s *Store) submission(in SubmitInput, hash, id string, now time.Time, traceParent string) (*submission, error) {
 	switch {
 	case id != "":
 	case in.IdempotencyKey != "":
@@ -217,7 +219,7 @@ func (s *Store) submission(in SubmitInput, hash, id string, now time.Time) (*sub
 		GSI1PK: s.statusPartition(StatusPending, s.shardOf(id)), GSI1SK: mustBuild(createdSK, now),
 		Type: typeTask, TaskID: id, Status: StatusPending, Payload: in.Payload,
 		IdempotencyKey: in.IdempotencyKey, Events: 1, AvailableAt: keys.FormatTime(now),
-		CreatedAt: keys.FormatTime(now), UpdatedAt: keys.FormatTime(now),
+		CreatedAt: keys.FormatTime(now), UpdatedAt: keys.FormatTime(now), TraceParent: traceParent,
 	}}
 	if in.IdempotencyKey != "" {
 		sub.idem = &idemItem{
@@ -230,7 +232,7 @@ func (s *Store) submission(in SubmitInput, hash, id string, now time.Time) (*sub
 
 // resumed is the submission an IDEM item records: the same items its
 // first Submit wrote or was about to write.
-func (s *Store) resumed(in SubmitInput, hash string, idem *idemItem) (*submission, error) {
+func (s *Store) resumed(in SubmitInput, hash string, idem *idemItem, traceParent string) (*submission, error) {
 	if err := checkTaskID(idem.TaskID); err != nil {
 		return nil, fmt.Errorf("tasks: idempotency key %q: stored task id: %w", in.IdempotencyKey, err)
 	}
@@ -238,18 +240,18 @@ func (s *Store) resumed(in SubmitInput, hash string, idem *idemItem) (*submissio
 	if err != nil {
 		return nil, err
 	}
-	return s.submission(in, hash, idem.TaskID, at)
+	return s.submission(in, hash, idem.TaskID, at, traceParent)
 }
 
 // submitted returns the task the idempotency key of in created, whose
 // IDEM item is idem, finishing its submission if that was cut off after
 // the IDEM item, or an *IdempotencyError when the payload differs.
-func (s *Store) submitted(ctx context.Context, in SubmitInput, hash string, idem *idemItem) (*Task, error) {
+func (s *Store) submitted(ctx context.Context, in SubmitInput, hash string, idem *idemItem, traceParent string) (*Task, error) {
 	t, err := s.taskOf(ctx, in.IdempotencyKey, hash, idem)
 	if err != nil || t != nil {
 		return t, err
 	}
-	sub, err := s.resumed(in, hash, idem)
+	sub, err := s.resumed(in, hash, idem, traceParent)
 	if err != nil {
 		return nil, err
 	}

@@ -54,6 +54,10 @@ type Task struct {
 	LastError string `json:"lastError,omitempty"`
 	// Result is what Complete stored.
 	Result []byte `json:"result,omitempty"`
+	// TraceParent is the W3C traceparent of the span that submitted the
+	// task ("" when the submitter's context carried none): the worker
+	// runtime links the task's span to it.
+	TraceParent string `json:"traceParent,omitempty"`
 }
 
 // Task metadata, the seed's first row:
@@ -146,13 +150,15 @@ type metaItem struct {
 	Result      []byte `dynamodbav:"result,omitempty"`
 	// TTL is set when the task finishes (COMPLETED, CANCELLED): Retention
 	// later. A live or DEAD task has none.
-	TTL int64 `dynamodbav:"ttl,omitempty"`
+	TTL         int64  `dynamodbav:"ttl,omitempty"`
+	TraceParent string `dynamodbav:"traceParent,omitempty"`
 }
 
 func (m *metaItem) task() (*Task, error) {
 	t := &Task{
 		ID: m.TaskID, Status: m.Status, Payload: m.Payload, IdempotencyKey: m.IdempotencyKey,
 		Attempt: m.Attempt, AttemptBase: m.AttemptBase, Events: m.Events, Owner: m.Owner, LastError: m.LastError, Result: m.Result,
+		TraceParent: m.TraceParent,
 	}
 	var err error
 	if t.CreatedAt, err = parseTime("createdAt", m.CreatedAt); err != nil {
