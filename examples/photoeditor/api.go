@@ -5,24 +5,18 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"sync"
 
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/table"
-	"github.com/tablekit/tablekit/tasks"
 )
 
 // api is the service's HTTP surface:
 //
-//	POST /jobs                 create a job (Idempotency-Key header), queue its work
+//	POST /jobs                 create a job (Idempotency-Key header) and its work
 //	GET  /jobs/{id}            one job
 //	GET  /users/{id}/jobs      a user's jobs, newest first (?limit=, ?cursor=)
 type api struct {
-	jobs  *jobs.Store
-	tasks *tasks.Store
-
-	mu     sync.Mutex
-	taskOf map[string]string // job id -> task id, for the final check
+	jobs *jobs.Store // with its work queue: Create queues the job's task
 }
 
 func (a *api) routes() http.Handler {
@@ -42,13 +36,10 @@ type createRequest struct {
 	Provider         string `json:"provider"`
 }
 
-// createJob stores the job and submits its task, both keyed by the
-// request's Idempotency-Key: a retried POST returns the job the first one
-// created (200 instead of 201) and submits nothing new. The task is
-// submitted on every call, also when the job already existed: a crash
-// between the two writes is healed by the client's retry, since the task's
-// own idempotency key (derived from the job id) makes a second Submit a
-// no-op.
+// createJob stores the job, keyed by the request's Idempotency-Key: a
+// retried POST returns the job the first one created (200 instead of 201).
+// The store queues the job's work in the same transaction as the job, so
+// no crash leaves a job without its task.
 func (a *api) createJob(w http.ResponseWriter, r *http.Request) {
 	var req createRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
@@ -73,14 +64,6 @@ func (a *api) createJob(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
 	}
-	task, _, err := a.tasks.Submit(r.Context(), tasks.SubmitInput{IdempotencyKey: "job-" + job.ID, Payload: []byte(job.ID)})
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusServiceUnavailable)
-		return
-	}
-	a.mu.Lock()
-	a.taskOf[job.ID] = task.ID
-	a.mu.Unlock()
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated

@@ -1,17 +1,19 @@
-// Command photoeditor is the photo-editing service of docs/systems/jobs.md, end to end and
+// Command photoeditor is seed 001's photo-editing service, end to end and
 // under fire: an HTTP API (POST /jobs with an Idempotency-Key header, GET
-// /jobs/{id}, GET /users/{id}/jobs paginated) creates jobs and queues their
-// work in the tasks store; worker processes, each a tasks.Worker running
-// several handlers at once (the tasks package's runtime: leases,
-// heartbeats, backoff polling, graceful shutdown, panics recorded as
-// failed attempts), claim the tasks, move each job PROCESSING → EDITING →
-// COMPLETED under a job lease they renew, and write the result through the
-// blob store. Meanwhile the chaos run fails 10% of the provider calls,
-// panics 2% of the handlers, kills the process under 5% of the jobs
-// mid-job (its connection cut: it writes, renews and releases nothing
-// more; half of its handlers wake up later and try to finish anyway) and,
-// on the in-memory fake, throttles DynamoDB calls. A recoverer sweeps
-// expired job leases.
+// /jobs/{id}, GET /users/{id}/jobs paginated) creates jobs, and the jobs
+// store queues each job's work as a task in the same transaction
+// (jobs.Work); worker processes, each a jobs.Worker (the library's job
+// worker on the tasks runtime: one lease per job covering its task,
+// heartbeats, retries with the job's MaxAttempts, takeovers of dead
+// workers' jobs, graceful shutdown) running several handlers at once, do
+// the service's own part: analyse, call the provider, write the result
+// through the blob store. Meanwhile the chaos run fails 10% of the
+// provider calls, panics 2% of the handlers, kills the process under 5% of
+// the jobs mid-job (its connection cut: it writes, renews and releases
+// nothing more; half of its handlers wake up later and try to finish
+// anyway) and, on the in-memory fake, throttles DynamoDB calls. Every
+// terminal move of a job is counted from the jobs table's stream
+// (jobs.JobFromChange).
 //
 // It ends by printing how many jobs ended in each status and exits non-zero
 // if any job is lost (created but gone), stuck (not COMPLETED or FAILED, or
@@ -29,8 +31,9 @@
 // gives up when no job has ended for -timeout (a stall), or after ten
 // times that in all.
 //
-// Every run uses tables of its own (photoeditor-ex<run>-jobs and
-// photoeditor-ex<run>-tasks) and deletes them at the end.
+// Every run uses tables of its own (photoeditor-ex<run>-jobs,
+// photoeditor-ex<run>-tasks and photoeditor-ex<run>-changes, the stream
+// follower's leases) and deletes them at the end.
 package main
 
 import (
@@ -41,11 +44,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"net"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -119,45 +120,44 @@ func run(ctx context.Context, args []string) (err error) {
 		}
 	}
 	runID := strconv.FormatInt(time.Now().UnixNano(), 36)
+	// The job's work goes to a tasks table of the run's own; the library
+	// sets the queue's lease to the job's and its MaxAttempts so the
+	// job's own decides. A failed attempt (a panic, a provider error) is
+	// retried within a few leases.
 	jobOpts := []func(*jobs.Options){jobs.TableName(jobs.TableNameForEnv("ex" + runID)),
-		jobs.LeaseDuration(cfg.lease), jobs.MaxAttempts(3)}
-	taskOpts := []func(*tasks.Options){tasks.TableName("photoeditor-ex" + runID + "-tasks"),
-		tasks.LeaseDuration(cfg.lease), func(o *tasks.Options) {
-			// The job's own MaxAttempts decides when work is given up; the
-			// task only carries it, and must not die of redeliveries a
-			// loaded machine causes. A failed attempt (a panic, a job still
-			// held) is retried within a few leases.
-			o.MaxAttempts = tasks.MaxAttempts
+		jobs.LeaseDuration(cfg.lease), jobs.MaxAttempts(3),
+		jobs.Work("photoeditor-ex"+runID+"-tasks", func(o *tasks.Options) {
 			o.ClaimBatch = cfg.workers
 			o.RetryBackoff = table.Backoff{Initial: cfg.lease / 10, Max: cfg.lease}
-		}}
-	// The service's own connection (the API, the recoverer, the final
-	// check) is never killed; each worker process gets one of its own.
+		})}
+	// The service's own connection (the API, the final check) is never
+	// killed; each worker process gets one of its own.
 	service := &conn{api: env.DB}
 	jobStore, err := jobs.NewStore(service, env.Blobs, jobOpts...)
 	if err != nil {
 		return err
 	}
-	taskStore, err := tasks.NewStore(service, nil, taskOpts...)
-	if err != nil {
+	if err := jobStore.EnsureTable(ctx); err != nil { // and the tasks table
 		return err
 	}
-	for _, ensure := range []func(context.Context) error{jobStore.EnsureTable, taskStore.EnsureTable} {
-		if err := ensure(ctx); err != nil {
-			return err
-		}
-	}
+	leaseTable := "photoeditor-ex" + runID + "-changes"
 	defer func() {
-		for _, name := range []string{jobStore.Schema().Name, taskStore.Schema().Name} {
+		for _, name := range []string{jobStore.Schema().Name, jobStore.Tasks().Schema().Name, leaseTable} {
 			if _, derr := env.DB.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)}); derr != nil {
 				err = errors.Join(err, fmt.Errorf("delete table %s: %w", name, derr))
 			}
 		}
 	}()
-	fmt.Println("tables", jobStore.Schema().Name, taskStore.Schema().Name)
+	fmt.Println("tables", jobStore.Schema().Name, jobStore.Tasks().Schema().Name)
+	// Every terminal move of a job is counted from the jobs table's
+	// stream (jobs.JobFromChange), whoever made it.
+	moves, err := followTerminalMoves(ctx, env, jobStore.Schema().Name, leaseTable)
+	if err != nil {
+		return err
+	}
 
-	// The service: the API on a loopback port, the workers, the recoverer.
-	svc := &api{jobs: jobStore, tasks: taskStore, taskOf: map[string]string{}}
+	// The service: the API on a loopback port, the workers.
+	svc := &api{jobs: jobStore}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -169,18 +169,16 @@ func run(ctx context.Context, args []string) (err error) {
 
 	work, stopWork := context.WithCancel(ctx)
 	defer stopWork()
-	p := &pool{db: env.DB, blobs: env.Blobs, jobOpts: jobOpts, taskOpts: taskOpts, service: jobStore,
+	p := &pool{db: env.DB, blobs: env.Blobs, jobOpts: jobOpts, service: jobStore,
 		lease: cfg.lease, handlers: cfg.handlers, failRate: cfg.failRate, dieRate: cfg.dieRate,
-		panicRate: cfg.panicRate, commits: map[string]int{}}
+		panicRate: cfg.panicRate}
 	var background sync.WaitGroup
-	background.Add(3)
+	background.Add(2)
 	var poolErr error
 	go func() {
 		defer background.Done()
 		poolErr = p.run(work, (cfg.workers+cfg.handlers-1)/cfg.handlers)
 	}()
-	var recovered atomic.Int64
-	go func() { defer background.Done(); recovered.Store(recoverer(work, jobStore, cfg.lease/2)) }()
 	var throttled atomic.Int64
 	go func() { defer background.Done(); throttled.Store(throttle(work, env.Fake)) }()
 	fmt.Printf("%d processes of %d handlers, lease %v, %.0f%% provider failures, %.0f%% handler panics, %.0f%% of jobs kill their process\n",
@@ -211,18 +209,17 @@ func run(ctx context.Context, args []string) (err error) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	waitTasks(ctx, taskStore, svc, time.Now().Add(cfg.timeout))
+	waitTasks(ctx, jobStore, ids, time.Now().Add(cfg.timeout))
 	stopWork()
 	background.Wait() // zombies included: every late write is in before the check
 	if poolErr != nil {
 		return poolErr
 	}
 
-	fmt.Printf("\nworkers: %d processes started, %d handler runs, %d process deaths (%d sibling handlers cut off; %d zombies refused, %d finished late before any recovery), %d takeovers, %d redeliveries of finished work, %d provider failures, %d panics\n",
-		p.processes.Load(), p.claims.Load(), p.deaths.Load(), p.cutOff.Load(), p.zombiesRefused.Load(), p.zombiesLate.Load(),
-		p.takeovers.Load(), p.duplicates.Load(), p.handlerFailures.Load(), p.panics.Load())
-	fmt.Printf("recoverer: %d jobs recovered; throttled calls injected: %d\n", recovered.Load(), throttled.Load())
-	err = check(ctx, jobStore, taskStore, svc, p, ids)
+	fmt.Printf("\nworkers: %d processes started, %d handler runs, %d process deaths (%d zombies refused, %d finished late before any takeover), %d provider failures, %d panics; throttled calls injected: %d\n",
+		p.processes.Load(), p.claims.Load(), p.deaths.Load(), p.zombiesRefused.Load(), p.zombiesLate.Load(),
+		p.providerFailures.Load(), p.panics.Load(), throttled.Load())
+	err = check(ctx, jobStore, moves, ids)
 	fmt.Printf("ran in %v\n", time.Since(began).Round(time.Millisecond))
 	return err
 }
@@ -349,59 +346,6 @@ func pageHistory(ctx context.Context, base, user string) error {
 	return nil
 }
 
-// unfinished counts the jobs not yet COMPLETED or FAILED.
-func unfinished(ctx context.Context, store *jobs.Store) (int, error) {
-	n := 0
-	for _, st := range []jobs.Status{jobs.StatusQueued, jobs.StatusProcessing, jobs.StatusEditing} {
-		for _, err := range store.ByStatus(ctx, st, jobs.Limit(1000)) {
-			if err != nil {
-				return 0, err
-			}
-			n++
-		}
-	}
-	return n, nil
-}
-
-// waitTasks waits (until deadline) for every task to be done: a worker
-// completes its task just after its job.
-func waitTasks(ctx context.Context, store *tasks.Store, svc *api, deadline time.Time) {
-	svc.mu.Lock()
-	taskIDs := make([]string, 0, len(svc.taskOf))
-	for _, id := range svc.taskOf {
-		taskIDs = append(taskIDs, id)
-	}
-	svc.mu.Unlock()
-	for _, id := range taskIDs {
-		for time.Now().Before(deadline) {
-			if t, err := store.Get(ctx, id); err == nil && t.Status == tasks.StatusCompleted {
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-}
-
-// recoverer is the periodic sweep a deployment runs (a scheduled Lambda):
-// jobs whose worker died go back to the queue. It returns how many it moved.
-func recoverer(ctx context.Context, store *jobs.Store, every time.Duration) int64 {
-	var n int64
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return n
-		case <-t.C:
-		}
-		res, err := store.Recover(ctx)
-		if err != nil && ctx.Err() == nil {
-			fmt.Println("recover:", err)
-		}
-		n += int64(res.Requeued + res.Failed)
-	}
-}
-
 // throttle makes the in-memory fake refuse a few calls of every kind now
 // and then, as DynamoDB does when a partition is hot; the stores retry
 // them with backoff (conn). DynamoDB Local cannot be told to throttle.
@@ -424,91 +368,4 @@ func throttle(ctx context.Context, fake *dynamotest.DB) int64 {
 			n++
 		}
 	}
-}
-
-// check is the verdict: every job created is found, ended COMPLETED or
-// FAILED with exactly one terminal move, and its task is COMPLETED with a
-// history numbered 1..n without a gap.
-func check(ctx context.Context, js *jobs.Store, ts *tasks.Store, svc *api, p *pool, ids []string) error {
-	fmt.Println("\n== where the jobs ended")
-	byStatus := map[jobs.Status]int{}
-	byCode := map[string]int{}
-	var problems []string
-	problem := func(format string, args ...any) {
-		if len(problems) < 20 {
-			problems = append(problems, fmt.Sprintf(format, args...))
-		} else if len(problems) == 20 {
-			problems = append(problems, "...")
-		}
-	}
-	lost, stuck, doubled, gaps := 0, 0, 0, 0
-	for _, id := range ids {
-		job, err := js.Get(ctx, id, jobs.Consistent())
-		if errors.Is(err, jobs.ErrNotFound) {
-			lost++
-			problem("job %s lost", id)
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		byStatus[job.Status]++
-		switch job.Status {
-		case jobs.StatusCompleted, jobs.StatusFailed:
-		default:
-			stuck++
-			problem("job %s stuck in %s (attempt %d)", id, job.Status, job.Attempt)
-		}
-		if job.Error != nil && job.Status == jobs.StatusFailed {
-			byCode[job.Error.Code]++
-		}
-		p.mu.Lock()
-		commits := p.commits[id]
-		p.mu.Unlock()
-		if commits > 1 {
-			doubled++
-			problem("job %s recorded %d times", id, commits)
-		}
-		svc.mu.Lock()
-		taskID := svc.taskOf[id]
-		svc.mu.Unlock()
-		task, err := ts.Get(ctx, taskID)
-		if err != nil {
-			return err
-		}
-		if task.Status != tasks.StatusCompleted {
-			stuck++
-			problem("task %s of job %s is %s", taskID, id, task.Status)
-		}
-		history, err := ts.History(ctx, taskID)
-		if err != nil {
-			return err
-		}
-		for i, ev := range history {
-			if ev.Seq != i+1 {
-				gaps++
-				problem("task %s: event %d has seq %d", taskID, i+1, ev.Seq)
-				break
-			}
-		}
-		if len(history) != task.Events {
-			gaps++
-			problem("task %s: %d events read, %d recorded", taskID, len(history), task.Events)
-		}
-	}
-	for _, st := range jobs.Statuses() {
-		fmt.Printf("  %-10s %5d\n", st, byStatus[st])
-	}
-	for _, code := range slices.Sorted(maps.Keys(byCode)) {
-		fmt.Printf("    FAILED %-14s %d\n", code, byCode[code])
-	}
-	fmt.Printf("lost %d, stuck %d, recorded twice %d, history gaps %d\n", lost, stuck, doubled, gaps)
-	for _, pr := range problems {
-		fmt.Println("  " + pr)
-	}
-	if lost+stuck+doubled+gaps > 0 {
-		return fmt.Errorf("%d lost, %d stuck, %d recorded twice, %d history gaps", lost, stuck, doubled, gaps)
-	}
-	fmt.Printf("ok: %d jobs, every one terminal exactly once\n", len(ids))
-	return nil
 }
