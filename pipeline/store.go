@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -191,4 +192,14 @@ func (s *Store) log(ctx context.Context, msg string, args ...any) {
 		return
 	}
 	s.opts.Logger.DebugContext(ctx, msg, append([]any{"table", s.t.Name()}, args...)...)
+}
+
+// Registry is the store's entities (schema.go), for tools that read the
+// table item by item and want to name what each is (tablekit inspect), or
+// decode a raw item (Registry.Decode). Nil for a nil Store.
+func (s *Store) Registry() *entity.Registry {
+	if s == nil {
+		return nil
+	}
+	return s.reg
 }
