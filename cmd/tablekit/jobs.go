@@ -255,7 +255,7 @@ beside live workers and another sweep. -dry-run lists them and changes nothing.`
 		},
 		{
 			name:    "jobs backfill",
-			summary: "rewrite every job with a migration step of the seed's playbook: -set a default, -rename, -remove an attribute",
+			summary: "rewrite every job with a migration step of the jobs design's playbook (docs/systems/jobs.md): -set a default, -rename, -remove an attribute",
 			help: `Walks the whole table with a parallel scan (Store.Backfill), beside live
 traffic: each write is conditional on the job being as it was read.
 
@@ -404,7 +404,7 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-// migration is one backfill step of the seed's playbook.
+// migration is one backfill step of the jobs design's migration playbook.
 type migration struct {
 	set    map[string]string
 	rename map[string]string

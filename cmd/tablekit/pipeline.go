@@ -93,7 +93,7 @@ func pipelineCommands() []*command {
 			summary: "print a pipeline: its current version, tags and groups, its versions by number and its executions",
 			help: `
 Reads the current item (strongly consistent), then one page of versions
-(by version number, the seed's PV:3 and the padded PV:0000000003 alike) and
+(by version number, the unpadded PV:3 other services write and the padded PV:0000000003 alike) and
 one page of executions (in execution id order: oldest first with ULIDs).
 -limit sizes both pages; -versions-cursor and -executions-cursor print the
 next pages (the cursors the previous run printed). A pipeline that does not
