@@ -172,7 +172,12 @@
 // changes, with [DecodeItem] and a NEW_AND_OLD_IMAGES stream) and returns
 // the [ProgressEvent] it means, so a dashboard or a notifier follows
 // journeys without polling them; delivery is at least once, and each event
-// carries its change's sequence number.
+// carries its change's sequence number. A job failed past its timeout is a
+// jobFailed event with TimedOut; Journeys.Delete reports one
+// journeyDeleted (the removal of the marked metadata). [JobFromChange]
+// and [JourneyFromChange] read a change's job or journey as Jobs.Get and
+// Journeys.Get read it (ok false for other items and removals, an error
+// wrapping changes.ErrDecode for an item they cannot read).
 //
 // # Logs and reports
 //

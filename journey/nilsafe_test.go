@@ -57,6 +57,8 @@ func TestNoHandleMethodPanicsOnNilOrZeroInput(t *testing.T) {
 		}
 	}
 	assert.NotPanics(t, func() { _, _ = ProgressEvents(changes.Change[table.Item]{}) }, "ProgressEvents of a zero change")
+	assert.NotPanics(t, func() { _, _, _ = JobFromChange(changes.Change[table.Item]{}) }, "JobFromChange of a zero change")
+	assert.NotPanics(t, func() { _, _, _ = JourneyFromChange(changes.Change[table.Item]{}) }, "JourneyFromChange of a zero change")
 	assert.NotPanics(t, func() { _ = DecodeItem(nil, nil) }, "DecodeItem into nil")
 }
 

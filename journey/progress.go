@@ -2,6 +2,7 @@ package journey
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -32,6 +33,10 @@ const (
 	// the time of the change (the restored item's UpdatedAt is the
 	// backup's).
 	ProgressJourneyRestored ProgressKind = "journeyRestored"
+	// ProgressJourneyDeleted: Journeys.Delete removed the journey (its
+	// metadata, the last of its items). The removals of its other items
+	// report nothing. It needs the old image (NEW_AND_OLD_IMAGES).
+	ProgressJourneyDeleted ProgressKind = "journeyDeleted"
 )
 
 // ProgressEvent is one step of a journey's progress, read from the table's
@@ -50,6 +55,10 @@ type ProgressEvent struct {
 	Progress int `json:"progress"`
 	// ErrorMessage is a failed job's error.
 	ErrorMessage string `json:"errorMessage,omitempty"`
+	// TimedOut marks a jobFailed event of a job failed for running past
+	// its configuration.timeout (by Jobs.Start or Jobs.Recover), not by
+	// its worker.
+	TimedOut bool `json:"timedOut,omitempty"`
 	// At is when the item changed, as the item says (its UpdatedAt).
 	At Time `json:"at"`
 	// SequenceNumber is the change's place in its item's order, for
@@ -87,7 +96,16 @@ func DecodeItem(item map[string]types.AttributeValue, out any) error {
 // NEW_IMAGE stream) reports nothing either, but for a job start.
 func ProgressEvents(ch changes.Change[table.Item]) ([]ProgressEvent, error) {
 	if ch.New == nil {
-		return nil, nil // a deletion: nothing progressed
+		// A deletion: nothing progressed, unless it is the last step of
+		// Journeys.Delete, the removal of the marked metadata.
+		if ch.Old != nil && deleting(*ch.Old) && stringAttr(*ch.Old, attrSK) == metadataSK {
+			id := strings.TrimPrefix(stringAttr(*ch.Old, attrPK), "JOURNEY#")
+			if id == "" || id == stringAttr(*ch.Old, attrPK) {
+				return nil, fmt.Errorf("journey: progress of change %s: PK %q is not a journey's: %w", ch.EventID, stringAttr(*ch.Old, attrPK), changes.ErrDecode)
+			}
+			return []ProgressEvent{{Kind: ProgressJourneyDeleted, JourneyID: id, At: At(ch.At), SequenceNumber: ch.SequenceNumber}}, nil
+		}
+		return nil, nil
 	}
 	newItem := *ch.New
 	var oldItem table.Item
@@ -100,6 +118,9 @@ func ProgressEvents(ch changes.Change[table.Item]) ([]ProgressEvent, error) {
 	}
 	if stringAttr(oldItem, attrImportID) != "" || stringAttr(newItem, attrImportID) != "" {
 		return nil, nil // an import's claim, not progress
+	}
+	if deleting(newItem) {
+		return nil, nil // Journeys.Delete's mark: the deletion reports
 	}
 	if by := stringAttr(newItem, attrRestoredBy); by != "" && by != stringAttr(oldItem, attrRestoredBy) {
 		return nil, nil // written by an import: restored, not moved
@@ -120,6 +141,7 @@ func ProgressEvents(ch changes.Change[table.Item]) ([]ProgressEvent, error) {
 		if j.ErrorMessage != nil {
 			ev.ErrorMessage = *j.ErrorMessage
 		}
+		ev.TimedOut = j.TimedOut
 		active := ch.Old == nil || before == string(JobPending) || before == string(JobRunning)
 		switch {
 		case ch.Old == nil && j.Status == JobRunning:

@@ -220,6 +220,7 @@ var functions = map[string]any{
 
 	"journey.NewStore": journey.NewStore, "journey.At": journey.At, "journey.DecodeItem": journey.DecodeItem, "journey.Provisioning": journey.Provisioning,
 	"journey.ProgressEvents": journey.ProgressEvents, "journey.Schema": journey.Schema,
+	"journey.JobFromChange": journey.JobFromChange, "journey.JourneyFromChange": journey.JourneyFromChange,
 	"journey.Patterns": journey.Patterns, "journey.Entities": journey.Entities, "journey.DefaultStages": journey.DefaultStages, "journey.PatternsWithRates": journey.PatternsWithRates,
 
 	"pipeline.NewStore": pipeline.NewStore, "pipeline.Schema": pipeline.Schema,
