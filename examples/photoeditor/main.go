@@ -1,4 +1,4 @@
-// Command photoeditor is the seed's photo-editing service, end to end and
+// Command photoeditor is the photo-editing service of docs/systems/jobs.md, end to end and
 // under fire: an HTTP API (POST /jobs with an Idempotency-Key header, GET
 // /jobs/{id}, GET /users/{id}/jobs paginated) creates jobs, and the jobs
 // store queues each job's work as a task in the same transaction
