@@ -142,3 +142,54 @@ func ExampleStore_Get() {
 	// QUEUED <nil>
 	// true
 }
+
+// ExampleStore_NewWorker is the photo editor as the library binds it: the
+// store queues each job's work as a task (Work), and a job worker runs
+// the handler on each job under its task's one lease, retrying and taking
+// over dead workers' jobs by itself.
+func ExampleStore_NewWorker() {
+	ctx := context.Background()
+	db := dynamotest.New()
+	store, err := jobs.NewStore(db, blobstore.NewMemory(), jobs.Work(""), jobs.LeaseDuration(time.Minute))
+	if err != nil {
+		panic(err)
+	}
+	if err := store.EnsureTable(ctx); err != nil { // the jobs table and the tasks table
+		panic(err)
+	}
+
+	// The upload handler: the job and its task, in one transaction.
+	job, _, err := store.Create(ctx, jobs.CreateInput{UserID: "user-12345", FileSize: 3_145_728, FileType: "image/jpeg", Provider: "gemini"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(job.Status, "with its work on the tasks table:", job.TaskID != "")
+
+	// The worker process: the service's own work only.
+	worker, err := store.NewWorker("worker-1", func(ctx context.Context, a *jobs.Attempt) (jobs.EditResult, error) {
+		if _, err := a.StartEditing(ctx, &jobs.AnalysisResult{Labels: []jobs.Label{{Name: "cat", Confidence: 0.98}}}); err != nil {
+			return jobs.EditResult{}, err
+		}
+		return jobs.EditResult{S3Key: "final/user-12345/cat.webp", Width: 1024, Height: 768, Format: jobs.FormatWebP, Size: 201_114}, nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	run, stop := context.WithCancel(ctx)
+	done := make(chan error)
+	go func() { done <- worker.Run(run) }()
+	for job.Status != jobs.StatusCompleted {
+		time.Sleep(time.Millisecond)
+		if job, err = store.Get(ctx, job.ID, jobs.Consistent()); err != nil {
+			panic(err)
+		}
+	}
+	stop() // a graceful stop: running jobs finish or go back to the queue
+	if err := <-done; err != nil {
+		panic(err)
+	}
+	fmt.Println(job.Status, job.S3FinalKey, "attempt", job.Attempt)
+	// Output:
+	// QUEUED with its work on the tasks table: true
+	// COMPLETED final/user-12345/cat.webp attempt 1
+}

@@ -27,7 +27,8 @@ type WorkOptions struct {
 	// Tasks configure the tasks.Store on that table (shards, retry
 	// backoff, retention, tracing). The job store sets the queue's
 	// LeaseDuration to Options.LeaseDuration (the one lease of a job and
-	// its task), its Clock and Logger to the store's, and its MaxAttempts
+	// its task), its Clock, Logger, TracerProvider and MeterProvider to
+	// the store's, and its MaxAttempts
 	// to tasks.MaxAttempts (the job's MaxAttempts decides when its work is
 	// given up; the task only carries it) before these run. A MaxAttempts
 	// set here must stay above the job's.
@@ -67,10 +68,9 @@ func newWorkQueue(db table.API, o Options) (*tasks.Store, error) {
 		to.MaxAttempts = tasks.MaxAttempts
 		to.Clock = o.Clock
 		to.Logger = o.Logger
+		to.TracerProvider = o.tracerProvider
+		to.MeterProvider = o.meterProvider
 	}}
-	if o.tracerProvider != nil {
-		topts = append(topts, tasks.TracerProvider(o.tracerProvider))
-	}
 	ts, err := tasks.NewStore(db, nil, append(topts, o.Work.Tasks...)...)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: Options.Work: %w", err)
