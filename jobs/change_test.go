@@ -9,35 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/changes"
+	"github.com/tablekit/tablekit/internal/testkit"
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/table"
 )
 
-// follower follows the jobs table's stream from its start; each call
-// returns the changes made since the last.
+// follower follows the jobs table's stream from here on.
 func (f *fixture) follower(t *testing.T) func() []changes.Change[table.Item] {
-	t.Helper()
-	ctx := context.Background()
-	name := f.store.Schema().Name
-	_, err := changes.EnableStream(ctx, f.db, name, types.StreamViewTypeNewAndOldImages)
-	require.NoError(t, err)
-	require.NoError(t, changes.LeaseSchema(changes.DefaultLeaseTable).EnsureTable(ctx, f.db))
-	c, err := changes.New[table.Item](f.db, f.db, name, changes.Decode(changes.DecodeItem),
-		changes.Name("job-follower"), changes.Clock(f.db.Now), changes.PollInterval(0))
-	require.NoError(t, err)
-	return func() []changes.Change[table.Item] {
-		var all []changes.Change[table.Item]
-		for {
-			n, err := c.Step(ctx, func(_ context.Context, batch []changes.Change[table.Item]) error {
-				all = append(all, batch...)
-				return nil
-			})
-			require.NoError(t, err)
-			if n == 0 {
-				return all
-			}
-		}
-	}
+	return testkit.Follow(t, f.db, f.db, f.store.Schema().Name, f.db.Now)
 }
 
 func TestJobFromChangeReadsEveryMoveAsGetReadsTheJob(t *testing.T) {

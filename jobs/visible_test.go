@@ -14,6 +14,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/tablekit/tablekit/internal/testkit"
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/tasks"
 )
@@ -79,36 +80,6 @@ func (r *records) keys(level slog.Level, text string) []string {
 	return out
 }
 
-// counts is every jobs counter's value per attribute set, by instrument.
-func counts(t *testing.T, reader *sdkmetric.ManualReader) map[string]map[string]int64 {
-	t.Helper()
-	var rm metricdata.ResourceMetrics
-	require.NoError(t, reader.Collect(context.Background(), &rm))
-	out := map[string]map[string]int64{}
-	for _, sm := range rm.ScopeMetrics {
-		if sm.Scope.Name != "github.com/tablekit/tablekit/jobs" {
-			continue
-		}
-		for _, m := range sm.Metrics {
-			sum, ok := m.Data.(metricdata.Sum[int64])
-			if !ok {
-				continue
-			}
-			out[m.Name] = map[string]int64{}
-			for _, dp := range sum.DataPoints {
-				var keys []string
-				for _, kv := range dp.Attributes.ToSlice() {
-					if kv.Key != "db.collection.name" {
-						keys = append(keys, string(kv.Key)+"="+kv.Value.Emit())
-					}
-				}
-				out[m.Name][strings.Join(keys, ",")] += dp.Value
-			}
-		}
-	}
-	return out
-}
-
 // TestJobWorkerLogsAndCountsFailedAttemptsFailuresAndTakeovers: the job
 // worker's failed attempts (retried), the jobs it fails (the jobs' dead
 // letters) and the jobs it takes over from dead workers are logged and
@@ -163,7 +134,7 @@ func TestJobWorkerLogsAndCountsFailedAttemptsFailuresAndTakeovers(t *testing.T) 
 	w.waitStatus(t, taken.ID, jobs.StatusCompleted)
 	w.waitTask(t, taken.TaskID, tasks.StatusCompleted)
 
-	got := counts(t, reader)
+	got := testkit.Counts(t, reader, "github.com/tablekit/tablekit/jobs")
 	assert.Equal(t, map[string]int64{
 		"tablekit.jobs.outcome=completed": 2,
 		"tablekit.jobs.outcome=retried":   1,

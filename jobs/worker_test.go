@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/internal/testkit"
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
@@ -79,27 +79,7 @@ func newJobWorld(t *testing.T, opts ...func(*jobs.Options)) *jobWorld {
 		})}, opts...)
 	e, db := fakeWorkEnv(t, opts...)
 	w := &jobWorld{workEnv: e, fake: db, beats: &beats{}, opts: opts, terminal: map[string]int{}}
-	ctx := context.Background()
-	name := e.jobs.Schema().Name
-	_, err := changes.EnableStream(ctx, db, name, types.StreamViewTypeNewAndOldImages)
-	require.NoError(t, err)
-	require.NoError(t, changes.LeaseSchema(changes.DefaultLeaseTable).EnsureTable(ctx, db))
-	c, err := changes.New[table.Item](db, db, name, changes.Decode(changes.DecodeItem),
-		changes.Name("terminal-moves"), changes.Clock(db.Now), changes.PollInterval(0))
-	require.NoError(t, err)
-	w.follow = func() []changes.Change[table.Item] {
-		var all []changes.Change[table.Item]
-		for {
-			n, err := c.Step(ctx, func(_ context.Context, batch []changes.Change[table.Item]) error {
-				all = append(all, batch...)
-				return nil
-			})
-			require.NoError(t, err)
-			if n == 0 {
-				return all
-			}
-		}
-	}
+	w.follow = testkit.Follow(t, db, db, e.jobs.Schema().Name, db.Now)
 	return w
 }
 

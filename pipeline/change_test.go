@@ -9,35 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/changes"
+	"github.com/tablekit/tablekit/internal/testkit"
 	"github.com/tablekit/tablekit/pipeline"
 	"github.com/tablekit/tablekit/table"
 )
 
-// followAll returns a function that reads the changes the pipeline
-// table's stream holds since its last call.
+// follower follows the pipeline table's stream from here on.
 func (e *env) follower(t *testing.T) func() []changes.Change[table.Item] {
-	t.Helper()
-	ctx := context.Background()
-	name := e.store.Schema().Name
-	_, err := changes.EnableStream(ctx, e.db, name, types.StreamViewTypeNewAndOldImages)
-	require.NoError(t, err)
-	require.NoError(t, changes.LeaseSchema(changes.DefaultLeaseTable).EnsureTable(ctx, e.db))
-	c, err := changes.New[table.Item](e.db, e.db, name, changes.Decode(changes.DecodeItem),
-		changes.Name("executor"), changes.Clock(e.db.Now), changes.PollInterval(0))
-	require.NoError(t, err)
-	return func() []changes.Change[table.Item] {
-		var all []changes.Change[table.Item]
-		for {
-			n, err := c.Step(ctx, func(_ context.Context, batch []changes.Change[table.Item]) error {
-				all = append(all, batch...)
-				return nil
-			})
-			require.NoError(t, err)
-			if n == 0 {
-				return all
-			}
-		}
-	}
+	return testkit.Follow(t, e.db, e.db, e.store.Schema().Name, e.db.Now)
 }
 
 func TestExecutionAndPipelineFromChangeFollowTheTableAsGetReadsIt(t *testing.T) {
