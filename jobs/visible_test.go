@@ -123,10 +123,9 @@ func TestJobWorkerLogsAndCountsFailedAttemptsFailuresAndTakeovers(t *testing.T) 
 	// A worker dies holding a job; another takes it over.
 	taken, _, err := w.jobs.Create(ctx, upload("u-taken"))
 	require.NoError(t, err)
-	dying := w.start(t, "dies", handler)
-	dying.conn.crashAt(func(c call) string {
+	dying := w.startCrashing(t, "dies", func(c call) string {
 		return when(c.op == "UpdateItem" && c.table == jobsTable && setsStatus(c.in), "after")
-	})
+	}, handler)
 	waitFor(t, "the crash", dying.conn.dead.Load)
 	dying.stop()
 	w.fake.Advance(2 * testLease)

@@ -368,8 +368,7 @@ func TestSweepTakesBackAJobInFlightWhoseTaskIsGone(t *testing.T) {
 		ctx := context.Background()
 		job, _, err := w.jobs.Create(ctx, upload("u1"))
 		require.NoError(t, err)
-		dying := w.start(t, "dies", editor)
-		dying.conn.crashAt(func(c call) string { return when(c.op == "UpdateItem" && c.table == jobsTable, "after") })
+		dying := w.startCrashing(t, "dies", func(c call) string { return when(c.op == "UpdateItem" && c.table == jobsTable, "after") }, editor)
 		waitFor(t, "the crash", dying.conn.dead.Load)
 		dying.stop()
 		// The dead worker's task is finished by hand instead of taken

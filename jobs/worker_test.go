@@ -115,7 +115,14 @@ type proc struct {
 // start starts a worker process running handler.
 func (w *jobWorld) start(t *testing.T, id string, handler jobs.Handler, opts ...func(*tasks.WorkerOptions)) *proc {
 	t.Helper()
-	p := &proc{conn: &procConn{API: w.fake}, done: make(chan struct{})}
+	return w.startCrashing(t, id, nil, handler, opts...)
+}
+
+// startCrashing starts a worker process whose connection crashes where
+// hook says, from its first request.
+func (w *jobWorld) startCrashing(t *testing.T, id string, hook func(call) string, handler jobs.Handler, opts ...func(*tasks.WorkerOptions)) *proc {
+	t.Helper()
+	p := &proc{conn: &procConn{API: w.fake, hook: hook}, done: make(chan struct{})}
 	store := newStore(t, p.conn, nil, append([]func(*jobs.Options){jobs.TableName(w.jobs.Schema().Name), jobs.Clock(w.now)}, w.opts...)...)
 	all := append([]func(*tasks.WorkerOptions){
 		tasks.HeartbeatInterval(beatEvery), tasks.ShutdownGrace(time.Millisecond),
@@ -478,8 +485,7 @@ func TestAJobWorkerThatDiesAtAnyStepLeavesItsJobTerminalExactlyOnce(t *testing.T
 				waitFor(t, "the crash", dying.conn.dead.Load)
 				close(release)
 			} else {
-				dying = w.start(t, "dies", c.handler)
-				dying.conn.crashAt(hook)
+				dying = w.startCrashing(t, "dies", hook, c.handler)
 				waitFor(t, "the crash", dying.conn.dead.Load)
 			}
 			dying.stop()
