@@ -5,7 +5,10 @@
 // lets the data_migration job fail once and retries it, skips the optional
 // stage, and prints the final dashboard, the jobs page by page, the failed
 // job's logs and a backup. A second journey is cancelled with a job
-// running, which the cancel stops (JobCancelled).
+// running, which the cancel stops (JobCancelled). A third shows stages
+// running in order and a job whose worker died: past its one-second
+// configuration.timeout, Jobs.Recover fails it and the stage starts
+// again; then the journey is deleted with its items and files.
 //
 //	go run ./examples/journey             # in-memory fake, in-memory blobs
 //	TABLEKIT_DYNAMODB_ENDPOINT=http://127.0.0.1:8000 \
@@ -276,12 +279,56 @@ func run(args []string) error {
 		return fmt.Errorf("cancel left the journey %s and its job %s", cancelled.Status, stopped.Status)
 	}
 
+	fmt.Println("\n== a worker dies: its job times out")
+	lost, err := store.Journeys().Create(ctx, journey.NewJourney{ID: id + "-T", Name: "Worker lost",
+		Configuration: journey.Configuration{Timeout: 1, RetryAttempts: 1}})
+	if err != nil {
+		return err
+	}
+	// Stages run in order: tmf_mapping waits for raw_analysis and stripped_schema.
+	if _, err := store.Jobs().Start(ctx, journey.NewJob{JourneyID: lost.Journey.ID, StageID: "tmf_mapping"}); !errors.Is(err, journey.ErrStageOrder) {
+		return fmt.Errorf("a start of tmf_mapping before raw_analysis: %v", err)
+	}
+	fmt.Println("  tmf_mapping refused: raw_analysis is not done")
+	deadJob, err := store.Jobs().Start(ctx, journey.NewJob{JourneyID: lost.Journey.ID, StageID: "raw_analysis"})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  %s started with a 1 s timeout; its worker never comes back\n", deadJob.JobID)
+	time.Sleep(time.Until(deadJob.Deadline()) + 100*time.Millisecond)
+	recovered, err := store.Jobs().Recover(ctx, journey.OfJourney(lost.Journey.ID))
+	if err != nil {
+		return err
+	}
+	if len(recovered.Failed) != 1 || !recovered.Failed[0].TimedOut {
+		return fmt.Errorf("recover failed %d jobs, want the timed-out one", len(recovered.Failed))
+	}
+	fmt.Printf("  recover: %s %s (%s)\n", recovered.Failed[0].JobID, recovered.Failed[0].Status, *recovered.Failed[0].ErrorMessage)
+	retry, err := store.Jobs().Start(ctx, journey.NewJob{JourneyID: lost.Journey.ID, StageID: "raw_analysis"})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  raw_analysis starts again: %s, execution %d\n", retry.JobID, retry.ExecutionNumber)
+	if _, err := store.Jobs().Finish(ctx, retry.Ref(), journey.Finish{Status: journey.JobCompleted}); err != nil {
+		return err
+	}
+
+	fmt.Println("\n== delete the worker-lost journey")
+	deleted, err := store.Journeys().Delete(ctx, lost.Journey.ID)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  deleted %s: %d items, %d files\n", deleted.JourneyID, deleted.Items, deleted.Files)
+	if _, err := store.Journeys().Get(ctx, lost.Journey.ID); !errors.Is(err, journey.ErrJourneyNotFound) {
+		return fmt.Errorf("a deleted journey reads as %v", err)
+	}
+
 	fmt.Println("\n== backup")
 	info, err := store.Backups().Export(ctx, id)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("  %d items, %d bytes at %s/%s\n", info.Items, info.Size, env.S3Where, info.Key)
+	fmt.Printf("  %d items, %d bytes at s3://%s/%s\n", info.Items, info.Size, *backupsBucket, info.Key)
 	return nil
 }
 
