@@ -34,6 +34,14 @@
 // create it, and how long it is kept (Retention, its TTL). Package
 // datamodel derives the table's storage from them.
 //
+// A pattern also declares its latency target (Latency, the p99 the
+// service needs: the data-modeling method's "latency SLO") and the entities it reads or
+// writes (Entities); an entity its parent (Parent, with PerParent and
+// MaxPerParent) and the partition it lives in (Partition). From them
+// datamodel computes the data-modeling method's access correlation of related entities,
+// the identifying-relationship check and the consolidation review, and
+// ticks its checklist only when the declaration meets it.
+//
 // Requests whose items differ (a transaction over several entities, a mixed
 // batch) list them in Items; writes list the GSI entries they touch in
 // IndexWrites, so the planner can count DynamoDB's index write

@@ -60,6 +60,18 @@ type Pattern struct {
 	AveragePerSecond float64
 	Consistent       bool
 	Transactional    bool
+	// Latency is the latency target of one request of the pattern (data-modeling
+	// method's "Key Requirements: <50ms latency", its checklist's "latency
+	// SLO"): the time the service needs the request answered within, at
+	// the 99th percentile, as the caller measures it. 0 means not
+	// declared, which package datamodel's checklist reports.
+	Latency time.Duration
+	// Entities names the entities (Entity.Name) the pattern reads, for a
+	// read, or writes, for a write: package datamodel derives from them
+	// the access correlation of related entities (the share of reads
+	// that need both), whether every entity read is also written, and
+	// which reads of a child go through an index.
+	Entities []string
 
 	// The fields below are what package datamodel needs beyond the figures
 	// above to estimate capacity per key value and GSI write amplification
@@ -144,6 +156,19 @@ type Entity struct {
 	// application deletes it; datamodel then reports the growth and the
 	// storage after its planning horizon.
 	Retention time.Duration
+	// Parent names the entity each of these items belongs to (the data-modeling method's
+	// one-to-many relationships: a stage belongs to a journey), "" for an
+	// aggregate root. The child cannot exist without its parent.
+	Parent string
+	// PerParent is how many of these items one parent typically has,
+	// MaxPerParent the most it may have (0: unbounded, as an append-only
+	// history is): the size of the item collection they would make.
+	PerParent, MaxPerParent int
+	// Partition is the item's partition key value in the table, a
+	// template as in Pattern.Partition ("JOURNEY#{journeyId}"). A child
+	// in its parent's partition is an identifying relationship (data-modeling
+	// method: partition key = parent id, sort key = child id).
+	Partition string
 	// Indexes lists the GSIs that hold an entry for the item for most of
 	// its life; each entry is stored at the size the index's projection
 	// keeps. An entity that passes through an index briefly (a task while

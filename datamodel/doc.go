@@ -72,6 +72,21 @@
 // docs/<store>/. dynamotest.Enforce runs a store under a
 // policy and answers what it does not allow with AccessDeniedException.
 //
+// # The requirements checklist
+//
+// RenderRequirements writes the data-modeling method's dynamodb_requirement.md: every
+// pattern with its rates and latency target, the entities and their
+// relationships, the access correlation of each parent-child pair (the
+// share of the reads, at the patterns' average rates, that need both),
+// the identifying-relationship check (does every read of the child name
+// its parent's partition key; does a GSI serve what that key would), the
+// consolidation review by the seed's thresholds (consolidate above 50%
+// overlap with a bounded identifying child, keep separate below 30% or
+// when unbounded), and the validation checklist. Checklist computes each
+// box from the declaration; an unticked box names what is missing, and a
+// design that departs from the framework needs its reason in
+// Prose.Relationships.
+//
 // # Checking the estimates
 //
 // Measure replays each declared pattern on a fresh dynamotest fake, with

@@ -83,6 +83,18 @@ type Prose struct {
 	// Integration describes what lives outside DynamoDB (S3 bodies,
 	// streams) and how the two stay consistent.
 	Integration string
+	// Relationships justifies, by child entity name, a design that
+	// departs from what the data-modeling method's consolidation framework computes for
+	// the child and its parent (an item collection below 30% access
+	// overlap, a child kept apart above 50%), or that keeps a GSI an
+	// identifying relationship would make unnecessary. The checklist
+	// leaves its boxes unticked for a departure without one.
+	Relationships map[string]string
+	// Declined names, by entity, the reads or writes the model leaves out
+	// on purpose (the data-modeling method: "unless USER explicitly declines"): an entity
+	// written and never read back (an audit trail), or read and written
+	// by another service.
+	Declined map[string]string
 }
 
 // IndexProse is the prose of one GSI's section.

@@ -42,7 +42,7 @@ func Render(ctx context.Context, m Model) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &renderer{m: m, s: m.Schema, est: est, ms: ms, policy: policy, proj: proj}
+	r := &renderer{m: m, s: m.Schema, est: est, ms: ms, policy: policy, proj: proj, rels: relationships(m, est)}
 	r.all()
 	return []byte(r.b.String()), nil
 }
@@ -62,6 +62,7 @@ type renderer struct {
 	ms     []Measurement
 	policy Policy
 	proj   []ProjectionAnalysis
+	rels   []relationship
 }
 
 func (r *renderer) p(format string, args ...any) { fmt.Fprintf(&r.b, format, args...) }
@@ -149,6 +150,7 @@ func (r *renderer) all() {
 	r.para(r.m.Prose.Philosophy)
 	r.p("## Aggregate Design Decisions\n\n")
 	r.para(r.m.Prose.Aggregates)
+	r.aggregateDecisions()
 
 	r.p("## Table Designs\n\n")
 	r.tableSection()
@@ -436,8 +438,8 @@ func (r *renderer) mapping() {
 	r.p("## Access Pattern Mapping\n\n### Solved Patterns\n\n")
 	r.p("Reads and writes alike, in declaration order. Units per request follow DynamoDB's rules (reads in 4 KB units, half when eventually consistent, double in a transaction, Query summing item sizes before rounding; writes in 1 KB units, double in a transaction, one more write per GSI entry and two where an index key moves). " +
 		"Each pattern declares two rates (a peak and an average): the peak sizes partitions and capacity (RCU/s and WCU/s below, the hot-partition analysis), the average is what the month is billed for ($/month, on demand at DynamoDB's prices over a 2,592,000-second month).\n\n")
-	r.p("| # | Pattern | Description | Table/Index | DynamoDB Operation | Key Condition | Items per request | Peak (req/s) | Average (req/s) | RCU/req | WCU/req | Peak RCU/s | Peak WCU/s | $/month |\n")
-	r.p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	r.p("| # | Pattern | Description | Table/Index | DynamoDB Operation | Key Condition | Items per request | Latency target | Peak (req/s) | Average (req/s) | RCU/req | WCU/req | Peak RCU/s | Peak WCU/s | $/month |\n")
+	r.p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for i, pe := range r.est.Patterns {
 		ap := pe.Pattern
 		where := r.s.Name
@@ -462,11 +464,15 @@ func (r *renderer) mapping() {
 		if slices.Contains(r.est.Undeclared, ap.Name) {
 			avg = "not declared (peak billed)"
 		}
-		r.p("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", i+1, cell(ap.Name), cell(ap.Description), cell(where), op,
-			code(ap.KeyCondition), describeItems(ap), num(ap.RatePerSecond), avg, num(pe.ReadUnits), wcu, num(pe.ReadPerSecond), num(pe.WritePerSecond), dollars(pe.MonthlyCost))
+		lat := "not declared"
+		if ap.Latency > 0 {
+			lat = "<" + ap.Latency.String() + " p99"
+		}
+		r.p("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", i+1, cell(ap.Name), cell(ap.Description), cell(where), op,
+			code(ap.KeyCondition), describeItems(ap), lat, num(ap.RatePerSecond), avg, num(pe.ReadUnits), wcu, num(pe.ReadPerSecond), num(pe.WritePerSecond), dollars(pe.MonthlyCost))
 	}
 	e := r.est
-	r.p("| | **Total** | | | | | | | | | | **%s** | **%s** | **%s** |\n\n", num(e.ReadPerSecond), num(e.WritePerSecond), dollars(e.ReadCost+e.WriteCost))
+	r.p("| | **Total** | | | | | | | | | | | **%s** | **%s** | **%s** |\n\n", num(e.ReadPerSecond), num(e.WritePerSecond), dollars(e.ReadCost+e.WriteCost))
 	r.p("### Capacity and Cost\n\n")
 	r.p("- **Peak**: %s RCU/s and %s WCU/s in the busiest second: what provisioned capacity and the partitions must serve.\n", num(e.ReadPerSecond), num(e.WritePerSecond))
 	r.p("- **Reads**: %s RCU/s on average → %s/month (RRU $0.125 per million)\n", num(e.AverageReadPerSecond), dollars(e.ReadCost))
@@ -687,6 +693,28 @@ func (r *renderer) validation() {
 		r.p("- [x] Every GSI serves at least one declared read pattern\n")
 	} else {
 		r.p("- [ ] GSIs that serve no declared read pattern: %s\n", strings.Join(unused, ", "))
+	}
+	var gsiToDrop []string
+	for _, rel := range r.rels {
+		if rel.needsIdentifying() && rel.justification == "" {
+			gsiToDrop = append(gsiToDrop, rel.child.Name+" ("+strings.Join(rel.indexReads, ", ")+")")
+		}
+	}
+	if len(gsiToDrop) == 0 {
+		r.p("- [x] Unnecessary GSIs are removed and solved with an identifying relationship: no child read through a GSI has its parent's key in every read, or its GSI is justified\n")
+	} else {
+		r.p("- [ ] Unnecessary GSIs are removed and solved with an identifying relationship: read by the parent's key yet through a GSI: %s\n", strings.Join(gsiToDrop, ", "))
+	}
+	undeclaredLatency := 0
+	for _, pe := range r.est.Patterns {
+		if pe.Pattern.Latency <= 0 {
+			undeclaredLatency++
+		}
+	}
+	if undeclaredLatency == 0 {
+		r.p("- [x] Every access pattern declares its latency target\n")
+	} else {
+		r.p("- [ ] %d access pattern(s) declare no latency target\n", undeclaredLatency)
 	}
 	if scans == 0 {
 		r.p("- [x] No Scans used to solve access patterns\n")

@@ -22,7 +22,7 @@ func RenderRequirements(m Model) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &renderer{m: m, s: m.Schema, est: est}
+	r := &renderer{m: m, s: m.Schema, est: est, rels: relationships(m, est)}
 	r.requirements()
 	return []byte(r.b.String()), nil
 }
@@ -80,6 +80,7 @@ func (r *renderer) requirements() {
 			req = append(req, "eventually consistent")
 		}
 		req = append(req, describeItems(ap)+" per request")
+		req = append(req, latency(ap))
 		where := "table " + r.s.Name
 		if ap.Index != "" {
 			where = "GSI " + ap.Index
@@ -115,8 +116,20 @@ func (r *renderer) requirements() {
 	}
 	if len(e.Storage) > 0 {
 		r.p("\n")
-		r.para(r.m.Prose.Aggregates)
 	}
+	for _, rel := range r.rels {
+		bound := "unbounded"
+		if rel.bounded() {
+			bound = "max " + num(float64(rel.child.MaxPerParent))
+		}
+		r.p("- **%s**: %s (avg %s per %s, %s)\n", cell(rel.name()), rel.cardinality(), num(float64(rel.child.PerParent)), cell(rel.parent.Name), bound)
+	}
+	if len(r.rels) > 0 {
+		r.p("\n")
+	}
+	r.para(r.m.Prose.Aggregates)
+	r.aggregateAnalysis()
+	r.consolidation()
 
 	r.p("## Design Considerations (Scratchpad - Subject to Change)\n\n")
 	var concerns []string
@@ -154,25 +167,33 @@ func (r *renderer) requirements() {
 	}
 	r.bullet("GSI Projections", strings.Join(proj, "; "))
 	r.bullet("Sparse GSI Opportunities", strings.Join(sparse, "; "))
-	r.bullet("Item Collection Opportunities", r.m.Prose.AggregateBoundary)
+	var opportunities []string
+	for _, rel := range r.rels {
+		if c := rel.correlation(); c >= separateBelow && c <= collectionAbove {
+			opportunities = append(opportunities, fmt.Sprintf("%s at %s correlation", rel.name(), pct(rel.both, rel.both+rel.parentOnly+rel.childOnly)))
+		}
+	}
+	if len(opportunities) == 0 {
+		opportunities = append(opportunities, "no related pair has 30-70% access correlation")
+	}
+	r.bullet("Item Collection Opportunities", strings.Join(opportunities, "; ")+" (the data-modeling method: consider an item collection between 30% and 70%). Design: "+r.m.Prose.AggregateBoundary)
+	var multi []string
+	for i, pe := range e.Patterns {
+		if isRead(pe.Pattern.Operation) && len(pe.Pattern.Entities) > 1 {
+			multi = append(multi, fmt.Sprintf("#%d %s (%s)", i+1, pe.Pattern.Name, strings.Join(pe.Pattern.Entities, ", ")))
+		}
+	}
+	if len(multi) == 0 {
+		multi = append(multi, "none: every read returns one entity")
+	}
+	r.bullet("Multi-Entity Query Patterns", strings.Join(multi, "; "))
 	r.p("\n")
 
 	r.p("## Validation Checklist\n\n")
-	r.p("- [x] Application domain and scale documented\n")
-	r.p("- %s All entities and relationships mapped (%d entities declared)\n", box(len(e.Storage) > 0), len(e.Storage))
-	r.p("- [x] Aggregate boundaries identified based on access patterns\n")
-	r.p("- %s Every access pattern has: RPS (avg/peak), consistency, expected result bound, item size band\n", box(len(e.Undeclared) == 0))
-	writes, reads := 0, 0
-	for _, pe := range e.Patterns {
-		if isRead(pe.Pattern.Operation) {
-			reads++
-		} else {
-			writes++
-		}
+	r.p("Every box is computed from the declaration; an unticked box says what is missing.\n\n")
+	for _, c := range checklist(m, e, r.rels) {
+		r.p("- %s %s: %s\n", box(c.OK), c.Box, c.Detail)
 	}
-	r.p("- %s Write pattern exists for every read pattern (and vice versa): %d reads, %d writes\n", box(reads > 0 && writes > 0), reads, writes)
-	r.p("- %s Hot partition risks evaluated (%d hot at the declared peaks)\n", box(true), len(e.Hot()))
-	r.p("- [x] Design considerations captured (subject to final validation)\n")
 }
 
 // attributesNeeded says what a pattern reads or writes: the item it
@@ -200,4 +221,12 @@ func averageOf(ap access.Pattern) float64 {
 		return ap.RatePerSecond
 	}
 	return ap.AveragePerSecond
+}
+
+// latency renders a pattern's latency target.
+func latency(ap access.Pattern) string {
+	if ap.Latency <= 0 {
+		return "latency target not declared"
+	}
+	return "<" + ap.Latency.String() + " latency (p99)"
 }

@@ -52,7 +52,8 @@ const (
 // deleted by TTL after the seed's 90 days.
 func Entities() []access.Entity {
 	return []access.Entity{{
-		Name:      "Job",
+		Name:      entityJob,
+		Partition: "{jobId}",
 		Size:      typicalJobSize,
 		CreatedBy: "Create job",
 		Retention: jobRetention,
@@ -65,7 +66,7 @@ func Entities() []access.Entity {
 // capacity, cost, hot-partition estimates and the IAM policy
 // (cmd/datamodel writes them under docs/jobs/).
 func Patterns() []access.Pattern {
-	return []access.Pattern{
+	ps := []access.Pattern{
 		{
 			Name:      "Create job",
 			Partition: "{jobId}",
@@ -165,6 +166,34 @@ func Patterns() []access.Pattern {
 			RatePerSecond: peakDeletes, AveragePerSecond: peakDeletes / peakToAverage,
 		},
 	}
+	for i := range ps {
+		// Every pattern reads or writes the job, the table's one entity.
+		ps[i].Entities = []string{entityJob}
+		ps[i].Latency = latencies[ps[i].Name]
+	}
+	return ps
+}
+
+// entityJob is the table's one entity.
+const entityJob = "Job"
+
+// latencies are the patterns' latency targets (p99, the data-modeling method's "latency
+// SLO"): a client polling its job or a worker moving it waits on one
+// single-item request, 10 ms for a read and 20 ms for a conditional
+// write; a list page, 50 ms; the background reads (Recover once a minute,
+// a Backfill page of 1 MB) a second, since nobody waits on them.
+var latencies = map[string]time.Duration{
+	"Create job":             20 * time.Millisecond,
+	"Get job by ID":          10 * time.Millisecond,
+	"List user jobs":         50 * time.Millisecond,
+	"List failed jobs":       50 * time.Millisecond,
+	"Update job status":      20 * time.Millisecond,
+	"Start editing":          20 * time.Millisecond,
+	"Complete job":           20 * time.Millisecond,
+	"Heartbeat job lease":    20 * time.Millisecond,
+	"Recover expired leases": time.Second,
+	"Backfill jobs":          time.Second,
+	"Delete job":             20 * time.Millisecond,
 }
 
 // statusMove declares one status move of a job at the jobs' creation

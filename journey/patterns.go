@@ -2,6 +2,7 @@ package journey
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/tablekit/tablekit/access"
 )
@@ -71,17 +72,99 @@ var defaultAverages = map[string]float64{
 // after DefaultLogSummaryRetention (they are copies of the S3 log files);
 // the rest is kept, as the seed keeps journeys, jobs and their catalog
 // entries, until the journey is deleted.
+// Every item lives in its journey's partition (the seed's single-partition
+// journey); each belongs to the item above it: stages to the journey (at
+// most 99, what one creating transaction holds), rules to the journey,
+// executions to their stage (one per attempt: unbounded, since
+// retryAttempts is), log summaries (the seed's ~10,000 entries a job) and
+// report entries (one per step) to their execution.
 func Entities() []access.Entity {
 	gsi := []string{IndexGSI1}
+	jp := "JOURNEY#{journeyId}"
 	return []access.Entity{
-		{Name: "Journey", Size: sizeJourney, CreatedBy: PatternCreateJourney, Indexes: gsi},
-		{Name: "Stage", Size: sizeStage, CreatedBy: PatternCreateJourney, PerRequest: 6, Indexes: gsi},
-		{Name: "Rule", Size: sizeRule, CreatedBy: PatternAddRule, Indexes: gsi},
-		{Name: "Job execution", Size: sizeJob, CreatedBy: PatternStartJob, Indexes: gsi},
-		{Name: "Log summary", Size: sizeLog, CreatedBy: PatternWriteLogSummaries, PerRequest: 25, Indexes: gsi,
-			Retention: DefaultLogSummaryRetention},
-		{Name: "Report catalog entry", Size: sizeReport, CreatedBy: PatternWriteReport, Indexes: gsi},
+		{Name: entityJourney, Size: sizeJourney, CreatedBy: PatternCreateJourney, Indexes: gsi, Partition: jp},
+		{Name: entityStage, Size: sizeStage, CreatedBy: PatternCreateJourney, PerRequest: 6, Indexes: gsi, Partition: jp,
+			Parent: entityJourney, PerParent: 6, MaxPerParent: 99},
+		{Name: entityRule, Size: sizeRule, CreatedBy: PatternAddRule, Indexes: gsi, Partition: jp, Parent: entityJourney, PerParent: 15},
+		{Name: entityJob, Size: sizeJob, CreatedBy: PatternStartJob, Indexes: gsi, Partition: jp, Parent: entityStage, PerParent: 3},
+		{Name: entityLog, Size: sizeLog, CreatedBy: PatternWriteLogSummaries, PerRequest: 25, Indexes: gsi, Partition: jp,
+			Parent: entityJob, PerParent: 10_000, Retention: DefaultLogSummaryRetention},
+		{Name: entityReport, Size: sizeReport, CreatedBy: PatternWriteReport, Indexes: gsi, Partition: jp, Parent: entityJob, PerParent: reportsPerJob},
 	}
+}
+
+// Entity names, for Entities and the patterns that read and write them.
+const (
+	entityJourney = "Journey"
+	entityStage   = "Stage"
+	entityRule    = "Rule"
+	entityJob     = "Job execution"
+	entityLog     = "Log summary"
+	entityReport  = "Report catalog entry"
+)
+
+// patternEntities are the entities each pattern reads or writes.
+var patternEntities = map[string][]string{
+	PatternGetJourney:        {entityJourney},
+	PatternLoadJourney:       {entityJourney, entityStage, entityRule, entityJob, entityReport},
+	PatternListJourneys:      {entityJourney},
+	PatternStages:            {entityStage},
+	PatternStageRules:        {entityRule},
+	PatternStageJobs:         {entityJob},
+	PatternLatestExecution:   {entityJob},
+	PatternJobLogs:           {entityLog},
+	PatternRecentJobLogs:     {entityLog},
+	PatternJobReports:        {entityReport},
+	PatternCreateJourney:     {entityJourney, entityStage},
+	PatternAddRule:           {entityRule, entityStage, entityJourney},
+	PatternSetRuleStatus:     {entityRule, entityJourney},
+	PatternRetireRule:        {entityRule, entityJourney},
+	PatternStartJob:          {entityJob, entityStage, entityJourney},
+	PatternUpdateJobProgress: {entityJob},
+	PatternFinishJob:         {entityJob, entityStage, entityJourney},
+	PatternJourneyStatus:     {entityJourney},
+	PatternWriteLogSummaries: {entityLog},
+	PatternCountLogEntries:   {entityJob, entityJourney},
+	PatternWriteReport:       {entityReport},
+	PatternImportClaim:       {entityJourney},
+	PatternImportKeys:        {entityJourney, entityStage, entityRule, entityJob, entityLog, entityReport},
+	PatternImportItems:       {entityStage, entityRule, entityJob, entityLog, entityReport},
+	PatternImportPublish:     {entityJourney},
+}
+
+// latencies are the patterns' latency targets (p99, the data-modeling method's "latency
+// SLO"), from the journey design's figures: journey metadata ~5 ms, a journey's
+// stages ~10 ms, the journey list and a job's dashboard rows ~15-20 ms,
+// so 10 ms for a GetItem and 20 ms for a page of a partition or of GSI1;
+// 50 ms to load a whole journey (~200 KB) and for a transaction; 100 ms
+// for a job's whole log (a 1 MB page); an import, an operator's call, a
+// second a request.
+var latencies = map[string]time.Duration{
+	PatternGetJourney:        10 * time.Millisecond,
+	PatternLoadJourney:       50 * time.Millisecond,
+	PatternListJourneys:      20 * time.Millisecond,
+	PatternStages:            20 * time.Millisecond,
+	PatternStageRules:        20 * time.Millisecond,
+	PatternStageJobs:         20 * time.Millisecond,
+	PatternLatestExecution:   20 * time.Millisecond,
+	PatternJobLogs:           100 * time.Millisecond,
+	PatternRecentJobLogs:     20 * time.Millisecond,
+	PatternJobReports:        20 * time.Millisecond,
+	PatternCreateJourney:     50 * time.Millisecond,
+	PatternAddRule:           50 * time.Millisecond,
+	PatternSetRuleStatus:     50 * time.Millisecond,
+	PatternRetireRule:        50 * time.Millisecond,
+	PatternStartJob:          50 * time.Millisecond,
+	PatternUpdateJobProgress: 20 * time.Millisecond,
+	PatternFinishJob:         50 * time.Millisecond,
+	PatternJourneyStatus:     20 * time.Millisecond,
+	PatternWriteLogSummaries: 50 * time.Millisecond,
+	PatternCountLogEntries:   50 * time.Millisecond,
+	PatternWriteReport:       20 * time.Millisecond,
+	PatternImportClaim:       time.Second,
+	PatternImportKeys:        time.Second,
+	PatternImportItems:       time.Second,
+	PatternImportPublish:     time.Second,
 }
 
 // Access pattern names, for PatternsWithRates.
@@ -404,6 +487,8 @@ func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 		d := details[patterns[i].Name]
 		patterns[i].Partition, patterns[i].IndexWrites, patterns[i].Items = d.Partition, d.IndexWrites, d.Items
 		patterns[i].Consistent = patterns[i].Consistent || d.Consistent
+		patterns[i].Entities = append([]string(nil), patternEntities[patterns[i].Name]...)
+		patterns[i].Latency = latencies[patterns[i].Name]
 	}
 	return patterns, nil
 }

@@ -1,6 +1,10 @@
 package pipeline
 
-import "github.com/tablekit/tablekit/access"
+import (
+	"time"
+
+	"github.com/tablekit/tablekit/access"
+)
 
 // The seed states no traffic. The peak rates below are a busy service's;
 // the averages the bill uses assume it is busy a working day (8 of 24
@@ -16,14 +20,18 @@ const busyFraction = 8.0 / 24
 // beside one per update).
 func Entities() []access.Entity {
 	gsi := []string{IndexGSI1}
+	pp := "P:{pipelineId}"
 	return []access.Entity{
-		{Name: "Pipeline (current item)", Size: 2048, CreatedBy: "create a new pipeline", Indexes: gsi},
-		{Name: "Pipeline version", Size: 2048, CreatedBy: "update an existing pipeline"},
-		{Name: "Execution", Size: 400, CreatedBy: "create a pipeline execution", Indexes: gsi},
-		{Name: "Execution reference", Size: 70, CreatedBy: "create a pipeline execution"},
-		{Name: "Tag item", Size: 60, CreatedBy: "create a new pipeline", PerRequest: 4},
-		{Name: "Group membership", Size: 100, CreatedBy: "create a new pipeline", PerRequest: 2, Indexes: gsi},
-		{Name: "Tag aggregate", Size: 100, Count: 1000, Indexes: gsi},
+		{Name: entityPipeline, Size: 2048, CreatedBy: "create a new pipeline", Indexes: gsi, Partition: pp},
+		{Name: entityVersion, Size: 2048, CreatedBy: "update an existing pipeline", Partition: pp, Parent: entityPipeline, PerParent: 5},
+		{Name: entityExecution, Size: 400, CreatedBy: "create a pipeline execution", Indexes: gsi, Partition: "PE:{executionId}",
+			Parent: entityPipeline, PerParent: 20},
+		{Name: entityExecutionRef, Size: 70, CreatedBy: "create a pipeline execution", Partition: pp, Parent: entityPipeline, PerParent: 20},
+		{Name: entityTag, Size: 60, CreatedBy: "create a new pipeline", PerRequest: 4, Partition: "T:{key}[#{parent}]",
+			Parent: entityPipeline, PerParent: 4},
+		{Name: entityGroup, Size: 100, CreatedBy: "create a new pipeline", PerRequest: 2, Indexes: gsi, Partition: pp,
+			Parent: entityPipeline, PerParent: 2},
+		{Name: entityTagAggregate, Size: 100, Count: 1000, Indexes: gsi, Partition: "TA:{key}"},
 	}
 }
 
@@ -32,7 +40,7 @@ func Entities() []access.Entity {
 // capacity, cost, hot-partition estimates and the IAM policy
 // (cmd/datamodel writes them under docs/pipeline/).
 func Patterns() []access.Pattern {
-	return []access.Pattern{
+	ps := []access.Pattern{
 		{Name: "create a new pipeline", Operation: access.TransactWriteItems, Transactional: true,
 			Partition: "P:{pipelineId}",
 			// A typical pipeline: four tag levels, two groups.
@@ -146,4 +154,73 @@ func Patterns() []access.Pattern {
 			KeyCondition: "pk = P:{pipelineId} AND sk = PV:current",
 			ItemSize:     2048, ItemsPerRequest: 25, RatePerSecond: 10, AveragePerSecond: 10 * busyFraction},
 	}
+	for i := range ps {
+		ps[i].Entities = append([]string(nil), patternEntities[ps[i].Name]...)
+		ps[i].Latency = latencies[ps[i].Name]
+	}
+	return ps
+}
+
+// Entity names, for Entities and the patterns that read and write them.
+// Everything belongs to a pipeline: its versions, execution references
+// and group memberships in its partition; executions in partitions of
+// their own (PE:, read by execution id) listed by pipeline on GSI-1; tag
+// items in their tag's partition (T:, read by tag). Tag aggregates are
+// per tag, no pipeline's.
+const (
+	entityPipeline     = "Pipeline (current item)"
+	entityVersion      = "Pipeline version"
+	entityExecution    = "Execution"
+	entityExecutionRef = "Execution reference"
+	entityTag          = "Tag item"
+	entityGroup        = "Group membership"
+	entityTagAggregate = "Tag aggregate"
+)
+
+// patternEntities are the entities each pattern reads or writes.
+var patternEntities = map[string][]string{
+	"create a new pipeline":                   {entityPipeline, entityVersion, entityTag, entityTagAggregate, entityGroup},
+	"update an existing pipeline":             {entityPipeline, entityVersion, entityTag, entityTagAggregate, entityGroup},
+	"remove a zero tag count":                 {entityTagAggregate},
+	"get an existing pipeline":                {entityPipeline},
+	"list pipelines":                          {entityPipeline},
+	"get a specific pipeline version":         {entityVersion},
+	"list existing pipeline versions":         {entityVersion},
+	"create a pipeline execution":             {entityExecution, entityExecutionRef, entityPipeline},
+	"move a pipeline execution":               {entityExecution},
+	"delete a pipeline":                       {entityPipeline, entityVersion, entityExecution, entityExecutionRef, entityTag, entityTagAggregate, entityGroup},
+	"list pipeline executions":                {entityExecution},
+	"get a specific pipeline execution":       {entityExecution},
+	"list pipelines of a group":               {entityGroup},
+	"list tags":                               {entityTagAggregate},
+	"list tag keys":                           {entityTagAggregate},
+	"list values of a tag key":                {entityTagAggregate},
+	"list pipelines by tags":                  {entityTag},
+	"get the page of pipelines matching tags": {entityPipeline},
+}
+
+// latencies are the patterns' latency targets (p99, the data-modeling method's "latency
+// SLO"): 10 ms for a GetItem, 20 ms for a page of a partition or of
+// GSI-1 and for a single conditional write, 50 ms for a transaction or a
+// BatchGetItem of a page of pipelines, and a second a request for a
+// pipeline's deletion, which runs in the background.
+var latencies = map[string]time.Duration{
+	"create a new pipeline":                   50 * time.Millisecond,
+	"update an existing pipeline":             50 * time.Millisecond,
+	"remove a zero tag count":                 20 * time.Millisecond,
+	"get an existing pipeline":                10 * time.Millisecond,
+	"list pipelines":                          20 * time.Millisecond,
+	"get a specific pipeline version":         10 * time.Millisecond,
+	"list existing pipeline versions":         20 * time.Millisecond,
+	"create a pipeline execution":             50 * time.Millisecond,
+	"move a pipeline execution":               20 * time.Millisecond,
+	"delete a pipeline":                       time.Second,
+	"list pipeline executions":                20 * time.Millisecond,
+	"get a specific pipeline execution":       10 * time.Millisecond,
+	"list pipelines of a group":               20 * time.Millisecond,
+	"list tags":                               20 * time.Millisecond,
+	"list tag keys":                           20 * time.Millisecond,
+	"list values of a tag key":                20 * time.Millisecond,
+	"list pipelines by tags":                  20 * time.Millisecond,
+	"get the page of pipelines matching tags": 50 * time.Millisecond,
 }

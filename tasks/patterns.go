@@ -1,6 +1,10 @@
 package tasks
 
-import "github.com/tablekit/tablekit/access"
+import (
+	"time"
+
+	"github.com/tablekit/tablekit/access"
+)
 
 // The seed's plan: 500 tasks per second through submission and
 // processing, items of about 1 KB (1 WCU each). The rates below are that
@@ -53,13 +57,91 @@ const claimCandidatesPerShard = (DefaultClaimBatch + DefaultShards - 1) / Defaul
 // deletes it), and GSI1 holds a task only while it is pending, processing
 // or dead, so no entity lists them. Dead letters never expire: a standing
 // population the seed gives no rate for. The CONFIG item is one item of
-// some 80 bytes for the table's life.
+// some 80 bytes for the table's life. The WORKER claim is declared
+// with a claim's life, claimLife, so its few items count.
 func Entities() []access.Entity {
+	tp := "TASK#{taskId}"
 	return []access.Entity{
-		{Name: "Task", Size: typicalMetaSize, CreatedBy: "Submit: META", Retention: DefaultRetention},
-		{Name: "Task event", Size: typicalEventSize, CreatedBy: "Fail, release or expire task", PerRequest: 2, Retention: DefaultRetention},
-		{Name: "Idempotency key", Size: typicalIdemSize, CreatedBy: "Check idempotency", Retention: DefaultRetention},
+		{Name: entityTask, Size: typicalMetaSize, CreatedBy: "Submit: META", Retention: DefaultRetention, Partition: tp},
+		{Name: entityEvent, Size: typicalEventSize, CreatedBy: "Fail, release or expire task", PerRequest: 2, Retention: DefaultRetention,
+			Partition: tp, Parent: entityTask, PerParent: 2},
+		{Name: entityIdem, Size: typicalIdemSize, CreatedBy: "Check idempotency", Retention: DefaultRetention,
+			Partition: "IDEM#{key}", Parent: entityTask, PerParent: 1, MaxPerParent: 1},
+		// A claim lives while its task is claimed: about a lease.
+		{Name: entityClaim, Size: typicalClaimSize, CreatedBy: "Claim: WORKER item", Retention: claimLife,
+			Partition: "WORKER#{workerId}", Parent: entityTask, PerParent: 1, MaxPerParent: 1},
+		{Name: entityConfig, Size: typicalConfigSize, Count: 1, Partition: "CONFIG"},
 	}
+}
+
+// Entity names, for Entities and the patterns that read and write them.
+// A task's event items (the history META does not tell; redrives add
+// attempts, so they are unbounded) live in its partition; its idempotency item and its
+// worker's claim (one each at most) in partitions keyed by what their
+// reads have, the key and the worker.
+const (
+	entityTask   = "Task"
+	entityEvent  = "Task event"
+	entityIdem   = "Idempotency key"
+	entityClaim  = "Worker claim"
+	entityConfig = "Table configuration"
+	// claimLife is how long a WORKER item lives: a task's processing,
+	// about one lease.
+	claimLife = 30 * time.Second
+)
+
+// patternEntities are the entities each pattern reads or writes.
+var patternEntities = map[string][]string{
+	"Check idempotency":            {entityIdem},
+	"Submit: META":                 {entityTask},
+	"Set the readiness signal":     {entityConfig},
+	"Find claim candidates":        {entityTask},
+	"Find expired leases":          {entityTask},
+	"Claim task (atomic)":          {entityTask},
+	"Claim: WORKER item":           {entityClaim},
+	"Heartbeat":                    {entityClaim},
+	"Read a lease":                 {entityClaim},
+	"Move a lease's index entry":   {entityTask},
+	"Complete task":                {entityTask},
+	"Complete: WORKER item":        {entityClaim},
+	"Fail, release or expire task": {entityTask, entityEvent, entityClaim},
+	"Get task metadata":            {entityTask},
+	"Get task history":             {entityEvent, entityTask},
+	"List pending tasks":           {entityTask},
+	"List dead tasks":              {entityTask},
+	"List worker claims":           {entityClaim},
+	"Read the readiness signal":    {entityConfig},
+	"Read the shard count":         {entityConfig},
+	"Record the shard count":       {entityConfig},
+}
+
+// latencies are the patterns' latency targets (p99, the data-modeling
+// method's "latency SLO"): a worker's claim path and a submission are
+// single-item requests at 500 a second, 10 ms for a read and 20 ms for a
+// conditional write or a GSI1 page; a transaction 50 ms; the admin views
+// 50 ms a page.
+var latencies = map[string]time.Duration{
+	"Check idempotency":            20 * time.Millisecond,
+	"Submit: META":                 20 * time.Millisecond,
+	"Set the readiness signal":     20 * time.Millisecond,
+	"Find claim candidates":        20 * time.Millisecond,
+	"Find expired leases":          20 * time.Millisecond,
+	"Claim task (atomic)":          20 * time.Millisecond,
+	"Claim: WORKER item":           20 * time.Millisecond,
+	"Heartbeat":                    20 * time.Millisecond,
+	"Read a lease":                 10 * time.Millisecond,
+	"Move a lease's index entry":   20 * time.Millisecond,
+	"Complete task":                20 * time.Millisecond,
+	"Complete: WORKER item":        20 * time.Millisecond,
+	"Fail, release or expire task": 50 * time.Millisecond,
+	"Get task metadata":            10 * time.Millisecond,
+	"Get task history":             20 * time.Millisecond,
+	"List pending tasks":           50 * time.Millisecond,
+	"List dead tasks":              50 * time.Millisecond,
+	"List worker claims":           20 * time.Millisecond,
+	"Read the readiness signal":    10 * time.Millisecond,
+	"Read the shard count":         10 * time.Millisecond,
+	"Record the shard count":       20 * time.Millisecond,
 }
 
 // Patterns are the ways the store reads and writes its table, with the
@@ -295,6 +377,8 @@ func Patterns() []access.Pattern {
 		if p[i].Partition != "STATUS#DEAD" && (p[i].Index == IndexGSI1 || len(p[i].IndexWrites) > 0 || hasIndexWrites(p[i].Items)) {
 			p[i].Partitions = DefaultShards
 		}
+		p[i].Entities = append([]string(nil), patternEntities[p[i].Name]...)
+		p[i].Latency = latencies[p[i].Name]
 	}
 	return p
 }

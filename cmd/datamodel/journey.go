@@ -49,6 +49,15 @@ func journeyModel() datamodel.Model {
 				"**Jobs and logs share `GSI1PK=JOB#{jobId}`** as the seed writes them; the log listing filters out the one job item.",
 				"**Counters by ADD inside transactions** keep totals exact under 100 concurrent job finishes, at double write cost.",
 			},
+			// Where the design departs from the data-modeling method's consolidation
+			// rules (computed in dynamodb_requirement.md), and why.
+			Relationships: map[string]string{
+				"Stage":                "the journey design keeps a journey's stages in its partition so that loading a journey is one Query (its \"86% fewer reads\"); the journey-only reads are a GetItem of METADATA and a GSI1 page, which address their items by key, so the stages beside them cost those reads nothing. Stages are bounded (99).",
+				"Rule":                 "in the journey's partition with its stages, for the same one-Query load; a stage's rules are read by sort key prefix (`RULE#`), so the journey-only reads never touch them. Rules are added by administrators, a few a journey; the load pages through them.",
+				"Job execution":        "its stage's executions are read by sort key prefix (`JOB#{order}#{stageId}#`) and its counters move in the same transactions as the stage's and the journey's (Start job, Finish job); executions number one per attempt, bounded in practice by `retryAttempts`, and the overlap is just under the 50% line.",
+				"Log summary":          "the journey design's layout: `LOG#` items live in the journey's partition, under their job. Every read of them is by job id through GSI1 (`JOB#{jobId}`), so a partition of their own would need that GSI just the same; the journey's reads address items by sort key (and `Journeys.Load` can skip them, `SkipLogSummaries`), so they do not slow the reads that do not want them. Their growth is the cost the S3 log files do not carry: see docs/costs.md.",
+				"Report catalog entry": "catalog entries sit beside their execution in the journey's partition and are read by job id through GSI1 (`REPORTS#{jobId}`), as log summaries are; one per step, they are few, and the journey load reads them with the execution they belong to.",
+			},
 			Integration: "log files, report files and exports are written to S3 first (`transformation-journey-logs`, `transformation-journey-reports`), then the DynamoDB item with their location, so no item points at a missing object.",
 		},
 		Items: []datamodel.Sample{

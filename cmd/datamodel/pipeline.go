@@ -44,6 +44,16 @@ func pipelineModel() datamodel.Model {
 				"**One item per tag level** lets `region=usa` find `usa/northwest/seattle` with one Query per tag, at the price of a few more items per write.",
 				"**Transactions with optimistic locking** for updates: a lost race writes nothing and returns a typed conflict error.",
 			},
+			// Where the design departs from the data-modeling method's consolidation
+			// rules (computed in dynamodb_requirement.md), and why.
+			Relationships: map[string]string{
+				"Pipeline version":    "the pipeline design keys versions under the pipeline (`pk = P:{pipelineId}`, `sk = PV:{version}`): every read of a version names the pipeline, and none wants the current item with it, so the sort key keeps them apart at no cost to the current item's reads. One version per update, listed a page at a time.",
+				"Execution reference": "a reference exists so that deleting a pipeline finds its executions in the pipeline's own partition (`begins_with(sk, PE:)`); only that delete reads it.",
+				"Group membership":    "the pipeline design puts a pipeline's group items in its partition so an update or a delete rewrites them with the pipeline; a group's pipelines are listed by group id through GSI-1 (`siKey1 = G:{groupId}`), the read the pipeline's partition cannot serve.",
+			},
+			Declined: map[string]string{
+				"Execution reference": "read only inside a pipeline's deletion (a Query of the pipeline's partition for `PE:` keys), which is declared as its BatchWriteItem",
+			},
 			Integration: "input and output files live in S3 under the execution's prefix (the seed's `exections` spelling kept); clients upload and download with presigned URLs, and the execution item records their keys.",
 		},
 		Items: []datamodel.Sample{

@@ -44,6 +44,14 @@ func tasksModel() datamodel.Model {
 				"**Sparse index**: finished tasks leave GSI1, so its size tracks the live queue, not the history.",
 				"**Retention by TTL, with no write of its own**: event, idempotency and claim items carry `ttl` = their time + `Options.Retention` (a week by default), and META gets one from the Complete or Cancel that finishes the task, so a finished task expires whole about a week later and storage stays at a week of tasks instead of growing without bound. Live and dead tasks' META never expire; a task live longer than the retention loses its oldest event items (History starts late, never with a gap).",
 			},
+			// Where the design departs from the data-modeling method's consolidation
+			// rules (computed in dynamodb_requirement.md), and why.
+			Declined: map[string]string{
+				"Idempotency key": "written by a conditional PutItem whose refusal returns the item a repeated key wrote, so the write is its read",
+			},
+			Relationships: map[string]string{
+				"Task event": "the task queue design keeps a task's history in its partition (`TASK#{taskId}`, `EVENT#nnnn`) so History is one Query that ends at META; the 500-a-second claim path reads META by key (a GetItem, a GSI1 page) and never the events, so sharing the partition costs it nothing, which is why the overlap is low. Events expire with their task (TTL).",
+			},
 			Integration: "payloads and results stay in the item (small by the seed's plan); no S3.",
 		},
 		Items: []datamodel.Sample{
