@@ -126,6 +126,14 @@ var patternEntities = map[string][]string{
 	PatternWriteLogSummaries: {entityLog},
 	PatternCountLogEntries:   {entityJob, entityJourney},
 	PatternWriteReport:       {entityReport},
+	PatternStartPastTimeout:  {entityJob, entityStage, entityJourney},
+	PatternRecoverJourneys:   {entityJourney},
+	PatternRecoverStages:     {entityStage},
+	PatternRecoverJob:        {entityJob, entityStage, entityJourney},
+	PatternDeleteMark:        {entityJourney, entityStage},
+	PatternDeleteKeys:        {entityJourney, entityStage, entityRule, entityJob, entityLog, entityReport},
+	PatternDeleteItems:       {entityStage, entityRule, entityJob, entityLog, entityReport},
+	PatternDeleteMetadata:    {entityJourney},
 	PatternImportClaim:       {entityJourney},
 	PatternImportKeys:        {entityJourney, entityStage, entityRule, entityJob, entityLog, entityReport},
 	PatternImportItems:       {entityStage, entityRule, entityJob, entityLog, entityReport},
@@ -137,8 +145,8 @@ var patternEntities = map[string][]string{
 // stages ~10 ms, the journey list and a job's dashboard rows ~15-20 ms,
 // so 10 ms for a GetItem and 20 ms for a page of a partition or of GSI1;
 // 50 ms to load a whole journey (~200 KB) and for a transaction; 100 ms
-// for a job's whole log (a 1 MB page); an import, an operator's call, a
-// second a request.
+// for a job's whole log (a 1 MB page); recovery, deletion and import, an
+// operator's or a background call, a second a request.
 var latencies = map[string]time.Duration{
 	PatternGetJourney:        10 * time.Millisecond,
 	PatternLoadJourney:       50 * time.Millisecond,
@@ -161,6 +169,14 @@ var latencies = map[string]time.Duration{
 	PatternWriteLogSummaries: 50 * time.Millisecond,
 	PatternCountLogEntries:   50 * time.Millisecond,
 	PatternWriteReport:       20 * time.Millisecond,
+	PatternStartPastTimeout:  50 * time.Millisecond,
+	PatternRecoverJourneys:   time.Second,
+	PatternRecoverStages:     time.Second,
+	PatternRecoverJob:        time.Second,
+	PatternDeleteMark:        time.Second,
+	PatternDeleteKeys:        time.Second,
+	PatternDeleteItems:       time.Second,
+	PatternDeleteMetadata:    time.Second,
 	PatternImportClaim:       time.Second,
 	PatternImportKeys:        time.Second,
 	PatternImportItems:       time.Second,
