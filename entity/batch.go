@@ -30,10 +30,9 @@ func (e *Entity[T]) BatchGet(ctx context.Context, keys []T, opts ...func(*table.
 	if err != nil {
 		return nil, err
 	}
-	now := m.reg.now()
 	out := make([]T, 0, len(items))
 	for _, item := range items {
-		if m.expiredItem(item, now) || !m.mine(item) {
+		if m.expired(item) || !m.mine(item) {
 			continue
 		}
 		var v T

@@ -32,7 +32,7 @@ func (e *Entity[T]) FromChange(ctx context.Context, ch changes.Change[table.Item
 	if err != nil || item == nil {
 		return zero, false, err
 	}
-	if m := e.m.reg.identify(item); m != e.m || m.expiredItem(item, m.reg.now()) {
+	if m := e.m.reg.identify(item); m != e.m || m.expired(item) {
 		return zero, false, nil
 	}
 	var v T
@@ -57,7 +57,7 @@ func (r *Registry) FromChange(ctx context.Context, ch changes.Change[table.Item]
 		return nil, false, err
 	}
 	m := r.identify(item)
-	if m == nil || m.expiredItem(item, r.now()) {
+	if m == nil || m.expired(item) {
 		return nil, false, nil
 	}
 	v, err := m.decodeAny(ctx, item)

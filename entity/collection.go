@@ -192,7 +192,7 @@ func (c *Collection) memberOf(item table.Item) *model {
 	m := c.members[0].reg.identify(item)
 	for _, mb := range c.members {
 		if mb == m {
-			if m.expiredItem(item, m.reg.now()) {
+			if m.expired(item) {
 				return nil
 			}
 			return m

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -487,7 +488,8 @@ func (s *stamp) set(v reflect.Value, now time.Time) {
 	fv := s.f.settable(v)
 	switch s.kind {
 	case kindTime:
-		fv.Set(reflect.ValueOf(now))
+		// Written in place: reflect.ValueOf(now) would allocate per call.
+		*(*time.Time)(unsafe.Pointer(fv.UnsafeAddr())) = now
 	case kindString:
 		fv.SetString(now.UTC().Format(s.layout))
 	case kindInt:
@@ -550,6 +552,12 @@ func (m *model) setTTL(v reflect.Value, now time.Time) {
 // expiredItem reports whether a stored item has expired at now.
 func (m *model) expiredItem(item table.Item, now time.Time) bool {
 	return m.ttl != nil && table.ItemExpired(item, m.ttl.name, now)
+}
+
+// expired reports whether a stored item has expired by the registry's
+// clock, reading the clock only for an entity with a TTL.
+func (m *model) expired(item table.Item) bool {
+	return m.ttl != nil && table.ItemExpired(item, m.ttl.name, m.reg.now())
 }
 
 // tableName is the table's name, shared by every request.

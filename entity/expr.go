@@ -91,7 +91,7 @@ func (m *model) condition(base cond, now time.Time, version int64, extra []expre
 	if len(extra) > 1 {
 		c = expression.And(extra[0], extra[1], extra[2:]...)
 	}
-	e, err := expression.NewBuilder().WithCondition(c).Build()
+	e, err := table.Build(expression.NewBuilder().WithCondition(c)) // table's shape cache: values marshaled, text reused
 	if err != nil {
 		return ci, inputError(m.name+" condition", "", err.Error(), nil)
 	}
@@ -174,7 +174,7 @@ func (m *model) wrap(opName string, key table.Key, err error) error {
 // versionFailure is the sentinel of a refused optimistic write: the item
 // is gone (ErrNotFound) or holds another version (ErrVersionConflict).
 func (m *model) versionFailure(current table.Item) error {
-	if len(current) == 0 || m.expiredItem(current, m.reg.now()) {
+	if len(current) == 0 || m.expired(current) {
 		return table.ErrNotFound
 	}
 	return ErrVersionConflict

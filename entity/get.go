@@ -61,7 +61,7 @@ func (e *Entity[T]) Get(ctx context.Context, key T, opts ...func(*table.GetOptio
 
 // found refuses a missing or expired item, and one of another entity.
 func (m *model) found(item table.Item, k table.Key) error {
-	if len(item) == 0 || m.expiredItem(item, m.reg.now()) {
+	if len(item) == 0 || m.expired(item) {
 		return &table.Error{Op: "get", Table: m.reg.t.Name(), Key: k.String(), Err: table.ErrNotFound}
 	}
 	if !m.mine(item) {

@@ -469,7 +469,7 @@ func (t *Template) check(values []any, parts []part) (int, error) {
 				return 0, t.partError(seg, s, ErrInvalidUTF8, quoteShort(s)+" is not valid UTF-8")
 			case strings.Contains(s, t.delim):
 				return 0, t.partError(seg, s, ErrDelimiter, quoteShort(s)+" holds the delimiter "+strconv.Quote(t.delim))
-			case !t.delimFree(s):
+			case len(t.overlaps) > 0 && !t.delimFree(s): // a one-byte delimiter has no overlaps: Contains was the whole check
 				return 0, t.partError(seg, s, ErrDelimiter, quoteShort(s)+" runs into the delimiter "+strconv.Quote(t.delim)+
 					" that follows it")
 			}
