@@ -73,7 +73,9 @@ type Options struct {
 	// still checkpointed.
 	Select func(keys map[string]types.AttributeValue) bool
 	// Decode decodes an image into out, a *T. Default
-	// attributevalue.UnmarshalMap.
+	// attributevalue.UnmarshalMap, or DecodeItem when T is table.Item (the
+	// SDK's decoder cannot fill a map of AttributeValues: it panics on the
+	// first number).
 	Decode func(item map[string]types.AttributeValue, out any) error
 	// Clock is the time leases are measured by. Default time.Now; tests
 	// pass the fake's db.Now.
@@ -123,9 +125,10 @@ func Decode(fn func(item map[string]types.AttributeValue, out any) error) func(*
 // DecodeItem is a Decode that keeps each image as DynamoDB sent it, a
 // *table.Item, for the consumers of a single-table design that tell its
 // entity kinds apart themselves (journey.ProgressEvents,
-// tasks.EventFromChange):
+// tasks.EventFromChange). It is the default Decode of a Consumer of
+// table.Item, so naming it is optional:
 //
-//	c, err := changes.New[table.Item](db, streams, name, changes.Decode(changes.DecodeItem))
+//	c, err := changes.New[table.Item](db, streams, name)
 func DecodeItem(item map[string]types.AttributeValue, out any) error {
 	p, ok := out.(*table.Item)
 	if !ok {
@@ -133,6 +136,16 @@ func DecodeItem(item map[string]types.AttributeValue, out any) error {
 	}
 	*p = item
 	return nil
+}
+
+// defaultDecode is Options.Decode unless set: images as DynamoDB sent them
+// for a consumer of table.Item, attributevalue.UnmarshalMap for any other
+// T.
+func defaultDecode[T any]() func(map[string]types.AttributeValue, any) error {
+	if _, raw := any((*T)(nil)).(*table.Item); raw {
+		return DecodeItem
+	}
+	return attributevalue.UnmarshalMap
 }
 
 // Clock sets Options.Clock.
@@ -203,7 +216,7 @@ func New[T any](db table.API, streams StreamsAPI, tableName string, opts ...func
 	}
 	o := Options{Name: "default", LeaseTable: DefaultLeaseTable, LeaseDuration: 30 * time.Second, PollInterval: time.Second,
 		BatchSize: 100, MaxAttempts: 5, Backoff: table.Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second},
-		StartAt: TrimHorizon, Decode: attributevalue.UnmarshalMap, Clock: time.Now}
+		StartAt: TrimHorizon, Decode: defaultDecode[T](), Clock: time.Now}
 	for _, fn := range opts {
 		if fn != nil {
 			fn(&o)

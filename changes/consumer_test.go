@@ -119,6 +119,48 @@ func TestChangesCarryOldAndNewEntitiesDecoded(t *testing.T) {
 	assert.Equal(t, epoch, got[0].At)
 }
 
+// A consumer of table.Item gets the images as DynamoDB sent them without
+// naming a decoder: the SDK's UnmarshalMap cannot fill a map of
+// AttributeValues (it panicked on the first number).
+func TestAConsumerOfRawItemsDecodesThemWithoutBeingTold(t *testing.T) {
+	db := setup(t)
+	putCounter(t, db, counter{PK: "g", SK: "a", Group: "g", N: 7})
+
+	c, err := changes.New[table.Item](db, db, source, changes.Clock(db.Now), changes.PollInterval(time.Millisecond))
+	require.NoError(t, err)
+	var got []changes.Change[table.Item]
+	n, err := c.Step(context.Background(), func(_ context.Context, batch []changes.Change[table.Item]) error {
+		got = append(got, batch...)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	require.Len(t, got, 1)
+	require.NotNil(t, got[0].New)
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "7"}, (*got[0].New)["n"])
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "g"}, (*got[0].New)["group"])
+}
+
+// A decoder that panics on an image stops the round with ErrDecode and
+// hands the handler nothing: the service keeps running, and the change is
+// read again once the decoder is fixed.
+func TestADecoderThatPanicsIsAnErrDecodeNotACrash(t *testing.T) {
+	db := setup(t)
+	putCounter(t, db, counter{PK: "g", SK: "a", Group: "g", N: 7})
+
+	c, err := changes.New[counter](db, db, source, changes.Clock(db.Now),
+		changes.Decode(func(map[string]types.AttributeValue, any) error { panic("cannot read this") }))
+	require.NoError(t, err)
+	handled := 0
+	_, err = c.Step(context.Background(), func(_ context.Context, batch []changes.Change[counter]) error {
+		handled += len(batch)
+		return nil
+	})
+	require.ErrorIs(t, err, changes.ErrDecode)
+	assert.Contains(t, err.Error(), "cannot read this")
+	assert.Zero(t, handled)
+}
+
 // seqLess compares sequence numbers as the decimal numbers they are.
 func seqLess(a, b string) bool {
 	a, b = strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")

@@ -466,8 +466,20 @@ func (c *Consumer[T]) image(img map[string]streamstypes.AttributeValue) (*T, err
 		return nil, err
 	}
 	v := new(T)
-	if err := c.opts.Decode(item, v); err != nil {
+	if err := c.decodeImage(item, v); err != nil {
 		return nil, err
 	}
 	return v, nil
+}
+
+// decodeImage runs Options.Decode and turns its panic into an error: a decoder
+// that cannot read an image (the SDK's UnmarshalMap panics on some target
+// types) must stop the shard with ErrDecode, not crash the service.
+func (c *Consumer[T]) decodeImage(item map[string]types.AttributeValue, v *T) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("decoding into %T panicked: %v", v, r)
+		}
+	}()
+	return c.opts.Decode(item, v)
 }
