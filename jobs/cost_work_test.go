@@ -1,0 +1,63 @@
+package jobs_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/jobs"
+)
+
+// workCostFixture is a store with a work queue whose requests go through a
+// Meter.
+type workCostFixture struct {
+	store *jobs.Store
+	bare  *jobs.Store // the same tables, unmetered
+	meter *dynamotest.Meter
+}
+
+func workCostFixtureAndMeter(t testing.TB) (*workCostFixture, *dynamotest.Meter) {
+	t.Helper()
+	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return epoch } })
+	m := dynamotest.NewMeter(db)
+	opts := []func(*jobs.Options){jobs.TableName(jobsTable), jobs.Clock(db.Now), jobs.Work(tasksTable)}
+	bare := newStore(t, db, nil, opts...)
+	require.NoError(t, bare.EnsureTable(context.Background()))
+	return &workCostFixture{store: newStore(t, m, nil, opts...), bare: bare, meter: m}, m
+}
+
+// workCalls are what the calls that queue a job's work cost today.
+var workCalls = []dynamotest.Cost[*workCostFixture]{
+	// One transaction of the job (and its two index entries) and its
+	// task's three items (IDEM, SUBMITTED event, META and its GSI1 entry),
+	// each write doubled in a transaction, after tasks.SubmitTx's
+	// consistent reads of the key's IDEM item and of the task it would
+	// create (both missing: a queuing's key is new). Without Work, Create
+	// is 1 request and 3 WCU.
+	{Name: "Create with work", Prepare: func(t testing.TB, f *workCostFixture) func() error {
+		_, _, err := f.store.Create(context.Background(), upload("warm")) // the tasks table's shard count, read once a store
+		require.NoError(t, err)
+		return func() error { _, _, err := f.store.Create(context.Background(), upload("u1")); return err }
+	}, Max: dynamotest.Usage{Requests: 3, RoundTrips: 3, WriteUnits: 12, ReadUnits: 2}},
+	// The job's read, then the move and the new task in one transaction,
+	// then the job read back.
+	{Name: "Replay with work", Prepare: func(t testing.TB, f *workCostFixture) func() error {
+		ctx := context.Background()
+		job, _, err := f.bare.Create(ctx, upload("u1"))
+		require.NoError(t, err)
+		started, err := f.bare.StartProcessing(ctx, job.ID)
+		require.NoError(t, err)
+		_, err = f.bare.Fail(ctx, started.Lease(), jobs.JobError{Code: "X", Message: "x"})
+		require.NoError(t, err)
+		_, _, err = f.store.Create(ctx, upload("warm"))
+		require.NoError(t, err)
+		return func() error { _, err := f.store.Replay(ctx, job.ID); return err }
+	}, Max: dynamotest.Usage{Requests: 5, RoundTrips: 5, WriteUnits: 14, ReadUnits: 4}},
+}
+
+func TestQueuingWorkCostsNoMoreThanToday(t *testing.T) {
+	dynamotest.CheckCosts(t, workCostFixtureAndMeter, workCalls)
+}
