@@ -254,6 +254,9 @@ func TestJSONKeysAreCamelCase(t *testing.T) {
 		{"tasks", "list"}, {"tasks", "dead"}, {"tasks", "show", task.ID}, {"tasks", "reclaim", "-yes"},
 		{"tasks", "redrive", "-all", "-yes"},
 		{"journey", "list"}, {"journey", "show", c.Journey.ID}, {"journey", "jobs", c.Journey.ID},
+		{"jobs", "sweep", "-yes"}, {"jobs", "sweep", "-dry-run"}, {"tasks", "reclaim", "-dry-run"},
+		{"journey", "recover", "-yes"}, {"journey", "recover", "-dry-run"},
+		{"version"},
 	} {
 		r := runCLI(t, append(args, "-endpoint", srv.URL, "-output", "json")...)
 		require.Equal(t, exitOK, r.code, "%q: %s", args, r.stderr)
