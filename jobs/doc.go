@@ -79,7 +79,7 @@
 //     job, and a job ends COMPLETED or FAILED exactly once
 //     (TestAJobWorkerThatDiesAtAnyStepLeavesItsJobTerminalExactlyOnce).
 //
-// The task queue's MaxAttempts is set to tasks.MaxAttempts: the job's
+// The task queue's MaxAttempts is set to tasks.MaxAttemptsLimit: the job's
 // MaxAttempts decides when its work is given up, and a task must not die
 // of redeliveries first. Give each jobs table a tasks table of its own: a
 // worker refuses (fails the attempt of) a task of another jobs table.

@@ -29,7 +29,7 @@ type WorkOptions struct {
 	// LeaseDuration to Options.LeaseDuration (the one lease of a job and
 	// its task), its Clock, Logger, TracerProvider and MeterProvider to
 	// the store's, and its MaxAttempts
-	// to tasks.MaxAttempts (the job's MaxAttempts decides when its work is
+	// to tasks.MaxAttemptsLimit (the job's MaxAttempts decides when its work is
 	// given up; the task only carries it) before these run. A MaxAttempts
 	// set here must stay above the job's.
 	Tasks []func(*tasks.Options)
@@ -65,7 +65,7 @@ func newWorkQueue(db table.API, o Options) (*tasks.Store, error) {
 	}
 	topts := []func(*tasks.Options){tasks.TableName(name), func(to *tasks.Options) {
 		to.LeaseDuration = o.LeaseDuration
-		to.MaxAttempts = tasks.MaxAttempts
+		to.MaxAttempts = tasks.MaxAttemptsLimit
 		to.Clock = o.Clock
 		to.Logger = o.Logger
 		to.TracerProvider = o.tracerProvider

@@ -70,10 +70,9 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) (err e
 	// items would pile up under the worker (one per task it ever finished)
 	// and WorkerTasks would read them all. One a Complete cut off here
 	// leaves behind is skipped by WorkerTasks (its META is no longer
-	// PROCESSING) and removed by its ttl. The condition keeps a later claim
-	// of the task by the same worker.
-	err = s.t.Delete(ctx, s.claimKey(lease.Worker, lease.TaskID), table.If(expression.Name(attrAttempt).Equal(expression.Value(lease.Attempt))))
-	if err != nil && !errors.Is(err, table.ErrConditionFailed) {
+	// PROCESSING) and removed by its ttl.
+	err = s.t.Delete(ctx, s.claimKey(lease.Worker, lease.TaskID))
+	if err != nil {
 		return fmt.Errorf("tasks: complete %q: claim item: %w", lease.TaskID, err)
 	}
 	s.metrics.attempt(ctx, outcomeCompleted)

@@ -7,10 +7,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
 )
 
@@ -87,17 +90,46 @@ func TestAStoreOpenedWithAnotherShardCountIsRefusedAndWritesNothing(t *testing.T
 	assert.Equal(t, "1", num(t, f.raw(t, "CONFIG", "QUEUE"), "shards"), "the table's count stands")
 }
 
+// configBarrier holds every GetItem of the CONFIG item until n have been
+// read, so n stores all find the table recording no count and all try to
+// record theirs: the race attribute_not_exists decides.
+type configBarrier struct {
+	table.API
+	mu      sync.Mutex
+	n       int
+	arrived int
+	all     chan struct{}
+}
+
+func (b *configBarrier) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	out, err := b.API.GetItem(ctx, in, opts...)
+	if pk, ok := in.Key["PK"].(*types.AttributeValueMemberS); ok && pk.Value == "CONFIG" {
+		b.mu.Lock()
+		b.arrived++
+		if b.arrived == b.n {
+			close(b.all)
+		}
+		first := b.arrived <= b.n
+		b.mu.Unlock()
+		if first {
+			<-b.all
+		}
+	}
+	return out, err
+}
+
 func TestStoresRacingOnANewTableRecordOneShardCount(t *testing.T) {
 	db := dynamotest.New()
 	ctx := context.Background()
 	require.NoError(t, tasks.Schema(tasks.DefaultTableName).EnsureTable(ctx, db))
 	counts := []int{1, 2, 3, 4, 5, 6, 7, 8}
+	barrier := &configBarrier{API: db, n: len(counts), all: make(chan struct{})}
 	errs := make([]error, len(counts))
 	var wg sync.WaitGroup
 	for i, n := range counts {
-		store, err := tasks.NewStore(db, nil, tasks.Shards(n))
+		store, err := tasks.NewStore(barrier, nil, tasks.Shards(n))
 		require.NoError(t, err)
-		wg.Go(func() { errs[i] = store.EnsureTable(ctx) })
+		wg.Go(func() { _, errs[i] = store.ShardCount(ctx) })
 	}
 	wg.Wait()
 	won := 0
@@ -110,7 +142,7 @@ func TestStoresRacingOnANewTableRecordOneShardCount(t *testing.T) {
 		}
 		assert.ErrorIs(t, err, tasks.ErrShardsMismatch)
 	}
-	assert.Equal(t, 1, won, "exactly one count recorded")
+	assert.Equal(t, 1, won, "all eight found no count and tried to record theirs; exactly one did")
 }
 
 func TestListingATableThatRecordsNoShardCountRecordsNothing(t *testing.T) {

@@ -26,10 +26,10 @@ const (
 	// seed's 500 tasks per second no GSI1 partition passes DynamoDB's
 	// per-partition limits (docs/tasks); see the package documentation.
 	DefaultShards = 4
-	// MaxAttempts bounds Options.MaxAttempts so a history never fills up:
-	// SUBMITTED, then two events per attempt (PROCESSING, and FAILED,
+	// MaxAttemptsLimit bounds Options.MaxAttempts so a history never fills
+	// up: SUBMITTED, then two events per attempt (PROCESSING, and FAILED,
 	// LEASE_EXPIRED, COMPLETED or DEAD) stay within MaxEvents.
-	MaxAttempts = (MaxEvents - 1) / 2
+	MaxAttemptsLimit = (MaxEvents - 1) / 2
 	// MaxShards bounds Options.Shards: ListPending and ReclaimExpired send
 	// one query per shard.
 	MaxShards = 100
@@ -62,7 +62,8 @@ type Options struct {
 	// DefaultLeaseDuration.
 	LeaseDuration time.Duration
 	// MaxAttempts is how many claims a task gets: a Fail or an expired
-	// lease on the last one makes it DEAD. Default DefaultMaxAttempts.
+	// lease on the last one makes it DEAD. Default DefaultMaxAttempts, at
+	// most MaxAttemptsLimit.
 	MaxAttempts int
 	// Shards splits the PENDING and PROCESSING partitions of GSI1 into
 	// STATUS#PENDING#0 .. STATUS#PENDING#<Shards-1> (the data-modelling design's write
@@ -119,6 +120,10 @@ func Logger(l *slog.Logger) func(*Options) { return func(o *Options) { o.Logger 
 
 // LeaseDuration sets Options.LeaseDuration.
 func LeaseDuration(d time.Duration) func(*Options) { return func(o *Options) { o.LeaseDuration = d } }
+
+// MaxAttempts sets Options.MaxAttempts, as jobs.MaxAttempts does the jobs
+// store's.
+func MaxAttempts(n int) func(*Options) { return func(o *Options) { o.MaxAttempts = n } }
 
 // Shards sets Options.Shards.
 func Shards(n int) func(*Options) { return func(o *Options) { o.Shards = n } }
@@ -179,8 +184,8 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 		return nil, inputError("db", "nil", "NewStore needs a table.API")
 	case o.LeaseDuration < time.Millisecond:
 		return nil, inputError("Options.LeaseDuration", o.LeaseDuration, "must be at least 1ms")
-	case o.MaxAttempts < 1 || o.MaxAttempts > MaxAttempts:
-		return nil, inputError("Options.MaxAttempts", o.MaxAttempts, fmt.Sprintf("must be between 1 and %d", MaxAttempts))
+	case o.MaxAttempts < 1 || o.MaxAttempts > MaxAttemptsLimit:
+		return nil, inputError("Options.MaxAttempts", o.MaxAttempts, fmt.Sprintf("must be between 1 and MaxAttemptsLimit (%d)", MaxAttemptsLimit))
 	case o.Shards < 0 || o.Shards > MaxShards:
 		return nil, inputError("Options.Shards", o.Shards, fmt.Sprintf("must be between 1 and %d (0: the table's)", MaxShards))
 	case o.ClaimBatch < 1 || o.ClaimBatch > 100:

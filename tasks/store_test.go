@@ -23,7 +23,7 @@ func TestNewStoreRefusesBadOptionsWithATypedError(t *testing.T) {
 		"table name with a space": {tasks.TableName("my tasks"), "schema.Name"},
 		"negative lease":          {tasks.LeaseDuration(-time.Second), "Options.LeaseDuration"},
 		"negative attempts":       {func(o *tasks.Options) { o.MaxAttempts = -1 }, "Options.MaxAttempts"},
-		"attempts past a history": {func(o *tasks.Options) { o.MaxAttempts = tasks.MaxAttempts + 1 }, "Options.MaxAttempts"},
+		"attempts past a history": {func(o *tasks.Options) { o.MaxAttempts = tasks.MaxAttemptsLimit + 1 }, "Options.MaxAttempts"},
 		"too many shards":         {tasks.Shards(tasks.MaxShards + 1), "Options.Shards"},
 		"negative shards":         {tasks.Shards(-2), "Options.Shards"},
 		"claim batch over 100":    {func(o *tasks.Options) { o.ClaimBatch = 101 }, "Options.ClaimBatch"},
@@ -131,4 +131,23 @@ func ExampleNewStore() {
 	}
 	fmt.Println(task.ID, task.Status, created)
 	// Output: k-3lhht5wthh2eh4ooo5v5hlobkk PENDING true
+}
+
+func TestMaxAttemptsOptionBoundsTheClaimsATaskGets(t *testing.T) {
+	f := newFixture(t, tasks.MaxAttempts(1))
+	assert.Equal(t, 1, f.store.Options().MaxAttempts)
+	task := f.submit(t, "x")
+	c := f.claim(t, "w1")
+	to, err := f.store.Fail(context.Background(), c.Lease, "boom")
+	require.NoError(t, err)
+	assert.Equal(t, tasks.StatusDead, to, "its one attempt failed")
+	assert.Equal(t, tasks.StatusDead, f.get(t, task.ID).Status)
+
+	s, err := tasks.NewStore(f.db, nil, tasks.MaxAttempts(0))
+	require.NoError(t, err)
+	assert.Equal(t, tasks.DefaultMaxAttempts, s.Options().MaxAttempts, "0 is the default")
+	for _, n := range []int{-1, tasks.MaxAttemptsLimit + 1} {
+		_, err := tasks.NewStore(f.db, nil, tasks.MaxAttempts(n))
+		wantInputError(t, err, "Options.MaxAttempts")
+	}
 }

@@ -83,7 +83,7 @@ func TestWorkerLogsAndCountsFailedAttemptsDeadLettersAndTakeovers(t *testing.T) 
 	reader := sdkmetric.NewManualReader()
 	logs := &records{}
 	f := newFixture(t, tasks.MeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))),
-		tasks.Logger(slog.New(logs)), func(o *tasks.Options) { o.MaxAttempts = 2 })
+		tasks.Logger(slog.New(logs)), tasks.MaxAttempts(2))
 	tm := newTimers()
 
 	// A worker died holding this task: its lease runs out.
@@ -142,7 +142,7 @@ func TestWorkerLogsAndCountsFailedAttemptsDeadLettersAndTakeovers(t *testing.T) 
 func TestAReclaimedLeaseThatRanOutOnItsLastAttemptIsCountedDead(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	f := newFixture(t, tasks.MeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))),
-		func(o *tasks.Options) { o.MaxAttempts = 1 })
+		tasks.MaxAttempts(1))
 	f.submit(t, "x")
 	f.claim(t, "w-dead")
 	f.db.Advance(tasks.DefaultLeaseDuration + time.Second)

@@ -43,7 +43,7 @@ func testTasksShardCount(t *testing.T, b backend, writes func() int) {
 	// past any retry backoff the operator's reclaim sets.
 	open := func(offset time.Duration) *tasks.Store {
 		s, err := tasks.NewStore(b.db, nil, tasks.TableName(b.tasksTable), tasks.Shards(1),
-			tasks.Clock(func() time.Time { return time.Now().Add(offset) }), func(o *tasks.Options) { o.MaxAttempts = 1 })
+			tasks.Clock(func() time.Time { return time.Now().Add(offset) }), tasks.MaxAttempts(1))
 		require.NoError(t, err)
 		return s
 	}
