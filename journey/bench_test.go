@@ -21,7 +21,8 @@ import (
 // write units are exact on the fake; round trips are an upper bound there
 // (the fake answers in microseconds, so requests sent together need not
 // overlap): TestIngestLogsRoundTrips and TestStartJobIsTwoRoundTrips count
-// them exactly.
+// them exactly. BenchmarkHotCalls (cost_test.go) reports the other hot
+// calls.
 func benchStore(b *testing.B, opts ...func(*Options)) (*Store, *dynamotest.Meter) {
 	b.Helper()
 	ctx := context.Background()
@@ -39,14 +40,6 @@ func benchStore(b *testing.B, opts ...func(*Options)) (*Store, *dynamotest.Meter
 	_, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-BENCH", Name: "bench", Configuration: Configuration{RetryAttempts: 999}})
 	require.NoError(b, err)
 	return s, m
-}
-
-// add sums usages.
-func add(total *dynamotest.Usage, u dynamotest.Usage) {
-	total.Requests += u.Requests
-	total.RoundTrips += u.RoundTrips
-	total.ReadUnits += u.ReadUnits
-	total.WriteUnits += u.WriteUnits
 }
 
 // BenchmarkIngestLogs ingests 10,000 log entries of one job step (the
@@ -76,7 +69,7 @@ func BenchmarkIngestLogs(b *testing.B) {
 					l.Info(fmt.Sprintf("Processed batch %d of table products", n), details)
 				}
 				start := time.Now()
-				add(&total, m.Measure(func() { err = l.Close(ctx) }))
+				total = total.Add(m.Measure(func() { err = l.Close(ctx) }))
 				elapsed += time.Since(start)
 				require.NoError(b, err)
 				_, err = s.Jobs().Finish(ctx, job.Ref(), Finish{Status: JobFailed})
@@ -86,23 +79,4 @@ func BenchmarkIngestLogs(b *testing.B) {
 			b.ReportMetric(float64(entries*b.N)/elapsed.Seconds(), "entries/s")
 		})
 	}
-}
-
-// BenchmarkStartJob starts and finishes a stage's job: Jobs.Start's
-// requests, round trips and write units per start.
-func BenchmarkStartJob(b *testing.B) {
-	ctx := context.Background()
-	s, m := benchStore(b)
-	var total dynamotest.Usage
-	for i := 0; b.Loop(); i++ {
-		var job *Job
-		var err error
-		add(&total, m.Measure(func() {
-			job, err = s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-BENCH", StageID: DefaultStages()[i%6].StageID})
-		}))
-		require.NoError(b, err)
-		_, err = s.Jobs().Finish(ctx, job.Ref(), Finish{Status: JobFailed})
-		require.NoError(b, err)
-	}
-	total.Report(b)
 }
