@@ -20,7 +20,7 @@ import (
 // taste is README.md's "A taste" sample, verbatim between the markers.
 func taste() error {
 	// README sample begins
-	db := dynamotest.New() // or dynamodb.NewFromConfig(cfg): both satisfy table.API
+	db := dynamotest.New() // or conn.DB from connect.Open(ctx): both satisfy table.API
 	ctx := context.Background()
 
 	store, err := jobs.NewStore(db, blobstore.NewMemory()) // table photoeditor-dev-jobs; jobs.TableName(...) for another
