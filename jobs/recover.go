@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"strconv"
 	"time"
@@ -88,40 +89,86 @@ func (s *Store) Recover(ctx context.Context) (_ RecoverResult, err error) {
 		return res, inputError("ctx", "nil", "Recover needs a context")
 	}
 	now := s.now()
-	cutoff := now.Add(-s.opts.LeaseDuration).UnixMilli()
-	lease, updated := expression.Name(attrLeaseExpiresAt), expression.Name(attrUpdatedAt)
-	// A job a job worker holds has no lease of its own (its task's lease
-	// covers it, and the tasks runtime takes it over): it is left alone.
-	unleased := expression.AttributeNotExists(lease).And(expression.AttributeNotExists(expression.Name(attrTaskID)))
-	expired := lease.LessThanEqual(expression.Value(now.UnixMilli())).
-		Or(unleased.And(updated.LessThanEqual(expression.Value(cutoff))))
-	filter := expired.And(s.alive(now))
-	for _, st := range inFlight {
-		q := table.Query{
-			Index:     IndexStatusCreatedAt,
-			Partition: string(st),
-			Sort:      table.SortLessOrEqual(cutoff),
-			Filter:    &filter,
+	for item, err := range s.expired(ctx, now) {
+		if err != nil {
+			return res, err
 		}
-		for item, err := range table.QueryAll[table.Item](ctx, s.t, q) {
-			if err != nil {
-				return res, fmt.Errorf("jobs: recover: list %s jobs: %w", st, err)
-			}
-			res.Read++
-			to, err := s.recoverItem(ctx, item, now)
-			switch {
-			case errors.Is(err, table.ErrConditionFailed):
-				res.Skipped++
-			case err != nil:
-				return res, err
-			case to == StatusQueued:
-				res.Requeued++
-			default:
-				res.Failed++
-			}
+		res.Read++
+		to, err := s.recoverItem(ctx, item, now)
+		switch {
+		case errors.Is(err, table.ErrConditionFailed):
+			res.Skipped++
+		case err != nil:
+			return res, err
+		case to == StatusQueued:
+			res.Requeued++
+		default:
+			res.Failed++
 		}
 	}
 	return res, nil
+}
+
+// Expired lists, without writing anything, the jobs Recover would move
+// now: the in-flight jobs whose lease has expired, read as Recover reads
+// them (its bounded query), oldest first per status. It is the dry run an
+// operator looks at first (tablekit jobs recover -dry-run).
+func (s *Store) Expired(ctx context.Context) iter.Seq2[Job, error] {
+	return func(yield func(Job, error) bool) {
+		if err := s.check(); err != nil {
+			yield(Job{}, err)
+			return
+		}
+		if ctx == nil {
+			yield(Job{}, inputError("ctx", "nil", "Expired needs a context"))
+			return
+		}
+		for item, err := range s.expired(ctx, s.now()) {
+			var job *Job
+			if err == nil {
+				job, err = s.jobFromStored(ctx, item)
+			}
+			if err != nil {
+				yield(Job{}, err)
+				return
+			}
+			if !yield(*job, nil) {
+				return
+			}
+		}
+	}
+}
+
+// expired walks the in-flight jobs whose lease has expired at now.
+func (s *Store) expired(ctx context.Context, now time.Time) iter.Seq2[table.Item, error] {
+	return func(yield func(table.Item, error) bool) {
+		cutoff := now.Add(-s.opts.LeaseDuration).UnixMilli()
+		lease, updated := expression.Name(attrLeaseExpiresAt), expression.Name(attrUpdatedAt)
+		// A job a job worker holds has no lease of its own (its task's
+		// lease covers it, and the tasks runtime takes it over): it is
+		// left alone.
+		unleased := expression.AttributeNotExists(lease).And(expression.AttributeNotExists(expression.Name(attrTaskID)))
+		expired := lease.LessThanEqual(expression.Value(now.UnixMilli())).
+			Or(unleased.And(updated.LessThanEqual(expression.Value(cutoff))))
+		filter := expired.And(s.alive(now))
+		for _, st := range inFlight {
+			q := table.Query{
+				Index:     IndexStatusCreatedAt,
+				Partition: string(st),
+				Sort:      table.SortLessOrEqual(cutoff),
+				Filter:    &filter,
+			}
+			for item, err := range table.QueryAll[table.Item](ctx, s.t, q) {
+				if err != nil {
+					yield(nil, fmt.Errorf("jobs: recover: list %s jobs: %w", st, err))
+					return
+				}
+				if !yield(item, nil) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // leaseState is what Recover reads of an in-flight job, and conditions its

@@ -581,3 +581,35 @@ func TestALateWorkerGetsExactlyTheErrorsRecoverPromises(t *testing.T) {
 		assert.Equalf(t, before, f.getRaw(t, job.ID), "%s: the late moves wrote nothing", c.name)
 	}
 }
+
+func TestExpiredListsWhatRecoverWouldMoveAndWritesNothing(t *testing.T) {
+	f := newFixture(t, jobs.LeaseDuration(time.Minute))
+	ctx := context.Background()
+	dead := f.create(t, "u1")
+	alive := f.create(t, "u2")
+	moved(t)(f.store.StartProcessing(ctx, dead.ID))
+	f.db.Advance(30 * time.Second)
+	renewing := moved(t)(f.store.StartProcessing(ctx, alive.ID))
+	f.db.Advance(40 * time.Second)
+	_, err := f.store.Heartbeat(ctx, renewing.Lease())
+	require.NoError(t, err)
+	list := func() []string {
+		var ids []string
+		for j, err := range f.store.Expired(ctx) {
+			require.NoError(t, err)
+			ids = append(ids, j.ID)
+		}
+		return ids
+	}
+	writes := func() int { return f.db.Calls("UpdateItem") + f.db.Calls("PutItem") + f.db.Calls("TransactWriteItems") }
+	before := writes()
+	assert.Equal(t, []string{dead.ID}, list(), "the dead worker's job, not the renewing one's")
+	assert.Equal(t, before, writes(), "listing writes nothing")
+	res, err := f.store.Recover(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Requeued)
+	assert.Empty(t, list())
+	for _, err := range (*jobs.Store)(nil).Expired(ctx) {
+		assert.ErrorIs(t, err, jobs.ErrNoStore)
+	}
+}

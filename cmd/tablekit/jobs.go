@@ -189,9 +189,12 @@ until a pass finds nothing more.`,
 					return usagef("jobs recover takes no arguments")
 				}
 				if a.dryRun {
-					expired, err := expiredJobs(ctx, s)
-					if err != nil {
-						return err
+					var expired []jobs.Job
+					for j, err := range s.Expired(ctx) {
+						if err != nil {
+							return err
+						}
+						expired = append(expired, j)
 					}
 					return emitDryRun(a, "recover", "in-flight jobs whose lease expired", expired, jobRow)
 				}
@@ -377,25 +380,6 @@ type backfilled struct {
 type orphansOut struct {
 	Deleted bool     `json:"deleted"`
 	Orphans []string `json:"orphans"`
-}
-
-// expiredJobs are the in-flight jobs whose worker's lease has run out: what
-// Recover would move. It reads every in-flight job (Recover's own query is
-// bounded by the lease duration, which the command line does not know).
-func expiredJobs(ctx context.Context, s *jobs.Store) ([]jobs.Job, error) {
-	now := time.Now()
-	var out []jobs.Job
-	for _, st := range []jobs.Status{jobs.StatusProcessing, jobs.StatusEditing} {
-		for j, err := range s.ByStatus(ctx, st) {
-			if err != nil {
-				return nil, err
-			}
-			if !j.LeaseExpiresAt.IsZero() && !j.LeaseExpiresAt.After(now) {
-				out = append(out, j)
-			}
-		}
-	}
-	return out, nil
 }
 
 // multiFlag is a repeatable string flag.
