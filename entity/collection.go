@@ -93,7 +93,7 @@ func (c *Collection) List(ctx context.Context, partition any, cursor string, opt
 		return table.Page[any]{}, inputError("ctx", "nil", "a request needs a context", nil)
 	}
 	t := c.members[0].reg.t
-	ctx, span := t.Start(ctx, c.name+".List")
+	ctx, span := c.members[0].reg.start(ctx, c.name+".List")
 	defer span.End(&err)
 	q, err := c.query(partition, listOptions(opts))
 	if err != nil {

@@ -53,6 +53,8 @@ type model struct {
 	keyOnly          []*field
 	rules            []rule
 
+	extra     []int           // the Extra field's index, nil without one
+	known     map[string]bool // attribute names that are not extras
 	offload   map[string]bool
 	offNames  []string             // offload's keys, for a quick look at an item
 	offloader *blobstore.Offloader // whole items, at the registry's threshold
@@ -145,7 +147,10 @@ func declare(reg *Registry, name string, typ reflect.Type, o Options) (*model, e
 	if err := m.declareAttributes(s, o); err != nil {
 		return nil, err
 	}
-	if err := m.declareOffload(o.Offload); err != nil {
+	if err := m.declareExtra(o.Extra); err != nil {
+		return nil, err
+	}
+	if err := m.declareOffload(o.Offload, o.Offloader); err != nil {
 		return nil, err
 	}
 	if m.rules, err = m.declareRules(o.Rules); err != nil {
@@ -354,7 +359,38 @@ func (m *model) keyPartOf(f *field) *keyPart {
 	return nil
 }
 
-func (m *model) declareOffload(names []string) error {
+var extraType = reflect.TypeFor[map[string]types.AttributeValue]()
+
+// declareExtra resolves the Extra field and the attribute names that are
+// not extras.
+func (m *model) declareExtra(name string) error {
+	m.known = map[string]bool{}
+	for n := range m.fields {
+		m.known[n] = true
+	}
+	for _, k := range m.parts() {
+		if k.attr.Name != "" {
+			m.known[k.attr.Name] = true
+		}
+	}
+	if m.typeAttr != "" {
+		m.known[m.typeAttr] = true
+	}
+	if name == "" {
+		return nil
+	}
+	sf, ok := m.typ.FieldByName(name)
+	if !ok || sf.Type != extraType || !sf.IsExported() {
+		return declError(m.name, "Extra", fmt.Sprintf("%s has no exported field %s of type map[string]types.AttributeValue", m.typ, name))
+	}
+	if tag := sf.Tag.Get("dynamodbav"); tag != "-" {
+		return declError(m.name, "Extra", fmt.Sprintf("field %s must be tagged dynamodbav:\"-\" (attributevalue would store the map as one attribute)", name))
+	}
+	m.extra = sf.Index
+	return nil
+}
+
+func (m *model) declareOffload(names []string, own *blobstore.Offloader) error {
 	for _, name := range names {
 		f, err := m.field("Offload", name)
 		if err != nil {
@@ -370,6 +406,10 @@ func (m *model) declareOffload(names []string) error {
 		}
 		m.offload[name] = true
 		m.offNames = append(m.offNames, name)
+	}
+	if own != nil {
+		m.offloader, m.attrOff = own, own
+		return nil
 	}
 	if len(m.offload) == 0 || m.reg.opts.Blobs == nil {
 		return nil

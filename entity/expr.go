@@ -143,7 +143,7 @@ type opInfo struct {
 // start begins the span of one call (table.Table.Start: free when tracing
 // is off) and counts the call.
 func (m *model) start(ctx context.Context, o op) (context.Context, table.Span) {
-	return m.reg.t.Start(ctx, m.ops[o].span)
+	return m.reg.start(ctx, m.ops[o].span)
 }
 
 // writeError maps the error of a single-item write: a failed condition

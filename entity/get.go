@@ -90,3 +90,19 @@ func getOptions(opts []func(*table.GetOptions)) table.GetOptions {
 	}
 	return o
 }
+
+// Decode decodes an item of the entity read by other means (a raw Query,
+// an UpdateItem's ALL_NEW, a change record) as Get would return it:
+// offloaded attributes restored, KeyOnly and Extra filled. An item of
+// another entity (by the type attribute) wraps ErrUnknownItem.
+func (e *Entity[T]) Decode(ctx context.Context, item table.Item) (T, error) {
+	var v T
+	if err := e.ready(ctx); err != nil {
+		return v, err
+	}
+	if !e.m.mine(item) {
+		return v, fmt.Errorf("entity: %s: item %s is not one: %w", e.m.name, e.m.keyOf(item), ErrUnknownItem)
+	}
+	err := e.m.decode(ctx, item, &v)
+	return v, err
+}

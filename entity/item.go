@@ -68,6 +68,14 @@ func (m *model) addKeys(item table.Item, v reflect.Value) error {
 	if m.typeAttr != "" {
 		item[m.typeAttr] = m.typeValue
 	}
+	if m.extra != nil {
+		for name, av := range v.FieldByIndex(m.extra).Interface().(map[string]types.AttributeValue) {
+			if m.known[name] {
+				return inputError(m.name+" Extra", name, "is an attribute the entity writes itself", nil)
+			}
+			item[name] = av
+		}
+	}
 	return nil
 }
 
@@ -177,9 +185,29 @@ func (m *model) decode(ctx context.Context, item table.Item, out any) error {
 		return fmt.Errorf("entity: %s %s: decode: %w", m.name, m.keyOf(item), err)
 	}
 	if len(m.keyOnly) > 0 {
-		return m.fillKeyOnly(item, reflect.ValueOf(out).Elem())
+		if err := m.fillKeyOnly(item, reflect.ValueOf(out).Elem()); err != nil {
+			return err
+		}
+	}
+	if m.extra != nil {
+		m.fillExtra(item, reflect.ValueOf(out).Elem())
 	}
 	return nil
+}
+
+// fillExtra gives v's Extra field the attributes of item the entity does
+// not know, nil when there are none.
+func (m *model) fillExtra(item table.Item, v reflect.Value) {
+	var extra map[string]types.AttributeValue
+	for name, av := range item {
+		if !m.known[name] {
+			if extra == nil {
+				extra = map[string]types.AttributeValue{}
+			}
+			extra[name] = av
+		}
+	}
+	v.FieldByIndex(m.extra).Set(reflect.ValueOf(extra))
 }
 
 // decodeAny decodes item into a new value of the entity's type.

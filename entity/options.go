@@ -3,6 +3,8 @@ package entity
 import (
 	"fmt"
 	"reflect"
+
+	"github.com/tablekit/tablekit/blobstore"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -54,6 +56,16 @@ type Options struct {
 	Offload []string
 	// Rules are the checks values meet before anything is written.
 	Rules []Rule
+	// Extra names a field of type map[string]types.AttributeValue (tagged
+	// dynamodbav:"-") that receives, on reads, the item's attributes the
+	// struct has no field for (written by newer code, or kept during a
+	// rename), and whose entries are written back with the item. Keys and
+	// the type attribute are not extras.
+	Extra string
+	// Offloader, when set, is the blob store the entity's Offload
+	// attributes go to and are restored from, instead of the registry's
+	// (a store that keeps its own object layout).
+	Offloader *blobstore.Offloader
 }
 
 // IndexOptions place an entity's items in one global secondary index.
@@ -116,6 +128,14 @@ func TTL(name string, after time.Duration) func(*Options) {
 // KeyOnly sets Options.KeyOnly.
 func KeyOnly(names ...string) func(*Options) {
 	return func(o *Options) { o.KeyOnly = append(o.KeyOnly, names...) }
+}
+
+// Extra sets Options.Extra.
+func Extra(field string) func(*Options) { return func(o *Options) { o.Extra = field } }
+
+// OffloadWith sets Options.Offloader.
+func OffloadWith(off *blobstore.Offloader) func(*Options) {
+	return func(o *Options) { o.Offloader = off }
 }
 
 // Offload adds attributes to Options.Offload.

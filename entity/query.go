@@ -291,6 +291,9 @@ func (m *model) alive() expression.ConditionBuilder {
 // sortCondition turns a SortCondition into the key condition on sk's
 // attribute, and says whether it may reach past the entity's own range.
 func (m *model) sortCondition(sk *keyPart, c SortCondition) (table.SortCondition, bool, error) {
+	if sk.own != nil && c.op != sortNone {
+		return m.ownSortCondition(sk, c)
+	}
 	if sk.attr.Name == "" || sk.tmpl == nil {
 		if c.op != sortNone {
 			return table.SortCondition{}, false, inputError(m.name+" sort condition", "", "the sort key is no template of the entity", nil)
@@ -397,3 +400,40 @@ func after(prefix string) string {
 }
 
 var _ types.AttributeValue
+
+// ownSortCondition is a sort condition on a sort key that is an
+// attribute of the entity (a number, say): one value per bound, compared
+// as DynamoDB compares the attribute's type.
+func (m *model) ownSortCondition(sk *keyPart, c SortCondition) (table.SortCondition, bool, error) {
+	one := func(vals []any) (any, error) {
+		if len(vals) != 1 {
+			return nil, inputError(m.name+" sort condition", fmt.Sprint(len(vals)), "the sort key "+sk.attr.Name+" is one attribute: give one value", nil)
+		}
+		return vals[0], nil
+	}
+	lo, err := one(c.lo)
+	if err != nil {
+		return table.SortCondition{}, false, err
+	}
+	switch c.op {
+	case sortBeginsWith:
+		s, ok := lo.(string)
+		if !ok {
+			return table.SortCondition{}, false, inputError(m.name+" sort condition", fmt.Sprint(lo), "begins_with needs a string", nil)
+		}
+		return table.SortBeginsWith(s), true, nil
+	case sortBetween:
+		hi, err := one(c.hi)
+		if err != nil {
+			return table.SortCondition{}, false, err
+		}
+		return table.SortBetween(lo, hi), true, nil
+	case sortLess:
+		return table.SortLess(lo), true, nil
+	case sortLessOrEqual:
+		return table.SortLessOrEqual(lo), true, nil
+	case sortGreater:
+		return table.SortGreater(lo), true, nil
+	}
+	return table.SortGreaterOrEqual(lo), true, nil
+}

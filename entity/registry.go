@@ -43,6 +43,12 @@ type RegistryOptions struct {
 	// "entity/<table name>/".
 	OffloadPrefix string
 
+	// NoSpans starts no span per call: for a store built on entities that
+	// starts its own span per store call (jobs.Get), whose requests nest
+	// under it. By default each entity call is a span (table.Start),
+	// named "<entity>.<Call>" ("album.Create").
+	NoSpans bool
+
 	noType bool
 }
 
@@ -56,6 +62,9 @@ func TypeAttribute(name string) func(*RegistryOptions) {
 func NoTypeAttribute() func(*RegistryOptions) {
 	return func(o *RegistryOptions) { o.TypeAttribute, o.noType = "", true }
 }
+
+// NoSpans sets RegistryOptions.NoSpans.
+func NoSpans() func(*RegistryOptions) { return func(o *RegistryOptions) { o.NoSpans = true } }
 
 // Clock sets RegistryOptions.Clock.
 func Clock(now func() time.Time) func(*RegistryOptions) {
@@ -265,4 +274,12 @@ func (r *Registry) model(name string) *model {
 		return nil
 	}
 	return r.models[i]
+}
+
+// start begins the span of one call named operation, unless NoSpans.
+func (r *Registry) start(ctx context.Context, operation string) (context.Context, table.Span) {
+	if r.opts.NoSpans {
+		return ctx, table.Span{}
+	}
+	return r.t.Start(ctx, operation)
 }

@@ -53,7 +53,7 @@ func Transact(ctx context.Context, actions ...Action) (err error) {
 		}
 	}
 	home := actions[0].m.reg
-	ctx, span := home.t.Start(ctx, "entity.Transact")
+	ctx, span := home.start(ctx, "entity.Transact")
 	defer span.End(&err)
 	now := home.now()
 	tx := home.t.WriteTx()

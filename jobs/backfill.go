@@ -145,11 +145,7 @@ func (s *Store) backfillItem(ctx context.Context, raw table.Item, fn func(*Job) 
 		if len(raw) == 0 || table.ItemExpired(raw, attrTTL, s.now()) {
 			return backfillSkipped, conflicts, nil
 		}
-		restored, err := s.restore(ctx, raw)
-		if err != nil {
-			return 0, conflicts, err
-		}
-		job, err := jobFromItem(restored)
+		job, err := s.jobFromStored(ctx, raw)
 		if err != nil {
 			return 0, conflicts, err
 		}

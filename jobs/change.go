@@ -2,10 +2,12 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/table"
 )
@@ -68,10 +70,14 @@ func (s *Store) JobFromChange(ctx context.Context, ch changes.Change[table.Item]
 	if !ok || err != nil {
 		return nil, false, err
 	}
-	if item, err = s.restore(ctx, item); err != nil {
-		return nil, false, err
+	rec, err := s.jobs.Decode(ctx, item) // follows the offload pointers
+	switch {
+	case errors.Is(err, blobstore.ErrNotFound):
+		return nil, false, fmt.Errorf("jobs: job from change %s: %w", ch.EventID, err)
+	case err != nil:
+		return nil, false, fmt.Errorf("jobs: job from change %s: %w: %w", ch.EventID, changes.ErrDecode, err)
 	}
-	return decodeChange(ch, item)
+	return rec.job(), true, nil
 }
 
 // jobImage is the new image of a change of the jobs table; ok false when

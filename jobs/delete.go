@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -23,10 +21,8 @@ func (s *Store) Delete(ctx context.Context, id string) (err error) {
 	if err := checkID(id); err != nil {
 		return err
 	}
-	now := s.now()
-	cond := expression.AttributeExists(expression.Name(attrJobID)).And(s.alive(now))
-	err = s.t.Delete(ctx, s.t.Key(id), table.If(cond))
-	if err != nil {
+	// Conditional on the job existing and its ttl not having passed.
+	if err := s.jobs.Delete(ctx, record{JobID: id}); err != nil {
 		if errors.Is(err, table.ErrConditionFailed) {
 			return notFound(id, err)
 		}

@@ -14,7 +14,11 @@
 // global secondary indexes userId-createdAt-index and status-createdAt-index
 // (createdAt N, projection ALL) serve a user's history and the admin's
 // status view, both newest first. [Schema] declares all of it, with the
-// seed's access patterns, and creates the table.
+// seed's access patterns, and creates the table. The item is an entity of
+// package entity (schema.go: its own jobId as the key, its own attributes
+// as the indexes' keys, ttl as its TTL, unknown attributes kept in Extra):
+// Get, Delete and the lists read and write through it, and every read
+// decodes through it.
 //
 // # Status machine
 //

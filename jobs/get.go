@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -38,24 +39,31 @@ func (s *Store) Get(ctx context.Context, id string, opts ...func(*GetOptions)) (
 	if o.Consistent {
 		gopts = append(gopts, table.Consistent())
 	}
-	var item table.Item
-	if err := s.t.Get(ctx, s.t.Key(id), &item, gopts...); err != nil {
+	rec, err := s.jobs.Get(ctx, record{JobID: id}, gopts...)
+	if err != nil {
 		if errors.Is(err, table.ErrNotFound) {
-			return nil, notFound(id, err)
+			return nil, notFound(id, err) // missing, or expired
 		}
-		return nil, fmt.Errorf("jobs: get job %q: %w", id, err)
+		return nil, s.readError(fmt.Sprintf("%q", id), err)
 	}
-	if table.ItemExpired(item, attrTTL, s.now()) {
-		return nil, notFound(id, nil)
-	}
-	return s.jobFromStored(ctx, item)
+	return rec.job(), nil
 }
 
-// jobFromStored follows offload pointers, then reads the item.
+// jobFromStored reads an item the store read or wrote: offloaded results
+// restored, unknown attributes in Extra.
 func (s *Store) jobFromStored(ctx context.Context, item table.Item) (*Job, error) {
-	item, err := s.restore(ctx, item)
+	rec, err := s.jobs.Decode(ctx, item)
 	if err != nil {
-		return nil, err
+		return nil, s.readError(idOf(item), err)
 	}
-	return jobFromItem(item)
+	return rec.job(), nil
+}
+
+// readError names a read's failure: a job with offloaded results read by
+// a store made without a blob store is ErrNoBlobStore.
+func (s *Store) readError(id string, err error) error {
+	if errors.Is(err, blobstore.ErrUnsupported) && s.offload == nil {
+		return fmt.Errorf("jobs: job %s has results in a blob store, and the store was made without one: %w", id, ErrNoBlobStore)
+	}
+	return fmt.Errorf("jobs: get job %s: %w", id, err)
 }

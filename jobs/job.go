@@ -275,6 +275,9 @@ type record struct {
 	IdempotencyKey        string          `dynamodbav:"idempotencyKey,omitempty"`
 	TaskID                string          `dynamodbav:"taskId,omitempty"`
 	TaskCount             int             `dynamodbav:"taskCount,omitempty"`
+	// Extra is the item's attributes record has no field for (entity's
+	// Extra): Job.Extra.
+	Extra map[string]types.AttributeValue `dynamodbav:"-"`
 }
 
 var knownAttrs = map[string]bool{
@@ -370,16 +373,26 @@ func normalizeAnalysis(a *AnalysisResult) *AnalysisResult {
 }
 
 // jobFromItem reads a stored item, applying the defaults documented in the
-// package doc for attributes an older writer did not set.
+// package doc for attributes an older writer did not set. (A Store reads
+// through its entity, s.jobs, which also restores offloaded results.)
 func jobFromItem(item table.Item) (*Job, error) {
 	var r record
 	if err := attributevalue.UnmarshalMap(item, &r); err != nil {
-		id := ""
-		if v, ok := item[attrJobID].(*types.AttributeValueMemberS); ok {
-			id = v.Value
-		}
-		return nil, fmt.Errorf("jobs: read job %q: %w", id, err)
+		return nil, fmt.Errorf("jobs: read job %s: %w", idOf(item), err)
 	}
+	for name, v := range item {
+		if !knownAttrs[name] {
+			if r.Extra == nil {
+				r.Extra = make(map[string]types.AttributeValue)
+			}
+			r.Extra[name] = v
+		}
+	}
+	return r.job(), nil
+}
+
+// job is the Job r stores.
+func (r *record) job() *Job {
 	j := &Job{
 		ID:                    r.JobID,
 		UserID:                r.UserID,
@@ -406,21 +419,14 @@ func jobFromItem(item table.Item) (*Job, error) {
 		IdempotencyKey:        r.IdempotencyKey,
 		TaskID:                r.TaskID,
 		TaskCount:             r.TaskCount,
+		Extra:                 r.Extra,
 	}
 	// An item written before updatedAt existed was last updated, as far as
 	// anyone can tell, when it was created.
 	if j.UpdatedAt.IsZero() {
 		j.UpdatedAt = j.CreatedAt
 	}
-	for name, v := range item {
-		if !knownAttrs[name] {
-			if j.Extra == nil {
-				j.Extra = make(map[string]types.AttributeValue)
-			}
-			j.Extra[name] = v
-		}
-	}
-	return j, nil
+	return j
 }
 
 // validFraction reports whether f is a confidence in [0, 1].

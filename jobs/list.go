@@ -2,12 +2,13 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -114,47 +115,45 @@ func (s *Store) listPage(ctx context.Context, index, partition string, defaultLi
 	if err != nil {
 		return table.Page[Job]{}, err
 	}
-	ttl := expression.Name(attrTTL)
-	filter := expression.AttributeNotExists(ttl).Or(ttl.GreaterThan(expression.Value(s.now().Unix())))
-	q := table.Query{
-		Index:      index,
-		Partition:  partition,
-		Sort:       sortCond,
-		Filter:     &filter,
-		Descending: !o.OldestFirst,
-		TieBreak:   attrJobID,
-		Limit:      int32(o.Limit),
+	// The entity's read: expired jobs filtered out by ttl, ties on
+	// createdAt broken by jobId, newest first unless OldestFirst.
+	key := record{UserID: partition}
+	if index == IndexStatusCreatedAt {
+		key = record{Status: Status(partition)}
 	}
-	raw, err := table.QueryPage[table.Item](ctx, s.t, q, cursor)
+	lopts := []func(*entity.ListOptions){entity.ByIndex(index), entity.Limit(o.Limit), sortCond}
+	if !o.OldestFirst {
+		lopts = append(lopts, entity.Descending())
+	}
+	recs, err := s.jobs.List(ctx, key, cursor, lopts...)
 	if err != nil {
+		if errors.Is(err, blobstore.ErrUnsupported) {
+			return table.Page[Job]{}, s.readError("of "+partition, err)
+		}
 		return table.Page[Job]{}, fmt.Errorf("jobs: list %s %q: %w", index, partition, err)
 	}
-	page := table.Page[Job]{Items: make([]Job, 0, len(raw.Items)), Next: raw.Next}
-	for _, item := range raw.Items {
-		j, err := s.jobFromStored(ctx, item)
-		if err != nil {
-			return table.Page[Job]{}, err
-		}
-		page.Items = append(page.Items, *j)
+	page := table.Page[Job]{Items: make([]Job, 0, len(recs.Items)), Next: recs.Next}
+	for i := range recs.Items {
+		page.Items = append(page.Items, *recs.Items[i].job())
 	}
 	return page, nil
 }
 
 // createdRange turns the createdAt bounds into a sort key condition on the
 // index (exclusive bounds, Unix ms).
-func createdRange(after, before time.Time) (table.SortCondition, error) {
+func createdRange(after, before time.Time) (func(*entity.ListOptions), error) {
 	switch {
 	case after.IsZero() && before.IsZero():
-		return table.SortCondition{}, nil
+		return nil, nil
 	case before.IsZero():
-		return table.SortGreater(after.UnixMilli()), nil
+		return entity.SortGreater(after.UnixMilli()), nil
 	case after.IsZero():
-		return table.SortLess(before.UnixMilli()), nil
+		return entity.SortLess(before.UnixMilli()), nil
 	}
 	lo, hi := after.UnixMilli()+1, before.UnixMilli()-1
 	if lo > hi {
-		return table.SortCondition{}, inputError("CreatedAfter/CreatedBefore",
+		return nil, inputError("CreatedAfter/CreatedBefore",
 			fmt.Sprintf("%s/%s", after.Format(time.RFC3339Nano), before.Format(time.RFC3339Nano)), "leave no time between them")
 	}
-	return table.SortBetween(lo, hi), nil
+	return entity.SortBetween([]any{lo}, []any{hi}), nil
 }

@@ -149,24 +149,6 @@ func (s *Store) Orphans(ctx context.Context) (_ []string, err error) {
 	return keys, nil
 }
 
-// restore follows offload pointers. Most jobs have none, and are returned
-// as they are, without the copy Restore makes.
-func (s *Store) restore(ctx context.Context, item table.Item) (table.Item, error) {
-	if !hasPointer(item) {
-		return item, nil
-	}
-	if s.offload == nil {
-		// Reading the pointer as the result would give an empty one.
-		return nil, fmt.Errorf("jobs: job %s has results in a blob store, and the store was made without one: %w",
-			idOf(item), ErrNoBlobStore)
-	}
-	out, err := s.offload.Restore(ctx, item)
-	if err != nil {
-		return nil, fmt.Errorf("jobs: restore offloaded attributes of job %s: %w", idOf(item), err)
-	}
-	return out, nil
-}
-
 func hasPointer(item table.Item) bool {
 	for _, v := range item {
 		if _, ok := blobstore.PointerOf(v); ok {

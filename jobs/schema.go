@@ -1,7 +1,12 @@
 package jobs
 
 import (
+	"time"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/entity"
 
 	"github.com/tablekit/tablekit/table"
 )
@@ -52,4 +57,32 @@ func Schema(tableName string) table.Schema {
 		TTLAttribute: attrTTL,
 		Provisioning: table.RecoveryAndKMS(),
 	}
+}
+
+// declareJobs declares the seed's job item with package entity: the key is
+// the item's own jobId, both indexes its own attributes (userId and
+// status, sorted by createdAt in Unix ms), the TTL its ttl attribute
+// (expired jobs are gone for reads); attributes a newer writer added stay
+// in record.Extra. Results offloaded by the store's Offloader (off; nil
+// without a blob store) are restored on reads.
+func declareJobs(t *table.Table, clock func() time.Time, off *blobstore.Offloader) (*entity.Entity[record], error) {
+	reg, err := entity.NewRegistry(t, entity.NoTypeAttribute(), entity.NoSpans(), entity.Clock(clock))
+	if err != nil {
+		return nil, err
+	}
+	opts := []func(*entity.Options){
+		entity.Key("{"+attrJobID+"}", ""),
+		entity.Index(IndexUserCreatedAt, "{"+attrUserID+"}", "{"+attrCreatedAt+"}"),
+		entity.Index(IndexStatusCreatedAt, "{"+attrStatus+"}", "{"+attrCreatedAt+"}"),
+		entity.TTL(attrTTL, 0), entity.Extra("Extra"), entity.OffloadWith(off),
+	}
+	// Backfill's Offloader may move any attribute but the keys and ttl.
+	for name := range knownAttrs {
+		switch name {
+		case attrJobID, attrUserID, attrStatus, attrCreatedAt, attrTTL:
+		default:
+			opts = append(opts, entity.Offload(name))
+		}
+	}
+	return entity.New[record](reg, "job", opts...)
 }

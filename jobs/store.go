@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
@@ -108,6 +109,7 @@ type Store struct {
 	full    *blobstore.Offloader // whole-item threshold, for Backfill
 	opts    Options
 	work    *tasks.Store // Options.Work's queue; nil without one
+	jobs    *entity.Entity[record]
 	// budget is the most one offloadable attribute may take inline; see
 	// offload.go.
 	budget int
@@ -206,6 +208,9 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 		if s.full, err = offloader(o.OffloadThreshold); err != nil {
 			return nil, err
 		}
+	}
+	if s.jobs, err = declareJobs(s.t, o.Clock, s.offload); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

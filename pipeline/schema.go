@@ -73,7 +73,7 @@ type entities struct {
 func declare(t *table.Table, clock func() time.Time) (entities, error) {
 	var e entities
 	var err error
-	if e.reg, err = entity.NewRegistry(t, entity.NoTypeAttribute(), entity.Clock(clock)); err != nil {
+	if e.reg, err = entity.NewRegistry(t, entity.NoTypeAttribute(), entity.NoSpans(), entity.Clock(clock)); err != nil {
 		return e, err
 	}
 	d := entity.Delimiter(":")
