@@ -16,7 +16,7 @@ const module = "github.com/tablekit/tablekit/"
 // light are the packages a service imports to store its records, and the
 // fake it tests them with.
 var light = []string{
-	"table", "keys", "access", "blobstore", "jobs", "tasks", "journey", "pipeline", "changes", "dynamotest",
+	"table", "keys", "access", "blobstore", "entity", "jobs", "tasks", "journey", "pipeline", "changes", "dynamotest",
 }
 
 // heavy are what only a program that reaches S3 or loads an AWS
