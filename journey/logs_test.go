@@ -11,12 +11,14 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -289,4 +291,32 @@ func TestLogSummariesExpireAfterTheirRetention(t *testing.T) {
 			assert.Len(t, entries, 1, "the log file keeps the entry")
 		})
 	}
+}
+
+// TestIntegrationLogSummariesCarryATTL: on DynamoDB Local the table's TTL
+// is on, on ttl, and a summary carries its entry's time plus the
+// retention. (Local never deletes expired items: the expiry itself is
+// TestLogSummariesExpireAfterTheirRetention's, on the fake.)
+func TestIntegrationLogSummariesCarryATTL(t *testing.T) {
+	clock := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return t0 } })
+	s := localStore(t, Clock(clock.Now))
+	ctx := context.Background()
+	ttl, err := testenv.DynamoDB(t).DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(s.Schema().Name)})
+	require.NoError(t, err)
+	require.NotNil(t, ttl.TimeToLiveDescription)
+	assert.Equal(t, types.TimeToLiveStatusEnabled, ttl.TimeToLiveDescription.TimeToLiveStatus)
+	assert.Equal(t, "ttl", aws.ToString(ttl.TimeToLiveDescription.AttributeName))
+
+	_, err = s.Journeys().Create(ctx, NewJourney{ID: "JRN-TTL", Name: "ttl"})
+	require.NoError(t, err)
+	job, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-TTL", StageID: "raw_analysis"})
+	require.NoError(t, err)
+	l, err := s.Logs().Logger(job.Ref(), "schema_extraction")
+	require.NoError(t, err)
+	l.Info("one", nil)
+	require.NoError(t, l.Close(ctx))
+	sums, err := collect(s.Logs().Summaries(ctx, job.JobID))
+	require.NoError(t, err)
+	require.Len(t, sums, 1)
+	assert.Equal(t, t0.Add(DefaultLogSummaryRetention), sums[0].ExpiresAt.Time)
 }
