@@ -60,6 +60,11 @@ type Pattern struct {
 	AveragePerSecond float64
 	Consistent       bool
 	Transactional    bool
+	// Maintenance marks an operator's call rather than the service's: a
+	// backfill's Scan, an orphan sweep, an import. Package iam leaves it
+	// out of the service's runtime policy and grants it in the operator
+	// policy; its rates still count in the estimates.
+	Maintenance bool
 	// Latency is the latency target of one request of the pattern (data-modeling
 	// method's "Key Requirements: <50ms latency", its checklist's "latency
 	// SLO"): the time the service needs the request answered within, at

@@ -19,6 +19,15 @@
 // Query on its two indexes by name, object actions on
 // arn:aws:s3:::acme-results/jobs/photoeditor-prod-jobs/* and ListBucket
 // with an s3:prefix condition on that prefix. Creating and changing tables
+// The service's maintenance calls (patterns marked access.Pattern.Maintenance:
+// a backfill's Scan, an import; objects' Maintenance actions: an orphan
+// sweep's ListBucket and DeleteObject, an export's PutObject) are not in
+// Runtime but in Operator, which adds them to the runtime grants for
+// whoever runs them; ReadOnly is a dashboard's: the runtime patterns'
+// reads alone (GetItem, Query, BatchGetItem) and GetObject/ListBucket. A
+// bucket encrypted with a customer managed KMS key (Objects.KMSKeyID) adds
+// the key actions S3 takes on the caller's behalf, through S3 only.
+// Creating and changing tables
 // (CreateTable, UpdateTable, the TTL and backup settings), the KMS actions
 // a table's customer managed key needs (on that key's ARN, only through
 // DynamoDB) and the lifecycle rules of the service's own buckets are in a

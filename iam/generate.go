@@ -41,6 +41,18 @@ type Objects struct {
 	// presigned GETs), S3PutObject (Put and presigned PUTs),
 	// S3DeleteObject and S3ListBucket (List).
 	Actions []string
+	// Maintenance are the S3 actions only an operator's calls take there
+	// (an orphan sweep's ListBucket and DeleteObject, an export's
+	// PutObject): Operator grants them beside Actions, Runtime and
+	// ReadOnly do not.
+	Maintenance []string
+	// KMSKeyID names the customer managed KMS key the bucket encrypts
+	// its objects with by default (SSE-KMS), by key id or key ARN (an
+	// alias is refused: IAM authorizes the key's ARN). S3 asks KMS on the
+	// caller's behalf, so the caller needs the key too: ObjectKeyActions
+	// for what it puts and gets, only through S3 (kms:ViaService). ""
+	// means SSE-S3 or no default encryption: nothing to grant.
+	KMSKeyID string
 	// Lifecycle says the deployment sets the bucket's lifecycle rules
 	// (s3blob's (*Store).ApplyLifecycle): Admin grants LifecycleActions on
 	// the bucket. Leave it false for a bucket the service shares, whose
@@ -78,6 +90,7 @@ const (
 	SidList      = "List"      // ListBucket with an s3:prefix condition
 	SidAdmin     = "Admin"     // table creation and changes
 	SidKey       = "Key"       // the customer managed key of the tables
+	SidObjectKey = "ObjectKey" // the KMS keys of SSE-KMS buckets, through S3
 	SidLifecycle = "Lifecycle" // buckets' lifecycle rules
 	SidStream    = "Stream"    // reading a table's stream
 	SidLeases    = "Leases"    // a stream consumer's lease table
@@ -90,10 +103,89 @@ const (
 // Query or Scan only on the indexes its patterns read, each index by name;
 // the object actions under each prefix, and ListBucket restricted to that
 // prefix by an s3:prefix condition; for a table encrypted with a customer
-// managed key, KeyUseActions on that key's ARN through DynamoDB only. Every ARN names env's region and
-// account and one table: never a wildcard. Table creation and changes are
-// not here but in Admin.
+// managed key, KeyUseActions on that key's ARN through DynamoDB only, and
+// for a bucket encrypted with one (Objects.KMSKeyID), ObjectKeyActions
+// through S3 only. Every ARN names env's region and account and one table:
+// never a wildcard. Patterns marked Maintenance (a backfill, an orphan
+// sweep, an import) and the objects' Maintenance actions are not here but
+// in Operator; table creation and changes are in Admin.
 func Runtime(env Env, svc Service) (Policy, error) {
+	return generate(env, svc, runtimeRole)
+}
+
+// Operator is the policy of whoever runs a service's maintenance calls
+// (tablekit's CLI: a backfill, an orphan sweep, an export or import): the
+// runtime policy's grants, which those calls and the operator's own reads
+// and repairs use, plus the patterns marked Maintenance and the objects'
+// Maintenance actions. The service itself runs with Runtime, so a bug or
+// a compromise in it cannot scan the table or delete objects wholesale.
+func Operator(env Env, svc Service) (Policy, error) {
+	return generate(env, svc, operatorRole)
+}
+
+// ReadOnly is the policy of a dashboard or an auditor: the reads of the
+// service's runtime patterns alone (GetItem, Query, BatchGetItem; a
+// TransactGetItems as GetItem), on the table and the indexes they read,
+// and GetObject and ListBucket where the service reads objects. No write,
+// no Scan. The journey design's "Read-Only Access" (GetItem, Query on the
+// table) is this policy for journey's table, with its index and objects.
+func ReadOnly(env Env, svc Service) (Policy, error) {
+	return generate(env, svc, readOnlyRole)
+}
+
+// role selects what a generated policy grants.
+type role int
+
+const (
+	runtimeRole role = iota
+	operatorRole
+	readOnlyRole
+)
+
+// keeps reports whether the policy of role grants pattern ap.
+func (r role) keeps(ap access.Pattern) bool {
+	switch r {
+	case operatorRole:
+		return true
+	case readOnlyRole:
+		return !ap.Maintenance && readOnlyOp(ap.Operation)
+	}
+	return !ap.Maintenance
+}
+
+// readOnlyOp reports whether a request of op only reads items by key.
+func readOnlyOp(op access.Op) bool {
+	switch op {
+	case access.GetItem, access.Query, access.BatchGetItem, access.TransactGetItems:
+		return true
+	}
+	return false
+}
+
+// objectActions are the S3 actions the policy of role grants on o.
+func (r role) objectActions(o Objects) []string {
+	switch r {
+	case operatorRole:
+		out := append([]string(nil), o.Actions...)
+		for _, a := range o.Maintenance {
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+		return out
+	case readOnlyRole:
+		var out []string
+		for _, a := range o.Actions {
+			if a == S3GetObject || a == S3ListBucket {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	return o.Actions
+}
+
+func generate(env Env, svc Service, r role) (Policy, error) {
 	if err := env.Check(); err != nil {
 		return Policy{}, err
 	}
@@ -118,6 +210,9 @@ func Runtime(env Env, svc Service) (Policy, error) {
 				// Granting every action a transaction may hold would give
 				// a store that only puts the right to delete.
 				return Policy{}, fmt.Errorf("%w: pattern %q: a write transaction must declare its items (Pattern.Items), whose actions the policy grants", ErrInvalidService, ap.Name)
+			}
+			if !r.keeps(ap) {
+				continue
 			}
 			for _, a := range actionsOf(ap) {
 				if ap.Index == "" {
@@ -162,20 +257,26 @@ func Runtime(env Env, svc Service) (Policy, error) {
 	if len(keys) > 0 {
 		p.Statement = append(p.Statement, keyStatement(env, keys, KeyUseActions))
 	}
+	var objectKeys []objectKey
 	for i, o := range svc.Objects {
 		if o.Bucket == "" || o.Prefix == "" || !strings.HasSuffix(o.Prefix, "/") {
 			return Policy{}, fmt.Errorf("%w: objects %+v: a bucket and a prefix ending in / are required", ErrInvalidService, o)
 		}
 		var objActions []string
 		list := false
-		for _, a := range o.Actions {
+		for _, a := range append(append([]string(nil), o.Actions...), o.Maintenance...) {
+			switch a {
+			case S3GetObject, S3PutObject, S3DeleteObject, S3ListBucket:
+			default:
+				return Policy{}, fmt.Errorf("%w: objects in %s/%s: action %q is not one a blob store takes", ErrInvalidService, o.Bucket, o.Prefix, a)
+			}
+		}
+		for _, a := range r.objectActions(o) {
 			switch a {
 			case S3GetObject, S3PutObject, S3DeleteObject:
 				objActions = append(objActions, a)
 			case S3ListBucket:
 				list = true
-			default:
-				return Policy{}, fmt.Errorf("%w: objects in %s/%s: action %q is not one a blob store takes", ErrInvalidService, o.Bucket, o.Prefix, a)
 			}
 		}
 		if slices.Contains(objActions, S3PutObject) {
@@ -191,7 +292,15 @@ func Runtime(env Env, svc Service) (Policy, error) {
 				Action: Strings{S3ListBucket}, Resource: Strings{env.BucketARN(o.Bucket)},
 				Condition: Condition{StringLike: {S3Prefix: Strings{o.Prefix + "*"}}}})
 		}
+		if o.KMSKeyID != "" {
+			k, err := objectKeyOf(env, o, objActions)
+			if err != nil {
+				return Policy{}, err
+			}
+			objectKeys = append(objectKeys, k)
+		}
 	}
+	p.Statement = append(p.Statement, objectKeyStatements(env, objectKeys)...)
 	return p, p.Validate()
 }
 
@@ -295,6 +404,71 @@ func customerKeys(env Env, tables []Table) ([]string, error) {
 func keyStatement(env Env, keys, actions []string) Statement {
 	return Statement{Sid: SidKey, Effect: Allow, Action: append(Strings(nil), actions...), Resource: keys,
 		Condition: Condition{StringEquals: {KMSViaService: Strings{"dynamodb." + env.Region + ".amazonaws.com"}}}}
+}
+
+// The KMS actions S3 takes on a caller's behalf with an SSE-KMS bucket's
+// key (the Amazon S3 user guide, "Using server-side encryption with AWS
+// KMS keys"): kms:GenerateDataKey to encrypt what it puts, kms:Decrypt to
+// read it back and to complete a multipart upload (whose parts it
+// decrypts), which blobstore's S3 store uses past one part.
+const (
+	KMSGenerateDataKey = "kms:GenerateDataKey"
+	KMSDecrypt         = "kms:Decrypt"
+)
+
+// objectKey is one SSE-KMS key and what the objects under it need.
+type objectKey struct {
+	arn     string
+	actions []string
+}
+
+// objectKeyOf is the key of o's bucket with the KMS actions its object
+// actions need: GenerateDataKey and Decrypt for a put, Decrypt for a get.
+func objectKeyOf(env Env, o Objects, objActions []string) (objectKey, error) {
+	arn, err := env.KeyARN(o.KMSKeyID)
+	if err != nil {
+		return objectKey{}, fmt.Errorf("%w: objects in %s/%s: %w", ErrInvalidService, o.Bucket, o.Prefix, err)
+	}
+	k := objectKey{arn: arn}
+	if slices.Contains(objActions, S3PutObject) {
+		k.actions = append(k.actions, KMSGenerateDataKey, KMSDecrypt)
+	}
+	if slices.Contains(objActions, S3GetObject) && !slices.Contains(k.actions, KMSDecrypt) {
+		k.actions = append(k.actions, KMSDecrypt)
+	}
+	return k, nil
+}
+
+// objectKeyStatements allow, through S3 only, each key's actions on that
+// key: one statement per distinct action set, keys sorted.
+func objectKeyStatements(env Env, keys []objectKey) []Statement {
+	bySet := map[string][]string{}
+	sets := map[string][]string{}
+	for _, k := range keys {
+		if len(k.actions) == 0 {
+			continue
+		}
+		acts := append([]string(nil), k.actions...)
+		sort.Strings(acts)
+		set := strings.Join(acts, ",")
+		sets[set] = acts
+		if !slices.Contains(bySet[set], k.arn) {
+			bySet[set] = append(bySet[set], k.arn)
+		}
+	}
+	order := make([]string, 0, len(bySet))
+	for set := range bySet {
+		order = append(order, set)
+	}
+	sort.Strings(order)
+	var out []Statement
+	for i, set := range order {
+		res := bySet[set]
+		sort.Strings(res)
+		out = append(out, Statement{Sid: numbered(SidObjectKey, i), Effect: Allow, Action: sets[set], Resource: res,
+			Condition: Condition{StringEquals: {KMSViaService: Strings{"s3." + env.Region + ".amazonaws.com"}}}})
+	}
+	return out
 }
 
 // LifecycleActions are what setting a bucket's lifecycle rules takes

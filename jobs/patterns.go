@@ -143,6 +143,9 @@ func Patterns() []access.Pattern {
 		},
 		{
 			Name: "Backfill jobs",
+			// An operator's call (tablekit jobs backfill): the operator
+			// policy grants the Scan, the service's runtime one does not.
+			Maintenance: true,
 			// A Scan reads every partition in turn: per job, never one
 			// key value.
 			Partition:       "{jobId}",

@@ -505,6 +505,12 @@ func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 		patterns[i].Consistent = patterns[i].Consistent || d.Consistent
 		patterns[i].Entities = append([]string(nil), patternEntities[patterns[i].Name]...)
 		patterns[i].Latency = latencies[patterns[i].Name]
+		// Backups.Import is an operator's call: the operator policy
+		// grants it, the service's runtime one does not.
+		switch patterns[i].Name {
+		case PatternImportClaim, PatternImportKeys, PatternImportItems, PatternImportPublish:
+			patterns[i].Maintenance = true
+		}
 	}
 	return patterns, nil
 }

@@ -111,7 +111,7 @@ func Patterns() []access.Pattern {
 			KeyCondition: "pk = PE:{executionId} AND sk = PE:P (state = :from)",
 			IndexWrites:  []access.IndexWrite{{Index: IndexGSI1, Partition: "P:{pipelineId}"}},
 			ItemSize:     400, ItemsPerRequest: 1, RatePerSecond: 40, AveragePerSecond: 40 * busyFraction},
-		{Name: "delete a pipeline", Operation: access.BatchWriteItem,
+		{Name: "delete a pipeline", Operation: access.BatchWriteItem, Maintenance: true,
 			Partition:    "P:{pipelineId}",
 			Description:  "mark the current item (UpdateItem), executions (found by their references in the partition and on GSI-1) by BatchWriteItem, per tag level a transaction deleting the tag item and decrementing its count, zero counts by DeleteItem, the partition by BatchWriteItem, the current item last (DeleteItem)",
 			KeyCondition: "pk = P:{pipelineId} AND begins_with(sk, PE:); siKey1 = P:{pipelineId} AND begins_with(pk, PE:); pk = P:{pipelineId}",

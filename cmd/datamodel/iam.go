@@ -25,11 +25,13 @@ const (
 // The policy documents written beside each data model.
 const (
 	runtimePolicyFile  = "iam-policy.json"
+	operatorPolicyFile = "iam-operator-policy.json"
+	readOnlyPolicyFile = "iam-readonly-policy.json"
 	adminPolicyFile    = "iam-admin-policy.json"
 	consumerPolicyFile = "iam-stream-consumer-policy.json"
 )
 
-var policyFiles = []string{runtimePolicyFile, adminPolicyFile, consumerPolicyFile}
+var policyFiles = []string{runtimePolicyFile, operatorPolicyFile, readOnlyPolicyFile, adminPolicyFile, consumerPolicyFile}
 
 // service is the iam/policies description of m's store on m's table.
 func service(m datamodel.Model) (iam.Service, error) {
@@ -47,8 +49,10 @@ func service(m datamodel.Model) (iam.Service, error) {
 	return iam.Service{}, fmt.Errorf("no IAM description of store %q", m.Store)
 }
 
-// policyDocs are m's three policies, for env: the runtime policy of its
-// store (table, indexes, buckets), the admin policy of its table, and the
+// policyDocs are m's five policies, for env: the runtime policy of its
+// store (table, indexes, buckets), its operator policy (the runtime grants
+// and the maintenance calls), its read-only policy (a dashboard's reads),
+// the admin policy of its table, and the
 // policy of a changes.Consumer of its table's stream with the default
 // lease table.
 func policyDocs(m datamodel.Model, env iam.Env) (map[string]iam.Policy, error) {
@@ -60,6 +64,14 @@ func policyDocs(m datamodel.Model, env iam.Env) (map[string]iam.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
+	operator, err := iam.Operator(env, svc)
+	if err != nil {
+		return nil, err
+	}
+	readOnly, err := iam.ReadOnly(env, svc)
+	if err != nil {
+		return nil, err
+	}
 	admin, err := iam.Admin(env, svc)
 	if err != nil {
 		return nil, err
@@ -68,5 +80,6 @@ func policyDocs(m datamodel.Model, env iam.Env) (map[string]iam.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]iam.Policy{runtimePolicyFile: runtime, adminPolicyFile: admin, consumerPolicyFile: consumer}, nil
+	return map[string]iam.Policy{runtimePolicyFile: runtime, operatorPolicyFile: operator, readOnlyPolicyFile: readOnly,
+		adminPolicyFile: admin, consumerPolicyFile: consumer}, nil
 }

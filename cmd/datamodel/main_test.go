@@ -77,12 +77,14 @@ func TestExamplesRunUnderTheirPolicies(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	// The example creates its table, so it runs under the runtime and the
-	// admin policy together, generated for the fake's region and account.
+	// The example creates its table and shows the operator's calls (a
+	// backfill, an export and import, a deletion) beside the service's,
+	// so it runs under the operator and the admin policy together,
+	// generated for the fake's region and account.
 	policyOf := func(m datamodel.Model) iam.Policy {
 		docs, err := policyDocs(m, dynamotest.Env)
 		require.NoError(t, err)
-		p := docs[runtimePolicyFile]
+		p := docs[operatorPolicyFile]
 		p.Statement = append(p.Statement, docs[adminPolicyFile].Statement...)
 		return p
 	}

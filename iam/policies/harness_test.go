@@ -38,8 +38,15 @@ type harness struct {
 
 func newHarness(t *testing.T, svc iam.Service) *harness {
 	t.Helper()
+	return newHarnessUnder(t, svc, iam.Runtime)
+}
+
+// newHarnessUnder is newHarness with the policy generate makes of svc
+// (iam.Runtime, iam.Operator or iam.ReadOnly).
+func newHarnessUnder(t *testing.T, svc iam.Service, generate func(iam.Env, iam.Service) (iam.Policy, error)) *harness {
+	t.Helper()
 	ctx := context.Background()
-	policy, err := iam.Runtime(dynamotest.Env, svc)
+	policy, err := generate(dynamotest.Env, svc)
 	require.NoError(t, err)
 	h := &harness{t: t, svc: svc, policy: policy, fake: dynamotest.New(), blobs: map[string]blobstore.Store{}, raw: map[string]*blobstore.Memory{}}
 
@@ -126,7 +133,22 @@ func (h *harness) checkEveryGrantUsed() {
 		}
 	}
 	sort.Strings(unused)
-	assert.Empty(h.t, unused, "grants of the runtime policy no flow used")
+	assert.Empty(h.t, unused, "grants of the policy no flow used")
+}
+
+// checkDenied asserts err is an access denial, the calls' whatever action.
+func (h *harness) checkDenied(what string, err error) {
+	h.t.Helper()
+	var ad *iam.AccessDeniedError
+	assert.ErrorAs(h.t, err, &ad, "%s is outside the policy", what)
+}
+
+// reset forgets what was allowed and denied so far (after a setup the
+// checks should not count).
+func (h *harness) reset() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.allowed, h.denied = nil, nil
 }
 
 // deniedAs asserts err is the AccessDenied of action, as the service

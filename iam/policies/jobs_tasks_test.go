@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/iam"
 	"github.com/tablekit/tablekit/iam/policies"
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/tasks"
@@ -20,18 +22,19 @@ import (
 
 const resultsBucket = "photo-results"
 
-// TestJobsFlowsRunUnderTheirRuntimePolicy drives the jobs store through
-// create -> process -> edit (with a result large enough to offload) ->
-// complete, fail -> replay, an expired lease -> recover, the lists, the
-// backfill, delete and the orphan sweep, all under the policy generated
-// for photoeditor-prod-jobs: no request is denied, and every grant is used.
-func TestJobsFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
-	ctx := context.Background()
-	prod := jobs.TableNameForEnv("prod")
-	h := newHarness(t, policies.Jobs(prod, resultsBucket))
-	store, err := jobs.NewStore(h.db, h.bucket(resultsBucket), jobs.TableName(prod), jobs.Clock(h.fake.Now), jobs.LeaseDuration(time.Minute))
+// jobsStore is a jobs store on h's enforced fake and results bucket.
+func jobsStore(t *testing.T, h *harness) *jobs.Store {
+	store, err := jobs.NewStore(h.db, h.bucket(resultsBucket), jobs.TableName(jobs.TableNameForEnv("prod")), jobs.Clock(h.fake.Now), jobs.LeaseDuration(time.Minute))
 	require.NoError(t, err)
+	return store
+}
 
+// jobsServiceFlow drives the jobs store as the service does: create ->
+// process -> edit (with a result large enough to offload) -> complete,
+// fail -> replay, an expired lease -> recover, the lists and delete. It
+// returns the deleted job's id, whose offloaded result is an orphan.
+func jobsServiceFlow(t *testing.T, h *harness, store *jobs.Store) {
+	ctx := context.Background()
 	in := jobs.CreateInput{UserID: "user-1", FileSize: 1000, FileType: "image/jpeg", Provider: "stub", OriginalFileName: "a.jpg"}
 	done, _, err := store.Create(ctx, in)
 	require.NoError(t, err)
@@ -72,16 +75,80 @@ func TestJobsFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
 	require.NoError(t, err)
 	_, err = store.ListByStatus(ctx, jobs.StatusQueued, "")
 	require.NoError(t, err)
-	_, err = store.Backfill(ctx, func(*jobs.Job) (bool, error) { return false, nil })
-	require.NoError(t, err)
 	require.NoError(t, store.Delete(ctx, done.ID))
 	h.fake.Advance(time.Hour) // past blobstore.DefaultOrphanMinAge
-	removed, err := store.RemoveOrphans(ctx)
-	require.NoError(t, err)
-	assert.NotEmpty(t, removed, "the deleted job's offloaded result is an orphan")
+}
 
+// jobsMaintenance runs the operator's calls: the backfill and the orphan
+// sweep, returning their errors.
+func jobsMaintenance(ctx context.Context, store *jobs.Store) (backfill, orphans error, removed int) {
+	_, backfill = store.Backfill(ctx, func(*jobs.Job) (bool, error) { return false, nil })
+	r, orphans := store.RemoveOrphans(ctx)
+	return backfill, orphans, len(r)
+}
+
+// TestJobsFlowsRunUnderTheirRuntimePolicy: the service's flows under the
+// policy generated for photoeditor-prod-jobs: no request is denied, every
+// grant is used, and the operator's calls (the backfill's Scan, the orphan
+// sweep's listing and deletes) are not the service's: denied.
+func TestJobsFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
+	h := newHarness(t, policies.Jobs(jobs.TableNameForEnv("prod"), resultsBucket))
+	store := jobsStore(t, h)
+	jobsServiceFlow(t, h, store)
 	h.checkNoDenials()
 	h.checkEveryGrantUsed()
+
+	backfill, orphans, _ := jobsMaintenance(context.Background(), store)
+	h.checkDenied("the backfill's Scan", backfill)
+	h.checkDenied("the orphan sweep's ListBucket", orphans)
+}
+
+// TestJobsOperatorPolicyRunsTheMaintenanceCalls: the operator policy runs
+// the service's flows and the backfill and orphan sweep, every grant used.
+func TestJobsOperatorPolicyRunsTheMaintenanceCalls(t *testing.T) {
+	h := newHarnessUnder(t, policies.Jobs(jobs.TableNameForEnv("prod"), resultsBucket), iam.Operator)
+	store := jobsStore(t, h)
+	jobsServiceFlow(t, h, store)
+	backfill, orphans, removed := jobsMaintenance(context.Background(), store)
+	require.NoError(t, backfill)
+	require.NoError(t, orphans)
+	assert.Positive(t, removed, "the deleted job's offloaded result is an orphan")
+	h.checkNoDenials()
+	h.checkEveryGrantUsed()
+}
+
+// TestJobsReadOnlyPolicyReadsAndWritesNothing: a dashboard under the
+// read-only policy reads jobs (an offloaded result too) and lists them,
+// every grant used; a create, a status move and a scan are denied.
+func TestJobsReadOnlyPolicyReadsAndWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	h := newHarnessUnder(t, policies.Jobs(jobs.TableNameForEnv("prod"), resultsBucket), iam.ReadOnly)
+	writer, err := jobs.NewStore(h.fake, h.raw[resultsBucket], jobs.TableName(jobs.TableNameForEnv("prod")), jobs.Clock(h.fake.Now))
+	require.NoError(t, err)
+	job, _, err := writer.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/jpeg", Provider: "stub"})
+	require.NoError(t, err)
+	j, err := writer.StartProcessing(ctx, job.ID)
+	require.NoError(t, err)
+	_, err = writer.StartEditing(ctx, j.Lease(), &jobs.AnalysisResult{Description: strings.Repeat("d", jobs.DefaultOffloadThreshold+1)})
+	require.NoError(t, err)
+
+	dashboard := jobsStore(t, h)
+	got, err := dashboard.Get(ctx, job.ID)
+	require.NoError(t, err)
+	assert.Len(t, got.AnalysisResult.Description, jobs.DefaultOffloadThreshold+1)
+	_, err = dashboard.ListByUser(ctx, "user-1", "")
+	require.NoError(t, err)
+	_, err = dashboard.ListByStatus(ctx, jobs.StatusEditing, "")
+	require.NoError(t, err)
+	h.checkNoDenials()
+	h.checkEveryGrantUsed()
+
+	_, _, err = dashboard.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/jpeg", Provider: "stub"})
+	h.checkDenied("a create", err)
+	_, err = dashboard.Replay(ctx, job.ID)
+	h.checkDenied("a status move", err)
+	backfill, _, _ := jobsMaintenance(ctx, dashboard)
+	h.checkDenied("a scan", backfill)
 }
 
 // TestJobsRuntimePolicyRefusesWhatTheStoreNeverDoes: another
@@ -118,12 +185,9 @@ func TestJobsRuntimePolicyRefusesWhatTheStoreNeverDoes(t *testing.T) {
 	for _, err := range blobs.List(ctx, "") {
 		deniedAs(t, err, "AccessDenied", "s3:ListBucket")
 	}
-	n := 0
 	for _, err := range blobs.List(ctx, "jobs/"+prod+"/") {
-		require.NoError(t, err)
-		n++
+		deniedAs(t, err, "AccessDenied", "s3:ListBucket") // the orphan sweep's, the operator's
 	}
-	assert.Zero(t, n, "the store's own prefix lists (empty)")
 }
 
 // TestTasksFlowsRunUnderTheirRuntimePolicy drives the queue through
@@ -228,4 +292,52 @@ func TestTasksRuntimePolicyRefusesScansAndTables(t *testing.T) {
 	// A store's first call reads the table's shard count (its CONFIG item).
 	deniedAs(t, err, "AccessDeniedException", "dynamodb:GetItem")
 	assert.Equal(t, 4, h.db.Denied())
+}
+
+// TestTasksOperatorPolicyIsTheRuntimePolicy: the queue has no maintenance
+// call of its own (re-driving and reclaiming are the service's patterns),
+// so the operator policy grants exactly what the runtime one does.
+func TestTasksOperatorPolicyIsTheRuntimePolicy(t *testing.T) {
+	runtime, err := iam.Runtime(dynamotest.Env, policies.Tasks(tasks.DefaultTableName))
+	require.NoError(t, err)
+	operator, err := iam.Operator(dynamotest.Env, policies.Tasks(tasks.DefaultTableName))
+	require.NoError(t, err)
+	assert.Equal(t, runtime, operator)
+}
+
+// TestTasksReadOnlyPolicyReadsAndWritesNothing: the admin view under the
+// read-only policy reads a task, its history, the pending and dead lists
+// and a worker's claims, every grant used; a submit and a claim are
+// denied.
+func TestTasksReadOnlyPolicyReadsAndWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	h := newHarnessUnder(t, policies.Tasks(tasks.DefaultTableName), iam.ReadOnly)
+	writer, err := tasks.NewStore(h.fake, nil, tasks.Clock(h.fake.Now))
+	require.NoError(t, err)
+	task, _, err := writer.Submit(ctx, tasks.SubmitInput{Payload: []byte("x")})
+	require.NoError(t, err)
+	_, _, err = writer.Submit(ctx, tasks.SubmitInput{Payload: []byte("y")})
+	require.NoError(t, err)
+	_, err = writer.Claim(ctx, "w-1")
+	require.NoError(t, err)
+
+	admin, err := tasks.NewStore(h.db, nil, tasks.Clock(h.fake.Now))
+	require.NoError(t, err)
+	_, err = admin.Get(ctx, task.ID)
+	require.NoError(t, err)
+	_, err = admin.History(ctx, task.ID)
+	require.NoError(t, err)
+	_, err = admin.ListPending(ctx, "")
+	require.NoError(t, err)
+	_, err = admin.ListDead(ctx, "")
+	require.NoError(t, err)
+	_, err = admin.WorkerTasks(ctx, "w-1")
+	require.NoError(t, err)
+	h.checkNoDenials()
+	h.checkEveryGrantUsed()
+
+	_, _, err = admin.Submit(ctx, tasks.SubmitInput{Payload: []byte("z")})
+	h.checkDenied("a submit", err)
+	_, err = admin.Claim(ctx, "w-2")
+	h.checkDenied("a claim", err)
 }

@@ -26,20 +26,24 @@ func journeyService() iam.Service {
 	return policies.Journey(journey.DefaultTableName, journey.DefaultLogsBucket, journey.DefaultReportsBucket, journey.DefaultBackupsBucket)
 }
 
-// TestJourneyFlowsRunUnderTheirRuntimePolicy: create a journey, its rules
-// and stages, jobs with step logs and reports, finish, pause and resume,
-// export to the backups bucket and import back, on the seed's three
-// buckets, under the policy generated for TransformationSystem.
-func TestJourneyFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
-	ctx := context.Background()
-	h := newHarness(t, journeyService())
+// journeyStore is a journey store on h's enforced fake and its buckets
+// (the backups bucket only where the policy has objects there).
+func journeyStore(t *testing.T, h *harness) *journey.Store {
 	store, err := journey.NewStore(h.db, h.bucket(journey.DefaultLogsBucket), journey.Clock(h.fake.Now), func(o *journey.Options) {
 		o.Reports = h.bucket(journey.DefaultReportsBucket)
 		o.Backups = h.bucket(journey.DefaultBackupsBucket)
 	})
 	require.NoError(t, err)
+	return store
+}
 
-	_, err = store.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"})
+// journeyServiceFlow: create a journey, its rules and stages, jobs with
+// step logs and reports, finish, pause and resume, the reads, a timed-out
+// job failed by the next start and by Recover, and a journey deleted with
+// its files, on the design's three buckets.
+func journeyServiceFlow(t *testing.T, h *harness, store *journey.Store) {
+	ctx := context.Background()
+	_, err := store.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"})
 	require.NoError(t, err)
 	rule, err := store.Rules().Add(ctx, journey.NewRule{JourneyID: "JRN-1", StageID: "tmf_mapping", Title: "r", Type: journey.RuleFieldMapping, Priority: journey.PriorityHigh})
 	require.NoError(t, err)
@@ -67,41 +71,11 @@ func TestJourneyFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
 	require.NoError(t, err)
 	_, err = store.Jobs().Finish(ctx, job.Ref(), journey.Finish{Status: journey.JobCompleted})
 	require.NoError(t, err)
-
-	entries, err := store.Logs().Read(ctx, job.Ref())
-	require.NoError(t, err)
-	assert.Len(t, entries, 2)
-	_, err = store.Logs().ReadStep(ctx, job.Ref(), "extract")
-	require.NoError(t, err)
-	_, err = store.Logs().ListSummaries(ctx, job.JobID, "")
-	require.NoError(t, err)
-	reports, err := store.Reports().Read(ctx, job.Ref())
-	require.NoError(t, err)
-	assert.Len(t, reports, 1)
-	_, err = store.Reports().ListCatalog(ctx, job.JobID, "")
-	require.NoError(t, err)
-	_, err = store.Jobs().Find(ctx, job.JobID)
-	require.NoError(t, err)
-	_, err = store.Jobs().List(ctx, "JRN-1", "")
-	require.NoError(t, err)
-	_, err = store.Jobs().Latest(ctx, "JRN-1", "raw_analysis")
-	require.NoError(t, err)
+	journeyReads(t, store, job.Ref())
 
 	_, err = store.Journeys().Pause(ctx, "JRN-1")
 	require.NoError(t, err)
 	_, err = store.Journeys().Resume(ctx, "JRN-1")
-	require.NoError(t, err)
-	_, err = store.Journeys().Load(ctx, "JRN-1")
-	require.NoError(t, err)
-	_, err = store.Journeys().List(ctx, "")
-	require.NoError(t, err)
-
-	_, err = store.Backups().Export(ctx, "JRN-1")
-	require.NoError(t, err)
-	// A rule added after the export is stale: the import deletes it.
-	_, err = store.Rules().Add(ctx, journey.NewRule{JourneyID: "JRN-1", StageID: "tmf_mapping", Title: "late", Type: journey.RuleFieldMapping})
-	require.NoError(t, err)
-	_, err = store.Backups().Import(ctx, "JRN-1", journey.Overwrite())
 	require.NoError(t, err)
 
 	// A worker dies: its job is failed past its timeout by the next start
@@ -118,12 +92,131 @@ func TestJourneyFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, res.Failed, 1)
 
-	// Delete removes the journey's items and files.
-	_, err = store.Journeys().Delete(ctx, "JRN-1")
+	// Delete removes a journey's items and files.
+	_, err = store.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-3", Name: "gone"})
 	require.NoError(t, err)
+	gone, err := store.Jobs().Start(ctx, journey.NewJob{JourneyID: "JRN-3", StageID: "raw_analysis"})
+	require.NoError(t, err)
+	_, err = store.Reports().Write(ctx, gone.Ref(), "extract", journey.Report{ReportType: journey.ReportSummary, Title: "q"})
+	require.NoError(t, err)
+	goneLog, err := store.Logs().Logger(gone.Ref(), "extract")
+	require.NoError(t, err)
+	goneLog.Info("started", nil)
+	require.NoError(t, goneLog.Close(ctx))
+	_, err = store.Jobs().Finish(ctx, gone.Ref(), journey.Finish{Status: journey.JobCompleted})
+	require.NoError(t, err)
+	_, err = store.Journeys().Delete(ctx, "JRN-3")
+	require.NoError(t, err)
+}
 
+// journeyReads are a dashboard's reads of a journey and one of its jobs.
+func journeyReads(t *testing.T, store *journey.Store, job journey.JobRef) {
+	ctx := context.Background()
+	entries, err := store.Logs().Read(ctx, job)
+	require.NoError(t, err)
+	assert.Len(t, entries, 2)
+	_, err = store.Logs().ReadStep(ctx, job, "extract")
+	require.NoError(t, err)
+	_, err = store.Logs().ListSummaries(ctx, job.JobID, "")
+	require.NoError(t, err)
+	reports, err := store.Reports().Read(ctx, job)
+	require.NoError(t, err)
+	assert.Len(t, reports, 1)
+	_, err = store.Reports().ListCatalog(ctx, job.JobID, "")
+	require.NoError(t, err)
+	_, err = store.Jobs().Find(ctx, job.JobID)
+	require.NoError(t, err)
+	_, err = store.Jobs().List(ctx, job.JourneyID, "")
+	require.NoError(t, err)
+	_, err = store.Jobs().Latest(ctx, job.JourneyID, "raw_analysis")
+	require.NoError(t, err)
+	_, err = store.Journeys().Get(ctx, job.JourneyID)
+	require.NoError(t, err)
+	_, err = store.Journeys().Load(ctx, job.JourneyID)
+	require.NoError(t, err)
+	_, err = store.Journeys().List(ctx, "")
+	require.NoError(t, err)
+}
+
+// journeyBackup exports JRN-1 and imports it back over a rule added
+// since (the import deletes it): the operator's calls.
+func journeyBackup(ctx context.Context, store *journey.Store) (export, imp error) {
+	if _, export = store.Backups().Export(ctx, "JRN-1"); export != nil {
+		return export, nil
+	}
+	if _, err := store.Rules().Add(ctx, journey.NewRule{JourneyID: "JRN-1", StageID: "tmf_mapping", Title: "late", Type: journey.RuleFieldMapping}); err != nil {
+		return nil, err
+	}
+	_, imp = store.Backups().Import(ctx, "JRN-1", journey.Overwrite())
+	return nil, imp
+}
+
+// TestJourneyFlowsRunUnderTheirRuntimePolicy: the service's flows under
+// the policy generated for TransformationSystem: no denial, every grant
+// used; the backups bucket and the import, an operator's, are denied.
+func TestJourneyFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
+	h := newHarness(t, journeyService())
+	store := journeyStore(t, h)
+	journeyServiceFlow(t, h, store)
 	h.checkNoDenials()
 	h.checkEveryGrantUsed()
+
+	export, _ := journeyBackup(context.Background(), store)
+	h.checkDenied("an export to the backups bucket", export)
+	_, err := store.Backups().Import(context.Background(), "JRN-1", journey.Overwrite())
+	h.checkDenied("an import from the backups bucket", err)
+}
+
+// TestJourneyOperatorPolicyRunsExportAndImport: the service's flows and
+// the operator's export and import, every grant used.
+func TestJourneyOperatorPolicyRunsExportAndImport(t *testing.T) {
+	h := newHarnessUnder(t, journeyService(), iam.Operator)
+	store := journeyStore(t, h)
+	journeyServiceFlow(t, h, store)
+	export, imp := journeyBackup(context.Background(), store)
+	require.NoError(t, export)
+	require.NoError(t, imp)
+	h.checkNoDenials()
+	h.checkEveryGrantUsed()
+}
+
+// TestJourneyReadOnlyPolicyIsTheDesignsDashboardPolicy: the design's
+// read-only access (GetItem and Query on the table), with the index and
+// the log and report files the dashboard reads: every grant used; a
+// create, a progress update and a log write are denied.
+func TestJourneyReadOnlyPolicyIsTheDesignsDashboardPolicy(t *testing.T) {
+	ctx := context.Background()
+	h := newHarnessUnder(t, journeyService(), iam.ReadOnly)
+	writer, err := journey.NewStore(h.fake, h.raw[journey.DefaultLogsBucket], journey.Clock(h.fake.Now), journey.WithReports(h.raw[journey.DefaultReportsBucket]))
+	require.NoError(t, err)
+	_, err = writer.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"})
+	require.NoError(t, err)
+	job, err := writer.Jobs().Start(ctx, journey.NewJob{JourneyID: "JRN-1", StageID: "raw_analysis"})
+	require.NoError(t, err)
+	log, err := writer.Logs().Logger(job.Ref(), "extract")
+	require.NoError(t, err)
+	log.Info("started", nil)
+	log.Info("done", nil)
+	require.NoError(t, log.Close(ctx))
+	_, err = writer.Reports().Write(ctx, job.Ref(), "extract", journey.Report{ReportType: journey.ReportSummary, Title: "q"})
+	require.NoError(t, err)
+
+	policy, err := iam.ReadOnly(dynamotest.Env, journeyService())
+	require.NoError(t, err)
+	assert.Equal(t, iam.Strings{"dynamodb:GetItem", "dynamodb:Query"}, policy.Statement[0].Action, "the design's read-only actions on the table")
+
+	dashboard, err := journey.NewStore(h.db, h.bucket(journey.DefaultLogsBucket), journey.Clock(h.fake.Now), journey.WithReports(h.bucket(journey.DefaultReportsBucket)))
+	require.NoError(t, err)
+	journeyReads(t, dashboard, job.Ref())
+	h.checkNoDenials()
+	h.checkEveryGrantUsed()
+
+	_, err = dashboard.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-9", Name: "x"})
+	h.checkDenied("a create", err)
+	_, err = dashboard.Jobs().SetProgress(ctx, job.Ref(), 60, "extract")
+	h.checkDenied("a progress update", err)
+	err = h.bucket(journey.DefaultLogsBucket).Put(ctx, "journeys/JRN-1/x.json", bytes.NewReader([]byte("{}")))
+	h.checkDenied("a log write", err)
 }
 
 // TestJourneyPolicyWithReportsInTheLogsBucket: a store without
@@ -167,46 +260,24 @@ func TestJourneyRuntimePolicyRefusesOtherPrefixesAndTables(t *testing.T) {
 	deniedAs(t, err, "AccessDeniedException", "dynamodb:GetItem")
 }
 
-// TestPipelineFlowsRunUnderTheirRuntimePolicy: create, update, the lists
-// and tag queries, a presigned upload, an execution with its copied input
-// and its output, state moves and recovery, then delete with its files.
-func TestPipelineFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
+// pipelineServiceFlow: create, update, the lists and tag queries, a
+// presigned upload, an execution with its copied input and its output,
+// state moves and recovery. It returns the pipeline's id.
+func pipelineServiceFlow(t *testing.T, h *harness, store *pipeline.Store) string {
 	ctx := context.Background()
-	const bucket = "pipeline-files"
-	h := newHarness(t, policies.Pipeline(pipeline.DefaultTableName, bucket))
-	store, err := pipeline.NewStore(h.db, h.bucket(bucket), pipeline.Clock(h.fake.Now))
-	require.NoError(t, err)
-
 	in := pipeline.Input{ID: "p1", Name: "daily", Tags: []pipeline.Tag{{Key: "source", Value: "sap"}}, Groups: []string{"g1"}}
 	p, err := store.Create(ctx, in)
 	require.NoError(t, err)
 	in.Tags = []pipeline.Tag{{Key: "source", Value: "erp"}}
 	p, err = store.Update(ctx, p.ID, p.Version, in)
 	require.NoError(t, err)
-	_, err = store.Get(ctx, p.ID)
-	require.NoError(t, err)
-	_, err = store.GetVersion(ctx, p.ID, 1)
-	require.NoError(t, err)
-	_, err = store.ListVersions(ctx, p.ID, "")
-	require.NoError(t, err)
-	_, err = store.ListPipelines(ctx, "")
-	require.NoError(t, err)
-	_, err = store.ListGroup(ctx, "g1", "")
-	require.NoError(t, err)
-	_, err = store.ListByTags(ctx, []pipeline.Tag{{Key: "source", Value: "erp"}}, "")
-	require.NoError(t, err)
-	_, err = store.ListTags(ctx, "")
-	require.NoError(t, err)
-	_, err = store.TagKeys(ctx)
-	require.NoError(t, err)
-	_, err = store.ListTagValues(ctx, "source", "")
-	require.NoError(t, err)
+	pipelineReads(t, store, p.ID)
 
 	up, err := store.PresignInputUpload(ctx, p.ID, p.Version)
 	require.NoError(t, err)
 	// The client's upload through the URL is the bucket's, not the
 	// service's: put the file straight into the memory store.
-	require.NoError(t, h.raw[bucket].Put(ctx, up.Key, bytes.NewReader([]byte("a,b\n"))))
+	require.NoError(t, h.raw[pipelineBucket].Put(ctx, up.Key, bytes.NewReader([]byte("a,b\n"))))
 	ex, err := store.CreateExecution(ctx, pipeline.ExecutionInput{ID: "e1", PipelineID: p.ID, InputKey: up.Key})
 	require.NoError(t, err)
 	_, err = store.StartExecution(ctx, ex.ID)
@@ -227,10 +298,93 @@ func TestPipelineFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
 	require.NoError(t, err)
 	_, err = store.ListExecutions(ctx, p.ID, "")
 	require.NoError(t, err)
-	require.NoError(t, store.Delete(ctx, p.ID))
+	return p.ID
+}
 
+// pipelineReads are the store's reads of a pipeline, its versions, groups
+// and tags.
+func pipelineReads(t *testing.T, store *pipeline.Store, id string) {
+	ctx := context.Background()
+	_, err := store.Get(ctx, id)
+	require.NoError(t, err)
+	_, err = store.GetVersion(ctx, id, 1)
+	require.NoError(t, err)
+	_, err = store.ListVersions(ctx, id, "")
+	require.NoError(t, err)
+	_, err = store.ListPipelines(ctx, "")
+	require.NoError(t, err)
+	_, err = store.ListGroup(ctx, "g1", "")
+	require.NoError(t, err)
+	_, err = store.ListByTags(ctx, []pipeline.Tag{{Key: "source", Value: "erp"}}, "")
+	require.NoError(t, err)
+	_, err = store.ListTags(ctx, "")
+	require.NoError(t, err)
+	_, err = store.TagKeys(ctx)
+	require.NoError(t, err)
+	_, err = store.ListTagValues(ctx, "source", "")
+	require.NoError(t, err)
+}
+
+const pipelineBucket = "pipeline-files"
+
+// TestPipelineFlowsRunUnderTheirRuntimePolicy: the service's flows with no
+// denial and every grant used; deleting a pipeline with its files, an
+// operator's call, is denied.
+func TestPipelineFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
+	h := newHarness(t, policies.Pipeline(pipeline.DefaultTableName, pipelineBucket))
+	store, err := pipeline.NewStore(h.db, h.bucket(pipelineBucket), pipeline.Clock(h.fake.Now))
+	require.NoError(t, err)
+	id := pipelineServiceFlow(t, h, store)
 	h.checkNoDenials()
 	h.checkEveryGrantUsed()
+	h.checkDenied("deleting a pipeline and its files", store.Delete(context.Background(), id))
+}
+
+// TestPipelineOperatorPolicyDeletesAPipelineWithItsFiles: the service's
+// flows and the operator's delete, every grant used.
+func TestPipelineOperatorPolicyDeletesAPipelineWithItsFiles(t *testing.T) {
+	h := newHarnessUnder(t, policies.Pipeline(pipeline.DefaultTableName, pipelineBucket), iam.Operator)
+	store, err := pipeline.NewStore(h.db, h.bucket(pipelineBucket), pipeline.Clock(h.fake.Now))
+	require.NoError(t, err)
+	id := pipelineServiceFlow(t, h, store)
+	require.NoError(t, store.Delete(context.Background(), id))
+	h.checkNoDenials()
+	h.checkEveryGrantUsed()
+}
+
+// TestPipelineReadOnlyPolicyReadsAndWritesNothing: the reads of a
+// pipeline, its executions and an output's download URL under the
+// read-only policy, every grant used; a create and an update are denied.
+func TestPipelineReadOnlyPolicyReadsAndWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	h := newHarnessUnder(t, policies.Pipeline(pipeline.DefaultTableName, pipelineBucket), iam.ReadOnly)
+	writer, err := pipeline.NewStore(h.fake, h.raw[pipelineBucket], pipeline.Clock(h.fake.Now))
+	require.NoError(t, err)
+	in := pipeline.Input{ID: "p1", Name: "daily", Tags: []pipeline.Tag{{Key: "source", Value: "erp"}}, Groups: []string{"g1"}}
+	p, err := writer.Create(ctx, in)
+	require.NoError(t, err)
+	ex, err := writer.CreateExecution(ctx, pipeline.ExecutionInput{ID: "e1", PipelineID: p.ID})
+	require.NoError(t, err)
+	_, err = writer.StartExecution(ctx, ex.ID)
+	require.NoError(t, err)
+	require.NoError(t, writer.PutOutput(ctx, ex.ID, bytes.NewReader([]byte("out")), 3))
+
+	reader, err := pipeline.NewStore(h.db, h.bucket(pipelineBucket), pipeline.Clock(h.fake.Now))
+	require.NoError(t, err)
+	pipelineReads(t, reader, p.ID)
+	_, err = reader.GetExecution(ctx, ex.ID)
+	require.NoError(t, err)
+	_, err = reader.ListExecutions(ctx, p.ID, "")
+	require.NoError(t, err)
+	_, err = reader.PresignOutputDownload(ctx, ex.ID)
+	require.NoError(t, err)
+	h.checkNoDenials()
+	h.checkEveryGrantUsed()
+
+	_, err = reader.Create(ctx, pipeline.Input{ID: "p2", Name: "x"})
+	h.checkDenied("a create", err)
+	_, err = reader.Update(ctx, p.ID, p.Version, in)
+	h.checkDenied("an update", err)
 }
 
 // TestChangesConsumerRunsUnderItsPolicy: a changes.Consumer of the jobs

@@ -29,14 +29,16 @@ import (
 
 // Jobs is the jobs store on tableName (one environment's table,
 // jobs.TableNameForEnv(env)), offloading large results to bucket under
-// its default prefix jobs/<tableName>/ (jobs.Options.OffloadPrefix): it
-// writes and reads results there, and deletes and lists them when
-// sweeping orphans (RemoveOrphans).
+// its default prefix jobs/<tableName>/ (jobs.Options.OffloadPrefix): the
+// service writes and reads results there; an operator's orphan sweep
+// (RemoveOrphans) lists and deletes them, and its backfill scans the
+// table (iam.Operator).
 func Jobs(tableName, bucket string) iam.Service {
 	return iam.Service{
 		Tables: []iam.Table{{Schema: jobs.Schema(tableName), Patterns: jobs.Patterns()}},
 		Objects: []iam.Objects{{Bucket: bucket, Prefix: "jobs/" + tableName + "/",
-			Actions: []string{iam.S3GetObject, iam.S3PutObject, iam.S3DeleteObject, iam.S3ListBucket}}},
+			Actions:     []string{iam.S3GetObject, iam.S3PutObject},
+			Maintenance: []string{iam.S3DeleteObject, iam.S3ListBucket}}},
 	}
 }
 
@@ -64,7 +66,9 @@ func Journey(tableName, logsBucket, reportsBucket, backupsBucket string) iam.Ser
 	if reportsBucket != "" && reportsBucket != logsBucket {
 		objects = append(objects, iam.Objects{Bucket: reportsBucket, Prefix: "journeys/", Actions: files})
 	}
-	objects = append(objects, iam.Objects{Bucket: backupsBucket, Prefix: "journeys/", Actions: []string{iam.S3GetObject, iam.S3PutObject}})
+	// Export and Import are an operator's calls: only the operator policy
+	// reaches the backups bucket.
+	objects = append(objects, iam.Objects{Bucket: backupsBucket, Prefix: "journeys/", Maintenance: []string{iam.S3GetObject, iam.S3PutObject}})
 	return iam.Service{
 		Tables:  []iam.Table{{Schema: journey.Schema(tableName), Patterns: journey.Patterns()}},
 		Objects: objects,
@@ -74,12 +78,14 @@ func Journey(tableName, logsBucket, reportsBucket, backupsBucket string) iam.Ser
 // Pipeline is the pipeline store on tableName with its files in bucket
 // under pipelines/ (the pipeline design's layout: ingest files, execution inputs and
 // outputs, each under pipelines/{pipelineId}/{version}/): presigned
-// uploads and downloads, the copy of an input beside its execution, and
-// the listing and deletion of a pipeline's files when it is deleted.
+// uploads and downloads and the copy of an input beside its execution by
+// the service; the listing and deletion of a pipeline's files when an
+// operator deletes it (iam.Operator).
 func Pipeline(tableName, bucket string) iam.Service {
 	return iam.Service{
 		Tables: []iam.Table{{Schema: pipeline.Schema(tableName), Patterns: pipeline.Patterns()}},
 		Objects: []iam.Objects{{Bucket: bucket, Prefix: "pipelines/",
-			Actions: []string{iam.S3GetObject, iam.S3PutObject, iam.S3DeleteObject, iam.S3ListBucket}}},
+			Actions:     []string{iam.S3GetObject, iam.S3PutObject},
+			Maintenance: []string{iam.S3DeleteObject, iam.S3ListBucket}}},
 	}
 }

@@ -236,7 +236,7 @@ var functions = map[string]any{
 	"datamodel.RenderRequirements": datamodel.RenderRequirements, "datamodel.Checklist": datamodel.Checklist,
 
 	"iam.Admin": iam.Admin, "iam.Match": iam.Match, "iam.Parse": iam.Parse, "iam.ParseARN": iam.ParseARN,
-	"iam.Runtime": iam.Runtime, "iam.StreamConsumer": iam.StreamConsumer,
+	"iam.Runtime": iam.Runtime, "iam.Operator": iam.Operator, "iam.ReadOnly": iam.ReadOnly, "iam.StreamConsumer": iam.StreamConsumer,
 	"policies.Jobs": policies.Jobs, "policies.Journey": policies.Journey,
 	"policies.Pipeline": policies.Pipeline, "policies.Tasks": policies.Tasks,
 
