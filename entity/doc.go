@@ -56,6 +56,16 @@
 // object; reads restore the attributes. Every refusal is a
 // *table.InputError, and nothing is sent.
 //
+// # Layouts fixed by others
+//
+// A store whose layout was written down before it (a seed) declares it as
+// it is: NoTypeAttribute (no attribute is added), keys that are the item's
+// own attributes ("{jobId}", a number sort key "{createdAt}"), KeyOnly ids,
+// Extra for attributes the struct does not know (kept and written back, so
+// a migration loses nothing), OffloadWith for a blob layout of its own, and
+// NoSpans when the store starts a span per call itself. pipeline and jobs
+// are declared this way (their schema.go), their stored items unchanged.
+//
 // # Errors
 //
 // The writes fail with table's sentinels, as the stores' do: Create with
