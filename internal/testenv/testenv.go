@@ -4,14 +4,17 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
@@ -110,9 +113,34 @@ func NewS3(endpoint string) *s3.Client {
 // TableName returns a DynamoDB table name unique to this test and this run:
 // base, the test's name and a random suffix, in DynamoDB's alphabet
 // (a-z A-Z 0-9 _ - .) and within its 255-byte limit.
+//
+// When TABLEKIT_DYNAMODB_ENDPOINT is set, a table of that name is deleted
+// from that DynamoDB when the test ends (after the test's own cleanups, which
+// ran later-registered first), whoever created it. Tables left behind are not
+// only clutter on DynamoDB Local: it runs each TTL-enabled table's expiry job
+// on the same 10-thread pool as index builds, and that job never ends while
+// the table exists, so a handful of leftover TTL tables stops every later
+// UpdateTable index create or delete of the run (see dynamotest/conformance).
 func TableName(t testing.TB, base string) string {
 	t.Helper()
-	return uniqueName(base, t.Name(), 255, false)
+	name := uniqueName(base, t.Name(), 255, false)
+	if ep := os.Getenv(DynamoDBEndpointVar); ep != "" {
+		t.Cleanup(func() { deleteTable(t, NewDynamoDB(ep), name) })
+	}
+	return name
+}
+
+// deleteTable deletes the named table if it exists; a table the test never
+// created (ResourceNotFoundException) or one it protected from deletion is
+// left as it is.
+func deleteTable(t testing.TB, client *dynamodb.Client, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	var missing *types.ResourceNotFoundException
+	if err != nil && !errors.As(err, &missing) {
+		t.Logf("testenv: delete table %q: %v", name, err)
+	}
 }
 
 // Bucket creates an empty bucket whose name is unique to this test and this

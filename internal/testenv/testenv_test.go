@@ -121,6 +121,32 @@ func TestIntegrationDynamoDBCreatesAndReadsTable(t *testing.T) {
 	require.ErrorAs(t, err, &rnf, "DescribeTable of a missing table")
 }
 
+// TestIntegrationTableNamesTableIsDeletedWhenTheTestEnds: a table a test
+// made under a TableName name is gone once the test is over, TTL and all, so
+// a run leaves no TTL tables holding DynamoDB Local's background threads.
+func TestIntegrationTableNamesTableIsDeletedWhenTheTestEnds(t *testing.T) {
+	db := testenv.DynamoDB(t)
+	ctx := context.Background()
+	var name string
+	t.Run("makes a TTL table", func(t *testing.T) {
+		name = testenv.TableName(t, "testenv")
+		_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+			TableName:            aws.String(name),
+			BillingMode:          types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		})
+		require.NoError(t, err, "CreateTable")
+		_, err = db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(name),
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(true)}})
+		require.NoError(t, err, "UpdateTimeToLive")
+	})
+	require.NotEmpty(t, name)
+	_, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	var rnf *types.ResourceNotFoundException
+	assert.ErrorAs(t, err, &rnf, "DescribeTable after the test that made the table ended")
+}
+
 // TestIntegrationS3BucketPutGetAndPaginatedList checks the S3 client
 // settings against the real s3rver: path-style addressing, its credentials,
 // plain (non-chunked) uploads, and paginated listing, which fails when s3rver
