@@ -2,6 +2,9 @@ package conformance
 
 import (
 	"context"
+	"sort"
+	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -40,6 +43,77 @@ func (c *C) queryIndexKey(index, attr string, value any) ([]Item, error) {
 	return out.Items, nil
 }
 
+// indexBuildWait bounds the wait for an index UpdateTable adds: minutes on
+// DynamoDB for a small table; see waitIndexBuilt for DynamoDB Local.
+const indexBuildWait = 90 * time.Second
+
+// localJobThreads is how many of DynamoDB Local's background job threads are
+// left for jobs: 10, less its create-index, delete-index, TTL and (once the
+// Streams API is used) shard-rollover schedulers, which hold one each.
+const localJobThreads = 6
+
+// waitIndexBuilt waits until the case's table is ACTIVE and its index name
+// is ACTIVE (built and backfilled).
+//
+// DynamoDB Local (3.x) builds an index UpdateTable adds, and removes one it
+// deletes, in a job on a fixed pool of 10 threads, the same pool its TTL
+// expiry runs on; each TTL-enabled table's expiry job scans the table, sleeps
+// 10 s and repeats for as long as the table exists with TTL on (it never sees
+// the end of a scan: the SDK answers an empty LastEvaluatedKey map, never
+// null), so with localJobThreads or more TTL-enabled tables on the Local the
+// index stays CREATING until enough of them are deleted, however long that
+// takes. On a Local shared with other tests, this case then cannot be checked
+// there: DynamoDB builds an index whatever other tables exist. The case skips
+// in exactly that state, naming it, and fails in any other.
+func (c *C) waitIndexBuilt(name string) {
+	c.Helper()
+	d, ok := c.pollTable(c.Table, indexBuildWait, func(d *types.TableDescription) bool {
+		for _, g := range d.GlobalSecondaryIndexes {
+			if aws.ToString(g.IndexName) == name {
+				return g.IndexStatus == types.IndexStatusActive
+			}
+		}
+		return false
+	})
+	if ok {
+		return
+	}
+	if c.Backend == DynamoDBLocal {
+		if n := c.ttlTables(); n >= localJobThreads {
+			c.Skipf("DynamoDB Local did not build index %s in %s (%s) while %d TTL-enabled tables exist on it: "+
+				"their never-ending expiry jobs hold the job threads its index builds need (see waitIndexBuilt)",
+				name, indexBuildWait, describeStatus(d), n)
+		}
+	}
+	c.Fatalf("index %s of table %s not ACTIVE after %s: %s", name, c.Table, indexBuildWait, describeStatus(d))
+}
+
+// ttlTables counts the backend's tables with TTL enabled (or enabling).
+func (c *C) ttlTables() int {
+	c.Helper()
+	n := 0
+	var start *string
+	for {
+		out, err := c.API.ListTables(c.Ctx, &dynamodb.ListTablesInput{ExclusiveStartTableName: start})
+		if err != nil {
+			c.Fatalf("ListTables: %v", err)
+		}
+		for _, name := range out.TableNames {
+			ttl, err := c.API.DescribeTimeToLive(c.Ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
+			if err != nil {
+				continue // deleted since it was listed
+			}
+			if s := ttl.TimeToLiveDescription.TimeToLiveStatus; s == types.TimeToLiveStatusEnabled || s == types.TimeToLiveStatusEnabling {
+				n++
+			}
+		}
+		if out.LastEvaluatedTableName == nil {
+			return n
+		}
+		start = out.LastEvaluatedTableName
+	}
+}
+
 func updateTableCases() []Case {
 	seed := Items(I("pk", "a", "sk", "1", "color", "red"), I("pk", "a", "sk", "2", "color", "blue"),
 		I("pk", "b", "sk", "1", "color", "red"), I("pk", "b", "sk", "2", "color", 7), I("pk", "c", "sk", "1"))
@@ -61,7 +135,7 @@ func updateTableCases() []Case {
 			if !found {
 				c.Errorf("UpdateTable's description has no byColor: %+v", out.TableDescription.GlobalSecondaryIndexes)
 			}
-			c.WaitActive(c.Table)
+			c.waitIndexBuilt("byColor")
 			// The numeric color is not of the index's type: the backfill
 			// leaves that item out.
 			items, err := c.queryIndexKey("byColor", "color", "red")
@@ -78,13 +152,32 @@ func updateTableCases() []Case {
 			_, err := c.updateTable(dynamodb.UpdateTableInput{GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{
 				{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("byOwner")}}}})
 			c.OK(err)
-			c.WaitActive(c.Table)
-			out, err := c.API.DescribeTable(c.Ctx, &dynamodb.DescribeTableInput{TableName: c.TableName()})
-			c.OK(err)
-			for _, g := range out.Table.GlobalSecondaryIndexes {
-				if aws.ToString(g.IndexName) == "byOwner" && g.IndexStatus != types.IndexStatusDeleting {
-					c.Errorf("byOwner is still described %s", g.IndexStatus)
+			// DynamoDB describes a deleted index DELETING until it has
+			// removed it in the background (API reference, IndexStatus), so
+			// gone and DELETING both mean done; the other indexes stay ACTIVE.
+			// Waiting for it to vanish would wait on DynamoDB Local's job
+			// pool (see waitIndexBuilt), which is not what this case checks.
+			d := c.waitTable(c.Table, activeWait, "ACTIVE with byStatus and byTag ACTIVE", func(d *types.TableDescription) bool {
+				for _, g := range d.GlobalSecondaryIndexes {
+					if aws.ToString(g.IndexName) != "byOwner" && g.IndexStatus != types.IndexStatusActive {
+						return false
+					}
 				}
+				return true
+			})
+			var others []string
+			for _, g := range d.GlobalSecondaryIndexes {
+				if aws.ToString(g.IndexName) == "byOwner" {
+					if g.IndexStatus != types.IndexStatusDeleting {
+						c.Errorf("byOwner is still described %s after its deletion", g.IndexStatus)
+					}
+					continue
+				}
+				others = append(others, aws.ToString(g.IndexName))
+			}
+			sort.Strings(others)
+			if strings.Join(others, ",") != "byStatus,byTag" {
+				c.Errorf("indexes after deleting byOwner: %v; want byStatus and byTag", others)
 			}
 		}},
 		{Name: "update-table/existing-index-name-is-refused", Schema: Indexed, Run: func(c *C) {

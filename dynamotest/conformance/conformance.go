@@ -195,26 +195,71 @@ func (c *C) CreateTable(s Schema) string {
 	return name
 }
 
-// WaitActive waits until the table and its indexes are ACTIVE.
+// activeWait bounds how long a case waits for a table (and the indexes it
+// was created with) to become ACTIVE: DynamoDB takes seconds, DynamoDB Local
+// and the fake answer ACTIVE at once.
+const activeWait = 60 * time.Second
+
+// WaitActive waits until the table and every index on it are ACTIVE.
 func (c *C) WaitActive(name string) {
 	c.Helper()
-	for i := 0; ; i++ {
+	c.waitTable(name, activeWait, "ACTIVE with every index ACTIVE", func(d *types.TableDescription) bool {
+		for _, g := range d.GlobalSecondaryIndexes {
+			if g.IndexStatus != types.IndexStatusActive {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// waitTable waits until the table is ACTIVE and done holds for its
+// description, and returns that description; after bound it fails the case
+// with the table's status and every index's, saying it is not yet want.
+func (c *C) waitTable(name string, bound time.Duration, want string, done func(*types.TableDescription) bool) *types.TableDescription {
+	c.Helper()
+	d, ok := c.pollTable(name, bound, done)
+	if !ok {
+		c.Fatalf("table %s not %s after %s: %s", name, want, bound, describeStatus(d))
+	}
+	return d
+}
+
+// pollTable polls DescribeTable every 100 ms until the table is ACTIVE and
+// done holds (true), or bound has passed (false, with the last description).
+func (c *C) pollTable(name string, bound time.Duration, done func(*types.TableDescription) bool) (*types.TableDescription, bool) {
+	c.Helper()
+	deadline := time.Now().Add(bound)
+	for {
 		out, err := c.API.DescribeTable(c.Ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 		if err != nil {
 			c.Fatalf("DescribeTable %s: %v", name, err)
 		}
-		active := out.Table.TableStatus == types.TableStatusActive
-		for _, g := range out.Table.GlobalSecondaryIndexes {
-			active = active && g.IndexStatus == types.IndexStatusActive
+		if out.Table.TableStatus == types.TableStatusActive && done(out.Table) {
+			return out.Table, true
 		}
-		if active {
-			return
-		}
-		if i > 600 {
-			c.Fatalf("table %s not ACTIVE after 60s (status %s)", name, out.Table.TableStatus)
+		if time.Now().After(deadline) {
+			return out.Table, false
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// describeStatus renders a table's status and each index's, for messages:
+// "table ACTIVE; index byColor CREATING (backfilling)".
+func describeStatus(d *types.TableDescription) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "table %s", d.TableStatus)
+	for _, g := range d.GlobalSecondaryIndexes {
+		fmt.Fprintf(&b, "; index %s %s", aws.ToString(g.IndexName), g.IndexStatus)
+		if aws.ToBool(g.Backfilling) {
+			b.WriteString(" (backfilling)")
+		}
+	}
+	if len(d.GlobalSecondaryIndexes) == 0 {
+		b.WriteString("; no global secondary index")
+	}
+	return b.String()
 }
 
 // Seed returns the items the case started with.
