@@ -170,6 +170,12 @@ func keyText(av types.AttributeValue) string {
 // attributes are restored from the blob store, KeyOnly attributes parsed
 // back from the keys.
 func (m *model) decode(ctx context.Context, item table.Item, out any) error {
+	return m.decodeWith(ctx, nil, item, out)
+}
+
+// decodeWith is decode with a Decoder a page of items shares (nil: one of
+// its own).
+func (m *model) decodeWith(ctx context.Context, dec *attributevalue.Decoder, item table.Item, out any) error {
 	if m.hasPointer(item) {
 		if m.offloader == nil {
 			return fmt.Errorf("entity: %s %s: has offloaded attributes, and the registry has no blob store (Blobs): %w",
@@ -181,7 +187,10 @@ func (m *model) decode(ctx context.Context, item table.Item, out any) error {
 		}
 		item = restored
 	}
-	if err := attributevalue.UnmarshalMap(item, out); err != nil {
+	if dec == nil {
+		dec = attributevalue.NewDecoder()
+	}
+	if err := dec.Decode(&types.AttributeValueMemberM{Value: item}, out); err != nil {
 		return fmt.Errorf("entity: %s %s: decode: %w", m.name, m.keyOf(item), err)
 	}
 	if len(m.keyOnly) > 0 {

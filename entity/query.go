@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -159,15 +160,15 @@ func (e *Entity[T]) List(ctx context.Context, partition T, cursor string, opts .
 		return table.Page[T]{}, err
 	}
 	out := table.Page[T]{Items: make([]T, 0, len(page.Items)), Next: page.Next}
+	dec := attributevalue.NewDecoder()
 	for _, item := range page.Items {
 		if wide && (!m.mine(item) || !m.matches(item)) {
 			continue // another entity's item in the partition
 		}
-		var v T
-		if err := m.decode(ctx, item, &v); err != nil {
+		out.Items = append(out.Items, *new(T))
+		if err := m.decodeWith(ctx, dec, item, &out.Items[len(out.Items)-1]); err != nil {
 			return table.Page[T]{}, err
 		}
-		out.Items = append(out.Items, v)
 	}
 	m.ops[opList].use.calls.Add(1)
 	if u := m.listUsage(o.Index); u.count() {
@@ -199,6 +200,7 @@ func (e *Entity[T]) Items(ctx context.Context, partition T, opts ...func(*ListOp
 		}
 		m.ops[opList].use.calls.Add(1)
 		m.listUsage(o.Index).sorts.Or(1 << o.Sort.op)
+		dec := attributevalue.NewDecoder()
 		for item, err := range table.QueryAll[table.Item](ctx, m.reg.t, q) {
 			if err != nil {
 				yield(zero, err)
@@ -208,7 +210,7 @@ func (e *Entity[T]) Items(ctx context.Context, partition T, opts ...func(*ListOp
 				continue
 			}
 			var v T
-			if err := m.decode(ctx, item, &v); err != nil {
+			if err := m.decodeWith(ctx, dec, item, &v); err != nil {
 				yield(zero, err)
 				return
 			}
