@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -339,4 +340,13 @@ func TestEndpointCommandsPrintNoSDKWarningsIntegration(t *testing.T) {
 	assert.Equal(t, exitNotFound, r.code, r.stderr)
 	assert.Empty(t, sdk, "no SDK warning on the process's stderr")
 	fmt.Fprint(io.Discard, r.stdout)
+}
+
+func TestAccessDeniedNamesTheOperatorPolicy(t *testing.T) {
+	a := &app{}
+	err := fmt.Errorf("jobs backfill: %w", &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "Scan",
+		Err: &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "User: arn:aws:sts::1:assumed-role/svc is not authorized to perform: dynamodb:Scan"}})
+	msg := a.explain(err)
+	assert.Contains(t, msg, "DynamoDB Scan: AccessDeniedException: User:")
+	assert.Contains(t, msg, "iam-operator-policy.json")
 }

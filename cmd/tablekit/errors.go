@@ -53,7 +53,14 @@ func (a *app) operationTerms(op *smithy.OperationError) string {
 	}
 	var api smithy.APIError
 	if errors.As(op, &api) {
-		return fmt.Sprintf("%s %s: %s: %s", op.ServiceID, op.OperationName, api.ErrorCode(), api.ErrorMessage())
+		msg := fmt.Sprintf("%s %s: %s: %s", op.ServiceID, op.OperationName, api.ErrorCode(), api.ErrorMessage())
+		if strings.HasPrefix(api.ErrorCode(), "AccessDenied") {
+			// A service's runtime policy leaves maintenance out on purpose
+			// (backfills, sweeps, imports, deletes): say which policy the
+			// operator needs rather than only that one was refused.
+			msg += " (commands that change or sweep a store's data need its operator policy, docs/<store>/iam-operator-policy.json)"
+		}
+		return msg
 	}
 	return fmt.Sprintf("%s %s: %v", op.ServiceID, op.OperationName, op.Err)
 }

@@ -51,7 +51,9 @@ func taste() error {
 		return err
 	}
 	// The winner holds a lease: it renews it (store.Heartbeat) and passes it to
-	// every later move; store.Recover re-queues jobs whose worker died.
+	// every later move; store.Recover re-queues jobs whose worker died. With
+	// jobs.Work and store.NewWorker the job's task carries it instead, and a
+	// worker takes a dead worker's job over (docs/systems/jobs.md, "Work").
 	if _, err := store.StartEditing(ctx, started.Lease(), nil); err != nil {
 		return err
 	}
