@@ -298,7 +298,7 @@ func (s *Store) claim(ctx context.Context, workerID string, m *metaItem) (*Claim
 	}
 	t.Status, t.Owner, t.LeaseExpiresAt, t.UpdatedAt, t.AvailableAt = StatusProcessing, workerID, expires, now, time.Time{}
 	t.Attempt, t.Events = attempt, seq
-	return &Claim{Task: *t, Lease: Lease{TaskID: id, Worker: workerID, Attempt: attempt, AttemptBase: m.AttemptBase, Seq: seq, ExpiresAt: expires, ClaimedAt: now}}, nil
+	return &Claim{Task: *t, Lease: Lease{TaskID: id, Worker: workerID, Attempt: attempt, AttemptBase: m.AttemptBase, Seq: seq, ExpiresAt: expires, ClaimedAt: now, MaxAttempts: m.MaxAttempts}}, nil
 }
 
 // putClaim writes a claim item on the condition that the key holds
@@ -408,7 +408,7 @@ func (s *Store) takeExpired(ctx context.Context, workerID string, m *metaItem) (
 	if ls.expires.After(s.now()) {
 		return nil, s.refreshLease(ctx, m, ls.expires)
 	}
-	if s.lastAttempt(m.Attempt, m.AttemptBase) {
+	if s.lastAttempt(m.Attempt, m.AttemptBase, m.MaxAttempts) {
 		_, err := s.expire(ctx, m, ls)
 		return nil, err
 	}
@@ -479,7 +479,7 @@ func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem, ls l
 	}
 	t.Status, t.Owner, t.LeaseExpiresAt, t.UpdatedAt, t.AvailableAt = StatusProcessing, workerID, expires, now, time.Time{}
 	t.Attempt, t.Events, t.LastError = attempt, seq, expiredMessage(m)
-	return &Claim{Task: *t, Lease: Lease{TaskID: id, Worker: workerID, Attempt: attempt, AttemptBase: m.AttemptBase, Seq: seq, ExpiresAt: expires, ClaimedAt: now}}, nil
+	return &Claim{Task: *t, Lease: Lease{TaskID: id, Worker: workerID, Attempt: attempt, AttemptBase: m.AttemptBase, Seq: seq, ExpiresAt: expires, ClaimedAt: now, MaxAttempts: m.MaxAttempts}}, nil
 }
 
 // lostClaim is the claim item of the lease of m, marked lost at now: its

@@ -91,8 +91,9 @@ func completedUnder(lease Lease, current table.Item) bool {
 }
 
 // Fail gives the task held under lease back with reason (at most 4096
-// bytes): PENDING again, for another claim, while attempts remain
-// (Options.MaxAttempts), DEAD after the last one. It returns the status the
+// bytes): PENDING again, for another claim, while attempts remain (the
+// task's MaxAttempts, which its submitting store's Options.MaxAttempts
+// set), DEAD after the last one. It returns the status the
 // task moved to. The write is one transaction like Complete's, with a
 // FAILED or DEAD event, and refused the same way for a lost lease.
 //
@@ -115,7 +116,7 @@ func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (_ Status,
 		return "", err
 	}
 	to, typ := StatusPending, EventFailed
-	if s.lastAttempt(lease.Attempt, lease.AttemptBase) {
+	if s.lastAttempt(lease.Attempt, lease.AttemptBase, lease.MaxAttempts) {
 		to, typ = StatusDead, EventDead
 	}
 	now := s.leaseNow(lease)

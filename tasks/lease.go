@@ -218,7 +218,7 @@ func (s *Store) expire(ctx context.Context, m *metaItem, ls leaseState) (Status,
 	now := s.notBefore(m.UpdatedAt)
 	id := m.TaskID
 	to := StatusPending
-	if s.lastAttempt(m.Attempt, m.AttemptBase) {
+	if s.lastAttempt(m.Attempt, m.AttemptBase, m.MaxAttempts) {
 		to = StatusDead
 	}
 	msg := expiredMessage(m)

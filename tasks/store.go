@@ -61,9 +61,11 @@ type Options struct {
 	// LeaseDuration is how long a claim lasts without a heartbeat. Default
 	// DefaultLeaseDuration.
 	LeaseDuration time.Duration
-	// MaxAttempts is how many claims a task gets: a Fail or an expired
-	// lease on the last one makes it DEAD. Default DefaultMaxAttempts, at
-	// most MaxAttemptsLimit.
+	// MaxAttempts is how many claims a task this store submits gets: a
+	// Fail or an expired lease on the last one makes it DEAD. The task
+	// records it, so every store and the CLI count its attempts alike,
+	// whatever their own MaxAttempts. Default DefaultMaxAttempts, at most
+	// MaxAttemptsLimit.
 	MaxAttempts int
 	// Shards splits the PENDING and PROCESSING partitions of GSI1 into
 	// STATUS#PENDING#0 .. STATUS#PENDING#<Shards-1> (the data-modelling design's write
@@ -211,10 +213,16 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 		metrics: newStoreMetrics(o.MeterProvider, o.TableName)}, nil
 }
 
-// lastAttempt reports whether attempt is a task's last: MaxAttempts
-// claims since it was last re-driven (at attempt base).
-func (s *Store) lastAttempt(attempt, base int) bool {
-	return attempt-base >= s.opts.MaxAttempts
+// lastAttempt reports whether attempt is a task's last: its MaxAttempts
+// claims since it was last re-driven (at attempt base). A task carries the
+// bound of the store that submitted it (taskMax); one from before tasks
+// carried it (0) gets the store's.
+func (s *Store) lastAttempt(attempt, base, taskMax int) bool {
+	bound := taskMax
+	if bound < 1 {
+		bound = s.opts.MaxAttempts
+	}
+	return attempt-base >= bound
 }
 
 // retryAt is when a task whose attempt-th attempt failed at now may be

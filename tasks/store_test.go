@@ -151,3 +151,33 @@ func TestMaxAttemptsOptionBoundsTheClaimsATaskGets(t *testing.T) {
 		wantInputError(t, err, "Options.MaxAttempts")
 	}
 }
+
+func TestATaskKeepsTheMaxAttemptsOfTheStoreThatSubmittedIt(t *testing.T) {
+	f := newFixture(t, tasks.MaxAttempts(5))
+	ctx := context.Background()
+	task := f.submit(t, "patient")
+	assert.Equal(t, 5, f.get(t, task.ID).MaxAttempts)
+	other := newStore(t, f.db, f.db.Now) // DefaultMaxAttempts: 3
+	for attempt := 1; attempt <= 5; attempt++ {
+		f.db.Advance(tasks.DefaultRetryBackoff.Max)
+		c, err := other.Claim(ctx, "w-other")
+		require.NoError(t, err)
+		require.Equal(t, attempt, c.Lease.Attempt)
+		if attempt == 4 {
+			// Its lease runs out instead: the reclaim counts the same way.
+			f.db.Advance(tasks.DefaultLeaseDuration + time.Second)
+			n, err := other.ReclaimExpired(ctx)
+			require.NoError(t, err)
+			require.Equal(t, 1, n)
+			require.Equal(t, tasks.StatusPending, f.get(t, task.ID).Status, "attempt 4 of 5")
+			continue
+		}
+		to, err := other.Fail(ctx, c.Lease, "boom")
+		require.NoError(t, err)
+		if attempt < 5 {
+			require.Equal(t, tasks.StatusPending, to, "attempt %d of 5, though the failing store allows 3", attempt)
+		} else {
+			require.Equal(t, tasks.StatusDead, to, "the fifth")
+		}
+	}
+}

@@ -218,7 +218,7 @@ func (s *Store) submission(in SubmitInput, hash, id string, now time.Time, trace
 		PK: mustBuild(taskPK, id), SK: mustBuild(metaSK),
 		GSI1PK: s.statusPartition(StatusPending, s.shardOf(id)), GSI1SK: mustBuild(createdSK, now),
 		Type: typeTask, TaskID: id, Status: StatusPending, Payload: in.Payload,
-		IdempotencyKey: in.IdempotencyKey, Events: 1, AvailableAt: keys.FormatTime(now),
+		IdempotencyKey: in.IdempotencyKey, Events: 1, AvailableAt: keys.FormatTime(now), MaxAttempts: s.opts.MaxAttempts,
 		CreatedAt: keys.FormatTime(now), UpdatedAt: keys.FormatTime(now), TraceParent: traceParent,
 	}}
 	if in.IdempotencyKey != "" {

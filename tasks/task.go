@@ -39,6 +39,11 @@ type Task struct {
 	// AttemptBase is the attempt number when the task was last re-driven
 	// from DEAD (0 if never): it has MaxAttempts claims after that.
 	AttemptBase int `json:"attemptBase,omitempty"`
+	// MaxAttempts is how many claims the task gets (after each Redrive):
+	// the Options.MaxAttempts of the store that submitted it, kept with the
+	// task so that every store and the CLI count alike. 0 for a task from
+	// before tasks carried it: each store then uses its own.
+	MaxAttempts int `json:"maxAttempts,omitempty"`
 	// Events is the number of events in the task's history; the last one
 	// is EVENT#{Events:04d}.
 	Events int `json:"events"`
@@ -144,6 +149,7 @@ type metaItem struct {
 	ClaimedAt   string `dynamodbav:"claimedAt,omitempty"`
 	AvailableAt string `dynamodbav:"availableAt,omitempty"`
 	AttemptBase int    `dynamodbav:"attemptBase,omitempty"`
+	MaxAttempts int    `dynamodbav:"maxAttempts,omitempty"`
 	CreatedAt   string `dynamodbav:"createdAt"`
 	UpdatedAt   string `dynamodbav:"updatedAt"`
 	LastError   string `dynamodbav:"lastError,omitempty"`
@@ -157,7 +163,7 @@ type metaItem struct {
 func (m *metaItem) task() (*Task, error) {
 	t := &Task{
 		ID: m.TaskID, Status: m.Status, Payload: m.Payload, IdempotencyKey: m.IdempotencyKey,
-		Attempt: m.Attempt, AttemptBase: m.AttemptBase, Events: m.Events, Owner: m.Owner, LastError: m.LastError, Result: m.Result,
+		Attempt: m.Attempt, AttemptBase: m.AttemptBase, MaxAttempts: m.MaxAttempts, Events: m.Events, Owner: m.Owner, LastError: m.LastError, Result: m.Result,
 		TraceParent: m.TraceParent,
 	}
 	var err error

@@ -58,6 +58,9 @@ func checkLease(l Lease) error {
 	if l.AttemptBase < 0 || l.AttemptBase >= l.Attempt {
 		return inputError("Lease.AttemptBase", l.AttemptBase, "must be at least 0 and below Attempt: a lease comes from Claim")
 	}
+	if l.MaxAttempts < 0 || l.MaxAttempts > MaxAttemptsLimit {
+		return inputError("Lease.MaxAttempts", l.MaxAttempts, "must be between 0 and MaxAttemptsLimit: a lease comes from Claim")
+	}
 	if l.Seq < 2 || l.Seq > MaxEvents {
 		return inputError("Lease.Seq", l.Seq, fmt.Sprintf("must be between 2 and %d: a lease comes from Claim", MaxEvents))
 	}

@@ -72,6 +72,10 @@ type Lease struct {
 	// a lease from an older version; Fail and Release then read it from
 	// the task.
 	ClaimedAt time.Time
+	// MaxAttempts is the task's bound on its attempts (Task.MaxAttempts),
+	// so Fail knows whether this attempt is its last; 0 in a lease from an
+	// older version: the store's Options.MaxAttempts.
+	MaxAttempts int
 }
 
 // Claim is a claimed task and the lease on it.

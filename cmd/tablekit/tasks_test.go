@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/tasks"
 )
@@ -146,4 +147,33 @@ func writes(db *dynamotest.DB) int {
 		n += db.Calls(op)
 	}
 	return n
+}
+
+// TestTasksReclaimCountsTheTasksOwnAttempts: a service that gives its
+// tasks five attempts, and the operator's reclaim (the CLI's store has the
+// default three) on the third: the task goes back to the queue, not DEAD.
+func TestTasksReclaimCountsTheTasksOwnAttempts(t *testing.T) {
+	srv := fakeServer(t)
+	ctx := context.Background()
+	b := backend{endpoint: srv.URL, db: srv.DB, tasksTable: "patient-tasks"}
+	behind := func() time.Time { return time.Now().Add(-time.Hour) }
+	service, err := tasks.NewStore(srv.DB, nil, tasks.TableName(b.tasksTable), tasks.MaxAttempts(5), tasks.Clock(behind),
+		func(o *tasks.Options) { o.RetryBackoff = table.Backoff{Initial: 0, Max: time.Nanosecond} })
+	require.NoError(t, err)
+	require.NoError(t, service.EnsureTable(ctx))
+	task, _, err := service.Submit(ctx, tasks.SubmitInput{Payload: []byte(`{}`)})
+	require.NoError(t, err)
+	for range 2 {
+		c, err := service.Claim(ctx, "w")
+		require.NoError(t, err)
+		_, err = service.Fail(ctx, c.Lease, "flaky")
+		require.NoError(t, err)
+	}
+	_, err = service.Claim(ctx, "w-dies") // the third attempt; its lease is over an hour ago
+	require.NoError(t, err)
+	r := b.cli(t, "tasks", "reclaim", "-yes", "-output", "json")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	got, err := service.Get(ctx, task.ID)
+	require.NoError(t, err)
+	assert.Equal(t, tasks.StatusPending, got.Status, "attempt 3 of the task's 5, not of the CLI's 3")
 }
