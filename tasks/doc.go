@@ -125,7 +125,11 @@
 // the lease (status PROCESSING, owner, attempt). Fail deletes the WORKER
 // item in its transaction, Complete after its META update. A failed task
 // returns to PENDING, claimable after its retry backoff, until it has had
-// Options.MaxAttempts claims, then it is DEAD. [Store.Redrive] (one task)
+// its MaxAttempts claims, then it is DEAD. The bound is the submitting
+// store's Options.MaxAttempts, kept on META (maxAttempts): every store and
+// the CLI's reclaim count a task's attempts against its own bound, not
+// theirs, so an operator's sweep cannot make a job's task (which jobs
+// gives MaxAttemptsLimit) a dead letter early. [Store.Redrive] (one task)
 // and [Store.RedriveDead] (every dead letter a filter matches) give DEAD
 // tasks fresh attempts, each in one conditional transaction with a
 // REDRIVEN event. [Store.Cancel] withdraws a PENDING task.
