@@ -44,7 +44,7 @@ func testTasksShardCount(t *testing.T, b backend, writes func() int) {
 	// past any retry backoff the operator's reclaim sets.
 	open := func(offset time.Duration) *tasks.Store {
 		s, err := tasks.NewStore(b.db, nil, tasks.TableName(b.tasksTable), tasks.Shards(1),
-			tasks.Clock(func() time.Time { return time.Now().Add(offset) }), tasks.MaxAttempts(1))
+			tasks.Clock(func() time.Time { return time.Now().Add(offset) }), tasks.MaxAttempts(2))
 		require.NoError(t, err)
 		return s
 	}
@@ -81,7 +81,8 @@ func testTasksShardCount(t *testing.T, b backend, writes func() int) {
 	require.NoError(t, err)
 	assert.Equal(t, tasks.StatusPending, got.Status)
 
-	// A task that failed its only attempt is a dead letter.
+	// A task that failed its last attempt (the lease lost was its first
+	// of two) is a dead letter.
 	retried, err := service.Claim(ctx, "w-1")
 	require.NoError(t, err, "the service claims the reclaimed task once its backoff is over")
 	require.Equal(t, dropped.Task.ID, retried.Task.ID)
