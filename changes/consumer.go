@@ -16,8 +16,22 @@ import (
 )
 
 // DefaultLeaseTable is the lease table's name unless LeaseTable says
-// otherwise. One lease table serves every consumer of every table.
+// otherwise. One lease table serves every consumer of every table; each
+// consumer group keeps its leases in a partition of its own (LeaseKey), to
+// which its IAM policy confines it (iam.StreamConsumer).
 const DefaultLeaseTable = "tablekit-changes"
+
+// DefaultName is the consumer group's name unless Name says otherwise.
+const DefaultName = "default"
+
+// LeaseKey is the partition key value of the lease items of the consumer
+// group name reading tableName's stream: "<tableName>/<name>" (a table
+// name holds no '/'). Every lease and checkpoint of the group lives in
+// that one partition of the lease table, so a policy that allows the
+// lease actions only with dynamodb:LeadingKeys equal to it (what
+// iam.StreamConsumer generates) keeps the group from reading or taking
+// another group's leases, of this table or another.
+func LeaseKey(tableName, name string) string { return tableName + "/" + name }
 
 // StartPosition is where a consumer starts a shard it has no checkpoint
 // for.
@@ -214,7 +228,7 @@ func New[T any](db table.API, streams StreamsAPI, tableName string, opts ...func
 	if tableName == "" {
 		return nil, fmt.Errorf("%w: empty table name", ErrInvalidInput)
 	}
-	o := Options{Name: "default", LeaseTable: DefaultLeaseTable, LeaseDuration: 30 * time.Second, PollInterval: time.Second,
+	o := Options{Name: DefaultName, LeaseTable: DefaultLeaseTable, LeaseDuration: 30 * time.Second, PollInterval: time.Second,
 		BatchSize: 100, MaxAttempts: 5, Backoff: table.Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second},
 		StartAt: TrimHorizon, Decode: defaultDecode[T](), Clock: time.Now}
 	for _, fn := range opts {

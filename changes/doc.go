@@ -49,8 +49,10 @@
 // # Delivery
 //
 // A shard is processed by one consumer at a time: the consumer holds a
-// lease on it, an item in the lease table (partition key the consumer's
-// Name, sort key the stream label and shard id) with an owner and an
+// lease on it, an item in the lease table (partition key LeaseKey of the
+// source table and the consumer's Name, so each group's leases are one
+// partition its IAM policy can be confined to; sort key the stream label
+// and shard id) with an owner and an
 // expiry, taken and renewed by conditional writes. A consumer that crashes
 // stops renewing; once its lease has expired another consumer with the
 // same Name takes the shard over. A consumer that finds its lease taken

@@ -171,12 +171,12 @@ func (c *Consumer[T]) acquire(ctx context.Context, now time.Time) error {
 	return nil
 }
 
-// The lease item: pk the consumer's Name, sk the stream label and shard id
-// (a label is a fixed-format time and shard ids hold no '#', so the pair
-// maps to one key and back).
+// The lease item: pk the consumer group's LeaseKey (its source table and
+// Name), sk the stream label and shard id (a label is a fixed-format time
+// and shard ids hold no '#', so the pair maps to one key and back).
 func (c *Consumer[T]) leaseKey(shardID string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
-		"pk": &types.AttributeValueMemberS{Value: c.opts.Name},
+		"pk": &types.AttributeValueMemberS{Value: LeaseKey(c.table, c.opts.Name)},
 		"sk": &types.AttributeValueMemberS{Value: c.label() + "#" + shardID},
 	}
 }

@@ -87,7 +87,8 @@ func anyMatch(patterns []string, v string, fold bool) bool {
 // holds evaluates a Condition block against a request's keys. Condition
 // key names are case-insensitive, values case-sensitive (as IAM's). A
 // positive operator on a key the request lacks fails; a negated one
-// (StringNotEquals, StringNotLike) holds, as in IAM.
+// (StringNotEquals, StringNotLike) holds, as in IAM, and so does
+// ForAllValues:StringEquals (every one of no values matches).
 func (c Condition) holds(ctx map[string]string) bool {
 	for op, keys := range c {
 		for key, want := range keys {
@@ -98,6 +99,10 @@ func (c Condition) holds(ctx map[string]string) bool {
 				hit = ok && contains(want, v)
 			case StringLike, StringNotLike:
 				hit = ok && anyMatch(want, v, false)
+			case ForAllValuesStringEquals:
+				// The request's values are one here (a request is one
+				// item); none holds, as IAM's empty set does.
+				hit = !ok || contains(want, v)
 			case Bool:
 				hit = ok && (strings.EqualFold(v, "true") || strings.EqualFold(v, "false")) && slices.ContainsFunc(want, func(w string) bool { return strings.EqualFold(w, v) })
 			default:

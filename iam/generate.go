@@ -477,6 +477,10 @@ func objectKeyStatements(env Env, keys []objectKey) []Statement {
 // s3:GetLifecycleConfiguration is not granted.
 var LifecycleActions = []string{"s3:PutLifecycleConfiguration"}
 
+// LeadingKeys is DynamoDB's condition key of the partition key value a
+// request names (its fine-grained access control).
+const LeadingKeys = "dynamodb:LeadingKeys"
+
 // Condition keys of the admin policy's KMS statement.
 const (
 	// KMSViaService limits a key's use to requests DynamoDB makes on the
@@ -550,15 +554,18 @@ var StreamActions = []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "
 var LeaseActions = []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}
 
 // StreamConsumer is the policy of a changes.Consumer of the source table's
-// stream keeping its leases in leaseTable: StreamActions on the table's
-// streams (every stream label, so the consumer follows the table when its
-// stream is turned off and on), DescribeTable on the table (to find its
-// latest stream), LeaseActions on the lease table and, when the source is
-// encrypted with a customer managed key, KeyUseActions on that key through
-// DynamoDB (a stream is encrypted with its table's key). Creating the
-// lease table is Admin's (its Service's Tables holding
-// changes.LeaseSchema(leaseTable)).
-func StreamConsumer(env Env, source table.Schema, leaseTable string) (Policy, error) {
+// stream keeping its leases in leaseTable under the partition key value
+// leaseKey (changes.LeaseKey of the source table and the consumer group):
+// StreamActions on the table's streams (every stream label, so the
+// consumer follows the table when its stream is turned off and on),
+// DescribeTable on the table (to find its latest stream), LeaseActions on
+// the lease table only for items in the group's partition (dynamodb:
+// LeadingKeys, so one group cannot read or take another's leases though
+// every consumer shares the table) and, when the source is encrypted with
+// a customer managed key, KeyUseActions on that key through DynamoDB (a
+// stream is encrypted with its table's key). Creating the lease table is
+// Admin's (its Service's Tables holding changes.LeaseSchema(leaseTable)).
+func StreamConsumer(env Env, source table.Schema, leaseTable, leaseKey string) (Policy, error) {
 	if err := env.Check(); err != nil {
 		return Policy{}, err
 	}
@@ -568,10 +575,14 @@ func StreamConsumer(env Env, source table.Schema, leaseTable string) (Policy, er
 			return Policy{}, fmt.Errorf("%w: table name %q: a consumer policy names its tables", ErrInvalidService, n)
 		}
 	}
+	if leaseKey == "" || strings.ContainsAny(leaseKey, "*?") {
+		return Policy{}, fmt.Errorf("%w: lease key %q: a consumer policy names its group's partition (changes.LeaseKey)", ErrInvalidService, leaseKey)
+	}
 	p := Policy{Version: Version, Statement: []Statement{
 		{Sid: SidStream, Effect: Allow, Action: append(Strings(nil), StreamActions...), Resource: Strings{env.StreamARN(tableName, "*")}},
 		{Sid: SidSource, Effect: Allow, Action: Strings{"dynamodb:DescribeTable"}, Resource: Strings{env.TableARN(tableName)}},
-		{Sid: SidLeases, Effect: Allow, Action: append(Strings(nil), LeaseActions...), Resource: Strings{env.TableARN(leaseTable)}},
+		{Sid: SidLeases, Effect: Allow, Action: append(Strings(nil), LeaseActions...), Resource: Strings{env.TableARN(leaseTable)},
+			Condition: Condition{ForAllValuesStringEquals: {LeadingKeys: Strings{leaseKey}}}},
 	}}
 	keys, err := customerKeys(env, []Table{{Schema: source}})
 	if err != nil {

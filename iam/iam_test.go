@@ -147,3 +147,24 @@ func TestRuntimeLetsAFailedMultipartPutAbortItsParts(t *testing.T) {
 	assert.False(t, p.Allows(iam.Request{Action: iam.S3AbortMultipartUpload, Resource: "arn:aws:s3:::w/other/big.bin"}))
 	assert.False(t, p.Allows(iam.Request{Action: iam.S3AbortMultipartUpload, Resource: "arn:aws:s3:::r/in/big.bin"}), "a store that only reads uploads nothing")
 }
+
+// TestForAllValuesStringEqualsHoldsForEveryValueAndForNone: the lease
+// statement's condition matches the group's own partition, refuses
+// another, and (as IAM's empty set does) holds for a request without the
+// key, which is why it is granted only with item actions that carry it.
+func TestForAllValuesStringEqualsHoldsForEveryValueAndForNone(t *testing.T) {
+	p := iam.Policy{Version: iam.Version, Statement: []iam.Statement{{Effect: iam.Allow, Action: iam.Strings{"dynamodb:GetItem"},
+		Resource:  iam.Strings{"arn:aws:dynamodb:eu-west-1:1:table/leases"},
+		Condition: iam.Condition{iam.ForAllValuesStringEquals: {iam.LeadingKeys: {"jobs/default"}}}}}}
+	require.NoError(t, p.Validate())
+	r := iam.Request{Action: "dynamodb:GetItem", Resource: "arn:aws:dynamodb:eu-west-1:1:table/leases"}
+	r.Context = map[string]string{iam.LeadingKeys: "jobs/default"}
+	assert.True(t, p.Allows(r))
+	r.Context = map[string]string{iam.LeadingKeys: "jobs/analytics"}
+	assert.False(t, p.Allows(r))
+	r.Context = nil
+	assert.True(t, p.Allows(r), "no value: every one of none matches")
+	parsed, err := iam.Parse(p.JSON())
+	require.NoError(t, err)
+	assert.Equal(t, p.Statement[0].Condition, parsed.Statement[0].Condition)
+}

@@ -71,6 +71,13 @@ const (
 	// Bool matches "true" or "false", case-insensitively (DynamoDB's
 	// dynamodb:FullTableScan on PartiQL SELECTs).
 	Bool = "Bool"
+	// ForAllValuesStringEquals holds when every value the request has for
+	// the key is one of the condition's: DynamoDB's fine-grained access
+	// control on dynamodb:LeadingKeys, a multivalued key. As in IAM it
+	// holds when the request has no value at all, so grant it only with
+	// actions whose requests always carry the key (GetItem, UpdateItem, ...
+	// carry their item's partition key).
+	ForAllValuesStringEquals = "ForAllValues:StringEquals"
 )
 
 // ErrInvalidPolicy is what Parse and Validate wrap for a document they
@@ -136,7 +143,7 @@ func (p Policy) Validate() error {
 		}
 		for op, keys := range s.Condition {
 			switch op {
-			case StringEquals, StringNotEquals, StringLike, StringNotLike, Bool:
+			case StringEquals, StringNotEquals, StringLike, StringNotLike, Bool, ForAllValuesStringEquals:
 			default:
 				return fmt.Errorf("%w: Statement[%d]: condition operator %s is not supported", ErrInvalidPolicy, i, op)
 			}

@@ -52,9 +52,10 @@ func service(m datamodel.Model) (iam.Service, error) {
 // policyDocs are m's five policies, for env: the runtime policy of its
 // store (table, indexes, buckets), its operator policy (the runtime grants
 // and the maintenance calls), its read-only policy (a dashboard's reads),
-// the admin policy of its table, and the
-// policy of a changes.Consumer of its table's stream with the default
-// lease table.
+// the admin policy of its table and of the default lease table (creating
+// it, EnsureTable, is the consumers' deployment's), and the policy of a
+// changes.Consumer of its table's stream in the default consumer group,
+// confined to that group's leases.
 func policyDocs(m datamodel.Model, env iam.Env) (map[string]iam.Policy, error) {
 	svc, err := service(m)
 	if err != nil {
@@ -72,11 +73,13 @@ func policyDocs(m datamodel.Model, env iam.Env) (map[string]iam.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	admin, err := iam.Admin(env, svc)
+	withLeases := svc
+	withLeases.Tables = append(append([]iam.Table(nil), svc.Tables...), iam.Table{Schema: changes.LeaseSchema(changes.DefaultLeaseTable)})
+	admin, err := iam.Admin(env, withLeases)
 	if err != nil {
 		return nil, err
 	}
-	consumer, err := iam.StreamConsumer(env, m.Schema, changes.DefaultLeaseTable)
+	consumer, err := iam.StreamConsumer(env, m.Schema, changes.DefaultLeaseTable, changes.LeaseKey(m.Schema.Name, changes.DefaultName))
 	if err != nil {
 		return nil, err
 	}

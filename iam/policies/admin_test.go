@@ -129,10 +129,10 @@ func TestRuntimePolicyMayDecryptTheTablesKeyThroughDynamoDBOnly(t *testing.T) {
 	}
 
 	// A stream is encrypted with its table's key: its consumer decrypts too.
-	c, err := iam.StreamConsumer(env, provisioned(keyID).Tables[0].Schema, changes.DefaultLeaseTable)
+	c, err := iam.StreamConsumer(env, provisioned(keyID).Tables[0].Schema, changes.DefaultLeaseTable, changes.LeaseKey("photoeditor-prod-jobs", changes.DefaultName))
 	require.NoError(t, err)
 	assert.True(t, c.Allows(iam.Request{Action: "kms:Decrypt", Resource: key, Context: via}))
 	assert.False(t, c.Allows(iam.Request{Action: "kms:Decrypt", Resource: key}))
-	_, err = iam.StreamConsumer(env, provisioned("alias/x").Tables[0].Schema, changes.DefaultLeaseTable)
+	_, err = iam.StreamConsumer(env, provisioned("alias/x").Tables[0].Schema, changes.DefaultLeaseTable, changes.LeaseKey("photoeditor-prod-jobs", changes.DefaultName))
 	assert.ErrorIs(t, err, iam.ErrInvalidService)
 }

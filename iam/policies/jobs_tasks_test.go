@@ -341,3 +341,34 @@ func TestTasksReadOnlyPolicyReadsAndWritesNothing(t *testing.T) {
 	_, err = admin.Claim(ctx, "w-2")
 	h.checkDenied("a claim", err)
 }
+
+// TestPoliciesGrantAnSSEKMSBucketsKeyThroughS3Only: with the results
+// bucket encrypted by a customer managed key, the service's flows run
+// under its runtime policy with the key actions S3 takes on its behalf
+// (GenerateDataKey for a put, Decrypt for a get), every grant used; the
+// read-only policy may only decrypt; the key is usable through S3 only,
+// and an alias is refused.
+func TestPoliciesGrantAnSSEKMSBucketsKeyThroughS3Only(t *testing.T) {
+	const key = "1234abcd-12ab-34cd-56ef-1234567890ab"
+	svc := policies.Jobs(jobs.TableNameForEnv("prod"), resultsBucket)
+	svc.Objects[0].KMSKeyID = key
+	h := newHarness(t, svc)
+	jobsServiceFlow(t, h, jobsStore(t, h))
+	h.checkNoDenials()
+	h.checkEveryGrantUsed()
+
+	arn := "arn:aws:kms:" + dynamotest.Region + ":" + dynamotest.Account + ":key/" + key
+	via := map[string]string{iam.KMSViaService: "s3." + dynamotest.Region + ".amazonaws.com"}
+	assert.True(t, h.policy.Allows(iam.Request{Action: iam.KMSGenerateDataKey, Resource: arn, Context: via}))
+	assert.False(t, h.policy.Allows(iam.Request{Action: iam.KMSGenerateDataKey, Resource: arn}), "directly")
+	assert.False(t, h.policy.Allows(iam.Request{Action: iam.KMSDecrypt, Resource: arn,
+		Context: map[string]string{iam.KMSViaService: "dynamodb." + dynamotest.Region + ".amazonaws.com"}}), "through another service")
+	readOnly, err := iam.ReadOnly(dynamotest.Env, svc)
+	require.NoError(t, err)
+	assert.True(t, readOnly.Allows(iam.Request{Action: iam.KMSDecrypt, Resource: arn, Context: via}))
+	assert.False(t, readOnly.Allows(iam.Request{Action: iam.KMSGenerateDataKey, Resource: arn, Context: via}), "a dashboard puts nothing")
+
+	svc.Objects[0].KMSKeyID = "alias/results"
+	_, err = iam.Runtime(dynamotest.Env, svc)
+	assert.ErrorIs(t, err, iam.ErrInvalidService)
+}

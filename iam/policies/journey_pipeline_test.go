@@ -402,7 +402,7 @@ func TestChangesConsumerRunsUnderItsPolicy(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, changes.LeaseSchema(changes.DefaultLeaseTable).EnsureTable(ctx, adminDB))
 
-	policy, err := iam.StreamConsumer(dynamotest.Env, tasks.Schema("queue"), changes.DefaultLeaseTable)
+	policy, err := iam.StreamConsumer(dynamotest.Env, tasks.Schema("queue"), changes.DefaultLeaseTable, changes.LeaseKey("queue", changes.DefaultName))
 	require.NoError(t, err)
 	var denied []string
 	var allowed []iam.Request
@@ -462,4 +462,16 @@ func TestChangesConsumerRunsUnderItsPolicy(t *testing.T) {
 	_, err = db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("queue"),
 		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "TASK#1"}, "SK": &types.AttributeValueMemberS{Value: "META"}}})
 	deniedAs(t, err, "AccessDeniedException", "dynamodb:GetItem")
+	// Every consumer shares the lease table, but the policy confines this
+	// group to its own partition: another group of the same table, and the
+	// same group name on another table, are refused their leases.
+	for _, other := range []struct{ table, group string }{{"queue", "analytics"}, {"orders", changes.DefaultName}} {
+		_, err = db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(changes.DefaultLeaseTable), Key: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: changes.LeaseKey(other.table, other.group)}, "sk": &types.AttributeValueMemberS{Value: "x"}}})
+		deniedAs(t, err, "AccessDeniedException", "dynamodb:GetItem")
+	}
+	analytics, err := changes.New[row](db, db, "queue", changes.Clock(h.fake.Now), changes.Name("analytics"))
+	require.NoError(t, err)
+	_, err = analytics.Step(ctx, func(context.Context, []changes.Change[row]) error { return nil })
+	deniedAs(t, err, "AccessDeniedException", "dynamodb:UpdateItem")
 }
