@@ -12,7 +12,6 @@ import (
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/blobstore/s3blob"
-	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/table"
 )
@@ -159,7 +158,7 @@ func TestIntegrationDeleteRemovesTheJourneysItemsAndFiles(t *testing.T) {
 		return b
 	}
 	logs, reports, backups := bucket("journey-logs"), bucket("journey-reports"), bucket("journey-backups")
-	clock := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return t0 } })
+	clock := localClock()
 	s := localStore(t, Clock(clock.Now), WithReports(reports), WithBackups(backups))
 	s.logs = logs
 	deleteWhole(t, s, clock.Advance)

@@ -3,11 +3,13 @@ package journey
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/blobstore/s3blob"
+	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/internal/testenv"
 )
 
@@ -20,6 +22,14 @@ func localStore(t *testing.T, opts ...func(*Options)) *Store {
 	ctx := context.Background()
 	require.NoError(t, Schema(name).EnsureTable(ctx, client))
 	return mustStore(t, client, blobstore.NewMemory(), append([]func(*Options){func(o *Options) { o.TableName = name }}, opts...)...)
+}
+
+// localClock is a fake serving as a store's clock on DynamoDB Local, so a
+// test can stop or advance time there. It starts at testenv.Now, not at t0
+// (a year back), whose summaries' ttl Local would act on.
+func localClock() *dynamotest.DB {
+	start := testenv.Now()
+	return dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return start } })
 }
 
 // TestIntegrationConcurrentFinishesLoseNothing is

@@ -93,7 +93,7 @@ func TestPointersNameTheBucketsTheS3StoresAreOn(t *testing.T) {
 // and s3rver, with and without WithReports.
 func TestIntegrationPointersNameTheBucketsTheS3StoresAreOn(t *testing.T) {
 	client := testenv.S3(t)
-	clock := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return t0 } })
+	clock := localClock()
 	for _, separate := range []bool{true, false} {
 		stores := map[string]blobstore.Store{}
 		open := func(base string) (string, blobstore.Store) {

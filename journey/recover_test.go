@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -21,7 +20,7 @@ func TestRecoverFailsJobsPastTheirTimeout(t *testing.T) {
 // TestIntegrationRecoverFailsJobsPastTheirTimeout: on DynamoDB Local, a
 // fake serving as the store's clock.
 func TestIntegrationRecoverFailsJobsPastTheirTimeout(t *testing.T) {
-	clock := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return t0 } })
+	clock := localClock()
 	recoverTimedOut(t, localStore(t, Clock(clock.Now)), clock.Advance)
 }
 

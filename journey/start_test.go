@@ -322,6 +322,6 @@ func TestStartOfAMissingJourneyOrStage(t *testing.T) {
 // TestStartPastTimeoutFailsTheTimedOutJob on DynamoDB Local; a fake
 // serves as the store's clock.
 func TestIntegrationStartPastTimeoutFailsTheTimedOutJob(t *testing.T) {
-	clock := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return t0 } })
+	clock := localClock()
 	startPastTimeout(t, localStore(t, Clock(clock.Now)), clock.Advance)
 }

@@ -19,6 +19,14 @@ import (
 	"github.com/tablekit/tablekit/tasks"
 )
 
+// localClock is a fake serving as a store's clock on DynamoDB Local, so a
+// test can stop or advance time there. It starts at testenv.Now, not at
+// epoch (in the past), whose finished tasks' ttl Local would act on.
+func localClock() *dynamotest.DB {
+	start := testenv.Now()
+	return dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return start } })
+}
+
 // localStore is a store on its own table in the DynamoDB at
 // TABLEKIT_DYNAMODB_ENDPOINT (DynamoDB Local), or a skip when it is unset.
 func localStore(t *testing.T, opts ...func(*tasks.Options)) *tasks.Store {
@@ -38,7 +46,7 @@ func TestIntegrationTwentyWorkersTwoThousandTasks(t *testing.T) {
 	// DynamoDB Local keeps no time of its own that tests can move: the
 	// fake serves as the store's clock, moved only when every live worker
 	// is idle.
-	clock := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return epoch } })
+	clock := localClock()
 	store := localStore(t, tasks.Clock(clock.Now))
 	n := 2000
 	if testing.Short() {
@@ -50,7 +58,7 @@ func TestIntegrationTwentyWorkersTwoThousandTasks(t *testing.T) {
 }
 
 func TestIntegrationShardedQueue(t *testing.T) {
-	clock := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return epoch } })
+	clock := localClock()
 	store := localStore(t, tasks.Clock(clock.Now), tasks.Shards(4))
 	run := runQueue(t, store, 300, 10, 1, clock.Advance)
 	checkQueue(t, store, run, 300)
@@ -98,7 +106,7 @@ func TestIntegrationFiftyGoroutinesSameKeyOneTask(t *testing.T) {
 func TestIntegrationLeaseLostAfterTakeover(t *testing.T) {
 	// DynamoDB Local keeps no time of its own that tests can move: the
 	// fake serves as the store's clock.
-	clock := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return epoch } })
+	clock := localClock()
 	store := localStore(t, tasks.Clock(clock.Now))
 	ctx := context.Background()
 	_, _, err := store.Submit(ctx, tasks.SubmitInput{Payload: []byte("x")})
@@ -120,11 +128,13 @@ func TestIntegrationLeaseLostAfterTakeover(t *testing.T) {
 }
 
 // TestIntegrationRetentionOnDynamoDBLocal: EnsureTable turns TTL on for
-// ttl, a finished task's items carry it, and, DynamoDB Local never
-// deleting expired items (as DynamoDB may not for days), the store treats
-// them as gone and a Submit of the key writes a fresh task over them.
+// ttl, a finished task's items carry it, and, once the ttl has passed on
+// the store's clock but not on Local's (which keeps them, as DynamoDB may
+// for days), the store treats them as gone and a Submit of the key writes a
+// fresh task over them.
 func TestIntegrationRetentionOnDynamoDBLocal(t *testing.T) {
-	clock := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return epoch } })
+	clock := localClock()
+	start := clock.Now()
 	store := localStore(t, tasks.Clock(clock.Now), tasks.Retention(day))
 	ctx := context.Background()
 	ttl, err := store.Table().DB().DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(store.Table().Name())})
@@ -148,7 +158,7 @@ func TestIntegrationRetentionOnDynamoDBLocal(t *testing.T) {
 	require.Len(t, items, 2, "META (which tells the three events) and the IDEM item")
 	for _, it := range items {
 		got := ttlOf(t, it)
-		assert.GreaterOrEqual(t, got, epoch.Add(day).Unix(), "%s %s", str(it, "PK"), str(it, "SK"))
+		assert.GreaterOrEqual(t, got, start.Add(day).Unix(), "%s %s", str(it, "PK"), str(it, "SK"))
 		assert.LessOrEqual(t, got, table.TTL(finished.Add(day)), "%s %s", str(it, "PK"), str(it, "SK"))
 	}
 

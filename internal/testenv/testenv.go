@@ -130,6 +130,15 @@ func TableName(t testing.TB, base string) string {
 	return name
 }
 
+// Now is the instant a test's stopped clock starts at when it writes to
+// DynamoDB Local: the real time, in whole seconds (as a ttl is). A fixed
+// date in the past would do on the fake, but Local deletes items whose ttl
+// has passed on its own clock, whenever its TTL job gets a thread, so items
+// stamped from such a date vanish while the test reads them.
+func Now() time.Time {
+	return time.Now().UTC().Truncate(time.Second)
+}
+
 // deleteTable deletes the named table if it exists; a table the test never
 // created (ResourceNotFoundException) or one it protected from deletion is
 // left as it is.
