@@ -36,7 +36,12 @@ func TestBatchGetReturnsFoundItemsFromSeveralTables(t *testing.T) {
 
 func TestBatchLimits(t *testing.T) {
 	db := newDB(t, numbered)
+	// More than 100 keys for one table break the Keys member's constraint;
+	// more than 100 over several tables are the call's own limit
+	// (dynalite's AWS-written "when fetching more than 100 keys" tests).
 	_, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"numbered": {Keys: keysFor(101)}}})
+	wantValidation(t, err, "1 validation error detected: Value '[101 keys]' at 'requestItems.numbered.member.keys' failed to satisfy constraint: Member must have length less than or equal to 100")
+	_, err = db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"numbered": {Keys: keysFor(100)}, "other": {Keys: keysFor(1)}}})
 	wantValidation(t, err, "Too many items requested for the BatchGetItem call")
 	dup := append(keysFor(2), keysFor(1)...)
 	_, err = db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"numbered": {Keys: dup}}})

@@ -31,11 +31,8 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 	if err != nil {
 		return nil, err
 	}
-	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
+	if err := batchGetItemViolations(in); err != nil {
 		return nil, err
-	}
-	if len(in.RequestItems) == 0 {
-		return nil, constraint("{}", "requestItems", "Member must have length greater than or equal to 1")
 	}
 	total := 0
 	for _, name := range tableNames {
@@ -57,12 +54,6 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 	var notFound error
 	for _, name := range tableNames {
 		req := in.RequestItems[name]
-		if err := checkName("requestItems.key", name); err != nil {
-			return nil, err
-		}
-		if len(req.Keys) == 0 {
-			return nil, constraint("[]", "requestItems."+name+".member.keys", "Member must have length greater than or equal to 1")
-		}
 		t := db.table(name)
 		if t == nil {
 			notFound = missingTable(requestExprs{names: req.ExpressionAttributeNames, projection: req.ProjectionExpression})

@@ -34,25 +34,15 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 	if err != nil {
 		return nil, err
 	}
-	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
+	if err := batchWriteItemViolations(in); err != nil {
 		return nil, err
-	}
-	if err := checkCollectionMetricsMode(in.ReturnItemCollectionMetrics); err != nil {
-		return nil, err
-	}
-	if len(in.RequestItems) == 0 {
-		return nil, constraint("{}", "requestItems", "Member must have length greater than or equal to 1")
 	}
 	total := 0
 	for _, name := range tableNames {
-		n := len(in.RequestItems[name])
-		if n == 0 {
-			return nil, constraint("[]", "requestItems", "Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]")
-		}
-		total += n
+		total += len(in.RequestItems[name])
 	}
 	if total > maxBatchWrites {
-		return nil, constraint("{...}", "requestItems", "Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]")
+		return nil, validationf("Too many items requested for the BatchWriteItem call")
 	}
 
 	type tableWrites struct {

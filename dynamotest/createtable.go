@@ -18,16 +18,11 @@ var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
 
 const maxGSIs = 20
 
+// checkName checks a table or index name on its own (see violations.name).
 func checkName(field, name string) error {
-	switch {
-	case len(name) < 3:
-		return constraint(name, field, "Member must have length greater than or equal to 3")
-	case len(name) > 255:
-		return constraint(name, field, "Member must have length less than or equal to 255")
-	case !namePattern.MatchString(name):
-		return constraint(name, field, "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
-	}
-	return nil
+	var v violations
+	v.name(field, name)
+	return v.err()
 }
 
 // CreateTable creates a table, ACTIVE at once (DynamoDB takes a few seconds

@@ -16,28 +16,22 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ..
 	if _, err := db.stats.begin(ctx, opDeleteItem, name); err != nil {
 		return nil, err
 	}
+	t := db.table(name)
+	if err := deleteItemViolations(in, t != nil); err != nil {
+		return nil, err
+	}
 	switch in.ReturnValues {
 	case "", types.ReturnValueNone, types.ReturnValueAllOld:
 	default:
 		return nil, validationf("ReturnValues can only be ALL_OLD or NONE")
-	}
-	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
-	}
-	if err := checkOnFailureMode(in.ReturnValuesOnConditionCheckFailure); err != nil {
-		return nil, err
-	}
-	if err := checkCollectionMetricsMode(in.ReturnItemCollectionMetrics); err != nil {
-		return nil, err
 	}
 	x, err := legacyWrite(writeExprs{condition: in.ConditionExpression, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues},
 		in.Expected, in.ConditionalOperator, nil)
 	if err != nil {
 		return nil, err
 	}
-	t := db.table(name)
 	if t == nil {
-		return nil, missingTable(requestExprs{named: true, table: in.TableName, names: x.names, values: x.values, condition: x.condition})
+		return nil, missingTable(requestExprs{names: x.names, values: x.values, condition: x.condition})
 	}
 	w, err := t.keyOp(writeDelete, in.Key, x.condition, nil, x.names, x.values)
 	if err != nil {

@@ -30,12 +30,12 @@ func (db *DB) getItem(ctx context.Context, in *dynamodb.GetItemInput) (*dynamodb
 	if _, err := db.stats.begin(ctx, opGetItem, name); err != nil {
 		return nil, readItem{}, err
 	}
-	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
+	t := db.table(name)
+	if err := getItemViolations(in, t != nil); err != nil {
 		return nil, readItem{}, err
 	}
-	t := db.table(name)
 	if t == nil {
-		return nil, readItem{}, missingTable(requestExprs{named: true, table: in.TableName, attributesToGet: in.AttributesToGet, names: in.ExpressionAttributeNames, projection: in.ProjectionExpression})
+		return nil, readItem{}, missingTable(requestExprs{attributesToGet: in.AttributesToGet, names: in.ExpressionAttributeNames, projection: in.ProjectionExpression})
 	}
 	pk, sk, err := t.checkKey(in.Key)
 	if err != nil {

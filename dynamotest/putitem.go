@@ -16,28 +16,22 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(
 	if _, err := db.stats.begin(ctx, opPutItem, name); err != nil {
 		return nil, err
 	}
+	t := db.table(name)
+	if err := putItemViolations(in, t != nil); err != nil {
+		return nil, err
+	}
 	switch in.ReturnValues {
 	case "", types.ReturnValueNone, types.ReturnValueAllOld:
 	default:
 		return nil, validationf("ReturnValues can only be ALL_OLD or NONE")
-	}
-	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
-	}
-	if err := checkOnFailureMode(in.ReturnValuesOnConditionCheckFailure); err != nil {
-		return nil, err
-	}
-	if err := checkCollectionMetricsMode(in.ReturnItemCollectionMetrics); err != nil {
-		return nil, err
 	}
 	x, err := legacyWrite(writeExprs{condition: in.ConditionExpression, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues},
 		in.Expected, in.ConditionalOperator, nil)
 	if err != nil {
 		return nil, err
 	}
-	t := db.table(name)
 	if t == nil {
-		return nil, missingTable(requestExprs{named: true, table: in.TableName, item: in.Item, names: x.names, values: x.values, condition: x.condition})
+		return nil, missingTable(requestExprs{item: in.Item, names: x.names, values: x.values, condition: x.condition})
 	}
 	w, err := t.putOp(in.Item, x.condition, x.names, x.values)
 	if err != nil {

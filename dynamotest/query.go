@@ -25,12 +25,18 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 // query is Query with the items left as readItems, for the HTTP handler.
 func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, []readItem, error) {
 	in = orEmpty(in)
-	t, limit, err := db.openRead(ctx, opQuery, aws.ToString(in.TableName), in.ReturnConsumedCapacity, in.Limit,
-		requestExprs{named: true, table: in.TableName, attributesToGet: in.AttributesToGet, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
-			keyCondition: in.KeyConditionExpression, filter: in.FilterExpression, projection: in.ProjectionExpression})
+	t, err := db.openRead(ctx, opQuery, aws.ToString(in.TableName))
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := queryViolations(in, t != nil); err != nil {
+		return nil, nil, err
+	}
+	if t == nil {
+		return nil, nil, missingTable(requestExprs{attributesToGet: in.AttributesToGet, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+			keyCondition: in.KeyConditionExpression, filter: in.FilterExpression, projection: in.ProjectionExpression})
+	}
+	limit := int(aws.ToInt32(in.Limit))
 	consistent := aws.ToBool(in.ConsistentRead)
 	ix, err := t.readIndex(in.IndexName, consistent)
 	if err != nil {

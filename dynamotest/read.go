@@ -2,7 +2,6 @@ package dynamotest
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -159,16 +158,6 @@ func notProjected(ix *dbIndex, names []string) []string {
 	return missing
 }
 
-func checkLimit(limit *int32) (int, error) {
-	if limit == nil {
-		return 0, nil
-	}
-	if *limit < 1 {
-		return 0, constraint(fmt.Sprint(*limit), "limit", "Member must have value greater than or equal to 1")
-	}
-	return int(*limit), nil
-}
-
 // startKey is a validated ExclusiveStartKey: its partition, the position
 // of the entry it names there, and the sort key value (the index's, when
 // reading an index) for the range check.
@@ -253,25 +242,13 @@ func (t *dbTable) lastKey(e *store.Entry, ix *dbIndex) map[string]types.Attribut
 	return k
 }
 
-// openRead starts a Query or Scan: it counts the call, checks
-// ReturnConsumedCapacity and Limit, then finds the table (when it is
-// missing, the request's expressions are checked first: see missingTable).
-func (db *DB) openRead(ctx context.Context, o op, name string, mode types.ReturnConsumedCapacity, limit *int32, exprs requestExprs) (*dbTable, int, error) {
+// openRead begins a Query or Scan: it counts the call (and applies any
+// fault), then finds the table, nil when there is none.
+func (db *DB) openRead(ctx context.Context, o op, name string) (*dbTable, error) {
 	if _, err := db.stats.begin(ctx, o, name); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	if err := validConsumedMode(mode); err != nil {
-		return nil, 0, err
-	}
-	n, err := checkLimit(limit)
-	if err != nil {
-		return nil, 0, err
-	}
-	t := db.table(name)
-	if t == nil {
-		return nil, 0, missingTable(exprs)
-	}
-	return t, n, nil
+	return db.table(name), nil
 }
 
 // readIndex returns the index a Query or Scan names, nil for the table.

@@ -2,7 +2,6 @@ package dynamotest
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -28,12 +27,18 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynam
 // scan is Scan with the items left as readItems, for the HTTP handler.
 func (db *DB) scan(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, []readItem, error) {
 	in = orEmpty(in)
-	t, limit, err := db.openRead(ctx, opScan, aws.ToString(in.TableName), in.ReturnConsumedCapacity, in.Limit,
-		requestExprs{named: true, table: in.TableName, attributesToGet: in.AttributesToGet, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
-			filter: in.FilterExpression, projection: in.ProjectionExpression})
+	t, err := db.openRead(ctx, opScan, aws.ToString(in.TableName))
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := scanViolations(in, t != nil); err != nil {
+		return nil, nil, err
+	}
+	if t == nil {
+		return nil, nil, missingTable(requestExprs{attributesToGet: in.AttributesToGet, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+			filter: in.FilterExpression, projection: in.ProjectionExpression})
+	}
+	limit := int(aws.ToInt32(in.Limit))
 	segment, total, err := checkSegments(in.Segment, in.TotalSegments)
 	if err != nil {
 		return nil, nil, err
@@ -96,6 +101,8 @@ func (db *DB) scan(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanO
 	return &dynamodb.ScanOutput{Count: res.count, ScannedCount: res.scanned, LastEvaluatedKey: res.lastKey, ConsumedCapacity: res.consumed}, res.items, nil
 }
 
+// checkSegments pairs Segment with TotalSegments; their ranges are
+// checked with the request's other constraints (scanViolations).
 func checkSegments(segment, total *int32) (int, int, error) {
 	switch {
 	case segment == nil && total == nil:
@@ -104,12 +111,6 @@ func checkSegments(segment, total *int32) (int, int, error) {
 		return 0, 0, validationf("The Segment parameter is required but was not present in the request when parameter TotalSegments is present")
 	case total == nil:
 		return 0, 0, validationf("The TotalSegments parameter is required but was not present in the request when Segment parameter is present")
-	case *total < 1:
-		return 0, 0, constraint(fmt.Sprint(*total), "totalSegments", "Member must have value greater than or equal to 1")
-	case *total > maxTotalSegments:
-		return 0, 0, constraint(fmt.Sprint(*total), "totalSegments", "Member must have value less than or equal to 1000000")
-	case *segment < 0:
-		return 0, 0, constraint(fmt.Sprint(*segment), "segment", "Member must have value greater than or equal to 0")
 	case *segment >= *total:
 		return 0, 0, validationf("The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: %d is not less than TotalSegments: %d", *segment, *total)
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // UpdateItem applies an UpdateExpression to an item, creating it from its
@@ -17,18 +16,8 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ..
 	if _, err := db.stats.begin(ctx, opUpdateItem, name); err != nil {
 		return nil, err
 	}
-	switch in.ReturnValues {
-	case "", types.ReturnValueNone, types.ReturnValueAllOld, types.ReturnValueUpdatedOld, types.ReturnValueAllNew, types.ReturnValueUpdatedNew:
-	default:
-		return nil, constraint(string(in.ReturnValues), "returnValues", "Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]")
-	}
-	if err := validConsumedMode(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
-	}
-	if err := checkOnFailureMode(in.ReturnValuesOnConditionCheckFailure); err != nil {
-		return nil, err
-	}
-	if err := checkCollectionMetricsMode(in.ReturnItemCollectionMetrics); err != nil {
+	t := db.table(name)
+	if err := updateItemViolations(in, t != nil); err != nil {
 		return nil, err
 	}
 	x, err := legacyWrite(writeExprs{condition: in.ConditionExpression, update: in.UpdateExpression,
@@ -37,9 +26,8 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ..
 	if err != nil {
 		return nil, err
 	}
-	t := db.table(name)
 	if t == nil {
-		return nil, missingTable(requestExprs{named: true, table: in.TableName, names: x.names, values: x.values, condition: x.condition, update: x.update})
+		return nil, missingTable(requestExprs{names: x.names, values: x.values, condition: x.condition, update: x.update})
 	}
 	w, err := t.keyOp(writeUpdate, in.Key, x.condition, x.update, x.names, x.values)
 	if err != nil {

@@ -11,10 +11,6 @@ import (
 // before it looks for the table, so an invalid request on a missing table
 // is a ValidationException, not a ResourceNotFoundException.
 type requestExprs struct {
-	// named: the request has a TableName member of its own, table (nil
-	// when absent), checked first; a batch's entries have none.
-	named bool
-	table *string
 	// item is a PutItem's item, whose size is checked before the table.
 	item map[string]types.AttributeValue
 	// attributesToGet is a read's legacy AttributesToGet.
@@ -25,24 +21,12 @@ type requestExprs struct {
 	condition, update, projection, filter, keyCondition *string
 }
 
-// missingTable is the error for a request whose table does not exist: the
-// first thing wrong with its expressions (syntax, placeholders undefined or
+// missingTable is the error for a request whose table does not exist, once
+// its members' constraints passed (violations): the first thing wrong with
+// its expressions (syntax, placeholders undefined or
 // unused), or ResourceNotFoundException when they are sound. The checks
 // that need the table's key schema cannot run and are not made.
 func missingTable(r requestExprs) error {
-	// The TableName's own constraints come first, as DynamoDB checks every
-	// member's before anything else (dynalite's AWS-written "should return
-	// ValidationException for short TableName" and its neighbours). Only
-	// a request whose table is missing can fail them: every table's name
-	// passed them at CreateTable.
-	if r.named {
-		if r.table == nil {
-			return validationf("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null")
-		}
-		if err := checkName("tableName", *r.table); err != nil {
-			return err
-		}
-	}
 	// So does an item over 400 KB (dynalite's "should return
 	// ValidationException if item is too big", on a table that does not
 	// exist).

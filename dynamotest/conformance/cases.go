@@ -31,6 +31,7 @@ func Cases() []Case {
 		partiqlCases(),
 		partiqlMoreCases(),
 		settledCases(),
+		validationCases(),
 	} {
 		all = append(all, group...)
 	}
