@@ -2,6 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
@@ -101,6 +106,15 @@ func (a *app) bucket(ctx context.Context, name string) (blobstore.Store, error) 
 	} else {
 		if c.s3 == nil {
 			client, err := s3blob.NewClient(ctx, s3blob.Endpoint(a.global.s3Endpoint), s3blob.Region(a.global.region))
+			if errors.Is(err, connect.ErrNoRegion) || errors.Is(err, connect.ErrNoCredentials) {
+				// DynamoDB at an -endpoint, S3 on AWS without a region or
+				// credentials: the commands that never touch the bucket
+				// (journey list, recover) still run; one that does fails
+				// then, saying why.
+				b = unopenedBucket{name: name, err: fmt.Errorf("S3 bucket %q: %w", name, err)}
+				c.blobs[name] = b
+				return b, nil
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -114,4 +128,41 @@ func (a *app) bucket(ctx context.Context, name string) (blobstore.Store, error) 
 	}
 	c.blobs[name] = b
 	return b, nil
+}
+
+// unopenedBucket is a bucket whose S3 client could not be built: the name
+// the stores put in their pointers (journey's s3Location), and err on
+// every call.
+type unopenedBucket struct {
+	name string
+	err  error
+}
+
+// Bucket is the bucket's name, as an s3blob store says it.
+func (b unopenedBucket) Bucket() string { return b.name }
+
+func (b unopenedBucket) Put(context.Context, string, io.Reader, ...func(*blobstore.PutOptions)) error {
+	return b.err
+}
+
+func (b unopenedBucket) Get(context.Context, string, ...func(*blobstore.GetOptions)) (io.ReadCloser, blobstore.Info, error) {
+	return nil, blobstore.Info{}, b.err
+}
+
+func (b unopenedBucket) Head(context.Context, string) (blobstore.Info, error) {
+	return blobstore.Info{}, b.err
+}
+
+func (b unopenedBucket) Delete(context.Context, string) error { return b.err }
+
+func (b unopenedBucket) List(context.Context, string) iter.Seq2[blobstore.Info, error] {
+	return func(yield func(blobstore.Info, error) bool) { yield(blobstore.Info{}, b.err) }
+}
+
+func (b unopenedBucket) PresignGet(context.Context, string, time.Duration) (string, error) {
+	return "", b.err
+}
+
+func (b unopenedBucket) PresignPut(context.Context, string, time.Duration, ...func(*blobstore.PutOptions)) (string, error) {
+	return "", b.err
 }

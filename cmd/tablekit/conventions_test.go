@@ -350,3 +350,35 @@ func TestAccessDeniedNamesTheOperatorPolicy(t *testing.T) {
 	assert.Contains(t, msg, "DynamoDB Scan: AccessDeniedException: User:")
 	assert.Contains(t, msg, "iam-operator-policy.json")
 }
+
+// DynamoDB Local with no S3 beside it, and no AWS configuration: the
+// commands that only read DynamoDB run; one that needs a file says what to
+// set, rather than every journey command failing for want of a region.
+func TestEndpointWithoutS3RunsTheCommandsThatReadNoFiles(t *testing.T) {
+	srv := fakeServer(t)
+	testenv.NoAWSConfig(t)
+	ctx := context.Background()
+	jr, err := journey.NewStore(srv.DB, blobstore.NewMemory())
+	require.NoError(t, err)
+	require.NoError(t, jr.EnsureTable(ctx))
+	created, err := jr.Journeys().Create(ctx, journey.NewJourney{Name: "kept", CreatedBy: "ops"})
+	require.NoError(t, err)
+	id := created.Journey.ID
+
+	list := runCLI(t, "journey", "list", "-endpoint", srv.URL, "-output", "json")
+	require.Equal(t, exitOK, list.code, list.stderr)
+	assert.Contains(t, list.stdout, id)
+	show := runCLI(t, "journey", "show", id, "-endpoint", srv.URL)
+	assert.Equal(t, exitOK, show.code, show.stderr)
+	recover := runCLI(t, "journey", "recover", "-endpoint", srv.URL, "-dry-run")
+	assert.Equal(t, exitOK, recover.code, recover.stderr)
+
+	export := runCLI(t, "journey", "export", id, "-endpoint", srv.URL, "-yes")
+	assert.Equal(t, exitFailed, export.code)
+	assert.Equal(t, "tablekit: no AWS region for S3: set -s3-endpoint (s3rver, MinIO), or AWS_REGION or -region for AWS S3\n", export.stderr)
+
+	creds := runCLI(t, "journey", "export", id, "-endpoint", srv.URL, "-region", "eu-west-1", "-yes")
+	assert.Equal(t, exitFailed, creds.code)
+	assert.Contains(t, creds.stderr, `S3 bucket "transformation-backups"`)
+	assert.Contains(t, creds.stderr, "no AWS credentials: set AWS_PROFILE")
+}

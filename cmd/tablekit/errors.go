@@ -27,6 +27,9 @@ func isBadInput(err error) bool {
 // the SDK's request dump (status line, request id, attempt count).
 func (a *app) explain(err error) string {
 	switch {
+	case errors.Is(err, connect.ErrNoRegion) && a.global.endpoint != "" && a.global.s3Endpoint == "":
+		// DynamoDB was reachable at the endpoint; S3 is what went to AWS.
+		return "no AWS region for S3: set -s3-endpoint (s3rver, MinIO), or AWS_REGION or -region for AWS S3"
 	case errors.Is(err, connect.ErrNoRegion):
 		return "no AWS region: set AWS_REGION or -region"
 	case errors.Is(err, connect.ErrNoCredentials):

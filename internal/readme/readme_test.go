@@ -27,7 +27,8 @@ func taste() error {
 	if err != nil {
 		return err
 	}
-	// The table with its two GSIs and TTL on `ttl`, as the jobs design (docs/systems/jobs.md) documents it.
+	// The table with its two GSIs, TTL on `ttl`, point-in-time recovery and KMS
+	// encryption, as the jobs design (docs/systems/jobs.md) documents it.
 	if err := store.EnsureTable(ctx); err != nil {
 		return err
 	}
@@ -51,9 +52,10 @@ func taste() error {
 		return err
 	}
 	// The winner holds a lease: it renews it (store.Heartbeat) and passes it to
-	// every later move; store.Recover re-queues jobs whose worker died. With
-	// jobs.Work and store.NewWorker the job's task carries it instead, and a
-	// worker takes a dead worker's job over (docs/systems/jobs.md, "Work").
+	// every later move; store.Recover re-queues the jobs of workers that died.
+	// With jobs.Work, Create queues the job's task in the same transaction and
+	// store.NewWorker runs the jobs under their tasks' leases: the next worker to
+	// claim a dead worker's task takes its job over (docs/systems/jobs.md).
 	if _, err := store.StartEditing(ctx, started.Lease(), nil); err != nil {
 		return err
 	}
