@@ -43,7 +43,7 @@ type CreateInput struct {
 // id is a new ULID (see Options.NewID); the write is conditional on
 // attribute_not_exists(jobId) so an id can never overwrite another job
 // (table.ErrAlreadyExists). createdAt and updatedAt are the store's clock in
-// Unix milliseconds, ttl that time plus Options.TTL in Unix seconds.
+// Unix milliseconds, ttl that time plus Options.Retention in Unix seconds.
 //
 // With an IdempotencyKey, a retried request returns the job the first one
 // created, with created false, and writes nothing. The job id is derived
@@ -90,8 +90,8 @@ func (s *Store) Create(ctx context.Context, in CreateInput) (job *Job, created b
 		TraceID:          cmp.Or(in.TraceID, table.XRayTraceID(ctx)),
 		IdempotencyKey:   in.IdempotencyKey,
 	}
-	if s.opts.TTL > 0 {
-		job.ExpiresAt = fromUnixSeconds(now.Add(s.opts.TTL).Unix())
+	if s.opts.Retention > 0 {
+		job.ExpiresAt = fromUnixSeconds(now.Add(s.opts.Retention).Unix())
 	}
 	if s.work != nil {
 		return s.createWithWork(ctx, job, in, now)

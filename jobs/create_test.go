@@ -49,7 +49,7 @@ func TestCreateStoresTheSeedsLayout(t *testing.T) {
 		got := scalar(out.Item[name])
 		assert.Equal(t, w, got)
 	}
-	assert.Truef(t, job.ExpiresAt.Equal(epoch.Add(jobs.DefaultTTL)), "ExpiresAt %v, want 90 days after creation", job.ExpiresAt)
+	assert.Truef(t, job.ExpiresAt.Equal(epoch.Add(jobs.DefaultRetention)), "ExpiresAt %v, want 90 days after creation", job.ExpiresAt)
 }
 
 func scalar(v types.AttributeValue) string {
@@ -66,7 +66,7 @@ func scalar(v types.AttributeValue) string {
 
 func TestCreateHonoursTTLAndIDOptions(t *testing.T) {
 	f := newFixture(t, func(o *jobs.Options) {
-		o.TTL = 48 * time.Hour
+		o.Retention = 48 * time.Hour
 		o.NewID = func(time.Time) string { return "job-12345" }
 	})
 	job := f.create(t, "u1")

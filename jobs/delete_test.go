@@ -21,7 +21,7 @@ func TestDeleteRemovesTheJob(t *testing.T) {
 }
 
 func TestDeleteOfExpiredJobIsNotFound(t *testing.T) {
-	f := newFixture(t, func(o *jobs.Options) { o.TTL = time.Minute })
+	f := newFixture(t, func(o *jobs.Options) { o.Retention = time.Minute })
 	job := f.create(t, "u1")
 	late := newStore(t, f.db, f.blobs, func(o *jobs.Options) {
 		o.TableName = jobs.TableNameForEnv("test")

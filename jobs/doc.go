@@ -140,7 +140,7 @@
 //
 // # Expiry
 //
-// ttl is createdAt plus [Options.TTL] (90 days by default, as the seed
+// ttl is createdAt plus [Options.Retention] (90 days by default, as the seed
 // says). DynamoDB deletes expired items up to days late; until then they
 // would still be read. Get compares ttl with the store's clock, the lists
 // filter on it, and moves and Delete require it, so an expired job is gone

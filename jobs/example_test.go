@@ -123,7 +123,7 @@ func ExampleStore_Get() {
 	ctx := context.Background()
 	db := dynamotest.New()
 	// The store reads the fake's clock, so moving it expires jobs for both.
-	store, err := jobs.NewStore(db, nil, jobs.Clock(db.Now), func(o *jobs.Options) { o.TTL = time.Hour })
+	store, err := jobs.NewStore(db, nil, jobs.Clock(db.Now), jobs.Retention(time.Hour))
 	if err != nil {
 		panic(err)
 	}

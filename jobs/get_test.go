@@ -27,7 +27,7 @@ func TestGetMissingJobIsNotFound(t *testing.T) {
 }
 
 func TestExpiredJobIsAbsentFromGetAndListsBeforeTheFakeDeletesIt(t *testing.T) {
-	f := newFixture(t, func(o *jobs.Options) { o.TTL = 24 * time.Hour })
+	f := newFixture(t, func(o *jobs.Options) { o.Retention = 24 * time.Hour })
 	ctx := context.Background()
 	old := f.create(t, "u1")
 	f.db.Advance(time.Hour)

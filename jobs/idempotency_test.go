@@ -160,7 +160,7 @@ func TestCreateRetriedAfterALostResponseReturnsTheJobItWrote(t *testing.T) {
 func TestCreateWithAKeyWhoseJobExpiredMakesANewJob(t *testing.T) {
 	ctx := context.Background()
 	e := fakeLeaseEnv(t)
-	store := e.store(t, func(o *jobs.Options) { o.TTL = time.Hour })
+	store := e.store(t, func(o *jobs.Options) { o.Retention = time.Hour })
 	first, _, err := store.Create(ctx, keyed("u1", "req-1"))
 	require.NoError(t, err)
 	// The fake's sweeper would delete the item on Advance; DynamoDB may keep
@@ -169,7 +169,7 @@ func TestCreateWithAKeyWhoseJobExpiredMakesANewJob(t *testing.T) {
 	lagging := newStore(t, e.db, nil, func(o *jobs.Options) {
 		o.TableName = e.name
 		o.Clock = later
-		o.TTL = time.Hour
+		o.Retention = time.Hour
 	})
 	again, created, err := lagging.Create(ctx, keyed("u1", "req-1"))
 	require.NoError(t, err)

@@ -86,7 +86,7 @@ func TestIntegrationLifecycleFailReplayComplete(t *testing.T) {
 }
 
 func TestIntegrationListPagesNewestFirstAndHidesExpired(t *testing.T) {
-	store, clock := localStore(t, func(o *jobs.Options) { o.TTL = time.Hour })
+	store, clock := localStore(t, func(o *jobs.Options) { o.Retention = time.Hour })
 	ctx := context.Background()
 	var ids []string
 	for range 60 {

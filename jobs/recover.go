@@ -21,9 +21,9 @@ const LeaseExpiredCode = "LEASE_EXPIRED"
 
 // RecoverResult counts what one Recover call did.
 type RecoverResult struct {
-	// Read is how many in-flight jobs with an expired lease the index
-	// returned.
-	Read int `json:"read"`
+	// Found is how many in-flight jobs with an expired lease the index
+	// returned (journey.RecoverResult.Found counts the same).
+	Found int `json:"found"`
 	// Requeued jobs went back to QUEUED for another attempt.
 	Requeued int `json:"requeued"`
 	// Failed jobs went to FAILED: their last attempt's lease expired.
@@ -93,7 +93,7 @@ func (s *Store) Recover(ctx context.Context) (_ RecoverResult, err error) {
 		if err != nil {
 			return res, err
 		}
-		res.Read++
+		res.Found++
 		to, err := s.recoverItem(ctx, item, now)
 		switch {
 		case errors.Is(err, table.ErrConditionFailed):

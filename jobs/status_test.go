@@ -175,7 +175,7 @@ func TestFailThenReplayCountsRetriesAndKeepsThemAcrossFailures(t *testing.T) {
 }
 
 func TestMovesOfMissingOrExpiredJobAreNotFound(t *testing.T) {
-	f := newFixture(t, func(o *jobs.Options) { o.TTL = time.Hour })
+	f := newFixture(t, func(o *jobs.Options) { o.Retention = time.Hour })
 	ctx := context.Background()
 	_, err := f.store.StartProcessing(ctx, "01ARZ3NDEKTSV4RRFFQ69G5FAV")
 	require.Falsef(t, !errors.Is(err, jobs.ErrNotFound) || !errors.Is(err, table.ErrNotFound) || errors.Is(err, jobs.ErrInvalidTransition), "move of a missing job: %v, want ErrNotFound", err)

@@ -18,9 +18,9 @@ import (
 	"github.com/tablekit/tablekit/tasks"
 )
 
-// DefaultTTL is how long a job lives: the seed sets ttl to 90 days from
+// DefaultRetention is how long a job lives: the seed sets ttl to 90 days from
 // creation.
-const DefaultTTL = 90 * 24 * time.Hour
+const DefaultRetention = 90 * 24 * time.Hour
 
 // DefaultOffloadThreshold is the size a job item is kept under by moving
 // large results to the blob store. It matches blobstore's default threshold,
@@ -44,8 +44,11 @@ type Options struct {
 	// (photoeditor-dev-jobs); TableNameForEnv builds the seed's name for
 	// another environment.
 	TableName string
-	// TTL is how long after creation a job expires. Default DefaultTTL.
-	TTL time.Duration
+	// Retention is how long after creation a job expires (its ttl).
+	// Default DefaultRetention; tasks.Options.Retention and
+	// journey.Options.LogSummaryRetention are the same setting of the other
+	// stores.
+	Retention time.Duration
 	// Clock gives the time for createdAt, updatedAt, the processing times,
 	// ttl and the expiry check on reads. Default time.Now. Tests set it to
 	// the fake's clock so "expired" means the same thing to both.
@@ -136,8 +139,8 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 	if o.TableName == "" {
 		o.TableName = DefaultTableName
 	}
-	if o.TTL == 0 {
-		o.TTL = DefaultTTL
+	if o.Retention == 0 {
+		o.Retention = DefaultRetention
 	}
 	if o.Clock == nil {
 		o.Clock = time.Now
@@ -168,8 +171,8 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 	switch {
 	case db == nil:
 		err = inputError("db", "nil", "NewStore needs a table.API")
-	case o.TTL < 0:
-		err = inputError("Options.TTL", o.TTL, "must not be negative")
+	case o.Retention < 0:
+		err = inputError("Options.Retention", o.Retention, "must not be negative")
 	case o.LeaseDuration < 0:
 		err = inputError("Options.LeaseDuration", o.LeaseDuration, "must not be negative")
 	case o.MaxAttempts < 0:
@@ -257,6 +260,9 @@ func Logger(l *slog.Logger) func(*Options) { return func(o *Options) { o.Logger 
 
 // LeaseDuration sets Options.LeaseDuration.
 func LeaseDuration(d time.Duration) func(*Options) { return func(o *Options) { o.LeaseDuration = d } }
+
+// Retention sets Options.Retention.
+func Retention(d time.Duration) func(*Options) { return func(o *Options) { o.Retention = d } }
 
 // MaxAttempts sets Options.MaxAttempts.
 func MaxAttempts(n int) func(*Options) { return func(o *Options) { o.MaxAttempts = n } }

@@ -27,8 +27,8 @@ func MinAge(d time.Duration) func(*SweepOptions) { return func(o *SweepOptions) 
 
 // SweepResult counts what one Sweep did.
 type SweepResult struct {
-	// Read is how many jobs without live work the sweep found.
-	Read int `json:"read"`
+	// Found is how many jobs without live work the sweep found.
+	Found int `json:"found"`
 	// Queued jobs got a new task carrying their work (QUEUED ones, and
 	// in-flight ones whose holder's task is gone, moved back to QUEUED).
 	Queued int `json:"queued"`
@@ -82,7 +82,7 @@ func (s *Store) Sweep(ctx context.Context, opts ...func(*SweepOptions)) (_ Sweep
 		if err != nil {
 			return res, err
 		}
-		res.Read++
+		res.Found++
 		to, err := s.sweepJob(ctx, job)
 		switch {
 		case errors.Is(err, table.ErrConditionFailed):

@@ -349,7 +349,7 @@ func TestSweepQueuesTheWorkOfJobsLeftWithoutIt(t *testing.T) {
 
 	res, err := w.jobs.Sweep(ctx, jobs.MinAge(0))
 	require.NoError(t, err)
-	assert.Equal(t, jobs.SweepResult{Read: 3, Queued: 3}, res)
+	assert.Equal(t, jobs.SweepResult{Found: 3, Queued: 3}, res)
 	assert.ElementsMatch(t, []string{created.ID, replayed.ID, cancelled.ID, live.ID}, w.queued(t))
 	again, err := w.jobs.Sweep(ctx, jobs.MinAge(0))
 	require.NoError(t, err)
@@ -381,13 +381,13 @@ func TestSweepTakesBackAJobInFlightWhoseTaskIsGone(t *testing.T) {
 		require.NoError(t, err)
 		got := w.job(t, job.ID)
 		if attempts == 1 {
-			assert.Equal(t, jobs.SweepResult{Read: 1, Failed: 1}, res)
+			assert.Equal(t, jobs.SweepResult{Found: 1, Failed: 1}, res)
 			assert.Equal(t, jobs.StatusFailed, got.Status, "its only attempt died")
 			assert.Equal(t, jobs.LeaseExpiredCode, got.Error.Code)
 			assert.Empty(t, w.queued(t))
 			continue
 		}
-		assert.Equal(t, jobs.SweepResult{Read: 1, Queued: 1}, res)
+		assert.Equal(t, jobs.SweepResult{Found: 1, Queued: 1}, res)
 		assert.Equal(t, jobs.StatusQueued, got.Status)
 		assert.Equal(t, 2, got.TaskCount)
 		assert.Equal(t, []string{job.ID}, w.queued(t))

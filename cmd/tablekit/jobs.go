@@ -204,7 +204,7 @@ until a pass finds nothing more.`,
 					if err != nil {
 						return workError("jobs recover", s, err)
 					}
-					total.Read += r.Read
+					total.Found += r.Found
 					total.Requeued += r.Requeued
 					total.Failed += r.Failed
 					total.Skipped += r.Skipped
@@ -212,7 +212,7 @@ until a pass finds nothing more.`,
 						break
 					}
 				}
-				out := recovered{Found: total.Read, Requeued: total.Requeued, Failed: total.Failed, Skipped: total.Skipped}
+				out := recovered{Found: total.Found, Requeued: total.Requeued, Failed: total.Failed, Skipped: total.Skipped}
 				return a.emit(out, func(w io.Writer) {
 					fmt.Fprintf(w, "found\t%d (lease expired)\nrequeued\t%d\nfailed\t%d\nskipped\t%d (changed while recovering)\n",
 						out.Found, out.Requeued, out.Failed, out.Skipped)
@@ -252,7 +252,7 @@ beside live workers and another sweep. -dry-run lists them and changes nothing.`
 				}
 				return a.emit(res, func(w io.Writer) {
 					fmt.Fprintf(w, "without work\t%d\nqueued\t%d\nfailed\t%d (their last attempt's task is gone)\nskipped\t%d (changed while sweeping)\n",
-						res.Read, res.Queued, res.Failed, res.Skipped)
+						res.Found, res.Queued, res.Failed, res.Skipped)
 				})
 			}),
 		},

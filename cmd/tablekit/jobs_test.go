@@ -161,7 +161,7 @@ func testJobsSweep(t *testing.T, b backend, writes func() int) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	var res jobs.SweepResult
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &res))
-	assert.Equal(t, jobs.SweepResult{Read: 1, Queued: 1}, res)
+	assert.Equal(t, jobs.SweepResult{Found: 1, Queued: 1}, res)
 	assert.Equal(t, []string{job.ID}, pendingJobs(t, b))
 	svc.run(t, job.ID, jobs.StatusCompleted, edited)
 
