@@ -96,7 +96,7 @@ func TestNewStoreRejectsANilDBAndBadOptionsBeforeAnyRequest(t *testing.T) {
 	}{
 		"nil db":                {nil, nil},
 		"table name with space": {db, jobs.TableName("my jobs")},
-		"negative Retention":          {db, func(o *jobs.Options) { o.Retention = -time.Hour }},
+		"negative Retention":    {db, func(o *jobs.Options) { o.Retention = -time.Hour }},
 		"negative lease":        {db, jobs.LeaseDuration(-time.Second)},
 		"negative max attempts": {db, jobs.MaxAttempts(-1)},
 		"threshold too small":   {db, func(o *jobs.Options) { o.OffloadThreshold = 1024 }},
