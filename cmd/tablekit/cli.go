@@ -303,6 +303,9 @@ Connecting: with no -endpoint and no -memory, tablekit uses the default AWS
 configuration chain (environment, shared config and credentials files, SSO,
 instance roles). With -endpoint it talks to that DynamoDB instead, and signs
 with the chain's credentials or, where there are none, local placeholders.
+Files (journey logs, reports and backups, offloaded job results, pipeline
+files) are in S3 on AWS unless -s3-endpoint names another (s3rver, MinIO);
+a command that reads or writes no file runs without S3.
 
 Exit codes: 0 success, 1 failure, 2 usage error, 3 not found,
 4 destructive command not confirmed, 5 drift found by 'tables check'.

@@ -15,7 +15,11 @@
 // It connects through package connect, as the examples and services do: to
 // AWS through the default configuration chain, to any endpoint with
 // -endpoint (DynamoDB Local, `go run ./cmd/dynamotest`), or to an in-memory
-// fake with -memory (a demo: nothing outlives the process).
+// fake with -memory (a demo: nothing outlives the process). Files (journey
+// logs, reports and backups, offloaded job results, pipeline files) are in
+// S3 on AWS unless -s3-endpoint names another; a command that reads or
+// writes no file runs without S3, so DynamoDB Local alone serves the
+// commands that read only tables.
 //
 // Conventions every command follows: -output json prints camelCase keys,
 // and a list {"items": [...], "next": "..."}; an empty list prints nothing
