@@ -210,7 +210,7 @@ var functions = map[string]any{
 	"entity.NewRegistry": entity.NewRegistry, "entity.New": entity.New[nilsafeEntity],
 	"entity.NewCollection": entity.NewCollection, "entity.Of": entity.Of[nilsafeEntity], "entity.Transact": entity.Transact,
 	"changes.EnableStream": changes.EnableStream, "changes.LeaseSchema": changes.LeaseSchema,
-	"changes.CheckKeys": changes.CheckKeys,
+	"changes.CheckKeys": changes.CheckKeys, "changes.LeaseKey": changes.LeaseKey,
 
 	"jobs.NewStore": jobs.NewStore, "jobs.Schema": jobs.Schema, "jobs.Provisioning": jobs.Provisioning, "jobs.Permanent": jobs.Permanent,
 	"jobs.TableNameForEnv": jobs.TableNameForEnv, "jobs.Patterns": jobs.Patterns, "jobs.Entities": jobs.Entities,
