@@ -4,14 +4,18 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/jobs"
+	"github.com/tablekit/tablekit/jobs/analytics"
 	"github.com/tablekit/tablekit/journey"
 	"github.com/tablekit/tablekit/pipeline"
 	"github.com/tablekit/tablekit/table"
@@ -26,7 +30,7 @@ func fakeWith(t *testing.T, s table.Schema) *dynamotest.DB {
 }
 
 // TestDeclaredWritesMatchTheStoresCalls runs the write patterns of the
-// four stores through the stores' own code and compares the write units
+// four stores and the jobs analytics view through their own code and compares the write units
 // the fake charged with the estimate of each declaration for the items
 // the call really wrote (see checkWrite).
 func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
@@ -165,6 +169,68 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 			_, err := store.Journeys().Pause(ctx, "JRN-1")
 			return err
 		}))
+	}
+	// jobs/analytics: the view's writes, through the consumer of the
+	// jobs table's stream and View.Apply as a service runs them.
+	{
+		s := decl{analytics.Schema(analytics.TableNameForEnv("prod")), analytics.Patterns()}
+		// A stopped clock: a heartbeat writes (and streams) a change only
+		// when time has moved its lease on.
+		start := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+		fake := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return start } })
+		require.NoError(t, s.EnsureTable(ctx, fake))
+		jobsTable := jobs.TableNameForEnv("prod")
+		require.NoError(t, jobs.Schema(jobsTable).EnsureTable(ctx, fake))
+		_, err := changes.EnableStream(ctx, fake, jobsTable, types.StreamViewTypeNewAndOldImages)
+		require.NoError(t, err)
+		store, err := jobs.NewStore(fake, blobstore.NewMemory(), jobs.TableName(jobsTable), jobs.Clock(fake.Now))
+		require.NoError(t, err)
+		view, err := analytics.NewView(fake, analytics.TableName(s.Name))
+		require.NoError(t, err)
+		consumer, err := view.Consumer(fake, jobsTable, changes.Clock(fake.Now))
+		require.NoError(t, err)
+		require.NoError(t, consumer.EnsureTable(ctx))
+		apply := func() error {
+			n, err := consumer.Step(ctx, view.Apply)
+			if err == nil && n == 0 {
+				err = fmt.Errorf("the consumer found no change to apply")
+			}
+			return err
+		}
+		in := jobs.CreateInput{UserID: "user-1", FileSize: 1000, FileType: "image/jpeg", Provider: "stub", OriginalFileName: "a.jpg"}
+		j, _, err := store.Create(ctx, in)
+		require.NoError(t, err)
+		rows = append(rows, checkWrite(t, fake, s, analytics.PatternStartDay, apply))
+		j, err = store.StartProcessing(ctx, j.ID)
+		require.NoError(t, err)
+		rows = append(rows, checkWrite(t, fake, s, analytics.PatternAddToDay, apply))
+
+		// A heartbeat's change counts nothing: Apply writes nothing.
+		fake.Advance(time.Second)
+		_, err = store.Heartbeat(ctx, j.Lease())
+		require.NoError(t, err)
+		fake.ResetConsumed()
+		require.NoError(t, apply())
+		assert.Zero(t, fake.Consumed(s.Name).WriteUnits, "a heartbeat's change wrote to the view")
+
+		// One batch of five changes of two users: one write per user's day.
+		_, err = store.StartEditing(ctx, j.Lease(), nil)
+		require.NoError(t, err)
+		for range 2 {
+			_, _, err = store.Create(ctx, in)
+			require.NoError(t, err)
+		}
+		in.UserID = "user-2"
+		j2, _, err := store.Create(ctx, in)
+		require.NoError(t, err)
+		_, err = store.StartProcessing(ctx, j2.ID)
+		require.NoError(t, err)
+		rows = append(rows, checkCall(t, fake, s, []string{analytics.PatternAddToDay, analytics.PatternStartDay}, apply))
+
+		// The declared row size holds the rows written.
+		for _, st := range snapshot(t, fake, s.Schema) {
+			assert.LessOrEqual(t, st.size, s.Patterns[0].ItemSize, "a day row is larger than declared: %s", st.body)
+		}
 	}
 	reportRows(t, rows)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/journey"
 )
@@ -44,6 +45,13 @@ func seedFigures() map[string][]seedFigure {
 					return fmt.Sprintf("peak %.2f RCU/s and %.2f WCU/s (the 100k jobs' busiest second, at ten times the average): at 70%% utilization %.1f RCU and %.1f WCU", est.ReadPerSecond, est.WritePerSecond, est.ReadPerSecond/0.7, est.WritePerSecond/0.7), nil
 				},
 				Why: "The seed's base RCU is about five times what the peak needs; its base WCU is close to the peak's 10.5 at 70%, because every job write is also written to both indexes (the seed's plan may not count them). The data-modelling design (docs/systems/datamodel.md) states no provisioned prices, so we do not price the plan.",
+			},
+		},
+		"analytics": {
+			{
+				What: "Cost of the view", Seed: "none: the original leaves the jobs table's stream off (\"future: enable for analytics\")",
+				Ours: analyticsCost,
+				Why:  "A consumer polls the stream every second and hands `View.Apply` what one GetRecords returns (at most 100 records of one shard). At 100k jobs a month a batch holds about one change, so each of a job's four counted changes (created, started, editing, completed; a heartbeat's change counts nothing) is one row write: declared at one change per write. Summing pays on a busier table: batches of 100 changes of ten users write 0.4 WCU per job lifecycle (`go test -run '^$' -bench ApplyPerJobLifecycle -benchtime 3x ./jobs/analytics`: 4 at a batch of 1 or 5, 0.4 at 100). The consumer also checkpoints each batch that had records in the lease table (`tablekit-changes`), 1 WCU, about once per stream record at this volume, heartbeats and deletes included; that table is not this one and its lease renewals are not counted here.",
 			},
 		},
 		"tasks": {
@@ -95,6 +103,33 @@ func seedFigures() map[string][]seedFigure {
 			},
 		},
 	}
+}
+
+// analyticsCost is the view's write units per job lifecycle at the
+// declared batching, from its estimate and the jobs store's declared job
+// rate, and what the consumer's checkpoints add in the lease table: one
+// write unit per batch with records, about one per stream record at the
+// jobs design's volume (each of the jobs store's declared single-item
+// writes is a record).
+func analyticsCost(_ datamodel.Model, est *datamodel.Estimate) (string, error) {
+	jm := jobsModel()
+	var jobsPerSecond, recordsPerSecond float64
+	for _, ap := range jm.Patterns {
+		switch {
+		case ap.Name == "Create job":
+			jobsPerSecond = ap.AveragePerSecond
+			recordsPerSecond += ap.AveragePerSecond
+		case ap.Operation == access.PutItem || ap.Operation == access.UpdateItem || ap.Operation == access.DeleteItem:
+			recordsPerSecond += ap.AveragePerSecond
+		}
+	}
+	if jobsPerSecond == 0 {
+		return "", fmt.Errorf("jobs: no \"Create job\" pattern")
+	}
+	checkpoints := recordsPerSecond * datamodel.SecondsPerMonth / 1e6 * datamodel.PricePerMillionWrites
+	return fmt.Sprintf("%s WCU per job lifecycle; %s WCU/s at peak, $%.2f/month at average rates (writes $%.2f, storage %s GB $%.2f, growing: rows are kept); the consumer's checkpoints add %s WCU/s on average in the lease table, $%.2f/month",
+		trimFloat(est.AverageWritePerSecond/jobsPerSecond), trimFloat(est.WritePerSecond), est.MonthlyCost, est.WriteCost, trimFloat(est.StorageGB), est.StorageCost,
+		trimFloat(recordsPerSecond), checkpoints), nil
 }
 
 // loadWithoutJobs is what the seed's 3-RCU load reads, by our rules: one

@@ -7,6 +7,9 @@ import (
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/iam"
 	"github.com/tablekit/tablekit/iam/policies"
+	"github.com/tablekit/tablekit/jobs"
+	"github.com/tablekit/tablekit/jobs/analytics"
+	"github.com/tablekit/tablekit/table"
 )
 
 // The bucket parameters of the documents: every store's buckets are the
@@ -45,8 +48,21 @@ func service(m datamodel.Model) (iam.Service, error) {
 		return policies.Journey(name, logsBucketParam, reportsBucketParam, backupsBucketParam), nil
 	case "pipeline":
 		return policies.Pipeline(name, pipelineBucketParam), nil
+	case "analytics":
+		return policies.Analytics(name), nil
 	}
 	return iam.Service{}, fmt.Errorf("no IAM description of store %q", m.Store)
+}
+
+// consumed is the table whose stream m's stream consumer policy reads, and
+// its consumer group: the jobs table under analytics.ConsumerName for the
+// analytics view (which exists to consume it), m's own table in the
+// default group for the stores.
+func consumed(m datamodel.Model) (table.Schema, string) {
+	if m.Store == "analytics" {
+		return jobs.Schema(jobs.TableNameForEnv("prod")), analytics.ConsumerName
+	}
+	return m.Schema, changes.DefaultName
 }
 
 // policyDocs are m's five policies, for env: the runtime policy of its
@@ -54,8 +70,8 @@ func service(m datamodel.Model) (iam.Service, error) {
 // and the maintenance calls), its read-only policy (a dashboard's reads),
 // the admin policy of its table and of the default lease table (creating
 // it, EnsureTable, is the consumers' deployment's), and the policy of a
-// changes.Consumer of its table's stream in the default consumer group,
-// confined to that group's leases.
+// changes.Consumer of the stream consumed(m) names, confined to its
+// group's leases.
 func policyDocs(m datamodel.Model, env iam.Env) (map[string]iam.Policy, error) {
 	svc, err := service(m)
 	if err != nil {
@@ -79,7 +95,8 @@ func policyDocs(m datamodel.Model, env iam.Env) (map[string]iam.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	consumer, err := iam.StreamConsumer(env, m.Schema, changes.DefaultLeaseTable, changes.LeaseKey(m.Schema.Name, changes.DefaultName))
+	source, group := consumed(m)
+	consumer, err := iam.StreamConsumer(env, source, changes.DefaultLeaseTable, changes.LeaseKey(source.Name, group))
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@
 //	docs/<store>/iam-policy.json                  the runtime policy
 //	docs/<store>/iam-admin-policy.json            table creation and changes
 //	docs/<store>/iam-stream-consumer-policy.json  a changes.Consumer of the table
+//	                                              (analytics: of the jobs table)
 //	docs/costs.md
 //
 // Everything is derived from the stores' declared schemas (package
@@ -90,10 +91,11 @@ func write(ctx context.Context, log io.Writer, dir string, ms []datamodel.Model)
 	return nil
 }
 
-// models are the four stores, in the order of docs/systems/README.md, each with the S3
-// objects of its iam/policies description (for its policy and checklist).
+// models are the four stores, in the order of docs/systems/README.md, and
+// the jobs analytics view after them, each with the S3 objects of its
+// iam/policies description (for its policy and checklist).
 func models() []datamodel.Model {
-	ms := []datamodel.Model{journeyModel(), jobsModel(), tasksModel(), pipelineModel()}
+	ms := []datamodel.Model{journeyModel(), jobsModel(), tasksModel(), pipelineModel(), analyticsModel()}
 	for i := range ms {
 		if svc, err := service(ms[i]); err == nil {
 			ms[i].Objects = svc.Objects
@@ -135,7 +137,7 @@ func readme(ms []datamodel.Model) ([]byte, error) {
 	b.WriteString("\n## IAM policies\n\n")
 	b.WriteString("Each store has five policies (package iam, generated from the store's patterns and its `iam/policies` description): `iam-policy.json`, the runtime policy its service runs with (item actions on one table, Query/Scan on its indexes by name, object actions under its bucket prefixes and ListBucket only with an `s3:prefix` under them), without the maintenance calls; ")
 	b.WriteString("`iam-operator-policy.json`, for whoever runs those (the CLI's backfill and orphan sweep for jobs, export and import for journey, deleting a pipeline with its files): the runtime grants plus the patterns marked `Maintenance` and the buckets' maintenance actions; `iam-readonly-policy.json`, for dashboards: the reads of the runtime patterns (GetItem, Query, BatchGetItem) and GetObject/ListBucket where the service reads objects, no write and no Scan; ")
-	b.WriteString("`iam-admin-policy.json`, for whoever creates and changes the table (CreateTable, UpdateTable, TTL, backups: `Schema.EnsureTable`, `changes.EnableStream`; with a customer managed key in the schema, the KMS actions DynamoDB needs on that key's ARN, only through DynamoDB; `s3:PutLifecycleConfiguration` on a bucket whose lifecycle rules the service owns, journey's logs bucket); and `iam-stream-consumer-policy.json`, for a `changes.Consumer` of the table's stream with the default lease table. ")
+	b.WriteString("`iam-admin-policy.json`, for whoever creates and changes the table (CreateTable, UpdateTable, TTL, backups: `Schema.EnsureTable`, `changes.EnableStream`; with a customer managed key in the schema, the KMS actions DynamoDB needs on that key's ARN, only through DynamoDB; `s3:PutLifecycleConfiguration` on a bucket whose lifecycle rules the service owns, journey's logs bucket); and `iam-stream-consumer-policy.json`, for a `changes.Consumer` of the table's stream with the default lease table (for analytics, the view's consumer of the jobs table's stream, group `jobs-analytics`: its service runs with that policy and its runtime one). ")
 	b.WriteString("Every ARN names the parameters `${AWS::Region}` and `${AWS::AccountId}` (CloudFormation's pseudo parameters: paste a document into `Fn::Sub`, or substitute them as text), never `*`; jobs and pipeline name their bucket as `${JobsBucket}` and `${PipelineBucket}`, journey uses the buckets of [its design](systems/journey.md). ")
 	b.WriteString("To generate a policy for your account and table from Go: `iam.Runtime(iam.Env{Region: \"eu-west-1\", Account: \"123456789012\"}, policies.Jobs(\"photoeditor-prod-jobs\", \"my-bucket\"))` and `.JSON()`. ")
 	b.WriteString("Tests run every store's flows on dynamotest and the memory blob store enforcing each policy (`dynamotest.Enforce`, `blobstore.Enforce`): no denial, every grant used, and what lies outside it (a maintenance call under the runtime policy, a write under the read-only one) denied. To check a policy against an example program, run it with `TABLEKIT_POLICY=<file>` (examples/internal/exampleenv) with a policy generated for the fake's `dynamotest.Env`.\n")

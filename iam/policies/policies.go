@@ -22,6 +22,7 @@ package policies
 import (
 	"github.com/tablekit/tablekit/iam"
 	"github.com/tablekit/tablekit/jobs"
+	"github.com/tablekit/tablekit/jobs/analytics"
 	"github.com/tablekit/tablekit/journey"
 	"github.com/tablekit/tablekit/pipeline"
 	"github.com/tablekit/tablekit/tasks"
@@ -88,4 +89,14 @@ func Pipeline(tableName, bucket string) iam.Service {
 			Actions:     []string{iam.S3GetObject, iam.S3PutObject},
 			Maintenance: []string{iam.S3DeleteObject, iam.S3ListBucket}}},
 	}
+}
+
+// Analytics is the jobs analytics view (package jobs/analytics) on its
+// table viewTable: Apply's writes and ListDays' queries. The view's
+// consumer also reads the jobs table's stream and keeps its leases: that
+// is iam.StreamConsumer's policy of the jobs table with the lease key
+// changes.LeaseKey(jobsTable, analytics.ConsumerName), which its service
+// runs with beside this one. It touches no bucket.
+func Analytics(viewTable string) iam.Service {
+	return iam.Service{Tables: []iam.Table{{Schema: analytics.Schema(viewTable), Patterns: analytics.Patterns()}}}
 }

@@ -216,7 +216,7 @@ var functions = map[string]any{
 	"jobs.TableNameForEnv": jobs.TableNameForEnv, "jobs.Patterns": jobs.Patterns, "jobs.Entities": jobs.Entities,
 	"jobs.Statuses": jobs.Statuses, "jobs.JobFromChange": jobs.JobFromChange,
 	"analytics.NewView": analytics.NewView, "analytics.Recount": analytics.Recount, "analytics.Schema": analytics.Schema,
-	"analytics.TableNameForEnv": analytics.TableNameForEnv,
+	"analytics.TableNameForEnv": analytics.TableNameForEnv, "analytics.Patterns": analytics.Patterns, "analytics.Entities": analytics.Entities,
 
 	"journey.NewStore": journey.NewStore, "journey.At": journey.At, "journey.DecodeItem": journey.DecodeItem, "journey.Provisioning": journey.Provisioning,
 	"journey.ProgressEvents": journey.ProgressEvents, "journey.Schema": journey.Schema,
@@ -238,7 +238,7 @@ var functions = map[string]any{
 	"iam.Admin": iam.Admin, "iam.Match": iam.Match, "iam.Parse": iam.Parse, "iam.ParseARN": iam.ParseARN,
 	"iam.Runtime": iam.Runtime, "iam.Operator": iam.Operator, "iam.ReadOnly": iam.ReadOnly, "iam.StreamConsumer": iam.StreamConsumer,
 	"policies.Jobs": policies.Jobs, "policies.Journey": policies.Journey,
-	"policies.Pipeline": policies.Pipeline, "policies.Tasks": policies.Tasks,
+	"policies.Pipeline": policies.Pipeline, "policies.Tasks": policies.Tasks, "policies.Analytics": policies.Analytics,
 
 	"observe.Blobs": observe.Blobs, "observe.DynamoDB": observe.DynamoDB,
 	"observe.TraceID": observe.TraceID, "observe.XRayTraceID": observe.XRayTraceID,

@@ -28,4 +28,10 @@
 //
 // The jobs table needs a stream with both images (changes.EnableStream with
 // NEW_AND_OLD_IMAGES).
+//
+// Patterns and Entities declare the view's table for package datamodel
+// (docs/analytics/, and its row in docs/costs.md) and for its IAM policies
+// (iam/policies.Analytics, with iam.StreamConsumer's policy of the jobs
+// table in the group ConsumerName), at rates that follow the jobs store's
+// declared job rate.
 package analytics
