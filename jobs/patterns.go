@@ -65,21 +65,38 @@ func Entities() []access.Entity {
 // typical item sizes and request rates package datamodel turns into
 // capacity, cost, hot-partition estimates and the IAM policy
 // (cmd/datamodel writes them under docs/jobs/).
-func Patterns() []access.Pattern {
-	ps := []access.Pattern{
-		{
-			Name:      "Create job",
-			Partition: "{jobId}",
-			IndexWrites: []access.IndexWrite{
-				{Index: IndexUserCreatedAt, Partition: "{userId}"},
-				{Index: IndexStatusCreatedAt, Partition: "QUEUED"},
-			},
-			Description:   "Store a new QUEUED job; attribute_not_exists(jobId) so an id is never reused.",
-			Operation:     access.PutItem,
-			KeyCondition:  "jobId = :jobId",
-			ItemSize:      typicalJobSize,
-			RatePerSecond: peakCreates, AveragePerSecond: averageCreates,
+//
+// opts are the store's options; only Options.Work changes the patterns.
+// With Work (see "Work" in the package documentation), Create is a
+// TransactWriteItems that also queues the job's task, the job worker
+// reads each job it claims strongly consistent and heartbeats only its
+// task (no job heartbeat), the moves that queue a job again (Replay,
+// Recover, Sweep) are transactions too, and Sweep queries the status
+// index: the jobs table's side of the Work flows. Their tasks table side
+// is WorkPatterns.
+func Patterns(opts ...func(*Options)) []access.Pattern {
+	work := WorkTableName(opts...) != ""
+	create := access.Pattern{
+		Name:      "Create job",
+		Partition: "{jobId}",
+		IndexWrites: []access.IndexWrite{
+			{Index: IndexUserCreatedAt, Partition: "{userId}"},
+			{Index: IndexStatusCreatedAt, Partition: "QUEUED"},
 		},
+		Description:   "Store a new QUEUED job; attribute_not_exists(jobId) so an id is never reused.",
+		Operation:     access.PutItem,
+		KeyCondition:  "jobId = :jobId",
+		ItemSize:      typicalJobSize,
+		RatePerSecond: peakCreates, AveragePerSecond: averageCreates,
+	}
+	if work {
+		create.Description = "Store a new QUEUED job (attribute_not_exists(jobId), so an id is never reused) in one TransactWriteItems with its task's items on the tasks table (WorkPatterns' " + patternQueueWork + "): no job exists without its work."
+		create.Operation, create.Transactional = access.TransactWriteItems, true
+		create.Items = []access.Item{{Operation: access.PutItem, Size: typicalJobSize, Partition: "{jobId}", IndexWrites: create.IndexWrites}}
+		create.IndexWrites = nil
+	}
+	ps := []access.Pattern{
+		create,
 		{
 			Name:          "Get job by ID",
 			Partition:     "{jobId}",
@@ -169,12 +186,90 @@ func Patterns() []access.Pattern {
 			RatePerSecond: peakDeletes, AveragePerSecond: peakDeletes / peakToAverage,
 		},
 	}
+	if work {
+		ps = withWork(ps)
+	}
 	for i := range ps {
 		// Every pattern reads or writes the job, the table's one entity.
 		ps[i].Entities = []string{entityJob}
 		ps[i].Latency = latencies[ps[i].Name]
+		if ps[i].Transactional {
+			// Create with work: a transaction across two tables.
+			ps[i].Latency = transactionLatency
+		}
 	}
 	return ps
+}
+
+// transactionLatency is the latency target of a TransactWriteItems (p99),
+// as tasks declares its own.
+const transactionLatency = 50 * time.Millisecond
+
+// Names of the jobs table's patterns of a store with Work.
+const (
+	patternReadClaimedJob = "Read the job of a claimed task"
+	patternRequeueWork    = "Queue a job's work again"
+	patternFindStranded   = "Find jobs without work"
+)
+
+// Rates of the Work flows. A job's work is queued again when it is
+// replayed, recovered or swept: say one job in a hundred. Sweep runs
+// about once a minute, like Recover, one query per status it reads
+// (QUEUED, PROCESSING, EDITING), and finds a page of ~10 jobs old enough
+// to look at, whose tasks it reads.
+const (
+	peakRequeues = peakCreates / 100
+	sweepRuns    = 1.0 / 60
+	sweepItems   = 10
+)
+
+// withWork turns ps, the patterns of a store without Work, into those of
+// a store with it: no job heartbeat (the task's lease is the job's), and
+// the worker's read, the moves that queue work again and Sweep's query.
+func withWork(ps []access.Pattern) []access.Pattern {
+	out := make([]access.Pattern, 0, len(ps)+3)
+	for _, ap := range ps {
+		if ap.Name != "Heartbeat job lease" {
+			out = append(out, ap)
+		}
+	}
+	return append(out,
+		access.Pattern{
+			Name:          patternReadClaimedJob,
+			Partition:     "{jobId}",
+			Description:   "The job worker reads the job its claimed task carries, strongly consistent, before it starts it (QUEUED) or takes it over from a dead worker (in flight); its moves are then Update job status, Start editing and Complete job, under the task's lease.",
+			Operation:     access.GetItem,
+			KeyCondition:  "jobId = :jobId",
+			ItemSize:      typicalJobSize,
+			Consistent:    true,
+			RatePerSecond: peakCreates, AveragePerSecond: averageCreates,
+		},
+		access.Pattern{
+			Name:      patternRequeueWork,
+			Partition: "{jobId}",
+			Description: "Replay (FAILED), Recover and Sweep (in flight, or QUEUED without work) move the job to QUEUED in one TransactWriteItems with its next task's items on the tasks table (WorkPatterns' " + patternQueueWork + "), conditioned on the job as read and its taskCount. " +
+				"Replay reads the job strongly consistent before and after; Recover and Sweep read it from their queries.",
+			Operation:    access.TransactWriteItems,
+			KeyCondition: "jobId = :jobId",
+			Items: []access.Item{{Operation: access.UpdateItem, Size: typicalJobSize, Partition: "{jobId}", IndexWrites: []access.IndexWrite{
+				{Index: IndexUserCreatedAt, Partition: "{userId}"},
+				{Index: IndexStatusCreatedAt, Move: true, From: string(StatusFailed), Partition: string(StatusQueued)},
+			}}},
+			Transactional: true,
+			RatePerSecond: peakRequeues, AveragePerSecond: peakRequeues / peakToAverage,
+		},
+		access.Pattern{
+			Name:            patternFindStranded,
+			Partition:       string(StatusQueued),
+			Description:     "Sweep and Stranded: the QUEUED, PROCESSING and EDITING jobs created at least MinAge ago (one query per status), filtered to those unchanged for MinAge and under no lease of their own; each job's task is then read on the tasks table (Get task metadata).",
+			Operation:       access.Query,
+			Index:           IndexStatusCreatedAt,
+			KeyCondition:    "status = :status AND createdAt <= :cutoff",
+			ItemSize:        typicalJobSize,
+			ItemsPerRequest: sweepItems,
+			RatePerSecond:   sweepRuns * 3, AveragePerSecond: sweepRuns * 3,
+		},
+	)
 }
 
 // entityJob is the table's one entity.
@@ -197,6 +292,9 @@ var latencies = map[string]time.Duration{
 	"Recover expired leases": time.Second,
 	"Backfill jobs":          time.Second,
 	"Delete job":             20 * time.Millisecond,
+	patternReadClaimedJob:    10 * time.Millisecond,
+	patternRequeueWork:       transactionLatency,
+	patternFindStranded:      time.Second,
 }
 
 // statusMove declares one status move of a job at the jobs' creation

@@ -57,13 +57,34 @@ func (s *Store) Tasks() *tasks.Store {
 // without one (Options.Work).
 var ErrNoWork = errors.New("jobs: the store queues no work (Options.Work)")
 
+// WorkTableName is the tasks table a store opened with opts queues its
+// jobs' work on (WorkOptions.TableName, tasks.DefaultTableName by
+// default), or "" for a store without Options.Work. Package iam/policies
+// reads it to grant a store with Work that table.
+func WorkTableName(opts ...func(*Options)) string {
+	var o Options
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o.workTableName()
+}
+
+// workTableName is WorkTableName of o.
+func (o Options) workTableName() string {
+	switch {
+	case o.Work == nil:
+		return ""
+	case o.Work.TableName == "":
+		return tasks.DefaultTableName
+	}
+	return o.Work.TableName
+}
+
 // newWorkQueue opens the tasks store of o.Work on db.
 func newWorkQueue(db table.API, o Options) (*tasks.Store, error) {
-	name := o.Work.TableName
-	if name == "" {
-		name = tasks.DefaultTableName
-	}
-	topts := []func(*tasks.Options){tasks.TableName(name), func(to *tasks.Options) {
+	topts := []func(*tasks.Options){tasks.TableName(o.workTableName()), func(to *tasks.Options) {
 		to.LeaseDuration = o.LeaseDuration
 		to.MaxAttempts = tasks.MaxAttemptsLimit
 		to.Clock = o.Clock
