@@ -43,12 +43,33 @@ type Model struct {
 	// of its iam/policies description): its runtime policy, and the
 	// document's checklist, hold their statements beside the table's.
 	Objects []iam.Objects
+	// OtherTables are other stores' tables the store's own calls use
+	// (jobs with jobs.Work: the tasks table its jobs' work is queued on),
+	// each with what the store sends it. The runtime policy grants them
+	// beside the store's table, and the document and costs.md add their
+	// cost to the store's.
+	OtherTables []OtherTable
 
 	Prose Prose
 	// Items are representative items (5-10), attribute name to the value
 	// shown; the GSI tables are derived from them by the GSIs' keys and
 	// projections, so a sparse index shows only the items it holds.
 	Items []Sample
+}
+
+// OtherTable is another store's table a model's store calls: its schema,
+// the patterns the model's store sends it, at the model's rates, and the
+// items those patterns keep there (for their storage).
+type OtherTable struct {
+	Schema   table.Schema
+	Patterns []access.Pattern
+	Entities []access.Entity
+}
+
+// Estimate is EstimateSchema of the other table's schema, patterns and
+// entities with opts.
+func (o OtherTable) Estimate(opts ...func(*Options)) (*Estimate, error) {
+	return EstimateSchema(o.Schema, o.Patterns, append([]func(*Options){WithEntities(o.Entities)}, opts...)...)
 }
 
 // Sample is one representative item: attribute names and the values
@@ -106,6 +127,20 @@ type IndexProse struct {
 // with its options.
 func (m Model) Estimate() (*Estimate, error) {
 	return EstimateSchema(m.Schema, m.Patterns, append([]func(*Options){WithEntities(m.Entities)}, m.Options...)...)
+}
+
+// OtherEstimates are the estimates of the model's OtherTables, in their
+// order, with the model's options.
+func (m Model) OtherEstimates() ([]*Estimate, error) {
+	var out []*Estimate
+	for _, o := range m.OtherTables {
+		est, err := o.Estimate(m.Options...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, est)
+	}
+	return out, nil
 }
 
 // designLine is the sentence that names the system's design document, with

@@ -27,10 +27,14 @@ type PolicyOptions struct {
 	// Objects are the S3 objects the store uses; their statements follow
 	// the table's (iam.Runtime).
 	Objects []iam.Objects
+	// OtherTables are other stores' tables the store calls
+	// (Model.OtherTables): each granted what its patterns use, after the
+	// table's statements.
+	OtherTables []OtherTable
 }
 
 // PolicyFor is iam.Runtime for the table s, by the access patterns ps,
-// and the objects of PolicyOptions.Objects: the item actions its patterns
+// and the objects of PolicyOptions.Objects (and its OtherTables): the item actions its patterns
 // use on the table, Query or Scan only on the indexes its patterns read,
 // each by name, and the S3 statements of its objects. Table creation is
 // iam.Admin's (cmd/datamodel writes the runtime, admin and stream-consumer
@@ -48,10 +52,19 @@ func PolicyFor(s table.Schema, ps []access.Pattern, opts ...func(*PolicyOptions)
 	if err := check(s, ps, Options{}); err != nil {
 		return Policy{}, err
 	}
-	for _, ap := range ps {
-		if err := validatePattern(s, ap); err != nil {
+	tables := []iam.Table{{Schema: s, Patterns: ps}}
+	for _, other := range o.OtherTables {
+		if err := check(other.Schema, other.Patterns, Options{}); err != nil {
 			return Policy{}, err
 		}
+		tables = append(tables, iam.Table{Schema: other.Schema, Patterns: other.Patterns})
 	}
-	return iam.Runtime(o.Env, iam.Service{Tables: []iam.Table{{Schema: s, Patterns: ps}}, Objects: o.Objects})
+	for _, t := range tables {
+		for _, ap := range t.Patterns {
+			if err := validatePattern(t.Schema, ap); err != nil {
+				return Policy{}, err
+			}
+		}
+	}
+	return iam.Runtime(o.Env, iam.Service{Tables: tables, Objects: o.Objects})
 }

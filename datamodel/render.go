@@ -42,16 +42,20 @@ func Render(ctx context.Context, m Model) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &renderer{m: m, s: m.Schema, est: est, ms: ms, policy: policy, proj: proj, rels: relationships(m, est)}
+	others, err := m.OtherEstimates()
+	if err != nil {
+		return nil, err
+	}
+	r := &renderer{m: m, s: m.Schema, est: est, others: others, ms: ms, policy: policy, proj: proj, rels: relationships(m, est)}
 	r.all()
 	return []byte(r.b.String()), nil
 }
 
 // Policy is the least-privilege runtime IAM policy of the model's store:
-// its table's statements and its objects', in iam.Placeholders' region
+// its table's statements, its other tables' and its objects', in iam.Placeholders' region
 // and account.
 func (m Model) Policy() (Policy, error) {
-	return PolicyFor(m.Schema, m.Patterns, func(o *PolicyOptions) { o.Objects = m.Objects })
+	return PolicyFor(m.Schema, m.Patterns, func(o *PolicyOptions) { o.Objects, o.OtherTables = m.Objects, m.OtherTables })
 }
 
 type renderer struct {
@@ -59,6 +63,7 @@ type renderer struct {
 	m      Model
 	s      table.Schema
 	est    *Estimate
+	others []*Estimate // of m.OtherTables
 	ms     []Measurement
 	policy Policy
 	proj   []ProjectionAnalysis
@@ -438,11 +443,27 @@ func (r *renderer) mapping() {
 	r.p("## Access Pattern Mapping\n\n### Solved Patterns\n\n")
 	r.p("Reads and writes alike, in declaration order. Units per request follow DynamoDB's rules (reads in 4 KB units, half when eventually consistent, double in a transaction, Query summing item sizes before rounding; writes in 1 KB units, double in a transaction, one more write per GSI entry and two where an index key moves). " +
 		"Each pattern declares two rates (a peak and an average): the peak sizes partitions and capacity (RCU/s and WCU/s below, the hot-partition analysis), the average is what the month is billed for ($/month, on demand at DynamoDB's prices over a 2,592,000-second month).\n\n")
+	r.patternTable(r.s, r.est)
+	e := r.est
+	r.p("### Capacity and Cost\n\n")
+	r.p("- **Peak**: %s RCU/s and %s WCU/s in the busiest second: what provisioned capacity and the partitions must serve.\n", num(e.ReadPerSecond), num(e.WritePerSecond))
+	r.p("- **Reads**: %s RCU/s on average → %s/month (RRU $0.125 per million)\n", num(e.AverageReadPerSecond), dollars(e.ReadCost))
+	r.p("- **Writes**: %s WCU/s on average → %s/month (WRU $0.625 per million)\n", num(e.AverageWritePerSecond), dollars(e.WriteCost))
+	r.p("- **Storage**: %s GB → %s/month ($0.25 per GB-month), derived from the declared entities below\n", num(e.StorageGB), dollars(e.StorageCost))
+	r.p("- **Total**: %s/month on demand at the average rates. Billing every pattern's peak as if it were constant would give %s/month. A service sets its own rates with `datamodel.WithRates` (peaks) and `datamodel.WithAverages`.\n\n", dollars(e.MonthlyCost), dollars(e.PeakMonthlyCost))
+	r.storage()
+	r.otherTables()
+	r.projections()
+}
+
+// patternTable renders the mapping table of est, the estimate of the
+// patterns on table s: one row per pattern and the total.
+func (r *renderer) patternTable(s table.Schema, e *Estimate) {
 	r.p("| # | Pattern | Description | Table/Index | DynamoDB Operation | Key Condition | Items per request | Latency target | Peak (req/s) | Average (req/s) | RCU/req | WCU/req | Peak RCU/s | Peak WCU/s | $/month |\n")
 	r.p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for i, pe := range r.est.Patterns {
+	for i, pe := range e.Patterns {
 		ap := pe.Pattern
-		where := r.s.Name
+		where := s.Name
 		if ap.Index != "" {
 			where = ap.Index
 		}
@@ -461,7 +482,7 @@ func (r *renderer) mapping() {
 			wcu += " (table " + num(pe.TableWriteUnits) + ", " + strings.Join(idx, ", ") + ")"
 		}
 		avg := num(ap.AveragePerSecond)
-		if slices.Contains(r.est.Undeclared, ap.Name) {
+		if slices.Contains(e.Undeclared, ap.Name) {
 			avg = "not declared (peak billed)"
 		}
 		lat := "not declared"
@@ -471,16 +492,28 @@ func (r *renderer) mapping() {
 		r.p("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", i+1, cell(ap.Name), cell(ap.Description), cell(where), op,
 			code(ap.KeyCondition), describeItems(ap), lat, num(ap.RatePerSecond), avg, num(pe.ReadUnits), wcu, num(pe.ReadPerSecond), num(pe.WritePerSecond), dollars(pe.MonthlyCost))
 	}
-	e := r.est
 	r.p("| | **Total** | | | | | | | | | | | **%s** | **%s** | **%s** |\n\n", num(e.ReadPerSecond), num(e.WritePerSecond), dollars(e.ReadCost+e.WriteCost))
-	r.p("### Capacity and Cost\n\n")
-	r.p("- **Peak**: %s RCU/s and %s WCU/s in the busiest second: what provisioned capacity and the partitions must serve.\n", num(e.ReadPerSecond), num(e.WritePerSecond))
-	r.p("- **Reads**: %s RCU/s on average → %s/month (RRU $0.125 per million)\n", num(e.AverageReadPerSecond), dollars(e.ReadCost))
-	r.p("- **Writes**: %s WCU/s on average → %s/month (WRU $0.625 per million)\n", num(e.AverageWritePerSecond), dollars(e.WriteCost))
-	r.p("- **Storage**: %s GB → %s/month ($0.25 per GB-month), derived from the declared entities below\n", num(e.StorageGB), dollars(e.StorageCost))
-	r.p("- **Total**: %s/month on demand at the average rates. Billing every pattern's peak as if it were constant would give %s/month. A service sets its own rates with `datamodel.WithRates` (peaks) and `datamodel.WithAverages`.\n\n", dollars(e.MonthlyCost), dollars(e.PeakMonthlyCost))
-	r.storage()
-	r.projections()
+}
+
+// otherTables renders what the store sends other stores' tables
+// (Model.OtherTables) and what that costs, beside the table's own.
+func (r *renderer) otherTables() {
+	if len(r.others) == 0 {
+		return
+	}
+	r.p("### Other Tables\n\n")
+	r.p("The store's calls also use other stores' tables (the runtime policy grants them too). What they send each table, at this store's rates, by the same rules; storage is that of the items these patterns keep there.\n\n")
+	total := r.est.MonthlyCost
+	for i, e := range r.others {
+		o := r.m.OtherTables[i]
+		r.p("#### `%s`\n\n", o.Schema.Name)
+		r.patternTable(o.Schema, e)
+		r.p("- **Peak**: %s RCU/s and %s WCU/s; on average %s RCU/s and %s WCU/s\n", num(e.ReadPerSecond), num(e.WritePerSecond), num(e.AverageReadPerSecond), num(e.AverageWritePerSecond))
+		r.p("- **Storage**: %s GB → %s/month\n", num(e.StorageGB), dollars(e.StorageCost))
+		r.p("- **Total**: %s/month on demand at the average rates\n\n", dollars(e.MonthlyCost))
+		total += e.MonthlyCost
+	}
+	r.p("The store with its other tables: **%s/month** on demand at the average rates.\n\n", dollars(total))
 }
 
 // projections renders the GSI projection analysis: each index's current

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -237,4 +238,49 @@ func TestRenderChecklistNamesEveryStatementOfThePolicy(t *testing.T) {
 	out, err = datamodel.Render(context.Background(), m)
 	require.NoError(t, err)
 	assert.NotContains(t, string(out), "s3:", "a store without objects has no S3 statement")
+}
+
+// TestAModelsOtherTablesAreGrantedAndCostedBesideItsOwn: a store that
+// also calls another store's table (jobs' work on the tasks table) gets
+// that table in its runtime policy, by what its patterns there use, and
+// the document lists those patterns and adds their cost to the store's.
+func TestAModelsOtherTablesAreGrantedAndCostedBesideItsOwn(t *testing.T) {
+	m := orderModel()
+	queue := testSchema().WithName("queue")
+	m.OtherTables = []datamodel.OtherTable{{Schema: queue, Patterns: pats(
+		access.Pattern{Name: "Enqueue", Operation: access.PutItem, ItemSize: 1024, RatePerSecond: 10, AveragePerSecond: 1, Partition: "Q#{id}", Latency: time.Second, Entities: []string{"Message"}},
+		access.Pattern{Name: "Poll", Operation: access.Query, Index: "GSI1", ItemSize: 1024, ItemsPerRequest: 4, RatePerSecond: 2, AveragePerSecond: 2, Partition: "READY"},
+	), Entities: []access.Entity{{Name: "Message", Size: 1024, CreatedBy: "Enqueue", Retention: 24 * time.Hour}}}}
+
+	p, err := m.Policy()
+	require.NoError(t, err)
+	doc := string(p.JSON())
+	assert.Contains(t, doc, `table/queue"`, "the other table's items")
+	assert.Contains(t, doc, `table/queue/index/GSI1"`, "the index its patterns query")
+	assert.NotContains(t, doc, `table/queue/index/ByStatus"`, "no index its patterns do not read")
+
+	own, err := m.Estimate()
+	require.NoError(t, err)
+	others, err := m.OtherEstimates()
+	require.NoError(t, err)
+	require.Len(t, others, 1)
+	assert.InDelta(t, 10, others[0].WritePerSecond, 1e-9, "Enqueue: 1 WCU at 10/s")
+	assert.InDelta(t, 2*0.5, others[0].ReadPerSecond, 1e-9, "Poll: 4 KB eventual at 2/s")
+	assert.Positive(t, others[0].StorageGB, "the messages it keeps there")
+
+	out, err := datamodel.Render(context.Background(), m)
+	require.NoError(t, err)
+	rendered := string(out)
+	assert.Contains(t, rendered, "### Other Tables\n")
+	assert.Contains(t, rendered, "#### `queue`\n")
+	assert.Contains(t, rendered, "| 1 | Enqueue |")
+	assert.Contains(t, rendered, "| 2 | Poll |")
+	require.InDelta(t, 3951.53, own.MonthlyCost+others[0].MonthlyCost, 0.005)
+	assert.Contains(t, rendered, "The store with its other tables: **$3,951.53/month**", "the store's cost and the other table's")
+	assert.Contains(t, rendered, "`queue`: dynamodb:PutItem\n", "the checklist names the other table's statement")
+
+	m.OtherTables = nil
+	out, err = datamodel.Render(context.Background(), m)
+	require.NoError(t, err)
+	assert.NotContains(t, string(out), "Other Tables", "a store alone has no such section")
 }

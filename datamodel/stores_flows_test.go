@@ -55,6 +55,31 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 		rows = append(rows, checkWrite(t, fake, s, "Delete job", func() error { return store.Delete(ctx, jb.ID) }))
 	}
 
+	// jobs with its work on the tasks table: Create is one transaction
+	// across both tables, and a Replay another.
+	{
+		s := decl{jobs.Schema(jobs.TableNameForEnv("prod")), jobs.Patterns(jobs.Work(""))}
+		work := decl{tasks.Schema(tasks.DefaultTableName), jobs.WorkPatterns()}
+		fake := fakeWith(t, s.Schema)
+		store, err := jobs.NewStore(fake, blobstore.NewMemory(), jobs.TableName(jobs.TableNameForEnv("prod")), jobs.Work(""))
+		require.NoError(t, err)
+		// The tasks table, and its CONFIG item: written once, not per job.
+		require.NoError(t, store.EnsureTable(ctx))
+		var jb *jobs.Job
+		rows = append(rows, checkCallOn(t, fake, []callOn{{s, []string{"Create job"}}, {work, []string{"Queue a job's work", "Set the readiness signal"}}}, func() (err error) {
+			jb, _, err = store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileSize: 1000, FileType: "image/jpeg", Provider: "stub", OriginalFileName: "a.jpg"})
+			return err
+		})...)
+		started, err := store.StartProcessing(ctx, jb.ID)
+		require.NoError(t, err)
+		_, err = store.Fail(ctx, started.Lease(), jobs.JobError{Code: "X", Message: "x"})
+		require.NoError(t, err)
+		rows = append(rows, checkCallOn(t, fake, []callOn{{s, []string{"Queue a job's work again"}}, {work, []string{"Queue a job's work"}}}, func() error {
+			_, err := store.Replay(ctx, jb.ID)
+			return err
+		})...)
+	}
+
 	// tasks
 	{
 		s := decl{tasks.Schema(tasks.DefaultTableName), tasks.Patterns()}

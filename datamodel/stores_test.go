@@ -152,37 +152,59 @@ func checkWrite(t *testing.T, fake *dynamotest.DB, s decl, name string, run func
 // of the patterns' estimates for the items it actually wrote.
 func checkCall(t *testing.T, fake *dynamotest.DB, s decl, names []string, run func() error) storeRow {
 	t.Helper()
-	name := strings.Join(names, " + ")
-	var aps []access.Pattern
-	for _, n := range names {
-		var ap access.Pattern
-		for _, p := range s.Patterns {
-			if p.Name == n {
-				ap = p
+	return checkCallOn(t, fake, []callOn{{s, names}}, run)[0]
+}
+
+// callOn is a table and the patterns a call is declared to send it.
+type callOn struct {
+	decl
+	names []string
+}
+
+// checkCallOn is checkCall of one call that writes several tables (a
+// transaction across two stores' tables): a row per table, each
+// comparing the table's write units with its named patterns' estimates.
+func checkCallOn(t *testing.T, fake *dynamotest.DB, on []callOn, run func() error) []storeRow {
+	t.Helper()
+	var calls []string
+	aps := make([][]access.Pattern, len(on))
+	before := make([]map[string]stored, len(on))
+	for i, c := range on {
+		calls = append(calls, strings.Join(c.names, " + "))
+		for _, n := range c.names {
+			var ap access.Pattern
+			for _, p := range c.Patterns {
+				if p.Name == n {
+					ap = p
+				}
+			}
+			require.NotEmpty(t, ap.Name, "%s: no pattern %q", c.Name, n)
+			aps[i] = append(aps[i], ap)
+		}
+		before[i] = snapshot(t, fake, c.Schema)
+	}
+	fake.ResetConsumed()
+	require.NoError(t, run(), "%s", strings.Join(calls, "; "))
+	var rows []storeRow
+	for i, c := range on {
+		measured := fake.Consumed(c.Name).WriteUnits
+		after := snapshot(t, fake, c.Schema)
+		changes := diff(before[i], after)
+		row := storeRow{table: c.Name, pattern: calls[i], measured: measured, items: len(changes)}
+
+		// Match every declared item to a change.
+		used := make([]bool, len(changes))
+		for _, ap := range aps[i] {
+			row.estimated += estimateWritten(t, c.decl, ap, changes, used, after, &row)
+		}
+		for j, ch := range changes {
+			if !used[j] {
+				row.problems = append(row.problems, fmt.Sprintf("undeclared %s of %s %s", ch.kind, ch.pk, ch.sk))
 			}
 		}
-		require.NotEmpty(t, ap.Name, "%s: no pattern %q", s.Name, n)
-		aps = append(aps, ap)
+		rows = append(rows, row)
 	}
-	before := snapshot(t, fake, s.Schema)
-	fake.ResetConsumed()
-	require.NoError(t, run(), "%s: %s", s.Name, name)
-	measured := fake.Consumed(s.Name).WriteUnits
-	after := snapshot(t, fake, s.Schema)
-	changes := diff(before, after)
-	row := storeRow{table: s.Name, pattern: name, measured: measured, items: len(changes)}
-
-	// Match every declared item to a change.
-	used := make([]bool, len(changes))
-	for _, ap := range aps {
-		row.estimated += estimateWritten(t, s, ap, changes, used, after, &row)
-	}
-	for i, c := range changes {
-		if !used[i] {
-			row.problems = append(row.problems, fmt.Sprintf("undeclared %s of %s %s", c.kind, c.pk, c.sk))
-		}
-	}
-	return row
+	return rows
 }
 
 // estimateWritten matches the items pattern ap declares to changes not yet

@@ -41,7 +41,7 @@ func service(m datamodel.Model) (iam.Service, error) {
 	name := m.Schema.Name
 	switch m.Store {
 	case "jobs":
-		return policies.Jobs(name, jobsBucketParam), nil
+		return policies.Jobs(name, jobsBucketParam, jobsWork), nil
 	case "tasks":
 		return policies.Tasks(name), nil
 	case "journey":

@@ -3,17 +3,26 @@ package main
 import (
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/jobs"
+	"github.com/tablekit/tablekit/tasks"
 )
 
-// jobsModel is the jobs design's photo-editor jobs table, for the prod environment.
+// jobsWork is the option the modelled jobs store is opened with: its jobs'
+// work queued on the tasks table the CLI's tasks commands read, run by job
+// workers (the library's way of running jobs; examples/photoeditor).
+var jobsWork = jobs.Work(tasks.DefaultTableName)
+
+// jobsModel is the jobs design's photo-editor jobs table, for the prod
+// environment, of a store with jobs.Work: its patterns on the jobs table,
+// and what its work sends the tasks table.
 func jobsModel() datamodel.Model {
 	return datamodel.Model{
-		Store:    "jobs",
-		Design:   "../systems/jobs.md",
-		Package:  "github.com/tablekit/tablekit/jobs",
-		Schema:   jobs.Schema(jobs.TableNameForEnv("prod")),
-		Patterns: jobs.Patterns(),
-		Entities: jobs.Entities(),
+		Store:       "jobs",
+		Design:      "../systems/jobs.md",
+		Package:     "github.com/tablekit/tablekit/jobs",
+		Schema:      jobs.Schema(jobs.TableNameForEnv("prod")),
+		Patterns:    jobs.Patterns(jobsWork),
+		Entities:    jobs.Entities(),
+		OtherTables: []datamodel.OtherTable{{Schema: tasks.Schema(jobs.WorkTableName(jobsWork)), Patterns: jobs.WorkPatterns(), Entities: jobs.WorkEntities()}},
 		// What each index read shows (the jobs design's history and admin views,
 		// Recover's lease check): the projection analysis's INCLUDE list.
 		Attributes: map[string][]string{
@@ -52,7 +61,8 @@ func jobsModel() datamodel.Model {
 				"**ALL projections** double storage and index write cost, bought to answer both lists without a GetItem per row.",
 				"**TTL** (90 days) garbage-collects jobs; reads filter on `ttl` because DynamoDB deletes expired items up to 48 hours late.",
 			},
-			Integration: "uploaded and edited files live in S3 (`s3TempKey`, `s3FinalKey`); large analysis results are offloaded to the blob store before the DynamoDB write, so no item points at a missing object.",
+			Integration: "uploaded and edited files live in S3 (`s3TempKey`, `s3FinalKey`); large analysis results are offloaded to the blob store before the DynamoDB write, so no item points at a missing object. " +
+				"Each job's work is a task on the tasks table (`jobs.Work`, modelled here): queued in the transaction that makes the job QUEUED, claimed, heartbeated and completed by the job worker under the task's one lease, so the job has no heartbeat of its own; what that costs on the tasks table is under Other Tables.",
 		},
 		Items: []datamodel.Sample{
 			{{"jobId", "01JBX7Q2M4T5V6W7X8Y9Z0A1B2"}, {"userId", "user-123"}, {"createdAt", "1730492400000"}, {"status", "QUEUED"}, {"originalFileName", "beach.jpg"}, {"fileSize", "2048576"}, {"ttl", "1738268400"}},

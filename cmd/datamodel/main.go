@@ -104,6 +104,22 @@ func models() []datamodel.Model {
 	return ms
 }
 
+// hotNames lists est's hot partitions, "none" when there is none.
+func hotNames(est *datamodel.Estimate) string {
+	var names []string
+	for _, h := range est.Hot() {
+		where := est.Table
+		if h.Index != "" {
+			where = h.Index
+		}
+		names = append(names, fmt.Sprintf("%s `%s`", where, h.Partition))
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return "⚠️ " + strings.Join(names, ", ")
+}
+
 // readme is the index of the documents: one line per store with its
 // totals and hot partitions.
 func readme(ms []datamodel.Model) ([]byte, error) {
@@ -117,20 +133,17 @@ func readme(ms []datamodel.Model) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		hot := "none"
-		var names []string
-		for _, h := range est.Hot() {
-			where := m.Schema.Name
-			if h.Index != "" {
-				where = h.Index
-			}
-			names = append(names, fmt.Sprintf("%s `%s`", where, h.Partition))
-		}
-		if len(names) > 0 {
-			hot = "⚠️ " + strings.Join(names, ", ")
-		}
+		hot := hotNames(est)
 		fmt.Fprintf(&b, "| %s | `%s` | %d | %.2f | %.2f | $%.2f | %s | [data model](%s/dynamodb_data_model.md), [requirements](%s/dynamodb_requirement.md), [IAM policy](%s/iam-policy.json) |\n",
 			m.Store, m.Schema.Name, len(m.Patterns), est.ReadPerSecond, est.WritePerSecond, est.MonthlyCost, hot, m.Store, m.Store, m.Store)
+		others, err := m.OtherEstimates()
+		if err != nil {
+			return nil, err
+		}
+		for i, oe := range others {
+			fmt.Fprintf(&b, "| %s' calls on another store's table | `%s` | %d | %.2f | %.2f | $%.2f | %s | [data model](%s/dynamodb_data_model.md) (Other Tables), [IAM policy](%s/iam-policy.json) |\n",
+				m.Store, oe.Table, len(m.OtherTables[i].Patterns), oe.ReadPerSecond, oe.WritePerSecond, oe.MonthlyCost, hotNames(oe), m.Store, m.Store)
+		}
 	}
 	b.WriteString("\nRCU/s and WCU/s are at the declared peaks; $/month is on demand at the declared average rates with storage derived from the declared entities. [costs.md](costs.md) sets them beside the single-rate figures and the seeds' own estimates.\n\n")
 	b.WriteString("Rates are the stores' declared defaults; a service estimates its own traffic with `datamodel.EstimateSchema(schema, datamodel.WithRates(...))`. ")

@@ -22,9 +22,10 @@ import (
 
 const resultsBucket = "photo-results"
 
-// jobsStore is a jobs store on h's enforced fake and results bucket.
-func jobsStore(t *testing.T, h *harness) *jobs.Store {
-	store, err := jobs.NewStore(h.db, h.bucket(resultsBucket), jobs.TableName(jobs.TableNameForEnv("prod")), jobs.Clock(h.fake.Now), jobs.LeaseDuration(time.Minute))
+// jobsStore is a jobs store on h's enforced fake and results bucket, with
+// opts besides.
+func jobsStore(t *testing.T, h *harness, opts ...func(*jobs.Options)) *jobs.Store {
+	store, err := jobs.NewStore(h.db, h.bucket(resultsBucket), append([]func(*jobs.Options){jobs.TableName(jobs.TableNameForEnv("prod")), jobs.Clock(h.fake.Now), jobs.LeaseDuration(time.Minute)}, opts...)...)
 	require.NoError(t, err)
 	return store
 }

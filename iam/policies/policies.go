@@ -34,13 +34,26 @@ import (
 // service writes and reads results there; an operator's orphan sweep
 // (RemoveOrphans) lists and deletes them, and its backfill scans the
 // table (iam.Operator).
-func Jobs(tableName, bucket string) iam.Service {
-	return iam.Service{
-		Tables: []iam.Table{{Schema: jobs.Schema(tableName), Patterns: jobs.Patterns()}},
+//
+// opts are the options the service opens the store with; only
+// jobs.Options.Work changes the policy. With jobs.Work(tasksTable) the
+// store queues each job's work on that tasks table, in the transactions
+// that make jobs QUEUED, and its job workers run on the tasks runtime:
+// the service's tables are the jobs table, with the patterns of a store
+// with Work (jobs.Patterns(opts...)), and the tasks table, with what the
+// Work flows send it (jobs.WorkPatterns) and nothing else of the tasks
+// store's calls. Without Work, the tasks table is not in the policy.
+func Jobs(tableName, bucket string, opts ...func(*jobs.Options)) iam.Service {
+	svc := iam.Service{
+		Tables: []iam.Table{{Schema: jobs.Schema(tableName), Patterns: jobs.Patterns(opts...)}},
 		Objects: []iam.Objects{{Bucket: bucket, Prefix: "jobs/" + tableName + "/",
 			Actions:     []string{iam.S3GetObject, iam.S3PutObject},
 			Maintenance: []string{iam.S3DeleteObject, iam.S3ListBucket}}},
 	}
+	if work := jobs.WorkTableName(opts...); work != "" {
+		svc.Tables = append(svc.Tables, iam.Table{Schema: tasks.Schema(work), Patterns: jobs.WorkPatterns()})
+	}
+	return svc
 }
 
 // Tasks is the tasks store on tableName. It keeps payloads in the table,
