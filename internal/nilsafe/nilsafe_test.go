@@ -216,7 +216,7 @@ var functions = map[string]any{
 	"jobs.TableNameForEnv": jobs.TableNameForEnv, "jobs.Patterns": jobs.Patterns, "jobs.Entities": jobs.Entities, "jobs.WorkPatterns": jobs.WorkPatterns, "jobs.WorkTableName": jobs.WorkTableName, "jobs.WorkEntities": jobs.WorkEntities,
 	"jobs.Statuses": jobs.Statuses, "jobs.JobFromChange": jobs.JobFromChange,
 	"analytics.NewView": analytics.NewView, "analytics.Recount": analytics.Recount, "analytics.Schema": analytics.Schema,
-	"analytics.TableNameForEnv": analytics.TableNameForEnv, "analytics.Patterns": analytics.Patterns, "analytics.Entities": analytics.Entities,
+	"analytics.TableNameForEnv": analytics.TableNameForEnv, "analytics.Patterns": analytics.Patterns, "analytics.Entities": analytics.Entities, "analytics.Provisioning": analytics.Provisioning,
 
 	"journey.NewStore": journey.NewStore, "journey.At": journey.At, "journey.DecodeItem": journey.DecodeItem, "journey.Provisioning": journey.Provisioning,
 	"journey.ProgressEvents": journey.ProgressEvents, "journey.Schema": journey.Schema,

@@ -38,10 +38,23 @@ type Options struct {
 	Logger *slog.Logger
 	// Table configures the underlying table.Table (backoff, cursor key).
 	Table []func(*table.Options)
+	// Provisioning, when set, replaces the table's production settings,
+	// which are otherwise the jobs design's point-in-time recovery and AWS
+	// managed KMS encryption (table.RecoveryAndKMS), as for the jobs
+	// table: what EnsureTable creates a missing table with and checks an
+	// existing one against.
+	Provisioning *table.Provisioning
 }
 
 // TableName sets Options.TableName.
 func TableName(name string) func(*Options) { return func(o *Options) { o.TableName = name } }
+
+// Provisioning sets Options.Provisioning: the view table's production
+// settings instead of recovery and KMS encryption. A development table
+// that needs neither passes Provisioning(table.Provisioning{}).
+func Provisioning(p table.Provisioning) func(*Options) {
+	return func(o *Options) { o.Provisioning = &p }
+}
 
 // Logger sets Options.Logger.
 func Logger(l *slog.Logger) func(*Options) { return func(o *Options) { o.Logger = l } }
@@ -72,11 +85,17 @@ var (
 	daySK  = keys.MustSort("DAY#{day}")
 )
 
-// Schema is the view's table named tableName: pk and sk, both strings.
+// Schema is the view's table named tableName: pk and sk, both strings,
+// with point-in-time recovery and AWS managed KMS encryption, as the jobs
+// design asks of the jobs table. The view needs recovery more than the
+// jobs table does: it keeps counting jobs the jobs table expired after 90
+// days, so a lost view cannot be recounted from the jobs (Recount) past
+// them.
 func Schema(tableName string) table.Schema {
 	return table.Schema{Name: tableName,
 		PartitionKey: table.Attribute{Name: "pk", Type: types.ScalarAttributeTypeS},
-		SortKey:      table.Attribute{Name: "sk", Type: types.ScalarAttributeTypeS}}
+		SortKey:      table.Attribute{Name: "sk", Type: types.ScalarAttributeTypeS},
+		Provisioning: table.RecoveryAndKMS()}
 }
 
 // NewView returns the view kept in a table on db. A nil db or a bad
@@ -96,6 +115,9 @@ func NewView(db table.API, opts ...func(*Options)) (*View, error) {
 		return nil, &table.InputError{Field: "db", Value: "nil", Reason: "NewView needs a table.API"}
 	}
 	schema := Schema(o.TableName)
+	if o.Provisioning != nil {
+		schema.Provisioning = *o.Provisioning
+	}
 	if err := schema.Validate(); err != nil {
 		return nil, err
 	}
