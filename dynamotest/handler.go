@@ -117,7 +117,7 @@ type wireOperation func(ctx context.Context, api table.API, body, out []byte) ([
 func serve[In, Out any](call func(table.API, context.Context, *In, ...func(*dynamodb.Options)) (*Out, error)) wireOperation {
 	return func(ctx context.Context, api table.API, body, out []byte) ([]byte, error) {
 		in := new(In)
-		if err := wire.Unmarshal(body, in); err != nil {
+		if err := unmarshal(api, body, in); err != nil {
 			return nil, err
 		}
 		res, err := call(api, ctx, in)
@@ -126,6 +126,22 @@ func serve[In, Out any](call func(table.API, context.Context, *In, ...func(*dyna
 		}
 		return wire.Append(out, res), nil
 	}
+}
+
+// unmarshal decodes a request for api. A request to a *DB may hold an
+// AttributeValue that is not one (no member set, or several): DynamoDB
+// reports the request's other faults before it, so the DB answers such a
+// request itself (refuseInvalid) rather than failing it while decoding.
+func unmarshal(api table.API, body []byte, in any) error {
+	db, ok := api.(*DB)
+	if !ok || !refusesInvalid(in) {
+		return wire.Unmarshal(body, in)
+	}
+	invalid, err := wire.UnmarshalDeferred(body, in)
+	if err != nil || !invalid {
+		return err
+	}
+	return db.refuseInvalid(in)
 }
 
 // serveMethod is serve for an operation beyond table.API, a method of the
@@ -142,9 +158,9 @@ func serveMethod[In, Out any](call func(context.Context, *In, ...func(*dynamodb.
 // maps only to be encoded again. A 25-item page of 1 KB items is most of
 // what the server does for a Query.
 func serveItems[In, Out any](read func(context.Context, *In) (*Out, []readItem, error)) wireOperation {
-	return func(ctx context.Context, _ table.API, body, out []byte) ([]byte, error) {
+	return func(ctx context.Context, api table.API, body, out []byte) ([]byte, error) {
 		in := new(In)
-		if err := wire.Unmarshal(body, in); err != nil {
+		if err := unmarshal(api, body, in); err != nil {
 			return nil, err
 		}
 		res, items, err := read(ctx, in)
@@ -171,7 +187,7 @@ func serveItems[In, Out any](read func(context.Context, *In) (*Out, []readItem, 
 func serveGetItem(db *DB) wireOperation {
 	return func(ctx context.Context, _ table.API, body, out []byte) ([]byte, error) {
 		in := new(dynamodb.GetItemInput)
-		if err := wire.Unmarshal(body, in); err != nil {
+		if err := unmarshal(db, body, in); err != nil {
 			return nil, err
 		}
 		res, item, err := db.getItem(ctx, in)

@@ -451,6 +451,10 @@ func FuzzHandler(f *testing.F) {
 	f.Add(uint8(7), `{"TableName":"jobs","Item":{"pk":{"S":"J9"},"sk":{"S":"A"},"status":{"S":"x"}},"ConditionExpression":"attribute_not_exists(pk)"}`)
 	f.Add(uint8(10), `{"TableName":"jobs","KeyConditionExpression":"pk = :p AND sk BETWEEN :a AND :b","ExpressionAttributeValues":{":p":{"S":"J1"},":a":{"S":"A"},":b":{"S":"Z"}},"Limit":1}`)
 	f.Add(uint8(8), `{"TableName":"jobs","Key":{"pk":{"S":"J1"},"sk":{"S":"META"}},"UpdateExpression":"SET a.b[2] = :v REMOVE c","ExpressionAttributeValues":{":v":{"L":[]}}}`)
+	// Values that are not one (no member, several), which the DB reads as
+	// stand-ins until it reports them.
+	f.Add(uint8(8), `{"TableName":"jobs","Key":{"pk":{"S":"J1"},"sk":{"S":"META"}},"UpdateExpression":"SET a = :v","ExpressionAttributeValues":{":v":{"S":"x","M":{"y":{}}}}}`)
+	f.Add(uint8(7), `{"TableName":"jobs","Item":{"pk":{"S":"J9"},"sk":{},"m":{"L":[{"N":"1","S":"1"}]}},"Expected":{"a":{"Value":{}}}}`)
 
 	db := New()
 	ctx := context.Background()

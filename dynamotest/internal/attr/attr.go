@@ -17,6 +17,27 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
+// DynamoDB's messages for a union with no member set and with several.
+const (
+	EmptyMessage    = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+	MultipleMessage = "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"
+)
+
+// invalidTag marks the stand-ins Invalid returns.
+const invalidTag = "tablekit.invalid"
+
+// Invalid returns a stand-in for an AttributeValue a request carried that
+// is not one: no member set, or several. The wire decoder keeps reading the
+// request with it in its place, and Validate reports message for it where
+// the operation checks its values: DynamoDB checks a request's members
+// constraints, then which parameters it combines, before its attribute
+// values (dynalite's tests written against DynamoDB, e.g. updateItem's
+// "should return ValidationException if expression and non-expression",
+// whose Key is {a: {}}).
+func Invalid(message string) types.AttributeValue {
+	return &types.UnknownUnionMember{Tag: invalidTag, Value: []byte(message)}
+}
+
 // MaxDepth is DynamoDB's limit on nesting lists and maps inside an item;
 // the item itself counts as one level, so an attribute value may nest 31
 // lists and maps (DynamoDB Local: 31 accepted, 32 rejected).
@@ -227,7 +248,10 @@ func validate(v types.AttributeValue, depth, limit int) error {
 		}
 		return nil
 	}
-	return &Error{Message: "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"}
+	if u, ok := v.(*types.UnknownUnionMember); ok && u.Tag == invalidTag {
+		return &Error{Message: string(u.Value)}
+	}
+	return &Error{Message: EmptyMessage}
 }
 
 var errDepth = &Error{Message: "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"}

@@ -4,6 +4,8 @@ import (
 	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest/internal/attr"
 )
 
 // Items are most of every request and response, so they bypass reflection:
@@ -179,15 +181,19 @@ const (
 )
 
 // attributeValue reads one union. Members it does not know are skipped and a
-// null member counts as unset, as DynamoDB reads them; none set, or more than
-// one, is DynamoDB's ValidationException.
+// null member counts as unset, as DynamoDB reads them. A union with no
+// member set, or several, is not an error here: DynamoDB checks a request's
+// other members first, so it reads as attr.Invalid, whose message the
+// operation reports where it checks its values. With several members,
+// DynamoDB checks each member's value in turn before it counts them.
 func (d *decoder) attributeValue() (types.AttributeValue, error) {
 	if err := d.enter('{'); err != nil {
 		return nil, err
 	}
 	var (
-		set int
-		av  types.AttributeValue
+		set    int
+		av     types.AttributeValue
+		others []types.AttributeValue // the members before av, when several are set
 	)
 	for i := 0; ; i++ {
 		more, err := d.more(i, '}')
@@ -236,6 +242,9 @@ func (d *decoder) attributeValue() (types.AttributeValue, error) {
 			}
 			continue
 		}
+		if set != 0 {
+			others = append(others, av)
+		}
 		if av, err = d.attributeMember(bit); err != nil {
 			return nil, err
 		}
@@ -243,11 +252,26 @@ func (d *decoder) attributeValue() (types.AttributeValue, error) {
 	}
 	switch {
 	case set == 0:
-		return nil, &ValidationError{Message: "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"}
+		return d.invalid(attr.EmptyMessage)
 	case set&(set-1) != 0:
-		return nil, &ValidationError{Message: "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"}
+		for _, m := range append(others, av) {
+			if err := attr.Validate(m); err != nil {
+				return d.invalid(err.Error())
+			}
+		}
+		return d.invalid(attr.MultipleMessage)
 	}
 	return av, nil
+}
+
+// invalid is what a union that is not one decodes as: attr.Invalid, or
+// when decoding strictly a *ValidationError.
+func (d *decoder) invalid(message string) (types.AttributeValue, error) {
+	if d.strict {
+		return nil, &ValidationError{Message: message}
+	}
+	d.invalids++
+	return attr.Invalid(message), nil
 }
 
 func (d *decoder) attributeMember(bit int) (types.AttributeValue, error) {

@@ -40,21 +40,38 @@ func (e *ValidationError) Error() string { return "wire: " + e.Message }
 
 // Unmarshal decodes the JSON in data into v, which must be a non-nil pointer
 // to a struct such as *dynamodb.GetItemInput. Members v does not have are
-// skipped. The error is a *DecodeError or a *ValidationError.
+// skipped. The error is a *DecodeError, or a *ValidationError for the first
+// AttributeValue with no member or several.
 func Unmarshal(data []byte, v any) error {
+	_, err := unmarshal(data, v, true)
+	return err
+}
+
+// UnmarshalDeferred is Unmarshal for a server that reports a request's
+// other faults before its attribute values, as DynamoDB does: an
+// AttributeValue with no member or several decodes as attr.Invalid (see
+// attributeValue) and is no error here; invalid says whether v holds one.
+func UnmarshalDeferred(data []byte, v any) (invalid bool, err error) {
+	n, err := unmarshal(data, v, false)
+	return n > 0, err
+}
+
+// unmarshal decodes data into v and returns how many attr.Invalid it
+// decoded.
+func unmarshal(data []byte, v any, strict bool) (int, error) {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return fmt.Errorf("wire: Unmarshal needs a non-nil pointer, not %T", v)
+		return 0, fmt.Errorf("wire: Unmarshal needs a non-nil pointer, not %T", v)
 	}
-	d := decoder{data: data}
+	d := decoder{data: data, strict: strict}
 	if err := d.value(codecFor(rv.Type().Elem()), rv.Elem()); err != nil {
-		return err
+		return d.invalids, err
 	}
 	d.space()
 	if d.pos != len(d.data) {
-		return d.errorf("unexpected data after the top-level value")
+		return d.invalids, d.errorf("unexpected data after the top-level value")
 	}
-	return nil
+	return d.invalids, nil
 }
 
 // decoder reads JSON from data; pos is the next unread byte.
@@ -63,6 +80,10 @@ type decoder struct {
 	pos     int
 	depth   int
 	scratch []byte // unescaped member names
+	// strict: an AttributeValue with no member or several is a
+	// *ValidationError rather than attr.Invalid; invalids counts those.
+	strict   bool
+	invalids int
 }
 
 func (d *decoder) errorf(format string, args ...any) error {

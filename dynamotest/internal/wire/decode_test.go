@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tablekit/tablekit/dynamotest/internal/attr"
 	"github.com/tablekit/tablekit/dynamotest/internal/wire/wiretest"
 )
 
@@ -53,20 +54,38 @@ func TestUnmarshalRejectsBodiesThatDoNotFitTheShape(t *testing.T) {
 	}
 }
 
-func TestUnmarshalRejectsAttributeValuesWithoutExactlyOneType(t *testing.T) {
+// A union with no member or several is DynamoDB's ValidationException;
+// with several, a member whose own value is bad is what is reported.
+// UnmarshalDeferred decodes it as attr.Invalid carrying that message, which
+// the operation reports where it checks values, and says it did.
+func TestUnmarshalRefusesOrDefersAttributeValuesWithoutExactlyOneType(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"Item":{"pk":{}}}`:                        "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes",
-		`{"Item":{"pk":{"X":"a"}}}`:                 "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes",
-		`{"Item":{"pk":{"S":null}}}`:                "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes",
-		`{"Item":{"pk":{"S":"a","N":"1"}}}`:         "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes",
-		`{"Item":{"m":{"M":{"x":{"L":[{}]}}}}}`:     "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes",
-		`{"Item":{"pk":{"BOOL":true,"NULL":true}}}`: "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes",
+		`{"Item":{"pk":{}}}`:                        attr.EmptyMessage,
+		`{"Item":{"pk":{"X":"a"}}}`:                 attr.EmptyMessage,
+		`{"Item":{"pk":{"S":null}}}`:                attr.EmptyMessage,
+		`{"Item":{"pk":{"S":"a","N":"1"}}}`:         attr.MultipleMessage,
+		`{"Item":{"m":{"M":{"x":{"L":[{}]}}}}}`:     attr.EmptyMessage,
+		`{"Item":{"pk":{"BOOL":true,"NULL":true}}}`: attr.MultipleMessage,
+		`{"Item":{"pk":{"S":"a","NULL":false}}}`:    "One or more parameter values were invalid: Null attribute value types must have the value of true",
+		`{"Item":{"pk":{"SS":[],"S":"a"}}}`:         "One or more parameter values were invalid: An string set  may not be empty",
 	} {
-		var in dynamodb.PutItemInput
-		err := Unmarshal([]byte(body), &in)
+		var strict dynamodb.PutItemInput
+		err := Unmarshal([]byte(body), &strict)
 		var ve *ValidationError
 		assert.Falsef(t, !errors.As(err, &ve) || ve.Message != want, "Unmarshal(%s) = %v, want ValidationError %q", body, err, want)
+
+		var in dynamodb.PutItemInput
+		invalid, err := UnmarshalDeferred([]byte(body), &in)
+		require.NoErrorf(t, err, "UnmarshalDeferred(%s)", body)
+		assert.Truef(t, invalid, "UnmarshalDeferred(%s) says it decoded no invalid value", body)
+		err = attr.ValidateItem(in.Item)
+		var ae *attr.Error
+		assert.Truef(t, errors.As(err, &ae) && ae.Message == want, "Validate(UnmarshalDeferred(%s)) = %v, want %q", body, err, want)
 	}
+	var in dynamodb.PutItemInput
+	invalid, err := UnmarshalDeferred([]byte(`{"Item":{"pk":{"S":"a"},"n":{"NULL":false}}}`), &in)
+	require.NoError(t, err)
+	assert.False(t, invalid, "a value with one member is no stand-in, even when the operation refuses it")
 }
 
 func TestUnmarshalSkipsUnknownMembersAndNulls(t *testing.T) {

@@ -35,7 +35,9 @@
 // Decoding is strict about JSON syntax and about JSON types (a string where a
 // number belongs is a *DecodeError, which a server answers with
 // SerializationException) and tolerant of members it does not know, so newer
-// clients still work. An AttributeValue with no member or with two members is
-// a *ValidationError carrying DynamoDB's own message, because DynamoDB rejects
-// it while reading the request, before any operation sees it.
+// clients still work. An AttributeValue with no member or with two members
+// is a *ValidationError carrying DynamoDB's own message. UnmarshalDeferred
+// decodes it as attr.Invalid instead and says it did, for a server that
+// reports the request's other faults first, as DynamoDB does (the fake's
+// item operations: see refuseInvalid in package dynamotest).
 package wire
