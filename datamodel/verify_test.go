@@ -11,19 +11,21 @@ import (
 
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/jobs"
+	"github.com/tablekit/tablekit/jobs/analytics"
 	"github.com/tablekit/tablekit/journey"
 	"github.com/tablekit/tablekit/pipeline"
 	"github.com/tablekit/tablekit/tasks"
 )
 
-// storeSchemas are the four stores' declared schemas, under their default
-// table names.
+// storeSchemas are the four stores' declared schemas and the jobs
+// analytics view's, under their default table names.
 func storeSchemas() []decl {
 	return []decl{
 		{journey.Schema(""), journey.Patterns()},
 		{jobs.Schema(jobs.TableNameForEnv("prod")), jobs.Patterns()},
 		{tasks.Schema(tasks.DefaultTableName), tasks.Patterns()},
 		{pipeline.Schema(pipeline.DefaultTableName), pipeline.Patterns()},
+		{analytics.Schema(analytics.TableNameForEnv("prod")), analytics.Patterns()},
 	}
 }
 

@@ -64,7 +64,7 @@ func seedFigures() map[string][]seedFigure {
 			{
 				What: "Cost of the view", Seed: "none: the original leaves the jobs table's stream off (\"future: enable for analytics\")",
 				Ours: analyticsCost,
-				Why:  "A consumer polls the stream every second and hands `View.Apply` what one GetRecords returns (at most 100 records of one shard). At 100k jobs a month a batch holds about one change, so each of a job's four counted changes (created, started, editing, completed; a heartbeat's change counts nothing) is one row write: declared at one change per write. Summing pays on a busier table: batches of 100 changes of ten users write 0.4 WCU per job lifecycle (`go test -run '^$' -bench ApplyPerJobLifecycle -benchtime 3x ./jobs/analytics`: 4 at a batch of 1 or 5, 0.4 at 100). The consumer also checkpoints each batch that had records in the lease table (`tablekit-changes`), 1 WCU, about once per stream record at this volume, heartbeats and deletes included; that table is not this one and its lease renewals are not counted here.",
+				Why:  "A consumer polls the stream every second and hands `View.Apply` what one GetRecords returns (at most 100 records of one shard). At 100k jobs a month a batch holds about one change, so each of a job's four counted changes (created, started, editing, completed; a heartbeat's change counts nothing) is one row write: declared at one change per write. Summing pays on a busier table: batches of 100 changes of ten users write 0.4 WCU per job lifecycle (`go test -run '^$' -bench ApplyPerJobLifecycle -benchtime 3x ./jobs/analytics`: 4 at a batch of 1 or 5, 0.4 at 100). The consumer also checkpoints each batch that had records in the lease table (`tablekit-changes`), 1 WCU, about once per stream record at this volume (every write of a job the jobs store declares: creation, moves, requeues, deletes; with `jobs.Work` a heartbeat writes the task, not the job); that table is not this one and its lease renewals are not counted here.",
 			},
 		},
 		"tasks": {
@@ -122,8 +122,8 @@ func seedFigures() map[string][]seedFigure {
 // declared batching, from its estimate and the jobs store's declared job
 // rate, and what the consumer's checkpoints add in the lease table: one
 // write unit per batch with records, about one per stream record at the
-// jobs design's volume (each of the jobs store's declared single-item
-// writes is a record).
+// jobs design's volume (each request of the jobs store's declared writes
+// changes one job: one record).
 func analyticsCost(_ datamodel.Model, est *datamodel.Estimate) (string, error) {
 	jm := jobsModel()
 	var jobsPerSecond, recordsPerSecond float64
@@ -132,7 +132,7 @@ func analyticsCost(_ datamodel.Model, est *datamodel.Estimate) (string, error) {
 		case ap.Name == "Create job":
 			jobsPerSecond = ap.AveragePerSecond
 			recordsPerSecond += ap.AveragePerSecond
-		case ap.Operation == access.PutItem || ap.Operation == access.UpdateItem || ap.Operation == access.DeleteItem:
+		case ap.Operation == access.PutItem || ap.Operation == access.UpdateItem || ap.Operation == access.DeleteItem || ap.Operation == access.TransactWriteItems:
 			recordsPerSecond += ap.AveragePerSecond
 		}
 	}

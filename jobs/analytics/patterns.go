@@ -24,9 +24,9 @@ const entityDay = "User day"
 
 // The view's load follows the jobs store's (jobs.Patterns, from the jobs
 // design's 100k jobs a month, a peak ten times the average). A job's
-// lifecycle puts five changes on the stream (created, started, a
-// heartbeat, editing, completed): four move a count; a heartbeat changes
-// nothing the view counts and writes nothing.
+// lifecycle puts four changes on the stream that move a count (created,
+// started, editing, completed); a heartbeat of a store without jobs.Work
+// adds one that changes nothing the view counts and writes nothing.
 //
 // Batching: a consumer hands Apply what one GetRecords returns, at most
 // its BatchSize (100) records of one shard, polling every second when it
