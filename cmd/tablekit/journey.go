@@ -230,11 +230,13 @@ timeout). -dry-run counts what would be deleted.`,
 				if err != nil {
 					return fmt.Errorf("journey delete %s: %w", args[0], err)
 				}
+				if res.DryRun {
+					// Every dry run's shape: {dryRun, action, count, items: [...]}.
+					return emitDryRun(a, "delete", "journey (its items and files)", []journey.DeleteResult{res}, func(w io.Writer, r journey.DeleteResult) {
+						fmt.Fprintf(w, "%s\t%d items\t%d files\n", r.JourneyID, r.Items, r.Files)
+					})
+				}
 				return a.emit(res, func(w io.Writer) {
-					if res.DryRun {
-						fmt.Fprintf(w, "would delete journey %s: %d items, %d files (dry run: nothing changed)\n", res.JourneyID, res.Items, res.Files)
-						return
-					}
 					fmt.Fprintf(w, "deleted journey %s: %d items, %d files\n", res.JourneyID, res.Items, res.Files)
 				})
 			}, nil),

@@ -127,11 +127,14 @@ func TestJourneyDeleteRemovesTheJourney(t *testing.T) {
 	dry := runCLI(t, c.args("delete", "JRN-DEL", "-dry-run", "-output", "json")...)
 	require.Equal(t, exitOK, dry.code, dry.stderr)
 	assertCamelCase(t, "journey delete -dry-run", dry.stdout)
-	var planned journey.DeleteResult
+	var planned dryRunOut[journey.DeleteResult]
 	require.NoError(t, json.Unmarshal([]byte(dry.stdout), &planned))
+	assert.True(t, planned.DryRun)
+	assert.Equal(t, "delete", planned.Action)
 	// metadata, six stages, the job, 30 summaries, the catalog entry; the
 	// log file and the report file.
-	assert.Equal(t, journey.DeleteResult{JourneyID: "JRN-DEL", Items: 39, Files: 2, DryRun: true}, planned)
+	assert.Equal(t, 1, planned.Count)
+	assert.Equal(t, []journey.DeleteResult{{JourneyID: "JRN-DEL", Items: 39, Files: 2, DryRun: true}}, planned.Items)
 	_, err = c.store.Journeys().Get(ctx, "JRN-DEL")
 	require.NoError(t, err, "a dry run deletes nothing")
 
