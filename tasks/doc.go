@@ -116,7 +116,10 @@
 // [Store.Submit] writes the IDEM item, then META; [Store.SubmitTx] adds
 // the same writes to a transaction the caller builds, on this table or
 // another (table.WriteTx.On), so a job's status move and the task carrying
-// its work apply together or not at all. [Store.Claim] reads the oldest
+// its work apply together or not at all; with a key the caller's own
+// condition proves new ([FreshKey]: package jobs' queuings) it reads
+// nothing first, and the transaction is the submission's one request.
+// [Store.Claim] reads the oldest
 // candidates and claims one: META to PROCESSING (conditioned on the
 // status, attempt and event count it read), then the WORKER item. It hands
 // back a [Claim] with a [Lease]: owner, attempt (the fencing token) and

@@ -178,3 +178,37 @@ func TestIntegrationRetentionOnDynamoDBLocal(t *testing.T) {
 	require.NoError(t, err)
 	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventCompleted)
 }
+
+// TestIntegrationSubmitTxWithAFreshKeyOnDynamoDBLocal: on DynamoDB Local,
+// a fresh key's transaction creates the task with no read before it, and
+// the same key vouched for again cancels its transaction as a whole (the
+// caller's own write too), leaving the first task as it was.
+func TestIntegrationSubmitTxWithAFreshKeyOnDynamoDBLocal(t *testing.T) {
+	clock := localClock()
+	store := localStore(t, tasks.Clock(clock.Now))
+	ctx := context.Background()
+	tb := store.Table()
+	marker := func(n string) table.Item {
+		return table.Item{"PK": &types.AttributeValueMemberS{Value: "MARKER#" + n}, "SK": &types.AttributeValueMemberS{Value: "M"}}
+	}
+	in := tasks.SubmitInput{IdempotencyKey: "jobs/j-1/1", Payload: []byte("j-1")}
+
+	tx := tb.WriteTx().Put(marker("a"))
+	first, created, err := store.SubmitTx(ctx, tx, in, tasks.FreshKey())
+	require.NoError(t, err)
+	require.True(t, created)
+	require.NoError(t, tx.Run(ctx))
+	got, err := store.Get(ctx, first.ID)
+	require.NoError(t, err)
+	assert.Equal(t, first, got, "the task SubmitTx returned is the one stored")
+
+	tx = tb.WriteTx().Put(marker("b"))
+	_, _, err = store.SubmitTx(ctx, tx, in, tasks.FreshKey())
+	require.NoError(t, err)
+	require.ErrorIs(t, tx.Run(ctx), table.ErrAlreadyExists)
+	var it table.Item
+	assert.ErrorIs(t, tb.Get(ctx, tb.Key("MARKER#b", "M"), &it, table.Consistent()), table.ErrNotFound, "the canceled transaction's own write applied")
+	again, err := store.Get(ctx, first.ID)
+	require.NoError(t, err)
+	assert.Equal(t, first, again, "the key's task changed")
+}

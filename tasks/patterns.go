@@ -156,7 +156,7 @@ func Patterns() []access.Pattern {
 		{
 			Name:         "Check idempotency",
 			Partition:    "IDEM#{key}",
-			Description:  "The seed's GetItem before SubmitTask and its attribute_not_exists PutItem in one request: the IDEM item is put on that condition, and its refusal returns the item a repeated key wrote (only with an idempotency key; SubmitTx reads it first, strongly consistent).",
+			Description:  "The seed's GetItem before SubmitTask and its attribute_not_exists PutItem in one request: the IDEM item is put on that condition, and its refusal returns the item a repeated key wrote (only with an idempotency key; SubmitTx reads it first, strongly consistent, unless its caller vouches for a new key with FreshKey).",
 			Operation:    access.PutItem,
 			KeyCondition: "PK = IDEM#{key} AND SK = TASK#{taskId}",
 			ItemSize:     typicalIdemSize,

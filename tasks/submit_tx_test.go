@@ -166,6 +166,8 @@ func TestSubmitTxRefusesBadInputWithoutARequest(t *testing.T) {
 		wantInputError(t, err, "IdempotencyKey")
 		_, _, err = f.store.SubmitTx(ctx, tx, tasks.SubmitInput{Payload: make([]byte, tasks.MaxPayloadSize+1)})
 		wantInputError(t, err, "Payload")
+		_, _, err = f.store.SubmitTx(ctx, tx, tasks.SubmitInput{Payload: []byte("p")}, tasks.FreshKey())
+		wantInputError(t, err, "IdempotencyKey")
 		var nilStore *tasks.Store
 		_, _, err = nilStore.SubmitTx(ctx, tx, tasks.SubmitInput{})
 		assert.ErrorIs(t, err, table.ErrInvalidInput)
@@ -187,4 +189,77 @@ func TestSubmitTxOnAnotherDynamoDBIsRefusedByRun(t *testing.T) {
 	page, err := f.store.ListPending(ctx, "")
 	require.NoError(t, err)
 	assert.Empty(t, page.Items)
+}
+
+// TestSubmitTxWithAFreshKeyReadsNothing: a key the caller vouches for is
+// submitted with no request before the transaction, which is the one
+// request of the submission (the readiness signal aside), and the task
+// it creates is the one an ordinary SubmitTx creates.
+func TestSubmitTxWithAFreshKeyReadsNothing(t *testing.T) {
+	f := newFixture(t)
+	jt := f.jobsTable(t)
+	ctx := context.Background()
+	meter := dynamotest.NewMeter(f.db)
+	metered := newStore(t, meter, f.db.Now)
+	// A store reads the table's shard count once, on its first call.
+	_, _, err := metered.SubmitTx(ctx, jt.WriteTx(), tasks.SubmitInput{Payload: []byte("warm")})
+	require.NoError(t, err)
+	meter.Reset()
+	tx := requeue(table.New(meter, jt.Schema()))
+	task, created, err := metered.SubmitTx(ctx, tx, tasks.SubmitInput{IdempotencyKey: "j-1/1", Payload: []byte("j-1")}, tasks.FreshKey())
+	require.NoError(t, err)
+	assert.True(t, created)
+	built := meter.Usage()
+	assert.Zero(t, built.ReadUnits, "a fresh key is not read")
+	assert.Zero(t, built.Calls["GetItem"]+built.Calls["Query"], "a fresh key is not read: %v", built.Calls)
+	require.NoError(t, tx.Run(ctx))
+	ran := meter.Usage()
+	assert.Equal(t, 1, ran.Calls["TransactWriteItems"])
+	assert.Zero(t, ran.ReadUnits)
+	assert.Equal(t, built.Requests+1, ran.Requests, "the transaction is the submission's one request (the readiness signal aside)")
+
+	assert.Equal(t, "QUEUED", f.jobStatus(t, jt))
+	assert.Equal(t, task, f.get(t, task.ID), "the task SubmitTx returned is the one stored")
+	f.raw(t, "IDEM#j-1/1", "TASK#"+task.ID)
+	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted)
+	c := f.claim(t, "w-1")
+	assert.Equal(t, []byte("j-1"), c.Task.Payload)
+}
+
+// TestSubmitTxWithAFreshKeyThatWasUsedCancelsTheTransaction: a caller
+// wrong about its key gets no second task and no task of the key
+// overwritten: the transaction is canceled as a whole, its own write too.
+// So is it when only the task is left (its IDEM item expired).
+func TestSubmitTxWithAFreshKeyThatWasUsedCancelsTheTransaction(t *testing.T) {
+	f := newFixture(t)
+	jt := f.jobsTable(t)
+	ctx := context.Background()
+	in := tasks.SubmitInput{IdempotencyKey: "j-1/1", Payload: []byte("j-1")}
+	first, created, err := f.store.Submit(ctx, in)
+	require.NoError(t, err)
+	require.True(t, created)
+
+	for _, payload := range [][]byte{in.Payload, []byte("other")} {
+		tx := requeue(jt)
+		_, created, err = f.store.SubmitTx(ctx, tx, tasks.SubmitInput{IdempotencyKey: in.IdempotencyKey, Payload: payload}, tasks.FreshKey())
+		require.NoError(t, err, "nothing is read, so nothing is known before Run")
+		require.True(t, created)
+		require.ErrorIs(t, tx.Run(ctx), table.ErrAlreadyExists)
+		assert.Equal(t, "FAILED", f.jobStatus(t, jt), "the caller's own write applied")
+		assert.Equal(t, first, f.get(t, first.ID), "the key's task changed")
+	}
+
+	// Past Retention the IDEM item is gone, the task lives on.
+	var idem table.Item
+	tb := f.store.Table()
+	require.NoError(t, tb.Get(ctx, tb.Key("IDEM#j-1/1", "TASK#"+first.ID), &idem, table.Consistent()))
+	require.NoError(t, tb.Delete(ctx, tb.Key("IDEM#j-1/1", "TASK#"+first.ID)))
+	tx := requeue(jt)
+	_, _, err = f.store.SubmitTx(ctx, tx, in, tasks.FreshKey())
+	require.NoError(t, err)
+	require.ErrorIs(t, tx.Run(ctx), table.ErrAlreadyExists)
+	assert.Equal(t, "FAILED", f.jobStatus(t, jt))
+	assert.Equal(t, first, f.get(t, first.ID))
+	var gone table.Item
+	assert.ErrorIs(t, tb.Get(ctx, tb.Key("IDEM#j-1/1", "TASK#"+first.ID), &gone, table.Consistent()), table.ErrNotFound, "the IDEM item came back")
 }

@@ -229,7 +229,7 @@ var functions = map[string]any{
 	"pipeline.ExecutionFromChange": pipeline.ExecutionFromChange, "pipeline.PipelineFromChange": pipeline.PipelineFromChange,
 
 	"tasks.NewStore": tasks.NewStore, "tasks.Schema": tasks.Schema, "tasks.EventFromChange": tasks.EventFromChange,
-	"tasks.Patterns": tasks.Patterns, "tasks.Entities": tasks.Entities,
+	"tasks.Patterns": tasks.Patterns, "tasks.FreshKey": tasks.FreshKey, "tasks.Entities": tasks.Entities,
 
 	"datamodel.EstimateSchema": datamodel.EstimateSchema, "datamodel.Measure": datamodel.Measure,
 	"datamodel.PolicyFor": datamodel.PolicyFor, "datamodel.Render": datamodel.Render,
