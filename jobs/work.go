@@ -173,9 +173,15 @@ func (s *Store) queueWork(ctx context.Context, tx *table.WriteTx, id string, cre
 		Set(expression.Name(attrTaskCount), expression.Value(n)), nil
 }
 
-// submitWork adds the task of job id's n-th queuing to tx.
+// submitWork adds the task of job id's n-th queuing to tx. Its key is
+// new, and tx proves it (tasks.FreshKey): every transaction that queues
+// work is conditioned on the job as read, which does not exist yet (n is
+// 1) or has made n-1 queuings (taskCount), and a queuing's task and the
+// job's taskCount apply together. So SubmitTx reads nothing; were the key
+// used after all (a job deleted and created again under its id within the
+// millisecond of its createdAt), tx is canceled and nothing applies.
 func (s *Store) submitWork(ctx context.Context, tx *table.WriteTx, id string, createdAt time.Time, n int) (*tasks.Task, error) {
-	task, _, err := s.work.SubmitTx(ctx, tx, tasks.SubmitInput{IdempotencyKey: s.taskKey(id, createdAt, n), Payload: s.payload(id)})
+	task, _, err := s.work.SubmitTx(ctx, tx, tasks.SubmitInput{IdempotencyKey: s.taskKey(id, createdAt, n), Payload: s.payload(id)}, tasks.FreshKey())
 	if err != nil {
 		return nil, fmt.Errorf("jobs: queue the work of job %q: %w", id, err)
 	}

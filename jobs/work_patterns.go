@@ -9,10 +9,6 @@ import (
 // queue a job's work.
 const patternQueueWork = "Queue a job's work"
 
-// patternReadQueuingKey is tasks.SubmitTx's read of a queuing's
-// idempotency key.
-const patternReadQueuingKey = "Read a queuing's key"
-
 // Rates of the work queue's own calls for jobs. A job worker that finds
 // no task polls the table's readiness signal and one partition at the
 // poll backoff's cap (tasks.DefaultPollBackoff, 5 s): a fleet of four
@@ -67,7 +63,7 @@ var workSteady = map[string]float64{
 // options); the readiness signal set beside it; and the work queue's own
 // calls, declared by tasks.Patterns and named as there: the job worker's
 // claims, heartbeats, completions and failed attempts (tasks.Worker),
-// SubmitTx's and Sweep's reads of tasks. The tasks table's other calls (History's and
+// Sweep's reads of tasks. The tasks table's other calls (History's and
 // WorkerTasks' queries of the table, Redrive, the lists, Cancel) are not
 // the Work flows': a runtime policy made from these does not grant them
 // (package iam/policies, Jobs with jobs.Work).
@@ -82,7 +78,7 @@ func WorkPatterns() []access.Pattern {
 		Name:      patternQueueWork,
 		Partition: meta.Partition,
 		Description: "The job's task, in the TransactWriteItems that makes the job QUEUED (Create job, Queue a job's work again, on the jobs table): its IDEM item and its META item, each attribute_not_exists, " +
-			"META entering GSI1's pending queue. tasks.SubmitTx reads the key's IDEM item and the task's META first (" + patternReadQueuingKey + ", Get task metadata).",
+			"META entering GSI1's pending queue. The task's idempotency key names the job's n-th queuing, which the job's own condition proves new (it does not exist yet, or its taskCount is n-1): tasks.SubmitTx reads nothing first (tasks.FreshKey).",
 		Operation:    access.TransactWriteItems,
 		KeyCondition: idem.KeyCondition + "; " + meta.KeyCondition,
 		Items: []access.Item{
@@ -94,18 +90,6 @@ func WorkPatterns() []access.Pattern {
 		RatePerSecond: queuings, AveragePerSecond: averageQueuings,
 		Latency:  transactionLatency,
 		Entities: append(append([]string(nil), idem.Entities...), meta.Entities...),
-	}, {
-		Name:      patternReadQueuingKey,
-		Partition: idem.Partition,
-		Description: "tasks.SubmitTx, building a queuing's transaction, reads the task's idempotency key (the IDEM item), strongly consistent, then the task the key would create (Get task metadata): " +
-			"a key that has created its task adds nothing to the transaction. A job's key names its n-th queuing, so both find nothing.",
-		Operation:     access.GetItem,
-		KeyCondition:  idem.KeyCondition,
-		ItemSize:      idem.ItemSize,
-		Consistent:    true,
-		RatePerSecond: queuings, AveragePerSecond: averageQueuings,
-		Latency:  declared["Get task metadata"].Latency,
-		Entities: idem.Entities,
 	}}
 	// The tasks table's own declarations (tests keep every name declared),
 	// in tasks.Patterns' order so the documents list them as tasks' do.
@@ -115,9 +99,6 @@ func WorkPatterns() []access.Pattern {
 		case ap.Name == "Set the readiness signal":
 			// At most once a second per store, beside each queuing.
 			ap.RatePerSecond, ap.AveragePerSecond = queuings, averageQueuings
-		case ap.Name == "Get task metadata":
-			// SubmitTx's read of the queued task, and Sweep's.
-			ap.RatePerSecond, ap.AveragePerSecond = queuings+steady, averageQueuings+steady
 		case perJob > 0 || steady > 0:
 			ap.RatePerSecond, ap.AveragePerSecond = perJob*peakCreates+steady, perJob*averageCreates+steady
 		default:

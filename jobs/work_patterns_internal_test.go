@@ -12,8 +12,7 @@ import (
 )
 
 // TestWorkPatternsAreTheTasksTablesOwnDeclarations: every pattern
-// WorkPatterns declares on the tasks table but its own (the transaction's
-// part, SubmitTx's read of the key)
+// WorkPatterns declares on the tasks table but its own transaction part
 // is one tasks.Patterns declares, with the same request shape (only the
 // rates are the jobs'), and every tasks pattern the work queue is said to
 // send is there: a pattern tasks renames or drops fails here instead of
@@ -32,7 +31,7 @@ func TestWorkPatternsAreTheTasksTablesOwnDeclarations(t *testing.T) {
 		assert.LessOrEqual(t, ap.AveragePerSecond, ap.RatePerSecond, "%s: average above peak", ap.Name)
 		assert.Positive(t, ap.Latency, "%s: latency target", ap.Name)
 		assert.NotEmpty(t, ap.Entities, "%s: entities", ap.Name)
-		if ap.Name == patternQueueWork || ap.Name == patternReadQueuingKey {
+		if ap.Name == patternQueueWork {
 			continue
 		}
 		want, ok := declared[ap.Name]

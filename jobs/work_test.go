@@ -408,3 +408,34 @@ func TestSweepRefusesBadInputAndAStoreWithoutWork(t *testing.T) {
 		assert.ErrorIs(t, err, jobs.ErrNoWork)
 	}
 }
+
+// TestAKeyedJobCreatedAgainWithinItsNamesakesMillisecondIsRefusedWholly:
+// a keyed job deleted and created again within the millisecond of its
+// createdAt would queue its work under its namesake's first key. A
+// queuing's key is vouched new (tasks.FreshKey, nothing read), so the
+// transaction is canceled: no job and no second task; a millisecond later
+// the key is new and the job is created with work of its own.
+func TestAKeyedJobCreatedAgainWithinItsNamesakesMillisecondIsRefusedWholly(t *testing.T) {
+	e, db := fakeWorkEnv(t)
+	ctx := context.Background()
+	in := upload("user-1")
+	in.IdempotencyKey = "request-1"
+	first, created, err := e.jobs.Create(ctx, in)
+	require.NoError(t, err)
+	require.True(t, created)
+	require.NoError(t, e.jobs.Delete(ctx, first.ID))
+
+	_, _, err = e.jobs.Create(ctx, in)
+	require.ErrorIs(t, err, table.ErrAlreadyExists)
+	_, err = e.jobs.Get(ctx, first.ID, jobs.Consistent())
+	require.ErrorIs(t, err, jobs.ErrNotFound, "a job was created without its work")
+	assert.Equal(t, []string{first.ID}, e.queued(t), "one task: the deleted job's")
+
+	db.Advance(time.Millisecond)
+	again, created, err := e.jobs.Create(ctx, in)
+	require.NoError(t, err)
+	assert.True(t, created)
+	assert.Equal(t, first.ID, again.ID, "the key's id")
+	assert.NotEqual(t, first.TaskID, again.TaskID, "work of its own")
+	assert.Equal(t, []string{first.ID, first.ID}, e.queued(t))
+}
