@@ -151,6 +151,34 @@ func TestTransactionsCostDouble(t *testing.T) {
 	assert.EqualValuesf(t, 2, units(&got.ConsumedCapacity[0]), "transactional read: %+v", got.ConsumedCapacity)
 }
 
+// A transaction cancelled by a failed condition has written each item
+// once, to prepare it, and never commits: each action costs what it would
+// as a plain write (a failed one the stored item's size), no index writes,
+// and the error carries no ConsumedCapacity.
+func TestACancelledTransactionCostsItsPreparePhase(t *testing.T) {
+	db := newDB(t, tableSpec{name: "simple", pk: "pk", pkType: "S", sk: "sk", skType: "S",
+		gsis: []types.GlobalSecondaryIndex{gsi("bySk", "sk", "", types.ProjectionTypeAll)}}, numbered)
+	put(t, db, "simple", sized("1", 2000))
+	before := db.Consumed("simple").WriteUnits
+	m := dynamotest.NewMeter(db)
+
+	_, err := m.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
+		TransactItems: []types.TransactWriteItem{
+			{Put: &types.Put{TableName: aws.String("simple"), Item: sized("1", 500), ConditionExpression: aws.String("attribute_not_exists(pk)")}},
+			{Put: &types.Put{TableName: aws.String("simple"), Item: sized("2", 3000)}},
+			{ConditionCheck: &types.ConditionCheck{TableName: aws.String("numbered"), Key: item{"pk": S("a"), "n": N("1")},
+				ConditionExpression: aws.String("attribute_not_exists(pk)")}},
+		}})
+	var canceled *types.TransactionCanceledException
+	require.ErrorAs(t, err, &canceled)
+
+	assert.Equal(t, 2.0+3.0, db.Consumed("simple").WriteUnits-before, "the failed put is billed the stored 2 KB, the passing one its 3 KB, once; no index write")
+	assert.Equal(t, 1.0, db.Consumed("numbered").WriteUnits, "a check of a missing item costs one unit")
+	u := m.Usage()
+	assert.Equal(t, 6.0, u.WriteUnits, "the meter sees what the fake billed")
+	assert.Nil(t, get(t, db, "simple", item{"pk": S("a"), "sk": S("2")}), "nothing was written")
+}
+
 func TestConsumedKeepsRunningTotalsPerTable(t *testing.T) {
 	db := newDB(t, simple, numbered)
 	put(t, db, "simple", sized("1", 1000))

@@ -57,7 +57,9 @@
 //
 // Beyond DynamoDB Local, a DB reports the capacity each call consumed by
 // DynamoDB's rules (ReturnConsumedCapacity TOTAL or INDEXES, and running
-// totals per table from Consumed), counts calls per operation and table
+// totals per table from Consumed; a failed conditional write and a
+// cancelled transaction's prepare phase count there, though their answers
+// carry none), counts calls per operation and table
 // (Calls, CallsFor), and injects faults (Inject with Throttle, FailNth or
 // UnprocessedFraction) so that retry paths can be tested. Its clock is
 // injectable (Options.Clock) and movable (Advance, SetTime).

@@ -93,24 +93,17 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 		}
 	}
 	out := &dynamodb.TransactGetItemsOutput{Responses: make([]types.ItemResponse, len(gets))}
-	byTable := map[string]*usage{}
-	var usages []*usage
+	var ts tableUsages
 	for i, g := range gets {
 		size := 0
 		if e := g.t.lookup(g.key); e != nil {
 			out.Responses[i].Item = g.proj.project(e.Item())
 			size = e.Size
 		}
-		u := byTable[g.t.name]
-		if u == nil {
-			u = &usage{table: g.t.name}
-			byTable[g.t.name] = u
-			usages = append(usages, u)
-		}
-		u.read += 2 * readUnits(size, true)
+		ts.of(g.t.name).read += 2 * readUnits(size, true)
 	}
 	unlock()
-	db.record(ctx, usages...)
-	out.ConsumedCapacity = consumedList(in.ReturnConsumedCapacity, usages, true)
+	db.record(ctx, ts.list...)
+	out.ConsumedCapacity = consumedList(in.ReturnConsumedCapacity, ts.list, true)
 	return out, nil
 }

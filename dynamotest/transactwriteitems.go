@@ -132,19 +132,13 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	}
 	if canceled {
 		unlock()
+		db.recordPrepared(ctx, ops, outcomes, reasons)
 		return nil, txCanceled(reasons)
 	}
-	byTable := map[string]*usage{}
-	var usages []*usage
+	var ts tableUsages
 	var metrics map[string][]types.ItemCollectionMetrics
 	for i, w := range ops {
-		u := byTable[w.t.name]
-		if u == nil {
-			u = &usage{table: w.t.name}
-			byTable[w.t.name] = u
-			usages = append(usages, u)
-		}
-		w.apply(outcomes[i], u)
+		w.apply(outcomes[i], ts.of(w.t.name))
 		if m := w.itemCollectionMetrics(in.ReturnItemCollectionMetrics, outcomes[i]); m != nil && w.kind != writeCheck {
 			if metrics == nil {
 				metrics = map[string][]types.ItemCollectionMetrics{}
@@ -154,11 +148,55 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	}
 	unlock()
 	// Transactional writes cost twice the units of plain writes.
-	for _, u := range usages {
+	for _, u := range ts.list {
 		u.scale(2)
 	}
-	db.record(ctx, usages...)
-	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, usages, true), ItemCollectionMetrics: metrics}, nil
+	db.record(ctx, ts.list...)
+	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, ts.list, true), ItemCollectionMetrics: metrics}, nil
+}
+
+// recordPrepared records what a cancelled transaction costs. DynamoDB
+// writes every item of a transaction twice, once to prepare it and once to
+// commit it (Developer Guide, "Capacity management for transactions"): a
+// transaction whose condition fails is cancelled after its prepare phase,
+// which has written each item once, and a write whose condition fails is
+// still billed the item's size (Developer Guide, "DynamoDB read and write
+// operations"). So each action costs what it would as a plain write, half
+// its transactional cost: a passing one its own size, a failed one the
+// stored item's size, or one unit; index writes come with the commit, and
+// there is none. The answer, a TransactionCanceledException, carries no
+// ConsumedCapacity (as DynamoDB's; paritysuite/dynamodb-conformance PR 67,
+// characterised against DynamoDB).
+func (db *DB) recordPrepared(ctx context.Context, ops []*writeOp, outcomes []outcome, reasons []types.CancellationReason) {
+	var ts tableUsages
+	for i, w := range ops {
+		units := failedCost(outcomes[i])
+		if aws.ToString(reasons[i].Code) == "None" {
+			units = w.units(outcomes[i])
+		}
+		ts.of(w.t.name).write += units
+	}
+	db.record(ctx, ts.list...)
+}
+
+// tableUsages keeps one usage per table, listed in the order the tables
+// come.
+type tableUsages struct {
+	byTable map[string]*usage
+	list    []*usage
+}
+
+func (ts *tableUsages) of(table string) *usage {
+	if u := ts.byTable[table]; u != nil {
+		return u
+	}
+	if ts.byTable == nil {
+		ts.byTable = map[string]*usage{}
+	}
+	u := &usage{table: table}
+	ts.byTable[table] = u
+	ts.list = append(ts.list, u)
+	return u
 }
 
 // txTable is the table an action names.

@@ -124,24 +124,31 @@ func (w *writeOp) evaluate() (outcome, error) {
 // apply carries out an evaluated write and adds its cost to u: the larger
 // of the item's old and new sizes in 1 KB units, plus its index writes.
 func (w *writeOp) apply(o outcome, u *usage) {
-	oldSize := 0
-	if o.old != nil {
-		oldSize = o.old.Size
-	}
+	u.write += w.units(o)
 	switch w.kind {
 	case writePut, writeUpdate:
 		w.t.put(o.newItem, o.newSize, o.oldItem, u)
-		u.write += writeUnits(max(oldSize, o.newSize))
 	case writeDelete:
 		if o.old != nil {
 			w.t.remove(w.key, u)
 		}
-		u.write += writeUnits(oldSize)
 	case writeCheck:
-		u.write += writeUnits(oldSize)
 		return
 	}
 	w.t.recordChange(o.old, w.key, false)
+}
+
+// units is what an evaluated write costs on its table, its indexes aside:
+// the larger of the item's old and new sizes in 1 KB units.
+func (w *writeOp) units(o outcome) float64 {
+	oldSize := 0
+	if o.old != nil {
+		oldSize = o.old.Size
+	}
+	if w.kind == writePut || w.kind == writeUpdate {
+		return writeUnits(max(oldSize, o.newSize))
+	}
+	return writeUnits(oldSize)
 }
 
 // failedCost is what a write whose condition failed still costs: the

@@ -84,6 +84,26 @@ func txCases() []Case {
 			TxCheck(kb, "n = :y", v(":y", 2)),
 			TxCheck(kc, "n = :x", v(":x", 0)),
 		), Want{Err: "TransactionCanceledException", Reasons: []string{"ConditionalCheckFailed", "None", "ConditionalCheckFailed"}}),
+		// Asked for its consumed capacity, a cancelled transaction still
+		// answers only the cancellation: DynamoDB returns no
+		// ConsumedCapacity with it (paritysuite/dynamodb-conformance PR 67,
+		// characterised against DynamoDB). What it bills, its prepare
+		// phase, shows in the fake's Consumed and Meter, not in answers
+		// (dynamotest's recordPrepared).
+		{Name: "txwrite/cancelled-with-capacity-asked-answers-the-cancellation-alone", Seed: seed, Run: func(c *C) {
+			for _, mode := range []types.ReturnConsumedCapacity{types.ReturnConsumedCapacityTotal, types.ReturnConsumedCapacityIndexes} {
+				out, err := c.API.TransactWriteItems(c.Ctx, &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: mode,
+					TransactItems: c.FillTx([]types.TransactWriteItem{
+						TxPut(I("pk", "a", "sk", "1", "n", 9), "attribute_not_exists(pk)", nil),
+						TxPut(newItem, "", nil),
+					})})
+				if out != nil {
+					c.Errorf("%s: a cancelled transaction answered an output %+v", mode, out)
+				}
+				c.ExpectReasons(err, "ConditionalCheckFailed", "None")
+			}
+			c.ExpectUnchanged()
+		}},
 		{Name: "txwrite/reason-carries-old-item-when-asked", Seed: seed, Run: func(c *C) {
 			_, err := c.API.TransactWriteItems(c.Ctx, &dynamodb.TransactWriteItemsInput{TransactItems: c.FillTx([]types.TransactWriteItem{
 				TxPut(newItem, "", nil),
