@@ -124,3 +124,30 @@ func TestAnalyticsViewRunsUnderItsPolicies(t *testing.T) {
 		New: &analytics.Job{JobID: j.ID, UserID: "user-1", Status: jobs.StatusQueued, CreatedAt: j.CreatedAt.UnixMilli()}}})
 	ro.checkDenied("Apply under the read-only policy", err)
 }
+
+// TestAnalyticsRecountRunsUnderTheJobsReadOnlyPolicy: Recount reads the
+// jobs themselves (the jobs store's user index), so a check or repair of
+// the view runs under the jobs store's read-only policy, not the view's,
+// which refuses it.
+func TestAnalyticsRecountRunsUnderTheJobsReadOnlyPolicy(t *testing.T) {
+	ctx := context.Background()
+	h := newHarnessUnder(t, policies.Jobs(analyticsJobsTable, resultsBucket), iam.ReadOnly)
+	writer, err := jobs.NewStore(h.fake, h.raw[resultsBucket], jobs.TableName(analyticsJobsTable), jobs.Clock(h.fake.Now))
+	require.NoError(t, err)
+	in := jobs.CreateInput{UserID: "user-1", FileSize: 1000, FileType: "image/jpeg", Provider: "stub", OriginalFileName: "a.jpg"}
+	for range 2 {
+		_, _, err = writer.Create(ctx, in)
+		require.NoError(t, err)
+	}
+	days, err := analytics.Recount(ctx, jobsStore(t, h), "user-1")
+	require.NoError(t, err)
+	require.Len(t, days, 1)
+	assert.Equal(t, map[jobs.Status]int64{jobs.StatusQueued: 2}, days[0].ByStatus)
+	h.checkNoDenials()
+
+	view := newHarnessUnder(t, policies.Analytics(analyticsViewTable), analyticsServicePolicy(iam.Runtime))
+	refused, err := jobs.NewStore(view.db, nil, jobs.TableName(analyticsJobsTable), jobs.Clock(view.fake.Now))
+	require.NoError(t, err)
+	_, err = analytics.Recount(ctx, refused, "user-1")
+	view.checkDenied("Recount under the view's policy", err)
+}

@@ -109,7 +109,10 @@ func Pipeline(tableName, bucket string) iam.Service {
 // consumer also reads the jobs table's stream and keeps its leases: that
 // is iam.StreamConsumer's policy of the jobs table with the lease key
 // changes.LeaseKey(jobsTable, analytics.ConsumerName), which its service
-// runs with beside this one. It touches no bucket.
+// runs with beside this one. It touches no bucket. analytics.Recount,
+// a check or repair of the view, reads the jobs table through the jobs
+// store: run it under the jobs store's read-only policy
+// (iam.ReadOnly of Jobs).
 func Analytics(viewTable string) iam.Service {
 	return iam.Service{Tables: []iam.Table{{Schema: analytics.Schema(viewTable), Patterns: analytics.Patterns()}}}
 }
