@@ -46,6 +46,13 @@
 // streams is a *dynamodbstreams.Client, or the in-memory fake
 // (*dynamotest.DB), which serves the same API.
 //
+// DynamoDB Local's streams depart from DynamoDB's in one way a decoder
+// meets: an empty map in an image (an attribute or a nested value) comes
+// as {} with no type, and the SDK reads it as the value just before it in
+// the same map, or nil. A store's decoder run against Local must tolerate
+// that where its items hold empty maps; DynamoDB and the fake send the map
+// (dynamotest's TestStreamRecordsKeepEmptyMapsTyped).
+//
 // # Delivery
 //
 // A shard is processed by one consumer at a time: the consumer holds a
