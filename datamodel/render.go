@@ -689,7 +689,11 @@ func box(ok bool) string {
 }
 
 func (r *renderer) validation() {
-	r.p("## Validation Results 🔴\n\n")
+	// The boxes are written first, so that the heading can say whether
+	// every one of them is ticked (the method's template heads this
+	// section with a red mark; here it is computed, as the boxes are).
+	var boxes strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&boxes, format, args...) }
 	declared := true
 	scans := 0
 	for _, pe := range r.est.Patterns {
@@ -700,7 +704,7 @@ func (r *renderer) validation() {
 			scans++
 		}
 	}
-	r.p("- %s Every access pattern declares its operation, key condition, item size, items per request and a request rate\n", box(declared))
+	p("- %s Every access pattern declares its operation, key condition, item size, items per request and a request rate\n", box(declared))
 	var unkeyed []string
 	for i, pe := range r.est.Patterns {
 		if pe.Pattern.Partition == "" {
@@ -708,9 +712,9 @@ func (r *renderer) validation() {
 		}
 	}
 	if len(unkeyed) == 0 {
-		r.p("- [x] Every access pattern names the partition key value it hits, so the hot-partition analysis covers all of them\n")
+		p("- [x] Every access pattern names the partition key value it hits, so the hot-partition analysis covers all of them\n")
 	} else {
-		r.p("- [ ] Access patterns that do not name the partition key value they hit (left out of the hot-partition analysis): %s\n", strings.Join(unkeyed, ", "))
+		p("- [ ] Access patterns that do not name the partition key value they hit (left out of the hot-partition analysis): %s\n", strings.Join(unkeyed, ", "))
 	}
 	var unused []string
 	for _, ix := range r.s.Indexes {
@@ -723,9 +727,9 @@ func (r *renderer) validation() {
 		}
 	}
 	if len(unused) == 0 {
-		r.p("- [x] Every GSI serves at least one declared read pattern\n")
+		p("- [x] Every GSI serves at least one declared read pattern\n")
 	} else {
-		r.p("- [ ] GSIs that serve no declared read pattern: %s\n", strings.Join(unused, ", "))
+		p("- [ ] GSIs that serve no declared read pattern: %s\n", strings.Join(unused, ", "))
 	}
 	var gsiToDrop []string
 	for _, rel := range r.rels {
@@ -734,9 +738,9 @@ func (r *renderer) validation() {
 		}
 	}
 	if len(gsiToDrop) == 0 {
-		r.p("- [x] Unnecessary GSIs are removed and solved with an identifying relationship: no child read through a GSI has its parent's key in every read, or its GSI is justified\n")
+		p("- [x] Unnecessary GSIs are removed and solved with an identifying relationship: no child read through a GSI has its parent's key in every read, or its GSI is justified\n")
 	} else {
-		r.p("- [ ] Unnecessary GSIs are removed and solved with an identifying relationship: read by the parent's key yet through a GSI: %s\n", strings.Join(gsiToDrop, ", "))
+		p("- [ ] Unnecessary GSIs are removed and solved with an identifying relationship: read by the parent's key yet through a GSI: %s\n", strings.Join(gsiToDrop, ", "))
 	}
 	undeclaredLatency := 0
 	for _, pe := range r.est.Patterns {
@@ -745,52 +749,58 @@ func (r *renderer) validation() {
 		}
 	}
 	if undeclaredLatency == 0 {
-		r.p("- [x] Every access pattern declares its latency target\n")
+		p("- [x] Every access pattern declares its latency target\n")
 	} else {
-		r.p("- [ ] %d access pattern(s) declare no latency target\n", undeclaredLatency)
+		p("- [ ] %d access pattern(s) declare no latency target\n", undeclaredLatency)
 	}
 	if scans == 0 {
-		r.p("- [x] No Scans used to solve access patterns\n")
+		p("- [x] No Scans used to solve access patterns\n")
 	} else {
-		r.p("- [ ] %d access pattern(s) use Scan\n", scans)
+		p("- [ ] %d access pattern(s) use Scan\n", scans)
 	}
 	hot := r.est.Hot()
 	if len(hot) == 0 {
-		r.p("- [x] Hot partition analysis completed: no key value passes a partition's limits at the declared rates\n")
+		p("- [x] Hot partition analysis completed: no key value passes a partition's limits at the declared rates\n")
 	} else {
 		var names []string
 		for _, h := range hot {
 			names = append(names, "`"+h.Partition+"`")
 		}
-		r.p("- [ ] Hot partition analysis completed: %s pass a partition's limits at the declared rates (mitigation above)\n", strings.Join(names, ", "))
+		p("- [ ] Hot partition analysis completed: %s pass a partition's limits at the declared rates (mitigation above)\n", strings.Join(names, ", "))
 	}
 	if len(r.est.Undeclared) == 0 {
-		r.p("- [x] Every access pattern declares its peak and its average rate\n")
+		p("- [x] Every access pattern declares its peak and its average rate\n")
 	} else {
-		r.p("- [ ] Access patterns without an average rate (billed at their peak): %s\n", strings.Join(r.est.Undeclared, ", "))
+		p("- [ ] Access patterns without an average rate (billed at their peak): %s\n", strings.Join(r.est.Undeclared, ", "))
 	}
-	r.p("- [x] Cost estimates provided: %s/month on demand at the average rates, storage derived from %d declared entities\n", dollars(r.est.MonthlyCost), len(r.est.Storage))
-	r.p("- [x] Least-privilege IAM policy generated (`iam-policy.json`), every resource named:\n")
+	p("- [x] Cost estimates provided: %s/month on demand at the average rates, storage derived from %d declared entities\n", dollars(r.est.MonthlyCost), len(r.est.Storage))
+	p("- [x] Least-privilege IAM policy generated (`iam-policy.json`), every resource named:\n")
 	for _, st := range r.policy.Statement {
-		r.p("  - %s: %s\n", policyResources(st), strings.Join(st.Action, ", "))
+		p("  - %s: %s\n", policyResources(st), strings.Join(st.Action, ", "))
 	}
 	all := true
 	for _, m := range r.ms {
 		all = all && m.Within(Tolerance)
 	}
-	r.p("- %s Every pattern replayed on dynamotest with items of the declared size and count: consumed capacity within %d%% of the estimate\n\n", box(all), int(Tolerance*100))
-	r.p("### Estimates Replayed on dynamotest\n\n")
-	r.p("| # | Pattern | Items | Requests | Estimated RCU | Measured RCU | Estimated WCU | Measured WCU | Within %d%% |\n", int(Tolerance*100))
-	r.p("|---|---|---|---|---|---|---|---|---|\n")
+	p("- %s Every pattern replayed on dynamotest with items of the declared size and count: consumed capacity within %d%% of the estimate\n\n", box(all), int(Tolerance*100))
+	p("### Estimates Replayed on dynamotest\n\n")
+	p("| # | Pattern | Items | Requests | Estimated RCU | Measured RCU | Estimated WCU | Measured WCU | Within %d%% |\n", int(Tolerance*100))
+	p("|---|---|---|---|---|---|---|---|---|\n")
 	for i, m := range r.ms {
 		ok := "✅"
 		if !m.Within(Tolerance) {
 			ok = "❌"
 		}
-		r.p("| %d | %s | %d | %d | %s | %s | %s | %s | %s |\n", i+1, cell(m.Pattern), m.ItemsRead+m.ItemsWritten, m.Requests,
+		p("| %d | %s | %d | %d | %s | %s | %s | %s | %s |\n", i+1, cell(m.Pattern), m.ItemsRead+m.ItemsWritten, m.Requests,
 			num(m.EstimatedRead), num(m.MeasuredRead), num(m.EstimatedWrite), num(m.MeasuredWrite), ok)
 	}
-	r.p("\n")
+	p("\n")
+	mark := "✅"
+	if text := boxes.String(); strings.Contains(text, "- [ ]") || strings.Contains(text, "❌") {
+		mark = "🔴"
+	}
+	r.p("## Validation Results %s\n\n", mark)
+	r.b.WriteString(boxes.String())
 }
 
 // policyResources says what a statement of a runtime policy is on: the

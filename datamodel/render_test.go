@@ -14,6 +14,7 @@ import (
 	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/iam"
+	"github.com/tablekit/tablekit/tasks"
 )
 
 func orderModel() datamodel.Model {
@@ -283,4 +284,30 @@ func TestAModelsOtherTablesAreGrantedAndCostedBesideItsOwn(t *testing.T) {
 	out, err = datamodel.Render(context.Background(), m)
 	require.NoError(t, err)
 	assert.NotContains(t, string(out), "Other Tables", "a store alone has no such section")
+}
+
+// TestValidationResultsAreHeadedByWhatTheirBoxesSay: the section's mark is
+// computed: red while a box is unticked (orderModel's hot partition), green
+// for a model that meets every box (the task queue's).
+func TestValidationResultsAreHeadedByWhatTheirBoxesSay(t *testing.T) {
+	validation := func(m datamodel.Model) string {
+		out, err := datamodel.Render(context.Background(), m)
+		require.NoError(t, err)
+		doc := string(out)
+		start := strings.Index(doc, "## Validation Results")
+		require.GreaterOrEqual(t, start, 0)
+		end := strings.Index(doc[start:], "### Estimates Replayed")
+		require.Greater(t, end, 0)
+		return doc[start : start+end]
+	}
+	hot := validation(orderModel())
+	assert.True(t, strings.HasPrefix(hot, "## Validation Results 🔴\n"), hot)
+	assert.Contains(t, hot, "- [ ] Hot partition analysis completed")
+
+	// The task queue's declaration meets every box (its generated
+	// document, docs/tasks, says so).
+	cool := datamodel.Model{Store: "tasks", Schema: tasks.Schema("tasks"), Patterns: tasks.Patterns(), Entities: tasks.Entities()}
+	met := validation(cool)
+	assert.NotContains(t, met, "- [ ]", "the cooled model still misses a box")
+	assert.True(t, strings.HasPrefix(met, "## Validation Results ✅\n"), met)
 }
