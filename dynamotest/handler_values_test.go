@@ -73,11 +73,14 @@ func TestHandlerRefusesAnAttributeValueThatIsNotOneWhereverARequestCarriesIt(t *
 				op, _, _ := strings.Cut(name, " ")
 				_, got := post(t, url, "DynamoDB_20120810."+op, strings.ReplaceAll(body, "BAD", bad))
 				assert.Containsf(t, got, "ValidationException", "answer %s", got)
-				if strings.HasSuffix(name, " values") {
+				switch {
+				case strings.HasSuffix(name, " ExclusiveStartKey") && !strings.Contains(want, "duplicates"):
+					assert.Containsf(t, got, "The provided starting key is invalid: "+want, "answer %s", got)
+				case strings.HasSuffix(name, " values"):
 					// Checked with the expressions, in their words.
 					want := "ExpressionAttributeValues contains invalid value: " + want + " for key :v"
 					assert.Containsf(t, got, want, "answer %s", got)
-				} else {
+				default:
 					assert.Containsf(t, got, want, "answer %s", got)
 				}
 
@@ -134,7 +137,16 @@ func TestHandlerReportsARequestsOtherFaultsBeforeAnAttributeValueThatIsNotOne(t 
 			"ExpressionAttributeValues contains invalid value: " + attr.MultipleMessage + " for key :v"},
 		{"values without filter", "Scan", `{"TableName":"tbl","ExpressionAttributeValues":{":v":{}}}`,
 			"ExpressionAttributeValues can only be specified when using expressions: FilterExpression is null"},
-		{"starting key before segments", "Scan", `{"TableName":"tbl","ExclusiveStartKey":{"pk":{}},"Segment":1}`, attr.EmptyMessage},
+		// dynalite scan "should return ValidationException for
+		// unsupported datatype in ExclusiveStartKey" and its order: the
+		// starting key before Segment (Local: the same, without the
+		// prefix).
+		{"starting key before segments", "Scan", `{"TableName":"tbl","ExclusiveStartKey":{"pk":{}},"Segment":1}`,
+			"The provided starting key is invalid: " + attr.EmptyMessage},
+		// dynalite query "... for invalid values in ExclusiveStartKey
+		// without provided message": a set's duplicates come bare.
+		{"starting key duplicates", "Query", `{"TableName":"tbl","KeyConditionExpression":"pk = :v","ExpressionAttributeValues":{":v":{"S":"x"}},"ExclusiveStartKey":{"pk":{"S":"x","NS":["1","1"]}}}`,
+			"Input collection contains duplicates"},
 		{"mixed scan", "Scan", `{"TableName":"tbl","ScanFilter":{"b":{"ComparisonOperator":"EQ","AttributeValueList":[{}]}},"FilterExpression":"b = c"}`,
 			mixed + "Non-expression parameters: {ScanFilter} Expression parameters: {FilterExpression}"},
 		{"mixed batch get", "BatchGetItem", `{"RequestItems":{"tbl":{"Keys":[{"pk":{}}],"AttributesToGet":["a"],"ProjectionExpression":"a"}}}`,
