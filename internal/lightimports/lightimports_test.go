@@ -13,10 +13,12 @@ import (
 
 const module = "github.com/tablekit/tablekit/"
 
-// light are the packages a service imports to store its records, and the
-// fake it tests them with.
+// light are the packages a service imports to store its records, the fake
+// it tests them with, and what it adds around them: the jobs analytics
+// view, instrumentation, its IAM policies and the data-model tooling.
 var light = []string{
 	"table", "keys", "access", "blobstore", "entity", "jobs", "tasks", "journey", "pipeline", "changes", "dynamotest",
+	"jobs/analytics", "observe", "iam", "iam/policies", "datamodel",
 }
 
 // heavy are what only a program that reaches S3 or loads an AWS
