@@ -54,9 +54,13 @@ func (v violations) err() error {
 	return validationf("%d validation errors detected: %s", len(v), strings.Join(v, "; "))
 }
 
+// validName reports whether a table or index name keeps DynamoDB's
+// pattern and length.
+func validName(name string) bool { return len(name) >= 3 && len(name) <= 255 && namePattern(name) }
+
 // name checks a table or index name: DynamoDB's pattern, then its length.
 func (v *violations) name(field, name string) {
-	if !namePattern.MatchString(name) {
+	if !namePattern(name) {
 		v.add(quoted(name), field, "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
 	}
 	if len(name) < 3 {
@@ -92,35 +96,57 @@ func (v *violations) enum(field, value string, valid bool, set string) {
 	}
 }
 
+// The enums' checks, absent ("") counting as valid, small enough to
+// inline: a request whose members all pass them returns before collecting
+// anything (see each operation's violations).
+
+func validConsumed(mode types.ReturnConsumedCapacity) bool {
+	return mode == "" || mode == types.ReturnConsumedCapacityIndexes || mode == types.ReturnConsumedCapacityTotal || mode == types.ReturnConsumedCapacityNone
+}
+
+func validMetrics(mode types.ReturnItemCollectionMetrics) bool {
+	return mode == "" || mode == types.ReturnItemCollectionMetricsSize || mode == types.ReturnItemCollectionMetricsNone
+}
+
+func validReturnValue(rv types.ReturnValue) bool {
+	return rv == "" || rv == types.ReturnValueNone || rv == types.ReturnValueAllOld || rv == types.ReturnValueUpdatedOld ||
+		rv == types.ReturnValueAllNew || rv == types.ReturnValueUpdatedNew
+}
+
+func validOnFailure(mode types.ReturnValuesOnConditionCheckFailure) bool {
+	return mode == "" || mode == types.ReturnValuesOnConditionCheckFailureAllOld || mode == types.ReturnValuesOnConditionCheckFailureNone
+}
+
+func validOperator(op types.ConditionalOperator) bool {
+	return op == "" || op == types.ConditionalOperatorAnd || op == types.ConditionalOperatorOr
+}
+
+func validSelect(sel types.Select) bool {
+	return sel == "" || sel == types.SelectSpecificAttributes || sel == types.SelectCount || sel == types.SelectAllAttributes ||
+		sel == types.SelectAllProjectedAttributes
+}
+
 func (v *violations) consumedMode(mode types.ReturnConsumedCapacity) {
-	v.enum("returnConsumedCapacity", string(mode),
-		mode == types.ReturnConsumedCapacityIndexes || mode == types.ReturnConsumedCapacityTotal || mode == types.ReturnConsumedCapacityNone,
-		"INDEXES, TOTAL, NONE")
+	v.enum("returnConsumedCapacity", string(mode), validConsumed(mode), "INDEXES, TOTAL, NONE")
 }
 
 func (v *violations) collectionMetrics(mode types.ReturnItemCollectionMetrics) {
-	v.enum("returnItemCollectionMetrics", string(mode),
-		mode == types.ReturnItemCollectionMetricsSize || mode == types.ReturnItemCollectionMetricsNone, "SIZE, NONE")
+	v.enum("returnItemCollectionMetrics", string(mode), validMetrics(mode), "SIZE, NONE")
 }
 
 // returnValues checks ReturnValues against the member's whole enum; which
 // of them an operation accepts is checked after (PutItem and DeleteItem
 // take only ALL_OLD and NONE).
 func (v *violations) returnValues(rv types.ReturnValue) {
-	switch rv {
-	case types.ReturnValueNone, types.ReturnValueAllOld, types.ReturnValueUpdatedOld, types.ReturnValueAllNew, types.ReturnValueUpdatedNew:
-		return
-	}
-	v.enum("returnValues", string(rv), false, "ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW")
+	v.enum("returnValues", string(rv), validReturnValue(rv), "ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW")
 }
 
 func (v *violations) onFailureMode(mode types.ReturnValuesOnConditionCheckFailure) {
-	v.enum("returnValuesOnConditionCheckFailure", string(mode),
-		mode == types.ReturnValuesOnConditionCheckFailureAllOld || mode == types.ReturnValuesOnConditionCheckFailureNone, "ALL_OLD, NONE")
+	v.enum("returnValuesOnConditionCheckFailure", string(mode), validOnFailure(mode), "ALL_OLD, NONE")
 }
 
 func (v *violations) conditionalOperator(op types.ConditionalOperator) {
-	v.enum("conditionalOperator", string(op), op == types.ConditionalOperatorAnd || op == types.ConditionalOperatorOr, "OR, AND")
+	v.enum("conditionalOperator", string(op), validOperator(op), "OR, AND")
 }
 
 // comparisonOperators is the ComparisonOperator enum as DynamoDB lists it.
@@ -210,6 +236,9 @@ func renderMap[V any](m map[string]V, value func(V) string) string {
 // exists, so its name passed these checks when it was created.
 
 func getItemViolations(in *dynamodb.GetItemInput, exists bool) error {
+	if exists && in.TableName != nil && in.Key != nil && in.AttributesToGet == nil && validConsumed(in.ReturnConsumedCapacity) {
+		return nil
+	}
 	var v violations
 	v.consumedMode(in.ReturnConsumedCapacity)
 	v.attributesToGet("attributesToGet", in.AttributesToGet)
@@ -235,7 +264,11 @@ type writeMembers struct {
 	onFailure types.ReturnValuesOnConditionCheckFailure
 }
 
-func (m writeMembers) violations() error {
+func (m *writeMembers) violations() error {
+	if m.exists && m.table != nil && !m.missing && m.expected == nil && validConsumed(m.consumed) && validMetrics(m.metrics) &&
+		validReturnValue(m.returnValues) && validOperator(m.op) && validOnFailure(m.onFailure) {
+		return nil
+	}
 	var v violations
 	v.consumedMode(m.consumed)
 	v.tableName(m.table, m.exists)
@@ -251,24 +284,29 @@ func (m writeMembers) violations() error {
 }
 
 func putItemViolations(in *dynamodb.PutItemInput, exists bool) error {
-	return writeMembers{table: in.TableName, exists: exists, consumed: in.ReturnConsumedCapacity, returnValues: in.ReturnValues,
+	return (&writeMembers{table: in.TableName, exists: exists, consumed: in.ReturnConsumedCapacity, returnValues: in.ReturnValues,
 		metrics: in.ReturnItemCollectionMetrics, required: "item", missing: in.Item == nil, op: in.ConditionalOperator,
-		expected: in.Expected, onFailure: in.ReturnValuesOnConditionCheckFailure}.violations()
+		expected: in.Expected, onFailure: in.ReturnValuesOnConditionCheckFailure}).violations()
 }
 
 func deleteItemViolations(in *dynamodb.DeleteItemInput, exists bool) error {
-	return writeMembers{table: in.TableName, exists: exists, consumed: in.ReturnConsumedCapacity, returnValues: in.ReturnValues,
+	return (&writeMembers{table: in.TableName, exists: exists, consumed: in.ReturnConsumedCapacity, returnValues: in.ReturnValues,
 		metrics: in.ReturnItemCollectionMetrics, required: "key", missing: in.Key == nil, op: in.ConditionalOperator,
-		expected: in.Expected, onFailure: in.ReturnValuesOnConditionCheckFailure}.violations()
+		expected: in.Expected, onFailure: in.ReturnValuesOnConditionCheckFailure}).violations()
 }
 
 func updateItemViolations(in *dynamodb.UpdateItemInput, exists bool) error {
-	return writeMembers{table: in.TableName, exists: exists, consumed: in.ReturnConsumedCapacity, returnValues: in.ReturnValues,
+	return (&writeMembers{table: in.TableName, exists: exists, consumed: in.ReturnConsumedCapacity, returnValues: in.ReturnValues,
 		metrics: in.ReturnItemCollectionMetrics, required: "key", missing: in.Key == nil, op: in.ConditionalOperator,
-		expected: in.Expected, onFailure: in.ReturnValuesOnConditionCheckFailure}.violations()
+		expected: in.Expected, onFailure: in.ReturnValuesOnConditionCheckFailure}).violations()
 }
 
 func queryViolations(in *dynamodb.QueryInput, exists bool) error {
+	if exists && in.TableName != nil && (in.IndexName == nil || validName(*in.IndexName)) && in.QueryFilter == nil && in.KeyConditions == nil &&
+		in.AttributesToGet == nil && (in.Limit == nil || *in.Limit >= 1) && validSelect(in.Select) && validConsumed(in.ReturnConsumedCapacity) &&
+		validOperator(in.ConditionalOperator) {
+		return nil
+	}
 	var v violations
 	v.selectMode(in.Select)
 	v.indexName(in.IndexName)
@@ -283,6 +321,11 @@ func queryViolations(in *dynamodb.QueryInput, exists bool) error {
 }
 
 func scanViolations(in *dynamodb.ScanInput, exists bool) error {
+	if exists && in.TableName != nil && (in.IndexName == nil || validName(*in.IndexName)) && in.ScanFilter == nil && in.AttributesToGet == nil &&
+		in.Segment == nil && in.TotalSegments == nil && (in.Limit == nil || *in.Limit >= 1) && validSelect(in.Select) &&
+		validConsumed(in.ReturnConsumedCapacity) && validOperator(in.ConditionalOperator) {
+		return nil
+	}
 	var v violations
 	v.selectMode(in.Select)
 	v.indexName(in.IndexName)
@@ -300,9 +343,7 @@ func scanViolations(in *dynamodb.ScanInput, exists bool) error {
 }
 
 func (v *violations) selectMode(sel types.Select) {
-	v.enum("select", string(sel),
-		sel == types.SelectSpecificAttributes || sel == types.SelectCount || sel == types.SelectAllAttributes || sel == types.SelectAllProjectedAttributes,
-		"SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES")
+	v.enum("select", string(sel), validSelect(sel), "SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES")
 }
 
 // requestItems checks a batch's RequestItems map: present, not empty, and
@@ -318,7 +359,7 @@ func requestItems[V any](v *violations, m map[string]V, render func(V) string) {
 		return
 	}
 	for k := range m {
-		if len(k) < 3 || len(k) > 255 || !namePattern.MatchString(k) {
+		if len(k) < 3 || len(k) > 255 || !namePattern(k) {
 			v.add(quoted(renderMap(m, render)), "requestItems", "Map keys must satisfy constraint: "+
 				"[Member must have length less than or equal to 255, Member must have length greater than or equal to 3, "+
 				"Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+]")

@@ -3,7 +3,6 @@ package dynamotest
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -13,8 +12,18 @@ import (
 	"github.com/tablekit/tablekit/dynamotest/internal/store"
 )
 
-// DynamoDB's naming rule for tables and indexes.
-var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
+// namePattern reports whether name holds only the characters DynamoDB
+// allows in table and index names, [a-zA-Z0-9_.-]+, at least one. A loop
+// rather than a regular expression: every Query on an index checks one.
+func namePattern(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return name != ""
+}
 
 const maxGSIs = 20
 
