@@ -140,23 +140,31 @@ func (s *Store) createdBefore(ctx context.Context, item table.Item, in CreateInp
 // and the task carrying its work (its first queuing) in one transaction,
 // under Create's conditions, so no job exists without its work.
 func (s *Store) createWithWork(ctx context.Context, job *Job, in CreateInput, now time.Time) (*Job, bool, error) {
-	tx := s.t.WriteTx()
-	task, err := s.submitWork(ctx, tx, job.ID, job.CreatedAt, 1)
-	if err != nil {
-		return nil, false, err
-	}
-	job.TaskID, job.TaskCount = task.ID, 1
-	item, err := job.toItem()
-	if err != nil {
-		return nil, false, err
-	}
 	cond := table.IfNotExists()
 	if in.IdempotencyKey != "" {
 		// A job whose ttl has passed is gone for this package, and gives
 		// its key back.
 		cond = table.IfNotExistsOrExpired(attrTTL, now)
 	}
-	err = tx.Put(item, cond, table.ItemOnConditionFailure()).Run(ctx)
+	var built error // building the transaction failed: nothing was sent
+	err := s.runQueuing(func(fresh bool) error {
+		tx := s.t.WriteTx()
+		task, err := s.submitWork(ctx, tx, job.ID, job.CreatedAt, 1, fresh)
+		if err != nil {
+			built = err
+			return err
+		}
+		job.TaskID, job.TaskCount = task.ID, 1
+		item, err := job.toItem()
+		if err != nil {
+			built = err
+			return err
+		}
+		return tx.Put(item, cond, table.ItemOnConditionFailure()).Run(ctx)
+	})
+	if built != nil {
+		return nil, false, built
+	}
 	if err == nil {
 		return job, true, nil
 	}

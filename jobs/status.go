@@ -304,18 +304,32 @@ func (s *Store) moveWithWork(ctx context.Context, m moveSpec, job *Job) (*Job, e
 // taskCount + 1; the job was created at createdAt and read with
 // taskCount), conditioned also on taskCount being as read.
 func (s *Store) writeWithWork(ctx context.Context, id string, createdAt time.Time, taskCount int, u expression.UpdateBuilder, cond expression.ConditionBuilder) error {
-	tx := s.t.WriteTx()
-	u, err := s.queueWork(ctx, tx, id, createdAt, taskCount+1, u)
-	if err != nil {
-		return err
-	}
 	count := expression.Name(attrTaskCount)
 	if taskCount == 0 {
 		cond = cond.And(expression.AttributeNotExists(count))
 	} else {
 		cond = cond.And(count.Equal(expression.Value(taskCount)))
 	}
-	return tx.Update(s.t.Key(id), u, table.If(cond), table.ItemOnConditionFailure()).Run(ctx)
+	n := taskCount + 1
+	taskID := ""
+	return s.runQueuing(func(fresh bool) error {
+		tx := s.t.WriteTx()
+		task, err := s.submitWork(ctx, tx, id, createdAt, n, fresh)
+		switch {
+		case err != nil:
+			return err
+		case taskID == "":
+			// The job records its task and queuings. u is set once:
+			// its Set adds to what every copy of it shares, and the
+			// second build's task is the first's (the key names it).
+			taskID = task.ID
+			u = u.Set(expression.Name(attrTaskID), expression.Value(task.ID)).
+				Set(expression.Name(attrTaskCount), expression.Value(n))
+		case task.ID != taskID:
+			return fmt.Errorf("jobs: queue the work of job %q: key %d named task %q, then %q", id, n, taskID, task.ID)
+		}
+		return tx.Update(s.t.Key(id), u, table.If(cond), table.ItemOnConditionFailure()).Run(ctx)
+	})
 }
 
 // UnknownErrorCode is the error code Replay records for a FAILED job that

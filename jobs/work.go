@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-
 	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
 )
@@ -160,32 +158,60 @@ func plainID(id string) bool {
 	return true
 }
 
-// queueWork adds to tx the task carrying job id's n-th queuing and returns
-// u with the job's taskId and taskCount set to it. The caller puts or
-// updates the job in the same transaction, conditioned on what it read, so
-// the job and its work apply together or not at all.
-func (s *Store) queueWork(ctx context.Context, tx *table.WriteTx, id string, createdAt time.Time, n int, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
-	task, err := s.submitWork(ctx, tx, id, createdAt, n)
-	if err != nil {
-		return u, err
+// submitWork adds the task of job id's n-th queuing to tx. With fresh,
+// the key is vouched new and SubmitTx reads nothing (tasks.FreshKey):
+// every transaction that queues work is conditioned on the job as read,
+// which does not exist yet (n is 1) or has made n-1 queuings (taskCount),
+// and a queuing's task and the job's taskCount apply together, so key n
+// is new unless the job's count was set back behind the tasks table (see
+// runQueuing). Without fresh, SubmitTx reads the key first and a task it
+// created is the job's work again.
+func (s *Store) submitWork(ctx context.Context, tx *table.WriteTx, id string, createdAt time.Time, n int, fresh bool) (*tasks.Task, error) {
+	var opts []func(*tasks.SubmitTxOptions)
+	if fresh {
+		opts = append(opts, tasks.FreshKey())
 	}
-	return u.Set(expression.Name(attrTaskID), expression.Value(task.ID)).
-		Set(expression.Name(attrTaskCount), expression.Value(n)), nil
-}
-
-// submitWork adds the task of job id's n-th queuing to tx. Its key is
-// new, and tx proves it (tasks.FreshKey): every transaction that queues
-// work is conditioned on the job as read, which does not exist yet (n is
-// 1) or has made n-1 queuings (taskCount), and a queuing's task and the
-// job's taskCount apply together. So SubmitTx reads nothing; were the key
-// used after all (a job deleted and created again under its id within the
-// millisecond of its createdAt), tx is canceled and nothing applies.
-func (s *Store) submitWork(ctx context.Context, tx *table.WriteTx, id string, createdAt time.Time, n int) (*tasks.Task, error) {
-	task, _, err := s.work.SubmitTx(ctx, tx, tasks.SubmitInput{IdempotencyKey: s.taskKey(id, createdAt, n), Payload: s.payload(id)}, tasks.FreshKey())
+	task, _, err := s.work.SubmitTx(ctx, tx, tasks.SubmitInput{IdempotencyKey: s.taskKey(id, createdAt, n), Payload: s.payload(id)}, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: queue the work of job %q: %w", id, err)
 	}
 	return task, nil
+}
+
+// runQueuing builds and runs a transaction that queues a job's work with
+// run, first with the queuing's key vouched new (nothing read: one
+// request). Should the tasks table refuse that key while the job's own
+// condition held, the job's taskCount is behind the tasks table (a jobs
+// table restored to an earlier point in time than its tasks table, or a
+// keyed job deleted and created again within its namesake's createdAt
+// millisecond): it builds and runs the transaction once more reading the
+// key, so the task the key created becomes the job's work, as a queuing
+// did before keys were vouched for, instead of refusing the job for ever.
+func (s *Store) runQueuing(run func(fresh bool) error) error {
+	err := run(true)
+	if err == nil || !s.workRefusal(err) {
+		return err
+	}
+	return run(false)
+}
+
+// workRefusal reports whether err is a canceled transaction in which the
+// tasks table refused a write and the job's own condition held.
+func (s *Store) workRefusal(err error) bool {
+	var txe *table.TxError
+	if !errors.As(err, &txe) {
+		return false
+	}
+	if _, refused := s.jobRefusal(err); refused {
+		return false
+	}
+	work := s.work.Options().TableName
+	for _, r := range txe.Reasons {
+		if r.Table == work && r.Code == "ConditionalCheckFailed" {
+			return true
+		}
+	}
+	return false
 }
 
 // jobRefusal finds, in a canceled transaction, the job's own refusal: the

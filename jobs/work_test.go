@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -409,14 +410,15 @@ func TestSweepRefusesBadInputAndAStoreWithoutWork(t *testing.T) {
 	}
 }
 
-// TestAKeyedJobCreatedAgainWithinItsNamesakesMillisecondIsRefusedWholly:
-// a keyed job deleted and created again within the millisecond of its
-// createdAt would queue its work under its namesake's first key. A
-// queuing's key is vouched new (tasks.FreshKey, nothing read), so the
-// transaction is canceled: no job and no second task; a millisecond later
-// the key is new and the job is created with work of its own.
-func TestAKeyedJobCreatedAgainWithinItsNamesakesMillisecondIsRefusedWholly(t *testing.T) {
-	e, db := fakeWorkEnv(t)
+// TestAKeyedJobCreatedAgainWithinItsNamesakesMillisecondTakesItsTask: a
+// keyed job deleted and created again within the millisecond of its
+// createdAt names its namesake's first queuing again. The key vouched
+// new is refused by the tasks table, so Create reads it after all, as a
+// queuing did before keys were vouched for: the job is created, its work
+// the pending task its namesake left, which carries its id; no second
+// task.
+func TestAKeyedJobCreatedAgainWithinItsNamesakesMillisecondTakesItsTask(t *testing.T) {
+	e, _ := fakeWorkEnv(t)
 	ctx := context.Background()
 	in := upload("user-1")
 	in.IdempotencyKey = "request-1"
@@ -425,17 +427,75 @@ func TestAKeyedJobCreatedAgainWithinItsNamesakesMillisecondIsRefusedWholly(t *te
 	require.True(t, created)
 	require.NoError(t, e.jobs.Delete(ctx, first.ID))
 
-	_, _, err = e.jobs.Create(ctx, in)
-	require.ErrorIs(t, err, table.ErrAlreadyExists)
-	_, err = e.jobs.Get(ctx, first.ID, jobs.Consistent())
-	require.ErrorIs(t, err, jobs.ErrNotFound, "a job was created without its work")
-	assert.Equal(t, []string{first.ID}, e.queued(t), "one task: the deleted job's")
-
-	db.Advance(time.Millisecond)
 	again, created, err := e.jobs.Create(ctx, in)
 	require.NoError(t, err)
 	assert.True(t, created)
 	assert.Equal(t, first.ID, again.ID, "the key's id")
-	assert.NotEqual(t, first.TaskID, again.TaskID, "work of its own")
-	assert.Equal(t, []string{first.ID, first.ID}, e.queued(t))
+	assert.Equal(t, first.TaskID, again.TaskID, "its namesake's task")
+	assert.Equal(t, again, e.job(t, again.ID))
+	assert.Equal(t, []string{first.ID}, e.queued(t), "one task")
+}
+
+// replayBehindTheTasksTable fails a job, replays it (its 2nd queuing),
+// cancels that task and fails the job again, then sets the job's
+// taskCount back to 1 as a jobs table restored to before the replay would
+// hold it, and replays it: the vouched key 2 is refused by the tasks
+// table, read, and its task becomes the job's work. It returns the job
+// and that task's id.
+func replayBehindTheTasksTable(t *testing.T, e *workEnv, raw table.API) (*jobs.Job, string) {
+	t.Helper()
+	ctx := context.Background()
+	failed := func(id string) {
+		t.Helper()
+		started, err := e.jobs.StartProcessing(ctx, id)
+		require.NoError(t, err)
+		_, err = e.jobs.Fail(ctx, started.Lease(), jobs.JobError{Code: "X", Message: "x"})
+		require.NoError(t, err)
+	}
+	job, _, err := e.jobs.Create(ctx, upload("u1"))
+	require.NoError(t, err)
+	failed(job.ID)
+	replayed, err := e.jobs.Replay(ctx, job.ID)
+	require.NoError(t, err)
+	require.Equal(t, 2, replayed.TaskCount)
+	require.NoError(t, e.tasks.Cancel(ctx, replayed.TaskID, "done elsewhere"))
+	failed(job.ID)
+
+	tb := table.New(raw, e.jobs.Schema())
+	require.NoError(t, tb.Update(ctx, tb.Key(job.ID), expression.Set(expression.Name("taskCount"), expression.Value(1)).
+		Set(expression.Name("taskId"), expression.Value(job.TaskID))))
+
+	back, err := e.jobs.Replay(ctx, job.ID)
+	require.NoError(t, err, "a job whose next key was used is replayed")
+	assert.Equal(t, jobs.StatusQueued, back.Status)
+	assert.Equal(t, replayed.TaskID, back.TaskID, "the task its key made")
+	assert.Equal(t, 2, back.TaskCount)
+	return back, replayed.TaskID
+}
+
+// TestAJobWhoseTaskCountIsBehindTheTasksTableIsQueuedAgain: a jobs table
+// restored to an earlier point in time than its tasks table holds jobs
+// whose next queuing's key was used. Replay still queues them (the key
+// read after the tasks table refused it), and a sweep then finds that
+// task finished and queues the next, new key, which a worker runs.
+func TestAJobWhoseTaskCountIsBehindTheTasksTableIsQueuedAgain(t *testing.T) {
+	w := newJobWorld(t)
+	ctx := context.Background()
+	job, _ := replayBehindTheTasksTable(t, w.workEnv, w.fake)
+
+	w.fake.Advance(time.Minute)
+	res, err := w.jobs.Sweep(ctx, jobs.MinAge(0))
+	require.NoError(t, err)
+	assert.Equal(t, jobs.SweepResult{Found: 1, Queued: 1}, res, "its task was cancelled: new work")
+	w.start(t, "w1", editor)
+	w.waitStatus(t, job.ID, jobs.StatusCompleted)
+	assert.Equal(t, 3, w.job(t, job.ID).TaskCount)
+}
+
+// TestIntegrationAJobWhoseTaskCountIsBehindTheTasksTableIsReplayed: the
+// same on DynamoDB Local, whose cancellation reasons name the tasks
+// table's refusal.
+func TestIntegrationAJobWhoseTaskCountIsBehindTheTasksTableIsReplayed(t *testing.T) {
+	e := localWorkEnv(t)
+	replayBehindTheTasksTable(t, e, e.db.API)
 }
