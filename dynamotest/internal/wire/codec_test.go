@@ -219,3 +219,18 @@ func TestTransactionCanceledUsesTheModelledMessageMember(t *testing.T) {
 	body = AppendError(nil, &types.ConditionalCheckFailedException{Message: aws.String("m")})
 	assert.Falsef(t, !bytes.Contains(body, []byte(`"message":"m"`)), "body %s lacks the modelled \"message\" member", body)
 }
+
+func TestTheFrameworksErrorsSpellTheirMessageMemberAsDynamoDBDoes(t *testing.T) {
+	for code, want := range map[string]string{
+		"SerializationException":              `"Message":"m"`,
+		"AccessDeniedException":               `"Message":"m"`,
+		"MissingAuthenticationTokenException": `"message":"m"`,
+		"UnknownOperationException":           `"message":"m"`,
+	} {
+		body := AppendError(nil, &smithy.GenericAPIError{Code: code, Message: "m"})
+		assert.Falsef(t, !bytes.Contains(body, []byte(want)), "%s: body %s lacks %s", code, body, want)
+		_, err := sdkResponse(operations[6], 400, body)
+		var got smithy.APIError
+		assert.Falsef(t, !errors.As(err, &got) || got.ErrorCode() != code || got.ErrorMessage() != "m", "%s: client got %#v", code, err)
+	}
+}

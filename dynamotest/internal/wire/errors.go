@@ -71,8 +71,15 @@ func AppendError(dst []byte, err smithy.APIError) []byte {
 // messageKey is the member that carries an exception's message. DynamoDB's
 // model spells it "message" for most exceptions and "Message" for a few
 // (TransactionCanceledException); the member is written as the model
-// spells it.
+// spells it. Of the framework's own errors, SerializationException and
+// AccessDeniedException spell it "Message" (dynalite's tests written
+// against DynamoDB: assertSerialization, assertAccessDenied), the
+// signature errors "message".
 func messageKey(code string) string {
+	switch code {
+	case "SerializationException", "AccessDeniedException":
+		return `"Message"`
+	}
 	if entry, ok := dynamodb.TypeRegistry.LookupEntry("com.amazonaws.dynamodb#" + code); ok {
 		if entry.Schema.Member("Message") != nil {
 			return `"Message"`
