@@ -449,7 +449,11 @@ func errorResponse(err error, buf []byte) (int, []byte) {
 	)
 	switch {
 	case errors.As(err, &decodeErr):
-		apiErr = &smithy.GenericAPIError{Code: "SerializationException", Message: decodeErr.Error()}
+		msg := decodeErr.Java // DynamoDB's words, when the decoder knows them
+		if msg == "" {
+			msg = decodeErr.Error()
+		}
+		apiErr = &smithy.GenericAPIError{Code: "SerializationException", Message: msg}
 	case errors.As(err, &validationErr):
 		apiErr = &smithy.GenericAPIError{Code: "ValidationException", Message: validationErr.Message}
 	case errors.As(err, &apiErr):

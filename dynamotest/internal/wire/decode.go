@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -23,6 +24,10 @@ const maxDepth = 512
 type DecodeError struct {
 	Offset int // byte offset in the body
 	Msg    string
+	// Java is DynamoDB's own message for the error, in the words of the
+	// Java framework that reads its requests ("TRUE_VALUE cannot be
+	// converted to String"), when the decoder knows it; empty otherwise.
+	Java string
 }
 
 func (e *DecodeError) Error() string {
@@ -346,7 +351,7 @@ func hex4(b []byte) (rune, bool) {
 // str reads a JSON string.
 func (d *decoder) str() (string, error) {
 	if c := d.peek(); c != '"' {
-		return "", d.errorf("expected string, found %s", describe(c))
+		return "", d.mismatch("String", "expected string, found "+describe(c))
 	}
 	raw, escaped, err := d.rawString()
 	if err != nil {
@@ -478,8 +483,39 @@ func (d *decoder) boolean() (bool, error) {
 	case 'f':
 		return false, d.literal("false")
 	default:
-		return false, d.errorf("expected boolean, found %s", describe(c))
+		return false, d.mismatch("Boolean", "expected boolean, found "+describe(c))
 	}
+}
+
+// mismatch is the error for a value of the wrong JSON type where a member
+// of Java type javaType (String, Boolean, Integer, Long) belongs, msg in
+// the decoder's words and Java in DynamoDB's (dynalite's tests written
+// against DynamoDB, assertType).
+func (d *decoder) mismatch(javaType, msg string) error {
+	err := &DecodeError{Offset: d.pos, Msg: msg}
+	switch c := d.peek(); {
+	case c == 't':
+		err.Java = "TRUE_VALUE cannot be converted to " + javaType
+	case c == 'f':
+		err.Java = "FALSE_VALUE cannot be converted to " + javaType
+	case c == '-' || c >= '0' && c <= '9':
+		kind := "NUMBER_VALUE"
+		for i := d.pos; i < len(d.data) && strings.IndexByte("-+.eE0123456789", d.data[i]) >= 0; i++ {
+			if c := d.data[i]; c == '.' || c == 'e' || c == 'E' {
+				kind = "DECIMAL_VALUE"
+			}
+		}
+		err.Java = kind + " cannot be converted to " + javaType
+	case c == '"' && javaType == "Boolean":
+		err.Java = "Unexpected token received from parser"
+	case c == '"':
+		err.Java = "STRING_VALUE cannot be converted to " + javaType
+	case c == '[':
+		err.Java = "Unrecognized collection type class java.lang." + javaType
+	case c == '{':
+		err.Java = "Start of structure or map found where not expected"
+	}
+	return err
 }
 
 func decodeString(d *decoder, v reflect.Value) error {
@@ -512,6 +548,13 @@ func decodeBytes(d *decoder, v reflect.Value) error {
 // decodeInt reads an integer that fits in bits; a fraction or an exponent is
 // a type error, as it is for DynamoDB's Integer members.
 func decodeInt(d *decoder, v reflect.Value, bits int) error {
+	if c := d.peek(); c != '-' && (c < '0' || c > '9') {
+		javaType := "Long"
+		if bits <= 32 {
+			javaType = "Integer"
+		}
+		return d.mismatch(javaType, "expected number, found "+describe(c))
+	}
 	start := d.pos
 	tok, err := d.number()
 	if err != nil {

@@ -144,3 +144,46 @@ func FuzzUnmarshal(f *testing.F) {
 		require.Falsef(t, !reflect.DeepEqual(in, again), "%s: %s changed on a round trip to %s", o.name, Marshal(in), Marshal(again))
 	})
 }
+
+// A value of the wrong JSON type where a string, boolean or integer
+// belongs carries DynamoDB's own message, in its Java framework's words
+// (dynalite's tests written against DynamoDB, assertType's String,
+// Boolean, Integer and Long tables).
+func TestMistypedScalarsCarryDynamoDBsMessage(t *testing.T) {
+	cases := []struct {
+		in   any
+		body string
+		want string
+	}{
+		{&dynamodb.QueryInput{}, `{"TableName":true}`, "TRUE_VALUE cannot be converted to String"},
+		{&dynamodb.QueryInput{}, `{"TableName":false}`, "FALSE_VALUE cannot be converted to String"},
+		{&dynamodb.QueryInput{}, `{"TableName":23}`, "NUMBER_VALUE cannot be converted to String"},
+		{&dynamodb.QueryInput{}, `{"TableName":-2147483648}`, "NUMBER_VALUE cannot be converted to String"},
+		{&dynamodb.QueryInput{}, `{"TableName":34.56}`, "DECIMAL_VALUE cannot be converted to String"},
+		{&dynamodb.QueryInput{}, `{"TableName":[]}`, "Unrecognized collection type class java.lang.String"},
+		{&dynamodb.QueryInput{}, `{"TableName":{}}`, "Start of structure or map found where not expected"},
+		{&dynamodb.QueryInput{}, `{"ConsistentRead":"23"}`, "Unexpected token received from parser"},
+		{&dynamodb.QueryInput{}, `{"ConsistentRead":23}`, "NUMBER_VALUE cannot be converted to Boolean"},
+		{&dynamodb.QueryInput{}, `{"ConsistentRead":34.56}`, "DECIMAL_VALUE cannot be converted to Boolean"},
+		{&dynamodb.QueryInput{}, `{"ConsistentRead":[]}`, "Unrecognized collection type class java.lang.Boolean"},
+		{&dynamodb.QueryInput{}, `{"ConsistentRead":{}}`, "Start of structure or map found where not expected"},
+		{&dynamodb.QueryInput{}, `{"Limit":"23"}`, "STRING_VALUE cannot be converted to Integer"},
+		{&dynamodb.QueryInput{}, `{"Limit":true}`, "TRUE_VALUE cannot be converted to Integer"},
+		{&dynamodb.QueryInput{}, `{"Limit":[]}`, "Unrecognized collection type class java.lang.Integer"},
+		{&dynamodb.CreateTableInput{}, `{"ProvisionedThroughput":{"ReadCapacityUnits":"23"}}`, "STRING_VALUE cannot be converted to Long"},
+		{&dynamodb.CreateTableInput{}, `{"ProvisionedThroughput":{"ReadCapacityUnits":false}}`, "FALSE_VALUE cannot be converted to Long"},
+		{&dynamodb.PutItemInput{}, `{"Item":{"a":{"S":true}}}`, "TRUE_VALUE cannot be converted to String"},
+		{&dynamodb.PutItemInput{}, `{"Item":{"a":{"SS":[23]}}}`, "NUMBER_VALUE cannot be converted to String"},
+		{&dynamodb.PutItemInput{}, `{"Item":{"a":{"NULL":"23"}}}`, "Unexpected token received from parser"},
+		{&dynamodb.PutItemInput{}, `{"Item":{"a":{"M":{"b":{"BOOL":{}}}}}}`, "Start of structure or map found where not expected"},
+	}
+	for _, c := range cases {
+		err := Unmarshal([]byte(c.body), c.in)
+		var de *DecodeError
+		assert.Truef(t, errors.As(err, &de) && de.Java == c.want, "Unmarshal(%s) = %#v, want Java message %q", c.body, err, c.want)
+	}
+	// Where the decoder does not know DynamoDB's words, it says none.
+	var de *DecodeError
+	require.ErrorAs(t, Unmarshal([]byte(`{"Limit":1.5}`), &dynamodb.QueryInput{}), &de)
+	assert.Empty(t, de.Java)
+}
