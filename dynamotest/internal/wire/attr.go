@@ -141,7 +141,7 @@ func decodeAttributeValueField(d *decoder, v reflect.Value) error {
 // an absent attribute.
 func (d *decoder) item() (map[string]types.AttributeValue, error) {
 	if err := d.enter('{'); err != nil {
-		return nil, err
+		return nil, d.container(err, kindMap, d.elem, javaPackage+"AttributeValue")
 	}
 	m := make(map[string]types.AttributeValue)
 	for i := 0; ; i++ {
@@ -158,6 +158,7 @@ func (d *decoder) item() (map[string]types.AttributeValue, error) {
 			}
 			continue
 		}
+		d.elem = true
 		av, err := d.attributeValue()
 		if err != nil {
 			return nil, err
@@ -188,7 +189,7 @@ const (
 // DynamoDB checks each member's value in turn before it counts them.
 func (d *decoder) attributeValue() (types.AttributeValue, error) {
 	if err := d.enter('{'); err != nil {
-		return nil, err
+		return nil, d.container(err, kindStruct, d.elem, javaPackage+"AttributeValue")
 	}
 	var (
 		set    int
@@ -245,6 +246,7 @@ func (d *decoder) attributeValue() (types.AttributeValue, error) {
 		if set != 0 {
 			others = append(others, av)
 		}
+		d.elem = false
 		if av, err = d.attributeMember(bit); err != nil {
 			return nil, err
 		}
@@ -252,25 +254,25 @@ func (d *decoder) attributeValue() (types.AttributeValue, error) {
 	}
 	switch {
 	case set == 0:
-		return d.invalid(attr.EmptyMessage)
+		return d.standIn(attr.EmptyMessage)
 	case set&(set-1) != 0:
 		for _, m := range append(others, av) {
 			if err := attr.Validate(m); err != nil {
-				return d.invalid(err.Error())
+				return d.standIn(err.Error())
 			}
 		}
-		return d.invalid(attr.MultipleMessage)
+		return d.standIn(attr.MultipleMessage)
 	}
 	return av, nil
 }
 
-// invalid is what a union that is not one decodes as: attr.Invalid, or
+// standIn is what a union that is not one decodes as: attr.Invalid, or
 // when decoding strictly a *ValidationError.
-func (d *decoder) invalid(message string) (types.AttributeValue, error) {
+func (d *decoder) standIn(message string) (types.AttributeValue, error) {
 	if d.strict {
 		return nil, &ValidationError{Message: message}
 	}
-	d.invalids++
+	d.invalid = true
 	return attr.Invalid(message), nil
 }
 
@@ -330,12 +332,13 @@ func (d *decoder) attributeMember(bit int) (types.AttributeValue, error) {
 // list reads a JSON array, calling elem for each element.
 func (d *decoder) list(elem func() error) error {
 	if err := d.enter('['); err != nil {
-		return err
+		return d.container(err, kindList, d.elem, "")
 	}
 	for i := 0; ; i++ {
 		if more, err := d.more(i, ']'); !more {
 			return err
 		}
+		d.elem = true
 		if err := elem(); err != nil {
 			return err
 		}

@@ -57,38 +57,41 @@ func Unmarshal(data []byte, v any) error {
 // AttributeValue with no member or several decodes as attr.Invalid (see
 // attributeValue) and is no error here; invalid says whether v holds one.
 func UnmarshalDeferred(data []byte, v any) (invalid bool, err error) {
-	n, err := unmarshal(data, v, false)
-	return n > 0, err
+	return unmarshal(data, v, false)
 }
 
-// unmarshal decodes data into v and returns how many attr.Invalid it
-// decoded.
-func unmarshal(data []byte, v any, strict bool) (int, error) {
+// unmarshal decodes data into v and reports whether it decoded an
+// attr.Invalid.
+func unmarshal(data []byte, v any, strict bool) (bool, error) {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return 0, fmt.Errorf("wire: Unmarshal needs a non-nil pointer, not %T", v)
+		return false, fmt.Errorf("wire: Unmarshal needs a non-nil pointer, not %T", v)
 	}
 	d := decoder{data: data, strict: strict}
 	if err := d.value(codecFor(rv.Type().Elem()), rv.Elem()); err != nil {
-		return d.invalids, err
+		return d.invalid, err
 	}
 	d.space()
 	if d.pos != len(d.data) {
-		return d.invalids, d.errorf("unexpected data after the top-level value")
+		return d.invalid, d.errorf("unexpected data after the top-level value")
 	}
-	return d.invalids, nil
+	return d.invalid, nil
 }
 
 // decoder reads JSON from data; pos is the next unread byte.
 type decoder struct {
 	data    []byte
 	pos     int
-	depth   int
 	scratch []byte // unescaped member names
+	depth   int32
 	// strict: an AttributeValue with no member or several is a
-	// *ValidationError rather than attr.Invalid; invalids counts those.
-	strict   bool
-	invalids int
+	// *ValidationError rather than attr.Invalid; invalid says one was
+	// decoded.
+	strict, invalid bool
+	// elem: the value being read is an element of a list or a map's
+	// value, not a structure's member (DynamoDB words a mistyped
+	// container by where it is; see container).
+	elem bool
 }
 
 func (d *decoder) errorf(format string, args ...any) error {
@@ -485,6 +488,55 @@ func (d *decoder) boolean() (bool, error) {
 	default:
 		return false, d.mismatch("Boolean", "expected boolean, found "+describe(c))
 	}
+}
+
+// javaPackage is where DynamoDB's model classes live, as its messages name
+// them.
+const javaPackage = "com.amazonaws.dynamodb.v20120810."
+
+// castMessage is what DynamoDB's framework says of a scalar where a list
+// or a map nested in another collection belongs.
+const castMessage = "class sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl cannot be cast to class java.lang.Class " +
+	"(sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl and java.lang.Class are in module java.base of loader 'bootstrap')"
+
+// Container kinds, as container words them.
+const (
+	kindList = iota
+	kindMap
+	kindStruct
+)
+
+// container is the error for a value of the wrong JSON type where a list,
+// a map or a structure belongs: err is the decoder's, and Java DynamoDB's
+// words for it (dynalite's tests written against DynamoDB, assertType's
+// List, Map, FieldStruct, ValueStruct and Parameterized tables). elem is
+// whether the value is a collection's element; java the Java type an
+// array is reported as (a map's or a structure's).
+func (d *decoder) container(err error, kind int, elem bool, java string) error {
+	de, ok := err.(*DecodeError)
+	if !ok {
+		return err
+	}
+	switch c := d.peek(); {
+	case c == '{':
+		de.Java = "Start of structure or map found where not expected"
+	case c == '[':
+		if kind == kindMap {
+			de.Java = "Unrecognized collection type java.util.Map<java.lang.String, " + java + ">"
+		} else {
+			de.Java = "Unrecognized collection type class " + java
+		}
+	case c == '"' || c == 't' || c == 'f' || c == '-' || c >= '0' && c <= '9':
+		switch {
+		case elem && kind != kindStruct:
+			de.Java = castMessage
+		case elem:
+			de.Java = "Unexpected value type in payload"
+		default:
+			de.Java = "Unexpected field type"
+		}
+	}
+	return de
 }
 
 // mismatch is the error for a value of the wrong JSON type where a member

@@ -180,7 +180,7 @@ func (b *builder) slice(c *codec, t reflect.Type) {
 	}
 	c.dec = func(d *decoder, v reflect.Value) error {
 		if err := d.enter('['); err != nil {
-			return err
+			return d.container(err, kindList, d.elem, "")
 		}
 		s := reflect.MakeSlice(t, 0, 4)
 		for i := 0; ; i++ {
@@ -191,6 +191,7 @@ func (b *builder) slice(c *codec, t reflect.Type) {
 				break
 			}
 			s = reflect.Append(s, reflect.Zero(t.Elem()))
+			d.elem = true
 			if err := d.value(elem, s.Index(s.Len()-1)); err != nil {
 				return err
 			}
@@ -221,9 +222,10 @@ func (b *builder) mapOf(c *codec, t reflect.Type) {
 		}
 		e.buf = append(e.buf, '}')
 	}
+	java := javaName(et)
 	c.dec = func(d *decoder, v reflect.Value) error {
 		if err := d.enter('{'); err != nil {
-			return err
+			return d.container(err, kindMap, d.elem, java)
 		}
 		m := reflect.MakeMap(t)
 		for i := 0; ; i++ {
@@ -238,6 +240,7 @@ func (b *builder) mapOf(c *codec, t reflect.Type) {
 				return err
 			}
 			ev := reflect.New(et).Elem()
+			d.elem = true
 			if err := d.value(elem, ev); err != nil {
 				return err
 			}
@@ -291,9 +294,10 @@ func (b *builder) structOf(c *codec, t reflect.Type) {
 		}
 		e.buf = append(e.buf, '}')
 	}
+	java := javaName(t)
 	c.dec = func(d *decoder, v reflect.Value) error {
 		if err := d.enter('{'); err != nil {
-			return err
+			return d.container(err, kindStruct, d.elem, java)
 		}
 		for i := 0; ; i++ {
 			if more, err := d.more(i, '}'); !more {
@@ -313,12 +317,30 @@ func (b *builder) structOf(c *codec, t reflect.Type) {
 				}
 				continue
 			}
+			d.elem = false
 			if err := d.value(f.codec, v.Field(f.index)); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
+}
+
+// javaName is the Java type DynamoDB's messages give a value of Go type t:
+// its model class, java.lang.String, or a list of either.
+func javaName(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "java.lang.String"
+	case reflect.Slice:
+		return "java.util.List<" + javaName(t.Elem()) + ">"
+	case reflect.Map:
+		return "java.util.Map<java.lang.String, " + javaName(t.Elem()) + ">"
+	}
+	return javaPackage + t.Name()
 }
 
 func omitFunc(t reflect.Type) func(reflect.Value) bool {
