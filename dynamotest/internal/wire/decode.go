@@ -370,7 +370,17 @@ func (d *decoder) str() (string, error) {
 // blob reads a base64 JSON string.
 func (d *decoder) blob() ([]byte, error) {
 	if c := d.peek(); c != '"' {
-		return nil, d.errorf("expected base64 string, found %s", describe(c))
+		// DynamoDB's words, as mismatch's (assertType's Blob table).
+		err := &DecodeError{Offset: d.pos, Msg: "expected base64 string, found " + describe(c)}
+		switch c {
+		case '[':
+			err.Java = "Unrecognized collection type class java.nio.ByteBuffer"
+		case '{':
+			err.Java = "Start of structure or map found where not expected"
+		default:
+			err.Java = "only base-64-encoded strings are convertible to bytes"
+		}
+		return nil, err
 	}
 	start := d.pos
 	raw, escaped, err := d.rawString()
@@ -385,7 +395,11 @@ func (d *decoder) blob() ([]byte, error) {
 	out := make([]byte, base64.StdEncoding.DecodedLen(len(raw)))
 	n, err := base64.StdEncoding.Decode(out, raw)
 	if err != nil {
-		return nil, &DecodeError{Offset: start, Msg: "invalid base64: " + err.Error()}
+		de := &DecodeError{Offset: start, Msg: "invalid base64: " + err.Error()}
+		if len(raw)%4 != 0 {
+			de.Java = fmt.Sprintf("Base64 encoded length is expected a multiple of 4 bytes but found: %d", len(raw))
+		}
+		return nil, de
 	}
 	return out[:n], nil
 }

@@ -200,6 +200,12 @@ func TestMistypedScalarsCarryDynamoDBsMessage(t *testing.T) {
 		{&dynamodb.BatchWriteItemInput{}, `{"RequestItems":{"t":[{"PutRequest":[]}]}}`, "Unrecognized collection type class com.amazonaws.dynamodb.v20120810.PutRequest"},
 		{&dynamodb.BatchGetItemInput{}, `{"RequestItems":{"t":{"Keys":[23]}}}`, castMessage},
 		{&dynamodb.BatchGetItemInput{}, `{"RequestItems":{"t":{"Keys":[[]]}}}`, "Unrecognized collection type java.util.Map<java.lang.String, com.amazonaws.dynamodb.v20120810.AttributeValue>"},
+		// Blobs (assertType's Blob table).
+		{&dynamodb.PutItemInput{}, `{"Item":{"a":{"B":true}}}`, "only base-64-encoded strings are convertible to bytes"},
+		{&dynamodb.PutItemInput{}, `{"Item":{"a":{"B":34.56}}}`, "only base-64-encoded strings are convertible to bytes"},
+		{&dynamodb.PutItemInput{}, `{"Item":{"a":{"B":[]}}}`, "Unrecognized collection type class java.nio.ByteBuffer"},
+		{&dynamodb.PutItemInput{}, `{"Item":{"a":{"BS":[{}]}}}`, "Start of structure or map found where not expected"},
+		{&dynamodb.PutItemInput{}, `{"Item":{"a":{"B":"23456"}}}`, "Base64 encoded length is expected a multiple of 4 bytes but found: 5"},
 	}
 	for _, c := range cases {
 		err := Unmarshal([]byte(c.body), c.in)
