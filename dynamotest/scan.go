@@ -34,15 +34,19 @@ func (db *DB) scan(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanO
 	if err := scanViolations(in, t != nil); err != nil {
 		return nil, nil, err
 	}
+	// How Segment and TotalSegments pair is checked before the table is
+	// looked up and before the expressions (dynalite's AWS-written "should
+	// return ValidationException for missing TotalSegments", on a table
+	// that does not exist, with an empty ExpressionAttributeNames).
+	segment, total, err := checkSegments(in.Segment, in.TotalSegments)
+	if err != nil {
+		return nil, nil, err
+	}
 	if t == nil {
 		return nil, nil, missingTable(requestExprs{attributesToGet: in.AttributesToGet, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
 			filter: in.FilterExpression, projection: in.ProjectionExpression})
 	}
 	limit := int(aws.ToInt32(in.Limit))
-	segment, total, err := checkSegments(in.Segment, in.TotalSegments)
-	if err != nil {
-		return nil, nil, err
-	}
 	consistent := aws.ToBool(in.ConsistentRead)
 	ix, err := t.readIndex(in.IndexName, consistent)
 	if err != nil {

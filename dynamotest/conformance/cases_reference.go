@@ -64,6 +64,17 @@ func missingTableCases() []Case {
 			_, err := c.API.Scan(c.Ctx, &dynamodb.ScanInput{TableName: t, Limit: aws.Int32(0)})
 			return err
 		}, "ValidationException", "Member must have value greater than or equal to 1"),
+		// dynalite's AWS-written "should return ValidationException for
+		// missing TotalSegments" (and "... missing Segment", "... Segment
+		// more than TotalSegments"), all on a table that does not exist.
+		missing("scan-segment-without-total-segments", false, func(c *C, t *string) error {
+			_, err := c.API.Scan(c.Ctx, &dynamodb.ScanInput{TableName: t, Segment: aws.Int32(1)})
+			return err
+		}, "ValidationException", "The TotalSegments parameter is required but was not present in the request when Segment parameter is present"),
+		missing("scan-segment-not-below-total-segments", false, func(c *C, t *string) error {
+			_, err := c.API.Scan(c.Ctx, &dynamodb.ScanInput{TableName: t, Segment: aws.Int32(1), TotalSegments: aws.Int32(1)})
+			return err
+		}, "ValidationException", "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: 1 is not less than TotalSegments: 1"),
 		missing("query-bad-return-consumed-capacity", false, func(c *C, t *string) error {
 			_, err := c.API.Query(c.Ctx, &dynamodb.QueryInput{TableName: t, KeyConditionExpression: aws.String("pk = :p"),
 				ExpressionAttributeValues: Vals(":p", "a"), ReturnConsumedCapacity: "BAD"})
