@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -292,14 +293,37 @@ func TestServerTimeoutsAreSet(t *testing.T) {
 // TestHandlerMemoryBudgetBoundsTheHeapOfRequestsInFlight: the budget holds
 // for the memory the requests in flight hold, each body and the input
 // decoded from it, not for the bodies alone (which let the heap reach about
-// twice the budget).
+// twice the budget). The heap is the process's: what the test's own
+// clients and earlier tests' goroutines allocate meanwhile is counted too,
+// so the least growth of three rounds is held to the budget (a handler that
+// held more would exceed it in every round).
 func TestHandlerMemoryBudgetBoundsTheHeapOfRequestsInFlight(t *testing.T) {
 	const budgetBytes = 4 << 20
-	entered, release := make(chan struct{}, 64), make(chan struct{})
-	url := serveWith(t, blockingPuts(entered, release), MaxBodyBytes(512<<10), MemoryBudget(budgetBytes))
 	body := putBody(400 << 10) // one string, shared by every request
+	least := int64(math.MaxInt64)
+	for range 3 {
+		held, grown := heapOfRequestsInFlight(t, body, budgetBytes)
+		t.Logf("%d requests held %d bytes of heap", held, grown)
+		least = min(least, grown)
+	}
+	assert.LessOrEqualf(t, least, int64(budgetBytes), "the requests held %d bytes of heap at the least; the budget is %d", least, budgetBytes)
+}
+
+// heapOfRequestsInFlight sends 24 PutItems of body to a handler with the
+// budget whose operation holds them, and returns how many it held and how
+// much the heap grew while it held them.
+func heapOfRequestsInFlight(t *testing.T, body string, budgetBytes int64) (int, int64) {
+	entered, release := make(chan struct{}, 64), make(chan struct{})
+	ts := httptest.NewServer(NewHandler(blockingPuts(entered, release), MaxBodyBytes(512<<10), MemoryBudget(budgetBytes)))
+	defer ts.Close()
+	// A client of its own, whose connections close with the round, so no
+	// round starts with another's buffers still live.
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
 
 	var before runtime.MemStats
+	// Twice: a sync.Pool keeps what it held through one collection.
+	runtime.GC()
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 
@@ -307,9 +331,9 @@ func TestHandlerMemoryBudgetBoundsTheHeapOfRequestsInFlight(t *testing.T) {
 	answered := make(chan int, requests)
 	for range requests {
 		go func() {
-			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+			req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
 			req.Header.Set("X-Amz-Target", "DynamoDB_20120810.PutItem")
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := client.Do(req)
 			if err != nil {
 				answered <- 0
 				return
@@ -340,7 +364,5 @@ func TestHandlerMemoryBudgetBoundsTheHeapOfRequestsInFlight(t *testing.T) {
 
 	require.Positive(t, held)
 	require.Positive(t, throttled)
-	grown := int64(during.HeapAlloc) - int64(before.HeapAlloc)
-	assert.LessOrEqualf(t, grown, int64(budgetBytes),
-		"%d requests held %d bytes of heap; the budget is %d", held, grown, budgetBytes)
+	return held, int64(during.HeapAlloc) - int64(before.HeapAlloc)
 }
