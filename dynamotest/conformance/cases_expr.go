@@ -182,6 +182,15 @@ func expressionCases() []Case {
 		filterCase("one-value-used-twice", "str = :v OR blank = :v", nil, v(":v", "hello"), true),
 
 		// Validation: the request is rejected before anything is read.
+		// The names are checked before the values, and every value's key
+		// before any value (DynamoDB Local; dynalite's AWS-written "should
+		// return ValidationException for invalid ExpressionAttributeNames",
+		// beside an empty ExpressionAttributeValues).
+		filterErr("names-before-empty-values", "num = :v", n("a", "num"), map[string]types.AttributeValue{},
+			`ExpressionAttributeNames contains invalid key: Syntax error; key: "a"`),
+		filterErr("value-keys-before-values", "num = :v", nil,
+			map[string]types.AttributeValue{":v": &types.AttributeValueMemberNULL{Value: false}, "bad": S("x")},
+			`ExpressionAttributeValues contains invalid key: Syntax error; key: "bad"`),
 		filterErr("unused-value", "num = :v", nil, v(":v", N("42"), ":unused", "x"), "unused in expressions"),
 		filterErr("unused-name", "num = :v", n("#unused", "x"), v(":v", N("42")), "unused in expressions"),
 		filterErr("undefined-value", "num = :nope", nil, v(":v", N("42")), "not defined"),

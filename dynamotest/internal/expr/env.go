@@ -58,11 +58,12 @@ func (e *Env) CheckInputs() error {
 }
 
 func (e *Env) checkInputs() error {
+	// The names first, then the values; of the values, every key before
+	// any value (DynamoDB Local, and dynalite's AWS-written "should return
+	// ValidationException for invalid ExpressionAttributeNames" beside an
+	// empty ExpressionAttributeValues).
 	if e.names != nil && len(e.names) == 0 {
 		return &Error{Message: "ExpressionAttributeNames must not be empty"}
-	}
-	if e.values != nil && len(e.values) == 0 {
-		return &Error{Message: "ExpressionAttributeValues must not be empty"}
 	}
 	for _, k := range sortedKeys(e.names) {
 		if !validPlaceholder(k, '#') {
@@ -72,10 +73,16 @@ func (e *Env) checkInputs() error {
 			return &Error{Message: "ExpressionAttributeNames contains invalid value: Empty attribute name for key " + k}
 		}
 	}
-	for _, k := range sortedKeys(e.values) {
+	if e.values != nil && len(e.values) == 0 {
+		return &Error{Message: "ExpressionAttributeValues must not be empty"}
+	}
+	keys := sortedKeys(e.values)
+	for _, k := range keys {
 		if !validPlaceholder(k, ':') {
 			return &Error{Message: `ExpressionAttributeValues contains invalid key: Syntax error; key: "` + k + `"`}
 		}
+	}
+	for _, k := range keys {
 		if err := attr.ValidateValue(e.values[k]); err != nil {
 			return &Error{Message: "ExpressionAttributeValues contains invalid value: " + err.Error() + " for key " + k}
 		}
