@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/dynamotest/internal/attr"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -77,6 +78,12 @@ func sortedNames[V any](m map[string]V) []string {
 	return out
 }
 
+// outOfOrder reports whether a BETWEEN's lower bound is above its upper.
+func outOfOrder(lo, hi types.AttributeValue) bool {
+	c, ok := attr.Compare(lo, hi)
+	return ok && c > 0
+}
+
 // join combines condition texts with a ConditionalOperator (AND by
 // default).
 func join(parts []string, op types.ConditionalOperator) (string, error) {
@@ -114,6 +121,14 @@ func (l *legacy) comparison(attr string, op types.ComparisonOperator, vals []typ
 	if (want >= 0 && len(vals) != want) || (want < 0 && len(vals) == 0) {
 		return "", invalidParam("Invalid number of argument(s) for the %s ComparisonOperator", op)
 	}
+	// The values are of one type, and a BETWEEN's in order, in the
+	// legacy conditions' own words (DynamoDB Local; dynalite's AWS-written
+	// deleteItem and query tests), rather than the expression's.
+	for _, v := range vals[min(1, len(vals)):] {
+		if table.TypeOf(v) != table.TypeOf(vals[0]) {
+			return "", invalidParam("AttributeValues inside AttributeValueList must be of same type")
+		}
+	}
 	for _, v := range vals {
 		scalar := false
 		switch v.(type) {
@@ -124,6 +139,11 @@ func (l *legacy) comparison(attr string, op types.ComparisonOperator, vals []typ
 		// search scalars only.
 		if op != types.ComparisonOperatorEq && op != types.ComparisonOperatorNe && !scalar {
 			return "", invalidParam("ComparisonOperator %s is not valid for %s AttributeValue type", op, table.TypeOf(v))
+		}
+	}
+	if op == types.ComparisonOperatorBetween {
+		if outOfOrder(vals[0], vals[1]) {
+			return "", validationf("The BETWEEN condition was provided a range where the lower bound is greater than the upper bound")
 		}
 	}
 	a := l.name(attr)

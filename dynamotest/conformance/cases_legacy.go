@@ -69,6 +69,16 @@ func legacyCases() []Case {
 			"Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}"),
 		bad("wrong-number-of-values", dynamodb.PutItemInput{Expected: exp("n", cmp(types.ComparisonOperatorBetween, Ni(1)))},
 			"Invalid number of argument(s) for the BETWEEN ComparisonOperator"),
+		// In the legacy conditions' own words (DynamoDB Local; dynalite's
+		// AWS-written deleteItem "... if AttributeValueList has different
+		// types" and "... if BETWEEN arguments are in the incorrect order").
+		bad("values-of-two-types", dynamodb.PutItemInput{Expected: exp("n", cmp(types.ComparisonOperatorIn, S("b"), Ni(1)))},
+			"One or more parameter values were invalid: AttributeValues inside AttributeValueList must be of same type"),
+		bad("between-out-of-order", dynamodb.PutItemInput{Expected: exp("s", cmp(types.ComparisonOperatorBetween, S("b"), S("a")))},
+			"The BETWEEN condition was provided a range where the lower bound is greater than the upper bound"),
+		ScanCase("legacy-refused/scan-filter-between-out-of-order", PKSK, filterSeed,
+			dynamodb.ScanInput{ScanFilter: map[string]types.Condition{"n": cond(types.ComparisonOperatorBetween, Ni(3), Ni(1))}},
+			Want{Err: "ValidationException", Msg: "The BETWEEN condition was provided a range where the lower bound is greater than the upper bound"}),
 		bad("value-with-exists-false", dynamodb.PutItemInput{Expected: exp("s", types.ExpectedAttributeValue{Exists: aws.Bool(false), Value: S("str")})}, ""),
 		bad("expression-values-without-expressions", dynamodb.PutItemInput{Expected: exp("s", types.ExpectedAttributeValue{Value: S("str")}),
 			ExpressionAttributeValues: Vals(":v", "x")}, "ExpressionAttributeValues can only be specified when using expressions"),
