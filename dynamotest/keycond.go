@@ -8,6 +8,7 @@ import (
 
 	"github.com/tablekit/tablekit/dynamotest/internal/attr"
 	"github.com/tablekit/tablekit/dynamotest/internal/store"
+	"github.com/tablekit/tablekit/table"
 )
 
 type rangeOp int
@@ -30,6 +31,7 @@ type keyCond struct {
 	hash                types.AttributeValue
 	op                  rangeOp
 	values              []types.AttributeValue
+	legacy              bool // from KeyConditions, which words some faults its own way
 }
 
 // ownValues copies ExpressionAttributeValues with numbers in canonical
@@ -59,8 +61,13 @@ func unusedWithoutExpressions(names map[string]string, values map[string]types.A
 // legacyKeyConditions converts the pre-expression KeyConditions parameter
 // into a keyCond.
 func legacyKeyConditions(conds map[string]types.Condition, hashKey, rangeKey string) (*keyCond, error) {
-	kc := &keyCond{hashName: hashKey, rangeName: rangeKey}
+	kc := &keyCond{hashName: hashKey, rangeName: rangeKey, legacy: true}
 	for name, c := range conds {
+		for _, v := range c.AttributeValueList[min(1, len(c.AttributeValueList)):] {
+			if table.TypeOf(v) != table.TypeOf(c.AttributeValueList[0]) {
+				return nil, invalidParam("AttributeValues inside AttributeValueList must be of same type")
+			}
+		}
 		switch name {
 		case hashKey:
 			if c.ComparisonOperator != types.ComparisonOperatorEq || len(c.AttributeValueList) != 1 {
@@ -118,6 +125,11 @@ func (kc *keyCond) check(hash, rng keyAttr) error {
 	}
 	if kc.op == rangeBeginsWith && rng.typ == types.ScalarAttributeTypeN {
 		return invalidParam("Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N")
+	}
+	if kc.op == rangeBetween && compareKeys(kc.values[0], kc.values[1]) > 0 && kc.legacy {
+		// KeyConditions' own words (DynamoDB Local; dynalite's AWS-written
+		// query "... if BETWEEN arguments are in the incorrect order").
+		return validationf("The BETWEEN condition was provided a range where the lower bound is greater than the upper bound")
 	}
 	if kc.op == rangeBetween && compareKeys(kc.values[0], kc.values[1]) > 0 {
 		return validationf("Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {%s}, upper bound operand: AttributeValue: {%s}", showValue(kc.values[0]), showValue(kc.values[1]))

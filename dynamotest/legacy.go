@@ -136,8 +136,11 @@ func (l *legacy) comparison(attr string, op types.ComparisonOperator, vals []typ
 			scalar = true
 		}
 		// EQ and NE compare values of any type; the others order or
-		// search scalars only.
-		if op != types.ComparisonOperatorEq && op != types.ComparisonOperatorNe && !scalar {
+		// search scalars only, and BEGINS_WITH strings and binaries
+		// (DynamoDB Local; dynalite's AWS-written validateConditions).
+		_, number := v.(*types.AttributeValueMemberN)
+		if op != types.ComparisonOperatorEq && op != types.ComparisonOperatorNe && !scalar ||
+			op == types.ComparisonOperatorBeginsWith && number {
 			return "", invalidParam("ComparisonOperator %s is not valid for %s AttributeValue type", op, table.TypeOf(v))
 		}
 	}
