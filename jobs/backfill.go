@@ -41,12 +41,12 @@ func Progress(fn func(BackfillProgress)) func(*BackfillOptions) {
 // BackfillProgress counts what a backfill has done so far, over all
 // segments.
 type BackfillProgress struct {
-	Segment   int   // the segment that handled the latest item
-	Scanned   int64 // items read
-	Changed   int64 // items written
-	Unchanged int64 // items fn left alone, or changed to what they were
-	Skipped   int64 // expired items, and items deleted while the backfill ran
-	Conflicts int64 // writes refused because the job changed first; each was re-tried
+	Segment   int   `json:"segment"`   // the segment that handled the latest item
+	Scanned   int64 `json:"scanned"`   // items read
+	Changed   int64 `json:"changed"`   // items written
+	Unchanged int64 `json:"unchanged"` // items fn left alone, or changed to what they were
+	Skipped   int64 `json:"skipped"`   // expired items, and items deleted while the backfill ran
+	Conflicts int64 `json:"conflicts"` // writes refused because the job changed first; each was re-tried
 }
 
 // Backfill walks the whole table with a parallel scan and calls fn with
