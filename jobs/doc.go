@@ -20,6 +20,21 @@
 // Get, Delete and the lists read and write through it, and every read
 // decodes through it.
 //
+// A failure's error.stack is kept in dev and staging only, as the seed
+// says: [Options.Environment] (by default the {env} of
+// photoeditor-{env}-jobs) decides, and in every other environment Fail and
+// the job worker store the error without it.
+//
+// # Table settings
+//
+// As the seed asks of production, the table has point-in-time recovery and
+// encryption with the AWS managed KMS key ([table.RecoveryAndKMS] in
+// [Schema]); the option [Provisioning] replaces them (a development table
+// passes table.Provisioning{}). [Store.EnsureTable] creates the table with
+// them and reports an existing table that lacks them as drift, as
+// `tablekit tables check` does. DynamoDB Local has neither API, so there
+// they are not asked for or compared.
+//
 // # Status machine
 //
 //	QUEUED ──> PROCESSING ──> EDITING ──> COMPLETED
@@ -105,7 +120,9 @@
 // the status, attempt and lease it read, back to QUEUED, or to FAILED
 // (error code LEASE_EXPIRED) once the job has had [Options.MaxAttempts]
 // attempts. A heartbeat or move that lands between Recover's read and write
-// wins; Recover leaves that job alone.
+// wins; Recover leaves that job alone. [Store.Expired] lists what Recover
+// would move, with the same bounded query and no write (the CLI's
+// `tablekit jobs recover -dry-run`).
 //
 // Where the seed is silent, this package chooses:
 //
