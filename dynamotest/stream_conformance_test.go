@@ -453,23 +453,44 @@ func TestStreamRecordsKeepEmptyMapsTyped(t *testing.T) {
 		recs := readAll(t, b, arn)
 		require.Len(t, recs, 1)
 		img := recs[0].Dynamodb.NewImage
-
-		m, ok := img["m"].(*streamstypes.AttributeValueMemberM)
-		if !ok && b.fake == nil {
-			t.Skipf("DynamoDB Local writes an empty map in a stream record as {} with no type; the SDK reads it as %#v "+
-				"(the Streams API reference's AttributeValue has exactly one type, M for a map)", img["m"])
+		problem := emptyMapsProblem(img)
+		if problem != "" && b.fake == nil {
+			// Local writes {} with no type, and the SDK then reads it as
+			// whatever value it decoded last (a neighbour's map, a nil),
+			// so what goes wrong varies from run to run.
+			t.Skipf("DynamoDB Local writes an empty map in a stream record as {} with no type; the SDK reads it wrongly (%s) "+
+				"(the Streams API reference's AttributeValue has exactly one type, M for a map)", problem)
 		}
-		require.Truef(t, ok, "top-level empty map: %#v", img["m"])
-		assert.Empty(t, m.Value)
-		nested, ok := img["nested"].(*streamstypes.AttributeValueMemberM)
-		require.Truef(t, ok, "nested: %#v", img["nested"])
-		e, ok := nested.Value["e"].(*streamstypes.AttributeValueMemberM)
-		require.Truef(t, ok, "nested empty map: %#v", nested.Value["e"])
-		assert.Empty(t, e.Value)
-		assert.Equal(t, &streamstypes.AttributeValueMemberN{Value: "1"}, nested.Value["x"])
-		assert.Equal(t, &streamstypes.AttributeValueMemberN{Value: "5"}, img["n"])
-		l, ok := img["l"].(*streamstypes.AttributeValueMemberL)
-		require.Truef(t, ok, "empty list: %#v", img["l"])
-		assert.Empty(t, l.Value)
+		assert.Empty(t, problem)
 	})
+}
+
+// emptyMapsProblem says what in TestStreamRecordsKeepEmptyMapsTyped's image
+// is not as written ("" when all is): the empty map m, the map nested with
+// its empty map e beside x = 1, n = 5 and the empty list l.
+func emptyMapsProblem(img map[string]streamstypes.AttributeValue) string {
+	isEmptyMap := func(v streamstypes.AttributeValue) bool {
+		m, ok := v.(*streamstypes.AttributeValueMemberM)
+		return ok && len(m.Value) == 0
+	}
+	if !isEmptyMap(img["m"]) {
+		return fmt.Sprintf("top-level empty map read as %#v", img["m"])
+	}
+	nested, ok := img["nested"].(*streamstypes.AttributeValueMemberM)
+	if !ok {
+		return fmt.Sprintf("nested map read as %#v", img["nested"])
+	}
+	if !isEmptyMap(nested.Value["e"]) {
+		return fmt.Sprintf("nested empty map read as %#v", nested.Value["e"])
+	}
+	if x, ok := nested.Value["x"].(*streamstypes.AttributeValueMemberN); !ok || x.Value != "1" {
+		return fmt.Sprintf("nested x read as %#v", nested.Value["x"])
+	}
+	if n, ok := img["n"].(*streamstypes.AttributeValueMemberN); !ok || n.Value != "5" {
+		return fmt.Sprintf("n read as %#v", img["n"])
+	}
+	if l, ok := img["l"].(*streamstypes.AttributeValueMemberL); !ok || len(l.Value) != 0 {
+		return fmt.Sprintf("empty list read as %#v", img["l"])
+	}
+	return ""
 }
