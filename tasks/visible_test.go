@@ -13,12 +13,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/internal/testkit"
 	"github.com/tablekit/tablekit/observe"
 	"github.com/tablekit/tablekit/tasks"
 )
@@ -47,33 +47,6 @@ func (r *records) find(level slog.Level, text string) []slog.Record {
 	for _, rec := range r.list {
 		if rec.Level == level && strings.Contains(rec.Message, text) {
 			out = append(out, rec)
-		}
-	}
-	return out
-}
-
-// counts is every counter's value per attribute set, by instrument name.
-func counts(t *testing.T, reader *sdkmetric.ManualReader) map[string]map[string]int64 {
-	t.Helper()
-	var rm metricdata.ResourceMetrics
-	require.NoError(t, reader.Collect(context.Background(), &rm))
-	out := map[string]map[string]int64{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			sum, ok := m.Data.(metricdata.Sum[int64])
-			if !ok {
-				continue
-			}
-			out[m.Name] = map[string]int64{}
-			for _, dp := range sum.DataPoints {
-				var keys []string
-				for _, kv := range dp.Attributes.ToSlice() {
-					if kv.Key != "db.collection.name" {
-						keys = append(keys, string(kv.Key)+"="+kv.Value.Emit())
-					}
-				}
-				out[m.Name][strings.Join(keys, ",")] += dp.Value
-			}
 		}
 	}
 	return out
@@ -118,7 +91,7 @@ func TestWorkerLogsAndCountsFailedAttemptsDeadLettersAndTakeovers(t *testing.T) 
 	require.Equal(t, tasks.StatusCompleted, f.get(t, orphan.ID).Status)
 	require.Equal(t, tasks.StatusDead, f.get(t, doomed.ID).Status)
 
-	c := counts(t, reader)
+	c := testkit.Counts(t, reader, "github.com/tablekit/tablekit/tasks")
 	assert.Equal(t, map[string]int64{
 		"tablekit.tasks.outcome=completed": 1, "tablekit.tasks.outcome=expired": 1,
 		"tablekit.tasks.outcome=failed": 1, "tablekit.tasks.outcome=dead": 1,
@@ -149,7 +122,7 @@ func TestAReclaimedLeaseThatRanOutOnItsLastAttemptIsCountedDead(t *testing.T) {
 	n, err := f.store.ReclaimExpired(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	c := counts(t, reader)
+	c := testkit.Counts(t, reader, "github.com/tablekit/tablekit/tasks")
 	assert.Equal(t, map[string]int64{"tablekit.tasks.outcome=expired": 1}, c["tablekit.tasks.attempts"])
 	assert.Equal(t, map[string]int64{"": 1}, c["tablekit.tasks.takeovers"])
 	assert.Equal(t, map[string]int64{"tablekit.tasks.cause=lease_expired": 1}, c["tablekit.tasks.dead"])
