@@ -94,8 +94,11 @@ func completedUnder(lease Lease, current table.Item) bool {
 // bytes): PENDING again, for another claim, while attempts remain (the
 // task's MaxAttempts, which its submitting store's Options.MaxAttempts
 // set), DEAD after the last one. It returns the status the
-// task moved to. The write is one transaction like Complete's, with a
-// FAILED or DEAD event, and refused the same way for a lost lease.
+// task moved to. The write is one transaction (Complete's is two
+// single-item writes; a failure is rarer and writes events): META updated
+// on the same lease condition as Complete's update, the claim's PROCESSING
+// event and a FAILED or DEAD event written, the WORKER item deleted. A
+// lost lease is refused as Complete refuses it (*LeaseLostError).
 //
 // A task with attempts left is claimable again only after a backoff
 // (Options.RetryBackoff): its AvailableAt, and its place in the pending

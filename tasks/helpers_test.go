@@ -3,6 +3,8 @@ package tasks_test
 import (
 	"context"
 	"fmt"
+	"maps"
+	"sync"
 	"testing"
 	"time"
 
@@ -207,4 +209,82 @@ func (p pendingMeta) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opt
 		}}, nil
 	}
 	return p.API.GetItem(ctx, in, opts...)
+}
+
+// writeLog is a table.API that records every write request it passes on:
+// its operation and whether DynamoDB applied it.
+type writeLog struct {
+	table.API
+	mu      sync.Mutex
+	sent    map[string]int // write requests by operation
+	applied map[string]int // ... of which DynamoDB applied
+}
+
+func newWriteLog(api table.API) *writeLog {
+	return &writeLog{API: api, sent: map[string]int{}, applied: map[string]int{}}
+}
+
+func (w *writeLog) record(op string, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sent[op]++
+	if err == nil {
+		w.applied[op]++
+	}
+}
+
+// reset forgets what was recorded.
+func (w *writeLog) reset() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sent, w.applied = map[string]int{}, map[string]int{}
+}
+
+// counts returns what was sent and what was applied, by operation.
+func (w *writeLog) counts() (sent, applied map[string]int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.sent), maps.Clone(w.applied)
+}
+
+func (w *writeLog) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	out, err := w.API.PutItem(ctx, in, opts...)
+	w.record("PutItem", err)
+	return out, err
+}
+
+func (w *writeLog) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	out, err := w.API.UpdateItem(ctx, in, opts...)
+	w.record("UpdateItem", err)
+	return out, err
+}
+
+func (w *writeLog) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	out, err := w.API.DeleteItem(ctx, in, opts...)
+	w.record("DeleteItem", err)
+	return out, err
+}
+
+func (w *writeLog) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	out, err := w.API.BatchWriteItem(ctx, in, opts...)
+	w.record("BatchWriteItem", err)
+	return out, err
+}
+
+func (w *writeLog) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	out, err := w.API.TransactWriteItems(ctx, in, opts...)
+	w.record("TransactWriteItems", err)
+	return out, err
+}
+
+// tableItems is every item of the store's table, by a strongly consistent
+// scan only tests afford, keyed by "PK/SK".
+func tableItems(t testing.TB, store *tasks.Store) map[string]table.Item {
+	t.Helper()
+	out := map[string]table.Item{}
+	for it, err := range table.ScanAll[table.Item](context.Background(), store.Table(), table.Scan{Consistent: true}) {
+		require.NoError(t, err, "scan the table")
+		out[str(it, "PK")+"/"+str(it, "SK")] = it
+	}
+	return out
 }

@@ -20,8 +20,12 @@ import (
 // IDEM items and fifty tasks. So the id of a task submitted with a key is
 // derived from the key (taskIDForKey), which keeps the seed's layout and
 // makes the key's item, and the task's own items, the same for every
-// submission of that key: the transaction's attribute_not_exists conditions
-// let exactly one through.
+// submission of that key. Submit sends no transaction: the IDEM item's
+// conditional put decides (its attribute_not_exists lets exactly one
+// submission of the key through, and its refusal returns the item the
+// first one wrote), and META's create, on the same condition, is the same
+// item whichever submission writes it. SubmitTx puts both creates in the
+// caller's transaction, where the same conditions cancel a second one.
 var (
 	idemPK = keys.MustPartition("IDEM#{key}")
 	taskSK = keys.MustSort("TASK#{taskId}") // also the sort key of WORKER items

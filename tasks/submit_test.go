@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
 )
@@ -35,18 +36,32 @@ func TestSubmitWritesTheSeedLayout(t *testing.T) {
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted)
 }
 
+// TestSubmitSameKeyReturnsFirstTaskAndWritesNothing: a repeated key
+// changes nothing in the table. Its one write request is the IDEM item's
+// conditional put, which is the check itself (the seed's GetItem and
+// attribute_not_exists PutItem in one request): DynamoDB refuses it and
+// returns the first submission's item. No write applies, and every item
+// is as it was.
 func TestSubmitSameKeyReturnsFirstTaskAndWritesNothing(t *testing.T) {
-	f := newFixture(t)
+	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return epoch } })
+	log := newWriteLog(db)
+	store := newStore(t, log, db.Now)
 	ctx := context.Background()
+	require.NoError(t, store.EnsureTable(ctx))
 	in := tasks.SubmitInput{IdempotencyKey: "order-42", Payload: []byte("ship")}
-	first, _, err := f.store.Submit(ctx, in)
+	first, _, err := store.Submit(ctx, in)
 	require.NoError(t, err)
-	writes := f.db.Calls("TransactWriteItems")
-	again, created, err := f.store.Submit(ctx, in)
+	db.Advance(time.Minute) // a later submission would write later times
+	before := tableItems(t, store)
+	log.reset()
+	again, created, err := store.Submit(ctx, in)
 	require.NoError(t, err, "second Submit")
 	require.False(t, created, "second Submit created a task")
 	require.Equal(t, first.ID, again.ID, "second Submit: want the first task")
-	require.Equal(t, writes, f.db.Calls("TransactWriteItems"), "a repeated key wrote a transaction; the IDEM GetItem should have answered")
+	sent, applied := log.counts()
+	assert.Empty(t, applied, "write requests DynamoDB applied; want none")
+	assert.Equal(t, map[string]int{"PutItem": 1}, sent, "write requests sent; want only the IDEM item's refused conditional put")
+	assert.Equal(t, before, tableItems(t, store), "the table's items after a repeated key")
 }
 
 func TestSubmitSameKeyOtherPayloadRefused(t *testing.T) {
