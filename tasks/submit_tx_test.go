@@ -3,6 +3,7 @@ package tasks_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -262,4 +263,44 @@ func TestSubmitTxWithAFreshKeyThatWasUsedCancelsTheTransaction(t *testing.T) {
 	assert.Equal(t, first, f.get(t, first.ID))
 	var gone table.Item
 	assert.ErrorIs(t, tb.Get(ctx, tb.Key("IDEM#j-1/1", "TASK#"+first.ID), &gone, table.Consistent()), table.ErrNotFound, "the IDEM item came back")
+}
+
+// TestSubmitTxOfAKeyWhoseItemsExpiredButAreNotDeletedCreatesAFreshTask:
+// an IDEM item whose ttl has passed is gone for SubmitTx, though DynamoDB
+// has not deleted it yet (its TTL process runs days late). The key is
+// free: SubmitTx submits a fresh task, with a new IDEM item, whatever the
+// payload, and the key names that task from then on.
+func TestSubmitTxOfAKeyWhoseItemsExpiredButAreNotDeletedCreatesAFreshTask(t *testing.T) {
+	for _, payload := range []string{"first", "second: another payload is no mismatch once the key expired"} {
+		t.Run(payload, func(t *testing.T) {
+			f := newFixture(t, tasks.Retention(day))
+			f.stopSweeper(t)
+			ctx := context.Background()
+			old, _, err := f.store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "order-6", Payload: []byte("first")})
+			require.NoError(t, err)
+			c := f.claim(t, "worker-1")
+			require.NoError(t, f.store.Complete(ctx, c.Lease, nil))
+			f.db.Advance(day + time.Minute)
+			require.NotNil(t, f.raw(t, "IDEM#order-6", "TASK#"+old.ID), "the expired IDEM item is still stored")
+
+			in := tasks.SubmitInput{IdempotencyKey: "order-6", Payload: []byte(payload)}
+			tx := f.store.Table().WriteTx()
+			fresh, created, err := f.store.SubmitTx(ctx, tx, in)
+			require.NoError(t, err, "SubmitTx of a key whose items expired")
+			require.True(t, created)
+			require.NoError(t, tx.Run(ctx))
+			now := f.db.Now().Truncate(time.Microsecond)
+			got := f.get(t, fresh.ID)
+			assert.Equal(t, now, got.CreatedAt, "a fresh task, not the expired submission resumed")
+			assert.Equal(t, tasks.StatusPending, got.Status)
+			assert.Equal(t, payload, string(got.Payload))
+			idem := f.raw(t, "IDEM#order-6", "TASK#"+fresh.ID)
+			assert.Greater(t, ttlOf(t, idem), now.Unix(), "a new IDEM item guards the key")
+
+			again, created, err := f.store.Submit(ctx, in)
+			require.NoError(t, err)
+			assert.False(t, created, "the key names the fresh task")
+			assert.Equal(t, fresh.ID, again.ID)
+		})
+	}
 }
