@@ -1,9 +1,11 @@
 package journey
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -138,4 +140,20 @@ func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// tableItems is every item of the store's table, strongly consistent,
+// in a stable order: two calls compare equal exactly when nothing was
+// written in between (on the fake and on DynamoDB Local alike).
+func tableItems(t testing.TB, s *Store) []table.Item {
+	t.Helper()
+	var out []table.Item
+	for item, err := range table.ScanAll[table.Item](context.Background(), s.t, table.Scan{Consistent: true}) {
+		require.NoError(t, err)
+		out = append(out, item)
+	}
+	slices.SortFunc(out, func(a, b table.Item) int {
+		return cmp.Or(cmp.Compare(stringAttr(a, attrPK), stringAttr(b, attrPK)), cmp.Compare(stringAttr(a, attrSK), stringAttr(b, attrSK)))
+	})
+	return out
 }

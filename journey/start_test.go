@@ -325,3 +325,43 @@ func TestIntegrationStartPastTimeoutFailsTheTimedOutJob(t *testing.T) {
 	clock := localClock()
 	startPastTimeout(t, localStore(t, Clock(clock.Now)), clock.Advance)
 }
+
+// TestStartTakesExecution999AndRefusesTheNextWritingNothing: the job's
+// sort key holds {execution:03d}, so 999 is the last execution a stage
+// can have: Start hands it out, and the start after it is a
+// *table.InputError that writes nothing (a bound made off by one either
+// way fails here).
+func TestStartTakesExecution999AndRefusesTheNextWritingNothing(t *testing.T) {
+	execution999(t, newEnv(t).store)
+}
+
+// TestIntegrationStartTakesExecution999AndRefusesTheNext is
+// TestStartTakesExecution999AndRefusesTheNextWritingNothing on DynamoDB
+// Local.
+func TestIntegrationStartTakesExecution999AndRefusesTheNext(t *testing.T) {
+	execution999(t, localStore(t))
+}
+
+func execution999(t *testing.T, s *Store) {
+	ctx := context.Background()
+	_, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-T", Name: "many retries", Configuration: Configuration{RetryAttempts: maxExecution}})
+	require.NoError(t, err)
+	// 998 executions handed out already (as many failed retries would
+	// leave them), without running them one by one.
+	key, err := s.stageKey("JRN-T", 1, "raw_analysis")
+	require.NoError(t, err)
+	require.NoError(t, s.t.Update(ctx, key, expression.Set(expression.Name("Data.lastExecution"), expression.Value(maxExecution-1))))
+
+	last, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
+	require.NoError(t, err, "execution 999 fits {execution:03d}")
+	assert.Equal(t, 999, last.ExecutionNumber)
+	_, err = s.Jobs().Finish(ctx, last.Ref(), Finish{Status: JobFailed})
+	require.NoError(t, err)
+
+	before := tableItems(t, s)
+	_, err = s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
+	var ie *table.InputError
+	require.ErrorAs(t, err, &ie, "execution 1000 does not fit {execution:03d}")
+	assert.Equal(t, "NewJob.StageID", ie.Field)
+	assert.Equal(t, before, tableItems(t, s), "the refused start wrote nothing")
+}
