@@ -182,7 +182,9 @@ func (e *Entity[T]) TxDelete(key T, opts ...func(*WriteOptions)) Action {
 }
 
 // TxCheck is a condition on an item of the entity that the transaction
-// needs without writing the item (table.ErrConditionFailed).
+// needs without writing the item (table.ErrConditionFailed). As for every
+// action with a condition, a refusal carries the item as it was
+// (TxReason.Item), so the caller can tell why.
 func (e *Entity[T]) TxCheck(key T, c expression.ConditionBuilder) Action {
 	if e == nil || e.m == nil {
 		return failedAction(noEntity())
@@ -192,7 +194,7 @@ func (e *Entity[T]) TxCheck(key T, c expression.ConditionBuilder) Action {
 		return failedAction(err)
 	}
 	return Action{m: e.m, entity: e.m.name, op: access.ConditionCheck, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
-		tx.Check(k, c)
+		tx.Check(k, c, table.ItemOnConditionFailure())
 		return -1, nil
 	}}
 }

@@ -147,6 +147,15 @@
 //
 // # Executions
 //
+// CreateExecution writes an execution in one transaction whose condition
+// checks its pipeline version and the current item: a pipeline whose
+// state is StateDisabled takes no new executions ([DisabledError],
+// [ErrDisabled], nothing written), and since the condition is the write's
+// own, neither does one disabled a moment after the caller read it. The
+// refusal carries the current item (ALL_OLD), which says whether the
+// pipeline was disabled or gone. Executions already created move on as
+// before.
+//
 // An execution moves created → running → succeeded, or to failed from
 // created or running (with its reason in error). StartExecution,
 // SucceedExecution and FailExecution are each one UpdateItem conditional

@@ -19,6 +19,10 @@ var (
 	// current one. Returned as a *ConflictError; nothing was written.
 	ErrConflict = errors.New("pipeline: version conflict")
 
+	// ErrDisabled: CreateExecution of a pipeline whose state is
+	// StateDisabled. Returned as a *DisabledError; nothing was written.
+	ErrDisabled = errors.New("pipeline: pipeline is disabled")
+
 	// ErrTooManyTags: a create or update would need more writes than one
 	// DynamoDB transaction holds (100 actions). Returned as a
 	// *TooManyTagsError before any request.
@@ -50,6 +54,29 @@ func (e *ConflictError) Unwrap() []error {
 		return []error{ErrConflict}
 	}
 	return []error{ErrConflict, e.Cause}
+}
+
+// DisabledError reports a new execution refused because its pipeline is
+// disabled (its current item's state is StateDisabled, as Update sets it).
+// The refusal is the execution's own transaction's condition, so a
+// pipeline disabled after the caller read it is refused too. Nothing was
+// written: no execution, no reference, no input copy.
+type DisabledError struct {
+	PipelineID string
+	Cause      error // the canceled transaction's error; nil when a read found it disabled first
+}
+
+func (e *DisabledError) Error() string {
+	return fmt.Sprintf("pipeline: %q is disabled: it takes no new executions (enable it with Update)", e.PipelineID)
+}
+
+// Unwrap gives ErrDisabled and, when DynamoDB refused the write, the
+// transaction's error.
+func (e *DisabledError) Unwrap() []error {
+	if e.Cause == nil {
+		return []error{ErrDisabled}
+	}
+	return []error{ErrDisabled, e.Cause}
 }
 
 // TooManyTagsError reports a create or update whose writes do not fit one

@@ -136,8 +136,11 @@ func parseOptionalTime(s string) (time.Time, error) {
 // in.InputKey it first copies that input to the execution's input.txt
 // (files first, then DynamoDB, so no execution points at a missing file).
 // The execution is written in one transaction with a check that the
-// pipeline version exists: a missing one is ErrNotFound and writes nothing
-// to DynamoDB.
+// pipeline version exists (a missing one is ErrNotFound) and that the
+// pipeline is not disabled: a pipeline whose state is StateDisabled takes
+// no new executions (*DisabledError, ErrDisabled), however recently it was
+// disabled, since the condition is the write's own. A refused execution
+// writes nothing to DynamoDB, and its input copy is removed.
 func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (_ *Execution, err error) {
 	ctx, span := s.start(ctx, "pipeline.CreateExecution")
 	defer span.End(&err)
@@ -167,6 +170,11 @@ func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (_ *Exec
 		if err != nil {
 			return nil, err
 		}
+		if cur.State == StateDisabled {
+			// Refused before the input is copied; the transaction's
+			// condition decides when the pipeline is disabled later.
+			return nil, &DisabledError{PipelineID: in.PipelineID}
+		}
 		in.Version = cur.Version
 		if in.InputKey != "" {
 			if err := s.checkInputKey(in.PipelineID, in.Version, in.InputKey); err != nil {
@@ -185,14 +193,17 @@ func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (_ *Exec
 	}
 	item := executionItem{ID: e.ID, PipelineID: e.PipelineID, Version: e.Version, State: e.State,
 		CreatedAt: now.Format(timeLayout), UpdatedAt: now.Format(timeLayout), CreatedBy: e.CreatedBy, Input: e.InputKey}
-	// The version must exist, and the pipeline must not be being deleted:
-	// Delete marks the current item first, so once the mark is written no
-	// execution can be created, and every execution created before it has
-	// its reference in the pipeline's partition for Delete to find.
+	// The version must exist, the pipeline must not be disabled, and it
+	// must not be being deleted: Delete marks the current item first, so
+	// once the mark is written no execution can be created, and every
+	// execution created before it has its reference in the pipeline's
+	// partition for Delete to find.
 	exists := expression.AttributeExists(expression.Name(attrPK))
 	err = entity.Transact(ctx,
 		s.versions.TxCheck(pipelineItem{ID: e.PipelineID, Version: e.Version}, exists),
-		s.current.TxCheck(pipelineItem{ID: e.PipelineID}, exists.And(expression.AttributeNotExists(expression.Name(attrDeleting)))),
+		s.current.TxCheck(pipelineItem{ID: e.PipelineID}, exists.
+			And(expression.AttributeNotExists(expression.Name(attrDeleting))).
+			And(notDisabled())),
 		s.executions.TxCreate(item),
 		s.refs.TxCreate(executionRef{PipelineID: e.PipelineID, ExecutionID: e.ID}))
 	if err == nil {
@@ -210,11 +221,29 @@ func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (_ *Exec
 			case r.Index == 0:
 				return nil, notFound("pipeline version", fmt.Sprintf("%s@%d", e.PipelineID, e.Version), err)
 			case r.Index == 1:
-				return nil, notFound("pipeline", e.PipelineID, err)
+				return nil, refusedPipeline(e.PipelineID, r.Item, err)
 			}
 		}
 	}
 	return nil, fmt.Errorf("pipeline: create execution %q: %w", e.ID, err)
+}
+
+// notDisabled is the condition that a current item takes new executions:
+// its state is not StateDisabled (an item without a state is enabled).
+func notDisabled() expression.ConditionBuilder {
+	state := expression.Name(attrState)
+	return expression.AttributeNotExists(state).Or(state.NotEqual(expression.Value(StateDisabled)))
+}
+
+// refusedPipeline is the error for a new execution whose pipeline's
+// current item refused it, as DynamoDB returned the item with the
+// refusal: disabled, or missing or being deleted (not found).
+func refusedPipeline(id string, current table.Item, cause error) error {
+	var cur pipelineItem
+	if current != nil && table.Unmarshal(current, &cur) == nil && cur.Deleting == "" && cur.State == StateDisabled {
+		return &DisabledError{PipelineID: id, Cause: cause}
+	}
+	return notFound("pipeline", id, cause)
 }
 
 // removeInputCopy deletes the input CreateExecution copied for e, when its

@@ -16,6 +16,9 @@ const (
 	attrSK     = "sk"
 	attrSiKey1 = "siKey1"
 	attrCount  = "count"
+	// attrState is a pipeline's state (pipelineItem.State): a disabled
+	// one takes no new executions.
+	attrState = "state"
 
 	// IndexGSI1 is the seed's GSI-1: partition siKey1, sort pk.
 	IndexGSI1 = "GSI-1"

@@ -77,6 +77,7 @@ func runBehaviour(t *testing.T, be backend, skip ...string) {
 		{"GetMissingIsNotFound", testGetMissingIsNotFound},
 		{"CreateTwiceIsAlreadyExists", testCreateTwiceIsAlreadyExists},
 		{"FailedConditionReturnsCurrentItemWhenAsked", testFailedConditionReturnsCurrentItem},
+		{"FailedTxCheckReturnsCurrentItemWhenAsked", testFailedTxCheckReturnsCurrentItem},
 		{"CreateWithConditionTellsWhichPartFailed", testCreateWithConditionTellsWhichPartFailed},
 		{"UpdateIfExistsOnMissingItemIsNotFound", testUpdateIfExistsOnMissingItem},
 		{"UpdateCountsAndReturnsImages", testUpdateCountsAndReturnsImages},
@@ -165,6 +166,38 @@ func testFailedConditionReturnsCurrentItem(t *testing.T, be backend) {
 	err = tbl.Put(ctx, job{PK: "U", SK: "J", Status: "done"}, table.If(cond))
 	require.ErrorAs(t, err, &te)
 	require.Nil(t, te.Item, "item returned without ItemOnConditionFailure")
+}
+
+// A transaction's condition check returns the item as it was with its
+// refusal when asked (ReturnValuesOnConditionCheckFailure ALL_OLD, no
+// extra read), so a caller can say why without reading after the fact.
+func testFailedTxCheckReturnsCurrentItem(t *testing.T, be backend) {
+	tbl := newJobs(t, be)
+	ctx := context.Background()
+	require.NoError(t, tbl.Put(ctx, job{PK: "U", SK: "J", Status: "running"}))
+	cond := expression.Name("status").Equal(expression.Value("queued"))
+	for _, ask := range []bool{true, false} {
+		var opts []func(*table.WriteOptions)
+		if ask {
+			opts = append(opts, table.ItemOnConditionFailure())
+		}
+		err := tbl.WriteTx().Check(tbl.Key("U", "J"), cond, opts...).Put(job{PK: "U", SK: "J2", Status: "new"}).Run(ctx)
+		var txe *table.TxError
+		require.ErrorAs(t, err, &txe)
+		require.ErrorIs(t, err, table.ErrConditionFailed)
+		require.Len(t, txe.Reasons, 1)
+		r := txe.Reasons[0]
+		assert.Equal(t, "Check", r.Action)
+		if !ask {
+			assert.Nil(t, r.Item, "item returned without ItemOnConditionFailure")
+			continue
+		}
+		var cur job
+		require.NoError(t, table.Unmarshal(r.Item, &cur), "current item")
+		assert.Equal(t, "running", cur.Status, "current item = %+v", cur)
+	}
+	var it table.Item
+	require.ErrorIs(t, tbl.Get(ctx, tbl.Key("U", "J2"), &it, table.Consistent()), table.ErrNotFound, "the refused transaction wrote nothing")
 }
 
 func testCreateWithConditionTellsWhichPartFailed(t *testing.T, be backend) {

@@ -268,16 +268,21 @@ func (tx *WriteTx) Delete(key Key, opts ...func(*WriteOptions)) *WriteTx {
 }
 
 // Check adds a condition on the item with key that must hold for the
-// transaction to apply, without writing that item.
-func (tx *WriteTx) Check(key Key, c expression.ConditionBuilder) *WriteTx {
+// transaction to apply, without writing that item. Of opts, the ones that
+// make sense for a check apply: more conditions (If, IfExists) and
+// ItemOnConditionFailure, which puts the item as it was into the refusal's
+// TxReason at no extra cost.
+func (tx *WriteTx) Check(key Key, c expression.ConditionBuilder, opts ...func(*WriteOptions)) *WriteTx {
 	if tx.skip() {
 		return tx
 	}
 	if err := tx.t.checkKey(tx.field()+" key", key); err != nil {
 		return tx.fail(err)
 	}
-	o := WriteOptions{Condition: &c}
-	wc := writeCondition{cond: &c, failure: ErrConditionFailed}
+	o, wc, err := tx.options(append([]func(*WriteOptions){If(c)}, opts...))
+	if err != nil {
+		return tx.fail(err)
+	}
 	p, err := tx.build(o, wc, nil)
 	if err != nil {
 		return tx.fail(err)
