@@ -2,6 +2,7 @@ package tasks_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"testing"
@@ -95,7 +96,7 @@ func BenchmarkClaimEmptyQueue(b *testing.B) {
 			ctx := context.Background()
 			for b.Loop() {
 				db.Advance(tasks.DefaultPollBackoff.Max)
-				if _, err := store.Claim(ctx, "w-idle"); err != tasks.ErrNoTask {
+				if _, err := store.Claim(ctx, "w-idle"); !errors.Is(err, tasks.ErrNoTask) {
 					b.Fatal(err)
 				}
 			}

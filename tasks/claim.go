@@ -28,7 +28,10 @@ import (
 // pending task is two single-item writes: META updated on the condition
 // that it is as read (status, attempt, event count: of racing workers one
 // passes), then the WORKER item, which holds the lease (see Heartbeat). A
-// worker that loses a race moves on to another candidate.
+// worker that loses a race moves on to another candidate; one that loses
+// every race gets a *ClaimConflictError (errors.Is ErrNoTask) with the
+// status DynamoDB returned with the last refusal (the seed's conflict
+// detection, at no read: ReturnValuesOnConditionCheckFailure).
 //
 // A Claim that finds nothing remembers it, and the store's next Claim asks
 // only two requests, sent together, whatever the shard count: the table's
@@ -93,7 +96,7 @@ func (s *Store) idlePoll(ctx context.Context, workerID string) (_ *Claim, done b
 		return nil, false, fmt.Errorf("tasks: claim: %w", err)
 	}
 	if len(found) > 0 || signalled(activeAt, scannedAt) {
-		if c, err := s.tryCandidates(ctx, workerID, found, probe%2 == 1); c != nil || err != nil {
+		if c, err := s.tryCandidates(ctx, workerID, found, probe%2 == 1, &races{}); c != nil || err != nil {
 			return c, true, err
 		}
 		return nil, false, nil
@@ -129,7 +132,8 @@ func (s *Store) scan(ctx context.Context, workerID string) (*Claim, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tasks: claim: %w", err)
 	}
-	if c, err := s.tryCandidates(ctx, workerID, expired, true); c != nil || err != nil {
+	var lost races
+	if c, err := s.tryCandidates(ctx, workerID, expired, true, &lost); c != nil || err != nil {
 		return c, err
 	}
 	now := mustBuild(createdSK, start)
@@ -144,11 +148,11 @@ func (s *Store) scan(ctx context.Context, workerID string) (*Claim, error) {
 			}
 		}
 	}
-	if c, err := s.tryCandidates(ctx, workerID, claimable, false); c != nil || err != nil {
+	if c, err := s.tryCandidates(ctx, workerID, claimable, false, &lost); c != nil || err != nil {
 		return c, err
 	}
 	if len(expired)+len(claimable) > 0 {
-		return nil, ErrNoTask // lost every race: others are claiming, so not idle
+		return nil, lost.err() // lost every race: others are claiming, so not idle
 	}
 	// Nothing to claim now: when does a lease expire next?
 	heads := make([][]metaItem, n)
@@ -171,13 +175,26 @@ func (s *Store) scan(ctx context.Context, workerID string) (*Claim, error) {
 			}
 		}
 	}
-	if c, err := s.tryCandidates(ctx, workerID, due, true); c != nil || err != nil {
+	if c, err := s.tryCandidates(ctx, workerID, due, true, &lost); c != nil || err != nil {
 		return c, err
 	}
 	if len(due) == 0 {
 		s.cfg.ready.markIdle(start, nextAt)
 	}
-	return nil, ErrNoTask
+	return nil, lost.err()
+}
+
+// races remembers the last race a claim lost, to say so when it claims
+// nothing.
+type races struct{ last *ClaimConflictError }
+
+// err is what a claim that claimed nothing returns: the last race it
+// lost, or ErrNoTask when it lost none.
+func (r *races) err() error {
+	if r.last != nil {
+		return r.last
+	}
+	return ErrNoTask
 }
 
 // earliest is the earlier of t and the time stored as text at (zero
@@ -218,12 +235,12 @@ func (s *Store) expiredPage(ctx context.Context, shard int, now time.Time, limit
 }
 
 // tryCandidates claims one of cands for workerID, in random order, and
-// ends the store's idle state when it does. With expired, cands are
-// PROCESSING tasks whose index entry says their lease is over: each is
-// checked against its lease (the WORKER item), taken over if it is,
-// refreshed in the index if it is not, and moved to DEAD when its
-// attempts are used up.
-func (s *Store) tryCandidates(ctx context.Context, workerID string, cands []metaItem, expired bool) (*Claim, error) {
+// ends the store's idle state when it does; the races it loses are
+// recorded in lost. With expired, cands are PROCESSING tasks whose index
+// entry says their lease is over: each is checked against its lease (the
+// WORKER item), taken over if it is, refreshed in the index if it is not,
+// and moved to DEAD when its attempts are used up.
+func (s *Store) tryCandidates(ctx context.Context, workerID string, cands []metaItem, expired bool, lost *races) (*Claim, error) {
 	if len(cands) == 0 {
 		return nil, nil
 	}
@@ -240,7 +257,11 @@ func (s *Store) tryCandidates(ctx context.Context, workerID string, cands []meta
 		} else {
 			c, err = s.claim(ctx, workerID, m)
 		}
+		var conflict *ClaimConflictError
 		switch {
+		case errors.As(err, &conflict):
+			lost.last = conflict
+			continue
 		case lostRace(err):
 			continue
 		case err != nil:
@@ -280,7 +301,11 @@ func (s *Store) claim(ctx context.Context, workerID string, m *metaItem) (*Claim
 	if _, err := eventSK.Build(seq); err != nil {
 		return nil, fmt.Errorf("tasks: task %q: event %d: history is full (%d events): %w", id, seq, MaxEvents, err)
 	}
-	if err := s.t.Update(ctx, s.metaKey(id), s.claimUpdate(id, workerID, now, expires, 1), table.If(unchanged(m))); err != nil {
+	err := s.t.Update(ctx, s.metaKey(id), s.claimUpdate(id, workerID, now, expires, 1), table.If(unchanged(m)), table.ItemOnConditionFailure())
+	if err != nil {
+		if lostRace(err) {
+			return nil, claimConflict(workerID, m, err)
+		}
 		return nil, fmt.Errorf("tasks: claim %q for %q: %w", id, workerID, err)
 	}
 	if err := s.putClaim(ctx, s.claimItem(workerID, id, attempt, now, expires)); err != nil {
@@ -290,6 +315,9 @@ func (s *Store) claim(ctx context.Context, workerID string, m *metaItem) (*Claim
 		}
 		// Refused: the claim took longer than the lease, and a takeover
 		// has marked the lease lost.
+		if lostRace(err) {
+			return nil, &ClaimConflictError{Worker: workerID, TaskID: id, Status: StatusProcessing, Cause: err}
+		}
 		return nil, fmt.Errorf("tasks: claim %q for %q: %w", id, workerID, err)
 	}
 	t, err := m.task()
@@ -410,9 +438,57 @@ func (s *Store) takeExpired(ctx context.Context, workerID string, m *metaItem) (
 	}
 	if s.lastAttempt(m.Attempt, m.AttemptBase, m.MaxAttempts) {
 		_, err := s.expire(ctx, m, ls)
+		if lostRace(err) {
+			return nil, claimConflict(workerID, m, err)
+		}
 		return nil, err
 	}
-	return s.takeover(ctx, workerID, m, ls)
+	c, err := s.takeover(ctx, workerID, m, ls)
+	if lostRace(err) {
+		return nil, claimConflict(workerID, m, err)
+	}
+	return c, err
+}
+
+// claimConflict is the error of workerID's claim of the task m describes
+// (as read), refused by err: the task as DynamoDB returned META with the
+// refusal, or as read when the refusal was another item's (a heartbeat
+// moved the lease on between the read and the write: the owner still
+// holds it) or carried no item for META (another transaction held it).
+func claimConflict(workerID string, m *metaItem, err error) error {
+	ce := &ClaimConflictError{Worker: workerID, TaskID: m.TaskID, Status: m.Status, Attempt: m.Attempt, Cause: err}
+	if m.Status == StatusProcessing {
+		ce.Owner = m.Owner
+	}
+	var (
+		te      *table.Error
+		txe     *table.TxError
+		current table.Item
+		refused bool // META's condition refused the write
+	)
+	switch {
+	case errors.As(err, &txe):
+		for _, r := range txe.Reasons {
+			if r.Index == 0 && r.Code == "ConditionalCheckFailed" {
+				current, refused = r.Item, true
+			}
+		}
+	case errors.As(err, &te):
+		current, refused = te.Item, errors.Is(err, table.ErrConditionFailed)
+	}
+	if !refused {
+		return ce
+	}
+	var now metaItem
+	if current == nil || table.Unmarshal(current, &now) != nil {
+		ce.Status, ce.Owner, ce.Attempt = "", "", 0 // gone
+		return ce
+	}
+	ce.Status, ce.Attempt, ce.Owner = now.Status, now.Attempt, ""
+	if now.Status == StatusProcessing {
+		ce.Owner = now.Owner
+	}
+	return ce
 }
 
 // refreshLease moves the index entry of the PROCESSING task m describes to
@@ -451,7 +527,7 @@ func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem, ls l
 	}
 	update := s.claimUpdate(id, workerID, now, expires, 2).
 		Set(expression.Name(attrLastError), expression.Value(expiredMessage(m)))
-	tx := s.t.WriteTx().Update(s.metaKey(id), update, table.If(unchanged(m)))
+	tx := s.t.WriteTx().Update(s.metaKey(id), update, table.If(unchanged(m)), table.ItemOnConditionFailure())
 	if err := s.rebuildClaimEvent(tx, m); err != nil {
 		return nil, err
 	}

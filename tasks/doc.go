@@ -156,6 +156,14 @@
 // clocks say. Expiry is judged by the claiming worker's clock, so leases
 // should be far longer than clock skew.
 //
+// Claims race too: workers read the same candidates, and a claim's
+// conditional write (META unchanged since the read) lets one through. A
+// worker that loses moves on to its next candidate; one that loses every
+// race gets a [*ClaimConflictError] (errors.Is [ErrNoTask]) naming the
+// task it lost last with its status, owner and attempt as DynamoDB
+// returned them with the refusal (ReturnValuesOnConditionCheckFailure
+// ALL_OLD, free), the seed's "returns old status for conflict detection".
+//
 // What a late worker gets, exactly: its Heartbeat, Complete, Fail or
 // Release is a [*LeaseLostError] (errors.Is [ErrLeaseLost]), whose Status,
 // Owner and Attempt say where the task stands (Owner is the worker that

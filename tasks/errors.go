@@ -13,7 +13,9 @@ var (
 	ErrNotFound = errors.New("tasks: task not found")
 
 	// ErrNoTask: Claim found nothing to claim, neither a pending task nor
-	// one whose lease has expired. Workers wait and ask again.
+	// one whose lease has expired, or lost the race for every one it
+	// tried (then as a *ClaimConflictError, which says what it found).
+	// Workers wait and ask again. Test for it with errors.Is.
 	ErrNoTask = errors.New("tasks: no task to claim")
 
 	// ErrLeaseLost: a heartbeat, completion or failure came from a worker
@@ -81,6 +83,44 @@ func (e *LeaseLostError) Unwrap() []error {
 		return []error{ErrLeaseLost}
 	}
 	return []error{ErrLeaseLost, e.Cause}
+}
+
+// ClaimConflictError reports a Claim that found candidates but lost the
+// race for each: another worker's write came between its read of the
+// queue and its conditional write (the seed's "returns old status for
+// conflict detection"). It describes the last task it tried as DynamoDB
+// returned it with the refusal (ReturnValuesOnConditionCheckFailure
+// ALL_OLD: no read of its own). errors.Is(err, ErrNoTask) holds: nothing
+// was claimed, nothing was written, and a worker asks again.
+type ClaimConflictError struct {
+	Worker  string // the worker that asked
+	TaskID  string // the task it lost last
+	Status  Status // that task's status at the refusal; "" when it was gone
+	Owner   string // the worker holding it then, when it was PROCESSING
+	Attempt int    // its attempt number then
+	Cause   error  // the refused write, from table
+}
+
+func (e *ClaimConflictError) Error() string {
+	msg := fmt.Sprintf("tasks: worker %q lost the claim of task %q: ", e.Worker, e.TaskID)
+	switch {
+	case e.Status == "":
+		msg += "the task is gone"
+	case e.Owner != "":
+		msg += fmt.Sprintf("task is %s, held by %q (attempt %d)", e.Status, e.Owner, e.Attempt)
+	default:
+		msg += fmt.Sprintf("task is %s (attempt %d)", e.Status, e.Attempt)
+	}
+	return msg
+}
+
+// Unwrap gives ErrNoTask and the refused write's error
+// (table.ErrConditionFailed).
+func (e *ClaimConflictError) Unwrap() []error {
+	if e.Cause == nil {
+		return []error{ErrNoTask}
+	}
+	return []error{ErrNoTask, e.Cause}
 }
 
 // StateError reports a call refused because the task was in another

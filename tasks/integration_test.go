@@ -212,3 +212,29 @@ func TestIntegrationSubmitTxWithAFreshKeyOnDynamoDBLocal(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, first, again, "the key's task changed")
 }
+
+// TestIntegrationClaimThatLosesARaceReportsWhatItFound: DynamoDB returns
+// the task with the refusal of the losing claim's conditional write, for
+// the pending claim (UpdateItem) and the takeover (a transaction).
+func TestIntegrationClaimThatLosesARaceReportsWhatItFound(t *testing.T) {
+	clock := localClock()
+	store := localStore(t, tasks.Clock(clock.Now))
+	ctx := context.Background()
+	task, _, err := store.Submit(ctx, tasks.SubmitInput{Payload: []byte("contended")})
+	require.NoError(t, err)
+	racer := func() *tasks.Store {
+		race := &interleave{API: store.Table().DB(), hook: func() {
+			_, err := store.Claim(ctx, "w1")
+			require.NoError(t, err, "the winner's claim")
+		}}
+		s, err := tasks.NewStore(race, nil, tasks.TableName(store.Table().Name()), tasks.Clock(clock.Now))
+		require.NoError(t, err)
+		return s
+	}
+	_, err = racer().Claim(ctx, "w2")
+	wantConflict(t, err, tasks.ClaimConflictError{Worker: "w2", TaskID: task.ID, Status: tasks.StatusProcessing, Owner: "w1", Attempt: 1})
+
+	clock.Advance(tasks.DefaultLeaseDuration + time.Second)
+	_, err = racer().Claim(ctx, "w2")
+	wantConflict(t, err, tasks.ClaimConflictError{Worker: "w2", TaskID: task.ID, Status: tasks.StatusProcessing, Owner: "w1", Attempt: 2})
+}

@@ -232,7 +232,7 @@ func (s *Store) expire(ctx context.Context, m *metaItem, ls leaseState) (Status,
 		Remove(expression.Name(attrOwner)).
 		Remove(expression.Name(attrLeaseExpiresAt)).
 		Add(expression.Name(attrEvents), expression.Value(1))
-	tx := s.t.WriteTx().Update(s.metaKey(id), update, table.If(unchanged(m)))
+	tx := s.t.WriteTx().Update(s.metaKey(id), update, table.If(unchanged(m)), table.ItemOnConditionFailure())
 	if err := s.rebuildClaimEvent(tx, m); err != nil {
 		return "", err
 	}

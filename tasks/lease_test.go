@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -235,6 +236,7 @@ func TestClaimOfExpiredLeaseLosesToHeartbeatBetweenReadAndWrite(t *testing.T) {
 	task, renewed, racer := heartbeatRace(t, f)
 	_, err := racer.Claim(context.Background(), "w2")
 	require.ErrorIs(t, err, tasks.ErrNoTask, "the stale takeover must lose and find nothing else")
+	wantConflict(t, err, tasks.ClaimConflictError{Worker: "w2", TaskID: task.ID, Status: tasks.StatusProcessing, Owner: "w1", Attempt: 1})
 	heartbeatWon(t, f, task, renewed)
 	ids, err := f.store.WorkerTasks(context.Background(), "w2")
 	require.NoError(t, err)
@@ -262,20 +264,81 @@ func TestExpiryOnLastAttemptLosesToHeartbeatBetweenReadAndWrite(t *testing.T) {
 }
 
 // A pending task claimed by another worker between a claim's read and
-// its write: the late claim fails and the first worker keeps the task.
+// its write: the late claim fails, reporting what it found, and the first
+// worker keeps the task. The loser learns the status from its refused
+// write (ALL_OLD), not from a read of its own.
 func TestClaimOfPendingTaskLosesToClaimBetweenReadAndWrite(t *testing.T) {
 	f := newFixture(t)
+	ctx := context.Background()
 	task := f.submit(t, "contended")
 	var first *tasks.Claim
-	race := &interleave{API: f.db, hook: func() { first = f.claim(t, "w1") }}
-	_, err := newStore(t, race, f.db.Now).Claim(context.Background(), "w2")
+	reads := &countReads{API: f.db}
+	race := &interleave{API: reads, hook: func() { first = f.claim(t, "w1") }}
+	racer := newStore(t, race, f.db.Now)
+	_, err := racer.ShardCount(ctx) // the racer's one read of the table's CONFIG, done
+	require.NoError(t, err)
+	reads.n.Store(0)
+	_, err = racer.Claim(ctx, "w2")
 	require.ErrorIs(t, err, tasks.ErrNoTask)
+	require.ErrorIs(t, err, table.ErrConditionFailed)
+	wantConflict(t, err, tasks.ClaimConflictError{Worker: "w2", TaskID: task.ID, Status: tasks.StatusProcessing, Owner: "w1", Attempt: 1})
+	assert.Zero(t, reads.n.Load(), "the loser read the task to say what it found")
 	require.NotNil(t, first)
 	got := f.get(t, task.ID)
 	assert.Equal(t, "w1", got.Owner)
 	assert.Equal(t, 1, got.Attempt)
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing)
 	assert.Len(t, claimItems(t, f.store.Table()), 1)
+}
+
+// Two workers take over one expired lease: the one whose transaction
+// comes second is refused, and reports the task held by the other on the
+// attempt the takeover began.
+func TestClaimOfExpiredLeaseLosesToTakeoverBetweenReadAndWrite(t *testing.T) {
+	f := newFixture(t)
+	task := f.submit(t, "orphan")
+	f.claim(t, "w-dead")
+	f.db.Advance(tasks.DefaultLeaseDuration + time.Second)
+	var first *tasks.Claim
+	race := &interleave{API: f.db, hook: func() { first = f.claim(t, "w1") }}
+	_, err := newStore(t, race, f.db.Now).Claim(context.Background(), "w2")
+	require.ErrorIs(t, err, tasks.ErrNoTask)
+	wantConflict(t, err, tasks.ClaimConflictError{Worker: "w2", TaskID: task.ID, Status: tasks.StatusProcessing, Owner: "w1", Attempt: 2})
+	require.NotNil(t, first)
+	assert.Equal(t, "w1", f.get(t, task.ID).Owner)
+	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired, tasks.EventProcessing)
+}
+
+// A claim whose task was cancelled between its read and its write.
+func TestClaimOfPendingTaskLosesToCancelBetweenReadAndWrite(t *testing.T) {
+	f := newFixture(t)
+	task := f.submit(t, "withdrawn")
+	race := &interleave{API: f.db, hook: func() { require.NoError(t, f.store.Cancel(context.Background(), task.ID, "not needed")) }}
+	_, err := newStore(t, race, f.db.Now).Claim(context.Background(), "w2")
+	wantConflict(t, err, tasks.ClaimConflictError{Worker: "w2", TaskID: task.ID, Status: tasks.StatusCancelled})
+}
+
+// wantConflict asserts err is a *ClaimConflictError like want (its Cause
+// aside).
+func wantConflict(t testing.TB, err error, want tasks.ClaimConflictError) {
+	t.Helper()
+	var ce *tasks.ClaimConflictError
+	require.ErrorAs(t, err, &ce)
+	got := *ce
+	got.Cause = nil
+	assert.Equal(t, want, got)
+	assert.ErrorIs(t, err, tasks.ErrNoTask)
+}
+
+// countReads counts the GetItem requests sent through it.
+type countReads struct {
+	table.API
+	n atomic.Int64
+}
+
+func (c *countReads) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	c.n.Add(1)
+	return c.API.GetItem(ctx, in, opts...)
 }
 
 // recordQueries keeps the Query requests sent through it.
