@@ -113,7 +113,10 @@
 //
 // # Life of a task
 //
-// [Store.Submit] writes the IDEM item, then META; [Store.SubmitTx] adds
+// [Store.Submit] writes the IDEM item, then META; a submission may ask
+// for a delay (SubmitInput.AvailableAt: the task's place in the pending
+// queue is that time, which claims never read past, as a retry's
+// backoff; a time in the past is bad input). [Store.SubmitTx] adds
 // the same writes to a transaction the caller builds, on this table or
 // another (table.WriteTx.On), so a job's status move and the task carrying
 // its work apply together or not at all; with a key the caller's own

@@ -38,6 +38,9 @@ type idemItem struct {
 	TaskID      string `dynamodbav:"taskId"`
 	PayloadHash string `dynamodbav:"payloadHash"`
 	CreatedAt   string `dynamodbav:"createdAt"`
+	// AvailableAt is when a delayed submission's task becomes claimable
+	// (SubmitInput.AvailableAt); absent when at once.
+	AvailableAt string `dynamodbav:"availableAt,omitempty"`
 	TTL         int64  `dynamodbav:"ttl,omitempty"` // Retention after createdAt
 }
 

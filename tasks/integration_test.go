@@ -238,3 +238,28 @@ func TestIntegrationClaimThatLosesARaceReportsWhatItFound(t *testing.T) {
 	_, err = racer().Claim(ctx, "w2")
 	wantConflict(t, err, tasks.ClaimConflictError{Worker: "w2", TaskID: task.ID, Status: tasks.StatusProcessing, Owner: "w1", Attempt: 2})
 }
+
+func TestIntegrationDelayedSubmission(t *testing.T) {
+	clock := localClock()
+	store := localStore(t, tasks.Clock(clock.Now))
+	ctx := context.Background()
+	at := clock.Now().Add(time.Hour)
+	task, _, err := store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "later", Payload: []byte("x"), AvailableAt: at})
+	require.NoError(t, err)
+	assert.True(t, at.Truncate(time.Microsecond).Equal(task.AvailableAt))
+	_, err = store.Claim(ctx, "w1")
+	require.ErrorIs(t, err, tasks.ErrNoTask, "not before its time")
+	clock.Advance(59 * time.Minute)
+	_, err = store.Claim(ctx, "w1")
+	require.ErrorIs(t, err, tasks.ErrNoTask, "not before its time")
+
+	before := tableItems(t, store)
+	_, _, err = store.Submit(ctx, tasks.SubmitInput{Payload: []byte("y"), AvailableAt: clock.Now().Add(-time.Second)})
+	wantInputError(t, err, "AvailableAt")
+	assert.Equal(t, before, tableItems(t, store), "a delayed submission in the past wrote nothing")
+
+	clock.Advance(time.Minute)
+	c, err := store.Claim(ctx, "w1")
+	require.NoError(t, err, "at its time")
+	assert.Equal(t, task.ID, c.Task.ID)
+}

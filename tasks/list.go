@@ -33,7 +33,8 @@ func Limit(n int) func(*ListOptions) { return func(o *ListOptions) { o.Limit = n
 // claimable (AvailableAt ascending; ties by task id ascending, bytewise, on
 // every backend and across pages, sharded or not): the seed's admin view
 // (GSI1PK = STATUS#PENDING), not the workers' path. Tasks still in their
-// retry backoff are listed, after the claimable ones. Pass "" as
+// retry backoff, and delayed submissions (SubmitInput.AvailableAt) not yet
+// due, are listed after the claimable ones, at their AvailableAt. Pass "" as
 // cursor for the first page and Page.Next for the next; Next is "" after
 // the last page. A cursor from another list, another store configuration or
 // an altered one fails with table.ErrInvalidCursor before anything is read.

@@ -21,6 +21,15 @@ type SubmitInput struct {
 	// Payload is the work, opaque to the queue; at most MaxPayloadSize
 	// bytes.
 	Payload []byte
+	// AvailableAt delays the task: no Claim hands it out before this time
+	// (its place in the pending queue, GSI1SK CREATED#<availableAt>, is a
+	// key condition claims never read past, as for a retry's backoff).
+	// Zero: claimable at once. A time before the submission, by the
+	// store's clock, is bad input (a *table.InputError; nothing is
+	// written), and so is one after the year 9999. Stored to the
+	// microsecond. A repeated idempotency key returns the task its first
+	// submission made, with that submission's time.
+	AvailableAt time.Time
 }
 
 // Submit adds a PENDING task and returns it, with created false when the
@@ -47,14 +56,18 @@ func (s *Store) Submit(ctx context.Context, in SubmitInput) (task *Task, created
 	tp := traceParent(ctx)
 	ctx, span := s.start(ctx, "tasks.Submit")
 	defer span.End(&err)
-	if err := s.check(checkSubmit(in)); err != nil {
+	if err := s.check(nil); err != nil {
+		return nil, false, err
+	}
+	now := s.now()
+	if err := checkSubmit(in, now); err != nil {
 		return nil, false, err
 	}
 	if _, err := s.tableShards(ctx, true); err != nil {
 		return nil, false, err
 	}
 	hash := payloadHash(in.Payload)
-	sub, err := s.submission(in, hash, "", s.now(), tp)
+	sub, err := s.submission(in, hash, "", now, tp)
 	if err != nil {
 		return nil, false, err
 	}
@@ -145,7 +158,11 @@ func (s *Store) SubmitTx(ctx context.Context, tx *table.WriteTx, in SubmitInput,
 	tp := traceParent(ctx)
 	ctx, span := s.start(ctx, "tasks.SubmitTx")
 	defer span.End(&err)
-	if err := s.check(checkSubmit(in)); err != nil {
+	if err := s.check(nil); err != nil {
+		return nil, false, err
+	}
+	now := s.now()
+	if err := checkSubmit(in, now); err != nil {
 		return nil, false, err
 	}
 	if tx == nil {
@@ -191,7 +208,7 @@ func (s *Store) SubmitTx(ctx context.Context, tx *table.WriteTx, in SubmitInput,
 		}
 	}
 	if sub == nil {
-		if sub, err = s.submission(in, hash, "", s.now(), tp); err != nil {
+		if sub, err = s.submission(in, hash, "", now, tp); err != nil {
 			return nil, false, err
 		}
 	}
@@ -236,7 +253,8 @@ type submission struct {
 
 // submission builds the items that submit in at now, whose payload's
 // SHA-256 is hash: task id, if given, else the id derived from the
-// idempotency key, or a new one.
+// idempotency key, or a new one. The task is claimable from
+// in.AvailableAt, or now when that is zero.
 func (s *Store) submission(in SubmitInput, hash, id string, now time.Time, traceParent string) (*submission, error) {
 	switch {
 	case id != "":
@@ -248,17 +266,27 @@ func (s *Store) submission(in SubmitInput, hash, id string, now time.Time, trace
 			return nil, fmt.Errorf("tasks: Options.NewID: %w", err)
 		}
 	}
+	available := now
+	if !in.AvailableAt.IsZero() {
+		available = in.AvailableAt.UTC().Truncate(time.Microsecond)
+	}
 	sub := &submission{meta: &metaItem{
 		PK: mustBuild(taskPK, id), SK: mustBuild(metaSK),
-		GSI1PK: s.statusPartition(StatusPending, s.shardOf(id)), GSI1SK: mustBuild(createdSK, now),
+		GSI1PK: s.statusPartition(StatusPending, s.shardOf(id)), GSI1SK: mustBuild(createdSK, available),
 		Type: typeTask, TaskID: id, Status: StatusPending, Payload: in.Payload,
-		IdempotencyKey: in.IdempotencyKey, Events: 1, AvailableAt: keys.FormatTime(now), MaxAttempts: s.opts.MaxAttempts,
+		IdempotencyKey: in.IdempotencyKey, Events: 1, AvailableAt: keys.FormatTime(available), MaxAttempts: s.opts.MaxAttempts,
 		CreatedAt: keys.FormatTime(now), UpdatedAt: keys.FormatTime(now), TraceParent: traceParent,
 	}}
 	if in.IdempotencyKey != "" {
 		sub.idem = &idemItem{
 			PK: mustBuild(idemPK, in.IdempotencyKey), SK: mustBuild(taskSK, id), Type: typeIdempotency,
 			TaskID: id, PayloadHash: hash, CreatedAt: keys.FormatTime(now), TTL: s.ttlFrom(now),
+		}
+		if available.After(now) {
+			// so that a submission cut off after the IDEM item is
+			// finished with the time it asked for, whatever the next
+			// Submit of the key asks
+			sub.idem.AvailableAt = keys.FormatTime(available)
 		}
 	}
 	return sub, nil
@@ -272,6 +300,9 @@ func (s *Store) resumed(in SubmitInput, hash string, idem *idemItem, traceParent
 	}
 	at, err := parseTime("createdAt", idem.CreatedAt)
 	if err != nil {
+		return nil, err
+	}
+	if in.AvailableAt, err = parseTime("availableAt", idem.AvailableAt); err != nil {
 		return nil, err
 	}
 	return s.submission(in, hash, idem.TaskID, at, traceParent)
@@ -332,7 +363,8 @@ func (s *Store) idemKey(key, taskID string) table.Key {
 	return s.t.Key(mustBuild(idemPK, key), mustBuild(taskSK, taskID))
 }
 
-func checkSubmit(in SubmitInput) error {
+// checkSubmit checks a submission made at now.
+func checkSubmit(in SubmitInput, now time.Time) error {
 	if in.IdempotencyKey != "" {
 		if err := checkIdemKey(in.IdempotencyKey); err != nil {
 			return err
@@ -340,6 +372,23 @@ func checkSubmit(in SubmitInput) error {
 	}
 	if len(in.Payload) > MaxPayloadSize {
 		return inputError("Payload", fmt.Sprintf("%d bytes", len(in.Payload)), fmt.Sprintf("is over MaxPayloadSize (%d bytes)", MaxPayloadSize))
+	}
+	return checkAvailableAt(in.AvailableAt, now)
+}
+
+// checkAvailableAt checks a submission's delay: zero (none), or a time
+// not before now that a queue key can hold.
+func checkAvailableAt(at, now time.Time) error {
+	if at.IsZero() {
+		return nil
+	}
+	at = at.UTC().Truncate(time.Microsecond)
+	if at.Before(now) {
+		return inputError("AvailableAt", keys.FormatTime(at),
+			fmt.Sprintf("is before the submission (%s by the store's clock): a delayed task becomes claimable later, or leave it zero for at once", keys.FormatTime(now)))
+	}
+	if _, err := createdSK.Build(at); err != nil {
+		return inputError("AvailableAt", at.Format(time.RFC3339), "is past the year 9999, the last a queue key holds")
 	}
 	return nil
 }

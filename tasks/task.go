@@ -51,7 +51,9 @@ type Task struct {
 	Owner          string    `json:"owner,omitempty"`
 	LeaseExpiresAt time.Time `json:"leaseExpiresAt,omitzero"`
 	// AvailableAt is when a PENDING task may be claimed: its creation for a
-	// new task, the end of its backoff after a failed attempt.
+	// new task (or the later time its submission asked for,
+	// SubmitInput.AvailableAt), the end of its backoff after a failed
+	// attempt.
 	AvailableAt time.Time `json:"availableAt,omitzero"`
 	CreatedAt   time.Time `json:"createdAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
