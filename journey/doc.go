@@ -102,7 +102,8 @@
 //     stages that do not depend on one another). A stage runs one
 //     execution at a time, and a retry follows a failure: the stage's
 //     status is part of the condition. A job runs with the journey's
-//     configuration.timeout and retryAttempts unless it was given its own.
+//     configuration.timeout and retryAttempts unless it was given its own
+//     (and with Options.JobTimeout when neither has a timeout).
 //   - [Jobs.Finish] reads the stages, the journey and the job (two
 //     requests in one round trip) and writes the job, its stage and the
 //     journey's aggregates, progress, current stage and status in one
@@ -140,8 +141,11 @@
 // transaction that creates the retry, conditional on the old job still
 // being active, so a worker that was only late and finished meanwhile
 // keeps its result. The late worker's Finish is then refused with a
-// [*StatusError]. A job without a timeout (0, the zero configuration)
-// holds its stage until it finishes.
+// [*StatusError]. A journey or job created without a timeout (0) takes
+// [Options.JobTimeout], the seed's 1800 seconds by default
+// ([DefaultJobTimeout]), so no job holds its stage for ever; with
+// [NoJobTimeout] it has none (a stored timeout of 0), and its job holds
+// its stage until it finishes.
 //
 // [Jobs.Recover] is the operator's sweep: it fails every job past its
 // deadline (in every journey that has not completed, through GSI1

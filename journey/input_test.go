@@ -133,6 +133,10 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 			_, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "x", Configuration: JobConfiguration{RetryAttempts: -1}})
 			return err
 		},
+		"StartJob timeout": func() error {
+			_, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "x", Configuration: JobConfiguration{Timeout: -1}})
+			return err
+		},
 		"GetJob no start": func() error {
 			_, err := s.Jobs().Get(ctx, with(func(r *JobRef) { r.StartedAt = time.Time{} }))
 			return err
@@ -188,6 +192,7 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 		"NewStore nil db":            func() error { _, err := NewStore(nil, e.logs); return err },
 		"NewStore nil logs":          func() error { _, err := NewStore(e.db, nil); return err },
 		"NewStore table name":        func() error { _, err := NewStore(e.db, e.logs, TableName("a b")); return err },
+		"NewStore job timeout":       func() error { _, err := NewStore(e.db, e.logs, JobTimeout(1500*time.Millisecond)); return err },
 		"NewID bad": func() error {
 			_, err := mustStore(t, e.db, e.logs, func(o *Options) { o.NewID = func(string) string { return "a#b" } }).Journeys().Create(ctx, NewJourney{Name: "n"})
 			return err

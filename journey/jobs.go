@@ -29,15 +29,26 @@ func (h *Jobs) ready(ctx context.Context) error {
 // cancelled, failed or finished journey gets a *StatusError), makes the job
 // the stage's current job and ADDs 1 to totalJobs.
 //
+// Stages run in order: while an earlier stage is neither completed nor
+// skipped, Start returns a *StatusError naming that stage, whose Cause is
+// ErrStageOrder (Options.StagesInAnyOrder lifts this).
+//
 // A stage runs one execution at a time: while its latest execution is
-// pending or running, or once it completed or was skipped, Start
-// returns a *StatusError (Entity "stage"). The stage's status is part of
-// the transaction's condition, so of two concurrent starts one wins.
+// pending or running within its timeout, or once the stage completed or
+// was skipped, Start returns a *StatusError (Entity "stage"). The stage's
+// status is part of the transaction's condition, so of two concurrent
+// starts one wins. A latest execution past its deadline (Job.Deadline:
+// its configuration.timeout, Options.JobTimeout when created without one)
+// no longer blocks the stage: Start fails it (timedOut, errorMessage "timed
+// out: ...") in the same transaction that creates the retry, conditional
+// on it still being active, so a worker that finished late keeps its
+// result.
 //
 // A retry never overwrites an earlier attempt: the job is created with
 // attribute_not_exists, and the stage's lastExecution only moves forward
 // by a conditional write. A caller that loses the race for a number takes
-// the next one.
+// the next one. A stage has at most 999 executions ({execution:03d}); the
+// start after the 999th is a *table.InputError.
 func (h *Jobs) Start(ctx context.Context, in NewJob) (_ *Job, err error) {
 	if err := h.ready(ctx); err != nil {
 		return nil, err

@@ -152,7 +152,10 @@ type NewJourney struct {
 	CreatedBy        string
 	ODAComponentType string
 	Source           Source
-	Configuration    Configuration
+	// Configuration is the journey's; a Timeout of 0 takes the store's
+	// Options.JobTimeout (the seed's 1800 s by default), and negative
+	// numbers are refused.
+	Configuration Configuration
 	// Stages are the journey's stages in execution order, at least one;
 	// DefaultStages() when nil. Order is taken from the position (1, 2, ...).
 	Stages []Stage
@@ -235,6 +238,7 @@ func (s *Store) createJourney(ctx context.Context, in NewJourney, listed bool) (
 		stages = DefaultStages()
 	}
 	now := s.now()
+	in.Configuration.Timeout = s.timeout(in.Configuration.Timeout)
 	j := Journey{
 		ID: in.ID, Name: in.Name, Description: in.Description, Status: StatusPending, Priority: in.Priority,
 		CreatedBy: in.CreatedBy, ODAComponentType: in.ODAComponentType, Source: in.Source,

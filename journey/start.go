@@ -24,7 +24,9 @@ type NewJob struct {
 	// of 0 takes the journey's (configuration.timeout and retryAttempts),
 	// and EnableDetailedLogging is on when the job's or the journey's is,
 	// so a job runs with the journey's configuration unless told otherwise
-	// (the seed's job record repeats the journey's values).
+	// (the seed's job record repeats the journey's values). A job whose
+	// journey has no timeout either takes Options.JobTimeout (the seed's
+	// 1800 s by default). Negative values are refused.
 	Configuration JobConfiguration
 }
 
@@ -64,11 +66,10 @@ func deadline(start time.Time, seconds int) time.Time {
 func pastDeadline(d, now time.Time) bool { return !d.IsZero() && !now.Before(d) }
 
 // jobConfiguration is the configuration a new job runs with: the caller's,
-// with the journey's where the caller left a value at zero.
-func jobConfiguration(c JobConfiguration, j Configuration) JobConfiguration {
-	if c.Timeout == 0 {
-		c.Timeout = j.Timeout
-	}
+// with the journey's where the caller left a value at zero, and the
+// store's Options.JobTimeout when neither has a timeout.
+func (s *Store) jobConfiguration(c JobConfiguration, j Configuration) JobConfiguration {
+	c.Timeout = s.timeout(c.Timeout, j.Timeout)
 	if c.RetryAttempts == 0 {
 		c.RetryAttempts = j.RetryAttempts
 	}
@@ -180,7 +181,7 @@ func (s *Store) startJob(ctx context.Context, in NewJob) (*Job, error) {
 		}
 		j := Job{JobID: in.JobID, JourneyID: in.JourneyID, StageID: in.StageID, Status: JobRunning,
 			StartTime: Time{now}, TriggeredBy: in.TriggeredBy, ExecutionNumber: n,
-			Configuration: jobConfiguration(in.Configuration, r.j.Configuration),
+			Configuration: s.jobConfiguration(in.Configuration, r.j.Configuration),
 			Results:       map[string]float64{}, Steps: steps,
 			S3Config: &S3Config{LogsBucket: s.opts.LogsBucket, ReportsBucket: s.opts.ReportsBucket},
 			Order:    st.Order, CreatedAt: Time{now}, UpdatedAt: Time{now}}

@@ -120,17 +120,100 @@ func startPastTimeout(t *testing.T, s *Store, advance func(time.Duration)) {
 	assert.Equal(t, JobCompleted, done.Status)
 }
 
-// TestStartWithoutTimeoutWaitsForever: a job with no timeout (neither its
-// own nor the journey's) holds its stage until it finishes.
-func TestStartWithoutTimeoutWaitsForever(t *testing.T) {
+// TestJobWithoutTimeoutTimesOutAfterTheSeeds1800Seconds: a journey and a
+// job created without a timeout take the seed's configuration.timeout,
+// 1800 s (Options.JobTimeout's default): until then the job holds its
+// stage, from then on the next Start fails it and runs the retry.
+func TestJobWithoutTimeoutTimesOutAfterTheSeeds1800Seconds(t *testing.T) {
 	e := newEnv(t)
+	defaultTimeout(t, e.store, e.db.Advance)
+}
+
+// TestIntegrationJobWithoutTimeoutTimesOutAfterTheSeeds1800Seconds is
+// TestJobWithoutTimeoutTimesOutAfterTheSeeds1800Seconds on DynamoDB Local.
+func TestIntegrationJobWithoutTimeoutTimesOutAfterTheSeeds1800Seconds(t *testing.T) {
+	clock := localClock()
+	defaultTimeout(t, localStore(t, Clock(clock.Now)), clock.Advance)
+}
+
+func defaultTimeout(t *testing.T, s *Store, advance func(time.Duration)) {
 	ctx := context.Background()
-	e.newJourney(t)
-	_, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
+	c, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-T", Name: "no timeout given", Configuration: Configuration{RetryAttempts: 3}})
 	require.NoError(t, err)
+	assert.Equal(t, 1800, c.Journey.Configuration.Timeout, "the journey's configuration.timeout is the seed's")
+	got, err := s.Journeys().Get(ctx, "JRN-T", Consistent())
+	require.NoError(t, err)
+	assert.Equal(t, 1800, got.Configuration.Timeout, "as stored")
+	dead, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
+	require.NoError(t, err)
+	assert.Equal(t, 1800, dead.Configuration.Timeout, "the job's")
+	assert.Equal(t, dead.StartTime.Add(1800*time.Second), dead.Deadline())
+
+	advance(1799 * time.Second)
+	_, err = s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
+	assert.ErrorIs(t, err, ErrInvalidStatus, "a second before its deadline the job still holds its stage")
+	advance(time.Second)
+	retry, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
+	require.NoError(t, err, "at its deadline the job no longer holds its stage")
+	assert.Equal(t, 2, retry.ExecutionNumber)
+	old, err := s.Jobs().Get(ctx, dead.Ref(), Consistent())
+	require.NoError(t, err)
+	assert.Equal(t, JobFailed, old.Status)
+	assert.True(t, old.TimedOut)
+}
+
+// TestJobTimeoutOptionIsTheTimeoutOfJobsCreatedWithoutOne: Options.JobTimeout
+// replaces the seed's 1800 s for a journey created without a timeout, and
+// for a job started without one in a journey stored without one (written
+// by others, or with NoJobTimeout); a journey's or job's own timeout wins.
+func TestJobTimeoutOptionIsTheTimeoutOfJobsCreatedWithoutOne(t *testing.T) {
+	e := newEnv(t, JobTimeout(10*time.Minute))
+	ctx := context.Background()
+	c, err := e.store.Journeys().Create(ctx, NewJourney{ID: "JRN-T", Name: "t"})
+	require.NoError(t, err)
+	assert.Equal(t, 600, c.Journey.Configuration.Timeout)
+	own, err := e.store.Journeys().Create(ctx, NewJourney{ID: "JRN-OWN", Name: "t", Configuration: Configuration{Timeout: 60}})
+	require.NoError(t, err)
+	assert.Equal(t, 60, own.Journey.Configuration.Timeout, "the journey's own timeout")
+
+	// A journey stored without a timeout: its jobs take the store's.
+	key, err := e.store.journeyKey("JRN-T")
+	require.NoError(t, err)
+	require.NoError(t, e.store.t.Update(ctx, key, expression.Set(expression.Name("Data.configuration.timeout"), expression.Value(0))))
+	j, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
+	require.NoError(t, err)
+	assert.Equal(t, 600, j.Configuration.Timeout)
+	k, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-OWN", StageID: "raw_analysis", Configuration: JobConfiguration{Timeout: 5}})
+	require.NoError(t, err)
+	assert.Equal(t, 5, k.Configuration.Timeout, "the job's own timeout")
+}
+
+// TestNoJobTimeoutLeavesJobsWithoutTimeoutHoldingTheirStage: with
+// NoJobTimeout a journey and job created without a timeout have none (0),
+// and the job holds its stage until it finishes, as before the seed's
+// default was applied; Recover finds nothing to fail. Any negative
+// Options.JobTimeout means none.
+func TestNoJobTimeoutLeavesJobsWithoutTimeoutHoldingTheirStage(t *testing.T) {
+	for _, none := range []time.Duration{NoJobTimeout, -time.Hour} {
+		t.Run(none.String(), func(t *testing.T) { noJobTimeout(t, none) })
+	}
+}
+
+func noJobTimeout(t *testing.T, none time.Duration) {
+	e := newEnv(t, JobTimeout(none))
+	ctx := context.Background()
+	c := e.newJourney(t)
+	assert.Zero(t, c.Journey.Configuration.Timeout)
+	j, err := e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
+	require.NoError(t, err)
+	assert.Zero(t, j.Configuration.Timeout)
+	assert.True(t, j.Deadline().IsZero())
 	e.db.Advance(365 * 24 * time.Hour)
 	_, err = e.store.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
 	assert.ErrorIs(t, err, ErrInvalidStatus)
+	res, err := e.store.Jobs().Recover(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, res.Found)
 }
 
 // TestStartJobTakesTheJobsOwnTimeoutFirst: a job's configuration.timeout

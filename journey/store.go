@@ -39,6 +39,16 @@ const DefaultLogSummaryRetention = 7 * 24 * time.Hour
 // until their journey is deleted.
 const KeepLogSummaries time.Duration = -1
 
+// DefaultJobTimeout is Options.JobTimeout's default: the seed's
+// configuration.timeout of 1800 seconds, for journeys and jobs created
+// without one.
+const DefaultJobTimeout = 1800 * time.Second
+
+// NoJobTimeout, as Options.JobTimeout, leaves a journey or job created
+// without a timeout without one: its job holds its stage until its worker
+// finishes it, however long that takes.
+const NoJobTimeout time.Duration = -1
+
 // DefaultBatchWriteConcurrency is how many BatchWriteItem requests a step
 // logger's summaries (and Journeys.Delete's deletes) keep in flight: a
 // step of the seed's 10,000 entries is 400 requests of 25, which take 50
@@ -91,6 +101,15 @@ type Options struct {
 	// about 570 GB of them. 0 means DefaultLogSummaryRetention;
 	// KeepLogSummaries (negative) writes no ttl.
 	LogSummaryRetention time.Duration
+	// JobTimeout is the configuration.timeout of a journey created without
+	// one (Configuration.Timeout 0), and of a job started without one
+	// whose journey has none either: past it, a job whose worker died
+	// no longer blocks its stage, and Jobs.Recover fails it. 0 means
+	// DefaultJobTimeout (the seed's 1800 s); NoJobTimeout (negative)
+	// leaves them without a timeout (a stored timeout of 0 is none). It is
+	// a whole number of seconds, as the seed stores it; NewStore refuses
+	// another. Journeys and jobs keep the timeout they were created with.
+	JobTimeout time.Duration
 	// StagesInAnyOrder lets Jobs.Start start a stage whatever the status
 	// of the stages before it. By default a stage starts only once every
 	// earlier stage is completed or skipped, as the seed's stages "run in
@@ -150,6 +169,9 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) (*Stor
 	if o.LogSummaryRetention == 0 {
 		o.LogSummaryRetention = DefaultLogSummaryRetention
 	}
+	if o.JobTimeout == 0 {
+		o.JobTimeout = DefaultJobTimeout
+	}
 	if o.NewID == nil {
 		o.NewID = defaultNewID(o.Clock)
 	}
@@ -158,6 +180,9 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) (*Stor
 		return nil, inputError("db", "nil", "NewStore needs a table.API")
 	case logs == nil:
 		return nil, inputError("logs", "nil", "NewStore needs a blob store for log files")
+	}
+	if o.JobTimeout > 0 && o.JobTimeout%time.Second != 0 {
+		return nil, inputError("Options.JobTimeout", o.JobTimeout, "configuration.timeout is whole seconds")
 	}
 	if err := o.buckets(logs, reportsInLogs); err != nil {
 		return nil, err
@@ -233,6 +258,10 @@ func TableName(name string) func(*Options) { return func(o *Options) { o.TableNa
 func Provisioning(p table.Provisioning) func(*Options) {
 	return func(o *Options) { o.Provisioning = &p }
 }
+
+// JobTimeout sets Options.JobTimeout: the timeout of journeys and jobs
+// created without one (NoJobTimeout: none).
+func JobTimeout(d time.Duration) func(*Options) { return func(o *Options) { o.JobTimeout = d } }
 
 // Clock sets Options.Clock.
 func Clock(now func() time.Time) func(*Options) { return func(o *Options) { o.Clock = now } }
@@ -343,6 +372,23 @@ func (s *Store) Table() *table.Table {
 		return nil
 	}
 	return s.t
+}
+
+// timeout is the configuration.timeout (seconds) of a journey or job
+// created with the given ones, the first that is set (positive): the job's,
+// then its journey's, then the store's Options.JobTimeout; 0 (none) only
+// with NoJobTimeout. The one place where "created without a timeout" is
+// decided.
+func (s *Store) timeout(given ...int) int {
+	for _, t := range given {
+		if t > 0 {
+			return t
+		}
+	}
+	if s.opts.JobTimeout < 0 {
+		return 0 // NoJobTimeout
+	}
+	return int(s.opts.JobTimeout / time.Second)
 }
 
 // now is the store's clock, at the precision items keep.
