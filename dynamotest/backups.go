@@ -111,6 +111,7 @@ func (db *DB) UpdateContinuousBackups(ctx context.Context, in *dynamodb.UpdateCo
 		return nil, tableNotFound(t.name)
 	}
 	t.pitr = aws.ToBool(spec.PointInTimeRecoveryEnabled)
+	t.changed()
 	d := t.backupsLocked(db)
 	t.mu.Unlock()
 	return &dynamodb.UpdateContinuousBackupsOutput{ContinuousBackupsDescription: d}, nil

@@ -57,8 +57,14 @@ func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, _ 
 		next[k] = v
 	}
 	next[name] = t
+	// A persistent DB logs the table before anyone can write to it: a
+	// write that finds it in the map waits for this lock.
+	db.attach(t)
+	t.mu.Lock()
+	t.changed()
 	db.tables.Store(&next)
 	db.streams.add(t.stream)
+	t.mu.Unlock()
 	return &dynamodb.CreateTableOutput{TableDescription: t.describe()}, nil
 }
 

@@ -31,6 +31,11 @@ type Options struct {
 	// environment variable asks for a lag; a negative lag keeps the mode
 	// off whatever EventualEnv says.
 	EventualLag time.Duration
+
+	// Dir, when set (see Persist), is the directory the DB keeps its data
+	// in: it loads what is there and makes every write durable there
+	// before answering. Empty: the DB lives in memory only.
+	Dir string
 }
 
 // DB is an in-memory DynamoDB. It satisfies table.API, so a store built on
@@ -53,6 +58,12 @@ type DB struct {
 	tokens tokenLedger
 
 	streams streamRegistry // every table stream, by ARN (see stream.go)
+
+	// persist is the data directory's storage (persist.go); nil in
+	// memory.
+	persist *persistence
+	// replayOffset is the clock offset recovery has replayed so far.
+	replayOffset int64
 }
 
 var _ table.API = (*DB)(nil)
@@ -76,6 +87,14 @@ func New(opts ...func(*Options)) *DB {
 	empty := map[string]*dbTable{}
 	db.tables.Store(&empty)
 	db.stats.init()
+	if o.Dir != "" {
+		if err := db.openPersistence(o.Dir); err != nil {
+			// New cannot return it: every call will (Open reports it).
+			empty := map[string]*dbTable{}
+			db.tables.Store(&empty)
+			db.fail(err)
+		}
+	}
 	return db
 }
 
@@ -103,7 +122,9 @@ func (db *DB) Now() time.Time { return db.now() }
 func (db *DB) Advance(d time.Duration) {
 	db.mu.Lock()
 	db.offset.Add(int64(d))
+	lsn := db.logClock()
 	db.mu.Unlock()
+	db.persist.durable(lsn)
 	db.sweepExpired()
 	db.finishIndexes()
 }
@@ -113,7 +134,9 @@ func (db *DB) Advance(d time.Duration) {
 func (db *DB) SetTime(t time.Time) {
 	db.mu.Lock()
 	db.offset.Store(int64(t.Sub(db.base())))
+	lsn := db.logClock()
 	db.mu.Unlock()
+	db.persist.durable(lsn)
 	db.sweepExpired()
 }
 
@@ -177,6 +200,13 @@ func (db *DB) lockTables(names []string, write bool) (map[string]*dbTable, func(
 		locked = append(locked, t)
 	}
 	return tables, func() {
+		// A write over several tables is one journal record: a crash
+		// keeps all of it or none.
+		var lsn uint64
+		if write {
+			lsn = db.sealTables(locked)
+		}
+		defer db.persist.durable(lsn)
 		for i := len(locked) - 1; i >= 0; i-- {
 			if write {
 				locked[i].mu.Unlock()

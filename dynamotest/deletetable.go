@@ -40,6 +40,7 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ 
 	t.deleted = true
 	desc := t.describeLocked(types.TableStatusDeleting)
 	t.stopStream()
+	t.dropped()
 	t.mu.Unlock()
 	return &dynamodb.DeleteTableOutput{TableDescription: desc}, nil
 }

@@ -158,6 +158,9 @@ type stats struct {
 	mu          sync.Mutex
 	faults      []*faultState
 	faultsArmed atomic.Bool
+	// broken, once set, fails every call: a persistent DB that could not
+	// open its directory, lost its disk, or was closed (see persist.go).
+	broken atomic.Pointer[error]
 }
 
 func (s *stats) init() {}
@@ -179,6 +182,9 @@ func (s *stats) table(name string) *tableStats {
 func (s *stats) begin(ctx context.Context, o op, tables ...string) (unprocessed []*faultState, err error) {
 	if err := contextErr(ctx); err != nil {
 		return nil, err
+	}
+	if e := s.broken.Load(); e != nil {
+		return nil, *e
 	}
 	s.calls[o].Add(1)
 	for i, t := range tables {

@@ -51,6 +51,10 @@ type stream struct {
 	disabled bool
 	shards   []*shard // in creation order; while enabled the last is open
 	next     uint64   // the next sequence number
+	// opened counts the shards ever opened: it numbers a new shard's id,
+	// which must not depend on how many old shards trimming has dropped,
+	// so that a persistent DB replaying its log names shards as before.
+	opened int
 }
 
 // shard is a run of records with consecutive sequence numbers. records
@@ -190,12 +194,13 @@ func (s *stream) labelTime() time.Time {
 // openShard starts a new shard. The caller holds s.mu (or owns s).
 func (s *stream) openShard(now time.Time, parent string) {
 	s.shards = append(s.shards, &shard{
-		id:        fmt.Sprintf("shardId-%020d-%08x", now.UnixMilli(), uint32(s.hash)+uint32(len(s.shards))),
+		id:        fmt.Sprintf("shardId-%020d-%08x", now.UnixMilli(), uint32(s.hash)+uint32(s.opened)),
 		parent:    parent,
 		created:   now,
 		start:     s.next,
 		trimmedTo: s.next - 1,
 	})
+	s.opened++
 }
 
 // closeOpen closes the open shard, if any. The caller holds s.mu.
@@ -232,11 +237,18 @@ func (s *stream) disable(now time.Time) {
 // adds nothing, as in DynamoDB. The caller holds t's write lock, which
 // keeps records in the order the writes were applied.
 func (t *dbTable) recordChange(old *store.Entry, key map[string]types.AttributeValue, byService bool) {
+	if s := t.stream; s != nil {
+		t.recordChangeAt(old, key, byService, s.now())
+	}
+}
+
+// recordChangeAt is recordChange at a given time: a persistent DB replays
+// each change at the time it was first recorded (see effects.go).
+func (t *dbTable) recordChangeAt(old *store.Entry, key map[string]types.AttributeValue, byService bool, now time.Time) {
 	s := t.stream
 	if s == nil {
 		return
 	}
-	now := s.now()
 	cur := t.lookup(key)
 	if old == nil && cur == nil {
 		return
@@ -263,6 +275,9 @@ func (t *dbTable) recordChange(old *store.Entry, key map[string]types.AttributeV
 	if cur != nil && (s.view == types.StreamViewTypeNewImage || s.view == types.StreamViewTypeNewAndOldImages) {
 		r.newImage = cur.Data
 		r.size += int64(cur.Size)
+	}
+	if l := t.mu.log; l != nil {
+		l.streamAt(now, byService)
 	}
 	s.append(r, now)
 }

@@ -55,6 +55,7 @@ func (db *DB) ListStreams(ctx context.Context, in *dynamodbstreams.ListStreamsIn
 		if tableName != "" && s.tableName != tableName {
 			continue
 		}
+		db.rollDue(s, now)
 		s.mu.Lock()
 		s.advance(now)
 		gone := s.disabled && len(s.shards) == 0
@@ -95,6 +96,7 @@ func (db *DB) DescribeStream(ctx context.Context, in *dynamodbstreams.DescribeSt
 		parent = aws.ToString(f.ShardId)
 	}
 	now := db.now()
+	db.rollDue(s, now)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.advance(now)
@@ -150,6 +152,7 @@ func (db *DB) GetShardIterator(ctx context.Context, in *dynamodbstreams.GetShard
 		return nil, err
 	}
 	now := db.now()
+	db.rollDue(s, now)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.advance(now)
@@ -230,6 +233,7 @@ func (db *DB) getRecords(in *dynamodbstreams.GetRecordsInput) (*stream, []stream
 	if s == nil {
 		return nil, nil, nil, &streamstypes.ResourceNotFoundException{Message: aws.String("Requested resource not found: Stream: " + it.arn + " not found")}
 	}
+	db.rollDue(s, now)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.advance(now)

@@ -1,7 +1,6 @@
 package dynamotest
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -37,7 +36,10 @@ type dbTable struct {
 	keySchema  []types.KeySchemaElement
 	pk, sk     keyAttr // sk.name == "" when the table has no sort key
 
-	mu      sync.RWMutex
+	// mu is a read-write lock whose write unlock, in a persistent DB,
+	// first logs what the holder changed and then waits until it is
+	// durable (see effects.go).
+	mu      tableMutex
 	deleted bool
 	items   *store.Collection
 	indexes []*dbIndex // in creation order
@@ -269,21 +271,35 @@ func (t *dbTable) ttlOf(item map[string]types.AttributeValue) (int64, bool) {
 // already, is the item being replaced. It returns the entry it replaced, or
 // nil, and adds index write costs to u.
 func (t *dbTable) put(item map[string]types.AttributeValue, size int, oldItem map[string]types.AttributeValue, u *usage) (old *store.Entry) {
-	pk, id, key := t.keyOf(item)
-	e := store.NewEntry(key, item, size)
-	data := e.Data
+	_, id, key := t.keyOf(item)
+	return t.putEntry(id, store.NewEntry(key, item, size), item, oldItem, u)
+}
+
+// putEntry is put for an item already encoded as the entry e, at its
+// position in partition id. item is the item decoded, or nil when the
+// caller has not decoded it (a persistent DB loading its data): it is then
+// decoded only if indexes or the TTL order need it.
+func (t *dbTable) putEntry(id string, e *store.Entry, item, oldItem map[string]types.AttributeValue, u *usage) (old *store.Entry) {
+	data, key, size := e.Data, e.Key, e.Size
 	e.Sort = store.Attr(data, t.sk.name)
+	var pk types.AttributeValue
 	if t.items.Partition(id) == nil {
 		// A new partition keeps its key value: take it from the encoding
 		// rather than the caller's map.
 		pk = store.Attr(data, t.pk.name)
 	}
 	old = t.items.Put(pk, id, e)
+	if l := t.mu.log; l != nil {
+		l.put(data)
+	}
 	if t.lagged != nil {
 		t.lagged.record(id, key, e)
 	}
 	if !t.needsOld() {
 		return old
+	}
+	if item == nil {
+		item = e.Item()
 	}
 	var oldSize int
 	if old != nil {
@@ -303,6 +319,9 @@ func (t *dbTable) put(item map[string]types.AttributeValue, size int, oldItem ma
 func (t *dbTable) remove(key map[string]types.AttributeValue, u *usage) *store.Entry {
 	_, id, pos := t.keyOf(key)
 	old := t.items.Delete(id, pos)
+	if l := t.mu.log; l != nil && old != nil {
+		l.remove(t, key)
+	}
 	if old != nil && t.lagged != nil {
 		t.lagged.record(id, pos, nil)
 	}

@@ -40,6 +40,7 @@ func (db *DB) TagResource(ctx context.Context, in *dynamodb.TagResourceInput, _ 
 	if t.deleted {
 		return nil, resourceNotFound()
 	}
+	t.changed()
 	return &dynamodb.TagResourceOutput{}, t.addTags(in.Tags)
 }
 
@@ -70,6 +71,7 @@ func (db *DB) UntagResource(ctx context.Context, in *dynamodb.UntagResourceInput
 	for _, k := range in.TagKeys {
 		delete(t.tags, k)
 	}
+	t.changed()
 	return &dynamodb.UntagResourceOutput{}, nil
 }
 

@@ -48,6 +48,7 @@ func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiv
 	t.ttlEnabled = enable
 	t.ttlAttr = attrName
 	t.rebuildExpiries()
+	t.changed()
 	return &dynamodb.UpdateTimeToLiveOutput{TimeToLiveSpecification: &types.TimeToLiveSpecification{
 		AttributeName: aws.String(attrName),
 		Enabled:       aws.Bool(enable),

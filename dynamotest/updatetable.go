@@ -108,6 +108,7 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, _ 
 			t.stopStream()
 		}
 	}
+	t.changed()
 	status := types.TableStatusActive
 	if change != nil || in.ProvisionedThroughput != nil || in.BillingMode != "" {
 		status = types.TableStatusUpdating

@@ -383,3 +383,14 @@ func bytesToString(b []byte) string {
 func stringBytes(s string) []byte {
 	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
+
+// EntryFromData is NewEntry for an item already encoded (read back from
+// disk, say): the entry's Key and Data share one allocation, key first, as
+// NewEntry lays them out, and the size is the one the encoding keeps.
+func EntryFromData(key, data string) *Entry {
+	b := make([]byte, 0, len(key)+len(data))
+	b = append(b, key...)
+	b = append(b, data...)
+	all := bytesToString(b)
+	return &Entry{Key: all[:len(key)], Data: all[len(key):], Size: Size(data)}
+}
