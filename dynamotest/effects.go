@@ -405,23 +405,23 @@ func (s *stream) due(now time.Time) bool {
 // DescribeContinuousBackups and ListTagsOfResource report. Indexes, the
 // TTL order and item collection sizes are rebuilt from the items.
 type tableSettings struct {
-	Name               string                         `json:"name"`
-	ID                 string                         `json:"id"`
-	Created            time.Time                      `json:"created"`
-	Billing            types.BillingMode              `json:"billing"`
-	BillingChanged     time.Time                      `json:"billingChanged"`
-	Throughput         *types.ProvisionedThroughput   `json:"throughput,omitempty"`
-	AttributeDefs      []types.AttributeDefinition    `json:"attributeDefinitions"`
-	KeySchema          []types.KeySchemaElement       `json:"keySchema"`
-	Indexes            []indexSettings                `json:"indexes,omitempty"`
-	Tags               map[string]string              `json:"tags,omitempty"`
-	TTLAttribute       string                         `json:"ttlAttribute,omitempty"`
-	TTLEnabled         bool                           `json:"ttlEnabled,omitempty"`
-	Stream             *streamSettings                `json:"stream,omitempty"`
-	LastStream         string                         `json:"lastStream,omitempty"`
-	KMSKeyARN          string                         `json:"kmsKeyArn,omitempty"`
-	DeletionProtection bool                           `json:"deletionProtection,omitempty"`
-	PITR               bool                           `json:"pitr,omitempty"`
+	Name               string                       `json:"name"`
+	ID                 string                       `json:"id"`
+	Created            time.Time                    `json:"created"`
+	Billing            types.BillingMode            `json:"billing"`
+	BillingChanged     time.Time                    `json:"billingChanged"`
+	Throughput         *types.ProvisionedThroughput `json:"throughput,omitempty"`
+	AttributeDefs      []types.AttributeDefinition  `json:"attributeDefinitions"`
+	KeySchema          []types.KeySchemaElement     `json:"keySchema"`
+	Indexes            []indexSettings              `json:"indexes,omitempty"`
+	Tags               map[string]string            `json:"tags,omitempty"`
+	TTLAttribute       string                       `json:"ttlAttribute,omitempty"`
+	TTLEnabled         bool                         `json:"ttlEnabled,omitempty"`
+	Stream             *streamSettings              `json:"stream,omitempty"`
+	LastStream         string                       `json:"lastStream,omitempty"`
+	KMSKeyARN          string                       `json:"kmsKeyArn,omitempty"`
+	DeletionProtection bool                         `json:"deletionProtection,omitempty"`
+	PITR               bool                         `json:"pitr,omitempty"`
 }
 
 type indexSettings struct {
@@ -602,7 +602,9 @@ func (db *DB) tableFromSettings(m *tableSettings) (*dbTable, error) {
 }
 
 // tableARN is the ARN of the table called name.
-func tableARN(name string) string { return "arn:aws:dynamodb:" + fakeRegion + ":" + fakeAccount + ":table/" + name }
+func tableARN(name string) string {
+	return "arn:aws:dynamodb:" + fakeRegion + ":" + fakeAccount + ":table/" + name
+}
 
 // restartStream starts a stream again from the settings it began with, as
 // newStream started it.

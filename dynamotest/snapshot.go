@@ -245,10 +245,10 @@ func (db *DB) loadSnapshot(path string) (int64, error) {
 		return 0, err
 	}
 	var (
-		t                     *dbTable
-		buf                   []byte
+		t                       *dbTable
+		buf                     []byte
 		streams, tables, nItems uint64
-		ended                 bool
+		ended                   bool
 	)
 	tablesMap := map[string]*dbTable{}
 	for !ended {
