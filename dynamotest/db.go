@@ -36,6 +36,9 @@ type Options struct {
 	// in: it loads what is there and makes every write durable there
 	// before answering. Empty: the DB lives in memory only.
 	Dir string
+	// persist is set by Persist, so that Persist("") is refused rather
+	// than taken for memory.
+	persist bool
 }
 
 // DB is an in-memory DynamoDB. It satisfies table.API, so a store built on
@@ -87,7 +90,7 @@ func New(opts ...func(*Options)) *DB {
 	empty := map[string]*dbTable{}
 	db.tables.Store(&empty)
 	db.stats.init()
-	if o.Dir != "" {
+	if o.Dir != "" || o.persist {
 		if err := db.openPersistence(o.Dir); err != nil {
 			// New cannot return it: every call will (Open reports it).
 			empty := map[string]*dbTable{}

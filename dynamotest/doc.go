@@ -1,5 +1,6 @@
 // Package dynamotest is an in-memory DynamoDB for tests and local
-// development. New returns a *DB that satisfies table.API, the subset of
+// development, which can keep its data in a directory across restarts
+// (see Persistence). New returns a *DB that satisfies table.API, the subset of
 // *dynamodb.Client tablekit uses, so code written against the real client
 // runs against it unchanged:
 //
@@ -77,6 +78,69 @@
 // passed on the fake's clock, while consistent reads, transactions and
 // conditions see it at once. Code that reads its own write through an
 // index then fails in tests as it would in production.
+//
+// # Persistence
+//
+// With Persist(dir) (cmd/dynamotest -data dir) a DB keeps its data in a
+// directory: tables with every setting DescribeTable, DescribeTimeToLive,
+// DescribeContinuousBackups and ListTagsOfResource report, items, and
+// stream records within their 24 hours survive a restart; indexes, the TTL
+// order and item collection sizes are rebuilt from the items. Open reports
+// a directory it cannot use as a *DataDirError (ErrDataUnusable: a file, or
+// not writable; ErrDataLocked: another DB, in this process or another,
+// has it open, held by flock on its LOCK file; ErrDataFormat: anything but
+// dynamotest data of this format version, named by its FORMAT file and in
+// every file's header; ErrDataCorrupt: damage a crash cannot explain), and
+// changes nothing in it. New(Persist(dir)) returns a DB that fails every
+// call with that error instead (see Err). Close writes a snapshot and
+// releases the directory. Without Persist nothing changes: a DB in memory
+// pays one nil check per write.
+//
+// Durability: a write is answered only once it is on disk. Every item
+// write, whatever the request, ends in one place (the table's put and
+// remove), which notes its effect: the new item whole, or the removed key.
+// The table's write unlock turns an operation's effects into one log
+// record, appends it, releases the lock and waits for the sync. Writers
+// that arrive during a sync are written and synced together by the next
+// (group commit: one sync answers them all). A transaction, over one table
+// or several (TransactWriteItems, ExecuteTransaction), is one record; a
+// BatchWriteItem is one record per table, as DynamoDB applies a batch item
+// by item. Each record carries a CRC-32C: after a crash, a record torn at
+// the end of the log is cut off and never half-applied; damage anywhere
+// else refuses the start. Snapshots bound the log: once it has grown by
+// 64 MB (or half the last snapshot), the state is captured (every table
+// read-locked while references are copied: stored items are immutable)
+// at the start of a new log segment, written to a temporary file, synced
+// and renamed into place, and the segments before it are deleted, so a
+// start reads one snapshot and at most that much log. A read may see a
+// write whose sync is still in flight; a crash at that instant loses the
+// write, which was never acknowledged.
+//
+// The storage is this log and these snapshots, not an embedded store,
+// because the fake keeps every item in memory anyway, in its own trees, to
+// answer as fast as it does: what it needs from the disk is an ordered,
+// atomic, durable record of changes and a fast way to load everything at
+// start, which a log and a snapshot are. Measured on the development
+// machine (2 cores shared, 1 KB items, each write synced before the next
+// from the same writer): a log with group commit made 510 durable writes a
+// second from one writer and 2,070 from eight; pebble 485 and 1,890 (the
+// same sync-bound figures, with an LSM's compactions on top); bbolt 49 and
+// 443 (a B+tree commit writes pages and its meta page, two syncs). bbolt
+// or pebble would also keep a second copy of every item in a format of its
+// own, to be read back item by item at start; a transaction over several
+// tables would still need the fake's own framing to stay one atomic
+// record, and stream records, settings and the clock would need an
+// encoding anyway. The log needs no dependency and stores items in the
+// fake's own encoding, so loading a snapshot builds entries without
+// re-encoding them.
+//
+// Format version 1: FORMAT (the marker), LOCK, log-N (a header, then
+// records framed as length, CRC-32C, payload), snapshot-N (the state at the
+// start of log-N, framed likewise, ending with a record of its counts).
+// A restart finishes indexes UpdateTable left CREATING (as a clock move
+// does), forgets ClientRequestToken idempotency, the eventual mode's lag
+// and the call counters, consumed capacity and injected faults; the fake's
+// clock offset (Advance, SetTime) is kept.
 //
 // Where it differs from DynamoDB, on purpose or not yet:
 //   - Tables are ACTIVE at once and DescribeTable counts items live

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -54,6 +53,8 @@ var (
 	ErrClosed = errors.New("dynamotest: DB closed")
 )
 
+var errLockHeld = errors.New("lock held")
+
 // DataDirError is why a data directory could not be opened.
 type DataDirError struct {
 	Dir string
@@ -92,7 +93,7 @@ func (e *DataDirError) Unwrap() []error {
 // use; New with Persist returns a DB that fails every call with that error
 // instead.
 func Persist(dir string) func(*Options) {
-	return func(o *Options) { o.Dir = dir }
+	return func(o *Options) { o.Dir, o.persist = dir, true }
 }
 
 // persistence is a persistent DB's storage: the locked directory, the
@@ -217,9 +218,9 @@ func (db *DB) openPersistence(dir string) error {
 	if err != nil {
 		return bad(ErrDataUnusable, err)
 	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockDir(lock); err != nil {
 		lock.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, errLockHeld) {
 			return bad(ErrDataLocked, errors.New("another dynamotest holds its lock; stop it first"))
 		}
 		return bad(ErrDataUnusable, err)

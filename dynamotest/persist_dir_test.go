@@ -172,3 +172,10 @@ func TestCloseRefusesLaterCalls(t *testing.T) {
 	require.ErrorIs(t, err, ErrClosed)
 	require.NoError(t, New().Close(), "a DB in memory has nothing to close")
 }
+
+// TestPersistRefusesAnEmptyPath: Persist("") is a mistake, not a request
+// for memory.
+func TestPersistRefusesAnEmptyPath(t *testing.T) {
+	_, err := Open(Persist(""))
+	require.ErrorIs(t, err, ErrDataUnusable)
+}

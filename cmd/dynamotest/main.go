@@ -5,7 +5,19 @@
 //	go run ./cmd/dynamotest -addr 127.0.0.1:8000
 //	aws dynamodb list-tables --endpoint-url http://127.0.0.1:8000
 //
-// Each run starts with an empty database, kept in memory only. It listens
+// Each run starts with an empty database, kept in memory only, unless
+// -data names a directory: the database is then kept there and a restart
+// finds every table, item, index, setting and stream record as it was. A
+// write is on disk (synced) before it is answered, so not even SIGKILL or a
+// power cut loses an acknowledged write; concurrent writers share one sync.
+// One server at a time uses a directory (a second is refused while the
+// first runs), and a directory holding anything but dynamotest data of
+// this format version is refused and left untouched. See the dynamotest
+// package documentation, "Persistence".
+//
+//	go run ./cmd/dynamotest -data ~/.local/share/dynamotest
+//
+// It listens
 // on loopback by default, and refuses an address on another interface
 // unless -allow-remote is given. By default requests are not authenticated
 // and any credentials and any region work; -require-credentials refuses
@@ -73,6 +85,7 @@ type config struct {
 	idleTimeout        time.Duration
 	policyFile         string
 	eventual           time.Duration
+	data               string
 }
 
 func defaultConfig() config {
@@ -91,9 +104,10 @@ func main() {
 	flag.DurationVar(&c.readTimeout, "read-timeout", c.readTimeout, "time to read a whole request, body included")
 	flag.DurationVar(&c.idleTimeout, "idle-timeout", c.idleTimeout, "time an idle keep-alive connection is kept")
 	flag.StringVar(&c.policyFile, "policy", "", "IAM policy `file` (JSON) every request is authorized against, with the fake's region and account in its ARNs")
+	flag.StringVar(&c.data, "data", "", "`directory` to keep the database in across restarts (created if missing); empty: in memory only")
 	flag.DurationVar(&c.eventual, "eventual", 0, "eventual mode: index reads and reads without ConsistentRead see a write only this `long` after it (0: at once)")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: dynamotest [flags]\n\nServes an in-memory DynamoDB over HTTP.\n\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: dynamotest [flags]\n\nServes a DynamoDB over HTTP: in memory, or kept in a directory with -data.\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -129,7 +143,17 @@ func run(ctx context.Context, c config, out io.Writer, logger *slog.Logger) erro
 		}
 		opts = append(opts, dynamotest.Keys(keys))
 	}
-	db := dynamotest.New(dynamotest.EventualConsistency(c.eventual))
+	dbOpts := []func(*dynamotest.Options){dynamotest.EventualConsistency(c.eventual)}
+	if c.data != "" {
+		dbOpts = append(dbOpts, dynamotest.Persist(c.data))
+	}
+	db, err := dynamotest.Open(dbOpts...)
+	if err != nil {
+		return err
+	}
+	// Closing writes a snapshot, so the next start reads little log, and
+	// releases the directory.
+	defer db.Close()
 	handler := dynamotest.NewHandler(db, opts...)
 	if c.policyFile != "" {
 		data, err := os.ReadFile(c.policyFile)
@@ -157,7 +181,14 @@ func run(ctx context.Context, c config, out io.Writer, logger *slog.Logger) erro
 		ErrorLog:    slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	dynamotest.ServerTimeouts(srv)
-	fmt.Fprintf(out, "dynamotest: serving an in-memory DynamoDB at http://%s\n", ln.Addr())
+	kind := "an in-memory DynamoDB"
+	if c.data != "" {
+		kind = "a persistent DynamoDB"
+	}
+	fmt.Fprintf(out, "dynamotest: serving %s at http://%s\n", kind, ln.Addr())
+	if c.data != "" {
+		fmt.Fprintf(out, "dynamotest: data in %s\n", c.data)
+	}
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

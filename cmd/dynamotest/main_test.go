@@ -227,3 +227,43 @@ func TestRunEventualServesStaleEventuallyConsistentReads(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotNil(t, fresh.Item)
 }
+
+func TestRunDataKeepsTheDatabaseAcrossRestarts(t *testing.T) {
+	c := onFreePort()
+	c.data = filepath.Join(t.TempDir(), "data")
+	url, stop := startRun(t, c)
+	ctx := context.Background()
+	_, err := client(url, "a", "b").CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("jobs"),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+	})
+	require.NoError(t, err)
+	_, err = client(url, "a", "b").PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("jobs"),
+		Item: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "j1"}}})
+	require.NoError(t, err)
+
+	// A second server on the same directory is refused while the first runs.
+	second := onFreePort()
+	second.data = c.data
+	err = run(ctx, second, io.Discard, slog.Default())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "in use by another dynamotest")
+	require.NoError(t, stop())
+
+	url, _ = startRun(t, c)
+	got, err := client(url, "a", "b").GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("jobs"),
+		Key: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "j1"}}})
+	require.NoError(t, err)
+	assert.NotNil(t, got.Item, "the item written before the restart")
+}
+
+func TestRunRefusesADataPathThatIsAFile(t *testing.T) {
+	c := onFreePort()
+	c.data = filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(c.data, []byte("x"), 0o644))
+	err := run(context.Background(), c, io.Discard, slog.Default())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "it is a file")
+}

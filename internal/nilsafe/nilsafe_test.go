@@ -246,7 +246,7 @@ var functions = map[string]any{
 	"keys.FormatTime": keys.FormatTime, "keys.ParseTime": keys.ParseTime, "keys.Partition": keys.Partition,
 	"keys.Sort": keys.Sort, "keys.ULIDs": keys.ULIDs,
 
-	"dynamotest.New": dynamotest.New, "dynamotest.Enforce": dynamotest.Enforce,
+	"dynamotest.New": dynamotest.New, "dynamotest.Open": dynamotest.Open, "dynamotest.Enforce": dynamotest.Enforce,
 	"dynamotest.LimitPartitions": dynamotest.LimitPartitions, "dynamotest.NewClient": dynamotest.NewClient,
 	"dynamotest.NewHandler": dynamotest.NewHandler, "dynamotest.NewStreamsClient": dynamotest.NewStreamsClient,
 	"dynamotest.FailNth": dynamotest.FailNth, "dynamotest.Throttle": dynamotest.Throttle,
