@@ -179,3 +179,32 @@ func TestPersistRefusesAnEmptyPath(t *testing.T) {
 	_, err := Open(Persist(""))
 	require.ErrorIs(t, err, ErrDataUnusable)
 }
+
+// TestAFailedLogWriteIsNeverAcknowledged: when the disk refuses the log
+// (here: its file closed underneath), the server answers the write in
+// flight InternalServerError, not OK, and every later call fails with
+// ErrStorageFailed; nothing is served from a state the disk lost.
+func TestAFailedLogWriteIsNeverAcknowledged(t *testing.T) {
+	s := NewServer(Persist(t.TempDir()))
+	defer s.Close()
+	defer s.DB.Close()
+	c := s.Client()
+	_, err := c.CreateTable(pctx, persistTable("aaa"))
+	require.NoError(t, err)
+	j := s.DB.persist.j
+	j.mu.Lock()
+	require.NoError(t, j.f.Close())
+	j.mu.Unlock()
+
+	_, err = c.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("aaa"),
+		Item: map[string]types.AttributeValue{"pk": sAttr("p"), "sk": sAttr("s")}})
+	var ise *types.InternalServerError
+	require.ErrorAs(t, err, &ise, "the write the disk refused is not acknowledged")
+	assert.Contains(t, err.Error(), "writing the data directory failed")
+	_, err = c.ListTables(pctx, &dynamodb.ListTablesInput{})
+	require.Error(t, err)
+	require.ErrorIs(t, s.DB.Err(), ErrStorageFailed)
+	_, err = s.DB.GetItem(pctx, &dynamodb.GetItemInput{TableName: aws.String("aaa"),
+		Key: map[string]types.AttributeValue{"pk": sAttr("p"), "sk": sAttr("s")}})
+	require.ErrorIs(t, err, ErrStorageFailed)
+}
