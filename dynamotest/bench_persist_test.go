@@ -43,18 +43,7 @@ func BenchmarkPersistStartup(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			_, err = db.CreateTable(pctx, &dynamodb.CreateTableInput{
-				TableName:   aws.String("startup"),
-				BillingMode: types.BillingModePayPerRequest,
-				AttributeDefinitions: []types.AttributeDefinition{
-					{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-					{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS},
-				},
-				KeySchema: []types.KeySchemaElement{
-					{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
-					{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
-				},
-			})
+			_, err = db.CreateTable(pctx, benchTable("startup"))
 			if err != nil {
 				b.Fatal(err)
 			}

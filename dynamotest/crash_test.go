@@ -146,18 +146,7 @@ func TestCrashKeepsEveryAcknowledgedWrite(t *testing.T) {
 	srv := startCrashServer(t, dir)
 	setup := NewClient(srv.url)
 	for _, name := range []string{"crash", "crashtx"} {
-		_, err := setup.CreateTable(pctx, &dynamodb.CreateTableInput{
-			TableName:   aws.String(name),
-			BillingMode: types.BillingModePayPerRequest,
-			AttributeDefinitions: []types.AttributeDefinition{
-				{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-				{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS},
-			},
-			KeySchema: []types.KeySchemaElement{
-				{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
-			},
-		})
+		_, err := setup.CreateTable(pctx, benchTable(name))
 		require.NoError(t, err)
 	}
 	const workers = 8
