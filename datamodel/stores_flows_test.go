@@ -89,12 +89,12 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 		// The table's CONFIG item (its shard count) is written once, by
 		// EnsureTable or the first store's first write, not per Submit.
 		require.NoError(t, store.EnsureTable(ctx))
-		rows = append(rows, checkCall(t, fake, s, []string{"Check idempotency", "Submit: META", "Set the readiness signal"}, func() error {
+		rows = append(rows, checkCall(t, fake, s, []string{"Check idempotency", "Submit: META", "Submit: SUBMITTED event", "Set the readiness signal"}, func() error {
 			_, _, err := store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "order-1", Payload: []byte(`{"n":1}`)})
 			return err
 		}))
 		var c *tasks.Claim
-		rows = append(rows, checkCall(t, fake, s, []string{"Claim task (atomic)", "Claim: WORKER item"}, func() (err error) {
+		rows = append(rows, checkCall(t, fake, s, []string{"Claim task (atomic)", "Claim: WORKER item", "Claim: PROCESSING event"}, func() (err error) {
 			c, err = store.Claim(ctx, "worker-1")
 			return err
 		}))
@@ -103,7 +103,7 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 			lease, err = store.Heartbeat(ctx, lease)
 			return err
 		}))
-		rows = append(rows, checkCall(t, fake, s, []string{"Complete task", "Complete: WORKER item"}, func() error {
+		rows = append(rows, checkCall(t, fake, s, []string{"Complete task", "Complete: WORKER item", "Complete: COMPLETED event"}, func() error {
 			return store.Complete(ctx, lease, []byte("ok"))
 		}))
 	}

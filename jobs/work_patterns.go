@@ -35,11 +35,13 @@ var workPerJob = map[string]float64{
 	"Find expired leases":          1,
 	"Claim task (atomic)":          1,
 	"Claim: WORKER item":           1,
+	"Claim: PROCESSING event":      1,
 	"Heartbeat":                    workHeartbeatsOfJob,
 	"Read a lease":                 workLeaseRefreshes,
 	"Move a lease's index entry":   workLeaseRefreshes,
 	"Complete task":                1,
 	"Complete: WORKER item":        1,
+	"Complete: COMPLETED event":    1,
 	"Fail, release or expire task": workFailureShare,
 }
 
@@ -73,23 +75,24 @@ func WorkPatterns() []access.Pattern {
 		declared[ap.Name] = ap
 	}
 	queuings, averageQueuings := peakCreates+peakRequeues, averageCreates+peakRequeues/peakToAverage
-	idem, meta := declared["Check idempotency"], declared["Submit: META"]
+	idem, meta, event := declared["Check idempotency"], declared["Submit: META"], declared["Submit: SUBMITTED event"]
 	out := []access.Pattern{{
 		Name:      patternQueueWork,
 		Partition: meta.Partition,
 		Description: "The job's task, in the TransactWriteItems that makes the job QUEUED (Create job, Queue a job's work again, on the jobs table): its IDEM item and its META item, each attribute_not_exists, " +
-			"META entering GSI1's pending queue. The task's idempotency key names the job's n-th queuing, which the job's own condition proves new (it does not exist yet, or its taskCount is n-1): tasks.SubmitTx reads nothing first (tasks.FreshKey).",
+			"META entering GSI1's pending queue, and its SUBMITTED event (EVENT#0001). The task's idempotency key names the job's n-th queuing, which the job's own condition proves new (it does not exist yet, or its taskCount is n-1): tasks.SubmitTx reads nothing first (tasks.FreshKey).",
 		Operation:    access.TransactWriteItems,
-		KeyCondition: idem.KeyCondition + "; " + meta.KeyCondition,
+		KeyCondition: idem.KeyCondition + "; " + meta.KeyCondition + "; " + event.KeyCondition,
 		Items: []access.Item{
 			{Operation: access.PutItem, Size: idem.ItemSize, Partition: idem.Partition},
 			{Operation: access.PutItem, Size: meta.ItemSize, Partition: meta.Partition, IndexWrites: meta.IndexWrites},
+			{Operation: access.PutItem, Size: event.ItemSize, Partition: event.Partition},
 		},
 		Transactional: true,
 		Partitions:    meta.Partitions,
 		RatePerSecond: queuings, AveragePerSecond: averageQueuings,
 		Latency:  transactionLatency,
-		Entities: append(append([]string(nil), idem.Entities...), meta.Entities...),
+		Entities: append(append(append([]string(nil), idem.Entities...), meta.Entities...), event.Entities...),
 	}}
 	// The tasks table's own declarations (tests keep every name declared),
 	// in tasks.Patterns' order so the documents list them as tasks' do.
@@ -110,14 +113,14 @@ func WorkPatterns() []access.Pattern {
 }
 
 // WorkEntities are the items WorkPatterns keep on the tasks table, for
-// their storage: tasks' own (tasks.Entities), each task's META and IDEM
-// items created by a queuing of a job's work (WorkPatterns' "Queue a
-// job's work") where tasks' own are created by Submit.
+// their storage: tasks' own (tasks.Entities), each task's META, IDEM and
+// event items created by a queuing of a job's work (WorkPatterns' "Queue
+// a job's work") where tasks' own are created by Submit.
 func WorkEntities() []access.Entity {
 	es := tasks.Entities()
 	for i := range es {
 		switch es[i].CreatedBy {
-		case "Submit: META", "Check idempotency":
+		case "Submit: META", "Check idempotency", "Submit: SUBMITTED event":
 			es[i].CreatedBy = patternQueueWork
 		}
 	}

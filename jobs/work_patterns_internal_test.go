@@ -49,12 +49,15 @@ func TestWorkPatternsAreTheTasksTablesOwnDeclarations(t *testing.T) {
 	assert.True(t, ok, "the readiness signal is set beside each queuing")
 	require.Contains(t, declared, "Check idempotency", "the queuing's IDEM item")
 	require.Contains(t, declared, "Submit: META", "the queuing's META item")
+	require.Contains(t, declared, "Submit: SUBMITTED event", "the queuing's SUBMITTED event")
 
 	q := got[patternQueueWork]
 	assert.Equal(t, access.TransactWriteItems, q.Operation)
-	require.Len(t, q.Items, 2)
+	require.Len(t, q.Items, 3)
 	assert.Equal(t, access.Item{Operation: access.PutItem, Size: declared["Check idempotency"].ItemSize, Partition: declared["Check idempotency"].Partition}, q.Items[0])
 	assert.Equal(t, declared["Submit: META"].IndexWrites, q.Items[1].IndexWrites, "META enters GSI1")
+	ev := declared["Submit: SUBMITTED event"]
+	assert.Equal(t, access.Item{Operation: access.PutItem, Size: ev.ItemSize, Partition: ev.Partition}, q.Items[2])
 }
 
 // TestPatternsWithWorkDeclareTheWorkFlowsOnTheJobsTable: without Work the
@@ -108,9 +111,11 @@ func TestWorkTableNameIsTheTableTheStoresWorkGoesTo(t *testing.T) {
 	assert.Equal(t, "queue-x", s.Tasks().Options().TableName)
 }
 
-// TestWorkEntitiesAreTheTasksEntitiesCreatedByTheQueuings: the task and
-// its IDEM item are created by the queuing's transaction, every other
-// entity as tasks declares it, and each creating pattern is declared.
+// TestWorkEntitiesAreTheTasksEntitiesCreatedByTheQueuings: the task, its
+// IDEM item and its events are created by the queuing's transaction (the
+// SUBMITTED event, and as tasks declares them the other two of a plain
+// life), every other entity as tasks declares it, and each creating
+// pattern is declared.
 func TestWorkEntitiesAreTheTasksEntitiesCreatedByTheQueuings(t *testing.T) {
 	names := map[string]bool{}
 	for _, ap := range WorkPatterns() {
@@ -128,5 +133,5 @@ func TestWorkEntitiesAreTheTasksEntitiesCreatedByTheQueuings(t *testing.T) {
 		assert.Equal(t, want[i], e)
 		assert.True(t, e.CreatedBy == "" || names[e.CreatedBy], "%s: created by %q, not a work pattern", e.Name, e.CreatedBy)
 	}
-	assert.Equal(t, 2, queued, "the task's META and IDEM items")
+	assert.Equal(t, 3, queued, "the task's META, IDEM and event items")
 }

@@ -105,25 +105,31 @@ func TestTraceOfOnePhotoEditorJobFromPostToCompleted(t *testing.T) {
 		}
 		names = append(names, s.Name)
 	}
-	// tasks.Submit sends its META put and the queue's readiness bump (the
-	// CONFIG item's activeAt) side by side, so those two spans end in
-	// either order; everything else is one request after another.
-	require.Len(t, names, 11, "spans of the trace: %v", names)
+	// tasks.Submit sends its META put, its SUBMITTED event's put and the
+	// queue's readiness bump (the CONFIG item's activeAt) side by side,
+	// and tasks.Complete its claim item's delete and its COMPLETED event's
+	// put, so those spans end in either order; everything else is one
+	// request after another.
+	require.Len(t, names, 13, "spans of the trace: %v", names)
 	assert.Equal(t, "DynamoDB.PutItem", names[0], "jobs.Create")
 	assert.ElementsMatch(t, []string{
 		"DynamoDB.PutItem",    // tasks.Submit: META
+		"DynamoDB.PutItem",    // tasks.Submit: EVENT#0001 (SUBMITTED)
 		"DynamoDB.UpdateItem", // tasks.Submit: the CONFIG item's readiness signal
-	}, names[1:3])
+	}, names[1:4])
 	assert.Equal(t, []string{
 		"POST /jobs",
 		"DynamoDB.UpdateItem", // QUEUED → PROCESSING
 		"DynamoDB.UpdateItem", // → EDITING
 		"blobstore.Put",       // the edited image
 		"DynamoDB.UpdateItem", // → COMPLETED
-		"DynamoDB.UpdateItem", // tasks.Complete: META (it tells the COMPLETED event)
+		"DynamoDB.UpdateItem", // tasks.Complete: META
+	}, names[4:10], "one trace from POST to COMPLETED, in order (a span is exported when it ends)")
+	assert.ElementsMatch(t, []string{
 		"DynamoDB.DeleteItem", // tasks.Complete: the WORKER claim item
-		"process job",
-	}, names[3:], "one trace from POST to COMPLETED, in order (a span is exported when it ends)")
+		"DynamoDB.PutItem",    // tasks.Complete: the COMPLETED event
+	}, names[10:12])
+	assert.Equal(t, "process job", names[12])
 
 	stored, err := jobStore.Get(ctx, job.ID, jobs.Consistent())
 	require.NoError(t, err)

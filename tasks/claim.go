@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -281,15 +282,16 @@ func lostRace(err error) bool {
 }
 
 // claim moves the PENDING task m describes to PROCESSING under workerID:
-// two single-item writes. META is updated on the condition that it is
-// still as read (the claim's decision: of racing workers exactly one
-// passes it), setting the owner, attempt, claim time and the lease's
-// expiry in its index entry; then the WORKER item, which holds the lease
-// from then on. The claim's PROCESSING event is not written: META says it
-// all (History and EventFromChange read it there) until the lease ends,
+// single-item writes in two round trips. META is updated on the
+// condition that it is still as read (the claim's decision: of racing
+// workers exactly one passes it), setting the owner, attempt, claim time
+// and the lease's expiry in its index entry; then the WORKER item, which
+// holds the lease from then on, and beside it the claim's PROCESSING
+// event (with Options.CompactHistory META tells it until the lease ends,
 // and whatever ends it otherwise than by Complete writes it in its
-// transaction. A claimer cut off before the WORKER item leaves a lease
-// that runs out at the expiry in the index, and is taken over.
+// transaction). A claimer cut off before the WORKER item leaves a lease
+// that runs out at the expiry in the index, and is taken over; the
+// takeover writes the PROCESSING event that claim may not have.
 func (s *Store) claim(ctx context.Context, workerID string, m *metaItem) (*Claim, error) {
 	id := m.TaskID
 	if err := checkTaskID(id); err != nil {
@@ -308,9 +310,26 @@ func (s *Store) claim(ctx context.Context, workerID string, m *metaItem) (*Claim
 		}
 		return nil, fmt.Errorf("tasks: claim %q for %q: %w", id, workerID, err)
 	}
-	if err := s.putClaim(ctx, s.claimItem(workerID, id, attempt, now, expires)); err != nil {
+	// The WORKER item and the claim's PROCESSING event, at once: the
+	// event is a Put (META's condition made this claim the one writer of
+	// its number; a takeover that came first rebuilt the same item).
+	ev, err := s.newEvent(id, seq, EventProcessing, StatusProcessing, attempt, workerID, "", now)
+	if err != nil {
+		return nil, err
+	}
+	var claimErr, eventErr error
+	each(2, func(i int) error {
+		switch {
+		case i == 0:
+			claimErr = s.putClaim(ctx, s.claimItem(workerID, id, attempt, now, expires))
+		case !s.opts.CompactHistory:
+			eventErr = s.t.Put(ctx, ev)
+		}
+		return nil
+	})
+	if err := cmp.Or(claimErr, eventErr); err != nil {
 		if !lostRace(err) {
-			s.log.WarnContext(ctx, "tasks: claimed, but the claim item was not written; the lease will expire",
+			s.log.WarnContext(ctx, "tasks: claimed, but the claim item or its event was not written; the lease will expire",
 				"operation", "claim", "key", id, "attempt", attempt, "error", err.Error())
 		}
 		// Refused: the claim took longer than the lease, and a takeover
@@ -509,9 +528,10 @@ func (s *Store) refreshLease(ctx context.Context, m *metaItem, expires time.Time
 // about to forget it), a LEASE_EXPIRED event, the old claim item marked
 // lost (not deleted: a claimer so slow that its claim item comes after
 // the takeover is refused by the mark) and the new one written. The new
-// claim's PROCESSING event is META's to tell, as for any claim. Events are
-// Puts, not creates: the transaction's condition makes it the one writer
-// of those sequence numbers.
+// claim's PROCESSING event is written too (META's to tell with
+// Options.CompactHistory, as for any claim). Events are Puts, not
+// creates: the transaction's condition makes it the one writer of those
+// sequence numbers.
 func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem, ls leaseState) (*Claim, error) {
 	id := m.TaskID
 	now := s.notBefore(m.UpdatedAt)
@@ -532,6 +552,13 @@ func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem, ls l
 		return nil, err
 	}
 	tx.Put(lost)
+	if !s.opts.CompactHistory {
+		ev, err := s.newEvent(id, seq, EventProcessing, StatusProcessing, attempt, workerID, "", now)
+		if err != nil {
+			return nil, err
+		}
+		tx.Put(ev)
+	}
 	claim := s.claimItem(workerID, id, attempt, now, expires)
 	switch {
 	case m.Owner == workerID:

@@ -18,12 +18,14 @@ import (
 // as it is.
 //
 // It is one conditional UpdateItem of META, the decision (the lease still
-// holds, and nothing has changed the task since the claim), then the
-// delete of the worker's claim item. The task leaves GSI1 and keeps its
-// owner and claim time, so its PROCESSING and COMPLETED events are META's
-// to tell (History, EventFromChange): no event item is written. A
+// holds, and nothing has changed the task since the claim), then, at once,
+// the delete of the worker's claim item and the COMPLETED event's put
+// (with Options.CompactHistory no event item: the task leaves GSI1 and
+// keeps its owner and claim time, so its PROCESSING and COMPLETED events
+// are META's to tell, History and EventFromChange read them there). A
 // Complete cut off after its META update, retried, finds the task
-// completed under its own lease and only deletes the claim item.
+// completed under its own lease and finishes: the claim item's delete and
+// the event, dated by the first attempt's update.
 //
 // The META update sets META's ttl to Options.Retention from now: the
 // finished task, its IDEM item and a claim item left by a Complete cut off
@@ -61,33 +63,57 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) (err e
 		if !errors.As(err, &te) || !errors.Is(err, table.ErrConditionFailed) {
 			return fmt.Errorf("tasks: complete %q: %w", lease.TaskID, err)
 		}
-		if !completedUnder(lease, te.Item) {
+		done, ok := completedUnder(lease, te.Item)
+		if !ok {
 			return s.leaseLost(lease, te.Item, err)
 		}
-		// A retry of a Complete cut off after this update: finish it.
+		// A retry of a Complete cut off after this update: finish it,
+		// with the event of the update that completed the task.
+		if now, err = parseTime("updatedAt", done.UpdatedAt); err != nil {
+			return err
+		}
 	}
-	// The task is complete; its claim item goes last. Left behind, claim
-	// items would pile up under the worker (one per task it ever finished)
-	// and WorkerTasks would read them all. One a Complete cut off here
-	// leaves behind is skipped by WorkerTasks (its META is no longer
-	// PROCESSING) and removed by its ttl.
-	err = s.t.Delete(ctx, s.claimKey(lease.Worker, lease.TaskID))
+	ev, err := s.newEvent(lease.TaskID, lease.Seq+1, EventCompleted, StatusCompleted, lease.Attempt, lease.Worker, "", now)
 	if err != nil {
-		return fmt.Errorf("tasks: complete %q: claim item: %w", lease.TaskID, err)
+		return err
+	}
+	// The task is complete; its claim item goes, and its event comes (a
+	// Put: META's condition made this Complete the one writer of its
+	// number). Left behind, claim items would pile up under the worker
+	// (one per task it ever finished) and WorkerTasks would read them
+	// all. One a Complete cut off here leaves behind is skipped by
+	// WorkerTasks (its META is no longer PROCESSING) and removed by its
+	// ttl.
+	var claimErr, eventErr error
+	each(2, func(i int) error {
+		switch {
+		case i == 0:
+			claimErr = s.t.Delete(ctx, s.claimKey(lease.Worker, lease.TaskID))
+		case !s.opts.CompactHistory:
+			eventErr = s.t.Put(ctx, ev)
+		}
+		return nil
+	})
+	if claimErr != nil {
+		return fmt.Errorf("tasks: complete %q: claim item: %w", lease.TaskID, claimErr)
+	}
+	if eventErr != nil {
+		return fmt.Errorf("tasks: complete %q: the task is completed, its COMPLETED event item is not (retry Complete): %w", lease.TaskID, eventErr)
 	}
 	s.metrics.attempt(ctx, outcomeCompleted)
 	return nil
 }
 
-// completedUnder reports whether the META item current shows the task
+// completedUnder returns the META item current when it shows the task
 // completed under lease.
-func completedUnder(lease Lease, current table.Item) bool {
+func completedUnder(lease Lease, current table.Item) (*metaItem, bool) {
 	if current == nil {
-		return false
+		return nil, false
 	}
 	var m metaItem
-	return table.Unmarshal(current, &m) == nil && m.Status == StatusCompleted &&
+	ok := table.Unmarshal(current, &m) == nil && m.Status == StatusCompleted &&
 		m.Owner == lease.Worker && m.Attempt == lease.Attempt && m.Events == lease.Seq+1
+	return &m, ok
 }
 
 // Fail gives the task held under lease back with reason (at most 4096

@@ -83,7 +83,7 @@ func TestDelayedSubmissionOfAKeyCutOffAfterItsIdempotencyItemKeepsItsTime(t *tes
 	ctx := context.Background()
 	at := epoch.Add(time.Hour)
 	in := tasks.SubmitInput{IdempotencyKey: "later-1", Payload: []byte("p"), AvailableAt: at}
-	f.crashAt("PutItem", 2) // the IDEM item is written, META is not
+	f.crashOn("PutItem", "TASK") // the IDEM item is written, META is not
 	_, _, err := f.store.Submit(ctx, in)
 	require.ErrorIs(t, err, errCrash)
 	f.db.Advance(time.Minute)

@@ -5,7 +5,11 @@
 //
 // # Layout
 //
-// The seed's columns and keys, unchanged:
+// The seed's columns and keys, and by default its rows: every status
+// change of a task writes its event item, so a task submitted, claimed
+// and completed has EVENT#0001 to EVENT#0003, read with SK begins_with
+// EVENT# (Options.CompactHistory is the cheaper option that writes only
+// the events META cannot tell; see below):
 //
 //	PK                SK            GSI1PK              GSI1SK
 //	TASK#t-123        META          STATUS#PENDING      CREATED#2026-09-23T10:00:00.000000Z
@@ -64,33 +68,41 @@
 //     read (status, attempt, event count; for a lease also the owner),
 //     counters moved with ADD. Four digits, as the seed writes them: the
 //     10,000th event is refused (keys.ErrOverflow) before anything is sent.
-//   - An event is written as an item (EVENT#<seq>) when META can no longer
-//     tell it. META records the task's creation, its current claim (time,
-//     owner, attempt) and its completion, so the seed's three events of a
-//     task that is submitted, claimed and completed are META's to tell:
-//     [Store.History] and [EventFromChange] read them there, and none is
-//     written. Every other change (Fail, Release, a lease's expiry or
-//     takeover, Cancel, Redrive) writes its own event, and the PROCESSING
-//     event of the claim it ends, in its transaction, before META forgets
-//     them. That saves three writes a task (1,500 WCU/s at the seed's
-//     rate): the seed's rows EVENT#0001-0003 exist for a task whose life
-//     was not the plain one, and for the others META is the history. A
-//     tool that reads the seed's event rows directly sees them only there;
-//     History and EventFromChange give every event.
+//   - Every status change is an event item (EVENT#<seq>), the seed's event
+//     store, written within the round trips the change takes anyway: the
+//     SUBMITTED event beside META's put, a claim's PROCESSING event beside
+//     its WORKER item, the COMPLETED event beside the WORKER item's delete,
+//     and every other change's events (Fail, Release, a lease's expiry or
+//     takeover, Cancel, Redrive) in its transaction. One write unit per
+//     event of a plain life, no round trip more.
+//   - Options.CompactHistory trades the layout for cost: META records the
+//     task's creation, its current claim (time, owner, attempt) and its
+//     completion, so the three events of a task that is submitted, claimed
+//     and completed are META's to tell and are not written; every other
+//     change writes its own event, and the PROCESSING event of the claim
+//     it ends, in its transaction, before META forgets them. That saves
+//     three writes a task (1,500 WCU/s at the seed's rate), and a tool that
+//     reads the event rows directly sees them only for tasks whose life
+//     was not plain. [Store.History] and [EventFromChange] give every
+//     event in either layout: History takes each event from its item, and
+//     from META where no item holds it (a task written compactly, a claim
+//     cut off before its event).
 //   - The seed's hot path is single-item writes, and so is this one
 //     ("Capacity" below says what that saves): Submit, Claim and Complete
 //     write one item per request, in an order that leaves nothing a later
 //     call cannot finish or a reader would see half done. Submit writes the
-//     IDEM item first (the decision between racing submissions), then META,
-//     so any submission of the key finishes one that was cut off. Claim
-//     updates META first (the seed's "conditional UpdateItem ... atomic
-//     without transactions"), then writes the WORKER item, which holds the
-//     lease; a claimer cut off between the two leaves a lease that runs out
-//     at the expiry in META's index entry, and is taken over. Complete
-//     updates META on the lease's condition, then deletes the WORKER item;
-//     a retried Complete whose first answer was lost finds the task
-//     completed under its own lease. So histories have no gaps and no
-//     duplicates, whoever races or dies.
+//     IDEM item first (the decision between racing submissions), then META
+//     and its event, so any submission of the key finishes one that was
+//     cut off. Claim updates META first (the seed's "conditional UpdateItem
+//     ... atomic without transactions"), then writes the WORKER item, which
+//     holds the lease, and its event; a claimer cut off between the two
+//     leaves a lease that runs out at the expiry in META's index entry, and
+//     is taken over (the takeover writes the event the claimer may not
+//     have). Complete updates META on the lease's condition, then deletes
+//     the WORKER item and writes its event; a retried Complete whose first
+//     answer was lost finds the task completed under its own lease and
+//     finishes. So histories have no gaps and no duplicates, whoever races
+//     or dies.
 //   - The lease is on the WORKER item, not on META: a heartbeat then writes
 //     one small item in no index (1 WCU), where on META it would bill the
 //     payload's size and move META's index entry (3 WCU for a small task).
@@ -294,20 +306,23 @@
 // # Capacity
 //
 // Measured with dynamotest's Meter on the fake, by DynamoDB's billing rules
-// (TestTaskLifecycleCostsAtMostEightRoundTripsAndTwelveWriteUnits,
+// (TestTaskLifecycleCostsEightRoundTripsAndFifteenWriteUnits,
 // BenchmarkTaskLifecycle), one small task submitted with an idempotency
-// key, claimed, heartbeated once and completed costs 8 round trips and 12
-// WCU at the default 4 shards: submit 3 WCU (the IDEM item, META and its
-// GSI1 entry) in 2 round trips, plus 1 for the readiness signal when it is
-// due (at most once a second per store); claim 4 (META, its GSI1 entry
-// moving from STATUS#PENDING to STATUS#PROCESSING: a delete and a put, the
-// WORKER item) in 3 round trips (every shard read at once, META, the
-// WORKER item); a heartbeat 1 (the WORKER item alone) in 1; complete 3
-// (META, the entry leaving GSI1, the WORKER item's delete) in 2. So 10 WCU
-// a task at the seed's rate, where the signal is one write a second. It
-// was 16 WCU and 16 round trips before events became META's to tell and
-// the lease moved to the WORKER item (13 + 3 per heartbeat), and 26 when
-// every change was a transaction. A Claim on an empty queue is 2 requests
+// key, claimed, heartbeated once and completed costs 8 round trips and 15
+// WCU at the default 4 shards: submit 4 WCU (the IDEM item, META and its
+// GSI1 entry, the SUBMITTED event) in 2 round trips, plus 1 for the
+// readiness signal when it is due (at most once a second per store);
+// claim 5 (META, its GSI1 entry moving from STATUS#PENDING to
+// STATUS#PROCESSING: a delete and a put, the WORKER item, the PROCESSING
+// event) in 3 round trips (every shard read at once, META, the WORKER item
+// and the event together); a heartbeat 1 (the WORKER item alone) in 1;
+// complete 4 (META, the entry leaving GSI1, the WORKER item's delete and
+// the COMPLETED event together) in 2. So 13 WCU a task at the seed's rate,
+// where the signal is one write a second. With Options.CompactHistory the
+// three event items are not written: 12 WCU in the same 8 round trips, 10
+// a task at the seed's rate. It was 16 WCU and 16 round trips before the
+// lease moved to the WORKER item (13 + 3 per heartbeat), and 26 when every
+// change was a transaction. A Claim on an empty queue is 2 requests
 // once the store knows it idle (TestClaimOnAnEmptyQueueSendsTwoRequests,
 // BenchmarkClaimEmptyQueue), at any shard count. Retention adds no write:
 // the ttl rides on these (see "Retention"). Leaving the WORKER item to its
@@ -315,8 +330,9 @@
 // items would pile up for a whole Retention (hundreds of thousands a day
 // for a busy worker) and WorkerTasks would read them all.
 //
-// The seed plans 6 (3 + 3), three of them event items META now tells. The
-// 10 buy what the seed's list leaves out: 4 are GSI1 writes (the pending
+// The seed plans 6 (3 + 3): the three event items, the IDEM item, META and
+// the claim. The 13 are those 6 and what the seed's list leaves out: 4 are
+// GSI1 writes (the pending
 // queue and the lease index are what make claims a key condition and
 // expired leases findable at all; the seed counts no index), 2 are the
 // WORKER item's put and delete (the seed's own row, which its plan
@@ -324,17 +340,18 @@
 // META (the seed's processing path writes the claim and two events, so the
 // task's own status would never say COMPLETED). That is also the floor of
 // any design that keeps the seed's rows and finds work and dead workers'
-// leases through an index: an index entry written in, across and out (4)
-// and the IDEM, META (created, claimed, completed) and WORKER rows (6).
-// So at 500 tasks per second, with heartbeats, lease refreshes, the
-// readiness signal and a twentieth of tasks failing, the queue writes
-// about 5,500 WCU/s (docs/tasks and docs/costs.md), not the seed's 3,500;
-// going lower means dropping rows the seed specifies (the IDEM item: the
-// derived task id already makes META's create the decision; the WORKER
-// rows) or finding expired leases without an index. What the 10 do not buy
-// is atomicity: that comes from the order of the writes, each decided by
-// one conditional write, and from History reading META with the events,
-// not from transactions, which double every write.
+// leases through an index: an index entry written in, across and out (4),
+// the IDEM, META (created, claimed, completed) and WORKER rows (6) and the
+// three events (3). So at 500 tasks per second, with heartbeats, lease
+// refreshes, the readiness signal and a twentieth of tasks failing, the
+// queue writes about 7,000 WCU/s (docs/tasks and docs/costs.md; 5,500
+// with CompactHistory), not the seed's 3,500; going lower means dropping
+// rows the seed specifies (the event items, as CompactHistory does; the
+// IDEM item: the derived task id already makes META's create the
+// decision; the WORKER rows) or finding expired leases without an index.
+// What the 13 do not buy is atomicity: that comes from the order of the
+// writes, each decided by one conditional write, and from History reading
+// META with the events, not from transactions, which double every write.
 //
 // Claim also reads: the candidate queries and one expired-lease query,
 // half a read unit each when they return little, about 2.5 RCU a claim at
@@ -348,16 +365,17 @@
 // turns TTL on and Schema.Check reports a table without it).
 // Options.Retention says how long, DefaultRetention (a week) unless set.
 // The seed is silent; the jobs design (docs/systems/jobs.md) keeps jobs 90 days. At the seed's 500 tasks
-// per second, some 43M tasks a day of about 1.3 KB each as DynamoDB bills
-// storage (META and the IDEM item; event items only for tasks that failed
-// an attempt), a week keeps the table near 400 GB ($100 a month,
-// docs/tasks), 90 days near 5 TB, and no retention at all grows it by
-// some 20 TB a year. DynamoDB deletes expired items within a few days of their ttl, so
+// per second, some 43M tasks a day of about 2.2 KB each as DynamoDB bills
+// storage (META, the IDEM item and three event items), a week keeps the
+// table near 640 GB ($160 a month, docs/tasks; with CompactHistory, whose
+// tasks keep META and the IDEM item, 400 GB and $100), 90 days near 8 TB,
+// and no retention at all grows it by some 33 TB a year. DynamoDB deletes expired items within a few days of their ttl, so
 // the table holds somewhat more than Retention's worth. A week is what investigating a
 // failure needs (an incident on a Friday can still be traced on Monday),
 // and the failures that most need it, dead letters, never expire.
 //
-// The rule is that no write is added for it: the 10 WCU per task stay 10.
+// The rule is that no write is added for it: the 13 WCU per task stay 13
+// (10 with CompactHistory).
 // So the ttl rides on the writes a task's life already makes:
 //
 //   - Items written once carry ttl = their own time + Retention: every
@@ -383,8 +401,9 @@
 // cannot know it will linger; instead the readers say what is kept:
 //
 //   - [Store.History] returns the events that are kept: those META tells
-//     (its SUBMITTED event for the task's whole life, its current claim)
-//     and the event items written within Retention, which are the newest,
+//     (its SUBMITTED event for the task's whole life, its current claim:
+//     in either layout, as META records them) and the event items written
+//     within Retention, which are the newest,
 //     since event times never go backwards. It returns the run of events
 //     that ends at the task's last event without a missing number, so a
 //     history may start late (its first Seq above 1) but never has a gap.

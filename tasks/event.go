@@ -45,12 +45,14 @@ type Event struct {
 //
 //	PK TASK#t-123   SK EVENT#0001   (SUBMITTED)
 //	PK TASK#t-123   SK EVENT#0002   (PROCESSING)
+//	PK TASK#t-123   SK EVENT#0003   (COMPLETED)
 //
-// An event is an item once META no longer tells it: the seed's three
-// events of a task that is submitted, claimed and completed are all told
-// by META (its creation, its claim, its completion) and never written, and
-// every other change writes its own event, and the claim's it ends, in
-// its transaction (see metaEvents and the package documentation).
+// Every status change writes its event item, within the round trips the
+// change takes (see the package documentation). With
+// Options.CompactHistory the three events of a task that is submitted,
+// claimed and completed are told by META (its creation, its claim, its
+// completion) and not written, and every other change writes its own
+// event, and the claim's it ends, in its transaction (see metaEvents).
 //
 // Four digits, as the seed writes them: a task has at most 9999 events. A
 // change that would write event 10000 fails with keys.ErrOverflow before any
@@ -104,10 +106,11 @@ func (s *Store) newEvent(id string, seq int, typ EventType, status Status, attem
 // partition (the events, then META: "EVENT#" sorts before "META"), strongly
 // consistent so it shows every change that has returned. META's event
 // count says where the history ends, and META tells the events no item
-// holds: a task's submission (its creation), its current claim (while
+// holds (under Options.CompactHistory, or a call cut off before its event
+// item): a task's submission (its creation), its current claim (while
 // PROCESSING) and its completion with the claim before it (once
-// COMPLETED); see eventsOf. A task without META does not exist:
-// ErrNotFound.
+// COMPLETED); see metaEvents. So it reads the same events whichever layout
+// wrote them. A task without META does not exist: ErrNotFound.
 func (s *Store) History(ctx context.Context, taskID string) (_ []Event, err error) {
 	ctx, span := s.start(ctx, "tasks.History")
 	defer span.End(&err)
@@ -156,9 +159,9 @@ func (s *Store) kept(meta *metaItem, items []eventItem) ([]Event, error) {
 	for _, it := range items {
 		switch {
 		case it.Type != typeEvent || it.Seq < 1 || it.Seq > meta.Events || s.expired(it.TTL):
-			// past META's count: a COMPLETED event written by an older
-			// version whose META update was refused; the next change
-			// writes over it
+			// past META's count: an event written by an older version
+			// whose META update was refused; the next change writes over
+			// it
 		case it.Seq == 1 && it.At != meta.CreatedAt:
 			// not this task's SUBMITTED event: written by a Submit of the
 			// task's idempotency key after the first one had expired,
@@ -193,14 +196,15 @@ func (s *Store) kept(meta *metaItem, items []eventItem) ([]Event, error) {
 	return events, nil
 }
 
-// metaEvents are the events META tells by itself, which no item needs to
-// hold, by number: the SUBMITTED event (number 1, at the task's creation);
-// while the task is PROCESSING, its claim's PROCESSING event (the last
-// number); once it is COMPLETED, the COMPLETED event (the last number)
-// and the PROCESSING event of the claim it completed (the one before).
-// Whatever changes META otherwise (Fail, Release, Cancel, a lease's
-// expiry, Redrive) writes its own event, and the claim's, in its
-// transaction.
+// metaEvents are the events META tells by itself, which a compact store
+// does not write as items, by number: the SUBMITTED event (number 1, at
+// the task's creation); while the task is PROCESSING, its claim's
+// PROCESSING event (the last number); once it is COMPLETED, the COMPLETED
+// event (the last number) and the PROCESSING event of the claim it
+// completed (the one before). They are exactly the items the default
+// layout writes for those numbers. Whatever changes META otherwise (Fail,
+// Release, Cancel, a lease's expiry, Redrive) writes its own event, and
+// the claim's, in its transaction, in both layouts.
 func (s *Store) metaEvents(m *metaItem) (map[int]eventItem, error) {
 	told := map[int]eventItem{}
 	at, err := parseTime("createdAt", m.CreatedAt)

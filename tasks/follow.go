@@ -23,23 +23,26 @@ import (
 //		return nil
 //	})
 //
-// Most events are event items; the ones META tells by itself (see
-// History) arrive as META changes and are read there: a task's SUBMITTED
-// event from the META item its Submit creates, a claim's PROCESSING event
-// from META moving to PROCESSING, a COMPLETED event from META moving to
-// COMPLETED. ok is false for every other change: other META changes, the
+// Events are event items, and the ones META tells by itself (see History)
+// are also read from META's changes, so a follower of a table written
+// with Options.CompactHistory sees them too: a task's SUBMITTED event from
+// the META item its Submit creates, a claim's PROCESSING event from META
+// moving to PROCESSING, a COMPLETED event from META moving to COMPLETED.
+// ok is false for every other change: other META changes, the
 // idempotency, claim and CONFIG items, and removals (an item is removed
 // only by TTL or by Complete's delete of its claim item). The stream needs
 // new images (NEW_IMAGE or NEW_AND_OLD_IMAGES). A record of another table
 // (other key attributes than PK and SK) is a *table.InputError.
 //
 // Events of one task arrive in Seq order, at least once. One Seq can
-// arrive twice: an event META told is written as an item when a later
-// change ends the state META told it from (a claim's PROCESSING event,
-// when the lease ends by Fail, Release or expiry), and a claim whose lease
-// was found running past its index entry's expiry moves that entry (META
-// changes, still PROCESSING). The two are the same event; a follower keeps
-// the last per (TaskID, Seq).
+// arrive more than once, always the same event: in the default layout
+// each event of a plain life arrives as its item and as the META change
+// that tells it; an event META told is written (again) as an item when a
+// later change ends the state META told it from (a claim's PROCESSING
+// event, when the lease ends by Fail, Release or expiry); and a claim
+// whose lease was found running past its index entry's expiry moves that
+// entry (META changes, still PROCESSING). A follower keeps the last per
+// (TaskID, Seq).
 //
 // Retention (see the package documentation) adds two cases. Redrive
 // sets the ttl of the event that made the task DEAD, so that event

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -25,16 +26,102 @@ var epoch = time.Date(2026, 9, 23, 10, 0, 0, 0, time.UTC)
 type fixture struct {
 	db    *dynamotest.DB
 	store *tasks.Store
+	crash *crashSwitch // the store's requests pass through it
 }
 
 // newFixture is a store on a fresh fake whose clock stands at epoch and
-// moves only by db.Advance; the store reads the fake's clock.
+// moves only by db.Advance; the store reads the fake's clock, and sends
+// its requests through a crashSwitch (see crashOn).
 func newFixture(t testing.TB, opts ...func(*tasks.Options)) *fixture {
 	t.Helper()
 	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return epoch } })
-	f := &fixture{db: db, store: newStore(t, db, db.Now, opts...)}
+	sw := &crashSwitch{API: db}
+	f := &fixture{db: db, store: newStore(t, sw, db.Now, opts...), crash: sw}
 	require.NoError(t, f.store.EnsureTable(context.Background()))
 	return f
+}
+
+// layout is the option of the history layout a test runs under: the
+// default (every status change an event item) or CompactHistory.
+func layout(compact bool) func(*tasks.Options) {
+	return func(o *tasks.Options) { o.CompactHistory = compact }
+}
+
+func layoutName(compact bool) string {
+	if compact {
+		return "compact"
+	}
+	return "event-items"
+}
+
+// crashSwitch passes every request on to the fake, but fails the one a
+// test marked (fixture.crashOn) with errCrash before it is made, as if the
+// caller died just then. A mark names the operation and the kind of item
+// (its "type": TASK, EVENT, IDEMPOTENCY, CLAIM, CONFIG, told from its
+// key), so it hits the request meant even among requests sent at once.
+type crashSwitch struct {
+	table.API
+	mu       sync.Mutex
+	op, kind string
+}
+
+func (c *crashSwitch) hit(op string, key map[string]types.AttributeValue) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.op != op || c.kind != kindOf(key) {
+		return false
+	}
+	c.op, c.kind = "", ""
+	return true
+}
+
+// kindOf is the kind of item key names, by its prefixes.
+func kindOf(key map[string]types.AttributeValue) string {
+	pk, _ := key["PK"].(*types.AttributeValueMemberS)
+	sk, _ := key["SK"].(*types.AttributeValueMemberS)
+	if pk == nil || sk == nil {
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(pk.Value, "TASK#") && sk.Value == "META":
+		return "TASK"
+	case strings.HasPrefix(pk.Value, "TASK#"):
+		return "EVENT"
+	case strings.HasPrefix(pk.Value, "IDEM#"):
+		return "IDEMPOTENCY"
+	case strings.HasPrefix(pk.Value, "WORKER#"):
+		return "CLAIM"
+	}
+	return pk.Value
+}
+
+func (c *crashSwitch) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	if c.hit("PutItem", in.Item) {
+		return nil, errCrash
+	}
+	return c.API.PutItem(ctx, in, opts...)
+}
+
+func (c *crashSwitch) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	if c.hit("UpdateItem", in.Key) {
+		return nil, errCrash
+	}
+	return c.API.UpdateItem(ctx, in, opts...)
+}
+
+func (c *crashSwitch) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	if c.hit("DeleteItem", in.Key) {
+		return nil, errCrash
+	}
+	return c.API.DeleteItem(ctx, in, opts...)
+}
+
+// crashOn makes the store's next op request on an item of kind fail with
+// errCrash (the write is not made).
+func (f *fixture) crashOn(op, kind string) {
+	f.crash.mu.Lock()
+	defer f.crash.mu.Unlock()
+	f.crash.op, f.crash.kind = op, kind
 }
 
 // newStore is a store on api with the clock now; it does not create the

@@ -155,7 +155,7 @@ func TestIntegrationRetentionOnDynamoDBLocal(t *testing.T) {
 
 	f := &fixture{db: clock, store: store}
 	items := append(f.partition(t, task.ID), f.raw(t, "IDEM#local-retention", "TASK#"+task.ID))
-	require.Len(t, items, 2, "META (which tells the three events) and the IDEM item")
+	require.Len(t, items, 5, "the three events, META and the IDEM item")
 	for _, it := range items {
 		got := ttlOf(t, it)
 		assert.GreaterOrEqual(t, got, start.Add(day).Unix(), "%s %s", str(it, "PK"), str(it, "SK"))
@@ -165,7 +165,7 @@ func TestIntegrationRetentionOnDynamoDBLocal(t *testing.T) {
 	clock.Advance(day + time.Minute)
 	_, err = store.Get(ctx, task.ID)
 	require.ErrorIs(t, err, tasks.ErrNotFound)
-	require.Len(t, f.partition(t, task.ID), 1, "DynamoDB Local keeps expired items")
+	require.Len(t, f.partition(t, task.ID), 4, "DynamoDB Local keeps expired items")
 	in.Payload = []byte("second")
 	fresh, created, err := store.Submit(ctx, in)
 	require.NoError(t, err)
@@ -177,6 +177,7 @@ func TestIntegrationRetentionOnDynamoDBLocal(t *testing.T) {
 	h, err := store.History(ctx, task.ID)
 	require.NoError(t, err)
 	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventCompleted)
+	assert.Equal(t, h, eventItems(t, store.Table(), task.ID), "the fresh task's events replaced the expired ones")
 }
 
 // TestIntegrationSubmitTxWithAFreshKeyOnDynamoDBLocal: on DynamoDB Local,

@@ -13,25 +13,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
 )
 
 // Submit, Claim and Complete are single-item writes in a row, not
-// transactions. These tests cut each one off after every write it makes,
-// as a crashed process would, and check that what is left is either
-// invisible or finished by the next call, with a history that has no gap.
+// transactions. These tests cut each one off at a write it makes (the
+// fixture's crashSwitch: fixture.crashOn), as a crashed process would,
+// and check that what is left is either invisible or finished by the
+// next call, with a history that has no gap.
 
 // errCrash stands for the process dying before the write reached
 // DynamoDB.
 var errCrash = errors.New("crash")
-
-// crashAt makes the nth call of op from now on fail (the write is not
-// made), as if the caller died just before it.
-func (f *fixture) crashAt(op string, n int) {
-	f.db.Inject(dynamotest.FailNth(op, n, errCrash))
-}
 
 func TestSubmitCutOffAfterItsIdempotencyItemIsFinishedByTheNextSubmitOfItsKey(t *testing.T) {
 	in := tasks.SubmitInput{IdempotencyKey: "order-42", Payload: []byte("resize")}
@@ -39,7 +33,7 @@ func TestSubmitCutOffAfterItsIdempotencyItemIsFinishedByTheNextSubmitOfItsKey(t 
 	// the second.
 	f := newFixture(t)
 	ctx := context.Background()
-	f.crashAt("PutItem", 2)
+	f.crashOn("PutItem", "TASK")
 	_, _, err := f.store.Submit(ctx, in)
 	require.ErrorIs(t, err, errCrash)
 
@@ -71,7 +65,7 @@ func TestSubmitTxFinishesASubmitCutOffAfterItsIdempotencyItem(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	in := tasks.SubmitInput{IdempotencyKey: "order-42", Payload: []byte("resize")}
-	f.crashAt("PutItem", 2)
+	f.crashOn("PutItem", "TASK")
 	_, _, err := f.store.Submit(ctx, in)
 	require.ErrorIs(t, err, errCrash)
 
@@ -90,7 +84,7 @@ func TestClaimCutOffAfterItsMetaUpdateIsRecoveredByTakeover(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	task := f.submit(t, "resize")
-	f.crashAt("PutItem", 1)
+	f.crashOn("PutItem", "CLAIM")
 	_, err := f.store.Claim(ctx, "w1")
 	require.ErrorIs(t, err, errCrash)
 
@@ -162,7 +156,7 @@ func TestCompleteCutOffBeforeItsMetaUpdateCanBeRetried(t *testing.T) {
 	ctx := context.Background()
 	task := f.submit(t, "resize")
 	c := f.claim(t, "w1")
-	f.crashAt("UpdateItem", 1) // META
+	f.crashOn("UpdateItem", "TASK") // META
 	require.ErrorIs(t, f.store.Complete(ctx, c.Lease, []byte("done")), errCrash)
 	assert.Equal(t, tasks.StatusProcessing, f.get(t, task.ID).Status)
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing)
@@ -180,7 +174,7 @@ func TestCompleteCutOffAfterItsMetaUpdateIsFinishedByItsRetry(t *testing.T) {
 	ctx := context.Background()
 	task := f.submit(t, "resize")
 	c := f.claim(t, "w1")
-	f.crashAt("DeleteItem", 1) // the claim item, after META
+	f.crashOn("DeleteItem", "CLAIM") // the claim item, after META
 	require.ErrorIs(t, f.store.Complete(ctx, c.Lease, []byte("done")), errCrash)
 	assert.Equal(t, tasks.StatusCompleted, f.get(t, task.ID).Status)
 	f.raw(t, "WORKER#w1", "TASK#"+task.ID) // left behind
@@ -193,12 +187,53 @@ func TestCompleteCutOffAfterItsMetaUpdateIsFinishedByItsRetry(t *testing.T) {
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventCompleted)
 }
 
+// TestCompleteCutOffBeforeItsEventIsFinishedByItsRetry: the COMPLETED
+// event goes beside the claim item's delete, after META. Cut off there,
+// the task is complete (META tells the event meanwhile); the retry writes
+// the event, dated by the update that completed the task, not by itself.
+func TestCompleteCutOffBeforeItsEventIsFinishedByItsRetry(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	task := f.submit(t, "resize")
+	c := f.claim(t, "w1")
+	f.db.Advance(time.Second)
+	completedAt := f.db.Now()
+	f.crashOn("PutItem", "EVENT")
+	require.ErrorIs(t, f.store.Complete(ctx, c.Lease, []byte("done")), errCrash)
+	assert.Equal(t, tasks.StatusCompleted, f.get(t, task.ID).Status)
+	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventCompleted)
+	assert.Len(t, eventItems(t, f.store.Table(), task.ID), 2, "the COMPLETED event item is missing")
+
+	f.db.Advance(time.Minute)
+	require.NoError(t, f.store.Complete(ctx, c.Lease, []byte("done")), "the retry finds its own completion")
+	h := f.history(t, task.ID)
+	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventCompleted)
+	assert.True(t, h[2].At.Equal(completedAt), "COMPLETED at %v, want the first attempt's %v", h[2].At, completedAt)
+	assert.Equal(t, h, eventItems(t, f.store.Table(), task.ID), "the retry wrote the event item")
+}
+
+// TestSubmitWhoseEventPutFailsSaysSo: META is stored, its SUBMITTED event
+// item is not. The task exists and its history reads whole (META tells
+// the event); Submit reports the failure rather than a submission it did
+// not finish.
+func TestSubmitWhoseEventPutFailsSaysSo(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.crashOn("PutItem", "EVENT")
+	_, _, err := f.store.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "k-1", Payload: []byte("p")})
+	require.ErrorIs(t, err, errCrash)
+	id := tasks.TaskIDForKey("k-1")
+	assert.Equal(t, tasks.StatusPending, f.get(t, id).Status)
+	wantHistory(t, f.history(t, id), tasks.EventSubmitted)
+	assert.Empty(t, eventItems(t, f.store.Table(), id))
+}
+
 func TestCompleteCutOffBeforeItsMetaUpdateLosesToTakeover(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	task := f.submit(t, "resize")
 	old := f.claim(t, "w1")
-	f.crashAt("UpdateItem", 1)
+	f.crashOn("UpdateItem", "TASK")
 	require.ErrorIs(t, f.store.Complete(ctx, old.Lease, nil), errCrash)
 
 	// w1 is gone; its lease runs out and w2 takes over.

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tablekit/tablekit/access"
@@ -50,21 +51,26 @@ const claimCandidatesPerShard = (DefaultClaimBatch + DefaultShards - 1) / Defaul
 // TTL DefaultRetention after the task finishes (seconds after it is
 // created at the seed's pace), which is the Retention declared. DynamoDB
 // deletes expired items within a few days after that, so the table holds
-// somewhat more than this. META tells the events of a task that is
-// submitted, claimed and completed; event items are written by the rarer
-// changes (two per failed attempt: its PROCESSING and FAILED events). Its
-// WORKER claim item lives only while the task is claimed (Complete
-// deletes it), and GSI1 holds a task only while it is pending, processing
-// or dead, so no entity lists them. Dead letters never expire: a standing
-// population the seed gives no rate for. The CONFIG item is one item of
-// some 80 bytes for the table's life. The WORKER claim is declared
-// with a claim's life, claimLife, so its few items count.
-func Entities() []access.Entity {
+// somewhat more than this. Its events are items, three for a task that is
+// submitted, claimed and completed, declared as created three at a time
+// by the submission (the declaration names one creating pattern); the
+// rarer changes add two per failed attempt (a twentieth of tasks at the
+// plan: some 3% more event items, left out), and Options.CompactHistory
+// writes none of the three. Its WORKER claim item lives only while the
+// task is claimed (Complete deletes it), and GSI1 holds a task only while
+// it is pending, processing or dead, so no entity lists them. Dead letters
+// never expire: a standing population the seed gives no rate for. The
+// CONFIG item is one item of some 80 bytes for the table's life. The
+// WORKER claim is declared with a claim's life, claimLife, so its few
+// items count. With opts that set Options.CompactHistory the entities are
+// a compact store's: event items only from the rarer changes, two per
+// failed attempt.
+func Entities(opts ...func(*Options)) []access.Entity {
 	tp := "TASK#{taskId}"
-	return []access.Entity{
+	es := []access.Entity{
 		{Name: entityTask, Size: typicalMetaSize, CreatedBy: "Submit: META", Retention: DefaultRetention, Partition: tp},
-		{Name: entityEvent, Size: typicalEventSize, CreatedBy: "Fail, release or expire task", PerRequest: 2, Retention: DefaultRetention,
-			Partition: tp, Parent: entityTask, PerParent: 2},
+		{Name: entityEvent, Size: typicalEventSize, CreatedBy: patternSubmitEvent, PerRequest: 3, Retention: DefaultRetention,
+			Partition: tp, Parent: entityTask, PerParent: 3},
 		{Name: entityIdem, Size: typicalIdemSize, CreatedBy: "Check idempotency", Retention: DefaultRetention,
 			Partition: "IDEM#{key}", Parent: entityTask, PerParent: 1, MaxPerParent: 1},
 		// A claim lives while its task is claimed: about a lease.
@@ -72,11 +78,31 @@ func Entities() []access.Entity {
 			Partition: "WORKER#{workerId}", Parent: entityTask, PerParent: 1, MaxPerParent: 1},
 		{Name: entityConfig, Size: typicalConfigSize, Count: 1, Partition: "CONFIG"},
 	}
+	if declaredOptions(opts).CompactHistory {
+		for i := range es {
+			if es[i].Name == entityEvent {
+				es[i].CreatedBy, es[i].PerRequest, es[i].PerParent = "Fail, release or expire task", 2, 2
+			}
+		}
+	}
+	return es
+}
+
+// declaredOptions are the options a declaration is made for (only
+// CompactHistory changes it).
+func declaredOptions(opts []func(*Options)) Options {
+	var o Options
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o
 }
 
 // Entity names, for Entities and the patterns that read and write them.
-// A task's event items (the history META does not tell; redrives add
-// attempts, so they are unbounded) live in its partition; its idempotency item and its
+// A task's event items (its history; redrives add attempts, so they are
+// unbounded) live in its partition; its idempotency item and its
 // worker's claim (one each at most) in partitions keyed by what their
 // reads have, the key and the worker.
 const (
@@ -90,10 +116,21 @@ const (
 	claimLife = 30 * time.Second
 )
 
+// The patterns that write the event items of a plain life, each beside a
+// write its call makes anyway (Options.CompactHistory leaves them out).
+const (
+	patternSubmitEvent   = "Submit: SUBMITTED event"
+	patternClaimEvent    = "Claim: PROCESSING event"
+	patternCompleteEvent = "Complete: COMPLETED event"
+)
+
 // patternEntities are the entities each pattern reads or writes.
 var patternEntities = map[string][]string{
 	"Check idempotency":            {entityIdem},
 	"Submit: META":                 {entityTask},
+	patternSubmitEvent:             {entityEvent},
+	patternClaimEvent:              {entityEvent},
+	patternCompleteEvent:           {entityEvent},
 	"Set the readiness signal":     {entityConfig},
 	"Find claim candidates":        {entityTask},
 	"Find expired leases":          {entityTask},
@@ -123,6 +160,9 @@ var patternEntities = map[string][]string{
 var latencies = map[string]time.Duration{
 	"Check idempotency":            20 * time.Millisecond,
 	"Submit: META":                 20 * time.Millisecond,
+	patternSubmitEvent:             20 * time.Millisecond,
+	patternClaimEvent:              20 * time.Millisecond,
+	patternCompleteEvent:           20 * time.Millisecond,
 	"Set the readiness signal":     20 * time.Millisecond,
 	"Find claim candidates":        20 * time.Millisecond,
 	"Find expired leases":          20 * time.Millisecond,
@@ -150,8 +190,10 @@ var latencies = map[string]time.Duration{
 // (cmd/datamodel writes them under docs/tasks/). The STATUS#PENDING and
 // STATUS#PROCESSING partitions are split over DefaultShards. Submit, Claim
 // and Complete send single-item requests, each declared as a pattern of
-// its own, named after the call.
-func Patterns() []access.Pattern {
+// its own, named after the call. With opts that set
+// Options.CompactHistory they are a compact store's: without the three
+// event writes of a plain life.
+func Patterns(opts ...func(*Options)) []access.Pattern {
 	p := []access.Pattern{
 		{
 			Name:         "Check idempotency",
@@ -164,11 +206,19 @@ func Patterns() []access.Pattern {
 		{
 			Name:         "Submit: META",
 			Partition:    "TASK#{taskId}",
-			Description:  "META, attribute_not_exists, entering GSI1 at STATUS#PENDING / CREATED#time: the task is claimable. It tells the SUBMITTED event (EVENT#0001 is not written).",
+			Description:  "META, attribute_not_exists, entering GSI1 at STATUS#PENDING / CREATED#time (or the later time a delayed submission asks): the task is claimable then.",
 			Operation:    access.PutItem,
 			KeyCondition: "PK = TASK#{taskId} AND SK = META",
 			ItemSize:     typicalMetaSize,
 			IndexWrites:  []access.IndexWrite{{Index: IndexGSI1, Partition: "STATUS#PENDING"}},
+		},
+		{
+			Name:         patternSubmitEvent,
+			Partition:    "TASK#{taskId}",
+			Description:  "EVENT#0001 (SUBMITTED), beside META's put in the same round trip, on the condition that its key is free (or holds an expired item). Not with Options.CompactHistory: META tells it.",
+			Operation:    access.PutItem,
+			KeyCondition: "PK = TASK#{taskId} AND SK = EVENT#{seq}",
+			ItemSize:     typicalEventSize,
 		},
 		{
 			Name:         "Set the readiness signal",
@@ -201,7 +251,7 @@ func Patterns() []access.Pattern {
 		{
 			Name:         "Claim task (atomic)",
 			Partition:    "TASK#{taskId}",
-			Description:  "META update conditioned on status, attempt and event count as read: the claim's decision; the GSI1 entry moves from STATUS#PENDING to STATUS#PROCESSING. It tells the claim's PROCESSING event.",
+			Description:  "META update conditioned on status, attempt and event count as read: the claim's decision; the GSI1 entry moves from STATUS#PENDING to STATUS#PROCESSING. A refusal returns the task as it stands (ALL_OLD): the status the losing claim reports.",
 			Operation:    access.UpdateItem,
 			KeyCondition: "PK = TASK#{taskId} AND SK = META",
 			ItemSize:     typicalMetaSize,
@@ -214,6 +264,14 @@ func Patterns() []access.Pattern {
 			Operation:    access.PutItem,
 			KeyCondition: "PK = WORKER#{workerId} AND SK = TASK#{taskId}",
 			ItemSize:     typicalClaimSize,
+		},
+		{
+			Name:         patternClaimEvent,
+			Partition:    "TASK#{taskId}",
+			Description:  "The claim's PROCESSING event, beside the WORKER item in the same round trip. Not with Options.CompactHistory: META tells it until the lease ends.",
+			Operation:    access.PutItem,
+			KeyCondition: "PK = TASK#{taskId} AND SK = EVENT#{seq}",
+			ItemSize:     typicalEventSize,
 		},
 		{
 			Name:         "Heartbeat",
@@ -244,7 +302,7 @@ func Patterns() []access.Pattern {
 		{
 			Name:         "Complete task",
 			Partition:    "TASK#{taskId}",
-			Description:  "META update conditioned on the lease and the event count: the decision; the entry leaves GSI1. It tells the COMPLETED event.",
+			Description:  "META update conditioned on the lease and the event count: the decision; the entry leaves GSI1.",
 			Operation:    access.UpdateItem,
 			KeyCondition: "PK = TASK#{taskId} AND SK = META",
 			ItemSize:     typicalMetaSize,
@@ -260,6 +318,14 @@ func Patterns() []access.Pattern {
 			ItemSize:     typicalClaimSize,
 		},
 		{
+			Name:         patternCompleteEvent,
+			Partition:    "TASK#{taskId}",
+			Description:  "The COMPLETED event, beside the WORKER item's delete in the same round trip. Not with Options.CompactHistory: META tells it.",
+			Operation:    access.PutItem,
+			KeyCondition: "PK = TASK#{taskId} AND SK = EVENT#{seq}",
+			ItemSize:     typicalEventSize,
+		},
+		{
 			Name:      "Fail, release or expire task",
 			Partition: "TASK#{taskId}",
 			Items: []access.Item{
@@ -269,7 +335,7 @@ func Patterns() []access.Pattern {
 				{Operation: access.PutItem, Size: typicalEventSize, Partition: "TASK#{taskId}"},
 				{Operation: access.DeleteItem, Size: typicalClaimSize, Partition: "WORKER#{workerId}"},
 			},
-			Description:     "The rarer ends of a lease, each one transaction: META update conditioned on the lease (or, for an expired one, on META and the lease as read), the claim's PROCESSING event and the FAILED/RELEASED/LEASE_EXPIRED event (META no longer tells them), the WORKER item deleted (or marked lost). Declared at a twentieth of the tasks.",
+			Description:     "The rarer ends of a lease, each one transaction: META update conditioned on the lease (or, for an expired one, on META and the lease as read), the claim's PROCESSING event (again: the claim wrote it, unless cut off first or under Options.CompactHistory) and the FAILED/RELEASED/LEASE_EXPIRED event, the WORKER item deleted (or marked lost). Declared at a twentieth of the tasks.",
 			Operation:       access.TransactWriteItems,
 			KeyCondition:    "PK = TASK#{taskId} AND SK = META; PK = TASK#{taskId} AND SK = EVENT#{seq}; PK = WORKER#{workerId} AND SK = TASK#{taskId}",
 			ItemSize:        typicalMetaSize,
@@ -379,6 +445,11 @@ func Patterns() []access.Pattern {
 		}
 		p[i].Entities = append([]string(nil), patternEntities[p[i].Name]...)
 		p[i].Latency = latencies[p[i].Name]
+	}
+	if declaredOptions(opts).CompactHistory {
+		p = slices.DeleteFunc(p, func(ap access.Pattern) bool {
+			return ap.Name == patternSubmitEvent || ap.Name == patternClaimEvent || ap.Name == patternCompleteEvent
+		})
 	}
 	return p
 }

@@ -98,7 +98,7 @@ func TestCompletedTaskExpiresRetentionAfterItFinished(t *testing.T) {
 	finished := f.db.Now()
 
 	items := f.partition(t, task.ID)
-	require.Len(t, items, 1, "META alone: it tells the three events")
+	require.Len(t, items, 4, "the three events, then META")
 	for _, it := range items {
 		ttl := ttlOf(t, it)
 		assert.GreaterOrEqual(t, ttl, submitted.Add(retention).Unix(), "%s %s", str(it, "PK"), str(it, "SK"))
@@ -183,7 +183,7 @@ func TestExpiredTaskIsGoneBeforeDynamoDBDeletesIt(t *testing.T) {
 	require.NoError(t, f.store.Complete(ctx, c.Lease, nil))
 	f.db.Advance(day + time.Minute)
 
-	require.Len(t, f.partition(t, task.ID), 1, "the fake still holds META")
+	require.Len(t, f.partition(t, task.ID), 4, "the fake still holds META and its events")
 	_, err = f.store.Get(ctx, task.ID)
 	assert.ErrorIs(t, err, tasks.ErrNotFound)
 	_, err = f.store.History(ctx, task.ID)
@@ -260,6 +260,8 @@ func TestKeyOfATaskLiveLongerThanRetentionStillNamesIt(t *testing.T) {
 	h := f.history(t, task.ID)
 	require.Len(t, h, 1, "META tells the SUBMITTED event for the task's whole life; the late Submits wrote none")
 	assert.True(t, h[0].At.Equal(task.CreatedAt))
+	assert.Empty(t, eventItems(t, f.store.Table(), task.ID),
+		"the SUBMITTED event item expired with the IDEM item, and the late Submits removed the ones they wrote")
 	c := f.claim(t, "worker-1")
 	require.Equal(t, task.ID, c.Task.ID)
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing)
@@ -303,7 +305,7 @@ func TestCompleteCutOffBeforeDeletingItsClaimItemLeavesOneThatExpires(t *testing
 	ctx := context.Background()
 	task := f.submit(t, "resize")
 	c := f.claim(t, "worker-1")
-	f.crashAt("DeleteItem", 1)
+	f.crashOn("DeleteItem", "CLAIM")
 	require.ErrorIs(t, f.store.Complete(ctx, c.Lease, nil), errCrash)
 	claim := f.raw(t, "WORKER#worker-1", "TASK#"+task.ID)
 	assert.Equal(t, table.TTL(c.Task.UpdatedAt.Add(day)), ttlOf(t, claim))

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -35,19 +37,23 @@ type SubmitInput struct {
 // Submit adds a PENDING task and returns it, with created false when the
 // idempotency key had already created it (then nothing new was written).
 //
-// Two single-item writes, no transaction: the IDEM item
+// Single-item writes in two round trips, no transaction: the IDEM item
 // (attribute_not_exists), then the task's META item (attribute_not_exists),
-// which enters GSI1's pending queue. The IDEM item decides: when two
-// submissions of one key race, one creates it and the other gets it back
-// with the refusal (ReturnValuesOnConditionCheckFailure), so a repeated key
-// costs one request, not the seed's GetItem before every submission.
-// Everything after it is a function of the IDEM item (the task id derived
-// from the key, its createdAt, the payload its hash names), so any
-// submission of the key can write META again and gets the same item: a
+// which enters GSI1's pending queue, and beside it the SUBMITTED event,
+// EVENT#0001 (unless Options.CompactHistory: then META tells it). The IDEM
+// item decides: when two submissions of one key race, one creates it and
+// the other gets it back with the refusal
+// (ReturnValuesOnConditionCheckFailure), so a repeated key costs one
+// request, not the seed's GetItem before every submission. Everything
+// after it is a function of the IDEM item (the task id derived from the
+// key, its createdAt, the payload its hash names), so any submission of
+// the key can write META and its event again and gets the same items: a
 // submission cut off after its IDEM item is finished by the next Submit of
-// its key. The SUBMITTED event is not written: META says it all (History
-// and EventFromChange read it there). Beside META goes the readiness
-// signal (at most once a second per store), which wakes idle workers.
+// its key. Beside META goes the readiness signal (at most once a second
+// per store), which wakes idle workers. A Submit that fails may have
+// written some of these items; without a key, a retry submits another
+// task (use a key to retry safely), and an event item left without its
+// META (whose put failed) expires after Options.Retention.
 //
 // A key submitted again with a different payload is refused with an
 // *IdempotencyError (ErrIdempotencyMismatch): the key already names other
@@ -89,26 +95,40 @@ func (s *Store) Submit(ctx context.Context, in SubmitInput) (task *Task, created
 	return s.write(ctx, sub)
 }
 
-// write writes a submission's META item, after its IDEM item, and reports
-// whether the task is sub's. META may exist already: when a racing Submit
-// of the key finished sub (then the task is still sub's), or when the
-// key's IDEM item expired while its task, an older one, lived on (see
-// "Retention" in the package documentation). Then it returns the task as
-// stored, or an *IdempotencyError if the older task has another payload.
+// write writes a submission's META item and its SUBMITTED event, after
+// its IDEM item, and reports whether the task is sub's. META may exist
+// already: when a racing Submit of the key finished sub (then the task is
+// still sub's), or when the key's IDEM item expired while its task, an
+// older one, lived on (see "Retention" in the package documentation).
+// Then it returns the task as stored, or an *IdempotencyError if the
+// older task has another payload.
+//
+// The event is put beside META, in the same round trip, on the condition
+// that its key is free (or holds an expired item): a racing submission of
+// the key writes the same event, and a live one is never overwritten. In
+// the second case above the older task's own SUBMITTED event had expired
+// with its IDEM item, and this one is not its: it is deleted again.
 func (s *Store) write(ctx context.Context, sub *submission) (*Task, bool, error) {
 	id := sub.meta.TaskID
-	var err error
-	each(2, func(i int) error {
-		if i == 1 {
+	var metaErr, eventErr error
+	each(3, func(i int) error {
+		switch {
+		case i == 0:
+			metaErr = s.t.Put(ctx, sub.meta, s.ifFree())
+		case i == 1:
 			s.bump(ctx)
-			return nil
+		case sub.event != nil:
+			eventErr = s.t.Put(ctx, sub.event, s.ifFree())
 		}
-		err = s.t.Put(ctx, sub.meta, s.ifFree())
 		return nil
 	})
-	if err != nil {
-		if !errors.Is(err, table.ErrAlreadyExists) {
-			return nil, false, fmt.Errorf("tasks: submit %q: %w", id, err)
+	eventWritten := sub.event != nil && eventErr == nil
+	if errors.Is(eventErr, table.ErrAlreadyExists) {
+		eventErr = nil // written by a racing submission of the key
+	}
+	if metaErr != nil {
+		if !errors.Is(metaErr, table.ErrAlreadyExists) {
+			return nil, false, fmt.Errorf("tasks: submit %q: %w", id, metaErr)
 		}
 		t, err := s.get(ctx, id)
 		switch {
@@ -116,14 +136,47 @@ func (s *Store) write(ctx context.Context, sub *submission) (*Task, bool, error)
 			return nil, false, err
 		case keys.FormatTime(t.CreatedAt) == sub.meta.CreatedAt:
 			// this submission, finished by a racing Submit of its key
+			if err := s.eventWritten(id, eventErr); err != nil {
+				return nil, false, err
+			}
 			return t, true, nil
-		case payloadHash(t.Payload) != payloadHash(sub.meta.Payload):
+		case eventWritten:
+			s.unsubmit(ctx, sub.event)
+		}
+		if payloadHash(t.Payload) != payloadHash(sub.meta.Payload) {
 			return nil, false, &IdempotencyError{Key: sub.meta.IdempotencyKey, TaskID: id}
 		}
 		return t, false, nil
 	}
+	if err := s.eventWritten(id, eventErr); err != nil {
+		return nil, false, err
+	}
 	t, err := sub.meta.task()
 	return t, err == nil, err
+}
+
+// eventWritten is the error of a submission of task id whose META is
+// stored but whose SUBMITTED event put failed with err (nil if it did
+// not): the task exists, its history reads whole (META tells the event),
+// but the layout misses the item, which the caller should know.
+func (s *Store) eventWritten(id string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("tasks: submit %q: the task is stored, its SUBMITTED event item is not: %w", id, err)
+}
+
+// unsubmit deletes the SUBMITTED event ev a submission wrote for a task
+// that turned out older than it (its IDEM item had expired while it lived
+// on), unless the item is no longer ev. A failure leaves an item History
+// ignores (its time is not the task's creation), and is logged.
+func (s *Store) unsubmit(ctx context.Context, ev *eventItem) {
+	ours := expression.Name(attrAt).Equal(expression.Value(ev.At))
+	err := s.t.Delete(ctx, s.t.Key(ev.PK, ev.SK), table.If(ours))
+	if err != nil && !errors.Is(err, table.ErrConditionFailed) {
+		s.log.WarnContext(ctx, "tasks: a late submission's SUBMITTED event was not removed; History ignores it",
+			"operation", "submit", "key", ev.TaskID, "error", err.Error())
+	}
 }
 
 // SubmitTx adds the submission of in to tx, a transaction the caller
@@ -217,6 +270,12 @@ func (s *Store) SubmitTx(ctx context.Context, tx *table.WriteTx, in SubmitInput,
 		tx.Put(sub.idem, s.ifFree())
 	}
 	tx.Put(sub.meta, s.ifFree())
+	if sub.event != nil {
+		// A Put: it applies only with META's create, which finds no live
+		// task, so any event item there is this submission's own (a Submit
+		// cut off after it) or expired.
+		tx.Put(sub.event)
+	}
 	// Idle workers learn of the task from the readiness signal, set now:
 	// they look for quiet seconds after it (and probe a partition on every
 	// poll, for a transaction run later than that).
@@ -247,8 +306,9 @@ func FreshKey() func(*SubmitTxOptions) {
 
 // submission is the items that submit one task.
 type submission struct {
-	meta *metaItem
-	idem *idemItem // nil without an idempotency key
+	meta  *metaItem
+	idem  *idemItem  // nil without an idempotency key
+	event *eventItem // the SUBMITTED event; nil with Options.CompactHistory
 }
 
 // submission builds the items that submit in at now, whose payload's
@@ -288,6 +348,13 @@ func (s *Store) submission(in SubmitInput, hash, id string, now time.Time, trace
 			// Submit of the key asks
 			sub.idem.AvailableAt = keys.FormatTime(available)
 		}
+	}
+	if !s.opts.CompactHistory {
+		ev, err := s.newEvent(id, 1, EventSubmitted, StatusPending, 0, "", "", now)
+		if err != nil {
+			return nil, err
+		}
+		sub.event = ev
 	}
 	return sub, nil
 }

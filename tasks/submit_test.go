@@ -19,21 +19,32 @@ import (
 )
 
 func TestSubmitWritesTheSeedLayout(t *testing.T) {
-	f := newFixture(t)
-	task, created, err := f.store.Submit(context.Background(), tasks.SubmitInput{IdempotencyKey: "client-uuid", Payload: []byte(`{"resize":"photo.jpg"}`)})
-	require.NoError(t, err, "Submit")
-	require.True(t, created, "Submit: created")
-	require.Equal(t, tasks.StatusPending, task.Status, "new task %+v", task)
-	require.Equal(t, 0, task.Attempt, "new task %+v", task)
-	require.Equal(t, 1, task.Events, "new task %+v", task)
-	require.True(t, task.CreatedAt.Equal(epoch), "new task %+v", task)
-	meta := f.raw(t, "TASK#"+task.ID, "META")
-	assert.Equal(t, "STATUS#PENDING", str(meta, "GSI1PK"), "GSI1PK, want the seed's STATUS#PENDING")
-	assert.Equal(t, "CREATED#2026-09-23T10:00:00.000000Z", str(meta, "GSI1SK"), "GSI1SK, want CREATED#<fixed-width UTC time>")
-	assert.Len(t, f.partition(t, task.ID), 1, "META alone: it tells the SUBMITTED event, EVENT#0001")
-	idem := f.raw(t, "IDEM#client-uuid", "TASK#"+task.ID)
-	assert.Equal(t, task.ID, str(idem, "taskId"), "IDEM item %v does not map the key to the task", idem)
-	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted)
+	for _, compact := range []bool{false, true} {
+		t.Run(layoutName(compact), func(t *testing.T) {
+			f := newFixture(t, layout(compact))
+			task, created, err := f.store.Submit(context.Background(), tasks.SubmitInput{IdempotencyKey: "client-uuid", Payload: []byte(`{"resize":"photo.jpg"}`)})
+			require.NoError(t, err, "Submit")
+			require.True(t, created, "Submit: created")
+			require.Equal(t, tasks.StatusPending, task.Status, "new task %+v", task)
+			require.Equal(t, 0, task.Attempt, "new task %+v", task)
+			require.Equal(t, 1, task.Events, "new task %+v", task)
+			require.True(t, task.CreatedAt.Equal(epoch), "new task %+v", task)
+			meta := f.raw(t, "TASK#"+task.ID, "META")
+			assert.Equal(t, "STATUS#PENDING", str(meta, "GSI1PK"), "GSI1PK, want the seed's STATUS#PENDING")
+			assert.Equal(t, "CREATED#2026-09-23T10:00:00.000000Z", str(meta, "GSI1SK"), "GSI1SK, want CREATED#<fixed-width UTC time>")
+			if compact {
+				assert.Len(t, f.partition(t, task.ID), 1, "META alone: it tells the SUBMITTED event, EVENT#0001")
+			} else {
+				ev := f.raw(t, "TASK#"+task.ID, "EVENT#0001")
+				assert.Equal(t, "SUBMITTED", str(ev, "event"), "the seed's EVENT#0001 (SUBMITTED)")
+				assert.Equal(t, "2026-09-23T10:00:00.000000Z", str(ev, "at"))
+				assert.Len(t, f.partition(t, task.ID), 2, "EVENT#0001 and META")
+			}
+			idem := f.raw(t, "IDEM#client-uuid", "TASK#"+task.ID)
+			assert.Equal(t, task.ID, str(idem, "taskId"), "IDEM item %v does not map the key to the task", idem)
+			wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted)
+		})
+	}
 }
 
 // TestSubmitSameKeyReturnsFirstTaskAndWritesNothing: a repeated key

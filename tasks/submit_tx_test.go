@@ -20,8 +20,9 @@ import (
 func (f *fixture) jobsTable(t *testing.T) *table.Table {
 	t.Helper()
 	schema := table.Schema{Name: "jobs", PartitionKey: table.Attribute{Name: "jobId", Type: types.ScalarAttributeTypeS}}
-	require.NoError(t, schema.EnsureTable(context.Background(), f.db))
-	jt := table.New(f.db, schema)
+	db := f.store.Table().DB() // one transaction goes to one DynamoDB client
+	require.NoError(t, schema.EnsureTable(context.Background(), db))
+	jt := table.New(db, schema)
 	require.NoError(t, jt.Put(context.Background(), table.Item{
 		"jobId":  &types.AttributeValueMemberS{Value: "j-1"},
 		"status": &types.AttributeValueMemberS{Value: "FAILED"},
@@ -59,6 +60,7 @@ func TestSubmitTxCreatesTheTaskWithTheCallersWritesAcrossTables(t *testing.T) {
 	assert.Equal(t, "QUEUED", f.jobStatus(t, jt))
 	assert.Equal(t, task, f.get(t, task.ID), "the task SubmitTx returned is the one stored")
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted)
+	assert.Equal(t, f.history(t, task.ID), eventItems(t, f.store.Table(), task.ID), "EVENT#0001 is written in the transaction")
 	f.raw(t, "IDEM#replay-j-1", "TASK#"+task.ID)
 	c := f.claim(t, "w-1")
 	assert.Equal(t, []byte("j-1"), c.Task.Payload)

@@ -119,6 +119,7 @@ const (
 	attrUpdatedAt      = "updatedAt"
 	attrLastError      = "lastError"
 	attrResult         = "result"
+	attrAt             = "at" // an event's time
 )
 
 // Item types, in attribute "type", so a scan of the single table can tell

@@ -4,7 +4,9 @@
 // midway holding a task. Once that task's lease runs out another worker
 // takes it over; the killed worker's claim is cleaned up in the same
 // transaction. The program prints progress as it goes, then the history of
-// the rescued task, and checks that every task completed exactly once.
+// the rescued task as its event items (EVENT#0001, ... in the task's
+// partition: every status change is one), and checks that every task
+// completed exactly once.
 //
 //	go run ./examples/tasks                      # in-memory fake
 //	TABLEKIT_DYNAMODB_ENDPOINT=http://127.0.0.1:8000 go run ./examples/tasks
@@ -44,6 +46,13 @@ type config struct {
 // run is the whole program. Its flags live in a FlagSet of its own, so run
 // can be called more than once in a process (the test runs it twice).
 func run(args []string) error {
+	_, err := runQueue(args)
+	return err
+}
+
+// runQueue is run, returning the run it made (for tests that read the
+// table it leaves).
+func runQueue(args []string) (*queue, error) {
 	flags := flag.NewFlagSet("tasks", flag.ContinueOnError)
 	useAWS := flags.Bool("aws", false, exampleenv.AWSFlagUsage)
 	tableName := flags.String("table", "tasks-example", "table name")
@@ -53,30 +62,30 @@ func run(args []string) error {
 	flags.IntVar(&cfg.shards, "shards", 1, "write shards of the pending partition")
 	flags.DurationVar(&cfg.lease, "lease", 2*time.Second, "lease duration")
 	if err := flags.Parse(args); err != nil {
-		return err
+		return nil, err
 	}
 	if cfg.workers < 2 || cfg.tasks < cfg.workers {
-		return fmt.Errorf("need at least 2 workers and as many tasks as workers")
+		return nil, fmt.Errorf("need at least 2 workers and as many tasks as workers")
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	env, err := exampleenv.Open(ctx, exampleenv.Config{AWS: *useAWS, Bucket: "tablekit-examples"})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Println("using", env)
 	store, err := tasks.NewStore(env.DB, nil, tasks.TableName(*tableName), tasks.LeaseDuration(cfg.lease), tasks.Shards(cfg.shards))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := store.EnsureTable(ctx); err != nil {
-		return fmt.Errorf("table: %w", err)
+		return nil, fmt.Errorf("table: %w", err)
 	}
 	fmt.Printf("table %s, %d workers, lease %v, %d shard(s), finished tasks kept %v (TTL)\n", store.Table().Name(), cfg.workers, cfg.lease, cfg.shards, store.Options().Retention)
 
 	q := &queue{store: store, cfg: cfg, runID: time.Now().UTC().Format("150405.000000"), completed: map[string]string{}}
-	return q.run(ctx)
+	return q, q.run(ctx)
 }
 
 // queue is one run: its tasks, who completed them, and the killed worker's
