@@ -224,6 +224,22 @@ func (r *reader) varint() int64 {
 	return v
 }
 
+// bytes reads what appendString wrote, without copying: the result is a
+// view of the record, valid until the record's buffer is reused.
+func (r *reader) bytes() []byte {
+	n := r.uvarint()
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)) {
+		r.err = errShort
+		return nil
+	}
+	b := r.b[:n:n]
+	r.b = r.b[n:]
+	return b
+}
+
 func (r *reader) string() string {
 	n := r.uvarint()
 	if r.err != nil {

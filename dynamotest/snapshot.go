@@ -294,7 +294,7 @@ func (db *DB) loadSnapshot(path string) (int64, error) {
 				return 0, fmt.Errorf("%w: %s: items before their table", ErrDataCorrupt, name)
 			}
 			for rd.more() {
-				t.load(rd.string())
+				t.load(rd.bytes())
 				nItems++
 			}
 		case 'E':
@@ -316,13 +316,9 @@ func (db *DB) loadSnapshot(path string) (int64, error) {
 // load adds one stored item to t while a snapshot loads: its entry is
 // built from the encoding, which is decoded only when indexes or the TTL
 // order need the item.
-func (t *dbTable) load(data string) {
-	pk := store.Attr(data, t.pk.name)
-	var pos string
-	if t.sk.name != "" {
-		pos = store.Key(store.Attr(data, t.sk.name), nil, nil)
-	}
-	t.putEntry(attr.KeyString(pk), store.EntryFromData(pos, data), nil, nil, nil)
+func (t *dbTable) load(data []byte) {
+	e := store.LoadEntry(data, t.sk.name)
+	t.putEntry(attr.KeyString(store.Attr(e.Data, t.pk.name)), e, nil, nil, nil)
 }
 
 // encode appends the stream's state: its settings, shards and records.

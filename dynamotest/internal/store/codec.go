@@ -394,3 +394,16 @@ func EntryFromData(key, data string) *Entry {
 	all := bytesToString(b)
 	return &Entry{Key: all[:len(key)], Data: all[len(key):], Size: Size(data)}
 }
+
+// LoadEntry builds the entry of an encoded item read from disk: b is the
+// encoding, which the caller may overwrite once LoadEntry returns (it is
+// copied once, into the entry); skName is the sort key attribute ("" for
+// none), whose value positions the entry.
+func LoadEntry(b []byte, skName string) *Entry {
+	view := bytesToString(b) // read only here, before the copy
+	var pos string
+	if skName != "" {
+		pos = Key(Attr(view, skName), nil, nil)
+	}
+	return EntryFromData(pos, view)
+}
