@@ -111,6 +111,20 @@ func (e *enforced) Delete(ctx context.Context, key string) error {
 	return e.store.Delete(ctx, key)
 }
 
+// ApplyLifecycle is authorized as s3:PutLifecycleConfiguration on the
+// bucket, then passed on to the enforced store (ErrUnsupported when it
+// keeps no rules).
+func (e *enforced) ApplyLifecycle(ctx context.Context, rules ...LifecycleRule) error {
+	if err := CheckLifecycle(rules); err != nil {
+		return err
+	}
+	r := iam.Request{Action: iam.S3PutLifecycleConfiguration, Resource: e.env.BucketARN(e.bucket)}
+	if err := e.authorize("PutBucketLifecycleConfiguration", r); err != nil {
+		return err
+	}
+	return ApplyLifecycle(ctx, e.store, rules...)
+}
+
 func (e *enforced) List(ctx context.Context, prefix string) iter.Seq2[Info, error] {
 	r := iam.Request{Action: iam.S3ListBucket, Resource: e.env.BucketARN(e.bucket)}
 	if prefix != "" {

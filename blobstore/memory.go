@@ -31,6 +31,8 @@ type Memory struct {
 	objects map[string]*memObject
 	signer  *urlSigner
 	now     func() time.Time
+	// lifecycle are the rules ApplyLifecycle kept.
+	lifecycle []LifecycleRule
 }
 
 type memObject struct {

@@ -54,7 +54,7 @@ type Objects struct {
 	// means SSE-S3 or no default encryption: nothing to grant.
 	KMSKeyID string
 	// Lifecycle says the deployment sets the bucket's lifecycle rules
-	// (s3blob's (*Store).ApplyLifecycle): Admin grants LifecycleActions on
+	// (blobstore.ApplyLifecycle; journey.Store.Setup): Admin grants LifecycleActions on
 	// the bucket. Leave it false for a bucket the service shares, whose
 	// rules (one configuration a bucket) belong to its owner.
 	Lifecycle bool
@@ -472,10 +472,14 @@ func objectKeyStatements(env Env, keys []objectKey) []Statement {
 }
 
 // LifecycleActions are what setting a bucket's lifecycle rules takes
-// (s3blob's (*Store).ApplyLifecycle, PutBucketLifecycleConfiguration).
+// (blobstore.ApplyLifecycle on s3blob's Store: PutBucketLifecycleConfiguration).
 // tablekit never reads the configuration back, so
 // s3:GetLifecycleConfiguration is not granted.
-var LifecycleActions = []string{"s3:PutLifecycleConfiguration"}
+var LifecycleActions = []string{S3PutLifecycleConfiguration}
+
+// S3PutLifecycleConfiguration is the action of setting a bucket's
+// lifecycle rules (PutBucketLifecycleConfiguration).
+const S3PutLifecycleConfiguration = "s3:PutLifecycleConfiguration"
 
 // LeadingKeys is DynamoDB's condition key of the partition key value a
 // request names (its fine-grained access control).

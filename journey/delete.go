@@ -35,9 +35,15 @@ type DeleteResult struct {
 	// Items are the DynamoDB items of the journey's partition, its
 	// metadata included.
 	Items int `json:"items"`
-	// Files are the log and report files under journeys/{journeyId}/.
-	Files  int  `json:"files"`
-	DryRun bool `json:"dryRun"`
+	// Files are the log and report files under journeys/{journeyId}/
+	// deleted (or, with DryRun, to delete) with Options.PurgeFilesOnDelete;
+	// 0 without it.
+	Files int `json:"files"`
+	// FilesKept: the journey's log and report files were left where they
+	// are, as they are by default (the audit trail; see
+	// Options.PurgeFilesOnDelete).
+	FilesKept bool `json:"filesKept"`
+	DryRun    bool `json:"dryRun"`
 }
 
 // deleteConcurrency bounds the files deleted at once.
@@ -69,11 +75,15 @@ func (s *Store) deleteJourney(ctx context.Context, id string, o DeleteOptions) (
 		return res, err
 	}
 	res.Items = items
-	files, err := s.deleteFiles(ctx, id, o.DryRun)
-	if err != nil {
-		return res, err
+	if s.opts.PurgeFilesOnDelete {
+		files, err := s.deleteFiles(ctx, id, o.DryRun)
+		if err != nil {
+			return res, err
+		}
+		res.Files = files
+	} else {
+		res.FilesKept = true
 	}
-	res.Files = files
 	if len(meta) > 0 {
 		res.Items++
 		if !o.DryRun {
@@ -87,7 +97,7 @@ func (s *Store) deleteJourney(ctx context.Context, id string, o DeleteOptions) (
 		return res, notFound(ErrJourneyNotFound, id, nil)
 	}
 	if !o.DryRun {
-		s.log(ctx, "journey deleted", "journeyId", id, "items", res.Items, "files", res.Files)
+		s.log(ctx, "journey deleted", "journeyId", id, "items", res.Items, "files", res.Files, "filesKept", res.FilesKept)
 	}
 	return res, nil
 }

@@ -3,6 +3,7 @@ package journey
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -95,13 +96,14 @@ func (r *deleteRig) fileCount(t *testing.T, id string) int {
 	return n
 }
 
-// assertGone: nothing of the journey is left but its export; its
-// neighbour is whole.
-func (r *deleteRig) assertGone(t *testing.T) {
+// assertGone: nothing of the journey's items is left; its export stays,
+// and so do filesLeft of its files (0 when they were purged, all of them
+// when kept); its neighbour is whole.
+func (r *deleteRig) assertGone(t *testing.T, filesLeft int) {
 	t.Helper()
 	ctx := context.Background()
 	assert.Zero(t, partitionItems(t, r.s, r.id), "items left")
-	assert.Zero(t, r.fileCount(t, r.id), "files left")
+	assert.Equal(t, filesLeft, r.fileCount(t, r.id), "files left (kept: the audit trail; purged: none)")
 	_, err := r.s.Journeys().Get(ctx, r.id, Consistent())
 	assert.ErrorIs(t, err, ErrJourneyNotFound)
 	assert.NotErrorIs(t, err, ErrDeleteInProgress)
@@ -113,28 +115,52 @@ func (r *deleteRig) assertGone(t *testing.T) {
 	assert.Equal(t, r.files, r.fileCount(t, r.id+"2"), "the neighbour's files")
 }
 
-// deleteWhole: Delete removes every item and file of the journey, and
-// only those; a second Delete finds nothing; the id can be used again.
+// deleteWhole: Delete removes every item of the journey, and only those,
+// and its files when s purges them (Options.PurgeFilesOnDelete), else
+// leaves them readable; a second Delete finds nothing; the id can be
+// used again.
 func deleteWhole(t *testing.T, s *Store, advance func(time.Duration)) {
 	ctx := context.Background()
+	purge := s.opts.PurgeFilesOnDelete
 	r := newDeleteRig(t, s, advance)
 	require.Equal(t, r.items, partitionItems(t, s, r.id))
 	require.Equal(t, r.files, r.fileCount(t, r.id))
+	c, err := s.Journeys().Load(ctx, r.id, Consistent())
+	require.NoError(t, err)
+	want := DeleteResult{JourneyID: r.id, Items: r.items, Files: r.files}
+	if !purge {
+		want.Files, want.FilesKept = 0, true
+	}
 
 	dry, err := s.Journeys().Delete(ctx, r.id, DryRun())
 	require.NoError(t, err)
-	assert.Equal(t, DeleteResult{JourneyID: r.id, Items: r.items, Files: r.files, DryRun: true}, dry)
+	wantDry := want
+	wantDry.DryRun = true
+	assert.Equal(t, wantDry, dry)
 	assert.Equal(t, r.items, partitionItems(t, s, r.id), "a dry run deletes nothing")
+	assert.Equal(t, r.files, r.fileCount(t, r.id), "a dry run deletes no file")
 	_, err = s.Journeys().Get(ctx, r.id, Consistent())
 	require.NoError(t, err, "a dry run marks nothing")
 
 	res, err := s.Journeys().Delete(ctx, r.id)
 	require.NoError(t, err)
-	assert.Equal(t, DeleteResult{JourneyID: r.id, Items: r.items, Files: r.files}, res)
-	r.assertGone(t)
+	assert.Equal(t, want, res)
+	filesLeft := r.files
+	if purge {
+		filesLeft = 0
+	}
+	r.assertGone(t, filesLeft)
 	for j, err := range s.Journeys().All(ctx) {
 		require.NoError(t, err)
 		assert.NotEqual(t, r.id, j.ID)
+	}
+	entries, err := s.Logs().Read(ctx, c.Jobs[0].Ref())
+	if purge {
+		require.NoError(t, err)
+		assert.Empty(t, entries, "purged")
+	} else {
+		require.NoError(t, err, "a deleted journey's full logs are still read")
+		assert.Len(t, entries, deleteLogs/2, "the first job's two step logs")
 	}
 
 	_, err = s.Journeys().Delete(ctx, r.id)
@@ -143,25 +169,39 @@ func deleteWhole(t *testing.T, s *Store, advance func(time.Duration)) {
 	require.NoError(t, err, "a deleted journey's id is free")
 }
 
-func TestDeleteRemovesTheJourneysItemsAndFiles(t *testing.T) {
+// TestDeleteRemovesTheJourneysItemsAndKeepsItsFiles: by default a deleted
+// journey's full logs and reports stay in S3 (the seed's audit trail,
+// "never deleted"); its items go.
+func TestDeleteRemovesTheJourneysItemsAndKeepsItsFiles(t *testing.T) {
 	e := newEnv(t)
 	deleteWhole(t, e.store, e.db.Advance)
 }
 
-// TestIntegrationDeleteRemovesTheJourneysItemsAndFiles: on DynamoDB Local
-// and s3rver.
-func TestIntegrationDeleteRemovesTheJourneysItemsAndFiles(t *testing.T) {
-	client := testenv.S3(t)
-	bucket := func(base string) blobstore.Store {
-		b, err := s3blob.New(client, testenv.Bucket(t, base), func(o *s3blob.Options) { o.PathStyle = true })
-		require.NoError(t, err)
-		return b
+// TestDeletePurgesTheFilesWithPurgeFilesOnDelete: a store with
+// PurgeFilesOnDelete deletes the journey's files too.
+func TestDeletePurgesTheFilesWithPurgeFilesOnDelete(t *testing.T) {
+	e := newEnv(t, PurgeFilesOnDelete())
+	deleteWhole(t, e.store, e.db.Advance)
+}
+
+// TestIntegrationDeleteKeepsOrPurgesTheFiles: both on DynamoDB Local and
+// s3rver.
+func TestIntegrationDeleteKeepsOrPurgesTheFiles(t *testing.T) {
+	for _, purge := range []bool{false, true} {
+		t.Run(fmt.Sprintf("purge=%v", purge), func(t *testing.T) {
+			client := testenv.S3(t)
+			bucket := func(base string) blobstore.Store {
+				b, err := s3blob.New(client, testenv.Bucket(t, base), func(o *s3blob.Options) { o.PathStyle = true })
+				require.NoError(t, err)
+				return b
+			}
+			logs, reports, backups := bucket("journey-logs"), bucket("journey-reports"), bucket("journey-backups")
+			clock := localClock()
+			s := localStore(t, Clock(clock.Now), WithReports(reports), WithBackups(backups), func(o *Options) { o.PurgeFilesOnDelete = purge })
+			s.logs = logs
+			deleteWhole(t, s, clock.Advance)
+		})
 	}
-	logs, reports, backups := bucket("journey-logs"), bucket("journey-reports"), bucket("journey-backups")
-	clock := localClock()
-	s := localStore(t, Clock(clock.Now), WithReports(reports), WithBackups(backups))
-	s.logs = logs
-	deleteWhole(t, s, clock.Advance)
 }
 
 // TestDeleteIsRefusedWhileAJobRuns: nothing is deleted or marked.
@@ -251,7 +291,7 @@ func TestInterruptedDeleteIsFinishedByTheNextDelete(t *testing.T) {
 			if tc.fileLeft >= 0 {
 				logs.left.Store(int64(tc.fileLeft))
 			}
-			s := mustStore(t, hooked, logs, WithReports(e.reports), WithBackups(e.backups), Clock(e.db.Now))
+			s := mustStore(t, hooked, logs, WithReports(e.reports), WithBackups(e.backups), Clock(e.db.Now), PurgeFilesOnDelete())
 			hooked.hook(func(n int) error {
 				if n == tc.crashWrite {
 					return errInjected
@@ -284,7 +324,7 @@ func TestInterruptedDeleteIsFinishedByTheNextDelete(t *testing.T) {
 			logs.left.Store(1 << 30)
 			_, err = s.Journeys().Delete(ctx, r.id)
 			require.NoError(t, err)
-			r.assertGone(t)
+			r.assertGone(t, 0)
 		})
 	}
 }
@@ -345,6 +385,6 @@ func TestDeleteCleansWhatALateWriterLeft(t *testing.T) {
 	require.NoError(t, err)
 	res, err := e.store.Journeys().Delete(ctx, r.id)
 	require.NoError(t, err)
-	assert.Equal(t, DeleteResult{JourneyID: r.id, Items: 1, Files: 1}, res)
-	r.assertGone(t)
+	assert.Equal(t, DeleteResult{JourneyID: r.id, Items: 1, FilesKept: true}, res)
+	r.assertGone(t, r.files+1) // the late report's file stays with the others
 }

@@ -38,8 +38,12 @@
 // [NewStore] takes the table's API, the logs store and options
 // ([TableName], [WithReports], [WithBackups], [Clock], [Logger],
 // [TracerProvider], and the fields of [Options]) and fails on a nil API or
-// logs store. Calls on a nil Store or handle return [ErrNoStore]. [Store.EnsureTable] creates the table;
-// [Store.Schema] describes it. The calls are grouped in handles, as
+// logs store. Calls on a nil Store or handle return [ErrNoStore].
+// [Store.Setup] readies what the store runs on: the table
+// ([Store.EnsureTable]) and the logs bucket's lifecycle rule
+// ([Store.ApplyLifecycle]: the seed's "archival to Glacier after 90 days"
+// of full logs, [Options.ArchiveLogsAfterDays]); [Store.Schema] describes
+// the table. The calls are grouped in handles, as
 // database/sql hands out Tx and Rows, each sharing the store's table,
 // clock and logger:
 //
@@ -156,16 +160,21 @@
 //
 // # Deleting a journey
 //
-// [Journeys.Delete] removes a journey's items and its log and report
-// files, leaving its export in the backups store. A journey has more
+// [Journeys.Delete] removes a journey's items. Its log and report files
+// stay by default: the seed's full logs are "never deleted" (the audit
+// trail) and the logs bucket's lifecycle rule archives them to Glacier
+// after 90 days ([Store.Setup]); [Options.PurgeFilesOnDelete] deletes them too, and only
+// a store with it needs s3:DeleteObject. Its export in the backups store
+// stays either way. A journey has more
 // items than one transaction holds, so Delete first marks the METADATA
 // item (DeletingAt, out of GSI1) in one transaction with a check on every
 // stage that no job runs ([ErrJobRunning] otherwise: Jobs.Start moves a
 // stage and checks the metadata in one transaction too). Marked, the
 // journey reads as not found ([ErrDeleteInProgress]), and every write
 // that touches its metadata, Journeys.Create and Backups.Import are
-// refused; Delete then deletes the items, the files, and the METADATA
-// item last, so a delete interrupted half way is finished by the next.
+// refused; Delete then deletes the items, the files (when it purges them),
+// and the METADATA item last, so a delete interrupted half way is finished
+// by the next.
 //
 // # Progress from the change feed
 //

@@ -156,11 +156,14 @@ func (h *Journeys) All(ctx context.Context, opts ...func(*ListOptions)) iter.Seq
 	return table.Walk(func(cursor string) (table.Page[Journey], error) { return h.List(ctx, cursor, opts...) })
 }
 
-// Delete removes a journey: every item of its partition (metadata,
-// stages, rules, jobs, log summaries, report catalog entries) and its log
-// and report files (everything under journeys/{journeyId}/ in the logs
-// and reports stores). Its export in the backups store stays, so a
-// deleted journey can be imported again.
+// Delete removes a journey's items: every item of its partition
+// (metadata, stages, rules, jobs, log summaries, report catalog entries).
+// Its log and report files stay where they are by default: the seed's full
+// logs are the audit trail, "never deleted", and the logs bucket's
+// lifecycle rule archives them (Store.Setup); its export in the backups
+// store stays too, so a deleted journey can be imported again. A store
+// with Options.PurgeFilesOnDelete also deletes the files (everything under
+// journeys/{journeyId}/ in the logs and reports stores).
 //
 // Delete is refused with ErrJobRunning while a job of the journey is
 // pending or running (Jobs.Recover fails a job past its timeout), and
@@ -170,11 +173,12 @@ func (h *Journeys) All(ctx context.Context, opts ...func(*ListOptions)) iter.Seq
 // the journey is out of Journeys.List, reads find no journey (an error
 // matching ErrJourneyNotFound and ErrDeleteInProgress), and Jobs.Start,
 // the journey's other writes, Journeys.Create and Backups.Import (even
-// with Overwrite) are refused. It then deletes the items, then the files,
-// and the METADATA item last. It is resumable: a delete interrupted half
-// way leaves the mark, and the next Delete of the journey finishes it;
-// Delete of a journey whose metadata is gone removes what is left of its
-// partition and files. A journey with nothing left is ErrJourneyNotFound.
+// with Overwrite) are refused. It then deletes the items, then (with
+// PurgeFilesOnDelete) the files, and the METADATA item last. It is
+// resumable: a delete interrupted half way leaves the mark, and the next
+// Delete of the journey finishes it; Delete of a journey whose metadata is
+// gone removes what is left of its partition (and files). A journey with
+// nothing left is ErrJourneyNotFound.
 //
 // DryRun counts what would be removed (after the same running-job check)
 // and writes nothing.

@@ -3,7 +3,9 @@ package journey
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"math"
 	"reflect"
 	"time"
 
@@ -48,6 +50,15 @@ const DefaultJobTimeout = 1800 * time.Second
 // without a timeout without one: its job holds its stage until its worker
 // finishes it, however long that takes.
 const NoJobTimeout time.Duration = -1
+
+// DefaultArchiveLogsAfterDays is Options.ArchiveLogsAfterDays's default:
+// the seed's "archival to Glacier after 90 days" of the full logs.
+const DefaultArchiveLogsAfterDays = 90
+
+// NoLogArchive, as Options.ArchiveLogsAfterDays, declares no lifecycle
+// rule: Store.Setup leaves the logs bucket's lifecycle configuration as
+// it is.
+const NoLogArchive = -1
 
 // DefaultBatchWriteConcurrency is how many BatchWriteItem requests a step
 // logger's summaries (and Journeys.Delete's deletes) keep in flight: a
@@ -101,6 +112,23 @@ type Options struct {
 	// about 570 GB of them. 0 means DefaultLogSummaryRetention;
 	// KeepLogSummaries (negative) writes no ttl.
 	LogSummaryRetention time.Duration
+	// ArchiveLogsAfterDays is the logs bucket's lifecycle rule, which
+	// Store.Setup applies: objects under journeys/ move to S3 Glacier
+	// Flexible Retrieval this many days after they were written. 0 means
+	// DefaultArchiveLogsAfterDays (the seed's 90); NoLogArchive (negative)
+	// declares no rule. A store without Options.Reports keeps its report
+	// files in the logs bucket, where the rule archives them too. An
+	// archived file is not read back (Logs.Read, Reports.Read) until it is
+	// restored from Glacier.
+	ArchiveLogsAfterDays int
+	// PurgeFilesOnDelete makes Journeys.Delete also delete the journey's
+	// log and report files (everything under journeys/{journeyId}/ in the
+	// logs and reports stores). By default they stay: the seed's full logs
+	// are the audit trail, "never deleted", and the logs bucket's lifecycle
+	// rule archives them (ArchiveLogsAfterDays, Store.Setup). A store with
+	// it needs s3:DeleteObject on those buckets (policies.Journey grants
+	// it only to a service that sets it).
+	PurgeFilesOnDelete bool
 	// JobTimeout is the configuration.timeout of a journey created without
 	// one (Configuration.Timeout 0), and of a job started without one
 	// whose journey has none either: past it, a job whose worker died
@@ -172,6 +200,9 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) (*Stor
 	if o.JobTimeout == 0 {
 		o.JobTimeout = DefaultJobTimeout
 	}
+	if o.ArchiveLogsAfterDays == 0 {
+		o.ArchiveLogsAfterDays = DefaultArchiveLogsAfterDays
+	}
 	if o.NewID == nil {
 		o.NewID = defaultNewID(o.Clock)
 	}
@@ -183,6 +214,9 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) (*Stor
 	}
 	if o.JobTimeout > 0 && o.JobTimeout%time.Second != 0 {
 		return nil, inputError("Options.JobTimeout", o.JobTimeout, "configuration.timeout is whole seconds")
+	}
+	if o.ArchiveLogsAfterDays > math.MaxInt32 {
+		return nil, inputError("Options.ArchiveLogsAfterDays", o.ArchiveLogsAfterDays, "S3 counts lifecycle days in 32 bits")
 	}
 	if err := o.buckets(logs, reportsInLogs); err != nil {
 		return nil, err
@@ -259,6 +293,10 @@ func Provisioning(p table.Provisioning) func(*Options) {
 	return func(o *Options) { o.Provisioning = &p }
 }
 
+// PurgeFilesOnDelete sets Options.PurgeFilesOnDelete: Journeys.Delete
+// also deletes the journey's log and report files.
+func PurgeFilesOnDelete() func(*Options) { return func(o *Options) { o.PurgeFilesOnDelete = true } }
+
 // JobTimeout sets Options.JobTimeout: the timeout of journeys and jobs
 // created without one (NoJobTimeout: none).
 func JobTimeout(d time.Duration) func(*Options) { return func(o *Options) { o.JobTimeout = d } }
@@ -308,6 +346,62 @@ func (s *Store) EnsureTable(ctx context.Context) (err error) {
 	ctx, span := s.t.Start(ctx, "journey.EnsureTable")
 	defer span.End(&err)
 	return s.t.EnsureTable(ctx)
+}
+
+// Setup readies what the store runs on: the table (EnsureTable) and the
+// logs bucket's lifecycle rule (ApplyLifecycle), the seed's archival of
+// full logs to Glacier. A service calls it at start-up, or its deployment
+// does with the admin policy (which grants s3:PutLifecycleConfiguration on
+// the logs bucket); `tablekit tables ensure -store journey` does the same.
+func (s *Store) Setup(ctx context.Context) (err error) {
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
+	ctx, span := s.t.Start(ctx, "journey.Setup")
+	defer span.End(&err)
+	if err := s.t.EnsureTable(ctx); err != nil {
+		return err
+	}
+	return s.applyLifecycle(ctx)
+}
+
+// ApplyLifecycle applies the logs bucket's lifecycle rule
+// (Options.ArchiveLogsAfterDays: objects under journeys/ to Glacier after
+// 90 days by default), replacing the bucket's lifecycle configuration: the
+// logs bucket is the service's own. With NoLogArchive it does nothing. A
+// logs store that keeps no lifecycle rules (blobstore.Dir, an S3-compatible
+// server without them such as s3rver) is an error wrapping
+// blobstore.ErrUnsupported.
+func (s *Store) ApplyLifecycle(ctx context.Context) (err error) {
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
+	ctx, span := s.t.Start(ctx, "journey.ApplyLifecycle")
+	defer span.End(&err)
+	return s.applyLifecycle(ctx)
+}
+
+// lifecycle is the logs bucket's declared lifecycle: the seed's Glacier
+// rule under journeys/, or none with NoLogArchive.
+func (s *Store) lifecycle() []blobstore.LifecycleRule {
+	if s.opts.ArchiveLogsAfterDays < 0 {
+		return nil
+	}
+	// "journeys/": every log file (and, in the logs bucket, every report
+	// file); S3 filters lifecycle rules by prefix only.
+	prefix, _ := logObjects.Prefix()
+	return []blobstore.LifecycleRule{blobstore.GlacierAfter(prefix, int32(s.opts.ArchiveLogsAfterDays))}
+}
+
+func (s *Store) applyLifecycle(ctx context.Context) error {
+	rules := s.lifecycle()
+	if len(rules) == 0 {
+		return nil
+	}
+	if err := blobstore.ApplyLifecycle(ctx, s.logs, rules...); err != nil {
+		return fmt.Errorf("journey: lifecycle of the logs bucket %s: %w", s.opts.LogsBucket, err)
+	}
+	return nil
 }
 
 // ErrNoStore: a method was called on a nil or zero Store, not one from

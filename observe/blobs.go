@@ -112,6 +112,15 @@ func (b *blobs) Delete(ctx context.Context, key string) error {
 	return err
 }
 
+// ApplyLifecycle passes lifecycle rules on to the wrapped store
+// (blobstore.ApplyLifecycle: ErrUnsupported when it keeps none), in a span.
+func (b *blobs) ApplyLifecycle(ctx context.Context, rules ...blobstore.LifecycleRule) error {
+	ctx, span := b.begin(ctx, "ApplyLifecycle", "")
+	err := blobstore.ApplyLifecycle(ctx, b.next, rules...)
+	b.end(ctx, span, "ApplyLifecycle", err)
+	return err
+}
+
 // List is one span for the whole listing, ended when the caller stops.
 func (b *blobs) List(ctx context.Context, prefix string) iter.Seq2[blobstore.Info, error] {
 	return func(yield func(blobstore.Info, error) bool) {

@@ -1,62 +1,35 @@
 package s3blob_test
 
 import (
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"sync"
+	"errors"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/blobstore/s3blob"
+	"github.com/tablekit/tablekit/internal/fakes3"
 )
 
-// lifecycleRecorder is an S3 endpoint that records PutBucketLifecycle
-// requests (neither gofakes3 nor s3rver implements lifecycle rules).
-type lifecycleRecorder struct {
-	mu     sync.Mutex
-	bodies []string
-}
-
-func (l *lifecycleRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPut || !r.URL.Query().Has("lifecycle") {
-		http.Error(w, "unexpected "+r.Method+" "+r.URL.String(), http.StatusNotImplemented)
-		return
-	}
-	b, _ := io.ReadAll(r.Body)
-	l.mu.Lock()
-	l.bodies = append(l.bodies, string(b))
-	l.mu.Unlock()
-	w.WriteHeader(http.StatusOK)
-}
-
-func lifecycleStore(t *testing.T) (*s3blob.Store, *lifecycleRecorder) {
-	rec := &lifecycleRecorder{}
-	srv := httptest.NewServer(rec)
-	t.Cleanup(srv.Close)
-	client := s3.New(s3.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(srv.URL),
-		Credentials:  credentials.NewStaticCredentialsProvider("fake", "fake", ""),
-		UsePathStyle: true,
-	})
-	s, err := s3blob.New(client, "journey-logs")
+// lifecycleStore is a store on the in-process S3, which records the
+// lifecycle configurations it gets.
+func lifecycleStore(t *testing.T) (*s3blob.Store, *fakes3.Server) {
+	f := fakes3.New(t)
+	s, err := s3blob.New(f.Client, "journey-logs")
 	require.NoError(t, err)
-	return s, rec
+	return s, f
 }
 
 func TestApplyLifecycleSendsSeedZeroGlacierRule(t *testing.T) {
-	s, rec := lifecycleStore(t)
-	require.NoError(t, s.ApplyLifecycle(t.Context(), s3blob.GlacierAfter("logs/", 90),
-		s3blob.LifecycleRule{ID: "reports-expire", Prefix: "reports/", ExpireAfterDays: 365}))
-	require.Len(t, rec.bodies, 1)
-	body := rec.bodies[0]
+	s, f := lifecycleStore(t)
+	require.NoError(t, s.ApplyLifecycle(t.Context(), blobstore.GlacierAfter("logs/", 90),
+		blobstore.LifecycleRule{ID: "reports-expire", Prefix: "reports/", ExpireAfterDays: 365}))
+	require.Len(t, f.Lifecycle(), 1)
+	body := f.Lifecycle()[0]
 	for _, want := range []string{
+		"/journey-logs ",
 		"<ID>tablekit-logs/</ID>", "<Prefix>logs/</Prefix>", "<Days>90</Days>", "<StorageClass>GLACIER</StorageClass>",
 		"<ID>reports-expire</ID>", "<Prefix>reports/</Prefix>", "<Expiration><Days>365</Days></Expiration>",
 		"<Status>Enabled</Status>",
@@ -66,19 +39,41 @@ func TestApplyLifecycleSendsSeedZeroGlacierRule(t *testing.T) {
 }
 
 func TestApplyLifecycleRefusesBadRulesBeforeSending(t *testing.T) {
-	s, rec := lifecycleStore(t)
-	bad := map[string][]s3blob.LifecycleRule{
+	s, f := lifecycleStore(t)
+	bad := map[string][]blobstore.LifecycleRule{
 		"no rules":                 nil,
 		"nothing to do":            {{Prefix: "logs/"}},
 		"negative days":            {{Prefix: "logs/", ExpireAfterDays: -1}},
 		"unknown class":            {{Prefix: "logs/", TransitionAfterDays: 30, StorageClass: "TAPE"}},
 		"class without transition": {{Prefix: "logs/", ExpireAfterDays: 30, StorageClass: "GLACIER"}},
 		"expiry before transition": {{Prefix: "logs/", TransitionAfterDays: 90, StorageClass: "GLACIER", ExpireAfterDays: 30}},
-		"prefix leaving the store": {s3blob.GlacierAfter("../logs/", 90)},
-		"two rules, one ID":        {s3blob.GlacierAfter("logs/", 90), s3blob.GlacierAfter("logs/", 30)},
+		"prefix leaving the store": {blobstore.GlacierAfter("../logs/", 90)},
+		"two rules, one ID":        {blobstore.GlacierAfter("logs/", 90), blobstore.GlacierAfter("logs/", 30)},
 	}
 	for name, rules := range bad {
-		assert.Error(t, s.ApplyLifecycle(t.Context(), rules...), name)
+		err := s.ApplyLifecycle(t.Context(), rules...)
+		assert.True(t, errors.Is(err, blobstore.ErrInvalidInput) || errors.Is(err, blobstore.ErrInvalidKey), "%s: %v", name, err)
 	}
-	assert.Empty(t, rec.bodies, "nothing was sent")
+	assert.Empty(t, f.Lifecycle(), "nothing was sent")
+}
+
+// TestApplyLifecycleOnAServerWithoutLifecycleIsUnsupported: s3rver
+// answers 501 NotImplemented to a lifecycle configuration; the store says
+// ErrUnsupported rather than a bare server error.
+func TestApplyLifecycleOnAServerWithoutLifecycleIsUnsupported(t *testing.T) {
+	s, f := lifecycleStore(t)
+	f.NoLifecycle.Store(true)
+	err := s.ApplyLifecycle(t.Context(), blobstore.GlacierAfter("journeys/", 90))
+	assert.ErrorIs(t, err, blobstore.ErrUnsupported)
+	assert.ErrorIs(t, blobstore.ApplyLifecycle(t.Context(), s, blobstore.GlacierAfter("journeys/", 90)), blobstore.ErrUnsupported)
+}
+
+// TestTransitionStorageClassesAreS3s: blobstore's list (which cannot
+// import the SDK) is the SDK's TransitionStorageClass enum.
+func TestTransitionStorageClassesAreS3s(t *testing.T) {
+	var sdk []string
+	for _, c := range s3types.TransitionStorageClass("").Values() {
+		sdk = append(sdk, string(c))
+	}
+	assert.ElementsMatch(t, sdk, blobstore.TransitionStorageClasses)
 }

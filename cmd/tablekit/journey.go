@@ -10,9 +10,11 @@ import (
 	"github.com/tablekit/tablekit/journey"
 )
 
-// journeyFlags name the journey table and its buckets.
+// journeyFlags name the journey table and its buckets, and the store's
+// options a command sets (journey delete's -purge-files).
 type journeyFlags struct {
 	table, logs, reports, backups string
+	purgeFiles                    bool
 }
 
 func (f *journeyFlags) register(fs *flag.FlagSet) {
@@ -39,12 +41,16 @@ func (f *journeyFlags) open(ctx context.Context, a *app) (*journey.Store, error)
 			return nil, err
 		}
 	}
-	return journey.NewStore(c.db, logs, journey.TableName(f.table), journey.WithReports(reports), journey.WithBackups(backups))
+	opts := []func(*journey.Options){journey.TableName(f.table), journey.WithReports(reports), journey.WithBackups(backups)}
+	if f.purgeFiles {
+		opts = append(opts, journey.PurgeFilesOnDelete())
+	}
+	return journey.NewStore(c.db, logs, opts...)
 }
 
 // journeySetup opens the store for fn, which takes one journey id, or none
 // with ids 0.
-func journeySetup(fn func(ctx context.Context, a *app, s *journey.Store, args []string) error, extra func(*flag.FlagSet), ids ...int) func(*flag.FlagSet, *app) runner {
+func journeySetup(fn func(ctx context.Context, a *app, s *journey.Store, args []string) error, extra func(*flag.FlagSet, *journeyFlags), ids ...int) func(*flag.FlagSet, *app) runner {
 	want := 1
 	if len(ids) > 0 {
 		want = ids[0]
@@ -53,7 +59,7 @@ func journeySetup(fn func(ctx context.Context, a *app, s *journey.Store, args []
 		var jf journeyFlags
 		jf.register(fs)
 		if extra != nil {
-			extra(fs)
+			extra(fs, &jf)
 		}
 		return func(ctx context.Context, args []string) error {
 			switch {
@@ -91,7 +97,7 @@ func journeyCommands() []*command {
 				return emitPage(a, p, "journeys", func(w io.Writer, j journey.Journey) {
 					fmt.Fprintf(w, "%s\t%s\t%d%%\t%s\t%s\n", j.ID, j.Status, j.OverallProgress, j.CreatedAt, j.Name)
 				})
-			}, func(fs *flag.FlagSet) {
+			}, func(fs *flag.FlagSet, _ *journeyFlags) {
 				page.register(fs)
 				fs.BoolVar(&oldest, "oldest", false, "oldest first")
 			}, 0),
@@ -111,7 +117,7 @@ func journeyCommands() []*command {
 				return emitPage(a, p, "job executions of journey "+args[0], func(w io.Writer, jb journey.Job) {
 					fmt.Fprintf(w, "%s\t%s\texecution %d\t%s\t%d%%\n", jb.JobID, jb.StageID, jb.ExecutionNumber, jb.Status, jb.Progress)
 				})
-			}, func(fs *flag.FlagSet) {
+			}, func(fs *flag.FlagSet, _ *journeyFlags) {
 				page.register(fs)
 				fs.StringVar(&stage, "stage", "", "only this stage's executions")
 			}),
@@ -171,7 +177,7 @@ func journeyCommands() []*command {
 				return a.emit(c.Journey, func(w io.Writer) {
 					fmt.Fprintf(w, "imported %s: %d stages, %d rules, %d jobs\n", c.Journey.ID, len(c.Stages), len(c.Rules), len(c.Jobs))
 				})
-			}, func(fs *flag.FlagSet) {
+			}, func(fs *flag.FlagSet, _ *journeyFlags) {
 				fs.BoolVar(&overwrite, "overwrite", false, "replace a journey that exists, as a whole")
 			}),
 		},
@@ -209,17 +215,19 @@ left alone (skipped). -dry-run lists the jobs past their timeout.`,
 					}
 					fmt.Fprintf(w, "failed %d timed-out jobs (%d found, %d finished meanwhile)\n", len(res.Failed), res.Found, res.Skipped)
 				})
-			}, func(fs *flag.FlagSet) {
+			}, func(fs *flag.FlagSet, _ *journeyFlags) {
 				fs.StringVar(&only, "journey", "", "only this journey's jobs")
 			}, 0),
 		},
 		{
 			name: "journey delete", args: "<journey id>",
-			summary: "delete a journey: its items and its log and report files (its export stays); refused while a job runs; resumable",
-			help: `Marks the journey (it disappears from lists and takes no writes), deletes its items, its
-log and report files, then its metadata. Interrupted, it leaves the mark: run it again to
-finish. Refused while a job of the journey runs (journey recover fails one past its
-timeout). -dry-run counts what would be deleted.`,
+			summary: "delete a journey's items (its log and report files stay, as does its export; -purge-files deletes the files too); refused while a job runs; resumable",
+			help: `Marks the journey (it disappears from lists and takes no writes), deletes its items,
+then its metadata. Its log and report files stay (the journey design's audit trail: full logs
+are never deleted; the logs bucket's lifecycle rule archives them); -purge-files deletes
+them too, which needs s3:DeleteObject on the buckets. Interrupted, it leaves the mark: run
+it again to finish. Refused while a job of the journey runs (journey recover fails one past
+its timeout). -dry-run counts what would be deleted.`,
 			destructive: true,
 			setup: journeySetup(func(ctx context.Context, a *app, s *journey.Store, args []string) error {
 				var opts []func(*journey.DeleteOptions)
@@ -237,9 +245,15 @@ timeout). -dry-run counts what would be deleted.`,
 					})
 				}
 				return a.emit(res, func(w io.Writer) {
+					if res.FilesKept {
+						fmt.Fprintf(w, "deleted journey %s: %d items; its log and report files stay\n", res.JourneyID, res.Items)
+						return
+					}
 					fmt.Fprintf(w, "deleted journey %s: %d items, %d files\n", res.JourneyID, res.Items, res.Files)
 				})
-			}, nil),
+			}, func(fs *flag.FlagSet, jf *journeyFlags) {
+				fs.BoolVar(&jf.purgeFiles, "purge-files", false, "delete the journey's log and report files too (journey.PurgeFilesOnDelete)")
+			}),
 		},
 	}
 }

@@ -105,23 +105,29 @@ func TestJourneyRecoverFailsTimedOutJobs(t *testing.T) {
 	assert.Equal(t, exitUsage, runCLI(t, c.args("recover", "-yes", "JRN-DEAD")...).code, "takes no argument")
 }
 
+// TestJourneyDeleteRemovesTheJourney: journey delete removes the
+// journey's items and keeps its files; with -purge-files it deletes them.
 func TestJourneyDeleteRemovesTheJourney(t *testing.T) {
 	c := newJourneyCLI(t)
 	ctx := context.Background()
-	job := c.deadJob(t, "JRN-DEL")
-	l, err := c.store.Logs().Logger(job.Ref(), "schema_extraction")
-	require.NoError(t, err)
-	for range 30 {
-		l.Info("entry", nil)
+	withFiles := func(id string) *journey.Job {
+		job := c.deadJob(t, id)
+		l, err := c.store.Logs().Logger(job.Ref(), "schema_extraction")
+		require.NoError(t, err)
+		for range 30 {
+			l.Info("entry", nil)
+		}
+		require.NoError(t, l.Close(ctx))
+		_, err = c.store.Reports().Write(ctx, job.Ref(), "schema_extraction", journey.Report{ReportType: journey.ReportSummary, Title: "s"})
+		require.NoError(t, err)
+		return job
 	}
-	require.NoError(t, l.Close(ctx))
-	_, err = c.store.Reports().Write(ctx, job.Ref(), "schema_extraction", journey.Report{ReportType: journey.ReportSummary, Title: "s"})
-	require.NoError(t, err)
+	job := withFiles("JRN-DEL")
 
 	running := runCLI(t, c.args("delete", "JRN-DEL", "-yes")...)
 	assert.Equal(t, exitFailed, running.code, "refused while a job runs")
 	assert.Contains(t, running.stderr, "a job is running")
-	_, err = c.store.Jobs().Finish(ctx, job.Ref(), journey.Finish{Status: journey.JobCompleted})
+	_, err := c.store.Jobs().Finish(ctx, job.Ref(), journey.Finish{Status: journey.JobCompleted})
 	require.NoError(t, err)
 
 	dry := runCLI(t, c.args("delete", "JRN-DEL", "-dry-run", "-output", "json")...)
@@ -132,21 +138,31 @@ func TestJourneyDeleteRemovesTheJourney(t *testing.T) {
 	assert.True(t, planned.DryRun)
 	assert.Equal(t, "delete", planned.Action)
 	// metadata, six stages, the job, 30 summaries, the catalog entry; the
-	// log file and the report file.
+	// log file and the report file stay.
 	assert.Equal(t, 1, planned.Count)
-	assert.Equal(t, []journey.DeleteResult{{JourneyID: "JRN-DEL", Items: 39, Files: 2, DryRun: true}}, planned.Items)
+	assert.Equal(t, []journey.DeleteResult{{JourneyID: "JRN-DEL", Items: 39, FilesKept: true, DryRun: true}}, planned.Items)
 	_, err = c.store.Journeys().Get(ctx, "JRN-DEL")
 	require.NoError(t, err, "a dry run deletes nothing")
 
 	assert.Equal(t, exitNotConfirmed, runCLI(t, c.args("delete", "JRN-DEL")...).code)
 	done := runCLI(t, c.args("delete", "JRN-DEL", "-yes")...)
 	require.Equal(t, exitOK, done.code, done.stderr)
-	assert.Contains(t, done.stdout, "deleted journey JRN-DEL: 39 items, 2 files")
+	assert.Contains(t, done.stdout, "deleted journey JRN-DEL: 39 items; its log and report files stay")
 	_, err = c.store.Journeys().Get(ctx, "JRN-DEL")
 	assert.ErrorIs(t, err, journey.ErrJourneyNotFound)
 	entries, err := c.store.Logs().Read(ctx, job.Ref())
 	require.NoError(t, err)
-	assert.Empty(t, entries, "the log files are gone")
+	assert.Len(t, entries, 30, "the log file stays (the audit trail)")
+
+	purged := withFiles("JRN-PUR")
+	_, err = c.store.Jobs().Finish(ctx, purged.Ref(), journey.Finish{Status: journey.JobCompleted})
+	require.NoError(t, err)
+	done = runCLI(t, c.args("delete", "JRN-PUR", "-yes", "-purge-files")...)
+	require.Equal(t, exitOK, done.code, done.stderr)
+	assert.Contains(t, done.stdout, "deleted journey JRN-PUR: 39 items, 2 files")
+	entries, err = c.store.Logs().Read(ctx, purged.Ref())
+	require.NoError(t, err)
+	assert.Empty(t, entries, "-purge-files deleted the log file")
 
 	assert.Equal(t, exitNotFound, runCLI(t, c.args("delete", "JRN-DEL", "-yes")...).code)
 	assert.Equal(t, exitUsage, runCLI(t, c.args("delete", "-yes")...).code)

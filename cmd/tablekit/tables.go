@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -12,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/jobs/analytics"
@@ -22,9 +24,12 @@ import (
 )
 
 // storeFlags select a store and its table: -store, -env, -table, and for
-// the tables commands -stream.
+// the tables commands -stream; for tables ensure, -logs-bucket.
 type storeFlags struct {
 	store, env, table, stream string
+	// logsBucket is journey's logs bucket, whose lifecycle rule tables
+	// ensure applies with the journey table.
+	logsBucket string
 }
 
 func (s *storeFlags) register(fs *flag.FlagSet, required bool) {
@@ -120,11 +125,14 @@ func (s *storeFlags) schemas(required bool) ([]table.Schema, error) {
 }
 
 func tablesCommands() []*command {
-	with := func(fn func(ctx context.Context, a *app, sf *storeFlags, args []string) error) func(*flag.FlagSet, *app) runner {
+	with := func(fn func(ctx context.Context, a *app, sf *storeFlags, args []string) error, more ...func(*flag.FlagSet, *storeFlags)) func(*flag.FlagSet, *app) runner {
 		return func(fs *flag.FlagSet, a *app) runner {
 			var sf storeFlags
 			sf.register(fs, false)
 			sf.registerStream(fs)
+			for _, m := range more {
+				m(fs, &sf)
+			}
 			return func(ctx context.Context, args []string) error { return fn(ctx, a, &sf, args) }
 		}
 	}
@@ -142,8 +150,17 @@ source table's stream, which -stream turns on:
 
   tablekit tables ensure -store jobs -env prod -stream new-and-old-images
   tablekit tables ensure -store analytics -env prod
-  tablekit tables ensure -store leases`,
-			setup: with(tablesEnsure),
+  tablekit tables ensure -store leases
+
+With the journey table it also applies the journey logs bucket's lifecycle rule
+(-logs-bucket; objects under journeys/ to Glacier after 90 days, the journey
+design's archive of full logs), as journey.Store.Setup does, replacing the
+bucket's lifecycle configuration; it needs s3:PutLifecycleConfiguration (the
+admin policy). It says when it did not: with DynamoDB at -endpoint and no
+-s3-endpoint, or an S3 endpoint without lifecycle rules (s3rver).`,
+			setup: with(tablesEnsure, func(fs *flag.FlagSet, sf *storeFlags) {
+				fs.StringVar(&sf.logsBucket, "logs-bucket", journey.DefaultLogsBucket, "the journey logs bucket, whose lifecycle rule ensure applies with the journey table")
+			}),
 		},
 		{
 			name:    "tables describe",
@@ -166,8 +183,11 @@ Changes nothing (table.Schema.Check).`,
 
 type ensured struct {
 	Store string `json:"store,omitempty"`
-	Table string `json:"table"`
-	Done  string `json:"result"`
+	Table string `json:"table,omitempty"`
+	// Bucket is set on the row of a bucket's lifecycle rule (journey's
+	// logs bucket).
+	Bucket string `json:"bucket,omitempty"`
+	Done   string `json:"result"`
 }
 
 func tablesEnsure(ctx context.Context, a *app, sf *storeFlags, args []string) error {
@@ -182,11 +202,46 @@ func tablesEnsure(ctx context.Context, a *app, sf *storeFlags, args []string) er
 		}
 		out = append(out, ensured{Table: sc.Name, Done: "ready"})
 	}
+	if sf.store == "" || sf.store == "journey" {
+		row, err := journeyLifecycle(ctx, a, c, sf)
+		if err != nil {
+			return err
+		}
+		out = append(out, row)
+	}
 	return a.emit(out, func(w io.Writer) {
 		for _, e := range out {
-			fmt.Fprintf(w, "%s\t%s\n", e.Table, e.Done)
+			fmt.Fprintf(w, "%s\t%s\n", cmp.Or(e.Table, "bucket "+e.Bucket), e.Done)
 		}
 	})
+}
+
+// journeyLifecycle applies the journey logs bucket's lifecycle rule
+// (journey.Store.ApplyLifecycle), or says why it did not.
+func journeyLifecycle(ctx context.Context, a *app, c *conn, sf *storeFlags) (ensured, error) {
+	row := ensured{Bucket: sf.logsBucket}
+	if c.fake == nil && a.global.endpoint != "" && a.global.s3Endpoint == "" {
+		row.Done = "lifecycle not applied: DynamoDB is at -endpoint and no -s3-endpoint names the S3 beside it"
+		return row, nil
+	}
+	logs, err := a.bucket(ctx, sf.logsBucket)
+	if err != nil {
+		return row, err
+	}
+	s, err := journey.NewStore(c.db, logs, journey.TableName(sf.table))
+	if err != nil {
+		return row, err
+	}
+	err = s.ApplyLifecycle(ctx)
+	switch {
+	case errors.Is(err, blobstore.ErrUnsupported):
+		row.Done = "lifecycle not applied: the S3 endpoint implements no lifecycle rules"
+	case err != nil:
+		return row, fmt.Errorf("ensure the lifecycle of bucket %s: %w", sf.logsBucket, err)
+	default:
+		row.Done = fmt.Sprintf("lifecycle: journeys/ to GLACIER after %d days", journey.DefaultArchiveLogsAfterDays)
+	}
+	return row, nil
 }
 
 // openTables is the start of every tables command: no arguments, the

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/changes"
+	"github.com/tablekit/tablekit/internal/fakes3"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/jobs/analytics"
 )
@@ -81,4 +82,43 @@ func TestTablesIntegrationConsumersTablesAndStreamOnDynamoDBLocal(t *testing.T) 
 		check := runCLI(t, append([]string{"tables", "check", "-endpoint", endpoint}, args...)...)
 		assert.Equal(t, exitOK, check.code, "%q: %s", args, check.stdout+check.stderr)
 	}
+}
+
+// TestTablesEnsureAppliesTheJourneyLogsLifecycle: ensuring the journey
+// table applies the logs bucket's Glacier rule (90 days, journeys/), as
+// journey.Store.Setup does, and says when it did not.
+func TestTablesEnsureAppliesTheJourneyLogsLifecycle(t *testing.T) {
+	srv := fakeServer(t)
+	s3srv := fakes3.New(t)
+
+	r := runCLI(t, "tables", "ensure", "-endpoint", srv.URL, "-s3-endpoint", s3srv.URL, "-store", "journey", "-logs-bucket", "acme-logs", "-output", "json")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	var out []ensured
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out))
+	assert.Equal(t, []ensured{{Table: "TransformationSystem", Done: "ready"},
+		{Bucket: "acme-logs", Done: "lifecycle: journeys/ to GLACIER after 90 days"}}, out)
+	require.Len(t, s3srv.Lifecycle(), 1)
+	for _, want := range []string{"/acme-logs ", "<Prefix>journeys/</Prefix>", "<Days>90</Days>", "<StorageClass>GLACIER</StorageClass>", "<Status>Enabled</Status>"} {
+		assert.Contains(t, s3srv.Lifecycle()[0], want)
+	}
+
+	mem := runCLI(t, "-memory", "tables", "ensure", "-store", "journey")
+	require.Equal(t, exitOK, mem.code, mem.stderr)
+	assert.Regexp(t, `bucket transformation-journey-logs\s+lifecycle: journeys/ to GLACIER after 90 days`, mem.stdout)
+
+	local := runCLI(t, "tables", "ensure", "-endpoint", srv.URL)
+	require.Equal(t, exitOK, local.code, local.stderr)
+	assert.Contains(t, local.stdout, "lifecycle not applied: DynamoDB is at -endpoint and no -s3-endpoint")
+
+	// s3rver answers 501 NotImplemented to a lifecycle configuration.
+	noLifecycle := fakes3.New(t)
+	noLifecycle.NoLifecycle.Store(true)
+	unsupported := runCLI(t, "tables", "ensure", "-endpoint", srv.URL, "-s3-endpoint", noLifecycle.URL, "-store", "journey")
+	require.Equal(t, exitOK, unsupported.code, unsupported.stderr)
+	assert.Contains(t, unsupported.stdout, "lifecycle not applied: the S3 endpoint implements no lifecycle rules")
+
+	jobsOnly := runCLI(t, "tables", "ensure", "-endpoint", srv.URL, "-s3-endpoint", s3srv.URL, "-store", "jobs")
+	require.Equal(t, exitOK, jobsOnly.code, jobsOnly.stderr)
+	assert.NotContains(t, jobsOnly.stdout, "lifecycle", "only the journey store has a bucket rule")
+	assert.Len(t, s3srv.Lifecycle(), 1)
 }

@@ -8,15 +8,17 @@
 // running, which the cancel stops (JobCancelled). A third shows stages
 // running in order and a job whose worker died: past its one-second
 // configuration.timeout, Jobs.Recover fails it and the stage starts
-// again; then the journey is deleted with its items and files.
+// again; then the journey is deleted: its items go, its log files stay
+// (the audit trail).
 //
 //	go run ./examples/journey             # in-memory fake, in-memory blobs
 //	TABLEKIT_DYNAMODB_ENDPOINT=http://127.0.0.1:8000 \
 //	TABLEKIT_S3_ENDPOINT=http://127.0.0.1:4568 go run ./examples/journey
 //	go run ./examples/journey -aws        # real AWS, default config chain
 //
-// It creates the table and the two buckets when missing and exits non-zero
-// on any failure or unexpected outcome.
+// It creates the table and the two buckets when missing, gives the logs
+// bucket the design's lifecycle rule (Store.Setup; s3rver has none, which
+// it says), and exits non-zero on any failure or unexpected outcome.
 package main
 
 import (
@@ -28,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/examples/internal/exampleenv"
 	"github.com/tablekit/tablekit/journey"
 )
@@ -75,8 +78,16 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := store.EnsureTable(ctx); err != nil {
-		return fmt.Errorf("table: %w", err)
+	// Setup creates the table and gives the logs bucket the design's
+	// lifecycle rule (full logs to Glacier after 90 days). s3rver keeps no
+	// lifecycle rules: say so and go on (on AWS the rule is applied).
+	switch err := store.Setup(ctx); {
+	case errors.Is(err, blobstore.ErrUnsupported):
+		fmt.Println("  the logs bucket's lifecycle rule is not applied:", err)
+	case err != nil:
+		return fmt.Errorf("setup: %w", err)
+	default:
+		fmt.Println("  table ready; logs bucket: journeys/ to Glacier after", journey.DefaultArchiveLogsAfterDays, "days")
 	}
 
 	// An id unique to this run, so runs against a long-lived table (and
@@ -318,7 +329,10 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("  deleted %s: %d items, %d files\n", deleted.JourneyID, deleted.Items, deleted.Files)
+	if !deleted.FilesKept {
+		return fmt.Errorf("a delete without PurgeFilesOnDelete deleted %d files", deleted.Files)
+	}
+	fmt.Printf("  deleted %s: %d items; its log and report files stay (journey.PurgeFilesOnDelete deletes them)\n", deleted.JourneyID, deleted.Items)
 	if _, err := store.Journeys().Get(ctx, lost.Journey.ID); !errors.Is(err, journey.ErrJourneyNotFound) {
 		return fmt.Errorf("a deleted journey reads as %v", err)
 	}

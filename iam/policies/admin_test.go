@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/iam"
@@ -135,4 +136,31 @@ func TestRuntimePolicyMayDecryptTheTablesKeyThroughDynamoDBOnly(t *testing.T) {
 	assert.False(t, c.Allows(iam.Request{Action: "kms:Decrypt", Resource: key}))
 	_, err = iam.StreamConsumer(env, provisioned("alias/x").Tables[0].Schema, changes.DefaultLeaseTable, changes.LeaseKey("photoeditor-prod-jobs", changes.DefaultName))
 	assert.ErrorIs(t, err, iam.ErrInvalidService)
+}
+
+// TestJourneySetupRunsUnderTheAdminPolicyOnly: journey's Setup (the table
+// and the logs bucket's Glacier rule) runs under the admin policy with no
+// denial; the runtime policy may not set the bucket's lifecycle.
+func TestJourneySetupRunsUnderTheAdminPolicyOnly(t *testing.T) {
+	ctx := context.Background()
+	svc := policies.Journey(journey.DefaultTableName, journey.DefaultLogsBucket, journey.DefaultReportsBucket, journey.DefaultBackupsBucket)
+	admin, err := iam.Admin(dynamotest.Env, svc)
+	require.NoError(t, err)
+	db, err := dynamotest.Enforce(dynamotest.New(), admin)
+	require.NoError(t, err)
+	bucket := blobstore.NewMemory()
+	logs, err := blobstore.Enforce(bucket, journey.DefaultLogsBucket, admin)
+	require.NoError(t, err)
+	s, err := journey.NewStore(db, logs)
+	require.NoError(t, err)
+	require.NoError(t, s.Setup(ctx))
+	assert.Equal(t, []blobstore.LifecycleRule{blobstore.GlacierAfter("journeys/", 90)}, bucket.Lifecycle())
+
+	runtime, err := iam.Runtime(dynamotest.Env, svc)
+	require.NoError(t, err)
+	logs, err = blobstore.Enforce(blobstore.NewMemory(), journey.DefaultLogsBucket, runtime)
+	require.NoError(t, err)
+	s, err = journey.NewStore(db, logs)
+	require.NoError(t, err)
+	deniedAs(t, s.ApplyLifecycle(ctx), "AccessDenied", iam.S3PutLifecycleConfiguration)
 }

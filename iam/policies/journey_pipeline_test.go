@@ -27,20 +27,22 @@ func journeyService() iam.Service {
 }
 
 // journeyStore is a journey store on h's enforced fake and its buckets
-// (the backups bucket only where the policy has objects there).
-func journeyStore(t *testing.T, h *harness) *journey.Store {
-	store, err := journey.NewStore(h.db, h.bucket(journey.DefaultLogsBucket), journey.Clock(h.fake.Now), func(o *journey.Options) {
+// (the backups bucket only where the policy has objects there), with
+// opts.
+func journeyStore(t *testing.T, h *harness, opts ...func(*journey.Options)) *journey.Store {
+	store, err := journey.NewStore(h.db, h.bucket(journey.DefaultLogsBucket), append([]func(*journey.Options){journey.Clock(h.fake.Now), func(o *journey.Options) {
 		o.Reports = h.bucket(journey.DefaultReportsBucket)
 		o.Backups = h.bucket(journey.DefaultBackupsBucket)
-	})
+	}}, opts...)...)
 	require.NoError(t, err)
 	return store
 }
 
 // journeyServiceFlow: create a journey, its rules and stages, jobs with
 // step logs and reports, finish, pause and resume, the reads, a timed-out
-// job failed by the next start and by Recover, and a journey deleted with
-// its files, on the design's three buckets.
+// job failed by the next start and by Recover, and a journey deleted (its
+// files kept, or purged by a store with journey.PurgeFilesOnDelete), on
+// the design's three buckets.
 func journeyServiceFlow(t *testing.T, h *harness, store *journey.Store) {
 	ctx := context.Background()
 	_, err := store.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-1", Name: "demo"})
@@ -92,7 +94,7 @@ func journeyServiceFlow(t *testing.T, h *harness, store *journey.Store) {
 	require.NoError(t, err)
 	assert.Len(t, res.Failed, 1)
 
-	// Delete removes a journey's items and files.
+	// Delete removes a journey's items (and, purging, its files).
 	_, err = store.Journeys().Create(ctx, journey.NewJourney{ID: "JRN-3", Name: "gone"})
 	require.NoError(t, err)
 	gone, err := store.Jobs().Start(ctx, journey.NewJob{JourneyID: "JRN-3", StageID: "raw_analysis"})
@@ -165,6 +167,51 @@ func TestJourneyFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
 	h.checkDenied("an export to the backups bucket", export)
 	_, err := store.Backups().Import(context.Background(), "JRN-1", journey.Overwrite())
 	h.checkDenied("an import from the backups bucket", err)
+}
+
+// TestJourneyRuntimePolicyDeletesNoFile: the journey design's full logs
+// are never deleted, so the runtime policy grants no s3:DeleteObject (the
+// flow's Delete keeps the journey's files and uses every grant); a file
+// delete is denied.
+func TestJourneyRuntimePolicyDeletesNoFile(t *testing.T) {
+	policy, err := iam.Runtime(dynamotest.Env, journeyService())
+	require.NoError(t, err)
+	for _, st := range policy.Statement {
+		assert.NotContains(t, []string(st.Action), iam.S3DeleteObject, "statement %s", st.Sid)
+	}
+	h := newHarness(t, journeyService())
+	store := journeyStore(t, h)
+	journeyServiceFlow(t, h, store)
+	h.checkNoDenials()
+	h.checkEveryGrantUsed()
+	n := 0
+	for _, err := range h.raw[journey.DefaultLogsBucket].List(context.Background(), "journeys/JRN-3/") {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, 1, n, "the deleted journey's log file stays")
+	err = h.bucket(journey.DefaultLogsBucket).Delete(context.Background(), "journeys/JRN-1/x.json")
+	deniedAs(t, err, "AccessDenied", iam.S3DeleteObject)
+}
+
+// TestJourneyPolicyOfAPurgingStoreGrantsDeleteObject: a service whose
+// store purges a deleted journey's files (journey.PurgeFilesOnDelete) is
+// granted s3:DeleteObject on the logs and reports buckets, and its flow
+// uses it.
+func TestJourneyPolicyOfAPurgingStoreGrantsDeleteObject(t *testing.T) {
+	svc := policies.Journey(journey.DefaultTableName, journey.DefaultLogsBucket, journey.DefaultReportsBucket, journey.DefaultBackupsBucket,
+		journey.PurgeFilesOnDelete())
+	h := newHarness(t, svc)
+	store := journeyStore(t, h, journey.PurgeFilesOnDelete())
+	journeyServiceFlow(t, h, store)
+	h.checkNoDenials()
+	h.checkEveryGrantUsed()
+	for _, b := range []string{journey.DefaultLogsBucket, journey.DefaultReportsBucket} {
+		for _, err := range h.raw[b].List(context.Background(), "journeys/JRN-3/") {
+			assert.NoError(t, err)
+			t.Errorf("a file of the purged journey is left in %s", b)
+		}
+	}
 }
 
 // TestJourneyOperatorPolicyRunsExportAndImport: the service's flows and

@@ -65,17 +65,30 @@ func Tasks(tableName string) iam.Service {
 // Journey is the journey store on tableName with the journey design's three
 // buckets: step logs and reports under
 // journeys/{journeyId}/stages/{stageId}/executions/{jobId}/logs/ and
-// .../reports/ (written, read and listed per job, and deleted with their
-// journey by Journeys.Delete), and exports at journeys/{journeyId}/backup.json
-// in the backups bucket (Export writes them, Import reads them; a deleted
-// journey's export stays). The logs bucket is the service's own and has
-// the journey design's lifecycle rule (logs to Glacier after 90 days), so
-// its admin policy may set the bucket's lifecycle. A store without
-// journey.WithReports keeps reports in the logs bucket: pass the logs
-// bucket (or "") as reportsBucket. Pass journey.DefaultLogsBucket, ... for
-// the design's names.
-func Journey(tableName, logsBucket, reportsBucket, backupsBucket string) iam.Service {
-	files := []string{iam.S3GetObject, iam.S3PutObject, iam.S3DeleteObject, iam.S3ListBucket}
+// .../reports/ (written, read and listed per job), and exports at
+// journeys/{journeyId}/backup.json in the backups bucket (Export writes
+// them, Import reads them; a deleted journey's export stays). A deleted
+// journey's log and report files stay too (the design's audit trail), so
+// the runtime policy grants no s3:DeleteObject; a service whose store
+// purges them (journey.PurgeFilesOnDelete among opts, the options it opens
+// the store with; no other option changes the policy) is granted it on
+// the logs and reports buckets. The logs bucket is the service's own and
+// takes the journey design's lifecycle rule (logs to Glacier after 90
+// days), which journey.Store.Setup (and tablekit tables ensure) applies
+// under the admin policy, the one that may set the bucket's lifecycle. A store without journey.WithReports keeps reports in
+// the logs bucket: pass the logs bucket (or "") as reportsBucket. Pass
+// journey.DefaultLogsBucket, ... for the design's names.
+func Journey(tableName, logsBucket, reportsBucket, backupsBucket string, opts ...func(*journey.Options)) iam.Service {
+	var o journey.Options
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	files := []string{iam.S3GetObject, iam.S3PutObject, iam.S3ListBucket}
+	if o.PurgeFilesOnDelete {
+		files = append(files, iam.S3DeleteObject)
+	}
 	objects := []iam.Objects{{Bucket: logsBucket, Prefix: "journeys/", Actions: files, Lifecycle: true}}
 	if reportsBucket != "" && reportsBucket != logsBucket {
 		objects = append(objects, iam.Objects{Bucket: reportsBucket, Prefix: "journeys/", Actions: files})

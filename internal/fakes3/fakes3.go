@@ -1,7 +1,8 @@
 // Package fakes3 is an S3 in process for tests: gofakes3 behind an
 // httptest server, with a client pointed at it. It addresses buckets by
-// path, as s3rver does, and counts multipart parts so a test can tell a
-// multipart upload happened.
+// path, as s3rver does, counts multipart parts so a test can tell a
+// multipart upload happened, and records lifecycle configurations, which
+// gofakes3 would take for a CreateBucket.
 package fakes3
 
 import (
@@ -30,9 +31,39 @@ type Server struct {
 	// closed when the first one arrives.
 	Parts    atomic.Int64
 	PartSeen chan struct{}
+	// NoLifecycle makes the server answer a lifecycle configuration as
+	// s3rver does: 501 NotImplemented.
+	NoLifecycle atomic.Bool
+
+	mu        sync.Mutex
+	lifecycle []string
 
 	buckets  atomic.Int64
 	seenOnce sync.Once
+}
+
+// putLifecycle records a PutBucketLifecycleConfiguration, or refuses it
+// as s3rver does.
+func (f *Server) putLifecycle(w http.ResponseWriter, r *http.Request) {
+	if f.NoLifecycle.Load() {
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusNotImplemented)
+		_, _ = io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>NotImplemented</Code><Message>A parameter you provided implies functionality that is not implemented</Message></Error>`)
+		return
+	}
+	b, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	f.lifecycle = append(f.lifecycle, r.URL.Path+" "+string(b))
+	f.mu.Unlock()
+	w.WriteHeader(http.StatusOK)
+}
+
+// Lifecycle returns the lifecycle configurations the server was given, in
+// order, each as "/bucket <the XML body>".
+func (f *Server) Lifecycle() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.lifecycle...)
 }
 
 // New starts a server that stops when the test ends.
@@ -46,6 +77,10 @@ func New(t testing.TB) *Server {
 		if r.Method == http.MethodPut && r.URL.Query().Has("partNumber") {
 			f.Parts.Add(1)
 			f.seenOnce.Do(func() { close(f.PartSeen) })
+		}
+		if r.Method == http.MethodPut && r.URL.Query().Has("lifecycle") {
+			f.putLifecycle(w, r)
+			return
 		}
 		handler.ServeHTTP(w, r)
 	}))

@@ -199,7 +199,8 @@ var functions = map[string]any{
 	"blobstore.NewKeyTemplate": blobstore.NewKeyTemplate, "blobstore.NewDir": blobstore.NewDir,
 	"blobstore.NewMemory": blobstore.NewMemory, "blobstore.NewOffloader": blobstore.NewOffloader,
 	"blobstore.Open": blobstore.Open,
-	"s3blob.New":     s3blob.New, "s3blob.Open": s3blob.Open, "s3blob.NewClient": s3blob.NewClient, "s3blob.GlacierAfter": s3blob.GlacierAfter,
+	"s3blob.New":     s3blob.New, "s3blob.Open": s3blob.Open, "s3blob.NewClient": s3blob.NewClient,
+	"blobstore.GlacierAfter": blobstore.GlacierAfter, "blobstore.CheckLifecycle": blobstore.CheckLifecycle, "blobstore.ApplyLifecycle": blobstore.ApplyLifecycle,
 	"blobstore.PointerOf": blobstore.PointerOf, "blobstore.Pointers": blobstore.Pointers,
 	"blobstore.PutHeaders": blobstore.PutHeaders, "blobstore.ValidateKey": blobstore.ValidateKey,
 
