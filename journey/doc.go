@@ -47,7 +47,7 @@
 // database/sql hands out Tx and Rows, each sharing the store's table,
 // clock and logger:
 //
-//	store.Journeys()  Create, Get, Load, List, All, Pause, Resume, Cancel, Delete
+//	store.Journeys()  Create, Get, Load, List, All, ByPriority, Pause, Resume, Cancel, Delete
 //	store.Stages()    Get, List, All, Skip
 //	store.Jobs()      Start, Finish, Get, Find, Latest, SetProgress, SetStepStatus, List, All, TimedOut, Recover
 //	store.Rules()     Add, Get, SetStatus, ForStage
@@ -64,7 +64,7 @@
 // Every read takes the options of [ReadOptions], and [ListOptions] is the
 // same type, so one helper means one thing everywhere: [Consistent] asks a
 // Get, [Journeys.Load], [Rules.ForStage] or a list of one journey's
-// partition for strongly consistent reads; [Limit], [OfStage],
+// partition for strongly consistent reads; [Limit], [OfStage], [OfStatus],
 // [NewestFirst] and [OldestFirst] shape a list; [IncludeLogSummaries]
 // widens [Journeys.Load]. A read refuses an option it cannot honour (Limit on a
 // Get, Consistent on a GSI1 list) with a *table.InputError before any
@@ -79,7 +79,14 @@
 //     journey with 6 stages, 15 rules and 20 jobs, 27 KB, costs about 3.5
 //     read units), typed and grouped into a [Complete].
 //   - [Journeys.List]: GSI1 JOURNEYS, newest first (or oldest first),
-//     ties by PK, with cursors.
+//     ties by PK, with cursors; [OfStatus] keeps the journeys of some
+//     statuses (the dashboard's active journeys) with a filter on
+//     Data.status, since GSI1SK holds the creation time, not the status.
+//   - [Journeys.ByPriority]: the journeys (of some statuses) in processing
+//     order, the seed's "priority determines processing order": priority
+//     (critical, high, medium, low), then age (oldest first), then id.
+//     No index holds priority, so it reads every listed journey (GSI1
+//     JOURNEYS, filtered) and sorts them.
 //   - [Jobs.List] and [Jobs.All]: a journey's jobs, or one stage's,
 //     by stage order and execution number, one Query a page that reads job
 //     items only (begins_with(SK, "JOB#")), never the log summaries.
@@ -153,7 +160,8 @@
 //
 // [Jobs.Recover] is the operator's sweep: it fails every job past its
 // deadline (in every journey that has not completed, through GSI1
-// JOURNEYS, or in one with [OfJourney]) as Finish with JobFailed would,
+// JOURNEYS, in processing order as [Journeys.ByPriority] lists them, or
+// in one with [OfJourney]) as Finish with JobFailed would,
 // conditional on the job being unchanged since it was read, so a journey
 // with no retry left fails and a stage nobody restarts shows its failure.
 // [Jobs.TimedOut] finds the same jobs and writes nothing (the dry run).

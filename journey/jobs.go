@@ -202,9 +202,12 @@ func (h *Jobs) All(ctx context.Context, journeyID string, opts ...func(*ListOpti
 // deadline (Job.Deadline: their configuration.timeout, else their
 // journey's), the jobs of workers that died: in every journey that has
 // not completed (GSI1 JOURNEYS, filtered on status), or in one with
-// OfJourney. Per journey it reads the stages (one Query) and each
-// timed-out job (one GetItem); it writes nothing, so it is what an
-// operator's dry run shows. It stops at the first error, which it yields.
+// OfJourney. The journeys come in processing order (Journeys.ByPriority:
+// priority, then age), so under load the most urgent journey's dead
+// workers are found first, and their stages freed first. Per journey it
+// reads the stages (one Query) and each timed-out job (one GetItem); it
+// writes nothing, so it is what an operator's dry run shows. It stops at
+// the first error, which it yields.
 func (h *Jobs) TimedOut(ctx context.Context, opts ...func(*RecoverOptions)) iter.Seq2[Job, error] {
 	return func(yield func(Job, error) bool) {
 		if err := h.ready(ctx); err != nil {
@@ -224,8 +227,9 @@ func (h *Jobs) TimedOut(ctx context.Context, opts ...func(*RecoverOptions)) iter
 	}
 }
 
-// Recover fails every job TimedOut finds, each as Finish with JobFailed
-// would, in one transaction: the job failed (TimedOut, errorMessage
+// Recover fails every job TimedOut finds, in its order (by the journey's
+// priority, then age), each as Finish with JobFailed would, in one
+// transaction: the job failed (TimedOut, errorMessage
 // "timed out: ...", endTime now), its stage failed, the journey's
 // failedJobs, execution time and progress, and a running journey failed
 // when the job had no retry left. The job's part is conditional on the

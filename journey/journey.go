@@ -1,10 +1,12 @@
 package journey
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -42,8 +44,32 @@ const (
 	StatusCancelled Status = "cancelled"
 )
 
-// Priority orders journeys and rules. Rules run critical first, then
-// high, medium, low.
+func (s Status) valid() bool {
+	switch s {
+	case StatusPending, StatusRunning, StatusCompleted, StatusFailed, StatusPaused, StatusCancelled:
+		return true
+	}
+	return false
+}
+
+// statusFilter keeps the items whose Data.status is one of statuses (nil
+// for none): the filter of every journey listing by status (Journeys.List,
+// Journeys.ByPriority, Jobs.Recover), since GSI1 JOURNEYS sorts by
+// creation time.
+func statusFilter(statuses []Status) *expression.ConditionBuilder {
+	if len(statuses) == 0 {
+		return nil
+	}
+	f := statusIn("Data.status", statuses...)
+	return &f
+}
+
+// Priority orders journeys and rules: critical first, then high, medium,
+// low. A journey's priority orders the processing of journeys (the seed's
+// "priority determines processing order"): Journeys.ByPriority lists
+// them, and Jobs.TimedOut and Jobs.Recover go through them, by priority
+// then age (processingOrder). A rule's orders the rules of a stage
+// (Rules.ForStage).
 type Priority string
 
 // The seed's priorities.
@@ -70,6 +96,16 @@ func (p Priority) rank() int {
 }
 
 func (p Priority) valid() bool { return p.rank() < 4 }
+
+// processingOrder is the order in which journeys' work is processed: by
+// priority, critical first; then by age, the oldest createdAt first (a
+// journey waiting longer goes first among equals); then by id, so the
+// order is total. A priority the seed does not name (written by others)
+// comes after low.
+func processingOrder(a, b Journey) int {
+	return cmp.Or(cmp.Compare(a.Priority.rank(), b.Priority.rank()),
+		a.CreatedAt.Compare(b.CreatedAt.Time), cmp.Compare(a.ID, b.ID))
+}
 
 // Source is where a journey's data comes from.
 type Source struct {
@@ -364,12 +400,38 @@ func (s *Store) listJourneys(ctx context.Context, cursor string, o ListOptions) 
 	// Journeys created in the same microsecond share GSI1SK; every
 	// journey's SK is METADATA, so the tie-break is the unique PK.
 	q := table.Query{Index: IndexGSI1, Partition: journeysGSI1PK, Descending: !o.OldestFirst, Limit: int32(o.Limit),
-		TieBreak: attrPK}
+		TieBreak: attrPK, Filter: statusFilter(o.Statuses)}
 	page, err := table.QueryPage[record[Journey]](ctx, s.t, q, cursor)
 	if err != nil {
 		return table.Page[Journey]{}, err
 	}
 	return pageOf(page, journeyFrom)
+}
+
+// journeysByPriority implements [Journeys.ByPriority] and lists the
+// journeys Jobs.Recover goes through: every listed journey in one of
+// statuses (all with none), read from GSI1 JOURNEYS (every page, with
+// the status filter) and sorted by processingOrder. Journeys being
+// imported are not listed (their claim has no GSI1 keys); one that reads
+// as being imported is skipped.
+func (s *Store) journeysByPriority(ctx context.Context, statuses []Status) ([]Journey, error) {
+	q := table.Query{Index: IndexGSI1, Partition: journeysGSI1PK, Filter: statusFilter(statuses), TieBreak: attrPK}
+	var out []Journey
+	for rec, err := range table.QueryAll[record[Journey]](ctx, s.t, q) {
+		if err != nil {
+			return nil, err
+		}
+		j, err := journeyFrom(rec)
+		if errors.Is(err, ErrImportInProgress) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	slices.SortFunc(out, processingOrder)
+	return out, nil
 }
 
 // pause implements [Journeys.Pause].

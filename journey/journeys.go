@@ -137,6 +137,13 @@ func (h *Journeys) Cancel(ctx context.Context, id string) (_ *Journey, err error
 // exact reverse (createdAt, then PK, ascending). Cursors resume inside a
 // run of ties. Pass "" as cursor for the first page and Page.Next for the
 // following ones; Next is "" after the last page.
+//
+// OfStatus lists only the journeys in the statuses it names (the
+// dashboard's active journeys: OfStatus(StatusPending, StatusRunning,
+// StatusPaused)), in the same order. GSI1SK holds the creation time, not
+// the status, so that is a filter on Data.status: pages stay full (Limit
+// journeys, but for the last), and each request reads, and is billed for,
+// the journeys it passes over too.
 func (h *Journeys) List(ctx context.Context, cursor string, opts ...func(*ListOptions)) (_ table.Page[Journey], err error) {
 	if err := h.ready(ctx); err != nil {
 		return table.Page[Journey]{}, err
@@ -148,6 +155,28 @@ func (h *Journeys) List(ctx context.Context, cursor string, opts ...func(*ListOp
 		return table.Page[Journey]{}, err
 	}
 	return h.s.listJourneys(ctx, cursor, o)
+}
+
+// ByPriority returns the journeys in the order their work is processed
+// (the seed's "priority determines processing order"): by priority,
+// critical, high, medium, then low; among equals the oldest first
+// (createdAt), then by id. OfStatus narrows them (a scheduler's queue:
+// OfStatus(StatusPending, StatusRunning)). No index orders journeys by
+// priority (GSI1 JOURNEYS holds every journey by creation time), so it
+// reads every listed journey, with the status filter, and sorts them: a
+// cost that grows with the journeys kept, like Jobs.Recover's, which
+// goes through them in the same order. It takes no Limit and no cursor.
+func (h *Journeys) ByPriority(ctx context.Context, opts ...func(*ListOptions)) (_ []Journey, err error) {
+	if err := h.ready(ctx); err != nil {
+		return nil, err
+	}
+	ctx, span := h.s.t.Start(ctx, "journey.Journeys.ByPriority")
+	defer span.End(&err)
+	o, err := readOptions(byPriorityKind, opts)
+	if err != nil {
+		return nil, err
+	}
+	return h.s.journeysByPriority(ctx, o.Statuses)
 }
 
 // All walks every page of List, in its order. It stops at the first

@@ -1,6 +1,8 @@
 package journey
 
 import (
+	"fmt"
+
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -38,6 +40,13 @@ type ReadOptions struct {
 	// by time (Journeys.List, Logs.ListSummaries, Reports.ListCatalog);
 	// each list documents its default. The other reads refuse them.
 	NewestFirst, OldestFirst bool
+	// Statuses, when set, lists only the journeys in one of them
+	// (Journeys.List, Journeys.ByPriority; the other reads refuse it): the
+	// dashboard's active journeys are OfStatus(StatusPending,
+	// StatusRunning, StatusPaused). GSI1JOURNEYS sorts by creation time,
+	// not status, so this is a filter on Data.status: a page reads (and is
+	// billed for) the journeys it passes over too.
+	Statuses []Status
 }
 
 // ListOptions is ReadOptions under the name every store's lists use: the
@@ -56,6 +65,12 @@ func IncludeLogSummaries() func(*ReadOptions) {
 
 // Limit sets ReadOptions.Limit: the most items one page of a list holds.
 func Limit(n int) func(*ReadOptions) { return func(o *ReadOptions) { o.Limit = n } }
+
+// OfStatus sets ReadOptions.Statuses: only the journeys in one of these
+// statuses.
+func OfStatus(statuses ...Status) func(*ReadOptions) {
+	return func(o *ReadOptions) { o.Statuses = append([]Status{}, statuses...) }
+}
 
 // OfStage sets ReadOptions.StageID: only that stage's executions.
 func OfStage(stageID string) func(*ReadOptions) { return func(o *ReadOptions) { o.StageID = stageID } }
@@ -76,8 +91,8 @@ const maxLimit = 1 << 20
 
 // readKind says which options a read accepts.
 type readKind struct {
-	name                                 string
-	list, stage, consistent, time, skips bool
+	name                                         string
+	list, stage, consistent, time, skips, status bool
 }
 
 // named is k under the name of the call that reads with it, for errors.
@@ -87,7 +102,8 @@ var (
 	getKind          = readKind{name: "a Get", consistent: true}
 	loadKind         = readKind{name: "Journeys.Load", consistent: true, skips: true}
 	forStageKind     = readKind{name: "Rules.ForStage", consistent: true}
-	listJourneysKind = readKind{name: "Journeys.List", list: true, time: true}
+	listJourneysKind = readKind{name: "Journeys.List", list: true, time: true, status: true}
+	byPriorityKind   = readKind{name: "Journeys.ByPriority", status: true}
 	listStagesKind   = readKind{name: "Stages.List", list: true, consistent: true}
 	listJobsKind     = readKind{name: "Jobs.List", list: true, stage: true, consistent: true}
 	listLogsKind     = readKind{name: "Logs.ListSummaries", list: true, time: true}
@@ -113,6 +129,15 @@ func readOptions(k readKind, opts []func(*ReadOptions)) (ReadOptions, error) {
 		return o, inputError("ReadOptions.NewestFirst/OldestFirst", true, k.name+" is not ordered by time")
 	case o.NewestFirst && o.OldestFirst:
 		return o, inputError("ReadOptions.NewestFirst/OldestFirst", true, "choose one")
+	case o.Statuses != nil && !k.status:
+		return o, inputError("ReadOptions.Statuses", fmt.Sprint(o.Statuses), k.name+" lists no journeys by status")
+	case o.Statuses != nil && len(o.Statuses) == 0:
+		return o, inputError("ReadOptions.Statuses", "[]", "name at least one status (no OfStatus for all)")
+	}
+	for _, st := range o.Statuses {
+		if !st.valid() {
+			return o, inputError("ReadOptions.Statuses", fmt.Sprintf("%q", st), "not a journey status (pending, running, completed, failed, paused, cancelled)")
+		}
 	}
 	if o.StageID != "" {
 		if err := checkID("ReadOptions.StageID", o.StageID); err != nil {

@@ -31,39 +31,40 @@ const (
 )
 
 var defaultAverages = map[string]float64{
-	PatternGetJourney:        2 * dashboardHours,
-	PatternLoadJourney:       1 * dashboardHours,
-	PatternListJourneys:      0.5 * dashboardHours,
-	PatternStages:            0.5 * dashboardHours,
-	PatternStageRules:        0.1 * dashboardHours,
-	PatternStageJobs:         0.5 * dashboardHours,
-	PatternLatestExecution:   0.1 * dashboardHours,
-	PatternJobLogs:           2 * perJob,
-	PatternRecentJobLogs:     1 * runningFraction,
-	PatternJobReports:        0.1 * dashboardHours,
-	PatternCreateJourney:     0.01 * adminFraction,
-	PatternAddRule:           0.01 * adminFraction,
-	PatternSetRuleStatus:     0.01 * adminFraction,
-	PatternRetireRule:        0.01 * adminFraction,
-	PatternStartJob:          perJob,
-	PatternUpdateJobProgress: 2 * stepsPerJob * perJob,
-	PatternFinishJob:         perJob,
-	PatternJourneyStatus:     0.001 * adminFraction,
-	PatternWriteLogSummaries: 80.0 / 25 * runningFraction,
-	PatternCountLogEntries:   stepsPerJob * perJob,
-	PatternWriteReport:       defaultAvgReport,
-	PatternStartPastTimeout:  timedOutFraction * perJob,
-	PatternRecoverJourneys:   1.0 / recoverEvery,
-	PatternRecoverStages:     unfinishedJourneys / recoverEvery,
-	PatternRecoverJob:        timedOutFraction * perJob,
-	PatternDeleteMark:        0.001 * adminFraction,
-	PatternDeleteKeys:        0.001 * adminFraction,
-	PatternDeleteItems:       0.001 * adminFraction * 2,
-	PatternDeleteMetadata:    0.001 * adminFraction,
-	PatternImportClaim:       0.001 * adminFraction,
-	PatternImportKeys:        0.001 * adminFraction,
-	PatternImportItems:       0.001 * adminFraction,
-	PatternImportPublish:     0.001 * adminFraction,
+	PatternGetJourney:         2 * dashboardHours,
+	PatternLoadJourney:        1 * dashboardHours,
+	PatternListJourneys:       0.5 * dashboardHours,
+	PatternJourneysByPriority: 1.0 / 60, // a scheduler polls its queue once a minute (at peak every 10 s)
+	PatternStages:             0.5 * dashboardHours,
+	PatternStageRules:         0.1 * dashboardHours,
+	PatternStageJobs:          0.5 * dashboardHours,
+	PatternLatestExecution:    0.1 * dashboardHours,
+	PatternJobLogs:            2 * perJob,
+	PatternRecentJobLogs:      1 * runningFraction,
+	PatternJobReports:         0.1 * dashboardHours,
+	PatternCreateJourney:      0.01 * adminFraction,
+	PatternAddRule:            0.01 * adminFraction,
+	PatternSetRuleStatus:      0.01 * adminFraction,
+	PatternRetireRule:         0.01 * adminFraction,
+	PatternStartJob:           perJob,
+	PatternUpdateJobProgress:  2 * stepsPerJob * perJob,
+	PatternFinishJob:          perJob,
+	PatternJourneyStatus:      0.001 * adminFraction,
+	PatternWriteLogSummaries:  80.0 / 25 * runningFraction,
+	PatternCountLogEntries:    stepsPerJob * perJob,
+	PatternWriteReport:        defaultAvgReport,
+	PatternStartPastTimeout:   timedOutFraction * perJob,
+	PatternRecoverJourneys:    1.0 / recoverEvery,
+	PatternRecoverStages:      unfinishedJourneys / recoverEvery,
+	PatternRecoverJob:         timedOutFraction * perJob,
+	PatternDeleteMark:         0.001 * adminFraction,
+	PatternDeleteKeys:         0.001 * adminFraction,
+	PatternDeleteItems:        0.001 * adminFraction * 2,
+	PatternDeleteMetadata:     0.001 * adminFraction,
+	PatternImportClaim:        0.001 * adminFraction,
+	PatternImportKeys:         0.001 * adminFraction,
+	PatternImportItems:        0.001 * adminFraction,
+	PatternImportPublish:      0.001 * adminFraction,
 }
 
 // Entities are the items the table keeps, for datamodel's storage
@@ -105,39 +106,40 @@ const (
 
 // patternEntities are the entities each pattern reads or writes.
 var patternEntities = map[string][]string{
-	PatternGetJourney:        {entityJourney},
-	PatternLoadJourney:       {entityJourney, entityStage, entityRule, entityJob, entityReport},
-	PatternListJourneys:      {entityJourney},
-	PatternStages:            {entityStage},
-	PatternStageRules:        {entityRule},
-	PatternStageJobs:         {entityJob},
-	PatternLatestExecution:   {entityJob},
-	PatternJobLogs:           {entityLog},
-	PatternRecentJobLogs:     {entityLog},
-	PatternJobReports:        {entityReport},
-	PatternCreateJourney:     {entityJourney, entityStage},
-	PatternAddRule:           {entityRule, entityStage, entityJourney},
-	PatternSetRuleStatus:     {entityRule, entityJourney},
-	PatternRetireRule:        {entityRule, entityJourney},
-	PatternStartJob:          {entityJob, entityStage, entityJourney},
-	PatternUpdateJobProgress: {entityJob},
-	PatternFinishJob:         {entityJob, entityStage, entityJourney},
-	PatternJourneyStatus:     {entityJourney},
-	PatternWriteLogSummaries: {entityLog},
-	PatternCountLogEntries:   {entityJob, entityJourney},
-	PatternWriteReport:       {entityReport},
-	PatternStartPastTimeout:  {entityJob, entityStage, entityJourney},
-	PatternRecoverJourneys:   {entityJourney},
-	PatternRecoverStages:     {entityStage},
-	PatternRecoverJob:        {entityJob, entityStage, entityJourney},
-	PatternDeleteMark:        {entityJourney, entityStage},
-	PatternDeleteKeys:        {entityJourney, entityStage, entityRule, entityJob, entityLog, entityReport},
-	PatternDeleteItems:       {entityStage, entityRule, entityJob, entityLog, entityReport},
-	PatternDeleteMetadata:    {entityJourney},
-	PatternImportClaim:       {entityJourney},
-	PatternImportKeys:        {entityJourney, entityStage, entityRule, entityJob, entityLog, entityReport},
-	PatternImportItems:       {entityStage, entityRule, entityJob, entityLog, entityReport},
-	PatternImportPublish:     {entityJourney},
+	PatternGetJourney:         {entityJourney},
+	PatternLoadJourney:        {entityJourney, entityStage, entityRule, entityJob, entityReport},
+	PatternListJourneys:       {entityJourney},
+	PatternJourneysByPriority: {entityJourney},
+	PatternStages:             {entityStage},
+	PatternStageRules:         {entityRule},
+	PatternStageJobs:          {entityJob},
+	PatternLatestExecution:    {entityJob},
+	PatternJobLogs:            {entityLog},
+	PatternRecentJobLogs:      {entityLog},
+	PatternJobReports:         {entityReport},
+	PatternCreateJourney:      {entityJourney, entityStage},
+	PatternAddRule:            {entityRule, entityStage, entityJourney},
+	PatternSetRuleStatus:      {entityRule, entityJourney},
+	PatternRetireRule:         {entityRule, entityJourney},
+	PatternStartJob:           {entityJob, entityStage, entityJourney},
+	PatternUpdateJobProgress:  {entityJob},
+	PatternFinishJob:          {entityJob, entityStage, entityJourney},
+	PatternJourneyStatus:      {entityJourney},
+	PatternWriteLogSummaries:  {entityLog},
+	PatternCountLogEntries:    {entityJob, entityJourney},
+	PatternWriteReport:        {entityReport},
+	PatternStartPastTimeout:   {entityJob, entityStage, entityJourney},
+	PatternRecoverJourneys:    {entityJourney},
+	PatternRecoverStages:      {entityStage},
+	PatternRecoverJob:         {entityJob, entityStage, entityJourney},
+	PatternDeleteMark:         {entityJourney, entityStage},
+	PatternDeleteKeys:         {entityJourney, entityStage, entityRule, entityJob, entityLog, entityReport},
+	PatternDeleteItems:        {entityStage, entityRule, entityJob, entityLog, entityReport},
+	PatternDeleteMetadata:     {entityJourney},
+	PatternImportClaim:        {entityJourney},
+	PatternImportKeys:         {entityJourney, entityStage, entityRule, entityJob, entityLog, entityReport},
+	PatternImportItems:        {entityStage, entityRule, entityJob, entityLog, entityReport},
+	PatternImportPublish:      {entityJourney},
 }
 
 // latencies are the patterns' latency targets (p99, the data-modeling method's "latency
@@ -148,64 +150,68 @@ var patternEntities = map[string][]string{
 // for a job's whole log (a 1 MB page); recovery, deletion and import, an
 // operator's or a background call, a second a request.
 var latencies = map[string]time.Duration{
-	PatternGetJourney:        10 * time.Millisecond,
-	PatternLoadJourney:       50 * time.Millisecond,
-	PatternListJourneys:      20 * time.Millisecond,
-	PatternStages:            20 * time.Millisecond,
-	PatternStageRules:        20 * time.Millisecond,
-	PatternStageJobs:         20 * time.Millisecond,
-	PatternLatestExecution:   20 * time.Millisecond,
-	PatternJobLogs:           100 * time.Millisecond,
-	PatternRecentJobLogs:     20 * time.Millisecond,
-	PatternJobReports:        20 * time.Millisecond,
-	PatternCreateJourney:     50 * time.Millisecond,
-	PatternAddRule:           50 * time.Millisecond,
-	PatternSetRuleStatus:     50 * time.Millisecond,
-	PatternRetireRule:        50 * time.Millisecond,
-	PatternStartJob:          50 * time.Millisecond,
-	PatternUpdateJobProgress: 20 * time.Millisecond,
-	PatternFinishJob:         50 * time.Millisecond,
-	PatternJourneyStatus:     20 * time.Millisecond,
-	PatternWriteLogSummaries: 50 * time.Millisecond,
-	PatternCountLogEntries:   50 * time.Millisecond,
-	PatternWriteReport:       20 * time.Millisecond,
-	PatternStartPastTimeout:  50 * time.Millisecond,
-	PatternRecoverJourneys:   time.Second,
-	PatternRecoverStages:     time.Second,
-	PatternRecoverJob:        time.Second,
-	PatternDeleteMark:        time.Second,
-	PatternDeleteKeys:        time.Second,
-	PatternDeleteItems:       time.Second,
-	PatternDeleteMetadata:    time.Second,
-	PatternImportClaim:       time.Second,
-	PatternImportKeys:        time.Second,
-	PatternImportItems:       time.Second,
-	PatternImportPublish:     time.Second,
+	PatternGetJourney:         10 * time.Millisecond,
+	PatternLoadJourney:        50 * time.Millisecond,
+	PatternListJourneys:       20 * time.Millisecond,
+	PatternJourneysByPriority: 100 * time.Millisecond,
+	PatternStages:             20 * time.Millisecond,
+	PatternStageRules:         20 * time.Millisecond,
+	PatternStageJobs:          20 * time.Millisecond,
+	PatternLatestExecution:    20 * time.Millisecond,
+	PatternJobLogs:            100 * time.Millisecond,
+	PatternRecentJobLogs:      20 * time.Millisecond,
+	PatternJobReports:         20 * time.Millisecond,
+	PatternCreateJourney:      50 * time.Millisecond,
+	PatternAddRule:            50 * time.Millisecond,
+	PatternSetRuleStatus:      50 * time.Millisecond,
+	PatternRetireRule:         50 * time.Millisecond,
+	PatternStartJob:           50 * time.Millisecond,
+	PatternUpdateJobProgress:  20 * time.Millisecond,
+	PatternFinishJob:          50 * time.Millisecond,
+	PatternJourneyStatus:      20 * time.Millisecond,
+	PatternWriteLogSummaries:  50 * time.Millisecond,
+	PatternCountLogEntries:    50 * time.Millisecond,
+	PatternWriteReport:        20 * time.Millisecond,
+	PatternStartPastTimeout:   50 * time.Millisecond,
+	PatternRecoverJourneys:    time.Second,
+	PatternRecoverStages:      time.Second,
+	PatternRecoverJob:         time.Second,
+	PatternDeleteMark:         time.Second,
+	PatternDeleteKeys:         time.Second,
+	PatternDeleteItems:        time.Second,
+	PatternDeleteMetadata:     time.Second,
+	PatternImportClaim:        time.Second,
+	PatternImportKeys:         time.Second,
+	PatternImportItems:        time.Second,
+	PatternImportPublish:      time.Second,
 }
 
 // Access pattern names, for PatternsWithRates.
 const (
-	PatternGetJourney        = "Get journey"
-	PatternLoadJourney       = "Load complete journey"
-	PatternListJourneys      = "List journeys"
-	PatternStages            = "List stages"
-	PatternStageRules        = "Rules of a stage"
-	PatternStageJobs         = "Jobs of a stage"
-	PatternLatestExecution   = "Latest execution of a stage"
-	PatternJobLogs           = "Logs of a job"
-	PatternRecentJobLogs     = "Recent logs of a job"
-	PatternJobReports        = "Reports of a job"
-	PatternCreateJourney     = "Create journey"
-	PatternAddRule           = "Add rule"
-	PatternSetRuleStatus     = "Set rule status"
-	PatternRetireRule        = "Set rule status, count unchanged"
-	PatternStartJob          = "Start job"
-	PatternUpdateJobProgress = "Update job progress"
-	PatternFinishJob         = "Finish job"
-	PatternJourneyStatus     = "Pause, resume or cancel journey"
-	PatternWriteLogSummaries = "Write log summaries"
-	PatternCountLogEntries   = "Count log entries"
-	PatternWriteReport       = "Write report catalog entry"
+	PatternGetJourney   = "Get journey"
+	PatternLoadJourney  = "Load complete journey"
+	PatternListJourneys = "List journeys"
+	// PatternJourneysByPriority is a scheduler's queue: the journeys in
+	// processing order (Journeys.ByPriority).
+	PatternJourneysByPriority = "Journeys by priority"
+	PatternStages             = "List stages"
+	PatternStageRules         = "Rules of a stage"
+	PatternStageJobs          = "Jobs of a stage"
+	PatternLatestExecution    = "Latest execution of a stage"
+	PatternJobLogs            = "Logs of a job"
+	PatternRecentJobLogs      = "Recent logs of a job"
+	PatternJobReports         = "Reports of a job"
+	PatternCreateJourney      = "Create journey"
+	PatternAddRule            = "Add rule"
+	PatternSetRuleStatus      = "Set rule status"
+	PatternRetireRule         = "Set rule status, count unchanged"
+	PatternStartJob           = "Start job"
+	PatternUpdateJobProgress  = "Update job progress"
+	PatternFinishJob          = "Finish job"
+	PatternJourneyStatus      = "Pause, resume or cancel journey"
+	PatternWriteLogSummaries  = "Write log summaries"
+	PatternCountLogEntries    = "Count log entries"
+	PatternWriteReport        = "Write report catalog entry"
 
 	// A job whose worker died: the next Start of its stage fails it past
 	// its timeout, or Jobs.Recover, an operator's sweep, does.
@@ -244,39 +250,40 @@ const (
 // entries (the seed's figure) over its ~2 minutes, i.e. about 80 a second
 // while it runs. Services set their own with PatternsWithRates.
 var defaultRates = map[string]float64{
-	PatternGetJourney:        2,
-	PatternLoadJourney:       1,
-	PatternListJourneys:      0.5,
-	PatternStages:            0.5,
-	PatternStageRules:        0.1,
-	PatternStageJobs:         0.5,
-	PatternLatestExecution:   0.1,
-	PatternJobLogs:           0.5,
-	PatternRecentJobLogs:     1,
-	PatternJobReports:        0.1,
-	PatternCreateJourney:     0.01,
-	PatternAddRule:           0.01,
-	PatternSetRuleStatus:     0.01,
-	PatternRetireRule:        0.01,
-	PatternStartJob:          0.01,
-	PatternUpdateJobProgress: 0.5,
-	PatternFinishJob:         0.01,
-	PatternJourneyStatus:     0.001,
-	PatternWriteLogSummaries: 80.0 / 25, // requests: 80 entries a second, 25 per BatchWriteItem
-	PatternCountLogEntries:   logFlushesPerSecond,
-	PatternWriteReport:       0.03,
-	PatternStartPastTimeout:  0.01,
-	PatternRecoverJourneys:   1.0 / 60,
-	PatternRecoverStages:     unfinishedJourneys / 60,
-	PatternRecoverJob:        0.01,
-	PatternDeleteMark:        0.001,
-	PatternDeleteKeys:        0.001,
-	PatternDeleteItems:       0.002,
-	PatternDeleteMetadata:    0.001,
-	PatternImportClaim:       0.001,
-	PatternImportKeys:        0.001,
-	PatternImportItems:       0.001,
-	PatternImportPublish:     0.001,
+	PatternGetJourney:         2,
+	PatternLoadJourney:        1,
+	PatternListJourneys:       0.5,
+	PatternJourneysByPriority: 0.1,
+	PatternStages:             0.5,
+	PatternStageRules:         0.1,
+	PatternStageJobs:          0.5,
+	PatternLatestExecution:    0.1,
+	PatternJobLogs:            0.5,
+	PatternRecentJobLogs:      1,
+	PatternJobReports:         0.1,
+	PatternCreateJourney:      0.01,
+	PatternAddRule:            0.01,
+	PatternSetRuleStatus:      0.01,
+	PatternRetireRule:         0.01,
+	PatternStartJob:           0.01,
+	PatternUpdateJobProgress:  0.5,
+	PatternFinishJob:          0.01,
+	PatternJourneyStatus:      0.001,
+	PatternWriteLogSummaries:  80.0 / 25, // requests: 80 entries a second, 25 per BatchWriteItem
+	PatternCountLogEntries:    logFlushesPerSecond,
+	PatternWriteReport:        0.03,
+	PatternStartPastTimeout:   0.01,
+	PatternRecoverJourneys:    1.0 / 60,
+	PatternRecoverStages:      unfinishedJourneys / 60,
+	PatternRecoverJob:         0.01,
+	PatternDeleteMark:         0.001,
+	PatternDeleteKeys:         0.001,
+	PatternDeleteItems:        0.002,
+	PatternDeleteMetadata:     0.001,
+	PatternImportClaim:        0.001,
+	PatternImportKeys:         0.001,
+	PatternImportItems:        0.001,
+	PatternImportPublish:      0.001,
 }
 
 // Jobs whose worker dies, and Recover's sweep: one job in a hundred times
@@ -340,7 +347,9 @@ func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 			"PK = JOURNEY#{journeyId} AND SK = METADATA", sizeJourney, 1),
 		p(PatternLoadJourney, "Metadata, stages, rules, jobs and catalog entries of one journey: two Queries of its partition side by side, around the log summaries (SK < LOG#, SK >= LOG$).",
 			access.Query, "", "PK = JOURNEY#{journeyId}", (sizeJourney+6*sizeStage+15*sizeRule+20*sizeJob)/42, 42),
-		p(PatternListJourneys, "Dashboard of all journeys, newest first, 20 a page.", access.Query, IndexGSI1,
+		p(PatternListJourneys, "Dashboard of all journeys, newest first, 20 a page, or of the active ones (OfStatus: a filter on Data.status, since GSI1SK holds the creation time).", access.Query, IndexGSI1,
+			"GSI1PK = JOURNEYS", sizeJourney, 20),
+		p(PatternJourneysByPriority, "A scheduler's queue: the journeys of some statuses in processing order, priority then age (Journeys.ByPriority): every page of GSI1 JOURNEYS, filtered on Data.status, sorted in memory; no index orders journeys by priority.", access.Query, IndexGSI1,
 			"GSI1PK = JOURNEYS", sizeJourney, 20),
 		p(PatternStages, "Stages of a journey in execution order.", access.Query, "",
 			"PK = JOURNEY#{journeyId} AND begins_with(SK, STAGE#)", sizeStage, 6),
@@ -380,7 +389,7 @@ func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 			"PK = JOURNEY#{journeyId}", sizeReport, 1),
 		p(PatternStartPastTimeout, "Start of a stage whose job ran past its configuration.timeout: the job created, the stage's counter and lastJob, the journey's aggregates (failedJobs too), and the timed-out job failed, conditional on it still being active.",
 			access.TransactWriteItems, "", "PK = JOURNEY#{journeyId}", (2*sizeJob+sizeStage+sizeJourney)/4, 4),
-		p(PatternRecoverJourneys, "Jobs.Recover (and TimedOut) lists the journeys that have not completed: GSI1 JOURNEYS, filtered on status.",
+		p(PatternRecoverJourneys, "Jobs.Recover (and TimedOut) lists the journeys that have not completed: GSI1 JOURNEYS, filtered on status, then goes through them in processing order (priority, then age).",
 			access.Query, IndexGSI1, "GSI1PK = JOURNEYS", sizeJourney, 20),
 		p(PatternRecoverStages, "Jobs.Recover reads each unfinished journey's stages, strongly consistent: a running stage's lastJob says which job and when it times out.",
 			access.Query, "", "PK = JOURNEY#{journeyId} AND begins_with(SK, STAGE#)", sizeStage, 6),
@@ -420,16 +429,17 @@ func PatternsWithRates(rates map[string]float64) ([]access.Pattern, error) {
 		gReports  = "REPORTS#{jobId}"
 	)
 	details := map[string]access.Pattern{
-		PatternGetJourney:      {Partition: jp},
-		PatternLoadJourney:     {Partition: jp},
-		PatternListJourneys:    {Partition: gJourneys},
-		PatternStages:          {Partition: jp},
-		PatternStageRules:      {Partition: jp},
-		PatternStageJobs:       {Partition: jp},
-		PatternLatestExecution: {Partition: jp},
-		PatternJobLogs:         {Partition: gJob},
-		PatternRecentJobLogs:   {Partition: gJob},
-		PatternJobReports:      {Partition: gReports},
+		PatternGetJourney:         {Partition: jp},
+		PatternLoadJourney:        {Partition: jp},
+		PatternListJourneys:       {Partition: gJourneys},
+		PatternJourneysByPriority: {Partition: gJourneys},
+		PatternStages:             {Partition: jp},
+		PatternStageRules:         {Partition: jp},
+		PatternStageJobs:          {Partition: jp},
+		PatternLatestExecution:    {Partition: jp},
+		PatternJobLogs:            {Partition: gJob},
+		PatternRecentJobLogs:      {Partition: gJob},
+		PatternJobReports:         {Partition: gReports},
 		PatternCreateJourney: {Partition: jp, Items: []access.Item{
 			item(access.PutItem, sizeJourney, gJourneys),
 			{Operation: access.PutItem, Size: sizeStage, Count: 6, Partition: jp, IndexWrites: gsi(gStages)},

@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"iter"
-
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-
-	"github.com/tablekit/tablekit/table"
 )
 
 // RecoverOptions configure Jobs.TimedOut and Jobs.Recover.
@@ -75,11 +71,17 @@ func (s *Store) timedOutJobs(ctx context.Context, o RecoverOptions) iter.Seq2[Jo
 	}
 }
 
+// unfinishedStatuses are the statuses of a journey that may have a
+// running job: all but completed (every stage of a completed journey is
+// done). A cancelled journey is among them: a Cancel interrupted past its
+// first 49 jobs leaves some running.
+var unfinishedStatuses = []Status{StatusPending, StatusRunning, StatusPaused, StatusFailed, StatusCancelled}
+
 // unfinishedJourneys are the journeys that may have a running job: one,
 // read strongly consistent, or every listed journey that has not
-// completed (a completed journey has every stage done), through GSI1
-// JOURNEYS with a filter on the status. Journeys being imported are not
-// listed and have no job of their own yet.
+// completed, in processing order (priority, then age:
+// journeysByPriority). Journeys being imported are not listed and have
+// no job of their own yet.
 func (s *Store) unfinishedJourneys(ctx context.Context, o RecoverOptions) iter.Seq2[Journey, error] {
 	return func(yield func(Journey, error) bool) {
 		if o.JourneyID != "" {
@@ -91,18 +93,13 @@ func (s *Store) unfinishedJourneys(ctx context.Context, o RecoverOptions) iter.S
 			yield(*j, nil)
 			return
 		}
-		filter := expression.Name("Data.status").NotEqual(expression.Value(StatusCompleted))
-		q := table.Query{Index: IndexGSI1, Partition: journeysGSI1PK, Filter: &filter, TieBreak: attrPK}
-		for rec, err := range table.QueryAll[record[Journey]](ctx, s.t, q) {
-			if err != nil {
-				yield(Journey{}, err)
-				return
-			}
-			j, err := journeyFrom(rec)
-			if errors.Is(err, ErrImportInProgress) {
-				continue
-			}
-			if !yield(j, err) || err != nil {
+		journeys, err := s.journeysByPriority(ctx, unfinishedStatuses)
+		if err != nil {
+			yield(Journey{}, err)
+			return
+		}
+		for _, j := range journeys {
+			if !yield(j, nil) {
 				return
 			}
 		}

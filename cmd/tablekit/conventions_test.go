@@ -53,6 +53,7 @@ func TestBadFlagValuesExitTwo(t *testing.T) {
 	require.Equal(t, exitOK, runCLI(t, "tables", "ensure", "-endpoint", srv.URL).code)
 	for _, args := range [][]string{
 		{"jobs", "list", "-status", "bogus"},
+		{"journey", "list", "-status", "in_progress"},
 		{"jobs", "list", "-user", "u-1", "-limit", "100000"},
 		{"tasks", "list", "-limit", "-3"},
 		{"tasks", "list", "-cursor", "garbage"},
@@ -368,6 +369,12 @@ func TestEndpointWithoutS3RunsTheCommandsThatReadNoFiles(t *testing.T) {
 	list := runCLI(t, "journey", "list", "-endpoint", srv.URL, "-output", "json")
 	require.Equal(t, exitOK, list.code, list.stderr)
 	assert.Contains(t, list.stdout, id)
+	pending := runCLI(t, "journey", "list", "-endpoint", srv.URL, "-status", "running, pending", "-output", "json")
+	require.Equal(t, exitOK, pending.code, pending.stderr)
+	assert.Contains(t, pending.stdout, id, "the journey is pending")
+	running := runCLI(t, "journey", "list", "-endpoint", srv.URL, "-status", "running", "-output", "json")
+	require.Equal(t, exitOK, running.code, running.stderr)
+	assert.NotContains(t, running.stdout, id, "the journey is not running")
 	show := runCLI(t, "journey", "show", id, "-endpoint", srv.URL)
 	assert.Equal(t, exitOK, show.code, show.stderr)
 	recover := runCLI(t, "journey", "recover", "-endpoint", srv.URL, "-dry-run")

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tablekit/tablekit/journey"
 )
@@ -80,15 +81,22 @@ func journeySetup(fn func(ctx context.Context, a *app, s *journey.Store, args []
 func journeyCommands() []*command {
 	var overwrite, oldest bool
 	var page pageFlags
-	var stage, only string
+	var stage, only, statuses string
 	return []*command{
 		{
 			name:    "journey list",
-			summary: "list journeys, newest first (-oldest: oldest first), a page at a time",
+			summary: "list journeys, newest first (-oldest: oldest first), a page at a time; -status running,paused lists those",
 			setup: journeySetup(func(ctx context.Context, a *app, s *journey.Store, args []string) error {
 				opts := []func(*journey.ListOptions){journey.Limit(page.limit)}
 				if oldest {
 					opts = append(opts, journey.OldestFirst())
+				}
+				if statuses != "" {
+					var of []journey.Status
+					for _, st := range strings.Split(statuses, ",") {
+						of = append(of, journey.Status(strings.TrimSpace(st)))
+					}
+					opts = append(opts, journey.OfStatus(of...))
 				}
 				p, err := s.Journeys().List(ctx, page.cursor, opts...)
 				if err != nil {
@@ -100,6 +108,7 @@ func journeyCommands() []*command {
 			}, func(fs *flag.FlagSet, _ *journeyFlags) {
 				page.register(fs)
 				fs.BoolVar(&oldest, "oldest", false, "oldest first")
+				fs.StringVar(&statuses, "status", "", "only journeys in these statuses, comma-separated (pending, running, paused, failed, completed, cancelled)")
 			}, 0),
 		},
 		{
