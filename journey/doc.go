@@ -213,7 +213,8 @@
 // sizes): flush at the end of a step, as the seed uploads a step's log
 // "after step completion", not every second.
 // [Reports.Write] writes the report file, then its REPORT# catalog
-// item. S3 is always written before DynamoDB, so no item points at a
+// item, which the seed saves "optionally": [SkipCatalog] writes the file
+// only (Reports.Read finds it; the catalog does not). S3 is always written before DynamoDB, so no item points at a
 // missing file. Log and report files are the records' bodies and live only
 // in S3; no journey item carries a large attribute, so nothing needs the
 // blobstore.Offloader.

@@ -116,7 +116,7 @@ func reportFrom(rec record[ReportEntry]) (ReportEntry, error) {
 }
 
 // writeReport implements [Reports.Write].
-func (s *Store) writeReport(ctx context.Context, ref JobRef, stepID string, r Report) (*ReportEntry, error) {
+func (s *Store) writeReport(ctx context.Context, ref JobRef, stepID string, r Report, o ReportOptions) (*ReportEntry, error) {
 	if err := ref.check(); err != nil {
 		return nil, err
 	}
@@ -162,6 +162,9 @@ func (s *Store) writeReport(ctx context.Context, ref JobRef, stepID string, r Re
 	rec, err := reportRecord(ref.JourneyID, e)
 	if err != nil {
 		return nil, err
+	}
+	if o.SkipCatalog {
+		return &e, nil
 	}
 	if err := s.t.Put(ctx, rec, table.IfNotExists()); err != nil {
 		return nil, err

@@ -23,13 +23,28 @@ func (h *Reports) ready(ctx context.Context) error {
 	return h.s.ready(ctx)
 }
 
+// ReportOptions configure Reports.Write.
+type ReportOptions struct {
+	// SkipCatalog writes the report file only, without its REPORT#
+	// catalog item: the seed saves the catalog entry "optionally". The
+	// file is found by Reports.Read (which lists the job's files), not by
+	// Reports.ListCatalog or Journeys.Load.
+	SkipCatalog bool
+}
+
+// SkipCatalog sets ReportOptions.SkipCatalog: Reports.Write writes the
+// file and no catalog item.
+func SkipCatalog() func(*ReportOptions) { return func(o *ReportOptions) { o.SkipCatalog = true } }
+
 // Write writes a report file to the reports store at
 // .../executions/{job_id}/reports/{step_id}/{report_id}.json, report_id
 // being the catalog entry's new id, then its catalog item
 // (attribute_not_exists), so the catalog never points at a missing file.
 // Every report has its own file and entry: a second report of the same
-// step (another type, or the same again) replaces nothing.
-func (h *Reports) Write(ctx context.Context, ref JobRef, stepID string, r Report) (_ *ReportEntry, err error) {
+// step (another type, or the same again) replaces nothing. With
+// SkipCatalog it writes the file only and returns the entry it did not
+// write (its S3Location names the file); no request goes to DynamoDB.
+func (h *Reports) Write(ctx context.Context, ref JobRef, stepID string, r Report, opts ...func(*ReportOptions)) (_ *ReportEntry, err error) {
 	if err := h.ready(ctx); err != nil {
 		return nil, err
 	}
@@ -38,7 +53,13 @@ func (h *Reports) Write(ctx context.Context, ref JobRef, stepID string, r Report
 	if err := refuseReserved("JobRef.JourneyID", ref.JourneyID); err != nil {
 		return nil, err
 	}
-	return h.s.writeReport(ctx, ref, stepID, r)
+	var o ReportOptions
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return h.s.writeReport(ctx, ref, stepID, r, o)
 }
 
 // Read reads every report file of a job from the reports store (the

@@ -116,3 +116,59 @@ func twoReportsOfOneStep(t *testing.T, s *Store, reportStore blobstore.Store, re
 		assert.Equal(t, entry.Title, r.Title, "catalog entry %s points at another report's file", entry.ReportID)
 	}
 }
+
+// TestWriteReportWithoutCatalogWritesTheFileOnly: the seed saves a
+// report's catalog entry "optionally": with SkipCatalog the file is
+// written and read back by Reports.Read, and DynamoDB gets no request; a
+// bad report is refused before the file too.
+func TestWriteReportWithoutCatalogWritesTheFileOnly(t *testing.T) {
+	e := newEnv(t)
+	reportWithoutCatalog(t, e.store, e.reports, e.calls)
+}
+
+// TestIntegrationWriteReportWithoutCatalog is
+// TestWriteReportWithoutCatalogWritesTheFileOnly on DynamoDB Local (and
+// the memory reports store).
+func TestIntegrationWriteReportWithoutCatalog(t *testing.T) {
+	reports := blobstore.NewMemory()
+	reportWithoutCatalog(t, localStore(t, WithReports(reports)), reports, nil)
+}
+
+func reportWithoutCatalog(t *testing.T, s *Store, reports *blobstore.Memory, calls func() int) {
+	ctx := context.Background()
+	_, err := s.Journeys().Create(ctx, NewJourney{ID: "JRN-T", Name: "reports"})
+	require.NoError(t, err)
+	job, err := s.Jobs().Start(ctx, NewJob{JourneyID: "JRN-T", StageID: "raw_analysis"})
+	require.NoError(t, err)
+	ref := job.Ref()
+	before := tableItems(t, s)
+	n := 0
+	if calls != nil {
+		n = calls()
+	}
+
+	e, err := s.Reports().Write(ctx, ref, "schema_extraction", Report{ReportType: ReportPerformance, Title: "file only"}, SkipCatalog())
+	require.NoError(t, err)
+	_, err = s.Reports().Write(ctx, ref, "schema_extraction", Report{ReportType: "bogus", Title: "bad"}, SkipCatalog())
+	assert.ErrorIs(t, err, table.ErrInvalidInput)
+	if calls != nil {
+		assert.Equal(t, n, calls(), "no request to DynamoDB")
+	}
+	assert.Equal(t, before, tableItems(t, s), "no catalog item")
+	keys := objects(t, reports)
+	require.Len(t, keys, 1, "the file, and only the good report's")
+	assert.Equal(t, "s3://"+s.opts.ReportsBucket+"/"+keys[0], e.S3Location, "the entry names the file")
+	read, err := s.Reports().Read(ctx, ref)
+	require.NoError(t, err)
+	require.Len(t, read, 1)
+	assert.Equal(t, "file only", read[0].Title)
+	cat, err := s.Reports().ListCatalog(ctx, ref.JobID, "")
+	require.NoError(t, err)
+	assert.Empty(t, cat.Items)
+
+	_, err = s.Reports().Write(ctx, ref, "schema_extraction", Report{ReportType: ReportSummary, Title: "cataloged"})
+	require.NoError(t, err)
+	cat, err = s.Reports().ListCatalog(ctx, ref.JobID, "")
+	require.NoError(t, err)
+	assert.Len(t, cat.Items, 1, "without the option the entry is written")
+}
