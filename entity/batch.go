@@ -31,8 +31,9 @@ func (e *Entity[T]) BatchGet(ctx context.Context, keys []T, opts ...func(*table.
 		return nil, err
 	}
 	out := make([]T, 0, len(items))
+	now := m.reg.now()
 	for _, item := range items {
-		if m.expired(item) || !m.mine(item) {
+		if !m.live(item, now) {
 			continue
 		}
 		var v T

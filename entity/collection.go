@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"iter"
 	"reflect"
+	"slices"
 	"strconv"
-
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
 	"github.com/tablekit/tablekit/table"
 )
@@ -32,7 +31,7 @@ type Collection struct {
 	name     string
 	index    string
 	members  []*model
-	tieBreak string
+	tieBreak []string
 	use      usage
 }
 
@@ -81,8 +80,10 @@ func NewCollection(reg *Registry, name, index string, members ...Member) (*Colle
 // List reads one page of the collection's partition, named by partition:
 // a value of any member's type whose partition fields are set. Items are
 // values of their entities' types (Album, not *Album), in sort key order,
-// ties on an index broken by the first member's tie-break; items of other
-// entities in the partition are left out. The cursor is table's.
+// ties on an index broken by the table key; items of other entities in the
+// partition, and expired ones, are left out (each entity's own test, as
+// List applies it, and a page is never cut short into a cursor that leads
+// to nothing). The cursor is table's.
 // ListOptions' Sort is refused (the members' sort keys differ); Index is
 // the collection's.
 func (c *Collection) List(ctx context.Context, partition any, cursor string, opts ...func(*ListOptions)) (_ table.Page[any], err error) {
@@ -103,17 +104,11 @@ func (c *Collection) List(ctx context.Context, partition any, cursor string, opt
 	if err != nil {
 		return table.Page[any]{}, err
 	}
-	out := table.Page[any]{Items: make([]any, 0, len(page.Items)), Next: page.Next}
-	for _, item := range page.Items {
-		m := c.memberOf(item)
-		if m == nil {
-			continue
-		}
-		v, err := m.decodeAny(ctx, item)
-		if err != nil {
+	out := table.Page[any]{Items: make([]any, len(page.Items)), Next: page.Next}
+	for i, item := range page.Items {
+		if out.Items[i], err = c.member(item).decodeAny(ctx, item); err != nil {
 			return table.Page[any]{}, err
 		}
-		out.Items = append(out.Items, v)
 	}
 	if c.use.count() && len(page.Items) > 0 {
 		c.use.sample(table.ItemSize(page.Items[0]), len(page.Items))
@@ -150,53 +145,27 @@ func (c *Collection) query(partition any, o ListOptions) (table.Query, error) {
 	if err != nil {
 		return table.Query{}, err
 	}
+	now := owner.reg.now()
 	q := table.Query{Index: c.index, Partition: pv, Descending: o.Descending, Limit: int32(o.Limit),
-		Consistent: o.Consistent, TieBreak: c.tieBreak, Filter: c.filter(o.Filter)}
+		Consistent: o.Consistent, TieBreak: c.tieBreak, Filter: o.Filter,
+		Keep: func(item table.Item) bool {
+			m := c.member(item)
+			return m != nil && !m.expiredAt(item, now)
+		}}
+	if o.AnyTieOrder {
+		q.TieBreak = nil
+	}
 	if o.Limit < 0 || o.Limit > maxLimit {
 		return table.Query{}, inputError(c.name+" Limit", fmt.Sprint(o.Limit), "must be between 0 and 1048576", nil)
 	}
 	return q, nil
 }
 
-// filter keeps the members' items when the registry has a type attribute,
-// and leaves out expired ones of members with a TTL.
-func (c *Collection) filter(user *expression.ConditionBuilder) *expression.ConditionBuilder {
-	var cs []expression.ConditionBuilder
-	if user != nil {
-		cs = append(cs, *user)
-	}
-	if ta := c.members[0].typeAttr; ta != "" {
-		names := make([]expression.OperandBuilder, 0, len(c.members))
-		for _, m := range c.members[1:] {
-			names = append(names, expression.Value(m.name))
-		}
-		if len(names) == 0 {
-			cs = append(cs, expression.Name(ta).Equal(expression.Value(c.members[0].name)))
-		} else {
-			cs = append(cs, expression.Name(ta).In(expression.Value(c.members[0].name), names...))
-		}
-	}
-	if len(cs) == 0 {
-		return nil
-	}
-	f := cs[0]
-	if len(cs) > 1 {
-		f = expression.And(cs[0], cs[1], cs[2:]...)
-	}
-	return &f
-}
-
-// memberOf returns the member an item read belongs to; nil for an item of
-// another entity, or an expired one.
-func (c *Collection) memberOf(item table.Item) *model {
-	m := c.members[0].reg.identify(item)
-	for _, mb := range c.members {
-		if mb == m {
-			if m.expired(item) {
-				return nil
-			}
-			return m
-		}
+// member returns the member an item read belongs to (Registry.identify:
+// the entity that owns it); nil for an item of another entity.
+func (c *Collection) member(item table.Item) *model {
+	if m := c.members[0].reg.identify(item); slices.Contains(c.members, m) {
+		return m
 	}
 	return nil
 }

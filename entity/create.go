@@ -83,7 +83,7 @@ func (e *Entity[T]) putItem(ctx context.Context, o op, v T, opts []func(*WriteOp
 // createFailure is the sentinel of a refused create.
 func (m *model) createFailure(conditions bool, now time.Time) func(table.Item) error {
 	return func(current table.Item) error {
-		if !conditions || len(current) > 0 && !m.expiredItem(current, now) {
+		if !conditions || len(current) > 0 && !m.expiredAt(current, now) {
 			return table.ErrAlreadyExists
 		}
 		return table.ErrConditionFailed

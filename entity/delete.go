@@ -63,7 +63,7 @@ func (e *Entity[T]) Delete(ctx context.Context, key T, opts ...func(*WriteOption
 func (m *model) existingFailure(version *int, now time.Time) func(table.Item) error {
 	return func(current table.Item) error {
 		switch {
-		case len(current) == 0 || m.expiredItem(current, now):
+		case len(current) == 0 || m.expiredAt(current, now):
 			return table.ErrNotFound
 		case version != nil && versionIn(current, m.version.name) != int64(*version):
 			return ErrVersionConflict

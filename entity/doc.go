@@ -80,9 +80,18 @@
 // A Collection reads entities sharing a partition with one Query (an
 // album, its photos and its shares) and returns each item as a value of
 // its entity's type, in sort key order (a total order: on an index, ties
-// are broken by the table key). Registry.Decode does the same for one item
-// (a change record from package changes, a raw read), and Registry.Identify
-// names the entity of an item (tablekit inspect groups a partition with it).
+// are broken by the table key, partition then sort key). Registry.Decode
+// does the same for one item (a change record from package changes, a raw
+// read), and Registry.Identify names the entity of an item (tablekit
+// inspect groups a partition with it).
+//
+// Which entity an item is is decided by one test on every read (List,
+// Items, collections, Get, BatchGet, Decode, FromChange, Identify): the
+// type attribute when the item carries one, else the shape of its table
+// key. A photo under PHOTO#p1 and its tags under PHOTO#p1#TAG#snow share a
+// partition and a prefix; a read of photos returns photos only, and
+// Decode of an item that is not the entity's (an empty one included) is
+// ErrUnknownItem, never a zero value.
 //
 // # Access patterns
 //

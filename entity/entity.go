@@ -71,7 +71,7 @@ type indexPart struct {
 	name     string
 	pk, sk   keyPart
 	sparse   bool
-	tieBreak string
+	tieBreak []string // the table key attributes, less the index's sort key
 }
 
 // stamp is a timestamp attribute and how it is written.
@@ -185,7 +185,7 @@ func (m *model) declareIndexes(s table.Schema, decls []IndexOptions) error {
 			return declError(m.name, option, "declared twice")
 		}
 		seen[d.Name] = true
-		p := indexPart{name: d.Name, sparse: d.Sparse, tieBreak: d.TieBreak}
+		p := indexPart{name: d.Name, sparse: d.Sparse}
 		var err error
 		if p.pk, err = m.declareIndexKey(option+" partition key", s, ix.PartitionKey, d.PartitionKey, true); err != nil {
 			return err
@@ -193,15 +193,15 @@ func (m *model) declareIndexes(s table.Schema, decls []IndexOptions) error {
 		if p.sk, err = m.declareIndexKey(option+" sort key", s, ix.SortKey, d.SortKey, false); err != nil {
 			return err
 		}
-		if p.tieBreak == "" && ix.SortKey.Name != "" {
-			switch {
-			case s.SortKey.Name != "" && m.sk.constant == nil:
-				p.tieBreak = s.SortKey.Name
-			default:
-				p.tieBreak = s.PartitionKey.Name
-			}
-			if p.tieBreak == ix.SortKey.Name {
-				p.tieBreak = "" // the index sorts by it: no ties
+		if ix.SortKey.Name != "" {
+			// Ties on the index's sort key are broken by the table key,
+			// which is unique per item: the table's sort key alone is
+			// unique only within one table partition, and an index
+			// partition gathers several.
+			for _, a := range []table.Attribute{s.PartitionKey, s.SortKey} {
+				if a.Name != "" && a.Name != ix.SortKey.Name {
+					p.tieBreak = append(p.tieBreak, a.Name)
+				}
 			}
 		}
 		m.indexes = append(m.indexes, p)
@@ -457,6 +457,26 @@ func (m *model) matches(item table.Item) bool {
 	return m.pk.matches(item[m.pk.attr.Name]) && (m.sk.attr.Name == "" || m.sk.matches(item[m.sk.attr.Name]))
 }
 
+// owns reports whether item is one of the entity's: by the type attribute
+// when the item carries one, else by the shape of its table key (which New
+// made unambiguous). It is the one test every read makes — List, Items,
+// collections, Get, BatchGet, Decode, FromChange, Registry.Identify — so
+// an item is the entity's on every path or on none.
+func (m *model) owns(item table.Item) bool {
+	if m.typeAttr != "" {
+		if s, ok := item[m.typeAttr].(*types.AttributeValueMemberS); ok {
+			return s.Value == m.name
+		}
+	}
+	return m.matches(item)
+}
+
+// live reports whether a read returns item: the entity's, and not expired
+// at now.
+func (m *model) live(item table.Item, now time.Time) bool {
+	return m.owns(item) && !m.expiredAt(item, now)
+}
+
 // Name is the entity's name ("" for a nil Entity).
 func (e *Entity[T]) Name() string {
 	if e == nil || e.m == nil {
@@ -589,8 +609,8 @@ func (m *model) setTTL(v reflect.Value, now time.Time) {
 	fv.SetInt(table.TTL(at))
 }
 
-// expiredItem reports whether a stored item has expired at now.
-func (m *model) expiredItem(item table.Item, now time.Time) bool {
+// expiredAt reports whether a stored item has expired at now.
+func (m *model) expiredAt(item table.Item, now time.Time) bool {
 	return m.ttl != nil && table.ItemExpired(item, m.ttl.name, now)
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/table"
 )
@@ -64,19 +63,10 @@ func (m *model) found(item table.Item, k table.Key) error {
 	if len(item) == 0 || m.expired(item) {
 		return &table.Error{Op: "get", Table: m.reg.t.Name(), Key: k.String(), Err: table.ErrNotFound}
 	}
-	if !m.mine(item) {
+	if !m.owns(item) {
 		return fmt.Errorf("entity: %s: item %s is not one: %w", m.name, k, ErrUnknownItem)
 	}
 	return nil
-}
-
-// mine reports whether item is the entity's, by its type attribute.
-func (m *model) mine(item table.Item) bool {
-	if m.typeAttr == "" {
-		return true
-	}
-	s, ok := item[m.typeAttr].(*types.AttributeValueMemberS)
-	return !ok || s.Value == m.name
 }
 
 // getOptions applies opts; a function of its own so that a Get without
@@ -93,14 +83,17 @@ func getOptions(opts []func(*table.GetOptions)) table.GetOptions {
 
 // Decode decodes an item of the entity read by other means (a raw Query,
 // an UpdateItem's ALL_NEW, a change record) as Get would return it:
-// offloaded attributes restored, KeyOnly and Extra filled. An item of
-// another entity (by the type attribute) wraps ErrUnknownItem.
+// offloaded attributes restored, KeyOnly and Extra filled. An item that is
+// not the entity's — another entity's by the type attribute, or, without
+// one, by the shape of its keys; an empty item — wraps ErrUnknownItem: a
+// decoder never returns a zero value for what it could not read. An
+// expired item is decoded (it is the entity's; reads leave it out).
 func (e *Entity[T]) Decode(ctx context.Context, item table.Item) (T, error) {
 	var v T
 	if err := e.ready(ctx); err != nil {
 		return v, err
 	}
-	if !e.m.mine(item) {
+	if !e.m.owns(item) {
 		return v, fmt.Errorf("entity: %s: item %s is not one: %w", e.m.name, e.m.keyOf(item), ErrUnknownItem)
 	}
 	err := e.m.decode(ctx, item, &v)

@@ -46,6 +46,16 @@ type Photo struct {
 	UpdatedAt time.Time `dynamodbav:"updatedAt"`
 }
 
+// Tag is a label on a photo, in the album's partition: its sort key
+// extends the photo's (PHOTO#p1 and PHOTO#p1#TAG#snow), so a read of the
+// photos' range reaches the tags too and the entity filter must leave them
+// out.
+type Tag struct {
+	AlbumID string `dynamodbav:"albumId"`
+	PhotoID string `dynamodbav:"photoId"`
+	Name    string `dynamodbav:"tag"`
+}
+
 type Share struct {
 	AlbumID   string `dynamodbav:"albumId"`
 	UserID    string `dynamodbav:"userId"`
@@ -70,6 +80,7 @@ type env struct {
 	albums *entity.Entity[Album]
 	photos *entity.Entity[Photo]
 	shares *entity.Entity[Share]
+	tags   *entity.Entity[Tag]
 }
 
 var ctx = context.Background()
@@ -92,9 +103,15 @@ func newEnv(t testing.TB, opts ...func(*entity.RegistryOptions)) *env {
 	s := testSchema("albums")
 	require.NoError(t, s.EnsureTable(ctx, db))
 	e := &env{db: db, t: table.New(db, s, fastBackoff), blobs: blobstore.NewMemory()}
-	opts = append([]func(*entity.RegistryOptions){entity.Clock(db.Now), entity.Blobs(e.blobs)}, opts...)
+	e.declare(t, e.blobs, append([]func(*entity.RegistryOptions){entity.Clock(db.Now)}, opts...)...)
+	return e
+}
+
+// declare makes the registry of e's table and the test domain's entities.
+func (e *env) declare(t testing.TB, blobs blobstore.Store, opts ...func(*entity.RegistryOptions)) {
+	t.Helper()
 	var err error
-	e.reg, err = entity.NewRegistry(e.t, opts...)
+	e.reg, err = entity.NewRegistry(e.t, append([]func(*entity.RegistryOptions){entity.Blobs(blobs)}, opts...)...)
 	require.NoError(t, err)
 	e.albums, err = entity.New[Album](e.reg, "album", albumOptions()...)
 	require.NoError(t, err)
@@ -110,13 +127,14 @@ func newEnv(t testing.TB, opts ...func(*entity.RegistryOptions)) *env {
 		entity.TTL("expiresAt", 0),
 		entity.Enum("role", "viewer", "editor"))
 	require.NoError(t, err)
-	return e
+	e.tags, err = entity.New[Tag](e.reg, "tag", entity.Key("ALBUM#{albumId}", "PHOTO#{photoId}#TAG#{tag}"))
+	require.NoError(t, err)
 }
 
 // raw reads an item as stored.
 func (e *env) raw(t testing.TB, pk, sk string) table.Item {
 	t.Helper()
-	out, err := e.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(e.t.Name()), ConsistentRead: aws.Bool(true),
+	out, err := e.t.DB().GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(e.t.Name()), ConsistentRead: aws.Bool(true),
 		Key: table.Item{"pk": &types.AttributeValueMemberS{Value: pk}, "sk": &types.AttributeValueMemberS{Value: sk}}})
 	require.NoError(t, err)
 	return out.Item

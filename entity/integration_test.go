@@ -22,7 +22,7 @@ import (
 // localEnv is the test domain on its own table in DynamoDB Local (skipped
 // when TABLEKIT_DYNAMODB_ENDPOINT is unset), offloading to s3rver when
 // TABLEKIT_S3_ENDPOINT is set and to memory otherwise.
-func localEnv(t *testing.T) *env {
+func localEnv(t *testing.T, opts ...func(*entity.RegistryOptions)) *env {
 	t.Helper()
 	client := testenv.DynamoDB(t)
 	name := testenv.TableName(t, "albums")
@@ -36,19 +36,7 @@ func localEnv(t *testing.T) *env {
 		blobs = s3blobs
 	}
 	e := &env{t: table.New(client, s)}
-	var err error
-	e.reg, err = entity.NewRegistry(e.t, entity.Blobs(blobs))
-	require.NoError(t, err)
-	e.albums, err = entity.New[Album](e.reg, "album", albumOptions()...)
-	require.NoError(t, err)
-	e.photos, err = entity.New[Photo](e.reg, "photo",
-		entity.Key("ALBUM#{albumId}", "PHOTO#{photoId}"),
-		entity.Index("GSI1", "USER#{ownerId}", "PHOTO#{takenAt:time}#{photoId}"),
-		entity.Timestamps("createdAt", "updatedAt"), entity.Offload("metadata"), entity.Required("ownerId"))
-	require.NoError(t, err)
-	e.shares, err = entity.New[Share](e.reg, "share", entity.Key("ALBUM#{albumId}", "SHARE#{userId}"),
-		entity.TTL("expiresAt", 0), entity.Enum("role", "viewer", "editor"))
-	require.NoError(t, err)
+	e.declare(t, blobs, opts...)
 	return e
 }
 

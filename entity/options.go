@@ -79,11 +79,6 @@ type IndexOptions struct {
 	// Sparse leaves an item out of the index (no index key attributes)
 	// when a field its templates name is zero, instead of refusing it.
 	Sparse bool
-	// TieBreak names the attribute that orders items with equal index
-	// sort keys in List, Items and collections (table.Query.TieBreak). It
-	// must be unique among such items. Default: the table's sort key, or
-	// its partition key when the entity's sort key is a constant.
-	TieBreak string
 }
 
 // Key sets the table key templates.

@@ -44,7 +44,7 @@ func (e *Entity[T]) Put(ctx context.Context, v T, opts ...func(*WriteOptions)) (
 // putFailure is the sentinel of a refused Put.
 func (m *model) putFailure(read int64, now time.Time, conditions bool) func(table.Item) error {
 	return func(current table.Item) error {
-		live := len(current) > 0 && !m.expiredItem(current, now)
+		live := len(current) > 0 && !m.expiredAt(current, now)
 		if m.version != nil {
 			switch {
 			case read == 0 && live:

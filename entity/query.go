@@ -6,6 +6,7 @@ import (
 	"iter"
 	"reflect"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -140,9 +141,13 @@ const maxLimit = 1 << 20
 // table or on ByIndex's index, in sort key order, and the cursor of the
 // next page ("" when nothing follows): table's signed cursors, which fail
 // with table.ErrInvalidCursor on another query. On an index, items with
-// equal sort keys are ordered by a tie-break attribute (IndexOptions),
-// so the order is total and a cursor resumes exactly. Expired items are
-// left out.
+// equal sort keys are ordered by the table key (partition key, then sort
+// key; the exact reverse when Descending), so the order is total and a
+// cursor resumes exactly. Only the entity's items are returned — another
+// entity's item in the range (a photo's tags under PHOTO#p1#TAG#) is left
+// out by its type attribute or, without one, by the shape of its keys —
+// and expired items are left out; a page shortened so still ends with a
+// cursor only when an item follows.
 func (e *Entity[T]) List(ctx context.Context, partition T, cursor string, opts ...func(*ListOptions)) (_ table.Page[T], err error) {
 	if err := e.ready(ctx); err != nil {
 		return table.Page[T]{}, err
@@ -151,7 +156,7 @@ func (e *Entity[T]) List(ctx context.Context, partition T, cursor string, opts .
 	ctx, span := m.start(ctx, opList)
 	defer span.End(&err)
 	o := listOptions(opts)
-	q, wide, err := m.query(reflect.ValueOf(&partition).Elem(), o)
+	q, err := m.query(reflect.ValueOf(&partition).Elem(), o)
 	if err != nil {
 		return table.Page[T]{}, err
 	}
@@ -159,14 +164,10 @@ func (e *Entity[T]) List(ctx context.Context, partition T, cursor string, opts .
 	if err != nil {
 		return table.Page[T]{}, err
 	}
-	out := table.Page[T]{Items: make([]T, 0, len(page.Items)), Next: page.Next}
+	out := table.Page[T]{Items: make([]T, len(page.Items)), Next: page.Next}
 	dec := attributevalue.NewDecoder()
-	for _, item := range page.Items {
-		if wide && (!m.mine(item) || !m.matches(item)) {
-			continue // another entity's item in the partition
-		}
-		out.Items = append(out.Items, *new(T))
-		if err := m.decodeWith(ctx, dec, item, &out.Items[len(out.Items)-1]); err != nil {
+	for i, item := range page.Items {
+		if err := m.decodeWith(ctx, dec, item, &out.Items[i]); err != nil {
 			return table.Page[T]{}, err
 		}
 	}
@@ -193,7 +194,7 @@ func (e *Entity[T]) Items(ctx context.Context, partition T, opts ...func(*ListOp
 		}
 		m := e.m
 		o := listOptions(opts)
-		q, wide, err := m.query(reflect.ValueOf(&partition).Elem(), o)
+		q, err := m.query(reflect.ValueOf(&partition).Elem(), o)
 		if err != nil {
 			yield(zero, err)
 			return
@@ -205,9 +206,6 @@ func (e *Entity[T]) Items(ctx context.Context, partition T, opts ...func(*ListOp
 			if err != nil {
 				yield(zero, err)
 				return
-			}
-			if wide && (!m.mine(item) || !m.matches(item)) {
-				continue
 			}
 			var v T
 			if err := m.decodeWith(ctx, dec, item, &v); err != nil {
@@ -221,92 +219,72 @@ func (e *Entity[T]) Items(ctx context.Context, partition T, opts ...func(*ListOp
 	}
 }
 
-// readKeys returns the key parts a read of index ("" for the table) uses.
-func (m *model) readKeys(index string) (pk, sk *keyPart, tieBreak string, err error) {
+// readKeys returns the key parts a read of index ("" for the table) uses,
+// and the attributes that break ties on its sort key.
+func (m *model) readKeys(index string) (pk, sk *keyPart, tieBreak []string, err error) {
 	if index == "" {
-		return &m.pk, &m.sk, "", nil
+		return &m.pk, &m.sk, nil, nil
 	}
 	for i := range m.indexes {
 		if ix := &m.indexes[i]; ix.name == index {
 			return &ix.pk, &ix.sk, ix.tieBreak, nil
 		}
 	}
-	return nil, nil, "", inputError(m.name+" ByIndex", index, "the entity is not declared in that index", nil)
+	return nil, nil, nil, inputError(m.name+" ByIndex", index, "the entity is not declared in that index", nil)
 }
 
-// query builds the table query of a read of the entity, and says whether
-// its key condition may reach other entities' items (wide).
-func (m *model) query(partition reflect.Value, o ListOptions) (table.Query, bool, error) {
+// query builds the table query of a read of the entity. Its key condition
+// may reach other entities' items (a photo's "PHOTO#" prefix reaches its
+// tags' "PHOTO#p1#TAG#"), so every read keeps the items owns accepts and
+// that have not expired: one test, applied by table below its paging, so
+// a page is never cut short into a cursor that leads to nothing.
+func (m *model) query(partition reflect.Value, o ListOptions) (table.Query, error) {
 	if o.Limit < 0 || o.Limit > maxLimit {
-		return table.Query{}, false, inputError(m.name+" Limit", strconv.Itoa(o.Limit), "must be between 0 and 1048576", nil)
+		return table.Query{}, inputError(m.name+" Limit", strconv.Itoa(o.Limit), "must be between 0 and 1048576", nil)
 	}
 	pk, sk, tie, err := m.readKeys(o.Index)
 	if err != nil {
-		return table.Query{}, false, err
+		return table.Query{}, err
 	}
 	if o.AnyTieOrder {
-		tie = ""
+		tie = nil
 	}
 	pv, err := pk.build(m.name, partition)
 	if err != nil {
-		return table.Query{}, false, err
+		return table.Query{}, err
 	}
+	now := m.reg.now()
 	q := table.Query{Index: o.Index, Partition: pv, Descending: o.Descending, Limit: int32(o.Limit),
-		Consistent: o.Consistent, TieBreak: tie}
-	var wide bool
-	if q.Sort, wide, err = m.sortCondition(sk, o.Sort); err != nil {
-		return table.Query{}, false, err
+		Consistent: o.Consistent, TieBreak: tie, Filter: o.Filter,
+		Keep: func(item table.Item) bool { return m.live(item, now) }}
+	if q.Sort, err = m.sortCondition(sk, o.Sort); err != nil {
+		return table.Query{}, err
 	}
-	q.Filter = m.filter(o.Filter, wide)
-	return q, wide, nil
+	return q, nil
 }
 
-// filter joins the caller's filter with the entity's own: the type
-// attribute when the key condition may reach other entities, the TTL.
-func (m *model) filter(user *expression.ConditionBuilder, wide bool) *expression.ConditionBuilder {
-	var cs []expression.ConditionBuilder
-	if user != nil {
-		cs = append(cs, *user)
-	}
-	if wide && m.typeAttr != "" {
-		cs = append(cs, expression.Name(m.typeAttr).Equal(expression.Value(m.name)))
-	}
-	if m.ttl != nil {
-		cs = append(cs, m.alive())
-	}
-	switch len(cs) {
-	case 0:
-		return nil
-	case 1:
-		return &cs[0]
-	}
-	c := expression.And(cs[0], cs[1], cs[2:]...)
-	return &c
-}
-
-// alive is the filter that leaves out expired items.
-func (m *model) alive() expression.ConditionBuilder {
-	ttl := expression.Name(m.ttl.name)
-	return expression.Or(expression.AttributeNotExists(ttl), ttl.GreaterThan(expression.Value(m.reg.now().Unix())))
+// alive is the condition that an item has not expired (table.Alive).
+func (m *model) alive(now time.Time) expression.ConditionBuilder {
+	return table.Alive(m.ttl.name, now)
 }
 
 // sortCondition turns a SortCondition into the key condition on sk's
-// attribute, and says whether it may reach past the entity's own range.
-func (m *model) sortCondition(sk *keyPart, c SortCondition) (table.SortCondition, bool, error) {
+// attribute.
+func (m *model) sortCondition(sk *keyPart, c SortCondition) (table.SortCondition, error) {
 	if sk.own != nil && c.op != sortNone {
 		return m.ownSortCondition(sk, c)
 	}
 	if sk.attr.Name == "" || sk.tmpl == nil {
 		if c.op != sortNone {
-			return table.SortCondition{}, false, inputError(m.name+" sort condition", "", "the sort key is no template of the entity", nil)
+			return table.SortCondition{}, inputError(m.name+" sort condition", "", "the sort key is no template of the entity", nil)
 		}
-		return table.SortCondition{}, true, nil
+		return table.SortCondition{}, nil
 	}
 	if sk.constant != nil {
 		if c.op != sortNone {
-			return table.SortCondition{}, false, inputError(m.name+" sort condition", "", "the entity's sort key is a constant", nil)
+			return table.SortCondition{}, inputError(m.name+" sort condition", "", "the entity's sort key is a constant", nil)
 		}
-		return table.SortEquals(sk.constant), false, nil
+		return table.SortEquals(sk.constant), nil
 	}
 	lower := func(vals []any) (string, bool, error) {
 		if len(vals) == len(sk.fields) {
@@ -323,26 +301,26 @@ func (m *model) sortCondition(sk *keyPart, c SortCondition) (table.SortCondition
 		}
 		return after(s), false, nil
 	}
-	bad := func(err error) (table.SortCondition, bool, error) {
-		return table.SortCondition{}, false, keyInputError(m.name, sk.attr.Name+" sort condition", err)
+	bad := func(err error) (table.SortCondition, error) {
+		return table.SortCondition{}, keyInputError(m.name, sk.attr.Name+" sort condition", err)
 	}
 	switch c.op {
 	case sortNone:
 		if sk.prefix == "" {
-			return table.SortCondition{}, true, nil
+			return table.SortCondition{}, nil
 		}
-		return table.SortBeginsWith(sk.prefix), false, nil
+		return table.SortBeginsWith(sk.prefix), nil
 	case sortBeginsWith:
 		s, whole, err := lower(c.lo)
 		switch {
 		case err != nil:
 			return bad(err)
 		case whole:
-			return table.SortEquals(s), false, nil
+			return table.SortEquals(s), nil
 		case s == "":
-			return table.SortCondition{}, true, nil
+			return table.SortCondition{}, nil
 		}
-		return table.SortBeginsWith(s), false, nil
+		return table.SortBeginsWith(s), nil
 	case sortBetween:
 		lo, _, err := lower(c.lo)
 		if err != nil {
@@ -353,24 +331,24 @@ func (m *model) sortCondition(sk *keyPart, c SortCondition) (table.SortCondition
 			return bad(err)
 		}
 		if hi == "" {
-			return table.SortGreaterOrEqual(lo), true, nil
+			return table.SortGreaterOrEqual(lo), nil
 		}
 		if lo == "" {
-			return table.SortLessOrEqual(hi), true, nil
+			return table.SortLessOrEqual(hi), nil
 		}
-		return table.SortBetween(lo, hi), false, nil
+		return table.SortBetween(lo, hi), nil
 	case sortLess, sortGreaterOrEqual:
 		lo, _, err := lower(c.lo)
 		if err != nil {
 			return bad(err)
 		}
 		if c.op == sortLess {
-			return table.SortLess(lo), true, nil
+			return table.SortLess(lo), nil
 		}
 		if p := sk.prefix; p != "" {
-			return table.SortBetween(lo, after(p)), false, nil
+			return table.SortBetween(lo, after(p)), nil
 		}
-		return table.SortGreaterOrEqual(lo), true, nil
+		return table.SortGreaterOrEqual(lo), nil
 	case sortLessOrEqual, sortGreater:
 		hi, whole, err := upper(c.lo)
 		if err != nil {
@@ -378,18 +356,18 @@ func (m *model) sortCondition(sk *keyPart, c SortCondition) (table.SortCondition
 		}
 		switch {
 		case c.op == sortLessOrEqual && whole:
-			return table.SortLessOrEqual(hi), true, nil
+			return table.SortLessOrEqual(hi), nil
 		case c.op == sortLessOrEqual:
-			return table.SortLess(hi), true, nil
+			return table.SortLess(hi), nil
 		case whole:
-			return table.SortGreater(hi), true, nil
+			return table.SortGreater(hi), nil
 		}
 		if p := sk.prefix; p != "" {
-			return table.SortBetween(hi, after(p)), false, nil
+			return table.SortBetween(hi, after(p)), nil
 		}
-		return table.SortGreaterOrEqual(hi), true, nil
+		return table.SortGreaterOrEqual(hi), nil
 	}
-	return table.SortCondition{}, false, fmt.Errorf("entity: unknown sort condition %d", c.op)
+	return table.SortCondition{}, fmt.Errorf("entity: unknown sort condition %d", c.op)
 }
 
 // after is a bound above every key that starts with prefix, which ends
@@ -406,7 +384,7 @@ var _ types.AttributeValue
 // ownSortCondition is a sort condition on a sort key that is an
 // attribute of the entity (a number, say): one value per bound, compared
 // as DynamoDB compares the attribute's type.
-func (m *model) ownSortCondition(sk *keyPart, c SortCondition) (table.SortCondition, bool, error) {
+func (m *model) ownSortCondition(sk *keyPart, c SortCondition) (table.SortCondition, error) {
 	one := func(vals []any) (any, error) {
 		if len(vals) != 1 {
 			return nil, inputError(m.name+" sort condition", fmt.Sprint(len(vals)), "the sort key "+sk.attr.Name+" is one attribute: give one value", nil)
@@ -415,27 +393,27 @@ func (m *model) ownSortCondition(sk *keyPart, c SortCondition) (table.SortCondit
 	}
 	lo, err := one(c.lo)
 	if err != nil {
-		return table.SortCondition{}, false, err
+		return table.SortCondition{}, err
 	}
 	switch c.op {
 	case sortBeginsWith:
 		s, ok := lo.(string)
 		if !ok {
-			return table.SortCondition{}, false, inputError(m.name+" sort condition", fmt.Sprint(lo), "begins_with needs a string", nil)
+			return table.SortCondition{}, inputError(m.name+" sort condition", fmt.Sprint(lo), "begins_with needs a string", nil)
 		}
-		return table.SortBeginsWith(s), true, nil
+		return table.SortBeginsWith(s), nil
 	case sortBetween:
 		hi, err := one(c.hi)
 		if err != nil {
-			return table.SortCondition{}, false, err
+			return table.SortCondition{}, err
 		}
-		return table.SortBetween(lo, hi), true, nil
+		return table.SortBetween(lo, hi), nil
 	case sortLess:
-		return table.SortLess(lo), true, nil
+		return table.SortLess(lo), nil
 	case sortLessOrEqual:
-		return table.SortLessOrEqual(lo), true, nil
+		return table.SortLessOrEqual(lo), nil
 	case sortGreater:
-		return table.SortGreater(lo), true, nil
+		return table.SortGreater(lo), nil
 	}
-	return table.SortGreaterOrEqual(lo), true, nil
+	return table.SortGreaterOrEqual(lo), nil
 }

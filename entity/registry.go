@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/table"
@@ -209,23 +208,14 @@ func (r *Registry) register(m *model) error {
 	return nil
 }
 
-// identify returns the entity item belongs to: by the type attribute when
-// the registry stores one and the item has it, else by key shape.
+// identify returns the entity item belongs to: the one that owns it (by
+// the type attribute when the item has one, else by key shape), nil for
+// none.
 func (r *Registry) identify(item table.Item) *model {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	if r.opts.TypeAttribute != "" {
-		if s, ok := item[r.opts.TypeAttribute].(*types.AttributeValueMemberS); ok {
-			for _, m := range r.models {
-				if m.name == s.Value {
-					return m
-				}
-			}
-			return nil
-		}
-	}
 	for _, m := range r.models {
-		if m.matches(item) {
+		if m.owns(item) {
 			return m
 		}
 	}

@@ -220,7 +220,7 @@ func (u *Update[T]) Action() Action {
 		if u.patch {
 			wo = append(wo, table.IfExists())
 			if m.ttl != nil {
-				wo = append(wo, table.If(m.alive()))
+				wo = append(wo, table.If(m.alive(now)))
 			}
 		}
 		if u.ver != nil {
@@ -239,7 +239,7 @@ func (m *model) existing(extra []expression.ConditionBuilder, version *int, now 
 	if !unchecked {
 		wo = append(wo, table.IfExists())
 		if m.ttl != nil {
-			wo = append(wo, table.If(m.alive()))
+			wo = append(wo, table.If(m.alive(now)))
 		}
 	}
 	if version == nil {

@@ -350,7 +350,7 @@ func (u *Update[T]) failure(now time.Time) func(table.Item) error {
 	}
 	return func(current table.Item) error {
 		switch {
-		case u.ver != nil && (len(current) == 0 || u.m.expiredItem(current, now)):
+		case u.ver != nil && (len(current) == 0 || u.m.expiredAt(current, now)):
 			return table.ErrNotFound
 		case u.ver != nil && versionIn(current, u.m.version.name) != int64(*u.ver):
 			return ErrVersionConflict

@@ -286,7 +286,7 @@ func (s *Store) findJob(ctx context.Context, jobID string) (*Job, error) {
 	gpk, _ := jobGSI1PK.Build(jobID)
 	filter := expression.Name(attrEntityType).Equal(expression.Value(EntityJob))
 	rec, ok, err := first[record[Job]](ctx, s, table.Query{Index: IndexGSI1, Partition: gpk, Filter: &filter, Limit: 1,
-		TieBreak: attrSK})
+		TieBreak: []string{attrSK}})
 	if err != nil {
 		return nil, err
 	}

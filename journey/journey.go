@@ -400,7 +400,7 @@ func (s *Store) listJourneys(ctx context.Context, cursor string, o ListOptions) 
 	// Journeys created in the same microsecond share GSI1SK; every
 	// journey's SK is METADATA, so the tie-break is the unique PK.
 	q := table.Query{Index: IndexGSI1, Partition: journeysGSI1PK, Descending: !o.OldestFirst, Limit: int32(o.Limit),
-		TieBreak: attrPK, Filter: statusFilter(o.Statuses)}
+		TieBreak: []string{attrPK}, Filter: statusFilter(o.Statuses)}
 	page, err := table.QueryPage[record[Journey]](ctx, s.t, q, cursor)
 	if err != nil {
 		return table.Page[Journey]{}, err
@@ -415,7 +415,7 @@ func (s *Store) listJourneys(ctx context.Context, cursor string, o ListOptions) 
 // imported are not listed (their claim has no GSI1 keys); one that reads
 // as being imported is skipped.
 func (s *Store) journeysByPriority(ctx context.Context, statuses []Status) ([]Journey, error) {
-	q := table.Query{Index: IndexGSI1, Partition: journeysGSI1PK, Filter: statusFilter(statuses), TieBreak: attrPK}
+	q := table.Query{Index: IndexGSI1, Partition: journeysGSI1PK, Filter: statusFilter(statuses), TieBreak: []string{attrPK}}
 	var out []Journey
 	for rec, err := range table.QueryAll[record[Journey]](ctx, s.t, q) {
 		if err != nil {

@@ -479,7 +479,7 @@ func (s *Store) listSummaries(ctx context.Context, jobID, cursor string, o ListO
 	gpk, _ := jobGSI1PK.Build(jobID)
 	filter := expression.Name(attrEntityType).Equal(expression.Value(EntityLog))
 	page, err := table.QueryPage[record[LogSummary]](ctx, s.t, table.Query{Index: IndexGSI1, Partition: gpk,
-		Filter: &filter, Descending: o.NewestFirst, Limit: int32(o.Limit), TieBreak: attrSK}, cursor)
+		Filter: &filter, Descending: o.NewestFirst, Limit: int32(o.Limit), TieBreak: []string{attrSK}}, cursor)
 	if err != nil {
 		return table.Page[LogSummary]{}, err
 	}

@@ -202,7 +202,7 @@ func (s *Store) listCatalog(ctx context.Context, jobID, cursor string, o ListOpt
 	}
 	gpk, _ := reportsGSI1PK.Build(jobID)
 	page, err := table.QueryPage[record[ReportEntry]](ctx, s.t, table.Query{Index: IndexGSI1, Partition: gpk,
-		Descending: o.NewestFirst, Limit: int32(o.Limit), TieBreak: attrSK}, cursor)
+		Descending: o.NewestFirst, Limit: int32(o.Limit), TieBreak: []string{attrSK}}, cursor)
 	if err != nil {
 		return table.Page[ReportEntry]{}, err
 	}

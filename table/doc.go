@@ -56,11 +56,15 @@
 // secret when cursors reach untrusted clients.
 //
 // Sort keys are unique in a table's partition but not in an index's: ties
-// come back in an order DynamoDB does not define. Query.TieBreak names an
-// attribute unique among ties (the table's sort key, say) and makes the
-// order total — sort key, then tie-break, a descending query being the exact
-// reverse of the ascending one — and its cursors resume inside a run of
-// ties; see Query for the rules and the cost.
+// come back in an order DynamoDB does not define. Query.TieBreak names
+// attributes unique together among ties (the table's key, partition and
+// sort key: an index partition gathers several table partitions, whose
+// sort keys may repeat) and makes the order total — sort key, then
+// tie-break, a descending query being the exact reverse of the ascending
+// one — and its cursors resume inside a run of ties; see Query for the
+// rules and the cost. Query.Keep is a filter in Go for what a
+// FilterExpression cannot say; pages still never end with a cursor that
+// leads to nothing.
 //
 // # Batches and transactions
 //

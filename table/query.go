@@ -23,41 +23,52 @@ import (
 // the same microsecond share GSI1SK), and DynamoDB returns such ties in an
 // order it does not define: DynamoDB Local and the fake may disagree, and a
 // cursor taken inside a run of ties cannot say where in the run it was.
-// Set TieBreak to an attribute every item carries and that is unique among
-// items with the same sort key — the base table's sort key is the usual
-// choice, or an id the item holds — and QueryPage and QueryAll return a
-// total order:
+// Set TieBreak to attributes every item carries and whose values together
+// are unique among items with the same sort key — the base table's key
+// (partition and sort key: the sort key alone is unique only within one
+// partition of the table, and an index's partition gathers several) is the
+// choice that always holds, or an id the item holds — and QueryPage and
+// QueryAll return a total order:
 //
-//   - ascending (the default): sort key ascending, ties by TieBreak ascending;
-//   - Descending: the exact reverse, sort key descending and ties by
-//     TieBreak descending, so "newest first" lists the reverse of "oldest
-//     first", page by page.
+//   - ascending (the default): sort key ascending, ties by the TieBreak
+//     values ascending, the first attribute first;
+//   - Descending: the exact reverse, sort key descending and ties by the
+//     TieBreak values descending, so "newest first" lists the reverse of
+//     "oldest first", page by page.
 //
 // Values compare as DynamoDB compares them: strings and binaries byte by
 // byte, numbers by value. A cursor carries the sort key and the tie-break
-// value of the page's last item, bound to the query by the same HMAC as any
-// cursor (the tie-break name is part of the binding): the next page starts
-// at that sort key, inclusive, and skips the ties already returned, so
-// every item comes exactly once across pages even when a page ends inside a
-// run of ties.
+// values of the page's last item, bound to the query by the same HMAC as
+// any cursor (the tie-break names are part of the binding): the next page
+// starts at that sort key, inclusive, and skips the ties already returned,
+// so every item comes exactly once across pages even when a page ends
+// inside a run of ties.
 //
 // Cost: to order a run of ties tablekit reads the whole run, so a page that
 // touches a run of n ties reads all n (paging a run of n items k at a time
 // reads about n*n/k items). A run longer than MaxTieRun items fails with
 // ErrTooManyTies instead of growing without bound. An item that lacks the
-// attribute, holds a non-scalar value, or shares its value with another
+// attribute, holds a non-scalar value, or shares its values with another
 // item of the run fails the read with ErrBadTieBreak: the order would not be
-// total. The attribute is read even under a Projection.
+// total. The attributes are read even under a Projection.
 //
 // Adopting it in a store:
 //
 //	q := table.Query{Index: "GSI1", Partition: gpk, Descending: newestFirst,
-//		TieBreak: "SK", Limit: int32(limit)}
+//		TieBreak: []string{"PK", "SK"}, Limit: int32(limit)}
 //	page, err := table.QueryPage[record](ctx, tbl, q, cursor)
 //
-// and document the list's order as "newest GSI1SK first; ties by SK
-// descending". Cursors from a query without TieBreak (or with another one)
-// fail with ErrInvalidCursor.
+// and document the list's order as "newest GSI1SK first; ties by the table
+// key descending". Cursors from a query without TieBreak (or with another
+// one) fail with ErrInvalidCursor.
+//
+// # Keep
+//
+// Keep is a filter written in Go, for what a FilterExpression cannot say
+// (which entity a key's shape belongs to, say): like Filter it is applied
+// after reading, and a page holds only the items it keeps, so QueryPage
+// reads on while a page is short and hands out no cursor that leads to an
+// empty page. It must decide by the item alone, the same way every time.
 type Query struct {
 	Index      string // "" for the table
 	Partition  any    // the partition key value (of the index, when Index is set)
@@ -71,10 +82,13 @@ type Query struct {
 	// Projection limits the attributes read; the key attributes are always
 	// read too, since cursors are built from them.
 	Projection *expression.ProjectionBuilder
-	// TieBreak names the attribute that orders items with equal sort keys
-	// (see Ties above); "" keeps DynamoDB's order, which is undefined for
+	// TieBreak names the attributes that order items with equal sort keys
+	// (see Ties above); none keeps DynamoDB's order, which is undefined for
 	// ties on an index.
-	TieBreak string
+	TieBreak []string
+	// Keep, when set, drops the items it returns false for, after Filter
+	// (see Keep above).
+	Keep func(Item) bool
 }
 
 type sortOp int
@@ -140,7 +154,8 @@ type readPlan struct {
 	op     string
 	cursor cursorSpec
 	limit  int
-	filter bool
+	filter bool            // a filter may leave a response short: read whole pages ahead
+	keep   func(Item) bool // Query.Keep, nil for none
 	fetch  func(ctx context.Context, start Item, limit int32) (items []Item, last Item, err error)
 	// tie is set when the query names a tie-break attribute: then pages and
 	// iterators order and resume runs of equal sort keys (ties.go).
@@ -286,14 +301,16 @@ func (t *Table) planQuery(q Query) (*readPlan, error) {
 	}
 	binding += fmt.Sprintf("\x00desc=%t", q.Descending)
 
-	var tieAttr Attribute
+	var tieAttrs []Attribute
 	projected := startKey
-	if q.TieBreak != "" {
-		if tieAttr, err = t.tieBreakAttr(q.TieBreak, sk); err != nil {
+	if len(q.TieBreak) > 0 {
+		if tieAttrs, err = t.tieBreakAttrs(q.TieBreak, sk); err != nil {
 			return nil, err
 		}
-		binding += "\x00tie=" + q.TieBreak
-		projected = append(slices.Clone(startKey), tieAttr)
+		// One name binds as it always did, so cursors handed out before
+		// TieBreak took several stay valid.
+		binding += "\x00tie=" + strings.Join(q.TieBreak, "\x00")
+		projected = append(slices.Clone(startKey), tieAttrs...)
 	}
 	var projection *expression.ProjectionBuilder
 	if q.Projection != nil {
@@ -341,25 +358,31 @@ func (t *Table) planQuery(q Query) (*readPlan, error) {
 		if err != nil {
 			return nil, nil, wrapError("query", t.Name(), "", err)
 		}
-		return out.Items, out.LastEvaluatedKey, nil
+		if q.Keep == nil {
+			return out.Items, out.LastEvaluatedKey, nil
+		}
+		// Dropped here, below paging and tie runs: to them a kept-out item
+		// is one the filter left out, read past by LastEvaluatedKey.
+		return slices.DeleteFunc(out.Items, func(it Item) bool { return !q.Keep(it) }), out.LastEvaluatedKey, nil
 	}
 	p := &readPlan{
 		op:     "query",
 		cursor: cursorSpec{binding: binding, attrs: startKey},
 		limit:  int(q.Limit),
-		filter: q.Filter != nil,
+		filter: q.Filter != nil || q.Keep != nil,
+		keep:   q.Keep,
 		fetch: func(ctx context.Context, start Item, limit int32) ([]Item, Item, error) {
 			return send(ctx, base, start, limit)
 		},
 	}
-	if q.TieBreak != "" {
+	if len(q.TieBreak) > 0 {
 		p.tie = &tiePlan{
 			table:   t.Name(),
 			sortKey: sk,
-			tie:     tieAttr,
+			ties:    tieAttrs,
 			desc:    q.Descending,
 			cond:    cond,
-			cursor:  cursorSpec{binding: binding, attrs: tieCursorAttrs(sk, tieAttr)},
+			cursor:  cursorSpec{binding: binding, attrs: tieCursorAttrs(sk, tieAttrs)},
 			resume: func(ctx context.Context, c sortCond, start Item, limit int32) ([]Item, Item, error) {
 				in, err := input(c)
 				if err != nil {

@@ -35,40 +35,48 @@ const tieReadMax = 1000
 // tiePlan is how a query with a TieBreak orders and resumes runs of ties.
 type tiePlan struct {
 	table   string
-	sortKey Attribute // Name "" when the index has no sort key: one run
-	tie     Attribute // Type "" when the attribute is not a key attribute
+	sortKey Attribute   // Name "" when the index has no sort key: one run
+	ties    []Attribute // Type "" when the attribute is not a key attribute
 	desc    bool
 	cond    sortCond   // the query's sort condition
-	cursor  cursorSpec // the cursor holds the sort key and tie-break value
+	cursor  cursorSpec // the cursor holds the sort key and tie-break values
 	// resume sends the query with another sort condition.
 	resume func(ctx context.Context, c sortCond, start Item, limit int32) ([]Item, Item, error)
 }
 
-// tieBreakAttr checks the TieBreak name of a query on the table or index
-// whose sort key is sk, and returns it with its type when it is a key
-// attribute of the table or of one of its indexes.
-func (t *Table) tieBreakAttr(name string, sk Attribute) (Attribute, error) {
-	if name == sk.Name {
-		return Attribute{}, inputErr("query.TieBreak", name, "is the sort key of what the query reads; name an attribute unique among its ties, such as the table's sort key")
-	}
+// tieBreakAttrs checks the TieBreak names of a query on the table or index
+// whose sort key is sk, and returns them with their types when they are
+// key attributes of the table or of one of its indexes.
+func (t *Table) tieBreakAttrs(names []string, sk Attribute) ([]Attribute, error) {
 	all := []Attribute{t.schema.PartitionKey, t.schema.SortKey}
 	for _, ix := range t.schema.Indexes {
 		all = append(all, ix.PartitionKey, ix.SortKey)
 	}
-	for _, a := range all {
-		if a.Name == name {
-			return a, nil
+	out := make([]Attribute, 0, len(names))
+	for i, name := range names {
+		switch {
+		case name == "":
+			return nil, inputErr("query.TieBreak", `""`, "an attribute name is empty")
+		case name == sk.Name:
+			return nil, inputErr("query.TieBreak", name, "is the sort key of what the query reads; name attributes unique among its ties, such as the table's key")
+		case slices.Contains(names[:i], name):
+			return nil, inputErr("query.TieBreak", name, "is named twice")
 		}
+		a := Attribute{Name: name}
+		if j := slices.IndexFunc(all, func(a Attribute) bool { return a.Name == name }); j >= 0 {
+			a = all[j]
+		}
+		out = append(out, a)
 	}
-	return Attribute{Name: name}, nil
+	return out, nil
 }
 
 // tieCursorAttrs are the attributes a tie-break cursor carries.
-func tieCursorAttrs(sk, tie Attribute) []Attribute {
+func tieCursorAttrs(sk Attribute, ties []Attribute) []Attribute {
 	if sk.Name == "" {
-		return []Attribute{tie}
+		return ties
 	}
-	return []Attribute{sk, tie}
+	return append([]Attribute{sk}, ties...)
 }
 
 // compareValues orders two scalar values of one type as DynamoDB does:
@@ -273,58 +281,67 @@ func (s *tieStream) nextRun(ctx context.Context) ([]Item, error) {
 	return run, s.plan.sortRun(run)
 }
 
-// sortRun orders one run by the tie-break attribute (descending for a
-// descending query) and checks the values are of one scalar type and unique.
+// sortRun orders one run by the tie-break attributes (descending for a
+// descending query) and checks their values are of one scalar type each
+// and unique together.
 func (p *tiePlan) sortRun(run []Item) error {
 	bad := func(it Item, why string) error {
-		return fmt.Errorf("table: query %s: item with %s=%s: tie-break attribute %s %s: %w",
-			p.table, p.sortKey.Name, formatValue(it[p.sortKey.Name]), p.tie.Name, why, ErrBadTieBreak)
+		return fmt.Errorf("table: query %s: item with %s=%s: tie-break %s: %w",
+			p.table, p.sortKey.Name, formatValue(it[p.sortKey.Name]), why, ErrBadTieBreak)
 	}
-	var want string
-	for _, it := range run {
-		v, ok := it[p.tie.Name]
-		if !ok {
-			return bad(it, "is missing")
-		}
-		typ := TypeOf(v)
-		if typ != "S" && typ != "N" && typ != "B" {
-			return bad(it, "is of type "+typeName(v)+", not S, N or B")
-		}
-		if want == "" {
-			want = typ
-			if p.tie.Type != "" {
-				want = string(p.tie.Type)
+	for _, a := range p.ties {
+		var want string
+		for _, it := range run {
+			v, ok := it[a.Name]
+			if !ok {
+				return bad(it, "attribute "+a.Name+" is missing")
+			}
+			typ := TypeOf(v)
+			if typ != "S" && typ != "N" && typ != "B" {
+				return bad(it, "attribute "+a.Name+" is of type "+typeName(v)+", not S, N or B")
+			}
+			if want == "" {
+				want = typ
+				if a.Type != "" {
+					want = string(a.Type)
+				}
+			}
+			if typ != want {
+				return bad(it, "attribute "+a.Name+" is of type "+typ+", not "+want)
 			}
 		}
-		if typ != want {
-			return bad(it, "is of type "+typ+", not "+want)
-		}
 	}
-	slices.SortFunc(run, func(a, b Item) int {
-		c, _ := compareValues(a[p.tie.Name], b[p.tie.Name])
-		if p.desc {
-			return -c
-		}
-		return c
-	})
+	slices.SortFunc(run, p.compare)
 	for i := 1; i < len(run); i++ {
-		if sameValue(run[i-1][p.tie.Name], run[i][p.tie.Name]) {
-			return bad(run[i], "value "+formatValue(run[i][p.tie.Name])+" is not unique among the ties")
+		if p.compare(run[i-1], run[i]) == 0 {
+			var vals []string
+			for _, a := range p.ties {
+				vals = append(vals, a.Name+"="+formatValue(run[i][a.Name]))
+			}
+			return bad(run[i], "values "+strings.Join(vals, ", ")+" are not unique among the ties")
 		}
 	}
 	return nil
 }
 
-// after reports whether item comes after the cursor position (sort key x,
-// tie-break value tie) in the read direction; it is called only for items
-// of x's run.
-func (p *tiePlan) after(it Item, tie types.AttributeValue) bool {
-	c, _ := compareValues(it[p.tie.Name], tie)
-	if p.desc {
-		return c < 0
+// compare orders two items of one run by their tie-break values in the
+// read direction.
+func (p *tiePlan) compare(a, b Item) int {
+	for _, t := range p.ties {
+		if c, _ := compareValues(a[t.Name], b[t.Name]); c != 0 {
+			if p.desc {
+				return -c
+			}
+			return c
+		}
 	}
-	return c > 0
+	return 0
 }
+
+// after reports whether item comes after the cursor position at (sort key
+// and tie-break values) in the read direction; it is called only for items
+// of at's run.
+func (p *tiePlan) after(it, at Item) bool { return p.compare(it, at) > 0 }
 
 // readTiedPage is QueryPage for a query with a TieBreak: whole runs, sorted,
 // resumed at the cursor's sort key with the ties already returned skipped.
@@ -361,7 +378,7 @@ func readTiedPage[T any](ctx context.Context, t *Table, p *readPlan, cursor stri
 		}
 		if at != nil && sameValue(s.sortKeyOf(run[0]), s.sortKeyOf(at)) {
 			// The cursor's run: drop the ties earlier pages returned.
-			i := slices.IndexFunc(run, func(it Item) bool { return tp.after(it, at[tp.tie.Name]) })
+			i := slices.IndexFunc(run, func(it Item) bool { return tp.after(it, at) })
 			if i < 0 {
 				i = len(run)
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -57,7 +58,7 @@ func testQueryTiesPageExactlyOnce(t *testing.T, be backend) {
 	}
 	require.NoError(t, tbl.BatchWrite(context.Background(), puts, nil))
 
-	q := table.Query{Index: "GSI1", Partition: "LOGS#J", TieBreak: "SK", Limit: 7}
+	q := table.Query{Index: "GSI1", Partition: "LOGS#J", TieBreak: []string{"SK"}, Limit: 7}
 	assert.Equal(t, want, pageAll(t, tbl, q), "oldest first")
 	q.Descending = true
 	reversed := slices.Clone(want)
@@ -126,7 +127,7 @@ func testQueryTiesUnderSortConditions(t *testing.T, be backend) {
 		reversed := slices.Clone(want)
 		slices.Reverse(reversed)
 		for _, limit := range []int32{1, 3, 7, 0} {
-			q := table.Query{Index: "GSI1", Partition: "G", Sort: c.sort, TieBreak: "SK", Limit: limit}
+			q := table.Query{Index: "GSI1", Partition: "G", Sort: c.sort, TieBreak: []string{"SK"}, Limit: limit}
 			assert.Equal(t, want, pageAll(t, tbl, q), "%s, ascending, limit %d", c.name, limit)
 			q.Descending = true
 			assert.Equal(t, reversed, pageAll(t, tbl, q), "%s, descending, limit %d", c.name, limit)
@@ -146,6 +147,90 @@ func testQueryTiesUnderSortConditions(t *testing.T, be backend) {
 	for i, w := range want {
 		want[i] = w[strings.IndexByte(w, ' ')+1:]
 	}
-	q := table.Query{Index: "GSI1", Partition: "G", Sort: table.SortBeginsWith("T#"), Filter: &odd, TieBreak: "SK", Limit: 2}
+	q := table.Query{Index: "GSI1", Partition: "G", Sort: table.SortBeginsWith("T#"), Filter: &odd, TieBreak: []string{"SK"}, Limit: 2}
 	assert.Equal(t, want, pageAll(t, tbl, q), "filtered")
+}
+
+// testQueryTiesAcrossPartitionsBreakByTheWholeTableKey: an index partition
+// gathers items of several table partitions, whose sort keys repeat from
+// one to the next ("META" in every partition), so the table's sort key
+// alone is no tie-break (ErrBadTieBreak); the table key, partition then
+// sort key, is unique for every item.
+func testQueryTiesAcrossPartitions(t *testing.T, be backend) {
+	tbl := newJobs(t, be)
+	var puts []any
+	var want []string
+	for p := range 6 {
+		for _, sk := range []string{"A", "B"} {
+			pk := fmt.Sprintf("P%d", (p*5)%6)
+			puts = append(puts, job{PK: pk, SK: sk, GSI1PK: "G", GSI1SK: "T"})
+		}
+	}
+	for p := range 6 {
+		want = append(want, fmt.Sprintf("P%d A", p), fmt.Sprintf("P%d B", p))
+	}
+	require.NoError(t, tbl.BatchWrite(context.Background(), puts, nil))
+	q := table.Query{Index: "GSI1", Partition: "G", TieBreak: []string{"SK"}, Limit: 3}
+	_, err := table.QueryPage[job](context.Background(), tbl, q, "")
+	require.ErrorIs(t, err, table.ErrBadTieBreak, "SK repeats across the table's partitions")
+
+	walk := func(q table.Query) []string {
+		var got []string
+		cursor := ""
+		for {
+			page, err := table.QueryPage[job](context.Background(), tbl, q, cursor)
+			require.NoError(t, err)
+			for _, j := range page.Items {
+				got = append(got, j.PK+" "+j.SK)
+			}
+			if cursor = page.Next; cursor == "" {
+				return got
+			}
+		}
+	}
+	for _, limit := range []int32{1, 3, 5, 0} {
+		q := table.Query{Index: "GSI1", Partition: "G", TieBreak: []string{"PK", "SK"}, Limit: limit}
+		assert.Equal(t, want, walk(q), "limit %d: by PK, then SK", limit)
+		q.Descending = true
+		reversed := slices.Clone(want)
+		slices.Reverse(reversed)
+		assert.Equal(t, reversed, walk(q), "limit %d, descending: the exact reverse", limit)
+	}
+}
+
+// testQueryKeep: a Go filter drops items after the read, as Filter does,
+// and a page still ends with a cursor only when a kept item follows.
+func testQueryKeep(t *testing.T, be backend) {
+	tbl := newJobs(t, be)
+	var puts []any
+	for i := range 20 {
+		status := "drop"
+		if i%7 == 0 {
+			status = "keep"
+		}
+		puts = append(puts, job{PK: "P", SK: fmt.Sprintf("S%02d", i), Status: status, GSI1PK: "G", GSI1SK: "T"})
+	}
+	require.NoError(t, tbl.BatchWrite(context.Background(), puts, nil))
+	keep := func(it table.Item) bool { return it["status"].(*types.AttributeValueMemberS).Value == "keep" }
+	for _, q := range []table.Query{
+		{Partition: "P", Keep: keep, Limit: 1},
+		{Partition: "P", Keep: keep, Limit: 2},
+		{Partition: "P", Keep: keep},
+		{Index: "GSI1", Partition: "G", Keep: keep, TieBreak: []string{"PK", "SK"}, Limit: 1},
+		{Index: "GSI1", Partition: "G", Keep: keep, TieBreak: []string{"PK", "SK"}, Limit: 2},
+	} {
+		assert.Equal(t, []string{"S00", "S07", "S14"}, pageAll(t, tbl, q), "index %q, limit %d", q.Index, q.Limit)
+		var all []string
+		for j, err := range table.QueryAll[job](context.Background(), tbl, q) {
+			require.NoError(t, err)
+			all = append(all, j.SK)
+		}
+		assert.Equal(t, []string{"S00", "S07", "S14"}, all, "QueryAll")
+	}
+	// The last kept item is followed by six dropped ones: its page has no
+	// cursor.
+	page, err := table.QueryPage[job](context.Background(), tbl, table.Query{Partition: "P", Keep: keep, Limit: 1, Sort: table.SortGreaterOrEqual("S10")}, "")
+	require.NoError(t, err)
+	assert.Len(t, page.Items, 1)
+	assert.Empty(t, page.Next)
 }

@@ -15,7 +15,7 @@ import (
 
 func TestQueryTieBreakOnTheSortKeyIsRefusedBeforeAnyCall(t *testing.T) {
 	_, tbl := fakeJobs(t)
-	_, err := table.QueryPage[job](context.Background(), tbl, table.Query{Index: "GSI1", Partition: "G", TieBreak: "GSI1SK"}, "")
+	_, err := table.QueryPage[job](context.Background(), tbl, table.Query{Index: "GSI1", Partition: "G", TieBreak: []string{"GSI1SK"}}, "")
 	var ie *table.InputError
 	require.ErrorAs(t, err, &ie)
 	assert.Equal(t, "query.TieBreak", ie.Field)
@@ -29,14 +29,14 @@ func TestQueryTieBreakMissingOrDuplicateFailsTheRead(t *testing.T) {
 		job{PK: "P", SK: "A", GSI1PK: "G", GSI1SK: "T", Status: "done"},
 		job{PK: "P", SK: "B", GSI1PK: "G", GSI1SK: "T", Status: "done"},
 	}, nil))
-	q := table.Query{Index: "GSI1", Partition: "G", TieBreak: "status", Limit: 5}
+	q := table.Query{Index: "GSI1", Partition: "G", TieBreak: []string{"status"}, Limit: 5}
 	_, err := table.QueryPage[job](ctx, tbl, q, "")
 	assert.ErrorIs(t, err, table.ErrBadTieBreak, "duplicate tie-break values")
 	for _, err := range table.QueryAll[job](ctx, tbl, q) {
 		assert.ErrorIs(t, err, table.ErrBadTieBreak, "QueryAll")
 	}
 
-	q.TieBreak = "owner"
+	q.TieBreak = []string{"owner"}
 	_, err = table.QueryPage[job](ctx, tbl, q, "")
 	assert.ErrorIs(t, err, table.ErrBadTieBreak, "missing tie-break attribute")
 }
@@ -49,7 +49,7 @@ func TestQueryTieBreakOnANumberAttributeOrdersByValue(t *testing.T) {
 		puts = append(puts, job{PK: "P", SK: fmt.Sprintf("S%d", v), GSI1PK: "G", GSI1SK: "T", Version: v})
 	}
 	require.NoError(t, tbl.BatchWrite(ctx, puts, nil))
-	q := table.Query{Index: "GSI1", Partition: "G", TieBreak: "version", Limit: 2}
+	q := table.Query{Index: "GSI1", Partition: "G", TieBreak: []string{"version"}, Limit: 2}
 	var got []int
 	cursor := ""
 	for {
@@ -73,17 +73,17 @@ func TestQueryTieCursorIsBoundToItsQuery(t *testing.T) {
 		puts = append(puts, job{PK: "P", SK: fmt.Sprintf("S%d", i), GSI1PK: "G", GSI1SK: "T"})
 	}
 	require.NoError(t, tbl.BatchWrite(ctx, puts, nil))
-	tied := table.Query{Index: "GSI1", Partition: "G", TieBreak: "SK", Limit: 2}
+	tied := table.Query{Index: "GSI1", Partition: "G", TieBreak: []string{"SK"}, Limit: 2}
 	page, err := table.QueryPage[job](ctx, tbl, tied, "")
 	require.NoError(t, err)
 	require.NotEmpty(t, page.Next)
 
 	plain := tied
-	plain.TieBreak = ""
+	plain.TieBreak = nil
 	_, err = table.QueryPage[job](ctx, tbl, plain, page.Next)
 	assert.ErrorIs(t, err, table.ErrInvalidCursor, "a tie cursor on the query without TieBreak")
 	other := tied
-	other.TieBreak = "PK"
+	other.TieBreak = []string{"PK"}
 	_, err = table.QueryPage[job](ctx, tbl, other, page.Next)
 	assert.ErrorIs(t, err, table.ErrInvalidCursor, "a tie cursor on another tie-break")
 	desc := tied
@@ -111,10 +111,10 @@ func TestQueryTieRunOverMaxTieRunFailsInsteadOfGrowing(t *testing.T) {
 		_, err := db.PutItem(ctx, putInput(tbl.Name(), fmt.Sprintf("S%05d", i)))
 		require.NoError(t, err)
 	}
-	q := table.Query{Index: "GSI1", Partition: "G", TieBreak: "SK", Limit: 10}
+	q := table.Query{Index: "GSI1", Partition: "G", TieBreak: []string{"SK"}, Limit: 10}
 	_, err := table.QueryPage[job](ctx, tbl, q, "")
 	assert.ErrorIs(t, err, table.ErrTooManyTies)
-	q.TieBreak = ""
+	q.TieBreak = nil
 	page, err := table.QueryPage[job](ctx, tbl, q, "")
 	require.NoError(t, err, "without a TieBreak nothing is bounded")
 	assert.Len(t, page.Items, 10)

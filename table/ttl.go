@@ -1,6 +1,7 @@
 package table
 
 import (
+	"math/big"
 	"strconv"
 	"time"
 
@@ -17,28 +18,60 @@ import (
 // therefore treat an expired item as gone itself, on every read and every
 // create: these helpers are that rule, written once, for every store.
 
+// What expired means, once for every path. An item has expired when its
+// TTL attribute is a Number from 1 to now (Unix epoch seconds), both
+// included: from the second the TTL names, the boundary AWS documents for
+// filtering expired items out of reads. An item without the attribute,
+// with 0 (or less), or with a value that is not a number never expires,
+// as DynamoDB's TTL process leaves it: 0 is how many writers say "no
+// expiry". Expired and ItemExpired say it in Go, ExpiredCondition and
+// Alive in a condition or filter, ExpiredText in a condition written as
+// text; tests hold them to one answer on the fake and on DynamoDB Local.
+
 // Expired reports whether an item whose TTL attribute holds ttl (Unix
-// epoch seconds; 0 for none) has expired at now. The boundary is the one
-// AWS documents for filtering expired items out of reads: expired from
-// the second ttl names (ttl <= now), which is also what
-// IfNotExistsOrExpired conditions on.
+// epoch seconds; 0 for none) has expired at now.
 func Expired(ttl int64, now time.Time) bool {
-	return ttl > 0 && ttl <= now.Unix()
+	return ttl >= 1 && ttl <= now.Unix()
 }
 
 // ItemExpired reports whether the stored item has expired at now by its
-// TTL attribute attr. An item without the attribute, or with one that is
-// not a number, never expires: DynamoDB's TTL process ignores it too.
+// TTL attribute attr (see Expired). A number that is no integer compares
+// by its value, as the condition does.
 func ItemExpired(item Item, attr string, now time.Time) bool {
 	n, ok := item[attr].(*types.AttributeValueMemberN)
 	if !ok {
 		return false
 	}
-	secs, err := strconv.ParseInt(n.Value, 10, 64)
-	if err != nil {
+	if secs, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
+		return Expired(secs, now)
+	}
+	v, ok := new(big.Rat).SetString(n.Value)
+	if !ok {
 		return false
 	}
-	return Expired(secs, now)
+	return v.Cmp(big.NewRat(1, 1)) >= 0 && v.Cmp(new(big.Rat).SetInt64(now.Unix())) <= 0
+}
+
+// ExpiredCondition is the condition that the item's TTL attribute attr
+// has expired at now (see Expired): attr BETWEEN 1 AND now. It is false
+// for an item without the attribute, or with one of another type.
+func ExpiredCondition(attr string, now time.Time) expression.ConditionBuilder {
+	return expression.Name(attr).Between(expression.Value(1), expression.Value(now.Unix()))
+}
+
+// Alive is the condition, or filter, that the item has not expired at now
+// by its TTL attribute attr: NOT ExpiredCondition, true for an item
+// without the attribute.
+func Alive(attr string, now time.Time) expression.ConditionBuilder {
+	return expression.Not(ExpiredCondition(attr, now))
+}
+
+// ExpiredText is ExpiredCondition as expression text, for requests whose
+// expressions are written once and filled per call: name is the
+// placeholder of the TTL attribute ("#ttl"), one of the Number 1 and now
+// of the current Unix time in seconds (":one", ":now").
+func ExpiredText(name, one, now string) string {
+	return "(" + name + " BETWEEN " + one + " AND " + now + ")"
 }
 
 // TTL is the value of a TTL attribute for an item that should expire at t:
@@ -74,5 +107,5 @@ func (e *expiryCondition) orExpired(c expression.ConditionBuilder) expression.Co
 	if e == nil {
 		return c
 	}
-	return c.Or(expression.Name(e.attr).LessThanEqual(expression.Value(e.now.Unix())))
+	return c.Or(ExpiredCondition(e.attr, e.now))
 }

@@ -72,7 +72,7 @@ func (s *Store) ListDead(ctx context.Context, cursor string, opts ...func(*ListO
 	if err != nil {
 		return table.Page[Task]{}, err
 	}
-	q := table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusDead, 0), Limit: int32(o.Limit), TieBreak: attrTaskID}
+	q := table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusDead, 0), Limit: int32(o.Limit), TieBreak: []string{attrTaskID}}
 	return s.listPartition(ctx, q, cursor, "dead")
 }
 
@@ -113,7 +113,7 @@ func (s *Store) Pending(ctx context.Context, opts ...func(*ListOptions)) iter.Se
 }
 
 func (s *Store) pendingQuery(shard, limit int) table.Query {
-	return table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusPending, shard), Limit: int32(limit), TieBreak: attrTaskID}
+	return table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusPending, shard), Limit: int32(limit), TieBreak: []string{attrTaskID}}
 }
 
 func tasksPage(items []metaItem, next string) (table.Page[Task], error) {

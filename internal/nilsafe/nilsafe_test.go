@@ -191,7 +191,7 @@ var functions = map[string]any{
 	"table.ScanAll": table.ScanAll[table.Item], "table.ParallelScan": table.ParallelScan,
 	"table.Walk":    table.Walk[table.Item],
 	"table.Expired": table.Expired, "table.ItemExpired": table.ItemExpired, "table.TTL": table.TTL, "table.EnableStream": table.EnableStream, "table.RecoveryAndKMS": table.RecoveryAndKMS,
-	"table.IfNotExistsOrExpired": table.IfNotExistsOrExpired, "table.XRayTraceID": table.XRayTraceID, "table.Build": table.Build,
+	"table.IfNotExistsOrExpired": table.IfNotExistsOrExpired, "table.ExpiredCondition": table.ExpiredCondition, "table.Alive": table.Alive, "table.ExpiredText": table.ExpiredText, "table.XRayTraceID": table.XRayTraceID, "table.Build": table.Build,
 
 	"blobstore.Enforce": blobstore.Enforce, "blobstore.EscapeSegment": blobstore.EscapeSegment,
 	"blobstore.UnescapeSegment": blobstore.UnescapeSegment, "blobstore.ValidatePrefix": blobstore.ValidatePrefix,
