@@ -47,14 +47,52 @@
 // which are then told apart by key shape, unambiguous since New refused
 // overlapping shapes). KeyOnly attributes live in keys alone and are
 // parsed back on reads. Created, Updated, Version and TTL are kept by the
-// package. Rules (Required, Enum, Bounds, Check) are checked before any
-// request; so are keys (an empty part, a delimiter inside a value) and the
+// package. Rules (Required, Enum, Bounds, Check) are checked on every
+// write, before any request; so are keys (an empty part, a delimiter inside a value) and the
 // item's size: one over DynamoDB's 400 KB is refused with
 // table.ErrItemTooLarge unless attributes declared with Offload can move
 // to the registry's blob store. Offloading writes the blob store first and
 // DynamoDB second (blobstore.Offloader), so no item points at a missing
 // object; reads restore the attributes. Every refusal is a
 // *table.InputError, and nothing is sent.
+//
+// # Rules on updates
+//
+// An update checks the values it sets (Set, SetIfNotExists) against the
+// rules before sending, and a Remove of a Required attribute. Where only
+// DynamoDB knows the result — an Add to the stored number, an Append to
+// the stored list — the rule goes into the request's condition: Add(n)
+// under Bounds(min, max) needs the stored value in [min-n, max-n] (absent
+// counting as 0), Append of k elements under a length bound needs
+// size(list) in [min-k, max-k]; an unsigned field never goes below 0. A
+// zero result is unset, as a zero value is for every rule: only Required
+// refuses it. A refusal is told apart from the caller's conditions by
+// checking the rule again on the item DynamoDB returns with it, and is a
+// *table.Error whose Err is the rule's *table.InputError (ErrValidation,
+// naming the attribute and the value it would have had); nothing is
+// written. An Update that may create its item must set every Required
+// attribute (else, on a missing item, ErrValidation names them), so that
+// the item it creates meets the rules as a created one does; and an
+// entity with a Check (a rule over the whole value, which an update does
+// not see) is changed by Get and Put, not by updates.
+//
+// # Expiry
+//
+// An entity declared with TTL expires by DynamoDB's rule, said once
+// (table.Expired) and used on every path: an item whose TTL attribute is a
+// Number from 1 to now (Unix seconds) has expired; absent, 0 or not a
+// number, it never expires. DynamoDB deletes expired items days late, so
+// the package treats them as gone itself: reads (Get, List, Items,
+// collections, BatchGet, FromChange) leave them out, Patch, Delete and
+// versioned writes answer table.ErrNotFound, and Create, TxCreate, a Put or
+// TxPut of version 0 write over them. An Update or Upsert over an expired
+// item starts afresh, as a Create over it does: it deletes the expired item
+// — conditional on it still being expired, so a live item written
+// meanwhile is updated, not lost — and writes again, keeping none of the
+// expired item's attributes. A transaction's update action cannot delete
+// first: over an expired item the transaction is refused
+// (table.ErrConditionFailed). Declare the field without omitempty when 0
+// must be stored; with omitempty 0 is left out, which means the same.
 //
 // # Layouts fixed by others
 //
@@ -118,7 +156,7 @@
 //	optimistic locking (toolbox: no;        Version: Put compares, updates IfVersion;
 //	  ElectroDB: watch/where conditions)      ErrVersionConflict
 //	TTL                                     TTL(attr, after): expired items are gone for every read
-//	                                          and Create, before DynamoDB deletes them
+//	                                          and write before DynamoDB deletes them; 0 never expires
 //	create / get / put / patch / upsert /   Create, Get, Put, Patch, Upsert, Delete, Update: the same
 //	  delete / remove / update                meanings; Delete is conditional on existence (Remove)
 //	update set/add/remove/append/subtract/  Update: Set, Add (negative n subtracts), Remove, Append,

@@ -52,6 +52,7 @@ type model struct {
 	ttlAfter         time.Duration
 	keyOnly          []*field
 	rules            []rule
+	check            bool // a rule is a Check of the whole value
 
 	extra     []int           // the Extra field's index, nil without one
 	known     map[string]bool // attribute names that are not extras

@@ -22,7 +22,10 @@ var (
 	// table.ErrConditionFailed.
 	ErrVersionConflict = errors.New("entity: version conflict")
 	// ErrValidation: a value broke a declared rule (Required, Enum,
-	// Bounds, Check). Returned inside a *table.InputError; nothing is sent.
+	// Bounds, Check). Returned inside a *table.InputError; nothing is sent,
+	// or, for a rule only DynamoDB could check (an Add or Append under
+	// Bounds), nothing is written: the *table.InputError is then the Err of
+	// the refused write's *table.Error.
 	ErrValidation = errors.New("entity: validation failed")
 	// ErrNoEntity: the *Entity or *Registry is nil or was not made by New
 	// or NewRegistry.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/table"
@@ -35,27 +36,41 @@ type cond struct {
 type exprs struct {
 	create        cond // no live item has the key
 	exists        cond // a live item has the key
-	version       cond // the stored version is :ver
+	version       cond // a live item has version :ver
 	existsVersion cond // a live item has the key and version :ver
+	fresh         cond // no item, or a live one: what an Update or Upsert may write over (TTL only)
+	gone          cond // an item that has expired (TTL only)
 }
 
 func (m *model) prepare() {
 	pk := map[string]string{"#pk": m.pk.attr.Name}
-	alive, expired := "", ""
+	expired, alive := "", ""
 	if m.ttl != nil {
 		pk["#ttl"] = m.ttl.name
-		// An expired item is gone for this package (table.Expired): a
-		// create may replace it, an update or delete must not find it.
-		expired = " OR #ttl <= :now"
-		alive = " AND (attribute_not_exists(#ttl) OR #ttl > :now)"
+		// An expired item is gone for this package (table.Expired, in the
+		// same words as every read's test): a create may replace it, an
+		// update or delete must not find it.
+		expired = table.ExpiredText("#ttl", ":one", ":now")
+		alive = " AND NOT " + expired
 	}
-	m.expr.create = cond{text: ptr("attribute_not_exists(#pk)" + expired), names: pk, now: m.ttl != nil}
-	m.expr.exists = cond{text: ptr("attribute_exists(#pk)" + alive), names: pk, now: m.ttl != nil}
+	ttl := m.ttl != nil
+	if ttl {
+		m.expr.create = cond{text: ptr("attribute_not_exists(#pk) OR " + expired), names: pk, now: true}
+		m.expr.fresh = cond{text: ptr("attribute_not_exists(#pk) OR NOT " + expired), names: pk, now: true}
+		m.expr.gone = cond{text: ptr("attribute_exists(#pk) AND " + expired), names: pk, now: true}
+	} else {
+		m.expr.create = cond{text: ptr("attribute_not_exists(#pk)"), names: pk}
+	}
+	m.expr.exists = cond{text: ptr("attribute_exists(#pk)" + alive), names: pk, now: ttl}
 	if m.version != nil {
 		vn := maps.Clone(pk)
 		vn["#ver"] = m.version.name
-		m.expr.version = cond{text: ptr("#ver = :ver"), names: map[string]string{"#ver": m.version.name}, ver: true}
-		m.expr.existsVersion = cond{text: ptr("attribute_exists(#pk) AND #ver = :ver" + alive), names: vn, now: m.ttl != nil, ver: true}
+		ver := map[string]string{"#ver": m.version.name}
+		if ttl {
+			ver["#ttl"] = m.ttl.name
+		}
+		m.expr.version = cond{text: ptr("#ver = :ver" + alive), names: ver, now: ttl, ver: true}
+		m.expr.existsVersion = cond{text: ptr("attribute_exists(#pk) AND #ver = :ver" + alive), names: vn, now: ttl, ver: true}
 	}
 	for o := range opCount {
 		m.ops[o].span = m.name + "." + opNames[o]
@@ -63,6 +78,40 @@ func (m *model) prepare() {
 }
 
 func ptr(s string) *string { return &s }
+
+// one is the Number 1: a version's increment, and the first second a TTL
+// can have expired at (table.ExpiredText).
+var one = &types.AttributeValueMemberN{Value: "1"}
+
+// clearExpired deletes the expired item at key, conditional on it still
+// having expired at now: the expiry an Update or Upsert starts afresh over
+// is proved by DynamoDB, so an item made live again meanwhile is kept (and
+// the write that follows applies to it). A refused condition is no error.
+func (m *model) clearExpired(ctx context.Context, key table.Key, now time.Time) error {
+	c, err := m.condition(m.expr.gone, now, 0, nil)
+	if err != nil {
+		return err
+	}
+	_, err = m.reg.t.DB().DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: m.tableName(), Key: key,
+		ConditionExpression: c.text, ExpressionAttributeNames: c.names, ExpressionAttributeValues: c.values})
+	var ccf *types.ConditionalCheckFailedException
+	if err != nil && !errors.As(err, &ccf) {
+		return m.wrap("delete", key, err)
+	}
+	return nil
+}
+
+// maxFresh bounds how often an Update or Upsert clears an expired item
+// and tries again: each try follows a write that made the key's item
+// expired once more, which only a racing writer does.
+const maxFresh = 4
+
+// staleFailure reports whether a refused Update or Upsert met an expired
+// item, which it may clear and write afresh over.
+func (m *model) staleFailure(err error, now time.Time) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return m.ttl != nil && errors.As(err, &ccf) && len(ccf.Item) > 0 && m.expiredAt(ccf.Item, now)
+}
 
 // conditionInput is a write's condition: the prepared one, joined with
 // the caller's conditions when there are any.
@@ -76,9 +125,10 @@ type conditionInput struct {
 func (m *model) condition(base cond, now time.Time, version int64, extra []expression.ConditionBuilder) (conditionInput, error) {
 	ci := conditionInput{text: base.text, names: base.names}
 	if base.now || base.ver {
-		ci.values = make(map[string]types.AttributeValue, 2)
+		ci.values = make(map[string]types.AttributeValue, 3)
 		if base.now {
 			ci.values[":now"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Unix(), 10)}
+			ci.values[":one"] = one
 		}
 		if base.ver {
 			ci.values[":ver"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(version, 10)}

@@ -56,6 +56,20 @@ type Tag struct {
 	Name    string `dynamodbav:"tag"`
 }
 
+// Invite is an invitation to an album that expires: its TTL is stored even
+// when 0 (no omitempty: 0 means "never"), it counts its uses within
+// bounds, and it is versioned.
+type Invite struct {
+	AlbumID   string   `dynamodbav:"albumId"`
+	Email     string   `dynamodbav:"email"`
+	Role      string   `dynamodbav:"role,omitempty"`
+	Uses      int      `dynamodbav:"uses"`
+	Notes     []string `dynamodbav:"notes,omitempty"`
+	Seats     uint     `dynamodbav:"seats"`
+	ExpiresAt int64    `dynamodbav:"expiresAt"`
+	Version   int      `dynamodbav:"version"`
+}
+
 type Share struct {
 	AlbumID   string `dynamodbav:"albumId"`
 	UserID    string `dynamodbav:"userId"`
@@ -73,14 +87,50 @@ func testSchema(name string) table.Schema {
 }
 
 type env struct {
-	db     *dynamotest.DB
-	t      *table.Table
-	reg    *entity.Registry
-	blobs  *blobstore.Memory
-	albums *entity.Entity[Album]
-	photos *entity.Entity[Photo]
-	shares *entity.Entity[Share]
-	tags   *entity.Entity[Tag]
+	db      *dynamotest.DB
+	t       *table.Table
+	reg     *entity.Registry
+	blobs   *blobstore.Memory
+	albums  *entity.Entity[Album]
+	photos  *entity.Entity[Photo]
+	shares  *entity.Entity[Share]
+	tags    *entity.Entity[Tag]
+	invites *entity.Entity[Invite]
+	// clock is the registry's time, and the fake's: moving it (lag) lets
+	// items expire without the fake deleting them, as DynamoDB deletes
+	// expired items days late; db.Advance moves it and deletes them.
+	clock *testClock
+}
+
+// testClock is a clock tests move by hand.
+type testClock struct {
+	mu sync.Mutex
+	at time.Time
+}
+
+func newTestClock() *testClock { return &testClock{at: time.Now().Truncate(time.Second)} }
+
+// Now is the clock's time.
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.at
+}
+
+// lag moves the clock by d without the fake's TTL sweep: what expires
+// stays stored, as in DynamoDB until its sweeper comes.
+func (e *env) lag(d time.Duration) {
+	e.clock.mu.Lock()
+	defer e.clock.mu.Unlock()
+	e.clock.at = e.clock.at.Add(d)
+}
+
+// now is the registry's time.
+func (e *env) now() time.Time {
+	if e.db != nil {
+		return e.db.Now()
+	}
+	return e.clock.Now()
 }
 
 var ctx = context.Background()
@@ -99,10 +149,11 @@ func albumOptions() []func(*entity.Options) {
 
 func newEnv(t testing.TB, opts ...func(*entity.RegistryOptions)) *env {
 	t.Helper()
-	db := dynamotest.New()
+	clock := newTestClock()
+	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = clock.Now })
 	s := testSchema("albums")
 	require.NoError(t, s.EnsureTable(ctx, db))
-	e := &env{db: db, t: table.New(db, s, fastBackoff), blobs: blobstore.NewMemory()}
+	e := &env{db: db, t: table.New(db, s, fastBackoff), blobs: blobstore.NewMemory(), clock: clock}
 	e.declare(t, e.blobs, append([]func(*entity.RegistryOptions){entity.Clock(db.Now)}, opts...)...)
 	return e
 }
@@ -128,6 +179,12 @@ func (e *env) declare(t testing.TB, blobs blobstore.Store, opts ...func(*entity.
 		entity.Enum("role", "viewer", "editor"))
 	require.NoError(t, err)
 	e.tags, err = entity.New[Tag](e.reg, "tag", entity.Key("ALBUM#{albumId}", "PHOTO#{photoId}#TAG#{tag}"))
+	require.NoError(t, err)
+	e.invites, err = entity.New[Invite](e.reg, "invite",
+		entity.Key("ALBUM#{albumId}", "INVITE#{email}"),
+		entity.TTL("expiresAt", 0), entity.Version("version"),
+		entity.Enum("role", "viewer", "editor"), entity.Bounds("uses", 0, 5), entity.Bounds("notes", 0, 3),
+		entity.Bounds("seats", 1, 4))
 	require.NoError(t, err)
 }
 
@@ -196,4 +253,14 @@ func albumExists() expression.ConditionBuilder {
 // fastBackoff keeps the retries of unprocessed batch items short.
 func fastBackoff(o *table.Options) {
 	o.Backoff = table.Backoff{Initial: time.Microsecond, Max: time.Millisecond}
+}
+
+// rawN is the text of a stored Number ("" for another type).
+func rawN(t testing.TB, av types.AttributeValue) string {
+	t.Helper()
+	n, ok := av.(*types.AttributeValueMemberN)
+	if !ok {
+		return ""
+	}
+	return n.Value
 }

@@ -35,8 +35,8 @@ func localEnv(t *testing.T, opts ...func(*entity.RegistryOptions)) *env {
 		require.NoError(t, err)
 		blobs = s3blobs
 	}
-	e := &env{t: table.New(client, s)}
-	e.declare(t, blobs, opts...)
+	e := &env{t: table.New(client, s), clock: newTestClock()}
+	e.declare(t, blobs, append([]func(*entity.RegistryOptions){entity.Clock(e.clock.Now)}, opts...)...)
 	return e
 }
 

@@ -40,10 +40,11 @@ type Options struct {
 	// the stored version is the one given, storing the next.
 	Version string
 	// TTL names the table's TTL attribute (epoch seconds: an integer field,
-	// or a time.Time with the unixtime tag option). Expired items are gone
-	// for every read of this package even before DynamoDB deletes them,
-	// and Create may replace one. TTLAfter, when set, is how long after
-	// creation an item expires.
+	// or a time.Time with the unixtime tag option; 0 never expires).
+	// Expired items are gone for every read and write of this package even
+	// before DynamoDB deletes them: Create, Update and Upsert write afresh
+	// over one (see Expiry in the package documentation). TTLAfter, when
+	// set, is how long after creation an item expires.
 	TTL      string
 	TTLAfter time.Duration
 	// KeyOnly names attributes kept only inside keys: left out of the
@@ -177,7 +178,10 @@ func Enum[S ~string](name string, values ...S) func(*Options) {
 }
 
 // Bounds adds a rule that a number attribute is within [min, max], or a
-// string, slice or map attribute's length is.
+// string, slice or map attribute's length is, both bounds included. A zero
+// value is unset and passes (Required refuses it). An update's Add and
+// Append are checked in the request's condition (see the package
+// documentation).
 func Bounds(name string, min, max float64) func(*Options) {
 	return func(o *Options) {
 		o.Rules = append(o.Rules, Rule{Attribute: name, Min: min, Max: max, HasBounds: true})

@@ -21,10 +21,14 @@ type Action struct {
 	// add adds the write to tx; expect is the version the write compares
 	// (-1 when it compares none), to tell a version conflict from another
 	// failed condition.
-	add    func(ctx context.Context, tx *table.WriteTx, now time.Time) (expect int64, err error)
-	err    error
-	entity string
-	op     access.Op // the write, for the recorded pattern
+	add func(ctx context.Context, tx *table.WriteTx, now time.Time) (expect int64, err error)
+	// explain, when set, tells a refusal by a rule in the action's
+	// condition (an Add under Bounds) from the others: the rule's error,
+	// or nil.
+	explain func(current table.Item) error
+	err     error
+	entity  string
+	op      access.Op // the write, for the recorded pattern
 }
 
 // Transact applies actions all together or not at all (table.WriteTx:
@@ -68,7 +72,7 @@ func Transact(ctx context.Context, actions ...Action) (err error) {
 		}
 	}
 	if err := tx.Run(ctx); err != nil {
-		return versionConflicts(err, actions, expects)
+		return explainRefusal(err, actions, expects)
 	}
 	for _, a := range actions {
 		a.m.ops[opTx].use.calls.Add(1)
@@ -77,30 +81,38 @@ func Transact(ctx context.Context, actions ...Action) (err error) {
 	return nil
 }
 
-// versionConflicts marks a canceled transaction whose compared version had
-// moved with ErrVersionConflict.
-func versionConflicts(err error, actions []Action, expects []int64) error {
+// explainRefusal marks a canceled transaction whose compared version had
+// moved with ErrVersionConflict, and one an action's rule refused (an Add
+// under Bounds) with that rule's validation error.
+func explainRefusal(err error, actions []Action, expects []int64) error {
 	var txe *table.TxError
 	if !errors.As(err, &txe) {
 		return err
 	}
 	for _, r := range txe.Reasons {
-		if r.Index >= len(actions) || expects[r.Index] < 0 || r.Code != "ConditionalCheckFailed" || len(r.Item) == 0 {
+		if r.Index >= len(actions) || r.Code != "ConditionalCheckFailed" {
 			continue
 		}
-		if m := actions[r.Index].m; versionIn(r.Item, m.version.name) != expects[r.Index] {
-			return &conflictError{err: err}
+		a := actions[r.Index]
+		if expects[r.Index] >= 0 && len(r.Item) > 0 && versionIn(r.Item, a.m.version.name) != expects[r.Index] {
+			return &refusedError{why: ErrVersionConflict, err: err}
+		}
+		if a.explain != nil {
+			if why := a.explain(r.Item); why != nil {
+				return &refusedError{why: why, err: err}
+			}
 		}
 	}
 	return err
 }
 
-// conflictError is a transaction canceled by a version conflict: it
-// matches ErrVersionConflict and everything the transaction's error does.
-type conflictError struct{ err error }
+// refusedError is a canceled transaction with its reason: a version
+// conflict, or a rule's validation error. It matches the reason and
+// everything the transaction's error does.
+type refusedError struct{ why, err error }
 
-func (e *conflictError) Error() string   { return "entity: version conflict: " + e.err.Error() }
-func (e *conflictError) Unwrap() []error { return []error{ErrVersionConflict, e.err} }
+func (e *refusedError) Error() string   { return "entity: " + e.why.Error() + ": " + e.err.Error() }
+func (e *refusedError) Unwrap() []error { return []error{e.why, e.err} }
 
 func failedAction(err error) Action { return Action{err: err} }
 
@@ -142,10 +154,16 @@ func (e *Entity[T]) TxPut(v T, opts ...func(*WriteOptions)) Action {
 		if m.version != nil {
 			read := m.versionOf(rv)
 			m.setVersion(rv, read+1)
-			if read == 0 {
+			switch {
+			case read == 0 && m.ttl != nil:
+				wo = append(wo, table.IfNotExistsOrExpired(m.ttl.name, now))
+			case read == 0:
 				wo = append(wo, table.IfNotExists())
-			} else {
+			default:
 				wo = append(wo, table.If(expression.Name(m.version.name).Equal(expression.Value(read))), table.ItemOnConditionFailure())
+				if m.ttl != nil {
+					wo = append(wo, table.If(m.alive(now)))
+				}
 				expect = read
 			}
 		}
@@ -209,19 +227,40 @@ func (u *Update[T]) Action() Action {
 		return failedAction(u.err)
 	}
 	m := u.m
-	return Action{m: m, entity: m.name, op: access.UpdateItem, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+	explain := func(current table.Item) error {
+		guards, err := u.guards()
+		if err != nil {
+			return nil
+		}
+		if err := u.failure(m.reg.now(), guards)(current); errors.Is(err, ErrValidation) {
+			return err
+		}
+		return nil
+	}
+	return Action{m: m, entity: m.name, op: access.UpdateItem, explain: explain, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
 		p, err := u.plan(ctx, now)
 		if err != nil {
 			return -1, err
 		}
 		ub := p.shape.builder(p.values)
 		wo := conditions(u.conds)
+		for _, g := range p.guards {
+			wo = append(wo, table.If(g.condition()))
+		}
+		if len(p.guards) > 0 || !u.creates() {
+			wo = append(wo, table.ItemOnConditionFailure())
+		}
 		expect := int64(-1)
-		if u.patch {
+		switch {
+		case !u.creates():
 			wo = append(wo, table.IfExists())
 			if m.ttl != nil {
 				wo = append(wo, table.If(m.alive(now)))
 			}
+		case m.ttl != nil:
+			// An action cannot clear an expired item first (Run does):
+			// over one, the transaction is refused.
+			wo = append(wo, table.If(expression.AttributeNotExists(expression.Name(m.pk.attr.Name)).Or(m.alive(now))))
 		}
 		if u.ver != nil {
 			expect = int64(*u.ver)

@@ -3,6 +3,8 @@ package entity
 import (
 	"context"
 	"fmt"
+	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -59,8 +61,9 @@ type updateOp struct {
 
 // Update starts an update of the item whose key the key fields of key
 // give. Like UpdateItem it creates the item when it is missing (an upsert
-// of the attributes set, with Created set then); use Patch to update only
-// an existing item.
+// of the attributes set, with Created set then), and over an expired one
+// it starts afresh, as Create would (the expired item's attributes are not
+// kept); use Patch to update only an existing item.
 func (e *Entity[T]) Update(key T) *Update[T] {
 	u := &Update[T]{key: key}
 	if e == nil || e.m == nil {
@@ -127,9 +130,33 @@ func convert(v any, t reflect.Type) (reflect.Value, bool) {
 		return out, true
 	}
 	if isNumber(rv.Kind()) && isNumber(t.Kind()) {
-		return rv.Convert(t), true
+		out := rv.Convert(t)
+		// A value the field cannot hold (300 in an int8, -1 in a uint,
+		// 1.5 in an int) is refused, not wrapped or truncated.
+		return out, out.Convert(rv.Type()).Equal(rv) && (out.CanUint() == false || !rv.CanInt() || rv.Int() >= 0)
 	}
 	return rv, false
+}
+
+// addend converts Add's operand: a whole number for an integer field (of
+// either sign: a decrement of an unsigned field is an Add of a negative
+// number), any number for a float field.
+func addend(v any, t reflect.Type) (reflect.Value, bool) {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() || !isNumber(rv.Kind()) {
+		return rv, false
+	}
+	switch kindOf(t) {
+	case kindInt, kindUint:
+		if rv.CanFloat() && rv.Float() != float64(int64(rv.Float())) {
+			return rv, false
+		}
+		if rv.CanUint() && rv.Uint() > math.MaxInt64 {
+			return rv, false
+		}
+		return rv.Convert(reflect.TypeFor[int64]()), true
+	}
+	return rv.Convert(reflect.TypeFor[float64]()), true
 }
 
 func isNumber(k reflect.Kind) bool {
@@ -172,9 +199,9 @@ func (u *Update[T]) Add(name string, n any) *Update[T] {
 	if !isNumber(f.typ.Kind()) {
 		return u.fail(inputError(u.m.name+"."+name, "", "Add needs a number attribute, not "+f.typ.String(), nil))
 	}
-	rv, ok := convert(n, f.typ)
+	rv, ok := addend(n, f.typ)
 	if !ok {
-		return u.fail(inputError(u.m.name+"."+name, fmt.Sprintf("%T", n), "Add takes a number", nil))
+		return u.fail(inputError(u.m.name+"."+name, fmt.Sprintf("%v", n), "Add takes a number the attribute can add ("+f.typ.String()+")", nil))
 	}
 	u.ops = append(u.ops, updateOp{kind: updAdd, f: f, value: rv})
 	return u
@@ -325,8 +352,16 @@ func (u *Update[T]) Run(ctx context.Context) (_ T, err error) {
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
 	out, err := m.reg.t.DB().UpdateItem(ctx, in)
+	for try := 0; err != nil && u.creates() && try < maxFresh && m.staleFailure(err, now); try++ {
+		// An expired item is gone: the update starts afresh, as a
+		// Create over it would, instead of keeping its attributes.
+		if err := m.clearExpired(ctx, p.key, now); err != nil {
+			return zero, err
+		}
+		out, err = m.reg.t.DB().UpdateItem(ctx, in)
+	}
 	if err != nil {
-		return zero, m.writeError("update", p.key, err, u.failure(now))
+		return zero, m.writeError("update", p.key, err, u.failure(now, p.guards))
 	}
 	var v T
 	if err := m.decode(ctx, out.Attributes, &v); err != nil {
@@ -343,17 +378,28 @@ func (u *Update[T]) errOr(err error) error {
 	return err
 }
 
-// failure is the sentinel of a refused update.
-func (u *Update[T]) failure(now time.Time) func(table.Item) error {
-	if u.patch {
-		return u.m.existingFailure(u.ver, now)
-	}
+// failure is the sentinel of a refused update: the item missing (or
+// expired) for a Patch, or for an Update that could not create it without
+// breaking a rule (ErrValidation naming the attributes it must set); a
+// version conflict; a rule an Add or Append would break (ErrValidation);
+// else the caller's condition.
+func (u *Update[T]) failure(now time.Time, guards []*guard) func(table.Item) error {
+	m := u.m
 	return func(current table.Item) error {
+		gone := len(current) == 0 || m.expiredAt(current, now)
 		switch {
-		case u.ver != nil && (len(current) == 0 || u.m.expiredAt(current, now)):
+		case gone && !u.patch && u.ver == nil && !u.creates():
+			return inputError(m.name+" update", strings.Join(u.unsetRequired(), ", "),
+				"the item does not exist, and an update that creates it must set these Required attributes", ErrValidation)
+		case gone && (u.patch || u.ver != nil):
 			return table.ErrNotFound
-		case u.ver != nil && versionIn(current, u.m.version.name) != int64(*u.ver):
+		case u.ver != nil && versionIn(current, m.version.name) != int64(*u.ver):
 			return ErrVersionConflict
+		}
+		for _, g := range guards {
+			if err := m.violation(g, current); err != nil {
+				return err
+			}
 		}
 		return table.ErrConditionFailed
 	}
@@ -364,6 +410,7 @@ type updatePlan struct {
 	key    table.Key
 	shape  *updateShape
 	values map[string]types.AttributeValue
+	guards []*guard // the rules in its condition
 }
 
 // updateShape is the rendered text of one shape of update (which
@@ -415,6 +462,13 @@ func (u *Update[T]) plan(ctx context.Context, now time.Time) (*updatePlan, error
 	if len(u.ops) == 0 && len(u.leave) == 0 {
 		return nil, inputError(m.name+" update", "", "sets nothing", nil)
 	}
+	if m.check {
+		return nil, inputError(m.name+" update", "", "the entity declares a Check of the whole value, which an update does not see: Get, change and Put it", ErrValidation)
+	}
+	guards, err := u.guards()
+	if err != nil {
+		return nil, err
+	}
 	var sb [64]byte
 	sk := append(sb[:0], boolByte(u.patch), boolByte(u.ver != nil))
 	for _, i := range u.leave {
@@ -423,7 +477,10 @@ func (u *Update[T]) plan(ctx context.Context, now time.Time) (*updatePlan, error
 	for _, op := range u.ops {
 		sk = append(sk, byte(op.kind), byte(m.fieldIndex(op.f)), byte(m.fieldIndex(op.f)>>8))
 	}
-	shape, err := m.shape(sk, func() (*updateShape, error) { return u.render(set) })
+	for _, g := range guards {
+		sk = append(sk, 0xfe, byte(g.op), g.variant())
+	}
+	shape, err := m.shape(sk, func() (*updateShape, error) { return u.render(set, guards) })
 	if err != nil {
 		return nil, err
 	}
@@ -448,7 +505,7 @@ func (u *Update[T]) plan(ctx context.Context, now time.Time) (*updatePlan, error
 		values[":upd"] = m.updated.value(now)
 	}
 	if m.version != nil {
-		values[":one"] = &types.AttributeValueMemberN{Value: "1"}
+		values[":one"] = one
 		if u.ver != nil {
 			values[":ver"] = &types.AttributeValueMemberN{Value: strconv.Itoa(*u.ver)}
 		}
@@ -471,8 +528,9 @@ func (u *Update[T]) plan(ctx context.Context, now time.Time) (*updatePlan, error
 			values[":ttl"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(table.TTL(now.Add(m.ttlAfter)), 10)}
 		}
 	}
-	if m.ttl != nil && u.patch {
+	if m.ttl != nil {
 		values[":now"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Unix(), 10)}
+		values[":one"] = one
 	}
 	for _, i := range shape.indexes {
 		ix := &m.indexes[i]
@@ -486,13 +544,16 @@ func (u *Update[T]) plan(ctx context.Context, now time.Time) (*updatePlan, error
 			}
 		}
 	}
+	for _, g := range guards {
+		g.values(values)
+	}
 	for name, av := range shape.constants {
 		values[name] = av
 	}
 	for name, av := range shape.userValues {
 		values[name] = av
 	}
-	return &updatePlan{key: k, shape: shape, values: values}, nil
+	return &updatePlan{key: k, shape: shape, values: values, guards: guards}, nil
 }
 
 func boolByte(b bool) byte {
@@ -541,7 +602,7 @@ type clause struct {
 }
 
 // render writes the update and condition text of u's shape.
-func (u *Update[T]) render(set map[*field]bool) (*updateShape, error) {
+func (u *Update[T]) render(set map[*field]bool, guards []*guard) (*updateShape, error) {
 	m := u.m
 	s := &updateShape{names: map[string]string{}}
 	add := func(kind updateKind, name, attr, val string) {
@@ -658,23 +719,72 @@ func (u *Update[T]) render(set map[*field]bool) (*updateShape, error) {
 		}
 	}
 	s.update = ptr(b.String())
+	// The prepared conditions (expr.go): a Patch needs a live item; an
+	// Update may create one or change a live one, and clears an expired
+	// one first (Run), as Create writes over it.
 	var cond []string
-	if u.patch {
-		s.names["#pk"] = m.pk.attr.Name
-		cond = append(cond, "attribute_exists(#pk)")
-		if m.ttl != nil {
-			s.names["#ttl"] = m.ttl.name
-			cond = append(cond, "(attribute_not_exists(#ttl) OR #ttl > :now)")
-		}
+	base := m.expr.fresh
+	if !u.creates() {
+		base = m.expr.exists
+	}
+	if base.text != nil {
+		maps.Copy(s.names, base.names)
+		cond = append(cond, *base.text)
 	}
 	if u.ver != nil {
 		s.names["#ver"] = m.version.name
 		cond = append(cond, "#ver = :ver")
 	}
+	for _, g := range guards {
+		cond = append(cond, g.text(fieldName(g.f)))
+	}
 	if len(cond) > 0 {
-		s.cond = ptr(strings.Join(cond, " AND "))
+		s.cond = ptr(andTerms(cond))
 	}
 	return s, nil
+}
+
+// guards are the rules on what only DynamoDB knows (the value an Add adds
+// to, the list an Append extends), which go into the condition.
+func (u *Update[T]) guards() ([]*guard, error) {
+	var guards []*guard
+	for i, op := range u.ops {
+		g, err := u.m.guardOf(i, op)
+		if err != nil {
+			return nil, err
+		}
+		if g != nil {
+			guards = append(guards, g)
+		}
+	}
+	return guards, nil
+}
+
+// creates reports whether the update may create its item: an Update (not
+// a Patch) that sets every Required attribute, so that the item it
+// creates meets the rules as a created one does.
+func (u *Update[T]) creates() bool { return !u.patch && len(u.unsetRequired()) == 0 }
+
+// unsetRequired names the Required attributes an item the update created
+// would lack.
+func (u *Update[T]) unsetRequired() []string {
+	m := u.m
+	var out []string
+	for _, r := range m.rules {
+		if !r.required || m.inTableKey(r.f) || m.kept(r.f) {
+			continue
+		}
+		if !slices.ContainsFunc(u.ops, func(op updateOp) bool { return op.f == r.f && op.kind != updRemove }) {
+			out = append(out, r.f.name)
+		}
+	}
+	return out
+}
+
+// kept reports whether the entity writes f itself on every create.
+func (m *model) kept(f *field) bool {
+	return f == m.version || m.created != nil && f == m.created.f || m.updated != nil && f == m.updated.f ||
+		f == m.ttl && m.ttlAfter > 0
 }
 
 var emptyList = map[string]types.AttributeValue{":empty": &types.AttributeValueMemberL{Value: []types.AttributeValue{}}}

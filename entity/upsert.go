@@ -2,6 +2,7 @@ package entity
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -17,7 +18,9 @@ import (
 // returns the item as it is after: one UpdateItem that sets every
 // attribute v has, keeps Created when the item had one (if_not_exists),
 // sets Updated and increments Version. Attributes the stored item has and
-// v leaves out (omitempty) stay; use Put to replace an item whole.
+// v leaves out (omitempty) stay; use Put to replace an item whole. Over an
+// expired item it starts afresh, as Create would: none of its attributes
+// stay.
 // IfVersion is refused: an upsert does not compare (use Put, or an Update
 // with IfVersion).
 func (e *Entity[T]) Upsert(ctx context.Context, v T, opts ...func(*WriteOptions)) (_ T, err error) {
@@ -74,10 +77,13 @@ func (e *Entity[T]) Upsert(ctx context.Context, v T, opts ...func(*WriteOptions)
 	update := "SET " + strings.Join(sets, ", ")
 	if m.version != nil {
 		exprNames["#ver"] = m.version.name
-		values[":one"] = &types.AttributeValueMemberN{Value: "1"}
+		values[":one"] = one
 		update += " ADD #ver :one"
 	}
-	c, err := m.condition(cond{names: exprNames}, now, 0, o.Conditions)
+	base := m.expr.fresh // no item or a live one; an expired one is cleared first
+	maps.Copy(exprNames, base.names)
+	base.names = exprNames
+	c, err := m.condition(base, now, 0, o.Conditions)
 	if err != nil {
 		return zero, err
 	}
@@ -87,7 +93,18 @@ func (e *Entity[T]) Upsert(ctx context.Context, v T, opts ...func(*WriteOptions)
 	in := &dynamodb.UpdateItemInput{TableName: m.tableName(), Key: key, UpdateExpression: &update,
 		ConditionExpression: c.text, ExpressionAttributeNames: c.names, ExpressionAttributeValues: values,
 		ReturnValues: types.ReturnValueAllNew}
+	if c.text != nil {
+		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
 	out, err := m.reg.t.DB().UpdateItem(ctx, in)
+	for try := 0; err != nil && try < maxFresh && m.staleFailure(err, now); try++ {
+		// Over an expired item the upsert starts afresh, as Create
+		// would: none of the expired item's attributes stay.
+		if err := m.clearExpired(ctx, key, now); err != nil {
+			return zero, err
+		}
+		out, err = m.reg.t.DB().UpdateItem(ctx, in)
+	}
 	if err != nil {
 		return zero, m.writeError("upsert", key, err, func(table.Item) error { return table.ErrConditionFailed })
 	}
