@@ -56,6 +56,24 @@
 // object; reads restore the attributes. Every refusal is a
 // *table.InputError, and nothing is sent.
 //
+// # Index keys that follow their attributes
+//
+// An index key built by a template from attributes (ElectroDB's "watch")
+// follows them on every write: Create, Put, BatchPut and TxPut build it
+// from the whole value; an update (Patch, Update, their transaction
+// actions) rebuilds each index key attribute whose template reads an
+// attribute it sets — Set values, and the ones the entity keeps: Updated
+// (now) and Version (known with IfVersion) — without reading the item,
+// when it knows every attribute of that template (the table key's fields
+// it always knows). When it does not (it sets priority of a key
+// "P#{priority}#{status}", or Adds to the version without IfVersion), it
+// is refused before sending, with a *table.InputError naming the missing
+// attributes. Keys built from Created stay as they are (an Update that
+// creates the item builds them with if_not_exists); an Upsert writes every
+// index key from v but those, and refuses a key built from the Version.
+// Updated and Version are the entity's: an update cannot set them, and
+// the index follows them without the caller.
+//
 // # Rules on updates
 //
 // An update checks the values it sets (Set, SetIfNotExists) against the
@@ -156,7 +174,7 @@
 //	optimistic locking (toolbox: no;        Version: Put compares, updates IfVersion;
 //	  ElectroDB: watch/where conditions)      ErrVersionConflict
 //	TTL                                     TTL(attr, after): expired items are gone for every read
-//	                                          and write before DynamoDB deletes them; 0 never expires
+//	                                          and Create, before DynamoDB deletes them
 //	create / get / put / patch / upsert /   Create, Get, Put, Patch, Upsert, Delete, Update: the same
 //	  delete / remove / update                meanings; Delete is conditional on existence (Remove)
 //	update set/add/remove/append/subtract/  Update: Set, Add (negative n subtracts), Remove, Append,

@@ -121,7 +121,7 @@ func TestNewRefusesABadDeclarationWithAClearError(t *testing.T) {
 
 func TestEntitiesWhoseKeysCannotCollideShareATable(t *testing.T) {
 	e := newEnv(t)
-	assert.Equal(t, []string{"album", "photo", "share", "tag", "invite"}, e.reg.Names())
+	assert.Equal(t, []string{"album", "photo", "share", "tag", "invite", "ticket", "doc"}, e.reg.Names())
 	_, err := e.albums.Create(ctx, Album{ID: "a", OwnerID: "u", Title: "t"})
 	require.NoError(t, err)
 	name, ok := e.reg.Identify(e.raw(t, "ALBUM#a", "ALBUM"))

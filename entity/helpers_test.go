@@ -70,6 +70,31 @@ type Invite struct {
 	Version   int      `dynamodbav:"version"`
 }
 
+// Ticket is a support ticket: listed per assignee across tenants on GSI1,
+// newest change first (its sort key follows updatedAt, which the entity
+// keeps), and per tenant on GSI2 by priority and status (a key of two
+// attributes the caller sets).
+type Ticket struct {
+	TenantID  string    `dynamodbav:"tenantId"`
+	ID        string    `dynamodbav:"ticketId"`
+	Assignee  string    `dynamodbav:"assignee"`
+	Priority  string    `dynamodbav:"priority"`
+	Status    string    `dynamodbav:"status"`
+	Comments  int       `dynamodbav:"comments"`
+	CreatedAt time.Time `dynamodbav:"createdAt"`
+	UpdatedAt time.Time `dynamodbav:"updatedAt"`
+	Version   int       `dynamodbav:"version"`
+}
+
+// Doc is a versioned document listed per tenant by version (GSI1), a key
+// built from the version the entity keeps.
+type Doc struct {
+	TenantID string `dynamodbav:"tenantId"`
+	ID       string `dynamodbav:"docId"`
+	Body     string `dynamodbav:"body"`
+	Version  int    `dynamodbav:"version"`
+}
+
 type Share struct {
 	AlbumID   string `dynamodbav:"albumId"`
 	UserID    string `dynamodbav:"userId"`
@@ -81,7 +106,8 @@ func testSchema(name string) table.Schema {
 	s := func(n string) table.Attribute { return table.Attribute{Name: n, Type: types.ScalarAttributeTypeS} }
 	return table.Schema{
 		Name: name, PartitionKey: s("pk"), SortKey: s("sk"),
-		Indexes:      []table.Index{{Name: "GSI1", PartitionKey: s("gsi1pk"), SortKey: s("gsi1sk")}},
+		Indexes: []table.Index{{Name: "GSI1", PartitionKey: s("gsi1pk"), SortKey: s("gsi1sk")},
+			{Name: "GSI2", PartitionKey: s("gsi2pk"), SortKey: s("gsi2sk")}},
 		TTLAttribute: "expiresAt",
 	}
 }
@@ -96,6 +122,8 @@ type env struct {
 	shares  *entity.Entity[Share]
 	tags    *entity.Entity[Tag]
 	invites *entity.Entity[Invite]
+	tickets *entity.Entity[Ticket]
+	docs    *entity.Entity[Doc]
 	// clock is the registry's time, and the fake's: moving it (lag) lets
 	// items expire without the fake deleting them, as DynamoDB deletes
 	// expired items days late; db.Advance moves it and deletes them.
@@ -185,6 +213,18 @@ func (e *env) declare(t testing.TB, blobs blobstore.Store, opts ...func(*entity.
 		entity.TTL("expiresAt", 0), entity.Version("version"),
 		entity.Enum("role", "viewer", "editor"), entity.Bounds("uses", 0, 5), entity.Bounds("notes", 0, 3),
 		entity.Bounds("seats", 1, 4))
+	require.NoError(t, err)
+	e.tickets, err = entity.New[Ticket](e.reg, "ticket",
+		entity.Key("TENANT#{tenantId}", "TICKET#{ticketId}"),
+		entity.Index("GSI1", "ASSIGNEE#{assignee}", "TICKET#{updatedAt:time}"),
+		entity.Index("GSI2", "TENANT#{tenantId}", "P#{priority}#{status}#{ticketId}"),
+		entity.Timestamps("createdAt", "updatedAt"), entity.Version("version"),
+		entity.Required("assignee", "priority", "status"))
+	require.NoError(t, err)
+	e.docs, err = entity.New[Doc](e.reg, "doc",
+		entity.Key("TENANT#{tenantId}", "DOC#{docId}"),
+		entity.Index("GSI1", "DOCS#{tenantId}", "V#{version:06d}#{docId}"),
+		entity.Version("version"))
 	require.NoError(t, err)
 }
 

@@ -28,10 +28,12 @@ import (
 // anything. The first mistake is the one reported.
 //
 // What the entity keeps is kept: Updated is set to now, a Version is
-// incremented, and index keys built from the attributes set are rebuilt
-// (every attribute of such a template must then be set, or be a key
-// field). Key attributes of the table cannot change (put a new item and
-// delete the old), nor can Created, Updated and Version be set by hand.
+// incremented, and each index key built from an attribute the update
+// sets (Updated and, with IfVersion, Version included) is rebuilt; one it
+// cannot rebuild, because it does not know every attribute of its
+// template, is refused naming them (see the package documentation). Key
+// attributes of the table cannot change (put a new item and delete the
+// old), nor can Created, Updated and Version be set by hand.
 type Update[T any] struct {
 	m     *model
 	key   T
@@ -421,7 +423,7 @@ type updateShape struct {
 	names        map[string]string
 	clauses      []clause
 	keyFields    []*field // the table key's fields, set by an update that may create
-	indexes      []int    // indexes whose keys the update rebuilds
+	parts        [][2]int // index key attributes it rebuilds: index, 0 (pk) or 1 (sk)
 	removeIndex  []int    // sparse indexes it takes the item out of
 	// constants are values the text names that never change (:empty);
 	// userValues those of the caller's conditions, for this call only.
@@ -445,11 +447,9 @@ func (u *Update[T]) plan(ctx context.Context, now time.Time) (*updatePlan, error
 	// The values the update knows: the key fields, then what it sets.
 	known := reflect.New(m.typ).Elem()
 	known.Set(kv)
-	set := map[*field]bool{}
 	for _, op := range u.ops {
 		if op.kind == updSet {
 			op.f.settable(known).Set(op.value)
-			set[op.f] = true
 		}
 	}
 	for i, op := range u.ops {
@@ -480,7 +480,7 @@ func (u *Update[T]) plan(ctx context.Context, now time.Time) (*updatePlan, error
 	for _, g := range guards {
 		sk = append(sk, 0xfe, byte(g.op), g.variant())
 	}
-	shape, err := m.shape(sk, func() (*updateShape, error) { return u.render(set, guards) })
+	shape, err := m.shape(sk, func() (*updateShape, error) { return u.render(guards) })
 	if err != nil {
 		return nil, err
 	}
@@ -532,17 +532,27 @@ func (u *Update[T]) plan(ctx context.Context, now time.Time) (*updatePlan, error
 		values[":now"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Unix(), 10)}
 		values[":one"] = one
 	}
-	for _, i := range shape.indexes {
-		ix := &m.indexes[i]
-		for j, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
-			if kp.present() && kp.own == nil {
-				av, err := kp.build(m.name, known)
-				if err != nil {
-					return nil, err
-				}
-				values[":x"+strconv.Itoa(i)+"pk"[j:j+1]] = av
-			}
+	if len(shape.parts) > 0 {
+		// The values the rebuilt keys are built from: what the update
+		// sets, and what the entity keeps as it will be after it.
+		if m.updated != nil {
+			m.updated.set(known, now)
 		}
+		if m.created != nil {
+			m.created.set(known, now) // read only by keys written if_not_exists
+		}
+		if m.version != nil && u.ver != nil {
+			m.setVersion(known, int64(*u.ver)+1)
+		}
+	}
+	for _, p := range shape.parts {
+		ix := &m.indexes[p[0]]
+		kp := [2]*keyPart{&ix.pk, &ix.sk}[p[1]]
+		av, err := kp.build(m.name, known)
+		if err != nil {
+			return nil, err
+		}
+		values[":x"+strconv.Itoa(p[0])+"pk"[p[1]:p[1]+1]] = av
 	}
 	for _, g := range guards {
 		g.values(values)
@@ -602,7 +612,7 @@ type clause struct {
 }
 
 // render writes the update and condition text of u's shape.
-func (u *Update[T]) render(set map[*field]bool, guards []*guard) (*updateShape, error) {
+func (u *Update[T]) render(guards []*guard) (*updateShape, error) {
 	m := u.m
 	s := &updateShape{names: map[string]string{}}
 	add := func(kind updateKind, name, attr, val string) {
@@ -617,53 +627,73 @@ func (u *Update[T]) render(set map[*field]bool, guards []*guard) (*updateShape, 
 		}
 		add(op.kind, fieldName(op.f), op.f.name, v)
 	}
-	// Index keys whose templates the update touches, and indexes it leaves.
+	// Index keys: each key attribute built from a template follows the
+	// attributes it is built from (ElectroDB's watch), the kept ones too
+	// (Updated, Version): rebuilt when the update sets any of them and
+	// knows them all, refused when it does not, removed from a Sparse
+	// index with a removed attribute. Own-field keys are the attributes
+	// themselves and follow by being set.
 	for i := range m.indexes {
 		ix := &m.indexes[i]
-		if slices.Contains(u.leave, i) {
-			for j, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
+		parts := [2]*keyPart{&ix.pk, &ix.sk}
+		if slices.Contains(u.leave, i) || u.removes(ix) {
+			if !slices.Contains(u.leave, i) && !ix.sparse {
+				return nil, inputError(m.name+" update", ix.name, "removes an attribute of index "+ix.name+"'s keys; the index is not Sparse", nil)
+			}
+			for j, kp := range parts {
 				if kp.present() && kp.own == nil {
 					add(updRemove, "#x"+strconv.Itoa(i)+"pk"[j:j+1], kp.attr.Name, "")
 				}
+			}
+			if !slices.Contains(u.leave, i) {
+				s.removeIndex = append(s.removeIndex, i)
 			}
 			continue
 		}
-		touched, complete, removed := false, true, false
-		for _, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
-			// Own-field keys are the attributes themselves: nothing to
-			// rebuild. Constant ones never change.
+		for j, kp := range parts {
+			if !kp.present() || kp.own != nil || kp.constant != nil && u.patch {
+				continue
+			}
+			touched, missing, ifNew := false, []string(nil), false
 			for _, f := range kp.fields {
-				for _, op := range u.ops {
-					if op.f == f {
-						touched = true
-						removed = removed || op.kind == updRemove
-					}
-				}
-				if !set[f] && !m.inTableKey(f) {
-					complete = false
-				}
-			}
-		}
-		switch {
-		case removed && ix.sparse:
-			for j, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
-				if kp.present() && kp.own == nil {
-					add(updRemove, "#x"+strconv.Itoa(i)+"pk"[j:j+1], kp.attr.Name, "")
+				switch k := u.knows(f); {
+				case k == knownChanged:
+					touched = true
+				case k == knownSame:
+				case k == changedUnknown:
+					touched = true
+					missing = append(missing, f.name)
+				case k == sameIfExists && u.creates():
+					ifNew = true
+				default:
+					missing = append(missing, f.name)
 				}
 			}
-			s.removeIndex = append(s.removeIndex, i)
-		case removed:
-			return nil, inputError(m.name+" update", ix.name, "removes an attribute of index "+ix.name+"'s keys; the index is not Sparse", nil)
-		case touched && !complete:
-			return nil, inputError(m.name+" update", ix.name, "changes index "+ix.name+"'s keys without setting every attribute of them", nil)
-		case complete && (touched || !u.patch):
-			for j, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
-				if kp.present() && kp.own == nil {
-					n := strconv.Itoa(i) + "pk"[j:j+1]
-					add(updSet, "#x"+n, kp.attr.Name, ":x"+n)
-				}
+			n := strconv.Itoa(i) + "pk"[j:j+1]
+			switch {
+			case touched && len(missing) > 0:
+				return nil, inputError(m.name+" update", strings.Join(missing, ", "), fmt.Sprintf(
+					"index %s's %s (%s) is built from them and other attributes the update changes: set them too, or Get and Put",
+					ix.name, kp.attr.Name, kp.pattern()), nil)
+			case touched && ifNew:
+				return nil, inputError(m.name+" update", m.created.f.name, fmt.Sprintf(
+					"index %s's %s (%s) is built from it, which an update that may create keeps when the item exists: use Patch, or Get and Put",
+					ix.name, kp.attr.Name, kp.pattern()), nil)
+			case touched:
+				add(updSet, "#x"+n, kp.attr.Name, ":x"+n)
+			case !u.creates() || len(missing) > 0:
+				// Unchanged, or not buildable for a new item: an item the
+				// update creates is left out of the index.
+				continue
+			case ifNew:
+				// Built from Created: as it is if the item exists, from
+				// now if the update creates it.
+				add(updSetIfNotExists, "#x"+n, kp.attr.Name, ":x"+n)
+			default:
+				// Built from the key and constants: what a create writes.
+				add(updSet, "#x"+n, kp.attr.Name, ":x"+n)
 			}
-			s.indexes = append(s.indexes, i)
+			s.parts = append(s.parts, [2]int{i, j})
 		}
 	}
 	if m.updated != nil {
@@ -758,6 +788,60 @@ func (u *Update[T]) guards() ([]*guard, error) {
 		}
 	}
 	return guards, nil
+}
+
+// What an update knows of an attribute after it, for the index keys built
+// from it.
+type knowledge uint8
+
+const (
+	untouched      knowledge = iota // not written: as it is, unknown
+	knownSame                       // a table key field: as it is, known
+	knownChanged                    // written with a value the update knows
+	changedUnknown                  // written with a value only DynamoDB knows (Add, Append, SetIfNotExists, a Version without IfVersion)
+	sameIfExists                    // Created: as it is if the item exists, now if the update creates it
+)
+
+// knows says what the update knows of f after it.
+func (u *Update[T]) knows(f *field) knowledge {
+	m := u.m
+	switch {
+	case m.inTableKey(f):
+		return knownSame
+	case m.updated != nil && f == m.updated.f:
+		return knownChanged
+	case f == m.version && u.ver != nil:
+		return knownChanged
+	case f == m.version:
+		return changedUnknown
+	case m.created != nil && f == m.created.f:
+		return sameIfExists
+	}
+	for _, op := range u.ops {
+		if op.f != f {
+			continue
+		}
+		switch op.kind {
+		case updSet:
+			return knownChanged
+		case updRemove:
+			return untouched // handled by removes
+		}
+		return changedUnknown
+	}
+	return untouched
+}
+
+// removes reports whether the update removes an attribute of ix's keys.
+func (u *Update[T]) removes(ix *indexPart) bool {
+	for _, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
+		for _, op := range u.ops {
+			if op.kind == updRemove && (op.f == kp.own || slices.Contains(kp.fields, op.f)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // creates reports whether the update may create its item: an Update (not

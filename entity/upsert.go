@@ -2,6 +2,7 @@ package entity
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -48,6 +49,10 @@ func (e *Entity[T]) Upsert(ctx context.Context, v T, opts ...func(*WriteOptions)
 	if err != nil {
 		return zero, err
 	}
+	keptKeys, err := m.upsertKeys()
+	if err != nil {
+		return zero, err
+	}
 	key := m.keyOf(item)
 	names := make([]string, 0, len(item))
 	for name := range item {
@@ -64,7 +69,8 @@ func (e *Entity[T]) Upsert(ctx context.Context, v T, opts ...func(*WriteOptions)
 		exprNames[n] = name
 		values[val] = item[name]
 		switch {
-		case m.created != nil && name == m.created.f.name:
+		case m.created != nil && name == m.created.f.name || keptKeys[name]:
+			// Created, and index keys built from it, stay as they are.
 			sets = append(sets, n+" = if_not_exists("+n+", "+val+")")
 		case m.version != nil && name == m.version.name:
 			// ADD below.
@@ -114,4 +120,46 @@ func (e *Entity[T]) Upsert(ctx context.Context, v T, opts ...func(*WriteOptions)
 	}
 	m.ops[opUpsert].use.record(size, 1)
 	return stored, nil
+}
+
+// upsertKeys names the index key attributes an Upsert writes only when it
+// creates the item (if_not_exists): those built from Created, which it
+// keeps, and from the table key. A key built from the Version (which it
+// adds to without knowing it) or from Created and attributes it changes
+// cannot follow the item, and is refused.
+func (m *model) upsertKeys() (map[string]bool, error) {
+	var kept map[string]bool
+	for i := range m.indexes {
+		ix := &m.indexes[i]
+		for _, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
+			if !kp.present() || kp.own != nil {
+				continue
+			}
+			created, changed := false, []string(nil)
+			for _, f := range kp.fields {
+				switch {
+				case f == m.version:
+					return nil, inputError(m.name+" upsert", f.name, fmt.Sprintf(
+						"index %s's %s (%s) is built from the version, which an upsert adds to without knowing it: use Put or an update with IfVersion",
+						ix.name, kp.attr.Name, kp.pattern()), nil)
+				case m.created != nil && f == m.created.f:
+					created = true
+				case !m.inTableKey(f):
+					changed = append(changed, f.name)
+				}
+			}
+			switch {
+			case created && len(changed) > 0:
+				return nil, inputError(m.name+" upsert", m.created.f.name, fmt.Sprintf(
+					"index %s's %s (%s) is built from it, which an upsert keeps, and from %s, which it writes: use Put",
+					ix.name, kp.attr.Name, kp.pattern(), strings.Join(changed, ", ")), nil)
+			case created:
+				if kept == nil {
+					kept = map[string]bool{}
+				}
+				kept[kp.attr.Name] = true
+			}
+		}
+	}
+	return kept, nil
 }
