@@ -29,7 +29,7 @@ func (e *Entity[T]) Create(ctx context.Context, v T, opts ...func(*WriteOptions)
 			return putPlan{}, inputError(m.name+" options", "IfVersion", "a create has no stored version to compare", nil)
 		}
 		m.stampNew(rv, now)
-		return putPlan{cond: m.expr.create, failure: m.createFailure(len(o.Conditions) > 0, now)}, nil
+		return putPlan{cond: m.expr.create, fresh: true, failure: m.createFailure(len(o.Conditions) > 0, now)}, nil
 	})
 }
 
@@ -38,6 +38,9 @@ func (e *Entity[T]) Create(ctx context.Context, v T, opts ...func(*WriteOptions)
 type putPlan struct {
 	cond    cond
 	version int64
+	// fresh: the write may create its item, and over an expired one
+	// starts afresh (model.afresh): the caller's conditions meet no item.
+	fresh   bool
 	failure func(current table.Item) error
 }
 
@@ -62,6 +65,16 @@ func (e *Entity[T]) putItem(ctx context.Context, o op, v T, opts []func(*WriteOp
 	if err != nil {
 		return zero, err
 	}
+	if p.fresh && len(wo.Conditions) > 0 && m.ttl != nil {
+		// The caller's conditions meet no item where an expired one is
+		// stored, as once DynamoDB has deleted it: the write is refused
+		// over it, clears it and tries again (afresh).
+		if p.cond.text == nil {
+			p.cond = m.expr.fresh // a replace: no item, or a live one
+		} else {
+			p.cond = m.expr.absent // a create
+		}
+	}
 	c, err := m.condition(p.cond, now, p.version, wo.Conditions)
 	if err != nil {
 		return zero, err
@@ -73,7 +86,14 @@ func (e *Entity[T]) putItem(ctx context.Context, o op, v T, opts []func(*WriteOp
 		// from the caller's condition.
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	if _, err := m.reg.t.DB().PutItem(ctx, in); err != nil {
+	_, err = m.reg.t.DB().PutItem(ctx, in)
+	if p.fresh && in.ReturnValuesOnConditionCheckFailure != "" {
+		err = m.afresh(ctx, m.keyOf(item), now, err, func() error {
+			_, err := m.reg.t.DB().PutItem(ctx, in)
+			return err
+		})
+	}
+	if err != nil {
 		return zero, m.writeError(strings.ToLower(opNames[o]), m.keyOf(item), err, p.failure)
 	}
 	m.ops[o].use.record(size, 1)

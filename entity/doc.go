@@ -107,7 +107,10 @@
 // item starts afresh, as a Create over it does: it deletes the expired item
 // — conditional on it still being expired, so a live item written
 // meanwhile is updated, not lost — and writes again, keeping none of the
-// expired item's attributes. A transaction's update action cannot delete
+// expired item's attributes. A caller's condition (If) on a write that may
+// create (Create, Put, Update, Upsert) meets no item where an expired one is
+// stored, as it will once DynamoDB has deleted it: such a write is refused
+// over the expired item, clears it and tries again. A transaction's update action cannot delete
 // first: over an expired item the transaction is refused
 // (table.ErrConditionFailed). Declare the field without omitempty when 0
 // must be stored; with omitempty 0 is left out, which means the same.

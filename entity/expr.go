@@ -35,6 +35,7 @@ type cond struct {
 // exprs are an entity's prepared conditions.
 type exprs struct {
 	create        cond // no live item has the key
+	absent        cond // no item has the key, expired or not
 	exists        cond // a live item has the key
 	version       cond // a live item has version :ver
 	existsVersion cond // a live item has the key and version :ver
@@ -61,6 +62,7 @@ func (m *model) prepare() {
 	} else {
 		m.expr.create = cond{text: ptr("attribute_not_exists(#pk)"), names: pk}
 	}
+	m.expr.absent = cond{text: ptr("attribute_not_exists(#pk)"), names: map[string]string{"#pk": m.pk.attr.Name}}
 	m.expr.exists = cond{text: ptr("attribute_exists(#pk)" + alive), names: pk, now: ttl}
 	if m.version != nil {
 		vn := maps.Clone(pk)
@@ -105,6 +107,22 @@ func (m *model) clearExpired(ctx context.Context, key table.Key, now time.Time) 
 // and tries again: each try follows a write that made the key's item
 // expired once more, which only a racing writer does.
 const maxFresh = 4
+
+// afresh is how every write that may create its item treats an expired
+// one: as no item. err is the write's first answer; while it is a refusal
+// over an expired item (the write's own condition, or the caller's, saw
+// the expired item's attributes), the item is cleared and send tries
+// again, so that the write and the caller's conditions meet no item, as
+// they would once DynamoDB has deleted it.
+func (m *model) afresh(ctx context.Context, key table.Key, now time.Time, err error, send func() error) error {
+	for try := 0; err != nil && try < maxFresh && m.staleFailure(err, now); try++ {
+		if err := m.clearExpired(ctx, key, now); err != nil {
+			return err
+		}
+		err = send()
+	}
+	return err
+}
 
 // staleFailure reports whether a refused Update or Upsert met an expired
 // item, which it may clear and write afresh over.

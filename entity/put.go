@@ -26,12 +26,13 @@ func (e *Entity[T]) Put(ctx context.Context, v T, opts ...func(*WriteOptions)) (
 		if o.Version != nil {
 			return putPlan{}, inputError(m.name+" options", "IfVersion", "Put compares the version v holds", nil)
 		}
-		p := putPlan{}
+		p := putPlan{fresh: true}
 		if m.version != nil {
 			p.version = m.versionOf(rv)
 			m.setVersion(rv, p.version+1)
-			p.cond = m.expr.version
+			p.cond, p.fresh = m.expr.version, false
 			if p.version == 0 {
+				p.fresh = true
 				p.cond = m.expr.create
 			}
 		}

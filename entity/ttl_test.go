@@ -204,3 +204,48 @@ func TestUpdatesRacingOverAnExpiredItemLoseNothing(t *testing.T) {
 func TestIntegrationUpdatesRacingOverAnExpiredItemLoseNothing(t *testing.T) {
 	testUpdatesRacingOverAnExpiredItemLoseNothing(t, localEnv)
 }
+
+// testACallersConditionMeetsNoItemWhereOneExpired: found by the model
+// test. A Create with If over an expired item evaluated the caller's
+// condition against the expired item's attributes: one that fails on no
+// item let the Create through, one that holds on no item refused it. The
+// condition now meets no item, as it will once DynamoDB has deleted the
+// expired one (a write that may create clears it first, as Update and
+// Upsert do).
+func testACallersConditionMeetsNoItemWhereOneExpired(t *testing.T, mk makeEnv) {
+	registries(t, mk, func(t *testing.T, e *env) {
+		few := expression.Name("uses").LessThan(expression.Value(3))
+		noneOrFew := expression.AttributeNotExists(expression.Name("uses")).Or(few)
+		expired := func(email string, uses int) {
+			t.Helper()
+			_, err := e.invites.Create(ctx, Invite{AlbumID: "a1", Email: email, Uses: uses, ExpiresAt: e.now().Add(-time.Second).Unix()})
+			require.NoError(t, err)
+		}
+		expired("a", 1)
+		_, err := e.invites.Create(ctx, Invite{AlbumID: "a1", Email: "a"}, entity.If(few))
+		require.ErrorIs(t, err, table.ErrConditionFailed, "uses < 3 fails on no item")
+		require.NotErrorIs(t, err, table.ErrAlreadyExists)
+		expired("b", 4)
+		_, err = e.invites.Create(ctx, Invite{AlbumID: "a1", Email: "b"}, entity.If(noneOrFew))
+		require.NoError(t, err, "holds on no item")
+		expired("c", 1)
+		_, err = e.invites.Put(ctx, Invite{AlbumID: "a1", Email: "c"}, entity.If(few))
+		require.ErrorIs(t, err, table.ErrConditionFailed, "a Put of version 0")
+		require.NotErrorIs(t, err, entity.ErrVersionConflict)
+		_, err = e.shares.Create(ctx, Share{AlbumID: "a1", UserID: "u", Role: "viewer", ExpiresAt: e.now().Add(-time.Second).Unix()})
+		require.NoError(t, err)
+		_, err = e.shares.Put(ctx, Share{AlbumID: "a1", UserID: "u", Role: "editor"}, entity.If(expression.Name("role").Equal(expression.Value("viewer"))))
+		require.ErrorIs(t, err, table.ErrConditionFailed, "an unversioned Put")
+		got, err := e.invites.Get(ctx, Invite{AlbumID: "a1", Email: "b"}, table.Consistent())
+		require.NoError(t, err)
+		assert.Equal(t, 0, got.Uses)
+	})
+}
+
+func TestACallersConditionMeetsNoItemWhereOneExpired(t *testing.T) {
+	testACallersConditionMeetsNoItemWhereOneExpired(t, fakeEnv)
+}
+
+func TestIntegrationACallersConditionMeetsNoItemWhereOneExpired(t *testing.T) {
+	testACallersConditionMeetsNoItemWhereOneExpired(t, localEnv)
+}

@@ -354,13 +354,13 @@ func (u *Update[T]) Run(ctx context.Context) (_ T, err error) {
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
 	out, err := m.reg.t.DB().UpdateItem(ctx, in)
-	for try := 0; err != nil && u.creates() && try < maxFresh && m.staleFailure(err, now); try++ {
+	if u.creates() {
 		// An expired item is gone: the update starts afresh, as a
-		// Create over it would, instead of keeping its attributes.
-		if err := m.clearExpired(ctx, p.key, now); err != nil {
-			return zero, err
-		}
-		out, err = m.reg.t.DB().UpdateItem(ctx, in)
+		// Create over it does, instead of keeping its attributes.
+		err = m.afresh(ctx, p.key, now, err, func() (err error) {
+			out, err = m.reg.t.DB().UpdateItem(ctx, in)
+			return err
+		})
 	}
 	if err != nil {
 		return zero, m.writeError("update", p.key, err, u.failure(now, p.guards))

@@ -103,14 +103,12 @@ func (e *Entity[T]) Upsert(ctx context.Context, v T, opts ...func(*WriteOptions)
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
 	out, err := m.reg.t.DB().UpdateItem(ctx, in)
-	for try := 0; err != nil && try < maxFresh && m.staleFailure(err, now); try++ {
-		// Over an expired item the upsert starts afresh, as Create
-		// would: none of the expired item's attributes stay.
-		if err := m.clearExpired(ctx, key, now); err != nil {
-			return zero, err
-		}
+	// Over an expired item the upsert starts afresh, as Create does:
+	// none of the expired item's attributes stay.
+	err = m.afresh(ctx, key, now, err, func() (err error) {
 		out, err = m.reg.t.DB().UpdateItem(ctx, in)
-	}
+		return err
+	})
 	if err != nil {
 		return zero, m.writeError("upsert", key, err, func(table.Item) error { return table.ErrConditionFailed })
 	}
