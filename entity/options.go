@@ -78,7 +78,10 @@ type IndexOptions struct {
 	// (an index sorted by the table's pk) or an attribute of the entity.
 	PartitionKey, SortKey string
 	// Sparse leaves an item out of the index (no index key attributes)
-	// when a field its templates name is zero, instead of refusing it.
+	// when a field its templates name is zero, instead of refusing it; on
+	// every write: an update setting such a field to zero, or an Upsert of
+	// a value with it zero, takes the item out, and one setting it puts
+	// the item in (constant key parts included).
 	Sparse bool
 }
 

@@ -59,6 +59,7 @@ type updateOp struct {
 	kind  updateKind
 	f     *field
 	value reflect.Value // converted to the field's type (updAppend: a slice of it)
+	zero  bool          // a Set of the zero value, which takes the item out of a sparse index
 }
 
 // Update starts an update of the item whose key the key fields of key
@@ -187,7 +188,7 @@ func (u *Update[T]) set(kind updateKind, name string, value any) *Update[T] {
 			return u.fail(err)
 		}
 	}
-	u.ops = append(u.ops, updateOp{kind: kind, f: f, value: rv})
+	u.ops = append(u.ops, updateOp{kind: kind, f: f, value: rv, zero: kind == updSet && rv.IsZero()})
 	return u
 }
 
@@ -475,7 +476,7 @@ func (u *Update[T]) plan(ctx context.Context, now time.Time) (*updatePlan, error
 		sk = append(sk, 0xff, byte(i))
 	}
 	for _, op := range u.ops {
-		sk = append(sk, byte(op.kind), byte(m.fieldIndex(op.f)), byte(m.fieldIndex(op.f)>>8))
+		sk = append(sk, byte(op.kind), boolByte(op.zero), byte(m.fieldIndex(op.f)), byte(m.fieldIndex(op.f)>>8))
 	}
 	for _, g := range guards {
 		sk = append(sk, 0xfe, byte(g.op), g.variant())
@@ -651,7 +652,18 @@ func (u *Update[T]) render(guards []*guard) (*updateShape, error) {
 			continue
 		}
 		for j, kp := range parts {
-			if !kp.present() || kp.own != nil || kp.constant != nil && u.patch {
+			if !kp.present() || kp.own != nil {
+				continue
+			}
+			n := strconv.Itoa(i) + "pk"[j:j+1]
+			if kp.constant != nil {
+				// A constant is what a create writes, and is written again
+				// with the other key of its index: an item may enter a
+				// sparse index it was left out of.
+				if u.creates() || u.touches(parts[1-j]) {
+					add(updSet, "#x"+n, kp.attr.Name, ":x"+n)
+					s.parts = append(s.parts, [2]int{i, j})
+				}
 				continue
 			}
 			touched, missing, ifNew := false, []string(nil), false
@@ -669,7 +681,6 @@ func (u *Update[T]) render(guards []*guard) (*updateShape, error) {
 					missing = append(missing, f.name)
 				}
 			}
-			n := strconv.Itoa(i) + "pk"[j:j+1]
 			switch {
 			case touched && len(missing) > 0:
 				return nil, inputError(m.name+" update", strings.Join(missing, ", "), fmt.Sprintf(
@@ -832,11 +843,31 @@ func (u *Update[T]) knows(f *field) knowledge {
 	return untouched
 }
 
-// removes reports whether the update removes an attribute of ix's keys.
+// touches reports whether the update rebuilds key part kp: it sets an
+// attribute kp is built from.
+func (u *Update[T]) touches(kp *keyPart) bool {
+	if !kp.present() {
+		return false
+	}
+	if kp.own != nil {
+		return slices.ContainsFunc(u.ops, func(op updateOp) bool { return op.f == kp.own && op.kind != updRemove })
+	}
+	for _, f := range kp.fields {
+		if k := u.knows(f); k == knownChanged || k == changedUnknown {
+			return true
+		}
+	}
+	return false
+}
+
+// removes reports whether the update removes an attribute of ix's keys,
+// or, for a sparse index, sets one to its zero value: either way the item
+// leaves the index, as a Put of a value with that attribute zero leaves
+// it (indexPart.absent).
 func (u *Update[T]) removes(ix *indexPart) bool {
 	for _, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
 		for _, op := range u.ops {
-			if op.kind == updRemove && (op.f == kp.own || slices.Contains(kp.fields, op.f)) {
+			if (op.kind == updRemove || ix.sparse && op.zero) && (op.f == kp.own || slices.Contains(kp.fields, op.f)) {
 				return true
 			}
 		}

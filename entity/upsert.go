@@ -81,6 +81,16 @@ func (e *Entity[T]) Upsert(ctx context.Context, v T, opts ...func(*WriteOptions)
 		}
 	}
 	update := "SET " + strings.Join(sets, ", ")
+	if out := m.absentIndexKeys(rv); len(out) > 0 {
+		// v is out of a sparse index (indexPart.absent): the keys the
+		// stored item may have there go, as a Put of v leaves them out.
+		removes := make([]string, len(out))
+		for i, name := range out {
+			removes[i] = "#r" + strconv.Itoa(i)
+			exprNames[removes[i]] = name
+		}
+		update += " REMOVE " + strings.Join(removes, ", ")
+	}
 	if m.version != nil {
 		exprNames["#ver"] = m.version.name
 		values[":one"] = one
@@ -160,4 +170,22 @@ func (m *model) upsertKeys() (map[string]bool, error) {
 		}
 	}
 	return kept, nil
+}
+
+// absentIndexKeys names the index key attributes the entity builds for
+// the sparse indexes v is out of.
+func (m *model) absentIndexKeys(v reflect.Value) []string {
+	var out []string
+	for i := range m.indexes {
+		ix := &m.indexes[i]
+		if !ix.sparse || !ix.absent(v) {
+			continue
+		}
+		for _, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
+			if kp.present() && kp.own == nil {
+				out = append(out, kp.attr.Name)
+			}
+		}
+	}
+	return out
 }
