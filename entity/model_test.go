@@ -1,0 +1,1020 @@
+package entity_test
+
+import (
+	"cmp"
+	"errors"
+	"flag"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/tablekit/tablekit/changes"
+	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/table"
+)
+
+// The model test: random sequences of entity operations, checked after
+// every step against a plain Go model of what should hold. Two entities
+// share a partition and a prefix (a photo PHOTO#p1, its tags
+// PHOTO#p1#TAG#x); photos are versioned, expire by a TTL stored even when
+// 0, keep a counter under Bounds, and are in two indexes whose sort keys
+// tie across partitions: GSI1 by owner and updatedAt (which the entity
+// keeps), GSI2 (sparse) by rank (which the caller sets). Tags expire by a
+// TTL left out when 0. The clock moves without the fake deleting what
+// expired, as DynamoDB deletes expired items days late, so entity's own
+// meaning of expiry is what is checked.
+
+type mPhoto struct {
+	Album     string `dynamodbav:"albumId"`
+	ID        string `dynamodbav:"photoId"`
+	Owner     string `dynamodbav:"ownerId"`
+	Rank      string `dynamodbav:"rank"`
+	Likes     int    `dynamodbav:"likes"`
+	Note      string `dynamodbav:"note,omitempty"`
+	ExpiresAt int64  `dynamodbav:"expiresAt"`
+	Created   int64  `dynamodbav:"createdAt"`
+	Updated   int64  `dynamodbav:"updatedAt"`
+	Version   int    `dynamodbav:"version"`
+}
+
+type mTag struct {
+	Album     string `dynamodbav:"albumId"`
+	PhotoID   string `dynamodbav:"photoId"`
+	Name      string `dynamodbav:"tag"`
+	Count     int    `dynamodbav:"count"`
+	ExpiresAt int64  `dynamodbav:"expiresAt,omitempty"`
+}
+
+const (
+	likesMax = 5
+	countMax = 3
+)
+
+var (
+	mAlbums = []string{"a1", "a2"}
+	mPhotos = []string{"p1", "p2", "p3"}
+	mTags   = []string{"x", "y"}
+	mOwners = []string{"u1", "u2"}
+	mRanks  = []string{"", "r1", "r2"}
+)
+
+// mKey is a table key as the model spells it.
+type mKey struct{ pk, sk string }
+
+func photoKey(album, id string) mKey    { return mKey{"ALBUM#" + album, "PHOTO#" + id} }
+func tagKey(album, id, tag string) mKey { return mKey{"ALBUM#" + album, "PHOTO#" + id + "#TAG#" + tag} }
+
+// mItem is what the model holds at a key: a photo or a tag, expired or
+// not (nothing deletes expired items but the entity's own writes).
+type mItem struct {
+	photo *mPhoto
+	tag   *mTag
+}
+
+func (it mItem) ttl() int64 {
+	if it.photo != nil {
+		return it.photo.ExpiresAt
+	}
+	return it.tag.ExpiresAt
+}
+
+// modelEnv is the system under test and the model.
+type modelEnv struct {
+	t      *table.Table
+	db     *dynamotest.DB // nil on DynamoDB Local
+	clock  *testClock
+	reg    *entity.Registry
+	photos *entity.Entity[mPhoto]
+	tags   *entity.Entity[mTag]
+	col    *entity.Collection
+
+	items map[mKey]mItem
+	// stats counts steps per operation and refusals per outcome, for the
+	// test's log: what the random sequences covered.
+	stats map[string]int
+	// full turns on the checks that read every partition and index after
+	// every step (the fake); off, each step's own result is checked.
+	full bool
+}
+
+func newModelEnv(t *rapid.T, api table.API, db *dynamotest.DB, clock *testClock, s table.Schema, typeAttr bool, stats map[string]int) *modelEnv {
+	var opts []func(*entity.RegistryOptions)
+	if !typeAttr {
+		opts = append(opts, entity.NoTypeAttribute())
+	}
+	opts = append(opts, entity.Clock(clock.Now))
+	tbl := table.New(api, s, fastBackoff)
+	reg, err := entity.NewRegistry(tbl, opts...)
+	require.NoError(t, err)
+	photos, err := entity.New[mPhoto](reg, "photo",
+		entity.Key("ALBUM#{albumId}", "PHOTO#{photoId}"),
+		entity.Index("GSI1", "OWNER#{ownerId}", "T#{updatedAt:013d}"),
+		entity.SparseIndex("GSI2", "RANKS", "R#{rank}"),
+		entity.Timestamps("createdAt", "updatedAt"), entity.Version("version"), entity.TTL("expiresAt", 0),
+		entity.Required("ownerId"), entity.Bounds("likes", 0, likesMax))
+	require.NoError(t, err)
+	tags, err := entity.New[mTag](reg, "tag",
+		entity.Key("ALBUM#{albumId}", "PHOTO#{photoId}#TAG#{tag}"),
+		entity.TTL("expiresAt", 0), entity.Bounds("count", 0, countMax))
+	require.NoError(t, err)
+	col, err := entity.NewCollection(reg, "album", "", photos, tags)
+	require.NoError(t, err)
+	return &modelEnv{t: tbl, db: db, clock: clock, reg: reg, photos: photos, tags: tags, col: col, items: map[mKey]mItem{}, stats: stats}
+}
+
+func (m *modelEnv) now() time.Time { return m.clock.Now() }
+
+func (m *modelEnv) expired(it mItem) bool { return table.Expired(it.ttl(), m.now()) }
+
+// livePhoto is the photo at k that reads return, if any.
+func (m *modelEnv) livePhoto(k mKey) (mPhoto, bool) {
+	it, ok := m.items[k]
+	if !ok || it.photo == nil || m.expired(it) {
+		return mPhoto{}, false
+	}
+	return *it.photo, true
+}
+
+func (m *modelEnv) liveTag(k mKey) (mTag, bool) {
+	it, ok := m.items[k]
+	if !ok || it.tag == nil || m.expired(it) {
+		return mTag{}, false
+	}
+	return *it.tag, true
+}
+
+// outcome names an error by the sentinel that matters most.
+func outcome(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, entity.ErrValidation):
+		return "validation"
+	case errors.Is(err, entity.ErrVersionConflict):
+		return "version conflict"
+	case errors.Is(err, table.ErrAlreadyExists):
+		return "already exists"
+	case errors.Is(err, table.ErrNotFound):
+		return "not found"
+	case errors.Is(err, table.ErrConditionFailed):
+		return "condition failed"
+	case errors.Is(err, table.ErrInvalidInput):
+		return "invalid input"
+	}
+	return "unexpected: " + err.Error()
+}
+
+// Generators.
+
+func drawTTL(t *rapid.T, now time.Time, label string) int64 {
+	switch rapid.IntRange(0, 3).Draw(t, label+" ttl") {
+	case 0:
+		return 0
+	case 1:
+		return now.Unix() - int64(rapid.IntRange(0, 100).Draw(t, label+" past"))
+	case 2:
+		return now.Unix() + int64(rapid.IntRange(1, 100).Draw(t, label+" soon"))
+	}
+	return now.Unix() + int64(rapid.IntRange(1000, 5000).Draw(t, label+" later"))
+}
+
+func drawPhotoKey(t *rapid.T) (string, string) {
+	return rapid.SampledFrom(mAlbums).Draw(t, "album"), rapid.SampledFrom(mPhotos).Draw(t, "photo")
+}
+
+func drawPhoto(t *rapid.T, now time.Time) mPhoto {
+	a, id := drawPhotoKey(t)
+	return mPhoto{Album: a, ID: id,
+		Owner:     rarely(t, "owner", rapid.SampledFrom(mOwners), ""),
+		Rank:      rapid.SampledFrom(mRanks).Draw(t, "rank"),
+		Likes:     rarely(t, "likes", rapid.IntRange(0, likesMax), rapid.SampledFrom([]int{-1, likesMax + 1}).Draw(t, "bad likes")),
+		Note:      rapid.SampledFrom([]string{"", "n"}).Draw(t, "note"),
+		ExpiresAt: drawTTL(t, now, "photo"),
+	}
+}
+
+func drawTag(t *rapid.T, now time.Time) mTag {
+	a, id := drawPhotoKey(t)
+	return mTag{Album: a, PhotoID: id, Name: rapid.SampledFrom(mTags).Draw(t, "tag"),
+		Count: rarely(t, "count", rapid.IntRange(0, countMax), countMax+1), ExpiresAt: drawTTL(t, now, "tag")}
+}
+
+// rarely draws from gen, and one time in eight is bad instead: most
+// writes are valid, so that sequences reach deep states.
+func rarely[V any](t *rapid.T, label string, gen *rapid.Generator[V], bad V) V {
+	if rapid.IntRange(0, 7).Draw(t, label+" bad") == 0 {
+		return bad
+	}
+	return gen.Draw(t, label)
+}
+
+// photoValid is the rules of a photo: an owner, likes within bounds.
+func photoValid(p mPhoto) bool { return p.Owner != "" && p.Likes >= 0 && p.Likes <= likesMax }
+
+func tagValid(g mTag) bool { return g.Count >= 0 && g.Count <= countMax }
+
+// drawVersion is a version for an optimistic write of k: the stored one,
+// one off it, or 0 (not created yet).
+func (m *modelEnv) drawVersion(t *rapid.T, k mKey) int {
+	cur := 0
+	if it, ok := m.items[k]; ok && it.photo != nil {
+		cur = it.photo.Version
+	}
+	return rapid.SampledFrom([]int{0, cur, cur, cur + 1, max(cur-1, 1)}).Draw(t, "version")
+}
+
+// Checks.
+
+func (m *modelEnv) expect(t *rapid.T, want string, err error, what string) {
+	t.Helper()
+	m.stats["refused: "+want]++
+	require.Equal(t, want, outcome(err), "%s: %v", what, err)
+}
+
+// listing walks every page of list and checks that a page ends with a
+// cursor only when an item follows.
+func listing[T any](t *rapid.T, list func(cursor string) (table.Page[T], error)) []T {
+	t.Helper()
+	var all []T
+	cursor := ""
+	for pages := 0; ; pages++ {
+		require.Less(t, pages, 100)
+		page, err := list(cursor)
+		require.NoError(t, err)
+		all = append(all, page.Items...)
+		if page.Next == "" {
+			if pages > 0 {
+				require.NotEmpty(t, page.Items, "a cursor led to an empty page")
+			}
+			return all
+		}
+		require.NotEmpty(t, page.Items, "a page with a next cursor is empty")
+		cursor = page.Next
+	}
+}
+
+// modelPhotos are the live photos for which keep holds, ordered by the
+// index sort key gives (ties by the whole table key), reversed when desc.
+func (m *modelEnv) modelPhotos(keep func(mPhoto) bool, sortKey func(mPhoto) string, desc bool) []mPhoto {
+	type row struct {
+		k mKey
+		p mPhoto
+	}
+	var rows []row
+	for k, it := range m.items {
+		if it.photo != nil && !m.expired(it) && keep(*it.photo) {
+			rows = append(rows, row{k, *it.photo})
+		}
+	}
+	slices.SortFunc(rows, func(a, b row) int {
+		return cmp.Or(cmp.Compare(sortKey(a.p), sortKey(b.p)), cmp.Compare(a.k.pk, b.k.pk), cmp.Compare(a.k.sk, b.k.sk))
+	})
+	if desc {
+		slices.Reverse(rows)
+	}
+	var out []mPhoto
+	for _, r := range rows {
+		out = append(out, r.p)
+	}
+	return out
+}
+
+// partition is the live items of an album in sort key order: photos and
+// tags (a collection), or one of them.
+func (m *modelEnv) partition(album string, photos, tags bool, keep func(mKey) bool, desc bool) []any {
+	var ks []mKey
+	for k, it := range m.items {
+		if k.pk == "ALBUM#"+album && !m.expired(it) && (it.photo != nil && photos || it.tag != nil && tags) && (keep == nil || keep(k)) {
+			ks = append(ks, k)
+		}
+	}
+	slices.SortFunc(ks, func(a, b mKey) int { return cmp.Compare(a.sk, b.sk) })
+	if desc {
+		slices.Reverse(ks)
+	}
+	var out []any
+	for _, k := range ks {
+		if it := m.items[k]; it.photo != nil {
+			out = append(out, *it.photo)
+		} else {
+			out = append(out, *it.tag)
+		}
+	}
+	return out
+}
+
+func gsi1sk(p mPhoto) string { return fmt.Sprintf("T#%013d", p.Updated) }
+func gsi2sk(p mPhoto) string { return "R#" + p.Rank }
+
+// checkAll reads every partition and index as a whole and compares them
+// with the model: each entity lists exactly its own live items, in order.
+func (m *modelEnv) checkAll(t *rapid.T) {
+	t.Helper()
+	if !m.full {
+		return
+	}
+	for _, a := range mAlbums {
+		var got []any
+		for v, err := range m.photos.Items(ctx, mPhoto{Album: a}, entity.ConsistentList()) {
+			require.NoError(t, err)
+			got = append(got, v)
+		}
+		require.Equal(t, m.partition(a, true, false, nil, false), got, "photos of %s", a)
+		got = nil
+		for v, err := range m.tags.Items(ctx, mTag{Album: a}, entity.ConsistentList()) {
+			require.NoError(t, err)
+			got = append(got, v)
+		}
+		require.Equal(t, m.partition(a, false, true, nil, false), got, "tags of %s", a)
+	}
+	for _, o := range mOwners {
+		var got []mPhoto
+		for v, err := range m.photos.Items(ctx, mPhoto{Owner: o}, entity.ByIndex("GSI1")) {
+			require.NoError(t, err)
+			got = append(got, v)
+		}
+		require.Equal(t, m.modelPhotos(func(p mPhoto) bool { return p.Owner == o }, gsi1sk, false), got, "GSI1 of %s", o)
+	}
+	var got []mPhoto
+	for v, err := range m.photos.Items(ctx, mPhoto{}, entity.ByIndex("GSI2")) {
+		require.NoError(t, err)
+		got = append(got, v)
+	}
+	require.Equal(t, m.modelPhotos(func(p mPhoto) bool { return p.Rank != "" }, gsi2sk, false), got, "GSI2")
+}
+
+// The operations.
+
+func (m *modelEnv) actions() map[string]func(*rapid.T) {
+	actions := map[string]func(*rapid.T){
+		"":               m.checkAll,
+		"Clock":          m.advance,
+		"Create":         m.create,
+		"Put":            m.put,
+		"Patch":          func(t *rapid.T) { m.update(t, true) },
+		"Update":         func(t *rapid.T) { m.update(t, false) },
+		"Upsert":         m.upsert,
+		"Delete":         m.delete,
+		"Get":            m.get,
+		"List":           m.list,
+		"ListIndex":      m.listIndex,
+		"Collection":     m.collection,
+		"BatchPut":       m.batchPut,
+		"BatchGet":       m.batchGet,
+		"TxPut":          m.txPut,
+		"FromChange":     m.fromChange,
+		"TagCreate":      m.tagCreate,
+		"TagPut":         m.tagPut,
+		"TagAdd":         m.tagAdd,
+		"TagDelete":      m.tagDelete,
+		"TagGet":         m.tagGet,
+		"TagListByPhoto": m.tagList,
+	}
+	for name, a := range actions {
+		if name != "" {
+			actions[name] = func(t *rapid.T) { m.stats[name]++; a(t) }
+		}
+	}
+	return actions
+}
+
+// advance moves the clock, a second or up to two hours, without the
+// fake's TTL sweep.
+func (m *modelEnv) advance(t *rapid.T) {
+	d := time.Duration(rapid.SampledFrom([]int{1, 1, 30, 90, 1200, 7200}).Draw(t, "seconds")) * time.Second
+	m.clock.mu.Lock()
+	m.clock.at = m.clock.at.Add(d)
+	m.clock.mu.Unlock()
+}
+
+// stored is v as a create or replace writes it: Created kept when given,
+// Updated now.
+func (m *modelEnv) stamp(p *mPhoto) {
+	now := m.now()
+	if p.Created == 0 {
+		p.Created = now.UnixMilli()
+	}
+	p.Updated = now.UnixMilli()
+}
+
+func (m *modelEnv) create(t *rapid.T) {
+	v := m.drawPhoto(t)
+	// The caller's condition meets no item over a missing or expired
+	// photo: one that holds there, or one that fails there (it held over
+	// an expired photo with few likes, and failed over one with many).
+	cond := rapid.IntRange(0, 2).Draw(t, "if")
+	var opts []func(*entity.WriteOptions)
+	switch cond {
+	case 1:
+		opts = append(opts, entity.If(expression.AttributeNotExists(expression.Name("likes")).Or(expression.Name("likes").LessThan(expression.Value(3)))))
+	case 2:
+		opts = append(opts, entity.If(expression.Name("likes").LessThan(expression.Value(3))))
+	}
+	got, err := m.photos.Create(ctx, v, opts...)
+	k := photoKey(v.Album, v.ID)
+	_, live := m.livePhoto(k)
+	switch {
+	case !photoValid(v):
+		m.expect(t, "validation", err, "Create of an invalid photo")
+		return
+	case live:
+		m.expect(t, "already exists", err, "Create over a live photo")
+		return
+	case cond == 2:
+		m.expect(t, "condition failed", err, "Create with an If that fails on no item")
+		return
+	}
+	require.NoError(t, err, "Create")
+	v.Version, v.Created = 1, 0
+	m.stamp(&v)
+	require.Equal(t, v, got, "Create returns the item as written")
+	m.items[k] = mItem{photo: &v}
+}
+
+func (m *modelEnv) drawPhoto(t *rapid.T) mPhoto { return drawPhoto(t, m.now()) }
+
+func (m *modelEnv) put(t *rapid.T) {
+	v := m.drawPhoto(t)
+	k := photoKey(v.Album, v.ID)
+	v.Version = m.drawVersion(t, k)
+	cur, live := m.livePhoto(k)
+	if rapid.Bool().Draw(t, "keep created") && live {
+		v.Created = cur.Created
+	}
+	got, err := m.photos.Put(ctx, v)
+	switch {
+	case !photoValid(v):
+		m.expect(t, "validation", err, "Put of an invalid photo")
+		return
+	case v.Version == 0 && live:
+		m.expect(t, "version conflict", err, "Put of version 0 over a live photo")
+		return
+	case v.Version > 0 && !live:
+		m.expect(t, "not found", err, "Put of a version over no live photo")
+		return
+	case v.Version > 0 && cur.Version != v.Version:
+		m.expect(t, "version conflict", err, "Put of a stale version")
+		return
+	}
+	require.NoError(t, err, "Put")
+	v.Version++
+	m.stamp(&v)
+	require.Equal(t, v, got, "Put returns the item as written")
+	m.items[k] = mItem{photo: &v}
+}
+
+// verb is one action of an update, applied to the model by apply.
+type verb struct {
+	name  string
+	build func(u *entity.Update[mPhoto]) *entity.Update[mPhoto]
+	apply func(p *mPhoto)
+	// add is the addend of likes (Bounds in the condition).
+	add   int
+	isAdd bool
+	// input: refused before sending (ErrInvalidInput); validation: a rule
+	// refuses it before sending (ErrValidation).
+	input, validation bool
+	attr              string
+	setsOwner         bool
+}
+
+func drawVerb(t *rapid.T) verb {
+	switch rapid.IntRange(0, 6).Draw(t, "verb") {
+	case 0, 1:
+		n := rapid.IntRange(-3, 3).Draw(t, "add")
+		return verb{name: fmt.Sprintf("Add(likes, %d)", n), attr: "likes", isAdd: true, add: n,
+			build: func(u *entity.Update[mPhoto]) *entity.Update[mPhoto] { return u.Add("likes", n) },
+			apply: func(p *mPhoto) { p.Likes += n }}
+	case 2:
+		r := rapid.SampledFrom(mRanks).Draw(t, "rank")
+		return verb{name: "Set(rank, " + strconv.Quote(r) + ")", attr: "rank",
+			build: func(u *entity.Update[mPhoto]) *entity.Update[mPhoto] { return u.Set("rank", r) },
+			apply: func(p *mPhoto) { p.Rank = r }}
+	case 3:
+		o := rapid.SampledFrom(append([]string{""}, mOwners...)).Draw(t, "owner")
+		return verb{name: "Set(ownerId, " + o + ")", attr: "ownerId", setsOwner: o != "", validation: o == "",
+			build: func(u *entity.Update[mPhoto]) *entity.Update[mPhoto] { return u.Set("ownerId", o) },
+			apply: func(p *mPhoto) { p.Owner = o }}
+	case 4:
+		n := rapid.SampledFrom([]string{"n", "m"}).Draw(t, "note")
+		return verb{name: "Set(note, " + n + ")", attr: "note",
+			build: func(u *entity.Update[mPhoto]) *entity.Update[mPhoto] { return u.Set("note", n) },
+			apply: func(p *mPhoto) { p.Note = n }}
+	case 5:
+		return verb{name: "Remove(note)", attr: "note",
+			build: func(u *entity.Update[mPhoto]) *entity.Update[mPhoto] { return u.Remove("note") },
+			apply: func(p *mPhoto) { p.Note = "" }}
+	}
+	return verb{name: "Remove(rank)", attr: "rank",
+		build: func(u *entity.Update[mPhoto]) *entity.Update[mPhoto] { return u.Remove("rank") },
+		apply: func(p *mPhoto) { p.Rank = "" }}
+}
+
+// update is a Patch or an Update of one or two verbs, with IfVersion or
+// not.
+func (m *modelEnv) update(t *rapid.T, patch bool) {
+	a, id := drawPhotoKey(t)
+	k := photoKey(a, id)
+	verbs := []verb{drawVerb(t)}
+	if rapid.Bool().Draw(t, "second verb") {
+		if v := drawVerb(t); v.attr != verbs[0].attr {
+			verbs = append(verbs, v)
+		}
+	}
+	var ver *int
+	if rapid.Bool().Draw(t, "if version") {
+		n := m.drawVersion(t, k)
+		ver = &n
+	}
+	u := m.photos.Update(mPhoto{Album: a, ID: id})
+	if patch {
+		u = m.photos.Patch(mPhoto{Album: a, ID: id})
+	}
+	what := "Update"
+	if patch {
+		what = "Patch"
+	}
+	setsOwner, validation, adds := false, false, []int(nil)
+	for _, v := range verbs {
+		u = v.build(u)
+		what += "." + v.name
+		setsOwner = setsOwner || v.setsOwner
+		validation = validation || v.validation
+		if v.isAdd {
+			adds = append(adds, v.add)
+		}
+	}
+	if ver != nil {
+		u = u.IfVersion(*ver)
+		what += fmt.Sprintf(".IfVersion(%d)", *ver)
+	}
+	got, err := u.Run(ctx)
+	cur, live := m.livePhoto(k)
+	creates := !patch && setsOwner
+	next := cur
+	if !live {
+		next = mPhoto{Album: a, ID: id}
+	}
+	for _, v := range verbs {
+		v.apply(&next)
+	}
+	switch {
+	case validation:
+		m.expect(t, "validation", err, what+": a rule refuses a value set")
+		return
+	case !live && !patch && ver == nil && !creates:
+		m.expect(t, "validation", err, what+" of a missing photo without its Required owner")
+		return
+	case !live && (patch || ver != nil):
+		m.expect(t, "not found", err, what+" of no live photo")
+		return
+	case ver != nil && cur.Version != *ver:
+		m.expect(t, "version conflict", err, what+" at a stale version")
+		return
+	case len(adds) > 0 && (next.Likes < 0 || next.Likes > likesMax):
+		m.expect(t, "validation", err, what+": Bounds of likes")
+		return
+	}
+	require.NoError(t, err, what)
+	now := m.now().UnixMilli()
+	if !live {
+		next.Created, next.Version = now, 0
+	}
+	next.Updated = now
+	next.Version++
+	require.Equal(t, next, got, what+" returns the item after it")
+	m.items[k] = mItem{photo: &next}
+}
+
+func (m *modelEnv) upsert(t *rapid.T) {
+	v := m.drawPhoto(t)
+	v.Version = rapid.IntRange(0, 3).Draw(t, "ignored version")
+	k := photoKey(v.Album, v.ID)
+	got, err := m.photos.Upsert(ctx, v)
+	if !photoValid(v) {
+		m.expect(t, "validation", err, "Upsert of an invalid photo")
+		return
+	}
+	require.NoError(t, err, "Upsert")
+	cur, live := m.livePhoto(k)
+	next := v
+	next.Updated = m.now().UnixMilli()
+	if live {
+		next.Created, next.Version = cur.Created, cur.Version+1
+		if next.Note == "" {
+			next.Note = cur.Note // left out of v (omitempty): stays
+		}
+	} else {
+		next.Created, next.Version = m.now().UnixMilli(), 1
+	}
+	require.Equal(t, next, got, "Upsert returns the item after it")
+	m.items[k] = mItem{photo: &next}
+}
+
+func (m *modelEnv) delete(t *rapid.T) {
+	a, id := drawPhotoKey(t)
+	k := photoKey(a, id)
+	var opts []func(*entity.WriteOptions)
+	ver := -1
+	if rapid.Bool().Draw(t, "if version") {
+		ver = m.drawVersion(t, k)
+		opts = append(opts, entity.IfVersion(ver))
+	}
+	err := m.photos.Delete(ctx, mPhoto{Album: a, ID: id}, opts...)
+	cur, live := m.livePhoto(k)
+	switch {
+	case !live:
+		m.expect(t, "not found", err, "Delete of no live photo")
+		return
+	case ver >= 0 && cur.Version != ver:
+		m.expect(t, "version conflict", err, "Delete at a stale version")
+		return
+	}
+	require.NoError(t, err, "Delete")
+	delete(m.items, k)
+}
+
+func (m *modelEnv) get(t *rapid.T) {
+	a, id := drawPhotoKey(t)
+	got, err := m.photos.Get(ctx, mPhoto{Album: a, ID: id}, table.Consistent())
+	want, live := m.livePhoto(photoKey(a, id))
+	if !live {
+		m.expect(t, "not found", err, "Get of no live photo")
+		return
+	}
+	require.NoError(t, err, "Get")
+	require.Equal(t, want, got, "Get")
+}
+
+// drawList is a page size and a direction.
+func drawList(t *rapid.T) (limit int, desc bool, opts []func(*entity.ListOptions)) {
+	limit = rapid.IntRange(0, 3).Draw(t, "limit")
+	desc = rapid.Bool().Draw(t, "descending")
+	opts = []func(*entity.ListOptions){entity.Limit(limit)}
+	if desc {
+		opts = append(opts, entity.Descending())
+	}
+	return limit, desc, opts
+}
+
+// list lists the photos of an album, all or from a photo on.
+func (m *modelEnv) list(t *rapid.T) {
+	a := rapid.SampledFrom(mAlbums).Draw(t, "album")
+	_, desc, opts := drawList(t)
+	opts = append(opts, entity.ConsistentList())
+	var keep func(mKey) bool
+	if rapid.Bool().Draw(t, "from") {
+		from := rapid.SampledFrom(mPhotos).Draw(t, "from photo")
+		opts = append(opts, entity.SortGreaterOrEqual(from))
+		keep = func(k mKey) bool { return k.sk >= "PHOTO#"+from }
+	}
+	got := listing(t, func(c string) (table.Page[mPhoto], error) { return m.photos.List(ctx, mPhoto{Album: a}, c, opts...) })
+	require.Equal(t, m.partition(a, true, false, keep, desc), anys(got), "List of photos")
+}
+
+func anys[T any](vs []T) []any {
+	var out []any
+	for _, v := range vs {
+		out = append(out, v)
+	}
+	return out
+}
+
+// listIndex lists an index: GSI1 per owner by updatedAt, or GSI2 by rank,
+// whole or up to (down from) a rank.
+func (m *modelEnv) listIndex(t *rapid.T) {
+	_, desc, opts := drawList(t)
+	if rapid.Bool().Draw(t, "GSI1") {
+		o := rapid.SampledFrom(mOwners).Draw(t, "owner")
+		got := listing(t, func(c string) (table.Page[mPhoto], error) {
+			return m.photos.List(ctx, mPhoto{Owner: o}, c, append(opts, entity.ByIndex("GSI1"))...)
+		})
+		require.Equal(t, m.modelPhotos(func(p mPhoto) bool { return p.Owner == o }, gsi1sk, desc), got, "GSI1 of %s", o)
+		return
+	}
+	keep, what := func(mPhoto) bool { return true }, "GSI2"
+	switch rapid.IntRange(0, 2).Draw(t, "sort") {
+	case 1:
+		r := rapid.SampledFrom(mRanks[1:]).Draw(t, "up to rank")
+		opts = append(opts, entity.SortLessOrEqual(r))
+		keep, what = func(p mPhoto) bool { return p.Rank <= r }, "GSI2 SortLessOrEqual "+r
+	case 2:
+		r := rapid.SampledFrom(mRanks[1:]).Draw(t, "after rank")
+		opts = append(opts, entity.SortGreater(r))
+		keep, what = func(p mPhoto) bool { return p.Rank > r }, "GSI2 SortGreater "+r
+	}
+	got := listing(t, func(c string) (table.Page[mPhoto], error) {
+		return m.photos.List(ctx, mPhoto{}, c, append(opts, entity.ByIndex("GSI2"))...)
+	})
+	require.Equal(t, m.modelPhotos(func(p mPhoto) bool { return p.Rank != "" && keep(p) }, gsi2sk, desc), got, what)
+}
+
+func (m *modelEnv) collection(t *rapid.T) {
+	a := rapid.SampledFrom(mAlbums).Draw(t, "album")
+	_, desc, opts := drawList(t)
+	opts = append(opts, entity.ConsistentList())
+	var partition any = mPhoto{Album: a}
+	if rapid.Bool().Draw(t, "by a tag") {
+		partition = mTag{Album: a}
+	}
+	got := listing(t, func(c string) (table.Page[any], error) { return m.col.List(ctx, partition, c, opts...) })
+	require.Equal(t, m.partition(a, true, true, nil, desc), got, "the collection")
+}
+
+// distinctPhotos draws 1 to 3 photos of distinct keys.
+func (m *modelEnv) distinctPhotos(t *rapid.T) []mPhoto {
+	n := rapid.IntRange(1, 3).Draw(t, "batch")
+	var vs []mPhoto
+	seen := map[mKey]bool{}
+	for range n {
+		v := m.drawPhoto(t)
+		if k := photoKey(v.Album, v.ID); !seen[k] {
+			seen[k] = true
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// batchPut writes unconditionally, incrementing the version v holds.
+func (m *modelEnv) batchPut(t *rapid.T) {
+	vs := m.distinctPhotos(t)
+	for i := range vs {
+		vs[i].Version = rapid.IntRange(0, 3).Draw(t, "version")
+	}
+	got, err := m.photos.BatchPut(ctx, vs)
+	if !all(vs, photoValid) {
+		m.expect(t, "validation", err, "BatchPut with an invalid photo")
+		return
+	}
+	require.NoError(t, err, "BatchPut")
+	for i := range vs {
+		vs[i].Version++
+		m.stamp(&vs[i])
+		m.items[photoKey(vs[i].Album, vs[i].ID)] = mItem{photo: &vs[i]}
+	}
+	require.Equal(t, vs, got, "BatchPut returns the items as written")
+}
+
+func all[T any](vs []T, ok func(T) bool) bool {
+	for _, v := range vs {
+		if !ok(v) {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *modelEnv) batchGet(t *rapid.T) {
+	keys := m.distinctPhotos(t)
+	got, err := m.photos.BatchGet(ctx, keys, table.Consistent())
+	require.NoError(t, err)
+	var want []mPhoto
+	for _, k := range keys {
+		if p, ok := m.livePhoto(photoKey(k.Album, k.ID)); ok {
+			want = append(want, p)
+		}
+	}
+	require.Equal(t, len(want), len(got), "BatchGet")
+	if len(want) > 0 {
+		require.Equal(t, want, got, "BatchGet")
+	}
+}
+
+func (m *modelEnv) txPut(t *rapid.T) {
+	v := m.drawPhoto(t)
+	k := photoKey(v.Album, v.ID)
+	v.Version = m.drawVersion(t, k)
+	err := entity.Transact(ctx, m.photos.TxPut(v))
+	cur, live := m.livePhoto(k)
+	switch {
+	case !photoValid(v):
+		m.expect(t, "validation", err, "TxPut of an invalid photo")
+		return
+	case v.Version == 0 && live:
+		require.ErrorIs(t, err, table.ErrConditionFailed, "TxPut of version 0 over a live photo")
+		return
+	case v.Version > 0 && !live:
+		require.ErrorIs(t, err, table.ErrConditionFailed, "TxPut of version %d over no live photo", v.Version)
+		return
+	case v.Version > 0 && cur.Version != v.Version:
+		m.expect(t, "version conflict", err, "TxPut of a stale version")
+		return
+	}
+	require.NoError(t, err, "TxPut")
+	v.Version++
+	m.stamp(&v)
+	m.items[k] = mItem{photo: &v}
+}
+
+// fromChange decodes a change record of the item stored at a key, as a
+// stream would carry it.
+func (m *modelEnv) fromChange(t *rapid.T) {
+	a, id := drawPhotoKey(t)
+	k := photoKey(a, id)
+	if rapid.Bool().Draw(t, "of a tag") {
+		k = tagKey(a, id, rapid.SampledFrom(mTags).Draw(t, "tag"))
+	}
+	key := table.Item{"pk": s(k.pk), "sk": s(k.sk)}
+	out, err := m.t.DB().GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(m.t.Name()), Key: key, ConsistentRead: aws.Bool(true)})
+	require.NoError(t, err)
+	if out.Item == nil {
+		return
+	}
+	item := table.Item(out.Item)
+	p, ok, err := m.photos.FromChange(ctx, changes.Change[table.Item]{Event: changes.Modify, Keys: key, New: &item})
+	require.NoError(t, err)
+	want, live := m.livePhoto(k)
+	require.Equal(t, live, ok, "FromChange of %v", k)
+	if ok {
+		require.Equal(t, want, p)
+	}
+	g, ok, err := m.tags.FromChange(ctx, changes.Change[table.Item]{Event: changes.Modify, Keys: key, New: &item})
+	require.NoError(t, err)
+	wantTag, live := m.liveTag(k)
+	require.Equal(t, live, ok, "tags.FromChange of %v", k)
+	if ok {
+		require.Equal(t, wantTag, g)
+	}
+}
+
+// Tags: no version, a TTL left out when 0, a counter under Bounds.
+
+func (m *modelEnv) tagCreate(t *rapid.T) {
+	v := drawTag(t, m.now())
+	got, err := m.tags.Create(ctx, v)
+	k := tagKey(v.Album, v.PhotoID, v.Name)
+	_, live := m.liveTag(k)
+	switch {
+	case !tagValid(v):
+		m.expect(t, "validation", err, "Create of an invalid tag")
+		return
+	case live:
+		m.expect(t, "already exists", err, "Create over a live tag")
+		return
+	}
+	require.NoError(t, err, "tag Create")
+	require.Equal(t, v, got)
+	m.items[k] = mItem{tag: &v}
+}
+
+func (m *modelEnv) tagPut(t *rapid.T) {
+	v := drawTag(t, m.now())
+	got, err := m.tags.Put(ctx, v)
+	if !tagValid(v) {
+		m.expect(t, "validation", err, "Put of an invalid tag")
+		return
+	}
+	require.NoError(t, err, "tag Put")
+	require.Equal(t, v, got)
+	m.items[tagKey(v.Album, v.PhotoID, v.Name)] = mItem{tag: &v}
+}
+
+func (m *modelEnv) drawTagKey(t *rapid.T) (mTag, mKey) {
+	a, id := drawPhotoKey(t)
+	g := mTag{Album: a, PhotoID: id, Name: rapid.SampledFrom(mTags).Draw(t, "tag")}
+	return g, tagKey(a, id, g.Name)
+}
+
+func (m *modelEnv) tagAdd(t *rapid.T) {
+	key, k := m.drawTagKey(t)
+	n := rapid.IntRange(-2, 2).Draw(t, "add")
+	got, err := m.tags.Patch(key).Add("count", n).Run(ctx)
+	cur, live := m.liveTag(k)
+	switch {
+	case !live:
+		m.expect(t, "not found", err, "Patch of no live tag")
+		return
+	case cur.Count+n < 0 || cur.Count+n > countMax:
+		m.expect(t, "validation", err, fmt.Sprintf("Add(count, %d) to %d", n, cur.Count))
+		return
+	}
+	require.NoError(t, err, "tag Patch")
+	cur.Count += n
+	require.Equal(t, cur, got)
+	m.items[k] = mItem{tag: &cur}
+}
+
+func (m *modelEnv) tagDelete(t *rapid.T) {
+	key, k := m.drawTagKey(t)
+	err := m.tags.Delete(ctx, key)
+	if _, live := m.liveTag(k); !live {
+		m.expect(t, "not found", err, "Delete of no live tag")
+		return
+	}
+	require.NoError(t, err, "tag Delete")
+	delete(m.items, k)
+}
+
+func (m *modelEnv) tagGet(t *rapid.T) {
+	key, k := m.drawTagKey(t)
+	got, err := m.tags.Get(ctx, key, table.Consistent())
+	want, live := m.liveTag(k)
+	if !live {
+		m.expect(t, "not found", err, "Get of no live tag")
+		return
+	}
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+}
+
+// tagList lists the tags of an album, or of one photo (SortBeginsWith).
+func (m *modelEnv) tagList(t *rapid.T) {
+	a, id := drawPhotoKey(t)
+	_, desc, opts := drawList(t)
+	opts = append(opts, entity.ConsistentList())
+	var keep func(mKey) bool
+	if rapid.Bool().Draw(t, "of one photo") {
+		opts = append(opts, entity.SortBeginsWith(id))
+		keep = func(k mKey) bool {
+			return len(k.sk) > len("PHOTO#"+id+"#") && k.sk[:len("PHOTO#"+id+"#")] == "PHOTO#"+id+"#"
+		}
+	}
+	got := listing(t, func(c string) (table.Page[mTag], error) { return m.tags.List(ctx, mTag{Album: a}, c, opts...) })
+	require.Equal(t, m.partition(a, false, true, keep, desc), anys(got), "tags")
+}
+
+// modelStart is the model clock's start: whole seconds, so that a TTL
+// second and the clock compare as DynamoDB compares them.
+var modelStart = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// TestModelEveryOperationAgreesWithAPlainModel runs rapid's random
+// sequences of operations on the fake (100 sequences of about 30 steps,
+// rapid's defaults), checking each step's result and, after every step,
+// every partition and index read whole.
+func TestModelEveryOperationAgreesWithAPlainModel(t *testing.T) {
+	stats := map[string]int{}
+	defer logStats(t, stats)
+	rapid.Check(t, func(t *rapid.T) {
+		stats["sequences"]++
+		clock := &testClock{at: modelStart}
+		db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = clock.Now })
+		s := testSchema("model")
+		require.NoError(t, s.EnsureTable(ctx, db))
+		m := newModelEnv(t, db, db, clock, s, rapid.Bool().Draw(t, "type attribute"), stats)
+		m.full = true
+		t.Repeat(m.actions())
+	})
+}
+
+// TestIntegrationModelOnDynamoDBLocal runs fewer and shorter sequences on
+// DynamoDB Local, each on its own table, checking each step's result (not
+// every partition after every step).
+func TestIntegrationModelOnDynamoDBLocal(t *testing.T) {
+	client := testenv.DynamoDB(t)
+	setFlag(t, "rapid.checks", "20")
+	setFlag(t, "rapid.steps", "25")
+	n := 0
+	stats := map[string]int{}
+	defer logStats(t, stats)
+	rapid.Check(t, func(rt *rapid.T) {
+		n++
+		stats["sequences"]++
+		name := testenv.TableName(t, fmt.Sprint("model", n))
+		s := testSchema(name)
+		require.NoError(rt, s.Create(ctx, client))
+		defer client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+		// DynamoDB Local deletes no expired item: the clock is the
+		// registry's alone.
+		clock := &testClock{at: time.Now().Truncate(time.Second)}
+		m := newModelEnv(rt, client, nil, clock, s, rapid.Bool().Draw(rt, "type attribute"), stats)
+		rt.Repeat(m.actions())
+	})
+}
+
+// logStats logs what the sequences covered (shrinking runs included).
+func logStats(t *testing.T, stats map[string]int) {
+	names := slices.Sorted(maps.Keys(stats))
+	steps := 0
+	for _, n := range names {
+		if n != "sequences" && !strings.HasPrefix(n, "refused: ") {
+			steps += stats[n]
+		}
+	}
+	out := fmt.Sprintf("%d sequences, %d steps:", stats["sequences"], steps)
+	for _, n := range names {
+		out += fmt.Sprintf(" %s %d;", n, stats[n])
+	}
+	t.Log(out)
+}
+
+// setFlag sets a rapid flag for one test.
+func setFlag(t *testing.T, name, value string) {
+	f := flag.Lookup(name)
+	require.NotNil(t, f)
+	old := f.Value.String()
+	require.NoError(t, flag.Set(name, value))
+	t.Cleanup(func() { _ = flag.Set(name, old) })
+}
