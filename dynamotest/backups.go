@@ -13,8 +13,8 @@ import (
 
 // This file holds the table settings the fake keeps so that provisioning
 // code (table.Schema.EnsureTable) can set them and read them back:
-// server-side encryption, deletion protection and point-in-time recovery.
-// The fake stores and describes them; it encrypts nothing and keeps no
+// server-side encryption, deletion protection, point-in-time recovery and
+// the table class. The fake stores and describes them; it encrypts nothing and keeps no
 // backups, but it does refuse to delete a protected table, as DynamoDB does.
 
 // fakeAccount and fakeRegion make the ARNs the fake describes.
@@ -23,9 +23,16 @@ const (
 	fakeRegion  = "us-east-1"
 )
 
-// setProvisioning applies CreateTable's SSESpecification and
-// DeletionProtectionEnabled.
-func (t *dbTable) setProvisioning(sse *types.SSESpecification, protect *bool) error {
+// setProvisioning applies CreateTable's SSESpecification,
+// DeletionProtectionEnabled and TableClass (one of the API reference's
+// enum, as DynamoDB checks; DynamoDB Local takes any).
+func (t *dbTable) setProvisioning(sse *types.SSESpecification, protect *bool, class types.TableClass) error {
+	switch class {
+	case "", types.TableClassStandard, types.TableClassStandardInfrequentAccess:
+		t.tableClass = class
+	default:
+		return constraint(string(class), "tableClass", "Member must satisfy enum value set: [STANDARD, STANDARD_INFREQUENT_ACCESS]")
+	}
 	t.deletionProtection = aws.ToBool(protect)
 	if sse == nil || !aws.ToBool(sse.Enabled) {
 		if sse != nil && (sse.SSEType != "" || sse.KMSMasterKeyId != nil) {

@@ -128,7 +128,7 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*dbTable, error) {
 
 		collectionLimit: db.collectionLimit,
 	}
-	if err := t.setProvisioning(in.SSESpecification, in.DeletionProtectionEnabled); err != nil {
+	if err := t.setProvisioning(in.SSESpecification, in.DeletionProtectionEnabled, in.TableClass); err != nil {
 		return nil, err
 	}
 	if on, err := checkStreamSpec(in.StreamSpecification); err != nil {
@@ -381,6 +381,9 @@ func (t *dbTable) describeLocked(status types.TableStatus) *types.TableDescripti
 	}
 	t.describeStream(d)
 	t.describeEncryption(d)
+	if t.tableClass != "" {
+		d.TableClassSummary = &types.TableClassSummary{TableClass: t.tableClass}
+	}
 	if t.billing == types.BillingModePayPerRequest {
 		since := t.created
 		if !t.billingChanged.IsZero() {

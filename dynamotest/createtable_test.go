@@ -40,6 +40,25 @@ func TestCreateTableIsActiveAndDescribed(t *testing.T) {
 	assert.Equal(t, types.ProjectionTypeAll, g.Projection.ProjectionType)
 }
 
+// A table created with a class is described with it; one created without
+// is described without a TableClassSummary (STANDARD), as DynamoDB does.
+func TestCreateTableKeepsItsTableClass(t *testing.T) {
+	db := dynamotest.New()
+	in := simple.input()
+	in.TableClass = types.TableClassStandardInfrequentAccess
+	_, err := db.CreateTable(ctx, in)
+	require.NoError(t, err)
+	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("simple")})
+	require.NoError(t, err)
+	require.NotNil(t, out.Table.TableClassSummary)
+	assert.Equal(t, types.TableClassStandardInfrequentAccess, out.Table.TableClassSummary.TableClass)
+
+	plain := newDB(t, simple)
+	out, err = plain.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("simple")})
+	require.NoError(t, err)
+	assert.Nil(t, out.Table.TableClassSummary)
+}
+
 func TestCreateTableTwiceIsResourceInUse(t *testing.T) {
 	db := newDB(t, simple)
 	_, err := db.CreateTable(ctx, simple.input())
@@ -73,6 +92,8 @@ func TestCreateTableRejectsBadDefinitions(t *testing.T) {
 		{"include without attributes", func(in *dynamodb.CreateTableInput) {
 			in.GlobalSecondaryIndexes = []types.GlobalSecondaryIndex{gsi("GSI1", "sk", "", types.ProjectionTypeInclude)}
 		}, "One or more parameter values were invalid: ProjectionType is INCLUDE, but NonKeyAttributes is not specified"},
+		{"unknown table class", func(in *dynamodb.CreateTableInput) { in.TableClass = "GLACIER" },
+			"1 validation error detected: Value 'GLACIER' at 'tableClass' failed to satisfy constraint: Member must satisfy enum value set: [STANDARD, STANDARD_INFREQUENT_ACCESS]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -438,6 +438,7 @@ type tableSettings struct {
 	KMSKeyARN          string                       `json:"kmsKeyArn,omitempty"`
 	DeletionProtection bool                         `json:"deletionProtection,omitempty"`
 	PITR               bool                         `json:"pitr,omitempty"`
+	TableClass         types.TableClass             `json:"tableClass,omitempty"`
 }
 
 type indexSettings struct {
@@ -465,7 +466,7 @@ func (t *dbTable) settings() []byte {
 		Name: t.name, ID: t.id, Created: t.created, Billing: t.billing, BillingChanged: t.billingChanged,
 		Throughput: t.throughput, AttributeDefs: t.attrDefs, KeySchema: t.keySchema, Tags: t.tags,
 		TTLAttribute: t.ttlAttr, TTLEnabled: t.ttlEnabled, KMSKeyARN: t.kmsKeyARN,
-		DeletionProtection: t.deletionProtection, PITR: t.pitr,
+		DeletionProtection: t.deletionProtection, PITR: t.pitr, TableClass: t.tableClass,
 	}
 	for _, ix := range t.indexes {
 		m.Indexes = append(m.Indexes, indexSettings{Name: ix.name, Local: ix.local, KeySchema: ix.keySchema,
@@ -593,7 +594,7 @@ func (db *DB) tableFromSettings(m *tableSettings) (*dbTable, error) {
 		attrDefs: m.AttributeDefs, keySchema: m.KeySchema, pk: pk, sk: sk,
 		items: store.New(), collectionLimit: db.collectionLimit, tags: m.Tags,
 		ttlAttr: m.TTLAttribute, ttlEnabled: m.TTLEnabled, kmsKeyARN: m.KMSKeyARN,
-		deletionProtection: m.DeletionProtection, pitr: m.PITR,
+		deletionProtection: m.DeletionProtection, pitr: m.PITR, tableClass: m.TableClass,
 	}
 	for _, is := range m.Indexes {
 		field := "globalSecondaryIndexes"

@@ -183,6 +183,7 @@ func persistTable(name string) *dynamodb.CreateTableInput {
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
 		Tags:                []types.Tag{{Key: aws.String("team"), Value: aws.String("core")}},
 		SSESpecification:    &types.SSESpecification{Enabled: aws.Bool(true), KMSMasterKeyId: aws.String("k1")},
+		TableClass:          types.TableClassStandardInfrequentAccess,
 	}
 }
 

@@ -72,10 +72,13 @@ type dbTable struct {
 	// Settings the fake stores and describes but does not act on (see
 	// backups.go): server-side encryption with a KMS key (kmsKeyARN ""
 	// means the AWS owned key), deletion protection (DeleteTable refuses a
-	// protected table) and point-in-time recovery.
+	// protected table), point-in-time recovery, and the table class (""
+	// when CreateTable named none: described without a TableClassSummary,
+	// which means STANDARD; the fake prices no class).
 	kmsKeyARN          string
 	deletionProtection bool
 	pitr               bool
+	tableClass         types.TableClass
 }
 
 // dbIndex is a secondary index, global or local. Its entries share the

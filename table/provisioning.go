@@ -35,6 +35,14 @@ type Provisioning struct {
 	// Capacity, when set, provisions read and write capacity instead of
 	// on-demand billing (the jobs design's production plan).
 	Capacity *Capacity
+	// TableClass is the table's storage class: STANDARD, or
+	// STANDARD_INFREQUENT_ACCESS (Standard-IA: storage about 60% cheaper,
+	// reads and writes about 25% dearer; it pays where storage dominates
+	// the bill, cold data kept for years). It applies to the whole table
+	// and its indexes: DynamoDB moves no partition between classes by
+	// itself, and an UpdateTable changes the class (at most twice in 30
+	// days). "" means "not required": any class is no drift.
+	TableClass types.TableClass
 }
 
 // RecoveryAndKMS is what the journey and jobs designs (docs/systems/journey.md, docs/systems/jobs.md) ask of their tables: point-in-
@@ -140,6 +148,11 @@ func (e *DriftError) Unwrap() error { return ErrDrift }
 
 // validate checks p against the schema's indexes.
 func (p Provisioning) validate(s Schema) error {
+	switch p.TableClass {
+	case "", types.TableClassStandard, types.TableClassStandardInfrequentAccess:
+	default:
+		return inputErr("schema.Provisioning.TableClass", string(p.TableClass), "a table class is STANDARD or STANDARD_INFREQUENT_ACCESS")
+	}
 	if p.Encryption.KMSKeyID != "" && !p.Encryption.KMS {
 		return inputErr("schema.Provisioning.Encryption.KMSKeyID", p.Encryption.KMSKeyID, "a KMS key needs Encryption.KMS")
 	}
@@ -200,6 +213,7 @@ func (p Provisioning) provision(in *dynamodb.CreateTableInput) {
 	if p.DeletionProtection {
 		in.DeletionProtectionEnabled = aws.Bool(true)
 	}
+	in.TableClass = p.TableClass
 }
 
 // pitrEnabled reports whether point-in-time recovery is on (or turning on).
@@ -326,6 +340,18 @@ func (s Schema) provisioningDrifts(ctx context.Context, db API, d *types.TableDe
 		add("DeletionProtection", "enabled", "disabled")
 	}
 
+	if p.TableClass != "" && !local {
+		// A table never given a class is described without a summary:
+		// it is STANDARD.
+		got := types.TableClassStandard
+		if d.TableClassSummary != nil && d.TableClassSummary.TableClass != "" {
+			got = d.TableClassSummary.TableClass
+		}
+		if got != p.TableClass {
+			add("TableClass", string(p.TableClass), string(got))
+		}
+	}
+
 	if p.PointInTimeRecovery && !local {
 		on, err := pitrEnabled(ctx, db, s.Name)
 		if err != nil {
@@ -340,14 +366,16 @@ func (s Schema) provisioningDrifts(ctx context.Context, db API, d *types.TableDe
 
 // dynamoDBLocal reports whether d was described by DynamoDB Local, whose
 // ARNs name the region "ddblocal". Local departs from the API reference in
-// two provisioning settings: it answers UnknownOperationException to
-// UpdateContinuousBackups and DescribeContinuousBackups, and it accepts a
+// three provisioning settings: it answers UnknownOperationException to
+// UpdateContinuousBackups and DescribeContinuousBackups; it accepts a
 // KMS SSESpecification but describes no SSEDescription (as if the table
-// used the AWS owned key). On it Create sends the encryption it asks for
-// but leaves point-in-time recovery to the API it lacks, and EnsureTable
-// and Check do not compare either setting, so a schema with the seeds'
-// production defaults runs unchanged on Local; the fake and DynamoDB
-// itself check both.
+// used the AWS owned key); and it accepts any TableClass (even one the
+// API reference's enum refuses) and describes no TableClassSummary. On it
+// Create sends the encryption and class it asks for but leaves
+// point-in-time recovery to the API it lacks, and EnsureTable and Check
+// compare none of the three, so a schema with the seeds' production
+// defaults runs unchanged on Local; the fake and DynamoDB itself check
+// them.
 func dynamoDBLocal(d *types.TableDescription) bool {
 	return d != nil && strings.HasPrefix(aws.ToString(d.TableArn), "arn:aws:dynamodb:ddblocal:")
 }

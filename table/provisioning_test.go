@@ -220,6 +220,7 @@ func TestProvisioningRefusesBadValuesBeforeAnyCall(t *testing.T) {
 		"min above max":     {Capacity: &table.Capacity{Read: 5, Write: 5, AutoScaling: &table.AutoScaling{MinRead: 10, MaxRead: 5, MinWrite: 1, MaxWrite: 5, TargetUtilization: 70}}},
 		"initial outside":   {Capacity: &table.Capacity{Read: 500, Write: 5, AutoScaling: &table.AutoScaling{MinRead: 1, MaxRead: 100, MinWrite: 1, MaxWrite: 5, TargetUtilization: 70}}},
 		"target above 90 %": {Capacity: &table.Capacity{Read: 5, Write: 5, AutoScaling: &table.AutoScaling{MinRead: 1, MaxRead: 100, MinWrite: 1, MaxWrite: 5, TargetUtilization: 95}}},
+		"unknown class":     {TableClass: "GLACIER"},
 	}
 	for name, p := range cases {
 		db := dynamotest.New()
@@ -228,4 +229,58 @@ func TestProvisioningRefusesBadValuesBeforeAnyCall(t *testing.T) {
 		assert.ErrorIs(t, s.EnsureTable(t.Context(), db), table.ErrInvalidInput, name)
 		assert.Zero(t, db.Calls("CreateTable")+db.Calls("DescribeTable"), "%s: a call was sent", name)
 	}
+}
+
+// Standard-IA is asked for by the schema, sent with CreateTable, and
+// compared by EnsureTable and Check: a table of another class is drift, and
+// a schema that names no class accepts any.
+func TestTableClassIsCreatedAndComparedOnTheFake(t *testing.T) {
+	ctx := t.Context()
+	db := dynamotest.New()
+	cold := jobsSchema("journeys-cold")
+	cold.Provisioning.TableClass = types.TableClassStandardInfrequentAccess
+	require.NoError(t, cold.EnsureTable(ctx, db))
+	d, _ := describe(t, provisioningBackend{db, true}, cold.Name)
+	require.NotNil(t, d.TableClassSummary, "CreateTable carried the class")
+	assert.Equal(t, types.TableClassStandardInfrequentAccess, d.TableClassSummary.TableClass)
+	assert.NoError(t, cold.EnsureTable(ctx, db), "the table EnsureTable made has no drift")
+	assert.NoError(t, cold.Check(ctx, db))
+	assert.NoError(t, jobsSchema(cold.Name).EnsureTable(ctx, db), "a schema naming no class accepts any")
+
+	plain := jobsSchema("journeys-plain") // described without a class: STANDARD
+	require.NoError(t, plain.EnsureTable(ctx, db))
+	plainIA := cold
+	plainIA.Name = plain.Name
+	want := []table.Drift{{Setting: "TableClass", Want: "STANDARD_INFREQUENT_ACCESS", Got: "STANDARD"}}
+	var de *table.DriftError
+	require.ErrorAs(t, plainIA.EnsureTable(ctx, db), &de)
+	assert.Equal(t, want, de.Drifts)
+	require.ErrorAs(t, plainIA.Check(ctx, db), &de)
+	assert.Equal(t, want, de.Drifts)
+	standard := plain
+	standard.Provisioning.TableClass = types.TableClassStandard
+	assert.NoError(t, standard.EnsureTable(ctx, db), "no summary is STANDARD")
+}
+
+// DynamoDB Local accepts any TableClass (even one the API reference's enum
+// refuses) and describes none, so on it the schema's class is sent and not
+// compared; the class is checked before any call (as the reference's enum
+// would refuse it), and a schema with Standard-IA runs unchanged.
+func TestTableClassIntegration(t *testing.T) {
+	client := testenv.DynamoDB(t)
+	s := jobsSchema(testenv.TableName(t, "cold"))
+	s.Provisioning.TableClass = types.TableClassStandardInfrequentAccess
+	t.Cleanup(func() {
+		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(s.Name)})
+	})
+	require.NoError(t, s.EnsureTable(t.Context(), client))
+	assert.NoError(t, s.EnsureTable(t.Context(), client))
+	assert.NoError(t, s.Check(t.Context(), client))
+	bad := s
+	bad.Name = testenv.TableName(t, "bogus")
+	bad.Provisioning.TableClass = "GLACIER"
+	require.ErrorIs(t, bad.EnsureTable(t.Context(), client), table.ErrInvalidInput)
+	_, err := client.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(bad.Name)})
+	var nf *types.ResourceNotFoundException
+	assert.ErrorAs(t, err, &nf, "nothing was created")
 }
