@@ -294,12 +294,12 @@
 // [Options.DisableLogSummaries] turns them off.
 //
 // What remains above the seed's $10 a month. At the seed's 100 jobs a day
-// the table costs about $48 a month at the declared average rates
-// (docs/costs.md): $36 of it is the summaries, a million a day at two
-// write units each (the item and its GSI1 entry), which the seed's cost
-// figure leaves out (its DynamoDB keeps metadata only), and $2.7 their
-// week of storage. Without summaries (DisableLogSummaries) the rest,
-// about $9.6, is the seed's figure.
+// the table costs about $49 a month at the declared average rates
+// (docs/costs.md, computed from the store's declarations): $36 of it is
+// the summaries, a million a day at two write units each (the item and
+// its GSI1 entry), which the seed's cost figure leaves out (its DynamoDB
+// keeps metadata only), and $2.7 their week of storage. Without summaries
+// (DisableLogSummaries) the rest, about $10, is the seed's figure.
 //
 // Levels and ids. Log files write levels upper case ("INFO") and
 // summaries lower case ("info"), as the seed's two examples do. A report

@@ -75,8 +75,9 @@ func Tasks(tableName string) iam.Service {
 // the logs and reports buckets. The logs bucket is the service's own and
 // takes the journey design's lifecycle rule (logs to Glacier after 90
 // days), which journey.Store.Setup (and tablekit tables ensure) applies
-// under the admin policy, the one that may set the bucket's lifecycle. A store without journey.WithReports keeps reports in
-// the logs bucket: pass the logs bucket (or "") as reportsBucket. Pass
+// under the admin policy, the one that may set the bucket's lifecycle. A
+// store without journey.WithReports keeps reports in the logs bucket:
+// pass the logs bucket (or "") as reportsBucket. Pass
 // journey.DefaultLogsBucket, ... for the design's names.
 func Journey(tableName, logsBucket, reportsBucket, backupsBucket string, opts ...func(*journey.Options)) iam.Service {
 	var o journey.Options
