@@ -66,6 +66,31 @@
 // FilterExpression cannot say; pages still never end with a cursor that
 // leads to nothing.
 //
+// # Listings
+//
+// A store hands out each listing as one List: made with its arguments,
+// read a page at a time (List.Page with a cursor, for a client that pages)
+// or whole (List.All, an iter.Seq2 built on Walk). The stores follow one
+// recipe, so a reader who knows one listing knows them all:
+//
+//   - One method per listing, on the handle of the kind it returns, taking
+//     the listing's arguments and its options and returning List[T]:
+//     s.Executions().List(pipelineID, opts...). A handle's plain listing
+//     is List; another access path to the same kind is named for the path
+//     (Pipelines().ByTags(tags), Pipelines().InGroup(groupID)). No ListX
+//     beside X, no iterator method beside the page method.
+//   - The arguments and options are checked when the List is made, once; a
+//     bad one, or a nil or zero store, makes FailedList(err) with the typed
+//     error (*InputError, the store's ErrNoStore), which Page returns and
+//     All yields first and only, before anything is read.
+//   - The page function (NewList) starts the store call's span, named
+//     "<package>.<Handle>.List" (Table.Start), and reads one page with
+//     QueryPage, ScanPage or the store's own merge, turning stored items
+//     into the caller's type. List checks the context before calling it.
+//   - Cursors mean one thing everywhere ("" is the first page, Next "" the
+//     last; see List): table's own, or a store's own bound by an HMAC to
+//     the listing and its arguments the same way.
+//
 // # Batches and transactions
 //
 // BatchWrite and BatchGet split work into DynamoDB's 25 and 100 item

@@ -108,6 +108,56 @@ func ExampleQueryPage() {
 	// true
 }
 
+// A store's listing is one List, made with its arguments: the caller
+// takes one page (an API handler, with the cursor its client sent back) or
+// every item.
+func ExampleList() {
+	ctx := context.Background()
+	t := newJobsTable(ctx)
+	for i := 1; i <= 3; i++ {
+		if err := t.Put(ctx, Job{UserID: "USER#1", JobID: fmt.Sprintf("JOB#%d", i), Status: "queued"}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	// What a store's method returns: bad arguments are found here, once,
+	// and reported by Page and All; nothing is read then.
+	userJobs := func(user string, limit int32) table.List[Job] {
+		if user == "" {
+			return table.FailedList[Job](&table.InputError{Field: "user", Value: `""`, Reason: "a user's jobs need the user"})
+		}
+		q := table.Query{Partition: user, Sort: table.SortBeginsWith("JOB#"), Limit: limit}
+		return table.NewList(func(ctx context.Context, cursor string) (table.Page[Job], error) {
+			return table.QueryPage[Job](ctx, t, q, cursor)
+		})
+	}
+
+	page, err := userJobs("USER#1", 2).Page(ctx, "") // "": the first page
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(page.Items), "jobs, more:", page.Next != "")
+	page, _ = userJobs("USER#1", 2).Page(ctx, page.Next) // the client sent Next back
+	fmt.Println(len(page.Items), "job, more:", page.Next != "")
+
+	var all []string
+	for j, err := range userJobs("USER#1", 2).All(ctx) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		all = append(all, j.JobID)
+	}
+	fmt.Println(all)
+
+	for _, err := range userJobs("", 2).All(ctx) {
+		fmt.Println(errors.Is(err, table.ErrInvalidInput))
+	}
+	// Output:
+	// 2 jobs, more: true
+	// 1 job, more: false
+	// [JOB#1 JOB#2 JOB#3]
+	// true
+}
+
 func ExampleTable_WriteTx() {
 	ctx := context.Background()
 	t := newJobsTable(ctx)

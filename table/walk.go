@@ -4,9 +4,10 @@ import "iter"
 
 // Walk is the iterator over every item of the pages page fetches: from the
 // first (cursor "") until a page's Next is "", in page order, stopping at
-// the first error, which it yields once with T's zero value. A store turns
-// its ListX into the iterator X with it, so every store's iterators end,
-// fail and stop early the same way. A nil page yields an *InputError.
+// the first error, which it yields once with T's zero value. List.All is
+// built on it, so every store's iterators end, fail and stop early the same
+// way; a store returns a List rather than calling Walk itself. A nil page
+// yields an *InputError.
 func Walk[T any](page func(cursor string) (Page[T], error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		if page == nil {

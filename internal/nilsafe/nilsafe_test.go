@@ -6,6 +6,7 @@
 package nilsafe
 
 import (
+	"context"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -52,9 +53,11 @@ import (
 //     *dynamodb.Client's are;
 //   - dynamotest.Server is httptest.Server for DynamoDB, and panics on
 //     misuse (Client before Start) as httptest does, where a test is the
-//     only caller.
+//     only caller;
+//   - table.List is a value, as time.Time is: its methods have value
+//     receivers, so a nil *List has no List to call them on.
 var receivers = []any{
-	(*table.Table)(nil), (*table.WriteTx)(nil), (*table.GetTx)(nil),
+	(*table.Table)(nil), (*table.WriteTx)(nil), (*table.GetTx)(nil), (*table.List[table.Item])(nil),
 	(*blobstore.Memory)(nil), (*blobstore.Dir)(nil), (*s3blob.Store)(nil), (*blobstore.Offloader)(nil),
 	(*changes.Consumer[map[string]any])(nil), (*connect.Conn)(nil),
 	(*entity.Registry)(nil), (*entity.Entity[nilsafeEntity])(nil), (*entity.Update[nilsafeEntity])(nil),
@@ -77,10 +80,11 @@ type nilsafeEntity struct {
 
 // zeroOnly are the receivers called on the zero value only (see receivers).
 var zeroOnly = map[reflect.Type]bool{
-	reflect.TypeFor[*blobstore.Memory](): true,
-	reflect.TypeFor[*blobstore.Dir]():    true,
-	reflect.TypeFor[*s3blob.Store]():     true,
-	reflect.TypeFor[*dynamotest.DB]():    true,
+	reflect.TypeFor[*blobstore.Memory]():       true,
+	reflect.TypeFor[*blobstore.Dir]():          true,
+	reflect.TypeFor[*s3blob.Store]():           true,
+	reflect.TypeFor[*dynamotest.DB]():          true,
+	reflect.TypeFor[*table.List[table.Item]](): true,
 }
 
 func TestNoExportedMethodPanicsOnNilOrZeroInput(t *testing.T) {
@@ -130,8 +134,23 @@ func call(f reflect.Value) {
 	}
 	for _, o := range out {
 		drive(o)
+		readList(o)
 		closeIfServer(o)
 	}
+}
+
+// readList reads a returned table.List (of any type) as its caller would,
+// with a context: its first page and All, so the store's page function runs
+// on the nil or zero receiver that made the List.
+func readList(v reflect.Value) {
+	page, all := v.MethodByName("Page"), v.MethodByName("All")
+	if v.Kind() != reflect.Struct || !page.IsValid() || !all.IsValid() ||
+		page.Type().NumIn() != 2 || all.Type().NumIn() != 1 {
+		return
+	}
+	ctx := reflect.ValueOf(context.Background())
+	page.Call([]reflect.Value{ctx, reflect.ValueOf("")})
+	drive(all.Call([]reflect.Value{ctx})[0])
 }
 
 // closeIfServer closes what a call started (dynamotest.NewServer listens),
@@ -189,7 +208,7 @@ var functions = map[string]any{
 	"table.BatchGet": table.BatchGet[table.Item], "table.QueryPage": table.QueryPage[table.Item],
 	"table.QueryAll": table.QueryAll[table.Item], "table.ScanPage": table.ScanPage[table.Item],
 	"table.ScanAll": table.ScanAll[table.Item], "table.ParallelScan": table.ParallelScan,
-	"table.Walk":    table.Walk[table.Item],
+	"table.Walk": table.Walk[table.Item], "table.NewList": table.NewList[table.Item], "table.FailedList": table.FailedList[table.Item],
 	"table.Expired": table.Expired, "table.ItemExpired": table.ItemExpired, "table.TTL": table.TTL, "table.EnableStream": table.EnableStream, "table.RecoveryAndKMS": table.RecoveryAndKMS,
 	"table.IfNotExistsOrExpired": table.IfNotExistsOrExpired, "table.ExpiredCondition": table.ExpiredCondition, "table.Alive": table.Alive, "table.ExpiredText": table.ExpiredText, "table.XRayTraceID": table.XRayTraceID, "table.Build": table.Build,
 
