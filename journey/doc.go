@@ -48,7 +48,7 @@
 // clock and logger:
 //
 //	store.Journeys()  Create, Get, Load, List, All, ByPriority, Pause, Resume, Cancel, Delete
-//	store.Stages()    Get, List, All, Skip
+//	store.Stages()    Get, List, All, Skip, Add, Move, Remove
 //	store.Jobs()      Start, Finish, Get, Find, Latest, SetProgress, SetStepStatus, List, All, TimedOut, Recover
 //	store.Rules()     Add, Get, SetStatus, ForStage
 //	store.Library()   Create, Load, Add, Get, SetStatus, Export, Import, ImportFrom

@@ -32,6 +32,14 @@ var (
 	ErrStageOrder = errors.New("journey: an earlier stage is not done")
 	// ErrStageNotSkippable: Stages.Skip on a stage without canSkip.
 	ErrStageNotSkippable = errors.New("journey: stage cannot be skipped")
+	// ErrStageRan: Stages.Add, Move or Remove would move or remove a stage
+	// that has run (or was skipped): its jobs' sort keys hold its order. It
+	// comes as the Cause of a *StatusError naming the stage; nothing was
+	// written.
+	ErrStageRan = errors.New("journey: the stage has run")
+	// ErrStageHasRules: Stages.Remove of a stage that has rules (they are
+	// keyed by the stage's id); nothing was written.
+	ErrStageHasRules = errors.New("journey: the stage has rules")
 	// ErrLoggerClosed: a StepLogger was used after Close.
 	ErrLoggerClosed = errors.New("journey: step logger closed")
 	// ErrImportInProgress: the journey is being imported (its METADATA item

@@ -125,7 +125,8 @@ func (r *journeyRead) advance(stageID string, done bool) advance {
 }
 
 // countsUnchanged is the condition that no other finish (each ADDs 1 to
-// completedJobs or failedJobs) or skip landed since the journey was read:
+// completedJobs or failedJobs), skip or stage edit (stageEdits) landed
+// since the journey was read:
 // Jobs.Finish and Stages.Skip compute progress, the next stage and the seed's
 // totalExecutionTime string from what they read, so they are serialized
 // on the journey like an optimistic lock, without a version attribute the
@@ -143,6 +144,7 @@ func (r *journeyRead) countsUnchanged() expression.ConditionBuilder {
 	return eq("Data.aggregates.completedJobs", a.CompletedJobs).
 		And(eq("Data.aggregates.failedJobs", a.FailedJobs)).
 		And(eq("Data.overallProgress", r.j.OverallProgress)).
+		And(eq("Data.stageEdits", r.j.StageEdits)).
 		And(expression.Name("Data.status").Equal(expression.Value(r.j.Status))).
 		And(journeyOwn())
 }

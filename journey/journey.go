@@ -172,6 +172,12 @@ type Journey struct {
 	// progress backwards and a stage counts once.
 	CompletedStages []string   `dynamodbav:"completedStages,omitempty" json:"completedStages,omitempty"`
 	Aggregates      Aggregates `dynamodbav:"aggregates" json:"aggregates"`
+	// StageEdits counts the edits of the journey's stages (Stages.Add,
+	// Move, Remove), a field the seed does not have: Jobs.Finish and
+	// Stages.Skip write progress and the next stage from the stages they
+	// read, conditioned on it being as read, so a move computed from the
+	// stages before an edit never lands after it.
+	StageEdits int `dynamodbav:"stageEdits,omitempty" json:"stageEdits,omitempty"`
 
 	// From the item's CreatedAt and UpdatedAt, outside Data.
 	CreatedAt Time `dynamodbav:"-" json:"createdAt"`
@@ -225,7 +231,7 @@ func (in *NewJourney) check() error {
 		// default six.
 		return inputError("NewJourney.Stages", "[]", "a journey needs at least one stage (nil for DefaultStages())")
 	}
-	if len(in.Stages) > 99 {
+	if len(in.Stages) > maxStages {
 		// STAGE#{order:02d}, and one transaction of at most 100 actions.
 		return inputError("NewJourney.Stages", len(in.Stages), "at most 99 stages")
 	}
@@ -233,18 +239,13 @@ func (in *NewJourney) check() error {
 	for i := range in.Stages {
 		st := &in.Stages[i]
 		field := fmt.Sprintf("NewJourney.Stages[%d]", i)
-		if err := checkID(field+".StageID", st.StageID); err != nil {
+		if err := checkNewStage(field, *st, false); err != nil {
 			return err
 		}
 		if seen[st.StageID] {
 			return inputError(field+".StageID", st.StageID, "stage ids must be unique within a journey")
 		}
 		seen[st.StageID] = true
-		for j, step := range st.Steps {
-			if err := checkID(fmt.Sprintf("%s.Steps[%d].StepID", field, j), step.StepID); err != nil {
-				return err
-			}
-		}
 	}
 	return nil
 }

@@ -260,10 +260,7 @@ func (s *Store) addRule(ctx context.Context, in NewRule) (*Rule, error) {
 			return &r, nil
 		}
 		switch failedAction(err) {
-		case 0: // the stage: gone, or another Rules.Add took index n
-			if errors.Is(err, table.ErrNotFound) {
-				return nil, notFound(ErrStageNotFound, in.JourneyID+"/"+in.StageID, err)
-			}
+		case 0: // the stage: moved or removed (the next read tells), or another Rules.Add took index n
 			if attempt+1 < raceAttempts {
 				if err := s.lostRace(ctx, "Rules.Add", in.JourneyID+"/"+in.StageID, attempt); err != nil {
 					return nil, err

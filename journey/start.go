@@ -239,10 +239,8 @@ func (s *Store) startJob(ctx context.Context, in NewJob) (*Job, error) {
 			return &j, nil
 		}
 		switch failedAction(err) {
-		case 0, 3: // another start took the number, or the timed-out job ended since the read
-			if errors.Is(err, table.ErrNotFound) && failedAction(err) == 0 {
-				return nil, notFound(ErrStageNotFound, in.JourneyID+"/"+in.StageID, err)
-			}
+		case 0, 3: // another start took the number, the stage moved (Stages.Move), or the timed-out job ended since the read
+			// The next read finds the stage where it went, or not at all.
 		case 1:
 			if !errors.Is(err, table.ErrAlreadyExists) {
 				return nil, err
