@@ -17,6 +17,7 @@ import (
 
 	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/internal/compared"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/table"
 )
@@ -29,7 +30,7 @@ import (
 func TestConsumerIntegrationKilledMidBatchResumesFromItsCheckpoint(t *testing.T) {
 	ep := testenv.DynamoDBEndpoint(t)
 	ctx := context.Background()
-	db := testenv.DynamoDB(t)
+	db := compared.DynamoDB(t)
 	streams := dynamotest.NewStreamsClient(ep)
 	src, leases := testenv.TableName(t, "changes-src"), testenv.TableName(t, "changes-leases")
 	for _, name := range []string{src, leases} {

@@ -70,6 +70,15 @@
 // sent one after another; concurrent ones count once) and the read and
 // write units DynamoDB bills, in front of the fake or any other API.
 //
+// Compare checks the fake against DynamoDB on a team's own calls: it
+// returns a table.API that sends every call to a reference (DynamoDB, or
+// DynamoDB Local) and to the fake, answers with the reference's result,
+// and records each difference of answer, error and stored item as a
+// Difference a test can assert on and a person can read. Differences a
+// documented deviation of the reference explains (LocalDeviations, for
+// DynamoDB Local) are counted apart. See Compare for what is compared and
+// what is left out because correct stores differ there.
+//
 // Beyond every emulator, a DB keeps DynamoDB's consistency promise on
 // demand. By default every read sees every write at once, as DynamoDB Local
 // does; with EventualConsistency(lag) (cmd/dynamotest -eventual, or the

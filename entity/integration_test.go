@@ -14,6 +14,7 @@ import (
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/blobstore/s3blob"
 	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/internal/compared"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
@@ -24,7 +25,7 @@ import (
 // TABLEKIT_S3_ENDPOINT is set and to memory otherwise.
 func localEnv(t *testing.T, opts ...func(*entity.RegistryOptions)) *env {
 	t.Helper()
-	client := testenv.DynamoDB(t)
+	client := compared.DynamoDB(t)
 	name := testenv.TableName(t, "albums")
 	s := testSchema(name)
 	require.NoError(t, s.Create(ctx, client))

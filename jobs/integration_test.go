@@ -13,6 +13,7 @@ import (
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/blobstore/s3blob"
+	"github.com/tablekit/tablekit/internal/compared"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/jobs"
 )
@@ -35,7 +36,7 @@ func (c *manualClock) Advance(d time.Duration) {
 // TABLEKIT_DYNAMODB_ENDPOINT is unset.
 func localStore(t *testing.T, opts ...func(*jobs.Options)) (*jobs.Store, *manualClock) {
 	t.Helper()
-	client := testenv.DynamoDB(t)
+	client := compared.DynamoDB(t)
 	name := testenv.TableName(t, "jobs")
 	clock := &manualClock{now: time.Now().UTC().Truncate(time.Millisecond)}
 	all := append([]func(*jobs.Options){func(o *jobs.Options) {
@@ -145,7 +146,7 @@ func TestIntegrationLargeAnalysisOffloadedToS3(t *testing.T) {
 	bucket := testenv.Bucket(t, "jobs")
 	blobs, err := s3blob.New(s3client, bucket, func(o *s3blob.Options) { o.PathStyle = true })
 	require.NoError(t, err)
-	client := testenv.DynamoDB(t)
+	client := compared.DynamoDB(t)
 	name := testenv.TableName(t, "jobs")
 	store := newStore(t, client, blobs, func(o *jobs.Options) { o.TableName = name })
 	ctx := context.Background()

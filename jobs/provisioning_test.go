@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/internal/compared"
 	"github.com/tablekit/tablekit/internal/provisiontest"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/jobs"
@@ -35,7 +36,7 @@ func TestProvisioningOptionTurnsRecoveryAndKMSOff(t *testing.T) {
 }
 
 func TestStoreTableDefaultsIntegration(t *testing.T) {
-	rec := &provisiontest.Recorder{API: testenv.DynamoDB(t)}
+	rec := &provisiontest.Recorder{API: compared.DynamoDB(t)}
 	name := testenv.TableName(t, "jobs-prov")
 	t.Cleanup(func() {
 		_, _ = rec.API.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})

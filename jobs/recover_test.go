@@ -18,6 +18,7 @@ import (
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/internal/compared"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/table"
@@ -60,7 +61,7 @@ func fakeLeaseEnv(t *testing.T) leaseEnv {
 }
 
 func localLeaseEnv(t *testing.T) leaseEnv {
-	client := testenv.DynamoDB(t)
+	client := compared.DynamoDB(t)
 	name := testenv.TableName(t, "jobs")
 	t.Cleanup(func() {
 		client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/internal/compared"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/table"
@@ -77,7 +78,7 @@ func fakeWorkEnv(t *testing.T, opts ...func(*jobs.Options)) (*workEnv, *dynamote
 // localWorkEnv is a workEnv on DynamoDB Local, with tables of its own.
 func localWorkEnv(t *testing.T, opts ...func(*jobs.Options)) *workEnv {
 	t.Helper()
-	db := testenv.DynamoDB(t)
+	db := compared.DynamoDB(t)
 	jobsTable, tasksTable := testenv.TableName(t, "jobs"), testenv.TableName(t, "tasks")
 	for _, name := range []string{jobsTable, tasksTable} {
 		t.Cleanup(func() {

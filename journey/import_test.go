@@ -15,6 +15,7 @@ import (
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/internal/compared"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/table"
 )
@@ -339,6 +340,6 @@ func TestImportIsAllOrNothing(t *testing.T) {
 // TestIntegrationImportIsAllOrNothing is TestImportIsAllOrNothing on
 // DynamoDB Local.
 func TestIntegrationImportIsAllOrNothing(t *testing.T) {
-	client := testenv.DynamoDB(t)
+	client := compared.DynamoDB(t)
 	importRaces(t, client, func(base string) string { return testenv.TableName(t, base) })
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/blobstore/s3blob"
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/internal/compared"
 	"github.com/tablekit/tablekit/internal/testenv"
 )
 
@@ -17,7 +18,7 @@ import (
 // (skipping without it), on a table of its own.
 func localStore(t *testing.T, opts ...func(*Options)) *Store {
 	t.Helper()
-	client := testenv.DynamoDB(t)
+	client := compared.DynamoDB(t)
 	name := testenv.TableName(t, DefaultTableName)
 	ctx := context.Background()
 	require.NoError(t, Schema(name).EnsureTable(ctx, client))

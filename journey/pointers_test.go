@@ -12,6 +12,7 @@ import (
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/blobstore/s3blob"
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/internal/compared"
 	"github.com/tablekit/tablekit/internal/fakes3"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/table"
@@ -111,7 +112,7 @@ func TestIntegrationPointersNameTheBucketsTheS3StoresAreOn(t *testing.T) {
 			reportsName, reports = open("journey-reports")
 			opts = append(opts, WithReports(reports))
 		}
-		db := testenv.DynamoDB(t)
+		db := compared.DynamoDB(t)
 		name := testenv.TableName(t, DefaultTableName)
 		require.NoError(t, Schema(name).EnsureTable(context.Background(), db))
 		s := mustStore(t, db, logs, append(opts, TableName(name))...)

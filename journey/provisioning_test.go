@@ -10,6 +10,7 @@ import (
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/internal/compared"
 	"github.com/tablekit/tablekit/internal/provisiontest"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/journey"
@@ -36,7 +37,7 @@ func TestProvisioningOptionTurnsRecoveryAndKMSOff(t *testing.T) {
 }
 
 func TestStoreTableDefaultsIntegration(t *testing.T) {
-	rec := &provisiontest.Recorder{API: testenv.DynamoDB(t)}
+	rec := &provisiontest.Recorder{API: compared.DynamoDB(t)}
 	name := testenv.TableName(t, "journey-prov")
 	t.Cleanup(func() {
 		_, _ = rec.API.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/blobstore/s3blob"
+	"github.com/tablekit/tablekit/internal/compared"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/pipeline"
 	"github.com/tablekit/tablekit/table"
@@ -28,9 +29,9 @@ import (
 // localEnv is a store on its own table in DynamoDB Local (skipped when
 // TABLEKIT_DYNAMODB_ENDPOINT is unset), with files on s3rver when
 // TABLEKIT_S3_ENDPOINT is set and in memory otherwise.
-func localEnv(t *testing.T, db func(table.API) table.API) (*pipeline.Store, *dynamodb.Client, blobstore.Store) {
+func localEnv(t *testing.T, db func(table.API) table.API) (*pipeline.Store, table.API, blobstore.Store) {
 	t.Helper()
-	client := testenv.DynamoDB(t)
+	client := compared.DynamoDB(t)
 	name := testenv.TableName(t, "pipelines")
 	var files blobstore.Store
 	if os.Getenv(testenv.S3EndpointVar) != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
+	"github.com/tablekit/tablekit/internal/compared"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
@@ -31,7 +32,7 @@ func localClock() *dynamotest.DB {
 // TABLEKIT_DYNAMODB_ENDPOINT (DynamoDB Local), or a skip when it is unset.
 func localStore(t *testing.T, opts ...func(*tasks.Options)) *tasks.Store {
 	t.Helper()
-	client := testenv.DynamoDB(t)
+	client := compared.DynamoDB(t)
 	name := testenv.TableName(t, "tasks")
 	store, err := tasks.NewStore(client, nil, append([]func(*tasks.Options){tasks.TableName(name)}, opts...)...)
 	require.NoError(t, err)

@@ -6,6 +6,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest"
 )
 
 // capacityCase runs one request with ReturnConsumedCapacity TOTAL and
@@ -86,9 +88,7 @@ func capacityCases() []Case {
 	// capacity documentation ("If you perform a read operation on an item
 	// that does not exist, DynamoDB still consumes provisioned read
 	// throughput"); BatchGetItem reads each key as a GetItem.
-	const localChargesNothing = "DynamoDB Local reports 0 units for a Query that matches nothing and for BatchGetItem keys " +
-		"that find no item; DynamoDB charges a read of a missing item the minimum (0.5 eventually consistent, 1 consistent) " +
-		"per its capacity documentation"
+	var localChargesNothing = dynamotest.LocalDeviationWhy(dynamotest.LocalChargesNothing)
 	var tenSmall []Item
 	for i := range 10 {
 		tenSmall = append(tenSmall, sized("q", fmt.Sprint(i), 1000))
@@ -114,7 +114,7 @@ func capacityCases() []Case {
 				return nil, err
 			}
 			return out.ConsumedCapacity, nil
-		}), DynamoDBLocal, "DynamoDB Local reports a transactional write at the plain rate (1 unit per KB); DynamoDB charges transactional writes double (2 units per KB, per its capacity documentation)"),
+		}), DynamoDBLocal, dynamotest.LocalDeviationWhy(dynamotest.LocalTransactionCapacity)),
 		capacityCase("transaction-get-doubles", PKSK, Items(small, five), 6, func(c *C) ([]types.ConsumedCapacity, error) {
 			out, err := c.API.TransactGetItems(c.Ctx, &dynamodb.TransactGetItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 				TransactItems: []types.TransactGetItem{

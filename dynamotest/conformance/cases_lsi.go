@@ -6,6 +6,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest"
 )
 
 // localSeed is partition "a" of a [Local] table: ord orders the items
@@ -52,8 +54,7 @@ func lsiCases() []Case {
 			c.ExpectErr(err, "ValidationException", msg)
 		}}
 	}
-	const localNoMetrics = "DynamoDB Local returns no ItemCollectionMetrics; the API reference returns them for tables " +
-		"with local secondary indexes when ReturnItemCollectionMetrics is SIZE"
+	var localNoMetrics = dynamotest.LocalDeviationWhy(dynamotest.LocalNoCollectionMetrics)
 	return []Case{
 		{Name: "lsi/describe-table-lists-local-indexes", Schema: Local, Seed: seed, Run: func(c *C) {
 			out, err := c.API.DescribeTable(c.Ctx, &dynamodb.DescribeTableInput{TableName: c.TableName()})

@@ -4,6 +4,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest"
 )
 
 // Cases where the DynamoDB API reference decides and DynamoDB Local
@@ -16,9 +18,7 @@ import (
 // Local does so for TransactWriteItems and BatchWriteItem (not for the
 // reads), and those cases run there too.
 func missingTableCases() []Case {
-	const localChecksTableFirst = "DynamoDB Local looks the table up before it validates the request and answers " +
-		"ResourceNotFoundException; DynamoDB validates the request first (its API reference lists ValidationException " +
-		"for an invalid request, whatever the table), so the fake follows DynamoDB"
+	var localChecksTableFirst = dynamotest.LocalDeviationWhy(dynamotest.LocalChecksTableFirst)
 	missing := func(name string, local bool, call func(c *C, table *string) error, code, msg string) Case {
 		cs := Case{Name: "missing-table/" + name, NoTable: true, Run: func(c *C) {
 			c.ExpectErr(call(c, aws.String(c.UniqueTableName("missing"))), code, msgs(msg)...)
@@ -194,8 +194,7 @@ func newItemKeyCases() []Case {
 // updatedPathCases: UPDATED_OLD and UPDATED_NEW return only the updated
 // attributes, and for a nested path only that part of the attribute.
 func updatedPathCases() []Case {
-	const localWholeAttributes = "DynamoDB Local returns whole top-level attributes for UPDATED_OLD and UPDATED_NEW; " +
-		"DynamoDB returns only the updated paths (API reference, UpdateItem ReturnValues: \"Returns only the updated attributes\")"
+	var localWholeAttributes = dynamotest.LocalDeviationWhy(dynamotest.LocalWholeAttributes)
 	seed := Items(I("pk", "u", "sk", "1", "keep", "k",
 		"m", M("a", "1", "b", "2", "c", M("d", "3", "e", "4")),
 		"l", L(S("x"), S("y"), S("z"))))
@@ -230,9 +229,7 @@ func updatedPathCases() []Case {
 // ends on an inclusive bound (<=, BETWEEN), and refuses that key as an
 // ExclusiveStartKey. The fake follows the reference.
 func limitBoundCases() []Case {
-	const localLooksAhead = "DynamoDB Local returns no LastEvaluatedKey when a Limit page ends on an inclusive key-condition " +
-		"bound and refuses that key as ExclusiveStartKey; DynamoDB returns a LastEvaluatedKey whenever Limit stops the page " +
-		"(API reference, Query Limit and LastEvaluatedKey) and accepts it back"
+	var localLooksAhead = dynamotest.LocalDeviationWhy(dynamotest.LocalLooksAhead)
 	seed := Items(I("pk", "a", "sk", 1), I("pk", "a", "sk", 2), I("pk", "a", "sk", 3))
 	q := func(cond string, limit int32, vals ...any) dynamodb.QueryInput {
 		in := dynamodb.QueryInput{KeyConditionExpression: aws.String(cond), ExpressionAttributeValues: Vals(append([]any{":p", "a"}, vals...)...)}

@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest"
 )
 
 // settledCases pin differences between the fake and DynamoDB that
@@ -224,8 +226,7 @@ func settledCases() []Case {
 				return nil, err
 			}
 			return only(out.ConsumedCapacity), nil
-		}), DynamoDBLocal, "DynamoDB Local reports a transaction's CapacityUnits alone; DynamoDB adds WriteCapacityUnits "+
-			"(characterised against DynamoDB by paritysuite/dynamodb-conformance, issue 69; aws-sdk-go issue 2699)"),
+		}), DynamoDBLocal, dynamotest.LocalDeviationWhy(dynamotest.LocalTransactionCapacity)),
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/dynamotest"
 )
 
 // localOneViolation is why the cases on several broken member constraints
@@ -16,9 +18,7 @@ import (
 // "N validation errors detected: ..." message (dynalite's tests written
 // against DynamoDB: "should return ValidationException for incorrect
 // attributes" in its updateItem, query, scan and batch suites).
-const localOneViolation = "DynamoDB Local reports only the first broken member constraint, in its own words; " +
-	"DynamoDB reports every one, up to ten, in one \"N validation errors detected\" message " +
-	"(dynalite's AWS-written \"should return ValidationException for incorrect attributes\" tests)"
+var localOneViolation = dynamotest.LocalDeviationWhy(dynamotest.LocalOneViolation)
 
 // violation is one entry of such a message.
 func violation(value, field, rule string) string {
@@ -95,8 +95,6 @@ func validationCases() []Case {
 			_, err := c.API.BatchGetItem(c.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{c.Table: {Keys: keys}}})
 			c.ExpectErr(err, "ValidationException", "1 validation error detected: ",
 				"at 'requestItems."+c.Table+".member.keys' failed to satisfy constraint: Member must have length less than or equal to 100")
-		}}, DynamoDBLocal, "DynamoDB Local answers \"Too many items requested for the BatchGetItem call\"; DynamoDB reports the Keys member's "+
-			"constraint for more than 100 keys of one table and keeps that message for more than 100 over several "+
-			"(dynalite's AWS-written \"should return ValidationException when fetching more than 100 keys\" tests)"),
+		}}, DynamoDBLocal, dynamotest.LocalDeviationWhy(dynamotest.LocalBatchGetMessage)),
 	}
 }

@@ -13,7 +13,9 @@
 // DynamoDB Local is the reference the cases were developed against. A case
 // that cannot run on some backend says why ([Case.Skip], [Case.Needs]) and is
 // skipped there with that reason; a case that fails on the fake is a bug in
-// the fake.
+// the fake. Where DynamoDB Local departs from DynamoDB's API reference, the
+// reason is one of dynamotest.LocalDeviations, which dynamotest.Compare uses
+// too to count those departures apart from the fake's bugs.
 //
 // Running it: each backend gets a subtest named for it, so the log shows
 // where a case ran (TestConformance/inprocess/query/..., /http/...,

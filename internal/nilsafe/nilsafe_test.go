@@ -68,7 +68,7 @@ var receivers = []any{
 	(*journey.Library)(nil), (*journey.StepLogger)(nil), (*journey.Complete)(nil),
 	(*pipeline.Store)(nil),
 	(*tasks.Store)(nil), (*tasks.Worker)(nil),
-	(*dynamotest.DB)(nil), (*dynamotest.Meter)(nil),
+	(*dynamotest.DB)(nil), (*dynamotest.Meter)(nil), (*dynamotest.Comparison)(nil), (*dynamotest.DifferenceError)(nil),
 	(*keys.Template)(nil),
 }
 
@@ -274,6 +274,8 @@ var functions = map[string]any{
 	"dynamotest.NewServer":           dynamotest.NewServer, "dynamotest.NewUnstartedServer": dynamotest.NewUnstartedServer,
 	"dynamotest.ServerTimeouts": dynamotest.ServerTimeouts, "dynamotest.NewMeter": dynamotest.NewMeter,
 	"dynamotest.CheckCosts": dynamotest.CheckCosts[int], "dynamotest.BenchmarkCosts": dynamotest.BenchmarkCosts[int],
+	"dynamotest.Compare": dynamotest.Compare, "dynamotest.LocalDeviations": dynamotest.LocalDeviations,
+	"dynamotest.LocalDeviationWhy": dynamotest.LocalDeviationWhy, "dynamotest.EventualReads": dynamotest.EventualReads,
 }
 
 func TestNoExportedFunctionPanicsOnZeroArguments(t *testing.T) {
