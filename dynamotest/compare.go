@@ -381,11 +381,14 @@ func do[I, O any](c *Comparison, ctx context.Context, op string, in *I, opts []f
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.calls++
+	rout, rerr := ref(ctx, in, opts...)
+	// The reference got the request as the caller made it; from here on a
+	// nil one is the empty request it stands for.
+	in = orEmpty(in)
 	cs := &callState{n: c.calls, op: op, in: in}
 	if tables := requestTables(in); len(tables) > 0 {
 		cs.table = tables[0]
 	}
-	rout, rerr := ref(ctx, in, opts...)
 	// The candidate and the read-backs run to the end even when the
 	// caller's context ends meanwhile: the reference has answered.
 	bg := context.WithoutCancel(ctx)

@@ -622,3 +622,12 @@ func TestCompareTakesAScanAsASetAndAPagedScanAsUndefined(t *testing.T) {
 	}
 	assert.Equal(t, map[string]bool{"Items": true}, fields, c.Report())
 }
+
+func TestCompareOfANilRequestComparesTheEmptyOne(t *testing.T) {
+	c := compared(t, nil)
+	_, err := c.PutItem(ctx, nil)
+	require.Error(t, err)
+	_, err = c.Query(ctx, nil)
+	require.Error(t, err)
+	assert.Empty(t, c.Differences(), c.Report())
+}
