@@ -79,6 +79,14 @@
 // DynamoDB Local) are counted apart. See Compare for what is compared and
 // what is left out because correct stores differ there.
 //
+// Chaos runs a team's code against the failures DynamoDB shows under load,
+// all drawn from one seed: throttling, responses lost before or after the
+// write applied, unprocessed batch items, transaction conflicts, clock
+// jumps and an eventual consistency lag. A failing test prints the seed
+// (ChaosSeed), and the same seed replays the same faults for the same
+// calls (Chaotic.Faults is the log); see Chaos for what concurrency does
+// to replay.
+//
 // Beyond every emulator, a DB keeps DynamoDB's consistency promise on
 // demand. By default every read sees every write at once, as DynamoDB Local
 // does; with EventualConsistency(lag) (cmd/dynamotest -eventual, or the

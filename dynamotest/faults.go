@@ -192,8 +192,11 @@ func (s *stats) begin(ctx context.Context, o op, tables ...string) (unprocessed 
 			s.table(t).calls[o].Add(1)
 		}
 	}
+	if f := unprocessedFrom(ctx); f != nil {
+		unprocessed = append(unprocessed, f) // Chaos's, for this call only
+	}
 	if !s.faultsArmed.Load() {
-		return nil, nil
+		return unprocessed, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -69,6 +69,7 @@ var receivers = []any{
 	(*pipeline.Store)(nil),
 	(*tasks.Store)(nil), (*tasks.Worker)(nil),
 	(*dynamotest.DB)(nil), (*dynamotest.Meter)(nil), (*dynamotest.Comparison)(nil), (*dynamotest.DifferenceError)(nil),
+	(*dynamotest.Chaotic)(nil),
 	(*keys.Template)(nil),
 }
 
@@ -276,6 +277,8 @@ var functions = map[string]any{
 	"dynamotest.CheckCosts": dynamotest.CheckCosts[int], "dynamotest.BenchmarkCosts": dynamotest.BenchmarkCosts[int],
 	"dynamotest.Compare": dynamotest.Compare, "dynamotest.LocalDeviations": dynamotest.LocalDeviations,
 	"dynamotest.LocalDeviationWhy": dynamotest.LocalDeviationWhy, "dynamotest.EventualReads": dynamotest.EventualReads,
+	"dynamotest.Chaos": dynamotest.Chaos, "dynamotest.ChaosSeed": dynamotest.ChaosSeed,
+	"dynamotest.DefaultChaosRates": dynamotest.DefaultChaosRates,
 }
 
 func TestNoExportedFunctionPanicsOnZeroArguments(t *testing.T) {
