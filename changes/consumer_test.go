@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -576,14 +577,32 @@ func TestBadInputFailsWithTypedErrors(t *testing.T) {
 func TestRunRetriesAFailedRoundWithBackoffAndGoesOn(t *testing.T) {
 	db := setup(t)
 	writeRound(t, db, 1)
-	db.Inject(dynamotest.Throttle("UpdateItem", 2)) // the lease writes
+	// The consumer's own requests (its lease and checkpoint writes and
+	// reads) meet chaos drawn from one seed: throttling, answers lost
+	// before or after they applied, conflicts. The first two lease writes
+	// are throttled whatever the seed, so a round surely fails. Rounds are
+	// retried up to MaxAttempts in a row: 10 here, which a run of chaos's
+	// faults does not outlast.
+	var leaseWrites atomic.Int64
+	chaos := dynamotest.Chaos(dynamotest.ChaosSeed(t), dynamotest.ChaosOn(db), func(o *dynamotest.ChaosOptions) {
+		o.RatesFor = func(op, _ string, _ any) dynamotest.ChaosRates {
+			if op == "UpdateItem" && leaseWrites.Add(1) <= 2 {
+				return dynamotest.ChaosRates{Throttle: 1}
+			}
+			return dynamotest.ChaosRates{Throttle: 0.1, LostBefore: 0.05, LostAfter: 0.05, Conflict: 0.05}
+		}
+	})
 	var log bytes.Buffer
-	c := consumer(t, db, changes.Logger(slog.New(slog.NewTextHandler(&log, nil))))
+	base := []func(*changes.Options){changes.Clock(db.Now), changes.LeaseDuration(30 * time.Second), changes.BatchSize(7),
+		changes.Backoff(table.Backoff{Initial: time.Millisecond, Max: 2 * time.Millisecond}), changes.PollInterval(time.Millisecond),
+		changes.Logger(slog.New(slog.NewTextHandler(&log, nil))), changes.MaxAttempts(10)}
+	c, err := changes.New[counter](chaos, db, source, base...)
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	v := newView()
 	want := len(allSequenceNumbers(t, db))
-	err := c.Run(ctx, func(_ context.Context, batch []changes.Change[counter]) error {
+	err = c.Run(ctx, func(_ context.Context, batch []changes.Change[counter]) error {
 		for _, ch := range batch {
 			v.apply(ch)
 		}
@@ -595,6 +614,7 @@ func TestRunRetriesAFailedRoundWithBackoffAndGoesOn(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, recount(t, db), v.sums())
 	assert.Contains(t, log.String(), "round failed; retrying")
+	t.Logf("faults: %v", chaos.Faults())
 }
 
 func TestAConsumerFollowsTheTableToItsNextStream(t *testing.T) {

@@ -64,12 +64,19 @@ func classify(c call, jobsTable, tasksTable string) string {
 	return ""
 }
 
-// chaos is a chaos run: workers processes running job workers, each of
-// which dies at a random request of a random step and is replaced, or
-// stalls (a partition: its requests wait past its leases, then go on, a
-// zombie whose late writes must be refused).
+// chaos is a chaos run: workers processes running job workers against a
+// DynamoDB under dynamotest.Chaos, whose faults are drawn from one seed:
+// each process dies at a request of a step of an attempt whose answer the
+// connection loses (before the request applied, or after), some requests
+// are throttled, batches come back partly unprocessed and transactions
+// conflict, and on the fake its clock jumps and its indexes lag. Some
+// processes stall (a partition: their requests wait past their leases,
+// then go on, a zombie whose late writes must be refused). The same seed
+// draws the stalls and the handlers' failures.
 type chaos struct {
-	api                   table.API
+	api                   *dynamotest.Chaotic
+	check                 table.API // the same store without faults, for the test's own reads
+	rng                   *lockedRand
 	jobsTable, tasksTable string
 	opts                  []func(*jobs.Options)
 	lease                 time.Duration
@@ -83,36 +90,48 @@ type chaos struct {
 	processes      atomic.Int64
 }
 
+// lockedRand is one seeded random source the processes share.
+type lockedRand struct {
+	mu sync.Mutex
+	r  *rand.Rand
+}
+
+func (l *lockedRand) Float64() float64 { l.mu.Lock(); defer l.mu.Unlock(); return l.r.Float64() }
+func (l *lockedRand) IntN(n int) int   { l.mu.Lock(); defer l.mu.Unlock(); return l.r.IntN(n) }
+
 func (c *chaos) count(step string) *atomic.Int64 {
 	n, _ := c.crashes.LoadOrStore(step, new(atomic.Int64))
 	return n.(*atomic.Int64)
 }
 
-// hook decides, per request, whether the process dies (or stalls) there.
+// rates are the faults of one request: a crash (its answer lost, before or
+// after it applied, half and half) at the step's rate, and the faults
+// every request may meet.
+func (c *chaos) rates(op, tableName string, in any) dynamotest.ChaosRates {
+	r := dynamotest.ChaosRates{Throttle: 0.005, Conflict: 0.005, Unprocessed: 0.2, ClockJump: 0.002}
+	if step := classify(call{op: op, table: tableName, in: in}, c.jobsTable, c.tasksTable); step != "" {
+		r.LostBefore = c.crashRate[step] / 2
+		r.LostAfter = c.crashRate[step] / 2
+	}
+	return r
+}
+
+// hook decides, per request, whether the process stalls there.
 func (c *chaos) hook(stallUntil *atomic.Int64) func(cl call) string {
 	return func(cl call) string {
 		if until := stallUntil.Load(); until > 0 {
 			time.Sleep(time.Until(time.Unix(0, until)))
 		}
-		step := classify(cl, c.jobsTable, c.tasksTable)
-		if step == "" {
+		if classify(cl, c.jobsTable, c.tasksTable) == "" {
 			return ""
 		}
-		if rand.Float64() < c.stallRate {
+		if c.rng.Float64() < c.stallRate {
 			c.stalls.Add(1)
 			stallUntil.Store(time.Now().Add(2 * c.lease).UnixNano())
 			time.Sleep(2 * c.lease)
 			stallUntil.Store(0)
-			return ""
 		}
-		if rand.Float64() >= c.crashRate[step] {
-			return ""
-		}
-		c.count(step).Add(1)
-		if rand.IntN(2) == 0 {
-			return "before"
-		}
-		return "after"
+		return ""
 	}
 }
 
@@ -120,15 +139,15 @@ func (c *chaos) hook(stallUntil *atomic.Int64) func(cl call) string {
 // lease heartbeated meanwhile), a provider that fails a tenth of the
 // attempts (retried), a handler that panics now and then.
 func (c *chaos) handler(ctx context.Context, a *jobs.Attempt) (jobs.EditResult, error) {
-	if rand.Float64() < 0.01 {
+	if c.rng.Float64() < 0.01 {
 		c.panics.Add(1)
 		panic("the decoder crashed on " + a.Job().ID)
 	}
 	if _, err := a.StartEditing(ctx, analysis); err != nil {
 		return jobs.EditResult{}, err
 	}
-	d := time.Duration(rand.IntN(3)) * time.Millisecond
-	if rand.Float64() < 0.15 {
+	d := time.Duration(c.rng.IntN(3)) * time.Millisecond
+	if c.rng.Float64() < 0.15 {
 		d = c.lease / 2 // past a heartbeat or two
 	}
 	select {
@@ -136,7 +155,7 @@ func (c *chaos) handler(ctx context.Context, a *jobs.Attempt) (jobs.EditResult, 
 	case <-ctx.Done():
 		return jobs.EditResult{}, ctx.Err()
 	}
-	if rand.Float64() < 0.1 {
+	if c.rng.Float64() < 0.1 {
 		return jobs.EditResult{}, &jobs.JobError{Code: "PROVIDER_ERROR", Message: "the provider answered 500"}
 	}
 	return edit, nil
@@ -145,7 +164,11 @@ func (c *chaos) handler(ctx context.Context, a *jobs.Attempt) (jobs.EditResult, 
 // runProcess runs one worker process until ctx ends or it dies.
 func (c *chaos) runProcess(ctx context.Context, t *testing.T, slot int) (died bool) {
 	var stallUntil atomic.Int64
-	conn := &procConn{API: c.api}
+	conn := &procConn{API: c.api, died: func(cl call) {
+		if step := classify(cl, c.jobsTable, c.tasksTable); step != "" {
+			c.count(step).Add(1)
+		}
+	}}
 	conn.crashAt(c.hook(&stallUntil))
 	store, err := jobs.NewStore(conn, nil, c.opts...)
 	require.NoError(t, err)
@@ -177,17 +200,17 @@ func (c *chaos) runProcess(ctx context.Context, t *testing.T, slot int) (died bo
 // every step of the job worker.
 func (c *chaos) run(t *testing.T, n, workers int, streams changes.StreamsAPI) {
 	ctx := context.Background()
-	service := newStore(t, c.api, nil, c.opts...)
+	service := newStore(t, c.check, nil, c.opts...)
 	require.NoError(t, service.EnsureTable(ctx))
-	_, err := changes.EnableStream(ctx, c.api, c.jobsTable, types.StreamViewTypeNewAndOldImages)
+	_, err := changes.EnableStream(ctx, c.check, c.jobsTable, types.StreamViewTypeNewAndOldImages)
 	require.NoError(t, err)
 	leases := c.jobsTable + "-changes"
-	follower, err := changes.New[table.Item](c.api, streams, c.jobsTable, changes.Decode(changes.DecodeItem),
+	follower, err := changes.New[table.Item](c.check, streams, c.jobsTable, changes.Decode(changes.DecodeItem),
 		changes.Name("terminal-moves"), changes.LeaseTable(leases), changes.PollInterval(0))
 	require.NoError(t, err)
 	require.NoError(t, follower.EnsureTable(ctx))
 	t.Cleanup(func() {
-		_, _ = c.api.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(leases)})
+		_, _ = c.check.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(leases)})
 	})
 
 	ids := make([]string, n)
@@ -286,8 +309,12 @@ func (c *chaos) run(t *testing.T, n, workers int, streams changes.StreamsAPI) {
 		assert.Positivef(t, crashes[step], "no process died at %s", step)
 	}
 	crashes[stepTaskSettle] = c.count(stepTaskSettle).Load()
-	t.Logf("%d jobs on %d workers: %v; %d processes, crashes by step %v, %d stalls (zombies), %d panics",
-		n, workers, byStatus, c.processes.Load(), crashes, c.stalls.Load(), c.panics.Load())
+	faults := map[dynamotest.ChaosKind]int{}
+	for _, f := range c.api.Faults() {
+		faults[f.Kind]++
+	}
+	t.Logf("%d jobs on %d workers: %v; %d processes, crashes by step %v, %d stalls (zombies), %d panics; faults %v, lag %v",
+		n, workers, byStatus, c.processes.Load(), crashes, c.stalls.Load(), c.panics.Load(), faults, c.api.Lag())
 }
 
 // chaosRates are the crash and stall chances per request, for a run of n
@@ -305,14 +332,25 @@ func chaosRates(n int) (map[string]float64, float64) {
 	}, 0.0005 * scale
 }
 
-func newChaos(api table.API, jobsTable, tasksTable string, n int, lease time.Duration) *chaos {
+// newChaos is a chaos run of n jobs under dynamotest.Chaos drawn from
+// seed, on check (DynamoDB Local) or, when check is nil, on the fake.
+func newChaos(t *testing.T, seed int64, check table.API, jobsTable, tasksTable string, n int, lease time.Duration) *chaos {
 	crash, stall := chaosRates(n)
-	return &chaos{api: api, jobsTable: jobsTable, tasksTable: tasksTable, lease: lease, crashRate: crash, stallRate: stall,
+	c := &chaos{check: check, rng: &lockedRand{r: rand.New(rand.NewPCG(uint64(seed), 1))},
+		jobsTable: jobsTable, tasksTable: tasksTable, lease: lease, crashRate: crash, stallRate: stall,
 		opts: []func(*jobs.Options){jobs.TableName(jobsTable), jobs.LeaseDuration(lease), jobs.MaxAttempts(3),
 			jobs.Work(tasksTable, func(o *tasks.Options) {
 				o.ClaimBatch = 20
 				o.RetryBackoff = table.Backoff{Initial: lease / 20, Max: lease / 4}
 			})}}
+	c.api = dynamotest.Chaos(seed, func(o *dynamotest.ChaosOptions) {
+		o.API = check // nil: Chaos makes the fake, with a lag drawn from the seed
+		o.RatesFor = c.rates
+	})
+	if check == nil {
+		c.check = c.api.DB()
+	}
+	return c
 }
 
 // TestChaosTwentyWorkersThousandJobsEachEndExactlyOnce is the chaos
@@ -321,15 +359,19 @@ func newChaos(api table.API, jobsTable, tasksTable string, n int, lease time.Dur
 // the job's read after it, a heartbeat, each move of the job, the task's
 // completion after the job's end, the task's failed attempts) and
 // replaced, some stalling past their leases and writing late, a tenth of
-// the provider calls failing and a few handlers panicking. Every job ends
-// COMPLETED or FAILED exactly once and every task COMPLETED.
+// the provider calls failing and a few handlers panicking; every request
+// may be throttled, a batch left partly unprocessed, a transaction
+// canceled by a conflict, the fake's clock may jump and its indexes lag,
+// all drawn from one seed (dynamotest.Chaos; the log says which, and
+// TABLEKIT_CHAOS_SEED replays it). Every job ends COMPLETED or FAILED
+// exactly once and every task COMPLETED.
 func TestChaosTwentyWorkersThousandJobsEachEndExactlyOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the chaos run takes seconds")
 	}
-	db := dynamotest.New()
 	const n = 1000
-	newChaos(db, "photoeditor-chaos-jobs", "photoeditor-chaos-tasks", n, 300*time.Millisecond).run(t, n, 20, db)
+	c := newChaos(t, dynamotest.ChaosSeed(t), nil, "photoeditor-chaos-jobs", "photoeditor-chaos-tasks", n, 300*time.Millisecond)
+	c.run(t, n, 20, c.api.DB())
 }
 
 // TestIntegrationChaosTwentyWorkersOnDynamoDBLocal is the same run on
@@ -353,5 +395,5 @@ func TestIntegrationChaosTwentyWorkersOnDynamoDBLocal(t *testing.T) {
 			_, _ = db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 		})
 	}
-	newChaos(db, jobsTable, tasksTable, n, time.Second).run(t, n, 20, streams)
+	newChaos(t, dynamotest.ChaosSeed(t), db, jobsTable, tasksTable, n, time.Second).run(t, n, 20, streams)
 }

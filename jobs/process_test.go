@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -20,14 +22,18 @@ type call struct {
 
 // procConn is one worker process's connection to DynamoDB. A hook sees
 // every request and may crash the process at it: before it is sent
-// (nothing applied) or after DynamoDB applied it (the answer lost). A
-// crashed process sends nothing more, as a dead one would: every later
-// request fails with errCrash.
+// (nothing applied) or after DynamoDB applied it (the answer lost); so does
+// an answer the API lost (dynamotest.ErrResponseLost, from a connection
+// under dynamotest.Chaos). A crashed process sends nothing more, as a dead
+// one would: every later request fails with errCrash.
 type procConn struct {
 	table.API
 	mu   sync.Mutex
 	hook func(c call) string // "", "before" or "after"
 	dead atomic.Bool
+	// died, when set, is told the request a lost answer (ErrResponseLost
+	// from the API) killed the process at.
+	died func(c call)
 }
 
 func (p *procConn) crashAt(hook func(c call) string) {
@@ -58,6 +64,15 @@ func send[I, O any](ctx context.Context, p *procConn, op, tableName string, f fu
 	out, err := f(ctx, in, opts...)
 	if when == "after" {
 		p.dead.Store(true)
+		return zero, errCrash
+	}
+	if errors.Is(err, dynamotest.ErrResponseLost) {
+		// The connection behind it (dynamotest.Chaos) lost the answer,
+		// before or after the request applied: the process dies there.
+		p.dead.Store(true)
+		if p.died != nil {
+			p.died(call{op: op, table: tableName, in: in})
+		}
 		return zero, errCrash
 	}
 	return out, err

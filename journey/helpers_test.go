@@ -64,7 +64,17 @@ func newEnv(t testing.TB, opts ...func(*Options)) *env {
 	e := &env{db: dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return t0 } }), logs: blobstore.NewMemory(), reports: blobstore.NewMemory(), backups: blobstore.NewMemory(),
 		ids: newIDs()}
 	require.NoError(t, Schema("").Create(context.Background(), e.db))
-	e.store = mustStore(t, e.db, e.logs, append([]func(*Options){func(o *Options) {
+	e.store = e.storeOn(t, e.db, opts...)
+	e.db.ResetCalls()
+	e.db.ResetConsumed()
+	return e
+}
+
+// storeOn is a store like e's on api (e's fake behind a wrapper, say):
+// the same blob stores, clock and ids.
+func (e *env) storeOn(t testing.TB, api table.API, opts ...func(*Options)) *Store {
+	t.Helper()
+	return mustStore(t, api, e.logs, append([]func(*Options){func(o *Options) {
 		o.Reports = e.reports
 		o.Backups = e.backups
 		o.Clock = e.db.Now
@@ -73,9 +83,6 @@ func newEnv(t testing.TB, opts ...func(*Options)) *env {
 			to.Backoff = table.Backoff{Initial: time.Millisecond, Max: 10 * time.Millisecond}
 		}}
 	}}, opts...)...)
-	e.db.ResetCalls()
-	e.db.ResetConsumed()
-	return e
 }
 
 var allOps = []string{"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
