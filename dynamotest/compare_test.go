@@ -363,6 +363,33 @@ func TestCompareSendsNothingToTheCandidateWhenTheReferenceThrottlesAndResyncsIts
 	assert.Empty(t, c.Differences(), c.Report())
 }
 
+// appliedThenFailed is a reference whose puts apply and then answer
+// InternalServerError, as DynamoDB's may: the write happened, the answer
+// says nothing of it.
+type appliedThenFailed struct{ table.API }
+
+func (a appliedThenFailed) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	if _, err := a.API.PutItem(ctx, in, o...); err != nil {
+		return nil, err
+	}
+	return nil, &types.InternalServerError{Message: aws.String("planted: applied, then failed")}
+}
+
+func TestCompareCopiesTheReferencesItemWhenItsWriteFailedUnanswered(t *testing.T) {
+	cand := dynamotest.New()
+	c := dynamotest.Compare(appliedThenFailed{dynamotest.New()}, cand)
+	_, err := c.CreateTable(ctx, simple.input())
+	require.NoError(t, err)
+	_, err = c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("simple"), Item: item{"pk": S("a"), "sk": S("1"), "v": S("x")}})
+	var ise *types.InternalServerError
+	require.ErrorAs(t, err, &ise)
+	assert.EqualValues(t, 1, cand.Calls("PutItem"), "the candidate got not the call, only the copy of the reference's item")
+	assert.Equal(t, item{"pk": S("a"), "sk": S("1"), "v": S("x")}, get(t, cand, "simple", item{"pk": S("a"), "sk": S("1")}))
+	_, err = c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("simple"), Key: item{"pk": S("a"), "sk": S("1")}})
+	require.NoError(t, err)
+	assert.Empty(t, c.Differences(), c.Report())
+}
+
 func TestCompareLeavesOutItemsWhoseTTLHasPassed(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	// The candidate's sweeper got to the expired item first.
