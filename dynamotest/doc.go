@@ -84,8 +84,10 @@
 // write applied, unprocessed batch items, transaction conflicts, clock
 // jumps and an eventual consistency lag. A failing test prints the seed
 // (ChaosSeed), and the same seed replays the same faults for the same
-// calls (Chaotic.Faults is the log); see Chaos for what concurrency does
-// to replay.
+// calls (Chaotic.Faults is the log); see Chaos for what concurrency and
+// the wall clock do to replay. ChaosOn puts the faults in front of a fake
+// of the test's own; ChaosOptions.API in front of another store (DynamoDB
+// Local), without the clock jumps and the lag, which need the fake.
 //
 // Beyond every emulator, a DB keeps DynamoDB's consistency promise on
 // demand. By default every read sees every write at once, as DynamoDB Local
