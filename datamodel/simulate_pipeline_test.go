@@ -74,20 +74,23 @@ func runPipeline(t *testing.T, scale float64, seconds int) (*sim, map[partitionK
 			s.call(func(ctx context.Context) error { _, err := st.Get(ctx, hot.ID); return err })
 		}
 		for range pace.take("list", rate("list pipelines"), simTick) {
-			s.call(func(ctx context.Context) error { _, err := st.ListPipelines(ctx, "", pipeline.Limit(25)); return err })
+			s.call(func(ctx context.Context) error {
+				_, err := st.Pipelines().List(pipeline.Limit(25)).Page(ctx, "")
+				return err
+			})
 		}
 		for range pace.take("version", rate("get a specific pipeline version"), simTick) {
-			s.call(func(ctx context.Context) error { _, err := st.GetVersion(ctx, hot.ID, 1); return err })
+			s.call(func(ctx context.Context) error { _, err := st.Versions().Get(ctx, hot.ID, 1); return err })
 		}
 		for range pace.take("versions", rate("list existing pipeline versions"), simTick) {
 			s.call(func(ctx context.Context) error {
-				_, err := st.ListVersions(ctx, hot.ID, "", pipeline.Limit(10))
+				_, err := st.Versions().List(hot.ID, pipeline.Limit(10)).Page(ctx, "")
 				return err
 			})
 		}
 		for range pace.take("execute", rate("create a pipeline execution"), simTick) {
 			s.call(func(ctx context.Context) error {
-				e, err := st.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: hot.ID})
+				e, err := st.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: hot.ID})
 				if err == nil {
 					created = append(created, e.ID)
 				}
@@ -100,45 +103,54 @@ func runPipeline(t *testing.T, scale float64, seconds int) (*sim, map[partitionK
 			case len(started) > 0:
 				id := started[0]
 				started = started[1:]
-				s.call(func(ctx context.Context) error { _, err := st.SucceedExecution(ctx, id); return err })
+				s.call(func(ctx context.Context) error { _, err := st.Executions().Succeed(ctx, id); return err })
 			case len(created) > 0:
 				id := created[0]
 				created = created[1:]
-				if !s.call(func(ctx context.Context) error { _, err := st.StartExecution(ctx, id); return err }) {
+				if !s.call(func(ctx context.Context) error { _, err := st.Executions().Start(ctx, id); return err }) {
 					started = append(started, id)
 				}
 			}
 		}
 		for range pace.take("executions", rate("list pipeline executions"), simTick) {
 			s.call(func(ctx context.Context) error {
-				_, err := st.ListExecutions(ctx, hot.ID, "", pipeline.Limit(25))
+				_, err := st.Executions().List(hot.ID, pipeline.Limit(25)).Page(ctx, "")
 				return err
 			})
 		}
 		for range pace.take("execution", rate("get a specific pipeline execution"), simTick) {
 			if len(started) > 0 {
-				s.call(func(ctx context.Context) error { _, err := st.GetExecution(ctx, started[len(started)-1]); return err })
+				s.call(func(ctx context.Context) error {
+					_, err := st.Executions().Get(ctx, started[len(started)-1])
+					return err
+				})
 			}
 		}
 		for range pace.take("group", rate("list pipelines of a group"), simTick) {
-			s.call(func(ctx context.Context) error { _, err := st.ListGroup(ctx, "g1", "", pipeline.Limit(25)); return err })
+			s.call(func(ctx context.Context) error {
+				_, err := st.Pipelines().InGroup("g1", pipeline.Limit(25)).Page(ctx, "")
+				return err
+			})
 		}
 		for range pace.take("tags", rate("list tags"), simTick) {
-			s.call(func(ctx context.Context) error { _, err := st.ListTags(ctx, "", pipeline.Limit(100)); return err })
+			s.call(func(ctx context.Context) error {
+				_, err := st.Tags().List(pipeline.Limit(100)).Page(ctx, "")
+				return err
+			})
 		}
 		for range pace.take("keys", rate("list tag keys")/float64(keysPerCall), simTick) {
-			s.call(func(ctx context.Context) error { _, err := st.TagKeys(ctx); return err })
+			s.call(func(ctx context.Context) error { _, err := st.Tags().Keys(ctx); return err })
 		}
 		for range pace.take("values", rate("list values of a tag key"), simTick) {
 			s.call(func(ctx context.Context) error {
-				_, err := st.ListTagValues(ctx, "source", "", pipeline.Limit(50))
+				_, err := st.Tags().Values("source", pipeline.Limit(50)).Page(ctx, "")
 				return err
 			})
 		}
 		// One query per tag asked for, then a BatchGetItem of the page.
 		for range pace.take("bytags", rate("list pipelines by tags"), simTick) {
 			s.call(func(ctx context.Context) error {
-				_, err := st.ListByTags(ctx, tags, "", pipeline.Limit(25))
+				_, err := st.Pipelines().ByTags(tags, pipeline.Limit(25)).Page(ctx, "")
 				return err
 			})
 		}

@@ -131,11 +131,11 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 		}))
 		var e *pipeline.Execution
 		rows = append(rows, checkWrite(t, fake, s, "create a pipeline execution", func() (err error) {
-			e, err = store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID, Version: p.Version})
+			e, err = store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: p.ID, Version: p.Version})
 			return err
 		}))
 		rows = append(rows, checkWrite(t, fake, s, "move a pipeline execution", func() error {
-			_, err := store.StartExecution(ctx, e.ID)
+			_, err := store.Executions().Start(ctx, e.ID)
 			return err
 		}))
 	}

@@ -60,7 +60,7 @@ func BenchmarkListByTags(b *testing.B) {
 			e.db.ResetCalls()
 			n := 0
 			for b.Loop() {
-				page, err := e.store.ListByTags(ctx, bc.tags, "", pipeline.Limit(25))
+				page, err := e.store.Pipelines().ByTags(bc.tags, pipeline.Limit(25)).Page(ctx, "")
 				if err != nil || len(page.Items) == 0 {
 					b.Fatal(len(page.Items), err)
 				}

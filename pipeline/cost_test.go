@@ -60,23 +60,23 @@ var pipelineHotCalls = []dynamotest.Cost[*costEnv]{
 		p, err := e.store.Create(context.Background(), threeTags)
 		require.NoError(t, err)
 		return func() error {
-			_, err := e.store.CreateExecution(context.Background(), pipeline.ExecutionInput{PipelineID: p.ID})
+			_, err := e.store.Executions().Create(context.Background(), pipeline.ExecutionInput{PipelineID: p.ID})
 			return err
 		}
 	}, Max: dynamotest.Usage{Requests: 2, RoundTrips: 2, ReadUnits: 1, WriteUnits: 10}},
 	{Name: "StartExecution", Prepare: func(t testing.TB, e *costEnv) func() error {
 		p, err := e.store.Create(context.Background(), threeTags)
 		require.NoError(t, err)
-		ex, err := e.store.CreateExecution(context.Background(), pipeline.ExecutionInput{PipelineID: p.ID})
+		ex, err := e.store.Executions().Create(context.Background(), pipeline.ExecutionInput{PipelineID: p.ID})
 		require.NoError(t, err)
-		return func() error { _, err := e.store.StartExecution(context.Background(), ex.ID); return err }
+		return func() error { _, err := e.store.Executions().Start(context.Background(), ex.ID); return err }
 	}, Max: dynamotest.Usage{Requests: 1, RoundTrips: 1, WriteUnits: 2}},
 	{Name: "ListByTags page of 25, two tags of 300 pipelines", Prepare: func(t testing.TB, e *costEnv) func() error {
 		seeds++ // a benchmark prepares again: other ids
 		createMany(t, e.env, 300, rand.New(rand.NewPCG(4, seeds)))
 		tags := []pipeline.Tag{{Key: "env", Value: "prod"}, {Key: "region", Value: "usa/northwest"}}
 		return func() error {
-			page, err := e.store.ListByTags(context.Background(), tags, "", pipeline.Limit(25))
+			page, err := e.store.Pipelines().ByTags(tags, pipeline.Limit(25)).Page(context.Background(), "")
 			if err == nil && len(page.Items) == 0 {
 				err = fmt.Errorf("nothing listed")
 			}

@@ -13,8 +13,8 @@ import (
 )
 
 // attrDeleting marks a current item whose pipeline Delete is removing: the
-// time Delete started. While it is set, Get, ListGroup and ListByTags do
-// not return the pipeline, and Update and CreateExecution are refused.
+// time Delete started. While it is set, Get, Pipelines.InGroup and Pipelines.ByTags do
+// not return the pipeline, and Update and Executions.Create are refused.
 const attrDeleting = "deleting"
 
 // maxDeleteMarkAttempts bounds how often Delete re-reads a pipeline that an
@@ -45,11 +45,11 @@ const maxDeleteMarkAttempts = 5
 // Delete of a pipeline that does not exist (or no longer does) succeeds.
 // It still removes any object under the pipeline's files prefix: files can
 // arrive after Delete swept them (an upload through a presigned URL handed
-// out before the Delete; the input CreateExecution copied for an execution
+// out before the Delete; the input Executions.Create copied for an execution
 // it could not create, when removing the copy failed too), and calling
 // Delete again removes them.
 //
-// No execution escapes: CreateExecution is conditional on the current item
+// No execution escapes: Executions.Create is conditional on the current item
 // not being marked, and records each execution in the pipeline's partition
 // in the same transaction, which Delete reads strongly consistent (GSI-1,
 // where the seed lists executions, is eventually consistent and can miss
@@ -90,7 +90,7 @@ func (s *Store) Delete(ctx context.Context, id string, opts ...func(*DeleteOptio
 		// Gone, or never there: its files may not be. An object can land
 		// under the prefix after a Delete swept it (an upload through a
 		// presigned URL handed out before, the input copy of a
-		// CreateExecution that failed and could not clean up), so Delete
+		// Executions.Create that failed and could not clean up), so Delete
 		// of a missing pipeline sweeps the prefix again.
 		n, err := s.sweepFiles(ctx, id)
 		if err != nil {
@@ -206,7 +206,7 @@ func (s *Store) deleteExecutions(ctx context.Context, cur *pipelineItem) (int, e
 		}
 		add(ref.ExecutionID)
 	}
-	for e, err := range s.Executions(ctx, cur.ID) {
+	for e, err := range s.Executions().List(cur.ID).All(ctx) {
 		if err != nil {
 			return 0, err
 		}

@@ -126,9 +126,9 @@ func buildDeleteWorld(t *testing.T, s *pipeline.Store, blobs blobstore.Store, ro
 		up, err := s.PresignInputUpload(ctx, p.ID, 0)
 		require.NoError(t, err)
 		require.NoError(t, blobs.Put(ctx, up.Key, strings.NewReader("input")))
-		ex, err := s.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: up.Key})
+		ex, err := s.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: up.Key})
 		require.NoError(t, err)
-		_, err = s.StartExecution(ctx, ex.ID)
+		_, err = s.Executions().Start(ctx, ex.ID)
 		require.NoError(t, err)
 		require.NoError(t, s.PutOutput(ctx, ex.ID, strings.NewReader("output"), 6))
 		return ex.ID
@@ -182,7 +182,7 @@ func (w *deleteWorld) checkDeleted(t *testing.T, s *pipeline.Store, blobs blobst
 	}
 	_, err := s.Get(ctx, w.keep.ID)
 	assert.NoError(t, err)
-	_, err = s.GetExecution(ctx, w.keepExec)
+	_, err = s.Executions().Get(ctx, w.keepExec)
 	assert.NoError(t, err)
 	_, err = s.Get(ctx, w.victim.ID)
 	assert.ErrorIs(t, err, pipeline.ErrNotFound)
@@ -234,17 +234,17 @@ func TestDeletingPipelineRefusesUpdatesAndExecutions(t *testing.T) {
 	assert.ErrorIs(t, err, pipeline.ErrNotFound, "a pipeline being deleted is gone for readers")
 	_, err = e.store.Update(ctx, w.victim.ID, w.victim.Version, pipeline.Input{Name: "late"})
 	assert.ErrorIs(t, err, pipeline.ErrNotFound)
-	_, err = e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: w.victim.ID, Version: 1})
+	_, err = e.store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: w.victim.ID, Version: 1})
 	assert.ErrorIs(t, err, pipeline.ErrNotFound)
-	all, err := e.store.ListPipelines(ctx, "")
+	all, err := e.store.Pipelines().List().Page(ctx, "")
 	require.NoError(t, err)
 	for _, p := range all.Items {
 		assert.NotEqual(t, w.victim.ID, p.ID, "listed while deleting")
 	}
-	group, err := e.store.ListGroup(ctx, "dg2", "")
+	group, err := e.store.Pipelines().InGroup("dg2").Page(ctx, "")
 	require.NoError(t, err)
 	assert.Empty(t, group.Items)
-	byTag, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: "donly", Value: "me"}}, "")
+	byTag, err := e.store.Pipelines().ByTags([]pipeline.Tag{{Key: "donly", Value: "me"}}).Page(ctx, "")
 	require.NoError(t, err)
 	assert.Empty(t, byTag.Items)
 	_, err = e.store.Create(ctx, pipeline.Input{ID: w.victim.ID, Name: "again"})
@@ -271,16 +271,16 @@ func TestDeleteRemovesSeedFormVersionsAndReadsThemFirst(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	w := buildDeleteWorld(t, e.store, e.blobs, "v")
-	v3, err := e.store.GetVersion(ctx, w.victim.ID, 3)
+	v3, err := e.store.Versions().Get(ctx, w.victim.ID, 3)
 	require.NoError(t, err, "PV:3 as the seed writes it")
 	assert.Equal(t, 3, v3.Version)
 	var versions []int
-	for v, err := range e.store.Versions(ctx, w.victim.ID) {
+	for v, err := range e.store.Versions().List(w.victim.ID).All(ctx) {
 		require.NoError(t, err)
 		versions = append(versions, v.Version)
 	}
 	assert.Equal(t, []int{1, 2, 3}, versions)
-	all, err := e.store.ListPipelines(ctx, "")
+	all, err := e.store.Pipelines().List().Page(ctx, "")
 	require.NoError(t, err)
 	assert.Len(t, all.Items, 2, "the seed's version item (siKey1 P) is not listed as a pipeline")
 	require.NoError(t, e.store.Delete(ctx, w.victim.ID))

@@ -73,7 +73,7 @@ func disabledTakesNoExecutions(t *testing.T, store *pipeline.Store, blobs blobst
 		"version 1, input":  {PipelineID: p.ID, ID: "e-input", Version: 1, InputKey: up.Key},
 		"current, no input": {PipelineID: p.ID},
 	} {
-		ex, err := store.CreateExecution(ctx, in)
+		ex, err := store.Executions().Create(ctx, in)
 		var de *pipeline.DisabledError
 		require.ErrorAs(t, err, &de, name)
 		assert.ErrorIs(t, err, pipeline.ErrDisabled, name)
@@ -88,7 +88,7 @@ func disabledTakesNoExecutions(t *testing.T, store *pipeline.Store, blobs blobst
 
 	p, err = store.Update(ctx, p.ID, p.Version, pipeline.Input{Name: "n", State: pipeline.StateEnabled})
 	require.NoError(t, err)
-	ex, err := store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID, Version: 1, InputKey: up.Key})
+	ex, err := store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: p.ID, Version: 1, InputKey: up.Key})
 	require.NoError(t, err, "enabled again, it takes executions")
 	assert.Equal(t, pipeline.ExecutionCreated, ex.State)
 }
@@ -112,13 +112,13 @@ func disabledBetweenReadAndWrite(t *testing.T, healthy *pipeline.Store, hooked f
 	}
 	store := hooked(api)
 	before := tableSnapshot(t, healthy)
-	ex, err := store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID, ID: "e-late"})
+	ex, err := store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: p.ID, ID: "e-late"})
 	require.NoError(t, disableErr, "the pipeline was disabled between the read and the write")
 	require.ErrorIs(t, err, pipeline.ErrDisabled)
 	assert.ErrorIs(t, err, table.ErrConditionFailed, "refused by the transaction's condition, not by the read")
 	assert.Nil(t, ex)
 	after := tableSnapshot(t, healthy)
-	_, err = healthy.GetExecution(ctx, "e-late")
+	_, err = healthy.Executions().Get(ctx, "e-late")
 	assert.ErrorIs(t, err, pipeline.ErrNotFound)
 	assert.Len(t, after, len(before)+1, "the refused execution wrote nothing; the update wrote its version")
 }

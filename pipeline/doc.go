@@ -12,17 +12,25 @@
 //		Groups: []string{"/usa/northwest"},
 //	})
 //	p, err = store.Update(ctx, p.ID, p.Version, changed)   // *ConflictError if someone was faster
-//	page, err := store.ListByTags(ctx, []pipeline.Tag{{Key: "region", Value: "usa"}}, "", pipeline.Limit(25))
-//	ex, err := store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID})
-//	ex, err = store.StartExecution(ctx, ex.ID)              // *TransitionError if it was not created
+//	page, err := store.Pipelines().ByTags([]pipeline.Tag{{Key: "region", Value: "usa"}}, pipeline.Limit(25)).Page(ctx, "")
+//	ex, err := store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: p.ID})
+//	ex, err = store.Executions().Start(ctx, ex.ID)          // *TransitionError if it was not created
+//	for e, err := range store.Executions().List(p.ID).All(ctx) { ... }
 //	err = store.Delete(ctx, p.ID)                           // resumable: call again after a failure
 //
 // NewStore takes its options as functions (TableName, Clock, Logger,
 // TracerProvider (one span per call, "pipeline.Delete"), or
-// any func(*Options)); a nil db or a bad value fails there. Every listing
-// has one shape: ListX(ctx, parent..., cursor, opts...) returns a
-// table.Page and the next cursor, X(ctx, parent..., opts...) iterates over
-// every page; ListOptions.Limit (Limit(n)) sizes a page. Each listing
+// any func(*Options)); a nil db or a bad value fails there.
+//
+// The Store's own methods are the everyday calls on a pipeline (Create,
+// Get, Update, Delete, its files) and its setup; every other kind has a
+// handle: Executions (Create, Get, Start, Succeed, Fail, List), Versions
+// (Get, List), Pipelines (the listings of pipelines: List, ByTags,
+// InGroup), Tags (Keys, List, Values), and Maintenance for the operator
+// (RecoverExecutions). Every listing has one shape, table.List: made with
+// its arguments and options (a bad one is reported when it is read, before
+// anything is sent), read a page at a time with Page(ctx, cursor) or whole
+// with All(ctx); ListOptions.Limit (Limit(n)) sizes a page. Each listing
 // documents its total order; all of them order by a unique key or break
 // ties with one, so cursors resume exactly.
 //
@@ -78,16 +86,16 @@
 // writes PV:1. This package writes PV:0000000001, zero-padded to ten
 // digits, because DynamoDB orders sort keys as text: unpadded, PV:10 sorts
 // between PV:1 and PV:2, and "list versions" could not page through them
-// by version with one key condition. It reads both: GetVersion tries the
-// padded key, then the seed's. ListVersions lists both forms in one order,
+// by version with one key condition. It reads both: Versions.Get tries the
+// padded key, then the seed's. Versions.List lists both forms in one order,
 // by version number: it reads the padded keys (BETWEEN PV:0000000001 AND
 // PV:0999999999, numeric order already) a page at a time and the seed's
 // (BETWEEN PV:1 AND PV:9999999999) whole, sorted by number, and merges
 // them. A number written in both forms is listed twice, the padded item
-// first (the one GetVersion returns); its cursor is the last (number,
+// first (the one Versions.Get returns); its cursor is the last (number,
 // form) returned, so pages resume inside such a tie. Delete removes both
 // forms. The seed's base table gives version items siKey1 P, which would
-// put them in "list pipelines"; ListPipelines keeps to items with sk
+// put them in "list pipelines"; Pipelines.List keeps to items with sk
 // PV:current.
 //
 // Executions keep the seed's layout exactly: only they carry siKey1
@@ -131,7 +139,7 @@
 // Tag keys may not contain ':' or '#', values not ':' nor empty levels.
 //
 // Aggregates count pipelines per key and level path (TA:region /
-// TA:usa/northwest), so each count is exactly what ListByTags returns for
+// TA:usa/northwest), so each count is exactly what Pipelines.ByTags returns for
 // that one tag. Counts move only by ADD +1/-1 inside the transaction that
 // adds or removes the tag items, so they stay exact under concurrent
 // updates. A count that drops to zero is removed: a transaction cannot
@@ -140,14 +148,14 @@
 // against a racing ADD +1 (the delete fails, or the ADD recreates the item
 // with siKey1 and count 1). If that second write fails the update has
 // still happened: the zero row stays, the listings hide it (they filter
-// count > 0), and the next decrement of that tag removes it. TagKeys lists
+// count > 0), and the next decrement of that tag removes it. Tags.Keys lists
 // the keys with one single-item query per key (GSI-1 siKey1 = TD AND pk > TA:<previous key>),
-// ListTagValues the values of one key with their counts (pk = TA:<key>),
-// and ListTags every (key, value, count) by key.
+// Tags.Values the values of one key with their counts (pk = TA:<key>),
+// and Tags.List every (key, value, count) by key.
 //
 // # Executions
 //
-// CreateExecution writes an execution in one transaction whose condition
+// Executions.Create writes an execution in one transaction whose condition
 // checks its pipeline version and the current item: a pipeline whose
 // state is StateDisabled takes no new executions ([DisabledError],
 // [ErrDisabled], nothing written), and since the condition is the write's
@@ -157,14 +165,14 @@
 // before.
 //
 // An execution moves created → running → succeeded, or to failed from
-// created or running (with its reason in error). StartExecution,
-// SucceedExecution and FailExecution are each one UpdateItem conditional
+// created or running (with its reason in error). Executions.Start,
+// Executions.Succeed and Executions.Fail are each one UpdateItem conditional
 // on the state the move starts from; a refused move writes nothing and
 // returns a *TransitionError (ErrTransition) carrying the state DynamoDB
 // returned with the refusal (ReturnValuesOnConditionCheckFailure ALL_OLD),
 // so no second read can race a third writer. Items record startedAt and
 // finishedAt beside createdAt and updatedAt. No execution stays in flight
-// forever: RecoverExecutions fails the created or running executions of a
+// forever: Maintenance.RecoverExecutions fails the created or running executions of a
 // pipeline idle since a cutoff, each on condition that state and updatedAt
 // are still the ones it read.
 //
@@ -185,9 +193,9 @@
 // down twice), and the current item goes last. A Delete that failed half
 // way is finished by calling Delete again; the tests interrupt it at every
 // one of its writes, on the fake and on DynamoDB Local. No execution
-// escapes: CreateExecution is conditional on the current item not being
+// escapes: Executions.Create is conditional on the current item not being
 // marked, and Delete finds executions by their references (above), not
-// only through GSI-1. CreateExecution removes the input it copied when its
+// only through GSI-1. Executions.Create removes the input it copied when its
 // transaction is refused, and Delete of a pipeline that is already gone
 // sweeps its files prefix again, so files that arrived after a Delete (a
 // late presigned upload) are removed by calling Delete again.
@@ -214,7 +222,7 @@
 //
 // # Listing by tags
 //
-// ListByTags follows the seed: one query per requested tag, run in
+// Pipelines.ByTags follows the seed: one query per requested tag, run in
 // parallel (Options.MaxConcurrency), each reading its tag items in
 // pipeline id order (the id ends the sort key), intersected by merging the
 // sorted streams. A stream that is behind restarts its query at the id the
@@ -249,7 +257,7 @@
 // millisecond would otherwise get one key, and the second PUT would
 // replace the first file.
 // PresignInputUpload hands out a presigned PUT for a new input,
-// CreateExecution copies an uploaded input next to the execution's output
+// Executions.Create copies an uploaded input next to the execution's output
 // (the blob store has no server-side copy: a streamed Get and Put) before
 // writing the execution, so no execution points at a missing file;
 // PutOutput stores the output and PresignOutputDownload hands out a

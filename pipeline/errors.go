@@ -19,7 +19,7 @@ var (
 	// current one. Returned as a *ConflictError; nothing was written.
 	ErrConflict = errors.New("pipeline: version conflict")
 
-	// ErrDisabled: CreateExecution of a pipeline whose state is
+	// ErrDisabled: Executions.Create of a pipeline whose state is
 	// StateDisabled. Returned as a *DisabledError; nothing was written.
 	ErrDisabled = errors.New("pipeline: pipeline is disabled")
 

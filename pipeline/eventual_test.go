@@ -28,7 +28,7 @@ func TestCallsThatActOnARecordFindOneWrittenAMomentBefore(t *testing.T) {
 	_, err = e.store.PresignInputUpload(ctx, p.ID, p.Version)
 	require.NoError(t, err, "the version Update wrote a moment before")
 
-	ex, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{ID: "e1", PipelineID: p.ID})
+	ex, err := e.store.Executions().Create(ctx, pipeline.ExecutionInput{ID: "e1", PipelineID: p.ID})
 	require.NoError(t, err)
 	require.NoError(t, e.store.PutOutput(ctx, ex.ID, strings.NewReader("output"), 6), "the execution created a moment before")
 	_, err = e.store.PresignOutputDownload(ctx, ex.ID)

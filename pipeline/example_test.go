@@ -13,6 +13,7 @@ import (
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/pipeline"
+	"github.com/tablekit/tablekit/table"
 )
 
 // exampleStore is a store on the in-memory fake with an in-memory blob
@@ -72,7 +73,7 @@ func ExampleStore_Update() {
 	var ce *pipeline.ConflictError
 	fmt.Println(errors.As(err, &ce), ce.Current)
 
-	values, _ := store.ListTagValues(ctx, "plant", "")
+	values, _ := store.Tags().Values("plant").Page(ctx, "")
 	fmt.Println(values.Items)
 	// Output:
 	// v2 2 <nil>
@@ -80,7 +81,7 @@ func ExampleStore_Update() {
 	// [{plant def 1}]
 }
 
-func ExampleStore_ListByTags() {
+func ExamplePipelines_ByTags() {
 	store, done := exampleStore()
 	defer done()
 	ctx := context.Background()
@@ -88,7 +89,7 @@ func ExampleStore_ListByTags() {
 		store.Create(ctx, pipeline.Input{Name: region, Tags: []pipeline.Tag{
 			{Key: "source", Value: "sap"}, {Key: "region", Value: region}}})
 	}
-	page, err := store.ListByTags(ctx, []pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa"}}, "", pipeline.Limit(10))
+	page, err := store.Pipelines().ByTags([]pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa"}}, pipeline.Limit(10)).Page(ctx, "")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -99,6 +100,45 @@ func ExampleStore_ListByTags() {
 	// Output:
 	// id001 usa/northwest/seattle
 	// id002 usa/southeast
+}
+
+// A listing is one table.List, made with its arguments: read a page at a
+// time (an API handler passing its client's cursor) or whole.
+func ExampleExecutions_List() {
+	store, done := exampleStore()
+	defer done()
+	ctx := context.Background()
+	p, _ := store.Create(ctx, pipeline.Input{Name: "n"})
+	for range 3 {
+		store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: p.ID})
+	}
+	executions := store.Executions().List(p.ID, pipeline.Limit(2))
+	page, err := executions.Page(ctx, "") // "": the first page
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(page.Items), "executions, more:", page.Next != "")
+	page, _ = executions.Page(ctx, page.Next)
+	fmt.Println(len(page.Items), "execution, more:", page.Next != "")
+
+	for e, err := range executions.All(ctx) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(e.ID, e.State)
+	}
+	// A bad argument is reported where the listing is read.
+	_, err = store.Executions().List("").Page(ctx, "")
+	fmt.Println(errors.Is(err, table.ErrInvalidInput))
+	// Output:
+	// 2 executions, more: true
+	// 1 execution, more: false
+	// id002 created
+	// id003 created
+	// id004 created
+	// true
 }
 
 func ExampleStore_PresignInputUpload() {
@@ -122,7 +162,7 @@ func ExampleStore_PresignInputUpload() {
 	resp.Body.Close()
 	fmt.Println(up.Key, resp.Status)
 
-	ex, _ := store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: up.Key})
+	ex, _ := store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: up.Key})
 	fmt.Println(ex.InputKey)
 	store.PutOutput(ctx, ex.ID, strings.NewReader("done"), 4)
 	url, _ := store.PresignOutputDownload(ctx, ex.ID)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -52,7 +51,7 @@ type ExecutionState string
 //
 // Every move is one conditional write on the state it starts from.
 // succeeded and failed are final. A running execution whose executor died
-// leaves running through RecoverExecutions (failed, "timed out") or Fail.
+// leaves running through Maintenance.RecoverExecutions (failed, "timed out") or Fail.
 const (
 	ExecutionCreated   ExecutionState = "created"
 	ExecutionRunning   ExecutionState = "running"
@@ -81,8 +80,8 @@ type Execution struct {
 	InputKey string `json:"input,omitempty"`
 }
 
-// ExecutionInput is what CreateExecution records. A new execution is
-// always created; it moves on with StartExecution.
+// ExecutionInput is what Executions.Create records. A new execution is
+// always created; it moves on with Executions.Start.
 type ExecutionInput struct {
 	// ID of the execution; generated (Options.NewID) when empty.
 	ID         string
@@ -91,7 +90,7 @@ type ExecutionInput struct {
 	Version   int
 	CreatedBy string
 	// InputKey, when set, is the object key of an input uploaded through
-	// PresignInputUpload for this pipeline version; CreateExecution copies
+	// PresignInputUpload for this pipeline version; Executions.Create copies
 	// it next to the execution's output before writing the execution.
 	InputKey string
 }
@@ -132,7 +131,7 @@ func parseOptionalTime(s string) (time.Time, error) {
 	return time.Parse(timeLayout, s)
 }
 
-// CreateExecution records an execution of a pipeline version. With
+// Create records an execution of a pipeline version. With
 // in.InputKey it first copies that input to the execution's input.txt
 // (files first, then DynamoDB, so no execution points at a missing file).
 // The execution is written in one transaction with a check that the
@@ -141,8 +140,9 @@ func parseOptionalTime(s string) (time.Time, error) {
 // no new executions (*DisabledError, ErrDisabled), however recently it was
 // disabled, since the condition is the write's own. A refused execution
 // writes nothing to DynamoDB, and its input copy is removed.
-func (s *Store) CreateExecution(ctx context.Context, in ExecutionInput) (_ *Execution, err error) {
-	ctx, span := s.start(ctx, "pipeline.CreateExecution")
+func (h *Executions) Create(ctx context.Context, in ExecutionInput) (_ *Execution, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "pipeline.Executions.Create")
 	defer span.End(&err)
 	if err := s.ready(ctx); err != nil {
 		return nil, err
@@ -246,7 +246,7 @@ func refusedPipeline(id string, current table.Item, cause error) error {
 	return notFound("pipeline", id, cause)
 }
 
-// removeInputCopy deletes the input CreateExecution copied for e, when its
+// removeInputCopy deletes the input Executions.Create copied for e, when its
 // transaction was canceled. A failure is logged, not returned: the copy is
 // under the pipeline's prefix, where Delete (even of a pipeline already
 // gone) sweeps it.
@@ -259,16 +259,16 @@ func (s *Store) removeInputCopy(ctx context.Context, e *Execution) {
 	}
 }
 
-// GetExecution returns execution id.
-func (s *Store) GetExecution(ctx context.Context, id string) (*Execution, error) {
-	return s.getExecution(ctx, id)
+// Get returns execution id.
+func (h *Executions) Get(ctx context.Context, id string) (*Execution, error) {
+	return h.store().getExecution(ctx, id)
 }
 
-// getExecution is GetExecution with the read's options: the store's own
+// getExecution is Executions.Get with the read's options: the store's own
 // calls that act on an execution (PutOutput, PresignOutputDownload) read it
 // strongly consistent, so they find one created a moment before.
 func (s *Store) getExecution(ctx context.Context, id string, opts ...func(*table.GetOptions)) (_ *Execution, err error) {
-	ctx, span := s.start(ctx, "pipeline.GetExecution")
+	ctx, span := s.start(ctx, "pipeline.Executions.Get")
 	defer span.End(&err)
 	if err := s.ready(ctx); err != nil {
 		return nil, err
@@ -286,23 +286,20 @@ func (s *Store) getExecution(ctx context.Context, id string, opts ...func(*table
 	return it.execution()
 }
 
-// ListExecutions returns one page of executions of pipeline pipelineID
-// (ListOptions.Limit; 0: what one DynamoDB page holds) and the next page's
-// cursor, in execution id order (GSI-1 sorts them by pk PE:<executionId>,
-// unique, so there are no ties; oldest first with the default ULIDs).
-func (s *Store) ListExecutions(ctx context.Context, pipelineID, cursor string, opts ...func(*ListOptions)) (_ table.Page[*Execution], err error) {
-	ctx, span := s.start(ctx, "pipeline.ListExecutions")
-	defer span.End(&err)
-	if err := s.ready(ctx); err != nil {
-		return table.Page[*Execution]{}, err
-	}
-	if err := validateID("pipelineID", pipelineID); err != nil {
-		return table.Page[*Execution]{}, err
-	}
+// List is the listing of the executions of pipeline pipelineID
+// (ListOptions.Limit per page; 0: what one DynamoDB page holds), in
+// execution id order (GSI-1 sorts them by pk PE:<executionId>, unique, so
+// there are no ties; oldest first with the default ULIDs).
+func (h *Executions) List(pipelineID string, opts ...func(*ListOptions)) table.List[*Execution] {
+	s := h.store()
 	limit, err := pageLimit(opts)
-	if err != nil {
-		return table.Page[*Execution]{}, err
-	}
+	return newList(s, "pipeline.Executions.List", firstErr(validateID("pipelineID", pipelineID), err),
+		func(ctx context.Context, cursor string) (table.Page[*Execution], error) {
+			return s.executionsPage(ctx, pipelineID, cursor, limit)
+		})
+}
+
+func (s *Store) executionsPage(ctx context.Context, pipelineID, cursor string, limit func(*entity.ListOptions)) (table.Page[*Execution], error) {
 	page, err := s.executions.List(ctx, executionItem{PipelineID: pipelineID}, cursor, entity.ByIndex(IndexGSI1), limit)
 	if err != nil {
 		return table.Page[*Execution]{}, err
@@ -316,12 +313,4 @@ func (s *Store) ListExecutions(ctx context.Context, pipelineID, cursor string, o
 		out.Items = append(out.Items, e)
 	}
 	return out, nil
-}
-
-// Executions iterates over every execution of pipeline pipelineID in
-// ListExecutions's order.
-func (s *Store) Executions(ctx context.Context, pipelineID string, opts ...func(*ListOptions)) iter.Seq2[*Execution, error] {
-	return table.Walk(func(cursor string) (table.Page[*Execution], error) {
-		return s.ListExecutions(ctx, pipelineID, cursor, opts...)
-	})
 }

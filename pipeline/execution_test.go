@@ -44,7 +44,7 @@ func TestExecutionRoundTripWithFiles(t *testing.T) {
 	assert.Regexp(t, `Z-[0-9A-Z]{26}\.txt$`, up.Key, "the ingest key ends in the upload's id")
 	upload(t, up, "a,b,c\n1,2,3\n")
 
-	ex, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{ID: "e1", PipelineID: p.ID, InputKey: up.Key, CreatedBy: "abc@xyz.com"})
+	ex, err := e.store.Executions().Create(ctx, pipeline.ExecutionInput{ID: "e1", PipelineID: p.ID, InputKey: up.Key, CreatedBy: "abc@xyz.com"})
 	require.NoError(t, err)
 	assert.Equal(t, 2, ex.Version)
 	assert.Equal(t, pipeline.ExecutionCreated, ex.State)
@@ -54,7 +54,7 @@ func TestExecutionRoundTripWithFiles(t *testing.T) {
 	copied, _ := io.ReadAll(body)
 	body.Close()
 	assert.Equal(t, "a,b,c\n1,2,3\n", string(copied), "copied input")
-	got, err := e.store.GetExecution(ctx, "e1")
+	got, err := e.store.Executions().Get(ctx, "e1")
 	require.NoError(t, err)
 	assert.Equal(t, *ex, *got)
 
@@ -79,11 +79,11 @@ func TestCreateExecutionOfMissingVersionWritesNothing(t *testing.T) {
 	_, err := e.store.Create(ctx, pipeline.Input{ID: "p1", Name: "n"})
 	require.NoError(t, err)
 	before := e.snapshot(t)
-	_, err = e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "p1", Version: 3})
+	_, err = e.store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: "p1", Version: 3})
 	assert.ErrorIs(t, err, pipeline.ErrNotFound, "execution of version 3")
-	_, err = e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "nope"})
+	_, err = e.store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: "nope"})
 	assert.ErrorIs(t, err, pipeline.ErrNotFound, "execution of a missing pipeline")
-	_, err = e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "p1", InputKey: "pipelines/p1/1/ingest/never-uploaded.txt"})
+	_, err = e.store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: "p1", InputKey: "pipelines/p1/1/ingest/never-uploaded.txt"})
 	assert.ErrorIs(t, err, pipeline.ErrNotFound, "execution with a missing input")
 	assert.Len(t, e.snapshot(t), len(before), "a refused execution wrote nothing")
 }
@@ -102,7 +102,7 @@ func TestExecutionsListsOnlyThatPipelinesExecutions(t *testing.T) {
 			pid = "b"
 		}
 		e.db.Advance(time.Millisecond) // each execution in its own millisecond, as the default ULIDs order them
-		ex, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: pid})
+		ex, err := e.store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: pid})
 		require.NoError(t, err)
 		if pid == "a" {
 			want = append(want, ex.ID)
@@ -111,7 +111,7 @@ func TestExecutionsListsOnlyThatPipelinesExecutions(t *testing.T) {
 	var got []string
 	cursor := ""
 	for {
-		page, err := e.store.ListExecutions(ctx, "a", cursor, pipeline.Limit(2))
+		page, err := e.store.Executions().List("a", pipeline.Limit(2)).Page(ctx, cursor)
 		require.NoError(t, err)
 		for _, ex := range page.Items {
 			got = append(got, ex.ID)
@@ -122,7 +122,7 @@ func TestExecutionsListsOnlyThatPipelinesExecutions(t *testing.T) {
 	}
 	assert.Equal(t, want, got, "executions of a in creation order")
 	n := 0
-	for ex, err := range e.store.Executions(ctx, "b") {
+	for ex, err := range e.store.Executions().List("b").All(ctx) {
 		require.NoError(t, err)
 		assert.Equal(t, "b", ex.PipelineID)
 		n++
@@ -130,7 +130,7 @@ func TestExecutionsListsOnlyThatPipelinesExecutions(t *testing.T) {
 	assert.Equal(t, 2, n, "b's executions")
 	// Executions carry siKey1 P:<id> and current items siKey1 P: neither
 	// listing shows the other's items.
-	page, err := e.store.ListPipelines(ctx, "")
+	page, err := e.store.Pipelines().List().Page(ctx, "")
 	require.NoError(t, err)
 	assert.Len(t, page.Items, 2, "List after executions")
 }
@@ -150,7 +150,7 @@ func TestPresignInputUploadChecksTheVersion(t *testing.T) {
 	_, err = e.store.Create(ctx, pipeline.Input{ID: "p2", Name: "n"})
 	require.NoError(t, err)
 	e.db.ResetCalls()
-	_, err = e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "p2", Version: 1, InputKey: up.Key})
+	_, err = e.store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: "p2", Version: 1, InputKey: up.Key})
 	require.Error(t, err, "foreign input")
 	assert.NotErrorIs(t, err, pipeline.ErrNotFound, "foreign input")
 	assert.Zero(t, e.calls(), "a foreign input key reached DynamoDB")

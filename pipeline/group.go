@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"iter"
 	"slices"
 
 	"github.com/tablekit/tablekit/entity"
@@ -33,25 +32,22 @@ func diffStrings(cur, next []string) (added, removed []string) {
 	return added, removed
 }
 
-// ListGroup returns one page of pipelines of group groupID
-// (ListOptions.Limit; 0: what one DynamoDB page holds) in pipeline id
-// order (GSI-1 sorts memberships by pk P:<pipelineId>, unique within a
-// group), and the next page's cursor: the memberships from GSI-1, then the
+// InGroup is the listing of the pipelines of group groupID
+// (ListOptions.Limit per page; 0: what one DynamoDB page holds) in
+// pipeline id order (GSI-1 sorts memberships by pk P:<pipelineId>, unique
+// within a group): each page is the memberships from GSI-1, then the
 // pipelines' current items with one BatchGet. A pipeline being deleted is
 // left out, so a page may hold fewer than Limit.
-func (s *Store) ListGroup(ctx context.Context, groupID, cursor string, opts ...func(*ListOptions)) (_ table.Page[*Pipeline], err error) {
-	ctx, span := s.start(ctx, "pipeline.ListGroup")
-	defer span.End(&err)
-	if err := s.ready(ctx); err != nil {
-		return table.Page[*Pipeline]{}, err
-	}
-	if err := validateID("groupID", groupID); err != nil {
-		return table.Page[*Pipeline]{}, err
-	}
+func (h *Pipelines) InGroup(groupID string, opts ...func(*ListOptions)) table.List[*Pipeline] {
+	s := h.store()
 	limit, err := pageLimit(opts)
-	if err != nil {
-		return table.Page[*Pipeline]{}, err
-	}
+	return newList(s, "pipeline.Pipelines.InGroup", firstErr(validateID("groupID", groupID), err),
+		func(ctx context.Context, cursor string) (table.Page[*Pipeline], error) {
+			return s.groupPage(ctx, groupID, cursor, limit)
+		})
+}
+
+func (s *Store) groupPage(ctx context.Context, groupID, cursor string, limit func(*entity.ListOptions)) (table.Page[*Pipeline], error) {
 	members, err := s.groups.List(ctx, groupItem{GroupID: groupID}, cursor, entity.ByIndex(IndexGSI1), limit)
 	if err != nil {
 		return table.Page[*Pipeline]{}, err
@@ -79,11 +75,4 @@ func (s *Store) ListGroup(ctx context.Context, groupID, cursor string, opts ...f
 		page.Items = append(page.Items, p)
 	}
 	return page, nil
-}
-
-// Group iterates over every pipeline of group groupID in ListGroup's order.
-func (s *Store) Group(ctx context.Context, groupID string, opts ...func(*ListOptions)) iter.Seq2[*Pipeline, error] {
-	return table.Walk(func(cursor string) (table.Page[*Pipeline], error) {
-		return s.ListGroup(ctx, groupID, cursor, opts...)
-	})
 }

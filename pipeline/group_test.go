@@ -33,7 +33,7 @@ func TestListGroupPagesMembersWithTheirCurrentVersion(t *testing.T) {
 	var got []string
 	cursor := ""
 	for {
-		page, err := e.store.ListGroup(ctx, "/usa/northwest", cursor, pipeline.Limit(3))
+		page, err := e.store.Pipelines().InGroup("/usa/northwest", pipeline.Limit(3)).Page(ctx, cursor)
 		require.NoError(t, err)
 		for _, p := range page.Items {
 			assert.Equal(t, 2, p.Version, "group listed %s at its current version", p.ID)
@@ -46,7 +46,7 @@ func TestListGroupPagesMembersWithTheirCurrentVersion(t *testing.T) {
 	}
 	assert.Equal(t, want, got, "group members")
 	var all []string
-	for p, err := range e.store.Group(ctx, "/eu") {
+	for p, err := range e.store.Pipelines().InGroup("/eu").All(ctx) {
 		require.NoError(t, err)
 		all = append(all, p.ID)
 	}
@@ -64,13 +64,13 @@ func TestIteratorsWalkEveryPage(t *testing.T) {
 		want = append(want, p.ID)
 	}
 	var got []string
-	for p, err := range e.store.ByTags(ctx, []pipeline.Tag{{Key: "k", Value: "v"}}) {
+	for p, err := range e.store.Pipelines().ByTags([]pipeline.Tag{{Key: "k", Value: "v"}}).All(ctx) {
 		require.NoError(t, err)
 		got = append(got, p.ID)
 	}
 	assert.Equal(t, want, got, "ByTags")
 	counts := map[string]int{}
-	for tc, err := range e.store.Tags(ctx) {
+	for tc, err := range e.store.Tags().List().All(ctx) {
 		require.NoError(t, err)
 		counts[tc.Key+"="+tc.Value] = tc.Count
 	}
@@ -81,7 +81,7 @@ func TestIteratorsWalkEveryPage(t *testing.T) {
 	_, err = e.store.Update(ctx, "gone", 1, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "m", Value: "1"}}})
 	require.NoError(t, err)
 	e.db.ResetCalls()
-	keys, err := e.store.TagKeys(ctx)
+	keys, err := e.store.Tags().Keys(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"k", "m", "n"}, keys, "TagKeys")
 	assert.LessOrEqual(t, e.db.Calls("Query"), 8, "TagKeys's queries for 3 keys (and one gone)")
@@ -100,15 +100,15 @@ func TestListByTagsReportsAFailedTagQuery(t *testing.T) {
 		e.db.ClearFaults()
 		e.db.Inject(dynamotest.FailNth("Query", nth, boom))
 		e.db.ResetCalls()
-		_, err := e.store.ListByTags(ctx, q, "", pipeline.Limit(10))
+		_, err := e.store.Pipelines().ByTags(q, pipeline.Limit(10)).Page(ctx, "")
 		assert.ErrorIs(t, err, boom, "query %d failing", nth)
 	}
 	e.db.ClearFaults()
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
-	_, err := e.store.ListByTags(canceled, q, "", pipeline.Limit(10))
+	_, err := e.store.Pipelines().ByTags(q, pipeline.Limit(10)).Page(canceled, "")
 	assert.ErrorIs(t, err, context.Canceled)
-	page, err := e.store.ListByTags(ctx, q, "", pipeline.Limit(10))
+	page, err := e.store.Pipelines().ByTags(q, pipeline.Limit(10)).Page(ctx, "")
 	require.NoError(t, err, "after the faults")
 	assert.Len(t, page.Items, 5, "after the faults")
 }

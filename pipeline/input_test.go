@@ -18,7 +18,7 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 	ctx := context.Background()
 	_, err := e.store.Create(ctx, pipeline.Input{ID: "p1", Name: "n"})
 	require.NoError(t, err)
-	_, err = e.store.CreateExecution(ctx, pipeline.ExecutionInput{ID: "e1", PipelineID: "p1"})
+	_, err = e.store.Executions().Create(ctx, pipeline.ExecutionInput{ID: "e1", PipelineID: "p1"})
 	require.NoError(t, err)
 	ok := pipeline.Input{Name: "n"}
 	with := func(f func(*pipeline.Input)) pipeline.Input { in := ok; f(&in); return in }
@@ -79,44 +79,44 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 		"update blank name":    func() error { _, err := s.Update(ctx, "p1", 1, pipeline.Input{}); return err },
 		"get empty id":         func() error { _, err := s.Get(ctx, ""); return err },
 		"get id with :":        func() error { _, err := s.Get(ctx, "P:x"); return err },
-		"get version 0":        func() error { _, err := s.GetVersion(ctx, "p1", 0); return err },
-		"get version of bad":   func() error { _, err := s.GetVersion(ctx, "a:b", 1); return err },
-		"list negative limit":  func() error { _, err := s.ListPipelines(ctx, "", pipeline.Limit(-1)); return err },
-		"list bad cursor":      func() error { _, err := s.ListPipelines(ctx, "garbage", pipeline.Limit(1)); return err },
-		"versions bad id":      func() error { _, err := s.ListVersions(ctx, "", "", pipeline.Limit(1)); return err },
-		"versions bad limit":   func() error { _, err := s.ListVersions(ctx, "p1", "", pipeline.Limit(-2)); return err },
-		"versions bad cursor":  func() error { _, err := s.ListVersions(ctx, "p1", "AAAA", pipeline.Limit(1)); return err },
-		"executions bad id":    func() error { _, err := s.ListExecutions(ctx, "x:y", "", pipeline.Limit(1)); return err },
-		"executions bad limit": func() error { _, err := s.ListExecutions(ctx, "p1", "", pipeline.Limit(-1)); return err },
-		"execution bad id":     func() error { _, err := s.GetExecution(ctx, ""); return err },
+		"get version 0":        func() error { _, err := s.Versions().Get(ctx, "p1", 0); return err },
+		"get version of bad":   func() error { _, err := s.Versions().Get(ctx, "a:b", 1); return err },
+		"list negative limit":  func() error { _, err := s.Pipelines().List(pipeline.Limit(-1)).Page(ctx, ""); return err },
+		"list bad cursor":      func() error { _, err := s.Pipelines().List(pipeline.Limit(1)).Page(ctx, "garbage"); return err },
+		"versions bad id":      func() error { _, err := s.Versions().List("", pipeline.Limit(1)).Page(ctx, ""); return err },
+		"versions bad limit":   func() error { _, err := s.Versions().List("p1", pipeline.Limit(-2)).Page(ctx, ""); return err },
+		"versions bad cursor":  func() error { _, err := s.Versions().List("p1", pipeline.Limit(1)).Page(ctx, "AAAA"); return err },
+		"executions bad id":    func() error { _, err := s.Executions().List("x:y", pipeline.Limit(1)).Page(ctx, ""); return err },
+		"executions bad limit": func() error { _, err := s.Executions().List("p1", pipeline.Limit(-1)).Page(ctx, ""); return err },
+		"execution bad id":     func() error { _, err := s.Executions().Get(ctx, ""); return err },
 		"create execution no pipeline": func() error {
-			_, err := s.CreateExecution(ctx, pipeline.ExecutionInput{})
+			_, err := s.Executions().Create(ctx, pipeline.ExecutionInput{})
 			return err
 		},
 		"create execution bad id": func() error {
-			_, err := s.CreateExecution(ctx, pipeline.ExecutionInput{ID: "a:b", PipelineID: "p1"})
+			_, err := s.Executions().Create(ctx, pipeline.ExecutionInput{ID: "a:b", PipelineID: "p1"})
 			return err
 		},
 		"create execution negative version": func() error {
-			_, err := s.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "p1", Version: -1})
+			_, err := s.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: "p1", Version: -1})
 			return err
 		},
 		"create execution foreign input": func() error {
-			_, err := s.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "p1", Version: 1, InputKey: "elsewhere.txt"})
+			_, err := s.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: "p1", Version: 1, InputKey: "elsewhere.txt"})
 			return err
 		},
-		"group empty id":        func() error { _, err := s.ListGroup(ctx, "", "", pipeline.Limit(1)); return err },
-		"group bad limit":       func() error { _, err := s.ListGroup(ctx, "g", "", pipeline.Limit(-1)); return err },
-		"tags bad limit":        func() error { _, err := s.ListTags(ctx, "", pipeline.Limit(-1)); return err },
-		"tag values empty key":  func() error { _, err := s.ListTagValues(ctx, "", "", pipeline.Limit(1)); return err },
-		"tag values key with :": func() error { _, err := s.ListTagValues(ctx, "a:b", "", pipeline.Limit(1)); return err },
-		"by tags none":          func() error { _, err := s.ListByTags(ctx, nil, "", pipeline.Limit(1)); return err },
+		"group empty id":        func() error { _, err := s.Pipelines().InGroup("", pipeline.Limit(1)).Page(ctx, ""); return err },
+		"group bad limit":       func() error { _, err := s.Pipelines().InGroup("g", pipeline.Limit(-1)).Page(ctx, ""); return err },
+		"tags bad limit":        func() error { _, err := s.Tags().List(pipeline.Limit(-1)).Page(ctx, ""); return err },
+		"tag values empty key":  func() error { _, err := s.Tags().Values("", pipeline.Limit(1)).Page(ctx, ""); return err },
+		"tag values key with :": func() error { _, err := s.Tags().Values("a:b", pipeline.Limit(1)).Page(ctx, ""); return err },
+		"by tags none":          func() error { _, err := s.Pipelines().ByTags(nil, pipeline.Limit(1)).Page(ctx, ""); return err },
 		"by tags bad tag": func() error {
-			_, err := s.ListByTags(ctx, []pipeline.Tag{{Key: "k", Value: ""}}, "", pipeline.Limit(1))
+			_, err := s.Pipelines().ByTags([]pipeline.Tag{{Key: "k", Value: ""}}, pipeline.Limit(1)).Page(ctx, "")
 			return err
 		},
 		"by tags bad limit": func() error {
-			_, err := s.ListByTags(ctx, []pipeline.Tag{{Key: "k", Value: "v"}}, "", pipeline.Limit(5000))
+			_, err := s.Pipelines().ByTags([]pipeline.Tag{{Key: "k", Value: "v"}}, pipeline.Limit(5000)).Page(ctx, "")
 			return err
 		},
 		"upload bad id":         func() error { _, err := s.PresignInputUpload(ctx, "", 1); return err },
@@ -125,14 +125,14 @@ func TestBadInputFailsBeforeAnyRequest(t *testing.T) {
 		"output nil body":       func() error { return s.PutOutput(ctx, "e1", nil, 0) },
 		"output negative size":  func() error { return s.PutOutput(ctx, "e1", strings.NewReader("x"), -1) },
 		"download bad id":       func() error { _, err := s.PresignOutputDownload(ctx, "a:b"); return err },
-		"all versions bad id":   func() error { return firstErr(s.Versions(ctx, "")) },
-		"all executions bad id": func() error { return firstErrE(s.Executions(ctx, "")) },
-		"all group bad id":      func() error { return firstErr(s.Group(ctx, "a:b")) },
-		"all by tags none":      func() error { return firstErr(s.ByTags(ctx, nil)) },
-		"tags bad cursor":       func() error { _, err := s.ListTags(ctx, "AQID"); return err },
-		"tag values bad cursor": func() error { _, err := s.ListTagValues(ctx, "k", "AQID"); return err },
-		"group bad cursor":      func() error { _, err := s.ListGroup(ctx, "g", "AQID"); return err },
-		"executions bad cursor": func() error { _, err := s.ListExecutions(ctx, "p1", "AQID"); return err },
+		"all versions bad id":   func() error { return firstErr(s.Versions().List("").All(ctx)) },
+		"all executions bad id": func() error { return firstErrE(s.Executions().List("").All(ctx)) },
+		"all group bad id":      func() error { return firstErr(s.Pipelines().InGroup("a:b").All(ctx)) },
+		"all by tags none":      func() error { return firstErr(s.Pipelines().ByTags(nil).All(ctx)) },
+		"tags bad cursor":       func() error { _, err := s.Tags().List().Page(ctx, "AQID"); return err },
+		"tag values bad cursor": func() error { _, err := s.Tags().Values("k").Page(ctx, "AQID"); return err },
+		"group bad cursor":      func() error { _, err := s.Pipelines().InGroup("g").Page(ctx, "AQID"); return err },
+		"executions bad cursor": func() error { _, err := s.Executions().List("p1").Page(ctx, "AQID"); return err },
 	}
 	before := e.snapshot(t)
 	e.db.ResetCalls()
@@ -191,4 +191,42 @@ func TestBadOptionsFailInNewStore(t *testing.T) {
 	s, err = pipeline.NewStore(e.db, nil, nil)
 	assert.NoError(t, err, "a nil option is skipped")
 	assert.NotNil(t, s)
+}
+
+// A listing checks its arguments in the order they are written, when it is
+// made: with a bad parent id and a bad limit, the id is the one reported,
+// once from All, and nothing is read.
+func TestAListingWithTwoBadArgumentsReportsTheFirstAndReadsNothing(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	before := e.db.Calls("Query")
+	for name, l := range map[string]table.List[*pipeline.Execution]{
+		"executions": e.store.Executions().List("", pipeline.Limit(-1)),
+	} {
+		var ie *table.InputError
+		_, err := l.Page(ctx, "")
+		require.ErrorAs(t, err, &ie, name)
+		assert.Equal(t, "pipelineID", ie.Field, name)
+		var errs []error
+		for _, err := range l.All(ctx) {
+			errs = append(errs, err)
+		}
+		require.Len(t, errs, 1, name)
+		assert.ErrorAs(t, errs[0], &ie, name)
+		assert.Equal(t, "pipelineID", ie.Field, name)
+	}
+	for name, l := range map[string]table.List[*pipeline.Pipeline]{
+		"versions": e.store.Versions().List("a:b", pipeline.Limit(-1)),
+		"group":    e.store.Pipelines().InGroup("", pipeline.Limit(-1)),
+	} {
+		var ie *table.InputError
+		_, err := l.Page(ctx, "")
+		require.ErrorAs(t, err, &ie, name)
+		assert.Contains(t, []string{"id", "groupID"}, ie.Field, name)
+	}
+	_, err := e.store.Tags().Values("", pipeline.Limit(-1)).Page(ctx, "")
+	var ie *table.InputError
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, "key", ie.Field)
+	assert.Equal(t, before, e.db.Calls("Query"), "nothing read")
 }

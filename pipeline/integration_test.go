@@ -86,7 +86,7 @@ func TestIntegrationCreateUpdateAndListByTags(t *testing.T) {
 		}
 		cursor := ""
 		for {
-			page, err := store.ListByTags(ctx, q, cursor, pipeline.Limit(9))
+			page, err := store.Pipelines().ByTags(q, pipeline.Limit(9)).Page(ctx, cursor)
 			require.NoError(t, err)
 			got = append(got, sortedIDs(page.Items)...)
 			if cursor = page.Next; cursor == "" {
@@ -104,7 +104,7 @@ func TestIntegrationCreateUpdateAndListByTags(t *testing.T) {
 	gotCounts := map[string]int{}
 	cursor := ""
 	for {
-		page, err := store.ListTags(ctx, cursor, pipeline.Limit(10))
+		page, err := store.Tags().List(pipeline.Limit(10)).Page(ctx, cursor)
 		require.NoError(t, err)
 		for _, tc := range page.Items {
 			gotCounts[tc.Key+"="+tc.Value] = tc.Count
@@ -114,10 +114,10 @@ func TestIntegrationCreateUpdateAndListByTags(t *testing.T) {
 		}
 	}
 	assert.Equal(t, wantCounts, gotCounts, "aggregates")
-	g9, err := store.ListGroup(ctx, "g9", "", pipeline.Limit(100))
+	g9, err := store.Pipelines().InGroup("g9", pipeline.Limit(100)).Page(ctx, "")
 	require.NoError(t, err)
 	assert.Len(t, g9.Items, 40, "group g9")
-	vs, err := store.ListVersions(ctx, all[0].ID, "")
+	vs, err := store.Versions().List(all[0].ID).Page(ctx, "")
 	require.NoError(t, err)
 	assert.Len(t, vs.Items, 2, "versions")
 }
@@ -171,7 +171,7 @@ func TestIntegrationConcurrentUpdatesKeepCountsExact(t *testing.T) {
 	}
 	got := map[string]int{}
 	for _, k := range []string{"source", "plant", "env", "region"} {
-		page, err := store.ListTagValues(ctx, k, "")
+		page, err := store.Tags().Values(k).Page(ctx, "")
 		require.NoError(t, err)
 		for _, tc := range page.Items {
 			got[tc.Key+"="+tc.Value] = tc.Count
@@ -200,14 +200,14 @@ func TestIntegrationLostRaceWritesNothing(t *testing.T) {
 	require.ErrorAs(t, err, &ce, "losing update")
 	assert.Equal(t, 1, ce.Expected)
 	t.Logf("conflict as reported by DynamoDB Local: %v (current %d)", err, ce.Current)
-	page, err := winner.ListTagValues(ctx, "a", "")
+	page, err := winner.Tags().Values("a").Page(ctx, "")
 	require.NoError(t, err)
 	if assert.Len(t, page.Items, 1, "tag values after the race") {
 		assert.Equal(t, "2", page.Items[0].Value)
 	}
-	_, err = winner.GetVersion(ctx, p.ID, 3)
+	_, err = winner.Versions().Get(ctx, p.ID, 3)
 	assert.ErrorIs(t, err, pipeline.ErrNotFound, "version 3")
-	g, err := winner.ListGroup(ctx, "x", "")
+	g, err := winner.Pipelines().InGroup("x").Page(ctx, "")
 	require.NoError(t, err)
 	assert.Empty(t, g.Items, "group of the loser")
 }
@@ -220,7 +220,7 @@ func TestIntegrationExecutionFiles(t *testing.T) {
 	up, err := store.PresignInputUpload(ctx, p.ID, 1)
 	require.NoError(t, err)
 	upload(t, up, "x,y\n")
-	ex, err := store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: up.Key})
+	ex, err := store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: up.Key})
 	require.NoError(t, err)
 	require.NoError(t, store.PutOutput(ctx, ex.ID, strings.NewReader("out"), 3))
 	url, err := store.PresignOutputDownload(ctx, ex.ID)
@@ -231,7 +231,7 @@ func TestIntegrationExecutionFiles(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, 200, resp.StatusCode)
 	assert.Equal(t, "out", string(body), "download")
-	page, err := store.ListExecutions(ctx, p.ID, "")
+	page, err := store.Executions().List(p.ID).Page(ctx, "")
 	require.NoError(t, err)
 	if assert.Len(t, page.Items, 1, "executions") {
 		assert.Equal(t, ex.InputKey, page.Items[0].InputKey)

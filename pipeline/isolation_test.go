@@ -57,7 +57,7 @@ func TestOutputsOfTheIssue17PairStayApart(t *testing.T) {
 	for _, p := range pairs {
 		_, err := e.store.Create(ctx, pipeline.Input{ID: p[0], Name: "n"})
 		require.NoError(t, err)
-		_, err = e.store.CreateExecution(ctx, pipeline.ExecutionInput{ID: p[1], PipelineID: p[0]})
+		_, err = e.store.Executions().Create(ctx, pipeline.ExecutionInput{ID: p[1], PipelineID: p[0]})
 		require.NoError(t, err)
 		out := "output of " + p[0] + " " + p[1]
 		require.NoError(t, e.store.PutOutput(ctx, p[1], strings.NewReader(out), int64(len(out))))
@@ -83,7 +83,7 @@ func TestAdversarialIDsNeverShareAnObject(t *testing.T) {
 			require.NoError(t, err, "create %q", pid)
 			pipelines[pid] = true
 		}
-		_, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{ID: eid, PipelineID: pid})
+		_, err := e.store.Executions().Create(ctx, pipeline.ExecutionInput{ID: eid, PipelineID: pid})
 		require.NoError(t, err, "execution %q of %q", eid, pid)
 		executions[eid] = pid
 		out := fmt.Sprintf("%q/%q", pid, eid)
@@ -102,7 +102,7 @@ func TestAdversarialIDsNeverShareAnObject(t *testing.T) {
 	keys := map[string]bool{}
 	for eid, pid := range executions {
 		assert.Equal(t, fmt.Sprintf("%q/%q", pid, eid), outputVia(t, e.store, eid), "execution %q of %q", eid, pid)
-		ex, err := e.store.GetExecution(ctx, eid)
+		ex, err := e.store.Executions().Get(ctx, eid)
 		require.NoError(t, err)
 		key, err := pipeline.ExecutionOutputKey(ex)
 		require.NoError(t, err)
@@ -141,10 +141,10 @@ func TestExecutionCannotTakeAnotherPipelinesInput(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, e.blobs.Put(ctx, up.Key, strings.NewReader("theirs")))
 	for _, key := range []string{up.Key, "pipelines/a/1/ingest/a%2F1%2Fingest/x.txt", "pipelines/a/1/ingest/../x.txt", "pipelines/a/01/ingest/x.txt"} {
-		_, err = e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "a", InputKey: key})
+		_, err = e.store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: "a", InputKey: key})
 		assert.ErrorIs(t, err, table.ErrInvalidInput, "input key %q", key)
 	}
-	_, err = e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: "a/1/ingest", InputKey: up.Key})
+	_, err = e.store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: "a/1/ingest", InputKey: up.Key})
 	assert.NoError(t, err, "the owner's own upload")
 }
 
@@ -157,7 +157,7 @@ func TestIDsTooLongForAnObjectKeyAreRefusedBeforeAnyRequest(t *testing.T) {
 	e.db.ResetCalls()
 	_, err = e.store.Create(ctx, pipeline.Input{ID: strings.Repeat("/", 100), Name: "n"})
 	assert.ErrorIs(t, err, table.ErrInvalidInput)
-	_, err = e.store.CreateExecution(ctx, pipeline.ExecutionInput{ID: strings.Repeat("é", 50), PipelineID: plain})
+	_, err = e.store.Executions().Create(ctx, pipeline.ExecutionInput{ID: strings.Repeat("é", 50), PipelineID: plain})
 	assert.ErrorIs(t, err, table.ErrInvalidInput)
 	assert.Zero(t, e.calls())
 	var ke *blobstore.KeyError
@@ -180,9 +180,9 @@ func TestUploadsPresignedInOneMillisecondGetTwoKeys(t *testing.T) {
 	assert.NotEqual(t, first.Key, second.Key)
 	require.NoError(t, e.blobs.Put(ctx, first.Key, strings.NewReader("first")))
 	require.NoError(t, e.blobs.Put(ctx, second.Key, strings.NewReader("second")))
-	a, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: first.Key})
+	a, err := e.store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: first.Key})
 	require.NoError(t, err)
-	b, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: second.Key})
+	b, err := e.store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: second.Key})
 	require.NoError(t, err)
 	assert.NotEqual(t, a.InputKey, b.InputKey)
 }

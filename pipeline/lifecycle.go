@@ -46,10 +46,11 @@ func joinStates(states []ExecutionState) string {
 	return strings.Join(s, " or ")
 }
 
-// StartExecution moves execution id from created to running and records
+// Start moves execution id from created to running and records
 // startedAt. Another state is a *TransitionError carrying it.
-func (s *Store) StartExecution(ctx context.Context, id string) (_ *Execution, err error) {
-	ctx, span := s.start(ctx, "pipeline.StartExecution")
+func (h *Executions) Start(ctx context.Context, id string) (_ *Execution, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "pipeline.Executions.Start")
 	defer span.End(&err)
 	if err := s.ready(ctx); err != nil {
 		return nil, err
@@ -57,10 +58,11 @@ func (s *Store) StartExecution(ctx context.Context, id string) (_ *Execution, er
 	return s.moveExecution(ctx, id, ExecutionRunning, []ExecutionState{ExecutionCreated}, "", nil)
 }
 
-// SucceedExecution moves execution id from running to succeeded and
+// Succeed moves execution id from running to succeeded and
 // records finishedAt. Another state is a *TransitionError carrying it.
-func (s *Store) SucceedExecution(ctx context.Context, id string) (_ *Execution, err error) {
-	ctx, span := s.start(ctx, "pipeline.SucceedExecution")
+func (h *Executions) Succeed(ctx context.Context, id string) (_ *Execution, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "pipeline.Executions.Succeed")
 	defer span.End(&err)
 	if err := s.ready(ctx); err != nil {
 		return nil, err
@@ -68,11 +70,12 @@ func (s *Store) SucceedExecution(ctx context.Context, id string) (_ *Execution, 
 	return s.moveExecution(ctx, id, ExecutionSucceeded, []ExecutionState{ExecutionRunning}, "", nil)
 }
 
-// FailExecution moves execution id from created or running to failed,
+// Fail moves execution id from created or running to failed,
 // recording finishedAt and reason (required: a failure says why). A
 // succeeded or failed execution is a *TransitionError.
-func (s *Store) FailExecution(ctx context.Context, id, reason string) (_ *Execution, err error) {
-	ctx, span := s.start(ctx, "pipeline.FailExecution")
+func (h *Executions) Fail(ctx context.Context, id, reason string) (_ *Execution, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "pipeline.Executions.Fail")
 	defer span.End(&err)
 	if err := s.ready(ctx); err != nil {
 		return nil, err
@@ -142,7 +145,7 @@ func (s *Store) moveExecution(ctx context.Context, id string, to ExecutionState,
 	return it.execution()
 }
 
-// TimedOut is the error RecoverExecutions records.
+// TimedOut is the error Maintenance.RecoverExecutions records.
 const TimedOut = "timed out: no state change since the cutoff"
 
 // RecoverExecutions fails the executions of pipeline pipelineID that have
@@ -151,8 +154,9 @@ const TimedOut = "timed out: no state change since the cutoff"
 // flight forever. Each is one conditional write on the state and
 // updatedAt it was read with: an execution that moved meanwhile is left
 // alone. It returns the executions it failed.
-func (s *Store) RecoverExecutions(ctx context.Context, pipelineID string, cutoff time.Time) (_ []*Execution, err error) {
-	ctx, span := s.start(ctx, "pipeline.RecoverExecutions")
+func (h *Maintenance) RecoverExecutions(ctx context.Context, pipelineID string, cutoff time.Time) (_ []*Execution, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "pipeline.Maintenance.RecoverExecutions")
 	defer span.End(&err)
 	if err := s.ready(ctx); err != nil {
 		return nil, err
@@ -161,7 +165,7 @@ func (s *Store) RecoverExecutions(ctx context.Context, pipelineID string, cutoff
 		return nil, inputError("cutoff", "zero time", "recovery needs a cutoff")
 	}
 	var failed []*Execution
-	for e, err := range s.Executions(ctx, pipelineID) {
+	for e, err := range s.Executions().List(pipelineID).All(ctx) {
 		if err != nil {
 			return failed, err
 		}

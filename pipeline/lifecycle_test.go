@@ -18,7 +18,7 @@ func newExecution(t *testing.T, e *env) *pipeline.Execution {
 	ctx := context.Background()
 	p, err := e.store.Create(ctx, pipeline.Input{Name: "n"})
 	require.NoError(t, err)
-	ex, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID})
+	ex, err := e.store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: p.ID})
 	require.NoError(t, err)
 	require.Equal(t, pipeline.ExecutionCreated, ex.State)
 	return ex
@@ -30,7 +30,7 @@ func TestExecutionRunsToSuccessWithItsTimes(t *testing.T) {
 	ex := newExecution(t, e)
 
 	e.db.Advance(time.Second)
-	started, err := e.store.StartExecution(ctx, ex.ID)
+	started, err := e.store.Executions().Start(ctx, ex.ID)
 	require.NoError(t, err)
 	assert.Equal(t, pipeline.ExecutionRunning, started.State)
 	assert.True(t, started.StartedAt.After(ex.CreatedAt))
@@ -38,14 +38,14 @@ func TestExecutionRunsToSuccessWithItsTimes(t *testing.T) {
 	assert.True(t, started.FinishedAt.IsZero())
 
 	e.db.Advance(time.Second)
-	done, err := e.store.SucceedExecution(ctx, ex.ID)
+	done, err := e.store.Executions().Succeed(ctx, ex.ID)
 	require.NoError(t, err)
 	assert.Equal(t, pipeline.ExecutionSucceeded, done.State)
 	assert.Equal(t, started.StartedAt, done.StartedAt)
 	assert.True(t, done.FinishedAt.After(done.StartedAt))
 	assert.Empty(t, done.Error)
 
-	got, err := e.store.GetExecution(ctx, ex.ID)
+	got, err := e.store.Executions().Get(ctx, ex.ID)
 	require.NoError(t, err)
 	assert.Equal(t, done, got)
 }
@@ -54,7 +54,7 @@ func TestExecutionFailsFromCreatedOrRunningWithItsReason(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	created := newExecution(t, e)
-	failed, err := e.store.FailExecution(ctx, created.ID, "input rejected")
+	failed, err := e.store.Executions().Fail(ctx, created.ID, "input rejected")
 	require.NoError(t, err)
 	assert.Equal(t, pipeline.ExecutionFailed, failed.State)
 	assert.Equal(t, "input rejected", failed.Error)
@@ -62,9 +62,9 @@ func TestExecutionFailsFromCreatedOrRunningWithItsReason(t *testing.T) {
 	assert.True(t, failed.StartedAt.IsZero(), "it never ran")
 
 	running := newExecution(t, e)
-	_, err = e.store.StartExecution(ctx, running.ID)
+	_, err = e.store.Executions().Start(ctx, running.ID)
 	require.NoError(t, err)
-	failed, err = e.store.FailExecution(ctx, running.ID, "formula error")
+	failed, err = e.store.Executions().Fail(ctx, running.ID, "formula error")
 	require.NoError(t, err)
 	assert.Equal(t, pipeline.ExecutionFailed, failed.State)
 	assert.Equal(t, "formula error", failed.Error)
@@ -74,16 +74,16 @@ func TestRefusedMoveCarriesTheCurrentStateAndWritesNothing(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	ex := newExecution(t, e)
-	_, err := e.store.StartExecution(ctx, ex.ID)
+	_, err := e.store.Executions().Start(ctx, ex.ID)
 	require.NoError(t, err)
-	_, err = e.store.FailExecution(ctx, ex.ID, "boom")
+	_, err = e.store.Executions().Fail(ctx, ex.ID, "boom")
 	require.NoError(t, err)
 	before := e.snapshot(t)
 
 	for name, move := range map[string]func() (*pipeline.Execution, error){
-		"start again":      func() (*pipeline.Execution, error) { return e.store.StartExecution(ctx, ex.ID) },
-		"succeed a failed": func() (*pipeline.Execution, error) { return e.store.SucceedExecution(ctx, ex.ID) },
-		"fail twice":       func() (*pipeline.Execution, error) { return e.store.FailExecution(ctx, ex.ID, "again") },
+		"start again":      func() (*pipeline.Execution, error) { return e.store.Executions().Start(ctx, ex.ID) },
+		"succeed a failed": func() (*pipeline.Execution, error) { return e.store.Executions().Succeed(ctx, ex.ID) },
+		"fail twice":       func() (*pipeline.Execution, error) { return e.store.Executions().Fail(ctx, ex.ID, "again") },
 	} {
 		e.db.ResetCalls()
 		got, err := move()
@@ -103,7 +103,7 @@ func TestRefusedMoveCarriesTheCurrentStateAndWritesNothing(t *testing.T) {
 func TestSucceedBeforeStartIsRefused(t *testing.T) {
 	e := newEnv(t)
 	ex := newExecution(t, e)
-	_, err := e.store.SucceedExecution(context.Background(), ex.ID)
+	_, err := e.store.Executions().Succeed(context.Background(), ex.ID)
 	var te *pipeline.TransitionError
 	require.ErrorAs(t, err, &te)
 	assert.Equal(t, pipeline.ExecutionCreated, te.Current)
@@ -116,7 +116,7 @@ func TestTwoStartsOneWins(t *testing.T) {
 	errs := make(chan error, 2)
 	for range 2 {
 		go func() {
-			_, err := e.store.StartExecution(context.Background(), ex.ID)
+			_, err := e.store.Executions().Start(context.Background(), ex.ID)
 			errs <- err
 		}()
 	}
@@ -138,9 +138,9 @@ func TestTwoStartsOneWins(t *testing.T) {
 func TestMovesOfMissingExecutionAreNotFound(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	_, err := e.store.StartExecution(ctx, "nope")
+	_, err := e.store.Executions().Start(ctx, "nope")
 	assert.ErrorIs(t, err, pipeline.ErrNotFound)
-	_, err = e.store.FailExecution(ctx, "nope", "x")
+	_, err = e.store.Executions().Fail(ctx, "nope", "x")
 	assert.ErrorIs(t, err, pipeline.ErrNotFound)
 	assert.Empty(t, e.snapshot(t), "a move never creates an execution")
 }
@@ -151,11 +151,14 @@ func TestMoveInputIsCheckedBeforeAnyRequest(t *testing.T) {
 	ex := newExecution(t, e)
 	e.db.ResetCalls()
 	for name, call := range map[string]func() error{
-		"empty id":     func() error { _, err := e.store.StartExecution(ctx, ""); return err },
-		"id with :":    func() error { _, err := e.store.SucceedExecution(ctx, "a:b"); return err },
-		"blank reason": func() error { _, err := e.store.FailExecution(ctx, ex.ID, " "); return err },
-		"long reason":  func() error { _, err := e.store.FailExecution(ctx, ex.ID, string(make([]byte, 5000))); return err },
-		"zero cutoff":  func() error { _, err := e.store.RecoverExecutions(ctx, ex.PipelineID, time.Time{}); return err },
+		"empty id":     func() error { _, err := e.store.Executions().Start(ctx, ""); return err },
+		"id with :":    func() error { _, err := e.store.Executions().Succeed(ctx, "a:b"); return err },
+		"blank reason": func() error { _, err := e.store.Executions().Fail(ctx, ex.ID, " "); return err },
+		"long reason":  func() error { _, err := e.store.Executions().Fail(ctx, ex.ID, string(make([]byte, 5000))); return err },
+		"zero cutoff": func() error {
+			_, err := e.store.Maintenance().RecoverExecutions(ctx, ex.PipelineID, time.Time{})
+			return err
+		},
 	} {
 		assert.ErrorIs(t, call(), table.ErrInvalidInput, name)
 	}
@@ -168,25 +171,25 @@ func TestRecoverFailsOnlyExecutionsIdleSinceTheCutoff(t *testing.T) {
 	p, err := e.store.Create(ctx, pipeline.Input{Name: "n"})
 	require.NoError(t, err)
 	create := func() *pipeline.Execution {
-		ex, err := e.store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID})
+		ex, err := e.store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: p.ID})
 		require.NoError(t, err)
 		return ex
 	}
 	stuckRunning, stuckCreated, done := create(), create(), create()
-	_, err = e.store.StartExecution(ctx, stuckRunning.ID)
+	_, err = e.store.Executions().Start(ctx, stuckRunning.ID)
 	require.NoError(t, err)
-	_, err = e.store.StartExecution(ctx, done.ID)
+	_, err = e.store.Executions().Start(ctx, done.ID)
 	require.NoError(t, err)
-	_, err = e.store.SucceedExecution(ctx, done.ID)
+	_, err = e.store.Executions().Succeed(ctx, done.ID)
 	require.NoError(t, err)
 	e.db.Advance(time.Minute)
 	cutoff := e.db.Now()
 	e.db.Advance(time.Minute)
 	fresh := create()
-	_, err = e.store.StartExecution(ctx, fresh.ID)
+	_, err = e.store.Executions().Start(ctx, fresh.ID)
 	require.NoError(t, err)
 
-	failed, err := e.store.RecoverExecutions(ctx, p.ID, cutoff)
+	failed, err := e.store.Maintenance().RecoverExecutions(ctx, p.ID, cutoff)
 	require.NoError(t, err)
 	var ids []string
 	for _, f := range failed {
@@ -196,11 +199,11 @@ func TestRecoverFailsOnlyExecutionsIdleSinceTheCutoff(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{stuckRunning.ID, stuckCreated.ID}, ids)
 	for id, want := range map[string]pipeline.ExecutionState{done.ID: pipeline.ExecutionSucceeded, fresh.ID: pipeline.ExecutionRunning} {
-		got, err := e.store.GetExecution(ctx, id)
+		got, err := e.store.Executions().Get(ctx, id)
 		require.NoError(t, err)
 		assert.Equal(t, want, got.State)
 	}
-	again, err := e.store.RecoverExecutions(ctx, p.ID, cutoff)
+	again, err := e.store.Maintenance().RecoverExecutions(ctx, p.ID, cutoff)
 	require.NoError(t, err)
 	assert.Empty(t, again, "a second recovery finds nothing left")
 }

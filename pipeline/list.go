@@ -4,11 +4,12 @@ import (
 	"github.com/tablekit/tablekit/entity"
 )
 
-// ListOptions configure the ListX calls and their iterators.
+// ListOptions configure the listings (table.List) of the handles.
 type ListOptions struct {
 	// Limit is the most items one page holds; 0: what one DynamoDB page
-	// holds (DefaultTagsPageSize for ListByTags). Filtered listings
-	// (ListTags, ListTagValues, ListGroup, ListByTags) may return fewer.
+	// holds (DefaultTagsPageSize for Pipelines.ByTags). Filtered
+	// listings (Tags.List, Tags.Values, Pipelines.InGroup,
+	// Pipelines.ByTags) may return fewer.
 	Limit int
 }
 

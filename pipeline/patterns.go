@@ -79,7 +79,7 @@ func Patterns() []access.Pattern {
 			ItemSize:     2048, ItemsPerRequest: 1, RatePerSecond: 5, AveragePerSecond: 5 * busyFraction, Consistent: true},
 		{Name: "read the current version for a new execution", Operation: access.GetItem,
 			Partition:    "P:{pipelineId}",
-			Description:  "CreateExecution of version 0 (the current one) reads the current item first (strongly consistent) to learn its version",
+			Description:  "Executions.Create of version 0 (the current one) reads the current item first (strongly consistent) to learn its version",
 			KeyCondition: "pk = P:{pipelineId} AND sk = PV:current",
 			ItemSize:     2048, ItemsPerRequest: 1, RatePerSecond: 20, AveragePerSecond: 20 * busyFraction, Consistent: true},
 		{Name: "remove a zero tag count", Operation: access.DeleteItem,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"slices"
 	"time"
 
@@ -47,7 +46,7 @@ const (
 )
 
 // Tag is one {key, value} of a pipeline. A value containing '/' is
-// hierarchical ("usa/northwest/seattle") and matches ListByTags at every
+// hierarchical ("usa/northwest/seattle") and matches Pipelines.ByTags at every
 // level ("usa", "usa/northwest", "usa/northwest/seattle").
 type Tag struct {
 	Key   string `dynamodbav:"key" json:"key"`
@@ -77,7 +76,7 @@ type Field struct {
 }
 
 // Pipeline is a pipeline as of one version: the current one from Get and
-// List, an older one from GetVersion and Versions.
+// List, an older one from Versions.Get and Versions.
 type Pipeline struct {
 	ID          string            `json:"pipelineId"`
 	Name        string            `json:"name"`
@@ -335,27 +334,17 @@ func (s *Store) Get(ctx context.Context, id string) (_ *Pipeline, err error) {
 	return it.pipeline()
 }
 
-// ListPipelines returns one page of pipelines (ListOptions.Limit; 0: what
-// one DynamoDB page holds) and the cursor of the next page ("" when none
-// follows), from GSI-1's partition "P", in pipeline id order (pk
-// P:<pipelineId>, unique per current item, so there are no ties).
-func (s *Store) ListPipelines(ctx context.Context, cursor string, opts ...func(*ListOptions)) (_ table.Page[*Pipeline], err error) {
-	ctx, span := s.start(ctx, "pipeline.ListPipelines")
-	defer span.End(&err)
-	if err := s.ready(ctx); err != nil {
-		return table.Page[*Pipeline]{}, err
-	}
+// List is the listing of every pipeline (ListOptions.Limit per page; 0:
+// what one DynamoDB page holds), from GSI-1's partition "P", in pipeline
+// id order (pk P:<pipelineId>, unique per current item, so there are no
+// ties).
+func (h *Pipelines) List(opts ...func(*ListOptions)) table.List[*Pipeline] {
+	s := h.store()
 	limit, err := pageLimit(opts)
-	if err != nil {
-		return table.Page[*Pipeline]{}, err
-	}
-	return pipelinePage(s.current.List(ctx, pipelineItem{}, cursor, entity.ByIndex(IndexGSI1), entity.Where(onlyCurrent), limit))
-}
-
-// Pipelines iterates over every pipeline in ListPipelines's order, page by
-// page.
-func (s *Store) Pipelines(ctx context.Context, opts ...func(*ListOptions)) iter.Seq2[*Pipeline, error] {
-	return table.Walk(func(cursor string) (table.Page[*Pipeline], error) { return s.ListPipelines(ctx, cursor, opts...) })
+	return newList(s, "pipeline.Pipelines.List", err,
+		func(ctx context.Context, cursor string) (table.Page[*Pipeline], error) {
+			return pipelinePage(s.current.List(ctx, pipelineItem{}, cursor, entity.ByIndex(IndexGSI1), entity.Where(onlyCurrent), limit))
+		})
 }
 
 // onlyCurrent keeps "list pipelines" to current items: the seed's base

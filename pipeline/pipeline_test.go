@@ -120,11 +120,11 @@ func TestUpdateWritesNewVersionAndMovesTags(t *testing.T) {
 	assert.Equal(t, "def@xyz.com", p2.UpdatedBy)
 	assert.True(t, p2.CreatedAt.Equal(p.CreatedAt), "createdAt kept: %v, was %v", p2.CreatedAt, p.CreatedAt)
 	assert.True(t, p2.UpdatedAt.After(p.UpdatedAt), "updatedAt moved: %v, was %v", p2.UpdatedAt, p.UpdatedAt)
-	v1, err := e.store.GetVersion(ctx, p.ID, 1)
+	v1, err := e.store.Versions().Get(ctx, p.ID, 1)
 	require.NoError(t, err)
 	assert.Equal(t, p.Name, v1.Name, "version 1")
 	assert.Equal(t, 1, v1.Version)
-	page, err := e.store.ListVersions(ctx, p.ID, "")
+	page, err := e.store.Versions().List(p.ID).Page(ctx, "")
 	require.NoError(t, err)
 	if assert.Len(t, page.Items, 2, "versions") {
 		assert.Equal(t, 1, page.Items[0].Version)
@@ -140,10 +140,10 @@ func TestUpdateWritesNewVersionAndMovesTags(t *testing.T) {
 	for _, kept := range []string{"T:region|T:usa:P:" + p.ID, "T:region#usa|T:southeast:P:" + p.ID, "P:" + p.ID + "|G:/usa/southeast"} {
 		assert.Contains(t, snap, kept, "missing")
 	}
-	g, err := e.store.ListGroup(ctx, "/usa/northwest", "")
+	g, err := e.store.Pipelines().InGroup("/usa/northwest").Page(ctx, "")
 	require.NoError(t, err)
 	assert.Empty(t, g.Items, "old group")
-	g, err = e.store.ListGroup(ctx, "/usa/southeast", "")
+	g, err = e.store.Pipelines().InGroup("/usa/southeast").Page(ctx, "")
 	require.NoError(t, err)
 	if assert.Len(t, g.Items, 1, "new group") {
 		assert.Equal(t, 2, g.Items[0].Version)
@@ -156,7 +156,7 @@ func tagCounts(t testing.TB, e *env) map[string]int {
 	out := map[string]int{}
 	cursor := ""
 	for {
-		page, err := e.store.ListTags(context.Background(), cursor, pipeline.Limit(7))
+		page, err := e.store.Tags().List(pipeline.Limit(7)).Page(context.Background(), cursor)
 		require.NoError(t, err)
 		for _, tc := range page.Items {
 			out[tc.Key+"="+tc.Value] = tc.Count
@@ -252,7 +252,7 @@ func TestListPagesEveryPipelineOnce(t *testing.T) {
 	var got []string
 	cursor := ""
 	for {
-		page, err := e.store.ListPipelines(ctx, cursor, pipeline.Limit(5))
+		page, err := e.store.Pipelines().List(pipeline.Limit(5)).Page(ctx, cursor)
 		require.NoError(t, err)
 		for _, p := range page.Items {
 			assert.Equal(t, 2, p.Version, "listed %s at its current version", p.ID)
@@ -264,7 +264,7 @@ func TestListPagesEveryPipelineOnce(t *testing.T) {
 	}
 	assert.Equal(t, want, got, "ULIDs in creation order")
 	n := 0
-	for p, err := range e.store.Pipelines(ctx) {
+	for p, err := range e.store.Pipelines().List().All(ctx) {
 		require.NoError(t, err)
 		assert.Equal(t, 2, p.Version)
 		n++

@@ -121,7 +121,7 @@ func deleteRacingCreateExecution(t *testing.T, healthy *pipeline.Store, lagging 
 	api := &laggingIndex{API: db, hide: hideNewExecutions}
 	api.beforeWrite = func(n int) {
 		if n == injectAt {
-			injected, injectErr = healthy.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: w.victim.ID, Version: 1, ID: "late-" + round})
+			injected, injectErr = healthy.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: w.victim.ID, Version: 1, ID: "late-" + round})
 		}
 	}
 	require.NoError(t, lagging(api).Delete(ctx, w.victim.ID))
@@ -129,7 +129,7 @@ func deleteRacingCreateExecution(t *testing.T, healthy *pipeline.Store, lagging 
 	case injectAt == 1:
 		require.NoError(t, injectErr, "created before the mark")
 		require.NotNil(t, injected)
-		_, err := healthy.GetExecution(ctx, injected.ID)
+		_, err := healthy.Executions().Get(ctx, injected.ID)
 		assert.ErrorIs(t, err, pipeline.ErrNotFound, "the execution created just before Delete's mark is deleted with the pipeline")
 	case injectAt > 1 && injectAt <= api.writes:
 		assert.ErrorIs(t, injectErr, pipeline.ErrNotFound, "no execution is created once Delete has begun")
@@ -212,7 +212,7 @@ func TestCreateExecutionCopyingAfterDeleteSweptLeavesNoInput(t *testing.T) {
 		require.NoError(t, e.store.Delete(ctx, w.victim.ID))
 	}}
 	s := newStore(t, e.db, hooks, pipeline.Clock(e.db.Now))
-	_, err = s.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: w.victim.ID, InputKey: up.Key})
+	_, err = s.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: w.victim.ID, InputKey: up.Key})
 	require.ErrorIs(t, err, pipeline.ErrNotFound)
 	assert.Empty(t, victimObjects(t, e.blobs, w), "the refused execution's input copy is removed")
 	w.checkDeleted(t, e.store, e.blobs)
@@ -233,7 +233,7 @@ func TestDeleteAgainRemovesFilesThatArrivedAfterItsSweep(t *testing.T) {
 		require.NoError(t, e.store.Delete(ctx, w.victim.ID))
 	}}
 	s := newStore(t, e.db, hooks, pipeline.Clock(e.db.Now))
-	_, err = s.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: w.victim.ID, InputKey: up.Key})
+	_, err = s.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: w.victim.ID, InputKey: up.Key})
 	require.ErrorIs(t, err, pipeline.ErrNotFound)
 	// A presigned upload handed out before the Delete, used after it.
 	req, err := http.NewRequestWithContext(ctx, http.MethodPut, late.URL, strings.NewReader("late input"))

@@ -41,27 +41,30 @@ func TestCallsOnAStoreNotMadeByNewStoreOrWithoutContextAreInputErrors(t *testing
 				_, err := s.Create(ctx, pipeline.Input{Name: "p"})
 				return err
 			},
-			"Get":            func() error { _, err := s.Get(ctx, "p1"); return err },
-			"Update":         func() error { _, err := s.Update(ctx, "p1", 1, pipeline.Input{Name: "p"}); return err },
-			"Delete":         func() error { return s.Delete(ctx, "p1") },
-			"GetVersion":     func() error { _, err := s.GetVersion(ctx, "p1", 1); return err },
-			"ListPipelines":  func() error { _, err := s.ListPipelines(ctx, ""); return err },
-			"ListVersions":   func() error { _, err := s.ListVersions(ctx, "p1", ""); return err },
-			"ListGroup":      func() error { _, err := s.ListGroup(ctx, "g", ""); return err },
-			"ListTags":       func() error { _, err := s.ListTags(ctx, ""); return err },
-			"TagKeys":        func() error { _, err := s.TagKeys(ctx); return err },
-			"ListTagValues":  func() error { _, err := s.ListTagValues(ctx, "k", ""); return err },
-			"ListByTags":     func() error { _, err := s.ListByTags(ctx, []pipeline.Tag{{Key: "k", Value: "v"}}, ""); return err },
-			"GetExecution":   func() error { _, err := s.GetExecution(ctx, "e1"); return err },
-			"ListExecutions": func() error { _, err := s.ListExecutions(ctx, "p1", ""); return err },
-			"StartExecution": func() error { _, err := s.StartExecution(ctx, "e1"); return err },
+			"Get":           func() error { _, err := s.Get(ctx, "p1"); return err },
+			"Update":        func() error { _, err := s.Update(ctx, "p1", 1, pipeline.Input{Name: "p"}); return err },
+			"Delete":        func() error { return s.Delete(ctx, "p1") },
+			"GetVersion":    func() error { _, err := s.Versions().Get(ctx, "p1", 1); return err },
+			"ListPipelines": func() error { _, err := s.Pipelines().List().Page(ctx, ""); return err },
+			"ListVersions":  func() error { _, err := s.Versions().List("p1").Page(ctx, ""); return err },
+			"ListGroup":     func() error { _, err := s.Pipelines().InGroup("g").Page(ctx, ""); return err },
+			"ListTags":      func() error { _, err := s.Tags().List().Page(ctx, ""); return err },
+			"TagKeys":       func() error { _, err := s.Tags().Keys(ctx); return err },
+			"ListTagValues": func() error { _, err := s.Tags().Values("k").Page(ctx, ""); return err },
+			"ListByTags": func() error {
+				_, err := s.Pipelines().ByTags([]pipeline.Tag{{Key: "k", Value: "v"}}).Page(ctx, "")
+				return err
+			},
+			"GetExecution":   func() error { _, err := s.Executions().Get(ctx, "e1"); return err },
+			"ListExecutions": func() error { _, err := s.Executions().List("p1").Page(ctx, ""); return err },
+			"StartExecution": func() error { _, err := s.Executions().Start(ctx, "e1"); return err },
 			"RecoverExecutions": func() error {
-				_, err := s.RecoverExecutions(ctx, "p1", time.Time{})
+				_, err := s.Maintenance().RecoverExecutions(ctx, "p1", time.Time{})
 				return err
 			},
 			"PutOutput": func() error { return s.PutOutput(ctx, "e1", strings.NewReader("x"), 1) },
 			"Pipelines": func() error {
-				for _, err := range s.Pipelines(ctx) {
+				for _, err := range s.Pipelines().List().All(ctx) {
 					return err
 				}
 				return nil

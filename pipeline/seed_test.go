@@ -68,24 +68,24 @@ func TestReadsItemsWrittenFromTheSeedLayout(t *testing.T) {
 	require.Len(t, p.Tags, 2)
 	assert.Equal(t, "usa/northwest", p.Tags[1].Value)
 	assert.Equal(t, 322_000_000, p.CreatedAt.Nanosecond())
-	v, err := e.store.GetVersion(ctx, id, 1)
+	v, err := e.store.Versions().Get(ctx, id, 1)
 	require.NoError(t, err)
 	assert.Equal(t, p.Name, v.Name, "version 1")
-	page, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa/northwest"}}, "", pipeline.Limit(10))
+	page, err := e.store.Pipelines().ByTags([]pipeline.Tag{{Key: "source", Value: "sap"}, {Key: "region", Value: "usa/northwest"}}, pipeline.Limit(10)).Page(ctx, "")
 	require.NoError(t, err)
 	if assert.Len(t, page.Items, 1, "by tags") {
 		assert.Equal(t, id, page.Items[0].ID)
 	}
-	g, err := e.store.ListGroup(ctx, "/usa/northwest", "")
+	g, err := e.store.Pipelines().InGroup("/usa/northwest").Page(ctx, "")
 	require.NoError(t, err)
 	assert.Len(t, g.Items, 1, "group")
-	ex, err := e.store.ListExecutions(ctx, id, "")
+	ex, err := e.store.Executions().List(id).Page(ctx, "")
 	require.NoError(t, err)
 	if assert.Len(t, ex.Items, 1, "executions") {
 		assert.Equal(t, "e-1", ex.Items[0].ID)
 		assert.Equal(t, pipeline.ExecutionSucceeded, ex.Items[0].State)
 	}
-	vals, err := e.store.ListTagValues(ctx, "source", "")
+	vals, err := e.store.Tags().Values("source").Page(ctx, "")
 	require.NoError(t, err)
 	if assert.Len(t, vals.Items, 1, "tag values") {
 		assert.Equal(t, 1, vals.Items[0].Count)

@@ -40,13 +40,13 @@ type Options struct {
 	// PresignExpiry is how long presigned upload and download URLs live.
 	// Default DefaultPresignExpiry; at most blobstore.MaxPresignExpiry.
 	PresignExpiry time.Duration
-	// MaxConcurrency bounds the tag queries ListByTags runs at once.
+	// MaxConcurrency bounds the tag queries Pipelines.ByTags runs at once.
 	// Default DefaultMaxConcurrency.
 	MaxConcurrency int
-	// TagQueryLimit is how many tag items one query of ListByTags reads.
+	// TagQueryLimit is how many tag items one query of Pipelines.ByTags reads.
 	// Default DefaultTagQueryLimit.
 	TagQueryLimit int
-	// CursorKey authenticates ListByTags cursors (HMAC-SHA256). Default: a
+	// CursorKey authenticates Pipelines.ByTags cursors (HMAC-SHA256). Default: a
 	// key derived from the table name, which catches altered cursors but
 	// not forged ones; set a secret when cursors reach untrusted clients.
 	CursorKey []byte
@@ -174,11 +174,21 @@ func (s *Store) start(ctx context.Context, operation string) (context.Context, t
 // (nil or zero) and a nil context: every call that does I/O starts with
 // it, so a miswired service gets an error, never a panic.
 func (s *Store) ready(ctx context.Context) error {
-	if s == nil || s.t == nil {
-		return &table.InputError{Field: "store", Value: "nil", Reason: "Store not made by NewStore", Err: ErrNoStore}
+	if err := s.made(); err != nil {
+		return err
 	}
 	if ctx == nil {
 		return inputError("ctx", "nil", "a store call needs a context")
+	}
+	return nil
+}
+
+// made refuses a Store not made by NewStore (nil or zero): ready's first
+// check, and what a listing checks when it is made (it gets its context
+// later, from Page or All).
+func (s *Store) made() error {
+	if s == nil || s.t == nil {
+		return &table.InputError{Field: "store", Value: "nil", Reason: "Store not made by NewStore", Err: ErrNoStore}
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
-	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -38,7 +37,7 @@ import (
 // (key, level path): tags usa and usa/northwest share the first level's.
 //
 // Aggregates count the pipelines per (key, level path), so every count is
-// exactly how many pipelines ListByTags finds for that one tag:
+// exactly how many pipelines Pipelines.ByTags finds for that one tag:
 //
 //	pk "TA:region"  sk "TA:usa/northwest"  siKey1 "TD"  count 12
 //
@@ -142,31 +141,28 @@ func (a aggregateItem) tagCount() TagCount {
 // write per removed tag, after the transaction).
 var positive = expression.Name(attrCount).GreaterThan(expression.Value(0))
 
-// ListTags returns one page of tag counts of every key (ListOptions.Limit;
-// 0: what one DynamoDB page holds), and the next page's cursor, from GSI-1
+// List is the listing of the tag counts of every key (ListOptions.Limit
+// per page; 0: what one DynamoDB page holds), from GSI-1
 // partition TD: by key (GSI-1 sorts on pk TA:<key>), the values of one key
 // (a run of ties on that sort key) by value ascending (table.Query.TieBreak
 // on the aggregate's unique sk TA:<value>), on every backend and across
 // page boundaries. Zero counts are left out.
-func (s *Store) ListTags(ctx context.Context, cursor string, opts ...func(*ListOptions)) (_ table.Page[TagCount], err error) {
-	ctx, span := s.start(ctx, "pipeline.ListTags")
-	defer span.End(&err)
-	if err := s.ready(ctx); err != nil {
-		return table.Page[TagCount]{}, err
-	}
+func (h *Tags) List(opts ...func(*ListOptions)) table.List[TagCount] {
+	s := h.store()
 	limit, err := pageLimit(opts)
-	if err != nil {
-		return table.Page[TagCount]{}, err
-	}
-	return tagCountPage(s.aggregates.List(ctx, aggregateItem{}, cursor, entity.ByIndex(IndexGSI1), entity.Where(positive), limit))
+	return newList(s, "pipeline.Tags.List", err,
+		func(ctx context.Context, cursor string) (table.Page[TagCount], error) {
+			return tagCountPage(s.aggregates.List(ctx, aggregateItem{}, cursor, entity.ByIndex(IndexGSI1), entity.Where(positive), limit))
+		})
 }
 
-// TagKeys returns every tag key some pipeline carries, in order. GSI-1
+// Keys returns every tag key some pipeline carries, in order. GSI-1
 // sorts the aggregates by pk (TA:<key>), so each key costs one query of one
 // item: the first aggregate with a count above zero past the previous key
 // (pk > TA:<previous key>). The values themselves are not read.
-func (s *Store) TagKeys(ctx context.Context) (_ []string, err error) {
-	ctx, span := s.start(ctx, "pipeline.TagKeys")
+func (h *Tags) Keys(ctx context.Context) (_ []string, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "pipeline.Tags.Keys")
 	defer span.End(&err)
 	if err := s.ready(ctx); err != nil {
 		return nil, err
@@ -186,24 +182,16 @@ func (s *Store) TagKeys(ctx context.Context) (_ []string, err error) {
 	}
 }
 
-// ListTagValues returns one page of values of tag key key with their
-// counts (ListOptions.Limit; 0: what one DynamoDB page holds), in value
-// order (the unique sort key TA:<value>), and the next page's cursor. Zero
-// counts are left out.
-func (s *Store) ListTagValues(ctx context.Context, key, cursor string, opts ...func(*ListOptions)) (_ table.Page[TagCount], err error) {
-	ctx, span := s.start(ctx, "pipeline.ListTagValues")
-	defer span.End(&err)
-	if err := s.ready(ctx); err != nil {
-		return table.Page[TagCount]{}, err
-	}
-	if err := validateTagKey("key", key); err != nil {
-		return table.Page[TagCount]{}, err
-	}
+// Values is the listing of the values of tag key key with their counts
+// (ListOptions.Limit per page; 0: what one DynamoDB page holds), in value
+// order (the unique sort key TA:<value>). Zero counts are left out.
+func (h *Tags) Values(key string, opts ...func(*ListOptions)) table.List[TagCount] {
+	s := h.store()
 	limit, err := pageLimit(opts)
-	if err != nil {
-		return table.Page[TagCount]{}, err
-	}
-	return tagCountPage(s.aggregates.List(ctx, aggregateItem{Key: key}, cursor, entity.Where(positive), limit))
+	return newList(s, "pipeline.Tags.Values", firstErr(validateTagKey("key", key), err),
+		func(ctx context.Context, cursor string) (table.Page[TagCount], error) {
+			return tagCountPage(s.aggregates.List(ctx, aggregateItem{Key: key}, cursor, entity.Where(positive), limit))
+		})
 }
 
 func tagCountPage(page table.Page[aggregateItem], err error) (table.Page[TagCount], error) {
@@ -217,18 +205,18 @@ func tagCountPage(page table.Page[aggregateItem], err error) (table.Page[TagCoun
 	return out, nil
 }
 
-// DefaultTagsPageSize is ListByTags's page size when ListOptions.Limit is 0.
+// DefaultTagsPageSize is Pipelines.ByTags's page size when ListOptions.Limit is 0.
 const DefaultTagsPageSize = 25
 
-// maxTagsPageSize bounds a ListByTags page: its pipelines are read by one
+// maxTagsPageSize bounds a Pipelines.ByTags page: its pipelines are read by one
 // BatchGet, which table splits into requests of 100.
 const maxTagsPageSize = 1000
 
-// ListByTags returns one page of pipelines carrying every tag in tags
-// (AND; ListOptions.Limit, default DefaultTagsPageSize, at most 1000), in
-// pipeline id order (unique: a pipeline is matched once), and the cursor
-// of the next page ("" exactly when no further pipeline matches). A tag matches at any level of
-// a hierarchical tag: region=usa matches usa/northwest.
+// ByTags is the listing of the pipelines carrying every tag in tags (AND;
+// ListOptions.Limit per page, default DefaultTagsPageSize, at most 1000),
+// in pipeline id order (unique: a pipeline is matched once); a page's Next
+// is "" exactly when no further pipeline matches. A tag matches at any
+// level of a hierarchical tag: region=usa matches usa/northwest.
 //
 // As the seed describes, each tag is one query of its tag items (in
 // parallel, at most Options.MaxConcurrency at once); the items come back in
@@ -238,23 +226,29 @@ const maxTagsPageSize = 1000
 // then read with one BatchGet. The cursor is bound to the tag set (in any
 // order): used with other tags, or altered, it fails with
 // table.ErrInvalidCursor before anything is read.
-func (s *Store) ListByTags(ctx context.Context, tags []Tag, cursor string, opts ...func(*ListOptions)) (_ table.Page[*Pipeline], err error) {
-	ctx, span := s.start(ctx, "pipeline.ListByTags")
-	defer span.End(&err)
-	if err := s.ready(ctx); err != nil {
-		return table.Page[*Pipeline]{}, err
-	}
+func (h *Pipelines) ByTags(tags []Tag, opts ...func(*ListOptions)) table.List[*Pipeline] {
+	s := h.store()
+	wanted, limit, err := byTagsArgs(tags, opts)
+	return newList(s, "pipeline.Pipelines.ByTags", err,
+		func(ctx context.Context, cursor string) (table.Page[*Pipeline], error) {
+			return s.byTagsPage(ctx, wanted, cursor, limit)
+		})
+}
+
+// byTagsArgs checks ByTags's tags and limit and returns the tags as sorted,
+// distinct entries and the page size.
+func byTagsArgs(tags []Tag, opts []func(*ListOptions)) ([]tagEntry, int, error) {
 	limit := listOptions(opts).Limit
 	if len(tags) == 0 {
-		return table.Page[*Pipeline]{}, inputError("tags", "[]", "at least one tag is needed")
+		return nil, 0, inputError("tags", "[]", "at least one tag is needed")
 	}
 	for i, t := range tags {
 		if err := validateTag(fmt.Sprintf("tags[%d]", i), t); err != nil {
-			return table.Page[*Pipeline]{}, err
+			return nil, 0, err
 		}
 	}
 	if limit < 0 || limit > maxTagsPageSize {
-		return table.Page[*Pipeline]{}, inputError("limit", limit, fmt.Sprintf("must be between 0 and %d", maxTagsPageSize))
+		return nil, 0, inputError("limit", limit, fmt.Sprintf("must be between 0 and %d", maxTagsPageSize))
 	}
 	if limit == 0 {
 		limit = DefaultTagsPageSize
@@ -264,12 +258,15 @@ func (s *Store) ListByTags(ctx context.Context, tags []Tag, cursor string, opts 
 		wanted[i] = tagEntry{t.Key, t.Value}
 	}
 	slices.SortFunc(wanted, compareEntries)
-	wanted = slices.Compact(wanted)
+	return slices.Compact(wanted), limit, nil
+}
+
+func (s *Store) byTagsPage(ctx context.Context, wanted []tagEntry, cursor string, limit int) (table.Page[*Pipeline], error) {
 	binding := s.tagsBinding(wanted)
 	after := ""
 	if cursor != "" {
 		var err error
-		if after, err = s.decodeCursor("ListByTags", binding, cursor); err != nil {
+		if after, err = s.decodeCursor("Pipelines.ByTags", binding, cursor); err != nil {
 			return table.Page[*Pipeline]{}, err
 		}
 		if strings.Contains(after, ":") {
@@ -452,7 +449,7 @@ func (s *Store) fillAll(ctx context.Context, streams []*tagStream, target string
 	return context.Cause(ctx)
 }
 
-// Cursors of ListByTags and ListVersions: base64url(version |
+// Cursors of Pipelines.ByTags and Versions.List: base64url(version |
 // HMAC-SHA256(key, binding | position)[:16] | position), the binding naming
 // the listing, the table and what is listed (the tag set, the pipeline).
 const (
@@ -490,8 +487,8 @@ func cursorError(cursor, reason string) error {
 	return &table.InputError{Field: "cursor", Value: fmt.Sprintf("%q", shown), Reason: reason, Err: table.ErrInvalidCursor}
 }
 
-// decodeCursor returns the position a cursor of listing (ListByTags,
-// ListVersions) carries, after checking it was made for binding.
+// decodeCursor returns the position a cursor of listing (Pipelines.ByTags,
+// Versions.List) carries, after checking it was made for binding.
 func (s *Store) decodeCursor(listing, binding, cursor string) (string, error) {
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(cursor)
 	if err != nil {
@@ -505,21 +502,4 @@ func (s *Store) decodeCursor(listing, binding, cursor string) (string, error) {
 		return "", cursorError(cursor, "altered, or from another listing")
 	}
 	return after, nil
-}
-
-// ByTags iterates over every pipeline carrying all of tags, in
-// ListByTags's order.
-func (s *Store) ByTags(ctx context.Context, tags []Tag, opts ...func(*ListOptions)) iter.Seq2[*Pipeline, error] {
-	return table.Walk(func(cursor string) (table.Page[*Pipeline], error) { return s.ListByTags(ctx, tags, cursor, opts...) })
-}
-
-// Tags iterates over every tag count above zero, in ListTags's order.
-func (s *Store) Tags(ctx context.Context, opts ...func(*ListOptions)) iter.Seq2[TagCount, error] {
-	return table.Walk(func(cursor string) (table.Page[TagCount], error) { return s.ListTags(ctx, cursor, opts...) })
-}
-
-// TagValues iterates over every value of tag key key with a count above
-// zero, in ListTagValues's order.
-func (s *Store) TagValues(ctx context.Context, key string, opts ...func(*ListOptions)) iter.Seq2[TagCount, error] {
-	return table.Walk(func(cursor string) (table.Page[TagCount], error) { return s.ListTagValues(ctx, key, cursor, opts...) })
 }

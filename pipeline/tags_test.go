@@ -136,7 +136,7 @@ func TestListByTagsMatchesBruteForceOnTwoThousandPipelines(t *testing.T) {
 		var got []string
 		cursor := ""
 		for {
-			page, err := e.store.ListByTags(ctx, q, cursor, pipeline.Limit(limit))
+			page, err := e.store.Pipelines().ByTags(q, pipeline.Limit(limit)).Page(ctx, cursor)
 			require.NoError(t, err, "%v", q)
 			pages++
 			require.LessOrEqual(t, len(page.Items), limit, "%v: page with limit %d", q, limit)
@@ -228,7 +228,7 @@ func TestTagAggregatesExactAfterFiftyConcurrentUpdates(t *testing.T) {
 	// Every visible count is what ListByTags finds for that tag alone.
 	for kv, n := range want {
 		k, v, _ := strings.Cut(kv, "=")
-		page, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: k, Value: v}}, "", pipeline.Limit(100))
+		page, err := e.store.Pipelines().ByTags([]pipeline.Tag{{Key: k, Value: v}}, pipeline.Limit(100)).Page(ctx, "")
 		require.NoError(t, err, "ListByTags %s", kv)
 		assert.Len(t, page.Items, n, "ListByTags %s: as many pipelines as the aggregate says", kv)
 	}
@@ -268,7 +268,7 @@ func TestHierarchicalTagMatchesAtEveryLevel(t *testing.T) {
 		"northwest":             nil,
 		"usa/northwest/sea":     nil,
 	} {
-		page, err := e.store.ListByTags(ctx, []pipeline.Tag{{Key: "region", Value: v}}, "", pipeline.Limit(10))
+		page, err := e.store.Pipelines().ByTags([]pipeline.Tag{{Key: "region", Value: v}}, pipeline.Limit(10)).Page(ctx, "")
 		require.NoError(t, err)
 		if got := sortedIDs(page.Items); len(got)+len(want) > 0 {
 			assert.Equal(t, want, got, "region=%s", v)
@@ -287,18 +287,18 @@ func TestListByTagsCursorIsBoundToTheTagSet(t *testing.T) {
 		require.NoError(t, err)
 	}
 	ab := []pipeline.Tag{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}}
-	first, err := e.store.ListByTags(ctx, ab, "", pipeline.Limit(4))
+	first, err := e.store.Pipelines().ByTags(ab, pipeline.Limit(4)).Page(ctx, "")
 	require.NoError(t, err)
 	require.Len(t, first.Items, 4, "first page")
 	require.NotEmpty(t, first.Next, "first page")
 	// The same set in another order, or with a tag repeated, continues.
 	ba := []pipeline.Tag{{Key: "b", Value: "2"}, {Key: "a", Value: "1"}, {Key: "b", Value: "2"}}
-	second, err := e.store.ListByTags(ctx, ba, first.Next, pipeline.Limit(4))
+	second, err := e.store.Pipelines().ByTags(ba, pipeline.Limit(4)).Page(ctx, first.Next)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"p4", "p5"}, sortedIDs(second.Items), "second page")
 	assert.Empty(t, second.Next, "second page")
 	other := newStore(t, e.db, nil, func(o *pipeline.Options) { o.CursorKey = []byte("another secret") })
-	otherPage, err := other.ListByTags(ctx, ab, "", pipeline.Limit(4))
+	otherPage, err := other.Pipelines().ByTags(ab, pipeline.Limit(4)).Page(ctx, "")
 	require.NoError(t, err, "other store")
 	require.NotEmpty(t, otherPage.Next, "other store")
 	e.db.ResetCalls()
@@ -316,7 +316,7 @@ func TestListByTagsCursorIsBoundToTheTagSet(t *testing.T) {
 		"truncated":      {ab, first.Next[:10]},
 		"empty-ish junk": {ab, "AAAAAAAAAAAAAAAAAAAAAAAA"},
 	} {
-		_, err := e.store.ListByTags(ctx, c.tags, c.cursor, pipeline.Limit(4))
+		_, err := e.store.Pipelines().ByTags(c.tags, pipeline.Limit(4)).Page(ctx, c.cursor)
 		assert.ErrorIs(t, err, table.ErrInvalidCursor, name)
 	}
 	assert.Zero(t, e.calls(), "requests sent for invalid cursors")
@@ -331,7 +331,7 @@ func TestTagCountsThatDropToZeroAreRemoved(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.store.Update(ctx, p.ID, 1, pipeline.Input{Name: "n", Tags: []pipeline.Tag{{Key: "plant", Value: "def"}}})
 	require.NoError(t, err)
-	page, err := e.store.ListTagValues(ctx, "plant", "")
+	page, err := e.store.Tags().Values("plant").Page(ctx, "")
 	require.NoError(t, err)
 	assert.Equal(t, []pipeline.TagCount{{Key: "plant", Value: "def", Count: 2}}, page.Items)
 	var raw map[string]any

@@ -26,9 +26,9 @@ func TestEveryStoreCallIsOneSpanWithItsError(t *testing.T) {
 	up, err := s.PresignInputUpload(ctx, p.ID, 0)
 	require.NoError(t, err)
 	require.NoError(t, e.blobs.Put(ctx, up.Key, strings.NewReader("input")))
-	ex, err := s.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: up.Key})
+	ex, err := s.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: up.Key})
 	require.NoError(t, err)
-	_, err = s.StartExecution(ctx, ex.ID)
+	_, err = s.Executions().Start(ctx, ex.ID)
 	require.NoError(t, err)
 	_, err = s.Get(ctx, "nosuch")
 	require.ErrorIs(t, err, pipeline.ErrNotFound)
@@ -43,8 +43,8 @@ func TestEveryStoreCallIsOneSpanWithItsError(t *testing.T) {
 		names = append(names, sp.Name())
 		byName[sp.Name()] = sp
 	}
-	assert.Equal(t, []string{"pipeline.Create", "pipeline.PresignInputUpload", "pipeline.CreateExecution",
-		"pipeline.StartExecution", "pipeline.Get", "pipeline.Delete"}, names, "one top-level span per call, in order")
+	assert.Equal(t, []string{"pipeline.Create", "pipeline.PresignInputUpload", "pipeline.Executions.Create",
+		"pipeline.Executions.Start", "pipeline.Get", "pipeline.Delete"}, names, "one top-level span per call, in order")
 	assert.Equal(t, codes.Error, byName["pipeline.Get"].Status().Code, "the failed call's span records its error")
 	assert.NotEqual(t, codes.Error, byName["pipeline.Create"].Status().Code)
 	var children []string
@@ -53,5 +53,5 @@ func TestEveryStoreCallIsOneSpanWithItsError(t *testing.T) {
 			children = append(children, sp.Name())
 		}
 	}
-	assert.Contains(t, children, "pipeline.ListExecutions", "calls a call makes nest under it")
+	assert.Contains(t, children, "pipeline.Executions.List", "calls a call makes nest under it")
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +18,7 @@ import (
 // (PV:0000000003) so that versions sort numerically (PV:0000000002 before
 // PV:0000000010) and "list versions" is one key condition that reads
 // versions only, never PV:current or the G: membership items beside them.
-// It reads the seed's unpadded form (PV:3) too: see GetVersion and
+// It reads the seed's unpadded form (PV:3) too: see Versions.Get and
 // Versions.
 var (
 	// SK "PV:0000000003"
@@ -32,16 +31,16 @@ func seedVersionSK(version int) string { return "PV:" + strconv.Itoa(version) }
 // maxVersion is the largest version versionSK holds.
 const maxVersion = 9_999_999_999
 
-// GetVersion returns version of pipeline id as it was written.
-func (s *Store) GetVersion(ctx context.Context, id string, version int) (*Pipeline, error) {
-	return s.getVersion(ctx, id, version)
+// Get returns version of pipeline id as it was written.
+func (h *Versions) Get(ctx context.Context, id string, version int) (*Pipeline, error) {
+	return h.store().getVersion(ctx, id, version)
 }
 
-// getVersion is GetVersion with the read's options: PresignInputUpload
+// getVersion is Versions.Get with the read's options: PresignInputUpload
 // reads the version strongly consistent, so it finds one an Update wrote a
 // moment before.
 func (s *Store) getVersion(ctx context.Context, id string, version int, opts ...func(*table.GetOptions)) (_ *Pipeline, err error) {
-	ctx, span := s.start(ctx, "pipeline.GetVersion")
+	ctx, span := s.start(ctx, "pipeline.Versions.Get")
 	defer span.End(&err)
 	if err := s.ready(ctx); err != nil {
 		return nil, err
@@ -96,22 +95,22 @@ const (
 	lastSeedVersionSK   = "PV:9999999999"
 )
 
-// DefaultVersionsPageSize is the page size of ListVersions when
+// DefaultVersionsPageSize is the page size of Versions.List when
 // ListOptions.Limit is 0.
 const DefaultVersionsPageSize = 100
 
 // MaxSeedFormVersions bounds how many versions in the seed's unpadded form
-// (PV:3) one pipeline may have for ListVersions: they do not sort by number
+// (PV:3) one pipeline may have for Versions.List: they do not sort by number
 // in the table, so every page reads all of them. More fail with
-// ErrTooManySeedVersions; GetVersion still reads each.
+// ErrTooManySeedVersions; Versions.Get still reads each.
 const MaxSeedFormVersions = 10_000
 
 // ErrTooManySeedVersions: a pipeline has more than MaxSeedFormVersions
 // versions written in the seed's unpadded form, too many to order in
-// memory for ListVersions.
+// memory for Versions.List.
 var ErrTooManySeedVersions = errors.New("pipeline: too many versions in the seed's unpadded form to list in order")
 
-// versionPos is a version's place in ListVersions's order: by number, and
+// versionPos is a version's place in Versions.List's order: by number, and
 // for one number written in both forms, the padded item first.
 type versionPos struct {
 	n    int
@@ -179,12 +178,11 @@ func (r versionRow) of(id string) pipelineItem {
 	return r.pipelineItem
 }
 
-// ListVersions returns one page of versions of pipeline id
-// (ListOptions.Limit; 0: DefaultVersionsPageSize), and the next page's
-// cursor, by version number, oldest first, whichever form each was written
+// List is the listing of the versions of pipeline id (ListOptions.Limit
+// per page; 0: DefaultVersionsPageSize), by version number, oldest first, whichever form each was written
 // in. A number written in both forms (PV:0000000003 and the seed's PV:3,
 // by two services) is listed twice, the padded item first: the two are
-// distinct items, and GetVersion returns the padded one. The cursor is the
+// distinct items, and Get returns the padded one. The cursor is the
 // last (number, form) returned, bound by an HMAC to the table and the
 // pipeline, so a page resumes exactly after it. A pipeline that does not
 // exist has no versions: an empty page.
@@ -192,32 +190,33 @@ func (r versionRow) of(id string) pipelineItem {
 // Each page reads up to Limit+1 padded versions and every version in the
 // seed's form (they do not sort by number in the table); a pipeline with
 // more than MaxSeedFormVersions of those fails with ErrTooManySeedVersions.
-func (s *Store) ListVersions(ctx context.Context, id, cursor string, opts ...func(*ListOptions)) (_ table.Page[*Pipeline], err error) {
-	ctx, span := s.start(ctx, "pipeline.ListVersions")
-	defer span.End(&err)
-	if err := s.ready(ctx); err != nil {
-		return table.Page[*Pipeline]{}, err
-	}
-	if err := validateID("id", id); err != nil {
-		return table.Page[*Pipeline]{}, err
-	}
+func (h *Versions) List(id string, opts ...func(*ListOptions)) table.List[*Pipeline] {
+	s := h.store()
 	limit := listOptions(opts).Limit
+	var limitErr error
 	if limit < 0 || limit > maxLimit {
-		return table.Page[*Pipeline]{}, inputError("Limit", limit, "must be between 0 and 1048576")
+		limitErr = inputError("Limit", limit, "must be between 0 and 1048576")
 	}
 	if limit == 0 {
 		limit = DefaultVersionsPageSize
 	}
+	return newList(s, "pipeline.Versions.List", firstErr(validateID("id", id), limitErr),
+		func(ctx context.Context, cursor string) (table.Page[*Pipeline], error) {
+			return s.versionsPage(ctx, id, cursor, limit)
+		})
+}
+
+func (s *Store) versionsPage(ctx context.Context, id, cursor string, limit int) (table.Page[*Pipeline], error) {
 	binding := "listVersions\x00" + s.t.Name() + "\x00" + id
 	after := versionPos{}
 	if cursor != "" {
-		raw, err := s.decodeCursor("ListVersions", binding, cursor)
+		raw, err := s.decodeCursor("Versions.List", binding, cursor)
 		if err != nil {
 			return table.Page[*Pipeline]{}, err
 		}
 		var ok bool
 		if after, ok = parseVersionPos(raw); !ok {
-			return table.Page[*Pipeline]{}, cursorError(cursor, "not a ListVersions position")
+			return table.Page[*Pipeline]{}, cursorError(cursor, "not a Versions.List position")
 		}
 	}
 	pk, _ := pipelinePK.Build(id)
@@ -276,10 +275,4 @@ func (s *Store) ListVersions(ctx context.Context, id, cursor string, opts ...fun
 		last = next.pos
 	}
 	return page, nil
-}
-
-// Versions iterates over every version of pipeline id in ListVersions's
-// order.
-func (s *Store) Versions(ctx context.Context, id string, opts ...func(*ListOptions)) iter.Seq2[*Pipeline, error] {
-	return table.Walk(func(cursor string) (table.Page[*Pipeline], error) { return s.ListVersions(ctx, id, cursor, opts...) })
 }

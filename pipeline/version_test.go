@@ -74,7 +74,7 @@ func checkVersionsPaged(t *testing.T, s *pipeline.Store, id string, limit int) [
 	cursor := ""
 	for pages := 0; ; pages++ {
 		require.Less(t, pages, 100, "the listing ends")
-		page, err := s.ListVersions(context.Background(), id, cursor, pipeline.Limit(limit))
+		page, err := s.Versions().List(id, pipeline.Limit(limit)).Page(context.Background(), cursor)
 		require.NoError(t, err)
 		assert.LessOrEqual(t, len(page.Items), limit)
 		for _, p := range page.Items {
@@ -94,7 +94,7 @@ func checkMixedVersions(t *testing.T, s *pipeline.Store, id string) {
 		assert.Equal(t, want, checkVersionsPaged(t, s, id, limit), "pages of %d", limit)
 	}
 	var all []string
-	for p, err := range s.Versions(context.Background(), id, pipeline.Limit(4)) {
+	for p, err := range s.Versions().List(id, pipeline.Limit(4)).All(context.Background()) {
 		require.NoError(t, err)
 		all = append(all, p.Name)
 	}
@@ -116,24 +116,24 @@ func TestListVersionsCursorIsBoundToItsPipeline(t *testing.T) {
 	ctx := context.Background()
 	mixedVersions(t, e.store, "a")
 	mixedVersions(t, e.store, "b")
-	page, err := e.store.ListVersions(ctx, "a", "", pipeline.Limit(3))
+	page, err := e.store.Versions().List("a", pipeline.Limit(3)).Page(ctx, "")
 	require.NoError(t, err)
 	require.NotEmpty(t, page.Next)
-	_, err = e.store.ListVersions(ctx, "b", page.Next, pipeline.Limit(3))
+	_, err = e.store.Versions().List("b", pipeline.Limit(3)).Page(ctx, page.Next)
 	assert.ErrorIs(t, err, table.ErrInvalidCursor, "a cursor of pipeline a used for b")
 	tagged, err := e.store.Create(ctx, pipeline.Input{ID: "t1", Name: "n", Tags: []pipeline.Tag{{Key: "k", Value: "v"}}})
 	require.NoError(t, err)
 	_, err = e.store.Create(ctx, pipeline.Input{ID: "t2", Name: "n", Tags: tagged.Tags})
 	require.NoError(t, err)
-	byTags, err := e.store.ListByTags(ctx, tagged.Tags, "", pipeline.Limit(1))
+	byTags, err := e.store.Pipelines().ByTags(tagged.Tags, pipeline.Limit(1)).Page(ctx, "")
 	require.NoError(t, err)
 	require.NotEmpty(t, byTags.Next)
-	_, err = e.store.ListVersions(ctx, "a", byTags.Next, pipeline.Limit(3))
+	_, err = e.store.Versions().List("a", pipeline.Limit(3)).Page(ctx, byTags.Next)
 	assert.ErrorIs(t, err, table.ErrInvalidCursor, "a ListByTags cursor")
-	_, err = e.store.ListByTags(ctx, tagged.Tags, page.Next, pipeline.Limit(1))
+	_, err = e.store.Pipelines().ByTags(tagged.Tags, pipeline.Limit(1)).Page(ctx, page.Next)
 	assert.ErrorIs(t, err, table.ErrInvalidCursor, "a ListVersions cursor")
 
-	next, err := e.store.ListVersions(ctx, "a", page.Next, pipeline.Limit(3))
+	next, err := e.store.Versions().List("a", pipeline.Limit(3)).Page(ctx, page.Next)
 	require.NoError(t, err)
 	names := []string{next.Items[0].Name, next.Items[1].Name, next.Items[2].Name}
 	assert.Equal(t, []string{"seed-3", "padded-4", "seed-5"}, names, "resumes inside the tie of version 3")
@@ -142,10 +142,10 @@ func TestListVersionsCursorIsBoundToItsPipeline(t *testing.T) {
 func TestGetVersionReadsThePaddedItemOfATie(t *testing.T) {
 	e := newEnv(t)
 	mixedVersions(t, e.store, "tie")
-	v3, err := e.store.GetVersion(context.Background(), "tie", 3)
+	v3, err := e.store.Versions().Get(context.Background(), "tie", 3)
 	require.NoError(t, err)
 	assert.Equal(t, "padded-3", v3.Name)
-	v20, err := e.store.GetVersion(context.Background(), "tie", 20)
+	v20, err := e.store.Versions().Get(context.Background(), "tie", 20)
 	require.NoError(t, err)
 	assert.Equal(t, "seed-20", v20.Name)
 }

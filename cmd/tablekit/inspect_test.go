@@ -22,7 +22,7 @@ func TestInspectNamesTheEntitiesOfAStoreBuiltOnEntity(t *testing.T) {
 	require.NoError(t, store.EnsureTable(ctx))
 	p, err := store.Create(ctx, pipeline.Input{ID: "p1", Name: "resize", Groups: []string{"g1"}})
 	require.NoError(t, err)
-	_, err = store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID})
+	_, err = store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: p.ID})
 	require.NoError(t, err)
 
 	js := runCLI(t, "inspect", "-endpoint", srv.URL, "-store", "pipeline", "-output", "json", "P:p1")

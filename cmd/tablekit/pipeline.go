@@ -103,11 +103,11 @@ exist, or that a Delete is removing, is not found (exit 3).`,
 				if err != nil {
 					return err
 				}
-				versions, err := s.ListVersions(ctx, id, versionsCursor, pipeline.Limit(limit))
+				versions, err := s.Versions().List(id, pipeline.Limit(limit)).Page(ctx, versionsCursor)
 				if err != nil {
 					return err
 				}
-				executions, err := s.ListExecutions(ctx, id, executionsCursor, pipeline.Limit(limit))
+				executions, err := s.Executions().List(id, pipeline.Limit(limit)).Page(ctx, executionsCursor)
 				if err != nil {
 					return err
 				}
@@ -183,12 +183,12 @@ func pipelineDeleteDryRun(ctx context.Context, a *app, s *pipeline.Store, id str
 		}
 		return n, nil
 	}
-	versions, err := count(s.Versions(ctx, id))
+	versions, err := count(s.Versions().List(id).All(ctx))
 	if err != nil {
 		return err
 	}
 	executions := 0
-	for _, err := range s.Executions(ctx, id) {
+	for _, err := range s.Executions().List(id).All(ctx) {
 		if err != nil {
 			return err
 		}

@@ -76,7 +76,7 @@ func testPipelineCommands(t *testing.T, b pipelineBackend) {
 		up, err := store.PresignInputUpload(ctx, p.ID, 0)
 		require.NoError(t, err)
 		require.NoError(t, b.files.Put(ctx, up.Key, strings.NewReader("input")))
-		ex, err := store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: up.Key})
+		ex, err := store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: p.ID, InputKey: up.Key})
 		require.NoError(t, err)
 		require.NoError(t, store.PutOutput(ctx, ex.ID, strings.NewReader("output"), 6))
 		executions = append(executions, ex.ID)
@@ -157,12 +157,12 @@ func testPipelineCommands(t *testing.T, b pipelineBackend) {
 	_, err = store.Get(ctx, p.ID)
 	assert.ErrorIs(t, err, pipeline.ErrNotFound)
 	for _, id := range executions {
-		_, err = store.GetExecution(ctx, id)
+		_, err = store.Executions().Get(ctx, id)
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
 	}
 	assert.Zero(t, objects("pipelines/cli-p1/"))
 	counts := map[string]int{}
-	for tc, err := range store.Tags(ctx) {
+	for tc, err := range store.Tags().List().All(ctx) {
 		require.NoError(t, err)
 		counts[tc.Key+"="+tc.Value] = tc.Count
 	}

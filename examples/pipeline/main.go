@@ -139,17 +139,17 @@ func run(args []string) error {
 		return err
 	}
 	fmt.Println("uploaded input via presigned PUT:", up.Key)
-	ex, err := store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: updated.ID, InputKey: up.Key, CreatedBy: "scheduler"})
+	ex, err := store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: updated.ID, InputKey: up.Key, CreatedBy: "scheduler"})
 	if err != nil {
 		return err
 	}
 	fmt.Printf("execution %s of v%d (%s), input copied to %s\n", ex.ID, ex.Version, ex.State, ex.InputKey)
-	if ex, err = store.StartExecution(ctx, ex.ID); err != nil {
+	if ex, err = store.Executions().Start(ctx, ex.ID); err != nil {
 		return err
 	}
 	fmt.Printf("execution %s %s at %s\n", ex.ID, ex.State, ex.StartedAt.Format(time.RFC3339Nano))
 	var refused *pipeline.TransitionError
-	if _, err := store.StartExecution(ctx, ex.ID); !errors.As(err, &refused) || refused.Current != pipeline.ExecutionRunning {
+	if _, err := store.Executions().Start(ctx, ex.ID); !errors.As(err, &refused) || refused.Current != pipeline.ExecutionRunning {
 		return fmt.Errorf("a second start was not refused with the current state: %v", err)
 	}
 	fmt.Println("second start refused:", err)
@@ -183,19 +183,19 @@ func run(args []string) error {
 		return err
 	}
 	fmt.Printf("downloaded output via presigned GET (%s): %q\n", outKey, got)
-	if ex, err = store.SucceedExecution(ctx, ex.ID); err != nil {
+	if ex, err = store.Executions().Succeed(ctx, ex.ID); err != nil {
 		return err
 	}
 	fmt.Printf("execution %s %s at %s\n", ex.ID, ex.State, ex.FinishedAt.Format(time.RFC3339Nano))
-	bad, err := store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: updated.ID, CreatedBy: "scheduler"})
+	bad, err := store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: updated.ID, CreatedBy: "scheduler"})
 	if err != nil {
 		return err
 	}
-	if bad, err = store.FailExecution(ctx, bad.ID, "no input given"); err != nil {
+	if bad, err = store.Executions().Fail(ctx, bad.ID, "no input given"); err != nil {
 		return err
 	}
 	fmt.Printf("execution %s %s: %s\n", bad.ID, bad.State, bad.Error)
-	execs, err := store.ListExecutions(ctx, updated.ID, "")
+	execs, err := store.Executions().List(updated.ID).Page(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -213,7 +213,7 @@ func run(args []string) error {
 		var names []string
 		cursor := ""
 		for {
-			page, err := store.ListByTags(ctx, q, cursor, pipeline.Limit(2))
+			page, err := store.Pipelines().ByTags(q, pipeline.Limit(2)).Page(ctx, cursor)
 			if err != nil {
 				return err
 			}
@@ -229,7 +229,7 @@ func run(args []string) error {
 	// usa/northwest/seattle, usa/southeast, usa/northwest/portland; the
 	// first pipeline moved from seattle to tacoma, still under usa.
 	const wantUSA = 3
-	page, err := store.ListByTags(ctx, []pipeline.Tag{runTag, {Key: "region", Value: "usa"}}, "", pipeline.Limit(10))
+	page, err := store.Pipelines().ByTags([]pipeline.Tag{runTag, {Key: "region", Value: "usa"}}, pipeline.Limit(10)).Page(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -238,7 +238,7 @@ func run(args []string) error {
 	}
 
 	fmt.Println("\n== tag counts (every run on this table)")
-	values, err := store.ListTagValues(ctx, "region", "")
+	values, err := store.Tags().Values("region").Page(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -247,7 +247,7 @@ func run(args []string) error {
 	}
 
 	fmt.Println("\n== versions and groups")
-	versions, err := store.ListVersions(ctx, updated.ID, "")
+	versions, err := store.Versions().List(updated.ID).Page(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func run(args []string) error {
 	if len(versions.Items) != 2 {
 		return fmt.Errorf("%d versions, want 2", len(versions.Items))
 	}
-	group, err := store.ListGroup(ctx, "/sustainability", "")
+	group, err := store.Pipelines().InGroup("/sustainability").Page(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -274,7 +274,7 @@ func run(args []string) error {
 	// The csv pipeline is the only one with source=csv in this run: its
 	// tag items, counts, executions and files all go.
 	gone := created[3]
-	gex, err := store.CreateExecution(ctx, pipeline.ExecutionInput{PipelineID: gone.ID, CreatedBy: "scheduler"})
+	gex, err := store.Executions().Create(ctx, pipeline.ExecutionInput{PipelineID: gone.ID, CreatedBy: "scheduler"})
 	if err != nil {
 		return err
 	}
@@ -293,10 +293,10 @@ func run(args []string) error {
 	if _, err := store.Get(ctx, gone.ID); !errors.Is(err, pipeline.ErrNotFound) {
 		return fmt.Errorf("deleted pipeline still readable: %v", err)
 	}
-	if _, err := store.GetExecution(ctx, gex.ID); !errors.Is(err, pipeline.ErrNotFound) {
+	if _, err := store.Executions().Get(ctx, gex.ID); !errors.Is(err, pipeline.ErrNotFound) {
 		return fmt.Errorf("deleted pipeline's execution still readable: %v", err)
 	}
-	left, err := store.ListByTags(ctx, []pipeline.Tag{runTag}, "", pipeline.Limit(10))
+	left, err := store.Pipelines().ByTags([]pipeline.Tag{runTag}, pipeline.Limit(10)).Page(ctx, "")
 	if err != nil {
 		return err
 	}
