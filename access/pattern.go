@@ -174,6 +174,11 @@ type Entity struct {
 	// in its parent's partition is an identifying relationship (data-modeling
 	// method: partition key = parent id, sort key = child id).
 	Partition string
+	// Sort is the item's sort key template in the table ("META",
+	// "EVENT#{seq:04d}"), "" for a table without a sort key. With
+	// Partition it is the item's declared key shape: package datamodel
+	// checks a store's representative items against it.
+	Sort string
 	// Indexes lists the GSIs that hold an entry for the item for most of
 	// its life; each entry is stored at the size the index's projection
 	// keeps. An entity that passes through an index briefly (a task while

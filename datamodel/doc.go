@@ -58,6 +58,11 @@
 // and projection. The prose lives with the Model rather than in the
 // stores, so a store's patterns stay a plain declaration; cmd/datamodel
 // keeps one Model per tablekit store and writes docs/<store>/.
+// CheckItems holds the representative items to what the store declares:
+// 5 to 10 of them, each with the keys of a declared entity
+// (access.Entity's Partition and Sort templates) and only index
+// partitions its patterns read or write; cmd/datamodel writes no document
+// for a model that fails it.
 //
 // PolicyFor is the runtime IAM policy of a schema and its patterns
 // (package iam's Runtime for that one table): the item actions its

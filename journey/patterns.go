@@ -83,14 +83,14 @@ func Entities() []access.Entity {
 	gsi := []string{IndexGSI1}
 	jp := "JOURNEY#{journeyId}"
 	return []access.Entity{
-		{Name: entityJourney, Size: sizeJourney, CreatedBy: PatternCreateJourney, Indexes: gsi, Partition: jp},
-		{Name: entityStage, Size: sizeStage, CreatedBy: PatternCreateJourney, PerRequest: 6, Indexes: gsi, Partition: jp,
+		{Name: entityJourney, Size: sizeJourney, CreatedBy: PatternCreateJourney, Indexes: gsi, Partition: jp, Sort: metadataSK},
+		{Name: entityStage, Size: sizeStage, CreatedBy: PatternCreateJourney, PerRequest: 6, Indexes: gsi, Partition: jp, Sort: stageSK.Pattern(),
 			Parent: entityJourney, PerParent: 6, MaxPerParent: 99},
-		{Name: entityRule, Size: sizeRule, CreatedBy: PatternAddRule, Indexes: gsi, Partition: jp, Parent: entityJourney, PerParent: 15},
-		{Name: entityJob, Size: sizeJob, CreatedBy: PatternStartJob, Indexes: gsi, Partition: jp, Parent: entityStage, PerParent: 3},
-		{Name: entityLog, Size: sizeLog, CreatedBy: PatternWriteLogSummaries, PerRequest: 25, Indexes: gsi, Partition: jp,
+		{Name: entityRule, Size: sizeRule, CreatedBy: PatternAddRule, Indexes: gsi, Partition: jp, Sort: ruleSK.Pattern(), Parent: entityJourney, PerParent: 15},
+		{Name: entityJob, Size: sizeJob, CreatedBy: PatternStartJob, Indexes: gsi, Partition: jp, Sort: jobSK.Pattern(), Parent: entityStage, PerParent: 3},
+		{Name: entityLog, Size: sizeLog, CreatedBy: PatternWriteLogSummaries, PerRequest: 25, Indexes: gsi, Partition: jp, Sort: logSK.Pattern(),
 			Parent: entityJob, PerParent: 10_000, Retention: DefaultLogSummaryRetention},
-		{Name: entityReport, Size: sizeReport, CreatedBy: PatternWriteReport, Indexes: gsi, Partition: jp, Parent: entityJob, PerParent: reportsPerJob},
+		{Name: entityReport, Size: sizeReport, CreatedBy: PatternWriteReport, Indexes: gsi, Partition: jp, Sort: reportSK.Pattern(), Parent: entityJob, PerParent: reportsPerJob},
 	}
 }
 

@@ -22,16 +22,16 @@ func Entities() []access.Entity {
 	gsi := []string{IndexGSI1}
 	pp := "P:{pipelineId}"
 	return []access.Entity{
-		{Name: entityPipeline, Size: 2048, CreatedBy: "create a new pipeline", Indexes: gsi, Partition: pp},
-		{Name: entityVersion, Size: 2048, CreatedBy: "update an existing pipeline", Partition: pp, Parent: entityPipeline, PerParent: 5},
-		{Name: entityExecution, Size: 400, CreatedBy: "create a pipeline execution", Indexes: gsi, Partition: "PE:{executionId}",
+		{Name: entityPipeline, Size: 2048, CreatedBy: "create a new pipeline", Indexes: gsi, Partition: pp, Sort: currentSK},
+		{Name: entityVersion, Size: 2048, CreatedBy: "update an existing pipeline", Partition: pp, Sort: "PV:{version:010d}", Parent: entityPipeline, PerParent: 5},
+		{Name: entityExecution, Size: 400, CreatedBy: "create a pipeline execution", Indexes: gsi, Partition: "PE:{executionId}", Sort: executionSK,
 			Parent: entityPipeline, PerParent: 20},
-		{Name: entityExecutionRef, Size: 70, CreatedBy: "create a pipeline execution", Partition: pp, Parent: entityPipeline, PerParent: 20},
-		{Name: entityTag, Size: 60, CreatedBy: "create a new pipeline", PerRequest: 4, Partition: "T:{key}[#{parent}]",
+		{Name: entityExecutionRef, Size: 70, CreatedBy: "create a pipeline execution", Partition: pp, Sort: "PE:{executionId}", Parent: entityPipeline, PerParent: 20},
+		{Name: entityTag, Size: 60, CreatedBy: "create a new pipeline", PerRequest: 4, Partition: "T:{key}[#{parent}]", Sort: "T:{value}:P:{pipelineId}",
 			Parent: entityPipeline, PerParent: 4},
-		{Name: entityGroup, Size: 100, CreatedBy: "create a new pipeline", PerRequest: 2, Indexes: gsi, Partition: pp,
+		{Name: entityGroup, Size: 100, CreatedBy: "create a new pipeline", PerRequest: 2, Indexes: gsi, Partition: pp, Sort: "G:{groupId}",
 			Parent: entityPipeline, PerParent: 2},
-		{Name: entityTagAggregate, Size: 100, Count: 1000, Indexes: gsi, Partition: "TA:{key}"},
+		{Name: entityTagAggregate, Size: 100, Count: 1000, Indexes: gsi, Partition: "TA:{key}", Sort: "TA:{value}"},
 	}
 }
 

@@ -66,17 +66,17 @@ const claimCandidatesPerShard = (DefaultClaimBatch + DefaultShards - 1) / Defaul
 // a compact store's: event items only from the rarer changes, two per
 // failed attempt.
 func Entities(opts ...func(*Options)) []access.Entity {
-	tp := "TASK#{taskId}"
+	tp := taskPK.Pattern()
 	es := []access.Entity{
-		{Name: entityTask, Size: typicalMetaSize, CreatedBy: "Submit: META", Retention: DefaultRetention, Partition: tp},
+		{Name: entityTask, Size: typicalMetaSize, CreatedBy: "Submit: META", Retention: DefaultRetention, Partition: tp, Sort: metaSK.Pattern()},
 		{Name: entityEvent, Size: typicalEventSize, CreatedBy: patternSubmitEvent, PerRequest: 3, Retention: DefaultRetention,
-			Partition: tp, Parent: entityTask, PerParent: 3},
+			Partition: tp, Sort: eventSK.Pattern(), Parent: entityTask, PerParent: 3},
 		{Name: entityIdem, Size: typicalIdemSize, CreatedBy: "Check idempotency", Retention: DefaultRetention,
-			Partition: "IDEM#{key}", Parent: entityTask, PerParent: 1, MaxPerParent: 1},
+			Partition: idemPK.Pattern(), Sort: taskSK.Pattern(), Parent: entityTask, PerParent: 1, MaxPerParent: 1},
 		// A claim lives while its task is claimed: about a lease.
 		{Name: entityClaim, Size: typicalClaimSize, CreatedBy: "Claim: WORKER item", Retention: claimLife,
-			Partition: "WORKER#{workerId}", Parent: entityTask, PerParent: 1, MaxPerParent: 1},
-		{Name: entityConfig, Size: typicalConfigSize, Count: 1, Partition: "CONFIG"},
+			Partition: workerPK.Pattern(), Sort: taskSK.Pattern(), Parent: entityTask, PerParent: 1, MaxPerParent: 1},
+		{Name: entityConfig, Size: typicalConfigSize, Count: 1, Partition: configPK.Pattern(), Sort: configSK.Pattern()},
 	}
 	if declaredOptions(opts).CompactHistory {
 		for i := range es {

@@ -59,6 +59,9 @@ func write(ctx context.Context, log io.Writer, dir string, ms []datamodel.Model)
 		return err
 	}
 	for _, m := range ms {
+		if err := datamodel.CheckItems(m); err != nil {
+			return err
+		}
 		doc, err := datamodel.Render(ctx, m)
 		if err != nil {
 			return err

@@ -60,7 +60,7 @@ func pipelineModel() datamodel.Model {
 			{{"pk", "P:01HF3Q0Z8W6T4X1N5R2K7M9C3D"}, {"sk", "PV:current"}, {"siKey1", "P"}, {"version", "3"}, {"name", "daily-sap-import"}},
 			{{"pk", "P:01HF3Q0Z8W6T4X1N5R2K7M9C3D"}, {"sk", "PV:0000000003"}, {"version", "3"}, {"name", "daily-sap-import"}},
 			{{"pk", "PE:01HF3R2A9X7U5Y2P6S3L8N0D4E"}, {"sk", "PE:P"}, {"siKey1", "P:01HF3Q0Z8W6T4X1N5R2K7M9C3D"}, {"version", "3"}, {"status", "RUNNING"}},
-			{{"pk", "G:/usa/northwest"}, {"sk", "P:01HF3Q0Z8W6T4X1N5R2K7M9C3D"}, {"siKey1", "G:/usa/northwest"}},
+			{{"pk", "P:01HF3Q0Z8W6T4X1N5R2K7M9C3D"}, {"sk", "G:/usa/northwest"}, {"siKey1", "G:/usa/northwest"}},
 			{{"pk", "T:source"}, {"sk", "T:sap:P:01HF3Q0Z8W6T4X1N5R2K7M9C3D"}},
 			{{"pk", "T:region#usa"}, {"sk", "T:northwest:P:01HF3Q0Z8W6T4X1N5R2K7M9C3D"}},
 			{{"pk", "TA:region"}, {"sk", "TA:usa/northwest"}, {"siKey1", "TD"}, {"count", "12"}},

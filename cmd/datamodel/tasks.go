@@ -55,8 +55,8 @@ func tasksModel() datamodel.Model {
 			Integration: "payloads and results stay in the item (small by the seed's plan); no S3.",
 		},
 		Items: []datamodel.Sample{
-			{{"PK", "TASK#t-123"}, {"SK", "META"}, {"GSI1PK", "STATUS#PENDING"}, {"GSI1SK", "CREATED#2026-09-23T10:00:00.000000Z"}, {"status", "PENDING"}, {"events", "1"}, {"payload", "{...}"}},
-			{{"PK", "TASK#t-124"}, {"SK", "META"}, {"GSI1PK", "STATUS#PROCESSING"}, {"GSI1SK", "LEASE#2026-09-23T10:01:30.000000Z"}, {"status", "PROCESSING"}, {"events", "4"}, {"owner", "worker-7"}, {"claimedAt", "2026-09-23T10:01:00.000000Z"}, {"payload", "{...}"}},
+			{{"PK", "TASK#t-123"}, {"SK", "META"}, {"GSI1PK", "STATUS#PENDING#2"}, {"GSI1SK", "CREATED#2026-09-23T10:00:00.000000Z"}, {"status", "PENDING"}, {"events", "1"}, {"payload", "{...}"}},
+			{{"PK", "TASK#t-124"}, {"SK", "META"}, {"GSI1PK", "STATUS#PROCESSING#0"}, {"GSI1SK", "LEASE#2026-09-23T10:01:30.000000Z"}, {"status", "PROCESSING"}, {"events", "4"}, {"owner", "worker-7"}, {"claimedAt", "2026-09-23T10:01:00.000000Z"}, {"payload", "{...}"}},
 			{{"PK", "TASK#t-124"}, {"SK", "EVENT#0002"}, {"type", "EVENT"}, {"event", "PROCESSING"}, {"at", "2026-09-23T10:00:10.000000Z"}, {"worker", "worker-3"}},
 			{{"PK", "TASK#t-124"}, {"SK", "EVENT#0003"}, {"type", "EVENT"}, {"event", "FAILED"}, {"at", "2026-09-23T10:00:20.000000Z"}, {"worker", "worker-3"}},
 			{{"PK", "TASK#t-125"}, {"SK", "META"}, {"status", "COMPLETED"}, {"events", "3"}, {"owner", "worker-7"}, {"payload", "{...}"}, {"ttl", "1790762460"}},

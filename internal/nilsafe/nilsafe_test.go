@@ -256,6 +256,7 @@ var functions = map[string]any{
 	"datamodel.EstimateSchema": datamodel.EstimateSchema, "datamodel.Measure": datamodel.Measure,
 	"datamodel.PolicyFor": datamodel.PolicyFor, "datamodel.Render": datamodel.Render,
 	"datamodel.RenderRequirements": datamodel.RenderRequirements, "datamodel.Checklist": datamodel.Checklist,
+	"datamodel.CheckItems": datamodel.CheckItems,
 
 	"iam.Admin": iam.Admin, "iam.Match": iam.Match, "iam.Parse": iam.Parse, "iam.ParseARN": iam.ParseARN,
 	"iam.Runtime": iam.Runtime, "iam.Operator": iam.Operator, "iam.ReadOnly": iam.ReadOnly, "iam.StreamConsumer": iam.StreamConsumer,

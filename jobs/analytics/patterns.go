@@ -78,7 +78,8 @@ func jobRates() (peak, average float64) {
 func Entities() []access.Entity {
 	return []access.Entity{{
 		Name:      entityDay,
-		Partition: "USER#{userId}",
+		Partition: userPK.Pattern(),
+		Sort:      daySK.Pattern(),
 		Size:      typicalRowSize,
 		CreatedBy: PatternStartDay,
 	}}
