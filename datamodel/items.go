@@ -164,3 +164,64 @@ func templateRegexp(t string) string {
 	}
 	return b.String()
 }
+
+// UnreadIndexPartition is a GSI partition the patterns write entries to
+// and no pattern reads: index entries paid for on every write and never
+// used (the method's "unnecessary GSIs").
+type UnreadIndexPartition struct {
+	Index, Partition string
+	Writers          []string // the patterns that write it, in declaration order
+}
+
+// UnreadIndexPartitions lists, index by index, the partition values
+// (constants or templates) that writes declare (IndexWrites) and no read
+// on that index names (Pattern.Partition, matched as a template). A read
+// that queries several values declares one of them; the others are
+// listed here until it is declared per value.
+func (e *Estimate) UnreadIndexPartitions() []UnreadIndexPartition {
+	if e == nil {
+		return nil
+	}
+	reads := map[string][]string{}
+	for _, pe := range e.Patterns {
+		if ap := pe.Pattern; ap.Index != "" && isRead(ap.Operation) && ap.Partition != "" {
+			reads[ap.Index] = append(reads[ap.Index], ap.Partition)
+		}
+	}
+	var out []UnreadIndexPartition
+	seen := map[[2]string]int{}
+	for _, pe := range e.Patterns {
+		for _, it := range itemsOf(pe.Pattern) {
+			for _, iw := range it.IndexWrites {
+				if iw.Partition == "" || slices.ContainsFunc(reads[iw.Index], func(r string) bool { return sameKey(r, iw.Partition) }) {
+					continue
+				}
+				k := [2]string{iw.Index, iw.Partition}
+				i, ok := seen[k]
+				if !ok {
+					i, seen[k] = len(out), len(out)
+					out = append(out, UnreadIndexPartition{Index: iw.Index, Partition: iw.Partition})
+				}
+				if !slices.Contains(out[i].Writers, pe.Pattern.Name) {
+					out[i].Writers = append(out[i].Writers, pe.Pattern.Name)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// sameKey reports whether a read's partition value and a write's name the
+// same key values: equal templates whatever their placeholders' names, a
+// constant the read's template matches, or a template the read's constant
+// is one value of (a delete of any status's entry: the reads of some
+// statuses read it).
+func sameKey(read, written string) bool {
+	if placeholder.ReplaceAllString(read, "{}") == placeholder.ReplaceAllString(written, "{}") {
+		return true
+	}
+	if isConstant(written) {
+		return templateMatch(read, written)
+	}
+	return isConstant(read) && templateMatch(written, read)
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/pipeline"
 	"github.com/tablekit/tablekit/tasks"
@@ -76,4 +77,37 @@ func TestCheckItemsReadsOptionalPartsOfATemplate(t *testing.T) {
 	require.NoError(t, datamodel.CheckItems(m))
 	m.Items[2] = datamodel.Sample{{"pk", "G:/usa"}, {"sk", "P:p1"}, {"siKey1", "G:/usa"}}
 	assert.ErrorContains(t, datamodel.CheckItems(m), "item 3 (G:/usa P:p1) has the keys of no declared entity")
+}
+
+// A GSI partition written and read by no declared pattern is listed with
+// its writers; one read by the same template (whatever its placeholders'
+// names), by a template it is a value of, or as one value of the write's
+// template, is not. The document's "unnecessary GSIs" box names it.
+func TestUnreadIndexPartitionsAreTheEntriesWrittenAndNeverRead(t *testing.T) {
+	gsi := func(p string) []access.IndexWrite { return []access.IndexWrite{{Index: tasks.IndexGSI1, Partition: p}} }
+	write := func(name, p string) access.Pattern {
+		return access.Pattern{Name: name, Operation: access.PutItem, ItemSize: 100, RatePerSecond: 1, Partition: "X#{id}", IndexWrites: gsi(p)}
+	}
+	read := func(name, p string) access.Pattern {
+		return access.Pattern{Name: name, Operation: access.Query, Index: tasks.IndexGSI1, ItemSize: 100, ItemsPerRequest: 1, RatePerSecond: 1, Partition: p}
+	}
+	ps := []access.Pattern{
+		write("w1", "J#{journeyId}#STAGES"), read("r1", "J#{id}#STAGES"),
+		write("w2", "STATUS#OPEN"), read("r2", "STATUS#{status}"),
+		write("w3", "{status}"), read("r3", "DONE"),
+		write("w4", "J#{journeyId}#RULES"), write("w5", "J#{journeyId}#RULES"),
+		write("w6", "CLOSED"),
+		read("r4", "J#{journeyId}#RULESET"),
+	}
+	e, err := datamodel.EstimateSchema(tasks.Schema("tasks"), ps)
+	require.NoError(t, err)
+	assert.Equal(t, []datamodel.UnreadIndexPartition{
+		{Index: tasks.IndexGSI1, Partition: "J#{journeyId}#RULES", Writers: []string{"w4", "w5"}},
+		{Index: tasks.IndexGSI1, Partition: "CLOSED", Writers: []string{"w6"}},
+	}, e.UnreadIndexPartitions())
+
+	doc, err := datamodel.Render(t.Context(), datamodel.Model{Store: "x", Schema: tasks.Schema("tasks"), Patterns: ps})
+	require.NoError(t, err)
+	assert.Contains(t, string(doc), "- [ ] Unnecessary GSIs are removed and solved with an identifying relationship: `J#{journeyId}#RULES` entries written to GSI1 (w4, w5) that no declared read names; `CLOSED` entries written to GSI1 (w6) that no declared read names\n")
+	assert.Nil(t, (*datamodel.Estimate)(nil).UnreadIndexPartitions())
 }
