@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"maps"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -44,6 +46,11 @@ func (db *DB) ExecuteStatement(ctx context.Context, in *dynamodb.ExecuteStatemen
 	if err := contextErr(ctx); err != nil {
 		return nil, err
 	}
+	var v violations
+	v.statement("statement", in.Statement)
+	if err := v.err(); err != nil {
+		return nil, err
+	}
 	st, err := parseStatement(aws.ToString(in.Statement), in.Parameters)
 	if err != nil {
 		return nil, err
@@ -62,9 +69,12 @@ type statement struct {
 	verb         string // SELECT, INSERT, UPDATE, DELETE
 	table, index string
 	projection   *string // SELECT: nil for *
-	where        *string
-	update       *string
-	item         map[string]types.AttributeValue // INSERT
+	// projectionNames are the placeholders of the projection's names: the
+	// parser's first ones, as the projection comes before the WHERE clause.
+	projectionNames map[string]string
+	where           *string
+	update          *string
+	item            map[string]types.AttributeValue // INSERT
 	// returning is the RETURNING clause of an UPDATE or DELETE as the
 	// expression API's ReturnValues; "" without one.
 	returning types.ReturnValue
@@ -84,6 +94,21 @@ type orderKey struct {
 // transaction has.
 func errExistsOutsideTransaction() error {
 	return validationf("EXISTS() can only be used in a transaction")
+}
+
+// maxStatementLength is the API reference's length constraint on a
+// PartiQL statement: ExecuteStatement's Statement, and each statement of
+// BatchExecuteStatement and ExecuteTransaction, up to 8,192. DynamoDB
+// Local counts it in bytes, as the fake does.
+const maxStatementLength = 8192
+
+// statement records a statement longer than DynamoDB takes. It is checked
+// before the statement is parsed, so no statement costs the parser more
+// than its 8 KB, however large the request body.
+func (v *violations) statement(field string, s *string) {
+	if s != nil && len(*s) > maxStatementLength {
+		v.add(quoted(*s), field, "Member must have length less than or equal to "+strconv.Itoa(maxStatementLength))
+	}
 }
 
 func parseStatement(s string, params []types.AttributeValue) (*statement, error) {
@@ -113,6 +138,7 @@ func parseStatement(s string, params []types.AttributeValue) (*statement, error)
 			}
 			proj := strings.Join(paths, ", ")
 			st.projection = &proj
+			st.projectionNames = maps.Clone(p.names)
 		}
 		if err := p.expect("FROM"); err != nil {
 			return nil, err
@@ -247,7 +273,7 @@ func parseStatement(s string, params []types.AttributeValue) (*statement, error)
 		if err := p.expect("WHERE"); err != nil {
 			return nil, err
 		}
-		w, err := p.condition()
+		w, err := p.where()
 		if err != nil {
 			return nil, err
 		}
@@ -259,7 +285,7 @@ func parseStatement(s string, params []types.AttributeValue) (*statement, error)
 		return nil, pqSyntax("a statement starts with SELECT, INSERT, UPDATE or DELETE")
 	}
 	if st.verb != "INSERT" && st.verb != "EXISTS" && p.keyword("WHERE") {
-		w, err := p.condition()
+		w, err := p.where()
 		if err != nil {
 			return nil, err
 		}

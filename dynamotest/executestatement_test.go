@@ -2,6 +2,7 @@ package dynamotest_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -65,4 +66,32 @@ func TestPartiQLTransactionMustBeAllReadsOrAllWrites(t *testing.T) {
 	}})
 	wantValidation(t, err, "")
 	assert.Nil(t, get(t, db, "simple", item{"pk": S("a"), "sk": S("1")}))
+}
+
+// The API reference caps a statement at 8,192 characters (ExecuteStatement's
+// Statement; BatchStatementRequest's and ParameterizedStatement's too), and
+// DynamoDB refuses a longer one before it reads it: a statement of 8,193
+// bytes that is not PartiQL at all is refused for its length.
+func TestPartiQLStatementsOver8KBAreRefusedBeforeTheyAreParsed(t *testing.T) {
+	db := newDB(t, simple)
+	fits := `SELECT * FROM simple WHERE pk = 'a'`
+	fits += strings.Repeat(" ", 8192-len(fits))
+	_, err := db.ExecuteStatement(ctx, &dynamodb.ExecuteStatementInput{Statement: aws.String(fits)})
+	require.NoError(t, err, "a statement of 8,192 bytes")
+
+	long := strings.Repeat("x", 8193)
+	rule := "' failed to satisfy constraint: Member must have length less than or equal to 8192"
+	_, err = db.ExecuteStatement(ctx, &dynamodb.ExecuteStatementInput{Statement: aws.String(long)})
+	wantValidation(t, err, "1 validation error detected: Value '"+long+"' at 'statement"+rule)
+
+	_, err = db.BatchExecuteStatement(ctx, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+		{Statement: aws.String(fits)}, {Statement: aws.String(long)}, {Statement: aws.String(long + "y")}}})
+	wantValidation(t, err, "2 validation errors detected: Value '"+long+"' at 'statements.2.member.statement"+rule+
+		"; Value '"+long+"y' at 'statements.3.member.statement"+rule)
+
+	insert := `INSERT INTO simple VALUE {'pk': 'b', 'sk': '1'}`
+	_, err = db.ExecuteTransaction(ctx, &dynamodb.ExecuteTransactionInput{TransactStatements: []types.ParameterizedStatement{
+		{Statement: aws.String(insert)}, {Statement: aws.String(long)}}})
+	wantValidation(t, err, "1 validation error detected: Value '"+long+"' at 'transactStatements.2.member.statement"+rule)
+	assert.Nil(t, get(t, db, "simple", item{"pk": S("b"), "sk": S("1")}), "the transaction's other statement did not run")
 }

@@ -3,6 +3,7 @@ package dynamotest
 import (
 	"context"
 	"errors"
+	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -29,7 +30,7 @@ func (db *DB) ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 	if n := len(in.TransactStatements); n == 0 || n > maxTransactStatements {
 		return nil, constraint("[...]", "transactStatements", "Member must have length less than or equal to 100 and greater than or equal to 1")
 	}
-	sts, reads, err := db.parseStatements(in.TransactStatements, true)
+	sts, reads, err := db.parseStatements("transactStatements", in.TransactStatements, true)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +98,16 @@ func (db *DB) ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 // when a statement names a missing table; a batch answers each statement
 // on its own instead, ResourceNotFound in that statement's response, as
 // the API reference's BatchStatementError codes and DynamoDB Local do.
-func (db *DB) parseStatements(ps []types.ParameterizedStatement, whole bool) ([]*statement, bool, error) {
+// Every statement's length is checked before any is parsed; field is the
+// request's list of statements, as DynamoDB names it in messages.
+func (db *DB) parseStatements(field string, ps []types.ParameterizedStatement, whole bool) ([]*statement, bool, error) {
+	var v violations
+	for i, p := range ps {
+		v.statement(field+"."+strconv.Itoa(i+1)+".member.statement", p.Statement)
+	}
+	if err := v.err(); err != nil {
+		return nil, false, err
+	}
 	sts := make([]*statement, len(ps))
 	reads := 0
 	for i, p := range ps {
@@ -129,39 +139,9 @@ func (st *statement) get(t *dbTable) (*types.Get, error) {
 	if st.index != "" || len(st.p.eqs) != len(key) {
 		return nil, validationf("Where clause does not contain a mandatory equality on all key attributes")
 	}
-	g := &types.Get{TableName: aws.String(st.table), Key: key, ProjectionExpression: st.projection}
-	if st.projection != nil {
-		names := map[string]string{}
-		for k, v := range st.p.names {
-			names[k] = v
-		}
-		// Only the projection's names: the key's are not used by a Get.
-		g.ExpressionAttributeNames = projectionNames(*st.projection, names)
-	}
-	return g, nil
-}
-
-// projectionNames keeps the names a projection uses.
-func projectionNames(proj string, names map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range names {
-		if containsPlaceholder(proj, k) {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-func containsPlaceholder(s, ph string) bool {
-	for i := 0; i+len(ph) <= len(s); i++ {
-		if s[i:i+len(ph)] == ph {
-			end := i + len(ph)
-			if end == len(s) || !(s[end] >= '0' && s[end] <= '9') {
-				return true
-			}
-		}
-	}
-	return false
+	// Only the projection's names: the key's are not used by a Get.
+	return &types.Get{TableName: aws.String(st.table), Key: key, ProjectionExpression: st.projection,
+		ExpressionAttributeNames: st.projectionNames}, nil
 }
 
 // maxBatchStatements is BatchExecuteStatement's limit.
@@ -183,7 +163,7 @@ func (db *DB) BatchExecuteStatement(ctx context.Context, in *dynamodb.BatchExecu
 	for i, s := range in.Statements {
 		ps[i] = types.ParameterizedStatement{Statement: s.Statement, Parameters: s.Parameters}
 	}
-	sts, reads, err := db.parseStatements(ps, false)
+	sts, reads, err := db.parseStatements("statements", ps, false)
 	if err != nil {
 		return nil, err
 	}

@@ -446,6 +446,14 @@ func TestHandlerProxyToDynamoDBLocalAnswersAsDynamoDBLocalDoes(t *testing.T) {
 // front of a real DB holding a table and an item. Whatever the body, the
 // answer must be DynamoDB's: a 200 or a 400 with an error body, never the
 // 500 that a panic in the decoder or the engine turns into.
+//
+// A run's progress lines may stop for up to a minute: that is the fuzzer
+// minimizing an input it found interesting (for 60 s by default), not a
+// slow request, and -fuzzminimizetime bounds it:
+//
+//	go test -run '^$' -fuzz FuzzHandler -fuzzminimizetime 5s -fuzztime 10m ./dynamotest/
+//
+// FuzzExecuteStatement is the one that bounds how long a request takes.
 func FuzzHandler(f *testing.F) {
 	for i, op := range operationNames {
 		m, _ := reflect.TypeFor[*dynamodb.Client]().MethodByName(op)

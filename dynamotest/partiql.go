@@ -134,6 +134,9 @@ type pqParser struct {
 	next   int // the next parameter
 	names  map[string]string
 	values map[string]types.AttributeValue
+	// placeholders maps an attribute name to its placeholder in names, so
+	// that naming an attribute costs one lookup however many there are.
+	placeholders map[string]string
 	// eqs are the WHERE clause's comparisons "attribute = value" of
 	// top-level attributes, by attribute; usable as the statement's key
 	// only when branched is false (no OR or NOT anywhere in the clause).
@@ -256,16 +259,16 @@ func (p *pqParser) expect(s string) error {
 }
 
 func (p *pqParser) name(attr string) string {
+	if ph, ok := p.placeholders[attr]; ok {
+		return ph
+	}
 	if p.names == nil {
 		p.names = map[string]string{}
-	}
-	for k, v := range p.names {
-		if v == attr {
-			return k
-		}
+		p.placeholders = map[string]string{}
 	}
 	ph := "#pq" + strconv.Itoa(len(p.names))
 	p.names[ph] = attr
+	p.placeholders[attr] = ph
 	return ph
 }
 
@@ -459,42 +462,53 @@ func pqSet(elems []types.AttributeValue) (types.AttributeValue, error) {
 // operand parses a path, a literal or a function call, in the expression
 // language.
 func (p *pqParser) operand() (string, error) {
+	var b strings.Builder
+	err := p.operandTo(&b)
+	return b.String(), err
+}
+
+// operandTo writes the operand into b: a call's arguments go into the
+// same builder, so nested calls cost their length, not its square.
+func (p *pqParser) operandTo(b *strings.Builder) error {
 	t := p.peek()
 	if t.kind == pqIdent && p.toks[p.pos+1].kind == pqPunct && p.toks[p.pos+1].text == "(" && !isPQKeyword(t.text) {
 		fn := strings.ToLower(t.text)
 		switch fn {
 		case "begins_with", "contains", "attribute_exists", "attribute_not_exists", "attribute_type", "size":
 		default:
-			return "", validationf("Unsupported function: %s", t.text)
+			return validationf("Unsupported function: %s", t.text)
 		}
 		p.pos += 2
-		var args []string
-		for !p.punct(")") {
-			if len(args) > 0 {
+		b.WriteString(fn)
+		b.WriteByte('(')
+		for first := true; !p.punct(")"); first = false {
+			if !first {
 				if err := p.expect(","); err != nil {
-					return "", err
+					return err
 				}
+				b.WriteString(", ")
 			}
-			a, err := p.operand()
-			if err != nil {
-				return "", err
+			if err := p.operandTo(b); err != nil {
+				return err
 			}
-			args = append(args, a)
 		}
-		return fn + "(" + strings.Join(args, ", ") + ")", nil
+		b.WriteByte(')')
+		return nil
 	}
 	if t.kind == pqIdent && strings.EqualFold(t.text, "MISSING") {
-		return "", validationf("MISSING must be compared using IS operator")
+		return validationf("MISSING must be compared using IS operator")
 	}
 	if (t.kind == pqIdent && !isLiteralWord(t.text)) || t.kind == pqQuoted {
 		e, _, err := p.path()
-		return e, err
+		b.WriteString(e)
+		return err
 	}
 	v, err := p.literal()
 	if err != nil {
-		return "", err
+		return err
 	}
-	return p.value(v), nil
+	b.WriteString(p.value(v))
+	return nil
 }
 
 func isLiteralWord(s string) bool {
@@ -505,55 +519,107 @@ func isLiteralWord(s string) bool {
 	return false
 }
 
-// condition parses a WHERE condition into a condition expression.
-func (p *pqParser) condition() (string, error) {
-	left, err := p.conjunction()
+// pqCond is a parsed WHERE condition: a tree of OR, AND and NOT over
+// comparisons and calls already in the expression language. The tree is
+// written out once, when it is whole (text), so a chain of n ORs costs n,
+// where rebuilding the text at each OR cost n squared.
+type pqCond struct {
+	op    string    // "OR", "AND", "NOT"; "" for a comparison or a call
+	terms []*pqCond // OR, AND: two or more; NOT: one
+	text  string    // a comparison or a call
+}
+
+// String renders the condition in the expression language, each operand
+// of OR, AND and NOT in parentheses of its own.
+func (c *pqCond) String() string {
+	var b strings.Builder
+	c.write(&b)
+	return b.String()
+}
+
+func (c *pqCond) write(b *strings.Builder) {
+	switch c.op {
+	case "":
+		b.WriteString(c.text)
+	case "NOT":
+		b.WriteString("NOT (")
+		c.terms[0].write(b)
+		b.WriteByte(')')
+	default:
+		for i, t := range c.terms {
+			if i > 0 {
+				b.WriteString(" " + c.op + " ")
+			}
+			b.WriteByte('(')
+			t.write(b)
+			b.WriteByte(')')
+		}
+	}
+}
+
+// where parses a WHERE condition into a condition expression.
+func (p *pqParser) where() (string, error) {
+	c, err := p.condition()
 	if err != nil {
 		return "", err
 	}
-	for p.keyword("OR") {
+	return c.String(), nil
+}
+
+func (p *pqParser) condition() (*pqCond, error) {
+	return p.chain("OR", p.conjunction)
+}
+
+func (p *pqParser) conjunction() (*pqCond, error) {
+	return p.chain("AND", p.negation)
+}
+
+// chain parses terms joined by the keyword op (OR, AND) into one node.
+func (p *pqParser) chain(op string, term func() (*pqCond, error)) (*pqCond, error) {
+	first, err := term()
+	if err != nil {
+		return nil, err
+	}
+	if !p.keyword(op) {
+		return first, nil
+	}
+	if op == "OR" {
 		p.branched = true
-		right, err := p.conjunction()
-		if err != nil {
-			return "", err
-		}
-		left = "(" + left + ") OR (" + right + ")"
 	}
-	return left, nil
+	c := &pqCond{op: op, terms: []*pqCond{first}}
+	for {
+		next, err := term()
+		if err != nil {
+			return nil, err
+		}
+		c.terms = append(c.terms, next)
+		if !p.keyword(op) {
+			return c, nil
+		}
+	}
 }
 
-func (p *pqParser) conjunction() (string, error) {
-	left, err := p.negation()
-	if err != nil {
-		return "", err
-	}
-	for p.keyword("AND") {
-		right, err := p.negation()
-		if err != nil {
-			return "", err
-		}
-		left = "(" + left + ") AND (" + right + ")"
-	}
-	return left, nil
-}
-
-func (p *pqParser) negation() (string, error) {
+func (p *pqParser) negation() (*pqCond, error) {
 	if p.keyword("NOT") {
 		p.branched = true
 		c, err := p.negation()
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		return "NOT (" + c + ")", nil
+		return &pqCond{op: "NOT", terms: []*pqCond{c}}, nil
 	}
 	if p.punct("(") {
 		c, err := p.condition()
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		return c, p.expect(")")
 	}
-	return p.comparison()
+	text, err := p.comparison()
+	if err != nil {
+		return nil, err
+	}
+	return &pqCond{text: text}, nil
 }
 
 func (p *pqParser) comparison() (string, error) {

@@ -32,6 +32,7 @@ func Cases() []Case {
 		partiqlMoreCases(),
 		settledCases(),
 		validationCases(),
+		requestLimitCases(),
 	} {
 		all = append(all, group...)
 	}

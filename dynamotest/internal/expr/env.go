@@ -2,11 +2,13 @@ package expr
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/dynamotest/internal/attr"
+	"github.com/tablekit/tablekit/table"
 )
 
 // Env holds one request's ExpressionAttributeNames and
@@ -61,33 +63,96 @@ func (e *Env) checkInputs() error {
 	// The names first, then the values; of the values, every key before
 	// any value (DynamoDB Local, and dynalite's AWS-written "should return
 	// ValidationException for invalid ExpressionAttributeNames" beside an
-	// empty ExpressionAttributeValues).
+	// empty ExpressionAttributeValues). Within each check the least key
+	// that fails is reported, found in one pass over the map (sorting a
+	// map of half a million keys to report its first bad one cost more
+	// than the request's every other check).
 	if e.names != nil && len(e.names) == 0 {
 		return &Error{Message: "ExpressionAttributeNames must not be empty"}
 	}
-	for _, k := range sortedKeys(e.names) {
-		if !validPlaceholder(k, '#') {
-			return &Error{Message: `ExpressionAttributeNames contains invalid key: Syntax error; key: "` + k + `"`}
-		}
-		if e.names[k] == "" {
-			return &Error{Message: "ExpressionAttributeNames contains invalid value: Empty attribute name for key " + k}
-		}
+	if msg, size := scanMap(e.names, func(name string) int { return len(name) }, checkName); msg != "" {
+		return &Error{Message: msg}
+	} else if size > maxSubstitutionSize {
+		return &Error{Message: "ExpressionAttributeNames exceeds max size"}
 	}
 	if e.values != nil && len(e.values) == 0 {
 		return &Error{Message: "ExpressionAttributeValues must not be empty"}
 	}
-	keys := sortedKeys(e.values)
-	for _, k := range keys {
-		if !validPlaceholder(k, ':') {
-			return &Error{Message: `ExpressionAttributeValues contains invalid key: Syntax error; key: "` + k + `"`}
-		}
+	if msg, _ := scanMap(e.values, nil, checkValueKey, checkValue); msg != "" {
+		return &Error{Message: msg}
 	}
-	for _, k := range keys {
-		if err := attr.ValidateValue(e.values[k]); err != nil {
-			return &Error{Message: "ExpressionAttributeValues contains invalid value: " + err.Error() + " for key " + k}
-		}
+	if table.ItemSize(e.values) > maxSubstitutionSize {
+		return &Error{Message: "ExpressionAttributeValues exceeds max size"}
 	}
 	return nil
+}
+
+// scanMap checks a placeholder map in one pass: for each check in turn,
+// what it says of the least key (in byte order) it fails, the first
+// check's first; "" when every key passes every check. It is the answer
+// of checking the keys in sorted order, without sorting; a key above a
+// check's least failure so far is not checked again. With size, it also
+// sums the map's size as DynamoDB counts it against its 2 MB: each key's
+// bytes and its value's size.
+func scanMap[V any](m map[string]V, size func(V) int, checks ...func(k string, v V) string) (msg string, total int) {
+	var least, msgs [2]string
+	for k, v := range m {
+		if size != nil {
+			total += len(k) + size(v)
+		}
+		for i, check := range checks {
+			if msgs[i] != "" && k >= least[i] {
+				continue
+			}
+			if why := check(k, v); why != "" {
+				least[i], msgs[i] = k, why
+			}
+		}
+	}
+	for _, msg := range msgs {
+		if msg != "" {
+			return msg, total
+		}
+	}
+	return "", total
+}
+
+// checkName checks one ExpressionAttributeNames entry: the key's length
+// and syntax, then the name's (DynamoDB Local's words; a key both too long
+// and badly formed is too long).
+func checkName(k, name string) string {
+	if len(k) > maxPlaceholderSize {
+		return "ExpressionAttributeNames contains invalid key: The expression attribute map contains a key that is too long; size of key: " + strconv.Itoa(len(k))
+	}
+	if !validPlaceholder(k, '#') {
+		return `ExpressionAttributeNames contains invalid key: Syntax error; key: "` + k + `"`
+	}
+	if name == "" {
+		return "ExpressionAttributeNames contains invalid value: Empty attribute name for key " + k
+	}
+	if len(name) > maxAttributeNameSize {
+		return "ExpressionAttributeNames contains invalid value: Attribute name is too large, must be less than 65536 bytes for key " + k
+	}
+	return ""
+}
+
+// checkValueKey checks one ExpressionAttributeValues key (DynamoDB
+// Local's words: its too-long message gives no size for a value's key).
+func checkValueKey(k string, _ types.AttributeValue) string {
+	if len(k) > maxPlaceholderSize {
+		return "ExpressionAttributeValues contains invalid key: The expression attribute map contains a key that is too long;"
+	}
+	if !validPlaceholder(k, ':') {
+		return `ExpressionAttributeValues contains invalid key: Syntax error; key: "` + k + `"`
+	}
+	return ""
+}
+
+func checkValue(k string, v types.AttributeValue) string {
+	if err := attr.ValidateValue(v); err != nil {
+		return "ExpressionAttributeValues contains invalid value: " + err.Error() + " for key " + k
+	}
+	return ""
 }
 
 func validPlaceholder(k string, prefix byte) bool {
@@ -100,10 +165,6 @@ func validPlaceholder(k string, prefix byte) bool {
 		}
 	}
 	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return sortedInto(make([]string, 0, len(m)), m)
 }
 
 // sortedInto appends m's keys to dst, sorted, so that a caller with a
@@ -134,7 +195,10 @@ func (e *Env) CheckUnused() error {
 }
 
 func unusedKeys[V any](all map[string]V, used map[string]struct{}) []string {
-	var unused []string
+	if len(all) <= len(used) {
+		return nil // every key used (used holds only keys of all)
+	}
+	unused := make([]string, 0, len(all)-len(used))
 	for k := range all {
 		if _, ok := used[k]; !ok {
 			unused = append(unused, k)

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"encoding/base64"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,13 +38,21 @@ const (
 )
 
 // DynamoDB's limits on expressions
-// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html#limits-expression-parameters).
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html#limits-expression-parameters:
+// 4 KB of expression, 255 bytes per placeholder, 2 MB of substitution
+// variables, 300 operators, 100 IN operands; the attribute-name limit is
+// the Attributes section's 64 KB), with the boundaries and words of
+// DynamoDB Local, which checks each map's 2 MB apart: a map of exactly
+// 2 MB is accepted, one byte more refused.
 const (
-	maxExprSize   = 4096 // bytes in one expression
-	maxPathDepth  = 32   // elements of a document path
-	maxInOperands = 100  // values after IN
-	maxOperators  = 300  // operators and functions in one expression
-	maxListIndex  = 1<<31 - 1
+	maxExprSize          = 4096 // bytes in one expression
+	maxPathDepth         = 32   // elements of a document path
+	maxInOperands        = 100  // values after IN
+	maxOperators         = 300  // operators and functions in one expression
+	maxListIndex         = 1<<31 - 1
+	maxPlaceholderSize   = 255     // bytes in a #name or :value key
+	maxAttributeNameSize = 65535   // bytes in a name an ExpressionAttributeNames key stands for
+	maxSubstitutionSize  = 2 << 20 // bytes in one map: its keys, with its names or values' sizes
 )
 
 const (
@@ -182,28 +191,51 @@ func javaSetOrder(keys []string) {
 	for float64(len(keys)) > 0.75*float64(capacity) {
 		capacity *= 2
 	}
-	bucket := func(s string) int {
-		var h int32
-		for _, r := range s {
-			if r >= 0x10000 {
-				r -= 0x10000
-				h = 31*h + int32(0xD800+(r>>10))
-				h = 31*h + int32(0xDC00+(r&0x3FF))
-				continue
-			}
-			h = 31*h + int32(r)
-		}
-		u := uint32(h)
-		return int((u ^ u>>16) & uint32(capacity-1))
+	// A counting sort by bucket, each key's bucket computed once, then the
+	// few keys of a bucket by length and text: linear in the keys, where
+	// sorting half a million unused names by a comparison that hashed both
+	// sides took a second.
+	buckets := make([]int, len(keys))
+	start := make([]int, capacity+1)
+	for i, k := range keys {
+		buckets[i] = javaBucket(k, capacity)
+		start[buckets[i]+1]++
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		bi, bj := bucket(keys[i]), bucket(keys[j])
-		if bi != bj {
-			return bi < bj
+	for b := 1; b <= capacity; b++ {
+		start[b] += start[b-1]
+	}
+	sorted := make([]string, len(keys))
+	next := slices.Clone(start[:capacity])
+	for i, k := range keys {
+		sorted[next[buckets[i]]] = k
+		next[buckets[i]]++
+	}
+	for b := range capacity {
+		if bucket := sorted[start[b]:start[b+1]]; len(bucket) > 1 {
+			slices.SortFunc(bucket, func(x, y string) int {
+				if len(x) != len(y) {
+					return len(x) - len(y)
+				}
+				return strings.Compare(x, y)
+			})
 		}
-		if len(keys[i]) != len(keys[j]) {
-			return len(keys[i]) < len(keys[j])
+	}
+	copy(keys, sorted)
+}
+
+// javaBucket is the bucket of a java.util.HashSet of the capacity that
+// holds s: its String.hashCode, spread as HashMap spreads it.
+func javaBucket(s string, capacity int) int {
+	var h int32
+	for _, r := range s {
+		if r >= 0x10000 {
+			r -= 0x10000
+			h = 31*h + int32(0xD800+(r>>10))
+			h = 31*h + int32(0xDC00+(r&0x3FF))
+			continue
 		}
-		return keys[i] < keys[j]
-	})
+		h = 31*h + int32(r)
+	}
+	u := uint32(h)
+	return int((u ^ u>>16) & uint32(capacity-1))
 }

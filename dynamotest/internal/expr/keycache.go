@@ -23,6 +23,11 @@ var keyConds keyCache
 // it starts over.
 const maxKeyConds = 1024
 
+// maxCachedPlaceholders bounds the placeholders of a key condition the
+// cache keeps, and with them its keys' size: a Query names a handful, and
+// 1,024 keys of 2 MB of ExpressionAttributeNames each would hold 2 GB.
+const maxCachedPlaceholders = 16
+
 type keyCache struct {
 	m sync.Map // cache key -> *keyTemplate
 	n atomic.Int64

@@ -117,9 +117,15 @@ func (e *Env) KeyCondition(s, hashKey, rangeKey string) (*KeyCondition, error) {
 	if err := precheck(e, kindKey, s); err != nil {
 		return nil, err
 	}
-	cacheKey := keyConds.key(e, s, hashKey, rangeKey)
-	if t := keyConds.get(cacheKey); t != nil {
-		return t.bind(e), nil
+	// A request with many placeholders is parsed afresh: its cache key
+	// would hold every one of them (2 MB of names, kept by the cache).
+	cacheable := len(e.names)+len(e.values) <= maxCachedPlaceholders
+	var cacheKey string
+	if cacheable {
+		cacheKey = keyConds.key(e, s, hashKey, rangeKey)
+		if t := keyConds.get(cacheKey); t != nil {
+			return t.bind(e), nil
+		}
 	}
 	p := newParser(e, kindKey, s)
 	var kc *KeyCondition
@@ -133,7 +139,9 @@ func (e *Env) KeyCondition(s, hashKey, rangeKey string) (*KeyCondition, error) {
 	if err != nil {
 		return nil, err
 	}
-	keyConds.put(cacheKey, t)
+	if cacheable {
+		keyConds.put(cacheKey, t)
+	}
 	return kc, nil
 }
 

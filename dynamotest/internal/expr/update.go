@@ -250,29 +250,114 @@ func (p *parser) checkOverlap(actions []*action) {
 	p.checkPaths(paths)
 }
 
+// checkPaths rejects two paths that overlap (one is the other or its
+// ancestor) or conflict (where they part, one names a map key and the
+// other a list index), reporting the pair DynamoDB reports: the first path
+// that clashes with a later one, with the first such. The paths that clash
+// are found with a trie in one pass and the pair with one more scan, so a
+// projection of thousands of paths costs their length, not its square.
 func (p *parser) checkPaths(paths []path) {
-	for i := range paths {
-		for j := i + 1; j < len(paths); j++ {
-			a, b := paths[i], paths[j]
-			shared := true
-			for k := 0; k < len(a) && k < len(b); k++ {
-				x, y := a[k], b[k]
-				if x == y {
-					continue
-				}
-				if x.isIndex != y.isIndex {
-					p.later(phasePaths, "Two document paths conflict with each other; must remove or rewrite one of these paths; path one: "+pathString(a)+", path two: "+pathString(b))
-					return
-				}
-				shared = false
-				break
-			}
-			if shared {
-				p.later(phasePaths, "Two document paths overlap with each other; must remove or rewrite one of these paths; path one: "+pathString(a)+", path two: "+pathString(b))
-				return
-			}
+	first := firstClash(paths)
+	if first < 0 {
+		return
+	}
+	for _, b := range paths[first+1:] {
+		if msg := clash(paths[first], b); msg != "" {
+			p.later(phasePaths, msg)
+			return
 		}
 	}
+}
+
+// clash is DynamoDB's message for two paths that overlap or conflict, ""
+// for two that do neither.
+func clash(a, b path) string {
+	for k := 0; k < len(a) && k < len(b); k++ {
+		x, y := a[k], b[k]
+		if x == y {
+			continue
+		}
+		if x.isIndex != y.isIndex {
+			return "Two document paths conflict with each other; must remove or rewrite one of these paths; path one: " + pathString(a) + ", path two: " + pathString(b)
+		}
+		return ""
+	}
+	return "Two document paths overlap with each other; must remove or rewrite one of these paths; path one: " + pathString(a) + ", path two: " + pathString(b)
+}
+
+// pathTrie counts the paths through each step.
+type pathTrie struct {
+	names   map[string]*pathTrie
+	indexes map[int]*pathTrie
+	ends    int // paths that end here
+	beyond  int // paths that go on past here
+}
+
+func (n *pathTrie) child(e pathElem) *pathTrie {
+	if e.isIndex {
+		if n.indexes == nil {
+			n.indexes = map[int]*pathTrie{}
+		}
+		c := n.indexes[e.index]
+		if c == nil {
+			c = &pathTrie{}
+			n.indexes[e.index] = c
+		}
+		return c
+	}
+	if n.names == nil {
+		n.names = map[string]*pathTrie{}
+	}
+	c := n.names[e.name]
+	if c == nil {
+		c = &pathTrie{}
+		n.names[e.name] = c
+	}
+	return c
+}
+
+// next is the step e from n; every path walked was inserted.
+func (n *pathTrie) next(e pathElem) *pathTrie {
+	if e.isIndex {
+		return n.indexes[e.index]
+	}
+	return n.names[e.name]
+}
+
+// firstClash returns the index of the first path that overlaps or
+// conflicts with another, -1 when none does. A path clashes when another
+// ends at one of its steps or goes on past its end (overlap), or turns at
+// one of its steps the other way, into a list where it reads a map or the
+// reverse (conflict).
+func firstClash(paths []path) int {
+	if len(paths) < 2 {
+		return -1
+	}
+	root := &pathTrie{}
+	for _, pa := range paths {
+		n := root
+		for _, e := range pa {
+			n.beyond++
+			n = n.child(e)
+		}
+		n.ends++
+	}
+	for i, pa := range paths {
+		n := root
+		for k, e := range pa {
+			if k > 0 && n.ends > 0 {
+				return i // another path ends at one of this one's steps
+			}
+			if e.isIndex && len(n.names) > 0 || !e.isIndex && len(n.indexes) > 0 {
+				return i
+			}
+			n = n.next(e)
+		}
+		if n.ends > 1 || n.beyond > 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // TopLevelNames lists the top-level attributes the update writes, in the
