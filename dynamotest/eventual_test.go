@@ -289,3 +289,77 @@ func TestEventualReadsAndWritesConcurrently(t *testing.T) {
 	require.NoError(t, err)
 	assert.EqualValues(t, 800, out.Count, "every write reaches eventually consistent reads")
 }
+
+// An item deleted (by each kind of write that deletes) or updated out of
+// the indexes' keys stays in every eventually consistent read of every
+// index until the lag has passed, and is gone from each of them after: the
+// view replays the deletion into its indexes, not only its items.
+func TestEventualDeletedItemLeavesEveryIndexAfterTheLag(t *testing.T) {
+	db := eventualDB(t)
+	in := jobs.input()
+	in.TableName = aws.String("jobs-lsi")
+	in.LocalSecondaryIndexes = []types.LocalSecondaryIndex{{IndexName: aws.String("byUpdated"),
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String("updated"), KeyType: types.KeyTypeRange}},
+		Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}
+	_, err := db.CreateTable(ctx, in)
+	require.NoError(t, err)
+	const table = "jobs-lsi"
+	for i := 1; i <= 6; i++ {
+		put(t, db, table, job(fmt.Sprint(i), "queued", i))
+	}
+	db.Advance(time.Second)
+	key := func(i int) item { return item{"pk": S(fmt.Sprint("JOB#", i)), "sk": S("META")} }
+	// The index entries of each job, read eventually: from each global
+	// index, by Query and by Scan, and from the local one.
+	inIndexes := func() map[string][]string {
+		found := map[string][]string{}
+		for _, index := range []string{"all", "keys", "include"} {
+			q, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String(index),
+				KeyConditionExpression: aws.String("#s = :s"), ExpressionAttributeNames: map[string]string{"#s": "status"},
+				ExpressionAttributeValues: item{":s": S("queued")}})
+			require.NoError(t, err)
+			s, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), IndexName: aws.String(index)})
+			require.NoError(t, err)
+			for _, it := range append(q.Items, s.Items...) {
+				found[str(t, it, "pk")] = append(found[str(t, it, "pk")], index)
+			}
+		}
+		for i := 1; i <= 6; i++ {
+			q, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("byUpdated"),
+				KeyConditionExpression: aws.String("pk = :p"), ExpressionAttributeValues: item{":p": key(i)["pk"]}})
+			require.NoError(t, err)
+			for _, it := range q.Items {
+				found[str(t, it, "pk")] = append(found[str(t, it, "pk")], "byUpdated")
+			}
+		}
+		return found
+	}
+	everywhere := []string{"all", "all", "keys", "keys", "include", "include", "byUpdated"}
+	require.Len(t, inIndexes(), 6)
+
+	_, err = db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: key(1)})
+	require.NoError(t, err)
+	_, err = db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
+		table: {{DeleteRequest: &types.DeleteRequest{Key: key(2)}}}}})
+	require.NoError(t, err)
+	_, err = db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Delete: &types.Delete{TableName: aws.String(table), Key: key(3)}}}})
+	require.NoError(t, err)
+	_, err = db.ExecuteStatement(ctx, &dynamodb.ExecuteStatementInput{Statement: aws.String(`DELETE FROM "jobs-lsi" WHERE pk = 'JOB#4' AND sk = 'META'`)})
+	require.NoError(t, err)
+	_, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: key(5),
+		UpdateExpression: aws.String("REMOVE #s, updated"), ExpressionAttributeNames: map[string]string{"#s": "status"}})
+	require.NoError(t, err)
+
+	db.Advance(time.Second - time.Nanosecond)
+	within := inIndexes()
+	for i := 1; i <= 6; i++ {
+		assert.Equalf(t, everywhere, within[fmt.Sprint("JOB#", i)], "job %d within the lag: in every index, as before the write", i)
+	}
+	db.Advance(time.Nanosecond)
+	assert.Equal(t, map[string][]string{"JOB#6": everywhere}, inIndexes(), "after the lag only job 6 is in any index")
+	scan, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table)})
+	require.NoError(t, err)
+	assert.Len(t, scan.Items, 2, "the table keeps jobs 5 (updated out of the indexes) and 6")
+}
