@@ -67,7 +67,7 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 			for _, k := range req.Keys {
 				id := wholeKey(k)
 				if seen[id] {
-					return nil, validationf("Provided list of item keys contains duplicates")
+					return nil, duplicateKeys()
 				}
 				seen[id] = true
 			}
@@ -80,7 +80,7 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 			}
 			id := t.itemID(k)
 			if seen[id] {
-				return nil, validationf("Provided list of item keys contains duplicates")
+				return nil, duplicateKeys()
 			}
 			seen[id] = true
 		}

@@ -14,9 +14,14 @@ import (
 
 const maxBatchWrites = 25
 
-// errOneWrite is the error for a WriteRequest that names no write, or two.
+// errOneWrite is the error for a WriteRequest that names no write, or two:
+// DynamoDB reads a WriteRequest as a union, as it reads an AttributeValue,
+// and words both faults as it words an AttributeValue with two types
+// (dynalite's AWS-written "should return ValidationException for empty
+// item in RequestItems"; DynamoDB Local says the same of {} and of a
+// request with both a PutRequest and a DeleteRequest).
 func errOneWrite() error {
-	return validationf("One or more parameter values were invalid: a WriteRequest must contain exactly one of PutRequest or DeleteRequest")
+	return validationf("%s", attr.MultipleMessage)
 }
 
 // BatchWriteItem puts and deletes up to 25 items in one or more tables.
@@ -83,7 +88,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 			}
 			id := t.itemID(w.key)
 			if seen[id] {
-				return nil, validationf("Provided list of item keys contains duplicates")
+				return nil, duplicateKeys()
 			}
 			seen[id] = true
 			g.ops = append(g.ops, w)

@@ -28,6 +28,12 @@ func invalidParam(format string, args ...any) error {
 	return validationf("One or more parameter values were invalid: "+format, args...)
 }
 
+// duplicateKeys is DynamoDB's refusal of a batch that names one item twice
+// (BatchGetItem, BatchWriteItem, BatchExecuteStatement).
+func duplicateKeys() error {
+	return validationf("Provided list of item keys contains duplicates")
+}
+
 // constraint is the wording of DynamoDB's request-shape validation.
 func constraint(value, field, rule string) error {
 	return validationf("1 validation error detected: Value '%s' at '%s' failed to satisfy constraint: %s", value, field, rule)

@@ -144,6 +144,38 @@ func (st *statement) get(t *dbTable) (*types.Get, error) {
 		ExpressionAttributeNames: st.projectionNames}, nil
 }
 
+// itemKey is the key of the item a statement reads or writes in t: an
+// INSERT's item's, a SELECT's, UPDATE's or DELETE's WHERE clause's; nil
+// when the statement does not name a whole key.
+func (st *statement) itemKey(t *dbTable) map[string]types.AttributeValue {
+	switch st.verb {
+	case "INSERT":
+		key := map[string]types.AttributeValue{}
+		for _, k := range []string{t.pk.name, t.sk.name} {
+			if k == "" {
+				continue
+			}
+			v, ok := st.item[k]
+			if !ok {
+				return nil
+			}
+			key[k] = v
+		}
+		return key
+	case "SELECT":
+		g, err := st.get(t)
+		if err != nil {
+			return nil
+		}
+		return g.Key
+	}
+	key, err := st.key(t)
+	if err != nil {
+		return nil
+	}
+	return key
+}
+
 // maxBatchStatements is BatchExecuteStatement's limit.
 const maxBatchStatements = 25
 
@@ -173,6 +205,24 @@ func (db *DB) BatchExecuteStatement(ctx context.Context, in *dynamodb.BatchExecu
 		}
 		if st.returning != "" {
 			return nil, validationf("RETURNING is not supported in a batch")
+		}
+	}
+	// A batch names each item once, whatever it does with it: two
+	// statements on one item, reads or writes, refuse the whole batch
+	// (DynamoDB Local, as BatchGetItem and BatchWriteItem do). A statement
+	// on a missing table, or without a whole key, fails on its own.
+	seen := make(map[string]bool, len(sts))
+	for _, st := range sts {
+		t := db.table(st.table)
+		if t == nil {
+			continue
+		}
+		if key := st.itemKey(t); key != nil {
+			id := t.itemID(key)
+			if seen[id] {
+				return nil, duplicateKeys()
+			}
+			seen[id] = true
 		}
 	}
 	out := &dynamodb.BatchExecuteStatementOutput{Responses: make([]types.BatchStatementResponse, len(sts))}

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -59,6 +60,22 @@ func (c *C) statement(s string) string {
 func partiqlCases() []Case {
 	seed := Items(I("pk", "a", "sk", "1", "n", 1, "s", "x"), I("pk", "a", "sk", "2", "n", 2), I("pk", "a", "sk", "3", "n", 3, "s", "y"),
 		I("pk", "b", "sk", "1", "n", 4))
+	// batchDuplicate: a BatchExecuteStatement whose two statements name
+	// one item, refused whole, nothing written.
+	batchDuplicate := func(name string, first, second string) Case {
+		cs := Case{Name: "partiql-error/batch-duplicate-" + name, Seed: seed, Run: func(c *C) {
+			_, err := c.executor().BatchExecuteStatement(c.Ctx, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+				{Statement: aws.String(c.statement(first))}, {Statement: aws.String(c.statement(second))}}})
+			c.ExpectErr(err, "ValidationException", "Provided list of item keys contains duplicates")
+			c.ExpectUnchanged()
+		}}
+		if strings.HasPrefix(first, "SELECT") {
+			return cs
+		}
+		return skipOn(cs, DynamoDBLocal, "DynamoDB Local runs the statements before the one that names an item again, "+
+			"keeping their writes, and then refuses the batch with this ValidationException; a refused request changes nothing, "+
+			"as BatchWriteItem refuses a batch with duplicate keys whole (its API reference), so the fake writes nothing")
+	}
 	sel := func(name, statement string, params []types.AttributeValue, want []Item, anyOrder bool) Case {
 		return Case{Name: "partiql/" + name, Seed: seed, Run: func(c *C) {
 			out, err := c.exec(statement, params...)
@@ -186,6 +203,21 @@ func partiqlCases() []Case {
 			}
 			c.ExpectItem("first", out.Responses[0].Item, seed[1])
 			c.ExpectItem("second", out.Responses[1].Item, nil)
+		}},
+		// A batch names each item once: two statements on one item, writes
+		// or reads, refuse the whole batch before any runs (DynamoDB Local;
+		// BatchWriteItem's and BatchGetItem's rule); statements on other
+		// items run one by one.
+		batchDuplicate("two-inserts", `INSERT INTO {T} VALUE {'pk': 'x', 'sk': '1'}`, `INSERT INTO {T} VALUE {'pk': 'x', 'sk': '1', 'n': 2}`),
+		batchDuplicate("update-and-delete", `UPDATE {T} SET n = 9 WHERE pk = 'a' AND sk = '1'`, `DELETE FROM {T} WHERE pk = 'a' AND sk = '1' AND n = 1`),
+		batchDuplicate("insert-and-update", `INSERT INTO {T} VALUE {'pk': 'x', 'sk': '1'}`, `UPDATE {T} SET n = 9 WHERE sk = '1' AND pk = 'x'`),
+		batchDuplicate("two-selects", `SELECT * FROM {T} WHERE pk = 'a' AND sk = '1'`, `SELECT n FROM {T} WHERE pk = 'a' AND sk = '1'`),
+		{Name: "partiql/batch-statements-on-other-items-all-run", Seed: seed, Run: func(c *C) {
+			_, err := c.executor().BatchExecuteStatement(c.Ctx, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+				{Statement: aws.String(c.statement(`INSERT INTO {T} VALUE {'pk': 'x', 'sk': '1'}`))},
+				{Statement: aws.String(c.statement(`INSERT INTO {T} VALUE {'pk': 'x', 'sk': '2'}`))}}})
+			c.OK(err)
+			c.ExpectTable(append(Items(I("pk", "x", "sk", "1"), I("pk", "x", "sk", "2")), seed...))
 		}},
 		{Name: "partiql/select-pages-with-next-token", Seed: seed, Run: func(c *C) {
 			x, ok := c.API.(StatementExecutor)
