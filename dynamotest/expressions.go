@@ -237,25 +237,31 @@ func (x *exprs) keyCondition(s string, hashKey, rangeKey string) (*keyCond, erro
 	if err != nil {
 		return nil, exprError(err)
 	}
-	out := &keyCond{hashName: hashKey, rangeName: rangeKey, hash: kc.Hash}
+	out := &keyCond{hashName: hashKey, rangeName: rangeKey, hash: kc.Hash, hashOp: keyOp(kc.HashOp)}
 	if kc.Range != nil {
 		out.values = kc.Range.Values
-		switch kc.Range.Op {
-		case expr.EQ:
-			out.op = rangeEQ
-		case expr.LT:
-			out.op = rangeLT
-		case expr.LE:
-			out.op = rangeLE
-		case expr.GT:
-			out.op = rangeGT
-		case expr.GE:
-			out.op = rangeGE
-		case expr.Between:
-			out.op = rangeBetween
-		case expr.BeginsWith:
-			out.op = rangeBeginsWith
-		}
+		out.op = keyOp(kc.Range.Op)
 	}
 	return out, nil
+}
+
+// keyOp is the engine's name for an expression's key-condition operator.
+func keyOp(op expr.RangeOp) rangeOp {
+	switch op {
+	case expr.EQ:
+		return rangeEQ
+	case expr.LT:
+		return rangeLT
+	case expr.LE:
+		return rangeLE
+	case expr.GT:
+		return rangeGT
+	case expr.GE:
+		return rangeGE
+	case expr.Between:
+		return rangeBetween
+	case expr.BeginsWith:
+		return rangeBeginsWith
+	}
+	return rangeNone
 }

@@ -29,9 +29,12 @@ const (
 type keyCond struct {
 	hashName, rangeName string
 	hash                types.AttributeValue
-	op                  rangeOp
-	values              []types.AttributeValue
-	legacy              bool // from KeyConditions, which words some faults its own way
+	// hashOp is rangeEQ, or the operator a condition on the partition key
+	// used instead, refused once hash's type has passed the schema.
+	hashOp rangeOp
+	op     rangeOp
+	values []types.AttributeValue
+	legacy bool // from KeyConditions, which words some faults its own way
 }
 
 // ownValues copies ExpressionAttributeValues with numbers in canonical
@@ -59,53 +62,84 @@ func unusedWithoutExpressions(names map[string]string, values map[string]types.A
 }
 
 // legacyKeyConditions converts the pre-expression KeyConditions parameter
-// into a keyCond.
+// into a keyCond, with the faults of its conditions in DynamoDB's order
+// and words (dynalite's AWS-written query tests): two conditions where the
+// schema has one key; the missing element, named; an operator a key cannot
+// serve ("not an indexable operation"); the number of values.
 func legacyKeyConditions(conds map[string]types.Condition, hashKey, rangeKey string) (*keyCond, error) {
 	kc := &keyCond{hashName: hashKey, rangeName: rangeKey, legacy: true}
-	for name, c := range conds {
+	names := sortedNames(conds)
+	for _, name := range names {
+		c := conds[name]
 		for _, v := range c.AttributeValueList[min(1, len(c.AttributeValueList)):] {
 			if table.TypeOf(v) != table.TypeOf(c.AttributeValueList[0]) {
 				return nil, invalidParam("AttributeValues inside AttributeValueList must be of same type")
 			}
 		}
-		switch name {
-		case hashKey:
-			if c.ComparisonOperator != types.ComparisonOperatorEq || len(c.AttributeValueList) != 1 {
-				return nil, validationf("Query key condition not supported")
-			}
-			kc.hash = c.AttributeValueList[0]
-		case rangeKey:
-			want := 1
-			switch c.ComparisonOperator {
-			case types.ComparisonOperatorEq:
-				kc.op = rangeEQ
-			case types.ComparisonOperatorLt:
-				kc.op = rangeLT
-			case types.ComparisonOperatorLe:
-				kc.op = rangeLE
-			case types.ComparisonOperatorGt:
-				kc.op = rangeGT
-			case types.ComparisonOperatorGe:
-				kc.op = rangeGE
-			case types.ComparisonOperatorBeginsWith:
-				kc.op = rangeBeginsWith
-			case types.ComparisonOperatorBetween:
-				kc.op, want = rangeBetween, 2
-			default:
-				return nil, validationf("Attempted conditional constraint is not an indexable operation")
-			}
-			if len(c.AttributeValueList) != want {
-				return nil, validationf("One or more parameter values were invalid: Invalid number of argument(s) for the %s ComparisonOperator", c.ComparisonOperator)
-			}
-			kc.values = c.AttributeValueList
-		default:
-			return nil, validationf("Query condition missed key schema element: %s", hashKey)
+	}
+	if rangeKey == "" && len(conds) == 2 {
+		return nil, validationf("%s", msgKeyNotSupported)
+	}
+	if _, ok := conds[hashKey]; !ok {
+		return nil, missedKey(hashKey)
+	}
+	for _, name := range names {
+		if name != hashKey && name != rangeKey {
+			return nil, missedKey(rangeKey)
 		}
 	}
-	if kc.hash == nil {
-		return nil, validationf("Query condition missed key schema element: %s", hashKey)
+	for _, name := range names {
+		c := conds[name]
+		op, want := legacyKeyOp(c.ComparisonOperator)
+		if op == rangeNone {
+			return nil, validationf("Attempted conditional constraint is not an indexable operation")
+		}
+		if len(c.AttributeValueList) != want {
+			return nil, invalidParam("Invalid number of argument(s) for the %s ComparisonOperator", c.ComparisonOperator)
+		}
+		if name == hashKey {
+			kc.hash, kc.hashOp = c.AttributeValueList[0], op
+			continue
+		}
+		kc.op, kc.values = op, c.AttributeValueList
 	}
 	return kc, nil
+}
+
+// legacyKeyOp is the key condition a KeyConditions operator stands for,
+// with the number of values it takes; rangeNone for one a key cannot
+// serve (NULL, NOT_NULL, NE, CONTAINS, NOT_CONTAINS, IN).
+func legacyKeyOp(op types.ComparisonOperator) (rangeOp, int) {
+	switch op {
+	case types.ComparisonOperatorEq:
+		return rangeEQ, 1
+	case types.ComparisonOperatorLt:
+		return rangeLT, 1
+	case types.ComparisonOperatorLe:
+		return rangeLE, 1
+	case types.ComparisonOperatorGt:
+		return rangeGT, 1
+	case types.ComparisonOperatorGe:
+		return rangeGE, 1
+	case types.ComparisonOperatorBeginsWith:
+		return rangeBeginsWith, 1
+	case types.ComparisonOperatorBetween:
+		return rangeBetween, 2
+	}
+	return rangeNone, 0
+}
+
+// Key-condition faults, in DynamoDB's words.
+const (
+	msgKeyNotSupported = "Query key condition not supported"
+	msgMissedKey       = "Query condition missed key schema element"
+)
+
+// missedKey is the refusal of a key condition without the key element
+// name: DynamoDB names it (dynalite's AWS-written query tests; DynamoDB
+// Local leaves the name out).
+func missedKey(name string) error {
+	return validationf("%s: %s", msgMissedKey, name)
 }
 
 // check validates the condition's values against the key types: the
@@ -114,6 +148,13 @@ func legacyKeyConditions(conds map[string]types.Condition, hashKey, rangeKey str
 func (kc *keyCond) check(hash, rng keyAttr) error {
 	if !hasType(kc.hash, hash.typ) {
 		return invalidParam("Condition parameter type does not match schema type")
+	}
+	// A partition-key condition other than "=" is refused after its
+	// value's type (dynalite's AWS-written "should return
+	// ValidationException for mismatching param type": ":a > a", :a a
+	// number on a string key, is a type mismatch).
+	if kc.hashOp != rangeEQ {
+		return validationf("%s", msgKeyNotSupported)
 	}
 	if err := checkKeyValue(hash.name, kc.hash, hash.typ, false); err != nil {
 		return err

@@ -33,6 +33,7 @@ func Cases() []Case {
 		settledCases(),
 		validationCases(),
 		requestLimitCases(),
+		keyConditionCases(),
 	} {
 		all = append(all, group...)
 	}

@@ -40,6 +40,7 @@ type keyTemplate struct {
 	// marked used in each Env, as parsing marks them.
 	names, values []string
 	hash          string
+	hashOp        RangeOp
 	op            RangeOp // 0: no sort-key condition
 	rangeValues   []string
 }
@@ -96,7 +97,7 @@ func (t *keyTemplate) bind(e *Env) *KeyCondition {
 	for _, v := range t.values {
 		e.value(v)
 	}
-	kc := &KeyCondition{Hash: e.values[t.hash]}
+	kc := &KeyCondition{Hash: e.values[t.hash], HashOp: t.hashOp}
 	if t.op != 0 {
 		vals := make([]types.AttributeValue, len(t.rangeValues))
 		for i, ph := range t.rangeValues {
