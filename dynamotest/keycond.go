@@ -190,6 +190,28 @@ func showValue(v types.AttributeValue) string {
 	return attr.TypeOf(v)
 }
 
+// checkStart refuses an ExclusiveStartKey the query could not have
+// returned, in DynamoDB's order and words (dynalite's AWS-written query
+// tests): with a sort-key condition, a start key outside it, then one of
+// another partition ("at most one row and cannot be restarted", as
+// DynamoDB words it); without one, a start key of another partition.
+// DynamoDB Local says "does not match the range key predicate" for all.
+func (kc *keyCond) checkStart(start *startKey) error {
+	if start == nil {
+		return nil
+	}
+	samePartition := compareKeys(start.pk, kc.hash) == 0
+	switch {
+	case kc.op != rangeNone && !kc.matches(start.sort):
+		return validationf("The provided starting key does not match the range key predicate")
+	case kc.op != rangeNone && !samePartition:
+		return validationf("The query can return at most one row and cannot be restarted")
+	case !samePartition:
+		return validationf("The provided starting key is outside query boundaries based on provided conditions")
+	}
+	return nil
+}
+
 // matches reports whether a sort key value satisfies the range condition.
 func (kc *keyCond) matches(v types.AttributeValue) bool {
 	if kc.op == rangeNone {

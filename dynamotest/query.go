@@ -106,13 +106,8 @@ func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.Que
 	if err != nil {
 		return nil, nil, err
 	}
-	if start != nil {
-		if compareKeys(start.pk, kc.hash) != 0 {
-			return nil, nil, validationf("The provided starting key is outside query boundaries based on provided conditions")
-		}
-		if !kc.matches(start.sort) {
-			return nil, nil, validationf("The provided starting key does not match the range key predicate")
-		}
+	if err := kc.checkStart(start); err != nil {
+		return nil, nil, err
 	}
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
 	res, err := db.readPage(ctx, pageRead{t: t, ix: ix, limit: limit, consistent: consistent, filter: filter, sel: sel, mode: in.ReturnConsumedCapacity, fetch: fetch,

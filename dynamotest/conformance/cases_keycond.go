@@ -58,5 +58,33 @@ func keyConditionCases() []Case {
 		QueryCase("query-key-error/partition-key-type-before-operator", PK, nil, kce(":a > pk", Vals(":a", 1)),
 			Want{Err: "ValidationException", Msg: "One or more parameter values were invalid: Condition parameter type does not match schema type"}),
 		notSupported("operator-on-the-partition-key-of-its-type", PK, kce(":a <= pk", Vals(":a", "p"))),
+
+		// An ExclusiveStartKey the query could not have returned: outside
+		// the sort-key condition first, whatever its partition; then of
+		// another partition, in words that depend on whether there is a
+		// sort-key condition (dynalite's AWS-written query tests).
+		QueryCase("query-start-key-error/outside-the-sort-key-condition", PKSK, seed,
+			startAt(kce("pk = :p AND sk > :s", Vals(":p", "p", ":s", "m")), I("pk", "p", "sk", "a")),
+			Want{Err: "ValidationException", Msg: "The provided starting key does not match the range key predicate"}),
+		QueryCase("query-start-key-error/outside-the-sort-key-condition-and-the-partition", PKSK, seed,
+			startAt(kce("pk = :p AND sk > :s", Vals(":p", "p", ":s", "m")), I("pk", "q", "sk", "a")),
+			Want{Err: "ValidationException", Msg: "The provided starting key does not match the range key predicate"}),
+		skipOn(QueryCase("query-start-key-error/another-partition-within-the-sort-key-condition", PKSK, seed,
+			startAt(kce("pk = :p AND sk < :s", Vals(":p", "p", ":s", "m")), I("pk", "q", "sk", "a")),
+			Want{Err: "ValidationException", Msg: "The query can return at most one row and cannot be restarted"}), DynamoDBLocal, localStartKey),
+		skipOn(QueryCase("query-start-key-error/another-partition-without-a-sort-key-condition", PKSK, seed,
+			startAt(kce("pk = :p", Vals(":p", "p")), I("pk", "q", "sk", "a")),
+			Want{Err: "ValidationException", Msg: "The provided starting key is outside query boundaries based on provided conditions"}), DynamoDBLocal, localStartKey),
 	}
+}
+
+// localStartKey: DynamoDB Local's words for a start key of another
+// partition.
+const localStartKey = "DynamoDB Local says \"The provided starting key does not match the range key predicate\" of a start key in another " +
+	"partition; DynamoDB says \"The query can return at most one row and cannot be restarted\" beside a sort-key condition and " +
+	"\"The provided starting key is outside query boundaries based on provided conditions\" without one (dynalite's AWS-written query tests)"
+
+func startAt(in dynamodb.QueryInput, key Item) dynamodb.QueryInput {
+	in.ExclusiveStartKey = key
+	return in
 }
