@@ -108,15 +108,19 @@ func (x *exprs) filter(s *string, keys ...string) (*condition, error) {
 	if err != nil {
 		return nil, exprError(err)
 	}
-	if err := x.wholeKeys(c.NestedNames()); err != nil {
-		return nil, err
-	}
+	// A key attribute of the Query's table or index is refused before a
+	// path into any key attribute (dynalite's AWS-written "should return
+	// ValidationException if hash key in FilterExpression":
+	// "attribute_exists(a.b) AND b = :b" names the key a).
 	for _, n := range c.TopLevelNames() {
 		for _, k := range keys {
 			if k != "" && n == k {
 				return nil, validationf("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", k)
 			}
 		}
+	}
+	if err := x.wholeKeys(c.NestedNames()); err != nil {
+		return nil, err
 	}
 	return &condition{c}, nil
 }

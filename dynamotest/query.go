@@ -46,9 +46,10 @@ func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.Que
 	if ix != nil {
 		hash, rng = ix.pk, ix.sk
 	}
-	if err := checkSelect(in.Select, ix, in.ProjectionExpression != nil, in.AttributesToGet != nil); err != nil {
-		return nil, nil, err
-	}
+	// A QueryFilter on a key attribute of the table or index read is
+	// refused before Select is checked against the index's projection
+	// (dynalite's AWS-written "should return ValidationException if global
+	// range key in QueryFilter": Select ALL_ATTRIBUTES on an INCLUDE index).
 	filterExpr, names, values := in.FilterExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues
 	if in.QueryFilter != nil || in.ConditionalOperator != "" {
 		filterExpr, names, values, err = legacyFilter("QueryFilter", in.QueryFilter, in.ConditionalOperator,
@@ -57,6 +58,9 @@ func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.Que
 		if err != nil {
 			return nil, nil, err
 		}
+	}
+	if err := checkSelect(in.Select, ix, in.ProjectionExpression != nil, in.AttributesToGet != nil); err != nil {
+		return nil, nil, err
 	}
 	switch {
 	case in.KeyConditionExpression != nil && in.KeyConditions != nil:

@@ -75,6 +75,27 @@ func keyConditionCases() []Case {
 		skipOn(QueryCase("query-start-key-error/another-partition-without-a-sort-key-condition", PKSK, seed,
 			startAt(kce("pk = :p", Vals(":p", "p")), I("pk", "q", "sk", "a")),
 			Want{Err: "ValidationException", Msg: "The provided starting key is outside query boundaries based on provided conditions"}), DynamoDBLocal, localStartKey),
+
+		// A filter naming a key attribute of the table or index read is
+		// refused first: before Select is checked against an INCLUDE
+		// index's projection (QueryFilter), before a path into a key
+		// attribute (FilterExpression).
+		QueryCase("query-filter-error/legacy-filter-on-an-include-index-key-before-select", Indexed, nil, dynamodb.QueryInput{
+			IndexName: aws.String("byTag"), Select: types.SelectAllAttributes,
+			KeyConditions: map[string]types.Condition{"tag": cond(types.ComparisonOperatorEq, S("t"))},
+			QueryFilter:   map[string]types.Condition{"rank": cond(types.ComparisonOperatorEq, N("1"))},
+		}, Want{Err: "ValidationException", Msg: "QueryFilter can only contain non-primary key attributes: Primary key attribute: rank"}),
+		QueryCase("query-filter-error/legacy-filter-on-a-table-key-then-select", Indexed, nil, dynamodb.QueryInput{
+			IndexName: aws.String("byTag"), Select: types.SelectAllAttributes,
+			KeyConditions: map[string]types.Condition{"tag": cond(types.ComparisonOperatorEq, S("t"))},
+			QueryFilter:   map[string]types.Condition{"pk": cond(types.ComparisonOperatorEq, S("p"))},
+		}, Want{Err: "ValidationException", Msg: "Select type ALL_ATTRIBUTES is not supported for global secondary index byTag because its projection type is not ALL"}),
+		skipOn(QueryCase("query-filter-error/key-attribute-before-a-path-into-it", PKSK, nil, dynamodb.QueryInput{
+			KeyConditionExpression: aws.String("pk = :p"), FilterExpression: aws.String("attribute_exists(pk.b) AND n = :n"),
+			ExpressionAttributeValues: Vals(":p", "p", ":n", 1),
+		}, Want{Err: "ValidationException", Msg: "Filter Expression can only contain non-primary key attributes: Primary key attribute: pk"}),
+			DynamoDBLocal, "DynamoDB Local refuses the path first (\"Key attributes must be scalars; ... Key: pk\"); DynamoDB refuses the "+
+				"key attribute first (dynalite's AWS-written \"should return ValidationException if hash key in FilterExpression\")"),
 	}
 }
 
