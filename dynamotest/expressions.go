@@ -167,6 +167,14 @@ func (x *exprs) update(s *string) (*update, error) {
 	if err := x.keyPaths(u.Updated(true).NestedNames(), false); err != nil {
 		return nil, err
 	}
+	// A value read from a path into a key attribute is refused as a
+	// condition's would be, before the update meets the item (dynalite's
+	// AWS-written "should return ValidationException if trying to update
+	// index map": "set e = list_append(a, b), f = d[1]", d an index key,
+	// is refused for d[1], not for appending to the string keys a and b).
+	if err := x.wholeKeys(u.ReadNestedNames()); err != nil {
+		return nil, err
+	}
 	return &update{u}, nil
 }
 

@@ -29,6 +29,18 @@ func indexKeyPathCases() []Case {
 		UpdateCase("index-key-path/update-set-into-gsi-key", Indexed, g, dynamodb.UpdateItemInput{Key: key,
 			UpdateExpression: aws.String("SET tag.x = :v"), ExpressionAttributeValues: Vals(":v", "x")},
 			Want{Err: "ValidationException", Msg: msg + "tag"}),
+		// A value read from a path into an index key is refused before
+		// the update meets the item (dynalite's AWS-written "should return
+		// ValidationException if trying to update index map": "set e =
+		// list_append(a, b), f = d[1]" appends two strings, but is refused
+		// for d[1]).
+		UpdateCase("index-key-path/update-value-read-from-gsi-key", Indexed, g, dynamodb.UpdateItemInput{Key: key,
+			UpdateExpression: aws.String("SET e = list_append(pk, sk), f = #s[1]"), ExpressionAttributeNames: Names("#s", "status")},
+			Want{Err: "ValidationException", Msg: msg + "status"}),
+		UpdateCase("index-key-path/update-list-append-of-a-gsi-key-element", Indexed, g, dynamodb.UpdateItemInput{Key: key,
+			UpdateExpression: aws.String("SET l = list_append(:l, #r.x)"), ExpressionAttributeNames: Names("#r", "rank"),
+			ExpressionAttributeValues: Vals(":l", L(S("a")))},
+			Want{Err: "ValidationException", Msg: msg + "rank"}),
 		UpdateCase("index-key-path/update-set-into-table-key", Indexed, g, dynamodb.UpdateItemInput{Key: key,
 			UpdateExpression: aws.String("SET sk.x = :v"), ExpressionAttributeValues: Vals(":v", "x")},
 			Want{Err: "ValidationException", Msg: "Cannot update attribute sk. This attribute is part of the key"}),

@@ -360,6 +360,35 @@ func firstClash(paths []path) int {
 	return -1
 }
 
+// ReadNestedNames lists the top-level attributes the update's values read
+// into (SET e = d[1], list_append(m.l, :v)) rather than whole, in the order
+// the expression names them, for the engine's check that key attributes,
+// which are scalars, are read whole.
+func (u *Update) ReadNestedNames() []string {
+	var names []string
+	seen := map[string]bool{}
+	var walk func(o *operand)
+	walk = func(o *operand) {
+		if o == nil {
+			return
+		}
+		if o.kind == opPath && len(o.path) > 1 && !seen[o.path[0].name] {
+			seen[o.path[0].name] = true
+			names = append(names, o.path[0].name)
+		}
+		for _, a := range o.args {
+			walk(a)
+		}
+	}
+	for _, list := range [][]*action{u.sets, u.adds, u.deletes} {
+		for _, a := range list {
+			walk(a.left)
+			walk(a.right)
+		}
+	}
+	return names
+}
+
 // TopLevelNames lists the top-level attributes the update writes, in the
 // order the expression names them, for the engine's key-attribute check
 // and for ReturnValues UPDATED_OLD / UPDATED_NEW.
