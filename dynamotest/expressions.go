@@ -94,6 +94,28 @@ func (x *exprs) done() error {
 	return nil
 }
 
+// inputs checks the placeholder maps on their own (every parse does so
+// first; a request without expressions to parse calls this).
+func (x *exprs) inputs() error {
+	if err := x.env.CheckInputs(); err != nil {
+		return exprError(err)
+	}
+	return nil
+}
+
+// keyConditionShape checks a key condition as far as it goes without a key
+// schema (nil s: nothing to check).
+func (x *exprs) keyConditionShape(s *string) error {
+	if s == nil {
+		return nil
+	}
+	x.used = true
+	if err := x.env.KeyConditionShape(*s); err != nil {
+		return exprError(err)
+	}
+	return nil
+}
+
 type condition struct{ c *expr.Condition }
 
 // filter compiles a FilterExpression (nil when s is nil). keys are the key

@@ -255,8 +255,16 @@ func (v *invalidValues) expected(exp map[string]types.ExpectedAttributeValue) {
 	}
 }
 
+// conditions checks legacy conditions' values, then each condition as
+// far as it goes without a table (legacyShapes): DynamoDB refuses a
+// ScanFilter's wrong number of values before an ExclusiveStartKey's empty
+// value (dynalite's AWS-written "should return ValidationException for
+// incorrect number of ScanFilter arguments").
 func (v *invalidValues) conditions(conds map[string]types.Condition) {
 	for _, name := range sortedNames(conds) {
 		v.list(conds[name].AttributeValueList)
+	}
+	if v.err == nil {
+		v.err = legacyShapes(conds)
 	}
 }

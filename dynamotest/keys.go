@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/tablekit/tablekit/dynamotest/internal/attr"
 	"github.com/tablekit/tablekit/table"
@@ -27,6 +28,10 @@ func attrError(err error) error {
 	var ae *attr.Error
 	if errors.As(err, &ae) {
 		return validationf("%s", ae.Message)
+	}
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		return err // already DynamoDB's answer
 	}
 	return validationf("%s", err.Error())
 }

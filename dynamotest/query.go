@@ -34,7 +34,8 @@ func (db *DB) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.Que
 	}
 	if t == nil {
 		return nil, nil, missingTable(requestExprs{attributesToGet: in.AttributesToGet, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
-			keyCondition: in.KeyConditionExpression, filter: in.FilterExpression, projection: in.ProjectionExpression})
+			keyCondition: in.KeyConditionExpression, filter: in.FilterExpression, projection: in.ProjectionExpression,
+			queryFilter: in.QueryFilter, keyConditions: in.KeyConditions})
 	}
 	limit := int(aws.ToInt32(in.Limit))
 	consistent := aws.ToBool(in.ConsistentRead)

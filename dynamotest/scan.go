@@ -44,7 +44,7 @@ func (db *DB) scan(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanO
 	}
 	if t == nil {
 		return nil, nil, missingTable(requestExprs{attributesToGet: in.AttributesToGet, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
-			filter: in.FilterExpression, projection: in.ProjectionExpression})
+			filter: in.FilterExpression, projection: in.ProjectionExpression, scanFilter: in.ScanFilter})
 	}
 	limit := int(aws.ToInt32(in.Limit))
 	consistent := aws.ToBool(in.ConsistentRead)

@@ -19,6 +19,9 @@ type requestExprs struct {
 	values          map[string]types.AttributeValue
 	// The expressions the request carries, nil when absent.
 	condition, update, projection, filter, keyCondition *string
+	// The legacy conditions a read carries: a Query's QueryFilter and
+	// KeyConditions, a Scan's ScanFilter.
+	queryFilter, keyConditions, scanFilter map[string]types.Condition
 }
 
 // missingTable is the error for a request whose table does not exist, once
@@ -40,16 +43,50 @@ func missingTable(r requestExprs) error {
 	if err != nil {
 		return err
 	}
+	// The placeholder maps first, whatever else the request holds
+	// (dynalite's AWS-written query "should return ValidationException
+	// for empty ExpressionAttributeNames", beside an empty key condition).
+	if err := x.inputs(); err != nil {
+		return err
+	}
+	// A read's expressions are each refused empty before any is parsed, in
+	// this order (dynalite's AWS-written query tests: an empty
+	// ProjectionExpression is reported before the KeyConditionExpression
+	// "attribute_type(a, :a)" is refused).
+	for _, e := range []struct {
+		kind string
+		s    *string
+	}{{"KeyConditionExpression", r.keyCondition}, {"FilterExpression", r.filter}, {"ProjectionExpression", r.projection}} {
+		if e.s != nil && *e.s == "" {
+			return validationf("Invalid %s: The expression can not be empty;", e.kind)
+		}
+	}
+	// Legacy conditions, as far as they go without a key schema: each
+	// one's operator, values and their types, then how many key
+	// conditions there are (dynalite's AWS-written query and scan tests on
+	// a table that does not exist).
+	if err := legacyShapes(r.queryFilter); err != nil {
+		return err
+	}
+	if r.keyConditions != nil {
+		if err := legacyShapes(r.keyConditions); err != nil {
+			return err
+		}
+		if n := len(r.keyConditions); n < 1 || n > 2 {
+			return validationf("Conditions can be of length 1 or 2 only")
+		}
+	}
+	if err := legacyShapes(r.scanFilter); err != nil {
+		return err
+	}
 	if _, err := x.update(r.update); err != nil {
 		return err
 	}
 	if _, err := x.condition(r.condition); err != nil {
 		return err
 	}
-	if r.keyCondition != nil {
-		// A key condition is checked against the key schema, which a
-		// missing table does not have; its placeholders count as used.
-		return resourceNotFound()
+	if err := x.keyConditionShape(r.keyCondition); err != nil {
+		return err
 	}
 	if _, err := x.filter(r.filter); err != nil {
 		return err
@@ -61,6 +98,20 @@ func missingTable(r requestExprs) error {
 		return err
 	}
 	return resourceNotFound()
+}
+
+// legacyShapes checks legacy conditions in name order as the legacy
+// translation does, without a table: their operators, the number and
+// types of their values, a BETWEEN's order.
+func legacyShapes(conds map[string]types.Condition) error {
+	var l legacy
+	for _, name := range sortedNames(conds) {
+		c := conds[name]
+		if _, err := l.comparison(name, c.ComparisonOperator, c.AttributeValueList); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // duplicateName is the first name that names appears twice, "" when none.

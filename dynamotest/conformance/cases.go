@@ -34,6 +34,7 @@ func Cases() []Case {
 		validationCases(),
 		requestLimitCases(),
 		keyConditionCases(),
+		pathOrderCases(),
 	} {
 		all = append(all, group...)
 	}

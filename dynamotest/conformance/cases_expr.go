@@ -191,6 +191,14 @@ func expressionCases() []Case {
 		filterErr("value-keys-before-values", "num = :v", nil,
 			map[string]types.AttributeValue{":v": &types.AttributeValueMemberNULL{Value: false}, "bad": S("x")},
 			`ExpressionAttributeValues contains invalid key: Syntax error; key: "bad"`),
+		// A call's fault (an unknown name, a function out of place) stands
+		// at its name, before the words of its arguments (dynalite's
+		// AWS-written scan "should return ValidationException for invalid
+		// function names" and "...functions used incorrectly").
+		filterErr("invalid-function-name-before-reserved-word-in-its-arguments", "attRIbute_exIsts((views), #a)", n("#a", "a"), nil,
+			"Invalid FilterExpression: Invalid function name; function: attRIbute_exIsts"),
+		filterErr("misused-function-before-reserved-word-in-its-arguments", "num = num and attribute_exists((views), (#a)) > str", n("#a", "a"), nil,
+			"Invalid FilterExpression: The function is not allowed to be used this way in an expression; function: attribute_exists"),
 		filterErr("unused-value", "num = :v", nil, v(":v", N("42"), ":unused", "x"), "unused in expressions"),
 		filterErr("unused-name", "num = :v", n("#unused", "x"), v(":v", N("42")), "unused in expressions"),
 		filterErr("undefined-value", "num = :nope", nil, v(":v", N("42")), "not defined"),
@@ -259,4 +267,25 @@ func numberVals(count int) map[string]types.AttributeValue {
 		m[fmt.Sprintf(":v%d", i)] = Ni(i)
 	}
 	return m
+}
+
+// pathOrderCases: which two document paths DynamoDB names when several
+// clash (dynalite's AWS-written getItem and updateItem tests), and that a
+// projection's undefined name comes before its overlapping paths.
+func pathOrderCases() []Case {
+	seed := Items(I("pk", "a", "sk", "1", "a", "x"))
+	key := I("pk", "a", "sk", "1")
+	return []Case{
+		GetCase("path-error/projection-overlap-before-an-earlier-conflict", PKSK, seed, dynamodb.GetItemInput{Key: key,
+			ProjectionExpression: aws.String("b[1], b.a, #a.b, a"), ExpressionAttributeNames: Names("#a", "a")},
+			Want{Err: "ValidationException", Msg: "Invalid ProjectionExpression: Two document paths overlap with each other; " +
+				"must remove or rewrite one of these paths; path one: [a, b], path two: [a]"}),
+		UpdateCase("path-error/update-overlap-before-an-earlier-conflict", PKSK, seed, dynamodb.UpdateItemInput{Key: key,
+			UpdateExpression: aws.String("SET d[1] = :v, d.b = :v, c[1].a = :v, c = :v"), ExpressionAttributeValues: Vals(":v", 1)},
+			Want{Err: "ValidationException", Msg: "Invalid UpdateExpression: Two document paths overlap with each other; " +
+				"must remove or rewrite one of these paths; path one: [c, [1], a], path two: [c]"}),
+		GetCase("path-error/projection-undefined-name-before-overlapping-paths", PKSK, seed, dynamodb.GetItemInput{Key: key,
+			ProjectionExpression: aws.String("a,b,a,#a")},
+			Want{Err: "ValidationException", Msg: "Invalid ProjectionExpression: An expression attribute name used in the document path is not defined; attribute name: #a"}),
+	}
 }

@@ -80,6 +80,48 @@ func missingTableCases() []Case {
 				ExpressionAttributeValues: Vals(":p", "a"), ReturnConsumedCapacity: "BAD"})
 			return err
 		}, "ValidationException", "returnConsumedCapacity"),
+		// The rest of the reads' checks that need no table (dynalite's
+		// AWS-written query, scan and getItem tests, all on a table that
+		// does not exist).
+		missing("query-empty-expression-attribute-names", false, func(c *C, t *string) error {
+			_, err := c.API.Query(c.Ctx, &dynamodb.QueryInput{TableName: t, KeyConditionExpression: aws.String(""),
+				ExpressionAttributeNames: map[string]string{}, ExpressionAttributeValues: map[string]types.AttributeValue{}})
+			return err
+		}, "ValidationException", "ExpressionAttributeNames must not be empty"),
+		missing("query-key-condition-of-three-conditions", false, func(c *C, t *string) error {
+			_, err := c.API.Query(c.Ctx, &dynamodb.QueryInput{TableName: t, KeyConditionExpression: aws.String(":a = a and b = :a and :a = c"),
+				ExpressionAttributeValues: Vals(":a", "a")})
+			return err
+		}, "ValidationException", "Conditions can be of length 1 or 2 only"),
+		missing("query-empty-filter-before-key-condition-operator", false, func(c *C, t *string) error {
+			_, err := c.API.Query(c.Ctx, &dynamodb.QueryInput{TableName: t, KeyConditionExpression: aws.String("attribute_type(a, :a)"),
+				FilterExpression: aws.String(""), ExpressionAttributeValues: Vals(":a", "N")})
+			return err
+		}, "ValidationException", "Invalid FilterExpression: The expression can not be empty;"),
+		missing("query-legacy-key-conditions-argument-count", false, func(c *C, t *string) error {
+			_, err := c.API.Query(c.Ctx, &dynamodb.QueryInput{TableName: t, KeyConditions: map[string]types.Condition{
+				"a": {ComparisonOperator: types.ComparisonOperatorBetween, AttributeValueList: []types.AttributeValue{S("a")}}}})
+			return err
+		}, "ValidationException", "One or more parameter values were invalid: Invalid number of argument(s) for the BETWEEN ComparisonOperator"),
+		missing("get-undefined-name-before-overlapping-paths", false, func(c *C, t *string) error {
+			_, err := c.API.GetItem(c.Ctx, &dynamodb.GetItemInput{TableName: t, Key: key, ProjectionExpression: aws.String("a,b,a,#a")})
+			return err
+		}, "ValidationException", "Invalid ProjectionExpression: An expression attribute name used in the document path is not defined; attribute name: #a"),
+		missing("scan-legacy-filter-argument-count", false, func(c *C, t *string) error {
+			_, err := c.API.Scan(c.Ctx, &dynamodb.ScanInput{TableName: t, ScanFilter: map[string]types.Condition{
+				"a": {ComparisonOperator: types.ComparisonOperatorEq}}})
+			return err
+		}, "ValidationException", "One or more parameter values were invalid: Invalid number of argument(s) for the EQ ComparisonOperator"),
+		missing("scan-invalid-function-name-before-reserved-word", false, func(c *C, t *string) error {
+			_, err := c.API.Scan(c.Ctx, &dynamodb.ScanInput{TableName: t, FilterExpression: aws.String("attRIbute_exIsts((views), #a)"),
+				ExpressionAttributeNames: Names("#a", "a")})
+			return err
+		}, "ValidationException", "Invalid FilterExpression: Invalid function name; function: attRIbute_exIsts"),
+		missing("scan-misused-function-before-reserved-word", false, func(c *C, t *string) error {
+			_, err := c.API.Scan(c.Ctx, &dynamodb.ScanInput{TableName: t, FilterExpression: aws.String("a = a and attribute_exists((views), (#a)) > b"),
+				ExpressionAttributeNames: Names("#a", "a")})
+			return err
+		}, "ValidationException", "Invalid FilterExpression: The function is not allowed to be used this way in an expression; function: attribute_exists"),
 		missing("valid-transact-write-is-resource-not-found", true, func(c *C, t *string) error {
 			_, err := c.API.TransactWriteItems(c.Ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 				{Put: &types.Put{TableName: t, Item: key}}}})

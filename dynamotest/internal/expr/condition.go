@@ -272,12 +272,12 @@ func (p *parser) checkCallOperand(o *operand) {
 		return
 	}
 	if !knownFunction(o.fn) {
-		p.later(phaseNames, "Invalid function name; function: "+o.fn)
+		p.laterAt(phaseNames, o.at, "Invalid function name; function: "+o.fn)
 		return
 	}
 	switch o.fn {
 	case fnIfNotExists, fnListAppend:
-		p.later(phaseNames, "The function is not allowed in a condition expression; function: "+o.fn)
+		p.laterAt(phaseNames, o.at, "The function is not allowed in a condition expression; function: "+o.fn)
 	case fnSize:
 		if !p.checkArity(o, 1) {
 			return
@@ -288,7 +288,7 @@ func (p *parser) checkCallOperand(o *operand) {
 			p.later(phaseChecks, "Incorrect operand type for operator or function; operator or function: size, operand type: "+t)
 		}
 	default:
-		p.later(phaseNames, "The function is not allowed to be used this way in an expression; function: "+o.fn)
+		p.laterAt(phaseNames, o.at, "The function is not allowed to be used this way in an expression; function: "+o.fn)
 	}
 }
 
@@ -411,14 +411,14 @@ func (p *parser) finishComparison(left *operand) *cond {
 func (p *parser) boolFunction(o *operand) *cond {
 	c := &cond{kind: cFunc, fn: o.fn, args: o.args}
 	if !knownFunction(o.fn) {
-		p.later(phaseNames, "Invalid function name; function: "+o.fn)
+		p.laterAt(phaseNames, o.at, "Invalid function name; function: "+o.fn)
 		return c
 	}
 	switch o.fn {
 	case fnIfNotExists, fnListAppend:
-		p.later(phaseNames, "The function is not allowed in a condition expression; function: "+o.fn)
+		p.laterAt(phaseNames, o.at, "The function is not allowed in a condition expression; function: "+o.fn)
 	case fnSize:
-		p.later(phaseNames, "The function is not allowed to be used this way in an expression; function: "+o.fn)
+		p.laterAt(phaseNames, o.at, "The function is not allowed to be used this way in an expression; function: "+o.fn)
 	case fnAttributeExists, fnAttributeNotExists:
 		for _, a := range o.args {
 			p.checkCallOperand(a)

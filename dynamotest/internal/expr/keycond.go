@@ -107,7 +107,26 @@ const (
 	msgMissedKey          = "Query condition missed key schema element"
 	msgKeyNotSupported    = "Query key condition not supported"
 	msgNestedOperations   = "KeyConditionExpressions cannot contain nested operations"
+	msgConditionCount     = "Conditions can be of length 1 or 2 only"
 )
+
+// KeyConditionShape checks a KeyConditionExpression as far as it can be
+// checked without a key schema, as DynamoDB does before it looks for the
+// table: syntax, placeholders, the operators and operands a key condition
+// takes, at most two conditions, none on one attribute twice. The
+// placeholders it resolves count as used.
+func (e *Env) KeyConditionShape(s string) error {
+	if err := precheck(e, kindKey, s); err != nil {
+		return err
+	}
+	p := newParser(e, kindKey, s)
+	return p.run(func() {
+		root := p.parseOr()
+		p.expectEOF()
+		p.flush()
+		p.keyCondition(root, "", "", false)
+	})
+}
 
 // KeyCondition parses a KeyConditionExpression for a table or index whose
 // partition key is hashKey and sort key rangeKey ("" when it has none).
@@ -139,7 +158,7 @@ func (e *Env) KeyCondition(s, hashKey, rangeKey string) (*KeyCondition, error) {
 		root := p.parseOr()
 		p.expectEOF()
 		p.flush()
-		kc, t = p.keyCondition(root, hashKey, rangeKey)
+		kc, t = p.keyCondition(root, hashKey, rangeKey, true)
 	})
 	if err != nil {
 		return nil, err
@@ -150,7 +169,10 @@ func (e *Env) KeyCondition(s, hashKey, rangeKey string) (*KeyCondition, error) {
 	return kc, nil
 }
 
-func (p *parser) keyCondition(root *cond, hashKey, rangeKey string) (*KeyCondition, *keyTemplate) {
+// keyCondition holds a parsed key condition to what Query can serve; with
+// schema false only to what needs no key schema (a table that does not
+// exist), returning nothing.
+func (p *parser) keyCondition(root *cond, hashKey, rangeKey string, schema bool) (*KeyCondition, *keyTemplate) {
 	var parts []*cond
 	var collect func(n *cond)
 	collect = func(n *cond) {
@@ -177,9 +199,6 @@ func (p *parser) keyCondition(root *cond, hashKey, rangeKey string) (*KeyConditi
 		parts = append(parts, n)
 	}
 	collect(root)
-	if len(parts) > 2 {
-		p.failPlain(msgOneConditionPerKey)
-	}
 
 	type keyPart struct {
 		name string
@@ -187,16 +206,28 @@ func (p *parser) keyCondition(root *cond, hashKey, rangeKey string) (*KeyConditi
 		vals []*operand
 	}
 	keyParts := make([]keyPart, len(parts))
+	named := map[string]bool{}
+	twice := false
 	for i, n := range parts {
 		keyParts[i].name, keyParts[i].op, keyParts[i].vals = p.keyPart(n)
+		twice = twice || named[keyParts[i].name]
+		named[keyParts[i].name] = true
 	}
-	// DynamoDB's order (dynalite's AWS-written query tests): a key named
-	// twice; two conditions where the schema has one key ("Query key
-	// condition not supported", whatever they name); then the missing
-	// element, named: the partition key, or the sort key beside a
-	// condition on another attribute.
-	if len(keyParts) == 2 && keyParts[0].name == keyParts[1].name {
+	// DynamoDB's order (dynalite's AWS-written query tests): an attribute
+	// named twice; more than two conditions ("Conditions can be of length
+	// 1 or 2 only", checked on a table that does not exist too); two
+	// conditions where the schema has one key ("Query key condition not
+	// supported", whatever they name); then the missing element, named:
+	// the partition key, or the sort key beside a condition on another
+	// attribute.
+	if twice {
 		p.failPlain(msgOneConditionPerKey)
+	}
+	if len(keyParts) > 2 {
+		p.failPlain(msgConditionCount)
+	}
+	if !schema {
+		return nil, nil
 	}
 	if rangeKey == "" && len(keyParts) == 2 {
 		p.failPlain(msgKeyNotSupported)

@@ -71,6 +71,7 @@ type operand struct {
 	ph   string // the :placeholder a value came from
 	fn   string
 	args []*operand
+	at   int // a call's name's token index, where its faults are reported
 }
 
 // parser is a recursive-descent parser over the token slice. Errors
@@ -98,6 +99,12 @@ type parser struct {
 	// parser records errors as it goes and flush reports them in that
 	// order once the whole expression has parsed.
 	pending [5]*Error
+	// namesAt is the token index of pending[phaseNames]'s fault: in that
+	// phase the fault nearest the start wins, a call's (unknown name,
+	// wrong place) standing at its name, before the words in its
+	// arguments (dynalite's AWS-written scan tests: "attRIbute_exIsts((views),
+	// #a)" is an invalid function name, not the reserved word views).
+	namesAt int
 }
 
 // Phases of semantic errors, in the order DynamoDB reports them.
@@ -109,20 +116,36 @@ const (
 	phaseChecks              // arity, operand types, distinct operands, limits
 )
 
-// later records a semantic error to report once parsing is done.
-func (p *parser) later(phase int, msg string) {
+// later records a semantic error to report once parsing is done, found at
+// the current token.
+func (p *parser) later(phase int, msg string) { p.laterAt(phase, p.pos, msg) }
+
+// laterAt records a semantic error found at token index at: the first of
+// each phase is reported, in the names phase the one nearest the start.
+func (p *parser) laterAt(phase, at int, msg string) {
 	if phase == phasePlaceholders && (p.kind == kindCondition || p.kind == kindFilter || p.kind == kindKey) {
 		phase = phaseChecks
 	}
-	if p.pending[phase] == nil {
+	if p.pending[phase] == nil || phase == phaseNames && at < p.namesAt {
 		p.pending[phase] = &Error{Message: "Invalid " + p.kind + ": " + msg}
+		if phase == phaseNames {
+			p.namesAt = at
+		}
 	}
 }
 
-// flush reports the first recorded semantic error, by phase.
+// flush reports the first recorded semantic error, by phase. A
+// projection's undefined name comes before its overlapping paths
+// (dynalite's AWS-written getItem "should return ValidationException for
+// missing names in ProjectionExpression": "a,b,a,#a" with no names is
+// refused for #a, not for the two a).
 func (p *parser) flush() {
-	for _, e := range p.pending {
-		if e != nil {
+	order := [...]int{phaseNames, phaseClauses, phasePaths, phasePlaceholders, phaseChecks}
+	if p.kind == kindProjection {
+		order[2], order[3] = phasePlaceholders, phasePaths
+	}
+	for _, phase := range order {
+		if e := p.pending[phase]; e != nil {
 			panic(bailout{e})
 		}
 	}
@@ -328,7 +351,7 @@ func (p *parser) parseOperand() *operand {
 		return p.newOperand(operand{kind: opValue, val: v, ph: s})
 	case tIdent:
 		if p.toks[p.pos+1].kind == tLParen && !isKeyword(p.text(t)) {
-			name := p.text(t)
+			name, at := p.text(t), p.pos
 			p.countOp()
 			p.next()
 			p.next()
@@ -342,7 +365,7 @@ func (p *parser) parseOperand() *operand {
 				p.next()
 			}
 			p.expect(tRParen)
-			return p.newOperand(operand{kind: opCall, fn: name, args: args})
+			return p.newOperand(operand{kind: opCall, fn: name, args: args, at: at})
 		}
 		return p.newOperand(operand{kind: opPath, path: p.parsePath()})
 	case tName:

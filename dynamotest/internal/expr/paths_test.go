@@ -11,13 +11,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// pairwiseClash is the check checkPaths replaced: every pair in order,
-// the first that overlaps or conflicts.
+// pairwiseClash is what checkPaths computes, the quadratic way: every
+// pair in order, the first that overlaps, else the first that conflicts.
 func pairwiseClash(paths []path) string {
-	for i := range paths {
-		for j := i + 1; j < len(paths); j++ {
-			if msg := clash(paths[i], paths[j]); msg != "" {
-				return msg
+	for _, overlap := range []bool{true, false} {
+		for i := range paths {
+			for j := i + 1; j < len(paths); j++ {
+				if msg := clash(paths[i], paths[j], overlap); msg != "" {
+					return msg
+				}
 			}
 		}
 	}

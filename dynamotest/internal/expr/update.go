@@ -204,7 +204,7 @@ func (p *parser) checkUpdateCall(o *operand, nested bool) {
 		return
 	}
 	if !knownFunction(o.fn) {
-		p.later(phaseNames, "Invalid function name; function: "+o.fn)
+		p.laterAt(phaseNames, o.at, "Invalid function name; function: "+o.fn)
 		return
 	}
 	switch o.fn {
@@ -220,7 +220,7 @@ func (p *parser) checkUpdateCall(o *operand, nested bool) {
 		}
 	case fnListAppend:
 		if nested {
-			p.later(phaseNames, "The function is not allowed to be used this way in an expression; function: "+o.fn)
+			p.laterAt(phaseNames, o.at, "The function is not allowed to be used this way in an expression; function: "+o.fn)
 		}
 		for _, a := range o.args {
 			p.checkUpdateCall(a, true)
@@ -236,7 +236,7 @@ func (p *parser) checkUpdateCall(o *operand, nested bool) {
 			}
 		}
 	default:
-		p.later(phaseNames, "The function is not allowed in an update expression; function: "+o.fn)
+		p.laterAt(phaseNames, o.at, "The function is not allowed in an update expression; function: "+o.fn)
 	}
 }
 
@@ -252,34 +252,42 @@ func (p *parser) checkOverlap(actions []*action) {
 
 // checkPaths rejects two paths that overlap (one is the other or its
 // ancestor) or conflict (where they part, one names a map key and the
-// other a list index), reporting the pair DynamoDB reports: the first path
-// that clashes with a later one, with the first such. The paths that clash
-// are found with a trie in one pass and the pair with one more scan, so a
-// projection of thousands of paths costs their length, not its square.
+// other a list index), reporting the pair DynamoDB reports: an overlap
+// before any conflict (dynalite's AWS-written getItem and updateItem tests:
+// "b[1], b.a, #a.b, a" overlaps on [a, b] and [a], though [b, [1]] and
+// [b, a] come first), and of each kind the first path that clashes with a
+// later one, with the first such. The paths that clash are found with a
+// trie in one pass and the pair with one more scan, so a projection of
+// thousands of paths costs their length, not its square.
 func (p *parser) checkPaths(paths []path) {
-	first := firstClash(paths)
-	if first < 0 {
-		return
-	}
-	for _, b := range paths[first+1:] {
-		if msg := clash(paths[first], b); msg != "" {
-			p.later(phasePaths, msg)
-			return
+	for _, overlap := range []bool{true, false} {
+		first := firstClash(paths, overlap)
+		if first < 0 {
+			continue
+		}
+		for _, b := range paths[first+1:] {
+			if msg := clash(paths[first], b, overlap); msg != "" {
+				p.later(phasePaths, msg)
+				return
+			}
 		}
 	}
 }
 
-// clash is DynamoDB's message for two paths that overlap or conflict, ""
-// for two that do neither.
-func clash(a, b path) string {
+// clash is DynamoDB's message for two paths that overlap (overlap true) or
+// conflict, "" for two that do not.
+func clash(a, b path, overlap bool) string {
 	for k := 0; k < len(a) && k < len(b); k++ {
 		x, y := a[k], b[k]
 		if x == y {
 			continue
 		}
-		if x.isIndex != y.isIndex {
+		if !overlap && x.isIndex != y.isIndex {
 			return "Two document paths conflict with each other; must remove or rewrite one of these paths; path one: " + pathString(a) + ", path two: " + pathString(b)
 		}
+		return ""
+	}
+	if !overlap {
 		return ""
 	}
 	return "Two document paths overlap with each other; must remove or rewrite one of these paths; path one: " + pathString(a) + ", path two: " + pathString(b)
@@ -324,12 +332,12 @@ func (n *pathTrie) next(e pathElem) *pathTrie {
 	return n.names[e.name]
 }
 
-// firstClash returns the index of the first path that overlaps or
-// conflicts with another, -1 when none does. A path clashes when another
-// ends at one of its steps or goes on past its end (overlap), or turns at
-// one of its steps the other way, into a list where it reads a map or the
-// reverse (conflict).
-func firstClash(paths []path) int {
+// firstClash returns the index of the first path that overlaps (overlap
+// true) or conflicts with another, -1 when none does. A path overlaps when
+// another ends at one of its steps or goes on past its end; it conflicts
+// when another turns at one of its steps the other way, into a list where
+// it reads a map or the reverse.
+func firstClash(paths []path, overlap bool) int {
 	if len(paths) < 2 {
 		return -1
 	}
@@ -345,15 +353,15 @@ func firstClash(paths []path) int {
 	for i, pa := range paths {
 		n := root
 		for k, e := range pa {
-			if k > 0 && n.ends > 0 {
+			if overlap && k > 0 && n.ends > 0 {
 				return i // another path ends at one of this one's steps
 			}
-			if e.isIndex && len(n.names) > 0 || !e.isIndex && len(n.indexes) > 0 {
+			if !overlap && (e.isIndex && len(n.names) > 0 || !e.isIndex && len(n.indexes) > 0) {
 				return i
 			}
 			n = n.next(e)
 		}
-		if n.ends > 1 || n.beyond > 0 {
+		if overlap && (n.ends > 1 || n.beyond > 0) {
 			return i
 		}
 	}
