@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -87,6 +88,7 @@ func runBehaviour(t *testing.T, be backend, skip ...string) {
 		{"QueryPagesWithFilterNeverEndOnEmptyPage", testQueryPagesWithFilter},
 		{"QueryPagesCoverPartitionExactlyOnce", testQueryPagesCoverPartition},
 		{"QueryIndexWithProjection", testQueryIndexWithProjection},
+		{"QueryCountCountsWhatTheQueryReads", testQueryCount},
 		{"QueryTiesPageExactlyOnceInTotalOrder", testQueryTiesPageExactlyOnce},
 		{"QueryTiesResumeInsideRunsUnderEverySortCondition", testQueryTiesUnderSortConditions},
 		{"QueryTiesAcrossTablePartitionsBreakByTheWholeTableKey", testQueryTiesAcrossPartitions},
@@ -363,6 +365,47 @@ func testQueryPagesCoverPartition(t *testing.T, be backend) {
 			assert.Equal(t, "STAGE#09", all[11], "limit %d: got %v, want all 12 items once", limit, all)
 		}
 	}
+}
+
+// QueryCount counts what the query would return (Select COUNT), across
+// pages: the big items make the whole partition more than DynamoDB's 1 MB
+// page.
+func testQueryCount(t *testing.T, be backend) {
+	tbl := newJobs(t, be)
+	ctx := context.Background()
+	seedStages(t, tbl, "J")
+	seedStages(t, tbl, "K")
+	big := strings.Repeat("x", 100*1024)
+	var puts []any
+	for i := range 14 {
+		puts = append(puts, job{PK: "BIG", SK: fmt.Sprintf("ITEM#%02d", i), Status: big})
+	}
+	require.NoError(t, tbl.BatchWrite(ctx, puts, nil))
+	done := expression.Name("status").Equal(expression.Value("done"))
+	proj := expression.NamesList(expression.Name("status"))
+	for name, q := range map[string]table.Query{
+		"partition":          {Partition: "J", Consistent: true},
+		"sort condition":     {Partition: "J", Sort: table.SortBeginsWith("STAGE#"), Consistent: true},
+		"sort range":         {Partition: "J", Sort: table.SortLessOrEqual("STAGE#04")},
+		"filter":             {Partition: "J", Filter: &done, Consistent: true},
+		"index, projection":  {Index: "GSI1", Partition: "STATUS#done", Projection: &proj, Limit: 1},
+		"tie break, limit":   {Index: "GSI1", Partition: "STATUS#pending", TieBreak: []string{"SK"}, Limit: 2},
+		"over one 1 MB page": {Partition: "BIG", Consistent: true},
+		"empty":              {Partition: "NONE"},
+	} {
+		var want int64
+		for _, err := range table.QueryAll[table.Item](ctx, tbl, q) {
+			require.NoError(t, err, name)
+			want++
+		}
+		got, err := table.QueryCount(ctx, tbl, q)
+		require.NoError(t, err, name)
+		assert.Equal(t, want, got, name)
+	}
+	_, err := table.QueryCount(ctx, tbl, table.Query{Index: "GSI1", Partition: "STATUS#done", Consistent: true})
+	require.ErrorIs(t, err, table.ErrInvalidInput, "a consistent read of an index is refused before any request")
+	_, err = table.QueryCount(ctx, tbl, table.Query{Partition: "J", Keep: func(table.Item) bool { return false }})
+	require.ErrorIs(t, err, table.ErrInvalidInput, "a Go filter cannot judge items DynamoDB only counts")
 }
 
 func testQueryIndexWithProjection(t *testing.T, be backend) {

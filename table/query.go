@@ -157,6 +157,9 @@ type readPlan struct {
 	filter bool            // a filter may leave a response short: read whole pages ahead
 	keep   func(Item) bool // Query.Keep, nil for none
 	fetch  func(ctx context.Context, start Item, limit int32) (items []Item, last Item, err error)
+	// count counts every item of a query (Select COUNT), page by page;
+	// nil for a scan.
+	count func(ctx context.Context) (int64, error)
 	// tie is set when the query names a tie-break attribute: then pages and
 	// iterators order and resume runs of equal sort keys (ties.go).
 	tie *tiePlan
@@ -321,10 +324,15 @@ func (t *Table) planQuery(q Query) (*readPlan, error) {
 		projection = &p
 	}
 	// input builds the request for sort condition c: the query's own, or
-	// the narrower one a tie-break cursor resumes with.
-	input := func(c sortCond) (dynamodb.QueryInput, error) {
+	// the narrower one a tie-break cursor resumes with; a count projects
+	// nothing (DynamoDB refuses a projection with Select COUNT).
+	input := func(c sortCond, count bool) (dynamodb.QueryInput, error) {
 		kc := keyCondition(pk, pv, sk, c)
-		e, err := buildExpr("query", builders{keyCondition: &kc, filter: q.Filter, projection: projection})
+		b := builders{keyCondition: &kc, filter: q.Filter, projection: projection}
+		if count {
+			b.projection = nil
+		}
+		e, err := buildExpr("query", b)
 		if err != nil {
 			return dynamodb.QueryInput{}, err
 		}
@@ -343,9 +351,12 @@ func (t *Table) planQuery(q Query) (*readPlan, error) {
 		if q.Consistent {
 			in.ConsistentRead = aws.Bool(true)
 		}
+		if count {
+			in.Select = types.SelectCount
+		}
 		return in, nil
 	}
-	base, err := input(cond)
+	base, err := input(cond, false)
 	if err != nil {
 		return nil, err
 	}
@@ -374,6 +385,24 @@ func (t *Table) planQuery(q Query) (*readPlan, error) {
 		fetch: func(ctx context.Context, start Item, limit int32) ([]Item, Item, error) {
 			return send(ctx, base, start, limit)
 		},
+		count: func(ctx context.Context) (int64, error) {
+			in, err := input(cond, true)
+			if err != nil {
+				return 0, err
+			}
+			var n int64
+			for {
+				out, err := t.db.Query(ctx, &in)
+				if err != nil {
+					return n, wrapError("query", t.Name(), "", err)
+				}
+				n += int64(out.Count)
+				if len(out.LastEvaluatedKey) == 0 {
+					return n, nil
+				}
+				in.ExclusiveStartKey = out.LastEvaluatedKey
+			}
+		},
 	}
 	if len(q.TieBreak) > 0 {
 		p.tie = &tiePlan{
@@ -384,7 +413,7 @@ func (t *Table) planQuery(q Query) (*readPlan, error) {
 			cond:    cond,
 			cursor:  cursorSpec{binding: binding, attrs: tieCursorAttrs(sk, tieAttrs)},
 			resume: func(ctx context.Context, c sortCond, start Item, limit int32) ([]Item, Item, error) {
-				in, err := input(c)
+				in, err := input(c, false)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -416,6 +445,28 @@ func QueryPage[T any](ctx context.Context, t *Table, q Query, cursor string) (Pa
 		return readTiedPage[T](ctx, t, p, cursor)
 	}
 	return readPage[T](ctx, t, p, cursor)
+}
+
+// QueryCount counts the items of q (those its Filter keeps), reading every
+// page with Select COUNT: DynamoDB sends back no item, but reads, and
+// bills, every item it counts as a Query returning them would (a 1 MB page
+// at a time). Limit, Projection, TieBreak and Descending change nothing;
+// a Keep is refused (DynamoDB counts, so no item comes back for it to
+// judge). Bad input fails before any request, as for QueryPage.
+func QueryCount(ctx context.Context, t *Table, q Query) (int64, error) {
+	if err := t.ready(ctx); err != nil {
+		return 0, err
+	}
+	if q.Keep != nil {
+		// Select COUNT sends no item back for a Go filter to look at.
+		return 0, inputErr("query.Keep", "set", "QueryCount counts what DynamoDB keeps: express the filter as Filter")
+	}
+	q.Limit, q.Projection, q.TieBreak = 0, nil, nil
+	p, err := t.planQuery(q)
+	if err != nil {
+		return 0, err
+	}
+	return p.count(ctx)
 }
 
 // QueryAll returns an iterator over every item of q, reading page after

@@ -70,19 +70,22 @@ func lifecycle(tb testing.TB, db *dynamotest.DB, store *tasks.Store, i int) {
 // BenchmarkTaskLifecycle is one task through the queue (submit with an
 // idempotency key, claim, one heartbeat, complete) on the fake: requests,
 // round trips and billed units per task by DynamoDB's rules, beside the
-// seed's plan.
+// seed's plan, in the default layout (every status change an event item)
+// and with CompactHistory.
 func BenchmarkTaskLifecycle(b *testing.B) {
-	for _, shards := range []int{1, tasks.DefaultShards} {
-		b.Run(fmt.Sprintf("shards=%d", shards), func(b *testing.B) {
-			db, m, store := metered(b, tasks.Shards(shards))
-			i := 0
-			for b.Loop() {
-				lifecycle(b, db, store, i)
-				i++
-			}
-			m.Usage().Report(b)
-			b.ReportMetric(seedPlanWCUPerTask, "seed-plan-WCU/op")
-		})
+	for _, compact := range []bool{false, true} {
+		for _, shards := range []int{1, tasks.DefaultShards} {
+			b.Run(fmt.Sprintf("%s/shards=%d", layoutName(compact), shards), func(b *testing.B) {
+				db, m, store := metered(b, tasks.Shards(shards), layout(compact))
+				i := 0
+				for b.Loop() {
+					lifecycle(b, db, store, i)
+					i++
+				}
+				m.Usage().Report(b)
+				b.ReportMetric(seedPlanWCUPerTask, "seed-plan-WCU/op")
+			})
+		}
 	}
 }
 

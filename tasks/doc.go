@@ -212,7 +212,11 @@
 // Warn, a panic at Error with its stack; the store logs every takeover of
 // an expired lease and every lease that expired into a dead letter at
 // Warn. With [MeterProvider] the store counts attempts by outcome,
-// takeovers and dead letters (tablekit.tasks.*), whoever drives it. With
+// takeovers and dead letters (tablekit.tasks.*), whoever drives it, and
+// [Store.Depth], which counts the queue by state (claimable, waiting for
+// a backoff or a delay, processing, dead), records the queue-depth gauge
+// tablekit.tasks.queue.depth: call it on a timer in one process (it reads
+// every entry it counts). With
 // [TracerProvider] each task the runtime runs is one span, tasks.Process
 // (kind consumer), in which the handler runs and the heartbeats and the
 // settling write nest; it starts a trace of its own and links to the span

@@ -35,6 +35,11 @@ const (
 	// restarting a few dozen stores a day.
 	planConfigReads   = 0.001
 	typicalConfigSize = 80
+	// Store.Depth counts the queue once a minute (a service's metrics
+	// timer): 3N+1 COUNT queries a call, each reading the entries it
+	// counts, some hundred each (a backlog of about 1,300 tasks).
+	planDepthQueries    = (3*DefaultShards + 1) / 60.0
+	typicalDepthEntries = 100
 )
 
 // claimCandidatesPerShard is how many pending tasks a claim reads from
@@ -146,6 +151,7 @@ var patternEntities = map[string][]string{
 	"Get task history":             {entityEvent, entityTask},
 	"List pending tasks":           {entityTask},
 	"List dead tasks":              {entityTask},
+	"Count the queue":              {entityTask},
 	"List worker claims":           {entityClaim},
 	"Read the readiness signal":    {entityConfig},
 	"Read the shard count":         {entityConfig},
@@ -178,6 +184,7 @@ var latencies = map[string]time.Duration{
 	"Get task history":             20 * time.Millisecond,
 	"List pending tasks":           50 * time.Millisecond,
 	"List dead tasks":              50 * time.Millisecond,
+	"Count the queue":              50 * time.Millisecond,
 	"List worker claims":           20 * time.Millisecond,
 	"Read the readiness signal":    10 * time.Millisecond,
 	"Read the shard count":         10 * time.Millisecond,
@@ -382,6 +389,16 @@ func Patterns(opts ...func(*Options)) []access.Pattern {
 			ItemsPerRequest: DefaultPageSize,
 		},
 		{
+			Name:            "Count the queue",
+			Partition:       "STATUS#PENDING",
+			Description:     "Store.Depth: COUNT queries of every queue partition at once (each shard's pending partition split at now into claimable and waiting, its processing partition, the dead letters'), each reading every entry it counts. Declared once a minute.",
+			Operation:       access.Query,
+			Index:           IndexGSI1,
+			KeyCondition:    "GSI1PK = STATUS#PENDING AND GSI1SK <= CREATED#{now}",
+			ItemSize:        typicalMetaSize,
+			ItemsPerRequest: typicalDepthEntries,
+		},
+		{
 			Name:            "List worker claims",
 			Partition:       "WORKER#{workerId}",
 			Description:     "The claim items of a worker; WorkerTasks then reads each one's META (Get task metadata) and keeps those still held.",
@@ -430,6 +447,7 @@ func Patterns(opts ...func(*Options)) []access.Pattern {
 		"Get task history":             planHistoryReads,
 		"List pending tasks":           planAdminLists,
 		"List dead tasks":              planAdminLists,
+		"Count the queue":              planDepthQueries,
 		"List worker claims":           planAdminLists,
 		"Read the shard count":         planConfigReads,
 		"Record the shard count":       planConfigReads,

@@ -208,7 +208,7 @@ var functions = map[string]any{
 	"table.SortEquals": table.SortEquals, "table.SortLess": table.SortLess, "table.SortLessOrEqual": table.SortLessOrEqual,
 	"table.SortGreater": table.SortGreater, "table.SortGreaterOrEqual": table.SortGreaterOrEqual,
 	"table.BatchGet": table.BatchGet[table.Item], "table.QueryPage": table.QueryPage[table.Item],
-	"table.QueryAll": table.QueryAll[table.Item], "table.ScanPage": table.ScanPage[table.Item],
+	"table.QueryAll": table.QueryAll[table.Item], "table.ScanPage": table.ScanPage[table.Item], "table.QueryCount": table.QueryCount,
 	"table.ScanAll": table.ScanAll[table.Item], "table.ParallelScan": table.ParallelScan,
 	"table.Walk": table.Walk[table.Item], "table.NewList": table.NewList[table.Item], "table.FailedList": table.FailedList[table.Item],
 	"table.Expired": table.Expired, "table.ItemExpired": table.ItemExpired, "table.TTL": table.TTL, "table.EnableStream": table.EnableStream, "table.RecoveryAndKMS": table.RecoveryAndKMS,
