@@ -168,3 +168,27 @@ func TestForAllValuesStringEqualsHoldsForEveryValueAndForNone(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, p.Statement[0].Condition, parsed.Statement[0].Condition)
 }
+
+// TestEvaluateDenyWinsWhereverItStands: IAM's evaluation has no statement
+// order: an explicit Deny wins over every Allow, before it or after it, so
+// a policy decides the same whatever order its statements are listed in.
+func TestEvaluateDenyWinsWhereverItStands(t *testing.T) {
+	const table = "arn:aws:dynamodb:eu-west-1:1:table/tasks"
+	deny := iam.Statement{Effect: iam.Deny, Action: iam.Strings{"dynamodb:DeleteItem"}, Resource: iam.Strings{"*"}}
+	allowAll := iam.Statement{Effect: iam.Allow, Action: iam.Strings{"dynamodb:*"}, Resource: iam.Strings{table}}
+	allowDelete := iam.Statement{Effect: iam.Allow, Action: iam.Strings{"dynamodb:DeleteItem"}, Resource: iam.Strings{table}}
+	orders := [][]iam.Statement{
+		{deny, allowAll, allowDelete},
+		{allowAll, deny, allowDelete},
+		{allowAll, allowDelete, deny},
+		{deny, allowDelete},
+		{allowDelete, deny},
+	}
+	for i, st := range orders {
+		p := iam.Policy{Version: iam.Version, Statement: st}
+		assert.Equal(t, iam.ExplicitDeny, p.Evaluate(iam.Request{Action: "dynamodb:DeleteItem", Resource: table}), "order %d", i)
+		assert.Equal(t, iam.ImplicitDeny, p.Evaluate(iam.Request{Action: "dynamodb:GetItem", Resource: table + "x"}), "order %d: nothing matches", i)
+	}
+	p := iam.Policy{Version: iam.Version, Statement: []iam.Statement{deny, allowAll}}
+	assert.Equal(t, iam.Allowed, p.Evaluate(iam.Request{Action: "dynamodb:GetItem", Resource: table}), "the Deny names DeleteItem only")
+}
