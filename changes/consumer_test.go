@@ -639,3 +639,71 @@ func TestAConsumerFollowsTheTableToItsNextStream(t *testing.T) {
 	drain(t, c, h)
 	assert.Equal(t, []string{"old", "new"}, got)
 }
+
+// failingRecords is a stream whose GetRecords fails every call (a
+// throttled or unreachable Streams endpoint), counting the calls; past
+// limit calls it calls stop.
+type failingRecords struct {
+	*dynamotest.DB
+	calls, limit int
+	stop         func()
+}
+
+var errStreamDown = errors.New("streams endpoint unreachable")
+
+func (f *failingRecords) GetRecords(context.Context, *dynamodbstreams.GetRecordsInput, ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error) {
+	if f.calls++; f.calls > f.limit {
+		f.stop()
+	}
+	return nil, errStreamDown
+}
+
+// TestRunReturnsAFailureThatOutlastsMaxAttempts: Run gives up on a batch
+// its handler fails MaxAttempts times, and on a round whose stream call
+// fails MaxAttempts times in a row, and returns the error (ErrHandler and
+// the handler's own error; the stream's error) rather than retrying for
+// ever: a consumer that cannot make progress must say so to whoever runs
+// it. Each case cancels its context once it has seen far more attempts
+// than the bound, so a Run that keeps retrying returns nil and fails here
+// instead of hanging.
+func TestRunReturnsAFailureThatOutlastsMaxAttempts(t *testing.T) {
+	const attempts = 3
+	t.Run("handler", func(t *testing.T) {
+		db := setup(t)
+		writeRound(t, db, 1)
+		c := consumer(t, db, changes.MaxAttempts(attempts))
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		broken := errors.New("broken handler")
+		calls := 0
+		err := c.Run(ctx, func(context.Context, []changes.Change[counter]) error {
+			if calls++; calls > 10*attempts {
+				cancel()
+			}
+			return broken
+		})
+		require.Error(t, err, "Run must return the handler's failure")
+		assert.ErrorIs(t, err, changes.ErrHandler)
+		assert.ErrorIs(t, err, broken)
+		assert.Equal(t, attempts, calls, "the batch is tried MaxAttempts times, then Run returns")
+	})
+	t.Run("stream", func(t *testing.T) {
+		db := setup(t)
+		writeRound(t, db, 1)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		streams := &failingRecords{DB: db, limit: 10 * attempts, stop: cancel}
+		c, err := changes.New[counter](db, streams, source, changes.Clock(db.Now), changes.MaxAttempts(attempts),
+			changes.Backoff(table.Backoff{Initial: time.Millisecond, Max: 2 * time.Millisecond}), changes.PollInterval(time.Millisecond))
+		require.NoError(t, err)
+		handled := 0
+		err = c.Run(ctx, func(context.Context, []changes.Change[counter]) error {
+			handled++
+			return nil
+		})
+		require.Error(t, err, "Run must return the stream's failure")
+		assert.ErrorIs(t, err, errStreamDown)
+		assert.Equal(t, attempts, streams.calls, "MaxAttempts rounds in a row, then Run returns")
+		assert.Zero(t, handled)
+	})
+}
