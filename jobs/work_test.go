@@ -396,6 +396,55 @@ func TestSweepTakesBackAJobInFlightWhoseTaskIsGone(t *testing.T) {
 	}
 }
 
+// TestSweepLeavesAJobWhoseTaskIsBeingProcessed: a task a worker holds is
+// live work, whether the worker has started the job yet (the job still
+// QUEUED, its task claimed) or is running it (the job EDITING under the
+// task's lease, with no lease of its own). Sweep must not queue such a job
+// again: a second task would run it twice. However old the job is (MinAge
+// 0), Stranded lists neither, Sweep moves neither and queues no task, and
+// the running job completes once.
+func TestSweepLeavesAJobWhoseTaskIsBeingProcessed(t *testing.T) {
+	w := newJobWorld(t)
+	ctx := context.Background()
+	claimed, _, err := w.jobs.Create(ctx, upload("u-claimed"))
+	require.NoError(t, err)
+	c, err := w.tasks.Claim(ctx, "slow-worker")
+	require.NoError(t, err)
+	require.Equal(t, claimed.TaskID, c.Task.ID)
+
+	running, _, err := w.jobs.Create(ctx, upload("u-running"))
+	require.NoError(t, err)
+	editing, release := make(chan struct{}), make(chan struct{})
+	w.start(t, "w1", func(ctx context.Context, a *jobs.Attempt) (jobs.EditResult, error) {
+		if _, err := a.StartEditing(ctx, analysis); err != nil {
+			return jobs.EditResult{}, err
+		}
+		close(editing)
+		<-release
+		return edit, nil
+	})
+	<-editing
+	require.Equal(t, jobs.StatusEditing, w.job(t, running.ID).Status)
+	require.Equal(t, tasks.StatusProcessing, w.waitTask(t, running.TaskID, tasks.StatusProcessing).Status)
+
+	for job, err := range w.jobs.Stranded(ctx, jobs.MinAge(0)) {
+		require.NoError(t, err)
+		assert.Fail(t, "a job with a task in hand is not stranded", "job %s (%s)", job.ID, job.Status)
+	}
+	res, err := w.jobs.Sweep(ctx, jobs.MinAge(0))
+	require.NoError(t, err)
+	assert.Equal(t, jobs.SweepResult{}, res)
+	assert.Empty(t, w.queued(t), "no second task carries either job")
+	assert.Equal(t, jobs.StatusQueued, w.job(t, claimed.ID).Status)
+	assert.Equal(t, 1, w.job(t, claimed.ID).TaskCount)
+	assert.Equal(t, 1, w.job(t, running.ID).TaskCount)
+
+	close(release)
+	w.waitStatus(t, running.ID, jobs.StatusCompleted)
+	w.countTerminal(t)
+	assert.Equal(t, 1, w.terminal[running.ID], "the running job completes once")
+}
+
 func TestSweepRefusesBadInputAndAStoreWithoutWork(t *testing.T) {
 	w := newJobWorld(t)
 	ctx := context.Background()
