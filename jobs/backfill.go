@@ -66,7 +66,9 @@ type BackfillProgress struct {
 // fn changes Extra by assigning or deleting entries, never by editing an
 // attribute value in place (the store compares values to find changes).
 // fn must not change ID or Status (status changes go through the moves);
-// doing so stops the backfill with an error. fn runs concurrently for
+// doing so stops the backfill with an error, and so does setting a
+// provider the store does not know (ErrUnknownProvider; a job's stored
+// provider, known or not, is left as it is unless fn changes it). fn runs concurrently for
 // different jobs. An error from fn stops the backfill and is returned,
 // naming the job. Expired jobs are skipped. Changed results that would push
 // the item past the offload threshold go to the blob store like any other.
@@ -149,7 +151,7 @@ func (s *Store) backfillItem(ctx context.Context, raw table.Item, fn func(*Job) 
 		if err != nil {
 			return 0, conflicts, err
 		}
-		id, status := job.ID, job.Status
+		id, status, provider := job.ID, job.Status, job.Provider
 		// The item as this package would write it, before fn: comparing
 		// with it (not with the raw item) finds what fn changed, and leaves
 		// alone whatever a round trip through Job cannot represent.
@@ -170,6 +172,13 @@ func (s *Store) backfillItem(ctx context.Context, raw table.Item, fn func(*Job) 
 		if job.Status != status {
 			return 0, conflicts, inputError("status", fmt.Sprintf("%s → %s", status, job.Status),
 				fmt.Sprintf("job %q: a backfill cannot change status; use the status moves", id))
+		}
+		if job.Provider != provider {
+			// A job keeps the provider it was stored with, known or not;
+			// a backfill that sets one sets a provider the store knows.
+			if err := s.checkProvider(job.Provider); err != nil {
+				return 0, conflicts, fmt.Errorf("job %q: %w", id, err)
+			}
 		}
 		after, err := job.toItem()
 		if err != nil {

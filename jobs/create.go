@@ -21,8 +21,11 @@ type CreateInput struct {
 	FileType         string // required MIME type, e.g. "image/jpeg"
 	OriginalFileName string
 	S3TempKey        string
-	Provider         string // required: "gemini", "seedream", "stub", ...
-	CorrelationID    string
+	// Provider is required: one of the seed's "gemini", "seedream" and
+	// "stub" (SeedProviders), or one Options.Providers adds; any other
+	// is a *table.InputError wrapping ErrUnknownProvider.
+	Provider      string
+	CorrelationID string
 	// TraceID is the request's X-Ray trace id. When empty, Create takes it
 	// from the OpenTelemetry span ctx carries (table.XRayTraceID: the span
 	// of a traced request, or the store's own "jobs.Create" span under it
@@ -64,6 +67,9 @@ func (s *Store) Create(ctx context.Context, in CreateInput) (job *Job, created b
 		return nil, false, err
 	}
 	if err := in.validate(); err != nil {
+		return nil, false, err
+	}
+	if err := s.checkProvider(in.Provider); err != nil {
 		return nil, false, err
 	}
 	now := s.now()

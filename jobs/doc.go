@@ -214,5 +214,7 @@
 // Every call checks its input before sending anything: empty or oversized
 // ids, negative sizes, unknown statuses, formats and likelihoods, confidences
 // outside [0, 1] return a *table.InputError (errors.Is
-// table.ErrInvalidInput) naming the field and value.
+// table.ErrInvalidInput) naming the field and value. A job's provider is
+// the seed's "gemini | seedream | stub" ([SeedProviders]) or one
+// [Providers] adds; Create refuses any other with [ErrUnknownProvider].
 package jobs

@@ -29,6 +29,12 @@ var (
 	// *IdempotencyError.
 	ErrIdempotencyMismatch = errors.New("jobs: idempotency key reused with different input")
 
+	// ErrUnknownProvider: a job was given a provider the store does not
+	// know: none of the seed's gemini, seedream and stub, nor one
+	// Options.Providers adds. Returned inside a *table.InputError (so it
+	// matches table.ErrInvalidInput too) before anything is written.
+	ErrUnknownProvider = errors.New("jobs: unknown provider")
+
 	// ErrNoBlobStore: a job's result was offloaded to a blob store, and
 	// the Store was made without one (NewStore with a nil blobstore.Store).
 	ErrNoBlobStore = errors.New("jobs: no blob store")

@@ -35,7 +35,7 @@ type Job struct {
 	S3TempKey  string `json:"s3TempKey,omitempty"`  // s3TempKey: key in the temp bucket, optional
 	S3FinalKey string `json:"s3FinalKey,omitempty"` // s3FinalKey: key in the final bucket once completed, optional
 
-	Provider              string    `json:"provider"`                       // provider: "gemini", "seedream", "stub", ...
+	Provider              string    `json:"provider"`                       // provider: "gemini", "seedream", "stub", or one Options.Providers adds
 	ProcessingStartedAt   time.Time `json:"processingStartedAt,omitzero"`   // processingStartedAt (Unix ms): set by QUEUED → PROCESSING
 	ProcessingCompletedAt time.Time `json:"processingCompletedAt,omitzero"` // processingCompletedAt (Unix ms): set by → COMPLETED and → FAILED
 
@@ -137,6 +137,18 @@ func (s Status) Valid() bool {
 	}
 	return false
 }
+
+// The seed's providers ("provider: gemini | seedream | stub"): the AI
+// services a job's analysis and edit are asked of. A store accepts these
+// and the ones Options.Providers adds.
+const (
+	ProviderGemini   = "gemini"
+	ProviderSeedream = "seedream"
+	ProviderStub     = "stub" // a stand-in that edits nothing, for development and tests
+)
+
+// SeedProviders lists the seed's providers, in its order.
+func SeedProviders() []string { return []string{ProviderGemini, ProviderSeedream, ProviderStub} }
 
 // AnalysisResult is the provider's analysis of the photo (the seed's
 // AnalysisResult), stored as a map under analysisResult.

@@ -67,7 +67,7 @@ func TestOffloadedResultsOfAdversarialIDsStayApart(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, store.EnsureTable(ctx))
 	for _, id := range ids {
-		job, _, err := store.Create(ctx, CreateInput{UserID: "u", FileType: "image/png", Provider: "p"})
+		job, _, err := store.Create(ctx, CreateInput{UserID: "u", FileType: "image/png", Provider: ProviderStub})
 		require.NoError(t, err)
 		require.Equal(t, id, job.ID)
 		started, err := store.StartProcessing(ctx, id)

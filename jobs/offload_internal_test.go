@@ -36,7 +36,8 @@ func TestJobAtMaximumSizesStaysUnderThreshold(t *testing.T) {
 	db := dynamotest.New()
 	blobs := blobstore.NewMemory()
 	ids := []string{strings.Repeat("j", maxIDLen), strings.Repeat("k", maxIDLen)}
-	store, err := NewStore(db, blobs, func(o *Options) {
+	longest := strings.Repeat("x", maxFieldLen) // a provider name at its largest
+	store, err := NewStore(db, blobs, Providers(longest), func(o *Options) {
 		o.NewID = func(time.Time) string { id := ids[0]; ids = ids[1:]; return id }
 	})
 	require.NoError(t, err)
@@ -44,7 +45,7 @@ func TestJobAtMaximumSizesStaysUnderThreshold(t *testing.T) {
 	max := func(prefix string, n int) string { return prefix + strings.Repeat("x", n-len(prefix)) }
 	job, _, err := store.Create(ctx, CreateInput{
 		UserID: max("", maxUserIDLen), FileSize: 1 << 40, FileType: max("image/", maxFieldLen),
-		OriginalFileName: max("", maxFieldLen), S3TempKey: max("", maxS3KeyLen), Provider: max("", maxFieldLen),
+		OriginalFileName: max("", maxFieldLen), S3TempKey: max("", maxS3KeyLen), Provider: longest,
 		CorrelationID: max("", maxFieldLen), TraceID: max("", maxFieldLen),
 	})
 	require.NoError(t, err)
@@ -74,7 +75,7 @@ func TestJobAtMaximumSizesStaysUnderThreshold(t *testing.T) {
 
 	// One byte over the budget goes to the blob store, under a key S3
 	// accepts although the id is 2048 bytes long.
-	other, _, err := store.Create(ctx, CreateInput{UserID: "u", FileType: "image/png", Provider: "p"})
+	other, _, err := store.Create(ctx, CreateInput{UserID: "u", FileType: "image/png", Provider: ProviderStub})
 	require.NoError(t, err)
 	must(t)(store.StartProcessing(ctx, other.ID))
 	over := analysisOfSize(t, store.budget+1)

@@ -87,6 +87,12 @@ type Options struct {
 	// stacks (dev) and photoeditor-prod-jobs does not; for a table named
 	// otherwise, "", which keeps none.
 	Environment string
+	// Providers are the providers a job may name beyond the seed's
+	// gemini, seedream and stub (SeedProviders): a service that calls
+	// another AI service adds its name here. Create, and a Backfill that
+	// changes a job's provider, refuse any other with ErrUnknownProvider.
+	// Names are matched exactly; each is 1 to 1024 bytes of UTF-8.
+	Providers []string
 	// Logger receives the store's structured logs (recoveries, lost
 	// races); nil is silent.
 	Logger *slog.Logger
@@ -116,6 +122,9 @@ type Store struct {
 	// budget is the most one offloadable attribute may take inline; see
 	// offload.go.
 	budget int
+	// providers is the set a job's provider must be in: the seed's and
+	// Options.Providers.
+	providers map[string]bool
 }
 
 // NewStore returns a Store for the jobs table on db, offloading large
@@ -186,7 +195,11 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{blobs: blobs, opts: o, t: table.New(db, schema, o.Table...), budget: attributeBudget(o.OffloadThreshold)}
+	providers, err := providerSet(o.Providers)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{blobs: blobs, opts: o, t: table.New(db, schema, o.Table...), budget: attributeBudget(o.OffloadThreshold), providers: providers}
 	if o.Work != nil {
 		if s.work, err = newWorkQueue(db, o); err != nil {
 			return nil, err
@@ -228,6 +241,12 @@ func TableName(name string) func(*Options) { return func(o *Options) { o.TableNa
 // protection or a customer managed key to table.RecoveryAndKMS().
 func Provisioning(p table.Provisioning) func(*Options) {
 	return func(o *Options) { o.Provisioning = &p }
+}
+
+// Providers adds names to Options.Providers: providers a job may name
+// beyond the seed's gemini, seedream and stub.
+func Providers(names ...string) func(*Options) {
+	return func(o *Options) { o.Providers = append(o.Providers, names...) }
 }
 
 // Clock sets Options.Clock.

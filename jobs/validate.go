@@ -2,6 +2,8 @@ package jobs
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -70,6 +72,33 @@ func checkFileType(ft string) error {
 		return inputError("fileType", fmt.Sprintf("%q", ft), `is not a MIME type such as "image/jpeg"`)
 	}
 	return nil
+}
+
+// providerSet is the set of providers a store accepts: the seed's and
+// extra, each checked as a provider value is.
+func providerSet(extra []string) (map[string]bool, error) {
+	set := map[string]bool{}
+	for _, p := range SeedProviders() {
+		set[p] = true
+	}
+	for i, p := range extra {
+		if err := checkText(fmt.Sprintf("Options.Providers[%d]", i), p, maxFieldLen, true); err != nil {
+			return nil, err
+		}
+		set[p] = true
+	}
+	return set, nil
+}
+
+// checkProvider refuses a provider the store does not know, with a
+// *table.InputError wrapping ErrUnknownProvider.
+func (s *Store) checkProvider(p string) error {
+	if s.providers[p] {
+		return nil
+	}
+	known := slices.Sorted(maps.Keys(s.providers))
+	return &table.InputError{Field: "provider", Value: fmt.Sprintf("%q", p), Err: ErrUnknownProvider,
+		Reason: fmt.Sprintf("is not a provider this store knows (%s; jobs.Providers adds more)", strings.Join(known, ", "))}
 }
 
 func (in *CreateInput) validate() error {
