@@ -3,6 +3,7 @@ package datamodel
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -334,6 +335,13 @@ func provisioning(s table.Schema) string {
 		out = append(out, "stream "+string(s.Stream))
 	} else {
 		out = append(out, "no stream required (changes.EnableStream turns one on for a consumer)")
+	}
+	if len(s.Tags) > 0 {
+		var tags []string
+		for _, k := range slices.Sorted(maps.Keys(s.Tags)) {
+			tags = append(tags, code(k+" = "+s.Tags[k]))
+		}
+		out = append(out, "tagged "+strings.Join(tags, ", "))
 	}
 	return strings.Join(out, "; ") + ". `Schema.EnsureTable` creates the table so and `tablekit tables check` reports any difference."
 }

@@ -75,6 +75,15 @@ func (c *Chaotic) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeT
 	return db.DescribeTimeToLive(ctx, in, optFns...)
 }
 
+// ListTagsOfResource calls the store's ListTagsOfResource, without faults.
+func (c *Chaotic) ListTagsOfResource(ctx context.Context, in *dynamodb.ListTagsOfResourceInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ListTagsOfResourceOutput, error) {
+	db, err := c.fake()
+	if err != nil {
+		return nil, err
+	}
+	return db.ListTagsOfResource(ctx, in, optFns...)
+}
+
 // UpdateTable calls the store's UpdateTable, without faults.
 func (c *Chaotic) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
 	db, err := c.fake()

@@ -42,6 +42,11 @@ func (c *Comparison) DescribeTimeToLive(ctx context.Context, in *dynamodb.Descri
 	return do(c, ctx, "DescribeTimeToLive", in, optFns, c.refAPI().DescribeTimeToLive, c.candAPI().DescribeTimeToLive)
 }
 
+// ListTagsOfResource calls ListTagsOfResource on both stores and answers with the reference's result.
+func (c *Comparison) ListTagsOfResource(ctx context.Context, in *dynamodb.ListTagsOfResourceInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ListTagsOfResourceOutput, error) {
+	return do(c, ctx, "ListTagsOfResource", in, optFns, c.refAPI().ListTagsOfResource, c.candAPI().ListTagsOfResource)
+}
+
 // UpdateTable calls UpdateTable on both stores and answers with the reference's result.
 func (c *Comparison) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
 	return do(c, ctx, "UpdateTable", in, optFns, c.refAPI().UpdateTable, c.candAPI().UpdateTable)

@@ -94,6 +94,9 @@ func (d *apiDouble) UpdateContinuousBackups(_ context.Context, in *dynamodb.Upda
 func (d *apiDouble) DescribeContinuousBackups(_ context.Context, in *dynamodb.DescribeContinuousBackupsInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeContinuousBackupsOutput, error) {
 	return answer[dynamodb.DescribeContinuousBackupsOutput](d, "DescribeContinuousBackups", in)
 }
+func (d *apiDouble) ListTagsOfResource(_ context.Context, in *dynamodb.ListTagsOfResourceInput, _ ...func(*dynamodb.Options)) (*dynamodb.ListTagsOfResourceOutput, error) {
+	return answer[dynamodb.ListTagsOfResourceOutput](d, "ListTagsOfResource", in)
+}
 func (d *apiDouble) GetItem(_ context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	return answer[dynamodb.GetItemOutput](d, "GetItem", in)
 }

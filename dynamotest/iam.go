@@ -175,6 +175,12 @@ func requestsFor(env iam.Env, op string, in any, pk func(table, index string) (s
 	switch in := in.(type) {
 	case *dynamodb.CreateTableInput:
 		if in != nil {
+			// A CreateTable that tags its table needs dynamodb:TagResource
+			// on it too (tag on create), as DynamoDB authorizes it; even
+			// an empty Tags list asks for it.
+			if in.Tags != nil {
+				return []iam.Request{onTable(op, in.TableName), onTable("TagResource", in.TableName)}, true
+			}
 			return one(onTable(op, in.TableName))
 		}
 	case *dynamodb.DeleteTableInput:

@@ -256,3 +256,33 @@ func TestEnforcedAuthorizesPartiQLOverHTTP(t *testing.T) {
 	require.ErrorAs(t, err, &api)
 	assert.Equal(t, "ValidationException", api.ErrorCode())
 }
+
+// A CreateTable that tags its table is authorized as dynamodb:TagResource
+// on the table too (tag on create: an AccessDenied on TagResource otherwise,
+// as DynamoDB answers Terraform and SDK callers); an untagged one is not.
+func TestEnforcedAuthorizesATaggedCreateTableAsTagResourceToo(t *testing.T) {
+	ctx := context.Background()
+	create := func(name string, tags []types.Tag) *dynamodb.CreateTableInput {
+		return &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}, Tags: tags}
+	}
+	policy := func(actions ...string) iam.Policy {
+		return iam.Policy{Version: iam.Version, Statement: []iam.Statement{{Effect: iam.Allow, Action: actions, Resource: iam.Strings{"*"}}}}
+	}
+	name := []types.Tag{{Key: aws.String("Name"), Value: aws.String("t")}}
+	e, err := dynamotest.Enforce(dynamotest.New(), policy("dynamodb:CreateTable"))
+	require.NoError(t, err)
+	_, err = e.CreateTable(ctx, create("tagged", name))
+	var denied *iam.AccessDeniedError
+	require.ErrorAs(t, err, &denied)
+	assert.Equal(t, "dynamodb:TagResource", denied.Action)
+	assert.Zero(t, e.DB().Calls("CreateTable"), "the refused table is not made")
+	_, err = e.CreateTable(ctx, create("untagged", nil))
+	assert.NoError(t, err, "no tags, no TagResource")
+
+	e, err = dynamotest.Enforce(dynamotest.New(), policy("dynamodb:CreateTable", "dynamodb:TagResource"))
+	require.NoError(t, err)
+	_, err = e.CreateTable(ctx, create("tagged", name))
+	assert.NoError(t, err)
+}

@@ -838,3 +838,8 @@ func (l *PartitionLimiter) UpdateContinuousBackups(ctx context.Context, in *dyna
 func (l *PartitionLimiter) DescribeContinuousBackups(ctx context.Context, in *dynamodb.DescribeContinuousBackupsInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeContinuousBackupsOutput, error) {
 	return l.db.DescribeContinuousBackups(ctx, in, opts...)
 }
+
+// ListTagsOfResource is DB.ListTagsOfResource.
+func (l *PartitionLimiter) ListTagsOfResource(ctx context.Context, in *dynamodb.ListTagsOfResourceInput, opts ...func(*dynamodb.Options)) (*dynamodb.ListTagsOfResourceOutput, error) {
+	return l.db.ListTagsOfResource(ctx, in, opts...)
+}

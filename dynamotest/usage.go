@@ -375,6 +375,10 @@ func (m *Meter) DescribeContinuousBackups(ctx context.Context, in *dynamodb.Desc
 	return send(m, ctx, "DescribeContinuousBackups", table.API.DescribeContinuousBackups, in, optFns)
 }
 
+func (m *Meter) ListTagsOfResource(ctx context.Context, in *dynamodb.ListTagsOfResourceInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ListTagsOfResourceOutput, error) {
+	return send(m, ctx, "ListTagsOfResource", table.API.ListTagsOfResource, in, optFns)
+}
+
 func (m *Meter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	return send(m, ctx, "GetItem", table.API.GetItem, in, optFns)
 }

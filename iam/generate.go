@@ -340,16 +340,21 @@ func actionsOf(ap access.Pattern) []string {
 }
 
 // AdminActions are what creating and changing a table takes:
-// Schema.EnsureTable (DescribeTable, CreateTable, the TTL pair, point-in-
-// time recovery) and UpdateTable (capacity, encryption key, deletion
+// Schema.EnsureTable (DescribeTable, CreateTable with the schema's Tags,
+// which DynamoDB authorizes as dynamodb:TagResource too, the TTL pair,
+// point-in-time recovery, ListTagsOfResource to compare an existing
+// table's tags) and UpdateTable (capacity, encryption key, deletion
 // protection, streams: changes.EnableStream). DeleteTable is in no
-// generated policy, and neither is tagging: no tablekit call tags a table
-// (tag it from your infrastructure tool, whose role has its own policy).
+// generated policy, and no tablekit call tags an existing table or
+// removes a tag (TagResource on an existing table, UntagResource: the
+// infrastructure tool's, whose role has its own policy).
 var AdminActions = []string{
 	"dynamodb:CreateTable",
 	"dynamodb:DescribeContinuousBackups",
 	"dynamodb:DescribeTable",
 	"dynamodb:DescribeTimeToLive",
+	"dynamodb:ListTagsOfResource",
+	"dynamodb:TagResource",
 	"dynamodb:UpdateContinuousBackups",
 	"dynamodb:UpdateTable",
 	"dynamodb:UpdateTimeToLive",

@@ -30,10 +30,12 @@
 // As the seed asks of production, the table has point-in-time recovery and
 // encryption with the AWS managed KMS key ([table.RecoveryAndKMS] in
 // [Schema]); the option [Provisioning] replaces them (a development table
-// passes table.Provisioning{}). [Store.EnsureTable] creates the table with
-// them and reports an existing table that lacks them as drift, as
-// `tablekit tables check` does. DynamoDB Local has neither API, so there
-// they are not asked for or compared.
+// passes table.Provisioning{}). Its Terraform tags the table Name =
+// photoeditor-{env}-jobs ([DefaultTags]); the option [Tags] replaces them.
+// [Store.EnsureTable] creates the table with all of them and reports an
+// existing table that lacks one as drift, as `tablekit tables check` does,
+// changing nothing. DynamoDB Local has no recovery or tagging API, so
+// there those are not compared.
 //
 // # Status machine
 //

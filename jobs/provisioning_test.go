@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/dynamotest"
@@ -46,4 +47,48 @@ func TestStoreTableDefaultsIntegration(t *testing.T) {
 	require.NoError(t, store.EnsureTable(t.Context()))
 	require.NoError(t, store.EnsureTable(t.Context()), "the defaults run unchanged on DynamoDB Local")
 	provisiontest.RequireRequested(t, rec, store.Schema())
+}
+
+// The seed's Terraform tags the table Name = photoeditor-{env}-jobs:
+// EnsureTable creates it so; an existing table without the tag is drift
+// (reported, never tagged: TagResource is the operator's), unless the
+// store's Tags option says otherwise.
+func TestStoreTableIsTaggedWithItsNameAndAnUntaggedOneIsDrift(t *testing.T) {
+	ctx := t.Context()
+	db := dynamotest.New()
+	prod, err := jobs.NewStore(db, nil, jobs.TableName(jobs.TableNameForEnv("prod")))
+	require.NoError(t, err)
+	require.NoError(t, prod.EnsureTable(ctx))
+	assert.Equal(t, map[string]string{"Name": "photoeditor-prod-jobs"}, prod.Schema().Tags)
+	d, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("photoeditor-prod-jobs")})
+	require.NoError(t, err)
+	tags, err := db.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: d.Table.TableArn})
+	require.NoError(t, err)
+	require.Len(t, tags.Tags, 1)
+	assert.Equal(t, "Name", aws.ToString(tags.Tags[0].Key))
+	assert.Equal(t, "photoeditor-prod-jobs", aws.ToString(tags.Tags[0].Value))
+	require.NoError(t, prod.EnsureTable(ctx), "its own tag is no drift")
+
+	// A staging table an older setup made without tags.
+	untagged := jobs.Schema(jobs.TableNameForEnv("staging"))
+	untagged.Tags = nil
+	require.NoError(t, untagged.EnsureTable(ctx, db))
+	staging, err := jobs.NewStore(db, nil, jobs.TableName(untagged.Name))
+	require.NoError(t, err)
+	err = staging.EnsureTable(ctx)
+	var de *table.DriftError
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, []table.Drift{{Setting: "Tag Name", Want: "photoeditor-staging-jobs", Got: "absent"}}, de.Drifts)
+	assert.Zero(t, db.Calls("TagResource"), "EnsureTable tags nothing")
+
+	kept, err := jobs.NewStore(db, nil, jobs.TableName(untagged.Name), jobs.Tags(nil))
+	require.NoError(t, err)
+	assert.NoError(t, kept.EnsureTable(ctx), "jobs.Tags(nil) keeps the untagged table as it is")
+	own, err := jobs.NewStore(db, nil, jobs.TableName("photoeditor-qa-jobs"), jobs.Tags(map[string]string{"Name": "qa", "team": "photo"}))
+	require.NoError(t, err)
+	require.NoError(t, own.EnsureTable(ctx))
+	assert.Equal(t, map[string]string{"Name": "qa", "team": "photo"}, own.Schema().Tags)
+
+	_, err = jobs.NewStore(db, nil, jobs.Tags(map[string]string{"aws:owner": "x"}))
+	assert.ErrorIs(t, err, table.ErrInvalidInput, "a tag DynamoDB refuses fails NewStore")
 }

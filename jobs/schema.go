@@ -32,9 +32,10 @@ func TableNameForEnv(env string) string {
 // (S) partition key, no sort key,
 // TTL on ttl, and the two indexes keyed on createdAt (N, Unix ms), with
 // the seed's "PITR: Enabled" and "Encryption: AWS-managed KMS"
-// (table.RecoveryAndKMS; Provisioning replaces them for a store). How the
-// store uses it (the seed's access patterns, with typical item sizes and
-// rates) is declared by Patterns.
+// (table.RecoveryAndKMS; Provisioning replaces them for a store) and its
+// Terraform's tag Name = the table's name (DefaultTags; the option Tags
+// replaces them). How the store uses it (the seed's access patterns, with
+// typical item sizes and rates) is declared by Patterns.
 func Schema(tableName string) table.Schema {
 	createdAt := table.Attribute{Name: attrCreatedAt, Type: types.ScalarAttributeTypeN}
 	return table.Schema{
@@ -56,7 +57,15 @@ func Schema(tableName string) table.Schema {
 		},
 		TTLAttribute: attrTTL,
 		Provisioning: table.RecoveryAndKMS(),
+		Tags:         DefaultTags(tableName),
 	}
+}
+
+// DefaultTags are the tags the seed's Terraform gives the table named
+// tableName: Name = the table's name (its common tags are the service's
+// own, merged in by its infrastructure tool, and are not drift).
+func DefaultTags(tableName string) map[string]string {
+	return map[string]string{table.NameTag: tableName}
 }
 
 // declareJobs declares the seed's job item with package entity: the key is

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"time"
 
@@ -103,6 +104,12 @@ type Options struct {
 	// managed KMS encryption (table.RecoveryAndKMS): what EnsureTable
 	// creates a missing table with and checks an existing one against.
 	Provisioning *table.Provisioning
+	// Tags, when not nil, replaces the table's tags, which are otherwise
+	// the seed's Name = the table's name (DefaultTags): what EnsureTable
+	// creates a missing table with and checks an existing one against
+	// (a tag missing or different is drift; EnsureTable tags nothing).
+	// An empty map asks for no tags.
+	Tags map[string]string
 
 	// tracerProvider and meterProvider are what TracerProvider and
 	// MeterProvider set, kept for the work queue and the job worker.
@@ -169,6 +176,9 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 	schema := Schema(o.TableName)
 	if o.Provisioning != nil {
 		schema.Provisioning = *o.Provisioning
+	}
+	if o.Tags != nil {
+		schema.Tags = maps.Clone(o.Tags)
 	}
 	if o.OffloadPrefix == "" {
 		o.OffloadPrefix = "jobs/" + schema.Name + "/"
@@ -247,6 +257,18 @@ func Provisioning(p table.Provisioning) func(*Options) {
 // beyond the seed's gemini, seedream and stub.
 func Providers(names ...string) func(*Options) {
 	return func(o *Options) { o.Providers = append(o.Providers, names...) }
+}
+
+// Tags sets Options.Tags: the table's tags instead of the seed's Name =
+// the table's name. Tags(nil) asks for none (a table an older setup made
+// without tags, kept as it is).
+func Tags(tags map[string]string) func(*Options) {
+	return func(o *Options) {
+		o.Tags = maps.Clone(tags)
+		if o.Tags == nil {
+			o.Tags = map[string]string{}
+		}
+	}
 }
 
 // Clock sets Options.Clock.

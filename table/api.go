@@ -14,7 +14,7 @@ import (
 // The method set is exactly the SDK's, options included, so a
 // *dynamodb.Client is an API with no adapter. It holds the table-level
 // calls Schema.EnsureTable and Check make (DescribeTable, UpdateTable, the
-// TTL and continuous-backup pairs) beside the item calls, so a wrapper
+// TTL and continuous-backup pairs, ListTagsOfResource) beside the item calls, so a wrapper
 // that forwards API forwards everything a store's start-up needs.
 type API interface {
 	CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
@@ -30,6 +30,9 @@ type API interface {
 	// stores' schemas ask for by default (the journey and jobs designs,
 	// docs/systems/journey.md and docs/systems/jobs.md).
 	BackupsAPI
+	// ListTagsOfResource reads a table's tags, which EnsureTable and Check
+	// compare with Schema.Tags (the jobs design's Name tag).
+	ListTagsOfResource(ctx context.Context, in *dynamodb.ListTagsOfResourceInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ListTagsOfResourceOutput, error)
 
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)

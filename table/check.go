@@ -14,7 +14,8 @@ import (
 // It returns nil when the table matches, an error matching
 // ErrTableNotFound when there is no table, and otherwise a *DriftError
 // (ErrDrift) listing every difference: the table's keys, each index's
-// presence, keys and projection, the TTL attribute, and Provisioning.
+// presence, keys and projection, the TTL attribute, Provisioning and the
+// tags of Tags.
 // EnsureTable, by contrast, refuses other keys or indexes with
 // ErrSchemaMismatch and enables a missing TTL.
 func (s Schema) Check(ctx context.Context, db API) error {
@@ -51,6 +52,11 @@ func (s Schema) Check(ctx context.Context, db API) error {
 	if err != nil {
 		return err
 	}
+	tags, err := s.tagDrifts(ctx, db, out.Table)
+	if err != nil {
+		return err
+	}
+	more = append(more, tags...)
 	if drifts = append(drifts, more...); len(drifts) > 0 {
 		return &DriftError{Table: s.Name, Drifts: drifts}
 	}

@@ -6,14 +6,15 @@
 // # Tables and schemas
 //
 // A Schema declares a table's keys, global secondary indexes, TTL
-// attribute, stream view and Provisioning (point-in-time recovery, the
-// encryption key, deletion protection, capacity, the table class): what
-// CreateTable needs (access patterns and rates, for capacity planning, are
-// declared with package access). Schema.EnsureTable creates the table,
-// waits until it is ACTIVE and enables TTL, a missing stream and
-// point-in-time recovery; it accepts an existing table with the same keys
-// and reports settings that differ as a *DriftError, changing none of
-// them. Schema.Check reports every difference and changes nothing
+// attribute, stream view, Provisioning (point-in-time recovery, the
+// encryption key, deletion protection, capacity, the table class) and
+// Tags: what CreateTable needs (access patterns and rates, for capacity
+// planning, are declared with package access). Schema.EnsureTable creates
+// the table (tagged in its CreateTable), waits until it is ACTIVE and
+// enables TTL, a missing stream and point-in-time recovery; it accepts an
+// existing table with the same keys and reports settings and tags that
+// differ as a *DriftError, changing none of them (it never calls
+// TagResource). Schema.Check reports every difference and changes nothing
 // (tablekit tables check). New binds a Schema to an API — a
 // *dynamodb.Client, or dynamotest's in-memory fake — and returns a *Table.
 //

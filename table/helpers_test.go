@@ -135,6 +135,12 @@ func (c *calls) DescribeContinuousBackups(ctx context.Context, in *dynamodb.Desc
 	}
 	return c.next.DescribeContinuousBackups(ctx, in, o...)
 }
+func (c *calls) ListTagsOfResource(ctx context.Context, in *dynamodb.ListTagsOfResourceInput, o ...func(*dynamodb.Options)) (*dynamodb.ListTagsOfResourceOutput, error) {
+	if err := c.record("ListTagsOfResource"); err != nil {
+		return nil, err
+	}
+	return c.next.ListTagsOfResource(ctx, in, o...)
+}
 func (c *calls) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	if err := c.record("GetItem"); err != nil {
 		return nil, err

@@ -246,13 +246,20 @@ func (s Schema) enableRecovery(ctx context.Context, db API, d *types.TableDescri
 	return wrapError("update continuous backups", s.Name, "", err)
 }
 
-// drift compares an existing table with s.Provisioning and s.Stream's
-// view: a *DriftError listing every difference, or nil. A missing stream
-// is not drift here: EnsureTable turns it on.
-func (s Schema) drift(ctx context.Context, db API, d *types.TableDescription) error {
+// drift compares an existing table with s.Provisioning, s.Stream's view
+// and, when tags is set, s.Tags: a *DriftError listing every difference,
+// or nil. A missing stream is not drift here: EnsureTable turns it on.
+func (s Schema) drift(ctx context.Context, db API, d *types.TableDescription, tags bool) error {
 	drifts, err := s.provisioningDrifts(ctx, db, d)
 	if err != nil {
 		return err
+	}
+	if tags {
+		td, err := s.tagDrifts(ctx, db, d)
+		if err != nil {
+			return err
+		}
+		drifts = append(drifts, td...)
 	}
 	if sd, ok := s.streamDrift(d); ok && streaming(d) {
 		drifts = append(drifts, sd)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -52,15 +53,36 @@ type Schema struct {
 	// (see provisioning.go). The zero value is on-demand with DynamoDB's
 	// defaults.
 	Provisioning Provisioning
+	// Tags are the tags the table carries, key to value (the jobs
+	// design's Name = photoeditor-{env}-jobs; see tags.go for DynamoDB's
+	// limits, which Validate applies). Create tags the table in its
+	// CreateTable request. EnsureTable and Check report a tag an existing
+	// table lacks, or carries with another value, as drift (setting
+	// "Tag <key>") and change nothing: tagging an existing table is the
+	// operator's call (TagResource, from the infrastructure tool). Tags
+	// the table carries beyond these are not drift. A Name tag equal to
+	// the table's name follows it through WithName.
+	Tags map[string]string
 }
 
 // WithName returns a copy of s for a table with another name, as services
 // do per environment ("photoeditor-dev-jobs", "photoeditor-prod-jobs").
 func (s Schema) WithName(name string) Schema {
+	if s.Tags != nil {
+		tags := maps.Clone(s.Tags)
+		if tags[NameTag] == s.Name {
+			tags[NameTag] = name
+		}
+		s.Tags = tags
+	}
 	s.Name = name
 	s.Indexes = append([]Index(nil), s.Indexes...)
 	return s
 }
+
+// NameTag is the tag key AWS consoles show as a resource's name; the
+// jobs design tags its table Name = photoeditor-{env}-jobs.
+const NameTag = "Name"
 
 // Index returns the index called name.
 func (s Schema) Index(name string) (Index, bool) {
@@ -140,6 +162,9 @@ func (s Schema) Validate() error {
 	if err := s.Provisioning.validate(s); err != nil {
 		return err
 	}
+	if err := s.validateTags(); err != nil {
+		return err
+	}
 	if s.Stream != "" && !validStreamView(s.Stream) {
 		return inputErr("schema.Stream", string(s.Stream), "a stream view is KEYS_ONLY, NEW_IMAGE, OLD_IMAGE or NEW_AND_OLD_IMAGES")
 	}
@@ -207,6 +232,7 @@ func (s Schema) CreateTableInput() *dynamodb.CreateTableInput {
 		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: s.Stream}
 	}
 	s.Provisioning.provision(in)
+	in.Tags = s.tagList()
 	return in
 }
 
@@ -257,11 +283,11 @@ func (s Schema) finish(ctx context.Context, db API) error {
 	return wrapError("update time to live", s.Name, "", err)
 }
 
-// EnsureTable creates the table if it is missing (with its Provisioning
-// and Stream) and otherwise checks that the existing one has the schema's
-// keys and indexes (ErrSchemaMismatch if not) and its Provisioning and
+// EnsureTable creates the table if it is missing (with its Provisioning,
+// Stream and Tags) and otherwise checks that the existing one has the schema's
+// keys and indexes (ErrSchemaMismatch if not) and its Provisioning, tags and
 // stream view (a *DriftError listing every difference if not; nothing is
-// changed), turns on a missing stream, waits for the table to be ACTIVE
+// changed: no TagResource, no UpdateTable for capacity or keys), turns on a missing stream, waits for the table to be ACTIVE
 // and makes sure TTL is enabled. It is what a service calls at start-up.
 func (s Schema) EnsureTable(ctx context.Context, db API) error {
 	if err := s.Validate(); err != nil {
@@ -270,6 +296,7 @@ func (s Schema) EnsureTable(ctx context.Context, db API) error {
 	if err := checkClient(ctx, db); err != nil {
 		return err
 	}
+	created := false
 	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.Name)})
 	if err != nil {
 		if !errors.Is(wrapError("", "", "", err), ErrTableNotFound) {
@@ -283,11 +310,15 @@ func (s Schema) EnsureTable(ctx context.Context, db API) error {
 		if out, err = db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.Name)}); err != nil {
 			return wrapError("describe table", s.Name, "", err)
 		}
+		// Its creator tagged it in its CreateTable; ListTagsOfResource is
+		// eventually consistent and may not show the tags yet, so they
+		// are not compared.
+		created = true
 	}
 	if err := s.matches(out.Table); err != nil {
 		return err
 	}
-	if err := s.drift(ctx, db, out.Table); err != nil {
+	if err := s.drift(ctx, db, out.Table, !created); err != nil {
 		return err
 	}
 	if s.Stream != "" && !streaming(out.Table) {

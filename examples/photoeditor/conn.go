@@ -90,6 +90,10 @@ func (c *conn) DescribeContinuousBackups(ctx context.Context, in *dynamodb.Descr
 	return do(ctx, c, c.api.DescribeContinuousBackups, in, o)
 }
 
+func (c *conn) ListTagsOfResource(ctx context.Context, in *dynamodb.ListTagsOfResourceInput, o ...func(*dynamodb.Options)) (*dynamodb.ListTagsOfResourceOutput, error) {
+	return do(ctx, c, c.api.ListTagsOfResource, in, o)
+}
+
 func (c *conn) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	return do(ctx, c, c.api.GetItem, in, o)
 }

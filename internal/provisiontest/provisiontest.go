@@ -85,7 +85,7 @@ func RequireOff(t *testing.T, db table.API, want table.Schema) {
 
 // RequireRequested asserts what r sent for a table made on DynamoDB Local,
 // which describes neither setting: the CreateTable request asked for KMS
-// encryption, no UpdateContinuousBackups was sent (Local answers
+// encryption and the schema's tags (which Local accepts and cannot list), no UpdateContinuousBackups was sent (Local answers
 // UnknownOperationException to it), and the schema s sees no drift there.
 func RequireRequested(t *testing.T, r *Recorder, s table.Schema) {
 	t.Helper()
@@ -99,5 +99,6 @@ func RequireRequested(t *testing.T, r *Recorder, s table.Schema) {
 	assert.Equal(t, types.SSETypeKms, sse.SSEType)
 	assert.Nil(t, sse.KMSMasterKeyId, "the AWS managed key")
 	assert.Zero(t, backups, "DynamoDB Local has no continuous-backups API")
+	assert.Len(t, creates[0].Tags, len(s.Tags), "CreateTable asked for the schema's tags")
 	assert.NoError(t, s.Check(t.Context(), r), "tables check on Local")
 }
