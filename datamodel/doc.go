@@ -44,7 +44,9 @@
 // by default), each billed at its size plus DynamoDB's 100-byte overhead
 // in the table and in every GSI that holds it. Monthly cost uses the
 // seed's prices (RRU $0.125 and WRU $0.625 per million, storage $0.25 per
-// GB-month, 2,592,000 seconds a month). The load on every constant key value (per shard) is
+// GB-month, 2,592,000 seconds a month). Estimate.Provisioned prices a provisioned plan
+// (table.Capacity, auto-scaling included) on the same estimate at
+// DynamoDB's provisioned prices, which the seed does not give. The load on every constant key value (per shard) is
 // summed over the patterns that touch it, templates being per entity; a value past 3,000 RCU or 1,000 WCU per
 // second is hot, and PartitionLoad.Remedy names the seed's write sharding
 // with the smallest shard count that fits.

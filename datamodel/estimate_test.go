@@ -13,6 +13,7 @@ import (
 
 	"github.com/tablekit/tablekit/access"
 	"github.com/tablekit/tablekit/datamodel"
+	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
 )
@@ -443,4 +444,66 @@ func TestShardingTheTasksQueueCoolsItsPartitions(t *testing.T) {
 	est, err = datamodel.EstimateSchema(s, ps, datamodel.WithPartitions(shards))
 	require.NoError(t, err)
 	assert.Empty(t, est.Hot(), "hot partitions at four shards")
+}
+
+// The jobs design's production plan priced on the jobs table at its
+// declared rates: three parts (table, two ALL indexes) at 25 RCU and 10
+// WCU, which the peaks never pass at 70%, so the month bills the base.
+func TestProvisionedPricesAPlanAndSaysWhetherItServesThePeaks(t *testing.T) {
+	s := jobs.Schema(jobs.TableNameForEnv("prod"))
+	est, err := datamodel.EstimateSchema(s, jobs.Patterns(), datamodel.WithEntities(jobs.Entities()))
+	require.NoError(t, err)
+	plan, err := est.Provisioned(s, jobs.ProductionCapacity())
+	require.NoError(t, err)
+	require.Len(t, plan.Parts, 3)
+	base := (25*datamodel.PricePerRCUHour + 10*datamodel.PricePerWCUHour) * datamodel.HoursPerMonth
+	assert.InDelta(t, 7.02, base, 0.001)
+	for _, p := range plan.Parts {
+		assert.Equal(t, int64(25), p.Read, p.Index)
+		assert.Equal(t, int64(100), p.MaxWrite*2, p.Index)
+		assert.Equal(t, 25.0, p.AtPeakRead, "%s: the peak under 25 x 70%% holds the minimum", p.Index)
+		assert.InDelta(t, base, p.MonthlyCost, 1e-9, p.Index)
+		assert.True(t, p.Serves, p.Index)
+		assert.Equal(t, est.Load(p.Index), p.Load, p.Index)
+	}
+	assert.InDelta(t, 3*base+est.StorageCost, plan.MonthlyCost, 1e-9)
+	assert.InDelta(t, 3*base+est.StorageCost, plan.MinimumMonthlyCost, 1e-9)
+	assert.InDelta(t, 3*(100*datamodel.PricePerRCUHour+50*datamodel.PricePerWCUHour)*datamodel.HoursPerMonth+est.StorageCost, plan.MaximumMonthlyCost, 1e-9)
+	assert.True(t, plan.Serves)
+
+	// A hundred times the traffic: the status index's writes (3.26 WCU/s
+	// a hundred times over) need more than the 50-WCU maximum at 70%, and
+	// the scaler holds its maximum at the peak.
+	rates := map[string]float64{}
+	for _, ap := range jobs.Patterns() {
+		rates[ap.Name] = ap.RatePerSecond * 100
+	}
+	busy, err := datamodel.EstimateSchema(s, jobs.Patterns(), datamodel.WithRates(rates))
+	require.NoError(t, err)
+	plan, err = busy.Provisioned(s, jobs.ProductionCapacity())
+	require.NoError(t, err)
+	assert.False(t, plan.Serves)
+	status := plan.Parts[2]
+	require.Equal(t, jobs.IndexStatusCreatedAt, status.Index)
+	assert.False(t, status.Serves)
+	assert.Equal(t, 50.0, status.AtPeakWrite, "held at its maximum")
+	// Twelve times: the status index's 39 WCU/s fit under its 50-WCU
+	// maximum, but not under 70% of it, where the scaler aims.
+	for name := range rates {
+		rates[name] /= 100.0 / 12
+	}
+	twelve, err := datamodel.EstimateSchema(s, jobs.Patterns(), datamodel.WithRates(rates))
+	require.NoError(t, err)
+	plan, err = twelve.Provisioned(s, jobs.ProductionCapacity())
+	require.NoError(t, err)
+	require.InDelta(t, 38.9, plan.Parts[2].PeakWrite, 0.1)
+	assert.False(t, plan.Parts[2].Serves, "a peak past the target utilization at the maximum is not served")
+	// Fixed capacity (no auto-scaling) holds its base whatever the peak.
+	fixed, err := busy.Provisioned(s, table.Capacity{Read: 500, Write: 400})
+	require.NoError(t, err)
+	assert.True(t, fixed.Serves)
+	assert.Equal(t, 400.0, fixed.Parts[2].AtPeakWrite)
+	// A plan CreateTable would refuse is refused here too.
+	_, err = est.Provisioned(s, table.Capacity{Read: 0, Write: 10})
+	assert.ErrorIs(t, err, table.ErrInvalidInput)
 }

@@ -289,14 +289,8 @@ func (r *renderer) tableSection() {
 	r.bullet("Attributes", strings.Join(attrs, "; "))
 	r.bullet("Bounded Read Strategy", pr.BoundedReads)
 	r.bullet("Access Patterns Served", r.patternRefs(func(ap access.Pattern) bool { return ap.Index == "" }))
-	var rd, wr float64
-	for _, pe := range r.est.Patterns {
-		if pe.Pattern.Index == "" {
-			rd += pe.ReadPerSecond
-		}
-		wr += pe.TableWriteUnits * pe.Pattern.RatePerSecond
-	}
-	r.bullet("Capacity Planning", fmt.Sprintf("%s. At the declared rates the table serves %s RCU/s of reads and %s WCU/s of writes (index writes counted under each GSI).", billing(s.Provisioning), num(rd), num(wr)))
+	l := r.est.Load("")
+	r.bullet("Capacity Planning", fmt.Sprintf("%s. At the declared rates the table serves %s RCU/s of reads and %s WCU/s of writes (index writes counted under each GSI).", billing(s.Provisioning), num(l.PeakRead), num(l.PeakWrite)))
 	r.bullet("Backups, Encryption and Stream", provisioning(s))
 	r.p("\n")
 }
@@ -419,18 +413,8 @@ func (r *renderer) indexSection(ix table.Index) {
 	r.bullet("Sparse", sparse)
 	r.bullet("Access Patterns Served", r.patternRefs(func(ap access.Pattern) bool { return ap.Index == ix.Name }))
 	r.bullet("Written By", r.patternRefs(func(ap access.Pattern) bool { return writesIndex(ap, ix.Name) }))
-	var rd, wr float64
-	for _, pe := range r.est.Patterns {
-		if pe.Pattern.Index == ix.Name {
-			rd += pe.ReadPerSecond
-		}
-		for _, iu := range pe.IndexWriteUnits {
-			if iu.Index == ix.Name {
-				wr += iu.Units * pe.Pattern.RatePerSecond
-			}
-		}
-	}
-	r.bullet("Capacity Planning", fmt.Sprintf("%s RCU/s of queries and %s WCU/s of index writes at the declared rates.", num(rd), num(wr)))
+	l := r.est.Load(ix.Name)
+	r.bullet("Capacity Planning", fmt.Sprintf("%s RCU/s of queries and %s WCU/s of index writes at the declared rates.", num(l.PeakRead), num(l.PeakWrite)))
 	r.p("\n")
 }
 

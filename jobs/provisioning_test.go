@@ -3,9 +3,11 @@ package jobs_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -91,4 +93,79 @@ func TestStoreTableIsTaggedWithItsNameAndAnUntaggedOneIsDrift(t *testing.T) {
 
 	_, err = jobs.NewStore(db, nil, jobs.Tags(map[string]string{"aws:owner": "x"}))
 	assert.ErrorIs(t, err, table.ErrInvalidInput, "a tag DynamoDB refuses fails NewStore")
+}
+
+// The seed's production plan as a preset: EnsureTable creates the table
+// provisioned at 25 RCU and 10 WCU, both indexes too, with recovery and
+// KMS; capacity the scaler moved within 25-100 / 10-50 is no drift, past
+// it is.
+func testProductionPreset(t *testing.T, db table.API, name string) {
+	ctx := t.Context()
+	store, err := jobs.NewStore(db, nil, jobs.TableName(name), jobs.Provisioning(jobs.ProductionProvisioning()))
+	require.NoError(t, err)
+	require.NoError(t, store.EnsureTable(ctx))
+	d, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	require.NoError(t, err)
+	assert.Equal(t, int64(25), aws.ToInt64(d.Table.ProvisionedThroughput.ReadCapacityUnits))
+	assert.Equal(t, int64(10), aws.ToInt64(d.Table.ProvisionedThroughput.WriteCapacityUnits))
+	require.Len(t, d.Table.GlobalSecondaryIndexes, 2)
+	for _, ix := range d.Table.GlobalSecondaryIndexes {
+		assert.Equal(t, int64(25), aws.ToInt64(ix.ProvisionedThroughput.ReadCapacityUnits), aws.ToString(ix.IndexName))
+		assert.Equal(t, int64(10), aws.ToInt64(ix.ProvisionedThroughput.WriteCapacityUnits), aws.ToString(ix.IndexName))
+	}
+	require.NoError(t, store.EnsureTable(ctx), "the table it made is no drift")
+	p := jobs.ProductionProvisioning()
+	assert.True(t, p.PointInTimeRecovery)
+	assert.True(t, p.Encryption.KMS)
+	assert.Equal(t, &table.AutoScaling{MinRead: 25, MaxRead: 100, MinWrite: 10, MaxWrite: 50, TargetUtilization: 70}, p.Capacity.AutoScaling)
+
+	// The scaler raised the table and one index.
+	_, err = db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
+		ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(80), WriteCapacityUnits: aws.Int64(40)},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Update: &types.UpdateGlobalSecondaryIndexAction{
+			IndexName:             aws.String(jobs.IndexStatusCreatedAt),
+			ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(30), WriteCapacityUnits: aws.Int64(50)}}}}})
+	require.NoError(t, err)
+	waitActive(t, db, name)
+	assert.NoError(t, store.EnsureTable(ctx), "within the auto-scaling range")
+	_, err = db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Update: &types.UpdateGlobalSecondaryIndexAction{
+			IndexName:             aws.String(jobs.IndexUserCreatedAt),
+			ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(25), WriteCapacityUnits: aws.Int64(60)}}}}})
+	require.NoError(t, err)
+	waitActive(t, db, name)
+	var de *table.DriftError
+	require.ErrorAs(t, store.EnsureTable(ctx), &de)
+	assert.Equal(t, []table.Drift{{Setting: "index " + jobs.IndexUserCreatedAt + " WriteCapacity", Want: "10-50 (auto-scaling)", Got: "60"}}, de.Drifts)
+}
+
+// waitActive waits (bounded) until the table and its indexes are ACTIVE
+// again after an UpdateTable.
+func waitActive(t *testing.T, db table.API, name string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		d, err := db.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil || d.Table.TableStatus != types.TableStatusActive {
+			return false
+		}
+		for _, ix := range d.Table.GlobalSecondaryIndexes {
+			if ix.IndexStatus != types.IndexStatusActive {
+				return false
+			}
+		}
+		return true
+	}, 30*time.Second, 20*time.Millisecond)
+}
+
+func TestProductionProvisioningIsTheSeedsPlan(t *testing.T) {
+	testProductionPreset(t, dynamotest.New(), jobs.TableNameForEnv("prod"))
+}
+
+func TestIntegrationProductionProvisioningIsTheSeedsPlan(t *testing.T) {
+	client := testenv.DynamoDB(t)
+	name := testenv.TableName(t, "jobs-prodplan")
+	t.Cleanup(func() {
+		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
+	testProductionPreset(t, client, name)
 }

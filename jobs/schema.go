@@ -61,6 +61,51 @@ func Schema(tableName string) table.Schema {
 	}
 }
 
+// The seed's production plan ("Provisioned (Production - Planned)"): base
+// 25 RCU and 10 WCU, auto-scaling 25-100 RCU and 10-50 WCU at 70% target
+// utilization.
+const (
+	ProductionReadCapacity     = 25
+	ProductionWriteCapacity    = 10
+	ProductionMaxReadCapacity  = 100
+	ProductionMaxWriteCapacity = 50
+	ProductionTargetPercent    = 70
+)
+
+// ProductionCapacity is the seed's production plan as provisioned
+// capacity: base 25 RCU and 10 WCU, auto-scaled within 25-100 RCU and
+// 10-50 WCU at 70% target utilization, for the table and both indexes
+// (every job write is also written to both; an index that could not grow
+// with the table would throttle its writes). docs/costs.md prices it
+// beside on-demand (datamodel.Estimate.Provisioned): at the seed's 100k
+// jobs a month its base capacity costs many times what on-demand bills;
+// it buys a table that never waits for on-demand's scaling.
+func ProductionCapacity() table.Capacity {
+	return table.Capacity{
+		Read: ProductionReadCapacity, Write: ProductionWriteCapacity,
+		AutoScaling: &table.AutoScaling{
+			MinRead: ProductionReadCapacity, MaxRead: ProductionMaxReadCapacity,
+			MinWrite: ProductionWriteCapacity, MaxWrite: ProductionMaxWriteCapacity,
+			TargetUtilization: ProductionTargetPercent,
+		},
+	}
+}
+
+// ProductionProvisioning is the seed's production table: point-in-time
+// recovery and AWS managed KMS encryption (table.RecoveryAndKMS), on
+// ProductionCapacity. A production store opens with
+// jobs.Provisioning(jobs.ProductionProvisioning()); the default stays
+// on demand, the seed's dev and staging billing. EnsureTable creates the
+// table so (the auto-scaling targets themselves are applied by the
+// infrastructure tool: table.Capacity.AutoScaling) and accepts capacity
+// the scaler moved within the range.
+func ProductionProvisioning() table.Provisioning {
+	p := table.RecoveryAndKMS()
+	c := ProductionCapacity()
+	p.Capacity = &c
+	return p
+}
+
 // DefaultTags are the tags the seed's Terraform gives the table named
 // tableName: Name = the table's name (its common tags are the service's
 // own, merged in by its infrastructure tool, and are not drift).

@@ -76,12 +76,15 @@ type Capacity struct {
 	// the table's Read and Write.
 	Indexes map[string]Throughput
 	// AutoScaling declares the targets Application Auto Scaling should
-	// keep. tablekit does not call Application Auto Scaling (it is another
-	// service, with its own API and IAM role): apply these with your
-	// infrastructure tool (aws_appautoscaling_target and
-	// aws_appautoscaling_policy in Terraform). EnsureTable accepts any
-	// current capacity within [Min, Max] as no drift, since the scaler
-	// moves it.
+	// keep, for the table and for every index not named in Indexes (which
+	// follows the table's throughput: a GSI whose capacity cannot grow
+	// with the table's throttles the table's writes). tablekit does not
+	// call Application Auto Scaling (it is another service, with its own
+	// API and IAM role): apply these with your infrastructure tool
+	// (aws_appautoscaling_target and aws_appautoscaling_policy in
+	// Terraform, one pair for the table and one per such index).
+	// EnsureTable accepts any current capacity within [Min, Max] as no
+	// drift, since the scaler moves it.
 	AutoScaling *AutoScaling
 }
 
@@ -292,19 +295,19 @@ func (s Schema) provisioningDrifts(ctx context.Context, db API, d *types.TableDe
 	if billing != wantBilling {
 		add("BillingMode", string(wantBilling), string(billing))
 	} else if c := p.Capacity; c != nil {
-		check := func(prefix string, want *types.ProvisionedThroughput, got *types.ProvisionedThroughputDescription) {
+		check := func(prefix string, scaled bool, want *types.ProvisionedThroughput, got *types.ProvisionedThroughputDescription) {
 			var gr, gw int64
 			if got != nil {
 				gr, gw = aws.ToInt64(got.ReadCapacityUnits), aws.ToInt64(got.WriteCapacityUnits)
 			}
 			wr, ww := aws.ToInt64(want.ReadCapacityUnits), aws.ToInt64(want.WriteCapacityUnits)
-			if a := c.AutoScaling; a != nil && prefix == "" {
-				// The scaler moves the table's capacity within its range.
+			if a := c.AutoScaling; a != nil && scaled {
+				// The scaler moves the capacity within its range.
 				if gr < a.MinRead || gr > a.MaxRead {
-					add("ReadCapacity", fmt.Sprintf("%d-%d (auto-scaling)", a.MinRead, a.MaxRead), fmt.Sprint(gr))
+					add(prefix+"ReadCapacity", fmt.Sprintf("%d-%d (auto-scaling)", a.MinRead, a.MaxRead), fmt.Sprint(gr))
 				}
 				if gw < a.MinWrite || gw > a.MaxWrite {
-					add("WriteCapacity", fmt.Sprintf("%d-%d (auto-scaling)", a.MinWrite, a.MaxWrite), fmt.Sprint(gw))
+					add(prefix+"WriteCapacity", fmt.Sprintf("%d-%d (auto-scaling)", a.MinWrite, a.MaxWrite), fmt.Sprint(gw))
 				}
 				return
 			}
@@ -315,11 +318,12 @@ func (s Schema) provisioningDrifts(ctx context.Context, db API, d *types.TableDe
 				add(prefix+"WriteCapacity", fmt.Sprint(ww), fmt.Sprint(gw))
 			}
 		}
-		check("", c.throughput(""), d.ProvisionedThroughput)
+		check("", true, c.throughput(""), d.ProvisionedThroughput)
 		for _, ix := range d.GlobalSecondaryIndexes {
 			name := aws.ToString(ix.IndexName)
 			if _, ok := s.Index(name); ok {
-				check("index "+name+" ", c.throughput(name), ix.ProvisionedThroughput)
+				_, own := c.Indexes[name]
+				check("index "+name+" ", !own, c.throughput(name), ix.ProvisionedThroughput)
 			}
 		}
 	}

@@ -284,3 +284,26 @@ func TestTableClassIntegration(t *testing.T) {
 	var nf *types.ResourceNotFoundException
 	assert.ErrorAs(t, err, &nf, "nothing was created")
 }
+
+// An index without throughput of its own follows the table's, auto-scaling
+// included: the scaler moves its capacity within the table's range too.
+func TestAnIndexFollowingTheTableIsAutoScaledWithIt(t *testing.T) {
+	ctx := t.Context()
+	db := dynamotest.New()
+	s := jobsSchema("jobs-scaled")
+	scaling := &table.AutoScaling{MinRead: 25, MaxRead: 100, MinWrite: 10, MaxWrite: 50, TargetUtilization: 70}
+	s.Provisioning = table.Provisioning{Capacity: &table.Capacity{Read: 25, Write: 10, AutoScaling: scaling}}
+	scaled := s
+	scaled.Provisioning.Capacity = &table.Capacity{Read: 30, Write: 12, Indexes: map[string]table.Throughput{"GSI1": {Read: 90, Write: 40}}}
+	require.NoError(t, scaled.EnsureTable(ctx, db), "as the scaler left table and index")
+	assert.NoError(t, s.EnsureTable(ctx, db), "the index's 90 RCU and 40 WCU lie within 25-100 and 10-50")
+
+	over := s
+	over.Name = "jobs-index-over"
+	big := over
+	big.Provisioning.Capacity = &table.Capacity{Read: 25, Write: 10, Indexes: map[string]table.Throughput{"GSI1": {Read: 25, Write: 60}}}
+	require.NoError(t, big.EnsureTable(ctx, db))
+	var de *table.DriftError
+	require.ErrorAs(t, over.EnsureTable(ctx, db), &de)
+	assert.Equal(t, []table.Drift{{Setting: "index GSI1 WriteCapacity", Want: "10-50 (auto-scaling)", Got: "60"}}, de.Drifts)
+}

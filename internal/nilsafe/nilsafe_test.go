@@ -236,7 +236,7 @@ var functions = map[string]any{
 
 	"jobs.NewStore": jobs.NewStore, "jobs.Schema": jobs.Schema, "jobs.Provisioning": jobs.Provisioning, "jobs.Permanent": jobs.Permanent,
 	"jobs.TableNameForEnv": jobs.TableNameForEnv, "jobs.Patterns": jobs.Patterns, "jobs.Entities": jobs.Entities, "jobs.WorkPatterns": jobs.WorkPatterns, "jobs.WorkTableName": jobs.WorkTableName, "jobs.WorkEntities": jobs.WorkEntities,
-	"jobs.Statuses": jobs.Statuses, "jobs.JobFromChange": jobs.JobFromChange, "jobs.SeedProviders": jobs.SeedProviders, "jobs.DefaultTags": jobs.DefaultTags,
+	"jobs.Statuses": jobs.Statuses, "jobs.JobFromChange": jobs.JobFromChange, "jobs.SeedProviders": jobs.SeedProviders, "jobs.DefaultTags": jobs.DefaultTags, "jobs.ProductionCapacity": jobs.ProductionCapacity, "jobs.ProductionProvisioning": jobs.ProductionProvisioning,
 	"analytics.NewView": analytics.NewView, "analytics.Recount": analytics.Recount, "analytics.Schema": analytics.Schema,
 	"analytics.TableNameForEnv": analytics.TableNameForEnv, "analytics.Patterns": analytics.Patterns, "analytics.Entities": analytics.Entities, "analytics.Provisioning": analytics.Provisioning,
 
