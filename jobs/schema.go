@@ -106,6 +106,28 @@ func ProductionProvisioning() table.Provisioning {
 	return p
 }
 
+// The seed's "Backups: On-demand backups retained 1 year (compliance
+// requirement)". Point-in-time recovery (Schema) restores any second of
+// the last 35 days; the year is AWS Backup's job, not this package's: a
+// backup plan's lifecycle deletes each backup after its retention on AWS's
+// schedule, a vault lock can make the backups immutable for that year, and
+// no service or operator credential needs dynamodb:DeleteBackup. A
+// library sweep would have to run on someone's schedule to keep the
+// promise and hold the very permission that can break it. cmd/datamodel
+// writes the plan for the table as docs/jobs/aws-backup-plan.json.
+const (
+	// BackupRetention is how long each backup is kept: a year.
+	BackupRetention = 365 * 24 * time.Hour
+	// BackupSchedule takes one backup a month, on the 1st at 05:00 UTC
+	// (AWS Backup's cron syntax): twelve backups kept at any time, the
+	// daily history in between being point-in-time recovery's.
+	BackupSchedule = "cron(0 5 1 * ? *)"
+	// BackupVault is the AWS Backup vault the backups go to: the
+	// account's default vault unless the service names its own (one with
+	// a vault lock for compliance).
+	BackupVault = "Default"
+)
+
 // DefaultTags are the tags the seed's Terraform gives the table named
 // tableName: Name = the table's name (its common tags are the service's
 // own, merged in by its infrastructure tool, and are not drift).

@@ -60,6 +60,7 @@ func jobsModel() datamodel.Model {
 				"**Status as a GSI partition key**: low cardinality (QUEUED, PROCESSING, EDITING, COMPLETED, FAILED); every status move moves the item in status-createdAt-index (a delete and a put). At the seed's 100k jobs a month this is far below a partition's 1,000 WCU; a service at 1,000x that volume would shard the status key (the data-modelling design's write sharding).",
 				"**ALL projections** double storage and index write cost, bought to answer both lists without a GetItem per row.",
 				"**TTL** (90 days) garbage-collects jobs; reads filter on `ttl` because DynamoDB deletes expired items up to 48 hours late.",
+				"**Backups**: point-in-time recovery covers 35 days; the seed's year of on-demand backups is AWS Backup's, by the plan beside this file (`aws-backup-plan.json`: monthly, each kept 365 days), whose lifecycle and vault lock keep the promise without any credential of the service's holding `dynamodb:DeleteBackup`.",
 			},
 			Integration: "uploaded and edited files live in S3 (`s3TempKey`, `s3FinalKey`); large analysis results are offloaded to the blob store before the DynamoDB write, so no item points at a missing object. " +
 				"Each job's work is a task on the tasks table (`jobs.Work`, modelled here): queued in the transaction that makes the job QUEUED, claimed, heartbeated and completed by the job worker under the task's one lease, so the job has no heartbeat of its own; what that costs on the tasks table is under Other Tables.",

@@ -89,6 +89,15 @@ func write(ctx context.Context, log io.Writer, dir string, ms []datamodel.Model)
 				return err
 			}
 		}
+		plan, ok, err := backupPlan(m, iam.Placeholders)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if err := os.WriteFile(filepath.Join(d, backupPlanFile), plan, 0o644); err != nil {
+				return err
+			}
+		}
 		fmt.Fprintf(log, "wrote %s/{dynamodb_data_model.md,dynamodb_requirement.md,%s}\n", d, strings.Join(policyFiles, ","))
 	}
 	return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -27,7 +28,11 @@ func TestWriteIsDeterministic(t *testing.T) {
 	require.NoError(t, write(ctx, io.Discard, a, models()))
 	require.NoError(t, write(ctx, io.Discard, b, models()))
 	for _, m := range models() {
-		for _, f := range append([]string{"dynamodb_data_model.md"}, policyFiles...) {
+		files := append([]string{"dynamodb_data_model.md"}, policyFiles...)
+		if _, ok, _ := backupPlan(m, iam.Placeholders); ok {
+			files = append(files, backupPlanFile)
+		}
+		for _, f := range files {
 			x, err := os.ReadFile(filepath.Join(a, m.Store, f))
 			require.NoError(t, err)
 			y, _ := os.ReadFile(filepath.Join(b, m.Store, f))
@@ -174,7 +179,11 @@ func TestCommittedDocsAreCurrent(t *testing.T) {
 		assert.True(t, bytes.Equal(got, want), "docs/README.md is not what the schemas generate: run go run ./cmd/datamodel and commit docs/")
 	}
 	for _, m := range models() {
-		for _, f := range append([]string{"dynamodb_data_model.md"}, policyFiles...) {
+		files := append([]string{"dynamodb_data_model.md"}, policyFiles...)
+		if _, ok, _ := backupPlan(m, iam.Placeholders); ok {
+			files = append(files, backupPlanFile)
+		}
+		for _, f := range files {
 			want, err := os.ReadFile(filepath.Join(dir, m.Store, f))
 			require.NoError(t, err, "generated %s/%s", m.Store, f)
 			got, err := os.ReadFile(filepath.Join("..", "..", "docs", m.Store, f))
@@ -225,4 +234,28 @@ func TestCommittedPoliciesNameNoWildcardRegionOrAccount(t *testing.T) {
 		}
 	}
 	assert.Positive(t, n)
+}
+
+// The jobs design's "On-demand backups retained 1 year" is an AWS Backup
+// plan (see jobs.BackupRetention for why not a sweep of this library's):
+// a monthly backup of the jobs table deleted after 365 days; no other
+// store's design asks for one.
+func TestTheJobsTableHasAYearLongAWSBackupPlanAndNoOtherDoes(t *testing.T) {
+	for _, m := range models() {
+		raw, ok, err := backupPlan(m, iam.Placeholders)
+		require.NoError(t, err, m.Store)
+		if m.Store != "jobs" {
+			assert.False(t, ok, "%s has no backup plan", m.Store)
+			continue
+		}
+		require.True(t, ok)
+		var p awsBackupPlan
+		require.NoError(t, json.Unmarshal(raw, &p))
+		require.Len(t, p.BackupPlan.Rules, 1)
+		r := p.BackupPlan.Rules[0]
+		assert.Equal(t, 365, r.Lifecycle.DeleteAfterDays, "kept a year")
+		assert.Equal(t, "cron(0 5 1 * ? *)", r.ScheduleExpression)
+		assert.Equal(t, []string{iam.Placeholders.TableARN("photoeditor-prod-jobs")}, p.BackupSelection.Resources, "the table the documents describe, by ARN")
+		assert.Contains(t, p.BackupSelection.IamRoleArn, iam.AccountPlaceholder)
+	}
 }
