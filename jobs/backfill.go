@@ -155,7 +155,7 @@ func (s *Store) backfillItem(ctx context.Context, raw table.Item, fn func(*Job) 
 		// The item as this package would write it, before fn: comparing
 		// with it (not with the raw item) finds what fn changed, and leaves
 		// alone whatever a round trip through Job cannot represent.
-		before, err := job.toItem()
+		before, err := s.item(job)
 		if err != nil {
 			return 0, conflicts, err
 		}
@@ -163,7 +163,7 @@ func (s *Store) backfillItem(ctx context.Context, raw table.Item, fn func(*Job) 
 		if err != nil {
 			return 0, conflicts, fmt.Errorf("job %q: %w", id, err)
 		}
-		if !changed {
+		if !changed && len(s.renames) == 0 {
 			return backfillUnchanged, conflicts, nil
 		}
 		if job.ID != id {
@@ -180,9 +180,11 @@ func (s *Store) backfillItem(ctx context.Context, raw table.Item, fn func(*Job) 
 				return 0, conflicts, fmt.Errorf("job %q: %w", id, err)
 			}
 		}
-		after, err := job.toItem()
-		if err != nil {
-			return 0, conflicts, err
+		after := before
+		if changed {
+			if after, err = s.item(job); err != nil {
+				return 0, conflicts, err
+			}
 		}
 		target := maps.Clone(raw)
 		for _, name := range changedNames(before, after) {
@@ -192,6 +194,9 @@ func (s *Store) backfillItem(ctx context.Context, raw table.Item, fn func(*Job) 
 				delete(target, name)
 			}
 		}
+		// A renamed attribute is written under both names, to what a read
+		// sees: the migration's "backfill old items" step.
+		s.renames.complete(target)
 		target, err = s.offloadItem(ctx, id, target)
 		if err != nil {
 			return 0, conflicts, err

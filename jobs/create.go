@@ -102,7 +102,7 @@ func (s *Store) Create(ctx context.Context, in CreateInput) (job *Job, created b
 	if s.work != nil {
 		return s.createWithWork(ctx, job, in, now)
 	}
-	item, err := job.toItem()
+	item, err := s.item(job)
 	if err != nil {
 		return nil, false, err
 	}
@@ -161,7 +161,7 @@ func (s *Store) createWithWork(ctx context.Context, job *Job, in CreateInput, no
 			return err
 		}
 		job.TaskID, job.TaskCount = task.ID, 1
-		item, err := job.toItem()
+		item, err := s.item(job)
 		if err != nil {
 			built = err
 			return err

@@ -211,6 +211,19 @@
 // and updatedAt are still what the scan saw, so a backfill never overwrites
 // a concurrent status move.
 //
+// Renaming. The playbook's rename ("add new field alongside old field;
+// dual-write to both fields; migrate read path to new field; backfill old
+// items; stop writing to old field") is the option [RenameAttribute]
+// (Options.Renames): while it is set, every write path (Create, the status
+// moves, Recover, Sweep, the job worker, Backfill) writes the attribute
+// under its old and its new name and removes both together; every read
+// (Get, the lists, a move's returned job, a refusal's job, JobFromChange)
+// takes the new name first and falls back to the old one; and a Backfill,
+// even one whose function changes nothing, writes the new name on the jobs
+// that lack it. The keys of the table and indexes, ttl and error cannot be
+// renamed so (see [Rename]). A renamed attribute is stored twice, which
+// the offload budget counts.
+//
 // # Input
 //
 // Every call checks its input before sending anything: empty or oversized

@@ -49,10 +49,11 @@ func (s *Store) Get(ctx context.Context, id string, opts ...func(*GetOptions)) (
 	return rec.job(), nil
 }
 
-// jobFromStored reads an item the store read or wrote: offloaded results
-// restored, unknown attributes in Extra.
+// jobFromStored reads an item the store read or wrote: renamed attributes
+// from their new names first, offloaded results restored, unknown
+// attributes in Extra.
 func (s *Store) jobFromStored(ctx context.Context, item table.Item) (*Job, error) {
-	rec, err := s.jobs.Decode(ctx, item)
+	rec, err := s.jobs.Decode(ctx, s.renames.read(item))
 	if err != nil {
 		return nil, s.readError(idOf(item), err)
 	}

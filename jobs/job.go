@@ -373,6 +373,19 @@ func (j *Job) toItem() (table.Item, error) {
 	return item, nil
 }
 
+// item is the stored form of j as the store writes it: toItem, with each
+// renamed attribute under its new name too (Options.Renames).
+func (s *Store) item(j *Job) (table.Item, error) {
+	item, err := j.toItem()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.renames.write(item); err != nil {
+		return nil, err
+	}
+	return item, nil
+}
+
 // normalizeAnalysis stores labels as an empty list rather than NULL: the
 // seed's labels array is required.
 func normalizeAnalysis(a *AnalysisResult) *AnalysisResult {

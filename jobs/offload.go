@@ -32,12 +32,51 @@ const (
 	// numbers and names (~13 KB with the edit result), and the error map
 	// with a 16 KB stack (~19 KB).
 	itemReserve = 32 * 1024
-	// minOffloadThreshold leaves analysisResult at least 8 KB inline.
-	minOffloadThreshold = itemReserve + 8*1024
+	// minInline is the least analysisResult keeps inline; a smaller
+	// analysis than that is never offloaded.
+	minInline = 8 * 1024
+	// minOffloadThreshold leaves analysisResult at least minInline.
+	minOffloadThreshold = itemReserve + minInline
 )
 
-func attributeBudget(threshold int) int {
-	return threshold - itemReserve
+// attributeBudget is what analysisResult may take inline under threshold:
+// the threshold less the reserve of every other attribute and, for each
+// Rename, its second copy (the new name and the attribute's largest value;
+// a renamed analysisResult halves the budget instead: both copies must
+// fit). A threshold that leaves analysisResult less than minInline with
+// the renames' copies is refused.
+func attributeBudget(threshold int, rs renames) (int, error) {
+	reserve, copies := itemReserve, 1
+	for _, r := range rs {
+		reserve += len(r.To)
+		if r.From == attrAnalysisResult {
+			copies = 2
+			continue
+		}
+		reserve += maxValueSize[r.From]
+	}
+	budget := (threshold - reserve) / copies
+	if budget < minInline {
+		return 0, inputError("Options.OffloadThreshold", threshold,
+			fmt.Sprintf("leaves analysisResult %d bytes inline beside the renamed attributes' second copies, under the %d it needs", budget, minInline))
+	}
+	return budget, nil
+}
+
+// numberSize is the most a number takes in an item (38 digits).
+const numberSize = 21
+
+// maxValueSize bounds each attribute a Rename may copy (validate.go caps
+// the strings); analysisResult, unbounded, is offloaded instead.
+var maxValueSize = map[string]int{
+	attrUpdatedAt: numberSize, attrFileSize: numberSize, attrProcessingStartedAt: numberSize,
+	attrProcessingCompletedAt: numberSize, attrAttempt: numberSize, attrAttemptsAtReplay: numberSize,
+	attrLeaseExpiresAt: numberSize, attrTaskCount: numberSize,
+	attrFileType: maxFieldLen, attrOriginalFileName: maxFieldLen, attrProvider: maxFieldLen,
+	attrCorrelationID: maxFieldLen, attrTraceID: maxFieldLen, attrTaskID: maxFieldLen,
+	attrS3TempKey: maxS3KeyLen, attrS3FinalKey: maxS3KeyLen, attrIdempotencyKey: maxIdempotencyKeyLen,
+	// s3Key, three numbers, the format and the member names.
+	attrEditResult: maxS3KeyLen + 3*numberSize + 64,
 }
 
 // offloadAttr returns the value to store for attribute name of job id: av

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
@@ -31,15 +32,32 @@ func analysisOfSize(t *testing.T, n int) *AnalysisResult {
 // The store promises to keep a job under the threshold without reading it
 // first: every other attribute at its largest plus an analysis exactly at
 // the inline budget must still fit, and one byte more must be offloaded.
+//
+// With Options.Renames the renamed attributes are stored twice; every
+// renameable attribute renamed to a name of the longest length must still
+// fit.
 func TestJobAtMaximumSizesStaysUnderThreshold(t *testing.T) {
+	t.Run("plain", func(t *testing.T) { jobAtMaximumSizesStaysUnderThreshold(t) })
+	t.Run("every attribute renamed", func(t *testing.T) {
+		var rs []Rename
+		for name := range knownAttrs {
+			if _, bad := notRenameable[name]; !bad {
+				rs = append(rs, Rename{From: name, To: name + strings.Repeat("_", maxRenameLen-len(name))})
+			}
+		}
+		jobAtMaximumSizesStaysUnderThreshold(t, func(o *Options) { o.Renames = rs })
+	})
+}
+
+func jobAtMaximumSizesStaysUnderThreshold(t *testing.T, opts ...func(*Options)) {
 	ctx := context.Background()
 	db := dynamotest.New()
 	blobs := blobstore.NewMemory()
 	ids := []string{strings.Repeat("j", maxIDLen), strings.Repeat("k", maxIDLen)}
 	longest := strings.Repeat("x", maxFieldLen) // a provider name at its largest
-	store, err := NewStore(db, blobs, Providers(longest), func(o *Options) {
+	store, err := NewStore(db, blobs, append([]func(*Options){Providers(longest), func(o *Options) {
 		o.NewID = func(time.Time) string { id := ids[0]; ids = ids[1:]; return id }
-	})
+	}}, opts...)...)
 	require.NoError(t, err)
 	require.NoError(t, store.EnsureTable(ctx))
 	max := func(prefix string, n int) string { return prefix + strings.Repeat("x", n-len(prefix)) }
@@ -105,4 +123,26 @@ func leaseOf(t testing.TB, store *Store, id string) Lease {
 	j, err := store.Get(context.Background(), id, Consistent())
 	require.NoError(t, err, "Get")
 	return j.Lease()
+}
+
+// A renamed analysisResult is stored twice: each copy gets half the
+// budget; a threshold that leaves too little beside the renames' copies
+// is refused by NewStore.
+func TestRenamesShareTheOffloadBudget(t *testing.T) {
+	plain, err := attributeBudget(DefaultOffloadThreshold, nil)
+	require.NoError(t, err)
+	halved, err := attributeBudget(DefaultOffloadThreshold, renames{{From: attrAnalysisResult, To: "analysis"}})
+	require.NoError(t, err)
+	assert.Equal(t, (plain-len("analysis"))/2, halved)
+	one, err := attributeBudget(DefaultOffloadThreshold, renames{{From: attrS3TempKey, To: "uploadKey"}})
+	require.NoError(t, err)
+	assert.Equal(t, plain-len("uploadKey")-maxS3KeyLen, one)
+	_, err = NewStore(dynamotest.New(), nil, func(o *Options) { o.OffloadThreshold = minOffloadThreshold },
+		RenameAttribute(attrAnalysisResult, "analysis"))
+	assert.ErrorIs(t, err, table.ErrInvalidInput, "8 KB inline halved is under the minimum")
+	for name := range knownAttrs {
+		if _, bad := notRenameable[name]; !bad && name != attrAnalysisResult {
+			assert.Contains(t, maxValueSize, name, "every renameable attribute has a bounded size")
+		}
+	}
 }

@@ -245,19 +245,20 @@ func (s *Store) recoverItem(ctx context.Context, item table.Item, now time.Time)
 
 	used := max(ls.attempt-ls.attemptsAtReplay, 1)
 	nowMillis := now.UnixMilli()
-	u := expression.Set(updated, expression.Value(nowMillis)).Remove(lease)
+	u := s.renames.remove(s.renames.set(expression.UpdateBuilder{}, attrUpdatedAt, expression.Value(nowMillis)), attrLeaseExpiresAt)
 	to := StatusQueued
 	if used >= s.opts.MaxAttempts {
 		to = StatusFailed
-		u = u.Set(expression.Name(attrError), expression.Value(JobError{
+		u = s.renames.set(u, attrError, expression.Value(JobError{
 			Code:       LeaseExpiredCode,
 			Message:    fmt.Sprintf("the worker's lease expired in %s on attempt %d of %d", ls.status, used, s.opts.MaxAttempts),
 			RetryCount: ls.retryCount,
-		})).Set(expression.Name(attrProcessingCompletedAt), expression.Value(nowMillis))
+		}))
+		u = s.renames.set(u, attrProcessingCompletedAt, expression.Value(nowMillis))
 	} else {
-		u = u.Remove(expression.Name(attrProcessingStartedAt))
+		u = s.renames.remove(u, attrProcessingStartedAt)
 	}
-	u = u.Set(expression.Name(attrStatus), expression.Value(to))
+	u = s.renames.set(u, attrStatus, expression.Value(to))
 
 	var err error
 	if to == StatusQueued && s.work != nil {

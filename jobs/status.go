@@ -54,8 +54,8 @@ func (s *Store) StartProcessing(ctx context.Context, id string) (_ *Job, err err
 	attempt := expression.Name(attrAttempt)
 	return s.move(ctx, moveSpec{id: id, from: []Status{StatusQueued}, to: StatusProcessing, renew: true,
 		set: func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
-			return u.Set(expression.Name(attrProcessingStartedAt), expression.Value(now)).
-				Set(attempt, expression.Plus(expression.IfNotExists(attempt, expression.Value(0)), expression.Value(1))), nil
+			u = s.renames.set(u, attrProcessingStartedAt, expression.Value(now))
+			return s.renames.set(u, attrAttempt, expression.Plus(expression.IfNotExists(attempt, expression.Value(0)), expression.Value(1))), nil
 		}})
 }
 
@@ -83,7 +83,7 @@ func (s *Store) StartEditing(ctx context.Context, lease Lease, analysis *Analysi
 			if err != nil {
 				return u, err
 			}
-			return u.Set(expression.Name(attrAnalysisResult), expression.Value(av)), nil
+			return s.renames.set(u, attrAnalysisResult, expression.Value(av)), nil
 		}})
 }
 
@@ -126,10 +126,10 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result EditResult) (_
 			if err != nil {
 				return u, err
 			}
-			return u.Set(expression.Name(attrEditResult), expression.Value(av)).
-				Set(expression.Name(attrS3FinalKey), expression.Value(result.S3Key)).
-				Set(expression.Name(attrProcessingCompletedAt), expression.Value(now)).
-				Remove(expression.Name(attrLeaseExpiresAt)), nil
+			u = s.renames.set(u, attrEditResult, expression.Value(av))
+			u = s.renames.set(u, attrS3FinalKey, expression.Value(result.S3Key))
+			u = s.renames.set(u, attrProcessingCompletedAt, expression.Value(now))
+			return s.renames.remove(u, attrLeaseExpiresAt), nil
 		}})
 }
 
@@ -157,9 +157,9 @@ func (s *Store) Fail(ctx context.Context, lease Lease, failure JobError) (_ *Job
 	}
 	spec := moveSpec{id: lease.JobID, lease: &lease, from: inFlight, to: StatusFailed,
 		set: func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
-			return u.Set(expression.Name(attrError), expression.Value(failure)).
-				Set(expression.Name(attrProcessingCompletedAt), expression.Value(now)).
-				Remove(expression.Name(attrLeaseExpiresAt)), nil
+			u = s.renames.set(u, attrError, expression.Value(failure))
+			u = s.renames.set(u, attrProcessingCompletedAt, expression.Value(now))
+			return s.renames.remove(u, attrLeaseExpiresAt), nil
 		},
 		extra: expression.AttributeNotExists(expression.Name(attrError)),
 	}
@@ -171,10 +171,11 @@ func (s *Store) Fail(ctx context.Context, lease Lease, failure JobError) (_ *Job
 	// The job is in flight under this lease and was refused only for its
 	// error map.
 	spec.set = func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
+		// error's members in place (error is never renamed: see Rename).
 		u = u.Set(expression.Name(attrError+".code"), expression.Value(failure.Code)).
-			Set(expression.Name(attrError+".message"), expression.Value(failure.Message)).
-			Set(expression.Name(attrProcessingCompletedAt), expression.Value(now)).
-			Remove(expression.Name(attrLeaseExpiresAt))
+			Set(expression.Name(attrError+".message"), expression.Value(failure.Message))
+		u = s.renames.set(u, attrProcessingCompletedAt, expression.Value(now))
+		u = s.renames.remove(u, attrLeaseExpiresAt)
 		if failure.Stack != "" {
 			u = u.Set(expression.Name(attrError+".stack"), expression.Value(failure.Stack))
 		} else {
@@ -220,23 +221,23 @@ func (s *Store) Replay(ctx context.Context, id string) (_ *Job, err error) {
 	if s.work != nil {
 		return s.replayWithWork(ctx, id)
 	}
-	spec := replaySpec(id, true)
+	spec := s.replaySpec(id, true)
 	job, err := s.move(ctx, spec)
 	var te *TransitionError
 	if !errors.As(err, &te) || te.Current != StatusFailed {
 		return job, err
 	}
-	return s.move(ctx, replaySpec(id, false))
+	return s.move(ctx, s.replaySpec(id, false))
 }
 
 // replaySpec is the move FAILED → QUEUED of Replay, for a job with an
 // error map (hasError) or without one.
-func replaySpec(id string, hasError bool) moveSpec {
+func (s *Store) replaySpec(id string, hasError bool) moveSpec {
 	spec := moveSpec{id: id, from: []Status{StatusFailed}, to: StatusQueued}
 	replayed := func(u expression.UpdateBuilder) expression.UpdateBuilder {
-		return u.Set(expression.Name(attrAttemptsAtReplay), expression.IfNotExists(expression.Name(attrAttempt), expression.Value(0))).
-			Remove(expression.Name(attrProcessingStartedAt)).
-			Remove(expression.Name(attrProcessingCompletedAt))
+		u = s.renames.set(u, attrAttemptsAtReplay, expression.IfNotExists(expression.Name(attrAttempt), expression.Value(0)))
+		u = s.renames.remove(u, attrProcessingStartedAt)
+		return s.renames.remove(u, attrProcessingCompletedAt)
 	}
 	if hasError {
 		retryCount := expression.Name(attrError + ".retryCount")
@@ -247,7 +248,7 @@ func replaySpec(id string, hasError bool) moveSpec {
 		return spec
 	}
 	spec.set = func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
-		return replayed(u.Set(expression.Name(attrError), expression.Value(JobError{
+		return replayed(s.renames.set(u, attrError, expression.Value(JobError{
 			Code:       UnknownErrorCode,
 			Message:    "the job failed before its error was recorded",
 			RetryCount: 1,
@@ -266,7 +267,7 @@ func (s *Store) replayWithWork(ctx context.Context, id string) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := replaySpec(id, job.Error != nil)
+	spec := s.replaySpec(id, job.Error != nil)
 	if job.Status != StatusFailed {
 		return nil, &TransitionError{JobID: id, Current: job.Status, From: spec.from, To: spec.to, Job: job}
 	}
@@ -323,8 +324,8 @@ func (s *Store) writeWithWork(ctx context.Context, id string, createdAt time.Tim
 			// its Set adds to what every copy of it shares, and the
 			// second build's task is the first's (the key names it).
 			taskID = task.ID
-			u = u.Set(expression.Name(attrTaskID), expression.Value(task.ID)).
-				Set(expression.Name(attrTaskCount), expression.Value(n))
+			u = s.renames.set(u, attrTaskID, expression.Value(task.ID))
+			u = s.renames.set(u, attrTaskCount, expression.Value(n))
 		case task.ID != taskID:
 			return fmt.Errorf("jobs: queue the work of job %q: key %d named task %q, then %q", id, n, taskID, task.ID)
 		}
@@ -394,13 +395,13 @@ func (s *Store) moveUpdate(m moveSpec, now time.Time) (expression.UpdateBuilder,
 		return u, cond, inputError("lease.Attempt", m.lease.Attempt, "must be positive: take the lease from the job StartProcessing returned")
 	}
 	nowMillis := now.UnixMilli()
-	u = expression.Set(expression.Name(attrUpdatedAt), expression.Value(nowMillis))
+	u = s.renames.set(u, attrUpdatedAt, expression.Value(nowMillis))
 	if m.to != "" {
-		u = u.Set(expression.Name(attrStatus), expression.Value(m.to))
+		u = s.renames.set(u, attrStatus, expression.Value(m.to))
 	}
 	held := m.lease != nil && m.lease.task != ""
 	if m.renew && !held {
-		u = u.Set(expression.Name(attrLeaseExpiresAt), expression.Value(now.Add(s.opts.LeaseDuration).UnixMilli()))
+		u = s.renames.set(u, attrLeaseExpiresAt, expression.Value(now.Add(s.opts.LeaseDuration).UnixMilli()))
 	}
 	if m.set != nil {
 		var err error

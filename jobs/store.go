@@ -88,6 +88,10 @@ type Options struct {
 	// stacks (dev) and photoeditor-prod-jobs does not; for a table named
 	// otherwise, "", which keeps none.
 	Environment string
+	// Renames are the job attributes being renamed, the seed's migration
+	// playbook (see Rename): each written under its old and new name on
+	// every write path, and read from the new name first.
+	Renames []Rename
 	// Providers are the providers a job may name beyond the seed's
 	// gemini, seedream and stub (SeedProviders): a service that calls
 	// another AI service adds its name here. Create, and a Backfill that
@@ -132,6 +136,8 @@ type Store struct {
 	// providers is the set a job's provider must be in: the seed's and
 	// Options.Providers.
 	providers map[string]bool
+	// renames are Options.Renames, validated.
+	renames renames
 }
 
 // NewStore returns a Store for the jobs table on db, offloading large
@@ -209,7 +215,15 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{blobs: blobs, opts: o, t: table.New(db, schema, o.Table...), budget: attributeBudget(o.OffloadThreshold), providers: providers}
+	rs, err := checkRenames(o.Renames)
+	if err != nil {
+		return nil, err
+	}
+	budget, err := attributeBudget(o.OffloadThreshold, rs)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{blobs: blobs, opts: o, t: table.New(db, schema, o.Table...), budget: budget, providers: providers, renames: rs}
 	if o.Work != nil {
 		if s.work, err = newWorkQueue(db, o); err != nil {
 			return nil, err
@@ -235,7 +249,13 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 			return nil, err
 		}
 	}
-	if s.jobs, err = declareJobs(s.t, o.Clock, s.offload); err != nil {
+	reads := s.t
+	if len(rs) > 0 {
+		// The entity reads (Get, the lists) decode inside package entity:
+		// its GetItem and Query answers are read with the renames first.
+		reads = table.New(renamedReads{API: db, table: schema.Name, rs: rs}, schema, o.Table...)
+	}
+	if s.jobs, err = declareJobs(reads, o.Clock, s.offload); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -181,7 +181,7 @@ func (s *Store) sweepJob(ctx context.Context, job *Job) (Status, error) {
 	} else {
 		cond = cond.And(attempt.Equal(expression.Value(job.Attempt)))
 	}
-	u := expression.Set(expression.Name(attrUpdatedAt), expression.Value(now.UnixMilli()))
+	u := s.renames.set(expression.UpdateBuilder{}, attrUpdatedAt, expression.Value(now.UnixMilli()))
 	to := StatusQueued
 	var err error
 	switch used := job.Attempt - job.AttemptsAtReplay; {
@@ -191,10 +191,10 @@ func (s *Store) sweepJob(ctx context.Context, job *Job) (Status, error) {
 		if job.Error != nil {
 			retryCount = job.Error.RetryCount
 		}
-		u = u.Set(expression.Name(attrStatus), expression.Value(to)).
-			Set(expression.Name(attrError), expression.Value(JobError{Code: LeaseExpiredCode, RetryCount: retryCount,
-				Message: fmt.Sprintf("the task holding the job in %s on attempt %d of %d is gone", job.Status, used, s.opts.MaxAttempts)})).
-			Set(expression.Name(attrProcessingCompletedAt), expression.Value(now.UnixMilli()))
+		u = s.renames.set(u, attrStatus, expression.Value(to))
+		u = s.renames.set(u, attrError, expression.Value(JobError{Code: LeaseExpiredCode, RetryCount: retryCount,
+			Message: fmt.Sprintf("the task holding the job in %s on attempt %d of %d is gone", job.Status, used, s.opts.MaxAttempts)}))
+		u = s.renames.set(u, attrProcessingCompletedAt, expression.Value(now.UnixMilli()))
 		count := expression.Name(attrTaskCount)
 		if job.TaskCount == 0 {
 			cond = cond.And(expression.AttributeNotExists(count))
@@ -204,7 +204,7 @@ func (s *Store) sweepJob(ctx context.Context, job *Job) (Status, error) {
 		err = s.t.Update(ctx, s.t.Key(job.ID), u, table.If(cond))
 	default:
 		if job.Status.InFlight() {
-			u = u.Set(expression.Name(attrStatus), expression.Value(to)).Remove(expression.Name(attrProcessingStartedAt))
+			u = s.renames.remove(s.renames.set(u, attrStatus, expression.Value(to)), attrProcessingStartedAt)
 		}
 		err = s.writeWithWork(ctx, job.ID, job.CreatedAt, job.TaskCount, u, cond)
 		if _, refused := s.jobRefusal(err); refused {

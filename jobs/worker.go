@@ -416,9 +416,9 @@ func (s *Store) startHeld(ctx context.Context, job *Job, taskID string) (*Job, e
 	attempt := expression.Name(attrAttempt)
 	spec := moveSpec{id: job.ID, from: []Status{job.Status}, to: StatusProcessing,
 		set: func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
-			return u.Set(expression.Name(attrProcessingStartedAt), expression.Value(now)).
-				Set(attempt, expression.Plus(expression.IfNotExists(attempt, expression.Value(0)), expression.Value(1))).
-				Remove(expression.Name(attrLeaseExpiresAt)), nil
+			u = s.renames.set(u, attrProcessingStartedAt, expression.Value(now))
+			u = s.renames.set(u, attrAttempt, expression.Plus(expression.IfNotExists(attempt, expression.Value(0)), expression.Value(1)))
+			return s.renames.remove(u, attrLeaseExpiresAt), nil
 		},
 		extra: heldBy(job, taskID),
 	}
@@ -448,9 +448,9 @@ func (s *Store) failTakenOver(ctx context.Context, job *Job, taskID string) erro
 		Message: fmt.Sprintf("the worker holding the job died in %s on attempt %d of %d", job.Status, used, s.opts.MaxAttempts)}
 	spec := moveSpec{id: job.ID, from: []Status{job.Status}, to: StatusFailed,
 		set: func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
-			return u.Set(expression.Name(attrError), expression.Value(failure)).
-				Set(expression.Name(attrProcessingCompletedAt), expression.Value(now)).
-				Remove(expression.Name(attrLeaseExpiresAt)), nil
+			u = s.renames.set(u, attrError, expression.Value(failure))
+			u = s.renames.set(u, attrProcessingCompletedAt, expression.Value(now))
+			return s.renames.remove(u, attrLeaseExpiresAt), nil
 		},
 		extra: heldBy(job, taskID),
 	}
@@ -465,10 +465,10 @@ func (s *Store) failTakenOver(ctx context.Context, job *Job, taskID string) erro
 func (s *Store) requeueHeld(ctx context.Context, lease Lease, giveBack bool) (*Job, error) {
 	spec := moveSpec{id: lease.JobID, lease: &lease, from: inFlight, to: StatusQueued,
 		set: func(now int64, u expression.UpdateBuilder) (expression.UpdateBuilder, error) {
-			u = u.Remove(expression.Name(attrProcessingStartedAt))
+			u = s.renames.remove(u, attrProcessingStartedAt)
 			if giveBack {
 				base := expression.Name(attrAttemptsAtReplay)
-				u = u.Set(base, expression.Plus(expression.IfNotExists(base, expression.Value(0)), expression.Value(1)))
+				u = s.renames.set(u, attrAttemptsAtReplay, expression.Plus(expression.IfNotExists(base, expression.Value(0)), expression.Value(1)))
 			}
 			return u, nil
 		}}
