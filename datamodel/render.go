@@ -753,6 +753,7 @@ func (r *renderer) validation() {
 	} else {
 		p("- [ ] %d access pattern(s) use Scan\n", scans)
 	}
+	p("%s", cardinalityBox(r.est.Cardinality()))
 	hot := r.est.Hot()
 	if len(hot) == 0 {
 		p("- [x] Hot partition analysis completed: no key value passes a partition's limits at the declared rates\n")
