@@ -123,6 +123,11 @@ type Options struct {
 	MeterProvider metric.MeterProvider
 	// Table configures the underlying table.Table (backoff, cursor key).
 	Table []func(*table.Options)
+	// Provisioning, when set, is the table's production settings
+	// (Schema's Provisioning: EnsureTable creates the table so and reports
+	// drift from them). Nil: on-demand, the task queue design's billing
+	// "during development"; ProductionProvisioning is its provisioned plan.
+	Provisioning *table.Provisioning
 }
 
 // TableName sets Options.TableName.
@@ -199,6 +204,9 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 		o.NewID = keys.ULIDs()
 	}
 	schema := Schema(o.TableName)
+	if o.Provisioning != nil {
+		schema.Provisioning = *o.Provisioning
+	}
 	switch {
 	case db == nil:
 		return nil, inputError("db", "nil", "NewStore needs a table.API")

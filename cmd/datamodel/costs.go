@@ -8,6 +8,7 @@ import (
 	"github.com/tablekit/tablekit/datamodel"
 	"github.com/tablekit/tablekit/jobs"
 	"github.com/tablekit/tablekit/journey"
+	"github.com/tablekit/tablekit/table"
 	"github.com/tablekit/tablekit/tasks"
 )
 
@@ -56,7 +57,7 @@ func seedFigures() map[string][]seedFigure {
 			},
 			{
 				What: "Provisioned capacity (prod, planned)", Seed: "base 25 RCU / 10 WCU, auto-scaling 25-100 RCU and 10-50 WCU at 70% target utilization; ~$25/month for 100k jobs",
-				Ours: jobsProductionPlan,
+				Ours: productionPlan(jobs.ProductionCapacity()),
 				Why: "`jobs.ProductionProvisioning()` is the seed's plan as a preset (`jobs.Provisioning(jobs.ProductionProvisioning())`; the default stays on demand): 25 RCU / 10 WCU, scaled 25-100 / 10-50 at 70%, on the table and both indexes, since every job write is also written to both (the seed does not say what its indexes get; an index that cannot grow with the table throttles the table's writes). " +
 					"Priced at DynamoDB's provisioned prices for US East (N. Virginia), $0.00013 per RCU-hour and $0.00065 per WCU-hour (the data-modelling design gives on-demand prices only), over its 720-hour month. The declared peaks stay under the minimum at 70%, so the scaler never raises it and the month costs the base: three sets of 25 RCU and 10 WCU, about the seed's $25. " +
 					"On demand the same traffic costs a small fraction of that: provisioned capacity buys a table that never waits on on-demand's adaptation to a sudden peak, at this volume for many times the price (the ratio beside); it pays once the traffic keeps most of the base busy.",
@@ -106,6 +107,13 @@ func seedFigures() map[string][]seedFigure {
 				},
 				Why: "With the option META tells the three events of a plain life (its creation, its claim, its completion), which are then not written: 3 WCU a task less, and three items less per task kept for the retention. `History` and `EventFromChange` return the same events; a tool reading the table's event rows sees them only for tasks whose life was not plain. The default is the seed's layout.",
 			},
+			{
+				What: "Provisioned capacity (prod)", Seed: "~1,500 WCU/s on the submission path → provision 2,000 WCU/s with auto-scaling; on-demand during development",
+				Ours: productionPlan(tasks.ProductionCapacity()),
+				Why: "`tasks.ProductionProvisioning()` is the design's plan as a preset (`tasks.Provisioning(tasks.ProductionProvisioning())`; the default stays on demand, the design's billing during development): the design's 2,000 WCU as the floor auto-scaling keeps, on the table and GSI1 (every META write is also GSI1's). " +
+					"The design names the write base only, and counts 3,500 WCU/s at its peak without the index entries, the WORKER item and META's completion (above); the declared peaks (beside) are higher, so the ceiling is 7,000 WCU, which holds the table's peak at 70% (the jobs plan's target; the design names none), and reads, mostly GSI1's claim queries, scale 500-4,000 RCU. " +
+					"Priced at DynamoDB's provisioned prices for US East ($0.00013 per RCU-hour, $0.00065 per WCU-hour). The declared rates are a constant 500 tasks a second (average = peak), so the scaler holds about the peak at 70% all month, and provisioned capacity costs well under on-demand's per-request price; a queue that idles most of the month still pays the floor (beside) where on demand it would pay almost nothing.",
+			},
 		},
 		"journey": {
 			{
@@ -141,10 +149,17 @@ func seedFigures() map[string][]seedFigure {
 	}
 }
 
-// jobsProductionPlan prices jobs.ProductionCapacity on the jobs table at
+// productionPlan prices a store's production capacity (jobs.ProductionCapacity,
+// tasks.ProductionCapacity) on its table at
 // the store's declared rates, beside its on-demand bill.
-func jobsProductionPlan(m datamodel.Model, est *datamodel.Estimate) (string, error) {
-	plan, err := est.Provisioned(m.Schema, jobs.ProductionCapacity())
+func productionPlan(c table.Capacity) func(datamodel.Model, *datamodel.Estimate) (string, error) {
+	return func(m datamodel.Model, est *datamodel.Estimate) (string, error) {
+		return priceProductionPlan(m, est, c)
+	}
+}
+
+func priceProductionPlan(m datamodel.Model, est *datamodel.Estimate, c table.Capacity) (string, error) {
+	plan, err := est.Provisioned(m.Schema, c)
 	if err != nil {
 		return "", err
 	}
@@ -160,8 +175,8 @@ func jobsProductionPlan(m datamodel.Model, est *datamodel.Estimate) (string, err
 	if !plan.Serves {
 		serves = "does not serve every declared peak"
 	}
-	return fmt.Sprintf("$%.2f/month provisioned (%s; storage $%.2f), $%.2f with every part at its auto-scaling maximum; the plan %s. On demand at the same rates: $%.2f (x%.0f)",
-		plan.MonthlyCost, strings.Join(parts, "; "), est.StorageCost, plan.MaximumMonthlyCost, serves, est.MonthlyCost, plan.MonthlyCost/est.MonthlyCost), nil
+	return fmt.Sprintf("$%.2f/month provisioned (%s; storage $%.2f), $%.2f with every part at its floor all month, $%.2f at its auto-scaling maximum; the plan %s. On demand at the same rates: $%.2f (provisioned/on-demand %.2f)",
+		plan.MonthlyCost, strings.Join(parts, "; "), est.StorageCost, plan.MinimumMonthlyCost, plan.MaximumMonthlyCost, serves, est.MonthlyCost, plan.MonthlyCost/est.MonthlyCost), nil
 }
 
 // analyticsCost is the view's write units per job lifecycle at the

@@ -252,6 +252,7 @@ var functions = map[string]any{
 
 	"tasks.NewStore": tasks.NewStore, "tasks.Schema": tasks.Schema, "tasks.EventFromChange": tasks.EventFromChange,
 	"tasks.Patterns": tasks.Patterns, "tasks.FreshKey": tasks.FreshKey, "tasks.Entities": tasks.Entities,
+	"tasks.ProductionCapacity": tasks.ProductionCapacity, "tasks.ProductionProvisioning": tasks.ProductionProvisioning,
 
 	"datamodel.EstimateSchema": datamodel.EstimateSchema, "datamodel.Measure": datamodel.Measure,
 	"datamodel.PolicyFor": datamodel.PolicyFor, "datamodel.Render": datamodel.Render,
