@@ -12,21 +12,30 @@ import (
 // requests of 100 (table.BatchGet: unprocessed keys are retried with
 // backoff until done or ctx ends, never dropped). Results are in the order
 // of keys; missing and expired items are left out. A key given twice is a
-// *table.InputError.
-func (e *Entity[T]) BatchGet(ctx context.Context, keys []T, opts ...func(*table.GetOptions)) (_ []T, err error) {
+// *table.InputError, and so are the options only a list takes; Consistent
+// reads strongly consistent.
+func (e *Entity[T]) BatchGet(ctx context.Context, keys []T, opts ...func(*ReadOptions)) (_ []T, err error) {
 	if err := e.ready(ctx); err != nil {
 		return nil, err
 	}
 	m := e.m
 	ctx, span := m.start(ctx, opBatchGet)
 	defer span.End(&err)
+	o := readOptions(opts)
+	if err := o.itemRead(m.name, "BatchGet"); err != nil {
+		return nil, err
+	}
 	ks := make([]table.Key, len(keys))
 	for i, k := range keys {
 		if ks[i], err = e.tableKey(k); err != nil {
 			return nil, refield(err, "keys["+strconv.Itoa(i)+"]")
 		}
 	}
-	items, err := table.BatchGet[table.Item](ctx, m.reg.t, ks, opts...)
+	var gopts []func(*table.GetOptions)
+	if o.Consistent {
+		gopts = append(gopts, table.Consistent())
+	}
+	items, err := table.BatchGet[table.Item](ctx, m.reg.t, ks, gopts...)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func testDerivedIndexKeysFollowWhatAnOperationSets(t *testing.T, mk makeEnv) {
 	registries(t, mk, func(t *testing.T, e *env) {
 		tick := func() { e.lag(time.Second) }
 		stored := func(tenant, id string) Ticket {
-			v, err := e.tickets.Get(ctx, Ticket{TenantID: tenant, ID: id}, table.Consistent())
+			v, err := e.tickets.Get(ctx, Ticket{TenantID: tenant, ID: id}, entity.Consistent())
 			require.NoError(t, err)
 			return v
 		}

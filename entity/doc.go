@@ -134,6 +134,13 @@
 // also match). The errors are *table.Error values naming the table and the
 // key, and wrapping the SDK's error.
 //
+// # Reading
+//
+// Every read takes ReadOptions (ListOptions is the same type), so one
+// option means one thing whichever read it is given to: Consistent() is a
+// strongly consistent Get, BatchGet or List. A read refuses, before any
+// request, an option it cannot honour (ByIndex or Limit on a Get).
+//
 // # Reading several entities
 //
 // A Collection reads entities sharing a partition with one Query (an

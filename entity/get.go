@@ -18,9 +18,10 @@ func init() { *consistentRead = true }
 
 // Get reads the item whose key the key fields of key give (other fields
 // are ignored): albums.Get(ctx, Album{ID: "a1"}). A missing item, and one
-// whose TTL has passed, is table.ErrNotFound. table.Consistent() asks for
-// a strongly consistent read; other table.GetOptions are refused.
-func (e *Entity[T]) Get(ctx context.Context, key T, opts ...func(*table.GetOptions)) (_ T, err error) {
+// whose TTL has passed, is table.ErrNotFound. Consistent() asks for a
+// strongly consistent read; the options only a list takes (ByIndex,
+// Limit, ...) are refused with a *table.InputError.
+func (e *Entity[T]) Get(ctx context.Context, key T, opts ...func(*ReadOptions)) (_ T, err error) {
 	var zero T
 	if err := e.ready(ctx); err != nil {
 		return zero, err
@@ -28,12 +29,12 @@ func (e *Entity[T]) Get(ctx context.Context, key T, opts ...func(*table.GetOptio
 	m := e.m
 	ctx, span := m.start(ctx, opGet)
 	defer span.End(&err)
-	var o table.GetOptions
+	var o ReadOptions
 	if len(opts) > 0 {
-		o = getOptions(opts)
-	}
-	if o.Projection != nil {
-		return zero, inputError(m.name+" options", "Projection", "an entity reads whole items", nil)
+		o = readOptions(opts)
+		if err := o.itemRead(m.name, "Get"); err != nil {
+			return zero, err
+		}
 	}
 	k, err := e.tableKey(key)
 	if err != nil {
@@ -67,18 +68,6 @@ func (m *model) found(item table.Item, k table.Key) error {
 		return fmt.Errorf("entity: %s: item %s is not one: %w", m.name, k, ErrUnknownItem)
 	}
 	return nil
-}
-
-// getOptions applies opts; a function of its own so that a Get without
-// options does not allocate them.
-func getOptions(opts []func(*table.GetOptions)) table.GetOptions {
-	var o table.GetOptions
-	for _, f := range opts {
-		if f != nil {
-			f(&o)
-		}
-	}
-	return o
 }
 
 // Decode decodes an item of the entity read by other means (a raw Query,

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -15,7 +16,7 @@ func TestGetReadsBackWhatCreateWrote(t *testing.T) {
 	e := newEnv(t)
 	want, err := e.albums.Create(ctx, Album{ID: "a1", OwnerID: "u1", Title: "Alps", Tags: []string{"snow"}})
 	require.NoError(t, err)
-	got, err := e.albums.Get(ctx, Album{ID: "a1"}, table.Consistent())
+	got, err := e.albums.Get(ctx, Album{ID: "a1"}, entity.Consistent())
 	require.NoError(t, err)
 	assert.Equal(t, want.Title, got.Title)
 	assert.Equal(t, want.Tags, got.Tags)

@@ -59,7 +59,7 @@ func TestIntegrationEveryOperationOnDynamoDBLocal(t *testing.T) {
 	_, err = e.albums.Create(ctx, Album{ID: "a1", OwnerID: "u1", Title: "again"})
 	require.ErrorIs(t, err, table.ErrAlreadyExists)
 
-	got, err := e.albums.Get(ctx, Album{ID: "a1"}, table.Consistent())
+	got, err := e.albums.Get(ctx, Album{ID: "a1"}, entity.Consistent())
 	require.NoError(t, err)
 	assert.Equal(t, "Alps", got.Title)
 
@@ -91,7 +91,7 @@ func TestIntegrationEveryOperationOnDynamoDBLocal(t *testing.T) {
 		require.NoError(t, err)
 	}
 	var listed []string
-	for p, err := range e.photos.Items(ctx, Photo{AlbumID: "a1"}, entity.Limit(5), entity.ConsistentList()) {
+	for p, err := range e.photos.Items(ctx, Photo{AlbumID: "a1"}, entity.Limit(5), entity.Consistent()) {
 		require.NoError(t, err)
 		listed = append(listed, p.ID)
 	}
@@ -130,7 +130,7 @@ func TestIntegrationConcurrentPutsOfOneVersionHaveOneWinner(t *testing.T) {
 	})
 	assert.Equal(t, 1, wins)
 	assert.Equal(t, 9, conflicts)
-	got, err := e.albums.Get(ctx, Album{ID: "a"}, table.Consistent())
+	got, err := e.albums.Get(ctx, Album{ID: "a"}, entity.Consistent())
 	require.NoError(t, err)
 	assert.Equal(t, 2, got.Version)
 }
@@ -165,7 +165,7 @@ func TestIntegrationCollectionsBatchesTransactionsAndOffload(t *testing.T) {
 
 	col, err := entity.NewCollection(e.reg, "albumView", "", e.albums, e.photos, e.shares)
 	require.NoError(t, err)
-	page, err := col.List(ctx, Album{ID: "a1"}, "", entity.ConsistentList())
+	page, err := col.List(ctx, Album{ID: "a1"}, "", entity.Consistent())
 	require.NoError(t, err)
 	require.Len(t, page.Items, 5)
 	assert.Equal(t, 3, page.Items[0].(Album).PhotoCount)
@@ -179,7 +179,7 @@ func TestIntegrationCollectionsBatchesTransactionsAndOffload(t *testing.T) {
 	}
 	_, err = e.photos.BatchPut(ctx, more)
 	require.NoError(t, err)
-	got, err := e.photos.BatchGet(ctx, more, table.Consistent())
+	got, err := e.photos.BatchGet(ctx, more, entity.Consistent())
 	require.NoError(t, err)
 	assert.Equal(t, ids(more), ids(got))
 	require.NoError(t, e.photos.BatchDelete(ctx, more))

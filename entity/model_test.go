@@ -327,13 +327,13 @@ func (m *modelEnv) checkAll(t *rapid.T) {
 	}
 	for _, a := range mAlbums {
 		var got []any
-		for v, err := range m.photos.Items(ctx, mPhoto{Album: a}, entity.ConsistentList()) {
+		for v, err := range m.photos.Items(ctx, mPhoto{Album: a}, entity.Consistent()) {
 			require.NoError(t, err)
 			got = append(got, v)
 		}
 		require.Equal(t, m.partition(a, true, false, nil, false), got, "photos of %s", a)
 		got = nil
-		for v, err := range m.tags.Items(ctx, mTag{Album: a}, entity.ConsistentList()) {
+		for v, err := range m.tags.Items(ctx, mTag{Album: a}, entity.Consistent()) {
 			require.NoError(t, err)
 			got = append(got, v)
 		}
@@ -648,7 +648,7 @@ func (m *modelEnv) delete(t *rapid.T) {
 
 func (m *modelEnv) get(t *rapid.T) {
 	a, id := drawPhotoKey(t)
-	got, err := m.photos.Get(ctx, mPhoto{Album: a, ID: id}, table.Consistent())
+	got, err := m.photos.Get(ctx, mPhoto{Album: a, ID: id}, entity.Consistent())
 	want, live := m.livePhoto(photoKey(a, id))
 	if !live {
 		m.expect(t, "not found", err, "Get of no live photo")
@@ -673,7 +673,7 @@ func drawList(t *rapid.T) (limit int, desc bool, opts []func(*entity.ListOptions
 func (m *modelEnv) list(t *rapid.T) {
 	a := rapid.SampledFrom(mAlbums).Draw(t, "album")
 	_, desc, opts := drawList(t)
-	opts = append(opts, entity.ConsistentList())
+	opts = append(opts, entity.Consistent())
 	var keep func(mKey) bool
 	if rapid.Bool().Draw(t, "from") {
 		from := rapid.SampledFrom(mPhotos).Draw(t, "from photo")
@@ -724,7 +724,7 @@ func (m *modelEnv) listIndex(t *rapid.T) {
 func (m *modelEnv) collection(t *rapid.T) {
 	a := rapid.SampledFrom(mAlbums).Draw(t, "album")
 	_, desc, opts := drawList(t)
-	opts = append(opts, entity.ConsistentList())
+	opts = append(opts, entity.Consistent())
 	var partition any = mPhoto{Album: a}
 	if rapid.Bool().Draw(t, "by a tag") {
 		partition = mTag{Album: a}
@@ -779,7 +779,7 @@ func all[T any](vs []T, ok func(T) bool) bool {
 
 func (m *modelEnv) batchGet(t *rapid.T) {
 	keys := m.distinctPhotos(t)
-	got, err := m.photos.BatchGet(ctx, keys, table.Consistent())
+	got, err := m.photos.BatchGet(ctx, keys, entity.Consistent())
 	require.NoError(t, err)
 	var want []mPhoto
 	for _, k := range keys {
@@ -920,7 +920,7 @@ func (m *modelEnv) tagDelete(t *rapid.T) {
 
 func (m *modelEnv) tagGet(t *rapid.T) {
 	key, k := m.drawTagKey(t)
-	got, err := m.tags.Get(ctx, key, table.Consistent())
+	got, err := m.tags.Get(ctx, key, entity.Consistent())
 	want, live := m.liveTag(k)
 	if !live {
 		m.expect(t, "not found", err, "Get of no live tag")
@@ -934,7 +934,7 @@ func (m *modelEnv) tagGet(t *rapid.T) {
 func (m *modelEnv) tagList(t *rapid.T) {
 	a, id := drawPhotoKey(t)
 	_, desc, opts := drawList(t)
-	opts = append(opts, entity.ConsistentList())
+	opts = append(opts, entity.Consistent())
 	var keep func(mKey) bool
 	if rapid.Bool().Draw(t, "of one photo") {
 		opts = append(opts, entity.SortBeginsWith(id))

@@ -15,54 +15,6 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// ListOptions configure List, Items and the reads of a Collection.
-type ListOptions struct {
-	// Index is the global secondary index to read ("" for the table).
-	Index string
-	// Limit is the most items a page holds (0: what one DynamoDB page
-	// holds).
-	Limit int
-	// Sort restricts the sort key; see SortBeginsWith and the others.
-	Sort SortCondition
-	// Descending reads from the largest sort key down.
-	Descending bool
-	// Consistent asks for a strongly consistent read (the table only).
-	Consistent bool
-	// Filter is applied after reading: it saves bandwidth, not capacity.
-	Filter *expression.ConditionBuilder
-	// AnyTieOrder drops the tie-break of an index read: items with equal
-	// index sort keys come in DynamoDB's order, which it does not define,
-	// and a cursor inside such a run may repeat or skip items. A read that
-	// wants the first item after a key, not a listing, saves reading the
-	// whole run of ties.
-	AnyTieOrder bool
-}
-
-// Limit sets ListOptions.Limit.
-func Limit(n int) func(*ListOptions) { return func(o *ListOptions) { o.Limit = n } }
-
-// ByIndex reads the global secondary index name instead of the table.
-func ByIndex(name string) func(*ListOptions) { return func(o *ListOptions) { o.Index = name } }
-
-// Descending reads from the largest sort key down.
-func Descending() func(*ListOptions) { return func(o *ListOptions) { o.Descending = true } }
-
-// ConsistentList asks for a strongly consistent read of the table.
-func ConsistentList() func(*ListOptions) { return func(o *ListOptions) { o.Consistent = true } }
-
-// AnyTieOrder sets ListOptions.AnyTieOrder.
-func AnyTieOrder() func(*ListOptions) { return func(o *ListOptions) { o.AnyTieOrder = true } }
-
-// Where filters the items read.
-func Where(c expression.ConditionBuilder) func(*ListOptions) {
-	return func(o *ListOptions) {
-		if o.Filter != nil {
-			c = o.Filter.And(c)
-		}
-		o.Filter = &c
-	}
-}
-
 type sortOp uint8
 
 const (
@@ -120,16 +72,6 @@ func SortGreater(values ...any) func(*ListOptions) {
 // SortGreaterOrEqual keeps the items from the first beginning with values.
 func SortGreaterOrEqual(values ...any) func(*ListOptions) {
 	return sortOption(SortCondition{op: sortGreaterOrEqual, lo: values})
-}
-
-func listOptions(opts []func(*ListOptions)) ListOptions {
-	var o ListOptions
-	for _, f := range opts {
-		if f != nil {
-			f(&o)
-		}
-	}
-	return o
 }
 
 // maxLimit bounds ListOptions.Limit (DynamoDB's Limit is an int32; a page

@@ -79,15 +79,15 @@ func testEveryReadReturnsOnlyTheEntitysItems(t *testing.T, mk makeEnv) {
 
 		for _, limit := range []int{0, 1, 2, 4} {
 			got := walk(t, func(c string) (table.Page[Photo], error) {
-				return e.photos.List(ctx, Photo{AlbumID: "a1"}, c, entity.Limit(limit), entity.ConsistentList())
+				return e.photos.List(ctx, Photo{AlbumID: "a1"}, c, entity.Limit(limit), entity.Consistent())
 			})
 			assert.Equal(t, photos, ids(got), "photos.List, limit %d: no tag is a photo", limit)
 			gotTags := walk(t, func(c string) (table.Page[Tag], error) {
-				return e.tags.List(ctx, Tag{AlbumID: "a1"}, c, entity.Limit(limit), entity.ConsistentList())
+				return e.tags.List(ctx, Tag{AlbumID: "a1"}, c, entity.Limit(limit), entity.Consistent())
 			})
 			assert.Equal(t, tags, tagNames(gotTags), "tags.List, limit %d: no photo is a tag", limit)
 			gotTags = walk(t, func(c string) (table.Page[Tag], error) {
-				return e.tags.List(ctx, Tag{AlbumID: "a1"}, c, entity.Limit(limit), entity.ConsistentList(), entity.SortBeginsWith("p1"))
+				return e.tags.List(ctx, Tag{AlbumID: "a1"}, c, entity.Limit(limit), entity.Consistent(), entity.SortBeginsWith("p1"))
 			})
 			assert.Equal(t, tags[2:4], tagNames(gotTags), "tags of p1 (a prefix query that reaches photo p1)")
 			byIndex := walk(t, func(c string) (table.Page[Photo], error) {
@@ -96,13 +96,13 @@ func testEveryReadReturnsOnlyTheEntitysItems(t *testing.T, mk makeEnv) {
 			assert.Equal(t, photos, ids(byIndex), "photos on the index, limit %d: no album", limit)
 		}
 		var items []Photo
-		for p, err := range e.photos.Items(ctx, Photo{AlbumID: "a1"}, entity.Limit(1), entity.ConsistentList()) {
+		for p, err := range e.photos.Items(ctx, Photo{AlbumID: "a1"}, entity.Limit(1), entity.Consistent()) {
 			require.NoError(t, err)
 			items = append(items, p)
 		}
 		assert.Equal(t, photos, ids(items), "photos.Items")
 		var itemTags []Tag
-		for v, err := range e.tags.Items(ctx, Tag{AlbumID: "a1"}, entity.ConsistentList(), entity.SortGreaterOrEqual("p1")) {
+		for v, err := range e.tags.Items(ctx, Tag{AlbumID: "a1"}, entity.Consistent(), entity.SortGreaterOrEqual("p1")) {
 			require.NoError(t, err)
 			itemTags = append(itemTags, v)
 		}
@@ -111,7 +111,7 @@ func testEveryReadReturnsOnlyTheEntitysItems(t *testing.T, mk makeEnv) {
 		col, err := entity.NewCollection(e.reg, "photoView", "", e.photos, e.tags)
 		require.NoError(t, err)
 		all := walk(t, func(c string) (table.Page[any], error) {
-			return col.List(ctx, Photo{AlbumID: "a1"}, c, entity.Limit(2), entity.ConsistentList())
+			return col.List(ctx, Photo{AlbumID: "a1"}, c, entity.Limit(2), entity.Consistent())
 		})
 		var kinds []string
 		for _, v := range all {
@@ -127,7 +127,7 @@ func testEveryReadReturnsOnlyTheEntitysItems(t *testing.T, mk makeEnv) {
 		assert.Equal(t, []string{"photo p0", "tag p0/snow", "tag p0/sun", "photo p1", "tag p1/snow", "tag p1/sun",
 			"photo p2", "tag p2/snow", "tag p2/sun"}, kinds, "the album and the share are no members")
 
-		got, err := e.photos.BatchGet(ctx, []Photo{{AlbumID: "a1", ID: "p0"}, {AlbumID: "a1", ID: "p9"}}, table.Consistent())
+		got, err := e.photos.BatchGet(ctx, []Photo{{AlbumID: "a1", ID: "p0"}, {AlbumID: "a1", ID: "p9"}}, entity.Consistent())
 		require.NoError(t, err)
 		assert.Equal(t, []string{"p0"}, ids(got))
 

@@ -24,7 +24,7 @@ func testRulesHoldOnEveryWritePath(t *testing.T, mk makeEnv) {
 		require.NoError(t, err)
 		stored := func() Invite {
 			t.Helper()
-			v, err := e.invites.Get(ctx, key, table.Consistent())
+			v, err := e.invites.Get(ctx, key, entity.Consistent())
 			require.NoError(t, err)
 			return v
 		}
@@ -53,7 +53,7 @@ func testRulesHoldOnEveryWritePath(t *testing.T, mk makeEnv) {
 		assert.Equal(t, 0, v.Uses)
 		_, err = e.invites.Update(Invite{AlbumID: "a1", Email: "new"}).Add("uses", 6).Run(ctx)
 		refused(err, "an Update that would create the item with 6")
-		_, err = e.invites.Get(ctx, Invite{AlbumID: "a1", Email: "new"}, table.Consistent())
+		_, err = e.invites.Get(ctx, Invite{AlbumID: "a1", Email: "new"}, entity.Consistent())
 		require.ErrorIs(t, err, table.ErrNotFound, "nothing created")
 
 		// seats: unsigned, Bounds(1, 4); 0 is unset, which only Required
@@ -97,7 +97,7 @@ func testRulesHoldOnEveryWritePath(t *testing.T, mk makeEnv) {
 		_, err = e.albums.Update(Album{ID: "nope"}).Set("visibility", "public").Run(ctx)
 		refused2 := err
 		require.ErrorIs(t, refused2, entity.ErrValidation, "an Update creating an album without its Required title and owner")
-		_, err = e.albums.Get(ctx, Album{ID: "nope"}, table.Consistent())
+		_, err = e.albums.Get(ctx, Album{ID: "nope"}, entity.Consistent())
 		require.ErrorIs(t, err, table.ErrNotFound)
 
 		_, err = e.invites.Patch(key).Add("uses", 1).If(expression.Name("role").Equal(expression.Value("editor"))).Run(ctx)

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/entity"
-	"github.com/tablekit/tablekit/table"
 )
 
 // Ranked is in a sparse index by rank, under a constant partition: an
@@ -61,7 +60,7 @@ func testASparseIndexHoldsExactlyTheItemsWithItsAttributes(t *testing.T, mk make
 		_, err = ranked.Update(Ranked{ID: "b"}).Set("rank", "").Run(ctx)
 		require.NoError(t, err)
 		assert.Empty(t, ranks(t, ranked), "Update")
-		got, err := ranked.Get(ctx, Ranked{ID: "b"}, table.Consistent())
+		got, err := ranked.Get(ctx, Ranked{ID: "b"}, entity.Consistent())
 		require.NoError(t, err)
 		assert.Equal(t, Ranked{ID: "b", Owner: "u", Version: 2}, got)
 

@@ -26,18 +26,18 @@ func testATTLOfZeroNeverExpires(t *testing.T, mk makeEnv) {
 		require.NoError(t, err)
 		assert.Equal(t, "0", rawN(t, e.raw(t, "ALBUM#a1", "INVITE#x@y")["expiresAt"]), "stored as 0")
 
-		got, err := e.invites.Get(ctx, key, table.Consistent())
+		got, err := e.invites.Get(ctx, key, entity.Consistent())
 		require.NoError(t, err)
 		assert.Equal(t, 1, got.Uses)
-		page, err := e.invites.List(ctx, Invite{AlbumID: "a1"}, "", entity.ConsistentList())
+		page, err := e.invites.List(ctx, Invite{AlbumID: "a1"}, "", entity.Consistent())
 		require.NoError(t, err)
 		assert.Len(t, page.Items, 1, "List finds it")
 		col, err := entity.NewCollection(e.reg, "invites", "", e.invites, e.albums)
 		require.NoError(t, err)
-		cp, err := col.List(ctx, Invite{AlbumID: "a1"}, "", entity.ConsistentList())
+		cp, err := col.List(ctx, Invite{AlbumID: "a1"}, "", entity.Consistent())
 		require.NoError(t, err)
 		assert.Len(t, cp.Items, 1, "a collection finds it")
-		batch, err := e.invites.BatchGet(ctx, []Invite{key}, table.Consistent())
+		batch, err := e.invites.BatchGet(ctx, []Invite{key}, entity.Consistent())
 		require.NoError(t, err)
 		assert.Len(t, batch, 1, "BatchGet finds it")
 		item := e.raw(t, "ALBUM#a1", "INVITE#x@y")
@@ -91,16 +91,16 @@ func testAnExpiredItemIsGoneBeforeDynamoDBDeletesIt(t *testing.T, mk makeEnv) {
 		require.NotEmpty(t, e.raw(t, "ALBUM#a1", "INVITE#a"), "still stored")
 
 		key := Invite{AlbumID: "a1", Email: "a"}
-		_, err = e.invites.Get(ctx, key, table.Consistent())
+		_, err = e.invites.Get(ctx, key, entity.Consistent())
 		require.ErrorIs(t, err, table.ErrNotFound)
 		for _, limit := range []int{0, 1, 2} {
 			got := walk(t, func(c string) (table.Page[Invite], error) {
-				return e.invites.List(ctx, Invite{AlbumID: "a1"}, c, entity.Limit(limit), entity.ConsistentList())
+				return e.invites.List(ctx, Invite{AlbumID: "a1"}, c, entity.Limit(limit), entity.Consistent())
 			})
 			assert.Equal(t, []string{"z"}, emails(got), "List, limit %d", limit)
 		}
 		var items []Invite
-		for v, err := range e.invites.Items(ctx, Invite{AlbumID: "a1"}, entity.Limit(1), entity.ConsistentList()) {
+		for v, err := range e.invites.Items(ctx, Invite{AlbumID: "a1"}, entity.Limit(1), entity.Consistent()) {
 			require.NoError(t, err)
 			items = append(items, v)
 		}
@@ -110,14 +110,14 @@ func testAnExpiredItemIsGoneBeforeDynamoDBDeletesIt(t *testing.T, mk makeEnv) {
 		// z sorts last: the pages of a, b and c are empty of live items
 		// and must not end with cursors that lead to nothing.
 		all := walk(t, func(c string) (table.Page[any], error) {
-			return col.List(ctx, Invite{AlbumID: "a1"}, c, entity.Limit(1), entity.ConsistentList())
+			return col.List(ctx, Invite{AlbumID: "a1"}, c, entity.Limit(1), entity.Consistent())
 		})
 		assert.Equal(t, []string{"z"}, emails(entity.Of[Invite](all)), "a collection")
 		desc := walk(t, func(c string) (table.Page[any], error) {
-			return col.List(ctx, Invite{AlbumID: "a1"}, c, entity.Limit(1), entity.ConsistentList(), entity.Descending())
+			return col.List(ctx, Invite{AlbumID: "a1"}, c, entity.Limit(1), entity.Consistent(), entity.Descending())
 		})
 		assert.Equal(t, []string{"z"}, emails(entity.Of[Invite](desc)), "a collection, descending")
-		batch, err := e.invites.BatchGet(ctx, []Invite{key, {AlbumID: "a1", Email: "z"}}, table.Consistent())
+		batch, err := e.invites.BatchGet(ctx, []Invite{key, {AlbumID: "a1", Email: "z"}}, entity.Consistent())
 		require.NoError(t, err)
 		assert.Equal(t, []string{"z"}, emails(batch), "BatchGet")
 		item := e.raw(t, "ALBUM#a1", "INVITE#a")
@@ -133,7 +133,7 @@ func testAnExpiredItemIsGoneBeforeDynamoDBDeletesIt(t *testing.T, mk makeEnv) {
 		up, err := e.invites.Update(key).Add("uses", 1).Run(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, Invite{AlbumID: "a1", Email: "a", Uses: 1, Version: 1}, up, "Update starts afresh: no old uses, notes, role or ttl")
-		got, err := e.invites.Get(ctx, key, table.Consistent())
+		got, err := e.invites.Get(ctx, key, entity.Consistent())
 		require.NoError(t, err, "and the next Get finds it")
 		assert.Equal(t, up, got)
 
@@ -189,7 +189,7 @@ func testUpdatesRacingOverAnExpiredItemLoseNothing(t *testing.T, mk makeEnv) {
 			return err
 		})
 		require.Equal(t, 5, wins)
-		got, err := e.invites.Get(ctx, key, table.Consistent())
+		got, err := e.invites.Get(ctx, key, entity.Consistent())
 		require.NoError(t, err)
 		assert.Equal(t, 5, got.Uses, "round %d: five increments from nothing, none lost and no old uses", round)
 	}
@@ -236,7 +236,7 @@ func testACallersConditionMeetsNoItemWhereOneExpired(t *testing.T, mk makeEnv) {
 		require.NoError(t, err)
 		_, err = e.shares.Put(ctx, Share{AlbumID: "a1", UserID: "u", Role: "editor"}, entity.If(expression.Name("role").Equal(expression.Value("viewer"))))
 		require.ErrorIs(t, err, table.ErrConditionFailed, "an unversioned Put")
-		got, err := e.invites.Get(ctx, Invite{AlbumID: "a1", Email: "b"}, table.Consistent())
+		got, err := e.invites.Get(ctx, Invite{AlbumID: "a1", Email: "b"}, entity.Consistent())
 		require.NoError(t, err)
 		assert.Equal(t, 0, got.Uses)
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -35,9 +36,9 @@ func (s *Store) Get(ctx context.Context, id string, opts ...func(*GetOptions)) (
 	for _, f := range opts {
 		f(&o)
 	}
-	var gopts []func(*table.GetOptions)
+	var gopts []func(*entity.ReadOptions)
 	if o.Consistent {
-		gopts = append(gopts, table.Consistent())
+		gopts = append(gopts, entity.Consistent())
 	}
 	rec, err := s.jobs.Get(ctx, record{JobID: id}, gopts...)
 	if err != nil {

@@ -157,7 +157,7 @@ type DeleteProgress struct {
 func (s *Store) markDeleting(ctx context.Context, id string) (*pipelineItem, error) {
 	key := pipelineItem{ID: id}
 	for attempt := 1; ; attempt++ {
-		cur, err := s.current.Get(ctx, key, table.Consistent())
+		cur, err := s.current.Get(ctx, key, entity.Consistent())
 		if err != nil {
 			if errors.Is(err, table.ErrNotFound) {
 				return nil, nil
@@ -200,7 +200,7 @@ func (s *Store) deleteExecutions(ctx context.Context, cur *pipelineItem) (int, e
 			ks = append(ks, executionItem{ID: executionID})
 		}
 	}
-	for ref, err := range s.refs.Items(ctx, executionRef{PipelineID: cur.ID}, entity.ConsistentList()) {
+	for ref, err := range s.refs.Items(ctx, executionRef{PipelineID: cur.ID}, entity.Consistent()) {
 		if err != nil {
 			return 0, err
 		}

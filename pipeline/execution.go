@@ -267,7 +267,7 @@ func (h *Executions) Get(ctx context.Context, id string) (*Execution, error) {
 // getExecution is Executions.Get with the read's options: the store's own
 // calls that act on an execution (PutOutput, PresignOutputDownload) read it
 // strongly consistent, so they find one created a moment before.
-func (s *Store) getExecution(ctx context.Context, id string, opts ...func(*table.GetOptions)) (_ *Execution, err error) {
+func (s *Store) getExecution(ctx context.Context, id string, opts ...func(*entity.ReadOptions)) (_ *Execution, err error) {
 	ctx, span := s.start(ctx, "pipeline.Executions.Get")
 	defer span.End(&err)
 	if err := s.ready(ctx); err != nil {

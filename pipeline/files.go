@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit/blobstore"
-	"github.com/tablekit/tablekit/table"
+	"github.com/tablekit/tablekit/entity"
 )
 
 // Object keys of the seed's S3 layout (under the store's bucket):
@@ -116,7 +116,7 @@ func (s *Store) PresignInputUpload(ctx context.Context, pipelineID string, versi
 			return nil, err
 		}
 		version = cur.Version
-	} else if _, err := s.getVersion(ctx, pipelineID, version, table.Consistent()); err != nil {
+	} else if _, err := s.getVersion(ctx, pipelineID, version, true); err != nil {
 		return nil, err
 	}
 	now := s.now()
@@ -201,7 +201,7 @@ func (s *Store) PutOutput(ctx context.Context, executionID string, body io.Reade
 	if body == nil {
 		return inputError("body", "nil", "an output needs a body")
 	}
-	e, err := s.getExecution(ctx, executionID, table.Consistent())
+	e, err := s.getExecution(ctx, executionID, entity.Consistent())
 	if err != nil {
 		return err
 	}
@@ -227,7 +227,7 @@ func (s *Store) PresignOutputDownload(ctx context.Context, executionID string) (
 	if err != nil {
 		return "", err
 	}
-	e, err := s.getExecution(ctx, executionID, table.Consistent())
+	e, err := s.getExecution(ctx, executionID, entity.Consistent())
 	if err != nil {
 		return "", err
 	}

@@ -321,7 +321,7 @@ func (s *Store) Get(ctx context.Context, id string) (_ *Pipeline, err error) {
 	if err := validateID("id", id); err != nil {
 		return nil, err
 	}
-	it, err := s.current.Get(ctx, pipelineItem{ID: id}, table.Consistent())
+	it, err := s.current.Get(ctx, pipelineItem{ID: id}, entity.Consistent())
 	if err != nil {
 		if errors.Is(err, table.ErrNotFound) {
 			return nil, notFound("pipeline", id, err)

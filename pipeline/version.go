@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -33,13 +34,13 @@ const maxVersion = 9_999_999_999
 
 // Get returns version of pipeline id as it was written.
 func (h *Versions) Get(ctx context.Context, id string, version int) (*Pipeline, error) {
-	return h.store().getVersion(ctx, id, version)
+	return h.store().getVersion(ctx, id, version, false)
 }
 
 // getVersion is Versions.Get with the read's options: PresignInputUpload
 // reads the version strongly consistent, so it finds one an Update wrote a
 // moment before.
-func (s *Store) getVersion(ctx context.Context, id string, version int, opts ...func(*table.GetOptions)) (_ *Pipeline, err error) {
+func (s *Store) getVersion(ctx context.Context, id string, version int, consistent bool) (_ *Pipeline, err error) {
 	ctx, span := s.start(ctx, "pipeline.Versions.Get")
 	defer span.End(&err)
 	if err := s.ready(ctx); err != nil {
@@ -48,11 +49,16 @@ func (s *Store) getVersion(ctx context.Context, id string, version int, opts ...
 	if err := checkVersion(id, version); err != nil {
 		return nil, err
 	}
-	it, err := s.versions.Get(ctx, pipelineItem{ID: id, Version: version}, opts...)
+	var eopts []func(*entity.ReadOptions)
+	var topts []func(*table.GetOptions)
+	if consistent {
+		eopts, topts = append(eopts, entity.Consistent()), append(topts, table.Consistent())
+	}
+	it, err := s.versions.Get(ctx, pipelineItem{ID: id, Version: version}, eopts...)
 	if errors.Is(err, table.ErrNotFound) {
 		// Written by a service that follows the seed: PV:3, unpadded.
 		pk, _ := pipelinePK.Build(id)
-		err = s.t.Get(ctx, s.t.Key(pk, seedVersionSK(version)), &it, opts...)
+		err = s.t.Get(ctx, s.t.Key(pk, seedVersionSK(version)), &it, topts...)
 		it.ID = id
 	}
 	if err != nil {

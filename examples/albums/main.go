@@ -152,7 +152,7 @@ type AlbumView struct {
 // View reads an album's partition.
 func (s *Service) View(ctx context.Context, albumID string) (AlbumView, error) {
 	var v AlbumView
-	for item, err := range s.view.Items(ctx, Album{ID: albumID}, entity.ConsistentList()) {
+	for item, err := range s.view.Items(ctx, Album{ID: albumID}, entity.Consistent()) {
 		if err != nil {
 			return v, err
 		}
