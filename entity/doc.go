@@ -134,6 +134,11 @@
 // also match). The errors are *table.Error values naming the table and the
 // key, and wrapping the SDK's error.
 //
+// A transaction's refusals are told apart by the actions themselves: keep
+// the Action values given to Transact and ask its *TxError about each
+// (txErr.Err(emailAction) is table.ErrAlreadyExists when the email was
+// taken, nil when that action was not refused), rather than by position.
+//
 // # Reading
 //
 // Every read takes ReadOptions (ListOptions is the same type), so one

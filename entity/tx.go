@@ -17,7 +17,8 @@ import (
 // Action is one write of a transaction: TxCreate, TxPut, TxDelete,
 // TxCheck, or an update's Action. Build them, then pass them to Transact.
 type Action struct {
-	m *model
+	id uint64 // who the action is, for TxError.Reason
+	m  *model
 	// add adds the write to tx; expect is the version the write compares
 	// (-1 when it compares none), to tell a version conflict from another
 	// failed condition.
@@ -39,8 +40,9 @@ type Action struct {
 // error is a *table.TxError naming each failed action, its sentinel
 // (table.ErrAlreadyExists for a TxCreate, table.ErrNotFound for a TxDelete
 // or a Patch's action, table.ErrConditionFailed), and ErrVersionConflict
-// when a compared version had moved. Bad input in any action is reported
-// before anything is sent.
+// when a compared version had moved; it is a *TxError, whose Reason and Err
+// tell the refusals apart by the Action values the caller built. Bad input
+// in any action is reported before anything is sent.
 func Transact(ctx context.Context, actions ...Action) (err error) {
 	if ctx == nil {
 		return inputError("ctx", "nil", "a request needs a context", nil)
@@ -72,7 +74,7 @@ func Transact(ctx context.Context, actions ...Action) (err error) {
 		}
 	}
 	if err := tx.Run(ctx); err != nil {
-		return explainRefusal(err, actions, expects)
+		return txError(err, actions, expects)
 	}
 	for _, a := range actions {
 		a.m.ops[opTx].use.calls.Add(1)
@@ -80,39 +82,6 @@ func Transact(ctx context.Context, actions ...Action) (err error) {
 	home.patterns.recordTx(actions)
 	return nil
 }
-
-// explainRefusal marks a canceled transaction whose compared version had
-// moved with ErrVersionConflict, and one an action's rule refused (an Add
-// under Bounds) with that rule's validation error.
-func explainRefusal(err error, actions []Action, expects []int64) error {
-	var txe *table.TxError
-	if !errors.As(err, &txe) {
-		return err
-	}
-	for _, r := range txe.Reasons {
-		if r.Index >= len(actions) || r.Code != "ConditionalCheckFailed" {
-			continue
-		}
-		a := actions[r.Index]
-		if expects[r.Index] >= 0 && len(r.Item) > 0 && versionIn(r.Item, a.m.version.name) != expects[r.Index] {
-			return &refusedError{why: ErrVersionConflict, err: err}
-		}
-		if a.explain != nil {
-			if why := a.explain(r.Item); why != nil {
-				return &refusedError{why: why, err: err}
-			}
-		}
-	}
-	return err
-}
-
-// refusedError is a canceled transaction with its reason: a version
-// conflict, or a rule's validation error. It matches the reason and
-// everything the transaction's error does.
-type refusedError struct{ why, err error }
-
-func (e *refusedError) Error() string   { return "entity: " + e.why.Error() + ": " + e.err.Error() }
-func (e *refusedError) Unwrap() []error { return []error{e.why, e.err} }
 
 func failedAction(err error) Action { return Action{err: err} }
 
@@ -123,7 +92,7 @@ func (e *Entity[T]) TxCreate(v T) Action {
 		return failedAction(noEntity())
 	}
 	m := e.m
-	return Action{m: m, entity: m.name, op: access.PutItem, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+	return Action{id: nextActionID(), m: m, entity: m.name, op: access.PutItem, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
 		rv := reflect.ValueOf(&v).Elem()
 		m.stampNew(rv, now)
 		item, _, err := m.encode(ctx, rv, &v)
@@ -147,7 +116,7 @@ func (e *Entity[T]) TxPut(v T, opts ...func(*WriteOptions)) Action {
 	}
 	m := e.m
 	o := writeOptions(opts)
-	return Action{m: m, entity: m.name, op: access.PutItem, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+	return Action{id: nextActionID(), m: m, entity: m.name, op: access.PutItem, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
 		rv := reflect.ValueOf(&v).Elem()
 		expect := int64(-1)
 		wo := conditions(o.Conditions)
@@ -192,7 +161,7 @@ func (e *Entity[T]) TxDelete(key T, opts ...func(*WriteOptions)) Action {
 	if o.Version != nil && m.version == nil {
 		return failedAction(inputError(m.name+" options", "IfVersion", "the entity has no Version attribute", nil))
 	}
-	return Action{m: m, entity: m.name, op: access.DeleteItem, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+	return Action{id: nextActionID(), m: m, entity: m.name, op: access.DeleteItem, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
 		wo, expect := m.existing(o.Conditions, o.Version, now, o.Unchecked)
 		tx.Delete(k, wo...)
 		return expect, nil
@@ -211,7 +180,7 @@ func (e *Entity[T]) TxCheck(key T, c expression.ConditionBuilder) Action {
 	if err != nil {
 		return failedAction(err)
 	}
-	return Action{m: e.m, entity: e.m.name, op: access.ConditionCheck, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+	return Action{id: nextActionID(), m: e.m, entity: e.m.name, op: access.ConditionCheck, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
 		tx.Check(k, c, table.ItemOnConditionFailure())
 		return -1, nil
 	}}
@@ -237,7 +206,7 @@ func (u *Update[T]) Action() Action {
 		}
 		return nil
 	}
-	return Action{m: m, entity: m.name, op: access.UpdateItem, explain: explain, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+	return Action{id: nextActionID(), m: m, entity: m.name, op: access.UpdateItem, explain: explain, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
 		p, err := u.plan(ctx, now)
 		if err != nil {
 			return -1, err

@@ -199,30 +199,26 @@ func (h *Executions) Create(ctx context.Context, in ExecutionInput) (_ *Executio
 	// execution created before it has its reference in the pipeline's
 	// partition for Delete to find.
 	exists := expression.AttributeExists(expression.Name(attrPK))
-	err = entity.Transact(ctx,
-		s.versions.TxCheck(pipelineItem{ID: e.PipelineID, Version: e.Version}, exists),
-		s.current.TxCheck(pipelineItem{ID: e.PipelineID}, exists.
-			And(expression.AttributeNotExists(expression.Name(attrDeleting))).
-			And(notDisabled())),
-		s.executions.TxCreate(item),
+	version := s.versions.TxCheck(pipelineItem{ID: e.PipelineID, Version: e.Version}, exists)
+	live := s.current.TxCheck(pipelineItem{ID: e.PipelineID}, exists.
+		And(expression.AttributeNotExists(expression.Name(attrDeleting))).
+		And(notDisabled()))
+	err = entity.Transact(ctx, version, live, s.executions.TxCreate(item),
 		s.refs.TxCreate(executionRef{PipelineID: e.PipelineID, ExecutionID: e.ID}))
 	if err == nil {
 		return e, nil
 	}
-	var txe *table.TxError
+	var txe *entity.TxError
 	if errors.As(err, &txe) {
 		// A canceled transaction wrote nothing: remove the input copied
 		// for it, or it would outlive a pipeline whose Delete already
 		// swept its files.
 		s.removeInputCopy(ctx, e)
-		for _, r := range txe.Reasons {
-			switch {
-			case r.Code != "ConditionalCheckFailed":
-			case r.Index == 0:
-				return nil, notFound("pipeline version", fmt.Sprintf("%s@%d", e.PipelineID, e.Version), err)
-			case r.Index == 1:
-				return nil, refusedPipeline(e.PipelineID, r.Item, err)
-			}
+		if errors.Is(txe.Err(version), table.ErrConditionFailed) {
+			return nil, notFound("pipeline version", fmt.Sprintf("%s@%d", e.PipelineID, e.Version), err)
+		}
+		if r, refused := txe.Reason(live); refused && r.Code == "ConditionalCheckFailed" {
+			return nil, refusedPipeline(e.PipelineID, r.Item, err)
 		}
 	}
 	return nil, fmt.Errorf("pipeline: create execution %q: %w", e.ID, err)

@@ -159,6 +159,19 @@ type TxReason struct {
 	err error
 }
 
+// Err is the sentinel the reason maps to for its action: ErrAlreadyExists
+// for a Create whose item exists, ErrNotFound for a write with IfExists
+// that found none (both are failed conditions too: Code says
+// ConditionalCheckFailed), ErrConditionFailed, ErrTransactionConflict,
+// ErrThrottled, ErrCollectionTooLarge or ErrValidation by Code; nil for a
+// code none of them fits.
+func (r TxReason) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	return reasonSentinel(r.Code)
+}
+
 // TxError is a canceled transaction: Reasons holds one entry per action that
 // failed (actions DynamoDB reported as "None" are left out).
 type TxError struct {
