@@ -43,7 +43,12 @@ type memObject struct {
 // MemoryOptions configure a Memory.
 type MemoryOptions struct {
 	// Clock is used for LastModified and presigned URL expiry; time.Now
-	// when nil. Tests move it to expire URLs without sleeping.
+	// when nil. Tests move it to expire URLs without sleeping. A test
+	// that sweeps orphans (Offloader.Orphans, entity's RemoveOrphans) with
+	// the fake's time set to a fixed instant (db.SetTime) gives it the
+	// fake's clock (db.Now), so objects are aged on the clock the sweep
+	// reads; on the fake's default clock (the wall clock, moved by
+	// Advance) none is needed.
 	Clock func() time.Time
 }
 

@@ -48,7 +48,9 @@ type OffloadOptions struct {
 	// Set it above the longest a Put can take; 0 turns the protection off
 	// (tests).
 	OrphanMinAge time.Duration
-	// Clock tells Orphans the time; time.Now when nil.
+	// Clock tells Orphans the time. Nil: table.ClockOf the API of the
+	// table Orphans scans, which is the fake's time on dynamotest (so a
+	// test that moves the fake ages the objects) and time.Now on AWS.
 	Clock func() time.Time
 }
 
@@ -126,11 +128,16 @@ func NewOffloader(store Store, opts ...func(*OffloadOptions)) (*Offloader, error
 	if o.Threshold > table.MaxItemSize {
 		o.Threshold = table.MaxItemSize
 	}
-	if o.Clock == nil {
-		o.Clock = time.Now
-	}
 	o.Keep = append([]string(nil), o.Keep...)
 	return &Offloader{store: store, opts: o}, nil
+}
+
+// now is the time orphans are aged by: Clock, or the clock of t's API.
+func (off *Offloader) now(t *table.Table) time.Time {
+	if off.opts.Clock != nil {
+		return off.opts.Clock()
+	}
+	return table.ClockOf(t.DB())()
 }
 
 // checkTable refuses a nil table before anything is written.
@@ -153,7 +160,7 @@ func (off *Offloader) Store() Store {
 // ready refuses an Offloader not made by NewOffloader (nil or zero) before
 // it touches a store or a table.
 func (off *Offloader) ready() error {
-	if off == nil || off.store == nil || off.opts.Clock == nil {
+	if off == nil || off.store == nil {
 		return inputError("offloader", "zero value", "use NewOffloader")
 	}
 	return nil
@@ -541,7 +548,7 @@ func (off *Offloader) Orphans(ctx context.Context, t *table.Table, prefix string
 			return
 		}
 		full := off.opts.Prefix + prefix
-		cutoff := off.opts.Clock().Add(-off.opts.OrphanMinAge)
+		cutoff := off.now(t).Add(-off.opts.OrphanMinAge)
 		var candidates []string
 		for info, err := range off.store.List(ctx, full) {
 			if err != nil {
@@ -598,8 +605,11 @@ func (off *Offloader) RemoveOrphans(ctx context.Context, t *table.Table, prefix 
 	if err := off.ready(); err != nil {
 		return nil, err
 	}
+	if err := checkTable(t); err != nil {
+		return nil, err
+	}
 	var removed []string
-	cutoff := off.opts.Clock().Add(-off.opts.OrphanMinAge)
+	cutoff := off.now(t).Add(-off.opts.OrphanMinAge)
 	for k, err := range off.Orphans(ctx, t, prefix) {
 		if err != nil {
 			return removed, err

@@ -241,10 +241,10 @@ func TestOffloaderRefusesNilTableBeforeWriting(t *testing.T) {
 func TestOrphansSparesReferencedYoungAndForeignObjects(t *testing.T) {
 	db, tb := newReportsTable(t)
 	st := blobstore.NewMemory(func(o *blobstore.MemoryOptions) { o.Clock = db.Now })
+	// No Clock: the offloader ages objects by the table's (the fake's).
 	off := newOffloader(t, st, func(o *blobstore.OffloadOptions) {
 		o.Prefix = "attrs/"
 		o.OrphanMinAge = time.Hour
-		o.Clock = db.Now
 	})
 	put := func(pk, body string) {
 		t.Helper()
@@ -267,6 +267,23 @@ func TestOrphansSparesReferencedYoungAndForeignObjects(t *testing.T) {
 	}
 	_, err = st.Head(t.Context(), "attrs/A/notes.txt")
 	assert.NoError(t, err, "RemoveOrphans deleted an object it did not write")
+}
+
+// An Offloader given a Clock ages objects by it, not by the table's.
+func TestOrphansAgeObjectsByTheOffloadersOwnClockWhenGiven(t *testing.T) {
+	db, tb := newReportsTable(t)
+	st := blobstore.NewMemory(func(o *blobstore.MemoryOptions) { o.Clock = db.Now })
+	later := func() time.Time { return db.Now().Add(2 * time.Hour) }
+	off := newOffloader(t, st, func(o *blobstore.OffloadOptions) { o.OrphanMinAge = time.Hour; o.Clock = later })
+	item := table.Item{"PK": s("A"), "SK": s("R"), "body": s(strings.Repeat("a", 500_000))}
+	require.NoError(t, off.Put(t.Context(), tb, "A", item))
+	old := blobstore.Pointers(rawItem(t, tb, "A", "R"))["body"].Key
+	item["body"] = s(strings.Repeat("b", 500_000))
+	require.NoError(t, off.Put(t.Context(), tb, "A", item))
+	assert.Equal(t, []string{old}, orphanKeys(t, off, tb), "two hours on, by the offloader's clock")
+	removed, err := off.RemoveOrphans(t.Context(), tb, "")
+	require.NoError(t, err)
+	assert.Equal(t, []string{old}, removed)
 }
 
 func TestOffloadRoundTripsEveryAttributeType(t *testing.T) {

@@ -91,8 +91,8 @@ type Options struct {
 	// SDK's decoder cannot fill a map of AttributeValues: it panics on the
 	// first number).
 	Decode func(item map[string]types.AttributeValue, out any) error
-	// Clock is the time leases are measured by. Default time.Now; tests
-	// pass the fake's db.Now.
+	// Clock is the time leases are measured by. Default table.ClockOf(db):
+	// the fake's time on dynamotest, time.Now on AWS.
 	Clock func() time.Time
 	// Logger receives retries, lost and taken-over leases and trimmed
 	// checkpoints; nil is silent.
@@ -230,7 +230,7 @@ func New[T any](db table.API, streams StreamsAPI, tableName string, opts ...func
 	}
 	o := Options{Name: DefaultName, LeaseTable: DefaultLeaseTable, LeaseDuration: 30 * time.Second, PollInterval: time.Second,
 		BatchSize: 100, MaxAttempts: 5, Backoff: table.Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second},
-		StartAt: TrimHorizon, Decode: defaultDecode[T](), Clock: time.Now}
+		StartAt: TrimHorizon, Decode: defaultDecode[T](), Clock: table.ClockOf(db)}
 	for _, fn := range opts {
 		if fn != nil {
 			fn(&o)

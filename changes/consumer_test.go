@@ -59,7 +59,8 @@ func setup(t *testing.T) *dynamotest.DB {
 
 func consumer(t *testing.T, db *dynamotest.DB, opts ...func(*changes.Options)) *changes.Consumer[counter] {
 	t.Helper()
-	base := []func(*changes.Options){changes.Clock(db.Now), changes.LeaseDuration(30 * time.Second), changes.BatchSize(7),
+	// No Clock: a consumer of the fake measures leases by the fake's time.
+	base := []func(*changes.Options){changes.LeaseDuration(30 * time.Second), changes.BatchSize(7),
 		changes.Backoff(table.Backoff{Initial: time.Millisecond, Max: 2 * time.Millisecond}), changes.PollInterval(time.Millisecond)}
 	c, err := changes.New[counter](db, db, source, append(base, opts...)...)
 	require.NoError(t, err)
@@ -362,6 +363,22 @@ func TestAConsumerWhoseLeaseWasTakenStopsHandlingTheShard(t *testing.T) {
 	assert.Zero(t, n, "a finds its lease gone and reads nothing")
 	assert.Len(t, handledBy["a"], before)
 	assert.Len(t, handledBy["b"], 1)
+}
+
+// A consumer given a Clock measures leases by it, not by the fake's time:
+// one whose clock runs ahead takes an expired lease the fake has not aged.
+func TestAConsumersOwnClockMeasuresLeases(t *testing.T) {
+	db := setup(t)
+	writeRound(t, db, 1)
+	nop := func(context.Context, []changes.Change[counter]) error { return nil }
+	a := consumer(t, db, changes.Owner("a"), changes.BatchSize(2))
+	_, err := a.Step(context.Background(), nop)
+	require.NoError(t, err)
+	ahead := consumer(t, db, changes.Owner("b"), changes.BatchSize(2),
+		changes.Clock(func() time.Time { return db.Now().Add(31 * time.Second) }))
+	n, err := ahead.Step(context.Background(), nop)
+	require.NoError(t, err)
+	assert.Positive(t, n, "a's lease has run out by b's clock")
 }
 
 func TestTwoRunningConsumersNeverHoldOneShardAtOnce(t *testing.T) {

@@ -115,7 +115,9 @@ func (db *DB) base() time.Time {
 	return db.clock()
 }
 
-// Now returns the fake's current time: its clock plus every Advance.
+// Now returns the fake's current time: its clock plus every Advance. It
+// makes the fake a table.Clock, so the clock options of tablekit's packages
+// default to it when given the fake (table.ClockOf): a test passes no clock.
 func (db *DB) Now() time.Time { return db.now() }
 
 // Advance moves the fake's clock forward by d and then deletes every item

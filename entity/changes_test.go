@@ -19,8 +19,7 @@ func (e *env) follower(t *testing.T) func() []changes.Change[table.Item] {
 	_, err := changes.EnableStream(ctx, e.db, e.t.Name(), types.StreamViewTypeNewAndOldImages)
 	require.NoError(t, err)
 	require.NoError(t, changes.LeaseSchema(changes.DefaultLeaseTable).EnsureTable(ctx, e.db))
-	c, err := changes.New[table.Item](e.db, e.db, e.t.Name(), changes.Decode(changes.DecodeItem),
-		changes.Clock(e.db.Now), changes.PollInterval(0))
+	c, err := changes.New[table.Item](e.db, e.db, e.t.Name(), changes.Decode(changes.DecodeItem), changes.PollInterval(0))
 	require.NoError(t, err)
 	return func() []changes.Change[table.Item] {
 		var all []changes.Change[table.Item]

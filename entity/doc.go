@@ -164,6 +164,14 @@
 // Decode of an item that is not the entity's (an empty one included) is
 // ErrUnknownItem, never a zero value.
 //
+// # Time
+//
+// The registry's clock stamps Created and Updated, sets TTLs and decides
+// what has expired. Unless Clock says otherwise it is table.ClockOf the
+// table's API: the fake's time on dynamotest, so a test moves one clock
+// (db.Advance) and passes it nowhere (changes consumers and the blob
+// offloader's orphan sweep read it the same way); time.Now on AWS.
+//
 // # Access patterns
 //
 // Every call is recorded by operation, entity and index. Registry.Patterns

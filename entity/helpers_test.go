@@ -182,7 +182,8 @@ func newEnv(t testing.TB, opts ...func(*entity.RegistryOptions)) *env {
 	s := testSchema("albums")
 	require.NoError(t, s.EnsureTable(ctx, db))
 	e := &env{db: db, t: table.New(db, s, fastBackoff), blobs: blobstore.NewMemory(), clock: clock}
-	e.declare(t, e.blobs, append([]func(*entity.RegistryOptions){entity.Clock(db.Now)}, opts...)...)
+	// No Clock: the registry reads the fake's (table.ClockOf).
+	e.declare(t, e.blobs, opts...)
 	return e
 }
 

@@ -27,7 +27,8 @@ type RegistryOptions struct {
 	// are told apart by their key shapes alone.
 	TypeAttribute string
 	// Clock gives created and updated timestamps, TTLs and the expiry
-	// checks of reads. Default time.Now; tests pass the fake's db.Now.
+	// checks of reads. Default table.ClockOf the table's API: the fake's
+	// time on dynamotest (so a test passes no clock), time.Now on AWS.
 	Clock func() time.Time
 	// Blobs is where attributes declared with Offload go when an item is
 	// over OffloadThreshold (S3 in production). Nil: an item over the
@@ -110,7 +111,7 @@ func NewRegistry(t *table.Table, opts ...func(*RegistryOptions)) (*Registry, err
 		return nil, inputError("table", "nil", "NewRegistry needs a *table.Table made by table.New", ErrNoEntity)
 	}
 	if o.Clock == nil {
-		o.Clock = time.Now
+		o.Clock = table.ClockOf(t.DB())
 	}
 	if o.OffloadThreshold < 0 || o.OffloadThreshold > table.MaxItemSize {
 		return nil, inputError("RegistryOptions.OffloadThreshold", fmt.Sprint(o.OffloadThreshold),

@@ -51,8 +51,9 @@ type Options struct {
 	// stores.
 	Retention time.Duration
 	// Clock gives the time for createdAt, updatedAt, the processing times,
-	// ttl and the expiry check on reads. Default time.Now. Tests set it to
-	// the fake's clock so "expired" means the same thing to both.
+	// ttl and the expiry check on reads. Default table.ClockOf(db): the
+	// fake's time on dynamotest (so "expired" means the same thing to the
+	// store and the fake without a test passing a clock), time.Now on AWS.
 	Clock func() time.Time
 	// NewID returns the id of a job created at t. Default: a ULID with t as
 	// its timestamp and monotonic entropy, so ids created by one Store sort
@@ -165,7 +166,7 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 		o.Retention = DefaultRetention
 	}
 	if o.Clock == nil {
-		o.Clock = time.Now
+		o.Clock = table.ClockOf(db)
 	}
 	if o.LeaseDuration == 0 {
 		o.LeaseDuration = DefaultLeaseDuration

@@ -28,15 +28,15 @@ type fixture struct {
 	store *jobs.Store
 }
 
-// newFixture is a store on a fresh fake whose clock is the store's clock,
-// so "expired" means the same thing to both.
+// newFixture is a store on a fresh fake whose clock is the store's clock
+// (the store's default on the fake: table.ClockOf), so "expired" means the
+// same thing to both.
 func newFixture(t testing.TB, opts ...func(*jobs.Options)) *fixture {
 	t.Helper()
 	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return epoch } })
 	blobs := blobstore.NewMemory(func(o *blobstore.MemoryOptions) { o.Clock = db.Now })
 	all := append([]func(*jobs.Options){func(o *jobs.Options) {
 		o.TableName = jobs.TableNameForEnv("test")
-		o.Clock = db.Now
 	}}, opts...)
 	store := newStore(t, db, blobs, all...)
 	require.NoError(t, store.Table().Schema().Create(context.Background(), db), "create table")

@@ -76,8 +76,7 @@ func (e *env) storeOn(t testing.TB, api table.API, opts ...func(*Options)) *Stor
 	t.Helper()
 	return mustStore(t, api, e.logs, append([]func(*Options){func(o *Options) {
 		o.Reports = e.reports
-		o.Backups = e.backups
-		o.Clock = e.db.Now
+		o.Backups = e.backups // No Clock: the store reads the fake's (table.ClockOf).
 		o.NewID = e.ids.NewID
 		o.Table = []func(*table.Options){func(to *table.Options) {
 			to.Backoff = table.Backoff{Initial: time.Millisecond, Max: 10 * time.Millisecond}

@@ -90,7 +90,8 @@ type Options struct {
 	// (or, without Reports, a ReportsBucket other than the logs bucket) is
 	// refused by NewStore.
 	LogsBucket, ReportsBucket string
-	// Clock stamps CreatedAt, UpdatedAt, job and log times. Default time.Now.
+	// Clock stamps CreatedAt, UpdatedAt, job and log times. Default
+	// table.ClockOf(db): the fake's time on dynamotest, time.Now on AWS.
 	Clock func() time.Time
 	// Logger receives structured records of lost races, retries and
 	// imports (table, operation, key, attempt); nil is silent.
@@ -192,7 +193,7 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) (*Stor
 		o.Reports = logs
 	}
 	if o.Clock == nil {
-		o.Clock = time.Now
+		o.Clock = table.ClockOf(db)
 	}
 	if o.LogSummaryRetention == 0 {
 		o.LogSummaryRetention = DefaultLogSummaryRetention

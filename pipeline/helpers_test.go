@@ -39,8 +39,8 @@ func newEnv(t testing.TB, opts ...func(*pipeline.Options)) *env {
 	srv := httptest.NewServer(blobs)
 	t.Cleanup(srv.Close)
 	require.NoError(t, blobs.EnablePresign(srv.URL))
-	all := append([]func(*pipeline.Options){pipeline.Clock(db.Now)}, opts...)
-	s := newStore(t, db, blobs, all...)
+	// No Clock: the store reads the fake's (table.ClockOf).
+	s := newStore(t, db, blobs, opts...)
 	require.NoError(t, s.EnsureTable(context.Background()))
 	return &env{store: s, db: db, blobs: blobs, srv: srv}
 }

@@ -26,7 +26,8 @@ type Options struct {
 	// TableName defaults to DefaultTableName.
 	TableName string
 	// Clock gives createdAt, updatedAt and the timestamp of input file
-	// names. Default time.Now.
+	// names. Default table.ClockOf(db): the fake's time on dynamotest,
+	// time.Now on AWS.
 	Clock func() time.Time
 	// Logger receives structured records (table, operation, key) of lost
 	// races, recoveries, execution moves and the steps of Delete. Nil:
@@ -82,7 +83,7 @@ func NewStore(db table.API, files blobstore.Store, opts ...func(*Options)) (*Sto
 		o.TableName = DefaultTableName
 	}
 	if o.Clock == nil {
-		o.Clock = time.Now
+		o.Clock = table.ClockOf(db)
 	}
 	if o.PresignExpiry == 0 {
 		o.PresignExpiry = DefaultPresignExpiry

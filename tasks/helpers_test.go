@@ -36,6 +36,8 @@ func newFixture(t testing.TB, opts ...func(*tasks.Options)) *fixture {
 	t.Helper()
 	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = func() time.Time { return epoch } })
 	sw := &crashSwitch{API: db}
+	// The switch wraps the fake as a table.API only, which tells no time
+	// (table.ClockOf): the store is given the fake's clock.
 	f := &fixture{db: db, store: newStore(t, sw, db.Now, opts...), crash: sw}
 	require.NoError(t, f.store.EnsureTable(context.Background()))
 	return f
@@ -130,7 +132,7 @@ func (f *fixture) crashOn(op, kind string) {
 // of sharding, the load test and the examples use more.
 func newStore(t testing.TB, api table.API, now func() time.Time, opts ...func(*tasks.Options)) *tasks.Store {
 	t.Helper()
-	store, err := tasks.NewStore(api, nil, append([]func(*tasks.Options){tasks.Clock(now), tasks.Shards(1)}, opts...)...)
+	store, err := tasks.NewStore(api, nil, append([]func(*tasks.Options){func(o *tasks.Options) { o.Clock = now }, tasks.Shards(1)}, opts...)...)
 	require.NoError(t, err)
 	return store
 }

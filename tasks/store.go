@@ -51,7 +51,8 @@ type Options struct {
 	// TableName is the table's name. Default DefaultTableName.
 	TableName string
 	// Clock gives the time for createdAt, events and leases. Default
-	// time.Now. Every worker compares lease expiries with its own clock, so
+	// table.ClockOf(db): the fake's time on dynamotest, time.Now on AWS.
+	// Every worker compares lease expiries with its own clock, so
 	// clocks must roughly agree; a lease should be much longer than their
 	// skew.
 	Clock func() time.Time
@@ -183,7 +184,7 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 		o.TableName = DefaultTableName
 	}
 	if o.Clock == nil {
-		o.Clock = time.Now
+		o.Clock = table.ClockOf(db)
 	}
 	if o.LeaseDuration == 0 {
 		o.LeaseDuration = DefaultLeaseDuration
