@@ -435,6 +435,7 @@ func (m *model) declareOffload(names []string, own *blobstore.Offloader) error {
 			oo.Prefix = m.reg.opts.OffloadPrefix
 			oo.Keep = keep
 			oo.Clock = m.reg.opts.Clock
+			oo.OrphanMinAge = m.reg.opts.OrphanMinAge
 		})
 	}
 	var err error

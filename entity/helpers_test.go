@@ -181,7 +181,10 @@ func newEnv(t testing.TB, opts ...func(*entity.RegistryOptions)) *env {
 	db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = clock.Now })
 	s := testSchema("albums")
 	require.NoError(t, s.EnsureTable(ctx, db))
-	e := &env{db: db, t: table.New(db, s, fastBackoff), blobs: blobstore.NewMemory(), clock: clock}
+	// The blob store sees no API, so it is given the fake's clock: an
+	// object's age is then measured on the one clock the sweep reads.
+	blobs := blobstore.NewMemory(func(o *blobstore.MemoryOptions) { o.Clock = db.Now })
+	e := &env{db: db, t: table.New(db, s, fastBackoff), blobs: blobs, clock: clock}
 	// No Clock: the registry reads the fake's (table.ClockOf).
 	e.declare(t, e.blobs, opts...)
 	return e

@@ -6,11 +6,13 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/table"
 )
@@ -90,4 +92,56 @@ func TestOrphansAreTheObjectsNoItemPointsAt(t *testing.T) {
 	}
 	require.Len(t, orphans, 1, "p1's metadata; p2's is still pointed at")
 	assert.Contains(t, orphans[0], "PHOTO%23p1")
+}
+
+// The registry's OrphanMinAge is the age an object must reach before a
+// sweep may take it; OrphanMinAge(0) sweeps at once, a negative one is
+// refused.
+func TestTheRegistrySetsTheOrphanMinimumAge(t *testing.T) {
+	orphanAfterDelete := func(t *testing.T, e *env) {
+		t.Helper()
+		_, err := e.photos.Create(ctx, bigPhoto(e, "p1", 500*1024))
+		require.NoError(t, err)
+		require.NoError(t, e.photos.Delete(ctx, Photo{AlbumID: "a1", ID: "p1"}))
+	}
+	count := func(t *testing.T, e *env) int {
+		t.Helper()
+		n := 0
+		for _, err := range e.reg.Orphans(ctx) {
+			require.NoError(t, err)
+			n++
+		}
+		return n
+	}
+	t.Run("an hour", func(t *testing.T) {
+		e := newEnv(t, entity.OrphanMinAge(time.Hour))
+		orphanAfterDelete(t, e)
+		e.db.Advance(blobstore.DefaultOrphanMinAge * 2)
+		assert.Zero(t, count(t, e), "30 minutes old: younger than the registry's hour")
+		e.db.Advance(time.Hour)
+		assert.Equal(t, 1, count(t, e))
+		removed, err := e.reg.RemoveOrphans(ctx)
+		require.NoError(t, err)
+		assert.Len(t, removed, 1)
+	})
+	t.Run("none", func(t *testing.T) {
+		e := newEnv(t, entity.OrphanMinAge(0))
+		orphanAfterDelete(t, e)
+		e.db.Advance(time.Millisecond)
+		assert.Equal(t, 1, count(t, e), "no protection: swept at once")
+	})
+	t.Run("default", func(t *testing.T) {
+		e := newEnv(t)
+		orphanAfterDelete(t, e)
+		e.db.Advance(blobstore.DefaultOrphanMinAge - time.Minute)
+		assert.Zero(t, count(t, e), "younger than blobstore.DefaultOrphanMinAge")
+		e.db.Advance(2 * time.Minute)
+		assert.Equal(t, 1, count(t, e))
+	})
+	t.Run("negative", func(t *testing.T) {
+		db := dynamotest.New()
+		_, err := entity.NewRegistry(table.New(db, testSchema("x1")), entity.OrphanMinAge(-time.Second))
+		require.ErrorIs(t, err, table.ErrInvalidInput)
+		assert.Contains(t, err.Error(), "OrphanMinAge")
+	})
 }

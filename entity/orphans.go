@@ -9,7 +9,8 @@ import (
 // Orphans yields the keys of offloaded objects no item of the table
 // points at any more (items deleted or replaced, writes refused after
 // their objects were written), in key order, without deleting them: the
-// dry run of RemoveOrphans. It lists the registry's OffloadPrefix and
+// dry run of RemoveOrphans. Objects younger than the registry's
+// OrphanMinAge are not reported. It lists the registry's OffloadPrefix and
 // scans the table, so run it as occasional maintenance.
 func (r *Registry) Orphans(ctx context.Context) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
@@ -30,8 +31,8 @@ func (r *Registry) Orphans(ctx context.Context) iter.Seq2[string, error] {
 }
 
 // RemoveOrphans deletes what Orphans yields and returns the keys deleted.
-// Objects younger than blobstore's OrphanMinAge are kept, since a write
-// in flight puts its objects before its item.
+// Objects younger than RegistryOptions.OrphanMinAge are kept, since a
+// write in flight puts its objects before its item.
 func (r *Registry) RemoveOrphans(ctx context.Context) ([]string, error) {
 	off, err := r.offloaderFor(ctx)
 	if err != nil || off == nil {

@@ -42,6 +42,14 @@ type RegistryOptions struct {
 	// OffloadPrefix is the key prefix of offloaded objects. Default
 	// "entity/<table name>/".
 	OffloadPrefix string
+	// OrphanMinAge is how old an offloaded object must be before Orphans
+	// and RemoveOrphans may report or delete it: a write puts its objects
+	// before its item, so for a moment every new object has no item. Set
+	// it above the longest a write can take. Default (zero)
+	// blobstore.DefaultOrphanMinAge; the OrphanMinAge option sets any
+	// value, 0 included (no protection: tests that sweep at once). An
+	// entity with its own Offloader (OffloadWith) keeps that one's.
+	OrphanMinAge time.Duration
 
 	// NoSpans starts no span per call: for a store built on entities that
 	// starts its own span per store call (jobs.Get), whose requests nest
@@ -49,7 +57,8 @@ type RegistryOptions struct {
 	// named "<entity>.<Call>" ("album.Create").
 	NoSpans bool
 
-	noType bool
+	noType       bool
+	orphanAgeSet bool // OrphanMinAge was given by the option, 0 included
 }
 
 // TypeAttribute sets RegistryOptions.TypeAttribute.
@@ -74,6 +83,12 @@ func Clock(now func() time.Time) func(*RegistryOptions) {
 // Blobs sets RegistryOptions.Blobs.
 func Blobs(store blobstore.Store) func(*RegistryOptions) {
 	return func(o *RegistryOptions) { o.Blobs = store }
+}
+
+// OrphanMinAge sets RegistryOptions.OrphanMinAge; OrphanMinAge(0) turns
+// the protection off.
+func OrphanMinAge(d time.Duration) func(*RegistryOptions) {
+	return func(o *RegistryOptions) { o.OrphanMinAge, o.orphanAgeSet = d, true }
 }
 
 // OffloadThreshold sets RegistryOptions.OffloadThreshold.
@@ -119,6 +134,12 @@ func NewRegistry(t *table.Table, opts ...func(*RegistryOptions)) (*Registry, err
 	}
 	if o.OffloadThreshold == 0 {
 		o.OffloadThreshold = blobstore.DefaultOffloadThreshold
+	}
+	if o.OrphanMinAge < 0 {
+		return nil, inputError("RegistryOptions.OrphanMinAge", o.OrphanMinAge.String(), "must not be negative", nil)
+	}
+	if o.OrphanMinAge == 0 && !o.orphanAgeSet {
+		o.OrphanMinAge = blobstore.DefaultOrphanMinAge
 	}
 	if o.OffloadPrefix == "" {
 		o.OffloadPrefix = "entity/" + t.Name() + "/"
