@@ -216,6 +216,7 @@ type Consumer[T any] struct {
 	refreshed time.Time
 	held      map[string]*heldShard
 	finished  map[string]bool
+	round     uint64 // rounds (steps) run
 }
 
 // New returns a Consumer of tableName's stream. db holds the lease table
@@ -379,6 +380,81 @@ func (c *Consumer[T]) Step(ctx context.Context, h Handler[T]) (int, error) {
 		}
 		return len(batch), nil
 	})
+}
+
+// CatchUp runs rounds (Step) until the consumer has read every shard of
+// the stream up to the records it held when CatchUp was called, handing
+// them to h, and returns how many records it read. A Step that reads
+// nothing is not the end of the stream (a shard held by nobody yet, a
+// child shard waiting for its parent to be finished, an expired iterator
+// read again next round); CatchUp is: it returns once each shard is
+// finished (closed and read to its end, its children after it) or this
+// consumer has read it until a read returned no records, in a round of
+// this call. Tests call it to wait for what they wrote; records written
+// meanwhile may be read too, and under a steady stream of writes it
+// returns when it finds each shard momentarily read out (bound it with
+// ctx).
+//
+// Shards another consumer of the group holds are that consumer's: once
+// CatchUp has read everything else, it returns what it read and an error
+// wrapping ErrNotCaughtUp naming them. On dynamotest a record is in the
+// stream when its write returns, so CatchUp is exact; DynamoDB Streams
+// and DynamoDB Local publish a record a moment after the write, so there
+// "caught up" is as far as the service has published (a test on them
+// calls CatchUp again until it has what it waits for).
+func (c *Consumer[T]) CatchUp(ctx context.Context, h Handler[T]) (int, error) {
+	if err := c.ready(ctx); err != nil {
+		return 0, err
+	}
+	if h == nil {
+		return 0, fmt.Errorf("%w: nil handler", ErrInvalidInput)
+	}
+	start := c.round
+	total := 0
+	for {
+		finishedBefore := len(c.finished)
+		n, err := c.step(ctx, func(ctx context.Context, batch []Change[T]) (int, error) {
+			if err := h(ctx, batch); err != nil {
+				return 0, err
+			}
+			return len(batch), nil
+		})
+		total += n
+		if err != nil {
+			return total, err
+		}
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		pending, waiting := c.behind(start)
+		if len(pending) == 0 && len(waiting) == 0 {
+			return total, nil
+		}
+		// Everything this consumer holds is read out (a read that returned
+		// records leaves its shard pending), and no shard finished for a
+		// child to start: the shards left are another consumer's, or wait
+		// on one.
+		if len(pending) == 0 && len(c.finished) == finishedBefore {
+			return total, fmt.Errorf("%w: %v", ErrNotCaughtUp, waiting)
+		}
+	}
+}
+
+// behind lists the stream's shards not read up to their newest record in
+// a round after start: pending ones this consumer holds and reads next
+// round, waiting ones it does not hold (another consumer does, or they
+// wait for a parent shard to be finished).
+func (c *Consumer[T]) behind(start uint64) (pending, waiting []string) {
+	for _, s := range c.shards {
+		switch hs := c.held[s.id]; {
+		case c.finished[s.id]:
+		case hs == nil:
+			waiting = append(waiting, s.id)
+		case hs.drained <= start:
+			pending = append(pending, s.id)
+		}
+	}
+	return pending, waiting
 }
 
 // Close releases the consumer's leases, so another consumer takes its

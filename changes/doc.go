@@ -46,6 +46,12 @@
 // streams is a *dynamodbstreams.Client, or the in-memory fake
 // (*dynamotest.DB), which serves the same API.
 //
+// A test waits for what it wrote with CatchUp, which reads every shard up
+// to the records present when it was called (a Step reads one batch per
+// shard, and one that reads nothing is not the end of the stream). On the
+// fake a consumer needs no Clock: it measures leases by the fake's time
+// (table.ClockOf), which the test moves with db.Advance.
+//
 // DynamoDB Local's streams depart from DynamoDB's in one way a decoder
 // meets: an empty map in an image (an attribute or a nested value) comes
 // as {} with no type, and the SDK reads it as the value just before it in

@@ -32,6 +32,10 @@ type heldShard struct {
 	iterator   *string
 	checkpoint string // the last sequence number handled; "" none
 	expires    time.Time
+	// drained is the round (Consumer.round) in which a read of the open
+	// shard last returned no records: it was read up to its newest record
+	// then. 0 for never.
+	drained uint64
 	// fromStart: the shard's parent was read to its end, so without a
 	// checkpoint the shard starts at its first record, whatever StartAt
 	// says: its records follow the parent's, and starting it at LATEST
@@ -44,6 +48,7 @@ type heldShard struct {
 type batchHandler[T any] func(ctx context.Context, batch []Change[T]) (int, error)
 
 func (c *Consumer[T]) step(ctx context.Context, h batchHandler[T]) (int, error) {
+	c.round++
 	now := c.opts.Clock()
 	if err := c.refresh(ctx, now); err != nil {
 		return 0, err
@@ -394,6 +399,9 @@ func (c *Consumer[T]) readShard(ctx context.Context, hs *heldShard, h batchHandl
 		if ok, err := c.writeLease(ctx, hs, last, false); !ok || err != nil {
 			return len(out.Records), err
 		}
+	}
+	if len(out.Records) == 0 {
+		hs.drained = c.round
 	}
 	hs.iterator = out.NextShardIterator
 	return len(out.Records), nil

@@ -80,4 +80,8 @@ var (
 	ErrHandler = errors.New("changes: handler failed")
 	// ErrDecode: a record's image did not decode into the entity type.
 	ErrDecode = errors.New("changes: cannot decode record")
+	// ErrNotCaughtUp: CatchUp read every shard it could, and shards
+	// remain that another consumer of the group holds (or that wait on a
+	// parent shard it holds): they are that consumer's to read.
+	ErrNotCaughtUp = errors.New("changes: not caught up: shards held by another consumer")
 )

@@ -23,16 +23,12 @@ func (e *env) follower(t *testing.T) func() []changes.Change[table.Item] {
 	require.NoError(t, err)
 	return func() []changes.Change[table.Item] {
 		var all []changes.Change[table.Item]
-		for {
-			n, err := c.Step(ctx, func(_ context.Context, batch []changes.Change[table.Item]) error {
-				all = append(all, batch...)
-				return nil
-			})
-			require.NoError(t, err)
-			if n == 0 {
-				return all
-			}
-		}
+		_, err := c.CatchUp(ctx, func(_ context.Context, batch []changes.Change[table.Item]) error {
+			all = append(all, batch...)
+			return nil
+		})
+		require.NoError(t, err)
+		return all
 	}
 }
 
