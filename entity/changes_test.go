@@ -41,7 +41,8 @@ func TestChangeRecordsDecodeIntoTypedValues(t *testing.T) {
 	require.NoError(t, err)
 	a2, err := e.albums.Patch(Album{ID: "a1"}).Add("photoCount", 1).Run(ctx)
 	require.NoError(t, err)
-	require.NoError(t, e.albums.Delete(ctx, Album{ID: "a1"}))
+	_, err = e.albums.Delete(ctx, Album{ID: "a1"})
+	require.NoError(t, err)
 
 	var albums []Album
 	var photos []Photo

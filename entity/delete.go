@@ -10,15 +10,20 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// Delete removes the item whose key the key fields of key give. It is
-// conditional on the item existing (and not having expired): a missing
-// item is table.ErrNotFound, unless Unchecked drops that condition. IfVersion(n) makes it conditional on the
-// stored version too (ErrVersionConflict), If on anything else
+// Delete removes the item whose key the key fields of key give, and
+// reports whether there was one to remove. It is conditional on the item
+// existing (and not having expired): a missing item is table.ErrNotFound,
+// unless Unchecked drops that condition; deleted then says whether a live
+// item was there (DynamoDB returns the item as it was, ReturnValues
+// ALL_OLD, at no extra write cost; an expired item DynamoDB had not yet
+// removed counts as none, as it does for every read). Without Unchecked a
+// nil error means deleted is true. IfVersion(n) makes it conditional on
+// the stored version too (ErrVersionConflict), If on anything else
 // (table.ErrConditionFailed). Offloaded attributes stay in the blob store
 // until Registry.RemoveOrphans finds nothing pointing at them.
-func (e *Entity[T]) Delete(ctx context.Context, key T, opts ...func(*WriteOptions)) (err error) {
+func (e *Entity[T]) Delete(ctx context.Context, key T, opts ...func(*WriteOptions)) (deleted bool, err error) {
 	if err := e.ready(ctx); err != nil {
-		return err
+		return false, err
 	}
 	m := e.m
 	ctx, span := m.start(ctx, opDelete)
@@ -26,7 +31,7 @@ func (e *Entity[T]) Delete(ctx context.Context, key T, opts ...func(*WriteOption
 	o := writeOptions(opts)
 	k, err := e.tableKey(key)
 	if err != nil {
-		return err
+		return false, err
 	}
 	base, read := m.expr.exists, int64(0)
 	if o.Unchecked {
@@ -34,7 +39,7 @@ func (e *Entity[T]) Delete(ctx context.Context, key T, opts ...func(*WriteOption
 	}
 	if o.Version != nil {
 		if m.version == nil {
-			return inputError(m.name+" options", "IfVersion", "the entity has no Version attribute", nil)
+			return false, inputError(m.name+" options", "IfVersion", "the entity has no Version attribute", nil)
 		}
 		base, read = m.expr.existsVersion, int64(*o.Version)
 		if o.Unchecked {
@@ -44,18 +49,27 @@ func (e *Entity[T]) Delete(ctx context.Context, key T, opts ...func(*WriteOption
 	now := m.reg.now()
 	c, err := m.condition(base, now, read, o.Conditions)
 	if err != nil {
-		return err
+		return false, err
 	}
 	in := &dynamodb.DeleteItemInput{TableName: m.tableName(), Key: k,
 		ConditionExpression: c.text, ExpressionAttributeNames: c.names, ExpressionAttributeValues: c.values}
 	if c.text != nil {
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	if _, err := m.reg.t.DB().DeleteItem(ctx, in); err != nil {
-		return m.writeError("delete", k, err, m.existingFailure(o.Version, now))
+	if o.Unchecked {
+		// Whether there was an item: only the old item tells, and asking
+		// for it costs no write capacity.
+		in.ReturnValues = types.ReturnValueAllOld
 	}
+	out, err := m.reg.t.DB().DeleteItem(ctx, in)
 	m.ops[opDelete].use.record(0, 1)
-	return nil
+	if err != nil {
+		return false, m.writeError("delete", k, err, m.existingFailure(o.Version, now))
+	}
+	if o.Unchecked {
+		return len(out.Attributes) > 0 && !m.expiredAt(out.Attributes, now), nil
+	}
+	return true, nil
 }
 
 // existingFailure is the sentinel of a refused write to an item that must

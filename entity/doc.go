@@ -132,7 +132,9 @@
 // or update that lost an optimistic race with ErrVersionConflict, a
 // caller's condition with table.ErrConditionFailed (which the first three
 // also match). The errors are *table.Error values naming the table and the
-// key, and wrapping the SDK's error.
+// key, and wrapping the SDK's error. Delete(ctx, key, Unchecked()) drops the
+// existence condition and reports instead, in its deleted result, whether a
+// live item was there.
 //
 // A transaction's refusals are told apart by the actions themselves: keep
 // the Action values given to Transact and ask its *TxError about each

@@ -53,11 +53,22 @@ func ExampleNew() {
 	fmt.Println(a.Title, a.Version, err)
 	page, err := albums.List(ctx, Album{OwnerID: "u1"}, "", entity.ByIndex("GSI1"))
 	fmt.Println(len(page.Items), page.Items[0].Title, err)
+	// A Delete is conditional on the item existing; Unchecked drops that
+	// and says whether there was one.
+	deleted, err := albums.Delete(ctx, Album{ID: "a1"})
+	fmt.Println(deleted, err)
+	_, err = albums.Delete(ctx, Album{ID: "a1"})
+	fmt.Println(errors.Is(err, table.ErrNotFound))
+	deleted, err = albums.Delete(ctx, Album{ID: "a1"}, entity.Unchecked())
+	fmt.Println(deleted, err)
 	// Output:
 	// Alps 1 <nil>
 	// true
 	// Alps 2025 2 <nil>
 	// 1 Alps 2025 <nil>
+	// true <nil>
+	// true
+	// false <nil>
 }
 
 // A typed update: Patch writes only an existing item.

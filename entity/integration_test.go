@@ -103,9 +103,21 @@ func TestIntegrationEveryOperationOnDynamoDBLocal(t *testing.T) {
 	}
 	assert.Equal(t, listed, byUser, "photos taken in one instant are ordered by their sort key on the index too")
 
-	require.ErrorIs(t, e.albums.Delete(ctx, Album{ID: "a1"}, entity.IfVersion(1)), entity.ErrVersionConflict)
-	require.NoError(t, e.albums.Delete(ctx, Album{ID: "a1"}))
-	require.ErrorIs(t, e.albums.Delete(ctx, Album{ID: "a1"}), table.ErrNotFound)
+	_, err = e.albums.Delete(ctx, Album{ID: "a1"}, entity.IfVersion(1))
+	require.ErrorIs(t, err, entity.ErrVersionConflict)
+	deleted, err := e.albums.Delete(ctx, Album{ID: "a1"})
+	require.NoError(t, err)
+	assert.True(t, deleted)
+	_, err = e.albums.Delete(ctx, Album{ID: "a1"})
+	require.ErrorIs(t, err, table.ErrNotFound)
+	deleted, err = e.albums.Delete(ctx, Album{ID: "a1"}, entity.Unchecked())
+	require.NoError(t, err)
+	assert.False(t, deleted, "an unchecked Delete of a missing item reports none")
+	_, err = e.shares.Create(ctx, Share{AlbumID: "a1", UserID: "u9", Role: "viewer"})
+	require.NoError(t, err)
+	deleted, err = e.shares.Delete(ctx, Share{AlbumID: "a1", UserID: "u9"}, entity.Unchecked())
+	require.NoError(t, err)
+	assert.True(t, deleted, "an unchecked Delete of a live item reports it")
 }
 
 func TestIntegrationFiftyConcurrentCreatesOfOneKeyHaveOneWinner(t *testing.T) {

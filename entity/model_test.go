@@ -631,8 +631,17 @@ func (m *modelEnv) delete(t *rapid.T) {
 	if rapid.Bool().Draw(t, "if version") {
 		ver = m.drawVersion(t, k)
 		opts = append(opts, entity.IfVersion(ver))
+	} else if rapid.Bool().Draw(t, "unchecked") {
+		// Unchecked: no error either way, and deleted tells whether a
+		// live photo was there (an expired one not yet swept is none).
+		deleted, err := m.photos.Delete(ctx, mPhoto{Album: a, ID: id}, entity.Unchecked())
+		require.NoError(t, err, "unchecked Delete")
+		_, live := m.livePhoto(k)
+		require.Equal(t, live, deleted, "unchecked Delete reports whether a live photo was there")
+		delete(m.items, k)
+		return
 	}
-	err := m.photos.Delete(ctx, mPhoto{Album: a, ID: id}, opts...)
+	deleted, err := m.photos.Delete(ctx, mPhoto{Album: a, ID: id}, opts...)
 	cur, live := m.livePhoto(k)
 	switch {
 	case !live:
@@ -643,6 +652,7 @@ func (m *modelEnv) delete(t *rapid.T) {
 		return
 	}
 	require.NoError(t, err, "Delete")
+	require.True(t, deleted, "a checked Delete that succeeds removed a photo")
 	delete(m.items, k)
 }
 
@@ -909,7 +919,7 @@ func (m *modelEnv) tagAdd(t *rapid.T) {
 
 func (m *modelEnv) tagDelete(t *rapid.T) {
 	key, k := m.drawTagKey(t)
-	err := m.tags.Delete(ctx, key)
+	_, err := m.tags.Delete(ctx, key)
 	if _, live := m.liveTag(k); !live {
 		m.expect(t, "not found", err, "Delete of no live tag")
 		return

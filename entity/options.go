@@ -214,7 +214,8 @@ type WriteOptions struct {
 	// (entities declared with Version): ErrVersionConflict otherwise.
 	Version *int
 	// Unchecked drops Delete's condition that the item exists: deleting a
-	// missing item is then no error, as a DeleteItem without a condition.
+	// missing item is then no error, as a DeleteItem without a condition,
+	// and Delete's result says whether there was one.
 	Unchecked bool
 }
 

@@ -2,8 +2,11 @@ package entity_test
 
 import (
 	"testing"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -59,11 +62,15 @@ func TestPutOfAnUnversionedEntityReplacesAndHonoursConditions(t *testing.T) {
 
 func TestDeleteIsConditionalOnTheItemAndItsVersion(t *testing.T) {
 	e := newEnv(t)
-	require.ErrorIs(t, e.albums.Delete(ctx, Album{ID: "a1"}), table.ErrNotFound)
+	_, err := e.albums.Delete(ctx, Album{ID: "a1"})
+	require.ErrorIs(t, err, table.ErrNotFound)
 	a, err := e.albums.Create(ctx, Album{ID: "a1", OwnerID: "u1", Title: "t"})
 	require.NoError(t, err)
-	require.ErrorIs(t, e.albums.Delete(ctx, Album{ID: "a1"}, entity.IfVersion(a.Version+1)), entity.ErrVersionConflict)
-	require.NoError(t, e.albums.Delete(ctx, Album{ID: "a1"}, entity.IfVersion(a.Version)))
+	_, err = e.albums.Delete(ctx, Album{ID: "a1"}, entity.IfVersion(a.Version+1))
+	require.ErrorIs(t, err, entity.ErrVersionConflict)
+	deleted, err := e.albums.Delete(ctx, Album{ID: "a1"}, entity.IfVersion(a.Version))
+	require.NoError(t, err)
+	assert.True(t, deleted, "a checked Delete that succeeds removed an item")
 	_, err = e.albums.Get(ctx, Album{ID: "a1"})
 	require.ErrorIs(t, err, table.ErrNotFound)
 }
@@ -84,7 +91,44 @@ func TestUpsertCreatesOrUpdatesKeepingCreated(t *testing.T) {
 
 func TestAnUncheckedDeleteOfAMissingItemIsNoError(t *testing.T) {
 	e := newEnv(t)
-	require.NoError(t, e.shares.Delete(ctx, Share{AlbumID: "a", UserID: "u"}, entity.Unchecked()))
+	deleted, err := e.shares.Delete(ctx, Share{AlbumID: "a", UserID: "u"}, entity.Unchecked())
+	require.NoError(t, err)
+	assert.False(t, deleted)
 	require.NoError(t, entity.Transact(ctx, e.shares.TxDelete(Share{AlbumID: "a", UserID: "u"}, entity.Unchecked())))
-	require.ErrorIs(t, e.shares.Delete(ctx, Share{AlbumID: "a", UserID: "u"}), table.ErrNotFound)
+	_, err = e.shares.Delete(ctx, Share{AlbumID: "a", UserID: "u"})
+	require.ErrorIs(t, err, table.ErrNotFound)
+}
+
+// An unchecked Delete says whether a live item was there: a missing key and
+// an item past its TTL that DynamoDB has not yet removed are none (the fake
+// keeps an expired item until its clock moves, as DynamoDB keeps it until
+// the sweeper comes), a live item is one. Either way the key is gone after.
+func TestAnUncheckedDeleteReportsWhetherALiveItemWasThere(t *testing.T) {
+	e := newEnv(t)
+	now := e.db.Now()
+	_, err := e.shares.Create(ctx, Share{AlbumID: "a", UserID: "live", Role: "viewer", ExpiresAt: now.Add(time.Hour).Unix()})
+	require.NoError(t, err)
+	_, err = e.shares.Create(ctx, Share{AlbumID: "a", UserID: "expired", Role: "viewer", ExpiresAt: now.Add(-time.Minute).Unix()})
+	require.NoError(t, err)
+	stored := func(user string) bool {
+		out, err := e.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("albums"),
+			Key: e.t.Key("ALBUM#a", "SHARE#"+user), ConsistentRead: aws.Bool(true)})
+		require.NoError(t, err)
+		return len(out.Item) > 0
+	}
+	require.True(t, stored("expired"), "the expired item is still stored: the fake's clock has not moved")
+
+	for _, c := range []struct {
+		user string
+		want bool
+	}{{"missing", false}, {"expired", false}, {"live", true}} {
+		deleted, err := e.shares.Delete(ctx, Share{AlbumID: "a", UserID: c.user}, entity.Unchecked())
+		require.NoError(t, err, c.user)
+		assert.Equal(t, c.want, deleted, "deleted of the %s item", c.user)
+		assert.False(t, stored(c.user), "the %s item's key is empty after", c.user)
+	}
+
+	deleted, err := e.shares.Delete(ctx, Share{AlbumID: "a", UserID: "live"})
+	require.ErrorIs(t, err, table.ErrNotFound, "a checked Delete of a missing item is refused")
+	assert.False(t, deleted)
 }

@@ -63,7 +63,9 @@ func testATTLOfZeroNeverExpires(t *testing.T, mk makeEnv) {
 		require.NoError(t, err)
 		assert.Equal(t, "viewer", ups.Role, "Upsert keeps what v leaves out of a live item")
 		assert.Equal(t, 4, ups.Uses)
-		require.NoError(t, e.invites.Delete(ctx, key), "Delete finds it")
+		deleted, err := e.invites.Delete(ctx, key)
+		require.NoError(t, err, "Delete finds it")
+		assert.True(t, deleted)
 	})
 }
 
@@ -126,7 +128,8 @@ func testAnExpiredItemIsGoneBeforeDynamoDBDeletesIt(t *testing.T, mk makeEnv) {
 		assert.False(t, ok, "FromChange")
 		_, err = e.invites.Patch(key).Add("uses", 1).Run(ctx)
 		require.ErrorIs(t, err, table.ErrNotFound, "Patch")
-		require.ErrorIs(t, e.invites.Delete(ctx, key), table.ErrNotFound, "Delete")
+		_, err = e.invites.Delete(ctx, key)
+		require.ErrorIs(t, err, table.ErrNotFound, "Delete")
 		_, err = e.invites.Put(ctx, Invite{AlbumID: "a1", Email: "a", Version: 1})
 		require.ErrorIs(t, err, table.ErrNotFound, "a Put of the version it had")
 

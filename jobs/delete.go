@@ -22,7 +22,7 @@ func (s *Store) Delete(ctx context.Context, id string) (err error) {
 		return err
 	}
 	// Conditional on the job existing and its ttl not having passed.
-	if err := s.jobs.Delete(ctx, record{JobID: id}); err != nil {
+	if _, err := s.jobs.Delete(ctx, record{JobID: id}); err != nil {
 		if errors.Is(err, table.ErrConditionFailed) {
 			return notFound(id, err)
 		}

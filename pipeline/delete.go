@@ -285,7 +285,7 @@ func firstActionFailed(err error) bool {
 func (s *Store) removeZeroCounts(ctx context.Context, entries []tagEntry) error {
 	zero := expression.Name(attrCount).Equal(expression.Value(0))
 	for _, e := range entries {
-		err := s.aggregates.Delete(ctx, e.aggregate(), entity.Unchecked(), entity.If(zero))
+		_, err := s.aggregates.Delete(ctx, e.aggregate(), entity.Unchecked(), entity.If(zero))
 		if err != nil && !errors.Is(err, table.ErrConditionFailed) {
 			return err
 		}
@@ -310,7 +310,7 @@ func (s *Store) deletePartition(ctx context.Context, cur *pipelineItem) (int, er
 	if err := s.t.BatchWrite(ctx, nil, ks); err != nil {
 		return 0, err
 	}
-	err := s.current.Delete(ctx, pipelineItem{ID: cur.ID},
+	_, err := s.current.Delete(ctx, pipelineItem{ID: cur.ID},
 		entity.If(expression.Name(attrDeleting).Equal(expression.Value(cur.Deleting))))
 	if errors.Is(err, table.ErrConditionFailed) {
 		return len(ks), nil // a concurrent Delete finished first
