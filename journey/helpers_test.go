@@ -76,7 +76,13 @@ func (e *env) storeOn(t testing.TB, api table.API, opts ...func(*Options)) *Stor
 	t.Helper()
 	return mustStore(t, api, e.logs, append([]func(*Options){func(o *Options) {
 		o.Reports = e.reports
-		o.Backups = e.backups // No Clock: the store reads the fake's (table.ClockOf).
+		o.Backups = e.backups
+		if api != table.API(e.db) {
+			// table.ClockOf finds the fake's clock in the fake itself, not
+			// through a wrapper (dynamotest.Chaos, a recorder), which is no
+			// table.Clock: the wrapped store is given it.
+			o.Clock = e.db.Now
+		}
 		o.NewID = e.ids.NewID
 		o.Table = []func(*table.Options){func(to *table.Options) {
 			to.Backoff = table.Backoff{Initial: time.Millisecond, Max: 10 * time.Millisecond}
