@@ -198,8 +198,10 @@
 //	timestamps (created/updated)            Timestamps: time.Time, a string layout or Unix ms
 //	optimistic locking (toolbox: no;        Version: Put compares, updates IfVersion;
 //	  ElectroDB: watch/where conditions)      ErrVersionConflict
-//	TTL                                     TTL(attr, after): expired items are gone for every read
-//	                                          and Create, before DynamoDB deletes them
+//	TTL                                     TTL(attr, after): absent or 0 never expires, as in
+//	                                          DynamoDB; an expired item is gone for every read,
+//	                                          condition and write before DynamoDB deletes it (an
+//	                                          Update or Upsert over it starts afresh)
 //	create / get / put / patch / upsert /   Create, Get, Put, Patch, Upsert, Delete, Update: the same
 //	  delete / remove / update                meanings; Delete is conditional on existence (Remove)
 //	update set/add/remove/append/subtract/  Update: Set, Add (negative n subtracts), Remove, Append,
@@ -213,10 +215,24 @@
 //	batchGet / batchWrite                   BatchGet, BatchPut, BatchDelete: chunked, retried with
 //	                                          backoff until done (table), never dropping an item
 //	transactions (write / get)              Transact with TxCreate, TxPut, TxDelete, TxCheck and an
-//	                                          update's Action, across entities and tables
+//	                                          update's Action, across entities and tables; a refusal
+//	                                          is TxError.Reason(action) / Err(action). Transactional
+//	                                          reads (TransactGetItems): not yet; BatchGet reads
+//	                                          across entities without isolation
 //	parse (ElectroDB: items to entities)    Registry.Decode, Collection; changes via changes.Consumer
-//	attribute padding / casing / watch /    padding is keys' {n:0Nd}; no casing or derived
-//	  computed attributes                     attributes: compute them in Go before the write
+//	attribute padding / casing / watch /    padding is keys' {n:0Nd}; watch: an index key built
+//	  computed attributes                     from an attribute a write sets (Updated, Version, the
+//	                                          caller's) is rebuilt by that write, and one it cannot
+//	                                          rebuild is refused naming what is missing; no casing
+//	                                          or computed attributes: lower-case or compute in Go
+//	                                          before the write (a key that changed case on the way
+//	                                          in would miss a Get made with the caller's value)
+//	projections (read named attributes)     not yet: Get and List read whole items (a struct
+//	                                          half-filled would pass for the item); a raw read with
+//	                                          table.GetOptions.Projection or Query.Projection
+//	local secondary indexes                 not yet: declarations hold global secondary indexes
+//	                                          only (an LSI is fixed at CreateTable and caps a
+//	                                          partition at 10 GB)
 //	TypeScript type inference               Go generics: Entity[T] takes and returns T
 //	(neither has) in-memory DynamoDB,       dynamotest (tests), blob offload with no dangling
 //	  large-attribute offload, generated      pointer, recorded access patterns for datamodel and iam,
