@@ -22,6 +22,35 @@ const (
 	singleItemAbove  = 0.9
 )
 
+// The method's size constraints on an aggregate: "Will combined size
+// exceed 100KB? → Force item collection or separate", and an item
+// collection's "Combined entity size stays under 300KB".
+const (
+	SingleItemMaxBytes = 100 * 1024
+	CollectionMaxBytes = 300 * 1024
+)
+
+// size is the aggregate's combined size the constraints apply to: its
+// bound when the child is bounded, else its typical size.
+func (r relationship) size() int {
+	if r.bounded() {
+		return r.maxBytes
+	}
+	return r.typicalBytes
+}
+
+// sizeFlag is what the method's size constraints say of the pair as the
+// design keeps it: "" when within them.
+func (r relationship) sizeFlag() string {
+	switch {
+	case r.samePartition && r.size() > CollectionMaxBytes:
+		return fmt.Sprintf("⚠️ an item collection of %s, over the method's 300 KB", kb(r.size()))
+	case r.size() > SingleItemMaxBytes:
+		return fmt.Sprintf("over %s: never a single item (the method forces an item collection or separate items)", kb(SingleItemMaxBytes))
+	}
+	return ""
+}
+
 // verdict is what the data-modeling method's consolidation rules say of a parent-child
 // pair.
 type verdict string
@@ -230,8 +259,8 @@ func collectionDecision(r relationship) string {
 	switch {
 	case math.IsNaN(c):
 		return "no reads to decide from"
-	case c > singleItemAbove && r.bounded() && r.maxBytes <= 300*1024:
-		return "single-item aggregate candidate (>90% correlation, bounded under 300 KB)"
+	case c > singleItemAbove && r.bounded() && r.maxBytes <= SingleItemMaxBytes:
+		return "single-item aggregate candidate (>90% correlation, bounded under 100 KB)"
 	case c > collectionAbove && r.bounded():
 		return "item collection (>70% correlation, bounded)"
 	case c >= consolidateAbove:
@@ -300,6 +329,9 @@ func (r *renderer) aggregateAnalysis() {
 			size += fmt.Sprintf(", at most %s (%s per parent)", kb(rel.maxBytes), num(float64(rel.child.MaxPerParent)))
 		} else {
 			size += ", unbounded growth (no maximum per parent)"
+		}
+		if f := rel.sizeFlag(); f != "" {
+			size += "; " + f
 		}
 		r.bullet("Size Constraints", size)
 		upd := fmt.Sprintf("%s written %s/s, %s %s/s on average", cell(rel.parent.Name), num(rel.parentWrites), cell(rel.child.Name), num(rel.childWrites))
@@ -384,6 +416,9 @@ func (r *renderer) consolidation() {
 		size := "unbounded"
 		if rel.bounded() {
 			size = "≤ " + kb(rel.maxBytes)
+		}
+		if rel.samePartition && rel.size() > CollectionMaxBytes {
+			size += " ⚠️ over 300 KB"
 		}
 		mark := "✅"
 		if rel.departs() {
