@@ -412,6 +412,7 @@ func (r *renderer) indexSection(ix table.Index) {
 	}
 	r.bullet("Sparse", sparse)
 	r.bullet("Access Patterns Served", r.patternRefs(func(ap access.Pattern) bool { return ap.Index == ix.Name }))
+	r.projectedAttributes(ix)
 	r.bullet("Written By", r.patternRefs(func(ap access.Pattern) bool { return writesIndex(ap, ix.Name) }))
 	l := r.est.Load(ix.Name)
 	r.bullet("Capacity Planning", fmt.Sprintf("%s RCU/s of queries and %s WCU/s of index writes at the declared rates.", num(l.PeakRead), num(l.PeakWrite)))
@@ -829,4 +830,55 @@ func policyResources(st Statement) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// projectedAttributes lists, for each pattern ix serves, the attributes
+// it needs (Model.Attributes; the whole item when none are declared) and
+// whether ix's projection keeps them, or which it lacks (read back with a
+// GetItem per row).
+func (r *renderer) projectedAttributes(ix table.Index) {
+	var lines []string
+	for i, pe := range r.est.Patterns {
+		ap := pe.Pattern
+		if ap.Index != ix.Name {
+			continue
+		}
+		need := r.m.Attributes[ap.Name]
+		var status string
+		switch missing := missingFromProjection(r.s, ix, need); {
+		case len(need) == 0 && (ix.Projection == "" || ix.Projection == types.ProjectionTypeAll):
+			status = "the whole item (no attributes declared): kept, ALL"
+		case len(need) == 0:
+			status = "the whole item (no attributes declared): not kept by " + string(ix.Projection) + ", a GetItem per row"
+		case len(missing) == 0:
+			status = "`" + strings.Join(need, "`, `") + "`: all kept"
+		default:
+			status = "`" + strings.Join(need, "`, `") + "`: lacks `" + strings.Join(missing, "`, `") + "`, a GetItem per row"
+		}
+		lines = append(lines, fmt.Sprintf("  - #%d %s: %s\n", i+1, cell(ap.Name), status))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	r.p("- **Per-Pattern Projected Attributes**:\n%s", strings.Join(lines, ""))
+}
+
+// missingFromProjection are the attributes of need that entries of ix do
+// not hold: none for ALL; for KEYS_ONLY and INCLUDE, those that are
+// neither a table or index key nor (INCLUDE) a NonKeyAttribute.
+func missingFromProjection(s table.Schema, ix table.Index, need []string) []string {
+	if ix.Projection == "" || ix.Projection == types.ProjectionTypeAll {
+		return nil
+	}
+	kept := []string{s.PartitionKey.Name, s.SortKey.Name, ix.PartitionKey.Name, ix.SortKey.Name}
+	if ix.Projection == types.ProjectionTypeInclude {
+		kept = append(kept, ix.NonKeyAttributes...)
+	}
+	var out []string
+	for _, a := range need {
+		if !slices.Contains(kept, a) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
