@@ -101,6 +101,11 @@ type Prose struct {
 	BoundedReads    string
 	Indexes         map[string]IndexProse
 	TradeOffs       []string
+	// Denormalization lists the method's denormalization ideas for this
+	// design: copies of data kept beside the items that read them (taken,
+	// with what keeps them true) and the ones considered and declined,
+	// with why.
+	Denormalization []string
 	// Integration describes what lives outside DynamoDB (S3 bodies,
 	// streams) and how the two stay consistent.
 	Integration string

@@ -44,3 +44,16 @@ func TestGSISectionListsEachPatternsProjectedAttributes(t *testing.T) {
 	assert.Contains(t, d, "  - #2 admin: `payload`, `owner`, `status`: all kept\n")
 	assert.Contains(t, d, "  - #3 whole: the whole item (no attributes declared): kept, ALL\n")
 }
+
+// The document has a Denormalization Ideas section with the model's ideas,
+// and none without them.
+func TestDenormalizationIdeasAreRenderedWhenGiven(t *testing.T) {
+	m := datamodel.Model{Store: "x", Schema: tasks.Schema("tasks"), Patterns: tasks.Patterns(), Entities: tasks.Entities()}
+	out, err := datamodel.Render(t.Context(), m)
+	require.NoError(t, err)
+	assert.NotContains(t, string(out), "Denormalization Ideas")
+	m.Prose.Denormalization = []string{" **Taken: a copy** kept true by X. "}
+	out, err = datamodel.Render(t.Context(), m)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "### Denormalization Ideas\n\n- **Taken: a copy** kept true by X.\n\n")
+}

@@ -672,6 +672,13 @@ func (r *renderer) tradeOffs() {
 		r.p("- **Integration**: %s\n", strings.TrimSpace(r.m.Prose.Integration))
 	}
 	r.p("\n")
+	if len(r.m.Prose.Denormalization) > 0 {
+		r.p("### Denormalization Ideas\n\n")
+		for _, d := range r.m.Prose.Denormalization {
+			r.p("- %s\n", strings.TrimSpace(d))
+		}
+		r.p("\n")
+	}
 }
 
 func box(ok bool) string {

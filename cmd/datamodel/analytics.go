@@ -35,6 +35,10 @@ func analyticsModel() datamodel.Model {
 				"**Eventually consistent**: the view trails the jobs table by the stream's delay and the consumer's poll (about a second); `ListDays` reads consistently what the view holds.",
 				"**Sequence numbers per shard on the row**: about 55 bytes for each stream shard that wrote the row; DynamoDB rolls a stream's shards over every few hours, so a user active all day grows their row by a few hundred bytes, still one write unit.",
 			},
+			Denormalization: []string{
+				"**Taken: the whole table is a denormalized view** of the jobs table: per user and day, counters by status and the completed jobs' processing time, kept from the stream so that reading them costs one Query per user instead of counting jobs.",
+				"**Declined: per-user totals over all days on a summary item**: every change would write the day row and the total (two items, a second write per change); a user's days are few rows and the page sums them.",
+			},
 			Integration: "fed by the jobs table's stream (`changes.EnableStream` with NEW_AND_OLD_IMAGES on `" + jobs.TableNameForEnv("prod") + "`); the consumer's leases and checkpoints live in the shared lease table (`tablekit-changes`, one partition per consumer group): a checkpoint costs 1 WCU per batch that had records, which at this volume is about one per change of a job (costs.md derives the rate from the jobs store's declared writes). The stream consumer policy beside this file (`iam-stream-consumer-policy.json`) grants the stream, the jobs table's description and that partition.",
 		},
 		Items: []datamodel.Sample{

@@ -16,3 +16,10 @@ func TestEveryModelsRepresentativeItemsMatchItsDeclaration(t *testing.T) {
 		assert.NoError(t, datamodel.CheckItems(m), m.Store)
 	}
 }
+
+// Every document gives the method's denormalization ideas for its design.
+func TestEveryModelGivesDenormalizationIdeas(t *testing.T) {
+	for _, m := range models() {
+		assert.NotEmpty(t, m.Prose.Denormalization, m.Store)
+	}
+}

@@ -62,6 +62,11 @@ func jobsModel() datamodel.Model {
 				"**TTL** (90 days) garbage-collects jobs; reads filter on `ttl` because DynamoDB deletes expired items up to 48 hours late.",
 				"**Backups**: point-in-time recovery covers 35 days; the seed's year of on-demand backups is AWS Backup's, by the plan beside this file (`aws-backup-plan.json`: monthly, each kept 365 days), whose lifecycle and vault lock keep the promise without any credential of the service's holding `dynamodb:DeleteBackup`.",
 			},
+			Denormalization: []string{
+				"**Taken: whole jobs in both indexes** (ALL projections): the user's list and the admin's list read their rows from the index, no GetItem per row; every job write pays the index writes (trade-offs above).",
+				"**Taken: per-user, per-day statistics in their own table** (the analytics view, docs/analytics): counters kept from the jobs table's stream, so the statistics page reads a user's days instead of counting their jobs.",
+				"**Declined: the user's job count on a user item**: the table has no user item (users are another service's), and a counter moved by every job would serialise a user's writes on one item; the analytics view answers it.",
+			},
 			Integration: "uploaded and edited files live in S3 (`s3TempKey`, `s3FinalKey`); large analysis results are offloaded to the blob store before the DynamoDB write, so no item points at a missing object. " +
 				"Each job's work is a task on the tasks table (`jobs.Work`, modelled here): queued in the transaction that makes the job QUEUED, claimed, heartbeated and completed by the job worker under the task's one lease, so the job has no heartbeat of its own; what that costs on the tasks table is under Other Tables.",
 		},

@@ -58,6 +58,11 @@ func journeyModel() datamodel.Model {
 				"Log summary":          "the journey design's layout: `LOG#` items live in the journey's partition, under their job. Every read of them is by job id through GSI1 (`JOB#{jobId}`), so a partition of their own would need that GSI just the same; the journey's reads address items by sort key (and `Journeys.Load` reads around them unless asked, `IncludeLogSummaries`), so they do not slow the reads that do not want them. Their growth is the cost the S3 log files do not carry: see docs/costs.md.",
 				"Report catalog entry": "catalog entries sit beside their execution in the journey's partition and are read by job id through GSI1 (`REPORTS#{jobId}`), as log summaries are; one per step, they are few, and the journey load reads them with the execution they belong to.",
 			},
+			Denormalization: []string{
+				"**Taken: the journey's aggregates on its METADATA item** (stage and job counts, progress), moved in the same transactions as the stages and jobs they count: the dashboard reads one item per journey from GSI1 `JOURNEYS`.",
+				"**Taken: the job id as GSI1 partition of its log summaries and reports** (`JOB#{jobId}`, `REPORTS#{jobId}`): a job's logs and reports are one query without the journey's id.",
+				"**Declined: a stage's rules copied onto the stage item**: rules are added and switched on and off by administrators independently of the stage; a copy would need every rule write to rewrite the stage (up to 400 KB), where the rules' own items under `RULE#{stageId}#` are read by prefix.",
+			},
 			Integration: "log files, report files and exports are written to S3 first (`transformation-journey-logs`, `transformation-journey-reports`), then the DynamoDB item with their location, so no item points at a missing object.",
 		},
 		Items: []datamodel.Sample{

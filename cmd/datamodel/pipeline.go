@@ -54,6 +54,11 @@ func pipelineModel() datamodel.Model {
 			Declined: map[string]string{
 				"Execution reference": "read only inside a pipeline's deletion (a Query of the pipeline's partition for `PE:` keys), which is declared as its BatchWriteItem",
 			},
+			Denormalization: []string{
+				"**Taken: the current version twice** (`PV:current` beside `PV:{version}`): Get is one GetItem of the current item; both are written in the same transaction.",
+				"**Taken: tag aggregates** (`TA:{key}`, counts per tag value): listing tag keys and values reads the counts, kept by every pipeline write that adds or removes a tag, instead of querying every tag item.",
+				"**Declined: a pipeline's executions listed on the pipeline item**: executions are unbounded, so they stay their own items, found through GSI1 (`siKey1 = P:{pipelineId}`).",
+			},
 			Integration: "input and output files live in S3 under the execution's prefix (the seed's `exections` spelling kept); clients upload and download with presigned URLs, and the execution item records their keys.",
 		},
 		Items: []datamodel.Sample{

@@ -52,6 +52,11 @@ func tasksModel() datamodel.Model {
 			Relationships: map[string]string{
 				"Task event": "the task queue design keeps a task's history in its partition (`TASK#{taskId}`, `EVENT#nnnn`) so History is one Query that ends at META; the 500-a-second claim path reads META by key (a GetItem, a GSI1 page) and never the events, so sharing the partition costs it nothing, which is why the overlap is low. Events expire with their task (TTL).",
 			},
+			Denormalization: []string{
+				"**Taken: the payload in GSI1's entries** (ALL projection): a claim takes the payload from the index entry, no GetItem; safe because a task's payload never changes after Submit.",
+				"**Taken: the current claim on META** (owner, lease expiry) beside the WORKER item that holds it: Get reads one item; both are written by the same calls.",
+				"**Declined: queue-depth counters on the CONFIG item**, moved by every status change: Depth would be one GetItem instead of a COUNT query per queue partition, but at 500 tasks a second three moves a task put 1,500 WCU/s on one item, past a partition's 1,000 (the hot-partition analysis); Depth counts instead.",
+			},
 			Integration: "payloads and results stay in the item (small by the seed's plan); no S3.",
 		},
 		Items: []datamodel.Sample{
