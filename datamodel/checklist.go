@@ -272,7 +272,10 @@ func checklist(m Model, e *Estimate, rels []relationship) []CheckItem {
 	for _, h := range e.Hot() {
 		hot = append(hot, "`"+h.Partition+"`")
 	}
-	found = fmt.Sprintf("%d constant key values and %d per-entity keys evaluated, none hot at the declared peaks", len(e.Partitions), len(e.PerEntity))
+	for _, h := range e.HotSkewed() {
+		hot = append(hot, "the hottest `"+h.Partition+"`")
+	}
+	found = fmt.Sprintf("%d constant key values and %d per-entity keys evaluated (the hottest value of each under its popularity), none hot at the declared peaks", len(e.Partitions), len(e.PerEntity))
 	if len(hot) > 0 {
 		found = fmt.Sprintf("%d hot at the declared peaks (%s), each with its mitigation", len(hot), strings.Join(hot, ", "))
 	}

@@ -49,7 +49,13 @@
 // DynamoDB's provisioned prices, which the seed does not give. The load on every constant key value (per shard) is
 // summed over the patterns that touch it, templates being per entity; a value past 3,000 RCU or 1,000 WCU per
 // second is hot, and PartitionLoad.Remedy names the seed's write sharding
-// with the smallest shard count that fits.
+// with the smallest shard count that fits. A per-entity template's load is
+// not spread evenly: Popularity (WithPopularity, Model.Popularity) declares
+// how its requests fall on its values, Zipf's law over N values with an
+// exponent (DefaultPopularity: exponent 1 over the items of the entity it
+// keys), and Estimate.Skewed is the load on each template's hottest value,
+// hot past the same limits (adaptive capacity can isolate a hot item, never
+// past them); a sharded constant's shards can be declared skewed the same way.
 //
 // # Documents and policies
 //

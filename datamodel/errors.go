@@ -22,6 +22,7 @@ var (
 	ErrInvalidPartitions = errors.New("datamodel: partition count must not be negative")
 	ErrInvalidRetention  = errors.New("datamodel: retention and horizon must not be negative")
 	ErrInvalidEntity     = errors.New("datamodel: invalid entity declaration")
+	ErrInvalidPopularity = errors.New("datamodel: popularity needs a per-entity key template the patterns name, keys >= 0 and a finite exponent >= 0")
 )
 
 // PatternError says which access pattern, and which of its fields, is wrong.

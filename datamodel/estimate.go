@@ -63,6 +63,11 @@ type Options struct {
 	Horizon time.Duration
 	// Prices defaults to the seed's.
 	Prices Prices
+	// Popularity declares, by per-entity key template
+	// ("JOURNEY#{journeyId}", as the patterns name it), how requests fall
+	// on the template's values; a template not named gets
+	// DefaultPopularity over its derived population (Estimate.Skewed).
+	Popularity map[string]Popularity
 }
 
 // DefaultHorizon is the planning horizon for items kept until deleted:
@@ -82,6 +87,11 @@ func WithAverages(averages map[string]float64) func(*Options) {
 // WithPartitions sets Options.Partitions.
 func WithPartitions(partitions map[string]int) func(*Options) {
 	return func(o *Options) { o.Partitions = partitions }
+}
+
+// WithPopularity sets Options.Popularity.
+func WithPopularity(p map[string]Popularity) func(*Options) {
+	return func(o *Options) { o.Popularity = p }
 }
 
 // WithEntities sets Options.Entities.
@@ -141,6 +151,12 @@ type Estimate struct {
 	// entity is all the traffic there is (the journey design's one running job, its
 	// dashboard open). Hot ones would pass a partition's limits so.
 	PerEntity []PartitionLoad
+	// Skewed are the same templates under their popularity (Options.
+	// Popularity): the load on the most requested value of each, in
+	// PerEntity's order. Hot ones throttle at the declared peaks.
+	Skewed []SkewedLoad
+	// Popularity is Options.Popularity, as declared.
+	Popularity map[string]Popularity
 }
 
 // Hot returns the partitions that would pass a partition's limits.
@@ -204,19 +220,35 @@ type PartitionLoad struct {
 	Spread                        int
 	ReadPerSecond, WritePerSecond float64
 	Patterns                      []string // the patterns that load it, sorted
+	// ByPattern is each pattern's part of the load, in Patterns' order.
+	ByPattern []PatternLoad
+}
+
+// PatternLoad is one pattern's part of a PartitionLoad, per second.
+type PatternLoad struct {
+	Pattern                       string
+	ReadPerSecond, WritePerSecond float64
 }
 
 // Hot reports whether the load passes a partition's 3,000 RCU or 1,000
 // WCU per second.
-func (p PartitionLoad) Hot() bool {
-	return p.ReadPerSecond > PartitionReadLimit || p.WritePerSecond > PartitionWriteLimit
+func (p PartitionLoad) Hot() bool { return pastLimits(p.ReadPerSecond, p.WritePerSecond) }
+
+// pastLimits is the one test of a load against a partition's limits:
+// reads and writes throttle independently, each past its own.
+func pastLimits(read, write float64) bool {
+	return read > PartitionReadLimit || write > PartitionWriteLimit
+}
+
+// limitUse is a load's share of a partition's limits: the larger of its
+// read and write fractions.
+func limitUse(read, write float64) float64 {
+	return max(read/PartitionReadLimit, write/PartitionWriteLimit)
 }
 
 // Use is the load's share of a partition's limits: the larger of its read
 // and write fractions (1 is at the limit).
-func (p PartitionLoad) Use() float64 {
-	return max(p.ReadPerSecond/PartitionReadLimit, p.WritePerSecond/PartitionWriteLimit)
-}
+func (p PartitionLoad) Use() float64 { return limitUse(p.ReadPerSecond, p.WritePerSecond) }
 
 // Remedy names the fix for a hot partition: the seed's write sharding,
 // with the smallest shard count that brings the load under the limits.
@@ -250,7 +282,7 @@ func EstimateSchema(s table.Schema, ps []access.Pattern, opts ...func(*Options))
 	if err := check(s, ps, o); err != nil {
 		return nil, err
 	}
-	est := &Estimate{Table: s.Name, Horizon: o.Horizon}
+	est := &Estimate{Table: s.Name, Horizon: o.Horizon, Popularity: o.Popularity}
 	loads, perEntity := map[[2]string]*PartitionLoad{}, map[[2]string]*PartitionLoad{}
 	for _, ap := range ps {
 		if r, ok := o.Rates[ap.Name]; ok {
@@ -293,8 +325,9 @@ func EstimateSchema(s table.Schema, ps []access.Pattern, opts ...func(*Options))
 	est.StorageCost = est.StorageGB * o.Prices.StorageGBMonth
 	est.MonthlyCost = est.ReadCost + est.WriteCost + est.StorageCost
 	est.PeakMonthlyCost = monthly(est.ReadPerSecond, o.Prices.ReadPerMillion) + monthly(est.WritePerSecond, o.Prices.WritePerMillion) + est.StorageCost
-	est.Partitions = hottestFirst(loads)
+	est.Partitions = skewShards(hottestFirst(loads), o.Popularity)
 	est.PerEntity = hottestFirst(perEntity)
+	est.Skewed = skew(est.PerEntity, est.Storage, o.Popularity)
 	return est, nil
 }
 
@@ -304,6 +337,7 @@ func hottestFirst(loads map[[2]string]*PartitionLoad) []PartitionLoad {
 	var out []PartitionLoad
 	for _, l := range loads {
 		sort.Strings(l.Patterns)
+		sort.Slice(l.ByPattern, func(i, j int) bool { return l.ByPattern[i].Pattern < l.ByPattern[j].Pattern })
 		out = append(out, *l)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -374,6 +408,9 @@ func check(s table.Schema, ps []access.Pattern, o Options) error {
 	}
 	if o.Horizon < 0 {
 		return &PatternError{Table: s.Name, Field: "Horizon", Value: o.Horizon, Err: ErrInvalidRetention}
+	}
+	if err := checkPopularity(s, ps, o); err != nil {
+		return err
 	}
 	return checkEntities(s, names, o.Entities)
 }
@@ -610,11 +647,16 @@ func addLoads(s table.Schema, ap access.Pattern, pe PatternEstimate, loads, perE
 			l = &PartitionLoad{Index: index, Partition: partition, Spread: spread}
 			into[k] = l
 		}
-		l.ReadPerSecond += read * ap.RatePerSecond / float64(spread)
-		l.WritePerSecond += write * ap.RatePerSecond / float64(spread)
+		r, w := read*ap.RatePerSecond/float64(spread), write*ap.RatePerSecond/float64(spread)
+		l.ReadPerSecond += r
+		l.WritePerSecond += w
 		if !slices.Contains(l.Patterns, ap.Name) {
 			l.Patterns = append(l.Patterns, ap.Name)
+			l.ByPattern = append(l.ByPattern, PatternLoad{Pattern: ap.Name})
 		}
+		bp := &l.ByPattern[slices.IndexFunc(l.ByPattern, func(b PatternLoad) bool { return b.Pattern == ap.Name })]
+		bp.ReadPerSecond += r
+		bp.WritePerSecond += w
 	}
 	if isRead(ap.Operation) {
 		if ap.Operation == access.Query || ap.Operation == access.Scan || len(ap.Items) == 0 {

@@ -39,6 +39,11 @@ type Model struct {
 	Attributes map[string][]string
 	// Estimate options: the service's own rates, averages, shards.
 	Options []func(*Options)
+	// Popularity is how requests fall on the values of the table's
+	// per-entity keys (and on a sharded constant's shards), by template,
+	// from the system's design where it says so (Options.Popularity: for
+	// this table only, not OtherTables).
+	Popularity map[string]Popularity
 	// Objects are the S3 objects the store reads and writes (the Objects
 	// of its iam/policies description): its runtime policy, and the
 	// document's checklist, hold their statements beside the table's.
@@ -131,7 +136,7 @@ type IndexProse struct {
 // Estimate is EstimateSchema of the model's schema, patterns and entities
 // with its options.
 func (m Model) Estimate() (*Estimate, error) {
-	return EstimateSchema(m.Schema, m.Patterns, append([]func(*Options){WithEntities(m.Entities)}, m.Options...)...)
+	return EstimateSchema(m.Schema, m.Patterns, append([]func(*Options){WithEntities(m.Entities), WithPopularity(m.Popularity)}, m.Options...)...)
 }
 
 // OtherEstimates are the estimates of the model's OtherTables, in their

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -587,6 +588,16 @@ func (r *renderer) storage() {
 	r.p("| **Total** | | | | | | | | **%s** | |\n\n", gb(e.StorageGB*bytesPerGB))
 }
 
+// share renders a fraction as a percentage: two decimals, or three
+// significant digits below 0.1%.
+func share(f float64) string {
+	pct := f * 100
+	if pct >= 0.1 {
+		return num(math.Round(pct*100) / 100)
+	}
+	return strconv.FormatFloat(pct, 'g', 3, 64)
+}
+
 // gb renders bytes as gigabytes.
 func gb(bytes float64) string {
 	return num(bytes/bytesPerGB) + " GB"
@@ -605,7 +616,11 @@ func (r *renderer) hot() {
 		}
 		spread := ""
 		if pl.Spread > 1 {
-			spread = fmt.Sprintf(" (per shard, %d shards)", pl.Spread)
+			spread = fmt.Sprintf(" (per shard, %d shards, even: the method's hash-chosen shards)", pl.Spread)
+			if p, ok := r.est.Popularity[pl.Partition]; ok {
+				p.Keys = int64(pl.Spread)
+				spread = fmt.Sprintf(" (the hottest of %d shards, Zipf s = %s: %s%%; %s)", pl.Spread, num(p.Exponent), share(p.Share()), strings.TrimSuffix(p.Why, "."))
+			}
 		}
 		r.p("- %s `%s`%s: %s RCU/s, %s WCU/s from %s", where, cell(pl.Partition), spread, num(pl.ReadPerSecond), num(pl.WritePerSecond), strings.Join(pl.Patterns, ", "))
 		if pl.Hot() {
@@ -645,18 +660,48 @@ func (r *renderer) hot() {
 			}
 		}
 	}
-	if len(r.est.PerEntity) > 0 {
-		r.p("- Keyed per entity, so spread over as many partitions as there are entities. Below, the most one entity's key value takes: every request of its patterns at the declared peaks on that one entity (an upper bound; also the load when one entity is all the traffic there is):\n")
-		for _, pl := range r.est.PerEntity {
-			k := code(pl.Partition)
-			if pl.Index != "" {
-				k = pl.Index + " " + k
+	if len(r.est.Skewed) > 0 {
+		r.p("- Keyed per entity, so spread over the entities' values, but not evenly: real traffic has hot users, jobs, pipelines. Each template's requests follow its popularity, Zipf's law over its N values with exponent s (the k-th most requested value takes k^-s/H(N,s) of them; s = 0 is an even spread, 1 the common skew of user traffic), declared by the model or, by default, s = 1 over the items of the entity it keys. The limits hold for one key value whatever adaptive capacity does: it can isolate a hot item on a partition of its own, still capped at %s RCU and %s WCU a second. Below, each template's hottest value at the declared peaks, then the bound with every request on one value:\n", num(PartitionReadLimit), num(PartitionWriteLimit))
+		for _, sl := range r.est.Skewed {
+			k := code(sl.Partition)
+			if sl.Index != "" {
+				k = sl.Index + " " + k
 			}
-			r.p("  - %s: %s — %s RCU/s, %s WCU/s", k, strings.Join(refs[k], ", "), num(pl.ReadPerSecond), num(pl.WritePerSecond))
-			if pl.Hot() {
-				r.p(", past a partition's limits were it all on one entity, so one entity may take at most %s%% of it\n", num(math.Floor(100/pl.Use())))
+			pop := sl.Popularity
+			why := strings.TrimSuffix(pop.Why, ".")
+			if pop.Keys <= 1 {
+				r.p("  - %s: %s — one value at a time (%s) takes all of it: %s RCU/s, %s WCU/s", k, strings.Join(refs[k], ", "), why, num(sl.ReadPerSecond), num(sl.WritePerSecond))
 			} else {
-				r.p(", %s%% of the write limit, %s%% of the read limit even all on one entity ✅\n", num(math.Round(pl.WritePerSecond/PartitionWriteLimit*1000)/10), num(math.Round(pl.ReadPerSecond/PartitionReadLimit*1000)/10))
+				r.p("  - %s: %s — N = %s values (%s), Zipf s = %s (%s): the hottest takes %s%%, %s RCU/s, %s WCU/s", k, strings.Join(refs[k], ", "),
+					num(float64(pop.Keys)), sl.KeysFrom, num(pop.Exponent), why, share(sl.Share), num(sl.ReadPerSecond), num(sl.WritePerSecond))
+			}
+			if sl.Hot() {
+				var parts []string
+				for _, b := range hottestPatterns(sl.ByPattern) {
+					if b.Use() < 0.01 {
+						continue
+					}
+					flag := ""
+					if b.Hot() {
+						flag = " ⚠️ alone"
+					}
+					parts = append(parts, fmt.Sprintf("%s %s RCU/s, %s WCU/s%s", b.Pattern, num(b.ReadPerSecond), num(b.WritePerSecond), flag))
+				}
+				r.p(" ⚠️ **the hottest value passes the partition limit** (%s) — **Mitigation**: %s", strings.Join(parts, "; "), sl.Remedy())
+			} else {
+				r.p(", %s%% of the write limit, %s%% of the read limit ✅", num(math.Round(sl.WritePerSecond/PartitionWriteLimit*1000)/10), num(math.Round(sl.ReadPerSecond/PartitionReadLimit*1000)/10))
+			}
+			var all PartitionLoad
+			for _, pl := range r.est.PerEntity {
+				if pl.Index == sl.Index && pl.Partition == sl.Partition {
+					all = pl
+				}
+			}
+			r.p("; all on one value: %s RCU/s, %s WCU/s", num(all.ReadPerSecond), num(all.WritePerSecond))
+			if all.Hot() {
+				r.p(", past the limits, so one value may take at most %s%% of it\n", num(math.Floor(100/all.Use())))
+			} else {
+				r.p(", under the limits even so\n")
 			}
 		}
 	}
@@ -762,13 +807,16 @@ func (r *renderer) validation() {
 		p("- [ ] %d access pattern(s) use Scan\n", scans)
 	}
 	p("%s", cardinalityBox(r.est.Cardinality()))
-	hot := r.est.Hot()
-	if len(hot) == 0 {
-		p("- [x] Hot partition analysis completed: no key value passes a partition's limits at the declared rates\n")
+	hot, hotSkewed := r.est.Hot(), r.est.HotSkewed()
+	if len(hot)+len(hotSkewed) == 0 {
+		p("- [x] Hot partition analysis completed: no key value passes a partition's limits at the declared rates, the hottest value of each per-entity key under its popularity included\n")
 	} else {
 		var names []string
 		for _, h := range hot {
 			names = append(names, "`"+h.Partition+"`")
+		}
+		for _, h := range hotSkewed {
+			names = append(names, "the hottest `"+h.Partition+"`")
 		}
 		p("- [ ] Hot partition analysis completed: %s pass a partition's limits at the declared rates (mitigation above)\n", strings.Join(names, ", "))
 	}

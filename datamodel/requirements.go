@@ -138,10 +138,21 @@ func (r *renderer) requirements() {
 		if pl.Index != "" {
 			where = pl.Index
 		}
-		use := max(pl.ReadPerSecond/PartitionReadLimit, pl.WritePerSecond/PartitionWriteLimit)
-		c := fmt.Sprintf("%s `%s` at %s%% of a partition's limit", where, cell(pl.Partition), num(math.Round(use*1000)/10))
+		c := fmt.Sprintf("%s `%s` at %s%% of a partition's limit", where, cell(pl.Partition), num(math.Round(pl.Use()*1000)/10))
 		if pl.Hot() {
 			c += " ⚠️ " + pl.Remedy()
+		}
+		concerns = append(concerns, c)
+	}
+	// The per-entity keys: their hottest value under its popularity.
+	for _, sl := range e.Skewed {
+		where := r.s.Name
+		if sl.Index != "" {
+			where = sl.Index
+		}
+		c := fmt.Sprintf("%s `%s`'s hottest value (%s%% of its requests) at %s%% of a partition's limit", where, cell(sl.Partition), share(sl.Share), num(math.Round(sl.Use()*1000)/10))
+		if sl.Hot() {
+			c += " ⚠️ " + sl.Remedy()
 		}
 		concerns = append(concerns, c)
 	}

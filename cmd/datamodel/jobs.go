@@ -30,6 +30,11 @@ func jobsModel() datamodel.Model {
 			"List failed jobs":       {"status", "userId", "originalFileName", "fileSize", "error", "updatedAt"},
 			"Recover expired leases": {"status", "attempt", "leaseExpiresAt"},
 		},
+		Popularity: map[string]datamodel.Popularity{
+			"{jobId}":  {Keys: 12, Exponent: 0, Why: "jobs in flight at the seed's peak (0.4 created a second, about half a minute each), each polled by its own client alike"},
+			"{userId}": {Exponent: 1, Why: "the seed counts jobs, not users: a power user's batch of uploads is the hot key, Zipf's law with exponent 1"},
+			"{status}": {Keys: int64(len(jobs.Statuses())), Exponent: 1, Why: "the seed's five statuses, the in-flight ones most moved"},
+		},
 		Prose: datamodel.Prose{
 			Philosophy: "One table per bounded context, `photoeditor-{env}-jobs`, one item per job: the job is read and written as a whole (status polling, status moves, the admin view), so it is a single-item aggregate keyed by its ULID. " +
 				"Every status move is one conditional `UpdateItem` on the status it starts from, the seed's idempotency rule for workers that receive a queue message more than once.",

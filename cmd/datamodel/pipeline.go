@@ -14,6 +14,12 @@ func pipelineModel() datamodel.Model {
 		Schema:   pipeline.Schema(pipeline.DefaultTableName),
 		Patterns: pipeline.Patterns(),
 		Entities: pipeline.Entities(),
+		Popularity: map[string]datamodel.Popularity{
+			"P:{pipelineId}":     {Exponent: 1, Why: "popular pipelines run, and are read, far more often than the rest: Zipf's law with exponent 1"},
+			"PE:{executionId}":   {Exponent: 0, Why: "an execution is written once and read by the caller that started it"},
+			"T:{key}[#{parent}]": {Keys: 20, Exponent: 1, Why: "the seed's tags are a few keys (env, team, owner, ...) on most pipelines: 20 keys, the commonest on nearly every pipeline"},
+			"TA:{key}":           {Keys: 20, Exponent: 1, Why: "the same 20 tag keys, their counts moved with their tag items"},
+		},
 		Prose: datamodel.Prose{
 			Philosophy:        "One table for the pipeline module (the pipeline design (docs/systems/pipeline.md)): a pipeline's current definition and its immutable versions share the pipeline's partition; executions, groups, tags and tag aggregates are their own partitions; GSI-1 (partition `siKey1`, sort `pk`) lists pipelines, a pipeline's executions, a group's members and the tag aggregates. Keys use the seed's `:` delimiter.",
 			Aggregates:        "Pipeline + versions: an item collection (`P:{pipelineId}`): the current item (`PV:current`) is read on every get, versions only when asked, and an update writes a new version and replaces the current one in one transaction conditioned on the version read (optimistic locking). Tags are a separate inverted index of items (`T:{key}` partitions) so a tag query reads only matching pipelines; aggregates (`TA:{key}`) count them with `ADD`.",

@@ -13,6 +13,13 @@ func tasksModel() datamodel.Model {
 		Schema:   tasks.Schema(tasks.DefaultTableName),
 		Patterns: tasks.Patterns(),
 		Entities: tasks.Entities(),
+		Popularity: map[string]datamodel.Popularity{
+			"TASK#{taskId}":     {Exponent: 0, Why: "the seed's 500 tasks a second each run the same life (submit, claim, complete), so no task is requested more than another"},
+			"IDEM#{key}":        {Exponent: 0, Why: "one idempotency key per submission, written once"},
+			"WORKER#{workerId}": {Exponent: 0, Why: "the seed's workers each hold one claim at a time and take the next in turn"},
+			"STATUS#PENDING":    {Exponent: 0, Why: "shard = hash(task id) % shards (tasks/shard.go), whatever the submitter"},
+			"STATUS#PROCESSING": {Exponent: 0, Why: "shard = hash(task id) % shards (tasks/shard.go), whatever the worker"},
+		},
 		Prose: datamodel.Prose{
 			Philosophy:        "A durable task queue on one table: each task is an item collection (`TASK#{taskId}`: its metadata and its event history), the pending and processing sets are GSI1 partitions ordered by creation time and lease expiry, and every state change is decided by one conditional write of the metadata: submit, claim and complete are single-item writes in an order that any later call can finish (a task is never claimed twice, lost, or left with a gap in its history), the rarer changes are transactions. Every status change writes its event item (`EVENT#0001` SUBMITTED, `EVENT#0002` PROCESSING, `EVENT#0003` COMPLETED, ...), beside a write the change makes anyway; with `tasks.CompactHistory` the metadata tells the events of a plain life and only the others are items.",
 			Aggregates:        "Task + events: an item collection (the history is read with the metadata for audits, appended on every move, unbounded in principle). Idempotency keys (`IDEM#{key}`) and worker claims (`WORKER#{workerId}`) are their own partitions: they are looked up by a different id than the task's.",
