@@ -257,6 +257,17 @@ func (c *Chaotic) DB() *DB {
 	return c.db
 }
 
+// Now is the time of the store behind c (table.ClockOf): the fake's, so a
+// store built on c stamps, expires and leases by the fake's clock as it
+// would on the fake itself; the wall clock in front of another store. A
+// nil c says time.Now.
+func (c *Chaotic) Now() time.Time {
+	if c == nil {
+		return time.Now()
+	}
+	return table.ClockOf(c.api)()
+}
+
 // Lag returns the eventual consistency lag the fake runs with (0: none).
 func (c *Chaotic) Lag() time.Duration {
 	if c == nil {

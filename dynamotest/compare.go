@@ -90,7 +90,7 @@ func Compare(reference, candidate table.API, opts ...func(*CompareOptions)) *Com
 		}
 	}
 	if o.Now == nil {
-		o.Now = time.Now
+		o.Now = table.ClockOf(reference)
 	}
 	return &Comparison{ref: reference, cand: candidate, o: o, tables: map[string]*tableInfo{}}
 }
@@ -106,8 +106,9 @@ type CompareOptions struct {
 	// apart from the candidate's bugs. None by default (the reference is
 	// DynamoDB); LocalDeviations for DynamoDB Local.
 	Deviations []Deviation
-	// Now is the time a TTL is compared with; nil means time.Now (the
-	// reference's own clock is the wall clock).
+	// Now is the time a TTL is compared with; nil means the reference's
+	// clock (table.ClockOf: the fake's when the reference is one, else
+	// the wall clock, DynamoDB's own).
 	Now func() time.Time
 }
 
@@ -212,6 +213,16 @@ type tableInfo struct {
 }
 
 var errNoComparison = errors.New("dynamotest: a Comparison must be made by Compare, with a reference and a candidate")
+
+// Now is the reference's time (CompareOptions.Now): a store built on c
+// stamps and expires by the clock of the store that answers it. A nil c
+// says time.Now.
+func (c *Comparison) Now() time.Time {
+	if c == nil || c.o.Now == nil {
+		return time.Now()
+	}
+	return c.o.Now()
+}
 
 // Calls returns how many calls went through c.
 func (c *Comparison) Calls() int {

@@ -133,6 +133,15 @@ func NewMeter(api table.API, opts ...func(*MeterOptions)) *Meter {
 	return &Meter{api: api, latency: max(o.Latency, 0), askCapacity: !fake}
 }
 
+// Now is the time of the API behind m (table.ClockOf): a store on a Meter
+// over the fake keeps the fake's clock. A nil m says time.Now.
+func (m *Meter) Now() time.Time {
+	if m == nil {
+		return time.Now()
+	}
+	return table.ClockOf(m.api)()
+}
+
 // Usage returns what the requests answered since NewMeter or Reset cost.
 // A request still waiting for its answer counts in Requests only.
 func (m *Meter) Usage() Usage {

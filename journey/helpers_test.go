@@ -78,9 +78,9 @@ func (e *env) storeOn(t testing.TB, api table.API, opts ...func(*Options)) *Stor
 		o.Reports = e.reports
 		o.Backups = e.backups
 		if api != table.API(e.db) {
-			// table.ClockOf finds the fake's clock in the fake itself, not
-			// through a wrapper (dynamotest.Chaos, a recorder), which is no
-			// table.Clock: the wrapped store is given it.
+			// dynamotest's wrappers forward the fake's clock (table.ClockOf);
+			// a test's own recorder is no table.Clock: the wrapped store is
+			// given it.
 			o.Clock = e.db.Now
 		}
 		o.NewID = e.ids.NewID

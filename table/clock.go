@@ -19,7 +19,8 @@ type Clock interface {
 }
 
 // ClockOf is v's clock when v is a Clock (the fake, or a wrapper that
-// forwards Now), else time.Now. A nil v is time.Now too.
+// forwards Now: dynamotest's Chaos, Meter and Compare do), else time.Now.
+// A nil v is time.Now too.
 func ClockOf(v any) func() time.Time {
 	if c, ok := v.(Clock); ok && c != nil && !isNilPointer(c) {
 		return c.Now

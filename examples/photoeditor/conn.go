@@ -29,6 +29,10 @@ var throttleBackoff = table.Backoff{Initial: 5 * time.Millisecond, Max: 500 * ti
 
 const throttleAttempts = 12
 
+// Now is the clock of the store behind c (table.ClockOf), so the stores
+// built on c stamp and lease by the fake's time as they would on the fake.
+func (c *conn) Now() time.Time { return table.ClockOf(c.api)() }
+
 // kill cuts c, and reports whether it was alive.
 func (c *conn) kill() bool { return !c.dead.Swap(true) }
 
