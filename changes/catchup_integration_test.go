@@ -9,14 +9,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablekit/tablekit/changes"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/internal/testenv"
-	"github.com/tablekit/tablekit/table"
 )
 
 // TestCatchUpIntegrationReadsWhatDynamoDBLocalPublished: CatchUp reads
@@ -28,17 +26,7 @@ func TestCatchUpIntegrationReadsWhatDynamoDBLocalPublished(t *testing.T) {
 	ctx := context.Background()
 	db := testenv.DynamoDB(t)
 	streams := dynamotest.NewStreamsClient(ep)
-	src, leases := testenv.TableName(t, "catchup-src"), testenv.TableName(t, "catchup-leases")
-	for _, name := range []string{src, leases} {
-		t.Cleanup(func() {
-			_, _ = db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-		})
-	}
-	require.NoError(t, table.Schema{Name: src, PartitionKey: table.Attribute{Name: "pk", Type: types.ScalarAttributeTypeS},
-		SortKey: table.Attribute{Name: "sk", Type: types.ScalarAttributeTypeS}}.EnsureTable(ctx, db))
-	_, err := changes.EnableStream(ctx, db, src, types.StreamViewTypeNewAndOldImages)
-	require.NoError(t, err)
-	require.NoError(t, changes.LeaseSchema(leases).EnsureTable(ctx, db))
+	src, leases, _ := streamTables(t, db, "catchup")
 	c, err := changes.New[counter](db, streams, src, changes.LeaseTable(leases), changes.BatchSize(4))
 	require.NoError(t, err)
 

@@ -22,6 +22,26 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
+// streamTables makes, on DynamoDB Local, a source table (pk, sk) with a
+// NEW_AND_OLD_IMAGES stream and a lease table, both deleted when the test
+// ends, and returns their names and the stream's ARN.
+func streamTables(t *testing.T, db table.API, base string) (src, leases, streamARN string) {
+	t.Helper()
+	ctx := t.Context()
+	src, leases = testenv.TableName(t, base+"-src"), testenv.TableName(t, base+"-leases")
+	for _, name := range []string{src, leases} {
+		t.Cleanup(func() {
+			_, _ = db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+		})
+	}
+	require.NoError(t, table.Schema{Name: src, PartitionKey: table.Attribute{Name: "pk", Type: types.ScalarAttributeTypeS},
+		SortKey: table.Attribute{Name: "sk", Type: types.ScalarAttributeTypeS}}.EnsureTable(ctx, db))
+	streamARN, err := changes.EnableStream(ctx, db, src, types.StreamViewTypeNewAndOldImages)
+	require.NoError(t, err)
+	require.NoError(t, changes.LeaseSchema(leases).EnsureTable(ctx, db))
+	return src, leases, streamARN
+}
+
 // TestConsumerIntegrationKilledMidBatchResumesFromItsCheckpoint is the
 // killed-consumer test on DynamoDB Local: its stream, its conditional
 // writes for leases and checkpoints. Leases are measured on a fake's clock
@@ -32,17 +52,7 @@ func TestConsumerIntegrationKilledMidBatchResumesFromItsCheckpoint(t *testing.T)
 	ctx := context.Background()
 	db := compared.DynamoDB(t)
 	streams := dynamotest.NewStreamsClient(ep)
-	src, leases := testenv.TableName(t, "changes-src"), testenv.TableName(t, "changes-leases")
-	for _, name := range []string{src, leases} {
-		t.Cleanup(func() {
-			_, _ = db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-		})
-	}
-	require.NoError(t, table.Schema{Name: src, PartitionKey: table.Attribute{Name: "pk", Type: types.ScalarAttributeTypeS},
-		SortKey: table.Attribute{Name: "sk", Type: types.ScalarAttributeTypeS}}.EnsureTable(ctx, db))
-	arn, err := changes.EnableStream(ctx, db, src, types.StreamViewTypeNewAndOldImages)
-	require.NoError(t, err)
-	require.NoError(t, changes.LeaseSchema(leases).EnsureTable(ctx, db))
+	src, leases, arn := streamTables(t, db, "changes")
 	clock := dynamotest.New() // a clock only
 
 	put := func(round int) {
@@ -86,7 +96,7 @@ func TestConsumerIntegrationKilledMidBatchResumesFromItsCheckpoint(t *testing.T)
 	first := newConsumer("first", changes.MaxAttempts(1))
 	batches := 0
 	killed := false
-	err = waitFor(first, func(_ context.Context, batch []changes.Change[counter]) error {
+	err := waitFor(first, func(_ context.Context, batch []changes.Change[counter]) error {
 		batches++
 		if batches < 2 || len(batch) < 2 {
 			for _, ch := range batch {

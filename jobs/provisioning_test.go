@@ -3,7 +3,6 @@ package jobs_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -126,35 +125,17 @@ func testProductionPreset(t *testing.T, db table.API, name string) {
 			IndexName:             aws.String(jobs.IndexStatusCreatedAt),
 			ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(30), WriteCapacityUnits: aws.Int64(50)}}}}})
 	require.NoError(t, err)
-	waitActive(t, db, name)
+	testenv.WaitActive(t, db, name)
 	assert.NoError(t, store.EnsureTable(ctx), "within the auto-scaling range")
 	_, err = db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
 		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Update: &types.UpdateGlobalSecondaryIndexAction{
 			IndexName:             aws.String(jobs.IndexUserCreatedAt),
 			ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(25), WriteCapacityUnits: aws.Int64(60)}}}}})
 	require.NoError(t, err)
-	waitActive(t, db, name)
+	testenv.WaitActive(t, db, name)
 	var de *table.DriftError
 	require.ErrorAs(t, store.EnsureTable(ctx), &de)
 	assert.Equal(t, []table.Drift{{Setting: "index " + jobs.IndexUserCreatedAt + " WriteCapacity", Want: "10-50 (auto-scaling)", Got: "60"}}, de.Drifts)
-}
-
-// waitActive waits (bounded) until the table and its indexes are ACTIVE
-// again after an UpdateTable.
-func waitActive(t *testing.T, db table.API, name string) {
-	t.Helper()
-	require.Eventually(t, func() bool {
-		d, err := db.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
-		if err != nil || d.Table.TableStatus != types.TableStatusActive {
-			return false
-		}
-		for _, ix := range d.Table.GlobalSecondaryIndexes {
-			if ix.IndexStatus != types.IndexStatusActive {
-				return false
-			}
-		}
-		return true
-	}, 30*time.Second, 20*time.Millisecond)
 }
 
 func TestProductionProvisioningIsTheSeedsPlan(t *testing.T) {

@@ -81,14 +81,8 @@ const (
 // jobs a month its base capacity costs many times what on-demand bills;
 // it buys a table that never waits for on-demand's scaling.
 func ProductionCapacity() table.Capacity {
-	return table.Capacity{
-		Read: ProductionReadCapacity, Write: ProductionWriteCapacity,
-		AutoScaling: &table.AutoScaling{
-			MinRead: ProductionReadCapacity, MaxRead: ProductionMaxReadCapacity,
-			MinWrite: ProductionWriteCapacity, MaxWrite: ProductionMaxWriteCapacity,
-			TargetUtilization: ProductionTargetPercent,
-		},
-	}
+	return table.AutoScaled(ProductionReadCapacity, ProductionMaxReadCapacity,
+		ProductionWriteCapacity, ProductionMaxWriteCapacity, ProductionTargetPercent)
 }
 
 // ProductionProvisioning is the seed's production table: point-in-time

@@ -88,6 +88,22 @@ type Capacity struct {
 	AutoScaling *AutoScaling
 }
 
+// AutoScaled is provisioned capacity that starts at its floor: read and
+// write units, which Application Auto Scaling keeps between the floor and
+// maxRead and maxWrite at targetPercent utilization, for the table and
+// every index (a production plan as the designs state one: a base that is
+// also the minimum, a ceiling, a target).
+func AutoScaled(read, maxRead, write, maxWrite int64, targetPercent float64) Capacity {
+	return Capacity{
+		Read: read, Write: write,
+		AutoScaling: &AutoScaling{
+			MinRead: read, MaxRead: maxRead,
+			MinWrite: write, MaxWrite: maxWrite,
+			TargetUtilization: targetPercent,
+		},
+	}
+}
+
 // Throughput is one index's provisioned read and write capacity.
 type Throughput struct {
 	Read, Write int64

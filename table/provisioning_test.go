@@ -193,6 +193,15 @@ func TestAutoScaledCapacityWithinItsRangeIsNotDrift(t *testing.T) {
 	}, de.Drifts)
 }
 
+// AutoScaled is a plan whose base is its floor: the table starts at the
+// minimum the scaler keeps, for the table and every index.
+func TestAutoScaledStartsAtItsFloor(t *testing.T) {
+	c := table.AutoScaled(25, 100, 10, 50, 70)
+	assert.Equal(t, table.Capacity{Read: 25, Write: 10, AutoScaling: &table.AutoScaling{
+		MinRead: 25, MaxRead: 100, MinWrite: 10, MaxWrite: 50, TargetUtilization: 70}}, c)
+	assert.Empty(t, c.Indexes, "every index follows the table")
+}
+
 func TestEncryptionWithAnotherKeyIsDrift(t *testing.T) {
 	ctx := t.Context()
 	db := dynamotest.New()

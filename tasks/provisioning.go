@@ -33,14 +33,8 @@ const (
 // (table.Capacity.AutoScaling); EnsureTable accepts any capacity the
 // scaler set within them.
 func ProductionCapacity() table.Capacity {
-	return table.Capacity{
-		Read: ProductionReadCapacity, Write: ProductionWriteCapacity,
-		AutoScaling: &table.AutoScaling{
-			MinRead: ProductionReadCapacity, MaxRead: ProductionMaxReadCapacity,
-			MinWrite: ProductionWriteCapacity, MaxWrite: ProductionMaxWriteCapacity,
-			TargetUtilization: ProductionTargetPercent,
-		},
-	}
+	return table.AutoScaled(ProductionReadCapacity, ProductionMaxReadCapacity,
+		ProductionWriteCapacity, ProductionMaxWriteCapacity, ProductionTargetPercent)
 }
 
 // ProductionProvisioning is the design's production table: on-demand

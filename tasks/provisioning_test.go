@@ -3,7 +3,6 @@ package tasks_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -51,7 +50,7 @@ func testProductionPreset(t *testing.T, db table.API, name string) {
 			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Update: &types.UpdateGlobalSecondaryIndexAction{
 				IndexName: aws.String(tasks.IndexGSI1), ProvisionedThroughput: &index}}}})
 		require.NoError(t, err)
-		waitActive(t, db, name)
+		testenv.WaitActive(t, db, name)
 	}
 	update(&types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(600), WriteCapacityUnits: aws.Int64(6900)},
 		types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(3500), WriteCapacityUnits: aws.Int64(3100)})
@@ -62,24 +61,6 @@ func testProductionPreset(t *testing.T, db table.API, name string) {
 	var de *table.DriftError
 	require.ErrorAs(t, store.EnsureTable(ctx), &de)
 	assert.Equal(t, []table.Drift{{Setting: "index " + tasks.IndexGSI1 + " WriteCapacity", Want: "2000-7000 (auto-scaling)", Got: "7100"}}, de.Drifts)
-}
-
-// waitActive waits (bounded) until the table and its indexes are ACTIVE
-// again after an UpdateTable.
-func waitActive(t *testing.T, db table.API, name string) {
-	t.Helper()
-	require.Eventually(t, func() bool {
-		d, err := db.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
-		if err != nil || d.Table.TableStatus != types.TableStatusActive {
-			return false
-		}
-		for _, ix := range d.Table.GlobalSecondaryIndexes {
-			if ix.IndexStatus != types.IndexStatusActive {
-				return false
-			}
-		}
-		return true
-	}, 30*time.Second, 20*time.Millisecond)
 }
 
 func TestProductionProvisioningIsTheDesignsPlan(t *testing.T) {

@@ -258,3 +258,33 @@ func NoAWSConfig(t testing.TB) {
 		t.Setenv(k, v)
 	}
 }
+
+// Describer is what WaitActive needs of a backend: the fake, DynamoDB
+// Local's client or any table.API.
+type Describer interface {
+	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+}
+
+// WaitActive waits, up to 30 seconds, until the table and every global
+// secondary index are ACTIVE: DynamoDB Local, like DynamoDB, refuses the
+// next UpdateTable while an update is in progress.
+func WaitActive(t testing.TB, db Describer, name string) {
+	t.Helper()
+	active := func() bool {
+		d, err := db.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil || d.Table.TableStatus != types.TableStatusActive {
+			return false
+		}
+		for _, ix := range d.Table.GlobalSecondaryIndexes {
+			if ix.IndexStatus != types.IndexStatusActive {
+				return false
+			}
+		}
+		return true
+	}
+	for deadline := time.Now().Add(30 * time.Second); !active(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("table %s is not ACTIVE after 30s", name)
+		}
+	}
+}
