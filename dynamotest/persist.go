@@ -423,8 +423,10 @@ func (db *DB) replaySegment(path string, last bool) error {
 	r := bufio.NewReaderSize(f, 1<<20)
 	if err := checkFileHeader(r, kindLog, filepath.Base(path)); err != nil {
 		if last && errors.Is(err, ErrDataFormat) && isShort(f) {
-			// The crash came while the segment was being started.
-			return f.Truncate(0)
+			// The crash came while the segment was being started: start
+			// it again, empty. Cut to nothing, it would read as damage
+			// once a later segment follows it.
+			return restartSegment(f)
 		}
 		return err
 	}
@@ -451,6 +453,18 @@ func (db *DB) replaySegment(path string, last bool) error {
 		buf = payload
 		offset += int64(len(payload)) + 8
 	}
+}
+
+// restartSegment rewrites f as an empty log segment: its header alone,
+// synced.
+func restartSegment(f *os.File) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := f.WriteAt(fileHeader(kindLog), 0); err != nil {
+		return err
+	}
+	return f.Sync()
 }
 
 func isShort(f *os.File) bool {

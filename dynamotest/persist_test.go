@@ -445,3 +445,29 @@ func TestPersistRefusesDamageBeforeTheEnd(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, data, after, "nothing rewritten")
 }
+
+// TestPersistSurvivesTwoCrashesAfterATornSegmentStart: a crash while a
+// log segment was being started leaves it without a whole header. The
+// restart drops that file, and a second crash before any snapshot still
+// restarts: the dropped segment is not left behind, empty, in the middle
+// of the log, where it would read as damage.
+func TestPersistSurvivesTwoCrashesAfterATornSegmentStart(t *testing.T) {
+	dir := t.TempDir()
+	db := openT(t, dir, fixedClock())
+	createPersistTables(t, db)
+	_, err := db.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("bbb"), Item: map[string]types.AttributeValue{"id": sAttr("x")}})
+	require.NoError(t, err)
+	want := dump(t, db)
+	crash(db)
+	// The next start began its segment and died writing the header.
+	db = openT(t, dir, fixedClock())
+	crash(db)
+	require.NoError(t, os.Truncate(lastSegment(t, dir), fileHeaderSize/2))
+
+	db = openT(t, dir, fixedClock())
+	assert.Equal(t, want, dump(t, db))
+	crash(db)
+	db = openT(t, dir, fixedClock())
+	assert.Equal(t, want, dump(t, db), "a second crash before any snapshot still restarts")
+	require.NoError(t, db.Close())
+}
