@@ -99,7 +99,8 @@ func (db *DB) liveTable(name string) (*dbTable, error) {
 // UpdateContinuousBackups turns point-in-time recovery on or off. The
 // fake records the setting (DescribeContinuousBackups reports it) and
 // keeps no backups; its recovery window is always DynamoDB's 35 days.
-func (db *DB) UpdateContinuousBackups(ctx context.Context, in *dynamodb.UpdateContinuousBackupsInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error) {
+func (db *DB) UpdateContinuousBackups(ctx context.Context, in *dynamodb.UpdateContinuousBackupsInput, _ ...func(*dynamodb.Options)) (res *dynamodb.UpdateContinuousBackupsOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	t, err := db.liveTable(aws.ToString(in.TableName))
 	if err != nil {
@@ -125,7 +126,8 @@ func (db *DB) UpdateContinuousBackups(ctx context.Context, in *dynamodb.UpdateCo
 }
 
 // DescribeContinuousBackups reports whether point-in-time recovery is on.
-func (db *DB) DescribeContinuousBackups(ctx context.Context, in *dynamodb.DescribeContinuousBackupsInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeContinuousBackupsOutput, error) {
+func (db *DB) DescribeContinuousBackups(ctx context.Context, in *dynamodb.DescribeContinuousBackupsInput, _ ...func(*dynamodb.Options)) (res *dynamodb.DescribeContinuousBackupsOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	t, err := db.liveTable(aws.ToString(in.TableName))
 	if err != nil {

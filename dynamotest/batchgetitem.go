@@ -20,7 +20,8 @@ const (
 // read and costed like a GetItem. Keys past the 16 MB response limit, and
 // the fraction an UnprocessedFraction fault asks for, come back in
 // UnprocessedKeys.
-func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, _ ...func(*dynamodb.Options)) (res *dynamodb.BatchGetItemOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	tableNames := make([]string, 0, len(in.RequestItems))
 	for name := range in.RequestItems {

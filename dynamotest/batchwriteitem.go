@@ -28,7 +28,8 @@ func errOneWrite() error {
 // Each write is atomic on its own, not with the others, as in DynamoDB; the
 // fraction an UnprocessedFraction fault asks for comes back in
 // UnprocessedItems, untouched.
-func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, _ ...func(*dynamodb.Options)) (res *dynamodb.BatchWriteItemOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	tableNames := make([]string, 0, len(in.RequestItems))
 	for name := range in.RequestItems {

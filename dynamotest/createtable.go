@@ -36,7 +36,8 @@ func checkName(field, name string) error {
 
 // CreateTable creates a table, ACTIVE at once (DynamoDB takes a few seconds
 // in CREATING; waiters see ACTIVE on their first call here).
-func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (res *dynamodb.CreateTableOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(ctx, opCreateTable, name); err != nil {

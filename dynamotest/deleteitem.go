@@ -10,7 +10,8 @@ import (
 
 // DeleteItem deletes an item by its key, if its ConditionExpression holds.
 // Deleting a missing item succeeds and costs one write unit, as in DynamoDB.
-func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ...func(*dynamodb.Options)) (res *dynamodb.DeleteItemOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(ctx, opDeleteItem, name); err != nil {

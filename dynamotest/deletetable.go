@@ -11,7 +11,8 @@ import (
 // DeleteTable deletes a table and its items at once; the description it
 // returns says DELETING, as DynamoDB's does, and the table is gone for every
 // later call.
-func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
+func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ ...func(*dynamodb.Options)) (res *dynamodb.DeleteTableOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(ctx, opDeleteTable, name); err != nil {
@@ -47,7 +48,8 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ 
 
 // DescribeTable describes a table: always ACTIVE, with live item counts and
 // sizes (DynamoDB refreshes those about every six hours).
-func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (res *dynamodb.DescribeTableOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(ctx, opDescribeTable, name); err != nil {

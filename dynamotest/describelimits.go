@@ -10,7 +10,8 @@ import (
 // DescribeLimits reports the account's and a table's capacity limits,
 // DynamoDB's defaults: the fake records provisioned throughput but does not
 // enforce it, so these are what a real account would start with.
-func (db *DB) DescribeLimits(ctx context.Context, in *dynamodb.DescribeLimitsInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeLimitsOutput, error) {
+func (db *DB) DescribeLimits(ctx context.Context, in *dynamodb.DescribeLimitsInput, _ ...func(*dynamodb.Options)) (res *dynamodb.DescribeLimitsOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	if _, err := db.stats.begin(ctx, opDescribeLimits); err != nil {
 		return nil, err
 	}

@@ -41,7 +41,8 @@ import (
 // 'strings', numbers, TRUE/FALSE/NULL, [lists], {'maps'} and <<sets>> as
 // values. EXISTS(SELECT ...) is a condition check, and only
 // ExecuteTransaction takes it.
-func (db *DB) ExecuteStatement(ctx context.Context, in *dynamodb.ExecuteStatementInput, _ ...func(*dynamodb.Options)) (*dynamodb.ExecuteStatementOutput, error) {
+func (db *DB) ExecuteStatement(ctx context.Context, in *dynamodb.ExecuteStatementInput, _ ...func(*dynamodb.Options)) (res *dynamodb.ExecuteStatementOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	if err := contextErr(ctx); err != nil {
 		return nil, err

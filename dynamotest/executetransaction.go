@@ -22,7 +22,8 @@ const maxTransactStatements = 100
 // condition check (a whole key and one more condition, as the reference
 // says), so it mixes with writes and not with SELECTs; RETURNING is
 // refused, as DynamoDB refuses it.
-func (db *DB) ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransactionInput, _ ...func(*dynamodb.Options)) (*dynamodb.ExecuteTransactionOutput, error) {
+func (db *DB) ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransactionInput, _ ...func(*dynamodb.Options)) (res *dynamodb.ExecuteTransactionOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	if err := contextErr(ctx); err != nil {
 		return nil, err
@@ -183,7 +184,8 @@ const maxBatchStatements = 25
 // one item by its whole key (as BatchGetItem) or all writes, each on its
 // own: a statement that fails has its error in its response and does not
 // stop the others.
-func (db *DB) BatchExecuteStatement(ctx context.Context, in *dynamodb.BatchExecuteStatementInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchExecuteStatementOutput, error) {
+func (db *DB) BatchExecuteStatement(ctx context.Context, in *dynamodb.BatchExecuteStatementInput, _ ...func(*dynamodb.Options)) (res *dynamodb.BatchExecuteStatementOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	if err := contextErr(ctx); err != nil {
 		return nil, err

@@ -11,7 +11,8 @@ import (
 )
 
 // GetItem reads one item by its full key in O(log n) of its partition.
-func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (res *dynamodb.GetItemOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	out, item, err := db.getItem(ctx, in)
 	if err != nil {
 		return nil, err

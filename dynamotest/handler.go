@@ -124,14 +124,6 @@ func serve[In, Out any](call func(table.API, context.Context, *In, ...func(*dyna
 		if err != nil {
 			return nil, err
 		}
-		if db, ok := api.(*DB); ok {
-			// A persistent DB whose disk failed under this call may have
-			// applied a write it could not make durable: never answer it
-			// as done (see ErrStorageFailed).
-			if err := db.Err(); err != nil {
-				return nil, err
-			}
-		}
 		return wire.Append(out, res), nil
 	}
 }

@@ -11,7 +11,8 @@ import (
 
 // ListTables lists table names in order, at most Limit (1 to 100, default
 // 100) per page; LastEvaluatedTableName is set when more may follow.
-func (db *DB) ListTables(ctx context.Context, in *dynamodb.ListTablesInput, _ ...func(*dynamodb.Options)) (*dynamodb.ListTablesOutput, error) {
+func (db *DB) ListTables(ctx context.Context, in *dynamodb.ListTablesInput, _ ...func(*dynamodb.Options)) (res *dynamodb.ListTablesOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	if _, err := db.stats.begin(ctx, opListTables); err != nil {
 		return nil, err

@@ -126,6 +126,19 @@ func (db *DB) fail(err error) {
 	db.stats.broken.CompareAndSwap(nil, &err)
 }
 
+// acknowledged ends every exported call of the DB: in a persistent DB whose
+// disk failed under the call (ErrStorageFailed), the call may have applied
+// a write it could not make durable, so it fails instead of answering as
+// done, in the process as over HTTP. A DB in memory pays one nil check.
+func acknowledged[T any](db *DB, out **T, err *error) {
+	if *err != nil || db == nil || db.persist == nil {
+		return
+	}
+	if e := db.Err(); e != nil {
+		*out, *err = nil, e
+	}
+}
+
 // Err returns why the DB refuses calls: the directory Persist named could
 // not be opened, writing it failed, or the DB was closed; nil while it
 // works.

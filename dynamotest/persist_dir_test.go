@@ -208,3 +208,23 @@ func TestAFailedLogWriteIsNeverAcknowledged(t *testing.T) {
 		Key: map[string]types.AttributeValue{"pk": sAttr("p"), "sk": sAttr("s")}})
 	require.ErrorIs(t, err, ErrStorageFailed)
 }
+
+// TestAFailedLogWriteIsNeverAcknowledgedInProcess: called in the process,
+// not over HTTP, the write whose log the disk refused fails with
+// ErrStorageFailed too: it never returns as done.
+func TestAFailedLogWriteIsNeverAcknowledgedInProcess(t *testing.T) {
+	db, err := Open(Persist(t.TempDir()))
+	require.NoError(t, err)
+	defer db.Close()
+	_, err = db.CreateTable(pctx, persistTable("aaa"))
+	require.NoError(t, err)
+	j := db.persist.j
+	j.mu.Lock()
+	require.NoError(t, j.f.Close())
+	j.mu.Unlock()
+
+	out, err := db.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("aaa"),
+		Item: map[string]types.AttributeValue{"pk": sAttr("p"), "sk": sAttr("s")}})
+	require.ErrorIs(t, err, ErrStorageFailed, "the write the disk refused is not acknowledged")
+	assert.Nil(t, out)
+}

@@ -13,7 +13,8 @@ import (
 // the start of the key condition's range or just after ExclusiveStartKey.
 // It costs O(log n + items read): the tree is entered at the range's edge
 // and left at the first entry outside it.
-func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (res *dynamodb.QueryOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	out, items, err := db.query(ctx, in)
 	if err != nil {
 		return nil, err

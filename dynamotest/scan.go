@@ -15,7 +15,8 @@ const maxTotalSegments = 1000000
 // as DynamoDB does. A parallel scan's segment is a contiguous range of
 // partition hashes, so segments never overlap and together cover every
 // item.
-func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (res *dynamodb.ScanOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	out, items, err := db.scan(ctx, in)
 	if err != nil {
 		return nil, err

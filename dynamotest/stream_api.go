@@ -24,7 +24,8 @@ import (
 
 // ListStreams lists the streams of the DB, or of one table, oldest first:
 // the enabled ones and the disabled ones whose records have not aged out.
-func (db *DB) ListStreams(ctx context.Context, in *dynamodbstreams.ListStreamsInput, _ ...func(*dynamodbstreams.Options)) (*dynamodbstreams.ListStreamsOutput, error) {
+func (db *DB) ListStreams(ctx context.Context, in *dynamodbstreams.ListStreamsInput, _ ...func(*dynamodbstreams.Options)) (res *dynamodbstreams.ListStreamsOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	limit, err := streamLimit(in.Limit, 100, "limit")
 	if err != nil {
@@ -78,7 +79,8 @@ func (db *DB) ListStreams(ctx context.Context, in *dynamodbstreams.ListStreamsIn
 
 // DescribeStream describes a stream and its shards, oldest first; with a
 // CHILD_SHARDS filter, only the children of the shard it names.
-func (db *DB) DescribeStream(ctx context.Context, in *dynamodbstreams.DescribeStreamInput, _ ...func(*dynamodbstreams.Options)) (*dynamodbstreams.DescribeStreamOutput, error) {
+func (db *DB) DescribeStream(ctx context.Context, in *dynamodbstreams.DescribeStreamInput, _ ...func(*dynamodbstreams.Options)) (res *dynamodbstreams.DescribeStreamOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	limit, err := streamLimit(in.Limit, 100, "limit")
 	if err != nil {
@@ -142,7 +144,8 @@ func (db *DB) DescribeStream(ctx context.Context, in *dynamodbstreams.DescribeSt
 // of the fake's clock: TRIM_HORIZON starts at the oldest record kept,
 // LATEST after the newest, AT_ and AFTER_SEQUENCE_NUMBER at or after the
 // record with that sequence number.
-func (db *DB) GetShardIterator(ctx context.Context, in *dynamodbstreams.GetShardIteratorInput, _ ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetShardIteratorOutput, error) {
+func (db *DB) GetShardIterator(ctx context.Context, in *dynamodbstreams.GetShardIteratorInput, _ ...func(*dynamodbstreams.Options)) (res *dynamodbstreams.GetShardIteratorOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	if aws.ToString(in.ShardId) == "" {
 		return nil, constraint("null", "shardId", "Member must not be null")
@@ -200,7 +203,8 @@ func (db *DB) GetShardIterator(ctx context.Context, in *dynamodbstreams.GetShard
 // closed shard has been read to its end. An iterator older than 15 minutes
 // fails with *types.ExpiredIteratorException; one pointing at records
 // retention has dropped, with *types.TrimmedDataAccessException.
-func (db *DB) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, _ ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error) {
+func (db *DB) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, _ ...func(*dynamodbstreams.Options)) (res *dynamodbstreams.GetRecordsOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	s, recs, next, err := db.getRecords(orEmpty(in))
 	if err != nil {
 		return nil, err

@@ -20,7 +20,8 @@ const (
 
 // TagResource adds tags to a table (or replaces the values of keys it has
 // already), by the table's ARN.
-func (db *DB) TagResource(ctx context.Context, in *dynamodb.TagResourceInput, _ ...func(*dynamodb.Options)) (*dynamodb.TagResourceOutput, error) {
+func (db *DB) TagResource(ctx context.Context, in *dynamodb.TagResourceInput, _ ...func(*dynamodb.Options)) (res *dynamodb.TagResourceOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	if _, err := db.stats.begin(ctx, opTagResource); err != nil {
 		return nil, err
@@ -46,7 +47,8 @@ func (db *DB) TagResource(ctx context.Context, in *dynamodb.TagResourceInput, _ 
 
 // UntagResource removes the tags with the given keys from a table; keys it
 // does not have are ignored.
-func (db *DB) UntagResource(ctx context.Context, in *dynamodb.UntagResourceInput, _ ...func(*dynamodb.Options)) (*dynamodb.UntagResourceOutput, error) {
+func (db *DB) UntagResource(ctx context.Context, in *dynamodb.UntagResourceInput, _ ...func(*dynamodb.Options)) (res *dynamodb.UntagResourceOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	if _, err := db.stats.begin(ctx, opUntagResource); err != nil {
 		return nil, err
@@ -77,7 +79,8 @@ func (db *DB) UntagResource(ctx context.Context, in *dynamodb.UntagResourceInput
 
 // ListTagsOfResource lists a table's tags in key order (DynamoDB documents
 // no order; the fake's is total), all on one page: a table has at most 50.
-func (db *DB) ListTagsOfResource(ctx context.Context, in *dynamodb.ListTagsOfResourceInput, _ ...func(*dynamodb.Options)) (*dynamodb.ListTagsOfResourceOutput, error) {
+func (db *DB) ListTagsOfResource(ctx context.Context, in *dynamodb.ListTagsOfResourceInput, _ ...func(*dynamodb.Options)) (res *dynamodb.ListTagsOfResourceOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	if _, err := db.stats.begin(ctx, opListTagsOfResource); err != nil {
 		return nil, err

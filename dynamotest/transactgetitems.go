@@ -12,7 +12,8 @@ import (
 // TransactGetItems reads up to 100 distinct items, from one or more tables,
 // as one consistent snapshot: every table involved is read-locked for the
 // whole call. Each read costs twice a strongly consistent read.
-func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
+func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, _ ...func(*dynamodb.Options)) (res *dynamodb.TransactGetItemsOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	tableNames := make([]string, 0, 4)
 	for _, it := range in.TransactItems {

@@ -26,6 +26,7 @@ const (
 // with one reason per action, in order. A ClientRequestToken makes the call
 // idempotent for ten minutes of the fake's clock.
 func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (out *dynamodb.TransactWriteItemsOutput, err error) {
+	defer acknowledged(db, &out, &err)
 	in = orEmpty(in)
 	tableNames := make([]string, 0, 4)
 	for _, it := range in.TransactItems {

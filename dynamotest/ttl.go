@@ -11,7 +11,8 @@ import (
 // UpdateTimeToLive enables or disables TTL on a table. Enabled takes effect
 // at once (DynamoDB takes up to an hour); expired items are deleted when
 // the clock next moves (Advance, SetTime).
-func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
+func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, _ ...func(*dynamodb.Options)) (res *dynamodb.UpdateTimeToLiveOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(ctx, opUpdateTimeToLive, name); err != nil {
@@ -57,7 +58,8 @@ func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiv
 
 // DescribeTimeToLive reports whether TTL is enabled on a table and on which
 // attribute.
-func (db *DB) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
+func (db *DB) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (res *dynamodb.DescribeTimeToLiveOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(ctx, opDescribeTimeToLive, name); err != nil {

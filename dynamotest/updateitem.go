@@ -10,7 +10,8 @@ import (
 // UpdateItem applies an UpdateExpression to an item, creating it from its
 // key when missing, if its ConditionExpression holds. Key attributes cannot
 // be updated.
-func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (res *dynamodb.UpdateItemOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(ctx, opUpdateItem, name); err != nil {

@@ -27,7 +27,8 @@ import (
 // Enabling a stream on a table that had one starts a new stream, with a new
 // label and ARN; the old one stays readable until its records age out, as
 // in DynamoDB.
-func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
+func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, _ ...func(*dynamodb.Options)) (res *dynamodb.UpdateTableOutput, err error) {
+	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
 	name := aws.ToString(in.TableName)
 	if _, err := db.stats.begin(ctx, opUpdateTable, name); err != nil {
