@@ -28,9 +28,13 @@ const (
 )
 
 // snapshotEvery is the log size, past the last snapshot, at which a new
-// snapshot starts, unless the last snapshot was larger: start-up then
-// reads at most about twice the data.
+// snapshot starts, unless half the last snapshot is larger (logGrowth).
 const snapshotEvery = 64 << 20
+
+// logGrowth is how much log, past a snapshot of size bytes, starts the
+// next snapshot: a start then reads the snapshot and at most half as much
+// log again, and a large DB is not rewritten whole every 64 MB.
+func logGrowth(size int64) int64 { return max(snapshotEvery, size/2) }
 
 // The data directory's errors. Each comes wrapped in a *DataDirError that
 // names the directory; test with errors.Is.
@@ -268,7 +272,7 @@ func (db *DB) openPersistence(dir string) error {
 	}
 	p.j = newJournal(dir, f, next)
 	p.j.onGrow = p.snapshotSoon
-	p.j.grow = max(snapshotEvery, p.lastSnap)
+	p.j.grow = logGrowth(p.lastSnap)
 	db.persist = p
 	for _, name := range db.tableNames() {
 		db.attach(db.table(name))

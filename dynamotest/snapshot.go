@@ -82,7 +82,7 @@ func (p *persistence) snapshot() error {
 	}
 	p.lastSnap = size
 	p.j.mu.Lock()
-	p.j.grow = max(snapshotEvery, size/2)
+	p.j.grow = logGrowth(size)
 	p.j.mu.Unlock()
 	snaps, segs, err := dataFiles(p.dir)
 	if err != nil {
