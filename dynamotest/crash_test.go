@@ -195,7 +195,7 @@ func TestCrashKeepsEveryAcknowledgedWrite(t *testing.T) {
 func (m *crashModel) write(c *dynamodb.Client, rng *rand.Rand, stop *atomic.Bool, ackedN, triedN *atomic.Int64) {
 	pk := fmt.Sprintf("w%d", m.worker)
 	key := func(sk string) map[string]types.AttributeValue {
-		return map[string]types.AttributeValue{"pk": sAttr(pk), "sk": sAttr(sk)}
+		return map[string]types.AttributeValue{"pk": sv(pk), "sk": sv(sk)}
 	}
 	for !stop.Load() {
 		n := m.next
@@ -206,24 +206,24 @@ func (m *crashModel) write(c *dynamodb.Client, rng *rand.Rand, stop *atomic.Bool
 		case 0:
 			m.puts[n] = tried
 			_, err = c.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("crash"),
-				Item: map[string]types.AttributeValue{"pk": sAttr(pk), "sk": sAttr(fmt.Sprintf("put-%d", n)), "v": nAttr(strconv.Itoa(n))}})
+				Item: map[string]types.AttributeValue{"pk": sv(pk), "sk": sv(fmt.Sprintf("put-%d", n)), "v": nv(strconv.Itoa(n))}})
 			if err == nil {
 				m.puts[n] = acked
 			}
 		case 1:
 			m.counterTried++
 			_, err = c.UpdateItem(pctx, &dynamodb.UpdateItemInput{TableName: aws.String("crash"), Key: key("counter"),
-				UpdateExpression: aws.String("ADD c :one"), ExpressionAttributeValues: map[string]types.AttributeValue{":one": nAttr("1")}})
+				UpdateExpression: aws.String("ADD c :one"), ExpressionAttributeValues: map[string]types.AttributeValue{":one": nv("1")}})
 			if err == nil {
 				m.counterAcked++
 			}
 		case 2:
 			m.txs[n] = tried
 			_, err = c.TransactWriteItems(pctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-				{Put: &types.Put{TableName: aws.String("crash"), Item: map[string]types.AttributeValue{"pk": sAttr(pk), "sk": sAttr(fmt.Sprintf("tx-%d", n))}}},
-				{Put: &types.Put{TableName: aws.String("crashtx"), Item: map[string]types.AttributeValue{"pk": sAttr(pk), "sk": sAttr(fmt.Sprintf("tx-%d", n))}}},
+				{Put: &types.Put{TableName: aws.String("crash"), Item: map[string]types.AttributeValue{"pk": sv(pk), "sk": sv(fmt.Sprintf("tx-%d", n))}}},
+				{Put: &types.Put{TableName: aws.String("crashtx"), Item: map[string]types.AttributeValue{"pk": sv(pk), "sk": sv(fmt.Sprintf("tx-%d", n))}}},
 				{Update: &types.Update{TableName: aws.String("crash"), Key: key("txcount"), UpdateExpression: aws.String("ADD c :one"),
-					ExpressionAttributeValues: map[string]types.AttributeValue{":one": nAttr("1")}}},
+					ExpressionAttributeValues: map[string]types.AttributeValue{":one": nv("1")}}},
 			}})
 			if err == nil {
 				m.txs[n] = acked

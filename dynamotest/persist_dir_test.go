@@ -152,7 +152,7 @@ func TestPersistRefusesADirectoryItCannotUse(t *testing.T) {
 		assert.Equal(t, before, snapshotDir(t, dir))
 		// The first DB goes on working, and once it is closed the directory
 		// opens again with its data.
-		_, err := first.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("bbb"), Item: map[string]types.AttributeValue{"id": sAttr("x")}})
+		_, err := first.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("bbb"), Item: map[string]types.AttributeValue{"id": sv("x")}})
 		require.NoError(t, err)
 		want := dump(t, first)
 		require.NoError(t, first.Close())
@@ -197,7 +197,7 @@ func TestAFailedLogWriteIsNeverAcknowledged(t *testing.T) {
 	j.mu.Unlock()
 
 	_, err = c.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("aaa"),
-		Item: map[string]types.AttributeValue{"pk": sAttr("p"), "sk": sAttr("s")}})
+		Item: map[string]types.AttributeValue{"pk": sv("p"), "sk": sv("s")}})
 	var ise *types.InternalServerError
 	require.ErrorAs(t, err, &ise, "the write the disk refused is not acknowledged")
 	assert.Contains(t, err.Error(), "writing the data directory failed")
@@ -205,7 +205,7 @@ func TestAFailedLogWriteIsNeverAcknowledged(t *testing.T) {
 	require.Error(t, err)
 	require.ErrorIs(t, s.DB.Err(), ErrStorageFailed)
 	_, err = s.DB.GetItem(pctx, &dynamodb.GetItemInput{TableName: aws.String("aaa"),
-		Key: map[string]types.AttributeValue{"pk": sAttr("p"), "sk": sAttr("s")}})
+		Key: map[string]types.AttributeValue{"pk": sv("p"), "sk": sv("s")}})
 	require.ErrorIs(t, err, ErrStorageFailed)
 }
 
@@ -224,7 +224,7 @@ func TestAFailedLogWriteIsNeverAcknowledgedInProcess(t *testing.T) {
 	j.mu.Unlock()
 
 	out, err := db.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("aaa"),
-		Item: map[string]types.AttributeValue{"pk": sAttr("p"), "sk": sAttr("s")}})
+		Item: map[string]types.AttributeValue{"pk": sv("p"), "sk": sv("s")}})
 	require.ErrorIs(t, err, ErrStorageFailed, "the write the disk refused is not acknowledged")
 	assert.Nil(t, out)
 }

@@ -152,9 +152,6 @@ func canonical(t *testing.T, js []byte) string {
 	return string(out)
 }
 
-func sAttr(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
-func nAttr(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
-
 func persistTable(name string) *dynamodb.CreateTableInput {
 	return &dynamodb.CreateTableInput{
 		TableName:   aws.String(name),
@@ -200,34 +197,34 @@ func workload(t *testing.T, db *DB, rng *rand.Rand, n int, advance func(time.Dur
 		var err error
 		switch op := rng.IntN(20); {
 		case op < 6:
-			it := map[string]types.AttributeValue{"pk": sAttr(pk), "sk": sAttr(sk), "n": nAttr(fmt.Sprint(rng.IntN(100))),
-				"exp": nAttr(fmt.Sprint(db.Now().Unix() + int64(rng.IntN(7200))))}
+			it := map[string]types.AttributeValue{"pk": sv(pk), "sk": sv(sk), "n": nv(fmt.Sprint(rng.IntN(100))),
+				"exp": nv(fmt.Sprint(db.Now().Unix() + int64(rng.IntN(7200))))}
 			if rng.IntN(2) == 0 {
-				it["g"] = sAttr(fmt.Sprintf("g%d", rng.IntN(3)))
+				it["g"] = sv(fmt.Sprintf("g%d", rng.IntN(3)))
 			}
 			if rng.IntN(2) == 0 {
-				it["l"] = nAttr(fmt.Sprint(rng.IntN(5)))
+				it["l"] = nv(fmt.Sprint(rng.IntN(5)))
 			}
 			_, err = db.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("aaa"), Item: it})
 		case op < 9:
 			_, err = db.UpdateItem(pctx, &dynamodb.UpdateItemInput{TableName: aws.String("aaa"),
-				Key:              map[string]types.AttributeValue{"pk": sAttr(pk), "sk": sAttr(sk)},
+				Key:              map[string]types.AttributeValue{"pk": sv(pk), "sk": sv(sk)},
 				UpdateExpression: aws.String("ADD c :one SET g = :g"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":one": nAttr("1"),
-					":g": sAttr(fmt.Sprintf("g%d", rng.IntN(3)))}})
+				ExpressionAttributeValues: map[string]types.AttributeValue{":one": nv("1"),
+					":g": sv(fmt.Sprintf("g%d", rng.IntN(3)))}})
 		case op < 11:
 			_, err = db.DeleteItem(pctx, &dynamodb.DeleteItemInput{TableName: aws.String("aaa"),
-				Key: map[string]types.AttributeValue{"pk": sAttr(pk), "sk": sAttr(sk)}})
+				Key: map[string]types.AttributeValue{"pk": sv(pk), "sk": sv(sk)}})
 		case op < 13:
 			_, err = db.TransactWriteItems(pctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-				{Put: &types.Put{TableName: aws.String("aaa"), Item: map[string]types.AttributeValue{"pk": sAttr(pk), "sk": sAttr("tx"), "l": nAttr("1")}}},
-				{Update: &types.Update{TableName: aws.String("bbb"), Key: map[string]types.AttributeValue{"id": sAttr(pk)},
-					UpdateExpression: aws.String("ADD c :one"), ExpressionAttributeValues: map[string]types.AttributeValue{":one": nAttr("1")}}},
+				{Put: &types.Put{TableName: aws.String("aaa"), Item: map[string]types.AttributeValue{"pk": sv(pk), "sk": sv("tx"), "l": nv("1")}}},
+				{Update: &types.Update{TableName: aws.String("bbb"), Key: map[string]types.AttributeValue{"id": sv(pk)},
+					UpdateExpression: aws.String("ADD c :one"), ExpressionAttributeValues: map[string]types.AttributeValue{":one": nv("1")}}},
 			}})
 		case op < 14:
 			_, err = db.BatchWriteItem(pctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
-				"aaa": {{DeleteRequest: &types.DeleteRequest{Key: map[string]types.AttributeValue{"pk": sAttr(pk), "sk": sAttr(sk)}}}},
-				"bbb": {{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{"id": sAttr(sk), "v": sAttr("batch")}}}},
+				"aaa": {{DeleteRequest: &types.DeleteRequest{Key: map[string]types.AttributeValue{"pk": sv(pk), "sk": sv(sk)}}}},
+				"bbb": {{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{"id": sv(sk), "v": sv("batch")}}}},
 			}})
 		case op < 15:
 			_, err = db.ExecuteStatement(pctx, &dynamodb.ExecuteStatementInput{
@@ -372,15 +369,15 @@ func TestPersistDropsATornTransaction(t *testing.T) {
 			dir := t.TempDir()
 			db := openT(t, dir, fixedClock())
 			createPersistTables(t, db)
-			_, err := db.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("bbb"), Item: map[string]types.AttributeValue{"id": sAttr("before")}})
+			_, err := db.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("bbb"), Item: map[string]types.AttributeValue{"id": sv("before")}})
 			require.NoError(t, err)
 			want := dump(t, db)
 			seg := lastSegment(t, dir)
 			fi, err := os.Stat(seg)
 			require.NoError(t, err)
 			_, err = db.TransactWriteItems(pctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-				{Put: &types.Put{TableName: aws.String("aaa"), Item: map[string]types.AttributeValue{"pk": sAttr("x"), "sk": sAttr("y")}}},
-				{Put: &types.Put{TableName: aws.String("bbb"), Item: map[string]types.AttributeValue{"id": sAttr("tx")}}},
+				{Put: &types.Put{TableName: aws.String("aaa"), Item: map[string]types.AttributeValue{"pk": sv("x"), "sk": sv("y")}}},
+				{Put: &types.Put{TableName: aws.String("bbb"), Item: map[string]types.AttributeValue{"id": sv("tx")}}},
 			}})
 			require.NoError(t, err)
 			crash(db)
@@ -404,7 +401,7 @@ func TestPersistDropsATornTransaction(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, fi.Size(), cutTo.Size(), "the torn tail is cut off the file")
 			// And the log goes on from there.
-			_, err = db.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("bbb"), Item: map[string]types.AttributeValue{"id": sAttr("after")}})
+			_, err = db.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("bbb"), Item: map[string]types.AttributeValue{"id": sv("after")}})
 			require.NoError(t, err)
 			want = dump(t, db)
 			crash(db)
@@ -425,7 +422,7 @@ func TestPersistRefusesDamageBeforeTheEnd(t *testing.T) {
 	crash(db)
 	// A second segment makes the first one not the last.
 	db = openT(t, dir, fixedClock())
-	_, err := db.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("bbb"), Item: map[string]types.AttributeValue{"id": sAttr("x")}})
+	_, err := db.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("bbb"), Item: map[string]types.AttributeValue{"id": sv("x")}})
 	require.NoError(t, err)
 	crash(db)
 	_, segs, err := dataFiles(dir)
@@ -455,7 +452,7 @@ func TestPersistSurvivesTwoCrashesAfterATornSegmentStart(t *testing.T) {
 	dir := t.TempDir()
 	db := openT(t, dir, fixedClock())
 	createPersistTables(t, db)
-	_, err := db.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("bbb"), Item: map[string]types.AttributeValue{"id": sAttr("x")}})
+	_, err := db.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("bbb"), Item: map[string]types.AttributeValue{"id": sv("x")}})
 	require.NoError(t, err)
 	want := dump(t, db)
 	crash(db)
