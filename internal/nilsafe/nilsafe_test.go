@@ -199,7 +199,7 @@ func drive(v reflect.Value) {
 // ones instantiated, except the Must* constructors, which panic on a bad
 // pattern by design, as regexp.MustCompile does.
 var functions = map[string]any{
-	"table.New": table.New, "table.Marshal": table.Marshal, "table.Unmarshal": table.Unmarshal,
+	"table.New": table.New, "table.AutoScaled": table.AutoScaled, "table.Marshal": table.Marshal, "table.Unmarshal": table.Unmarshal,
 	"table.ItemSize": table.ItemSize, "table.TypeOf": table.TypeOf, "table.WrapError": table.WrapError,
 	"table.OperationFromContext": table.OperationFromContext, "table.Project": table.Project,
 	"table.If": table.If, "table.ItemOnConditionFailure": table.ItemOnConditionFailure,
