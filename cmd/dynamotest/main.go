@@ -126,7 +126,7 @@ func main() {
 
 // run serves a fresh in-memory DynamoDB as c says until ctx is done,
 // writing the endpoint's URL to out once it listens.
-func run(ctx context.Context, c config, out io.Writer, logger *slog.Logger) error {
+func run(ctx context.Context, c config, out io.Writer, logger *slog.Logger) (err error) {
 	if err := checkLoopback(c.addr, c.allowRemote); err != nil {
 		return err
 	}
@@ -152,8 +152,14 @@ func run(ctx context.Context, c config, out io.Writer, logger *slog.Logger) erro
 		return err
 	}
 	// Closing writes a snapshot, so the next start reads little log, and
-	// releases the directory.
-	defer db.Close()
+	// releases the directory. Its failure is the command's (exit 1): the
+	// acknowledged writes are in the log, but the operator must learn that
+	// the directory could not be closed.
+	defer func() {
+		if cerr := db.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("closing %s: %w", c.data, cerr)
+		}
+	}()
 	handler := dynamotest.NewHandler(db, opts...)
 	if c.policyFile != "" {
 		data, err := os.ReadFile(c.policyFile)

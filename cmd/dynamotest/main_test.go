@@ -259,6 +259,25 @@ func TestRunDataKeepsTheDatabaseAcrossRestarts(t *testing.T) {
 	assert.NotNil(t, got.Item, "the item written before the restart")
 }
 
+// A data directory that cannot be closed (its final snapshot fails) is the
+// command's error, not a clean exit.
+func TestRunReportsADataDirectoryItCouldNotClose(t *testing.T) {
+	c := onFreePort()
+	c.data = filepath.Join(t.TempDir(), "data")
+	url, stop := startRun(t, c)
+	_, err := client(url, "a", "b").CreateTable(context.Background(), &dynamodb.CreateTableInput{
+		TableName:            aws.String("jobs"),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+	})
+	require.NoError(t, err)
+	require.NoError(t, os.RemoveAll(c.data), "the snapshot on Close has nowhere to go")
+	err = stop()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "closing "+c.data)
+}
+
 func TestRunRefusesADataPathThatIsAFile(t *testing.T) {
 	c := onFreePort()
 	c.data = filepath.Join(t.TempDir(), "file")
