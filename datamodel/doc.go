@@ -56,6 +56,10 @@
 // keys), and Estimate.Skewed is the load on each template's hottest value,
 // hot past the same limits (adaptive capacity can isolate a hot item, never
 // past them); a sharded constant's shards can be declared skewed the same way.
+// Model.Alternatives prices the method's other choices beside the design:
+// capacity mode (on demand, the model's Plans, a plan sized to the load),
+// each GSI against an application-written copy, large bodies (Offloads)
+// in S3 or inline, and a parent-child pair in one table or two.
 //
 // # Documents and policies
 //

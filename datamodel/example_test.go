@@ -152,6 +152,7 @@ func ExampleRender() {
 	// ### Capacity and Cost
 	// ### Storage
 	// ### GSI Projection Analysis
+	// ### Alternatives Priced
 	// ## Hot Partition Analysis
 	// ## Trade-offs and Optimizations
 	// ## Validation Results 🔴

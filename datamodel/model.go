@@ -44,6 +44,11 @@ type Model struct {
 	// from the system's design where it says so (Options.Popularity: for
 	// this table only, not OtherTables).
 	Popularity map[string]Popularity
+	// Plans are provisioned capacity plans priced beside on demand (a
+	// store's production preset); Offloads the large bodies the design
+	// keeps in S3 or inline, priced both ways (Alternatives).
+	Plans    []Plan
+	Offloads []Offload
 	// Objects are the S3 objects the store reads and writes (the Objects
 	// of its iam/policies description): its runtime policy, and the
 	// document's checklist, hold their statements beside the table's.
@@ -111,6 +116,10 @@ type Prose struct {
 	// with what keeps them true) and the ones considered and declined,
 	// with why.
 	Denormalization []string
+	// Alternatives says, by Alternative.Key ("capacity", "gsi:GSI1",
+	// "offload:<What>", "split:<child>"), why the design chose as it did
+	// where the priced alternatives alone do not say it.
+	Alternatives map[string]string
 	// Integration describes what lives outside DynamoDB (S3 bodies,
 	// streams) and how the two stay consistent.
 	Integration string

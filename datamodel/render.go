@@ -48,7 +48,11 @@ func Render(ctx context.Context, m Model) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &renderer{m: m, s: m.Schema, est: est, others: others, ms: ms, policy: policy, proj: proj, rels: relationships(m, est)}
+	alts, err := m.Alternatives()
+	if err != nil {
+		return nil, err
+	}
+	r := &renderer{m: m, s: m.Schema, est: est, others: others, ms: ms, policy: policy, proj: proj, alts: alts, rels: relationships(m, est)}
 	r.all()
 	return []byte(r.b.String()), nil
 }
@@ -69,6 +73,7 @@ type renderer struct {
 	ms     []Measurement
 	policy Policy
 	proj   []ProjectionAnalysis
+	alts   []Alternative
 	rels   []relationship
 }
 
@@ -448,6 +453,57 @@ func (r *renderer) mapping() {
 	r.storage()
 	r.otherTables()
 	r.projections()
+	r.alternatives()
+}
+
+// alternatives renders the priced alternatives: one group of rows per
+// decision, the chosen option marked, with why it was chosen.
+func (r *renderer) alternatives() {
+	if len(r.alts) == 0 {
+		return
+	}
+	r.p("### Alternatives Priced\n\n")
+	r.p("The method's alternatives beside the design, at the average rates (on demand at $0.125/$0.625 per million request units and $0.25 per GB-month; provisioned at $%s per RCU-hour and $%s per WCU-hour; S3 Standard at $%s per GB-month, $%s per 1,000 PUTs, $%s per 1,000 GETs, US East). A capacity plan, a GSI's copy and a table split are priced as the whole table's month; an offload as the body's own cost.\n\n",
+		num(PricePerRCUHour), num(PricePerWCUHour), num(S3PricePerGBMonth), num(S3PricePerThousandPuts), num(S3PricePerThousandGets))
+	r.p("| Decision | Option | $/month | Against the chosen | Chosen | How it is priced; why |\n")
+	r.p("|---|---|---|---|---|---|\n")
+	for i, a := range r.alts {
+		decision := ""
+		if i == 0 || r.alts[i-1].Decision != a.Decision {
+			decision = a.Decision
+		}
+		mark, diff := "", "+"+dollars(a.Delta)
+		if a.Delta < 0 {
+			diff = "−" + dollars(-a.Delta)
+		}
+		note := a.Note
+		if a.Chosen {
+			mark, diff = "✅ chosen", "—"
+			why := r.m.Prose.Alternatives[a.Key]
+			if child, ok := strings.CutPrefix(a.Key, "split:"); ok && why == "" {
+				why = r.m.Prose.Relationships[child]
+			}
+			switch {
+			case why != "":
+				note += ". **Why**: " + strings.TrimSuffix(strings.TrimSpace(why), ".")
+			case cheapestOf(r.alts, a.Decision) == a.MonthlyCost:
+				note += ". **Why**: the cheapest"
+			}
+		}
+		r.p("| %s | %s | %s | %s | %s | %s |\n", cell(decision), cell(a.Option), dollars(a.MonthlyCost), diff, mark, cell(note))
+	}
+	r.p("\n")
+}
+
+// cheapestOf is the cost of the cheapest option of a decision.
+func cheapestOf(alts []Alternative, decision string) float64 {
+	best := math.Inf(1)
+	for _, a := range alts {
+		if a.Decision == decision {
+			best = math.Min(best, a.MonthlyCost)
+		}
+	}
+	return best
 }
 
 // patternTable renders the mapping table of est, the estimate of the

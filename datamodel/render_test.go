@@ -73,6 +73,7 @@ func TestRenderFollowsSeed002Template(t *testing.T) {
 		"### Capacity and Cost",
 		"### Storage",
 		"### GSI Projection Analysis",
+		"### Alternatives Priced",
 		"## Hot Partition Analysis",
 		"## Trade-offs and Optimizations",
 		"## Validation Results 🔴",

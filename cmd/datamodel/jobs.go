@@ -35,7 +35,11 @@ func jobsModel() datamodel.Model {
 			"{userId}": {Exponent: 1, Why: "the seed counts jobs, not users: a power user's batch of uploads is the hot key, Zipf's law with exponent 1"},
 			"{status}": {Keys: int64(len(jobs.Statuses())), Exponent: 1, Why: "the seed's five statuses, the in-flight ones most moved"},
 		},
+		Plans: []datamodel.Plan{{Name: "jobs.ProductionCapacity() (the seed's production plan)", Capacity: jobs.ProductionCapacity()}},
 		Prose: datamodel.Prose{
+			Alternatives: map[string]string{
+				"capacity": "the seed bills dev and staging on demand (\"no capacity planning required\"), the default; production opens with `jobs.Provisioning(jobs.ProductionProvisioning())`, the seed's planned 25 RCU / 10 WCU scaled to 100 / 50, priced beside it: its floor costs more than this traffic on demand, and buys a throughput ceiling the seed planned for",
+			},
 			Philosophy: "One table per bounded context, `photoeditor-{env}-jobs`, one item per job: the job is read and written as a whole (status polling, status moves, the admin view), so it is a single-item aggregate keyed by its ULID. " +
 				"Every status move is one conditional `UpdateItem` on the status it starts from, the seed's idempotency rule for workers that receive a queue message more than once.",
 			Aggregates: "Job (metadata, file facts, analysis and edit results, error record) is one item: >90% of reads want all of it and it is bounded (~1 KB; results that would push it past the offload threshold go to S3 through blobstore's Offloader, leaving a pointer). " +

@@ -22,7 +22,17 @@ func journeyModel() datamodel.Model {
 			"JOB#{jobId}":         {Keys: 1, Why: "the running job takes all its log entries (about 80 a second while it runs)"},
 			"REPORTS#{jobId}":     {Keys: 1, Why: "the running job's steps write their reports"},
 		},
+		Offloads: []datamodel.Offload{{
+			// The seed: ~10,000 entries a job, 100 jobs a day, "full logs
+			// are never deleted"; read once or twice a job (troubleshooting).
+			What: "a job's full log", Parts: 10_000, PartBytes: 768,
+			Writes: 100.0 / 86400, Reads: 1.5 * 100 / 86400, Kept: 100 * 365,
+		}},
 		Prose: datamodel.Prose{
+			Alternatives: map[string]string{
+				"capacity":                 "a job runs about 2 minutes, 100 times a day: the load comes in bursts (80 log entries a second while a job runs) that auto-scaling, which reacts in minutes, would throttle or hold capacity for all day; on demand bills only what runs",
+				"offload:a job's full log": "the seed's hybrid design: full logs in S3 (moved to Glacier after 90 days, cheaper still than the S3 Standard priced here), summaries in the table",
+			},
 			Philosophy: "A journey is the unit of work, display and backup: its metadata, six stages, Second Brain rules, job executions and the catalog of logs and reports all share the partition `JOURNEY#{journeyId}`, so the whole journey loads in one Query billed once for the items' total size. " +
 				"Bodies (log files, report files, exports) live in S3; DynamoDB keeps the metadata and the object locations, written after the object.",
 			Aggregates: "Item collection aggregate per journey: entities are read together (the dashboard loads the complete journey) but updated independently (a job's progress, a rule's status), and the collection grows with executions and logs, so each entity is its own item under the journey's partition rather than one large item. " +

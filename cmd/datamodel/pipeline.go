@@ -21,6 +21,9 @@ func pipelineModel() datamodel.Model {
 			"TA:{key}":           {Keys: 20, Exponent: 1, Why: "the same 20 tag keys, their counts moved with their tag items"},
 		},
 		Prose: datamodel.Prose{
+			Alternatives: map[string]string{
+				"capacity": "the declared rates are the design's estimates, not measured traffic: on demand until a month of it shows the steady floor a provisioned plan would be sized to",
+			},
 			Philosophy:        "One table for the pipeline module (the pipeline design (docs/systems/pipeline.md)): a pipeline's current definition and its immutable versions share the pipeline's partition; executions, groups, tags and tag aggregates are their own partitions; GSI-1 (partition `siKey1`, sort `pk`) lists pipelines, a pipeline's executions, a group's members and the tag aggregates. Keys use the seed's `:` delimiter.",
 			Aggregates:        "Pipeline + versions: an item collection (`P:{pipelineId}`): the current item (`PV:current`) is read on every get, versions only when asked, and an update writes a new version and replaces the current one in one transaction conditioned on the version read (optimistic locking). Tags are a separate inverted index of items (`T:{key}` partitions) so a tag query reads only matching pipelines; aggregates (`TA:{key}`) count them with `ADD`.",
 			Purpose:           "Pipelines, their versions and executions, groups, tags and tag counts.",

@@ -20,7 +20,13 @@ func tasksModel() datamodel.Model {
 			"STATUS#PENDING":    {Exponent: 0, Why: "shard = hash(task id) % shards (tasks/shard.go), whatever the submitter"},
 			"STATUS#PROCESSING": {Exponent: 0, Why: "shard = hash(task id) % shards (tasks/shard.go), whatever the worker"},
 		},
+		Plans:    []datamodel.Plan{{Name: "tasks.ProductionCapacity() (the design's production plan)", Capacity: tasks.ProductionCapacity()}},
+		Offloads: []datamodel.Offload{tasksPayload()},
 		Prose: datamodel.Prose{
+			Alternatives: map[string]string{
+				"capacity":                 "the design: \"use on-demand capacity mode during development\", the default; production opens with `tasks.Provisioning(tasks.ProductionProvisioning())`, the design's 2,000 WCU floor with auto-scaling, priced beside it (cheaper at a steady 500 tasks a second)",
+				"offload:a task's payload": "the seed's payloads are small: inside META's 1 KB they add no write or read unit, only storage; an S3 object per task would cost a PUT per submission and a GET per claim",
+			},
 			Philosophy:        "A durable task queue on one table: each task is an item collection (`TASK#{taskId}`: its metadata and its event history), the pending and processing sets are GSI1 partitions ordered by creation time and lease expiry, and every state change is decided by one conditional write of the metadata: submit, claim and complete are single-item writes in an order that any later call can finish (a task is never claimed twice, lost, or left with a gap in its history), the rarer changes are transactions. Every status change writes its event item (`EVENT#0001` SUBMITTED, `EVENT#0002` PROCESSING, `EVENT#0003` COMPLETED, ...), beside a write the change makes anyway; with `tasks.CompactHistory` the metadata tells the events of a plain life and only the others are items.",
 			Aggregates:        "Task + events: an item collection (the history is read with the metadata for audits, appended on every move, unbounded in principle). Idempotency keys (`IDEM#{key}`) and worker claims (`WORKER#{workerId}`) are their own partitions: they are looked up by a different id than the task's.",
 			Purpose:           "Tasks of the queue, their event history, idempotency keys and worker claims.",
@@ -78,4 +84,18 @@ func tasksModel() datamodel.Model {
 			{{"PK", "CONFIG"}, {"SK", "QUEUE"}, {"shards", "4"}, {"activeAt", "2026-09-23T10:01:00.000000Z"}},
 		},
 	}
+}
+
+// tasksPayload is a task's payload, inline in META by the design: one a
+// task at the patterns' average submission rate, rewritten by every META
+// write, read by the claim, kept for the retention.
+func tasksPayload() datamodel.Offload {
+	avg := map[string]float64{}
+	for _, p := range tasks.Patterns() {
+		avg[p.Name] = p.AveragePerSecond
+	}
+	submits := avg["Submit: META"]
+	metaWrites := submits + avg["Claim task (atomic)"] + avg["Move a lease's index entry"] + avg["Complete task"] + avg["Fail, release or expire task"]
+	return datamodel.Offload{What: "a task's payload", PartBytes: 800, HostBytes: 224, Inline: true,
+		Writes: submits, HostWrites: metaWrites, Reads: avg["Claim task (atomic)"], Kept: submits * tasks.DefaultRetention.Seconds()}
 }
