@@ -406,6 +406,18 @@ func testQueryCount(t *testing.T, be backend) {
 	require.ErrorIs(t, err, table.ErrInvalidInput, "a consistent read of an index is refused before any request")
 	_, err = table.QueryCount(ctx, tbl, table.Query{Partition: "J", Keep: func(table.Item) bool { return false }})
 	require.ErrorIs(t, err, table.ErrInvalidInput, "a Go filter cannot judge items DynamoDB only counts")
+	// Fields that change no count are still checked as QueryPage checks
+	// them: the same query fails the same way on both paths.
+	for name, q := range map[string]table.Query{
+		"negative limit":        {Partition: "J", Limit: -1},
+		"tie break named twice": {Partition: "J", TieBreak: []string{"status", "status"}},
+		"empty tie break":       {Partition: "J", TieBreak: []string{""}},
+	} {
+		_, perr := table.QueryPage[table.Item](ctx, tbl, q, "")
+		require.ErrorIs(t, perr, table.ErrInvalidInput, "%s: QueryPage", name)
+		_, err := table.QueryCount(ctx, tbl, q)
+		assert.ErrorIs(t, err, table.ErrInvalidInput, "%s: QueryCount refuses what QueryPage refuses", name)
+	}
 }
 
 func testQueryIndexWithProjection(t *testing.T, be backend) {

@@ -154,8 +154,7 @@ type readPlan struct {
 	op     string
 	cursor cursorSpec
 	limit  int
-	filter bool            // a filter may leave a response short: read whole pages ahead
-	keep   func(Item) bool // Query.Keep, nil for none
+	filter bool // a filter (Filter or Keep) may leave a response short: read whole pages ahead
 	fetch  func(ctx context.Context, start Item, limit int32) (items []Item, last Item, err error)
 	// count counts every item of a query (Select COUNT), page by page;
 	// nil for a scan.
@@ -381,7 +380,6 @@ func (t *Table) planQuery(q Query) (*readPlan, error) {
 		cursor: cursorSpec{binding: binding, attrs: startKey},
 		limit:  int(q.Limit),
 		filter: q.Filter != nil || q.Keep != nil,
-		keep:   q.Keep,
 		fetch: func(ctx context.Context, start Item, limit int32) ([]Item, Item, error) {
 			return send(ctx, base, start, limit)
 		},
@@ -450,9 +448,10 @@ func QueryPage[T any](ctx context.Context, t *Table, q Query, cursor string) (Pa
 // QueryCount counts the items of q (those its Filter keeps), reading every
 // page with Select COUNT: DynamoDB sends back no item, but reads, and
 // bills, every item it counts as a Query returning them would (a 1 MB page
-// at a time). Limit, Projection, TieBreak and Descending change nothing;
-// a Keep is refused (DynamoDB counts, so no item comes back for it to
-// judge). Bad input fails before any request, as for QueryPage.
+// at a time). Limit, Projection, TieBreak and Descending change no count,
+// but are checked as QueryPage checks them; a Keep is refused (DynamoDB
+// counts, so no item comes back for it to judge). Bad input fails before
+// any request, as for QueryPage.
 func QueryCount(ctx context.Context, t *Table, q Query) (int64, error) {
 	if err := t.ready(ctx); err != nil {
 		return 0, err
@@ -461,7 +460,9 @@ func QueryCount(ctx context.Context, t *Table, q Query) (int64, error) {
 		// Select COUNT sends no item back for a Go filter to look at.
 		return 0, inputErr("query.Keep", "set", "QueryCount counts what DynamoDB keeps: express the filter as Filter")
 	}
-	q.Limit, q.Projection, q.TieBreak = 0, nil, nil
+	// Planned as QueryPage plans it, so every field is checked the same
+	// way (a negative Limit, a bad TieBreak or Projection fails here too);
+	// the count request then sends no Limit, projection or tie-break.
 	p, err := t.planQuery(q)
 	if err != nil {
 		return 0, err
