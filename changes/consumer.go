@@ -315,12 +315,7 @@ func (c *Consumer[T]) Run(ctx context.Context, h Handler[T]) error {
 	defer c.release(context.WithoutCancel(ctx))
 	failures := 0
 	for {
-		n, err := c.step(ctx, func(ctx context.Context, batch []Change[T]) (int, error) {
-			if err := h(ctx, batch); err != nil {
-				return 0, err
-			}
-			return len(batch), nil
-		})
+		n, err := c.step(ctx, whole(h))
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -374,12 +369,19 @@ func (c *Consumer[T]) Step(ctx context.Context, h Handler[T]) (int, error) {
 	if h == nil {
 		return 0, fmt.Errorf("%w: nil handler", ErrInvalidInput)
 	}
-	return c.step(ctx, func(ctx context.Context, batch []Change[T]) (int, error) {
+	return c.step(ctx, whole(h))
+}
+
+// whole is h as the batch handler step takes: a batch h accepts is done
+// whole, one it refuses is done not at all (Run, Step and CatchUp hand
+// batches over this way; All yields them change by change).
+func whole[T any](h Handler[T]) batchHandler[T] {
+	return func(ctx context.Context, batch []Change[T]) (int, error) {
 		if err := h(ctx, batch); err != nil {
 			return 0, err
 		}
 		return len(batch), nil
-	})
+	}
 }
 
 // CatchUp runs rounds (Step) until the consumer has read every shard of
@@ -413,12 +415,7 @@ func (c *Consumer[T]) CatchUp(ctx context.Context, h Handler[T]) (int, error) {
 	total := 0
 	for {
 		finishedBefore := len(c.finished)
-		n, err := c.step(ctx, func(ctx context.Context, batch []Change[T]) (int, error) {
-			if err := h(ctx, batch); err != nil {
-				return 0, err
-			}
-			return len(batch), nil
-		})
+		n, err := c.step(ctx, whole(h))
 		total += n
 		if err != nil {
 			return total, err
