@@ -68,8 +68,9 @@ func Alive(attr string, now time.Time) expression.ConditionBuilder {
 
 // ExpiredText is ExpiredCondition as expression text, for requests whose
 // expressions are written once and filled per call: name is the
-// placeholder of the TTL attribute ("#ttl"), one of the Number 1 and now
-// of the current Unix time in seconds (":one", ":now").
+// placeholder of the TTL attribute ("#ttl"), one the value placeholder of
+// the Number 1 (":one") and now that of the current Unix time in seconds
+// (":now").
 func ExpiredText(name, one, now string) string {
 	return "(" + name + " BETWEEN " + one + " AND " + now + ")"
 }
