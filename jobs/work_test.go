@@ -106,7 +106,7 @@ func (e *workEnv) failedJob(t *testing.T, user string) *jobs.Job {
 func (e *workEnv) queued(t *testing.T) []string {
 	t.Helper()
 	var out []string
-	for task, err := range e.tasks.Pending(context.Background()) {
+	for task, err := range e.tasks.Maintenance().Pending().All(context.Background()) {
 		require.NoError(t, err)
 		var p struct{ JobID string }
 		require.NoError(t, json.Unmarshal(task.Payload, &p), "payload %s", task.Payload)

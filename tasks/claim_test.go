@@ -34,7 +34,7 @@ func TestClaimTakesOldestPendingTask(t *testing.T) {
 	require.Equal(t, 1, got.Attempt, "stored task after claim %+v", got)
 	require.True(t, got.LeaseExpiresAt.Equal(c.Lease.ExpiresAt), "stored task after claim %+v", got)
 	wantHistory(t, f.history(t, first.ID), tasks.EventSubmitted, tasks.EventProcessing)
-	ids, err := f.store.WorkerTasks(context.Background(), "w-abc")
+	ids, err := f.store.Maintenance().WorkerTasks(context.Background(), "w-abc")
 	require.NoError(t, err)
 	require.Equal(t, []string{first.ID}, ids, "WorkerTasks: want the claimed task")
 	meta := f.raw(t, "TASK#"+first.ID, "META")

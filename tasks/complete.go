@@ -130,7 +130,7 @@ func completedUnder(lease Lease, current table.Item) (*metaItem, bool) {
 // (Options.RetryBackoff): its AvailableAt, and its place in the pending
 // order (GSI1SK CREATED#<availableAt>), move to the end of the backoff, so
 // no claim sees it before then, and then it queues behind the work that
-// became claimable before it. A DEAD task is listed by ListDead in the
+// became claimable before it. A DEAD task is listed by Maintenance.Dead in the
 // order tasks died (CREATED#<now>).
 func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (_ Status, err error) {
 	ctx, span := s.start(ctx, "tasks.Fail")

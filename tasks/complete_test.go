@@ -122,7 +122,7 @@ func TestFailedTaskIsNotClaimableBeforeItsBackoffThenIs(t *testing.T) {
 		f.db.Advance(wait - time.Microsecond)
 		_, err = f.store.Claim(ctx, "w2")
 		require.ErrorIs(t, err, tasks.ErrNoTask, "attempt %d: claimed %v before its backoff ended", attempt, wait)
-		page, err := f.store.ListPending(ctx, "")
+		page, err := f.store.Maintenance().Pending().Page(ctx, "")
 		require.NoError(t, err)
 		require.Len(t, page.Items, 1, "a task in backoff is still listed as pending")
 
@@ -148,7 +148,7 @@ func TestRetriedTaskQueuesBehindWorkClaimableBeforeIt(t *testing.T) {
 	_, err := f.store.Fail(ctx, c.Lease, "retry me")
 	require.NoError(t, err)
 	f.db.Advance(tasks.DefaultRetryBackoff.Max)
-	page, err := f.store.ListPending(ctx, "")
+	page, err := f.store.Maintenance().Pending().Page(ctx, "")
 	require.NoError(t, err)
 	require.Len(t, page.Items, 2)
 	assert.Equal(t, []string{second.ID, first.ID}, []string{page.Items[0].ID, page.Items[1].ID},
@@ -163,7 +163,7 @@ func TestReclaimedTaskWaitsItsBackoff(t *testing.T) {
 	task := f.submit(t, "x")
 	f.claim(t, "w1")
 	f.db.Advance(tasks.DefaultLeaseDuration)
-	n, err := f.store.ReclaimExpired(ctx)
+	n, err := f.store.Maintenance().ReclaimExpired(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	got := f.get(t, task.ID)
@@ -266,7 +266,7 @@ func TestCompleteRemovesTheWorkersClaimItem(t *testing.T) {
 	require.NoError(t, f.store.Complete(ctx, c.Lease, nil))
 	err := f.store.Table().Get(ctx, key, &claim, table.Consistent())
 	assert.ErrorIs(t, err, table.ErrNotFound, "Complete deletes the claim item")
-	ids, err := f.store.WorkerTasks(ctx, "worker-1")
+	ids, err := f.store.Maintenance().WorkerTasks(ctx, "worker-1")
 	require.NoError(t, err)
 	assert.Empty(t, ids)
 }

@@ -69,8 +69,9 @@ type tableConfig struct {
 // (see Options.Shards), as the table records it. A table that records none
 // yet records the store's own: Options.Shards, or DefaultShards. A store
 // opened with another count than the table's gets a *ShardsError.
-func (s *Store) ShardCount(ctx context.Context) (_ int, err error) {
-	ctx, span := s.start(ctx, "tasks.ShardCount")
+func (h *Maintenance) ShardCount(ctx context.Context) (_ int, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "tasks.Maintenance.ShardCount")
 	defer span.End(&err)
 	if err := s.check(nil); err != nil {
 		return 0, err

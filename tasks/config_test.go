@@ -26,7 +26,7 @@ func TestTheFirstStoreRecordsTheShardCountAndStoresWithoutOneFollowIt(t *testing
 	follower, err := tasks.NewStore(f.db, nil, tasks.Clock(f.db.Now))
 	require.NoError(t, err)
 	assert.Equal(t, tasks.DefaultShards, follower.Options().Shards, "before it has read the table: its own default")
-	n, err := follower.ShardCount(ctx)
+	n, err := follower.Maintenance().ShardCount(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	assert.Equal(t, 1, follower.Options().Shards, "after: the table's")
@@ -67,16 +67,16 @@ func TestAStoreOpenedWithAnotherShardCountIsRefusedAndWritesNothing(t *testing.T
 	before := writeCalls(f.db)
 	calls := map[string]func() error{
 		"EnsureTable": func() error { return four.EnsureTable(ctx) },
-		"ShardCount":  func() error { _, err := four.ShardCount(ctx); return err },
+		"ShardCount":  func() error { _, err := four.Maintenance().ShardCount(ctx); return err },
 		"Submit": func() error {
 			_, _, err := four.Submit(ctx, tasks.SubmitInput{IdempotencyKey: "k", Payload: []byte("x")})
 			return err
 		},
 		"Claim":          func() error { _, err := four.Claim(ctx, "w-4"); return err },
-		"ListPending":    func() error { _, err := four.ListPending(ctx, ""); return err },
-		"ReclaimExpired": func() error { _, err := four.ReclaimExpired(ctx); return err },
-		"Redrive":        func() error { _, err := four.Redrive(ctx, dead.ID, "again"); return err },
-		"RedriveDead":    func() error { _, err := four.RedriveDead(ctx, nil, "again"); return err },
+		"ListPending":    func() error { _, err := four.Maintenance().Pending().Page(ctx, ""); return err },
+		"ReclaimExpired": func() error { _, err := four.Maintenance().ReclaimExpired(ctx); return err },
+		"Redrive":        func() error { _, err := four.Maintenance().Redrive(ctx, dead.ID, "again"); return err },
+		"RedriveDead":    func() error { _, err := four.Maintenance().RedriveDead(ctx, nil, "again"); return err },
 	}
 	for name, call := range calls {
 		err := call()
@@ -129,7 +129,7 @@ func TestStoresRacingOnANewTableRecordOneShardCount(t *testing.T) {
 	for i, n := range counts {
 		store, err := tasks.NewStore(barrier, nil, tasks.Shards(n))
 		require.NoError(t, err)
-		wg.Go(func() { _, errs[i] = store.ShardCount(ctx) })
+		wg.Go(func() { _, errs[i] = store.Maintenance().ShardCount(ctx) })
 	}
 	wg.Wait()
 	won := 0
@@ -152,11 +152,11 @@ func TestListingATableThatRecordsNoShardCountRecordsNothing(t *testing.T) {
 	store, err := tasks.NewStore(db, nil, tasks.Shards(2))
 	require.NoError(t, err)
 	before := writeCalls(db)
-	p, err := store.ListPending(ctx, "")
+	p, err := store.Maintenance().Pending().Page(ctx, "")
 	require.NoError(t, err)
 	assert.Empty(t, p.Items)
 	assert.Equal(t, before, writeCalls(db), "a dashboard's list writes nothing")
-	_, err = store.ShardCount(ctx)
+	_, err = store.Maintenance().ShardCount(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, before+1, writeCalls(db), "a store that places tasks records its count")
 }
@@ -187,7 +187,7 @@ func TestIntegrationStoresFollowTheTablesShardCount(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = four.Submit(ctx, tasks.SubmitInput{Payload: []byte("y")})
 	require.ErrorIs(t, err, tasks.ErrShardsMismatch)
-	p, err := one.ListPending(ctx, "")
+	p, err := one.Maintenance().Pending().Page(ctx, "")
 	require.NoError(t, err)
 	assert.Empty(t, p.Items, "the refused store wrote nothing")
 }

@@ -30,7 +30,7 @@ func TestDelayedTaskIsNotClaimedBeforeItsTime(t *testing.T) {
 	c := f.claim(t, "w1")
 	assert.Equal(t, now.ID, c.Task.ID, "the task due now is claimed, not the delayed one")
 	require.NoError(t, f.store.Complete(ctx, c.Lease, nil))
-	page, err := f.store.ListPending(ctx, "")
+	page, err := f.store.Maintenance().Pending().Page(ctx, "")
 	require.NoError(t, err)
 	require.Len(t, page.Items, 1, "the admin list shows the delayed task")
 	assert.Equal(t, task.ID, page.Items[0].ID)

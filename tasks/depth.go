@@ -31,7 +31,7 @@ func (d QueueDepth) Pending() int64 { return d.Claimable + d.Waiting }
 // partition split at now by its key condition (claimable, GSI1SK <=
 // CREATED#<now>, and waiting), each shard's processing partition, and the
 // dead letters' one partition: 3N+1 queries, 13 at the default shards.
-// Like ListPending it follows the table's shard count and records none.
+// Like Maintenance.Pending it follows the table's shard count and records none.
 //
 // A COUNT query sends no item back, but DynamoDB reads and bills every
 // index entry it counts, about 1 KB each with the ALL projection: some
@@ -44,8 +44,9 @@ func (d QueueDepth) Pending() int64 { return d.Claimable + d.Waiting }
 // tablekit.tasks.queue.depth, by tablekit.tasks.state (claimable,
 // waiting, processing, dead), so a dashboard or an alarm on the backlog
 // reads it from the meter.
-func (s *Store) Depth(ctx context.Context) (_ QueueDepth, err error) {
-	ctx, span := s.start(ctx, "tasks.Depth")
+func (h *Maintenance) Depth(ctx context.Context) (_ QueueDepth, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "tasks.Maintenance.Depth")
 	defer span.End(&err)
 	if err := s.check(nil); err != nil {
 		return QueueDepth{}, err

@@ -50,19 +50,19 @@ func TestDepthCountsTheQueueByState(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	f := newFixture(t, tasks.Shards(4), tasks.MeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
 	ctx := context.Background()
-	d, err := f.store.Depth(ctx)
+	d, err := f.store.Maintenance().Depth(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, tasks.QueueDepth{}, d, "an empty queue")
 
 	queueOfEveryKind(t, f.store, f.db.Now)
-	d, err = f.store.Depth(ctx)
+	d, err = f.store.Maintenance().Depth(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, tasks.QueueDepth{Claimable: 3, Waiting: 2, Processing: 1, Dead: 1}, d)
 	assert.Equal(t, int64(5), d.Pending())
 	assert.Equal(t, map[string]int64{"claimable": 3, "waiting": 2, "processing": 1, "dead": 1}, depthGauge(t, reader))
 
 	f.db.Advance(time.Hour) // the delayed tasks are due, to the microsecond
-	d, err = f.store.Depth(ctx)
+	d, err = f.store.Maintenance().Depth(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, tasks.QueueDepth{Claimable: 5, Processing: 1, Dead: 1}, d)
 	assert.Equal(t, map[string]int64{"claimable": 5, "waiting": 0, "processing": 1, "dead": 1}, depthGauge(t, reader))
@@ -72,7 +72,7 @@ func TestIntegrationDepthCountsTheQueueByState(t *testing.T) {
 	clock := localClock()
 	store := localStore(t, tasks.Clock(clock.Now), tasks.Shards(4))
 	queueOfEveryKind(t, store, clock.Now)
-	d, err := store.Depth(context.Background())
+	d, err := store.Maintenance().Depth(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, tasks.QueueDepth{Claimable: 3, Waiting: 2, Processing: 1, Dead: 1}, d)
 }
@@ -83,7 +83,7 @@ func TestDepthIsOneRoundTripAndWritesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, m, store := metered(t)
 		u := m.Measure(func() {
-			_, err := store.Depth(context.Background())
+			_, err := store.Maintenance().Depth(context.Background())
 			require.NoError(t, err)
 		})
 		assert.Equal(t, 3*tasks.DefaultShards+1, u.Requests)
@@ -96,7 +96,7 @@ func TestDepthWithoutAContextSendsNothing(t *testing.T) {
 	f := newFixture(t)
 	var none context.Context // nil: the bad input
 	f.noRequests(t, func() {
-		_, err := f.store.Depth(none)
+		_, err := f.store.Maintenance().Depth(none)
 		require.ErrorIs(t, err, table.ErrInvalidInput)
 	})
 }

@@ -29,7 +29,7 @@
 //   - GSI1 holds a task while it is PENDING (STATUS#PENDING /
 //     CREATED#<availableAt>), PROCESSING (STATUS#PROCESSING / LEASE#<lease
 //     expiry>) and DEAD (STATUS#DEAD / CREATED#<when it died>, the dead
-//     letters, listed by [Store.ListDead]). COMPLETED and CANCELLED tasks
+//     letters, listed by [Maintenance.Dead]). COMPLETED and CANCELLED tasks
 //     leave the index: nothing lists them, and removing an entry costs one
 //     index write where moving it would cost two and build the hottest
 //     partition of all.
@@ -147,10 +147,23 @@
 // store's Options.MaxAttempts, kept on META (maxAttempts): every store and
 // the CLI's reclaim count a task's attempts against its own bound, not
 // theirs, so an operator's sweep cannot make a job's task (which jobs
-// gives MaxAttemptsLimit) a dead letter early. [Store.Redrive] (one task)
-// and [Store.RedriveDead] (every dead letter a filter matches) give DEAD
+// gives MaxAttemptsLimit) a dead letter early. [Maintenance.Redrive] (one task)
+// and [Maintenance.RedriveDead] (every dead letter a filter matches) give DEAD
 // tasks fresh attempts, each in one conditional transaction with a
 // REDRIVEN event. [Store.Cancel] withdraws a PENDING task.
+//
+// # Calls by role
+//
+// The store's methods are a producer's calls (Submit, SubmitTx, Get,
+// History, Cancel) and a worker's (Claim, Heartbeat, Complete, Fail,
+// Release, and NewWorker's runtime over them). What an operator, an admin
+// view or a scheduled job runs is behind [Store.Maintenance]: the pending
+// and dead listings, the queue's depth, the expired leases, the re-drive
+// of dead letters, a worker's claims and the table's shard count. Each
+// listing is one table.List, read a page at a time or whole:
+//
+//	page, err := store.Maintenance().Pending(tasks.Limit(50)).Page(ctx, cursor)
+//	for t, err := range store.Maintenance().Dead().All(ctx) { ... }
 //
 // # Leases
 //
@@ -162,8 +175,8 @@
 // one written: the expired lease was the task's wait. The mark, not a
 // delete, refuses the old owner's heartbeats and a claim item its claimer
 // writes late (a claimer stalled past its lease between its two writes).
-// [Store.ReclaimExpired] does the same for a sweeper, returning the tasks
-// to PENDING, claimable after the retry backoff; [Store.Expired] lists
+// [Maintenance.ReclaimExpired] does the same for a sweeper, returning the tasks
+// to PENDING, claimable after the retry backoff; [Maintenance.Expired] lists
 // them without a write. A lease is lost when the task is taken over, not
 // at the instant it expires: work that finishes late, but before anyone
 // took it, still counts. After a takeover the attempt number has moved on,
@@ -213,7 +226,7 @@
 // an expired lease and every lease that expired into a dead letter at
 // Warn. With [MeterProvider] the store counts attempts by outcome,
 // takeovers and dead letters (tablekit.tasks.*), whoever drives it, and
-// [Store.Depth], which counts the queue by state (claimable, waiting for
+// [Maintenance.Depth], which counts the queue by state (claimable, waiting for
 // a backoff or a delay, processing, dead), records the queue-depth gauge
 // tablekit.tasks.queue.depth: call it on a timer in one process (it reads
 // every entry it counts). With
@@ -263,7 +276,7 @@
 // eventually consistent, so a worker may read a task another has just
 // claimed, and its conditional update, not the read, decides (a refused
 // write, 1 WCU; ClaimBatch random order keeps them rare). The admin view
-// (ListPending) reads the same partitions, so its pages show what workers
+// (Maintenance.Pending) reads the same partitions, so its pages show what workers
 // see.
 //
 // # Write sharding
@@ -278,10 +291,10 @@
 // STATUS#PENDING#<fnv32a(task id) mod N>. A claim reads every shard's
 // pending partition at once (ClaimBatch candidates in all, split over the
 // shards) and one shard's lease partition, in turn: N+1 queries in one
-// round trip. The cost is on the read side: [Store.ListPending] sends N
+// round trip. The cost is on the read side: [Maintenance.Pending] sends N
 // queries per page and merges them by creation time (plus one for each
 // shard the page ends inside of, to get a cursor there),
-// [Store.ReclaimExpired] N queries, a claim N+1, and the Claim that finds
+// [Maintenance.ReclaimExpired] N queries, a claim N+1, and the Claim that finds
 // the queue empty 2N+1 (then an idle store polls with two requests; see
 // "Workers"). The default, DefaultShards = 4, keeps each shard of both
 // partitions under a third of the write limit at the seed's rate
@@ -300,7 +313,7 @@
 // table, and setting it to another count than the table's makes every
 // such call a *ShardsError (ErrShardsMismatch) that writes nothing. The
 // CLI's tasks commands open their store without a count, so they list,
-// reclaim and re-drive where the table's services look. ListPending alone
+// reclaim and re-drive where the table's services look. Maintenance.Pending alone
 // records nothing (a dashboard's policy may allow no writes): on a table
 // that records no count it lists with the store's own. The count never
 // changes: another one would mean moving every queued task's index entry.
@@ -394,7 +407,7 @@
 //     and a dead letter can be re-driven however old it is.
 //   - The event that makes a task DEAD (a Fail on its last attempt, or the
 //     expiry of its last lease) carries no ttl, so a dead letter always
-//     keeps the event that says why it died; [Store.Redrive] gives it one
+//     keeps the event that says why it died; [Maintenance.Redrive] gives it one
 //     in its transaction (ttl = the re-drive + Retention), as the task is
 //     live again and will finish.
 //

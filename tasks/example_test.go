@@ -101,7 +101,7 @@ func ExampleLeaseLostError() {
 	// w-1 refused; task held by w-2
 }
 
-func ExampleStore_ListPending() {
+func ExampleMaintenance_Pending() {
 	store, clock := newExampleStore(func(o *tasks.Options) { o.Shards = 4 })
 	ctx := context.Background()
 	for i := range 5 {
@@ -109,9 +109,10 @@ func ExampleStore_ListPending() {
 		store.Submit(ctx, tasks.SubmitInput{Payload: []byte(fmt.Sprint("job ", i))})
 	}
 	// Four shards, one list, oldest first, two to a page.
+	pending := store.Maintenance().Pending(tasks.Limit(2))
 	cursor := ""
 	for {
-		page, err := store.ListPending(ctx, cursor, tasks.Limit(2))
+		page, err := pending.Page(ctx, cursor)
 		if err != nil {
 			panic(err)
 		}
@@ -123,12 +124,26 @@ func ExampleStore_ListPending() {
 		}
 		cursor = page.Next
 	}
+	// The same listing read whole, its pages read as the loop goes.
+	n := 0
+	for _, err := range pending.All(ctx) {
+		if err != nil {
+			panic(err)
+		}
+		n++
+	}
+	fmt.Println(n, "pending")
+	// A bad option fails the listing before anything is read.
+	_, err := store.Maintenance().Pending(tasks.Limit(-1)).Page(ctx, "")
+	fmt.Println(errors.Is(err, table.ErrInvalidInput))
 	// Output:
 	// 10:00:01 job 0
 	// 10:00:02 job 1
 	// 10:00:03 job 2
 	// 10:00:04 job 3
 	// 10:00:05 job 4
+	// 5 pending
+	// true
 }
 
 func ExampleStore_Fail() {
@@ -162,7 +177,7 @@ func ExampleWorker_Run() {
 	if err := w.Run(ctx); err != nil {
 		panic(err)
 	}
-	page, _ := store.ListPending(context.Background(), "")
+	page, _ := store.Maintenance().Pending().Page(context.Background(), "")
 	fmt.Println(len(page.Items), "pending")
 	// Output: 0 pending
 }
@@ -212,7 +227,7 @@ func ExampleStore_SubmitTx() {
 	// canceled by its condition, so it enqueues nothing either.
 	err := replay()
 	fmt.Println(errors.Is(err, table.ErrConditionFailed))
-	pending, _ := store.ListPending(ctx, "")
+	pending, _ := store.Maintenance().Pending().Page(ctx, "")
 	fmt.Println(len(pending.Items), "task pending")
 	// Output:
 	// job QUEUED, task PENDING created: true

@@ -26,7 +26,7 @@ func TestHistoryBadIDSendsNothing(t *testing.T) {
 		wantInputError(t, err, "taskID")
 		_, err = f.store.Get(context.Background(), "")
 		wantInputError(t, err, "taskID")
-		_, err = f.store.WorkerTasks(context.Background(), "")
+		_, err = f.store.Maintenance().WorkerTasks(context.Background(), "")
 		wantInputError(t, err, "workerID")
 	})
 }

@@ -126,7 +126,7 @@ func TestClaimWhoseClaimItemComesAfterATakeoverIsRefused(t *testing.T) {
 	}
 	_, err := w1.Claim(ctx, "w1")
 	require.ErrorIs(t, err, tasks.ErrNoTask, "w1's late claim item is refused by the takeover's mark")
-	ids, err := f.store.WorkerTasks(ctx, "w1")
+	ids, err := f.store.Maintenance().WorkerTasks(ctx, "w1")
 	require.NoError(t, err)
 	assert.Empty(t, ids)
 	lease := tasks.Lease{TaskID: task.ID, Worker: "w1", Attempt: 1, Seq: 2, ExpiresAt: f.db.Now()}

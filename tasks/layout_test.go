@@ -83,7 +83,7 @@ func lives(t *testing.T, store *tasks.Store, clock lifeClock) []string {
 		require.Equal(t, tasks.StatusPending, fail(claim(id, "w1"), "bad input"))
 	}
 	require.Equal(t, tasks.StatusDead, fail(claim(id, "w1"), "bad input"))
-	_, err := store.Redrive(ctx, id, "fixed the input")
+	_, err := store.Maintenance().Redrive(ctx, id, "fixed the input")
 	require.NoError(t, err)
 	complete(claim(id, "w2"))
 
@@ -91,7 +91,7 @@ func lives(t *testing.T, store *tasks.Store, clock lifeClock) []string {
 	id = submit("swept")
 	claim(id, "w1")
 	clock.Advance(tasks.DefaultLeaseDuration + time.Second)
-	n, err := store.ReclaimExpired(ctx)
+	n, err := store.Maintenance().ReclaimExpired(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	clock.Advance(10 * time.Minute)

@@ -113,8 +113,9 @@ func (s *Store) leaseLost(lease Lease, current table.Item, cause error) error {
 // shard) and the lease of each (a GetItem of its claim item): a task whose
 // owner heartbeats has its index entry moved to its lease's expiry and is
 // left alone.
-func (s *Store) ReclaimExpired(ctx context.Context) (_ int, err error) {
-	ctx, span := s.start(ctx, "tasks.ReclaimExpired")
+func (h *Maintenance) ReclaimExpired(ctx context.Context) (_ int, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "tasks.Maintenance.ReclaimExpired")
 	defer span.End(&err)
 	if err := s.check(nil); err != nil {
 		return 0, err
@@ -148,9 +149,10 @@ func (s *Store) ReclaimExpired(ctx context.Context) (_ int, err error) {
 // dry run. A task whose index entry says its lease is over but whose
 // worker extended it since is not yielded. It stops at the first error,
 // which it yields.
-func (s *Store) Expired(ctx context.Context) iter.Seq2[Task, error] {
+func (h *Maintenance) Expired(ctx context.Context) iter.Seq2[Task, error] {
+	s := h.store()
 	return func(yield func(Task, error) bool) {
-		ctx, span := s.start(ctx, "tasks.Expired")
+		ctx, span := s.start(ctx, "tasks.Maintenance.Expired")
 		var err error
 		defer span.End(&err)
 		if err = s.check(nil); err != nil {

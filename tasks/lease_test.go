@@ -64,7 +64,7 @@ func TestExpiredLeaseIsTakenOverByNextClaim(t *testing.T) {
 	assert.Equal(t, 1, h[2].Attempt)
 	assert.Equal(t, "w-alive", h[3].Worker)
 	assert.Equal(t, 2, h[3].Attempt)
-	ids, err := f.store.WorkerTasks(ctx, "w-dead")
+	ids, err := f.store.Maintenance().WorkerTasks(ctx, "w-dead")
 	require.NoError(t, err)
 	assert.Empty(t, ids, "the dead worker still has claims")
 
@@ -129,7 +129,7 @@ func TestReclaimExpiredMovesTasksBackToPending(t *testing.T) {
 	live := f.submit(t, "b")
 	f.claim(t, "w2")
 	f.db.Advance(tasks.DefaultLeaseDuration - 5*time.Second) // w1's lease is over, w2's is not
-	n, err := f.store.ReclaimExpired(ctx)
+	n, err := f.store.Maintenance().ReclaimExpired(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	got := f.get(t, expiring.ID)
@@ -140,11 +140,11 @@ func TestReclaimExpiredMovesTasksBackToPending(t *testing.T) {
 	meta := f.raw(t, "TASK#"+expiring.ID, "META")
 	assert.Equal(t, "STATUS#PENDING", str(meta, "GSI1PK"))
 	wantHistory(t, f.history(t, expiring.ID), tasks.EventSubmitted, tasks.EventProcessing, tasks.EventLeaseExpired)
-	page, err := f.store.ListPending(ctx, "")
+	page, err := f.store.Maintenance().Pending().Page(ctx, "")
 	require.NoError(t, err)
 	require.Len(t, page.Items, 1)
 	assert.Equal(t, expiring.ID, page.Items[0].ID)
-	ids, err := f.store.WorkerTasks(ctx, "w1")
+	ids, err := f.store.Maintenance().WorkerTasks(ctx, "w1")
 	require.NoError(t, err)
 	assert.Empty(t, ids, "w1 still holds tasks")
 }
@@ -220,7 +220,7 @@ func heartbeatWon(t *testing.T, f *fixture, task *tasks.Task, renewed *tasks.Lea
 	assert.Equal(t, 1, got.Attempt)
 	assert.True(t, got.LeaseExpiresAt.Equal(renewed.ExpiresAt), "lease expires %v, want the heartbeat's %v", got.LeaseExpiresAt, renewed.ExpiresAt)
 	wantHistory(t, f.history(t, task.ID), tasks.EventSubmitted, tasks.EventProcessing)
-	ids, err := f.store.WorkerTasks(context.Background(), "w1")
+	ids, err := f.store.Maintenance().WorkerTasks(context.Background(), "w1")
 	require.NoError(t, err)
 	assert.Equal(t, []string{task.ID}, ids)
 	require.NoError(t, f.store.Complete(context.Background(), *renewed, []byte("done")), "w1 completes under its renewed lease")
@@ -238,7 +238,7 @@ func TestClaimOfExpiredLeaseLosesToHeartbeatBetweenReadAndWrite(t *testing.T) {
 	require.ErrorIs(t, err, tasks.ErrNoTask, "the stale takeover must lose and find nothing else")
 	wantConflict(t, err, tasks.ClaimConflictError{Worker: "w2", TaskID: task.ID, Status: tasks.StatusProcessing, Owner: "w1", Attempt: 1})
 	heartbeatWon(t, f, task, renewed)
-	ids, err := f.store.WorkerTasks(context.Background(), "w2")
+	ids, err := f.store.Maintenance().WorkerTasks(context.Background(), "w2")
 	require.NoError(t, err)
 	assert.Empty(t, ids, "the stale takeover left a WORKER item")
 }
@@ -246,7 +246,7 @@ func TestClaimOfExpiredLeaseLosesToHeartbeatBetweenReadAndWrite(t *testing.T) {
 func TestReclaimExpiredLosesToHeartbeatBetweenReadAndWrite(t *testing.T) {
 	f := newFixture(t)
 	task, renewed, racer := heartbeatRace(t, f)
-	n, err := racer.ReclaimExpired(context.Background())
+	n, err := racer.Maintenance().ReclaimExpired(context.Background())
 	require.NoError(t, err)
 	assert.Zero(t, n, "a heartbeating task was reclaimed")
 	heartbeatWon(t, f, task, renewed)
@@ -275,7 +275,7 @@ func TestClaimOfPendingTaskLosesToClaimBetweenReadAndWrite(t *testing.T) {
 	reads := &countReads{API: f.db}
 	race := &interleave{API: reads, hook: func() { first = f.claim(t, "w1") }}
 	racer := newStore(t, race, f.db.Now)
-	_, err := racer.ShardCount(ctx) // the racer's one read of the table's CONFIG, done
+	_, err := racer.Maintenance().ShardCount(ctx) // the racer's one read of the table's CONFIG, done
 	require.NoError(t, err)
 	reads.n.Store(0)
 	_, err = racer.Claim(ctx, "w2")
@@ -360,7 +360,7 @@ func TestExpiredLeasesAreFoundByKeyConditionNotFilter(t *testing.T) {
 	}
 	rec := &recordQueries{API: f.db}
 	store := newStore(t, rec, f.db.Now)
-	n, err := store.ReclaimExpired(context.Background())
+	n, err := store.Maintenance().ReclaimExpired(context.Background())
 	require.NoError(t, err)
 	require.Zero(t, n, "ReclaimExpired with live leases")
 	require.Len(t, rec.queries, 1)
@@ -368,7 +368,7 @@ func TestExpiredLeasesAreFoundByKeyConditionNotFilter(t *testing.T) {
 	assert.Nil(t, q.FilterExpression, "expired leases read with a filter")
 	assert.True(t, strings.Contains(*q.KeyConditionExpression, "<="), "key condition %q has no range on the lease expiry", *q.KeyConditionExpression)
 	f.db.ResetConsumed()
-	_, err = store.ReclaimExpired(context.Background())
+	_, err = store.Maintenance().ReclaimExpired(context.Background())
 	require.NoError(t, err)
 	// Five live leases, nothing read: an empty query costs DynamoDB's
 	// minimum of half a read unit.
@@ -424,7 +424,7 @@ func TestReclaimExpiredOnLastAttemptMakesTaskDead(t *testing.T) {
 	task := f.submit(t, "poison")
 	f.claim(t, "w1")
 	f.db.Advance(time.Minute)
-	n, err := f.store.ReclaimExpired(context.Background())
+	n, err := f.store.Maintenance().ReclaimExpired(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	assert.Equal(t, tasks.StatusDead, f.get(t, task.ID).Status, "a task whose only attempt expired")
@@ -457,14 +457,14 @@ func TestExpiredListsWhatReclaimExpiredWouldMoveAndWritesNothing(t *testing.T) {
 
 	before := f.totalWrites()
 	var ids []string
-	for task, err := range f.store.Expired(ctx) {
+	for task, err := range f.store.Maintenance().Expired(ctx) {
 		require.NoError(t, err)
 		ids = append(ids, task.ID)
 		assert.Equal(t, tasks.StatusProcessing, task.Status)
 	}
 	assert.Equal(t, []string{dead.ID}, ids, "the heartbeated lease still runs")
 	assert.Equal(t, before, f.totalWrites(), "Expired writes nothing")
-	n, err := f.store.ReclaimExpired(ctx)
+	n, err := f.store.Maintenance().ReclaimExpired(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	assert.Equal(t, tasks.StatusProcessing, f.get(t, alive.ID).Status)

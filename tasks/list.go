@@ -7,19 +7,19 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"sort"
 	"strings"
 
 	"github.com/tablekit/tablekit/table"
 )
 
-// DefaultPageSize is ListPending's page size unless Limit says otherwise.
+// DefaultPageSize is the page size of Maintenance.Pending and .Dead unless
+// Limit says otherwise.
 const DefaultPageSize = 100
 
 const maxPageSize = 1000
 
-// ListOptions configure ListPending, ListDead and their walkers.
+// ListOptions configure Maintenance.Pending and Maintenance.Dead.
 type ListOptions struct {
 	// Limit is the most tasks one page holds: default DefaultPageSize, at
 	// most 1000.
@@ -29,15 +29,17 @@ type ListOptions struct {
 // Limit sets ListOptions.Limit.
 func Limit(n int) func(*ListOptions) { return func(o *ListOptions) { o.Limit = n } }
 
-// ListPending returns one page of PENDING tasks in the order they become
+// Pending is the listing of PENDING tasks in the order they become
 // claimable (AvailableAt ascending; ties by task id ascending, bytewise, on
 // every backend and across pages, sharded or not): the seed's admin view
 // (GSI1PK = STATUS#PENDING), not the workers' path. Tasks still in their
 // retry backoff, and delayed submissions (SubmitInput.AvailableAt) not yet
-// due, are listed after the claimable ones, at their AvailableAt. Pass "" as
-// cursor for the first page and Page.Next for the next; Next is "" after
-// the last page. A cursor from another list, another store configuration or
-// an altered one fails with table.ErrInvalidCursor before anything is read.
+// due, are listed after the claimable ones, at their AvailableAt. Read it a
+// page at a time (Page: "" as cursor for the first page and Page.Next for
+// the next; Next is "" after the last page) or whole (All). A cursor from
+// another list, another store configuration or an altered one fails with
+// table.ErrInvalidCursor before anything is read; a bad Limit is an
+// *table.InputError before anything is read.
 //
 // With Options.Shards = N > 1 a page costs N queries, merged by creation
 // time, plus one more for each shard the page stops in the middle of (to
@@ -45,49 +47,37 @@ func Limit(n int) func(*ListOptions) { return func(o *ListOptions) { o.Limit = n
 // ("querying all shards and merging results in your application"). The
 // index is eventually consistent and the queue moves while it is listed,
 // so a page is a recent view, not a snapshot.
-func (s *Store) ListPending(ctx context.Context, cursor string, opts ...func(*ListOptions)) (_ table.Page[Task], err error) {
-	ctx, span := s.start(ctx, "tasks.ListPending")
-	defer span.End(&err)
-	o, err := s.listOptions(opts)
-	if err != nil {
-		return table.Page[Task]{}, err
-	}
+func (h *Maintenance) Pending(opts ...func(*ListOptions)) table.List[Task] {
+	return h.list("tasks.Maintenance.Pending", opts, (*Store).pendingPage)
+}
+
+func (s *Store) pendingPage(ctx context.Context, cursor string, limit int) (table.Page[Task], error) {
 	if _, err := s.tableShards(ctx, false); err != nil {
 		return table.Page[Task]{}, err
 	}
 	if s.shardCount() == 1 {
-		return s.listPartition(ctx, s.pendingQuery(0, o.Limit), cursor, "pending")
+		return s.listPartition(ctx, s.pendingQuery(0, limit), cursor, "pending")
 	}
-	return s.listMerged(ctx, cursor, o.Limit)
+	return s.listMerged(ctx, cursor, limit)
 }
 
-// ListDead returns one page of DEAD tasks, the dead letters (GSI1PK =
+// Dead is the listing of DEAD tasks, the dead letters (GSI1PK =
 // STATUS#DEAD, one partition whatever Options.Shards says: dead tasks are
 // few), with their LastError, in the order they died (ties by task id
-// ascending). Paging works as for ListPending.
-func (s *Store) ListDead(ctx context.Context, cursor string, opts ...func(*ListOptions)) (_ table.Page[Task], err error) {
-	ctx, span := s.start(ctx, "tasks.ListDead")
-	defer span.End(&err)
-	o, err := s.listOptions(opts)
-	if err != nil {
-		return table.Page[Task]{}, err
-	}
-	q := table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusDead, 0), Limit: int32(o.Limit), TieBreak: []string{attrTaskID}}
+// ascending). It is read as Pending is.
+func (h *Maintenance) Dead(opts ...func(*ListOptions)) table.List[Task] {
+	return h.list("tasks.Maintenance.Dead", opts, (*Store).deadPage)
+}
+
+func (s *Store) deadPage(ctx context.Context, cursor string, limit int) (table.Page[Task], error) {
+	q := table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusDead, 0), Limit: int32(limit), TieBreak: []string{attrTaskID}}
 	return s.listPartition(ctx, q, cursor, "dead")
 }
 
-// Dead walks every page of ListDead, oldest first.
-func (s *Store) Dead(ctx context.Context, opts ...func(*ListOptions)) iter.Seq2[Task, error] {
-	return table.Walk(func(cursor string) (table.Page[Task], error) { return s.ListDead(ctx, cursor, opts...) })
-}
-
-func (s *Store) listOptions(opts []func(*ListOptions)) (ListOptions, error) {
+func listOptions(opts []func(*ListOptions)) (ListOptions, error) {
 	o := ListOptions{}
 	for _, f := range opts {
 		f(&o)
-	}
-	if err := s.check(nil); err != nil {
-		return o, err
 	}
 	if o.Limit < 0 || o.Limit > maxPageSize {
 		return o, inputError("Limit", o.Limit, fmt.Sprintf("must be between 0 and %d", maxPageSize))
@@ -104,12 +94,6 @@ func (s *Store) listPartition(ctx context.Context, q table.Query, cursor, what s
 		return table.Page[Task]{}, fmt.Errorf("tasks: list %s: %w", what, err)
 	}
 	return tasksPage(page.Items, page.Next)
-}
-
-// Pending walks every page of ListPending, oldest first. It stops at the
-// first error, which it yields.
-func (s *Store) Pending(ctx context.Context, opts ...func(*ListOptions)) iter.Seq2[Task, error] {
-	return table.Walk(func(cursor string) (table.Page[Task], error) { return s.ListPending(ctx, cursor, opts...) })
 }
 
 func (s *Store) pendingQuery(shard, limit int) table.Query {

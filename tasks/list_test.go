@@ -22,7 +22,7 @@ func walkPages(t *testing.T, s *tasks.Store, limit int) []string {
 	cursor := ""
 	for pages := 0; ; pages++ {
 		require.LessOrEqual(t, pages, 1000, "ListPending never ended")
-		p, err := s.ListPending(context.Background(), cursor, tasks.Limit(limit))
+		p, err := s.Maintenance().Pending(tasks.Limit(limit)).Page(context.Background(), cursor)
 		require.NoError(t, err)
 		require.LessOrEqual(t, len(p.Items), limit, "page size over the limit")
 		if len(p.Items) == 0 {
@@ -51,7 +51,7 @@ func TestListPendingOldestFirstInPages(t *testing.T) {
 				require.Equal(t, want, got, "limit %d: pending, want oldest first", limit)
 			}
 			var walked []string
-			for task, err := range f.store.Pending(context.Background(), tasks.Limit(6)) {
+			for task, err := range f.store.Maintenance().Pending(tasks.Limit(6)).All(context.Background()) {
 				require.NoError(t, err)
 				walked = append(walked, task.ID)
 			}
@@ -63,7 +63,7 @@ func TestListPendingOldestFirstInPages(t *testing.T) {
 func TestListPendingEmptyQueue(t *testing.T) {
 	for _, shards := range []int{1, 3} {
 		f := newFixture(t, func(o *tasks.Options) { o.Shards = shards })
-		p, err := f.store.ListPending(context.Background(), "")
+		p, err := f.store.Maintenance().Pending().Page(context.Background(), "")
 		require.NoError(t, err, "shards %d", shards)
 		require.Empty(t, p.Items, "shards %d: empty queue listed items", shards)
 		require.Empty(t, p.Next, "shards %d: empty queue listed a cursor", shards)
@@ -76,7 +76,7 @@ func TestListPendingRejectsForeignAndAlteredCursors(t *testing.T) {
 		f.submit(t, "x")
 	}
 	ctx := context.Background()
-	p, err := f.store.ListPending(ctx, "", tasks.Limit(3))
+	p, err := f.store.Maintenance().Pending(tasks.Limit(3)).Page(ctx, "")
 	require.NoError(t, err, "first page")
 	require.NotEmpty(t, p.Next, "first page %+v", p)
 	// A store on another table with another shard count, an altered
@@ -89,17 +89,17 @@ func TestListPendingRejectsForeignAndAlteredCursors(t *testing.T) {
 		_, _, err := unsharded.Submit(ctx, tasks.SubmitInput{})
 		require.NoError(t, err)
 	}
-	up, err := unsharded.ListPending(ctx, "", tasks.Limit(1))
+	up, err := unsharded.Maintenance().Pending(tasks.Limit(1)).Page(ctx, "")
 	require.NoError(t, err, "unsharded page")
 	require.NotEmpty(t, up.Next, "unsharded page %+v", up)
 	altered := []byte(p.Next)
 	altered[3] ^= 1
 	for name, c := range map[string]func() error{
-		"other table and shard count": func() error { _, err := other.ListPending(ctx, p.Next); return err },
-		"altered":                     func() error { _, err := f.store.ListPending(ctx, string(altered)); return err },
-		"unsharded cursor":            func() error { _, err := f.store.ListPending(ctx, up.Next); return err },
+		"other table and shard count": func() error { _, err := other.Maintenance().Pending().Page(ctx, p.Next); return err },
+		"altered":                     func() error { _, err := f.store.Maintenance().Pending().Page(ctx, string(altered)); return err },
+		"unsharded cursor":            func() error { _, err := f.store.Maintenance().Pending().Page(ctx, up.Next); return err },
 		"sharded in unsharded": func() error {
-			_, err := unsharded.ListPending(ctx, p.Next)
+			_, err := unsharded.Maintenance().Pending().Page(ctx, p.Next)
 			return err
 		},
 	} {
@@ -112,11 +112,11 @@ func TestListPendingRejectsForeignAndAlteredCursors(t *testing.T) {
 func TestListPendingBadLimit(t *testing.T) {
 	f := newFixture(t)
 	f.noRequests(t, func() {
-		_, err := f.store.ListPending(context.Background(), "", tasks.Limit(-1))
+		_, err := f.store.Maintenance().Pending(tasks.Limit(-1)).Page(context.Background(), "")
 		wantInputError(t, err, "Limit")
-		_, err = f.store.ListPending(context.Background(), "", tasks.Limit(1001))
+		_, err = f.store.Maintenance().Pending(tasks.Limit(1001)).Page(context.Background(), "")
 		wantInputError(t, err, "Limit")
-		for _, err := range f.store.Pending(context.Background(), tasks.Limit(-5)) {
+		for _, err := range f.store.Maintenance().Pending(tasks.Limit(-5)).All(context.Background()) {
 			wantInputError(t, err, "Limit")
 		}
 	})
@@ -164,7 +164,7 @@ func TestShardedReclaimFindsExpiredLeasesInEveryShard(t *testing.T) {
 		f.claim(t, "w-crashed")
 	}
 	f.db.Advance(tasks.DefaultLeaseDuration)
-	n, err := f.store.ReclaimExpired(context.Background())
+	n, err := f.store.Maintenance().ReclaimExpired(context.Background())
 	require.NoError(t, err, "ReclaimExpired")
 	require.Equal(t, 12, n, "ReclaimExpired")
 	require.Len(t, walkPages(t, f.store, 5), 12, "pending after reclaim")
@@ -194,7 +194,7 @@ func TestListDeadShowsDeadLettersOldestFirst(t *testing.T) {
 		require.NoError(t, err)
 	}
 	var got []string
-	for task, err := range f.store.Dead(ctx, tasks.Limit(3)) {
+	for task, err := range f.store.Maintenance().Dead(tasks.Limit(3)).All(ctx) {
 		require.NoError(t, err)
 		require.Equal(t, tasks.StatusDead, task.Status, "dead letter %+v", task)
 		require.Equal(t, "bad input "+string(task.Payload), task.LastError, "dead letter %+v", task)
@@ -202,7 +202,7 @@ func TestListDeadShowsDeadLettersOldestFirst(t *testing.T) {
 	}
 	require.Equal(t, want, got, "dead letters, want oldest first")
 	f.noRequests(t, func() {
-		_, err := f.store.ListDead(ctx, "", tasks.Limit(-1))
+		_, err := f.store.Maintenance().Dead(tasks.Limit(-1)).Page(ctx, "")
 		wantInputError(t, err, "Limit")
 	})
 }
@@ -225,7 +225,7 @@ func TestListPendingTiesAreOrderedByTaskIDAcrossPages(t *testing.T) {
 			var got []string
 			cursor := ""
 			for {
-				page, err := f.store.ListPending(ctx, cursor, tasks.Limit(7))
+				page, err := f.store.Maintenance().Pending(tasks.Limit(7)).Page(ctx, cursor)
 				require.NoError(t, err)
 				require.LessOrEqual(t, len(page.Items), 7)
 				for _, it := range page.Items {

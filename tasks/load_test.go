@@ -237,7 +237,7 @@ func checkQueue(t *testing.T, store *tasks.Store, run *queueRun, n int) {
 		require.Len(t, h, task.Events, "task %s: META counts %d events", id, task.Events)
 	}
 	assert.Empty(t, heldClaims(t, store), "WORKER claim items left behind")
-	p, err := store.ListPending(ctx, "")
+	p, err := store.Maintenance().Pending().Page(ctx, "")
 	require.NoError(t, err)
 	assert.Empty(t, p.Items, "pending after the run")
 }

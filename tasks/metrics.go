@@ -24,7 +24,7 @@ import (
 //	                                   by ReclaimExpired: a worker died holding the task
 //	tablekit.tasks.dead       counter  tasks moved to DEAD, the dead letters, by
 //	                                   tablekit.tasks.cause: failed or lease_expired
-//	tablekit.tasks.queue.depth gauge   tasks in the queue as Store.Depth last counted them,
+//	tablekit.tasks.queue.depth gauge   tasks in the queue as Maintenance.Depth last counted them,
 //	                                   by tablekit.tasks.state: claimable, waiting,
 //	                                   processing, dead (recorded by each Depth call)
 func MeterProvider(mp metric.MeterProvider) func(*Options) {
@@ -73,7 +73,7 @@ func newStoreMetrics(mp metric.MeterProvider, tableName string) *storeMetrics {
 	sm.attempts = counter("tablekit.tasks.attempts", "Attempts at tasks that ended, by outcome.")
 	sm.takeovers = counter("tablekit.tasks.takeovers", "Expired leases taken over or reclaimed: a worker died holding the task.")
 	sm.dead = counter("tablekit.tasks.dead", "Tasks moved to DEAD (dead letters), by cause.")
-	depth, err := m.Int64Gauge("tablekit.tasks.queue.depth", metric.WithDescription("Tasks in the queue as Store.Depth last counted them, by state."), metric.WithUnit("{task}"))
+	depth, err := m.Int64Gauge("tablekit.tasks.queue.depth", metric.WithDescription("Tasks in the queue as Maintenance.Depth last counted them, by state."), metric.WithUnit("{task}"))
 	if err != nil {
 		depth, _ = noop.Meter{}.Int64Gauge("tablekit.tasks.queue.depth")
 	}
@@ -89,7 +89,7 @@ func (m *storeMetrics) takeover(ctx context.Context) {
 	m.takeovers.Add(ctx, 1, metric.WithAttributes(m.table))
 }
 
-// queueDepth records d, a count Store.Depth made.
+// queueDepth records d, a count Maintenance.Depth made.
 func (m *storeMetrics) queueDepth(ctx context.Context, d QueueDepth) {
 	for state, n := range map[string]int64{"claimable": d.Claimable, "waiting": d.Waiting, "processing": d.Processing, "dead": d.Dead} {
 		m.depth.Record(ctx, n, metric.WithAttributes(m.table, attribute.String("tablekit.tasks.state", state)))

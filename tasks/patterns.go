@@ -35,7 +35,7 @@ const (
 	// restarting a few dozen stores a day.
 	planConfigReads   = 0.001
 	typicalConfigSize = 80
-	// Store.Depth counts the queue once a minute (a service's metrics
+	// Maintenance.Depth counts the queue once a minute (a service's metrics
 	// timer): 3N+1 COUNT queries a call, each reading the entries it
 	// counts, some hundred each (a backlog of about 1,300 tasks).
 	planDepthQueries    = (3*DefaultShards + 1) / 60.0
@@ -391,7 +391,7 @@ func Patterns(opts ...func(*Options)) []access.Pattern {
 		{
 			Name:            "Count the queue",
 			Partition:       "STATUS#PENDING",
-			Description:     "Store.Depth: COUNT queries of every queue partition at once (each shard's pending partition split at now into claimable and waiting, its processing partition, the dead letters'), each reading every entry it counts. Declared once a minute.",
+			Description:     "Maintenance.Depth: COUNT queries of every queue partition at once (each shard's pending partition split at now into claimable and waiting, its processing partition, the dead letters'), each reading every entry it counts. Declared once a minute.",
 			Operation:       access.Query,
 			Index:           IndexGSI1,
 			KeyCondition:    "GSI1PK = STATUS#PENDING AND GSI1SK <= CREATED#{now}",

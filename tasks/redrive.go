@@ -28,8 +28,9 @@ import (
 // task expires whole once it finishes. A dead letter is re-drivable
 // however old: its META never expires; its events older than Retention
 // may have (see History).
-func (s *Store) Redrive(ctx context.Context, taskID, reason string) (_ *Task, err error) {
-	ctx, span := s.start(ctx, "tasks.Redrive")
+func (h *Maintenance) Redrive(ctx context.Context, taskID, reason string) (_ *Task, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "tasks.Maintenance.Redrive")
 	defer span.End(&err)
 	if err := s.check(checkTaskID(taskID)); err != nil {
 		return nil, err
@@ -91,8 +92,9 @@ func (s *Store) redrive(ctx context.Context, t *Task, reason string) (*Task, err
 // transaction and REDRIVEN event, and returns how many it moved. A task
 // that left DEAD meanwhile (another operator re-drove it) is skipped. It
 // stops at the first other error, having moved the ones it counted.
-func (s *Store) RedriveDead(ctx context.Context, match func(*Task) bool, reason string) (_ int, err error) {
-	ctx, span := s.start(ctx, "tasks.RedriveDead")
+func (h *Maintenance) RedriveDead(ctx context.Context, match func(*Task) bool, reason string) (_ int, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "tasks.Maintenance.RedriveDead")
 	defer span.End(&err)
 	if err := s.check(checkReason(reason)); err != nil {
 		return 0, err
@@ -101,7 +103,7 @@ func (s *Store) RedriveDead(ctx context.Context, match func(*Task) bool, reason 
 		return 0, err
 	}
 	moved := 0
-	for t, err := range s.Dead(ctx) {
+	for t, err := range s.Maintenance().Dead().All(ctx) {
 		if err != nil {
 			return moved, err
 		}

@@ -32,7 +32,7 @@ func TestRedriveGivesADeadLetterFreshAttemptsAndAHistoryEvent(t *testing.T) {
 	ctx := context.Background()
 	task := f.submit(t, "poison")
 	f.kill(t, task.ID, "bug 123")
-	got, err := f.store.Redrive(ctx, task.ID, "bug 123 fixed")
+	got, err := f.store.Maintenance().Redrive(ctx, task.ID, "bug 123 fixed")
 	require.NoError(t, err)
 	assert.Equal(t, tasks.StatusPending, got.Status)
 	assert.Equal(t, got, f.get(t, task.ID), "the returned task is the stored one")
@@ -41,7 +41,7 @@ func TestRedriveGivesADeadLetterFreshAttemptsAndAHistoryEvent(t *testing.T) {
 	wantHistory(t, h, tasks.EventSubmitted, tasks.EventProcessing, tasks.EventFailed, tasks.EventProcessing, tasks.EventDead, tasks.EventRedriven)
 	assert.Equal(t, "bug 123 fixed", h[5].Message)
 	assert.Equal(t, "STATUS#PENDING", str(f.raw(t, "TASK#"+task.ID, "META"), "GSI1PK"))
-	dead, err := f.store.ListDead(ctx, "")
+	dead, err := f.store.Maintenance().Dead().Page(ctx, "")
 	require.NoError(t, err)
 	assert.Empty(t, dead.Items)
 
@@ -63,18 +63,18 @@ func TestRedriveOfATaskThatIsNotDeadIsRefusedAndChangesNothing(t *testing.T) {
 	ctx := context.Background()
 	task := f.submit(t, "x")
 	before := f.get(t, task.ID)
-	_, err := f.store.Redrive(ctx, task.ID, "")
+	_, err := f.store.Maintenance().Redrive(ctx, task.ID, "")
 	var se *tasks.StateError
 	require.ErrorAs(t, err, &se)
 	assert.ErrorIs(t, err, tasks.ErrInvalidState)
 	assert.Equal(t, tasks.StatusPending, se.Status)
 	assert.Equal(t, before, f.get(t, task.ID))
-	_, err = f.store.Redrive(ctx, "t-none", "")
+	_, err = f.store.Maintenance().Redrive(ctx, "t-none", "")
 	assert.ErrorIs(t, err, tasks.ErrNotFound)
 	f.noRequests(t, func() {
-		_, err := f.store.Redrive(ctx, "a#b", "")
+		_, err := f.store.Maintenance().Redrive(ctx, "a#b", "")
 		wantInputError(t, err, "taskID")
-		_, err = f.store.Redrive(ctx, task.ID, strings.Repeat("x", 5000))
+		_, err = f.store.Maintenance().Redrive(ctx, task.ID, strings.Repeat("x", 5000))
 		wantInputError(t, err, "reason")
 	})
 }
@@ -87,10 +87,10 @@ func TestRedriveRacingRedriveMovesTheTaskOnce(t *testing.T) {
 	task := f.submit(t, "x")
 	f.kill(t, task.ID, "boom")
 	race := &interleave{API: f.db, hook: func() {
-		_, err := f.store.Redrive(ctx, task.ID, "first")
+		_, err := f.store.Maintenance().Redrive(ctx, task.ID, "first")
 		require.NoError(t, err)
 	}}
-	_, err := newStore(t, race, f.db.Now, func(o *tasks.Options) { o.MaxAttempts = 1 }).Redrive(ctx, task.ID, "second")
+	_, err := newStore(t, race, f.db.Now, func(o *tasks.Options) { o.MaxAttempts = 1 }).Maintenance().Redrive(ctx, task.ID, "second")
 	var se *tasks.StateError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, tasks.StatusPending, se.Status)
@@ -106,7 +106,7 @@ func TestRedriveDeadByFilterMovesOnlyTheMatches(t *testing.T) {
 	f.kill(t, corrupt.ID, "corrupt input")
 	timeout2 := f.submit(t, "c")
 	f.kill(t, timeout2.ID, "upstream timeout")
-	n, err := f.store.RedriveDead(ctx, func(t *tasks.Task) bool { return strings.Contains(t.LastError, "timeout") }, "upstream fixed")
+	n, err := f.store.Maintenance().RedriveDead(ctx, func(t *tasks.Task) bool { return strings.Contains(t.LastError, "timeout") }, "upstream fixed")
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
 	assert.Equal(t, tasks.StatusPending, f.get(t, timeout.ID).Status)
@@ -116,11 +116,11 @@ func TestRedriveDeadByFilterMovesOnlyTheMatches(t *testing.T) {
 	assert.Equal(t, tasks.EventRedriven, h[len(h)-1].Type)
 	assert.Equal(t, "upstream fixed", h[len(h)-1].Message)
 
-	n, err = f.store.RedriveDead(ctx, nil, "all")
+	n, err = f.store.Maintenance().RedriveDead(ctx, nil, "all")
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	f.db.Advance(time.Second)
-	dead, err := f.store.ListDead(ctx, "")
+	dead, err := f.store.Maintenance().Dead().Page(ctx, "")
 	require.NoError(t, err)
 	assert.Empty(t, dead.Items)
 }

@@ -167,7 +167,7 @@ func TestLiveAndDeadTasksNeverExpire(t *testing.T) {
 		require.NoError(t, err, "a %s task a month old", want)
 		assert.Equal(t, want, got.Status)
 	}
-	_, err := f.store.Redrive(ctx, dead.ID, "still re-drivable")
+	_, err := f.store.Maintenance().Redrive(ctx, dead.ID, "still re-drivable")
 	assert.NoError(t, err)
 }
 
@@ -285,7 +285,7 @@ func TestRedrivenDeadLetterOlderThanRetention(t *testing.T) {
 	assert.Equal(t, 3, h[0].Seq)
 	assert.Equal(t, "cannot parse", h[0].Message)
 
-	_, err = f.store.Redrive(ctx, task.ID, "fixed the parser")
+	_, err = f.store.Maintenance().Redrive(ctx, task.ID, "fixed the parser")
 	require.NoError(t, err)
 	h = f.history(t, task.ID)
 	assert.Equal(t, []tasks.EventType{tasks.EventDead, tasks.EventRedriven}, eventTypes(h))

@@ -30,7 +30,7 @@ const (
 	// up: SUBMITTED, then two events per attempt (PROCESSING, and FAILED,
 	// LEASE_EXPIRED, COMPLETED or DEAD) stay within MaxEvents.
 	MaxAttemptsLimit = (MaxEvents - 1) / 2
-	// MaxShards bounds Options.Shards: ListPending and ReclaimExpired send
+	// MaxShards bounds Options.Shards: Maintenance.Pending and ReclaimExpired send
 	// one query per shard.
 	MaxShards = 100
 	// MaxPayloadSize is the largest payload Submit accepts. The META item

@@ -49,7 +49,7 @@ func TestNilStoreMethodsFailWithoutPanicking(t *testing.T) {
 	assert.ErrorIs(t, err, table.ErrInvalidInput)
 	_, err = s.Get(ctx, "t1")
 	assert.ErrorIs(t, err, table.ErrInvalidInput)
-	_, err = s.ListPending(ctx, "")
+	_, err = s.Maintenance().Pending().Page(ctx, "")
 	assert.ErrorIs(t, err, table.ErrInvalidInput)
 	assert.ErrorIs(t, s.EnsureTable(ctx), table.ErrInvalidInput)
 	assert.Zero(t, s.Schema().Name)
@@ -166,7 +166,7 @@ func TestATaskKeepsTheMaxAttemptsOfTheStoreThatSubmittedIt(t *testing.T) {
 		if attempt == 4 {
 			// Its lease runs out instead: the reclaim counts the same way.
 			f.db.Advance(tasks.DefaultLeaseDuration + time.Second)
-			n, err := other.ReclaimExpired(ctx)
+			n, err := other.Maintenance().ReclaimExpired(ctx)
 			require.NoError(t, err)
 			require.Equal(t, 1, n)
 			require.Equal(t, tasks.StatusPending, f.get(t, task.ID).Status, "attempt 4 of 5")

@@ -121,7 +121,7 @@ func TestSubmitFiftyGoroutinesSameKeyOneTask(t *testing.T) {
 	require.Len(t, ids, 1, "%d goroutines got tasks %v; want one task", n, ids)
 	require.Equal(t, 1, created, "tasks created; want one task created once")
 	pending := 0
-	for _, err := range f.store.Pending(ctx) {
+	for _, err := range f.store.Maintenance().Pending().All(ctx) {
 		require.NoError(t, err)
 		pending++
 	}

@@ -84,7 +84,7 @@ func TestSubmitTxWritesNothingWhenTheCallersConditionFails(t *testing.T) {
 	assert.ErrorIs(t, err, tasks.ErrNotFound, "SUBMITTED event written by a canceled transaction")
 	var idem table.Item
 	assert.ErrorIs(t, f.store.Table().Get(ctx, f.store.Table().Key("IDEM#replay-j-1", "TASK#"+task.ID), &idem, table.Consistent()), table.ErrNotFound)
-	page, err := f.store.ListPending(ctx, "")
+	page, err := f.store.Maintenance().Pending().Page(ctx, "")
 	require.NoError(t, err)
 	assert.Empty(t, page.Items)
 }
@@ -189,7 +189,7 @@ func TestSubmitTxOnAnotherDynamoDBIsRefusedByRun(t *testing.T) {
 	_, _, err := f.store.SubmitTx(ctx, tx, tasks.SubmitInput{Payload: []byte("p")})
 	require.NoError(t, err)
 	assert.ErrorIs(t, tx.Run(ctx), table.ErrInvalidInput)
-	page, err := f.store.ListPending(ctx, "")
+	page, err := f.store.Maintenance().Pending().Page(ctx, "")
 	require.NoError(t, err)
 	assert.Empty(t, page.Items)
 }

@@ -119,7 +119,7 @@ func TestAReclaimedLeaseThatRanOutOnItsLastAttemptIsCountedDead(t *testing.T) {
 	f.submit(t, "x")
 	f.claim(t, "w-dead")
 	f.db.Advance(tasks.DefaultLeaseDuration + time.Second)
-	n, err := f.store.ReclaimExpired(context.Background())
+	n, err := f.store.Maintenance().ReclaimExpired(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	c := testkit.Counts(t, reader, "github.com/tablekit/tablekit/tasks")

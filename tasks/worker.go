@@ -96,8 +96,9 @@ func (s *Store) claimKey(workerID, taskID string) table.Key {
 // expired but that nobody has taken over yet still counts. A restarted
 // worker can resume them (if their leases are still its own) or leave
 // them to expire.
-func (s *Store) WorkerTasks(ctx context.Context, workerID string) (_ []string, err error) {
-	ctx, span := s.start(ctx, "tasks.WorkerTasks")
+func (h *Maintenance) WorkerTasks(ctx context.Context, workerID string) (_ []string, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "tasks.Maintenance.WorkerTasks")
 	defer span.End(&err)
 	if err := s.check(checkWorkerID(workerID)); err != nil {
 		return nil, err

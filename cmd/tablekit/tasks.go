@@ -59,7 +59,7 @@ func deadTasks(ctx context.Context, s *tasks.Store, ids []string, errorContains 
 		return []tasks.Task{*t}, nil
 	}
 	var out []tasks.Task
-	for t, err := range s.Dead(ctx) {
+	for t, err := range s.Maintenance().Dead().All(ctx) {
 		if err != nil {
 			return nil, err
 		}
@@ -85,7 +85,7 @@ func tasksCommands() []*command {
 				if len(args) > 0 {
 					return usagef("tasks list takes no arguments")
 				}
-				p, err := s.ListPending(ctx, page.cursor, tasks.Limit(page.limit))
+				p, err := s.Maintenance().Pending(tasks.Limit(page.limit)).Page(ctx, page.cursor)
 				if err != nil {
 					return err
 				}
@@ -99,7 +99,7 @@ func tasksCommands() []*command {
 				if len(args) > 0 {
 					return usagef("tasks dead takes no arguments")
 				}
-				p, err := s.ListDead(ctx, page.cursor, tasks.Limit(page.limit))
+				p, err := s.Maintenance().Dead(tasks.Limit(page.limit)).Page(ctx, page.cursor)
 				if err != nil {
 					return err
 				}
@@ -143,7 +143,7 @@ func tasksCommands() []*command {
 				}
 				if a.dryRun {
 					var expired []tasks.Task
-					for t, err := range s.Expired(ctx) {
+					for t, err := range s.Maintenance().Expired(ctx) {
 						if err != nil {
 							return err
 						}
@@ -151,7 +151,7 @@ func tasksCommands() []*command {
 					}
 					return emitDryRun(a, "reclaim", "tasks whose lease expired", expired, taskRow)
 				}
-				n, err := s.ReclaimExpired(ctx)
+				n, err := s.Maintenance().ReclaimExpired(ctx)
 				if err != nil {
 					return err
 				}
@@ -188,13 +188,13 @@ same task move it once.`,
 						return emitDryRun(a, "re-drive", "dead tasks", dead, taskRow)
 					}
 					if !all {
-						t, err := s.Redrive(ctx, args[0], reason)
+						t, err := s.Maintenance().Redrive(ctx, args[0], reason)
 						if err != nil {
 							return err
 						}
 						return a.emit(t, func(w io.Writer) { taskRow(w, *t) })
 					}
-					n, err := s.RedriveDead(ctx, func(t *tasks.Task) bool {
+					n, err := s.Maintenance().RedriveDead(ctx, func(t *tasks.Task) bool {
 						return strings.Contains(t.LastError, errorContains)
 					}, reason)
 					if err != nil {

@@ -286,7 +286,7 @@ func (q *queue) check(ctx context.Context) error {
 		return errors.New("the killed worker's task was not taken over and completed")
 	}
 	killed := fmt.Sprintf("w-%d", q.cfg.workers)
-	if held, err := q.store.WorkerTasks(ctx, killed); err != nil || len(held) != 0 {
+	if held, err := q.store.Maintenance().WorkerTasks(ctx, killed); err != nil || len(held) != 0 {
 		return fmt.Errorf("the killed worker still has claims %v (%v)", held, err)
 	}
 	fmt.Printf("\nok: %d tasks completed exactly once; %s's task rescued by %s after its lease expired\n",

@@ -231,9 +231,9 @@ func TestTasksFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
 			break
 		}
 	}
-	_, err = store.ListDead(ctx, "")
+	_, err = store.Maintenance().Dead().Page(ctx, "")
 	require.NoError(t, err)
-	_, err = store.Redrive(ctx, doomed.ID, "fixed")
+	_, err = store.Maintenance().Redrive(ctx, doomed.ID, "fixed")
 	require.NoError(t, err)
 
 	// An expired lease is reclaimed; a claimed task is released; one is canceled.
@@ -241,19 +241,19 @@ func TestTasksFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
 	_, err = store.Claim(ctx, "w-2")
 	require.NoError(t, err)
 	h.fake.Advance(time.Hour)
-	_, err = store.ReclaimExpired(ctx)
+	_, err = store.Maintenance().ReclaimExpired(ctx)
 	require.NoError(t, err)
 	h.fake.Advance(time.Hour) // past the reclaimed task's backoff
 	c, err = store.Claim(ctx, "w-3")
 	require.NoError(t, err)
 	require.NotNil(t, c)
 	require.NoError(t, store.Release(ctx, c.Lease, "shutting down"))
-	_, err = store.WorkerTasks(ctx, "w-3")
+	_, err = store.Maintenance().WorkerTasks(ctx, "w-3")
 	require.NoError(t, err)
 	other, _, err := store.Submit(ctx, tasks.SubmitInput{Payload: []byte("y")})
 	require.NoError(t, err)
 	require.NoError(t, store.Cancel(ctx, other.ID, "not needed"))
-	_, err = store.ListPending(ctx, "")
+	_, err = store.Maintenance().Pending().Page(ctx, "")
 	require.NoError(t, err)
 
 	// The worker runtime: claims, runs the handler, completes.
@@ -328,11 +328,11 @@ func TestTasksReadOnlyPolicyReadsAndWritesNothing(t *testing.T) {
 	require.NoError(t, err)
 	_, err = admin.History(ctx, task.ID)
 	require.NoError(t, err)
-	_, err = admin.ListPending(ctx, "")
+	_, err = admin.Maintenance().Pending().Page(ctx, "")
 	require.NoError(t, err)
-	_, err = admin.ListDead(ctx, "")
+	_, err = admin.Maintenance().Dead().Page(ctx, "")
 	require.NoError(t, err)
-	_, err = admin.WorkerTasks(ctx, "w-1")
+	_, err = admin.Maintenance().WorkerTasks(ctx, "w-1")
 	require.NoError(t, err)
 	h.checkNoDenials()
 	h.checkEveryGrantUsed()

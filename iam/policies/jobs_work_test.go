@@ -128,7 +128,7 @@ func TestJobsWithWorkFlowsRunUnderTheirRuntimePolicy(t *testing.T) {
 	require.NoError(t, err)
 	_, err = store.Tasks().History(ctx, job.TaskID)
 	deniedAs(t, err, "AccessDeniedException", "dynamodb:Query")
-	_, err = store.Tasks().WorkerTasks(ctx, "worker-1")
+	_, err = store.Tasks().Maintenance().WorkerTasks(ctx, "worker-1")
 	deniedAs(t, err, "AccessDeniedException", "dynamodb:Query")
 	_, err = h.db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(workTable)})
 	deniedAs(t, err, "AccessDeniedException", "dynamodb:Scan")
