@@ -482,9 +482,9 @@ func joinStatuses(sts []Status) string {
 	return strings.Join(parts, "|")
 }
 
-// alive is the condition "not expired at now": DynamoDB may keep an
-// expired item for days, and a move must not revive it.
+// alive is the condition "not expired at now" (table.Alive, the meaning
+// Get and the lists apply: a ttl absent or 0 never expires): DynamoDB may
+// keep an expired item for days, and a move must not revive it.
 func (s *Store) alive(now time.Time) expression.ConditionBuilder {
-	ttl := expression.Name(attrTTL)
-	return expression.AttributeNotExists(ttl).Or(ttl.GreaterThan(expression.Value(now.Unix())))
+	return table.Alive(attrTTL, now)
 }

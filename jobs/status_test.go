@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -183,6 +186,25 @@ func TestMovesOfMissingOrExpiredJobAreNotFound(t *testing.T) {
 	f.db.SetTime(epoch.Add(time.Hour)) // ttl reached; the fake has not swept it yet
 	_, err = f.store.StartProcessing(ctx, job.ID)
 	require.ErrorIs(t, err, jobs.ErrNotFound, "move of an expired job")
+}
+
+// A ttl of 0 never expires, as in DynamoDB, for a move as for Get: a job
+// another writer stored with ttl 0 is found and moved, not "not found".
+func TestMovesOfAJobWithTTLZeroTreatItAsAlive(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	job := f.create(t, "u1")
+	_, err := f.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("photoeditor-test-jobs"),
+		Key:                       map[string]types.AttributeValue{"jobId": &types.AttributeValueMemberS{Value: job.ID}},
+		UpdateExpression:          aws.String("SET #ttl = :zero"),
+		ExpressionAttributeNames:  map[string]string{"#ttl": "ttl"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":zero": &types.AttributeValueMemberN{Value: "0"}}})
+	require.NoError(t, err)
+	_, err = f.store.Get(ctx, job.ID)
+	require.NoError(t, err, "Get finds it")
+	moved, err := f.store.StartProcessing(ctx, job.ID)
+	require.NoError(t, err, "and a move moves it")
+	assert.Equal(t, jobs.StatusProcessing, moved.Status)
 }
 
 func TestMovesRejectBadInputBeforeAnyRequest(t *testing.T) {

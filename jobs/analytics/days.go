@@ -73,18 +73,28 @@ func (v *View) ListDays(ctx context.Context, userID, cursor string, opts ...func
 		return table.Page[Day]{}, err
 	}
 	prefix, _ := daySK.Prefix()
-	q := table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix), Limit: int32(o.Limit), Consistent: true}
+	// A zeroed day is dropped by Keep, under the paging, so a page is never
+	// cut short by it nor ends with a cursor to an empty page.
+	q := table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix), Limit: int32(o.Limit), Consistent: true, Keep: countsJobs}
 	page, err := table.QueryPage[dayItem](ctx, v.t, q, cursor)
 	if err != nil {
 		return table.Page[Day]{}, err
 	}
-	out := table.Page[Day]{Next: page.Next}
+	out := table.Page[Day]{Next: page.Next, Items: make([]Day, 0, len(page.Items))}
 	for _, it := range page.Items {
-		if d := it.day(); len(d.ByStatus) > 0 {
-			out.Items = append(out.Items, d)
-		}
+		out.Items = append(out.Items, it.day())
 	}
 	return out, nil
+}
+
+// countsJobs reports whether a stored day row counts any job. A row that does
+// not decode is kept, for the page's decoding to report.
+func countsJobs(item table.Item) bool {
+	var it dayItem
+	if err := table.Unmarshal(item, &it); err != nil {
+		return true
+	}
+	return len(it.day().ByStatus) > 0
 }
 
 // Days yields userID's rows, oldest day first, as ListDays pages them.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"testing"
 	"time"
 
@@ -261,6 +262,33 @@ func TestViewRefusesBadInputWithTypedErrors(t *testing.T) {
 	assert.ErrorIs(t, err, table.ErrInvalidInput)
 	_, err = view.ListDays(context.Background(), "u", "not-a-cursor")
 	assert.ErrorIs(t, err, table.ErrInvalidCursor)
+}
+
+// A day whose counts went back to zero is absent from the listing without
+// cutting a page short: a page of one is the next counted day, never an
+// empty page with a cursor.
+func TestZeroedDaysDoNotShortenAPage(t *testing.T) {
+	w := fakeWorld(t)
+	_, view := w.setUp(t)
+	ctx := context.Background()
+	for _, row := range []struct {
+		day       string
+		completed int
+	}{{"2026-03-01", 0}, {"2026-03-02", 0}, {"2026-03-03", 2}, {"2026-03-04", 0}} {
+		_, err := w.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(w.viewTable), Item: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "USER#erin"}, "sk": &types.AttributeValueMemberS{Value: "DAY#" + row.day},
+			"userId": &types.AttributeValueMemberS{Value: "erin"}, "day": &types.AttributeValueMemberS{Value: row.day},
+			"QUEUED": &types.AttributeValueMemberN{Value: "0"}, "COMPLETED": &types.AttributeValueMemberN{Value: strconv.Itoa(row.completed)},
+		}})
+		require.NoError(t, err)
+	}
+	page, err := view.ListDays(ctx, "erin", "", analytics.Limit(1))
+	require.NoError(t, err)
+	require.Len(t, page.Items, 1, "the first counted day, past two zeroed ones")
+	assert.Equal(t, "2026-03-03", page.Items[0].Day)
+	assert.Equal(t, map[jobs.Status]int64{jobs.StatusCompleted: 2}, page.Items[0].ByStatus)
+	assert.Empty(t, page.Next, "the zeroed day after it is no next page")
+	assert.Len(t, viewDays(t, view, "erin"), 1)
 }
 
 func TestEveryViewCallStartsOneSpanNamedForIt(t *testing.T) {
