@@ -7,7 +7,8 @@
 //
 // # Layout
 //
-// Every item has the seed's attributes: PK, SK, EntityType, GSI1PK, GSI1SK,
+// Every item has the seed's attributes: PK, SK, EntityType, GSI1PK, GSI1SK
+// (not on stages and rules, see "Stages and rules in GSI1" below),
 // CreatedAt, UpdatedAt (not on log and report entries) and Data, a map
 // with the seed's camelCase fields. Timestamps, in keys and in Data, are
 // UTC with six fractional digits (2025-11-01T20:30:00.000000Z), the form
@@ -15,8 +16,8 @@
 //
 //	entity            SK                                               GSI1PK                    GSI1SK
 //	Journey           METADATA                                         JOURNEYS                  {createdAt}
-//	StageDefinition   STAGE#{order:02d}#{stageId}                      JOURNEY#{id}#STAGES       {order:02d}
-//	SecondBrainRule   RULE#{stageId}#{index:03d}#{ruleId}              JOURNEY#{id}#RULES        {stageId}#{priority}#{index:03d}
+//	StageDefinition   STAGE#{order:02d}#{stageId}                      (none)                    (none)
+//	SecondBrainRule   RULE#{stageId}#{index:03d}#{ruleId}              (none)                    (none)
 //	JobExecution      JOB#{order:02d}#{stageId}#{execution:03d}#{ts}   JOB#{jobId}               {startedAt}
 //	LogEntry          LOG#{jobId}#{step}#{ts}#{logId}                  JOB#{jobId}               {timestamp}
 //	JobReport         REPORT#{jobId}#{reportType}#{ts}#{reportId}      REPORTS#{jobId}           {generatedAt}
@@ -241,9 +242,24 @@
 // single item. Their GSI1SKs have the same shape, so no key condition can
 // separate them.
 //
-// Rule priority. GSI1SK {stageId}#{priority}#{index} sorts priorities
-// alphabetically: critical, high, low, medium. The seed also says rules
-// run by priority. The GSI1 keys are written as the seed says, but
+// Stages and rules in GSI1. The seed gives stages GSI1 keys
+// JOURNEY#{id}#STAGES / {order:02d} and rules JOURNEY#{id}#RULES /
+// {stageId}#{priority}#{index:03d}, but its own query strategy reads both
+// from the table (begins_with(SK, "STAGE#"), begins_with(SK, "RULE#")),
+// and so does every call here: the table's sort key already orders stages
+// by execution, a read of it can be strongly consistent (Stages.List,
+// Jobs.Recover and every edit need that; an index cannot be), and
+// [Rules.ForStage] needs rules other stages file under applicableStages
+// and the library's global rules, which no one GSI1 partition holds.
+// Their index entries were written and never read: an index write (and
+// storage) on every stage and rule write, among them every Jobs.Start and
+// Jobs.Finish. So stages and rules are stored without GSI1PK and GSI1SK.
+// Items written by earlier versions keep their entries until the item is
+// next put (no call reads them); a restored backup keeps what it holds.
+//
+// Rule priority. The seed's rule GSI1SK {stageId}#{priority}#{index}
+// would sort priorities alphabetically (critical, high, low, medium),
+// though rules run by priority; no such key is written (above).
 // [Rules.ForStage] reads the journey's rules from the table with
 // begins_with(SK, "RULE#") and orders them critical, high, medium, low,
 // then by index in memory; a journey has a handful of rules.
@@ -294,7 +310,7 @@
 // [Options.DisableLogSummaries] turns them off.
 //
 // What remains above the seed's $10 a month. At the seed's 100 jobs a day
-// the table costs about $49 a month at the declared average rates
+// the table costs about $48 a month at the declared average rates
 // (docs/costs.md, computed from the store's declarations): $36 of it is
 // the summaries, a million a day at two write units each (the item and
 // its GSI1 entry), which the seed's cost figure leaves out (its DynamoDB

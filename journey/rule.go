@@ -16,13 +16,9 @@ import (
 // Rule keys.
 var (
 	// SK "RULE#raw_analysis#001#rule-raw_analysis-field_mapping-a1b2c3d4".
+	// No GSI1 keys: the seed's JOURNEY#{id}#RULES entries are not
+	// written (see "Stages and rules in GSI1" in the package doc).
 	ruleSK = keys.MustSort("RULE#{stageId}#{index:03d}#{ruleId}")
-	// GSI1PK "JOURNEY#JRN-ABC123456789#RULES".
-	rulesGSI1PK = keys.MustPartition("JOURNEY#{journeyId}#RULES")
-	// GSI1SK "raw_analysis#high#001". Priorities sort alphabetically here
-	// (critical < high < low < medium); see the package doc for why the
-	// store orders rules itself instead.
-	rulesGSI1SK = keys.MustSort("{stageId}#{priority}#{index:03d}")
 )
 
 // RuleStatus enables or disables a rule.
@@ -171,12 +167,7 @@ func ruleRecord(r Rule) (record[Rule], error) {
 	if err != nil {
 		return record[Rule]{}, inputError("rule", r.RuleID, err.Error())
 	}
-	gpk, _ := rulesGSI1PK.Build(r.JourneyID)
-	gsk, err := rulesGSI1SK.Build(r.StageID, string(r.Priority), r.Index)
-	if err != nil {
-		return record[Rule]{}, inputError("rule", r.RuleID, err.Error())
-	}
-	return record[Rule]{PK: pk, SK: sk, EntityType: EntityRule, GSI1PK: gpk, GSI1SK: gsk,
+	return record[Rule]{PK: pk, SK: sk, EntityType: EntityRule,
 		CreatedAt: r.CreatedAt.String(), UpdatedAt: r.UpdatedAt.String(), Data: r}, nil
 }
 

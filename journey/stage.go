@@ -12,11 +12,9 @@ import (
 // Stage keys.
 var (
 	// SK "STAGE#01#raw_analysis": stages sort in execution order.
+	// No GSI1 keys: the seed's JOURNEY#{id}#STAGES entries are not
+	// written (see "Stages and rules in GSI1" in the package doc).
 	stageSK = keys.MustSort("STAGE#{order:02d}#{stageId}")
-	// GSI1PK "JOURNEY#JRN-ABC123456789#STAGES".
-	stagesGSI1PK = keys.MustPartition("JOURNEY#{journeyId}#STAGES")
-	// GSI1SK "01".
-	stagesGSI1SK = keys.MustSort("{order:02d}")
 )
 
 // StageStatus is a stage's state.
@@ -103,15 +101,7 @@ func stageRecord(st Stage) (record[Stage], error) {
 	if err != nil {
 		return record[Stage]{}, inputError("stage", st.StageID, err.Error())
 	}
-	gpk, err := stagesGSI1PK.Build(st.JourneyID)
-	if err != nil {
-		return record[Stage]{}, inputError("journeyId", st.JourneyID, err.Error())
-	}
-	gsk, err := stagesGSI1SK.Build(st.Order)
-	if err != nil {
-		return record[Stage]{}, inputError("stage.Order", st.Order, err.Error())
-	}
-	return record[Stage]{PK: pk, SK: sk, EntityType: EntityStage, GSI1PK: gpk, GSI1SK: gsk,
+	return record[Stage]{PK: pk, SK: sk, EntityType: EntityStage,
 		CreatedAt: st.CreatedAt.String(), UpdatedAt: st.UpdatedAt.String(), Data: st}, nil
 }
 

@@ -52,11 +52,11 @@ func journeyModel() datamodel.Model {
 			BoundedReads: "`begins_with(SK, ...)` on the entity prefix (a stage's jobs: `JOB#{order}#{stageId}#`, never a filter); the latest execution is the same query descending with Limit 1; lists page with opaque cursors.",
 			Indexes: map[string]datamodel.IndexProse{
 				journey.IndexGSI1: {
-					Purpose:      "the journeys dashboard (`JOURNEYS`, newest first), a job's log summaries in time order (`JOB#{jobId}`), a job's reports (`REPORTS#{jobId}`). The seed also lists `JOURNEY#{id}#STAGES` (all stages of a journey) and `JOURNEY#{id}#RULES` (all rules of a journey) here, and the store writes those entries as it lays them out, but no call reads them yet: stages and rules are read from the table by sort key prefix (`STAGE#`, `RULE#{stageId}#`), so the entries cost an index write and storage on every stage and rule write and serve nothing (the validation box below names them). Reading them as the seed intends is left to the journey store; note that their sort key `{stageId}#{priority}#{index}` orders priorities by name (critical, high, low, medium), not by rank.",
-					PartitionKey: "`GSI1PK`, overloaded: `JOURNEYS` (one value for every journey: a low-cardinality partition, see the hot-partition analysis), `JOURNEY#{id}#STAGES`, `JOURNEY#{id}#RULES`, `JOB#{jobId}`, `REPORTS#{jobId}`.",
-					SortKey:      "`GSI1SK`: creation time, stage order, rule priority, timestamps; fixed-width UTC microseconds sort as strings.",
+					Purpose:      "the journeys dashboard (`JOURNEYS`, newest first), a job's log summaries in time order (`JOB#{jobId}`), a job's reports (`REPORTS#{jobId}`). The seed also lists `JOURNEY#{id}#STAGES` (all stages of a journey) and `JOURNEY#{id}#RULES` (all rules of a journey) here, but its own query strategy reads stages and rules from the table by sort key prefix, and so does every call (`STAGE#` orders stages and can be read strongly consistent; a stage's rules include other stages' `applicableStages` and the library's global rules, which no one index partition holds): the store writes no GSI1 keys on stages and rules, so no index write is paid for entries nothing reads (and the seed's rule key `{stageId}#{priority}#{index}`, which orders priorities by name rather than rank, is not written).",
+					PartitionKey: "`GSI1PK`, overloaded: `JOURNEYS` (one value for every journey: a low-cardinality partition, see the hot-partition analysis), `JOB#{jobId}`, `REPORTS#{jobId}`.",
+					SortKey:      "`GSI1SK`: creation time, timestamps; fixed-width UTC microseconds sort as strings.",
 					Projection:   "the dashboard and log views show most attributes; ALL avoids a GetItem per row, paid for by an index write on every item write.",
-					Sparse:       "every entity carries GSI1 keys, so the index holds every item",
+					Sparse:       "every entity but stages and rules carries GSI1 keys, so the index holds journeys, jobs, log summaries and report entries",
 				},
 			},
 			TradeOffs: []string{
@@ -85,8 +85,8 @@ func journeyModel() datamodel.Model {
 		},
 		Items: []datamodel.Sample{
 			{{"PK", "JOURNEY#j-001"}, {"SK", "METADATA"}, {"GSI1PK", "JOURNEYS"}, {"GSI1SK", "2025-11-01T20:30:00.000000Z"}, {"EntityType", "Journey"}, {"Data", "{name, status: running, aggregates, progress}"}},
-			{{"PK", "JOURNEY#j-001"}, {"SK", "STAGE#01#raw_analysis"}, {"GSI1PK", "JOURNEY#j-001#STAGES"}, {"GSI1SK", "01"}, {"EntityType", "StageDefinition"}, {"Data", "{stageId, order: 1, lastExecution: 2}"}},
-			{{"PK", "JOURNEY#j-001"}, {"SK", "RULE#raw_analysis#001#rule-7"}, {"GSI1PK", "JOURNEY#j-001#RULES"}, {"GSI1SK", "raw_analysis#critical#001"}, {"EntityType", "SecondBrainRule"}, {"Data", "{priority: critical, status: active}"}},
+			{{"PK", "JOURNEY#j-001"}, {"SK", "STAGE#01#raw_analysis"}, {"EntityType", "StageDefinition"}, {"Data", "{stageId, order: 1, lastExecution: 2}"}},
+			{{"PK", "JOURNEY#j-001"}, {"SK", "RULE#raw_analysis#001#rule-7"}, {"EntityType", "SecondBrainRule"}, {"Data", "{priority: critical, status: active}"}},
 			{{"PK", "JOURNEY#j-001"}, {"SK", "JOB#01#raw_analysis#002#2025-11-01T20:40:00.000000Z"}, {"GSI1PK", "JOB#job-42"}, {"GSI1SK", "2025-11-01T20:40:00.000000Z"}, {"EntityType", "JobExecution"}, {"Data", "{status: completed, progress: 100}"}},
 			{{"PK", "JOURNEY#j-001"}, {"SK", "LOG#job-42#extract#2025-11-01T20:41:00.000000Z#log-9"}, {"GSI1PK", "JOB#job-42"}, {"GSI1SK", "2025-11-01T20:41:00.000000Z"}, {"EntityType", "LogEntry"}, {"Data", "{level: info, message}"}},
 			{{"PK", "JOURNEY#j-001"}, {"SK", "REPORT#job-42#quality#2025-11-01T20:45:00.000000Z#RPT-3"}, {"GSI1PK", "REPORTS#job-42"}, {"GSI1SK", "2025-11-01T20:45:00.000000Z"}, {"EntityType", "JobReport"}, {"Data", "{reportType: quality, s3Location}"}},
