@@ -298,7 +298,7 @@ func (s *Store) importBackup(ctx context.Context, journeyID string, r io.Reader,
 		return nil, err
 	}
 	s.log(ctx, "import done", "journeyId", journeyID, "importId", importID, "deleted", len(stale))
-	return decodePartition(append(items, meta))
+	return s.decodePartition(ctx, append(items, meta))
 }
 
 // backupItems converts and checks a backup's items; the metadata item is

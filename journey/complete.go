@@ -126,7 +126,7 @@ func (s *Store) loadJourney(ctx context.Context, id string, opts ...func(*ReadOp
 		return nil, err
 	}
 	items := slices.Concat(parts...)
-	c, err := decodePartition(items)
+	c, err := s.decodePartition(ctx, items)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func (s *Store) loadJourney(ctx context.Context, id string, opts ...func(*ReadOp
 
 // decodePartition groups a partition's items by entity type; nil when
 // there is no METADATA item.
-func decodePartition(items []table.Item) (*Complete, error) {
+func (s *Store) decodePartition(ctx context.Context, items []table.Item) (*Complete, error) {
 	c := &Complete{}
 	found := false
 	for _, item := range items {
@@ -173,10 +173,10 @@ func decodePartition(items []table.Item) (*Complete, error) {
 				c.Jobs = append(c.Jobs, j)
 			}
 		case EntityReport:
-			var rec record[ReportEntry]
-			if err = table.Unmarshal(item, &rec); err == nil {
+			var it reportItem
+			if it, err = s.ents.reports.Decode(ctx, item); err == nil {
 				var e ReportEntry
-				e, err = reportFrom(rec)
+				e, err = it.entry()
 				c.Reports = append(c.Reports, e)
 			}
 		case EntityLog:

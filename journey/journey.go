@@ -19,7 +19,7 @@ import (
 // Journey metadata keys.
 var (
 	// PK "JOURNEY#JRN-ABC123456789": every item of a journey shares it.
-	journeyPK = keys.MustPartition("JOURNEY#{journeyId}")
+	journeyPK = keys.MustPartition(journeyPartition)
 	// GSI1SK "2025-11-01T20:00:00.000000Z": journeys listed by creation.
 	journeysGSI1SK = keys.MustSort("{createdAt:time}")
 )

@@ -3,6 +3,7 @@ package journey
 import (
 	"fmt"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -157,6 +158,22 @@ func applyReadOptions(opts []func(*ReadOptions)) ReadOptions {
 		}
 	}
 	return o
+}
+
+// entityList is an entity list's options for a list of o on index ("" for
+// the table).
+func entityList(index string, o ListOptions) []func(*entity.ListOptions) {
+	out := []func(*entity.ListOptions){entity.Limit(o.Limit)}
+	if index != "" {
+		out = append(out, entity.ByIndex(index))
+	}
+	if o.NewestFirst {
+		out = append(out, entity.Descending())
+	}
+	if o.Consistent {
+		out = append(out, entity.Consistent())
+	}
+	return out
 }
 
 // pageOf decodes a page of records with from.

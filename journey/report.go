@@ -5,22 +5,23 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"time"
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
 
-// Report catalog keys.
-var (
+// Report catalog keys (declared in declare).
+const (
 	// SK "REPORT#JOB-456#performance#2025-11-01T20:35:00.000000Z#RPT-ABC".
-	reportSK = keys.MustSort("REPORT#{jobId}#{reportType}#{generatedAt:time}#{reportId}")
-	// GSI1PK "REPORTS#JOB-456".
-	reportsGSI1PK = keys.MustPartition("REPORTS#{jobId}")
-	// GSI1SK "2025-11-01T20:35:00.000000Z".
-	reportGSI1SK = keys.MustSort("{generatedAt:time}")
+	reportSortKey = "REPORT#{jobId}#{reportType}#{generatedAt:time}#{reportId}"
+	// GSI1PK "REPORTS#JOB-456", GSI1SK "2025-11-01T20:35:00.000000Z".
+	reportsIndexPartition, reportIndexSort = "REPORTS#{jobId}", "{generatedAt:time}"
 )
+
+// reportSK tells a report entry's sort key (backups, patterns).
+var reportSK = keys.MustSort(reportSortKey)
 
 // ReportType is what a report analyses.
 type ReportType string
@@ -94,25 +95,28 @@ type ReportEntry struct {
 	CreatedAt Time   `dynamodbav:"-" json:"createdAt"`
 }
 
-func reportRecord(journeyID string, e ReportEntry) (record[ReportEntry], error) {
-	pk, err := journeyPK.Build(journeyID)
-	if err != nil {
-		return record[ReportEntry]{}, inputError("journeyId", journeyID, err.Error())
-	}
-	sk, err := reportSK.Build(e.JobID, string(e.ReportType), e.GeneratedAt.Time, e.ReportID)
-	if err != nil {
-		return record[ReportEntry]{}, inputError("report", e.ReportID, err.Error())
-	}
-	gpk, _ := reportsGSI1PK.Build(e.JobID)
-	gsk, _ := reportGSI1SK.Build(e.GeneratedAt.Time)
-	return record[ReportEntry]{PK: pk, SK: sk, EntityType: EntityReport, GSI1PK: gpk, GSI1SK: gsk,
-		CreatedAt: e.CreatedAt.String(), Data: e}, nil
+// reportItem is a report catalog entry as stored (declare): the entry is
+// Data, and its key parts, kept in the keys only, are copies of the
+// entry's fields.
+type reportItem struct {
+	JourneyID   string      `dynamodbav:"journeyId"`
+	JobID       string      `dynamodbav:"jobId"`
+	ReportType  ReportType  `dynamodbav:"reportType"`
+	GeneratedAt time.Time   `dynamodbav:"generatedAt"`
+	ReportID    string      `dynamodbav:"reportId"`
+	CreatedAt   string      `dynamodbav:"CreatedAt"`
+	Data        ReportEntry `dynamodbav:"Data"`
 }
 
-func reportFrom(rec record[ReportEntry]) (ReportEntry, error) {
-	e := rec.Data
-	e.JourneyID = strings.TrimPrefix(rec.PK, "JOURNEY#")
-	return e, e.CreatedAt.parse(rec.CreatedAt)
+func reportItemOf(e ReportEntry) reportItem {
+	return reportItem{JourneyID: e.JourneyID, JobID: e.JobID, ReportType: e.ReportType, GeneratedAt: e.GeneratedAt.Time,
+		ReportID: e.ReportID, CreatedAt: e.CreatedAt.String(), Data: e}
+}
+
+func (it reportItem) entry() (ReportEntry, error) {
+	e := it.Data
+	e.JourneyID = it.JourneyID
+	return e, e.CreatedAt.parse(it.CreatedAt)
 }
 
 // writeReport implements [Reports.Write].
@@ -159,14 +163,10 @@ func (s *Store) writeReport(ctx context.Context, ref JobRef, stepID string, r Re
 		Status: "generated", Metrics: ReportMetrics{ContentSize: len(body), GenerationTime: elapsed(start, done),
 			ReportSections: r.sections()},
 		JourneyID: ref.JourneyID, CreatedAt: Time{done}}
-	rec, err := reportRecord(ref.JourneyID, e)
-	if err != nil {
-		return nil, err
-	}
 	if o.SkipCatalog {
 		return &e, nil
 	}
-	if err := s.t.Put(ctx, rec, table.IfNotExists()); err != nil {
+	if _, err := s.ents.reports.Create(ctx, reportItemOf(e)); err != nil {
 		return nil, err
 	}
 	return &e, nil
@@ -200,11 +200,9 @@ func (s *Store) listCatalog(ctx context.Context, jobID, cursor string, o ListOpt
 	if err := checkID("jobId", jobID); err != nil {
 		return table.Page[ReportEntry]{}, err
 	}
-	gpk, _ := reportsGSI1PK.Build(jobID)
-	page, err := table.QueryPage[record[ReportEntry]](ctx, s.t, table.Query{Index: IndexGSI1, Partition: gpk,
-		Descending: o.NewestFirst, Limit: int32(o.Limit), TieBreak: []string{attrSK}}, cursor)
+	page, err := s.ents.reports.List(ctx, reportItem{JobID: jobID}, cursor, entityList(IndexGSI1, o)...)
 	if err != nil {
 		return table.Page[ReportEntry]{}, err
 	}
-	return pageOf(page, reportFrom)
+	return pageOf(page, reportItem.entry)
 }

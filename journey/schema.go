@@ -1,8 +1,11 @@
 package journey
 
 import (
+	"time"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -39,4 +42,37 @@ func Schema(name string) table.Schema {
 		}},
 		Provisioning: table.RecoveryAndKMS(),
 	}
+}
+
+// journeyPartition is every item's PK: JOURNEY#{journeyId}.
+const journeyPartition = "JOURNEY#{journeyId}"
+
+// The store's item kinds declared with package entity, as the seed lays
+// them out: the registry writes each item's EntityType (the seed's names
+// are the entity names), the keys come from the templates below, and ids
+// held only in keys are KeyOnly (parsed back on reads). The entity itself
+// is the seed's Data map, a field of each item type; CreatedAt and
+// UpdatedAt are the store's strings (keys.TimeLayout).
+//
+//	entity      PK                   SK                                                       GSI1PK            GSI1SK
+//	JobReport   JOURNEY#{journeyId}  REPORT#{jobId}#{reportType}#{generatedAt:time}#{reportId}  REPORTS#{jobId}   {generatedAt:time}
+//
+// The other kinds are still written and read by hand (record[T]); see
+// docs/systems/journey.md.
+type entities struct {
+	reg     *entity.Registry
+	reports *entity.Entity[reportItem]
+}
+
+func declare(t *table.Table, clock func() time.Time) (entities, error) {
+	var e entities
+	var err error
+	if e.reg, err = entity.NewRegistry(t, entity.TypeAttribute(attrEntityType), entity.NoSpans(), entity.Clock(clock)); err != nil {
+		return e, err
+	}
+	e.reports, err = entity.New[reportItem](e.reg, EntityReport,
+		entity.Key(journeyPartition, reportSortKey),
+		entity.Index(IndexGSI1, reportsIndexPartition, reportIndexSort),
+		entity.KeyOnly("journeyId", "jobId", "reportType", "generatedAt", "reportId"))
+	return e, err
 }

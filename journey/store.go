@@ -166,6 +166,7 @@ type Options struct {
 // costs nothing to get, and may be kept or fetched again per call.
 type Store struct {
 	t       *table.Table
+	ents    entities
 	logs    blobstore.Store
 	reports blobstore.Store
 	backups blobstore.Store
@@ -232,7 +233,12 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) (*Stor
 	tableOpts := append([]func(*table.Options){func(to *table.Options) {
 		to.TxAttempts, to.BatchWriteConcurrency = DefaultTxAttempts, DefaultBatchWriteConcurrency
 	}}, o.Table...)
-	return &Store{t: table.New(db, schema, tableOpts...), logs: logs, reports: o.Reports, backups: o.Backups, opts: o}, nil
+	t := table.New(db, schema, tableOpts...)
+	ents, err := declare(t, o.Clock)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{t: t, ents: ents, logs: logs, reports: o.Reports, backups: o.Backups, opts: o}, nil
 }
 
 // sameStore reports whether a and b are one store (false for values
