@@ -36,6 +36,9 @@ func (e *Entity[T]) BatchGet(ctx context.Context, keys []T, opts ...func(*ReadOp
 		gopts = append(gopts, table.Consistent())
 	}
 	items, err := table.BatchGet[table.Item](ctx, m.reg.t, ks, gopts...)
+	if u := &m.ops[opBatchGet].use; u.counts(err) && len(items) > 0 {
+		u.sample(table.ItemSize(items[0]), len(keys))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -50,9 +53,6 @@ func (e *Entity[T]) BatchGet(ctx context.Context, keys []T, opts ...func(*ReadOp
 			return nil, err
 		}
 		out = append(out, v)
-	}
-	if u := &m.ops[opBatchGet].use; u.count() && len(items) > 0 {
-		u.sample(table.ItemSize(items[0]), len(keys))
 	}
 	return out, nil
 }
@@ -88,10 +88,11 @@ func (e *Entity[T]) BatchPut(ctx context.Context, vs []T) (_ []T, err error) {
 		}
 		items[i], size = item, max(size, n)
 	}
-	if err := m.reg.t.BatchWrite(ctx, items, nil); err != nil {
+	err = m.reg.t.BatchWrite(ctx, items, nil)
+	m.ops[opBatchPut].use.call(err, size, len(vs))
+	if err != nil {
 		return nil, err
 	}
-	m.ops[opBatchPut].use.record(size, len(vs))
 	return out, nil
 }
 
@@ -111,11 +112,9 @@ func (e *Entity[T]) BatchDelete(ctx context.Context, keys []T) (err error) {
 			return refield(err, "keys["+strconv.Itoa(i)+"]")
 		}
 	}
-	if err := m.reg.t.BatchWrite(ctx, nil, ks); err != nil {
-		return err
-	}
-	m.ops[opBatchDelete].use.record(0, len(keys))
-	return nil
+	err = m.reg.t.BatchWrite(ctx, nil, ks)
+	m.ops[opBatchDelete].use.call(err, 0, len(keys))
+	return err
 }
 
 // refield prefixes the field of a *table.InputError with where in a batch

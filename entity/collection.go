@@ -101,6 +101,9 @@ func (c *Collection) List(ctx context.Context, partition any, cursor string, opt
 		return table.Page[any]{}, err
 	}
 	page, err := table.QueryPage[table.Item](ctx, t, q, cursor)
+	if c.use.counts(err) && len(page.Items) > 0 {
+		c.use.sample(table.ItemSize(page.Items[0]), len(page.Items))
+	}
 	if err != nil {
 		return table.Page[any]{}, err
 	}
@@ -109,9 +112,6 @@ func (c *Collection) List(ctx context.Context, partition any, cursor string, opt
 		if out.Items[i], err = c.member(item).decodeAny(ctx, item); err != nil {
 			return table.Page[any]{}, err
 		}
-	}
-	if c.use.count() && len(page.Items) > 0 {
-		c.use.sample(table.ItemSize(page.Items[0]), len(page.Items))
 	}
 	return out, nil
 }

@@ -93,10 +93,10 @@ func (e *Entity[T]) putItem(ctx context.Context, o op, v T, opts []func(*WriteOp
 			return err
 		})
 	}
+	m.ops[o].use.call(err, size, 1)
 	if err != nil {
 		return zero, m.writeError(strings.ToLower(opNames[o]), m.keyOf(item), err, p.failure)
 	}
-	m.ops[o].use.record(size, 1)
 	return v, nil
 }
 

@@ -62,7 +62,7 @@ func (e *Entity[T]) Delete(ctx context.Context, key T, opts ...func(*WriteOption
 		in.ReturnValues = types.ReturnValueAllOld
 	}
 	out, err := m.reg.t.DB().DeleteItem(ctx, in)
-	m.ops[opDelete].use.record(0, 1)
+	m.ops[opDelete].use.call(err, 0, 1)
 	if err != nil {
 		return false, m.writeError("delete", k, err, m.existingFailure(o.Version, now))
 	}

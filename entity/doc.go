@@ -176,11 +176,17 @@
 //
 // # Access patterns
 //
-// Every call is recorded by operation, entity and index. Registry.Patterns
-// turns what was called into access.Pattern values, with the item sizes
-// seen, so datamodel and iam derive the data-model document, the costs and
-// the least-privilege policy of a service's own table from what its code
-// does; rates come from datamodel.WithRates.
+// Every call sent to DynamoDB is recorded by operation, entity and index,
+// whatever DynamoDB answered: a Get of a missing item, a write refused by
+// its condition or a version, a canceled transaction count as much as a
+// successful call, since the policy must allow them; a call refused before
+// any request (bad input, a rule) is not recorded. The DeleteItem a write
+// sends to clear an item past its TTL that DynamoDB has not yet removed is
+// the pattern "<entity> delete expired". Registry.Patterns turns what was
+// called into access.Pattern values, with the item sizes seen, so datamodel
+// and iam derive the data-model document, the costs and the least-privilege
+// policy of a service's own table from what its code does; rates come from
+// datamodel.WithRates.
 //
 // # Beside ElectroDB and dynamodb-toolbox
 //

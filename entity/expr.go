@@ -96,6 +96,7 @@ func (m *model) clearExpired(ctx context.Context, key table.Key, now time.Time) 
 	}
 	_, err = m.reg.t.DB().DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: m.tableName(), Key: key,
 		ConditionExpression: c.text, ExpressionAttributeNames: c.names, ExpressionAttributeValues: c.values})
+	m.ops[opClearExpired].use.call(err, 0, 1)
 	var ccf *types.ConditionalCheckFailedException
 	if err != nil && !errors.As(err, &ccf) {
 		return m.wrap("delete", key, err)
@@ -168,15 +169,21 @@ func (m *model) condition(base cond, now time.Time, version int64, extra []expre
 		text = "(" + *base.text + ") AND " + text
 	}
 	ci.text = &text
-	ci.names = maps.Clone(base.names)
-	if ci.names == nil {
-		ci.names = map[string]string{}
+	// DynamoDB refuses an empty map of names or values (a condition such
+	// as attribute_not_exists(x) has no values): none is sent then.
+	if names := e.Names(); len(names) > 0 {
+		ci.names = maps.Clone(base.names)
+		if ci.names == nil {
+			ci.names = make(map[string]string, len(names))
+		}
+		maps.Copy(ci.names, names)
 	}
-	maps.Copy(ci.names, e.Names())
-	if ci.values == nil {
-		ci.values = map[string]types.AttributeValue{}
+	if values := e.Values(); len(values) > 0 {
+		if ci.values == nil {
+			ci.values = make(map[string]types.AttributeValue, len(values))
+		}
+		maps.Copy(ci.values, values)
 	}
-	maps.Copy(ci.values, e.Values())
 	return ci, nil
 }
 
@@ -196,10 +203,11 @@ const (
 	opBatchPut
 	opBatchDelete
 	opTx
+	opClearExpired // the DeleteItem a write that may create its item sends over an expired one
 	opCount
 )
 
-var opNames = [opCount]string{"Create", "Get", "Put", "Upsert", "Delete", "Update", "Patch", "List", "BatchGet", "BatchPut", "BatchDelete", "Transact"}
+var opNames = [opCount]string{"Create", "Get", "Put", "Upsert", "Delete", "Update", "Patch", "List", "BatchGet", "BatchPut", "BatchDelete", "Transact", "ClearExpired"}
 
 // opInfo is what an operation records: its span name, and what its calls
 // were (access patterns).

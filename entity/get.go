@@ -46,8 +46,10 @@ func (e *Entity[T]) Get(ctx context.Context, key T, opts ...func(*ReadOptions)) 
 	}
 	out, err := m.reg.t.DB().GetItem(ctx, in)
 	if err != nil {
+		m.ops[opGet].use.callItem(err, nil)
 		return zero, m.wrap("get", k, err)
 	}
+	m.ops[opGet].use.callItem(nil, out.Item)
 	if err := m.found(out.Item, k); err != nil {
 		return zero, err
 	}
@@ -55,7 +57,6 @@ func (e *Entity[T]) Get(ctx context.Context, key T, opts ...func(*ReadOptions)) 
 	if err := m.decode(ctx, out.Item, &v); err != nil {
 		return zero, err
 	}
-	m.ops[opGet].use.recordItem(out.Item)
 	return v, nil
 }
 

@@ -1,6 +1,7 @@
 package entity
 
 import (
+	"errors"
 	"sort"
 	"strings"
 	"sync"
@@ -20,8 +21,26 @@ type usage struct {
 	sorts   atomic.Uint32
 }
 
-// count counts a call and reports whether to sample its sizes.
-func (u *usage) count() bool {
+// sent is the one rule of which calls are access patterns: a call counts
+// once it was sent to DynamoDB, whatever DynamoDB answered. A Get of a
+// missing item, a write refused by its condition or by a version, a
+// canceled transaction are calls the code makes, which a least-privilege
+// policy derived from Patterns (package iam) must allow; a call refused
+// before any request (bad input, a rule, a nil context: a
+// *table.InputError from entity or table) sent nothing and is none. err
+// is the request's own error, before entity maps it (a canceled
+// transaction's TxError may carry a rule's InputError, sent all the same).
+func sent(err error) bool {
+	var ie *table.InputError
+	return err == nil || !errors.As(err, &ie)
+}
+
+// counts counts a call whose request's error was err, when it was sent,
+// and reports whether to sample its sizes (the first call and every 64th).
+func (u *usage) counts(err error) bool {
+	if !sent(err) {
+		return false
+	}
 	n := u.calls.Add(1)
 	return n == 1 || n&63 == 0
 }
@@ -41,16 +60,17 @@ func storeMax(a *atomic.Int64, v int64) {
 	}
 }
 
-// record counts a call that moved known sizes.
-func (u *usage) record(size, items int) {
-	if u.count() {
+// call counts a call that moved known sizes (sent: see sent).
+func (u *usage) call(err error, size, items int) {
+	if u.counts(err) {
 		u.sample(size, items)
 	}
 }
 
-// recordItem counts a call that read item, sizing it when sampled.
-func (u *usage) recordItem(item table.Item) {
-	if u.count() {
+// callItem counts a call that read item (none when it found nothing),
+// sizing it when sampled.
+func (u *usage) callItem(err error, item table.Item) {
+	if u.counts(err) {
 		u.sample(table.ItemSize(item), 1)
 	}
 }
@@ -67,8 +87,15 @@ type txUse struct {
 	items []access.Item
 }
 
-// recordTx counts a transaction of actions.
-func (l *patternLog) recordTx(actions []Action) {
+// recordTx counts a transaction of actions whose request's error was err,
+// when it was sent (canceled or not: see sent).
+func (l *patternLog) recordTx(err error, actions []Action) {
+	if !sent(err) {
+		return
+	}
+	for _, a := range actions {
+		a.m.ops[opTx].use.calls.Add(1)
+	}
 	parts := make([]string, len(actions))
 	for i, a := range actions {
 		parts[i] = a.entity + " " + string(a.op)
@@ -96,7 +123,9 @@ func (l *patternLog) recordTx(actions []Action) {
 
 // Patterns describes what the registry's entities were asked to do, one
 // access.Pattern per operation, entity and index called at least once
-// (and one per kind of transaction): the operation, the index, the key
+// (and one per kind of transaction), a call counting once it was sent to
+// DynamoDB, failed or not (see sent; "<entity> delete expired" is the
+// DeleteItem clearing an expired item before a write over it): the operation, the index, the key
 // condition in the templates' terms, the largest item seen (sampled), the
 // items a request moved and the index writes the entity's indexes cost.
 // datamodel and iam turn them into the data-model document, costs and the
@@ -261,6 +290,9 @@ func (m *model) patterns() []access.Pattern {
 	add(opBatchGet, access.BatchGetItem, "batch get", false)
 	add(opBatchPut, access.BatchWriteItem, "batch put", true)
 	add(opBatchDelete, access.BatchWriteItem, "batch delete", true)
+	// Create, Put, Update and Upsert over an item past its TTL that
+	// DynamoDB has not yet removed delete it first (model.afresh).
+	add(opClearExpired, access.DeleteItem, "delete expired", true)
 	for i := range m.listUse {
 		u := &m.listUse[i]
 		if u.calls.Load() == 0 {

@@ -132,3 +132,25 @@ func TestAnUncheckedDeleteReportsWhetherALiveItemWasThere(t *testing.T) {
 	require.ErrorIs(t, err, table.ErrNotFound, "a checked Delete of a missing item is refused")
 	assert.False(t, deleted)
 }
+
+// TestAConditionWithoutValuesIsSentWithoutAnEmptyValueMap: DynamoDB refuses
+// an empty ExpressionAttributeValues, which a caller's condition such as
+// attribute_not_exists(caption) on an entity whose own condition has no
+// value (no TTL, no version compared) left: every such write was refused
+// with a ValidationException.
+func TestAConditionWithoutValuesIsSentWithoutAnEmptyValueMap(t *testing.T) {
+	e := newEnv(t)
+	noCaption := entity.If(expression.AttributeNotExists(expression.Name("caption")))
+	p, err := e.photos.Create(ctx, Photo{AlbumID: "a1", ID: "p1", OwnerID: "u1", TakenAt: e.now()}, noCaption)
+	require.NoError(t, err, "Create")
+	p.Caption = "snow"
+	_, err = e.photos.Put(ctx, p, noCaption)
+	require.NoError(t, err, "Put")
+	_, err = e.photos.Put(ctx, p, noCaption)
+	require.ErrorIs(t, err, table.ErrConditionFailed, "the condition is sent and holds no more")
+	_, err = e.albums.Create(ctx, Album{ID: "a1", OwnerID: "u1", Title: "t"}, entity.If(expression.AttributeNotExists(expression.Name("title"))))
+	require.NoError(t, err, "Create of a versioned entity")
+	deleted, err := e.photos.Delete(ctx, Photo{AlbumID: "a1", ID: "p1"}, entity.If(expression.AttributeExists(expression.Name("caption"))))
+	require.NoError(t, err, "Delete")
+	assert.True(t, deleted)
+}

@@ -103,6 +103,7 @@ func (e *Entity[T]) List(ctx context.Context, partition T, cursor string, opts .
 		return table.Page[T]{}, err
 	}
 	page, err := table.QueryPage[table.Item](ctx, m.reg.t, q, cursor)
+	m.listed(err, o, page.Items)
 	if err != nil {
 		return table.Page[T]{}, err
 	}
@@ -113,14 +114,22 @@ func (e *Entity[T]) List(ctx context.Context, partition T, cursor string, opts .
 			return table.Page[T]{}, err
 		}
 	}
-	m.ops[opList].use.calls.Add(1)
-	if u := m.listUsage(o.Index); u.count() {
-		u.sorts.Or(1 << o.Sort.op)
-		if len(page.Items) > 0 {
-			u.sample(table.ItemSize(page.Items[0]), len(page.Items))
-		}
-	}
 	return out, nil
+}
+
+// listed counts a list's query whose error was err (see sent), by its
+// index and sort (every sort used, sampled or not), sampling the items of
+// its page (Items samples none: it reads pages it does not show).
+func (m *model) listed(err error, o ListOptions, page []table.Item) {
+	if !sent(err) {
+		return
+	}
+	m.ops[opList].use.calls.Add(1)
+	u := m.listUsage(o.Index)
+	u.sorts.Or(1 << o.Sort.op)
+	if u.counts(nil) && len(page) > 0 {
+		u.sample(table.ItemSize(page[0]), len(page))
+	}
 }
 
 // Items iterates over every item List would return, in the same order,
@@ -141,10 +150,18 @@ func (e *Entity[T]) Items(ctx context.Context, partition T, opts ...func(*ListOp
 			yield(zero, err)
 			return
 		}
-		m.ops[opList].use.calls.Add(1)
-		m.listUsage(o.Index).sorts.Or(1 << o.Sort.op)
 		dec := attributevalue.NewDecoder()
+		listed := false
+		defer func() {
+			if !listed { // an empty partition: one request, nothing read
+				m.listed(nil, o, nil)
+			}
+		}()
 		for item, err := range table.QueryAll[table.Item](ctx, m.reg.t, q) {
+			if !listed {
+				listed = true
+				m.listed(err, o, nil)
+			}
 			if err != nil {
 				yield(zero, err)
 				return

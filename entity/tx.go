@@ -73,13 +73,11 @@ func Transact(ctx context.Context, actions ...Action) (err error) {
 			return err
 		}
 	}
-	if err := tx.Run(ctx); err != nil {
+	err = tx.Run(ctx)
+	home.patterns.recordTx(err, actions)
+	if err != nil {
 		return txError(err, actions, expects)
 	}
-	for _, a := range actions {
-		a.m.ops[opTx].use.calls.Add(1)
-	}
-	home.patterns.recordTx(actions)
 	return nil
 }
 

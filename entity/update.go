@@ -364,13 +364,14 @@ func (u *Update[T]) Run(ctx context.Context) (_ T, err error) {
 		})
 	}
 	if err != nil {
+		m.ops[o].use.callItem(err, nil)
 		return zero, m.writeError("update", p.key, err, u.failure(now, p.guards))
 	}
+	m.ops[o].use.callItem(nil, out.Attributes)
 	var v T
 	if err := m.decode(ctx, out.Attributes, &v); err != nil {
 		return zero, err
 	}
-	m.ops[o].use.recordItem(out.Attributes)
 	return v, nil
 }
 

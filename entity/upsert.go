@@ -119,6 +119,7 @@ func (e *Entity[T]) Upsert(ctx context.Context, v T, opts ...func(*WriteOptions)
 		out, err = m.reg.t.DB().UpdateItem(ctx, in)
 		return err
 	})
+	m.ops[opUpsert].use.call(err, size, 1)
 	if err != nil {
 		return zero, m.writeError("upsert", key, err, func(table.Item) error { return table.ErrConditionFailed })
 	}
@@ -126,7 +127,6 @@ func (e *Entity[T]) Upsert(ctx context.Context, v T, opts ...func(*WriteOptions)
 	if err := m.decode(ctx, out.Attributes, &stored); err != nil {
 		return zero, err
 	}
-	m.ops[opUpsert].use.record(size, 1)
 	return stored, nil
 }
 
