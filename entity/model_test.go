@@ -807,20 +807,27 @@ func (m *modelEnv) txPut(t *rapid.T) {
 	v := m.drawPhoto(t)
 	k := photoKey(v.Album, v.ID)
 	v.Version = m.drawVersion(t, k)
-	err := entity.Transact(ctx, m.photos.TxPut(v))
+	put := m.photos.TxPut(v)
+	err := entity.Transact(ctx, put)
 	cur, live := m.livePhoto(k)
+	// The action's error means what Put's would over the same item.
+	var txe *entity.TxError
+	refused := func(want, what string) {
+		require.ErrorAs(t, err, &txe, what)
+		m.expect(t, want, txe.Err(put), what)
+	}
 	switch {
 	case !photoValid(v):
 		m.expect(t, "validation", err, "TxPut of an invalid photo")
 		return
 	case v.Version == 0 && live:
-		require.ErrorIs(t, err, table.ErrConditionFailed, "TxPut of version 0 over a live photo")
+		refused("version conflict", "TxPut of version 0 over a live photo")
 		return
 	case v.Version > 0 && !live:
-		require.ErrorIs(t, err, table.ErrConditionFailed, "TxPut of version %d over no live photo", v.Version)
+		refused("not found", "TxPut of a version over no live photo")
 		return
 	case v.Version > 0 && cur.Version != v.Version:
-		m.expect(t, "version conflict", err, "TxPut of a stale version")
+		refused("version conflict", "TxPut of a stale version")
 		return
 	}
 	require.NoError(t, err, "TxPut")

@@ -2,7 +2,6 @@ package entity
 
 import (
 	"context"
-	"errors"
 	"reflect"
 	"strconv"
 	"time"
@@ -19,14 +18,13 @@ import (
 type Action struct {
 	id uint64 // who the action is, for TxError.Reason
 	m  *model
-	// add adds the write to tx; expect is the version the write compares
-	// (-1 when it compares none), to tell a version conflict from another
-	// failed condition.
-	add func(ctx context.Context, tx *table.WriteTx, now time.Time) (expect int64, err error)
-	// explain, when set, tells a refusal by a rule in the action's
-	// condition (an Add under Bounds) from the others: the rule's error,
-	// or nil.
-	explain func(current table.Item) error
+	// add adds the write to tx.
+	add func(ctx context.Context, tx *table.WriteTx, now time.Time) error
+	// failure is the sentinel of the action's failed condition, given the
+	// item as it was and the transaction's time: the function the same
+	// write decides with outside a transaction (Put's for TxPut, ...), so
+	// that an action and its call mean one thing. Nil: ErrConditionFailed.
+	failure func(current table.Item, now time.Time) error
 	err     error
 	entity  string
 	op      access.Op // the write, for the recorded pattern
@@ -63,20 +61,19 @@ func Transact(ctx context.Context, actions ...Action) (err error) {
 	defer span.End(&err)
 	now := home.now()
 	tx := home.t.WriteTx()
-	expects := make([]int64, len(actions))
-	for i, a := range actions {
+	for _, a := range actions {
 		h := tx
 		if a.m.reg.t != home.t {
 			h = tx.On(a.m.reg.t)
 		}
-		if expects[i], err = a.add(ctx, h, now); err != nil {
+		if err = a.add(ctx, h, now); err != nil {
 			return err
 		}
 	}
 	err = tx.Run(ctx)
 	home.patterns.recordTx(err, actions)
 	if err != nil {
-		return txError(err, actions, expects)
+		return txError(err, actions, now)
 	}
 	return nil
 }
@@ -90,36 +87,48 @@ func (e *Entity[T]) TxCreate(v T) Action {
 		return failedAction(noEntity())
 	}
 	m := e.m
-	return Action{id: nextActionID(), m: m, entity: m.name, op: access.PutItem, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+	failure := func(current table.Item, now time.Time) error { return m.createFailure(false, now)(current) }
+	return Action{id: nextActionID(), m: m, entity: m.name, op: access.PutItem, failure: failure, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) error {
 		rv := reflect.ValueOf(&v).Elem()
 		m.stampNew(rv, now)
 		item, _, err := m.encode(ctx, rv, &v)
 		if err != nil {
-			return -1, err
+			return err
 		}
 		if m.ttl != nil {
 			tx.Put(item, table.IfNotExistsOrExpired(m.ttl.name, now))
 		} else {
 			tx.Create(item)
 		}
-		return -1, nil
+		return nil
 	}}
 }
 
 // TxPut is Put as a transaction's action: for a versioned entity it
-// compares v's version (ErrVersionConflict) and stores the next.
+// compares v's version and stores the next. Its refusal (TxError.Err)
+// means what Put answers over the same item: ErrVersionConflict for
+// version 0 over a live item or a stale version, table.ErrNotFound for a
+// version over a missing or expired item. Unlike Put, a TxPut with If
+// conditions over an expired item DynamoDB has not removed cannot clear it
+// first: its conditions meet the expired item's attributes.
 func (e *Entity[T]) TxPut(v T, opts ...func(*WriteOptions)) Action {
 	if e == nil || e.m == nil {
 		return failedAction(noEntity())
 	}
 	m := e.m
 	o := writeOptions(opts)
-	return Action{id: nextActionID(), m: m, entity: m.name, op: access.PutItem, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+	read := int64(0)
+	if m.version != nil {
+		read = m.versionOf(reflect.ValueOf(&v).Elem())
+	}
+	// What Put answers over the same item (putFailure), in one place.
+	failure := func(current table.Item, now time.Time) error {
+		return m.putFailure(read, now, len(o.Conditions) > 0)(current)
+	}
+	return Action{id: nextActionID(), m: m, entity: m.name, op: access.PutItem, failure: failure, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) error {
 		rv := reflect.ValueOf(&v).Elem()
-		expect := int64(-1)
 		wo := conditions(o.Conditions)
 		if m.version != nil {
-			read := m.versionOf(rv)
 			m.setVersion(rv, read+1)
 			switch {
 			case read == 0 && m.ttl != nil:
@@ -127,20 +136,21 @@ func (e *Entity[T]) TxPut(v T, opts ...func(*WriteOptions)) Action {
 			case read == 0:
 				wo = append(wo, table.IfNotExists())
 			default:
-				wo = append(wo, table.If(expression.Name(m.version.name).Equal(expression.Value(read))), table.ItemOnConditionFailure())
+				wo = append(wo, table.If(expression.Name(m.version.name).Equal(expression.Value(read))))
 				if m.ttl != nil {
 					wo = append(wo, table.If(m.alive(now)))
 				}
-				expect = read
 			}
+			// The item as it was tells a version conflict from a missing one.
+			wo = append(wo, table.ItemOnConditionFailure())
 		}
 		m.stampReplace(rv, now)
 		item, _, err := m.encode(ctx, rv, &v)
 		if err != nil {
-			return -1, err
+			return err
 		}
 		tx.Put(item, wo...)
-		return expect, nil
+		return nil
 	}}
 }
 
@@ -159,10 +169,10 @@ func (e *Entity[T]) TxDelete(key T, opts ...func(*WriteOptions)) Action {
 	if o.Version != nil && m.version == nil {
 		return failedAction(inputError(m.name+" options", "IfVersion", "the entity has no Version attribute", nil))
 	}
-	return Action{id: nextActionID(), m: m, entity: m.name, op: access.DeleteItem, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
-		wo, expect := m.existing(o.Conditions, o.Version, now, o.Unchecked)
-		tx.Delete(k, wo...)
-		return expect, nil
+	failure := func(current table.Item, now time.Time) error { return m.existingFailure(o.Version, now)(current) }
+	return Action{id: nextActionID(), m: m, entity: m.name, op: access.DeleteItem, failure: failure, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) error {
+		tx.Delete(k, m.existing(o.Conditions, o.Version, now, o.Unchecked)...)
+		return nil
 	}}
 }
 
@@ -178,9 +188,9 @@ func (e *Entity[T]) TxCheck(key T, c expression.ConditionBuilder) Action {
 	if err != nil {
 		return failedAction(err)
 	}
-	return Action{id: nextActionID(), m: e.m, entity: e.m.name, op: access.ConditionCheck, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+	return Action{id: nextActionID(), m: e.m, entity: e.m.name, op: access.ConditionCheck, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) error {
 		tx.Check(k, c, table.ItemOnConditionFailure())
-		return -1, nil
+		return nil
 	}}
 }
 
@@ -194,20 +204,18 @@ func (u *Update[T]) Action() Action {
 		return failedAction(u.err)
 	}
 	m := u.m
-	explain := func(current table.Item) error {
+	// What Run answers over the same item (Update.failure), in one place.
+	failure := func(current table.Item, now time.Time) error {
 		guards, err := u.guards()
 		if err != nil {
-			return nil
+			return table.ErrConditionFailed
 		}
-		if err := u.failure(m.reg.now(), guards)(current); errors.Is(err, ErrValidation) {
-			return err
-		}
-		return nil
+		return u.failure(now, guards)(current)
 	}
-	return Action{id: nextActionID(), m: m, entity: m.name, op: access.UpdateItem, explain: explain, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) (int64, error) {
+	return Action{id: nextActionID(), m: m, entity: m.name, op: access.UpdateItem, failure: failure, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) error {
 		p, err := u.plan(ctx, now)
 		if err != nil {
-			return -1, err
+			return err
 		}
 		ub := p.shape.builder(p.values)
 		wo := conditions(u.conds)
@@ -217,7 +225,6 @@ func (u *Update[T]) Action() Action {
 		if len(p.guards) > 0 || !u.creates() {
 			wo = append(wo, table.ItemOnConditionFailure())
 		}
-		expect := int64(-1)
 		switch {
 		case !u.creates():
 			wo = append(wo, table.IfExists())
@@ -230,17 +237,16 @@ func (u *Update[T]) Action() Action {
 			wo = append(wo, table.If(expression.AttributeNotExists(expression.Name(m.pk.attr.Name)).Or(m.alive(now))))
 		}
 		if u.ver != nil {
-			expect = int64(*u.ver)
 			wo = append(wo, table.If(expression.Name(m.version.name).Equal(expression.Value(*u.ver))), table.ItemOnConditionFailure())
 		}
 		tx.Update(p.key, ub, wo...)
-		return expect, nil
+		return nil
 	}}
 }
 
 // existing is the conditions of a write to an item that must exist (and
 // be alive), at a version when one is given.
-func (m *model) existing(extra []expression.ConditionBuilder, version *int, now time.Time, unchecked bool) ([]func(*table.WriteOptions), int64) {
+func (m *model) existing(extra []expression.ConditionBuilder, version *int, now time.Time, unchecked bool) []func(*table.WriteOptions) {
 	wo := conditions(extra)
 	if !unchecked {
 		wo = append(wo, table.IfExists())
@@ -249,9 +255,9 @@ func (m *model) existing(extra []expression.ConditionBuilder, version *int, now 
 		}
 	}
 	if version == nil {
-		return wo, -1
+		return append(wo, table.ItemOnConditionFailure())
 	}
-	return append(wo, table.If(expression.Name(m.version.name).Equal(expression.Value(*version))), table.ItemOnConditionFailure()), int64(*version)
+	return append(wo, table.If(expression.Name(m.version.name).Equal(expression.Value(*version))), table.ItemOnConditionFailure())
 }
 
 // conditions are the caller's conditions of a transaction's action; with

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/tablekit/tablekit/table"
 )
@@ -31,7 +32,7 @@ type TxError struct {
 	Tx *table.TxError
 
 	actions []Action
-	expects []int64 // per action, the version it compared (-1: none)
+	now     time.Time // the transaction's time, which its conditions compared
 }
 
 func (e *TxError) Error() string {
@@ -98,13 +99,13 @@ func (e *TxError) Err(a Action) error {
 			ae.errs = append(ae.errs, err)
 		}
 	}
-	if e.moved(r.Index, r) {
-		add(ErrVersionConflict)
-	}
-	add(e.ruled(r.Index, r))
-	add(r.Err())
-	if r.Code == "ConditionalCheckFailed" {
+	if why := e.failure(r); why != nil {
+		// The action's own meaning, as its call outside a transaction
+		// answers, not table's guess from the condition's shape.
+		add(why)
 		add(table.ErrConditionFailed)
+	} else {
+		add(r.Err())
 	}
 	return ae
 }
@@ -123,29 +124,23 @@ func (e *TxError) index(a Action) int {
 	return -1
 }
 
-// moved reports whether the action at i compared a version and the item
-// DynamoDB returned with its refusal (only a failed condition returns one)
-// holds another; a missing item is no version conflict but ErrNotFound.
-func (e *TxError) moved(i int, r table.TxReason) bool {
-	if i >= len(e.actions) || e.expects[i] < 0 || len(r.Item) == 0 {
-		return false
-	}
-	return versionIn(r.Item, e.actions[i].m.version.name) != e.expects[i]
-}
-
-// ruled is the validation error of the rule in the condition of the action
-// at i that refused it (an Add under Bounds), or nil.
-func (e *TxError) ruled(i int, r table.TxReason) error {
-	if i >= len(e.actions) || r.Code != "ConditionalCheckFailed" || e.actions[i].explain == nil {
+// failure is the sentinel of a refusal by the action's condition, decided
+// by the action's failure function from the item DynamoDB returned with
+// it, or nil when r is no failed condition.
+func (e *TxError) failure(r table.TxReason) error {
+	if r.Index >= len(e.actions) || r.Code != "ConditionalCheckFailed" {
 		return nil
 	}
-	return e.actions[i].explain(r.Item)
+	if f := e.actions[r.Index].failure; f != nil {
+		return f(r.Item, e.now)
+	}
+	return table.ErrConditionFailed
 }
 
 // ruleError is the first refused action's rule error, or nil.
 func (e *TxError) ruleError() error {
 	for _, r := range e.Tx.Reasons {
-		if why := e.ruled(r.Index, r); why != nil {
+		if why := e.failure(r); errors.Is(why, ErrValidation) {
 			return why
 		}
 	}
@@ -156,7 +151,7 @@ func (e *TxError) ruleError() error {
 // moved.
 func (e *TxError) conflict() bool {
 	for _, r := range e.Tx.Reasons {
-		if e.moved(r.Index, r) {
+		if errors.Is(e.failure(r), ErrVersionConflict) {
 			return true
 		}
 	}
@@ -192,10 +187,10 @@ func nextActionID() uint64 { return actionIDs.Add(1) }
 
 // txError turns a canceled transaction's error into a *TxError of its
 // actions; other errors pass through.
-func txError(err error, actions []Action, expects []int64) error {
+func txError(err error, actions []Action, now time.Time) error {
 	var txe *table.TxError
 	if !errors.As(err, &txe) {
 		return err
 	}
-	return &TxError{Tx: txe, actions: actions, expects: expects}
+	return &TxError{Tx: txe, actions: actions, now: now}
 }

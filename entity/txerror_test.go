@@ -3,6 +3,7 @@ package entity_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/stretchr/testify/assert"
@@ -104,4 +105,39 @@ func TestTxErrorIsAVersionConflictOnlyWhenAVersionMoved(t *testing.T) {
 	assert.NotEmpty(t, none.Error())
 	assert.Nil(t, none.Unwrap())
 	assert.False(t, errors.Is(none, table.ErrAlreadyExists))
+}
+
+// A TxPut's refusal means what Put answers over the same item, decided by
+// one function (putFailure): version 0 over a live item is a version
+// conflict, a version over a missing or expired item is not found (it was
+// ErrConditionFailed for all three).
+func TestATxPutIsRefusedWithWhatPutAnswers(t *testing.T) {
+	e := newEnv(t)
+	_, err := e.invites.Create(ctx, Invite{AlbumID: "a1", Email: "live@y", Seats: 1})
+	require.NoError(t, err)
+	_, err = e.invites.Create(ctx, Invite{AlbumID: "a1", Email: "old@y", Seats: 1, ExpiresAt: e.now().Unix() + 60})
+	require.NoError(t, err)
+	e.lag(time.Hour) // old@y expired, still stored
+	for _, c := range []struct {
+		what string
+		v    Invite
+		want error
+	}{
+		{"version 0 over a live item", Invite{AlbumID: "a1", Email: "live@y", Seats: 1}, entity.ErrVersionConflict},
+		{"a stale version", Invite{AlbumID: "a1", Email: "live@y", Seats: 1, Version: 5}, entity.ErrVersionConflict},
+		{"a version over a missing item", Invite{AlbumID: "a1", Email: "none@y", Seats: 1, Version: 1}, table.ErrNotFound},
+		{"a version over an expired item", Invite{AlbumID: "a1", Email: "old@y", Seats: 1, Version: 1}, table.ErrNotFound},
+	} {
+		_, putErr := e.invites.Put(ctx, c.v)
+		require.ErrorIs(t, putErr, c.want, "Put of %s", c.what)
+		put := e.invites.TxPut(c.v)
+		err := entity.Transact(ctx, put)
+		var txe *entity.TxError
+		require.ErrorAs(t, err, &txe, c.what)
+		assert.ErrorIs(t, txe.Err(put), c.want, "TxPut of %s", c.what)
+		assert.ErrorIs(t, txe.Err(put), table.ErrConditionFailed, "TxPut of %s", c.what)
+		if c.want == table.ErrNotFound {
+			assert.NotErrorIs(t, txe.Err(put), entity.ErrVersionConflict, "TxPut of %s", c.what)
+		}
+	}
 }
