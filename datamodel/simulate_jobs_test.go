@@ -48,12 +48,15 @@ func runJobs(t *testing.T, scale float64, seconds int) *sim {
 		}
 		for range pace.take("list", rate("List user jobs"), simTick) {
 			s.call(func(ctx context.Context) error {
-				_, err := st.ListByUser(ctx, fmt.Sprint("user-", polls%1000), "")
+				_, err := st.ByUser(fmt.Sprint("user-", polls%1000)).Page(ctx, "")
 				return err
 			})
 		}
 		for range pace.take("admin", rate("List failed jobs"), simTick) {
-			s.call(func(ctx context.Context) error { _, err := st.ListByStatus(ctx, jobs.StatusFailed, ""); return err })
+			s.call(func(ctx context.Context) error {
+				_, err := st.Maintenance().ByStatus(jobs.StatusFailed).Page(ctx, "")
+				return err
+			})
 		}
 		beats := pace.take("heartbeat", rate("Heartbeat job lease"), simTick)
 		for i := range pace.take("moves", rate("Update job status"), simTick) {

@@ -75,7 +75,7 @@ func TestDeclaredWritesMatchTheStoresCalls(t *testing.T) {
 		_, err = store.Fail(ctx, started.Lease(), jobs.JobError{Code: "X", Message: "x"})
 		require.NoError(t, err)
 		rows = append(rows, checkCallOn(t, fake, []callOn{{s, []string{"Queue a job's work again"}}, {work, []string{"Queue a job's work"}}}, func() error {
-			_, err := store.Replay(ctx, jb.ID)
+			_, err := store.Maintenance().Replay(ctx, jb.ID)
 			return err
 		})...)
 	}

@@ -72,8 +72,9 @@ type BackfillProgress struct {
 // different jobs. An error from fn stops the backfill and is returned,
 // naming the job. Expired jobs are skipped. Changed results that would push
 // the item past the offload threshold go to the blob store like any other.
-func (s *Store) Backfill(ctx context.Context, fn func(*Job) (changed bool, err error), opts ...func(*BackfillOptions)) (_ BackfillProgress, err error) {
-	ctx, span := s.start(ctx, "jobs.Backfill")
+func (h *Maintenance) Backfill(ctx context.Context, fn func(*Job) (changed bool, err error), opts ...func(*BackfillOptions)) (_ BackfillProgress, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "jobs.Maintenance.Backfill")
 	defer span.End(&err)
 	if err := s.check(); err != nil {
 		return BackfillProgress{}, err

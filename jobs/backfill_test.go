@@ -40,7 +40,7 @@ func TestBackfillAddsAFieldWithProgress(t *testing.T) {
 	}
 	var calls atomic.Int64
 	var last jobs.BackfillProgress
-	prog, err := f.store.Backfill(ctx, func(j *jobs.Job) (bool, error) {
+	prog, err := f.store.Maintenance().Backfill(ctx, func(j *jobs.Job) (bool, error) {
 		if j.CorrelationID != "" {
 			return false, nil
 		}
@@ -53,7 +53,7 @@ func TestBackfillAddsAFieldWithProgress(t *testing.T) {
 	}))
 	require.NoError(t, err)
 	require.Falsef(t, prog.Scanned != 40 || prog.Changed != 14 || prog.Unchanged != 26 || calls.Load() != 40 || last != prog, "progress %+v after %d callbacks (last %+v); want 40 scanned, 14 changed", prog, calls.Load(), last)
-	for j, err := range f.store.ByStatus(ctx, jobs.StatusQueued) {
+	for j, err := range f.store.Maintenance().ByStatus(jobs.StatusQueued).All(ctx) {
 		require.NoError(t, err)
 		require.NotEmpty(t, j.CorrelationID, "job")
 	}
@@ -64,7 +64,7 @@ func TestBackfillNeverOverwritesAConcurrentStatusMove(t *testing.T) {
 	ctx := context.Background()
 	job := f.create(t, "u1")
 	var calls atomic.Int64
-	prog, err := f.store.Backfill(ctx, func(j *jobs.Job) (bool, error) {
+	prog, err := f.store.Maintenance().Backfill(ctx, func(j *jobs.Job) (bool, error) {
 		if calls.Add(1) == 1 {
 			// A worker moves the job between the scan and the backfill's write.
 			if _, err := f.store.StartProcessing(ctx, j.ID); err != nil {
@@ -92,7 +92,7 @@ func TestBackfillRenamesAndRemovesFields(t *testing.T) {
 			"labels": &types.AttributeValueMemberL{}, "model": s("v1"), // a nested field Job does not know
 		}},
 	})
-	_, err := f.store.Backfill(context.Background(), func(j *jobs.Job) (bool, error) {
+	_, err := f.store.Maintenance().Backfill(context.Background(), func(j *jobs.Job) (bool, error) {
 		name, ok := j.Extra["fileName"].(*types.AttributeValueMemberS)
 		if !ok {
 			return false, nil
@@ -115,13 +115,13 @@ func TestBackfillErrorsNameTheJobAndStop(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	job := f.create(t, "u1")
-	_, err := f.store.Backfill(ctx, func(j *jobs.Job) (bool, error) { return false, errors.New("boom") })
+	_, err := f.store.Maintenance().Backfill(ctx, func(j *jobs.Job) (bool, error) { return false, errors.New("boom") })
 	require.Falsef(t, err == nil || !strings.Contains(err.Error(), job.ID) || !strings.Contains(err.Error(), "boom"), "fn error: %v, want it with the job id", err)
-	_, err = f.store.Backfill(ctx, func(j *jobs.Job) (bool, error) { j.Status = jobs.StatusCompleted; return true, nil })
+	_, err = f.store.Maintenance().Backfill(ctx, func(j *jobs.Job) (bool, error) { j.Status = jobs.StatusCompleted; return true, nil })
 	wantInputError(t, err, "status")
-	_, err = f.store.Backfill(ctx, func(j *jobs.Job) (bool, error) { j.ID = "other"; return true, nil })
+	_, err = f.store.Maintenance().Backfill(ctx, func(j *jobs.Job) (bool, error) { j.ID = "other"; return true, nil })
 	wantInputError(t, err, "jobId")
-	_, err = f.store.Backfill(ctx, func(j *jobs.Job) (bool, error) {
+	_, err = f.store.Maintenance().Backfill(ctx, func(j *jobs.Job) (bool, error) {
 		j.Extra = map[string]types.AttributeValue{"status": s("X")}
 		return true, nil
 	})
@@ -134,11 +134,11 @@ func TestBackfillRejectsBadOptionsBeforeAnyRequest(t *testing.T) {
 	f := newFixture(t)
 	ok := func(*jobs.Job) (bool, error) { return false, nil }
 	f.noRequests(t, func() {
-		_, err := f.store.Backfill(context.Background(), nil)
+		_, err := f.store.Maintenance().Backfill(context.Background(), nil)
 		wantInputError(t, err, "fn")
-		_, err = f.store.Backfill(context.Background(), ok, jobs.Segments(0))
+		_, err = f.store.Maintenance().Backfill(context.Background(), ok, jobs.Segments(0))
 		wantInputError(t, err, "Segments")
-		_, err = f.store.Backfill(context.Background(), ok, func(o *jobs.BackfillOptions) { o.Attempts = 0 })
+		_, err = f.store.Maintenance().Backfill(context.Background(), ok, func(o *jobs.BackfillOptions) { o.Attempts = 0 })
 		wantInputError(t, err, "Attempts")
 	})
 }

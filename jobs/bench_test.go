@@ -52,7 +52,7 @@ func BenchmarkListByUserPage(b *testing.B) {
 		f.db.Advance(time.Millisecond)
 	}
 	for b.Loop() {
-		p, err := f.store.ListByUser(ctx, "u1", "", jobs.Limit(25))
+		p, err := f.store.ByUser("u1", jobs.Limit(25)).Page(ctx, "")
 		if err != nil || len(p.Items) != 25 {
 			b.Fatal(err, len(p.Items))
 		}

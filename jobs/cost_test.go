@@ -85,7 +85,7 @@ var hotCalls = []dynamotest.Cost[*costFixture]{
 			f.db.Advance(time.Millisecond)
 		}
 		return func() error {
-			p, err := f.store.ListByUser(context.Background(), "u1", "", jobs.Limit(25))
+			p, err := f.store.ByUser("u1", jobs.Limit(25)).Page(context.Background(), "")
 			if err == nil && len(p.Items) != 25 {
 				err = fmt.Errorf("%d jobs listed", len(p.Items))
 			}
@@ -98,7 +98,7 @@ var hotCalls = []dynamotest.Cost[*costFixture]{
 			f.db.Advance(time.Millisecond)
 		}
 		return func() error {
-			p, err := f.store.ListByStatus(context.Background(), jobs.StatusQueued, "", jobs.Limit(25))
+			p, err := f.store.Maintenance().ByStatus(jobs.StatusQueued, jobs.Limit(25)).Page(context.Background(), "")
 			if err == nil && len(p.Items) != 25 {
 				err = fmt.Errorf("%d jobs listed", len(p.Items))
 			}

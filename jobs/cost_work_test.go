@@ -54,7 +54,7 @@ var workCalls = []dynamotest.Cost[*workCostFixture]{
 		require.NoError(t, err)
 		_, _, err = f.store.Create(ctx, upload("warm"))
 		require.NoError(t, err)
-		return func() error { _, err := f.store.Replay(ctx, job.ID); return err }
+		return func() error { _, err := f.store.Maintenance().Replay(ctx, job.ID); return err }
 	}, Max: dynamotest.Usage{Requests: 3, RoundTrips: 3, WriteUnits: 16, ReadUnits: 2}},
 }
 

@@ -10,7 +10,7 @@ import (
 
 // Delete removes the job with id before its TTL would. A missing or already
 // expired job is ErrNotFound, as it is for Get. Results the job had
-// offloaded to the blob store stay there until [Store.RemoveOrphans] finds
+// offloaded to the blob store stay there until [Maintenance.RemoveOrphans] finds
 // them unreferenced.
 func (s *Store) Delete(ctx context.Context, id string) (err error) {
 	ctx, span := s.start(ctx, "jobs.Delete")

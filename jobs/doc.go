@@ -46,7 +46,7 @@
 //	  └───── Replay ─ FAILED <──────┘   (Fail, or Recover after the last attempt)
 //
 // Each move ([Store.StartProcessing], [Store.StartEditing], [Store.Complete],
-// [Store.Fail], [Store.Replay], and [Store.Recover] per job) is one
+// [Store.Fail], [Maintenance.Replay], and [Maintenance.Recover] per job) is one
 // conditional UpdateItem on the status the move starts from, the seed's
 // idempotency rule: of fifty workers that receive the same queue message,
 // one moves the job and forty-nine get a [*TransitionError] (errors.Is
@@ -72,11 +72,11 @@
 //     records its current task in taskId and the queuings in taskCount.
 //   - Every write that makes a job QUEUED queues its work in the same
 //     transaction: [Store.Create] (the job's Put and the task's three
-//     items: no job exists without its work), [Store.Replay] and
-//     [Store.Recover] (the move and a new task). [Store.Sweep] finds the
+//     items: no job exists without its work), [Maintenance.Replay] and
+//     [Maintenance.Recover] (the move and a new task). [Maintenance.Sweep] finds the
 //     jobs left QUEUED, or in flight, with no live task (created by a store
 //     without Work, or whose task was cancelled or died) and queues their
-//     work; [Store.Stranded] lists them without writing.
+//     work; [Maintenance.Stranded] lists them without writing.
 //   - [Store.NewWorker] runs the jobs on the tasks runtime (tasks.Worker):
 //     it claims a job's task and holds the job under that task's one lease,
 //     which the runtime heartbeats (the job has no lease of its own, so a
@@ -116,13 +116,13 @@
 // it to [Store.Heartbeat] (renew), StartEditing (which renews too),
 // Complete and Fail. Those are conditioned on the lease's attempt, so they
 // are refused ([ErrLeaseLost]) once the job was recovered, even if its new
-// attempt is in the same status. [Store.Recover] finds in-flight jobs whose
+// attempt is in the same status. [Maintenance.Recover] finds in-flight jobs whose
 // lease expired through status-createdAt-index (cost: the in-flight jobs
 // older than one lease) and moves each, with one UpdateItem conditioned on
 // the status, attempt and lease it read, back to QUEUED, or to FAILED
 // (error code LEASE_EXPIRED) once the job has had [Options.MaxAttempts]
 // attempts. A heartbeat or move that lands between Recover's read and write
-// wins; Recover leaves that job alone. [Store.Expired] lists what Recover
+// wins; Recover leaves that job alone. [Maintenance.Expired] lists what Recover
 // would move, with the same bounded query and no write (the CLI's
 // `tablekit jobs recover -dry-run`).
 //
@@ -179,7 +179,7 @@
 // non-ASCII bytes are percent-escaped), and an id too long for S3's keys
 // once escaped is replaced by "!sha256-" and its hash. Objects are never overwritten (their keys
 // carry a content hash), so a refused move or a deleted job leaves objects
-// nothing points at; [Store.RemoveOrphans] deletes them.
+// nothing points at; [Maintenance.RemoveOrphans] deletes them.
 //
 // # Change feed
 //
@@ -205,7 +205,7 @@
 // does not know are kept in [Job.Extra], so renamed or newer fields survive
 // a read and can be migrated.
 //
-// Backfilling. [Store.Backfill] walks the table with table.ParallelScan in
+// Backfilling. [Maintenance.Backfill] walks the table with table.ParallelScan in
 // N segments, calls a function per job, reports progress, and writes back
 // only the attributes the function changed, on the condition that status
 // and updatedAt are still what the scan saw, so a backfill never overwrites

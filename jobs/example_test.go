@@ -9,6 +9,7 @@ import (
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/dynamotest"
 	"github.com/tablekit/tablekit/jobs"
+	"github.com/tablekit/tablekit/table"
 )
 
 // exampleStore is a store on a fresh in-memory fake with the table created.
@@ -56,7 +57,7 @@ func Example() {
 	// Output: COMPLETED final/user-12345/cat.webp cat
 }
 
-func ExampleStore_ListByUser() {
+func ExampleStore_ByUser() {
 	ctx := context.Background()
 	store, _ := exampleStore()
 	for range 3 {
@@ -65,7 +66,7 @@ func ExampleStore_ListByUser() {
 	// Page through the user's history, newest first, two at a time.
 	cursor, pages := "", 0
 	for {
-		page, err := store.ListByUser(ctx, "user-12345", cursor, jobs.Limit(2))
+		page, err := store.ByUser("user-12345", jobs.Limit(2)).Page(ctx, cursor)
 		if err != nil {
 			panic(err)
 		}
@@ -76,12 +77,23 @@ func ExampleStore_ListByUser() {
 		}
 		cursor = page.Next
 	}
+	// The same listing read whole; a bad option fails it before any read.
+	n := 0
+	for _, err := range store.ByUser("user-12345").All(ctx) {
+		if err != nil {
+			panic(err)
+		}
+		n++
+	}
+	_, err := store.ByUser("user-12345", jobs.Limit(-1)).Page(ctx, "")
+	fmt.Println(n, "jobs;", errors.Is(err, table.ErrInvalidInput))
 	// Output:
 	// page 1 has 2 jobs
 	// page 2 has 1 jobs
+	// 3 jobs; true
 }
 
-func ExampleStore_ByStatus() {
+func ExampleMaintenance_ByStatus() {
 	ctx := context.Background()
 	store, _ := exampleStore()
 	job, _, _ := store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/png", Provider: "stub"})
@@ -89,7 +101,7 @@ func ExampleStore_ByStatus() {
 	store.Fail(ctx, job.Lease(), jobs.JobError{Code: "PROVIDER_ERROR", Message: "500 from provider"})
 
 	// The admin's failed list, every page.
-	for j, err := range store.ByStatus(ctx, jobs.StatusFailed) {
+	for j, err := range store.Maintenance().ByStatus(jobs.StatusFailed).All(ctx) {
 		if err != nil {
 			panic(err)
 		}
@@ -98,14 +110,14 @@ func ExampleStore_ByStatus() {
 	// Output: user-1 PROVIDER_ERROR
 }
 
-func ExampleStore_Backfill() {
+func ExampleMaintenance_Backfill() {
 	ctx := context.Background()
 	store, _ := exampleStore()
 	for range 5 {
 		store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/png", Provider: "stub"})
 	}
 	// Migration "adding a field": jobs created before correlation ids get one.
-	progress, err := store.Backfill(ctx, func(j *jobs.Job) (bool, error) {
+	progress, err := store.Maintenance().Backfill(ctx, func(j *jobs.Job) (bool, error) {
 		if j.CorrelationID != "" {
 			return false, nil
 		}

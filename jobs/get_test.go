@@ -45,10 +45,10 @@ func TestExpiredJobIsAbsentFromGetAndListsBeforeTheFakeDeletesIt(t *testing.T) {
 	require.NoError(t, err, "before the ttl (fake's clock) Get failed")
 	_, err = store.Get(ctx, old.ID)
 	require.ErrorIs(t, err, jobs.ErrNotFound, "Get of an expired job")
-	page, err := store.ListByUser(ctx, "u1", "")
+	page, err := store.ByUser("u1").Page(ctx, "")
 	require.NoError(t, err)
 	require.Falsef(t, len(page.Items) != 1 || page.Items[0].ID != fresh.ID, "user list after expiry: %v, want only %s", ids(page.Items), fresh.ID)
-	page, err = store.ListByStatus(ctx, jobs.StatusQueued, "")
+	page, err = store.Maintenance().ByStatus(jobs.StatusQueued).Page(ctx, "")
 	require.NoError(t, err)
 	require.Falsef(t, len(page.Items) != 1 || page.Items[0].ID != fresh.ID, "status list after expiry: %v, want only %s", ids(page.Items), fresh.ID)
 	// The fake has not deleted it: the store hid it on its own.

@@ -116,7 +116,7 @@ func concurrentCreates(t *testing.T, e leaseEnv) {
 		assert.Equal(t, results[0].ID, results[i].ID)
 	}
 	assert.Equal(t, 1, wins)
-	page, err := store.ListByUser(ctx, user, "")
+	page, err := store.ByUser(user).Page(ctx, "")
 	require.NoError(t, err)
 	assert.Len(t, page.Items, 1)
 }
@@ -151,7 +151,7 @@ func TestCreateRetriedAfterALostResponseReturnsTheJobItWrote(t *testing.T) {
 	job, created, err := lossy.Create(ctx, keyed("u1", "req-1"))
 	require.NoError(t, err)
 	assert.False(t, created, "the first call wrote the job; the retry finds it")
-	page, err := store.ListByUser(ctx, "u1", "")
+	page, err := store.ByUser("u1").Page(ctx, "")
 	require.NoError(t, err)
 	require.Len(t, page.Items, 1)
 	assert.Equal(t, job.ID, page.Items[0].ID)

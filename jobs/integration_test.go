@@ -72,7 +72,7 @@ func TestIntegrationLifecycleFailReplayComplete(t *testing.T) {
 		clock.Advance(time.Second)
 		failed := moved(t)(store.Fail(ctx, leaseOf(t, store, job.ID), jobs.JobError{Code: "PROVIDER_TIMEOUT", Message: "timeout", Stack: "at x"}))
 		require.Equal(t, attempt, failed.Error.RetryCount, "failure")
-		replayed := moved(t)(store.Replay(ctx, job.ID))
+		replayed := moved(t)(store.Maintenance().Replay(ctx, job.ID))
 		require.Falsef(t, replayed.Error.RetryCount != attempt+1 || !replayed.ProcessingStartedAt.IsZero(), "replay %d: %+v", attempt+1, replayed)
 	}
 	moved(t)(store.StartProcessing(ctx, job.ID))
@@ -98,7 +98,7 @@ func TestIntegrationListPagesNewestFirstAndHidesExpired(t *testing.T) {
 	}
 	seen, pages := 0, 0
 	for cursor := ""; ; {
-		page, err := store.ListByUser(ctx, "u1", cursor, jobs.Limit(25))
+		page, err := store.ByUser("u1", jobs.Limit(25)).Page(ctx, cursor)
 		require.NoError(t, err)
 		pages++
 		for _, j := range page.Items {
@@ -113,7 +113,7 @@ func TestIntegrationListPagesNewestFirstAndHidesExpired(t *testing.T) {
 	require.Falsef(t, seen != 60 || pages != 3, "%d jobs in %d pages, want 60 in 3", seen, pages)
 	// DynamoDB Local never expires items; the store hides them on its own.
 	clock.Advance(time.Hour)
-	page, err := store.ListByUser(ctx, "u1", "")
+	page, err := store.ByUser("u1").Page(ctx, "")
 	require.Falsef(t, err != nil || len(page.Items) != 0 || page.Next != "", "after the ttl: %d jobs, next %q, %v; want none", len(page.Items), page.Next, err)
 	_, err = store.Get(ctx, ids[0])
 	require.ErrorIs(t, err, jobs.ErrNotFound, "Get after the ttl")
@@ -125,7 +125,7 @@ func TestIntegrationBackfillNeverOverwritesAConcurrentStatusMove(t *testing.T) {
 	job, _, err := store.Create(ctx, upload("u1"))
 	require.NoError(t, err)
 	calls := 0
-	prog, err := store.Backfill(ctx, func(j *jobs.Job) (bool, error) {
+	prog, err := store.Maintenance().Backfill(ctx, func(j *jobs.Job) (bool, error) {
 		calls++
 		if calls == 1 {
 			if _, err := store.StartProcessing(ctx, j.ID); err != nil {

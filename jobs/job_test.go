@@ -52,7 +52,7 @@ func TestReadJobWrittenBeforeFieldsExisted(t *testing.T) {
 	assert.Len(t, job.Extra, 1)
 	assert.Equal(t, "S:old-name.jpg", scalar(job.Extra["fileName"]), "the unknown fileName is kept")
 	// It can still be replayed, and keeps its error.
-	replayed, err := f.store.Replay(context.Background(), "job-12345")
+	replayed, err := f.store.Maintenance().Replay(context.Background(), "job-12345")
 	require.Falsef(t, err != nil || replayed.Error.RetryCount != 1 || replayed.Error.Code != "E", "Replay of the old job: %+v, %v", replayed, err)
 }
 
@@ -61,7 +61,7 @@ func TestReplayOfFailedJobWithoutErrorMapRecordsUnknown(t *testing.T) {
 	f.putRaw(t, map[string]types.AttributeValue{
 		"jobId": s("legacy-1"), "userId": s("u1"), "status": s("FAILED"), "createdAt": n("1795316400000"),
 	})
-	job, err := f.store.Replay(context.Background(), "legacy-1")
+	job, err := f.store.Maintenance().Replay(context.Background(), "legacy-1")
 	require.NoError(t, err)
 	require.Falsef(t, job.Status != jobs.StatusQueued || job.Error == nil || job.Error.Code != jobs.UnknownErrorCode || job.Error.RetryCount != 1, "replayed legacy job: %+v (error %+v)", job, job.Error)
 }

@@ -1,10 +1,10 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"time"
 
 	"github.com/tablekit/tablekit/blobstore"
@@ -19,7 +19,7 @@ const (
 	DefaultStatusPageSize = 100
 )
 
-// ListOptions configure ListByUser, ListByStatus and their walkers.
+// ListOptions configure ByUser and Maintenance.ByStatus.
 type ListOptions struct {
 	// Limit is the most jobs one page holds. Zero means the default for
 	// the list (20 for a user, 100 for a status); at most 1000.
@@ -44,86 +44,83 @@ func OldestFirst() func(*ListOptions) { return func(o *ListOptions) { o.OldestFi
 
 const maxPageSize = 1000
 
-// ListByUser returns one page of userID's jobs, newest createdAt first
-// (the seed's userId-createdAt-index query with ScanIndexForward false), or
+// ByUser is the listing of userID's jobs, newest createdAt first (the
+// seed's userId-createdAt-index query with ScanIndexForward false), or
 // oldest first with OldestFirst. Jobs created in the same millisecond share
 // the index's sort key, and DynamoDB returns such ties in an order it does
 // not define, so the list breaks them by jobId (table.Query.TieBreak): the
 // total order is createdAt then jobId, ascending for OldestFirst and the
 // exact reverse (newest createdAt first, ties by jobId descending) by
-// default, and a cursor resumes correctly inside a run of ties. Pass "" as
-// cursor for the first page and Page.Next for the following ones; Next is
-// "" after the last page. A cursor from another user or another list is
-// rejected with table.ErrInvalidCursor before anything is read.
+// default, and a cursor resumes correctly inside a run of ties. Read it a
+// page at a time (Page: "" as cursor for the first page and Page.Next for
+// the following ones; Next is "" after the last page) or whole (All). A
+// cursor from another user or another list is rejected with
+// table.ErrInvalidCursor, a bad user id or option with a
+// *table.InputError, before anything is read.
 //
 // Expired jobs are left out by a filter on ttl with the store's clock.
 // DynamoDB applies Limit before a filter, so table.QueryPage reads on until
 // the page is full or the partition ends: pages are full, but expired items
 // waiting for deletion still cost reads.
-func (s *Store) ListByUser(ctx context.Context, userID, cursor string, opts ...func(*ListOptions)) (_ table.Page[Job], err error) {
-	ctx, span := s.start(ctx, "jobs.ListByUser")
-	defer span.End(&err)
-	if err := checkUserID(userID); err != nil {
-		return table.Page[Job]{}, err
-	}
-	return s.listPage(ctx, IndexUserCreatedAt, userID, DefaultUserPageSize, cursor, opts)
+func (s *Store) ByUser(userID string, opts ...func(*ListOptions)) table.List[Job] {
+	return s.list("jobs.ByUser", checkUserID(userID), IndexUserCreatedAt, userID, DefaultUserPageSize, opts)
 }
 
-// ListByStatus returns one page of the jobs in status, newest createdAt
-// first (or oldest first with OldestFirst): the admin view on
+// ByStatus is the listing of the jobs in status, newest createdAt first
+// (or oldest first with OldestFirst): the admin view on
 // status-createdAt-index ("all FAILED jobs"). Order, ties, paging and
-// expiry work as for ListByUser.
-func (s *Store) ListByStatus(ctx context.Context, status Status, cursor string, opts ...func(*ListOptions)) (_ table.Page[Job], err error) {
-	ctx, span := s.start(ctx, "jobs.ListByStatus")
-	defer span.End(&err)
-	if err := checkStatus("status", status); err != nil {
-		return table.Page[Job]{}, err
-	}
-	return s.listPage(ctx, IndexStatusCreatedAt, string(status), DefaultStatusPageSize, cursor, opts)
+// expiry work as for Store.ByUser.
+func (h *Maintenance) ByStatus(status Status, opts ...func(*ListOptions)) table.List[Job] {
+	return h.store().list("jobs.Maintenance.ByStatus", checkStatus("status", status), IndexStatusCreatedAt, string(status), DefaultStatusPageSize, opts)
 }
 
-// ByUser walks every page of ListByUser, in its order. It stops at the
-// first error, which it yields.
-func (s *Store) ByUser(ctx context.Context, userID string, opts ...func(*ListOptions)) iter.Seq2[Job, error] {
-	return table.Walk(func(cursor string) (table.Page[Job], error) {
-		return s.ListByUser(ctx, userID, cursor, opts...)
+// list is every listing of the store, made as table.List's recipe says
+// (table's doc, Listings): the store, the partition (argErr) and the
+// options are checked once, in that order, when the listing is made, so a
+// bad one is a FailedList that reads nothing; each page is one span named
+// name.
+func (s *Store) list(name string, argErr error, index, partition string, defaultLimit int, opts []func(*ListOptions)) table.List[Job] {
+	lopts, err := listOptions(index, defaultLimit, opts)
+	if err := cmp.Or(s.check(), argErr, err); err != nil {
+		return table.FailedList[Job](err)
+	}
+	return table.NewList(func(ctx context.Context, cursor string) (_ table.Page[Job], err error) {
+		ctx, span := s.start(ctx, name)
+		defer span.End(&err)
+		return s.listPage(ctx, index, partition, cursor, lopts)
 	})
 }
 
-// ByStatus walks every page of ListByStatus, in its order.
-func (s *Store) ByStatus(ctx context.Context, status Status, opts ...func(*ListOptions)) iter.Seq2[Job, error] {
-	return table.Walk(func(cursor string) (table.Page[Job], error) {
-		return s.ListByStatus(ctx, status, cursor, opts...)
-	})
-}
-
-func (s *Store) listPage(ctx context.Context, index, partition string, defaultLimit int, cursor string, opts []func(*ListOptions)) (table.Page[Job], error) {
-	if err := s.check(); err != nil {
-		return table.Page[Job]{}, err
-	}
+// listOptions turns the options into the entity's read of index: the page
+// size (defaultLimit when Limit is 0), the createdAt bounds and the order.
+func listOptions(index string, defaultLimit int, opts []func(*ListOptions)) ([]func(*entity.ListOptions), error) {
 	o := ListOptions{}
 	for _, f := range opts {
 		f(&o)
 	}
 	if o.Limit < 0 || o.Limit > maxPageSize {
-		return table.Page[Job]{}, inputError("Limit", o.Limit, fmt.Sprintf("must be between 0 and %d", maxPageSize))
+		return nil, inputError("Limit", o.Limit, fmt.Sprintf("must be between 0 and %d", maxPageSize))
 	}
 	if o.Limit == 0 {
 		o.Limit = defaultLimit
 	}
 	sortCond, err := createdRange(o.CreatedAfter, o.CreatedBefore)
 	if err != nil {
-		return table.Page[Job]{}, err
+		return nil, err
 	}
 	// The entity's read: expired jobs filtered out by ttl, ties on
 	// createdAt broken by jobId, newest first unless OldestFirst.
-	key := record{UserID: partition}
-	if index == IndexStatusCreatedAt {
-		key = record{Status: Status(partition)}
-	}
 	lopts := []func(*entity.ListOptions){entity.ByIndex(index), entity.Limit(o.Limit), sortCond}
 	if !o.OldestFirst {
 		lopts = append(lopts, entity.Descending())
+	}
+	return lopts, nil
+}
+
+func (s *Store) listPage(ctx context.Context, index, partition, cursor string, lopts []func(*entity.ListOptions)) (table.Page[Job], error) {
+	key := record{UserID: partition}
+	if index == IndexStatusCreatedAt {
+		key = record{Status: Status(partition)}
 	}
 	recs, err := s.jobs.List(ctx, key, cursor, lopts...)
 	if err != nil {

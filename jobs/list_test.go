@@ -27,7 +27,7 @@ func TestListThousandJobsOfOneUserInFortyPagesNewestFirst(t *testing.T) {
 	var prev time.Time
 	cursor, pages := "", 0
 	for {
-		page, err := f.store.ListByUser(ctx, "user-1", cursor, jobs.Limit(25))
+		page, err := f.store.ByUser("user-1", jobs.Limit(25)).Page(ctx, cursor)
 		require.NoError(t, err, "page")
 		pages++
 		require.Len(t, page.Items, 25, "page")
@@ -48,7 +48,7 @@ func TestListThousandJobsOfOneUserInFortyPagesNewestFirst(t *testing.T) {
 
 	// The walker sees the same thousand in the same order.
 	count := 0
-	for j, err := range f.store.ByUser(ctx, "user-1", jobs.Limit(100)) {
+	for j, err := range f.store.ByUser("user-1", jobs.Limit(100)).All(ctx) {
 		require.NoError(t, err)
 		require.Falsef(t, !seen[j.ID], "walker yielded unknown job %s", j.ID)
 		count++
@@ -70,12 +70,12 @@ func TestListByStatusIsTheAdminsFailedView(t *testing.T) {
 			failed = append([]string{j.ID}, failed...) // newest first
 		}
 	}
-	page, err := f.store.ListByStatus(ctx, jobs.StatusFailed, "")
+	page, err := f.store.Maintenance().ByStatus(jobs.StatusFailed).Page(ctx, "")
 	require.NoError(t, err)
 	got := ids(page.Items)
 	require.Falsef(t, len(got) != 3 || got[0] != failed[0] || got[1] != failed[1] || got[2] != failed[2] || page.Next != "", "failed list %v (next %q), want %v", got, page.Next, failed)
 	queued := 0
-	for _, err := range f.store.ByStatus(ctx, jobs.StatusQueued, jobs.Limit(1)) {
+	for _, err := range f.store.Maintenance().ByStatus(jobs.StatusQueued, jobs.Limit(1)).All(ctx) {
 		require.NoError(t, err)
 		queued++
 	}
@@ -90,10 +90,10 @@ func TestListCreatedRangeReadsOnlyThatRange(t *testing.T) {
 		all = append(all, f.create(t, "u1"))
 		f.db.Advance(time.Second)
 	}
-	page, err := f.store.ListByUser(ctx, "u1", "", func(o *jobs.ListOptions) {
+	page, err := f.store.ByUser("u1", func(o *jobs.ListOptions) {
 		o.CreatedAfter = all[2].CreatedAt
 		o.CreatedBefore = all[7].CreatedAt
-	})
+	}).Page(ctx, "")
 	require.NoError(t, err)
 	got := ids(page.Items)
 	want := []string{all[6].ID, all[5].ID, all[4].ID, all[3].ID}
@@ -110,12 +110,12 @@ func TestListCursorOfAnotherUserIsRejected(t *testing.T) {
 		f.create(t, "alice")
 		f.create(t, "bob")
 	}
-	page, err := f.store.ListByUser(ctx, "alice", "", jobs.Limit(1))
+	page, err := f.store.ByUser("alice", jobs.Limit(1)).Page(ctx, "")
 	require.Falsef(t, err != nil || page.Next == "", "first page: %v, next %q", err, page.Next)
 	before := f.db.Calls("Query")
-	_, err = f.store.ListByUser(ctx, "bob", page.Next)
+	_, err = f.store.ByUser("bob").Page(ctx, page.Next)
 	require.ErrorIs(t, err, table.ErrInvalidCursor, "alice's cursor on bob's list")
-	_, err = f.store.ListByStatus(ctx, jobs.StatusQueued, page.Next)
+	_, err = f.store.Maintenance().ByStatus(jobs.StatusQueued).Page(ctx, page.Next)
 	require.ErrorIs(t, err, table.ErrInvalidCursor, "a user cursor on the status list")
 	require.Equal(t, before, f.db.Calls("Query"))
 }
@@ -127,23 +127,26 @@ func TestListRejectsBadInputBeforeAnyRequest(t *testing.T) {
 		name, field string
 		call        func() error
 	}{
-		{"empty user", "userId", func() error { _, err := f.store.ListByUser(ctx, "", ""); return err }},
-		{"unknown status", "status", func() error { _, err := f.store.ListByStatus(ctx, "DONE", ""); return err }},
-		{"lower-case status", "status", func() error { _, err := f.store.ListByStatus(ctx, "failed", ""); return err }},
-		{"negative limit", "Limit", func() error { _, err := f.store.ListByUser(ctx, "u1", "", jobs.Limit(-1)); return err }},
-		{"huge limit", "Limit", func() error { _, err := f.store.ListByStatus(ctx, jobs.StatusFailed, "", jobs.Limit(5000)); return err }},
+		{"empty user", "userId", func() error { _, err := f.store.ByUser("").Page(ctx, ""); return err }},
+		{"unknown status", "status", func() error { _, err := f.store.Maintenance().ByStatus("DONE").Page(ctx, ""); return err }},
+		{"lower-case status", "status", func() error { _, err := f.store.Maintenance().ByStatus("failed").Page(ctx, ""); return err }},
+		{"negative limit", "Limit", func() error { _, err := f.store.ByUser("u1", jobs.Limit(-1)).Page(ctx, ""); return err }},
+		{"huge limit", "Limit", func() error {
+			_, err := f.store.Maintenance().ByStatus(jobs.StatusFailed, jobs.Limit(5000)).Page(ctx, "")
+			return err
+		}},
 		{"empty range", "CreatedAfter/CreatedBefore", func() error {
-			_, err := f.store.ListByUser(ctx, "u1", "", func(o *jobs.ListOptions) { o.CreatedAfter, o.CreatedBefore = epoch, epoch })
+			_, err := f.store.ByUser("u1", func(o *jobs.ListOptions) { o.CreatedAfter, o.CreatedBefore = epoch, epoch }).Page(ctx, "")
 			return err
 		}},
 		{"walker with unknown status", "status", func() error {
-			for _, err := range f.store.ByStatus(ctx, "RUNNING") {
+			for _, err := range f.store.Maintenance().ByStatus("RUNNING").All(ctx) {
 				return err
 			}
 			return nil
 		}},
 		{"walker with empty user", "userId", func() error {
-			for _, err := range f.store.ByUser(ctx, "") {
+			for _, err := range f.store.ByUser("").All(ctx) {
 				return err
 			}
 			return nil

@@ -151,8 +151,9 @@ const maxPlainObjectID = blobstore.MaxSegmentLength
 // whole table, so run it as occasional maintenance. Objects younger than
 // blobstore's OrphanMinAge are left alone, since a move in flight writes
 // its object before its item. It returns the deleted keys.
-func (s *Store) RemoveOrphans(ctx context.Context) (_ []string, err error) {
-	ctx, span := s.start(ctx, "jobs.RemoveOrphans")
+func (h *Maintenance) RemoveOrphans(ctx context.Context) (_ []string, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "jobs.Maintenance.RemoveOrphans")
 	defer span.End(&err)
 	if err := s.check(); err != nil {
 		return nil, err
@@ -169,8 +170,9 @@ func (s *Store) RemoveOrphans(ctx context.Context) (_ []string, err error) {
 
 // Orphans lists, without deleting anything, the blob objects RemoveOrphans
 // would delete, in key order: the dry run an operator looks at first.
-func (s *Store) Orphans(ctx context.Context) (_ []string, err error) {
-	ctx, span := s.start(ctx, "jobs.Orphans")
+func (h *Maintenance) Orphans(ctx context.Context) (_ []string, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "jobs.Maintenance.Orphans")
 	defer span.End(&err)
 	if err := s.check(); err != nil {
 		return nil, err

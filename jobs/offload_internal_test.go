@@ -81,7 +81,7 @@ func jobAtMaximumSizesStaysUnderThreshold(t *testing.T, opts ...func(*Options)) 
 		size("StartEditing at the budget")
 		must(t)(store.Fail(ctx, leaseOf(t, store, job.ID), bigError))
 		size("Fail with the largest error")
-		must(t)(store.Replay(ctx, job.ID))
+		must(t)(store.Maintenance().Replay(ctx, job.ID))
 	}
 	must(t)(store.StartProcessing(ctx, job.ID))
 	must(t)(store.StartEditing(ctx, leaseOf(t, store, job.ID), analysisOfSize(t, store.budget)))

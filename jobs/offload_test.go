@@ -45,7 +45,7 @@ func TestLargeAnalysisGoesToTheBlobStoreAndReadsBack(t *testing.T) {
 	for _, read := range []func() (*jobs.Job, error){
 		func() (*jobs.Job, error) { return f.store.Get(ctx, job.ID) },
 		func() (*jobs.Job, error) {
-			p, err := f.store.ListByUser(ctx, "u1", "")
+			p, err := f.store.ByUser("u1").Page(ctx, "")
 			if err != nil || len(p.Items) != 1 {
 				return nil, fmt.Errorf("list: %v, %d items", err, len(p.Items))
 			}
@@ -94,7 +94,7 @@ func TestBackfillOffloadsAResultThatGrewPastTheThreshold(t *testing.T) {
 	moved(t)(f.store.StartProcessing(ctx, job.ID))
 	moved(t)(f.store.StartEditing(ctx, leaseOf(t, f.store, job.ID), analysis))
 	big := bigAnalysis(150 * 1024)
-	prog, err := f.store.Backfill(ctx, func(j *jobs.Job) (bool, error) {
+	prog, err := f.store.Maintenance().Backfill(ctx, func(j *jobs.Job) (bool, error) {
 		j.AnalysisResult = big // a migration re-running analysis with a richer model
 		return true, nil
 	})
@@ -116,10 +116,10 @@ func TestRemoveOrphansDeletesResultsOfDeletedJobs(t *testing.T) {
 	}
 	require.NoError(t, f.store.Delete(ctx, gone.ID))
 	// Young objects may belong to a move in flight: left alone.
-	removed, err := f.store.RemoveOrphans(ctx)
+	removed, err := f.store.Maintenance().RemoveOrphans(ctx)
 	require.Falsef(t, err != nil || len(removed) != 0, "RemoveOrphans right away removed %v (%v), want nothing", removed, err)
 	f.db.Advance(time.Hour)
-	removed, err = f.store.RemoveOrphans(ctx)
+	removed, err = f.store.Maintenance().RemoveOrphans(ctx)
 	require.Falsef(t, err != nil || len(removed) != 1 || !strings.Contains(removed[0], gone.ID), "RemoveOrphans removed %v (%v), want the deleted job's analysis", removed, err)
 	got, err := f.store.Get(ctx, keep.ID)
 	require.Falsef(t, err != nil || len(got.AnalysisResult.Labels) == 0, "the kept job lost its analysis: %v", err)
@@ -134,6 +134,6 @@ func TestReadingOffloadedResultWithoutBlobStoreFails(t *testing.T) {
 	blind := newStore(t, f.db, nil, func(o *jobs.Options) { o.TableName = jobs.TableNameForEnv("test"); o.Clock = f.db.Now })
 	_, err := blind.Get(ctx, job.ID)
 	require.ErrorIs(t, err, jobs.ErrNoBlobStore, "Get without the blob store")
-	_, err = blind.ListByUser(ctx, "u1", "")
+	_, err = blind.ByUser("u1").Page(ctx, "")
 	require.ErrorIs(t, err, jobs.ErrNoBlobStore, "ListByUser without the blob store")
 }

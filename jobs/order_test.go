@@ -40,11 +40,11 @@ func tiesInOrder(t *testing.T, e leaseEnv, n int) {
 
 	lists := map[string]func(cursor string, opts ...func(*jobs.ListOptions)) (pageOf, error){
 		"ByUser": func(cursor string, opts ...func(*jobs.ListOptions)) (pageOf, error) {
-			p, err := store.ListByUser(ctx, user, cursor, opts...)
+			p, err := store.ByUser(user, opts...).Page(ctx, cursor)
 			return pageOf{p.Items, p.Next}, err
 		},
 		"ByStatus": func(cursor string, opts ...func(*jobs.ListOptions)) (pageOf, error) {
-			p, err := store.ListByStatus(ctx, jobs.StatusQueued, cursor, opts...)
+			p, err := store.Maintenance().ByStatus(jobs.StatusQueued, opts...).Page(ctx, cursor)
 			return pageOf{p.Items, p.Next}, err
 		},
 	}

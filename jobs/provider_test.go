@@ -109,7 +109,7 @@ func TestBackfillSetsOnlyAKnownProviderAndLeavesAStoredOneAlone(t *testing.T) {
 	moved := old.create(t, "u-moved")
 
 	f := &fixture{db: old.db, blobs: old.blobs, store: newStore(t, old.db, old.blobs, jobs.TableName(jobs.TableNameForEnv("test")), jobs.Clock(old.db.Now))}
-	_, err = f.store.Backfill(ctx, func(j *jobs.Job) (bool, error) {
+	_, err = f.store.Maintenance().Backfill(ctx, func(j *jobs.Job) (bool, error) {
 		if j.ID != moved.ID {
 			return false, nil
 		}
@@ -119,7 +119,7 @@ func TestBackfillSetsOnlyAKnownProviderAndLeavesAStoredOneAlone(t *testing.T) {
 	wantUnknownProvider(t, err)
 	assert.Equal(t, "gemini", f.get(t, moved.ID).Provider, "nothing written")
 
-	prog, err := f.store.Backfill(ctx, func(j *jobs.Job) (bool, error) {
+	prog, err := f.store.Maintenance().Backfill(ctx, func(j *jobs.Job) (bool, error) {
 		j.CorrelationID = "migrated"
 		if j.ID == moved.ID {
 			j.Provider = jobs.ProviderSeedream

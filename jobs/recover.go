@@ -78,8 +78,9 @@ type RecoverResult struct {
 // store with a shorter LeaseDuration is found once it is LeaseDuration
 // old. In-flight items without a lease (written by code that predates
 // leases) are recovered once their updatedAt is LeaseDuration old.
-func (s *Store) Recover(ctx context.Context) (_ RecoverResult, err error) {
-	ctx, span := s.start(ctx, "jobs.Recover")
+func (h *Maintenance) Recover(ctx context.Context) (_ RecoverResult, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "jobs.Maintenance.Recover")
 	defer span.End(&err)
 	var res RecoverResult
 	if err := s.check(); err != nil {
@@ -113,7 +114,8 @@ func (s *Store) Recover(ctx context.Context) (_ RecoverResult, err error) {
 // now: the in-flight jobs whose lease has expired, read as Recover reads
 // them (its bounded query), oldest first per status. It is the dry run an
 // operator looks at first (tablekit jobs recover -dry-run).
-func (s *Store) Expired(ctx context.Context) iter.Seq2[Job, error] {
+func (h *Maintenance) Expired(ctx context.Context) iter.Seq2[Job, error] {
+	s := h.store()
 	return func(yield func(Job, error) bool) {
 		if err := s.check(); err != nil {
 			yield(Job{}, err)

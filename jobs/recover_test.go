@@ -105,13 +105,13 @@ func killedWorker(t *testing.T, e leaseEnv) {
 
 	// Before the lease runs out, recovery leaves the job alone.
 	e.clock.Advance(lease - time.Second)
-	res, err := store.Recover(ctx)
+	res, err := store.Maintenance().Recover(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, jobs.RecoverResult{}, res)
 
 	// The worker died: nobody renews the lease.
 	e.clock.Advance(2 * time.Second)
-	res, err = store.Recover(ctx)
+	res, err = store.Maintenance().Recover(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, jobs.RecoverResult{Found: 1, Requeued: 1}, res)
 	requeued, err := store.Get(ctx, job.ID, jobs.Consistent())
@@ -168,7 +168,7 @@ func TestRenewingWorkerIsNeverRecovered(t *testing.T) {
 			require.NoError(t, err)
 		}
 		assert.Equal(t, e.clock.Now().Add(lease), l.ExpiresAt)
-		res, err := store.Recover(ctx)
+		res, err := store.Maintenance().Recover(ctx)
 		require.NoError(t, err)
 		require.Equal(t, jobs.RecoverResult{}, res, "round %d", i)
 	}
@@ -189,7 +189,7 @@ func TestRecoverFailsTheJobAfterItsLastAttemptAndReplayGrantsMore(t *testing.T) 
 		_, err := store.StartProcessing(ctx, job.ID)
 		require.NoError(t, err)
 		e.clock.Advance(lease)
-		res, err := store.Recover(ctx)
+		res, err := store.Maintenance().Recover(ctx)
 		require.NoError(t, err)
 		return res
 	}
@@ -204,7 +204,7 @@ func TestRecoverFailsTheJobAfterItsLastAttemptAndReplayGrantsMore(t *testing.T) 
 	assert.Equal(t, e.clock.Now(), failed.ProcessingCompletedAt)
 
 	// A replay grants MaxAttempts more; the attempt counter goes on.
-	replayed, err := store.Replay(ctx, job.ID)
+	replayed, err := store.Maintenance().Replay(ctx, job.ID)
 	require.NoError(t, err)
 	assert.Equal(t, 2, replayed.AttemptsAtReplay)
 	assert.Equal(t, jobs.RecoverResult{Found: 1, Requeued: 1}, dieOnce())
@@ -275,7 +275,7 @@ func TestRecoverReadsOnlyInFlightJobsOlderThanOneLease(t *testing.T) {
 		require.NoError(t, err)
 	}
 	e.clock.ResetCalls()
-	res, err := store.Recover(ctx)
+	res, err := store.Maintenance().Recover(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, jobs.RecoverResult{Found: 3, Requeued: 3}, res)
 	assert.Equal(t, 2, e.clock.Calls("Query"), "one query per in-flight status")
@@ -299,11 +299,11 @@ func TestRecoverTakesBackAnInFlightJobWrittenWithoutALease(t *testing.T) {
 		Set(expression.Name("updatedAt"), expression.Value(e.clock.Now().UnixMilli()))
 	require.NoError(t, store.Table().Update(ctx, store.Table().Key(job.ID), seedMove, table.IfExists()))
 	e.clock.Advance(lease - time.Millisecond)
-	res, err := store.Recover(ctx)
+	res, err := store.Maintenance().Recover(ctx)
 	require.NoError(t, err)
 	assert.Zero(t, res.Found)
 	e.clock.Advance(time.Millisecond)
-	res, err = store.Recover(ctx)
+	res, err = store.Maintenance().Recover(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, jobs.RecoverResult{Found: 1, Requeued: 1}, res)
 }
@@ -334,7 +334,7 @@ func raceHeartbeat(t *testing.T, e leaseEnv) {
 		renewed, err = store.Heartbeat(ctx, started.Lease())
 		require.NoError(t, err)
 	})
-	res, err := store.Recover(ctx)
+	res, err := store.Maintenance().Recover(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, jobs.RecoverResult{Found: 1, Skipped: 1}, res)
 	assert.Contains(t, logs.String(), "left alone")
@@ -373,7 +373,7 @@ func raceComplete(t *testing.T, e leaseEnv) {
 		_, err := store.Complete(ctx, started.Lease(), edit)
 		require.NoError(t, err)
 	})
-	res, err := store.Recover(ctx)
+	res, err := store.Maintenance().Recover(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, jobs.RecoverResult{Found: 1, Skipped: 1}, res)
 	got, err := store.Get(ctx, started.ID, jobs.Consistent())
@@ -389,7 +389,7 @@ func TestRecoveryFirstThenTheWorkerLosesItsLease(t *testing.T) {
 	started := startJob(t, store)
 
 	e.clock.Advance(lease)
-	res, err := store.Recover(ctx)
+	res, err := store.Maintenance().Recover(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 1, res.Requeued)
 	for name, call := range map[string]func() error{
@@ -463,7 +463,7 @@ func concurrentRace(t *testing.T, e leaseEnv, n int) {
 		go func() {
 			defer wg.Done()
 			<-start
-			res, err := store.Recover(ctx)
+			res, err := store.Maintenance().Recover(ctx)
 			assert.NoError(t, err)
 			requeued.Add(int64(res.Requeued))
 		}()
@@ -526,21 +526,21 @@ func TestALateWorkerGetsExactlyTheErrorsRecoverPromises(t *testing.T) {
 	}{
 		{"recovered to QUEUED", func(t *testing.T, f *fixture, id string) error {
 			f.db.Advance(2 * lease)
-			res, err := f.store.Recover(ctx)
+			res, err := f.store.Maintenance().Recover(ctx)
 			require.NoError(t, err)
 			require.Equal(t, 1, res.Requeued)
 			return jobs.ErrLeaseLost
 		}},
 		{"recovered to FAILED after its last attempt", func(t *testing.T, f *fixture, id string) error {
 			f.db.Advance(2 * lease)
-			res, err := f.store.Recover(ctx)
+			res, err := f.store.Maintenance().Recover(ctx)
 			require.NoError(t, err)
 			require.Equal(t, 1, res.Failed)
 			return jobs.ErrLeaseLost
 		}},
 		{"recovered, then started and completed by another worker", func(t *testing.T, f *fixture, id string) error {
 			f.db.Advance(2 * lease)
-			_, err := f.store.Recover(ctx)
+			_, err := f.store.Maintenance().Recover(ctx)
 			require.NoError(t, err)
 			other := moved(t)(f.store.StartProcessing(ctx, id))
 			other = moved(t)(f.store.StartEditing(ctx, other.Lease(), analysis))
@@ -596,7 +596,7 @@ func TestExpiredListsWhatRecoverWouldMoveAndWritesNothing(t *testing.T) {
 	require.NoError(t, err)
 	list := func() []string {
 		var ids []string
-		for j, err := range f.store.Expired(ctx) {
+		for j, err := range f.store.Maintenance().Expired(ctx) {
 			require.NoError(t, err)
 			ids = append(ids, j.ID)
 		}
@@ -606,11 +606,11 @@ func TestExpiredListsWhatRecoverWouldMoveAndWritesNothing(t *testing.T) {
 	before := writes()
 	assert.Equal(t, []string{dead.ID}, list(), "the dead worker's job, not the renewing one's")
 	assert.Equal(t, before, writes(), "listing writes nothing")
-	res, err := f.store.Recover(ctx)
+	res, err := f.store.Maintenance().Recover(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Requeued)
 	assert.Empty(t, list())
-	for _, err := range (*jobs.Store)(nil).Expired(ctx) {
+	for _, err := range (*jobs.Store)(nil).Maintenance().Expired(ctx) {
 		assert.ErrorIs(t, err, jobs.ErrNoStore)
 	}
 }

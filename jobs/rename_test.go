@@ -125,7 +125,7 @@ func renamedLifecycles(t *testing.T, store *jobs.Store, advance func(time.Durati
 		_, err = store.Fail(ctx, j.Lease(), jobs.JobError{Code: "PROVIDER_TIMEOUT", Message: "504"})
 		require.NoError(t, err)
 		d.check("Fail")
-		replayed, err := store.Replay(ctx, j2.ID)
+		replayed, err := store.Maintenance().Replay(ctx, j2.ID)
 		require.NoError(t, err)
 		d.check("Replay")
 		assert.Equal(t, round+1, replayed.Error.RetryCount)
@@ -137,7 +137,7 @@ func renamedLifecycles(t *testing.T, store *jobs.Store, advance func(time.Durati
 		_, err := store.StartProcessing(ctx, j3.ID)
 		require.NoError(t, err)
 		advance(2 * lease)
-		_, err = store.Recover(ctx)
+		_, err = store.Maintenance().Recover(ctx)
 		require.NoError(t, err)
 		d.check("Recover")
 	}
@@ -157,7 +157,7 @@ func renamedLifecycles(t *testing.T, store *jobs.Store, advance func(time.Durati
 	require.NoError(t, err)
 	assert.Equal(t, big.Description, got.AnalysisResult.Description, "read back through the new name's pointer")
 
-	_, err = store.Backfill(ctx, func(j *jobs.Job) (bool, error) {
+	_, err = store.Maintenance().Backfill(ctx, func(j *jobs.Job) (bool, error) {
 		j.CorrelationID = "migrated"
 		return true, nil
 	})
@@ -226,7 +226,7 @@ func TestRenamedAttributesAreWrittenUnderBothNamesByTheWorkQueueAndTheJobWorker(
 	w.waitStatus(t, failing.ID, jobs.StatusFailed)
 	p.stop()
 	d.check("a job worker's failure after the last attempt")
-	_, err = w.jobs.Replay(ctx, failing.ID)
+	_, err = w.jobs.Maintenance().Replay(ctx, failing.ID)
 	require.NoError(t, err)
 	d.check("Replay with work")
 	drain(t, w.workEnv)
@@ -250,7 +250,7 @@ func TestRenamedAttributesAreWrittenUnderBothNamesByTheWorkQueueAndTheJobWorker(
 	bare := newStore(t, w.db, nil, jobs.TableName(jobsTable), jobs.Clock(w.now), renameAll())
 	orphan, _, err := bare.Create(ctx, upload("u-orphan"))
 	require.NoError(t, err)
-	_, err = w.jobs.Sweep(ctx, jobs.MinAge(0))
+	_, err = w.jobs.Maintenance().Sweep(ctx, jobs.MinAge(0))
 	require.NoError(t, err)
 	d.check("Sweep queuing a job's work")
 	drain(t, w.workEnv)
@@ -280,7 +280,7 @@ func TestRenamedAttributesAreWrittenUnderBothNamesByTheWorkQueueAndTheJobWorker(
 	dying.stop()
 	gone.fake.Advance(2 * testLease)
 	drain(t, gone.workEnv)
-	res, err := gone.jobs.Sweep(ctx, jobs.MinAge(0))
+	res, err := gone.jobs.Maintenance().Sweep(ctx, jobs.MinAge(0))
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Failed)
 	assert.Equal(t, jobs.StatusFailed, gone.job(t, held.ID).Status)
@@ -331,11 +331,11 @@ func TestRenamedAttributesAreReadFromTheNewNameFirst(t *testing.T) {
 	got, err := f.store.Get(ctx, job.ID)
 	require.NoError(t, err)
 	want("Get", got)
-	for j, err := range f.store.ByUser(ctx, "u-new") {
+	for j, err := range f.store.ByUser("u-new").All(ctx) {
 		require.NoError(t, err)
 		want("ByUser", &j)
 	}
-	for j, err := range f.store.ByStatus(ctx, jobs.StatusQueued) {
+	for j, err := range f.store.Maintenance().ByStatus(jobs.StatusQueued).All(ctx) {
 		require.NoError(t, err)
 		if j.ID == job.ID {
 			want("ByStatus", &j)
@@ -379,7 +379,7 @@ func TestBackfillWritesTheNewNameOfJobsWrittenBeforeTheRename(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, f.getRaw(t, a.ID), "fileName")
 
-	prog, err := f.store.Backfill(ctx, func(*jobs.Job) (bool, error) { return false, nil })
+	prog, err := f.store.Maintenance().Backfill(ctx, func(*jobs.Job) (bool, error) { return false, nil })
 	require.NoError(t, err)
 	assert.EqualValues(t, 2, prog.Changed)
 	for id, want := range map[string]string{a.ID: "beach.jpg", b.ID: "newer.jpg"} {
@@ -387,7 +387,7 @@ func TestBackfillWritesTheNewNameOfJobsWrittenBeforeTheRename(t *testing.T) {
 		assert.Equal(t, s(want), raw["fileName"], id)
 		assert.Equal(t, s(want), raw["originalFileName"], id)
 	}
-	again, err := f.store.Backfill(ctx, func(*jobs.Job) (bool, error) { return false, nil })
+	again, err := f.store.Maintenance().Backfill(ctx, func(*jobs.Job) (bool, error) { return false, nil })
 	require.NoError(t, err)
 	assert.Zero(t, again.Changed, "a completed migration writes nothing")
 	assert.EqualValues(t, 2, again.Unchanged)
@@ -422,7 +422,7 @@ func TestRenameRefusesWhatCannotBeDualWritten(t *testing.T) {
 
 	f := newFixture(t, jobs.RenameAttribute("provider", "vendor"))
 	job := f.create(t, "u1")
-	_, err = f.store.Backfill(context.Background(), func(j *jobs.Job) (bool, error) {
+	_, err = f.store.Maintenance().Backfill(context.Background(), func(j *jobs.Job) (bool, error) {
 		j.Extra = map[string]types.AttributeValue{"vendor": s("x")}
 		return true, nil
 	})

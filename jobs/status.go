@@ -212,8 +212,9 @@ func (s *Store) Fail(ctx context.Context, lease Lease, failure JobError) (_ *Job
 // A job that is not FAILED gets a *TransitionError (ErrInvalidTransition,
 // or ErrLeaseLost never: Replay holds no lease), a missing or expired one
 // ErrNotFound; neither writes anything.
-func (s *Store) Replay(ctx context.Context, id string) (_ *Job, err error) {
-	ctx, span := s.start(ctx, "jobs.Replay")
+func (h *Maintenance) Replay(ctx context.Context, id string) (_ *Job, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "jobs.Maintenance.Replay")
 	defer span.End(&err)
 	if err := s.check(); err != nil {
 		return nil, err

@@ -118,7 +118,7 @@ func TestMoveFromWrongStatusIsTypedAndChangesNothing(t *testing.T) {
 		"StartEditing": func() (*jobs.Job, error) { return f.store.StartEditing(ctx, lease, analysis) },
 		"Complete":     func() (*jobs.Job, error) { return f.store.Complete(ctx, lease, edit) },
 		"Fail":         func() (*jobs.Job, error) { return f.store.Fail(ctx, lease, jobs.JobError{Code: "X", Message: "x"}) },
-		"Replay":       func() (*jobs.Job, error) { return f.store.Replay(ctx, job.ID) },
+		"Replay":       func() (*jobs.Job, error) { return f.store.Maintenance().Replay(ctx, job.ID) },
 	}
 	for name, move := range moves {
 		_, err := move()
@@ -140,7 +140,7 @@ func TestCompletedIsFinal(t *testing.T) {
 	moved(t)(f.store.StartProcessing(ctx, job.ID))
 	moved(t)(f.store.StartEditing(ctx, leaseOf(t, f.store, job.ID), nil))
 	moved(t)(f.store.Complete(ctx, leaseOf(t, f.store, job.ID), edit))
-	_, err := f.store.Replay(ctx, job.ID)
+	_, err := f.store.Maintenance().Replay(ctx, job.ID)
 	var te *jobs.TransitionError
 	require.Falsef(t, !errors.As(err, &te) || te.Current != jobs.StatusCompleted, "Replay of a COMPLETED job: %v, want TransitionError with Current COMPLETED", err)
 	require.False(t, jobs.StatusCompleted.CanMoveTo(jobs.StatusQueued) || !jobs.StatusFailed.CanMoveTo(jobs.StatusQueued) || jobs.StatusQueued.CanMoveTo(jobs.StatusEditing) || !jobs.StatusEditing.CanMoveTo(jobs.StatusFailed), "CanMoveTo disagrees with the seed's state machine")
@@ -167,7 +167,7 @@ func TestFailThenReplayCountsRetriesAndKeepsThemAcrossFailures(t *testing.T) {
 		failed := moved(t)(f.store.Fail(ctx, leaseOf(t, f.store, job.ID), jobs.JobError{
 			Code: "PROVIDER_TIMEOUT", Message: fmt.Sprintf("attempt %d timed out", attempt+1), Stack: "stack"}))
 		require.Falsef(t, failed.Status != jobs.StatusFailed || failed.Error == nil || failed.Error.RetryCount != attempt || failed.Error.Message != fmt.Sprintf("attempt %d timed out", attempt+1) || !failed.ProcessingCompletedAt.Equal(f.db.Now()), "failure %d: %+v (error %+v)", attempt+1, failed, failed.Error)
-		queued := moved(t)(f.store.Replay(ctx, job.ID))
+		queued := moved(t)(f.store.Maintenance().Replay(ctx, job.ID))
 		require.Falsef(t, queued.Status != jobs.StatusQueued || queued.Error.RetryCount != attempt+1 || !queued.ProcessingStartedAt.IsZero() || !queued.ProcessingCompletedAt.IsZero(), "replay %d: %+v (error %+v)", attempt+1, queued, queued.Error)
 	}
 	// A failure without a stack must not keep the previous one's.
@@ -217,7 +217,7 @@ func TestMovesRejectBadInputBeforeAnyRequest(t *testing.T) {
 		call        func() error
 	}{
 		{"empty id", "jobId", func() error { _, err := f.store.StartProcessing(ctx, ""); return err }},
-		{"invalid UTF-8 id", "jobId", func() error { _, err := f.store.Replay(ctx, "\xff"); return err }},
+		{"invalid UTF-8 id", "jobId", func() error { _, err := f.store.Maintenance().Replay(ctx, "\xff"); return err }},
 		{"confidence above 1", "analysisResult.labels[0].confidence", func() error {
 			_, err := f.store.StartEditing(ctx, lease, &jobs.AnalysisResult{Labels: []jobs.Label{{Name: "x", Confidence: 1.5}}})
 			return err
@@ -293,7 +293,7 @@ func ExampleStore_StartProcessing() {
 	// Output: already PROCESSING
 }
 
-func ExampleStore_Replay() {
+func ExampleMaintenance_Replay() {
 	ctx := context.Background()
 	store, _ := exampleStore()
 	job, _, _ := store.Create(ctx, jobs.CreateInput{UserID: "user-12345", FileType: "image/jpeg", Provider: "seedream"})
@@ -301,7 +301,7 @@ func ExampleStore_Replay() {
 	store.StartEditing(ctx, job.Lease(), nil)
 	store.Fail(ctx, job.Lease(), jobs.JobError{Code: "PROVIDER_TIMEOUT", Message: "no answer in 30s"})
 
-	job, err := store.Replay(ctx, job.ID)
+	job, err := store.Maintenance().Replay(ctx, job.ID)
 	if err != nil {
 		panic(err)
 	}
@@ -325,7 +325,7 @@ func TestClaimFiftyWorkersOneWinsOverHTTP(t *testing.T) {
 	require.NoError(t, err)
 	_, err = store.Fail(ctx, leaseOf(t, store, job.ID), jobs.JobError{Code: "C", Message: "m"})
 	require.NoError(t, err)
-	replayed, err := store.Replay(ctx, job.ID)
+	replayed, err := store.Maintenance().Replay(ctx, job.ID)
 	require.Falsef(t, err != nil || replayed.Error.RetryCount != 1, "Replay over HTTP: %+v, %v", replayed, err)
 }
 
@@ -365,7 +365,7 @@ func TestStackTracesAreKeptInDevAndStagingOnly(t *testing.T) {
 			for _, j := range []*jobs.Job{failed, stored} {
 				assert.Equalf(t, c.keeps, j.Error.Stack != "", "%s, failure %d: stack %q", c.name, attempt+1, j.Error.Stack)
 			}
-			moved(t)(f.store.Replay(ctx, job.ID))
+			moved(t)(f.store.Maintenance().Replay(ctx, job.ID))
 		}
 	}
 }

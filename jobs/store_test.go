@@ -143,7 +143,7 @@ func TestAZeroStoreFailsCleanly(t *testing.T) {
 	_, _, err = nilStore.Create(ctx, upload("u1"))
 	assert.ErrorIs(t, err, jobs.ErrNoStore)
 	assert.ErrorIs(t, nilStore.EnsureTable(ctx), jobs.ErrNoStore)
-	_, err = nilStore.Recover(ctx)
+	_, err = nilStore.Maintenance().Recover(ctx)
 	assert.ErrorIs(t, err, jobs.ErrNoStore)
 	assert.Zero(t, nilStore.Schema().Name)
 }

@@ -52,7 +52,8 @@ type SweepResult struct {
 // least MinAge ago, in those three statuses: a queue's backlog and the
 // jobs in flight), and one task per job that has one (GetItem, eventually
 // consistent). A store without Options.Work has no queue: ErrNoWork.
-func (s *Store) Stranded(ctx context.Context, opts ...func(*SweepOptions)) iter.Seq2[Job, error] {
+func (h *Maintenance) Stranded(ctx context.Context, opts ...func(*SweepOptions)) iter.Seq2[Job, error] {
+	s := h.store()
 	return func(yield func(Job, error) bool) {
 		for job, err := range s.stranded(ctx, opts) {
 			if err != nil {
@@ -74,8 +75,9 @@ func (s *Store) Stranded(ctx context.Context, opts ...func(*SweepOptions)) iter.
 // changed in the meantime is left alone (Skipped). Run it from the CLI
 // (tablekit jobs sweep) or periodically, beside Recover: concurrent sweeps
 // are safe.
-func (s *Store) Sweep(ctx context.Context, opts ...func(*SweepOptions)) (_ SweepResult, err error) {
-	ctx, span := s.start(ctx, "jobs.Sweep")
+func (h *Maintenance) Sweep(ctx context.Context, opts ...func(*SweepOptions)) (_ SweepResult, err error) {
+	s := h.store()
+	ctx, span := s.start(ctx, "jobs.Maintenance.Sweep")
 	defer span.End(&err)
 	var res SweepResult
 	for job, err := range s.stranded(ctx, opts) {

@@ -31,11 +31,11 @@ func TestEveryStoreCallStartsOneSpanNamedForItAndRecordsItsError(t *testing.T) {
 	require.NoError(t, err)
 	_, err = f.store.Fail(ctx, started.Lease(), jobs.JobError{Code: "X", Message: "x"})
 	require.NoError(t, err)
-	_, err = f.store.Replay(ctx, job.ID)
+	_, err = f.store.Maintenance().Replay(ctx, job.ID)
 	require.NoError(t, err)
-	_, err = f.store.ListByUser(ctx, "u1", "")
+	_, err = f.store.ByUser("u1").Page(ctx, "")
 	require.NoError(t, err)
-	_, err = f.store.Recover(ctx)
+	_, err = f.store.Maintenance().Recover(ctx)
 	require.NoError(t, err)
 	_, err = f.store.Complete(ctx, started.Lease(), jobs.EditResult{S3Key: "k", Width: 1, Height: 1, Format: jobs.FormatWebP})
 	require.ErrorIs(t, err, jobs.ErrLeaseLost, "the replayed job no longer honours the failed attempt's lease")
@@ -52,7 +52,7 @@ func TestEveryStoreCallStartsOneSpanNamedForItAndRecordsItsError(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"jobs.Create", "jobs.Get", "jobs.StartProcessing", "jobs.Heartbeat", "jobs.StartEditing",
-		"jobs.Fail", "jobs.Replay", "jobs.ListByUser", "jobs.Recover", "jobs.Complete", "jobs.Delete"}, names)
+		"jobs.Fail", "jobs.Maintenance.Replay", "jobs.ByUser", "jobs.Maintenance.Recover", "jobs.Complete", "jobs.Delete"}, names)
 }
 
 func TestCreateRecordsTheRequestsTraceIDInXRayForm(t *testing.T) {

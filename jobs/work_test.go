@@ -186,7 +186,7 @@ func createAndReplayQueueWork(t *testing.T, e *workEnv) {
 		e.db.arm("before")
 		_, _, err := e.jobs.Create(ctx, upload("u-before"))
 		require.ErrorIs(t, err, errCrash)
-		page, err := e.jobs.ListByUser(ctx, "u-before", "")
+		page, err := e.jobs.ByUser("u-before").Page(ctx, "")
 		require.NoError(t, err)
 		assert.Empty(t, page.Items)
 		assert.Empty(t, e.queued(t))
@@ -215,7 +215,7 @@ func createAndReplayQueueWork(t *testing.T, e *workEnv) {
 
 	t.Run("a replay queues new work with the move", func(t *testing.T) {
 		job := e.failedJob(t, "u-replay")
-		replayed, err := e.jobs.Replay(ctx, job.ID)
+		replayed, err := e.jobs.Maintenance().Replay(ctx, job.ID)
 		require.NoError(t, err)
 		assert.Equal(t, jobs.StatusQueued, replayed.Status)
 		require.NotNil(t, replayed.Error)
@@ -229,11 +229,11 @@ func createAndReplayQueueWork(t *testing.T, e *workEnv) {
 	t.Run("a crash before the replay's transaction applies neither", func(t *testing.T) {
 		job := e.failedJob(t, "u-replay-before")
 		e.db.arm("before")
-		_, err := e.jobs.Replay(ctx, job.ID)
+		_, err := e.jobs.Maintenance().Replay(ctx, job.ID)
 		require.ErrorIs(t, err, errCrash)
 		assert.Equal(t, jobs.StatusFailed, e.job(t, job.ID).Status)
 		assert.Empty(t, e.queued(t))
-		_, err = e.jobs.Replay(ctx, job.ID)
+		_, err = e.jobs.Maintenance().Replay(ctx, job.ID)
 		require.NoError(t, err, "the retry does it, once")
 		assert.Equal(t, []string{job.ID}, e.queued(t))
 		drain(t, e)
@@ -242,11 +242,11 @@ func createAndReplayQueueWork(t *testing.T, e *workEnv) {
 	t.Run("a crash after the replay's transaction applied both", func(t *testing.T) {
 		job := e.failedJob(t, "u-replay-after")
 		e.db.arm("after")
-		_, err := e.jobs.Replay(ctx, job.ID)
+		_, err := e.jobs.Maintenance().Replay(ctx, job.ID)
 		require.ErrorIs(t, err, errCrash)
 		assert.Equal(t, jobs.StatusQueued, e.job(t, job.ID).Status)
 		assert.Equal(t, []string{job.ID}, e.queued(t))
-		_, err = e.jobs.Replay(ctx, job.ID)
+		_, err = e.jobs.Maintenance().Replay(ctx, job.ID)
 		var te *jobs.TransitionError
 		require.ErrorAs(t, err, &te, "the caller's retry is refused by the job's status")
 		assert.Equal(t, jobs.StatusQueued, te.Current)
@@ -259,15 +259,15 @@ func createAndReplayQueueWork(t *testing.T, e *workEnv) {
 		require.NoError(t, err)
 		drain(t, e)
 		before := e.job(t, job.ID)
-		_, err = e.jobs.Replay(ctx, job.ID)
+		_, err = e.jobs.Maintenance().Replay(ctx, job.ID)
 		var te *jobs.TransitionError
 		require.ErrorAs(t, err, &te)
 		assert.ErrorIs(t, err, jobs.ErrInvalidTransition)
 		assert.Equal(t, jobs.StatusQueued, te.Current)
 		assert.Equal(t, before, e.job(t, job.ID))
-		_, err = e.jobs.Replay(ctx, "k-missing")
+		_, err = e.jobs.Maintenance().Replay(ctx, "k-missing")
 		require.ErrorIs(t, err, jobs.ErrNotFound)
-		_, err = e.jobs.Replay(ctx, "")
+		_, err = e.jobs.Maintenance().Replay(ctx, "")
 		wantInputError(t, err, "jobId")
 		assert.Empty(t, e.queued(t))
 	})
@@ -304,7 +304,7 @@ func TestRecoverRequeuesWithNewWorkAndLeavesWorkerHeldJobsAlone(t *testing.T) {
 	started, err := e.jobs.StartProcessing(ctx, job.ID)
 	require.NoError(t, err)
 	db.Advance(2 * time.Minute)
-	res, err := e.jobs.Recover(ctx)
+	res, err := e.jobs.Maintenance().Recover(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Requeued)
 	got := e.job(t, job.ID)
@@ -330,7 +330,7 @@ func TestSweepQueuesTheWorkOfJobsLeftWithoutIt(t *testing.T) {
 	require.NoError(t, err)
 	_, err = bare.Fail(ctx, started.Lease(), jobs.JobError{Code: "X", Message: "x"})
 	require.NoError(t, err)
-	_, err = bare.Replay(ctx, replayed.ID)
+	_, err = bare.Maintenance().Replay(ctx, replayed.ID)
 	require.NoError(t, err)
 	// One whose task an operator cancelled.
 	cancelled, _, err := w.jobs.Create(ctx, upload("u-cancelled"))
@@ -342,18 +342,18 @@ func TestSweepQueuesTheWorkOfJobsLeftWithoutIt(t *testing.T) {
 	w.fake.Advance(time.Minute)
 
 	var stranded []string
-	for job, err := range w.jobs.Stranded(ctx, jobs.MinAge(0)) {
+	for job, err := range w.jobs.Maintenance().Stranded(ctx, jobs.MinAge(0)) {
 		require.NoError(t, err)
 		stranded = append(stranded, job.ID)
 	}
 	assert.ElementsMatch(t, []string{created.ID, replayed.ID, cancelled.ID}, stranded)
 	assert.Equal(t, []string{live.ID}, w.queued(t), "listing writes nothing")
 
-	res, err := w.jobs.Sweep(ctx, jobs.MinAge(0))
+	res, err := w.jobs.Maintenance().Sweep(ctx, jobs.MinAge(0))
 	require.NoError(t, err)
 	assert.Equal(t, jobs.SweepResult{Found: 3, Queued: 3}, res)
 	assert.ElementsMatch(t, []string{created.ID, replayed.ID, cancelled.ID, live.ID}, w.queued(t))
-	again, err := w.jobs.Sweep(ctx, jobs.MinAge(0))
+	again, err := w.jobs.Maintenance().Sweep(ctx, jobs.MinAge(0))
 	require.NoError(t, err)
 	assert.Equal(t, jobs.SweepResult{}, again, "a second sweep finds nothing")
 
@@ -379,7 +379,7 @@ func TestSweepTakesBackAJobInFlightWhoseTaskIsGone(t *testing.T) {
 		drain(t, w.workEnv)
 		require.Equal(t, jobs.StatusProcessing, w.job(t, job.ID).Status)
 
-		res, err := w.jobs.Sweep(ctx, jobs.MinAge(0))
+		res, err := w.jobs.Maintenance().Sweep(ctx, jobs.MinAge(0))
 		require.NoError(t, err)
 		got := w.job(t, job.ID)
 		if attempts == 1 {
@@ -427,11 +427,11 @@ func TestSweepLeavesAJobWhoseTaskIsBeingProcessed(t *testing.T) {
 	require.Equal(t, jobs.StatusEditing, w.job(t, running.ID).Status)
 	require.Equal(t, tasks.StatusProcessing, w.waitTask(t, running.TaskID, tasks.StatusProcessing).Status)
 
-	for job, err := range w.jobs.Stranded(ctx, jobs.MinAge(0)) {
+	for job, err := range w.jobs.Maintenance().Stranded(ctx, jobs.MinAge(0)) {
 		require.NoError(t, err)
 		assert.Fail(t, "a job with a task in hand is not stranded", "job %s (%s)", job.ID, job.Status)
 	}
-	res, err := w.jobs.Sweep(ctx, jobs.MinAge(0))
+	res, err := w.jobs.Maintenance().Sweep(ctx, jobs.MinAge(0))
 	require.NoError(t, err)
 	assert.Equal(t, jobs.SweepResult{}, res)
 	assert.Empty(t, w.queued(t), "no second task carries either job")
@@ -448,14 +448,14 @@ func TestSweepLeavesAJobWhoseTaskIsBeingProcessed(t *testing.T) {
 func TestSweepRefusesBadInputAndAStoreWithoutWork(t *testing.T) {
 	w := newJobWorld(t)
 	ctx := context.Background()
-	_, err := w.jobs.Sweep(ctx, jobs.MinAge(-time.Second))
+	_, err := w.jobs.Maintenance().Sweep(ctx, jobs.MinAge(-time.Second))
 	wantInputError(t, err, "SweepOptions.MinAge")
-	_, err = w.jobs.Sweep(nil, jobs.MinAge(0)) //nolint:staticcheck // nil is what this checks
+	_, err = w.jobs.Maintenance().Sweep(nil, jobs.MinAge(0)) //nolint:staticcheck // nil is what this checks
 	wantInputError(t, err, "ctx")
 	f := newFixture(t)
-	_, err = f.store.Sweep(ctx)
+	_, err = f.store.Maintenance().Sweep(ctx)
 	assert.ErrorIs(t, err, jobs.ErrNoWork)
-	for _, err := range f.store.Stranded(ctx) {
+	for _, err := range f.store.Maintenance().Stranded(ctx) {
 		assert.ErrorIs(t, err, jobs.ErrNoWork)
 	}
 }
@@ -505,7 +505,7 @@ func replayBehindTheTasksTable(t *testing.T, e *workEnv, raw table.API) (*jobs.J
 	job, _, err := e.jobs.Create(ctx, upload("u1"))
 	require.NoError(t, err)
 	failed(job.ID)
-	replayed, err := e.jobs.Replay(ctx, job.ID)
+	replayed, err := e.jobs.Maintenance().Replay(ctx, job.ID)
 	require.NoError(t, err)
 	require.Equal(t, 2, replayed.TaskCount)
 	require.NoError(t, e.tasks.Cancel(ctx, replayed.TaskID, "done elsewhere"))
@@ -515,7 +515,7 @@ func replayBehindTheTasksTable(t *testing.T, e *workEnv, raw table.API) (*jobs.J
 	require.NoError(t, tb.Update(ctx, tb.Key(job.ID), expression.Set(expression.Name("taskCount"), expression.Value(1)).
 		Set(expression.Name("taskId"), expression.Value(job.TaskID))))
 
-	back, err := e.jobs.Replay(ctx, job.ID)
+	back, err := e.jobs.Maintenance().Replay(ctx, job.ID)
 	require.NoError(t, err, "a job whose next key was used is replayed")
 	assert.Equal(t, jobs.StatusQueued, back.Status)
 	assert.Equal(t, replayed.TaskID, back.TaskID, "the task its key made")
@@ -534,7 +534,7 @@ func TestAJobWhoseTaskCountIsBehindTheTasksTableIsQueuedAgain(t *testing.T) {
 	job, _ := replayBehindTheTasksTable(t, w.workEnv, w.fake)
 
 	w.fake.Advance(time.Minute)
-	res, err := w.jobs.Sweep(ctx, jobs.MinAge(0))
+	res, err := w.jobs.Maintenance().Sweep(ctx, jobs.MinAge(0))
 	require.NoError(t, err)
 	assert.Equal(t, jobs.SweepResult{Found: 1, Queued: 1}, res, "its task was cancelled: new work")
 	w.start(t, "w1", editor)

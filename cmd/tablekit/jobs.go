@@ -125,9 +125,9 @@ func jobsCommands() []*command {
 				var p table.Page[jobs.Job]
 				var err error
 				if user != "" {
-					p, err = s.ListByUser(ctx, user, page.cursor, jobs.Limit(page.limit))
+					p, err = s.ByUser(user, jobs.Limit(page.limit)).Page(ctx, page.cursor)
 				} else {
-					p, err = s.ListByStatus(ctx, jobs.Status(strings.ToUpper(status)), page.cursor, jobs.Limit(page.limit))
+					p, err = s.Maintenance().ByStatus(jobs.Status(strings.ToUpper(status)), jobs.Limit(page.limit)).Page(ctx, page.cursor)
 				}
 				if err != nil {
 					return err
@@ -160,7 +160,7 @@ worker takes it up. A job that is not FAILED is refused and nothing changes.`,
 					}
 					return emitDryRun(a, "replay", "job", []jobs.Job{*j}, jobRow)
 				}
-				j, err := s.Replay(ctx, args[0])
+				j, err := s.Maintenance().Replay(ctx, args[0])
 				var te *jobs.TransitionError
 				switch {
 				case errors.As(err, &te):
@@ -190,7 +190,7 @@ until a pass finds nothing more.`,
 				}
 				if a.dryRun {
 					var expired []jobs.Job
-					for j, err := range s.Expired(ctx) {
+					for j, err := range s.Maintenance().Expired(ctx) {
 						if err != nil {
 							return err
 						}
@@ -200,7 +200,7 @@ until a pass finds nothing more.`,
 				}
 				var total jobs.RecoverResult
 				for {
-					r, err := s.Recover(ctx)
+					r, err := s.Maintenance().Recover(ctx)
 					if err != nil {
 						return workError("jobs recover", s, err)
 					}
@@ -238,7 +238,7 @@ beside live workers and another sweep. -dry-run lists them and changes nothing.`
 				}
 				if a.dryRun {
 					var stranded []jobs.Job
-					for j, err := range s.Stranded(ctx, jobs.MinAge(minAge)) {
+					for j, err := range s.Maintenance().Stranded(ctx, jobs.MinAge(minAge)) {
 						if err != nil {
 							return workError("jobs sweep", s, err)
 						}
@@ -246,7 +246,7 @@ beside live workers and another sweep. -dry-run lists them and changes nothing.`
 					}
 					return emitDryRun(a, "queue the work of", "jobs without live work", stranded, jobRow)
 				}
-				res, err := s.Sweep(ctx, jobs.MinAge(minAge))
+				res, err := s.Maintenance().Sweep(ctx, jobs.MinAge(minAge))
 				if err != nil {
 					return workError("jobs sweep", s, err)
 				}
@@ -284,7 +284,7 @@ are written by its moves). -dry-run counts what would change and writes nothing.
 				dryRun := a.dryRun
 				var wouldChange atomic.Int64
 				bar := a.startProgress("backfill")
-				done, err := s.Backfill(ctx, func(j *jobs.Job) (bool, error) {
+				done, err := s.Maintenance().Backfill(ctx, func(j *jobs.Job) (bool, error) {
 					changed := m.apply(j)
 					if changed && dryRun {
 						wouldChange.Add(1)
@@ -327,9 +327,9 @@ are written by its moves). -dry-run counts what would change and writes nothing.
 				var keys []string
 				var err error
 				if del {
-					keys, err = s.RemoveOrphans(ctx)
+					keys, err = s.Maintenance().RemoveOrphans(ctx)
 				} else {
-					keys, err = s.Orphans(ctx)
+					keys, err = s.Maintenance().Orphans(ctx)
 				}
 				if err != nil {
 					return err

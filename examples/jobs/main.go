@@ -138,7 +138,7 @@ func run(args []string) (err error) {
 		if j.UserID != alice && j.UserID != bob {
 			continue // an earlier run's job: not ours to replay
 		}
-		replayed, err := store.Replay(ctx, j.ID)
+		replayed, err := store.Maintenance().Replay(ctx, j.ID)
 		if err != nil {
 			return err
 		}
@@ -151,7 +151,7 @@ func run(args []string) (err error) {
 	fmt.Println("\n== histories (newest first)")
 	for _, user := range []string{alice, bob} {
 		fmt.Println(user)
-		for j, err := range store.ByUser(ctx, user, jobs.Limit(2)) {
+		for j, err := range store.ByUser(user, jobs.Limit(2)).All(ctx) {
 			if err != nil {
 				return err
 			}
@@ -287,7 +287,7 @@ func extension(name string) string {
 
 func printFailed(ctx context.Context, store *jobs.Store) ([]jobs.Job, error) {
 	var failed []jobs.Job
-	for j, err := range store.ByStatus(ctx, jobs.StatusFailed) {
+	for j, err := range store.Maintenance().ByStatus(jobs.StatusFailed).All(ctx) {
 		if err != nil {
 			return nil, err
 		}

@@ -101,7 +101,7 @@ func (a *api) listJobs(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	page, err := a.jobs.ListByUser(r.Context(), r.PathValue("id"), r.URL.Query().Get("cursor"), jobs.Limit(limit))
+	page, err := a.jobs.ByUser(r.PathValue("id"), jobs.Limit(limit)).Page(r.Context(), r.URL.Query().Get("cursor"))
 	switch {
 	case errors.Is(err, table.ErrInvalidInput), errors.Is(err, table.ErrInvalidCursor):
 		http.Error(w, err.Error(), http.StatusBadRequest)

@@ -90,7 +90,7 @@ func (m *terminalMoves) read(ctx context.Context) error {
 func unfinished(ctx context.Context, store *jobs.Store) (int, error) {
 	n := 0
 	for _, st := range []jobs.Status{jobs.StatusQueued, jobs.StatusProcessing, jobs.StatusEditing} {
-		for _, err := range store.ByStatus(ctx, st, jobs.Limit(1000)) {
+		for _, err := range store.Maintenance().ByStatus(st, jobs.Limit(1000)).All(ctx) {
 			if err != nil {
 				return 0, err
 			}

@@ -60,7 +60,7 @@ func jobsServiceFlow(t *testing.T, h *harness, store *jobs.Store) {
 	require.NoError(t, err)
 	_, err = store.Fail(ctx, j.Lease(), jobs.JobError{Code: "PROVIDER_TIMEOUT", Message: "slow"})
 	require.NoError(t, err)
-	_, err = store.Replay(ctx, failed.ID)
+	_, err = store.Maintenance().Replay(ctx, failed.ID)
 	require.NoError(t, err)
 
 	stuck, _, err := store.Create(ctx, in)
@@ -68,13 +68,13 @@ func jobsServiceFlow(t *testing.T, h *harness, store *jobs.Store) {
 	_, err = store.StartProcessing(ctx, stuck.ID)
 	require.NoError(t, err)
 	h.fake.Advance(2 * time.Minute)
-	res, err := store.Recover(ctx)
+	res, err := store.Maintenance().Recover(ctx)
 	require.NoError(t, err)
 	assert.Positive(t, res.Requeued+res.Failed, "the expired lease was recovered")
 
-	_, err = store.ListByUser(ctx, "user-1", "")
+	_, err = store.ByUser("user-1").Page(ctx, "")
 	require.NoError(t, err)
-	_, err = store.ListByStatus(ctx, jobs.StatusQueued, "")
+	_, err = store.Maintenance().ByStatus(jobs.StatusQueued).Page(ctx, "")
 	require.NoError(t, err)
 	require.NoError(t, store.Delete(ctx, done.ID))
 	h.fake.Advance(time.Hour) // past blobstore.DefaultOrphanMinAge
@@ -83,8 +83,8 @@ func jobsServiceFlow(t *testing.T, h *harness, store *jobs.Store) {
 // jobsMaintenance runs the operator's calls: the backfill and the orphan
 // sweep, returning their errors.
 func jobsMaintenance(ctx context.Context, store *jobs.Store) (backfill, orphans error, removed int) {
-	_, backfill = store.Backfill(ctx, func(*jobs.Job) (bool, error) { return false, nil })
-	r, orphans := store.RemoveOrphans(ctx)
+	_, backfill = store.Maintenance().Backfill(ctx, func(*jobs.Job) (bool, error) { return false, nil })
+	r, orphans := store.Maintenance().RemoveOrphans(ctx)
 	return backfill, orphans, len(r)
 }
 
@@ -137,16 +137,16 @@ func TestJobsReadOnlyPolicyReadsAndWritesNothing(t *testing.T) {
 	got, err := dashboard.Get(ctx, job.ID)
 	require.NoError(t, err)
 	assert.Len(t, got.AnalysisResult.Description, jobs.DefaultOffloadThreshold+1)
-	_, err = dashboard.ListByUser(ctx, "user-1", "")
+	_, err = dashboard.ByUser("user-1").Page(ctx, "")
 	require.NoError(t, err)
-	_, err = dashboard.ListByStatus(ctx, jobs.StatusEditing, "")
+	_, err = dashboard.Maintenance().ByStatus(jobs.StatusEditing).Page(ctx, "")
 	require.NoError(t, err)
 	h.checkNoDenials()
 	h.checkEveryGrantUsed()
 
 	_, _, err = dashboard.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/jpeg", Provider: "stub"})
 	h.checkDenied("a create", err)
-	_, err = dashboard.Replay(ctx, job.ID)
+	_, err = dashboard.Maintenance().Replay(ctx, job.ID)
 	h.checkDenied("a status move", err)
 	backfill, _, _ := jobsMaintenance(ctx, dashboard)
 	h.checkDenied("a scan", backfill)

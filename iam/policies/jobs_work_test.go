@@ -72,7 +72,7 @@ func jobsWorkFlow(t *testing.T, h *harness, store *jobs.Store) {
 	require.NoError(t, err)
 	require.Equal(t, jobs.StatusFailed, got.Status)
 
-	_, err = store.Replay(ctx, failed.ID)
+	_, err = store.Maintenance().Replay(ctx, failed.ID)
 	require.NoError(t, err)
 	runJobs(t, store, handler, failed.ID)
 	got, err = store.Get(ctx, failed.ID)
@@ -85,7 +85,7 @@ func jobsWorkFlow(t *testing.T, h *harness, store *jobs.Store) {
 	_, err = store.StartProcessing(ctx, stuck.ID)
 	require.NoError(t, err)
 	h.fake.Advance(2 * time.Minute)
-	res, err := store.Recover(ctx)
+	res, err := store.Maintenance().Recover(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Requeued, "the expired lease's job is queued again with its work")
 
@@ -95,18 +95,18 @@ func jobsWorkFlow(t *testing.T, h *harness, store *jobs.Store) {
 	require.NoError(t, err)
 	h.fake.Advance(2 * time.Minute)
 	var stranded []string
-	for j, err := range store.Stranded(ctx) {
+	for j, err := range store.Maintenance().Stranded(ctx) {
 		require.NoError(t, err)
 		stranded = append(stranded, j.ID)
 	}
 	assert.Equal(t, []string{orphan.ID}, stranded)
-	swept, err := store.Sweep(ctx)
+	swept, err := store.Maintenance().Sweep(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, swept.Queued)
 
-	_, err = store.ListByUser(ctx, "user-1", "")
+	_, err = store.ByUser("user-1").Page(ctx, "")
 	require.NoError(t, err)
-	_, err = store.ListByStatus(ctx, jobs.StatusQueued, "")
+	_, err = store.Maintenance().ByStatus(jobs.StatusQueued).Page(ctx, "")
 	require.NoError(t, err)
 	require.NoError(t, store.Delete(ctx, done.ID))
 }
@@ -163,7 +163,7 @@ func TestJobsPolicyWithoutWorkGrantsNoTasksTable(t *testing.T) {
 	_, _, err := store.Create(ctx, jobs.CreateInput{UserID: "user-1", FileType: "image/jpeg", Provider: "stub"})
 	// The queue's first call reads the tasks table's shard count.
 	deniedAs(t, err, "AccessDeniedException", "dynamodb:GetItem")
-	page, err := store.ListByUser(ctx, "user-1", "")
+	page, err := store.ByUser("user-1").Page(ctx, "")
 	require.NoError(t, err)
 	assert.Empty(t, page.Items, "no job was created without its work")
 }

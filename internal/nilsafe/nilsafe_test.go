@@ -68,7 +68,7 @@ var receivers = []any{
 	(*journey.Library)(nil), (*journey.StepLogger)(nil), (*journey.Complete)(nil),
 	(*pipeline.Store)(nil), (*pipeline.Pipelines)(nil), (*pipeline.Executions)(nil), (*pipeline.Versions)(nil),
 	(*pipeline.Tags)(nil), (*pipeline.Maintenance)(nil),
-	(*tasks.Store)(nil), (*tasks.Maintenance)(nil), (*tasks.Worker)(nil),
+	(*tasks.Store)(nil), (*tasks.Maintenance)(nil), (*tasks.Worker)(nil), (*jobs.Maintenance)(nil),
 	(*dynamotest.DB)(nil), (*dynamotest.Meter)(nil), (*dynamotest.Comparison)(nil), (*dynamotest.DifferenceError)(nil),
 	(*dynamotest.Chaotic)(nil),
 	(*keys.Template)(nil),

@@ -52,14 +52,15 @@ func taste() error {
 		return err
 	}
 	// The winner holds a lease: it renews it (store.Heartbeat) and passes it to
-	// every later move; store.Recover re-queues the jobs of workers that died.
+	// every later move; store.Maintenance().Recover re-queues the jobs of workers
+	// that died.
 	// With jobs.Work, Create queues the job's task in the same transaction and
 	// store.NewWorker runs the jobs under their tasks' leases: the next worker to
 	// claim a dead worker's task takes its job over (docs/systems/jobs.md).
 	if _, err := store.StartEditing(ctx, started.Lease(), nil); err != nil {
 		return err
 	}
-	page, err := store.ListByUser(ctx, "user-1", "", jobs.Limit(25))
+	page, err := store.ByUser("user-1", jobs.Limit(25)).Page(ctx, "")
 	if err != nil {
 		return err
 	}

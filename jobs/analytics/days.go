@@ -110,7 +110,7 @@ func (v *View) Days(ctx context.Context, userID string, opts ...func(*ListOption
 // it is for checks and repairs, not for serving.
 func Recount(ctx context.Context, store *jobs.Store, userID string) ([]Day, error) {
 	byDay := map[string]*tally{}
-	for j, err := range store.ByUser(ctx, userID) {
+	for j, err := range store.ByUser(userID).All(ctx) {
 		if err != nil {
 			return nil, err
 		}
