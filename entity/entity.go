@@ -10,7 +10,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/blobstore"
@@ -624,8 +623,6 @@ func (m *model) expired(item table.Item) bool {
 
 // tableName is the table's name, shared by every request.
 func (m *model) tableName() *string { return m.reg.tableName }
-
-var _ = aws.String
 
 // listUsage is the usage of reads of index ("" for the table).
 func (m *model) listUsage(index string) *usage {

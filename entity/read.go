@@ -60,10 +60,13 @@ func AnyTieOrder() func(*ReadOptions) { return func(o *ReadOptions) { o.AnyTieOr
 // Where filters the items read.
 func Where(c expression.ConditionBuilder) func(*ReadOptions) {
 	return func(o *ReadOptions) {
+		// Combined in a new value: the option may be applied again, to
+		// other ReadOptions, and must still mean c alone.
+		f := c
 		if o.Filter != nil {
-			c = o.Filter.And(c)
+			f = o.Filter.And(c)
 		}
-		o.Filter = &c
+		o.Filter = &f
 	}
 }
 

@@ -70,3 +70,25 @@ func TestItemReadsRefuseListOptions(t *testing.T) {
 	_, err := e.albums.Get(ctx, Album{ID: "a1"}, nil)
 	assert.ErrorIs(t, err, table.ErrNotFound, "a nil option is skipped")
 }
+
+// A Where option is a value: applied after another Where it filters by
+// both, and applied again elsewhere it still means its own condition only.
+func TestAWhereOptionMeansItsOwnConditionEachTimeItIsApplied(t *testing.T) {
+	a := expression.Name("title").Equal(expression.Value("a"))
+	b := expression.Name("ownerId").Equal(expression.Value("u1"))
+	onlyB := entity.Where(b)
+	var both entity.ReadOptions
+	entity.Where(a)(&both)
+	onlyB(&both)
+	var again entity.ReadOptions
+	onlyB(&again)
+	filter := func(o entity.ReadOptions) string {
+		t.Helper()
+		require.NotNil(t, o.Filter)
+		e, err := expression.NewBuilder().WithFilter(*o.Filter).Build()
+		require.NoError(t, err)
+		return *e.Filter()
+	}
+	assert.Equal(t, "(#0 = :0) AND (#1 = :1)", filter(both))
+	assert.Equal(t, "#0 = :0", filter(again), "the option reused alone: its own condition, not the combined one")
+}

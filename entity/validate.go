@@ -348,35 +348,25 @@ func (m *model) violation(g *guard, current table.Item) error {
 	return m.resultPasses(g, m.rulesFor(g.f), old+g.n)
 }
 
-// orTerms joins condition terms with OR, each term that holds an AND in
-// parentheses; one term is returned as it is (DynamoDB refuses redundant
-// parentheses).
-func orTerms(terms []string) string {
-	if len(terms) == 1 {
-		return terms[0]
-	}
-	out := make([]string, len(terms))
-	for i, t := range terms {
-		if strings.Contains(t, " AND ") {
-			t = "(" + t + ")"
-		}
-		out[i] = t
-	}
-	return strings.Join(out, " OR ")
-}
+// orTerms joins condition terms with OR.
+func orTerms(terms []string) string { return joinTerms(terms, " OR ", " AND ") }
 
-// andTerms joins condition terms with AND, each term that holds an OR in
-// parentheses; one term is returned as it is.
-func andTerms(terms []string) string {
+// andTerms joins condition terms with AND.
+func andTerms(terms []string) string { return joinTerms(terms, " AND ", " OR ") }
+
+// joinTerms joins condition terms with op, each term that holds the other
+// operator in parentheses; one term is returned as it is (DynamoDB refuses
+// redundant parentheses).
+func joinTerms(terms []string, op, other string) string {
 	if len(terms) == 1 {
 		return terms[0]
 	}
 	out := make([]string, len(terms))
 	for i, t := range terms {
-		if strings.Contains(t, " OR ") {
+		if strings.Contains(t, other) {
 			t = "(" + t + ")"
 		}
 		out[i] = t
 	}
-	return strings.Join(out, " AND ")
+	return strings.Join(out, op)
 }
