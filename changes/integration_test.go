@@ -24,16 +24,12 @@ import (
 
 // streamTables makes, on DynamoDB Local, a source table (pk, sk) with a
 // NEW_AND_OLD_IMAGES stream and a lease table, both deleted when the test
-// ends, and returns their names and the stream's ARN.
+// ends (testenv.TableName sees to that), and returns their names and the
+// stream's ARN.
 func streamTables(t *testing.T, db table.API, base string) (src, leases, streamARN string) {
 	t.Helper()
 	ctx := t.Context()
 	src, leases = testenv.TableName(t, base+"-src"), testenv.TableName(t, base+"-leases")
-	for _, name := range []string{src, leases} {
-		t.Cleanup(func() {
-			_, _ = db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-		})
-	}
 	require.NoError(t, table.Schema{Name: src, PartitionKey: table.Attribute{Name: "pk", Type: types.ScalarAttributeTypeS},
 		SortKey: table.Attribute{Name: "sk", Type: types.ScalarAttributeTypeS}}.EnsureTable(ctx, db))
 	streamARN, err := changes.EnableStream(ctx, db, src, types.StreamViewTypeNewAndOldImages)

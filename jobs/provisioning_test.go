@@ -145,8 +145,5 @@ func TestProductionProvisioningIsTheSeedsPlan(t *testing.T) {
 func TestIntegrationProductionProvisioningIsTheSeedsPlan(t *testing.T) {
 	client := testenv.DynamoDB(t)
 	name := testenv.TableName(t, "jobs-prodplan")
-	t.Cleanup(func() {
-		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	})
 	testProductionPreset(t, client, name)
 }

@@ -1,7 +1,6 @@
 package tasks_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -77,9 +76,6 @@ func TestProductionProvisioningIsTheDesignsPlan(t *testing.T) {
 func TestIntegrationProductionProvisioningIsTheDesignsPlan(t *testing.T) {
 	client := testenv.DynamoDB(t)
 	name := testenv.TableName(t, "tasks-prodplan")
-	t.Cleanup(func() {
-		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	})
 	testProductionPreset(t, client, name)
 }
 
