@@ -257,7 +257,7 @@ func (db *DB) openPersistence(dir string) error {
 			return fail(ErrDataUnusable, err)
 		}
 	}
-	next, err := db.recover(p)
+	next, logged, err := db.load(p)
 	if err != nil {
 		var dd *DataDirError
 		if errors.As(err, &dd) {
@@ -273,6 +273,10 @@ func (db *DB) openPersistence(dir string) error {
 	p.j = newJournal(dir, f, next)
 	p.j.onGrow = p.snapshotSoon
 	p.j.grow = logGrowth(p.lastSnap)
+	// The log replayed counts toward the next snapshot: a server killed
+	// before each of its runs wrote logGrowth would otherwise never take
+	// one, and every start would replay a longer log.
+	p.j.since = logged
 	db.persist = p
 	for _, name := range db.tableNames() {
 		db.attach(db.table(name))
@@ -372,12 +376,12 @@ func dataFiles(dir string) (snaps, segs []uint64, err error) {
 	return snaps, segs, nil
 }
 
-// recover loads the newest snapshot and replays the log segments after
-// it, with the clock pinned to the logged times, and returns the number
-// of the segment to append to next. A torn record at the very end of the
-// log (a crash while it was being written) is cut off the file; damage
-// anywhere else is an error.
-func (db *DB) recover(p *persistence) (next uint64, err error) {
+// load loads the newest snapshot and replays the log segments after it,
+// with the clock pinned to the logged times, and returns the number of
+// the segment to append to next and the bytes of log it replayed. A torn
+// record at the very end of the log (a crash while it was being written)
+// is cut off the file; damage anywhere else is an error.
+func (db *DB) load(p *persistence) (next uint64, logged int64, err error) {
 	defer func() {
 		// Decoding trusts data that passed its checksum; anything that
 		// still trips it is damage, reported, not a crash.
@@ -387,7 +391,7 @@ func (db *DB) recover(p *persistence) (next uint64, err error) {
 	}()
 	snaps, segs, err := dataFiles(p.dir)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	clock := db.clock
 	defer func() {
@@ -400,7 +404,7 @@ func (db *DB) recover(p *persistence) (next uint64, err error) {
 		n := snaps[len(snaps)-1]
 		size, err := db.loadSnapshot(filepath.Join(p.dir, snapshotName(n)))
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		p.lastSnap = size
 		base = n
@@ -411,14 +415,16 @@ func (db *DB) recover(p *persistence) (next uint64, err error) {
 			continue
 		}
 		if n != next {
-			return 0, fmt.Errorf("%w: log segment %d is missing", ErrDataCorrupt, next)
+			return 0, 0, fmt.Errorf("%w: log segment %d is missing", ErrDataCorrupt, next)
 		}
-		if err := db.replaySegment(filepath.Join(p.dir, segmentName(n)), i == len(segs)-1); err != nil {
-			return 0, err
+		size, err := db.replaySegment(filepath.Join(p.dir, segmentName(n)), i == len(segs)-1)
+		if err != nil {
+			return 0, 0, err
 		}
+		logged += size
 		next = n + 1
 	}
-	return next, nil
+	return next, logged, nil
 }
 
 // pin sets the fake's clock to t while recovery replays a change made at
@@ -428,13 +434,14 @@ func (db *DB) pin(t time.Time) {
 	db.offset.Store(0)
 }
 
-// replaySegment applies every record of a log segment. In the last
+// replaySegment applies every record of a log segment and returns the
+// bytes of the records it applied. In the last
 // segment, a torn record ends the log: the file is cut there, so that the
 // damage cannot be mistaken later for damage in the middle.
-func (db *DB) replaySegment(path string, last bool) error {
+func (db *DB) replaySegment(path string, last bool) (int64, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
@@ -443,29 +450,29 @@ func (db *DB) replaySegment(path string, last bool) error {
 			// The crash came while the segment was being started: start
 			// it again, empty. Cut to nothing, it would read as damage
 			// once a later segment follows it.
-			return restartSegment(f)
+			return 0, restartSegment(f)
 		}
-		return err
+		return 0, err
 	}
 	offset := int64(fileHeaderSize)
 	var buf []byte
 	for {
 		payload, err := readFrame(r, buf)
 		if err == io.EOF {
-			return nil
+			return offset - fileHeaderSize, nil
 		}
 		if errors.Is(err, errTorn) {
 			if !last {
-				return fmt.Errorf("%w: %s: a damaged record at byte %d", ErrDataCorrupt, filepath.Base(path), offset)
+				return 0, fmt.Errorf("%w: %s: a damaged record at byte %d", ErrDataCorrupt, filepath.Base(path), offset)
 			}
 			// Cut the torn tail off and make the cut durable.
 			if err := f.Truncate(offset); err != nil {
-				return err
+				return 0, err
 			}
-			return f.Sync()
+			return offset - fileHeaderSize, f.Sync()
 		}
 		if err := db.applyRecord(payload); err != nil {
-			return fmt.Errorf("%w: %s: the record at byte %d: %v", ErrDataCorrupt, filepath.Base(path), offset, err)
+			return 0, fmt.Errorf("%w: %s: the record at byte %d: %v", ErrDataCorrupt, filepath.Base(path), offset, err)
 		}
 		buf = payload
 		offset += int64(len(payload)) + 8

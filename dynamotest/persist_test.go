@@ -468,3 +468,44 @@ func TestPersistSurvivesTwoCrashesAfterATornSegmentStart(t *testing.T) {
 	assert.Equal(t, want, dump(t, db), "a second crash before any snapshot still restarts")
 	require.NoError(t, db.Close())
 }
+
+// TestPersistCountsTheReplayedLogTowardTheNextSnapshot: the log a restart
+// replays counts toward the next snapshot, so a server killed before any
+// one run wrote enough log for a snapshot still takes one once the log of
+// all its runs is long enough, and a start never replays an ever longer
+// log.
+func TestPersistCountsTheReplayedLogTowardTheNextSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	db := openT(t, dir, fixedClock())
+	createPersistTables(t, db)
+	for i := range 20 {
+		_, err := db.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("bbb"), Item: map[string]types.AttributeValue{"id": sv(fmt.Sprint("item-", i))}})
+		require.NoError(t, err)
+	}
+	crash(db)
+	_, segs, err := dataFiles(dir)
+	require.NoError(t, err)
+	var logged int64
+	for _, n := range segs {
+		fi, err := os.Stat(filepath.Join(dir, segmentName(n)))
+		require.NoError(t, err)
+		logged += fi.Size() - fileHeaderSize
+	}
+	require.Positive(t, logged)
+
+	db = openT(t, dir, fixedClock())
+	p := db.persist
+	p.j.mu.Lock()
+	assert.Equal(t, logged, p.j.since, "the replayed log is counted")
+	// A snapshot is due once the log since the last one reaches what was
+	// replayed: the next write is past it.
+	p.j.grow = logged
+	p.j.mu.Unlock()
+	_, err = db.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("bbb"), Item: map[string]types.AttributeValue{"id": sv("one more")}})
+	require.NoError(t, err)
+	p.snapWG.Wait()
+	snaps, _, err := dataFiles(dir)
+	require.NoError(t, err)
+	assert.NotEmpty(t, snaps, "the log of both runs together started a snapshot")
+	require.NoError(t, db.Close())
+}
