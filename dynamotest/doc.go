@@ -156,10 +156,12 @@
 // Format version 1: FORMAT (the marker), LOCK, log-N (a header, then
 // records framed as length, CRC-32C, payload), snapshot-N (the state at the
 // start of log-N, framed likewise, ending with a record of its counts).
-// A restart finishes indexes UpdateTable left CREATING (as a clock move
-// does), forgets ClientRequestToken idempotency, the eventual mode's lag
-// and the call counters, consumed capacity and injected faults; the fake's
-// clock offset (Advance, SetTime) is kept.
+// A restart keeps ClientRequestToken idempotency (a transaction's token is
+// logged in the transaction's own record, so a client that retries after a
+// crash is answered, not applied twice) and the fake's clock offset
+// (Advance, SetTime); it finishes indexes UpdateTable left CREATING (as a
+// clock move does) and forgets the eventual mode's lag, the call counters,
+// consumed capacity and injected faults.
 //
 // Where it differs from DynamoDB, on purpose or not yet:
 //   - Tables are ACTIVE at once and DescribeTable counts items live

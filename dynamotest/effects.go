@@ -42,6 +42,7 @@ const (
 	effDrop   = 'X' // time: the table deleted
 	effRoll   = 'R' // stream ARN, time: a stream's shards rolled over
 	effClock  = 'C' // offset: the fake's clock moved (Advance, SetTime)
+	effToken  = 'K' // a transaction's ClientRequestToken (see tokenLedger.encode)
 )
 
 // tableMutex is a table's lock. In memory it is a sync.RWMutex; in a
@@ -108,6 +109,16 @@ func (l *tableLog) streamAt(at time.Time, byService bool) {
 		b = 1
 	}
 	l.pending = append(l.pending, b)
+}
+
+// noteToken logs a transaction's ClientRequestToken with the writes it
+// made, so a replay of the call after a restart is answered from it. The
+// caller holds t's write lock.
+func (t *dbTable) noteToken(token string, sum [32]byte, at time.Time, consumed []types.ConsumedCapacity) {
+	if l := t.mu.log; l != nil {
+		l.begin()
+		l.pending = encodeToken(append(l.pending, effToken), token, sum, at, consumed)
+	}
 }
 
 // changed notes that the table's settings changed (or that it was just
@@ -343,6 +354,8 @@ func (db *DB) applyRecord(payload []byte) error {
 			}
 		case effClock:
 			db.replayOffset = r.varint()
+		case effToken:
+			db.tokens.restore(&r)
 		default:
 			return fmt.Errorf("unknown effect %q", tag)
 		}

@@ -509,3 +509,69 @@ func TestPersistCountsTheReplayedLogTowardTheNextSnapshot(t *testing.T) {
 	assert.NotEmpty(t, snaps, "the log of both runs together started a snapshot")
 	require.NoError(t, db.Close())
 }
+
+// TestPersistKeepsClientRequestTokensAcrossRestarts: a client whose
+// transaction was applied but whose answer was lost in a crash retries
+// with the same ClientRequestToken after the restart, and is answered as
+// DynamoDB answers a replay inside the ten-minute window: the first
+// call's consumed capacity, nothing applied twice; other parameters with
+// the token are refused; past the window the token is free again. Both
+// ways a restart finds the token: in the log (a crash) and in the
+// snapshot a clean Close writes.
+func TestPersistKeepsClientRequestTokensAcrossRestarts(t *testing.T) {
+	for _, restart := range []string{"crash", "close"} {
+		t.Run(restart, func(t *testing.T) {
+			dir := t.TempDir()
+			now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+			clock := func() time.Time { return now }
+			db := openT(t, dir, clock)
+			createPersistTables(t, db)
+			add := func(token string, by string) *dynamodb.TransactWriteItemsInput {
+				return &dynamodb.TransactWriteItemsInput{
+					ClientRequestToken:     aws.String(token),
+					ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+					TransactItems: []types.TransactWriteItem{{Update: &types.Update{
+						TableName:                 aws.String("bbb"),
+						Key:                       map[string]types.AttributeValue{"id": sv("counter")},
+						UpdateExpression:          aws.String("ADD n :by"),
+						ExpressionAttributeValues: map[string]types.AttributeValue{":by": &types.AttributeValueMemberN{Value: by}},
+					}}},
+				}
+			}
+			counter := func(db *DB) string {
+				t.Helper()
+				out, err := db.GetItem(pctx, &dynamodb.GetItemInput{TableName: aws.String("bbb"), Key: map[string]types.AttributeValue{"id": sv("counter")}})
+				require.NoError(t, err)
+				require.NotNil(t, out.Item)
+				return out.Item["n"].(*types.AttributeValueMemberN).Value
+			}
+			first, err := db.TransactWriteItems(pctx, add("retry-me", "1"))
+			require.NoError(t, err)
+			// Another token's call after it, so the one under test is not
+			// simply the log's last record.
+			_, err = db.TransactWriteItems(pctx, add("other", "10"))
+			require.NoError(t, err)
+			if restart == "crash" {
+				crash(db)
+			} else {
+				require.NoError(t, db.Close())
+			}
+
+			db = openT(t, dir, clock)
+			replay, err := db.TransactWriteItems(pctx, add("retry-me", "1"))
+			require.NoError(t, err, "a replay after the restart is answered")
+			assert.Equal(t, first.ConsumedCapacity, replay.ConsumedCapacity, "with the first call's consumed capacity")
+			assert.Equal(t, "11", counter(db), "and applied once")
+			_, err = db.TransactWriteItems(pctx, add("retry-me", "2"))
+			var mismatch *types.IdempotentParameterMismatchException
+			assert.ErrorAs(t, err, &mismatch, "the token with other parameters is refused")
+			assert.Equal(t, "11", counter(db))
+
+			now = now.Add(10 * time.Minute)
+			_, err = db.TransactWriteItems(pctx, add("retry-me", "1"))
+			require.NoError(t, err)
+			assert.Equal(t, "12", counter(db), "past its window the token applies again")
+			require.NoError(t, db.Close())
+		})
+	}
+}

@@ -29,8 +29,9 @@ import (
 //
 // Layout: the file header, then frames (as in the log, each checksummed):
 // 'H' the segment number, the capture's time and clock offset; 'Z' one per
-// stream; per table 'M' its settings, then 'I' frames of items; 'E' the
-// counts, last, so a snapshot without its end is refused.
+// stream; per table 'M' its settings, then 'I' frames of items; 'K' one per
+// ClientRequestToken still inside its window; 'E' the counts, last, so a
+// snapshot without its end is refused.
 
 const snapshotBatch = 1 << 20 // bytes of items per 'I' frame
 
@@ -40,6 +41,7 @@ type snapshotData struct {
 	offset  int64
 	streams []*stream // copies
 	tables  []snapshotTable
+	tokens  [][]byte // 'K' records
 }
 
 type snapshotTable struct {
@@ -120,6 +122,9 @@ func (db *DB) capture() (*snapshotData, error) {
 		}
 	}()
 	d := &snapshotData{at: db.now(), offset: db.offset.Load()}
+	// Under every table's lock: a transaction remembers its token before
+	// it releases its tables, so each token here goes with its writes.
+	d.tokens = db.tokens.live(d.at, effToken)
 	for _, s := range db.streams.list() {
 		d.streams = append(d.streams, s.copy())
 	}
@@ -200,6 +205,9 @@ func (p *persistence) writeSnapshot(d *snapshotData) (int64, error) {
 		if len(b) > 1 {
 			put(b)
 		}
+	}
+	for _, tok := range d.tokens {
+		put(tok)
 	}
 	e := binary.AppendUvarint([]byte{'E'}, uint64(len(d.streams)))
 	e = binary.AppendUvarint(e, uint64(len(d.tables)))
@@ -297,6 +305,8 @@ func (db *DB) loadSnapshot(path string) (int64, error) {
 				t.load(rd.bytes())
 				nItems++
 			}
+		case effToken:
+			db.tokens.restore(&rd)
 		case 'E':
 			ended = true
 			if rd.uvarint() != streams || rd.uvarint() != tables || rd.uvarint() != nItems {

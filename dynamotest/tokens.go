@@ -1,6 +1,9 @@
 package dynamotest
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -87,4 +90,57 @@ func (l *tokenLedger) expire(now time.Time) {
 		l.order = append(l.order[:0], l.order[l.head:]...)
 		l.head = 0
 	}
+}
+
+// encodeToken appends a finished call's token as a persistent DB keeps it
+// (in the transaction's journal record, and in snapshots): the token, the
+// parameters' fingerprint, when it was first called, and the consumed
+// capacity a replay answers with.
+func encodeToken(b []byte, token string, sum [32]byte, at time.Time, consumed []types.ConsumedCapacity) []byte {
+	b = appendString(b, token)
+	b = appendString(b, string(sum[:]))
+	b = appendTime(b, at)
+	js, _ := json.Marshal(consumed) // plain data: it cannot fail
+	return appendString(b, string(js))
+}
+
+// restore remembers a finished call read back from the journal or a
+// snapshot. Records come in the order the calls finished, which keeps the
+// expiry queue in order.
+func (l *tokenLedger) restore(r *reader) {
+	token, sum, at, js := r.string(), r.string(), r.time(), r.string()
+	if r.err != nil {
+		return
+	}
+	tok := &txToken{token: token, at: at, out: &dynamodb.TransactWriteItemsOutput{}}
+	if copy(tok.sum[:], sum) != len(tok.sum) || len(sum) != len(tok.sum) {
+		r.err = errors.New("a client request token with a damaged fingerprint")
+		return
+	}
+	if err := json.Unmarshal([]byte(js), &tok.out.ConsumedCapacity); err != nil {
+		r.err = fmt.Errorf("a client request token's consumed capacity: %v", err)
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.byToken == nil {
+		l.byToken = make(map[string]*txToken)
+	}
+	l.byToken[token] = tok
+	l.order = append(l.order, tok)
+}
+
+// live returns every finished call still inside its window at now, each
+// encoded as restore reads it, after tag.
+func (l *tokenLedger) live(now time.Time, tag byte) [][]byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.expire(now)
+	var out [][]byte
+	for _, tok := range l.order[l.head:] {
+		if l.byToken[tok.token] == tok {
+			out = append(out, encodeToken([]byte{tag}, tok.token, tok.sum, tok.at, tok.out.ConsumedCapacity))
+		}
+	}
+	return out
 }

@@ -89,14 +89,25 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		return nil, validationf("Transaction request cannot be larger than 4 MB")
 	}
 
+	var (
+		remember func(*dynamodb.TransactWriteItemsOutput)
+		sum      [32]byte
+		at       time.Time
+	)
 	if token != "" {
-		replay, done, err := db.tokens.begin(token, fingerprint(in), db.now())
+		sum, at = fingerprint(in), db.now()
+		replay, done, err := db.tokens.begin(token, sum, at)
 		if err != nil || replay != nil {
 			return replay, err
 		}
-		// The token keeps the output for replays; every failure returns a
-		// nil output, which forgets the token so the call can be retried.
-		defer func() { done(out) }()
+		remember = done
+		// A failure forgets the token, so the call can be retried; a
+		// success remembers it under the tables' locks (below).
+		defer func() {
+			if remember != nil {
+				remember(nil)
+			}
+		}()
 	}
 
 	tables, unlock := db.lockTables(tableNames, true)
@@ -147,13 +158,23 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 			metrics[w.t.name] = append(metrics[w.t.name], *m)
 		}
 	}
-	unlock()
 	// Transactional writes cost twice the units of plain writes.
 	for _, u := range ts.list {
 		u.scale(2)
 	}
+	out = &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, ts.list, true), ItemCollectionMetrics: metrics}
+	if remember != nil {
+		// Still under the tables' locks: the token goes into the
+		// transaction's own journal record, and a snapshot (which takes
+		// every table's lock) sees the token and the writes together. A
+		// client retrying after a restart is answered, not applied twice.
+		remember(out)
+		remember = nil
+		ops[0].t.noteToken(token, sum, at, out.ConsumedCapacity)
+	}
+	unlock()
 	db.record(ctx, ts.list...)
-	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, ts.list, true), ItemCollectionMetrics: metrics}, nil
+	return out, nil
 }
 
 // recordPrepared records what a cancelled transaction costs. DynamoDB
