@@ -2,9 +2,15 @@ package blobstore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 )
+
+// maxRuleID is S3's limit on a lifecycle rule's ID, in characters.
+const maxRuleID = 255
 
 // LifecycleRule moves or expires a bucket's objects under a prefix as they
 // age, as S3 lifecycle configuration does. Rules are data: a store
@@ -42,23 +48,34 @@ func GlacierAfter(prefix string, days int32) LifecycleRule {
 }
 
 // RuleID is the rule's ID in the bucket's configuration: ID, or
-// "tablekit-" plus the prefix (cut to 255 characters).
+// "tablekit-" plus the prefix. A prefix too long for S3's 255 characters
+// is cut on a character boundary and ends with "~" and 16 hex digits of
+// its SHA-256, so two long prefixes that begin alike keep distinct IDs.
 func (r LifecycleRule) RuleID() string {
 	if r.ID != "" {
 		return r.ID
 	}
 	id := "tablekit-" + r.Prefix
-	if len(id) > 255 {
-		id = id[:255]
+	if utf8.RuneCountInString(id) <= maxRuleID {
+		return id
 	}
-	return id
+	sum := sha256.Sum256([]byte(r.Prefix))
+	tail := "~" + hex.EncodeToString(sum[:8])
+	keep := maxRuleID - len(tail)
+	for i := range id { // i is a character boundary
+		if keep == 0 {
+			return id[:i] + tail
+		}
+		keep--
+	}
+	return id // unreachable: id has more than maxRuleID characters
 }
 
 func (r LifecycleRule) validate() error {
 	if err := ValidatePrefix(r.Prefix); err != nil {
 		return err
 	}
-	if len(r.ID) > 255 {
+	if utf8.RuneCountInString(r.ID) > maxRuleID {
 		return inputError("LifecycleRule.ID", r.ID, "at most 255 characters")
 	}
 	switch {

@@ -3,7 +3,9 @@ package blobstore_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -54,4 +56,30 @@ func TestApplyLifecycleToAStoreWithoutLifecycleIsUnsupported(t *testing.T) {
 	assert.ErrorIs(t, nilMemory.ApplyLifecycle(ctx, blobstore.GlacierAfter("journeys/", 90)), blobstore.ErrInvalidInput)
 	assert.Nil(t, nilMemory.Lifecycle())
 	assert.ErrorIs(t, blobstore.NewMemory().ApplyLifecycle(nil, blobstore.GlacierAfter("journeys/", 90)), blobstore.ErrInvalidInput)
+}
+
+// TestLongPrefixesKeepDistinctValidRuleIDs: a default rule ID is at most
+// S3's 255 characters, valid UTF-8 however the prefix's characters fall
+// on the cut, and distinct for two long prefixes that differ only past
+// the cut (cut plainly, they shared an ID and the configuration was
+// refused). An ID given is measured in characters, as S3 measures it.
+func TestLongPrefixesKeepDistinctValidRuleIDs(t *testing.T) {
+	segment := strings.Repeat("é", 100) + "/" // 201 bytes, 101 characters
+	long := strings.Repeat(segment, 3)
+	a := blobstore.GlacierAfter(long+"a/", 90)
+	b := blobstore.GlacierAfter(long+"b/", 90)
+	for _, r := range []blobstore.LifecycleRule{a, b} {
+		id := r.RuleID()
+		assert.True(t, utf8.ValidString(id), "%q", id)
+		assert.Equal(t, 255, utf8.RuneCountInString(id))
+		assert.True(t, strings.HasPrefix(id, "tablekit-"+strings.Repeat("é", 100)), "the ID still reads as its prefix")
+	}
+	assert.NotEqual(t, a.RuleID(), b.RuleID())
+	require.NoError(t, blobstore.CheckLifecycle([]blobstore.LifecycleRule{a, b}), "two long prefixes are two rules")
+	assert.Equal(t, "tablekit-logs/", blobstore.GlacierAfter("logs/", 90).RuleID(), "a prefix that fits is the ID as it was")
+
+	named := blobstore.LifecycleRule{ID: strings.Repeat("é", 255), Prefix: "logs/", ExpireAfterDays: 7}
+	require.NoError(t, blobstore.CheckLifecycle([]blobstore.LifecycleRule{named}), "255 characters, 510 bytes")
+	named.ID += "é"
+	assert.ErrorIs(t, blobstore.CheckLifecycle([]blobstore.LifecycleRule{named}), blobstore.ErrInvalidInput, "256 characters")
 }
