@@ -180,10 +180,10 @@ func (s *Store) decodePartition(ctx context.Context, items []table.Item) (*Compl
 				c.Reports = append(c.Reports, e)
 			}
 		case EntityLog:
-			var rec record[LogSummary]
-			if err = table.Unmarshal(item, &rec); err == nil {
+			var it logItem
+			if it, err = s.ents.logs.Decode(ctx, item); err == nil {
 				var l LogSummary
-				l, err = logSummaryFrom(rec)
+				l, err = it.summary()
 				c.Logs = append(c.Logs, l)
 			}
 		default:

@@ -20,7 +20,7 @@ var (
 	// executions sort by execution number, so the latest is the last.
 	jobSK = keys.MustSort("JOB#{order:02d}#{stageId}#{execution:03d}#{startedAt:time}")
 	// GSI1PK "JOB#JOB-456", shared with the job's log entries.
-	jobGSI1PK = keys.MustPartition("JOB#{jobId}")
+	jobGSI1PK = keys.MustPartition(jobIndexPartition)
 	// GSI1SK "2025-11-01T20:30:00.000000Z": the job's start.
 	jobGSI1SK = keys.MustSort("{startedAt:time}")
 )

@@ -18,13 +18,16 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// Log entry keys.
-var (
+// Log summary keys (declared in declare).
+const (
 	// SK "LOG#JOB-456#schema_extraction#2025-11-01T20:30:15.234567Z#LOG-789".
-	logSK = keys.MustSort("LOG#{jobId}#{stepName}#{timestamp:time}#{logId}")
+	logSortKey = "LOG#{jobId}#{stepName}#{timestamp:time}#{logId}"
 	// GSI1SK "2025-11-01T20:30:15.234567Z", under the job's GSI1PK JOB#{jobId}.
-	logGSI1SK = keys.MustSort("{timestamp:time}")
+	logIndexSort = "{timestamp:time}"
 )
+
+// logSK tells a log summary's sort key (backups, patterns).
+var logSK = keys.MustSort(logSortKey)
 
 // Level is a log entry's severity, written upper case in log files
 // ("INFO") and lower case in the DynamoDB summaries ("info"), as the seed
@@ -80,31 +83,25 @@ const (
 	maxSummaryDetails = 2048
 )
 
-func logSummaryRecord(journeyID string, sum LogSummary, createdAt string) (record[LogSummary], error) {
-	pk, err := journeyPK.Build(journeyID)
-	if err != nil {
-		return record[LogSummary]{}, inputError("journeyId", journeyID, err.Error())
-	}
-	sk, err := logSK.Build(sum.JobID, sum.Step, sum.Timestamp.Time, sum.LogID)
-	if err != nil {
-		return record[LogSummary]{}, inputError("log entry", sum.LogID, err.Error())
-	}
-	gpk, _ := jobGSI1PK.Build(sum.JobID)
-	gsk, _ := logGSI1SK.Build(sum.Timestamp.Time)
-	return record[LogSummary]{PK: pk, SK: sk, EntityType: EntityLog, GSI1PK: gpk, GSI1SK: gsk,
-		CreatedAt: createdAt, Data: sum}, nil
+// logItem is a log summary as stored (declare): the summary is Data, and
+// its key parts, kept in the keys only, are copies of the summary's
+// fields. TTL is the table's ttl, set from the entry's time (0: kept).
+type logItem struct {
+	JourneyID string     `dynamodbav:"journeyId"`
+	JobID     string     `dynamodbav:"jobId"`
+	Step      string     `dynamodbav:"stepName"`
+	Timestamp time.Time  `dynamodbav:"timestamp"`
+	LogID     string     `dynamodbav:"logId"`
+	CreatedAt string     `dynamodbav:"CreatedAt"`
+	Data      LogSummary `dynamodbav:"Data"`
+	TTL       int64      `dynamodbav:"ttl,omitempty"`
 }
 
-func logSummaryFrom(rec record[LogSummary]) (LogSummary, error) {
-	sum := rec.Data
-	parts, err := logSK.Parse(rec.SK)
-	if err != nil {
-		return sum, err
-	}
-	sum.LogID = parts.String("logId")
-	sum.JourneyID = strings.TrimPrefix(rec.PK, "JOURNEY#")
-	if rec.TTL > 0 {
-		sum.ExpiresAt = Time{time.Unix(rec.TTL, 0).UTC()}
+func (it logItem) summary() (LogSummary, error) {
+	sum := it.Data
+	sum.LogID, sum.JourneyID = it.LogID, it.JourneyID
+	if it.TTL > 0 {
+		sum.ExpiresAt = Time{time.Unix(it.TTL, 0).UTC()}
 	}
 	return sum, nil
 }
@@ -313,7 +310,7 @@ func (l *StepLogger) Close(ctx context.Context) (err error) {
 }
 
 func (l *StepLogger) writeSummaries(ctx context.Context, entries []LogEntry, ids []string) error {
-	items := make([]any, 0, len(entries))
+	items := make([]logItem, 0, len(entries))
 	for i, e := range entries {
 		msg := e.Message
 		if len(msg) > maxSummaryMessage {
@@ -325,26 +322,25 @@ func (l *StepLogger) writeSummaries(ctx context.Context, entries []LogEntry, ids
 		}
 		sum := LogSummary{JobID: e.JobID, Step: e.StepID, Level: strings.ToLower(string(e.Level)), Message: msg,
 			Timestamp: e.Timestamp, Source: l.source, S3Location: l.location, Details: details, LogID: ids[i]}
-		rec, err := logSummaryRecord(l.ref.JourneyID, sum, e.Timestamp.String())
-		if err != nil {
-			return err
-		}
+		it := logItem{JourneyID: l.ref.JourneyID, JobID: e.JobID, Step: e.StepID, Timestamp: e.Timestamp.Time,
+			LogID: ids[i], CreatedAt: e.Timestamp.String(), Data: sum}
 		if r := l.s.opts.LogSummaryRetention; r > 0 {
 			// Rounded up to the second: never before the retention ends.
-			rec.TTL = e.Timestamp.Add(r + time.Second - 1).Unix()
+			it.TTL = e.Timestamp.Add(r + time.Second - 1).Unix()
 		}
 		if l.sequential {
-			if err := l.s.t.Put(ctx, rec); err != nil {
+			if _, err := l.s.ents.logs.Put(ctx, it); err != nil {
 				return err
 			}
 			continue
 		}
-		items = append(items, rec)
+		items = append(items, it)
 	}
 	if len(items) == 0 {
 		return nil
 	}
-	return l.s.t.BatchWrite(ctx, items, nil)
+	_, err := l.s.ents.logs.BatchPut(ctx, items)
+	return err
 }
 
 // truncateUTF8 cuts s to at most n bytes without splitting a character.
@@ -476,12 +472,9 @@ func (s *Store) listSummaries(ctx context.Context, jobID, cursor string, o ListO
 	if err := checkID("jobId", jobID); err != nil {
 		return table.Page[LogSummary]{}, err
 	}
-	gpk, _ := jobGSI1PK.Build(jobID)
-	filter := expression.Name(attrEntityType).Equal(expression.Value(EntityLog))
-	page, err := table.QueryPage[record[LogSummary]](ctx, s.t, table.Query{Index: IndexGSI1, Partition: gpk,
-		Filter: &filter, Descending: o.NewestFirst, Limit: int32(o.Limit), TieBreak: []string{attrSK}}, cursor)
+	page, err := s.ents.logs.List(ctx, logItem{JobID: jobID}, cursor, entityList(IndexGSI1, o)...)
 	if err != nil {
 		return table.Page[LogSummary]{}, err
 	}
-	return pageOf(page, logSummaryFrom)
+	return pageOf(page, logItem.summary)
 }

@@ -67,12 +67,13 @@ func (h *Logs) ReadStep(ctx context.Context, ref JobRef, stepID string) (_ []Log
 // ListSummaries returns one page of a job's log summaries through GSI1
 // (GSI1PK JOB#{jobId}), in time order, or newest first with NewestFirst
 // (the seed's ScanIndexForward=False). The order is total: entries of the
-// same microsecond share GSI1SK and are ordered by their unique base-table
-// sort key (LOG#{jobId}#{step}#{timestamp}#{logId}), ascending in time
+// same microsecond share GSI1SK and are ordered by their unique table key
+// (PK, then SK LOG#{jobId}#{step}#{timestamp}#{logId}), ascending in time
 // order and descending newest first, so newest first is the exact reverse
 // of time order and cursors resume inside a run of ties. The job's own
-// item shares that GSI1PK (the seed gives both the same); the query drops
-// it with a filter on EntityType, which costs reading that one item.
+// item shares that GSI1PK (the seed gives both the same); the listing
+// drops it by its EntityType (package entity's type test), which costs
+// reading that one item and no request.
 func (h *Logs) ListSummaries(ctx context.Context, jobID string, cursor string, opts ...func(*ListOptions)) (_ table.Page[LogSummary], err error) {
 	if err := h.ready(ctx); err != nil {
 		return table.Page[LogSummary]{}, err

@@ -321,3 +321,36 @@ func TestIntegrationLogSummariesCarryATTL(t *testing.T) {
 	require.Len(t, sums, 1)
 	assert.Equal(t, clock.Now().Add(DefaultLogSummaryRetention), sums[0].ExpiresAt.Time)
 }
+
+// TestListingSummariesCostsNoMoreRequestsThanItsPages: the job's own item
+// shares the summaries' GSI1 partition; listing them (a page at a time,
+// both orders, and the whole walk) sends as many Query requests as the
+// seed's server-side EntityType filter did: DynamoDB's Limit and 1 MB
+// count the items read, before any filter, so dropping the job item by
+// its type costs no request, wherever it is dropped.
+func TestListingSummariesCostsNoMoreRequestsThanItsPages(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	ref := startedJob(t, e)
+	l := must[*StepLogger](t)(e.store.Logs().Logger(ref, "s1"))
+	for i := range 10 {
+		l.Info(fmt.Sprint(i), nil)
+	}
+	require.NoError(t, l.Close(ctx))
+	for _, tc := range []struct {
+		name    string
+		opts    []func(*ListOptions)
+		queries int
+	}{
+		{"OnePage", nil, 1},
+		{"ByFour", []func(*ListOptions){Limit(4)}, 6},
+		{"ByFourNewestFirst", []func(*ListOptions){Limit(4), NewestFirst()}, 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e.db.ResetCalls()
+			sums := must[[]LogSummary](t)(collect(e.store.Logs().Summaries(ctx, ref.JobID, tc.opts...)))
+			assert.Len(t, sums, 10)
+			assert.Equal(t, tc.queries, e.db.Calls("Query"), "Query requests")
+		})
+	}
+}

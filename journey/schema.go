@@ -47,6 +47,10 @@ func Schema(name string) table.Schema {
 // journeyPartition is every item's PK: JOURNEY#{journeyId}.
 const journeyPartition = "JOURNEY#{journeyId}"
 
+// jobIndexPartition is a job's GSI1PK, shared by the job and its log
+// summaries (the seed gives both the same).
+const jobIndexPartition = "JOB#{jobId}"
+
 // The store's item kinds declared with package entity, as the seed lays
 // them out: the registry writes each item's EntityType (the seed's names
 // are the entity names), the keys come from the templates below, and ids
@@ -56,12 +60,14 @@ const journeyPartition = "JOURNEY#{journeyId}"
 //
 //	entity      PK                   SK                                                       GSI1PK            GSI1SK
 //	JobReport   JOURNEY#{journeyId}  REPORT#{jobId}#{reportType}#{generatedAt:time}#{reportId}  REPORTS#{jobId}   {generatedAt:time}
+//	LogEntry    JOURNEY#{journeyId}  LOG#{jobId}#{stepName}#{timestamp:time}#{logId}             JOB#{jobId}       {timestamp:time}
 //
 // The other kinds are still written and read by hand (record[T]); see
 // docs/systems/journey.md.
 type entities struct {
 	reg     *entity.Registry
 	reports *entity.Entity[reportItem]
+	logs    *entity.Entity[logItem]
 }
 
 func declare(t *table.Table, clock func() time.Time) (entities, error) {
@@ -74,5 +80,12 @@ func declare(t *table.Table, clock func() time.Time) (entities, error) {
 		entity.Key(journeyPartition, reportSortKey),
 		entity.Index(IndexGSI1, reportsIndexPartition, reportIndexSort),
 		entity.KeyOnly("journeyId", "jobId", "reportType", "generatedAt", "reportId"))
+	if err != nil {
+		return e, err
+	}
+	e.logs, err = entity.New[logItem](e.reg, EntityLog,
+		entity.Key(journeyPartition, logSortKey),
+		entity.Index(IndexGSI1, jobIndexPartition, logIndexSort),
+		entity.KeyOnly("journeyId", "jobId", "stepName", "timestamp", "logId"))
 	return e, err
 }
