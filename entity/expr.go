@@ -247,15 +247,6 @@ func (m *model) wrap(opName string, key table.Key, err error) error {
 	return w
 }
 
-// versionFailure is the sentinel of a refused optimistic write: the item
-// is gone (ErrNotFound) or holds another version (ErrVersionConflict).
-func (m *model) versionFailure(current table.Item) error {
-	if len(current) == 0 || m.expired(current) {
-		return table.ErrNotFound
-	}
-	return ErrVersionConflict
-}
-
 func joinQuoted(ss []string) string { return strings.Join(ss, ", ") }
 
 func parseInt(s string) int64 {

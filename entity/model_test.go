@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
@@ -37,16 +38,17 @@ import (
 // meaning of expiry is what is checked.
 
 type mPhoto struct {
-	Album     string `dynamodbav:"albumId"`
-	ID        string `dynamodbav:"photoId"`
-	Owner     string `dynamodbav:"ownerId"`
-	Rank      string `dynamodbav:"rank"`
-	Likes     int    `dynamodbav:"likes"`
-	Note      string `dynamodbav:"note,omitempty"`
-	ExpiresAt int64  `dynamodbav:"expiresAt"`
-	Created   int64  `dynamodbav:"createdAt"`
-	Updated   int64  `dynamodbav:"updatedAt"`
-	Version   int    `dynamodbav:"version"`
+	Album     string   `dynamodbav:"albumId"`
+	ID        string   `dynamodbav:"photoId"`
+	Owner     string   `dynamodbav:"ownerId"`
+	Rank      string   `dynamodbav:"rank"`
+	Likes     int      `dynamodbav:"likes"`
+	Note      string   `dynamodbav:"note,omitempty"`
+	Labels    []string `dynamodbav:"labels,omitempty"`
+	ExpiresAt int64    `dynamodbav:"expiresAt"`
+	Created   int64    `dynamodbav:"createdAt"`
+	Updated   int64    `dynamodbav:"updatedAt"`
+	Version   int      `dynamodbav:"version"`
 }
 
 type mTag struct {
@@ -58,8 +60,9 @@ type mTag struct {
 }
 
 const (
-	likesMax = 5
-	countMax = 3
+	likesMax  = 5
+	countMax  = 3
+	labelsMax = 3
 )
 
 var (
@@ -81,6 +84,9 @@ func tagKey(album, id, tag string) mKey { return mKey{"ALBUM#" + album, "PHOTO#"
 type mItem struct {
 	photo *mPhoto
 	tag   *mTag
+	// noLikes: the photo has no likes attribute (an Update created it
+	// without setting one; every other write stores likes, 0 included).
+	noLikes bool
 }
 
 func (it mItem) ttl() int64 {
@@ -123,7 +129,7 @@ func newModelEnv(t *rapid.T, api table.API, db *dynamotest.DB, clock *testClock,
 		entity.Index("GSI1", "OWNER#{ownerId}", "T#{updatedAt:013d}"),
 		entity.SparseIndex("GSI2", "RANKS", "R#{rank}"),
 		entity.Timestamps("createdAt", "updatedAt"), entity.Version("version"), entity.TTL("expiresAt", 0),
-		entity.Required("ownerId"), entity.Bounds("likes", 0, likesMax))
+		entity.Required("ownerId"), entity.Bounds("likes", 0, likesMax), entity.Bounds("labels", 0, labelsMax))
 	require.NoError(t, err)
 	tags, err := entity.New[mTag](reg, "tag",
 		entity.Key("ALBUM#{albumId}", "PHOTO#{photoId}#TAG#{tag}"),
@@ -201,6 +207,7 @@ func drawPhoto(t *rapid.T, now time.Time) mPhoto {
 		Rank:      rapid.SampledFrom(mRanks).Draw(t, "rank"),
 		Likes:     rarely(t, "likes", rapid.IntRange(0, likesMax), rapid.SampledFrom([]int{-1, likesMax + 1}).Draw(t, "bad likes")),
 		Note:      rapid.SampledFrom([]string{"", "n"}).Draw(t, "note"),
+		Labels:    rarely(t, "labels", rapid.SampledFrom([][]string{nil, {"l1"}, {"l1", "l2"}}), []string{"l1", "l2", "l3", "l4"}),
 		ExpiresAt: drawTTL(t, now, "photo"),
 	}
 }
@@ -221,7 +228,9 @@ func rarely[V any](t *rapid.T, label string, gen *rapid.Generator[V], bad V) V {
 }
 
 // photoValid is the rules of a photo: an owner, likes within bounds.
-func photoValid(p mPhoto) bool { return p.Owner != "" && p.Likes >= 0 && p.Likes <= likesMax }
+func photoValid(p mPhoto) bool {
+	return p.Owner != "" && p.Likes >= 0 && p.Likes <= likesMax && len(p.Labels) <= labelsMax
+}
 
 func tagValid(g mTag) bool { return g.Count >= 0 && g.Count <= countMax }
 
@@ -239,7 +248,9 @@ func (m *modelEnv) drawVersion(t *rapid.T, k mKey) int {
 
 func (m *modelEnv) expect(t *rapid.T, want string, err error, what string) {
 	t.Helper()
-	m.stats["refused: "+want]++
+	if want != "ok" {
+		m.stats["refused: "+want]++
+	}
 	require.Equal(t, want, outcome(err), "%s: %v", what, err)
 }
 
@@ -325,6 +336,7 @@ func (m *modelEnv) checkAll(t *rapid.T) {
 	if !m.full {
 		return
 	}
+	m.checkStored(t)
 	for _, a := range mAlbums {
 		var got []any
 		for v, err := range m.photos.Items(ctx, mPhoto{Album: a}, entity.Consistent()) {
@@ -373,7 +385,9 @@ func (m *modelEnv) actions() map[string]func(*rapid.T) {
 		"Collection":     m.collection,
 		"BatchPut":       m.batchPut,
 		"BatchGet":       m.batchGet,
-		"TxPut":          m.txPut,
+		"Transact":       m.transact,
+		"BatchDelete":    m.batchDelete,
+		"Decode":         m.decode,
 		"FromChange":     m.fromChange,
 		"TagCreate":      m.tagCreate,
 		"TagPut":         m.tagPut,
@@ -454,18 +468,12 @@ func (m *modelEnv) put(t *rapid.T) {
 		v.Created = cur.Created
 	}
 	got, err := m.photos.Put(ctx, v)
-	switch {
+	switch want := m.putOutcome(v, k); {
 	case !photoValid(v):
 		m.expect(t, "validation", err, "Put of an invalid photo")
 		return
-	case v.Version == 0 && live:
-		m.expect(t, "version conflict", err, "Put of version 0 over a live photo")
-		return
-	case v.Version > 0 && !live:
-		m.expect(t, "not found", err, "Put of a version over no live photo")
-		return
-	case v.Version > 0 && cur.Version != v.Version:
-		m.expect(t, "version conflict", err, "Put of a stale version")
+	case want != "ok":
+		m.expect(t, want, err, fmt.Sprintf("Put of version %d over %v", v.Version, m.items[k].photo))
 		return
 	}
 	require.NoError(t, err, "Put")
@@ -475,14 +483,55 @@ func (m *modelEnv) put(t *rapid.T) {
 	m.items[k] = mItem{photo: &v}
 }
 
-// verb is one action of an update, applied to the model by apply.
+// putOutcome is what a Put of v (valid) answers: version 0 over a live
+// photo or a stale version is a conflict, a version over none not found.
+func (m *modelEnv) putOutcome(v mPhoto, k mKey) string {
+	cur, live := m.livePhoto(k)
+	switch {
+	case v.Version == 0 && live:
+		return "version conflict"
+	case v.Version > 0 && !live:
+		return "not found"
+	case v.Version > 0 && cur.Version != v.Version:
+		return "version conflict"
+	}
+	return "ok"
+}
+
+// deleteOutcome is what a checked Delete answers, at version ver (-1:
+// any).
+func (m *modelEnv) deleteOutcome(k mKey, ver int) string {
+	cur, live := m.livePhoto(k)
+	switch {
+	case !live:
+		return "not found"
+	case ver >= 0 && cur.Version != ver:
+		return "version conflict"
+	}
+	return "ok"
+}
+
+// tagAddOutcome is what a Patch adding n to a tag's count answers.
+func (m *modelEnv) tagAddOutcome(k mKey, n int) string {
+	cur, live := m.liveTag(k)
+	switch {
+	case !live:
+		return "not found"
+	case cur.Count+n < 0 || cur.Count+n > countMax:
+		return "validation"
+	}
+	return "ok"
+}
+
+// verb is one action of an update, applied to the model by apply (fresh:
+// the item has no such attribute yet).
 type verb struct {
 	name  string
 	build func(u *entity.Update[mPhoto]) *entity.Update[mPhoto]
-	apply func(p *mPhoto)
-	// add is the addend of likes (Bounds in the condition).
-	add   int
-	isAdd bool
+	apply func(p *mPhoto, fresh bool)
+	// guarded: a rule on the attribute is checked in the condition (an
+	// Add to likes, an Append to labels), on the value after it.
+	guarded bool
 	// input: refused before sending (ErrInvalidInput); validation: a rule
 	// refuses it before sending (ErrValidation).
 	input, validation bool
@@ -491,111 +540,173 @@ type verb struct {
 }
 
 func drawVerb(t *rapid.T) verb {
-	switch rapid.IntRange(0, 6).Draw(t, "verb") {
+	switch rapid.IntRange(0, 10).Draw(t, "verb") {
 	case 0, 1:
 		n := rapid.IntRange(-3, 3).Draw(t, "add")
-		return verb{name: fmt.Sprintf("Add(likes, %d)", n), attr: "likes", isAdd: true, add: n,
+		return verb{name: fmt.Sprintf("Add(likes, %d)", n), attr: "likes", guarded: true,
 			build: func(u *entity.Update[mPhoto]) *entity.Update[mPhoto] { return u.Add("likes", n) },
-			apply: func(p *mPhoto) { p.Likes += n }}
+			apply: func(p *mPhoto, _ bool) { p.Likes += n }}
 	case 2:
 		r := rapid.SampledFrom(mRanks).Draw(t, "rank")
 		return verb{name: "Set(rank, " + strconv.Quote(r) + ")", attr: "rank",
 			build: func(u *entity.Update[mPhoto]) *entity.Update[mPhoto] { return u.Set("rank", r) },
-			apply: func(p *mPhoto) { p.Rank = r }}
+			apply: func(p *mPhoto, _ bool) { p.Rank = r }}
 	case 3:
 		o := rapid.SampledFrom(append([]string{""}, mOwners...)).Draw(t, "owner")
 		return verb{name: "Set(ownerId, " + o + ")", attr: "ownerId", setsOwner: o != "", validation: o == "",
 			build: func(u *entity.Update[mPhoto]) *entity.Update[mPhoto] { return u.Set("ownerId", o) },
-			apply: func(p *mPhoto) { p.Owner = o }}
+			apply: func(p *mPhoto, _ bool) { p.Owner = o }}
 	case 4:
 		n := rapid.SampledFrom([]string{"n", "m"}).Draw(t, "note")
 		return verb{name: "Set(note, " + n + ")", attr: "note",
 			build: func(u *entity.Update[mPhoto]) *entity.Update[mPhoto] { return u.Set("note", n) },
-			apply: func(p *mPhoto) { p.Note = n }}
+			apply: func(p *mPhoto, _ bool) { p.Note = n }}
 	case 5:
 		return verb{name: "Remove(note)", attr: "note",
 			build: func(u *entity.Update[mPhoto]) *entity.Update[mPhoto] { return u.Remove("note") },
-			apply: func(p *mPhoto) { p.Note = "" }}
+			apply: func(p *mPhoto, _ bool) { p.Note = "" }}
+	case 6:
+		// Append to a list under Bounds of its length: the rule is in the
+		// condition, on the list DynamoDB holds.
+		vals := rapid.SampledFrom([][]string{{"a"}, {"a", "b"}}).Draw(t, "append")
+		return verb{name: fmt.Sprintf("Append(labels, %q)", vals), attr: "labels", guarded: true,
+			build: func(u *entity.Update[mPhoto]) *entity.Update[mPhoto] { return u.Append("labels", anys(vals)...) },
+			apply: func(p *mPhoto, _ bool) { p.Labels = append(slices.Clone(p.Labels), vals...) }}
+	case 7:
+		// SetIfNotExists of an attribute left out when empty: set only
+		// when the item has none.
+		n := rapid.SampledFrom([]string{"n", "m"}).Draw(t, "note if none")
+		return verb{name: "SetIfNotExists(note, " + n + ")", attr: "note",
+			build: func(u *entity.Update[mPhoto]) *entity.Update[mPhoto] { return u.SetIfNotExists("note", n) },
+			apply: func(p *mPhoto, _ bool) {
+				if p.Note == "" {
+					p.Note = n
+				}
+			}}
+	case 8:
+		// SetIfNotExists of an attribute every item has (likes, stored
+		// even when 0): a new item's value only; its rules checked as
+		// Set's.
+		n := rarely(t, "likes if none", rapid.IntRange(0, likesMax), likesMax+1)
+		return verb{name: fmt.Sprintf("SetIfNotExists(likes, %d)", n), attr: "likes", validation: n > likesMax,
+			build: func(u *entity.Update[mPhoto]) *entity.Update[mPhoto] { return u.SetIfNotExists("likes", n) },
+			apply: func(p *mPhoto, fresh bool) {
+				if fresh {
+					p.Likes = n
+				}
+			}}
+	case 9:
+		// SetIfNotExists of an attribute an index key is built from: the
+		// update cannot know the key after it, and is refused.
+		r := rapid.SampledFrom(mRanks[1:]).Draw(t, "rank if none")
+		return verb{name: "SetIfNotExists(rank, " + r + ")", attr: "rank", input: true,
+			build: func(u *entity.Update[mPhoto]) *entity.Update[mPhoto] { return u.SetIfNotExists("rank", r) },
+			apply: func(p *mPhoto, _ bool) {}}
 	}
 	return verb{name: "Remove(rank)", attr: "rank",
 		build: func(u *entity.Update[mPhoto]) *entity.Update[mPhoto] { return u.Remove("rank") },
-		apply: func(p *mPhoto) { p.Rank = "" }}
+		apply: func(p *mPhoto, _ bool) { p.Rank = "" }}
 }
 
-// update is a Patch or an Update of one or two verbs, with IfVersion or
-// not.
-func (m *modelEnv) update(t *rapid.T, patch bool) {
+// photoUpdate is a drawn Patch or Update of one or two verbs, with
+// IfVersion or not.
+type photoUpdate struct {
+	k     mKey
+	u     *entity.Update[mPhoto]
+	what  string
+	patch bool
+	ver   *int
+	verbs []verb
+}
+
+func (m *modelEnv) drawUpdate(t *rapid.T, patch bool) photoUpdate {
 	a, id := drawPhotoKey(t)
-	k := photoKey(a, id)
-	verbs := []verb{drawVerb(t)}
+	pu := photoUpdate{k: photoKey(a, id), patch: patch, verbs: []verb{drawVerb(t)}, what: "Update"}
 	if rapid.Bool().Draw(t, "second verb") {
-		if v := drawVerb(t); v.attr != verbs[0].attr {
-			verbs = append(verbs, v)
+		if v := drawVerb(t); v.attr != pu.verbs[0].attr {
+			pu.verbs = append(pu.verbs, v)
 		}
 	}
-	var ver *int
 	if rapid.Bool().Draw(t, "if version") {
-		n := m.drawVersion(t, k)
-		ver = &n
+		n := m.drawVersion(t, pu.k)
+		pu.ver = &n
 	}
-	u := m.photos.Update(mPhoto{Album: a, ID: id})
+	pu.u = m.photos.Update(mPhoto{Album: a, ID: id})
 	if patch {
-		u = m.photos.Patch(mPhoto{Album: a, ID: id})
+		pu.u, pu.what = m.photos.Patch(mPhoto{Album: a, ID: id}), "Patch"
 	}
-	what := "Update"
-	if patch {
-		what = "Patch"
+	for _, v := range pu.verbs {
+		pu.u = v.build(pu.u)
+		pu.what += "." + v.name
 	}
-	setsOwner, validation, adds := false, false, []int(nil)
-	for _, v := range verbs {
-		u = v.build(u)
-		what += "." + v.name
+	if pu.ver != nil {
+		pu.u = pu.u.IfVersion(*pu.ver)
+		pu.what += fmt.Sprintf(".IfVersion(%d)", *pu.ver)
+	}
+	return pu
+}
+
+// expect is what the update should answer, and the photo after it. An
+// update that may create starts afresh over an expired photo (Run clears
+// it); as a transaction's action it cannot, and is refused (inTx).
+func (pu photoUpdate) expect(m *modelEnv, inTx bool) (string, mItem) {
+	setsOwner, validation, input, guarded := false, false, false, false
+	for _, v := range pu.verbs {
 		setsOwner = setsOwner || v.setsOwner
 		validation = validation || v.validation
-		if v.isAdd {
-			adds = append(adds, v.add)
-		}
+		input = input || v.input
+		guarded = guarded || v.guarded
 	}
-	if ver != nil {
-		u = u.IfVersion(*ver)
-		what += fmt.Sprintf(".IfVersion(%d)", *ver)
-	}
-	got, err := u.Run(ctx)
-	cur, live := m.livePhoto(k)
-	creates := !patch && setsOwner
+	cur, live := m.livePhoto(pu.k)
+	_, stored := m.items[pu.k]
+	creates := !pu.patch && setsOwner
 	next := cur
 	if !live {
-		next = mPhoto{Album: a, ID: id}
+		next = mPhoto{Album: pu.k.pk[len("ALBUM#"):], ID: pu.k.sk[len("PHOTO#"):]}
 	}
-	for _, v := range verbs {
-		v.apply(&next)
+	noLikes := !live || m.items[pu.k].noLikes
+	for _, v := range pu.verbs {
+		v.apply(&next, noLikes && v.attr == "likes")
+		noLikes = noLikes && v.attr != "likes"
 	}
+	out := func(want string) (string, mItem) { return want, mItem{photo: &next, noLikes: noLikes} }
 	switch {
 	case validation:
-		m.expect(t, "validation", err, what+": a rule refuses a value set")
-		return
-	case !live && !patch && ver == nil && !creates:
-		m.expect(t, "validation", err, what+" of a missing photo without its Required owner")
-		return
-	case !live && (patch || ver != nil):
-		m.expect(t, "not found", err, what+" of no live photo")
-		return
-	case ver != nil && cur.Version != *ver:
-		m.expect(t, "version conflict", err, what+" at a stale version")
-		return
-	case len(adds) > 0 && (next.Likes < 0 || next.Likes > likesMax):
-		m.expect(t, "validation", err, what+": Bounds of likes")
-		return
+		return out("validation")
+	case input:
+		return out("invalid input")
+	case !live && !pu.patch && pu.ver == nil && !creates:
+		return out("validation") // Required owner unset on a missing photo
+	case !live && (pu.patch || pu.ver != nil):
+		return out("not found")
+	case pu.ver != nil && cur.Version != *pu.ver:
+		return out("version conflict")
+	case inTx && !live && stored:
+		return out("condition failed") // over an expired photo, an action is refused
+	case guarded && !photoValid(next):
+		return out("validation")
 	}
-	require.NoError(t, err, what)
 	now := m.now().UnixMilli()
 	if !live {
 		next.Created, next.Version = now, 0
 	}
 	next.Updated = now
 	next.Version++
-	require.Equal(t, next, got, what+" returns the item after it")
-	m.items[k] = mItem{photo: &next}
+	return out("ok")
+}
+
+// update is a Patch or an Update, run.
+func (m *modelEnv) update(t *rapid.T, patch bool) {
+	pu := m.drawUpdate(t, patch)
+	got, err := pu.u.Run(ctx)
+	want, next := pu.expect(m, false)
+	if want != "ok" {
+		m.expect(t, want, err, pu.what)
+		return
+	}
+	require.NoError(t, err, pu.what)
+	require.Equal(t, *next.photo, got, pu.what+" returns the item after it")
+	m.items[pu.k] = next
 }
 
 func (m *modelEnv) upsert(t *rapid.T) {
@@ -615,6 +726,9 @@ func (m *modelEnv) upsert(t *rapid.T) {
 		next.Created, next.Version = cur.Created, cur.Version+1
 		if next.Note == "" {
 			next.Note = cur.Note // left out of v (omitempty): stays
+		}
+		if next.Labels == nil {
+			next.Labels = cur.Labels
 		}
 	} else {
 		next.Created, next.Version = m.now().UnixMilli(), 1
@@ -642,13 +756,8 @@ func (m *modelEnv) delete(t *rapid.T) {
 		return
 	}
 	deleted, err := m.photos.Delete(ctx, mPhoto{Album: a, ID: id}, opts...)
-	cur, live := m.livePhoto(k)
-	switch {
-	case !live:
-		m.expect(t, "not found", err, "Delete of no live photo")
-		return
-	case ver >= 0 && cur.Version != ver:
-		m.expect(t, "version conflict", err, "Delete at a stale version")
+	if want := m.deleteOutcome(k, ver); want != "ok" {
+		m.expect(t, want, err, fmt.Sprintf("Delete at version %d of %v", ver, m.items[k].photo))
 		return
 	}
 	require.NoError(t, err, "Delete")
@@ -803,37 +912,277 @@ func (m *modelEnv) batchGet(t *rapid.T) {
 	}
 }
 
-func (m *modelEnv) txPut(t *rapid.T) {
-	v := m.drawPhoto(t)
-	k := photoKey(v.Album, v.ID)
-	v.Version = m.drawVersion(t, k)
-	put := m.photos.TxPut(v)
-	err := entity.Transact(ctx, put)
-	cur, live := m.livePhoto(k)
-	// The action's error means what Put's would over the same item.
-	var txe *entity.TxError
-	refused := func(want, what string) {
+// txAction is one drawn action of a transaction: what it should answer,
+// and what it leaves at its key when the transaction happens.
+type txAction struct {
+	a    entity.Action
+	kind string
+	k    mKey
+	// pre: refused before anything is sent ("validation", "invalid
+	// input"); built: found when the action was built (Transact checks
+	// every action's before encoding any).
+	pre   string
+	built bool
+	want  string // the action's own refusal, "ok" for none
+	after *mItem // nil: the key's item is deleted
+	keep  bool   // the action writes nothing (TxCheck)
+}
+
+func (m *modelEnv) drawTxAction(t *rapid.T) txAction {
+	switch rapid.IntRange(0, 8).Draw(t, "tx action") {
+	case 0:
+		v := m.drawPhoto(t)
+		k := photoKey(v.Album, v.ID)
+		x := txAction{a: m.photos.TxCreate(v), kind: "TxCreate", k: k, want: "ok"}
+		switch _, live := m.livePhoto(k); {
+		case !photoValid(v):
+			x.pre = "validation"
+		case live:
+			x.want = "already exists"
+		}
+		v.Version, v.Created = 1, 0
+		m.stamp(&v)
+		x.after = &mItem{photo: &v}
+		return x
+	case 1:
+		v := m.drawPhoto(t)
+		k := photoKey(v.Album, v.ID)
+		v.Version = m.drawVersion(t, k)
+		x := txAction{a: m.photos.TxPut(v), kind: "TxPut", k: k, want: m.putOutcome(v, k)}
+		if !photoValid(v) {
+			x.pre, x.want = "validation", "ok"
+		}
+		v.Version++
+		m.stamp(&v)
+		x.after = &mItem{photo: &v}
+		return x
+	case 2:
+		a, id := drawPhotoKey(t)
+		k := photoKey(a, id)
+		var opts []func(*entity.WriteOptions)
+		ver := -1
+		if rapid.Bool().Draw(t, "if version") {
+			ver = m.drawVersion(t, k)
+			opts = append(opts, entity.IfVersion(ver))
+		}
+		return txAction{a: m.photos.TxDelete(mPhoto{Album: a, ID: id}, opts...), kind: "TxDelete", k: k, want: m.deleteOutcome(k, ver)}
+	case 3:
+		// A check of a photo's attributes: an expired photo is no photo,
+		// which fails it as a missing one does.
+		a, id := drawPhotoKey(t)
+		k := photoKey(a, id)
+		c, holds := expression.Name("likes").LessThan(expression.Value(3)), func(p mPhoto, noLikes bool) bool { return p.Likes < 3 && !noLikes }
+		if rapid.Bool().Draw(t, "check owner") {
+			c, holds = expression.Name("ownerId").Equal(expression.Value("u1")), func(p mPhoto, _ bool) bool { return p.Owner == "u1" }
+		}
+		x := txAction{a: m.photos.TxCheck(mPhoto{Album: a, ID: id}, c), kind: "TxCheck", k: k, want: "condition failed", keep: true}
+		// likes < 3 fails on a photo without likes (an Update created it
+		// with the attributes it set only).
+		if p, live := m.livePhoto(k); live && holds(p, m.items[k].noLikes) {
+			x.want = "ok"
+		}
+		return x
+	case 4, 5:
+		pu := m.drawUpdate(t, rapid.Bool().Draw(t, "patch"))
+		x := txAction{a: pu.u.Action(), kind: "Tx" + strings.SplitN(pu.what, ".", 2)[0], k: pu.k, want: "ok"}
+		want, next := pu.expect(m, true)
+		switch {
+		case slices.ContainsFunc(pu.verbs, func(v verb) bool { return v.validation }):
+			x.pre, x.built = "validation", true
+		case want == "invalid input":
+			x.pre = want
+		default:
+			x.want = want
+		}
+		x.after = &next
+		return x
+	case 6:
+		v := drawTag(t, m.now())
+		k := tagKey(v.Album, v.PhotoID, v.Name)
+		x := txAction{a: m.tags.TxCreate(v), kind: "TagTxCreate", k: k, want: "ok", after: &mItem{tag: &v}}
+		switch _, live := m.liveTag(k); {
+		case !tagValid(v):
+			x.pre = "validation"
+		case live:
+			x.want = "already exists"
+		}
+		return x
+	case 7:
+		key, k := m.drawTagKey(t)
+		x := txAction{a: m.tags.TxDelete(key), kind: "TagTxDelete", k: k, want: "ok"}
+		if _, live := m.liveTag(k); !live {
+			x.want = "not found"
+		}
+		return x
+	}
+	key, k := m.drawTagKey(t)
+	n := rapid.IntRange(-2, 2).Draw(t, "add")
+	x := txAction{a: m.tags.Patch(key).Add("count", n).Action(), kind: "TagTxPatch", k: k}
+	cur, _ := m.liveTag(k)
+	cur.Count += n
+	x.want, x.after = m.tagAddOutcome(k, n), &mItem{tag: &cur}
+	return x
+}
+
+// transact runs one to three actions on distinct items, photos and tags
+// of shared partitions: all happen or none, and each refusal is told by
+// its action as the same call outside a transaction would answer it.
+func (m *modelEnv) transact(t *rapid.T) {
+	var xs []txAction
+	seen := map[mKey]bool{}
+	for range rapid.IntRange(1, 3).Draw(t, "actions") {
+		if x := m.drawTxAction(t); !seen[x.k] {
+			seen[x.k] = true
+			xs = append(xs, x)
+		}
+	}
+	actions := make([]entity.Action, len(xs))
+	what := "Transact"
+	for i, x := range xs {
+		actions[i] = x.a
+		what += " " + x.kind
+		m.stats["Transact: "+x.kind]++
+	}
+	err := entity.Transact(ctx, actions...)
+	for _, built := range []bool{true, false} {
+		for _, x := range xs {
+			if x.pre != "" && x.built == built {
+				m.expect(t, x.pre, err, what+": refused before sending by "+x.kind)
+				return
+			}
+		}
+	}
+	if slices.ContainsFunc(xs, func(x txAction) bool { return x.want != "ok" }) {
+		var txe *entity.TxError
 		require.ErrorAs(t, err, &txe, what)
-		m.expect(t, want, txe.Err(put), what)
+		for _, x := range xs {
+			m.expect(t, x.want, txe.Err(x.a), what+": "+x.kind)
+		}
+		return
 	}
+	require.NoError(t, err, what)
+	for _, x := range xs {
+		switch {
+		case x.keep:
+		case x.after == nil:
+			delete(m.items, x.k)
+		default:
+			m.items[x.k] = *x.after
+		}
+	}
+}
+
+// batchDelete deletes photos and tags unconditionally: missing ones are
+// no error.
+func (m *modelEnv) batchDelete(t *rapid.T) {
+	photos := m.distinctPhotos(t)
+	var tags []mTag
+	for range rapid.IntRange(0, 2).Draw(t, "tags") {
+		key, _ := m.drawTagKey(t)
+		if !slices.Contains(tags, key) {
+			tags = append(tags, key)
+		}
+	}
+	require.NoError(t, m.photos.BatchDelete(ctx, photos), "BatchDelete of photos")
+	require.NoError(t, m.tags.BatchDelete(ctx, tags), "BatchDelete of tags")
+	for _, p := range photos {
+		delete(m.items, photoKey(p.Album, p.ID))
+	}
+	for _, g := range tags {
+		delete(m.items, tagKey(g.Album, g.PhotoID, g.Name))
+	}
+}
+
+// decode decodes the item stored at a key (or an empty item) with the
+// registry and with each entity, with its type attribute and without:
+// each entity decodes its own items, expired ones too, and refuses every
+// other item with ErrUnknownItem, the registry one of neither.
+func (m *modelEnv) decode(t *rapid.T) {
+	a, id := drawPhotoKey(t)
+	k := photoKey(a, id)
+	if rapid.Bool().Draw(t, "of a tag") {
+		k = tagKey(a, id, rapid.SampledFrom(mTags).Draw(t, "tag"))
+	}
+	item := table.Item{}
+	if rapid.IntRange(0, 4).Draw(t, "empty item") > 0 {
+		out, err := m.t.DB().GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(m.t.Name()),
+			Key: table.Item{"pk": s(k.pk), "sk": s(k.sk)}, ConsistentRead: aws.Bool(true)})
+		require.NoError(t, err)
+		item = out.Item
+		if rapid.Bool().Draw(t, "without the type attribute") {
+			item = maps.Clone(item)
+			delete(item, entity.DefaultTypeAttribute)
+		}
+	}
+	var it mItem
+	if len(item) > 0 {
+		it = m.items[k]
+		require.True(t, it.photo != nil || it.tag != nil, "the table holds an item the model does not: %v", k)
+	}
+	what := fmt.Sprintf("Decode of %v (%d attributes)", k, len(item))
+	v, err := m.reg.Decode(ctx, item)
+	p, perr := m.photos.Decode(ctx, item)
+	g, gerr := m.tags.Decode(ctx, item)
 	switch {
-	case !photoValid(v):
-		m.expect(t, "validation", err, "TxPut of an invalid photo")
-		return
-	case v.Version == 0 && live:
-		refused("version conflict", "TxPut of version 0 over a live photo")
-		return
-	case v.Version > 0 && !live:
-		refused("not found", "TxPut of a version over no live photo")
-		return
-	case v.Version > 0 && cur.Version != v.Version:
-		refused("version conflict", "TxPut of a stale version")
-		return
+	case it.photo != nil:
+		require.NoError(t, err, what)
+		require.Equal(t, *it.photo, v, what)
+		require.NoError(t, perr, what)
+		require.Equal(t, *it.photo, p, what)
+		require.ErrorIs(t, gerr, entity.ErrUnknownItem, "tags.%s", what)
+		require.Zero(t, g)
+	case it.tag != nil:
+		require.NoError(t, err, what)
+		require.Equal(t, *it.tag, v, what)
+		require.NoError(t, gerr, what)
+		require.Equal(t, *it.tag, g, what)
+		require.ErrorIs(t, perr, entity.ErrUnknownItem, "photos.%s", what)
+		require.Zero(t, p)
+	default:
+		require.ErrorIs(t, err, entity.ErrUnknownItem, "registry %s", what)
+		require.ErrorIs(t, perr, entity.ErrUnknownItem, "photos.%s", what)
+		require.ErrorIs(t, gerr, entity.ErrUnknownItem, "tags.%s", what)
 	}
-	require.NoError(t, err, "TxPut")
-	v.Version++
-	m.stamp(&v)
-	m.items[k] = mItem{photo: &v}
+}
+
+// checkStored reads the table raw and compares it with the model: the
+// same items (expired ones kept or cleared: only the entity's own writes
+// delete them), each photo's index keys built from its attributes (GSI2
+// only with a rank), no index keys on tags.
+func (m *modelEnv) checkStored(t *rapid.T) {
+	out, err := m.t.DB().Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(m.t.Name()), ConsistentRead: aws.Bool(true)})
+	require.NoError(t, err)
+	require.Nil(t, out.LastEvaluatedKey)
+	str := func(item table.Item, name string) string {
+		if v, ok := item[name].(*types.AttributeValueMemberS); ok {
+			return v.Value
+		}
+		return ""
+	}
+	stored := map[mKey]bool{}
+	for _, item := range out.Items {
+		k := mKey{str(item, "pk"), str(item, "sk")}
+		stored[k] = true
+		it, ok := m.items[k]
+		require.True(t, ok, "the table holds %v, the model nothing", k)
+		keys := [4]string{str(item, "gsi1pk"), str(item, "gsi1sk"), str(item, "gsi2pk"), str(item, "gsi2sk")}
+		want := [4]string{}
+		if p := it.photo; p != nil {
+			want[0], want[1] = "OWNER#"+p.Owner, gsi1sk(*p)
+			if p.Rank != "" {
+				want[2], want[3] = "RANKS", gsi2sk(*p)
+			}
+		}
+		require.Equal(t, want, keys, "index keys of %v", k)
+	}
+	for k, it := range m.items {
+		if !stored[k] {
+			// A write that may create clears an expired item it meets
+			// (and a refused one may leave it cleared): gone either way.
+			require.True(t, m.expired(it), "the model holds a live %v the table does not", k)
+			delete(m.items, k)
+		}
+	}
 }
 
 // fromChange decodes a change record of the item stored at a key, as a
@@ -909,13 +1258,9 @@ func (m *modelEnv) tagAdd(t *rapid.T) {
 	key, k := m.drawTagKey(t)
 	n := rapid.IntRange(-2, 2).Draw(t, "add")
 	got, err := m.tags.Patch(key).Add("count", n).Run(ctx)
-	cur, live := m.liveTag(k)
-	switch {
-	case !live:
-		m.expect(t, "not found", err, "Patch of no live tag")
-		return
-	case cur.Count+n < 0 || cur.Count+n > countMax:
-		m.expect(t, "validation", err, fmt.Sprintf("Add(count, %d) to %d", n, cur.Count))
+	cur, _ := m.liveTag(k)
+	if want := m.tagAddOutcome(k, n); want != "ok" {
+		m.expect(t, want, err, fmt.Sprintf("Add(count, %d) to %v", n, m.items[k].tag))
 		return
 	}
 	require.NoError(t, err, "tag Patch")
@@ -968,10 +1313,13 @@ func (m *modelEnv) tagList(t *rapid.T) {
 var modelStart = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
 // TestModelEveryOperationAgreesWithAPlainModel runs rapid's random
-// sequences of operations on the fake (100 sequences of about 30 steps,
-// rapid's defaults), checking each step's result and, after every step,
-// every partition and index read whole.
+// sequences of operations on the fake (250 sequences of up to 50 steps
+// unless -rapid.checks and -rapid.steps say otherwise), checking each
+// step's result and, after every step, the table raw and every partition
+// and index read whole.
 func TestModelEveryOperationAgreesWithAPlainModel(t *testing.T) {
+	defaultFlag(t, "rapid.checks", "250")
+	defaultFlag(t, "rapid.steps", "50")
 	stats := map[string]int{}
 	defer logStats(t, stats)
 	rapid.Check(t, func(t *rapid.T) {
@@ -991,8 +1339,8 @@ func TestModelEveryOperationAgreesWithAPlainModel(t *testing.T) {
 // every partition after every step).
 func TestIntegrationModelOnDynamoDBLocal(t *testing.T) {
 	client := testenv.DynamoDB(t)
-	setFlag(t, "rapid.checks", "20")
-	setFlag(t, "rapid.steps", "25")
+	defaultFlag(t, "rapid.checks", "20")
+	defaultFlag(t, "rapid.steps", "25")
 	n := 0
 	stats := map[string]int{}
 	defer logStats(t, stats)
@@ -1025,6 +1373,16 @@ func logStats(t *testing.T, stats map[string]int) {
 		out += fmt.Sprintf(" %s %d;", n, stats[n])
 	}
 	t.Log(out)
+}
+
+// defaultFlag sets a rapid flag for one test unless the command line set
+// it (go test -rapid.checks=N reaches every model test).
+func defaultFlag(t *testing.T, name, value string) {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	if !set {
+		setFlag(t, name, value)
+	}
 }
 
 // setFlag sets a rapid flag for one test.

@@ -184,7 +184,10 @@ func Enum[S ~string](name string, values ...S) func(*Options) {
 // string, slice or map attribute's length is, both bounds included. A zero
 // value is unset and passes (Required refuses it). An update's Add and
 // Append are checked in the request's condition (see the package
-// documentation).
+// documentation). Numbers are compared exactly, as DynamoDB compares them
+// (a 38-digit counter included): a float field's bound is the decimal its
+// float64 prints as (1e37 is 10^37), an integer field's or a length's the
+// whole numbers within [min, max] (1<<60 is 2^60).
 func Bounds(name string, min, max float64) func(*Options) {
 	return func(o *Options) {
 		o.Rules = append(o.Rules, Rule{Attribute: name, Min: min, Max: max, HasBounds: true})

@@ -179,7 +179,10 @@ func (e *Entity[T]) TxDelete(key T, opts ...func(*WriteOptions)) Action {
 // TxCheck is a condition on an item of the entity that the transaction
 // needs without writing the item (table.ErrConditionFailed). As for every
 // action with a condition, a refusal carries the item as it was
-// (TxReason.Item), so the caller can tell why.
+// (TxReason.Item), so the caller can tell why. An expired item DynamoDB
+// has not removed yet fails the check (it is no item, as for every read;
+// its attributes are not checked): a check that a missing item passes,
+// such as attribute_not_exists, fails over an expired one.
 func (e *Entity[T]) TxCheck(key T, c expression.ConditionBuilder) Action {
 	if e == nil || e.m == nil {
 		return failedAction(noEntity())
@@ -188,7 +191,11 @@ func (e *Entity[T]) TxCheck(key T, c expression.ConditionBuilder) Action {
 	if err != nil {
 		return failedAction(err)
 	}
-	return Action{id: nextActionID(), m: e.m, entity: e.m.name, op: access.ConditionCheck, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) error {
+	m := e.m
+	return Action{id: nextActionID(), m: m, entity: m.name, op: access.ConditionCheck, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) error {
+		if m.ttl != nil {
+			c = c.And(m.alive(now))
+		}
 		tx.Check(k, c, table.ItemOnConditionFailure())
 		return nil
 	}}

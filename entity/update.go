@@ -658,10 +658,11 @@ func (u *Update[T]) render(guards []*guard) (*updateShape, error) {
 			}
 			n := strconv.Itoa(i) + "pk"[j:j+1]
 			if kp.constant != nil {
-				// A constant is what a create writes, and is written again
-				// with the other key of its index: an item may enter a
-				// sparse index it was left out of.
-				if u.creates() || u.touches(parts[1-j]) {
+				// A constant is what a create writes when it writes the
+				// other key of its index too (a Put writes both or
+				// neither), and is written again with the other key: an
+				// item may enter a sparse index it was left out of.
+				if u.creates() && u.builds(parts[1-j]) || u.touches(parts[1-j]) {
 					add(updSet, "#x"+n, kp.attr.Name, ":x"+n)
 					s.parts = append(s.parts, [2]int{i, j})
 				}
@@ -859,6 +860,24 @@ func (u *Update[T]) touches(kp *keyPart) bool {
 		}
 	}
 	return false
+}
+
+// builds reports whether an update that creates its item writes key part
+// kp of a new item: kp is absent or a constant, or the update knows every
+// attribute it is built from (render's rule for a part built from fields).
+func (u *Update[T]) builds(kp *keyPart) bool {
+	switch {
+	case !kp.present() || kp.constant != nil:
+		return true
+	case kp.own != nil:
+		return u.touches(kp)
+	}
+	for _, f := range kp.fields {
+		if k := u.knows(f); k != knownSame && k != knownChanged && k != sameIfExists {
+			return false
+		}
+	}
+	return true
 }
 
 // removes reports whether the update removes an attribute of ix's keys,

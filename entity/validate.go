@@ -3,6 +3,7 @@ package entity
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"reflect"
 	"slices"
 	"strconv"
@@ -21,6 +22,7 @@ type rule struct {
 	enum     []string
 	bounds   bool
 	min, max float64
+	lo, hi   *big.Rat // min and max exactly (boundsOf); nil: unbounded
 	check    func(any) error
 }
 
@@ -54,7 +56,8 @@ func (m *model) declareRules(rs []Rule) ([]rule, error) {
 				return nil, declError(m.name, "Bounds", fmt.Sprintf("min %v is above max %v", r.Min, r.Max))
 			}
 		}
-		out = append(out, rule{f: f, required: r.Required, enum: slices.Clone(r.Enum), bounds: r.HasBounds, min: r.Min, max: r.Max})
+		lo, hi := boundsOf(f, r.Min, r.Max)
+		out = append(out, rule{f: f, required: r.Required, enum: slices.Clone(r.Enum), bounds: r.HasBounds, min: r.Min, max: r.Max, lo: lo, hi: hi})
 	}
 	return out, nil
 }
@@ -89,26 +92,85 @@ func (r *rule) value(entity string, fv reflect.Value) error {
 		return inputError(field, strconv.Quote(fv.String()), fmt.Sprintf("must be one of %q", r.enum), ErrValidation)
 	}
 	if r.bounds {
-		var n float64
-		switch fv.Kind() {
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			n = float64(fv.Int())
-		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-			n = float64(fv.Uint())
-		case reflect.Float32, reflect.Float64:
-			n = fv.Float()
-		default:
-			n = float64(fv.Len())
-		}
-		if n < r.min || n > r.max {
-			what := "value"
-			if k := fv.Kind(); k == reflect.String || k == reflect.Slice || k == reflect.Map {
-				what = "length"
-			}
-			return inputError(field, strconv.FormatFloat(n, 'g', -1, 64), fmt.Sprintf("%s must be between %v and %v", what, r.min, r.max), ErrValidation)
-		}
+		k := fv.Kind()
+		return r.within(entity, exact(fv), k == reflect.String || k == reflect.Slice || k == reflect.Map)
 	}
 	return nil
+}
+
+// within is the one test of a Bounds rule: n (a value, or a length) is
+// within the exact bounds. Every path decides with it: a value written
+// (validate, Set), and the result of an Add or Append DynamoDB computes
+// (guardOf, violation), compared exactly as DynamoDB compares numbers.
+func (r *rule) within(entity string, n *big.Rat, length bool) error {
+	if r.lo != nil && n.Cmp(r.lo) < 0 || r.hi != nil && n.Cmp(r.hi) > 0 {
+		what := "value"
+		if length {
+			what = "length"
+		}
+		return inputError(entity+"."+r.f.name, decimal(n), fmt.Sprintf("%s must be between %v and %v", what, r.min, r.max), ErrValidation)
+	}
+	return nil
+}
+
+// boundsOf are a Bounds rule's min and max as exact numbers (nil for an
+// infinite one): for a float field, the decimal the float64 prints as
+// (1e37 is 10^37, as a float64 field holding 1e37 is stored); for an
+// integer field or a length, the whole numbers within [min, max] (a
+// float64 holds 1<<60 exactly, and 2^60+1 is above it).
+func boundsOf(f *field, min, max float64) (lo, hi *big.Rat) {
+	whole := kindOf(f.typ) != kindFloat
+	bound := func(x float64, up bool) *big.Rat {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil
+		}
+		if !whole {
+			r, _ := new(big.Rat).SetString(strconv.FormatFloat(x, 'g', -1, 64))
+			return r
+		}
+		if up {
+			x = math.Ceil(x)
+		} else {
+			x = math.Floor(x)
+		}
+		return new(big.Rat).SetFloat64(x)
+	}
+	return bound(min, true), bound(max, false)
+}
+
+// exact is a number or a length as an exact number: an integer's value, a
+// float's shortest decimal (what attributevalue stores), a length.
+func exact(v reflect.Value) *big.Rat {
+	switch {
+	case v.CanInt():
+		return new(big.Rat).SetInt64(v.Int())
+	case v.CanUint():
+		return new(big.Rat).SetUint64(v.Uint())
+	case v.CanFloat():
+		bits := 64
+		if v.Kind() == reflect.Float32 {
+			bits = 32
+		}
+		r, ok := new(big.Rat).SetString(strconv.FormatFloat(v.Float(), 'g', -1, bits))
+		if !ok {
+			return new(big.Rat) // NaN or an infinity: attributevalue refuses to store them
+		}
+		return r
+	}
+	return new(big.Rat).SetInt64(int64(v.Len()))
+}
+
+// decimal writes an exact number as a DynamoDB number: every number here
+// is a finite decimal (integers, floats' decimals, their sums).
+func decimal(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	places := 0
+	for d := new(big.Rat).Set(r); !d.IsInt() && places < 1100; places++ {
+		d.Mul(d, big.NewRat(10, 1))
+	}
+	return r.FloatString(places)
 }
 
 // ruleFor returns the field rules of f.
@@ -135,13 +197,13 @@ func (m *model) rulesFor(f *field) []*rule {
 type guard struct {
 	op      int // the operation's index in the update
 	f       *field
-	size    bool    // Append: on the list's size
-	n       float64 // what the operation adds: n, or k elements
-	absent  bool    // an absent attribute passes
-	bounded bool    // a stored value passes only within [lo, hi]
-	lo, hi  float64
-	zero    bool // a stored -n passes although outside [lo, hi] (a zero result is unset)
-	notZero bool // a stored -n fails although within [lo, hi] (Required refuses a zero result)
+	size    bool     // Append: on the list's size
+	n       *big.Rat // what the operation adds: n, or k elements
+	absent  bool     // an absent attribute passes
+	bounded bool     // a stored value passes only within [lo, hi]
+	lo, hi  *big.Rat // nil: unbounded on that side
+	zero    bool     // a stored -n passes although outside [lo, hi] (a zero result is unset)
+	notZero bool     // a stored -n fails although within [lo, hi] (Required refuses a zero result)
 }
 
 // guardOf returns the guard of operation i of an update (nil when the
@@ -158,82 +220,72 @@ func (m *model) guardOf(i int, op updateOp) (*guard, error) {
 	g := &guard{op: i, f: op.f}
 	switch op.kind {
 	case updAdd:
-		g.n = numberOf(op.value)
+		g.n = exact(op.value)
 	case updAppend:
-		g.size, g.n = true, float64(op.value.Len())
+		g.size, g.n = true, big.NewRat(int64(op.value.Len()), 1)
 	default:
 		return nil, nil
 	}
-	lo, hi, ok := bounds.limits(op.f)
-	passes := func(r float64) bool { return m.resultPasses(g, rules, r) == nil }
+	lo, hi := bounds.limits(op.f)
+	passes := func(r *big.Rat) bool { return m.resultPasses(g, rules, r) == nil }
+	zero := new(big.Rat)
 	g.absent = passes(g.n)
-	zeroPasses := passes(0)
-	inRange := !ok || 0 >= lo && 0 <= hi
-	if ok {
-		g.bounded, g.lo, g.hi = true, lo-g.n, hi-g.n
+	zeroPasses := passes(zero)
+	inRange := (lo == nil || zero.Cmp(lo) >= 0) && (hi == nil || zero.Cmp(hi) <= 0)
+	if lo != nil || hi != nil {
+		g.bounded = true
+		if lo != nil {
+			g.lo = new(big.Rat).Sub(lo, g.n)
+		}
+		if hi != nil {
+			g.hi = new(big.Rat).Sub(hi, g.n)
+		}
 	}
 	g.zero = zeroPasses && !inRange
 	g.notZero = !zeroPasses && inRange
 	switch {
 	case g.absent && !g.bounded && !g.notZero:
 		return nil, nil // anything stored passes
-	case g.size && g.n > hi:
+	case g.size && hi != nil && g.n.Cmp(hi) > 0:
 		// No list is short enough: refused before sending, as Set would be.
 		return nil, m.resultPasses(g, rules, g.n)
 	}
 	return g, nil
 }
 
-// limits returns a Bounds rule's range for field f, narrowed to the values
-// an unsigned field can hold; ok is false for no bounds on a signed field.
-func (r *rule) limits(f *field) (lo, hi float64, ok bool) {
-	lo, hi = math.Inf(-1), math.Inf(1)
+// limits returns a Bounds rule's exact range for field f, narrowed to the
+// values an unsigned field can hold; nil for no bound on that side.
+func (r *rule) limits(f *field) (lo, hi *big.Rat) {
 	if r != nil {
-		lo, hi, ok = r.min, r.max, true
+		lo, hi = r.lo, r.hi
 	}
-	if kindOf(f.typ) == kindUint {
-		lo, ok = max(lo, 0), true
+	if kindOf(f.typ) == kindUint && (lo == nil || lo.Sign() < 0) {
+		lo = new(big.Rat)
 	}
-	return lo, hi, ok
+	return lo, hi
 }
 
 // resultPasses checks the field's rules on the result r of g's operation,
-// as any write checks them (rule.value), and an unsigned field's range.
-func (m *model) resultPasses(g *guard, rules []*rule, r float64) error {
-	var fv reflect.Value
-	switch {
-	case g.size:
-		fv = reflect.MakeSlice(g.f.typ, int(max(r, 0)), int(max(r, 0)))
-	case kindOf(g.f.typ) == kindUint && r < 0:
-		return inputError(m.name+"."+g.f.name, strconv.FormatFloat(r, 'g', -1, 64), "is unsigned: it holds no negative number", ErrValidation)
-	default:
-		fv = reflect.New(g.f.typ).Elem()
-		switch kindOf(g.f.typ) {
-		case kindInt:
-			fv.SetInt(int64(r))
-		case kindUint:
-			fv.SetUint(uint64(r))
-		default:
-			fv.SetFloat(r)
-		}
+// as any write checks them (rule.value: a zero number is unset, which only
+// Required refuses; Bounds by rule.within), and an unsigned field's range.
+func (m *model) resultPasses(g *guard, rules []*rule, r *big.Rat) error {
+	if !g.size && kindOf(g.f.typ) == kindUint && r.Sign() < 0 {
+		return inputError(m.name+"."+g.f.name, decimal(r), "is unsigned: it holds no negative number", ErrValidation)
 	}
 	for _, rl := range rules {
-		if err := rl.value(m.name, fv); err != nil {
-			return err
+		if !g.size && r.Sign() == 0 {
+			if rl.required {
+				return inputError(m.name+"."+g.f.name, "", "is required", ErrValidation)
+			}
+			continue
+		}
+		if rl.bounds {
+			if err := rl.within(m.name, r, g.size); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
-}
-
-// numberOf reads a number operand as a float64.
-func numberOf(v reflect.Value) float64 {
-	switch {
-	case v.CanInt():
-		return float64(v.Int())
-	case v.CanUint():
-		return float64(v.Uint())
-	}
-	return v.Float()
 }
 
 // variant is the guard's shape, for the update shape's cache key.
@@ -255,8 +307,10 @@ func (g *guard) text(name string) string {
 	}
 	present := ""
 	switch {
-	case g.bounded && math.IsInf(g.hi, 1):
-		present = val + " >= " + v + "lo" // an unsigned field, unbounded above
+	case g.lo != nil && g.hi == nil:
+		present = val + " >= " + v + "lo" // unbounded above (an unsigned field)
+	case g.lo == nil && g.hi != nil:
+		present = val + " <= " + v + "hi"
 	case g.bounded:
 		present = val + " BETWEEN " + v + "lo AND " + v + "hi"
 	}
@@ -287,17 +341,22 @@ func (g *guard) condition() expression.ConditionBuilder {
 	if g.absent {
 		terms = append(terms, expression.AttributeNotExists(name))
 	}
+	num := func(r *big.Rat) expression.OperandBuilder { return expression.Value(number(r)) }
 	var present *expression.ConditionBuilder
 	switch {
-	case g.bounded && math.IsInf(g.hi, 1):
-		c := expression.GreaterThanEqual(val, expression.Value(g.lo))
+	case g.lo != nil && g.hi == nil:
+		c := expression.GreaterThanEqual(val, num(g.lo))
+		present = &c
+	case g.lo == nil && g.hi != nil:
+		c := expression.LessThanEqual(val, num(g.hi))
 		present = &c
 	case g.bounded:
-		c := expression.Between(val, expression.Value(g.lo), expression.Value(g.hi))
+		c := expression.Between(val, num(g.lo), num(g.hi))
 		present = &c
 	}
+	minusN := new(big.Rat).Neg(g.n)
 	if g.notZero {
-		c := expression.NotEqual(val, expression.Value(-g.n))
+		c := expression.NotEqual(val, num(minusN))
 		if present == nil {
 			c = expression.AttributeExists(name).And(c)
 		} else {
@@ -309,7 +368,7 @@ func (g *guard) condition() expression.ConditionBuilder {
 		terms = append(terms, *present)
 	}
 	if g.zero {
-		terms = append(terms, expression.Equal(val, expression.Value(-g.n)))
+		terms = append(terms, expression.Equal(val, num(minusN)))
 	}
 	if len(terms) == 1 {
 		return terms[0]
@@ -320,17 +379,14 @@ func (g *guard) condition() expression.ConditionBuilder {
 // values are the guard's values, for its text.
 func (g *guard) values(into map[string]types.AttributeValue) {
 	v := ":g" + strconv.Itoa(g.op)
-	num := func(x float64) types.AttributeValue {
-		return &types.AttributeValueMemberN{Value: strconv.FormatFloat(x, 'f', -1, 64)}
+	if g.lo != nil {
+		into[v+"lo"] = number(g.lo)
 	}
-	if g.bounded {
-		into[v+"lo"] = num(g.lo)
-		if !math.IsInf(g.hi, 1) {
-			into[v+"hi"] = num(g.hi)
-		}
+	if g.hi != nil {
+		into[v+"hi"] = number(g.hi)
 	}
 	if g.zero || g.notZero {
-		into[v+"n"] = num(-g.n)
+		into[v+"n"] = number(new(big.Rat).Neg(g.n))
 	}
 }
 
@@ -338,15 +394,20 @@ func (g *guard) values(into map[string]types.AttributeValue) {
 // (absent: counted as 0 or an empty list): the rule error when the
 // operation would have broken the field's rules, else nil.
 func (m *model) violation(g *guard, current table.Item) error {
-	var old float64
+	old := new(big.Rat)
 	switch av := current[g.f.name].(type) {
 	case *types.AttributeValueMemberN:
-		old, _ = strconv.ParseFloat(av.Value, 64)
+		if _, ok := old.SetString(av.Value); !ok {
+			return fmt.Errorf("entity: %s.%s: stored %q is not a number: %w", m.name, g.f.name, av.Value, table.ErrConditionFailed)
+		}
 	case *types.AttributeValueMemberL:
-		old = float64(len(av.Value))
+		old.SetInt64(int64(len(av.Value)))
 	}
-	return m.resultPasses(g, m.rulesFor(g.f), old+g.n)
+	return m.resultPasses(g, m.rulesFor(g.f), old.Add(old, g.n))
 }
+
+// number is an exact number as a DynamoDB Number.
+func number(r *big.Rat) types.AttributeValue { return &types.AttributeValueMemberN{Value: decimal(r)} }
 
 // orTerms joins condition terms with OR.
 func orTerms(terms []string) string { return joinTerms(terms, " OR ", " AND ") }
