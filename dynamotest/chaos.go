@@ -1,6 +1,7 @@
 package dynamotest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/dynamotest/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -372,10 +374,18 @@ func conflicts(op string) bool {
 	return false
 }
 
-// requestHash identifies a request by its content: encoding/json writes
-// map keys in order, so equal requests hash alike.
+// requestHash identifies a request by its content: its DynamoDB JSON
+// (values with their types: {"S":"1"} is not {"N":"1"}), read back and
+// written again by encoding/json, which writes map keys in order, so equal
+// requests hash alike and different ones apart.
 func requestHash(in any) string {
-	b, err := json.Marshal(in)
+	var v any
+	d := json.NewDecoder(bytes.NewReader(wire.Marshal(in)))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return "unhashable"
+	}
+	b, err := json.Marshal(v)
 	if err != nil {
 		return "unhashable"
 	}
@@ -505,22 +515,22 @@ func chaosBatch[I, O any](c *Chaotic, ctx context.Context, p plan, op string, in
 	return out, err, true
 }
 
-// unprocessedCount is how many of n items the fake's rule leaves
-// unprocessed at fraction: the last ones, floor(n*fraction) of them.
-func unprocessedCount(n int, fraction float64) int {
-	return int(float64(n)*fraction + 1e-9)
-}
-
 // splitWrites is the part of a batch write a store processes at fraction,
-// and a function adding the rest to its answer: per table, the last items
-// are left, as the fake leaves them.
+// and a function adding the rest to its answer: the fake's rule
+// (faultState.owe, tables in name order) decides how many of each table's
+// last items are left, so a seed leaves the same items in front of any
+// store. A table left whole is not sent: DynamoDB refuses an empty list.
 func splitWrites(in *dynamodb.BatchWriteItemInput, fraction float64) (*dynamodb.BatchWriteItemInput, func(*dynamodb.BatchWriteItemOutput)) {
 	part := *in
 	part.RequestItems = map[string][]types.WriteRequest{}
 	rest := map[string][]types.WriteRequest{}
-	for name, ws := range in.RequestItems {
-		keep := len(ws) - unprocessedCount(len(ws), fraction)
-		part.RequestItems[name] = ws[:keep]
+	f := &faultState{Fault: Fault{Unprocessed: fraction}}
+	for _, name := range sortedNames(in.RequestItems) {
+		ws := in.RequestItems[name]
+		keep := len(ws) - f.owe(len(ws))
+		if keep > 0 {
+			part.RequestItems[name] = ws[:keep]
+		}
 		if keep < len(ws) {
 			rest[name] = ws[keep:]
 		}
@@ -540,11 +550,15 @@ func splitGets(in *dynamodb.BatchGetItemInput, fraction float64) (*dynamodb.Batc
 	part := *in
 	part.RequestItems = map[string]types.KeysAndAttributes{}
 	rest := map[string]types.KeysAndAttributes{}
-	for name, ka := range in.RequestItems {
-		keep := len(ka.Keys) - unprocessedCount(len(ka.Keys), fraction)
-		sent := ka
-		sent.Keys = ka.Keys[:keep]
-		part.RequestItems[name] = sent
+	f := &faultState{Fault: Fault{Unprocessed: fraction}}
+	for _, name := range sortedNames(in.RequestItems) {
+		ka := in.RequestItems[name]
+		keep := len(ka.Keys) - f.owe(len(ka.Keys))
+		if keep > 0 {
+			sent := ka
+			sent.Keys = ka.Keys[:keep]
+			part.RequestItems[name] = sent
+		}
 		if keep < len(ka.Keys) {
 			left := ka
 			left.Keys = ka.Keys[keep:]

@@ -388,3 +388,54 @@ func TestChaosInFrontOfAnotherStoreSendsThePartOfABatchItProcesses(t *testing.T)
 	require.NotEmpty(t, unprocessed)
 	assert.Equal(t, len(keys), len(unprocessed)+len(got.Responses["simple"]))
 }
+
+func TestChaosInFrontOfAnotherStoreLeavesTheItemsTheFakeLeavesAcrossTables(t *testing.T) {
+	// A batch over several tables: the same seed leaves the same items
+	// unprocessed in front of another store as on the fake (the fraction
+	// is carried from table to table), never none.
+	batch := func(api table.API) *dynamodb.BatchWriteItemInput {
+		in := &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{}}
+		for ti, name := range []string{"tableA", "tableB", "tableC"} {
+			spec := hashOnly
+			spec.name = name
+			_, err := api.CreateTable(ctx, spec.input())
+			require.NoError(t, err)
+			for i := range ti + 1 {
+				in.RequestItems[name] = append(in.RequestItems[name],
+					types.WriteRequest{PutRequest: &types.PutRequest{Item: item{"id": S(fmt.Sprint(i))}}})
+			}
+		}
+		return in
+	}
+	for seed := range int64(8) {
+		fake := dynamotest.Chaos(seed, only(dynamotest.ChaosUnprocessed))
+		other := dynamotest.Chaos(seed, only(dynamotest.ChaosUnprocessed), func(o *dynamotest.ChaosOptions) {
+			o.API = otherStore{dynamotest.New()}
+		})
+		var left [2]map[string][]types.WriteRequest
+		for i, c := range []*dynamotest.Chaotic{fake, other} {
+			out, err := c.BatchWriteItem(ctx, batch(c))
+			require.NoError(t, err)
+			left[i] = out.UnprocessedItems
+			require.NotEmpty(t, left[i], "seed %d: the drawn fault leaves part of the batch", seed)
+		}
+		assert.Equal(t, left[0], left[1], "seed %d", seed)
+		assert.Equal(t, fake.Faults()[0].Detail, other.Faults()[0].Detail, "seed %d", seed)
+	}
+}
+
+func TestChaosKeyedByRequestTellsValuesOfDifferentTypesApart(t *testing.T) {
+	// {"S":"1"} and {"N":"1"} are different requests: each is its own
+	// first call, whichever comes first.
+	c := dynamotest.Chaos(1, only(dynamotest.ChaosThrottle), func(o *dynamotest.ChaosOptions) { o.ByRequest = true })
+	_, err := c.CreateTable(ctx, hashOnly.input())
+	require.NoError(t, err)
+	for _, id := range []types.AttributeValue{S("1"), N("1"), B("1"), &types.AttributeValueMemberSS{Value: []string{"1"}},
+		&types.AttributeValueMemberNS{Value: []string{"1"}}} {
+		_, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("hashonly"), Key: item{"id": id}})
+		require.Error(t, err)
+	}
+	for _, f := range c.Faults() {
+		assert.True(t, strings.HasSuffix(f.Key, " #1"), "%s shares its key with an earlier request", f)
+	}
+}

@@ -243,13 +243,20 @@ func (s *stats) leaveUnprocessed(faults []*faultState, tableName string, n int) 
 		if f.Table != "" && f.Table != tableName {
 			continue
 		}
-		frac := math.Min(f.Unprocessed, 1)
-		f.carry += float64(n) * frac
-		owed := int(math.Floor(f.carry + 1e-9))
-		f.carry -= float64(owed)
-		k = max(k, owed)
+		k = max(k, f.owe(n))
 	}
 	return min(k, n)
+}
+
+// owe is how many of the next n items f leaves unprocessed: its fraction
+// of them, the fractional rest carried to the next table or call, so that
+// over a batch of several tables (taken in name order) and over many calls
+// exactly the fraction is left. The caller holds stats.mu, or owns f.
+func (f *faultState) owe(n int) int {
+	f.carry += float64(n) * math.Min(f.Unprocessed, 1)
+	owed := int(math.Floor(f.carry + 1e-9))
+	f.carry -= float64(owed)
+	return min(owed, n)
 }
 
 // Inject arms a fault. Faults stay armed until they have hit Times calls
