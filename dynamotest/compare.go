@@ -32,7 +32,8 @@ import (
 //   - the answer: every output field that two correct stores fill alike
 //     (items and their order, Count and ScannedCount, LastEvaluatedKey,
 //     Attributes, UnprocessedItems and UnprocessedKeys, a table's keys,
-//     indexes, billing and stream settings, TTL and backup settings);
+//     indexes, billing, table class and stream settings, TTL and backup
+//     settings);
 //   - the error: whether the call failed, its code (DiffError), and its
 //     message (DiffMessage), and the CancellationReasons of a canceled
 //     transaction and the item a failed condition returned;
@@ -47,10 +48,13 @@ import (
 // count and sizes, stream ARN and label; ListTables' names (the reference
 // lists its whole account); a TTL status on its way (ENABLING counts as
 // ENABLED); the order of items in a BatchGetItem answer, of map keys and of
-// set members; numbers by their text ("1.0" is "1"). An item whose TTL has
-// passed (on CompareOptions.Now) is dropped from both sides, and the counts
-// of a page that held one are not compared: DynamoDB deletes expired items
-// some time within days, so either store may still hold it.
+// set members; numbers by their text ("1.0" is "1"); the part of a batch
+// the reference left unprocessed (the candidate is sent only the part the
+// reference processed, and the caller's retry of the rest is compared when
+// it comes). An item whose TTL has passed (on CompareOptions.Now) is
+// dropped from both sides, and the counts of a page that held one are not
+// compared: DynamoDB deletes expired items some time within days, so
+// either store may still hold it.
 //
 // Calls are serialized: each goes to the reference, then to the candidate,
 // then to the read-backs, before the next call starts, so both stores
@@ -407,7 +411,19 @@ func do[I, O any](c *Comparison, ctx context.Context, op string, in *I, opts []f
 		c.resync(bg, cs, c.writtenKeys(bg, in), false)
 		return rout, rerr
 	}
-	cout, cerr := cand(bg, in)
+	var cout *O
+	var cerr error
+	switch part, rest := processedPart(in, rout, rerr); {
+	case part == nil:
+		cout, cerr = cand(bg, in)
+	case isEmptyBatch(part):
+		cout = new(O) // the reference processed nothing: neither does the candidate
+		rest(cout)
+	default:
+		if cout, cerr = cand(bg, part.(*I)); cerr == nil {
+			rest(cout)
+		}
+	}
 	c.learn(bg, requestTables(in), in)
 	c.compareAnswers(cs, in, orEmpty(rout), orEmpty(cout), rerr, cerr)
 	c.afterTableCall(cs, in, rerr, cerr)
@@ -415,6 +431,104 @@ func do[I, O any](c *Comparison, ctx context.Context, op string, in *I, opts []f
 		c.resync(bg, cs, c.writtenKeys(bg, in), true)
 	}
 	return rout, rerr
+}
+
+// processedPart is the part of a batch the reference processed when it
+// left some of it unprocessed, and a function adding the reference's
+// unprocessed rest to the candidate's answer; nil when in is no batch or
+// the reference processed all of it. DynamoDB may leave any part of a
+// batch unprocessed (throughput, the 16 MB of a BatchGetItem), and a
+// caller sends that part again: the candidate is sent only what the
+// reference processed, so the part one store left is no difference, and
+// the retry is compared when it comes.
+func processedPart(in, rout any, rerr error) (part any, rest func(cout any)) {
+	if rerr != nil {
+		return nil, nil
+	}
+	switch in := in.(type) {
+	case *dynamodb.BatchWriteItemInput:
+		out, _ := rout.(*dynamodb.BatchWriteItemOutput)
+		if out == nil || len(out.UnprocessedItems) == 0 {
+			return nil, nil
+		}
+		left := map[string]int{}
+		for name, ws := range out.UnprocessedItems {
+			for _, w := range ws {
+				left[name+"\x00"+canonWrite(w)]++
+			}
+		}
+		p := *in
+		p.RequestItems = map[string][]types.WriteRequest{}
+		for name, ws := range in.RequestItems {
+			for _, w := range ws {
+				if k := name + "\x00" + canonWrite(w); left[k] > 0 {
+					left[k]--
+					continue
+				}
+				p.RequestItems[name] = append(p.RequestItems[name], w)
+			}
+		}
+		return &p, func(cout any) {
+			o := cout.(*dynamodb.BatchWriteItemOutput)
+			if o.UnprocessedItems == nil {
+				o.UnprocessedItems = map[string][]types.WriteRequest{}
+			}
+			for name, ws := range out.UnprocessedItems {
+				o.UnprocessedItems[name] = append(o.UnprocessedItems[name], ws...)
+			}
+		}
+	case *dynamodb.BatchGetItemInput:
+		out, _ := rout.(*dynamodb.BatchGetItemOutput)
+		if out == nil || len(out.UnprocessedKeys) == 0 {
+			return nil, nil
+		}
+		left := map[string]int{}
+		for name, ka := range out.UnprocessedKeys {
+			for _, k := range ka.Keys {
+				left[name+"\x00"+canonItem(k)]++
+			}
+		}
+		p := *in
+		p.RequestItems = map[string]types.KeysAndAttributes{}
+		for name, ka := range in.RequestItems {
+			sent := ka
+			sent.Keys = nil
+			for _, k := range ka.Keys {
+				if id := name + "\x00" + canonItem(k); left[id] > 0 {
+					left[id]--
+					continue
+				}
+				sent.Keys = append(sent.Keys, k)
+			}
+			if len(sent.Keys) > 0 {
+				p.RequestItems[name] = sent
+			}
+		}
+		return &p, func(cout any) {
+			o := cout.(*dynamodb.BatchGetItemOutput)
+			if o.UnprocessedKeys == nil {
+				o.UnprocessedKeys = map[string]types.KeysAndAttributes{}
+			}
+			for name, ka := range out.UnprocessedKeys {
+				if have, ok := o.UnprocessedKeys[name]; ok {
+					ka.Keys = append(have.Keys, ka.Keys...)
+				}
+				o.UnprocessedKeys[name] = ka
+			}
+		}
+	}
+	return nil, nil
+}
+
+// isEmptyBatch reports whether a processed part holds no item.
+func isEmptyBatch(part any) bool {
+	switch p := part.(type) {
+	case *dynamodb.BatchWriteItemInput:
+		return len(p.RequestItems) == 0
+	case *dynamodb.BatchGetItemInput:
+		return len(p.RequestItems) == 0
+	}
+	return false
 }
 
 // wrote reports whether a write that ended with err may have written:

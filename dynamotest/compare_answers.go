@@ -391,7 +391,8 @@ func canonBackups(d *types.ContinuousBackupsDescription) string {
 // answers the same: names, keys, indexes, billing, stream settings. Status
 // (DynamoDB takes seconds to reach ACTIVE), ARNs and ids, creation times,
 // item counts and sizes (refreshed every six hours), stream labels and
-// the throughput change history are left out.
+// the throughput change history are left out; the table class is
+// compared, a missing summary meaning STANDARD.
 func tableFields(d *types.TableDescription) []field {
 	if d == nil {
 		return []field{{name: "Table", text: none}}
@@ -428,6 +429,12 @@ func tableFields(d *types.TableDescription) []field {
 	if d.BillingModeSummary != nil && d.BillingModeSummary.BillingMode != "" {
 		billing = d.BillingModeSummary.BillingMode
 	}
+	// A table never given a class is described without a summary: it is
+	// STANDARD (API reference, TableClassSummary).
+	class := types.TableClassStandard
+	if d.TableClassSummary != nil && d.TableClassSummary.TableClass != "" {
+		class = d.TableClassSummary.TableClass
+	}
 	stream := "disabled"
 	if s := d.StreamSpecification; s != nil && aws.ToBool(s.StreamEnabled) {
 		stream = "enabled " + string(s.StreamViewType)
@@ -440,6 +447,7 @@ func tableFields(d *types.TableDescription) []field {
 		{name: "ProvisionedThroughput", text: throughput(d.ProvisionedThroughput)},
 		{name: "StreamSpecification", text: stream},
 		{name: "DeletionProtectionEnabled", text: strconv.FormatBool(aws.ToBool(d.DeletionProtectionEnabled))},
+		{name: "TableClass", text: string(class)},
 	}
 	var gsis, lsis []string
 	for _, ix := range d.GlobalSecondaryIndexes {

@@ -339,6 +339,10 @@ func TestLocalDeviationsMatchOnlyTheirOwnShape(t *testing.T) {
 			Class: dynamotest.DiffAnswer, Field: "Attributes"}, true},
 		{dynamotest.LocalWholeAttributes, dynamotest.Difference{Request: &dynamodb.UpdateItemInput{ReturnValues: types.ReturnValueAllNew},
 			Class: dynamotest.DiffAnswer, Field: "Attributes"}, false},
+		{dynamotest.LocalNoTableClass, dynamotest.Difference{Op: "CreateTable", Class: dynamotest.DiffAnswer, Field: "TableClass",
+			Reference: "STANDARD", Candidate: "STANDARD_INFREQUENT_ACCESS"}, true},
+		{dynamotest.LocalNoTableClass, dynamotest.Difference{Op: "CreateTable", Class: dynamotest.DiffAnswer, Field: "TableClass",
+			Reference: "STANDARD_INFREQUENT_ACCESS", Candidate: "STANDARD"}, false},
 		{dynamotest.LocalTransactionCapacity, dynamotest.Difference{Op: "TransactWriteItems", Field: "ConsumedCapacity",
 			Reference: "t: 2/-/- table=(none)", Candidate: "t: 4/-/4 table=(none)"}, true},
 		{dynamotest.LocalTransactionCapacity, dynamotest.Difference{Op: "TransactWriteItems", Field: "ConsumedCapacity",
@@ -657,4 +661,89 @@ func TestCompareOfANilRequestComparesTheEmptyOne(t *testing.T) {
 	_, err = c.Query(ctx, nil)
 	require.Error(t, err)
 	assert.Empty(t, c.Differences(), c.Report())
+}
+
+// classless is a store that describes every table without a table class,
+// as DynamoDB Local does.
+type classless struct{ table.API }
+
+func (s classless) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, o ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	out, err := s.API.CreateTable(ctx, in, o...)
+	if err == nil {
+		out.TableDescription.TableClassSummary = nil
+	}
+	return out, err
+}
+
+func (s classless) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, o ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	out, err := s.API.DescribeTable(ctx, in, o...)
+	if err == nil {
+		out.Table.TableClassSummary = nil
+	}
+	return out, err
+}
+
+func TestCompareFindsATableClassTheCandidateDescribesOtherwise(t *testing.T) {
+	in := simple.input()
+	in.TableClass = types.TableClassStandardInfrequentAccess
+	c := dynamotest.Compare(dynamotest.New(), classless{dynamotest.New()})
+	_, err := c.CreateTable(ctx, in)
+	require.NoError(t, err)
+	_, err = c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("simple")})
+	require.NoError(t, err)
+	diffs := c.Unexpected()
+	require.Len(t, diffs, 2, c.Report())
+	for _, d := range diffs {
+		assert.Equal(t, "TableClass", d.Field)
+		assert.Equal(t, "STANDARD_INFREQUENT_ACCESS", d.Reference)
+		assert.Equal(t, "STANDARD", d.Candidate)
+	}
+
+	// No summary is STANDARD: a store that names the class and one that
+	// leaves it out do not differ over a STANDARD table.
+	same := dynamotest.Compare(dynamotest.New(), classless{dynamotest.New()})
+	std := simple.input()
+	std.TableClass = types.TableClassStandard
+	_, err = same.CreateTable(ctx, std)
+	require.NoError(t, err)
+	assert.Empty(t, same.Differences(), same.Report())
+
+	// DynamoDB Local describes no class: a documented deviation.
+	local := dynamotest.Compare(classless{dynamotest.New()}, dynamotest.New(), dynamotest.KnownDeviations(dynamotest.LocalDeviations()...))
+	_, err = local.CreateTable(ctx, in)
+	require.NoError(t, err)
+	require.Len(t, local.Differences(), 1, local.Report())
+	assert.Equal(t, dynamotest.LocalNoTableClass, local.Differences()[0].Deviation)
+	assert.Empty(t, local.Unexpected())
+}
+
+func TestCompareSendsTheCandidateOnlyThePartOfABatchTheReferenceProcessed(t *testing.T) {
+	// The reference leaves part of each batch unprocessed (as DynamoDB may,
+	// for throughput or size): the candidate processing all of it is no
+	// difference, and the caller's retry of the rest is compared.
+	ref := dynamotest.Chaos(5, only(dynamotest.ChaosUnprocessed), func(o *dynamotest.ChaosOptions) { o.API = otherStore{dynamotest.New()} })
+	cand := dynamotest.New()
+	c := dynamotest.Compare(ref, cand)
+	_, err := c.CreateTable(ctx, simple.input())
+	require.NoError(t, err)
+	var writes []types.WriteRequest
+	var keys []map[string]types.AttributeValue
+	for i := range 6 {
+		k := item{"pk": S("a"), "sk": S(fmt.Sprint(i))}
+		keys = append(keys, k)
+		writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: item{"pk": S("a"), "sk": S(fmt.Sprint(i)), "n": N("1.0")}}})
+	}
+	for len(writes) > 0 {
+		out, err := c.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"simple": writes}})
+		require.NoError(t, err)
+		writes = out.UnprocessedItems["simple"]
+	}
+	for len(keys) > 0 {
+		out, err := c.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"simple": {Keys: keys}}})
+		require.NoError(t, err)
+		keys = out.UnprocessedKeys["simple"].Keys
+	}
+	require.NotEmpty(t, ref.Faults(), "the reference left items unprocessed")
+	assert.Empty(t, c.Differences(), c.Report())
+	assert.Equal(t, 6, len(scanAll(t, cand, "simple")), "the candidate holds every item once the retries are done")
 }

@@ -37,6 +37,7 @@ const (
 	LocalChargesNothing       = "local-charges-nothing-for-missing-items"
 	LocalTransactionCapacity  = "local-transaction-capacity"
 	LocalNotFoundMessage      = "local-not-found-message"
+	LocalNoTableClass         = "local-no-table-class"
 )
 
 // LocalDeviations are DynamoDB Local's documented departures from
@@ -98,6 +99,9 @@ func LocalDeviations() []Deviation {
 			return d.Op == "BatchGetItem" && d.Class == DiffMessage &&
 				strings.Contains(d.Reference, "Too many items requested for the BatchGetItem call")
 		}},
+		{Name: LocalNoTableClass, Why: LocalDeviationWhy(LocalNoTableClass), Match: func(d Difference) bool {
+			return d.Class == DiffAnswer && d.Field == "TableClass" && d.Reference == string(types.TableClassStandard)
+		}},
 		{Name: LocalChargesNothing, Why: LocalDeviationWhy(LocalChargesNothing), Match: func(d Difference) bool {
 			return (d.Op == "Query" || d.Op == "BatchGetItem" || d.Op == "GetItem") && d.Field == "ConsumedCapacity" &&
 				capacityTotal(d.Reference) == 0 && capacityTotal(d.Candidate) > 0
@@ -146,6 +150,8 @@ var localWhy = map[string]string{
 	LocalChargesNothing: "DynamoDB Local reports 0 units for a Query that matches nothing and for BatchGetItem keys " +
 		"that find no item; DynamoDB charges a read of a missing item the minimum (0.5 eventually consistent, 1 consistent) " +
 		"per its capacity documentation",
+	LocalNoTableClass: "DynamoDB Local accepts a TableClass and describes every table without a TableClassSummary (STANDARD); " +
+		"DynamoDB keeps the class CreateTable or UpdateTable set and describes it (API reference, TableDescription.TableClassSummary)",
 	LocalTransactionCapacity: "DynamoDB Local reports a transactional write at the plain rate (1 unit per KB) and its CapacityUnits alone; " +
 		"DynamoDB charges transactional writes double (2 units per KB, per its capacity documentation) and adds WriteCapacityUnits " +
 		"(characterised against DynamoDB by paritysuite/dynamodb-conformance, issue 69; aws-sdk-go issue 2699)",
