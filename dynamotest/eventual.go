@@ -140,6 +140,21 @@ func (l *lagged) catchUp(now time.Time) {
 	}
 }
 
+// catchUpAll applies every queued write: the items a persistent DB loads
+// from its snapshot at start. The snapshot says only when it was taken, not
+// when each item was written, and most were written long before: stamped
+// with the snapshot's time, every item would vanish from eventually
+// consistent reads and index reads for a lag after each restart, which
+// DynamoDB never does to an item written long ago (a read may see a recent
+// write early, never an old one late). The log replayed after the
+// snapshot keeps each write's own time. The caller holds the table's write
+// lock, or owns the table (loading).
+func (l *lagged) catchUpAll() {
+	if n := len(l.pending); n > 0 {
+		l.catchUp(l.pending[n-1].at.Add(l.lag))
+	}
+}
+
 // apply carries one write out on the replica, keeping its indexes in step.
 // The replica's entries share the table's immutable encodings.
 func (t *dbTable) apply(w pendingWrite) {

@@ -575,3 +575,61 @@ func TestPersistKeepsClientRequestTokensAcrossRestarts(t *testing.T) {
 		})
 	}
 }
+
+func TestEventualReadsSeeTheItemsAPersistentDBStartsWith(t *testing.T) {
+	// An item written long before a restart is seen by eventually
+	// consistent reads and index reads at once after it, as before it;
+	// a write within the lag before a crash may still lag.
+	dir := t.TempDir()
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	open := func() *DB {
+		db, err := Open(Persist(dir), EventualConsistency(time.Hour), func(o *Options) { o.Clock = clock })
+		require.NoError(t, err)
+		return db
+	}
+	key := func(sk string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}, "sk": &types.AttributeValueMemberS{Value: sk}}
+	}
+	putItem := func(db *DB, sk string) {
+		it := key(sk)
+		it["g"] = &types.AttributeValueMemberS{Value: "x"}
+		_, err := db.PutItem(pctx, &dynamodb.PutItemInput{TableName: aws.String("lagged"), Item: it})
+		require.NoError(t, err)
+	}
+	seen := func(db *DB) (get bool, index int) {
+		out, err := db.GetItem(pctx, &dynamodb.GetItemInput{TableName: aws.String("lagged"), Key: key("old")})
+		require.NoError(t, err)
+		q, err := db.Query(pctx, &dynamodb.QueryInput{TableName: aws.String("lagged"), IndexName: aws.String("byG"),
+			KeyConditionExpression:    aws.String("g = :g"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":g": &types.AttributeValueMemberS{Value: "x"}}})
+		require.NoError(t, err)
+		return out.Item != nil, len(q.Items)
+	}
+
+	db := open()
+	_, err := db.CreateTable(pctx, persistTable("lagged"))
+	require.NoError(t, err)
+	putItem(db, "old")
+	now = now.Add(2 * time.Hour)
+	get, index := seen(db)
+	require.True(t, get, "the old item is an hour past the lag")
+	require.Equal(t, 1, index)
+
+	require.NoError(t, db.Close()) // a snapshot
+	db = open()
+	get, index = seen(db)
+	assert.True(t, get, "after a restart from a snapshot")
+	assert.Equal(t, 1, index, "after a restart from a snapshot")
+
+	putItem(db, "new") // within the lag before the crash
+	crash(db)
+	db = open()
+	get, index = seen(db)
+	assert.True(t, get, "after a crash")
+	assert.Equal(t, 1, index, "after a crash: the recent write still lags")
+	now = now.Add(time.Hour)
+	_, index = seen(db)
+	assert.Equal(t, 2, index, "an hour later")
+	require.NoError(t, db.Close())
+}

@@ -319,6 +319,11 @@ func (db *DB) loadSnapshot(path string) (int64, error) {
 			return 0, fmt.Errorf("%w: %s: %v", ErrDataCorrupt, name, rd.err)
 		}
 	}
+	for _, t := range tablesMap {
+		if t.lagged != nil {
+			t.lagged.catchUpAll()
+		}
+	}
 	db.tables.Store(&tablesMap)
 	return fi.Size(), nil
 }
