@@ -33,7 +33,7 @@ func JobFromChange(ch changes.Change[table.Item]) (*Job, bool, error) {
 	if !ok || err != nil {
 		return nil, false, err
 	}
-	j, err := decodeChange(item, "job", jobFrom)
+	j, err := jobFromItem(item)
 	if err == nil && (j.JobID == "" || j.StageID == "" || j.StartTime.IsZero()) {
 		err = fmt.Errorf("journey: job item %s has no jobId, stageId or start time", stringAttr(item, attrSK))
 	}

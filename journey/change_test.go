@@ -155,3 +155,17 @@ func TestProgressEventsReportTimeoutsAndDeletes(t *testing.T) {
 	}
 	assert.Equal(t, []ProgressKind{ProgressJobStarted, ProgressJobFailed, ProgressJourneyDeleted}, kinds)
 }
+
+// TestAJobItemWhoseDataLacksItsKeyPartsReadsThemFromTheKey: a job item
+// written by other tools with only jobId in Data reads its journey, stage,
+// order, execution number and start from its keys, as Jobs.Get does.
+func TestAJobItemWhoseDataLacksItsKeyPartsReadsThemFromTheKey(t *testing.T) {
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	item := table.Item{attrPK: s("JOURNEY#J"), attrSK: s("JOB#02#raw#003#2025-11-01T20:30:00.000000Z"), attrEntityType: s(EntityJob),
+		attrData: &types.AttributeValueMemberM{Value: table.Item{"jobId": s("JOB-1")}}}
+	j, ok, err := JobFromChange(changes.Change[table.Item]{Keys: table.Item{attrPK: item[attrPK], attrSK: item[attrSK]}, New: &item})
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, JobRef{JourneyID: "J", StageID: "raw", Order: 2, Execution: 3,
+		StartedAt: time.Date(2025, 11, 1, 20, 30, 0, 0, time.UTC), JobID: "JOB-1"}, j.Ref())
+}

@@ -166,10 +166,8 @@ func (s *Store) decodePartition(ctx context.Context, items []table.Item) (*Compl
 				c.Rules = append(c.Rules, r)
 			}
 		case EntityJob:
-			var rec record[Job]
-			if err = table.Unmarshal(item, &rec); err == nil {
-				var j Job
-				j, err = jobFrom(rec)
+			var j Job
+			if j, err = s.jobOf(ctx, item); err == nil {
 				c.Jobs = append(c.Jobs, j)
 			}
 		case EntityReport:

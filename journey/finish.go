@@ -35,7 +35,7 @@ type journeyRead struct {
 // trip, its metadata (a consistent GetItem), or its metadata and one more
 // item (the job, for Jobs.Finish) in one TransactGetItems: two requests,
 // one round trip.
-func (s *Store) readJourney(ctx context.Context, journeyID string, jobKey table.Key, job *record[Job]) (*journeyRead, error) {
+func (s *Store) readJourney(ctx context.Context, journeyID string, jobKey table.Key, job *table.Item) (*journeyRead, error) {
 	var r journeyRead
 	var stagesErr error
 	var wg sync.WaitGroup
@@ -65,7 +65,7 @@ func (s *Store) readJourney(ctx context.Context, journeyID string, jobKey table.
 	if r.rec.DeletingAt != "" {
 		return nil, deletingError(journeyID, nil)
 	}
-	if jobKey != nil && job.PK == "" {
+	if jobKey != nil && len(*job) == 0 {
 		return nil, notFound(ErrJobNotFound, stringAttr(table.Item(jobKey), attrSK), err)
 	}
 	j, err := journeyFrom(r.rec)
@@ -208,15 +208,15 @@ func (s *Store) endJob(ctx context.Context, ref JobRef, f Finish, timeout bool) 
 		return nil, inputError("Finish.Status", fmt.Sprintf("%q", f.Status), "must be completed or failed")
 	}
 	for attempt := 0; ; attempt++ {
-		var jobRec record[Job]
-		r, err := s.readJourney(ctx, ref.JourneyID, key, &jobRec)
+		var jobRaw table.Item
+		r, err := s.readJourney(ctx, ref.JourneyID, key, &jobRaw)
 		if err != nil {
 			if errors.Is(err, ErrJobNotFound) {
 				return nil, notFound(ErrJobNotFound, ref.JobID, err)
 			}
 			return nil, err
 		}
-		job, err := jobFrom(jobRec)
+		job, err := s.jobOf(ctx, jobRaw)
 		if err != nil {
 			return nil, err
 		}
@@ -277,7 +277,7 @@ func (s *Store) endJob(ctx context.Context, ref JobRef, f Finish, timeout bool) 
 		journeyKey, _ := s.journeyKey(ref.JourneyID)
 		err = s.t.WriteTx().
 			Update(key, ju, table.IfExists(), table.If(statusIn("Data.status", jobActive...).
-				And(expression.Name(attrUpdatedAt).Equal(expression.Value(jobRec.UpdatedAt)))), table.ItemOnConditionFailure()).
+				And(expression.Name(attrUpdatedAt).Equal(expression.Value(stringAttr(jobRaw, attrUpdatedAt))))), table.ItemOnConditionFailure()).
 			Update(stageKey, expression.Set(expression.Name("Data.status"), expression.Value(stageStatus)).
 				Set(expression.Name(attrUpdatedAt), ts), table.IfExists()).
 			Update(journeyKey, agg, table.IfExists(), table.If(r.countsUnchanged()), table.ItemOnConditionFailure()).

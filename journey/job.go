@@ -5,25 +5,27 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
 
-// Job keys.
-var (
+// Job keys (declared in declare).
+const (
 	// SK "JOB#01#raw_analysis#001#2025-11-01T20:30:00.000000Z": a stage's
 	// executions sort by execution number, so the latest is the last.
-	jobSK = keys.MustSort("JOB#{order:02d}#{stageId}#{execution:03d}#{startedAt:time}")
-	// GSI1PK "JOB#JOB-456", shared with the job's log entries.
-	jobGSI1PK = keys.MustPartition(jobIndexPartition)
-	// GSI1SK "2025-11-01T20:30:00.000000Z": the job's start.
-	jobGSI1SK = keys.MustSort("{startedAt:time}")
+	jobSortKey = "JOB#{order:02d}#{stageId}#{execution:03d}#{startedAt:time}"
+	// GSI1SK "2025-11-01T20:30:00.000000Z": the job's start, under GSI1PK
+	// JOB#{jobId} (jobIndexPartition), shared with the job's log entries.
+	jobIndexSort = "{startedAt:time}"
 )
+
+// jobSK tells a job's sort key (backups, patterns).
+var jobSK = keys.MustSort(jobSortKey)
 
 // JobStatus is a job execution's state.
 type JobStatus string
@@ -165,52 +167,72 @@ func (s *Store) jobKey(r JobRef) (table.Key, error) {
 	if err := r.check(); err != nil {
 		return nil, err
 	}
-	pk, _ := journeyPK.Build(r.JourneyID)
-	sk, _ := jobSK.Build(r.Order, r.StageID, r.Execution, r.StartedAt)
-	return s.t.Key(pk, sk), nil
+	return s.ents.jobs.Key(jobItem{JourneyID: r.JourneyID, Order: r.Order, StageID: r.StageID, Execution: r.Execution,
+		StartedAt: r.StartedAt})
 }
 
-func jobRecord(j Job) (record[Job], error) {
-	pk, err := journeyPK.Build(j.JourneyID)
-	if err != nil {
-		return record[Job]{}, inputError("journeyId", j.JourneyID, err.Error())
-	}
-	sk, err := jobSK.Build(j.Order, j.StageID, j.ExecutionNumber, j.StartTime.Time)
-	if err != nil {
-		return record[Job]{}, inputError("job", j.JobID, err.Error())
-	}
-	gpk, err := jobGSI1PK.Build(j.JobID)
-	if err != nil {
-		return record[Job]{}, inputError("jobId", j.JobID, err.Error())
-	}
-	gsk, _ := jobGSI1SK.Build(j.StartTime.Time)
-	return record[Job]{PK: pk, SK: sk, EntityType: EntityJob, GSI1PK: gpk, GSI1SK: gsk,
-		CreatedAt: j.CreatedAt.String(), UpdatedAt: j.UpdatedAt.String(), Data: j}, nil
+// jobItem is a job execution as stored (declare): the job is Data, and
+// its key parts, kept in the keys only, are copies of the job's fields.
+type jobItem struct {
+	JourneyID string    `dynamodbav:"journeyId"`
+	Order     int       `dynamodbav:"order"`
+	StageID   string    `dynamodbav:"stageId"`
+	Execution int       `dynamodbav:"execution"`
+	StartedAt time.Time `dynamodbav:"startedAt"`
+	JobID     string    `dynamodbav:"jobId"`
+	CreatedAt string    `dynamodbav:"CreatedAt"`
+	UpdatedAt string    `dynamodbav:"UpdatedAt,omitempty"`
+	Data      Job       `dynamodbav:"Data"`
 }
 
-func jobFrom(rec record[Job]) (Job, error) {
-	j := rec.Data
-	parts, err := jobSK.Parse(rec.SK)
-	if err != nil {
-		return j, err
-	}
-	j.Order = parts.Int("order")
+func jobItemOf(j Job) jobItem {
+	return jobItem{JourneyID: j.JourneyID, Order: j.Order, StageID: j.StageID, Execution: j.ExecutionNumber,
+		StartedAt: j.StartTime.Time, JobID: j.JobID, CreatedAt: j.CreatedAt.String(), UpdatedAt: j.UpdatedAt.String(), Data: j}
+}
+
+// job is the stored job: the order from the key, and the ids the seed
+// keeps in Data taken from the key where Data lacks them.
+func (it jobItem) job() (Job, error) {
+	j := it.Data
+	j.Order = it.Order
 	if j.JourneyID == "" {
-		j.JourneyID = strings.TrimPrefix(rec.PK, "JOURNEY#")
+		j.JourneyID = it.JourneyID
 	}
 	if j.StageID == "" {
-		j.StageID = parts.String("stageId")
+		j.StageID = it.StageID
 	}
 	if j.ExecutionNumber == 0 {
-		j.ExecutionNumber = parts.Int("execution")
+		j.ExecutionNumber = it.Execution
 	}
 	if j.StartTime.IsZero() {
-		j.StartTime = Time{parts.Time("startedAt")}
+		j.StartTime = Time{it.StartedAt}
 	}
-	if err := j.CreatedAt.parse(rec.CreatedAt); err != nil {
+	if err := j.CreatedAt.parse(it.CreatedAt); err != nil {
 		return j, err
 	}
-	return j, j.UpdatedAt.parse(rec.UpdatedAt)
+	return j, j.UpdatedAt.parse(it.UpdatedAt)
+}
+
+// jobOf decodes a job's item read by other means (a transaction, an
+// update's new image).
+func (s *Store) jobOf(ctx context.Context, item table.Item) (Job, error) {
+	return jobDecoded(s.ents.jobs.Decode(ctx, item))
+}
+
+// jobFromItem decodes a job's item without a store (a change's image).
+func jobFromItem(item table.Item) (Job, error) {
+	ents, err := decoders()
+	if err != nil {
+		return Job{}, err
+	}
+	return jobDecoded(ents.jobs.Decode(context.Background(), item))
+}
+
+func jobDecoded(it jobItem, err error) (Job, error) {
+	if err != nil {
+		return Job{}, err
+	}
+	return it.job()
 }
 
 // reasonItem is the current item a canceled transaction returned for
@@ -267,11 +289,11 @@ func (s *Store) getJob(ctx context.Context, ref JobRef, opts ...func(*ReadOption
 	if err != nil {
 		return nil, err
 	}
-	rec, err := getRecord[Job](ctx, s, key, opts, ErrJobNotFound, ref.JobID)
+	item, err := getRecord[table.Item](ctx, s, key, opts, ErrJobNotFound, ref.JobID)
 	if err != nil {
 		return nil, err
 	}
-	j, err := jobFrom(rec)
+	j, err := s.jobOf(ctx, item)
 	if err != nil {
 		return nil, err
 	}
@@ -283,51 +305,36 @@ func (s *Store) findJob(ctx context.Context, jobID string) (*Job, error) {
 	if err := checkID("jobId", jobID); err != nil {
 		return nil, err
 	}
-	gpk, _ := jobGSI1PK.Build(jobID)
-	filter := expression.Name(attrEntityType).Equal(expression.Value(EntityJob))
-	rec, ok, err := first[record[Job]](ctx, s, table.Query{Index: IndexGSI1, Partition: gpk, Filter: &filter, Limit: 1,
-		TieBreak: []string{attrSK}})
+	it, ok, err := firstOf(s.ents.jobs.Items(ctx, jobItem{JobID: jobID}, entity.ByIndex(IndexGSI1), entity.Limit(1)))
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, notFound(ErrJobNotFound, jobID, nil)
 	}
-	j, err := jobFrom(rec)
+	j, err := it.job()
 	if err != nil {
 		return nil, err
 	}
 	return &j, nil
 }
 
-// jobsQuery selects the executions of one stage by key condition:
+// stageJobs is the sort condition of one stage's executions:
 // begins_with(SK, "JOB#{order}#{stageId}#"). The seed filters on
 // Data.stageId instead, which reads every job of the journey.
-func (s *Store) jobsQuery(journeyID string, order int, stageID string) (table.Query, error) {
-	pk, err := journeyPK.Build(journeyID)
-	if err != nil {
-		return table.Query{}, inputError("journeyId", journeyID, err.Error())
-	}
-	prefix, err := jobSK.Prefix(order, stageID)
-	if err != nil {
-		return table.Query{}, inputError("stage", stageID, err.Error())
-	}
-	return table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix)}, nil
+func stageJobs(order int, stageID string) func(*entity.ListOptions) {
+	return entity.SortBeginsWith(order, stageID)
 }
 
 // latestJob is the stage's execution with the highest number (nil when
 // none): one descending, consistent Query with Limit 1.
 func (s *Store) latestJob(ctx context.Context, journeyID string, order int, stageID string) (*Job, error) {
-	q, err := s.jobsQuery(journeyID, order, stageID)
-	if err != nil {
-		return nil, err
-	}
-	q.Descending, q.Limit, q.Consistent = true, 1, true
-	rec, ok, err := first[record[Job]](ctx, s, q)
+	it, ok, err := firstOf(s.ents.jobs.Items(ctx, jobItem{JourneyID: journeyID}, stageJobs(order, stageID),
+		entity.Descending(), entity.Limit(1), entity.Consistent()))
 	if err != nil || !ok {
 		return nil, err
 	}
-	j, err := jobFrom(rec)
+	j, err := it.job()
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +345,12 @@ func (s *Store) latestJob(ctx context.Context, journeyID string, order int, stag
 // stopping there. (table.QueryPage reads one item more than its limit to
 // know whether a page follows; a "latest" lookup needs no cursor.)
 func first[T any](ctx context.Context, s *Store, q table.Query) (T, bool, error) {
-	for v, err := range table.QueryAll[T](ctx, s.t, q) {
+	return firstOf(table.QueryAll[T](ctx, s.t, q))
+}
+
+// firstOf returns the first item of seq, reading no further.
+func firstOf[T any](seq iter.Seq2[T, error]) (T, bool, error) {
+	for v, err := range seq {
 		return v, err == nil, err
 	}
 	var zero T
@@ -354,26 +366,19 @@ func (s *Store) listJobs(ctx context.Context, journeyID, cursor string, o ListOp
 	if err := checkID("journeyId", journeyID); err != nil {
 		return table.Page[Job]{}, err
 	}
-	var q table.Query
+	opts := entityList("", o)
 	if o.StageID != "" {
 		st, _, err := s.stage(ctx, journeyID, o.StageID)
 		if err != nil {
 			return table.Page[Job]{}, err
 		}
-		if q, err = s.jobsQuery(journeyID, st.Order, st.StageID); err != nil {
-			return table.Page[Job]{}, err
-		}
-	} else {
-		pk, _ := journeyPK.Build(journeyID)
-		prefix, _ := jobSK.Prefix()
-		q = table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix)}
+		opts = append(opts, stageJobs(st.Order, st.StageID))
 	}
-	q.Limit, q.Consistent = int32(o.Limit), o.Consistent
-	page, err := table.QueryPage[record[Job]](ctx, s.t, q, cursor)
+	page, err := s.ents.jobs.List(ctx, jobItem{JourneyID: journeyID}, cursor, opts...)
 	if err != nil {
 		return table.Page[Job]{}, err
 	}
-	return pageOf(page, jobFrom)
+	return pageOf(page, jobItem.job)
 }
 
 // latestExecution implements [Jobs.Latest].
@@ -440,13 +445,13 @@ func (s *Store) updateJobProgress(ctx context.Context, ref JobRef, progress int,
 		}
 		u = u.Set(expression.Name("Data.currentStep"), expression.Value(step))
 	}
-	var rec record[Job]
+	var item table.Item
 	err = s.t.Update(ctx, key, u, table.IfExists(), table.If(statusIn("Data.status", jobActive...)),
-		table.ItemOnConditionFailure(), table.ReturnNew(&rec))
+		table.ItemOnConditionFailure(), table.ReturnNew(&item))
 	if err != nil {
 		return nil, jobWriteError(ref, "update progress of", err, tableErrorItem(err))
 	}
-	j, err := jobFrom(rec)
+	j, err := s.jobOf(ctx, item)
 	return &j, err
 }
 
@@ -509,11 +514,11 @@ func (s *Store) setStepStatus(ctx context.Context, ref JobRef, stepID string, st
 			u = u.Set(expression.Name("Data.currentStep"), expression.Value(stepID))
 		}
 		u = u.Set(expression.Name(attrUpdatedAt), ts)
-		var rec record[Job]
+		var item table.Item
 		err = s.t.Update(ctx, key, u, table.IfExists(),
-			table.If(statusIn("Data.status", jobActive...).And(cond)), table.ReturnNew(&rec))
+			table.If(statusIn("Data.status", jobActive...).And(cond)), table.ReturnNew(&item))
 		if err == nil {
-			out, err := jobFrom(rec)
+			out, err := s.jobOf(ctx, item)
 			return &out, err
 		}
 		if errors.Is(err, table.ErrConditionFailed) && !errors.Is(err, table.ErrNotFound) && attempt+1 < raceAttempts {

@@ -361,12 +361,12 @@ func journeyFrom(rec record[Journey]) (Journey, error) {
 
 // getRecord reads one item with the caller's read options; a missing item is
 // notFound(sentinel, what), so every Get* call reports absence the same way.
-func getRecord[T any](ctx context.Context, s *Store, key table.Key, opts []func(*ReadOptions), sentinel error, what string) (record[T], error) {
+func getRecord[R any](ctx context.Context, s *Store, key table.Key, opts []func(*ReadOptions), sentinel error, what string) (R, error) {
 	var get []func(*table.GetOptions)
 	if applyReadOptions(opts).Consistent {
 		get = append(get, table.Consistent())
 	}
-	var rec record[T]
+	var rec R
 	if err := s.t.Get(ctx, key, &rec, get...); err != nil {
 		if errors.Is(err, table.ErrNotFound) {
 			return rec, notFound(sentinel, what, err)
@@ -385,7 +385,7 @@ func (s *Store) getJourney(ctx context.Context, id string, opts ...func(*ReadOpt
 	if err != nil {
 		return nil, err
 	}
-	rec, err := getRecord[Journey](ctx, s, key, opts, ErrJourneyNotFound, id)
+	rec, err := getRecord[record[Journey]](ctx, s, key, opts, ErrJourneyNotFound, id)
 	if err != nil {
 		return nil, err
 	}

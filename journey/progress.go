@@ -132,7 +132,7 @@ func ProgressEvents(ch changes.Change[table.Item]) ([]ProgressEvent, error) {
 	ev := ProgressEvent{SequenceNumber: ch.SequenceNumber}
 	switch stringAttr(newItem, attrEntityType) {
 	case EntityJob:
-		j, err := decodeChange(newItem, "job", jobFrom)
+		j, err := jobFromItem(newItem)
 		if err != nil {
 			return nil, err
 		}

@@ -331,7 +331,7 @@ func (s *Store) getRule(ctx context.Context, ref RuleRef, opts ...func(*ReadOpti
 	if err != nil {
 		return nil, err
 	}
-	rec, err := getRecord[Rule](ctx, s, key, opts, ErrRuleNotFound, ref.RuleID)
+	rec, err := getRecord[record[Rule]](ctx, s, key, opts, ErrRuleNotFound, ref.RuleID)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package journey
 
 import (
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -61,6 +62,7 @@ const jobIndexPartition = "JOB#{jobId}"
 //	entity      PK                   SK                                                       GSI1PK            GSI1SK
 //	JobReport   JOURNEY#{journeyId}  REPORT#{jobId}#{reportType}#{generatedAt:time}#{reportId}  REPORTS#{jobId}   {generatedAt:time}
 //	LogEntry    JOURNEY#{journeyId}  LOG#{jobId}#{stepName}#{timestamp:time}#{logId}             JOB#{jobId}       {timestamp:time}
+//	JobExecution JOURNEY#{journeyId} JOB#{order:02d}#{stageId}#{execution:03d}#{startedAt:time}  JOB#{jobId}       {startedAt:time}
 //
 // The other kinds are still written and read by hand (record[T]); see
 // docs/systems/journey.md.
@@ -68,7 +70,18 @@ type entities struct {
 	reg     *entity.Registry
 	reports *entity.Entity[reportItem]
 	logs    *entity.Entity[logItem]
+	jobs    *entity.Entity[jobItem]
 }
+
+// decoders are the declarations without a store, for the package's
+// functions that read items given to them (JobFromChange): decoding sends
+// nothing, so their table's API is never called.
+var decoders = sync.OnceValues(func() (entities, error) {
+	return declare(table.New(noAPI{}, Schema("")), time.Now)
+})
+
+// noAPI is the API of decoders' table, which sends nothing.
+type noAPI struct{ table.API }
 
 func declare(t *table.Table, clock func() time.Time) (entities, error) {
 	var e entities
@@ -87,5 +100,12 @@ func declare(t *table.Table, clock func() time.Time) (entities, error) {
 		entity.Key(journeyPartition, logSortKey),
 		entity.Index(IndexGSI1, jobIndexPartition, logIndexSort),
 		entity.KeyOnly("journeyId", "jobId", "stepName", "timestamp", "logId"))
+	if err != nil {
+		return e, err
+	}
+	e.jobs, err = entity.New[jobItem](e.reg, EntityJob,
+		entity.Key(journeyPartition, jobSortKey),
+		entity.Index(IndexGSI1, jobIndexPartition, jobIndexSort),
+		entity.KeyOnly("journeyId", "order", "stageId", "execution", "startedAt", "jobId"))
 	return e, err
 }

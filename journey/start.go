@@ -185,7 +185,7 @@ func (s *Store) startJob(ctx context.Context, in NewJob) (*Job, error) {
 			Results:       map[string]float64{}, Steps: steps,
 			S3Config: &S3Config{LogsBucket: s.opts.LogsBucket, ReportsBucket: s.opts.ReportsBucket},
 			Order:    st.Order, CreatedAt: Time{now}, UpdatedAt: Time{now}}
-		rec, err := jobRecord(j)
+		item, err := s.ents.jobs.Encode(ctx, jobItemOf(j))
 		if err != nil {
 			return nil, err
 		}
@@ -221,7 +221,7 @@ func (s *Store) startJob(ctx context.Context, in NewJob) (*Job, error) {
 				Set(lastJob, expression.Value(StageJob{JobID: j.JobID, ExecutionNumber: n, StartTime: j.StartTime, Timeout: j.Configuration.Timeout})).
 				Set(expression.Name(attrUpdatedAt), ts),
 				table.IfExists(), table.If(stageCond)).
-			Create(rec).
+			Create(item).
 			Update(journeyKey, ju, table.IfExists(), table.If(statusIn("Data.status", journeyStartable...).And(journeyOwn())), table.ItemOnConditionFailure())
 		if expire != nil {
 			key, err := s.jobKey(expire.Ref())
