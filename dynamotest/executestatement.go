@@ -20,14 +20,15 @@ import (
 )
 
 // ExecuteStatement runs one PartiQL statement: SELECT (a Query when the
-// WHERE clause fixes the partition key with "=", otherwise a Scan; each
-// call reads one page of at most Limit items or 1 MB and returns a
-// NextToken while more remain, as DynamoDB does), INSERT (refused with
-// DuplicateItemException when the item exists), UPDATE and DELETE (the
-// WHERE clause must fix the whole key with "="; an item the rest of the
-// clause does not match is a ConditionalCheckFailedException, and so is a
-// missing item for UPDATE, while a DELETE of one succeeds and changes
-// nothing).
+// WHERE clause fixes the partition key with "=" in its top-level AND,
+// otherwise a Scan; each call reads one page of at most Limit items or
+// 1 MB and returns a NextToken while more remain, as DynamoDB does),
+// INSERT (refused with DuplicateItemException when the item exists),
+// UPDATE and DELETE (the WHERE clause's top-level AND must fix the whole
+// key with "=", whatever else it holds under OR or NOT; an item the rest
+// of the clause does not match is a ConditionalCheckFailedException, and
+// so is a missing item for UPDATE, while a DELETE of one succeeds and
+// changes nothing).
 // Statements run through the expression API's requests, so they share its
 // validation, conditions, errors and capacity; they are counted as those
 // requests too.
@@ -35,12 +36,13 @@ import (
 // Supported: SET path = value (with + and -, list_append, set_add and
 // set_delete) and REMOVE path in UPDATE; RETURNING ALL|MODIFIED OLD|NEW *
 // on UPDATE and RETURNING ALL OLD * on DELETE (the item comes back in
-// Items); comparisons, BETWEEN, IN [...], IS [NOT] MISSING, AND, OR, NOT
-// and the functions begins_with, contains, attribute_exists,
-// attribute_not_exists, attribute_type and size in WHERE; ? parameters,
-// 'strings', numbers, TRUE/FALSE/NULL, [lists], {'maps'} and <<sets>> as
-// values. EXISTS(SELECT ...) is a condition check, and only
-// ExecuteTransaction takes it.
+// Items); comparisons, BETWEEN, IN [...], IS [NOT] MISSING, IS [NOT]
+// NULL, AND, OR, NOT and the functions begins_with, contains,
+// attribute_exists, attribute_not_exists, attribute_type and size in
+// WHERE; ? parameters, 'strings', numbers, TRUE/FALSE/NULL, [lists],
+// {'maps'} (keys in single quotes, each once) and <<sets>> as values.
+// EXISTS(SELECT ...) is a condition check, and only ExecuteTransaction
+// takes it.
 func (db *DB) ExecuteStatement(ctx context.Context, in *dynamodb.ExecuteStatementInput, _ ...func(*dynamodb.Options)) (res *dynamodb.ExecuteStatementOutput, err error) {
 	defer acknowledged(db, &res, &err)
 	in = orEmpty(in)
@@ -320,7 +322,7 @@ func (st *statement) key(t *dbTable) (map[string]types.AttributeValue, error) {
 			continue
 		}
 		v, ok := st.p.eqs[k]
-		if !ok || st.p.branched {
+		if !ok {
 			return nil, validationf("Where clause does not contain a mandatory equality on all key attributes")
 		}
 		key[k] = v
@@ -478,7 +480,7 @@ func (db *DB) selectStatement(ctx context.Context, t *dbTable, st *statement, in
 	var items []map[string]types.AttributeValue
 	var last map[string]types.AttributeValue
 	var consumed *types.ConsumedCapacity
-	if hashFixed && !p.branched {
+	if hashFixed {
 		out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(st.table), IndexName: index,
 			KeyConditionExpression: aws.String("#k = :k"), ExpressionAttributeNames: map[string]string{"#k": pk},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":k": v}, ExclusiveStartKey: start, Limit: in.Limit,
@@ -496,7 +498,7 @@ func (db *DB) selectStatement(ctx context.Context, t *dbTable, st *statement, in
 		}
 		items, last, consumed = out.Items, out.LastEvaluatedKey, out.ConsumedCapacity
 	}
-	if len(st.orderBy) > 0 && (!hashFixed || p.branched) {
+	if len(st.orderBy) > 0 && !hashFixed {
 		// Several partitions (pk IN [...], OR) come from one Scan: each
 		// partition's items are put in the order asked, partitions in the
 		// order the page met them, as DynamoDB Local answers.

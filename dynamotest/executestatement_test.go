@@ -95,3 +95,111 @@ func TestPartiQLStatementsOver8KBAreRefusedBeforeTheyAreParsed(t *testing.T) {
 	wantValidation(t, err, "1 validation error detected: Value '"+long+"' at 'transactStatements.2.member.statement"+rule)
 	assert.Nil(t, get(t, db, "simple", item{"pk": S("b"), "sk": S("1")}), "the transaction's other statement did not run")
 }
+
+// pq runs one statement on db.
+func pq(db interface {
+	ExecuteStatement(context.Context, *dynamodb.ExecuteStatementInput, ...func(*dynamodb.Options)) (*dynamodb.ExecuteStatementOutput, error)
+}, statement string) ([]item, error) {
+	out, err := db.ExecuteStatement(ctx, &dynamodb.ExecuteStatementInput{Statement: aws.String(statement)})
+	if err != nil {
+		return nil, err
+	}
+	return out.Items, nil
+}
+
+func TestPartiQLTheTopLevelANDFixesTheKeyWhateverIsUnderOrAndNot(t *testing.T) {
+	const noKey = "Where clause does not contain a mandatory equality on all key attributes"
+	db := newDB(t, simple)
+	put(t, db, "simple", item{"pk": S("a"), "sk": S("1"), "n": N("1")})
+	put(t, db, "simple", item{"pk": S("a"), "sk": S("2"), "n": N("2")})
+	put(t, db, "simple", item{"pk": S("b"), "sk": S("1"), "n": N("1")})
+
+	// The key is fixed by the top-level AND; an OR or a NOT beside it is
+	// the rest of the condition (DynamoDB Local accepts these too).
+	_, err := pq(db, `UPDATE simple SET q = 1 WHERE pk = 'a' AND sk = '1' AND (n = 1 OR n = 2)`)
+	require.NoError(t, err)
+	_, err = pq(db, `UPDATE simple SET r = 1 WHERE pk = 'a' AND sk = '1' AND NOT (pk = 'b')`)
+	require.NoError(t, err)
+	got := get(t, db, "simple", item{"pk": S("a"), "sk": S("1")})
+	assert.Equal(t, "1", num(t, got, "q"))
+	assert.Equal(t, "1", num(t, got, "r"))
+	_, err = pq(db, `UPDATE simple SET q = 2 WHERE pk = 'a' AND sk = '2' AND (n = 5 OR n = 6)`)
+	var ccf *types.ConditionalCheckFailedException
+	require.ErrorAs(t, err, &ccf, "the OR is the condition")
+	_, err = pq(db, `DELETE FROM simple WHERE pk = 'a' AND sk = '9' AND (n = 1 OR n = 2)`)
+	require.NoError(t, err)
+
+	// An equality under an OR or a NOT fixes nothing.
+	for _, s := range []string{
+		`UPDATE simple SET q = 1 WHERE pk = 'a' AND (sk = '1' OR sk = '2')`,
+		`UPDATE simple SET q = 1 WHERE (pk = 'a' AND sk = '1') OR (pk = 'a' AND sk = '1')`,
+		`UPDATE simple SET q = 1 WHERE NOT (pk <> 'a') AND sk = '1'`,
+		`DELETE FROM simple WHERE NOT (pk = 'a' AND sk = '1')`,
+	} {
+		_, err := pq(db, s)
+		wantValidation(t, err, noKey)
+	}
+
+	// SELECT: a partition fixed beside an OR is one Query; an OR of
+	// partitions reads each of them.
+	db.ResetCalls()
+	items, err := pq(db, `SELECT * FROM simple WHERE pk = 'a' AND (n = 1 OR n = 2)`)
+	require.NoError(t, err)
+	assert.Len(t, items, 2)
+	assert.Equal(t, 1, db.Calls("Query"))
+	assert.Equal(t, 0, db.Calls("Scan"))
+	items, err = pq(db, `SELECT * FROM simple WHERE pk = 'a' OR pk = 'b'`)
+	require.NoError(t, err)
+	assert.Len(t, items, 3)
+	items, err = pq(db, `SELECT * FROM simple WHERE NOT (pk = 'b') AND pk = 'a'`)
+	require.NoError(t, err)
+	assert.Len(t, items, 2)
+
+	// A transaction's SELECT is a Get: the key and nothing else.
+	_, err = db.ExecuteTransaction(ctx, &dynamodb.ExecuteTransactionInput{TransactStatements: []types.ParameterizedStatement{
+		{Statement: aws.String(`SELECT * FROM simple WHERE pk = 'a' AND sk = '1' AND (n = 1 OR n = 2)`)}}})
+	wantValidation(t, err, noKey)
+}
+
+func TestPartiQLIsNullTestsForTheNullType(t *testing.T) {
+	// The operators reference: IS tests for a PartiQL type, NULL or
+	// MISSING among them. A missing attribute IS MISSING, not NULL (as
+	// DynamoDB Local answers).
+	db := newDB(t, simple)
+	put(t, db, "simple", item{"pk": S("a"), "sk": S("1"), "n": N("1")})
+	put(t, db, "simple", item{"pk": S("a"), "sk": S("2")})
+	put(t, db, "simple", item{"pk": S("a"), "sk": S("3"), "n": &types.AttributeValueMemberNULL{Value: true}})
+	sks := func(statement string) []string {
+		t.Helper()
+		items, err := pq(db, statement)
+		require.NoError(t, err)
+		var out []string
+		for _, it := range items {
+			out = append(out, str(t, it, "sk"))
+		}
+		return out
+	}
+	assert.Equal(t, []string{"3"}, sks(`SELECT * FROM simple WHERE pk = 'a' AND n IS NULL`))
+	assert.Equal(t, []string{"1", "2"}, sks(`SELECT * FROM simple WHERE pk = 'a' AND n IS NOT NULL`))
+	assert.Equal(t, []string{"1", "2"}, sks(`SELECT * FROM simple WHERE pk = 'a' AND NOT (n IS NULL)`))
+	assert.Equal(t, []string{"2"}, sks(`SELECT * FROM simple WHERE pk = 'a' AND n IS MISSING`))
+	_, err := pq(db, `UPDATE simple SET q = 1 WHERE pk = 'a' AND sk = '3' AND n IS NULL`)
+	require.NoError(t, err)
+	_, err = pq(db, `SELECT * FROM simple WHERE pk = 'a' AND n IS EMPTY`)
+	wantValidation(t, err, "")
+}
+
+func TestPartiQLTupleKeysAreSingleQuotedStringsEachOnce(t *testing.T) {
+	db := newDB(t, simple)
+	for _, s := range []string{
+		`INSERT INTO simple VALUE {'pk': 'a', 'sk': '1', 'pk': 'b'}`,
+		`INSERT INTO simple VALUE {'pk': 'a', 'sk': '1', 'm': {'x': 1, 'x': 2}}`,
+		`INSERT INTO simple VALUE {'pk': 'a', 'sk': '1', "n": 1}`,
+	} {
+		_, err := pq(db, s)
+		wantValidation(t, err, "")
+	}
+	assert.Nil(t, get(t, db, "simple", item{"pk": S("a"), "sk": S("1")}), "nothing written")
+	_, err := pq(db, `INSERT INTO simple VALUE {'pk': 'a', 'sk': '1', 'm': {'x': 1, 'y': {'x': 2}}}`)
+	require.NoError(t, err, "a key may come again in a nested tuple")
+}

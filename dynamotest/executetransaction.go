@@ -137,7 +137,7 @@ func (st *statement) get(t *dbTable) (*types.Get, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.index != "" || len(st.p.eqs) != len(key) {
+	if st.index != "" || len(st.p.eqs) != len(key) || st.p.terms != len(key) {
 		return nil, validationf("Where clause does not contain a mandatory equality on all key attributes")
 	}
 	// Only the projection's names: the key's are not used by a Get.

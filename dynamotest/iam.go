@@ -383,9 +383,9 @@ func partiQLRequests(env iam.Env, pk func(table, index string) (string, bool), e
 				v, fixed = st.item[key], st.item[key] != nil
 			}
 			if st.verb == "SELECT" {
-				ctx[ConditionFullTableScan] = strconv.FormatBool(!fixed || st.p.branched)
+				ctx[ConditionFullTableScan] = strconv.FormatBool(!fixed)
 			}
-			if text, ok := keyText(v); ok && fixed && !st.p.branched {
+			if text, ok := keyText(v); ok && fixed {
 				ctx[ConditionLeadingKeys] = text
 			}
 		}

@@ -138,10 +138,13 @@ type pqParser struct {
 	// that naming an attribute costs one lookup however many there are.
 	placeholders map[string]string
 	// eqs are the WHERE clause's comparisons "attribute = value" of
-	// top-level attributes, by attribute; usable as the statement's key
-	// only when branched is false (no OR or NOT anywhere in the clause).
-	eqs      map[string]types.AttributeValue
-	branched bool
+	// top-level attributes that the whole clause requires, by attribute:
+	// those of its top-level AND, not those under an OR or a NOT, which
+	// fix nothing. They are the statement's key (UPDATE, DELETE) and its
+	// partition (a SELECT's Query). conj collects them as the clause is
+	// read; an OR or a NOT drops what its terms added.
+	eqs  map[string]types.AttributeValue
+	conj []pqEq
 	// ins are the top-level attributes the WHERE clause compares with IN.
 	ins map[string]bool
 	// terms counts the WHERE clause's comparisons and function calls.
@@ -382,9 +385,17 @@ func (p *pqParser) literal() (types.AttributeValue, error) {
 				return &types.AttributeValueMemberM{Value: m}, nil
 			}
 			for {
+				// A tuple's keys are 'strings': "name" is an identifier,
+				// and one key twice is refused, as DynamoDB Local does.
 				k := p.take()
-				if k.kind != pqString && k.kind != pqQuoted {
+				if k.kind == pqQuoted {
+					return nil, validationf("Tuple keys must be of type String. Actual type: VariableReference")
+				}
+				if k.kind != pqString {
 					return nil, pqSyntax("expected a quoted attribute name in a tuple near '" + k.text + "'")
+				}
+				if _, dup := m[k.text]; dup {
+					return nil, validationf("Duplicate keys in tuple. Key: %s", k.text)
 				}
 				if err := p.expect(":"); err != nil {
 					return nil, err
@@ -519,6 +530,12 @@ func isLiteralWord(s string) bool {
 	return false
 }
 
+// pqEq is a comparison "attribute = value" of a top-level attribute.
+type pqEq struct {
+	name string
+	v    types.AttributeValue
+}
+
 // pqCond is a parsed WHERE condition: a tree of OR, AND and NOT over
 // comparisons and calls already in the expression language. The tree is
 // written out once, when it is whole (text), so a chain of n ORs costs n,
@@ -563,6 +580,12 @@ func (p *pqParser) where() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	for _, e := range p.conj {
+		if p.eqs == nil {
+			p.eqs = map[string]types.AttributeValue{}
+		}
+		p.eqs[e.name] = e.v
+	}
 	return c.String(), nil
 }
 
@@ -576,15 +599,13 @@ func (p *pqParser) conjunction() (*pqCond, error) {
 
 // chain parses terms joined by the keyword op (OR, AND) into one node.
 func (p *pqParser) chain(op string, term func() (*pqCond, error)) (*pqCond, error) {
+	mark := len(p.conj)
 	first, err := term()
 	if err != nil {
 		return nil, err
 	}
 	if !p.keyword(op) {
 		return first, nil
-	}
-	if op == "OR" {
-		p.branched = true
 	}
 	c := &pqCond{op: op, terms: []*pqCond{first}}
 	for {
@@ -594,6 +615,9 @@ func (p *pqParser) chain(op string, term func() (*pqCond, error)) (*pqCond, erro
 		}
 		c.terms = append(c.terms, next)
 		if !p.keyword(op) {
+			if op == "OR" {
+				p.conj = p.conj[:mark] // one of the terms holds, none is required
+			}
 			return c, nil
 		}
 	}
@@ -601,11 +625,12 @@ func (p *pqParser) chain(op string, term func() (*pqCond, error)) (*pqCond, erro
 
 func (p *pqParser) negation() (*pqCond, error) {
 	if p.keyword("NOT") {
-		p.branched = true
+		mark := len(p.conj)
 		c, err := p.negation()
 		if err != nil {
 			return nil, err
 		}
+		p.conj = p.conj[:mark] // what NOT negates is not required
 		return &pqCond{op: "NOT", terms: []*pqCond{c}}, nil
 	}
 	if p.punct("(") {
@@ -648,10 +673,7 @@ func (p *pqParser) comparison() (string, error) {
 		}
 		// attr = value, with attr a top-level name and value one literal.
 		if op == "=" && p.pos-start == 3 && (p.toks[start].kind == pqIdent || p.toks[start].kind == pqQuoted) && len(p.values) == values+1 {
-			if p.eqs == nil {
-				p.eqs = map[string]types.AttributeValue{}
-			}
-			p.eqs[p.toks[start].text] = p.values[right]
+			p.conj = append(p.conj, pqEq{name: p.toks[start].text, v: p.values[right]})
 		}
 		return left + " " + op + " " + right, nil
 	case p.keyword("BETWEEN"):
@@ -696,13 +718,23 @@ func (p *pqParser) comparison() (string, error) {
 		return left + " IN (" + strings.Join(vals, ", ") + ")", nil
 	case p.keyword("IS"):
 		not := p.keyword("NOT")
-		if !p.keyword("MISSING") {
-			return "", pqSyntax("expected MISSING after IS")
+		switch {
+		case p.keyword("MISSING"):
+			if not {
+				return "attribute_exists(" + left + ")", nil
+			}
+			return "attribute_not_exists(" + left + ")", nil
+		case p.keyword("NULL"):
+			// The operators reference: IS tests for a PartiQL type,
+			// NULL among them. A missing attribute is not NULL (it IS
+			// MISSING), as DynamoDB Local answers.
+			isNull := "attribute_type(" + left + ", " + p.value(&types.AttributeValueMemberS{Value: "NULL"}) + ")"
+			if not {
+				return "NOT " + isNull, nil
+			}
+			return isNull, nil
 		}
-		if not {
-			return "attribute_exists(" + left + ")", nil
-		}
-		return "attribute_not_exists(" + left + ")", nil
+		return "", pqSyntax("expected MISSING or NULL after IS")
 	case strings.HasSuffix(left, ")"):
 		return left, nil
 	}

@@ -30,6 +30,36 @@ func partiqlMoreCases() []Case {
 		one("update-returning-modified-old", `UPDATE {T} SET n = 5 REMOVE s WHERE pk = 'a' AND sk = '1' RETURNING MODIFIED OLD *`, I("n", 1, "s", "x"), nil),
 		one("update-returning-modified-new", `UPDATE {T} SET n = 5 SET t = 'y' WHERE pk = 'a' AND sk = '1' RETURNING MODIFIED NEW *`, I("n", 5, "t", "y"), nil),
 		one("update-without-returning-returns-nothing", `UPDATE {T} SET n = 5 WHERE pk = 'a' AND sk = '1'`, nil, with(seed[0], "n", 5)),
+		// The key is the top-level AND's; an OR or a NOT beside it is the
+		// rest of the condition.
+		one("update-key-beside-an-or", `UPDATE {T} SET n = 5 WHERE pk = 'a' AND sk = '1' AND (n = 1 OR n = 2)`, nil, with(seed[0], "n", 5)),
+		one("update-key-beside-a-not", `UPDATE {T} SET n = 5 WHERE pk = 'a' AND sk = '1' AND NOT (s = 'y')`, nil, with(seed[0], "n", 5)),
+		{Name: "partiql-more/update-key-under-an-or-is-refused", Seed: seed, Run: func(c *C) {
+			_, err := c.exec(`UPDATE {T} SET n = 5 WHERE pk = 'a' AND (sk = '1' OR sk = '2')`)
+			c.ExpectErr(err, "ValidationException", "Where clause does not contain a mandatory equality on all key attributes")
+			c.ExpectUnchanged()
+		}},
+		// The operators reference: IS tests for a type, NULL or MISSING
+		// among them; a missing attribute is not NULL.
+		{Name: "partiql-more/is-null-and-is-not-null", Seed: Items(I("pk", "a", "sk", "1", "n", 1), I("pk", "a", "sk", "2"),
+			I("pk", "a", "sk", "3", "n", Null())), Run: func(c *C) {
+			out, err := c.exec(`SELECT * FROM {T} WHERE pk = 'a' AND n IS NULL`)
+			c.OK(err)
+			c.ExpectItems("IS NULL", out.Items, Items(I("pk", "a", "sk", "3", "n", Null())))
+			out, err = c.exec(`SELECT * FROM {T} WHERE pk = 'a' AND n IS NOT NULL`)
+			c.OK(err)
+			c.ExpectItems("IS NOT NULL", out.Items, Items(I("pk", "a", "sk", "1", "n", 1), I("pk", "a", "sk", "2")))
+		}},
+		{Name: "partiql-more/tuple-with-a-key-twice-is-refused", Seed: seed, Run: func(c *C) {
+			_, err := c.exec(`INSERT INTO {T} VALUE {'pk': 'c', 'sk': '1', 'm': {'x': 1, 'x': 2}}`)
+			c.ExpectErr(err, "ValidationException", "Duplicate keys in tuple. Key: x")
+			c.ExpectUnchanged()
+		}},
+		{Name: "partiql-more/tuple-key-in-double-quotes-is-refused", Seed: seed, Run: func(c *C) {
+			_, err := c.exec(`INSERT INTO {T} VALUE {'pk': 'c', 'sk': '1', "n": 1}`)
+			c.ExpectErr(err, "ValidationException", "Tuple keys must be of type String")
+			c.ExpectUnchanged()
+		}},
 		{Name: "partiql-more/delete-returning-all-old", Seed: seed, Run: func(c *C) {
 			out, err := c.exec(`DELETE FROM {T} WHERE pk = 'a' AND sk = '1' RETURNING ALL OLD *`)
 			c.OK(err)
