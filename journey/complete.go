@@ -152,10 +152,10 @@ func (s *Store) decodePartition(ctx context.Context, items []table.Item) (*Compl
 				found = true
 			}
 		case EntityStage:
-			var rec record[Stage]
-			if err = table.Unmarshal(item, &rec); err == nil {
+			var it stageItem
+			if it, err = s.ents.stages.Decode(ctx, item); err == nil {
 				var st Stage
-				st, err = stageFrom(rec)
+				st, err = it.stage()
 				c.Stages = append(c.Stages, st)
 			}
 		case EntityRule:

@@ -301,7 +301,7 @@ func (s *Store) createJourney(ctx context.Context, in NewJourney, listed bool) (
 			st.Status = StagePending
 		}
 		st.CreatedAt, st.UpdatedAt = Time{now}, Time{now}
-		srec, err := stageRecord(st)
+		srec, err := s.ents.stages.Encode(ctx, stageItemOf(st))
 		if err != nil {
 			return nil, err
 		}

@@ -157,7 +157,7 @@ func ProgressEvents(ch changes.Change[table.Item]) ([]ProgressEvent, error) {
 		if ch.Old == nil {
 			return nil, nil
 		}
-		st, err := decodeChange(newItem, "stage", stageFrom)
+		st, err := stageFromItem(newItem)
 		if err != nil {
 			return nil, err
 		}

@@ -63,6 +63,7 @@ const jobIndexPartition = "JOB#{jobId}"
 //	JobReport   JOURNEY#{journeyId}  REPORT#{jobId}#{reportType}#{generatedAt:time}#{reportId}  REPORTS#{jobId}   {generatedAt:time}
 //	LogEntry    JOURNEY#{journeyId}  LOG#{jobId}#{stepName}#{timestamp:time}#{logId}             JOB#{jobId}       {timestamp:time}
 //	JobExecution JOURNEY#{journeyId} JOB#{order:02d}#{stageId}#{execution:03d}#{startedAt:time}  JOB#{jobId}       {startedAt:time}
+//	StageDefinition JOURNEY#{journeyId} STAGE#{order:02d}#{stageId}                             (none)
 //
 // The other kinds are still written and read by hand (record[T]); see
 // docs/systems/journey.md.
@@ -71,6 +72,7 @@ type entities struct {
 	reports *entity.Entity[reportItem]
 	logs    *entity.Entity[logItem]
 	jobs    *entity.Entity[jobItem]
+	stages  *entity.Entity[stageItem]
 }
 
 // decoders are the declarations without a store, for the package's
@@ -107,5 +109,11 @@ func declare(t *table.Table, clock func() time.Time) (entities, error) {
 		entity.Key(journeyPartition, jobSortKey),
 		entity.Index(IndexGSI1, jobIndexPartition, jobIndexSort),
 		entity.KeyOnly("journeyId", "order", "stageId", "execution", "startedAt", "jobId"))
+	if err != nil {
+		return e, err
+	}
+	e.stages, err = entity.New[stageItem](e.reg, EntityStage,
+		entity.Key(journeyPartition, stageSortKey),
+		entity.KeyOnly("journeyId", "order", "stageId"))
 	return e, err
 }

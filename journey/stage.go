@@ -3,19 +3,22 @@ package journey
 import (
 	"context"
 	"errors"
-	"strings"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
 
-// Stage keys.
-var (
+// Stage keys (declared in declare).
+const (
 	// SK "STAGE#01#raw_analysis": stages sort in execution order.
 	// No GSI1 keys: the seed's JOURNEY#{id}#STAGES entries are not
 	// written (see "Stages and rules in GSI1" in the package doc).
-	stageSK = keys.MustSort("STAGE#{order:02d}#{stageId}")
+	stageSortKey = "STAGE#{order:02d}#{stageId}"
 )
+
+// stageSK tells a stage's sort key (backups, patterns).
+var stageSK = keys.MustSort(stageSortKey)
 
 // StageStatus is a stage's state.
 type StageStatus string
@@ -92,33 +95,43 @@ func DefaultStages() []Stage {
 	}
 }
 
-func stageRecord(st Stage) (record[Stage], error) {
-	pk, err := journeyPK.Build(st.JourneyID)
-	if err != nil {
-		return record[Stage]{}, inputError("journeyId", st.JourneyID, err.Error())
-	}
-	sk, err := stageSK.Build(st.Order, st.StageID)
-	if err != nil {
-		return record[Stage]{}, inputError("stage", st.StageID, err.Error())
-	}
-	return record[Stage]{PK: pk, SK: sk, EntityType: EntityStage,
-		CreatedAt: st.CreatedAt.String(), UpdatedAt: st.UpdatedAt.String(), Data: st}, nil
+// stageItem is a stage definition as stored (declare): the stage is
+// Data, and its key parts, kept in the keys only, are copies of the
+// stage's fields.
+type stageItem struct {
+	JourneyID string `dynamodbav:"journeyId"`
+	Order     int    `dynamodbav:"order"`
+	StageID   string `dynamodbav:"stageId"`
+	CreatedAt string `dynamodbav:"CreatedAt"`
+	UpdatedAt string `dynamodbav:"UpdatedAt,omitempty"`
+	Data      Stage  `dynamodbav:"Data"`
 }
 
-func stageFrom(rec record[Stage]) (Stage, error) {
-	st := rec.Data
-	st.JourneyID = strings.TrimPrefix(rec.PK, "JOURNEY#")
-	if err := st.CreatedAt.parse(rec.CreatedAt); err != nil {
+func stageItemOf(st Stage) stageItem {
+	return stageItem{JourneyID: st.JourneyID, Order: st.Order, StageID: st.StageID,
+		CreatedAt: st.CreatedAt.String(), UpdatedAt: st.UpdatedAt.String(), Data: st}
+}
+
+func (it stageItem) stage() (Stage, error) {
+	st := it.Data
+	st.JourneyID = it.JourneyID
+	if err := st.CreatedAt.parse(it.CreatedAt); err != nil {
 		return st, err
 	}
-	return st, st.UpdatedAt.parse(rec.UpdatedAt)
+	return st, st.UpdatedAt.parse(it.UpdatedAt)
 }
 
-// stagesQuery selects a journey's stages: begins_with(SK, "STAGE#").
-func stagesQuery(journeyID string, consistent bool) table.Query {
-	pk, _ := journeyPK.Build(journeyID)
-	prefix, _ := stageSK.Prefix()
-	return table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix), Consistent: consistent}
+// stageFromItem decodes a stage's item without a store (a change's image).
+func stageFromItem(item table.Item) (Stage, error) {
+	ents, err := decoders()
+	if err != nil {
+		return Stage{}, err
+	}
+	it, err := ents.stages.Decode(context.Background(), item)
+	if err != nil {
+		return Stage{}, err
+	}
+	return it.stage()
 }
 
 // listStages implements [Stages.List].
@@ -126,13 +139,11 @@ func (s *Store) listStages(ctx context.Context, journeyID, cursor string, o List
 	if err := checkID("journeyId", journeyID); err != nil {
 		return table.Page[Stage]{}, err
 	}
-	q := stagesQuery(journeyID, o.Consistent)
-	q.Limit = int32(o.Limit)
-	page, err := table.QueryPage[record[Stage]](ctx, s.t, q, cursor)
+	page, err := s.ents.stages.List(ctx, stageItem{JourneyID: journeyID}, cursor, entityList("", o)...)
 	if err != nil {
 		return table.Page[Stage]{}, err
 	}
-	return pageOf(page, stageFrom)
+	return pageOf(page, stageItem.stage)
 }
 
 // stages returns a journey's stages in execution order (one Query, reading
@@ -143,11 +154,15 @@ func (s *Store) stages(ctx context.Context, journeyID string, opts ...func(*Read
 		return nil, err
 	}
 	var out []Stage
-	for rec, err := range table.QueryAll[record[Stage]](ctx, s.t, stagesQuery(journeyID, applyReadOptions(opts).Consistent)) {
+	var read []func(*entity.ReadOptions)
+	if applyReadOptions(opts).Consistent {
+		read = append(read, entity.Consistent())
+	}
+	for it, err := range s.ents.stages.Items(ctx, stageItem{JourneyID: journeyID}, read...) {
 		if err != nil {
 			return nil, err
 		}
-		st, err := stageFrom(rec)
+		st, err := it.stage()
 		if err != nil {
 			return nil, err
 		}
@@ -198,13 +213,5 @@ func (s *Store) stage(ctx context.Context, journeyID, stageID string) (Stage, in
 }
 
 func (s *Store) stageKey(journeyID string, order int, stageID string) (table.Key, error) {
-	pk, err := journeyPK.Build(journeyID)
-	if err != nil {
-		return nil, inputError("journeyId", journeyID, err.Error())
-	}
-	sk, err := stageSK.Build(order, stageID)
-	if err != nil {
-		return nil, inputError("stage", stageID, err.Error())
-	}
-	return s.t.Key(pk, sk), nil
+	return s.ents.stages.Key(stageItem{JourneyID: journeyID, Order: order, StageID: stageID})
 }
