@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -279,13 +280,18 @@ func (c *Chaotic) Lag() time.Duration {
 }
 
 // Faults returns the faults injected so far, in the order of the calls.
+// They are logged as they happen (a lost response once the call has
+// run), so racing calls log out of their order: the log is put back in
+// call order here.
 func (c *Chaotic) Faults() []ChaosFault {
 	if c == nil {
 		return nil
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]ChaosFault(nil), c.faults...)
+	out := append([]ChaosFault(nil), c.faults...)
+	c.mu.Unlock()
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Call < out[j].Call })
+	return out
 }
 
 // Calls returns how many item calls went through c.

@@ -1,6 +1,7 @@
 package dynamotest_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -438,4 +439,57 @@ func TestChaosKeyedByRequestTellsValuesOfDifferentTypesApart(t *testing.T) {
 	for _, f := range c.Faults() {
 		assert.True(t, strings.HasSuffix(f.Key, " #1"), "%s shares its key with an earlier request", f)
 	}
+}
+
+// blockingStore holds each PutItem on the table "slowtable" until release
+// is closed, and says when one has arrived.
+type blockingStore struct {
+	table.API
+	arrived chan struct{}
+	release chan struct{}
+}
+
+func (b blockingStore) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	if aws.ToString(in.TableName) == "slowtable" {
+		b.arrived <- struct{}{}
+		<-b.release
+	}
+	return b.API.PutItem(ctx, in, o...)
+}
+
+func TestChaosFaultsAreInCallOrderWhenRacingCallsLogOutOfOrder(t *testing.T) {
+	// Call 1's response is lost after it runs, and it runs long; call 2 is
+	// throttled at once. The log still lists call 1 first.
+	db := dynamotest.New()
+	for _, name := range []string{"slowtable", "fasttable"} {
+		spec := hashOnly
+		spec.name = name
+		_, err := db.CreateTable(ctx, spec.input())
+		require.NoError(t, err)
+	}
+	store := blockingStore{API: db, arrived: make(chan struct{}), release: make(chan struct{})}
+	c := dynamotest.Chaos(1, func(o *dynamotest.ChaosOptions) {
+		o.API = store
+		o.RatesFor = func(op, tableName string, _ any) dynamotest.ChaosRates {
+			if tableName == "slowtable" {
+				return dynamotest.ChaosRates{LostAfter: 1}
+			}
+			return dynamotest.ChaosRates{Throttle: 1}
+		}
+	})
+	done := make(chan error)
+	go func() {
+		_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("slowtable"), Item: item{"id": S("1")}})
+		done <- err
+	}()
+	<-store.arrived
+	_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("fasttable"), Item: item{"id": S("1")}})
+	require.Error(t, err)
+	close(store.release)
+	require.ErrorIs(t, <-done, dynamotest.ErrResponseLost)
+	faults := c.Faults()
+	require.Len(t, faults, 2)
+	assert.Equal(t, []int{1, 2}, []int{faults[0].Call, faults[1].Call})
+	assert.Equal(t, dynamotest.ChaosLostAfter, faults[0].Kind)
+	assert.Equal(t, dynamotest.ChaosThrottle, faults[1].Kind)
 }
