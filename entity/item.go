@@ -166,16 +166,15 @@ func keyText(av types.AttributeValue) string {
 	return ""
 }
 
+// decoder decodes every item of every entity: a Decoder holds only its
+// options, read and never written by Decode, so one is safe for
+// concurrent use and a call need not build its own.
+var decoder = attributevalue.NewDecoder()
+
 // decode reads one of the entity's items into out, a *T: offloaded
 // attributes are restored from the blob store, KeyOnly attributes parsed
 // back from the keys.
 func (m *model) decode(ctx context.Context, item table.Item, out any) error {
-	return m.decodeWith(ctx, nil, item, out)
-}
-
-// decodeWith is decode with a Decoder a page of items shares (nil: one of
-// its own).
-func (m *model) decodeWith(ctx context.Context, dec *attributevalue.Decoder, item table.Item, out any) error {
 	if m.hasPointer(item) {
 		if m.offloader == nil {
 			return fmt.Errorf("entity: %s %s: has offloaded attributes, and the registry has no blob store (Blobs): %w",
@@ -187,10 +186,7 @@ func (m *model) decodeWith(ctx context.Context, dec *attributevalue.Decoder, ite
 		}
 		item = restored
 	}
-	if dec == nil {
-		dec = attributevalue.NewDecoder()
-	}
-	if err := dec.Decode(&types.AttributeValueMemberM{Value: item}, out); err != nil {
+	if err := decoder.Decode(&types.AttributeValueMemberM{Value: item}, out); err != nil {
 		return fmt.Errorf("entity: %s %s: decode: %w", m.name, m.keyOf(item), err)
 	}
 	if len(m.keyOnly) > 0 {

@@ -31,8 +31,11 @@ type usage struct {
 // is the request's own error, before entity maps it (a canceled
 // transaction's TxError may carry a rule's InputError, sent all the same).
 func sent(err error) bool {
+	if err == nil {
+		return true // the common case, without errors.As's heap-allocated target
+	}
 	var ie *table.InputError
-	return err == nil || !errors.As(err, &ie)
+	return !errors.As(err, &ie)
 }
 
 // counts counts a call whose request's error was err, when it was sent,

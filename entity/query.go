@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -108,9 +107,8 @@ func (e *Entity[T]) List(ctx context.Context, partition T, cursor string, opts .
 		return table.Page[T]{}, err
 	}
 	out := table.Page[T]{Items: make([]T, len(page.Items)), Next: page.Next}
-	dec := attributevalue.NewDecoder()
 	for i, item := range page.Items {
-		if err := m.decodeWith(ctx, dec, item, &out.Items[i]); err != nil {
+		if err := m.decode(ctx, item, &out.Items[i]); err != nil {
 			return table.Page[T]{}, err
 		}
 	}
@@ -150,7 +148,6 @@ func (e *Entity[T]) Items(ctx context.Context, partition T, opts ...func(*ListOp
 			yield(zero, err)
 			return
 		}
-		dec := attributevalue.NewDecoder()
 		listed := false
 		defer func() {
 			if !listed { // an empty partition: one request, nothing read
@@ -167,7 +164,7 @@ func (e *Entity[T]) Items(ctx context.Context, partition T, opts ...func(*ListOp
 				return
 			}
 			var v T
-			if err := m.decodeWith(ctx, dec, item, &v); err != nil {
+			if err := m.decode(ctx, item, &v); err != nil {
 				yield(zero, err)
 				return
 			}
