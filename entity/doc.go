@@ -141,6 +141,23 @@
 // (txErr.Err(emailAction) is table.ErrAlreadyExists when the email was
 // taken, nil when that action was not refused), rather than by position.
 //
+// # Reading in a transaction
+//
+// TransactGet reads items of one or several entities as one serializable
+// snapshot (TransactGetItems: up to 100 items, no write landing between
+// two of the reads, which BatchGet does not promise):
+//
+//	album, photo := albums.TxGet(Album{ID: "a1"}), photos.TxGet(Photo{AlbumID: "a1", ID: "p1"})
+//	err := entity.TransactGet(ctx, album, photo)
+//	a, err := album.Value() // an Album, or this read's own error
+//
+// Each read means what Get means (a missing item, and one past its TTL
+// that DynamoDB has not deleted, is table.ErrNotFound; another entity's
+// item is ErrUnknownItem; offloaded attributes are restored); TransactGet
+// fills every read and returns the first read's error. The reads go to
+// one table (entities of registries on that table); reads across tables
+// are not yet there.
+//
 // # Reading
 //
 // Every read takes ReadOptions (ListOptions is the same type), so one
@@ -222,9 +239,12 @@
 //	                                          backoff until done (table), never dropping an item
 //	transactions (write / get)              Transact with TxCreate, TxPut, TxDelete, TxCheck and an
 //	                                          update's Action, across entities and tables; a refusal
-//	                                          is TxError.Reason(action) / Err(action). Transactional
-//	                                          reads (TransactGetItems): not yet; BatchGet reads
-//	                                          across entities without isolation
+//	                                          is TxError.Reason(action) / Err(action). TransactGet
+//	                                          with TxGet: up to 100 items of several entities as one
+//	                                          snapshot, each decoded into its type with Get's
+//	                                          meanings, each read its own not-found; one table per
+//	                                          read transaction (across tables: not yet, as table's
+//	                                          GetTx reads one); BatchGet reads without isolation
 //	parse (ElectroDB: items to entities)    Registry.Decode, Collection; changes via changes.Consumer
 //	attribute padding / casing / watch /    padding is keys' {n:0Nd}; watch: an index key built
 //	  computed attributes                     from an attribute a write sets (Updated, Version, the

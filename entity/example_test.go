@@ -84,3 +84,29 @@ func ExampleEntity_Patch() {
 	// 3 [snow] 2 <nil>
 	// true
 }
+
+// A read transaction: an album and one of its photos as one snapshot (no
+// write lands between the two reads), each decoded into its own type; a
+// missing item is its own read's table.ErrNotFound.
+func ExampleTransactGet() {
+	ctx := context.Background()
+	e := exampleEnv()
+	_, _ = e.albums.Create(ctx, Album{ID: "a1", OwnerID: "u1", Title: "Alps"})
+	_, _ = e.photos.Create(ctx, Photo{AlbumID: "a1", ID: "p1", OwnerID: "u1", TakenAt: e.db.Now(), Caption: "summit"})
+	album := e.albums.TxGet(Album{ID: "a1"})
+	photo := e.photos.TxGet(Photo{AlbumID: "a1", ID: "p1"})
+	other := e.photos.TxGet(Photo{AlbumID: "a1", ID: "p2"})
+	err := entity.TransactGet(ctx, album, photo, other)
+	fmt.Println(errors.Is(err, table.ErrNotFound))
+	a, err := album.Value()
+	fmt.Println(a.Title, err)
+	p, err := photo.Value()
+	fmt.Println(p.Caption, err)
+	_, err = other.Value()
+	fmt.Println(errors.Is(err, table.ErrNotFound))
+	// Output:
+	// true
+	// Alps <nil>
+	// summit <nil>
+	// true
+}

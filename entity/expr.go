@@ -203,11 +203,12 @@ const (
 	opBatchPut
 	opBatchDelete
 	opTx
+	opTxGet        // a TxGet in a read transaction
 	opClearExpired // the DeleteItem a write that may create its item sends over an expired one
 	opCount
 )
 
-var opNames = [opCount]string{"Create", "Get", "Put", "Upsert", "Delete", "Update", "Patch", "List", "BatchGet", "BatchPut", "BatchDelete", "Transact", "ClearExpired"}
+var opNames = [opCount]string{"Create", "Get", "Put", "Upsert", "Delete", "Update", "Patch", "List", "BatchGet", "BatchPut", "BatchDelete", "Transact", "TransactGet", "ClearExpired"}
 
 // opInfo is what an operation records: its span name, and what its calls
 // were (access patterns).

@@ -50,7 +50,7 @@ func (e *Entity[T]) Get(ctx context.Context, key T, opts ...func(*ReadOptions)) 
 		return zero, m.wrap("get", k, err)
 	}
 	m.ops[opGet].use.callItem(nil, out.Item)
-	if err := m.found(out.Item, k); err != nil {
+	if err := m.found("get", out.Item, k, m.expired); err != nil {
 		return zero, err
 	}
 	var v T
@@ -60,10 +60,13 @@ func (e *Entity[T]) Get(ctx context.Context, key T, opts ...func(*ReadOptions)) 
 	return v, nil
 }
 
-// found refuses a missing or expired item, and one of another entity.
-func (m *model) found(item table.Item, k table.Key) error {
-	if len(item) == 0 || m.expired(item) {
-		return &table.Error{Op: "get", Table: m.reg.t.Name(), Key: k.String(), Err: table.ErrNotFound}
+// found refuses, for a read by key (op), a missing item, an expired one
+// (by expired: Get reads the clock only for an entity with a TTL, TxGet
+// compares with its transaction's time), and one of another entity: the
+// one meaning of found that Get and TxGet share.
+func (m *model) found(op string, item table.Item, k table.Key, expired func(table.Item) bool) error {
+	if len(item) == 0 || expired(item) {
+		return &table.Error{Op: op, Table: m.reg.t.Name(), Key: k.String(), Err: table.ErrNotFound}
 	}
 	if !m.owns(item) {
 		return fmt.Errorf("entity: %s: item %s is not one: %w", m.name, k, ErrUnknownItem)

@@ -86,6 +86,7 @@ type patternLog struct {
 }
 
 type txUse struct {
+	op    access.Op // TransactWriteItems or TransactGetItems
 	calls int64
 	items []access.Item
 }
@@ -96,14 +97,51 @@ func (l *patternLog) recordTx(err error, actions []Action) {
 	if !sent(err) {
 		return
 	}
-	for _, a := range actions {
-		a.m.ops[opTx].use.calls.Add(1)
-	}
 	parts := make([]string, len(actions))
 	for i, a := range actions {
+		a.m.ops[opTx].use.calls.Add(1)
 		parts[i] = a.entity + " " + string(a.op)
 	}
+	l.add(access.TransactWriteItems, parts, func() []access.Item {
+		items := make([]access.Item, len(actions))
+		for i, a := range actions {
+			items[i] = access.Item{Operation: a.op, Size: a.m.typicalSize(), Partition: a.m.pk.accessPattern()}
+			if a.op != access.ConditionCheck {
+				items[i].IndexWrites = a.m.indexWrites()
+			}
+		}
+		return items
+	})
+}
+
+// recordTxGet counts a read transaction of reads whose request's error
+// was err, when it was sent (see sent), sampling the sizes of the items it
+// read.
+func (l *patternLog) recordTxGet(err error, reads []*txRead, items []table.Item) {
+	if !sent(err) {
+		return
+	}
+	parts := make([]string, len(reads))
+	for i, r := range reads {
+		r.m.ops[opTxGet].use.callItem(nil, items[i])
+		parts[i] = r.m.name + " " + string(access.GetItem)
+	}
+	l.add(access.TransactGetItems, parts, func() []access.Item {
+		out := make([]access.Item, len(reads))
+		for i, r := range reads {
+			out[i] = access.Item{Operation: access.GetItem, Size: r.m.typicalSize(), Partition: r.m.pk.accessPattern()}
+		}
+		return out
+	})
+}
+
+// add counts one transaction of op whose actions are parts, describing
+// its items (by items) the first time one of that kind is seen.
+func (l *patternLog) add(op access.Op, parts []string, items func() []access.Item) {
 	sig := strings.Join(parts, ", ")
+	if op == access.TransactGetItems {
+		sig = "read " + sig // a read and a write transaction of the same entities are two patterns
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.txs == nil {
@@ -111,14 +149,7 @@ func (l *patternLog) recordTx(err error, actions []Action) {
 	}
 	u := l.txs[sig]
 	if u == nil {
-		u = &txUse{}
-		for _, a := range actions {
-			it := access.Item{Operation: a.op, Size: a.m.typicalSize(), Partition: a.m.pk.accessPattern()}
-			if a.op != access.ConditionCheck {
-				it.IndexWrites = a.m.indexWrites()
-			}
-			u.items = append(u.items, it)
-		}
+		u = &txUse{op: op, items: items()}
 		l.txs[sig] = u
 	}
 	u.calls++
@@ -162,7 +193,7 @@ func (r *Registry) Patterns() []access.Pattern {
 	}
 	r.patterns.mu.Lock()
 	for sig, u := range r.patterns.txs {
-		out = append(out, access.Pattern{Name: "transaction: " + sig, Operation: access.TransactWriteItems,
+		out = append(out, access.Pattern{Name: "transaction: " + sig, Operation: u.op,
 			Transactional: true, Items: append([]access.Item(nil), u.items...), Partition: u.items[0].Partition,
 			KeyCondition: "one action per item: " + sig, ItemsPerRequest: len(u.items), ItemSize: u.items[0].Size})
 	}

@@ -269,6 +269,15 @@ func TestEveryCallSentIsAPatternAndNoCallRefusedBeforeSending(t *testing.T) {
 				return entity.Transact(ctx, e.invites.Patch(Invite{AlbumID: "a1", Email: "x@y"}).Add("uses", 1).Action(),
 					e.invites.Patch(Invite{AlbumID: "a1", Email: "x@y"}).Add("uses", 1).Action())
 			}},
+		{pattern: "transaction: read album GetItem, photo GetItem", op: access.TransactGetItems,
+			// A read of a missing item: sent, answered, ErrNotFound.
+			sent: func(e envs) error {
+				return want(entity.TransactGet(ctx, e.albums.TxGet(Album{ID: "a1"}), e.photos.TxGet(Photo{AlbumID: "a1", ID: "missing"})), table.ErrNotFound)
+			},
+			// The same key twice: table refuses it before sending.
+			refused: func(e envs) error {
+				return entity.TransactGet(ctx, e.albums.TxGet(Album{ID: "a1"}), e.albums.TxGet(Album{ID: "a1"}))
+			}},
 		{pattern: "invite delete expired", op: access.DeleteItem,
 			// A Put with a condition over an invite past its TTL that
 			// DynamoDB has not yet removed deletes it first, so that the

@@ -46,13 +46,7 @@ func TestATransactionAddsAPhotoAndCountsIt(t *testing.T) {
 
 func TestATransactionSpansEntitiesAndTables(t *testing.T) {
 	e := newEnv(t)
-	// A second table on the same fake, with its own registry.
-	s := testSchema("albums-archive")
-	require.NoError(t, s.EnsureTable(ctx, e.db))
-	reg2, err := entity.NewRegistry(table.New(e.db, s), entity.Clock(e.db.Now))
-	require.NoError(t, err)
-	archive, err := entity.New[Album](reg2, "album", albumOptions()...)
-	require.NoError(t, err)
+	archive := e.archive(t)
 	a, err := e.albums.Create(ctx, Album{ID: "a1", OwnerID: "u1", Title: "Alps"})
 	require.NoError(t, err)
 
@@ -78,4 +72,17 @@ func TestTransactRefusesBadActionsBeforeSending(t *testing.T) {
 	err = entity.Transact(ctx, e.albums.Patch(Album{ID: "a"}).Set("albumId", "b").Action())
 	require.ErrorIs(t, err, table.ErrInvalidInput)
 	assert.Zero(t, e.db.Calls("TransactWriteItems"))
+}
+
+// archive declares albums on a second table of e's fake, with a registry
+// of its own.
+func (e *env) archive(t *testing.T) *entity.Entity[Album] {
+	t.Helper()
+	s := testSchema("albums-archive")
+	require.NoError(t, s.EnsureTable(ctx, e.db))
+	reg, err := entity.NewRegistry(table.New(e.db, s), entity.Clock(e.db.Now))
+	require.NoError(t, err)
+	archive, err := entity.New[Album](reg, "album", albumOptions()...)
+	require.NoError(t, err)
+	return archive
 }

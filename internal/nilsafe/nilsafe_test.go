@@ -61,7 +61,7 @@ var receivers = []any{
 	(*blobstore.Memory)(nil), (*blobstore.Dir)(nil), (*s3blob.Store)(nil), (*blobstore.Offloader)(nil),
 	(*changes.Consumer[map[string]any])(nil), (*connect.Conn)(nil),
 	(*entity.Registry)(nil), (*entity.Entity[nilsafeEntity])(nil), (*entity.Update[nilsafeEntity])(nil),
-	(*entity.Collection)(nil), (*entity.TxError)(nil),
+	(*entity.Collection)(nil), (*entity.TxError)(nil), (*entity.TxRead[nilsafeEntity])(nil),
 	(*jobs.Store)(nil), (*jobs.Worker)(nil), (*jobs.Attempt)(nil), (*jobs.JobError)(nil), (*analytics.View)(nil),
 	(*journey.Store)(nil), (*journey.Journeys)(nil), (*journey.Jobs)(nil), (*journey.Stages)(nil),
 	(*journey.Logs)(nil), (*journey.Reports)(nil), (*journey.Rules)(nil), (*journey.Backups)(nil),
@@ -231,6 +231,7 @@ var functions = map[string]any{
 
 	"entity.NewRegistry": entity.NewRegistry, "entity.New": entity.New[nilsafeEntity],
 	"entity.NewCollection": entity.NewCollection, "entity.Of": entity.Of[nilsafeEntity], "entity.Transact": entity.Transact,
+	"entity.TransactGet":   entity.TransactGet,
 	"changes.EnableStream": changes.EnableStream, "changes.LeaseSchema": changes.LeaseSchema,
 	"changes.CheckKeys": changes.CheckKeys, "changes.LeaseKey": changes.LeaseKey,
 
