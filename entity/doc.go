@@ -33,7 +33,13 @@
 // "{photoId}": the photo "META" would overwrite the album). Templates are
 // package keys' (escaping nothing, refusing a value that holds the
 // delimiter; zero-padded numbers; fixed-width times), their placeholders
-// naming the struct's attributes as its dynamodbav tags spell them. A
+// naming the struct's attributes as its dynamodbav tags spell them;
+// {email:lower} (or :upper) writes a string part in one case, on every
+// path that builds the key (writes, reads, updates, deletes, sort
+// conditions, indexes, transactions, batches), so "Ann@Example.com" and
+// "ann@example.com" are one item, while the attribute keeps the caller's
+// spelling (a KeyOnly attribute cannot be cased: it would read back in
+// the key's case). A
 // template that is exactly "{name}" for the table's key attribute "name"
 // makes the attribute the key itself, of any key type (jobs' jobId). Per
 // call only values are filled: templates are parsed, conditions rendered
@@ -246,13 +252,15 @@
 //	                                          read transaction (across tables: not yet, as table's
 //	                                          GetTx reads one); BatchGet reads without isolation
 //	parse (ElectroDB: items to entities)    Registry.Decode, Collection; changes via changes.Consumer
-//	attribute padding / casing / watch /    padding is keys' {n:0Nd}; watch: an index key built
-//	  computed attributes                     from an attribute a write sets (Updated, Version, the
-//	                                          caller's) is rebuilt by that write, and one it cannot
-//	                                          rebuild is refused naming what is missing; no casing
-//	                                          or computed attributes: lower-case or compute in Go
-//	                                          before the write (a key that changed case on the way
-//	                                          in would miss a Get made with the caller's value)
+//	attribute padding / casing / watch /    padding is keys' {n:0Nd}; casing per key part,
+//	  computed attributes                     {email:lower} / {code:upper}, applied by every path
+//	                                          that builds the key (ElectroDB cases whole keys; here
+//	                                          a part, and the attribute keeps its spelling); watch:
+//	                                          an index key built from an attribute a write sets
+//	                                          (Updated, Version, the caller's) is rebuilt by that
+//	                                          write, and one it cannot rebuild is refused naming
+//	                                          what is missing; no computed attributes: compute in
+//	                                          Go before the write
 //	projections (read named attributes)     not yet: Get and List read whole items (a struct
 //	                                          half-filled would pass for the item); a raw read with
 //	                                          table.GetOptions.Projection or Query.Projection

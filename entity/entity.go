@@ -341,8 +341,12 @@ func (m *model) declareAttributes(s table.Schema, o Options) error {
 		if err != nil {
 			return err
 		}
-		if m.keyPartOf(f) == nil {
+		k := m.keyPartOf(f)
+		if k == nil {
 			return declError(m.name, "KeyOnly", fmt.Sprintf("%q is in no key template, so it would be lost", name))
+		}
+		if !k.readsBack(f) {
+			return declError(m.name, "KeyOnly", fmt.Sprintf("%q is cased by %s, so it would read back in another case", name, k.tmpl))
 		}
 		m.keyOnly = append(m.keyOnly, f)
 	}

@@ -308,3 +308,13 @@ func rawN(t testing.TB, av types.AttributeValue) string {
 	}
 	return n.Value
 }
+
+// rawS is the text of a stored String ("" for another type).
+func rawS(t testing.TB, av types.AttributeValue) string {
+	t.Helper()
+	s, ok := av.(*types.AttributeValueMemberS)
+	if !ok {
+		return ""
+	}
+	return s.Value
+}

@@ -120,6 +120,28 @@ func ownKeyType(f *field) types.ScalarAttributeType {
 	return ""
 }
 
+// readsBack reports whether the part gives f's value back as it was
+// written: not so for a string in a cased placeholder ({email:lower}),
+// whose key holds the value in one case.
+func (k *keyPart) readsBack(f *field) bool {
+	if kindOf(f.typ) != kindString {
+		return true
+	}
+	vals := make([]any, len(k.fields))
+	for i, g := range k.fields {
+		vals[i] = sampleValue(g)
+		if g == f {
+			vals[i] = "Xx"
+		}
+	}
+	key, err := k.tmpl.Build(vals...)
+	if err != nil {
+		return false
+	}
+	parts, err := k.tmpl.Parse(key)
+	return err == nil && parts.String(f.name) == "Xx"
+}
+
 // sampleValue is a value of f's kind, to test a placeholder takes it.
 func sampleValue(f *field) any {
 	switch kindOf(f.typ) {

@@ -20,6 +20,13 @@
 //	{name}        a string
 //	{name:0Nd}    a non-negative integer, zero-padded to exactly N digits (N 1-19)
 //	{name:time}   a time, UTC, microseconds, always 27 bytes: 2025-11-01T20:30:00.000000Z
+//	{name:lower}  a string, written lower-cased ({name:upper}: upper-cased)
+//
+// A cased part makes the values that differ only in case one key (an email
+// "Ann@Example.com" and "ann@example.com"): Build and Prefix case the value
+// before checking it (its length is the written one's), and Parse accepts
+// only a part in its case, as Build writes it. Parse then gives the cased
+// value, not the one Build was given.
 //
 // Build writes a key from values in placeholder order, Parse reads one back,
 // Match tells whether a key has the template's shape, and Prefix gives the

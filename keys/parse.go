@@ -124,6 +124,7 @@ const (
 	badLiteral
 	emptyPart
 	lastHoldsDelim
+	badCase // a cased part holding another case: Build never wrote it
 	badDigits
 	bigInt
 	badTime
@@ -165,6 +166,8 @@ func (t *Template) mismatchError(key string, m mismatch) error {
 		why = "the part at byte " + at + " is empty"
 	case lastHoldsDelim:
 		why = "the last part, at byte " + at + ", holds the delimiter " + strconv.Quote(t.delim)
+	case badCase:
+		why = "the part at byte " + at + " is not " + [...]string{"", "lower", "upper"}[seg.casing] + " case, as Build writes it"
 	case badDigits:
 		why = "no " + strconv.Itoa(seg.width) + "-digit number at byte " + at
 	case bigInt:
@@ -225,6 +228,9 @@ func (t *Template) scan(key string, vals []parsed) mismatch {
 			text = rest[:end]
 			if text == "" {
 				return mismatch{emptyPart, i, pos}
+			}
+			if !s.casing.holds(text) {
+				return mismatch{badCase, i, pos}
 			}
 			if vals != nil {
 				vals[p].text = text

@@ -45,10 +45,34 @@ const (
 )
 
 type segment struct {
-	kind  segmentKind
-	text  string // the literal, or the placeholder's name
-	width int    // digits of an intSegment
+	kind   segmentKind
+	text   string // the literal, or the placeholder's name
+	width  int    // digits of an intSegment
+	casing casing // of a stringSegment
 }
+
+// casing is what a string placeholder does to its value's case.
+type casing uint8
+
+const (
+	keepCase casing = iota
+	lowerCase
+	upperCase
+)
+
+// apply returns s in the casing.
+func (c casing) apply(s string) string {
+	switch c {
+	case lowerCase:
+		return strings.ToLower(s)
+	case upperCase:
+		return strings.ToUpper(s)
+	}
+	return s
+}
+
+// holds reports whether s is already in the casing: what Parse accepts.
+func (c casing) holds(s string) bool { return c == keepCase || c.apply(s) == s }
 
 // Template is one key shape, declared once and safe for concurrent use.
 type Template struct {
@@ -188,7 +212,8 @@ func splitOutsideBraces(pattern, d string) []string {
 	}
 }
 
-// parsePlaceholder parses the inside of {name}, {name:0Nd} or {name:time}.
+// parsePlaceholder parses the inside of {name}, {name:0Nd}, {name:time},
+// {name:lower} or {name:upper}.
 func parsePlaceholder(s string) (segment, string) {
 	name, spec, hasSpec := strings.Cut(s, ":")
 	seg := segment{kind: stringSegment, text: name}
@@ -198,8 +223,15 @@ func parsePlaceholder(s string) (segment, string) {
 	if !hasSpec {
 		return seg, ""
 	}
-	if spec == "time" {
+	switch spec {
+	case "time":
 		seg.kind = timeSegment
+		return seg, ""
+	case "lower":
+		seg.casing = lowerCase
+		return seg, ""
+	case "upper":
+		seg.casing = upperCase
 		return seg, ""
 	}
 	// 0Nd: a leading 0 (zero padding is the point), a width, a d.
@@ -212,7 +244,7 @@ func parsePlaceholder(s string) (segment, string) {
 			return seg, ""
 		}
 	}
-	return seg, "format " + strconv.Quote(spec) + " is not time or 0Nd with N from 1 to " + strconv.Itoa(maxIntWidth)
+	return seg, "format " + strconv.Quote(spec) + " is not time, lower, upper or 0Nd with N from 1 to " + strconv.Itoa(maxIntWidth)
 }
 
 func validName(s string) bool {
@@ -461,6 +493,12 @@ func (t *Template) check(values []any, parts []part) (int, error) {
 			s, ok := stringValue(v)
 			if !ok {
 				return 0, t.typeError(seg, v, "a string")
+			}
+			if seg.casing != keepCase && utf8.ValidString(s) {
+				// Cased before the checks: they hold for what is written.
+				// (Invalid UTF-8 is refused as it is, not as ToLower would
+				// mend it.)
+				s = seg.casing.apply(s)
 			}
 			switch {
 			case s == "":
