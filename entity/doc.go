@@ -171,6 +171,16 @@
 // strongly consistent Get, BatchGet or List. A read refuses, before any
 // request, an option it cannot honour (ByIndex or Limit on a Get).
 //
+// # Reading part of an item
+//
+// GetAs reads only the attributes a smaller struct names, into that
+// struct: entity.GetAs[AlbumTitle](ctx, albums, Album{ID: "a1"}). It is a
+// type of its own rather than a T with fields left zero, because a T
+// half-filled would pass for the whole item: Put it back and the
+// attributes not read are erased; check it and a Required rule sees an
+// empty field. DynamoDB charges the whole item's read units either way:
+// a projection saves bandwidth and decoding, not capacity.
+//
 // # Reading several entities
 //
 // A Collection reads entities sharing a partition with one Query (an
@@ -261,9 +271,12 @@
 //	                                          write, and one it cannot rebuild is refused naming
 //	                                          what is missing; no computed attributes: compute in
 //	                                          Go before the write
-//	projections (read named attributes)     not yet: Get and List read whole items (a struct
-//	                                          half-filled would pass for the item); a raw read with
-//	                                          table.GetOptions.Projection or Query.Projection
+//	projections (read named attributes)     GetAs[P](ctx, e, key): the attributes of P, a struct of
+//	                                          some of T's, decoded into a P, so a half-filled T never
+//	                                          passes for the item; Get's meanings kept (keys, type
+//	                                          attribute and TTL are read too). List reads whole items
+//	                                          (not yet projected: a page's cursor and filters read
+//	                                          the whole item's attributes)
 //	local secondary indexes                 not yet: declarations hold global secondary indexes
 //	                                          only (an LSI is fixed at CreateTable and caps a
 //	                                          partition at 10 GB)

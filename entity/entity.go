@@ -53,12 +53,13 @@ type model struct {
 	rules            []rule
 	check            bool // a rule is a Check of the whole value
 
-	extra     []int           // the Extra field's index, nil without one
-	known     map[string]bool // attribute names that are not extras
-	offload   map[string]bool
-	offNames  []string             // offload's keys, for a quick look at an item
-	offloader *blobstore.Offloader // whole items, at the registry's threshold
-	attrOff   *blobstore.Offloader // one attribute of an update, at half of it
+	extra       []int           // the Extra field's index, nil without one
+	known       map[string]bool // attribute names that are not extras
+	offload     map[string]bool
+	offNames    []string             // offload's keys, for a quick look at an item
+	projections sync.Map             // reflect.Type of a GetAs projection -> *projection
+	offloader   *blobstore.Offloader // whole items, at the registry's threshold
+	attrOff     *blobstore.Offloader // one attribute of an update, at half of it
 
 	ops     [opCount]opInfo
 	listUse []usage // List and collection reads: the table's, then each index's

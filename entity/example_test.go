@@ -110,3 +110,19 @@ func ExampleTransactGet() {
 	// summit <nil>
 	// true
 }
+
+// A projection: the title of an album, not the album. AlbumTitle is a
+// type of its own, so it cannot be Put back as the whole album.
+func ExampleGetAs() {
+	ctx := context.Background()
+	e := exampleEnv()
+	_, _ = e.albums.Create(ctx, Album{ID: "a1", OwnerID: "u1", Title: "Alps", Tags: []string{"snow"}})
+	type AlbumTitle struct {
+		ID    string `dynamodbav:"albumId"`
+		Title string `dynamodbav:"title"`
+	}
+	t, err := entity.GetAs[AlbumTitle](ctx, e.albums, Album{ID: "a1"})
+	fmt.Printf("%+v %v\n", t, err)
+	// Output:
+	// {ID:a1 Title:Alps} <nil>
+}
