@@ -1,6 +1,7 @@
 package entity_test
 
 import (
+	"math"
 	"math/big"
 	"testing"
 	"time"
@@ -126,4 +127,37 @@ func TestABoundsCheckIsExactNearItsLimit(t *testing.T) {
 
 func TestIntegrationABoundsCheckIsExactNearItsLimit(t *testing.T) {
 	testABoundsCheckIsExactNearItsLimit(t, localEnv)
+}
+
+// testABoundsRuleMayBeOpenOnOneSide: Bounds(-Inf, max) and Bounds(min,
+// +Inf) bound one side. An Add under a bound open below sent the
+// condition "BETWEEN -Inf AND hi", which DynamoDB refuses as no number.
+func testABoundsRuleMayBeOpenOnOneSide(t *testing.T, mk makeEnv) {
+	registries(t, mk, func(t *testing.T, e *env) {
+		counters, err := entity.New[Counter](e.reg, "counter", entity.Key("COUNTER#{counterId}", "COUNTER"),
+			entity.Bounds("total", math.Inf(-1), 10), entity.Bounds("big", -5, math.Inf(1)))
+		require.NoError(t, err)
+		key := Counter{ID: "c"}
+		_, err = counters.Put(ctx, Counter{ID: "c", Total: -1e30, Big: 1e18})
+		require.NoError(t, err)
+		_, err = counters.Patch(key).Set("total", -100).Run(ctx)
+		require.NoError(t, err)
+		v, err := counters.Patch(key).Add("total", 110).Add("big", 1).Run(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, Counter{ID: "c", Total: 10, Big: 1e18 + 1}, v)
+		_, err = counters.Patch(key).Add("total", 1).Run(ctx)
+		require.ErrorIs(t, err, entity.ErrValidation, "above 10")
+		_, err = counters.Patch(key).Add("big", int64(-(1e18 + 7))).Run(ctx)
+		require.ErrorIs(t, err, entity.ErrValidation, "below -5")
+		_, err = counters.Patch(key).Add("big", int64(-(1e18 + 5))).Run(ctx)
+		require.NoError(t, err, "-4 is within")
+	})
+}
+
+func TestABoundsRuleMayBeOpenOnOneSide(t *testing.T) {
+	testABoundsRuleMayBeOpenOnOneSide(t, fakeEnv)
+}
+
+func TestIntegrationABoundsRuleMayBeOpenOnOneSide(t *testing.T) {
+	testABoundsRuleMayBeOpenOnOneSide(t, localEnv)
 }
