@@ -691,10 +691,10 @@ func (pu photoUpdate) expect(m *modelEnv, inTx bool) (string, mItem) {
 		return out("not found")
 	case pu.ver != nil && cur.Version != *pu.ver:
 		return out("version conflict")
+	case guarded && !photoValid(next):
+		return out("validation") // over an expired photo: as over none
 	case inTx && !live && stored:
 		return out("condition failed") // over an expired photo, an action is refused
-	case guarded && !photoValid(next):
-		return out("validation")
 	}
 	now := m.now().UnixMilli()
 	if !live {

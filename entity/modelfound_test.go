@@ -161,3 +161,33 @@ func TestABoundsRuleMayBeOpenOnOneSide(t *testing.T) {
 func TestIntegrationABoundsRuleMayBeOpenOnOneSide(t *testing.T) {
 	testABoundsRuleMayBeOpenOnOneSide(t, localEnv)
 }
+
+// testAnUpdateActionOverAnExpiredItemIsRefusedAsOverNoItem: found by the
+// model test. An Update's action over an expired item is refused (an
+// action cannot clear it first, as Run does); the refusal was told by the
+// expired item's attributes: an Add that would break a rule on its old
+// counter answered ErrValidation, though the item is gone and the Add
+// breaks nothing on no item. It answers ErrConditionFailed.
+func testAnUpdateActionOverAnExpiredItemIsRefusedAsOverNoItem(t *testing.T, mk makeEnv) {
+	registries(t, mk, func(t *testing.T, e *env) {
+		_, err := e.invites.Create(ctx, Invite{AlbumID: "a1", Email: "gone", Uses: 5, ExpiresAt: e.now().Add(-time.Second).Unix()})
+		require.NoError(t, err)
+		add := e.invites.Update(Invite{AlbumID: "a1", Email: "gone"}).Add("uses", 1).Action()
+		err = entity.Transact(ctx, add)
+		var txe *entity.TxError
+		require.ErrorAs(t, err, &txe)
+		assert.ErrorIs(t, txe.Err(add), table.ErrConditionFailed)
+		assert.NotErrorIs(t, txe.Err(add), entity.ErrValidation, "5 + 1 breaks Bounds(0, 5), but the 5 has expired")
+		v, err := e.invites.Update(Invite{AlbumID: "a1", Email: "gone"}).Add("uses", 1).Run(ctx)
+		require.NoError(t, err, "Run starts afresh")
+		assert.Equal(t, 1, v.Uses)
+	})
+}
+
+func TestAnUpdateActionOverAnExpiredItemIsRefusedAsOverNoItem(t *testing.T) {
+	testAnUpdateActionOverAnExpiredItemIsRefusedAsOverNoItem(t, fakeEnv)
+}
+
+func TestIntegrationAnUpdateActionOverAnExpiredItemIsRefusedAsOverNoItem(t *testing.T) {
+	testAnUpdateActionOverAnExpiredItemIsRefusedAsOverNoItem(t, localEnv)
+}

@@ -400,6 +400,9 @@ func (u *Update[T]) failure(now time.Time, guards []*guard) func(table.Item) err
 		case u.ver != nil && versionIn(current, m.version.name) != int64(*u.ver):
 			return ErrVersionConflict
 		}
+		if gone {
+			current = nil // an expired item is no item: its attributes break no rule
+		}
 		for _, g := range guards {
 			if err := m.violation(g, current); err != nil {
 				return err
