@@ -17,7 +17,9 @@ import (
 // the TTL TTLAfter from now. It is one PutItem conditional on no item
 // having the key (attribute_not_exists), so of any number of concurrent
 // creates of one key exactly one succeeds and the others get
-// table.ErrAlreadyExists; an item whose TTL has passed counts as absent,
+// table.ErrAlreadyExists, a *table.Error whose Item is the item that has
+// the key (as DynamoDB returned it with the refusal, at no extra cost:
+// Decode reads it); an item whose TTL has passed counts as absent,
 // as it does for every read. Conditions given with If must hold too
 // (table.ErrConditionFailed). Bad input (a key field left empty, a value
 // holding a template's delimiter, a broken rule, an item over 400 KB that
@@ -81,9 +83,11 @@ func (e *Entity[T]) putItem(ctx context.Context, o op, v T, opts []func(*WriteOp
 	}
 	in := &dynamodb.PutItemInput{TableName: m.tableName(), Item: item,
 		ConditionExpression: c.text, ExpressionAttributeNames: c.names, ExpressionAttributeValues: c.values}
-	if c.text != nil && (o != opCreate || len(wo.Conditions) > 0) {
+	if c.text != nil {
 		// The current item tells a version conflict, or a taken key,
-		// from the caller's condition.
+		// from the caller's condition; a refused Create gives it back
+		// (table.Error.Item), so a caller whose key names one piece of
+		// work (an idempotency record) has it without a read.
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
 	_, err = m.reg.t.DB().PutItem(ctx, in)

@@ -32,13 +32,19 @@ func TestCreateWritesTheItemWithItsKeysTypeAndStamps(t *testing.T) {
 	assert.Equal(t, &types.AttributeValueMemberN{Value: "1"}, item["version"])
 }
 
-func TestCreateOfATakenKeyIsAlreadyExistsAndChangesNothing(t *testing.T) {
+func TestCreateOfATakenKeyIsAlreadyExistsCarriesTheStoredItemAndChangesNothing(t *testing.T) {
 	e := newEnv(t)
 	_, err := e.albums.Create(ctx, Album{ID: "a1", OwnerID: "u1", Title: "first"})
 	require.NoError(t, err)
 	_, err = e.albums.Create(ctx, Album{ID: "a1", OwnerID: "u2", Title: "second"})
 	require.ErrorIs(t, err, table.ErrAlreadyExists)
 	assert.ErrorIs(t, err, table.ErrConditionFailed, "a refused create is a failed condition too")
+	var te *table.Error
+	require.ErrorAs(t, err, &te)
+	stored, derr := e.albums.Decode(ctx, te.Item)
+	require.NoError(t, derr, "the refusal carries the stored item, no read needed")
+	assert.Equal(t, "first", stored.Title)
+	assert.Equal(t, 2, e.db.Calls("PutItem"), "and no other request")
 	got, err := e.albums.Get(ctx, Album{ID: "a1"})
 	require.NoError(t, err)
 	assert.Equal(t, "first", got.Title)

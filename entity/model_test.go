@@ -398,6 +398,7 @@ func (m *modelEnv) actions() map[string]func(*rapid.T) {
 		"Transact":       m.transact,
 		"BatchDelete":    m.batchDelete,
 		"Decode":         m.decode,
+		"TxPutAddTo":     m.txPutAddTo,
 		"FromChange":     m.fromChange,
 		"TagCreate":      m.tagCreate,
 		"TagPut":         m.tagPut,
@@ -1195,6 +1196,36 @@ func (m *modelEnv) checkStored(t *rapid.T) {
 			delete(m.items, k)
 		}
 	}
+}
+
+// txPutAddTo is TxPut added with Action.AddTo to a transaction the
+// caller runs: it writes, and is refused, as in Transact, its refusal
+// being the caller's *table.TxError.
+func (m *modelEnv) txPutAddTo(t *rapid.T) {
+	v := m.drawPhoto(t)
+	k := photoKey(v.Album, v.ID)
+	v.Version = m.drawVersion(t, k)
+	tx := m.photos.Registry().Table().WriteTx()
+	err := m.photos.TxPut(v).AddTo(ctx, tx)
+	if err == nil {
+		err = tx.Run(ctx)
+	}
+	cur, live := m.livePhoto(k)
+	switch {
+	case !photoValid(v):
+		m.expect(t, "validation", err, "AddTo of an invalid photo")
+		return
+	case v.Version == 0 && live:
+		m.expect(t, "already exists", err, "AddTo of a TxPut of version 0 over a live photo")
+		return
+	case v.Version > 0 && (!live || cur.Version != v.Version):
+		m.expect(t, "condition failed", err, "AddTo of a TxPut of a version not stored")
+		return
+	}
+	require.NoError(t, err, "AddTo")
+	v.Version++
+	m.stamp(&v)
+	m.items[k] = mItem{photo: &v}
 }
 
 // fromChange decodes a change record of the item stored at a key, as a

@@ -80,6 +80,30 @@ func Transact(ctx context.Context, actions ...Action) (err error) {
 
 func failedAction(err error) Action { return Action{err: err} }
 
+// AddTo adds the action to tx, a transaction the caller builds and runs
+// beside writes of its own that are not entity's (tasks.SubmitTx adds a
+// task's items to the caller's transaction, possibly on another table;
+// a store adds an entity's action to the transaction it builds by
+// hand): the action writes what it writes in Transact, under the same
+// conditions, at the registry's time now. The caller runs tx, so a
+// refusal is tx.Run's *table.TxError, by position (its Reasons carry the
+// item as it was wherever Transact's would), and no access pattern is
+// recorded: the transaction is the caller's to declare. A bad action, a
+// nil ctx or a nil tx is an error, and nothing is added.
+func (a Action) AddTo(ctx context.Context, tx *table.WriteTx) error {
+	switch {
+	case ctx == nil:
+		return inputError("ctx", "nil", "a request needs a context", nil)
+	case tx == nil:
+		return inputError("tx", "nil", "AddTo needs the caller's table.WriteTx", nil)
+	case a.err != nil:
+		return a.err
+	case a.m == nil:
+		return inputError("action", "zero Action", "make actions with an entity's Tx methods", ErrNoEntity)
+	}
+	return a.add(ctx, tx.On(a.m.reg.t), a.m.reg.now())
+}
+
 // TxCreate is Create as a transaction's action: table.ErrAlreadyExists
 // when the key is taken.
 func (e *Entity[T]) TxCreate(v T) Action {

@@ -86,3 +86,42 @@ func (e *env) archive(t *testing.T) *entity.Entity[Album] {
 	require.NoError(t, err)
 	return archive
 }
+
+func TestAnActionAddedToTheCallersTransactionWritesWhatTransactWould(t *testing.T) {
+	e := newEnv(t)
+	other := testSchema("ledger")
+	require.NoError(t, other.EnsureTable(ctx, e.db))
+	ledger := table.New(e.db, other)
+	a, err := e.albums.Create(ctx, Album{ID: "a1", OwnerID: "u1", Title: "Alps"})
+	require.NoError(t, err)
+
+	// The caller's own write on another table, and entity's actions, in one transaction.
+	tx := ledger.WriteTx().Put(table.Item{"pk": s("L#1"), "sk": s("L")})
+	require.NoError(t, e.photos.TxCreate(Photo{AlbumID: "a1", ID: "p1", OwnerID: "u1", TakenAt: e.db.Now()}).AddTo(ctx, tx))
+	require.NoError(t, e.albums.Patch(Album{ID: "a1"}).Add("photoCount", 1).IfVersion(a.Version).Action().AddTo(ctx, tx))
+	require.NoError(t, tx.Run(ctx))
+	got, err := e.albums.Get(ctx, Album{ID: "a1"})
+	require.NoError(t, err)
+	assert.Equal(t, 1, got.PhotoCount)
+	assert.Equal(t, a.Version+1, got.Version, "the version moves as in Transact")
+	_, err = e.photos.Get(ctx, Photo{AlbumID: "a1", ID: "p1"})
+	require.NoError(t, err)
+
+	// Under the same conditions: a taken key cancels the caller's transaction.
+	tx = ledger.WriteTx().Put(table.Item{"pk": s("L#2"), "sk": s("L")})
+	require.NoError(t, e.photos.TxCreate(Photo{AlbumID: "a1", ID: "p1", OwnerID: "u1", TakenAt: e.db.Now()}).AddTo(ctx, tx))
+	err = tx.Run(ctx)
+	require.ErrorIs(t, err, table.ErrConditionFailed)
+	var txe *table.TxError
+	require.ErrorAs(t, err, &txe)
+	require.Len(t, txe.Reasons, 1)
+	assert.Equal(t, 1, txe.Reasons[0].Index, "refusals are the caller's, by position")
+
+	// Bad input adds nothing.
+	tx = ledger.WriteTx()
+	require.ErrorIs(t, e.photos.TxCreate(Photo{AlbumID: "a1", ID: "p9"}).AddTo(ctx, tx), entity.ErrValidation)
+	require.ErrorIs(t, entity.Action{}.AddTo(ctx, tx), entity.ErrNoEntity)
+	require.ErrorIs(t, e.photos.TxDelete(Photo{AlbumID: "a1", ID: "p1"}).AddTo(ctx, nil), table.ErrInvalidInput)
+	require.ErrorIs(t, e.photos.TxDelete(Photo{AlbumID: "a1", ID: "p1"}).AddTo(nil, tx), table.ErrInvalidInput) //nolint:staticcheck // a nil context is the bad input
+	require.ErrorIs(t, tx.Run(ctx), table.ErrInvalidInput, "an empty transaction: nothing was added")
+}
