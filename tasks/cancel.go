@@ -50,10 +50,11 @@ func (s *Store) Cancel(ctx context.Context, taskID, reason string) (err error) {
 		Remove(expression.Name(attrGSI1PK)).
 		Remove(expression.Name(attrGSI1SK)).
 		Add(expression.Name(attrEvents), expression.Value(1))
-	err = s.t.WriteTx().
-		Update(s.metaKey(taskID), update, table.If(cond), table.ItemOnConditionFailure()).
-		Put(ev, s.ifFree()).
-		Run(ctx)
+	tx := s.t.WriteTx().Update(s.metaKey(taskID), update, table.If(cond), table.ItemOnConditionFailure())
+	if err := s.ent.events.TxCreate(*ev).AddTo(ctx, tx); err != nil {
+		return err
+	}
+	err = tx.Run(ctx)
 	if err == nil {
 		return nil
 	}

@@ -323,7 +323,7 @@ func (s *Store) claim(ctx context.Context, workerID string, m *metaItem) (*Claim
 		case i == 0:
 			claimErr = s.putClaim(ctx, s.claimItem(workerID, id, attempt, now, expires))
 		case !s.opts.CompactHistory:
-			eventErr = s.t.Put(ctx, ev)
+			eventErr = s.putEvent(ctx, ev)
 		}
 		return nil
 	})
@@ -548,16 +548,17 @@ func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem, ls l
 	update := s.claimUpdate(id, workerID, now, expires, 2).
 		Set(expression.Name(attrLastError), expression.Value(expiredMessage(m)))
 	tx := s.t.WriteTx().Update(s.metaKey(id), update, table.If(unchanged(m)), table.ItemOnConditionFailure())
-	if err := s.rebuildClaimEvent(tx, m); err != nil {
+	if err := s.rebuildClaimEvent(ctx, tx, m); err != nil {
 		return nil, err
 	}
-	tx.Put(lost)
+	var ev *eventItem
 	if !s.opts.CompactHistory {
-		ev, err := s.newEvent(id, seq, EventProcessing, StatusProcessing, attempt, workerID, "", now)
-		if err != nil {
+		if ev, err = s.newEvent(id, seq, EventProcessing, StatusProcessing, attempt, workerID, "", now); err != nil {
 			return nil, err
 		}
-		tx.Put(ev)
+	}
+	if err := s.txEvents(ctx, tx, lost, ev); err != nil {
+		return nil, err
 	}
 	claim := s.claimItem(workerID, id, attempt, now, expires)
 	switch {
@@ -604,12 +605,12 @@ func (s *Store) lostClaim(m *metaItem, ls leaseState, now time.Time) *claimItem 
 // describes on the condition that it is unchanged, a Put of the event of
 // the claim that set its lease: exactly what that claim wrote or was cut
 // off before writing (see claim).
-func (s *Store) rebuildClaimEvent(tx *table.WriteTx, m *metaItem) error {
+func (s *Store) rebuildClaimEvent(ctx context.Context, tx *table.WriteTx, m *metaItem) error {
 	ev, err := s.claimEvent(m)
-	if ev != nil {
-		tx.Put(ev)
+	if err != nil {
+		return err
 	}
-	return err
+	return s.txEvents(ctx, tx, ev)
 }
 
 // claimEvent is the PROCESSING event of the claim that set the lease of

@@ -90,7 +90,7 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) (err e
 		case i == 0:
 			claimErr = s.t.Delete(ctx, s.claimKey(lease.Worker, lease.TaskID))
 		case !s.opts.CompactHistory:
-			eventErr = s.t.Put(ctx, ev)
+			eventErr = s.putEvent(ctx, ev)
 		}
 		return nil
 	})
@@ -185,10 +185,10 @@ func (s *Store) finish(ctx context.Context, lease Lease, update expression.Updat
 	}
 	tx := s.t.WriteTx().
 		Update(s.metaKey(lease.TaskID), update, table.If(leaseCondition(lease)), table.ItemOnConditionFailure())
-	if claimed != nil {
-		tx.Put(claimed)
+	if err := s.txEvents(ctx, tx, claimed, ev); err != nil {
+		return err
 	}
-	err = tx.Put(ev).Delete(s.claimKey(lease.Worker, lease.TaskID)).Run(ctx)
+	err = tx.Delete(s.claimKey(lease.Worker, lease.TaskID)).Run(ctx)
 	if err == nil {
 		return nil
 	}

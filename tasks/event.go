@@ -2,11 +2,13 @@ package tasks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -60,18 +62,34 @@ type Event struct {
 // and EVENT#1001. With three events per attempt, that is ~3,300 attempts.
 var eventSK = keys.MustSort("EVENT#{seq:04d}")
 
-// eventKey is the key of event seq of task id; both have been checked.
-func (s *Store) eventKey(id string, seq int) table.Key {
-	return s.t.Key(mustBuild(taskPK, id), mustBuild(eventSK, seq))
+// putEvent writes ev, a Put: the change that writes it is the one writer
+// of its number (see the callers).
+func (s *Store) putEvent(ctx context.Context, ev *eventItem) error {
+	_, err := s.ent.events.Put(ctx, *ev)
+	return err
+}
+
+// txEvents adds the Puts of evs (nil ones left out) to tx, in order,
+// after the actions tx holds: the transaction is the one writer of their
+// numbers.
+func (s *Store) txEvents(ctx context.Context, tx *table.WriteTx, evs ...*eventItem) error {
+	for _, ev := range evs {
+		if ev == nil {
+			continue
+		}
+		if err := s.ent.events.TxPut(*ev).AddTo(ctx, tx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // MaxEvents is the most events one task's history holds.
 const MaxEvents = 9999
 
+// eventItem is an event item's attributes; its keys (TASK#<taskId>,
+// EVENT#<seq>) and type are its declaration's (entities).
 type eventItem struct {
-	PK      string    `dynamodbav:"PK"`
-	SK      string    `dynamodbav:"SK"`
-	Type    string    `dynamodbav:"type"`
 	TaskID  string    `dynamodbav:"taskId"`
 	Seq     int       `dynamodbav:"seq"`
 	Event   EventType `dynamodbav:"event"`
@@ -90,12 +108,11 @@ type eventItem struct {
 // after at unless it makes the task DEAD. An overflowing seq is an error
 // wrapping keys.ErrOverflow.
 func (s *Store) newEvent(id string, seq int, typ EventType, status Status, attempt int, worker, message string, at time.Time) (*eventItem, error) {
-	sk, err := eventSK.Build(seq)
-	if err != nil {
+	if _, err := eventSK.Build(seq); err != nil {
 		return nil, fmt.Errorf("tasks: task %q: event %d: history is full (%d events): %w", id, seq, MaxEvents, err)
 	}
 	return &eventItem{
-		PK: mustBuild(taskPK, id), SK: sk, Type: typeEvent, TaskID: id, Seq: seq,
+		TaskID: id, Seq: seq,
 		Event: typ, Status: status, Attempt: attempt, Worker: worker, Message: message,
 		At: keys.FormatTime(at), TTL: s.eventTTL(status, at),
 	}, nil
@@ -133,7 +150,10 @@ func (s *Store) History(ctx context.Context, taskID string) (_ []Event, err erro
 			err = table.Unmarshal(it, meta)
 		default:
 			var ev eventItem
-			if err = table.Unmarshal(it, &ev); err == nil {
+			switch ev, err = s.ent.events.Decode(ctx, it); {
+			case errors.Is(err, entity.ErrUnknownItem):
+				err = nil // not an event item
+			case err == nil:
 				items = append(items, ev)
 			}
 		}
@@ -158,7 +178,7 @@ func (s *Store) kept(meta *metaItem, items []eventItem) ([]Event, error) {
 	bySeq := map[int]eventItem{}
 	for _, it := range items {
 		switch {
-		case it.Type != typeEvent || it.Seq < 1 || it.Seq > meta.Events || s.expired(it.TTL):
+		case it.Seq < 1 || it.Seq > meta.Events || s.expired(it.TTL):
 			// past META's count: an event written by an older version
 			// whose META update was refused; the next change writes over
 			// it

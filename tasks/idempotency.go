@@ -31,10 +31,10 @@ var (
 	taskSK = keys.MustSort("TASK#{taskId}") // also the sort key of WORKER items
 )
 
+// idemItem is an IDEM item; its keys (IDEM#<key>, TASK#<taskId>) and type
+// are its declaration's (entities), the key stored in the key alone.
 type idemItem struct {
-	PK          string `dynamodbav:"PK"`
-	SK          string `dynamodbav:"SK"`
-	Type        string `dynamodbav:"type"`
+	Key         string `dynamodbav:"key"`
 	TaskID      string `dynamodbav:"taskId"`
 	PayloadHash string `dynamodbav:"payloadHash"`
 	CreatedAt   string `dynamodbav:"createdAt"`

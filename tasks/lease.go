@@ -235,10 +235,13 @@ func (s *Store) expire(ctx context.Context, m *metaItem, ls leaseState) (Status,
 		Remove(expression.Name(attrLeaseExpiresAt)).
 		Add(expression.Name(attrEvents), expression.Value(1))
 	tx := s.t.WriteTx().Update(s.metaKey(id), update, table.If(unchanged(m)), table.ItemOnConditionFailure())
-	if err := s.rebuildClaimEvent(tx, m); err != nil {
+	if err := s.rebuildClaimEvent(ctx, tx, m); err != nil {
 		return "", err
 	}
-	tx.Put(ev) // a Put, as in takeover: the number is this transaction's
+	// a Put, as in takeover: the number is this transaction's
+	if err := s.txEvents(ctx, tx, ev); err != nil {
+		return "", err
+	}
 	if checkWorkerID(m.Owner) == nil {
 		tx.Put(s.lostClaim(m, ls, now), table.If(ls.asRead()))
 	}

@@ -71,12 +71,15 @@ func (s *Store) redrive(ctx context.Context, t *Task, reason string) (*Task, err
 		Add(expression.Name(attrEvents), expression.Value(1))
 	// The event that made the task DEAD has no ttl (a dead letter keeps
 	// it); now that the task is live again, it expires like the others.
-	dead := expression.Set(expression.Name(attrTTL), expression.Value(s.ttlFrom(now)))
-	err = s.t.WriteTx().
-		Update(s.metaKey(t.ID), update, table.If(cond), table.ItemOnConditionFailure()).
-		Put(ev, s.ifFree()).
-		Update(s.eventKey(t.ID, t.Events), dead).
-		Run(ctx)
+	dead := s.ent.events.Update(eventItem{TaskID: t.ID, Seq: t.Events}).Set(attrTTL, s.ttlFrom(now))
+	tx := s.t.WriteTx().Update(s.metaKey(t.ID), update, table.If(cond), table.ItemOnConditionFailure())
+	if err := s.ent.events.TxCreate(*ev).AddTo(ctx, tx); err != nil {
+		return nil, err
+	}
+	if err := dead.Action().AddTo(ctx, tx); err != nil {
+		return nil, err
+	}
+	err = tx.Run(ctx)
 	if err != nil {
 		return nil, s.stateError(t.ID, "redrive", StatusDead, err)
 	}

@@ -1,8 +1,11 @@
 package tasks
 
 import (
+	"time"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -32,4 +35,33 @@ func Schema(name string) table.Schema {
 			Projection:   types.ProjectionTypeAll,
 		}},
 	}
+}
+
+// entities are the store's items declared with package entity, on a
+// registry whose type attribute is the seed's "type" (so an item's kind
+// is what it says it is, on every read): the event items and the
+// idempotency map. Their keys are the seed's templates (eventSK, idemPK,
+// taskSK), their ttl the store's to set (an event that makes a task DEAD
+// has none), and the store starts its own spans.
+type entities struct {
+	events *entity.Entity[eventItem]
+	idem   *entity.Entity[idemItem]
+}
+
+// declare declares the store's entities on t, with the store's clock.
+func declare(t *table.Table, clock func() time.Time) (*entities, error) {
+	reg, err := entity.NewRegistry(t, entity.TypeAttribute(attrType), entity.NoSpans(), entity.Clock(clock))
+	if err != nil {
+		return nil, err
+	}
+	var e entities
+	if e.events, err = entity.New[eventItem](reg, typeEvent,
+		entity.Key(taskPK.Pattern(), eventSK.Pattern()), entity.TTL(attrTTL, 0)); err != nil {
+		return nil, err
+	}
+	if e.idem, err = entity.New[idemItem](reg, typeIdempotency,
+		entity.Key(idemPK.Pattern(), taskSK.Pattern()), entity.KeyOnly("key"), entity.TTL(attrTTL, 0)); err != nil {
+		return nil, err
+	}
+	return &e, nil
 }

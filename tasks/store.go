@@ -157,6 +157,7 @@ func CompactHistory() func(*Options) { return func(o *Options) { o.CompactHistor
 // Store is the task queue on one table. It is safe for concurrent use.
 type Store struct {
 	t       *table.Table
+	ent     *entities
 	opts    Options
 	log     *slog.Logger
 	cfg     *tableConfig // shared with the copies workers make
@@ -236,7 +237,12 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 	if o.TracerProvider != nil {
 		topts = append([]func(*table.Options){table.TracerProvider(o.TracerProvider)}, topts...)
 	}
-	return &Store{t: table.New(db, schema, topts...), opts: o, log: log, cfg: &tableConfig{},
+	t := table.New(db, schema, topts...)
+	ent, err := declare(t, o.Clock)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{t: t, ent: ent, opts: o, log: log, cfg: &tableConfig{},
 		metrics: newStoreMetrics(o.MeterProvider, o.TableName)}, nil
 }
 
@@ -316,7 +322,7 @@ var errNoStore = inputError("Store", "nil", "use NewStore")
 
 // check returns an error for a nil or zero store, else err.
 func (s *Store) check(err error) error {
-	if s == nil || s.t == nil || s.cfg == nil {
+	if s == nil || s.t == nil || s.ent == nil || s.cfg == nil {
 		return errNoStore
 	}
 	return err

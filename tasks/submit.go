@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -78,14 +79,14 @@ func (s *Store) Submit(ctx context.Context, in SubmitInput) (task *Task, created
 		return nil, false, err
 	}
 	if sub.idem != nil {
-		if err := s.t.Put(ctx, sub.idem, s.ifFree(), table.ItemOnConditionFailure()); err != nil {
+		if _, err := s.ent.idem.Create(ctx, *sub.idem); err != nil {
 			var te *table.Error
 			if !errors.As(err, &te) || !errors.Is(err, table.ErrAlreadyExists) || te.Item == nil {
 				return nil, false, fmt.Errorf("tasks: submit %q: %w", sub.meta.TaskID, err)
 			}
 			// The key has submitted before: its IDEM item came back.
-			var idem idemItem
-			if err := table.Unmarshal(te.Item, &idem); err != nil {
+			idem, err := s.ent.idem.Decode(ctx, te.Item)
+			if err != nil {
 				return nil, false, fmt.Errorf("tasks: idempotency key %q: %w", in.IdempotencyKey, err)
 			}
 			t, err := s.submitted(ctx, in, hash, &idem, tp)
@@ -118,7 +119,7 @@ func (s *Store) write(ctx context.Context, sub *submission) (*Task, bool, error)
 		case i == 1:
 			s.bump(ctx)
 		case sub.event != nil:
-			eventErr = s.t.Put(ctx, sub.event, s.ifFree())
+			_, eventErr = s.ent.events.Create(ctx, *sub.event)
 		}
 		return nil
 	})
@@ -172,7 +173,7 @@ func (s *Store) eventWritten(id string, err error) error {
 // ignores (its time is not the task's creation), and is logged.
 func (s *Store) unsubmit(ctx context.Context, ev *eventItem) {
 	ours := expression.Name(attrAt).Equal(expression.Value(ev.At))
-	err := s.t.Delete(ctx, s.t.Key(ev.PK, ev.SK), table.If(ours))
+	_, err := s.ent.events.Delete(ctx, *ev, entity.Unchecked(), entity.If(ours))
 	if err != nil && !errors.Is(err, table.ErrConditionFailed) {
 		s.log.WarnContext(ctx, "tasks: a late submission's SUBMITTED event was not removed; History ignores it",
 			"operation", "submit", "key", ev.TaskID, "error", err.Error())
@@ -236,7 +237,7 @@ func (s *Store) SubmitTx(ctx context.Context, tx *table.WriteTx, in SubmitInput,
 	hash := payloadHash(in.Payload)
 	var sub *submission
 	if in.IdempotencyKey != "" && !o.FreshKey {
-		idem, t, err := s.lookup(ctx, in.IdempotencyKey, hash, table.Consistent())
+		idem, t, err := s.lookup(ctx, in.IdempotencyKey, hash)
 		switch {
 		case err != nil || t != nil:
 			return t, false, err
@@ -267,14 +268,18 @@ func (s *Store) SubmitTx(ctx context.Context, tx *table.WriteTx, in SubmitInput,
 	}
 	tx = tx.On(s.t)
 	if sub.idem != nil {
-		tx.Put(sub.idem, s.ifFree())
+		if err := s.ent.idem.TxCreate(*sub.idem).AddTo(ctx, tx); err != nil {
+			return nil, false, err
+		}
 	}
 	tx.Put(sub.meta, s.ifFree())
 	if sub.event != nil {
 		// A Put: it applies only with META's create, which finds no live
 		// task, so any event item there is this submission's own (a Submit
 		// cut off after it) or expired.
-		tx.Put(sub.event)
+		if err := s.ent.events.TxPut(*sub.event).AddTo(ctx, tx); err != nil {
+			return nil, false, err
+		}
 	}
 	// Idle workers learn of the task from the readiness signal, set now:
 	// they look for quiet seconds after it (and probe a partition on every
@@ -339,8 +344,7 @@ func (s *Store) submission(in SubmitInput, hash, id string, now time.Time, trace
 	}}
 	if in.IdempotencyKey != "" {
 		sub.idem = &idemItem{
-			PK: mustBuild(idemPK, in.IdempotencyKey), SK: mustBuild(taskSK, id), Type: typeIdempotency,
-			TaskID: id, PayloadHash: hash, CreatedAt: keys.FormatTime(now), TTL: s.ttlFrom(now),
+			Key: in.IdempotencyKey, TaskID: id, PayloadHash: hash, CreatedAt: keys.FormatTime(now), TTL: s.ttlFrom(now),
 		}
 		if available.After(now) {
 			// so that a submission cut off after the IDEM item is
@@ -391,14 +395,13 @@ func (s *Store) submitted(ctx context.Context, in SubmitInput, hash string, idem
 	return t, err
 }
 
-// lookup reads the IDEM item of key and, when it exists, the task it
-// names (see taskOf). It returns a nil idem when the key has submitted
-// nothing (or its IDEM item has expired).
-func (s *Store) lookup(ctx context.Context, key, hash string, opts ...func(*table.GetOptions)) (*idemItem, *Task, error) {
-	var idem idemItem
-	err := s.t.Get(ctx, s.idemKey(key, taskIDForKey(key)), &idem, opts...)
+// lookup reads the IDEM item of key (strongly consistent) and, when it
+// exists, the task it names (see taskOf). It returns a nil idem when the
+// key has submitted nothing (or its IDEM item has expired).
+func (s *Store) lookup(ctx context.Context, key, hash string) (*idemItem, *Task, error) {
+	idem, err := s.ent.idem.Get(ctx, idemItem{Key: key, TaskID: taskIDForKey(key)}, entity.Consistent())
 	switch {
-	case errors.Is(err, table.ErrNotFound), err == nil && s.expired(idem.TTL):
+	case errors.Is(err, table.ErrNotFound):
 		return nil, nil, nil
 	case err != nil:
 		return nil, nil, fmt.Errorf("tasks: submit: idempotency key %q: %w", key, err)
@@ -424,10 +427,6 @@ func (s *Store) taskOf(ctx context.Context, key, hash string, idem *idemItem) (*
 		return nil, nil
 	}
 	return t, err
-}
-
-func (s *Store) idemKey(key, taskID string) table.Key {
-	return s.t.Key(mustBuild(idemPK, key), mustBuild(taskSK, taskID))
 }
 
 // checkSubmit checks a submission made at now.
