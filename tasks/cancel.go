@@ -6,7 +6,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
 	"github.com/tablekit/tablekit/keys"
-	"github.com/tablekit/tablekit/table"
 )
 
 // Cancel withdraws a PENDING task with reason (at most 4096 bytes): it
@@ -43,14 +42,15 @@ func (s *Store) Cancel(ctx context.Context, taskID, reason string) (err error) {
 	}
 	cond := expression.Name(attrStatus).Equal(expression.Value(StatusPending)).
 		And(expression.Name(attrEvents).Equal(expression.Value(t.Events)))
-	update := expression.Set(expression.Name(attrStatus), expression.Value(StatusCancelled)).
-		Set(expression.Name(attrLastError), expression.Value(reason)).
-		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
-		Set(expression.Name(attrTTL), expression.Value(s.ttlFrom(now))).
-		Remove(expression.Name(attrGSI1PK)).
-		Remove(expression.Name(attrGSI1SK)).
-		Add(expression.Name(attrEvents), expression.Value(1))
-	tx := s.t.WriteTx().Update(s.metaKey(taskID), update, table.If(cond), table.ItemOnConditionFailure())
+	tx, err := s.moveTx(ctx, leaveQueue(s.move(taskID), StatusCancelled).
+		Set(attrLastError, reason).
+		Set(attrUpdatedAt, keys.FormatTime(now)).
+		Set(attrTTL, s.ttlFrom(now)).
+		Add(attrEvents, 1).
+		If(cond))
+	if err != nil {
+		return err
+	}
 	if err := s.ent.events.TxCreate(*ev).AddTo(ctx, tx); err != nil {
 		return err
 	}

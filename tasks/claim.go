@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -303,7 +304,7 @@ func (s *Store) claim(ctx context.Context, workerID string, m *metaItem) (*Claim
 	if _, err := eventSK.Build(seq); err != nil {
 		return nil, fmt.Errorf("tasks: task %q: event %d: history is full (%d events): %w", id, seq, MaxEvents, err)
 	}
-	err := s.t.Update(ctx, s.metaKey(id), s.claimUpdate(id, workerID, now, expires, 1), table.If(unchanged(m)), table.ItemOnConditionFailure())
+	_, err := s.claimUpdate(id, workerID, now, expires, 1).If(unchanged(m)).Run(ctx)
 	if err != nil {
 		if lostRace(err) {
 			return nil, claimConflict(workerID, m, err)
@@ -362,19 +363,17 @@ func newerClaim(attempt int) expression.ConditionBuilder {
 		expression.Name(attrAttempt).LessThan(expression.Value(attempt)))
 }
 
-// claimUpdate is the update of META that claims task id for workerID at
+// claimUpdate is the move of META that claims task id for workerID at
 // now, writing events new events.
-func (s *Store) claimUpdate(id, workerID string, now, expires time.Time, events int) expression.UpdateBuilder {
-	return expression.Set(expression.Name(attrStatus), expression.Value(StatusProcessing)).
-		Set(expression.Name(attrOwner), expression.Value(workerID)).
-		Set(expression.Name(attrLeaseExpiresAt), expression.Value(keys.FormatTime(expires))).
-		Set(expression.Name(attrClaimedAt), expression.Value(keys.FormatTime(now))).
-		Set(expression.Name(attrGSI1PK), expression.Value(s.statusPartition(StatusProcessing, s.shardOf(id)))).
-		Set(expression.Name(attrGSI1SK), expression.Value(mustBuild(leaseSK, expires))).
-		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
-		Remove(expression.Name(attrAvailableAt)).
-		Add(expression.Name(attrAttempt), expression.Value(1)).
-		Add(expression.Name(attrEvents), expression.Value(events))
+func (s *Store) claimUpdate(id, workerID string, now, expires time.Time, events int) *entity.Update[metaItem] {
+	return s.inQueue(s.move(id), StatusProcessing, id, expires).
+		Set(attrOwner, workerID).
+		Set(attrLeaseExpiresAt, keys.FormatTime(expires)).
+		Set(attrClaimedAt, keys.FormatTime(now)).
+		Set(attrUpdatedAt, keys.FormatTime(now)).
+		Remove(attrAvailableAt).
+		Add(attrAttempt, 1).
+		Add(attrEvents, events)
 }
 
 func (s *Store) claimItem(workerID, id string, attempt int, now, expires time.Time) *claimItem {
@@ -513,9 +512,9 @@ func claimConflict(workerID string, m *metaItem, err error) error {
 // refreshLease moves the index entry of the PROCESSING task m describes to
 // its lease's expiry, unless META changed since it was read.
 func (s *Store) refreshLease(ctx context.Context, m *metaItem, expires time.Time) error {
-	update := expression.Set(expression.Name(attrGSI1SK), expression.Value(mustBuild(leaseSK, expires))).
-		Set(expression.Name(attrLeaseExpiresAt), expression.Value(keys.FormatTime(expires)))
-	err := s.t.Update(ctx, s.metaKey(m.TaskID), update, table.If(unchanged(m)))
+	_, sk := s.queueKeys(StatusProcessing, m.TaskID, expires)
+	_, err := s.move(m.TaskID).Set(attrGSI1SK, sk).Set(attrLeaseExpiresAt, keys.FormatTime(expires)).
+		If(unchanged(m)).Run(ctx)
 	if err != nil && !lostRace(err) {
 		return fmt.Errorf("tasks: lease of %q: index entry: %w", m.TaskID, err)
 	}
@@ -545,9 +544,11 @@ func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem, ls l
 	if _, err := eventSK.Build(seq); err != nil {
 		return nil, fmt.Errorf("tasks: task %q: event %d: history is full (%d events): %w", id, seq, MaxEvents, err)
 	}
-	update := s.claimUpdate(id, workerID, now, expires, 2).
-		Set(expression.Name(attrLastError), expression.Value(expiredMessage(m)))
-	tx := s.t.WriteTx().Update(s.metaKey(id), update, table.If(unchanged(m)), table.ItemOnConditionFailure())
+	tx, err := s.moveTx(ctx, s.claimUpdate(id, workerID, now, expires, 2).
+		Set(attrLastError, expiredMessage(m)).If(unchanged(m)))
+	if err != nil {
+		return nil, err
+	}
 	if err := s.rebuildClaimEvent(ctx, tx, m); err != nil {
 		return nil, err
 	}

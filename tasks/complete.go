@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -47,17 +48,15 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) (err e
 	// COMPLETED tasks leave GSI1: removing the entry costs one index write,
 	// moving it to a STATUS#COMPLETED partition would cost two and make that
 	// partition the hottest of all.
-	update := expression.Set(expression.Name(attrStatus), expression.Value(StatusCompleted)).
-		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
-		Set(expression.Name(attrTTL), expression.Value(s.ttlFrom(now))).
-		Remove(expression.Name(attrLeaseExpiresAt)).
-		Remove(expression.Name(attrGSI1PK)).
-		Remove(expression.Name(attrGSI1SK)).
-		Add(expression.Name(attrEvents), expression.Value(1))
+	update := leaveQueue(s.move(lease.TaskID), StatusCompleted).
+		Set(attrUpdatedAt, keys.FormatTime(now)).
+		Set(attrTTL, s.ttlFrom(now)).
+		Remove(attrLeaseExpiresAt).
+		Add(attrEvents, 1)
 	if len(result) > 0 {
-		update = update.Set(expression.Name(attrResult), expression.Value(result))
+		update = update.Set(attrResult, result)
 	}
-	err = s.t.Update(ctx, s.metaKey(lease.TaskID), update, table.If(leaseCondition(lease)), table.ItemOnConditionFailure())
+	_, err = update.If(leaseCondition(lease)).Run(ctx)
 	if err != nil {
 		var te *table.Error
 		if !errors.As(err, &te) || !errors.Is(err, table.ErrConditionFailed) {
@@ -154,11 +153,10 @@ func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (_ Status,
 		return "", err
 	}
 	update := s.requeue(to, lease.TaskID, lease.Attempt-lease.AttemptBase, now).
-		Set(expression.Name(attrLastError), expression.Value(reason)).
-		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
-		Remove(expression.Name(attrOwner)).
-		Remove(expression.Name(attrLeaseExpiresAt)).
-		Add(expression.Name(attrEvents), expression.Value(1))
+		Set(attrLastError, reason).
+		Set(attrUpdatedAt, keys.FormatTime(now)).
+		Remove(attrOwner, attrLeaseExpiresAt).
+		Add(attrEvents, 1)
 	if err := s.finish(ctx, lease, update, ev, "fail"); err != nil {
 		return "", err
 	}
@@ -178,13 +176,15 @@ func (s *Store) Fail(ctx context.Context, lease Lease, reason string) (_ Status,
 // lease's condition, write the claim's PROCESSING event (META is about to
 // forget it) and ev, delete the WORKER item. The events are Puts: under
 // the lease the transaction is the one writer of those numbers.
-func (s *Store) finish(ctx context.Context, lease Lease, update expression.UpdateBuilder, ev *eventItem, op string) error {
+func (s *Store) finish(ctx context.Context, lease Lease, update *entity.Update[metaItem], ev *eventItem, op string) error {
 	claimed, err := s.claimEventOf(ctx, lease)
 	if err != nil {
 		return err
 	}
-	tx := s.t.WriteTx().
-		Update(s.metaKey(lease.TaskID), update, table.If(leaseCondition(lease)), table.ItemOnConditionFailure())
+	tx, err := s.moveTx(ctx, update.If(leaseCondition(lease)))
+	if err != nil {
+		return err
+	}
 	if err := s.txEvents(ctx, tx, claimed, ev); err != nil {
 		return err
 	}
@@ -210,8 +210,8 @@ func (s *Store) finish(ctx context.Context, lease Lease, update expression.Updat
 func (s *Store) claimEventOf(ctx context.Context, lease Lease) (*eventItem, error) {
 	at := lease.ClaimedAt
 	if at.IsZero() {
-		var m metaItem
-		if err := s.t.Get(ctx, s.metaKey(lease.TaskID), &m, table.Consistent()); err != nil && !errors.Is(err, table.ErrNotFound) {
+		m, err := s.ent.tasks.Get(ctx, metaItem{TaskID: lease.TaskID}, entity.Consistent())
+		if err != nil && !errors.Is(err, table.ErrNotFound) {
 			return nil, fmt.Errorf("tasks: task %q: %w", lease.TaskID, err)
 		}
 		if t, err := keys.ParseTime(m.ClaimedAt); err == nil && m.Attempt == lease.Attempt {
@@ -230,16 +230,15 @@ func leaseCondition(lease Lease) expression.ConditionBuilder {
 	return held(lease).And(expression.Name(attrEvents).Equal(expression.Value(lease.Seq)))
 }
 
-// requeue is the update that puts task id, whose attempt-th attempt just
+// requeue is the move that puts task id, whose attempt-th attempt just
 // ended at now, back in GSI1: PENDING claimable after its backoff, or DEAD
 // in the order tasks died.
-func (s *Store) requeue(to Status, id string, attempt int, now time.Time) expression.UpdateBuilder {
+func (s *Store) requeue(to Status, id string, attempt int, now time.Time) *entity.Update[metaItem] {
+	u := s.move(id)
 	at := now
-	u := expression.Set(expression.Name(attrStatus), expression.Value(to))
 	if to == StatusPending {
 		at = s.retryAt(now, attempt)
-		u = u.Set(expression.Name(attrAvailableAt), expression.Value(keys.FormatTime(at)))
+		u = u.Set(attrAvailableAt, keys.FormatTime(at))
 	}
-	return u.Set(expression.Name(attrGSI1PK), expression.Value(s.statusPartition(to, s.shardOf(id)))).
-		Set(expression.Name(attrGSI1SK), expression.Value(mustBuild(createdSK, at)))
+	return s.inQueue(u, to, id, at)
 }

@@ -146,8 +146,9 @@ func (s *Store) History(ctx context.Context, taskID string) (_ []Event, err erro
 		var err error
 		switch sk, _ := it[attrSK].(*types.AttributeValueMemberS); {
 		case sk != nil && sk.Value == mustBuild(metaSK):
-			meta = new(metaItem)
-			err = table.Unmarshal(it, meta)
+			var m metaItem
+			m, err = s.ent.tasks.Decode(ctx, it)
+			meta = &m
 		default:
 			var ev eventItem
 			switch ev, err = s.ent.events.Decode(ctx, it); {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -47,17 +48,14 @@ func (s *Store) get(ctx context.Context, id string) (*Task, error) {
 
 // meta reads the META item of task id, strongly consistent.
 func (s *Store) meta(ctx context.Context, id string) (*metaItem, error) {
-	var m metaItem
-	if err := s.t.Get(ctx, s.metaKey(id), &m, table.Consistent()); err != nil {
+	// A task finished longer than Retention ago is gone (entity's TTL),
+	// though DynamoDB may not have deleted it yet.
+	m, err := s.ent.tasks.Get(ctx, metaItem{TaskID: id}, entity.Consistent())
+	if err != nil {
 		if errors.Is(err, table.ErrNotFound) {
 			return nil, notFound(id, err)
 		}
 		return nil, fmt.Errorf("tasks: get %q: %w", id, err)
-	}
-	if s.expired(m.TTL) {
-		// finished longer than Retention ago: gone, though DynamoDB may
-		// not have deleted it yet
-		return nil, notFound(id, nil)
 	}
 	return &m, nil
 }

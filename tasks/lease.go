@@ -64,18 +64,14 @@ func (s *Store) Heartbeat(ctx context.Context, lease Lease) (_ Lease, err error)
 // lostNow is the error for a refused write under lease that did not read
 // the task: the task is read (strongly consistent) to say where it stands.
 func (s *Store) lostNow(ctx context.Context, lease Lease, cause error) error {
-	var current table.Item
-	err := s.t.Get(ctx, s.metaKey(lease.TaskID), &current, table.Consistent())
+	m, err := s.meta(ctx, lease.TaskID)
 	switch {
-	case errors.Is(err, table.ErrNotFound):
-		current = nil
+	case errors.Is(err, ErrNotFound):
+		return notFound(lease.TaskID, cause)
 	case err != nil:
 		return fmt.Errorf("tasks: task %q: %w", lease.TaskID, err)
 	}
-	if table.ItemExpired(current, attrTTL, s.now()) {
-		current = nil
-	}
-	return s.leaseLost(lease, current, cause)
+	return leaseLostTo(lease, m, cause)
 }
 
 // held is the condition that lease still holds its task.
@@ -92,10 +88,16 @@ func (s *Store) leaseLost(lease Lease, current table.Item, cause error) error {
 	if current == nil {
 		return notFound(lease.TaskID, cause)
 	}
-	var m metaItem
-	if err := table.Unmarshal(current, &m); err != nil {
+	m, err := s.ent.tasks.Decode(context.Background(), current)
+	if err != nil {
 		return fmt.Errorf("tasks: task %q: %w", lease.TaskID, err)
 	}
+	return leaseLostTo(lease, &m, cause)
+}
+
+// leaseLostTo is the *LeaseLostError of a write under lease refused by
+// the task as m shows it.
+func leaseLostTo(lease Lease, m *metaItem, cause error) error {
 	lost := &LeaseLostError{Lease: lease, Status: m.Status, Attempt: m.Attempt, Cause: cause}
 	if m.Status == StatusProcessing {
 		lost.Owner = m.Owner
@@ -228,13 +230,15 @@ func (s *Store) expire(ctx context.Context, m *metaItem, ls leaseState) (Status,
 	if err != nil {
 		return "", err
 	}
-	update := s.requeue(to, id, m.Attempt-m.AttemptBase, now).
-		Set(expression.Name(attrLastError), expression.Value(msg)).
-		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
-		Remove(expression.Name(attrOwner)).
-		Remove(expression.Name(attrLeaseExpiresAt)).
-		Add(expression.Name(attrEvents), expression.Value(1))
-	tx := s.t.WriteTx().Update(s.metaKey(id), update, table.If(unchanged(m)), table.ItemOnConditionFailure())
+	tx, err := s.moveTx(ctx, s.requeue(to, id, m.Attempt-m.AttemptBase, now).
+		Set(attrLastError, msg).
+		Set(attrUpdatedAt, keys.FormatTime(now)).
+		Remove(attrOwner, attrLeaseExpiresAt).
+		Add(attrEvents, 1).
+		If(unchanged(m)))
+	if err != nil {
+		return "", err
+	}
 	if err := s.rebuildClaimEvent(ctx, tx, m); err != nil {
 		return "", err
 	}

@@ -62,17 +62,19 @@ func (s *Store) redrive(ctx context.Context, t *Task, reason string) (*Task, err
 	}
 	cond := expression.Name(attrStatus).Equal(expression.Value(StatusDead)).
 		And(expression.Name(attrEvents).Equal(expression.Value(t.Events)))
-	update := expression.Set(expression.Name(attrStatus), expression.Value(StatusPending)).
-		Set(expression.Name(attrAvailableAt), expression.Value(keys.FormatTime(now))).
-		Set(expression.Name(attrAttemptBase), expression.Value(t.Attempt)).
-		Set(expression.Name(attrGSI1PK), expression.Value(s.statusPartition(StatusPending, s.shardOf(t.ID)))).
-		Set(expression.Name(attrGSI1SK), expression.Value(mustBuild(createdSK, now))).
-		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
-		Add(expression.Name(attrEvents), expression.Value(1))
+	update := s.inQueue(s.move(t.ID), StatusPending, t.ID, now).
+		Set(attrAvailableAt, keys.FormatTime(now)).
+		Set(attrAttemptBase, t.Attempt).
+		Set(attrUpdatedAt, keys.FormatTime(now)).
+		Add(attrEvents, 1).
+		If(cond)
 	// The event that made the task DEAD has no ttl (a dead letter keeps
 	// it); now that the task is live again, it expires like the others.
 	dead := s.ent.events.Update(eventItem{TaskID: t.ID, Seq: t.Events}).Set(attrTTL, s.ttlFrom(now))
-	tx := s.t.WriteTx().Update(s.metaKey(t.ID), update, table.If(cond), table.ItemOnConditionFailure())
+	tx, err := s.moveTx(ctx, update)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.ent.events.TxCreate(*ev).AddTo(ctx, tx); err != nil {
 		return nil, err
 	}
@@ -145,8 +147,8 @@ func (s *Store) stateError(taskID, op string, want Status, err error) error {
 				if r.Item == nil {
 					return notFound(taskID, err)
 				}
-				var m metaItem
-				if uerr := table.Unmarshal(r.Item, &m); uerr != nil {
+				m, uerr := s.ent.tasks.Decode(context.Background(), r.Item)
+				if uerr != nil {
 					return fmt.Errorf("tasks: %s %q: %w", op, taskID, uerr)
 				}
 				return &StateError{TaskID: taskID, Op: op, Status: m.Status, Want: want, Cause: err}

@@ -3,8 +3,6 @@ package tasks
 import (
 	"context"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-
 	"github.com/tablekit/tablekit/keys"
 )
 
@@ -34,14 +32,11 @@ func (s *Store) Release(ctx context.Context, lease Lease, reason string) (err er
 	if err != nil {
 		return err
 	}
-	update := expression.Set(expression.Name(attrStatus), expression.Value(StatusPending)).
-		Set(expression.Name(attrAvailableAt), expression.Value(keys.FormatTime(now))).
-		Set(expression.Name(attrGSI1PK), expression.Value(s.statusPartition(StatusPending, s.shardOf(lease.TaskID)))).
-		Set(expression.Name(attrGSI1SK), expression.Value(mustBuild(createdSK, now))).
-		Set(expression.Name(attrUpdatedAt), expression.Value(keys.FormatTime(now))).
-		Remove(expression.Name(attrOwner)).
-		Remove(expression.Name(attrLeaseExpiresAt)).
-		Add(expression.Name(attrEvents), expression.Value(1))
+	update := s.inQueue(s.move(lease.TaskID), StatusPending, lease.TaskID, now).
+		Set(attrAvailableAt, keys.FormatTime(now)).
+		Set(attrUpdatedAt, keys.FormatTime(now)).
+		Remove(attrOwner, attrLeaseExpiresAt).
+		Add(attrEvents, 1)
 	if err := s.finish(ctx, lease, update, ev, "release"); err != nil {
 		return err
 	}

@@ -50,9 +50,3 @@ func (s *Store) eventTTL(status Status, at time.Time) int64 {
 // expired reports whether an item with ttl has expired by the store's
 // clock: gone for every reader, whether or not DynamoDB has deleted it.
 func (s *Store) expired(ttl int64) bool { return table.Expired(ttl, s.now()) }
-
-// ifFree is the condition of a create: no item has the key, or the item
-// there has expired (DynamoDB deletes expired items days late).
-func (s *Store) ifFree() func(*table.WriteOptions) {
-	return table.IfNotExistsOrExpired(attrTTL, s.now())
-}

@@ -39,11 +39,16 @@ func Schema(name string) table.Schema {
 
 // entities are the store's items declared with package entity, on a
 // registry whose type attribute is the seed's "type" (so an item's kind
-// is what it says it is, on every read): the event items and the
-// idempotency map. Their keys are the seed's templates (eventSK, idemPK,
-// taskSK), their ttl the store's to set (an event that makes a task DEAD
-// has none), and the store starts its own spans.
+// is what it says it is, on every read): the task's META item, its event
+// items and the idempotency map. Their keys are the seed's templates
+// (taskPK, metaSK, eventSK, idemPK, taskSK), their ttl the store's to set
+// (a live or DEAD task has none), and the store starts its own spans.
+// META's GSI1 keys are its own attributes, GSI1PK and GSI1SK, in a sparse
+// index: which template they follow depends on the status (see metaItem),
+// so the store computes them (queueKeys) and every move sets or removes
+// them in the same conditional write, without reading the item.
 type entities struct {
+	tasks  *entity.Entity[metaItem]
 	events *entity.Entity[eventItem]
 	idem   *entity.Entity[idemItem]
 }
@@ -55,6 +60,11 @@ func declare(t *table.Table, clock func() time.Time) (*entities, error) {
 		return nil, err
 	}
 	var e entities
+	if e.tasks, err = entity.New[metaItem](reg, typeTask,
+		entity.Key(taskPK.Pattern(), metaSK.Pattern()),
+		entity.SparseIndex(IndexGSI1, "{"+attrGSI1PK+"}", "{"+attrGSI1SK+"}"), entity.TTL(attrTTL, 0)); err != nil {
+		return nil, err
+	}
 	if e.events, err = entity.New[eventItem](reg, typeEvent,
 		entity.Key(taskPK.Pattern(), eventSK.Pattern()), entity.TTL(attrTTL, 0)); err != nil {
 		return nil, err

@@ -115,7 +115,7 @@ func (s *Store) write(ctx context.Context, sub *submission) (*Task, bool, error)
 	each(3, func(i int) error {
 		switch {
 		case i == 0:
-			metaErr = s.t.Put(ctx, sub.meta, s.ifFree())
+			_, metaErr = s.ent.tasks.Create(ctx, *sub.meta)
 		case i == 1:
 			s.bump(ctx)
 		case sub.event != nil:
@@ -272,7 +272,9 @@ func (s *Store) SubmitTx(ctx context.Context, tx *table.WriteTx, in SubmitInput,
 			return nil, false, err
 		}
 	}
-	tx.Put(sub.meta, s.ifFree())
+	if err := s.ent.tasks.TxCreate(*sub.meta).AddTo(ctx, tx); err != nil {
+		return nil, false, err
+	}
 	if sub.event != nil {
 		// A Put: it applies only with META's create, which finds no live
 		// task, so any event item there is this submission's own (a Submit
@@ -335,10 +337,9 @@ func (s *Store) submission(in SubmitInput, hash, id string, now time.Time, trace
 	if !in.AvailableAt.IsZero() {
 		available = in.AvailableAt.UTC().Truncate(time.Microsecond)
 	}
+	gsi1pk, gsi1sk := s.queueKeys(StatusPending, id, available)
 	sub := &submission{meta: &metaItem{
-		PK: mustBuild(taskPK, id), SK: mustBuild(metaSK),
-		GSI1PK: s.statusPartition(StatusPending, s.shardOf(id)), GSI1SK: mustBuild(createdSK, available),
-		Type: typeTask, TaskID: id, Status: StatusPending, Payload: in.Payload,
+		GSI1PK: gsi1pk, GSI1SK: gsi1sk, TaskID: id, Status: StatusPending, Payload: in.Payload,
 		IdempotencyKey: in.IdempotencyKey, Events: 1, AvailableAt: keys.FormatTime(available), MaxAttempts: s.opts.MaxAttempts,
 		CreatedAt: keys.FormatTime(now), UpdatedAt: keys.FormatTime(now), TraceParent: traceParent,
 	}}

@@ -1,9 +1,11 @@
 package tasks
 
 import (
+	"context"
 	"fmt"
 	"time"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -133,12 +135,12 @@ const (
 
 // metaItem is the stored form of a task. Times are keys.FormatTime text,
 // the same fixed-width UTC form the index keys use.
+//
+// Its table key (TASK#<taskId>, META) and type are its declaration's
+// (entities); its GSI1 keys are its own attributes, set by queueKeys.
 type metaItem struct {
-	PK             string `dynamodbav:"PK"`
-	SK             string `dynamodbav:"SK"`
 	GSI1PK         string `dynamodbav:"GSI1PK,omitempty"`
 	GSI1SK         string `dynamodbav:"GSI1SK,omitempty"`
-	Type           string `dynamodbav:"type"`
 	TaskID         string `dynamodbav:"taskId"`
 	Status         Status `dynamodbav:"status"`
 	Payload        []byte `dynamodbav:"payload,omitempty"`
@@ -196,9 +198,47 @@ func parseTime(name, s string) (time.Time, error) {
 	return t, nil
 }
 
-// metaKey is the key of a task's META item. The id has been checked.
-func (s *Store) metaKey(id string) table.Key {
-	return s.t.Key(mustBuild(taskPK, id), mustBuild(metaSK))
+// move is a read-free conditional change of task id's META item: one
+// UpdateItem (Run) or a transaction's action (moveTx) that the caller
+// conditions on the task being as it read it or as its lease says (If),
+// setting the new status and its place in GSI1 (inQueue, or leaving it)
+// in the same write. Patch: a missing or expired task refuses it, as any
+// failed condition does (table.ErrConditionFailed, with the item as it
+// was, when there is one, in the error).
+func (s *Store) move(id string) *entity.Update[metaItem] {
+	return s.ent.tasks.Patch(metaItem{TaskID: id})
+}
+
+// moveTx starts a transaction whose first action (index 0, which the
+// refusal handlers read) is the move u.
+func (s *Store) moveTx(ctx context.Context, u *entity.Update[metaItem]) (*table.WriteTx, error) {
+	tx := s.t.WriteTx()
+	return tx, u.Action().AddTo(ctx, tx)
+}
+
+// queueKeys are the GSI1 keys of task id in status st at at: its status
+// partition (the shard's for PENDING and PROCESSING), and CREATED#<at>, or
+// LEASE#<at> while PROCESSING (see metaItem). COMPLETED and CANCELLED
+// tasks leave the index (their moves remove both).
+func (s *Store) queueKeys(st Status, id string, at time.Time) (pk, sk string) {
+	t := createdSK
+	if st == StatusProcessing {
+		t = leaseSK
+	}
+	return s.statusPartition(st, s.shardOf(id)), mustBuild(t, at)
+}
+
+// inQueue sets u's task's status to st and its GSI1 keys to st's at at.
+func (s *Store) inQueue(u *entity.Update[metaItem], st Status, id string, at time.Time) *entity.Update[metaItem] {
+	pk, sk := s.queueKeys(st, id, at)
+	return u.Set(attrStatus, st).Set(attrGSI1PK, pk).Set(attrGSI1SK, sk)
+}
+
+// leaveQueue sets u's task's status to st, a final one, and takes it out
+// of GSI1: nothing lists it, and a sparse index costs no write for it
+// after it leaves.
+func leaveQueue(u *entity.Update[metaItem], st Status) *entity.Update[metaItem] {
+	return u.Set(attrStatus, st).Remove(attrGSI1PK, attrGSI1SK)
 }
 
 // mustBuild builds a key from values the caller has already checked with
