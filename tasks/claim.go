@@ -354,7 +354,8 @@ func (s *Store) claim(ctx context.Context, workerID string, m *metaItem) (*Claim
 // off before its delete, or expired): never over the mark a takeover left
 // for this attempt or a later one.
 func (s *Store) putClaim(ctx context.Context, it *claimItem) error {
-	return s.t.Put(ctx, it, table.If(newerClaim(it.Attempt)))
+	_, err := s.ent.claims.Put(ctx, *it, entity.If(newerClaim(it.Attempt)))
+	return err
 }
 
 func newerClaim(attempt int) expression.ConditionBuilder {
@@ -378,7 +379,6 @@ func (s *Store) claimUpdate(id, workerID string, now, expires time.Time, events 
 
 func (s *Store) claimItem(workerID, id string, attempt int, now, expires time.Time) *claimItem {
 	return &claimItem{
-		PK: mustBuild(workerPK, workerID), SK: mustBuild(taskSK, id), Type: typeClaim,
 		TaskID: id, Worker: workerID, Attempt: attempt, ClaimedAt: keys.FormatTime(now),
 		LeaseExpiresAt: keys.FormatTime(expires), TTL: s.ttlFrom(now),
 	}
@@ -386,8 +386,9 @@ func (s *Store) claimItem(workerID, id string, attempt int, now, expires time.Ti
 
 // leaseState is a PROCESSING task's lease as its WORKER item holds it.
 type leaseState struct {
-	found bool      // the owner's claim item exists
-	item  claimItem // as read
+	found  bool      // the owner's claim item exists, and has not expired
+	item   claimItem // as read
+	readAt time.Time // when it was read, by the store's clock
 	// expires is when the lease runs out: the claim item's expiry, which
 	// Heartbeat extends, or the one in META's index entry when that is
 	// later (or the item holds none: a lease from before claim items held
@@ -403,14 +404,15 @@ func (s *Store) readLease(ctx context.Context, m *metaItem) (leaseState, error) 
 	if checkWorkerID(m.Owner) != nil {
 		return ls, nil
 	}
-	err := s.t.Get(ctx, s.claimKey(m.Owner, m.TaskID), &ls.item, table.Consistent())
+	ls.readAt = s.now()
+	item, err := s.ent.claims.Get(ctx, claimKey(m.Owner, m.TaskID), entity.Consistent())
 	switch {
 	case errors.Is(err, table.ErrNotFound):
 		return ls, nil
 	case err != nil:
 		return ls, fmt.Errorf("tasks: lease of %q: %w", m.TaskID, err)
 	}
-	ls.found = true
+	ls.found, ls.item = true, item
 	if ls.item.Attempt == m.Attempt && ls.item.LostAt == "" {
 		if e, err := keys.ParseTime(ls.item.LeaseExpiresAt); err == nil && e.After(ls.expires) {
 			ls.expires = e
@@ -424,7 +426,9 @@ func (s *Store) readLease(ctx context.Context, m *metaItem) (leaseState, error) 
 // the write.
 func (ls leaseState) asRead() expression.ConditionBuilder {
 	if !ls.found {
-		return expression.AttributeNotExists(expression.Name(attrPK))
+		// none, or one past its ttl that DynamoDB has not yet deleted:
+		// gone for every read (entity), and so for this condition
+		return expression.AttributeNotExists(expression.Name(attrPK)).Or(table.ExpiredCondition(attrTTL, ls.readAt))
 	}
 	c := expression.Name(attrAttempt).Equal(expression.Value(ls.item.Attempt))
 	for name, v := range map[string]string{attrLeaseExpiresAt: ls.item.LeaseExpiresAt, attrLostAt: ls.item.LostAt} {
@@ -562,14 +566,20 @@ func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem, ls l
 		return nil, err
 	}
 	claim := s.claimItem(workerID, id, attempt, now, expires)
+	var claims []entity.Action
 	switch {
 	case m.Owner == workerID:
-		tx.Put(claim, table.If(ls.asRead())) // the worker's own lost claim, replaced
+		claims = append(claims, s.ent.claims.TxPut(*claim, entity.If(ls.asRead()))) // the worker's own lost claim, replaced
 	case checkWorkerID(m.Owner) == nil:
-		tx.Put(s.lostClaim(m, ls, now), table.If(ls.asRead()))
-		tx.Put(claim, table.If(newerClaim(attempt)))
+		claims = append(claims, s.ent.claims.TxPut(*s.lostClaim(m, ls, now), entity.If(ls.asRead())),
+			s.ent.claims.TxPut(*claim, entity.If(newerClaim(attempt))))
 	default:
-		tx.Put(claim, table.If(newerClaim(attempt)))
+		claims = append(claims, s.ent.claims.TxPut(*claim, entity.If(newerClaim(attempt))))
+	}
+	for _, a := range claims {
+		if err := a.AddTo(ctx, tx); err != nil {
+			return nil, err
+		}
 	}
 	if err := tx.Run(ctx); err != nil {
 		return nil, fmt.Errorf("tasks: claim %q for %q: %w", id, workerID, err)
@@ -592,7 +602,6 @@ func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem, ls l
 // writes late.
 func (s *Store) lostClaim(m *metaItem, ls leaseState, now time.Time) *claimItem {
 	it := &claimItem{
-		PK: mustBuild(workerPK, m.Owner), SK: mustBuild(taskSK, m.TaskID), Type: typeClaim,
 		TaskID: m.TaskID, Worker: m.Owner, Attempt: m.Attempt, ClaimedAt: m.ClaimedAt,
 		LostAt: keys.FormatTime(now), TTL: s.ttlFrom(now),
 	}

@@ -87,7 +87,7 @@ func (s *Store) Complete(ctx context.Context, lease Lease, result []byte) (err e
 	each(2, func(i int) error {
 		switch {
 		case i == 0:
-			claimErr = s.t.Delete(ctx, s.claimKey(lease.Worker, lease.TaskID))
+			_, claimErr = s.ent.claims.Delete(ctx, claimKey(lease.Worker, lease.TaskID), entity.Unchecked())
 		case !s.opts.CompactHistory:
 			eventErr = s.putEvent(ctx, ev)
 		}
@@ -188,7 +188,10 @@ func (s *Store) finish(ctx context.Context, lease Lease, update *entity.Update[m
 	if err := s.txEvents(ctx, tx, claimed, ev); err != nil {
 		return err
 	}
-	err = tx.Delete(s.claimKey(lease.Worker, lease.TaskID)).Run(ctx)
+	if err := s.ent.claims.TxDelete(claimKey(lease.Worker, lease.TaskID), entity.Unchecked()).AddTo(ctx, tx); err != nil {
+		return err
+	}
+	err = tx.Run(ctx)
 	if err == nil {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -43,10 +44,9 @@ const (
 	attrActiveAt = "activeAt"
 )
 
+// configItem is the CONFIG item; its keys and type are its declaration's
+// (entities).
 type configItem struct {
-	PK        string `dynamodbav:"PK"`
-	SK        string `dynamodbav:"SK"`
-	Type      string `dynamodbav:"type"`
 	Shards    int    `dynamodbav:"shards"`
 	CreatedAt string `dynamodbav:"createdAt"`
 	// ActiveAt is the readiness signal (see ready.go): the latest time a
@@ -117,8 +117,7 @@ func (s *Store) tableShards(ctx context.Context, record bool) (int, error) {
 		return 0, s.cfg.mismatch
 	}
 	for range 2 { // read; if missing, record; if another store recorded first, read again
-		var it configItem
-		err := s.t.Get(ctx, s.configKey(), &it, table.Consistent())
+		it, err := s.ent.config.Get(ctx, configItem{}, entity.Consistent())
 		switch {
 		case err == nil:
 			return s.adopt(it.Shards)
@@ -128,10 +127,7 @@ func (s *Store) tableShards(ctx context.Context, record bool) (int, error) {
 			return s.ownShards(), nil
 		}
 		n := s.ownShards()
-		err = s.t.Put(ctx, &configItem{
-			PK: mustBuild(configPK), SK: mustBuild(configSK), Type: typeConfig,
-			Shards: n, CreatedAt: keys.FormatTime(s.now()),
-		}, table.IfNotExists())
+		_, err = s.ent.config.Create(ctx, configItem{Shards: n, CreatedAt: keys.FormatTime(s.now())})
 		switch {
 		case err == nil:
 			s.log.InfoContext(ctx, "tasks: recorded the table's shard count", "operation", "config", "shards", n)
@@ -156,8 +152,4 @@ func (s *Store) adopt(n int) (int, error) {
 	}
 	s.cfg.shards.Store(int32(n))
 	return n, nil
-}
-
-func (s *Store) configKey() table.Key {
-	return s.t.Key(mustBuild(configPK), mustBuild(configSK))
 }

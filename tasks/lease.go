@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -46,11 +47,10 @@ func (s *Store) Heartbeat(ctx context.Context, lease Lease) (_ Lease, err error)
 	}
 	now := s.leaseNow(lease)
 	expires := now.Add(s.opts.LeaseDuration)
-	update := expression.Set(expression.Name(attrLeaseExpiresAt), expression.Value(keys.FormatTime(expires))).
-		Set(expression.Name(attrTTL), expression.Value(s.ttlFrom(now)))
 	cond := expression.Name(attrAttempt).Equal(expression.Value(lease.Attempt)).
 		And(expression.AttributeNotExists(expression.Name(attrLostAt)))
-	err = s.t.Update(ctx, s.claimKey(lease.Worker, lease.TaskID), update, table.If(cond))
+	_, err = s.ent.claims.Patch(claimKey(lease.Worker, lease.TaskID)).
+		Set(attrLeaseExpiresAt, keys.FormatTime(expires)).Set(attrTTL, s.ttlFrom(now)).If(cond).Run(ctx)
 	if err != nil {
 		if errors.Is(err, table.ErrConditionFailed) {
 			return lease, s.lostNow(ctx, lease, err)
@@ -247,7 +247,9 @@ func (s *Store) expire(ctx context.Context, m *metaItem, ls leaseState) (Status,
 		return "", err
 	}
 	if checkWorkerID(m.Owner) == nil {
-		tx.Put(s.lostClaim(m, ls, now), table.If(ls.asRead()))
+		if err := s.ent.claims.TxPut(*s.lostClaim(m, ls, now), entity.If(ls.asRead())).AddTo(ctx, tx); err != nil {
+			return "", err
+		}
 	}
 	if err := tx.Run(ctx); err != nil {
 		return "", fmt.Errorf("tasks: expire lease on %q: %w", id, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -126,7 +127,7 @@ func (s *Store) bump(ctx context.Context) {
 		And(expression.Or(
 			expression.AttributeNotExists(expression.Name(attrActiveAt)),
 			expression.Name(attrActiveAt).LessThan(expression.Value(at))))
-	err := s.t.Update(ctx, s.configKey(), expression.Set(expression.Name(attrActiveAt), expression.Value(at)), table.If(cond))
+	_, err := s.ent.config.Patch(configItem{}).Set(attrActiveAt, at).If(cond).Run(ctx)
 	if err != nil && !errors.Is(err, table.ErrConditionFailed) {
 		s.log.WarnContext(ctx, "tasks: the readiness signal was not set; idle workers find the task by their probes",
 			"operation", "ready", "error", err.Error())
@@ -135,8 +136,7 @@ func (s *Store) bump(ctx context.Context) {
 
 // readSignal reads the readiness signal, strongly consistent.
 func (s *Store) readSignal(ctx context.Context) (string, error) {
-	var it configItem
-	err := s.t.Get(ctx, s.configKey(), &it, table.Consistent())
+	it, err := s.ent.config.Get(ctx, configItem{}, entity.Consistent())
 	switch {
 	case errors.Is(err, table.ErrNotFound):
 		return "", nil

@@ -40,9 +40,11 @@ func Schema(name string) table.Schema {
 // entities are the store's items declared with package entity, on a
 // registry whose type attribute is the seed's "type" (so an item's kind
 // is what it says it is, on every read): the task's META item, its event
-// items and the idempotency map. Their keys are the seed's templates
-// (taskPK, metaSK, eventSK, idemPK, taskSK), their ttl the store's to set
-// (a live or DEAD task has none), and the store starts its own spans.
+// items and the idempotency map, and the items this package adds: the
+// WORKER claim items and the CONFIG item. Their keys are the seed's
+// templates (taskPK, metaSK, eventSK, idemPK, taskSK) and the package's
+// (workerPK, configPK), their ttl the store's to set (a live or DEAD task
+// has none), and the store starts its own spans.
 // META's GSI1 keys are its own attributes, GSI1PK and GSI1SK, in a sparse
 // index: which template they follow depends on the status (see metaItem),
 // so the store computes them (queueKeys) and every move sets or removes
@@ -51,6 +53,8 @@ type entities struct {
 	tasks  *entity.Entity[metaItem]
 	events *entity.Entity[eventItem]
 	idem   *entity.Entity[idemItem]
+	claims *entity.Entity[claimItem]
+	config *entity.Entity[configItem]
 }
 
 // declare declares the store's entities on t, with the store's clock.
@@ -71,6 +75,16 @@ func declare(t *table.Table, clock func() time.Time) (*entities, error) {
 	}
 	if e.idem, err = entity.New[idemItem](reg, typeIdempotency,
 		entity.Key(idemPK.Pattern(), taskSK.Pattern()), entity.KeyOnly("key"), entity.TTL(attrTTL, 0)); err != nil {
+		return nil, err
+	}
+	// A claim item's partition names the worker by its "worker"
+	// attribute: workerPK's text, with the attribute's name.
+	if e.claims, err = entity.New[claimItem](reg, typeClaim,
+		entity.Key("WORKER#{worker}", taskSK.Pattern()), entity.TTL(attrTTL, 0)); err != nil {
+		return nil, err
+	}
+	if e.config, err = entity.New[configItem](reg, typeConfig,
+		entity.Key(configPK.Pattern(), configSK.Pattern())); err != nil {
 		return nil, err
 	}
 	return &e, nil

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
-	"github.com/tablekit/tablekit/table"
 )
 
 // A worker's current claims, the seed's last row:
@@ -31,10 +31,9 @@ import (
 // WorkerTasks keeps those whose task META still shows the worker's lease.
 var workerPK = keys.MustPartition("WORKER#{workerId}")
 
+// claimItem is a WORKER claim item; its keys and type are its
+// declaration's (entities).
 type claimItem struct {
-	PK        string `dynamodbav:"PK"`
-	SK        string `dynamodbav:"SK"`
-	Type      string `dynamodbav:"type"`
 	TaskID    string `dynamodbav:"taskId"`
 	Worker    string `dynamodbav:"worker"`
 	Attempt   int    `dynamodbav:"attempt"`
@@ -84,8 +83,9 @@ type Claim struct {
 	Lease Lease
 }
 
-func (s *Store) claimKey(workerID, taskID string) table.Key {
-	return s.t.Key(mustBuild(workerPK, workerID), mustBuild(taskSK, taskID))
+// claimKey is the key of workerID's claim item of task taskID.
+func claimKey(workerID, taskID string) claimItem {
+	return claimItem{Worker: workerID, TaskID: taskID}
 }
 
 // WorkerTasks returns the ids of the tasks worker workerID holds: those
@@ -103,14 +103,12 @@ func (h *Maintenance) WorkerTasks(ctx context.Context, workerID string) (_ []str
 	if err := s.check(checkWorkerID(workerID)); err != nil {
 		return nil, err
 	}
-	prefix, _ := taskSK.Prefix()
-	q := table.Query{Partition: mustBuild(workerPK, workerID), Sort: table.SortBeginsWith(prefix), Consistent: true}
 	var claims []claimItem
-	for it, err := range table.QueryAll[claimItem](ctx, s.t, q) {
+	for it, err := range s.ent.claims.Items(ctx, claimItem{Worker: workerID}, entity.Consistent()) {
 		if err != nil {
 			return nil, fmt.Errorf("tasks: claims of worker %q: %w", workerID, err)
 		}
-		if checkTaskID(it.TaskID) == nil && !s.expired(it.TTL) && it.LostAt == "" {
+		if checkTaskID(it.TaskID) == nil && it.LostAt == "" {
 			claims = append(claims, it)
 		}
 	}
