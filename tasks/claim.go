@@ -90,8 +90,7 @@ func (s *Store) idlePoll(ctx context.Context, workerID string) (_ *Claim, done b
 			found, err = s.expiredPage(ctx, shard, now, int32(s.opts.ClaimBatch))
 			return err
 		}
-		p, err := table.QueryPage[metaItem](ctx, s.t, s.pendingCandidates(shard, now, s.opts.ClaimBatch), "")
-		found = p.Items
+		found, err = s.queued(ctx, StatusPending, shard, s.opts.ClaimBatch, s.due(StatusPending, now))
 		return err
 	})
 	if err != nil {
@@ -126,9 +125,8 @@ func (s *Store) scan(ctx context.Context, workerID string) (*Claim, error) {
 		// Oldest first, including any still in their backoff: when fewer
 		// than per are claimable, the first one after now says when the
 		// shard next has work.
-		q := table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusPending, i), Limit: int32(per)}
-		p, err := table.QueryPage[metaItem](ctx, s.t, q, "")
-		pages[i] = p.Items
+		var err error
+		pages[i], err = s.queued(ctx, StatusPending, i, per)
 		return err
 	})
 	if err != nil {
@@ -159,9 +157,8 @@ func (s *Store) scan(ctx context.Context, workerID string) (*Claim, error) {
 	// Nothing to claim now: when does a lease expire next?
 	heads := make([][]metaItem, n)
 	err = each(n, func(i int) error {
-		q := table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusProcessing, i), Limit: 1}
-		p, err := table.QueryPage[metaItem](ctx, s.t, q, "")
-		heads[i] = p.Items
+		var err error
+		heads[i], err = s.queued(ctx, StatusProcessing, i, 1)
 		return err
 	})
 	if err != nil {
@@ -212,28 +209,39 @@ func earliest(t time.Time, at string) time.Time {
 	return t
 }
 
-// pendingCandidates is the query of shard's pending tasks claimable at
-// now, oldest first: a task in backoff sorts after now.
-func (s *Store) pendingCandidates(shard int, now time.Time, limit int) table.Query {
-	return table.Query{
-		Index: IndexGSI1, Partition: s.statusPartition(StatusPending, shard),
-		Sort: table.SortLessOrEqual(mustBuild(createdSK, now)), Limit: int32(limit),
-	}
+// queued reads up to limit tasks of shard's GSI1 partition of status st
+// (one page, oldest first), whose index sort keys meet opts (due: those
+// due at a time).
+func (s *Store) queued(ctx context.Context, st Status, shard, limit int, opts ...func(*entity.ListOptions)) ([]metaItem, error) {
+	page, err := s.queuePage(ctx, st, shard, limit, "", opts...)
+	return page.Items, err
+}
+
+// queuePage is the page from cursor of shard's GSI1 partition of status st
+// (in the order tasks become due; ties by table key, which is by task
+// id), up to limit tasks whose index sort keys meet opts.
+func (s *Store) queuePage(ctx context.Context, st Status, shard, limit int, cursor string, opts ...func(*entity.ListOptions)) (table.Page[metaItem], error) {
+	opts = append(opts, entity.ByIndex(IndexGSI1), entity.Limit(limit))
+	return s.ent.tasks.List(ctx, metaItem{GSI1PK: s.statusPartition(st, shard)}, cursor, opts...)
+}
+
+// due restricts a read of GSI1 in status st to the tasks due at now: a
+// PENDING task claimable (one in backoff sorts after now), a PROCESSING
+// one whose lease expired by its index entry (the expiry of the claim, or
+// of the last refresh: see Heartbeat).
+func (s *Store) due(st Status, now time.Time) func(*entity.ListOptions) {
+	_, sk := s.queueKeys(st, "", now)
+	return entity.SortLessOrEqual(sk)
 }
 
 // expiredPage reads up to limit PROCESSING tasks of shard whose lease
-// expired at or before now by their index entry (the expiry of the claim,
-// or of the last refresh: see Heartbeat), oldest first.
+// expired at or before now by their index entry, oldest first.
 func (s *Store) expiredPage(ctx context.Context, shard int, now time.Time, limit int32) ([]metaItem, error) {
-	q := table.Query{
-		Index: IndexGSI1, Partition: s.statusPartition(StatusProcessing, shard),
-		Sort: table.SortLessOrEqual(mustBuild(leaseSK, now)), Limit: limit,
-	}
-	page, err := table.QueryPage[metaItem](ctx, s.t, q, "")
+	items, err := s.queued(ctx, StatusProcessing, shard, int(limit), s.due(StatusProcessing, now))
 	if err != nil {
 		return nil, fmt.Errorf("tasks: expired leases: %w", err)
 	}
-	return page.Items, nil
+	return items, nil
 }
 
 // tryCandidates claims one of cands for workerID, in random order, and

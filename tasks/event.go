@@ -2,11 +2,8 @@ package tasks
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
@@ -134,35 +131,24 @@ func (s *Store) History(ctx context.Context, taskID string) (_ []Event, err erro
 	if err := s.check(checkTaskID(taskID)); err != nil {
 		return nil, err
 	}
-	q := table.Query{Partition: mustBuild(taskPK, taskID), Consistent: true}
 	var (
 		items []eventItem
 		meta  *metaItem
 	)
-	for it, err := range table.QueryAll[table.Item](ctx, s.t, q) {
+	// The task's partition, each item as its entity's (an expired one left
+	// out, as for every read).
+	for v, err := range s.ent.task.Items(ctx, metaItem{TaskID: taskID}, entity.Consistent()) {
 		if err != nil {
 			return nil, fmt.Errorf("tasks: history of %q: %w", taskID, err)
 		}
-		var err error
-		switch sk, _ := it[attrSK].(*types.AttributeValueMemberS); {
-		case sk != nil && sk.Value == mustBuild(metaSK):
-			var m metaItem
-			m, err = s.ent.tasks.Decode(ctx, it)
-			meta = &m
-		default:
-			var ev eventItem
-			switch ev, err = s.ent.events.Decode(ctx, it); {
-			case errors.Is(err, entity.ErrUnknownItem):
-				err = nil // not an event item
-			case err == nil:
-				items = append(items, ev)
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("tasks: history of %q: %w", taskID, err)
+		switch v := v.(type) {
+		case metaItem:
+			meta = &v
+		case eventItem:
+			items = append(items, v)
 		}
 	}
-	if meta == nil || s.expired(meta.TTL) {
+	if meta == nil {
 		return nil, notFound(taskID, nil)
 	}
 	return s.kept(meta, items)
@@ -179,7 +165,7 @@ func (s *Store) kept(meta *metaItem, items []eventItem) ([]Event, error) {
 	bySeq := map[int]eventItem{}
 	for _, it := range items {
 		switch {
-		case it.Seq < 1 || it.Seq > meta.Events || s.expired(it.TTL):
+		case it.Seq < 1 || it.Seq > meta.Events:
 			// past META's count: an event written by an older version
 			// whose META update was refused; the next change writes over
 			// it

@@ -197,11 +197,8 @@ func (s *Store) expiredLeases(ctx context.Context, fn func(m *metaItem) error) e
 	}
 	now := s.now()
 	for shard := range s.shardCount() {
-		q := table.Query{
-			Index: IndexGSI1, Partition: s.statusPartition(StatusProcessing, shard),
-			Sort: table.SortLessOrEqual(mustBuild(leaseSK, now)),
-		}
-		for m, err := range table.QueryAll[metaItem](ctx, s.t, q) {
+		expired := []func(*entity.ListOptions){entity.ByIndex(IndexGSI1), s.due(StatusProcessing, now)}
+		for m, err := range s.ent.tasks.Items(ctx, metaItem{GSI1PK: s.statusPartition(StatusProcessing, shard)}, expired...) {
 			if err != nil {
 				return fmt.Errorf("tasks: expired leases: %w", err)
 			}

@@ -56,7 +56,7 @@ func (s *Store) pendingPage(ctx context.Context, cursor string, limit int) (tabl
 		return table.Page[Task]{}, err
 	}
 	if s.shardCount() == 1 {
-		return s.listPartition(ctx, s.pendingQuery(0, limit), cursor, "pending")
+		return s.listPartition(ctx, StatusPending, cursor, limit)
 	}
 	return s.listMerged(ctx, cursor, limit)
 }
@@ -70,8 +70,7 @@ func (h *Maintenance) Dead(opts ...func(*ListOptions)) table.List[Task] {
 }
 
 func (s *Store) deadPage(ctx context.Context, cursor string, limit int) (table.Page[Task], error) {
-	q := table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusDead, 0), Limit: int32(limit), TieBreak: []string{attrTaskID}}
-	return s.listPartition(ctx, q, cursor, "dead")
+	return s.listPartition(ctx, StatusDead, cursor, limit)
 }
 
 func listOptions(opts []func(*ListOptions)) (ListOptions, error) {
@@ -88,16 +87,13 @@ func listOptions(opts []func(*ListOptions)) (ListOptions, error) {
 	return o, nil
 }
 
-func (s *Store) listPartition(ctx context.Context, q table.Query, cursor, what string) (table.Page[Task], error) {
-	page, err := table.QueryPage[metaItem](ctx, s.t, q, cursor)
+// listPartition is a page of the one GSI1 partition of status st.
+func (s *Store) listPartition(ctx context.Context, st Status, cursor string, limit int) (table.Page[Task], error) {
+	page, err := s.queuePage(ctx, st, 0, limit, cursor)
 	if err != nil {
-		return table.Page[Task]{}, fmt.Errorf("tasks: list %s: %w", what, err)
+		return table.Page[Task]{}, fmt.Errorf("tasks: list %s: %w", strings.ToLower(string(st)), err)
 	}
 	return tasksPage(page.Items, page.Next)
-}
-
-func (s *Store) pendingQuery(shard, limit int) table.Query {
-	return table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusPending, shard), Limit: int32(limit), TieBreak: []string{attrTaskID}}
 }
 
 func tasksPage(items []metaItem, next string) (table.Page[Task], error) {
@@ -140,7 +136,7 @@ func (s *Store) listMerged(ctx context.Context, cursor string, limit int) (table
 		if cur[shard] == shardDone {
 			continue
 		}
-		p, err := table.QueryPage[metaItem](ctx, s.t, s.pendingQuery(shard, limit), cur[shard])
+		p, err := s.queuePage(ctx, StatusPending, shard, limit, cur[shard])
 		if err != nil {
 			return table.Page[Task]{}, fmt.Errorf("tasks: list pending, shard %d: %w", shard, err)
 		}
@@ -181,7 +177,7 @@ func (s *Store) listMerged(ctx context.Context, cursor string, limit int) (table
 		default:
 			// The page ends inside this shard's items: read up to the
 			// last one taken again to get a cursor there.
-			q, err := table.QueryPage[metaItem](ctx, s.t, s.pendingQuery(shard, taken[shard]), cur[shard])
+			q, err := s.queuePage(ctx, StatusPending, shard, taken[shard], cur[shard])
 			if err != nil {
 				return table.Page[Task]{}, fmt.Errorf("tasks: list pending, shard %d: %w", shard, err)
 			}

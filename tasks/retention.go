@@ -46,7 +46,3 @@ func (s *Store) eventTTL(status Status, at time.Time) int64 {
 	}
 	return s.ttlFrom(at)
 }
-
-// expired reports whether an item with ttl has expired by the store's
-// clock: gone for every reader, whether or not DynamoDB has deleted it.
-func (s *Store) expired(ttl int64) bool { return table.Expired(ttl, s.now()) }

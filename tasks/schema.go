@@ -55,6 +55,9 @@ type entities struct {
 	idem   *entity.Entity[idemItem]
 	claims *entity.Entity[claimItem]
 	config *entity.Entity[configItem]
+	// task is a task's partition: META and its events, read together
+	// by History.
+	task *entity.Collection
 }
 
 // declare declares the store's entities on t, with the store's clock.
@@ -75,6 +78,9 @@ func declare(t *table.Table, clock func() time.Time) (*entities, error) {
 	}
 	if e.idem, err = entity.New[idemItem](reg, typeIdempotency,
 		entity.Key(idemPK.Pattern(), taskSK.Pattern()), entity.KeyOnly("key"), entity.TTL(attrTTL, 0)); err != nil {
+		return nil, err
+	}
+	if e.task, err = entity.NewCollection(reg, "task", "", e.tasks, e.events); err != nil {
 		return nil, err
 	}
 	// A claim item's partition names the worker by its "worker"
