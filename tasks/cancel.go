@@ -42,19 +42,13 @@ func (s *Store) Cancel(ctx context.Context, taskID, reason string) (err error) {
 	}
 	cond := expression.Name(attrStatus).Equal(expression.Value(StatusPending)).
 		And(expression.Name(attrEvents).Equal(expression.Value(t.Events)))
-	tx, err := s.moveTx(ctx, leaveQueue(s.move(taskID), StatusCancelled).
+	update := leaveQueue(s.move(taskID), StatusCancelled).
 		Set(attrLastError, reason).
 		Set(attrUpdatedAt, keys.FormatTime(now)).
 		Set(attrTTL, s.ttlFrom(now)).
 		Add(attrEvents, 1).
-		If(cond))
-	if err != nil {
-		return err
-	}
-	if err := s.ent.events.TxCreate(*ev).AddTo(ctx, tx); err != nil {
-		return err
-	}
-	err = tx.Run(ctx)
+		If(cond)
+	err = s.transact(ctx, update, s.ent.events.TxCreate(*ev))
 	if err == nil {
 		return nil
 	}

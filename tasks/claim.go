@@ -556,12 +556,8 @@ func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem, ls l
 	if _, err := eventSK.Build(seq); err != nil {
 		return nil, fmt.Errorf("tasks: task %q: event %d: history is full (%d events): %w", id, seq, MaxEvents, err)
 	}
-	tx, err := s.moveTx(ctx, s.claimUpdate(id, workerID, now, expires, 2).
-		Set(attrLastError, expiredMessage(m)).If(unchanged(m)))
+	claimed, err := s.claimEvent(m) // the old claim's, rebuilt from META
 	if err != nil {
-		return nil, err
-	}
-	if err := s.rebuildClaimEvent(ctx, tx, m); err != nil {
 		return nil, err
 	}
 	var ev *eventItem
@@ -570,26 +566,19 @@ func (s *Store) takeover(ctx context.Context, workerID string, m *metaItem, ls l
 			return nil, err
 		}
 	}
-	if err := s.txEvents(ctx, tx, lost, ev); err != nil {
-		return nil, err
-	}
+	writes := s.eventPuts(claimed, lost, ev)
 	claim := s.claimItem(workerID, id, attempt, now, expires)
-	var claims []entity.Action
 	switch {
 	case m.Owner == workerID:
-		claims = append(claims, s.ent.claims.TxPut(*claim, entity.If(ls.asRead()))) // the worker's own lost claim, replaced
+		writes = append(writes, s.ent.claims.TxPut(*claim, entity.If(ls.asRead()))) // the worker's own lost claim, replaced
 	case checkWorkerID(m.Owner) == nil:
-		claims = append(claims, s.ent.claims.TxPut(*s.lostClaim(m, ls, now), entity.If(ls.asRead())),
+		writes = append(writes, s.ent.claims.TxPut(*s.lostClaim(m, ls, now), entity.If(ls.asRead())),
 			s.ent.claims.TxPut(*claim, entity.If(newerClaim(attempt))))
 	default:
-		claims = append(claims, s.ent.claims.TxPut(*claim, entity.If(newerClaim(attempt))))
+		writes = append(writes, s.ent.claims.TxPut(*claim, entity.If(newerClaim(attempt))))
 	}
-	for _, a := range claims {
-		if err := a.AddTo(ctx, tx); err != nil {
-			return nil, err
-		}
-	}
-	if err := tx.Run(ctx); err != nil {
+	update := s.claimUpdate(id, workerID, now, expires, 2).Set(attrLastError, expiredMessage(m)).If(unchanged(m))
+	if err := s.transact(ctx, update, writes...); err != nil {
 		return nil, fmt.Errorf("tasks: claim %q for %q: %w", id, workerID, err)
 	}
 	s.metrics.attempt(ctx, outcomeExpired)
@@ -619,22 +608,12 @@ func (s *Store) lostClaim(m *metaItem, ls leaseState, now time.Time) *claimItem 
 	return it
 }
 
-// rebuildClaimEvent adds to tx, which changes the PROCESSING task m
-// describes on the condition that it is unchanged, a Put of the event of
-// the claim that set its lease: exactly what that claim wrote or was cut
-// off before writing (see claim).
-func (s *Store) rebuildClaimEvent(ctx context.Context, tx *table.WriteTx, m *metaItem) error {
-	ev, err := s.claimEvent(m)
-	if err != nil {
-		return err
-	}
-	return s.txEvents(ctx, tx, ev)
-}
-
 // claimEvent is the PROCESSING event of the claim that set the lease of
 // the PROCESSING task m describes, rebuilt from META (nil for a META item
 // from before claimedAt was recorded: such tasks were claimed in a
-// transaction, with their event).
+// transaction, with their event): exactly what that claim wrote or was
+// cut off before writing (see claim). A change of the task on the
+// condition that it is unchanged puts it again, in its transaction.
 func (s *Store) claimEvent(m *metaItem) (*eventItem, error) {
 	if m.Status != StatusProcessing {
 		return nil, nil

@@ -181,17 +181,8 @@ func (s *Store) finish(ctx context.Context, lease Lease, update *entity.Update[m
 	if err != nil {
 		return err
 	}
-	tx, err := s.moveTx(ctx, update.If(leaseCondition(lease)))
-	if err != nil {
-		return err
-	}
-	if err := s.txEvents(ctx, tx, claimed, ev); err != nil {
-		return err
-	}
-	if err := s.ent.claims.TxDelete(claimKey(lease.Worker, lease.TaskID), entity.Unchecked()).AddTo(ctx, tx); err != nil {
-		return err
-	}
-	err = tx.Run(ctx)
+	writes := append(s.eventPuts(claimed, ev), s.ent.claims.TxDelete(claimKey(lease.Worker, lease.TaskID), entity.Unchecked()))
+	err = s.transact(ctx, update.If(leaseCondition(lease)), writes...)
 	if err == nil {
 		return nil
 	}

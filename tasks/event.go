@@ -7,7 +7,6 @@ import (
 
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
-	"github.com/tablekit/tablekit/table"
 )
 
 // EventType says what happened to a task.
@@ -66,19 +65,16 @@ func (s *Store) putEvent(ctx context.Context, ev *eventItem) error {
 	return err
 }
 
-// txEvents adds the Puts of evs (nil ones left out) to tx, in order,
-// after the actions tx holds: the transaction is the one writer of their
-// numbers.
-func (s *Store) txEvents(ctx context.Context, tx *table.WriteTx, evs ...*eventItem) error {
+// eventPuts are the Puts of evs (nil ones left out), for a transaction
+// that is the one writer of their numbers.
+func (s *Store) eventPuts(evs ...*eventItem) []entity.Action {
+	var out []entity.Action
 	for _, ev := range evs {
-		if ev == nil {
-			continue
-		}
-		if err := s.ent.events.TxPut(*ev).AddTo(ctx, tx); err != nil {
-			return err
+		if ev != nil {
+			out = append(out, s.ent.events.TxPut(*ev))
 		}
 	}
-	return nil
+	return out
 }
 
 // MaxEvents is the most events one task's history holds.

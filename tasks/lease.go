@@ -227,28 +227,21 @@ func (s *Store) expire(ctx context.Context, m *metaItem, ls leaseState) (Status,
 	if err != nil {
 		return "", err
 	}
-	tx, err := s.moveTx(ctx, s.requeue(to, id, m.Attempt-m.AttemptBase, now).
+	claimed, err := s.claimEvent(m)
+	if err != nil {
+		return "", err
+	}
+	writes := s.eventPuts(claimed, ev) // Puts, as in takeover: the numbers are this transaction's
+	if checkWorkerID(m.Owner) == nil {
+		writes = append(writes, s.ent.claims.TxPut(*s.lostClaim(m, ls, now), entity.If(ls.asRead())))
+	}
+	update := s.requeue(to, id, m.Attempt-m.AttemptBase, now).
 		Set(attrLastError, msg).
 		Set(attrUpdatedAt, keys.FormatTime(now)).
 		Remove(attrOwner, attrLeaseExpiresAt).
 		Add(attrEvents, 1).
-		If(unchanged(m)))
-	if err != nil {
-		return "", err
-	}
-	if err := s.rebuildClaimEvent(ctx, tx, m); err != nil {
-		return "", err
-	}
-	// a Put, as in takeover: the number is this transaction's
-	if err := s.txEvents(ctx, tx, ev); err != nil {
-		return "", err
-	}
-	if checkWorkerID(m.Owner) == nil {
-		if err := s.ent.claims.TxPut(*s.lostClaim(m, ls, now), entity.If(ls.asRead())).AddTo(ctx, tx); err != nil {
-			return "", err
-		}
-	}
-	if err := tx.Run(ctx); err != nil {
+		If(unchanged(m))
+	if err := s.transact(ctx, update, writes...); err != nil {
 		return "", fmt.Errorf("tasks: expire lease on %q: %w", id, err)
 	}
 	s.metrics.attempt(ctx, outcomeExpired)

@@ -71,18 +71,7 @@ func (s *Store) redrive(ctx context.Context, t *Task, reason string) (*Task, err
 	// The event that made the task DEAD has no ttl (a dead letter keeps
 	// it); now that the task is live again, it expires like the others.
 	dead := s.ent.events.Update(eventItem{TaskID: t.ID, Seq: t.Events}).Set(attrTTL, s.ttlFrom(now))
-	tx, err := s.moveTx(ctx, update)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.ent.events.TxCreate(*ev).AddTo(ctx, tx); err != nil {
-		return nil, err
-	}
-	if err := dead.Action().AddTo(ctx, tx); err != nil {
-		return nil, err
-	}
-	err = tx.Run(ctx)
-	if err != nil {
+	if err := s.transact(ctx, update, s.ent.events.TxCreate(*ev), dead.Action()); err != nil {
 		return nil, s.stateError(t.ID, "redrive", StatusDead, err)
 	}
 	s.log.InfoContext(ctx, "tasks: re-drove a dead letter", "operation", "redrive", "key", t.ID, "attempt", t.Attempt)

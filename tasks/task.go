@@ -7,7 +7,6 @@ import (
 
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
-	"github.com/tablekit/tablekit/table"
 )
 
 // Status is where a task stands.
@@ -199,7 +198,7 @@ func parseTime(name, s string) (time.Time, error) {
 }
 
 // move is a read-free conditional change of task id's META item: one
-// UpdateItem (Run) or a transaction's action (moveTx) that the caller
+// UpdateItem (Run) or a transaction's first action (transact) that the caller
 // conditions on the task being as it read it or as its lease says (If),
 // setting the new status and its place in GSI1 (inQueue, or leaving it)
 // in the same write. Patch: a missing or expired task refuses it, as any
@@ -209,11 +208,11 @@ func (s *Store) move(id string) *entity.Update[metaItem] {
 	return s.ent.tasks.Patch(metaItem{TaskID: id})
 }
 
-// moveTx starts a transaction whose first action (index 0, which the
-// refusal handlers read) is the move u.
-func (s *Store) moveTx(ctx context.Context, u *entity.Update[metaItem]) (*table.WriteTx, error) {
-	tx := s.t.WriteTx()
-	return tx, u.Action().AddTo(ctx, tx)
+// transact applies the move u and the writes beside it (events, claim
+// items) all together or not at all (entity.Transact), u first: a
+// refusal's reason at index 0 is META's, which the refusal handlers read.
+func (s *Store) transact(ctx context.Context, u *entity.Update[metaItem], writes ...entity.Action) error {
+	return entity.Transact(ctx, append([]entity.Action{u.Action()}, writes...)...)
 }
 
 // queueKeys are the GSI1 keys of task id in status st at at: its status
