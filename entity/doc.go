@@ -129,7 +129,10 @@
 // Extra for attributes the struct does not know (kept and written back, so
 // a migration loses nothing), OffloadWith for a blob layout of its own, and
 // NoSpans when the store starts a span per call itself. pipeline and jobs
-// are declared this way (their schema.go), their stored items unchanged.
+// are declared this way (their schema.go), their stored items unchanged;
+// tasks too, on its seed's own type attribute (TypeAttribute("type")), its
+// status-dependent index keys as attributes of the item, its transactions
+// entity's, and Action.AddTo for the one that is its caller's (SubmitTx).
 //
 // # Errors
 //

@@ -23,6 +23,13 @@
 // Times in keys are fixed-width UTC with microseconds (keys.TimeLayout), so
 // text order is time order. [Schema] declares the table, GSI1 (projecting
 // ALL) and the access patterns with the seed's rate of 500 tasks per second.
+// The items are declared with package entity (schema.go), as jobs' and
+// pipeline's are, on the seed's "type" attribute: the store reads, writes,
+// pages and decodes them through it, and every state move is one
+// conditional Patch (an UpdateItem, or the first action of a transaction)
+// that sets the new status and the task's GSI1 keys without reading the
+// item first. Those keys are META's own attributes in a sparse index,
+// since their template depends on the status.
 //
 // Where the seed leaves a choice open, this package decides:
 //
