@@ -3,6 +3,7 @@ package entity_test
 import (
 	"math"
 	"math/big"
+	"sync"
 	"testing"
 	"time"
 
@@ -190,4 +191,62 @@ func TestAnUpdateActionOverAnExpiredItemIsRefusedAsOverNoItem(t *testing.T) {
 
 func TestIntegrationAnUpdateActionOverAnExpiredItemIsRefusedAsOverNoItem(t *testing.T) {
 	testAnUpdateActionOverAnExpiredItemIsRefusedAsOverNoItem(t, localEnv)
+}
+
+// testATxCheckMeansItsOwnConditionEachTimeItRuns: a TxCheck action adds
+// "not expired at now" to its condition each time it runs, into a new
+// value: it rewrote the condition its closure captured, so a reused
+// action also carried every earlier run's time (an item alive now was
+// refused as expired at a later time the clock had been at), and two
+// goroutines running one action raced on it.
+func testATxCheckMeansItsOwnConditionEachTimeItRuns(t *testing.T, mk makeEnv) {
+	registries(t, mk, func(t *testing.T, e *env) {
+		_, err := e.invites.Create(ctx, Invite{AlbumID: "a1", Email: "soon", Uses: 1, ExpiresAt: e.now().Add(30 * time.Second).Unix()})
+		require.NoError(t, err)
+		check := e.invites.TxCheck(Invite{AlbumID: "a1", Email: "soon"}, expression.Name("uses").LessThan(expression.Value(3)))
+
+		e.lag(time.Minute)
+		require.ErrorIs(t, entity.Transact(ctx, check), table.ErrConditionFailed, "expired a minute later")
+		e.lag(-time.Minute)
+		assert.NoError(t, entity.Transact(ctx, check), "alive now: the earlier run's time is not in this run's condition")
+
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() {
+				for range 5 {
+					assert.NoError(t, entity.Transact(ctx, check))
+				}
+			})
+		}
+		wg.Wait()
+
+		// A TxPut or TxCreate stamps and versions a copy of its value per
+		// run, so one action run from two goroutines does not race on it
+		// (-race catches the shared value): one creates, one is refused.
+		for name, action := range map[string]entity.Action{
+			"TxPut":    e.albums.TxPut(Album{ID: "shared-put", OwnerID: "u1", Title: "t"}),
+			"TxCreate": e.albums.TxCreate(Album{ID: "shared-create", OwnerID: "u1", Title: "t"}),
+		} {
+			errs := make([]error, 2)
+			for i := range errs {
+				wg.Go(func() { errs[i] = entity.Transact(ctx, action) })
+			}
+			wg.Wait()
+			ok := 0
+			for _, err := range errs {
+				if err == nil {
+					ok++
+				}
+			}
+			assert.Equal(t, 1, ok, "%s: one of two runs of one action writes: %v", name, errs)
+		}
+	})
+}
+
+func TestATxCheckMeansItsOwnConditionEachTimeItRuns(t *testing.T) {
+	testATxCheckMeansItsOwnConditionEachTimeItRuns(t, fakeEnv)
+}
+
+func TestIntegrationATxCheckMeansItsOwnConditionEachTimeItRuns(t *testing.T) {
+	testATxCheckMeansItsOwnConditionEachTimeItRuns(t, localEnv)
 }

@@ -113,6 +113,7 @@ func (e *Entity[T]) TxCreate(v T) Action {
 	m := e.m
 	failure := func(current table.Item, now time.Time) error { return m.createFailure(false, now)(current) }
 	return Action{id: nextActionID(), m: m, entity: m.name, op: access.PutItem, failure: failure, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) error {
+		v := v // a copy per run: the stamps are this run's (see TxCheck)
 		rv := reflect.ValueOf(&v).Elem()
 		m.stampNew(rv, now)
 		item, _, err := m.encode(ctx, rv, &v)
@@ -150,6 +151,7 @@ func (e *Entity[T]) TxPut(v T, opts ...func(*WriteOptions)) Action {
 		return m.putFailure(read, now, len(o.Conditions) > 0)(current)
 	}
 	return Action{id: nextActionID(), m: m, entity: m.name, op: access.PutItem, failure: failure, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) error {
+		v := v // a copy per run: the version and stamps are this run's (see TxCheck)
 		rv := reflect.ValueOf(&v).Elem()
 		wo := conditions(o.Conditions)
 		if m.version != nil {
@@ -217,10 +219,13 @@ func (e *Entity[T]) TxCheck(key T, c expression.ConditionBuilder) Action {
 	}
 	m := e.m
 	return Action{id: nextActionID(), m: m, entity: m.name, op: access.ConditionCheck, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) error {
+		// A new value each run: an action may run again (a retry, a
+		// reuse) or in two transactions at once.
+		check := c
 		if m.ttl != nil {
-			c = c.And(m.alive(now))
+			check = c.And(m.alive(now))
 		}
-		tx.Check(k, c, table.ItemOnConditionFailure())
+		tx.Check(k, check, table.ItemOnConditionFailure())
 		return nil
 	}}
 }
