@@ -237,17 +237,24 @@ func TestSeedExamplesRoundTripExactly(t *testing.T) {
 // the stage's lastExecution/lastRuleIndex counters and lastJob, the job's s3Config and
 // log counts, and report figures that depend on the file written.
 func TestStoreWritesTheSeedsLayout(t *testing.T) {
-	storeWritesTheSeedsLayout(t, newEnv(t))
+	e := newEnv(t)
+	require.Equal(t, DefaultLogSummaryRetention, e.store.opts.LogSummaryRetention, "the default's ttl is the one checked")
+	storeWritesTheSeedsLayout(t, e)
 }
 
 // TestIntegrationStoreWritesTheSeedsLayout is TestStoreWritesTheSeedsLayout
 // on DynamoDB Local: the items DynamoDB stores are the seed's, byte for
 // byte but for the documented differences. A fake stands still as the
-// store's clock, so the seed's times can be set.
+// store's clock, so the seed's times can be set. Log summaries are kept
+// for decades here: with the default week, the seed's 2025 entry has a
+// ttl the real clock has passed, and DynamoDB Local's TTL sweeper,
+// which runs on the real clock, deleted it at a random moment of the
+// test (one run in five failed).
 func TestIntegrationStoreWritesTheSeedsLayout(t *testing.T) {
 	e := &env{db: localClock(), logs: blobstore.NewMemory(), reports: blobstore.NewMemory(), backups: blobstore.NewMemory(), ids: newIDs()}
 	e.store = localStore(t, func(o *Options) {
 		o.Clock, o.NewID, o.Reports, o.Backups = e.db.Now, e.ids.NewID, e.reports, e.backups
+		o.LogSummaryRetention = 50 * 365 * 24 * time.Hour
 	})
 	e.store.logs = e.logs
 	storeWritesTheSeedsLayout(t, e)
@@ -332,11 +339,11 @@ func storeWritesTheSeedsLayout(t *testing.T, e *env) {
 	seedLog := seedItem(t, "log.json")
 	gotLog := storedItem(t, s, pk, seedLog["SK"].(string))
 	assertSeedItem(t, "log entry", gotLog, seedLog, "Data.details", "ttl")
-	// The summary expires a week after the entry (not in the seed: the S3
-	// file keeps the entry).
+	// The summary expires its retention (a week by default) after the
+	// entry (not in the seed: the S3 file keeps the entry).
 	entryAt, err := time.Parse(time.RFC3339Nano, seedLog["Data"].(map[string]any)["timestamp"].(string))
 	require.NoError(t, err)
-	assert.Equal(t, json.Number(fmt.Sprint(entryAt.Add(DefaultLogSummaryRetention+time.Second-1).Unix())), gotLog["ttl"])
+	assert.Equal(t, json.Number(fmt.Sprint(entryAt.Add(s.opts.LogSummaryRetention+time.Second-1).Unix())), gotLog["ttl"])
 	for k, v := range seedLog["Data"].(map[string]any)["details"].(map[string]any) {
 		d := diffJSON(k, gotLog["Data"].(map[string]any)["details"].(map[string]any)[k], v, nil)
 		assert.False(t, len(d) > 0, "log entry details: %v", d)
