@@ -113,10 +113,11 @@ func (l *tokenLedger) restore(r *reader) {
 		return
 	}
 	tok := &txToken{token: token, at: at, out: &dynamodb.TransactWriteItemsOutput{}}
-	if copy(tok.sum[:], sum) != len(tok.sum) || len(sum) != len(tok.sum) {
+	if len(sum) != len(tok.sum) {
 		r.err = errors.New("a client request token with a damaged fingerprint")
 		return
 	}
+	copy(tok.sum[:], sum)
 	if err := json.Unmarshal([]byte(js), &tok.out.ConsumedCapacity); err != nil {
 		r.err = fmt.Errorf("a client request token's consumed capacity: %v", err)
 		return
