@@ -450,7 +450,9 @@ func (t *dbTable) rebuildExpiries() {
 }
 
 // sweepExpired deletes, in every table with TTL enabled, the items whose
-// expiry is at or before the fake's current time. As in DynamoDB, items
+// expiry is before the fake's current time (an item at exactly its TTL
+// is still stored: DynamoDB deletes some time after expiry, and reads
+// that must not see it filter it, TTL <= now, as table.Expired does). As in DynamoDB, items
 // that expired more than five years ago are left alone: DynamoDB treats
 // such values as not being TTL timestamps.
 func (db *DB) sweepExpired() {
