@@ -301,11 +301,9 @@ func (s *Store) createJourney(ctx context.Context, in NewJourney, listed bool) (
 			st.Status = StagePending
 		}
 		st.CreatedAt, st.UpdatedAt = Time{now}, Time{now}
-		srec, err := s.ents.stages.Encode(ctx, stageItemOf(st))
-		if err != nil {
+		if err := s.ents.stages.TxCreate(stageItemOf(st)).AddTo(ctx, tx); err != nil {
 			return nil, err
 		}
-		tx.Create(srec)
 		c.Stages = append(c.Stages, st)
 	}
 	if err := tx.Run(ctx); err != nil {

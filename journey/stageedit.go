@@ -209,11 +209,9 @@ func (s *Store) editStages(ctx context.Context, journeyID, op string, edit func(
 				st.Status, st.CreatedAt = StagePending, Time{now}
 			}
 			st.JourneyID, st.Order, st.UpdatedAt = journeyID, i+1, Time{now}
-			item, err := s.ents.stages.Encode(ctx, stageItemOf(*st))
-			if err != nil {
+			if err := s.ents.stages.TxCreate(stageItemOf(*st)).AddTo(ctx, tx); err != nil {
 				return err
 			}
-			tx.Create(item)
 			actions++
 		}
 		for _, st := range r.stages {

@@ -185,10 +185,6 @@ func (s *Store) startJob(ctx context.Context, in NewJob) (*Job, error) {
 			Results:       map[string]float64{}, Steps: steps,
 			S3Config: &S3Config{LogsBucket: s.opts.LogsBucket, ReportsBucket: s.opts.ReportsBucket},
 			Order:    st.Order, CreatedAt: Time{now}, UpdatedAt: Time{now}}
-		item, err := s.ents.jobs.Encode(ctx, jobItemOf(j))
-		if err != nil {
-			return nil, err
-		}
 		stageKey, _ := s.stageKey(in.JourneyID, st.Order, st.StageID)
 		journeyKey, _ := s.journeyKey(in.JourneyID)
 		counter := expression.Name("Data.lastExecution")
@@ -220,9 +216,11 @@ func (s *Store) startJob(ctx context.Context, in NewJob) (*Job, error) {
 				Set(expression.Name("Data.status"), expression.Value(StageRunning)).
 				Set(lastJob, expression.Value(StageJob{JobID: j.JobID, ExecutionNumber: n, StartTime: j.StartTime, Timeout: j.Configuration.Timeout})).
 				Set(expression.Name(attrUpdatedAt), ts),
-				table.IfExists(), table.If(stageCond)).
-			Create(item).
-			Update(journeyKey, ju, table.IfExists(), table.If(statusIn("Data.status", journeyStartable...).And(journeyOwn())), table.ItemOnConditionFailure())
+				table.IfExists(), table.If(stageCond))
+		if err := s.ents.jobs.TxCreate(jobItemOf(j)).AddTo(ctx, tx); err != nil {
+			return nil, err
+		}
+		tx.Update(journeyKey, ju, table.IfExists(), table.If(statusIn("Data.status", journeyStartable...).And(journeyOwn())), table.ItemOnConditionFailure())
 		if expire != nil {
 			key, err := s.jobKey(expire.Ref())
 			if err != nil {
