@@ -174,6 +174,19 @@
 // strongly consistent Get, BatchGet or List. A read refuses, before any
 // request, an option it cannot honour (ByIndex or Limit on a Get).
 //
+// # Counting
+//
+// Count counts what List would return from a partition (Select COUNT):
+// the entity's own items, by the type attribute, and the live ones, as
+// DynamoDB's filter, since no item comes back for the package to judge.
+// Without a type attribute a key's shape, which tells entities apart, is
+// no filter DynamoDB applies, so Count there is for an entity alone in its
+// registry. What a count costs: the read units of every item the key
+// condition reaches (4 KB a unit, half for an eventually consistent read),
+// as a Query returning them; the entity's filter, the TTL filter and
+// Where's change nothing of that (DynamoDB bills what it reads before it
+// filters). Only the bytes sent back shrink, to a number.
+//
 // # Reading part of an item
 //
 // GetAs reads only the attributes a smaller struct names, into that
@@ -250,7 +263,8 @@
 //	  data/if_not_exists                      SetIfNotExists; typed against the struct, rules applied
 //	where / condition builders              If(expression.ConditionBuilder): the SDK's own builder
 //	query by index with sort key operators  List / Items with ByIndex and SortBeginsWith, SortBetween,
-//	  (begins, between, gt, gte, lt, lte)     SortLess...; values in template order
+//	  (begins, between, gt, gte, lt, lte)     SortLess...; values in template order; Count (Select
+//	                                          COUNT) with List's meanings as DynamoDB's filter
 //	pagination cursors                      table's HMAC-signed cursors, bound to the query
 //	collections (ElectroDB)                 Collection over a shared partition, typed items, total
 //	                                          order

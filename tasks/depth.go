@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tablekit/tablekit/table"
+	"github.com/tablekit/tablekit/entity"
 )
 
 // QueueDepth is how many tasks the queue holds, by where they stand.
@@ -26,8 +26,9 @@ type QueueDepth struct {
 // partition lists.
 func (d QueueDepth) Pending() int64 { return d.Claimable + d.Waiting }
 
-// Depth counts the queue: one COUNT query (table.QueryCount) per GSI1
-// partition, all sent at once (one round trip): each shard's pending
+// Depth counts the queue: one COUNT query (entity's Count: the task
+// items only, expired ones left out, as Pending and Dead list them) per
+// GSI1 partition, all sent at once (one round trip): each shard's pending
 // partition split at now by its key condition (claimable, GSI1SK <=
 // CREATED#<now>, and waiting), each shard's processing partition, and the
 // dead letters' one partition: 3N+1 queries, 13 at the default shards.
@@ -55,21 +56,27 @@ func (h *Maintenance) Depth(ctx context.Context) (_ QueueDepth, err error) {
 		return QueueDepth{}, err
 	}
 	n := s.shardCount()
-	now := mustBuild(createdSK, s.now())
+	now := s.now()
 	// Per shard: claimable, waiting, processing; then the dead letters.
-	queries := make([]table.Query, 0, 3*n+1)
-	for shard := range n {
-		pending := s.statusPartition(StatusPending, shard)
-		queries = append(queries,
-			table.Query{Index: IndexGSI1, Partition: pending, Sort: table.SortLessOrEqual(now)},
-			table.Query{Index: IndexGSI1, Partition: pending, Sort: table.SortGreater(now)},
-			table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusProcessing, shard)})
+	type count struct {
+		st    Status
+		shard int
+		sort  func(*entity.ListOptions)
 	}
-	queries = append(queries, table.Query{Index: IndexGSI1, Partition: s.statusPartition(StatusDead, 0)})
-	counts := make([]int64, len(queries))
-	err = each(len(queries), func(i int) error {
+	_, due := s.queueKeys(StatusPending, "", now)
+	counts := make([]count, 0, 3*n+1)
+	for shard := range n {
+		counts = append(counts,
+			count{StatusPending, shard, s.due(StatusPending, now)},
+			count{StatusPending, shard, entity.SortGreater(due)},
+			count{StatusProcessing, shard, nil})
+	}
+	counts = append(counts, count{StatusDead, 0, nil})
+	got := make([]int64, len(counts))
+	err = each(len(counts), func(i int) error {
+		c := counts[i]
 		var err error
-		counts[i], err = table.QueryCount(ctx, s.t, queries[i])
+		got[i], err = s.ent.tasks.Count(ctx, metaItem{GSI1PK: s.statusPartition(c.st, c.shard)}, entity.ByIndex(IndexGSI1), c.sort)
 		return err
 	})
 	if err != nil {
@@ -77,11 +84,11 @@ func (h *Maintenance) Depth(ctx context.Context) (_ QueueDepth, err error) {
 	}
 	var d QueueDepth
 	for shard := range n {
-		d.Claimable += counts[3*shard]
-		d.Waiting += counts[3*shard+1]
-		d.Processing += counts[3*shard+2]
+		d.Claimable += got[3*shard]
+		d.Waiting += got[3*shard+1]
+		d.Processing += got[3*shard+2]
 	}
-	d.Dead = counts[3*n]
+	d.Dead = got[3*n]
 	s.metrics.queueDepth(ctx, d)
 	return d, nil
 }
