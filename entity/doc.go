@@ -134,6 +134,16 @@
 // status-dependent index keys as attributes of the item, its transactions
 // entity's, and Action.AddTo for the one that is its caller's (SubmitTx).
 //
+// # Renaming an attribute
+//
+// RenameAttribute(from, to) is the middle of a rename without downtime:
+// every write of from writes to as well, with the same value (Create,
+// Put, batches, transactions, and each update clause: a Set, an Add or an
+// Append gives to what from will hold, computed from from's value before
+// the update, so an item written before the rename gets to right), and
+// every read takes to first, falling back to from; to is not an extra.
+// Conditions keep naming from. jobs' Options.Renames are declared so.
+//
 // # Errors
 //
 // The writes fail with table's sentinels, as the stores' do: Create with

@@ -56,6 +56,7 @@ type model struct {
 	extra       []int           // the Extra field's index, nil without one
 	known       map[string]bool // attribute names that are not extras
 	offload     map[string]bool
+	renamed     map[*field]string    // Renames: a field's second name
 	offNames    []string             // offload's keys, for a quick look at an item
 	projections sync.Map             // reflect.Type of a GetAs projection -> *projection
 	offloader   *blobstore.Offloader // whole items, at the registry's threshold
@@ -152,6 +153,9 @@ func declare(reg *Registry, name string, typ reflect.Type, o Options) (*model, e
 		return nil, err
 	}
 	if err := m.declareOffload(o.Offload, o.Offloader); err != nil {
+		return nil, err
+	}
+	if err := m.declareRenames(o.Renames); err != nil {
 		return nil, err
 	}
 	if m.rules, err = m.declareRules(o.Rules); err != nil {

@@ -32,7 +32,14 @@ func (m *model) encode(ctx context.Context, v reflect.Value, ptr any) (table.Ite
 	if err := m.addKeys(item, v); err != nil {
 		return nil, 0, err
 	}
-	return m.fit(ctx, item)
+	item, size, err := m.fit(ctx, item)
+	if err != nil || len(m.renamed) == 0 {
+		return item, size, err
+	}
+	if err := m.writeRenamed(item); err != nil {
+		return nil, 0, err
+	}
+	return item, table.ItemSize(item), nil
 }
 
 // addKeys completes a marshaled item with its keys and type attribute.
@@ -175,6 +182,7 @@ var decoder = attributevalue.NewDecoder()
 // attributes are restored from the blob store, KeyOnly attributes parsed
 // back from the keys.
 func (m *model) decode(ctx context.Context, item table.Item, out any) error {
+	item = m.readRenamed(item)
 	if m.hasPointer(item) {
 		if m.offloader == nil {
 			return fmt.Errorf("entity: %s %s: has offloaded attributes, and the registry has no blob store (Blobs): %w",

@@ -63,6 +63,9 @@ type Options struct {
 	// rename), and whose entries are written back with the item. Keys and
 	// the type attribute are not extras.
 	Extra string
+	// Renames are attributes written under a second name too, and read
+	// from it first (see Rename).
+	Renames []Rename
 	// Offloader, when set, is the blob store the entity's Offload
 	// attributes go to and are restored from, instead of the registry's
 	// (a store that keeps its own object layout).

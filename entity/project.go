@@ -130,6 +130,9 @@ func (m *model) project(p reflect.Type) *projection {
 		}
 		pr.fields = append(pr.fields, struct{ p, t []int }{pf.index, tf.index})
 		attrs = append(attrs, pf.name)
+		if to := m.renamed[tf]; to != "" {
+			attrs = append(attrs, to) // read first (Rename)
+		}
 		if slices.Contains(m.keyOnly, tf) {
 			attrs = append(attrs, m.keyPartOf(tf).attr.Name) // parsed back from that key
 		}

@@ -315,14 +315,20 @@ func conditions(cs []expression.ConditionBuilder) []func(*table.WriteOptions) {
 func (s *updateShape) builder(values map[string]types.AttributeValue) expression.UpdateBuilder {
 	var ub expression.UpdateBuilder
 	for _, c := range s.clauses {
-		name := expression.Name(s.names[c.name])
+		name := expression.NameNoDotSplit(s.names[c.name])
+		src := name
+		if c.src != "" {
+			src = expression.NameNoDotSplit(s.names[c.src])
+		}
 		switch c.kind {
 		case updSet:
 			ub = ub.Set(name, expression.Value(values[c.val]))
 		case updSetIfNotExists:
-			ub = ub.Set(name, expression.IfNotExists(name, expression.Value(values[c.val])))
+			ub = ub.Set(name, expression.IfNotExists(src, expression.Value(values[c.val])))
+		case updSetPlus:
+			ub = ub.Set(name, expression.Plus(expression.IfNotExists(src, expression.Value(zero[":zero"])), expression.Value(values[c.val])))
 		case updAppend:
-			ub = ub.Set(name, expression.ListAppend(expression.IfNotExists(name, expression.Value(emptyList[":empty"])), expression.Value(values[c.val])))
+			ub = ub.Set(name, expression.ListAppend(expression.IfNotExists(src, expression.Value(emptyList[":empty"])), expression.Value(values[c.val])))
 		case updAdd:
 			ub = ub.Add(name, expression.Value(values[c.val]))
 		case updRemove:

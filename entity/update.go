@@ -53,6 +53,7 @@ const (
 	updAdd
 	updRemove
 	updAppend
+	updSetPlus // a renamed number's second name: its first's value plus n, as Add makes it
 )
 
 type updateOp struct {
@@ -614,6 +615,9 @@ type clause struct {
 	kind updateKind
 	name string // the attribute's placeholder (#f3, #upd)
 	val  string // the value's placeholder (:v0, :upd), "" for a remove
+	// src is the placeholder of the attribute a renamed one's second name
+	// is computed from (#f3 for #r3), "" for the attribute's own clause.
+	src string
 }
 
 // render writes the update and condition text of u's shape.
@@ -631,6 +635,17 @@ func (u *Update[T]) render(guards []*guard) (*updateShape, error) {
 			v = ""
 		}
 		add(op.kind, fieldName(op.f), op.f.name, v)
+		if to := m.renamed[op.f]; to != "" {
+			// The second name gets what the first will hold: both are
+			// computed from the first's value before the update.
+			kind := op.kind
+			if kind == updAdd {
+				kind, s.constants = updSetPlus, zeroConstant(s.constants)
+			}
+			r := "#r" + strconv.Itoa(m.fieldIndex(op.f))
+			s.names[r] = to
+			s.clauses = append(s.clauses, clause{kind: kind, name: r, val: v, src: fieldName(op.f)})
+		}
 	}
 	// Index keys: each key attribute built from a template follows the
 	// attributes it is built from (ElectroDB's watch), the kept ones too
@@ -737,14 +752,20 @@ func (u *Update[T]) render(guards []*guard) (*updateShape, error) {
 	}
 	var sets, removes, adds []string
 	for _, c := range s.clauses {
+		src := c.name
+		if c.src != "" {
+			src = c.src
+		}
 		switch c.kind {
 		case updSet:
 			sets = append(sets, c.name+" = "+c.val)
 		case updSetIfNotExists:
-			sets = append(sets, c.name+" = if_not_exists("+c.name+", "+c.val+")")
+			sets = append(sets, c.name+" = if_not_exists("+src+", "+c.val+")")
+		case updSetPlus:
+			sets = append(sets, c.name+" = if_not_exists("+src+", :zero) + "+c.val)
 		case updAppend:
-			sets = append(sets, c.name+" = list_append(if_not_exists("+c.name+", :empty), "+c.val+")")
-			s.constants = emptyList
+			sets = append(sets, c.name+" = list_append(if_not_exists("+src+", :empty), "+c.val+")")
+			s.constants = withConstants(s.constants, emptyList)
 		case updAdd:
 			adds = append(adds, c.name+" "+c.val)
 		case updRemove:
@@ -926,6 +947,25 @@ func (m *model) kept(f *field) bool {
 }
 
 var emptyList = map[string]types.AttributeValue{":empty": &types.AttributeValueMemberL{Value: []types.AttributeValue{}}}
+
+// zero is the number a renamed attribute's second name counts an Add
+// from when the item has neither name.
+var zero = map[string]types.AttributeValue{":zero": &types.AttributeValueMemberN{Value: "0"}}
+
+// withConstants is a shape's constants with more: a new map, since the
+// constants' maps are shared.
+func withConstants(c, more map[string]types.AttributeValue) map[string]types.AttributeValue {
+	if c == nil {
+		return more
+	}
+	out := maps.Clone(c)
+	maps.Copy(out, more)
+	return out
+}
+
+func zeroConstant(c map[string]types.AttributeValue) map[string]types.AttributeValue {
+	return withConstants(c, zero)
+}
 
 // withConditions joins the caller's conditions to a shape, per call.
 func (u *Update[T]) withConditions(s *updateShape) (*updateShape, error) {

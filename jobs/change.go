@@ -70,7 +70,7 @@ func (s *Store) JobFromChange(ctx context.Context, ch changes.Change[table.Item]
 	if !ok || err != nil {
 		return nil, false, err
 	}
-	rec, err := s.jobs.Decode(ctx, s.renames.read(item)) // follows the offload pointers
+	rec, err := s.jobs.Decode(ctx, item) // follows the offload pointers
 	switch {
 	case errors.Is(err, blobstore.ErrNotFound):
 		return nil, false, fmt.Errorf("jobs: job from change %s: %w", ch.EventID, err)

@@ -54,7 +54,7 @@ func (s *Store) Get(ctx context.Context, id string, opts ...func(*GetOptions)) (
 // from their new names first, offloaded results restored, unknown
 // attributes in Extra.
 func (s *Store) jobFromStored(ctx context.Context, item table.Item) (*Job, error) {
-	rec, err := s.jobs.Decode(ctx, s.renames.read(item))
+	rec, err := s.jobs.Decode(ctx, item)
 	if err != nil {
 		return nil, s.readError(idOf(item), err)
 	}

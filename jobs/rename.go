@@ -1,14 +1,10 @@
 package jobs
 
 import (
-	"context"
 	"fmt"
-	"maps"
 	"unicode/utf8"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/tablekit/tablekit/table"
 )
@@ -124,28 +120,6 @@ func (rs renames) write(item table.Item) error {
 	return nil
 }
 
-// read is the item as the store reads it: each renamed attribute from its
-// new name when the item has it, else from its old one; the new name is
-// not left in Extra. item is not changed.
-func (rs renames) read(item table.Item) table.Item {
-	var out table.Item
-	for _, r := range rs {
-		v, ok := item[r.To]
-		if !ok {
-			continue
-		}
-		if out == nil {
-			out = maps.Clone(item)
-		}
-		out[r.From] = v
-		delete(out, r.To)
-	}
-	if out == nil {
-		return item
-	}
-	return out
-}
-
 // complete sets, in an item Backfill is about to write back, both names of
 // each renamed attribute to the value a read sees (the new name's, else
 // the old one's), or removes both.
@@ -162,33 +136,4 @@ func (rs renames) complete(item table.Item) {
 			delete(item, r.To)
 		}
 	}
-}
-
-// renamedReads is the API the store's entity reads through when it has
-// renames: the items GetItem and Query return for the jobs table are read
-// as renames.read reads them, so Get and the lists fall back as every
-// other read does (they decode inside package entity, which knows no
-// renames).
-type renamedReads struct {
-	table.API
-	table string
-	rs    renames
-}
-
-func (r renamedReads) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	out, err := r.API.GetItem(ctx, in, opts...)
-	if out != nil && in != nil && aws.ToString(in.TableName) == r.table {
-		out.Item = r.rs.read(out.Item)
-	}
-	return out, err
-}
-
-func (r renamedReads) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	out, err := r.API.Query(ctx, in, opts...)
-	if out != nil && in != nil && aws.ToString(in.TableName) == r.table {
-		for i := range out.Items {
-			out.Items[i] = r.rs.read(out.Items[i])
-		}
-	}
-	return out, err
 }

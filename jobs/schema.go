@@ -134,8 +134,9 @@ func DefaultTags(tableName string) map[string]string {
 // status, sorted by createdAt in Unix ms), the TTL its ttl attribute
 // (expired jobs are gone for reads); attributes a newer writer added stay
 // in record.Extra. Results offloaded by the store's Offloader (off; nil
-// without a blob store) are restored on reads.
-func declareJobs(t *table.Table, clock func() time.Time, off *blobstore.Offloader) (*entity.Entity[record], error) {
+// without a blob store) are restored on reads. Each of the store's renames
+// is the entity's (entity.Rename): every read takes the new name first.
+func declareJobs(t *table.Table, clock func() time.Time, off *blobstore.Offloader, rs renames) (*entity.Entity[record], error) {
 	reg, err := entity.NewRegistry(t, entity.NoTypeAttribute(), entity.NoSpans(), entity.Clock(clock))
 	if err != nil {
 		return nil, err
@@ -145,6 +146,9 @@ func declareJobs(t *table.Table, clock func() time.Time, off *blobstore.Offloade
 		entity.Index(IndexUserCreatedAt, "{"+attrUserID+"}", "{"+attrCreatedAt+"}"),
 		entity.Index(IndexStatusCreatedAt, "{"+attrStatus+"}", "{"+attrCreatedAt+"}"),
 		entity.TTL(attrTTL, 0), entity.Extra("Extra"), entity.OffloadWith(off),
+	}
+	for _, r := range rs {
+		opts = append(opts, entity.RenameAttribute(r.From, r.To))
 	}
 	// Backfill's Offloader may move any attribute but the keys and ttl.
 	for name := range knownAttrs {

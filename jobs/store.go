@@ -250,13 +250,7 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 			return nil, err
 		}
 	}
-	reads := s.t
-	if len(rs) > 0 {
-		// The entity reads (Get, the lists) decode inside package entity:
-		// its GetItem and Query answers are read with the renames first.
-		reads = table.New(renamedReads{API: db, table: schema.Name, rs: rs}, schema, o.Table...)
-	}
-	if s.jobs, err = declareJobs(reads, o.Clock, s.offload); err != nil {
+	if s.jobs, err = declareJobs(s.t, o.Clock, s.offload, rs); err != nil {
 		return nil, err
 	}
 	return s, nil
