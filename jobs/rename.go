@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -27,10 +28,10 @@ import (
 // ttl (the table's TTL setting names it) and not error, whose members
 // Fail and Replay update in place, which no single request can mirror
 // under a second name. Conditions keep reading From, which every writer
-// writes while the migration runs.
-type Rename struct {
-	From, To string
-}
+// writes while the migration runs. It is entity's Rename (the store's
+// entity declares each one), checked by NewStore against the job's
+// attributes first.
+type Rename = entity.Rename
 
 // RenameAttribute adds a Rename to Options.Renames: the job attribute from
 // is written under to as well, and read from to first.
