@@ -138,8 +138,19 @@ func run(args []string, out io.Writer) (err error) {
 	}
 
 	var handled sync.Map // consumer -> changes handled
+	// handling is held while a batch is applied and counted. The view
+	// equals a recount as soon as the last batch's rows are written, a
+	// moment before its handler returns: a consumer stopped then fails
+	// that batch (its context is cancelled) and leaves it to its
+	// successor. That is at-least-once delivery working, but it would make
+	// the counts printed below depend on timing, so the run lets the
+	// handler finish (settled) before it stops a consumer.
+	var handling sync.Mutex
+	settled := func() { handling.Lock(); handling.Unlock() }
 	count := func(owner string) changes.Handler[analytics.Job] {
 		return func(ctx context.Context, batch []changes.Change[analytics.Job]) error {
+			handling.Lock()
+			defer handling.Unlock()
 			if err := v.Apply(ctx, batch); err != nil {
 				return err
 			}
@@ -164,6 +175,7 @@ func run(args []string, out io.Writer) (err error) {
 	if err := caughtUp(ctx, store, v, users); err != nil {
 		return errors.Join(err, stopFirst())
 	}
+	settled()
 	if err := stopFirst(); err != nil {
 		return fmt.Errorf("consumer-1: %w", err)
 	}
@@ -181,6 +193,7 @@ func run(args []string, out io.Writer) (err error) {
 	if err := caughtUp(ctx, store, v, users); err != nil {
 		return errors.Join(err, stopSecond())
 	}
+	settled()
 	if err := stopSecond(); err != nil {
 		return fmt.Errorf("consumer-2: %w", err)
 	}
