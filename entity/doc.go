@@ -80,6 +80,39 @@
 // Updated and Version are the entity's: an update cannot set them, and
 // the index follows them without the caller.
 //
+// # Index keys on updates: both or neither
+//
+// A Put writes both keys of an index, or, for a Sparse index of which an
+// attribute is unset, neither. Every update (Update, Patch, their
+// transaction actions, Upsert) stores the index keys that a Put of the
+// item as it is after the update would store: an Update that creates the
+// item writes exactly a Create's keys, and one over an existing item keeps
+// them consistent with its attributes; an item taken out of an index
+// (LeaveIndex) stays out until a write sets the index's keys both. One
+// function decides it (indexWrite): the keys of one index are written
+// together, and when an update writes one key (it sets an attribute of it,
+// Updated included, or creates the item) and cannot build the other (it
+// does not set the attributes it is built from, say team of a key
+// "TEAM#{team}" when it sets lane of "LANE#{lane}"), the stored item
+// decides, and the update's condition says which item it expects: one in
+// the index (it has the other key: the first guess), one out of it
+// (neither key is written, and a stray one is removed), or none (a Sparse
+// index: no key, as Put of unset attributes; otherwise both keys, the
+// other built from the zero values a created item has: P#0000 from a
+// number, while an empty string or time is refused, as Put refuses it).
+// Run sends the update once more when the refused item belies the guess
+// (one more UpdateItem, only then); a transaction's action cannot, and is
+// refused. Where no write is right without the attributes the update does
+// not set — it would create an item Put refuses, it would bring an item
+// into a Sparse index with a key built from attributes it does not know,
+// or, in a transaction, the item is not in the index — it is refused with
+// ErrIndexKey inside a *table.InputError naming those attributes, and
+// nothing is written: set them too (or LeaveIndex). An Upsert builds every
+// key from v, as Put; an attribute index keys are built from that v leaves
+// out (omitempty) would stay as stored, so the Upsert expects it unset and
+// is refused with ErrIndexKey naming it otherwise. Own-field keys (the key
+// is the attribute itself) follow their attribute and are not concerned.
+//
 // # Rules on updates
 //
 // An update checks the values it sets (Set, SetIfNotExists) against the

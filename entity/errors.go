@@ -27,6 +27,13 @@ var (
 	// Bounds), nothing is written: the *table.InputError is then the Err of
 	// the refused write's *table.Error.
 	ErrValidation = errors.New("entity: validation failed")
+	// ErrIndexKey: an update would write one key of a secondary index
+	// without the other, which it cannot build (it does not set the
+	// attributes that key is built from), where a Put of the item would
+	// write both or neither. Returned inside a *table.InputError naming
+	// those attributes; nothing is written. See "Index keys on updates" in
+	// the package documentation.
+	ErrIndexKey = errors.New("entity: index key cannot be built")
 	// ErrNoEntity: the *Entity or *Registry is nil or was not made by New
 	// or NewRegistry.
 	ErrNoEntity = errors.New("entity: not made by New")

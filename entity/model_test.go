@@ -127,6 +127,11 @@ func newModelEnv(t *rapid.T, api table.API, db *dynamotest.DB, clock *testClock,
 		entity.Key("ALBUM#{albumId}", "PHOTO#{photoId}"),
 		entity.Index("GSI1", "OWNER#{ownerId}", "T#{updatedAt:013d}"),
 		entity.SparseIndex("GSI2", "RANKS", "R#{rank}"),
+		// GSI3's keys come from an attribute an update may set or not
+		// (rank) and one every update rebuilds (updatedAt): the index keys
+		// an update writes are those a Put of the photo after it writes,
+		// both or neither (issue 32), checked raw after every step.
+		entity.SparseIndex("GSI3", "RANK#{rank}", "T#{updatedAt:013d}"),
 		entity.Timestamps("createdAt", "updatedAt"), entity.Version("version"), entity.TTL("expiresAt", 0),
 		entity.Required("ownerId"), entity.Bounds("likes", 0, likesMax), entity.Bounds("labels", 1, labelsMax))
 	require.NoError(t, err)
@@ -167,6 +172,8 @@ func outcome(err error) string {
 		return "ok"
 	case errors.Is(err, entity.ErrValidation):
 		return "validation"
+	case errors.Is(err, entity.ErrIndexKey):
+		return "index key"
 	case errors.Is(err, entity.ErrVersionConflict):
 		return "version conflict"
 	case errors.Is(err, table.ErrAlreadyExists):
@@ -396,6 +403,7 @@ func (m *modelEnv) actions() map[string]func(*rapid.T) {
 		"BatchPut":       m.batchPut,
 		"BatchGet":       m.batchGet,
 		"Transact":       m.transact,
+		"TxReuse":        m.txReuse,
 		"BatchDelete":    m.batchDelete,
 		"Decode":         m.decode,
 		"TxPutAddTo":     m.txPutAddTo,
@@ -543,7 +551,7 @@ type verb struct {
 	// guarded: a rule on the attribute is checked in the condition (an
 	// Add to likes, an Append to labels), on the value after it.
 	guarded bool
-	// input: refused before sending (ErrInvalidInput); validation: a rule
+	// input: refused before sending (ErrIndexKey, an ErrInvalidInput); validation: a rule
 	// refuses it before sending (ErrValidation).
 	input, validation bool
 	attr              string
@@ -662,6 +670,7 @@ func (m *modelEnv) drawUpdate(t *rapid.T, patch bool) photoUpdate {
 // it); as a transaction's action it cannot, and is refused (inTx).
 func (pu photoUpdate) expect(m *modelEnv, inTx bool) (string, mItem) {
 	setsOwner, validation, input, guarded := false, false, false, false
+	setsRank := slices.ContainsFunc(pu.verbs, func(v verb) bool { return v.attr == "rank" })
 	for _, v := range pu.verbs {
 		setsOwner = setsOwner || v.setsOwner
 		validation = validation || v.validation
@@ -685,13 +694,18 @@ func (pu photoUpdate) expect(m *modelEnv, inTx bool) (string, mItem) {
 	case validation:
 		return out("validation")
 	case input:
-		return out("invalid input")
+		return out("index key") // an index key it cannot build: ErrIndexKey, before sending
 	case !live && !pu.patch && pu.ver == nil && !creates:
 		return out("validation") // Required owner unset on a missing photo
 	case !live && (pu.patch || pu.ver != nil):
 		return out("not found")
 	case pu.ver != nil && cur.Version != *pu.ver:
 		return out("version conflict")
+	case inTx && !setsRank && !(live && cur.Rank != ""):
+		// GSI3's sort key follows updatedAt, its partition the rank the
+		// update does not set: an action expects a photo in the index
+		// (Run resends when the photo belies it; an action cannot).
+		return out("index key")
 	case guarded && !photoValid(next):
 		return out("validation") // over an expired photo: as over none
 	case inTx && !live && stored:
@@ -942,33 +956,50 @@ type txAction struct {
 }
 
 func (m *modelEnv) drawTxAction(t *rapid.T) txAction {
+	x := m.drawTxMaker(t)()
+	return x
+}
+
+// drawTxMaker draws a transaction action, built once, and returns what
+// it means each time it runs: its expectation in the model as it is when
+// called (the same action, run again later, means what a fresh one
+// would then).
+func (m *modelEnv) drawTxMaker(t *rapid.T) func() txAction {
 	switch rapid.IntRange(0, 8).Draw(t, "tx action") {
 	case 0:
 		v := m.drawPhoto(t)
 		k := photoKey(v.Album, v.ID)
-		x := txAction{a: m.photos.TxCreate(v), kind: "TxCreate", k: k, want: "ok"}
-		switch _, live := m.livePhoto(k); {
-		case !photoValid(v):
-			x.pre = "validation"
-		case live:
-			x.want = "already exists"
+		a := m.photos.TxCreate(v)
+		return func() txAction {
+			x := txAction{a: a, kind: "TxCreate", k: k, want: "ok"}
+			switch _, live := m.livePhoto(k); {
+			case !photoValid(v):
+				x.pre = "validation"
+			case live:
+				x.want = "already exists"
+			}
+			after := v
+			after.Version, after.Created = 1, 0
+			m.stamp(&after)
+			x.after = &mItem{photo: &after}
+			return x
 		}
-		v.Version, v.Created = 1, 0
-		m.stamp(&v)
-		x.after = &mItem{photo: &v}
-		return x
 	case 1:
 		v := m.drawPhoto(t)
 		k := photoKey(v.Album, v.ID)
 		v.Version = m.drawVersion(t, k)
-		x := txAction{a: m.photos.TxPut(v), kind: "TxPut", k: k, want: m.putOutcome(v, k)}
-		if !photoValid(v) {
-			x.pre, x.want = "validation", "ok"
+		a := m.photos.TxPut(v)
+		return func() txAction {
+			x := txAction{a: a, kind: "TxPut", k: k, want: m.putOutcome(v, k)}
+			if !photoValid(v) {
+				x.pre, x.want = "validation", "ok"
+			}
+			after := v
+			after.Version++
+			m.stamp(&after)
+			x.after = &mItem{photo: &after}
+			return x
 		}
-		v.Version++
-		m.stamp(&v)
-		x.after = &mItem{photo: &v}
-		return x
 	case 2:
 		a, id := drawPhotoKey(t)
 		k := photoKey(a, id)
@@ -978,7 +1009,10 @@ func (m *modelEnv) drawTxAction(t *rapid.T) txAction {
 			ver = m.drawVersion(t, k)
 			opts = append(opts, entity.IfVersion(ver))
 		}
-		return txAction{a: m.photos.TxDelete(mPhoto{Album: a, ID: id}, opts...), kind: "TxDelete", k: k, want: m.deleteOutcome(k, ver)}
+		act := m.photos.TxDelete(mPhoto{Album: a, ID: id}, opts...)
+		return func() txAction {
+			return txAction{a: act, kind: "TxDelete", k: k, want: m.deleteOutcome(k, ver)}
+		}
 	case 3:
 		// A check of a photo's attributes: an expired photo is no photo,
 		// which fails it as a missing one does.
@@ -988,53 +1022,68 @@ func (m *modelEnv) drawTxAction(t *rapid.T) txAction {
 		if rapid.Bool().Draw(t, "check owner") {
 			c, holds = expression.Name("ownerId").Equal(expression.Value("u1")), func(p mPhoto, _ bool) bool { return p.Owner == "u1" }
 		}
-		x := txAction{a: m.photos.TxCheck(mPhoto{Album: a, ID: id}, c), kind: "TxCheck", k: k, want: "condition failed", keep: true}
-		// likes < 3 fails on a photo without likes (an Update created it
-		// with the attributes it set only).
-		if p, live := m.livePhoto(k); live && holds(p, m.items[k].noLikes) {
-			x.want = "ok"
+		act := m.photos.TxCheck(mPhoto{Album: a, ID: id}, c)
+		return func() txAction {
+			x := txAction{a: act, kind: "TxCheck", k: k, want: "condition failed", keep: true}
+			// likes < 3 fails on a photo without likes (an Update created it
+			// with the attributes it set only).
+			if p, live := m.livePhoto(k); live && holds(p, m.items[k].noLikes) {
+				x.want = "ok"
+			}
+			return x
 		}
-		return x
 	case 4, 5:
 		pu := m.drawUpdate(t, rapid.Bool().Draw(t, "patch"))
-		x := txAction{a: pu.u.Action(), kind: "Tx" + strings.SplitN(pu.what, ".", 2)[0], k: pu.k, want: "ok"}
-		want, next := pu.expect(m, true)
-		switch {
-		case slices.ContainsFunc(pu.verbs, func(v verb) bool { return v.validation }):
-			x.pre, x.built = "validation", true
-		case want == "invalid input":
-			x.pre = want
-		default:
-			x.want = want
+		a := pu.u.Action()
+		return func() txAction {
+			x := txAction{a: a, kind: "Tx" + strings.SplitN(pu.what, ".", 2)[0], k: pu.k, want: "ok"}
+			want, next := pu.expect(m, true)
+			switch {
+			case slices.ContainsFunc(pu.verbs, func(v verb) bool { return v.validation }):
+				x.pre, x.built = "validation", true
+			case want == "index key" && slices.ContainsFunc(pu.verbs, func(v verb) bool { return v.input }):
+				x.pre = want
+			default:
+				x.want = want
+			}
+			x.after = &next
+			return x
 		}
-		x.after = &next
-		return x
 	case 6:
 		v := drawTag(t, m.now())
 		k := tagKey(v.Album, v.PhotoID, v.Name)
-		x := txAction{a: m.tags.TxCreate(v), kind: "TagTxCreate", k: k, want: "ok", after: &mItem{tag: &v}}
-		switch _, live := m.liveTag(k); {
-		case !tagValid(v):
-			x.pre = "validation"
-		case live:
-			x.want = "already exists"
+		a := m.tags.TxCreate(v)
+		return func() txAction {
+			x := txAction{a: a, kind: "TagTxCreate", k: k, want: "ok", after: &mItem{tag: &v}}
+			switch _, live := m.liveTag(k); {
+			case !tagValid(v):
+				x.pre = "validation"
+			case live:
+				x.want = "already exists"
+			}
+			return x
 		}
-		return x
 	case 7:
 		key, k := m.drawTagKey(t)
-		x := txAction{a: m.tags.TxDelete(key), kind: "TagTxDelete", k: k, want: "ok"}
-		if _, live := m.liveTag(k); !live {
-			x.want = "not found"
+		a := m.tags.TxDelete(key)
+		return func() txAction {
+			x := txAction{a: a, kind: "TagTxDelete", k: k, want: "ok"}
+			if _, live := m.liveTag(k); !live {
+				x.want = "not found"
+			}
+			return x
 		}
-		return x
 	}
 	key, k := m.drawTagKey(t)
 	n := rapid.IntRange(-2, 2).Draw(t, "add")
-	x := txAction{a: m.tags.Patch(key).Add("count", n).Action(), kind: "TagTxPatch", k: k}
-	cur, _ := m.liveTag(k)
-	cur.Count += n
-	x.want, x.after = m.tagAddOutcome(k, n), &mItem{tag: &cur}
-	return x
+	a := m.tags.Patch(key).Add("count", n).Action()
+	return func() txAction {
+		x := txAction{a: a, kind: "TagTxPatch", k: k}
+		cur, _ := m.liveTag(k)
+		cur.Count += n
+		x.want, x.after = m.tagAddOutcome(k, n), &mItem{tag: &cur}
+		return x
+	}
 }
 
 // transact runs one to three actions on distinct items, photos and tags
@@ -1049,19 +1098,30 @@ func (m *modelEnv) transact(t *rapid.T) {
 			xs = append(xs, x)
 		}
 	}
+	m.runTx(t, xs, "Transact")
+}
+
+// runTx runs xs in one transaction and checks each action's answer
+// against its expectation, then applies what they wrote to the model.
+func (m *modelEnv) runTx(t *rapid.T, xs []txAction, what string) {
 	actions := make([]entity.Action, len(xs))
-	what := "Transact"
 	for i, x := range xs {
 		actions[i] = x.a
 		what += " " + x.kind
 		m.stats["Transact: "+x.kind]++
 	}
-	err := entity.Transact(ctx, actions...)
+	m.txAnswer(t, xs, entity.Transact(ctx, actions...), what)
+	m.txApply(xs)
+}
+
+// txAnswer checks a transaction's error against its actions'
+// expectations; it reports whether the transaction wrote.
+func (m *modelEnv) txAnswer(t *rapid.T, xs []txAction, err error, what string) bool {
 	for _, built := range []bool{true, false} {
 		for _, x := range xs {
 			if x.pre != "" && x.built == built {
 				m.expect(t, x.pre, err, what+": refused before sending by "+x.kind)
-				return
+				return false
 			}
 		}
 	}
@@ -1071,9 +1131,19 @@ func (m *modelEnv) transact(t *rapid.T) {
 		for _, x := range xs {
 			m.expect(t, x.want, txe.Err(x.a), what+": "+x.kind)
 		}
-		return
+		return false
 	}
 	require.NoError(t, err, what)
+	return true
+}
+
+// txApply applies to the model what xs wrote, when they all could.
+func (m *modelEnv) txApply(xs []txAction) {
+	for _, x := range xs {
+		if x.pre != "" || x.want != "ok" {
+			return
+		}
+	}
 	for _, x := range xs {
 		switch {
 		case x.keep:
@@ -1083,6 +1153,86 @@ func (m *modelEnv) transact(t *rapid.T) {
 			m.items[x.k] = *x.after
 		}
 	}
+}
+
+// txReuse runs one transaction action, built once, in two transactions
+// (the clock moved forward or back between them), and then, sometimes, in two at once
+// from two goroutines: each run means what a fresh action built then
+// would (a reused TxCheck carried its first run's time, fixed in
+// 218769f, which a fresh action per step could not find).
+func (m *modelEnv) txReuse(t *rapid.T) {
+	mk := m.drawTxMaker(t)
+	x := mk()
+	m.runTx(t, []txAction{x}, "TxReuse first run:")
+	if rapid.Bool().Draw(t, "clock back") {
+		// Back as well as forward: a run that kept an earlier run's time
+		// shows only when the time it keeps is later than now.
+		d := time.Duration(rapid.SampledFrom([]int{1, 30, 90, 1200}).Draw(t, "seconds back")) * time.Second
+		m.clock.mu.Lock()
+		m.clock.at = m.clock.at.Add(-d)
+		m.clock.mu.Unlock()
+	} else {
+		m.advance(t)
+	}
+	again := mk()
+	m.runTx(t, []txAction{again}, "TxReuse after the clock moved:")
+	if !rapid.Bool().Draw(t, "concurrently") {
+		return
+	}
+	m.stats["TxReuse concurrently"]++
+	// Two runs at once: one is first, the other second, whichever
+	// goroutine it is (the same action): their answers are the first's
+	// and the second's expectations, in some order. A run DynamoDB
+	// cancels for the other's (TransactionConflict) is run again after.
+	first := mk()
+	saved := maps.Clone(m.items)
+	m.txApply([]txAction{first})
+	second := mk()
+	m.items = saved
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = entity.Transact(ctx, x.a)
+		}()
+	}
+	wg.Wait()
+	conflict := func(err error) bool { return errors.Is(err, table.ErrTransactionConflict) }
+	switch {
+	case conflict(errs[0]) && conflict(errs[1]):
+		errs[0], errs[1] = entity.Transact(ctx, x.a), entity.Transact(ctx, x.a)
+	case conflict(errs[0]):
+		errs[0], errs[1] = errs[1], entity.Transact(ctx, x.a)
+	case conflict(errs[1]):
+		errs[1] = entity.Transact(ctx, x.a)
+	}
+	what := "TxReuse concurrently: " + x.kind
+	if txOutcome(first, errs[0]) != expected(first) {
+		errs[0], errs[1] = errs[1], errs[0]
+	}
+	m.txAnswer(t, []txAction{first}, errs[0], what+" (first)")
+	m.txApply([]txAction{first})
+	m.txAnswer(t, []txAction{second}, errs[1], what+" (second)")
+	m.txApply([]txAction{second})
+}
+
+// txOutcome is the outcome of x in a transaction that answered err.
+func txOutcome(x txAction, err error) string {
+	var txe *entity.TxError
+	if x.pre == "" && errors.As(err, &txe) {
+		return outcome(txe.Err(x.a))
+	}
+	return outcome(err)
+}
+
+// expected is the outcome a transaction of x alone answers.
+func expected(x txAction) string {
+	if x.pre != "" {
+		return x.pre
+	}
+	return x.want
 }
 
 // batchDelete deletes photos and tags unconditionally: missing ones are
@@ -1178,12 +1328,13 @@ func (m *modelEnv) checkStored(t *rapid.T) {
 		stored[k] = true
 		it, ok := m.items[k]
 		require.True(t, ok, "the table holds %v, the model nothing", k)
-		keys := [4]string{str(item, "gsi1pk"), str(item, "gsi1sk"), str(item, "gsi2pk"), str(item, "gsi2sk")}
-		want := [4]string{}
+		keys := [6]string{str(item, "gsi1pk"), str(item, "gsi1sk"), str(item, "gsi2pk"), str(item, "gsi2sk"), str(item, "gsi3pk"), str(item, "gsi3sk")}
+		want := [6]string{}
 		if p := it.photo; p != nil {
 			want[0], want[1] = "OWNER#"+p.Owner, gsi1sk(*p)
 			if p.Rank != "" {
 				want[2], want[3] = "RANKS", gsi2sk(*p)
+				want[4], want[5] = "RANK#"+p.Rank, gsi1sk(*p)
 			}
 		}
 		require.Equal(t, want, keys, "index keys of %v", k)
@@ -1369,7 +1520,7 @@ func TestModelEveryOperationAgreesWithAPlainModel(t *testing.T) {
 		stats["sequences"]++
 		clock := &testClock{at: modelStart}
 		db := dynamotest.New(func(o *dynamotest.Options) { o.Clock = clock.Now })
-		s := testSchema("model")
+		s := modelSchema("model")
 		require.NoError(t, s.EnsureTable(ctx, db))
 		m := newModelEnv(t, db, db, clock, s, rapid.Bool().Draw(t, "type attribute"), stats)
 		t.Repeat(m.actions())
@@ -1391,7 +1542,7 @@ func TestIntegrationModelOnDynamoDBLocal(t *testing.T) {
 		n++
 		stats["sequences"]++
 		name := testenv.TableName(t, fmt.Sprint("model", n))
-		s := testSchema(name)
+		s := modelSchema(name)
 		require.NoError(rt, s.Create(ctx, client))
 		defer client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 		// DynamoDB Local leaves out of index reads the items whose TTL
@@ -1402,6 +1553,14 @@ func TestIntegrationModelOnDynamoDBLocal(t *testing.T) {
 		m := newModelEnv(rt, client, nil, clock, s, rapid.Bool().Draw(rt, "type attribute"), stats)
 		rt.Repeat(m.actions())
 	})
+}
+
+// modelSchema is the test table with a third index, GSI3.
+func modelSchema(name string) table.Schema {
+	s := testSchema(name)
+	attr := func(n string) table.Attribute { return table.Attribute{Name: n, Type: types.ScalarAttributeTypeS} }
+	s.Indexes = append(s.Indexes, table.Index{Name: "GSI3", PartitionKey: attr("gsi3pk"), SortKey: attr("gsi3sk")})
+	return s
 }
 
 // logStats logs what the sequences covered (shrinking runs included).

@@ -246,10 +246,12 @@ func (u *Update[T]) Action() Action {
 		if err != nil {
 			return table.ErrConditionFailed
 		}
-		return u.failure(now, guards)(current)
+		return u.failure(now, guards, 0)(current)
 	}
 	return Action{id: nextActionID(), m: m, entity: m.name, op: access.UpdateItem, failure: failure, add: func(ctx context.Context, tx *table.WriteTx, now time.Time) error {
-		p, err := u.plan(ctx, now)
+		// A transaction cannot resend: it expects every item in the
+		// indexes whose keys it cannot build (indexkeys.go).
+		p, err := u.plan(ctx, now, 0)
 		if err != nil {
 			return err
 		}
@@ -258,7 +260,10 @@ func (u *Update[T]) Action() Action {
 		for _, g := range p.guards {
 			wo = append(wo, table.If(g.condition()))
 		}
-		if len(p.guards) > 0 || !u.creates() {
+		for _, c := range p.shape.indexConds {
+			wo = append(wo, table.If(c))
+		}
+		if len(p.guards) > 0 || len(p.shape.indexConds) > 0 || !u.creates() {
 			wo = append(wo, table.ItemOnConditionFailure())
 		}
 		switch {

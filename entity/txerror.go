@@ -49,7 +49,8 @@ func (e *TxError) Error() string {
 }
 
 // Unwrap gives the *table.TxError, ErrVersionConflict when a compared
-// version had moved, and the first refusing rule's validation error.
+// version had moved, and the first refused action's input error (a rule's
+// ErrValidation, an index key's ErrIndexKey).
 func (e *TxError) Unwrap() []error {
 	if e == nil || e.Tx == nil {
 		return nil
@@ -137,10 +138,11 @@ func (e *TxError) failure(r table.TxReason) error {
 	return table.ErrConditionFailed
 }
 
-// ruleError is the first refused action's rule error, or nil.
+// ruleError is the first refused action's input error (a rule broken,
+// ErrValidation; an index key it could not build, ErrIndexKey), or nil.
 func (e *TxError) ruleError() error {
 	for _, r := range e.Tx.Reasons {
-		if why := e.failure(r); errors.Is(why, ErrValidation) {
+		if why := e.failure(r); errors.Is(why, ErrValidation) || errors.Is(why, ErrIndexKey) {
 			return why
 		}
 	}

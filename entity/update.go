@@ -2,6 +2,7 @@ package entity
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -344,29 +345,52 @@ func (u *Update[T]) Run(ctx context.Context) (_ T, err error) {
 		return zero, u.err
 	}
 	now := m.reg.now()
-	p, err := u.plan(ctx, now)
-	if err != nil {
-		return zero, err
-	}
-	in := &dynamodb.UpdateItemInput{TableName: m.tableName(), Key: p.key,
-		UpdateExpression: p.shape.update, ConditionExpression: p.shape.cond,
-		ExpressionAttributeNames: p.shape.names, ExpressionAttributeValues: p.values,
-		ReturnValues: types.ReturnValueAllNew}
-	if p.shape.cond != nil {
-		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	}
-	out, err := m.reg.t.DB().UpdateItem(ctx, in)
-	if u.creates() {
-		// An expired item is gone: the update starts afresh, as a
-		// Create over it does, instead of keeping its attributes.
-		err = m.afresh(ctx, p.key, now, err, func() (err error) {
-			out, err = m.reg.t.DB().UpdateItem(ctx, in)
-			return err
-		})
+	var out *dynamodb.UpdateItemOutput
+	var p *updatePlan
+	var modes indexModes
+	for try := 0; ; try++ {
+		p, err = u.plan(ctx, now, modes)
+		if err != nil {
+			return zero, err
+		}
+		in := &dynamodb.UpdateItemInput{TableName: m.tableName(), Key: p.key,
+			UpdateExpression: p.shape.update, ConditionExpression: p.shape.cond,
+			ExpressionAttributeNames: p.shape.names, ExpressionAttributeValues: p.values,
+			ReturnValues: types.ReturnValueAllNew}
+		if p.shape.cond != nil {
+			in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+		}
+		out, err = m.reg.t.DB().UpdateItem(ctx, in)
+		if u.creates() {
+			// An expired item is gone: the update starts afresh, as a
+			// Create over it does, instead of keeping its attributes.
+			err = m.afresh(ctx, p.key, now, err, func() (err error) {
+				out, err = m.reg.t.DB().UpdateItem(ctx, in)
+				return err
+			})
+		}
+		if err == nil || len(p.shape.indexConds) == 0 || try == maxHalfKeyTries {
+			break
+		}
+		// The update guessed which item it writes over for an index whose
+		// key it cannot build (indexkeys.go): the refused item tells.
+		var ccf *types.ConditionalCheckFailedException
+		if !errors.As(err, &ccf) {
+			break
+		}
+		next, refusal := u.modesFor(ccf.Item, now, u.halfKeys())
+		if refusal != nil {
+			m.ops[o].use.callItem(err, nil)
+			return zero, refusal
+		}
+		if next == modes {
+			break
+		}
+		modes = next
 	}
 	if err != nil {
 		m.ops[o].use.callItem(err, nil)
-		return zero, m.writeError("update", p.key, err, u.failure(now, p.guards))
+		return zero, m.writeError("update", p.key, err, u.failure(now, p.guards, modes))
 	}
 	m.ops[o].use.callItem(nil, out.Attributes)
 	var v T
@@ -388,7 +412,7 @@ func (u *Update[T]) errOr(err error) error {
 // breaking a rule (ErrValidation naming the attributes it must set); a
 // version conflict; a rule an Add or Append would break (ErrValidation);
 // else the caller's condition.
-func (u *Update[T]) failure(now time.Time, guards []*guard) func(table.Item) error {
+func (u *Update[T]) failure(now time.Time, guards []*guard, modes indexModes) func(table.Item) error {
 	m := u.m
 	return func(current table.Item) error {
 		gone := len(current) == 0 || m.expiredAt(current, now)
@@ -400,6 +424,22 @@ func (u *Update[T]) failure(now time.Time, guards []*guard) func(table.Item) err
 			return table.ErrNotFound
 		case u.ver != nil && versionIn(current, m.version.name) != int64(*u.ver):
 			return ErrVersionConflict
+		}
+		if hs := u.halfKeys(); len(hs) > 0 {
+			// An index whose key the update cannot build, over an item
+			// other than the one it expected: a transaction's update,
+			// which cannot resend, or one the item changed under.
+			next, err := u.modesFor(current, now, hs)
+			if err != nil {
+				return err
+			}
+			for _, h := range hs {
+				if next.of(h.ix) != modes.of(h.ix) {
+					ix := &m.indexes[h.ix]
+					return halfKeyError(m, ix, [2]*keyPart{&ix.pk, &ix.sk}[h.other], h.missing,
+						"the item is not the one the update expected (in the index): in a transaction, which cannot resend it")
+				}
+			}
 		}
 		if gone {
 			current = nil // an expired item is no item: its attributes break no rule
@@ -431,6 +471,10 @@ type updateShape struct {
 	keyFields    []*field // the table key's fields, set by an update that may create
 	parts        [][2]int // index key attributes it rebuilds: index, 0 (pk) or 1 (sk)
 	removeIndex  []int    // sparse indexes it takes the item out of
+	// indexConds are the condition's terms on which item the update
+	// expects for its halfKey indexes (in the text too), for a
+	// transaction.
+	indexConds []expression.ConditionBuilder
 	// constants are values the text names that never change (:empty);
 	// userValues those of the caller's conditions, for this call only.
 	constants, userValues map[string]types.AttributeValue
@@ -443,7 +487,7 @@ type shapeCache struct {
 }
 
 // plan checks the update and fills its values into its shape's text.
-func (u *Update[T]) plan(ctx context.Context, now time.Time) (*updatePlan, error) {
+func (u *Update[T]) plan(ctx context.Context, now time.Time, modes indexModes) (*updatePlan, error) {
 	m := u.m
 	kv := reflect.ValueOf(&u.key).Elem()
 	k, err := m.key(kv)
@@ -486,7 +530,11 @@ func (u *Update[T]) plan(ctx context.Context, now time.Time) (*updatePlan, error
 	for _, g := range guards {
 		sk = append(sk, 0xfe, byte(g.op), g.variant())
 	}
-	shape, err := m.shape(sk, func() (*updateShape, error) { return u.render(guards) })
+	if modes != 0 {
+		sk = append(sk, 0xfd)
+		sk = strconv.AppendUint(sk, uint64(modes), 16)
+	}
+	shape, err := m.shape(sk, func() (*updateShape, error) { return u.render(guards, modes) })
 	if err != nil {
 		return nil, err
 	}
@@ -621,9 +669,10 @@ type clause struct {
 }
 
 // render writes the update and condition text of u's shape.
-func (u *Update[T]) render(guards []*guard) (*updateShape, error) {
+func (u *Update[T]) render(guards []*guard, modes indexModes) (*updateShape, error) {
 	m := u.m
 	s := &updateShape{names: map[string]string{}}
+	var halfConds []string
 	add := func(kind updateKind, name, attr, val string) {
 		s.names[name] = attr
 		s.clauses = append(s.clauses, clause{kind: kind, name: name, val: val})
@@ -651,8 +700,9 @@ func (u *Update[T]) render(guards []*guard) (*updateShape, error) {
 	// attributes it is built from (ElectroDB's watch), the kept ones too
 	// (Updated, Version): rebuilt when the update sets any of them and
 	// knows them all, refused when it does not, removed from a Sparse
-	// index with a removed attribute. Own-field keys are the attributes
-	// themselves and follow by being set.
+	// index with a removed attribute; the keys of one index are written
+	// together or not at all (indexWrite). Own-field keys are the
+	// attributes themselves and follow by being set.
 	for i := range m.indexes {
 		ix := &m.indexes[i]
 		parts := [2]*keyPart{&ix.pk, &ix.sk}
@@ -670,60 +720,34 @@ func (u *Update[T]) render(guards []*guard) (*updateShape, error) {
 			}
 			continue
 		}
-		for j, kp := range parts {
-			if !kp.present() || kp.own != nil {
+		// The rule: indexWrite (indexkeys.go).
+		w, h, err := u.indexWrite(i)
+		if err != nil {
+			return nil, err
+		}
+		if h != nil {
+			mode := modes.of(i)
+			halfConds = append(halfConds, s.halfKeyCond(m, i, h.other, parts[h.other], mode, ix.sparse))
+			switch mode {
+			case modeOut:
+				// Neither key; the one the update would have written
+				// goes, should a stray one be there.
+				w = [2]partWrite{}
+				add(updRemove, "#x"+strconv.Itoa(i)+"pk"[1-h.other:2-h.other], parts[1-h.other].attr.Name, "")
+			case modeNew:
+				w[h.other] = pwSet
+			}
+		}
+		for j, pw := range w {
+			if pw == pwNone {
 				continue
 			}
 			n := strconv.Itoa(i) + "pk"[j:j+1]
-			if kp.constant != nil {
-				// A constant is what a create writes when it writes the
-				// other key of its index too (a Put writes both or
-				// neither), and is written again with the other key: an
-				// item may enter a sparse index it was left out of.
-				if u.creates() && u.builds(parts[1-j]) || u.touches(parts[1-j]) {
-					add(updSet, "#x"+n, kp.attr.Name, ":x"+n)
-					s.parts = append(s.parts, [2]int{i, j})
-				}
-				continue
+			kind := updSet
+			if pw == pwIfNew {
+				kind = updSetIfNotExists
 			}
-			touched, missing, ifNew := false, []string(nil), false
-			for _, f := range kp.fields {
-				switch k := u.knows(f); {
-				case k == knownChanged:
-					touched = true
-				case k == knownSame:
-				case k == changedUnknown:
-					touched = true
-					missing = append(missing, f.name)
-				case k == sameIfExists && u.creates():
-					ifNew = true
-				default:
-					missing = append(missing, f.name)
-				}
-			}
-			switch {
-			case touched && len(missing) > 0:
-				return nil, inputError(m.name+" update", strings.Join(missing, ", "), fmt.Sprintf(
-					"index %s's %s (%s) is built from them and other attributes the update changes: set them too, or Get and Put",
-					ix.name, kp.attr.Name, kp.pattern()), nil)
-			case touched && ifNew:
-				return nil, inputError(m.name+" update", m.created.f.name, fmt.Sprintf(
-					"index %s's %s (%s) is built from it, which an update that may create keeps when the item exists: use Patch, or Get and Put",
-					ix.name, kp.attr.Name, kp.pattern()), nil)
-			case touched:
-				add(updSet, "#x"+n, kp.attr.Name, ":x"+n)
-			case !u.creates() || len(missing) > 0:
-				// Unchanged, or not buildable for a new item: an item the
-				// update creates is left out of the index.
-				continue
-			case ifNew:
-				// Built from Created: as it is if the item exists, from
-				// now if the update creates it.
-				add(updSetIfNotExists, "#x"+n, kp.attr.Name, ":x"+n)
-			default:
-				// Built from the key and constants: what a create writes.
-				add(updSet, "#x"+n, kp.attr.Name, ":x"+n)
-			}
+			add(kind, "#x"+n, parts[j].attr.Name, ":x"+n)
 			s.parts = append(s.parts, [2]int{i, j})
 		}
 	}
@@ -805,6 +829,7 @@ func (u *Update[T]) render(guards []*guard) (*updateShape, error) {
 	for _, g := range guards {
 		cond = append(cond, g.text(fieldName(g.f)))
 	}
+	cond = append(cond, halfConds...)
 	if len(cond) > 0 {
 		s.cond = ptr(andTerms(cond))
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -99,6 +100,22 @@ func (e *Entity[T]) Upsert(ctx context.Context, v T, opts ...func(*WriteOptions)
 	base := m.expr.fresh // no item or a live one; an expired one is cleared first
 	maps.Copy(exprNames, base.names)
 	base.names = exprNames
+	// The index keys are a Put's of v: right when the item has, of what
+	// v leaves out, nothing either (indexkeys.go's rule, for an upsert).
+	unset := m.leftOut(item)
+	if len(unset) > 0 {
+		var terms []string
+		if base.text != nil {
+			terms = append(terms, "("+*base.text+")")
+		}
+		for i, f := range unset {
+			n, val := "#o"+strconv.Itoa(i), ":o"+strconv.Itoa(i)
+			exprNames[n] = f.name
+			values[val] = zeroValue(f)
+			terms = append(terms, "(attribute_not_exists("+n+") OR "+n+" = "+val+")")
+		}
+		base.text = ptr(strings.Join(terms, " AND "))
+	}
 	c, err := m.condition(base, now, 0, o.Conditions)
 	if err != nil {
 		return zero, err
@@ -121,7 +138,13 @@ func (e *Entity[T]) Upsert(ctx context.Context, v T, opts ...func(*WriteOptions)
 	})
 	m.ops[opUpsert].use.call(err, size, 1)
 	if err != nil {
-		return zero, m.writeError("upsert", key, err, func(table.Item) error { return table.ErrConditionFailed })
+		return zero, m.writeError("upsert", key, err, func(current table.Item) error {
+			if set := setIn(current, unset); len(set) > 0 && !m.expiredAt(current, now) {
+				return inputError(m.name+" upsert", strings.Join(set, ", "),
+					"the stored item has them and the value leaves them out (omitempty), so they would stay, and index keys are built from them: set them in the value, or use Put", ErrIndexKey)
+			}
+			return table.ErrConditionFailed
+		})
 	}
 	var stored T
 	if err := m.decode(ctx, out.Attributes, &stored); err != nil {
@@ -188,4 +211,42 @@ func (m *model) absentIndexKeys(v reflect.Value) []string {
 		}
 	}
 	return out
+}
+
+// leftOut are the attributes index keys are built from that item (an
+// encoded value) leaves out: an upsert keeps the stored ones, which its
+// keys, built from the value, would not follow.
+func (m *model) leftOut(item table.Item) []*field {
+	var out []*field
+	for i := range m.indexes {
+		ix := &m.indexes[i]
+		for _, kp := range [2]*keyPart{&ix.pk, &ix.sk} {
+			for _, f := range kp.fields {
+				if _, ok := item[f.name]; !ok && !containsField(m.keyOnly, f) && !containsField(out, f) {
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// setIn names the fields item has set (not their zero value).
+func setIn(item table.Item, fields []*field) []string {
+	var out []string
+	for _, f := range fields {
+		if !anyZero(item, []*field{f}) {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// zeroValue is f's zero value as an update stores it.
+func zeroValue(f *field) types.AttributeValue {
+	av, err := attributevalue.Marshal(reflect.Zero(f.typ).Interface())
+	if err != nil {
+		return &types.AttributeValueMemberNULL{Value: true}
+	}
+	return av
 }
