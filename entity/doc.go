@@ -329,8 +329,9 @@
 //	                                          an index key built from an attribute a write sets
 //	                                          (Updated, Version, the caller's) is rebuilt by that
 //	                                          write, and one it cannot rebuild is refused naming
-//	                                          what is missing; no computed attributes: compute in
-//	                                          Go before the write
+//	                                          what is missing; an index's keys are written both
+//	                                          or neither, as Put writes them; no computed
+//	                                          attributes: compute in Go before the write
 //	projections (read named attributes)     GetAs[P](ctx, e, key): the attributes of P, a struct of
 //	                                          some of T's, decoded into a P, so a half-filled T never
 //	                                          passes for the item; Get's meanings kept (keys, type
