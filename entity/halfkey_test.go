@@ -1,6 +1,7 @@
 package entity_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -281,4 +282,47 @@ func TestAnUpdateOfAHalfKnownIndexSendsOneRequestWhenItsGuessHolds(t *testing.T)
 	require.NoError(t, err)
 	assert.Equal(t, 1, e.db.Calls("UpdateItem")-calls, "a new item, out of the sparse index: no guess")
 	assert.Nil(t, gsiKeys(t, e, cardKey("MEM", "m1")), "as Put of no lane leaves it")
+}
+
+// deletedBetween deletes an item just before the second UpdateItem it
+// passes on: the item changes between an update's guess and its resend.
+type deletedBetween struct {
+	table.API
+	calls int
+	del   func()
+}
+
+func (d *deletedBetween) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	if d.calls++; d.calls == 2 {
+		d.del()
+	}
+	return d.API.UpdateItem(ctx, in, optFns...)
+}
+
+// TestAResentUpdateExpectsTheItemItSawOutOfTheIndex: Run resends an
+// update whose guess the item belied, expecting the item it saw (out of
+// the index); when that item is deleted in between, the resend creates
+// nothing Put would refuse (an item of a non-sparse index with an empty
+// key): it is refused, and nothing is written.
+func TestAResentUpdateExpectsTheItemItSawOutOfTheIndex(t *testing.T) {
+	e := newEnv(t)
+	_, dense, _ := cardEntities(t, e)
+	_, err := dense.Put(ctx, Card{ID: "d1", Team: "red", Lane: "todo"})
+	require.NoError(t, err)
+	_, err = dense.Patch(Card{ID: "d1"}).Set("title", "gone").LeaveIndex("GSI1").Run(ctx)
+	require.NoError(t, err)
+
+	api := &deletedBetween{API: e.t.DB(), del: func() {
+		_, err := dense.Delete(ctx, Card{ID: "d1"})
+		require.NoError(t, err)
+	}}
+	reg, err := entity.NewRegistry(table.New(api, e.t.Schema()), entity.Clock(e.clock.Now))
+	require.NoError(t, err)
+	cards, err := entity.New[Card](reg, "dense", entity.Key("DENSE#{cardId}", "DENSE"),
+		entity.Index("GSI1", "DTEAM#{team}", "DLANE#{lane}"), entity.Timestamps("", "updatedAt"))
+	require.NoError(t, err)
+	_, err = cards.Update(Card{ID: "d1"}).Set("lane", "done").Run(ctx)
+	require.ErrorIs(t, err, entity.ErrIndexKey)
+	assert.Nil(t, gsiKeys(t, e, cardKey("DENSE", "d1")), "no item written")
+	assert.Equal(t, 2, api.calls, "the guess, then the resend")
 }
