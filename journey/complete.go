@@ -159,10 +159,10 @@ func (s *Store) decodePartition(ctx context.Context, items []table.Item) (*Compl
 				c.Stages = append(c.Stages, st)
 			}
 		case EntityRule:
-			var rec record[Rule]
-			if err = table.Unmarshal(item, &rec); err == nil {
+			var it ruleItem
+			if it, err = s.ents.rules.Decode(ctx, item); err == nil {
 				var r Rule
-				r, err = ruleFrom(rec)
+				r, err = it.rule()
 				c.Rules = append(c.Rules, r)
 			}
 		case EntityJob:

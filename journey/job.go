@@ -285,15 +285,15 @@ func (s *Store) journeyTxError(id, op string, allowed []Status, err error, i int
 
 // getJob implements [Jobs.Get].
 func (s *Store) getJob(ctx context.Context, ref JobRef, opts ...func(*ReadOptions)) (*Job, error) {
-	key, err := s.jobKey(ref)
+	if err := ref.check(); err != nil {
+		return nil, err
+	}
+	it, err := get(ctx, s.ents.jobs, jobItem{JourneyID: ref.JourneyID, Order: ref.Order, StageID: ref.StageID,
+		Execution: ref.Execution, StartedAt: ref.StartedAt}, opts, ErrJobNotFound, ref.JobID)
 	if err != nil {
 		return nil, err
 	}
-	item, err := getRecord[table.Item](ctx, s, key, opts, ErrJobNotFound, ref.JobID)
-	if err != nil {
-		return nil, err
-	}
-	j, err := s.jobOf(ctx, item)
+	j, err := it.job()
 	if err != nil {
 		return nil, err
 	}
@@ -339,13 +339,6 @@ func (s *Store) latestJob(ctx context.Context, journeyID string, order int, stag
 		return nil, err
 	}
 	return &j, nil
-}
-
-// first returns the first item of q, reading q.Limit items a request and
-// stopping there. (table.QueryPage reads one item more than its limit to
-// know whether a page follows; a "latest" lookup needs no cursor.)
-func first[T any](ctx context.Context, s *Store, q table.Query) (T, bool, error) {
-	return firstOf(table.QueryAll[T](ctx, s.t, q))
 }
 
 // firstOf returns the first item of seq, reading no further.

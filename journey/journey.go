@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -355,6 +356,24 @@ func journeyFrom(rec record[Journey]) (Journey, error) {
 		j.CurrentJobs = map[string]string{}
 	}
 	return j, nil
+}
+
+// get reads one item of e with the caller's read options; a missing item is
+// notFound(sentinel, what), so every Get* call reports absence the same way.
+func get[T any](ctx context.Context, e *entity.Entity[T], key T, opts []func(*ReadOptions), sentinel error, what string) (T, error) {
+	v, err := e.Get(ctx, key, entityRead(applyReadOptions(opts).Consistent)...)
+	if errors.Is(err, table.ErrNotFound) {
+		return v, notFound(sentinel, what, err)
+	}
+	return v, err
+}
+
+// entityRead is the entity read options of a read consistent or not.
+func entityRead(consistent bool) []func(*entity.ReadOptions) {
+	if consistent {
+		return []func(*entity.ReadOptions){entity.Consistent()}
+	}
+	return nil
 }
 
 // getRecord reads one item with the caller's read options; a missing item is

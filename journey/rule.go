@@ -9,17 +9,21 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
 
-// Rule keys.
-var (
+// Rule keys (declared in declare).
+const (
 	// SK "RULE#raw_analysis#001#rule-raw_analysis-field_mapping-a1b2c3d4".
 	// No GSI1 keys: the seed's JOURNEY#{id}#RULES entries are not
 	// written (see "Stages and rules in GSI1" in the package doc).
-	ruleSK = keys.MustSort("RULE#{stageId}#{index:03d}#{ruleId}")
+	ruleSortKey = "RULE#{stageId}#{index:03d}#{ruleId}"
 )
+
+// ruleSK tells a rule's sort key (backups, patterns).
+var ruleSK = keys.MustSort(ruleSortKey)
 
 // RuleStatus enables or disables a rule.
 type RuleStatus string
@@ -158,33 +162,35 @@ func (in *NewRule) check() error {
 	return nil
 }
 
-func ruleRecord(r Rule) (record[Rule], error) {
-	pk, err := journeyPK.Build(r.JourneyID)
-	if err != nil {
-		return record[Rule]{}, inputError("journeyId", r.JourneyID, err.Error())
-	}
-	sk, err := ruleSK.Build(r.StageID, r.Index, r.RuleID)
-	if err != nil {
-		return record[Rule]{}, inputError("rule", r.RuleID, err.Error())
-	}
-	return record[Rule]{PK: pk, SK: sk, EntityType: EntityRule,
-		CreatedAt: r.CreatedAt.String(), UpdatedAt: r.UpdatedAt.String(), Data: r}, nil
+// ruleItem is a rule as stored (declare): the rule is Data, and its key
+// parts, kept in the keys only, are copies of the rule's fields.
+type ruleItem struct {
+	JourneyID string `dynamodbav:"journeyId"`
+	StageID   string `dynamodbav:"stageId"`
+	Index     int    `dynamodbav:"index"`
+	RuleID    string `dynamodbav:"ruleId"`
+	CreatedAt string `dynamodbav:"CreatedAt"`
+	UpdatedAt string `dynamodbav:"UpdatedAt,omitempty"`
+	Data      Rule   `dynamodbav:"Data"`
 }
 
-func ruleFrom(rec record[Rule]) (Rule, error) {
-	r := rec.Data
-	parts, err := ruleSK.Parse(rec.SK)
-	if err != nil {
-		return r, err
-	}
-	r.Index = parts.Int("index")
+func ruleItemOf(r Rule) ruleItem {
+	return ruleItem{JourneyID: r.JourneyID, StageID: r.StageID, Index: r.Index, RuleID: r.RuleID,
+		CreatedAt: r.CreatedAt.String(), UpdatedAt: r.UpdatedAt.String(), Data: r}
+}
+
+// rule is the stored rule: the index from the key, and the journey id
+// the seed keeps in Data taken from the key where Data lacks it.
+func (it ruleItem) rule() (Rule, error) {
+	r := it.Data
+	r.Index = it.Index
 	if r.JourneyID == "" {
-		r.JourneyID = strings.TrimPrefix(rec.PK, "JOURNEY#")
+		r.JourneyID = it.JourneyID
 	}
-	if err := r.CreatedAt.parse(rec.CreatedAt); err != nil {
+	if err := r.CreatedAt.parse(it.CreatedAt); err != nil {
 		return r, err
 	}
-	return r, r.UpdatedAt.parse(rec.UpdatedAt)
+	return r, r.UpdatedAt.parse(it.UpdatedAt)
 }
 
 // maxRuleIndex is the largest {index:03d}.
@@ -229,10 +235,6 @@ func (s *Store) addRule(ctx context.Context, in NewRule) (*Rule, error) {
 			Description: in.Description, Type: in.Type, Priority: in.Priority, Scope: in.Scope, Status: in.Status,
 			Context: in.Context, Content: in.Content, Metadata: in.Metadata, Index: n,
 			CreatedAt: Time{now}, UpdatedAt: Time{now}}
-		rec, err := ruleRecord(r)
-		if err != nil {
-			return nil, err
-		}
 		stageKey, _ := s.stageKey(in.JourneyID, st.Order, st.StageID)
 		journeyKey, _ := s.journeyKey(in.JourneyID)
 		counter := expression.Name("Data.lastRuleIndex")
@@ -241,11 +243,13 @@ func (s *Store) addRule(ctx context.Context, in NewRule) (*Rule, error) {
 		if r.Status == RuleActive {
 			aggregates = aggregates.Add(expression.Name("Data.aggregates.activeRules"), expression.Value(1))
 		}
-		err = s.t.WriteTx().
+		tx := s.t.WriteTx().
 			Update(stageKey, expression.Set(counter, expression.Value(n)),
-				table.IfExists(), table.If(expression.AttributeNotExists(counter).Or(counter.LessThan(expression.Value(n))))).
-			Create(rec).
-			Update(journeyKey, aggregates, table.IfExists(), table.If(journeyOwn()), table.ItemOnConditionFailure()).
+				table.IfExists(), table.If(expression.AttributeNotExists(counter).Or(counter.LessThan(expression.Value(n)))))
+		if err := s.ents.rules.TxCreate(ruleItemOf(r)).AddTo(ctx, tx); err != nil {
+			return nil, err
+		}
+		err = tx.Update(journeyKey, aggregates, table.IfExists(), table.If(journeyOwn()), table.ItemOnConditionFailure()).
 			Run(ctx)
 		if err == nil {
 			return &r, nil
@@ -290,21 +294,12 @@ func failedAction(err error) int {
 // lastRuleIndex is the index of the stage's last rule by key (0: none),
 // read with one descending Query of Limit 1.
 func (s *Store) lastRuleIndex(ctx context.Context, journeyID, stageID string) (int, error) {
-	pk, _ := journeyPK.Build(journeyID)
-	prefix, err := ruleSK.Prefix(stageID)
-	if err != nil {
-		return 0, inputError("stageId", stageID, err.Error())
-	}
-	rec, ok, err := first[record[Rule]](ctx, s, table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix),
-		Descending: true, Limit: 1, Consistent: true})
+	it, ok, err := firstOf(s.ents.rules.Items(ctx, ruleItem{JourneyID: journeyID}, entity.SortBeginsWith(stageID),
+		entity.Descending(), entity.Limit(1), entity.Consistent()))
 	if err != nil || !ok {
 		return 0, err
 	}
-	parts, err := ruleSK.Parse(rec.SK)
-	if err != nil {
-		return 0, err
-	}
-	return parts.Int("index"), nil
+	return it.Index, nil
 }
 
 func (s *Store) ruleKey(ref RuleRef) (table.Key, error) {
@@ -317,25 +312,20 @@ func (s *Store) ruleKey(ref RuleRef) (table.Key, error) {
 	if err := checkID("RuleRef.RuleID", ref.RuleID); err != nil {
 		return nil, err
 	}
-	pk, _ := journeyPK.Build(ref.JourneyID)
-	sk, err := ruleSK.Build(ref.StageID, ref.Index, ref.RuleID)
-	if err != nil {
-		return nil, inputError("RuleRef.Index", ref.Index, err.Error())
-	}
-	return s.t.Key(pk, sk), nil
+	return s.ents.rules.Key(ruleItem{JourneyID: ref.JourneyID, StageID: ref.StageID, Index: ref.Index, RuleID: ref.RuleID})
 }
 
 // getRule implements [Rules.Get].
 func (s *Store) getRule(ctx context.Context, ref RuleRef, opts ...func(*ReadOptions)) (*Rule, error) {
-	key, err := s.ruleKey(ref)
+	if _, err := s.ruleKey(ref); err != nil {
+		return nil, err
+	}
+	it, err := get(ctx, s.ents.rules, ruleItem{JourneyID: ref.JourneyID, StageID: ref.StageID, Index: ref.Index, RuleID: ref.RuleID},
+		opts, ErrRuleNotFound, ref.RuleID)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := getRecord[record[Rule]](ctx, s, key, opts, ErrRuleNotFound, ref.RuleID)
-	if err != nil {
-		return nil, err
-	}
-	r, err := ruleFrom(rec)
+	r, err := it.rule()
 	if err != nil {
 		return nil, err
 	}
@@ -426,15 +416,12 @@ func (r Rule) appliesTo(stageID string) bool {
 // journeyRules reads every rule of a journey: one Query,
 // begins_with(SK, "RULE#").
 func (s *Store) journeyRules(ctx context.Context, journeyID string, consistent bool) ([]Rule, error) {
-	pk, _ := journeyPK.Build(journeyID)
-	prefix, _ := ruleSK.Prefix()
 	var out []Rule
-	for rec, err := range table.QueryAll[record[Rule]](ctx, s.t, table.Query{Partition: pk, Sort: table.SortBeginsWith(prefix),
-		Consistent: consistent}) {
+	for it, err := range s.ents.rules.Items(ctx, ruleItem{JourneyID: journeyID}, entityRead(consistent)...) {
 		if err != nil {
 			return nil, err
 		}
-		r, err := ruleFrom(rec)
+		r, err := it.rule()
 		if err != nil {
 			return nil, err
 		}

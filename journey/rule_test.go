@@ -6,8 +6,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tablekit/tablekit/table"
 )
 
 // TestRulesForStageRunCriticalFirst: the seed's GSI1SK would list a
@@ -169,4 +172,26 @@ func TestSetRuleStatusMovesActiveRules(t *testing.T) {
 	assert.ErrorIs(t, err, ErrRuleNotFound)
 	_, err = e.store.Rules().Add(ctx, NewRule{JourneyID: "JRN-T", StageID: "nope", Title: "r", Type: RuleValidation})
 	assert.ErrorIs(t, err, ErrStageNotFound)
+}
+
+// TestARuleItemWhoseDataLacksItsJourneyIDReadsItFromTheKey: a rule item
+// written by other tools without journeyId in Data reads its journey from
+// the PK and its index from the SK, by Rules.Get and Journeys.Load alike.
+func TestARuleItemWhoseDataLacksItsJourneyIDReadsItFromTheKey(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.newJourney(t)
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	item := table.Item{attrPK: s("JOURNEY#JRN-T"), attrSK: s("RULE#raw_analysis#007#rule-x"), attrEntityType: s(EntityRule),
+		attrCreatedAt: s("2025-11-01T20:00:00.000000Z"),
+		attrData:      &types.AttributeValueMemberM{Value: table.Item{"ruleId": s("rule-x"), "stageId": s("raw_analysis"), "title": s("x")}}}
+	require.NoError(t, e.store.t.Put(ctx, item))
+	want := RuleRef{JourneyID: "JRN-T", StageID: "raw_analysis", Index: 7, RuleID: "rule-x"}
+	r, err := e.store.Rules().Get(ctx, want)
+	require.NoError(t, err)
+	assert.Equal(t, want, r.Ref())
+	c, err := e.store.Journeys().Load(ctx, "JRN-T")
+	require.NoError(t, err)
+	require.Len(t, c.Rules, 1)
+	assert.Equal(t, want, c.Rules[0].Ref())
 }

@@ -64,6 +64,7 @@ const jobIndexPartition = "JOB#{jobId}"
 //	LogEntry    JOURNEY#{journeyId}  LOG#{jobId}#{stepName}#{timestamp:time}#{logId}             JOB#{jobId}       {timestamp:time}
 //	JobExecution JOURNEY#{journeyId} JOB#{order:02d}#{stageId}#{execution:03d}#{startedAt:time}  JOB#{jobId}       {startedAt:time}
 //	StageDefinition JOURNEY#{journeyId} STAGE#{order:02d}#{stageId}                             (none)
+//	SecondBrainRule JOURNEY#{journeyId} RULE#{stageId}#{index:03d}#{ruleId}                     (none)
 //
 // The other kinds are still written and read by hand (record[T]); see
 // docs/systems/journey.md.
@@ -73,6 +74,7 @@ type entities struct {
 	logs    *entity.Entity[logItem]
 	jobs    *entity.Entity[jobItem]
 	stages  *entity.Entity[stageItem]
+	rules   *entity.Entity[ruleItem]
 }
 
 // decoders are the declarations without a store, for the package's
@@ -115,5 +117,11 @@ func declare(t *table.Table, clock func() time.Time) (entities, error) {
 	e.stages, err = entity.New[stageItem](e.reg, EntityStage,
 		entity.Key(journeyPartition, stageSortKey),
 		entity.KeyOnly("journeyId", "order", "stageId"))
+	if err != nil {
+		return e, err
+	}
+	e.rules, err = entity.New[ruleItem](e.reg, EntityRule,
+		entity.Key(journeyPartition, ruleSortKey),
+		entity.KeyOnly("journeyId", "stageId", "index", "ruleId"))
 	return e, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -154,11 +153,7 @@ func (s *Store) stages(ctx context.Context, journeyID string, opts ...func(*Read
 		return nil, err
 	}
 	var out []Stage
-	var read []func(*entity.ReadOptions)
-	if applyReadOptions(opts).Consistent {
-		read = append(read, entity.Consistent())
-	}
-	for it, err := range s.ents.stages.Items(ctx, stageItem{JourneyID: journeyID}, read...) {
+	for it, err := range s.ents.stages.Items(ctx, stageItem{JourneyID: journeyID}, entityRead(applyReadOptions(opts).Consistent)...) {
 		if err != nil {
 			return nil, err
 		}
