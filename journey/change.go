@@ -56,7 +56,7 @@ func JourneyFromChange(ch changes.Change[table.Item]) (*Journey, bool, error) {
 	if claimed(item) {
 		return nil, false, nil
 	}
-	j, err := decodeChange(item, "journey", journeyFrom)
+	j, err := journeyFromItem(item)
 	if err == nil && j.ID == "" {
 		err = fmt.Errorf("journey: metadata item %s has no journeyId", stringAttr(item, attrPK))
 	}

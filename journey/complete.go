@@ -146,11 +146,8 @@ func (s *Store) decodePartition(ctx context.Context, items []table.Item) (*Compl
 		var err error
 		switch stringAttr(item, attrEntityType) {
 		case EntityJourney:
-			var rec record[Journey]
-			if err = table.Unmarshal(item, &rec); err == nil {
-				c.Journey, err = journeyFrom(rec)
-				found = true
-			}
+			c.Journey, err = s.journeyOf(ctx, item)
+			found = true
 		case EntityStage:
 			var it stageItem
 			if it, err = s.ents.stages.Decode(ctx, item); err == nil {

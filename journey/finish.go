@@ -26,7 +26,6 @@ type Finish struct {
 // journeyRead is the journey's metadata and stages as one of the journey's
 // guarded moves (Jobs.Finish, Stages.Skip) read them.
 type journeyRead struct {
-	rec    record[Journey]
 	j      Journey
 	stages []Stage
 }
@@ -41,13 +40,14 @@ func (s *Store) readJourney(ctx context.Context, journeyID string, jobKey table.
 	var wg sync.WaitGroup
 	wg.Go(func() { r.stages, stagesErr = s.stages(ctx, journeyID, Consistent()) })
 	key, _ := s.journeyKey(journeyID)
+	var item table.Item
 	var err error
 	if jobKey != nil {
-		err = s.t.GetTx().Get(key, &r.rec).Get(jobKey, job).Run(ctx)
+		err = s.t.GetTx().Get(key, &item).Get(jobKey, job).Run(ctx)
 	} else {
 		// One item: a strongly consistent GetItem reads it at half a
 		// read transaction's cost.
-		err = s.t.Get(ctx, key, &r.rec, table.Consistent())
+		err = s.t.Get(ctx, key, &item, table.Consistent())
 	}
 	wg.Wait()
 	if err != nil && !errors.Is(err, table.ErrNotFound) {
@@ -56,19 +56,16 @@ func (s *Store) readJourney(ctx context.Context, journeyID string, jobKey table.
 	if stagesErr != nil {
 		return nil, stagesErr
 	}
-	if r.rec.PK == "" {
+	if len(item) == 0 {
 		return nil, notFound(ErrJourneyNotFound, journeyID, err)
 	}
-	if r.rec.ImportID != "" {
-		return nil, fmt.Errorf("%w: %q", ErrImportInProgress, journeyID)
-	}
-	if r.rec.DeletingAt != "" {
-		return nil, deletingError(journeyID, nil)
+	if claimed(item) {
+		return nil, claimedError(journeyID, item, nil)
 	}
 	if jobKey != nil && len(*job) == 0 {
 		return nil, notFound(ErrJobNotFound, stringAttr(table.Item(jobKey), attrSK), err)
 	}
-	j, err := journeyFrom(r.rec)
+	j, err := s.journeyOf(ctx, item)
 	if err != nil {
 		return nil, err
 	}

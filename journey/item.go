@@ -42,29 +42,6 @@ const (
 	EntityReport  = "JobReport"
 )
 
-// record is the envelope every item shares. CreatedAt and UpdatedAt are
-// strings in keys.TimeLayout, like the seed's; UpdatedAt is left out of
-// log and report entries, which the seed never updates.
-type record[T any] struct {
-	PK         string `dynamodbav:"PK"`
-	SK         string `dynamodbav:"SK"`
-	EntityType string `dynamodbav:"EntityType"`
-	GSI1PK     string `dynamodbav:"GSI1PK,omitempty"`
-	GSI1SK     string `dynamodbav:"GSI1SK,omitempty"`
-	CreatedAt  string `dynamodbav:"CreatedAt"`
-	UpdatedAt  string `dynamodbav:"UpdatedAt,omitempty"`
-	Data       T      `dynamodbav:"Data"`
-	// ImportID is set only on a METADATA item that is an import's claim
-	// (see Backups.ImportFrom).
-	ImportID string `dynamodbav:"ImportId,omitempty"`
-	// DeletingAt is set only on a METADATA item Journeys.Delete marked:
-	// the journey is being deleted.
-	DeletingAt string `dynamodbav:"DeletingAt,omitempty"`
-	// TTL (Unix seconds) is set only on log summaries: DynamoDB deletes
-	// them after Options.LogSummaryRetention.
-	TTL int64 `dynamodbav:"ttl,omitempty"`
-}
-
 // Time is a timestamp stored the seed's way: UTC with six fractional
 // digits ("2025-11-01T20:30:00.000000Z", keys.TimeLayout), in DynamoDB and
 // in JSON. The zero Time is stored as null, as the seed stores an unset

@@ -17,20 +17,21 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// Journey metadata keys.
-var (
-	// PK "JOURNEY#JRN-ABC123456789": every item of a journey shares it.
-	journeyPK = keys.MustPartition(journeyPartition)
-	// GSI1SK "2025-11-01T20:00:00.000000Z": journeys listed by creation.
-	journeysGSI1SK = keys.MustSort("{createdAt:time}")
-)
-
+// Journey metadata keys (declared in declare).
 const (
 	// SK "METADATA": one per journey.
 	metadataSK = "METADATA"
-	// GSI1PK "JOURNEYS": every journey's metadata, for the dashboard.
-	journeysGSI1PK = "JOURNEYS"
+	// GSI1PK "JOURNEYS", GSI1SK "2025-11-01T20:00:00.000000Z": every
+	// listed journey's metadata by creation, for the dashboard. Sparse:
+	// the rule library (Library.Create) and an import's claim are not
+	// listed (no GSI1 keys).
+	journeysIndexPartition = "JOURNEYS"
+	journeysIndexSort      = "{listedAt:time}"
 )
+
+// journeyPK is every item's PK (the partition-wide reads: Load, backups,
+// Delete).
+var journeyPK = keys.MustPartition(journeyPartition)
 
 // Status is a journey's state.
 type Status string
@@ -53,16 +54,15 @@ func (s Status) valid() bool {
 	return false
 }
 
-// statusFilter keeps the items whose Data.status is one of statuses (nil
-// for none): the filter of every journey listing by status (Journeys.List,
-// Journeys.ByPriority, Jobs.Recover), since GSI1 JOURNEYS sorts by
-// creation time.
-func statusFilter(statuses []Status) *expression.ConditionBuilder {
+// statusFilter keeps the items whose Data.status is one of statuses (no
+// option for none): the filter of every journey listing by status
+// (Journeys.List, Journeys.ByPriority, Jobs.Recover), since GSI1 JOURNEYS
+// sorts by creation time.
+func statusFilter(statuses []Status) []func(*entity.ReadOptions) {
 	if len(statuses) == 0 {
 		return nil
 	}
-	f := statusIn("Data.status", statuses...)
-	return &f
+	return []func(*entity.ReadOptions){entity.Where(statusIn("Data.status", statuses...))}
 }
 
 // Priority orders journeys and rules: critical first, then high, medium,
@@ -205,11 +205,7 @@ type NewJourney struct {
 }
 
 func (s *Store) journeyKey(id string) (table.Key, error) {
-	pk, err := journeyPK.Build(id)
-	if err != nil {
-		return nil, inputError("journeyId", id, err.Error())
-	}
-	return s.t.Key(pk, metadataSK), nil
+	return s.ents.journeys.Key(journeyItem{JourneyID: id})
 }
 
 func (in *NewJourney) check() error {
@@ -288,14 +284,10 @@ func (s *Store) createJourney(ctx context.Context, in NewJourney, listed bool) (
 		j.CurrentStageID = stages[0].StageID
 	}
 	c := &Complete{Journey: j}
-	rec, err := journeyRecord(j)
-	if err != nil {
+	tx := s.t.WriteTx()
+	if err := s.ents.journeys.TxCreate(journeyItemOf(j, listed)).AddTo(ctx, tx); err != nil {
 		return nil, err
 	}
-	if !listed {
-		rec.GSI1PK, rec.GSI1SK = "", ""
-	}
-	tx := s.t.WriteTx().Create(rec)
 	for i, st := range stages {
 		st.JourneyID, st.Order = in.ID, i+1
 		if st.Status == "" {
@@ -316,37 +308,49 @@ func (s *Store) createJourney(ctx context.Context, in NewJourney, listed bool) (
 	return c, nil
 }
 
-func journeyRecord(j Journey) (record[Journey], error) {
-	pk, err := journeyPK.Build(j.ID)
-	if err != nil {
-		return record[Journey]{}, inputError("journeyId", j.ID, err.Error())
-	}
-	if j.CreatedAt.IsZero() {
-		return record[Journey]{}, inputError("Journey.CreatedAt", "zero", "a journey needs its creation time")
-	}
-	gsk, err := journeysGSI1SK.Build(j.CreatedAt.Time)
-	if err != nil {
-		return record[Journey]{}, inputError("Journey.CreatedAt", j.CreatedAt, err.Error())
-	}
+// journeyItem is a journey's metadata as stored (declare): the journey is
+// Data; its id, kept in the key only, is a copy of the journey's, and
+// ListedAt, its creation time when it is listed, is GSI1SK's.
+type journeyItem struct {
+	JourneyID string    `dynamodbav:"journeyId"`
+	ListedAt  time.Time `dynamodbav:"listedAt"`
+	CreatedAt string    `dynamodbav:"CreatedAt"`
+	UpdatedAt string    `dynamodbav:"UpdatedAt,omitempty"`
+	Data      Journey   `dynamodbav:"Data"`
+	// ImportID is set only on a METADATA item that is an import's claim
+	// (see Backups.ImportFrom).
+	ImportID string `dynamodbav:"ImportId,omitempty"`
+	// DeletingAt is set only on a METADATA item Journeys.Delete marked:
+	// the journey is being deleted.
+	DeletingAt string `dynamodbav:"DeletingAt,omitempty"`
+}
+
+// journeyItemOf is j's metadata item, in GSI1 JOURNEYS when listed.
+func journeyItemOf(j Journey, listed bool) journeyItem {
 	if j.CurrentJobs == nil {
 		j.CurrentJobs = map[string]string{}
 	}
-	return record[Journey]{PK: pk, SK: metadataSK, EntityType: EntityJourney, GSI1PK: journeysGSI1PK, GSI1SK: gsk,
-		CreatedAt: j.CreatedAt.String(), UpdatedAt: j.UpdatedAt.String(), Data: j}, nil
+	it := journeyItem{JourneyID: j.ID, CreatedAt: j.CreatedAt.String(), UpdatedAt: j.UpdatedAt.String(), Data: j}
+	if listed {
+		it.ListedAt = j.CreatedAt.Time
+	}
+	return it
 }
 
-func journeyFrom(rec record[Journey]) (Journey, error) {
-	j := rec.Data
-	if rec.ImportID != "" {
-		return j, fmt.Errorf("%w: %q (import %s)", ErrImportInProgress, j.ID, rec.ImportID)
+// journey is the stored journey; an import's claim and a journey being
+// deleted are not one (ErrImportInProgress, ErrDeleteInProgress).
+func (it journeyItem) journey() (Journey, error) {
+	j := it.Data
+	if it.ImportID != "" {
+		return j, fmt.Errorf("%w: %q (import %s)", ErrImportInProgress, j.ID, it.ImportID)
 	}
-	if rec.DeletingAt != "" {
+	if it.DeletingAt != "" {
 		return j, deletingError(j.ID, nil)
 	}
-	if err := j.CreatedAt.parse(rec.CreatedAt); err != nil {
+	if err := j.CreatedAt.parse(it.CreatedAt); err != nil {
 		return j, err
 	}
-	if err := j.UpdatedAt.parse(rec.UpdatedAt); err != nil {
+	if err := j.UpdatedAt.parse(it.UpdatedAt); err != nil {
 		return j, err
 	}
 	if j.Aggregates.TotalExecutionSeconds > 0 {
@@ -356,6 +360,29 @@ func journeyFrom(rec record[Journey]) (Journey, error) {
 		j.CurrentJobs = map[string]string{}
 	}
 	return j, nil
+}
+
+// journeyOf decodes a journey's metadata item read by other means (a
+// transaction, an update's new image, a partition's items).
+func (s *Store) journeyOf(ctx context.Context, item table.Item) (Journey, error) {
+	return journeyDecoded(s.ents.journeys.Decode(ctx, item))
+}
+
+// journeyFromItem decodes a journey's metadata item without a store (a
+// change's image).
+func journeyFromItem(item table.Item) (Journey, error) {
+	ents, err := decoders()
+	if err != nil {
+		return Journey{}, err
+	}
+	return journeyDecoded(ents.journeys.Decode(context.Background(), item))
+}
+
+func journeyDecoded(it journeyItem, err error) (Journey, error) {
+	if err != nil {
+		return Journey{}, err
+	}
+	return it.journey()
 }
 
 // get reads one item of e with the caller's read options; a missing item is
@@ -376,37 +403,16 @@ func entityRead(consistent bool) []func(*entity.ReadOptions) {
 	return nil
 }
 
-// getRecord reads one item with the caller's read options; a missing item is
-// notFound(sentinel, what), so every Get* call reports absence the same way.
-func getRecord[R any](ctx context.Context, s *Store, key table.Key, opts []func(*ReadOptions), sentinel error, what string) (R, error) {
-	var get []func(*table.GetOptions)
-	if applyReadOptions(opts).Consistent {
-		get = append(get, table.Consistent())
-	}
-	var rec R
-	if err := s.t.Get(ctx, key, &rec, get...); err != nil {
-		if errors.Is(err, table.ErrNotFound) {
-			return rec, notFound(sentinel, what, err)
-		}
-		return rec, err
-	}
-	return rec, nil
-}
-
 // getJourney implements [Journeys.Get].
 func (s *Store) getJourney(ctx context.Context, id string, opts ...func(*ReadOptions)) (*Journey, error) {
 	if err := checkID("journeyId", id); err != nil {
 		return nil, err
 	}
-	key, err := s.journeyKey(id)
+	it, err := get(ctx, s.ents.journeys, journeyItem{JourneyID: id}, opts, ErrJourneyNotFound, id)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := getRecord[record[Journey]](ctx, s, key, opts, ErrJourneyNotFound, id)
-	if err != nil {
-		return nil, err
-	}
-	j, err := journeyFrom(rec)
+	j, err := it.journey()
 	if err != nil {
 		return nil, err
 	}
@@ -415,15 +421,12 @@ func (s *Store) getJourney(ctx context.Context, id string, opts ...func(*ReadOpt
 
 // listJourneys implements [Journeys.List].
 func (s *Store) listJourneys(ctx context.Context, cursor string, o ListOptions) (table.Page[Journey], error) {
-	// Journeys created in the same microsecond share GSI1SK; every
-	// journey's SK is METADATA, so the tie-break is the unique PK.
-	q := table.Query{Index: IndexGSI1, Partition: journeysGSI1PK, Descending: !o.OldestFirst, Limit: int32(o.Limit),
-		TieBreak: []string{attrPK}, Filter: statusFilter(o.Statuses)}
-	page, err := table.QueryPage[record[Journey]](ctx, s.t, q, cursor)
+	o.NewestFirst = !o.OldestFirst
+	page, err := s.ents.journeys.List(ctx, journeyItem{}, cursor, append(entityList(IndexGSI1, o), statusFilter(o.Statuses)...)...)
 	if err != nil {
 		return table.Page[Journey]{}, err
 	}
-	return pageOf(page, journeyFrom)
+	return pageOf(page, journeyItem.journey)
 }
 
 // journeysByPriority implements [Journeys.ByPriority] and lists the
@@ -433,13 +436,12 @@ func (s *Store) listJourneys(ctx context.Context, cursor string, o ListOptions) 
 // imported are not listed (their claim has no GSI1 keys); one that reads
 // as being imported is skipped.
 func (s *Store) journeysByPriority(ctx context.Context, statuses []Status) ([]Journey, error) {
-	q := table.Query{Index: IndexGSI1, Partition: journeysGSI1PK, Filter: statusFilter(statuses), TieBreak: []string{attrPK}}
 	var out []Journey
-	for rec, err := range table.QueryAll[record[Journey]](ctx, s.t, q) {
+	for it, err := range s.ents.journeys.Items(ctx, journeyItem{}, append(statusFilter(statuses), entity.ByIndex(IndexGSI1))...) {
 		if err != nil {
 			return nil, err
 		}
-		j, err := journeyFrom(rec)
+		j, err := it.journey()
 		if errors.Is(err, ErrImportInProgress) {
 			continue
 		}
@@ -475,13 +477,13 @@ func (s *Store) move(ctx context.Context, id, op string, to Status, from ...Stat
 	}
 	u := expression.Set(expression.Name("Data.status"), expression.Value(to)).
 		Set(expression.Name(attrUpdatedAt), expression.Value(stamp(s.now())))
-	var rec record[Journey]
+	var item table.Item
 	err = s.t.Update(ctx, key, u, table.IfExists(), table.If(statusIn("Data.status", from...).And(journeyOwn())),
-		table.ItemOnConditionFailure(), table.ReturnNew(&rec))
+		table.ItemOnConditionFailure(), table.ReturnNew(&item))
 	if err != nil {
 		return nil, s.journeyWriteError(id, op, from, err)
 	}
-	j, err := journeyFrom(rec)
+	j, err := s.journeyOf(ctx, item)
 	if err != nil {
 		return nil, err
 	}

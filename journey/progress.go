@@ -172,7 +172,7 @@ func ProgressEvents(ch changes.Change[table.Item]) ([]ProgressEvent, error) {
 		if ch.Old == nil {
 			return nil, nil
 		}
-		j, err := decodeChange(newItem, "journey", journeyFrom)
+		j, err := journeyFromItem(newItem)
 		if err != nil {
 			return nil, err
 		}
@@ -198,7 +198,7 @@ func ProgressEvents(ch changes.Change[table.Item]) ([]ProgressEvent, error) {
 // restoredEvent is the ProgressJourneyRestored of an import's swap: the
 // claim (old image) replaced by the backup's metadata (new image).
 func restoredEvent(ch changes.Change[table.Item], newItem table.Item) ([]ProgressEvent, error) {
-	j, err := decodeChange(newItem, "journey", journeyFrom)
+	j, err := journeyFromItem(newItem)
 	if err != nil {
 		return nil, err
 	}
@@ -211,14 +211,4 @@ func restoredEvent(ch changes.Change[table.Item], newItem table.Item) ([]Progres
 	}
 	return []ProgressEvent{{Kind: ProgressJourneyRestored, JourneyID: j.ID, Progress: j.OverallProgress,
 		At: at, SequenceNumber: ch.SequenceNumber}}, nil
-}
-
-// decodeChange decodes an image of a change as the entity from reads.
-func decodeChange[T any](item table.Item, what string, from func(record[T]) (T, error)) (T, error) {
-	var rec record[T]
-	if err := table.Unmarshal(item, &rec); err != nil {
-		var zero T
-		return zero, fmt.Errorf("journey: decode %s change: %w", what, err)
-	}
-	return from(rec)
 }

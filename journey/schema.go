@@ -65,16 +65,19 @@ const jobIndexPartition = "JOB#{jobId}"
 //	JobExecution JOURNEY#{journeyId} JOB#{order:02d}#{stageId}#{execution:03d}#{startedAt:time}  JOB#{jobId}       {startedAt:time}
 //	StageDefinition JOURNEY#{journeyId} STAGE#{order:02d}#{stageId}                             (none)
 //	SecondBrainRule JOURNEY#{journeyId} RULE#{stageId}#{index:03d}#{ruleId}                     (none)
+//	Journey     JOURNEY#{journeyId}  METADATA                                                 JOURNEYS          {listedAt:time} (sparse)
 //
-// The other kinds are still written and read by hand (record[T]); see
+// A journey's listedAt is its creation time when it is listed; the rule
+// library and an import's claim are not (no GSI1 keys). See
 // docs/systems/journey.md.
 type entities struct {
-	reg     *entity.Registry
-	reports *entity.Entity[reportItem]
-	logs    *entity.Entity[logItem]
-	jobs    *entity.Entity[jobItem]
-	stages  *entity.Entity[stageItem]
-	rules   *entity.Entity[ruleItem]
+	reg      *entity.Registry
+	journeys *entity.Entity[journeyItem]
+	reports  *entity.Entity[reportItem]
+	logs     *entity.Entity[logItem]
+	jobs     *entity.Entity[jobItem]
+	stages   *entity.Entity[stageItem]
+	rules    *entity.Entity[ruleItem]
 }
 
 // decoders are the declarations without a store, for the package's
@@ -91,6 +94,13 @@ func declare(t *table.Table, clock func() time.Time) (entities, error) {
 	var e entities
 	var err error
 	if e.reg, err = entity.NewRegistry(t, entity.TypeAttribute(attrEntityType), entity.NoSpans(), entity.Clock(clock)); err != nil {
+		return e, err
+	}
+	e.journeys, err = entity.New[journeyItem](e.reg, EntityJourney,
+		entity.Key(journeyPartition, metadataSK),
+		entity.SparseIndex(IndexGSI1, journeysIndexPartition, journeysIndexSort),
+		entity.KeyOnly("journeyId", "listedAt"))
+	if err != nil {
 		return e, err
 	}
 	e.reports, err = entity.New[reportItem](e.reg, EntityReport,

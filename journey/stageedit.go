@@ -227,7 +227,7 @@ func (s *Store) editStages(ctx context.Context, journeyID, op string, edit func(
 			}
 			return nil
 		}
-		nr := journeyRead{rec: r.rec, j: r.j, stages: next}
+		nr := journeyRead{j: r.j, stages: next}
 		a := nr.advance("", false)
 		ju := expression.Set(expression.Name("Data.overallProgress"), expression.Value(progressFor(len(a.done), len(next)))).
 			Add(expression.Name("Data.stageEdits"), expression.Value(1)).
