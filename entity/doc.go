@@ -248,7 +248,11 @@
 // are broken by the table key, partition then sort key). Registry.Decode
 // does the same for one item (a change record from package changes, a raw
 // read), and Registry.Identify names the entity of an item (tablekit
-// inspect groups a partition with it).
+// inspect groups a partition with it). Code that decodes items without a
+// DynamoDB client (a package function reading a change record) declares
+// its entities on an Offline registry: the same declarations decode and
+// build keys, and every call that would send a request fails with
+// ErrOffline.
 //
 // Which entity an item is is decided by one test on every read (List,
 // Items, collections, Get, BatchGet, Decode, FromChange, Identify): the
@@ -321,7 +325,8 @@
 //	                                          meanings, each read its own not-found; one table per
 //	                                          read transaction (across tables: not yet, as table's
 //	                                          GetTx reads one); BatchGet reads without isolation
-//	parse (ElectroDB: items to entities)    Registry.Decode, Collection; changes via changes.Consumer
+//	parse (ElectroDB: items to entities)    Registry.Decode, Collection; changes via changes.Consumer;
+//	                                          without a client: an Offline registry
 //	attribute padding / casing / watch /    padding is keys' {n:0Nd}; casing per key part,
 //	  computed attributes                     {email:lower} / {code:upper}, applied by every path
 //	                                          that builds the key (ElectroDB cases whole keys; here

@@ -193,9 +193,17 @@ func newEnv(t testing.TB, opts ...func(*entity.RegistryOptions)) *env {
 // declare makes the registry of e's table and the test domain's entities.
 func (e *env) declare(t testing.TB, blobs blobstore.Store, opts ...func(*entity.RegistryOptions)) {
 	t.Helper()
-	var err error
-	e.reg, err = entity.NewRegistry(e.t, append([]func(*entity.RegistryOptions){entity.Blobs(blobs)}, opts...)...)
+	reg, err := entity.NewRegistry(e.t, append([]func(*entity.RegistryOptions){entity.Blobs(blobs)}, opts...)...)
 	require.NoError(t, err)
+	e.declareOn(t, reg)
+}
+
+// declareOn declares the test domain's entities on reg (e's or an
+// Offline one).
+func (e *env) declareOn(t testing.TB, reg *entity.Registry) {
+	t.Helper()
+	var err error
+	e.reg = reg
 	e.albums, err = entity.New[Album](e.reg, "album", albumOptions()...)
 	require.NoError(t, err)
 	e.photos, err = entity.New[Photo](e.reg, "photo",

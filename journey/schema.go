@@ -81,21 +81,24 @@ type entities struct {
 }
 
 // decoders are the declarations without a store, for the package's
-// functions that read items given to them (JobFromChange): decoding sends
-// nothing, so their table's API is never called.
+// functions that read items given to them (JobFromChange): an Offline
+// registry, which decodes as the store's does and sends nothing.
 var decoders = sync.OnceValues(func() (entities, error) {
-	return declare(table.New(noAPI{}, Schema("")), time.Now)
+	reg, err := entity.Offline(Schema(""), registryOptions(time.Now)...)
+	if err != nil {
+		return entities{}, err
+	}
+	return declare(reg)
 })
 
-// noAPI is the API of decoders' table, which sends nothing.
-type noAPI struct{ table.API }
+// registryOptions are the registry's options, on the table or Offline.
+func registryOptions(clock func() time.Time) []func(*entity.RegistryOptions) {
+	return []func(*entity.RegistryOptions){entity.TypeAttribute(attrEntityType), entity.NoSpans(), entity.Clock(clock)}
+}
 
-func declare(t *table.Table, clock func() time.Time) (entities, error) {
-	var e entities
+func declare(reg *entity.Registry) (entities, error) {
+	e := entities{reg: reg}
 	var err error
-	if e.reg, err = entity.NewRegistry(t, entity.TypeAttribute(attrEntityType), entity.NoSpans(), entity.Clock(clock)); err != nil {
-		return e, err
-	}
 	e.journeys, err = entity.New[journeyItem](e.reg, EntityJourney,
 		entity.Key(journeyPartition, metadataSK),
 		entity.SparseIndex(IndexGSI1, journeysIndexPartition, journeysIndexSort),

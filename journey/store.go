@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tablekit/tablekit/blobstore"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -234,7 +235,11 @@ func NewStore(db table.API, logs blobstore.Store, opts ...func(*Options)) (*Stor
 		to.TxAttempts, to.BatchWriteConcurrency = DefaultTxAttempts, DefaultBatchWriteConcurrency
 	}}, o.Table...)
 	t := table.New(db, schema, tableOpts...)
-	ents, err := declare(t, o.Clock)
+	reg, err := entity.NewRegistry(t, registryOptions(o.Clock)...)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := declare(reg)
 	if err != nil {
 		return nil, err
 	}

@@ -229,7 +229,7 @@ var functions = map[string]any{
 
 	"changes.New": changes.New[map[string]any], "changes.DecodeItem": changes.DecodeItem,
 
-	"entity.NewRegistry": entity.NewRegistry, "entity.New": entity.New[nilsafeEntity],
+	"entity.NewRegistry": entity.NewRegistry, "entity.Offline": entity.Offline, "entity.New": entity.New[nilsafeEntity],
 	"entity.NewCollection": entity.NewCollection, "entity.Of": entity.Of[nilsafeEntity], "entity.Transact": entity.Transact,
 	"entity.TransactGet": entity.TransactGet, "entity.GetAs": entity.GetAs[nilsafeEntity, nilsafeEntity],
 	"changes.EnableStream": changes.EnableStream, "changes.LeaseSchema": changes.LeaseSchema,
