@@ -146,41 +146,18 @@ func (s *Store) decodePartition(ctx context.Context, items []table.Item) (*Compl
 		var err error
 		switch stringAttr(item, attrEntityType) {
 		case EntityJourney:
-			c.Journey, err = s.journeyOf(ctx, item)
+			c.Journey, err = decode(ctx, s.ents.journeys, item, journeyItem.journey)
 			found = true
 		case EntityStage:
-			var it stageItem
-			if it, err = s.ents.stages.Decode(ctx, item); err == nil {
-				var st Stage
-				st, err = it.stage()
-				c.Stages = append(c.Stages, st)
-			}
+			err = appendDecoded(ctx, &c.Stages, s.ents.stages, item, stageItem.stage)
 		case EntityRule:
-			var it ruleItem
-			if it, err = s.ents.rules.Decode(ctx, item); err == nil {
-				var r Rule
-				r, err = it.rule()
-				c.Rules = append(c.Rules, r)
-			}
+			err = appendDecoded(ctx, &c.Rules, s.ents.rules, item, ruleItem.rule)
 		case EntityJob:
-			var j Job
-			if j, err = s.jobOf(ctx, item); err == nil {
-				c.Jobs = append(c.Jobs, j)
-			}
+			err = appendDecoded(ctx, &c.Jobs, s.ents.jobs, item, jobItem.job)
 		case EntityReport:
-			var it reportItem
-			if it, err = s.ents.reports.Decode(ctx, item); err == nil {
-				var e ReportEntry
-				e, err = it.entry()
-				c.Reports = append(c.Reports, e)
-			}
+			err = appendDecoded(ctx, &c.Reports, s.ents.reports, item, reportItem.entry)
 		case EntityLog:
-			var it logItem
-			if it, err = s.ents.logs.Decode(ctx, item); err == nil {
-				var l LogSummary
-				l, err = it.summary()
-				c.Logs = append(c.Logs, l)
-			}
+			err = appendDecoded(ctx, &c.Logs, s.ents.logs, item, logItem.summary)
 		default:
 			c.Other = append(c.Other, item)
 		}

@@ -65,7 +65,7 @@ func (s *Store) readJourney(ctx context.Context, journeyID string, jobKey table.
 	if jobKey != nil && len(*job) == 0 {
 		return nil, notFound(ErrJobNotFound, stringAttr(table.Item(jobKey), attrSK), err)
 	}
-	j, err := s.journeyOf(ctx, item)
+	j, err := decode(ctx, s.ents.journeys, item, journeyItem.journey)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func (s *Store) endJob(ctx context.Context, ref JobRef, f Finish, timeout bool) 
 			}
 			return nil, err
 		}
-		job, err := s.jobOf(ctx, jobRaw)
+		job, err := decode(ctx, s.ents.jobs, jobRaw, jobItem.job)
 		if err != nil {
 			return nil, err
 		}

@@ -213,26 +213,9 @@ func (it jobItem) job() (Job, error) {
 	return j, j.UpdatedAt.parse(it.UpdatedAt)
 }
 
-// jobOf decodes a job's item read by other means (a transaction, an
-// update's new image).
-func (s *Store) jobOf(ctx context.Context, item table.Item) (Job, error) {
-	return jobDecoded(s.ents.jobs.Decode(ctx, item))
-}
-
 // jobFromItem decodes a job's item without a store (a change's image).
 func jobFromItem(item table.Item) (Job, error) {
-	ents, err := decoders()
-	if err != nil {
-		return Job{}, err
-	}
-	return jobDecoded(ents.jobs.Decode(context.Background(), item))
-}
-
-func jobDecoded(it jobItem, err error) (Job, error) {
-	if err != nil {
-		return Job{}, err
-	}
-	return it.job()
+	return decodeOffline(item, func(e entities) *entity.Entity[jobItem] { return e.jobs }, jobItem.job)
 }
 
 // reasonItem is the current item a canceled transaction returned for
@@ -444,7 +427,7 @@ func (s *Store) updateJobProgress(ctx context.Context, ref JobRef, progress int,
 	if err != nil {
 		return nil, jobWriteError(ref, "update progress of", err, tableErrorItem(err))
 	}
-	j, err := s.jobOf(ctx, item)
+	j, err := decode(ctx, s.ents.jobs, item, jobItem.job)
 	return &j, err
 }
 
@@ -511,7 +494,7 @@ func (s *Store) setStepStatus(ctx context.Context, ref JobRef, stepID string, st
 		err = s.t.Update(ctx, key, u, table.IfExists(),
 			table.If(statusIn("Data.status", jobActive...).And(cond)), table.ReturnNew(&item))
 		if err == nil {
-			out, err := s.jobOf(ctx, item)
+			out, err := decode(ctx, s.ents.jobs, item, jobItem.job)
 			return &out, err
 		}
 		if errors.Is(err, table.ErrConditionFailed) && !errors.Is(err, table.ErrNotFound) && attempt+1 < raceAttempts {

@@ -362,27 +362,10 @@ func (it journeyItem) journey() (Journey, error) {
 	return j, nil
 }
 
-// journeyOf decodes a journey's metadata item read by other means (a
-// transaction, an update's new image, a partition's items).
-func (s *Store) journeyOf(ctx context.Context, item table.Item) (Journey, error) {
-	return journeyDecoded(s.ents.journeys.Decode(ctx, item))
-}
-
 // journeyFromItem decodes a journey's metadata item without a store (a
 // change's image).
 func journeyFromItem(item table.Item) (Journey, error) {
-	ents, err := decoders()
-	if err != nil {
-		return Journey{}, err
-	}
-	return journeyDecoded(ents.journeys.Decode(context.Background(), item))
-}
-
-func journeyDecoded(it journeyItem, err error) (Journey, error) {
-	if err != nil {
-		return Journey{}, err
-	}
-	return it.journey()
+	return decodeOffline(item, func(e entities) *entity.Entity[journeyItem] { return e.journeys }, journeyItem.journey)
 }
 
 // get reads one item of e with the caller's read options; a missing item is
@@ -483,7 +466,7 @@ func (s *Store) move(ctx context.Context, id, op string, to Status, from ...Stat
 	if err != nil {
 		return nil, s.journeyWriteError(id, op, from, err)
 	}
-	j, err := s.journeyOf(ctx, item)
+	j, err := decode(ctx, s.ents.journeys, item, journeyItem.journey)
 	if err != nil {
 		return nil, err
 	}

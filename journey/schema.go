@@ -1,6 +1,7 @@
 package journey
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -137,4 +138,36 @@ func declare(reg *entity.Registry) (entities, error) {
 		entity.Key(journeyPartition, ruleSortKey),
 		entity.KeyOnly("journeyId", "stageId", "index", "ruleId"))
 	return e, err
+}
+
+// decode decodes an item of one kind read by other means (a transaction,
+// an update's new image, a partition's items, a change's image) with its
+// declaration e, and converts it with to: every kind is decoded so.
+func decode[I, V any](ctx context.Context, e *entity.Entity[I], item table.Item, to func(I) (V, error)) (V, error) {
+	it, err := e.Decode(ctx, item)
+	if err != nil {
+		var zero V
+		return zero, err
+	}
+	return to(it)
+}
+
+// decodeOffline is decode without a store (decoders), kind choosing the
+// declaration.
+func decodeOffline[I, V any](item table.Item, kind func(entities) *entity.Entity[I], to func(I) (V, error)) (V, error) {
+	ents, err := decoders()
+	if err != nil {
+		var zero V
+		return zero, err
+	}
+	return decode(context.Background(), kind(ents), item, to)
+}
+
+// appendDecoded decodes item (decode) and appends its value to dst.
+func appendDecoded[I, V any](ctx context.Context, dst *[]V, e *entity.Entity[I], item table.Item, to func(I) (V, error)) error {
+	v, err := decode(ctx, e, item, to)
+	if err == nil {
+		*dst = append(*dst, v)
+	}
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
@@ -122,15 +123,7 @@ func (it stageItem) stage() (Stage, error) {
 
 // stageFromItem decodes a stage's item without a store (a change's image).
 func stageFromItem(item table.Item) (Stage, error) {
-	ents, err := decoders()
-	if err != nil {
-		return Stage{}, err
-	}
-	it, err := ents.stages.Decode(context.Background(), item)
-	if err != nil {
-		return Stage{}, err
-	}
-	return it.stage()
+	return decodeOffline(item, func(e entities) *entity.Entity[stageItem] { return e.stages }, stageItem.stage)
 }
 
 // listStages implements [Stages.List].
