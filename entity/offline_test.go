@@ -38,11 +38,14 @@ func TestIntegrationAnOfflineRegistryDecodesWhatTheTableHoldsAsGetReturnsIt(t *t
 // table's, and a change record decodes as on the table; with and without
 // the type attribute.
 func testAnOfflineRegistryDecodesWhatTheTableHoldsAsGetReturnsIt(t *testing.T, mk makeEnv) {
-	t.Run("type attribute", func(t *testing.T) { offlineDecodes(t, mk(t)) })
-	t.Run("no type attribute", func(t *testing.T) { offlineDecodes(t, mk(t, entity.NoTypeAttribute()), entity.NoTypeAttribute()) })
+	registries(t, mk, offlineDecodes)
 }
 
-func offlineDecodes(t *testing.T, e *env, opts ...func(*entity.RegistryOptions)) {
+func offlineDecodes(t *testing.T, e *env) {
+	var opts []func(*entity.RegistryOptions)
+	if e.reg.TypeAttribute() == "" {
+		opts = append(opts, entity.NoTypeAttribute())
+	}
 	o := offlineOf(t, e, opts...)
 	_, err := e.albums.Create(ctx, Album{ID: "a1", OwnerID: "u1", Title: "Alps"})
 	require.NoError(t, err)
