@@ -139,6 +139,9 @@ type Estimate struct {
 	// Undeclared lists the patterns declaring no average rate, billed at
 	// their peak.
 	Undeclared []string
+	// local names the table's local secondary indexes, whose reads and
+	// writes the table's capacity serves (Load).
+	local map[string]bool
 	// Partitions are the key values on which patterns concentrate their
 	// load (a constant Partition, or a template with Partitions set),
 	// hottest first. Hot ones pass a partition's limits.
@@ -283,6 +286,14 @@ func EstimateSchema(s table.Schema, ps []access.Pattern, opts ...func(*Options))
 		return nil, err
 	}
 	est := &Estimate{Table: s.Name, Horizon: o.Horizon, Popularity: o.Popularity}
+	for _, ix := range s.Indexes {
+		if ix.Local {
+			if est.local == nil {
+				est.local = map[string]bool{}
+			}
+			est.local[ix.Name] = true
+		}
+	}
 	loads, perEntity := map[[2]string]*PartitionLoad{}, map[[2]string]*PartitionLoad{}
 	for _, ap := range ps {
 		if r, ok := o.Rates[ap.Name]; ok {
@@ -466,10 +477,11 @@ func perr(s table.Schema, ap access.Pattern, field string, value any, err error)
 // validatePattern checks the fields capacity estimation relies on.
 func validatePattern(s table.Schema, ap access.Pattern) error {
 	if ap.Index != "" {
-		if _, ok := s.Index(ap.Index); !ok {
+		ix, ok := s.Index(ap.Index)
+		if !ok {
 			return perr(s, ap, "Index", ap.Index, ErrUnknownIndex)
 		}
-		if ap.Consistent {
+		if ap.Consistent && !ix.Local {
 			return perr(s, ap, "Consistent", true, ErrConsistentIndex)
 		}
 	}

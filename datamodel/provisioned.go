@@ -22,7 +22,8 @@ const (
 // Load is what the table ("" Index) or one GSI serves at the declared
 // rates, in capacity units per second: reads of the patterns on it and
 // the writes it takes (the table's own writes, or the index entries the
-// writes cost).
+// writes cost). A local secondary index has no capacity of its own: the
+// table's Load includes its reads and entries (its own Load is its share).
 type Load struct {
 	Index                     string
 	PeakRead, PeakWrite       float64
@@ -35,20 +36,20 @@ func (e *Estimate) Load(index string) Load {
 	if e == nil {
 		return l
 	}
+	served := func(ix string) bool { return ix == index || index == "" && e.local[ix] }
 	for _, pe := range e.Patterns {
 		ap := pe.Pattern
 		avg := averageOf(ap)
-		if ap.Index == index {
+		if served(ap.Index) {
 			l.PeakRead += pe.ReadPerSecond
 			l.AverageRead += pe.AverageReadPerSecond
 		}
 		if index == "" {
 			l.PeakWrite += pe.TableWriteUnits * ap.RatePerSecond
 			l.AverageWrite += pe.TableWriteUnits * avg
-			continue
 		}
 		for _, iu := range pe.IndexWriteUnits {
-			if iu.Index == index {
+			if served(iu.Index) {
 				l.PeakWrite += iu.Units * ap.RatePerSecond
 				l.AverageWrite += iu.Units * avg
 			}
@@ -112,7 +113,9 @@ func (e *Estimate) Provisioned(s table.Schema, c table.Capacity) (ProvisionedPla
 	plan := ProvisionedPlan{Capacity: c, Serves: true}
 	parts := []string{""}
 	for _, ix := range s.Indexes {
-		parts = append(parts, ix.Name)
+		if !ix.Local { // served by the table's capacity (Load)
+			parts = append(parts, ix.Name)
+		}
 	}
 	monthly := func(read, write float64) float64 {
 		return (read*PricePerRCUHour + write*PricePerWCUHour) * HoursPerMonth

@@ -27,7 +27,7 @@
 // *DeclarationError, what could only fail later: a template naming a
 // field the struct does not have, a placeholder of the wrong kind ({n:03d}
 // for a string), a key type the schema does not declare, an index the
-// table does not have, a version that is no integer, a TTL attribute that
+// table does not have (or of the other kind: Index of a local one), a version that is no integer, a TTL attribute that
 // is not the table's, and keys that could collide with another entity's
 // of the registry ("ALBUM#{albumId}"/"META" beside "ALBUM#{albumId}"/
 // "{photoId}": the photo "META" would overwrite the album). Templates are
@@ -44,6 +44,32 @@
 // makes the attribute the key itself, of any key type (jobs' jobId). Per
 // call only values are filled: templates are parsed, conditions rendered
 // and update expressions cached per shape by New and the first call.
+//
+// # Local secondary indexes
+//
+// A local secondary index (table.Index with Local) shares the table's
+// partition key and sorts a partition's items another way: the tasks of a
+// project by priority, or by last change. LocalIndex declares the entity's
+// sort key in it, and only that ("the tasks' order within their project"):
+//
+//	entity.LocalIndex("LSI1", "P#{priority}")    // the partition is Key's
+//
+// It is an index like the global ones on every path — built by every
+// write, followed by updates (a key from updatedAt moves with it), read by
+// List and Items with ByIndex, the entity filter and the table key as
+// tie-break — with what DynamoDB gives a local index besides: a List of it
+// may be Consistent (a global index refuses it, and so does entity, before
+// sending). New refuses what DynamoDB would refuse (a partition key
+// template, a schema with more than table.MaxLocalIndexes local indexes or
+// with a local index not keyed by the table's partition key, which
+// CreateTable would refuse) and a declaration of the other kind of index
+// than the schema's (LocalIndex of a global index, Index of a local one).
+// What a local index costs: DynamoDB creates it with the table only (no
+// UpdateTable adds one), and a table with one caps each partition key
+// value — its items with their local index entries — at 10 GB, past which
+// writes to that partition fail (ItemCollectionSizeLimitExceededException).
+// A partition that grows without bound (a tenant's every event) wants a
+// global index instead.
 //
 // # Items
 //
@@ -214,8 +240,10 @@
 //
 // Every read takes ReadOptions (ListOptions is the same type), so one
 // option means one thing whichever read it is given to: Consistent() is a
-// strongly consistent Get, BatchGet or List. A read refuses, before any
-// request, an option it cannot honour (ByIndex or Limit on a Get).
+// strongly consistent Get, BatchGet or List (of the table or a local
+// secondary index). A read refuses, before any request, an option it
+// cannot honour (ByIndex or Limit on a Get, Consistent on a global
+// secondary index, which DynamoDB refuses).
 //
 // # Counting
 //
@@ -343,9 +371,11 @@
 //	                                          attribute and TTL are read too). List reads whole items
 //	                                          (not yet projected: a page's cursor and filters read
 //	                                          the whole item's attributes)
-//	local secondary indexes                 not yet: declarations hold global secondary indexes
-//	                                          only (an LSI is fixed at CreateTable and caps a
-//	                                          partition at 10 GB)
+//	local secondary indexes                 LocalIndex(name, sortTemplate): the partition is the
+//	                                          table's; built, followed and listed as a GSI is, and
+//	                                          read Consistent if asked (refused on a GSI); table's
+//	                                          Schema creates it (Index.Local) with the table, the only
+//	                                          time DynamoDB can, and caps a partition at 10 GB
 //	TypeScript type inference               Go generics: Entity[T] takes and returns T
 //	(neither has) in-memory DynamoDB,       dynamotest (tests), blob offload with no dangling
 //	  large-attribute offload, generated      pointer, recorded access patterns for datamodel and iam,

@@ -190,6 +190,9 @@ func (m *model) declareIndexes(s table.Schema, decls []IndexOptions) error {
 			return declError(m.name, option, "declared twice")
 		}
 		seen[d.Name] = true
+		if err := m.checkLocal(s, d, ix); err != nil {
+			return err
+		}
 		p := indexPart{name: d.Name, sparse: d.Sparse}
 		var err error
 		if p.pk, err = m.declareIndexKey(option+" partition key", s, ix.PartitionKey, d.PartitionKey, true); err != nil {
@@ -210,6 +213,32 @@ func (m *model) declareIndexes(s table.Schema, decls []IndexOptions) error {
 			}
 		}
 		m.indexes = append(m.indexes, p)
+	}
+	return nil
+}
+
+// checkLocal refuses a declaration that says another kind of index than
+// the schema's (LocalIndex of a global index, Index of a local one), and
+// what DynamoDB refuses of a local index: a partition key other than the
+// table's, and a schema CreateTable would refuse (more than
+// table.MaxLocalIndexes, no table sort key, no index sort key: Validate).
+func (m *model) checkLocal(s table.Schema, d IndexOptions, ix table.Index) error {
+	option := "Index " + d.Name
+	if d.Local {
+		option = "LocalIndex " + d.Name
+	}
+	switch {
+	case d.Local && !ix.Local:
+		return declError(m.name, option, fmt.Sprintf("index %q of table %s is a global secondary index: declare it with Index", d.Name, s.Name))
+	case !d.Local && ix.Local:
+		return declError(m.name, option, fmt.Sprintf("index %q of table %s is a local secondary index: declare it with LocalIndex", d.Name, s.Name))
+	case !d.Local:
+		return nil
+	case d.PartitionKey != "":
+		return declError(m.name, option+" partition key", fmt.Sprintf("a local secondary index has the table's partition key (%s), built by Key: leave the template empty", s.PartitionKey.Name))
+	}
+	if err := s.Validate(); err != nil {
+		return &DeclarationError{Entity: m.name, Option: option, Reason: "the table's schema is one CreateTable refuses", Err: err}
 	}
 	return nil
 }

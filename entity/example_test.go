@@ -126,3 +126,44 @@ func ExampleGetAs() {
 	// Output:
 	// {ID:a1 Title:Alps} <nil>
 }
+
+// A project's tasks listed by priority within the project, on a local
+// secondary index: the partition is the table's, the index sorts it
+// another way, and a read of it may be strongly consistent.
+func ExampleLocalIndex() {
+	ctx := context.Background()
+	db := dynamotest.New()
+	s := func(n string) table.Attribute { return table.Attribute{Name: n, Type: types.ScalarAttributeTypeS} }
+	schema := table.Schema{Name: "projects", PartitionKey: s("pk"), SortKey: s("sk"),
+		Indexes: []table.Index{{Name: "LSI1", PartitionKey: s("pk"), SortKey: s("lsi1sk"), Local: true}}}
+	if err := schema.EnsureTable(ctx, db); err != nil { // CreateTable: the only time an LSI can be made
+		panic(err)
+	}
+	type Task struct {
+		ProjectID string `dynamodbav:"projectId"`
+		ID        string `dynamodbav:"taskId"`
+		Priority  int    `dynamodbav:"priority"`
+	}
+	reg, err := entity.NewRegistry(table.New(db, schema))
+	if err != nil {
+		panic(err)
+	}
+	tasks, err := entity.New[Task](reg, "task",
+		entity.Key("PROJECT#{projectId}", "TASK#{taskId}"),
+		entity.LocalIndex("LSI1", "P#{priority:02d}"))
+	if err != nil {
+		panic(err)
+	}
+	for _, v := range []Task{{"p1", "write", 2}, {"p1", "test", 1}, {"p1", "ship", 3}} {
+		if _, err := tasks.Create(ctx, v); err != nil {
+			panic(err)
+		}
+	}
+	for v, err := range tasks.Items(ctx, Task{ProjectID: "p1"}, entity.ByIndex("LSI1"), entity.Consistent()) {
+		fmt.Println(v.Priority, v.ID, err)
+	}
+	// Output:
+	// 1 test <nil>
+	// 2 write <nil>
+	// 3 ship <nil>
+}

@@ -23,7 +23,8 @@ type Options struct {
 	// key the attribute itself, of whatever type the table declares (jobs'
 	// jobId). SortKey is "" for a table without a sort key.
 	PartitionKey, SortKey string
-	// Indexes are the global secondary indexes the entity's items are in.
+	// Indexes are the secondary indexes the entity's items are in, global
+	// and local.
 	Indexes []IndexOptions
 	// Delimiter separates the templates' segments. Default "#".
 	Delimiter string
@@ -72,7 +73,7 @@ type Options struct {
 	Offloader *blobstore.Offloader
 }
 
-// IndexOptions place an entity's items in one global secondary index.
+// IndexOptions place an entity's items in one secondary index.
 type IndexOptions struct {
 	// Name is the index's name in the table's schema.
 	Name string
@@ -80,6 +81,12 @@ type IndexOptions struct {
 	// an index key attribute to whatever writes it already: a table key
 	// (an index sorted by the table's pk) or an attribute of the entity.
 	PartitionKey, SortKey string
+	// Local declares a local secondary index (the schema's Index.Local):
+	// it shares the table's partition key, so PartitionKey stays "" and
+	// only the sort key is the entity's. New refuses Local on a global
+	// index of the schema and a global declaration of a local one, so
+	// that the declaration says which reads may be strongly consistent.
+	Local bool
 	// Sparse leaves an item out of the index (no index key attributes)
 	// when a field its templates name is zero, instead of refusing it; on
 	// every write: an update setting such a field to zero, or an Upsert of
@@ -105,6 +112,24 @@ func Index(name, partition, sort string) func(*Options) {
 func SparseIndex(name, partition, sort string) func(*Options) {
 	return func(o *Options) {
 		o.Indexes = append(o.Indexes, IndexOptions{Name: name, PartitionKey: partition, SortKey: sort, Sparse: true})
+	}
+}
+
+// LocalIndex adds a local secondary index with its sort key template: its
+// partition key is the table's, built by Key. Reads of it may be strongly
+// consistent (Consistent); a table with one caps each partition key value
+// at 10 GB (see table.Index.Local).
+func LocalIndex(name, sort string) func(*Options) {
+	return func(o *Options) {
+		o.Indexes = append(o.Indexes, IndexOptions{Name: name, SortKey: sort, Local: true})
+	}
+}
+
+// SparseLocalIndex adds a local secondary index the entity's items enter
+// only when every field its sort key template names is set.
+func SparseLocalIndex(name, sort string) func(*Options) {
+	return func(o *Options) {
+		o.Indexes = append(o.Indexes, IndexOptions{Name: name, SortKey: sort, Local: true, Sparse: true})
 	}
 }
 

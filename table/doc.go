@@ -5,8 +5,9 @@
 //
 // # Tables and schemas
 //
-// A Schema declares a table's keys, global secondary indexes, TTL
-// attribute, stream view, Provisioning (point-in-time recovery, the
+// A Schema declares a table's keys, secondary indexes (global, and local
+// ones with Index.Local: created with the table only, read strongly
+// consistent on request, capping a partition at 10 GB), TTL attribute, stream view, Provisioning (point-in-time recovery, the
 // encryption key, deletion protection, capacity, the table class) and
 // Tags: what CreateTable needs (access patterns and rates, for capacity
 // planning, are declared with package access). Schema.EnsureTable creates

@@ -183,8 +183,12 @@ func (p Provisioning) validate(s Schema) error {
 		return inputErr("schema.Provisioning.Capacity", fmt.Sprintf("%d/%d", c.Read, c.Write), "read and write capacity must be at least 1")
 	}
 	for name, t := range c.Indexes {
-		if _, ok := s.Index(name); !ok {
+		ix, ok := s.Index(name)
+		if !ok {
 			return inputErr("schema.Provisioning.Capacity.Indexes", name, "no such index in the schema")
+		}
+		if ix.Local {
+			return inputErr("schema.Provisioning.Capacity.Indexes", name, "a local secondary index uses the table's capacity: it has none of its own")
 		}
 		if t.Read < 1 || t.Write < 1 {
 			return inputErr("schema.Provisioning.Capacity.Indexes["+name+"]", fmt.Sprintf("%d/%d", t.Read, t.Write), "read and write capacity must be at least 1")

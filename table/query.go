@@ -78,7 +78,7 @@ type Query struct {
 	// Limit is the page size for QueryPage (0: what one DynamoDB request
 	// returns, up to 1 MB) and the per-request limit for QueryAll.
 	Limit      int32
-	Consistent bool // not available on global secondary indexes
+	Consistent bool // on the table and its local secondary indexes; DynamoDB refuses it on a global one
 	// Projection limits the attributes read; the key attributes are always
 	// read too, since cursors are built from them.
 	Projection *expression.ProjectionBuilder
@@ -183,6 +183,19 @@ func (t *Table) indexKeys(field, name string) (pk, sk Attribute, startKey []Attr
 	return ix.PartitionKey, ix.SortKey, startKey, nil
 }
 
+// checkConsistent refuses a strongly consistent read of a global secondary
+// index, as DynamoDB does (ValidationException); the table and its local
+// secondary indexes have them. index names a known index or is "".
+func (t *Table) checkConsistent(field string, consistent bool, index string) error {
+	if !consistent || index == "" {
+		return nil
+	}
+	if ix, _ := t.schema.Index(index); !ix.Local {
+		return inputErr(field, "true", "global secondary indexes support only eventually consistent reads")
+	}
+	return nil
+}
+
 // keyValue marshals v as a value of key attribute a.
 func keyValue(field string, a Attribute, v any) (types.AttributeValue, error) {
 	av, ok := v.(types.AttributeValue)
@@ -264,8 +277,8 @@ func (t *Table) planQuery(q Query) (*readPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if q.Consistent && q.Index != "" {
-		return nil, inputErr("query.Consistent", "true", "global secondary indexes support only eventually consistent reads")
+	if err := t.checkConsistent("query.Consistent", q.Consistent, q.Index); err != nil {
+		return nil, err
 	}
 	if q.Partition == nil {
 		return nil, inputErr("query.Partition", "", "partition key value is nil")

@@ -32,8 +32,8 @@ func (t *Table) planScan(s Scan) (*readPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.Consistent && s.Index != "" {
-		return nil, inputErr("scan.Consistent", "true", "global secondary indexes support only eventually consistent reads")
+	if err := t.checkConsistent("scan.Consistent", s.Consistent, s.Index); err != nil {
+		return nil, err
 	}
 	// DynamoDB allows 1 to 1,000,000 segments.
 	if s.TotalSegments < 0 || s.TotalSegments > 1000000 || (s.TotalSegments == 0 && s.Segment != 0) ||

@@ -20,15 +20,30 @@ type Attribute struct {
 	Type types.ScalarAttributeType
 }
 
-// Index is a global secondary index. SortKey.Name == "" means the index has
-// no sort key; Projection "" means ALL.
+// Index is a secondary index: a global one unless Local is set.
+// SortKey.Name == "" means the index has no sort key; Projection "" means
+// ALL.
 type Index struct {
 	Name             string
 	PartitionKey     Attribute
 	SortKey          Attribute
 	Projection       types.ProjectionType
 	NonKeyAttributes []string // for Projection INCLUDE
+	// Local makes the index a local secondary index: it shares the
+	// table's partition key (PartitionKey must be the table's) and has a
+	// sort key of its own; the table must have a sort key, and holds at
+	// most MaxLocalIndexes of them. DynamoDB creates local indexes with
+	// the table only (no UpdateTable adds one), reads them strongly
+	// consistent on request (global ones only eventually), charges their
+	// writes to the table's capacity, and caps each partition key value
+	// of a table that has one (its items and their local index entries)
+	// at 10 GB: a write that would pass it fails with
+	// ItemCollectionSizeLimitExceededException.
+	Local bool
 }
+
+// MaxLocalIndexes is DynamoDB's limit of local secondary indexes per table.
+const MaxLocalIndexes = 5
 
 // Schema describes a table as CreateTable needs it: its keys, global
 // secondary indexes, TTL attribute and stream. How a service uses the
@@ -131,6 +146,7 @@ func (s Schema) Validate() error {
 		return inputErr("schema.SortKey", s.SortKey.Name, "sort key must differ from the partition key")
 	}
 	seen := map[string]bool{}
+	locals := 0
 	for i, ix := range s.Indexes {
 		field := fmt.Sprintf("schema.Indexes[%d]", i)
 		if len(ix.Name) < 3 || len(ix.Name) > 255 || !validName(ix.Name) {
@@ -145,6 +161,11 @@ func (s Schema) Validate() error {
 		}
 		if err := check(field+".SortKey", ix.SortKey, false); err != nil {
 			return err
+		}
+		if ix.Local {
+			if err := s.validateLocal(field, ix, &locals); err != nil {
+				return err
+			}
 		}
 		switch ix.Projection {
 		case "", types.ProjectionTypeAll, types.ProjectionTypeKeysOnly:
@@ -172,6 +193,27 @@ func (s Schema) Validate() error {
 		if _, isKey := attrTypes[s.TTLAttribute]; isKey {
 			return inputErr("schema.TTLAttribute", s.TTLAttribute, "the TTL attribute cannot be a key attribute")
 		}
+	}
+	return nil
+}
+
+// validateLocal checks what CreateTable refuses of a local secondary index
+// (DynamoDB's rules, as the fake says them): on a table with a sort key,
+// keyed by the table's partition key and a sort key of its own, at most
+// MaxLocalIndexes. locals counts the local indexes seen so far.
+func (s Schema) validateLocal(field string, ix Index, locals *int) error {
+	if *locals++; *locals > MaxLocalIndexes {
+		return inputErr(field+".Local", ix.Name, fmt.Sprintf("a table has at most %d local secondary indexes", MaxLocalIndexes))
+	}
+	if s.SortKey.Name == "" {
+		return inputErr(field+".Local", ix.Name, "local secondary indexes need a table with a sort key")
+	}
+	// Its type is the table's by the one-type-per-attribute rule above.
+	if ix.PartitionKey.Name != s.PartitionKey.Name {
+		return inputErr(field+".PartitionKey", ix.PartitionKey.Name, fmt.Sprintf("a local secondary index has the table's partition key (%s %s)", s.PartitionKey.Name, s.PartitionKey.Type))
+	}
+	if ix.SortKey.Name == "" {
+		return inputErr(field+".SortKey", `""`, "a local secondary index needs a sort key")
 	}
 	return nil
 }
@@ -220,6 +262,14 @@ func (s Schema) CreateTableInput() *dynamodb.CreateTableInput {
 		proj := &types.Projection{ProjectionType: p}
 		if p == types.ProjectionTypeInclude {
 			proj.NonKeyAttributes = append([]string(nil), ix.NonKeyAttributes...)
+		}
+		if ix.Local {
+			in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{
+				IndexName:  aws.String(ix.Name),
+				KeySchema:  keySchema(ix.PartitionKey, ix.SortKey),
+				Projection: proj,
+			})
+			continue
 		}
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
 			IndexName:  aws.String(ix.Name),
@@ -357,26 +407,55 @@ func (s Schema) keyDrifts(d *types.TableDescription) []Drift {
 	}
 	keys("table", d.KeySchema, s.PartitionKey, s.SortKey)
 	for _, ix := range s.Indexes {
-		var found *types.GlobalSecondaryIndexDescription
-		for i := range d.GlobalSecondaryIndexes {
-			if deref(d.GlobalSecondaryIndexes[i].IndexName) == ix.Name {
-				found = &d.GlobalSecondaryIndexes[i]
-			}
-		}
+		found, local := describedIndex(d, ix.Name)
 		if found == nil {
 			drifts = append(drifts, Drift{Setting: "index " + ix.Name, Want: "present", Got: "missing"})
 			continue
 		}
-		keys("index "+ix.Name, found.KeySchema, ix.PartitionKey, ix.SortKey)
+		if local != ix.Local {
+			drifts = append(drifts, Drift{Setting: "index " + ix.Name, Want: indexKind(ix.Local), Got: indexKind(local)})
+			continue
+		}
+		keys("index "+ix.Name, found.keySchema, ix.PartitionKey, ix.SortKey)
 		// DynamoDB always describes the projection; a description without
 		// one (a hand-written double) says nothing to compare.
 		want := cmp.Or(ix.Projection, types.ProjectionTypeAll)
-		if found.Projection != nil && found.Projection.ProjectionType != want {
-			got := found.Projection.ProjectionType
+		if found.projection != nil && found.projection.ProjectionType != want {
+			got := found.projection.ProjectionType
 			drifts = append(drifts, Drift{Setting: "index " + ix.Name + " projection", Want: string(want), Got: string(got)})
 		}
 	}
 	return drifts
+}
+
+// indexDescription is what keyDrifts compares of a described index, global
+// or local.
+type indexDescription struct {
+	keySchema  []types.KeySchemaElement
+	projection *types.Projection
+}
+
+// describedIndex finds the index called name in d, global or local (local
+// reports which); nil when d has none of that name.
+func describedIndex(d *types.TableDescription, name string) (found *indexDescription, local bool) {
+	for _, g := range d.GlobalSecondaryIndexes {
+		if deref(g.IndexName) == name {
+			return &indexDescription{g.KeySchema, g.Projection}, false
+		}
+	}
+	for _, l := range d.LocalSecondaryIndexes {
+		if deref(l.IndexName) == name {
+			return &indexDescription{l.KeySchema, l.Projection}, true
+		}
+	}
+	return nil, false
+}
+
+func indexKind(local bool) string {
+	if local {
+		return "local secondary index"
+	}
+	return "global secondary index"
 }
 
 // matches fails with ErrSchemaMismatch, naming every difference, when the

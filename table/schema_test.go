@@ -2,6 +2,7 @@ package table
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -35,6 +36,37 @@ func TestSchemaValidateRejectsWhatCreateTableWould(t *testing.T) {
 		"include without attrs": s(func(c *Schema) { c.Indexes[0].Projection = types.ProjectionTypeInclude }),
 		"non-key attrs on ALL":  s(func(c *Schema) { c.Indexes[0].NonKeyAttributes = []string{"x"} }),
 		"TTL on a key":          s(func(c *Schema) { c.TTLAttribute = "sk" }),
+		// Local secondary indexes: CreateTable's rules (the fake's messages
+		// say them as DynamoDB does).
+		"six local indexes": s(func(c *Schema) {
+			for i := range MaxLocalIndexes + 1 {
+				c.Indexes = append(c.Indexes, localIndex(fmt.Sprint("LSI", i), fmt.Sprint("lsi", i)))
+			}
+		}),
+		"local index on a table without sort key": s(func(c *Schema) {
+			c.SortKey = Attribute{}
+			c.Indexes = append(c.Indexes, localIndex("LSI1", "lsi1"))
+		}),
+		"local index of another partition": s(func(c *Schema) {
+			l := localIndex("LSI1", "lsi1")
+			l.PartitionKey = Attribute{Name: "other", Type: "S"}
+			c.Indexes = append(c.Indexes, l)
+		}),
+		"local index of another partition key type": s(func(c *Schema) {
+			l := localIndex("LSI1", "lsi1")
+			l.PartitionKey.Type = "N"
+			c.Indexes = append(c.Indexes, l)
+		}),
+		"local index without sort key": s(func(c *Schema) {
+			l := localIndex("LSI1", "lsi1")
+			l.SortKey = Attribute{}
+			c.Indexes = append(c.Indexes, l)
+		}),
+		"local index named like a global one": s(func(c *Schema) { c.Indexes = append(c.Indexes, localIndex("GSI1", "lsi1")) }),
+		"capacity of a local index": s(func(c *Schema) {
+			c.Indexes = append(c.Indexes, localIndex("LSI1", "lsi1"))
+			c.Provisioning.Capacity = &Capacity{Read: 1, Write: 1, Indexes: map[string]Throughput{"LSI1": {Read: 1, Write: 1}}}
+		}),
 	}
 	for name, sc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -46,6 +78,16 @@ func TestSchemaValidateRejectsWhatCreateTableWould(t *testing.T) {
 		})
 	}
 	require.NoError(t, thingsSchema.Validate(), "valid schema rejected")
+	five := thingsSchema.WithName("Things")
+	for i := range MaxLocalIndexes {
+		five.Indexes = append(five.Indexes, localIndex(fmt.Sprint("LSI", i), fmt.Sprint("lsi", i)))
+	}
+	require.NoError(t, five.Validate(), "as many local indexes as DynamoDB allows")
+}
+
+// localIndex is a local secondary index of thingsSchema sorted by sk.
+func localIndex(name, sk string) Index {
+	return Index{Name: name, PartitionKey: thingsSchema.PartitionKey, SortKey: Attribute{Name: sk, Type: "S"}, Local: true}
 }
 
 func TestCreateTableInputIsOnDemandWithIndexesAndProjections(t *testing.T) {

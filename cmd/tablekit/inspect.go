@@ -216,5 +216,9 @@ func describedSchema(ctx context.Context, db table.API, name string) (table.Sche
 		pk, sk := keysOf(ix.KeySchema)
 		sc.Indexes = append(sc.Indexes, table.Index{Name: aws.ToString(ix.IndexName), PartitionKey: pk, SortKey: sk})
 	}
+	for _, ix := range d.LocalSecondaryIndexes {
+		pk, sk := keysOf(ix.KeySchema)
+		sc.Indexes = append(sc.Indexes, table.Index{Name: aws.ToString(ix.IndexName), PartitionKey: pk, SortKey: sk, Local: true})
+	}
 	return sc, nil
 }

@@ -74,3 +74,33 @@ func TestInspectGroupsAnyTableByItsTypeAttribute(t *testing.T) {
 	none := runCLI(t, "inspect", "-endpoint", srv.URL, "-table", "no-such-table", "X")
 	assert.Equal(t, exitNotFound, none.code)
 }
+
+// A task of a project, in a table whose local index sorts a project's
+// tasks by priority.
+type inspectedTask struct {
+	ProjectID string `dynamodbav:"projectId"`
+	ID        string `dynamodbav:"taskId"`
+	Priority  string `dynamodbav:"priority"`
+}
+
+func TestInspectReadsAPartitionThroughALocalIndex(t *testing.T) {
+	srv := fakeServer(t)
+	ctx := context.Background()
+	s := func(n string) table.Attribute { return table.Attribute{Name: n, Type: types.ScalarAttributeTypeS} }
+	schema := table.Schema{Name: "my-projects", PartitionKey: s("pk"), SortKey: s("sk"),
+		Indexes: []table.Index{{Name: "LSI1", PartitionKey: s("pk"), SortKey: s("lsi1sk"), Local: true}}}
+	require.NoError(t, schema.EnsureTable(ctx, srv.DB))
+	reg, err := entity.NewRegistry(table.New(srv.DB, schema))
+	require.NoError(t, err)
+	tasks, err := entity.New[inspectedTask](reg, "task", entity.Key("PROJECT#{projectId}", "TASK#{taskId}"),
+		entity.LocalIndex("LSI1", "P#{priority}"))
+	require.NoError(t, err)
+	for _, id := range []string{"t1", "t2"} {
+		_, err = tasks.Create(ctx, inspectedTask{ProjectID: "p1", ID: id, Priority: "1"})
+		require.NoError(t, err)
+	}
+
+	r := runCLI(t, "inspect", "-endpoint", srv.URL, "-table", "my-projects", "-index", "LSI1", "PROJECT#p1")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "task (2)", "the local index is in the table's described schema")
+}

@@ -302,6 +302,14 @@ func describe(ctx context.Context, db table.API, name string) (tableInfo, error)
 		}
 		info.Indexes = append(info.Indexes, desc+")")
 	}
+	for _, l := range d.LocalSecondaryIndexes {
+		pk, sk := keyNames(l.KeySchema)
+		desc := aws.ToString(l.IndexName) + " (local: " + pk + ", " + sk
+		if l.Projection != nil {
+			desc += "; " + string(l.Projection.ProjectionType)
+		}
+		info.Indexes = append(info.Indexes, desc+")")
+	}
 	if d.StreamSpecification != nil && aws.ToBool(d.StreamSpecification.StreamEnabled) {
 		info.Stream = string(d.StreamSpecification.StreamViewType)
 	}
