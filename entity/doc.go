@@ -261,7 +261,8 @@
 // # Reading part of an item
 //
 // GetAs reads only the attributes a smaller struct names, into that
-// struct: entity.GetAs[AlbumTitle](ctx, albums, Album{ID: "a1"}). It is a
+// struct: entity.GetAs[AlbumTitle](ctx, albums, Album{ID: "a1"}); ListAs
+// lists so, with List's meanings (entity filter, TTL, tie-break, cursors). It is a
 // type of its own rather than a T with fields left zero, because a T
 // half-filled would pass for the whole item: Put it back and the
 // attributes not read are erased; check it and a Required rule sees an
@@ -368,9 +369,9 @@
 //	projections (read named attributes)     GetAs[P](ctx, e, key): the attributes of P, a struct of
 //	                                          some of T's, decoded into a P, so a half-filled T never
 //	                                          passes for the item; Get's meanings kept (keys, type
-//	                                          attribute and TTL are read too). List reads whole items
-//	                                          (not yet projected: a page's cursor and filters read
-//	                                          the whole item's attributes)
+//	                                          attribute and TTL are read too). ListAs[P] is List so
+//	                                          projected: the same items, order and cursors (index
+//	                                          keys, type attribute and TTL read too)
 //	local secondary indexes                 LocalIndex(name, sortTemplate): the partition is the
 //	                                          table's; built, followed and listed as a GSI is, and
 //	                                          read Consistent if asked (refused on a GSI); table's

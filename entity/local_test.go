@@ -465,3 +465,70 @@ func TestALocalIndexReadIsAnAccessPatternThePolicyAllows(t *testing.T) {
 	var denied *iam.AccessDeniedError
 	require.ErrorAs(t, err, &denied, "LSI1 was never read, so it is not granted")
 }
+
+// TaskTitle is a projection of Task.
+type TaskTitle struct {
+	ID    string `dynamodbav:"taskId"`
+	Title string `dynamodbav:"title"`
+}
+
+// testListAsReadsWhatListReadsProjected: ListAs returns List's items
+// (the entity's own: the note in the index is left out), order and
+// cursors, each decoded into P, asking DynamoDB for P's attributes and
+// what List's meanings need.
+func testListAsReadsWhatListReadsProjected(t *testing.T, mk makeLSIEnv) {
+	lsiRegistries(t, mk, func(t *testing.T, e *lsiEnv) {
+		for _, v := range []Task{{ID: "t2", Priority: "2", Title: "b"}, {ID: "t1", Priority: "2", Title: "a"}, {ID: "t3", Priority: "1", Title: "c"}} {
+			v.ProjectID = "p"
+			_, err := e.tasks.Create(ctx, v)
+			require.NoError(t, err)
+		}
+		_, err := e.notes.Create(ctx, Note{ProjectID: "p", ID: "n1", Priority: "2"})
+		require.NoError(t, err)
+		got := walk(t, func(cursor string) (table.Page[TaskTitle], error) {
+			return entity.ListAs[TaskTitle](ctx, e.tasks, Task{ProjectID: "p"}, cursor, entity.ByIndex("LSI2"), entity.Limit(1))
+		})
+		assert.Equal(t, []TaskTitle{{"t3", "c"}, {"t1", "a"}, {"t2", "b"}}, got)
+		last := e.rec.inputs()[len(e.rec.inputs())-1]
+		var asked []string
+		for _, n := range last.ExpressionAttributeNames {
+			asked = append(asked, n)
+		}
+		assert.NotEmpty(t, aws.ToString(last.ProjectionExpression))
+		assert.NotContains(t, asked, "priority", "an attribute P does not name is not asked for")
+		assert.Contains(t, asked, "title")
+		assert.Contains(t, asked, "lsi2sk", "the index key, for the cursor")
+	})
+}
+
+func TestListAsReadsWhatListReadsProjected(t *testing.T) {
+	testListAsReadsWhatListReadsProjected(t, fakeLSIEnv)
+}
+
+func TestIntegrationListAsReadsWhatListReadsProjected(t *testing.T) {
+	testListAsReadsWhatListReadsProjected(t, localLSIEnv)
+}
+
+// ShareRole is a projection of Share without its TTL.
+type ShareRole struct {
+	UserID string `dynamodbav:"userId"`
+	Role   string `dynamodbav:"role"`
+}
+
+// TestListAsLeavesOutExpiredItems: an item past its TTL that DynamoDB has
+// not deleted is left out of ListAs as of List, though P does not name
+// the TTL (the projection asks for it).
+func TestListAsLeavesOutExpiredItems(t *testing.T) {
+	e := newEnv(t)
+	_, err := e.shares.Create(ctx, Share{AlbumID: "a1", UserID: "u1", Role: "viewer", ExpiresAt: e.now().Add(time.Hour).Unix()})
+	require.NoError(t, err)
+	_, err = e.shares.Create(ctx, Share{AlbumID: "a1", UserID: "u2", Role: "editor"})
+	require.NoError(t, err)
+	page, err := entity.ListAs[ShareRole](ctx, e.shares, Share{AlbumID: "a1"}, "")
+	require.NoError(t, err)
+	assert.Equal(t, []ShareRole{{"u1", "viewer"}, {"u2", "editor"}}, page.Items)
+	e.lag(2 * time.Hour)
+	page, err = entity.ListAs[ShareRole](ctx, e.shares, Share{AlbumID: "a1"}, "")
+	require.NoError(t, err)
+	assert.Equal(t, []ShareRole{{"u2", "editor"}}, page.Items)
+}

@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // GetAs is Get reading only the attributes P names: P is a struct of
@@ -65,13 +67,18 @@ func GetAs[P, T any](ctx context.Context, e *Entity[T], key T, opts ...func(*Rea
 	if err := m.found("get", out.Item, k, m.expired); err != nil {
 		return zero, err
 	}
-	// Decoded as T by the one decode (offload, KeyOnly), then P's fields
-	// copied: the T, filled only in part, never leaves.
+	return decodeAs[P, T](ctx, m, pr, out.Item)
+}
+
+// decodeAs decodes a projected item as T by the one decode (offload,
+// KeyOnly), then copies P's fields: the T, filled only in part, never
+// leaves.
+func decodeAs[P, T any](ctx context.Context, m *model, pr *projection, item map[string]types.AttributeValue) (P, error) {
 	var whole T
-	if err := m.decode(ctx, out.Item, &whole); err != nil {
-		return zero, err
-	}
 	var v P
+	if err := m.decode(ctx, item, &whole); err != nil {
+		return v, err
+	}
 	wv, pv := reflect.ValueOf(&whole).Elem(), reflect.ValueOf(&v).Elem()
 	for _, c := range pr.fields {
 		pv.FieldByIndex(c.p).Set(wv.FieldByIndex(c.t))
@@ -84,7 +91,8 @@ func GetAs[P, T any](ctx context.Context, e *Entity[T], key T, opts ...func(*Rea
 type projection struct {
 	expr   string
 	names  map[string]string
-	fields []struct{ p, t []int } // P's field, T's field of the same attribute
+	list   expression.ProjectionBuilder // the same attributes, for table.Query
+	fields []struct{ p, t []int }       // P's field, T's field of the same attribute
 	err    error
 }
 
@@ -143,6 +151,7 @@ func (m *model) project(p reflect.Type) *projection {
 			continue
 		}
 		expr = append(expr, pr.nameOf(a))
+		pr.list = pr.list.AddNames(expression.Name(a))
 	}
 	pr.expr = strings.Join(expr, ", ")
 	return pr

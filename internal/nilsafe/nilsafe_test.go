@@ -231,7 +231,7 @@ var functions = map[string]any{
 
 	"entity.NewRegistry": entity.NewRegistry, "entity.Offline": entity.Offline, "entity.New": entity.New[nilsafeEntity],
 	"entity.NewCollection": entity.NewCollection, "entity.Of": entity.Of[nilsafeEntity], "entity.Transact": entity.Transact,
-	"entity.TransactGet": entity.TransactGet, "entity.GetAs": entity.GetAs[nilsafeEntity, nilsafeEntity],
+	"entity.TransactGet": entity.TransactGet, "entity.GetAs": entity.GetAs[nilsafeEntity, nilsafeEntity], "entity.ListAs": entity.ListAs[nilsafeEntity, nilsafeEntity],
 	"changes.EnableStream": changes.EnableStream, "changes.LeaseSchema": changes.LeaseSchema,
 	"changes.CheckKeys": changes.CheckKeys, "changes.LeaseKey": changes.LeaseKey,
 
