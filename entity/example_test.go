@@ -127,6 +127,29 @@ func ExampleGetAs() {
 	// {ID:a1 Title:Alps} <nil>
 }
 
+// A listing of titles only: ListAs reads the page List would read, in the
+// same order and with the same cursor, and asks DynamoDB for the
+// attributes the smaller struct names (and what the listing's meanings
+// need: keys, the type attribute, the TTL).
+func ExampleListAs() {
+	ctx := context.Background()
+	e := exampleEnv()
+	for _, id := range []string{"a2", "a1", "a3"} {
+		_, _ = e.albums.Create(ctx, Album{ID: id, OwnerID: "u1", Title: "Album " + id})
+	}
+	type AlbumTitle struct {
+		ID    string `dynamodbav:"albumId"`
+		Title string `dynamodbav:"title"`
+	}
+	page, err := entity.ListAs[AlbumTitle](ctx, e.albums, Album{OwnerID: "u1"}, "", entity.ByIndex("GSI1"), entity.Limit(2))
+	fmt.Printf("%+v %v %v\n", page.Items, page.Next != "", err)
+	page, err = entity.ListAs[AlbumTitle](ctx, e.albums, Album{OwnerID: "u1"}, page.Next, entity.ByIndex("GSI1"), entity.Limit(2))
+	fmt.Printf("%+v %v %v\n", page.Items, page.Next != "", err)
+	// Output:
+	// [{ID:a1 Title:Album a1} {ID:a2 Title:Album a2}] true <nil>
+	// [{ID:a3 Title:Album a3}] false <nil>
+}
+
 // A project's tasks listed by priority within the project, on a local
 // secondary index: the partition is the table's, the index sorts it
 // another way, and a read of it may be strongly consistent.
