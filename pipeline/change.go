@@ -1,14 +1,14 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/changes"
-	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -35,31 +35,16 @@ import (
 // execution item that cannot be read (a time not in the seed's format, a
 // key that does not parse) is an error wrapping changes.ErrDecode.
 func ExecutionFromChange(ch changes.Change[table.Item]) (*Execution, bool, error) {
-	item, ok, err := pipelineImage(ch, func(pk, sk string) bool {
-		return sk == executionSK && strings.HasPrefix(pk, "PE:")
-	})
-	if !ok || err != nil {
-		return nil, false, err
-	}
-	var it executionItem
-	err = attributevalue.UnmarshalMap(item, &it)
-	if err == nil {
-		// The ids are in the keys only (KeyOnly).
-		var id, pipelineID keys.Parts
-		id, err = executionPK.Parse(keyString(item, attrPK))
-		if err == nil {
-			pipelineID, err = pipelinePK.Parse(keyString(item, attrSiKey1))
-		}
-		it.ID, it.PipelineID = id.String("executionId"), pipelineID.String("pipelineId")
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("pipeline: execution from change %s: %w: %w", ch.EventID, changes.ErrDecode, err)
-	}
-	e, err := it.execution()
-	if err != nil {
-		return nil, false, fmt.Errorf("pipeline: execution from change %s: %w: %w", ch.EventID, changes.ErrDecode, err)
-	}
-	return e, true, nil
+	return fromChange(ch, "execution", func(pk, sk string) bool { return sk == executionSK && strings.HasPrefix(pk, "PE:") },
+		func(e entities) *entity.Entity[executionItem] { return e.executions },
+		func(it *executionItem) (*Execution, error) {
+			// Decode leaves an absent index key's ids empty (an item out
+			// of a sparse index); every execution is in GSI-1.
+			if it.PipelineID == "" {
+				return nil, fmt.Errorf("pipeline: execution item %s has no %s", it.ID, attrSiKey1)
+			}
+			return it.execution()
+		})
 }
 
 // PipelineFromChange returns the pipeline, as of its current version, one
@@ -71,52 +56,37 @@ func ExecutionFromChange(ch changes.Change[table.Item]) (*Execution, bool, error
 // pipeline being deleted is still returned, as Get returns it until it is
 // gone. Errors as ExecutionFromChange.
 func PipelineFromChange(ch changes.Change[table.Item]) (*Pipeline, bool, error) {
-	item, ok, err := pipelineImage(ch, func(pk, sk string) bool {
-		return sk == currentSK && strings.HasPrefix(pk, "P:")
-	})
-	if !ok || err != nil {
-		return nil, false, err
-	}
-	var it pipelineItem
-	err = attributevalue.UnmarshalMap(item, &it)
-	if err == nil {
-		var id keys.Parts
-		id, err = pipelinePK.Parse(keyString(item, attrPK))
-		it.ID = id.String("pipelineId")
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("pipeline: pipeline from change %s: %w: %w", ch.EventID, changes.ErrDecode, err)
-	}
-	p, err := it.pipeline()
-	if err != nil {
-		return nil, false, fmt.Errorf("pipeline: pipeline from change %s: %w: %w", ch.EventID, changes.ErrDecode, err)
-	}
-	return p, true, nil
+	return fromChange(ch, "pipeline", func(pk, sk string) bool { return sk == currentSK && strings.HasPrefix(pk, "P:") },
+		func(e entities) *entity.Entity[pipelineItem] { return e.current }, (*pipelineItem).pipeline)
 }
 
-// pipelineImage is the new image of a change of the pipeline table when
-// its keys are those is accepts; ok false otherwise.
-func pipelineImage(ch changes.Change[table.Item], is func(pk, sk string) bool) (table.Item, bool, error) {
-	if err := changes.CheckKeys(ch, attrPK, attrSK); err != nil {
-		return nil, false, err
+// fromChange is the new image of ch (none: ok false; a record of another
+// table: CheckKeys's error), when is accepts its keys (a kind's literal
+// parts: an item meant as one, whose other parts must then parse), decoded with the declaration kind chooses on the Offline registry
+// (decoders) and converted by to; what names the kind in errors.
+func fromChange[I, V any](ch changes.Change[table.Item], what string, is func(pk, sk string) bool,
+	kind func(entities) *entity.Entity[I], to func(*I) (V, error)) (V, bool, error) {
+	var zero V
+	if err := changes.CheckKeys(ch, attrPK, attrSK); err != nil || ch.New == nil {
+		return zero, false, err
 	}
-	item := ch.New
-	if item == nil {
-		return nil, false, nil
-	}
-	pk, _ := (*item)[attrPK].(*types.AttributeValueMemberS)
-	sk, _ := (*item)[attrSK].(*types.AttributeValueMemberS)
+	item := *ch.New
+	pk, _ := item[attrPK].(*types.AttributeValueMemberS)
+	sk, _ := item[attrSK].(*types.AttributeValueMemberS)
 	if pk == nil || sk == nil || !is(pk.Value, sk.Value) {
-		return nil, false, nil
+		return zero, false, nil
 	}
-	return *item, true, nil
-}
-
-// keyString is a string key attribute of item ("" when it has none).
-func keyString(item table.Item, name string) string {
-	s, _ := item[name].(*types.AttributeValueMemberS)
-	if s == nil {
-		return ""
+	ents, err := decoders()
+	var it I
+	if err == nil {
+		it, err = kind(ents).Decode(context.Background(), item)
 	}
-	return s.Value
+	var v V
+	if err == nil {
+		v, err = to(&it)
+	}
+	if err != nil {
+		return zero, false, fmt.Errorf("pipeline: %s from change %s: %w: %w", what, ch.EventID, changes.ErrDecode, err)
+	}
+	return v, true, nil
 }

@@ -91,3 +91,38 @@ func TestPipelineDecodersSkipOtherItemsAndRefuseOtherTables(t *testing.T) {
 	assert.ErrorIs(t, err, changes.ErrDecode)
 	assert.False(t, ok)
 }
+
+func TestPipelineDecodersFailAnItemWhoseKeysDoNotParse(t *testing.T) {
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	times := table.Item{"createdAt": s("2024-01-02T03:04:05.000Z"), "updatedAt": s("2024-01-02T03:04:05.000Z")}
+	with := func(keys table.Item) *table.Item {
+		item := table.Item{}
+		for _, m := range []table.Item{times, keys} {
+			for k, v := range m {
+				item[k] = v
+			}
+		}
+		return &item
+	}
+	for name, item := range map[string]*table.Item{
+		"no execution id": with(table.Item{"pk": s("PE:"), "sk": s("PE:P"), "siKey1": s("P:p1")}),
+		"siKey1 not P:":   with(table.Item{"pk": s("PE:e1"), "sk": s("PE:P"), "siKey1": s("G:g1")}),
+		"no siKey1":       with(table.Item{"pk": s("PE:e1"), "sk": s("PE:P")}),
+		"id with a colon": with(table.Item{"pk": s("PE:e1:x"), "sk": s("PE:P"), "siKey1": s("P:p1")}),
+	} {
+		_, ok, err := pipeline.ExecutionFromChange(changes.Change[table.Item]{Event: changes.Insert, New: item})
+		assert.ErrorIsf(t, err, changes.ErrDecode, "%s: an execution whose keys do not parse is an error, not empty ids", name)
+		assert.False(t, ok, name)
+	}
+	_, ok, err := pipeline.PipelineFromChange(changes.Change[table.Item]{Event: changes.Insert,
+		New: with(table.Item{"pk": s("P:"), "sk": s("PV:current"), "version": &types.AttributeValueMemberN{Value: "1"}})})
+	assert.ErrorIs(t, err, changes.ErrDecode, "a current item without a pipeline id")
+	assert.False(t, ok)
+
+	good := with(table.Item{"pk": s("PE:e1"), "sk": s("PE:P"), "siKey1": s("P:p1")})
+	e, ok, err := pipeline.ExecutionFromChange(changes.Change[table.Item]{Event: changes.Insert, New: good})
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, "e1", e.ID)
+	assert.Equal(t, "p1", e.PipelineID)
+}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/entity"
-	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -25,10 +24,6 @@ import (
 // pipeline's partition, strongly consistent, so Delete finds every
 // execution. It carries no siKey1 and no other attribute. Entities
 // "execution" and "executionRef" of schema.go.
-var (
-	// PK "PE:01HF3Q4B2V8M6N0P4R7T9W1X3Y"
-	executionPK = keys.MustPartition("PE:{executionId}", delimiter)
-)
 
 // executionSK is every execution's sort key.
 const executionSK = "PE:P"

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -73,12 +74,34 @@ type entities struct {
 	aggregates *entity.Entity[aggregateItem]
 }
 
-func declare(t *table.Table, clock func() time.Time) (entities, error) {
-	var e entities
-	var err error
-	if e.reg, err = entity.NewRegistry(t, entity.NoTypeAttribute(), entity.NoSpans(), entity.Clock(clock)); err != nil {
-		return e, err
+// newEntities declares the items on the store's table t.
+func newEntities(t *table.Table, clock func() time.Time) (entities, error) {
+	reg, err := entity.NewRegistry(t, registryOptions(clock)...)
+	if err != nil {
+		return entities{}, err
 	}
+	return declare(reg)
+}
+
+// decoders are the declarations without a store, for the package's
+// functions that read items given to them (ExecutionFromChange,
+// PipelineFromChange): an Offline registry, which decodes as the store's
+// does and sends nothing.
+var decoders = sync.OnceValues(func() (entities, error) {
+	reg, err := entity.Offline(Schema(DefaultTableName), registryOptions(time.Now)...)
+	if err != nil {
+		return entities{}, err
+	}
+	return declare(reg)
+})
+
+// registryOptions are the registry's options, on the table or Offline.
+func registryOptions(clock func() time.Time) []func(*entity.RegistryOptions) {
+	return []func(*entity.RegistryOptions){entity.NoTypeAttribute(), entity.NoSpans(), entity.Clock(clock)}
+}
+
+func declare(reg *entity.Registry) (entities, error) {
+	e := entities{reg: reg}
 	d := entity.Delimiter(":")
 	var errs [7]error
 	e.current, errs[0] = entity.New[pipelineItem](e.reg, "pipeline", d, entity.Key("P:{pipelineId}", currentSK),

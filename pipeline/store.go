@@ -117,7 +117,7 @@ func NewStore(db table.API, files blobstore.Store, opts ...func(*Options)) (*Sto
 	}
 	s := &Store{files: files, opts: o, t: table.New(db, schema, o.Table...)}
 	var err error
-	if s.entities, err = declare(s.t, o.Clock); err != nil {
+	if s.entities, err = newEntities(s.t, o.Clock); err != nil {
 		return nil, err
 	}
 	return s, nil
