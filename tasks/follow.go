@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -62,13 +63,21 @@ func EventFromChange(ch changes.Change[table.Item]) (ev Event, ok bool, err erro
 	if err := attributevalue.UnmarshalMap(*ch.New, &head); err != nil {
 		return Event{}, false, fmt.Errorf("tasks: event from change %s: %w", ch.EventID, err)
 	}
+	ents, err := decoders()
+	if err != nil {
+		return Event{}, false, err
+	}
 	var it *eventItem
-	switch head.Type {
+	switch ctx := context.Background(); head.Type {
 	case typeEvent:
-		it = new(eventItem)
-		err = attributevalue.UnmarshalMap(*ch.New, it)
+		var e eventItem
+		e, err = ents.events.Decode(ctx, *ch.New)
+		it = &e
 	case typeTask:
-		it, err = toldEvent(*ch.New)
+		var m metaItem
+		if m, err = ents.tasks.Decode(ctx, *ch.New); err == nil {
+			it, err = toldEvent(&m)
+		}
 	}
 	if it == nil || err != nil {
 		if err != nil {
@@ -83,14 +92,10 @@ func EventFromChange(ch changes.Change[table.Item]) (ev Event, ok bool, err erro
 	return ev, true, nil
 }
 
-// toldEvent is the event a META image tells as it stands: SUBMITTED for a
+// toldEvent is the event a META item tells as it stands: SUBMITTED for a
 // new task, the claim's PROCESSING for a PROCESSING one, COMPLETED for a
 // COMPLETED one; nil for any other.
-func toldEvent(image table.Item) (*eventItem, error) {
-	var m metaItem
-	if err := attributevalue.UnmarshalMap(image, &m); err != nil {
-		return nil, err
-	}
+func toldEvent(m *metaItem) (*eventItem, error) {
 	switch {
 	case m.Status == StatusPending && m.Events == 1,
 		m.Status == StatusProcessing, m.Status == StatusCompleted:
@@ -101,7 +106,7 @@ func toldEvent(image table.Item) (*eventItem, error) {
 		return nil, fmt.Errorf("task item: %w", err)
 	}
 	var s Store // the events' items without a ttl: a follower reads events, not items
-	told, err := s.metaEvents(&m)
+	told, err := s.metaEvents(m)
 	if err != nil {
 		return nil, err
 	}

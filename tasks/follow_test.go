@@ -110,3 +110,17 @@ func TestEventFromChangeIgnoresOtherItemsAndRemovals(t *testing.T) {
 	_, _, err = tasks.EventFromChange(changes.Change[table.Item]{New: &bad})
 	assert.Error(t, err, "an event item with an unreadable time is an error, not a silent skip")
 }
+
+func TestEventFromChangeFailsAnItemItCannotRead(t *testing.T) {
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	for name, item := range map[string]table.Item{
+		"META whose events is no number": {"PK": s("TASK#t-1"), "SK": s("META"), "type": s("TASK"), "taskId": s("t-1"),
+			"status": s("PENDING"), "events": s("one"), "createdAt": s("2026-09-23T10:00:00.000000Z")},
+		"event whose seq is no number": {"PK": s("TASK#t-1"), "SK": s("EVENT#000001"), "type": s("EVENT"), "taskId": s("t-1"),
+			"seq": s("one"), "event": s("SUBMITTED"), "status": s("PENDING"), "at": s("2026-09-23T10:00:00.000000Z")},
+	} {
+		_, ok, err := tasks.EventFromChange(changes.Change[table.Item]{New: &item})
+		assert.Errorf(t, err, "%s: an item that does not decode is an error, not a silent skip", name)
+		assert.False(t, ok, name)
+	}
+}

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -60,13 +61,34 @@ type entities struct {
 	task *entity.Collection
 }
 
-// declare declares the store's entities on t, with the store's clock.
-func declare(t *table.Table, clock func() time.Time) (*entities, error) {
-	reg, err := entity.NewRegistry(t, entity.TypeAttribute(attrType), entity.NoSpans(), entity.Clock(clock))
+// newEntities declares the store's entities on t, with the store's clock.
+func newEntities(t *table.Table, clock func() time.Time) (*entities, error) {
+	reg, err := entity.NewRegistry(t, registryOptions(clock)...)
 	if err != nil {
 		return nil, err
 	}
+	return declare(reg)
+}
+
+// decoders are the declarations without a store, for EventFromChange:
+// an Offline registry, which decodes as the store's does and sends
+// nothing.
+var decoders = sync.OnceValues(func() (*entities, error) {
+	reg, err := entity.Offline(Schema(DefaultTableName), registryOptions(time.Now)...)
+	if err != nil {
+		return nil, err
+	}
+	return declare(reg)
+})
+
+// registryOptions are the registry's options, on the table or Offline.
+func registryOptions(clock func() time.Time) []func(*entity.RegistryOptions) {
+	return []func(*entity.RegistryOptions){entity.TypeAttribute(attrType), entity.NoSpans(), entity.Clock(clock)}
+}
+
+func declare(reg *entity.Registry) (*entities, error) {
 	var e entities
+	var err error
 	if e.tasks, err = entity.New[metaItem](reg, typeTask,
 		entity.Key(taskPK.Pattern(), metaSK.Pattern()),
 		entity.SparseIndex(IndexGSI1, "{"+attrGSI1PK+"}", "{"+attrGSI1SK+"}"), entity.TTL(attrTTL, 0)); err != nil {

@@ -238,7 +238,7 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 		topts = append([]func(*table.Options){table.TracerProvider(o.TracerProvider)}, topts...)
 	}
 	t := table.New(db, schema, topts...)
-	ent, err := declare(t, o.Clock)
+	ent, err := newEntities(t, o.Clock)
 	if err != nil {
 		return nil, err
 	}
