@@ -9,6 +9,7 @@ import (
 
 	"github.com/tablekit/tablekit/blobstore"
 	"github.com/tablekit/tablekit/changes"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -53,7 +54,11 @@ func JobFromChange(ch changes.Change[table.Item]) (*Job, bool, error) {
 		return nil, false, fmt.Errorf("jobs: job from change %s: job %s has results in a blob store; read it with Store.JobFromChange: %w",
 			ch.EventID, idOf(item), ErrNoBlobStore)
 	}
-	return decodeChange(ch, item)
+	jobs, err := decoders()
+	if err != nil {
+		return nil, false, err
+	}
+	return decodeChange(context.Background(), jobs, ch, item)
 }
 
 // JobFromChange is the package's JobFromChange that also follows the
@@ -70,14 +75,7 @@ func (s *Store) JobFromChange(ctx context.Context, ch changes.Change[table.Item]
 	if !ok || err != nil {
 		return nil, false, err
 	}
-	rec, err := s.jobs.Decode(ctx, item) // follows the offload pointers
-	switch {
-	case errors.Is(err, blobstore.ErrNotFound):
-		return nil, false, fmt.Errorf("jobs: job from change %s: %w", ch.EventID, err)
-	case err != nil:
-		return nil, false, fmt.Errorf("jobs: job from change %s: %w: %w", ch.EventID, changes.ErrDecode, err)
-	}
-	return rec.job(), true, nil
+	return decodeChange(ctx, s.jobs, ch, item)
 }
 
 // jobImage is the new image of a change of the jobs table; ok false when
@@ -96,10 +94,15 @@ func jobImage(ch changes.Change[table.Item]) (table.Item, bool, error) {
 	return item, true, nil
 }
 
-func decodeChange(ch changes.Change[table.Item], item table.Item) (*Job, bool, error) {
-	job, err := jobFromItem(item)
-	if err != nil {
+// decodeChange reads the job item of ch with the declaration jobs, which
+// follows the offload pointers when it has a blob store.
+func decodeChange(ctx context.Context, jobs *entity.Entity[record], ch changes.Change[table.Item], item table.Item) (*Job, bool, error) {
+	rec, err := jobs.Decode(ctx, item)
+	switch {
+	case errors.Is(err, blobstore.ErrNotFound):
+		return nil, false, fmt.Errorf("jobs: job from change %s: %w", ch.EventID, err)
+	case err != nil:
 		return nil, false, fmt.Errorf("jobs: job from change %s: %w: %w", ch.EventID, changes.ErrDecode, err)
 	}
-	return job, true, nil
+	return rec.job(), true, nil
 }

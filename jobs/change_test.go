@@ -115,3 +115,16 @@ func TestJobFromChangeOfAnOffloadedResultNeedsTheStore(t *testing.T) {
 	_, _, err = (*jobs.Store)(nil).JobFromChange(ctx, last)
 	assert.ErrorIs(t, err, jobs.ErrNoStore)
 }
+
+func TestJobFromChangeKeepsAttributesItDoesNotKnowInExtraAndReadsAnExpiredJob(t *testing.T) {
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+	item := table.Item{"jobId": s("j1"), "userId": s("u1"), "status": s("QUEUED"), "createdAt": n("1700000000000"),
+		"ttl": n("1"), "newerWritersField": s("kept")}
+	got, ok, err := jobs.JobFromChange(changes.Change[table.Item]{Event: changes.Insert, Keys: table.Item{"jobId": s("j1")}, New: &item})
+	require.NoError(t, err)
+	require.True(t, ok, "a record of a job past its ttl is still the job the change left (reads leave it out, a change does not)")
+	assert.Equal(t, "j1", got.ID)
+	assert.Equal(t, "u1", got.UserID)
+	assert.Equal(t, map[string]types.AttributeValue{"newerWritersField": s("kept")}, got.Extra)
+}

@@ -397,25 +397,6 @@ func normalizeAnalysis(a *AnalysisResult) *AnalysisResult {
 	return &c
 }
 
-// jobFromItem reads a stored item, applying the defaults documented in the
-// package doc for attributes an older writer did not set. (A Store reads
-// through its entity, s.jobs, which also restores offloaded results.)
-func jobFromItem(item table.Item) (*Job, error) {
-	var r record
-	if err := attributevalue.UnmarshalMap(item, &r); err != nil {
-		return nil, fmt.Errorf("jobs: read job %s: %w", idOf(item), err)
-	}
-	for name, v := range item {
-		if !knownAttrs[name] {
-			if r.Extra == nil {
-				r.Extra = make(map[string]types.AttributeValue)
-			}
-			r.Extra[name] = v
-		}
-	}
-	return r.job(), nil
-}
-
 // job is the Job r stores.
 func (r *record) job() *Job {
 	j := &Job{

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -129,6 +130,22 @@ func DefaultTags(tableName string) map[string]string {
 	return map[string]string{table.NameTag: tableName}
 }
 
+// decoders is the job's declaration without a store, for JobFromChange:
+// on an Offline registry, which decodes as the store's does (without
+// renames or a blob store, which are a store's) and sends nothing.
+var decoders = sync.OnceValues(func() (*entity.Entity[record], error) {
+	reg, err := entity.Offline(Schema(DefaultTableName), registryOptions(time.Now)...)
+	if err != nil {
+		return nil, err
+	}
+	return declareJobs(reg, nil, nil)
+})
+
+// registryOptions are the registry's options, on the table or Offline.
+func registryOptions(clock func() time.Time) []func(*entity.RegistryOptions) {
+	return []func(*entity.RegistryOptions){entity.NoTypeAttribute(), entity.NoSpans(), entity.Clock(clock)}
+}
+
 // declareJobs declares the seed's job item with package entity: the key is
 // the item's own jobId, both indexes its own attributes (userId and
 // status, sorted by createdAt in Unix ms), the TTL its ttl attribute
@@ -136,11 +153,7 @@ func DefaultTags(tableName string) map[string]string {
 // in record.Extra. Results offloaded by the store's Offloader (off; nil
 // without a blob store) are restored on reads. Each of the store's renames
 // is the entity's (entity.Rename): every read takes the new name first.
-func declareJobs(t *table.Table, clock func() time.Time, off *blobstore.Offloader, rs renames) (*entity.Entity[record], error) {
-	reg, err := entity.NewRegistry(t, entity.NoTypeAttribute(), entity.NoSpans(), entity.Clock(clock))
-	if err != nil {
-		return nil, err
-	}
+func declareJobs(reg *entity.Registry, off *blobstore.Offloader, rs renames) (*entity.Entity[record], error) {
 	opts := []func(*entity.Options){
 		entity.Key("{"+attrJobID+"}", ""),
 		entity.Index(IndexUserCreatedAt, "{"+attrUserID+"}", "{"+attrCreatedAt+"}"),

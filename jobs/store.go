@@ -250,7 +250,11 @@ func NewStore(db table.API, blobs blobstore.Store, opts ...func(*Options)) (*Sto
 			return nil, err
 		}
 	}
-	if s.jobs, err = declareJobs(s.t, o.Clock, s.offload, rs); err != nil {
+	reg, err := entity.NewRegistry(s.t, registryOptions(o.Clock)...)
+	if err != nil {
+		return nil, err
+	}
+	if s.jobs, err = declareJobs(reg, s.offload, rs); err != nil {
 		return nil, err
 	}
 	return s, nil
