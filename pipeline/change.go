@@ -62,7 +62,8 @@ func PipelineFromChange(ch changes.Change[table.Item]) (*Pipeline, bool, error) 
 
 // fromChange is the new image of ch (none: ok false; a record of another
 // table: CheckKeys's error), when is accepts its keys (a kind's literal
-// parts: an item meant as one, whose other parts must then parse), decoded with the declaration kind chooses on the Offline registry
+// parts: an item meant as one, whose other parts must then parse),
+// decoded with the declaration kind chooses on the Offline registry
 // (decoders) and converted by to; what names the kind in errors.
 func fromChange[I, V any](ch changes.Change[table.Item], what string, is func(pk, sk string) bool,
 	kind func(entities) *entity.Entity[I], to func(*I) (V, error)) (V, bool, error) {
